@@ -1,0 +1,61 @@
+// The catalogue of spec diagnostics. Every code has a title and a hint for the spec author, and a
+// failing fixture in test/fixtures/diagnostics/ (test/codegen-diagnostics.test.ts checks both ways).
+
+export type Severity = 'error' | 'warning';
+
+export interface DiagnosticInfo {
+  readonly title: string;
+  readonly severity: Severity;
+  readonly hint: string;
+}
+
+export const DIAGNOSTICS = {
+  SPEC001: { title: 'YAML syntax error', severity: 'error', hint: 'Fix the YAML syntax at the position shown (indentation, quotes, duplicate keys).' },
+  SPEC002: { title: 'Value does not match the spec format', severity: 'error', hint: 'Compare with specs/spec-format.schema.json; an editor with the YAML language server shows the allowed values.' },
+  SPEC003: { title: 'Unknown key', severity: 'error', hint: 'Remove the key or correct its spelling; the allowed keys are listed in specs/spec-format.schema.json.' },
+  SPEC004: { title: 'Missing required key', severity: 'error', hint: 'Add the key; specs/spec-format.schema.json lists what each section requires.' },
+  SPEC010: { title: 'Duplicate tool name', severity: 'error', hint: 'Tool names must be unique within a connector; rename or remove one of them.' },
+  SPEC011: { title: 'Invalid full tool name', severity: 'error', hint: 'A served name `<id>-99__<tool>` must be at most 64 characters of [A-Za-z0-9_-]; shorten the tool or connector id.' },
+  SPEC012: { title: 'Invalid connector id', severity: 'error', hint: 'A connector id must match ^[a-z][a-z0-9-]*[a-z0-9]$ and must not contain `__`.' },
+  SPEC013: { title: 'Duplicate connector id', severity: 'error', hint: 'Every connector file needs its own default id.' },
+  SPEC020: { title: 'Input schema root is not an object', severity: 'error', hint: 'Tool arguments are a JSON object: set `type: object` on the root of `input`.' },
+  SPEC021: { title: 'Default outside its schema', severity: 'error', hint: 'Make the default satisfy the argument\'s own type, minimum/maximum, length, pattern or enum.' },
+  SPEC022: { title: 'Required argument with a default', severity: 'error', hint: 'A required argument is always passed, so its default is never used: drop the default or make the argument optional.' },
+  SPEC023: { title: 'Tool without title or description', severity: 'error', hint: 'Every tool needs a short `title` and a `description` written for the AI assistant.' },
+  SPEC024: { title: 'Write tool without confirm', severity: 'error', hint: 'A `write: true` tool must take an optional boolean `confirm` argument (preview unless true).' },
+  SPEC025: { title: 'Error code used but not defined', severity: 'error', hint: 'Define the code under `connector.errors` (or `platform.errors` in specs/platform.yaml) or fix its spelling.' },
+  SPEC026: { title: 'Unresolved $ref', severity: 'error', hint: 'Only `#/definitions/<name>` references to this file\'s `definitions` are allowed.' },
+  SPEC027: { title: 'Required property not declared', severity: 'error', hint: 'Every name in `required` must also be declared under `properties`.' },
+  SPEC028: { title: 'Schema rejected by the validator compiler', severity: 'error', hint: 'The JSON Schema is not valid in strict mode (for example `minimum` on a string); fix the keyword shown.' },
+  SPEC029: { title: 'Annotations contradict the tool kind', severity: 'error', hint: 'A read tool must keep readOnlyHint true; a write tool must set readOnlyHint false.' },
+  SPEC030: { title: 'Error code defined but never used', severity: 'warning', hint: 'List the code in the `errors` of the tools that can return it, or remove it.' },
+  SPEC031: { title: 'Platform spec missing', severity: 'error', hint: 'specs/platform.yaml holds the platform texts and system tools; restore it.' },
+} as const satisfies Record<string, DiagnosticInfo>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTICS;
+
+export interface Position { readonly line: number; readonly col: number }
+
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly file: string;
+  readonly position: Position;
+  readonly message: string;
+  readonly hint: string;
+  readonly severity: Severity;
+}
+
+export function diagnostic(code: DiagnosticCode, file: string, position: Position, message: string, hint?: string): Diagnostic {
+  const info: DiagnosticInfo = DIAGNOSTICS[code];
+  return { code, file, position, message, hint: hint ?? info.hint, severity: info.severity };
+}
+
+/** `file:line:col error SPEC010 message` followed by an indented hint line. */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.file}:${d.position.line}:${d.position.col} ${d.severity} ${d.code} ${d.message}\n    hint: ${d.hint}`;
+}
+
+export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) =>
+    a.file.localeCompare(b.file) || a.position.line - b.position.line || a.position.col - b.position.col || a.code.localeCompare(b.code));
+}

@@ -1,0 +1,180 @@
+// The catalog for reviewers: generated/catalog.json and generated/CATALOG.md, sorted and stable,
+// so a pull request shows every change to the tool surface (names, arguments, limits, texts).
+import type { ConnectorIR, ErrorIR, PlatformIR, SpecIR, ToolIR } from '../ir.ts';
+import { headerLine, jsonWithHeader } from '../printer.ts';
+import { isObject, type JsonSchema } from '../schema.ts';
+
+export interface ArgumentSummary {
+  readonly name: string;
+  readonly type: string;
+  readonly required: boolean;
+  readonly default?: unknown;
+  readonly constraints: string;
+  readonly description: string;
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export function typeLabel(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  if ('const' in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.anyOf ?? schema.oneOf)) return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' \\| ');
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [String(schema.type)] : ['any'];
+  return types
+    .map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t))
+    .join(' \\| ');
+}
+
+export function constraintsOf(schema: JsonSchema): string {
+  const parts: string[] = [];
+  const range = (lo: unknown, hi: unknown, unit: string) => {
+    if (lo !== undefined && hi !== undefined) parts.push(`${unit}${lo}–${hi}`);
+    else if (lo !== undefined) parts.push(`${unit}≥ ${lo}`);
+    else if (hi !== undefined) parts.push(`${unit}≤ ${hi}`);
+  };
+  range(schema.minimum, schema.maximum, '');
+  range(schema.minLength, schema.maxLength, 'length ');
+  range(schema.minItems, schema.maxItems, 'items ');
+  if (typeof schema.format === 'string') parts.push(`format ${schema.format}`);
+  if (typeof schema.pattern === 'string') parts.push(`pattern \`${schema.pattern}\``);
+  if (schema.additionalProperties === false && isObject(schema.properties)) parts.push(`keys: ${Object.keys(schema.properties).join(', ')}`);
+  return parts.join('; ');
+}
+
+export function argumentsOf(tool: ToolIR): ArgumentSummary[] {
+  const props = isObject(tool.inputSchema.properties) ? (tool.inputSchema.properties as Record<string, JsonSchema>) : {};
+  const required = Array.isArray(tool.inputSchema.required) ? (tool.inputSchema.required as string[]) : [];
+  return Object.entries(props)
+    .map(([name, schema]) => ({
+      name,
+      type: typeLabel(schema),
+      required: required.includes(name),
+      ...('default' in schema ? { default: schema.default } : {}),
+      constraints: constraintsOf(schema),
+      description: typeof schema.description === 'string' ? schema.description.trim() : '',
+    }))
+    .sort(byName);
+}
+
+function errorsJson(errors: readonly ErrorIR[]): Record<string, unknown> {
+  return Object.fromEntries(
+    [...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.when ? { when: e.when } : {}) }]),
+  );
+}
+
+function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unknown> {
+  return {
+    name: tool.name,
+    servedAs: connectorId && !tool.system ? `${connectorId}__${tool.name}` : tool.name,
+    title: tool.title,
+    system: tool.system,
+    write: tool.write,
+    annotations: tool.annotations,
+    arguments: argumentsOf(tool),
+    limits: tool.limits,
+    errors: [...tool.errors].sort(),
+    result: tool.outputSchema ?? null,
+  };
+}
+
+/** Tools served on a connector's endpoint: its own plus `connect_account` where listed. */
+export function servedTools(c: ConnectorIR, platform: PlatformIR): ToolIR[] {
+  const system = c.connectAccount ? platform.systemTools.filter((t) => t.name === 'connect_account') : [];
+  return [...c.tools, ...system].sort(byName);
+}
+
+export function emitCatalogJson(ir: SpecIR): string {
+  const connectors = ir.connectors.map((c) => ({
+    key: c.key,
+    defaultId: c.id,
+    title: c.title,
+    credential: c.credential,
+    connectAccount: c.connectAccount,
+    structuredContent: c.structuredContent,
+    upstream: c.upstream,
+    limits: c.limits,
+    errors: errorsJson(c.errors),
+    toolCount: c.tools.length,
+    tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
+  }));
+  const entries = connectors.reduce((n, c) => n + c.tools.length, 0);
+  return jsonWithHeader(
+    [ir.platform.source, ...ir.connectors.map((c) => c.source)],
+    {
+      summary: { connectors: connectors.length, tools: ir.connectors.reduce((n, c) => n + c.tools.length, 0), entries },
+      platform: {
+        errors: errorsJson(ir.platform.errors),
+        instructions: ir.platform.instructions,
+        annotations: ir.platform.annotations,
+        limits: ir.platform.limits,
+        systemTools: [...ir.platform.systemTools].sort(byName).map((t) => toolJson(t, null)),
+      },
+      connectors,
+    },
+  );
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const md = (value: unknown) => (value === undefined ? '' : `\`${JSON.stringify(value)}\``);
+
+function annotationText(tool: ToolIR): string {
+  return Object.entries(tool.annotations).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
+}
+
+function resultText(tool: ToolIR): string {
+  const out = tool.outputSchema;
+  if (!out) return 'not specified';
+  const variants = Array.isArray(out.anyOf) ? (out.anyOf as JsonSchema[]) : [out];
+  return variants
+    .map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v).replace(/\\\|/g, '|')}\``))
+    .join(' or ');
+}
+
+function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
+  const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
+  const lines = [`### \`${served}\` — ${tool.title}`, ''];
+  lines.push(`${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
+  const args = argumentsOf(tool);
+  if (args.length === 0) lines.push('Arguments: none', '');
+  else {
+    lines.push('| Argument | Type | Required | Default | Limits | Description |', '|---|---|---|---|---|---|');
+    for (const a of args) lines.push(`| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`);
+    lines.push('');
+  }
+  lines.push(`Result: ${resultText(tool)}`, '');
+  const limits = Object.entries(tool.limits).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+  lines.push(`Errors: ${[...tool.errors].sort().map((e) => `\`${e}\``).join(', ') || 'none'}`, '');
+  return lines;
+}
+
+function errorsMarkdown(errors: readonly ErrorIR[]): string[] {
+  const lines = ['| Code | Text | When |', '|---|---|---|'];
+  for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
+    lines.push(`| \`${e.code}\`${e.reconnect ? ' (reconnect)' : ''} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
+  }
+  return [...lines, ''];
+}
+
+export function emitCatalogMarkdown(ir: SpecIR): string {
+  const total = ir.connectors.reduce((n, c) => n + c.tools.length, 0);
+  const entries = ir.connectors.reduce((n, c) => n + servedTools(c, ir.platform).length, 0);
+  const lines = [headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'md'), '', '# Tool catalog', ''];
+  lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog entries (system tools counted on every endpoint that lists them).`, '');
+  lines.push('| Connector | Default id | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|');
+  for (const c of ir.connectors) {
+    lines.push(`| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`);
+  }
+  lines.push('', '## Platform', '', 'Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
+  for (const [k, v] of Object.entries(ir.platform.instructions).sort()) lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
+  for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, ''));
+  for (const c of ir.connectors) {
+    lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
+    lines.push(`Spec: \`${c.source}\` · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`, '');
+    const limits = Object.entries(c.limits).sort(([a], [b]) => (a < b ? -1 : 1));
+    if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+    lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
+    for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id));
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,82 @@
+// Descriptor tables: what `tools/list` returns, plus limits and error texts, per connector.
+import type { ConnectorIR, ErrorIR, PlatformIR, ToolIR } from '../ir.ts';
+import { finish, headerLine, literal } from '../printer.ts';
+
+export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<string, unknown> {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    write: tool.write,
+    annotations: tool.annotations,
+    inputSchema: tool.inputSchema,
+    ...(publishOutput && tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    coerce: tool.coerce,
+    limits: tool.limits,
+    errors: tool.errors,
+  };
+}
+
+export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> {
+  return Object.fromEntries(
+    errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect }]),
+  );
+}
+
+/** `{ code: { param: string } }` so a handler cannot forget or misspell a text's parameters. */
+export function errorParamsType(name: string, errors: readonly ErrorIR[]): string {
+  const rows = errors.map((e) => `  ${e.code}: {${e.params.map((p) => ` ${p}: string | number;`).join('')}${e.params.length ? ' ' : ''}};`);
+  return `export interface ${name} {\n${rows.join('\n')}\n}`;
+}
+
+export function emitDescriptor(c: ConnectorIR): string {
+  const p = c.typePrefix;
+  const body = {
+    key: c.key,
+    defaultId: c.id,
+    title: c.title,
+    instructions: c.description,
+    credential: c.credential,
+    tenantCredential: c.tenantCredential,
+    connectAccount: c.connectAccount,
+    structuredContent: c.structuredContent,
+    upstream: c.upstream,
+    limits: c.limits,
+    errors: errorTable(c.errors),
+    tools: c.tools.map((t) => toolDescriptor(t, c.structuredContent)),
+  };
+  const codes = c.errors.map((e) => `'${e.code}'`).join(' | ') || 'never';
+  const text = [
+    `import type { ConnectorDescriptor } from '../../runtime/descriptor-types.ts';`,
+    '',
+    `export type ${p}ErrorCode = ${codes};`,
+    '',
+    errorParamsType(`${p}ErrorParams`, c.errors),
+    '',
+    `export const ${c.key}Descriptor: ConnectorDescriptor<${p}ErrorCode> = ${literal(body)};`,
+  ].join('\n');
+  return finish(headerLine([c.source], 'ts'), text);
+}
+
+export function emitPlatform(platform: PlatformIR): string {
+  const body = {
+    errors: errorTable(platform.errors),
+    instructions: platform.instructions,
+    annotations: platform.annotations,
+    limits: platform.limits,
+    systemTools: platform.systemTools.map((t) => toolDescriptor(t, false)),
+  };
+  const codes = platform.errors.map((e) => `'${e.code}'`).join(' | ');
+  const text = [
+    `import type { PlatformDescriptor } from '../../runtime/descriptor-types.ts';`,
+    '',
+    `export type PlatformErrorCode = ${codes};`,
+    '',
+    errorParamsType('PlatformErrorParams', platform.errors),
+    '',
+    `export type PlatformInstruction = ${Object.keys(platform.instructions).map((k) => `'${k}'`).join(' | ') || 'never'};`,
+    '',
+    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = ${literal(body)};`,
+  ].join('\n');
+  return finish(headerLine([platform.source], 'ts'), text);
+}

@@ -1,0 +1,89 @@
+// The pipeline: load (with positions) → format schema + lints (all diagnostics at once) → IR →
+// one emitter per artifact. Returns file contents; main.ts decides whether to write or compare.
+import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
+import { emitCatalogJson, emitCatalogMarkdown } from './emit/catalog.ts';
+import { emitConnectorsIndex } from './emit/connectors.ts';
+import { emitContract } from './emit/contract.ts';
+import { emitDescriptor, emitPlatform } from './emit/descriptor.ts';
+import { emitTypes } from './emit/types.ts';
+import { emitValidators, newAjv } from './emit/validators.ts';
+import { buildConnector, buildPlatform, type SpecIR, type ToolIR } from './ir.ts';
+import { listSpecFiles, loadSpec, locate, type SpecSource } from './load.ts';
+import { isObject } from './schema.ts';
+import { checkFormat, lintConnectorIds, lintSpec } from './validate.ts';
+
+export interface CheckResult {
+  readonly diagnostics: Diagnostic[];
+  readonly ir?: SpecIR;
+}
+
+export const PLATFORM_FILE = 'platform.yaml';
+
+export function checkSpecs(specDir: string, root: string): CheckResult {
+  const diagnostics: Diagnostic[] = [];
+  const sources: SpecSource[] = [];
+  for (const path of listSpecFiles(specDir)) {
+    const { source, diagnostics: syntax } = loadSpec(path, root);
+    diagnostics.push(...syntax);
+    if (syntax.length === 0) {
+      diagnostics.push(...checkFormat(source));
+      sources.push(source);
+    }
+  }
+  const platformSource = sources.find((s) => s.file.endsWith(`/${PLATFORM_FILE}`));
+  if (!platformSource) {
+    const parsed = diagnostics.some((d) => d.file.endsWith(`/${PLATFORM_FILE}`));
+    if (!parsed) diagnostics.push(diagnostic('SPEC031', `${specDir.replace(`${root}/`, '')}/${PLATFORM_FILE}`, { line: 1, col: 1 }, `${PLATFORM_FILE} is missing`));
+  }
+  const platformData = platformSource && isObject(platformSource.data) && isObject(platformSource.data.platform) ? platformSource.data.platform : undefined;
+  const platformErrors = new Set(isObject(platformData?.errors) ? Object.keys(platformData.errors) : []);
+  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors));
+  diagnostics.push(...lintConnectorIds(sources));
+
+  if (diagnostics.some((d) => d.severity === 'error') || !platformSource) return { diagnostics: sortDiagnostics(diagnostics) };
+
+  const platform = buildPlatform(platformSource);
+  const connectorSources = sources.filter((s) => s !== platformSource);
+  const connectors = connectorSources.map((s) => buildConnector(s, platform)).sort((a, b) => (a.key < b.key ? -1 : 1));
+  const ir: SpecIR = { platform, connectors };
+  // Every schema must compile under the validators' strict rules (SPEC028).
+  const strict = (source: SpecSource, tools: readonly ToolIR[], base: (i: number) => (string | number)[]) => {
+    const ajv = newAjv();
+    tools.forEach((tool, i) => {
+      for (const [part, schema] of [['input', tool.validationSchema], ['output', tool.outputSchema]] as const) {
+        if (!schema) continue;
+        try {
+          ajv.compile(schema);
+        } catch (error) {
+          diagnostics.push(diagnostic('SPEC028', source.file, locate(source, [...base(i), part]), `${part} schema of \`${tool.name}\`: ${(error as Error).message.split('\n')[0]}`));
+        }
+      }
+    });
+  };
+  strict(platformSource, platform.systemTools, (i) => ['platform', 'systemTools', i]);
+  connectors.forEach((c) => strict(connectorSources.find((s) => s.stem === c.key)!, c.tools, (i) => ['tools', i]));
+  const sorted = sortDiagnostics(diagnostics);
+  return sorted.some((d) => d.severity === 'error') ? { diagnostics: sorted } : { diagnostics: sorted, ir };
+}
+
+/** Every file under generated/, keyed by path relative to generated/. */
+export async function emitAll(ir: SpecIR): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const platformValidators = emitValidators({ tools: ir.platform.systemTools, source: ir.platform.source });
+  files.set('platform/descriptor.ts', emitPlatform(ir.platform));
+  files.set('platform/validators.js', platformValidators.js);
+  files.set('platform/validators.d.ts', platformValidators.dts);
+  const types = await Promise.all(ir.connectors.map((c) => emitTypes(c)));
+  ir.connectors.forEach((c, i) => {
+    const validators = emitValidators(c);
+    files.set(`${c.key}/types.ts`, types[i]!);
+    files.set(`${c.key}/validators.js`, validators.js);
+    files.set(`${c.key}/validators.d.ts`, validators.dts);
+    files.set(`${c.key}/descriptor.ts`, emitDescriptor(c));
+    files.set(`${c.key}/contract.ts`, emitContract(c));
+  });
+  files.set('connectors.ts', emitConnectorsIndex(ir));
+  files.set('catalog.json', emitCatalogJson(ir));
+  files.set('CATALOG.md', emitCatalogMarkdown(ir));
+  return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+}

@@ -1,0 +1,264 @@
+// The normalized model every emitter reads. Raw YAML never reaches an emitter.
+import { isObject, resolveRefs, stripKeys, type JsonSchema } from './schema.ts';
+import type { SpecSource } from './load.ts';
+
+export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
+
+export interface Annotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint: boolean;
+}
+
+export interface ErrorIR {
+  readonly code: string;
+  readonly text: string;
+  /** `{name}` placeholders of the text, in order of first appearance. */
+  readonly params: readonly string[];
+  readonly name?: string;
+  readonly when?: string;
+  readonly reconnect: boolean;
+}
+
+export interface ToolIR {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly write: boolean;
+  readonly system: boolean;
+  readonly annotations: Annotations;
+  /** What `tools/list` publishes. */
+  readonly inputSchema: JsonSchema;
+  /** What the validator checks, after the gateway's coercions. */
+  readonly validationSchema: JsonSchema;
+  /** What the handler receives: defaults filled in, so defaulted arguments are present. */
+  readonly argsTypeSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  /** Top-level arguments that accept a digit string for an integer. */
+  readonly coerce: readonly string[];
+  readonly limits: Readonly<Record<string, number>>;
+  /** Error codes this tool can return itself (connector or platform), in spec order. */
+  readonly errors: readonly string[];
+  readonly typeNames: { readonly args: string; readonly result: string };
+}
+
+export interface RetryIR {
+  readonly onThrottle: 'none' | 'once';
+  readonly maxWaitMs: number;
+  readonly defaultWaitMs: number;
+}
+
+export interface ConnectorIR {
+  /** Spec file stem: folder name under generated/ and handlers/. */
+  readonly key: string;
+  readonly source: string;
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly credential: CredentialKind;
+  /** Whether a tenant stores a credential per endpoint instance (everything but managed). */
+  readonly tenantCredential: boolean;
+  readonly connectAccount: boolean;
+  readonly structuredContent: boolean;
+  readonly upstream: {
+    readonly name: string;
+    readonly baseUrl: string;
+    readonly timeoutMs: number;
+    readonly retry: RetryIR;
+    readonly maxResponseBytes: number;
+  };
+  readonly limits: Readonly<Record<string, number>>;
+  readonly errors: readonly ErrorIR[];
+  readonly tools: readonly ToolIR[];
+  /** Type-name prefix, e.g. `Cases`. */
+  readonly typePrefix: string;
+}
+
+export interface PlatformIR {
+  readonly source: string;
+  readonly errors: readonly ErrorIR[];
+  readonly instructions: Readonly<Record<string, string>>;
+  readonly annotations: { readonly read: Annotations; readonly write: Annotations };
+  readonly limits: Readonly<Record<string, number>>;
+  readonly systemTools: readonly ToolIR[];
+}
+
+export interface SpecIR {
+  readonly platform: PlatformIR;
+  /** Sorted by key. */
+  readonly connectors: readonly ConnectorIR[];
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+export function pascalCase(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+export function camelCase(name: string): string {
+  const p = pascalCase(name);
+  return p[0]!.toLowerCase() + p.slice(1);
+}
+
+export function kebabCase(name: string): string {
+  return name.replace(/_/g, '-').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+export function placeholders(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) if (!names.includes(match[1]!)) names.push(match[1]!);
+  return names;
+}
+
+function buildErrors(raw: unknown): ErrorIR[] {
+  if (!isObject(raw)) return [];
+  return Object.entries(raw).map(([code, value]) => {
+    const entry = typeof value === 'string' ? { text: value } : (value as { text: string; name?: string; when?: string; reconnect?: boolean });
+    return {
+      code,
+      text: entry.text,
+      params: placeholders(entry.text),
+      ...(entry.name ? { name: entry.name } : {}),
+      ...(entry.when ? { when: entry.when.trim() } : {}),
+      reconnect: entry.reconnect === true,
+    };
+  });
+}
+
+function numberMap(raw: unknown): Record<string, number> {
+  return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number')) : {};
+}
+
+function annotationsOf(raw: unknown): Annotations {
+  const a = isObject(raw) ? raw : {};
+  return {
+    readOnlyHint: a.readOnlyHint === true,
+    destructiveHint: a.destructiveHint === true,
+    ...(typeof a.idempotentHint === 'boolean' ? { idempotentHint: a.idempotentHint } : {}),
+    openWorldHint: a.openWorldHint === true,
+  };
+}
+
+/** Published form of a coerced integer: digits as a string are accepted too. */
+function publishCoercion(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (schema.coerce === 'integer') {
+    const { coerce: _c, ...rest } = schema;
+    return { ...rest, type: ['integer', 'string'], pattern: '^[0-9]+$' };
+  }
+  return mapChildren(schema, publishCoercion);
+}
+
+function mapChildren(schema: Record<string, unknown>, fn: (child: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([n, c]) => [n, fn(c)]));
+    else if ((key === 'items' || key === 'additionalProperties') && isObject(value)) out[key] = fn(value);
+    else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map(fn);
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Object schemas whose properties carry defaults list them as required: ajv fills them in. */
+function defaultsRequired(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const mapped = mapChildren(schema, defaultsRequired);
+  if (isObject(mapped.properties)) {
+    const withDefault = Object.entries(mapped.properties).filter(([, p]) => isObject(p) && 'default' in p).map(([n]) => n);
+    if (withDefault.length > 0) {
+      const required = Array.isArray(mapped.required) ? (mapped.required as string[]) : [];
+      mapped.required = [...required, ...withDefault.filter((n) => !required.includes(n))];
+    }
+  }
+  return mapped;
+}
+
+function buildTool(raw: Record<string, unknown>, definitions: Record<string, unknown>, platformAnnotations: PlatformIR['annotations'] | undefined, system: boolean): ToolIR {
+  const name = String(raw.name);
+  const write = raw.write === true;
+  const resolvedInput = resolveRefs(raw.input, definitions) as JsonSchema;
+  const inputRoot: JsonSchema = { ...resolvedInput };
+  if (!('additionalProperties' in inputRoot)) inputRoot.additionalProperties = false;
+  if (!isObject(inputRoot.properties)) inputRoot.properties = {};
+  const properties = inputRoot.properties as Record<string, unknown>;
+  const coerce = Object.entries(properties).filter(([, p]) => isObject(p) && p.coerce === 'integer').map(([n]) => n);
+  const validationSchema = stripKeys(inputRoot, ['coerce']) as JsonSchema;
+  const inputSchema = publishCoercion(inputRoot) as JsonSchema;
+  const argsTypeSchema = defaultsRequired(validationSchema) as JsonSchema;
+  const outputSchema = raw.output === undefined ? undefined : (stripKeys(resolveRefs(raw.output, definitions), ['coerce']) as JsonSchema);
+  const base = platformAnnotations ? (write ? platformAnnotations.write : platformAnnotations.read) : annotationsOf(undefined);
+  const override = isObject(raw.annotations) ? raw.annotations : {};
+  const annotations = annotationsOf({ ...base, ...override });
+  return {
+    name,
+    title: String(raw.title),
+    description: String(raw.description).trim(),
+    write,
+    system,
+    annotations,
+    inputSchema,
+    validationSchema,
+    argsTypeSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    coerce,
+    limits: numberMap(raw.limits),
+    errors: Array.isArray(raw.errors) ? raw.errors.map(String) : [],
+    typeNames: { args: `${pascalCase(name)}Args`, result: `${pascalCase(name)}Result` },
+  };
+}
+
+export function buildPlatform(source: SpecSource): PlatformIR {
+  const data = source.data as { platform: Record<string, unknown> };
+  const p = data.platform;
+  const rawAnn = p.annotations as { read: unknown; write: unknown };
+  const annotations = { read: annotationsOf(rawAnn.read), write: annotationsOf(rawAnn.write) };
+  const instructions = isObject(p.instructions) ? Object.fromEntries(Object.entries(p.instructions).map(([k, v]) => [k, String(v).trim()])) : {};
+  return {
+    source: source.file,
+    errors: buildErrors(p.errors),
+    instructions,
+    annotations,
+    limits: numberMap(p.limits),
+    systemTools: (p.systemTools as Record<string, unknown>[]).map((t) => buildTool(t, {}, annotations, true)),
+  };
+}
+
+export function buildConnector(source: SpecSource, platform: PlatformIR): ConnectorIR {
+  const data = source.data as { connector: Record<string, unknown>; definitions?: Record<string, unknown>; tools: Record<string, unknown>[] };
+  const c = data.connector;
+  const upstream = c.upstream as Record<string, unknown>;
+  const retry = isObject(upstream.retry) ? upstream.retry : { onThrottle: 'none' };
+  const credential = c.credential as CredentialKind;
+  return {
+    key: source.stem,
+    source: source.file,
+    id: String(c.id),
+    title: String(c.title),
+    description: String(c.description).trim(),
+    credential,
+    tenantCredential: credential !== 'managed_basic',
+    connectAccount: c.connectAccount === true,
+    structuredContent: c.structuredContent === true,
+    upstream: {
+      name: String(upstream.name),
+      baseUrl: String(upstream.baseUrl),
+      timeoutMs: Number(upstream.timeoutMs),
+      retry: {
+        onThrottle: retry.onThrottle === 'once' ? 'once' : 'none',
+        maxWaitMs: typeof retry.maxWaitMs === 'number' ? retry.maxWaitMs : 5000,
+        defaultWaitMs: typeof retry.defaultWaitMs === 'number' ? retry.defaultWaitMs : 1000,
+      },
+      maxResponseBytes: typeof upstream.maxResponseBytes === 'number' ? upstream.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
+    },
+    limits: numberMap(c.limits),
+    errors: buildErrors(c.errors),
+    tools: data.tools.map((t) => buildTool(t, data.definitions ?? {}, platform.annotations, false)),
+    typePrefix: pascalCase(source.stem),
+  };
+}

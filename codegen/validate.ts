@@ -1,0 +1,250 @@
+// Checks loaded specs against the format schema and the lints, collecting every problem.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { DIAGNOSTICS, diagnostic, type Diagnostic } from './diagnostics.ts';
+import { locate, pointerToPath, type PathSegment, type SpecSource } from './load.ts';
+import { checkValue, isObject, RefError, resolveRefs, walkSchema, type JsonSchema } from './schema.ts';
+
+const FORMAT_SCHEMA_URL = new URL('../specs/spec-format.schema.json', import.meta.url);
+export const CONNECTOR_ID_PATTERN = /^[a-z][a-z0-9-]*[a-z0-9]$/;
+export const MAX_TOOL_NAME = 64;
+export const MAX_INSTANCE_SUFFIX = '-99';
+
+let formatValidator: ReturnType<Ajv['compile']> | undefined;
+function formatSchemaValidator(): ReturnType<Ajv['compile']> {
+  if (!formatValidator) {
+    const schema = JSON.parse(readFileSync(FORMAT_SCHEMA_URL, 'utf8')) as JsonSchema;
+    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+    formatValidator = ajv.compile(schema);
+  }
+  return formatValidator;
+}
+
+function closest(word: string, options: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const option of options) {
+    const d = levenshtein(word.toLowerCase(), option.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [option, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function levenshtein(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+function describePath(path: readonly PathSegment[], source: SpecSource): string {
+  // Name tools by their name rather than their index, which is what authors search for.
+  const parts: string[] = [];
+  let node: unknown = source.data;
+  for (const seg of path) {
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string | number, unknown>)[seg] : undefined;
+    if (typeof seg === 'number' && isObject(node) && typeof node.name === 'string') parts.push(`[${node.name}]`);
+    else parts.push(typeof seg === 'number' ? `[${seg}]` : parts.length ? `.${seg}` : seg);
+  }
+  return parts.join('') || '(root)';
+}
+
+/** Format-schema errors mapped to positions; the noise of `if` wrappers is dropped. */
+export function checkFormat(source: SpecSource): Diagnostic[] {
+  const validate = formatSchemaValidator();
+  if (validate(source.data)) return [];
+  const out: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const error of (validate.errors ?? []) as ErrorObject[]) {
+    if (error.keyword === 'if') continue;
+    const path = pointerToPath(error.instancePath);
+    const where = describePath(path, source);
+    let d: Diagnostic;
+    if (error.keyword === 'additionalProperties') {
+      const key = String((error.params as { additionalProperty: string }).additionalProperty);
+      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      const guess = closest(key, allowed);
+      d = diagnostic('SPEC003', source.file, locate(source, [...path, key], true), `unknown key \`${key}\` in ${where}`,
+        guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC003.hint}` : undefined);
+    } else if (error.keyword === 'false schema') {
+      d = diagnostic('SPEC003', source.file, locate(source, path, true), `\`${where}\` is not allowed in this file`);
+    } else if (error.keyword === 'required') {
+      const missing = String((error.params as { missingProperty: string }).missingProperty);
+      const isTool = /^(tools|platform\.systemTools)\[/.test(where) && !where.includes('.input') && !where.includes('.output');
+      const code = isTool && (missing === 'title' || missing === 'description') ? 'SPEC023' : 'SPEC004';
+      d = diagnostic(code, source.file, locate(source, path), `${where} is missing \`${missing}\``);
+    } else {
+      const allowed = error.keyword === 'enum' ? ` (allowed: ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})` : '';
+      d = diagnostic('SPEC002', source.file, locate(source, path), `${where} ${error.message ?? 'is invalid'}${allowed}`);
+    }
+    const dedupe = `${d.code}|${d.position.line}|${d.position.col}|${d.message}`;
+    if (!seen.has(dedupe)) {
+      seen.add(dedupe);
+      out.push(d);
+    }
+  }
+  return out;
+}
+
+interface RawTool {
+  name?: unknown;
+  title?: unknown;
+  description?: unknown;
+  write?: unknown;
+  annotations?: unknown;
+  input?: unknown;
+  output?: unknown;
+  errors?: unknown;
+}
+
+/** Lints over one file; `platformErrors` are the codes specs/platform.yaml defines. */
+export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const data = isObject(source.data) ? source.data : {};
+  const definitions = isObject(data.definitions) ? data.definitions : {};
+  const file = source.file;
+  const at = (path: PathSegment[], key = false) => locate(source, path, key);
+
+  const connector = isObject(data.connector) ? data.connector : undefined;
+  const connectorErrors = new Set(isObject(connector?.errors) ? Object.keys(connector.errors) : []);
+  const id = typeof connector?.id === 'string' ? connector.id : undefined;
+  if (connector && id !== undefined && (!CONNECTOR_ID_PATTERN.test(id) || id.includes('__'))) {
+    out.push(diagnostic('SPEC012', file, at(['connector', 'id']), `connector id \`${id}\` must match ${CONNECTOR_ID_PATTERN.source} and must not contain \`__\``));
+  }
+
+  const toolLists: Array<{ tools: unknown[]; base: PathSegment[] }> = [];
+  if (Array.isArray(data.tools)) toolLists.push({ tools: data.tools, base: ['tools'] });
+  const platform = isObject(data.platform) ? data.platform : undefined;
+  if (platform && Array.isArray(platform.systemTools)) toolLists.push({ tools: platform.systemTools, base: ['platform', 'systemTools'] });
+
+  const usedErrors = new Set<string>();
+  for (const { tools, base } of toolLists) {
+    const names = new Map<string, number>();
+    tools.forEach((rawTool, index) => {
+      if (!isObject(rawTool)) return;
+      const tool = rawTool as RawTool;
+      const path = [...base, index];
+      const name = typeof tool.name === 'string' ? tool.name : undefined;
+      if (name !== undefined) {
+        const first = names.get(name);
+        if (first !== undefined) {
+          out.push(diagnostic('SPEC010', file, at([...path, 'name']), `tool \`${name}\` is declared twice (first at line ${at([...base, first, 'name']).line})`));
+        } else names.set(name, index);
+        const full = `${id ?? 'x'}${MAX_INSTANCE_SUFFIX}__${name}`;
+        if (connector && (full.length > MAX_TOOL_NAME || !/^[A-Za-z0-9_-]+$/.test(name))) {
+          out.push(diagnostic('SPEC011', file, at([...path, 'name']), `served name \`${full}\` is ${full.length} characters${/^[A-Za-z0-9_-]+$/.test(name) ? '' : ' and has characters outside [A-Za-z0-9_-]'}; the limit is ${MAX_TOOL_NAME} of [A-Za-z0-9_-]`));
+        }
+      }
+      for (const field of ['title', 'description'] as const) {
+        if (typeof tool[field] === 'string' && (tool[field] as string).trim() === '') {
+          out.push(diagnostic('SPEC023', file, at([...path, field]), `tool \`${name}\` has an empty ${field}`));
+        }
+      }
+      // Input root must be an object.
+      let input: unknown;
+      try {
+        input = resolveRefs(tool.input, definitions);
+      } catch {
+        input = undefined; // reported by the $ref walk below
+      }
+      if (isObject(input) && input.type !== 'object') {
+        out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
+      }
+      const write = tool.write === true;
+      if (write) {
+        const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
+        const required = isObject(input) && Array.isArray(input.required) ? input.required : [];
+        if (!isObject(confirm) || confirm.type !== 'boolean' || required.includes('confirm')) {
+          out.push(diagnostic('SPEC024', file, at([...path, 'input']), `write tool \`${name}\` has no optional boolean \`confirm\` argument`));
+        }
+      }
+      if (isObject(tool.annotations)) {
+        const ro = tool.annotations.readOnlyHint;
+        if ((write && ro === true) || (!write && ro === false)) {
+          out.push(diagnostic('SPEC029', file, at([...path, 'annotations', 'readOnlyHint']), `${write ? 'write' : 'read'} tool \`${name}\` sets readOnlyHint: ${String(ro)}`));
+        }
+      }
+      if (Array.isArray(tool.errors)) {
+        tool.errors.forEach((code, i) => {
+          if (typeof code !== 'string') return;
+          usedErrors.add(code);
+          if (!connectorErrors.has(code) && !platformErrors.has(code)) {
+            const guess = closest(code, [...connectorErrors, ...platformErrors]);
+            out.push(diagnostic('SPEC025', file, at([...path, 'errors', i]), `tool \`${name}\` lists error code \`${code}\`, which no spec defines`,
+              guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC025.hint}` : undefined));
+          }
+        });
+      }
+      lintSchema(source, tool.input, [...path, 'input'], definitions, out, true);
+      lintSchema(source, tool.output, [...path, 'output'], definitions, out, false);
+    });
+  }
+  for (const [name, def] of Object.entries(definitions)) lintSchema(source, def, ['definitions', name], definitions, out, false);
+
+  if (connector && isObject(connector.errors)) {
+    for (const code of Object.keys(connector.errors)) {
+      if (!usedErrors.has(code)) out.push(diagnostic('SPEC030', file, at(['connector', 'errors', code], true), `error \`${code}\` is defined but no tool lists it`));
+    }
+  }
+  return out;
+}
+
+function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], definitions: Record<string, unknown>, out: Diagnostic[], isInput: boolean): void {
+  const file = source.file;
+  walkSchema(schema, base, (node, path) => {
+    let resolved: JsonSchema = node;
+    if (typeof node.$ref === 'string') {
+      try {
+        resolved = resolveRefs(node, definitions) as JsonSchema;
+      } catch (error) {
+        if (error instanceof RefError) out.push(diagnostic('SPEC026', file, locate(source, [...path, '$ref']), error.message));
+        return;
+      }
+    }
+    if ('default' in node) {
+      const why = checkValue(node.default, resolved);
+      if (why) out.push(diagnostic('SPEC021', file, locate(source, [...path, 'default']), `default ${JSON.stringify(node.default)} ${why}`));
+    }
+    if (Array.isArray(node.required)) {
+      const props = isObject(node.properties) ? node.properties : {};
+      node.required.forEach((name, i) => {
+        if (typeof name !== 'string') return;
+        const prop = props[name];
+        if (prop === undefined) {
+          out.push(diagnostic('SPEC027', file, locate(source, [...path, 'required', i]), `\`${name}\` is required but not declared under properties`));
+          return;
+        }
+        if (!isInput) return;
+        let resolvedProp: unknown = prop;
+        try {
+          resolvedProp = resolveRefs(prop, definitions);
+        } catch {
+          return;
+        }
+        if (isObject(resolvedProp) && 'default' in resolvedProp) {
+          out.push(diagnostic('SPEC022', file, locate(source, [...path, 'properties', name]), `required argument \`${name}\` has a default (${JSON.stringify(resolvedProp.default)})`));
+        }
+      });
+    }
+  });
+}
+
+export function lintConnectorIds(sources: readonly SpecSource[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const seen = new Map<string, SpecSource>();
+  for (const source of sources) {
+    const connector = isObject(source.data) && isObject(source.data.connector) ? source.data.connector : undefined;
+    if (typeof connector?.id !== 'string') continue;
+    const first = seen.get(connector.id);
+    if (first) out.push(diagnostic('SPEC013', source.file, locate(source, ['connector', 'id']), `connector id \`${connector.id}\` is already used by ${first.file}`));
+    else seen.set(connector.id, source);
+  }
+  return out;
+}

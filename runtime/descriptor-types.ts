@@ -1,0 +1,73 @@
+// Shapes of the generated descriptor tables (generated/<connector>/descriptor.ts). The runtime
+// serves `tools/list` and applies limits and error texts from these; nothing switches on names.
+
+export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint: boolean;
+}
+
+export interface ErrorEntry {
+  readonly text: string;
+  readonly params: readonly string[];
+  readonly name?: string;
+  readonly reconnect: boolean;
+}
+
+export type JsonSchemaObject = { readonly [key: string]: unknown };
+
+export interface ToolDescriptor {
+  /** Bare name; served as `<instance>__<name>` (system tools unprefixed). */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly write: boolean;
+  readonly annotations: ToolAnnotations;
+  readonly inputSchema: JsonSchemaObject;
+  /** Published only by connectors that return `structuredContent`. */
+  readonly outputSchema?: JsonSchemaObject;
+  /** Top-level arguments whose digit strings become integers before validation. */
+  readonly coerce: readonly string[];
+  readonly limits: Readonly<Record<string, number>>;
+  readonly errors: readonly string[];
+}
+
+export interface UpstreamPolicy {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly retry: { readonly onThrottle: 'none' | 'once'; readonly maxWaitMs: number; readonly defaultWaitMs: number };
+  readonly maxResponseBytes: number;
+}
+
+export interface ConnectorDescriptor<Code extends string = string> {
+  readonly key: string;
+  readonly defaultId: string;
+  readonly title: string;
+  readonly instructions: string;
+  readonly credential: CredentialKind;
+  readonly tenantCredential: boolean;
+  readonly connectAccount: boolean;
+  readonly structuredContent: boolean;
+  readonly upstream: UpstreamPolicy;
+  readonly limits: Readonly<Record<string, number>>;
+  readonly errors: Readonly<Record<Code, ErrorEntry>>;
+  readonly tools: readonly ToolDescriptor[];
+}
+
+export interface PlatformDescriptor<Code extends string = string> {
+  readonly errors: Readonly<Record<Code, ErrorEntry>>;
+  readonly instructions: Readonly<Record<string, string>>;
+  readonly annotations: { readonly read: ToolAnnotations; readonly write: ToolAnnotations };
+  readonly limits: Readonly<Record<string, number>>;
+  readonly systemTools: readonly ToolDescriptor[];
+}
+
+/** An ahead-of-time compiled ajv validator (generated/<connector>/validators.js). */
+export interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: Array<{ instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }> | null;
+}
