@@ -212,9 +212,10 @@ function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], de
       const why = checkValue(node.default, resolved);
       if (why) out.push(diagnostic('SPEC021', file, locate(source, [...path, 'default']), `default ${JSON.stringify(node.default)} ${why}`));
     }
-    if (Array.isArray(node.required)) {
-      const props = isObject(node.properties) ? node.properties : {};
-      node.required.forEach((name, i) => {
+    if (Array.isArray(resolved.required)) {
+      // A `$ref` with a sibling `required` may name properties of the referenced definition.
+      const props = isObject(resolved.properties) ? resolved.properties : {};
+      resolved.required.forEach((name, i) => {
         if (typeof name !== 'string') return;
         const prop = props[name];
         if (prop === undefined) {

@@ -20,8 +20,8 @@ function project(): Project {
 
 export function stubFile(c: ConnectorIR, tool: string): string {
   return [
-    `import type { ${c.typePrefix}Handler } from '../../generated/${c.key}/contract.ts';`,
-    `import { stub } from '../../runtime/stub.ts';`,
+    `import type { ${c.typePrefix}Handler } from '#generated/${c.key}/contract.ts';`,
+    `import { stub } from '#runtime/stub.ts';`,
     '',
     `/** Generated stub for \`${c.id}__${tool}\`: replace it with the upstream logic (see the spec in ${c.source}). */`,
     `export const ${camelCase(tool)}: ${c.typePrefix}Handler<'${tool}'> = stub('${c.key}', '${tool}');`,
@@ -31,7 +31,7 @@ export function stubFile(c: ConnectorIR, tool: string): string {
 
 function newIndex(c: ConnectorIR): string {
   return [
-    `import type { ${c.typePrefix}Handlers } from '../../generated/${c.key}/contract.ts';`,
+    `import type { ${c.typePrefix}Handlers } from '#generated/${c.key}/contract.ts';`,
     '',
     `/** Every ${c.title} tool's handler; \`satisfies\` makes a missing, extra or mistyped one a type error. */`,
     `export const ${c.key}Handlers = {} satisfies ${c.typePrefix}Handlers;`,

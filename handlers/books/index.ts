@@ -1,4 +1,4 @@
-import type { BooksHandlers } from '../../generated/books/contract.ts';
+import type { BooksHandlers } from '#generated/books/contract.ts';
 import { listOrganizations } from './list-organizations.ts';
 import { validateConnection } from './validate-connection.ts';
 import { listAccountingYears } from './list-accounting-years.ts';

@@ -1,4 +1,4 @@
-import type { CasesHandlers } from '../../generated/cases/contract.ts';
+import type { CasesHandlers } from '#generated/cases/contract.ts';
 import { listCases } from './list-cases.ts';
 import { findCases } from './find-cases.ts';
 import { getCase } from './get-case.ts';

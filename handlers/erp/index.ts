@@ -1,4 +1,4 @@
-import type { ErpHandlers } from '../../generated/erp/contract.ts';
+import type { ErpHandlers } from '#generated/erp/contract.ts';
 import { listEnvironments } from './list-environments.ts';
 import { listCompanies } from './list-companies.ts';
 import { getCompanyInformation } from './get-company-information.ts';

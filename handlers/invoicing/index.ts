@@ -1,4 +1,4 @@
-import type { InvoicingHandlers } from '../../generated/invoicing/contract.ts';
+import type { InvoicingHandlers } from '#generated/invoicing/contract.ts';
 import { getInvoiceTotals } from './get-invoice-totals.ts';
 import { listInvoicesOverdue } from './list-invoices-overdue.ts';
 import { listCustomers } from './list-customers.ts';

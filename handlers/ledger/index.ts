@@ -1,4 +1,4 @@
-import type { LedgerHandlers } from '../../generated/ledger/contract.ts';
+import type { LedgerHandlers } from '#generated/ledger/contract.ts';
 import { listCompanies } from './list-companies.ts';
 import { listDebtors } from './list-debtors.ts';
 import { listDebtorOpenItems } from './list-debtor-open-items.ts';

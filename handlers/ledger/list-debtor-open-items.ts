@@ -1,5 +1,5 @@
-import type { LedgerHandler } from '../../generated/ledger/contract.ts';
-import { stub } from '../../runtime/stub.ts';
+import type { LedgerHandler } from '#generated/ledger/contract.ts';
+import { stub } from '#runtime/stub.ts';
 
 /** Generated stub for `ledger__list_debtor_open_items`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
 export const listDebtorOpenItems: LedgerHandler<'list_debtor_open_items'> = stub('ledger', 'list_debtor_open_items');

@@ -1,4 +1,4 @@
-import type { RegisterHandlers } from '../../generated/register/contract.ts';
+import type { RegisterHandlers } from '#generated/register/contract.ts';
 import { soegVirksomhed } from './soeg-virksomhed.ts';
 import { hentVirksomhed } from './hent-virksomhed.ts';
 import { findProduktionsenheder } from './find-produktionsenheder.ts';

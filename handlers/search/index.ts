@@ -1,4 +1,4 @@
-import type { SearchHandlers } from '../../generated/search/contract.ts';
+import type { SearchHandlers } from '#generated/search/contract.ts';
 import { listSites } from './list-sites.ts';
 import { topQueries } from './top-queries.ts';
 import { topPages } from './top-pages.ts';

@@ -1,0 +1,26 @@
+// Argument validation with the generated, ahead-of-time compiled validators.
+import type { CompiledValidator, ToolDescriptor } from './descriptor-types.ts';
+
+export type ArgumentCheck =
+  | { readonly ok: true; readonly args: Record<string, unknown> }
+  | { readonly ok: false; readonly reason: string };
+
+const DIGITS = /^[0-9]{1,15}$/;
+
+/**
+ * Applies the spec's coercions (`coerce: integer`: a digit string becomes a number), then the
+ * validator, which also fills in defaults. Works on a copy: the caller's object is not changed.
+ * `reason` is for logs and tests only; clients get the connector's generic text.
+ */
+export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: CompiledValidator, raw: unknown): ArgumentCheck {
+  if (raw === undefined || raw === null) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, reason: 'arguments must be an object' };
+  const args: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  for (const name of tool.coerce) {
+    const value = args[name];
+    if (typeof value === 'string' && DIGITS.test(value.trim())) args[name] = Number(value.trim());
+  }
+  if (validate(args)) return { ok: true, args };
+  const first = validate.errors?.[0];
+  return { ok: false, reason: first ? `${first.instancePath || '(arguments)'} ${first.message ?? first.keyword}` : 'invalid arguments' };
+}

@@ -1,0 +1,42 @@
+// Lists every handler that is still a generated stub, so no stub can pass as done: the list must
+// equal test/pending-handlers.ts exactly, and a stub fails loudly when called.
+import { describe, expect, it } from 'vitest';
+import { generatedConnectors } from '../generated/connectors.ts';
+import { connectorHandlers } from '../handlers/index.ts';
+import { HandlerNotImplementedError, stubInfo } from '../runtime/stub.ts';
+import { pendingHandlers } from './pending-handlers.ts';
+
+const handlerMaps = connectorHandlers as Record<string, Record<string, unknown>>;
+
+function stubsPresent(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [key, map] of Object.entries(handlerMaps)) {
+    const stubs = Object.entries(map).filter(([, h]) => stubInfo(h)).map(([name]) => name);
+    if (stubs.length) out[key] = stubs;
+  }
+  return out;
+}
+
+describe('handler stubs', () => {
+  it('every connector of the specs has a handler for every tool', () => {
+    for (const [key, { descriptor }] of Object.entries(generatedConnectors)) {
+      expect(Object.keys(handlerMaps[key] ?? {}).sort(), key).toEqual(descriptor.tools.map((t) => t.name).sort());
+    }
+  });
+
+  it('the stubs still present are exactly the pending list', () => {
+    const present = stubsPresent();
+    const total = Object.values(present).reduce((n, l) => n + l.length, 0);
+    console.info(`${total} handler stub(s) still present:\n${Object.entries(present).map(([k, l]) => `  ${k}: ${l.join(', ')}`).join('\n')}`);
+    const pending = Object.fromEntries(Object.entries(pendingHandlers).filter(([, l]) => l.length > 0).map(([k, l]) => [k, [...l].sort()]));
+    const sorted = Object.fromEntries(Object.entries(present).map(([k, l]) => [k, [...l].sort()]));
+    expect(sorted).toEqual(pending);
+  });
+
+  it('a stub fails loudly when called', async () => {
+    const [key, map] = Object.entries(handlerMaps).find(([, m]) => Object.values(m).some((h) => stubInfo(h)))!;
+    const [name, handler] = Object.entries(map).find(([, h]) => stubInfo(h))!;
+    await expect((handler as (a: unknown, c: unknown) => Promise<unknown>)({}, {})).rejects.toThrow(HandlerNotImplementedError);
+    expect(stubInfo(handler)).toEqual({ connector: key, tool: name });
+  });
+});

@@ -1,0 +1,59 @@
+// The ahead-of-time validators enforce the spec's bounds, formats, defaults and coercion.
+import { describe, expect, it } from 'vitest';
+import { generatedConnectors } from '../generated/connectors.ts';
+import { checkArguments } from '../runtime/arguments.ts';
+import type { ConnectorKey } from '../generated/connectors.ts';
+
+function check(key: ConnectorKey, tool: string, args: unknown) {
+  const { descriptor, validators } = generatedConnectors[key];
+  const t = descriptor.tools.find((x) => x.name === tool)!;
+  return checkArguments(t, (validators as unknown as Record<string, never>)[`input_${tool}`]!, args);
+}
+
+describe('generated validators', () => {
+  it('fills defaults and keeps the caller object unchanged', () => {
+    const raw = {};
+    const r = check('cases', 'list_cases', raw);
+    expect(r).toEqual({ ok: true, args: { limit: 50, orderBy: 'updatedAt', direction: 'DESC' } });
+    expect(raw).toEqual({});
+  });
+
+  it('refuses values outside the spec', () => {
+    expect(check('cases', 'list_cases', { limit: 201 }).ok).toBe(false);
+    expect(check('cases', 'list_cases', { limit: 0 }).ok).toBe(false);
+    expect(check('cases', 'list_cases', { limit: '50' }).ok).toBe(false);
+    expect(check('cases', 'list_cases', { cursor: '' }).ok).toBe(false);
+    expect(check('cases', 'get_case', { id: -3 }).ok).toBe(false);
+    expect(check('cases', 'get_case', { id: 1.5 }).ok).toBe(false);
+    expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-13-01' }).ok).toBe(false);
+    expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-02-30' }).ok).toBe(false);
+    expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-2-3' }).ok).toBe(false);
+    expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-02-29' }).ok).toBe(true);
+    expect(check('erp', 'query_entity', { companyId: 'not-a-guid', entity: 'customers' }).ok).toBe(false);
+    expect(check('erp', 'query_entity', { companyId: '6f1e7c0e-3b7a-4c1f-9a55-1f0a2b3c4d5e', entity: 'customers', pageSize: 501 }).ok).toBe(false);
+    expect(check('books', 'get_account_balance', { organizationId: 1, accountingYear: '2024', accountNumbers: [] }).ok).toBe(false);
+    expect(check('ledger', 'aggregate', { entity: 'GLTransClient', groupBy: ['a', 'b', 'c', 'd'] }).ok).toBe(false);
+    expect(check('register', 'soeg_virksomhed', { query: 'x', size: 51 }).ok).toBe(false);
+  });
+
+  it('refuses unknown arguments and non-object arguments', () => {
+    expect(check('cases', 'list_cases', { limt: 5 }).ok).toBe(false);
+    expect(check('cases', 'list_cases', [1]).ok).toBe(false);
+    expect(check('cases', 'list_cases', 'x').ok).toBe(false);
+    expect(check('cases', 'list_cases', undefined).ok).toBe(true);
+  });
+
+  it('coerces a numeric-string cvrNummer and still checks its 8 digits', () => {
+    expect(check('register', 'hent_virksomhed', { cvrNummer: '12345678' })).toEqual({ ok: true, args: { cvrNummer: 12345678 } });
+    expect(check('register', 'hent_virksomhed', { cvrNummer: 12345678 })).toEqual({ ok: true, args: { cvrNummer: 12345678 } });
+    expect(check('register', 'hent_virksomhed', { cvrNummer: '1234567' }).ok).toBe(false);
+    expect(check('register', 'hent_virksomhed', { cvrNummer: '12a45678' }).ok).toBe(false);
+  });
+
+  it('accepts the search requestBody only with the upstream\'s known fields (DECISIONS §18)', () => {
+    const body = { startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'], rowLimit: 25000 };
+    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: body }).ok).toBe(true);
+    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: { ...body, rowLimit: 25001 } }).ok).toBe(false);
+    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: { ...body, searchType: 'web' } }).ok).toBe(false);
+  });
+});
