@@ -6,9 +6,9 @@ import { emitConnectorsIndex } from './emit/connectors.ts';
 import { emitContract } from './emit/contract.ts';
 import { emitDescriptor, emitPlatform } from './emit/descriptor.ts';
 import { emitTypes } from './emit/types.ts';
-import { emitValidators, newAjv } from './emit/validators.ts';
-import { buildConnector, buildPlatform, type SpecIR, type ToolIR } from './ir.ts';
-import { listSpecFiles, loadSpec, locate, type SpecSource } from './load.ts';
+import { emitValidators } from './emit/validators.ts';
+import { buildConnector, buildPlatform, type SpecIR } from './ir.ts';
+import { listSpecFiles, loadSpec, type SpecSource } from './load.ts';
 import { isObject } from './schema.ts';
 import { checkFormat, lintConnectorIds, lintSpec } from './validate.ts';
 
@@ -45,37 +45,28 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
   const platform = buildPlatform(platformSource);
   const connectorSources = sources.filter((s) => s !== platformSource);
   const connectors = connectorSources.map((s) => buildConnector(s, platform)).sort((a, b) => (a.key < b.key ? -1 : 1));
-  const ir: SpecIR = { platform, connectors };
-  // Every schema must compile under the validators' strict rules (SPEC028).
-  const strict = (source: SpecSource, tools: readonly ToolIR[], base: (i: number) => (string | number)[]) => {
-    const ajv = newAjv();
-    tools.forEach((tool, i) => {
-      for (const [part, schema] of [['input', tool.validationSchema], ['output', tool.outputSchema]] as const) {
-        if (!schema) continue;
-        try {
-          ajv.compile(schema);
-        } catch (error) {
-          diagnostics.push(diagnostic('SPEC028', source.file, locate(source, [...base(i), part]), `${part} schema of \`${tool.name}\`: ${(error as Error).message.split('\n')[0]}`));
-        }
-      }
-    });
-  };
-  strict(platformSource, platform.systemTools, (i) => ['platform', 'systemTools', i]);
-  connectors.forEach((c) => strict(connectorSources.find((s) => s.stem === c.key)!, c.tools, (i) => ['tools', i]));
-  const sorted = sortDiagnostics(diagnostics);
-  return sorted.some((d) => d.severity === 'error') ? { diagnostics: sorted } : { diagnostics: sorted, ir };
+  return { diagnostics: sortDiagnostics(diagnostics), ir: { platform, connectors } };
 }
 
-/** Every file under generated/, keyed by path relative to generated/. */
-export async function emitAll(ir: SpecIR): Promise<Map<string, string>> {
+export interface EmitResult {
+  /** Every file under generated/, keyed by path relative to generated/, sorted. */
+  readonly files: Map<string, string>;
+  /** Problems only the emitters can see (a schema the strict validator compiler rejects). */
+  readonly diagnostics: Diagnostic[];
+}
+
+export async function emitAll(ir: SpecIR): Promise<EmitResult> {
   const files = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
   const platformValidators = emitValidators({ tools: ir.platform.systemTools, source: ir.platform.source });
+  diagnostics.push(...platformValidators.diagnostics);
   files.set('platform/descriptor.ts', emitPlatform(ir.platform));
   files.set('platform/validators.js', platformValidators.js);
   files.set('platform/validators.d.ts', platformValidators.dts);
   const types = await Promise.all(ir.connectors.map((c) => emitTypes(c)));
   ir.connectors.forEach((c, i) => {
     const validators = emitValidators(c);
+    diagnostics.push(...validators.diagnostics);
     files.set(`${c.key}/types.ts`, types[i]!);
     files.set(`${c.key}/validators.js`, validators.js);
     files.set(`${c.key}/validators.d.ts`, validators.dts);
@@ -85,5 +76,15 @@ export async function emitAll(ir: SpecIR): Promise<Map<string, string>> {
   files.set('connectors.ts', emitConnectorsIndex(ir));
   files.set('catalog.json', emitCatalogJson(ir));
   files.set('CATALOG.md', emitCatalogMarkdown(ir));
-  return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** Check, then emit: all diagnostics of both stages, and the files when there is no error. */
+export async function runPipeline(specDir: string, root: string): Promise<{ diagnostics: Diagnostic[]; ir?: SpecIR; files?: Map<string, string> }> {
+  const checked = checkSpecs(specDir, root);
+  if (!checked.ir) return { diagnostics: checked.diagnostics };
+  const emitted = await emitAll(checked.ir);
+  const diagnostics = sortDiagnostics([...checked.diagnostics, ...emitted.diagnostics]);
+  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  return { diagnostics, ir: checked.ir, files: emitted.files };
 }

@@ -1,6 +1,7 @@
 // The normalized model every emitter reads. Raw YAML never reaches an emitter.
 import { isObject, resolveRefs, stripKeys, type JsonSchema } from './schema.ts';
-import type { SpecSource } from './load.ts';
+import { locate, type SpecSource } from './load.ts';
+import type { Position } from './diagnostics.ts';
 
 export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
 
@@ -41,6 +42,8 @@ export interface ToolIR {
   /** Error codes this tool can return itself (connector or platform), in spec order. */
   readonly errors: readonly string[];
   readonly typeNames: { readonly args: string; readonly result: string };
+  /** Where the tool's schemas are in its spec file, for diagnostics raised while emitting. */
+  readonly at: { readonly file: string; readonly input: Position; readonly output: Position };
 }
 
 export interface RetryIR {
@@ -179,7 +182,7 @@ function defaultsRequired(schema: unknown): unknown {
   return mapped;
 }
 
-function buildTool(raw: Record<string, unknown>, definitions: Record<string, unknown>, platformAnnotations: PlatformIR['annotations'] | undefined, system: boolean): ToolIR {
+function buildTool(raw: Record<string, unknown>, definitions: Record<string, unknown>, platformAnnotations: PlatformIR['annotations'] | undefined, system: boolean, source: SpecSource, path: (string | number)[]): ToolIR {
   const name = String(raw.name);
   const write = raw.write === true;
   const resolvedInput = resolveRefs(raw.input, definitions) as JsonSchema;
@@ -210,6 +213,7 @@ function buildTool(raw: Record<string, unknown>, definitions: Record<string, unk
     limits: numberMap(raw.limits),
     errors: Array.isArray(raw.errors) ? raw.errors.map(String) : [],
     typeNames: { args: `${pascalCase(name)}Args`, result: `${pascalCase(name)}Result` },
+    at: { file: source.file, input: locate(source, [...path, 'input']), output: locate(source, [...path, 'output']) },
   };
 }
 
@@ -225,7 +229,7 @@ export function buildPlatform(source: SpecSource): PlatformIR {
     instructions,
     annotations,
     limits: numberMap(p.limits),
-    systemTools: (p.systemTools as Record<string, unknown>[]).map((t) => buildTool(t, {}, annotations, true)),
+    systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i])),
   };
 }
 
@@ -258,7 +262,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     },
     limits: numberMap(c.limits),
     errors: buildErrors(c.errors),
-    tools: data.tools.map((t) => buildTool(t, data.definitions ?? {}, platform.annotations, false)),
+    tools: data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i])),
     typePrefix: pascalCase(source.stem),
   };
 }

@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDiagnostic } from './diagnostics.ts';
 import { planStubs } from './emit/stubs.ts';
-import { checkSpecs, emitAll } from './generate.ts';
+import { runPipeline } from './generate.ts';
 import { REGENERATE_COMMAND } from './printer.ts';
 
 interface Options {
@@ -45,10 +45,10 @@ function listFiles(dir: string, base = dir): string[] {
 export async function run(argv: readonly string[], log: (line: string) => void = console.log, errorLog: (line: string) => void = console.error): Promise<number> {
   const options = parseArgs(argv);
   const started = performance.now();
-  const { diagnostics, ir } = checkSpecs(options.specDir, options.root);
+  const { diagnostics, ir, files } = await runPipeline(options.specDir, options.root);
   for (const d of diagnostics) (d.severity === 'error' ? errorLog : log)(formatDiagnostic(d));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  if (errors > 0 || !ir) {
+  if (errors > 0 || !ir || !files) {
     errorLog(`\n${errors} error(s) in specs; nothing was generated.`);
     return 1;
   }
@@ -56,7 +56,6 @@ export async function run(argv: readonly string[], log: (line: string) => void =
     log(`specs OK: ${ir.connectors.length} connectors, ${ir.connectors.reduce((n, c) => n + c.tools.length, 0)} tools (${diagnostics.length} warning(s))`);
     return 0;
   }
-  const files = await emitAll(ir);
   const outRel = relative(options.root, options.outDir) || '.';
   const existing = listFiles(options.outDir).filter((f) => f !== '.gitkeep');
   const stale = existing.filter((f) => !files.has(f));

@@ -16,13 +16,13 @@ export interface ArgumentSummary {
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export function typeLabel(schema: JsonSchema): string {
-  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.anyOf ?? schema.oneOf)) return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' \\| ');
+  if (Array.isArray(schema.anyOf ?? schema.oneOf)) return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' | ');
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [String(schema.type)] : ['any'];
   return types
     .map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t))
-    .join(' \\| ');
+    .join(' | ');
 }
 
 export function constraintsOf(schema: JsonSchema): string {
@@ -67,6 +67,7 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
     name: tool.name,
     servedAs: connectorId && !tool.system ? `${connectorId}__${tool.name}` : tool.name,
     title: tool.title,
+    description: tool.description,
     system: tool.system,
     write: tool.write,
     annotations: tool.annotations,
@@ -126,13 +127,13 @@ function resultText(tool: ToolIR): string {
   if (!out) return 'not specified';
   const variants = Array.isArray(out.anyOf) ? (out.anyOf as JsonSchema[]) : [out];
   return variants
-    .map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v).replace(/\\\|/g, '|')}\``))
+    .map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``))
     .join(' or ');
 }
 
 function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
-  const lines = [`### \`${served}\` — ${tool.title}`, ''];
+  const lines = [`### \`${served}\` — ${tool.title}`, '', ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()), ''];
   lines.push(`${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
   const args = argumentsOf(tool);
   if (args.length === 0) lines.push('Arguments: none', '');

@@ -2,6 +2,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { ToolIR } from '../ir.ts';
 import { finish, headerLine } from '../printer.ts';
 
@@ -39,18 +40,32 @@ export interface ValidatorSet {
   readonly source: string;
 }
 
-/** `validators.js`: one exported function per tool input and (where a shape is known) output. */
-export function emitValidators(set: ValidatorSet): { js: string; dts: string } {
+/**
+ * `validators.js`: one exported function per tool input and (where a shape is known) output.
+ * A schema that does not compile in strict mode becomes a SPEC028 diagnostic at its spec position.
+ */
+export function emitValidators(set: ValidatorSet): { js: string; dts: string; diagnostics: Diagnostic[] } {
   const ajv = newAjv();
   const exports: Record<string, string> = {};
+  const diagnostics: Diagnostic[] = [];
   for (const tool of set.tools) {
-    ajv.addSchema(tool.validationSchema, `${tool.name}#input`);
-    exports[inputExport(tool.name)] = `${tool.name}#input`;
-    if (tool.outputSchema) {
-      ajv.addSchema(tool.outputSchema, `${tool.name}#output`);
-      exports[outputExport(tool.name)] = `${tool.name}#output`;
+    for (const [part, schema, name] of [
+      ['input', tool.validationSchema, inputExport(tool.name)],
+      ['output', tool.outputSchema, outputExport(tool.name)],
+    ] as const) {
+      if (!schema) continue;
+      const id = `${tool.name}#${part}`;
+      try {
+        ajv.addSchema(schema, id);
+        ajv.getSchema(id); // compiles now, so a bad schema is reported here, per tool
+        exports[name] = id;
+      } catch (error) {
+        ajv.removeSchema(id);
+        diagnostics.push(diagnostic('SPEC028', tool.at.file, tool.at[part], `${part} schema of \`${tool.name}\`: ${(error as Error).message.split('\n')[0]}`));
+      }
     }
   }
+  if (diagnostics.length > 0) return { js: '', dts: '', diagnostics };
   const code = standaloneCode(ajv, exports);
   // ajv's ESM output still reaches its runtime helpers (formats, ucs2length) through `require`.
   const prelude = "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
@@ -61,5 +76,5 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string } {
     header,
     `import type { CompiledValidator } from '#runtime/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
   );
-  return { js, dts };
+  return { js, dts, diagnostics };
 }

@@ -7,7 +7,7 @@ export interface LedgerErrorParams {
   generic: {};
   reconnect_required: {};
   too_many_groups: { limit: string | number; };
-  query_rejected: { status: string | number; };
+  query_rejected: { upstream: string | number; status: string | number; };
 }
 
 export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
@@ -53,8 +53,9 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
       "reconnect": false
     },
     "query_rejected": {
-      "text": "Uniconta rejected the query with HTTP {status}. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.",
+      "text": "{upstream} rejected the query with HTTP {status}. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.",
       "params": [
+        "upstream",
         "status"
       ],
       "reconnect": false

@@ -3,11 +3,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../../codegen/diagnostics.ts';
-import { checkSpecs } from '../../codegen/generate.ts';
+import { runPipeline } from '../../codegen/generate.ts';
 
 export const DIAGNOSTIC_FIXTURES = new URL('../fixtures/diagnostics/', import.meta.url).pathname;
 
-export function checkFixture(name: string): { lines: string[]; codes: string[]; hints: string[] } {
+export async function checkFixture(name: string): Promise<{ lines: string[]; codes: string[]; hints: string[] }> {
   const root = mkdtempSync(join(tmpdir(), 'spec-fixture-'));
   try {
     const specs = join(root, 'specs');
@@ -17,7 +17,7 @@ export function checkFixture(name: string): { lines: string[]; codes: string[]; 
     if (!existsSync(join(dir, 'NO_PLATFORM')) && !existsSync(join(dir, 'platform.yaml'))) {
       cpSync(join(DIAGNOSTIC_FIXTURES, '_platform.yaml'), join(specs, 'platform.yaml'));
     }
-    const { diagnostics } = checkSpecs(specs, root);
+    const { diagnostics } = await runPipeline(specs, root);
     return {
       lines: diagnostics.map((d) => formatDiagnostic(d).split('\n')[0]!),
       codes: diagnostics.map((d) => d.code),

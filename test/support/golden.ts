@@ -12,5 +12,5 @@ export function goldenIR(): SpecIR {
 }
 
 export async function goldenFiles(): Promise<Map<string, string>> {
-  return emitAll(goldenIR());
+  return (await emitAll(goldenIR())).files;
 }
