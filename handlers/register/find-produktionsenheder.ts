@@ -1,5 +1,11 @@
 import type { RegisterHandler } from '#generated/register/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { boundedSize, search } from './client.ts';
+import { mapProductionUnit, type ProductionUnit } from './mapping.ts';
+import { unitsByCvrBody } from './queries.ts';
 
-/** Generated stub for `register__find_produktionsenheder`: replace it with the upstream logic (see the spec in specs/register.yaml). */
-export const findProduktionsenheder: RegisterHandler<'find_produktionsenheder'> = stub('register', 'find_produktionsenheder');
+/** `register__find_produktionsenheder`: the company's current production units, ceased ones included. */
+export const findProduktionsenheder: RegisterHandler<'find_produktionsenheder'> = async (args, ctx) => {
+  const result = await search(ctx, 'produktionsenhed', unitsByCvrBody(args.cvrNummer, boundedSize(args.size, ctx)));
+  const units = result.hits.map((hit) => mapProductionUnit(hit.source)).filter((u): u is ProductionUnit => u !== undefined);
+  return { total: result.total, units };
+};

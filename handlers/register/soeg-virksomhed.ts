@@ -1,5 +1,11 @@
 import type { RegisterHandler } from '#generated/register/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { boundedSize, search } from './client.ts';
+import { mapCompany, type Company } from './mapping.ts';
+import { companySearchBody } from './queries.ts';
 
-/** Generated stub for `register__soeg_virksomhed`: replace it with the upstream logic (see the spec in specs/register.yaml). */
-export const soegVirksomhed: RegisterHandler<'soeg_virksomhed'> = stub('register', 'soeg_virksomhed');
+/** `register__soeg_virksomhed`: companies whose newest name holds every word of `query`. */
+export const soegVirksomhed: RegisterHandler<'soeg_virksomhed'> = async (args, ctx) => {
+  const result = await search(ctx, 'virksomhed', companySearchBody(args.query, boundedSize(args.size, ctx)));
+  const companies = result.hits.map((hit) => mapCompany(hit.source)).filter((c): c is Company => c !== undefined);
+  return { total: result.total, companies };
+};

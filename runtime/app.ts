@@ -1,0 +1,158 @@
+// Builds a running gateway from configuration: store, vault, in-memory platform state, metering,
+// limits, endpoints, the tools/call pipeline, portal and HTTP server. `close()` shuts down
+// gracefully: no new connections, in-flight calls finish, usage is flushed.
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
+import { platformDescriptor } from '#generated/platform/descriptor.ts';
+import { connectorHandlers } from '#handlers/index.ts';
+import type { GatewayConfig } from './config.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { createHttpApp, type HttpApp } from './http/server.ts';
+import { LocalGate, SharedGate } from './limits/gate.ts';
+import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits/rate-limit.ts';
+import { buildConnectorRuntime, buildEndpoints } from './mcp/endpoints.ts';
+import { createLogger, Metrics } from './observability.ts';
+import { Pipeline } from './pipeline.ts';
+import { openStore } from './platform/open-store.ts';
+import { PlatformState } from './platform/state.ts';
+import type { PlatformStore } from './platform/store.ts';
+import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
+import { createPortal } from './portal/pages.ts';
+import { RedisSharedStore, type SharedStore } from './shared-store.ts';
+import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
+import { closeSharedDispatcher } from './upstream.ts';
+import { UsageMeter } from './usage.ts';
+
+export interface AppOptions {
+  readonly config: GatewayConfig;
+  /** Use this store instead of opening one from the configuration (tests). */
+  readonly store?: PlatformStore;
+  readonly logger?: Logger;
+  readonly now?: () => Date;
+  readonly selfServicePurchase?: boolean;
+  readonly upstreamSleep?: UpstreamClientOptions['sleep'];
+  /** Handler maps by connector key (tests may replace one); defaults to handlers/index.ts. */
+  readonly handlers?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+export interface App {
+  readonly context: GatewayContext;
+  readonly http: HttpApp;
+  /** Base URL the server listens on. */
+  url: string;
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const INVALIDATE_CHANNEL = 'platform-invalidate';
+
+export async function createApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const log = options.logger ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const failOpen = (component: string) => metrics.failOpen.inc({ component });
+
+  let keys = config.secretKeys;
+  if (!keys) {
+    const keyFile = join(config.dataDir, 'secret.key');
+    const loaded = loadOrCreateKeyFile(keyFile);
+    if (loaded.created) log.warn({ keyFile }, 'created a credential encryption key file (mode 0600); back it up, or set GATEWAY_SECRET_KEYS in production');
+    keys = loaded.keys;
+  }
+  const vault = new Vault(keys);
+
+  const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }));
+  let shared: SharedStore | undefined;
+  if (config.redisUrl) {
+    shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, onError: () => failOpen('shared_store') });
+  }
+
+  const state = new PlatformState(store);
+  await state.refresh();
+  state.start(config.snapshotRefreshMs);
+
+  const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: config.usageFlushMs, counterTimeoutMs: config.fairUse.storeTimeoutMs, shared, log, onFailOpen: failOpen });
+  meter.start();
+
+  const rateLimiter: RateLimiter = shared
+    ? new SharedRateLimiter(shared, config.rateLimit, (error) => {
+        failOpen('rate_limit');
+        log.warn({ err: (error as Error).message }, 'rate limiter store unavailable; failing open');
+      })
+    : new MemoryRateLimiter(config.rateLimit);
+
+  const handlers = options.handlers ?? (connectorHandlers as Readonly<Record<string, Readonly<Record<string, unknown>>>>);
+  const runtimes = config.connectors.map((c) => {
+    const generated = generatedConnectors[c.key as ConnectorKey];
+    return buildConnectorRuntime(c, generated.descriptor, generated.validators, handlers[c.key] ?? {});
+  });
+  const gates = new Map<string, ConcurrencyGate>();
+  for (const r of runtimes) {
+    const limit = r.config.key === 'register' ? config.registerMaxConcurrent : r.descriptor.limits.maxConcurrent;
+    if (!limit) continue;
+    const queueTimeoutMs = r.descriptor.limits.queueTimeoutMs ?? r.descriptor.upstream.timeoutMs;
+    gates.set(r.config.key, shared ? new SharedGate(shared, `gate:${r.config.key}`, limit, queueTimeoutMs, r.descriptor.upstream.timeoutMs + 5000, () => failOpen('gate')) : new LocalGate(limit, queueTimeoutMs));
+  }
+
+  const context: GatewayContext = {
+    config,
+    platform: platformDescriptor,
+    store,
+    state,
+    vault,
+    meter,
+    rateLimiter,
+    log,
+    metrics,
+    gates,
+    endpoints: buildEndpoints(runtimes),
+    now: options.now ?? (() => new Date()),
+    ...(options.upstreamSleep ? { upstreamSleep: options.upstreamSleep } : {}),
+  };
+
+  // Writes through this process refresh the snapshot at once; other replicas hear about them.
+  if (shared) {
+    const refresh = state.refresh.bind(state);
+    state.refresh = async () => {
+      await refresh();
+      void shared!.publish(INVALIDATE_CHANNEL, String(Date.now())).catch(() => failOpen('shared_store'));
+    };
+    await shared.subscribe(INVALIDATE_CHANNEL, () => void refresh().catch(() => {})).catch(() => failOpen('shared_store'));
+  }
+
+  const pipeline = new Pipeline(context);
+  const portal = createPortal(context, { selfServicePurchase: options.selfServicePurchase ?? false });
+  const http = createHttpApp(context, pipeline, portal);
+
+  const app: App = {
+    context,
+    http,
+    url: '',
+    listen(port = config.port, host = config.host) {
+      return new Promise((resolve, reject) => {
+        http.server.once('error', reject);
+        http.server.listen(port, host, () => {
+          const address = http.server.address() as AddressInfo;
+          app.url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+          resolve(app.url);
+        });
+      });
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => http.server.close(() => resolve()));
+      http.server.closeIdleConnections();
+      const deadline = Date.now() + 25_000;
+      while (http.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      http.server.closeAllConnections();
+      await closed;
+      state.stop();
+      await meter.stop().catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
+      await shared?.close();
+      if (!options.store) await store.close();
+      await closeSharedDispatcher();
+    },
+  };
+  return app;
+}

@@ -1,0 +1,237 @@
+// The HTTP surface on node:http: MCP endpoints, the usage API, health, metrics and portal pages.
+// node:http rather than express on the hot path: the benchmark compares against a bare node:http
+// floor, and routing here is four prefixes.
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { GatewayContext } from '../gateway-context.ts';
+import { toolsListJson, type Endpoint } from '../mcp/endpoints.ts';
+import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
+import type { Pipeline } from '../pipeline.ts';
+import type { Identity } from '../platform/state.ts';
+import type { PortalRoutes } from '../portal/pages.ts';
+import { formatText } from '../tool-error.ts';
+
+export const SERVER_VERSION = '0.1.0';
+
+export class BodyTooLarge extends Error {}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      req.resume();
+      return reject(new BodyTooLarge());
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
+}
+
+export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export async function authenticate(gateway: GatewayContext, req: IncomingMessage): Promise<Identity | undefined> {
+  const header = req.headers.authorization;
+  if (!header || !header.startsWith('Bearer ')) return undefined;
+  const token = header.slice(7).trim();
+  if (token.length < 16 || token.length > 512) return undefined;
+  return gateway.state.identify(tokenHash(token));
+}
+
+const UNAUTHORIZED = errorJson(null, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token issued by this gateway.');
+
+export interface HttpApp {
+  readonly server: Server;
+  /** Requests being handled right now (graceful shutdown waits for them). */
+  inFlight(): number;
+}
+
+export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, portal: PortalRoutes): HttpApp {
+  let inFlight = 0;
+  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
+  const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
+
+  async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, log: Logger): Promise<number> {
+    const origin = req.headers.origin;
+    if (origin && !allowedOrigins.has(origin)) {
+      sendJson(res, 403, errorJson(null, ErrorCode.InvalidRequest, 'Origin not allowed.'));
+      return 403;
+    }
+    const identity = await authenticate(gateway, req);
+    if (!identity) {
+      req.resume();
+      sendJson(res, 401, UNAUTHORIZED, { 'www-authenticate': 'Bearer realm="connector-gateway"' });
+      return 401;
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, gateway.config.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        sendJson(res, 413, errorJson(null, ErrorCode.InvalidRequest, `Request body larger than ${gateway.config.maxBodyBytes} bytes.`), { connection: 'close' });
+        return 413;
+      }
+      throw error;
+    }
+    let body: unknown;
+    let parseFailed = false;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      parseFailed = true;
+    }
+    const connector = endpoint.connector.config;
+    const decision = await gateway.rateLimiter.take(`${identity.account.id}|${connector.id}`);
+    if (decision.failOpen) gateway.metrics.failOpen.inc({ component: 'rate_limit' });
+    if (!decision.allowed) {
+      const id = body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+      gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
+      sendJson(res, 429, errorJson(id, RATE_LIMITED, 'Rate limit exceeded: too many requests for this account and connector. Retry after 1 second.', { retryAfterSeconds: 1 }), { 'retry-after': '1' });
+      return 429;
+    }
+    if (parseFailed) {
+      sendJson(res, 400, errorJson(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON.'));
+      return 400;
+    }
+    const versionHeader = req.headers['mcp-protocol-version'];
+    if (typeof versionHeader === 'string' && !SERVED_PROTOCOL_VERSIONS.includes(versionHeader)) {
+      sendJson(res, 400, errorJson(null, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version ${versionHeader}; served: ${SERVED_PROTOCOL_VERSIONS.join(', ')}.`));
+      return 400;
+    }
+    const message = classify(body);
+    if (message.kind === 'invalid') {
+      sendJson(res, 400, errorJson(message.id, message.code, message.message));
+      return 400;
+    }
+    if (message.kind !== 'request') {
+      res.writeHead(202).end();
+      return 202;
+    }
+    const subscribed = gateway.state.isSubscribed(identity.account.id, connector.key);
+    switch (message.method) {
+      case 'tools/call': {
+        const controller = new AbortController();
+        const onClose = () => {
+          if (!res.writableFinished) controller.abort();
+        };
+        res.once('close', onClose);
+        const callLog = log.child({ accountId: identity.account.id, userId: identity.user.id, instance: endpoint.instanceId });
+        const result = await pipeline.call(endpoint, identity, message.params.name, message.params.arguments, controller.signal, callLog);
+        res.off('close', onClose);
+        sendJson(res, 200, resultJson(message.id, JSON.stringify(result)));
+        return 200;
+      }
+      case 'tools/list': {
+        const full = subscribed || !endpoint.connector.descriptor.connectAccount;
+        sendJson(res, 200, resultJson(message.id, toolsListJson(endpoint, gateway.platform, full)));
+        return 200;
+      }
+      case 'initialize': {
+        const { descriptor } = endpoint.connector;
+        const instructions = subscribed
+          ? descriptor.instructions
+          : formatText(gateway.platform.instructions.not_subscribed ?? descriptor.instructions, {
+              connector_id: connector.id,
+              connector_title: descriptor.title,
+              purchase_url: await pipeline.link('purchase', identity, endpoint),
+            });
+        const result = {
+          protocolVersion: negotiateVersion(message.params.protocolVersion),
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: `connector-gateway/${endpoint.instanceId}`, title: descriptor.title, version: SERVER_VERSION },
+          instructions,
+        };
+        sendJson(res, 200, resultJson(message.id, JSON.stringify(result)));
+        return 200;
+      }
+      case 'ping':
+        sendJson(res, 200, resultJson(message.id, '{}'));
+        return 200;
+      default:
+        sendJson(res, 200, errorJson(message.id, ErrorCode.MethodNotFound, `Method not found: ${message.method}`));
+        return 200;
+    }
+  }
+
+  async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const identity = await authenticate(gateway, req);
+    if (!identity) {
+      sendJson(res, 401, JSON.stringify({ error: 'unauthorized' }), { 'www-authenticate': 'Bearer realm="connector-gateway"' });
+      return 401;
+    }
+    const account = gateway.state.account(identity.account.id) ?? identity.account;
+    sendJson(res, 200, JSON.stringify(await gateway.meter.usageRecord(account, gateway.now())));
+    return 200;
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<[string, number]> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q >= 0 ? url.slice(0, q) : url;
+    if (path.endsWith('/mcp')) {
+      const instanceId = path.slice(1, -4);
+      const endpoint = gateway.endpoints.get(instanceId);
+      if (!endpoint) {
+        req.resume();
+        sendJson(res, 404, JSON.stringify({ error: `No MCP endpoint at ${path}` }));
+        return ['mcp', 404];
+      }
+      if (req.method === 'POST') return ['mcp', await mcp(req, res, endpoint, log.child({ connector: endpoint.connector.config.id }))];
+      req.resume();
+      sendJson(res, 405, errorJson(null, ErrorCode.InvalidRequest, 'Method not allowed: this endpoint takes POST (stateless, JSON responses).'), { allow: 'POST' });
+      return ['mcp', 405];
+    }
+    if (path === '/api/usage' && req.method === 'GET') return ['usage', await usage(req, res)];
+    if (path === '/healthz') {
+      sendJson(res, 200, JSON.stringify({ status: 'ok', version: SERVER_VERSION, store: gateway.store.kind }));
+      return ['healthz', 200];
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await gateway.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': gateway.metrics.registry.contentType });
+      res.end(text);
+      return ['metrics', 200];
+    }
+    if (path.startsWith('/portal/') || path === '/portal' || path === '/') return ['portal', await portal.handle(req, res, path)];
+    req.resume();
+    sendJson(res, 404, JSON.stringify({ error: 'not found' }));
+    return ['other', 404];
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
+    inFlight++;
+    const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || randomUUID();
+    const log = gateway.log.child({ reqId });
+    route(req, res, log)
+      .then(([name, status]) => gateway.metrics.requests.inc({ route: name, status: String(status) }))
+      .catch((error: unknown) => {
+        log.error({ err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
+        if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, 'Internal error.'));
+        else res.destroy();
+        gateway.metrics.requests.inc({ route: 'error', status: '500' });
+      })
+      .finally(() => {
+        inFlight--;
+      });
+  });
+  return { server, inFlight: () => inFlight };
+}

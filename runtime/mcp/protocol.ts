@@ -1,0 +1,56 @@
+// The JSON-RPC envelope of MCP over streamable HTTP, stateless with JSON responses
+// (DECISIONS §4–5). Types come from the MCP SDK; the envelope is handled here so that the hot path
+// costs one JSON.parse and one string concatenation around precomputed results.
+import { ErrorCode, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The versions this gateway serves (DECISIONS §5). */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const LATEST = SERVED_PROTOCOL_VERSIONS[0]!;
+// Keep in step with the SDK the tests use as a client.
+if (!SERVED_PROTOCOL_VERSIONS.includes(LATEST_PROTOCOL_VERSION)) throw new Error(`MCP SDK latest protocol ${LATEST_PROTOCOL_VERSION} is not served`);
+
+export const RATE_LIMITED = -32029;
+
+export type JsonRpcId = string | number | null;
+
+export type Incoming =
+  | { readonly kind: 'request'; readonly id: string | number; readonly method: string; readonly params: Record<string, unknown> }
+  | { readonly kind: 'notification'; readonly method: string }
+  | { readonly kind: 'response' }
+  | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly code: number; readonly message: string };
+
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && SERVED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST;
+}
+
+/** Classifies one parsed body. Batches are refused: one JSON-RPC message per POST. */
+export function classify(body: unknown): Incoming {
+  if (Array.isArray(body)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Batch requests are not supported: send one JSON-RPC message per POST.' };
+  if (typeof body !== 'object' || body === null) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'The body must be a JSON-RPC 2.0 message object.' };
+  const msg = body as Record<string, unknown>;
+  const rawId = msg.id;
+  const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
+  if (msg.jsonrpc !== '2.0') return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'jsonrpc must be "2.0".' };
+  if (typeof msg.method !== 'string') {
+    if ('result' in msg || 'error' in msg) return { kind: 'response' };
+    return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'A JSON-RPC request needs a string method.' };
+  }
+  if (!('id' in msg)) return { kind: 'notification', method: msg.method };
+  if (typeof rawId !== 'string' && typeof rawId !== 'number') return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'The id must be a string or a number.' };
+  if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
+    return { kind: 'invalid', id: rawId, code: ErrorCode.InvalidParams, message: 'params must be an object.' };
+  }
+  return { kind: 'request', id: rawId, method: msg.method, params: (msg.params as Record<string, unknown>) ?? {} };
+}
+
+export function resultJson(id: string | number, resultJsonText: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJsonText}}`;
+}
+
+export function errorJson(id: JsonRpcId, code: number, message: string, data?: unknown): string {
+  const error: Record<string, unknown> = { code, message };
+  if (data !== undefined) error.data = data;
+  return JSON.stringify({ jsonrpc: '2.0', id, error } satisfies JSONRPCMessage | Record<string, unknown>);
+}
+
+export { ErrorCode };

@@ -1,0 +1,203 @@
+// tools/call, in the order of DECISIONS §6: tool name → subscription → seat → connection →
+// fair-use block → argument validation → upstream (handler) → result envelope → meter. Each step is
+// a small function returning a refusal or nothing; the texts come from the generated descriptors.
+import type { Logger } from 'pino';
+import { checkArguments } from './arguments.ts';
+import type { ToolDescriptor } from './descriptor-types.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import type { Endpoint } from './mcp/endpoints.ts';
+import type { Identity } from './platform/state.ts';
+import { newJti, signLink, type LinkPurpose } from './portal/links.ts';
+import { HandlerNotImplementedError } from './stub.ts';
+import type { Credential, ToolContext } from './tool-context.ts';
+import { ToolError, formatText, type ErrorParams } from './tool-error.ts';
+import { createUpstreamClient } from './upstream.ts';
+import { UpstreamError } from './upstream-types.ts';
+import { VaultError } from './platform/vault.ts';
+
+export interface CallToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
+
+const LINK_TTL_SECONDS = { connect: 600, purchase: 86_400, team: 86_400, terms: 86_400 } as const;
+
+function textResult(text: string, isError: boolean): CallToolResult {
+  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+export class Pipeline {
+  readonly #g: GatewayContext;
+
+  constructor(gateway: GatewayContext) {
+    this.#g = gateway;
+  }
+
+  platformText(code: string, params: ErrorParams = {}): string {
+    const entry = this.#g.platform.errors[code];
+    return entry ? formatText(entry.text, params) : this.#g.platform.errors.generic!.text;
+  }
+
+  #refuse(endpoint: Endpoint, reason: RefusalReason, text: string): CallToolResult {
+    this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
+    return textResult(text, true);
+  }
+
+  async link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
+    const now = this.#g.now();
+    const exp = Math.floor(now.getTime() / 1000) + LINK_TTL_SECONDS[purpose];
+    const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey: endpoint.connector.config.key, exp };
+    if (purpose !== 'connect') return `${this.#g.config.publicBaseUrl}/portal/${purpose}/${signLink(this.#g.vault, base)}`;
+    const jti = newJti();
+    await this.#g.store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId: endpoint.instanceId, expiresAt: new Date(exp * 1000) });
+    return `${this.#g.config.publicBaseUrl}/portal/connect/${signLink(this.#g.vault, { ...base, instanceId: endpoint.instanceId, jti })}`;
+  }
+
+  /** Subscription, then seat: shared by every tool including connect_account. */
+  async #entitlement(endpoint: Endpoint, identity: Identity): Promise<CallToolResult | undefined> {
+    const { key, id } = endpoint.connector.config;
+    if (!this.#g.state.isSubscribed(identity.account.id, key)) {
+      return this.#refuse(endpoint, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.link('purchase', identity, endpoint) }));
+    }
+    if (!this.#g.state.hasSeat(identity.user.id, key)) {
+      return this.#refuse(endpoint, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.link('team', identity, endpoint) }));
+    }
+    return undefined;
+  }
+
+  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, log: Logger): Promise<CallToolResult> {
+    const connector = endpoint.connector;
+    const prefix = `${endpoint.instanceId}__`;
+    // 1. Tool name: namespaced to this instance, or the unprefixed system tool where it is listed.
+    if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity);
+    const tool = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
+    if (!tool) return this.#refuse(endpoint, 'unknown_tool', this.platformText('unknown_tool'));
+    // 2–3. Subscription and seat.
+    const refused = await this.#entitlement(endpoint, identity);
+    if (refused) return refused;
+    // 4. Connection (a tenant credential of this very instance, or the deployment's managed one).
+    const credential = await this.#credential(endpoint, identity, log);
+    if ('refusal' in credential) return credential.refusal;
+    // 5. Fair use (hard mode blocks; the unit is reserved atomically).
+    const now = this.#g.now();
+    const fairUse = await this.#g.meter.check(identity.account, now);
+    if (fairUse.blocked) {
+      return this.#refuse(endpoint, 'fair_use_blocked', this.platformText('fair_use_blocked', { connector_id: connector.config.id, month: fairUse.month, used: fairUse.used, limit: fairUse.limit }));
+    }
+    // 6. Arguments, with the generated validator; invalid arguments make no upstream request.
+    const validator = connector.validators[`input_${tool.name}`];
+    const checked = validator ? checkArguments(tool, validator, rawArgs) : { ok: false as const, reason: 'no validator' };
+    if (!checked.ok) {
+      if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
+      log.info({ reason: checked.reason }, 'invalid arguments');
+      return this.#refuse(endpoint, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}));
+    }
+    // 7. Upstream: metered once, whatever the outcome.
+    this.#g.meter.record(identity.account.id, connector.config.id, tool.name, now, fairUse.reservation);
+    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, log);
+  }
+
+  async #credential(endpoint: Endpoint, identity: Identity, log: Logger): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
+    const { descriptor, config } = endpoint.connector;
+    if (!descriptor.tenantCredential) {
+      if (!config.managedCredential) {
+        return { refusal: this.#refuse(endpoint, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
+      }
+      return { credential: { kind: 'managed_basic', ...config.managedCredential } };
+    }
+    const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
+    if (!connection) {
+      return { refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.link('connect', identity, endpoint) })) };
+    }
+    try {
+      const plain = this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId);
+      return { credential: { ...(JSON.parse(plain) as object), kind: descriptor.credential } as Credential };
+    } catch (error) {
+      log.error({ err: error instanceof VaultError ? error.message : 'credential unreadable', instanceId: endpoint.instanceId }, 'stored credential refused');
+      return { refusal: this.#refuse(endpoint, 'credential_invalid', this.platformText('generic')) };
+    }
+  }
+
+  #connectorText(endpoint: Endpoint, code: string, params: ErrorParams): string {
+    const { descriptor } = endpoint.connector;
+    const entry = descriptor.errors[code] ?? this.#g.platform.errors[code];
+    if (!entry) return this.platformText('generic');
+    return formatText(entry.text, { upstream: descriptor.upstream.name, ...params });
+  }
+
+  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, log: Logger): Promise<CallToolResult> {
+    const connector = endpoint.connector;
+    const started = performance.now();
+    const connectorId = connector.config.id;
+    let outcome = 'ok';
+    const ctx: ToolContext = {
+      connectorId,
+      instanceId: endpoint.instanceId,
+      accountId: identity.account.id,
+      credential,
+      upstream: createUpstreamClient({
+        policy: connector.descriptor.upstream,
+        baseUrl: connector.config.baseUrl,
+        signal,
+        gate: this.#g.gates.get(connector.config.key),
+        sleep: this.#g.upstreamSleep,
+        onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
+      }),
+      limits: { ...connector.descriptor.limits, ...tool.limits },
+      log,
+      signal,
+      now: this.#g.now,
+      timeZone: this.#g.config.timeZone,
+      fail: (code, params = {}) => {
+        throw new ToolError(code, params);
+      },
+    };
+    try {
+      const handler = connector.handlers[tool.name];
+      if (!handler) throw new HandlerNotImplementedError(connector.config.key, tool.name);
+      const result = await (handler as (a: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
+      const text = JSON.stringify(result ?? null);
+      const envelope: CallToolResult = { content: [{ type: 'text', text }] };
+      if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result)) envelope.structuredContent = result as Record<string, unknown>;
+      return envelope;
+    } catch (error) {
+      if (error instanceof ToolError) {
+        outcome = error.code;
+        log.info({ code: error.code }, 'tool error');
+        return textResult(this.#connectorText(endpoint, error.code, error.params), true);
+      }
+      if (error instanceof UpstreamError) {
+        outcome = `upstream_${error.kind}`;
+        log.warn({ kind: error.kind, status: error.status }, 'upstream failure without a specific text');
+      } else if (error instanceof HandlerNotImplementedError) {
+        outcome = 'not_implemented';
+        log.error({ tool: tool.name }, 'handler is a generated stub');
+      } else {
+        outcome = 'handler_error';
+        log.error({ err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'handler failed');
+      }
+      return textResult(this.platformText('generic'), true);
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      this.#g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      this.#g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      log.info({ tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
+    }
+  }
+
+  /** Gateway rule 4: a single-use link to the portal connect form of this endpoint. Not metered. */
+  async #connectAccount(endpoint: Endpoint, identity: Identity): Promise<CallToolResult> {
+    const refused = await this.#entitlement(endpoint, identity);
+    if (refused) return refused;
+    const { config, descriptor } = endpoint.connector;
+    if (!identity.user.termsAcceptedAt) {
+      return this.#refuse(endpoint, 'terms_required', this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.link('terms', identity, endpoint) }));
+    }
+    const connectUrl = await this.link('connect', identity, endpoint);
+    const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
+    return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
+  }
+}

@@ -1,0 +1,136 @@
+// The platform schema as an ordered list of migrations, the same SQL for the embedded PostgreSQL
+// (PGlite) and a PostgreSQL server. A migration is never edited once released: add a new one.
+import type { SqlClient } from './sql-client.ts';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'platform',
+    sql: `
+CREATE TABLE accounts (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  fair_use_mode text NOT NULL DEFAULT 'off' CHECK (fair_use_mode IN ('off', 'soft', 'hard')),
+  fair_use_quota bigint CHECK (fair_use_quota >= 0),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE users (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  email text NOT NULL,
+  name text NOT NULL,
+  role text NOT NULL DEFAULT 'member' CHECK (role IN ('admin', 'member')),
+  terms_accepted_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX users_email_key ON users (lower(email));
+CREATE INDEX users_account_id_idx ON users (account_id);
+
+CREATE TABLE tokens (
+  id text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  label text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX tokens_user_id_idx ON tokens (user_id);
+
+CREATE TABLE subscriptions (
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  connector_key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, connector_key)
+);
+
+CREATE TABLE seats (
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  connector_key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (user_id, connector_key)
+);
+
+CREATE TABLE connections (
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  instance_id text NOT NULL,
+  connector_key text NOT NULL,
+  ciphertext text NOT NULL,
+  key_version integer NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, instance_id)
+);
+
+CREATE TABLE connect_links (
+  jti text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  instance_id text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX connect_links_account_id_idx ON connect_links (account_id);
+CREATE INDEX connect_links_user_id_idx ON connect_links (user_id);
+
+CREATE TABLE usage (
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  month text NOT NULL CHECK (month ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'),
+  connector_id text NOT NULL,
+  tool text NOT NULL,
+  calls bigint NOT NULL DEFAULT 0 CHECK (calls >= 0),
+  cost_units bigint NOT NULL DEFAULT 0 CHECK (cost_units >= 0),
+  PRIMARY KEY (account_id, month, connector_id, tool)
+);
+`,
+  },
+];
+
+/**
+ * Applies the pending migrations in one transaction. An advisory lock (per schema) serialises
+ * concurrent runs from several processes: the second waits, then finds nothing left to do.
+ */
+export async function migrate(client: SqlClient, list: readonly Migration[] = migrations): Promise<void> {
+  checkOrder(list);
+  await client.transaction(async (tx) => {
+    await tx.query(
+      "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'), hashtext(coalesce(current_schema(), '')))",
+    );
+    await tx.exec(`
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`);
+    const { rows } = await tx.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations');
+    const applied = new Map(rows.map((r) => [r.version, r.name]));
+    for (const m of list) {
+      const name = applied.get(m.version);
+      if (name !== undefined) {
+        if (name !== m.name) {
+          throw new Error(`Migration ${m.version} is recorded as '${name}' but this build calls it '${m.name}'.`);
+        }
+        continue;
+      }
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+  });
+}
+
+function checkOrder(list: readonly Migration[]): void {
+  let previous = 0;
+  for (const m of list) {
+    if (!Number.isInteger(m.version) || m.version <= previous) {
+      throw new Error(`Migrations must have increasing integer versions (at '${m.name}').`);
+    }
+    previous = m.version;
+  }
+}

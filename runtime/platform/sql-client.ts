@@ -1,0 +1,170 @@
+// The small SQL surface the platform store needs, with one adapter for the embedded PostgreSQL
+// (PGlite) and one for a PostgreSQL server (`pg`). Both speak the same SQL dialect; the store and
+// the migrations never know which one they talk to.
+import { PGlite } from '@electric-sql/pglite';
+import type { Transaction } from '@electric-sql/pglite';
+import { Pool } from 'pg';
+import type { PoolClient } from 'pg';
+
+export interface SqlClient {
+  /** 'embedded' (PGlite) or 'postgres'. */
+  readonly kind: 'embedded' | 'postgres';
+  /** One statement with `$1`… parameters. */
+  query<T>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[] }>;
+  /** A script of several statements, no parameters. */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it
+   * throws. Calling `transaction` on the `tx` handle joins the running transaction.
+   */
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// --- PGlite ---------------------------------------------------------------------------------------
+
+export interface PgliteClientOptions {
+  /** A directory for a file-backed database; in memory when absent. */
+  readonly dataDir?: string;
+}
+
+/** Starts an embedded PostgreSQL (takes a few seconds). */
+export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
+  const db = await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  return pgliteClient(db);
+}
+
+function pgliteClient(db: PGlite): SqlClient {
+  return {
+    kind: 'embedded',
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const r = await db.query<T>(sql, [...params]);
+      return { rows: r.rows };
+    },
+    async exec(sql: string) {
+      await db.exec(sql);
+    },
+    transaction<T>(fn: (tx: SqlClient) => Promise<T>) {
+      return db.transaction((tx) => fn(pgliteTransaction(tx)));
+    },
+    async close() {
+      if (!db.closed) await db.close();
+    },
+  };
+}
+
+function pgliteTransaction(tx: Transaction): SqlClient {
+  const self: SqlClient = {
+    kind: 'embedded',
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const r = await tx.query<T>(sql, [...params]);
+      return { rows: r.rows };
+    },
+    async exec(sql: string) {
+      await tx.exec(sql);
+    },
+    transaction<T>(fn: (inner: SqlClient) => Promise<T>) {
+      return fn(self);
+    },
+    close() {
+      return Promise.reject(new Error('close() inside a transaction'));
+    },
+  };
+  return self;
+}
+
+// --- PostgreSQL server ----------------------------------------------------------------------------
+
+export interface PostgresClientOptions {
+  /** `postgres://user@host:port/db` */
+  readonly connectionString: string;
+  /**
+   * Schema every connection works in (its `search_path`), e.g. a fresh schema per test run. It
+   * must already exist. A plain lowercase identifier.
+   */
+  readonly schema?: string;
+  /** Pool size (default 10). */
+  readonly max?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function createPostgresClient(options: PostgresClientOptions): SqlClient {
+  const { schema } = options;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`Invalid schema name '${schema}': use lowercase letters, digits and underscores.`);
+  }
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    // A startup parameter, so the setting is in place before the first query on every connection.
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection that dies (server restart) is dropped by the pool; the next query opens a
+  // new one. Without a listener the 'error' event would end the process.
+  pool.on('error', () => {});
+  let closed = false;
+  return {
+    kind: 'postgres',
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const r = await pool.query(sql, [...params]);
+      return { rows: r.rows as T[] };
+    },
+    async exec(sql: string) {
+      await pool.query(sql);
+    },
+    async transaction<T>(fn: (tx: SqlClient) => Promise<T>) {
+      const conn = await pool.connect();
+      try {
+        await conn.query('BEGIN');
+      } catch (err) {
+        conn.release(asError(err));
+        throw err;
+      }
+      try {
+        const result = await fn(postgresTransaction(conn));
+        await conn.query('COMMIT');
+        conn.release();
+        return result;
+      } catch (err) {
+        try {
+          await conn.query('ROLLBACK');
+          conn.release();
+        } catch (rollbackError) {
+          // A connection whose ROLLBACK failed is in an unknown state: the pool destroys it.
+          conn.release(asError(rollbackError));
+        }
+        throw err;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+function postgresTransaction(conn: PoolClient): SqlClient {
+  const self: SqlClient = {
+    kind: 'postgres',
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const r = await conn.query(sql, [...params]);
+      return { rows: r.rows as T[] };
+    },
+    async exec(sql: string) {
+      await conn.query(sql);
+    },
+    transaction<T>(fn: (inner: SqlClient) => Promise<T>) {
+      return fn(self);
+    },
+    close() {
+      return Promise.reject(new Error('close() inside a transaction'));
+    },
+  };
+  return self;
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

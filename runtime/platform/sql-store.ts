@@ -1,0 +1,577 @@
+// `PlatformStore` over SQL: the same statements for the embedded PostgreSQL and a server.
+import { randomBytes } from 'node:crypto';
+import { migrate } from './migrations.ts';
+import type { SqlClient } from './sql-client.ts';
+import type {
+  Account,
+  ConnectLink,
+  ConnectLinkOutcome,
+  Connection,
+  FairUseMode,
+  PlatformSnapshot,
+  PlatformStore,
+  TokenRecord,
+  UsageRow,
+  User,
+  UserRole,
+} from './store.ts';
+
+/** A write the data refuses: a duplicate (`conflict`) or a reference to nothing (`not_found`). */
+export class StoreError extends Error {
+  readonly code: 'conflict' | 'not_found';
+  constructor(code: 'conflict' | 'not_found', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+}
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** `<prefix>` + 20 lowercase base32 characters (100 random bits). */
+export function newId(prefix: string): string {
+  const bytes = randomBytes(13);
+  let out = '';
+  let value = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < 20) {
+      bits -= 5;
+      out += BASE32.charAt((value >>> bits) & 31);
+    }
+    value &= (1 << bits) - 1;
+  }
+  return prefix + out;
+}
+
+// --- rows and mapping -----------------------------------------------------------------------------
+
+const ACCOUNT_COLUMNS = 'id, name, fair_use_mode, fair_use_quota, created_at';
+interface AccountRow {
+  id: string;
+  name: string;
+  fair_use_mode: FairUseMode;
+  fair_use_quota: number | string | null;
+  created_at: Date;
+}
+
+const USER_COLUMNS = 'id, account_id, email, name, role, terms_accepted_at, created_at';
+interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  name: string;
+  role: UserRole;
+  terms_accepted_at: Date | null;
+  created_at: Date;
+}
+
+const TOKEN_COLUMNS = 'id, user_id, label, token_hash, created_at, revoked_at';
+interface TokenRow {
+  id: string;
+  user_id: string;
+  label: string;
+  token_hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const CONNECTION_COLUMNS = 'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at';
+interface ConnectionRow {
+  account_id: string;
+  instance_id: string;
+  connector_key: string;
+  ciphertext: string;
+  key_version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface UsageDbRow {
+  account_id: string;
+  month: string;
+  connector_id: string;
+  tool: string;
+  calls: number | string;
+  cost_units: number | string;
+}
+
+function date(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
+function dateOrNull(value: Date | string | null): Date | null {
+  return value === null ? null : date(value);
+}
+
+/** bigint and numeric arrive as strings from `pg`, as numbers from PGlite. */
+function num(value: number | string | bigint): number {
+  return Number(value);
+}
+
+function toAccount(r: AccountRow): Account {
+  return {
+    id: r.id,
+    name: r.name,
+    fairUseMode: r.fair_use_mode,
+    fairUseQuota: r.fair_use_quota === null ? null : num(r.fair_use_quota),
+    createdAt: date(r.created_at),
+  };
+}
+
+function toUser(r: UserRow): User {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    termsAcceptedAt: dateOrNull(r.terms_accepted_at),
+    createdAt: date(r.created_at),
+  };
+}
+
+function toToken(r: TokenRow): TokenRecord {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    label: r.label,
+    tokenHash: r.token_hash,
+    createdAt: date(r.created_at),
+    revokedAt: dateOrNull(r.revoked_at),
+  };
+}
+
+function toConnection(r: ConnectionRow): Connection {
+  return {
+    accountId: r.account_id,
+    instanceId: r.instance_id,
+    connectorKey: r.connector_key,
+    ciphertext: r.ciphertext,
+    keyVersion: num(r.key_version),
+    createdAt: date(r.created_at),
+    updatedAt: date(r.updated_at),
+  };
+}
+
+function toUsage(r: UsageDbRow): UsageRow {
+  return {
+    accountId: r.account_id,
+    month: r.month,
+    connectorId: r.connector_id,
+    tool: r.tool,
+    calls: num(r.calls),
+    costUnits: num(r.cost_units),
+  };
+}
+
+/** Prefixes every column of a list, for joins: `t.id AS t_id, …`. */
+function prefixed(alias: string, columns: string): string {
+  return columns
+    .split(', ')
+    .map((c) => `${alias}.${c} AS ${alias}_${c}`)
+    .join(', ');
+}
+
+function unprefixed<T>(row: Record<string, unknown>, alias: string): T {
+  const out: Record<string, unknown> = {};
+  const start = alias.length + 1;
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(`${alias}_`)) out[key.slice(start)] = value;
+  }
+  return out as T;
+}
+
+/** Turns PostgreSQL's unique and foreign-key violations into `StoreError`s. */
+function translate(err: unknown, what: string): never {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '23505') throw new StoreError('conflict', `${what} already exists.`, { cause: err });
+  if (code === '23503') throw new StoreError('not_found', `${what} refers to a record that does not exist.`, { cause: err });
+  throw err;
+}
+
+function first<T>(rows: T[], what: string): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error(`${what}: no row returned.`);
+  return row;
+}
+
+function assertCount(value: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer.`);
+}
+
+// --- the store ------------------------------------------------------------------------------------
+
+export class SqlPlatformStore implements PlatformStore {
+  readonly kind: 'embedded' | 'postgres';
+  readonly #db: SqlClient;
+
+  constructor(db: SqlClient) {
+    this.#db = db;
+    this.kind = db.kind;
+  }
+
+  migrate(): Promise<void> {
+    return migrate(this.#db);
+  }
+
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+
+  // Accounts
+
+  async createAccount(input: { id?: string; name: string }): Promise<Account> {
+    try {
+      const { rows } = await this.#db.query<AccountRow>(
+        `INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`,
+        [input.id ?? newId('acc_'), input.name],
+      );
+      return toAccount(first(rows, 'createAccount'));
+    } catch (err) {
+      translate(err, `Account ${input.id ?? ''}`.trim());
+    }
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const { rows } = await this.#db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id]);
+    return rows[0] === undefined ? null : toAccount(rows[0]);
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    const { rows } = await this.#db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`);
+    return rows.map(toAccount);
+  }
+
+  async setFairUse(accountId: string, settings: { mode?: FairUseMode; quota?: number | null }): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [accountId];
+    if (settings.mode !== undefined) {
+      params.push(settings.mode);
+      sets.push(`fair_use_mode = $${params.length}`);
+    }
+    if (settings.quota !== undefined) {
+      if (settings.quota !== null) assertCount(settings.quota, 'Fair-use quota');
+      params.push(settings.quota);
+      sets.push(`fair_use_quota = $${params.length}`);
+    }
+    const sql =
+      sets.length === 0
+        ? 'SELECT id FROM accounts WHERE id = $1'
+        : `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING id`;
+    const { rows } = await this.#db.query<{ id: string }>(sql, params);
+    if (rows.length === 0) throw new StoreError('not_found', `Account ${accountId} does not exist.`);
+  }
+
+  async deleteAccount(id: string): Promise<void> {
+    // Users, tokens, subscriptions, seats, connections, usage and connect links go with it
+    // (ON DELETE CASCADE).
+    await this.#db.query('DELETE FROM accounts WHERE id = $1', [id]);
+  }
+
+  // Users
+
+  async createUser(input: { id?: string; accountId: string; email: string; name: string; role?: UserRole }): Promise<User> {
+    try {
+      const { rows } = await this.#db.query<UserRow>(
+        `INSERT INTO users (id, account_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
+        [input.id ?? newId('usr_'), input.accountId, input.email, input.name, input.role ?? 'member'],
+      );
+      return toUser(first(rows, 'createUser'));
+    } catch (err) {
+      translate(err, `User ${input.email}`);
+    }
+  }
+
+  async getUser(id: string): Promise<User | null> {
+    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
+    return rows[0] === undefined ? null : toUser(rows[0]);
+  }
+
+  async findUserByEmail(email: string): Promise<User | null> {
+    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
+    return rows[0] === undefined ? null : toUser(rows[0]);
+  }
+
+  async listUsers(accountId: string): Promise<User[]> {
+    const { rows } = await this.#db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    );
+    return rows.map(toUser);
+  }
+
+  async acceptTerms(userId: string, at: Date): Promise<void> {
+    const { rows } = await this.#db.query<{ id: string }>(
+      'UPDATE users SET terms_accepted_at = $2 WHERE id = $1 RETURNING id',
+      [userId, at],
+    );
+    if (rows.length === 0) throw new StoreError('not_found', `User ${userId} does not exist.`);
+  }
+
+  // Tokens
+
+  async createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord> {
+    try {
+      const { rows } = await this.#db.query<TokenRow>(
+        `INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
+        [input.id ?? newId('tok_'), input.userId, input.label, input.tokenHash],
+      );
+      return toToken(first(rows, 'createToken'));
+    } catch (err) {
+      translate(err, 'Token');
+    }
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<{ token: TokenRecord; user: User; account: Account } | null> {
+    const { rows } = await this.#db.query<Record<string, unknown>>(
+      `SELECT ${prefixed('t', TOKEN_COLUMNS)}, ${prefixed('u', USER_COLUMNS)}, ${prefixed('a', ACCOUNT_COLUMNS)}
+         FROM tokens t JOIN users u ON u.id = t.user_id JOIN accounts a ON a.id = u.account_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+      [tokenHash],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      token: toToken(unprefixed<TokenRow>(row, 't')),
+      user: toUser(unprefixed<UserRow>(row, 'u')),
+      account: toAccount(unprefixed<AccountRow>(row, 'a')),
+    };
+  }
+
+  async listTokens(userId: string): Promise<TokenRecord[]> {
+    const { rows } = await this.#db.query<TokenRow>(
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
+    return rows.map(toToken);
+  }
+
+  async revokeToken(tokenId: string, at: Date): Promise<void> {
+    // Revoking twice keeps the first time.
+    const { rows } = await this.#db.query<{ id: string }>(
+      'UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id',
+      [tokenId, at],
+    );
+    if (rows.length === 0) throw new StoreError('not_found', `Token ${tokenId} does not exist.`);
+  }
+
+  // Subscriptions and seats (idempotent both ways)
+
+  async setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void> {
+    try {
+      await this.#db.query(
+        subscribed
+          ? 'INSERT INTO subscriptions (account_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+          : 'DELETE FROM subscriptions WHERE account_id = $1 AND connector_key = $2',
+        [accountId, connectorKey],
+      );
+    } catch (err) {
+      translate(err, `Subscription of ${accountId}`);
+    }
+  }
+
+  async listSubscriptions(accountId: string): Promise<string[]> {
+    const { rows } = await this.#db.query<{ connector_key: string }>(
+      'SELECT connector_key FROM subscriptions WHERE account_id = $1 ORDER BY connector_key',
+      [accountId],
+    );
+    return rows.map((r) => r.connector_key);
+  }
+
+  async setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void> {
+    try {
+      await this.#db.query(
+        seated
+          ? 'INSERT INTO seats (user_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+          : 'DELETE FROM seats WHERE user_id = $1 AND connector_key = $2',
+        [userId, connectorKey],
+      );
+    } catch (err) {
+      translate(err, `Seat of ${userId}`);
+    }
+  }
+
+  async listSeats(userId: string): Promise<string[]> {
+    const { rows } = await this.#db.query<{ connector_key: string }>(
+      'SELECT connector_key FROM seats WHERE user_id = $1 ORDER BY connector_key',
+      [userId],
+    );
+    return rows.map((r) => r.connector_key);
+  }
+
+  // Connections
+
+  async putConnection(input: {
+    accountId: string;
+    instanceId: string;
+    connectorKey: string;
+    ciphertext: string;
+    keyVersion: number;
+  }): Promise<Connection> {
+    try {
+      const { rows } = await this.#db.query<ConnectionRow>(
+        `INSERT INTO connections (account_id, instance_id, connector_key, ciphertext, key_version)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, instance_id) DO UPDATE
+            SET connector_key = excluded.connector_key, ciphertext = excluded.ciphertext,
+                key_version = excluded.key_version, updated_at = now()
+         RETURNING ${CONNECTION_COLUMNS}`,
+        [input.accountId, input.instanceId, input.connectorKey, input.ciphertext, input.keyVersion],
+      );
+      return toConnection(first(rows, 'putConnection'));
+    } catch (err) {
+      translate(err, `Connection ${input.instanceId}`);
+    }
+  }
+
+  async getConnection(accountId: string, instanceId: string): Promise<Connection | null> {
+    const { rows } = await this.#db.query<ConnectionRow>(
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2`,
+      [accountId, instanceId],
+    );
+    return rows[0] === undefined ? null : toConnection(rows[0]);
+  }
+
+  async listConnections(accountId?: string): Promise<Connection[]> {
+    const { rows } =
+      accountId === undefined
+        ? await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`)
+        : await this.#db.query<ConnectionRow>(
+            `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 ORDER BY instance_id`,
+            [accountId],
+          );
+    return rows.map(toConnection);
+  }
+
+  async deleteConnection(accountId: string, instanceId: string): Promise<void> {
+    await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
+  }
+
+  async replaceCiphertext(
+    accountId: string,
+    instanceId: string,
+    expectedKeyVersion: number,
+    ciphertext: string,
+    keyVersion: number,
+  ): Promise<boolean> {
+    // The credential itself is unchanged, so `updated_at` (last connect) stays.
+    const { rows } = await this.#db.query<{ instance_id: string }>(
+      `UPDATE connections SET ciphertext = $4, key_version = $5
+        WHERE account_id = $1 AND instance_id = $2 AND key_version = $3
+        RETURNING instance_id`,
+      [accountId, instanceId, expectedKeyVersion, ciphertext, keyVersion],
+    );
+    return rows.length > 0;
+  }
+
+  // Connect links
+
+  async createConnectLink(link: ConnectLink): Promise<void> {
+    try {
+      await this.#db.query(
+        'INSERT INTO connect_links (jti, account_id, user_id, instance_id, expires_at) VALUES ($1, $2, $3, $4, $5)',
+        [link.jti, link.accountId, link.userId, link.instanceId, link.expiresAt],
+      );
+    } catch (err) {
+      translate(err, `Connect link ${link.jti}`);
+    }
+  }
+
+  async consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome> {
+    // The UPDATE is the atomic step: of concurrent callers, exactly one sees a row.
+    const { rows } = await this.#db.query<{ jti: string }>(
+      'UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL AND expires_at > $2 RETURNING jti',
+      [jti, now],
+    );
+    if (rows.length > 0) return 'ok';
+    // A separate statement (own snapshot) so that a link consumed concurrently reads as used.
+    const state = await this.#db.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM connect_links WHERE jti = $1', [jti]);
+    const row = state.rows[0];
+    if (row === undefined) return 'missing';
+    return row.used ? 'used' : 'expired';
+  }
+
+  // Usage
+
+  async addUsage(rows: readonly UsageRow[]): Promise<void> {
+    // Merge duplicates and sort, so concurrent batches lock rows in the same order.
+    const merged = new Map<string, { accountId: string; month: string; connectorId: string; tool: string; calls: number; costUnits: number }>();
+    for (const r of rows) {
+      assertCount(r.calls, 'calls');
+      assertCount(r.costUnits, 'costUnits');
+      const key = JSON.stringify([r.accountId, r.month, r.connectorId, r.tool]);
+      const seen = merged.get(key);
+      if (seen === undefined) merged.set(key, { ...r });
+      else {
+        seen.calls += r.calls;
+        seen.costUnits += r.costUnits;
+      }
+    }
+    if (merged.size === 0) return;
+    const ordered = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+    await this.#db.transaction(async (tx) => {
+      for (const r of ordered) {
+        // Rows of an account deleted meanwhile are dropped instead of failing the whole batch.
+        await tx.query(
+          `INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
+           SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint
+            WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $1::text)
+           ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
+              SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,
+          [r.accountId, r.month, r.connectorId, r.tool, r.calls, r.costUnits],
+        );
+      }
+    });
+  }
+
+  async getUsage(accountId: string, month: string): Promise<UsageRow[]> {
+    const { rows } = await this.#db.query<UsageDbRow>(
+      `SELECT account_id, month, connector_id, tool, calls, cost_units FROM usage
+        WHERE account_id = $1 AND month = $2 ORDER BY connector_id, tool`,
+      [accountId, month],
+    );
+    return rows.map(toUsage);
+  }
+
+  async getMonthCostUnits(accountId: string, month: string): Promise<number> {
+    const { rows } = await this.#db.query<{ total: number | string }>(
+      'SELECT coalesce(sum(cost_units), 0) AS total FROM usage WHERE account_id = $1 AND month = $2',
+      [accountId, month],
+    );
+    return num(first(rows, 'getMonthCostUnits').total);
+  }
+
+  // Snapshot
+
+  async loadSnapshot(): Promise<PlatformSnapshot> {
+    return this.#db.transaction(async (tx) => {
+      // One consistent view across the six reads.
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const accounts = await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`);
+      const users = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`);
+      const tokens = await tx.query<TokenRow>(
+        `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE revoked_at IS NULL ORDER BY created_at, id`,
+      );
+      const subscriptions = await tx.query<{ account_id: string; connector_key: string }>(
+        'SELECT account_id, connector_key FROM subscriptions ORDER BY account_id, connector_key',
+      );
+      const seats = await tx.query<{ user_id: string; connector_key: string }>(
+        'SELECT user_id, connector_key FROM seats ORDER BY user_id, connector_key',
+      );
+      const connections = await tx.query<ConnectionRow>(
+        `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`,
+      );
+      return {
+        accounts: accounts.rows.map(toAccount),
+        users: users.rows.map(toUser),
+        tokens: tokens.rows.map(toToken),
+        subscriptions: subscriptions.rows.map((r) => ({ accountId: r.account_id, connectorKey: r.connector_key })),
+        seats: seats.rows.map((r) => ({ userId: r.user_id, connectorKey: r.connector_key })),
+        connections: connections.rows.map(toConnection),
+      };
+    });
+  }
+}

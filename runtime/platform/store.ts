@@ -1,0 +1,131 @@
+// The platform's persistent data: one SQL schema for the embedded PostgreSQL (PGlite, file-backed
+// in a data directory) and a PostgreSQL server (through a URL). The hot path never calls the store
+// directly: it reads an in-memory snapshot (`loadSnapshot`) that the runtime refreshes after writes.
+
+export type FairUseMode = 'off' | 'soft' | 'hard';
+export type UserRole = 'admin' | 'member';
+
+export interface Account {
+  readonly id: string;
+  readonly name: string;
+  readonly fairUseMode: FairUseMode;
+  /** The account's own monthly quota; null means the deployment default. */
+  readonly fairUseQuota: number | null;
+  readonly createdAt: Date;
+}
+
+export interface User {
+  readonly id: string;
+  readonly accountId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: UserRole;
+  readonly termsAcceptedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly label: string;
+  /** Hex SHA-256 of the token; the token itself is never stored. */
+  readonly tokenHash: string;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+export interface Connection {
+  readonly accountId: string;
+  /** Endpoint instance: the connector id, or `<id>-<n>` for further instances. */
+  readonly instanceId: string;
+  /** Spec key of the connector (`cases`), stable when a deployment renames the id. */
+  readonly connectorKey: string;
+  /** Vault output (authenticated encryption bound to account and instance). */
+  readonly ciphertext: string;
+  readonly keyVersion: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface UsageRow {
+  readonly accountId: string;
+  /** Billing month `YYYY-MM` in the billing time zone. */
+  readonly month: string;
+  /** Connector id as served (instances count under their connector's id). */
+  readonly connectorId: string;
+  readonly tool: string;
+  readonly calls: number;
+  readonly costUnits: number;
+}
+
+export type ConnectLinkOutcome = 'ok' | 'used' | 'expired' | 'missing';
+
+export interface ConnectLink {
+  readonly jti: string;
+  readonly accountId: string;
+  readonly userId: string;
+  readonly instanceId: string;
+  readonly expiresAt: Date;
+}
+
+/** Everything the hot path needs, read once and held in memory. */
+export interface PlatformSnapshot {
+  readonly accounts: readonly Account[];
+  readonly users: readonly User[];
+  /** Tokens that are not revoked. */
+  readonly tokens: readonly TokenRecord[];
+  readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
+  readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
+  readonly connections: readonly Connection[];
+}
+
+export interface PlatformStore {
+  /** Applies pending migrations (idempotent, safe to run from several processes at once). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** 'embedded' (PGlite) or 'postgres'. */
+  readonly kind: 'embedded' | 'postgres';
+
+  createAccount(input: { id?: string; name: string }): Promise<Account>;
+  getAccount(id: string): Promise<Account | null>;
+  listAccounts(): Promise<Account[]>;
+  setFairUse(accountId: string, settings: { mode?: FairUseMode; quota?: number | null }): Promise<void>;
+  deleteAccount(id: string): Promise<void>;
+
+  createUser(input: { id?: string; accountId: string; email: string; name: string; role?: UserRole }): Promise<User>;
+  getUser(id: string): Promise<User | null>;
+  findUserByEmail(email: string): Promise<User | null>;
+  listUsers(accountId: string): Promise<User[]>;
+  acceptTerms(userId: string, at: Date): Promise<void>;
+
+  createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord>;
+  /** The user, account and token for a non-revoked token hash. */
+  findByTokenHash(tokenHash: string): Promise<{ token: TokenRecord; user: User; account: Account } | null>;
+  listTokens(userId: string): Promise<TokenRecord[]>;
+  revokeToken(tokenId: string, at: Date): Promise<void>;
+
+  setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void>;
+  listSubscriptions(accountId: string): Promise<string[]>;
+  setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void>;
+  listSeats(userId: string): Promise<string[]>;
+
+  /** Inserts or replaces the credential of one endpoint instance (the reconnect path). */
+  putConnection(input: { accountId: string; instanceId: string; connectorKey: string; ciphertext: string; keyVersion: number }): Promise<Connection>;
+  getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
+  listConnections(accountId?: string): Promise<Connection[]>;
+  deleteConnection(accountId: string, instanceId: string): Promise<void>;
+  /** Re-encryption: replace ciphertexts only where the stored version still matches (compare-and-set). */
+  replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean>;
+
+  createConnectLink(link: ConnectLink): Promise<void>;
+  /** Atomically marks the link used; only the first call for a valid, unexpired link gets 'ok'. */
+  consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome>;
+
+  /** Adds the given counts (an upsert that increments), all rows in one transaction. */
+  addUsage(rows: readonly UsageRow[]): Promise<void>;
+  getUsage(accountId: string, month: string): Promise<UsageRow[]>;
+  /** Sum of cost units of one account in one month (fair use). */
+  getMonthCostUnits(accountId: string, month: string): Promise<number>;
+
+  loadSnapshot(): Promise<PlatformSnapshot>;
+}

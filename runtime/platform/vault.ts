@@ -1,0 +1,102 @@
+// Credentials at rest: AES-256-GCM, bound to the account and endpoint instance they belong to
+// (additional authenticated data), with a key version so keys can rotate. A ciphertext copied to
+// another account or instance, or altered in any byte, fails to decrypt.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, hkdfSync } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export class VaultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VaultError';
+  }
+}
+
+export interface Sealed {
+  readonly ciphertext: string;
+  readonly keyVersion: number;
+}
+
+const FORMAT = 'v1';
+
+function aad(accountId: string, instanceId: string, version: number): Buffer {
+  return Buffer.from(`connector-gateway/credential\u0000${accountId}\u0000${instanceId}\u0000${version}`, 'utf8');
+}
+
+export class Vault {
+  readonly #keys: Map<number, Buffer>;
+  readonly activeVersion: number;
+  readonly #signingKey: Buffer;
+
+  constructor(keys: Readonly<Record<number, string>>) {
+    this.#keys = new Map();
+    for (const [version, encoded] of Object.entries(keys)) {
+      const key = Buffer.from(encoded, 'base64');
+      if (key.length !== 32) throw new VaultError(`secret key version ${version} must be 32 bytes of base64 (got ${key.length} bytes)`);
+      this.#keys.set(Number(version), key);
+    }
+    if (this.#keys.size === 0) throw new VaultError('no secret key configured');
+    this.activeVersion = Math.max(...this.#keys.keys());
+    // Links and portal tokens are signed with a key derived from the active secret, never the secret itself.
+    this.#signingKey = Buffer.from(hkdfSync('sha256', this.#keys.get(this.activeVersion)!, Buffer.alloc(0), 'connector-gateway/signing', 32));
+  }
+
+  versions(): number[] {
+    return [...this.#keys.keys()].sort((a, b) => a - b);
+  }
+
+  seal(plaintext: string, accountId: string, instanceId: string): Sealed {
+    const version = this.activeVersion;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(version)!, iv);
+    cipher.setAAD(aad(accountId, instanceId, version));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return { ciphertext: [FORMAT, String(version), iv.toString('base64url'), body.toString('base64url'), tag.toString('base64url')].join('.'), keyVersion: version };
+  }
+
+  open(ciphertext: string, accountId: string, instanceId: string): string {
+    const parts = ciphertext.split('.');
+    if (parts.length !== 5 || parts[0] !== FORMAT) throw new VaultError('credential ciphertext has an unknown format');
+    const version = Number(parts[1]);
+    const key = this.#keys.get(version);
+    if (!key) throw new VaultError(`credential was sealed with key version ${version}, which is not configured`);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'));
+      decipher.setAAD(aad(accountId, instanceId, version));
+      decipher.setAuthTag(Buffer.from(parts[4]!, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new VaultError('credential failed authentication (tampered, or bound to another account or instance)');
+    }
+  }
+
+  sign(payload: string): string {
+    return createHmac('sha256', this.#signingKey).update(payload).digest('base64url');
+  }
+}
+
+export function newSecretKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/**
+ * The embedded default: a key file in the data directory, created on first start with mode 0600.
+ * Returns the keys and whether the file was just created (the caller warns).
+ */
+export function loadOrCreateKeyFile(path: string): { keys: Record<number, string>; created: boolean } {
+  if (existsSync(path)) {
+    const keys: Record<number, string> = {};
+    for (const line of readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) {
+      const match = /^(\d+):(.+)$/.exec(line);
+      if (!match) throw new VaultError(`key file ${path} has a malformed line (expected "<version>:<base64 key>")`);
+      keys[Number(match[1])] = match[2]!;
+    }
+    return { keys, created: false };
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const keys = { 1: newSecretKey() };
+  writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:${keys[1]}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return { keys, created: true };
+}

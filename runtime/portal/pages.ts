@@ -1,0 +1,169 @@
+// The portal pages the platform texts link to, server-rendered: connect (per credential kind),
+// purchase, team (seats) and terms. Every page is reached through a signed link; connect links
+// are single-use and bound to an account and endpoint instance. A later issue builds the full portal.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayContext } from '../gateway-context.ts';
+import type { CredentialKind } from '../descriptor-types.ts';
+import { verifyLink, type LinkPayload, type LinkPurpose } from './links.ts';
+import { BodyTooLarge, readBody } from '../http/server.ts';
+
+export interface PortalRoutes {
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
+}
+
+export interface PortalOptions {
+  /** Let an account admin subscribe from the purchase page without billing (demo and trials). */
+  readonly selfServicePurchase: boolean;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(res: ServerResponse, status: number, title: string, body: string): number {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Connector gateway</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}label{display:block;margin:.8rem 0 .2rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;border:1px solid #99a;border-radius:4px}button{margin-top:1rem;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}.note{color:#556}.error{color:#a11}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #dde}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" });
+  res.end(html);
+  return status;
+}
+
+const CREDENTIAL_FIELDS: Record<Exclude<CredentialKind, 'managed_basic' | 'oauth2'>, Array<{ name: string; label: string; secret: boolean }>> = {
+  api_key: [{ name: 'apiKey', label: 'API key', secret: true }],
+  static_token: [{ name: 'token', label: 'Grant token', secret: true }],
+  login_company: [
+    { name: 'username', label: 'Username (server-login user)', secret: false },
+    { name: 'password', label: 'Password', secret: true },
+    { name: 'companyId', label: 'Company id', secret: false },
+  ],
+};
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const raw = await readBody(req, 64 * 1024);
+  return new URLSearchParams(raw.toString('utf8'));
+}
+
+export function createPortal(gateway: GatewayContext, options: PortalOptions): PortalRoutes {
+  const invalid = (res: ServerResponse, reason: string) =>
+    page(res, reason === 'expired' ? 410 : 400, 'This link cannot be used', `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (for example by calling <code>connect_account</code> again).</p>`);
+
+  function connectorOf(payload: LinkPayload) {
+    return [...gateway.endpoints.values()].find((e) => e.connector.config.key === payload.connectorKey)?.connector;
+  }
+
+  async function connect(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
+    const connector = connectorOf(payload);
+    const instanceId = payload.instanceId;
+    if (!connector || !instanceId || !payload.jti || !gateway.endpoints.has(instanceId)) return invalid(res, 'invalid');
+    const kind = connector.descriptor.credential;
+    if (kind === 'managed_basic') return invalid(res, 'invalid');
+    if (kind === 'oauth2') return page(res, 501, `Connect ${connector.descriptor.title}`, '<p>Connecting through OAuth is not available in this version of the gateway yet.</p>');
+    const fields = CREDENTIAL_FIELDS[kind];
+    if (req.method === 'POST') {
+      let form: URLSearchParams;
+      try {
+        form = await readForm(req);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return page(res, 413, 'Too large', '<p class="error">The form was too large.</p>');
+        throw error;
+      }
+      const values: Record<string, string> = {};
+      const missing = fields.filter((f) => !(values[f.name] = (form.get(f.name) ?? '').trim()));
+      if (missing.length > 0) return connectForm(res, connector.descriptor.title, instanceId, fields, token, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
+      const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
+      if (outcome !== 'ok') return invalid(res, outcome);
+      const sealed = gateway.vault.seal(JSON.stringify(values), payload.accountId, instanceId);
+      await gateway.store.putConnection({ accountId: payload.accountId, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+      await gateway.state.refresh();
+      gateway.log.info({ accountId: payload.accountId, instance: instanceId }, 'connection stored');
+      return page(res, 200, `${connector.descriptor.title} is connected`, `<p>The endpoint <code>${escapeHtml(instanceId)}</code> is connected. You can close this page and ask the assistant again.</p>`);
+    }
+    return connectForm(res, connector.descriptor.title, instanceId, fields, token);
+  }
+
+  function connectForm(res: ServerResponse, title: string, instanceId: string, fields: Array<{ name: string; label: string; secret: boolean }>, token: string, error?: string): number {
+    const inputs = fields.map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`).join('');
+    return page(res, error ? 400 : 200, `Connect ${title}`, `<p>Endpoint <code>${escapeHtml(instanceId)}</code>. The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`);
+  }
+
+  async function purchase(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
+    const connector = connectorOf(payload);
+    const user = gateway.state.user(payload.userId);
+    if (!connector || !user) return invalid(res, 'invalid');
+    const title = `Subscribe to ${connector.descriptor.title}`;
+    if (gateway.state.isSubscribed(payload.accountId, payload.connectorKey)) return page(res, 200, title, '<p>Your company is subscribed. An administrator assigns seats on the team page.</p>');
+    if (!options.selfServicePurchase) return page(res, 200, title, '<p>Subscriptions are set up by the operator of this gateway. Ask your administrator to contact them.</p>');
+    if (user.role !== 'admin') return page(res, 403, title, '<p>Only an administrator of your company can subscribe. Ask an administrator to open this page.</p>');
+    if (req.method === 'POST') {
+      req.resume();
+      await gateway.store.setSubscription(payload.accountId, payload.connectorKey, true);
+      await gateway.store.setSeat(payload.userId, payload.connectorKey, true);
+      await gateway.state.refresh();
+      return page(res, 200, title, '<p>Subscribed. You hold a seat; assign more on the team page.</p>');
+    }
+    return page(res, 200, title, `<p>Subscribe your company to <strong>${escapeHtml(connector.descriptor.title)}</strong> (<code>${escapeHtml(connector.config.id)}</code>).</p><form method="post" action="/portal/purchase/${escapeHtml(token)}"><button type="submit">Subscribe</button></form>`);
+  }
+
+  async function team(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
+    const connector = connectorOf(payload);
+    const viewer = gateway.state.user(payload.userId);
+    if (!connector || !viewer) return invalid(res, 'invalid');
+    const users = await gateway.store.listUsers(payload.accountId);
+    const isAdmin = viewer.role === 'admin';
+    if (req.method === 'POST') {
+      if (!isAdmin) return page(res, 403, 'Team', '<p>Only an administrator can assign seats.</p>');
+      const form = await readForm(req);
+      const seated = new Set(form.getAll('seat'));
+      for (const u of users) await gateway.store.setSeat(u.id, payload.connectorKey, seated.has(u.id));
+      await gateway.state.refresh();
+    }
+    const rows = users
+      .map((u) => {
+        const has = gateway.state.hasSeat(u.id, payload.connectorKey);
+        const box = isAdmin ? `<input type="checkbox" name="seat" value="${escapeHtml(u.id)}"${has ? ' checked' : ''}>` : has ? 'yes' : 'no';
+        return `<tr><td>${escapeHtml(u.name)}</td><td>${escapeHtml(u.email)}</td><td>${escapeHtml(u.role)}</td><td>${box}</td></tr>`;
+      })
+      .join('');
+    const table = `<table><tr><th>Name</th><th>Email</th><th>Role</th><th>Seat on ${escapeHtml(connector.config.id)}</th></tr>${rows}</table>`;
+    const body = isAdmin
+      ? `<form method="post" action="/portal/team/${escapeHtml(token)}">${table}<button type="submit">Save seats</button></form>`
+      : `${table}<p class="note">Only an administrator can assign seats: ${users.filter((u) => u.role === 'admin').map((u) => escapeHtml(u.email)).join(', ') || 'none found'}.</p>`;
+    return page(res, 200, `Team · ${connector.descriptor.title}`, body);
+  }
+
+  async function terms(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
+    const user = gateway.state.user(payload.userId);
+    if (!user) return invalid(res, 'invalid');
+    if (req.method === 'POST') {
+      req.resume();
+      await gateway.store.acceptTerms(user.id, gateway.now());
+      await gateway.state.refresh();
+      return page(res, 200, 'Terms accepted', '<p>Thank you. Ask the assistant to call <code>connect_account</code> again.</p>');
+    }
+    return page(res, 200, 'Terms of service', `<p>The gateway reads your business systems on your behalf, read-only unless a tool says otherwise, and meters calls per account.</p><form method="post" action="/portal/terms/${escapeHtml(token)}"><button type="submit">Accept the terms</button></form>`);
+  }
+
+  const handlers: Record<LinkPurpose, (req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string) => Promise<number>> = { connect, purchase, team, terms };
+
+  return {
+    async handle(req, res, path) {
+      const match = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_.-]+)$/.exec(path);
+      if (!match) {
+        req.resume();
+        const list = [...new Set([...gateway.endpoints.values()].filter((e) => e.instance === 1).map((e) => `<li><code>${escapeHtml(gateway.config.publicBaseUrl)}/${escapeHtml(e.instanceId)}/mcp</code> — ${escapeHtml(e.connector.descriptor.title)}</li>`))].join('');
+        return page(res, path === '/' || path === '/portal' ? 200 : 404, 'Connector gateway', `<p>MCP endpoints (POST, bearer token):</p><ul>${list}</ul>`);
+      }
+      if (req.method !== 'GET' && req.method !== 'POST') {
+        req.resume();
+        return page(res, 405, 'Method not allowed', '');
+      }
+      const purpose = match[1] as LinkPurpose;
+      const token = match[2]!;
+      const check = verifyLink(gateway.vault, token, purpose, gateway.now());
+      if (!check.ok) {
+        req.resume();
+        return invalid(res, check.reason);
+      }
+      return handlers[purpose](req, res, check.payload, token);
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
+import { randomBytes } from 'node:crypto';
+import type { PlatformStore, TokenRecord } from './platform/store.ts';
+import { tokenHash } from './http/server.ts';
+
+export const TOKEN_PREFIX = 'cgw_';
+
+export function newToken(): string {
+  return `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
+}
+
+/** Creates a token for a user; the returned `token` is the only time it exists in clear. */
+export async function issueToken(store: PlatformStore, userId: string, label: string, token = newToken()): Promise<{ token: string; record: TokenRecord }> {
+  const record = await store.createToken({ userId, label, tokenHash: tokenHash(token) });
+  return { token, record };
+}

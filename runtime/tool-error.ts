@@ -1,0 +1,20 @@
+// Errors a handler raises on purpose. The runtime turns them into the connector's spec text;
+// anything else a handler throws becomes the generic text (and is logged, without secrets).
+
+export type ErrorParams = Readonly<Record<string, string | number>>;
+
+export class ToolError extends Error {
+  readonly code: string;
+  readonly params: ErrorParams;
+  constructor(code: string, params: ErrorParams = {}, detail?: string) {
+    super(detail ?? code);
+    this.name = 'ToolError';
+    this.code = code;
+    this.params = params;
+  }
+}
+
+/** Fills `{name}` placeholders; a missing parameter is left visible rather than guessed. */
+export function formatText(text: string, params: ErrorParams): string {
+  return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}

@@ -1,0 +1,249 @@
+// Metering and fair use (DECISIONS §8–10). One cost unit per tools/call that reached the upstream
+// stage. Counts are aggregated in memory and flushed to the store in batches (every
+// `usageFlushMs` and on shutdown); the usage record adds what is not flushed yet, so it is exact.
+// Fair-use counters are per account and billing month: in memory for one process (check-and-
+// increment is synchronous, so there is no overshoot), in the shared store for several replicas.
+import type { Logger } from 'pino';
+import { localDate, localMonth } from './calendar.ts';
+import type { Account, FairUseMode, PlatformStore, UsageRow } from './platform/store.ts';
+import type { SharedStore } from './shared-store.ts';
+
+export interface UsageRecord {
+  readonly usage: {
+    readonly from: string;
+    readonly to: string;
+    readonly totalCalls: number;
+    readonly totalCostUnits: number;
+    readonly byConnector: Record<string, { calls: number; costUnits: number; byTool: Record<string, number> }>;
+  };
+  readonly fairUse: {
+    readonly withinQuota: boolean;
+    readonly used: number;
+    readonly limit: number;
+    readonly mode: FairUseMode;
+    readonly month: string;
+  };
+}
+
+export type FairUseDecision =
+  | { readonly blocked: false; readonly reservation?: Reservation }
+  | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
+
+export interface Reservation {
+  readonly accountId: string;
+  readonly month: string;
+}
+
+export interface UsageOptions {
+  readonly store: PlatformStore;
+  readonly timeZone: string;
+  readonly defaultQuota: number;
+  readonly flushMs: number;
+  /** Bounded wait for a counter read from the store or shared store; past it, fail open. */
+  readonly counterTimeoutMs: number;
+  readonly shared?: SharedStore;
+  readonly log: Logger;
+  readonly onFailOpen?: (component: string) => void;
+}
+
+const FAIR_USE_TTL_SECONDS = 40 * 24 * 3600;
+
+function timeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+export class UsageMeter {
+  readonly #o: UsageOptions;
+  /** Not yet flushed: key `account|month|connector|tool` → calls. */
+  #pending = new Map<string, number>();
+  /** Being flushed right now (still counted in usage records until the write lands). */
+  #inFlight = new Map<string, number>();
+  /** In-process fair-use counters (used when no shared store): `account|month` → units. */
+  readonly #units = new Map<string, number>();
+  readonly #seeding = new Map<string, Promise<number>>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  #reading = 0;
+
+  constructor(options: UsageOptions) {
+    this.#o = options;
+  }
+
+  month(now: Date): string {
+    return localMonth(now, this.#o.timeZone);
+  }
+
+  limitOf(account: Account): number {
+    return account.fairUseQuota ?? this.#o.defaultQuota;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.flush().catch((error: unknown) => this.#o.log.error({ err: error }, 'usage flush failed; will retry')), this.#o.flushMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush(true);
+  }
+
+  /** Units of the month in the store plus everything this process has not flushed. */
+  async #storedUnits(accountId: string, month: string): Promise<number> {
+    // No flush may land between the store read and the sum of unflushed counts below.
+    this.#reading++;
+    try {
+      if (this.#flushing) await this.#flushing.catch(() => {});
+      return await this.#sumUnits(accountId, month);
+    } finally {
+      this.#reading--;
+    }
+  }
+
+  async #sumUnits(accountId: string, month: string): Promise<number> {
+    let units = await this.#o.store.getMonthCostUnits(accountId, month);
+    for (const map of [this.#pending, this.#inFlight]) {
+      for (const [key, n] of map) if (key.startsWith(`${accountId}|${month}|`)) units += n;
+    }
+    return units;
+  }
+
+  /** Seeds the in-process counter once per account and month (concurrent callers share it). */
+  async #localUnits(accountId: string, month: string): Promise<number> {
+    const key = `${accountId}|${month}`;
+    const known = this.#units.get(key);
+    if (known !== undefined) return known;
+    let seeding = this.#seeding.get(key);
+    if (!seeding) {
+      seeding = timeout(this.#storedUnits(accountId, month), this.#o.counterTimeoutMs);
+      this.#seeding.set(key, seeding);
+      seeding.finally(() => this.#seeding.delete(key)).catch(() => {});
+    }
+    const stored = await seeding;
+    // Units metered while the seed was read are already in #pending and counted by the store read
+    // only once flushed; keep whichever view is larger.
+    const current = this.#units.get(key);
+    if (current === undefined) this.#units.set(key, stored);
+    return this.#units.get(key)!;
+  }
+
+  /** Hard mode: atomically reserve one unit, or block. Other modes never block. Fails open. */
+  async check(account: Account, now: Date): Promise<FairUseDecision> {
+    if (account.fairUseMode !== 'hard') return { blocked: false };
+    const month = this.month(now);
+    const limit = this.limitOf(account);
+    try {
+      if (this.#o.shared) {
+        const seed = await timeout(this.#storedUnits(account.id, month), this.#o.counterTimeoutMs);
+        const r = await this.#o.shared.reserveUnit(`fu:${account.id}:${month}`, limit, seed, FAIR_USE_TTL_SECONDS);
+        return r.allowed ? { blocked: false, reservation: { accountId: account.id, month } } : { blocked: true, used: r.used, limit, month };
+      }
+      const used = await this.#localUnits(account.id, month);
+      // Synchronous from here: check and increment cannot interleave with another call.
+      const current = this.#units.get(`${account.id}|${month}`) ?? used;
+      if (current + 1 > limit) return { blocked: true, used: current, limit, month };
+      this.#units.set(`${account.id}|${month}`, current + 1);
+      return { blocked: false, reservation: { accountId: account.id, month } };
+    } catch (error) {
+      this.#o.log.warn({ err: error, accountId: account.id }, 'fair-use counter unavailable; failing open');
+      this.#o.onFailOpen?.('fair_use');
+      return { blocked: false };
+    }
+  }
+
+  /** Gives a reserved unit back (the call ended before the upstream stage). */
+  async release(reservation: Reservation): Promise<void> {
+    try {
+      if (this.#o.shared) await this.#o.shared.addUnits(`fu:${reservation.accountId}:${reservation.month}`, -1, 0, FAIR_USE_TTL_SECONDS);
+      else {
+        const key = `${reservation.accountId}|${reservation.month}`;
+        const v = this.#units.get(key);
+        if (v !== undefined) this.#units.set(key, Math.max(0, v - 1));
+      }
+    } catch {
+      this.#o.onFailOpen?.('fair_use');
+    }
+  }
+
+  /** Meters one call (one cost unit). `reservation` is the hard-mode unit already counted. */
+  record(accountId: string, connectorId: string, tool: string, now: Date, reservation?: Reservation): void {
+    const month = this.month(now);
+    const key = `${accountId}|${month}|${connectorId}|${tool}`;
+    this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
+    if (reservation) return;
+    const unitsKey = `${accountId}|${month}`;
+    if (this.#o.shared) {
+      // Keep the shared counter current for other replicas; a failure here only delays it.
+      void this.#storedUnits(accountId, month)
+        .then((seed) => this.#o.shared!.addUnits(`fu:${accountId}:${month}`, 1, Math.max(0, seed - 1), FAIR_USE_TTL_SECONDS))
+        .catch(() => this.#o.onFailOpen?.('fair_use'));
+    } else if (this.#units.has(unitsKey)) {
+      this.#units.set(unitsKey, this.#units.get(unitsKey)! + 1);
+    }
+  }
+
+  async flush(force = false): Promise<void> {
+    if (this.#flushing) await this.#flushing;
+    if (this.#pending.size === 0 || (this.#reading > 0 && !force)) return;
+    this.#inFlight = this.#pending;
+    this.#pending = new Map();
+    const rows: UsageRow[] = [...this.#inFlight].map(([key, calls]) => {
+      const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
+      return { accountId, month, connectorId, tool, calls, costUnits: calls };
+    });
+    const run = this.#o.store.addUsage(rows);
+    this.#flushing = run.then(() => undefined);
+    try {
+      await run;
+      this.#inFlight = new Map();
+    } catch (error) {
+      // Nothing is lost: put the counts back for the next flush.
+      for (const [key, n] of this.#inFlight) this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
+      this.#inFlight = new Map();
+      throw error;
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  /** The usage record of the spec for the account's month to date. */
+  async usageRecord(account: Account, now: Date): Promise<UsageRecord> {
+    const month = this.month(now);
+    const rows = await this.#o.store.getUsage(account.id, month);
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
+    for (const map of [this.#inFlight, this.#pending]) {
+      for (const [key, n] of map) {
+        const [accountId, m, connectorId, tool] = key.split('|');
+        if (accountId === account.id && m === month) counts.set(`${connectorId}|${tool}`, (counts.get(`${connectorId}|${tool}`) ?? 0) + n);
+      }
+    }
+    const byConnector: UsageRecord['usage']['byConnector'] = {};
+    let total = 0;
+    for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const [connectorId, tool] = key.split('|') as [string, string];
+      const c = (byConnector[connectorId] ??= { calls: 0, costUnits: 0, byTool: {} });
+      c.calls += n;
+      c.costUnits += n;
+      c.byTool[tool] = (c.byTool[tool] ?? 0) + n;
+      total += n;
+    }
+    const limit = this.limitOf(account);
+    let used = total;
+    let withinQuota: boolean;
+    if (this.#o.shared && account.fairUseMode === 'hard') {
+      try {
+        used = Math.max(total, (await this.#o.shared.getUnits(`fu:${account.id}:${month}`)) ?? total);
+        withinQuota = used <= limit;
+      } catch {
+        this.#o.onFailOpen?.('fair_use');
+        withinQuota = true;
+      }
+    } else withinQuota = used <= limit;
+    return {
+      usage: { from: `${month}-01`, to: localDate(now, this.#o.timeZone), totalCalls: total, totalCostUnits: total, byConnector },
+      fairUse: { withinQuota, used, limit, mode: account.fairUseMode, month },
+    };
+  }
+}

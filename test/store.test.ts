@@ -1,0 +1,416 @@
+// One contract suite for `PlatformStore`, run against the embedded PostgreSQL (PGlite, in memory)
+// and a PostgreSQL server (a fresh schema per run). Tests share one store per target, so every test
+// works on its own accounts and never assumes an empty database. No test depends on the clock:
+// expiry is decided by the `now` the test passes.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../runtime/platform/open-store.ts';
+import { createPgliteClient, createPostgresClient } from '../runtime/platform/sql-client.ts';
+import type { SqlClient } from '../runtime/platform/sql-client.ts';
+import { newId, SqlPlatformStore, StoreError } from '../runtime/platform/sql-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+
+interface StoreTarget {
+  readonly kind: 'embedded' | 'postgres';
+  /** The store every test uses, migrated. Called once. */
+  open(): Promise<PlatformStore>;
+  /** Closes the store and removes what `open` and `openEmptyPair` created. */
+  dispose(): Promise<void>;
+  /** Two unmigrated stores on one empty database, for the concurrent-migration test. */
+  openEmptyPair?(): Promise<readonly [PlatformStore, PlatformStore]>;
+}
+
+const BASE = new Date('2025-03-14T09:26:53.589Z');
+const minutes = (n: number) => new Date(BASE.getTime() + n * 60_000);
+const hash = () => newId('').padEnd(64, '0');
+
+function storeContract(name: string, target: StoreTarget): void {
+  describe(name, () => {
+    let store: PlatformStore;
+
+    beforeAll(async () => {
+      store = await target.open();
+    });
+
+    afterAll(async () => {
+      await target.dispose();
+    });
+
+    async function seed(role: 'admin' | 'member' = 'admin') {
+      const account = await store.createAccount({ name: 'Acme ApS' });
+      const user = await store.createUser({ accountId: account.id, email: `${newId('u')}@acme.example`, name: 'Ada', role });
+      return { account, user };
+    }
+
+    it('reports its kind', () => {
+      expect(store.kind).toBe(target.kind);
+    });
+
+    it('creates, reads and lists accounts', async () => {
+      const a = await store.createAccount({ name: 'Generated' });
+      expect(a.id).toMatch(/^acc_[a-z2-7]{20}$/);
+      expect(a).toMatchObject({ name: 'Generated', fairUseMode: 'off', fairUseQuota: null });
+      expect(a.createdAt).toBeInstanceOf(Date);
+      const givenId = newId('acc_given_');
+      const b = await store.createAccount({ id: givenId, name: 'Given' });
+      expect(b.id).toBe(givenId);
+      expect(await store.getAccount(a.id)).toEqual(a);
+      expect(await store.getAccount('acc_missing')).toBeNull();
+      const ids = (await store.listAccounts()).map((x) => x.id);
+      expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
+      await expect(store.createAccount({ id: givenId, name: 'Again' })).rejects.toMatchObject({ code: 'conflict' });
+    });
+
+    it('sets fair-use mode and quota independently', async () => {
+      const { account } = await seed();
+      await store.setFairUse(account.id, { mode: 'hard' });
+      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: null });
+      await store.setFairUse(account.id, { quota: 250_000 });
+      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 250_000 });
+      await store.setFairUse(account.id, { mode: 'soft', quota: null });
+      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
+      await store.setFairUse(account.id, {});
+      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
+      await expect(store.setFairUse('acc_missing', { mode: 'off' })).rejects.toBeInstanceOf(StoreError);
+      await expect(store.setFairUse(account.id, { quota: -1 })).rejects.toThrow(RangeError);
+    });
+
+    it('creates users with unique, case-insensitive emails', async () => {
+      const account = await store.createAccount({ name: 'Users' });
+      const email = `${newId('Mixed.Case')}@Example.COM`;
+      const u = await store.createUser({ accountId: account.id, email, name: 'Bo' });
+      expect(u.id).toMatch(/^usr_[a-z2-7]{20}$/);
+      expect(u).toMatchObject({ accountId: account.id, email, name: 'Bo', role: 'member', termsAcceptedAt: null });
+      expect(u.createdAt).toBeInstanceOf(Date);
+      expect(await store.getUser(u.id)).toEqual(u);
+      expect(await store.getUser('usr_missing')).toBeNull();
+      expect(await store.findUserByEmail(email.toLowerCase())).toEqual(u);
+      expect(await store.findUserByEmail(email.toUpperCase())).toEqual(u);
+      expect(await store.findUserByEmail('nobody@example.com')).toBeNull();
+      await expect(
+        store.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' }),
+      ).rejects.toMatchObject({ code: 'conflict' });
+      await expect(
+        store.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' }),
+      ).rejects.toMatchObject({ code: 'not_found' });
+      const admin = await store.createUser({ id: newId('usr_given_'), accountId: account.id, email: `${newId('a')}@example.com`, name: 'Al', role: 'admin' });
+      expect(admin.role).toBe('admin');
+      const listed = (await store.listUsers(account.id)).map((x) => x.id).sort();
+      expect(listed).toEqual([u.id, admin.id].sort());
+      expect(await store.listUsers('acc_missing')).toEqual([]);
+    });
+
+    it('records acceptance of the terms', async () => {
+      const { user } = await seed();
+      await store.acceptTerms(user.id, BASE);
+      expect((await store.getUser(user.id))?.termsAcceptedAt).toEqual(BASE);
+      await expect(store.acceptTerms('usr_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('finds tokens by hash and ignores revoked ones', async () => {
+      const { account, user } = await seed();
+      const tokenHash = hash();
+      const t = await store.createToken({ userId: user.id, label: 'laptop', tokenHash });
+      expect(t.id).toMatch(/^tok_[a-z2-7]{20}$/);
+      expect(t).toMatchObject({ userId: user.id, label: 'laptop', tokenHash, revokedAt: null });
+      const found = await store.findByTokenHash(tokenHash);
+      expect(found).toEqual({ token: t, user, account });
+      expect(await store.findByTokenHash(hash())).toBeNull();
+      await expect(store.createToken({ userId: user.id, label: 'copy', tokenHash })).rejects.toMatchObject({ code: 'conflict' });
+
+      const other = await store.createToken({ id: newId('tok_given_'), userId: user.id, label: 'phone', tokenHash: hash() });
+      await store.revokeToken(t.id, minutes(1));
+      expect(await store.findByTokenHash(tokenHash)).toBeNull();
+      expect((await store.findByTokenHash(other.tokenHash))?.token.id).toBe(other.id);
+      await store.revokeToken(t.id, minutes(2)); // the first revocation time stays
+      const listed = await store.listTokens(user.id);
+      expect(listed.map((x) => x.id).sort()).toEqual([t.id, other.id].sort());
+      expect(listed.find((x) => x.id === t.id)?.revokedAt).toEqual(minutes(1));
+      expect(listed.find((x) => x.id === other.id)?.revokedAt).toBeNull();
+      await expect(store.revokeToken('tok_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('turns subscriptions and seats on and off idempotently', async () => {
+      const { account, user } = await seed();
+      await store.setSubscription(account.id, 'cases', true);
+      await store.setSubscription(account.id, 'cases', true);
+      await store.setSubscription(account.id, 'erp', true);
+      expect(await store.listSubscriptions(account.id)).toEqual(['cases', 'erp']);
+      await store.setSubscription(account.id, 'cases', false);
+      await store.setSubscription(account.id, 'cases', false);
+      expect(await store.listSubscriptions(account.id)).toEqual(['erp']);
+
+      await store.setSeat(user.id, 'erp', true);
+      await store.setSeat(user.id, 'erp', true);
+      await store.setSeat(user.id, 'books', true);
+      expect(await store.listSeats(user.id)).toEqual(['books', 'erp']);
+      await store.setSeat(user.id, 'erp', false);
+      await store.setSeat(user.id, 'erp', false);
+      expect(await store.listSeats(user.id)).toEqual(['books']);
+      expect(await store.listSubscriptions('acc_missing')).toEqual([]);
+      expect(await store.listSeats('usr_missing')).toEqual([]);
+      await expect(store.setSubscription('acc_missing', 'erp', true)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('stores connections and replaces them on reconnect, keeping createdAt', async () => {
+      const { account } = await seed();
+      const first = await store.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
+      expect(first).toMatchObject({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
+      expect(first.createdAt).toBeInstanceOf(Date);
+      expect(first.updatedAt).toBeInstanceOf(Date);
+      expect(await store.getConnection(account.id, 'erp')).toEqual(first);
+
+      const again = await store.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c2', keyVersion: 2 });
+      expect(again).toMatchObject({ ciphertext: 'c2', keyVersion: 2 });
+      expect(again.createdAt).toEqual(first.createdAt);
+      expect(again.updatedAt.getTime()).toBeGreaterThanOrEqual(first.updatedAt.getTime());
+      expect(await store.getConnection(account.id, 'erp')).toEqual(again);
+
+      const second = await store.putConnection({ accountId: account.id, instanceId: 'erp-2', connectorKey: 'erp', ciphertext: 'd1', keyVersion: 1 });
+      expect((await store.listConnections(account.id)).map((c) => c.instanceId)).toEqual(['erp', 'erp-2']);
+      const all = await store.listConnections();
+      expect(all).toEqual(expect.arrayContaining([again, second]));
+
+      await store.deleteConnection(account.id, 'erp');
+      await store.deleteConnection(account.id, 'erp'); // already gone: no error
+      expect(await store.getConnection(account.id, 'erp')).toBeNull();
+      expect(await store.listConnections(account.id)).toEqual([second]);
+      await expect(
+        store.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 }),
+      ).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('replaces a ciphertext only when the key version still matches', async () => {
+      const { account } = await seed();
+      await store.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'v1', keyVersion: 1 });
+      expect(await store.replaceCiphertext(account.id, 'cases', 7, 'wrong', 8)).toBe(false);
+      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v1', keyVersion: 1 });
+      expect(await store.replaceCiphertext(account.id, 'cases', 1, 'v2', 2)).toBe(true);
+      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.replaceCiphertext(account.id, 'cases', 1, 'stale', 2)).toBe(false);
+      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.replaceCiphertext(account.id, 'nothing', 1, 'x', 2)).toBe(false);
+    });
+
+    it('consumes a connect link once and tells used, expired and missing apart', async () => {
+      const { account, user } = await seed();
+      const link = { accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) };
+      const ok = newId('jti_');
+      await store.createConnectLink({ jti: ok, ...link });
+      expect(await store.consumeConnectLink(ok, minutes(1))).toBe('ok');
+      expect(await store.consumeConnectLink(ok, minutes(2))).toBe('used');
+      expect(await store.consumeConnectLink(ok, minutes(60))).toBe('used'); // used, and later also expired
+
+      const late = newId('jti_');
+      await store.createConnectLink({ jti: late, ...link });
+      expect(await store.consumeConnectLink(late, minutes(11))).toBe('expired');
+      expect(await store.consumeConnectLink(late, minutes(10))).toBe('expired'); // at the expiry instant
+      expect(await store.consumeConnectLink(late, minutes(9))).toBe('ok');
+
+      expect(await store.consumeConnectLink(newId('jti_'), minutes(1))).toBe('missing');
+      await expect(store.createConnectLink({ jti: ok, ...link })).rejects.toMatchObject({ code: 'conflict' });
+    });
+
+    it('gives exactly one of 20 concurrent consumers of a link the ok', async () => {
+      const { account, user } = await seed();
+      const jti = newId('jti_');
+      await store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt: minutes(10) });
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.consumeConnectLink(jti, minutes(1))));
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'used')).toHaveLength(19);
+    });
+
+    it('adds usage as increments and reads it back', async () => {
+      const { account } = await seed();
+      const row = { accountId: account.id, month: '2025-03', connectorId: 'erp', tool: 'query_entity' };
+      await store.addUsage([]);
+      await store.addUsage([
+        { ...row, calls: 2, costUnits: 2 },
+        { ...row, tool: 'list_companies', calls: 1, costUnits: 1 },
+        { ...row, month: '2025-04', calls: 5, costUnits: 5 },
+      ]);
+      await store.addUsage([
+        { ...row, calls: 3, costUnits: 3 },
+        { ...row, calls: 1, costUnits: 1 }, // the same key twice in one batch
+        { ...row, accountId: 'acc_deleted_meanwhile', calls: 1, costUnits: 1 },
+      ]);
+      expect(await store.getUsage(account.id, '2025-03')).toEqual([
+        { ...row, tool: 'list_companies', calls: 1, costUnits: 1 },
+        { ...row, calls: 6, costUnits: 6 },
+      ]);
+      expect(await store.getUsage(account.id, '2025-04')).toEqual([{ ...row, month: '2025-04', calls: 5, costUnits: 5 }]);
+      expect(await store.getMonthCostUnits(account.id, '2025-03')).toBe(7);
+      expect(await store.getMonthCostUnits(account.id, '2025-04')).toBe(5);
+      expect(await store.getMonthCostUnits(account.id, '2025-05')).toBe(0);
+      expect(await store.getUsage('acc_deleted_meanwhile', '2025-03')).toEqual([]);
+      await expect(store.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
+    });
+
+    it('loses no increment under concurrent batches', async () => {
+      const { account } = await seed();
+      const rows = [
+        { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
+        { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'list_cases', calls: 2, costUnits: 2 },
+      ];
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.addUsage(i % 2 === 0 ? rows : [...rows].reverse())));
+      expect(await store.getMonthCostUnits(account.id, '2025-03')).toBe(30);
+      expect((await store.getUsage(account.id, '2025-03')).map((r) => r.calls)).toEqual([10, 20]);
+    });
+
+    it('runs migrate() concurrently without harm', async () => {
+      await Promise.all([store.migrate(), store.migrate()]);
+      if (target.openEmptyPair) {
+        const [a, b] = await target.openEmptyPair();
+        await Promise.all([a.migrate(), b.migrate()]);
+        const account = await a.createAccount({ name: 'After migrate' });
+        expect(await b.getAccount(account.id)).toEqual(account);
+      }
+      expect((await store.createAccount({ name: 'Still fine' })).name).toBe('Still fine');
+    });
+
+    it('loads a snapshot of everything the hot path needs', async () => {
+      const { account, user } = await seed();
+      const member = await store.createUser({ accountId: account.id, email: `${newId('m')}@acme.example`, name: 'Mo' });
+      const live = await store.createToken({ userId: user.id, label: 'live', tokenHash: hash() });
+      const revoked = await store.createToken({ userId: member.id, label: 'old', tokenHash: hash() });
+      await store.revokeToken(revoked.id, BASE);
+      await store.setSubscription(account.id, 'ledger', true);
+      await store.setSeat(member.id, 'ledger', true);
+      const conn = await store.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 3 });
+      await store.setFairUse(account.id, { mode: 'hard', quota: 10 });
+
+      const snap = await store.loadSnapshot();
+      expect(snap.accounts.find((a) => a.id === account.id)).toEqual(await store.getAccount(account.id));
+      expect(snap.users.filter((u) => u.accountId === account.id).map((u) => u.id).sort()).toEqual([user.id, member.id].sort());
+      expect(snap.users.find((u) => u.id === member.id)).toEqual(member);
+      expect(snap.tokens.find((t) => t.id === live.id)).toEqual(live);
+      expect(snap.tokens.some((t) => t.id === revoked.id)).toBe(false);
+      expect(snap.tokens.every((t) => t.revokedAt === null)).toBe(true);
+      expect(snap.subscriptions.filter((s) => s.accountId === account.id)).toEqual([{ accountId: account.id, connectorKey: 'ledger' }]);
+      expect(snap.seats.filter((s) => s.userId === member.id)).toEqual([{ userId: member.id, connectorKey: 'ledger' }]);
+      expect(snap.seats.some((s) => s.userId === user.id)).toBe(false);
+      expect(snap.connections.filter((c) => c.accountId === account.id)).toEqual([conn]);
+    });
+
+    it('deletes an account with everything that belongs to it', async () => {
+      const { account, user } = await seed();
+      const keep = await seed();
+      const token = await store.createToken({ userId: user.id, label: 't', tokenHash: hash() });
+      const keptToken = await store.createToken({ userId: keep.user.id, label: 't', tokenHash: hash() });
+      for (const { account: a, user: u } of [{ account, user }, keep]) {
+        await store.setSubscription(a.id, 'erp', true);
+        await store.setSeat(u.id, 'erp', true);
+        await store.putConnection({ accountId: a.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 });
+        await store.addUsage([{ accountId: a.id, month: '2025-03', connectorId: 'erp', tool: 'list_companies', calls: 1, costUnits: 1 }]);
+      }
+      const jti = newId('jti_');
+      await store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) });
+
+      await store.deleteAccount(account.id);
+      await store.deleteAccount(account.id); // already gone: no error
+
+      expect(await store.getAccount(account.id)).toBeNull();
+      expect(await store.getUser(user.id)).toBeNull();
+      expect(await store.findUserByEmail(user.email)).toBeNull();
+      expect(await store.listUsers(account.id)).toEqual([]);
+      expect(await store.findByTokenHash(token.tokenHash)).toBeNull();
+      expect(await store.listTokens(user.id)).toEqual([]);
+      expect(await store.listSubscriptions(account.id)).toEqual([]);
+      expect(await store.listSeats(user.id)).toEqual([]);
+      expect(await store.listConnections(account.id)).toEqual([]);
+      expect(await store.getUsage(account.id, '2025-03')).toEqual([]);
+      expect(await store.consumeConnectLink(jti, minutes(1))).toBe('missing');
+      const snap = await store.loadSnapshot();
+      expect(snap.accounts.some((a) => a.id === account.id)).toBe(false);
+      expect(snap.users.some((u) => u.accountId === account.id)).toBe(false);
+      expect(snap.connections.some((c) => c.accountId === account.id)).toBe(false);
+
+      // The other account is untouched.
+      expect(await store.getAccount(keep.account.id)).toEqual(keep.account);
+      expect((await store.findByTokenHash(keptToken.tokenHash))?.user.id).toBe(keep.user.id);
+      expect(await store.listSubscriptions(keep.account.id)).toEqual(['erp']);
+      expect(await store.listSeats(keep.user.id)).toEqual(['erp']);
+      expect(await store.listConnections(keep.account.id)).toHaveLength(1);
+      expect(await store.getMonthCostUnits(keep.account.id, '2025-03')).toBe(1);
+    });
+  });
+}
+
+// --- embedded PostgreSQL (PGlite) -----------------------------------------------------------------
+
+let embedded: PlatformStore | undefined;
+storeContract('PlatformStore on embedded PostgreSQL (PGlite)', {
+  kind: 'embedded',
+  async open() {
+    embedded = await openStore({});
+    return embedded;
+  },
+  async dispose() {
+    await embedded?.close();
+  },
+});
+
+describe('embedded store on a data directory', () => {
+  it('migrates a new directory concurrently and keeps its data when reopened', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'store-test-'));
+    try {
+      const first = new SqlPlatformStore(await createPgliteClient({ dataDir }));
+      await Promise.all([first.migrate(), first.migrate()]);
+      const account = await first.createAccount({ name: 'Durable' });
+      const user = await first.createUser({ accountId: account.id, email: 'durable@example.com', name: 'Di' });
+      await first.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
+      await first.addUsage([{ accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 4, costUnits: 4 }]);
+      await first.close();
+
+      const reopened = await openStore({ dataDir });
+      try {
+        expect(reopened.kind).toBe('embedded');
+        expect(await reopened.getAccount(account.id)).toEqual(account);
+        expect(await reopened.findUserByEmail('DURABLE@example.com')).toEqual(user);
+        expect(await reopened.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'c', keyVersion: 1 });
+        expect(await reopened.getMonthCostUnits(account.id, '2025-03')).toBe(4);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+// --- PostgreSQL server ----------------------------------------------------------------------------
+
+const DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+let admin: SqlClient | undefined;
+const schemas: string[] = [];
+const opened: PlatformStore[] = [];
+
+async function freshSchema(): Promise<string> {
+  admin ??= createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
+  const schema = newId('store_test_');
+  await admin.exec(`CREATE SCHEMA ${schema}`);
+  schemas.push(schema);
+  return schema;
+}
+
+storeContract('PlatformStore on PostgreSQL', {
+  kind: 'postgres',
+  async open() {
+    const store = await openStore({ databaseUrl: DATABASE_URL, schema: await freshSchema() });
+    opened.push(store);
+    return store;
+  },
+  async openEmptyPair() {
+    const schema = await freshSchema();
+    const pair = [0, 1].map(() => new SqlPlatformStore(createPostgresClient({ connectionString: DATABASE_URL, schema })));
+    opened.push(...pair);
+    return [pair[0]!, pair[1]!] as const;
+  },
+  async dispose() {
+    await Promise.all(opened.map((s) => s.close()));
+    for (const schema of schemas) await admin?.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await admin?.close();
+  },
+});

@@ -1,0 +1,86 @@
+// Starts a real gateway (HTTP on a random port) over a given store, plus helpers to create tenants
+// and MCP clients (the SDK Client over streamable HTTP, as a real assistant would connect).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pino, { type Logger } from 'pino';
+import { loadConfig, type GatewayConfig } from '../../runtime/config.ts';
+import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
+import type { PlatformStore, User, Account } from '../../runtime/platform/store.ts';
+import { issueToken } from '../../runtime/tokens.ts';
+import type { UsageRecord } from '../../runtime/usage.ts';
+
+export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
+
+export function testConfig(env: Record<string, string> = {}): GatewayConfig {
+  const base = loadConfig({ DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000', ...env });
+  return { ...base, secretKeys: TEST_SECRET };
+}
+
+export interface StartedGateway {
+  readonly app: App;
+  readonly url: string;
+  readonly store: PlatformStore;
+  close(): Promise<void>;
+}
+
+export async function startGateway(store: PlatformStore, options: Partial<AppOptions> & { env?: Record<string, string> } = {}): Promise<StartedGateway> {
+  const config = options.config ?? testConfig(options.env);
+  const app = await createApp({ logger: pino({ level: 'silent' }), upstreamSleep: async () => {}, ...options, config, store });
+  const url = await app.listen(0, '127.0.0.1');
+  // Links must point at the real listening address.
+  (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url;
+  return { app, url, store, close: () => app.close() };
+}
+
+export interface Tenant {
+  readonly account: Account;
+  readonly user: User;
+  readonly token: string;
+}
+
+let counter = 0;
+export async function createTenant(store: PlatformStore, options: { subscribe?: string[]; seats?: string[]; terms?: boolean; role?: 'admin' | 'member'; accountId?: string } = {}): Promise<Tenant> {
+  const n = ++counter;
+  const account = options.accountId ? (await store.getAccount(options.accountId))! : await store.createAccount({ name: `Tenant ${n} ${Date.now()}` });
+  const user = await store.createUser({ accountId: account.id, email: `user${n}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, name: `User ${n}`, role: options.role ?? 'admin' });
+  if (options.terms !== false) await store.acceptTerms(user.id, new Date());
+  for (const key of options.subscribe ?? []) await store.setSubscription(account.id, key, true);
+  for (const key of options.seats ?? options.subscribe ?? []) await store.setSeat(user.id, key, true);
+  const { token } = await issueToken(store, user.id, 'test');
+  return { account, user, token };
+}
+
+export async function mcpClient(gatewayUrl: string, instanceId: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/${instanceId}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return client;
+}
+
+/** A raw JSON-RPC POST (for protocol edge cases the SDK client would never send). */
+export async function rpc(gatewayUrl: string, instanceId: string, token: string | null, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
+  const res = await fetch(`${gatewayUrl}/${instanceId}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
+
+/** GET /api/usage as the caller. */
+export async function usageOf(gatewayUrl: string, token: string): Promise<UsageRecord> {
+  const res = await fetch(`${gatewayUrl}/api/usage`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET /api/usage answered ${res.status}`);
+  return (await res.json()) as UsageRecord;
+}
