@@ -1,0 +1,226 @@
+// Admin CLI for operators: every platform operation without the portal.
+//   npm run admin -- <command> [arguments]      (npm run admin -- help)
+// Writes go to the configured store; running gateways pick them up within SNAPSHOT_REFRESH_MS
+// (immediately when a shared store is configured).
+import { join } from 'node:path';
+import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
+import { openStore } from './platform/open-store.ts';
+import type { FairUseMode, PlatformStore } from './platform/store.ts';
+import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from './platform/vault.ts';
+import { RedisSharedStore } from './shared-store.ts';
+import { issueToken } from './tokens.ts';
+import { UsageMeter } from './usage.ts';
+import pino from 'pino';
+import { appendFileSync, existsSync } from 'node:fs';
+
+export const HELP = `Usage: npm run admin -- <command> [arguments]
+
+  accounts list
+  accounts create <name>
+  accounts delete <accountId>
+  users list <accountId>
+  users create <accountId> <email> <name> [--role admin|member]
+  tokens issue <userId> [--label <label>]        prints the token once
+  tokens list <userId>
+  tokens revoke <tokenId>
+  terms accept <userId>
+  subscriptions list <accountId>
+  subscriptions set <accountId> <connector> on|off
+  seats list <userId>
+  seats set <userId> <connector> on|off
+  connections list [<accountId>]
+  connections set <accountId> <instanceId> <field>=<value> [...]   e.g. apiKey=…, or username=… password=… companyId=…
+  connections delete <accountId> <instanceId>
+  fair-use set <accountId> [--mode off|soft|hard] [--quota <n>|default]
+  usage <accountId> [--month YYYY-MM]
+  keys add                                        adds a new key version to the key file (embedded default)
+  keys reencrypt                                  re-encrypts every credential under the newest key
+
+<connector> is a connector key: ${Object.keys(generatedConnectors).join(', ')}.
+Configuration (database, keys) comes from the same environment and config file as the gateway.`;
+
+export class UsageError extends Error {}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const value = args[i + 1];
+  if (value === undefined) throw new UsageError(`${name} needs a value`);
+  args.splice(i, 2);
+  return value;
+}
+
+function need(args: string[], n: number, what: string): string[] {
+  if (args.length < n) throw new UsageError(`missing ${what}`);
+  return args;
+}
+
+function connectorKey(key: string): ConnectorKey {
+  if (!(key in generatedConnectors)) throw new UsageError(`unknown connector "${key}" (known: ${Object.keys(generatedConnectors).join(', ')})`);
+  return key as ConnectorKey;
+}
+
+function onOff(value: string | undefined): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new UsageError('expected on or off');
+}
+
+export function vaultFor(config: GatewayConfig): Vault {
+  return new Vault(config.secretKeys ?? loadOrCreateKeyFile(join(config.dataDir, 'secret.key')).keys);
+}
+
+export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void): Promise<void> {
+  const [group, command, ...rest] = argv;
+  const args = [...rest];
+  const print = (value: unknown) => out(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  switch (group === 'usage' ? 'usage' : `${group} ${command ?? ''}`.trim()) {
+    case 'accounts list':
+      return print(await store.listAccounts());
+    case 'accounts create':
+      return print(await store.createAccount({ name: need(args, 1, 'name').join(' ') }));
+    case 'accounts delete':
+      await store.deleteAccount(need(args, 1, 'accountId')[0]!);
+      return print('deleted');
+    case 'users list':
+      return print(await store.listUsers(need(args, 1, 'accountId')[0]!));
+    case 'users create': {
+      const role = (flag(args, '--role') ?? 'member') as 'admin' | 'member';
+      if (role !== 'admin' && role !== 'member') throw new UsageError('--role is admin or member');
+      const [accountId, email, ...name] = need(args, 3, 'accountId, email and name');
+      return print(await store.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role }));
+    }
+    case 'tokens issue': {
+      const label = flag(args, '--label') ?? 'cli';
+      const { token, record } = await issueToken(store, need(args, 1, 'userId')[0]!, label);
+      print({ id: record.id, userId: record.userId, label: record.label });
+      return print(`token (shown once, stored only as a hash): ${token}`);
+    }
+    case 'tokens list':
+      return print((await store.listTokens(need(args, 1, 'userId')[0]!)).map(({ tokenHash: _h, ...t }) => t));
+    case 'tokens revoke':
+      await store.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
+      return print('revoked');
+    case 'terms accept':
+      await store.acceptTerms(need(args, 1, 'userId')[0]!, new Date());
+      return print('accepted');
+    case 'subscriptions list':
+      return print(await store.listSubscriptions(need(args, 1, 'accountId')[0]!));
+    case 'subscriptions set': {
+      const [accountId, key, state] = need(args, 3, 'accountId, connector and on|off');
+      await store.setSubscription(accountId!, connectorKey(key!), onOff(state));
+      return print('ok');
+    }
+    case 'seats list':
+      return print(await store.listSeats(need(args, 1, 'userId')[0]!));
+    case 'seats set': {
+      const [userId, key, state] = need(args, 3, 'userId, connector and on|off');
+      await store.setSeat(userId!, connectorKey(key!), onOff(state));
+      return print('ok');
+    }
+    case 'connections list':
+      return print((await store.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c));
+    case 'connections set': {
+      const [accountId, instanceId, ...pairs] = need(args, 3, 'accountId, instanceId and at least one field=value');
+      const endpointConnector = config.connectors.find((c) => instanceId === c.id || instanceId!.startsWith(`${c.id}-`));
+      if (!endpointConnector) throw new UsageError(`no connector serves the instance "${instanceId}"`);
+      const fields = Object.fromEntries(pairs.map((p) => {
+        const eq = p.indexOf('=');
+        if (eq <= 0) throw new UsageError(`expected field=value, got "${p}"`);
+        return [p.slice(0, eq), p.slice(eq + 1)];
+      }));
+      const sealed = vaultFor(config).seal(JSON.stringify(fields), accountId!, instanceId!);
+      await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
+      return print(`stored (encrypted, key version ${sealed.keyVersion})`);
+    }
+    case 'connections delete':
+      await store.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
+      return print('deleted');
+    case 'fair-use set': {
+      const mode = flag(args, '--mode') as FairUseMode | undefined;
+      const quotaArg = flag(args, '--quota');
+      if (mode && !['off', 'soft', 'hard'].includes(mode)) throw new UsageError('--mode is off, soft or hard');
+      const quota = quotaArg === undefined ? undefined : quotaArg === 'default' ? null : Number(quotaArg);
+      if (quota !== undefined && quota !== null && (!Number.isInteger(quota) || quota < 0)) throw new UsageError('--quota is a non-negative integer or "default"');
+      await store.setFairUse(need(args, 1, 'accountId')[0]!, { ...(mode ? { mode } : {}), ...(quota !== undefined ? { quota } : {}) });
+      return print('ok');
+    }
+    case 'usage': {
+      const monthArg = flag(args, '--month');
+      const accountId = command;
+      if (!accountId) throw new UsageError('missing accountId');
+      const account = await store.getAccount(accountId);
+      if (!account) throw new UsageError(`no account ${accountId}`);
+      const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: 60_000, counterTimeoutMs: 1000, log: pino({ level: 'silent' }) });
+      if (monthArg) {
+        if (!/^\d{4}-\d{2}$/.test(monthArg)) throw new UsageError('--month is YYYY-MM');
+        return print(await store.getUsage(accountId, monthArg));
+      }
+      return print(await meter.usageRecord(account, new Date()));
+    }
+    case 'keys add': {
+      if (config.secretKeys) throw new UsageError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one with: openssl rand -base64 32)');
+      const file = join(config.dataDir, 'secret.key');
+      const { keys } = loadOrCreateKeyFile(file);
+      const version = Math.max(...Object.keys(keys).map(Number)) + 1;
+      appendFileSync(file, `${version}:${newSecretKey()}\n`);
+      return print(`added key version ${version} to ${file}; run "keys reencrypt" after restarting the gateway`);
+    }
+    case 'keys reencrypt': {
+      const vault = vaultFor(config);
+      let changed = 0;
+      let failed = 0;
+      for (const c of await store.listConnections()) {
+        if (c.keyVersion === vault.activeVersion) continue;
+        try {
+          const sealed = vault.seal(vault.open(c.ciphertext, c.accountId, c.instanceId), c.accountId, c.instanceId);
+          if (await store.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
+        } catch (error) {
+          failed++;
+          out(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ${error instanceof VaultError ? error.message : 'unreadable'}`);
+        }
+      }
+      print(`re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}${failed ? `; ${failed} failed` : ''}`);
+      if (failed) throw new UsageError(`${failed} credential(s) could not be re-encrypted`);
+      return;
+    }
+    default:
+      throw new UsageError(group ? `unknown command "${[group, command].filter(Boolean).join(' ')}"` : 'no command given');
+  }
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    console.log(HELP);
+    return argv.length === 0 ? 1 : 0;
+  }
+  let config: GatewayConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
+    return 2;
+  }
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, 'db'))) console.error(`note: creating a new embedded database in ${join(config.dataDir, 'db')}`);
+  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') });
+  try {
+    await runCli(argv, config, store, (line) => console.log(line));
+    if (config.redisUrl) {
+      const shared = await RedisSharedStore.connect(config.redisUrl).catch(() => undefined);
+      await shared?.publish('platform-invalidate', String(Date.now())).catch(() => {});
+      await shared?.close();
+    }
+    return 0;
+  } catch (error) {
+    console.error(error instanceof UsageError ? `${error.message}\n\n${HELP}` : `failed: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then((code) => process.exit(code));
+}

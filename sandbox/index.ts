@@ -1,0 +1,28 @@
+// Every sandbox upstream, started together for the demo and the end-to-end tests. Each one is a
+// separate HTTP server that the gateway reaches exactly like the real upstream.
+import { startRegisterSandbox } from './register/server.ts';
+
+export interface SandboxSet {
+  /** Configuration the gateway needs to reach the sandboxes, as environment variables. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Tenant credentials for connectors with a connect step, by connector key. */
+  readonly tenantCredentials: Readonly<Record<string, Record<string, string>>>;
+  readonly urls: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export const SANDBOX_REGISTER_USER = 'demo';
+export const SANDBOX_REGISTER_PASSWORD = 'demo-register-password';
+
+export async function startSandboxes(options: { host?: string; basePort?: number } = {}): Promise<SandboxSet> {
+  const host = options.host ?? '127.0.0.1';
+  const register = await startRegisterSandbox({ host, port: options.basePort ?? 0, username: SANDBOX_REGISTER_USER, password: SANDBOX_REGISTER_PASSWORD });
+  return {
+    env: { CONNECTOR_REGISTER_BASE_URL: register.url, REGISTER_USERNAME: SANDBOX_REGISTER_USER, REGISTER_PASSWORD: SANDBOX_REGISTER_PASSWORD },
+    tenantCredentials: {},
+    urls: { register: register.url },
+    async close() {
+      await register.close();
+    },
+  };
+}

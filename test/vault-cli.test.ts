@@ -1,0 +1,112 @@
+// Credentials at rest and the admin CLI: authenticated encryption bound to account and instance,
+// key rotation with re-encryption, and every platform operation from the command line.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, UsageError } from '../runtime/cli.ts';
+import { loadConfig } from '../runtime/config.ts';
+import { openStore } from '../runtime/platform/open-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
+import { tokenHash } from '../runtime/http/server.ts';
+
+describe('vault', () => {
+  const vault = new Vault({ 1: newSecretKey() });
+
+  it('round-trips and binds a ciphertext to its account and instance', () => {
+    const sealed = vault.seal('{"apiKey":"k"}', 'acc_a', 'cases');
+    expect(sealed.ciphertext).not.toContain('apiKey');
+    expect(vault.open(sealed.ciphertext, 'acc_a', 'cases')).toBe('{"apiKey":"k"}');
+    expect(() => vault.open(sealed.ciphertext, 'acc_b', 'cases')).toThrow(VaultError);
+    expect(() => vault.open(sealed.ciphertext, 'acc_a', 'cases-2')).toThrow(VaultError);
+  });
+
+  it('detects any changed byte', () => {
+    const { ciphertext } = vault.seal('secret', 'acc_a', 'cases');
+    const parts = ciphertext.split('.');
+    const body = Buffer.from(parts[3]!, 'base64url');
+    body[0]! ^= 1;
+    parts[3] = body.toString('base64url');
+    expect(() => vault.open(parts.join('.'), 'acc_a', 'cases')).toThrow(VaultError);
+  });
+
+  it('keeps old key versions readable after rotation and encrypts with the newest', () => {
+    const k1 = newSecretKey();
+    const old = new Vault({ 1: k1 }).seal('x', 'acc', 'inst');
+    const rotated = new Vault({ 1: k1, 2: newSecretKey() });
+    expect(rotated.open(old.ciphertext, 'acc', 'inst')).toBe('x');
+    expect(rotated.seal('y', 'acc', 'inst').keyVersion).toBe(2);
+    expect(() => new Vault({ 2: rotated.seal('y', 'acc', 'inst').ciphertext.split('.')[2]! })).toThrow(VaultError);
+  });
+
+  it('creates the embedded key file with mode 0600 once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-'));
+    try {
+      const first = loadOrCreateKeyFile(join(dir, 'secret.key'));
+      expect(first.created).toBe(true);
+      expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
+      const second = loadOrCreateKeyFile(join(dir, 'secret.key'));
+      expect(second).toEqual({ keys: first.keys, created: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('admin CLI', () => {
+  let store: PlatformStore;
+  let dir: string;
+  const out: string[] = [];
+  const cli = (...argv: string[]) => runCli(argv, loadConfig({ DATA_DIR: dir }), store, (l) => out.push(l));
+  const last = () => JSON.parse(out.at(-1)!) as Record<string, unknown>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    store = await openStore({});
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs every platform operation', async () => {
+    await cli('accounts', 'create', 'Acme', 'ApS');
+    const account = last();
+    expect(account.name).toBe('Acme ApS');
+    await cli('users', 'create', String(account.id), 'ops@acme.test', 'Ops', 'Person', '--role', 'admin');
+    const user = last();
+    expect(user).toMatchObject({ role: 'admin', name: 'Ops Person' });
+    await cli('tokens', 'issue', String(user.id), '--label', 'laptop');
+    const token = out.at(-1)!.split(': ').at(-1)!;
+    expect((await store.findByTokenHash(tokenHash(token)))?.user.id).toBe(user.id);
+    await cli('terms', 'accept', String(user.id));
+    await cli('subscriptions', 'set', String(account.id), 'cases', 'on');
+    await cli('seats', 'set', String(user.id), 'cases', 'on');
+    expect(await store.listSubscriptions(String(account.id))).toEqual(['cases']);
+    expect(await store.listSeats(String(user.id))).toEqual(['cases']);
+    await cli('connections', 'set', String(account.id), 'cases-2', 'apiKey=from-the-cli');
+    await cli('connections', 'list', String(account.id));
+    expect(out.at(-1)).not.toContain('from-the-cli');
+    expect(out.at(-1)).toContain('cases-2');
+    await cli('fair-use', 'set', String(account.id), '--mode', 'hard', '--quota', '500');
+    expect(await store.getAccount(String(account.id))).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 500 });
+    await cli('usage', String(account.id));
+    expect(last()).toMatchObject({ usage: { totalCalls: 0 }, fairUse: { limit: 500, mode: 'hard' } });
+    await expect(cli('subscriptions', 'set', String(account.id), 'nope', 'on')).rejects.toThrow(UsageError);
+    await expect(cli('bogus')).rejects.toThrow(UsageError);
+  });
+
+  it('adds a key version and re-encrypts every credential under it', async () => {
+    const account = await store.createAccount({ name: 'Rotate' });
+    await cli('connections', 'set', account.id, 'ledger', 'username=u', 'password=p', 'companyId=7');
+    expect((await store.getConnection(account.id, 'ledger'))?.keyVersion).toBe(1);
+    await cli('keys', 'add');
+    expect(readFileSync(join(dir, 'secret.key'), 'utf8')).toMatch(/^2:/m);
+    await cli('keys', 'reencrypt');
+    expect(out.at(-1)).toMatch(/^re-encrypted \d+ credential\(s\) under key version 2/);
+    const conn = (await store.getConnection(account.id, 'ledger'))!;
+    expect(conn.keyVersion).toBe(2);
+    const vault = new Vault(loadOrCreateKeyFile(join(dir, 'secret.key')).keys);
+    expect(JSON.parse(vault.open(conn.ciphertext, account.id, 'ledger'))).toEqual({ username: 'u', password: 'p', companyId: '7' });
+  });
+});
