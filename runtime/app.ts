@@ -66,7 +66,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }));
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
-    shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, onError: () => failOpen('shared_store') });
+    shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, prefix: config.redisPrefix, onError: () => failOpen('shared_store') });
   }
 
   const state = new PlatformState(store);
@@ -136,6 +136,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         http.server.listen(port, host, () => {
           const address = http.server.address() as AddressInfo;
           app.url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+          // Links must point at where the gateway really listens unless a public URL was configured.
+          if (!config.publicBaseUrlExplicit) (config as { publicBaseUrl: string }).publicBaseUrl = app.url;
           resolve(app.url);
         });
       });

@@ -22,12 +22,16 @@ export interface GatewayConfig {
   readonly port: number;
   /** Base of every link the gateway hands out (connect, purchase, team pages). */
   readonly publicBaseUrl: string;
+  /** False when the base URL was derived from HOST and PORT: the listening address then wins. */
+  readonly publicBaseUrlExplicit: boolean;
   /** Embedded database and key file live here. */
   readonly dataDir: string;
   /** PostgreSQL URL; unset means the embedded database in `dataDir`. */
   readonly databaseUrl?: string;
   /** Redis URL for several replicas (rate limits, fair use, register throttle); unset: one process. */
   readonly redisUrl?: string;
+  /** Key prefix in the shared store, so several deployments can share one Redis. */
+  readonly redisPrefix: string;
   /** Credential encryption keys `{ version: base64 32-byte key }`; the highest version encrypts. */
   readonly secretKeys?: Readonly<Record<number, string>>;
   readonly connectors: readonly ConnectorConfig[];
@@ -117,9 +121,11 @@ export function loadConfig(env: Env = process.env, configPath?: string): Gateway
     host,
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? file.publicBaseUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL ?? file.publicBaseUrl),
     dataDir: resolve(env.DATA_DIR ?? file.dataDir ?? 'data'),
     ...(env.DATABASE_URL ?? file.databaseUrl ? { databaseUrl: env.DATABASE_URL ?? file.databaseUrl } : {}),
     ...(env.REDIS_URL ?? file.redisUrl ? { redisUrl: env.REDIS_URL ?? file.redisUrl } : {}),
+    redisPrefix: env.REDIS_PREFIX ?? file.redisPrefix ?? 'cg:',
     ...(secretKeys ? { secretKeys } : {}),
     connectors,
     rateLimit: {

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   if (args.demo) {
     const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxes!.tenantCredentials);
     await app.context.state.refresh();
-    console.log(banner({ ...config, publicBaseUrl: url }, config.publicBaseUrl, tenant.token, sandboxes!.urls));
+    console.log(banner(config, app.context.config.publicBaseUrl, tenant.token, sandboxes!.urls));
   }
   log.info({ url, store: app.context.store.kind, startupMs: Math.round(performance.now() - started) }, 'gateway listening');
 

@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformInstruction = 'connect_account' | 'not_subscribed';
+export type PlatformInstruction = 'connect_account' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
 export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = {
   "errors": {
@@ -81,6 +81,7 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = {
   },
   "instructions": {
     "connect_account": "Open this link in a browser within 10 minutes to connect {connector_title} for the endpoint {instance_id}. The link works once. After connecting, call the tools again.",
+    "not_subscribed_tools_listed": "Your account is not subscribed to {connector_id}. Purchase a subscription here: {purchase_url} — until then every tool call answers with this link instead of data.",
     "not_subscribed": "Your account is not subscribed to {connector_id}, so only connect_account is listed. Purchase a subscription here: {purchase_url} — then call connect_account to connect your {connector_title} account, and the connector's tools will be listed."
   },
   "annotations": {

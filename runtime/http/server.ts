@@ -149,7 +149,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
         const { descriptor } = endpoint.connector;
         const instructions = subscribed
           ? descriptor.instructions
-          : formatText(gateway.platform.instructions.not_subscribed ?? descriptor.instructions, {
+          : formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? descriptor.instructions, {
               connector_id: connector.id,
               connector_title: descriptor.title,
               purchase_url: await pipeline.link('purchase', identity, endpoint),

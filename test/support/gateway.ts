@@ -27,8 +27,6 @@ export async function startGateway(store: PlatformStore, options: Partial<AppOpt
   const config = options.config ?? testConfig(options.env);
   const app = await createApp({ logger: pino({ level: 'silent' }), upstreamSleep: async () => {}, ...options, config, store });
   const url = await app.listen(0, '127.0.0.1');
-  // Links must point at the real listening address.
-  (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url;
   return { app, url, store, close: () => app.close() };
 }
 

@@ -1,0 +1,391 @@
+// Sandbox fake of the Danish company register's search API (CVR distribution, Elasticsearch 6
+// style), reached over HTTP exactly like the real upstream. See ../shared/upstreams/register.md.
+//
+//   POST {url}/virksomhed/_search        Vrvirksomhed documents
+//   POST {url}/produktionsenhed/_search  VrproduktionsEnhed documents
+//   POST {url}/deltager/_search          Vrdeltagerperson documents
+//   POST {url}/_search                   all three (also at the server root: /_search)
+//
+// `url` ends in `/cvr-permanent`, like the real base URL, so a client that joins paths wrongly
+// (dropping the base path) gets a 404 here just as it would upstream. HTTP Basic is required;
+// a wrong or missing credential gets a plain-text 401 (the real body is unknown, §5).
+//
+// Sandbox-only controls (no auth; they do not count as register requests):
+//   POST /__sandbox/fault  { "fault": "none|unauthorized|forbidden|server_error|html_200|slow", "delayMs"?: n }
+//   GET  /__sandbox/fault  current fault;  GET /__sandbox/stats  request counters
+//
+// Run as a script: `node sandbox/register/server.ts` listens on 127.0.0.1:4101 with demo/demo
+// (REGISTER_SANDBOX_PORT overrides the port; 0 picks a free one).
+
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
+import type { RegisterAlias, SearchIndex } from './query.ts';
+
+export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
+
+export type RegisterFault = (typeof REGISTER_FAULTS)[number];
+
+/** Default delay of the `slow` fault: longer than the gateway's 20 s register timeout. */
+export const DEFAULT_SLOW_DELAY_MS = 25_000;
+
+const BASE_PATH = '/cvr-permanent';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface RegisterSandboxOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  username: string;
+  password: string;
+  /** Overlap above which `overLimitEvents` counts (default 4, the gateway's register throttle). */
+  maxConcurrent?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query string as received. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON when the body was JSON, otherwise the raw text (undefined when empty). */
+  body: unknown;
+}
+
+export interface RegisterSandboxStats {
+  /** Register requests received (sandbox control requests excluded). */
+  requests: number;
+  /** Register requests in progress right now. */
+  inFlight: number;
+  /** Highest number of register requests seen in progress at the same time. */
+  maxConcurrentSeen: number;
+  /** How many times a request started while more than `maxConcurrent` were in progress (itself included). */
+  overLimitEvents: number;
+  lastRequest: RecordedRequest | null;
+}
+
+export interface RegisterSandbox {
+  /** Base URL corresponding to the real `.../cvr-permanent`; POST `${url}/virksomhed/_search`. */
+  readonly url: string;
+  readonly port: number;
+  /** Live counters (the same object is updated in place). */
+  readonly stats: RegisterSandboxStats;
+  readonly fault: RegisterFault;
+  setFault(fault: RegisterFault, options?: { delayMs?: number }): void;
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+const ALIAS_PATHS: ReadonlyMap<string, readonly RegisterAlias[]> = new Map<string, readonly RegisterAlias[]>([
+  [`${BASE_PATH}/virksomhed/_search`, ['virksomhed']],
+  [`${BASE_PATH}/produktionsenhed/_search`, ['produktionsenhed']],
+  [`${BASE_PATH}/deltager/_search`, ['deltager']],
+  [`${BASE_PATH}/_search`, REGISTER_ALIASES],
+  ['/_search', REGISTER_ALIASES],
+]);
+
+const MAINTENANCE_PAGE = `<!DOCTYPE html>
+<html lang="da">
+<head><meta charset="utf-8"><title>Virk - Driftsforstyrrelse</title></head>
+<body>
+<h1>Vi oplever i øjeblikket driftsforstyrrelser</h1>
+<p>Erhvervsstyrelsens systemer er midlertidigt utilgængelige. Prøv igen senere.</p>
+</body>
+</html>
+`;
+
+function isFault(value: unknown): value is RegisterFault {
+  return typeof value === 'string' && (REGISTER_FAULTS as readonly string[]).includes(value);
+}
+
+function validDelay(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 600_000;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, pretty = false): void {
+  const text = pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
+    req.on('error', reject);
+  });
+}
+
+function parseJsonLoose(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function checkBasicAuth(header: string | undefined, username: string, password: string): boolean {
+  if (header === undefined) return false;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (match === null) return false;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && decoded.slice(0, colon) === username && decoded.slice(colon + 1) === password;
+}
+
+/** Starts the register sandbox on 127.0.0.1 (or `host`); resolves once it listens. */
+export async function startRegisterSandbox(options: RegisterSandboxOptions): Promise<RegisterSandbox> {
+  if (typeof options.username !== 'string' || typeof options.password !== 'string') {
+    throw new TypeError('startRegisterSandbox: username and password are required');
+  }
+  const host = options.host ?? '127.0.0.1';
+  const maxConcurrent = options.maxConcurrent ?? 4;
+  const stats: RegisterSandboxStats = { requests: 0, inFlight: 0, maxConcurrentSeen: 0, overLimitEvents: 0, lastRequest: null };
+  let fault: RegisterFault = 'none';
+  let slowDelayMs = DEFAULT_SLOW_DELAY_MS;
+  const pendingDelays = new Set<() => void>();
+
+  function setFault(next: RegisterFault, faultOptions?: { delayMs?: number }): void {
+    if (!isFault(next)) throw new TypeError(`unknown register sandbox fault: ${String(next)}`);
+    const delay = faultOptions?.delayMs;
+    if (delay !== undefined && !validDelay(delay)) throw new TypeError(`invalid delayMs: ${String(delay)}`);
+    fault = next;
+    slowDelayMs = delay ?? DEFAULT_SLOW_DELAY_MS;
+  }
+
+  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
+  function delay(ms: number, res: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (completed: boolean): void => {
+        clearTimeout(timer);
+        res.off('close', onClose);
+        pendingDelays.delete(onClose);
+        resolve(completed);
+      };
+      const onClose = (): void => finish(false);
+      const timer = setTimeout(() => finish(true), ms);
+      res.once('close', onClose);
+      pendingDelays.add(onClose);
+    });
+  }
+
+  async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const { text } = await readBody(req);
+    if (path === '/__sandbox/stats' && req.method === 'GET') {
+      sendJson(res, 200, { ...stats, fault, delayMs: slowDelayMs, maxConcurrent });
+      return;
+    }
+    if (path === '/__sandbox/fault' && req.method === 'GET') {
+      sendJson(res, 200, { fault, delayMs: slowDelayMs });
+      return;
+    }
+    if (path === '/__sandbox/fault' && req.method === 'POST') {
+      const body = parseJsonLoose(text);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        sendJson(res, 400, { error: 'expected a JSON object { "fault": ..., "delayMs"?: number }', faults: REGISTER_FAULTS });
+        return;
+      }
+      const { fault: next, delayMs } = body as { fault?: unknown; delayMs?: unknown };
+      if (!isFault(next)) {
+        sendJson(res, 400, { error: `unknown fault ${JSON.stringify(next)}`, faults: REGISTER_FAULTS });
+        return;
+      }
+      if (delayMs !== undefined && !validDelay(delayMs)) {
+        sendJson(res, 400, { error: 'delayMs must be a number of milliseconds between 0 and 600000' });
+        return;
+      }
+      setFault(next, delayMs === undefined ? undefined : { delayMs });
+      sendJson(res, 200, { fault, delayMs: slowDelayMs });
+      return;
+    }
+    sendJson(res, 404, { error: `no sandbox control at ${req.method ?? ''} ${path}`, controls: ['POST /__sandbox/fault', 'GET /__sandbox/fault', 'GET /__sandbox/stats'] });
+  }
+
+  async function handleRegister(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? 'GET';
+    const { text, tooLarge } = await readBody(req);
+    stats.lastRequest = { method, path: req.url ?? '', headers: { ...req.headers }, body: parseJsonLoose(text) };
+
+    if (fault === 'slow' && !(await delay(slowDelayMs, res))) return;
+    switch (fault) {
+      case 'unauthorized':
+        sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
+        return;
+      case 'forbidden':
+        sendText(res, 403, '403 Forbidden: this account has no access to the CVR distribution\n');
+        return;
+      case 'server_error':
+        sendJson(res, 503, esErrorBody(503, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [] }, []));
+        return;
+      case 'html_200':
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(MAINTENANCE_PAGE) });
+        res.end(MAINTENANCE_PAGE);
+        return;
+      default:
+        break;
+    }
+
+    if (!checkBasicAuth(req.headers.authorization, options.username, options.password)) {
+      sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
+      return;
+    }
+
+    const path = url.pathname;
+    const aliases = ALIAS_PATHS.get(path);
+    if (aliases === undefined) {
+      const indexMatch = /^\/cvr-permanent\/([^/]+)\/_search$/.exec(path) ?? /^\/([^/_][^/]*)\/_search$/.exec(path);
+      if (indexMatch !== null) {
+        const name = decodeURIComponent(indexMatch[1]!);
+        sendJson(
+          res,
+          404,
+          esErrorBody(404, 'index_not_found_exception', 'no such index', {
+            'resource.type': 'index_or_alias',
+            'resource.id': name,
+            index_uuid: '_na_',
+            index: name,
+          }),
+        );
+        return;
+      }
+      sendJson(res, 400, { error: `no handler found for uri [${path}] and method [${method}]` });
+      return;
+    }
+    if (method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      sendJson(res, 405, { error: `Incorrect HTTP method for uri [${req.url ?? path}] and method [${method}], allowed: [POST]`, status: 405 });
+      return;
+    }
+    for (const param of url.searchParams.keys()) {
+      if (param !== 'pretty') {
+        sendJson(
+          res,
+          400,
+          esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`),
+        );
+        return;
+      }
+    }
+    if (tooLarge) {
+      sendJson(res, 413, esErrorBody(413, 'content_too_long_exception', `request body is larger than ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    const contentType = req.headers['content-type'];
+    const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+    if (text.length > 0 && mediaType !== 'application/json') {
+      const reason = contentType === undefined ? 'Content-Type header is missing' : `Content-Type header [${contentType}] is not supported`;
+      sendJson(res, 406, { error: reason, status: 406 });
+      return;
+    }
+    let body: unknown;
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : 'malformed JSON';
+        sendJson(res, 400, esErrorBody(400, 'json_parse_exception', `Unexpected character in request body: ${reason}`));
+        return;
+      }
+    }
+    const indices: SearchIndex[] = aliases.map((alias) => registerIndices[alias]);
+    const result = executeSearch(indices, body);
+    sendJson(res, result.status, result.body, url.searchParams.has('pretty'));
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const isControl = url.pathname.startsWith('/__sandbox/') || url.pathname.startsWith(`${BASE_PATH}/__sandbox/`);
+    if (isControl) {
+      const path = url.pathname.startsWith(BASE_PATH) ? url.pathname.slice(BASE_PATH.length) : url.pathname;
+      handleControl(req, res, path).catch(() => {
+        if (!res.headersSent) sendText(res, 500, 'sandbox error\n');
+        else res.destroy();
+      });
+      return;
+    }
+    stats.requests++;
+    stats.inFlight++;
+    if (stats.inFlight > stats.maxConcurrentSeen) stats.maxConcurrentSeen = stats.inFlight;
+    if (stats.inFlight > maxConcurrent) stats.overLimitEvents++;
+    let done = false;
+    res.once('close', () => {
+      if (!done) {
+        done = true;
+        stats.inFlight--;
+      }
+    });
+    handleRegister(req, res, url).catch(() => {
+      if (!res.headersSent) sendText(res, 500, 'sandbox error\n');
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost}:${address.port}${BASE_PATH}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    port: address.port,
+    stats,
+    get fault() {
+      return fault;
+    },
+    setFault,
+    resetStats() {
+      stats.requests = 0;
+      stats.maxConcurrentSeen = stats.inFlight;
+      stats.overLimitEvents = 0;
+      stats.lastRequest = null;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        for (const abort of [...pendingDelays]) abort();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+if (import.meta.main) {
+  const port = Number(process.env.REGISTER_SANDBOX_PORT ?? 4101);
+  const sandbox = await startRegisterSandbox({ port, username: 'demo', password: 'demo' });
+  process.stdout.write(`${sandbox.url}\n`);
+  process.stdout.write(
+    `Company-register sandbox listening (Basic auth demo/demo). Try:\n` +
+      `  curl -u demo:demo -H 'content-type: application/json' -d '{"query":{"match":{"Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn":{"query":"Demo","operator":"and"}}}}' ${sandbox.url}/virksomhed/_search\n` +
+      `  curl -X POST -H 'content-type: application/json' -d '{"fault":"slow","delayMs":25000}' http://127.0.0.1:${sandbox.port}/__sandbox/fault\n`,
+  );
+  const stop = (): void => {
+    sandbox.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
