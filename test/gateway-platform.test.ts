@@ -127,6 +127,27 @@ describe('gateway platform rules', () => {
     await client.close();
   });
 
+  it('serves the connect form of each credential kind: static grant token, and username + password + company id', async () => {
+    const t = await createTenant(store, { subscribe: ['invoicing', 'ledger'] });
+    await gw.app.context.state.refresh();
+    const cases: Array<[string, string, string, string]> = [
+      ['invoicing', 'name="token"', 'token=grant-123', '{"token":"grant-123"}'],
+      ['ledger', 'name="companyId"', 'username=srv&password=pw&companyId=42', '{"username":"srv","password":"pw","companyId":"42"}'],
+    ];
+    for (const [id, field, form, stored] of cases) {
+      const r = await rpc(gw.url, id, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${id}__${id === 'ledger' ? 'list_companies' : 'list_customers'}`, arguments: {} } });
+      const message = textOf((r.json as { result: unknown }).result);
+      expect(message.startsWith(`${id} is not connected yet. Connect it here: `)).toBe(true);
+      const url = message.slice(message.indexOf('http'));
+      expect(await (await fetch(url)).text()).toContain(field);
+      const missing = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      expect(missing.status).toBe(400); // nothing stored, the link is still usable
+      expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })).status).toBe(200);
+      const conn = await store.getConnection(t.account.id, id);
+      expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, id)).toBe(stored);
+    }
+  });
+
   it('refuses expired, tampered and foreign connect links', async () => {
     const t = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
