@@ -73,6 +73,8 @@ export interface ConnectorIR {
   };
   readonly limits: Readonly<Record<string, number>>;
   readonly errors: readonly ErrorIR[];
+  /** Other user-visible texts (result notes), by name. */
+  readonly texts: Readonly<Record<string, string>>;
   readonly tools: readonly ToolIR[];
   /** Type-name prefix, e.g. `Cases`. */
   readonly typePrefix: string;
@@ -262,6 +264,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     },
     limits: numberMap(c.limits),
     errors: buildErrors(c.errors),
+    texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, String(v).trim()])) : {},
     tools: data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i])),
     typePrefix: pascalCase(source.stem),
   };

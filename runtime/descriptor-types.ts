@@ -55,6 +55,8 @@ export interface ConnectorDescriptor<Code extends string = string> {
   readonly upstream: UpstreamPolicy;
   readonly limits: Readonly<Record<string, number>>;
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
+  /** Other user-visible texts of the connector (result notes), by name. */
+  readonly texts: Readonly<Record<string, string>>;
   readonly tools: readonly ToolDescriptor[];
 }
 

@@ -43,6 +43,8 @@ export interface UpstreamRequest {
   readonly expect?: 'json' | 'text' | 'bytes';
   /** A write: never retried, not even on a throttle answer (DECISIONS §11). */
   readonly write?: boolean;
+  /** Recognises a throttle answer inside a 2xx body (treated exactly like an HTTP 429). */
+  readonly throttledBody?: (body: unknown) => boolean;
   /** Status codes that are not failures for this request (returned as responses). */
   readonly acceptStatus?: readonly number[];
 }

@@ -92,7 +92,7 @@ function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): 
     url = new URL(path);
     if (url.origin !== baseUrl.origin) throw new UpstreamError('client', `refusing a request outside the connector's origin (${url.origin})`);
   } else {
-    url = new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+    url = new URL(path === '' ? base : `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
   }
   for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
   return url;
@@ -184,6 +184,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, { status, body: bytes.subarray(0, ERROR_BODY_LIMIT).toString('utf8'), headers: responseHeaders });
       }
     }
+    if (req.throttledBody?.(parsed)) return { throttled: { headers: responseHeaders, body: parsed } };
     return { response: { status, headers: responseHeaders, body: parsed as T } };
   }
 

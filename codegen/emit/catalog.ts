@@ -95,6 +95,7 @@ export function emitCatalogJson(ir: SpecIR): string {
     upstream: c.upstream,
     limits: c.limits,
     errors: errorsJson(c.errors),
+    texts: c.texts,
     toolCount: c.tools.length,
     tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
   }));
@@ -175,6 +176,8 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     const limits = Object.entries(c.limits).sort(([a], [b]) => (a < b ? -1 : 1));
     if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
+    const texts = Object.entries(c.texts).sort(([a], [b]) => (a < b ? -1 : 1));
+    if (texts.length) lines.push('Other texts:', '', '| Name | Text |', '|---|---|', ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`), '');
     for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id));
   }
   return `${lines.join('\n').trimEnd()}\n`;

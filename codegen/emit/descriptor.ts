@@ -43,6 +43,7 @@ export function emitDescriptor(c: ConnectorIR): string {
     upstream: c.upstream,
     limits: c.limits,
     errors: errorTable(c.errors),
+    texts: c.texts,
     tools: c.tools.map((t) => toolDescriptor(t, c.structuredContent)),
   };
   const codes = c.errors.map((e) => `'${e.code}'`).join(' | ') || 'never';

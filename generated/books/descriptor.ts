@@ -110,6 +110,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "list_organizations",

@@ -64,6 +64,11 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {
+    "amountsNote": "Amounts are passed through exactly as Ordrestyring returns them. Their unit is not documented upstream (a legacy interface used the minor currency unit, øre), so confirm the unit before presenting totals as kroner.",
+    "findCasesTruncated": "Only the {scanned} most recently updated cases were scanned ({pages} pages of 200); older cases were not searched. Raise maxPages (at most 5) or page through list_cases.",
+    "materialsScope": "whole case (not date-filtered)"
+  },
   "tools": [
     {
       "name": "list_cases",

@@ -114,6 +114,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "list_environments",

@@ -65,6 +65,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "get_invoice_totals",

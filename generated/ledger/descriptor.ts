@@ -61,6 +61,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "list_companies",

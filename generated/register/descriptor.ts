@@ -62,6 +62,7 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "soeg_virksomhed",

@@ -71,6 +71,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
       "reconnect": false
     }
   },
+  "texts": {},
   "tools": [
     {
       "name": "list_sites",

@@ -1,5 +1,9 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { runQuery } from './graphql-client.ts';
 
-/** Generated stub for `cases__graphql_query`: replace it with the upstream logic (see the spec in specs/cases.yaml). */
-export const graphqlQuery: CasesHandler<'graphql_query'> = stub('cases', 'graphql_query');
+/** A free read-only query: checked, sent as is, and the upstream `data` returned unchanged. */
+export const graphqlQuery: CasesHandler<'graphql_query'> = async (args, ctx) => {
+  const data = await runQuery<Record<string, unknown>>(ctx, args.query, args.variables as Record<string, unknown> | undefined);
+  if (JSON.stringify(data).length > (ctx.limits.resultMaxChars ?? 100_000)) ctx.fail('generic');
+  return data;
+};

@@ -1,5 +1,42 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import type { IntrospectSchemaResult } from '#generated/cases/types.ts';
+import { runQuery } from './graphql-client.ts';
+import { signature, TYPE_REF_SELECTION, type ArgRef, type TypeRef } from './type-ref.ts';
 
-/** Generated stub for `cases__introspect_schema`: replace it with the upstream logic (see the spec in specs/cases.yaml). */
-export const introspectSchema: CasesHandler<'introspect_schema'> = stub('cases', 'introspect_schema');
+interface QueryField {
+  name: string;
+  description: string | null;
+  args: ArgRef[];
+  type: TypeRef;
+}
+
+const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
+  __schema {
+    queryType { name fields { name description args { name defaultValue type { ${TYPE_REF_SELECTION} } } type { ${TYPE_REF_SELECTION} } } }
+    ${includeTypes ? 'types { name }' : ''}
+  }
+}`;
+
+const MAX_TYPE_NAMES = 100;
+
+/** Root query fields matching `search`, as one-line signatures; never the whole schema. */
+export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, ctx) => {
+  const data = await runQuery<{ __schema: { queryType: { name: string; fields: QueryField[] | null }; types?: Array<{ name: string }> } }>(ctx, QUERY(args.includeTypes));
+  const needle = args.search?.toLowerCase();
+  const matches = (data.__schema.queryType.fields ?? []).filter((f) => !needle || f.name.toLowerCase().includes(needle) || (f.description ?? '').toLowerCase().includes(needle));
+  const fields = matches.slice(0, args.limit).map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) }));
+  const result: IntrospectSchemaResult = {
+    queryTypeName: data.__schema.queryType.name,
+    total: matches.length,
+    returned: fields.length,
+    truncated: matches.length > fields.length,
+    fields,
+  };
+  if (args.includeTypes) {
+    const names = (data.__schema.types ?? []).map((t) => t.name).filter((n) => !n.startsWith('__') && (!needle || n.toLowerCase().includes(needle))).sort();
+    result.typeNames = names.slice(0, MAX_TYPE_NAMES);
+    result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
+  }
+  if (JSON.stringify(result).length > (ctx.limits.resultMaxChars ?? 40_000)) ctx.fail('generic');
+  return result;
+};

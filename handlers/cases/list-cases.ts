@@ -1,5 +1,23 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { runQuery } from './graphql-client.ts';
+import { caseSelection, schemaMap, toCase } from './schema-map.ts';
+import { AMOUNTS_NOTE } from './shared.ts';
 
-/** Generated stub for `cases__list_cases`: replace it with the upstream logic (see the spec in specs/cases.yaml). */
-export const listCases: CasesHandler<'list_cases'> = stub('cases', 'list_cases');
+/** One page of cases with the upstream's cursor passed through; orderBy as a one-element list. */
+export const listCases: CasesHandler<'list_cases'> = async (args, ctx) => {
+  const map = await schemaMap(ctx);
+  const query = `query ListCases($cursor: String, $limit: Int!, $orderBy: [OrderByInput]) {
+  cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: $orderBy) {
+    items { ${caseSelection(map)} }
+    nextCursor
+  }
+}`;
+  const data = await runQuery<{ cases: { items: Array<Record<string, unknown>>; nextCursor: string | null } | null }>(ctx, query, {
+    cursor: args.cursor ?? null,
+    limit: args.limit,
+    orderBy: [{ field: args.orderBy, direction: args.direction }],
+  });
+  const items = (data.cases?.items ?? []).map(toCase);
+  const nextCursor = data.cases?.nextCursor ?? null;
+  return { count: items.length, items, nextCursor, hasMore: nextCursor !== null, amountsNote: AMOUNTS_NOTE };
+};

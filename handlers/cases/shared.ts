@@ -1,0 +1,73 @@
+// Helpers shared by the case tools: texts from the spec, periods, page accumulation.
+import { casesDescriptor } from '#generated/cases/descriptor.ts';
+import type { ToolContext } from '#runtime/tool-context.ts';
+import { formatText } from '#runtime/tool-error.ts';
+import { runQuery } from './graphql-client.ts';
+import { resolvePeriod, type Period } from './period.ts';
+
+export const texts = casesDescriptor.texts;
+export const AMOUNTS_NOTE = texts.amountsNote!;
+
+export function text(name: string, params: Record<string, string | number> = {}): string {
+  return formatText(texts[name] ?? name, params);
+}
+
+/** The period of `from`/`to`, or the generic text when `from` is after `to`. */
+export function periodOf(ctx: ToolContext, from: string | undefined, to: string | undefined): Period {
+  const period = resolvePeriod(from, to, ctx.now());
+  if (!period) ctx.fail('generic');
+  return period;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * Reads pages of `pageSize` until `maxRows` rows passed `keep`, or the upstream is exhausted.
+ * `truncated` is true when matching rows may have been left behind.
+ */
+export async function accumulate<T>(options: {
+  ctx: ToolContext;
+  query: string;
+  variables: Record<string, unknown>;
+  pageSize: number;
+  maxRows: number;
+  pick: (data: unknown) => Page<T> | null | undefined;
+  keep: (row: T) => boolean;
+  /** Stop after this many scanned rows even without matches (client-side filtering). */
+  maxScanned?: number;
+}): Promise<{ rows: T[]; truncated: boolean; scanned: number }> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  let scanned = 0;
+  for (;;) {
+    const data = await runQuery<unknown>(options.ctx, options.query, { ...options.variables, cursor, limit: options.pageSize });
+    const page = options.pick(data);
+    const items = page?.items ?? [];
+    for (let i = 0; i < items.length; i++) {
+      const row = items[i]!;
+      scanned++;
+      if (!options.keep(row)) continue;
+      if (rows.length === options.maxRows) return { rows, truncated: true, scanned };
+      rows.push(row);
+    }
+    cursor = page?.nextCursor ?? null;
+    if (!cursor || items.length === 0) return { rows, truncated: false, scanned };
+    if (rows.length === options.maxRows) {
+      // A full result with more pages: truncated only if another matching row exists. Look once.
+      const next = options.pick(await runQuery<unknown>(options.ctx, options.query, { ...options.variables, cursor, limit: options.pageSize }));
+      return { rows, truncated: (next?.items ?? []).some(options.keep) || Boolean(next?.nextCursor), scanned };
+    }
+    if (options.maxScanned !== undefined && scanned >= options.maxScanned) return { rows, truncated: true, scanned };
+  }
+}
+
+export const sum = (values: readonly unknown[]): number => values.reduce<number>((total, v) => total + (typeof v === 'number' && Number.isFinite(v) ? v : 0), 0);
+
+/** Enum literals discovered from introspection are inlined; anything odd is refused. */
+export function enumLiteral(ctx: ToolContext, value: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) ctx.fail('generic');
+  return value;
+}
