@@ -16,6 +16,7 @@ function banner(config: GatewayConfig, url: string, token: string, sandboxUrls: 
   const enabled = config.connectors.filter((c) => c.enabled);
   const first = enabled.find((c) => c.key === 'register') ?? enabled[0]!;
   const mcpUrl = (id: string) => `${url}/${id}/mcp`;
+  const casesId = enabled.find((c) => c.key === 'cases')?.id;
   const lines = [
     '',
     'Connector gateway is running (embedded database, sandbox upstreams, demo tenant).',
@@ -28,6 +29,7 @@ function banner(config: GatewayConfig, url: string, token: string, sandboxUrls: 
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http --header "Authorization: Bearer ${token}" --method tools/list`,
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http --header "Authorization: Bearer ${token}" --method tools/call --tool-name ${first.id}__soeg_virksomhed --tool-arg query=Demo`,
+    ...(casesId ? [`  npx @modelcontextprotocol/inspector --cli ${mcpUrl(casesId)} --transport http --header "Authorization: Bearer ${token}" --method tools/call --tool-name ${casesId}__find_cases --tool-arg text=solcelleanlæg`] : []),
     '',
     'Claude Code:',
     `  claude mcp add --transport http ${first.id} ${mcpUrl(first.id)} --header "Authorization: Bearer ${token}"`,

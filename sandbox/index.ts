@@ -1,5 +1,6 @@
 // Every sandbox upstream, started together for the demo and the end-to-end tests. Each one is a
 // separate HTTP server that the gateway reaches exactly like the real upstream.
+import { startCasesSandbox } from './cases/server.ts';
 import { startRegisterSandbox } from './register/server.ts';
 
 export interface SandboxSet {
@@ -16,13 +17,20 @@ export const SANDBOX_REGISTER_PASSWORD = 'demo-register-password';
 
 export async function startSandboxes(options: { host?: string; basePort?: number } = {}): Promise<SandboxSet> {
   const host = options.host ?? '127.0.0.1';
-  const register = await startRegisterSandbox({ host, port: options.basePort ?? 0, username: SANDBOX_REGISTER_USER, password: SANDBOX_REGISTER_PASSWORD });
+  const port = (offset: number) => (options.basePort ? options.basePort + offset : 0);
+  const register = await startRegisterSandbox({ host, port: port(0), username: SANDBOX_REGISTER_USER, password: SANDBOX_REGISTER_PASSWORD });
+  const cases = await startCasesSandbox({ host, port: port(1), rateLimitPerMinute: 6000 });
   return {
-    env: { CONNECTOR_REGISTER_BASE_URL: register.url, REGISTER_USERNAME: SANDBOX_REGISTER_USER, REGISTER_PASSWORD: SANDBOX_REGISTER_PASSWORD },
-    tenantCredentials: {},
-    urls: { register: register.url },
+    env: {
+      CONNECTOR_REGISTER_BASE_URL: register.url,
+      REGISTER_USERNAME: SANDBOX_REGISTER_USER,
+      REGISTER_PASSWORD: SANDBOX_REGISTER_PASSWORD,
+      CONNECTOR_CASES_BASE_URL: cases.url,
+    },
+    tenantCredentials: { cases: { apiKey: cases.tokens.demo } },
+    urls: { register: register.url, cases: cases.url },
     async close() {
-      await register.close();
+      await Promise.all([register.close(), cases.close()]);
     },
   };
 }

@@ -53,6 +53,11 @@ describe('npm start (embedded defaults)', () => {
     const result = await client.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } });
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text).total).toBe(5);
     await client.close();
+    // The demo tenant is connected to the case-management sandbox.
+    const cases = await mcpClient(first.url, 'cases', first.token);
+    const found = await cases.callTool({ name: 'cases__find_cases', arguments: { text: 'solcelleanlæg' } });
+    expect(JSON.parse((found.content as Array<{ text: string }>)[0]!.text).count).toBeGreaterThan(0);
+    await cases.close();
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'demo-token')).mode & 0o777).toBe(0o600);
     expect(await stop(first.child)).toBe(0);
@@ -60,7 +65,8 @@ describe('npm start (embedded defaults)', () => {
     const second = await start(dataDir);
     expect(second.token).toBe(first.token);
     const usage = await usageOf(second.url, second.token);
-    expect(usage.usage.byConnector.register?.calls).toBe(1); // flushed on SIGTERM, kept on disk
+    expect(usage.usage.byConnector.register?.calls).toBe(1);
+    expect(usage.usage.byConnector.cases?.calls).toBe(1); // flushed on SIGTERM, kept on disk
     expect(await stop(second.child)).toBe(0);
   }, 120_000);
 });

@@ -637,6 +637,24 @@ interface CaseDraft {
   parentIndex: number | null;
 }
 
+/** Re-issues row ids (within the company's id range) in chronological order, like a real database. */
+function renumberChronologically(company: CompanyData): void {
+  const reissue = <T extends { id: number; createdAt: number }>(rows: T[], tie: (row: T) => number): void => {
+    const ids = rows.map((row) => row.id).sort((a, b) => a - b);
+    rows.sort((a, b) => a.createdAt - b.createdAt || tie(a) - tie(b) || a.id - b.id);
+    rows.forEach((row, i) => {
+      row.id = ids[i]!;
+    });
+  };
+  reissue(company.hours, (h) => h.startTime);
+  reissue(company.invoices, (i) => i.date);
+  const numbers = company.invoices.map((i) => i.invoiceNumber).sort((a, b) => a - b);
+  company.invoices.forEach((invoice, i) => {
+    invoice.invoiceNumber = numbers[i]!;
+  });
+  reissue(company.materials, (m) => m.caseId);
+}
+
 /** Fills in economy figures from the rows, after every row of the company exists. */
 function finishEconomy(company: CompanyData, r: Rng): void {
   for (const c of company.cases) {
@@ -879,6 +897,7 @@ function buildDemoCompany(ids: Counters): CompanyData {
     });
   }
 
+  renumberChronologically(company);
   finishEconomy(company, r);
   return company;
 }
@@ -924,6 +943,7 @@ function buildOtherCompany(ids: Counters): CompanyData {
     addInvoice(b, id, days[days.length - 1] ?? copenhagenMidnight(copenhagenDate(updatedAt)), 9_999.95 + i);
     addMaterial(b, id, 'MATERIAL', record.createdAt + 86_400);
   });
+  renumberChronologically(company);
   finishEconomy(company, r);
   return company;
 }

@@ -1,0 +1,774 @@
+// Executable GraphQL schema of the case-management sandbox (fake Ordrestyring.dk API): the SDL in
+// three modes, resolvers over the seeded data in ./data.ts, and one `executeCasesQuery` that runs
+// a request through graphql-js (parse, validate, execute). See ../shared/upstreams/cases.md §4.
+//
+// Schema modes:
+//   "extended"   (default) public fields plus the spec-only case fields (foreman, offerTotal,
+//                parentCaseId, subCases, economy.expectedCoverageRatio/revenue/materialsSalesprice)
+//   "public"     only the field names seen in public sources; the spec-only fields are absent
+//   "upper-enum" like "extended", but HourBetweenColumn is spelled START_TIME/CREATED_AT/UPDATED_AT
+//
+// Conventions copied from the upstream: `pagination: {cursor, limit}` → `{items, nextCursor,
+// previousCursor}` with Laravel-style base64url JSON cursors tied to the active orderBy;
+// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list);
+// `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
+// validation errors: message "validation" and `extensions.validation.<argument path>`.
+
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  buildSchema,
+  defaultFieldResolver,
+  graphql,
+  isObjectType,
+  specifiedRules,
+} from 'graphql';
+import type { ExecutionResult, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import type {
+  AddedBy,
+  CaseRecord,
+  CompanyData,
+  GpsEntryRecord,
+  HourRecord,
+  HourTypeRecord,
+  InvoiceRecord,
+  MaterialRecord,
+  ProductRecord,
+  UserRecord,
+} from './data.ts';
+
+export const CASES_SCHEMA_MODES = ['extended', 'public', 'upper-enum'] as const;
+export type CasesSchemaMode = (typeof CASES_SCHEMA_MODES)[number];
+
+/** Message of the injected backend fault (switch `sqlErrorField`). */
+export const SQL_ERROR_MESSAGE =
+  "SQLSTATE[42000]: Syntax error or access violation: 1055 Expression #3 of SELECT list is not in GROUP BY clause and contains nonaggregated column 'ordrestyring.hours.cost_price' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by";
+
+export const INVALID_CURSOR_MESSAGE = 'The cursor is malformed.';
+export const FOREIGN_CURSOR_MESSAGE = 'The cursor does not match the requested orderBy.';
+
+/** Resolver-level switches (a subset of the server switches). */
+export interface CasesResolverSwitches {
+  /** Largest accepted `pagination.limit` (default 200). */
+  limitCap: number;
+  /** Over the cap: a validation error, or silently use the cap. */
+  overCap: 'error' | 'clamp';
+  /** Whether `between.to` includes rows exactly at `to`. */
+  betweenTo: 'inclusive' | 'exclusive';
+  /** `Type.field` that fails with an SQLSTATE error (null: none), e.g. "Query.salesInvoices". */
+  sqlErrorField: string | null;
+}
+
+export interface CasesContext {
+  company: CompanyData;
+  switches: CasesResolverSwitches;
+  /** Every executed mutation field is appended here. */
+  mutationLog: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// SDL
+// ---------------------------------------------------------------------------------------------
+
+/** The SDL of one schema mode. */
+export function casesSdl(mode: CasesSchemaMode): string {
+  const extended = mode !== 'public';
+  const hourColumns = mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
+  const ext = (text: string): string => (extended ? text : '');
+  return `"""Sort direction."""
+enum Direction {
+  ASC
+  DESC
+}
+
+"""Columns an hour registration can be range-filtered on (Unix seconds)."""
+enum HourBetweenColumn {
+  ${hourColumns}
+}
+
+"""Columns a sales invoice can be range-filtered on (Unix seconds)."""
+enum SalesInvoiceBetweenColumn {
+  date
+  createdAt
+}
+
+"""Who added a material line to a case."""
+enum AddedBy {
+  MATERIAL
+  OFFER
+}
+
+input PaginationInput {
+  """Cursor from a previous nextCursor or previousCursor; null for the first page."""
+  cursor: String
+  limit: Int!
+}
+
+input OrderByInput {
+  """Column name in camelCase, for example "updatedAt" or "id"."""
+  field: String!
+  direction: Direction!
+}
+
+input Search {
+  query: String
+  fields: [String]!
+}
+
+input CaseFilterInput {
+  statuses: [Int]
+  customers: [Int]
+}
+
+input HourBetweenInput {
+  field: HourBetweenColumn!
+  from: Int
+  to: Int
+}
+
+input HoursFilterInput {
+  case: Int
+  users: [Int]
+}
+
+input SalesInvoiceBetweenInput {
+  field: SalesInvoiceBetweenColumn!
+  from: Int
+  to: Int
+}
+
+input SalesInvoiceFilterInput {
+  case: Int
+}
+
+input CaseMaterialFilterInput {
+  caseIds: [Int]
+}
+
+type Query {
+  """Cases of the company, paged with a cursor."""
+  cases(pagination: PaginationInput!, orderBy: [OrderByInput], search: Search, filters: CaseFilterInput): CaseConnection
+  """One case by its numeric id."""
+  caseById(id: Int!): Case
+  """One case by its human-facing case number."""
+  caseByCaseNumber(caseNumber: String!): Case
+  """Hour registrations (time sheets)."""
+  hours(pagination: PaginationInput!, orderBy: [OrderByInput], between: HourBetweenInput, filters: HoursFilterInput): HourConnection
+  """Hour totals of one case, also per hour type."""
+  hourAggregate(caseId: Int!): HourAggregate
+  """Material and offer lines of cases."""
+  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput, orderBy: [OrderByInput], filters: CaseMaterialFilterInput): CaseMaterialConnection
+  """Booked sales invoices."""
+  salesInvoices(pagination: PaginationInput!, orderBy: [OrderByInput], between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
+  """Employees of the company."""
+  users(pagination: PaginationInput!): UserConnection
+  """Hour types (wage types) of the company."""
+  hourTypes(pagination: PaginationInput!, search: Search): HourTypeConnection
+  """Product catalogue; prices in øre."""
+  products(pagination: PaginationInput!, orderBy: [OrderByInput], search: Search): ProductConnection
+  """GPS positions of employees."""
+  gpsEntries(pagination: PaginationInput): GpsEntryConnection @deprecated(reason: "Use the GPS module endpoints instead.")
+}
+
+type Mutation {
+  """Changes a case."""
+  updateCase(id: Int!, description: String): Case
+}
+
+type CaseStatus {
+  id: Int
+  text: String
+}
+
+type CaseType {
+  id: Int
+  text: String
+}
+
+type User {
+  id: Int
+  fullName: String
+  initials: String
+  email: String
+}
+
+type Customer {
+  id: Int
+  name: String
+  address: String
+  postalCode: String
+  city: String
+  fullAddress: String
+  email: String
+  phone: String
+}
+
+type Address {
+  name: String
+  address: String
+  postalCode: String
+  city: String
+  fullAddress: String
+}
+
+type Economy {
+  hoursCostprice: Float
+  hoursSalesprice: Float
+  offer: Float
+  revisedOffer: Float
+  billableHoursCount: Float
+  materialsCostprice: Float
+${ext('  expectedCoverageRatio: Float\n  revenue: Float\n  materialsSalesprice: Float\n')}}
+
+type Case {
+  id: Int
+  caseNumber: String
+  projectName: String
+  description: String
+  status: CaseStatus
+  caseType: CaseType
+  responsibleUser: User
+  customer: Customer
+  workAddress: Address
+  deliveryAddress: Address
+  economy: Economy
+  """Unix seconds."""
+  createdAt: Int
+  """Unix seconds."""
+  updatedAt: Int
+${ext('  foreman: User\n  offerTotal: Float\n  parentCaseId: Int\n  subCases: [Case]\n')}}
+
+type CaseConnection {
+  items: [Case]
+  nextCursor: String
+  previousCursor: String
+}
+
+type HourType {
+  id: Int
+  name: String
+}
+
+type Hour {
+  id: Int
+  description: String
+  """Unix seconds."""
+  startTime: Int
+  """Unix seconds."""
+  stopTime: Int
+  costPrice: Float
+  salesPrice: Float
+  billableHours: Float
+  hourType: HourType
+  user: User
+  case: Case
+  createdAt: Int
+  updatedAt: Int
+}
+
+type HourConnection {
+  items: [Hour]
+  nextCursor: String
+  previousCursor: String
+}
+
+type HourTypeAggregate {
+  name: String
+  totalCostPrice: Float
+  totalHours: Float
+}
+
+type HourAggregate {
+  totalCostPrice: Float
+  totalHours: Float
+  hourTypes: [HourTypeAggregate]
+}
+
+type CaseMaterial {
+  id: Int
+  addedBy: AddedBy
+  productNumber: String
+  name: String
+  unit: String
+  quantity: Float
+  costPrice: Float
+  salesPrice: Float
+  totalCostPrice: Float
+  totalSalesPrice: Float
+  createdAt: Int
+  case: Case
+}
+
+type CaseMaterialConnection {
+  items: [CaseMaterial]
+  nextCursor: String
+  previousCursor: String
+}
+
+type SalesInvoice {
+  id: Int
+  invoiceNumber: Int
+  """Invoice date, Unix seconds (local midnight)."""
+  date: Int
+  amount: Float
+  createdAt: Int
+  case: Case
+}
+
+type SalesInvoiceConnection {
+  items: [SalesInvoice]
+  nextCursor: String
+  previousCursor: String
+}
+
+type UserConnection {
+  items: [User]
+  nextCursor: String
+  previousCursor: String
+}
+
+type HourTypeConnection {
+  items: [HourType]
+  nextCursor: String
+  previousCursor: String
+}
+
+type Product {
+  id: Int
+  productNumber: String
+  name: String
+  unit: String
+  """Øre."""
+  costPrice: Int
+  """Øre."""
+  listPrice: Int
+}
+
+type ProductConnection {
+  items: [Product]
+  nextCursor: String
+  previousCursor: String
+}
+
+type GpsEntry {
+  id: Int
+  latitude: Float
+  longitude: Float
+  timestamp: Int
+  user: User
+}
+
+type GpsEntryConnection {
+  items: [GpsEntry]
+  nextCursor: String
+  previousCursor: String
+}
+`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+/** A Laravel-style validation error: message "validation", messages per argument path. */
+export function validationError(fields: Record<string, string[]>): GraphQLError {
+  return new GraphQLError('validation', { extensions: { category: 'validation', validation: fields } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paging, ordering, ranges
+// ---------------------------------------------------------------------------------------------
+
+type SortValue = number | string;
+
+interface SortKeySpec<T> {
+  type: 'number' | 'string';
+  get: (item: T) => SortValue;
+}
+
+interface Collection<T> {
+  keys: Record<string, SortKeySpec<T>>;
+  defaultOrder: OrderKey[];
+}
+
+interface OrderKey {
+  field: string;
+  direction: 'ASC' | 'DESC';
+}
+
+interface PaginationArg {
+  cursor?: string | null;
+  limit: number;
+}
+
+interface OrderByArg {
+  field: string;
+  direction: 'ASC' | 'DESC';
+}
+
+interface BetweenArg {
+  field: string;
+  from?: number | null;
+  to?: number | null;
+}
+
+interface SearchArg {
+  query?: string | null;
+  fields: ReadonlyArray<string | null>;
+}
+
+export interface Connection<T> {
+  items: T[];
+  nextCursor: string | null;
+  previousCursor: string | null;
+}
+
+const num = <T>(get: (item: T) => number): SortKeySpec<T> => ({ type: 'number', get });
+const idKey = num<{ id: number }>((item) => item.id);
+
+const CASES: Collection<CaseRecord> = {
+  keys: {
+    updatedAt: num((c) => c.updatedAt),
+    id: idKey,
+    createdAt: num((c) => c.createdAt),
+    caseNumber: { type: 'string', get: (c) => c.caseNumber },
+  },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
+
+const HOURS: Collection<HourRecord> = {
+  keys: { id: idKey, startTime: num((h) => h.startTime), createdAt: num((h) => h.createdAt), updatedAt: num((h) => h.updatedAt) },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
+
+const INVOICES: Collection<InvoiceRecord> = {
+  keys: { id: idKey, date: num((i) => i.date), createdAt: num((i) => i.createdAt) },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
+
+const MATERIALS: Collection<MaterialRecord> = {
+  keys: { id: idKey, createdAt: num((m) => m.createdAt) },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
+
+const PRODUCTS: Collection<ProductRecord> = {
+  keys: { id: idKey, createdAt: num((p) => p.createdAt), updatedAt: num((p) => p.updatedAt) },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
+
+const BY_ID: Collection<{ id: number }> = { keys: { id: idKey }, defaultOrder: [{ field: 'id', direction: 'ASC' }] };
+
+function activeOrder<T>(orderBy: ReadonlyArray<OrderByArg | null> | null | undefined, collection: Collection<T>): OrderKey[] {
+  const keys: OrderKey[] = [];
+  const problems: Record<string, string[]> = {};
+  (orderBy ?? []).forEach((entry, index) => {
+    if (entry === null) return;
+    if (!Object.hasOwn(collection.keys, entry.field)) {
+      problems[`orderBy.${index}.field`] = [`The selected orderBy.${index}.field is invalid.`];
+      return;
+    }
+    if (!keys.some((k) => k.field === entry.field)) keys.push({ field: entry.field, direction: entry.direction });
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const order = keys.length > 0 ? keys : [...collection.defaultOrder];
+  // Ties always break on id, in the direction of the first key.
+  if (!order.some((k) => k.field === 'id')) order.push({ field: 'id', direction: order[0]!.direction });
+  return order;
+}
+
+function compareValues(a: SortValue, b: SortValue): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareVectors(a: readonly SortValue[], b: readonly SortValue[], order: readonly OrderKey[]): number {
+  for (let i = 0; i < order.length; i++) {
+    const c = compareValues(a[i]!, b[i]!);
+    if (c !== 0) return order[i]!.direction === 'ASC' ? c : -c;
+  }
+  return 0;
+}
+
+function encodeCursor(vector: readonly SortValue[], order: readonly OrderKey[], pointsToNextItems: boolean): string {
+  const payload: Record<string, SortValue | boolean> = {};
+  order.forEach((key, i) => {
+    payload[key.field] = vector[i]!;
+  });
+  payload._pointsToNextItems = pointsToNextItems;
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+}
+
+function decodeCursor<T>(cursor: string, order: readonly OrderKey[], collection: Collection<T>): { vector: SortValue[]; next: boolean } {
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+  const record = payload as Record<string, unknown>;
+  const next = record._pointsToNextItems;
+  if (typeof next !== 'boolean') throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+  const fields = Object.keys(record).filter((k) => k !== '_pointsToNextItems');
+  if (fields.length !== order.length || !order.every((k) => Object.hasOwn(record, k.field))) throw new GraphQLError(FOREIGN_CURSOR_MESSAGE);
+  const vector = order.map((key) => {
+    const value = record[key.field];
+    const spec = collection.keys[key.field]!;
+    const ok = spec.type === 'number' ? Number.isSafeInteger(value) : typeof value === 'string';
+    if (!ok) throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+    return value as SortValue;
+  });
+  return { vector, next };
+}
+
+function checkedLimit(limit: number, switches: CasesResolverSwitches): number {
+  if (limit < 1) throw validationError({ 'pagination.limit': ['The pagination.limit must be at least 1.'] });
+  if (limit > switches.limitCap) {
+    if (switches.overCap === 'clamp') return switches.limitCap;
+    throw validationError({ 'pagination.limit': [`The pagination.limit may not be greater than ${switches.limitCap}.`] });
+  }
+  return limit;
+}
+
+function paginate<T>(
+  items: readonly T[],
+  collection: Collection<T>,
+  args: { pagination?: PaginationArg | null; orderBy?: ReadonlyArray<OrderByArg | null> | null },
+  ctx: CasesContext,
+  defaultLimit = 50,
+): Connection<T> {
+  const order = activeOrder(args.orderBy, collection);
+  const limit = checkedLimit(args.pagination?.limit ?? defaultLimit, ctx.switches);
+  const getters = order.map((key) => collection.keys[key.field]!.get);
+  const rows = items.map((item) => ({ item, vector: getters.map((get) => get(item)) }));
+  rows.sort((a, b) => compareVectors(a.vector, b.vector, order));
+  const cursor = args.pagination?.cursor;
+  let start = 0;
+  let end = Math.min(limit, rows.length);
+  if (cursor !== undefined && cursor !== null) {
+    const position = decodeCursor(cursor, order, collection);
+    if (position.next) {
+      start = rows.findIndex((row) => compareVectors(row.vector, position.vector, order) > 0);
+      if (start < 0) start = rows.length;
+      end = Math.min(start + limit, rows.length);
+    } else {
+      end = rows.findIndex((row) => compareVectors(row.vector, position.vector, order) >= 0);
+      if (end < 0) end = rows.length;
+      start = Math.max(0, end - limit);
+    }
+  }
+  const page = rows.slice(start, end);
+  const first = page[0];
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => row.item),
+    nextCursor: last !== undefined && end < rows.length ? encodeCursor(last.vector, order, true) : null,
+    previousCursor: first !== undefined && start > 0 ? encodeCursor(first.vector, order, false) : null,
+  };
+}
+
+function normaliseColumn(value: string): string {
+  return value.replace(/_/g, '').toLowerCase();
+}
+
+function applyBetween<T>(items: readonly T[], between: BetweenArg | null | undefined, columns: Record<string, (item: T) => number>, ctx: CasesContext): readonly T[] {
+  if (between === null || between === undefined) return items;
+  const get = columns[normaliseColumn(between.field)];
+  if (get === undefined) throw validationError({ 'between.field': ['The selected between.field is invalid.'] });
+  const from = between.from ?? null;
+  const to = between.to ?? null;
+  const inclusive = ctx.switches.betweenTo === 'inclusive';
+  return items.filter((item) => {
+    const value = get(item);
+    if (from !== null && value < from) return false;
+    if (to !== null && (inclusive ? value > to : value >= to)) return false;
+    return true;
+  });
+}
+
+function applySearch<T>(items: readonly T[], search: SearchArg | null | undefined, fields: Record<string, (item: T) => string>): readonly T[] {
+  if (search === null || search === undefined) return items;
+  const problems: Record<string, string[]> = {};
+  const chosen: Array<(item: T) => string> = [];
+  search.fields.forEach((field, index) => {
+    if (field === null || !Object.hasOwn(fields, field)) problems[`search.fields.${index}`] = [`The selected search.fields.${index} is invalid.`];
+    else chosen.push(fields[field]!);
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const query = (search.query ?? '').trim().toLowerCase();
+  if (query === '') return items;
+  const getters = chosen.length > 0 ? chosen : Object.values(fields);
+  return items.filter((item) => getters.some((get) => get(item).toLowerCase().includes(query)));
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolvers
+// ---------------------------------------------------------------------------------------------
+
+type Resolver = (source: any, args: any, ctx: CasesContext) => unknown;
+
+function knownCase(ctx: CasesContext, id: number, argument: string, text: string): CaseRecord {
+  const found = ctx.company.casesById.get(id);
+  if (found === undefined) throw validationError({ [argument]: [text] });
+  return found;
+}
+
+const CASE_SEARCH_FIELDS: Record<string, (c: CaseRecord) => string> = {
+  caseNumber: (c) => c.caseNumber,
+  projectName: (c) => c.projectName,
+  description: (c) => c.description,
+  customer: (c) => c.customer.name,
+  workAddress: (c) => c.workAddress.fullAddress,
+};
+
+const QUERY: Record<string, Resolver> = {
+  cases(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null }, ctx) {
+    let items: readonly CaseRecord[] = ctx.company.cases;
+    const statuses = args.filters?.statuses;
+    if (statuses !== null && statuses !== undefined && statuses.length > 0) items = items.filter((c) => statuses.includes(c.status.id));
+    const customers = args.filters?.customers;
+    if (customers !== null && customers !== undefined && customers.length > 0) items = items.filter((c) => customers.includes(c.customer.id));
+    items = applySearch(items, args.search, CASE_SEARCH_FIELDS);
+    return paginate(items, CASES, args, ctx);
+  },
+  caseById(_root, args: { id: number }, ctx) {
+    return knownCase(ctx, args.id, 'id', 'The selected id is invalid.');
+  },
+  caseByCaseNumber(_root, args: { caseNumber: string }, ctx) {
+    return ctx.company.cases.find((c) => c.caseNumber === args.caseNumber) ?? null;
+  },
+  hours(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; between?: BetweenArg | null; filters?: { case?: number | null; users?: Array<number | null> | null } | null }, ctx) {
+    const caseId = args.filters?.case;
+    let items: readonly HourRecord[] = caseId === null || caseId === undefined ? ctx.company.hours : (ctx.company.hoursByCase.get(caseId) ?? []);
+    const users = args.filters?.users;
+    if (users !== null && users !== undefined && users.length > 0) items = items.filter((h) => users.includes(h.user.id));
+    items = applyBetween(items, args.between, { starttime: (h) => h.startTime, createdat: (h) => h.createdAt, updatedat: (h) => h.updatedAt }, ctx);
+    return paginate(items, HOURS, args, ctx);
+  },
+  hourAggregate(_root, args: { caseId: number }, ctx) {
+    knownCase(ctx, args.caseId, 'caseId', 'The selected case id is invalid.');
+    const hours = ctx.company.hoursByCase.get(args.caseId) ?? [];
+    const byType = new Map<number, { type: HourTypeRecord; cost: number; seconds: number }>();
+    let cost = 0;
+    let seconds = 0;
+    for (const h of hours) {
+      cost += h.costPrice;
+      seconds += h.stopTime - h.startTime;
+      const entry = byType.get(h.hourType.id) ?? { type: h.hourType, cost: 0, seconds: 0 };
+      entry.cost += h.costPrice;
+      entry.seconds += h.stopTime - h.startTime;
+      byType.set(h.hourType.id, entry);
+    }
+    return {
+      totalCostPrice: round2(cost),
+      totalHours: round2(seconds / 3600),
+      hourTypes: [...byType.values()]
+        .sort((a, b) => a.type.id - b.type.id)
+        .map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
+    };
+  },
+  caseMaterials(_root, args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByArg[] | null; filters?: { caseIds?: Array<number | null> | null } | null }, ctx) {
+    let items: readonly MaterialRecord[] =
+      args.caseId === null || args.caseId === undefined ? ctx.company.materials : (ctx.company.materialsByCase.get(args.caseId) ?? []);
+    items = items.filter((m) => m.addedBy === args.type);
+    const caseIds = args.filters?.caseIds;
+    if (caseIds !== null && caseIds !== undefined && caseIds.length > 0) items = items.filter((m) => caseIds.includes(m.caseId));
+    return paginate(items, MATERIALS, args, ctx);
+  },
+  salesInvoices(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; between?: BetweenArg | null; filters?: { case?: number | null } | null }, ctx) {
+    const caseId = args.filters?.case;
+    let items: readonly InvoiceRecord[] = caseId === null || caseId === undefined ? ctx.company.invoices : (ctx.company.invoicesByCase.get(caseId) ?? []);
+    items = applyBetween(items, args.between, { date: (i) => i.date, createdat: (i) => i.createdAt }, ctx);
+    return paginate(items, INVOICES, args, ctx);
+  },
+  users(_root, args: { pagination: PaginationArg }, ctx) {
+    return paginate<UserRecord>(ctx.company.users, BY_ID, args, ctx);
+  },
+  hourTypes(_root, args: { pagination: PaginationArg; search?: SearchArg | null }, ctx) {
+    return paginate<HourTypeRecord>(applySearch(ctx.company.hourTypes, args.search, { name: (t) => t.name }), BY_ID, args, ctx);
+  },
+  products(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null }, ctx) {
+    const items = applySearch(ctx.company.products, args.search, { name: (p) => p.name, productNumber: (p) => p.productNumber });
+    return paginate(items, PRODUCTS, args, ctx);
+  },
+  gpsEntries(_root, args: { pagination?: PaginationArg | null }, ctx) {
+    return paginate<GpsEntryRecord>(ctx.company.gpsEntries, BY_ID, args, ctx);
+  },
+};
+
+const MUTATION: Record<string, Resolver> = {
+  updateCase(_root, args: { id: number; description?: string | null }, ctx) {
+    ctx.mutationLog.push(JSON.stringify({ field: 'updateCase', companyId: ctx.company.id, args }));
+    const found = knownCase(ctx, args.id, 'id', 'The selected id is invalid.');
+    // The sandbox never changes its data: the "updated" case is a copy.
+    return { ...found, description: args.description ?? found.description };
+  },
+};
+
+const caseOf: Resolver = (row: { caseId: number }, _args, ctx) => ctx.company.casesById.get(row.caseId) ?? null;
+
+const RESOLVERS: Record<string, Record<string, Resolver>> = {
+  Query: QUERY,
+  Mutation: MUTATION,
+  Case: {
+    subCases: (c: CaseRecord, _args, ctx) => c.subCaseIds.map((id) => ctx.company.casesById.get(id) ?? null),
+  },
+  Hour: { case: caseOf },
+  SalesInvoice: { case: caseOf },
+  CaseMaterial: { case: caseOf },
+};
+
+/** Attaches the resolvers, each wrapped so that switch `sqlErrorField` can fail any one field. */
+function attachResolvers(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const coordinate = `${type.name}.${field.name}`;
+      const own = RESOLVERS[type.name]?.[field.name];
+      const base: GraphQLFieldResolver<unknown, CasesContext> = own === undefined ? defaultFieldResolver : (source, args, ctx) => own(source, args, ctx);
+      field.resolve = (source, args, ctx: CasesContext, info) => {
+        if (ctx.switches.sqlErrorField === coordinate) throw new GraphQLError(SQL_ERROR_MESSAGE);
+        return base(source, args, ctx, info);
+      };
+    }
+  }
+  return schema;
+}
+
+const schemas = new Map<CasesSchemaMode, GraphQLSchema>();
+
+/** The executable schema of a mode (built once per mode). */
+export function casesSchema(mode: CasesSchemaMode): GraphQLSchema {
+  let schema = schemas.get(mode);
+  if (schema === undefined) {
+    schema = attachResolvers(buildSchema(casesSdl(mode)));
+    schemas.set(mode, schema);
+  }
+  return schema;
+}
+
+export interface CasesQueryRequest {
+  mode: CasesSchemaMode;
+  source: string;
+  variableValues?: Record<string, unknown> | null;
+  operationName?: string | null;
+  context: CasesContext;
+  /** false adds NoSchemaIntrospectionCustomRule to validation. */
+  introspection: boolean;
+}
+
+/** Parses, validates and executes one request with graphql-js. */
+export function executeCasesQuery(request: CasesQueryRequest): Promise<ExecutionResult> {
+  return graphql({
+    schema: casesSchema(request.mode),
+    source: request.source,
+    variableValues: request.variableValues ?? null,
+    operationName: request.operationName ?? null,
+    contextValue: request.context,
+    rules: request.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule],
+  });
+}
