@@ -39,6 +39,8 @@ export interface ToolIR {
   /** Top-level arguments that accept a digit string for an integer. */
   readonly coerce: readonly string[];
   readonly limits: Readonly<Record<string, number>>;
+  /** The handler gets the tenant's opt-in data layer (`ctx.dataLayer`). */
+  readonly dataLayer: boolean;
   /** Error codes this tool can return itself (connector or platform), in spec order. */
   readonly errors: readonly string[];
   readonly typeNames: { readonly args: string; readonly result: string };
@@ -213,6 +215,7 @@ function buildTool(raw: Record<string, unknown>, definitions: Record<string, unk
     ...(outputSchema ? { outputSchema } : {}),
     coerce,
     limits: numberMap(raw.limits),
+    dataLayer: raw.dataLayer === true,
     errors: Array.isArray(raw.errors) ? raw.errors.map(String) : [],
     typeNames: { args: `${pascalCase(name)}Args`, result: `${pascalCase(name)}Result` },
     at: { file: source.file, input: locate(source, [...path, 'input']), output: locate(source, [...path, 'output']) },

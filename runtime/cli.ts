@@ -32,6 +32,7 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   connections list [<accountId>]
   connections set <accountId> <instanceId> <field>=<value> [...]   e.g. apiKey=…, or username=… password=… companyId=…
   connections delete <accountId> <instanceId>
+  data-layer enable|disable|status <accountId> <instanceId>   opt-in first-seen records (disable deletes them)
   fair-use set <accountId> [--mode off|soft|hard] [--quota <n>|default]
   usage <accountId> [--month YYYY-MM]
   keys add                                        adds a new key version to the key file (embedded default)
@@ -65,6 +66,15 @@ function onOff(value: string | undefined): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
   throw new UsageError('expected on or off');
+}
+
+/** The connector key serving an instance, which must have a tool that uses the data layer. */
+function dataLayerConnector(config: GatewayConfig, instanceId: string): ConnectorKey {
+  const served = config.connectors.find((c) => instanceId === c.id || instanceId.startsWith(`${c.id}-`));
+  if (!served) throw new UsageError(`no connector serves the instance "${instanceId}"`);
+  const key = connectorKey(served.key);
+  if (!generatedConnectors[key].descriptor.tools.some((t) => t.dataLayer)) throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
+  return key;
 }
 
 export function vaultFor(config: GatewayConfig): Vault {
@@ -137,6 +147,19 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
     case 'connections delete':
       await store.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
       return print('deleted');
+    case 'data-layer enable':
+    case 'data-layer disable':
+    case 'data-layer status': {
+      const [accountId, instanceId] = need(args, 2, 'accountId and instanceId');
+      dataLayerConnector(config, instanceId!);
+      if (command === 'enable') {
+        if (!(await store.getConnection(accountId!, instanceId!))) throw new UsageError(`${accountId}/${instanceId} has no connection: connect it first`);
+        return print({ enabled: true, ...(await store.enableDataLayer(accountId!, instanceId!, new Date())) });
+      }
+      if (command === 'disable') return print((await store.disableDataLayer(accountId!, instanceId!)) ? 'disabled; the recorded items were deleted' : 'was not enabled');
+      const state = await store.getDataLayer(accountId!, instanceId!);
+      return print(state ? { enabled: true, ...state } : { enabled: false });
+    }
     case 'fair-use set': {
       const mode = flag(args, '--mode') as FairUseMode | undefined;
       const quotaArg = flag(args, '--quota');

@@ -32,6 +32,8 @@ export interface ToolDescriptor {
   /** Top-level arguments whose digit strings become integers before validation. */
   readonly coerce: readonly string[];
   readonly limits: Readonly<Record<string, number>>;
+  /** The handler gets the tenant's opt-in data layer as `ctx.dataLayer` (spec `dataLayer: true`). */
+  readonly dataLayer?: boolean;
   readonly errors: readonly string[];
 }
 

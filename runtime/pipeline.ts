@@ -14,6 +14,7 @@ import { ToolError, formatText, type ErrorParams } from './tool-error.ts';
 import { createUpstreamClient } from './upstream.ts';
 import { UpstreamError } from './upstream-types.ts';
 import { VaultError } from './platform/vault.ts';
+import { bindDataLayer } from './platform/data-layer.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -151,6 +152,8 @@ export class Pipeline {
       signal,
       now: this.#g.now,
       timeZone: this.#g.config.timeZone,
+      // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
+      ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
       fail: (code, params = {}) => {
         throw new ToolError(code, params);
       },

@@ -5,7 +5,7 @@ export const pendingHandlers: Readonly<Record<string, readonly string[]>> = {
   cases: [],
   erp: ['list_environments', 'list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'],
   invoicing: ['get_invoice_totals', 'list_invoices_overdue', 'list_customers', 'get_customer', 'list_booked_invoices', 'get_booked_invoice', 'download_invoice_pdf', 'list_draft_invoices', 'list_chart_of_accounts', 'list_year_account_totals', 'get_account_year_total', 'list_accounting_years', 'list_accounting_periods', 'list_account_entries', 'list_products', 'list_suppliers', 'list_vat_accounts', 'list_customer_groups', 'list_payment_terms', 'list_vat_zones', 'list_layouts', 'list_units', 'validate_connection', 'create_customer', 'update_customer', 'create_draft_invoice', 'duplicate_invoice'],
-  ledger: ['list_companies', 'list_debtors', 'list_debtor_open_items', 'list_debtor_invoices', 'list_debtor_orders', 'list_debtor_transactions', 'list_creditors', 'list_creditor_open_items', 'list_creditor_transactions', 'list_gl_accounts', 'get_account_balance', 'list_gl_transactions', 'list_vat_codes', 'list_inventory_items', 'list_product_groups', 'list_inventory_transactions', 'query', 'aggregate', 'list_recently_added_items'],
+  ledger: [],
   register: [],
   search: ['list_sites', 'top_queries', 'top_pages', 'query_performance', 'page_performance', 'compare_periods', 'search_analytics_query'],
 };

@@ -294,6 +294,62 @@ function storeContract(name: string, target: StoreTarget): void {
       expect(snap.connections.filter((c) => c.accountId === account.id)).toEqual([conn]);
     });
 
+    it('keeps an opt-in data layer per connection: a baseline, then first-seen times of new keys', async () => {
+      const { account } = await seed();
+      await expect(store.enableDataLayer(account.id, 'ledger', BASE)).rejects.toMatchObject({ code: 'not_found' });
+      await store.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+      await store.putConnection({ accountId: account.id, instanceId: 'ledger-2', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
+      expect(await store.recordSeenItems(account.id, 'ledger', ['A'], minutes(1))).toBeNull();
+
+      const enabled = await store.enableDataLayer(account.id, 'ledger', BASE);
+      expect(enabled).toEqual({ accountId: account.id, instanceId: 'ledger', enabledAt: BASE, baselineAt: null, itemCount: 0 });
+      expect(await store.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled); // idempotent, keeps the first time
+
+      // The first full read after opt-in is the baseline: every key gets the opt-in time.
+      const first = await store.recordSeenItems(account.id, 'ledger', ['A', 'B', 'A'], minutes(10));
+      expect(first?.sort((x, y) => x.key.localeCompare(y.key))).toEqual([
+        { key: 'A', firstSeenAt: BASE, baseline: true },
+        { key: 'B', firstSeenAt: BASE, baseline: true },
+      ]);
+      expect(await store.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 2 });
+
+      // Later reads add only unseen keys, at the time they were first seen; a vanished key is kept.
+      const second = await store.recordSeenItems(account.id, 'ledger', ['B', 'C'], minutes(20));
+      expect(second?.sort((x, y) => x.key.localeCompare(y.key))).toEqual([
+        { key: 'B', firstSeenAt: BASE, baseline: true },
+        { key: 'C', firstSeenAt: minutes(20), baseline: false },
+      ]);
+      const third = await store.recordSeenItems(account.id, 'ledger', ['C', 'D'], minutes(30));
+      expect(third?.find((x) => x.key === 'C')).toEqual({ key: 'C', firstSeenAt: minutes(20), baseline: false });
+      expect(await store.recordSeenItems(account.id, 'ledger', [], minutes(31))).toEqual([]);
+      expect(await store.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 4 });
+
+      // Another instance of the same account is separate.
+      expect(await store.getDataLayer(account.id, 'ledger-2')).toBeNull();
+
+      // Concurrent first syncs: exactly one baseline.
+      await store.enableDataLayer(account.id, 'ledger-2', BASE);
+      const results = await Promise.all([1, 2, 3].map((n) => store.recordSeenItems(account.id, 'ledger-2', ['X', `Y${n}`], minutes(n))));
+      const all = results.flatMap((r) => r ?? []);
+      expect(new Set(all.filter((r) => r.key === 'X').map((r) => r.firstSeenAt.getTime()))).toEqual(new Set([BASE.getTime()]));
+      expect(all.filter((r) => r.baseline).length).toBe(4); // X in all three answers, plus the baseline call's own Y
+      expect((await store.getDataLayer(account.id, 'ledger-2'))?.itemCount).toBe(4);
+
+      // Disabling deletes every record; enabling again starts a new baseline.
+      expect(await store.disableDataLayer(account.id, 'ledger')).toBe(true);
+      expect(await store.disableDataLayer(account.id, 'ledger')).toBe(false);
+      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
+      await store.enableDataLayer(account.id, 'ledger', minutes(40));
+      expect(await store.recordSeenItems(account.id, 'ledger', ['C'], minutes(41))).toEqual([{ key: 'C', firstSeenAt: minutes(40), baseline: true }]);
+
+      // The layer lives and dies with its connection.
+      await store.deleteConnection(account.id, 'ledger');
+      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
+      await store.deleteAccount(account.id);
+      expect(await store.getDataLayer(account.id, 'ledger-2')).toBeNull();
+    });
+
     it('deletes an account with everything that belongs to it', async () => {
       const { account, user } = await seed();
       const keep = await seed();

@@ -73,6 +73,7 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
     annotations: tool.annotations,
     arguments: argumentsOf(tool),
     limits: tool.limits,
+    ...(tool.dataLayer ? { dataLayer: true } : {}),
     errors: [...tool.errors].sort(),
     result: tool.outputSchema ?? null,
   };
@@ -146,6 +147,7 @@ function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
   lines.push(`Result: ${resultText(tool)}`, '');
   const limits = Object.entries(tool.limits).sort(([a], [b]) => (a < b ? -1 : 1));
   if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+  if (tool.dataLayer) lines.push("Data layer: reads and records the tenant's opt-in first-seen records (`ctx.dataLayer`)", '');
   lines.push(`Errors: ${[...tool.errors].sort().map((e) => `\`${e}\``).join(', ') || 'none'}`, '');
   return lines;
 }

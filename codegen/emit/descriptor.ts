@@ -13,6 +13,7 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
     ...(publishOutput && tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     coerce: tool.coerce,
     limits: tool.limits,
+    ...(tool.dataLayer ? { dataLayer: true } : {}),
     errors: tool.errors,
   };
 }

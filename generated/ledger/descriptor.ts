@@ -61,7 +61,9 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
       "reconnect": false
     }
   },
-  "texts": {},
+  "texts": {
+    "dataLayerNotEnabled": "The recently-added-items data layer is not enabled for this ledger connection, so no data is recorded or returned. It is opt-in: once it is enabled for the connection, the gateway records the inventory items that exist then (a shared baseline) and afterwards when it first sees each new item. Ask the gateway administrator to enable it."
+  },
   "tools": [
     {
       "name": "list_companies",
@@ -891,7 +893,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_recently_added_items",
       "title": "List Recently Added Items",
-      "description": "Lists items newest first by when the platform first saw them, from the platform's opt-in data layer (not the ledger). Timestamps mean \"first seen by the platform after opt-in\", not creation dates; items that existed before opt-in share the initial baseline timestamp. `since` keeps items first seen at or after that time. When the tenant has not enabled the data layer in the portal, returns the structured `data_layer_not_enabled` hint and no data.",
+      "description": "Lists inventory items (`InvItemClient`) newest first by when the platform first saw them, from the platform's opt-in data layer; the ledger has no item creation date. Each call reads the current items and records the ones not seen before. Timestamps (`firstSeenAt`) mean \"first seen by the platform after opt-in\", not creation dates; items that existed before opt-in share the initial baseline timestamp (`baseline: true`). `since` keeps items first seen at or after that time (a date is midnight in the deployment's time zone). When the tenant has not enabled the data layer, returns the structured `data_layer_not_enabled` hint and no data.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -918,8 +920,10 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
       },
       "coerce": [],
       "limits": {},
+      "dataLayer": true,
       "errors": [
-        "generic"
+        "generic",
+        "reconnect_required"
       ]
     }
   ]

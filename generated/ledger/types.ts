@@ -1095,21 +1095,30 @@ export type ListRecentlyAddedItemsResult = ({
    */
   count: number;
   /**
-   * Full row count before the `limit` cap.
+   * Items first seen at or after `since` (all items without it), before the `limit` cap.
    */
-  total?: number;
+  total: number;
+  /**
+   * Items: The item's `InvItemClient` row plus when the platform first saw it.
+   */
   items: {
+    Item?: string;
+    Name?: string;
     /**
-     * When the platform first saw the item.
+     * When the platform first saw the item (the opt-in time for baseline items).
      */
     firstSeenAt: string;
+    /**
+     * true when the item already existed at opt-in (part of the initial baseline).
+     */
+    baseline: boolean;
     [k: string]: unknown | undefined;
   }[];
   [k: string]: unknown | undefined;
 } | {
   hint: "data_layer_not_enabled";
   /**
-   * Tells the user to enable the recently-added-items data layer in the portal.
+   * Tells the user that the recently-added-items data layer is opt-in and not enabled for this connection.
    */
   message: string;
 });

@@ -6201,7 +6201,7 @@ return errors === 0;
 }
 
 export const output_list_recently_added_items = validate47;
-const schema48 = {"anyOf":[{"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","required":["firstSeenAt"],"properties":{"firstSeenAt":{"type":"string","format":"date-time","description":"When the platform first saw the item."}}}}}},{"type":"object","required":["hint","message"],"additionalProperties":false,"properties":{"hint":{"const":"data_layer_not_enabled"},"message":{"type":"string","description":"Tells the user to enable the recently-added-items data layer in the portal."}}}]};
+const schema48 = {"anyOf":[{"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Items first seen at or after `since` (all items without it), before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"The item's `InvItemClient` row plus when the platform first saw it.","required":["firstSeenAt","baseline"],"properties":{"Item":{"type":"string"},"Name":{"type":"string"},"firstSeenAt":{"type":"string","format":"date-time","description":"When the platform first saw the item (the opt-in time for baseline items)."},"baseline":{"type":"boolean","description":"true when the item already existed at opt-in (part of the initial baseline)."}}}}}},{"type":"object","required":["hint","message"],"additionalProperties":false,"properties":{"hint":{"const":"data_layer_not_enabled"},"message":{"type":"string","description":"Tells the user that the recently-added-items data layer is opt-in and not enabled for this connection."}}}]};
 const formats24 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -6213,7 +6213,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
+if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
 const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -6293,7 +6293,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
-if((data4.firstSeenAt === undefined) && (missing1 = "firstSeenAt")){
+if(((data4.firstSeenAt === undefined) && (missing1 = "firstSeenAt")) || ((data4.baseline === undefined) && (missing1 = "baseline"))){
 const err4 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/anyOf/0/properties/items/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err4];
@@ -6304,14 +6304,10 @@ vErrors.push(err4);
 errors++;
 }
 else {
-if(data4.firstSeenAt !== undefined){
-let data5 = data4.firstSeenAt;
+if(data4.Item !== undefined){
 const _errs13 = errors;
-if(errors === _errs13){
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if(!(formats24.validate(data5))){
-const err5 = {instancePath:instancePath+"/items/" + i0+"/firstSeenAt",schemaPath:"#/anyOf/0/properties/items/items/properties/firstSeenAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data4.Item !== "string"){
+const err5 = {instancePath:instancePath+"/items/" + i0+"/Item",schemaPath:"#/anyOf/0/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6320,9 +6316,16 @@ vErrors.push(err5);
 }
 errors++;
 }
+var valid3 = _errs13 === errors;
 }
 else {
-const err6 = {instancePath:instancePath+"/items/" + i0+"/firstSeenAt",schemaPath:"#/anyOf/0/properties/items/items/properties/firstSeenAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid3 = true;
+}
+if(valid3){
+if(data4.Name !== undefined){
+const _errs15 = errors;
+if(typeof data4.Name !== "string"){
+const err6 = {instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/anyOf/0/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6331,18 +6334,76 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-}
-}
+var valid3 = _errs15 === errors;
 }
 else {
-const err7 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/anyOf/0/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var valid3 = true;
+}
+if(valid3){
+if(data4.firstSeenAt !== undefined){
+let data7 = data4.firstSeenAt;
+const _errs17 = errors;
+if(errors === _errs17){
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if(!(formats24.validate(data7))){
+const err7 = {instancePath:instancePath+"/items/" + i0+"/firstSeenAt",schemaPath:"#/anyOf/0/properties/items/items/properties/firstSeenAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/items/" + i0+"/firstSeenAt",schemaPath:"#/anyOf/0/properties/items/items/properties/firstSeenAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data4.baseline !== undefined){
+const _errs19 = errors;
+if(typeof data4.baseline !== "boolean"){
+const err9 = {instancePath:instancePath+"/items/" + i0+"/baseline",schemaPath:"#/anyOf/0/properties/items/items/properties/baseline/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var valid3 = _errs19 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/anyOf/0/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -6354,12 +6415,12 @@ break;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/items",schemaPath:"#/anyOf/0/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err11 = {instancePath:instancePath+"/items",schemaPath:"#/anyOf/0/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err11];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6375,53 +6436,7 @@ var valid1 = true;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(!valid0){
-const _errs15 = errors;
-if(errors === _errs15){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if(((data.hint === undefined) && (missing2 = "hint")) || ((data.message === undefined) && (missing2 = "message"))){
-const err10 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-else {
-const _errs17 = errors;
-for(const key0 in data){
-if(!((key0 === "hint") || (key0 === "message"))){
-const err11 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-break;
-}
-}
-if(_errs17 === errors){
-if(data.hint !== undefined){
-const _errs18 = errors;
-if("data_layer_not_enabled" !== data.hint){
-const err12 = {instancePath:instancePath+"/hint",schemaPath:"#/anyOf/1/properties/hint/const",keyword:"const",params:{allowedValue: "data_layer_not_enabled"},message:"must be equal to constant"};
+const err12 = {instancePath,schemaPath:"#/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6430,16 +6445,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid4 = _errs18 === errors;
 }
-else {
-var valid4 = true;
-}
-if(valid4){
-if(data.message !== undefined){
-const _errs19 = errors;
-if(typeof data.message !== "string"){
-const err13 = {instancePath:instancePath+"/message",schemaPath:"#/anyOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs21 = errors;
+if(errors === _errs21){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if(((data.hint === undefined) && (missing2 = "hint")) || ((data.message === undefined) && (missing2 = "message"))){
+const err13 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6448,7 +6463,53 @@ vErrors.push(err13);
 }
 errors++;
 }
-var valid4 = _errs19 === errors;
+else {
+const _errs23 = errors;
+for(const key0 in data){
+if(!((key0 === "hint") || (key0 === "message"))){
+const err14 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+break;
+}
+}
+if(_errs23 === errors){
+if(data.hint !== undefined){
+const _errs24 = errors;
+if("data_layer_not_enabled" !== data.hint){
+const err15 = {instancePath:instancePath+"/hint",schemaPath:"#/anyOf/1/properties/hint/const",keyword:"const",params:{allowedValue: "data_layer_not_enabled"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var valid4 = _errs24 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.message !== undefined){
+const _errs25 = errors;
+if(typeof data.message !== "string"){
+const err16 = {instancePath:instancePath+"/message",schemaPath:"#/anyOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var valid4 = _errs25 === errors;
 }
 else {
 var valid4 = true;
@@ -6458,26 +6519,26 @@ var valid4 = true;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
 }
-var _valid0 = _errs15 === errors;
+var _valid0 = _errs21 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err15 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err18 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
 }
 errors++;
 validate47.errors = vErrors;

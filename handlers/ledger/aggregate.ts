@@ -1,5 +1,42 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { entityName, openSession, type QueryFilter } from './client.ts';
+import { body, dateRange, pageEntry, sortEntry } from './filters.ts';
+import { GroupFold } from './fold.ts';
 
-/** Generated stub for `ledger__aggregate`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const aggregate: LedgerHandler<'aggregate'> = stub('ledger', 'aggregate');
+/**
+ * Pages through every matching row (`Skip`/`Take` of `upstreamPageSize`, at most `maxPages`
+ * pages) in a stable order and folds each page into groups as it arrives, so no more than one
+ * page of rows is ever held; nothing is stored. More than `maxGroups` groups stops the reading at
+ * once with `too_many_groups`. `truncated` when the last allowed page was full.
+ */
+export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
+  const entity = entityName(ctx, args.entity);
+  const pageSize = ctx.limits['upstreamPageSize'] ?? 1000;
+  const maxPages = ctx.limits['maxPages'] ?? 50;
+  const maxGroups = ctx.limits['maxGroups'] ?? 1000;
+  const filters = body(
+    ...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })),
+    dateRange(ctx, args.dateField, args.fromDate, args.toDate),
+  );
+  // Paging needs one order for every page: the caller's key, else the date field.
+  const order = sortEntry(args.orderBy ?? args.dateField, false);
+  const fold = new GroupFold({ groupBy: args.groupBy, sum: args.sum, maxGroups });
+  const session = await openSession(ctx, { rejectedQueryText: true });
+  let pages = 0;
+  let rowsScanned = 0;
+  let truncated = false;
+  for (;;) {
+    const rows = await session.query(entity, [...filters, order, pageEntry(pageSize, pages * pageSize)]);
+    pages++;
+    rowsScanned += rows.length;
+    if (!fold.add(rows)) ctx.fail('too_many_groups', { limit: maxGroups });
+    // A short page is the last; a longer one means the upstream ignored Take (and Skip): all read.
+    if (rows.length !== pageSize) break;
+    if (pages >= maxPages) {
+      truncated = true;
+      break;
+    }
+  }
+  const { groups, nonNumeric } = fold.result();
+  return { entity, groupCount: groups.length, rowsScanned, pages, truncated, groups, ...(nonNumeric ? { nonNumeric } : {}) };
+};

@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact } from './filters.ts';
 
-/** Generated stub for `ledger__get_account_balance`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const getAccountBalance: LedgerHandler<'get_account_balance'> = stub('ledger', 'get_account_balance');
+/** The `GLAccountClient` row whose `Account` is `account` (the exact spelling first), or null. */
+export const getAccountBalance: LedgerHandler<'get_account_balance'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account));
+  const rows = await (await openSession(ctx)).query('GLAccountClient', filters);
+  return rows.find((row) => row['Account'] === args.account) ?? rows[0] ?? null;
+};

@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_creditor_open_items`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listCreditorOpenItems: LedgerHandler<'list_creditor_open_items'> = stub('ledger', 'list_creditor_open_items');
+/** `CreditorTransOpenClient`; inherited property names tolerated when absent (§3 #7). */
+export const listCreditorOpenItems: LedgerHandler<'list_creditor_open_items'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account));
+  return readWholeSet(await openSession(ctx), { entity: 'CreditorTransOpenClient', filters, limit: args.limit });
+};

@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, dateRange, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_debtor_invoices`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listDebtorInvoices: LedgerHandler<'list_debtor_invoices'> = stub('ledger', 'list_debtor_invoices');
+/** `DebtorInvoiceClient` by account and invoice `Date`; `Paid` only when the ledger sends it (§3 #8). */
+export const listDebtorInvoices: LedgerHandler<'list_debtor_invoices'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account), dateRange(ctx, 'Date', args.fromDate, args.toDate));
+  return readWholeSet(await openSession(ctx), { entity: 'DebtorInvoiceClient', filters, limit: args.limit });
+};

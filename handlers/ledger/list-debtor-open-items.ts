@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_debtor_open_items`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listDebtorOpenItems: LedgerHandler<'list_debtor_open_items'> = stub('ledger', 'list_debtor_open_items');
+/** `DebtorTransOpenClient`; voucher, invoice, dates and amounts are inherited names (§3 #7), passed through as present. */
+export const listDebtorOpenItems: LedgerHandler<'list_debtor_open_items'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account));
+  return readWholeSet(await openSession(ctx), { entity: 'DebtorTransOpenClient', filters, limit: args.limit });
+};

@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_debtor_orders`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listDebtorOrders: LedgerHandler<'list_debtor_orders'> = stub('ledger', 'list_debtor_orders');
+/** `DebtorOrderClient`; the ledger has no order status, and none is derived (§3 #9). */
+export const listDebtorOrders: LedgerHandler<'list_debtor_orders'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account));
+  return readWholeSet(await openSession(ctx), { entity: 'DebtorOrderClient', filters, limit: args.limit });
+};

@@ -1,5 +1,11 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, dateRange, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
+import { postingOf } from './shared.ts';
 
-/** Generated stub for `ledger__list_debtor_transactions`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listDebtorTransactions: LedgerHandler<'list_debtor_transactions'> = stub('ledger', 'list_debtor_transactions');
+/** `GLTransClient` postings of debtors: `account` on `DCAccount`, creditor postings dropped (§3 #6). */
+export const listDebtorTransactions: LedgerHandler<'list_debtor_transactions'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'DCAccount', args.account), dateRange(ctx, 'Date', args.fromDate, args.toDate));
+  return readWholeSet(await openSession(ctx), { entity: 'GLTransClient', filters, limit: args.limit, keep: postingOf('debtor') });
+};

@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact, search } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_debtors`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listDebtors: LedgerHandler<'list_debtors'> = stub('ledger', 'list_debtors');
+/** `DebtorClient`: `Name` search, exact `Account`, `cvr` exactly on `CompanyRegNo` (§3 #12). */
+export const listDebtors: LedgerHandler<'list_debtors'> = async (args, ctx) => {
+  const filters = body(search(ctx, 'Name', args.search), exact(ctx, 'Account', args.account), exact(ctx, 'CompanyRegNo', args.cvr));
+  return readWholeSet(await openSession(ctx), { entity: 'DebtorClient', filters, limit: args.limit });
+};

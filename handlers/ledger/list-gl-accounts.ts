@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, exact, search } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_gl_accounts`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listGlAccounts: LedgerHandler<'list_gl_accounts'> = stub('ledger', 'list_gl_accounts');
+/** `GLAccountClient` (the chart of accounts): `Name` search and exact `Account`. */
+export const listGlAccounts: LedgerHandler<'list_gl_accounts'> = async (args, ctx) => {
+  const filters = body(search(ctx, 'Name', args.search), exact(ctx, 'Account', args.account));
+  return readWholeSet(await openSession(ctx), { entity: 'GLAccountClient', filters, limit: args.limit });
+};

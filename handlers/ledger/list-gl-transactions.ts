@@ -1,5 +1,10 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { body, dateRange, exact } from './filters.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_gl_transactions`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listGlTransactions: LedgerHandler<'list_gl_transactions'> = stub('ledger', 'list_gl_transactions');
+/** `GLTransClient` postings by exact G/L `Account` and posting `Date`. */
+export const listGlTransactions: LedgerHandler<'list_gl_transactions'> = async (args, ctx) => {
+  const filters = body(exact(ctx, 'Account', args.account), dateRange(ctx, 'Date', args.fromDate, args.toDate));
+  return readWholeSet(await openSession(ctx), { entity: 'GLTransClient', filters, limit: args.limit });
+};

@@ -1,5 +1,7 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_product_groups`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listProductGroups: LedgerHandler<'list_product_groups'> = stub('ledger', 'list_product_groups');
+/** `InvGroupClient`, unfiltered. */
+export const listProductGroups: LedgerHandler<'list_product_groups'> = async (args, ctx) =>
+  readWholeSet(await openSession(ctx), { entity: 'InvGroupClient', filters: [], limit: args.limit });

@@ -1,5 +1,7 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { openSession } from './client.ts';
+import { readWholeSet } from './list-result.ts';
 
-/** Generated stub for `ledger__list_vat_codes`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const listVatCodes: LedgerHandler<'list_vat_codes'> = stub('ledger', 'list_vat_codes');
+/** `GLVatClient`, unfiltered. */
+export const listVatCodes: LedgerHandler<'list_vat_codes'> = async (args, ctx) =>
+  readWholeSet(await openSession(ctx), { entity: 'GLVatClient', filters: [], limit: args.limit });

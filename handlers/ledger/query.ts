@@ -1,5 +1,20 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { entityName, openSession, type QueryFilter } from './client.ts';
+import { readList } from './list-result.ts';
 
-/** Generated stub for `ledger__query`: replace it with the upstream logic (see the spec in specs/ledger.yaml). */
-export const query: LedgerHandler<'query'> = stub('ledger', 'query');
+/**
+ * Any entity with the caller's filters passed through as they are (they are the upstream syntax);
+ * `orderBy` or `offset` reads one page. A 4xx from Query/Get is `query_rejected` with its status.
+ */
+export const query: LedgerHandler<'query'> = async (args, ctx) => {
+  const entity = entityName(ctx, args.entity);
+  const filters: QueryFilter[] = args.filters.map((f) => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue }));
+  return readList(await openSession(ctx, { rejectedQueryText: true }), {
+    entity,
+    filters,
+    limit: args.limit,
+    ...(args.orderBy !== undefined ? { sort: { property: args.orderBy, descending: args.descending } } : {}),
+    ...(args.offset !== undefined ? { offset: args.offset } : {}),
+    ...(args.fields ? { fields: args.fields } : {}),
+  });
+};

@@ -91,6 +91,30 @@ CREATE TABLE usage (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'data_layer',
+    sql: `
+CREATE TABLE data_layers (
+  account_id text NOT NULL,
+  instance_id text NOT NULL,
+  enabled_at timestamptz NOT NULL,
+  baseline_at timestamptz,
+  PRIMARY KEY (account_id, instance_id),
+  FOREIGN KEY (account_id, instance_id) REFERENCES connections (account_id, instance_id) ON DELETE CASCADE
+);
+
+CREATE TABLE data_layer_items (
+  account_id text NOT NULL,
+  instance_id text NOT NULL,
+  item_key text NOT NULL,
+  first_seen_at timestamptz NOT NULL,
+  baseline boolean NOT NULL,
+  PRIMARY KEY (account_id, instance_id, item_key),
+  FOREIGN KEY (account_id, instance_id) REFERENCES data_layers (account_id, instance_id) ON DELETE CASCADE
+);
+`,
+  },
 ];
 
 /**

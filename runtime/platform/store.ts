@@ -68,6 +68,25 @@ export interface ConnectLink {
   readonly expiresAt: Date;
 }
 
+/** The opt-in data layer of one connection (first-seen records of the connector's items). */
+export interface DataLayerState {
+  readonly accountId: string;
+  readonly instanceId: string;
+  /** When the tenant opted in; the baseline items carry this time. */
+  readonly enabledAt: Date;
+  /** When the first full read after opt-in was recorded; null until then. */
+  readonly baselineAt: Date | null;
+  /** Keys recorded so far. */
+  readonly itemCount: number;
+}
+
+export interface SeenItem {
+  readonly key: string;
+  readonly firstSeenAt: Date;
+  /** Part of the first full read after opt-in. */
+  readonly baseline: boolean;
+}
+
 /** Everything the hot path needs, read once and held in memory. */
 export interface PlatformSnapshot {
   readonly accounts: readonly Account[];
@@ -128,4 +147,20 @@ export interface PlatformStore {
   getMonthCostUnits(accountId: string, month: string): Promise<number>;
 
   loadSnapshot(): Promise<PlatformSnapshot>;
+
+  /**
+   * Opts one connection in to the data layer. Idempotent: enabling again keeps the first
+   * `enabledAt` and everything recorded. The connection must exist (`not_found` otherwise); deleting
+   * it (or the account) deletes the layer and its records.
+   */
+  enableDataLayer(accountId: string, instanceId: string, at: Date): Promise<DataLayerState>;
+  /** Opts out and deletes every record of the connection; false when it was not enabled. */
+  disableDataLayer(accountId: string, instanceId: string): Promise<boolean>;
+  getDataLayer(accountId: string, instanceId: string): Promise<DataLayerState | null>;
+  /**
+   * Records the keys of one complete read, atomically: the first call after opt-in stores them all
+   * as the baseline (first seen = `enabledAt`); later calls add only unseen keys, first seen `at`.
+   * Returns the records of exactly the keys passed, or null when the layer is not enabled.
+   */
+  recordSeenItems(accountId: string, instanceId: string, keys: readonly string[], at: Date): Promise<SeenItem[] | null>;
 }

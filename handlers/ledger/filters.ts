@@ -1,0 +1,65 @@
+// QueryFilter entries of the ledger tools (upstreams/ledger.md §2, §3 #4, #5, #10). Every refusal
+// happens before the login, so a refused argument costs no upstream call.
+import type { ToolContext } from '#runtime/tool-context.ts';
+import type { QueryFilter } from './client.ts';
+
+/** `;` (list) and `..` (range) change what a FilterValue means. */
+function hasOperators(value: string): boolean {
+  return value.includes(';') || value.includes('..');
+}
+
+/** An exact match (`account`, `cvr`, `item`, `group`); a value with `;` or `..` is refused. */
+export function exact(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+  if (value === undefined) return undefined;
+  if (hasOperators(value)) ctx.fail('generic');
+  return { PropertyName: property, FilterValue: value };
+}
+
+/** A name search: `x` becomes `*x*` unless the caller placed `*` themselves; `;`/`..` refused. */
+export function search(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+  if (value === undefined) return undefined;
+  if (hasOperators(value)) ctx.fail('generic');
+  return { PropertyName: property, FilterValue: value.includes('*') ? value : `*${value}*` };
+}
+
+/** Several exact values as the list syntax `a;b;c` (blanks dropped); a `..` is refused. */
+export function list(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+  if (value === undefined) return undefined;
+  if (value.includes('..')) ctx.fail('generic');
+  const values = value.split(';').map((v) => v.trim()).filter((v) => v !== '');
+  if (values.length === 0) ctx.fail('generic');
+  return { PropertyName: property, FilterValue: values.join(';') };
+}
+
+export const OPEN_FROM = '01-01-1900';
+export const OPEN_TO = '31-12-2099';
+
+/** `YYYY-MM-DD` (already validated) as the documented filter literal `dd-MM-yyyy`. */
+export function ledgerDate(date: string): string {
+  return `${date.slice(8, 10)}-${date.slice(5, 7)}-${date.slice(0, 4)}`;
+}
+
+/**
+ * The inclusive range `dd-MM-yyyy..dd-MM-yyyy` on a date property; a missing bound is open
+ * (1900-01-01 / 2099-12-31). A range that ends before it starts is refused.
+ */
+export function dateRange(ctx: ToolContext, property: string, from: string | undefined, to: string | undefined): QueryFilter | undefined {
+  if (from === undefined && to === undefined) return undefined;
+  if (from !== undefined && to !== undefined && from > to) ctx.fail('generic');
+  return { PropertyName: property, FilterValue: `${from === undefined ? OPEN_FROM : ledgerDate(from)}..${to === undefined ? OPEN_TO : ledgerDate(to)}` };
+}
+
+/** A sort entry: `OrderByDescending: true`, or `OrderBy: true` for ascending. */
+export function sortEntry(property: string, descending: boolean): QueryFilter {
+  return descending ? { PropertyName: property, OrderByDescending: true } : { PropertyName: property, OrderBy: true };
+}
+
+/** A separate paging entry; `Skip` only when the caller paged (`Take: 0` would mean "all"). */
+export function pageEntry(take: number, skip: number | undefined): QueryFilter {
+  return skip === undefined ? { Take: take } : { Skip: skip, Take: take };
+}
+
+/** The entries that apply, in order. */
+export function body(...entries: ReadonlyArray<QueryFilter | undefined>): QueryFilter[] {
+  return entries.filter((e): e is QueryFilter => e !== undefined);
+}
