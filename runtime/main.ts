@@ -17,6 +17,7 @@ function banner(config: GatewayConfig, url: string, token: string, sandboxUrls: 
   const first = enabled.find((c) => c.key === 'register') ?? enabled[0]!;
   const mcpUrl = (id: string) => `${url}/${id}/mcp`;
   const casesId = enabled.find((c) => c.key === 'cases')?.id;
+  const ledgerId = enabled.find((c) => c.key === 'ledger')?.id;
   const lines = [
     '',
     'Connector gateway is running (embedded database, sandbox upstreams, demo tenant).',
@@ -30,6 +31,7 @@ function banner(config: GatewayConfig, url: string, token: string, sandboxUrls: 
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http --header "Authorization: Bearer ${token}" --method tools/list`,
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http --header "Authorization: Bearer ${token}" --method tools/call --tool-name ${first.id}__soeg_virksomhed --tool-arg query=Demo`,
     ...(casesId ? [`  npx @modelcontextprotocol/inspector --cli ${mcpUrl(casesId)} --transport http --header "Authorization: Bearer ${token}" --method tools/call --tool-name ${casesId}__find_cases --tool-arg text=solcelleanlæg`] : []),
+    ...(ledgerId ? [`  npx @modelcontextprotocol/inspector --cli ${mcpUrl(ledgerId)} --transport http --header "Authorization: Bearer ${token}" --method tools/call --tool-name ${ledgerId}__aggregate --tool-arg entity=GLTransClient 'groupBy=["Account"]' 'sum=["Amount"]' fromDate=2025-01-01 toDate=2025-12-31`] : []),
     '',
     'Claude Code:',
     `  claude mcp add --transport http ${first.id} ${mcpUrl(first.id)} --header "Authorization: Bearer ${token}"`,

@@ -1,6 +1,7 @@
 // Every sandbox upstream, started together for the demo and the end-to-end tests. Each one is a
 // separate HTTP server that the gateway reaches exactly like the real upstream.
 import { startCasesSandbox } from './cases/server.ts';
+import { startLedgerSandbox } from './ledger/server.ts';
 import { startRegisterSandbox } from './register/server.ts';
 
 export interface SandboxSet {
@@ -20,17 +21,22 @@ export async function startSandboxes(options: { host?: string; basePort?: number
   const port = (offset: number) => (options.basePort ? options.basePort + offset : 0);
   const register = await startRegisterSandbox({ host, port: port(0), username: SANDBOX_REGISTER_USER, password: SANDBOX_REGISTER_PASSWORD });
   const cases = await startCasesSandbox({ host, port: port(1), rateLimitPerMinute: 6000 });
+  const ledger = await startLedgerSandbox({ host, port: port(2) });
   return {
     env: {
       CONNECTOR_REGISTER_BASE_URL: register.url,
       REGISTER_USERNAME: SANDBOX_REGISTER_USER,
       REGISTER_PASSWORD: SANDBOX_REGISTER_PASSWORD,
       CONNECTOR_CASES_BASE_URL: cases.url,
+      CONNECTOR_LEDGER_BASE_URL: ledger.url,
     },
-    tenantCredentials: { cases: { apiKey: cases.tokens.demo } },
-    urls: { register: register.url, cases: cases.url },
+    tenantCredentials: {
+      cases: { apiKey: cases.tokens.demo },
+      ledger: { username: ledger.credentials.username, password: ledger.credentials.password, companyId: String(ledger.credentials.companyId) },
+    },
+    urls: { register: register.url, cases: cases.url, ledger: ledger.url },
     async close() {
-      await Promise.all([register.close(), cases.close()]);
+      await Promise.all([register.close(), cases.close(), ledger.close()]);
     },
   };
 }

@@ -58,6 +58,11 @@ describe('npm start (embedded defaults)', () => {
     const found = await cases.callTool({ name: 'cases__find_cases', arguments: { text: 'solcelleanlæg' } });
     expect(JSON.parse((found.content as Array<{ text: string }>)[0]!.text).count).toBeGreaterThan(0);
     await cases.close();
+    // …and to the ledger sandbox.
+    const ledger = await mcpClient(first.url, 'ledger', first.token);
+    const groups = await ledger.callTool({ name: 'ledger__list_product_groups', arguments: {} });
+    expect(JSON.parse((groups.content as Array<{ text: string }>)[0]!.text).count).toBe(8);
+    await ledger.close();
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'demo-token')).mode & 0o777).toBe(0o600);
     expect(await stop(first.child)).toBe(0);

@@ -76,8 +76,10 @@ export function parseNumber(value: unknown): number | undefined {
 }
 
 /** Removes binary float noise (0.1 + 0.2) from a sum: 15 significant digits. */
+/** Removes binary floating-point noise (-721541.279999999 → -721541.28): micro-units below 1e9. */
 function tidy(sum: number): number {
-  return sum === 0 ? 0 : Number(sum.toPrecision(15));
+  if (sum === 0) return 0;
+  return Math.abs(sum) < 1e9 ? Math.round(sum * 1e6) / 1e6 : Number(sum.toPrecision(15));
 }
 
 function compareValues(a: unknown, b: unknown): number {

@@ -1,0 +1,109 @@
+// The ledger connector end to end: an MCP client → the gateway → the Uniconta sandbox over HTTP.
+// The questions an accountant asks: units sold per product group in a quarter, and postings by
+// account for a year; the aggregate limits; reconnect-required; no write endpoint ever called.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../runtime/platform/open-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_DEMO_INTERACTIVE_USER, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_NON_NUMERIC_ACCOUNT } from '../sandbox/ledger/data.ts';
+import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+
+type R = { content: Array<{ text: string }>; isError?: boolean };
+const json = (r: unknown) => JSON.parse((r as R).content[0]!.text);
+const text = (r: unknown) => (r as R).content[0]!.text;
+
+describe('ledger end to end against its sandbox', () => {
+  let store: PlatformStore;
+  let sandbox: LedgerSandbox;
+  let gw: StartedGateway;
+  let tenant: Tenant;
+  let client: Client;
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name: `ledger__${name}`, arguments: args });
+  const connect = async (t: Tenant, credential: Record<string, string>) => {
+    const sealed = gw.app.context.vault.seal(JSON.stringify(credential), t.account.id, 'ledger');
+    await store.putConnection({ accountId: t.account.id, instanceId: 'ledger', connectorKey: 'ledger', ...sealed });
+    await gw.app.context.state.refresh();
+  };
+
+  beforeAll(async () => {
+    store = await openStore({});
+    sandbox = await startLedgerSandbox({});
+    gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' } });
+    tenant = await createTenant(store, { subscribe: ['ledger'] });
+    await connect(tenant, { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    client = await mcpClient(gw.url, 'ledger', tenant.token);
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+    await sandbox?.close();
+    await store?.close();
+  });
+
+  it('answers "units sold per product group in a quarter" with the documented recipe', async () => {
+    const groups = json(await call('list_product_groups'));
+    expect(groups.items.map((g: { Group: string }) => g.Group)).toContain('EBIKES');
+    const items = json(await call('list_inventory_items', { group: 'EBIKES', limit: 1000, fields: ['Item', 'Name', 'Group'] }));
+    expect(items.count).toBeGreaterThan(0);
+    const itemList = items.items.map((i: { Item: string }) => i.Item).join(';');
+    const tx = json(await call('list_inventory_transactions', { item: itemList, fromDate: '2026-04-01', toDate: '2026-06-30', limit: 1000 }));
+    const sold = tx.items.filter((t: { Qty: number }) => t.Qty < 0).reduce((s: number, t: { Qty: number }) => s - t.Qty, 0);
+    expect(sold).toBe(53);
+    for (const t of tx.items) expect(t.Date >= '2026-04-01' && t.Date < '2026-07-01').toBe(true);
+  });
+
+  it('aggregates a year of postings by account, and truncates two years past 50 pages', async () => {
+    const year = json(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'], fromDate: '2025-01-01', toDate: '2025-12-31' }));
+    expect(year.truncated).toBe(false);
+    expect(year.rowsScanned).toBeGreaterThan(20_000);
+    expect(year.pages).toBe(Math.ceil(year.rowsScanned / 1000));
+    const total = year.groups.reduce((s: number, g: { sums: { Amount: number } }) => s + g.sums.Amount, 0);
+    expect(Math.abs(total)).toBeLessThan(1); // every voucher balances
+    expect(year.nonNumeric).toEqual({ Amount: expect.any(Number) });
+    const all = json(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }));
+    expect(all).toMatchObject({ truncated: true, pages: 50, rowsScanned: 50_000 });
+  }, 60_000);
+
+  it('refuses more than 1,000 groups, and never sums unparseable numbers', async () => {
+    const r = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Voucher'], sum: ['Amount'] });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/more than 1000 groups/);
+    const odd = json(await call('aggregate', { entity: 'GLTransClient', filters: [{ PropertyName: 'Account', FilterValue: LEDGER_NON_NUMERIC_ACCOUNT }], sum: ['Amount'] }));
+    expect(odd.groups[0].count).toBeGreaterThan(0);
+    expect(odd.nonNumeric.Amount).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('lists with the spec list-result rules', async () => {
+    const debtors = json(await call('list_debtors', { limit: 5 }));
+    expect(debtors).toMatchObject({ entity: 'DebtorClient', count: 5 });
+    expect(debtors.total).toBeGreaterThan(5);
+    const page = json(await call('list_inventory_items', { sortBy: 'sales_price', limit: 10, offset: 0 }));
+    expect(page).toMatchObject({ count: 10, truncated: true, offset: 0, nextOffset: 10 });
+    expect(page).not.toHaveProperty('total');
+    const q = json(await call('query', { entity: 'InvItemClientUser', filters: [{ PropertyName: 'Group', FilterValue: 'EBIKES' }], fields: ['Item', 'Brand', 'NoSuchField'], limit: 3 }));
+    expect(q.unknownFields).toEqual(['NoSuchField']);
+    expect(q.items[0]).toHaveProperty('Brand');
+  });
+
+  it('asks to reconnect on a wrong password, a non-server-login user or a wrong company', async () => {
+    for (const credential of [
+      { username: LEDGER_DEMO_USER, password: 'not-the-password-7x', companyId: String(LEDGER_DEMO_COMPANY_ID) },
+      { username: LEDGER_DEMO_INTERACTIVE_USER, password: LEDGER_DEMO_INTERACTIVE_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) },
+      { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: '49999' },
+    ]) {
+      const t = await createTenant(store, { subscribe: ['ledger'] });
+      await connect(t, credential);
+      const c = await mcpClient(gw.url, 'ledger', t.token);
+      const r = await c.callTool({ name: 'ledger__list_companies', arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/connection must be re-established/);
+      expect(text(r)).not.toContain(credential.password);
+      await c.close();
+    }
+  });
+
+  it('never calls a write endpoint', () => {
+    expect(sandbox.stats.writeLog).toEqual([]);
+  });
+});
