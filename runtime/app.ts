@@ -13,7 +13,7 @@ import { createHttpApp, type HttpApp } from './http/server.ts';
 import { LocalGate, SharedGate } from './limits/gate.ts';
 import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits/rate-limit.ts';
 import { buildConnectorRuntime, buildEndpoints } from './mcp/endpoints.ts';
-import { createLogger, Metrics } from './observability.ts';
+import { createLogger, flushLogger, Metrics } from './observability.ts';
 import { Pipeline } from './pipeline.ts';
 import { openStore } from './platform/open-store.ts';
 import { PlatformState } from './platform/state.ts';
@@ -154,6 +154,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await shared?.close();
       if (!options.store) await store.close();
       await closeSharedDispatcher();
+      flushLogger(log);
     },
   };
   return app;

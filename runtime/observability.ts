@@ -3,7 +3,11 @@
 import pino, { type Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * JSON logs to stdout through an asynchronous, buffered destination (a synchronous write per call
+ * would cost every request a system call); `flushLogger` on shutdown writes what is buffered.
+ */
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 4096 })): Logger {
   return pino(
     {
       level,
@@ -26,5 +30,14 @@ export class Metrics {
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+}
+
+/** Writes buffered log lines (no-op for destinations without a buffer). */
+export function flushLogger(log: Logger): void {
+  try {
+    log.flush();
+  } catch {
+    // a destination without flush support
   }
 }

@@ -22,6 +22,15 @@ export interface CallToolResult {
   isError?: boolean;
 }
 
+/** What every log line of a call carries (never a credential or token). */
+export interface CallLogFields {
+  readonly reqId: string;
+  readonly connector: string;
+  readonly instance: string;
+  readonly accountId: string;
+  readonly userId: string;
+}
+
 export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
 
 const LINK_TTL_SECONDS = { connect: 600, purchase: 86_400, team: 86_400, terms: 86_400 } as const;
@@ -69,8 +78,11 @@ export class Pipeline {
     return undefined;
   }
 
-  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, log: Logger): Promise<CallToolResult> {
+  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string): Promise<CallToolResult> {
     const connector = endpoint.connector;
+    // Log fields of this call; a child logger is made only if a handler asks for one.
+    const fields: CallLogFields = { reqId, connector: connector.config.id, instance: endpoint.instanceId, accountId: identity.account.id, userId: identity.user.id };
+    const log = this.#g.log;
     const prefix = `${endpoint.instanceId}__`;
     // 1. Tool name: namespaced to this instance, or the unprefixed system tool where it is listed.
     if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity);
@@ -80,7 +92,7 @@ export class Pipeline {
     const refused = await this.#entitlement(endpoint, identity);
     if (refused) return refused;
     // 4. Connection (a tenant credential of this very instance, or the deployment's managed one).
-    const credential = await this.#credential(endpoint, identity, log);
+    const credential = await this.#credential(endpoint, identity, fields);
     if ('refusal' in credential) return credential.refusal;
     // 5. Fair use (hard mode blocks; the unit is reserved atomically).
     const now = this.#g.now();
@@ -93,15 +105,15 @@ export class Pipeline {
     const checked = validator ? checkArguments(tool, validator, rawArgs) : { ok: false as const, reason: 'no validator' };
     if (!checked.ok) {
       if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
-      log.info({ reason: checked.reason }, 'invalid arguments');
+      log.info({ ...fields, reason: checked.reason }, 'invalid arguments');
       return this.#refuse(endpoint, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}));
     }
     // 7. Upstream: metered once, whatever the outcome.
     this.#g.meter.record(identity.account.id, connector.config.id, tool.name, now, fairUse.reservation);
-    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, log);
+    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields);
   }
 
-  async #credential(endpoint: Endpoint, identity: Identity, log: Logger): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
+  async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
     const { descriptor, config } = endpoint.connector;
     if (!descriptor.tenantCredential) {
       if (!config.managedCredential) {
@@ -117,7 +129,7 @@ export class Pipeline {
       const plain = this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId);
       return { credential: { ...(JSON.parse(plain) as object), kind: descriptor.credential } as Credential };
     } catch (error) {
-      log.error({ err: error instanceof VaultError ? error.message : 'credential unreadable', instanceId: endpoint.instanceId }, 'stored credential refused');
+      this.#g.log.error({ ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' }, 'stored credential refused');
       return { refusal: this.#refuse(endpoint, 'credential_invalid', this.platformText('generic')) };
     }
   }
@@ -129,7 +141,9 @@ export class Pipeline {
     return formatText(entry.text, { upstream: descriptor.upstream.name, ...params });
   }
 
-  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, log: Logger): Promise<CallToolResult> {
+  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, fields: CallLogFields): Promise<CallToolResult> {
+    const log = this.#g.log;
+    let child: Logger | undefined;
     const connector = endpoint.connector;
     const started = performance.now();
     const connectorId = connector.config.id;
@@ -148,7 +162,9 @@ export class Pipeline {
         onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
       }),
       limits: { ...connector.descriptor.limits, ...tool.limits },
-      log,
+      get log() {
+        return (child ??= log.child({ ...fields, tool: tool.name }));
+      },
       signal,
       now: this.#g.now,
       timeZone: this.#g.config.timeZone,
@@ -169,25 +185,25 @@ export class Pipeline {
     } catch (error) {
       if (error instanceof ToolError) {
         outcome = error.code;
-        log.info({ code: error.code }, 'tool error');
+        outcome = error.code;
         return textResult(this.#connectorText(endpoint, error.code, error.params), true);
       }
       if (error instanceof UpstreamError) {
         outcome = `upstream_${error.kind}`;
-        log.warn({ kind: error.kind, status: error.status }, 'upstream failure without a specific text');
+        log.warn({ ...fields, tool: tool.name, kind: error.kind, status: error.status }, 'upstream failure without a specific text');
       } else if (error instanceof HandlerNotImplementedError) {
         outcome = 'not_implemented';
-        log.error({ tool: tool.name }, 'handler is a generated stub');
+        log.error({ ...fields, tool: tool.name }, 'handler is a generated stub');
       } else {
         outcome = 'handler_error';
-        log.error({ err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'handler failed');
+        log.error({ ...fields, tool: tool.name, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'handler failed');
       }
       return textResult(this.platformText('generic'), true);
     } finally {
       const seconds = (performance.now() - started) / 1000;
       this.#g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       this.#g.metrics.callDuration.observe({ connector: connectorId }, seconds);
-      log.info({ tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
+      log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }
 

@@ -141,8 +141,28 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const outer = options.signal ?? new AbortController().signal;
 
   async function once<T>(req: UpstreamRequest, url: URL): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
-    const deadline = AbortSignal.timeout(policy.timeoutMs);
-    const signal = AbortSignal.any([outer, deadline]);
+    // One controller per request, aborted by the connector's deadline or by the call's signal
+    // (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any).
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, policy.timeoutMs);
+    const onOuterAbort = () => controller.abort();
+    if (outer.aborted) controller.abort();
+    else outer.addEventListener('abort', onOuterAbort, { once: true });
+    const deadline = { get aborted() { return timedOut; } };
+    try {
+      return await onceWithSignal<T>(req, url, signal, deadline);
+    } finally {
+      clearTimeout(timer);
+      outer.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  async function onceWithSignal<T>(req: UpstreamRequest, url: URL, signal: AbortSignal, deadline: { readonly aborted: boolean }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
     let body: string | undefined = req.body;
     if (req.json !== undefined) {

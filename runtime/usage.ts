@@ -70,8 +70,13 @@ export class UsageMeter {
     this.#o = options;
   }
 
+  #monthCache = { minute: -1, month: '' };
+
+  /** Billing month of an instant; recomputed at most once a minute (Intl is costly per call). */
   month(now: Date): string {
-    return localMonth(now, this.#o.timeZone);
+    const minute = Math.floor(now.getTime() / 60_000);
+    if (minute !== this.#monthCache.minute) this.#monthCache = { minute, month: localMonth(now, this.#o.timeZone) };
+    return this.#monthCache.month;
   }
 
   limitOf(account: Account): number {

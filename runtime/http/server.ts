@@ -14,6 +14,10 @@ import { formatText } from '../tool-error.ts';
 
 export const SERVER_VERSION = '0.1.0';
 
+/** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
+const REQ_PREFIX = randomUUID().slice(0, 8);
+let requestSeq = 0;
+
 export class BodyTooLarge extends Error {}
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -70,7 +74,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, log: Logger): Promise<number> {
+  async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
     const origin = req.headers.origin;
     if (origin && !allowedOrigins.has(origin)) {
       sendJson(res, 403, errorJson(null, ErrorCode.InvalidRequest, 'Origin not allowed.'));
@@ -134,8 +138,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
           if (!res.writableFinished) controller.abort();
         };
         res.once('close', onClose);
-        const callLog = log.child({ accountId: identity.account.id, userId: identity.user.id, instance: endpoint.instanceId });
-        const result = await pipeline.call(endpoint, identity, message.params.name, message.params.arguments, controller.signal, callLog);
+        const result = await pipeline.call(endpoint, identity, message.params.name, message.params.arguments, controller.signal, reqId);
         res.off('close', onClose);
         sendJson(res, 200, resultJson(message.id, JSON.stringify(result)));
         return 200;
@@ -183,7 +186,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
     return 200;
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, log: Logger): Promise<[string, number]> {
+  async function route(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<[string, number]> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
@@ -195,7 +198,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
         sendJson(res, 404, JSON.stringify({ error: `No MCP endpoint at ${path}` }));
         return ['mcp', 404];
       }
-      if (req.method === 'POST') return ['mcp', await mcp(req, res, endpoint, log.child({ connector: endpoint.connector.config.id }))];
+      if (req.method === 'POST') return ['mcp', await mcp(req, res, endpoint, reqId)];
       req.resume();
       sendJson(res, 405, errorJson(null, ErrorCode.InvalidRequest, 'Method not allowed: this endpoint takes POST (stateless, JSON responses).'), { allow: 'POST' });
       return ['mcp', 405];
@@ -219,12 +222,11 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
     inFlight++;
-    const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || randomUUID();
-    const log = gateway.log.child({ reqId });
-    route(req, res, log)
+    const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
+    route(req, res, reqId)
       .then(([name, status]) => gateway.metrics.requests.inc({ route: name, status: String(status) }))
       .catch((error: unknown) => {
-        log.error({ err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
+        gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
         if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, 'Internal error.'));
         else res.destroy();
         gateway.metrics.requests.inc({ route: 'error', status: '500' });

@@ -115,6 +115,33 @@ CREATE TABLE data_layer_items (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'change_version',
+    // One counter that every write to the hot-path tables bumps (statement-level triggers), so a
+    // replica can ask "did anything change?" with one tiny read instead of reloading everything.
+    sql: `
+CREATE TABLE platform_changes (
+  id smallint PRIMARY KEY CHECK (id = 1),
+  version bigint NOT NULL
+);
+INSERT INTO platform_changes (id, version) VALUES (1, 0);
+
+CREATE FUNCTION platform_bump_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE platform_changes SET version = version + 1 WHERE id = 1;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER tokens_changed AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+`,
+  },
 ];
 
 /**

@@ -655,6 +655,7 @@ export class SqlPlatformStore implements PlatformStore {
       const connections = await tx.query<ConnectionRow>(
         `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`,
       );
+      const version = await tx.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
       return {
         accounts: accounts.rows.map(toAccount),
         users: users.rows.map(toUser),
@@ -662,7 +663,13 @@ export class SqlPlatformStore implements PlatformStore {
         subscriptions: subscriptions.rows.map((r) => ({ accountId: r.account_id, connectorKey: r.connector_key })),
         seats: seats.rows.map((r) => ({ userId: r.user_id, connectorKey: r.connector_key })),
         connections: connections.rows.map(toConnection),
+        version: Number(version.rows[0]?.version ?? 0),
       };
     });
+  }
+
+  async changeVersion(): Promise<number> {
+    const { rows } = await this.#db.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
+    return Number(rows[0]?.version ?? 0);
   }
 }

@@ -22,6 +22,7 @@ export class PlatformState {
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
   #version = 0;
+  #storeVersion = -1;
 
   constructor(store: PlatformStore) {
     this.#store = store;
@@ -59,13 +60,26 @@ export class PlatformState {
     this.#seats = new Set(s.seats.map((x) => `${x.userId}|${x.connectorKey}`));
     this.#connections = new Map(s.connections.map((c) => [`${c.accountId}|${c.instanceId}`, c]));
     this.#misses.clear();
+    this.#storeVersion = s.version;
     this.#version++;
   }
 
+  /**
+   * Every `refreshMs`, one tiny read of the store's change version; the full snapshot is reloaded
+   * only when something changed (a reload of thousands of tenants must not run on a timer).
+   */
   start(refreshMs: number): void {
     this.stop();
-    this.#timer = setInterval(() => void this.refresh().catch(() => {}), refreshMs);
+    this.#timer = setInterval(() => void this.refreshIfChanged().catch(() => {}), refreshMs);
     this.#timer.unref();
+  }
+
+  async refreshIfChanged(): Promise<boolean> {
+    if (this.#refreshing) return false;
+    const version = await this.#store.changeVersion();
+    if (version === this.#storeVersion) return false;
+    await this.refresh();
+    return true;
   }
 
   stop(): void {

@@ -96,6 +96,8 @@ export interface PlatformSnapshot {
   readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
   readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
   readonly connections: readonly Connection[];
+  /** The change version this snapshot reflects (see `changeVersion`). */
+  readonly version: number;
 }
 
 export interface PlatformStore {
@@ -147,6 +149,8 @@ export interface PlatformStore {
   getMonthCostUnits(accountId: string, month: string): Promise<number>;
 
   loadSnapshot(): Promise<PlatformSnapshot>;
+  /** A counter every write to accounts, users, tokens, subscriptions, seats or connections bumps. */
+  changeVersion(): Promise<number>;
 
   /**
    * Opts one connection in to the data layer. Idempotent: enabling again keeps the first

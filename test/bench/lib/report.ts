@@ -1,0 +1,260 @@
+// Renders BENCHMARKS.md from one harness run: machine, settings, the targets table, every
+// measured figure with its method, and "What misses and why" (filled from the figures; a marked
+// place is left for profiling notes).
+import type { MachineInfo } from './machine.ts';
+import type { Spread } from './stats.ts';
+
+export interface Target {
+  readonly op: '>=' | '<=' | '<';
+  readonly value: number;
+}
+
+export interface Figure {
+  readonly figure: string;
+  readonly spread: Spread;
+  readonly unit: string;
+  readonly target: Target;
+  readonly method: string;
+  /** Why the figure is missing or what limits it. */
+  readonly note?: string;
+}
+
+export interface ThroughputRow {
+  readonly id: string;
+  readonly label: string;
+  readonly request: string;
+  readonly rps: Spread;
+  readonly p50: Spread;
+  readonly p99: Spread;
+  readonly cpuUsPerCall: Spread;
+}
+
+export interface Report {
+  readonly date: Date;
+  readonly machine: MachineInfo;
+  readonly options: { readonly runs: number; readonly durationSec: number; readonly connections: number; readonly rate: number; readonly quick: boolean; readonly logLevel: string; readonly cpuProf: boolean };
+  readonly figures: readonly Figure[];
+  readonly throughput: readonly ThroughputRow[];
+  readonly fixedRate: readonly { readonly label: string; readonly achieved: Spread; readonly p50: Spread; readonly p99: Spread }[];
+  readonly growth: readonly { readonly accounts: number; readonly rps: Spread; readonly ratio: Spread; readonly cpuUsPerCall: Spread }[];
+  readonly fold: { readonly skipped: string } | { readonly figures: readonly { readonly rows: number; readonly cpuMs: Spread; readonly wallMs: Spread }[] };
+  readonly metering: readonly { readonly gateway: string; readonly accounts: number; readonly expected: number; readonly totalCalls: number }[];
+  /** Event-loop delay of the embedded gateway over its measured runs. */
+  readonly gatewayDelay: { readonly delayMaxMs: number; readonly delayP99Ms: number; readonly delayMeanMs: number };
+  /** Cost of one full reload of the in-memory platform snapshot in the embedded gateway. */
+  readonly snapshot: { readonly tenants: number; readonly reloadMs: Spread; readonly everyMs: number };
+  /** MiB. */
+  readonly memory: { readonly idle: number; readonly load: number; readonly idlePostgres: number; readonly loadPostgres: number; readonly freshMain: number };
+  /** ms. */
+  readonly startup: { readonly total: Spread; readonly createApp: Spread };
+  readonly problems: readonly string[];
+  readonly profileFile?: string;
+}
+
+const OP_TEXT: Record<Target['op'], string> = { '>=': '≥', '<=': '≤', '<': '<' };
+
+function fmt(value: number, unit: string): string {
+  if (!Number.isFinite(value)) return '—';
+  const digits = unit === 'calls/s' || unit === 'µs' || unit === 'MiB' ? 0 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function withUnit(value: number, unit: string): string {
+  const text = fmt(value, unit);
+  if (text === '—') return text;
+  return unit === '×' ? `${text}×` : `${text} ${unit}`;
+}
+
+function range(s: Spread, unit: string): string {
+  if (!Number.isFinite(s.median)) return '—';
+  if (s.values.length <= 1) return 'one run';
+  return `${fmt(s.min, unit)}–${fmt(s.max, unit)}`;
+}
+
+export function met(f: Figure): boolean | undefined {
+  const v = f.spread.median;
+  if (!Number.isFinite(v)) return undefined;
+  if (f.target.op === '>=') return v >= f.target.value;
+  if (f.target.op === '<=') return v <= f.target.value;
+  return v < f.target.value;
+}
+
+function metText(f: Figure): string {
+  const m = met(f);
+  return m === undefined ? 'not measured' : m ? 'yes' : '**no**';
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+function dateText(d: Date): string {
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())} UTC`;
+}
+
+function misses(report: Report): string[] {
+  const out: string[] = [];
+  const row = (id: string) => report.throughput.find((t) => t.id === id);
+  const floor = row('floor');
+  const gateway = row('gateway-1');
+  const cpuLine = () => {
+    if (!floor || !gateway) return '';
+    const g = gateway.cpuUsPerCall.median;
+    const f = floor.cpuUsPerCall.median;
+    return ` The gateway process used ${fmt(g, 'µs')} µs of CPU per call against ${fmt(f, 'µs')} µs for the floor (${fmt(g - f, 'µs')} µs more per call, ${fmt(g / f, '×')}×); with ${report.machine.cores} cores shared by the load generator, the upstream and the server, throughput ratios follow CPU per call only roughly.`;
+  };
+  for (const f of report.figures) {
+    const m = met(f);
+    if (m === undefined) {
+      out.push(`- **${f.figure}**: not measured${f.note ? ` — ${f.note}` : ''}.`);
+      continue;
+    }
+    if (m) continue;
+    let why = '';
+    if (f.figure.includes('gateway ÷ floor') || f.figure.includes('PostgreSQL')) why = cpuLine();
+    else if (f.figure.includes('peer')) {
+      const p = row('peer');
+      why = p && gateway ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.` : '';
+    } else if (f.figure.includes('p99 latency')) {
+      const fr = report.fixedRate;
+      why = fr.length === 2 ? ` p99 at the fixed rate: floor ${fmt(fr[0]!.p99.median, 'ms')} ms, gateway ${fmt(fr[1]!.p99.median, 'ms')} ms (p50 ${fmt(fr[0]!.p50.median, 'ms')} / ${fmt(fr[1]!.p50.median, 'ms')} ms). The gateway's event loop stalled for up to ${fmt(report.gatewayDelay.delayMaxMs, 'ms')} ms (p99 of the delay ${fmt(report.gatewayDelay.delayP99Ms, 'ms')} ms). One full reload of the platform snapshot with ${report.snapshot.tenants.toLocaleString('en-US')} tenants took ${fmt(report.snapshot.reloadMs.median, 'ms')} ms (${range(report.snapshot.reloadMs, 'ms')}); it runs every ${report.snapshot.everyMs} ms, on the embedded store in the gateway's own thread, so calls arriving meanwhile wait.` : '';
+    } else if (f.figure.includes('Resident memory')) {
+      const m = report.memory;
+      why = Number.isFinite(m.idlePostgres)
+        ? ` The same gateway on the PostgreSQL store used ${fmt(m.idlePostgres, 'MiB')} MiB idle and ${fmt(m.loadPostgres, 'MiB')} MiB under load: the embedded database (PGlite, PostgreSQL compiled to WebAssembly, in the gateway process) accounts for about ${fmt(m.idle - m.idlePostgres, 'MiB')} MiB.`
+        : '';
+    } else if (f.figure.includes('Start-up')) {
+      const s = report.startup;
+      why = Number.isFinite(s.createApp.median) ? ` \`createApp\` and listen (opening the embedded database, migrations, snapshot, connectors) took ${fmt(s.createApp.median, 'ms')} ms of it; the rest, about ${fmt(s.total.median - s.createApp.median, 'ms')} ms, is Node start-up and loading the modules (runtime, generated validators and descriptors of all connectors, PGlite).` : '';
+    } else if (f.figure.includes('tools/list')) {
+      const e = row('echo');
+      const l = row('gateway-list');
+      why = e && l ? ` CPU per answer: echo ${fmt(e.cpuUsPerCall.median, 'µs')} µs, gateway tools/list ${fmt(l.cpuUsPerCall.median, 'µs')} µs (the list is precomputed; the difference is authentication, rate limit, routing, logging and the larger response).` : '';
+    }
+    out.push(`- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`);
+  }
+  return out;
+}
+
+export function renderReport(report: Report): string {
+  const { machine, options } = report;
+  const lines: string[] = [];
+  lines.push('# Benchmarks', '');
+  lines.push(`Written by \`npm run bench\` on ${dateText(report.date)}. Re-run it after every change that touches a hot path; the figures are only comparable on the same machine.`, '');
+  if (options.quick) lines.push('> **Development run (`--quick`)**: one short run per figure, not for publication. Run `npm run bench` on a quiet machine for the published table.', '');
+  lines.push(
+    table(
+      ['Machine', ''],
+      [
+        ['CPU', `${machine.cpuModel}`],
+        ['Cores', String(machine.cores)],
+        ['RAM', `${machine.ramGiB} GiB`],
+        ['OS', machine.os],
+        ['Node', machine.node],
+        ['Load average at start', machine.loadAverage || '—'],
+        ['Runs', `${options.runs} run(s) per figure, ~${options.durationSec} s each, after a warm-up; medians with min–max`],
+        ['Concurrency', `${options.connections} keep-alive connections (throughput); ${options.rate} calls/s open loop (latency)`],
+        ['Gateway log level', `${options.logLevel} (JSON logs to /dev/null)`],
+        ...(options.cpuProf ? [['CPU profiler', 'on in the embedded gateway: its figures include the profiler\'s overhead']] : []),
+      ],
+    ),
+    '',
+  );
+
+  lines.push('## Targets', '');
+  lines.push(
+    table(
+      ['Figure', 'Median', 'Min–max', 'Target', 'Met'],
+      report.figures.map((f) => [f.figure, withUnit(f.spread.median, f.unit), range(f.spread, f.unit), `${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}`, metText(f)]),
+    ),
+    '',
+  );
+
+  lines.push('### Metering stays exact', '');
+  if (report.metering.length === 0) lines.push('No gateway run was metered.', '');
+  else {
+    lines.push(
+      table(
+        ['Gateway process', 'Accounts', 'Successful calls counted by the load generator', 'Usage `totalCalls` (sum of `GET /api/usage`)', 'Exact'],
+        report.metering.map((m) => [m.gateway, String(m.accounts), m.expected.toLocaleString('en-US'), m.totalCalls.toLocaleString('en-US'), m.expected === m.totalCalls ? 'yes' : '**NO**']),
+      ),
+      '',
+      'Counted over every call the harness sent to that gateway process (sanity call, warm-up and measured runs, closed and open loop). Usage is read through the API before the gateway stops, which includes counts not yet flushed.',
+      '',
+    );
+  }
+
+  lines.push(`## Throughput and latency at ${options.connections} connections`, '');
+  lines.push(
+    table(
+      ['Server', 'Request', 'Calls/s (median)', 'Min–max', 'p50', 'p99', 'Server CPU per call'],
+      report.throughput.map((t) => [t.label, `\`${t.request}\``, fmt(t.rps.median, 'calls/s'), range(t.rps, 'calls/s'), withUnit(t.p50.median, 'ms'), withUnit(t.p99.median, 'ms'), withUnit(t.cpuUsPerCall.median, 'µs')]),
+    ),
+    '',
+  );
+
+  lines.push(`## Latency at a fixed ${options.rate.toLocaleString('en-US')} calls/s`, '');
+  lines.push(
+    table(
+      ['Server', 'Achieved calls/s', 'p50', 'p99'],
+      report.fixedRate.map((r) => [r.label, fmt(r.achieved.median, 'calls/s'), withUnit(r.p50.median, 'ms'), `${withUnit(r.p99.median, 'ms')} (${range(r.p99, 'ms')})`]),
+    ),
+    '',
+    `Snapshot reload (\`state.refresh()\`, ${report.snapshot.tenants.toLocaleString('en-US')} tenants, embedded store): ${withUnit(report.snapshot.reloadMs.median, 'ms')} (${range(report.snapshot.reloadMs, 'ms')}), every ${report.snapshot.everyMs} ms.`,
+    '',
+    `Event-loop delay of the gateway process over all its measured runs (\`monitorEventLoopDelay\`, 5 ms resolution): mean ${withUnit(report.gatewayDelay.delayMeanMs, 'ms')}, p99 ${withUnit(report.gatewayDelay.delayP99Ms, 'ms')}, max ${withUnit(report.gatewayDelay.delayMaxMs, 'ms')}. A call that arrives during a stall waits for it, so the stalls set the latency tail.`,
+    '',
+  );
+
+  lines.push('## Growth', '');
+  lines.push('Entitlements come from the in-memory snapshot, so spreading the same load over more accounts should cost (almost) nothing per call:', '');
+  lines.push(
+    table(
+      ['Active accounts', 'Gateway calls/s', 'Min–max', '÷ floor (same run)', 'Gateway CPU per call'],
+      report.growth.map((g) => [g.accounts.toLocaleString('en-US'), fmt(g.rps.median, 'calls/s'), range(g.rps, 'calls/s'), withUnit(g.ratio.median, '×'), withUnit(g.cpuUsPerCall.median, 'µs')]),
+    ),
+    '',
+  );
+  if ('skipped' in report.fold) lines.push(`\`aggregate\` fold: **skipped** — ${report.fold.skipped}`, '');
+  else {
+    lines.push(
+      table(
+        ['`aggregate` fold', 'CPU (median)', 'Min–max', 'Wall (median)'],
+        report.fold.figures.map((f) => [`${f.rows.toLocaleString('en-US')} rows`, withUnit(f.cpuMs.median, 'ms'), range(f.cpuMs, 'ms'), withUnit(f.wallMs.median, 'ms')]),
+      ),
+      '',
+    );
+  }
+
+  lines.push('## Method', '');
+  lines.push(
+    '- Every server is a process of its own, started by the harness (`test/bench/run.ts`) and stopped by it: the zero-latency upstream (a node:http server answering every request with one fixed Elasticsearch `_search` hit), the floor, the peer pattern, the bare echo and the gateway. The load generator is another process. On this machine they all share the same cores.',
+    '- **Floor**: node:http, one `JSON.parse`, one undici request (keep-alive pool) to the upstream, the upstream JSON returned as the text of a JSON-RPC result. No checks of any kind.',
+    '- **Peer pattern**: the MCP TypeScript SDK\'s documented stateless Streamable HTTP server (`createMcpExpressApp()`, a new `McpServer` and `StreamableHTTPServerTransport({ sessionIdGenerator: undefined })` per request, SSE response as in the example), one zod-typed tool making the same undici call.',
+    '- **Gateway**: `createApp` from `runtime/app.ts` with all seven connectors loaded, the embedded store (PGlite) seeded with 1,000 tenants (admin user, accepted terms, subscription and seat on the register, fair use in soft mode, one token each), calling `register__hent_virksomhed` through the real register handler with the managed HTTP Basic credential. Caller authentication, the rate limit (per second and burst 1,000,000, so the limit is applied but never refuses), tool lookup, subscription, seat, connection, fair use, argument validation, the register concurrency gate (raised to 256), metering, metrics and structured logs are all on.',
+    '- A call counts as successful when it is answered HTTP 2xx with a JSON-RPC result that is not an error and not `isError`. Closed-loop runs send a fixed number of requests (the warm-up rate × the run length), so nothing is left in flight when a run ends.',
+    '- Each run measures every server once, one after the other; ratios are taken within a run, then the median (and min–max) over runs is reported. Server CPU per call is the server process\'s user + system time (from `/proc`) over the run divided by its successful calls.',
+    '',
+  );
+  for (const f of report.figures) lines.push(`- **${f.figure}**: ${f.method}${f.note ? ` _${f.note}_` : ''}`);
+  lines.push('');
+
+  lines.push('## What misses and why', '');
+  const missed = misses(report);
+  if (missed.length === 0) lines.push('Every target was met in this run.', '');
+  else lines.push(...missed, '');
+  if (report.problems.length > 0) {
+    lines.push('Problems during the runs:', '');
+    for (const p of report.problems) lines.push(`- ${p.replace(/\n/g, ' ')}`);
+    lines.push('');
+  }
+  lines.push('### Profiling notes', '');
+  lines.push('<!-- LEAD: profiling notes go here. `npm run bench -- --cpu-prof` writes a CPU profile of the gateway while it serves to .bench/profiles/; `node test/bench/profile-top.ts <file>` lists the hot spots. -->');
+  lines.push(report.profileFile ? `CPU profile of this run's gateway: \`${report.profileFile}\`.` : '_To be written after profiling on the benchmark machine._', '');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,526 @@
+// `npm run bench`: starts everything it measures (each server, the load generator and every timed
+// process is a child process of its own), warms up, measures, stops everything it started, and
+// writes the dated results table to BENCHMARKS.md. Not part of `npm test`.
+//
+//   npm run bench                         3 runs of ~5 s per figure (the published table)
+//   npm run bench -- --quick              1 short run each (development)
+//   npm run bench -- --runs 5 --duration 10 --connections 32 --rate 1000
+//   npm run bench -- --cpu-prof           also write a CPU profile of the gateway while it serves
+//                                         (.bench/profiles/, git-ignored; summarise with test/bench/profile-top.ts)
+//   npm run bench -- --no-postgres        skip the PostgreSQL figure
+//   npm run bench -- --out FILE           write the table elsewhere (default BENCHMARKS.md)
+//
+// Exit code 1 when metering was not exact (usage totalCalls ≠ successful calls counted by the load
+// generator) or a run failed; a missed target alone does not fail the command.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { request } from 'undici';
+import type { FoldResult } from './fold.ts';
+import { killAll, liveChildren, startChild, startProcess, type ChildHandle } from './lib/children.ts';
+import { gatewayEnv } from './lib/gateway-env.ts';
+import { cpuMs, machineInfo, rssMiB, rssSampler } from './lib/machine.ts';
+import { renderReport, type Figure, type Report } from './lib/report.ts';
+import { spread, type Spread } from './lib/stats.ts';
+import { isSuccess } from './lib/success.ts';
+import type { LoadJob, LoadResult } from './load.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BENCH = join(ROOT, 'test/bench');
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+interface Options {
+  readonly quick: boolean;
+  readonly runs: number;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+  readonly connections: number;
+  readonly rate: number;
+  readonly logLevel: string;
+  readonly cpuProf: boolean;
+  readonly out: string;
+  readonly databaseUrl: string | undefined;
+  readonly startupRuns: number;
+  readonly codegenRuns: number;
+  readonly foldRepeats: number;
+  readonly growth: readonly number[];
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const value = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const num = (name: string, fallback: number) => {
+    const v = value(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, got ${v}`);
+    return n;
+  };
+  const quick = argv.includes('--quick');
+  const runs = Math.round(num('runs', quick ? 1 : 3));
+  return {
+    quick,
+    runs,
+    durationSec: num('duration', quick ? 2 : 5),
+    warmupSec: num('warmup', quick ? 1 : 2),
+    connections: Math.round(num('connections', 32)),
+    rate: num('rate', 1000),
+    logLevel: value('log-level') ?? 'info',
+    cpuProf: argv.includes('--cpu-prof'),
+    out: resolve(ROOT, value('out') ?? 'BENCHMARKS.md'),
+    databaseUrl: argv.includes('--no-postgres') ? undefined : (value('database-url') ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    startupRuns: Math.round(num('startup-runs', quick ? 1 : Math.max(3, runs))),
+    codegenRuns: Math.round(num('codegen-runs', quick ? 1 : Math.max(3, runs))),
+    foldRepeats: Math.round(num('fold-repeats', quick ? 3 : 7)),
+    growth: [1, 10, 1000],
+  };
+}
+
+const started = performance.now();
+function log(line: string): void {
+  console.log(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(process.env.TZ ? { TZ: process.env.TZ } : {}), ...extra };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup on every way out: children killed, PostgreSQL schema dropped, temporary files removed.
+
+const cleanups: Array<() => Promise<void>> = [];
+let cleaned = false;
+async function cleanup(): Promise<void> {
+  if (cleaned) return;
+  cleaned = true;
+  killAll();
+  for (const fn of cleanups.reverse()) await fn().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
+  killAll();
+}
+process.on('exit', () => killAll());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    console.error(`\n[bench] ${signal}: stopping everything it started`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+const CALL_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345674 } } });
+const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+async function once(url: string, body: string, token?: string): Promise<{ status: number; text: string }> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body,
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+interface Case {
+  readonly id: string;
+  readonly label: string;
+  readonly server: ChildHandle;
+  readonly path: string;
+  readonly body: string;
+  readonly tokens: readonly string[];
+  /** Successful tools/call answers are metered: count them for this gateway. */
+  readonly metered: boolean;
+}
+
+interface CaseRun {
+  readonly result: LoadResult;
+  /** Server CPU per successful call, µs. */
+  readonly cpuUsPerCall: number;
+  readonly rssMaxMiB?: number;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const machine = machineInfo();
+  const date = new Date();
+  const tmp = mkdtempSync(join(tmpdir(), 'cg-bench-'));
+  cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
+  const problems: string[] = [];
+  log(`${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${options.runs} run(s) of ~${options.durationSec} s, ${options.connections} connections${options.quick ? ' (quick)' : ''}`);
+
+  // ---- servers -------------------------------------------------------------------------------
+  const upstream = await startChild('upstream', join(BENCH, 'servers/upstream.ts'), [], { env: childEnv() });
+  const upstreamUrl = String(upstream.info['url']);
+  const profDir = join(ROOT, '.bench/profiles');
+  if (options.cpuProf) mkdirSync(profDir, { recursive: true });
+  const profileFile = options.cpuProf ? join(profDir, `gateway-${date.toISOString().replace(/[:.]/g, '-')}.cpuprofile`) : undefined;
+  const maxAccounts = Math.max(...options.growth);
+  log(`starting floor, peer pattern, echo and gateway (seeding ${maxAccounts} accounts)`);
+  const [floor, peer, echo, gateway] = await Promise.all([
+    startChild('floor', join(BENCH, 'servers/floor.ts'), ['--upstream', upstreamUrl], { env: childEnv() }),
+    startChild('peer', join(BENCH, 'servers/peer.ts'), ['--upstream', upstreamUrl], { env: childEnv() }),
+    startChild('echo', join(BENCH, 'servers/echo.ts'), [], { env: childEnv() }),
+    startChild('gateway', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', join(tmp, 'gateway'), '--accounts', String(maxAccounts), '--upstream', upstreamUrl, '--log-level', options.logLevel, ...(profileFile ? ['--profile', profileFile] : [])], {
+      env: childEnv(),
+      readyTimeoutMs: 300_000,
+    }),
+  ]);
+  const tokens = gateway.info['tokens'] as string[];
+  log(`gateway ready (seeded in ${Math.round(Number(gateway.info['seedMs']))} ms)`);
+
+  let pgGateway: ChildHandle | undefined;
+  let pgSkip: string | undefined;
+  if (options.databaseUrl) {
+    const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
+    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query(`CREATE SCHEMA ${schema}`);
+      const url = options.databaseUrl;
+      cleanups.push(async () => {
+        const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await c.end();
+      });
+      pgGateway = await startChild('gateway-postgres', join(BENCH, 'servers/gateway.ts'), ['--store', 'postgres', '--database-url', options.databaseUrl, '--schema', schema, '--data-dir', join(tmp, 'gateway-pg'), '--accounts', '1', '--upstream', upstreamUrl, '--log-level', options.logLevel], { env: childEnv() });
+      log(`PostgreSQL gateway ready (schema ${schema})`);
+    } catch (error) {
+      pgSkip = `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} not usable: ${(error as Error).message.split('\n')[0]}`;
+      log(pgSkip);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  } else pgSkip = 'skipped with --no-postgres';
+
+  await sleep(1000);
+  const rssIdle = rssMiB(gateway.pid);
+  const rssIdlePg = pgGateway ? rssMiB(pgGateway.pid) : Number.NaN;
+  const load = await startChild('load', join(BENCH, 'load.ts'), [], { env: childEnv() });
+
+  const cases: Case[] = [
+    { id: 'floor', label: 'Floor (node:http + undici)', server: floor, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
+    { id: 'peer', label: 'Peer pattern (SDK stateless, per-request McpServer)', server: peer, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
+    ...options.growth.map((n): Case => ({ id: `gateway-${n}`, label: `Gateway, ${n} active account${n === 1 ? '' : 's'}`, server: gateway, path: '/register/mcp', body: CALL_BODY, tokens: tokens.slice(0, n), metered: true })),
+    ...(pgGateway ? [{ id: 'gateway-pg', label: 'Gateway on PostgreSQL, 1 account', server: pgGateway, path: '/register/mcp', body: CALL_BODY, tokens: (pgGateway.info['tokens'] as string[]).slice(0, 1), metered: true }] : []),
+    { id: 'echo', label: 'Bare JSON echo', server: echo, path: '/mcp', body: LIST_BODY, tokens: [], metered: false },
+    { id: 'gateway-list', label: 'Gateway tools/list, 1 account', server: gateway, path: '/register/mcp', body: LIST_BODY, tokens: tokens.slice(0, 1), metered: false },
+  ];
+  const okCounted = new Map<ChildHandle, number>();
+  const count = (c: Case, ok: number) => {
+    if (c.metered) okCounted.set(c.server, (okCounted.get(c.server) ?? 0) + ok);
+  };
+
+  // ---- sanity: one call each, and a clear failure when a server answers wrongly ---------------
+  for (const c of cases) {
+    const r = await once(`${String(c.server.info['url'])}${c.path}`, c.body, c.tokens[0]);
+    if (!isSuccess(r.status, r.text)) throw new Error(`${c.label} did not answer the benchmark request: HTTP ${r.status} ${r.text.slice(0, 500)}`);
+    count(c, 1);
+  }
+
+  const runClosed = async (c: Case, amount: number): Promise<CaseRun> => {
+    const job: LoadJob = { kind: 'closed', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, amount: Math.max(Math.round(amount), options.connections * 4) };
+    const cpu0 = cpuMs(c.server.pid);
+    const sampler = rssSampler(c.server.pid);
+    const result = await load.job<LoadResult>({ load: job });
+    const rssMax = sampler.stop();
+    const cpu = cpuMs(c.server.pid) - cpu0;
+    count(c, result.ok);
+    if (result.failed > 0 || result.transportErrors > 0) problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
+    return { result, cpuUsPerCall: result.ok > 0 ? (cpu * 1000) / result.ok : Number.NaN, rssMaxMiB: rssMax };
+  };
+
+  // ---- warm-up: a short probe for the rate, then ~warmupSec at full load ----------------------
+  const estimate = new Map<string, number>();
+  for (const c of cases) {
+    const probe = await runClosed(c, options.connections * 20);
+    const warm = await runClosed(c, probe.result.rps * options.warmupSec);
+    estimate.set(c.id, warm.result.rps);
+    log(`warm-up ${c.id}: ${Math.round(warm.result.rps)} calls/s`);
+  }
+  problems.length = 0; // warm-up failures are reported only if they recur in measured runs
+  const rateCases = [cases.find((c) => c.id === 'floor')!, cases.find((c) => c.id === 'gateway-1')!];
+  for (const c of rateCases) {
+    const r = await load.job<LoadResult>({ load: { kind: 'rate', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, rate: options.rate, durationSec: Math.min(1, options.warmupSec) } satisfies LoadJob });
+    count(c, r.ok);
+  }
+
+  // ---- measured runs: every case once per run, so the ratios of a run come from the same run --
+  await gateway.job({ op: 'reset-delay' });
+  const runs = new Map<string, CaseRun[]>();
+  const rateRuns = new Map<string, LoadResult[]>();
+  let rssLoad = 0;
+  let rssLoadPg = 0;
+  for (let r = 0; r < options.runs; r++) {
+    for (const c of cases) {
+      const run = await runClosed(c, estimate.get(c.id)! * options.durationSec);
+      estimate.set(c.id, run.result.rps);
+      if (c.server === gateway) rssLoad = Math.max(rssLoad, run.rssMaxMiB ?? 0);
+      if (pgGateway && c.server === pgGateway) rssLoadPg = Math.max(rssLoadPg, run.rssMaxMiB ?? 0);
+      (runs.get(c.id) ?? runs.set(c.id, []).get(c.id)!).push(run);
+      log(`run ${r + 1}/${options.runs} ${c.id}: ${Math.round(run.result.rps)} calls/s, p99 ${run.result.latency.p99.toFixed(2)} ms, ${Math.round(run.cpuUsPerCall)} µs CPU/call`);
+    }
+    for (const c of rateCases) {
+      const sampler = c.server === gateway ? rssSampler(gateway.pid) : undefined;
+      const result = await load.job<LoadResult>({ load: { kind: 'rate', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, rate: options.rate, durationSec: options.durationSec } satisfies LoadJob });
+      if (sampler) rssLoad = Math.max(rssLoad, sampler.stop());
+      count(c, result.ok);
+      if (result.failed > 0 || result.transportErrors > 0) problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
+      (rateRuns.get(c.id) ?? rateRuns.set(c.id, []).get(c.id)!).push(result);
+      log(`run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`);
+    }
+  }
+
+  const gatewayDelay = await gateway.job<{ delayMaxMs: number; delayP99Ms: number; delayMeanMs: number }>({ op: 'delay' });
+  log(`gateway event-loop delay during the measured runs: p99 ${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`);
+  // The profile covers the measured runs only, not the usage reads below.
+  if (profileFile) await gateway.job({ op: 'stop-profile' });
+  const refreshCost = await gateway.job<{ refreshMs: number[]; refreshEveryMs: number }>({ op: 'refresh-cost' });
+  log(`snapshot reload with ${maxAccounts} tenants: ${refreshCost.refreshMs.map((v) => v.toFixed(0)).join(', ')} ms (every ${refreshCost.refreshEveryMs} ms)`);
+
+  // ---- metering must be exact ------------------------------------------------------------------
+  const metering: Array<Report['metering'][number]> = [];
+  for (const [server, expected] of okCounted) {
+    const serverTokens = server === gateway ? tokens : (server.info['tokens'] as string[]);
+    let total = 0;
+    for (let i = 0; i < serverTokens.length; i += 16) {
+      const batch = await Promise.all(
+        serverTokens.slice(i, i + 16).map(async (token) => {
+          const res = await request(`${String(server.info['url'])}/api/usage`, { headers: { authorization: `Bearer ${token}` } });
+          const body = (await res.body.json()) as { usage?: { totalCalls?: number } };
+          if (res.statusCode !== 200 || typeof body.usage?.totalCalls !== 'number') throw new Error(`GET /api/usage answered ${res.statusCode}`);
+          return body.usage.totalCalls;
+        }),
+      );
+      for (const n of batch) total += n;
+    }
+    metering.push({ gateway: server.name, expected, totalCalls: total, accounts: serverTokens.length });
+    log(`metering ${server.name}: usage totalCalls ${total}, successful calls counted ${expected} ${total === expected ? '(exact)' : '(MISMATCH)'}`);
+  }
+
+  log('stopping the servers');
+  await load.stop();
+  await Promise.all([floor.stop(), peer.stop(), echo.stop(), gateway.stop(30_000), pgGateway?.stop(30_000)]);
+
+  // ---- start-up of `node runtime/main.ts` on a prepared data directory -------------------------
+  const startupDir = join(tmp, 'startup');
+  const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], { env: childEnv() });
+  const startupToken = (seeded.info['tokens'] as string[])[0]!;
+  await seeded.stop();
+  const startupMs: number[] = [];
+  const startupRss: number[] = [];
+  const createAppMs: number[] = [];
+  for (let i = 0; i < options.startupRuns; i++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/register/mcp`;
+    const t0 = performance.now();
+    const proc = startProcess('gateway-main', process.execPath, [join(ROOT, 'runtime/main.ts')], { env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir: startupDir, logLevel: 'info', port })), cwd: ROOT, captureStdout: true });
+    let exited = false;
+    void proc.exited.then(() => (exited = true));
+    let elapsed = Number.NaN;
+    while (!exited && performance.now() - t0 < 60_000) {
+      try {
+        const r = await once(url, CALL_BODY, startupToken);
+        if (isSuccess(r.status, r.text)) {
+          elapsed = performance.now() - t0;
+          break;
+        }
+      } catch {
+        // not listening yet
+      }
+      await sleep(5);
+    }
+    if (Number.isNaN(elapsed)) problems.push(`start-up run ${i + 1}: no successful tools/call within 60 s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
+    startupMs.push(elapsed);
+    // main.ts logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
+    const listening = /"startupMs":(\d+)/.exec(proc.stdout());
+    if (listening) createAppMs.push(Number(listening[1]));
+    startupRss.push(rssMiB(proc.pid));
+    await proc.stop();
+    log(`start-up ${i + 1}/${options.startupRuns}: ${elapsed.toFixed(0)} ms to the first served call`);
+  }
+  await upstream.stop();
+
+  // ---- full code generation --------------------------------------------------------------------
+  const codegenMs: number[] = [];
+  for (let i = 0; i < options.codegenRuns; i++) {
+    const outDir = join(tmp, `codegen-${i}`);
+    const t0 = performance.now();
+    const proc = startProcess('codegen', process.execPath, [join(ROOT, 'codegen/main.ts'), '--out', outDir, '--no-stubs'], { env: childEnv(), cwd: ROOT });
+    const code = await proc.exited;
+    const ms = performance.now() - t0;
+    if (code !== 0) problems.push(`code generation exited ${String(code)}: ${proc.stderr().slice(-500)}`);
+    codegenMs.push(ms);
+    log(`code generation ${i + 1}/${options.codegenRuns}: ${ms.toFixed(0)} ms`);
+  }
+
+  // ---- aggregate fold ----------------------------------------------------------------------------
+  const folder = await startChild('fold', join(BENCH, 'fold.ts'), [], { env: childEnv() });
+  const fold = await folder.job<FoldResult>({ sizes: [5_000, 50_000], repeats: options.foldRepeats });
+  await folder.stop();
+  log('skipped' in fold ? `fold: skipped (${fold.skipped})` : `fold: ${fold.figures.map((f) => `${f.rows} rows ${f.cpuMs.median.toFixed(1)} ms CPU`).join(', ')}`);
+
+  // ---- figures ------------------------------------------------------------------------------------
+  const perRun = <T>(id: string, f: (r: CaseRun) => T): T[] => (runs.get(id) ?? []).map(f);
+  const rps = (id: string) => perRun(id, (r) => r.result.rps);
+  const ratio = (a: string, b: string): Spread => {
+    const x = rps(a);
+    const y = rps(b);
+    return spread(x.map((v, i) => v / y[i]!));
+  };
+  const rateFloor = rateRuns.get('floor') ?? [];
+  const rateGateway = rateRuns.get('gateway-1') ?? [];
+  const addedP99 = spread(rateGateway.map((g, i) => g.latency.p99 - rateFloor[i]!.latency.p99));
+  const foldFigure = (rows: number) => ('skipped' in fold ? undefined : fold.figures.find((f) => f.rows === rows));
+
+  const figures: Figure[] = [
+    {
+      figure: '`tools/call` throughput, gateway ÷ floor, same concurrency',
+      spread: ratio('gateway-1', 'floor'),
+      unit: '×',
+      target: { op: '>=', value: 0.6 },
+      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), the same request count per server per run (~${options.durationSec} s); successful calls per second of the gateway (1 account) divided by the floor's in the same run.`,
+    },
+    {
+      figure: '`tools/call` throughput, gateway ÷ peer pattern',
+      spread: ratio('gateway-1', 'peer'),
+      unit: '×',
+      target: { op: '>=', value: 3 },
+      method: 'As above, divided by the MCP SDK stateless server (express, new McpServer and transport per request) in the same run.',
+    },
+    {
+      figure: `p99 latency added over the floor at a fixed ${options.rate.toLocaleString('en-US')} calls/s`,
+      spread: addedP99,
+      unit: 'ms',
+      target: { op: '<=', value: 2 },
+      method: `Open loop: an undici generator (own process, up to ${options.connections} connections) sends evenly spaced requests at ${options.rate}/s for ~${options.durationSec} s; per-call latency from send to last byte; gateway p99 minus floor p99 of the same run.`,
+    },
+    {
+      figure: '`tools/list` throughput ÷ bare JSON echo',
+      spread: ratio('gateway-list', 'echo'),
+      unit: '×',
+      target: { op: '>=', value: 0.8 },
+      method: 'Closed loop as above: the gateway answering `tools/list` on the register endpoint (authenticated, rate-limited) against a node:http server that parses the same body and echoes it.',
+    },
+    {
+      figure: '`tools/call` throughput with PostgreSQL, gateway ÷ floor',
+      spread: pgGateway ? ratio('gateway-pg', 'floor') : spread([]),
+      unit: '×',
+      target: { op: '>=', value: 0.5 },
+      method: 'The gateway on the PostgreSQL store (a fresh schema, dropped afterwards) instead of the embedded one; otherwise as the first figure.',
+      ...(pgSkip ? { note: pgSkip } : {}),
+    },
+    {
+      figure: 'Start-up to the first served call (embedded store)',
+      spread: spread(startupMs.map((v) => v / 1000)),
+      unit: 's',
+      target: { op: '<', value: 1.5 },
+      method: `\`node runtime/main.ts\` on a prepared data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from main.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+    },
+    {
+      figure: 'Resident memory, idle (all connectors loaded)',
+      spread: spread([rssIdle]),
+      unit: 'MiB',
+      target: { op: '<', value: 200 },
+      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store), before any load. A fresh \`runtime/main.ts\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB.${pgGateway ? ` The same gateway on the PostgreSQL store (no embedded database in the process): ${rssIdlePg.toFixed(0)} MiB idle, ${rssLoadPg.toFixed(0)} MiB under load.` : ''}`,
+    },
+    {
+      figure: 'Resident memory under load',
+      spread: spread([rssLoad]),
+      unit: 'MiB',
+      target: { op: '<', value: 200 },
+      method: 'Highest VmRSS of the gateway process sampled every 200 ms during all its measured runs.',
+    },
+    {
+      figure: 'Full code generation of all specs',
+      spread: spread(codegenMs.map((v) => v / 1000)),
+      unit: 's',
+      target: { op: '<', value: 5 },
+      method: '`node codegen/main.ts --out <temp dir> --no-stubs`: load, validate, IR and every emitter for all specs, written to an empty directory; wall time of the whole process including Node start-up.',
+    },
+    {
+      figure: '`aggregate` fold of 50,000 rows, CPU',
+      spread: foldFigure(50_000)?.cpuMs ?? spread([]),
+      unit: 'ms',
+      target: { op: '<', value: 100 },
+      method: `process.cpuUsage() (user + system) around one fold of 50,000 synthetic GLTransClient-like rows (group by 2 properties, sum 2; about 1% unparseable values) in a process of its own, after a warm-up; median of ${options.foldRepeats}. Rows are made before the clock starts, so this is the CPU beyond upstream time.${'skipped' in fold ? '' : ` Called as ${fold.how}.`}`,
+      ...('skipped' in fold ? { note: `skipped: ${fold.skipped}` } : {}),
+    },
+  ];
+
+  const meteringExact = metering.length > 0 && metering.every((m) => m.expected === m.totalCalls);
+  const report: Report = {
+    date,
+    machine,
+    options: { runs: options.runs, durationSec: options.durationSec, connections: options.connections, rate: options.rate, quick: options.quick, logLevel: options.logLevel, cpuProf: options.cpuProf },
+    figures,
+    throughput: cases.map((c) => {
+      const list = runs.get(c.id) ?? [];
+      return {
+        id: c.id,
+        label: c.label,
+        request: c.body === LIST_BODY ? 'tools/list' : 'tools/call',
+        rps: spread(list.map((r) => r.result.rps)),
+        p50: spread(list.map((r) => r.result.latency.p50)),
+        p99: spread(list.map((r) => r.result.latency.p99)),
+        cpuUsPerCall: spread(list.map((r) => r.cpuUsPerCall)),
+      };
+    }),
+    fixedRate: rateCases.map((c) => {
+      const list = rateRuns.get(c.id) ?? [];
+      return { label: c.label, p50: spread(list.map((r) => r.latency.p50)), p99: spread(list.map((r) => r.latency.p99)), achieved: spread(list.map((r) => r.rps)) };
+    }),
+    growth: options.growth.map((n) => ({ accounts: n, rps: spread(rps(`gateway-${n}`)), ratio: ratio(`gateway-${n}`, 'floor'), cpuUsPerCall: spread(perRun(`gateway-${n}`, (r) => r.cpuUsPerCall)) })),
+    fold: 'skipped' in fold ? { skipped: fold.skipped } : { figures: fold.figures },
+    metering,
+    gatewayDelay,
+    snapshot: { tenants: maxAccounts, reloadMs: spread(refreshCost.refreshMs), everyMs: refreshCost.refreshEveryMs },
+    memory: { idle: rssIdle, load: rssLoad, idlePostgres: rssIdlePg, loadPostgres: pgGateway ? rssLoadPg : Number.NaN, freshMain: spread(startupRss).median },
+    startup: { total: spread(startupMs), createApp: spread(createAppMs) },
+    problems,
+    ...(profileFile ? { profileFile: relative(ROOT, profileFile) } : {}),
+  };
+  writeFileSync(options.out, renderReport(report));
+  log(`wrote ${relative(ROOT, options.out) || options.out}`);
+  for (const f of figures) log(`  ${f.figure}: ${f.spread.median.toFixed(2)} ${f.unit}${f.note ? ` (${f.note})` : ''}`);
+
+  if (!meteringExact) {
+    console.error('\n[bench] METERING WAS NOT EXACT: usage totalCalls differs from the successful calls the load generator counted.');
+    for (const m of metering) console.error(`  ${m.gateway}: totalCalls ${m.totalCalls}, counted ${m.expected}`);
+    process.exitCode = 1;
+  }
+  if (problems.length > 0) {
+    console.error(`\n[bench] ${problems.length} problem(s) during the runs:`);
+    for (const p of problems) console.error(`  ${p}`);
+    process.exitCode = 1;
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(`[bench] failed: ${(error as Error)?.stack ?? String(error)}`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    const left = liveChildren();
+    if (left.length > 0) console.error(`[bench] killing leftover children: ${left.join(', ')}`);
+    await cleanup();
+  });
