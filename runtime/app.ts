@@ -20,7 +20,7 @@ import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
 import { createPortal } from './portal/pages.ts';
-import { RedisSharedStore, type SharedStore } from './shared-store.ts';
+import type { SharedStore } from './shared-store.ts';
 import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
 import { closeSharedDispatcher } from './upstream.ts';
 import { UsageMeter } from './usage.ts';
@@ -66,6 +66,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }));
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
+    // Loaded only when configured: the Redis client costs ~240 ms of start-up.
+    const { RedisSharedStore } = await import('./shared-store.ts');
     shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, prefix: config.redisPrefix, onError: () => failOpen('shared_store') });
   }
 

@@ -8,7 +8,6 @@ import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
 import { openStore } from './platform/open-store.ts';
 import type { FairUseMode, PlatformStore } from './platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from './platform/vault.ts';
-import { RedisSharedStore } from './shared-store.ts';
 import { issueToken } from './tokens.ts';
 import { UsageMeter } from './usage.ts';
 import pino from 'pino';
@@ -231,6 +230,7 @@ async function main(): Promise<number> {
   try {
     await runCli(argv, config, store, (line) => console.log(line));
     if (config.redisUrl) {
+      const { RedisSharedStore } = await import('./shared-store.ts');
       const shared = await RedisSharedStore.connect(config.redisUrl).catch(() => undefined);
       await shared?.publish('platform-invalidate', String(Date.now())).catch(() => {});
       await shared?.close();

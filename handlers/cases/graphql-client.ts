@@ -1,10 +1,13 @@
 // Every upstream request of the case connector goes through here: the document check first (no
 // document that could write ever leaves the gateway), then one POST to the GraphQL endpoint with
 // the tenant's key, then the classification of GraphQL errors into the spec's texts.
-import { print } from 'graphql';
 import type { ToolContext } from '#runtime/tool-context.ts';
 import { UpstreamError } from '#runtime/upstream-types.ts';
-import { checkDocument } from './document-check.ts';
+
+// graphql-js (and the document check built on it) load on the first case-management call, not at
+// gateway start-up (~100 ms).
+let graphqlModules: Promise<[typeof import('graphql'), typeof import('./document-check.ts')]> | undefined;
+const loadGraphql = () => (graphqlModules ??= Promise.all([import('graphql'), import('./document-check.ts')]));
 
 export interface GraphQLErrorShape {
   readonly message?: string;
@@ -69,6 +72,7 @@ function authorization(ctx: ToolContext): string {
  * validation → `upstream_validation`, anything else → the generic text.
  */
 export async function runQuery<T>(ctx: ToolContext, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const [{ print }, { checkDocument }] = await loadGraphql();
   const check = checkDocument(query, { maxChars: ctx.limits.documentMaxChars, maxTokens: ctx.limits.documentMaxTokens });
   if (!check.ok) {
     ctx.log.warn({ reason: check.reason }, 'document refused before any upstream request');

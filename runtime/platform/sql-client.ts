@@ -29,8 +29,16 @@ export interface PgliteClientOptions {
 }
 
 /** Starts an embedded PostgreSQL (takes a few seconds). */
+/**
+ * The platform's tables are small: PostgreSQL's server defaults (128 MB shared buffers) only cost
+ * resident memory in an embedded engine. Measured here: reopening a data directory with these
+ * settings takes ~200 MiB RSS instead of ~350 MiB.
+ */
+export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB', '-c', 'temp_buffers=2MB', '-c', 'wal_buffers=512kB'];
+
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
-  const db = await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
+  const db = await PGlite.create(options.dataDir === undefined ? { startParams } : { dataDir: options.dataDir, startParams });
   return pgliteClient(db);
 }
 
