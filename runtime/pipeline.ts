@@ -41,6 +41,17 @@ function textResult(text: string, isError: boolean): CallToolResult {
 
 export class Pipeline {
   readonly #g: GatewayContext;
+  /** Connector and tool limits merged once per tool, not per call. */
+  readonly #mergedLimits = new WeakMap<ToolDescriptor, Readonly<Record<string, number>>>();
+
+  #limits(connectorLimits: Readonly<Record<string, number>>, tool: ToolDescriptor): Readonly<Record<string, number>> {
+    let merged = this.#mergedLimits.get(tool);
+    if (!merged) {
+      merged = Object.freeze({ ...connectorLimits, ...tool.limits });
+      this.#mergedLimits.set(tool, merged);
+    }
+    return merged;
+  }
 
   constructor(gateway: GatewayContext) {
     this.#g = gateway;
@@ -161,7 +172,7 @@ export class Pipeline {
         sleep: this.#g.upstreamSleep,
         onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
       }),
-      limits: { ...connector.descriptor.limits, ...tool.limits },
+      limits: this.#limits(connector.descriptor.limits, tool),
       get log() {
         return (child ??= log.child({ ...fields, tool: tool.name }));
       },

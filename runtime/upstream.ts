@@ -85,17 +85,29 @@ export function classifyStatus(status: number): UpstreamFailureKind {
   return 'client';
 }
 
-function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): URL {
-  const baseUrl = new URL(base);
-  let url: URL;
-  if (/^https?:\/\//i.test(path)) {
-    url = new URL(path);
-    if (url.origin !== baseUrl.origin) throw new UpstreamError('client', `refusing a request outside the connector's origin (${url.origin})`);
-  } else {
-    url = new URL(path === '' ? base : `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+const baseOrigins = new Map<string, { origin: string; trimmed: string }>();
+
+/** The request URL as a string (URL objects are parsed only when a query or absolute path needs it). */
+function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): { href: string; origin: string } {
+  let b = baseOrigins.get(base);
+  if (!b) {
+    b = { origin: new URL(base).origin, trimmed: base.replace(/\/+$/, '') };
+    baseOrigins.set(base, b);
   }
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
-  return url;
+  let href: string;
+  if (/^https?:\/\//i.test(path)) {
+    const url = new URL(path);
+    if (url.origin !== b.origin) throw new UpstreamError('client', `refusing a request outside the connector's origin (${url.origin})`);
+    href = url.href;
+  } else {
+    href = path === '' ? base : `${b.trimmed}/${path.replace(/^\/+/, '')}`;
+  }
+  if (query) {
+    const url = new URL(href);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    href = url.href;
+  }
+  return { href, origin: b.origin };
 }
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
@@ -140,7 +152,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const sleep = options.sleep ?? abortableSleep;
   const outer = options.signal ?? new AbortController().signal;
 
-  async function once<T>(req: UpstreamRequest, url: URL): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
+  async function once<T>(req: UpstreamRequest, url: { href: string; origin: string }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     // One controller per request, aborted by the connector's deadline or by the call's signal
     // (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any).
     const controller = new AbortController();
@@ -162,7 +174,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  async function onceWithSignal<T>(req: UpstreamRequest, url: URL, signal: AbortSignal, deadline: { readonly aborted: boolean }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
+  async function onceWithSignal<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
@@ -171,7 +183,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
     let res: Dispatcher.ResponseData;
     try {
-      res = await undiciRequest(url, { method: req.method, headers, body, signal, dispatcher });
+      res = await undiciRequest(url.href, { method: req.method, headers, body, signal, dispatcher });
     } catch (error) {
       if (deadline.aborted) throw new UpstreamError('timeout', `upstream did not answer within ${policy.timeoutMs} ms`);
       if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');

@@ -53,12 +53,24 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Hashes of recently presented tokens (bounded), so a busy client costs no SHA-256 per request. */
+const recentHashes = new Map<string, string>();
+function cachedTokenHash(token: string): string {
+  let hash = recentHashes.get(token);
+  if (hash === undefined) {
+    hash = tokenHash(token);
+    if (recentHashes.size >= 10_000) recentHashes.clear();
+    recentHashes.set(token, hash);
+  }
+  return hash;
+}
+
 export async function authenticate(gateway: GatewayContext, req: IncomingMessage): Promise<Identity | undefined> {
   const header = req.headers.authorization;
   if (!header || !header.startsWith('Bearer ')) return undefined;
   const token = header.slice(7).trim();
   if (token.length < 16 || token.length > 512) return undefined;
-  return gateway.state.identify(tokenHash(token));
+  return gateway.state.identify(cachedTokenHash(token));
 }
 
 const UNAUTHORIZED = errorJson(null, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token issued by this gateway.');
