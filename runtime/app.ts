@@ -15,6 +15,7 @@ import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits
 import { buildConnectorRuntime, buildEndpoints } from './mcp/endpoints.ts';
 import { createLogger, flushLogger, Metrics } from './observability.ts';
 import { Pipeline } from './pipeline.ts';
+import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { openStore } from './platform/open-store.ts';
 import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
@@ -63,6 +64,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   const vault = new Vault(keys);
 
+  const releaseLock = !options.store && !config.databaseUrl ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
   const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }));
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
@@ -155,6 +157,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await meter.stop().catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
       await shared?.close();
       if (!options.store) await store.close();
+      releaseLock?.();
       await closeSharedDispatcher();
       flushLogger(log);
     },

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
+import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { openStore } from './platform/open-store.ts';
 import type { FairUseMode, PlatformStore } from './platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from './platform/vault.ts';
@@ -226,6 +227,13 @@ async function main(): Promise<number> {
     return 2;
   }
   if (!config.databaseUrl && !existsSync(join(config.dataDir, 'db'))) console.error(`note: creating a new embedded database in ${join(config.dataDir, 'db')}`);
+  let releaseLock: (() => void) | undefined;
+  try {
+    if (!config.databaseUrl) releaseLock = lockEmbeddedDatabase(join(config.dataDir, 'db'), 'admin CLI');
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
   const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') });
   try {
     await runCli(argv, config, store, (line) => console.log(line));
@@ -241,6 +249,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await store.close();
+    releaseLock?.();
   }
 }
 

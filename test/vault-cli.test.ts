@@ -110,3 +110,22 @@ describe('admin CLI', () => {
     expect(JSON.parse(vault.open(conn.ciphertext, account.id, 'ledger'))).toEqual({ username: 'u', password: 'p', companyId: '7' });
   });
 });
+
+describe('embedded database lock', () => {
+  it('refuses a second process while the holder lives, and takes over a stale lock', async () => {
+    const { lockEmbeddedDatabase, EmbeddedLockError } = await import('../runtime/platform/embedded-lock.ts');
+    const { writeFileSync, existsSync } = await import('node:fs');
+    const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+    try {
+      writeFileSync(join(dir, 'db.lock'), `${process.ppid}\ngateway\n`);
+      expect(() => lockEmbeddedDatabase(join(dir, 'db'), 'admin CLI')).toThrow(EmbeddedLockError);
+      writeFileSync(join(dir, 'db.lock'), '999999999\ngateway\n');
+      const release = lockEmbeddedDatabase(join(dir, 'db'), 'admin CLI');
+      expect(readFileSync(join(dir, 'db.lock'), 'utf8')).toBe(`${process.pid}\nadmin CLI\n`);
+      release();
+      expect(existsSync(join(dir, 'db.lock'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

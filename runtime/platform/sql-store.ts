@@ -542,19 +542,27 @@ export class SqlPlatformStore implements PlatformStore {
     }
     if (merged.size === 0) return;
     const ordered = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-    await this.#db.transaction(async (tx) => {
-      for (const r of ordered) {
-        // Rows of an account deleted meanwhile are dropped instead of failing the whole batch.
-        await tx.query(
-          `INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
-           SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::bigint
-            WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $1::text)
-           ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
-              SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,
-          [r.accountId, r.month, r.connectorId, r.tool, r.calls, r.costUnits],
-        );
-      }
-    });
+    // One statement for the whole batch (the embedded engine runs on the event loop's thread, so a
+    // statement per row would stall calls during a flush of many accounts). Rows of an account
+    // deleted meanwhile are dropped instead of failing the whole batch.
+    await this.#db.query(
+      `INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
+       SELECT u.account_id, u.month, u.connector_id, u.tool, u.calls, u.cost_units
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
+              AS u(account_id, month, connector_id, tool, calls, cost_units)
+        WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)
+        ORDER BY u.account_id, u.month, u.connector_id, u.tool
+       ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
+          SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,
+      [
+        ordered.map((r) => r.accountId),
+        ordered.map((r) => r.month),
+        ordered.map((r) => r.connectorId),
+        ordered.map((r) => r.tool),
+        ordered.map((r) => r.calls),
+        ordered.map((r) => r.costUnits),
+      ],
+    );
   }
 
   async getUsage(accountId: string, month: string): Promise<UsageRow[]> {
