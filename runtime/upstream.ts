@@ -117,19 +117,24 @@ function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<str
 }
 
 /** Reads at most `limit` bytes; more is an error, and the rest of the stream is discarded. */
-async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) {
-      body.destroy();
-      throw new UpstreamError('too_large', `upstream response passed the ${limit}-byte cap`);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, size);
+function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
+  // Stream events rather than `for await`: the async iterator costs noticeably more per response.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        body.removeAllListeners('data');
+        body.destroy();
+        reject(new UpstreamError('too_large', `upstream response passed the ${limit}-byte cap`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    body.once('error', reject);
+  });
 }
 
 function parseErrorBody(bytes: Buffer): unknown {
