@@ -1,6 +1,7 @@
 // Renders BENCHMARKS.md from one harness run: machine, settings, the targets table, every
 // measured figure with its method, and "What misses and why" (filled from the figures; a marked
 // place is left for profiling notes).
+import { existsSync, readFileSync } from 'node:fs';
 import type { MachineInfo } from './machine.ts';
 import type { Spread } from './stats.ts';
 
@@ -254,7 +255,8 @@ export function renderReport(report: Report): string {
     lines.push('');
   }
   lines.push('### Profiling notes', '');
-  lines.push('<!-- LEAD: profiling notes go here. `npm run bench -- --cpu-prof` writes a CPU profile of the gateway while it serves to .bench/profiles/; `node test/bench/profile-top.ts <file>` lists the hot spots. -->');
-  lines.push(report.profileFile ? `CPU profile of this run's gateway: \`${report.profileFile}\`.` : '_To be written after profiling on the benchmark machine._', '');
+  const notes = new URL('../profiling-notes.md', import.meta.url);
+  if (existsSync(notes)) lines.push(readFileSync(notes, 'utf8').trim(), '');
+  if (report.profileFile) lines.push(`CPU profile of this run's gateway: \`${report.profileFile}\`.`, '');
   return `${lines.join('\n')}\n`;
 }
