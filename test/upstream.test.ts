@@ -80,8 +80,21 @@ describe('upstream client', () => {
   });
 
   it('caps response bodies while streaming', async () => {
-    nock('https://up.test').get('/api/big').reply(200, 'x'.repeat(5000));
-    expect((await failure(client().request({ method: 'GET', path: '/big', expect: 'text' }))).kind).toBe('too_large');
+    // A real server (aborting a body that nock's interceptor is still writing trips an undici assertion).
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('x'.repeat(3000));
+      setTimeout(() => res.end('x'.repeat(3000)), 20);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const capped = createUpstreamClient({ policy: policy({ baseUrl: `http://127.0.0.1:${port}` }) });
+      expect((await failure(capped.request({ method: 'GET', path: '/big', expect: 'text' }))).kind).toBe('too_large');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('classifies statuses and bodies', async () => {
