@@ -91,7 +91,48 @@ export interface FoldFigure {
   readonly wallMs: Spread;
 }
 
-export type FoldResult = { readonly skipped: string } | { readonly how: string; readonly figures: FoldFigure[] };
+/** Heap held while folding: pages made one at a time and dropped after `add`, as the handler reads them. */
+export interface FoldMemory {
+  readonly rows: number;
+  /** Heap still used after the fold (the groups), measured after a full GC, minus the baseline. */
+  readonly retainedKiB: number;
+  /** Highest heap growth seen after any page (a page in flight plus the groups). */
+  readonly peakKiB: number;
+  /** Heap of one page of 1,000 rows, for comparison. */
+  readonly onePageKiB: number;
+}
+
+export type FoldResult = { readonly skipped: string } | { readonly how: string; readonly figures: FoldFigure[]; readonly memory?: FoldMemory };
+
+/** Needs --expose-gc; without it the memory figure is left out. */
+export async function measureMemory(rowsTotal: number): Promise<FoldMemory | undefined> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc || !existsSync(FOLD_MODULE)) return undefined;
+  const mod = (await import(pathToFileURL(FOLD_MODULE).href)) as { GroupFold?: new (o: { groupBy: string[]; sum: string[]; maxGroups: number }) => { add(page: readonly unknown[]): boolean; result(): unknown } };
+  if (!mod.GroupFold) return undefined;
+  const heap = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const base = heap();
+  let page: Row[] | null = syntheticRows(1000);
+  const onePage = heap() - base;
+  page = null;
+  const start = heap();
+  const fold = new mod.GroupFold({ groupBy: GROUP_BY, sum: SUM, maxGroups: 1000 });
+  let peak = 0;
+  for (let done = 0; done < rowsTotal; done += 1000) {
+    let rows: Row[] | null = syntheticRows(1000).map((r, i) => ({ ...r, RowId: done + i + 1 }));
+    fold.add(rows);
+    peak = Math.max(peak, process.memoryUsage().heapUsed - start);
+    rows = null;
+  }
+  const result = fold.result();
+  const retained = heap() - start;
+  if (!foldedAll(result, rowsTotal)) throw new Error('the streamed fold did not count every row');
+  void page;
+  return { rows: rowsTotal, retainedKiB: Math.round(retained / 1024), peakKiB: Math.round(peak / 1024), onePageKiB: Math.round(onePage / 1024) };
+}
 
 async function measure(sizes: readonly number[], repeats: number): Promise<FoldResult> {
   const loaded = await loadFolder();
@@ -114,7 +155,8 @@ async function measure(sizes: readonly number[], repeats: number): Promise<FoldR
     }
     figures.push({ rows: n, cpuMs: spread(cpu), wallMs: spread(wall) });
   }
-  return { how: loaded.how, figures };
+  const memory = await measureMemory(50_000);
+  return { how: loaded.how, figures, ...(memory ? { memory } : {}) };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -373,7 +373,7 @@ async function main(): Promise<void> {
   }
 
   // ---- aggregate fold ----------------------------------------------------------------------------
-  const folder = await startChild('fold', join(BENCH, 'fold.ts'), [], { env: childEnv() });
+  const folder = await startChild('fold', join(BENCH, 'fold.ts'), [], { env: childEnv(), execArgv: ['--expose-gc'] });
   const fold = await folder.job<FoldResult>({ sizes: [5_000, 50_000], repeats: options.foldRepeats });
   await folder.stop();
   log('skipped' in fold ? `fold: skipped (${fold.skipped})` : `fold: ${fold.figures.map((f) => `${f.rows} rows ${f.cpuMs.median.toFixed(1)} ms CPU`).join(', ')}`);
@@ -489,7 +489,7 @@ async function main(): Promise<void> {
       return { label: c.label, p50: spread(list.map((r) => r.latency.p50)), p99: spread(list.map((r) => r.latency.p99)), achieved: spread(list.map((r) => r.rps)) };
     }),
     growth: options.growth.map((n) => ({ accounts: n, rps: spread(rps(`gateway-${n}`)), ratio: ratio(`gateway-${n}`, 'floor'), cpuUsPerCall: spread(perRun(`gateway-${n}`, (r) => r.cpuUsPerCall)) })),
-    fold: 'skipped' in fold ? { skipped: fold.skipped } : { figures: fold.figures },
+    fold: 'skipped' in fold ? { skipped: fold.skipped } : { figures: fold.figures, ...(fold.memory ? { memory: fold.memory } : {}) },
     metering,
     gatewayDelay,
     snapshot: { tenants: maxAccounts, reloadMs: spread(refreshCost.refreshMs), everyMs: refreshCost.refreshEveryMs },
