@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../gateway-context.ts';
-import { toolsListJson, type Endpoint } from '../mcp/endpoints.ts';
+import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
 import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { Identity } from '../platform/state.ts';
@@ -19,6 +19,8 @@ const REQ_PREFIX = randomUUID().slice(0, 8);
 let requestSeq = 0;
 
 export class BodyTooLarge extends Error {}
+
+const CLOSE_BRACE = Buffer.from('}');
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -157,7 +159,11 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
       }
       case 'tools/list': {
         const full = subscribed || !endpoint.connector.descriptor.connectAccount;
-        sendJson(res, 200, resultJson(message.id, toolsListJson(endpoint, gateway.platform, full)));
+        // The list is precomputed as bytes; only the envelope around it is built per request.
+        const list = toolsListBytes(endpoint, gateway.platform, full);
+        const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': head.length + list.length + 1 });
+        res.end(Buffer.concat([head, list, CLOSE_BRACE], head.length + list.length + 1));
         return 200;
       }
       case 'initialize': {

@@ -10,8 +10,8 @@ export interface ConnectorRuntime {
   readonly validators: Readonly<Record<string, CompiledValidator>>;
   readonly handlers: Readonly<Record<string, ToolHandler<never, unknown>>>;
   readonly tools: ReadonlyMap<string, ToolDescriptor>;
-  /** tools/list results as JSON text, per instance and listing kind. */
-  readonly listCache: Map<string, string>;
+  /** tools/list results as JSON bytes, per instance and listing kind. */
+  readonly listCache: Map<string, Buffer>;
 }
 
 export interface Endpoint {
@@ -53,8 +53,8 @@ function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean):
   };
 }
 
-/** The `result` of tools/list as JSON text; `full` false lists only connect_account. */
-export function toolsListJson(endpoint: Endpoint, platform: PlatformDescriptor, full: boolean): string {
+/** The `result` of tools/list as JSON bytes (computed once); `full` false lists only connect_account. */
+export function toolsListBytes(endpoint: Endpoint, platform: PlatformDescriptor, full: boolean): Buffer {
   const key = `${endpoint.instanceId}|${full ? 'full' : 'connect'}`;
   const cached = endpoint.connector.listCache.get(key);
   if (cached) return cached;
@@ -65,7 +65,7 @@ export function toolsListJson(endpoint: Endpoint, platform: PlatformDescriptor, 
     const connect = platform.systemTools.find((t) => t.name === 'connect_account');
     if (connect) tools.push(listedTool(connect, connect.name, false));
   }
-  const json = JSON.stringify({ tools });
-  endpoint.connector.listCache.set(key, json);
-  return json;
+  const bytes = Buffer.from(JSON.stringify({ tools }));
+  endpoint.connector.listCache.set(key, bytes);
+  return bytes;
 }
