@@ -485,13 +485,15 @@ describe('ledger: aggregate', () => {
     pagedRows(60_000, (i) => ({ Account: `A${i % 10}`, Amount: 1 }));
     const result = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] });
     expect(result).toMatchObject({ groupCount: 10, rowsScanned: 50_000, pages: 50, truncated: true });
-    expect(queries()).toHaveLength(50);
-    expect((queries().at(-1)!.body as Row[]).at(-1)).toEqual({ Skip: 49_000, Take: 1000 });
+    // 50 pages, then a one-row probe that finds the rows left behind.
+    expect(queries()).toHaveLength(51);
+    expect((queries().at(-2)!.body as Row[]).at(-1)).toEqual({ Skip: 49_000, Take: 1000 });
+    expect((queries().at(-1)!.body as Row[]).at(-1)).toEqual({ Skip: 50_000, Take: 1 });
   });
 
-  it('exactly 50,000 rows: 50 full pages are read and reported truncated (a 51st is never asked for)', async () => {
+  it('exactly 50,000 rows: 50 full pages and an empty one-row probe, so nothing was left behind', async () => {
     pagedRows(50_000, () => ({ Amount: 2 }));
-    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({ pages: 50, rowsScanned: 50_000, truncated: true, groups: [{ count: 50_000, sums: { Amount: 100_000 } }] });
+    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({ pages: 50, rowsScanned: 50_000, truncated: false, groups: [{ count: 50_000, sums: { Amount: 100_000 } }] });
   });
 
   it('49,999 rows end on a short page, not truncated', async () => {

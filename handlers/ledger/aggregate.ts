@@ -33,7 +33,9 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
     // A short page is the last; a longer one means the upstream ignored Take (and Skip): all read.
     if (rows.length !== pageSize) break;
     if (pages >= maxPages) {
-      truncated = true;
+      // Exactly maxPages full pages may be everything: look for one more row before saying so.
+      const rest = await session.query(entity, [...filters, order, pageEntry(1, pages * pageSize)]);
+      truncated = rest.length > 0;
       break;
     }
   }
