@@ -104,6 +104,28 @@ describe('company register end to end against its sandbox', () => {
     }
   });
 
+  it('shuts down gracefully: an in-flight call finishes and its usage is flushed to the store', async () => {
+    const other = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret' } });
+    const t = await createTenant(store, { subscribe: ['register'] });
+    await other.app.context.state.refresh();
+    const client = await mcpClient(other.url, 'register', t.token);
+    sandbox.setFault('slow', { delayMs: 300 });
+    try {
+      const inFlight = client.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } });
+      await new Promise((r) => setTimeout(r, 100));
+      const closing = other.close();
+      const result = await inFlight;
+      await closing;
+      expect(result.isError).toBeFalsy();
+      expect(JSON.parse(text(result)).total).toBe(5);
+      const month = other.app.context.meter.month(new Date());
+      expect(await store.getUsage(t.account.id, month)).toEqual([expect.objectContaining({ connectorId: 'register', tool: 'soeg_virksomhed', calls: 1 })]);
+    } finally {
+      sandbox.setFault('none');
+      await client.close().catch(() => {});
+    }
+  });
+
   it('is dormant without deployment credentials, and reports malformed ones', async () => {
     const dormant = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url } });
     const halfConfigured = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw' } });
