@@ -41,7 +41,6 @@ const PUBLIC_DISCOVERY = {
   hourColumns: { enumValues: [{ name: 'START_TIME' }, { name: 'CREATED_AT' }] },
 };
 
-const discovery = (d: unknown): Responder => (b) => (b.query.includes('CaseConnectorDiscovery') ? [200, { data: d }] : [500, 'unexpected']);
 const ctx = (tool: string, now = new Date('2026-11-22T12:00:00Z')) => testContext({ descriptor: casesDescriptor, tool, credential: { kind: 'api_key', apiKey: 'secret-key-123' }, baseUrl: BASE, now: () => now });
 const texts = casesDescriptor.errors;
 async function errorText(p: Promise<unknown>): Promise<string> {

@@ -3,7 +3,6 @@
 // floor, and routing here is four prefixes.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { GatewayContext } from '../gateway-context.ts';
 import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
 import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';

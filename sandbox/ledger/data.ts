@@ -1973,7 +1973,7 @@ function buildNordlysEjendomme(): CompanyBuild {
   return {
     entities: {
       DebtorClient: tenantRows,
-      DebtorClientUser: tenants.map((t, i) => compact({ ...tenantRows[i]!, Segment: 'Tenant', SalesRep: i % 2 === 0 ? 'Jens Nordlys' : undefined })),
+      DebtorClientUser: tenants.map((_t, i) => compact({ ...tenantRows[i]!, Segment: 'Tenant', SalesRep: i % 2 === 0 ? 'Jens Nordlys' : undefined })),
       DebtorTransOpenClient: debtorOpenRows(open),
       DebtorInvoiceClient: invoiceRows(invoices, 800_001),
       DebtorOrderClient: [],
