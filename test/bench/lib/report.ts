@@ -233,7 +233,7 @@ export function renderReport(report: Report): string {
     const m = report.fold.memory;
     if (m) {
       lines.push(
-        `Memory of the fold (pages of 1,000 rows made one at a time and dropped after \`add\`, as the handler reads them; heap measured with \`--expose-gc\` after a full GC): folding ${m.rows.toLocaleString('en-US')} rows retained ${m.retainedKiB.toLocaleString('en-US')} KiB (the groups) and peaked ${m.peakKiB.toLocaleString('en-US')} KiB above the start (garbage not yet collected included), against ${m.onePageKiB.toLocaleString('en-US')} KiB for one page of rows: memory stays bounded by about one page, not by the rows read.`,
+        `Memory of the fold (pages of 1,000 rows made one at a time and dropped after \`add\`, as the handler reads them; heap measured with \`--expose-gc\` after a full GC): folding ${m.rows.toLocaleString('en-US')} rows retained ${m.retainedKiB.toLocaleString('en-US')} KiB (the groups) and at most ${m.peakKiB.toLocaleString('en-US')} KiB were live while a page was held, against ${m.onePageKiB.toLocaleString('en-US')} KiB for one page of rows: memory stays bounded by about one page, not by the rows read.`,
         '',
       );
     }
