@@ -206,6 +206,19 @@ describe('case-management handlers (nock)', () => {
     expect(await casesHandlers.describe_type({ name: 'Nope', limit: 60 }, ctx('describe_type'))).toEqual({ name: 'Nope', found: false });
   });
 
+  it('refuses schema-discovery results over 40,000 characters with the generic text', async () => {
+    const field = (i: number) => ({ name: `field${i}`, description: 'd'.repeat(450), args: [], type: { kind: 'SCALAR', name: 'String', ofType: null } });
+    upstream((b) =>
+      b.query.includes('IntrospectSchema')
+        ? [200, { data: { __schema: { queryType: { name: 'Query', fields: Array.from({ length: 150 }, (_, i) => field(i)) } } } }]
+        : [200, { data: { __type: { kind: 'OBJECT', name: 'Big', description: null, fields: Array.from({ length: 200 }, (_, i) => field(i)), inputFields: null, enumValues: null, interfaces: [], possibleTypes: null } } }],
+    );
+    expect(await errorText(casesHandlers.introspect_schema({ limit: 100, includeTypes: false }, ctx('introspect_schema')))).toBe('Tool invocation failed.');
+    expect(await errorText(casesHandlers.describe_type({ name: 'Big', limit: 200 }, ctx('describe_type')))).toBe('Tool invocation failed.');
+    // The same schema with a smaller limit fits.
+    expect((await casesHandlers.describe_type({ name: 'Big', limit: 60 }, ctx('describe_type'))).found).toBe(true);
+  });
+
   it('work summary: a failing section becomes unavailable, a rejected key fails the whole call', async () => {
     upstream((b) => {
       if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
