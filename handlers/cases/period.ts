@@ -2,7 +2,7 @@
 // midnight; `to` is inclusive as a whole day, so the bound sent upstream is the next local
 // midnight (exclusive). Offsets come from the platform's Intl time-zone data, so daylight-saving
 // days (23 or 25 hours) are right.
-import { localDate } from '#runtime/calendar.ts';
+import { localDate, localMidnight } from '#runtime/calendar.ts';
 
 export type Period = {
   readonly from: string;
@@ -15,28 +15,9 @@ export type Period = {
 
 export const COPENHAGEN = 'Europe/Copenhagen';
 
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of the time zone from UTC at an instant, in milliseconds (positive east of UTC). */
-function offsetMs(at: number, timeZone: string): number {
-  let f = offsetFormatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    offsetFormatters.set(timeZone, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(new Date(at)).map((x) => [x.type, x.value]));
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return asUtc - Math.floor(at / 1000) * 1000;
-}
-
 /** Unix seconds of local midnight at the start of `date` (YYYY-MM-DD) in the time zone. */
 export function localMidnightUnix(date: string, timeZone: string): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const wallClock = Date.UTC(y, m - 1, d);
-  // Two rounds settle the offset even when the guess lands on the other side of a DST change.
-  let guess = wallClock - offsetMs(wallClock, timeZone);
-  guess = wallClock - offsetMs(guess, timeZone);
-  return Math.floor(guess / 1000);
+  return Math.floor(localMidnight(date, timeZone).getTime() / 1000);
 }
 
 export function nextDay(date: string): string {
