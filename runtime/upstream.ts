@@ -3,6 +3,7 @@
 // single throttle retry of DECISIONS §11, and a typed classification of failures.
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { UpstreamPolicy } from './descriptor-types.ts';
+import { readCapped } from './read-capped.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from './upstream-types.ts';
 
 export interface ConcurrencyGate {
@@ -116,27 +117,6 @@ function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<str
   return out;
 }
 
-/** Reads at most `limit` bytes; more is an error, and the rest of the stream is discarded. */
-function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
-  // Stream events rather than `for await`: the async iterator costs noticeably more per response.
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        body.removeAllListeners('data');
-        body.destroy();
-        reject(new UpstreamError('too_large', `upstream response passed the ${limit}-byte cap`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    body.once('error', reject);
-  });
-}
-
 function parseErrorBody(bytes: Buffer): unknown {
   const text = bytes.subarray(0, 64 * 1024).toString('utf8');
   try {
@@ -197,7 +177,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const responseHeaders = flattenHeaders(res.headers);
     let bytes: Buffer;
     try {
-      bytes = await readCapped(res.body, policy.maxResponseBytes);
+      bytes = await readCapped(res.body, policy.maxResponseBytes, () => new UpstreamError('too_large', `upstream response passed the ${policy.maxResponseBytes}-byte cap`), 'destroy');
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       if (deadline.aborted) throw new UpstreamError('timeout', `upstream did not finish within ${policy.timeoutMs} ms`);

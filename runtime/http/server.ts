@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
+import { readCapped } from '../read-capped.ts';
 import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
 import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
 import type { Pipeline } from '../pipeline.ts';
@@ -22,27 +23,11 @@ export class BodyTooLarge extends Error {}
 const CLOSE_BRACE = Buffer.from('}');
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > limit) {
-      req.resume();
-      return reject(new BodyTooLarge());
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('error', reject);
-  });
+  if (Number(req.headers['content-length'] ?? '0') > limit) {
+    req.resume();
+    return Promise.reject(new BodyTooLarge());
+  }
+  return readCapped(req, limit, () => new BodyTooLarge(), 'drain');
 }
 
 export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
