@@ -24,6 +24,7 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN, casesDataset } from './data.ts';
 import { CASES_SCHEMA_MODES, executeCasesQuery } from './schema.ts';
 import type { CasesSchemaMode } from './schema.ts';
+import { readBody, parseJsonLoose, MAX_BODY_BYTES } from '../http-kit.ts';
 
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
 export const CASES_SLOW_DELAY_MS = 25_000;
@@ -32,7 +33,6 @@ export const THROTTLE_BODY = { errors: [{ message: 'Too Many Attempts.', type: '
 export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated.';
 
 const ENDPOINT_PATH = '/graphql';
-const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_LOG_SIZE = 200;
 const WINDOW_MS = 60_000;
 
@@ -187,29 +187,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
-    req.on('error', reject);
-  });
-}
 
-function parseJsonLoose(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null;

@@ -39,8 +39,8 @@ import {
 } from './data.ts';
 import type { LedgerRow, LedgerUser } from './data.ts';
 import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
+import { readBody, parseJsonLoose, sendText } from '../http-kit.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
 const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 3600;
 
@@ -207,34 +207,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
 
-function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
-    req.on('error', reject);
-  });
-}
 
-function parseJsonLoose(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 function isJsonContentType(header: string | undefined): boolean {
   const media = header?.split(';')[0]?.trim().toLowerCase();

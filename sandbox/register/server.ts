@@ -22,6 +22,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
 import type { RegisterAlias, SearchIndex } from './query.ts';
+import { readBody, parseJsonLoose, sendText, MAX_BODY_BYTES } from '../http-kit.ts';
 
 export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
 
@@ -31,7 +32,6 @@ export type RegisterFault = (typeof REGISTER_FAULTS)[number];
 export const DEFAULT_SLOW_DELAY_MS = 25_000;
 
 const BASE_PATH = '/cvr-permanent';
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface RegisterSandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -109,34 +109,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, pretty = f
   res.end(text);
 }
 
-function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
 
-function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
-    req.on('error', reject);
-  });
-}
 
-function parseJsonLoose(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
 function checkBasicAuth(header: string | undefined, username: string, password: string): boolean {
   if (header === undefined) return false;
