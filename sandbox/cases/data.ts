@@ -11,6 +11,7 @@
 // and the whole dataset is built once, lazily, on first use. Names, addresses and amounts are
 // invented. Economy figures are derived from the rows (hours, materials, invoices) so that a
 // client summing the rows gets the same totals as `economy.*`.
+import { mulberry32 } from '../seeded-random.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Tokens, companies and notable records (for tests and demo users)
@@ -312,16 +313,6 @@ function localParts(unix: number): { year: number; month: number; day: number; w
 // PRNG and helpers
 // ---------------------------------------------------------------------------------------------
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Rng {
   next(): number;

@@ -22,6 +22,7 @@
 //
 // Everything is deterministic (fixed-seed PRNGs, one per section) and built lazily, once per
 // company, on first use. None of the names or numbers are real.
+import { mulberry32 } from '../seeded-random.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Types and entity schemas
@@ -244,16 +245,6 @@ export const LEDGER_COMPANY_ROWS: readonly LedgerRow[] = [
 // Deterministic helpers
 // ---------------------------------------------------------------------------------------------
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Rng {
   next(): number;

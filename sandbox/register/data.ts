@@ -11,6 +11,7 @@
 // Everything is deterministic: a fixed-seed PRNG fills in the details nobody looks at (street
 // codes, timestamps, P-numbers), and the same input always yields byte-identical documents.
 // None of this is real register data; names and numbers are invented.
+import { mulberry32 } from '../seeded-random.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Document types (only the fields the sandbox writes; the real documents hold more)
@@ -391,16 +392,6 @@ export const REGISTER_INDEX_NAMES = {
 // Deterministic helpers
 // ---------------------------------------------------------------------------------------------
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = mulberry32(0x5eedc0de);
 
