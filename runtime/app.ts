@@ -74,7 +74,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
 
   const state = new PlatformState(store);
-  await state.refresh();
+  await state.reload();
   state.start(config.snapshotRefreshMs);
 
   const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: config.usageFlushMs, counterTimeoutMs: config.fairUse.storeTimeoutMs, shared, log, onFailOpen: failOpen });
@@ -118,12 +118,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Writes through this process refresh the snapshot at once; other replicas hear about them.
   if (shared) {
-    const refresh = state.refresh.bind(state);
-    state.refresh = async () => {
-      await refresh();
-      void shared!.publish(INVALIDATE_CHANNEL, String(Date.now())).catch(() => failOpen('shared_store'));
-    };
-    await shared.subscribe(INVALIDATE_CHANNEL, () => void refresh().catch(() => {})).catch(() => failOpen('shared_store'));
+    state.onLocalChange(() => void shared!.publish(INVALIDATE_CHANNEL, String(Date.now())).catch(() => failOpen('shared_store')));
+    await shared.subscribe(INVALIDATE_CHANNEL, () => void state.reload().catch(() => {})).catch(() => failOpen('shared_store'));
   }
 
   const pipeline = new Pipeline(context);

@@ -21,6 +21,7 @@ export class PlatformState {
   #misses = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | undefined;
+  #notify: (() => void) | undefined;
   #version = 0;
   #storeVersion = -1;
 
@@ -32,8 +33,20 @@ export class PlatformState {
     return this.#version;
   }
 
+  /** Called after a refresh that followed a write through this process (other replicas listen). */
+  onLocalChange(notify: () => void): void {
+    this.#notify = notify;
+  }
+
+  /** Reload after a write through this process: the snapshot, then the other replicas. */
   async refresh(): Promise<void> {
-    // Coalesce concurrent refreshes; a refresh requested during one runs after it.
+    await this.reload();
+    this.#notify?.();
+  }
+
+  /** Reload the snapshot from the store (a change seen from elsewhere: no notification). */
+  async reload(): Promise<void> {
+    // Coalesce concurrent reloads; one requested during another runs after it.
     if (this.#refreshing) await this.#refreshing.catch(() => {});
     const run = this.#store.loadSnapshot().then((snapshot) => this.#apply(snapshot));
     this.#refreshing = run;
@@ -78,7 +91,7 @@ export class PlatformState {
     if (this.#refreshing) return false;
     const version = await this.#store.changeVersion();
     if (version === this.#storeVersion) return false;
-    await this.refresh();
+    await this.reload();
     return true;
   }
 
