@@ -10,12 +10,11 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { BIG_HOURS_CASE_ID, casesDataset, DEMO_CASE_ID, DST_CASE_ID, DST_DAYS, MANY_INVOICES_CASE_ID, SEARCH_WORD, SIX_HUNDRED_HOURS_CASE_ID, UNKNOWN_CASE_ID } from '../sandbox/cases/data.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, resultJson, resultText } from './support/gateway.ts';
 
 const NOW = new Date('2026-11-13T15:00:00Z');
-type R = { content: Array<{ text: string }>; isError?: boolean };
-const json = (r: unknown) => JSON.parse((r as R).content[0]!.text);
-const text = (r: unknown) => (r as R).content[0]!.text;
+const json = resultJson;
+const text = resultText;
 const texts = casesDescriptor.errors;
 
 describe('case management end to end against its sandbox', () => {

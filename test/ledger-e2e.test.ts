@@ -7,11 +7,10 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_DEMO_INTERACTIVE_USER, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_NON_NUMERIC_ACCOUNT } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText } from './support/gateway.ts';
 
-type R = { content: Array<{ text: string }>; isError?: boolean };
-const json = (r: unknown) => JSON.parse((r as R).content[0]!.text);
-const text = (r: unknown) => (r as R).content[0]!.text;
+const json = resultJson;
+const text = resultText;
 
 describe('ledger end to end against its sandbox', () => {
   let store: PlatformStore;

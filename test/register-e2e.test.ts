@@ -6,11 +6,11 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { DEMO_CVR, LOGISTICS_CVR, NAMESAKE_NAME, UNKNOWN_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText } from './support/gateway.ts';
 
 const validators = generatedConnectors.register.validators as unknown as Record<string, (d: unknown) => boolean>;
-const parse = (r: unknown) => JSON.parse((r as { content: Array<{ text: string }> }).content[0]!.text) as Record<string, unknown>;
-const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
+const parse = (r: unknown) => resultJson(r) as Record<string, unknown>;
+const text = resultText;
 
 describe('company register end to end against its sandbox', () => {
   let store: PlatformStore;

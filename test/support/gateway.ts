@@ -82,3 +82,7 @@ export async function usageOf(gatewayUrl: string, token: string): Promise<UsageR
   if (res.status !== 200) throw new Error(`GET /api/usage answered ${res.status}`);
   return (await res.json()) as UsageRecord;
 }
+
+/** The text block of a tool result, and the same parsed as JSON. */
+export const resultText = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text;
+export const resultJson = (result: unknown): any => JSON.parse(resultText(result));
