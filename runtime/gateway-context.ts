@@ -1,7 +1,7 @@
 // Everything the request path needs, built once at start-up (runtime/app.ts).
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
-import type { PlatformDescriptor } from './descriptor-types.ts';
+import type { PlatformDescriptor } from './handler-api/descriptor-types.ts';
 import type { RateLimiter } from './limits/rate-limit.ts';
 import type { Endpoint } from './mcp/endpoints.ts';
 import type { Metrics } from './observability.ts';

@@ -3,16 +3,16 @@
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 import type { Logger } from 'pino';
 import { checkArguments } from './arguments.ts';
-import type { ToolDescriptor } from './descriptor-types.ts';
+import type { ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import type { Endpoint } from './mcp/endpoints.ts';
 import type { Identity } from './platform/state.ts';
 import { newJti, signLink, type LinkPurpose } from './portal/links.ts';
-import { HandlerNotImplementedError } from './stub.ts';
-import type { Credential, ToolContext } from './tool-context.ts';
-import { ToolError, formatText, type ErrorParams } from './tool-error.ts';
+import { HandlerNotImplementedError } from './handler-api/stub.ts';
+import type { Credential, ToolContext } from './handler-api/tool-context.ts';
+import { ToolError, formatText, type ErrorParams } from './handler-api/tool-error.ts';
 import { createUpstreamClient } from './upstream.ts';
-import { UpstreamError } from './upstream-types.ts';
+import { UpstreamError } from './handler-api/upstream-types.ts';
 import { VaultError } from './platform/vault.ts';
 import { bindDataLayer } from './platform/data-layer.ts';
 

@@ -7,7 +7,7 @@ import { casesDescriptor } from '../generated/cases/descriptor.ts';
 import { casesHandlers } from '../handlers/cases/index.ts';
 import { clearSchemaMaps } from '../handlers/cases/schema-map.ts';
 import { localMidnightUnix } from '../handlers/cases/period.ts';
-import { ToolError, formatText } from '../runtime/tool-error.ts';
+import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
 import { testContext } from './support/tool-context.ts';
 
 const BASE = 'https://cases.test/graphql';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { formatText } from '../runtime/tool-error.ts';
+import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { createTenant, mcpClient, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 
 const REGISTER = 'https://cvr.test/cvr-permanent';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { generatedConnectors } from '../generated/connectors.ts';
 import { connectorHandlers } from '../handlers/index.ts';
-import { HandlerNotImplementedError, stubInfo } from '../runtime/stub.ts';
+import { HandlerNotImplementedError, stubInfo } from '../runtime/handler-api/stub.ts';
 import { pendingHandlers } from './pending-handlers.ts';
 
 const handlerMaps = connectorHandlers as Record<string, Record<string, unknown>>;

@@ -12,13 +12,13 @@ import { foldPages, GroupFold, parseNumber } from '../handlers/ledger/fold.ts';
 import { sinceInstant } from '../handlers/ledger/shared.ts';
 import { checkArguments } from '../runtime/arguments.ts';
 import { runCli, UsageError } from '../runtime/cli.ts';
-import type { CompiledValidator } from '../runtime/descriptor-types.ts';
+import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import { bindDataLayer } from '../runtime/platform/data-layer.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import type { Credential, DataLayer, ToolContext } from '../runtime/tool-context.ts';
-import { ToolError, formatText } from '../runtime/tool-error.ts';
-import { UpstreamError } from '../runtime/upstream-types.ts';
+import type { Credential, DataLayer, ToolContext } from '../runtime/handler-api/tool-context.ts';
+import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
+import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { createTenant, mcpClient, startGateway, testConfig } from './support/gateway.ts';
 import { testContext } from './support/tool-context.ts';
 

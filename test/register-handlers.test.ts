@@ -11,10 +11,10 @@ import { registerDescriptor } from '../generated/register/descriptor.ts';
 import * as validators from '../generated/register/validators.js';
 import { registerHandlers } from '../handlers/register/index.ts';
 import { sharePercent } from '../handlers/register/mapping.ts';
-import type { CompiledValidator } from '../runtime/descriptor-types.ts';
-import type { Credential, ToolContext } from '../runtime/tool-context.ts';
-import { ToolError, formatText } from '../runtime/tool-error.ts';
-import { UpstreamError, type UpstreamClient } from '../runtime/upstream-types.ts';
+import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
+import type { Credential, ToolContext } from '../runtime/handler-api/tool-context.ts';
+import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
+import { UpstreamError, type UpstreamClient } from '../runtime/handler-api/upstream-types.ts';
 import { testContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://cvr.test';

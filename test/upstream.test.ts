@@ -4,9 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UpstreamPolicy } from '../runtime/descriptor-types.ts';
+import type { UpstreamPolicy } from '../runtime/handler-api/descriptor-types.ts';
 import { classifyStatus, createUpstreamClient, retryAfterMs } from '../runtime/upstream.ts';
-import { UpstreamError } from '../runtime/upstream-types.ts';
+import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { LocalGate } from '../runtime/limits/gate.ts';
 
 const policy = (over: Partial<UpstreamPolicy> = {}): UpstreamPolicy => ({

@@ -9,7 +9,7 @@ export function emitConnectorsIndex(ir: SpecIR): string {
   ]);
   const rows = ir.connectors.map((c) => `  ${c.key}: { descriptor: ${c.key}Descriptor, validators: ${c.key}Validators },`);
   const text = [
-    `import type { CompiledValidator, ConnectorDescriptor } from '#runtime/descriptor-types.ts';`,
+    `import type { CompiledValidator, ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.ts';`,
     ...imports,
     '',
     'export interface GeneratedConnector {',

@@ -10,7 +10,7 @@ export function emitContract(c: ConnectorIR): string {
   const p = c.typePrefix;
   const file = newSourceFile(`/contract-${c.key}.ts`);
   file.addImportDeclarations([
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '#runtime/tool-context.ts', namedImports: ['ToolContext'] },
+    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '#runtime/handler-api/tool-context.ts', namedImports: ['ToolContext'] },
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,

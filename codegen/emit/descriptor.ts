@@ -49,7 +49,7 @@ export function emitDescriptor(c: ConnectorIR): string {
   };
   const codes = c.errors.map((e) => `'${e.code}'`).join(' | ') || 'never';
   const text = [
-    `import type { ConnectorDescriptor } from '#runtime/descriptor-types.ts';`,
+    `import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.ts';`,
     '',
     `export type ${p}ErrorCode = ${codes};`,
     '',
@@ -70,7 +70,7 @@ export function emitPlatform(platform: PlatformIR): string {
   };
   const codes = platform.errors.map((e) => `'${e.code}'`).join(' | ');
   const text = [
-    `import type { PlatformDescriptor } from '#runtime/descriptor-types.ts';`,
+    `import type { PlatformDescriptor } from '#runtime/handler-api/descriptor-types.ts';`,
     '',
     `export type PlatformErrorCode = ${codes};`,
     '',

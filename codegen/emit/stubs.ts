@@ -21,7 +21,7 @@ function project(): Project {
 export function stubFile(c: ConnectorIR, tool: string): string {
   return [
     `import type { ${c.typePrefix}Handler } from '#generated/${c.key}/contract.ts';`,
-    `import { stub } from '#runtime/stub.ts';`,
+    `import { stub } from '#runtime/handler-api/stub.ts';`,
     '',
     `/** Generated stub for \`${c.id}__${tool}\`: replace it with the upstream logic (see the spec in ${c.source}). */`,
     `export const ${camelCase(tool)}: ${c.typePrefix}Handler<'${tool}'> = stub('${c.key}', '${tool}');`,

@@ -74,7 +74,7 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string; di
   const names = Object.keys(exports).sort();
   const dts = finish(
     header,
-    `import type { CompiledValidator } from '#runtime/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
+    `import type { CompiledValidator } from '#runtime/handler-api/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
   );
   return { js, dts, diagnostics };
 }

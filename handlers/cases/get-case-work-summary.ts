@@ -1,7 +1,7 @@
 import { casesDescriptor } from '#generated/cases/descriptor.ts';
 import type { CasesHandler } from '#generated/cases/contract.ts';
-import { ToolError, formatText } from '#runtime/tool-error.ts';
-import { UpstreamError } from '#runtime/upstream-types.ts';
+import { ToolError, formatText } from '#runtime/handler-api/tool-error.ts';
+import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 import { runQuery } from './graphql-client.ts';
 import { readHours, readInvoices } from './rows.ts';
 import { schemaMap } from './schema-map.ts';

@@ -1,8 +1,8 @@
 // Every upstream request of the case connector goes through here: the document check first (no
 // document that could write ever leaves the gateway), then one POST to the GraphQL endpoint with
 // the tenant's key, then the classification of GraphQL errors into the spec's texts.
-import type { ToolContext } from '#runtime/tool-context.ts';
-import { UpstreamError } from '#runtime/upstream-types.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 
 // graphql-js (and the document check built on it) load on the first case-management call, not at
 // gateway start-up (~100 ms).

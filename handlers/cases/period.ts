@@ -2,7 +2,7 @@
 // midnight; `to` is inclusive as a whole day, so the bound sent upstream is the next local
 // midnight (exclusive). Offsets come from the platform's Intl time-zone data, so daylight-saving
 // days (23 or 25 hours) are right.
-import { localDate, localMidnight } from '#runtime/calendar.ts';
+import { localDate, localMidnight } from '#runtime/handler-api/calendar.ts';
 
 export type Period = {
   readonly from: string;

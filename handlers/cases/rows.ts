@@ -2,7 +2,7 @@
 // row cap. Hours are filtered on the registration's start time, invoices on the invoice date; the
 // upper bound is the next local midnight, exclusive, and is also applied locally (the upstream's
 // `to` may be inclusive).
-import type { ToolContext } from '#runtime/tool-context.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
 import type { Period } from './period.ts';
 import type { SchemaMap } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';

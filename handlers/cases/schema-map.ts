@@ -4,8 +4,8 @@
 // field names when introspection is disabled, so an optional field never fails a whole document.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
-import type { ToolContext } from '#runtime/tool-context.ts';
-import { ToolError } from '#runtime/tool-error.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import { ToolError } from '#runtime/handler-api/tool-error.ts';
 import { runQuery } from './graphql-client.ts';
 
 export interface SchemaMap {

@@ -1,7 +1,7 @@
 // Helpers shared by the case tools: texts from the spec, periods, page accumulation.
 import { casesDescriptor } from '#generated/cases/descriptor.ts';
-import type { ToolContext } from '#runtime/tool-context.ts';
-import { formatText } from '#runtime/tool-error.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import { formatText } from '#runtime/handler-api/tool-error.ts';
 import { runQuery } from './graphql-client.ts';
 import { resolvePeriod, type Period } from './period.ts';
 

@@ -1,5 +1,5 @@
 import type { InvoicingHandler } from '#generated/invoicing/contract.ts';
-import { stub } from '#runtime/stub.ts';
+import { stub } from '#runtime/handler-api/stub.ts';
 
 /** Generated stub for `invoicing__list_draft_invoices`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
 export const listDraftInvoices: InvoicingHandler<'list_draft_invoices'> = stub('invoicing', 'list_draft_invoices');

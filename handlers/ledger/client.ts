@@ -2,8 +2,8 @@
 // session token is kept in this call's memory only and never stored or refreshed), then
 // `POST /Query/Get/{Entity}` with a JSON array of QueryFilter entries. Failures map to the
 // connector's texts as §3 #14/#15 say; anything else is rethrown for the generic text.
-import type { ToolContext } from '#runtime/tool-context.ts';
-import { UpstreamError } from '#runtime/upstream-types.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 
 /** A row as the ledger returns it: PascalCase properties, null properties omitted. */
 export type Row = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // QueryFilter entries of the ledger tools (upstreams/ledger.md §2, §3 #4, #5, #10). Every refusal
 // happens before the login, so a refused argument costs no upstream call.
-import type { ToolContext } from '#runtime/tool-context.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
 import type { QueryFilter } from './client.ts';
 
 /** `;` (list) and `..` (range) change what a FilterValue means. */

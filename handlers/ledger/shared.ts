@@ -1,7 +1,7 @@
 // Helpers shared by the ledger tools: spec texts, the debtor/creditor kind of a posting, `since`.
 import { ledgerDescriptor } from '#generated/ledger/descriptor.ts';
-import { localMidnight } from '#runtime/calendar.ts';
-import type { ToolContext } from '#runtime/tool-context.ts';
+import { localMidnight } from '#runtime/handler-api/calendar.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
 import type { Row } from './client.ts';
 
 export const texts = ledgerDescriptor.texts;

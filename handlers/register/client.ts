@@ -2,8 +2,8 @@
 // one bounded Elasticsearch `_search` per call, the ES 6 response envelope, and the mapping of
 // upstream failures to the connector's errors (§3 "Auth failures"). The credential never appears
 // in an error, a result or a log line.
-import type { ToolContext } from '#runtime/tool-context.ts';
-import { UpstreamError, type UpstreamResponse } from '#runtime/upstream-types.ts';
+import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import { UpstreamError, type UpstreamResponse } from '#runtime/handler-api/upstream-types.ts';
 
 /** The three alias paths of the distribution API, relative to the configured base URL. */
 export type RegisterIndex = 'virksomhed' | 'produktionsenhed' | 'deltager';

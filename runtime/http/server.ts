@@ -10,7 +10,7 @@ import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJ
 import type { Pipeline } from '../pipeline.ts';
 import type { Identity } from '../platform/state.ts';
 import type { PortalRoutes } from '../portal/pages.ts';
-import { formatText } from '../tool-error.ts';
+import { formatText } from '../handler-api/tool-error.ts';
 
 export const SERVER_VERSION = '0.1.0';
 

@@ -3,7 +3,7 @@
 // `queueTimeoutMs` fails (the runtime answers with the generic text). Per process without a shared
 // store; cluster-wide slots (leased, so a crashed replica cannot hold one forever) with one.
 import type { ConcurrencyGate } from '../upstream.ts';
-import { UpstreamError } from '../upstream-types.ts';
+import { UpstreamError } from '../handler-api/upstream-types.ts';
 import type { SharedStore } from '../shared-store.ts';
 
 interface Waiter {

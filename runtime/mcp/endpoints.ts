@@ -1,8 +1,8 @@
 // Endpoint instances: `<id>` and `<id>-<n>` (n = 2…maxInstances) for every enabled connector, with
 // their precomputed tools/list results. Nothing here switches over tool names.
 import type { ConnectorConfig } from '../config.ts';
-import type { CompiledValidator, ConnectorDescriptor, PlatformDescriptor, ToolDescriptor } from '../descriptor-types.ts';
-import type { ToolHandler } from '../tool-context.ts';
+import type { CompiledValidator, ConnectorDescriptor, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type { ToolHandler } from '../handler-api/tool-context.ts';
 
 export interface ConnectorRuntime {
   readonly config: ConnectorConfig;

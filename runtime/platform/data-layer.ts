@@ -1,7 +1,7 @@
 // The opt-in data layer as a handler capability: the store's first-seen records of one connection,
 // bound to the call's account and endpoint instance. Tools whose spec sets `dataLayer: true` get
 // it as `ctx.dataLayer`; the handler sees these two methods, never the store.
-import type { DataLayer, SeenRecord } from '../tool-context.ts';
+import type { DataLayer, SeenRecord } from '../handler-api/tool-context.ts';
 import type { PlatformStore } from './store.ts';
 
 /** The layer was disabled between the handler's status check and its sync (generic text). */

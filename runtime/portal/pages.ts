@@ -3,7 +3,7 @@
 // are single-use and bound to an account and endpoint instance. A later issue builds the full portal.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
-import type { CredentialKind } from '../descriptor-types.ts';
+import type { CredentialKind } from '../handler-api/descriptor-types.ts';
 import { verifyLink, type LinkPayload, type LinkPurpose } from './links.ts';
 import { BodyTooLarge, readBody } from '../http/server.ts';
 

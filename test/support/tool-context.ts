@@ -1,9 +1,9 @@
 // A real ToolContext for handler tests: the connector's generated policy, a real upstream client
 // (nock or a sandbox answers it), and `fail` throwing the ToolError the runtime would format.
 import pino from 'pino';
-import type { ConnectorDescriptor } from '../../runtime/descriptor-types.ts';
-import type { Credential, ToolContext } from '../../runtime/tool-context.ts';
-import { ToolError, type ErrorParams } from '../../runtime/tool-error.ts';
+import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
+import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
+import { ToolError, type ErrorParams } from '../../runtime/handler-api/tool-error.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream.ts';
 
 export interface TestContextOptions {
