@@ -2,9 +2,9 @@
 // one emitter per artifact. Returns file contents; main.ts decides whether to write or compare.
 import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import { emitCatalogJson, emitCatalogMarkdown } from './emit/catalog.ts';
-import { emitConnectorsIndex } from './emit/connectors.ts';
 import { emitContract } from './emit/contract.ts';
 import { emitDescriptor, emitPlatform } from './emit/descriptor.ts';
+import { emitHandlerMap, emitRegistry } from './emit/registry.ts';
 import { emitTypes } from './emit/types.ts';
 import { emitValidators } from './emit/validators.ts';
 import { buildConnector, buildPlatform, type SpecIR } from './ir.ts';
@@ -72,8 +72,9 @@ export async function emitAll(ir: SpecIR): Promise<EmitResult> {
     files.set(`${c.key}/validators.d.ts`, validators.dts);
     files.set(`${c.key}/descriptor.ts`, emitDescriptor(c));
     files.set(`${c.key}/contract.ts`, emitContract(c));
+    files.set(`${c.key}/handlers.ts`, emitHandlerMap(c));
   });
-  files.set('connectors.ts', emitConnectorsIndex(ir));
+  files.set('registry.ts', emitRegistry(ir));
   files.set('catalog.json', emitCatalogJson(ir));
   files.set('CATALOG.md', emitCatalogMarkdown(ir));
   return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))), diagnostics: sortDiagnostics(diagnostics) };

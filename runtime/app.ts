@@ -4,11 +4,10 @@
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
-import { connectorHandlers } from '#handlers/index.ts';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './gateway-context.ts';
+import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
 import { createHttpApp, type HttpApp } from './http/server.ts';
 import { LocalGate, SharedGate } from './limits/gate.ts';
 import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits/rate-limit.ts';
@@ -28,14 +27,14 @@ import { UsageMeter } from './usage.ts';
 
 export interface AppOptions {
   readonly config: GatewayConfig;
+  /** Every connector that may be served (generated/registry.ts); the configuration picks the enabled ones. */
+  readonly registry: ConnectorRegistry;
   /** Use this store instead of opening one from the configuration (tests). */
   readonly store?: PlatformStore;
   readonly logger?: Logger;
   readonly now?: () => Date;
   readonly selfServicePurchase?: boolean;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
-  /** Handler maps by connector key (tests may replace one); defaults to handlers/index.ts. */
-  readonly handlers?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 export interface App {
@@ -87,14 +86,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       })
     : new MemoryRateLimiter(config.rateLimit);
 
-  const handlers = options.handlers ?? (connectorHandlers as Readonly<Record<string, Readonly<Record<string, unknown>>>>);
-  const runtimes = config.connectors.map((c) => {
-    const generated = generatedConnectors[c.key as ConnectorKey];
-    return buildConnectorRuntime(c, generated.descriptor, generated.validators, handlers[c.key] ?? {});
+  const runtimes = config.connectors.flatMap((c) => {
+    const module = options.registry[c.key];
+    return module ? [buildConnectorRuntime(c, module)] : [];
   });
   const gates = new Map<string, ConcurrencyGate>();
   for (const r of runtimes) {
-    const limit = r.config.key === 'register' ? config.registerMaxConcurrent : r.descriptor.limits.maxConcurrent;
+    const limit = r.config.maxConcurrent;
     if (!limit) continue;
     const queueTimeoutMs = r.descriptor.limits.queueTimeoutMs ?? r.descriptor.upstream.timeoutMs;
     gates.set(r.config.key, shared ? new SharedGate(shared, `gate:${r.config.key}`, limit, queueTimeoutMs, r.descriptor.upstream.timeoutMs + 5000, () => failOpen('gate')) : new LocalGate(limit, queueTimeoutMs));

@@ -2,10 +2,15 @@
 // (GATEWAY_CONFIG or --config) and environment variables, in that order of precedence (env wins).
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
+import { platformDescriptor } from '#generated/platform/descriptor.ts';
+import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
+
+/** What configuration needs of each connector: its spec (generated/registry.ts holds them all). */
+export type ConnectorSpecs = Readonly<Record<string, { readonly descriptor: ConnectorDescriptor }>>;
 
 export interface ConnectorConfig {
-  readonly key: ConnectorKey;
+  /** Spec file stem (`register`): the key of generated/registry.ts. */
+  readonly key: string;
   /** Connector id as served; the spec's default unless the deployment chooses another. */
   readonly id: string;
   readonly enabled: boolean;
@@ -13,6 +18,8 @@ export interface ConnectorConfig {
   readonly baseUrl: string;
   /** Highest instance number served (`<id>-<n>`), 1 to 99. */
   readonly maxInstances: number;
+  /** Calls in flight to this upstream at once (a queue beyond it); the spec's `maxConcurrent`, if any. */
+  readonly maxConcurrent?: number;
   /** Deployment-wide credential of a managed connector (company register: HTTP Basic). */
   readonly managedCredential?: { readonly username?: string; readonly password?: string };
 }
@@ -38,7 +45,6 @@ export interface GatewayConfig {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
   readonly fairUse: { readonly defaultQuota: number; readonly storeTimeoutMs: number };
   readonly timeZone: string;
-  readonly registerMaxConcurrent: number;
   /** Browser origins allowed to call the MCP endpoints (any request without Origin is allowed). */
   readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
@@ -50,7 +56,8 @@ export interface GatewayConfig {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const envName = (key: string) => key.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+/** A connector key as it appears in environment variable names (`CONNECTOR_<KEY>_…`). */
+export const envName = (key: string): string => key.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 function num(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -81,7 +88,8 @@ interface FileConfig extends Partial<Omit<GatewayConfig, 'connectors'>> {
   connectors?: Record<string, Partial<Omit<ConnectorConfig, 'key'>>>;
 }
 
-export function loadConfig(env: Env = process.env, configPath?: string): GatewayConfig {
+/** Configuration for the connectors in `specs` (every key of the registry), from the file and the environment. */
+export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, configPath?: string): GatewayConfig {
   const path = configPath ?? env.GATEWAY_CONFIG;
   let file: FileConfig = {};
   if (path) {
@@ -96,8 +104,8 @@ export function loadConfig(env: Env = process.env, configPath?: string): Gateway
   const host = env.HOST ?? file.host ?? '127.0.0.1';
   const port = num(env.PORT, file.port ?? 8787, 'PORT');
   const enabledList = (env.CONNECTORS_ENABLED ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const connectors = (Object.keys(generatedConnectors) as ConnectorKey[]).map((key): ConnectorConfig => {
-    const spec = generatedConnectors[key].descriptor;
+  const connectors = Object.keys(specs).map((key): ConnectorConfig => {
+    const spec = specs[key]!.descriptor;
     const fromFile = file.connectors?.[key] ?? {};
     const prefix = `CONNECTOR_${envName(key)}_`;
     const managed =
@@ -113,6 +121,7 @@ export function loadConfig(env: Env = process.env, configPath?: string): Gateway
       enabled: enabledList.length > 0 ? enabledList.includes(key) : (fromFile.enabled ?? true),
       baseUrl: env[`${prefix}BASE_URL`] ?? env[`${envName(key)}_BASE_URL`] ?? fromFile.baseUrl ?? spec.upstream.baseUrl,
       maxInstances: num(env[`${prefix}MAX_INSTANCES`], fromFile.maxInstances ?? 99, `${prefix}MAX_INSTANCES`),
+      ...maxConcurrent(env, key, fromFile.maxConcurrent ?? spec.limits.maxConcurrent),
       ...(managed && (managed.username !== undefined || managed.password !== undefined) ? { managedCredential: managed } : {}),
     };
   });
@@ -133,31 +142,42 @@ export function loadConfig(env: Env = process.env, configPath?: string): Gateway
       burst: num(env.RATE_LIMIT_BURST, file.rateLimit?.burst ?? 20, 'RATE_LIMIT_BURST'),
     },
     fairUse: {
-      defaultQuota: num(env.FAIR_USE_MONTHLY_QUOTA, file.fairUse?.defaultQuota ?? 100_000, 'FAIR_USE_MONTHLY_QUOTA'),
+      defaultQuota: num(env.FAIR_USE_MONTHLY_QUOTA, file.fairUse?.defaultQuota ?? platformDescriptor.limits.fairUseDefaultMonthlyQuota!, 'FAIR_USE_MONTHLY_QUOTA'),
       storeTimeoutMs: num(env.FAIR_USE_STORE_TIMEOUT_MS, file.fairUse?.storeTimeoutMs ?? 100, 'FAIR_USE_STORE_TIMEOUT_MS'),
     },
     timeZone: env.BILLING_TIME_ZONE ?? file.timeZone ?? 'Europe/Copenhagen',
-    registerMaxConcurrent: num(env.REGISTER_MAX_CONCURRENT, file.registerMaxConcurrent ?? 4, 'REGISTER_MAX_CONCURRENT'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).concat(file.allowedOrigins ?? []),
     logLevel: env.LOG_LEVEL ?? file.logLevel ?? 'info',
     usageFlushMs: num(env.USAGE_FLUSH_MS, file.usageFlushMs ?? 1000, 'USAGE_FLUSH_MS'),
     maxBodyBytes: num(env.MAX_BODY_BYTES, file.maxBodyBytes ?? 1024 * 1024, 'MAX_BODY_BYTES'),
     snapshotRefreshMs: num(env.SNAPSHOT_REFRESH_MS, file.snapshotRefreshMs ?? 2000, 'SNAPSHOT_REFRESH_MS'),
   };
-  validateConfig(config);
+  validateConfig(config, specs);
   return config;
+}
+
+/**
+ * `CONNECTOR_<KEY>_MAX_CONCURRENT`, or `<KEY>_MAX_CONCURRENT` (e.g. REGISTER_MAX_CONCURRENT,
+ * DECISIONS §14), else the file or the spec: the same for every connector.
+ */
+function maxConcurrent(env: Env, key: string, fallback: number | undefined): { maxConcurrent?: number } {
+  const name = [`CONNECTOR_${envName(key)}_MAX_CONCURRENT`, `${envName(key)}_MAX_CONCURRENT`].find((n) => env[n] !== undefined && env[n] !== '');
+  const value = name ? num(env[name], 0, name) : fallback;
+  if (value === undefined) return {};
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name ?? `${key} maxConcurrent`} must be a positive integer, got ${value}`);
+  return { maxConcurrent: value };
 }
 
 export const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
 
-export function validateConfig(config: GatewayConfig): void {
+export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): void {
   const ids = new Set<string>();
   for (const c of config.connectors) {
     if (!CONNECTOR_ID.test(c.id) || c.id.includes('__')) throw new ConfigError(`connector id "${c.id}" (${c.key}) must match ${CONNECTOR_ID.source} and must not contain "__"`);
     if (ids.has(c.id)) throw new ConfigError(`connector id "${c.id}" is used twice`);
     ids.add(c.id);
     if (!Number.isInteger(c.maxInstances) || c.maxInstances < 1 || c.maxInstances > 99) throw new ConfigError(`${c.key}: maxInstances must be 1 to 99`);
-    for (const tool of generatedConnectors[c.key].descriptor.tools) {
+    for (const tool of specs[c.key]?.descriptor.tools ?? []) {
       const full = `${c.id}-${c.maxInstances}__${tool.name}`;
       if (full.length > 64) throw new ConfigError(`connector id "${c.id}" makes the tool name ${full} longer than 64 characters`);
     }

@@ -1,20 +1,21 @@
 // tools/call, in the order of DECISIONS §6: tool name → subscription → seat → connection →
 // fair-use block → argument validation → upstream (handler) → result envelope → meter. Each step is
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
-import type { Logger } from 'pino';
 import { checkArguments } from './arguments.ts';
+import { ConnectorTexts, countingClient, createToolContext, toolLimits } from './call-context.ts';
 import type { ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import type { Endpoint } from './mcp/endpoints.ts';
 import type { Identity } from './platform/state.ts';
 import { newJti, signLink, type LinkPurpose } from './portal/links.ts';
 import { HandlerNotImplementedError } from './handler-api/stub.ts';
-import type { Credential, ToolContext } from './handler-api/tool-context.ts';
-import { ToolError, formatText, type ErrorParams } from './handler-api/tool-error.ts';
+import type { Credential } from './handler-api/tool-context.ts';
+import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from './handler-api/tool-error.ts';
 import { createUpstreamClient } from './upstream.ts';
 import { UpstreamError } from './handler-api/upstream-types.ts';
 import { VaultError } from './platform/vault.ts';
 import { bindDataLayer } from './platform/data-layer.ts';
+import type { Reservation } from './usage.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -33,7 +34,6 @@ export interface CallLogFields {
 
 export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
 
-const LINK_TTL_SECONDS = { connect: 600, purchase: 86_400, team: 86_400, terms: 86_400 } as const;
 
 function textResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
@@ -41,20 +41,24 @@ function textResult(text: string, isError: boolean): CallToolResult {
 
 export class Pipeline {
   readonly #g: GatewayContext;
-  /** Connector and tool limits merged once per tool, not per call. */
-  readonly #mergedLimits = new WeakMap<ToolDescriptor, Readonly<Record<string, number>>>();
-
-  #limits(connectorLimits: Readonly<Record<string, number>>, tool: ToolDescriptor): Readonly<Record<string, number>> {
-    let merged = this.#mergedLimits.get(tool);
-    if (!merged) {
-      merged = Object.freeze({ ...connectorLimits, ...tool.limits });
-      this.#mergedLimits.set(tool, merged);
-    }
-    return merged;
-  }
+  /** How long each kind of link lives: the connect link from the platform spec, the others a day. */
+  readonly #linkTtlSeconds: Readonly<Record<LinkPurpose, number>>;
+  /** Spec texts per connector, made once. */
+  readonly #texts = new WeakMap<object, ConnectorTexts>();
 
   constructor(gateway: GatewayContext) {
     this.#g = gateway;
+    this.#linkTtlSeconds = { connect: gateway.platform.limits.connectLinkValidSeconds!, purchase: 86_400, team: 86_400, terms: 86_400 };
+  }
+
+  #textsOf(endpoint: Endpoint): ConnectorTexts {
+    const { descriptor } = endpoint.connector;
+    let texts = this.#texts.get(descriptor);
+    if (!texts) {
+      texts = new ConnectorTexts(descriptor, this.#g.platform);
+      this.#texts.set(descriptor, texts);
+    }
+    return texts;
   }
 
   platformText(code: string, params: ErrorParams = {}): string {
@@ -69,7 +73,7 @@ export class Pipeline {
 
   async link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
     const now = this.#g.now();
-    const exp = Math.floor(now.getTime() / 1000) + LINK_TTL_SECONDS[purpose];
+    const exp = Math.floor(now.getTime() / 1000) + this.#linkTtlSeconds[purpose];
     const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey: endpoint.connector.config.key, exp };
     if (purpose !== 'connect') return `${this.#g.config.publicBaseUrl}/portal/${purpose}/${signLink(this.#g.vault, base)}`;
     const jti = newJti();
@@ -119,9 +123,8 @@ export class Pipeline {
       log.info({ ...fields, reason: checked.reason }, 'invalid arguments');
       return this.#refuse(endpoint, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}));
     }
-    // 7. Upstream: metered once, whatever the outcome.
-    this.#g.meter.record(identity.account.id, connector.config.id, tool.name, now, fairUse.reservation);
-    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields);
+    // 7. Upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
+    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, now, fairUse.reservation);
   }
 
   async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
@@ -146,25 +149,18 @@ export class Pipeline {
   }
 
   #connectorText(endpoint: Endpoint, code: string, params: ErrorParams): string {
-    const { descriptor } = endpoint.connector;
-    const entry = descriptor.errors[code] ?? this.#g.platform.errors[code];
-    if (!entry) return this.platformText('generic');
-    return formatText(entry.text, { upstream: descriptor.upstream.name, ...params });
+    return this.#textsOf(endpoint).render(code, params);
   }
 
-  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, fields: CallLogFields): Promise<CallToolResult> {
+  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, fields: CallLogFields, now: Date, reservation: Reservation | undefined): Promise<CallToolResult> {
     const log = this.#g.log;
-    let child: Logger | undefined;
     const connector = endpoint.connector;
     const started = performance.now();
     const connectorId = connector.config.id;
     let outcome = 'ok';
-    const ctx: ToolContext = {
-      connectorId,
-      instanceId: endpoint.instanceId,
-      accountId: identity.account.id,
-      credential,
-      upstream: createUpstreamClient({
+    let metered = true;
+    const upstream = countingClient(
+      createUpstreamClient({
         policy: connector.descriptor.upstream,
         baseUrl: connector.config.baseUrl,
         signal,
@@ -172,32 +168,43 @@ export class Pipeline {
         sleep: this.#g.upstreamSleep,
         onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
       }),
-      limits: this.#limits(connector.descriptor.limits, tool),
-      get log() {
-        return (child ??= log.child({ ...fields, tool: tool.name }));
-      },
+    );
+    const texts = this.#textsOf(endpoint);
+    const ctx = createToolContext({
+      connectorId,
+      instanceId: endpoint.instanceId,
+      accountId: identity.account.id,
+      credential,
+      upstream: upstream.client,
+      limits: toolLimits(connector.descriptor, tool),
+      log: () => log.child({ ...fields, tool: tool.name }),
       signal,
       now: this.#g.now,
       timeZone: this.#g.config.timeZone,
       // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
       ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
-      fail: (code, params = {}) => {
-        throw new ToolError(code, params);
-      },
-    };
+      texts,
+    });
     try {
       const handler = connector.handlers[tool.name];
       if (!handler) throw new HandlerNotImplementedError(connector.config.key, tool.name);
-      const result = await (handler as (a: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
+      const result = await handler(args, ctx);
       const text = JSON.stringify(result ?? null);
       const envelope: CallToolResult = { content: [{ type: 'text', text }] };
       if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result)) envelope.structuredContent = result as Record<string, unknown>;
       return envelope;
     } catch (error) {
+      if (error instanceof ArgumentRefusal && upstream.requests() === 0) {
+        // Refused by the handler before any upstream request: like a schema refusal, not metered.
+        metered = false;
+        outcome = 'invalid_arguments';
+        log.info({ ...fields, tool: tool.name, reason: `refused by the handler (${error.code})` }, 'invalid arguments');
+        this.#g.metrics.refusals.inc({ connector: connectorId, reason: 'invalid_arguments' });
+        return textResult(texts.render(error.code, error.params), true);
+      }
       if (error instanceof ToolError) {
         outcome = error.code;
-        outcome = error.code;
-        return textResult(this.#connectorText(endpoint, error.code, error.params), true);
+        return textResult(texts.render(error.code, error.params), true);
       }
       if (error instanceof UpstreamError) {
         outcome = `upstream_${error.kind}`;
@@ -211,6 +218,8 @@ export class Pipeline {
       }
       return textResult(this.platformText('generic'), true);
     } finally {
+      if (metered) this.#g.meter.record(identity.account.id, connectorId, tool.name, now, reservation);
+      else if (reservation) await this.#g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
       this.#g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       this.#g.metrics.callDuration.observe({ connector: connectorId }, seconds);

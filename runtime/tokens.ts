@@ -1,7 +1,10 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PlatformStore, TokenRecord } from './platform/store.ts';
-import { tokenHash } from './http/server.ts';
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
 
 export const TOKEN_PREFIX = 'cgw_';
 

@@ -1,42 +1,54 @@
-// Every sandbox upstream, started together for the demo and the end-to-end tests. Each one is a
+// Every sandbox upstream: each `sandbox/<connector>/index.ts` exports `sandbox` (sandbox/sandbox.ts),
+// found by convention, so adding a connector's sandbox touches only its own folder. Each one is a
 // separate HTTP server that the gateway reaches exactly like the real upstream.
-import { startCasesSandbox } from './cases/server.ts';
-import { startLedgerSandbox } from './ledger/server.ts';
-import { startRegisterSandbox } from './register/server.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isSandbox, type RunningSandbox, type Sandbox } from './sandbox.ts';
+
+const here = import.meta.dirname;
+
+/** The sandboxes in this folder, sorted by connector. */
+export async function listSandboxes(): Promise<Sandbox[]> {
+  const found: Sandbox[] = [];
+  for (const entry of readdirSync(here, { withFileTypes: true })) {
+    const file = join(here, entry.name, 'index.ts');
+    if (!entry.isDirectory() || !existsSync(file)) continue;
+    const module = (await import(file)) as { sandbox?: unknown };
+    if (!isSandbox(module.sandbox)) throw new Error(`sandbox/${entry.name}/index.ts must export \`sandbox\` (see sandbox/sandbox.ts)`);
+    found.push(module.sandbox);
+  }
+  return found.sort((a, b) => (a.connector < b.connector ? -1 : 1));
+}
+
+export interface StartedSandbox {
+  readonly sandbox: Sandbox;
+  readonly running: RunningSandbox;
+}
 
 export interface SandboxSet {
-  /** Configuration the gateway needs to reach the sandboxes, as environment variables. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Tenant credentials for connectors with a connect step, by connector key. */
-  readonly tenantCredentials: Readonly<Record<string, Record<string, string>>>;
-  readonly urls: Readonly<Record<string, string>>;
+  /** By connector key. */
+  readonly started: ReadonlyMap<string, StartedSandbox>;
   close(): Promise<void>;
 }
 
-export const SANDBOX_REGISTER_USER = 'demo';
-export const SANDBOX_REGISTER_PASSWORD = 'demo-register-password';
-
-export async function startSandboxes(options: { host?: string; basePort?: number } = {}): Promise<SandboxSet> {
+/** Starts the sandboxes of `connectors` (all when omitted); ports from `basePort` upwards, else free ones. */
+export async function startSandboxes(options: { host?: string; basePort?: number; connectors?: readonly string[] } = {}): Promise<SandboxSet> {
   const host = options.host ?? '127.0.0.1';
-  const port = (offset: number) => (options.basePort ? options.basePort + offset : 0);
-  const register = await startRegisterSandbox({ host, port: port(0), username: SANDBOX_REGISTER_USER, password: SANDBOX_REGISTER_PASSWORD });
-  const cases = await startCasesSandbox({ host, port: port(1), rateLimitPerMinute: 6000 });
-  const ledger = await startLedgerSandbox({ host, port: port(2) });
+  const all = await listSandboxes();
+  const chosen = options.connectors ? all.filter((s) => options.connectors!.includes(s.connector)) : all;
+  const started = new Map<string, StartedSandbox>();
+  try {
+    for (const [i, sandbox] of chosen.entries()) {
+      started.set(sandbox.connector, { sandbox, running: await sandbox.start({ host, port: options.basePort ? options.basePort + i : 0 }) });
+    }
+  } catch (error) {
+    await Promise.all([...started.values()].map((s) => s.running.close()));
+    throw error;
+  }
   return {
-    env: {
-      CONNECTOR_REGISTER_BASE_URL: register.url,
-      REGISTER_USERNAME: SANDBOX_REGISTER_USER,
-      REGISTER_PASSWORD: SANDBOX_REGISTER_PASSWORD,
-      CONNECTOR_CASES_BASE_URL: cases.url,
-      CONNECTOR_LEDGER_BASE_URL: ledger.url,
-    },
-    tenantCredentials: {
-      cases: { apiKey: cases.tokens.demo },
-      ledger: { username: ledger.credentials.username, password: ledger.credentials.password, companyId: String(ledger.credentials.companyId) },
-    },
-    urls: { register: register.url, cases: cases.url, ledger: ledger.url },
+    started,
     async close() {
-      await Promise.all([register.close(), cases.close(), ledger.close()]);
+      await Promise.all([...started.values()].map((s) => s.running.close()));
     },
   };
 }

@@ -4,10 +4,10 @@ import { parse, print } from 'graphql';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { casesDescriptor } from '../generated/cases/descriptor.ts';
-import { casesHandlers } from '../handlers/cases/index.ts';
+import { casesHandlers } from '../generated/cases/handlers.ts';
 import { clearSchemaMaps } from '../handlers/cases/schema-map.ts';
 import { localMidnightUnix } from '../handlers/cases/period.ts';
-import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
+import { ArgumentRefusal, ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
 import { testContext } from './support/tool-context.ts';
 
 const BASE = 'https://cases.test/graphql';
@@ -161,10 +161,15 @@ describe('case-management handlers (nock)', () => {
     expect(sent.filter((b) => b.query.includes('CaseHours')).map((b) => b.variables?.cursor)).toEqual([null, 'p1', 'p2']);
   });
 
-  it('refuses every document that could write before it reaches the upstream', async () => {
+  it('refuses every document that could write before it reaches the upstream, as a refusal of the arguments', async () => {
     upstream(() => [200, { data: { updateCase: { id: 1 } } }]);
     for (const query of ['mutation { updateCase(id: 1, description: "x") { id } }', 'subscription { x }', 'query A { a } mutation B { updateCase(id: 1) { id } }', 'type Query { x: Int }', '{ a', 'x'.repeat(65_537)]) {
-      expect(await errorText(casesHandlers.graphql_query({ query }, ctx('graphql_query')))).toMatch(/^DocumentRefusedError: /);
+      const refusal = await casesHandlers.graphql_query({ query }, ctx('graphql_query')).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal, query.slice(0, 40)).toBeInstanceOf(ArgumentRefusal);
+      expect((refusal as ArgumentRefusal).code).toBe('generic');
     }
     expect(sent).toHaveLength(0);
   });

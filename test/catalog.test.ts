@@ -7,13 +7,13 @@ interface Arg { name: string; type: string; required: boolean; default?: unknown
 interface Tool { name: string; servedAs: string; title: string; system: boolean; write: boolean; annotations: Record<string, boolean>; arguments: Arg[]; errors: string[] }
 interface Connector { key: string; defaultId: string; toolCount: number; connectAccount: boolean; tools: Tool[] }
 const catalog = JSON.parse(readFileSync(`${ROOT}/generated/catalog.json`, 'utf8')) as { summary: Record<string, number>; connectors: Connector[] };
-const descriptors = await import('../generated/connectors.ts');
+const descriptors = await import('../generated/registry.ts');
 
 const connector = (key: string) => catalog.connectors.find((c) => c.key === key)!;
 const tool = (key: string, name: string) => connector(key).tools.find((t) => t.name === name)!;
 const arg = (key: string, name: string, argument: string) => tool(key, name).arguments.find((a) => a.name === argument)!;
 const inputSchema = (key: string, name: string) =>
-  descriptors.generatedConnectors[key as keyof typeof descriptors.generatedConnectors].descriptor.tools.find((t) => t.name === name)!.inputSchema as {
+  descriptors.registry[key as keyof typeof descriptors.registry].descriptor.tools.find((t) => t.name === name)!.inputSchema as {
     properties: Record<string, Record<string, unknown>>;
     required?: string[];
   };
@@ -93,7 +93,7 @@ describe('tool catalog', () => {
   });
 
   it('closes every input schema, so unknown arguments are refused', () => {
-    for (const { descriptor } of Object.values(descriptors.generatedConnectors)) {
+    for (const { descriptor } of Object.values(descriptors.registry)) {
       for (const t of descriptor.tools) expect(t.inputSchema.additionalProperties, t.name).toBe(false);
     }
   });

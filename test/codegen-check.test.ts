@@ -59,8 +59,9 @@ describe('codegen check mode', () => {
     expect(errors.join('\n')).toContain('handler stub needed: handlers/register/hent-branche.ts');
     expect(await run(['--root', tmp], () => {}, () => {})).toBe(0);
     expect(readFileSync(join(tmp, 'handlers/register/hent-branche.ts'), 'utf8')).toContain("stub('register', 'hent_branche')");
-    const index = readFileSync(join(tmp, 'handlers/register/index.ts'), 'utf8');
-    expect(index).toContain('hent_branche: hentBranche');
+    const map = readFileSync(join(tmp, 'generated/register/handlers.ts'), 'utf8');
+    expect(map).toContain("import { hentBranche } from '../../handlers/register/hent-branche.ts';");
+    expect(map).toContain('hent_branche: hentBranche');
     expect(await run(['--check', '--root', tmp], () => {}, () => {})).toBe(0);
   });
 });

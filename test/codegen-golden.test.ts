@@ -6,7 +6,7 @@ import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GOLDEN, goldenFiles } from './support/golden.ts';
 
-const EXPECTED = `${GOLDEN}/expected`;
+const EXPECTED = `${GOLDEN}/generated`;
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

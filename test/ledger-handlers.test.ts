@@ -7,20 +7,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { LedgerToolName, LedgerTools } from '../generated/ledger/contract.ts';
 import { ledgerDescriptor } from '../generated/ledger/descriptor.ts';
 import * as validators from '../generated/ledger/validators.js';
-import { ledgerHandlers } from '../handlers/ledger/index.ts';
+import { ledgerHandlers } from '../generated/ledger/handlers.ts';
 import { foldPages, GroupFold, parseNumber } from '../handlers/ledger/fold.ts';
 import { sinceInstant } from '../handlers/ledger/shared.ts';
 import { checkArguments } from '../runtime/arguments.ts';
-import { runCli, UsageError } from '../runtime/cli.ts';
+import { runCli, UsageError } from '../bin/admin.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import { bindDataLayer } from '../runtime/platform/data-layer.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import type { Credential, DataLayer, ToolContext } from '../runtime/handler-api/tool-context.ts';
+import type { Credential, DataLayer } from '../runtime/handler-api/tool-context.ts';
 import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
 import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { createTenant, mcpClient, startGateway, testConfig } from './support/gateway.ts';
-import { testContext } from './support/tool-context.ts';
+import { testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://ledger.test';
 const CREDENTIAL: Credential = { kind: 'login_company', username: 'api-user', password: 'S3cret pw', companyId: '4711' };
@@ -58,7 +58,7 @@ function upstream(respond: Responder, login: () => Reply = () => [200, { token: 
 /** Rows per entity; anything else is the upstream's 400 text. */
 const table = (data: Record<string, Row[]>): Responder => (entity) => (entity in data ? [200, data[entity]] : [400, `Unknown entity ${entity}`]);
 
-function ctxFor(tool: LedgerToolName, options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {}): ToolContext {
+function ctxFor(tool: LedgerToolName, options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {}): TestToolContext {
   const base = testContext({ descriptor: ledgerDescriptor, tool, credential: options.credential === undefined ? CREDENTIAL : options.credential, baseUrl: ORIGIN, ...(options.now ? { now: options.now } : {}) });
   return options.dataLayer ? { ...base, dataLayer: options.dataLayer } : base;
 }
@@ -75,7 +75,7 @@ async function call<K extends LedgerToolName>(tool: K, raw: Record<string, unkno
   const descriptor = ledgerDescriptor.tools.find((t) => t.name === tool)!;
   const checked = checkArguments(descriptor, (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!, raw);
   if (!checked.ok) throw new Error(`invalid arguments: ${checked.reason}`);
-  const handler = ledgerHandlers[tool] as (a: unknown, c: ToolContext) => Promise<LedgerTools[K]['result']>;
+  const handler = ledgerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<LedgerTools[K]['result']>;
   const result = await handler(checked.args, ctxFor(tool, options));
   expectValid(tool, result);
   return result;

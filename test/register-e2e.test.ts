@@ -1,14 +1,14 @@
 // The five company-register tools end to end: an MCP client → the gateway → the register sandbox
 // over HTTP (the real wire format), including faults, the dormant connector and the shared throttle.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatedConnectors } from '../generated/connectors.ts';
+import { registry } from '../generated/registry.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { DEMO_CVR, LOGISTICS_CVR, NAMESAKE_NAME, UNKNOWN_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
 import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText } from './support/gateway.ts';
 
-const validators = generatedConnectors.register.validators as unknown as Record<string, (d: unknown) => boolean>;
+const validators = registry.register.validators as unknown as Record<string, (d: unknown) => boolean>;
 const parse = (r: unknown) => resultJson(r) as Record<string, unknown>;
 const text = resultText;
 

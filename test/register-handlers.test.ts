@@ -9,13 +9,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisterToolName, RegisterTools } from '../generated/register/contract.ts';
 import { registerDescriptor } from '../generated/register/descriptor.ts';
 import * as validators from '../generated/register/validators.js';
-import { registerHandlers } from '../handlers/register/index.ts';
+import { registerHandlers } from '../generated/register/handlers.ts';
 import { sharePercent } from '../handlers/register/mapping.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
-import type { Credential, ToolContext } from '../runtime/handler-api/tool-context.ts';
+import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../runtime/handler-api/upstream-types.ts';
-import { testContext } from './support/tool-context.ts';
+import { testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://cvr.test';
 const BASE = `${ORIGIN}/cvr-permanent`;
@@ -29,7 +29,7 @@ const SECRET_HEADER = Buffer.from(`cvr-svc:${SECRET}`).toString('base64');
 // Harness
 
 interface Harness {
-  readonly ctx: ToolContext;
+  readonly ctx: TestToolContext;
   readonly logs: string[];
 }
 
@@ -46,7 +46,7 @@ function harness(tool: RegisterToolName, credential: Credential | null = UP): Ha
 }
 
 async function call<K extends RegisterToolName>(tool: K, args: RegisterTools[K]['args'], credential: Credential | null = UP): Promise<RegisterTools[K]['result']> {
-  const handler = registerHandlers[tool] as (a: RegisterTools[K]['args'], c: ToolContext) => Promise<RegisterTools[K]['result']>;
+  const handler = registerHandlers[tool] as (a: RegisterTools[K]['args'], c: TestToolContext) => Promise<RegisterTools[K]['result']>;
   const result = await handler(args, harness(tool, credential).ctx);
   expectValid(tool, result);
   return result;
@@ -627,7 +627,7 @@ describe('errors', () => {
     intercept(tool === 'find_produktionsenheder' ? 'produktionsenhed' : tool === 'find_virksomheder_for_person' ? 'deltager' : 'virksomhed', reply, `Basic ${SECRET_HEADER}`);
     const h = harness(tool, credential);
     const args = { query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 };
-    const error = await (registerHandlers[tool] as (a: unknown, c: ToolContext) => Promise<unknown>)(args, h.ctx).then(
+    const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)(args, h.ctx).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -729,7 +729,7 @@ describe('credential', () => {
     ['another credential kind', { kind: 'api_key', apiKey: SECRET }],
   ])('%s → register_config, nothing sent upstream', async (_label, credential) => {
     for (const tool of ['soeg_virksomhed', 'hent_virksomhed', 'find_produktionsenheder', 'find_ejere', 'find_virksomheder_for_person'] as const) {
-      const error = await (registerHandlers[tool] as (a: unknown, c: ToolContext) => Promise<unknown>)({ query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 }, harness(tool, credential).ctx).then(
+      const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)({ query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 }, harness(tool, credential).ctx).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -1,11 +1,11 @@
 // The ahead-of-time validators enforce the spec's bounds, formats, defaults and coercion.
 import { describe, expect, it } from 'vitest';
-import { generatedConnectors } from '../generated/connectors.ts';
+import { registry } from '../generated/registry.ts';
 import { checkArguments } from '../runtime/arguments.ts';
-import type { ConnectorKey } from '../generated/connectors.ts';
+import type { ConnectorKey } from '../generated/registry.ts';
 
 function check(key: ConnectorKey, tool: string, args: unknown) {
-  const { descriptor, validators } = generatedConnectors[key];
+  const { descriptor, validators } = registry[key];
   const t = descriptor.tools.find((x) => x.name === tool)!;
   return checkArguments(t, (validators as unknown as Record<string, never>)[`input_${tool}`]!, args);
 }

@@ -4,12 +4,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, UsageError } from '../runtime/cli.ts';
+import { registry } from '../generated/registry.ts';
+import { runCli, UsageError } from '../bin/admin.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
-import { tokenHash } from '../runtime/http/server.ts';
+import { tokenHash } from '../runtime/tokens.ts';
 
 describe('vault', () => {
   const vault = new Vault({ 1: newSecretKey() });
@@ -58,7 +59,7 @@ describe('admin CLI', () => {
   let store: PlatformStore;
   let dir: string;
   const out: string[] = [];
-  const cli = (...argv: string[]) => runCli(argv, loadConfig({ DATA_DIR: dir }), store, (l) => out.push(l));
+  const cli = (...argv: string[]) => runCli(argv, loadConfig(registry, { DATA_DIR: dir }), store, (l) => out.push(l));
   const last = () => JSON.parse(out.at(-1)!) as Record<string, unknown>;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cli-'));

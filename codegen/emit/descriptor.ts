@@ -24,9 +24,16 @@ export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> 
   );
 }
 
+/** `{upstream}` in a text is the connector's upstream name, filled in by the runtime, never by a handler. */
+export const RUNTIME_PARAMS: ReadonlySet<string> = new Set(['upstream']);
+
 /** `{ code: { param: string } }` so a handler cannot forget or misspell a text's parameters. */
 export function errorParamsType(name: string, errors: readonly ErrorIR[]): string {
-  const rows = errors.map((e) => `  ${e.code}: {${e.params.map((p) => ` ${p}: string | number;`).join('')}${e.params.length ? ' ' : ''}};`);
+  const rows = errors.map((e) => {
+    const params = e.params.filter((p) => !RUNTIME_PARAMS.has(p));
+    // No parameters: `Record<string, never>`, so a stray parameter is refused too (`{}` would take any).
+    return params.length === 0 ? `  ${e.code}: Record<string, never>;` : `  ${e.code}: {${params.map((p) => ` ${p}: string | number;`).join('')} };`;
+  });
   return `export interface ${name} {\n${rows.join('\n')}\n}`;
 }
 

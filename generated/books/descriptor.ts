@@ -4,16 +4,16 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type BooksErrorCode = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete' | 'change_window_too_long' | 'file_too_large';
 
 export interface BooksErrorParams {
-  generic: {};
-  access_token_expired: { upstream: string | number; };
-  pro_plan_required: { upstream: string | number; };
-  upstream_rate_limit: { upstream: string | number; };
-  deprecated_endpoint: { upstream: string | number; };
-  upstream_rejected: { upstream: string | number; status: string | number; message: string | number; };
-  quote_in_filter: { argument: string | number; upstream: string | number; };
-  date_range_incomplete: {};
-  change_window_too_long: {};
-  file_too_large: {};
+  generic: Record<string, never>;
+  access_token_expired: Record<string, never>;
+  pro_plan_required: Record<string, never>;
+  upstream_rate_limit: Record<string, never>;
+  deprecated_endpoint: Record<string, never>;
+  upstream_rejected: { status: string | number; message: string | number; };
+  quote_in_filter: { argument: string | number; };
+  date_range_incomplete: Record<string, never>;
+  change_window_too_long: Record<string, never>;
+  file_too_large: Record<string, never>;
 }
 
 export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {

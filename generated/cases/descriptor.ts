@@ -4,10 +4,10 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type CasesErrorCode = 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation';
 
 export interface CasesErrorParams {
-  generic: {};
-  key_rejected: { upstream: string | number; };
-  throttled: { upstream: string | number; };
-  upstream_validation: { upstream: string | number; field: string | number; messages: string | number; };
+  generic: Record<string, never>;
+  key_rejected: Record<string, never>;
+  throttled: Record<string, never>;
+  upstream_validation: { field: string | number; messages: string | number; };
 }
 
 export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
@@ -38,6 +38,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     "generic": {
       "text": "Tool invocation failed.",
       "params": [],
+      "name": "ToolInvocationError",
       "reconnect": false
     },
     "key_rejected": {
@@ -61,6 +62,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
         "field",
         "messages"
       ],
+      "name": "UpstreamValidationError",
       "reconnect": false
     }
   },
@@ -423,6 +425,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
         "generic",
         "key_rejected",
         "throttled",
+        "upstream_validation",
         "not_subscribed",
         "no_seat",
         "not_connected",
@@ -467,6 +470,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
         "generic",
         "key_rejected",
         "throttled",
+        "upstream_validation",
         "not_subscribed",
         "no_seat",
         "not_connected",

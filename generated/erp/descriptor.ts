@@ -4,17 +4,17 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type ErpErrorCode = 'generic' | 'access_expired' | 'access_rejected_401' | 'forbidden_403' | 'unknown_environment' | 'not_found_404' | 'bad_request_400' | 'throttled' | 'invalid_entity' | 'unknown_entity' | 'invalid_cursor';
 
 export interface ErpErrorParams {
-  generic: {};
-  access_expired: {};
-  access_rejected_401: {};
-  forbidden_403: {};
+  generic: Record<string, never>;
+  access_expired: Record<string, never>;
+  access_rejected_401: Record<string, never>;
+  forbidden_403: Record<string, never>;
   unknown_environment: { name: string | number; names: string | number; };
   not_found_404: { environment: string | number; };
-  bad_request_400: { upstream: string | number; code: string | number; message: string | number; };
-  throttled: {};
+  bad_request_400: { code: string | number; message: string | number; };
+  throttled: Record<string, never>;
   invalid_entity: { entity: string | number; };
   unknown_entity: { entity: string | number; matches: string | number; };
-  invalid_cursor: {};
+  invalid_cursor: Record<string, never>;
 }
 
 export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {

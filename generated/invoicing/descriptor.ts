@@ -4,10 +4,10 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type InvoicingErrorCode = 'generic' | 'reconnect_required' | 'write_forbidden' | 'upstream_rejected';
 
 export interface InvoicingErrorParams {
-  generic: {};
-  reconnect_required: { upstream: string | number; status: string | number; };
-  write_forbidden: { upstream: string | number; };
-  upstream_rejected: { upstream: string | number; details: string | number; };
+  generic: Record<string, never>;
+  reconnect_required: { status: string | number; };
+  write_forbidden: Record<string, never>;
+  upstream_rejected: { details: string | number; };
 }
 
 export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {

@@ -4,10 +4,10 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type LedgerErrorCode = 'generic' | 'reconnect_required' | 'too_many_groups' | 'query_rejected';
 
 export interface LedgerErrorParams {
-  generic: {};
-  reconnect_required: {};
+  generic: Record<string, never>;
+  reconnect_required: Record<string, never>;
   too_many_groups: { limit: string | number; };
-  query_rejected: { upstream: string | number; status: string | number; };
+  query_rejected: { status: string | number; };
 }
 
 export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {

@@ -4,11 +4,11 @@ import type { PlatformDescriptor } from '#runtime/handler-api/descriptor-types.t
 export type PlatformErrorCode = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'generic' | 'fair_use_blocked' | 'credential_missing' | 'connect_terms_required';
 
 export interface PlatformErrorParams {
-  unknown_tool: {};
+  unknown_tool: Record<string, never>;
   not_subscribed: { connector_id: string | number; purchase_url: string | number; };
   no_seat: { connector_id: string | number; team_url: string | number; };
   not_connected: { instance_id: string | number; connect_url: string | number; };
-  generic: {};
+  generic: Record<string, never>;
   fair_use_blocked: { connector_id: string | number; month: string | number; used: string | number; limit: string | number; };
   credential_missing: { connector_id: string | number; };
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };

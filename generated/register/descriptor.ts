@@ -4,10 +4,10 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type RegisterErrorCode = 'generic' | 'register_auth' | 'register_api' | 'register_config';
 
 export interface RegisterErrorParams {
-  generic: {};
-  register_auth: {};
+  generic: Record<string, never>;
+  register_auth: Record<string, never>;
   register_api: { status: string | number; };
-  register_config: {};
+  register_config: Record<string, never>;
 }
 
 export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {

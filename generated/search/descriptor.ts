@@ -4,12 +4,12 @@ import type { ConnectorDescriptor } from '#runtime/handler-api/descriptor-types.
 export type SearchErrorCode = 'generic' | 'access_token_expired' | 'insufficient_scope' | 'property_access_denied' | 'bad_request' | 'quota_exceeded';
 
 export interface SearchErrorParams {
-  generic: {};
-  access_token_expired: {};
-  insufficient_scope: {};
-  property_access_denied: {};
+  generic: Record<string, never>;
+  access_token_expired: Record<string, never>;
+  insufficient_scope: Record<string, never>;
+  property_access_denied: Record<string, never>;
   bad_request: { message: string | number; };
-  quota_exceeded: {};
+  quota_exceeded: Record<string, never>;
 }
 
 export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {

@@ -47,6 +47,6 @@ export const describeType: CasesHandler<'describe_type'> = async (args, ctx) => 
   };
   if (t.interfaces && t.interfaces.length > 0) result.interfaces = t.interfaces.map((i) => i.name);
   if (t.possibleTypes && t.possibleTypes.length > 0) result.possibleTypes = t.possibleTypes.map((p) => p.name);
-  if (JSON.stringify(result).length > (ctx.limits.resultMaxChars ?? 40_000)) ctx.fail('generic');
+  if (JSON.stringify(result).length > ctx.limits.resultMaxChars) ctx.fail('generic');
   return result;
 };

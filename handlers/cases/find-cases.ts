@@ -9,7 +9,7 @@ import { AMOUNTS_NOTE, text } from './shared.ts';
  */
 export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
   const map = await schemaMap(ctx);
-  const pageSize = ctx.limits.upstreamPageSize ?? 200;
+  const pageSize = ctx.limits.upstreamPageSize;
   const query = `query FindCases($cursor: String, $limit: Int!) {
   cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: [{ field: "updatedAt", direction: DESC }]) {
     items { ${caseSelection(map)} }

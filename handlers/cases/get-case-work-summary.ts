@@ -1,32 +1,13 @@
-import { casesDescriptor } from '#generated/cases/descriptor.ts';
 import type { CasesHandler } from '#generated/cases/contract.ts';
-import { ToolError, formatText } from '#runtime/handler-api/tool-error.ts';
-import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
+import type { FailureSummary } from '#runtime/handler-api/tool-context.ts';
+import { ToolError } from '#runtime/handler-api/tool-error.ts';
 import { runQuery } from './graphql-client.ts';
 import { readHours, readInvoices } from './rows.ts';
 import { schemaMap } from './schema-map.ts';
 import { AMOUNTS_NOTE, periodOf, sum, text } from './shared.ts';
 
-const ERROR_NAMES: Record<string, string> = { upstream_validation: 'UpstreamValidationError', generic: 'ToolInvocationError' };
-
 /** `'<ErrorName>: <message>'` for a failed section, the message cut at the spec's 200 characters. */
-function unavailable(error: unknown, maxChars: number): { unavailable: string } {
-  let name: string;
-  let message: string;
-  if (error instanceof ToolError) {
-    name = ERROR_NAMES[error.code] ?? 'ToolError';
-    const entry = casesDescriptor.errors[error.code as keyof typeof casesDescriptor.errors];
-    message = entry ? formatText(entry.text, { upstream: casesDescriptor.upstream.name, ...error.params }) : error.code;
-  } else if (error instanceof UpstreamError) {
-    name = `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`;
-    message = error.message;
-  } else if (error instanceof Error) {
-    name = error.name;
-    message = error.message;
-  } else {
-    name = 'Error';
-    message = String(error);
-  }
+function unavailable({ name, message }: FailureSummary, maxChars: number): { unavailable: string } {
   return { unavailable: `${name}: ${message.slice(0, maxChars)}` };
 }
 
@@ -36,10 +17,10 @@ const fatal = (e: unknown) => e instanceof ToolError && (e.code === 'key_rejecte
 export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (args, ctx) => {
   const period = periodOf(ctx, args.from, args.to);
   const map = await schemaMap(ctx);
-  const pageSize = ctx.limits.upstreamPageSize ?? 200;
-  const cut = ctx.limits.unavailableMessageMaxChars ?? 200;
+  const pageSize = ctx.limits.upstreamPageSize;
+  const cut = ctx.limits.unavailableMessageMaxChars;
   const [hours, materials, invoices] = await Promise.allSettled([
-    readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows ?? 2000, pageSize).then(({ rows, truncated }) => ({ rows: rows.length, costPriceTotal: sum(rows.map((r) => r.costPrice)), truncated })),
+    readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows, pageSize).then(({ rows, truncated }) => ({ rows: rows.length, costPriceTotal: sum(rows.map((r) => r.costPrice)), truncated })),
     (async () => {
       if (!map.economyFields.has('materialsCostprice')) throw new Error('the upstream schema has no material cost total');
       const data = await runQuery<{ caseById: { economy: { materialsCostprice: unknown } | null } | null }>(ctx, 'query CaseMaterials($id: Int!) { caseById(id: $id) { economy { materialsCostprice } } }', { id: args.caseId });
@@ -47,14 +28,15 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
       const total = data.caseById.economy?.materialsCostprice;
       return { totalCostPrice: typeof total === 'number' ? total : 0, scope: text('materialsScope') };
     })(),
-    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows ?? 2000, pageSize).then(({ rows, truncated }) => ({ count: rows.length, amountTotal: sum(rows.map((r) => r.amount)), invoiceIds: rows.map((r) => r.id), truncated })),
+    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows, pageSize).then(({ rows, truncated }) => ({ count: rows.length, amountTotal: sum(rows.map((r) => r.amount)), invoiceIds: rows.map((r) => r.id), truncated })),
   ]);
   const sections = [hours, materials, invoices];
   for (const s of sections) if (s.status === 'rejected' && fatal(s.reason)) throw s.reason;
   if (sections.every((s) => s.status === 'rejected')) {
     const first = (sections[0] as PromiseRejectedResult).reason;
-    throw first instanceof ToolError ? first : new ToolError('generic');
+    if (first instanceof ToolError) throw first;
+    ctx.fail('generic');
   }
-  const value = <T>(s: PromiseSettledResult<T>) => (s.status === 'fulfilled' ? s.value : unavailable(s.reason, cut));
+  const value = <T>(s: PromiseSettledResult<T>) => (s.status === 'fulfilled' ? s.value : unavailable(ctx.describeFailure(s.reason), cut));
   return { caseId: args.caseId, period, hours: value(hours), materials: value(materials), salesInvoices: value(invoices), amountsNote: AMOUNTS_NOTE };
 };

@@ -1,7 +1,7 @@
 // Every upstream request of the case connector goes through here: the document check first (no
 // document that could write ever leaves the gateway), then one POST to the GraphQL endpoint with
 // the tenant's key, then the classification of GraphQL errors into the spec's texts.
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { CasesContextWith, CasesLimits } from '#generated/cases/contract.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 
 // graphql-js (and the document check built on it) load on the first case-management call, not at
@@ -30,15 +30,8 @@ export class UpstreamGraphQLError extends Error {
   }
 }
 
-/** A document the read-only check refused before any request (the client sees the generic text). */
-export class DocumentRefusedError extends Error {
-  readonly reason: string;
-  constructor(reason: string, detail: string) {
-    super(`document refused (${reason}): ${detail}`);
-    this.name = 'DocumentRefusedError';
-    this.reason = reason;
-  }
-}
+/** What every upstream request of the case connector may end with, and the limits it reads. */
+export type CasesCallContext = CasesContextWith<'generic' | 'key_rejected' | 'throttled' | 'upstream_validation', CasesLimits>;
 
 const isAuthError = (e: GraphQLErrorShape) =>
   /unauthenticated/i.test(e.message ?? '') || /authentication/i.test(e.type ?? '') || /authentication/i.test(String(e.extensions?.category ?? ''));
@@ -61,7 +54,7 @@ function flatten(messages: unknown): string {
   return String(messages);
 }
 
-function authorization(ctx: ToolContext): string {
+function authorization(ctx: CasesCallContext): string {
   if (ctx.credential?.kind !== 'api_key' || !ctx.credential.apiKey) ctx.fail('key_rejected');
   return `Bearer ${ctx.credential.apiKey}`;
 }
@@ -71,12 +64,14 @@ function authorization(ctx: ToolContext): string {
  * partial data): authentication → `key_rejected`, throttling (after the one retry) → `throttled`,
  * validation → `upstream_validation`, anything else → the generic text.
  */
-export async function runQuery<T>(ctx: ToolContext, query: string, variables?: Record<string, unknown>): Promise<T> {
+export async function runQuery<T>(ctx: CasesCallContext, query: string, variables?: Record<string, unknown>): Promise<T> {
   const [{ print }, { checkDocument }] = await loadGraphql();
   const check = checkDocument(query, { maxChars: ctx.limits.documentMaxChars, maxTokens: ctx.limits.documentMaxTokens });
   if (!check.ok) {
-    ctx.log.warn({ reason: check.reason }, 'document refused before any upstream request');
-    throw new DocumentRefusedError(check.reason, check.detail);
+    // A refused document is a refusal of the arguments: the generic text, and not metered when
+    // nothing was sent upstream yet.
+    ctx.log.warn({ reason: check.reason, detail: check.detail }, 'document refused before any upstream request');
+    ctx.refuseArguments('generic');
   }
   let response: GraphQLResponse<T>;
   try {
@@ -105,7 +100,7 @@ export async function runQuery<T>(ctx: ToolContext, query: string, variables?: R
   return response.data;
 }
 
-function classify(ctx: ToolContext, errors: readonly GraphQLErrorShape[]): never {
+function classify(ctx: CasesCallContext, errors: readonly GraphQLErrorShape[]): never {
   if (errors.some(isAuthError)) ctx.fail('key_rejected');
   if (errors.some(isThrottleError)) ctx.fail('throttled');
   for (const e of errors) {

@@ -4,6 +4,6 @@ import { runQuery } from './graphql-client.ts';
 /** A free read-only query: checked, sent as is, and the upstream `data` returned unchanged. */
 export const graphqlQuery: CasesHandler<'graphql_query'> = async (args, ctx) => {
   const data = await runQuery<Record<string, unknown>>(ctx, args.query, args.variables as Record<string, unknown> | undefined);
-  if (JSON.stringify(data).length > (ctx.limits.resultMaxChars ?? 100_000)) ctx.fail('generic');
+  if (JSON.stringify(data).length > ctx.limits.resultMaxChars) ctx.fail('generic');
   return data;
 };

@@ -37,6 +37,6 @@ export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, 
     result.typeNames = names.slice(0, MAX_TYPE_NAMES);
     result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
   }
-  if (JSON.stringify(result).length > (ctx.limits.resultMaxChars ?? 40_000)) ctx.fail('generic');
+  if (JSON.stringify(result).length > ctx.limits.resultMaxChars) ctx.fail('generic');
   return result;
 };

@@ -2,7 +2,7 @@
 // row cap. Hours are filtered on the registration's start time, invoices on the invoice date; the
 // upper bound is the next local midnight, exclusive, and is also applied locally (the upstream's
 // `to` may be inclusive).
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { CasesCallContext } from './graphql-client.ts';
 import type { Period } from './period.ts';
 import type { SchemaMap } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';
@@ -19,7 +19,7 @@ export interface InvoiceRow {
 
 const inPeriod = (t: unknown, p: Period) => typeof t === 'number' && t >= p.fromUnix && t < p.toUnix;
 
-export async function readHours(ctx: ToolContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+export async function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const column = enumLiteral(ctx, map.hourStartColumn);
   const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: Int, $from: Int, $to: Int) {
   hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: { case: $caseId }) {
@@ -39,7 +39,7 @@ export async function readHours(ctx: ToolContext, map: SchemaMap, caseId: number
   return result;
 }
 
-export async function readInvoices(ctx: ToolContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+export async function readInvoices(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const inv = map.invoices;
   const amount = enumLiteral(ctx, inv.amountField);
   const date = inv.dateField ? enumLiteral(ctx, inv.dateField) : null;

@@ -4,9 +4,8 @@
 // field names when introspection is disabled, so an optional field never fails a whole document.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
 import { ToolError } from '#runtime/handler-api/tool-error.ts';
-import { runQuery } from './graphql-client.ts';
+import { runQuery, type CasesCallContext } from './graphql-client.ts';
 
 export interface SchemaMap {
   /** Case fields the upstream has (top level and inside `economy`). */
@@ -47,7 +46,7 @@ const PUBLIC: SchemaMap = {
 const TTL_MS = 10 * 60_000;
 const cache = new Map<string, { at: number; map: SchemaMap }>();
 
-function cacheKey(ctx: ToolContext): string {
+function cacheKey(ctx: CasesCallContext): string {
   const secret = ctx.credential?.kind === 'api_key' ? ctx.credential.apiKey : '';
   // The key is hashed: a cache entry never holds a credential.
   return `${ctx.accountId}|${ctx.instanceId}|${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
@@ -73,7 +72,7 @@ const DESCRIBE_INVOICES = (between: string, filter: string, connection: string) 
 const ENUM_VALUES = (name: string) => `query CaseConnectorEnum { e: __type(name: ${JSON.stringify(name)}) { enumValues { name } } }`;
 const TYPE_FIELDS = (name: string) => `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
 
-async function discover(ctx: ToolContext): Promise<SchemaMap> {
+async function discover(ctx: CasesCallContext): Promise<SchemaMap> {
   let root: { caseType: { fields: Field[] } | null; economyType: { fields: Field[] } | null; hourColumns: { enumValues: Array<{ name: string }> } | null; queryType: { fields: Field[] } | null };
   try {
     root = await runQuery(ctx, DISCOVER);
@@ -116,7 +115,7 @@ async function discover(ctx: ToolContext): Promise<SchemaMap> {
   return { caseFields, economyFields, hourStartColumn, invoices, introspected: true };
 }
 
-export async function schemaMap(ctx: ToolContext): Promise<SchemaMap> {
+export async function schemaMap(ctx: CasesCallContext): Promise<SchemaMap> {
   const key = cacheKey(ctx);
   const hit = cache.get(key);
   if (hit && ctx.now().getTime() - hit.at < TTL_MS) return hit.map;

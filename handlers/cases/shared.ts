@@ -1,8 +1,7 @@
 // Helpers shared by the case tools: texts from the spec, periods, page accumulation.
 import { casesDescriptor } from '#generated/cases/descriptor.ts';
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
 import { formatText } from '#runtime/handler-api/tool-error.ts';
-import { runQuery } from './graphql-client.ts';
+import { runQuery, type CasesCallContext } from './graphql-client.ts';
 import { resolvePeriod, type Period } from './period.ts';
 
 export const texts = casesDescriptor.texts;
@@ -12,10 +11,10 @@ export function text(name: string, params: Record<string, string | number> = {})
   return formatText(texts[name] ?? name, params);
 }
 
-/** The period of `from`/`to`, or the generic text when `from` is after `to`. */
-export function periodOf(ctx: ToolContext, from: string | undefined, to: string | undefined): Period {
+/** The period of `from`/`to`; `from` after `to` refuses the arguments (generic text, not metered). */
+export function periodOf(ctx: CasesCallContext, from: string | undefined, to: string | undefined): Period {
   const period = resolvePeriod(from, to, ctx.now());
-  if (!period) ctx.fail('generic');
+  if (!period) ctx.refuseArguments('generic');
   return period;
 }
 
@@ -29,7 +28,7 @@ export interface Page<T> {
  * `truncated` is true when matching rows may have been left behind.
  */
 export async function accumulate<T>(options: {
-  ctx: ToolContext;
+  ctx: CasesCallContext;
   query: string;
   variables: Record<string, unknown>;
   pageSize: number;
@@ -67,7 +66,7 @@ export async function accumulate<T>(options: {
 export const sum = (values: readonly unknown[]): number => values.reduce<number>((total, v) => total + (typeof v === 'number' && Number.isFinite(v) ? v : 0), 0);
 
 /** Enum literals discovered from introspection are inlined; anything odd is refused. */
-export function enumLiteral(ctx: ToolContext, value: string): string {
+export function enumLiteral(ctx: CasesCallContext, value: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) ctx.fail('generic');
   return value;
 }

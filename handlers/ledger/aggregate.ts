@@ -11,9 +11,9 @@ import { GroupFold } from './fold.ts';
  */
 export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   const entity = entityName(ctx, args.entity);
-  const pageSize = ctx.limits['upstreamPageSize'] ?? 1000;
-  const maxPages = ctx.limits['maxPages'] ?? 50;
-  const maxGroups = ctx.limits['maxGroups'] ?? 1000;
+  const pageSize = ctx.limits.upstreamPageSize;
+  const maxPages = ctx.limits.maxPages;
+  const maxGroups = ctx.limits.maxGroups;
   const filters = body(
     ...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })),
     dateRange(ctx, args.dateField, args.fromDate, args.toDate),
@@ -21,7 +21,7 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   // Paging needs one order for every page: the caller's key, else the date field.
   const order = sortEntry(args.orderBy ?? args.dateField, false);
   const fold = new GroupFold({ groupBy: args.groupBy, sum: args.sum, maxGroups });
-  const session = await openSession(ctx, { rejectedQueryText: true });
+  const session = await openSession(ctx, { onRejectedQuery: (status) => ctx.fail('query_rejected', { status }) });
   let pages = 0;
   let rowsScanned = 0;
   let truncated = false;

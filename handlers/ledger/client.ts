@@ -2,7 +2,7 @@
 // session token is kept in this call's memory only and never stored or refreshed), then
 // `POST /Query/Get/{Entity}` with a JSON array of QueryFilter entries. Failures map to the
 // connector's texts as §3 #14/#15 say; anything else is rethrown for the generic text.
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { LedgerContextWith } from '#generated/ledger/contract.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 
 /** A row as the ledger returns it: PascalCase properties, null properties omitted. */
@@ -18,6 +18,9 @@ export interface QueryFilter {
   readonly Take?: number;
 }
 
+/** Every ledger tool can end with a refused login; `query`/`aggregate` also with a refused query. */
+type SessionContext = LedgerContextWith<'generic' | 'reconnect_required'>;
+
 export interface LedgerSession {
   /** The configured company id (as entered at connect time). */
   readonly companyId: string;
@@ -28,9 +31,9 @@ export interface LedgerSession {
 export interface SessionOptions {
   /**
    * `query` and `aggregate`: a 4xx on Query/Get (other than 401 right after login, 408 and 429) is
-   * the caller's entity or property names, answered with `query_rejected` and the status.
+   * the caller's entity or property names; the tool answers it (with `query_rejected`).
    */
-  readonly rejectedQueryText?: boolean;
+  readonly onRejectedQuery?: (status: number) => never;
 }
 
 /** A Query/Get reply that is not a JSON array (the client sees the generic text). */
@@ -45,8 +48,8 @@ export class LedgerReplyError extends Error {
 const ENTITY_NAME = /^[A-Za-z][A-Za-z0-9_]{0,127}$/;
 
 /** A caller-supplied entity name, or the generic text before any upstream request. */
-export function entityName(ctx: ToolContext, entity: string): string {
-  if (!ENTITY_NAME.test(entity)) ctx.fail('generic');
+export function entityName(ctx: LedgerContextWith<'generic'>, entity: string): string {
+  if (!ENTITY_NAME.test(entity)) ctx.refuseArguments('generic');
   return entity;
 }
 
@@ -61,7 +64,7 @@ function tokenOf(body: unknown): string | undefined {
 }
 
 /** Logs in with the connection's server-login user; every reply without a token is a reconnect. */
-async function login(ctx: ToolContext): Promise<{ token: string; companyId: string }> {
+async function login(ctx: SessionContext): Promise<{ token: string; companyId: string }> {
   const credential = ctx.credential;
   if (credential?.kind !== 'login_company' || !credential.username || !credential.password || !credential.companyId) return ctx.fail('reconnect_required');
   let body: unknown;
@@ -95,7 +98,7 @@ async function login(ctx: ToolContext): Promise<{ token: string; companyId: stri
 }
 
 /** Logs in once for this tool call and returns the reader bound to that session. */
-export async function openSession(ctx: ToolContext, options: SessionOptions = {}): Promise<LedgerSession> {
+export async function openSession(ctx: SessionContext, options: SessionOptions = {}): Promise<LedgerSession> {
   const { token, companyId } = await login(ctx);
   let answered = false;
   return {
@@ -116,7 +119,7 @@ export async function openSession(ctx: ToolContext, options: SessionOptions = {}
           // company cannot read (§3 #15). A later 401 is an ordinary failure.
           if (error.status === 401 && !answered) ctx.fail('reconnect_required');
           const status = error.status;
-          if (options.rejectedQueryText && status >= 400 && status < 500 && status !== 401 && status !== 408 && status !== 429) ctx.fail('query_rejected', { status });
+          if (options.onRejectedQuery && status >= 400 && status < 500 && status !== 401 && status !== 408 && status !== 429) options.onRejectedQuery(status);
         }
         throw error;
       }

@@ -1,7 +1,10 @@
 // QueryFilter entries of the ledger tools (upstreams/ledger.md §2, §3 #4, #5, #10). Every refusal
 // happens before the login, so a refused argument costs no upstream call.
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { LedgerContextWith } from '#generated/ledger/contract.ts';
 import type { QueryFilter } from './client.ts';
+
+/** Filters refuse arguments with the generic text, which every ledger tool lists. */
+type FilterContext = LedgerContextWith<'generic'>;
 
 /** `;` (list) and `..` (range) change what a FilterValue means. */
 function hasOperators(value: string): boolean {
@@ -9,25 +12,25 @@ function hasOperators(value: string): boolean {
 }
 
 /** An exact match (`account`, `cvr`, `item`, `group`); a value with `;` or `..` is refused. */
-export function exact(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+export function exact(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (hasOperators(value)) ctx.fail('generic');
+  if (hasOperators(value)) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: value };
 }
 
 /** A name search: `x` becomes `*x*` unless the caller placed `*` themselves; `;`/`..` refused. */
-export function search(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+export function search(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (hasOperators(value)) ctx.fail('generic');
+  if (hasOperators(value)) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: value.includes('*') ? value : `*${value}*` };
 }
 
 /** Several exact values as the list syntax `a;b;c` (blanks dropped); a `..` is refused. */
-export function list(ctx: ToolContext, property: string, value: string | undefined): QueryFilter | undefined {
+export function list(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (value.includes('..')) ctx.fail('generic');
+  if (value.includes('..')) ctx.refuseArguments('generic');
   const values = value.split(';').map((v) => v.trim()).filter((v) => v !== '');
-  if (values.length === 0) ctx.fail('generic');
+  if (values.length === 0) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: values.join(';') };
 }
 
@@ -43,9 +46,9 @@ export function ledgerDate(date: string): string {
  * The inclusive range `dd-MM-yyyy..dd-MM-yyyy` on a date property; a missing bound is open
  * (1900-01-01 / 2099-12-31). A range that ends before it starts is refused.
  */
-export function dateRange(ctx: ToolContext, property: string, from: string | undefined, to: string | undefined): QueryFilter | undefined {
+export function dateRange(ctx: FilterContext, property: string, from: string | undefined, to: string | undefined): QueryFilter | undefined {
   if (from === undefined && to === undefined) return undefined;
-  if (from !== undefined && to !== undefined && from > to) ctx.fail('generic');
+  if (from !== undefined && to !== undefined && from > to) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: `${from === undefined ? OPEN_FROM : ledgerDate(from)}..${to === undefined ? OPEN_TO : ledgerDate(to)}` };
 }
 

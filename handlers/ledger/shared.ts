@@ -1,7 +1,7 @@
 // Helpers shared by the ledger tools: spec texts, the debtor/creditor kind of a posting, `since`.
 import { ledgerDescriptor } from '#generated/ledger/descriptor.ts';
 import { localMidnight } from '#runtime/handler-api/calendar.ts';
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { LedgerContextWith } from '#generated/ledger/contract.ts';
 import type { Row } from './client.ts';
 
 export const texts = ledgerDescriptor.texts;
@@ -42,16 +42,16 @@ export function postingOf(kind: DCKind): (row: Row) => boolean {
 }
 
 /** `since` as an instant: a bare date is local midnight in the deployment's time zone. */
-export function sinceInstant(ctx: ToolContext, since: string | undefined): Date | undefined {
+export function sinceInstant(ctx: LedgerContextWith<'generic'>, since: string | undefined): Date | undefined {
   if (since === undefined) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(since)) {
     // A calendar date that exists (2025-02-31 would roll over into March).
     const [y, m, d] = since.split('-').map(Number) as [number, number, number];
     const utc = new Date(Date.UTC(y, m - 1, d));
-    if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== since) ctx.fail('generic');
+    if (Number.isNaN(utc.getTime()) || utc.toISOString().slice(0, 10) !== since) ctx.refuseArguments('generic');
     return localMidnight(since, ctx.timeZone);
   }
   const at = new Date(since);
-  if (Number.isNaN(at.getTime())) ctx.fail('generic');
+  if (Number.isNaN(at.getTime())) ctx.refuseArguments('generic');
   return at;
 }

@@ -2,8 +2,11 @@
 // one bounded Elasticsearch `_search` per call, the ES 6 response envelope, and the mapping of
 // upstream failures to the connector's errors (§3 "Auth failures"). The credential never appears
 // in an error, a result or a log line.
-import type { ToolContext } from '#runtime/handler-api/tool-context.ts';
+import type { RegisterContextWith, RegisterLimits } from '#generated/register/contract.ts';
 import { UpstreamError, type UpstreamResponse } from '#runtime/handler-api/upstream-types.ts';
+
+/** Every register tool can end with these texts; the helpers below ask for no more. */
+type RegisterCallContext = RegisterContextWith<'register_auth' | 'register_api' | 'register_config' | 'credential_missing', Pick<RegisterLimits, 'maxSize'>>;
 
 /** The three alias paths of the distribution API, relative to the configured base URL. */
 export type RegisterIndex = 'virksomhed' | 'produktionsenhed' | 'deltager';
@@ -29,7 +32,7 @@ const NO_STATUS = 502;
  * is `register_config`; no credential at all is the platform's CredentialMissingError, which the
  * runtime normally raises before the handler runs.
  */
-export function basicAuthHeader(ctx: ToolContext): string {
+export function basicAuthHeader(ctx: RegisterCallContext): string {
   const credential = ctx.credential;
   if (credential === null) return ctx.fail('credential_missing', { connector_id: ctx.connectorId });
   if (credential.kind !== 'managed_basic') return ctx.fail('register_config');
@@ -41,8 +44,8 @@ export function basicAuthHeader(ctx: ToolContext): string {
 }
 
 /** `size` as the runtime validated it; anything else never reaches the register unbounded. */
-export function boundedSize(size: number, ctx: ToolContext): number {
-  const max = ctx.limits['maxSize'] ?? 50;
+export function boundedSize(size: number, ctx: RegisterCallContext): number {
+  const max = ctx.limits.maxSize;
   if (!Number.isInteger(size) || size < 1 || size > max) throw new Error(`size ${String(size)} outside 1..${max}`);
   return size;
 }
@@ -86,7 +89,7 @@ function esErrorType(body: unknown): string | undefined {
  * body → `register_api` with the HTTP status; timeouts and network faults are rethrown so the
  * runtime answers with the generic text.
  */
-export function failFromUpstream(ctx: ToolContext, error: unknown): never {
+export function failFromUpstream(ctx: RegisterCallContext, error: unknown): never {
   if (!(error instanceof UpstreamError)) throw error;
   if (error.kind === 'timeout' || error.kind === 'network') throw error;
   const status = error.status ?? NO_STATUS;
@@ -96,7 +99,7 @@ export function failFromUpstream(ctx: ToolContext, error: unknown): never {
 }
 
 /** One bounded `POST /<index>/_search`; the body must carry its own `size`. */
-export async function search(ctx: ToolContext, index: RegisterIndex, body: Readonly<Record<string, unknown>>): Promise<SearchResult> {
+export async function search(ctx: RegisterCallContext, index: RegisterIndex, body: Readonly<Record<string, unknown>>): Promise<SearchResult> {
   const authorization = basicAuthHeader(ctx);
   let response: UpstreamResponse;
   try {

@@ -1,5 +1,6 @@
 // Shapes of the generated descriptor tables (generated/<connector>/descriptor.ts). The runtime
 // serves `tools/list` and applies limits and error texts from these; nothing switches on names.
+import type { ToolContext } from './tool-context.ts';
 
 export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
 
@@ -75,3 +76,24 @@ export interface CompiledValidator {
   (data: unknown): boolean;
   errors?: Array<{ instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }> | null;
 }
+
+/**
+ * A handler as the runtime holds it, its spec types erased. Declared as a method so that a handler
+ * typed for one tool (narrower arguments and context) is accepted without a cast: the generated
+ * `generated/<key>/handlers.ts` has already checked it against its tool's contract with `satisfies`.
+ */
+interface ErasedHandlerHolder {
+  handle(args: object, ctx: ToolContext): Promise<unknown>;
+}
+export type ErasedHandler = ErasedHandlerHolder['handle'];
+
+/** One connector as generated/registry.ts holds it: what the runtime needs to serve it. */
+export interface ConnectorModule {
+  readonly descriptor: ConnectorDescriptor;
+  /** `input_<tool>` and `output_<tool>` validators. */
+  readonly validators: Readonly<Record<string, CompiledValidator>>;
+  readonly handlers: Readonly<Record<string, ErasedHandler>>;
+}
+
+/** Every connector the runtime may serve, by key (generated/registry.ts, or a test's own). */
+export type ConnectorRegistry = Readonly<Record<string, ConnectorModule>>;

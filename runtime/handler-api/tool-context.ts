@@ -3,7 +3,6 @@
 // logger without secrets, and the clock. Never the caller's token, another instance's credential
 // or the database.
 import type { Logger } from 'pino';
-import type { ErrorParams } from './tool-error.ts';
 import type { UpstreamClient } from './upstream-types.ts';
 
 /** A decrypted tenant credential, by the connector's credential kind. */
@@ -44,7 +43,26 @@ export interface DataLayer {
   recordSeen(keys: readonly string[], at: Date): Promise<Map<string, SeenRecord>>;
 }
 
-export interface ToolContext {
+/**
+ * The arguments of `fail` for a table of codes `E` (`{ code: { param: type } }`): a code and, when
+ * its text has parameters, all of them. A union of tuples, so a context with more codes can be
+ * passed where fewer are asked for, and a misspelled code or a missing parameter does not compile.
+ */
+export type FailArgs<E> = { [C in keyof E & string]: {} extends E[C] ? [code: C, params?: E[C]] : [code: C, params: E[C]] }[keyof E & string];
+
+/** Name and words of a failure, for a result that reports a failed section instead of failing. */
+export interface FailureSummary {
+  /** The spec's error name (`UpstreamValidationError`), or the kind of an unexpected failure. */
+  readonly name: string;
+  /** The spec text with its parameters filled in, or the failure's own message. */
+  readonly message: string;
+}
+
+/**
+ * What one tool call's handler may touch. `E` holds the error codes its spec lists with their text
+ * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
+ */
+export interface ToolContext<E = {}, L = {}> {
   /** Connector id as served (`register`), and the endpoint instance (`register` or `register-2`). */
   readonly connectorId: string;
   readonly instanceId: string;
@@ -52,7 +70,7 @@ export interface ToolContext {
   readonly credential: Credential | null;
   readonly upstream: UpstreamClient;
   /** The connector's and the tool's limits from the spec (tool limits win on a name clash). */
-  readonly limits: Readonly<Record<string, number>>;
+  readonly limits: L;
   readonly log: Logger;
   /** Aborted when the call's deadline passes or the client goes away. */
   readonly signal: AbortSignal;
@@ -61,8 +79,15 @@ export interface ToolContext {
   readonly timeZone: string;
   /** The connection's opt-in data layer; present only for tools whose spec sets `dataLayer: true`. */
   readonly dataLayer?: DataLayer;
-  /** Ends the call with one of the connector's error texts (`{upstream}` is filled in for you). */
-  readonly fail: (code: string, params?: ErrorParams) => never;
+  /** Ends the call with one of the tool's error texts (`{upstream}` is filled in for you). Metered. */
+  readonly fail: (...args: FailArgs<E>) => never;
+  /**
+   * Refuses the call's arguments (a check the schema cannot express), with one of the tool's texts.
+   * Before any upstream request it is not metered, like a schema refusal (DECISIONS §8).
+   */
+  readonly refuseArguments: (...args: FailArgs<E>) => never;
+  /** The spec name and text of a failure caught by the handler (rendered by the runtime, never by hand). */
+  readonly describeFailure: (error: unknown) => FailureSummary;
 }
 
-export type ToolHandler<Args, Result> = (args: Args, ctx: ToolContext) => Promise<Result>;
+export type ToolHandler<Args, Result, E = {}, L = {}> = (args: Args, ctx: ToolContext<E, L>) => Promise<Result>;

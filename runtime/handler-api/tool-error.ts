@@ -14,6 +14,17 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * A handler's refusal of its arguments (`ctx.refuseArguments`): the same texts as `ToolError`, but
+ * the call is not metered when no upstream request was made (DECISIONS §8).
+ */
+export class ArgumentRefusal extends ToolError {
+  constructor(code: string, params: ErrorParams = {}) {
+    super(code, params);
+    this.name = 'ArgumentRefusal';
+  }
+}
+
 /** Fills `{name}` placeholders; a missing parameter is left visible rather than guessed. */
 export function formatText(text: string, params: ErrorParams): string {
   return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));

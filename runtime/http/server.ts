@@ -1,7 +1,7 @@
 // The HTTP surface on node:http: MCP endpoints, the usage API, health, metrics and portal pages.
 // node:http rather than express on the hot path: the benchmark compares against a bare node:http
 // floor, and routing here is four prefixes.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
 import { readCapped } from '../read-capped.ts';
@@ -11,6 +11,7 @@ import type { Pipeline } from '../pipeline.ts';
 import type { Identity } from '../platform/state.ts';
 import type { PortalRoutes } from '../portal/pages.ts';
 import { formatText } from '../handler-api/tool-error.ts';
+import { tokenHash } from '../tokens.ts';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -35,9 +36,6 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(body);
 }
 
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 /** Hashes of recently presented tokens (bounded), so a busy client costs no SHA-256 per request. */
 const recentHashes = new Map<string, string>();

@@ -1,14 +1,13 @@
 // Endpoint instances: `<id>` and `<id>-<n>` (n = 2…maxInstances) for every enabled connector, with
 // their precomputed tools/list results. Nothing here switches over tool names.
 import type { ConnectorConfig } from '../config.ts';
-import type { CompiledValidator, ConnectorDescriptor, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { ToolHandler } from '../handler-api/tool-context.ts';
+import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
 
 export interface ConnectorRuntime {
   readonly config: ConnectorConfig;
   readonly descriptor: ConnectorDescriptor;
   readonly validators: Readonly<Record<string, CompiledValidator>>;
-  readonly handlers: Readonly<Record<string, ToolHandler<never, unknown>>>;
+  readonly handlers: Readonly<Record<string, ErasedHandler>>;
   readonly tools: ReadonlyMap<string, ToolDescriptor>;
   /** tools/list results as JSON bytes, per instance and listing kind. */
   readonly listCache: Map<string, Buffer>;
@@ -20,12 +19,12 @@ export interface Endpoint {
   readonly connector: ConnectorRuntime;
 }
 
-export function buildConnectorRuntime(config: ConnectorConfig, descriptor: ConnectorDescriptor, validators: Readonly<Record<string, CompiledValidator>>, handlers: Readonly<Record<string, unknown>>): ConnectorRuntime {
+export function buildConnectorRuntime(config: ConnectorConfig, { descriptor, validators, handlers }: ConnectorModule): ConnectorRuntime {
   return {
     config,
     descriptor,
     validators,
-    handlers: handlers as Readonly<Record<string, ToolHandler<never, unknown>>>,
+    handlers,
     tools: new Map(descriptor.tools.map((t) => [t.name, t])),
     listCache: new Map(),
   };

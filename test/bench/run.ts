@@ -320,7 +320,7 @@ async function main(): Promise<void> {
   await load.stop();
   await Promise.all([floor.stop(), peer.stop(), echo.stop(), gateway.stop(30_000), pgGateway?.stop(30_000)]);
 
-  // ---- start-up of `node runtime/main.ts` on a prepared data directory -------------------------
+  // ---- start-up of `node bin/start.ts` on a prepared data directory -------------------------
   const startupDir = join(tmp, 'startup');
   const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], { env: childEnv() });
   const startupToken = (seeded.info['tokens'] as string[])[0]!;
@@ -332,7 +332,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/register/mcp`;
     const t0 = performance.now();
-    const proc = startProcess('gateway-main', process.execPath, [join(ROOT, 'runtime/main.ts')], { env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir: startupDir, logLevel: 'info', port })), cwd: ROOT, captureStdout: true });
+    const proc = startProcess('gateway-main', process.execPath, [join(ROOT, 'bin/start.ts')], { env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir: startupDir, logLevel: 'info', port })), cwd: ROOT, captureStdout: true });
     let exited = false;
     void proc.exited.then(() => (exited = true));
     let elapsed = Number.NaN;
@@ -433,14 +433,14 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1.5 },
-      method: `\`node runtime/main.ts\` on a prepared data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from main.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method: `\`node bin/start.ts\` on a prepared data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from main.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
     },
     {
       figure: 'Resident memory, idle (all connectors loaded)',
       spread: spread([rssIdle]),
       unit: 'MiB',
       target: { op: '<', value: 200 },
-      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store), before any load. A fresh \`runtime/main.ts\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB.${pgGateway ? ` The same gateway on the PostgreSQL store (no embedded database in the process): ${rssIdlePg.toFixed(0)} MiB idle, ${rssLoadPg.toFixed(0)} MiB under load.` : ''}`,
+      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store), before any load. A fresh \`bin/start.ts\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB.${pgGateway ? ` The same gateway on the PostgreSQL store (no embedded database in the process): ${rssIdlePg.toFixed(0)} MiB idle, ${rssLoadPg.toFixed(0)} MiB under load.` : ''}`,
     },
     {
       figure: 'Resident memory under load',

@@ -3,6 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino, { type Logger } from 'pino';
+import { registry } from '../../generated/registry.ts';
 import { loadConfig, type GatewayConfig } from '../../runtime/config.ts';
 import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
 import type { PlatformStore, User, Account } from '../../runtime/platform/store.ts';
@@ -12,7 +13,7 @@ import type { UsageRecord } from '../../runtime/usage.ts';
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
 
 export function testConfig(env: Record<string, string> = {}): GatewayConfig {
-  const base = loadConfig({ DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000', ...env });
+  const base = loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000', ...env });
   return { ...base, secretKeys: TEST_SECRET };
 }
 
@@ -25,7 +26,7 @@ export interface StartedGateway {
 
 export async function startGateway(store: PlatformStore, options: Partial<AppOptions> & { env?: Record<string, string> } = {}): Promise<StartedGateway> {
   const config = options.config ?? testConfig(options.env);
-  const app = await createApp({ logger: pino({ level: 'silent' }), upstreamSleep: async () => {}, ...options, config, store });
+  const app = await createApp({ logger: pino({ level: 'silent' }), upstreamSleep: async () => {}, ...options, registry: options.registry ?? registry, config, store });
   const url = await app.listen(0, '127.0.0.1');
   return { app, url, store, close: () => app.close() };
 }

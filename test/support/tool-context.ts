@@ -1,9 +1,11 @@
-// A real ToolContext for handler tests: the connector's generated policy, a real upstream client
-// (nock or a sandbox answers it), and `fail` throwing the ToolError the runtime would format.
+// The real ToolContext for handler tests: the same factory the pipeline uses (runtime/call-context.ts),
+// with the connector's generated policy, a real upstream client (nock or a sandbox answers it), and
+// `fail`/`refuseArguments` throwing what the runtime turns into the spec's texts.
 import pino from 'pino';
+import { platformDescriptor } from '../../generated/platform/descriptor.ts';
+import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/call-context.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
-import { ToolError, type ErrorParams } from '../../runtime/handler-api/tool-error.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream.ts';
 
 export interface TestContextOptions {
@@ -16,23 +18,28 @@ export interface TestContextOptions {
   readonly sleep?: UpstreamClientOptions['sleep'];
 }
 
-export function testContext(options: TestContextOptions): ToolContext {
+/**
+ * Typed loosely on purpose (`any` codes and limits): a test hands it to one tool's handler, whose
+ * generated contract types the codes it may raise and the limits it reads.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type TestToolContext = ToolContext<any, any>;
+
+export function testContext(options: TestContextOptions): TestToolContext {
   const tool = options.descriptor.tools.find((t) => t.name === options.tool);
   if (!tool) throw new Error(`no tool ${options.tool}`);
   const controller = new AbortController();
-  return {
+  return createToolContext({
     connectorId: options.descriptor.defaultId,
     instanceId: options.instanceId ?? options.descriptor.defaultId,
     accountId: 'acc_test',
     credential: options.credential,
     upstream: createUpstreamClient({ policy: options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) }),
-    limits: { ...options.descriptor.limits, ...tool.limits },
-    log: pino({ level: 'silent' }),
+    limits: toolLimits(options.descriptor, tool),
+    log: () => pino({ level: 'silent' }),
     signal: controller.signal,
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
-    fail: (code: string, params: ErrorParams = {}): never => {
-      throw new ToolError(code, params);
-    },
-  };
+    texts: new ConnectorTexts(options.descriptor, platformDescriptor),
+  });
 }

@@ -9,6 +9,7 @@
 //   --upstream URL              CONNECTOR_REGISTER_BASE_URL
 //   --seed-only                 seed the store, report the tokens, and exit (start-up figure)
 //   --profile FILE              write a CPU profile of the serving phase to FILE (.cpuprofile)
+import { registry } from '../../../generated/registry.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -51,9 +52,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  const config = loadConfig(gatewayEnv({ upstream, dataDir, logLevel }));
+  const config = loadConfig(registry, gatewayEnv({ upstream, dataDir, logLevel }));
   // Logs go to stdout, which the harness points at /dev/null: the work of logging is measured.
-  const app: App = await createApp({ config, store, logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel) });
+  const app: App = await createApp({ config, registry, store, logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel) });
   const url = await app.listen(0, '127.0.0.1');
   // --profile FILE: a CPU profile (as node --cpu-prof writes) of the serving phase only, from ready
   // to stop, so seeding and start-up do not drown the hot path.

@@ -3,14 +3,14 @@
 // Writes go to the configured store; running gateways pick them up within SNAPSHOT_REFRESH_MS
 // (immediately when a shared store is configured).
 import { join } from 'node:path';
-import { generatedConnectors, type ConnectorKey } from '#generated/connectors.ts';
-import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
-import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
-import { openStore } from './platform/open-store.ts';
-import type { FairUseMode, PlatformStore } from './platform/store.ts';
-import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from './platform/vault.ts';
-import { issueToken } from './tokens.ts';
-import { UsageMeter } from './usage.ts';
+import { registry, type ConnectorKey } from '#generated/registry.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from '#runtime/config.ts';
+import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
+import { openStore } from '#runtime/platform/open-store.ts';
+import type { FairUseMode, PlatformStore } from '#runtime/platform/store.ts';
+import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '#runtime/platform/vault.ts';
+import { issueToken } from '#runtime/tokens.ts';
+import { UsageMeter } from '#runtime/usage.ts';
 import pino from 'pino';
 import { appendFileSync, existsSync } from 'node:fs';
 
@@ -38,7 +38,7 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   keys add                                        adds a new key version to the key file (embedded default)
   keys reencrypt                                  re-encrypts every credential under the newest key
 
-<connector> is a connector key: ${Object.keys(generatedConnectors).join(', ')}.
+<connector> is a connector key: ${Object.keys(registry).join(', ')}.
 Configuration (database, keys) comes from the same environment and config file as the gateway.`;
 
 export class UsageError extends Error {}
@@ -57,9 +57,11 @@ function need(args: string[], n: number, what: string): string[] {
   return args;
 }
 
+const isConnectorKey = (key: string): key is ConnectorKey => Object.hasOwn(registry, key);
+
 function connectorKey(key: string): ConnectorKey {
-  if (!(key in generatedConnectors)) throw new UsageError(`unknown connector "${key}" (known: ${Object.keys(generatedConnectors).join(', ')})`);
-  return key as ConnectorKey;
+  if (!isConnectorKey(key)) throw new UsageError(`unknown connector "${key}" (known: ${Object.keys(registry).join(', ')})`);
+  return key;
 }
 
 function onOff(value: string | undefined): boolean {
@@ -73,7 +75,7 @@ function dataLayerConnector(config: GatewayConfig, instanceId: string): Connecto
   const served = config.connectors.find((c) => instanceId === c.id || instanceId.startsWith(`${c.id}-`));
   if (!served) throw new UsageError(`no connector serves the instance "${instanceId}"`);
   const key = connectorKey(served.key);
-  if (!generatedConnectors[key].descriptor.tools.some((t) => t.dataLayer)) throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
+  if (!registry[key].descriptor.tools.some((t) => t.dataLayer)) throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
   return key;
 }
 
@@ -221,7 +223,7 @@ async function main(): Promise<number> {
   }
   let config: GatewayConfig;
   try {
-    config = loadConfig();
+    config = loadConfig(registry);
   } catch (error) {
     console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
     return 2;
@@ -238,7 +240,7 @@ async function main(): Promise<number> {
   try {
     await runCli(argv, config, store, (line) => console.log(line));
     if (config.redisUrl) {
-      const { RedisSharedStore } = await import('./shared-store.ts');
+      const { RedisSharedStore } = await import('#runtime/shared-store.ts');
       const shared = await RedisSharedStore.connect(config.redisUrl).catch(() => undefined);
       await shared?.publish('platform-invalidate', String(Date.now())).catch(() => {});
       await shared?.close();

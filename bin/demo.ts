@@ -1,0 +1,113 @@
+// The demo tenant of the embedded default: one account with an admin who accepted the terms,
+// subscriptions and seats on every enabled connector, and connections to the sandboxes. Idempotent:
+// a second start finds the same tenant and token.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { envName, type GatewayConfig } from '#runtime/config.ts';
+import type { PlatformStore } from '#runtime/platform/store.ts';
+import type { Vault } from '#runtime/platform/vault.ts';
+import { issueToken, tokenHash } from '#runtime/tokens.ts';
+import type { SandboxSet } from '../sandbox/index.ts';
+
+export const DEMO_ACCOUNT_ID = 'acc_demo';
+export const DEMO_USER_ID = 'usr_demo';
+export const DEMO_EMAIL = 'demo@example.com';
+
+export interface DemoTenant {
+  readonly accountId: string;
+  readonly userId: string;
+  readonly token: string;
+}
+
+export async function seedDemoTenant(store: PlatformStore, vault: Vault, config: GatewayConfig, tenantCredentials: Readonly<Record<string, Record<string, string>>>): Promise<DemoTenant> {
+  if (!(await store.getAccount(DEMO_ACCOUNT_ID))) await store.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
+  if (!(await store.getUser(DEMO_USER_ID))) await store.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
+  const user = (await store.getUser(DEMO_USER_ID))!;
+  if (!user.termsAcceptedAt) await store.acceptTerms(DEMO_USER_ID, new Date());
+  for (const c of config.connectors.filter((x) => x.enabled)) {
+    await store.setSubscription(DEMO_ACCOUNT_ID, c.key, true);
+    await store.setSeat(DEMO_USER_ID, c.key, true);
+    const credential = tenantCredentials[c.key];
+    if (credential) {
+      const sealed = vault.seal(JSON.stringify(credential), DEMO_ACCOUNT_ID, c.id);
+      await store.putConnection({ accountId: DEMO_ACCOUNT_ID, instanceId: c.id, connectorKey: c.key, ...sealed });
+    }
+  }
+  // The demo token is kept in the data directory (mode 0600) so every start prints the same one.
+  const tokenFile = join(config.dataDir, 'demo-token');
+  if (existsSync(tokenFile)) {
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    const found = await store.findByTokenHash(tokenHash(token));
+    if (found && found.user.id === DEMO_USER_ID) return { accountId: DEMO_ACCOUNT_ID, userId: DEMO_USER_ID, token };
+  }
+  const { token } = await issueToken(store, DEMO_USER_ID, 'demo');
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  chmodSync(tokenFile, 0o600);
+  return { accountId: DEMO_ACCOUNT_ID, userId: DEMO_USER_ID, token };
+}
+
+/** How the gateway reaches the started sandboxes: the same settings an operator would give it. */
+export function sandboxEnv(sandboxes: SandboxSet): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, { running }] of sandboxes.started) {
+    env[`CONNECTOR_${envName(key)}_BASE_URL`] = running.url;
+    if (running.managedCredential) {
+      env[`${envName(key)}_USERNAME`] = running.managedCredential.username;
+      env[`${envName(key)}_PASSWORD`] = running.managedCredential.password;
+    }
+  }
+  return env;
+}
+
+/** The demo tenant's connection credentials, by connector key. */
+export function sandboxTenantCredentials(sandboxes: SandboxSet): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [key, { running }] of sandboxes.started) if (running.tenantCredential) out[key] = { ...running.tenantCredential };
+  return out;
+}
+
+/** What `npm start` prints: endpoints, the demo token, and copy-paste commands for each sandbox's examples. */
+export function banner(config: GatewayConfig, url: string, token: string, sandboxes: SandboxSet): string {
+  const enabled = config.connectors.filter((c) => c.enabled);
+  const mcpUrl = (id: string) => `${url}/${id}/mcp`;
+  const auth = `--header "Authorization: Bearer ${token}"`;
+  const shellArg = (name: string, value: unknown) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const arg = `${name}=${text}`;
+    return /^[\w=.:/@-]+$/u.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
+  };
+  const examples = enabled.flatMap((c) =>
+    (sandboxes.started.get(c.key)?.sandbox.examples ?? []).map(
+      (e) => `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(c.id)} --transport http ${auth} --method tools/call --tool-name ${c.id}__${e.tool} ${Object.entries(e.args).map(([k, v]) => `--tool-arg ${shellArg(k, v)}`).join(' ')}`,
+    ),
+  );
+  const first = enabled.find((c) => sandboxes.started.has(c.key)) ?? enabled[0]!;
+  const lines = [
+    '',
+    'Connector gateway is running (embedded database, sandbox upstreams, demo tenant).',
+    '',
+    'MCP endpoints (POST, Authorization: Bearer <token>):',
+    ...enabled.map((c) => `  ${c.key.padEnd(10)} ${mcpUrl(c.id)}${sandboxes.started.has(c.key) ? '' : '   (no sandbox: answers with its texts until an upstream is configured)'}`),
+    '',
+    `Demo token (account ${DEMO_ACCOUNT_ID}, user ${DEMO_EMAIL}): ${token}`,
+    '',
+    'Try it with the MCP Inspector CLI:',
+    `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,
+    ...examples,
+    '',
+    'Claude Code:',
+    `  claude mcp add --transport http ${first.id} ${mcpUrl(first.id)} ${auth}`,
+    '',
+    'Client configuration (Claude Desktop, Cursor, … — any client with streamable HTTP):',
+    JSON.stringify({ mcpServers: { [first.id]: { type: 'http', url: mcpUrl(first.id), headers: { Authorization: `Bearer ${token}` } } } }, null, 2)
+      .split('\n')
+      .map((l) => `  ${l}`)
+      .join('\n'),
+    '',
+    `Usage: curl -H "Authorization: Bearer ${token}" ${url}/api/usage`,
+    `Sandboxes: ${[...sandboxes.started].map(([k, s]) => `${k} ${s.running.url}`).join(', ')}`,
+    'Stop with Ctrl+C.',
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,114 @@
+// The `ctx` of one tool call, built in one place for the pipeline and for handler tests: the
+// handler API (handler-api/tool-context.ts) bound to the call's connector, instance, credential,
+// upstream client and limits, with the connector's spec texts behind `fail`, `refuseArguments`
+// and `describeFailure`. Handlers never render a spec text themselves.
+import type { Logger } from 'pino';
+import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
+import type { Credential, DataLayer, FailureSummary, ToolContext } from './handler-api/tool-context.ts';
+import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from './handler-api/tool-error.ts';
+import { UpstreamError, type UpstreamClient } from './handler-api/upstream-types.ts';
+
+/** The spec texts of one connector: its own codes first, then the platform's. */
+export class ConnectorTexts {
+  readonly #descriptor: ConnectorDescriptor;
+  readonly #platform: PlatformDescriptor;
+  constructor(descriptor: ConnectorDescriptor, platform: PlatformDescriptor) {
+    this.#descriptor = descriptor;
+    this.#platform = platform;
+  }
+
+  entry(code: string): ErrorEntry | undefined {
+    return this.#descriptor.errors[code] ?? this.#platform.errors[code];
+  }
+
+  /** The text of `code` with its parameters (and `{upstream}`) filled in; an unknown code is the generic text. */
+  render(code: string, params: ErrorParams = {}): string {
+    const entry = this.entry(code);
+    if (!entry) return this.#platform.errors.generic!.text;
+    return formatText(entry.text, { upstream: this.#descriptor.upstream.name, ...params });
+  }
+
+  /** Name and words of a failure a handler caught (a failed section of a summary). */
+  describe(error: unknown): FailureSummary {
+    if (error instanceof ToolError) {
+      const entry = this.entry(error.code);
+      return { name: entry?.name ?? 'ToolError', message: entry ? this.render(error.code, error.params) : error.code };
+    }
+    if (error instanceof UpstreamError) {
+      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: error.message };
+    }
+    if (error instanceof Error) return { name: error.name, message: error.message };
+    return { name: 'Error', message: String(error) };
+  }
+}
+
+export interface CallScope {
+  readonly connectorId: string;
+  readonly instanceId: string;
+  readonly accountId: string;
+  readonly credential: Credential | null;
+  readonly upstream: UpstreamClient;
+  /** The connector's and the tool's limits, merged (tool wins). */
+  readonly limits: Readonly<Record<string, number>>;
+  /** Called at most once, on the handler's first log line. */
+  readonly log: () => Logger;
+  readonly signal: AbortSignal;
+  readonly now: () => Date;
+  readonly timeZone: string;
+  readonly dataLayer?: DataLayer;
+  readonly texts: ConnectorTexts;
+}
+
+/** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
+export type CallContext = ToolContext<Readonly<Record<string, ErrorParams>>, Readonly<Record<string, number>>>;
+
+export function createToolContext(scope: CallScope): CallContext {
+  let log: Logger | undefined;
+  return {
+    connectorId: scope.connectorId,
+    instanceId: scope.instanceId,
+    accountId: scope.accountId,
+    credential: scope.credential,
+    upstream: scope.upstream,
+    limits: scope.limits,
+    get log() {
+      return (log ??= scope.log());
+    },
+    signal: scope.signal,
+    now: scope.now,
+    timeZone: scope.timeZone,
+    ...(scope.dataLayer ? { dataLayer: scope.dataLayer } : {}),
+    fail: (code: string, params: ErrorParams = {}): never => {
+      throw new ToolError(code, params);
+    },
+    refuseArguments: (code: string, params: ErrorParams = {}): never => {
+      throw new ArgumentRefusal(code, params);
+    },
+    describeFailure: (error) => scope.texts.describe(error),
+  };
+}
+
+/** Connector and tool limits merged once per tool, not per call. */
+const merged = new WeakMap<ToolDescriptor, Readonly<Record<string, number>>>();
+export function toolLimits(connector: ConnectorDescriptor, tool: ToolDescriptor): Readonly<Record<string, number>> {
+  let limits = merged.get(tool);
+  if (!limits) {
+    limits = Object.freeze({ ...connector.limits, ...tool.limits });
+    merged.set(tool, limits);
+  }
+  return limits;
+}
+
+/** Counts the requests a handler makes, so a refusal of its arguments before any of them is not metered. */
+export function countingClient(client: UpstreamClient): { readonly client: UpstreamClient; requests(): number } {
+  let requests = 0;
+  return {
+    client: {
+      request(request) {
+        requests++;
+        return client.request(request);
+      },
+    },
+    requests: () => requests,
+  };
+}

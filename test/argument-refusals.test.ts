@@ -1,0 +1,71 @@
+// A handler's refusal of its arguments (a check the schema cannot express) ends in the spec's text,
+// makes no upstream request and is not metered, exactly like a schema refusal (DECISIONS §8).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../runtime/platform/open-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
+import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
+import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
+import { createTenant, mcpClient, resultText, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
+
+describe('argument refusals by handlers', () => {
+  let store: PlatformStore;
+  let ledger: LedgerSandbox;
+  let cases: CasesSandbox;
+  let gw: StartedGateway;
+  let tenant: Tenant;
+  const clients: Client[] = [];
+  const connect = async (instanceId: string, key: string, credential: Record<string, string>) => {
+    const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
+    await store.putConnection({ accountId: tenant.account.id, instanceId, connectorKey: key, ...sealed });
+  };
+
+  beforeAll(async () => {
+    store = await openStore({});
+    ledger = await startLedgerSandbox({});
+    cases = await startCasesSandbox({ rateLimitPerMinute: 6000 });
+    gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: ledger.url, CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' } });
+    tenant = await createTenant(store, { subscribe: ['ledger', 'cases'] });
+    await connect('ledger', 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    await connect('cases', 'cases', { apiKey: cases.tokens.demo });
+    await gw.app.context.state.refresh();
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    await gw?.close();
+    await Promise.all([ledger?.close(), cases?.close()]);
+    await store?.close();
+  });
+
+  const refusals: Array<[instance: string, tool: string, args: Record<string, unknown>]> = [
+    ['ledger', 'query', { entity: '../Crud' }],
+    ['ledger', 'list_debtors', { account: '1;2' }],
+    ['ledger', 'list_gl_transactions', { fromDate: '2026-02-01', toDate: '2026-01-01' }],
+    ['cases', 'list_case_hours', { caseId: 1, from: '2026-02-01', to: '2026-01-01' }],
+    ['cases', 'graphql_query', { query: 'mutation { updateCase(id: 1, description: "x") { id } }' }],
+  ];
+
+  for (const [instance, tool, args] of refusals) {
+    it(`${instance}__${tool} ${JSON.stringify(args)}: the generic text, no upstream request, no unit`, async () => {
+      const client = await mcpClient(gw.url, instance, tenant.token);
+      clients.push(client);
+      const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+      const [ledgerBefore, casesBefore] = [ledger.stats.requests, cases.stats.requests];
+      const result = await client.callTool({ name: `${instance}__${tool}`, arguments: args });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toBe('Tool invocation failed.');
+      expect([ledger.stats.requests, cases.stats.requests]).toEqual([ledgerBefore, casesBefore]);
+      expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
+    });
+  }
+
+  it('a call that passes the handler checks is metered once', async () => {
+    const client = await mcpClient(gw.url, 'ledger', tenant.token);
+    clients.push(client);
+    const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+    const result = await client.callTool({ name: 'ledger__list_debtors', arguments: { account: '10001' } });
+    expect(result.isError).toBeFalsy();
+    expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before + 1);
+  });
+});
