@@ -30,6 +30,7 @@ export const DIAGNOSTICS = {
   SPEC029: { title: 'Annotations contradict the tool kind', severity: 'error', hint: 'A read tool must keep readOnlyHint true; a write tool must set readOnlyHint false.' },
   SPEC030: { title: 'Error code defined but never used', severity: 'warning', hint: 'List the code in the `errors` of the tools that can return it, or remove it.' },
   SPEC031: { title: 'Platform spec missing', severity: 'error', hint: 'specs/platform.yaml holds the platform texts and system tools; restore it.' },
+  SPEC032: { title: 'Output schema root is not an object', severity: 'error', hint: 'MCP clients reject a tool whose outputSchema root is not `type: object`: set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.' },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -115,6 +115,8 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
   const connector = isObject(data.connector) ? data.connector : undefined;
   const connectorErrors = new Set(isObject(connector?.errors) ? Object.keys(connector.errors) : []);
   const id = typeof connector?.id === 'string' ? connector.id : undefined;
+  // Only these connectors publish output schemas in tools/list (system tools never do).
+  const publishesOutput = connector?.structuredContent === true;
   if (connector && id !== undefined && (!CONNECTOR_ID_PATTERN.test(id) || id.includes('__'))) {
     out.push(diagnostic('SPEC012', file, at(['connector', 'id']), `connector id \`${id}\` must match ${CONNECTOR_ID_PATTERN.source} and must not contain \`__\``));
   }
@@ -157,6 +159,19 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
       if (isObject(input) && input.type !== 'object') {
         out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
       }
+      // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
+      // is not `type: "object"`. Checked on every connector, published or not; the one exception is
+      // a result the product spec allows to be null, on a connector that never publishes schemas.
+      let output: unknown;
+      try {
+        output = resolveRefs(tool.output, definitions);
+      } catch {
+        output = undefined; // reported by the $ref walk below
+      }
+      if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
+        const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
+        out.push(diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`));
+      }
       const write = tool.write === true;
       if (write) {
         const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
@@ -194,6 +209,16 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
     }
   }
   return out;
+}
+
+/** An object-or-null root: `type: [object, null]`, or anyOf/oneOf of object branches and `type: null`. */
+function isNullableObject(schema: Record<string, unknown>): boolean {
+  if (Array.isArray(schema.type)) return schema.type.length === 2 && schema.type.includes('object') && schema.type.includes('null');
+  if (schema.type !== undefined) return false;
+  const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+  if (!branches || !branches.every(isObject)) return false;
+  const types = (branches as Record<string, unknown>[]).map((b) => b.type);
+  return types.includes('null') && types.every((t) => t === 'null' || t === 'object');
 }
 
 function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], definitions: Record<string, unknown>, out: Diagnostic[], isInput: boolean): void {

@@ -3657,15 +3657,19 @@ return errors === 0;
 }
 
 export const output_describe_type = validate25;
-const schema26 = {"anyOf":[{"type":"object","required":["name","kind","description","found","fields","inputFields","enumValues"],"properties":{"name":{"type":"string"},"kind":{"type":"string"},"description":{"type":["string","null"]},"found":{"const":true},"fields":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"inputFields":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"enumValues":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"interfaces":{"type":"array"},"possibleTypes":{"type":"array"}}},{"type":"object","required":["name","found"],"properties":{"name":{"type":"string"},"found":{"const":false}}}]};
+const schema26 = {"type":"object","anyOf":[{"type":"object","required":["name","kind","description","found","fields","inputFields","enumValues"],"properties":{"name":{"type":"string"},"kind":{"type":"string"},"description":{"type":["string","null"]},"found":{"const":true},"fields":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"inputFields":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"enumValues":{"type":"object","description":"One section of a type description: `truncated: true` means items were left behind.","required":["total","returned","truncated","items"],"properties":{"total":{"type":"integer"},"returned":{"type":"integer"},"truncated":{"type":"boolean"},"items":{"type":"array"}}},"interfaces":{"type":"array"},"possibleTypes":{"type":"array"}}},{"type":"object","required":["name","found"],"properties":{"name":{"type":"string"},"found":{"const":false}}}]};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.name === undefined) && (missing0 = "name")) || ((data.kind === undefined) && (missing0 = "kind"))) || ((data.description === undefined) && (missing0 = "description"))) || ((data.found === undefined) && (missing0 = "found"))) || ((data.fields === undefined) && (missing0 = "fields"))) || ((data.inputFields === undefined) && (missing0 = "inputFields"))) || ((data.enumValues === undefined) && (missing0 = "enumValues"))){
@@ -3680,7 +3684,7 @@ errors++;
 }
 else {
 if(data.name !== undefined){
-const _errs3 = errors;
+const _errs4 = errors;
 if(typeof data.name !== "string"){
 const err1 = {instancePath:instancePath+"/name",schemaPath:"#/anyOf/0/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3691,14 +3695,14 @@ vErrors.push(err1);
 }
 errors++;
 }
-var valid1 = _errs3 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.kind !== undefined){
-const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data.kind !== "string"){
 const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/anyOf/0/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -3709,7 +3713,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
 var valid1 = true;
@@ -3717,7 +3721,7 @@ var valid1 = true;
 if(valid1){
 if(data.description !== undefined){
 let data2 = data.description;
-const _errs7 = errors;
+const _errs8 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 const err3 = {instancePath:instancePath+"/description",schemaPath:"#/anyOf/0/properties/description/type",keyword:"type",params:{type: schema26.anyOf[0].properties.description.type},message:"must be string,null"};
 if(vErrors === null){
@@ -3728,14 +3732,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid1 = _errs7 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.found !== undefined){
-const _errs9 = errors;
+const _errs10 = errors;
 if(true !== data.found){
 const err4 = {instancePath:instancePath+"/found",schemaPath:"#/anyOf/0/properties/found/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
@@ -3746,7 +3750,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
@@ -3754,8 +3758,8 @@ var valid1 = true;
 if(valid1){
 if(data.fields !== undefined){
 let data4 = data.fields;
-const _errs10 = errors;
-if(errors === _errs10){
+const _errs11 = errors;
+if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((data4.total === undefined) && (missing1 = "total")) || ((data4.returned === undefined) && (missing1 = "returned"))) || ((data4.truncated === undefined) && (missing1 = "truncated"))) || ((data4.items === undefined) && (missing1 = "items"))){
@@ -3771,7 +3775,7 @@ errors++;
 else {
 if(data4.total !== undefined){
 let data5 = data4.total;
-const _errs12 = errors;
+const _errs13 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
 const err6 = {instancePath:instancePath+"/fields/total",schemaPath:"#/anyOf/0/properties/fields/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3782,7 +3786,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid2 = _errs12 === errors;
+var valid2 = _errs13 === errors;
 }
 else {
 var valid2 = true;
@@ -3790,7 +3794,7 @@ var valid2 = true;
 if(valid2){
 if(data4.returned !== undefined){
 let data6 = data4.returned;
-const _errs14 = errors;
+const _errs15 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 const err7 = {instancePath:instancePath+"/fields/returned",schemaPath:"#/anyOf/0/properties/fields/properties/returned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3801,14 +3805,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-var valid2 = _errs14 === errors;
+var valid2 = _errs15 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.truncated !== undefined){
-const _errs16 = errors;
+const _errs17 = errors;
 if(typeof data4.truncated !== "boolean"){
 const err8 = {instancePath:instancePath+"/fields/truncated",schemaPath:"#/anyOf/0/properties/fields/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3819,14 +3823,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid2 = _errs16 === errors;
+var valid2 = _errs17 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data4.items !== undefined){
-const _errs18 = errors;
+const _errs19 = errors;
 if(!(Array.isArray(data4.items))){
 const err9 = {instancePath:instancePath+"/fields/items",schemaPath:"#/anyOf/0/properties/fields/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -3837,7 +3841,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid2 = _errs18 === errors;
+var valid2 = _errs19 === errors;
 }
 else {
 var valid2 = true;
@@ -3858,7 +3862,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-var valid1 = _errs10 === errors;
+var valid1 = _errs11 === errors;
 }
 else {
 var valid1 = true;
@@ -3866,8 +3870,8 @@ var valid1 = true;
 if(valid1){
 if(data.inputFields !== undefined){
 let data9 = data.inputFields;
-const _errs20 = errors;
-if(errors === _errs20){
+const _errs21 = errors;
+if(errors === _errs21){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if(((((data9.total === undefined) && (missing2 = "total")) || ((data9.returned === undefined) && (missing2 = "returned"))) || ((data9.truncated === undefined) && (missing2 = "truncated"))) || ((data9.items === undefined) && (missing2 = "items"))){
@@ -3883,7 +3887,7 @@ errors++;
 else {
 if(data9.total !== undefined){
 let data10 = data9.total;
-const _errs22 = errors;
+const _errs23 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
 const err12 = {instancePath:instancePath+"/inputFields/total",schemaPath:"#/anyOf/0/properties/inputFields/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3894,7 +3898,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid3 = _errs22 === errors;
+var valid3 = _errs23 === errors;
 }
 else {
 var valid3 = true;
@@ -3902,7 +3906,7 @@ var valid3 = true;
 if(valid3){
 if(data9.returned !== undefined){
 let data11 = data9.returned;
-const _errs24 = errors;
+const _errs25 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
 const err13 = {instancePath:instancePath+"/inputFields/returned",schemaPath:"#/anyOf/0/properties/inputFields/properties/returned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -3913,14 +3917,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-var valid3 = _errs24 === errors;
+var valid3 = _errs25 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data9.truncated !== undefined){
-const _errs26 = errors;
+const _errs27 = errors;
 if(typeof data9.truncated !== "boolean"){
 const err14 = {instancePath:instancePath+"/inputFields/truncated",schemaPath:"#/anyOf/0/properties/inputFields/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -3931,14 +3935,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid3 = _errs26 === errors;
+var valid3 = _errs27 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data9.items !== undefined){
-const _errs28 = errors;
+const _errs29 = errors;
 if(!(Array.isArray(data9.items))){
 const err15 = {instancePath:instancePath+"/inputFields/items",schemaPath:"#/anyOf/0/properties/inputFields/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -3949,7 +3953,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid3 = _errs28 === errors;
+var valid3 = _errs29 === errors;
 }
 else {
 var valid3 = true;
@@ -3970,7 +3974,7 @@ vErrors.push(err16);
 errors++;
 }
 }
-var valid1 = _errs20 === errors;
+var valid1 = _errs21 === errors;
 }
 else {
 var valid1 = true;
@@ -3978,8 +3982,8 @@ var valid1 = true;
 if(valid1){
 if(data.enumValues !== undefined){
 let data14 = data.enumValues;
-const _errs30 = errors;
-if(errors === _errs30){
+const _errs31 = errors;
+if(errors === _errs31){
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 let missing3;
 if(((((data14.total === undefined) && (missing3 = "total")) || ((data14.returned === undefined) && (missing3 = "returned"))) || ((data14.truncated === undefined) && (missing3 = "truncated"))) || ((data14.items === undefined) && (missing3 = "items"))){
@@ -3995,7 +3999,7 @@ errors++;
 else {
 if(data14.total !== undefined){
 let data15 = data14.total;
-const _errs32 = errors;
+const _errs33 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
 const err18 = {instancePath:instancePath+"/enumValues/total",schemaPath:"#/anyOf/0/properties/enumValues/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -4006,7 +4010,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid4 = _errs32 === errors;
+var valid4 = _errs33 === errors;
 }
 else {
 var valid4 = true;
@@ -4014,7 +4018,7 @@ var valid4 = true;
 if(valid4){
 if(data14.returned !== undefined){
 let data16 = data14.returned;
-const _errs34 = errors;
+const _errs35 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 const err19 = {instancePath:instancePath+"/enumValues/returned",schemaPath:"#/anyOf/0/properties/enumValues/properties/returned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -4025,14 +4029,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs34 === errors;
+var valid4 = _errs35 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data14.truncated !== undefined){
-const _errs36 = errors;
+const _errs37 = errors;
 if(typeof data14.truncated !== "boolean"){
 const err20 = {instancePath:instancePath+"/enumValues/truncated",schemaPath:"#/anyOf/0/properties/enumValues/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -4043,14 +4047,14 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid4 = _errs36 === errors;
+var valid4 = _errs37 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data14.items !== undefined){
-const _errs38 = errors;
+const _errs39 = errors;
 if(!(Array.isArray(data14.items))){
 const err21 = {instancePath:instancePath+"/enumValues/items",schemaPath:"#/anyOf/0/properties/enumValues/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -4061,7 +4065,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid4 = _errs38 === errors;
+var valid4 = _errs39 === errors;
 }
 else {
 var valid4 = true;
@@ -4082,14 +4086,14 @@ vErrors.push(err22);
 errors++;
 }
 }
-var valid1 = _errs30 === errors;
+var valid1 = _errs31 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.interfaces !== undefined){
-const _errs40 = errors;
+const _errs41 = errors;
 if(!(Array.isArray(data.interfaces))){
 const err23 = {instancePath:instancePath+"/interfaces",schemaPath:"#/anyOf/0/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -4100,14 +4104,14 @@ vErrors.push(err23);
 }
 errors++;
 }
-var valid1 = _errs40 === errors;
+var valid1 = _errs41 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.possibleTypes !== undefined){
-const _errs42 = errors;
+const _errs43 = errors;
 if(!(Array.isArray(data.possibleTypes))){
 const err24 = {instancePath:instancePath+"/possibleTypes",schemaPath:"#/anyOf/0/properties/possibleTypes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
@@ -4118,7 +4122,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-var valid1 = _errs42 === errors;
+var valid1 = _errs43 === errors;
 }
 else {
 var valid1 = true;
@@ -4144,11 +4148,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs45 = errors;
+if(errors === _errs45){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((data.name === undefined) && (missing4 = "name")) || ((data.found === undefined) && (missing4 = "found"))){
@@ -4163,7 +4167,7 @@ errors++;
 }
 else {
 if(data.name !== undefined){
-const _errs46 = errors;
+const _errs47 = errors;
 if(typeof data.name !== "string"){
 const err27 = {instancePath:instancePath+"/name",schemaPath:"#/anyOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -4174,14 +4178,14 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid5 = _errs46 === errors;
+var valid5 = _errs47 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
 if(data.found !== undefined){
-const _errs48 = errors;
+const _errs49 = errors;
 if(false !== data.found){
 const err28 = {instancePath:instancePath+"/found",schemaPath:"#/anyOf/1/properties/found/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
@@ -4192,7 +4196,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid5 = _errs48 === errors;
+var valid5 = _errs49 === errors;
 }
 else {
 var valid5 = true;
@@ -4211,7 +4215,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-var _valid0 = _errs44 === errors;
+var _valid0 = _errs45 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -4227,10 +4231,10 @@ validate25.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;

@@ -617,6 +617,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
         "additionalProperties": false
       },
       "outputSchema": {
+        "type": "object",
         "anyOf": [
           {
             "type": "object",

@@ -1256,15 +1256,19 @@ return errors === 0;
 }
 
 export const output_query_entity = validate19;
-const schema20 = {"anyOf":[{"type":"object","description":"A page of rows.","required":["context","count","items","nextCursor","hasMore"],"properties":{"context":{"type":"object","description":"The environment and company the result was read from.","required":["environment","companyId"],"properties":{"environment":{"type":"string"},"companyId":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}}},"count":{"type":"integer","minimum":0,"description":"Rows on this page."},"items":{"type":"array","items":{"type":"object","description":"One entity record as the ERP returns it, with every key beginning with `@odata.` removed."}},"nextCursor":{"type":["string","null"],"description":"Pass as `cursor` for the next page; null when exhausted."},"hasMore":{"type":"boolean"}}},{"type":"object","description":"A single record read by `id`.","required":["context","item"],"properties":{"context":{"type":"object","description":"The environment and company the result was read from.","required":["environment","companyId"],"properties":{"environment":{"type":"string"},"companyId":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}}},"item":{"type":"object","description":"One entity record as the ERP returns it, with every key beginning with `@odata.` removed."}}}]};
+const schema20 = {"type":"object","anyOf":[{"type":"object","description":"A page of rows.","required":["context","count","items","nextCursor","hasMore"],"properties":{"context":{"type":"object","description":"The environment and company the result was read from.","required":["environment","companyId"],"properties":{"environment":{"type":"string"},"companyId":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}}},"count":{"type":"integer","minimum":0,"description":"Rows on this page."},"items":{"type":"array","items":{"type":"object","description":"One entity record as the ERP returns it, with every key beginning with `@odata.` removed."}},"nextCursor":{"type":["string","null"],"description":"Pass as `cursor` for the next page; null when exhausted."},"hasMore":{"type":"boolean"}}},{"type":"object","description":"A single record read by `id`.","required":["context","item"],"properties":{"context":{"type":"object","description":"The environment and company the result was read from.","required":["environment","companyId"],"properties":{"environment":{"type":"string"},"companyId":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}}},"item":{"type":"object","description":"One entity record as the ERP returns it, with every key beginning with `@odata.` removed."}}}]};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.context === undefined) && (missing0 = "context")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))) || ((data.nextCursor === undefined) && (missing0 = "nextCursor"))) || ((data.hasMore === undefined) && (missing0 = "hasMore"))){
@@ -1280,8 +1284,8 @@ errors++;
 else {
 if(data.context !== undefined){
 let data0 = data.context;
-const _errs3 = errors;
-if(errors === _errs3){
+const _errs4 = errors;
+if(errors === _errs4){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((data0.environment === undefined) && (missing1 = "environment")) || ((data0.companyId === undefined) && (missing1 = "companyId"))){
@@ -1296,7 +1300,7 @@ errors++;
 }
 else {
 if(data0.environment !== undefined){
-const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0.environment !== "string"){
 const err2 = {instancePath:instancePath+"/context/environment",schemaPath:"#/anyOf/0/properties/context/properties/environment/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1307,7 +1311,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid2 = _errs5 === errors;
+var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
@@ -1315,8 +1319,8 @@ var valid2 = true;
 if(valid2){
 if(data0.companyId !== undefined){
 let data2 = data0.companyId;
-const _errs7 = errors;
-if(errors === _errs7){
+const _errs8 = errors;
+if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
 const err3 = {instancePath:instancePath+"/context/companyId",schemaPath:"#/anyOf/0/properties/context/properties/companyId/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""};
@@ -1340,7 +1344,7 @@ vErrors.push(err4);
 errors++;
 }
 }
-var valid2 = _errs7 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
@@ -1359,7 +1363,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-var valid1 = _errs3 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
@@ -1367,7 +1371,7 @@ var valid1 = true;
 if(valid1){
 if(data.count !== undefined){
 let data3 = data.count;
-const _errs9 = errors;
+const _errs10 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 const err6 = {instancePath:instancePath+"/count",schemaPath:"#/anyOf/0/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -1378,7 +1382,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(errors === _errs9){
+if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 const err7 = {instancePath:instancePath+"/count",schemaPath:"#/anyOf/0/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
@@ -1392,7 +1396,7 @@ errors++;
 }
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
@@ -1400,14 +1404,14 @@ var valid1 = true;
 if(valid1){
 if(data.items !== undefined){
 let data4 = data.items;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(Array.isArray(data4)){
 var valid3 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs13 = errors;
+const _errs14 = errors;
 if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
 const err8 = {instancePath:instancePath+"/items/" + i0,schemaPath:"#/anyOf/0/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -1418,7 +1422,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs13 === errors;
+var valid3 = _errs14 === errors;
 if(!valid3){
 break;
 }
@@ -1435,7 +1439,7 @@ vErrors.push(err9);
 errors++;
 }
 }
-var valid1 = _errs11 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
@@ -1443,7 +1447,7 @@ var valid1 = true;
 if(valid1){
 if(data.nextCursor !== undefined){
 let data6 = data.nextCursor;
-const _errs15 = errors;
+const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
 const err10 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/anyOf/0/properties/nextCursor/type",keyword:"type",params:{type: schema20.anyOf[0].properties.nextCursor.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1454,14 +1458,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid1 = _errs15 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.hasMore !== undefined){
-const _errs17 = errors;
+const _errs18 = errors;
 if(typeof data.hasMore !== "boolean"){
 const err11 = {instancePath:instancePath+"/hasMore",schemaPath:"#/anyOf/0/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1472,7 +1476,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-var valid1 = _errs17 === errors;
+var valid1 = _errs18 === errors;
 }
 else {
 var valid1 = true;
@@ -1494,11 +1498,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs19 = errors;
-if(errors === _errs19){
+const _errs20 = errors;
+if(errors === _errs20){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.context === undefined) && (missing2 = "context")) || ((data.item === undefined) && (missing2 = "item"))){
@@ -1514,8 +1518,8 @@ errors++;
 else {
 if(data.context !== undefined){
 let data8 = data.context;
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing3;
 if(((data8.environment === undefined) && (missing3 = "environment")) || ((data8.companyId === undefined) && (missing3 = "companyId"))){
@@ -1530,7 +1534,7 @@ errors++;
 }
 else {
 if(data8.environment !== undefined){
-const _errs23 = errors;
+const _errs24 = errors;
 if(typeof data8.environment !== "string"){
 const err15 = {instancePath:instancePath+"/context/environment",schemaPath:"#/anyOf/1/properties/context/properties/environment/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -1541,7 +1545,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid5 = _errs23 === errors;
+var valid5 = _errs24 === errors;
 }
 else {
 var valid5 = true;
@@ -1549,8 +1553,8 @@ var valid5 = true;
 if(valid5){
 if(data8.companyId !== undefined){
 let data10 = data8.companyId;
-const _errs25 = errors;
-if(errors === _errs25){
+const _errs26 = errors;
+if(errors === _errs26){
 if(typeof data10 === "string"){
 if(!pattern0.test(data10)){
 const err16 = {instancePath:instancePath+"/context/companyId",schemaPath:"#/anyOf/1/properties/context/properties/companyId/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},message:"must match pattern \""+"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"+"\""};
@@ -1574,7 +1578,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-var valid5 = _errs25 === errors;
+var valid5 = _errs26 === errors;
 }
 else {
 var valid5 = true;
@@ -1593,7 +1597,7 @@ vErrors.push(err18);
 errors++;
 }
 }
-var valid4 = _errs21 === errors;
+var valid4 = _errs22 === errors;
 }
 else {
 var valid4 = true;
@@ -1601,7 +1605,7 @@ var valid4 = true;
 if(valid4){
 if(data.item !== undefined){
 let data11 = data.item;
-const _errs27 = errors;
+const _errs28 = errors;
 if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
 const err19 = {instancePath:instancePath+"/item",schemaPath:"#/anyOf/1/properties/item/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -1612,7 +1616,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs27 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
 var valid4 = true;
@@ -1631,7 +1635,7 @@ vErrors.push(err20);
 errors++;
 }
 }
-var _valid0 = _errs19 === errors;
+var _valid0 = _errs20 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -1647,10 +1651,10 @@ validate19.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;

@@ -8551,15 +8551,19 @@ return errors === 0;
 }
 
 export const output_create_customer = validate57;
-const schema58 = {"anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"type":"object","required":["customerNumber"],"properties":{"customerNumber":{"type":"integer"},"name":{"type":"string"},"currency":{"type":"string"},"balance":{"type":"number","description":"Outstanding amount."},"dueAmount":{"type":"number","description":"Overdue amount; absent on some agreements."},"email":{"type":"string"},"address":{"type":"string"},"city":{"type":"string"},"zip":{"type":"string"},"country":{"type":"string"},"telephoneAndFaxNumber":{"type":"string"},"corporateIdentificationNumber":{"type":"string"},"vatNumber":{"type":"string"},"ean":{"type":"string"},"creditLimit":{"type":"number"},"barred":{"type":"boolean"},"lastUpdated":{"type":"string"},"customerGroup":{"type":"object","properties":{"customerGroupNumber":{"type":"integer"}}},"paymentTerms":{"type":"object","properties":{"paymentTermsNumber":{"type":"integer"}}},"vatZone":{"type":"object","properties":{"vatZoneNumber":{"type":"integer"}}},"layout":{"type":"object","properties":{"layoutNumber":{"type":"integer"}}}}}]};
+const schema58 = {"type":"object","anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"type":"object","required":["customerNumber"],"properties":{"customerNumber":{"type":"integer"},"name":{"type":"string"},"currency":{"type":"string"},"balance":{"type":"number","description":"Outstanding amount."},"dueAmount":{"type":"number","description":"Overdue amount; absent on some agreements."},"email":{"type":"string"},"address":{"type":"string"},"city":{"type":"string"},"zip":{"type":"string"},"country":{"type":"string"},"telephoneAndFaxNumber":{"type":"string"},"corporateIdentificationNumber":{"type":"string"},"vatNumber":{"type":"string"},"ean":{"type":"string"},"creditLimit":{"type":"number"},"barred":{"type":"boolean"},"lastUpdated":{"type":"string"},"customerGroup":{"type":"object","properties":{"customerGroupNumber":{"type":"integer"}}},"paymentTerms":{"type":"object","properties":{"paymentTermsNumber":{"type":"integer"}}},"vatZone":{"type":"object","properties":{"vatZoneNumber":{"type":"integer"}}},"layout":{"type":"object","properties":{"layoutNumber":{"type":"integer"}}}}}]};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.preview === undefined) && (missing0 = "preview")){
@@ -8573,7 +8577,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs3 = errors;
+const _errs4 = errors;
 for(const key0 in data){
 if(!(key0 === "preview")){
 const err1 = {instancePath,schemaPath:"#/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -8587,11 +8591,11 @@ errors++;
 break;
 }
 }
-if(_errs3 === errors){
+if(_errs4 === errors){
 if(data.preview !== undefined){
 let data0 = data.preview;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs5 = errors;
+if(errors === _errs5){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.action === undefined) && (missing1 = "action")) || ((data0.summary === undefined) && (missing1 = "summary"))) || ((data0.request === undefined) && (missing1 = "request"))) || ((data0.confirmHint === undefined) && (missing1 = "confirmHint"))){
@@ -8605,7 +8609,7 @@ vErrors.push(err2);
 errors++;
 }
 else {
-const _errs6 = errors;
+const _errs7 = errors;
 for(const key1 in data0){
 if(!((((key1 === "action") || (key1 === "summary")) || (key1 === "request")) || (key1 === "confirmHint"))){
 const err3 = {instancePath:instancePath+"/preview",schemaPath:"#/anyOf/0/properties/preview/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
@@ -8619,9 +8623,9 @@ errors++;
 break;
 }
 }
-if(_errs6 === errors){
+if(_errs7 === errors){
 if(data0.action !== undefined){
-const _errs7 = errors;
+const _errs8 = errors;
 if(typeof data0.action !== "string"){
 const err4 = {instancePath:instancePath+"/preview/action",schemaPath:"#/anyOf/0/properties/preview/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8632,14 +8636,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid2 = _errs7 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.summary !== undefined){
-const _errs9 = errors;
+const _errs10 = errors;
 if(typeof data0.summary !== "string"){
 const err5 = {instancePath:instancePath+"/preview/summary",schemaPath:"#/anyOf/0/properties/preview/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8650,7 +8654,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid2 = _errs9 === errors;
+var valid2 = _errs10 === errors;
 }
 else {
 var valid2 = true;
@@ -8658,8 +8662,8 @@ var valid2 = true;
 if(valid2){
 if(data0.request !== undefined){
 let data3 = data0.request;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((((data3.method === undefined) && (missing2 = "method")) || ((data3.path === undefined) && (missing2 = "path"))) || ((data3.body === undefined) && (missing2 = "body"))){
@@ -8673,7 +8677,7 @@ vErrors.push(err6);
 errors++;
 }
 else {
-const _errs13 = errors;
+const _errs14 = errors;
 for(const key2 in data3){
 if(!(((key2 === "method") || (key2 === "path")) || (key2 === "body"))){
 const err7 = {instancePath:instancePath+"/preview/request",schemaPath:"#/anyOf/0/properties/preview/properties/request/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
@@ -8687,10 +8691,10 @@ errors++;
 break;
 }
 }
-if(_errs13 === errors){
+if(_errs14 === errors){
 if(data3.method !== undefined){
 let data4 = data3.method;
-const _errs14 = errors;
+const _errs15 = errors;
 if(!((data4 === "POST") || (data4 === "PUT"))){
 const err8 = {instancePath:instancePath+"/preview/request/method",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/method/enum",keyword:"enum",params:{allowedValues: schema58.anyOf[0].properties.preview.properties.request.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -8701,14 +8705,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs14 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data3.path !== undefined){
-const _errs15 = errors;
+const _errs16 = errors;
 if(typeof data3.path !== "string"){
 const err9 = {instancePath:instancePath+"/preview/request/path",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8719,7 +8723,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -8727,7 +8731,7 @@ var valid3 = true;
 if(valid3){
 if(data3.body !== undefined){
 let data6 = data3.body;
-const _errs17 = errors;
+const _errs18 = errors;
 if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
 const err10 = {instancePath:instancePath+"/preview/request/body",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -8738,7 +8742,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
@@ -8759,14 +8763,14 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.confirmHint !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if(typeof data0.confirmHint !== "string"){
 const err12 = {instancePath:instancePath+"/preview/confirmHint",schemaPath:"#/anyOf/0/properties/preview/properties/confirmHint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8777,7 +8781,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -8814,11 +8818,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.customerNumber === undefined) && (missing3 = "customerNumber")){
@@ -8834,7 +8838,7 @@ errors++;
 else {
 if(data.customerNumber !== undefined){
 let data8 = data.customerNumber;
-const _errs23 = errors;
+const _errs24 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 const err16 = {instancePath:instancePath+"/customerNumber",schemaPath:"#/anyOf/1/properties/customerNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -8845,14 +8849,14 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid4 = _errs23 === errors;
+var valid4 = _errs24 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.name !== undefined){
-const _errs25 = errors;
+const _errs26 = errors;
 if(typeof data.name !== "string"){
 const err17 = {instancePath:instancePath+"/name",schemaPath:"#/anyOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8863,14 +8867,14 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid4 = _errs25 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.currency !== undefined){
-const _errs27 = errors;
+const _errs28 = errors;
 if(typeof data.currency !== "string"){
 const err18 = {instancePath:instancePath+"/currency",schemaPath:"#/anyOf/1/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8881,7 +8885,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid4 = _errs27 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
 var valid4 = true;
@@ -8889,7 +8893,7 @@ var valid4 = true;
 if(valid4){
 if(data.balance !== undefined){
 let data11 = data.balance;
-const _errs29 = errors;
+const _errs30 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err19 = {instancePath:instancePath+"/balance",schemaPath:"#/anyOf/1/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -8900,7 +8904,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs29 === errors;
+var valid4 = _errs30 === errors;
 }
 else {
 var valid4 = true;
@@ -8908,7 +8912,7 @@ var valid4 = true;
 if(valid4){
 if(data.dueAmount !== undefined){
 let data12 = data.dueAmount;
-const _errs31 = errors;
+const _errs32 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
 const err20 = {instancePath:instancePath+"/dueAmount",schemaPath:"#/anyOf/1/properties/dueAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -8919,14 +8923,14 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid4 = _errs31 === errors;
+var valid4 = _errs32 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.email !== undefined){
-const _errs33 = errors;
+const _errs34 = errors;
 if(typeof data.email !== "string"){
 const err21 = {instancePath:instancePath+"/email",schemaPath:"#/anyOf/1/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8937,14 +8941,14 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid4 = _errs33 === errors;
+var valid4 = _errs34 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.address !== undefined){
-const _errs35 = errors;
+const _errs36 = errors;
 if(typeof data.address !== "string"){
 const err22 = {instancePath:instancePath+"/address",schemaPath:"#/anyOf/1/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8955,14 +8959,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid4 = _errs35 === errors;
+var valid4 = _errs36 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.city !== undefined){
-const _errs37 = errors;
+const _errs38 = errors;
 if(typeof data.city !== "string"){
 const err23 = {instancePath:instancePath+"/city",schemaPath:"#/anyOf/1/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8973,14 +8977,14 @@ vErrors.push(err23);
 }
 errors++;
 }
-var valid4 = _errs37 === errors;
+var valid4 = _errs38 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.zip !== undefined){
-const _errs39 = errors;
+const _errs40 = errors;
 if(typeof data.zip !== "string"){
 const err24 = {instancePath:instancePath+"/zip",schemaPath:"#/anyOf/1/properties/zip/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -8991,14 +8995,14 @@ vErrors.push(err24);
 }
 errors++;
 }
-var valid4 = _errs39 === errors;
+var valid4 = _errs40 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.country !== undefined){
-const _errs41 = errors;
+const _errs42 = errors;
 if(typeof data.country !== "string"){
 const err25 = {instancePath:instancePath+"/country",schemaPath:"#/anyOf/1/properties/country/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9009,14 +9013,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid4 = _errs41 === errors;
+var valid4 = _errs42 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.telephoneAndFaxNumber !== undefined){
-const _errs43 = errors;
+const _errs44 = errors;
 if(typeof data.telephoneAndFaxNumber !== "string"){
 const err26 = {instancePath:instancePath+"/telephoneAndFaxNumber",schemaPath:"#/anyOf/1/properties/telephoneAndFaxNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9027,14 +9031,14 @@ vErrors.push(err26);
 }
 errors++;
 }
-var valid4 = _errs43 === errors;
+var valid4 = _errs44 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.corporateIdentificationNumber !== undefined){
-const _errs45 = errors;
+const _errs46 = errors;
 if(typeof data.corporateIdentificationNumber !== "string"){
 const err27 = {instancePath:instancePath+"/corporateIdentificationNumber",schemaPath:"#/anyOf/1/properties/corporateIdentificationNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9045,14 +9049,14 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid4 = _errs45 === errors;
+var valid4 = _errs46 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.vatNumber !== undefined){
-const _errs47 = errors;
+const _errs48 = errors;
 if(typeof data.vatNumber !== "string"){
 const err28 = {instancePath:instancePath+"/vatNumber",schemaPath:"#/anyOf/1/properties/vatNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9063,14 +9067,14 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid4 = _errs47 === errors;
+var valid4 = _errs48 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.ean !== undefined){
-const _errs49 = errors;
+const _errs50 = errors;
 if(typeof data.ean !== "string"){
 const err29 = {instancePath:instancePath+"/ean",schemaPath:"#/anyOf/1/properties/ean/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9081,7 +9085,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-var valid4 = _errs49 === errors;
+var valid4 = _errs50 === errors;
 }
 else {
 var valid4 = true;
@@ -9089,7 +9093,7 @@ var valid4 = true;
 if(valid4){
 if(data.creditLimit !== undefined){
 let data22 = data.creditLimit;
-const _errs51 = errors;
+const _errs52 = errors;
 if(!((typeof data22 == "number") && (isFinite(data22)))){
 const err30 = {instancePath:instancePath+"/creditLimit",schemaPath:"#/anyOf/1/properties/creditLimit/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -9100,14 +9104,14 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid4 = _errs51 === errors;
+var valid4 = _errs52 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.barred !== undefined){
-const _errs53 = errors;
+const _errs54 = errors;
 if(typeof data.barred !== "boolean"){
 const err31 = {instancePath:instancePath+"/barred",schemaPath:"#/anyOf/1/properties/barred/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -9118,14 +9122,14 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid4 = _errs53 === errors;
+var valid4 = _errs54 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.lastUpdated !== undefined){
-const _errs55 = errors;
+const _errs56 = errors;
 if(typeof data.lastUpdated !== "string"){
 const err32 = {instancePath:instancePath+"/lastUpdated",schemaPath:"#/anyOf/1/properties/lastUpdated/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9136,7 +9140,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid4 = _errs55 === errors;
+var valid4 = _errs56 === errors;
 }
 else {
 var valid4 = true;
@@ -9144,8 +9148,8 @@ var valid4 = true;
 if(valid4){
 if(data.customerGroup !== undefined){
 let data25 = data.customerGroup;
-const _errs57 = errors;
-if(errors === _errs57){
+const _errs58 = errors;
+if(errors === _errs58){
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.customerGroupNumber !== undefined){
 let data26 = data25.customerGroupNumber;
@@ -9172,7 +9176,7 @@ vErrors.push(err34);
 errors++;
 }
 }
-var valid4 = _errs57 === errors;
+var valid4 = _errs58 === errors;
 }
 else {
 var valid4 = true;
@@ -9180,8 +9184,8 @@ var valid4 = true;
 if(valid4){
 if(data.paymentTerms !== undefined){
 let data27 = data.paymentTerms;
-const _errs61 = errors;
-if(errors === _errs61){
+const _errs62 = errors;
+if(errors === _errs62){
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 if(data27.paymentTermsNumber !== undefined){
 let data28 = data27.paymentTermsNumber;
@@ -9208,7 +9212,7 @@ vErrors.push(err36);
 errors++;
 }
 }
-var valid4 = _errs61 === errors;
+var valid4 = _errs62 === errors;
 }
 else {
 var valid4 = true;
@@ -9216,8 +9220,8 @@ var valid4 = true;
 if(valid4){
 if(data.vatZone !== undefined){
 let data29 = data.vatZone;
-const _errs65 = errors;
-if(errors === _errs65){
+const _errs66 = errors;
+if(errors === _errs66){
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 if(data29.vatZoneNumber !== undefined){
 let data30 = data29.vatZoneNumber;
@@ -9244,7 +9248,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-var valid4 = _errs65 === errors;
+var valid4 = _errs66 === errors;
 }
 else {
 var valid4 = true;
@@ -9252,8 +9256,8 @@ var valid4 = true;
 if(valid4){
 if(data.layout !== undefined){
 let data31 = data.layout;
-const _errs69 = errors;
-if(errors === _errs69){
+const _errs70 = errors;
+if(errors === _errs70){
 if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 if(data31.layoutNumber !== undefined){
 let data32 = data31.layoutNumber;
@@ -9280,7 +9284,7 @@ vErrors.push(err40);
 errors++;
 }
 }
-var valid4 = _errs69 === errors;
+var valid4 = _errs70 === errors;
 }
 else {
 var valid4 = true;
@@ -9318,7 +9322,7 @@ vErrors.push(err41);
 errors++;
 }
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs22 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -9334,10 +9338,10 @@ validate57.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;
@@ -9619,15 +9623,19 @@ return errors === 0;
 }
 
 export const output_update_customer = validate59;
-const schema60 = {"anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"type":"object","required":["customerNumber"],"properties":{"customerNumber":{"type":"integer"},"name":{"type":"string"},"currency":{"type":"string"},"balance":{"type":"number","description":"Outstanding amount."},"dueAmount":{"type":"number","description":"Overdue amount; absent on some agreements."},"email":{"type":"string"},"address":{"type":"string"},"city":{"type":"string"},"zip":{"type":"string"},"country":{"type":"string"},"telephoneAndFaxNumber":{"type":"string"},"corporateIdentificationNumber":{"type":"string"},"vatNumber":{"type":"string"},"ean":{"type":"string"},"creditLimit":{"type":"number"},"barred":{"type":"boolean"},"lastUpdated":{"type":"string"},"customerGroup":{"type":"object","properties":{"customerGroupNumber":{"type":"integer"}}},"paymentTerms":{"type":"object","properties":{"paymentTermsNumber":{"type":"integer"}}},"vatZone":{"type":"object","properties":{"vatZoneNumber":{"type":"integer"}}},"layout":{"type":"object","properties":{"layoutNumber":{"type":"integer"}}}}}]};
+const schema60 = {"type":"object","anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"type":"object","required":["customerNumber"],"properties":{"customerNumber":{"type":"integer"},"name":{"type":"string"},"currency":{"type":"string"},"balance":{"type":"number","description":"Outstanding amount."},"dueAmount":{"type":"number","description":"Overdue amount; absent on some agreements."},"email":{"type":"string"},"address":{"type":"string"},"city":{"type":"string"},"zip":{"type":"string"},"country":{"type":"string"},"telephoneAndFaxNumber":{"type":"string"},"corporateIdentificationNumber":{"type":"string"},"vatNumber":{"type":"string"},"ean":{"type":"string"},"creditLimit":{"type":"number"},"barred":{"type":"boolean"},"lastUpdated":{"type":"string"},"customerGroup":{"type":"object","properties":{"customerGroupNumber":{"type":"integer"}}},"paymentTerms":{"type":"object","properties":{"paymentTermsNumber":{"type":"integer"}}},"vatZone":{"type":"object","properties":{"vatZoneNumber":{"type":"integer"}}},"layout":{"type":"object","properties":{"layoutNumber":{"type":"integer"}}}}}]};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.preview === undefined) && (missing0 = "preview")){
@@ -9641,7 +9649,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs3 = errors;
+const _errs4 = errors;
 for(const key0 in data){
 if(!(key0 === "preview")){
 const err1 = {instancePath,schemaPath:"#/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -9655,11 +9663,11 @@ errors++;
 break;
 }
 }
-if(_errs3 === errors){
+if(_errs4 === errors){
 if(data.preview !== undefined){
 let data0 = data.preview;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs5 = errors;
+if(errors === _errs5){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.action === undefined) && (missing1 = "action")) || ((data0.summary === undefined) && (missing1 = "summary"))) || ((data0.request === undefined) && (missing1 = "request"))) || ((data0.confirmHint === undefined) && (missing1 = "confirmHint"))){
@@ -9673,7 +9681,7 @@ vErrors.push(err2);
 errors++;
 }
 else {
-const _errs6 = errors;
+const _errs7 = errors;
 for(const key1 in data0){
 if(!((((key1 === "action") || (key1 === "summary")) || (key1 === "request")) || (key1 === "confirmHint"))){
 const err3 = {instancePath:instancePath+"/preview",schemaPath:"#/anyOf/0/properties/preview/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
@@ -9687,9 +9695,9 @@ errors++;
 break;
 }
 }
-if(_errs6 === errors){
+if(_errs7 === errors){
 if(data0.action !== undefined){
-const _errs7 = errors;
+const _errs8 = errors;
 if(typeof data0.action !== "string"){
 const err4 = {instancePath:instancePath+"/preview/action",schemaPath:"#/anyOf/0/properties/preview/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9700,14 +9708,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid2 = _errs7 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.summary !== undefined){
-const _errs9 = errors;
+const _errs10 = errors;
 if(typeof data0.summary !== "string"){
 const err5 = {instancePath:instancePath+"/preview/summary",schemaPath:"#/anyOf/0/properties/preview/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9718,7 +9726,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid2 = _errs9 === errors;
+var valid2 = _errs10 === errors;
 }
 else {
 var valid2 = true;
@@ -9726,8 +9734,8 @@ var valid2 = true;
 if(valid2){
 if(data0.request !== undefined){
 let data3 = data0.request;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((((data3.method === undefined) && (missing2 = "method")) || ((data3.path === undefined) && (missing2 = "path"))) || ((data3.body === undefined) && (missing2 = "body"))){
@@ -9741,7 +9749,7 @@ vErrors.push(err6);
 errors++;
 }
 else {
-const _errs13 = errors;
+const _errs14 = errors;
 for(const key2 in data3){
 if(!(((key2 === "method") || (key2 === "path")) || (key2 === "body"))){
 const err7 = {instancePath:instancePath+"/preview/request",schemaPath:"#/anyOf/0/properties/preview/properties/request/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
@@ -9755,10 +9763,10 @@ errors++;
 break;
 }
 }
-if(_errs13 === errors){
+if(_errs14 === errors){
 if(data3.method !== undefined){
 let data4 = data3.method;
-const _errs14 = errors;
+const _errs15 = errors;
 if(!((data4 === "POST") || (data4 === "PUT"))){
 const err8 = {instancePath:instancePath+"/preview/request/method",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/method/enum",keyword:"enum",params:{allowedValues: schema60.anyOf[0].properties.preview.properties.request.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -9769,14 +9777,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs14 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data3.path !== undefined){
-const _errs15 = errors;
+const _errs16 = errors;
 if(typeof data3.path !== "string"){
 const err9 = {instancePath:instancePath+"/preview/request/path",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9787,7 +9795,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -9795,7 +9803,7 @@ var valid3 = true;
 if(valid3){
 if(data3.body !== undefined){
 let data6 = data3.body;
-const _errs17 = errors;
+const _errs18 = errors;
 if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
 const err10 = {instancePath:instancePath+"/preview/request/body",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -9806,7 +9814,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
@@ -9827,14 +9835,14 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.confirmHint !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if(typeof data0.confirmHint !== "string"){
 const err12 = {instancePath:instancePath+"/preview/confirmHint",schemaPath:"#/anyOf/0/properties/preview/properties/confirmHint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9845,7 +9853,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -9882,11 +9890,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.customerNumber === undefined) && (missing3 = "customerNumber")){
@@ -9902,7 +9910,7 @@ errors++;
 else {
 if(data.customerNumber !== undefined){
 let data8 = data.customerNumber;
-const _errs23 = errors;
+const _errs24 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 const err16 = {instancePath:instancePath+"/customerNumber",schemaPath:"#/anyOf/1/properties/customerNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -9913,14 +9921,14 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid4 = _errs23 === errors;
+var valid4 = _errs24 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.name !== undefined){
-const _errs25 = errors;
+const _errs26 = errors;
 if(typeof data.name !== "string"){
 const err17 = {instancePath:instancePath+"/name",schemaPath:"#/anyOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9931,14 +9939,14 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid4 = _errs25 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.currency !== undefined){
-const _errs27 = errors;
+const _errs28 = errors;
 if(typeof data.currency !== "string"){
 const err18 = {instancePath:instancePath+"/currency",schemaPath:"#/anyOf/1/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -9949,7 +9957,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid4 = _errs27 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
 var valid4 = true;
@@ -9957,7 +9965,7 @@ var valid4 = true;
 if(valid4){
 if(data.balance !== undefined){
 let data11 = data.balance;
-const _errs29 = errors;
+const _errs30 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err19 = {instancePath:instancePath+"/balance",schemaPath:"#/anyOf/1/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -9968,7 +9976,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs29 === errors;
+var valid4 = _errs30 === errors;
 }
 else {
 var valid4 = true;
@@ -9976,7 +9984,7 @@ var valid4 = true;
 if(valid4){
 if(data.dueAmount !== undefined){
 let data12 = data.dueAmount;
-const _errs31 = errors;
+const _errs32 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
 const err20 = {instancePath:instancePath+"/dueAmount",schemaPath:"#/anyOf/1/properties/dueAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -9987,14 +9995,14 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid4 = _errs31 === errors;
+var valid4 = _errs32 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.email !== undefined){
-const _errs33 = errors;
+const _errs34 = errors;
 if(typeof data.email !== "string"){
 const err21 = {instancePath:instancePath+"/email",schemaPath:"#/anyOf/1/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10005,14 +10013,14 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid4 = _errs33 === errors;
+var valid4 = _errs34 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.address !== undefined){
-const _errs35 = errors;
+const _errs36 = errors;
 if(typeof data.address !== "string"){
 const err22 = {instancePath:instancePath+"/address",schemaPath:"#/anyOf/1/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10023,14 +10031,14 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid4 = _errs35 === errors;
+var valid4 = _errs36 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.city !== undefined){
-const _errs37 = errors;
+const _errs38 = errors;
 if(typeof data.city !== "string"){
 const err23 = {instancePath:instancePath+"/city",schemaPath:"#/anyOf/1/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10041,14 +10049,14 @@ vErrors.push(err23);
 }
 errors++;
 }
-var valid4 = _errs37 === errors;
+var valid4 = _errs38 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.zip !== undefined){
-const _errs39 = errors;
+const _errs40 = errors;
 if(typeof data.zip !== "string"){
 const err24 = {instancePath:instancePath+"/zip",schemaPath:"#/anyOf/1/properties/zip/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10059,14 +10067,14 @@ vErrors.push(err24);
 }
 errors++;
 }
-var valid4 = _errs39 === errors;
+var valid4 = _errs40 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.country !== undefined){
-const _errs41 = errors;
+const _errs42 = errors;
 if(typeof data.country !== "string"){
 const err25 = {instancePath:instancePath+"/country",schemaPath:"#/anyOf/1/properties/country/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10077,14 +10085,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid4 = _errs41 === errors;
+var valid4 = _errs42 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.telephoneAndFaxNumber !== undefined){
-const _errs43 = errors;
+const _errs44 = errors;
 if(typeof data.telephoneAndFaxNumber !== "string"){
 const err26 = {instancePath:instancePath+"/telephoneAndFaxNumber",schemaPath:"#/anyOf/1/properties/telephoneAndFaxNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10095,14 +10103,14 @@ vErrors.push(err26);
 }
 errors++;
 }
-var valid4 = _errs43 === errors;
+var valid4 = _errs44 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.corporateIdentificationNumber !== undefined){
-const _errs45 = errors;
+const _errs46 = errors;
 if(typeof data.corporateIdentificationNumber !== "string"){
 const err27 = {instancePath:instancePath+"/corporateIdentificationNumber",schemaPath:"#/anyOf/1/properties/corporateIdentificationNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10113,14 +10121,14 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid4 = _errs45 === errors;
+var valid4 = _errs46 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.vatNumber !== undefined){
-const _errs47 = errors;
+const _errs48 = errors;
 if(typeof data.vatNumber !== "string"){
 const err28 = {instancePath:instancePath+"/vatNumber",schemaPath:"#/anyOf/1/properties/vatNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10131,14 +10139,14 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid4 = _errs47 === errors;
+var valid4 = _errs48 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.ean !== undefined){
-const _errs49 = errors;
+const _errs50 = errors;
 if(typeof data.ean !== "string"){
 const err29 = {instancePath:instancePath+"/ean",schemaPath:"#/anyOf/1/properties/ean/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10149,7 +10157,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-var valid4 = _errs49 === errors;
+var valid4 = _errs50 === errors;
 }
 else {
 var valid4 = true;
@@ -10157,7 +10165,7 @@ var valid4 = true;
 if(valid4){
 if(data.creditLimit !== undefined){
 let data22 = data.creditLimit;
-const _errs51 = errors;
+const _errs52 = errors;
 if(!((typeof data22 == "number") && (isFinite(data22)))){
 const err30 = {instancePath:instancePath+"/creditLimit",schemaPath:"#/anyOf/1/properties/creditLimit/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -10168,14 +10176,14 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid4 = _errs51 === errors;
+var valid4 = _errs52 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.barred !== undefined){
-const _errs53 = errors;
+const _errs54 = errors;
 if(typeof data.barred !== "boolean"){
 const err31 = {instancePath:instancePath+"/barred",schemaPath:"#/anyOf/1/properties/barred/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -10186,14 +10194,14 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid4 = _errs53 === errors;
+var valid4 = _errs54 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.lastUpdated !== undefined){
-const _errs55 = errors;
+const _errs56 = errors;
 if(typeof data.lastUpdated !== "string"){
 const err32 = {instancePath:instancePath+"/lastUpdated",schemaPath:"#/anyOf/1/properties/lastUpdated/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10204,7 +10212,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid4 = _errs55 === errors;
+var valid4 = _errs56 === errors;
 }
 else {
 var valid4 = true;
@@ -10212,8 +10220,8 @@ var valid4 = true;
 if(valid4){
 if(data.customerGroup !== undefined){
 let data25 = data.customerGroup;
-const _errs57 = errors;
-if(errors === _errs57){
+const _errs58 = errors;
+if(errors === _errs58){
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.customerGroupNumber !== undefined){
 let data26 = data25.customerGroupNumber;
@@ -10240,7 +10248,7 @@ vErrors.push(err34);
 errors++;
 }
 }
-var valid4 = _errs57 === errors;
+var valid4 = _errs58 === errors;
 }
 else {
 var valid4 = true;
@@ -10248,8 +10256,8 @@ var valid4 = true;
 if(valid4){
 if(data.paymentTerms !== undefined){
 let data27 = data.paymentTerms;
-const _errs61 = errors;
-if(errors === _errs61){
+const _errs62 = errors;
+if(errors === _errs62){
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 if(data27.paymentTermsNumber !== undefined){
 let data28 = data27.paymentTermsNumber;
@@ -10276,7 +10284,7 @@ vErrors.push(err36);
 errors++;
 }
 }
-var valid4 = _errs61 === errors;
+var valid4 = _errs62 === errors;
 }
 else {
 var valid4 = true;
@@ -10284,8 +10292,8 @@ var valid4 = true;
 if(valid4){
 if(data.vatZone !== undefined){
 let data29 = data.vatZone;
-const _errs65 = errors;
-if(errors === _errs65){
+const _errs66 = errors;
+if(errors === _errs66){
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 if(data29.vatZoneNumber !== undefined){
 let data30 = data29.vatZoneNumber;
@@ -10312,7 +10320,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-var valid4 = _errs65 === errors;
+var valid4 = _errs66 === errors;
 }
 else {
 var valid4 = true;
@@ -10320,8 +10328,8 @@ var valid4 = true;
 if(valid4){
 if(data.layout !== undefined){
 let data31 = data.layout;
-const _errs69 = errors;
-if(errors === _errs69){
+const _errs70 = errors;
+if(errors === _errs70){
 if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 if(data31.layoutNumber !== undefined){
 let data32 = data31.layoutNumber;
@@ -10348,7 +10356,7 @@ vErrors.push(err40);
 errors++;
 }
 }
-var valid4 = _errs69 === errors;
+var valid4 = _errs70 === errors;
 }
 else {
 var valid4 = true;
@@ -10386,7 +10394,7 @@ vErrors.push(err41);
 errors++;
 }
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs22 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -10402,10 +10410,10 @@ validate59.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;
@@ -10810,15 +10818,19 @@ return errors === 0;
 }
 
 export const output_create_draft_invoice = validate61;
-const schema62 = {"anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"description":"The draft invoice the upstream created, with its calculated amounts.","type":"object","required":["draftInvoiceNumber","netAmount","grossAmount","vatAmount"],"properties":{"draftInvoiceNumber":{"type":"integer"},"netAmount":{"type":"number"},"grossAmount":{"type":"number"},"vatAmount":{"type":"number"},"currency":{"type":"string"},"date":{"type":"string"},"dueDate":{"type":"string"},"customer":{"type":"object","properties":{"customerNumber":{"type":"integer"}}},"lines":{"type":"array","items":{"type":"object","properties":{"lineNumber":{"type":"integer"},"sortKey":{"type":"integer"},"description":{"type":"string"},"product":{"type":"object","properties":{"productNumber":{"type":"string"}}},"quantity":{"type":"number"},"unit":{"type":"object","properties":{"unitNumber":{"type":"integer"},"name":{"type":"string"}}},"unitNetPrice":{"type":"number"},"discountPercentage":{"type":"number"},"unitCostPrice":{"type":"number"},"totalNetAmount":{"type":"number"}}}}}}]};
+const schema62 = {"type":"object","anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"description":"The draft invoice the upstream created, with its calculated amounts.","type":"object","required":["draftInvoiceNumber","netAmount","grossAmount","vatAmount"],"properties":{"draftInvoiceNumber":{"type":"integer"},"netAmount":{"type":"number"},"grossAmount":{"type":"number"},"vatAmount":{"type":"number"},"currency":{"type":"string"},"date":{"type":"string"},"dueDate":{"type":"string"},"customer":{"type":"object","properties":{"customerNumber":{"type":"integer"}}},"lines":{"type":"array","items":{"type":"object","properties":{"lineNumber":{"type":"integer"},"sortKey":{"type":"integer"},"description":{"type":"string"},"product":{"type":"object","properties":{"productNumber":{"type":"string"}}},"quantity":{"type":"number"},"unit":{"type":"object","properties":{"unitNumber":{"type":"integer"},"name":{"type":"string"}}},"unitNetPrice":{"type":"number"},"discountPercentage":{"type":"number"},"unitCostPrice":{"type":"number"},"totalNetAmount":{"type":"number"}}}}}}]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.preview === undefined) && (missing0 = "preview")){
@@ -10832,7 +10844,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs3 = errors;
+const _errs4 = errors;
 for(const key0 in data){
 if(!(key0 === "preview")){
 const err1 = {instancePath,schemaPath:"#/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -10846,11 +10858,11 @@ errors++;
 break;
 }
 }
-if(_errs3 === errors){
+if(_errs4 === errors){
 if(data.preview !== undefined){
 let data0 = data.preview;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs5 = errors;
+if(errors === _errs5){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.action === undefined) && (missing1 = "action")) || ((data0.summary === undefined) && (missing1 = "summary"))) || ((data0.request === undefined) && (missing1 = "request"))) || ((data0.confirmHint === undefined) && (missing1 = "confirmHint"))){
@@ -10864,7 +10876,7 @@ vErrors.push(err2);
 errors++;
 }
 else {
-const _errs6 = errors;
+const _errs7 = errors;
 for(const key1 in data0){
 if(!((((key1 === "action") || (key1 === "summary")) || (key1 === "request")) || (key1 === "confirmHint"))){
 const err3 = {instancePath:instancePath+"/preview",schemaPath:"#/anyOf/0/properties/preview/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
@@ -10878,9 +10890,9 @@ errors++;
 break;
 }
 }
-if(_errs6 === errors){
+if(_errs7 === errors){
 if(data0.action !== undefined){
-const _errs7 = errors;
+const _errs8 = errors;
 if(typeof data0.action !== "string"){
 const err4 = {instancePath:instancePath+"/preview/action",schemaPath:"#/anyOf/0/properties/preview/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10891,14 +10903,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid2 = _errs7 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.summary !== undefined){
-const _errs9 = errors;
+const _errs10 = errors;
 if(typeof data0.summary !== "string"){
 const err5 = {instancePath:instancePath+"/preview/summary",schemaPath:"#/anyOf/0/properties/preview/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10909,7 +10921,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid2 = _errs9 === errors;
+var valid2 = _errs10 === errors;
 }
 else {
 var valid2 = true;
@@ -10917,8 +10929,8 @@ var valid2 = true;
 if(valid2){
 if(data0.request !== undefined){
 let data3 = data0.request;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((((data3.method === undefined) && (missing2 = "method")) || ((data3.path === undefined) && (missing2 = "path"))) || ((data3.body === undefined) && (missing2 = "body"))){
@@ -10932,7 +10944,7 @@ vErrors.push(err6);
 errors++;
 }
 else {
-const _errs13 = errors;
+const _errs14 = errors;
 for(const key2 in data3){
 if(!(((key2 === "method") || (key2 === "path")) || (key2 === "body"))){
 const err7 = {instancePath:instancePath+"/preview/request",schemaPath:"#/anyOf/0/properties/preview/properties/request/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
@@ -10946,10 +10958,10 @@ errors++;
 break;
 }
 }
-if(_errs13 === errors){
+if(_errs14 === errors){
 if(data3.method !== undefined){
 let data4 = data3.method;
-const _errs14 = errors;
+const _errs15 = errors;
 if(!((data4 === "POST") || (data4 === "PUT"))){
 const err8 = {instancePath:instancePath+"/preview/request/method",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/method/enum",keyword:"enum",params:{allowedValues: schema62.anyOf[0].properties.preview.properties.request.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -10960,14 +10972,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs14 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data3.path !== undefined){
-const _errs15 = errors;
+const _errs16 = errors;
 if(typeof data3.path !== "string"){
 const err9 = {instancePath:instancePath+"/preview/request/path",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -10978,7 +10990,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -10986,7 +10998,7 @@ var valid3 = true;
 if(valid3){
 if(data3.body !== undefined){
 let data6 = data3.body;
-const _errs17 = errors;
+const _errs18 = errors;
 if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
 const err10 = {instancePath:instancePath+"/preview/request/body",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -10997,7 +11009,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
@@ -11018,14 +11030,14 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.confirmHint !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if(typeof data0.confirmHint !== "string"){
 const err12 = {instancePath:instancePath+"/preview/confirmHint",schemaPath:"#/anyOf/0/properties/preview/properties/confirmHint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11036,7 +11048,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -11073,11 +11085,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((data.draftInvoiceNumber === undefined) && (missing3 = "draftInvoiceNumber")) || ((data.netAmount === undefined) && (missing3 = "netAmount"))) || ((data.grossAmount === undefined) && (missing3 = "grossAmount"))) || ((data.vatAmount === undefined) && (missing3 = "vatAmount"))){
@@ -11093,7 +11105,7 @@ errors++;
 else {
 if(data.draftInvoiceNumber !== undefined){
 let data8 = data.draftInvoiceNumber;
-const _errs23 = errors;
+const _errs24 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 const err16 = {instancePath:instancePath+"/draftInvoiceNumber",schemaPath:"#/anyOf/1/properties/draftInvoiceNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -11104,7 +11116,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid4 = _errs23 === errors;
+var valid4 = _errs24 === errors;
 }
 else {
 var valid4 = true;
@@ -11112,7 +11124,7 @@ var valid4 = true;
 if(valid4){
 if(data.netAmount !== undefined){
 let data9 = data.netAmount;
-const _errs25 = errors;
+const _errs26 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
 const err17 = {instancePath:instancePath+"/netAmount",schemaPath:"#/anyOf/1/properties/netAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11123,7 +11135,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid4 = _errs25 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
 var valid4 = true;
@@ -11131,7 +11143,7 @@ var valid4 = true;
 if(valid4){
 if(data.grossAmount !== undefined){
 let data10 = data.grossAmount;
-const _errs27 = errors;
+const _errs28 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
 const err18 = {instancePath:instancePath+"/grossAmount",schemaPath:"#/anyOf/1/properties/grossAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11142,7 +11154,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid4 = _errs27 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
 var valid4 = true;
@@ -11150,7 +11162,7 @@ var valid4 = true;
 if(valid4){
 if(data.vatAmount !== undefined){
 let data11 = data.vatAmount;
-const _errs29 = errors;
+const _errs30 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err19 = {instancePath:instancePath+"/vatAmount",schemaPath:"#/anyOf/1/properties/vatAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11161,14 +11173,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs29 === errors;
+var valid4 = _errs30 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.currency !== undefined){
-const _errs31 = errors;
+const _errs32 = errors;
 if(typeof data.currency !== "string"){
 const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/anyOf/1/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11179,14 +11191,14 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid4 = _errs31 === errors;
+var valid4 = _errs32 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.date !== undefined){
-const _errs33 = errors;
+const _errs34 = errors;
 if(typeof data.date !== "string"){
 const err21 = {instancePath:instancePath+"/date",schemaPath:"#/anyOf/1/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11197,14 +11209,14 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid4 = _errs33 === errors;
+var valid4 = _errs34 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.dueDate !== undefined){
-const _errs35 = errors;
+const _errs36 = errors;
 if(typeof data.dueDate !== "string"){
 const err22 = {instancePath:instancePath+"/dueDate",schemaPath:"#/anyOf/1/properties/dueDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11215,7 +11227,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid4 = _errs35 === errors;
+var valid4 = _errs36 === errors;
 }
 else {
 var valid4 = true;
@@ -11223,8 +11235,8 @@ var valid4 = true;
 if(valid4){
 if(data.customer !== undefined){
 let data15 = data.customer;
-const _errs37 = errors;
-if(errors === _errs37){
+const _errs38 = errors;
+if(errors === _errs38){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.customerNumber !== undefined){
 let data16 = data15.customerNumber;
@@ -11251,7 +11263,7 @@ vErrors.push(err24);
 errors++;
 }
 }
-var valid4 = _errs37 === errors;
+var valid4 = _errs38 === errors;
 }
 else {
 var valid4 = true;
@@ -11259,19 +11271,19 @@ var valid4 = true;
 if(valid4){
 if(data.lines !== undefined){
 let data17 = data.lines;
-const _errs41 = errors;
-if(errors === _errs41){
+const _errs42 = errors;
+if(errors === _errs42){
 if(Array.isArray(data17)){
 var valid6 = true;
 const len0 = data17.length;
 for(let i0=0; i0<len0; i0++){
 let data18 = data17[i0];
-const _errs43 = errors;
-if(errors === _errs43){
+const _errs44 = errors;
+if(errors === _errs44){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.lineNumber !== undefined){
 let data19 = data18.lineNumber;
-const _errs45 = errors;
+const _errs46 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 const err25 = {instancePath:instancePath+"/lines/" + i0+"/lineNumber",schemaPath:"#/anyOf/1/properties/lines/items/properties/lineNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -11282,7 +11294,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid7 = _errs45 === errors;
+var valid7 = _errs46 === errors;
 }
 else {
 var valid7 = true;
@@ -11290,7 +11302,7 @@ var valid7 = true;
 if(valid7){
 if(data18.sortKey !== undefined){
 let data20 = data18.sortKey;
-const _errs47 = errors;
+const _errs48 = errors;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
 const err26 = {instancePath:instancePath+"/lines/" + i0+"/sortKey",schemaPath:"#/anyOf/1/properties/lines/items/properties/sortKey/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -11301,14 +11313,14 @@ vErrors.push(err26);
 }
 errors++;
 }
-var valid7 = _errs47 === errors;
+var valid7 = _errs48 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
 if(data18.description !== undefined){
-const _errs49 = errors;
+const _errs50 = errors;
 if(typeof data18.description !== "string"){
 const err27 = {instancePath:instancePath+"/lines/" + i0+"/description",schemaPath:"#/anyOf/1/properties/lines/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11319,7 +11331,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid7 = _errs49 === errors;
+var valid7 = _errs50 === errors;
 }
 else {
 var valid7 = true;
@@ -11327,8 +11339,8 @@ var valid7 = true;
 if(valid7){
 if(data18.product !== undefined){
 let data22 = data18.product;
-const _errs51 = errors;
-if(errors === _errs51){
+const _errs52 = errors;
+if(errors === _errs52){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.productNumber !== undefined){
 if(typeof data22.productNumber !== "string"){
@@ -11354,7 +11366,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-var valid7 = _errs51 === errors;
+var valid7 = _errs52 === errors;
 }
 else {
 var valid7 = true;
@@ -11362,7 +11374,7 @@ var valid7 = true;
 if(valid7){
 if(data18.quantity !== undefined){
 let data24 = data18.quantity;
-const _errs55 = errors;
+const _errs56 = errors;
 if(!((typeof data24 == "number") && (isFinite(data24)))){
 const err30 = {instancePath:instancePath+"/lines/" + i0+"/quantity",schemaPath:"#/anyOf/1/properties/lines/items/properties/quantity/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11373,7 +11385,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid7 = _errs55 === errors;
+var valid7 = _errs56 === errors;
 }
 else {
 var valid7 = true;
@@ -11381,12 +11393,12 @@ var valid7 = true;
 if(valid7){
 if(data18.unit !== undefined){
 let data25 = data18.unit;
-const _errs57 = errors;
-if(errors === _errs57){
+const _errs58 = errors;
+if(errors === _errs58){
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.unitNumber !== undefined){
 let data26 = data25.unitNumber;
-const _errs59 = errors;
+const _errs60 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
 const err31 = {instancePath:instancePath+"/lines/" + i0+"/unit/unitNumber",schemaPath:"#/anyOf/1/properties/lines/items/properties/unit/properties/unitNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -11397,14 +11409,14 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid9 = _errs59 === errors;
+var valid9 = _errs60 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data25.name !== undefined){
-const _errs61 = errors;
+const _errs62 = errors;
 if(typeof data25.name !== "string"){
 const err32 = {instancePath:instancePath+"/lines/" + i0+"/unit/name",schemaPath:"#/anyOf/1/properties/lines/items/properties/unit/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -11415,7 +11427,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid9 = _errs61 === errors;
+var valid9 = _errs62 === errors;
 }
 else {
 var valid9 = true;
@@ -11433,7 +11445,7 @@ vErrors.push(err33);
 errors++;
 }
 }
-var valid7 = _errs57 === errors;
+var valid7 = _errs58 === errors;
 }
 else {
 var valid7 = true;
@@ -11441,7 +11453,7 @@ var valid7 = true;
 if(valid7){
 if(data18.unitNetPrice !== undefined){
 let data28 = data18.unitNetPrice;
-const _errs63 = errors;
+const _errs64 = errors;
 if(!((typeof data28 == "number") && (isFinite(data28)))){
 const err34 = {instancePath:instancePath+"/lines/" + i0+"/unitNetPrice",schemaPath:"#/anyOf/1/properties/lines/items/properties/unitNetPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11452,7 +11464,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-var valid7 = _errs63 === errors;
+var valid7 = _errs64 === errors;
 }
 else {
 var valid7 = true;
@@ -11460,7 +11472,7 @@ var valid7 = true;
 if(valid7){
 if(data18.discountPercentage !== undefined){
 let data29 = data18.discountPercentage;
-const _errs65 = errors;
+const _errs66 = errors;
 if(!((typeof data29 == "number") && (isFinite(data29)))){
 const err35 = {instancePath:instancePath+"/lines/" + i0+"/discountPercentage",schemaPath:"#/anyOf/1/properties/lines/items/properties/discountPercentage/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11471,7 +11483,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-var valid7 = _errs65 === errors;
+var valid7 = _errs66 === errors;
 }
 else {
 var valid7 = true;
@@ -11479,7 +11491,7 @@ var valid7 = true;
 if(valid7){
 if(data18.unitCostPrice !== undefined){
 let data30 = data18.unitCostPrice;
-const _errs67 = errors;
+const _errs68 = errors;
 if(!((typeof data30 == "number") && (isFinite(data30)))){
 const err36 = {instancePath:instancePath+"/lines/" + i0+"/unitCostPrice",schemaPath:"#/anyOf/1/properties/lines/items/properties/unitCostPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11490,7 +11502,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid7 = _errs67 === errors;
+var valid7 = _errs68 === errors;
 }
 else {
 var valid7 = true;
@@ -11498,7 +11510,7 @@ var valid7 = true;
 if(valid7){
 if(data18.totalNetAmount !== undefined){
 let data31 = data18.totalNetAmount;
-const _errs69 = errors;
+const _errs70 = errors;
 if(!((typeof data31 == "number") && (isFinite(data31)))){
 const err37 = {instancePath:instancePath+"/lines/" + i0+"/totalNetAmount",schemaPath:"#/anyOf/1/properties/lines/items/properties/totalNetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -11509,7 +11521,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-var valid7 = _errs69 === errors;
+var valid7 = _errs70 === errors;
 }
 else {
 var valid7 = true;
@@ -11535,7 +11547,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-var valid6 = _errs43 === errors;
+var valid6 = _errs44 === errors;
 if(!valid6){
 break;
 }
@@ -11552,7 +11564,7 @@ vErrors.push(err39);
 errors++;
 }
 }
-var valid4 = _errs41 === errors;
+var valid4 = _errs42 === errors;
 }
 else {
 var valid4 = true;
@@ -11578,7 +11590,7 @@ vErrors.push(err40);
 errors++;
 }
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs22 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -11594,10 +11606,10 @@ validate61.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;
@@ -11940,15 +11952,19 @@ return errors === 0;
 }
 
 export const output_duplicate_invoice = validate63;
-const schema64 = {"anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"description":"The draft invoice the upstream created, with its calculated amounts.","type":"object","required":["draftInvoiceNumber","netAmount","grossAmount","vatAmount"],"properties":{"draftInvoiceNumber":{"type":"integer"},"netAmount":{"type":"number"},"grossAmount":{"type":"number"},"vatAmount":{"type":"number"},"currency":{"type":"string"},"date":{"type":"string"},"dueDate":{"type":"string"},"customer":{"type":"object","properties":{"customerNumber":{"type":"integer"}}},"lines":{"type":"array","items":{"type":"object","properties":{"lineNumber":{"type":"integer"},"sortKey":{"type":"integer"},"description":{"type":"string"},"product":{"type":"object","properties":{"productNumber":{"type":"string"}}},"quantity":{"type":"number"},"unit":{"type":"object","properties":{"unitNumber":{"type":"integer"},"name":{"type":"string"}}},"unitNetPrice":{"type":"number"},"discountPercentage":{"type":"number"},"unitCostPrice":{"type":"number"},"totalNetAmount":{"type":"number"}}}}}}]};
+const schema64 = {"type":"object","anyOf":[{"type":"object","required":["preview"],"additionalProperties":false,"properties":{"preview":{"type":"object","required":["action","summary","request","confirmHint"],"additionalProperties":false,"properties":{"action":{"type":"string","description":"What the write would do, for example `create_customer`."},"summary":{"type":"string","description":"One-line human summary of the change."},"request":{"type":"object","required":["method","path","body"],"additionalProperties":false,"properties":{"method":{"enum":["POST","PUT"]},"path":{"type":"string"},"body":{"type":"object"}}},"confirmHint":{"type":"string","description":"How to apply: repeat the same call with `confirm: true`."}}}}},{"description":"The draft invoice the upstream created, with its calculated amounts.","type":"object","required":["draftInvoiceNumber","netAmount","grossAmount","vatAmount"],"properties":{"draftInvoiceNumber":{"type":"integer"},"netAmount":{"type":"number"},"grossAmount":{"type":"number"},"vatAmount":{"type":"number"},"currency":{"type":"string"},"date":{"type":"string"},"dueDate":{"type":"string"},"customer":{"type":"object","properties":{"customerNumber":{"type":"integer"}}},"lines":{"type":"array","items":{"type":"object","properties":{"lineNumber":{"type":"integer"},"sortKey":{"type":"integer"},"description":{"type":"string"},"product":{"type":"object","properties":{"productNumber":{"type":"string"}}},"quantity":{"type":"number"},"unit":{"type":"object","properties":{"unitNumber":{"type":"integer"},"name":{"type":"string"}}},"unitNetPrice":{"type":"number"},"discountPercentage":{"type":"number"},"unitCostPrice":{"type":"number"},"totalNetAmount":{"type":"number"}}}}}}]};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.preview === undefined) && (missing0 = "preview")){
@@ -11962,7 +11978,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs3 = errors;
+const _errs4 = errors;
 for(const key0 in data){
 if(!(key0 === "preview")){
 const err1 = {instancePath,schemaPath:"#/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -11976,11 +11992,11 @@ errors++;
 break;
 }
 }
-if(_errs3 === errors){
+if(_errs4 === errors){
 if(data.preview !== undefined){
 let data0 = data.preview;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs5 = errors;
+if(errors === _errs5){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.action === undefined) && (missing1 = "action")) || ((data0.summary === undefined) && (missing1 = "summary"))) || ((data0.request === undefined) && (missing1 = "request"))) || ((data0.confirmHint === undefined) && (missing1 = "confirmHint"))){
@@ -11994,7 +12010,7 @@ vErrors.push(err2);
 errors++;
 }
 else {
-const _errs6 = errors;
+const _errs7 = errors;
 for(const key1 in data0){
 if(!((((key1 === "action") || (key1 === "summary")) || (key1 === "request")) || (key1 === "confirmHint"))){
 const err3 = {instancePath:instancePath+"/preview",schemaPath:"#/anyOf/0/properties/preview/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
@@ -12008,9 +12024,9 @@ errors++;
 break;
 }
 }
-if(_errs6 === errors){
+if(_errs7 === errors){
 if(data0.action !== undefined){
-const _errs7 = errors;
+const _errs8 = errors;
 if(typeof data0.action !== "string"){
 const err4 = {instancePath:instancePath+"/preview/action",schemaPath:"#/anyOf/0/properties/preview/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12021,14 +12037,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid2 = _errs7 === errors;
+var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.summary !== undefined){
-const _errs9 = errors;
+const _errs10 = errors;
 if(typeof data0.summary !== "string"){
 const err5 = {instancePath:instancePath+"/preview/summary",schemaPath:"#/anyOf/0/properties/preview/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12039,7 +12055,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid2 = _errs9 === errors;
+var valid2 = _errs10 === errors;
 }
 else {
 var valid2 = true;
@@ -12047,8 +12063,8 @@ var valid2 = true;
 if(valid2){
 if(data0.request !== undefined){
 let data3 = data0.request;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((((data3.method === undefined) && (missing2 = "method")) || ((data3.path === undefined) && (missing2 = "path"))) || ((data3.body === undefined) && (missing2 = "body"))){
@@ -12062,7 +12078,7 @@ vErrors.push(err6);
 errors++;
 }
 else {
-const _errs13 = errors;
+const _errs14 = errors;
 for(const key2 in data3){
 if(!(((key2 === "method") || (key2 === "path")) || (key2 === "body"))){
 const err7 = {instancePath:instancePath+"/preview/request",schemaPath:"#/anyOf/0/properties/preview/properties/request/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
@@ -12076,10 +12092,10 @@ errors++;
 break;
 }
 }
-if(_errs13 === errors){
+if(_errs14 === errors){
 if(data3.method !== undefined){
 let data4 = data3.method;
-const _errs14 = errors;
+const _errs15 = errors;
 if(!((data4 === "POST") || (data4 === "PUT"))){
 const err8 = {instancePath:instancePath+"/preview/request/method",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/method/enum",keyword:"enum",params:{allowedValues: schema64.anyOf[0].properties.preview.properties.request.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -12090,14 +12106,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs14 === errors;
+var valid3 = _errs15 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data3.path !== undefined){
-const _errs15 = errors;
+const _errs16 = errors;
 if(typeof data3.path !== "string"){
 const err9 = {instancePath:instancePath+"/preview/request/path",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12108,7 +12124,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -12116,7 +12132,7 @@ var valid3 = true;
 if(valid3){
 if(data3.body !== undefined){
 let data6 = data3.body;
-const _errs17 = errors;
+const _errs18 = errors;
 if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
 const err10 = {instancePath:instancePath+"/preview/request/body",schemaPath:"#/anyOf/0/properties/preview/properties/request/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
@@ -12127,7 +12143,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
@@ -12148,14 +12164,14 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data0.confirmHint !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if(typeof data0.confirmHint !== "string"){
 const err12 = {instancePath:instancePath+"/preview/confirmHint",schemaPath:"#/anyOf/0/properties/preview/properties/confirmHint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12166,7 +12182,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -12203,11 +12219,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((data.draftInvoiceNumber === undefined) && (missing3 = "draftInvoiceNumber")) || ((data.netAmount === undefined) && (missing3 = "netAmount"))) || ((data.grossAmount === undefined) && (missing3 = "grossAmount"))) || ((data.vatAmount === undefined) && (missing3 = "vatAmount"))){
@@ -12223,7 +12239,7 @@ errors++;
 else {
 if(data.draftInvoiceNumber !== undefined){
 let data8 = data.draftInvoiceNumber;
-const _errs23 = errors;
+const _errs24 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
 const err16 = {instancePath:instancePath+"/draftInvoiceNumber",schemaPath:"#/anyOf/1/properties/draftInvoiceNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -12234,7 +12250,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid4 = _errs23 === errors;
+var valid4 = _errs24 === errors;
 }
 else {
 var valid4 = true;
@@ -12242,7 +12258,7 @@ var valid4 = true;
 if(valid4){
 if(data.netAmount !== undefined){
 let data9 = data.netAmount;
-const _errs25 = errors;
+const _errs26 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
 const err17 = {instancePath:instancePath+"/netAmount",schemaPath:"#/anyOf/1/properties/netAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12253,7 +12269,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid4 = _errs25 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
 var valid4 = true;
@@ -12261,7 +12277,7 @@ var valid4 = true;
 if(valid4){
 if(data.grossAmount !== undefined){
 let data10 = data.grossAmount;
-const _errs27 = errors;
+const _errs28 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
 const err18 = {instancePath:instancePath+"/grossAmount",schemaPath:"#/anyOf/1/properties/grossAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12272,7 +12288,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid4 = _errs27 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
 var valid4 = true;
@@ -12280,7 +12296,7 @@ var valid4 = true;
 if(valid4){
 if(data.vatAmount !== undefined){
 let data11 = data.vatAmount;
-const _errs29 = errors;
+const _errs30 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 const err19 = {instancePath:instancePath+"/vatAmount",schemaPath:"#/anyOf/1/properties/vatAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12291,14 +12307,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid4 = _errs29 === errors;
+var valid4 = _errs30 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.currency !== undefined){
-const _errs31 = errors;
+const _errs32 = errors;
 if(typeof data.currency !== "string"){
 const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/anyOf/1/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12309,14 +12325,14 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid4 = _errs31 === errors;
+var valid4 = _errs32 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.date !== undefined){
-const _errs33 = errors;
+const _errs34 = errors;
 if(typeof data.date !== "string"){
 const err21 = {instancePath:instancePath+"/date",schemaPath:"#/anyOf/1/properties/date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12327,14 +12343,14 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid4 = _errs33 === errors;
+var valid4 = _errs34 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.dueDate !== undefined){
-const _errs35 = errors;
+const _errs36 = errors;
 if(typeof data.dueDate !== "string"){
 const err22 = {instancePath:instancePath+"/dueDate",schemaPath:"#/anyOf/1/properties/dueDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12345,7 +12361,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid4 = _errs35 === errors;
+var valid4 = _errs36 === errors;
 }
 else {
 var valid4 = true;
@@ -12353,8 +12369,8 @@ var valid4 = true;
 if(valid4){
 if(data.customer !== undefined){
 let data15 = data.customer;
-const _errs37 = errors;
-if(errors === _errs37){
+const _errs38 = errors;
+if(errors === _errs38){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.customerNumber !== undefined){
 let data16 = data15.customerNumber;
@@ -12381,7 +12397,7 @@ vErrors.push(err24);
 errors++;
 }
 }
-var valid4 = _errs37 === errors;
+var valid4 = _errs38 === errors;
 }
 else {
 var valid4 = true;
@@ -12389,19 +12405,19 @@ var valid4 = true;
 if(valid4){
 if(data.lines !== undefined){
 let data17 = data.lines;
-const _errs41 = errors;
-if(errors === _errs41){
+const _errs42 = errors;
+if(errors === _errs42){
 if(Array.isArray(data17)){
 var valid6 = true;
 const len0 = data17.length;
 for(let i0=0; i0<len0; i0++){
 let data18 = data17[i0];
-const _errs43 = errors;
-if(errors === _errs43){
+const _errs44 = errors;
+if(errors === _errs44){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 if(data18.lineNumber !== undefined){
 let data19 = data18.lineNumber;
-const _errs45 = errors;
+const _errs46 = errors;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 const err25 = {instancePath:instancePath+"/lines/" + i0+"/lineNumber",schemaPath:"#/anyOf/1/properties/lines/items/properties/lineNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -12412,7 +12428,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid7 = _errs45 === errors;
+var valid7 = _errs46 === errors;
 }
 else {
 var valid7 = true;
@@ -12420,7 +12436,7 @@ var valid7 = true;
 if(valid7){
 if(data18.sortKey !== undefined){
 let data20 = data18.sortKey;
-const _errs47 = errors;
+const _errs48 = errors;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
 const err26 = {instancePath:instancePath+"/lines/" + i0+"/sortKey",schemaPath:"#/anyOf/1/properties/lines/items/properties/sortKey/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -12431,14 +12447,14 @@ vErrors.push(err26);
 }
 errors++;
 }
-var valid7 = _errs47 === errors;
+var valid7 = _errs48 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
 if(data18.description !== undefined){
-const _errs49 = errors;
+const _errs50 = errors;
 if(typeof data18.description !== "string"){
 const err27 = {instancePath:instancePath+"/lines/" + i0+"/description",schemaPath:"#/anyOf/1/properties/lines/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12449,7 +12465,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid7 = _errs49 === errors;
+var valid7 = _errs50 === errors;
 }
 else {
 var valid7 = true;
@@ -12457,8 +12473,8 @@ var valid7 = true;
 if(valid7){
 if(data18.product !== undefined){
 let data22 = data18.product;
-const _errs51 = errors;
-if(errors === _errs51){
+const _errs52 = errors;
+if(errors === _errs52){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 if(data22.productNumber !== undefined){
 if(typeof data22.productNumber !== "string"){
@@ -12484,7 +12500,7 @@ vErrors.push(err29);
 errors++;
 }
 }
-var valid7 = _errs51 === errors;
+var valid7 = _errs52 === errors;
 }
 else {
 var valid7 = true;
@@ -12492,7 +12508,7 @@ var valid7 = true;
 if(valid7){
 if(data18.quantity !== undefined){
 let data24 = data18.quantity;
-const _errs55 = errors;
+const _errs56 = errors;
 if(!((typeof data24 == "number") && (isFinite(data24)))){
 const err30 = {instancePath:instancePath+"/lines/" + i0+"/quantity",schemaPath:"#/anyOf/1/properties/lines/items/properties/quantity/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12503,7 +12519,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid7 = _errs55 === errors;
+var valid7 = _errs56 === errors;
 }
 else {
 var valid7 = true;
@@ -12511,12 +12527,12 @@ var valid7 = true;
 if(valid7){
 if(data18.unit !== undefined){
 let data25 = data18.unit;
-const _errs57 = errors;
-if(errors === _errs57){
+const _errs58 = errors;
+if(errors === _errs58){
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
 if(data25.unitNumber !== undefined){
 let data26 = data25.unitNumber;
-const _errs59 = errors;
+const _errs60 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
 const err31 = {instancePath:instancePath+"/lines/" + i0+"/unit/unitNumber",schemaPath:"#/anyOf/1/properties/lines/items/properties/unit/properties/unitNumber/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -12527,14 +12543,14 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid9 = _errs59 === errors;
+var valid9 = _errs60 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data25.name !== undefined){
-const _errs61 = errors;
+const _errs62 = errors;
 if(typeof data25.name !== "string"){
 const err32 = {instancePath:instancePath+"/lines/" + i0+"/unit/name",schemaPath:"#/anyOf/1/properties/lines/items/properties/unit/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -12545,7 +12561,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-var valid9 = _errs61 === errors;
+var valid9 = _errs62 === errors;
 }
 else {
 var valid9 = true;
@@ -12563,7 +12579,7 @@ vErrors.push(err33);
 errors++;
 }
 }
-var valid7 = _errs57 === errors;
+var valid7 = _errs58 === errors;
 }
 else {
 var valid7 = true;
@@ -12571,7 +12587,7 @@ var valid7 = true;
 if(valid7){
 if(data18.unitNetPrice !== undefined){
 let data28 = data18.unitNetPrice;
-const _errs63 = errors;
+const _errs64 = errors;
 if(!((typeof data28 == "number") && (isFinite(data28)))){
 const err34 = {instancePath:instancePath+"/lines/" + i0+"/unitNetPrice",schemaPath:"#/anyOf/1/properties/lines/items/properties/unitNetPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12582,7 +12598,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-var valid7 = _errs63 === errors;
+var valid7 = _errs64 === errors;
 }
 else {
 var valid7 = true;
@@ -12590,7 +12606,7 @@ var valid7 = true;
 if(valid7){
 if(data18.discountPercentage !== undefined){
 let data29 = data18.discountPercentage;
-const _errs65 = errors;
+const _errs66 = errors;
 if(!((typeof data29 == "number") && (isFinite(data29)))){
 const err35 = {instancePath:instancePath+"/lines/" + i0+"/discountPercentage",schemaPath:"#/anyOf/1/properties/lines/items/properties/discountPercentage/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12601,7 +12617,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-var valid7 = _errs65 === errors;
+var valid7 = _errs66 === errors;
 }
 else {
 var valid7 = true;
@@ -12609,7 +12625,7 @@ var valid7 = true;
 if(valid7){
 if(data18.unitCostPrice !== undefined){
 let data30 = data18.unitCostPrice;
-const _errs67 = errors;
+const _errs68 = errors;
 if(!((typeof data30 == "number") && (isFinite(data30)))){
 const err36 = {instancePath:instancePath+"/lines/" + i0+"/unitCostPrice",schemaPath:"#/anyOf/1/properties/lines/items/properties/unitCostPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12620,7 +12636,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid7 = _errs67 === errors;
+var valid7 = _errs68 === errors;
 }
 else {
 var valid7 = true;
@@ -12628,7 +12644,7 @@ var valid7 = true;
 if(valid7){
 if(data18.totalNetAmount !== undefined){
 let data31 = data18.totalNetAmount;
-const _errs69 = errors;
+const _errs70 = errors;
 if(!((typeof data31 == "number") && (isFinite(data31)))){
 const err37 = {instancePath:instancePath+"/lines/" + i0+"/totalNetAmount",schemaPath:"#/anyOf/1/properties/lines/items/properties/totalNetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
@@ -12639,7 +12655,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-var valid7 = _errs69 === errors;
+var valid7 = _errs70 === errors;
 }
 else {
 var valid7 = true;
@@ -12665,7 +12681,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-var valid6 = _errs43 === errors;
+var valid6 = _errs44 === errors;
 if(!valid6){
 break;
 }
@@ -12682,7 +12698,7 @@ vErrors.push(err39);
 errors++;
 }
 }
-var valid4 = _errs41 === errors;
+var valid4 = _errs42 === errors;
 }
 else {
 var valid4 = true;
@@ -12708,7 +12724,7 @@ vErrors.push(err40);
 errors++;
 }
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs22 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -12724,10 +12740,10 @@ validate63.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;

@@ -6201,16 +6201,20 @@ return errors === 0;
 }
 
 export const output_list_recently_added_items = validate47;
-const schema48 = {"anyOf":[{"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Items first seen at or after `since` (all items without it), before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"The item's `InvItemClient` row plus when the platform first saw it.","required":["firstSeenAt","baseline"],"properties":{"Item":{"type":"string"},"Name":{"type":"string"},"firstSeenAt":{"type":"string","format":"date-time","description":"When the platform first saw the item (the opt-in time for baseline items)."},"baseline":{"type":"boolean","description":"true when the item already existed at opt-in (part of the initial baseline)."}}}}}},{"type":"object","required":["hint","message"],"additionalProperties":false,"properties":{"hint":{"const":"data_layer_not_enabled"},"message":{"type":"string","description":"Tells the user that the recently-added-items data layer is opt-in and not enabled for this connection."}}}]};
+const schema48 = {"type":"object","anyOf":[{"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Items first seen at or after `since` (all items without it), before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"The item's `InvItemClient` row plus when the platform first saw it.","required":["firstSeenAt","baseline"],"properties":{"Item":{"type":"string"},"Name":{"type":"string"},"firstSeenAt":{"type":"string","format":"date-time","description":"When the platform first saw the item (the opt-in time for baseline items)."},"baseline":{"type":"boolean","description":"true when the item already existed at opt-in (part of the initial baseline)."}}}}}},{"type":"object","required":["hint","message"],"additionalProperties":false,"properties":{"hint":{"const":"data_layer_not_enabled"},"message":{"type":"string","description":"Tells the user that the recently-added-items data layer is opt-in and not enabled for this connection."}}}]};
 const formats24 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
@@ -6225,7 +6229,7 @@ errors++;
 }
 else {
 if(data.entity !== undefined){
-const _errs3 = errors;
+const _errs4 = errors;
 if(typeof data.entity !== "string"){
 const err1 = {instancePath:instancePath+"/entity",schemaPath:"#/anyOf/0/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6236,7 +6240,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-var valid1 = _errs3 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
@@ -6244,7 +6248,7 @@ var valid1 = true;
 if(valid1){
 if(data.count !== undefined){
 let data1 = data.count;
-const _errs5 = errors;
+const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 const err2 = {instancePath:instancePath+"/count",schemaPath:"#/anyOf/0/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -6255,7 +6259,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
 var valid1 = true;
@@ -6263,7 +6267,7 @@ var valid1 = true;
 if(valid1){
 if(data.total !== undefined){
 let data2 = data.total;
-const _errs7 = errors;
+const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 const err3 = {instancePath:instancePath+"/total",schemaPath:"#/anyOf/0/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -6274,7 +6278,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid1 = _errs7 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
@@ -6282,15 +6286,15 @@ var valid1 = true;
 if(valid1){
 if(data.items !== undefined){
 let data3 = data.items;
-const _errs9 = errors;
-if(errors === _errs9){
+const _errs10 = errors;
+if(errors === _errs10){
 if(Array.isArray(data3)){
 var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.firstSeenAt === undefined) && (missing1 = "firstSeenAt")) || ((data4.baseline === undefined) && (missing1 = "baseline"))){
@@ -6305,7 +6309,7 @@ errors++;
 }
 else {
 if(data4.Item !== undefined){
-const _errs13 = errors;
+const _errs14 = errors;
 if(typeof data4.Item !== "string"){
 const err5 = {instancePath:instancePath+"/items/" + i0+"/Item",schemaPath:"#/anyOf/0/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6316,14 +6320,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid3 = _errs13 === errors;
+var valid3 = _errs14 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data4.Name !== undefined){
-const _errs15 = errors;
+const _errs16 = errors;
 if(typeof data4.Name !== "string"){
 const err6 = {instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/anyOf/0/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6334,7 +6338,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -6342,9 +6346,9 @@ var valid3 = true;
 if(valid3){
 if(data4.firstSeenAt !== undefined){
 let data7 = data4.firstSeenAt;
-const _errs17 = errors;
-if(errors === _errs17){
-if(errors === _errs17){
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
 if(typeof data7 === "string"){
 if(!(formats24.validate(data7))){
 const err7 = {instancePath:instancePath+"/items/" + i0+"/firstSeenAt",schemaPath:"#/anyOf/0/properties/items/items/properties/firstSeenAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
@@ -6369,14 +6373,14 @@ errors++;
 }
 }
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data4.baseline !== undefined){
-const _errs19 = errors;
+const _errs20 = errors;
 if(typeof data4.baseline !== "boolean"){
 const err9 = {instancePath:instancePath+"/items/" + i0+"/baseline",schemaPath:"#/anyOf/0/properties/items/items/properties/baseline/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -6387,7 +6391,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs19 === errors;
+var valid3 = _errs20 === errors;
 }
 else {
 var valid3 = true;
@@ -6408,7 +6412,7 @@ vErrors.push(err10);
 errors++;
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs12 === errors;
 if(!valid2){
 break;
 }
@@ -6425,7 +6429,7 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
@@ -6446,11 +6450,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs21 = errors;
-if(errors === _errs21){
+const _errs22 = errors;
+if(errors === _errs22){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if(((data.hint === undefined) && (missing2 = "hint")) || ((data.message === undefined) && (missing2 = "message"))){
@@ -6464,7 +6468,7 @@ vErrors.push(err13);
 errors++;
 }
 else {
-const _errs23 = errors;
+const _errs24 = errors;
 for(const key0 in data){
 if(!((key0 === "hint") || (key0 === "message"))){
 const err14 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -6478,9 +6482,9 @@ errors++;
 break;
 }
 }
-if(_errs23 === errors){
+if(_errs24 === errors){
 if(data.hint !== undefined){
-const _errs24 = errors;
+const _errs25 = errors;
 if("data_layer_not_enabled" !== data.hint){
 const err15 = {instancePath:instancePath+"/hint",schemaPath:"#/anyOf/1/properties/hint/const",keyword:"const",params:{allowedValue: "data_layer_not_enabled"},message:"must be equal to constant"};
 if(vErrors === null){
@@ -6491,14 +6495,14 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid4 = _errs24 === errors;
+var valid4 = _errs25 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.message !== undefined){
-const _errs25 = errors;
+const _errs26 = errors;
 if(typeof data.message !== "string"){
 const err16 = {instancePath:instancePath+"/message",schemaPath:"#/anyOf/1/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -6509,7 +6513,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid4 = _errs25 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
 var valid4 = true;
@@ -6529,7 +6533,7 @@ vErrors.push(err17);
 errors++;
 }
 }
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs22 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -6545,10 +6549,10 @@ validate47.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;

@@ -635,15 +635,19 @@ return errors === 0;
 }
 
 export const output_hent_virksomhed = validate13;
-const schema14 = {"anyOf":[{"type":"object","required":["cvrNummer","navn","status","reklamebeskyttet"],"properties":{"cvrNummer":{"type":"integer"},"navn":{"type":"string"},"status":{"type":["string","null"]},"virksomhedsform":{"type":["string","null"]},"branchekode":{"type":["string","null"]},"branchetekst":{"type":["string","null"]},"adresse":{"type":["object","null"],"description":"Newest registered address.","properties":{"vejnavn":{"type":["string","null"]},"husnummerFra":{"type":["integer","null"]},"bogstavFra":{"type":["string","null"]},"etage":{"type":["string","null"]},"sidedoer":{"type":["string","null"]},"postnummer":{"type":["integer","null"]},"postdistrikt":{"type":["string","null"]},"bynavn":{"type":["string","null"]},"kommune":{"type":["string","null"]},"landekode":{"type":["string","null"]},"conavn":{"type":["string","null"]},"postboks":{"type":["string","null"]}}},"stiftelsesDato":{"type":["string","null"]},"beskaeftigelse":{"description":"Latest employment figures; counts may be null, in which case only interval codes are given.","type":["object","null"],"properties":{"aar":{"type":"integer"},"kvartal":{"type":["integer","null"]},"maaned":{"type":["integer","null"]},"antalAnsatte":{"type":["number","null"]},"antalAarsvaerk":{"type":["number","null"]},"intervalKodeAntalAnsatte":{"type":["string","null"]},"intervalKodeAntalAarsvaerk":{"type":["string","null"]}}},"reklamebeskyttet":{"type":"boolean"},"kapital":{"type":["number","null"]},"kapitalValuta":{"type":["string","null"]}}},{"type":"object","required":["found","cvrNummer"],"additionalProperties":false,"properties":{"found":{"const":false},"cvrNummer":{"type":"integer"}}}]};
+const schema14 = {"type":"object","anyOf":[{"type":"object","required":["cvrNummer","navn","status","reklamebeskyttet"],"properties":{"cvrNummer":{"type":"integer"},"navn":{"type":"string"},"status":{"type":["string","null"]},"virksomhedsform":{"type":["string","null"]},"branchekode":{"type":["string","null"]},"branchetekst":{"type":["string","null"]},"adresse":{"type":["object","null"],"description":"Newest registered address.","properties":{"vejnavn":{"type":["string","null"]},"husnummerFra":{"type":["integer","null"]},"bogstavFra":{"type":["string","null"]},"etage":{"type":["string","null"]},"sidedoer":{"type":["string","null"]},"postnummer":{"type":["integer","null"]},"postdistrikt":{"type":["string","null"]},"bynavn":{"type":["string","null"]},"kommune":{"type":["string","null"]},"landekode":{"type":["string","null"]},"conavn":{"type":["string","null"]},"postboks":{"type":["string","null"]}}},"stiftelsesDato":{"type":["string","null"]},"beskaeftigelse":{"description":"Latest employment figures; counts may be null, in which case only interval codes are given.","type":["object","null"],"properties":{"aar":{"type":"integer"},"kvartal":{"type":["integer","null"]},"maaned":{"type":["integer","null"]},"antalAnsatte":{"type":["number","null"]},"antalAarsvaerk":{"type":["number","null"]},"intervalKodeAntalAnsatte":{"type":["string","null"]},"intervalKodeAntalAarsvaerk":{"type":["string","null"]}}},"reklamebeskyttet":{"type":"boolean"},"kapital":{"type":["number","null"]},"kapitalValuta":{"type":["string","null"]}}},{"type":"object","required":["found","cvrNummer"],"additionalProperties":false,"properties":{"found":{"const":false},"cvrNummer":{"type":"integer"}}}]};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.cvrNummer === undefined) && (missing0 = "cvrNummer")) || ((data.navn === undefined) && (missing0 = "navn"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.reklamebeskyttet === undefined) && (missing0 = "reklamebeskyttet"))){
@@ -659,7 +663,7 @@ errors++;
 else {
 if(data.cvrNummer !== undefined){
 let data0 = data.cvrNummer;
-const _errs3 = errors;
+const _errs4 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 const err1 = {instancePath:instancePath+"/cvrNummer",schemaPath:"#/anyOf/0/properties/cvrNummer/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -670,14 +674,14 @@ vErrors.push(err1);
 }
 errors++;
 }
-var valid1 = _errs3 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.navn !== undefined){
-const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data.navn !== "string"){
 const err2 = {instancePath:instancePath+"/navn",schemaPath:"#/anyOf/0/properties/navn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -688,7 +692,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
 var valid1 = true;
@@ -696,7 +700,7 @@ var valid1 = true;
 if(valid1){
 if(data.status !== undefined){
 let data2 = data.status;
-const _errs7 = errors;
+const _errs8 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 const err3 = {instancePath:instancePath+"/status",schemaPath:"#/anyOf/0/properties/status/type",keyword:"type",params:{type: schema14.anyOf[0].properties.status.type},message:"must be string,null"};
 if(vErrors === null){
@@ -707,7 +711,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid1 = _errs7 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
@@ -715,7 +719,7 @@ var valid1 = true;
 if(valid1){
 if(data.virksomhedsform !== undefined){
 let data3 = data.virksomhedsform;
-const _errs9 = errors;
+const _errs10 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
 const err4 = {instancePath:instancePath+"/virksomhedsform",schemaPath:"#/anyOf/0/properties/virksomhedsform/type",keyword:"type",params:{type: schema14.anyOf[0].properties.virksomhedsform.type},message:"must be string,null"};
 if(vErrors === null){
@@ -726,7 +730,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
@@ -734,7 +738,7 @@ var valid1 = true;
 if(valid1){
 if(data.branchekode !== undefined){
 let data4 = data.branchekode;
-const _errs11 = errors;
+const _errs12 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
 const err5 = {instancePath:instancePath+"/branchekode",schemaPath:"#/anyOf/0/properties/branchekode/type",keyword:"type",params:{type: schema14.anyOf[0].properties.branchekode.type},message:"must be string,null"};
 if(vErrors === null){
@@ -745,7 +749,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid1 = _errs11 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
@@ -753,7 +757,7 @@ var valid1 = true;
 if(valid1){
 if(data.branchetekst !== undefined){
 let data5 = data.branchetekst;
-const _errs13 = errors;
+const _errs14 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
 const err6 = {instancePath:instancePath+"/branchetekst",schemaPath:"#/anyOf/0/properties/branchetekst/type",keyword:"type",params:{type: schema14.anyOf[0].properties.branchetekst.type},message:"must be string,null"};
 if(vErrors === null){
@@ -764,7 +768,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid1 = _errs13 === errors;
+var valid1 = _errs14 === errors;
 }
 else {
 var valid1 = true;
@@ -772,7 +776,7 @@ var valid1 = true;
 if(valid1){
 if(data.adresse !== undefined){
 let data6 = data.adresse;
-const _errs15 = errors;
+const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
 const err7 = {instancePath:instancePath+"/adresse",schemaPath:"#/anyOf/0/properties/adresse/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.type},message:"must be object,null"};
 if(vErrors === null){
@@ -783,11 +787,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(errors === _errs15){
+if(errors === _errs16){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.vejnavn !== undefined){
 let data7 = data6.vejnavn;
-const _errs17 = errors;
+const _errs18 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
 const err8 = {instancePath:instancePath+"/adresse/vejnavn",schemaPath:"#/anyOf/0/properties/adresse/properties/vejnavn/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.vejnavn.type},message:"must be string,null"};
 if(vErrors === null){
@@ -798,7 +802,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid2 = _errs17 === errors;
+var valid2 = _errs18 === errors;
 }
 else {
 var valid2 = true;
@@ -806,7 +810,7 @@ var valid2 = true;
 if(valid2){
 if(data6.husnummerFra !== undefined){
 let data8 = data6.husnummerFra;
-const _errs19 = errors;
+const _errs20 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
 const err9 = {instancePath:instancePath+"/adresse/husnummerFra",schemaPath:"#/anyOf/0/properties/adresse/properties/husnummerFra/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.husnummerFra.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -817,7 +821,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
@@ -825,7 +829,7 @@ var valid2 = true;
 if(valid2){
 if(data6.bogstavFra !== undefined){
 let data9 = data6.bogstavFra;
-const _errs21 = errors;
+const _errs22 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
 const err10 = {instancePath:instancePath+"/adresse/bogstavFra",schemaPath:"#/anyOf/0/properties/adresse/properties/bogstavFra/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.bogstavFra.type},message:"must be string,null"};
 if(vErrors === null){
@@ -836,7 +840,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid2 = _errs21 === errors;
+var valid2 = _errs22 === errors;
 }
 else {
 var valid2 = true;
@@ -844,7 +848,7 @@ var valid2 = true;
 if(valid2){
 if(data6.etage !== undefined){
 let data10 = data6.etage;
-const _errs23 = errors;
+const _errs24 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
 const err11 = {instancePath:instancePath+"/adresse/etage",schemaPath:"#/anyOf/0/properties/adresse/properties/etage/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.etage.type},message:"must be string,null"};
 if(vErrors === null){
@@ -855,7 +859,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-var valid2 = _errs23 === errors;
+var valid2 = _errs24 === errors;
 }
 else {
 var valid2 = true;
@@ -863,7 +867,7 @@ var valid2 = true;
 if(valid2){
 if(data6.sidedoer !== undefined){
 let data11 = data6.sidedoer;
-const _errs25 = errors;
+const _errs26 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
 const err12 = {instancePath:instancePath+"/adresse/sidedoer",schemaPath:"#/anyOf/0/properties/adresse/properties/sidedoer/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.sidedoer.type},message:"must be string,null"};
 if(vErrors === null){
@@ -874,7 +878,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid2 = _errs25 === errors;
+var valid2 = _errs26 === errors;
 }
 else {
 var valid2 = true;
@@ -882,7 +886,7 @@ var valid2 = true;
 if(valid2){
 if(data6.postnummer !== undefined){
 let data12 = data6.postnummer;
-const _errs27 = errors;
+const _errs28 = errors;
 if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
 const err13 = {instancePath:instancePath+"/adresse/postnummer",schemaPath:"#/anyOf/0/properties/adresse/properties/postnummer/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.postnummer.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -893,7 +897,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var valid2 = _errs27 === errors;
+var valid2 = _errs28 === errors;
 }
 else {
 var valid2 = true;
@@ -901,7 +905,7 @@ var valid2 = true;
 if(valid2){
 if(data6.postdistrikt !== undefined){
 let data13 = data6.postdistrikt;
-const _errs29 = errors;
+const _errs30 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
 const err14 = {instancePath:instancePath+"/adresse/postdistrikt",schemaPath:"#/anyOf/0/properties/adresse/properties/postdistrikt/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.postdistrikt.type},message:"must be string,null"};
 if(vErrors === null){
@@ -912,7 +916,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid2 = _errs29 === errors;
+var valid2 = _errs30 === errors;
 }
 else {
 var valid2 = true;
@@ -920,7 +924,7 @@ var valid2 = true;
 if(valid2){
 if(data6.bynavn !== undefined){
 let data14 = data6.bynavn;
-const _errs31 = errors;
+const _errs32 = errors;
 if((typeof data14 !== "string") && (data14 !== null)){
 const err15 = {instancePath:instancePath+"/adresse/bynavn",schemaPath:"#/anyOf/0/properties/adresse/properties/bynavn/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.bynavn.type},message:"must be string,null"};
 if(vErrors === null){
@@ -931,7 +935,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid2 = _errs31 === errors;
+var valid2 = _errs32 === errors;
 }
 else {
 var valid2 = true;
@@ -939,7 +943,7 @@ var valid2 = true;
 if(valid2){
 if(data6.kommune !== undefined){
 let data15 = data6.kommune;
-const _errs33 = errors;
+const _errs34 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
 const err16 = {instancePath:instancePath+"/adresse/kommune",schemaPath:"#/anyOf/0/properties/adresse/properties/kommune/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.kommune.type},message:"must be string,null"};
 if(vErrors === null){
@@ -950,7 +954,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid2 = _errs33 === errors;
+var valid2 = _errs34 === errors;
 }
 else {
 var valid2 = true;
@@ -958,7 +962,7 @@ var valid2 = true;
 if(valid2){
 if(data6.landekode !== undefined){
 let data16 = data6.landekode;
-const _errs35 = errors;
+const _errs36 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
 const err17 = {instancePath:instancePath+"/adresse/landekode",schemaPath:"#/anyOf/0/properties/adresse/properties/landekode/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.landekode.type},message:"must be string,null"};
 if(vErrors === null){
@@ -969,7 +973,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid2 = _errs35 === errors;
+var valid2 = _errs36 === errors;
 }
 else {
 var valid2 = true;
@@ -977,7 +981,7 @@ var valid2 = true;
 if(valid2){
 if(data6.conavn !== undefined){
 let data17 = data6.conavn;
-const _errs37 = errors;
+const _errs38 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
 const err18 = {instancePath:instancePath+"/adresse/conavn",schemaPath:"#/anyOf/0/properties/adresse/properties/conavn/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.conavn.type},message:"must be string,null"};
 if(vErrors === null){
@@ -988,7 +992,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-var valid2 = _errs37 === errors;
+var valid2 = _errs38 === errors;
 }
 else {
 var valid2 = true;
@@ -996,7 +1000,7 @@ var valid2 = true;
 if(valid2){
 if(data6.postboks !== undefined){
 let data18 = data6.postboks;
-const _errs39 = errors;
+const _errs40 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
 const err19 = {instancePath:instancePath+"/adresse/postboks",schemaPath:"#/anyOf/0/properties/adresse/properties/postboks/type",keyword:"type",params:{type: schema14.anyOf[0].properties.adresse.properties.postboks.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1007,7 +1011,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-var valid2 = _errs39 === errors;
+var valid2 = _errs40 === errors;
 }
 else {
 var valid2 = true;
@@ -1025,7 +1029,7 @@ var valid2 = true;
 }
 }
 }
-var valid1 = _errs15 === errors;
+var valid1 = _errs16 === errors;
 }
 else {
 var valid1 = true;
@@ -1033,7 +1037,7 @@ var valid1 = true;
 if(valid1){
 if(data.stiftelsesDato !== undefined){
 let data19 = data.stiftelsesDato;
-const _errs41 = errors;
+const _errs42 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
 const err20 = {instancePath:instancePath+"/stiftelsesDato",schemaPath:"#/anyOf/0/properties/stiftelsesDato/type",keyword:"type",params:{type: schema14.anyOf[0].properties.stiftelsesDato.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1044,7 +1048,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-var valid1 = _errs41 === errors;
+var valid1 = _errs42 === errors;
 }
 else {
 var valid1 = true;
@@ -1052,7 +1056,7 @@ var valid1 = true;
 if(valid1){
 if(data.beskaeftigelse !== undefined){
 let data20 = data.beskaeftigelse;
-const _errs43 = errors;
+const _errs44 = errors;
 if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
 const err21 = {instancePath:instancePath+"/beskaeftigelse",schemaPath:"#/anyOf/0/properties/beskaeftigelse/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.type},message:"must be object,null"};
 if(vErrors === null){
@@ -1063,11 +1067,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(errors === _errs43){
+if(errors === _errs44){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 if(data20.aar !== undefined){
 let data21 = data20.aar;
-const _errs45 = errors;
+const _errs46 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
 const err22 = {instancePath:instancePath+"/beskaeftigelse/aar",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/aar/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -1078,7 +1082,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-var valid3 = _errs45 === errors;
+var valid3 = _errs46 === errors;
 }
 else {
 var valid3 = true;
@@ -1086,7 +1090,7 @@ var valid3 = true;
 if(valid3){
 if(data20.kvartal !== undefined){
 let data22 = data20.kvartal;
-const _errs47 = errors;
+const _errs48 = errors;
 if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
 const err23 = {instancePath:instancePath+"/beskaeftigelse/kvartal",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/kvartal/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.kvartal.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -1097,7 +1101,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-var valid3 = _errs47 === errors;
+var valid3 = _errs48 === errors;
 }
 else {
 var valid3 = true;
@@ -1105,7 +1109,7 @@ var valid3 = true;
 if(valid3){
 if(data20.maaned !== undefined){
 let data23 = data20.maaned;
-const _errs49 = errors;
+const _errs50 = errors;
 if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
 const err24 = {instancePath:instancePath+"/beskaeftigelse/maaned",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/maaned/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.maaned.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -1116,7 +1120,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-var valid3 = _errs49 === errors;
+var valid3 = _errs50 === errors;
 }
 else {
 var valid3 = true;
@@ -1124,7 +1128,7 @@ var valid3 = true;
 if(valid3){
 if(data20.antalAnsatte !== undefined){
 let data24 = data20.antalAnsatte;
-const _errs51 = errors;
+const _errs52 = errors;
 if((!((typeof data24 == "number") && (isFinite(data24)))) && (data24 !== null)){
 const err25 = {instancePath:instancePath+"/beskaeftigelse/antalAnsatte",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/antalAnsatte/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.antalAnsatte.type},message:"must be number,null"};
 if(vErrors === null){
@@ -1135,7 +1139,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid3 = _errs51 === errors;
+var valid3 = _errs52 === errors;
 }
 else {
 var valid3 = true;
@@ -1143,7 +1147,7 @@ var valid3 = true;
 if(valid3){
 if(data20.antalAarsvaerk !== undefined){
 let data25 = data20.antalAarsvaerk;
-const _errs53 = errors;
+const _errs54 = errors;
 if((!((typeof data25 == "number") && (isFinite(data25)))) && (data25 !== null)){
 const err26 = {instancePath:instancePath+"/beskaeftigelse/antalAarsvaerk",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/antalAarsvaerk/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.antalAarsvaerk.type},message:"must be number,null"};
 if(vErrors === null){
@@ -1154,7 +1158,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-var valid3 = _errs53 === errors;
+var valid3 = _errs54 === errors;
 }
 else {
 var valid3 = true;
@@ -1162,7 +1166,7 @@ var valid3 = true;
 if(valid3){
 if(data20.intervalKodeAntalAnsatte !== undefined){
 let data26 = data20.intervalKodeAntalAnsatte;
-const _errs55 = errors;
+const _errs56 = errors;
 if((typeof data26 !== "string") && (data26 !== null)){
 const err27 = {instancePath:instancePath+"/beskaeftigelse/intervalKodeAntalAnsatte",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/intervalKodeAntalAnsatte/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.intervalKodeAntalAnsatte.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1173,7 +1177,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-var valid3 = _errs55 === errors;
+var valid3 = _errs56 === errors;
 }
 else {
 var valid3 = true;
@@ -1181,7 +1185,7 @@ var valid3 = true;
 if(valid3){
 if(data20.intervalKodeAntalAarsvaerk !== undefined){
 let data27 = data20.intervalKodeAntalAarsvaerk;
-const _errs57 = errors;
+const _errs58 = errors;
 if((typeof data27 !== "string") && (data27 !== null)){
 const err28 = {instancePath:instancePath+"/beskaeftigelse/intervalKodeAntalAarsvaerk",schemaPath:"#/anyOf/0/properties/beskaeftigelse/properties/intervalKodeAntalAarsvaerk/type",keyword:"type",params:{type: schema14.anyOf[0].properties.beskaeftigelse.properties.intervalKodeAntalAarsvaerk.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1192,7 +1196,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid3 = _errs57 === errors;
+var valid3 = _errs58 === errors;
 }
 else {
 var valid3 = true;
@@ -1205,14 +1209,14 @@ var valid3 = true;
 }
 }
 }
-var valid1 = _errs43 === errors;
+var valid1 = _errs44 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data.reklamebeskyttet !== undefined){
-const _errs59 = errors;
+const _errs60 = errors;
 if(typeof data.reklamebeskyttet !== "boolean"){
 const err29 = {instancePath:instancePath+"/reklamebeskyttet",schemaPath:"#/anyOf/0/properties/reklamebeskyttet/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -1223,7 +1227,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-var valid1 = _errs59 === errors;
+var valid1 = _errs60 === errors;
 }
 else {
 var valid1 = true;
@@ -1231,7 +1235,7 @@ var valid1 = true;
 if(valid1){
 if(data.kapital !== undefined){
 let data29 = data.kapital;
-const _errs61 = errors;
+const _errs62 = errors;
 if((!((typeof data29 == "number") && (isFinite(data29)))) && (data29 !== null)){
 const err30 = {instancePath:instancePath+"/kapital",schemaPath:"#/anyOf/0/properties/kapital/type",keyword:"type",params:{type: schema14.anyOf[0].properties.kapital.type},message:"must be number,null"};
 if(vErrors === null){
@@ -1242,7 +1246,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-var valid1 = _errs61 === errors;
+var valid1 = _errs62 === errors;
 }
 else {
 var valid1 = true;
@@ -1250,7 +1254,7 @@ var valid1 = true;
 if(valid1){
 if(data.kapitalValuta !== undefined){
 let data30 = data.kapitalValuta;
-const _errs63 = errors;
+const _errs64 = errors;
 if((typeof data30 !== "string") && (data30 !== null)){
 const err31 = {instancePath:instancePath+"/kapitalValuta",schemaPath:"#/anyOf/0/properties/kapitalValuta/type",keyword:"type",params:{type: schema14.anyOf[0].properties.kapitalValuta.type},message:"must be string,null"};
 if(vErrors === null){
@@ -1261,7 +1265,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-var valid1 = _errs63 === errors;
+var valid1 = _errs64 === errors;
 }
 else {
 var valid1 = true;
@@ -1290,11 +1294,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs65 = errors;
-if(errors === _errs65){
+const _errs66 = errors;
+if(errors === _errs66){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.found === undefined) && (missing1 = "found")) || ((data.cvrNummer === undefined) && (missing1 = "cvrNummer"))){
@@ -1308,7 +1312,7 @@ vErrors.push(err33);
 errors++;
 }
 else {
-const _errs67 = errors;
+const _errs68 = errors;
 for(const key0 in data){
 if(!((key0 === "found") || (key0 === "cvrNummer"))){
 const err34 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -1322,9 +1326,9 @@ errors++;
 break;
 }
 }
-if(_errs67 === errors){
+if(_errs68 === errors){
 if(data.found !== undefined){
-const _errs68 = errors;
+const _errs69 = errors;
 if(false !== data.found){
 const err35 = {instancePath:instancePath+"/found",schemaPath:"#/anyOf/1/properties/found/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
@@ -1335,7 +1339,7 @@ vErrors.push(err35);
 }
 errors++;
 }
-var valid4 = _errs68 === errors;
+var valid4 = _errs69 === errors;
 }
 else {
 var valid4 = true;
@@ -1343,7 +1347,7 @@ var valid4 = true;
 if(valid4){
 if(data.cvrNummer !== undefined){
 let data32 = data.cvrNummer;
-const _errs69 = errors;
+const _errs70 = errors;
 if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
 const err36 = {instancePath:instancePath+"/cvrNummer",schemaPath:"#/anyOf/1/properties/cvrNummer/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -1354,7 +1358,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid4 = _errs69 === errors;
+var valid4 = _errs70 === errors;
 }
 else {
 var valid4 = true;
@@ -1374,7 +1378,7 @@ vErrors.push(err37);
 errors++;
 }
 }
-var _valid0 = _errs65 === errors;
+var _valid0 = _errs66 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -1390,10 +1394,10 @@ validate13.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;
@@ -2008,15 +2012,19 @@ return errors === 0;
 }
 
 export const output_find_ejere = validate17;
-const schema18 = {"anyOf":[{"type":"object","required":["cvrNummer","navn","antal","antalAktive","ejere"],"properties":{"cvrNummer":{"type":"integer"},"navn":{"type":["string","null"]},"antal":{"type":"integer"},"antalAktive":{"type":"integer"},"ejere":{"type":"array","items":{"type":"object","required":["navn","type","enhedsNummer","cvrNummer","aktiv","roller"],"properties":{"navn":{"type":["string","null"]},"type":{"enum":["PERSON","VIRKSOMHED"]},"enhedstype":{"type":"string","description":"Raw register participant type, given when it differs from `type` (ANDEN_DELTAGER)."},"enhedsNummer":{"type":["integer","null"]},"cvrNummer":{"type":["integer","null"],"description":"Set only for VIRKSOMHED participants with a CVR number; null for persons."},"aktiv":{"type":"boolean"},"roller":{"type":"array","items":{"type":"object","required":["organisation","aktiv"],"properties":{"organisation":{"type":"string"},"funktion":{"type":["string","null"]},"aktiv":{"type":"boolean"},"periode":{"type":"object","properties":{"gyldigFra":{"type":["string","null"]},"gyldigTil":{"type":["string","null"]}}}}}},"funktioner":{"type":"array","items":{"type":"string"}},"ejerandel":{"type":["object","null"],"description":"A share normalised to 0 to 100 percent, with the raw register value and its source register.","required":["procent","raavaerdi","kilde"],"properties":{"procent":{"type":"number","minimum":0,"maximum":100},"raavaerdi":{"type":"string"},"kilde":{"type":"string"}}},"stemmeret":{"type":["object","null"],"description":"A share normalised to 0 to 100 percent, with the raw register value and its source register.","required":["procent","raavaerdi","kilde"],"properties":{"procent":{"type":"number","minimum":0,"maximum":100},"raavaerdi":{"type":"string"},"kilde":{"type":"string"}}}}}}}},{"type":"object","required":["found","cvrNummer"],"additionalProperties":false,"properties":{"found":{"const":false},"cvrNummer":{"type":"integer"}}}]};
+const schema18 = {"type":"object","anyOf":[{"type":"object","required":["cvrNummer","navn","antal","antalAktive","ejere"],"properties":{"cvrNummer":{"type":"integer"},"navn":{"type":["string","null"]},"antal":{"type":"integer"},"antalAktive":{"type":"integer"},"ejere":{"type":"array","items":{"type":"object","required":["navn","type","enhedsNummer","cvrNummer","aktiv","roller"],"properties":{"navn":{"type":["string","null"]},"type":{"enum":["PERSON","VIRKSOMHED"]},"enhedstype":{"type":"string","description":"Raw register participant type, given when it differs from `type` (ANDEN_DELTAGER)."},"enhedsNummer":{"type":["integer","null"]},"cvrNummer":{"type":["integer","null"],"description":"Set only for VIRKSOMHED participants with a CVR number; null for persons."},"aktiv":{"type":"boolean"},"roller":{"type":"array","items":{"type":"object","required":["organisation","aktiv"],"properties":{"organisation":{"type":"string"},"funktion":{"type":["string","null"]},"aktiv":{"type":"boolean"},"periode":{"type":"object","properties":{"gyldigFra":{"type":["string","null"]},"gyldigTil":{"type":["string","null"]}}}}}},"funktioner":{"type":"array","items":{"type":"string"}},"ejerandel":{"type":["object","null"],"description":"A share normalised to 0 to 100 percent, with the raw register value and its source register.","required":["procent","raavaerdi","kilde"],"properties":{"procent":{"type":"number","minimum":0,"maximum":100},"raavaerdi":{"type":"string"},"kilde":{"type":"string"}}},"stemmeret":{"type":["object","null"],"description":"A share normalised to 0 to 100 percent, with the raw register value and its source register.","required":["procent","raavaerdi","kilde"],"properties":{"procent":{"type":"number","minimum":0,"maximum":100},"raavaerdi":{"type":"string"},"kilde":{"type":"string"}}}}}}}},{"type":"object","required":["found","cvrNummer"],"additionalProperties":false,"properties":{"found":{"const":false},"cvrNummer":{"type":"integer"}}}]};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
+if(!(data && typeof data == "object" && !Array.isArray(data))){
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 const _errs1 = errors;
-if(errors === _errs1){
+let valid0 = false;
+const _errs2 = errors;
+if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.cvrNummer === undefined) && (missing0 = "cvrNummer")) || ((data.navn === undefined) && (missing0 = "navn"))) || ((data.antal === undefined) && (missing0 = "antal"))) || ((data.antalAktive === undefined) && (missing0 = "antalAktive"))) || ((data.ejere === undefined) && (missing0 = "ejere"))){
@@ -2032,7 +2040,7 @@ errors++;
 else {
 if(data.cvrNummer !== undefined){
 let data0 = data.cvrNummer;
-const _errs3 = errors;
+const _errs4 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 const err1 = {instancePath:instancePath+"/cvrNummer",schemaPath:"#/anyOf/0/properties/cvrNummer/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -2043,7 +2051,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-var valid1 = _errs3 === errors;
+var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
@@ -2051,7 +2059,7 @@ var valid1 = true;
 if(valid1){
 if(data.navn !== undefined){
 let data1 = data.navn;
-const _errs5 = errors;
+const _errs6 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
 const err2 = {instancePath:instancePath+"/navn",schemaPath:"#/anyOf/0/properties/navn/type",keyword:"type",params:{type: schema18.anyOf[0].properties.navn.type},message:"must be string,null"};
 if(vErrors === null){
@@ -2062,7 +2070,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs6 === errors;
 }
 else {
 var valid1 = true;
@@ -2070,7 +2078,7 @@ var valid1 = true;
 if(valid1){
 if(data.antal !== undefined){
 let data2 = data.antal;
-const _errs7 = errors;
+const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 const err3 = {instancePath:instancePath+"/antal",schemaPath:"#/anyOf/0/properties/antal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -2081,7 +2089,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid1 = _errs7 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
@@ -2089,7 +2097,7 @@ var valid1 = true;
 if(valid1){
 if(data.antalAktive !== undefined){
 let data3 = data.antalAktive;
-const _errs9 = errors;
+const _errs10 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 const err4 = {instancePath:instancePath+"/antalAktive",schemaPath:"#/anyOf/0/properties/antalAktive/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -2100,7 +2108,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
@@ -2108,15 +2116,15 @@ var valid1 = true;
 if(valid1){
 if(data.ejere !== undefined){
 let data4 = data.ejere;
-const _errs11 = errors;
-if(errors === _errs11){
+const _errs12 = errors;
+if(errors === _errs12){
 if(Array.isArray(data4)){
 var valid2 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs13 = errors;
-if(errors === _errs13){
+const _errs14 = errors;
+if(errors === _errs14){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((((((data5.navn === undefined) && (missing1 = "navn")) || ((data5.type === undefined) && (missing1 = "type"))) || ((data5.enhedsNummer === undefined) && (missing1 = "enhedsNummer"))) || ((data5.cvrNummer === undefined) && (missing1 = "cvrNummer"))) || ((data5.aktiv === undefined) && (missing1 = "aktiv"))) || ((data5.roller === undefined) && (missing1 = "roller"))){
@@ -2132,7 +2140,7 @@ errors++;
 else {
 if(data5.navn !== undefined){
 let data6 = data5.navn;
-const _errs15 = errors;
+const _errs16 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
 const err6 = {instancePath:instancePath+"/ejere/" + i0+"/navn",schemaPath:"#/anyOf/0/properties/ejere/items/properties/navn/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.navn.type},message:"must be string,null"};
 if(vErrors === null){
@@ -2143,7 +2151,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-var valid3 = _errs15 === errors;
+var valid3 = _errs16 === errors;
 }
 else {
 var valid3 = true;
@@ -2151,7 +2159,7 @@ var valid3 = true;
 if(valid3){
 if(data5.type !== undefined){
 let data7 = data5.type;
-const _errs17 = errors;
+const _errs18 = errors;
 if(!((data7 === "PERSON") || (data7 === "VIRKSOMHED"))){
 const err7 = {instancePath:instancePath+"/ejere/" + i0+"/type",schemaPath:"#/anyOf/0/properties/ejere/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema18.anyOf[0].properties.ejere.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
@@ -2162,14 +2170,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-var valid3 = _errs17 === errors;
+var valid3 = _errs18 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data5.enhedstype !== undefined){
-const _errs18 = errors;
+const _errs19 = errors;
 if(typeof data5.enhedstype !== "string"){
 const err8 = {instancePath:instancePath+"/ejere/" + i0+"/enhedstype",schemaPath:"#/anyOf/0/properties/ejere/items/properties/enhedstype/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2180,7 +2188,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-var valid3 = _errs18 === errors;
+var valid3 = _errs19 === errors;
 }
 else {
 var valid3 = true;
@@ -2188,7 +2196,7 @@ var valid3 = true;
 if(valid3){
 if(data5.enhedsNummer !== undefined){
 let data9 = data5.enhedsNummer;
-const _errs20 = errors;
+const _errs21 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
 const err9 = {instancePath:instancePath+"/ejere/" + i0+"/enhedsNummer",schemaPath:"#/anyOf/0/properties/ejere/items/properties/enhedsNummer/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.enhedsNummer.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -2199,7 +2207,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid3 = _errs20 === errors;
+var valid3 = _errs21 === errors;
 }
 else {
 var valid3 = true;
@@ -2207,7 +2215,7 @@ var valid3 = true;
 if(valid3){
 if(data5.cvrNummer !== undefined){
 let data10 = data5.cvrNummer;
-const _errs22 = errors;
+const _errs23 = errors;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
 const err10 = {instancePath:instancePath+"/ejere/" + i0+"/cvrNummer",schemaPath:"#/anyOf/0/properties/ejere/items/properties/cvrNummer/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.cvrNummer.type},message:"must be integer,null"};
 if(vErrors === null){
@@ -2218,14 +2226,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid3 = _errs22 === errors;
+var valid3 = _errs23 === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data5.aktiv !== undefined){
-const _errs24 = errors;
+const _errs25 = errors;
 if(typeof data5.aktiv !== "boolean"){
 const err11 = {instancePath:instancePath+"/ejere/" + i0+"/aktiv",schemaPath:"#/anyOf/0/properties/ejere/items/properties/aktiv/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -2236,7 +2244,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-var valid3 = _errs24 === errors;
+var valid3 = _errs25 === errors;
 }
 else {
 var valid3 = true;
@@ -2244,15 +2252,15 @@ var valid3 = true;
 if(valid3){
 if(data5.roller !== undefined){
 let data12 = data5.roller;
-const _errs26 = errors;
-if(errors === _errs26){
+const _errs27 = errors;
+if(errors === _errs27){
 if(Array.isArray(data12)){
 var valid4 = true;
 const len1 = data12.length;
 for(let i1=0; i1<len1; i1++){
 let data13 = data12[i1];
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs29 = errors;
+if(errors === _errs29){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing2;
 if(((data13.organisation === undefined) && (missing2 = "organisation")) || ((data13.aktiv === undefined) && (missing2 = "aktiv"))){
@@ -2267,7 +2275,7 @@ errors++;
 }
 else {
 if(data13.organisation !== undefined){
-const _errs30 = errors;
+const _errs31 = errors;
 if(typeof data13.organisation !== "string"){
 const err13 = {instancePath:instancePath+"/ejere/" + i0+"/roller/" + i1+"/organisation",schemaPath:"#/anyOf/0/properties/ejere/items/properties/roller/items/properties/organisation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2278,7 +2286,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var valid5 = _errs30 === errors;
+var valid5 = _errs31 === errors;
 }
 else {
 var valid5 = true;
@@ -2286,7 +2294,7 @@ var valid5 = true;
 if(valid5){
 if(data13.funktion !== undefined){
 let data15 = data13.funktion;
-const _errs32 = errors;
+const _errs33 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
 const err14 = {instancePath:instancePath+"/ejere/" + i0+"/roller/" + i1+"/funktion",schemaPath:"#/anyOf/0/properties/ejere/items/properties/roller/items/properties/funktion/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.roller.items.properties.funktion.type},message:"must be string,null"};
 if(vErrors === null){
@@ -2297,14 +2305,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid5 = _errs32 === errors;
+var valid5 = _errs33 === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
 if(data13.aktiv !== undefined){
-const _errs34 = errors;
+const _errs35 = errors;
 if(typeof data13.aktiv !== "boolean"){
 const err15 = {instancePath:instancePath+"/ejere/" + i0+"/roller/" + i1+"/aktiv",schemaPath:"#/anyOf/0/properties/ejere/items/properties/roller/items/properties/aktiv/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
@@ -2315,7 +2323,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-var valid5 = _errs34 === errors;
+var valid5 = _errs35 === errors;
 }
 else {
 var valid5 = true;
@@ -2323,12 +2331,12 @@ var valid5 = true;
 if(valid5){
 if(data13.periode !== undefined){
 let data17 = data13.periode;
-const _errs36 = errors;
-if(errors === _errs36){
+const _errs37 = errors;
+if(errors === _errs37){
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.gyldigFra !== undefined){
 let data18 = data17.gyldigFra;
-const _errs38 = errors;
+const _errs39 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
 const err16 = {instancePath:instancePath+"/ejere/" + i0+"/roller/" + i1+"/periode/gyldigFra",schemaPath:"#/anyOf/0/properties/ejere/items/properties/roller/items/properties/periode/properties/gyldigFra/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.roller.items.properties.periode.properties.gyldigFra.type},message:"must be string,null"};
 if(vErrors === null){
@@ -2339,7 +2347,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-var valid6 = _errs38 === errors;
+var valid6 = _errs39 === errors;
 }
 else {
 var valid6 = true;
@@ -2347,7 +2355,7 @@ var valid6 = true;
 if(valid6){
 if(data17.gyldigTil !== undefined){
 let data19 = data17.gyldigTil;
-const _errs40 = errors;
+const _errs41 = errors;
 if((typeof data19 !== "string") && (data19 !== null)){
 const err17 = {instancePath:instancePath+"/ejere/" + i0+"/roller/" + i1+"/periode/gyldigTil",schemaPath:"#/anyOf/0/properties/ejere/items/properties/roller/items/properties/periode/properties/gyldigTil/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.roller.items.properties.periode.properties.gyldigTil.type},message:"must be string,null"};
 if(vErrors === null){
@@ -2358,7 +2366,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-var valid6 = _errs40 === errors;
+var valid6 = _errs41 === errors;
 }
 else {
 var valid6 = true;
@@ -2376,7 +2384,7 @@ vErrors.push(err18);
 errors++;
 }
 }
-var valid5 = _errs36 === errors;
+var valid5 = _errs37 === errors;
 }
 else {
 var valid5 = true;
@@ -2397,7 +2405,7 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid4 = _errs28 === errors;
+var valid4 = _errs29 === errors;
 if(!valid4){
 break;
 }
@@ -2414,7 +2422,7 @@ vErrors.push(err20);
 errors++;
 }
 }
-var valid3 = _errs26 === errors;
+var valid3 = _errs27 === errors;
 }
 else {
 var valid3 = true;
@@ -2422,13 +2430,13 @@ var valid3 = true;
 if(valid3){
 if(data5.funktioner !== undefined){
 let data20 = data5.funktioner;
-const _errs42 = errors;
-if(errors === _errs42){
+const _errs43 = errors;
+if(errors === _errs43){
 if(Array.isArray(data20)){
 var valid7 = true;
 const len2 = data20.length;
 for(let i2=0; i2<len2; i2++){
-const _errs44 = errors;
+const _errs45 = errors;
 if(typeof data20[i2] !== "string"){
 const err21 = {instancePath:instancePath+"/ejere/" + i0+"/funktioner/" + i2,schemaPath:"#/anyOf/0/properties/ejere/items/properties/funktioner/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2439,7 +2447,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid7 = _errs44 === errors;
+var valid7 = _errs45 === errors;
 if(!valid7){
 break;
 }
@@ -2456,7 +2464,7 @@ vErrors.push(err22);
 errors++;
 }
 }
-var valid3 = _errs42 === errors;
+var valid3 = _errs43 === errors;
 }
 else {
 var valid3 = true;
@@ -2464,7 +2472,7 @@ var valid3 = true;
 if(valid3){
 if(data5.ejerandel !== undefined){
 let data22 = data5.ejerandel;
-const _errs46 = errors;
+const _errs47 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
 const err23 = {instancePath:instancePath+"/ejere/" + i0+"/ejerandel",schemaPath:"#/anyOf/0/properties/ejere/items/properties/ejerandel/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.ejerandel.type},message:"must be object,null"};
 if(vErrors === null){
@@ -2475,7 +2483,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(errors === _errs46){
+if(errors === _errs47){
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 let missing3;
 if((((data22.procent === undefined) && (missing3 = "procent")) || ((data22.raavaerdi === undefined) && (missing3 = "raavaerdi"))) || ((data22.kilde === undefined) && (missing3 = "kilde"))){
@@ -2491,8 +2499,8 @@ errors++;
 else {
 if(data22.procent !== undefined){
 let data23 = data22.procent;
-const _errs48 = errors;
-if(errors === _errs48){
+const _errs49 = errors;
+if(errors === _errs49){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 100 || isNaN(data23)){
 const err25 = {instancePath:instancePath+"/ejere/" + i0+"/ejerandel/procent",schemaPath:"#/anyOf/0/properties/ejere/items/properties/ejerandel/properties/procent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
@@ -2528,14 +2536,14 @@ vErrors.push(err27);
 errors++;
 }
 }
-var valid8 = _errs48 === errors;
+var valid8 = _errs49 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
 if(data22.raavaerdi !== undefined){
-const _errs50 = errors;
+const _errs51 = errors;
 if(typeof data22.raavaerdi !== "string"){
 const err28 = {instancePath:instancePath+"/ejere/" + i0+"/ejerandel/raavaerdi",schemaPath:"#/anyOf/0/properties/ejere/items/properties/ejerandel/properties/raavaerdi/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2546,14 +2554,14 @@ vErrors.push(err28);
 }
 errors++;
 }
-var valid8 = _errs50 === errors;
+var valid8 = _errs51 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
 if(data22.kilde !== undefined){
-const _errs52 = errors;
+const _errs53 = errors;
 if(typeof data22.kilde !== "string"){
 const err29 = {instancePath:instancePath+"/ejere/" + i0+"/ejerandel/kilde",schemaPath:"#/anyOf/0/properties/ejere/items/properties/ejerandel/properties/kilde/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2564,7 +2572,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-var valid8 = _errs52 === errors;
+var valid8 = _errs53 === errors;
 }
 else {
 var valid8 = true;
@@ -2574,7 +2582,7 @@ var valid8 = true;
 }
 }
 }
-var valid3 = _errs46 === errors;
+var valid3 = _errs47 === errors;
 }
 else {
 var valid3 = true;
@@ -2582,7 +2590,7 @@ var valid3 = true;
 if(valid3){
 if(data5.stemmeret !== undefined){
 let data26 = data5.stemmeret;
-const _errs54 = errors;
+const _errs55 = errors;
 if((!(data26 && typeof data26 == "object" && !Array.isArray(data26))) && (data26 !== null)){
 const err30 = {instancePath:instancePath+"/ejere/" + i0+"/stemmeret",schemaPath:"#/anyOf/0/properties/ejere/items/properties/stemmeret/type",keyword:"type",params:{type: schema18.anyOf[0].properties.ejere.items.properties.stemmeret.type},message:"must be object,null"};
 if(vErrors === null){
@@ -2593,7 +2601,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(errors === _errs54){
+if(errors === _errs55){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 let missing4;
 if((((data26.procent === undefined) && (missing4 = "procent")) || ((data26.raavaerdi === undefined) && (missing4 = "raavaerdi"))) || ((data26.kilde === undefined) && (missing4 = "kilde"))){
@@ -2609,8 +2617,8 @@ errors++;
 else {
 if(data26.procent !== undefined){
 let data27 = data26.procent;
-const _errs56 = errors;
-if(errors === _errs56){
+const _errs57 = errors;
+if(errors === _errs57){
 if((typeof data27 == "number") && (isFinite(data27))){
 if(data27 > 100 || isNaN(data27)){
 const err32 = {instancePath:instancePath+"/ejere/" + i0+"/stemmeret/procent",schemaPath:"#/anyOf/0/properties/ejere/items/properties/stemmeret/properties/procent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
@@ -2646,14 +2654,14 @@ vErrors.push(err34);
 errors++;
 }
 }
-var valid9 = _errs56 === errors;
+var valid9 = _errs57 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data26.raavaerdi !== undefined){
-const _errs58 = errors;
+const _errs59 = errors;
 if(typeof data26.raavaerdi !== "string"){
 const err35 = {instancePath:instancePath+"/ejere/" + i0+"/stemmeret/raavaerdi",schemaPath:"#/anyOf/0/properties/ejere/items/properties/stemmeret/properties/raavaerdi/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2664,14 +2672,14 @@ vErrors.push(err35);
 }
 errors++;
 }
-var valid9 = _errs58 === errors;
+var valid9 = _errs59 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
 if(data26.kilde !== undefined){
-const _errs60 = errors;
+const _errs61 = errors;
 if(typeof data26.kilde !== "string"){
 const err36 = {instancePath:instancePath+"/ejere/" + i0+"/stemmeret/kilde",schemaPath:"#/anyOf/0/properties/ejere/items/properties/stemmeret/properties/kilde/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -2682,7 +2690,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid9 = _errs60 === errors;
+var valid9 = _errs61 === errors;
 }
 else {
 var valid9 = true;
@@ -2692,7 +2700,7 @@ var valid9 = true;
 }
 }
 }
-var valid3 = _errs54 === errors;
+var valid3 = _errs55 === errors;
 }
 else {
 var valid3 = true;
@@ -2719,7 +2727,7 @@ vErrors.push(err37);
 errors++;
 }
 }
-var valid2 = _errs13 === errors;
+var valid2 = _errs14 === errors;
 if(!valid2){
 break;
 }
@@ -2736,7 +2744,7 @@ vErrors.push(err38);
 errors++;
 }
 }
-var valid1 = _errs11 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
@@ -2758,11 +2766,11 @@ vErrors.push(err39);
 errors++;
 }
 }
-var _valid0 = _errs1 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(!valid0){
-const _errs62 = errors;
-if(errors === _errs62){
+const _errs63 = errors;
+if(errors === _errs63){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing5;
 if(((data.found === undefined) && (missing5 = "found")) || ((data.cvrNummer === undefined) && (missing5 = "cvrNummer"))){
@@ -2776,7 +2784,7 @@ vErrors.push(err40);
 errors++;
 }
 else {
-const _errs64 = errors;
+const _errs65 = errors;
 for(const key0 in data){
 if(!((key0 === "found") || (key0 === "cvrNummer"))){
 const err41 = {instancePath,schemaPath:"#/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
@@ -2790,9 +2798,9 @@ errors++;
 break;
 }
 }
-if(_errs64 === errors){
+if(_errs65 === errors){
 if(data.found !== undefined){
-const _errs65 = errors;
+const _errs66 = errors;
 if(false !== data.found){
 const err42 = {instancePath:instancePath+"/found",schemaPath:"#/anyOf/1/properties/found/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
@@ -2803,7 +2811,7 @@ vErrors.push(err42);
 }
 errors++;
 }
-var valid10 = _errs65 === errors;
+var valid10 = _errs66 === errors;
 }
 else {
 var valid10 = true;
@@ -2811,7 +2819,7 @@ var valid10 = true;
 if(valid10){
 if(data.cvrNummer !== undefined){
 let data31 = data.cvrNummer;
-const _errs66 = errors;
+const _errs67 = errors;
 if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
 const err43 = {instancePath:instancePath+"/cvrNummer",schemaPath:"#/anyOf/1/properties/cvrNummer/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
@@ -2822,7 +2830,7 @@ vErrors.push(err43);
 }
 errors++;
 }
-var valid10 = _errs66 === errors;
+var valid10 = _errs67 === errors;
 }
 else {
 var valid10 = true;
@@ -2842,7 +2850,7 @@ vErrors.push(err44);
 errors++;
 }
 }
-var _valid0 = _errs62 === errors;
+var _valid0 = _errs63 === errors;
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
@@ -2858,10 +2866,10 @@ validate17.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs1;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs1){
+vErrors.length = _errs1;
 }
 else {
 vErrors = null;
