@@ -2,10 +2,10 @@
 // @modelcontextprotocol/sdk rejects the whole list when one outputSchema root is not `type: "object"`.
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectorKeys, generatedConnectors } from '../generated/connectors.ts';
+import { connectorKeys, registry } from '../generated/registry.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import type { ConnectorConfig } from '../runtime/config.ts';
-import type { ToolDescriptor } from '../runtime/descriptor-types.ts';
+import type { ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
 import { buildConnectorRuntime, toolsListBytes } from '../runtime/mcp/endpoints.ts';
 
 /** The tools/list entry, built as runtime/mcp/endpoints.ts `listedTool` builds it. */
@@ -21,7 +21,7 @@ function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean):
 }
 
 function toolsList(key: (typeof connectorKeys)[number], instanceId: string): { tools: Record<string, unknown>[] } {
-  const { descriptor } = generatedConnectors[key];
+  const { descriptor } = registry[key];
   const tools = descriptor.tools.map((t) => listedTool(t, `${instanceId}__${t.name}`, descriptor.structuredContent));
   const connect = platformDescriptor.systemTools.find((t) => t.name === 'connect_account');
   if (descriptor.connectAccount && connect) tools.push(listedTool(connect, connect.name, false));
@@ -37,28 +37,28 @@ describe('published output schemas', () => {
   it('every published outputSchema has `type: object` at its root', () => {
     let published = 0;
     for (const key of connectorKeys) {
-      for (const tool of generatedConnectors[key].descriptor.tools) {
+      for (const tool of registry[key].descriptor.tools) {
         if (tool.outputSchema === undefined) continue;
         published++;
         expect(tool.outputSchema.type, `${key}__${tool.name}`).toBe('object');
       }
     }
     expect(published).toBeGreaterThan(0); // the ERP connector publishes its output schemas
-    expect(generatedConnectors.erp.descriptor.tools.find((t) => t.name === 'query_entity')?.outputSchema?.type).toBe('object');
+    expect(registry.erp.descriptor.tools.find((t) => t.name === 'query_entity')?.outputSchema?.type).toBe('object');
   });
 
   for (const key of connectorKeys) {
     it(`${key}: tools/list parses with the MCP SDK's ListToolsResultSchema`, () => {
-      const list = toolsList(key, `${generatedConnectors[key].descriptor.defaultId}-99`);
+      const list = toolsList(key, `${registry[key].descriptor.defaultId}-99`);
       expect(list.tools.length).toBeGreaterThan(0);
       expect(sdkIssues(list)).toEqual([]);
       expect(ListToolsResultSchema.parse(list).tools.map((t) => t.name)).toEqual(list.tools.map((t) => t.name));
     });
 
     it(`${key}: the runtime's tools/list bytes parse with the MCP SDK's ListToolsResultSchema`, () => {
-      const { descriptor, validators } = generatedConnectors[key];
+      const { descriptor, validators } = registry[key];
       const config: ConnectorConfig = { key, id: descriptor.defaultId, enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 1 };
-      const connector = buildConnectorRuntime(config, descriptor, validators, {});
+      const connector = buildConnectorRuntime(config, { descriptor, validators, handlers: {} });
       const bytes = toolsListBytes({ instanceId: descriptor.defaultId, instance: 1, connector }, platformDescriptor, true);
       const result = JSON.parse(bytes.toString('utf8')) as unknown;
       expect(result).toEqual(toolsList(key, descriptor.defaultId));
