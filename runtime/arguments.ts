@@ -18,7 +18,8 @@ export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: C
   const args: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   for (const name of tool.coerce) {
     const value = args[name];
-    if (typeof value === 'string' && DIGITS.test(value.trim())) args[name] = Number(value.trim());
+    // Only a string of digits (no sign, blank or other decoration) becomes a number (docs/decisions.md §4).
+    if (typeof value === 'string' && DIGITS.test(value)) args[name] = Number(value);
   }
   if (validate(args)) return { ok: true, args };
   const first = validate.errors?.[0];

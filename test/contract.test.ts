@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatedConnectors, type ConnectorKey, type GeneratedConnector } from '../generated/connectors.ts';
+import { registry, type ConnectorKey } from '../generated/registry.ts';
+import type { ConnectorModule } from '../runtime/handler-api/descriptor-types.ts';
 import { pendingHandlers } from './pending-handlers.ts';
 import {
   baseArguments,
@@ -36,22 +37,14 @@ import { mcpClient, resultText, rpc } from './support/gateway.ts';
  * exactly these problems (the SDK Client test is `it.fails`); an entry that no longer reproduces
  * fails the suite, so remove it when the fix lands.
  */
-const KNOWN_LISTING_BUGS: Readonly<Record<string, string>> = {
-  'erp.query_entity': 'outputSchema root is an anyOf without type: object, so the SDK Client rejects the whole tools/list',
-};
+const KNOWN_LISTING_BUGS: Readonly<Record<string, string>> = {};
 
 /**
  * Known bugs in argument checking: `<connector>.<tool> <probe label>` → what is wrong. These outside
  * probes run in their own `it.fails` test (so the suite turns red when the bug is fixed), and an
  * entry that names no generated probe fails the suite.
  */
-const COERCED_WHITESPACE =
-  'runtime/arguments.ts trims a `coerce: integer` string before its digit test, so a digit string with trailing whitespace is accepted, metered and sent upstream although the published inputSchema (pattern ^[0-9]+$) refuses it';
-const KNOWN_ARGUMENT_BUGS: Readonly<Record<string, string>> = {
-  'register.hent_virksomhed cvrNummer: pattern ^[0-9]+$, sent "10000000 "': COERCED_WHITESPACE,
-  'register.find_produktionsenheder cvrNummer: pattern ^[0-9]+$, sent "10000000 "': COERCED_WHITESPACE,
-  'register.find_ejere cvrNummer: pattern ^[0-9]+$, sent "10000000 "': COERCED_WHITESPACE,
-};
+const KNOWN_ARGUMENT_BUGS: Readonly<Record<string, string>> = {};
 
 /** `<connector>.<tool>.<argument>` → base value, only where the derivation from the schema cannot build one. */
 const BASE_VALUE_OVERRIDES: BaseValueOverrides = {};
@@ -64,7 +57,7 @@ const UNTESTED_ERROR_CODES: readonly string[] = [];
 
 const CONTRACT_FILES = ['contract.test.ts'];
 const testDir = fileURLToPath(new URL('.', import.meta.url));
-const connectorKeys = Object.keys(generatedConnectors) as ConnectorKey[];
+const connectorKeys = Object.keys(registry) as ConnectorKey[];
 
 interface CatalogFile {
   readonly connectors: ReadonlyArray<{ readonly key: string; readonly toolCount: number; readonly tools: ReadonlyArray<{ readonly name: string; readonly servedAs: string; readonly system: boolean }> }>;
@@ -100,7 +93,7 @@ describe('contract suite lists', () => {
     for (const entry of Object.keys(KNOWN_LISTING_BUGS)) {
       const [key, toolName] = entry.split('.');
       const connector = connectorKeys.find((k) => k === key);
-      const descriptor = connector ? generatedConnectors[connector].descriptor : undefined;
+      const descriptor = connector ? registry[connector].descriptor : undefined;
       const tool = descriptor?.tools.find((t) => t.name === toolName);
       if (!descriptor || !tool) stale.push(`${entry}: no such tool`);
       else if (!descriptor.structuredContent || !tool.outputSchema || tool.outputSchema.type === 'object') stale.push(`${entry}: its published outputSchema root is type object now`);
@@ -111,7 +104,7 @@ describe('contract suite lists', () => {
   it('every known argument bug names a probe the suite generates', () => {
     const generated = new Set<string>();
     for (const key of connectorKeys) {
-      for (const tool of generatedConnectors[key].descriptor.tools) {
+      for (const tool of registry[key].descriptor.tools) {
         for (const p of toolProbes(tool, baseArguments(key, tool, BASE_VALUE_OVERRIDES).args)) if (p.side === 'outside') generated.add(`${key}.${tool.name} ${p.label}`);
       }
     }
@@ -126,7 +119,7 @@ describe('contract suite lists', () => {
     const unknown = UNTESTED_ERROR_CODES.filter((entry) => {
       const [key, code] = entry.split('.');
       const connector = connectorKeys.find((k) => k === key);
-      return !connector || !code || !(code in generatedConnectors[connector].descriptor.errors);
+      return !connector || !code || !(code in registry[connector].descriptor.errors);
     });
     expect(unknown).toEqual([]);
   });
@@ -135,7 +128,7 @@ describe('contract suite lists', () => {
     const catalog = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as CatalogFile;
     expect(catalog.connectors.map((c) => c.key).sort()).toEqual([...connectorKeys].sort());
     for (const c of catalog.connectors) {
-      const descriptor = generatedConnectors[c.key as ConnectorKey].descriptor;
+      const descriptor = registry[c.key as ConnectorKey].descriptor;
       const served = c.tools.filter((t) => !t.system).map((t) => [t.name, t.servedAs]);
       expect(served.sort(), c.key).toEqual(descriptor.tools.map((t) => [t.name, `${descriptor.defaultId}__${t.name}`]).sort());
       expect(c.toolCount, c.key).toBe(descriptor.tools.length);
@@ -144,7 +137,7 @@ describe('contract suite lists', () => {
 });
 
 for (const key of connectorKeys) {
-  const { descriptor, validators }: GeneratedConnector = generatedConnectors[key];
+  const { descriptor, validators }: ConnectorModule = registry[key];
   const pending = pendingHandlers[key] ?? [];
   const generic = descriptor.errors.generic?.text;
   const knownBugs = knownBugsOf(key);

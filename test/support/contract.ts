@@ -8,12 +8,15 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { generatedConnectors, type ConnectorKey } from '../../generated/connectors.ts';
+import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { checkArguments } from '../../runtime/arguments.ts';
-import type { CompiledValidator, ConnectorDescriptor, CredentialKind, ToolDescriptor } from '../../runtime/descriptor-types.ts';
+import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
+
+const modules: ConnectorRegistry = registry;
 import { openStore } from '../../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../../runtime/platform/store.ts';
+import { sandboxEnv, sandboxTenantCredentials } from '../../bin/demo.ts';
 import { startSandboxes, type SandboxSet } from '../../sandbox/index.ts';
 import { createTenant, mcpClient, startGateway, testConfig, usageOf, type StartedGateway, type Tenant } from './gateway.ts';
 
@@ -257,7 +260,7 @@ export function staleOverrides(overrides: BaseValueOverrides): string[] {
   const stale: string[] = [];
   for (const entry of Object.keys(overrides)) {
     const [key, toolName, arg] = entry.split('.');
-    const connector = (generatedConnectors as Record<string, { descriptor: ConnectorDescriptor; validators: Readonly<Record<string, CompiledValidator>> }>)[key ?? ''];
+    const connector = (registry as Record<string, { descriptor: ConnectorDescriptor; validators: Readonly<Record<string, CompiledValidator>> }>)[key ?? ''];
     const tool = connector?.descriptor.tools.find((t) => t.name === toolName);
     const schema = tool ? inputSchemaOf(tool) : undefined;
     if (!tool || !arg || !schema?.required?.includes(arg)) {
@@ -575,11 +578,11 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
   };
   try {
     store = await openStore({});
-    const base = testConfig({ ...sandboxes.env, RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' });
-    const keys = Object.keys(generatedConnectors) as ConnectorKey[];
+    const base = testConfig({ ...sandboxEnv(sandboxes), RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' });
+    const keys = Object.keys(registry) as ConnectorKey[];
     const connectors = [];
     for (const c of base.connectors) {
-      const spec = generatedConnectors[c.key].descriptor.upstream.baseUrl;
+      const spec = modules[c.key]!.descriptor.upstream.baseUrl;
       // The sandbox where the environment configures one; otherwise nothing real is ever reached.
       const upstream = await startCountingUpstream(c.baseUrl !== spec ? new URL(c.baseUrl) : undefined);
       upstreams[c.key] = upstream;
@@ -591,9 +594,9 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
     const instanceIds: Record<string, string> = {};
     for (const c of connectors) {
       instanceIds[c.key] = c.id;
-      const descriptor = generatedConnectors[c.key].descriptor;
+      const descriptor = modules[c.key]!.descriptor;
       if (!descriptor.tenantCredential) continue;
-      const credential = sandboxes.tenantCredentials[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
+      const credential = sandboxTenantCredentials(sandboxes)[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
       const sealed = vault.seal(JSON.stringify(credential), tenant.account.id, c.id);
       await store.putConnection({ accountId: tenant.account.id, instanceId: c.id, connectorKey: c.key, ...sealed });
     }
