@@ -47,7 +47,24 @@ const KNOWN_LISTING_BUGS: Readonly<Record<string, string>> = {};
 const KNOWN_ARGUMENT_BUGS: Readonly<Record<string, string>> = {};
 
 /** `<connector>.<tool>.<argument>` → base value, only where the derivation from the schema cannot build one. */
-const BASE_VALUE_OVERRIDES: BaseValueOverrides = {};
+const SCHEMA_BASE_VALUES: BaseValueOverrides = {};
+
+/** Base values the schema would accept derived, but the handler would refuse (it checks more than the schema can say). */
+const HANDLER_BASE_VALUES: BaseValueOverrides = {
+  'cases.graphql_query.query': '{ __typename }',
+};
+
+const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
+
+/**
+ * Inside probes that the schema accepts but the handler refuses before any upstream request
+ * (`ctx.refuseArguments`): `<connector>.<tool> <probe label>` → why. They must end in the generic
+ * text, unmetered, with no upstream request (DECISIONS §8); an entry naming no probe fails the suite.
+ */
+const HANDLER_REFUSALS: Readonly<Record<string, string>> = {
+  'cases.graphql_query query: maxLength 65536': 'a string of 65,536 characters is not a GraphQL document',
+  'ledger.list_recently_added_items since: pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}, sent "0000-00-00"': 'matches the pattern, but is no calendar date',
+};
 
 /**
  * `<connector>.<code>`: connector error codes that a landed tool can return but that no other test
@@ -111,8 +128,21 @@ describe('contract suite lists', () => {
     expect(Object.keys(KNOWN_ARGUMENT_BUGS).filter((entry) => !generated.has(entry)), 'remove these entries from KNOWN_ARGUMENT_BUGS').toEqual([]);
   });
 
+  it('every handler refusal names an inside probe the suite generates', () => {
+    const generated = new Set<string>();
+    for (const key of connectorKeys) {
+      for (const tool of registry[key].descriptor.tools) {
+        const base = baseArguments(key, tool, BASE_VALUE_OVERRIDES);
+        for (const p of toolProbes(tool, base.args)) if (p.side === 'inside') generated.add(`${key}.${tool.name} ${p.label}`);
+      }
+    }
+    expect(Object.keys(HANDLER_REFUSALS).filter((entry) => !generated.has(entry)), 'remove these entries from HANDLER_REFUSALS').toEqual([]);
+  });
+
   it('every base value override is still needed', () => {
-    expect(staleOverrides(BASE_VALUE_OVERRIDES), 'remove these entries from BASE_VALUE_OVERRIDES').toEqual([]);
+    expect(staleOverrides(SCHEMA_BASE_VALUES), 'remove these entries from SCHEMA_BASE_VALUES').toEqual([]);
+    const unknown = staleOverrides(HANDLER_BASE_VALUES).filter((entry) => !entry.endsWith('derivation works without it'));
+    expect(unknown, 'remove these entries from HANDLER_BASE_VALUES').toEqual([]);
   });
 
   it('every untested error code names a declared code of a connector', () => {
@@ -229,16 +259,21 @@ for (const key of connectorKeys) {
         if (isPending) {
           it.skip(`${tool.name}: ${inside.length} probes just inside the bounds (skipped: handler pending in test/pending-handlers.ts)`, () => {});
         } else {
-          it(`${tool.name}: ${inside.length} probes just inside the bounds pass validation and are metered exactly once each`, async () => {
+          it(`${tool.name}: ${inside.length} probes just inside the bounds pass validation and are metered exactly once each (unless HANDLER_REFUSALS names them)`, async () => {
             const instance = env.instanceIds[key]!;
             const client = await env.client(instance);
             const wrong: string[] = [];
             let previous = await env.metered(instance, tool.name);
+            const upstream = env.upstreams[key]!;
             for (const p of inside) {
               env.counts.calls++;
+              const upstreamBefore = upstream.requests();
               const result = await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } });
               const now = await env.metered(instance, tool.name);
-              if (now.tool - previous.tool !== 1 || now.total - previous.total !== 1) wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
+              const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
+              const expected = refusedByHandler ? 0 : 1;
+              if (now.tool - previous.tool !== expected || now.total - previous.total !== expected) wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
+              if (refusedByHandler && (resultText(result) !== generic || upstream.requests() !== upstreamBefore)) wrong.push(`${p.label}: a handler refusal must be the generic text with no upstream request`);
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);
