@@ -22,7 +22,9 @@ export function walkSchema(schema: unknown, path: PathSegment[], visit: (node: J
   for (const key of CHILD_SCHEMAS) walkSchema(schema[key], [...path, key], visit);
   for (const key of CHILD_LISTS) {
     const list = schema[key];
-    if (Array.isArray(list)) list.forEach((child, i) => walkSchema(child, [...path, key, i], visit));
+    if (Array.isArray(list)) {
+      for (const [i, child] of list.entries()) walkSchema(child, [...path, key, i], visit);
+    }
   }
 }
 

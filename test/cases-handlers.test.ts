@@ -62,7 +62,10 @@ describe('case-management handlers (nock)', () => {
 
   it('list_cases sends the key as a bearer token, the cursor and a one-element orderBy list', async () => {
     let auth = '';
-    nock('https://cases.test', { reqheaders: { authorization: (v: string | null) => ((auth = String(v)), true) } }).post('/graphql').reply(async (request: Request) => {
+    nock('https://cases.test', { reqheaders: { authorization: (v: string | null) => {
+          auth = String(v);
+          return true;
+        } } }).post('/graphql').reply(async (request: Request) => {
       const b = (await request.json()) as Body;
       sent.push(b);
       if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];

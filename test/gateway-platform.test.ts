@@ -303,7 +303,10 @@ describe('gateway platform rules', () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     let seenAuth = '';
-    nock('https://cvr.test', { reqheaders: { authorization: (value: string | null) => ((seenAuth = String(value)), true) } }).post('/cvr-permanent/virksomhed/_search').reply(401, 'no');
+    nock('https://cvr.test', { reqheaders: { authorization: (value: string | null) => {
+          seenAuth = String(value);
+          return true;
+        } } }).post('/cvr-permanent/virksomhed/_search').reply(401, 'no');
     const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } } });
     expect(seenAuth).toBe(`Basic ${Buffer.from('platform-user:platform-secret-pw').toString('base64')}`);
     expect(seenAuth).not.toContain(t.token);

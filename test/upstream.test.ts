@@ -126,8 +126,12 @@ describe('upstream client', () => {
     const order: number[] = [];
     const r1 = await gate.acquire(signal);
     const r2 = await gate.acquire(signal);
-    const w3 = gate.acquire(signal).then((r) => (order.push(3), r));
-    const w4 = gate.acquire(signal).then((r) => (order.push(4), r));
+    const arrived = (n: number) => (release: () => void) => {
+      order.push(n);
+      return release;
+    };
+    const w3 = gate.acquire(signal).then(arrived(3));
+    const w4 = gate.acquire(signal).then(arrived(4));
     expect(gate.active).toBe(2);
     expect(gate.waiting).toBe(2);
     r1();

@@ -48,7 +48,7 @@ export interface DataLayer {
  * its text has parameters, all of them. A union of tuples, so a context with more codes can be
  * passed where fewer are asked for, and a misspelled code or a missing parameter does not compile.
  */
-export type FailArgs<E> = { [C in keyof E & string]: {} extends E[C] ? [code: C, params?: E[C]] : [code: C, params: E[C]] }[keyof E & string];
+export type FailArgs<E> = { [C in keyof E & string]: Record<string, never> extends E[C] ? [code: C, params?: E[C]] : [code: C, params: E[C]] }[keyof E & string];
 
 /** Name and words of a failure, for a result that reports a failed section instead of failing. */
 export interface FailureSummary {
@@ -62,7 +62,7 @@ export interface FailureSummary {
  * What one tool call's handler may touch. `E` holds the error codes its spec lists with their text
  * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
  */
-export interface ToolContext<E = {}, L = {}> {
+export interface ToolContext<E = object, L = object> {
   /** Connector id as served (`register`), and the endpoint instance (`register` or `register-2`). */
   readonly connectorId: string;
   readonly instanceId: string;
@@ -90,4 +90,4 @@ export interface ToolContext<E = {}, L = {}> {
   readonly describeFailure: (error: unknown) => FailureSummary;
 }
 
-export type ToolHandler<Args, Result, E = {}, L = {}> = (args: Args, ctx: ToolContext<E, L>) => Promise<Result>;
+export type ToolHandler<Args, Result, E = object, L = object> = (args: Args, ctx: ToolContext<E, L>) => Promise<Result>;

@@ -611,7 +611,10 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
       counts,
       client(instanceId) {
         let c = clients.get(instanceId);
-        if (!c) clients.set(instanceId, (c = mcpClient(url, instanceId, tenant.token)));
+        if (!c) {
+          c = mcpClient(url, instanceId, tenant.token);
+          clients.set(instanceId, c);
+        }
         return c;
       },
       async metered(connectorId, tool) {
