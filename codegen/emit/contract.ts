@@ -34,7 +34,7 @@ export function emitContract(c: ConnectorIR): string {
   file.addTypeAlias({
     name: `${p}TextParams`,
     isExported: true,
-    docs: [`Parameters of every text a ${c.title} tool can end with: the connector's own codes, then the platform's. \`{upstream}\` is filled in by the runtime.`],
+    docs: [`Parameters of every text the ${c.title} tools can end with: the connector's own codes, then the platform's. \`{upstream}\` is filled in by the runtime.`],
     type: `${p}ErrorParams & Omit<PlatformErrorParams, keyof ${p}ErrorParams>`,
   });
   file.addTypeAlias({

@@ -4,7 +4,7 @@ import type { PlatformErrorParams } from '../platform/descriptor.ts';
 import type { CasesErrorParams } from './descriptor.ts';
 import type { ListCasesArgs, ListCasesResult, FindCasesArgs, FindCasesResult, GetCaseArgs, GetCaseResult, GetCaseWorkSummaryArgs, GetCaseWorkSummaryResult, ListCaseHoursArgs, ListCaseHoursResult, ListCaseSalesInvoicesArgs, ListCaseSalesInvoicesResult, IntrospectSchemaArgs, IntrospectSchemaResult, DescribeTypeArgs, DescribeTypeResult, GraphqlQueryArgs, GraphqlQueryResult } from './types.ts';
 
-/** Parameters of every text a Case management tool can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
+/** Parameters of every text the Case management tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type CasesTextParams = CasesErrorParams & Omit<PlatformErrorParams, keyof CasesErrorParams>;
 /** The connector's limits (`connector.limits` in specs/cases.yaml). */
 export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; };

@@ -4,7 +4,7 @@ import type { PlatformErrorParams } from '../platform/descriptor.ts';
 import type { ErpErrorParams } from './descriptor.ts';
 import type { ListEnvironmentsArgs, ListEnvironmentsResult, ListCompaniesArgs, ListCompaniesResult, GetCompanyInformationArgs, GetCompanyInformationResult, ListEntityMetadataArgs, ListEntityMetadataResult, QueryEntityArgs, QueryEntityResult } from './types.ts';
 
-/** Parameters of every text a Business Central ERP tool can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
+/** Parameters of every text the Business Central ERP tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type ErpTextParams = ErpErrorParams & Omit<PlatformErrorParams, keyof ErpErrorParams>;
 /** The connector's limits (`connector.limits` in specs/erp.yaml). */
 export type ErpLimits = { readonly upstreamBudgetRequests: number; readonly upstreamBudgetWindowSeconds: number; readonly errorMessageMaxChars: number; readonly closestMatchCount: number; };

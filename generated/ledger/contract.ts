@@ -4,7 +4,7 @@ import type { PlatformErrorParams } from '../platform/descriptor.ts';
 import type { LedgerErrorParams } from './descriptor.ts';
 import type { ListCompaniesArgs, ListCompaniesResult, ListDebtorsArgs, ListDebtorsResult, ListDebtorOpenItemsArgs, ListDebtorOpenItemsResult, ListDebtorInvoicesArgs, ListDebtorInvoicesResult, ListDebtorOrdersArgs, ListDebtorOrdersResult, ListDebtorTransactionsArgs, ListDebtorTransactionsResult, ListCreditorsArgs, ListCreditorsResult, ListCreditorOpenItemsArgs, ListCreditorOpenItemsResult, ListCreditorTransactionsArgs, ListCreditorTransactionsResult, ListGlAccountsArgs, ListGlAccountsResult, GetAccountBalanceArgs, GetAccountBalanceResult, ListGlTransactionsArgs, ListGlTransactionsResult, ListVatCodesArgs, ListVatCodesResult, ListInventoryItemsArgs, ListInventoryItemsResult, ListProductGroupsArgs, ListProductGroupsResult, ListInventoryTransactionsArgs, ListInventoryTransactionsResult, QueryArgs, QueryResult, AggregateArgs, AggregateResult, ListRecentlyAddedItemsArgs, ListRecentlyAddedItemsResult } from './types.ts';
 
-/** Parameters of every text a Ledger tool can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
+/** Parameters of every text the Ledger tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type LedgerTextParams = LedgerErrorParams & Omit<PlatformErrorParams, keyof LedgerErrorParams>;
 /** The connector's limits (`connector.limits` in specs/ledger.yaml). */
 export type LedgerLimits = { readonly sessionTokenLifetimeSeconds: number; readonly maxLimit: number; };

@@ -4,7 +4,7 @@ import type { PlatformErrorParams } from '../platform/descriptor.ts';
 import type { RegisterErrorParams } from './descriptor.ts';
 import type { SoegVirksomhedArgs, SoegVirksomhedResult, HentVirksomhedArgs, HentVirksomhedResult, FindProduktionsenhederArgs, FindProduktionsenhederResult, FindEjereArgs, FindEjereResult, FindVirksomhederForPersonArgs, FindVirksomhederForPersonResult } from './types.ts';
 
-/** Parameters of every text a Company register tool can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
+/** Parameters of every text the Company register tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type RegisterTextParams = RegisterErrorParams & Omit<PlatformErrorParams, keyof RegisterErrorParams>;
 /** The connector's limits (`connector.limits` in specs/register.yaml). */
 export type RegisterLimits = { readonly maxConcurrent: number; readonly queueTimeoutMs: number; readonly maxSize: number; };

@@ -4,7 +4,7 @@ import type { PlatformErrorParams } from '../platform/descriptor.ts';
 import type { SearchErrorParams } from './descriptor.ts';
 import type { ListSitesArgs, ListSitesResult, TopQueriesArgs, TopQueriesResult, TopPagesArgs, TopPagesResult, QueryPerformanceArgs, QueryPerformanceResult, PagePerformanceArgs, PagePerformanceResult, ComparePeriodsArgs, ComparePeriodsResult, SearchAnalyticsQueryArgs, SearchAnalyticsQueryResult } from './types.ts';
 
-/** Parameters of every text a Search analytics tool can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
+/** Parameters of every text the Search analytics tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type SearchTextParams = SearchErrorParams & Omit<PlatformErrorParams, keyof SearchErrorParams>;
 /** The connector's limits (`connector.limits` in specs/search.yaml). */
 export type SearchLimits = { readonly maxRowLimit: number; readonly upstreamMessageMaxChars: number; };
