@@ -9,7 +9,7 @@ import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 export type ConnectorSpecs = Readonly<Record<string, { readonly descriptor: ConnectorDescriptor }>>;
 
 export interface ConnectorConfig {
-  /** Spec file stem (`register`): the key of generated/registry.ts. */
+  /** Spec file stem (`crm` for specs/crm.yaml): the key of generated/registry.ts. */
   readonly key: string;
   /** Connector id as served; the spec's default unless the deployment chooses another. */
   readonly id: string;
