@@ -8,22 +8,22 @@ import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
-import { createHttpApp, type HttpApp } from './http/server.ts';
-import { LocalGate, SharedGate } from './limits/gate.ts';
-import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits/rate-limit.ts';
+import { createHttpApp, type HttpApp } from './transport/server.ts';
+import { LocalGate, SharedGate } from './upstream/gate.ts';
+import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { buildConnectorRuntime, buildEndpoints } from './mcp/endpoints.ts';
 import { createLogger, flushLogger, Metrics } from './observability.ts';
-import { Pipeline } from './pipeline.ts';
+import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { openStore } from './platform/open-store.ts';
 import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
 import { createPortal } from './portal/pages.ts';
-import type { SharedStore } from './shared-store.ts';
-import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
-import { closeSharedDispatcher } from './upstream.ts';
-import { UsageMeter } from './usage.ts';
+import type { SharedStore } from './platform/shared-store.ts';
+import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
+import { closeSharedDispatcher } from './upstream/client.ts';
+import { UsageMeter } from './platform/usage.ts';
 
 export interface AppOptions {
   readonly config: GatewayConfig;
@@ -68,7 +68,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
-    const { RedisSharedStore } = await import('./shared-store.ts');
+    const { RedisSharedStore } = await import('./platform/shared-store.ts');
     shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, prefix: config.redisPrefix, onError: () => failOpen('shared_store') });
   }
 

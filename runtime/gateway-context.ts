@@ -2,14 +2,14 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { PlatformDescriptor } from './handler-api/descriptor-types.ts';
-import type { RateLimiter } from './limits/rate-limit.ts';
+import type { RateLimiter } from './platform/rate-limit.ts';
 import type { Endpoint } from './mcp/endpoints.ts';
 import type { Metrics } from './observability.ts';
 import type { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import type { Vault } from './platform/vault.ts';
-import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
-import type { UsageMeter } from './usage.ts';
+import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
+import type { UsageMeter } from './platform/usage.ts';
 
 export interface GatewayContext {
   readonly config: GatewayConfig;

@@ -1,4 +1,4 @@
-// The contract between handlers and the upstream HTTP layer (runtime/upstream.ts).
+// The contract between handlers and the upstream HTTP layer (runtime/upstream/client.ts).
 
 export type UpstreamFailureKind =
   | 'auth' // 401 or 403

@@ -3,19 +3,19 @@
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 import { checkArguments } from './arguments.ts';
 import { ConnectorTexts, countingClient, createToolContext, toolLimits } from './call-context.ts';
-import type { ToolDescriptor } from './handler-api/descriptor-types.ts';
-import type { GatewayContext } from './gateway-context.ts';
-import type { Endpoint } from './mcp/endpoints.ts';
-import type { Identity } from './platform/state.ts';
-import { newJti, signLink, type LinkPurpose } from './portal/links.ts';
-import { HandlerNotImplementedError } from './handler-api/stub.ts';
-import type { Credential } from './handler-api/tool-context.ts';
-import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from './handler-api/tool-error.ts';
-import { createUpstreamClient } from './upstream.ts';
-import { UpstreamError } from './handler-api/upstream-types.ts';
-import { VaultError } from './platform/vault.ts';
-import { bindDataLayer } from './platform/data-layer.ts';
-import type { Reservation } from './usage.ts';
+import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type { GatewayContext } from '../gateway-context.ts';
+import type { Endpoint } from '../mcp/endpoints.ts';
+import type { Identity } from '../platform/state.ts';
+import { newJti, signLink, type LinkPurpose } from '../portal/links.ts';
+import { HandlerNotImplementedError } from '../handler-api/stub.ts';
+import type { Credential } from '../handler-api/tool-context.ts';
+import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
+import { createUpstreamClient } from '../upstream/client.ts';
+import { UpstreamError } from '../handler-api/upstream-types.ts';
+import { VaultError } from '../platform/vault.ts';
+import { bindDataLayer } from '../platform/data-layer.ts';
+import type { Reservation } from '../platform/usage.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;

@@ -4,14 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
-import { readCapped } from '../read-capped.ts';
+import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
 import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
 import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
-import type { Pipeline } from '../pipeline.ts';
+import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { Identity } from '../platform/state.ts';
-import type { PortalRoutes } from '../portal/pages.ts';
 import { formatText } from '../handler-api/tool-error.ts';
-import { tokenHash } from '../tokens.ts';
+import { tokenHash } from '../platform/tokens.ts';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -19,23 +18,7 @@ export const SERVER_VERSION = '0.1.0';
 const REQ_PREFIX = randomUUID().slice(0, 8);
 let requestSeq = 0;
 
-export class BodyTooLarge extends Error {}
-
 const CLOSE_BRACE = Buffer.from('}');
-
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  if (Number(req.headers['content-length'] ?? '0') > limit) {
-    req.resume();
-    return Promise.reject(new BodyTooLarge());
-  }
-  return readCapped(req, limit, () => new BodyTooLarge(), 'drain');
-}
-
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
 
 /** Hashes of recently presented tokens (bounded), so a busy client costs no SHA-256 per request. */
 const recentHashes = new Map<string, string>();
@@ -59,13 +42,18 @@ export async function authenticate(gateway: GatewayContext, req: IncomingMessage
 
 const UNAUTHORIZED = errorJson(null, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token issued by this gateway.');
 
+/** Server-rendered pages under `/` and `/portal/…` (runtime/portal): the server only routes to them. */
+export interface PageRoutes {
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
+}
+
 export interface HttpApp {
   readonly server: Server;
   /** Requests being handled right now (graceful shutdown waits for them). */
   inFlight(): number;
 }
 
-export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, portal: PortalRoutes): HttpApp {
+export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, portal: PageRoutes): HttpApp {
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
