@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { GatewayContext } from '../gateway-context.ts';
 import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
 import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
-import { classify, errorJson, ErrorCode, negotiateVersion, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
+import { classify, errorJson, ErrorCode, negotiateVersion, protocolText, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { Identity } from '../platform/state.ts';
 import { formatText } from '../handler-api/tool-error.ts';
@@ -40,7 +40,7 @@ export async function authenticate(gateway: GatewayContext, req: IncomingMessage
   return gateway.state.identify(cachedTokenHash(token));
 }
 
-const UNAUTHORIZED = errorJson(null, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token issued by this gateway.');
+const UNAUTHORIZED = errorJson(null, -32001, protocolText('unauthorized'));
 
 /** Server-rendered pages under `/` and `/portal/…` (runtime/portal): the server only routes to them. */
 export interface PageRoutes {
@@ -61,7 +61,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
   async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
     const origin = req.headers.origin;
     if (origin && !allowedOrigins.has(origin)) {
-      sendJson(res, 403, errorJson(null, ErrorCode.InvalidRequest, 'Origin not allowed.'));
+      sendJson(res, 403, errorJson(null, ErrorCode.InvalidRequest, protocolText('origin_not_allowed')));
       return 403;
     }
     const identity = await authenticate(gateway, req);
@@ -75,7 +75,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
       raw = await readBody(req, gateway.config.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        sendJson(res, 413, errorJson(null, ErrorCode.InvalidRequest, `Request body larger than ${gateway.config.maxBodyBytes} bytes.`), { connection: 'close' });
+        sendJson(res, 413, errorJson(null, ErrorCode.InvalidRequest, protocolText('body_too_large', { max_bytes: gateway.config.maxBodyBytes })), { connection: 'close' });
         return 413;
       }
       throw error;
@@ -93,16 +93,16 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
     if (!decision.allowed) {
       const id = body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
       gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
-      sendJson(res, 429, errorJson(id, RATE_LIMITED, 'Rate limit exceeded: too many requests for this account and connector. Retry after 1 second.', { retryAfterSeconds: 1 }), { 'retry-after': '1' });
+      sendJson(res, 429, errorJson(id, RATE_LIMITED, protocolText('rate_limited'), { retryAfterSeconds: 1 }), { 'retry-after': '1' });
       return 429;
     }
     if (parseFailed) {
-      sendJson(res, 400, errorJson(null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON.'));
+      sendJson(res, 400, errorJson(null, ErrorCode.ParseError, protocolText('parse_error')));
       return 400;
     }
     const versionHeader = req.headers['mcp-protocol-version'];
     if (typeof versionHeader === 'string' && !SERVED_PROTOCOL_VERSIONS.includes(versionHeader)) {
-      sendJson(res, 400, errorJson(null, ErrorCode.InvalidRequest, `Unsupported MCP-Protocol-Version ${versionHeader}; served: ${SERVED_PROTOCOL_VERSIONS.join(', ')}.`));
+      sendJson(res, 400, errorJson(null, ErrorCode.InvalidRequest, protocolText('unsupported_protocol_version', { version: versionHeader, served: SERVED_PROTOCOL_VERSIONS.join(', ') })));
       return 400;
     }
     const message = classify(body);
@@ -158,7 +158,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
         sendJson(res, 200, resultJson(message.id, '{}'));
         return 200;
       default:
-        sendJson(res, 200, errorJson(message.id, ErrorCode.MethodNotFound, `Method not found: ${message.method}`));
+        sendJson(res, 200, errorJson(message.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method: message.method })));
         return 200;
     }
   }
@@ -166,7 +166,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
   async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const identity = await authenticate(gateway, req);
     if (!identity) {
-      sendJson(res, 401, JSON.stringify({ error: 'unauthorized' }), { 'www-authenticate': 'Bearer realm="connector-gateway"' });
+      sendJson(res, 401, JSON.stringify({ error: protocolText('usage_unauthorized') }), { 'www-authenticate': 'Bearer realm="connector-gateway"' });
       return 401;
     }
     const account = gateway.state.account(identity.account.id) ?? identity.account;
@@ -183,12 +183,12 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
       const endpoint = gateway.endpoints.get(instanceId);
       if (!endpoint) {
         req.resume();
-        sendJson(res, 404, JSON.stringify({ error: `No MCP endpoint at ${path}` }));
+        sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
         return ['mcp', 404];
       }
       if (req.method === 'POST') return ['mcp', await mcp(req, res, endpoint, reqId)];
       req.resume();
-      sendJson(res, 405, errorJson(null, ErrorCode.InvalidRequest, 'Method not allowed: this endpoint takes POST (stateless, JSON responses).'), { allow: 'POST' });
+      sendJson(res, 405, errorJson(null, ErrorCode.InvalidRequest, protocolText('method_not_allowed')), { allow: 'POST' });
       return ['mcp', 405];
     }
     if (path === '/api/usage' && req.method === 'GET') return ['usage', await usage(req, res)];
@@ -204,7 +204,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
     }
     if (path.startsWith('/portal/') || path === '/portal' || path === '/') return ['portal', await portal.handle(req, res, path)];
     req.resume();
-    sendJson(res, 404, JSON.stringify({ error: 'not found' }));
+    sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
     return ['other', 404];
   }
 
@@ -215,7 +215,7 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
       .then(([name, status]) => gateway.metrics.requests.inc({ route: name, status: String(status) }))
       .catch((error: unknown) => {
         gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
-        if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, 'Internal error.'));
+        if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
         else res.destroy();
         gateway.metrics.requests.inc({ route: 'error', status: '500' });
       })
