@@ -7,7 +7,7 @@ import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { Endpoint } from '../mcp/endpoints.ts';
 import type { Identity } from '../platform/state.ts';
-import { newJti, signLink, type LinkPurpose } from '../portal/links.ts';
+import { newJti, signLink, type LinkPurpose } from '../platform/links.ts';
 import { HandlerNotImplementedError } from '../handler-api/stub.ts';
 import type { Credential } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';

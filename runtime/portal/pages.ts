@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
-import { verifyLink, type LinkPayload, type LinkPurpose } from './links.ts';
+import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
 import { BodyTooLarge, readBody } from '../transport/http-io.ts';
 
 export interface PortalRoutes {

@@ -2,7 +2,7 @@
 // short-lived capability signed with a key derived from the vault secret; connect links are also
 // single-use (recorded in the store, consumed atomically).
 import { randomBytes } from 'node:crypto';
-import type { Vault } from '../platform/vault.ts';
+import type { Vault } from './vault.ts';
 
 export type LinkPurpose = 'connect' | 'purchase' | 'team' | 'terms';
 
