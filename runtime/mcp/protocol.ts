@@ -21,7 +21,12 @@ export const ErrorCode = {
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const LATEST = SERVED_PROTOCOL_VERSIONS[0]!;
 
+/** Error codes of this gateway beyond JSON-RPC's own (the implementation-defined server range). */
+export const UNAUTHORIZED = -32001;
 export const RATE_LIMITED = -32029;
+
+/** The gateway's version, as `initialize` (serverInfo) and /healthz report it. */
+export const SERVER_VERSION = '0.1.0';
 
 export type JsonRpcId = string | number | null;
 
@@ -61,6 +66,11 @@ export function classify(body: unknown): Incoming {
     return { kind: 'invalid', id: rawId, code: ErrorCode.InvalidParams, message: protocolText('params_not_object') };
   }
   return { kind: 'request', id: rawId, method: msg.method, params: (msg.params as Record<string, unknown>) ?? {} };
+}
+
+/** The id of a parsed body that has not been classified yet (a refusal echoes it when it can). */
+export function requestIdOf(body: unknown): JsonRpcId {
+  return body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }
 
 export function resultJson(id: string | number, resultJsonText: string): string {

@@ -1,7 +1,11 @@
-// Signed portal links. Every link the platform texts hand out (connect, purchase, team, terms) is a
-// short-lived capability signed with a key derived from the vault secret; connect links are also
-// single-use (recorded in the store, consumed atomically).
+// Signed links to the portal pages. Every link the platform texts hand out (connect, purchase,
+// team, terms) is a short-lived capability signed with a key derived from the vault secret; connect
+// links are also single-use (recorded in the store, consumed atomically). The issuer makes them for
+// the tools/call pipeline and the initialize instructions; the portal pages verify them.
 import { randomBytes } from 'node:crypto';
+import type { GatewayConfig } from '../config.ts';
+import type { Identity } from './state.ts';
+import type { PlatformStore } from './store.ts';
 import type { Vault } from './vault.ts';
 
 export type LinkPurpose = 'connect' | 'purchase' | 'team' | 'terms';
@@ -26,6 +30,35 @@ export function newJti(): string {
 export function signLink(vault: Vault, payload: LinkPayload): string {
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${body}.${vault.sign(`link:${body}`)}`;
+}
+
+/** Makes the links a caller is handed for one endpoint instance (in tool results and initialize instructions). */
+export interface LinkIssuer {
+  issue(purpose: LinkPurpose, identity: Identity, connectorKey: string, instanceId: string): Promise<string>;
+}
+
+export interface LinkIssuerOptions {
+  readonly store: PlatformStore;
+  readonly vault: Vault;
+  /** Read at every link: the base URL is the listening address until one is configured. */
+  readonly config: Pick<GatewayConfig, 'publicBaseUrl'>;
+  readonly now: () => Date;
+  /** How long a connect link lives (the platform spec's `connectLinkValidSeconds`); the others live a day. */
+  readonly connectLinkValidSeconds: number;
+}
+
+export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds }: LinkIssuerOptions): LinkIssuer {
+  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: 86_400, team: 86_400, terms: 86_400 };
+  return {
+    async issue(purpose, identity, connectorKey, instanceId) {
+      const exp = Math.floor(now().getTime() / 1000) + ttlSeconds[purpose];
+      const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey, exp };
+      if (purpose !== 'connect') return `${config.publicBaseUrl}/portal/${purpose}/${signLink(vault, base)}`;
+      const jti = newJti();
+      await store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) });
+      return `${config.publicBaseUrl}/portal/connect/${signLink(vault, { ...base, instanceId, jti })}`;
+    },
+  };
 }
 
 export function verifyLink(vault: Vault, token: string, purpose: LinkPurpose, now: Date): LinkCheck {

@@ -1,46 +1,19 @@
 // The HTTP surface on node:http: MCP endpoints, the usage API, health, metrics and portal pages.
+// A thin adapter: the checks are functions in checks.ts, the JSON-RPC envelope is mcp/protocol.ts
+// and the methods are mcp/methods.ts; here they are made in order and their verdicts sent.
 // node:http rather than express on the hot path: the benchmark compares against a bare node:http
 // floor, and routing here is four prefixes.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { GatewayContext } from '../gateway-context.ts';
+import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import { dispatch, type McpMethods } from '../mcp/methods.ts';
+import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
+import { checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
 import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
-import { toolsListBytes, type Endpoint } from '../mcp/endpoints.ts';
-import { classify, errorJson, ErrorCode, negotiateVersion, protocolText, RATE_LIMITED, resultJson, SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol.ts';
-import type { Pipeline } from '../pipeline/pipeline.ts';
-import type { Identity } from '../platform/state.ts';
-import { formatText } from '../handler-api/tool-error.ts';
-import { tokenHash } from '../platform/tokens.ts';
-
-export const SERVER_VERSION = '0.1.0';
 
 /** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
 const REQ_PREFIX = randomUUID().slice(0, 8);
 let requestSeq = 0;
-
-const CLOSE_BRACE = Buffer.from('}');
-
-/** Hashes of recently presented tokens (bounded), so a busy client costs no SHA-256 per request. */
-const recentHashes = new Map<string, string>();
-function cachedTokenHash(token: string): string {
-  let hash = recentHashes.get(token);
-  if (hash === undefined) {
-    hash = tokenHash(token);
-    if (recentHashes.size >= 10_000) recentHashes.clear();
-    recentHashes.set(token, hash);
-  }
-  return hash;
-}
-
-export async function authenticate(gateway: GatewayContext, req: IncomingMessage): Promise<Identity | undefined> {
-  const header = req.headers.authorization;
-  if (!header || !header.startsWith('Bearer ')) return undefined;
-  const token = header.slice(7).trim();
-  if (token.length < 16 || token.length > 512) return undefined;
-  return gateway.state.identify(cachedTokenHash(token));
-}
-
-const UNAUTHORIZED = errorJson(null, -32001, protocolText('unauthorized'));
 
 /** Server-rendered pages under `/` and `/portal/…` (runtime/portal): the server only routes to them. */
 export interface PageRoutes {
@@ -53,59 +26,63 @@ export interface HttpApp {
   inFlight(): number;
 }
 
-export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, portal: PageRoutes): HttpApp {
+/** Bodies of the refusals that carry no request id, rendered once. */
+const refusalBodies = new WeakMap<Refusal, string>();
+
+/** Sends a refusal as it is: its status, its JSON-RPC error (with the request id when known) and headers. */
+function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null): number {
+  let body = id === null ? refusalBodies.get(refusal) : undefined;
+  if (body === undefined) {
+    body = errorJson(id, refusal.code, refusal.message, refusal.data);
+    if (id === null) refusalBodies.set(refusal, body);
+  }
+  sendJson(res, refusal.status, body, refusal.headers);
+  return refusal.status;
+}
+
+export function createHttpApp(gateway: GatewayContext, methods: McpMethods, portal: PageRoutes): HttpApp {
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
+  const identify: IdentityLookup = (hash) => gateway.state.identify(hash);
 
   async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
-    const origin = req.headers.origin;
-    if (origin && !allowedOrigins.has(origin)) {
-      sendJson(res, 403, errorJson(null, ErrorCode.InvalidRequest, protocolText('origin_not_allowed')));
-      return 403;
-    }
-    const identity = await authenticate(gateway, req);
-    if (!identity) {
+    const method = checkHttpMethod(req.method);
+    if (!method.ok) {
       req.resume();
-      sendJson(res, 401, UNAUTHORIZED, { 'www-authenticate': 'Bearer realm="connector-gateway"' });
-      return 401;
+      return refuse(res, method);
     }
+    const origin = checkOrigin(req.headers.origin, allowedOrigins);
+    if (!origin.ok) return refuse(res, origin);
+    const caller = await checkCaller(req.headers.authorization, identify);
+    if (!caller.ok) {
+      req.resume();
+      return refuse(res, caller);
+    }
+    const { identity } = caller;
+    const maxBytes = gateway.config.maxBodyBytes;
     let raw: Buffer;
     try {
-      raw = await readBody(req, gateway.config.maxBodyBytes);
+      raw = await readBody(req, maxBytes);
     } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        sendJson(res, 413, errorJson(null, ErrorCode.InvalidRequest, protocolText('body_too_large', { max_bytes: gateway.config.maxBodyBytes })), { connection: 'close' });
-        return 413;
-      }
+      const size = error instanceof BodyTooLarge ? checkBodySize(error.bytes, maxBytes) : undefined;
+      if (size && !size.ok) return refuse(res, size);
       throw error;
     }
-    let body: unknown;
-    let parseFailed = false;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      parseFailed = true;
-    }
+    const parsed = parseBody(raw);
+    // The rate limit comes before the parse verdict: an unparsable body still spends a token.
     const connector = endpoint.connector.config;
     const decision = await gateway.rateLimiter.take(`${identity.account.id}|${connector.id}`);
     if (decision.failOpen) gateway.metrics.failOpen.inc({ component: 'rate_limit' });
-    if (!decision.allowed) {
-      const id = body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+    const rate = checkRate(decision);
+    if (!rate.ok) {
       gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
-      sendJson(res, 429, errorJson(id, RATE_LIMITED, protocolText('rate_limited'), { retryAfterSeconds: 1 }), { 'retry-after': '1' });
-      return 429;
+      return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined));
     }
-    if (parseFailed) {
-      sendJson(res, 400, errorJson(null, ErrorCode.ParseError, protocolText('parse_error')));
-      return 400;
-    }
-    const versionHeader = req.headers['mcp-protocol-version'];
-    if (typeof versionHeader === 'string' && !SERVED_PROTOCOL_VERSIONS.includes(versionHeader)) {
-      sendJson(res, 400, errorJson(null, ErrorCode.InvalidRequest, protocolText('unsupported_protocol_version', { version: versionHeader, served: SERVED_PROTOCOL_VERSIONS.join(', ') })));
-      return 400;
-    }
-    const message = classify(body);
+    if (!parsed.ok) return refuse(res, parsed);
+    const version = checkProtocolVersion(req.headers['mcp-protocol-version']);
+    if (!version.ok) return refuse(res, version);
+    const message = classify(parsed.body);
     if (message.kind === 'invalid') {
       sendJson(res, 400, errorJson(message.id, message.code, message.message));
       return 400;
@@ -114,62 +91,32 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
       res.writeHead(202).end();
       return 202;
     }
-    const subscribed = gateway.state.isSubscribed(identity.account.id, connector.key);
-    switch (message.method) {
-      case 'tools/call': {
-        const controller = new AbortController();
-        const onClose = () => {
-          if (!res.writableFinished) controller.abort();
-        };
+    // The client going away aborts a call in progress; the signal is made only if a method asks.
+    let controller: AbortController | undefined;
+    const onClose = () => {
+      if (!res.writableFinished) controller!.abort();
+    };
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
         res.once('close', onClose);
-        const result = await pipeline.call(endpoint, identity, message.params.name, message.params.arguments, controller.signal, reqId);
-        res.off('close', onClose);
-        sendJson(res, 200, resultJson(message.id, JSON.stringify(result)));
-        return 200;
       }
-      case 'tools/list': {
-        const full = subscribed || !endpoint.connector.descriptor.connectAccount;
-        // The list is precomputed as bytes; only the envelope around it is built per request.
-        const list = toolsListBytes(endpoint, gateway.platform, full);
-        const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`);
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': head.length + list.length + 1 });
-        res.end(Buffer.concat([head, list, CLOSE_BRACE], head.length + list.length + 1));
-        return 200;
-      }
-      case 'initialize': {
-        const { descriptor } = endpoint.connector;
-        const instructions = subscribed
-          ? descriptor.instructions
-          : formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? descriptor.instructions, {
-              connector_id: connector.id,
-              connector_title: descriptor.title,
-              purchase_url: await pipeline.link('purchase', identity, endpoint),
-            });
-        const result = {
-          protocolVersion: negotiateVersion(message.params.protocolVersion),
-          capabilities: { tools: { listChanged: false } },
-          serverInfo: { name: `connector-gateway/${endpoint.instanceId}`, title: descriptor.title, version: SERVER_VERSION },
-          instructions,
-        };
-        sendJson(res, 200, resultJson(message.id, JSON.stringify(result)));
-        return 200;
-      }
-      case 'ping':
-        sendJson(res, 200, resultJson(message.id, '{}'));
-        return 200;
-      default:
-        sendJson(res, 200, errorJson(message.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method: message.method })));
-        return 200;
-    }
+      return controller.signal;
+    };
+    const reply = await dispatch(methods, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, signal });
+    if (controller) res.off('close', onClose);
+    sendJson(res, 200, reply);
+    return 200;
   }
 
   async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const identity = await authenticate(gateway, req);
-    if (!identity) {
-      sendJson(res, 401, JSON.stringify({ error: protocolText('usage_unauthorized') }), { 'www-authenticate': 'Bearer realm="connector-gateway"' });
-      return 401;
+    const caller = await checkCaller(req.headers.authorization, identify);
+    if (!caller.ok) {
+      // The usage API answers plain JSON, not JSON-RPC.
+      sendJson(res, caller.status, JSON.stringify({ error: protocolText('usage_unauthorized') }), caller.headers);
+      return caller.status;
     }
-    const account = gateway.state.account(identity.account.id) ?? identity.account;
+    const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
     sendJson(res, 200, JSON.stringify(await gateway.meter.usageRecord(account, gateway.now())));
     return 200;
   }
@@ -179,17 +126,11 @@ export function createHttpApp(gateway: GatewayContext, pipeline: Pipeline, porta
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     if (path.endsWith('/mcp')) {
-      const instanceId = path.slice(1, -4);
-      const endpoint = gateway.endpoints.get(instanceId);
-      if (!endpoint) {
-        req.resume();
-        sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
-        return ['mcp', 404];
-      }
-      if (req.method === 'POST') return ['mcp', await mcp(req, res, endpoint, reqId)];
+      const endpoint = gateway.endpoints.get(path.slice(1, -4));
+      if (endpoint) return ['mcp', await mcp(req, res, endpoint, reqId)];
       req.resume();
-      sendJson(res, 405, errorJson(null, ErrorCode.InvalidRequest, protocolText('method_not_allowed')), { allow: 'POST' });
-      return ['mcp', 405];
+      sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
+      return ['mcp', 404];
     }
     if (path === '/api/usage' && req.method === 'GET') return ['usage', await usage(req, res)];
     if (path === '/healthz') {
