@@ -63,7 +63,7 @@ export interface FailureSummary {
  * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
  */
 export interface ToolContext<E = {}, L = {}> {
-  /** Connector id as served (`register`), and the endpoint instance (`register` or `register-2`). */
+  /** Connector id as served (`<id>`), and the endpoint instance (`<id>` or `<id>-<n>`). */
   readonly connectorId: string;
   readonly instanceId: string;
   readonly accountId: string;
