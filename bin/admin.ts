@@ -9,8 +9,8 @@ import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
 import { openStore } from '#runtime/platform/open-store.ts';
 import type { FairUseMode, PlatformStore } from '#runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '#runtime/platform/vault.ts';
-import { issueToken } from '#runtime/tokens.ts';
-import { UsageMeter } from '#runtime/usage.ts';
+import { issueToken } from '#runtime/platform/tokens.ts';
+import { UsageMeter } from '#runtime/platform/usage.ts';
 import pino from 'pino';
 import { appendFileSync, existsSync } from 'node:fs';
 
@@ -240,7 +240,7 @@ async function main(): Promise<number> {
   try {
     await runCli(argv, config, store, (line) => console.log(line));
     if (config.redisUrl) {
-      const { RedisSharedStore } = await import('#runtime/shared-store.ts');
+      const { RedisSharedStore } = await import('#runtime/platform/shared-store.ts');
       const shared = await RedisSharedStore.connect(config.redisUrl).catch(() => undefined);
       await shared?.publish('platform-invalidate', String(Date.now())).catch(() => {});
       await shared?.close();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { envName, type GatewayConfig } from '#runtime/config.ts';
 import type { PlatformStore } from '#runtime/platform/store.ts';
 import type { Vault } from '#runtime/platform/vault.ts';
-import { issueToken, tokenHash } from '#runtime/tokens.ts';
+import { issueToken, tokenHash } from '#runtime/platform/tokens.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
 export const DEMO_ACCOUNT_ID = 'acc_demo';

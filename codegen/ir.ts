@@ -22,6 +22,15 @@ export interface ErrorIR {
   readonly reconnect: boolean;
 }
 
+/** A text the runtime answers with before any tool runs (HTTP checks, the JSON-RPC envelope). */
+export interface ProtocolErrorIR {
+  readonly code: string;
+  readonly text: string;
+  /** `{name}` placeholders of the text, in order of first appearance. */
+  readonly params: readonly string[];
+  readonly when?: string;
+}
+
 export interface ToolIR {
   readonly name: string;
   readonly title: string;
@@ -85,6 +94,8 @@ export interface ConnectorIR {
 export interface PlatformIR {
   readonly source: string;
   readonly errors: readonly ErrorIR[];
+  /** In spec order. */
+  readonly protocolErrors: readonly ProtocolErrorIR[];
   readonly instructions: Readonly<Record<string, string>>;
   readonly annotations: { readonly read: Annotations; readonly write: Annotations };
   readonly limits: Readonly<Record<string, number>>;
@@ -134,6 +145,14 @@ function buildErrors(raw: unknown): ErrorIR[] {
       ...(entry.when ? { when: entry.when.trim() } : {}),
       reconnect: entry.reconnect === true,
     };
+  });
+}
+
+function buildProtocolErrors(raw: unknown): ProtocolErrorIR[] {
+  if (!isObject(raw)) return [];
+  return Object.entries(raw).map(([code, value]) => {
+    const entry = typeof value === 'string' ? { text: value } : (value as { text: string; when?: string });
+    return { code, text: entry.text, params: placeholders(entry.text), ...(entry.when ? { when: entry.when.trim() } : {}) };
   });
 }
 
@@ -231,6 +250,7 @@ export function buildPlatform(source: SpecSource): PlatformIR {
   return {
     source: source.file,
     errors: buildErrors(p.errors),
+    protocolErrors: buildProtocolErrors(p.protocolErrors),
     instructions,
     annotations,
     limits: numberMap(p.limits),

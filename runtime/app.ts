@@ -1,29 +1,29 @@
 // Builds a running gateway from configuration: store, vault, in-memory platform state, metering,
-// limits, endpoints, the tools/call pipeline, portal and HTTP server. `close()` shuts down
-// gracefully: no new connections, in-flight calls finish, usage is flushed.
+// limits, endpoints, the tools/call pipeline, the MCP methods, portal and HTTP server. `close()`
+// shuts down gracefully: no new connections, in-flight calls finish, usage is flushed.
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import type { GatewayConfig } from './config.ts';
-import type { GatewayContext } from './gateway-context.ts';
+import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
-import { createHttpApp, type HttpApp } from './http/server.ts';
-import { LocalGate, SharedGate } from './limits/gate.ts';
-import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './limits/rate-limit.ts';
-import { buildConnectorRuntime, buildEndpoints } from './mcp/endpoints.ts';
+import { createMethods } from './mcp/methods.ts';
 import { createLogger, flushLogger, Metrics } from './observability.ts';
-import { Pipeline } from './pipeline.ts';
+import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
+import { createLinkIssuer } from './platform/links.ts';
 import { openStore } from './platform/open-store.ts';
+import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
+import type { SharedStore } from './platform/shared-store.ts';
 import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
+import { UsageMeter } from './platform/usage.ts';
 import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
 import { createPortal } from './portal/pages.ts';
-import type { SharedStore } from './shared-store.ts';
-import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
-import { closeSharedDispatcher } from './upstream.ts';
-import { UsageMeter } from './usage.ts';
+import { createHttpApp, type HttpApp } from './transport/server.ts';
+import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
+import { LocalGate, SharedGate } from './upstream/gate.ts';
 
 export interface AppOptions {
   readonly config: GatewayConfig;
@@ -68,7 +68,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
-    const { RedisSharedStore } = await import('./shared-store.ts');
+    const { RedisSharedStore } = await import('./platform/shared-store.ts');
     shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, prefix: config.redisPrefix, onError: () => failOpen('shared_store') });
   }
 
@@ -120,9 +120,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     await shared.subscribe(INVALIDATE_CHANNEL, () => void state.reload().catch(() => {})).catch(() => failOpen('shared_store'));
   }
 
-  const pipeline = new Pipeline(context);
+  // Along the request path, built bottom up: links and the tools/call pipeline, the MCP methods
+  // that use them, the portal pages beside them, and the HTTP server in front of both.
+  const links = createLinkIssuer({ store, vault, config, now: context.now, connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds! });
+  const pipeline = new Pipeline(context, links);
+  const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, { selfServicePurchase: options.selfServicePurchase ?? false });
-  const http = createHttpApp(context, pipeline, portal);
+  const http = createHttpApp(context, methods, portal);
 
   const app: App = {
     context,

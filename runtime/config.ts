@@ -9,7 +9,7 @@ import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 export type ConnectorSpecs = Readonly<Record<string, { readonly descriptor: ConnectorDescriptor }>>;
 
 export interface ConnectorConfig {
-  /** Spec file stem (`crm` for specs/crm.yaml): the key of generated/registry.ts. */
+  /** Spec file stem (`<key>` of `specs/<key>.yaml`): the key of generated/registry.ts. */
   readonly key: string;
   /** Connector id as served; the spec's default unless the deployment chooses another. */
   readonly id: string;
@@ -20,7 +20,7 @@ export interface ConnectorConfig {
   readonly maxInstances: number;
   /** Calls in flight to this upstream at once (a queue beyond it); the spec's `maxConcurrent`, if any. */
   readonly maxConcurrent?: number;
-  /** Deployment-wide credential of a managed connector (company register: HTTP Basic). */
+  /** Deployment-wide credential of a managed connector (`managed_basic`: HTTP Basic). */
   readonly managedCredential?: { readonly username?: string; readonly password?: string };
 }
 
@@ -35,7 +35,7 @@ export interface GatewayConfig {
   readonly dataDir: string;
   /** PostgreSQL URL; unset means the embedded database in `dataDir`. */
   readonly databaseUrl?: string;
-  /** Redis URL for several replicas (rate limits, fair use, register throttle); unset: one process. */
+  /** Redis URL for several replicas (rate limits, fair use, concurrency gates); unset: one process. */
   readonly redisUrl?: string;
   /** Key prefix in the shared store, so several deployments can share one Redis. */
   readonly redisPrefix: string;
@@ -157,7 +157,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
 }
 
 /**
- * `CONNECTOR_<KEY>_MAX_CONCURRENT`, or `<KEY>_MAX_CONCURRENT` (e.g. REGISTER_MAX_CONCURRENT,
+ * `CONNECTOR_<KEY>_MAX_CONCURRENT`, or `<KEY>_MAX_CONCURRENT` (the short form README documents,
  * DECISIONS §14), else the file or the spec: the same for every connector.
  */
 function maxConcurrent(env: Env, key: string, fallback: number | undefined): { maxConcurrent?: number } {

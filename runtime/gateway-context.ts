@@ -1,15 +1,17 @@
-// Everything the request path needs, built once at start-up (runtime/app.ts).
+// Everything the request path needs, built once at start-up (runtime/app.ts), and the endpoint
+// instances it serves: `<id>` and `<id>-<n>` (n = 2…maxInstances) for every enabled connector.
+// Every layer of the path receives an Endpoint, so its model lives here, below all of them.
+// Nothing here switches over tool names.
 import type { Logger } from 'pino';
-import type { GatewayConfig } from './config.ts';
-import type { PlatformDescriptor } from './handler-api/descriptor-types.ts';
-import type { RateLimiter } from './limits/rate-limit.ts';
-import type { Endpoint } from './mcp/endpoints.ts';
+import type { ConnectorConfig, GatewayConfig } from './config.ts';
+import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './observability.ts';
+import type { RateLimiter } from './platform/rate-limit.ts';
 import type { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
+import type { UsageMeter } from './platform/usage.ts';
 import type { Vault } from './platform/vault.ts';
-import type { ConcurrencyGate, UpstreamClientOptions } from './upstream.ts';
-import type { UsageMeter } from './usage.ts';
+import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
 
 export interface GatewayContext {
   readonly config: GatewayConfig;
@@ -27,4 +29,41 @@ export interface GatewayContext {
   readonly now: () => Date;
   /** Test hook: how the upstream layer waits before its throttle retry. */
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
+}
+
+/** One enabled connector as served: its deployment configuration and its generated module. */
+export interface ConnectorRuntime {
+  readonly config: ConnectorConfig;
+  readonly descriptor: ConnectorDescriptor;
+  readonly validators: Readonly<Record<string, CompiledValidator>>;
+  readonly handlers: Readonly<Record<string, ErasedHandler>>;
+  readonly tools: ReadonlyMap<string, ToolDescriptor>;
+}
+
+/** One endpoint instance, `POST /<instanceId>/mcp`. */
+export interface Endpoint {
+  readonly instanceId: string;
+  readonly instance: number;
+  readonly connector: ConnectorRuntime;
+}
+
+export function buildConnectorRuntime(config: ConnectorConfig, { descriptor, validators, handlers }: ConnectorModule): ConnectorRuntime {
+  return {
+    config,
+    descriptor,
+    validators,
+    handlers,
+    tools: new Map(descriptor.tools.map((t) => [t.name, t])),
+  };
+}
+
+export function buildEndpoints(connectors: readonly ConnectorRuntime[]): Map<string, Endpoint> {
+  const endpoints = new Map<string, Endpoint>();
+  for (const connector of connectors) {
+    if (!connector.config.enabled) continue;
+    const { id, maxInstances } = connector.config;
+    endpoints.set(id, { instanceId: id, instance: 1, connector });
+    for (let n = 2; n <= maxInstances; n++) endpoints.set(`${id}-${n}`, { instanceId: `${id}-${n}`, instance: n, connector });
+  }
+  return endpoints;
 }

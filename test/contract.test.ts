@@ -250,7 +250,7 @@ for (const key of connectorKeys) {
         it(`${tool.name}: ${outside.length} probes just outside the bounds end as the generic error, unmetered, with no upstream request`, async () => {
           expect(base.underived, 'required arguments without a derivable base value: add BASE_VALUE_OVERRIDES entries').toEqual([]);
           const disagreements = probeDisagreements(tool, validators[`input_${tool.name}`], probes).filter((d) => !knownBugProbes.some((p) => d.startsWith(`${p.label} (`)));
-          expect(disagreements, 'probes the gateway\'s argument check (runtime/arguments.ts + generated validator) judges differently from the published schema').toEqual([]);
+          expect(disagreements, 'probes the gateway\'s argument check (runtime/pipeline/arguments.ts + generated validator) judges differently from the published schema').toEqual([]);
           await refuseAll(outside);
         });
 

@@ -10,7 +10,7 @@ import * as validators from '../generated/ledger/validators.js';
 import { ledgerHandlers } from '../generated/ledger/handlers.ts';
 import { foldPages, GroupFold, parseNumber } from '../handlers/ledger/fold.ts';
 import { sinceInstant } from '../handlers/ledger/shared.ts';
-import { checkArguments } from '../runtime/arguments.ts';
+import { checkArguments } from '../runtime/pipeline/arguments.ts';
 import { runCli, UsageError } from '../bin/admin.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import { bindDataLayer } from '../runtime/platform/data-layer.ts';

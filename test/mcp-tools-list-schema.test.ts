@@ -6,9 +6,10 @@ import { connectorKeys, registry } from '../generated/registry.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import type { ConnectorConfig } from '../runtime/config.ts';
 import type { ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
-import { buildConnectorRuntime, toolsListBytes } from '../runtime/mcp/endpoints.ts';
+import { buildConnectorRuntime } from '../runtime/gateway-context.ts';
+import { toolsListBytes } from '../runtime/mcp/tools-list.ts';
 
-/** The tools/list entry, built as runtime/mcp/endpoints.ts `listedTool` builds it. */
+/** The tools/list entry, built as runtime/mcp/tools-list.ts `listedTool` builds it. */
 function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean): Record<string, unknown> {
   return {
     name,

@@ -680,7 +680,7 @@ describe('errors', () => {
     expect(error).toMatchObject({ code: 'register_api', params: { status: 404 } });
   });
 
-  /** An upstream client that fails the way runtime/upstream.ts classifies a fault. */
+  /** An upstream client that fails the way runtime/upstream/client.ts classifies a fault. */
   function failingUpstream(tool: RegisterToolName, error: UpstreamError): Harness {
     const h = harness(tool, SECRET_CREDENTIAL);
     const upstream: UpstreamClient = {

@@ -2,9 +2,9 @@
 // concurrency slots, the atomic fair-use reserve, and failing open when the store misbehaves.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SharedGate } from '../runtime/limits/gate.ts';
-import { SharedRateLimiter } from '../runtime/limits/rate-limit.ts';
-import { RedisSharedStore, type SharedStore } from '../runtime/shared-store.ts';
+import { SharedGate } from '../runtime/upstream/gate.ts';
+import { SharedRateLimiter } from '../runtime/platform/rate-limit.ts';
+import { RedisSharedStore, type SharedStore } from '../runtime/platform/shared-store.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamPolicy } from '../runtime/handler-api/descriptor-types.ts';
-import { classifyStatus, createUpstreamClient, retryAfterMs } from '../runtime/upstream.ts';
+import { classifyStatus, createUpstreamClient, retryAfterMs } from '../runtime/upstream/client.ts';
 import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
-import { LocalGate } from '../runtime/limits/gate.ts';
+import { LocalGate } from '../runtime/upstream/gate.ts';
 
 const policy = (over: Partial<UpstreamPolicy> = {}): UpstreamPolicy => ({
   name: 'Test',

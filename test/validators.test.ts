@@ -1,7 +1,7 @@
 // The ahead-of-time validators enforce the spec's bounds, formats, defaults and coercion.
 import { describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
-import { checkArguments } from '../runtime/arguments.ts';
+import { checkArguments } from '../runtime/pipeline/arguments.ts';
 import type { ConnectorKey } from '../generated/registry.ts';
 
 function check(key: ConnectorKey, tool: string, args: unknown) {

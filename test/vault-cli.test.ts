@@ -10,7 +10,7 @@ import { loadConfig } from '../runtime/config.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
-import { tokenHash } from '../runtime/tokens.ts';
+import { tokenHash } from '../runtime/platform/tokens.ts';
 
 describe('vault', () => {
   const vault = new Vault({ 1: newSecretKey() });

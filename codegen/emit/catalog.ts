@@ -1,6 +1,6 @@
 // The catalog for reviewers: generated/catalog.json and generated/CATALOG.md, sorted and stable,
 // so a pull request shows every change to the tool surface (names, arguments, limits, texts).
-import type { ConnectorIR, ErrorIR, PlatformIR, SpecIR, ToolIR } from '../ir.ts';
+import type { ConnectorIR, ErrorIR, PlatformIR, ProtocolErrorIR, SpecIR, ToolIR } from '../ir.ts';
 import { headerLine, jsonWithHeader } from '../printer.ts';
 import { isObject, type JsonSchema } from '../schema.ts';
 
@@ -62,6 +62,10 @@ function errorsJson(errors: readonly ErrorIR[]): Record<string, unknown> {
   );
 }
 
+function protocolErrorsJson(errors: readonly ProtocolErrorIR[]): Record<string, unknown> {
+  return Object.fromEntries([...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.when ? { when: e.when } : {}) }]));
+}
+
 function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unknown> {
   return {
     name: tool.name,
@@ -107,6 +111,7 @@ export function emitCatalogJson(ir: SpecIR): string {
       summary: { connectors: connectors.length, tools: ir.connectors.reduce((n, c) => n + c.tools.length, 0), entries },
       platform: {
         errors: errorsJson(ir.platform.errors),
+        protocolErrors: protocolErrorsJson(ir.platform.protocolErrors),
         instructions: ir.platform.instructions,
         annotations: ir.platform.annotations,
         limits: ir.platform.limits,
@@ -152,10 +157,10 @@ function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
   return lines;
 }
 
-function errorsMarkdown(errors: readonly ErrorIR[]): string[] {
+function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[] {
   const lines = ['| Code | Text | When |', '|---|---|---|'];
   for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
-    lines.push(`| \`${e.code}\`${e.reconnect ? ' (reconnect)' : ''} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
+    lines.push(`| \`${e.code}\`${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
   }
   return [...lines, ''];
 }
@@ -170,6 +175,7 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     lines.push(`| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`);
   }
   lines.push('', '## Platform', '', 'Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
+  if (ir.platform.protocolErrors.length) lines.push('Protocol errors (refusals before any tool runs: HTTP checks, the JSON-RPC envelope):', '', ...errorsMarkdown(ir.platform.protocolErrors));
   for (const [k, v] of Object.entries(ir.platform.instructions).sort()) lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
   for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, ''));
   for (const c of ir.connectors) {

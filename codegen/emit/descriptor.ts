@@ -1,5 +1,5 @@
 // Descriptor tables: what `tools/list` returns, plus limits and error texts, per connector.
-import type { ConnectorIR, ErrorIR, PlatformIR, ToolIR } from '../ir.ts';
+import type { ConnectorIR, ErrorIR, PlatformIR, ProtocolErrorIR, ToolIR } from '../ir.ts';
 import { finish, headerLine, literal } from '../printer.ts';
 
 export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<string, unknown> {
@@ -24,11 +24,15 @@ export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> 
   );
 }
 
+export function protocolErrorTable(errors: readonly ProtocolErrorIR[]): Record<string, unknown> {
+  return Object.fromEntries(errors.map((e) => [e.code, { text: e.text, params: e.params }]));
+}
+
 /** `{upstream}` in a text is the connector's upstream name, filled in by the runtime, never by a handler. */
 export const RUNTIME_PARAMS: ReadonlySet<string> = new Set(['upstream']);
 
 /** `{ code: { param: string } }` so a handler cannot forget or misspell a text's parameters. */
-export function errorParamsType(name: string, errors: readonly ErrorIR[]): string {
+export function errorParamsType(name: string, errors: readonly Pick<ErrorIR, 'code' | 'params'>[]): string {
   const rows = errors.map((e) => {
     const params = e.params.filter((p) => !RUNTIME_PARAMS.has(p));
     // No parameters: `Record<string, never>`, so a stray parameter is refused too (`{}` would take any).
@@ -70,6 +74,7 @@ export function emitDescriptor(c: ConnectorIR): string {
 export function emitPlatform(platform: PlatformIR): string {
   const body = {
     errors: errorTable(platform.errors),
+    protocolErrors: protocolErrorTable(platform.protocolErrors),
     instructions: platform.instructions,
     annotations: platform.annotations,
     limits: platform.limits,
@@ -83,9 +88,13 @@ export function emitPlatform(platform: PlatformIR): string {
     '',
     errorParamsType('PlatformErrorParams', platform.errors),
     '',
+    `export type PlatformProtocolErrorCode = ${platform.protocolErrors.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
+    '',
+    errorParamsType('PlatformProtocolErrorParams', platform.protocolErrors),
+    '',
     `export type PlatformInstruction = ${Object.keys(platform.instructions).map((k) => `'${k}'`).join(' | ') || 'never'};`,
     '',
-    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = ${literal(body)};`,
+    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = ${literal(body)};`,
   ].join('\n');
   return finish(headerLine([platform.source], 'ts'), text);
 }

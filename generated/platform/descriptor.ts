@@ -14,9 +14,32 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found';
+
+export interface PlatformProtocolErrorParams {
+  endpoint_not_found: { path: string | number; };
+  method_not_allowed: Record<string, never>;
+  origin_not_allowed: Record<string, never>;
+  unauthorized: Record<string, never>;
+  body_too_large: { max_bytes: string | number; };
+  rate_limited: Record<string, never>;
+  parse_error: Record<string, never>;
+  unsupported_protocol_version: { version: string | number; served: string | number; };
+  batch_not_supported: Record<string, never>;
+  not_a_message: Record<string, never>;
+  jsonrpc_version: Record<string, never>;
+  method_missing: Record<string, never>;
+  invalid_id: Record<string, never>;
+  params_not_object: Record<string, never>;
+  method_not_found: { method: string | number; };
+  internal_error: Record<string, never>;
+  usage_unauthorized: Record<string, never>;
+  not_found: Record<string, never>;
+}
+
 export type PlatformInstruction = 'connect_account' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = {
+export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = {
   "errors": {
     "unknown_tool": {
       "text": "Unknown tool.",
@@ -77,6 +100,89 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode> = {
         "terms_url"
       ],
       "reconnect": false
+    }
+  },
+  "protocolErrors": {
+    "endpoint_not_found": {
+      "text": "No MCP endpoint at {path}",
+      "params": [
+        "path"
+      ]
+    },
+    "method_not_allowed": {
+      "text": "Method not allowed: this endpoint takes POST (stateless, JSON responses).",
+      "params": []
+    },
+    "origin_not_allowed": {
+      "text": "Origin not allowed.",
+      "params": []
+    },
+    "unauthorized": {
+      "text": "Unauthorized: send Authorization: Bearer <token> with a token issued by this gateway.",
+      "params": []
+    },
+    "body_too_large": {
+      "text": "Request body larger than {max_bytes} bytes.",
+      "params": [
+        "max_bytes"
+      ]
+    },
+    "rate_limited": {
+      "text": "Rate limit exceeded: too many requests for this account and connector. Retry after 1 second.",
+      "params": []
+    },
+    "parse_error": {
+      "text": "Parse error: the body is not valid JSON.",
+      "params": []
+    },
+    "unsupported_protocol_version": {
+      "text": "Unsupported MCP-Protocol-Version {version}; served: {served}.",
+      "params": [
+        "version",
+        "served"
+      ]
+    },
+    "batch_not_supported": {
+      "text": "Batch requests are not supported: send one JSON-RPC message per POST.",
+      "params": []
+    },
+    "not_a_message": {
+      "text": "The body must be a JSON-RPC 2.0 message object.",
+      "params": []
+    },
+    "jsonrpc_version": {
+      "text": "jsonrpc must be \"2.0\".",
+      "params": []
+    },
+    "method_missing": {
+      "text": "A JSON-RPC request needs a string method.",
+      "params": []
+    },
+    "invalid_id": {
+      "text": "The id must be a string or a number.",
+      "params": []
+    },
+    "params_not_object": {
+      "text": "params must be an object.",
+      "params": []
+    },
+    "method_not_found": {
+      "text": "Method not found: {method}",
+      "params": [
+        "method"
+      ]
+    },
+    "internal_error": {
+      "text": "Internal error.",
+      "params": []
+    },
+    "usage_unauthorized": {
+      "text": "unauthorized",
+      "params": []
+    },
+    "not_found": {
+      "text": "not found",
+      "params": []
     }
   },
   "instructions": {

@@ -63,8 +63,16 @@ export interface ConnectorDescriptor<Code extends string = string> {
   readonly tools: readonly ToolDescriptor[];
 }
 
-export interface PlatformDescriptor<Code extends string = string> {
+/** A text with its `{name}` placeholders (the platform's protocol error texts). */
+export interface TextEntry {
+  readonly text: string;
+  readonly params: readonly string[];
+}
+
+export interface PlatformDescriptor<Code extends string = string, ProtocolCode extends string = string> {
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
+  /** Texts of refusals before any tool runs (HTTP checks, the JSON-RPC envelope), by code. */
+  readonly protocolErrors: Readonly<Record<ProtocolCode, TextEntry>>;
   readonly instructions: Readonly<Record<string, string>>;
   readonly annotations: { readonly read: ToolAnnotations; readonly write: ToolAnnotations };
   readonly limits: Readonly<Record<string, number>>;

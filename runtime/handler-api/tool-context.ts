@@ -62,8 +62,8 @@ export interface FailureSummary {
  * What one tool call's handler may touch. `E` holds the error codes its spec lists with their text
  * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
  */
-export interface ToolContext<E = object, L = object> {
-  /** Connector id as served (`crm`), and the endpoint instance (`crm` or `crm-2`). */
+export interface ToolContext<E = {}, L = {}> {
+  /** Connector id as served (`<id>`), and the endpoint instance (`<id>` or `<id>-<n>`). */
   readonly connectorId: string;
   readonly instanceId: string;
   readonly accountId: string;

@@ -1,4 +1,4 @@
-// The contract between handlers and the upstream HTTP layer (runtime/upstream.ts).
+// The contract between handlers and the upstream HTTP layer (runtime/upstream/client.ts).
 
 export type UpstreamFailureKind =
   | 'auth' // 401 or 403
@@ -30,7 +30,7 @@ export class UpstreamError extends Error {
 
 export interface UpstreamRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH';
-  /** Path relative to the connector's base URL (`/virksomhed/_search`), or an absolute URL on its origin. */
+  /** Path relative to the connector's base URL (`/v1/items`), or an absolute URL on its origin. */
   readonly path: string;
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** Headers, including the credential the upstream expects (never logged). */

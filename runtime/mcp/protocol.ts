@@ -4,6 +4,9 @@
 // types are imported: its runtime module loads every zod schema (~140 ms of start-up), so the
 // constants below are kept here and test/mcp-protocol.test.ts checks them against the SDK.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { platformDescriptor, type PlatformProtocolErrorParams } from '#generated/platform/descriptor.ts';
+import type { FailArgs } from '../handler-api/tool-context.ts';
+import { formatText } from '../handler-api/tool-error.ts';
 
 /** JSON-RPC error codes (the SDK's `ErrorCode` values). */
 export const ErrorCode = {
@@ -18,7 +21,12 @@ export const ErrorCode = {
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
 export const LATEST = SERVED_PROTOCOL_VERSIONS[0]!;
 
+/** Error codes of this gateway beyond JSON-RPC's own (the implementation-defined server range). */
+export const UNAUTHORIZED = -32001;
 export const RATE_LIMITED = -32029;
+
+/** The gateway's version, as `initialize` (serverInfo) and /healthz report it. */
+export const SERVER_VERSION = '0.1.0';
 
 export type JsonRpcId = string | number | null;
 
@@ -28,28 +36,41 @@ export type Incoming =
   | { readonly kind: 'response' }
   | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly code: number; readonly message: string };
 
+/**
+ * The words of a protocol error (specs/platform.yaml `protocolErrors`) with its parameters filled
+ * in. Typed from the spec: an unknown code or a missing parameter does not compile.
+ */
+export function protocolText(...[code, params]: FailArgs<PlatformProtocolErrorParams>): string {
+  return formatText(platformDescriptor.protocolErrors[code].text, params ?? {});
+}
+
 export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && SERVED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST;
 }
 
 /** Classifies one parsed body. Batches are refused: one JSON-RPC message per POST. */
 export function classify(body: unknown): Incoming {
-  if (Array.isArray(body)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Batch requests are not supported: send one JSON-RPC message per POST.' };
-  if (typeof body !== 'object' || body === null) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'The body must be a JSON-RPC 2.0 message object.' };
+  if (Array.isArray(body)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('batch_not_supported') };
+  if (typeof body !== 'object' || body === null) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('not_a_message') };
   const msg = body as Record<string, unknown>;
   const rawId = msg.id;
   const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
-  if (msg.jsonrpc !== '2.0') return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'jsonrpc must be "2.0".' };
+  if (msg.jsonrpc !== '2.0') return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('jsonrpc_version') };
   if (typeof msg.method !== 'string') {
     if ('result' in msg || 'error' in msg) return { kind: 'response' };
-    return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'A JSON-RPC request needs a string method.' };
+    return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('method_missing') };
   }
   if (!('id' in msg)) return { kind: 'notification', method: msg.method };
-  if (typeof rawId !== 'string' && typeof rawId !== 'number') return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'The id must be a string or a number.' };
+  if (typeof rawId !== 'string' && typeof rawId !== 'number') return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('invalid_id') };
   if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
-    return { kind: 'invalid', id: rawId, code: ErrorCode.InvalidParams, message: 'params must be an object.' };
+    return { kind: 'invalid', id: rawId, code: ErrorCode.InvalidParams, message: protocolText('params_not_object') };
   }
   return { kind: 'request', id: rawId, method: msg.method, params: (msg.params as Record<string, unknown>) ?? {} };
+}
+
+/** The id of a parsed body that has not been classified yet (a refusal echoes it when it can). */
+export function requestIdOf(body: unknown): JsonRpcId {
+  return body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }
 
 export function resultJson(id: string | number, resultJsonText: string): string {

@@ -38,7 +38,7 @@ export interface Connection {
   readonly accountId: string;
   /** Endpoint instance: the connector id, or `<id>-<n>` for further instances. */
   readonly instanceId: string;
-  /** Spec key of the connector (`crm` for specs/crm.yaml), stable when a deployment renames the id. */
+  /** Spec key of the connector (the `<key>` of `specs/<key>.yaml`), stable when a deployment renames the id. */
   readonly connectorKey: string;
   /** Vault output (authenticated encryption bound to account and instance). */
   readonly ciphertext: string;

@@ -4,8 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
-import { verifyLink, type LinkPayload, type LinkPurpose } from './links.ts';
-import { BodyTooLarge, readBody } from '../http/server.ts';
+import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
+import { BodyTooLarge, readBody } from '../transport/http-io.ts';
 
 export interface PortalRoutes {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;

@@ -350,7 +350,7 @@ async function main(): Promise<void> {
     }
     if (Number.isNaN(elapsed)) problems.push(`start-up run ${i + 1}: no successful tools/call within 60 s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
     startupMs.push(elapsed);
-    // main.ts logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
+    // bin/start.ts logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
     const listening = /"startupMs":(\d+)/.exec(proc.stdout());
     if (listening) createAppMs.push(Number(listening[1]));
     startupRss.push(rssMiB(proc.pid));
@@ -433,7 +433,7 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1.5 },
-      method: `\`node bin/start.ts\` on a prepared data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from main.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method: `\`node bin/start.ts\` on a prepared data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
     },
     {
       figure: 'Resident memory, idle (all connectors loaded)',

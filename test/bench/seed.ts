@@ -1,7 +1,7 @@
 // Seeds benchmark tenants through the platform store: per account one admin user who accepted the
 // terms, a subscription and a seat on the company register, fair use in soft mode, and one token.
 import type { PlatformStore } from '../../runtime/platform/store.ts';
-import { issueToken } from '../../runtime/tokens.ts';
+import { issueToken } from '../../runtime/platform/tokens.ts';
 
 export interface BenchTenant {
   readonly accountId: string;

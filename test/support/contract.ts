@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
-import { checkArguments } from '../../runtime/arguments.ts';
+import { checkArguments } from '../../runtime/pipeline/arguments.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 
 const modules: ConnectorRegistry = registry;

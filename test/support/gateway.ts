@@ -7,8 +7,8 @@ import { registry } from '../../generated/registry.ts';
 import { loadConfig, type GatewayConfig } from '../../runtime/config.ts';
 import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
 import type { PlatformStore, User, Account } from '../../runtime/platform/store.ts';
-import { issueToken } from '../../runtime/tokens.ts';
-import type { UsageRecord } from '../../runtime/usage.ts';
+import { issueToken } from '../../runtime/platform/tokens.ts';
+import type { UsageRecord } from '../../runtime/platform/usage.ts';
 
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
 

@@ -1,12 +1,12 @@
-// The real ToolContext for handler tests: the same factory the pipeline uses (runtime/call-context.ts),
+// The real ToolContext for handler tests: the same factory the pipeline uses (runtime/pipeline/call-context.ts),
 // with the connector's generated policy, a real upstream client (nock or a sandbox answers it), and
 // `fail`/`refuseArguments` throwing what the runtime turns into the spec's texts.
 import pino from 'pino';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
-import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/call-context.ts';
+import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/pipeline/call-context.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
-import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream.ts';
+import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
 
 export interface TestContextOptions {
   readonly descriptor: ConnectorDescriptor;

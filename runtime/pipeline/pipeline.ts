@@ -3,19 +3,18 @@
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 import { checkArguments } from './arguments.ts';
 import { ConnectorTexts, countingClient, createToolContext, toolLimits } from './call-context.ts';
-import type { ToolDescriptor } from './handler-api/descriptor-types.ts';
-import type { GatewayContext } from './gateway-context.ts';
-import type { Endpoint } from './mcp/endpoints.ts';
-import type { Identity } from './platform/state.ts';
-import { newJti, signLink, type LinkPurpose } from './portal/links.ts';
-import { HandlerNotImplementedError } from './handler-api/stub.ts';
-import type { Credential } from './handler-api/tool-context.ts';
-import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from './handler-api/tool-error.ts';
-import { createUpstreamClient } from './upstream.ts';
-import { UpstreamError } from './handler-api/upstream-types.ts';
-import { VaultError } from './platform/vault.ts';
-import { bindDataLayer } from './platform/data-layer.ts';
-import type { Reservation } from './usage.ts';
+import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import type { Identity } from '../platform/state.ts';
+import type { LinkIssuer, LinkPurpose } from '../platform/links.ts';
+import { HandlerNotImplementedError } from '../handler-api/stub.ts';
+import type { Credential } from '../handler-api/tool-context.ts';
+import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
+import { createUpstreamClient } from '../upstream/client.ts';
+import { UpstreamError } from '../handler-api/upstream-types.ts';
+import { VaultError } from '../platform/vault.ts';
+import { bindDataLayer } from '../platform/data-layer.ts';
+import type { Reservation } from '../platform/usage.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -41,14 +40,13 @@ function textResult(text: string, isError: boolean): CallToolResult {
 
 export class Pipeline {
   readonly #g: GatewayContext;
-  /** How long each kind of link lives: the connect link from the platform spec, the others a day. */
-  readonly #linkTtlSeconds: Readonly<Record<LinkPurpose, number>>;
+  readonly #links: LinkIssuer;
   /** Spec texts per connector, made once. */
   readonly #texts = new WeakMap<object, ConnectorTexts>();
 
-  constructor(gateway: GatewayContext) {
+  constructor(gateway: GatewayContext, links: LinkIssuer) {
     this.#g = gateway;
-    this.#linkTtlSeconds = { connect: gateway.platform.limits.connectLinkValidSeconds!, purchase: 86_400, team: 86_400, terms: 86_400 };
+    this.#links = links;
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
@@ -71,24 +69,18 @@ export class Pipeline {
     return textResult(text, true);
   }
 
-  async link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
-    const now = this.#g.now();
-    const exp = Math.floor(now.getTime() / 1000) + this.#linkTtlSeconds[purpose];
-    const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey: endpoint.connector.config.key, exp };
-    if (purpose !== 'connect') return `${this.#g.config.publicBaseUrl}/portal/${purpose}/${signLink(this.#g.vault, base)}`;
-    const jti = newJti();
-    await this.#g.store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId: endpoint.instanceId, expiresAt: new Date(exp * 1000) });
-    return `${this.#g.config.publicBaseUrl}/portal/connect/${signLink(this.#g.vault, { ...base, instanceId: endpoint.instanceId, jti })}`;
+  #link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
+    return this.#links.issue(purpose, identity, endpoint.connector.config.key, endpoint.instanceId);
   }
 
   /** Subscription, then seat: shared by every tool including connect_account. */
   async #entitlement(endpoint: Endpoint, identity: Identity): Promise<CallToolResult | undefined> {
     const { key, id } = endpoint.connector.config;
     if (!this.#g.state.isSubscribed(identity.account.id, key)) {
-      return this.#refuse(endpoint, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.link('purchase', identity, endpoint) }));
+      return this.#refuse(endpoint, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.#link('purchase', identity, endpoint) }));
     }
     if (!this.#g.state.hasSeat(identity.user.id, key)) {
-      return this.#refuse(endpoint, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.link('team', identity, endpoint) }));
+      return this.#refuse(endpoint, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.#link('team', identity, endpoint) }));
     }
     return undefined;
   }
@@ -137,7 +129,7 @@ export class Pipeline {
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
-      return { refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.link('connect', identity, endpoint) })) };
+      return { refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) })) };
     }
     try {
       const plain = this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId);
@@ -233,9 +225,9 @@ export class Pipeline {
     if (refused) return refused;
     const { config, descriptor } = endpoint.connector;
     if (!identity.user.termsAcceptedAt) {
-      return this.#refuse(endpoint, 'terms_required', this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.link('terms', identity, endpoint) }));
+      return this.#refuse(endpoint, 'terms_required', this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.#link('terms', identity, endpoint) }));
     }
-    const connectUrl = await this.link('connect', identity, endpoint);
+    const connectUrl = await this.#link('connect', identity, endpoint);
     const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
     return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
   }

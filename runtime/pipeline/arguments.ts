@@ -1,5 +1,5 @@
 // Argument validation with the generated, ahead-of-time compiled validators.
-import type { CompiledValidator, ToolDescriptor } from './handler-api/descriptor-types.ts';
+import type { CompiledValidator, ToolDescriptor } from '../handler-api/descriptor-types.ts';
 
 export type ArgumentCheck =
   | { readonly ok: true; readonly args: Record<string, unknown> }

@@ -3,10 +3,10 @@
 // upstream client and limits, with the connector's spec texts behind `fail`, `refuseArguments`
 // and `describeFailure`. Handlers never render a spec text themselves.
 import type { Logger } from 'pino';
-import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
-import type { Credential, DataLayer, FailureSummary, ToolContext } from './handler-api/tool-context.ts';
-import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from './handler-api/tool-error.ts';
-import { UpstreamError, type UpstreamClient } from './handler-api/upstream-types.ts';
+import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type { Credential, DataLayer, FailureSummary, ToolContext } from '../handler-api/tool-context.ts';
+import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
+import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 
 /** The spec texts of one connector: its own codes first, then the platform's. */
 export class ConnectorTexts {

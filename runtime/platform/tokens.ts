@@ -1,6 +1,6 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
 import { createHash, randomBytes } from 'node:crypto';
-import type { PlatformStore, TokenRecord } from './platform/store.ts';
+import type { PlatformStore, TokenRecord } from './store.ts';
 
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');

@@ -4,8 +4,8 @@
 // Fair-use counters are per account and billing month: in memory for one process (check-and-
 // increment is synchronous, so there is no overshoot), in the shared store for several replicas.
 import type { Logger } from 'pino';
-import { localDate, localMonth } from './handler-api/calendar.ts';
-import type { Account, FairUseMode, PlatformStore, UsageRow } from './platform/store.ts';
+import { localDate, localMonth } from '../handler-api/calendar.ts';
+import type { Account, FairUseMode, PlatformStore, UsageRow } from './store.ts';
 import type { SharedStore } from './shared-store.ts';
 
 export interface UsageRecord {

@@ -1,10 +1,10 @@
-// A concurrency gate for connectors with a shared throttle (the company register, DECISIONS §14):
+// A concurrency gate for connectors with a shared throttle (spec `limits.maxConcurrent`, DECISIONS §14):
 // at most `limit` upstream requests at once, first-in first-out; a request that waits longer than
 // `queueTimeoutMs` fails (the runtime answers with the generic text). Per process without a shared
 // store; cluster-wide slots (leased, so a crashed replica cannot hold one forever) with one.
-import type { ConcurrencyGate } from '../upstream.ts';
+import type { ConcurrencyGate } from './client.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
-import type { SharedStore } from '../shared-store.ts';
+import type { SharedStore } from '../platform/shared-store.ts';
 
 interface Waiter {
   resolve: (release: () => void) => void;

@@ -1,5 +1,5 @@
 // The optional shared store for several replicas (Redis): rate-limit buckets, fair-use counters,
-// the register's cluster-wide concurrency slots, and snapshot invalidation. Every operation has a
+// cluster-wide concurrency slots of throttled connectors, and snapshot invalidation. Every operation has a
 // bounded wait; callers fail open when it throws.
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';

@@ -2,9 +2,9 @@
 // request deadline per call, redirects never followed, bodies size-capped while streaming, the
 // single throttle retry of DECISIONS §11, and a typed classification of failures.
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import type { UpstreamPolicy } from './handler-api/descriptor-types.ts';
+import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import { readCapped } from './read-capped.ts';
-import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from './handler-api/upstream-types.ts';
+import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
 
 export interface ConcurrencyGate {
   /** Resolves with a release function once a slot is free; rejects when `signal` aborts first. */

@@ -1,0 +1,87 @@
+// Signed links to the portal pages. Every link the platform texts hand out (connect, purchase,
+// team, terms) is a short-lived capability signed with a key derived from the vault secret; connect
+// links are also single-use (recorded in the store, consumed atomically). The issuer makes them for
+// the tools/call pipeline and the initialize instructions; the portal pages verify them.
+import { randomBytes } from 'node:crypto';
+import type { GatewayConfig } from '../config.ts';
+import type { Identity } from './state.ts';
+import type { PlatformStore } from './store.ts';
+import type { Vault } from './vault.ts';
+
+export type LinkPurpose = 'connect' | 'purchase' | 'team' | 'terms';
+
+export interface LinkPayload {
+  readonly purpose: LinkPurpose;
+  readonly accountId: string;
+  readonly userId: string;
+  readonly connectorKey: string;
+  readonly instanceId?: string;
+  readonly jti?: string;
+  /** Expiry, epoch seconds. */
+  readonly exp: number;
+}
+
+export type LinkCheck = { readonly ok: true; readonly payload: LinkPayload } | { readonly ok: false; readonly reason: 'invalid' | 'expired' | 'wrong_purpose' };
+
+export function newJti(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function signLink(vault: Vault, payload: LinkPayload): string {
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${body}.${vault.sign(`link:${body}`)}`;
+}
+
+/** Makes the links a caller is handed for one endpoint instance (in tool results and initialize instructions). */
+export interface LinkIssuer {
+  issue(purpose: LinkPurpose, identity: Identity, connectorKey: string, instanceId: string): Promise<string>;
+}
+
+export interface LinkIssuerOptions {
+  readonly store: PlatformStore;
+  readonly vault: Vault;
+  /** Read at every link: the base URL is the listening address until one is configured. */
+  readonly config: Pick<GatewayConfig, 'publicBaseUrl'>;
+  readonly now: () => Date;
+  /** How long a connect link lives (the platform spec's `connectLinkValidSeconds`); the others live a day. */
+  readonly connectLinkValidSeconds: number;
+}
+
+export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds }: LinkIssuerOptions): LinkIssuer {
+  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: 86_400, team: 86_400, terms: 86_400 };
+  return {
+    async issue(purpose, identity, connectorKey, instanceId) {
+      const exp = Math.floor(now().getTime() / 1000) + ttlSeconds[purpose];
+      const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey, exp };
+      if (purpose !== 'connect') return `${config.publicBaseUrl}/portal/${purpose}/${signLink(vault, base)}`;
+      const jti = newJti();
+      await store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) });
+      return `${config.publicBaseUrl}/portal/connect/${signLink(vault, { ...base, instanceId, jti })}`;
+    },
+  };
+}
+
+export function verifyLink(vault: Vault, token: string, purpose: LinkPurpose, now: Date): LinkCheck {
+  const dot = token.indexOf('.');
+  if (dot <= 0 || token.length > 4096) return { ok: false, reason: 'invalid' };
+  const body = token.slice(0, dot);
+  const signature = token.slice(dot + 1);
+  const expected = vault.sign(`link:${body}`);
+  // Constant-time comparison of equal-length strings.
+  if (signature.length !== expected.length || !timingSafeEqualStr(signature, expected)) return { ok: false, reason: 'invalid' };
+  let payload: LinkPayload;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as LinkPayload;
+  } catch {
+    return { ok: false, reason: 'invalid' };
+  }
+  if (payload.purpose !== purpose) return { ok: false, reason: 'wrong_purpose' };
+  if (typeof payload.exp !== 'number' || payload.exp * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, payload };
+}
+
+function timingSafeEqualStr(a: string, b: string): boolean {
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

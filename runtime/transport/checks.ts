@@ -1,0 +1,102 @@
+// The HTTP checks of an MCP endpoint as small functions of what they judge, each returning a
+// verdict: pass, or a refusal with its HTTP status, JSON-RPC error and headers. The server
+// (transport/server.ts) makes them in this order and sends a refusal as it is:
+//   HTTP method → Origin → caller token → body size → request rate → JSON → MCP-Protocol-Version
+// The words come from specs/platform.yaml (`protocolErrors`); the statuses and codes are here.
+import { ErrorCode, protocolText, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from '../mcp/protocol.ts';
+import type { RateDecision } from '../platform/rate-limit.ts';
+import type { Identity } from '../platform/state.ts';
+import { tokenHash } from '../platform/tokens.ts';
+
+/** A request refused before any JSON-RPC method runs. */
+export interface Refusal {
+  readonly ok: false;
+  readonly status: number;
+  /** The JSON-RPC error. */
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type Verdict<Pass extends object = object> = ({ readonly ok: true } & Pass) | Refusal;
+
+const PASS: Verdict = Object.freeze({ ok: true });
+
+function refusal(status: number, code: number, message: string, extra: Pick<Refusal, 'data' | 'headers'> = {}): Refusal {
+  return Object.freeze({ ok: false, status, code, message, ...extra });
+}
+
+const METHOD_NOT_ALLOWED = refusal(405, ErrorCode.InvalidRequest, protocolText('method_not_allowed'), { headers: { allow: 'POST' } });
+
+/** An MCP endpoint takes POST only (stateless, JSON responses). */
+export function checkHttpMethod(method: string | undefined): Verdict {
+  return method === 'POST' ? PASS : METHOD_NOT_ALLOWED;
+}
+
+const ORIGIN_NOT_ALLOWED = refusal(403, ErrorCode.InvalidRequest, protocolText('origin_not_allowed'));
+
+/** A browser's Origin must be allowed; a request without one (not a browser) passes. */
+export function checkOrigin(origin: string | undefined, allowed: ReadonlySet<string>): Verdict {
+  return !origin || allowed.has(origin) ? PASS : ORIGIN_NOT_ALLOWED;
+}
+
+/** The bearer token of an Authorization header, or undefined when there is none of a plausible length. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header || !header.startsWith('Bearer ')) return undefined;
+  const token = header.slice(7).trim();
+  return token.length < 16 || token.length > 512 ? undefined : token;
+}
+
+/** Hashes of recently presented tokens (bounded), so a busy client costs no SHA-256 per request. */
+const recentHashes = new Map<string, string>();
+function cachedTokenHash(token: string): string {
+  let hash = recentHashes.get(token);
+  if (hash === undefined) {
+    hash = tokenHash(token);
+    if (recentHashes.size >= 10_000) recentHashes.clear();
+    recentHashes.set(token, hash);
+  }
+  return hash;
+}
+
+/** Finds the caller of a token hash (the platform state: in memory, one store read for a token made elsewhere). */
+export type IdentityLookup = (tokenHash: string) => Identity | undefined | Promise<Identity | undefined>;
+
+const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), { headers: { 'www-authenticate': 'Bearer realm="connector-gateway"' } });
+
+/** Authentication: the caller of the Authorization header's bearer token, looked up by its hash. */
+export async function checkCaller(authorization: string | undefined, identify: IdentityLookup): Promise<Verdict<{ readonly identity: Identity }>> {
+  const token = bearerToken(authorization);
+  const identity = token === undefined ? undefined : await identify(cachedTokenHash(token));
+  return identity ? { ok: true, identity } : CALLER_UNKNOWN;
+}
+
+/** The body, declared (Content-Length) or received, may not pass the limit; the connection closes after the refusal. */
+export function checkBodySize(bytes: number, limit: number): Verdict {
+  return bytes > limit ? refusal(413, ErrorCode.InvalidRequest, protocolText('body_too_large', { max_bytes: limit }), { headers: { connection: 'close' } }) : PASS;
+}
+
+const RATE_LIMITED_REFUSAL = refusal(429, RATE_LIMITED, protocolText('rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
+
+/** The request-rate limiter's decision for the caller's account and connector (a fail-open decision allows). */
+export function checkRate(decision: RateDecision): Verdict {
+  return decision.allowed ? PASS : RATE_LIMITED_REFUSAL;
+}
+
+const PARSE_ERROR = refusal(400, ErrorCode.ParseError, protocolText('parse_error'));
+
+/** The body must be JSON. */
+export function parseBody(raw: Buffer): Verdict<{ readonly body: unknown }> {
+  try {
+    return { ok: true, body: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    return PARSE_ERROR;
+  }
+}
+
+/** An MCP-Protocol-Version header, when sent, must name a version this gateway serves. */
+export function checkProtocolVersion(header: string | readonly string[] | undefined): Verdict {
+  if (typeof header !== 'string' || SERVED_PROTOCOL_VERSIONS.includes(header)) return PASS;
+  return refusal(400, ErrorCode.InvalidRequest, protocolText('unsupported_protocol_version', { version: header, served: SERVED_PROTOCOL_VERSIONS.join(', ') }));
+}

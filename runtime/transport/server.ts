@@ -1,0 +1,168 @@
+// The HTTP surface on node:http: MCP endpoints, the usage API, health, metrics and portal pages.
+// A thin adapter: the checks are functions in checks.ts, the JSON-RPC envelope is mcp/protocol.ts
+// and the methods are mcp/methods.ts; here they are made in order and their verdicts sent.
+// node:http rather than express on the hot path: the benchmark compares against a bare node:http
+// floor, and routing here is four prefixes.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import { dispatch, type McpMethods } from '../mcp/methods.ts';
+import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
+import { checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
+import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
+
+/** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
+const REQ_PREFIX = randomUUID().slice(0, 8);
+let requestSeq = 0;
+
+/** Server-rendered pages under `/` and `/portal/…` (runtime/portal): the server only routes to them. */
+export interface PageRoutes {
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
+}
+
+export interface HttpApp {
+  readonly server: Server;
+  /** Requests being handled right now (graceful shutdown waits for them). */
+  inFlight(): number;
+}
+
+/** Bodies of the refusals that carry no request id, rendered once. */
+const refusalBodies = new WeakMap<Refusal, string>();
+
+/** Sends a refusal as it is: its status, its JSON-RPC error (with the request id when known) and headers. */
+function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null): number {
+  let body = id === null ? refusalBodies.get(refusal) : undefined;
+  if (body === undefined) {
+    body = errorJson(id, refusal.code, refusal.message, refusal.data);
+    if (id === null) refusalBodies.set(refusal, body);
+  }
+  sendJson(res, refusal.status, body, refusal.headers);
+  return refusal.status;
+}
+
+export function createHttpApp(gateway: GatewayContext, methods: McpMethods, portal: PageRoutes): HttpApp {
+  let inFlight = 0;
+  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
+  const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
+  const identify: IdentityLookup = (hash) => gateway.state.identify(hash);
+
+  async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
+    const method = checkHttpMethod(req.method);
+    if (!method.ok) {
+      req.resume();
+      return refuse(res, method);
+    }
+    const origin = checkOrigin(req.headers.origin, allowedOrigins);
+    if (!origin.ok) return refuse(res, origin);
+    const caller = await checkCaller(req.headers.authorization, identify);
+    if (!caller.ok) {
+      req.resume();
+      return refuse(res, caller);
+    }
+    const { identity } = caller;
+    const maxBytes = gateway.config.maxBodyBytes;
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, maxBytes);
+    } catch (error) {
+      const size = error instanceof BodyTooLarge ? checkBodySize(error.bytes, maxBytes) : undefined;
+      if (size && !size.ok) return refuse(res, size);
+      throw error;
+    }
+    const parsed = parseBody(raw);
+    // The rate limit comes before the parse verdict: an unparsable body still spends a token.
+    const connector = endpoint.connector.config;
+    const decision = await gateway.rateLimiter.take(`${identity.account.id}|${connector.id}`);
+    if (decision.failOpen) gateway.metrics.failOpen.inc({ component: 'rate_limit' });
+    const rate = checkRate(decision);
+    if (!rate.ok) {
+      gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
+      return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined));
+    }
+    if (!parsed.ok) return refuse(res, parsed);
+    const version = checkProtocolVersion(req.headers['mcp-protocol-version']);
+    if (!version.ok) return refuse(res, version);
+    const message = classify(parsed.body);
+    if (message.kind === 'invalid') {
+      sendJson(res, 400, errorJson(message.id, message.code, message.message));
+      return 400;
+    }
+    if (message.kind !== 'request') {
+      res.writeHead(202).end();
+      return 202;
+    }
+    // The client going away aborts a call in progress; the signal is made only if a method asks.
+    let controller: AbortController | undefined;
+    const onClose = () => {
+      if (!res.writableFinished) controller!.abort();
+    };
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
+        res.once('close', onClose);
+      }
+      return controller.signal;
+    };
+    const reply = await dispatch(methods, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, signal });
+    if (controller) res.off('close', onClose);
+    sendJson(res, 200, reply);
+    return 200;
+  }
+
+  async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const caller = await checkCaller(req.headers.authorization, identify);
+    if (!caller.ok) {
+      // The usage API answers plain JSON, not JSON-RPC.
+      sendJson(res, caller.status, JSON.stringify({ error: protocolText('usage_unauthorized') }), caller.headers);
+      return caller.status;
+    }
+    const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
+    sendJson(res, 200, JSON.stringify(await gateway.meter.usageRecord(account, gateway.now())));
+    return 200;
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<[string, number]> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q >= 0 ? url.slice(0, q) : url;
+    if (path.endsWith('/mcp')) {
+      const endpoint = gateway.endpoints.get(path.slice(1, -4));
+      if (endpoint) return ['mcp', await mcp(req, res, endpoint, reqId)];
+      req.resume();
+      sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
+      return ['mcp', 404];
+    }
+    if (path === '/api/usage' && req.method === 'GET') return ['usage', await usage(req, res)];
+    if (path === '/healthz') {
+      sendJson(res, 200, JSON.stringify({ status: 'ok', version: SERVER_VERSION, store: gateway.store.kind }));
+      return ['healthz', 200];
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await gateway.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': gateway.metrics.registry.contentType });
+      res.end(text);
+      return ['metrics', 200];
+    }
+    if (path.startsWith('/portal/') || path === '/portal' || path === '/') return ['portal', await portal.handle(req, res, path)];
+    req.resume();
+    sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
+    return ['other', 404];
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
+    inFlight++;
+    const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
+    route(req, res, reqId)
+      .then(([name, status]) => gateway.metrics.requests.inc({ route: name, status: String(status) }))
+      .catch((error: unknown) => {
+        gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
+        if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
+        else res.destroy();
+        gateway.metrics.requests.inc({ route: 'error', status: '500' });
+      })
+      .finally(() => {
+        inFlight--;
+      });
+  });
+  return { server, inFlight: () => inFlight };
+}
