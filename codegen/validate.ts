@@ -216,7 +216,7 @@ function isNullableObject(schema: Record<string, unknown>): boolean {
   if (Array.isArray(schema.type)) return schema.type.length === 2 && schema.type.includes('object') && schema.type.includes('null');
   if (schema.type !== undefined) return false;
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
-  if (!branches || !branches.every(isObject)) return false;
+  if (!branches?.every(isObject)) return false;
   const types = (branches as Record<string, unknown>[]).map((b) => b.type);
   return types.includes('null') && types.every((t) => t === 'null' || t === 'object');
 }

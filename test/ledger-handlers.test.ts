@@ -245,7 +245,7 @@ describe('ledger: list results', () => {
 
   it('pages with offset: Skip/Take, offset and nextOffset, null at the end', async () => {
     const all = rowsOf(5, (i) => ({ Item: `I-${i}`, Date: '2025-01-01T00:00:00', Qty: -1 }));
-    upstream((entity, body) => {
+    upstream((_entity, body) => {
       const page = body.find((e) => 'Take' in e)!;
       const skip = Number(page['Skip'] ?? 0);
       return [200, all.slice(skip, skip + Number(page['Take']))];
@@ -404,7 +404,7 @@ describe('ledger: reconnect required', () => {
 describe('ledger: aggregate', () => {
   /** Serves `total` rows made by `make`, honouring Skip/Take; records nothing else. */
   function pagedRows(total: number, make: (i: number) => Row) {
-    upstream((entity, body) => {
+    upstream((_entity, body) => {
       const page = body.find((e) => 'Take' in e)!;
       const skip = Number(page['Skip'] ?? 0);
       const take = Number(page['Take']);

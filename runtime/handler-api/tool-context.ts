@@ -62,7 +62,7 @@ export interface FailureSummary {
  * What one tool call's handler may touch. `E` holds the error codes its spec lists with their text
  * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
  */
-export interface ToolContext<E = {}, L = {}> {
+export interface ToolContext<E = object, L = object> {
   /** Connector id as served (`<id>`), and the endpoint instance (`<id>` or `<id>-<n>`). */
   readonly connectorId: string;
   readonly instanceId: string;

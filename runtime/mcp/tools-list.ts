@@ -21,7 +21,10 @@ const lists = new WeakMap<Endpoint, { full?: Buffer; connect?: Buffer }>();
 /** The `result` of tools/list as JSON bytes (computed once); `full` false lists only connect_account. */
 export function toolsListBytes(endpoint: Endpoint, platform: PlatformDescriptor, full: boolean): Buffer {
   let cached = lists.get(endpoint);
-  if (!cached) lists.set(endpoint, (cached = {}));
+  if (!cached) {
+    cached = {};
+    lists.set(endpoint, cached);
+  }
   const kind = full ? 'full' : 'connect';
   const known = cached[kind];
   if (known) return known;

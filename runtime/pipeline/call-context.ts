@@ -72,7 +72,8 @@ export function createToolContext(scope: CallScope): CallContext {
     upstream: scope.upstream,
     limits: scope.limits,
     get log() {
-      return (log ??= scope.log());
+      log ??= scope.log();
+      return log;
     },
     signal: scope.signal,
     now: scope.now,

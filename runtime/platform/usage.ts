@@ -228,7 +228,8 @@ export class UsageMeter {
     let total = 0;
     for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const [connectorId, tool] = key.split('|') as [string, string];
-      const c = (byConnector[connectorId] ??= { calls: 0, costUnits: 0, byTool: {} });
+      byConnector[connectorId] ??= { calls: 0, costUnits: 0, byTool: {} };
+      const c = byConnector[connectorId];
       c.calls += n;
       c.costUnits += n;
       c.byTool[tool] = (c.byTool[tool] ?? 0) + n;

@@ -66,8 +66,8 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
         if (error instanceof BodyTooLarge) return page(res, 413, 'Too large', '<p class="error">The form was too large.</p>');
         throw error;
       }
-      const values: Record<string, string> = {};
-      const missing = fields.filter((f) => !(values[f.name] = (form.get(f.name) ?? '').trim()));
+      const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]));
+      const missing = fields.filter((f) => !values[f.name]);
       if (missing.length > 0) return connectForm(res, connector.descriptor.title, instanceId, fields, token, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
       const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
       if (outcome !== 'ok') return invalid(res, outcome);

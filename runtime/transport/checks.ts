@@ -43,7 +43,7 @@ export function checkOrigin(origin: string | undefined, allowed: ReadonlySet<str
 
 /** The bearer token of an Authorization header, or undefined when there is none of a plausible length. */
 export function bearerToken(header: string | undefined): string | undefined {
-  if (!header || !header.startsWith('Bearer ')) return undefined;
+  if (!header?.startsWith('Bearer ')) return undefined;
   const token = header.slice(7).trim();
   return token.length < 16 || token.length > 512 ? undefined : token;
 }

@@ -609,6 +609,7 @@ function round2(value: number): number {
 // Resolvers
 // ---------------------------------------------------------------------------------------------
 
+// biome-ignore lint/suspicious/noExplicitAny: graphql-js hands resolvers untyped sources and arguments; each resolver narrows its own.
 type Resolver = (source: any, args: any, ctx: CasesContext) => unknown;
 
 function knownCase(ctx: CasesContext, id: number, argument: string, text: string): CaseRecord {

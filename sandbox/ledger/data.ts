@@ -1666,7 +1666,7 @@ function buildNordlysCykler(): CompanyBuild {
       book.post(day, 'DEPRECIATION', `Depreciation ${dt(day).slice(0, 7)}`, [{ account: '2810', amount: 6_250 }, { account: '5020', amount: -6_250 }]);
       const fees = rMisc.amount(450, 1_900);
       book.post(day, 'BANK', `Card and bank fees ${dt(day).slice(0, 7)}`, [{ account: '2660', amount: fees }, { account: '5300', amount: -fees }]);
-      const transfer = round2(cashInDrawer - 5_000 > 0 ? cashInDrawer - 5_000 : 0);
+      const transfer = round2(Math.max(cashInDrawer - 5_000 , 0));
       if (transfer > 0) book.post(day, 'BANK', 'Cash deposited in bank', [{ account: '5300', amount: transfer }, { account: '5320', amount: -transfer }]);
       cashInDrawer = round2(cashInDrawer - transfer);
       if (mobilePay > 0) book.post(day, 'BANK', 'MobilePay settlement', [{ account: '5300', amount: mobilePay }, { account: '5330', amount: -mobilePay }]);

@@ -212,7 +212,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function isJsonContentType(header: string | undefined): boolean {
   const media = header?.split(';')[0]?.trim().toLowerCase();
-  return media === 'application/json' || (media !== undefined && media.startsWith('application/') && media.endsWith('+json'));
+  if (media === undefined) return false;
+  return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
 }
 
 /** Reads an object member case-insensitively (ASP.NET model binding). */

@@ -1760,6 +1760,7 @@ function organisation(company: CompanyBase, role: RoleSpec): Organisation {
   const medlem: Attribut[] = [];
   const union = (values: ReadonlyArray<Span<string>>): Span<string> => {
     const tos = values.map(spanTo);
+    // biome-ignore lint/complexity/useMathMinMax: ISO date strings, not numbers (the latest end date).
     return ['', spanFrom(values[0]!), tos.includes(null) ? null : tos.reduce((a, b) => (b! > a! ? b : a))];
   };
   switch (role.organ) {

@@ -18,7 +18,10 @@ const SUM = ['Amount', 'Qty'];
 export function syntheticRows(n: number): Row[] {
   const rows: Row[] = [];
   let seed = 42;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   for (let i = 0; i < n; i++) {
     const day = 1 + (i % 28);
     rows.push({

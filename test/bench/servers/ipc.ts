@@ -40,7 +40,7 @@ export function exitWithParent(cleanup: () => Promise<void> = async () => {}): v
 export function onJob(handler: (job: Job) => Promise<unknown>): void {
   process.on('message', (message: unknown) => {
     const job = message as Job;
-    if (!job || job.type !== 'job') return;
+    if (job?.type !== 'job') return;
     handler(job).then(
       (result) => send({ type: 'reply', id: job.id, ok: true, result }),
       (error: unknown) => send({ type: 'reply', id: job.id, ok: false, error: (error as Error)?.stack ?? String(error) }),
