@@ -137,11 +137,13 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const [accountId, instanceId, ...pairs] = need(args, 3, 'accountId, instanceId and at least one field=value');
       const endpointConnector = config.connectors.find((c) => instanceId === c.id || instanceId!.startsWith(`${c.id}-`));
       if (!endpointConnector) throw new UsageError(`no connector serves the instance "${instanceId}"`);
-      const fields = Object.fromEntries(pairs.map((p) => {
-        const eq = p.indexOf('=');
-        if (eq <= 0) throw new UsageError(`expected field=value, got "${p}"`);
-        return [p.slice(0, eq), p.slice(eq + 1)];
-      }));
+      const fields = Object.fromEntries(
+        pairs.map((p) => {
+          const eq = p.indexOf('=');
+          if (eq <= 0) throw new UsageError(`expected field=value, got "${p}"`);
+          return [p.slice(0, eq), p.slice(eq + 1)];
+        }),
+      );
       const sealed = vaultFor(config).seal(JSON.stringify(fields), accountId!, instanceId!);
       await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
       return print(`stored (encrypted, key version ${sealed.keyVersion})`);

@@ -78,7 +78,10 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
   };
   const examples = enabled.flatMap((c) =>
     (sandboxes.started.get(c.key)?.sandbox.examples ?? []).map(
-      (e) => `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(c.id)} --transport http ${auth} --method tools/call --tool-name ${c.id}__${e.tool} ${Object.entries(e.args).map(([k, v]) => `--tool-arg ${shellArg(k, v)}`).join(' ')}`,
+      (e) =>
+        `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(c.id)} --transport http ${auth} --method tools/call --tool-name ${c.id}__${e.tool} ${Object.entries(e.args)
+          .map(([k, v]) => `--tool-arg ${shellArg(k, v)}`)
+          .join(' ')}`,
     ),
   );
   const first = enabled.find((c) => sandboxes.started.has(c.key)) ?? enabled[0]!;

@@ -19,23 +19,34 @@ export const DIAGNOSTICS = {
   SPEC012: { title: 'Invalid connector id', severity: 'error', hint: 'A connector id must match ^[a-z][a-z0-9-]*[a-z0-9]$ and must not contain `__`.' },
   SPEC013: { title: 'Duplicate connector id', severity: 'error', hint: 'Every connector file needs its own default id.' },
   SPEC020: { title: 'Input schema root is not an object', severity: 'error', hint: 'Tool arguments are a JSON object: set `type: object` on the root of `input`.' },
-  SPEC021: { title: 'Default outside its schema', severity: 'error', hint: 'Make the default satisfy the argument\'s own type, minimum/maximum, length, pattern or enum.' },
-  SPEC022: { title: 'Required argument with a default', severity: 'error', hint: 'A required argument is always passed, so its default is never used: drop the default or make the argument optional.' },
+  SPEC021: { title: 'Default outside its schema', severity: 'error', hint: "Make the default satisfy the argument's own type, minimum/maximum, length, pattern or enum." },
+  SPEC022: {
+    title: 'Required argument with a default',
+    severity: 'error',
+    hint: 'A required argument is always passed, so its default is never used: drop the default or make the argument optional.',
+  },
   SPEC023: { title: 'Tool without title or description', severity: 'error', hint: 'Every tool needs a short `title` and a `description` written for the AI assistant.' },
   SPEC024: { title: 'Write tool without confirm', severity: 'error', hint: 'A `write: true` tool must take an optional boolean `confirm` argument (preview unless true).' },
   SPEC025: { title: 'Error code used but not defined', severity: 'error', hint: 'Define the code under `connector.errors` (or `platform.errors` in specs/platform.yaml) or fix its spelling.' },
-  SPEC026: { title: 'Unresolved $ref', severity: 'error', hint: 'Only `#/definitions/<name>` references to this file\'s `definitions` are allowed.' },
+  SPEC026: { title: 'Unresolved $ref', severity: 'error', hint: "Only `#/definitions/<name>` references to this file's `definitions` are allowed." },
   SPEC027: { title: 'Required property not declared', severity: 'error', hint: 'Every name in `required` must also be declared under `properties`.' },
   SPEC028: { title: 'Schema rejected by the validator compiler', severity: 'error', hint: 'The JSON Schema is not valid in strict mode (for example `minimum` on a string); fix the keyword shown.' },
   SPEC029: { title: 'Annotations contradict the tool kind', severity: 'error', hint: 'A read tool must keep readOnlyHint true; a write tool must set readOnlyHint false.' },
   SPEC030: { title: 'Error code defined but never used', severity: 'warning', hint: 'List the code in the `errors` of the tools that can return it, or remove it.' },
   SPEC031: { title: 'Platform spec missing', severity: 'error', hint: 'specs/platform.yaml holds the platform texts and system tools; restore it.' },
-  SPEC032: { title: 'Output schema root is not an object', severity: 'error', hint: 'MCP clients reject a tool whose outputSchema root is not `type: object`: set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.' },
+  SPEC032: {
+    title: 'Output schema root is not an object',
+    severity: 'error',
+    hint: 'MCP clients reject a tool whose outputSchema root is not `type: object`: set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;
 
-export interface Position { readonly line: number; readonly col: number }
+export interface Position {
+  readonly line: number;
+  readonly col: number;
+}
 
 export interface Diagnostic {
   readonly code: DiagnosticCode;
@@ -57,6 +68,5 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
-  return [...list].sort((a, b) =>
-    a.file.localeCompare(b.file) || a.position.line - b.position.line || a.position.col - b.position.col || a.code.localeCompare(b.code));
+  return [...list].sort((a, b) => a.file.localeCompare(b.file) || a.position.line - b.position.line || a.position.col - b.position.col || a.code.localeCompare(b.code));
 }

@@ -124,7 +124,10 @@ export function camelCase(name: string): string {
 }
 
 export function kebabCase(name: string): string {
-  return name.replace(/_/g, '-').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  return name
+    .replace(/_/g, '-')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 }
 
 export function placeholders(text: string): string[] {
@@ -196,7 +199,9 @@ function defaultsRequired(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
   const mapped = mapChildren(schema, defaultsRequired);
   if (isObject(mapped.properties)) {
-    const withDefault = Object.entries(mapped.properties).filter(([, p]) => isObject(p) && 'default' in p).map(([n]) => n);
+    const withDefault = Object.entries(mapped.properties)
+      .filter(([, p]) => isObject(p) && 'default' in p)
+      .map(([n]) => n);
     if (withDefault.length > 0) {
       const required = Array.isArray(mapped.required) ? (mapped.required as string[]) : [];
       mapped.required = [...required, ...withDefault.filter((n) => !required.includes(n))];
@@ -205,7 +210,14 @@ function defaultsRequired(schema: unknown): unknown {
   return mapped;
 }
 
-function buildTool(raw: Record<string, unknown>, definitions: Record<string, unknown>, platformAnnotations: PlatformIR['annotations'] | undefined, system: boolean, source: SpecSource, path: (string | number)[]): ToolIR {
+function buildTool(
+  raw: Record<string, unknown>,
+  definitions: Record<string, unknown>,
+  platformAnnotations: PlatformIR['annotations'] | undefined,
+  system: boolean,
+  source: SpecSource,
+  path: (string | number)[],
+): ToolIR {
   const name = String(raw.name);
   const write = raw.write === true;
   const resolvedInput = resolveRefs(raw.input, definitions) as JsonSchema;
@@ -213,7 +225,9 @@ function buildTool(raw: Record<string, unknown>, definitions: Record<string, unk
   if (!('additionalProperties' in inputRoot)) inputRoot.additionalProperties = false;
   if (!isObject(inputRoot.properties)) inputRoot.properties = {};
   const properties = inputRoot.properties as Record<string, unknown>;
-  const coerce = Object.entries(properties).filter(([, p]) => isObject(p) && p.coerce === 'integer').map(([n]) => n);
+  const coerce = Object.entries(properties)
+    .filter(([, p]) => isObject(p) && p.coerce === 'integer')
+    .map(([n]) => n);
   const validationSchema = stripKeys(inputRoot, ['coerce']) as JsonSchema;
   const inputSchema = publishCoercion(inputRoot) as JsonSchema;
   const argsTypeSchema = defaultsRequired(validationSchema) as JsonSchema;

@@ -36,7 +36,10 @@ export function parseSpec(text: string, file: string): { source: SpecSource; dia
     const [offset] = error.pos;
     diagnostics.push(diagnostic('SPEC001', file, toPosition(lines, offset), error.message.split('\n')[0] ?? error.message));
   }
-  const stem = file.split('/').pop()!.replace(/\.yaml$/, '');
+  const stem = file
+    .split('/')
+    .pop()!
+    .replace(/\.yaml$/, '');
   const data = doc.errors.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 });
   return { source: { file, stem, doc, lines, data }, diagnostics };
 }

@@ -71,8 +71,7 @@ export function checkFormat(source: SpecSource): Diagnostic[] {
       const key = String((error.params as { additionalProperty: string }).additionalProperty);
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       const guess = closest(key, allowed);
-      d = diagnostic('SPEC003', source.file, locate(source, [...path, key], true), `unknown key \`${key}\` in ${where}`,
-        guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC003.hint}` : undefined);
+      d = diagnostic('SPEC003', source.file, locate(source, [...path, key], true), `unknown key \`${key}\` in ${where}`, guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC003.hint}` : undefined);
     } else if (error.keyword === 'false schema') {
       d = diagnostic('SPEC003', source.file, locate(source, path, true), `\`${where}\` is not allowed in this file`);
     } else if (error.keyword === 'required') {
@@ -141,7 +140,14 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
         } else names.set(name, index);
         const full = `${id ?? 'x'}${MAX_INSTANCE_SUFFIX}__${name}`;
         if (connector && (full.length > MAX_TOOL_NAME || !/^[A-Za-z0-9_-]+$/.test(name))) {
-          out.push(diagnostic('SPEC011', file, at([...path, 'name']), `served name \`${full}\` is ${full.length} characters${/^[A-Za-z0-9_-]+$/.test(name) ? '' : ' and has characters outside [A-Za-z0-9_-]'}; the limit is ${MAX_TOOL_NAME} of [A-Za-z0-9_-]`));
+          out.push(
+            diagnostic(
+              'SPEC011',
+              file,
+              at([...path, 'name']),
+              `served name \`${full}\` is ${full.length} characters${/^[A-Za-z0-9_-]+$/.test(name) ? '' : ' and has characters outside [A-Za-z0-9_-]'}; the limit is ${MAX_TOOL_NAME} of [A-Za-z0-9_-]`,
+            ),
+          );
         }
       }
       for (const field of ['title', 'description'] as const) {
@@ -170,7 +176,9 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
       }
       if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
         const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
-        out.push(diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`));
+        out.push(
+          diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`),
+        );
       }
       const write = tool.write === true;
       if (write) {
@@ -192,8 +200,15 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
           usedErrors.add(code);
           if (!connectorErrors.has(code) && !platformErrors.has(code)) {
             const guess = closest(code, [...connectorErrors, ...platformErrors]);
-            out.push(diagnostic('SPEC025', file, at([...path, 'errors', i]), `tool \`${name}\` lists error code \`${code}\`, which no spec defines`,
-              guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC025.hint}` : undefined));
+            out.push(
+              diagnostic(
+                'SPEC025',
+                file,
+                at([...path, 'errors', i]),
+                `tool \`${name}\` lists error code \`${code}\`, which no spec defines`,
+                guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC025.hint}` : undefined,
+              ),
+            );
           }
         });
       }

@@ -76,7 +76,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   await state.reload();
   state.start(config.snapshotRefreshMs);
 
-  const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: config.usageFlushMs, counterTimeoutMs: config.fairUse.storeTimeoutMs, shared, log, onFailOpen: failOpen });
+  const meter = new UsageMeter({
+    store,
+    timeZone: config.timeZone,
+    defaultQuota: config.fairUse.defaultQuota,
+    flushMs: config.usageFlushMs,
+    counterTimeoutMs: config.fairUse.storeTimeoutMs,
+    shared,
+    log,
+    onFailOpen: failOpen,
+  });
   meter.start();
 
   const rateLimiter: RateLimiter = shared
@@ -95,7 +104,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     const limit = r.config.maxConcurrent;
     if (!limit) continue;
     const queueTimeoutMs = r.descriptor.limits.queueTimeoutMs ?? r.descriptor.upstream.timeoutMs;
-    gates.set(r.config.key, shared ? new SharedGate(shared, `gate:${r.config.key}`, limit, queueTimeoutMs, r.descriptor.upstream.timeoutMs + 5000, () => failOpen('gate')) : new LocalGate(limit, queueTimeoutMs));
+    gates.set(
+      r.config.key,
+      shared ? new SharedGate(shared, `gate:${r.config.key}`, limit, queueTimeoutMs, r.descriptor.upstream.timeoutMs + 5000, () => failOpen('gate')) : new LocalGate(limit, queueTimeoutMs),
+    );
   }
 
   const context: GatewayContext = {

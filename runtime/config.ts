@@ -76,7 +76,10 @@ export class ConfigError extends Error {
 /** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' } */
 export function parseSecretKeys(value: string): Record<number, string> {
   const out: Record<number, string> = {};
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^(\d+):(.+)$/.exec(part);
     if (!match) throw new ConfigError('GATEWAY_SECRET_KEYS must look like "2:<base64 key>,1:<base64 key>"');
     out[Number(match[1])] = match[2]!;
@@ -103,7 +106,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   }
   const host = env.HOST ?? file.host ?? '127.0.0.1';
   const port = num(env.PORT, file.port ?? 8787, 'PORT');
-  const enabledList = (env.CONNECTORS_ENABLED ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const enabledList = (env.CONNECTORS_ENABLED ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const connectors = Object.keys(specs).map((key): ConnectorConfig => {
     const spec = specs[key]!.descriptor;
     const fromFile = file.connectors?.[key] ?? {};
@@ -132,8 +138,8 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? file.publicBaseUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
     publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL ?? file.publicBaseUrl),
     dataDir: resolve(env.DATA_DIR ?? file.dataDir ?? 'data'),
-    ...(env.DATABASE_URL ?? file.databaseUrl ? { databaseUrl: env.DATABASE_URL ?? file.databaseUrl } : {}),
-    ...(env.REDIS_URL ?? file.redisUrl ? { redisUrl: env.REDIS_URL ?? file.redisUrl } : {}),
+    ...((env.DATABASE_URL ?? file.databaseUrl) ? { databaseUrl: env.DATABASE_URL ?? file.databaseUrl } : {}),
+    ...((env.REDIS_URL ?? file.redisUrl) ? { redisUrl: env.REDIS_URL ?? file.redisUrl } : {}),
     redisPrefix: env.REDIS_PREFIX ?? file.redisPrefix ?? 'cg:',
     ...(secretKeys ? { secretKeys } : {}),
     connectors,
@@ -146,7 +152,11 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       storeTimeoutMs: num(env.FAIR_USE_STORE_TIMEOUT_MS, file.fairUse?.storeTimeoutMs ?? 100, 'FAIR_USE_STORE_TIMEOUT_MS'),
     },
     timeZone: env.BILLING_TIME_ZONE ?? file.timeZone ?? 'Europe/Copenhagen',
-    allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).concat(file.allowedOrigins ?? []),
+    allowedOrigins: (env.ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .concat(file.allowedOrigins ?? []),
     logLevel: env.LOG_LEVEL ?? file.logLevel ?? 'info',
     usageFlushMs: num(env.USAGE_FLUSH_MS, file.usageFlushMs ?? 1000, 'USAGE_FLUSH_MS'),
     maxBodyBytes: num(env.MAX_BODY_BYTES, file.maxBodyBytes ?? 1024 * 1024, 'MAX_BODY_BYTES'),

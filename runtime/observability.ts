@@ -22,12 +22,39 @@ export function createLogger(level: string, destination: pino.DestinationStream 
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly toolCalls = new Counter({ name: 'gateway_tool_calls_total', help: 'tools/call requests that reached the upstream stage, by outcome', labelNames: ['connector', 'tool', 'outcome'] as const, registers: [this.registry] });
-  readonly refusals = new Counter({ name: 'gateway_refusals_total', help: 'Requests refused before the upstream stage, by reason', labelNames: ['connector', 'reason'] as const, registers: [this.registry] });
+  readonly toolCalls = new Counter({
+    name: 'gateway_tool_calls_total',
+    help: 'tools/call requests that reached the upstream stage, by outcome',
+    labelNames: ['connector', 'tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly refusals = new Counter({
+    name: 'gateway_refusals_total',
+    help: 'Requests refused before the upstream stage, by reason',
+    labelNames: ['connector', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly requests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
-  readonly upstreamDuration = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Upstream request latency by connector and outcome', labelNames: ['connector', 'outcome'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
-  readonly callDuration = new Histogram({ name: 'gateway_tool_call_duration_seconds', help: 'Whole tools/call latency by connector', labelNames: ['connector'] as const, buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
-  readonly failOpen = new Counter({ name: 'gateway_fail_open_total', help: 'Times a limiter or counter store was unavailable and the gateway failed open', labelNames: ['component'] as const, registers: [this.registry] });
+  readonly upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream request latency by connector and outcome',
+    labelNames: ['connector', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly callDuration = new Histogram({
+    name: 'gateway_tool_call_duration_seconds',
+    help: 'Whole tools/call latency by connector',
+    labelNames: ['connector'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly failOpen = new Counter({
+    name: 'gateway_fail_open_total',
+    help: 'Times a limiter or counter store was unavailable and the gateway failed open',
+    labelNames: ['component'] as const,
+    registers: [this.registry],
+  });
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });

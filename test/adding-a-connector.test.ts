@@ -53,14 +53,29 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     await store?.close();
   });
 
-  it('touches only its spec, its handlers and its sandbox (generated/ is the generator\'s)', () => {
+  it("touches only its spec, its handlers and its sandbox (generated/ is the generator's)", () => {
     const written = files(FIXTURE).filter((f) => !f.startsWith('generated/'));
-    expect(written.sort()).toEqual(['handlers/example/client.ts', 'handlers/example/get-item.ts', 'handlers/example/search-items.ts', 'sandbox/example/index.ts', 'sandbox/example/server.ts', 'specs/example.yaml', 'specs/platform.yaml']);
+    expect(written.sort()).toEqual([
+      'handlers/example/client.ts',
+      'handlers/example/get-item.ts',
+      'handlers/example/search-items.ts',
+      'sandbox/example/index.ts',
+      'sandbox/example/server.ts',
+      'specs/example.yaml',
+      'specs/platform.yaml',
+    ]);
   });
 
   it('keeps generated/ in sync with its spec (codegen --check)', async () => {
     const errors: string[] = [];
-    expect(await run(['--check', '--root', FIXTURE], () => {}, (line) => errors.push(line)), errors.join('\n')).toBe(0);
+    expect(
+      await run(
+        ['--check', '--root', FIXTURE],
+        () => {},
+        (line) => errors.push(line),
+      ),
+      errors.join('\n'),
+    ).toBe(0);
   });
 
   it('is the walk-through the guide describes: every file it names exists', () => {
@@ -74,7 +89,13 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     const listed = await client.listTools();
     expect(listed.tools.map((t) => t.name).sort()).toEqual(['connect_account', 'example__get_item', 'example__search_items']);
     const found = resultJson(await client.callTool({ name: 'example__search_items', arguments: { query: 'oak' } }));
-    expect(found).toEqual({ total: 2, items: [{ id: 1, name: 'Oak desk', stock: 4 }, { id: 2, name: 'Oak shelf', stock: 0 }] });
+    expect(found).toEqual({
+      total: 2,
+      items: [
+        { id: 1, name: 'Oak desk', stock: 4 },
+        { id: 2, name: 'Oak shelf', stock: 0 },
+      ],
+    });
     expect(resultJson(await client.callTool({ name: 'example__get_item', arguments: { id: '3' } }))).toEqual({ id: 3, name: 'Steel chair', stock: 12 });
   });
 

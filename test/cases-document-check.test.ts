@@ -24,11 +24,7 @@ function commentPadded(length: number): string {
 function fragmentBomb(n: number, nested: boolean): string {
   const parts = ['query { ...F0 }'];
   for (let i = 0; i < n - 1; i++) {
-    parts.push(
-      nested
-        ? `fragment F${i} on Query { x { ...F${i + 1} } y { ...F${i + 1} } }`
-        : `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
-    );
+    parts.push(nested ? `fragment F${i} on Query { x { ...F${i + 1} } y { ...F${i + 1} } }` : `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`);
   }
   parts.push(`fragment F${n - 1} on Query { a b }`);
   return parts.join('\n');
@@ -61,11 +57,7 @@ const hostile: [string, string, DocumentRefusal | DocumentRefusal[]][] = [
   ['subscription', 'subscription { caseUpdated { id } }', 'not_a_query'],
   ['mutation with a fragment', 'mutation { updateCase(id: 1) { ...C } } fragment C on Case { id }', 'not_a_query'],
   ['mutation hidden after a query', '{ cases { items { id } } }\n\n\n mutation { updateCase(id: 1) { id } }', 'several_operations'],
-  [
-    'query plus mutation, as operationName would pick the query',
-    'query Read { caseById(id: 1) { id } } mutation Write { updateCase(id: 1) { id } }',
-    'several_operations',
-  ],
+  ['query plus mutation, as operationName would pick the query', 'query Read { caseById(id: 1) { id } } mutation Write { updateCase(id: 1) { id } }', 'several_operations'],
   ['two queries', 'query A { a } query B { b }', 'several_operations'],
   ['anonymous and named query', '{ a } query B { b }', 'several_operations'],
   ['object type definition', 'type X { a: Int }', 'type_system_definition'],
@@ -97,16 +89,8 @@ const hostile: [string, string, DocumentRefusal | DocumentRefusal[]][] = [
   ['deep list type', `query($v: ${'['.repeat(30_000)}Int${']'.repeat(30_000)}) { a }`, 'too_deep'],
   ['deep nesting after an unterminated string', `{ a(x: "abc\n${'{a'.repeat(20_000)}`, 'too_deep'],
   ['depth 41 (within the raw nesting limit)', '{a'.repeat(41) + '}'.repeat(41), 'too_deep'],
-  [
-    'depth through a chain of fragments',
-    fragmentChain(60, false).replace(/\{\.\.\.a(\d+)\}/g, '{x{...a$1}}'),
-    'too_deep',
-  ],
-  [
-    '50,000 aliases',
-    `{ ${Array.from({ length: 50_000 }, (_, i) => `a${i}: caseById(id: ${i}) { id }`).join(' ')} }`,
-    ['too_long', 'too_many_tokens', 'too_many_fields'],
-  ],
+  ['depth through a chain of fragments', fragmentChain(60, false).replace(/\{\.\.\.a(\d+)\}/g, '{x{...a$1}}'), 'too_deep'],
+  ['50,000 aliases', `{ ${Array.from({ length: 50_000 }, (_, i) => `a${i}: caseById(id: ${i}) { id }`).join(' ')} }`, ['too_long', 'too_many_tokens', 'too_many_fields']],
   ['alias fan-out within 65,536 characters', `{${'a:b '.repeat(16_000)}}`, 'too_many_tokens'],
   ['alias fan-out within 20,000 tokens', `{${'a:b '.repeat(6_000)}}`, 'too_many_fields'],
   ['2,001 fields', `{${'a '.repeat(2_001)}}`, 'too_many_fields'],

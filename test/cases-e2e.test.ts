@@ -54,7 +54,14 @@ describe('case management end to end against its sandbox', () => {
     expect(wider).toMatchObject({ count: 4, scanned: 1000, pagesScanned: 5, truncated: true });
     const caseId = found.items[0].id as number;
     const summary = json(await call('get_case_work_summary', { caseId, from: '2026-10-01', to: '2026-10-31' }));
-    expect(summary.period).toEqual({ from: '2026-10-01', to: '2026-10-31', fromUnix: localMidnightUnix('2026-10-01', 'Europe/Copenhagen'), toUnix: localMidnightUnix('2026-11-01', 'Europe/Copenhagen'), toIsExclusive: true, timeZone: 'Europe/Copenhagen' });
+    expect(summary.period).toEqual({
+      from: '2026-10-01',
+      to: '2026-10-31',
+      fromUnix: localMidnightUnix('2026-10-01', 'Europe/Copenhagen'),
+      toUnix: localMidnightUnix('2026-11-01', 'Europe/Copenhagen'),
+      toIsExclusive: true,
+      timeZone: 'Europe/Copenhagen',
+    });
     expect(summary.hours).toHaveProperty('rows');
     expect(summary.materials).toHaveProperty('totalCostPrice');
     expect(summary.amountsNote).toBe(casesDescriptor.texts.amountsNote);
@@ -63,7 +70,12 @@ describe('case management end to end against its sandbox', () => {
     const hourType = json(await call('describe_type', { name: 'Hour' }));
     expect(hourType.found).toBe(true);
     expect(hourType.fields.items.map((f: { name: string }) => f.name)).toContain('billableHours');
-    const data = json(await call('graphql_query', { query: `query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: $case }) { items { id billableHours description } nextCursor } }`, variables: { case: SIX_HUNDRED_HOURS_CASE_ID } }));
+    const data = json(
+      await call('graphql_query', {
+        query: `query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: $case }) { items { id billableHours description } nextCursor } }`,
+        variables: { case: SIX_HUNDRED_HOURS_CASE_ID },
+      }),
+    );
     expect(data.hours.items.length).toBeGreaterThan(0);
     expect(data.hours.items[0]).toHaveProperty('billableHours');
   });
@@ -99,7 +111,10 @@ describe('case management end to end against its sandbox', () => {
       const expected = rows.filter((h) => h.startTime >= from && h.startTime < to);
       const r = json(await call('list_case_hours', { caseId: DST_CASE_ID, from: day, to: day, maxRows: 2000 }));
       expect(r.count, day).toBe(expected.length);
-      expect(r.costPriceTotal).toBeCloseTo(expected.reduce((s, h) => s + h.costPrice, 0), 6);
+      expect(r.costPriceTotal).toBeCloseTo(
+        expected.reduce((s, h) => s + h.costPrice, 0),
+        6,
+      );
       expect(r.period.toUnix - r.period.fromUnix).toBe(day.endsWith('-03-30') || day.endsWith('-03-29') ? 23 * 3600 : 25 * 3600);
     }
     sandbox.setSwitches({ betweenTo: 'exclusive' });
@@ -142,7 +157,14 @@ describe('case management end to end against its sandbox', () => {
 
   it('sends no document that writes, and nothing the document check refuses', async () => {
     sandbox.resetStats();
-    for (const query of ['mutation { updateCase(id: 1, description: "x") { id } }', 'subscription S { cases { id } }', 'query A { __typename } mutation B { updateCase(id: 1) { id } }', 'type Query { x: Int }', `{ ${'a { '.repeat(5000)}`, '{ caseById(id: 1) { id } } # ' + '#'.repeat(70_000)]) {
+    for (const query of [
+      'mutation { updateCase(id: 1, description: "x") { id } }',
+      'subscription S { cases { id } }',
+      'query A { __typename } mutation B { updateCase(id: 1) { id } }',
+      'type Query { x: Int }',
+      `{ ${'a { '.repeat(5000)}`,
+      '{ caseById(id: 1) { id } } # ' + '#'.repeat(70_000),
+    ]) {
       expect(text(await call('graphql_query', { query }))).toBe('Tool invocation failed.');
     }
     expect(sandbox.stats.requests).toBe(0);

@@ -29,7 +29,9 @@ function upstream(respond: Responder) {
 }
 
 const EXTENDED_DISCOVERY = {
-  caseType: { fields: ['id', 'caseNumber', 'description', 'status', 'caseType', 'customer', 'foreman', 'responsibleUser', 'offerTotal', 'parentCaseId', 'subCases', 'economy'].map((name) => ({ name })) },
+  caseType: {
+    fields: ['id', 'caseNumber', 'description', 'status', 'caseType', 'customer', 'foreman', 'responsibleUser', 'offerTotal', 'parentCaseId', 'subCases', 'economy'].map((name) => ({ name })),
+  },
   economyType: { fields: ['hoursCostprice', 'hoursSalesprice', 'offer', 'revisedOffer', 'materialsCostprice', 'materialsSalesprice', 'expectedCoverageRatio', 'revenue'].map((name) => ({ name })) },
   hourColumns: { enumValues: [{ name: 'startTime' }, { name: 'createdAt' }] },
   queryType: { fields: [] },
@@ -41,7 +43,8 @@ const PUBLIC_DISCOVERY = {
   hourColumns: { enumValues: [{ name: 'START_TIME' }, { name: 'CREATED_AT' }] },
 };
 
-const ctx = (tool: string, now = new Date('2026-11-22T12:00:00Z')) => testContext({ descriptor: casesDescriptor, tool, credential: { kind: 'api_key', apiKey: 'secret-key-123' }, baseUrl: BASE, now: () => now });
+const ctx = (tool: string, now = new Date('2026-11-22T12:00:00Z')) =>
+  testContext({ descriptor: casesDescriptor, tool, credential: { kind: 'api_key', apiKey: 'secret-key-123' }, baseUrl: BASE, now: () => now });
 const texts = casesDescriptor.errors;
 async function errorText(p: Promise<unknown>): Promise<string> {
   try {
@@ -62,15 +65,32 @@ describe('case-management handlers (nock)', () => {
 
   it('list_cases sends the key as a bearer token, the cursor and a one-element orderBy list', async () => {
     let auth = '';
-    nock('https://cases.test', { reqheaders: { authorization: (v: string | null) => {
+    nock('https://cases.test', {
+      reqheaders: {
+        authorization: (v: string | null) => {
           auth = String(v);
           return true;
-        } } }).post('/graphql').reply(async (request: Request) => {
-      const b = (await request.json()) as Body;
-      sent.push(b);
-      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
-      return [200, { data: { cases: { items: [{ id: 7, caseNumber: 'S-7', description: 'Tag', status: { text: 'Åben' }, foreman: { fullName: 'Ib' }, offerTotal: 1200.5, economy: { hoursCostprice: 10 } }], nextCursor: 'abc' } } }];
-    }).persist();
+        },
+      },
+    })
+      .post('/graphql')
+      .reply(async (request: Request) => {
+        const b = (await request.json()) as Body;
+        sent.push(b);
+        if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
+        return [
+          200,
+          {
+            data: {
+              cases: {
+                items: [{ id: 7, caseNumber: 'S-7', description: 'Tag', status: { text: 'Åben' }, foreman: { fullName: 'Ib' }, offerTotal: 1200.5, economy: { hoursCostprice: 10 } }],
+                nextCursor: 'abc',
+              },
+            },
+          },
+        ];
+      })
+      .persist();
     const result = await casesHandlers.list_cases({ limit: 2, orderBy: 'id', direction: 'ASC', cursor: 'c1' }, ctx('list_cases'));
     expect(auth).toBe('Bearer secret-key-123');
     const last = sent.at(-1)!;
@@ -81,7 +101,11 @@ describe('case-management handlers (nock)', () => {
   });
 
   it('never asks for a spec-only field the upstream lacks, and fills it from its public source', async () => {
-    upstream((b) => (b.query.includes('CaseConnectorDiscovery') ? [200, { data: PUBLIC_DISCOVERY }] : [200, { data: { caseById: { id: 3, caseNumber: '3', responsibleUser: { fullName: 'Anne' }, economy: { offer: 100, revisedOffer: 150, materialsCostprice: 5 } } } }]));
+    upstream((b) =>
+      b.query.includes('CaseConnectorDiscovery')
+        ? [200, { data: PUBLIC_DISCOVERY }]
+        : [200, { data: { caseById: { id: 3, caseNumber: '3', responsibleUser: { fullName: 'Anne' }, economy: { offer: 100, revisedOffer: 150, materialsCostprice: 5 } } } }],
+    );
     const result = await casesHandlers.get_case({ id: 3 }, ctx('get_case'));
     const q = sent.at(-1)!.query;
     for (const f of ['foreman', 'offerTotal', 'parentCaseId', 'subCases', 'expectedCoverageRatio', 'revenue', 'materialsSalesprice']) expect(q).not.toContain(f);
@@ -89,25 +113,35 @@ describe('case-management handlers (nock)', () => {
   });
 
   it('falls back to the public names when introspection is disabled', async () => {
-    upstream((b) =>
-      b.query.includes('__type') ? [200, { errors: [{ message: 'GraphQL introspection is not allowed' }] }] : [200, { data: { caseById: { id: 1, caseNumber: '1' } } }],
-    );
+    upstream((b) => (b.query.includes('__type') ? [200, { errors: [{ message: 'GraphQL introspection is not allowed' }] }] : [200, { data: { caseById: { id: 1, caseNumber: '1' } } }]));
     expect(await casesHandlers.get_case({ id: 1 }, ctx('get_case'))).toMatchObject({ id: 1 });
     expect(flat(sent.at(-1)!.query)).toContain('responsibleUser { fullName }');
   });
 
   it('maps an unknown case id to the upstream validation text, both error layouts', async () => {
-    upstream((b) => (b.query.includes('CaseConnectorDiscovery') ? [200, { data: EXTENDED_DISCOVERY }] : [200, { data: { caseById: null }, errors: [{ message: 'validation', path: ['caseById'], extensions: { validation: { id: ['The selected id is invalid.'] } } }] }]));
+    upstream((b) =>
+      b.query.includes('CaseConnectorDiscovery')
+        ? [200, { data: EXTENDED_DISCOVERY }]
+        : [200, { data: { caseById: null }, errors: [{ message: 'validation', path: ['caseById'], extensions: { validation: { id: ['The selected id is invalid.'] } } }] }],
+    );
     expect(await errorText(casesHandlers.get_case({ id: 999999 }, ctx('get_case')))).toBe('Ordrestyring rejected the request: id: The selected id is invalid.');
     nock.cleanAll();
-    upstream((b) => (b.query.includes('CaseConnectorDiscovery') ? [200, { data: EXTENDED_DISCOVERY }] : [200, { data: { caseById: null }, errors: [{ message: 'validation', type: 'ValidationError', validation: { id: ['The selected id is invalid.'] } }] }]));
+    upstream((b) =>
+      b.query.includes('CaseConnectorDiscovery')
+        ? [200, { data: EXTENDED_DISCOVERY }]
+        : [200, { data: { caseById: null }, errors: [{ message: 'validation', type: 'ValidationError', validation: { id: ['The selected id is invalid.'] } }] }],
+    );
     expect(await errorText(casesHandlers.get_case({ id: 999999 }, ctx('get_case')))).toBe('Ordrestyring rejected the request: id: The selected id is invalid.');
     upstream(() => [200, { data: { caseById: null } }]);
   });
 
   it('answers a rejected key (401, 403 and inside a 200) with the reconnect text', async () => {
     const reconnect = texts.key_rejected.text.replace('{upstream}', 'Ordrestyring');
-    for (const reply of [[401, { message: 'Unauthenticated.' }], [403, 'no'], [200, { data: null, errors: [{ message: 'Unauthenticated.', extensions: { category: 'authentication' } }] }]] as const) {
+    for (const reply of [
+      [401, { message: 'Unauthenticated.' }],
+      [403, 'no'],
+      [200, { data: null, errors: [{ message: 'Unauthenticated.', extensions: { category: 'authentication' } }] }],
+    ] as const) {
       nock.cleanAll();
       clearSchemaMaps();
       upstream(() => [reply[0], reply[1]]);
@@ -134,7 +168,21 @@ describe('case-management handlers (nock)', () => {
     const to = localMidnightUnix('2025-10-27', 'Europe/Copenhagen');
     upstream((b) => {
       if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: PUBLIC_DISCOVERY }];
-      return [200, { data: { hours: { items: [{ costPrice: 10, startTime: from }, { costPrice: 20.5, startTime: to - 1 }, { costPrice: 99, startTime: to }], nextCursor: null } } }];
+      return [
+        200,
+        {
+          data: {
+            hours: {
+              items: [
+                { costPrice: 10, startTime: from },
+                { costPrice: 20.5, startTime: to - 1 },
+                { costPrice: 99, startTime: to },
+              ],
+              nextCursor: null,
+            },
+          },
+        },
+      ];
     });
     const result = await casesHandlers.list_case_hours({ caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 }, ctx('list_case_hours'));
     const last = sent.at(-1)!;
@@ -166,7 +214,14 @@ describe('case-management handlers (nock)', () => {
 
   it('refuses every document that could write before it reaches the upstream, as a refusal of the arguments', async () => {
     upstream(() => [200, { data: { updateCase: { id: 1 } } }]);
-    for (const query of ['mutation { updateCase(id: 1, description: "x") { id } }', 'subscription { x }', 'query A { a } mutation B { updateCase(id: 1) { id } }', 'type Query { x: Int }', '{ a', 'x'.repeat(65_537)]) {
+    for (const query of [
+      'mutation { updateCase(id: 1, description: "x") { id } }',
+      'subscription { x }',
+      'query A { a } mutation B { updateCase(id: 1) { id } }',
+      'type Query { x: Int }',
+      '{ a',
+      'x'.repeat(65_537),
+    ]) {
       const refusal = await casesHandlers.graphql_query({ query }, ctx('graphql_query')).then(
         () => undefined,
         (error: unknown) => error,
@@ -183,7 +238,9 @@ describe('case-management handlers (nock)', () => {
       if (b.query.includes('Big')) return [200, { data: { x: 'y'.repeat(100_001) } }];
       return [200, { data: { caseById: { id: 1, caseNumber: 'A' } } }];
     });
-    expect(await casesHandlers.graphql_query({ query: 'query Q($id: Int!) { caseById(id: $id) { id caseNumber } }', variables: { id: 1 } }, ctx('graphql_query'))).toEqual({ caseById: { id: 1, caseNumber: 'A' } });
+    expect(await casesHandlers.graphql_query({ query: 'query Q($id: Int!) { caseById(id: $id) { id caseNumber } }', variables: { id: 1 } }, ctx('graphql_query'))).toEqual({
+      caseById: { id: 1, caseNumber: 'A' },
+    });
     expect(sent.at(-1)).toEqual({ query: print(parse('query Q($id: Int!) { caseById(id: $id) { id caseNumber } }')), variables: { id: 1 } });
     expect(await errorText(casesHandlers.graphql_query({ query: 'query Partial { caseById(id: 1) { id } }' }, ctx('graphql_query')))).toMatch(/^GraphQLError: SQLSTATE/);
     expect(await errorText(casesHandlers.graphql_query({ query: 'query Big { x }' }, ctx('graphql_query')))).toBe('Tool invocation failed.');
@@ -194,19 +251,57 @@ describe('case-management handlers (nock)', () => {
     const nn = (inner: unknown) => ({ kind: 'NON_NULL', name: null, ofType: inner });
     upstream((b) => {
       if (b.query.includes('IntrospectSchema')) {
-        return [200, { data: { __schema: { queryType: { name: 'Query', fields: [
-          { name: 'caseById', description: 'One case', args: [{ name: 'id', type: nn(t('Int')), defaultValue: null }], type: { kind: 'OBJECT', name: 'Case', ofType: null } },
-          { name: 'hours', description: 'Hour registrations', args: [], type: { kind: 'OBJECT', name: 'HourConnection', ofType: null } },
-        ] }, types: [{ name: 'Case' }, { name: 'Hour' }, { name: '__Type' }] } } }];
+        return [
+          200,
+          {
+            data: {
+              __schema: {
+                queryType: {
+                  name: 'Query',
+                  fields: [
+                    { name: 'caseById', description: 'One case', args: [{ name: 'id', type: nn(t('Int')), defaultValue: null }], type: { kind: 'OBJECT', name: 'Case', ofType: null } },
+                    { name: 'hours', description: 'Hour registrations', args: [], type: { kind: 'OBJECT', name: 'HourConnection', ofType: null } },
+                  ],
+                },
+                types: [{ name: 'Case' }, { name: 'Hour' }, { name: '__Type' }],
+              },
+            },
+          },
+        ];
       }
       if (b.variables?.name === 'Nope') return [200, { data: { __type: null } }];
-      return [200, { data: { __type: { kind: 'OBJECT', name: 'Case', description: null, fields: [{ name: 'id', description: null, args: [], type: nn(t('Int')) }], inputFields: null, enumValues: null, interfaces: [], possibleTypes: null } } }];
+      return [
+        200,
+        {
+          data: {
+            __type: {
+              kind: 'OBJECT',
+              name: 'Case',
+              description: null,
+              fields: [{ name: 'id', description: null, args: [], type: nn(t('Int')) }],
+              inputFields: null,
+              enumValues: null,
+              interfaces: [],
+              possibleTypes: null,
+            },
+          },
+        },
+      ];
     });
     expect(await casesHandlers.introspect_schema({ search: 'case', limit: 25, includeTypes: true }, ctx('introspect_schema'))).toEqual({
-      queryTypeName: 'Query', total: 1, returned: 1, truncated: false, fields: [{ name: 'caseById', description: 'One case', signature: 'caseById(id: Int!): Case' }], typeNames: ['Case'], typeNamesTruncated: false,
+      queryTypeName: 'Query',
+      total: 1,
+      returned: 1,
+      truncated: false,
+      fields: [{ name: 'caseById', description: 'One case', signature: 'caseById(id: Int!): Case' }],
+      typeNames: ['Case'],
+      typeNamesTruncated: false,
     });
     expect(await casesHandlers.describe_type({ name: 'Case', limit: 60 }, ctx('describe_type'))).toEqual({
-      name: 'Case', kind: 'OBJECT', description: null, found: true,
+      name: 'Case',
+      kind: 'OBJECT',
+      description: null,
+      found: true,
       fields: { total: 1, returned: 1, truncated: false, items: [{ name: 'id', description: null, signature: 'id: Int!' }] },
       inputFields: { total: 0, returned: 0, truncated: false, items: [] },
       enumValues: { total: 0, returned: 0, truncated: false, items: [] },
@@ -219,7 +314,23 @@ describe('case-management handlers (nock)', () => {
     upstream((b) =>
       b.query.includes('IntrospectSchema')
         ? [200, { data: { __schema: { queryType: { name: 'Query', fields: Array.from({ length: 150 }, (_, i) => field(i)) } } } }]
-        : [200, { data: { __type: { kind: 'OBJECT', name: 'Big', description: null, fields: Array.from({ length: 200 }, (_, i) => field(i)), inputFields: null, enumValues: null, interfaces: [], possibleTypes: null } } }],
+        : [
+            200,
+            {
+              data: {
+                __type: {
+                  kind: 'OBJECT',
+                  name: 'Big',
+                  description: null,
+                  fields: Array.from({ length: 200 }, (_, i) => field(i)),
+                  inputFields: null,
+                  enumValues: null,
+                  interfaces: [],
+                  possibleTypes: null,
+                },
+              },
+            },
+          ],
     );
     expect(await errorText(casesHandlers.introspect_schema({ limit: 100, includeTypes: false }, ctx('introspect_schema')))).toBe('Tool invocation failed.');
     expect(await errorText(casesHandlers.describe_type({ name: 'Big', limit: 200 }, ctx('describe_type')))).toBe('Tool invocation failed.');
@@ -241,7 +352,13 @@ describe('case-management handlers (nock)', () => {
     expect(unavailable.startsWith('GraphQLError: SQLSTATE[42000]')).toBe(true);
     expect(unavailable.length).toBe('GraphQLError: '.length + 200);
     nock.cleanAll();
-    upstream((b) => (b.query.includes('CaseConnectorDiscovery') ? [200, { data: EXTENDED_DISCOVERY }] : b.query.includes('CaseMaterials') ? [401, 'no'] : [200, { data: { hours: { items: [], nextCursor: null }, salesInvoices: { items: [], nextCursor: null } } }]));
+    upstream((b) =>
+      b.query.includes('CaseConnectorDiscovery')
+        ? [200, { data: EXTENDED_DISCOVERY }]
+        : b.query.includes('CaseMaterials')
+          ? [401, 'no']
+          : [200, { data: { hours: { items: [], nextCursor: null }, salesInvoices: { items: [], nextCursor: null } } }],
+    );
     expect(await errorText(casesHandlers.get_case_work_summary({ caseId: 9, from: '2000-01-01' }, ctx('get_case_work_summary')))).toBe(texts.key_rejected.text.replace('{upstream}', 'Ordrestyring'));
   });
 

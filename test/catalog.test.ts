@@ -4,9 +4,30 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/golden.ts';
 
-interface Arg { name: string; type: string; required: boolean; default?: unknown; constraints: string }
-interface Tool { name: string; servedAs: string; title: string; system: boolean; write: boolean; annotations: Record<string, boolean>; arguments: Arg[]; errors: string[] }
-interface Connector { key: string; defaultId: string; toolCount: number; connectAccount: boolean; tools: Tool[] }
+interface Arg {
+  name: string;
+  type: string;
+  required: boolean;
+  default?: unknown;
+  constraints: string;
+}
+interface Tool {
+  name: string;
+  servedAs: string;
+  title: string;
+  system: boolean;
+  write: boolean;
+  annotations: Record<string, boolean>;
+  arguments: Arg[];
+  errors: string[];
+}
+interface Connector {
+  key: string;
+  defaultId: string;
+  toolCount: number;
+  connectAccount: boolean;
+  tools: Tool[];
+}
 const catalog = JSON.parse(readFileSync(`${ROOT}/generated/catalog.json`, 'utf8')) as { summary: Record<string, number>; connectors: Connector[] };
 const descriptors = await import('../generated/registry.ts');
 
@@ -26,10 +47,18 @@ describe('tool catalog', () => {
       .filter((f) => f.endsWith('.yaml') && f !== 'platform.yaml')
       .map((f) => ({ key: f.slice(0, -5), spec: parse(readFileSync(`${ROOT}/specs/${f}`, 'utf8')) as { connector: { connectAccount?: boolean }; tools: unknown[] } }));
     const tools = specs.reduce((n, s) => n + s.spec.tools.length, 0);
-    const withConnect = specs.filter((s) => s.spec.connector.connectAccount).map((s) => s.key).sort();
+    const withConnect = specs
+      .filter((s) => s.spec.connector.connectAccount)
+      .map((s) => s.key)
+      .sort();
     expect(catalog.summary).toEqual({ connectors: specs.length, tools, entries: tools + withConnect.length });
     expect(Object.fromEntries(catalog.connectors.map((c) => [c.key, c.toolCount]))).toEqual(Object.fromEntries(specs.map((s) => [s.key, s.spec.tools.length])));
-    expect(catalog.connectors.filter((c) => c.tools.some((t) => t.name === 'connect_account')).map((c) => c.key).sort()).toEqual(withConnect);
+    expect(
+      catalog.connectors
+        .filter((c) => c.tools.some((t) => t.name === 'connect_account'))
+        .map((c) => c.key)
+        .sort(),
+    ).toEqual(withConnect);
     expect(catalog.connectors.reduce((n, c) => n + c.tools.length, 0)).toBe(tools + withConnect.length);
   });
 

@@ -23,7 +23,11 @@ describe('codegen check mode', () => {
 
   it('passes on the committed tree', async () => {
     const out: string[] = [];
-    const code = await run(['--check'], (l) => out.push(l), (l) => out.push(l));
+    const code = await run(
+      ['--check'],
+      (l) => out.push(l),
+      (l) => out.push(l),
+    );
     expect(out.join('\n')).toMatch(/codegen check OK/);
     expect(code).toBe(0);
   });
@@ -33,7 +37,11 @@ describe('codegen check mode', () => {
     const spec = join(tmp, 'specs', 'cases.yaml');
     writeFileSync(spec, readFileSync(spec, 'utf8').replace('title: List cases', 'title: List all cases'));
     const errors: string[] = [];
-    const code = await run(['--check', '--root', tmp], () => {}, (l) => errors.push(l));
+    const code = await run(
+      ['--check', '--root', tmp],
+      () => {},
+      (l) => errors.push(l),
+    );
     expect(code).toBe(1);
     const text = errors.join('\n');
     expect(text).toContain('differs: generated/cases/descriptor.ts');
@@ -43,7 +51,9 @@ describe('codegen check mode', () => {
 
   it('fails when a tool is added and its handler stub is missing, and regenerating adds it', async () => {
     const spec = join(tmp, 'specs', 'register.yaml');
-    writeFileSync(spec, `${readFileSync(spec, 'utf8')}
+    writeFileSync(
+      spec,
+      `${readFileSync(spec, 'utf8')}
   - name: hent_branche
     title: Get industry
     description: Looks up an industry code.
@@ -53,15 +63,34 @@ describe('codegen check mode', () => {
       properties:
         kode: { type: string, pattern: "^[0-9]{6}$" }
     errors: [generic]
-`);
+`,
+    );
     const errors: string[] = [];
-    expect(await run(['--check', '--root', tmp], () => {}, (l) => errors.push(l))).toBe(1);
+    expect(
+      await run(
+        ['--check', '--root', tmp],
+        () => {},
+        (l) => errors.push(l),
+      ),
+    ).toBe(1);
     expect(errors.join('\n')).toContain('handler stub needed: handlers/register/hent-branche.ts');
-    expect(await run(['--root', tmp], () => {}, () => {})).toBe(0);
+    expect(
+      await run(
+        ['--root', tmp],
+        () => {},
+        () => {},
+      ),
+    ).toBe(0);
     expect(readFileSync(join(tmp, 'handlers/register/hent-branche.ts'), 'utf8')).toContain("stub('register', 'hent_branche')");
     const map = readFileSync(join(tmp, 'generated/register/handlers.ts'), 'utf8');
     expect(map).toContain("import { hentBranche } from '../../handlers/register/hent-branche.ts';");
     expect(map).toContain('hent_branche: hentBranche');
-    expect(await run(['--check', '--root', tmp], () => {}, () => {})).toBe(0);
+    expect(
+      await run(
+        ['--check', '--root', tmp],
+        () => {},
+        () => {},
+      ),
+    ).toBe(0);
   });
 });

@@ -10,9 +10,7 @@ const EXPECTED = `${GOLDEN}/generated`;
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? listFiles(join(dir, e.name)) : [relative(EXPECTED, join(dir, e.name))],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [relative(EXPECTED, join(dir, e.name))]));
 }
 
 describe('golden fixtures', async () => {

@@ -77,7 +77,11 @@ const testDir = fileURLToPath(new URL('.', import.meta.url));
 const connectorKeys = Object.keys(registry) as ConnectorKey[];
 
 interface CatalogFile {
-  readonly connectors: ReadonlyArray<{ readonly key: string; readonly toolCount: number; readonly tools: ReadonlyArray<{ readonly name: string; readonly servedAs: string; readonly system: boolean }> }>;
+  readonly connectors: ReadonlyArray<{
+    readonly key: string;
+    readonly toolCount: number;
+    readonly tools: ReadonlyArray<{ readonly name: string; readonly servedAs: string; readonly system: boolean }>;
+  }>;
 }
 
 let env: ContractEnvironment;
@@ -125,7 +129,10 @@ describe('contract suite lists', () => {
         for (const p of toolProbes(tool, baseArguments(key, tool, BASE_VALUE_OVERRIDES).args)) if (p.side === 'outside') generated.add(`${key}.${tool.name} ${p.label}`);
       }
     }
-    expect(Object.keys(KNOWN_ARGUMENT_BUGS).filter((entry) => !generated.has(entry)), 'remove these entries from KNOWN_ARGUMENT_BUGS').toEqual([]);
+    expect(
+      Object.keys(KNOWN_ARGUMENT_BUGS).filter((entry) => !generated.has(entry)),
+      'remove these entries from KNOWN_ARGUMENT_BUGS',
+    ).toEqual([]);
   });
 
   it('every handler refusal names an inside probe the suite generates', () => {
@@ -136,7 +143,10 @@ describe('contract suite lists', () => {
         for (const p of toolProbes(tool, base.args)) if (p.side === 'inside') generated.add(`${key}.${tool.name} ${p.label}`);
       }
     }
-    expect(Object.keys(HANDLER_REFUSALS).filter((entry) => !generated.has(entry)), 'remove these entries from HANDLER_REFUSALS').toEqual([]);
+    expect(
+      Object.keys(HANDLER_REFUSALS).filter((entry) => !generated.has(entry)),
+      'remove these entries from HANDLER_REFUSALS',
+    ).toEqual([]);
   });
 
   it('every base value override is still needed', () => {
@@ -241,7 +251,9 @@ for (const key of connectorKeys) {
           const upstreamBefore = upstream.requests();
           env.counts.calls += batch.length;
           const results = await Promise.all(batch.map(async (p) => ({ p, result: await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } }) })));
-          const wrong = results.filter(({ result }) => result.isError !== true || resultText(result) !== generic).map(({ p, result }) => `${p.label}: isError ${String(result.isError)}, ${resultText(result).slice(0, 160)}`);
+          const wrong = results
+            .filter(({ result }) => result.isError !== true || resultText(result) !== generic)
+            .map(({ p, result }) => `${p.label}: isError ${String(result.isError)}, ${resultText(result).slice(0, 160)}`);
           expect(wrong, `outside probes not refused with "${generic}"`).toEqual([]);
           expect(await env.metered(instance, tool.name), 'outside probes are not metered').toEqual(before);
           expect(upstream.requests() - upstreamBefore, 'outside probes make no upstream request').toBe(0);
@@ -250,7 +262,7 @@ for (const key of connectorKeys) {
         it(`${tool.name}: ${outside.length} probes just outside the bounds end as the generic error, unmetered, with no upstream request`, async () => {
           expect(base.underived, 'required arguments without a derivable base value: add BASE_VALUE_OVERRIDES entries').toEqual([]);
           const disagreements = probeDisagreements(tool, validators[`input_${tool.name}`], probes).filter((d) => !knownBugProbes.some((p) => d.startsWith(`${p.label} (`)));
-          expect(disagreements, 'probes the gateway\'s argument check (runtime/pipeline/arguments.ts + generated validator) judges differently from the published schema').toEqual([]);
+          expect(disagreements, "probes the gateway's argument check (runtime/pipeline/arguments.ts + generated validator) judges differently from the published schema").toEqual([]);
           await refuseAll(outside);
         });
 
@@ -272,8 +284,10 @@ for (const key of connectorKeys) {
               const now = await env.metered(instance, tool.name);
               const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
               const expected = refusedByHandler ? 0 : 1;
-              if (now.tool - previous.tool !== expected || now.total - previous.total !== expected) wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
-              if (refusedByHandler && (resultText(result) !== generic || upstream.requests() !== upstreamBefore)) wrong.push(`${p.label}: a handler refusal must be the generic text with no upstream request`);
+              if (now.tool - previous.tool !== expected || now.total - previous.total !== expected)
+                wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
+              if (refusedByHandler && (resultText(result) !== generic || upstream.requests() !== upstreamBefore))
+                wrong.push(`${p.label}: a handler refusal must be the generic text with no upstream request`);
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);
@@ -284,7 +298,9 @@ for (const key of connectorKeys) {
 
     describe('error codes', () => {
       const codes = landedErrorCodes(descriptor, pending);
-      const excepted = UNTESTED_ERROR_CODES.filter((e) => e.startsWith(`${key}.`)).map((e) => e.slice(key.length + 1)).sort();
+      const excepted = UNTESTED_ERROR_CODES.filter((e) => e.startsWith(`${key}.`))
+        .map((e) => e.slice(key.length + 1))
+        .sort();
       it(`every error code a landed tool can return (${codes.length}) is quoted or checked by another test${excepted.length ? ` (untested: ${excepted.join(', ')})` : ''}`, () => {
         const files = testFiles(testDir, CONTRACT_FILES);
         const untested = codes.filter((code) => !files.some((f) => mentionsErrorCode(descriptor, code, f.text)));

@@ -17,7 +17,12 @@ describe('request-rate limit and fail-open', () => {
   const logLines: string[] = [];
   beforeAll(async () => {
     store = await openStore({});
-    const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        logLines.push(String(chunk));
+        cb();
+      },
+    });
     gw = await startGateway(store, {
       env: { REGISTER_USERNAME: 'limits-user', REGISTER_PASSWORD: 'limits-secret-pw', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '5' },
       logger: pino({ level: 'debug' }, sink),
@@ -50,7 +55,9 @@ describe('request-rate limit and fail-open', () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await store.setFairUse(t.account.id, { mode: 'hard', quota: 1 });
     await gw.app.context.state.refresh();
-    nock('https://cvr-limits.test').post('/cvr-permanent/virksomhed/_search').reply(200, { hits: { total: 0, hits: [] } });
+    nock('https://cvr-limits.test')
+      .post('/cvr-permanent/virksomhed/_search')
+      .reply(200, { hits: { total: 0, hits: [] } });
     const original = store.getMonthCostUnits.bind(store);
     store.getMonthCostUnits = () => Promise.reject(new Error('store down'));
     try {

@@ -11,14 +11,19 @@ import { createTenant, mcpClient, rpc, startGateway, usageOf, type StartedGatewa
 const REGISTER = 'https://cvr.test/cvr-permanent';
 const env = { REGISTER_USERNAME: 'platform-user', REGISTER_PASSWORD: 'platform-secret-pw', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
 const texts = platformDescriptor.errors;
-const textOf = (r: unknown) => ((r as { content: Array<{ text: string }> }).content[0]!.text);
+const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
 const prefixOf = (template: string) => template.slice(0, template.indexOf('{') >= 0 ? template.indexOf('{') : undefined);
 
 function esHit(cvr: number) {
   return {
     hits: {
       total: 1,
-      hits: [{ _id: '4000' + cvr, _source: { Vrvirksomhed: { cvrNummer: cvr, enhedsNummer: 4000, reklamebeskyttet: false, virksomhedMetadata: { nyesteNavn: { navn: 'Demo Byg ApS' }, sammensatStatus: 'NORMAL' } } } }],
+      hits: [
+        {
+          _id: '4000' + cvr,
+          _source: { Vrvirksomhed: { cvrNummer: cvr, enhedsNummer: 4000, reklamebeskyttet: false, virksomhedMetadata: { nyesteNavn: { navn: 'Demo Byg ApS' }, sammensatStatus: 'NORMAL' } } },
+        },
+      ],
     },
   };
 }
@@ -43,7 +48,13 @@ describe('gateway platform rules', () => {
     expect(client.getServerVersion()?.name).toBe('connector-gateway/register');
     await client.ping();
     const { tools } = await client.listTools();
-    expect(tools.map((x) => x.name).sort()).toEqual(['register__find_ejere', 'register__find_produktionsenheder', 'register__find_virksomheder_for_person', 'register__hent_virksomhed', 'register__soeg_virksomhed']);
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'register__find_ejere',
+      'register__find_produktionsenheder',
+      'register__find_virksomheder_for_person',
+      'register__hent_virksomhed',
+      'register__soeg_virksomhed',
+    ]);
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
@@ -54,7 +65,12 @@ describe('gateway platform rules', () => {
   it('negotiates the protocol version (echo a served one, else the latest)', async () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
-    for (const [asked, got] of [['2025-03-26', '2025-03-26'], ['2025-06-18', '2025-06-18'], ['2025-11-25', '2025-11-25'], ['1999-01-01', '2025-11-25']]) {
+    for (const [asked, got] of [
+      ['2025-03-26', '2025-03-26'],
+      ['2025-06-18', '2025-06-18'],
+      ['2025-11-25', '2025-11-25'],
+      ['1999-01-01', '2025-11-25'],
+    ]) {
       const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
       expect((r.json as { result: { protocolVersion: string } }).result.protocolVersion).toBe(got);
     }
@@ -210,7 +226,12 @@ describe('gateway platform rules', () => {
     expect((batch.json as { error: { code: number } }).error.code).toBe(-32600);
     const unknown = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 9, method: 'resources/list' });
     expect(unknown.json).toMatchObject({ id: 9, error: { code: -32601 } });
-    const huge = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x'.repeat(2 * 1024 * 1024) } } });
+    const huge = await rpc(gw.url, 'register', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'register__soeg_virksomhed', arguments: { query: 'x'.repeat(2 * 1024 * 1024) } },
+    });
     expect(huge.status).toBe(413);
     expect((huge.json as { error: { code: number } }).error.code).toBe(-32600);
     const get = await fetch(`${gw.url}/register/mcp`, { headers: { authorization: `Bearer ${t.token}` } });
@@ -255,7 +276,13 @@ describe('gateway platform rules', () => {
     const usage = await usageOf(gw.url, t.token);
     const month = usage.fairUse.month as string;
     expect(usage).toEqual({
-      usage: { from: `${month}-01`, to: expect.stringMatching(new RegExp(`^${month}-\\d{2}$`)), totalCalls: 3, totalCostUnits: 3, byConnector: { register: { calls: 3, costUnits: 3, byTool: { hent_virksomhed: 3 } } } },
+      usage: {
+        from: `${month}-01`,
+        to: expect.stringMatching(new RegExp(`^${month}-\\d{2}$`)),
+        totalCalls: 3,
+        totalCostUnits: 3,
+        byConnector: { register: { calls: 3, costUnits: 3, byTool: { hent_virksomhed: 3 } } },
+      },
       fairUse: { withinQuota: true, used: 3, limit: 100000, mode: 'off', month },
     });
     // After a flush the record reads the same from the store.
@@ -303,10 +330,16 @@ describe('gateway platform rules', () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     let seenAuth = '';
-    nock('https://cvr.test', { reqheaders: { authorization: (value: string | null) => {
+    nock('https://cvr.test', {
+      reqheaders: {
+        authorization: (value: string | null) => {
           seenAuth = String(value);
           return true;
-        } } }).post('/cvr-permanent/virksomhed/_search').reply(401, 'no');
+        },
+      },
+    })
+      .post('/cvr-permanent/virksomhed/_search')
+      .reply(401, 'no');
     const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } } });
     expect(seenAuth).toBe(`Basic ${Buffer.from('platform-user:platform-secret-pw').toString('base64')}`);
     expect(seenAuth).not.toContain(t.token);

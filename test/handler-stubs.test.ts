@@ -10,7 +10,9 @@ const handlerMaps: Record<string, Readonly<Record<string, unknown>>> = Object.fr
 function stubsPresent(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [key, map] of Object.entries(handlerMaps)) {
-    const stubs = Object.entries(map).filter(([, h]) => stubInfo(h)).map(([name]) => name);
+    const stubs = Object.entries(map)
+      .filter(([, h]) => stubInfo(h))
+      .map(([name]) => name);
     if (stubs.length) out[key] = stubs;
   }
   return out;
@@ -26,8 +28,16 @@ describe('handler stubs', () => {
   it('the stubs still present are exactly the pending list', () => {
     const present = stubsPresent();
     const total = Object.values(present).reduce((n, l) => n + l.length, 0);
-    console.info(`${total} handler stub(s) still present:\n${Object.entries(present).map(([k, l]) => `  ${k}: ${l.join(', ')}`).join('\n')}`);
-    const pending = Object.fromEntries(Object.entries(pendingHandlers).filter(([, l]) => l.length > 0).map(([k, l]) => [k, [...l].sort()]));
+    console.info(
+      `${total} handler stub(s) still present:\n${Object.entries(present)
+        .map(([k, l]) => `  ${k}: ${l.join(', ')}`)
+        .join('\n')}`,
+    );
+    const pending = Object.fromEntries(
+      Object.entries(pendingHandlers)
+        .filter(([, l]) => l.length > 0)
+        .map(([k, l]) => [k, [...l].sort()]),
+    );
     const sorted = Object.fromEntries(Object.entries(present).map(([k, l]) => [k, [...l].sort()]));
     expect(sorted).toEqual(pending);
   });

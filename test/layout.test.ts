@@ -32,12 +32,16 @@ const imports = (dir: string) => sources(dir).flatMap((file) => specifiers(file)
 
 describe('layout', () => {
   it('runtime/ imports neither handlers/ nor sandbox/, and of generated/ only the platform', () => {
-    const wrong = imports('runtime').filter(({ target: t }) => t && (t.startsWith('handlers/') || t.startsWith('sandbox/') || t.startsWith('bin/') || (t.startsWith('generated/') && !t.startsWith('generated/platform/'))));
+    const wrong = imports('runtime').filter(
+      ({ target: t }) => t && (t.startsWith('handlers/') || t.startsWith('sandbox/') || t.startsWith('bin/') || (t.startsWith('generated/') && !t.startsWith('generated/platform/'))),
+    );
     expect(wrong).toEqual([]);
   });
 
   it('handlers/ reach the runtime only through runtime/handler-api/', () => {
-    const wrong = imports('handlers').filter(({ target: t }) => t && (t.startsWith('runtime/') ? !t.startsWith('runtime/handler-api/') : t.startsWith('sandbox/') || t.startsWith('bin/') || t.startsWith('test/')));
+    const wrong = imports('handlers').filter(
+      ({ target: t }) => t && (t.startsWith('runtime/') ? !t.startsWith('runtime/handler-api/') : t.startsWith('sandbox/') || t.startsWith('bin/') || t.startsWith('test/')),
+    );
     expect(wrong).toEqual([]);
   });
 

@@ -56,10 +56,19 @@ function upstream(respond: Responder, login: () => Reply = () => [200, { token: 
 }
 
 /** Rows per entity; anything else is the upstream's 400 text. */
-const table = (data: Record<string, Row[]>): Responder => (entity) => (entity in data ? [200, data[entity]] : [400, `Unknown entity ${entity}`]);
+const table =
+  (data: Record<string, Row[]>): Responder =>
+  (entity) =>
+    entity in data ? [200, data[entity]] : [400, `Unknown entity ${entity}`];
 
 function ctxFor(tool: LedgerToolName, options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {}): TestToolContext {
-  const base = testContext({ descriptor: ledgerDescriptor, tool, credential: options.credential === undefined ? CREDENTIAL : options.credential, baseUrl: ORIGIN, ...(options.now ? { now: options.now } : {}) });
+  const base = testContext({
+    descriptor: ledgerDescriptor,
+    tool,
+    credential: options.credential === undefined ? CREDENTIAL : options.credential,
+    baseUrl: ORIGIN,
+    ...(options.now ? { now: options.now } : {}),
+  });
   return options.dataLayer ? { ...base, dataLayer: options.dataLayer } : base;
 }
 
@@ -132,19 +141,77 @@ describe('ledger: login and the Query/Get wire format', () => {
 
   const cases: Array<[LedgerToolName, Record<string, unknown>, string, unknown[]]> = [
     ['list_debtor_open_items', { account: '1001' }, 'DebtorTransOpenClient', [{ PropertyName: 'Account', FilterValue: '1001' }]],
-    ['list_debtor_invoices', { account: '1001', fromDate: '2025-01-01', toDate: '2025-05-31' }, 'DebtorInvoiceClient', [{ PropertyName: 'Account', FilterValue: '1001' }, { PropertyName: 'Date', FilterValue: '01-01-2025..31-05-2025' }]],
+    [
+      'list_debtor_invoices',
+      { account: '1001', fromDate: '2025-01-01', toDate: '2025-05-31' },
+      'DebtorInvoiceClient',
+      [
+        { PropertyName: 'Account', FilterValue: '1001' },
+        { PropertyName: 'Date', FilterValue: '01-01-2025..31-05-2025' },
+      ],
+    ],
     ['list_debtor_orders', { account: '1001' }, 'DebtorOrderClient', [{ PropertyName: 'Account', FilterValue: '1001' }]],
-    ['list_debtor_transactions', { account: '1001', fromDate: '2024-02-29' }, 'GLTransClient', [{ PropertyName: 'DCAccount', FilterValue: '1001' }, { PropertyName: 'Date', FilterValue: '29-02-2024..31-12-2099' }]],
+    [
+      'list_debtor_transactions',
+      { account: '1001', fromDate: '2024-02-29' },
+      'GLTransClient',
+      [
+        { PropertyName: 'DCAccount', FilterValue: '1001' },
+        { PropertyName: 'Date', FilterValue: '29-02-2024..31-12-2099' },
+      ],
+    ],
     ['list_creditors', { search: 'Tømrer*' }, 'CreditorClient', [{ PropertyName: 'Name', FilterValue: 'Tømrer*' }]],
     ['list_creditor_open_items', {}, 'CreditorTransOpenClient', []],
-    ['list_creditor_transactions', { account: '5001', toDate: '2025-03-31' }, 'GLTransClient', [{ PropertyName: 'DCAccount', FilterValue: '5001' }, { PropertyName: 'Date', FilterValue: '01-01-1900..31-03-2025' }]],
-    ['list_gl_accounts', { search: 'bank', account: '5810' }, 'GLAccountClient', [{ PropertyName: 'Name', FilterValue: '*bank*' }, { PropertyName: 'Account', FilterValue: '5810' }]],
+    [
+      'list_creditor_transactions',
+      { account: '5001', toDate: '2025-03-31' },
+      'GLTransClient',
+      [
+        { PropertyName: 'DCAccount', FilterValue: '5001' },
+        { PropertyName: 'Date', FilterValue: '01-01-1900..31-03-2025' },
+      ],
+    ],
+    [
+      'list_gl_accounts',
+      { search: 'bank', account: '5810' },
+      'GLAccountClient',
+      [
+        { PropertyName: 'Name', FilterValue: '*bank*' },
+        { PropertyName: 'Account', FilterValue: '5810' },
+      ],
+    ],
     ['get_account_balance', { account: '5810' }, 'GLAccountClient', [{ PropertyName: 'Account', FilterValue: '5810' }]],
-    ['list_gl_transactions', { account: '1010', fromDate: '2025-01-01', toDate: '2025-01-31' }, 'GLTransClient', [{ PropertyName: 'Account', FilterValue: '1010' }, { PropertyName: 'Date', FilterValue: '01-01-2025..31-01-2025' }]],
+    [
+      'list_gl_transactions',
+      { account: '1010', fromDate: '2025-01-01', toDate: '2025-01-31' },
+      'GLTransClient',
+      [
+        { PropertyName: 'Account', FilterValue: '1010' },
+        { PropertyName: 'Date', FilterValue: '01-01-2025..31-01-2025' },
+      ],
+    ],
     ['list_vat_codes', {}, 'GLVatClient', []],
     ['list_product_groups', {}, 'InvGroupClient', []],
-    ['list_inventory_items', { search: 'skrue', item: 'A-1', group: 'G1' }, 'InvItemClient', [{ PropertyName: 'Name', FilterValue: '*skrue*' }, { PropertyName: 'Item', FilterValue: 'A-1' }, { PropertyName: 'Group', FilterValue: 'G1' }]],
-    ['list_inventory_transactions', { item: 'A-1; A-2;;A-3 ', account: '1001', fromDate: '2025-01-01', toDate: '2025-12-31' }, 'InvTransClient', [{ PropertyName: 'Item', FilterValue: 'A-1;A-2;A-3' }, { PropertyName: 'DCAccount', FilterValue: '1001' }, { PropertyName: 'Date', FilterValue: '01-01-2025..31-12-2025' }]],
+    [
+      'list_inventory_items',
+      { search: 'skrue', item: 'A-1', group: 'G1' },
+      'InvItemClient',
+      [
+        { PropertyName: 'Name', FilterValue: '*skrue*' },
+        { PropertyName: 'Item', FilterValue: 'A-1' },
+        { PropertyName: 'Group', FilterValue: 'G1' },
+      ],
+    ],
+    [
+      'list_inventory_transactions',
+      { item: 'A-1; A-2;;A-3 ', account: '1001', fromDate: '2025-01-01', toDate: '2025-12-31' },
+      'InvTransClient',
+      [
+        { PropertyName: 'Item', FilterValue: 'A-1;A-2;A-3' },
+        { PropertyName: 'DCAccount', FilterValue: '1001' },
+        { PropertyName: 'Date', FilterValue: '01-01-2025..31-12-2025' },
+      ],
+    ],
     ['list_companies', {}, 'CompanyClient', []],
     ['query', { entity: 'ProjectClient', filters: [{ PropertyName: 'Group', FilterValue: 'A;B' }] }, 'ProjectClient', [{ PropertyName: 'Group', FilterValue: 'A;B' }]],
   ];
@@ -251,7 +318,10 @@ describe('ledger: list results', () => {
       return [200, all.slice(skip, skip + Number(page['Take']))];
     });
     const first = await call('list_inventory_transactions', { item: 'I-1', offset: 0, limit: 2 });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Item', FilterValue: 'I-1' }, { Skip: 0, Take: 2 }]);
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'Item', FilterValue: 'I-1' },
+      { Skip: 0, Take: 2 },
+    ]);
     expect(first).toEqual({ entity: 'InvTransClient', count: 2, truncated: true, offset: 0, nextOffset: 2, items: all.slice(0, 2) });
     const last = await call('list_inventory_transactions', { offset: 4, limit: 2 });
     expect(last).toEqual({ entity: 'InvTransClient', count: 1, truncated: false, offset: 4, nextOffset: null, items: all.slice(4) });
@@ -266,7 +336,10 @@ describe('ledger: list results', () => {
   });
 
   it('projects fields and echoes names present in no returned row', async () => {
-    const items: Row[] = [{ Item: 'A', Name: 'Skrue', SalesPrice1: 2.5 }, { Item: 'B', Name: 'Møtrik', QtyOnStock: 4 }];
+    const items: Row[] = [
+      { Item: 'A', Name: 'Skrue', SalesPrice1: 2.5 },
+      { Item: 'B', Name: 'Møtrik', QtyOnStock: 4 },
+    ];
     upstream(table({ InvItemClient: items }));
     const result = await call('list_inventory_items', { fields: ['Item', 'QtyOnStock', 'Colour', 'Item'] });
     expect(result).toEqual({ entity: 'InvItemClient', count: 2, total: 2, unknownFields: ['Colour'], items: [{ Item: 'A' }, { Item: 'B', QtyOnStock: 4 }] });
@@ -306,7 +379,14 @@ describe('ledger: list results', () => {
   });
 
   it('get_account_balance returns the exact account row, or null', async () => {
-    upstream(table({ GLAccountClient: [{ Account: '5810x', Name: 'Other' }, { Account: '5810', Name: 'Bank', Balance: 1200.5, ThisYear: 10, PrevYear: 9 }] }));
+    upstream(
+      table({
+        GLAccountClient: [
+          { Account: '5810x', Name: 'Other' },
+          { Account: '5810', Name: 'Bank', Balance: 1200.5, ThisYear: 10, PrevYear: 9 },
+        ],
+      }),
+    );
     expect(await call('get_account_balance', { account: '5810' })).toEqual({ Account: '5810', Name: 'Bank', Balance: 1200.5, ThisYear: 10, PrevYear: 9 });
     nock.cleanAll();
     upstream(table({ GLAccountClient: [] }));
@@ -314,7 +394,15 @@ describe('ledger: list results', () => {
   });
 
   it('passes open-item and invoice rows through, tolerating absent inherited properties', async () => {
-    upstream(table({ DebtorTransOpenClient: [{ Account: '1001', Name: 'A' }, { Account: '1001', Voucher: 17, Invoice: '2001', DueDate: '2025-02-01T00:00:00', AmountOpen: 250 }], DebtorInvoiceClient: [{ InvoiceNumber: 2001, Account: '1001', NetAmount: 100, VatAmount: 25, TotalAmount: 125 }] }));
+    upstream(
+      table({
+        DebtorTransOpenClient: [
+          { Account: '1001', Name: 'A' },
+          { Account: '1001', Voucher: 17, Invoice: '2001', DueDate: '2025-02-01T00:00:00', AmountOpen: 250 },
+        ],
+        DebtorInvoiceClient: [{ InvoiceNumber: 2001, Account: '1001', NetAmount: 100, VatAmount: 25, TotalAmount: 125 }],
+      }),
+    );
     expect((await call('list_debtor_open_items', {})).items).toHaveLength(2);
     expect((await call('list_debtor_invoices', {})).items[0]).not.toHaveProperty('Paid');
   });
@@ -324,7 +412,11 @@ describe('ledger: query', () => {
   it('passes filters through, sorts and pages server-side', async () => {
     upstream(table({ DebtorClient: rowsOf(2) }));
     const result = await call('query', { entity: 'DebtorClient', filters: [{ PropertyName: 'Account', FilterValue: '1000..1999' }], orderBy: 'Name', limit: 2, offset: 4, fields: ['Account'] });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Account', FilterValue: '1000..1999' }, { PropertyName: 'Name', OrderByDescending: true }, { Skip: 4, Take: 2 }]);
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'Account', FilterValue: '1000..1999' },
+      { PropertyName: 'Name', OrderByDescending: true },
+      { Skip: 4, Take: 2 },
+    ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 2, truncated: true, offset: 4, nextOffset: 6, items: [{ Account: '1000' }, { Account: '1001' }] });
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Name', descending: false });
@@ -333,7 +425,9 @@ describe('ledger: query', () => {
 
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
     upstream(table({}));
-    expect(await failure(call('query', { entity: 'NoSuchClient' }))).toBe('Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.');
+    expect(await failure(call('query', { entity: 'NoSuchClient' }))).toBe(
+      'Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.',
+    );
     nock.cleanAll();
     upstream(() => [404, 'not found']);
     expect(await failure(call('query', { entity: 'DebtorClient' }))).toContain('HTTP 404');
@@ -366,7 +460,10 @@ describe('ledger: reconnect required', () => {
     ['null', [200, null]],
   ];
   it.each(refusedLogins)('a login answered with %s', async (_label, reply) => {
-    upstream(() => [200, []], () => reply);
+    upstream(
+      () => [200, []],
+      () => reply,
+    );
     expect(await failure(call('list_debtors'))).toBe(RECONNECT);
     expect(queries()).toEqual([]);
   });
@@ -387,10 +484,16 @@ describe('ledger: reconnect required', () => {
   });
 
   it('an outage or an exhausted quota at login stays generic (not a reconnect)', async () => {
-    upstream(() => [200, []], () => [503, 'maintenance']);
+    upstream(
+      () => [200, []],
+      () => [503, 'maintenance'],
+    );
     expect(await failure(call('list_debtors'))).toBe('upstream server 503');
     nock.cleanAll();
-    upstream(() => [200, []], () => [429, 'Daily call limit reached']);
+    upstream(
+      () => [200, []],
+      () => [429, 'Daily call limit reached'],
+    );
     expect(await failure(call('list_debtors'))).toBe('upstream throttled 429');
   });
 
@@ -416,14 +519,23 @@ describe('ledger: aggregate', () => {
 
   it('sends the caller filters, the dateField range, a stable order and Skip/Take pages of 1000', async () => {
     pagedRows(2500, (i) => ({ Item: `I-${i % 3}`, Qty: -1, NetAmount: 10 }));
-    const result = await call('aggregate', { entity: 'InvTransClient', filters: [{ PropertyName: 'MovementType', FilterValue: 'Sales' }], groupBy: ['Item'], sum: ['Qty', 'NetAmount'], fromDate: '2025-01-01', toDate: '2025-03-31' });
+    const result = await call('aggregate', {
+      entity: 'InvTransClient',
+      filters: [{ PropertyName: 'MovementType', FilterValue: 'Sales' }],
+      groupBy: ['Item'],
+      sum: ['Qty', 'NetAmount'],
+      fromDate: '2025-01-01',
+      toDate: '2025-03-31',
+    });
     const bodies = queries().map((q) => q.body);
-    expect(bodies).toEqual([0, 1000, 2000].map((skip) => [
-      { PropertyName: 'MovementType', FilterValue: 'Sales' },
-      { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
-      { PropertyName: 'Date', OrderBy: true },
-      { Skip: skip, Take: 1000 },
-    ]));
+    expect(bodies).toEqual(
+      [0, 1000, 2000].map((skip) => [
+        { PropertyName: 'MovementType', FilterValue: 'Sales' },
+        { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
+        { PropertyName: 'Date', OrderBy: true },
+        { Skip: skip, Take: 1000 },
+      ]),
+    );
     expect(result).toEqual({
       entity: 'InvTransClient',
       groupCount: 3,
@@ -441,11 +553,22 @@ describe('ledger: aggregate', () => {
   it('uses the caller orderBy and dateField, and gives one grand-total row without groupBy', async () => {
     pagedRows(3, (i) => ({ PostingDate: '2025-01-01T00:00:00', Amount: i + 0.1 }));
     const result = await call('aggregate', { entity: 'GLTransClient', dateField: 'PostingDate', fromDate: '2025-01-01', orderBy: 'Voucher', sum: ['Amount'] });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' }, { PropertyName: 'Voucher', OrderBy: true }, { Skip: 0, Take: 1000 }]);
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' },
+      { PropertyName: 'Voucher', OrderBy: true },
+      { Skip: 0, Take: 1000 },
+    ]);
     expect(result).toMatchObject({ groupCount: 1, pages: 1, rowsScanned: 3, groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }] });
     nock.cleanAll();
     upstream(() => [200, []]);
-    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toEqual({ entity: 'GLTransClient', groupCount: 1, rowsScanned: 0, pages: 1, truncated: false, groups: [{ key: {}, count: 0, sums: { Amount: 0 } }] });
+    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toEqual({
+      entity: 'GLTransClient',
+      groupCount: 1,
+      rowsScanned: 0,
+      pages: 1,
+      truncated: false,
+      groups: [{ key: {}, count: 0, sums: { Amount: 0 } }],
+    });
   });
 
   it('accepts exactly 1000 groups and refuses the 1001st without reading further pages', async () => {
@@ -456,7 +579,9 @@ describe('ledger: aggregate', () => {
     sent.length = 0;
     // Group 1001 appears on the second page; the third page is never asked for.
     pagedRows(5000, (i) => ({ Account: `A${i}`, Amount: 1 }));
-    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe('The grouping produces more than 1000 groups. Group by fewer or coarser properties, or narrow the filters or the date range.');
+    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe(
+      'The grouping produces more than 1000 groups. Group by fewer or coarser properties, or narrow the filters or the date range.',
+    );
     expect(queries()).toHaveLength(2);
   });
 
@@ -493,7 +618,12 @@ describe('ledger: aggregate', () => {
 
   it('exactly 50,000 rows: 50 full pages and an empty one-row probe, so nothing was left behind', async () => {
     pagedRows(50_000, () => ({ Amount: 2 }));
-    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({ pages: 50, rowsScanned: 50_000, truncated: false, groups: [{ count: 50_000, sums: { Amount: 100_000 } }] });
+    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({
+      pages: 50,
+      rowsScanned: 50_000,
+      truncated: false,
+      groups: [{ count: 50_000, sums: { Amount: 100_000 } }],
+    });
   });
 
   it('49,999 rows end on a short page, not truncated', async () => {
@@ -521,8 +651,19 @@ describe('ledger: aggregate', () => {
 describe('ledger: the fold on its own', () => {
   it('folds pages one at a time and reports the overflow at the first extra group', () => {
     const fold = new GroupFold({ groupBy: ['K'], sum: ['V'], maxGroups: 2 });
-    expect(fold.add([{ K: 'a', V: 1 }, { K: 'b', V: 2 }])).toBe(true);
-    expect(fold.add([{ K: 'a', V: 3 }, { K: 'c', V: 4 }, { K: 'a', V: 5 }])).toBe(false);
+    expect(
+      fold.add([
+        { K: 'a', V: 1 },
+        { K: 'b', V: 2 },
+      ]),
+    ).toBe(true);
+    expect(
+      fold.add([
+        { K: 'a', V: 3 },
+        { K: 'c', V: 4 },
+        { K: 'a', V: 5 },
+      ]),
+    ).toBe(false);
     expect(fold.overflow).toBe(true);
     expect(fold.rows).toBe(3);
     expect(fold.add([{ K: 'a', V: 1 }])).toBe(false);
@@ -606,8 +747,8 @@ describe('ledger: recently added items (opt-in data layer)', () => {
     // 2025-05-10 starts at 22:00 UTC the day before in Copenhagen (summer time), 23:00 in winter.
     expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-05-10')?.toISOString()).toBe('2025-05-09T22:00:00.000Z');
     expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-01-10')?.toISOString()).toBe('2025-01-09T23:00:00.000Z');
-    expect((await call('list_recently_added_items', { since: '2025-05-10T12:00:01Z' }, { dataLayer, now: () => now }))).toMatchObject({ count: 0, total: 0, items: [] });
-    expect((await call('list_recently_added_items', { since: '2025-04-30' }, { dataLayer, now: () => now }))).toMatchObject({ total: 3 });
+    expect(await call('list_recently_added_items', { since: '2025-05-10T12:00:01Z' }, { dataLayer, now: () => now })).toMatchObject({ count: 0, total: 0, items: [] });
+    expect(await call('list_recently_added_items', { since: '2025-04-30' }, { dataLayer, now: () => now })).toMatchObject({ total: 3 });
     expect(await failure(call('list_recently_added_items', { since: '2025-02-30' }, { dataLayer }))).toBe(GENERIC);
     expect(await failure(call('list_recently_added_items', { since: '2025-05-10Tnonsense' }, { dataLayer }))).toBe(GENERIC);
     expect(argsValid('list_recently_added_items', { since: 'yesterday' })).toBe(false);
@@ -619,7 +760,10 @@ describe('ledger: recently added items (opt-in data layer)', () => {
 
   it('a refused login is a reconnect, and nothing is recorded', async () => {
     await store.enableDataLayer(accountId, 'ledger', new Date('2025-06-01T00:00:00Z'));
-    upstream(() => [200, [{ Item: 'A' }]], () => [200, JSON.stringify('Invalid credentials')]);
+    upstream(
+      () => [200, [{ Item: 'A' }]],
+      () => [200, JSON.stringify('Invalid credentials')],
+    );
     expect(await failure(call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') }))).toBe(RECONNECT);
     expect(await store.getDataLayer(accountId, 'ledger')).toMatchObject({ baselineAt: null, itemCount: 0 });
     await store.disableDataLayer(accountId, 'ledger');

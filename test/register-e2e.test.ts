@@ -20,7 +20,9 @@ describe('company register end to end against its sandbox', () => {
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startRegisterSandbox({ username: 'gw', password: 'sandbox-secret', maxConcurrent: 2 });
-    gw = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret', REGISTER_MAX_CONCURRENT: '2', RATE_LIMIT_BURST: '100' } });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret', REGISTER_MAX_CONCURRENT: '2', RATE_LIMIT_BURST: '100' },
+    });
     tenant = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
   });
@@ -52,7 +54,11 @@ describe('company register end to end against its sandbox', () => {
     expect(units.units.map((u) => u.status)).toContain('Ophørt');
     expect(validators.output_find_produktionsenheder!(units)).toBe(true);
 
-    const owners = parse(await client.callTool({ name: 'register__find_ejere', arguments: { cvrNummer: DEMO_CVR } })) as { antal: number; antalAktive: number; ejere: Array<{ ejerandel: { procent: number; raavaerdi: string; kilde: string } | null; type: string; cvrNummer: number | null }> };
+    const owners = parse(await client.callTool({ name: 'register__find_ejere', arguments: { cvrNummer: DEMO_CVR } })) as {
+      antal: number;
+      antalAktive: number;
+      ejere: Array<{ ejerandel: { procent: number; raavaerdi: string; kilde: string } | null; type: string; cvrNummer: number | null }>;
+    };
     expect(owners.antal).toBeGreaterThan(owners.antalAktive);
     const beneficial = owners.ejere.find((e) => e.ejerandel?.raavaerdi === '0.688');
     expect(beneficial?.ejerandel).toMatchObject({ procent: 68.8, kilde: 'Reelle ejere' });
@@ -131,7 +137,9 @@ describe('company register end to end against its sandbox', () => {
     const halfConfigured = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw' } });
     try {
       const a = await mcpClient(dormant.url, 'register', tenant.token);
-      expect(text(await a.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } }))).toBe('CredentialMissingError: register is not configured on this gateway. Ask the operator to configure its credentials.');
+      expect(text(await a.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } }))).toBe(
+        'CredentialMissingError: register is not configured on this gateway. Ask the operator to configure its credentials.',
+      );
       await a.close();
       const b = await mcpClient(halfConfigured.url, 'register', tenant.token);
       expect(text(await b.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } }))).toMatch(/^RegisterConfigError: /);

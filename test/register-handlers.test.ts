@@ -138,7 +138,15 @@ const NORDISK = {
       nyesteHovedbranche: { branchekode: '023000', branchetekst: 'Skovning', periode: open('2008-01-01') },
       sammensatStatus: 'NORMAL',
       stiftelsesDato: '1999-03-01',
-      nyesteAarsbeskaeftigelse: { aar: 2023, antalAnsatte: 24, antalAarsvaerk: 22, antalInklusivEjere: null, intervalKodeAntalAnsatte: 'ANTAL_20_29', intervalKodeAntalAarsvaerk: 'ANTAL_20_29', intervalKodeAntalInklusivEjere: null },
+      nyesteAarsbeskaeftigelse: {
+        aar: 2023,
+        antalAnsatte: 24,
+        antalAarsvaerk: 22,
+        antalInklusivEjere: null,
+        intervalKodeAntalAnsatte: 'ANTAL_20_29',
+        intervalKodeAntalAarsvaerk: 'ANTAL_20_29',
+        intervalKodeAntalInklusivEjere: null,
+      },
       nyesteKvartalsbeskaeftigelse: { aar: 2024, kvartal: 1, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_10_19' },
       nyesteMaanedsbeskaeftigelse: { aar: 2024, maaned: 4, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_20_49' },
       nyesteErstMaanedsbeskaeftigelse: null,
@@ -223,11 +231,16 @@ const OWNERS_DOC = {
     deltagerRelation: [
       {
         // CEO, board chair (formerly member), legal and beneficial owner with different values.
-        deltager: deltager(4000001, 'PERSON', [{ navn: 'Anna Jensen', periode: closed('1999-03-01', '2010-05-01') }, { navn: 'Anna Holm Jensen', periode: open('2010-05-01') }]),
+        deltager: deltager(4000001, 'PERSON', [
+          { navn: 'Anna Jensen', periode: closed('1999-03-01', '2010-05-01') },
+          { navn: 'Anna Holm Jensen', periode: open('2010-05-01') },
+        ]),
         kontorsteder: [],
         organisationer: [
           org('LEDELSESORGAN', 'Direktion', [member(attr('FUNKTION', [value('adm. dir', open('2012-01-01'))]))]),
-          org('LEDELSESORGAN', 'Bestyrelse', [member(attr('FUNKTION', [value('MEDLEM', closed('2010-01-01', '2015-04-30')), value('FORMAND', open('2015-05-01'))]), attr('VALGFORM', [value('Generalforsamling', open('2010-01-01'))]))]),
+          org('LEDELSESORGAN', 'Bestyrelse', [
+            member(attr('FUNKTION', [value('MEDLEM', closed('2010-01-01', '2015-04-30')), value('FORMAND', open('2015-05-01'))]), attr('VALGFORM', [value('Generalforsamling', open('2010-01-01'))])),
+          ]),
           org('REGISTER', 'EJERREGISTER', [
             member(
               attr('EJERANDEL_PROCENT', [value('0.3333', closed('2010-01-01', '2018-03-31')), value('0.6667', open('2018-04-01'))], 'decimal'),
@@ -235,13 +248,19 @@ const OWNERS_DOC = {
               attr('EJERANDEL_MEDDELELSE_DATO', [value('2018-04-03', open('2018-04-01'))], 'date'),
             ),
           ]),
-          org('REGISTER', 'Reelle ejere', [member(attr('EJERANDEL_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'))]),
+          org('REGISTER', 'Reelle ejere', [
+            member(attr('EJERANDEL_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal')),
+          ]),
         ],
       },
       {
         // A company owner: its CVR number is the business key, never the enhedsNummer.
         deltager: deltager(4000002, 'VIRKSOMHED', [{ navn: 'Moder Holding ApS', periode: open('2004-01-01') }], 87654321),
-        organisationer: [org('REGISTER', 'EJERREGISTER', [member(attr('EJERANDEL_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'))])],
+        organisationer: [
+          org('REGISTER', 'EJERREGISTER', [
+            member(attr('EJERANDEL_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal')),
+          ]),
+        ],
       },
       {
         // ANDEN_DELTAGER (a foreign foundation): VIRKSOMHED without a CVR number (DECISIONS §20).
@@ -266,7 +285,11 @@ const OWNERS_DOC = {
       {
         // Beneficial owner only, exact value and a different voting share.
         deltager: deltager(4000007, 'PERSON', [{ navn: 'Dorte Holm', periode: open(null) }]),
-        organisationer: [org('REGISTER', 'Reelle ejere', [member(attr('EJERANDEL_PROCENT', [value('0.688', open('2020-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.25', open('2020-01-01'))], 'decimal'))])],
+        organisationer: [
+          org('REGISTER', 'Reelle ejere', [
+            member(attr('EJERANDEL_PROCENT', [value('0.688', open('2020-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.25', open('2020-01-01'))], 'decimal')),
+          ]),
+        ],
       },
     ],
   },
@@ -325,13 +348,19 @@ const PERSONS = [
     Vrdeltagerperson: {
       enhedsNummer: 4000001,
       enhedstype: 'PERSON',
-      navne: [{ navn: 'Anna Jensen', periode: closed('1999-03-01', '2010-05-01') }, { navn: 'Anna Holm Jensen', periode: open('2010-05-01') }],
+      navne: [
+        { navn: 'Anna Jensen', periode: closed('1999-03-01', '2010-05-01') },
+        { navn: 'Anna Holm Jensen', periode: open('2010-05-01') },
+      ],
       virksomhedSummariskRelation: [
         {
           virksomhed: {
             enhedstype: 'VIRKSOMHED',
             cvrNummer: 12345678,
-            navne: [{ navn: 'Nordisk Trælast A/S', periode: closed('1999-03-01', '2000-12-31') }, { navn: 'Nordisk Træ A/S', periode: open('2001-01-01') }],
+            navne: [
+              { navn: 'Nordisk Trælast A/S', periode: closed('1999-03-01', '2000-12-31') },
+              { navn: 'Nordisk Træ A/S', periode: open('2001-01-01') },
+            ],
           },
           organisationer: [org('LEDELSESORGAN', 'Direktion', [member(attr('FUNKTION', [value('adm. dir', open('2012-01-01'))]))])],
         },
@@ -400,14 +429,42 @@ describe('soeg_virksomhed', () => {
 
   it('keeps a code-only yearly headcount when it is the newest and never invents counts', async () => {
     const doc = structuredClone(NORDISK) as unknown as { Vrvirksomhed: { virksomhedMetadata: Record<string, unknown> } };
-    doc.Vrvirksomhed.virksomhedMetadata['nyesteAarsbeskaeftigelse'] = { aar: 2024, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_29', intervalKodeAntalAarsvaerk: null };
+    doc.Vrvirksomhed.virksomhedMetadata['nyesteAarsbeskaeftigelse'] = {
+      aar: 2024,
+      antalAnsatte: null,
+      antalAarsvaerk: null,
+      intervalKodeAntalAnsatte: 'ANTAL_20_29',
+      intervalKodeAntalAarsvaerk: null,
+    };
     doc.Vrvirksomhed.virksomhedMetadata['nyesteKvartalsbeskaeftigelse'] = null;
-    doc.Vrvirksomhed.virksomhedMetadata['nyesteMaanedsbeskaeftigelse'] = { aar: 2024, maaned: 6, antalAnsatte: 31, antalAarsvaerk: 28.5, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_20_49' };
-    doc.Vrvirksomhed.virksomhedMetadata['nyesteErstMaanedsbeskaeftigelse'] = { aar: 2024, maaned: 9, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: null };
+    doc.Vrvirksomhed.virksomhedMetadata['nyesteMaanedsbeskaeftigelse'] = {
+      aar: 2024,
+      maaned: 6,
+      antalAnsatte: 31,
+      antalAarsvaerk: 28.5,
+      intervalKodeAntalAnsatte: 'ANTAL_20_49',
+      intervalKodeAntalAarsvaerk: 'ANTAL_20_49',
+    };
+    doc.Vrvirksomhed.virksomhedMetadata['nyesteErstMaanedsbeskaeftigelse'] = {
+      aar: 2024,
+      maaned: 9,
+      antalAnsatte: null,
+      antalAarsvaerk: null,
+      intervalKodeAntalAnsatte: 'ANTAL_20_49',
+      intervalKodeAntalAarsvaerk: null,
+    };
     intercept('virksomhed', { body: es(1, [doc]) });
     const [company] = (await call('soeg_virksomhed', { query: 'nordisk', size: 1 })).companies;
     // Year 2024 (through December) is newer than September 2024.
-    expect(company!.beskaeftigelse).toEqual({ aar: 2024, kvartal: null, maaned: null, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_29', intervalKodeAntalAarsvaerk: null });
+    expect(company!.beskaeftigelse).toEqual({
+      aar: 2024,
+      kvartal: null,
+      maaned: null,
+      antalAnsatte: null,
+      antalAarsvaerk: null,
+      intervalKodeAntalAnsatte: 'ANTAL_20_29',
+      intervalKodeAntalAarsvaerk: null,
+    });
   });
 });
 
@@ -506,10 +563,25 @@ describe('find_ejere', () => {
       stemmeret: { procent: 66.67, raavaerdi: '0.6667', kilde: 'EJERREGISTER' },
     });
 
-    expect(moder).toMatchObject({ navn: 'Moder Holding ApS', type: 'VIRKSOMHED', enhedsNummer: 4000002, cvrNummer: 87654321, aktiv: true, ejerandel: { procent: 5, raavaerdi: '0.05', kilde: 'EJERREGISTER' } });
+    expect(moder).toMatchObject({
+      navn: 'Moder Holding ApS',
+      type: 'VIRKSOMHED',
+      enhedsNummer: 4000002,
+      cvrNummer: 87654321,
+      aktiv: true,
+      ejerandel: { procent: 5, raavaerdi: '0.05', kilde: 'EJERREGISTER' },
+    });
     expect(moder).not.toHaveProperty('enhedstype');
 
-    expect(stiftung).toMatchObject({ navn: 'Stiftung Nordwald', type: 'VIRKSOMHED', enhedstype: 'ANDEN_DELTAGER', enhedsNummer: 4000003, cvrNummer: null, ejerandel: { procent: 25, raavaerdi: '0.25', kilde: 'EJERREGISTER' }, stemmeret: null });
+    expect(stiftung).toMatchObject({
+      navn: 'Stiftung Nordwald',
+      type: 'VIRKSOMHED',
+      enhedstype: 'ANDEN_DELTAGER',
+      enhedsNummer: 4000003,
+      cvrNummer: null,
+      ejerandel: { procent: 25, raavaerdi: '0.25', kilde: 'EJERREGISTER' },
+      stemmeret: null,
+    });
 
     expect(bent).toEqual({
       navn: 'Bent Hansen',
@@ -524,7 +596,13 @@ describe('find_ejere', () => {
     });
 
     // CVR from the string business key; the auditor is active but not counted in antalAktive.
-    expect(revisor).toMatchObject({ type: 'VIRKSOMHED', enhedsNummer: 4000005, cvrNummer: 33963556, aktiv: true, roller: [{ organisation: 'Revision', hovedtype: 'REVISION', funktion: null, aktiv: true, periode: { gyldigFra: '2014-01-01', gyldigTil: null } }] });
+    expect(revisor).toMatchObject({
+      type: 'VIRKSOMHED',
+      enhedsNummer: 4000005,
+      cvrNummer: 33963556,
+      aktiv: true,
+      roller: [{ organisation: 'Revision', hovedtype: 'REVISION', funktion: null, aktiv: true, periode: { gyldigFra: '2014-01-01', gyldigTil: null } }],
+    });
     expect(carl).toMatchObject({ aktiv: true, funktioner: ['STIFTER'], roller: [{ organisation: 'Stiftere', hovedtype: 'STIFTERE', funktion: 'STIFTER', aktiv: true }] });
     expect(dorte).toMatchObject({ type: 'PERSON', ejerandel: { procent: 68.8, raavaerdi: '0.688', kilde: 'Reelle ejere' }, stemmeret: { procent: 25, raavaerdi: '0.25', kilde: 'Reelle ejere' } });
 
@@ -538,8 +616,14 @@ describe('find_ejere', () => {
         cvrNummer: 45678901,
         virksomhedMetadata: { nyesteNavn: { navn: 'Hansen & Holm I/S', periode: open('2011-01-01') } },
         deltagerRelation: [
-          { deltager: deltager(4000011, 'PERSON', [{ navn: 'Ida Hansen', periode: open(null) }]), organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', open('2011-01-01'))]))])] },
-          { deltager: deltager(4000012, 'PERSON', [{ navn: 'Jens Holm', periode: open(null) }]), organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', closed('2011-01-01', '2013-12-31'))]))])] },
+          {
+            deltager: deltager(4000011, 'PERSON', [{ navn: 'Ida Hansen', periode: open(null) }]),
+            organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', open('2011-01-01'))]))])],
+          },
+          {
+            deltager: deltager(4000012, 'PERSON', [{ navn: 'Jens Holm', periode: open(null) }]),
+            organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', closed('2011-01-01', '2013-12-31'))]))])],
+          },
         ],
       },
     };
@@ -701,7 +785,7 @@ describe('errors', () => {
 
   it.each<[string, UpstreamError, number]>([
     ['a body over the size cap (no status)', new UpstreamError('too_large', 'upstream response passed the 8388608-byte cap'), 502],
-    ['a refused off-origin request (no status)', new UpstreamError('client', 'refusing a request outside the connector\'s origin'), 502],
+    ['a refused off-origin request (no status)', new UpstreamError('client', "refusing a request outside the connector's origin"), 502],
     ['a 429 (the register has no retry policy)', new UpstreamError('throttled', 'upstream answered HTTP 429', { status: 429 }), 429],
     ['a redirect (never followed)', new UpstreamError('client', 'upstream answered HTTP 302', { status: 302 }), 302],
   ])('%s → register_api %i', async (_label, fault, status) => {
@@ -729,7 +813,10 @@ describe('credential', () => {
     ['another credential kind', { kind: 'api_key', apiKey: SECRET }],
   ])('%s → register_config, nothing sent upstream', async (_label, credential) => {
     for (const tool of ['soeg_virksomhed', 'hent_virksomhed', 'find_produktionsenheder', 'find_ejere', 'find_virksomheder_for_person'] as const) {
-      const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)({ query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 }, harness(tool, credential).ctx).then(
+      const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)(
+        { query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 },
+        harness(tool, credential).ctx,
+      ).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -22,7 +22,16 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
     stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
-    const env = { REDIS_URL, REDIS_PREFIX: `test-${schema}:`, RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '6', REGISTER_USERNAME: 'u', REGISTER_PASSWORD: 'p', CONNECTOR_REGISTER_BASE_URL: REGISTER, FAIR_USE_STORE_TIMEOUT_MS: '1000' };
+    const env = {
+      REDIS_URL,
+      REDIS_PREFIX: `test-${schema}:`,
+      RATE_LIMIT_PER_SECOND: '0.001',
+      RATE_LIMIT_BURST: '6',
+      REGISTER_USERNAME: 'u',
+      REGISTER_PASSWORD: 'p',
+      CONNECTOR_REGISTER_BASE_URL: REGISTER,
+      FAIR_USE_STORE_TIMEOUT_MS: '1000',
+    };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
   });
@@ -47,7 +56,10 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
   });
 
   it('never overshoots a hard fair-use quota across replicas', async () => {
-    nock('https://cvr-replicas.test').post('/cvr-permanent/virksomhed/_search').times(20).reply(200, { hits: { total: 0, hits: [] } });
+    nock('https://cvr-replicas.test')
+      .post('/cvr-permanent/virksomhed/_search')
+      .times(20)
+      .reply(200, { hits: { total: 0, hits: [] } });
     const t = await createTenant(stores[0]!, { subscribe: ['register'] });
     await stores[0]!.setFairUse(t.account.id, { mode: 'hard', quota: 3 });
     await a.app.context.state.refresh();

@@ -250,7 +250,9 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
     const byId = (await data(CASES_PAGE, { limit: 2, orderBy: { field: 'id', direction: 'ASC' } })).cases;
     expect(decodeCursor(byId.nextCursor)).toEqual({ id: byId.items[1].id, _pointsToNextItems: true });
     const tail = (await data(CASES_PAGE, { limit: 200, orderBy: { field: 'id', direction: 'DESC' } })).cases;
-    const lastPage = (await data(CASES_PAGE, { limit: 200, orderBy: { field: 'id', direction: 'ASC' }, cursor: Buffer.from(JSON.stringify({ id: tail.items[5].id, _pointsToNextItems: true })).toString('base64url') })).cases;
+    const lastPage = (
+      await data(CASES_PAGE, { limit: 200, orderBy: { field: 'id', direction: 'ASC' }, cursor: Buffer.from(JSON.stringify({ id: tail.items[5].id, _pointsToNextItems: true })).toString('base64url') })
+    ).cases;
     expect(lastPage.items).toHaveLength(5);
     expect(lastPage.nextCursor).toBeNull();
   });
@@ -260,7 +262,13 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
     const foreign = (await gql(CASES_PAGE, { limit: 2, cursor: byId.nextCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })).json();
     expect(foreign.data.cases).toBeNull();
     expect(foreign.errors[0]).toMatchObject({ message: FOREIGN_CURSOR_MESSAGE, path: ['cases'] });
-    for (const cursor of ['not base64!', Buffer.from('{oops').toString('base64url'), Buffer.from('[1]').toString('base64url'), Buffer.from('{"id":"x","_pointsToNextItems":true}').toString('base64url'), '']) {
+    for (const cursor of [
+      'not base64!',
+      Buffer.from('{oops').toString('base64url'),
+      Buffer.from('[1]').toString('base64url'),
+      Buffer.from('{"id":"x","_pointsToNextItems":true}').toString('base64url'),
+      '',
+    ]) {
       const r = (await gql(CASES_PAGE, { limit: 2, cursor })).json();
       expect(r.errors[0].message).toBe(INVALID_CURSOR_MESSAGE);
     }
@@ -547,7 +555,11 @@ describe('cases sandbox: control endpoints', () => {
 
 describe('cases sandbox: seeded data', () => {
   it('has at least 1,200 demo cases spread over two years, with Danish status texts and float economy', async () => {
-    const { items } = await allPages('query($cursor: String) { cases(pagination: { cursor: $cursor, limit: 200 }) { items { id updatedAt status { text } economy { hoursCostprice offer revisedOffer materialsCostprice } } nextCursor } }', 'cases', {});
+    const { items } = await allPages(
+      'query($cursor: String) { cases(pagination: { cursor: $cursor, limit: 200 }) { items { id updatedAt status { text } economy { hoursCostprice offer revisedOffer materialsCostprice } } nextCursor } }',
+      'cases',
+      {},
+    );
     expect(items.length).toBeGreaterThanOrEqual(1_200);
     const times = items.map((c) => c.updatedAt);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(700 * 86_400);
@@ -585,7 +597,10 @@ describe('cases sandbox: seeded data', () => {
     expect(six.items).toHaveLength(SIX_HUNDRED_HOURS_COUNT);
     const invoices = await allPages(INVOICES_PAGE, 'salesInvoices', { case: MANY_INVOICES_CASE_ID });
     expect(invoices.items).toHaveLength(MANY_INVOICES_COUNT);
-    const agg = await data('query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }', { id: BIG_HOURS_CASE_ID });
+    const agg = await data(
+      'query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }',
+      { id: BIG_HOURS_CASE_ID },
+    );
     const sum = big.items.reduce((s, h) => s + h.costPrice, 0);
     expect(agg.hourAggregate.totalCostPrice).toBeCloseTo(sum, 1);
     expect(agg.caseById.economy.hoursCostprice).toBeCloseTo(sum, 1);
@@ -595,8 +610,23 @@ describe('cases sandbox: seeded data', () => {
   });
 
   it('places hours and invoices on Copenhagen midnights and DST days, with hours over the change', async () => {
-    const hours = (await allPages('query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: 1012 }) { items { id description startTime stopTime billableHours } nextCursor } }', 'hours', {})).items;
-    const fmt = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Copenhagen', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    const hours = (
+      await allPages(
+        'query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: 1012 }) { items { id description startTime stopTime billableHours } nextCursor } }',
+        'hours',
+        {},
+      )
+    ).items;
+    const fmt = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Copenhagen',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
     const local = (unix: number) => fmt.format(unix * 1000);
     for (const day of DST_DAYS) {
       const midnight = copenhagenMidnight(day);
@@ -640,7 +670,10 @@ describe('cases sandbox: seeded data', () => {
     const materials = d.caseMaterials.items.reduce((s: number, m: any) => s + m.totalCostPrice, 0);
     expect(d.caseById.economy.materialsCostprice).toBeCloseTo(materials, 1);
     expect(d.caseMaterials.items.every((m: any) => m.addedBy === 'MATERIAL' && m.case.id === DEMO_CASE_ID)).toBe(true);
-    expect(d.caseById.economy.revenue).toBeCloseTo(d.salesInvoices.items.reduce((s: number, i: any) => s + i.amount, 0), 1);
+    expect(d.caseById.economy.revenue).toBeCloseTo(
+      d.salesInvoices.items.reduce((s: number, i: any) => s + i.amount, 0),
+      1,
+    );
     expect(d.caseById.offerTotal).toBe(d.caseById.economy.revisedOffer ?? d.caseById.economy.offer);
     const products = await data('{ products(pagination: { limit: 5 }) { items { costPrice listPrice } } }');
     for (const p of products.products.items) expect(Number.isInteger(p.listPrice) && Number.isInteger(p.costPrice)).toBe(true);

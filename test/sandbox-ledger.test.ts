@@ -208,7 +208,11 @@ describe('ledger sandbox: JWT checks', () => {
     expect((await query('DebtorClient', [], `${demoToken}x`)).status).toBe(401);
     const other = await startLedgerSandbox({ port: 0 });
     try {
-      const foreign = (await fetch(`${other.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Username: other.credentials.loginUsername, Password: other.credentials.password }) }).then((r) => r.json())) as { token: string };
+      const foreign = (await fetch(`${other.url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Username: other.credentials.loginUsername, Password: other.credentials.password }),
+      }).then((r) => r.json())) as { token: string };
       expect((await query('DebtorClient', [], foreign.token)).status).toBe(401);
     } finally {
       await other.close();
@@ -235,7 +239,11 @@ describe('ledger sandbox: JWT checks', () => {
   it('takes the token lifetime from the start option', async () => {
     const local = await startLedgerSandbox({ port: 0, tokenLifetimeSeconds: 90 });
     try {
-      const r = await fetch(`${local.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Username: local.credentials.loginUsername, Password: local.credentials.password }) });
+      const r = await fetch(`${local.url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Username: local.credentials.loginUsername, Password: local.credentials.password }),
+      });
       const claims = jwtPayload(((await r.json()) as { token: string }).token);
       expect(claims.exp - claims.iat).toBe(90);
       expect(local.switches.tokenLifetimeSeconds).toBe(90);
@@ -359,7 +367,10 @@ describe('ledger sandbox: Query/Get body and filters', () => {
   });
 
   it('reads QueryFilter member names case-insensitively', async () => {
-    const r = await rows('DebtorClient', [{ propertyName: 'Account', filterValue: '10003' }, { skip: 0, take: 5 }]);
+    const r = await rows('DebtorClient', [
+      { propertyName: 'Account', filterValue: '10003' },
+      { skip: 0, take: 5 },
+    ]);
     expect(r.map((d) => d.Account)).toEqual(['10003']);
   });
 });
@@ -392,7 +403,10 @@ describe('ledger sandbox: sorting and paging', () => {
 
   it('Skip/Take in a separate entry', async () => {
     const all = await rows('InvItemClient', [{ PropertyName: 'Item', OrderBy: true }]);
-    const page = await rows('InvItemClient', [{ PropertyName: 'Item', OrderBy: true }, { Skip: 10, Take: 5 }]);
+    const page = await rows('InvItemClient', [
+      { PropertyName: 'Item', OrderBy: true },
+      { Skip: 10, Take: 5 },
+    ]);
     expect(page).toEqual(all.slice(10, 15));
   });
 
@@ -414,7 +428,10 @@ describe('ledger sandbox: sorting and paging', () => {
   });
 
   it('pages of 1000 with a stable sort add up to the unpaged read', async () => {
-    const body = [{ PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' }, { PropertyName: 'Voucher', OrderBy: true }];
+    const body = [
+      { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
+      { PropertyName: 'Voucher', OrderBy: true },
+    ];
     const whole = await rows('GLTransClient', body);
     expect(whole.length).toBeGreaterThan(4000);
     const pages: any[] = [];
@@ -741,7 +758,11 @@ describe('ledger sandbox: demo data', () => {
   it('is deterministic: a second sandbox serves identical rows', async () => {
     const other = await startLedgerSandbox({ port: 0 });
     try {
-      const res = await fetch(`${other.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Username: other.credentials.loginUsername, Password: other.credentials.password }) });
+      const res = await fetch(`${other.url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Username: other.credentials.loginUsername, Password: other.credentials.password }),
+      });
       const { token } = (await res.json()) as { token: string };
       const body = JSON.stringify([{ PropertyName: 'Account', FilterValue: '1060' }, { Take: 200 }]);
       const a = await fetch(`${other.url}/Query/Get/GLTransClient`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body }).then((r) => r.text());
@@ -770,7 +791,11 @@ describe('ledger sandbox: script mode', () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(output).toContain(LEDGER_DEMO_USER);
       expect(output).toContain(String(LEDGER_DEMO_COMPANY_ID));
-      const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, Password: LEDGER_DEMO_PASSWORD }) });
+      const res = await fetch(`${url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ Username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, Password: LEDGER_DEMO_PASSWORD }),
+      });
       const { token } = (await res.json()) as { token: string };
       const list = await fetch(`${url}/Query/Get/GLVatClient`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '[]' }).then((r) => r.json());
       expect(list).toHaveLength(8);

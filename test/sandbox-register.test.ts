@@ -71,8 +71,18 @@ function walk(value: unknown, visit: (node: Record<string, unknown>, key: string
 }
 
 const HISTORY_ARRAYS = new Set([
-  'navne', 'binavne', 'beliggenhedsadresse', 'postadresse', 'hovedbranche', 'virksomhedsform', 'virksomhedsstatus',
-  'livsforloeb', 'penheder', 'virksomhedsrelation', 'vaerdier', 'organisationsNavn',
+  'navne',
+  'binavne',
+  'beliggenhedsadresse',
+  'postadresse',
+  'hovedbranche',
+  'virksomhedsform',
+  'virksomhedsstatus',
+  'livsforloeb',
+  'penheder',
+  'virksomhedsrelation',
+  'vaerdier',
+  'organisationsNavn',
 ]);
 
 function lastOf<T>(items: readonly T[]): T {
@@ -286,10 +296,7 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
       const r = await search('/deltager/_search', {
         query: {
           bool: {
-            must: [
-              { match: { 'Vrdeltagerperson.navne.navn': { query: navn, operator: 'and' } } },
-              { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } },
-            ],
+            must: [{ match: { 'Vrdeltagerperson.navne.navn': { query: navn, operator: 'and' } } }, { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } }],
           },
         },
         size: 10,
@@ -473,7 +480,10 @@ describe('register sandbox: demo data', () => {
     const hc = company(DEMO_CVR).virksomhedMetadata.nyesteKvartalsbeskaeftigelse;
     expect(hc).toMatchObject({ antalAnsatte: null, intervalKodeAntalAnsatte: 'ANTAL_20_49' });
     // capital 1000000.00 DKK in the open period
-    const attribute = (type: string): any => company(DEMO_CVR).attributter.find((a: any) => a.type === type).vaerdier.find((v: any) => v.periode.gyldigTil === null);
+    const attribute = (type: string): any =>
+      company(DEMO_CVR)
+        .attributter.find((a: any) => a.type === type)
+        .vaerdier.find((v: any) => v.periode.gyldigTil === null);
     expect(attribute('KAPITAL').vaerdi).toBe('1000000.00');
     expect(attribute('KAPITALVALUTA').vaerdi).toBe('DKK');
     // a ceased unit and a unit that moved to another company

@@ -89,12 +89,8 @@ function storeContract(name: string, target: StoreTarget): void {
       expect(await store.findUserByEmail(email.toLowerCase())).toEqual(u);
       expect(await store.findUserByEmail(email.toUpperCase())).toEqual(u);
       expect(await store.findUserByEmail('nobody@example.com')).toBeNull();
-      await expect(
-        store.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' }),
-      ).rejects.toMatchObject({ code: 'conflict' });
-      await expect(
-        store.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' }),
-      ).rejects.toMatchObject({ code: 'not_found' });
+      await expect(store.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(store.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' })).rejects.toMatchObject({ code: 'not_found' });
       const admin = await store.createUser({ id: newId('usr_given_'), accountId: account.id, email: `${newId('a')}@example.com`, name: 'Al', role: 'admin' });
       expect(admin.role).toBe('admin');
       const listed = (await store.listUsers(account.id)).map((x) => x.id).sort();
@@ -177,9 +173,7 @@ function storeContract(name: string, target: StoreTarget): void {
       await store.deleteConnection(account.id, 'erp'); // already gone: no error
       expect(await store.getConnection(account.id, 'erp')).toBeNull();
       expect(await store.listConnections(account.id)).toEqual([second]);
-      await expect(
-        store.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 }),
-      ).rejects.toMatchObject({ code: 'not_found' });
+      await expect(store.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 })).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('replaces a ciphertext only when the key version still matches', async () => {
@@ -283,7 +277,12 @@ function storeContract(name: string, target: StoreTarget): void {
 
       const snap = await store.loadSnapshot();
       expect(snap.accounts.find((a) => a.id === account.id)).toEqual(await store.getAccount(account.id));
-      expect(snap.users.filter((u) => u.accountId === account.id).map((u) => u.id).sort()).toEqual([user.id, member.id].sort());
+      expect(
+        snap.users
+          .filter((u) => u.accountId === account.id)
+          .map((u) => u.id)
+          .sort(),
+      ).toEqual([user.id, member.id].sort());
       expect(snap.users.find((u) => u.id === member.id)).toEqual(member);
       expect(snap.tokens.find((t) => t.id === live.id)).toEqual(live);
       expect(snap.tokens.some((t) => t.id === revoked.id)).toBe(false);

@@ -4,17 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../runtime/platform/state.ts';
 import { tokenHash } from '../runtime/platform/tokens.ts';
-import {
-  bearerToken,
-  checkBodySize,
-  checkCaller,
-  checkHttpMethod,
-  checkOrigin,
-  checkProtocolVersion,
-  checkRate,
-  parseBody,
-  type Verdict,
-} from '../runtime/transport/checks.ts';
+import { bearerToken, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type Verdict } from '../runtime/transport/checks.ts';
 
 /** The refusal of a verdict (fails the test when it passed). */
 function refused(verdict: Verdict): Omit<Extract<Verdict, { ok: false }>, 'ok'> {

@@ -98,10 +98,23 @@ describe('upstream client', () => {
   });
 
   it('classifies statuses and bodies', async () => {
-    expect([401, 403, 429, 400, 422, 404, 408, 500, 503, 418].map(classifyStatus)).toEqual(['auth', 'auth', 'throttled', 'validation', 'validation', 'not_found', 'server', 'server', 'server', 'client']);
+    expect([401, 403, 429, 400, 422, 404, 408, 500, 503, 418].map(classifyStatus)).toEqual([
+      'auth',
+      'auth',
+      'throttled',
+      'validation',
+      'validation',
+      'not_found',
+      'server',
+      'server',
+      'server',
+      'client',
+    ]);
     nock('https://up.test').get('/api/html').reply(200, '<html>oops</html>');
     expect((await failure(client().request({ method: 'GET', path: '/html' }))).kind).toBe('bad_body');
-    nock('https://up.test').get('/api/err').reply(400, { error: { reason: 'bad' } });
+    nock('https://up.test')
+      .get('/api/err')
+      .reply(400, { error: { reason: 'bad' } });
     const e = await failure(client().request({ method: 'GET', path: '/err' }));
     expect(e).toMatchObject({ kind: 'validation', status: 400, body: { error: { reason: 'bad' } } });
   });

@@ -50,7 +50,7 @@ describe('generated validators', () => {
     expect(check('register', 'hent_virksomhed', { cvrNummer: '12a45678' }).ok).toBe(false);
   });
 
-  it('accepts the search requestBody only with the upstream\'s known fields (DECISIONS §18)', () => {
+  it("accepts the search requestBody only with the upstream's known fields (DECISIONS §18)", () => {
     const body = { startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'], rowLimit: 25000 };
     expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: body }).ok).toBe(true);
     expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: { ...body, rowLimit: 25001 } }).ok).toBe(false);

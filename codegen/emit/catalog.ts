@@ -20,9 +20,7 @@ export function typeLabel(schema: JsonSchema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.anyOf ?? schema.oneOf)) return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' | ');
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [String(schema.type)] : ['any'];
-  return types
-    .map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t))
-    .join(' | ');
+  return types.map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t)).join(' | ');
 }
 
 export function constraintsOf(schema: JsonSchema): string {
@@ -105,37 +103,34 @@ export function emitCatalogJson(ir: SpecIR): string {
     tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
   }));
   const entries = connectors.reduce((n, c) => n + c.tools.length, 0);
-  return jsonWithHeader(
-    [ir.platform.source, ...ir.connectors.map((c) => c.source)],
-    {
-      summary: { connectors: connectors.length, tools: ir.connectors.reduce((n, c) => n + c.tools.length, 0), entries },
-      platform: {
-        errors: errorsJson(ir.platform.errors),
-        protocolErrors: protocolErrorsJson(ir.platform.protocolErrors),
-        instructions: ir.platform.instructions,
-        annotations: ir.platform.annotations,
-        limits: ir.platform.limits,
-        systemTools: [...ir.platform.systemTools].sort(byName).map((t) => toolJson(t, null)),
-      },
-      connectors,
+  return jsonWithHeader([ir.platform.source, ...ir.connectors.map((c) => c.source)], {
+    summary: { connectors: connectors.length, tools: ir.connectors.reduce((n, c) => n + c.tools.length, 0), entries },
+    platform: {
+      errors: errorsJson(ir.platform.errors),
+      protocolErrors: protocolErrorsJson(ir.platform.protocolErrors),
+      instructions: ir.platform.instructions,
+      annotations: ir.platform.annotations,
+      limits: ir.platform.limits,
+      systemTools: [...ir.platform.systemTools].sort(byName).map((t) => toolJson(t, null)),
     },
-  );
+    connectors,
+  });
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 const md = (value: unknown) => (value === undefined ? '' : `\`${JSON.stringify(value)}\``);
 
 function annotationText(tool: ToolIR): string {
-  return Object.entries(tool.annotations).map(([k, v]) => `${k}: ${String(v)}`).join(', ');
+  return Object.entries(tool.annotations)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join(', ');
 }
 
 function resultText(tool: ToolIR): string {
   const out = tool.outputSchema;
   if (!out) return 'not specified';
   const variants = Array.isArray(out.anyOf) ? (out.anyOf as JsonSchema[]) : [out];
-  return variants
-    .map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``))
-    .join(' or ');
+  return variants.map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``)).join(' or ');
 }
 
 function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
@@ -153,7 +148,15 @@ function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
   const limits = Object.entries(tool.limits).sort(([a], [b]) => (a < b ? -1 : 1));
   if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
   if (tool.dataLayer) lines.push("Data layer: reads and records the tenant's opt-in first-seen records (`ctx.dataLayer`)", '');
-  lines.push(`Errors: ${[...tool.errors].sort().map((e) => `\`${e}\``).join(', ') || 'none'}`, '');
+  lines.push(
+    `Errors: ${
+      [...tool.errors]
+        .sort()
+        .map((e) => `\`${e}\``)
+        .join(', ') || 'none'
+    }`,
+    '',
+  );
   return lines;
 }
 
@@ -172,7 +175,9 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog entries (system tools counted on every endpoint that lists them).`, '');
   lines.push('| Connector | Default id | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|');
   for (const c of ir.connectors) {
-    lines.push(`| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`);
+    lines.push(
+      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
+    );
   }
   lines.push('', '## Platform', '', 'Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
   if (ir.platform.protocolErrors.length) lines.push('Protocol errors (refusals before any tool runs: HTTP checks, the JSON-RPC envelope):', '', ...errorsMarkdown(ir.platform.protocolErrors));
@@ -180,7 +185,10 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, ''));
   for (const c of ir.connectors) {
     lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
-    lines.push(`Spec: \`${c.source}\` · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`, '');
+    lines.push(
+      `Spec: \`${c.source}\` · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
+      '',
+    );
     const limits = Object.entries(c.limits).sort(([a], [b]) => (a < b ? -1 : 1));
     if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));

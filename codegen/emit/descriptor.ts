@@ -19,9 +19,7 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
 }
 
 export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> {
-  return Object.fromEntries(
-    errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect }]),
-  );
+  return Object.fromEntries(errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect }]));
 }
 
 export function protocolErrorTable(errors: readonly ProtocolErrorIR[]): Record<string, unknown> {
@@ -92,7 +90,11 @@ export function emitPlatform(platform: PlatformIR): string {
     '',
     errorParamsType('PlatformProtocolErrorParams', platform.protocolErrors),
     '',
-    `export type PlatformInstruction = ${Object.keys(platform.instructions).map((k) => `'${k}'`).join(' | ') || 'never'};`,
+    `export type PlatformInstruction = ${
+      Object.keys(platform.instructions)
+        .map((k) => `'${k}'`)
+        .join(' | ') || 'never'
+    };`,
     '',
     `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = ${literal(body)};`,
   ].join('\n');

@@ -6,7 +6,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.ts';
 import type { ToolIR } from '../ir.ts';
 import { finish, headerLine } from '../printer.ts';
 
-type AddFormats = (ajv: Ajv, options?: { mode: "fast" | "full" }) => Ajv;
+type AddFormats = (ajv: Ajv, options?: { mode: 'fast' | 'full' }) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 type StandaloneCode = (ajv: Ajv, refsOrFunc: Record<string, string>) => string;
 const standaloneCode = ((standaloneCodeModule as unknown as { default?: StandaloneCode }).default ?? standaloneCodeModule) as unknown as StandaloneCode;
@@ -28,7 +28,7 @@ export const AJV_OPTIONS: Options = {
 
 export function newAjv(): Ajv {
   const ajv = new Ajv(AJV_OPTIONS);
-  addFormats(ajv, { mode: "full" });
+  addFormats(ajv, { mode: 'full' });
   return ajv;
 }
 
@@ -72,9 +72,6 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string; di
   const header = headerLine([set.source], 'ts');
   const js = finish(header, `/* eslint-disable */\n${prelude}${code}`);
   const names = Object.keys(exports).sort();
-  const dts = finish(
-    header,
-    `import type { CompiledValidator } from '#runtime/handler-api/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
-  );
+  const dts = finish(header, `import type { CompiledValidator } from '#runtime/handler-api/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`);
   return { js, dts, diagnostics };
 }

@@ -41,9 +41,18 @@ export const describeType: CasesHandler<'describe_type'> = async (args, ctx) => 
     kind: t.kind,
     description: t.description ?? null,
     found: true,
-    fields: section((t.fields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) })), args.limit),
-    inputFields: section((t.inputFields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, type: printType(f.type), ...(f.defaultValue != null ? { defaultValue: f.defaultValue } : {}) })), args.limit),
-    enumValues: section((t.enumValues ?? []).map((v) => ({ name: v.name, description: v.description ?? null })), args.limit),
+    fields: section(
+      (t.fields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) })),
+      args.limit,
+    ),
+    inputFields: section(
+      (t.inputFields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, type: printType(f.type), ...(f.defaultValue != null ? { defaultValue: f.defaultValue } : {}) })),
+      args.limit,
+    ),
+    enumValues: section(
+      (t.enumValues ?? []).map((v) => ({ name: v.name, description: v.description ?? null })),
+      args.limit,
+    ),
   };
   if (t.interfaces && t.interfaces.length > 0) result.interfaces = t.interfaces.map((i) => i.name);
   if (t.possibleTypes && t.possibleTypes.length > 0) result.possibleTypes = t.possibleTypes.map((p) => p.name);

@@ -44,9 +44,7 @@ export type DocumentRefusal =
   | 'fragment_cycle' // fragments spread each other in a cycle
   | 'too_many_fields'; // over maxFields field selections after expanding fragment spreads
 
-export type DocumentCheck =
-  | { ok: true; document: DocumentNode; operation: OperationDefinitionNode }
-  | { ok: false; reason: DocumentRefusal; detail: string };
+export type DocumentCheck = { ok: true; document: DocumentNode; operation: OperationDefinitionNode } | { ok: false; reason: DocumentRefusal; detail: string };
 
 export type DocumentLimits = {
   /** Spec: documents over 65,536 characters (UTF-16 code units) are refused. */
@@ -262,10 +260,7 @@ function directSpreads(root: SelectionSetNode): string[] {
 }
 
 /** Fragment names with every fragment after the fragments it spreads, or a fragment on a cycle. */
-function dependencyOrder(
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  spreads: ReadonlyMap<string, readonly string[]>,
-): { ok: true; names: string[] } | { ok: false; fragment: string } {
+function dependencyOrder(fragments: ReadonlyMap<string, FragmentDefinitionNode>, spreads: ReadonlyMap<string, readonly string[]>): { ok: true; names: string[] } | { ok: false; fragment: string } {
   // Iterative depth-first post-order: 1 = on the current path, 2 = done.
   const state = new Map<string, 1 | 2>();
   const names: string[] = [];

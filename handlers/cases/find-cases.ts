@@ -29,7 +29,10 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
     scanned += page.length;
     for (const raw of page) {
       const c = toCase(raw);
-      const haystack = [c.caseNumber, c.description, c.customer?.name].filter((v) => typeof v === 'string').join('\n').toLocaleLowerCase('da-DK');
+      const haystack = [c.caseNumber, c.description, c.customer?.name]
+        .filter((v) => typeof v === 'string')
+        .join('\n')
+        .toLocaleLowerCase('da-DK');
       if (haystack.includes(needle)) items.push(c);
     }
     cursor = data.cases?.nextCursor ?? null;

@@ -23,12 +23,21 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
     readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows, pageSize).then(({ rows, truncated }) => ({ rows: rows.length, costPriceTotal: sum(rows.map((r) => r.costPrice)), truncated })),
     (async () => {
       if (!map.economyFields.has('materialsCostprice')) throw new Error('the upstream schema has no material cost total');
-      const data = await runQuery<{ caseById: { economy: { materialsCostprice: unknown } | null } | null }>(ctx, 'query CaseMaterials($id: Int!) { caseById(id: $id) { economy { materialsCostprice } } }', { id: args.caseId });
+      const data = await runQuery<{ caseById: { economy: { materialsCostprice: unknown } | null } | null }>(
+        ctx,
+        'query CaseMaterials($id: Int!) { caseById(id: $id) { economy { materialsCostprice } } }',
+        { id: args.caseId },
+      );
       if (!data.caseById) throw new Error('the case was not found');
       const total = data.caseById.economy?.materialsCostprice;
       return { totalCostPrice: typeof total === 'number' ? total : 0, scope: text('materialsScope') };
     })(),
-    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows, pageSize).then(({ rows, truncated }) => ({ count: rows.length, amountTotal: sum(rows.map((r) => r.amount)), invoiceIds: rows.map((r) => r.id), truncated })),
+    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows, pageSize).then(({ rows, truncated }) => ({
+      count: rows.length,
+      amountTotal: sum(rows.map((r) => r.amount)),
+      invoiceIds: rows.map((r) => r.id),
+      truncated,
+    })),
   ]);
   const sections = [hours, materials, invoices];
   for (const s of sections) if (s.status === 'rejected' && fatal(s.reason)) throw s.reason;

@@ -7,5 +7,5 @@ import { AMOUNTS_NOTE } from './shared.ts';
 export const getCase: CasesHandler<'get_case'> = async (args, ctx) => {
   const map = await schemaMap(ctx);
   const data = await runQuery<{ caseById: Record<string, unknown> | null }>(ctx, `query GetCase($id: Int!) { caseById(id: $id) { ${caseSelection(map)} } }`, { id: args.id });
-  return (data.caseById ? { ...toCase(data.caseById), amountsNote: AMOUNTS_NOTE } : null);
+  return data.caseById ? { ...toCase(data.caseById), amountsNote: AMOUNTS_NOTE } : null;
 };

@@ -33,8 +33,7 @@ export class UpstreamGraphQLError extends Error {
 /** What every upstream request of the case connector may end with, and the limits it reads. */
 export type CasesCallContext = CasesContextWith<'generic' | 'key_rejected' | 'throttled' | 'upstream_validation', CasesLimits>;
 
-const isAuthError = (e: GraphQLErrorShape) =>
-  /unauthenticated/i.test(e.message ?? '') || /authentication/i.test(e.type ?? '') || /authentication/i.test(String(e.extensions?.category ?? ''));
+const isAuthError = (e: GraphQLErrorShape) => /unauthenticated/i.test(e.message ?? '') || /authentication/i.test(e.type ?? '') || /authentication/i.test(String(e.extensions?.category ?? ''));
 
 const isThrottleError = (e: GraphQLErrorShape) => /throttle/i.test(e.type ?? '') || /too many attempts/i.test(e.message ?? '') || /throttl/i.test(String(e.extensions?.category ?? ''));
 

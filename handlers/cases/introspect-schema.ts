@@ -33,7 +33,10 @@ export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, 
     fields,
   };
   if (args.includeTypes) {
-    const names = (data.__schema.types ?? []).map((t) => t.name).filter((n) => !n.startsWith('__') && (!needle || n.toLowerCase().includes(needle))).sort();
+    const names = (data.__schema.types ?? [])
+      .map((t) => t.name)
+      .filter((n) => !n.startsWith('__') && (!needle || n.toLowerCase().includes(needle)))
+      .sort();
     result.typeNames = names.slice(0, MAX_TYPE_NAMES);
     result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
   }

@@ -52,7 +52,7 @@ function cacheKey(ctx: CasesCallContext): string {
   return `${ctx.accountId}|${ctx.instanceId}|${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
 }
 
-const named = (t: TypeRef | null | undefined): string | null => (!t ? null : t.name ?? named(t.ofType));
+const named = (t: TypeRef | null | undefined): string | null => (!t ? null : (t.name ?? named(t.ofType)));
 
 const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
 
@@ -94,7 +94,10 @@ async function discover(ctx: CasesCallContext): Promise<SchemaMap> {
     const connection = named(invoiceField.type);
     if (connection) {
       try {
-        const d = await runQuery<{ between: { inputFields: Field[] } | null; filter: { inputFields: Field[] } | null; connection: { fields: Field[] } | null }>(ctx, DESCRIBE_INVOICES(between ?? '-', filter ?? '-', connection));
+        const d = await runQuery<{ between: { inputFields: Field[] } | null; filter: { inputFields: Field[] } | null; connection: { fields: Field[] } | null }>(
+          ctx,
+          DESCRIBE_INVOICES(between ?? '-', filter ?? '-', connection),
+        );
         const columnEnum = named(d.between?.inputFields.find((f) => f.name === 'field')?.type);
         const columns = columnEnum ? ((await runQuery<{ e: { enumValues: Array<{ name: string }> } | null }>(ctx, ENUM_VALUES(columnEnum))).e?.enumValues ?? []).map((v) => v.name) : [];
         const filterKeys = (d.filter?.inputFields ?? []).map((f) => f.name);

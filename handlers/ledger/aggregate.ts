@@ -14,10 +14,7 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   const pageSize = ctx.limits.upstreamPageSize;
   const maxPages = ctx.limits.maxPages;
   const maxGroups = ctx.limits.maxGroups;
-  const filters = body(
-    ...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })),
-    dateRange(ctx, args.dateField, args.fromDate, args.toDate),
-  );
+  const filters = body(...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })), dateRange(ctx, args.dateField, args.fromDate, args.toDate));
   // Paging needs one order for every page: the caller's key, else the date field.
   const order = sortEntry(args.orderBy ?? args.dateField, false);
   const fold = new GroupFold({ groupBy: args.groupBy, sum: args.sum, maxGroups });

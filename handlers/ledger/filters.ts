@@ -29,7 +29,10 @@ export function search(ctx: FilterContext, property: string, value: string | und
 export function list(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
   if (value.includes('..')) ctx.refuseArguments('generic');
-  const values = value.split(';').map((v) => v.trim()).filter((v) => v !== '');
+  const values = value
+    .split(';')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   if (values.length === 0) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: values.join(';') };
 }

@@ -21,7 +21,10 @@ export const listRecentlyAddedItems: LedgerHandler<'list_recently_added_items'> 
     const item = row['Item'];
     if (typeof item === 'string' ? item !== '' : typeof item === 'number') keyed.push({ key: String(item), row });
   }
-  const seen = await layer.recordSeen(keyed.map((k) => k.key), ctx.now());
+  const seen = await layer.recordSeen(
+    keyed.map((k) => k.key),
+    ctx.now(),
+  );
   const found = [];
   for (const { key, row } of keyed) {
     const record = seen.get(key);

@@ -76,7 +76,9 @@ function newerFirst(a: Period, b: Period): number {
 
 /** The current element of a history array (open period), else the most recent one. */
 export function current(history: unknown): Doc | undefined {
-  const entries = list(history).map(rec).filter((e): e is Doc => e !== undefined);
+  const entries = list(history)
+    .map(rec)
+    .filter((e): e is Doc => e !== undefined);
   return entries.sort((a, b) => newerFirst(periodOf(a), periodOf(b)))[0];
 }
 
@@ -269,9 +271,15 @@ const ACTIVE_COUNT_TYPES: ReadonlySet<string> = new Set(['LEDELSESORGAN', 'REGIS
 function membershipPeriod(attributter: unknown): Period | undefined {
   const periods = list(attributter).flatMap((a) => list(rec(a)?.['vaerdier']).map(periodOf));
   if (periods.length === 0) return undefined;
-  const starts = periods.map((p) => p.gyldigFra).filter((d): d is string => d !== null).sort();
+  const starts = periods
+    .map((p) => p.gyldigFra)
+    .filter((d): d is string => d !== null)
+    .sort();
   const open = periods.some(isOpen);
-  const ends = periods.map((p) => p.gyldigTil).filter((d): d is string => d !== null).sort();
+  const ends = periods
+    .map((p) => p.gyldigTil)
+    .filter((d): d is string => d !== null)
+    .sort();
   return { gyldigFra: starts[0] ?? null, gyldigTil: open ? null : (ends[ends.length - 1] ?? null) };
 }
 
@@ -290,7 +298,11 @@ export function mapRoles(organisationer: unknown): TypedRole[] {
     const name = text(nameEntry?.['navn']) ?? hovedtype ?? 'UKENDT';
     for (const memberValue of list(organisation['medlemsData'])) {
       const attributter = rec(memberValue)?.['attributter'];
-      const functions = attributes(attributter, 'FUNKTION').flatMap((a) => list(a['vaerdier']).map(rec).filter((v): v is Doc => v !== undefined));
+      const functions = attributes(attributter, 'FUNKTION').flatMap((a) =>
+        list(a['vaerdier'])
+          .map(rec)
+          .filter((v): v is Doc => v !== undefined),
+      );
       if (functions.length > 0) {
         for (const value of functions) {
           const periode = periodOf(value);

@@ -59,10 +59,7 @@ export function personSearchBody(navn: string, size: number): Record<string, unk
   return {
     query: {
       bool: {
-        must: [
-          { match: { [`${PARTICIPANT}.navne.navn`]: { query: navn, operator: 'and' } } },
-          { match: { [`${PARTICIPANT}.enhedstype`]: 'PERSON' } },
-        ],
+        must: [{ match: { [`${PARTICIPANT}.navne.navn`]: { query: navn, operator: 'and' } } }, { match: { [`${PARTICIPANT}.enhedstype`]: 'PERSON' } }],
       },
     },
     size,

@@ -82,4 +82,3 @@ export function errorJson(id: JsonRpcId, code: number, message: string, data?: u
   if (data !== undefined) error.data = data;
   return JSON.stringify({ jsonrpc: '2.0', id, error } satisfies JSONRPCMessage | Record<string, unknown>);
 }
-

@@ -1,9 +1,7 @@
 // Argument validation with the generated, ahead-of-time compiled validators.
 import type { CompiledValidator, ToolDescriptor } from '../handler-api/descriptor-types.ts';
 
-export type ArgumentCheck =
-  | { readonly ok: true; readonly args: Record<string, unknown> }
-  | { readonly ok: false; readonly reason: string };
+export type ArgumentCheck = { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
 
 const DIGITS = /^[0-9]{1,15}$/;
 

@@ -33,7 +33,6 @@ export interface CallLogFields {
 
 export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
 
-
 function textResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
 }
@@ -129,7 +128,9 @@ export class Pipeline {
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
-      return { refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) })) };
+      return {
+        refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) })),
+      };
     }
     try {
       const plain = this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId);
@@ -144,7 +145,17 @@ export class Pipeline {
     return this.#textsOf(endpoint).render(code, params);
   }
 
-  async #run(endpoint: Endpoint, identity: Identity, tool: ToolDescriptor, args: Record<string, unknown>, credential: Credential | null, signal: AbortSignal, fields: CallLogFields, now: Date, reservation: Reservation | undefined): Promise<CallToolResult> {
+  async #run(
+    endpoint: Endpoint,
+    identity: Identity,
+    tool: ToolDescriptor,
+    args: Record<string, unknown>,
+    credential: Credential | null,
+    signal: AbortSignal,
+    fields: CallLogFields,
+    now: Date,
+    reservation: Reservation | undefined,
+  ): Promise<CallToolResult> {
     const log = this.#g.log;
     const connector = endpoint.connector;
     const started = performance.now();

@@ -151,9 +151,7 @@ CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connectio
 export async function migrate(client: SqlClient, list: readonly Migration[] = migrations): Promise<void> {
   checkOrder(list);
   await client.transaction(async (tx) => {
-    await tx.query(
-      "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'), hashtext(coalesce(current_schema(), '')))",
-    );
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'), hashtext(coalesce(current_schema(), '')))");
     await tx.exec(`
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY,

@@ -2,21 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { migrate } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
-import type {
-  Account,
-  ConnectLink,
-  ConnectLinkOutcome,
-  Connection,
-  DataLayerState,
-  FairUseMode,
-  PlatformSnapshot,
-  PlatformStore,
-  SeenItem,
-  TokenRecord,
-  UsageRow,
-  User,
-  UserRole,
-} from './store.ts';
+import type { Account, ConnectLink, ConnectLinkOutcome, Connection, DataLayerState, FairUseMode, PlatformSnapshot, PlatformStore, SeenItem, TokenRecord, UsageRow, User, UserRole } from './store.ts';
 
 /** A write the data refuses: a duplicate (`conflict`) or a reference to nothing (`not_found`). */
 export class StoreError extends Error {
@@ -255,10 +241,7 @@ export class SqlPlatformStore implements PlatformStore {
 
   async createAccount(input: { id?: string; name: string }): Promise<Account> {
     try {
-      const { rows } = await this.#db.query<AccountRow>(
-        `INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`,
-        [input.id ?? newId('acc_'), input.name],
-      );
+      const { rows } = await this.#db.query<AccountRow>(`INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`, [input.id ?? newId('acc_'), input.name]);
       return toAccount(first(rows, 'createAccount'));
     } catch (err) {
       translate(err, `Account ${input.id ?? ''}`.trim());
@@ -287,10 +270,7 @@ export class SqlPlatformStore implements PlatformStore {
       params.push(settings.quota);
       sets.push(`fair_use_quota = $${params.length}`);
     }
-    const sql =
-      sets.length === 0
-        ? 'SELECT id FROM accounts WHERE id = $1'
-        : `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING id`;
+    const sql = sets.length === 0 ? 'SELECT id FROM accounts WHERE id = $1' : `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING id`;
     const { rows } = await this.#db.query<{ id: string }>(sql, params);
     if (rows.length === 0) throw new StoreError('not_found', `Account ${accountId} does not exist.`);
   }
@@ -305,10 +285,13 @@ export class SqlPlatformStore implements PlatformStore {
 
   async createUser(input: { id?: string; accountId: string; email: string; name: string; role?: UserRole }): Promise<User> {
     try {
-      const { rows } = await this.#db.query<UserRow>(
-        `INSERT INTO users (id, account_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
-        [input.id ?? newId('usr_'), input.accountId, input.email, input.name, input.role ?? 'member'],
-      );
+      const { rows } = await this.#db.query<UserRow>(`INSERT INTO users (id, account_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`, [
+        input.id ?? newId('usr_'),
+        input.accountId,
+        input.email,
+        input.name,
+        input.role ?? 'member',
+      ]);
       return toUser(first(rows, 'createUser'));
     } catch (err) {
       translate(err, `User ${input.email}`);
@@ -326,18 +309,12 @@ export class SqlPlatformStore implements PlatformStore {
   }
 
   async listUsers(accountId: string): Promise<User[]> {
-    const { rows } = await this.#db.query<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM users WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
-    );
+    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
     return rows.map(toUser);
   }
 
   async acceptTerms(userId: string, at: Date): Promise<void> {
-    const { rows } = await this.#db.query<{ id: string }>(
-      'UPDATE users SET terms_accepted_at = $2 WHERE id = $1 RETURNING id',
-      [userId, at],
-    );
+    const { rows } = await this.#db.query<{ id: string }>('UPDATE users SET terms_accepted_at = $2 WHERE id = $1 RETURNING id', [userId, at]);
     if (rows.length === 0) throw new StoreError('not_found', `User ${userId} does not exist.`);
   }
 
@@ -345,10 +322,12 @@ export class SqlPlatformStore implements PlatformStore {
 
   async createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord> {
     try {
-      const { rows } = await this.#db.query<TokenRow>(
-        `INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
-        [input.id ?? newId('tok_'), input.userId, input.label, input.tokenHash],
-      );
+      const { rows } = await this.#db.query<TokenRow>(`INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`, [
+        input.id ?? newId('tok_'),
+        input.userId,
+        input.label,
+        input.tokenHash,
+      ]);
       return toToken(first(rows, 'createToken'));
     } catch (err) {
       translate(err, 'Token');
@@ -372,19 +351,13 @@ export class SqlPlatformStore implements PlatformStore {
   }
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
-    const { rows } = await this.#db.query<TokenRow>(
-      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, id`,
-      [userId],
-    );
+    const { rows } = await this.#db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
     return rows.map(toToken);
   }
 
   async revokeToken(tokenId: string, at: Date): Promise<void> {
     // Revoking twice keeps the first time.
-    const { rows } = await this.#db.query<{ id: string }>(
-      'UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id',
-      [tokenId, at],
-    );
+    const { rows } = await this.#db.query<{ id: string }>('UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id', [tokenId, at]);
     if (rows.length === 0) throw new StoreError('not_found', `Token ${tokenId} does not exist.`);
   }
 
@@ -393,9 +366,7 @@ export class SqlPlatformStore implements PlatformStore {
   async setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void> {
     try {
       await this.#db.query(
-        subscribed
-          ? 'INSERT INTO subscriptions (account_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
-          : 'DELETE FROM subscriptions WHERE account_id = $1 AND connector_key = $2',
+        subscribed ? 'INSERT INTO subscriptions (account_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING' : 'DELETE FROM subscriptions WHERE account_id = $1 AND connector_key = $2',
         [accountId, connectorKey],
       );
     } catch (err) {
@@ -404,43 +375,29 @@ export class SqlPlatformStore implements PlatformStore {
   }
 
   async listSubscriptions(accountId: string): Promise<string[]> {
-    const { rows } = await this.#db.query<{ connector_key: string }>(
-      'SELECT connector_key FROM subscriptions WHERE account_id = $1 ORDER BY connector_key',
-      [accountId],
-    );
+    const { rows } = await this.#db.query<{ connector_key: string }>('SELECT connector_key FROM subscriptions WHERE account_id = $1 ORDER BY connector_key', [accountId]);
     return rows.map((r) => r.connector_key);
   }
 
   async setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void> {
     try {
-      await this.#db.query(
-        seated
-          ? 'INSERT INTO seats (user_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
-          : 'DELETE FROM seats WHERE user_id = $1 AND connector_key = $2',
-        [userId, connectorKey],
-      );
+      await this.#db.query(seated ? 'INSERT INTO seats (user_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING' : 'DELETE FROM seats WHERE user_id = $1 AND connector_key = $2', [
+        userId,
+        connectorKey,
+      ]);
     } catch (err) {
       translate(err, `Seat of ${userId}`);
     }
   }
 
   async listSeats(userId: string): Promise<string[]> {
-    const { rows } = await this.#db.query<{ connector_key: string }>(
-      'SELECT connector_key FROM seats WHERE user_id = $1 ORDER BY connector_key',
-      [userId],
-    );
+    const { rows } = await this.#db.query<{ connector_key: string }>('SELECT connector_key FROM seats WHERE user_id = $1 ORDER BY connector_key', [userId]);
     return rows.map((r) => r.connector_key);
   }
 
   // Connections
 
-  async putConnection(input: {
-    accountId: string;
-    instanceId: string;
-    connectorKey: string;
-    ciphertext: string;
-    keyVersion: number;
-  }): Promise<Connection> {
+  async putConnection(input: { accountId: string; instanceId: string; connectorKey: string; ciphertext: string; keyVersion: number }): Promise<Connection> {
     try {
       const { rows } = await this.#db.query<ConnectionRow>(
         `INSERT INTO connections (account_id, instance_id, connector_key, ciphertext, key_version)
@@ -458,10 +415,7 @@ export class SqlPlatformStore implements PlatformStore {
   }
 
   async getConnection(accountId: string, instanceId: string): Promise<Connection | null> {
-    const { rows } = await this.#db.query<ConnectionRow>(
-      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2`,
-      [accountId, instanceId],
-    );
+    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2`, [accountId, instanceId]);
     return rows[0] === undefined ? null : toConnection(rows[0]);
   }
 
@@ -469,10 +423,7 @@ export class SqlPlatformStore implements PlatformStore {
     const { rows } =
       accountId === undefined
         ? await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`)
-        : await this.#db.query<ConnectionRow>(
-            `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 ORDER BY instance_id`,
-            [accountId],
-          );
+        : await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 ORDER BY instance_id`, [accountId]);
     return rows.map(toConnection);
   }
 
@@ -480,13 +431,7 @@ export class SqlPlatformStore implements PlatformStore {
     await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
   }
 
-  async replaceCiphertext(
-    accountId: string,
-    instanceId: string,
-    expectedKeyVersion: number,
-    ciphertext: string,
-    keyVersion: number,
-  ): Promise<boolean> {
+  async replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean> {
     // The credential itself is unchanged, so `updated_at` (last connect) stays.
     const { rows } = await this.#db.query<{ instance_id: string }>(
       `UPDATE connections SET ciphertext = $4, key_version = $5
@@ -501,10 +446,13 @@ export class SqlPlatformStore implements PlatformStore {
 
   async createConnectLink(link: ConnectLink): Promise<void> {
     try {
-      await this.#db.query(
-        'INSERT INTO connect_links (jti, account_id, user_id, instance_id, expires_at) VALUES ($1, $2, $3, $4, $5)',
-        [link.jti, link.accountId, link.userId, link.instanceId, link.expiresAt],
-      );
+      await this.#db.query('INSERT INTO connect_links (jti, account_id, user_id, instance_id, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+        link.jti,
+        link.accountId,
+        link.userId,
+        link.instanceId,
+        link.expiresAt,
+      ]);
     } catch (err) {
       translate(err, `Connect link ${link.jti}`);
     }
@@ -512,10 +460,7 @@ export class SqlPlatformStore implements PlatformStore {
 
   async consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome> {
     // The UPDATE is the atomic step: of concurrent callers, exactly one sees a row.
-    const { rows } = await this.#db.query<{ jti: string }>(
-      'UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL AND expires_at > $2 RETURNING jti',
-      [jti, now],
-    );
+    const { rows } = await this.#db.query<{ jti: string }>('UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL AND expires_at > $2 RETURNING jti', [jti, now]);
     if (rows.length > 0) return 'ok';
     // A separate statement (own snapshot) so that a link consumed concurrently reads as used.
     const state = await this.#db.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM connect_links WHERE jti = $1', [jti]);
@@ -554,14 +499,7 @@ export class SqlPlatformStore implements PlatformStore {
         ORDER BY u.account_id, u.month, u.connector_id, u.tool
        ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
           SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,
-      [
-        ordered.map((r) => r.accountId),
-        ordered.map((r) => r.month),
-        ordered.map((r) => r.connectorId),
-        ordered.map((r) => r.tool),
-        ordered.map((r) => r.calls),
-        ordered.map((r) => r.costUnits),
-      ],
+      [ordered.map((r) => r.accountId), ordered.map((r) => r.month), ordered.map((r) => r.connectorId), ordered.map((r) => r.tool), ordered.map((r) => r.calls), ordered.map((r) => r.costUnits)],
     );
   }
 
@@ -575,10 +513,7 @@ export class SqlPlatformStore implements PlatformStore {
   }
 
   async getMonthCostUnits(accountId: string, month: string): Promise<number> {
-    const { rows } = await this.#db.query<{ total: number | string }>(
-      'SELECT coalesce(sum(cost_units), 0) AS total FROM usage WHERE account_id = $1 AND month = $2',
-      [accountId, month],
-    );
+    const { rows } = await this.#db.query<{ total: number | string }>('SELECT coalesce(sum(cost_units), 0) AS total FROM usage WHERE account_id = $1 AND month = $2', [accountId, month]);
     return num(first(rows, 'getMonthCostUnits').total);
   }
 
@@ -586,10 +521,7 @@ export class SqlPlatformStore implements PlatformStore {
 
   async enableDataLayer(accountId: string, instanceId: string, at: Date): Promise<DataLayerState> {
     try {
-      await this.#db.query(
-        'INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT (account_id, instance_id) DO NOTHING',
-        [accountId, instanceId, at],
-      );
+      await this.#db.query('INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT (account_id, instance_id) DO NOTHING', [accountId, instanceId, at]);
     } catch (err) {
       translate(err, `Data layer of ${accountId}/${instanceId}`);
     }
@@ -600,10 +532,7 @@ export class SqlPlatformStore implements PlatformStore {
 
   async disableDataLayer(accountId: string, instanceId: string): Promise<boolean> {
     // The records go with it (ON DELETE CASCADE).
-    const { rows } = await this.#db.query<{ instance_id: string }>(
-      'DELETE FROM data_layers WHERE account_id = $1 AND instance_id = $2 RETURNING instance_id',
-      [accountId, instanceId],
-    );
+    const { rows } = await this.#db.query<{ instance_id: string }>('DELETE FROM data_layers WHERE account_id = $1 AND instance_id = $2 RETURNING instance_id', [accountId, instanceId]);
     return rows.length > 0;
   }
 
@@ -617,10 +546,10 @@ export class SqlPlatformStore implements PlatformStore {
     return this.#db.transaction(async (tx) => {
       // The row lock serialises concurrent syncs of one connection, so exactly one of them takes
       // the baseline and a key is never recorded twice with different times.
-      const { rows } = await tx.query<{ enabled_at: Date; baseline_at: Date | null }>(
-        'SELECT enabled_at, baseline_at FROM data_layers WHERE account_id = $1 AND instance_id = $2 FOR UPDATE',
-        [accountId, instanceId],
-      );
+      const { rows } = await tx.query<{ enabled_at: Date; baseline_at: Date | null }>('SELECT enabled_at, baseline_at FROM data_layers WHERE account_id = $1 AND instance_id = $2 FOR UPDATE', [
+        accountId,
+        instanceId,
+      ]);
       const layer = rows[0];
       if (layer === undefined) return null;
       const baseline = layer.baseline_at === null;
@@ -651,18 +580,10 @@ export class SqlPlatformStore implements PlatformStore {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const accounts = await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`);
       const users = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`);
-      const tokens = await tx.query<TokenRow>(
-        `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE revoked_at IS NULL ORDER BY created_at, id`,
-      );
-      const subscriptions = await tx.query<{ account_id: string; connector_key: string }>(
-        'SELECT account_id, connector_key FROM subscriptions ORDER BY account_id, connector_key',
-      );
-      const seats = await tx.query<{ user_id: string; connector_key: string }>(
-        'SELECT user_id, connector_key FROM seats ORDER BY user_id, connector_key',
-      );
-      const connections = await tx.query<ConnectionRow>(
-        `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`,
-      );
+      const tokens = await tx.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE revoked_at IS NULL ORDER BY created_at, id`);
+      const subscriptions = await tx.query<{ account_id: string; connector_key: string }>('SELECT account_id, connector_key FROM subscriptions ORDER BY account_id, connector_key');
+      const seats = await tx.query<{ user_id: string; connector_key: string }>('SELECT user_id, connector_key FROM seats ORDER BY user_id, connector_key');
+      const connections = await tx.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`);
       const version = await tx.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
       return {
         accounts: accounts.rows.map(toAccount),

@@ -25,9 +25,7 @@ export interface UsageRecord {
   };
 }
 
-export type FairUseDecision =
-  | { readonly blocked: false; readonly reservation?: Reservation }
-  | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
+export type FairUseDecision = { readonly blocked: false; readonly reservation?: Reservation } | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
 
 export interface Reservation {
   readonly accountId: string;

@@ -87,7 +87,10 @@ export function newSecretKey(): string {
 export function loadOrCreateKeyFile(path: string): { keys: Record<number, string>; created: boolean } {
   if (existsSync(path)) {
     const keys: Record<number, string> = {};
-    for (const line of readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) {
+    for (const line of readFileSync(path, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'))) {
       const match = /^(\d+):(.+)$/.exec(line);
       if (!match) throw new VaultError(`key file ${path} has a malformed line (expected "<version>:<base64 key>")`);
       keys[Number(match[1])] = match[2]!;

@@ -22,7 +22,13 @@ function page(res: ServerResponse, status: number, title: string, body: string):
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Connector gateway</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}label{display:block;margin:.8rem 0 .2rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;border:1px solid #99a;border-radius:4px}button{margin-top:1rem;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}.note{color:#556}.error{color:#a11}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #dde}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" });
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+  });
   res.end(html);
   return status;
 }
@@ -44,7 +50,12 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 
 export function createPortal(gateway: GatewayContext, options: PortalOptions): PortalRoutes {
   const invalid = (res: ServerResponse, reason: string) =>
-    page(res, reason === 'expired' ? 410 : 400, 'This link cannot be used', `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (for example by calling <code>connect_account</code> again).</p>`);
+    page(
+      res,
+      reason === 'expired' ? 410 : 400,
+      'This link cannot be used',
+      `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (for example by calling <code>connect_account</code> again).</p>`,
+    );
 
   function connectorOf(payload: LinkPayload) {
     return [...gateway.endpoints.values()].find((e) => e.connector.config.key === payload.connectorKey)?.connector;
@@ -75,14 +86,26 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       await gateway.store.putConnection({ accountId: payload.accountId, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
       await gateway.state.refresh();
       gateway.log.info({ accountId: payload.accountId, instance: instanceId }, 'connection stored');
-      return page(res, 200, `${connector.descriptor.title} is connected`, `<p>The endpoint <code>${escapeHtml(instanceId)}</code> is connected. You can close this page and ask the assistant again.</p>`);
+      return page(
+        res,
+        200,
+        `${connector.descriptor.title} is connected`,
+        `<p>The endpoint <code>${escapeHtml(instanceId)}</code> is connected. You can close this page and ask the assistant again.</p>`,
+      );
     }
     return connectForm(res, connector.descriptor.title, instanceId, fields, token);
   }
 
   function connectForm(res: ServerResponse, title: string, instanceId: string, fields: Array<{ name: string; label: string; secret: boolean }>, token: string, error?: string): number {
-    const inputs = fields.map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`).join('');
-    return page(res, error ? 400 : 200, `Connect ${title}`, `<p>Endpoint <code>${escapeHtml(instanceId)}</code>. The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`);
+    const inputs = fields
+      .map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`)
+      .join('');
+    return page(
+      res,
+      error ? 400 : 200,
+      `Connect ${title}`,
+      `<p>Endpoint <code>${escapeHtml(instanceId)}</code>. The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`,
+    );
   }
 
   async function purchase(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
@@ -100,7 +123,12 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       await gateway.state.refresh();
       return page(res, 200, title, '<p>Subscribed. You hold a seat; assign more on the team page.</p>');
     }
-    return page(res, 200, title, `<p>Subscribe your company to <strong>${escapeHtml(connector.descriptor.title)}</strong> (<code>${escapeHtml(connector.config.id)}</code>).</p><form method="post" action="/portal/purchase/${escapeHtml(token)}"><button type="submit">Subscribe</button></form>`);
+    return page(
+      res,
+      200,
+      title,
+      `<p>Subscribe your company to <strong>${escapeHtml(connector.descriptor.title)}</strong> (<code>${escapeHtml(connector.config.id)}</code>).</p><form method="post" action="/portal/purchase/${escapeHtml(token)}"><button type="submit">Subscribe</button></form>`,
+    );
   }
 
   async function team(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
@@ -126,7 +154,12 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
     const table = `<table><tr><th>Name</th><th>Email</th><th>Role</th><th>Seat on ${escapeHtml(connector.config.id)}</th></tr>${rows}</table>`;
     const body = isAdmin
       ? `<form method="post" action="/portal/team/${escapeHtml(token)}">${table}<button type="submit">Save seats</button></form>`
-      : `${table}<p class="note">Only an administrator can assign seats: ${users.filter((u) => u.role === 'admin').map((u) => escapeHtml(u.email)).join(', ') || 'none found'}.</p>`;
+      : `${table}<p class="note">Only an administrator can assign seats: ${
+          users
+            .filter((u) => u.role === 'admin')
+            .map((u) => escapeHtml(u.email))
+            .join(', ') || 'none found'
+        }.</p>`;
     return page(res, 200, `Team · ${connector.descriptor.title}`, body);
   }
 
@@ -139,7 +172,12 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       await gateway.state.refresh();
       return page(res, 200, 'Terms accepted', '<p>Thank you. Ask the assistant to call <code>connect_account</code> again.</p>');
     }
-    return page(res, 200, 'Terms of service', `<p>The gateway reads your business systems on your behalf, read-only unless a tool says otherwise, and meters calls per account.</p><form method="post" action="/portal/terms/${escapeHtml(token)}"><button type="submit">Accept the terms</button></form>`);
+    return page(
+      res,
+      200,
+      'Terms of service',
+      `<p>The gateway reads your business systems on your behalf, read-only unless a tool says otherwise, and meters calls per account.</p><form method="post" action="/portal/terms/${escapeHtml(token)}"><button type="submit">Accept the terms</button></form>`,
+    );
   }
 
   const handlers: Record<LinkPurpose, (req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string) => Promise<number>> = { connect, purchase, team, terms };
@@ -149,7 +187,13 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       const match = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_.-]+)$/.exec(path);
       if (!match) {
         req.resume();
-        const list = [...new Set([...gateway.endpoints.values()].filter((e) => e.instance === 1).map((e) => `<li><code>${escapeHtml(gateway.config.publicBaseUrl)}/${escapeHtml(e.instanceId)}/mcp</code> — ${escapeHtml(e.connector.descriptor.title)}</li>`))].join('');
+        const list = [
+          ...new Set(
+            [...gateway.endpoints.values()]
+              .filter((e) => e.instance === 1)
+              .map((e) => `<li><code>${escapeHtml(gateway.config.publicBaseUrl)}/${escapeHtml(e.instanceId)}/mcp</code> — ${escapeHtml(e.connector.descriptor.title)}</li>`),
+          ),
+        ].join('');
         return page(res, path === '/' || path === '/portal' ? 200 : 404, 'Connector gateway', `<p>MCP endpoints (POST, bearer token):</p><ul>${list}</ul>`);
       }
       if (req.method !== 'GET' && req.method !== 'POST') {

@@ -150,7 +150,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const onOuterAbort = () => controller.abort();
     if (outer.aborted) controller.abort();
     else outer.addEventListener('abort', onOuterAbort, { once: true });
-    const deadline = { get aborted() { return timedOut; } };
+    const deadline = {
+      get aborted() {
+        return timedOut;
+      },
+    };
     try {
       return await onceWithSignal<T>(req, url, signal, deadline);
     } finally {
@@ -159,7 +163,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  async function onceWithSignal<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
+  async function onceWithSignal<T>(
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: { readonly aborted: boolean },
+  ): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
@@ -198,7 +207,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       try {
         parsed = JSON.parse(bytes.toString('utf8'));
       } catch {
-        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, { status, body: bytes.subarray(0, ERROR_BODY_LIMIT).toString('utf8'), headers: responseHeaders });
+        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, {
+          status,
+          body: bytes.subarray(0, ERROR_BODY_LIMIT).toString('utf8'),
+          headers: responseHeaders,
+        });
       }
     }
     if (req.throttledBody?.(parsed)) return { throttled: { headers: responseHeaders, body: parsed } };

@@ -62,11 +62,15 @@ export const PARENT_CASE_ID = 1_021;
 export const SUB_CASE_IDS = [1_022, 1_023, 1_024] as const;
 /** Every parent/sub-case pair in company 1. */
 export const PARENT_SUB_PAIRS: ReadonlyArray<readonly [parent: number, sub: number]> = [
-  [1_021, 1_022], [1_021, 1_023], [1_021, 1_024],
+  [1_021, 1_022],
+  [1_021, 1_023],
+  [1_021, 1_024],
   [1_301, 1_302],
-  [1_641, 1_642], [1_641, 1_643],
+  [1_641, 1_642],
+  [1_641, 1_643],
   [1_991, 1_992],
-  [2_201, 2_202], [2_201, 2_203],
+  [2_201, 2_202],
+  [2_201, 2_203],
 ];
 
 /** Word found (case-insensitively) in the descriptions of SEARCH_WORD_CASES only. */
@@ -313,7 +317,6 @@ function localParts(unix: number): { year: number; month: number; day: number; w
 // PRNG and helpers
 // ---------------------------------------------------------------------------------------------
 
-
 interface Rng {
   next(): number;
   int(min: number, max: number): number;
@@ -369,11 +372,52 @@ const CASE_TYPES: CaseTypeRecord[] = [
 ];
 
 const FIRST_NAMES = ['Mette', 'Lars', 'Anne', 'Søren', 'Jens', 'Camilla', 'Mads', 'Louise', 'Henrik', 'Birgitte', 'Anders', 'Rasmus', 'Ida', 'Peter', 'Kirsten', 'Jørgen', 'Sofie', 'Niels'];
-const LAST_NAMES = ['Jensen', 'Nielsen', 'Hansen', 'Pedersen', 'Andersen', 'Christensen', 'Larsen', 'Sørensen', 'Rasmussen', 'Jørgensen', 'Madsen', 'Kristensen', 'Olsen', 'Thomsen', 'Poulsen', 'Møller'];
-const STREETS = ['Vestergade', 'Østergade', 'Nørregade', 'Søndergade', 'Algade', 'Strandvejen', 'Skovvej', 'Kirkevej', 'Møllevej', 'Engvej', 'Bakkevej', 'Rosenvænget', 'Havnegade', 'Åboulevarden', 'Frederiksgade'];
+const LAST_NAMES = [
+  'Jensen',
+  'Nielsen',
+  'Hansen',
+  'Pedersen',
+  'Andersen',
+  'Christensen',
+  'Larsen',
+  'Sørensen',
+  'Rasmussen',
+  'Jørgensen',
+  'Madsen',
+  'Kristensen',
+  'Olsen',
+  'Thomsen',
+  'Poulsen',
+  'Møller',
+];
+const STREETS = [
+  'Vestergade',
+  'Østergade',
+  'Nørregade',
+  'Søndergade',
+  'Algade',
+  'Strandvejen',
+  'Skovvej',
+  'Kirkevej',
+  'Møllevej',
+  'Engvej',
+  'Bakkevej',
+  'Rosenvænget',
+  'Havnegade',
+  'Åboulevarden',
+  'Frederiksgade',
+];
 const CITIES: ReadonlyArray<readonly [string, string]> = [
-  ['8000', 'Aarhus C'], ['8200', 'Aarhus N'], ['8260', 'Viby J'], ['8600', 'Silkeborg'], ['8700', 'Horsens'],
-  ['7100', 'Vejle'], ['5000', 'Odense C'], ['2100', 'København Ø'], ['2800', 'Kongens Lyngby'], ['9000', 'Aalborg'],
+  ['8000', 'Aarhus C'],
+  ['8200', 'Aarhus N'],
+  ['8260', 'Viby J'],
+  ['8600', 'Silkeborg'],
+  ['8700', 'Horsens'],
+  ['7100', 'Vejle'],
+  ['5000', 'Odense C'],
+  ['2100', 'København Ø'],
+  ['2800', 'Kongens Lyngby'],
+  ['9000', 'Aalborg'],
 ];
 const COMPANY_SUFFIXES = ['ApS', 'A/S', 'I/S'];
 const ORG_PREFIXES = ['Boligforeningen', 'Andelsboligforeningen', 'Ejerforeningen', 'Grundejerforeningen'];
@@ -411,14 +455,43 @@ const DESCRIPTION_DETAILS = [
   '',
 ];
 const PROJECT_KINDS = ['Villa', 'Rækkehus', 'Lejlighed', 'Kontor', 'Butik', 'Institution', 'Sommerhus', 'Lager'];
-const HOUR_DESCRIPTIONS = ['Montage', 'Fejlsøgning', 'Opmåling', 'Nedtagning', 'Oprydning', 'Kørsel til pladsen', 'Afhentning af materialer', 'Tilslutning', 'Test og idriftsættelse', 'Møde med kunden'];
+const HOUR_DESCRIPTIONS = [
+  'Montage',
+  'Fejlsøgning',
+  'Opmåling',
+  'Nedtagning',
+  'Oprydning',
+  'Kørsel til pladsen',
+  'Afhentning af materialer',
+  'Tilslutning',
+  'Test og idriftsættelse',
+  'Møde med kunden',
+];
 const PRODUCT_NAMES: ReadonlyArray<readonly [string, string]> = [
-  ['Kobberrør 15 mm', 'm'], ['PEX-rør 16 mm', 'm'], ['Installationskabel 3G1,5', 'm'], ['Stikkontakt 1-fag', 'stk'],
-  ['Afbryder 1-pol', 'stk'], ['HPFI-relæ 40A', 'stk'], ['Gipsplade 12,5 mm', 'stk'], ['Skruer 4x40 (200 stk)', 'pk'],
-  ['Fuge sanitet hvid', 'stk'], ['Tagrende zink 125 mm', 'm'], ['Nedløbsrør zink 87 mm', 'm'], ['Radiatorventil', 'stk'],
-  ['Termostathoved', 'stk'], ['Blandingsbatteri køkken', 'stk'], ['Toiletkumme væghængt', 'stk'], ['Klinker 30x60', 'm2'],
-  ['Flisemørtel 20 kg', 'sæk'], ['Mineraluld 95 mm', 'm2'], ['Dampspærre 0,20 mm', 'm2'], ['Maling facade 10 l', 'spand'],
-  ['LED-spot 5W', 'stk'], ['Ladestander 11 kW', 'stk'], ['Kloakrør PVC 110 mm', 'm'], ['Varmtvandsbeholder 110 l', 'stk'],
+  ['Kobberrør 15 mm', 'm'],
+  ['PEX-rør 16 mm', 'm'],
+  ['Installationskabel 3G1,5', 'm'],
+  ['Stikkontakt 1-fag', 'stk'],
+  ['Afbryder 1-pol', 'stk'],
+  ['HPFI-relæ 40A', 'stk'],
+  ['Gipsplade 12,5 mm', 'stk'],
+  ['Skruer 4x40 (200 stk)', 'pk'],
+  ['Fuge sanitet hvid', 'stk'],
+  ['Tagrende zink 125 mm', 'm'],
+  ['Nedløbsrør zink 87 mm', 'm'],
+  ['Radiatorventil', 'stk'],
+  ['Termostathoved', 'stk'],
+  ['Blandingsbatteri køkken', 'stk'],
+  ['Toiletkumme væghængt', 'stk'],
+  ['Klinker 30x60', 'm2'],
+  ['Flisemørtel 20 kg', 'sæk'],
+  ['Mineraluld 95 mm', 'm2'],
+  ['Dampspærre 0,20 mm', 'm2'],
+  ['Maling facade 10 l', 'spand'],
+  ['LED-spot 5W', 'stk'],
+  ['Ladestander 11 kW', 'stk'],
+  ['Kloakrør PVC 110 mm', 'm'],
+  ['Varmtvandsbeholder 110 l', 'stk'],
 ];
 
 function makeAddress(r: Rng, name: string): AddressRecord {
@@ -501,7 +574,13 @@ interface Builder {
   ids: Counters;
 }
 
-function addHour(b: Builder, caseId: number, startTime: number, stopTime: number, options: { user?: UserRecord; hourType?: HourTypeRecord; billable?: boolean; description?: string } = {}): HourRecord {
+function addHour(
+  b: Builder,
+  caseId: number,
+  startTime: number,
+  stopTime: number,
+  options: { user?: UserRecord; hourType?: HourTypeRecord; billable?: boolean; description?: string } = {},
+): HourRecord {
   const { company, r } = b;
   const user = options.user ?? r.pick(company.users);
   const hourType = options.hourType ?? (r.chance(0.8) ? company.hourTypes[0]! : r.pick(company.hourTypes));
@@ -764,7 +843,9 @@ function buildDemoCompany(ids: Counters): CompanyData {
     if (searchIds.has(id)) description = `Montering af ${SEARCH_WORD} på ${r.pick(['carport', 'tag', 'garage', 'udhus'])}. ${detail}`.trim();
     if (parentCaseId !== null) description = `Delopgave: ${description}`;
     const responsibleUser = r.pick(company.users);
-    const workAddress = r.chance(0.7) ? makeAddress(r, customer.name) : { name: customer.name, address: customer.address, postalCode: customer.postalCode, city: customer.city, fullAddress: customer.fullAddress };
+    const workAddress = r.chance(0.7)
+      ? makeAddress(r, customer.name)
+      : { name: customer.name, address: customer.address, postalCode: customer.postalCode, city: customer.city, fullAddress: customer.fullAddress };
     const record: CaseRecord = {
       id,
       companyId: company.id,

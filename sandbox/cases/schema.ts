@@ -14,28 +14,9 @@
 // `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
 // validation errors: message "validation" and `extensions.validation.<argument path>`.
 
-import {
-  GraphQLError,
-  NoSchemaIntrospectionCustomRule,
-  buildSchema,
-  defaultFieldResolver,
-  graphql,
-  isObjectType,
-  specifiedRules,
-} from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, buildSchema, defaultFieldResolver, graphql, isObjectType, specifiedRules } from 'graphql';
 import type { ExecutionResult, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
-import type {
-  AddedBy,
-  CaseRecord,
-  CompanyData,
-  GpsEntryRecord,
-  HourRecord,
-  HourTypeRecord,
-  InvoiceRecord,
-  MaterialRecord,
-  ProductRecord,
-  UserRecord,
-} from './data.ts';
+import type { AddedBy, CaseRecord, CompanyData, GpsEntryRecord, HourRecord, HourTypeRecord, InvoiceRecord, MaterialRecord, ProductRecord, UserRecord } from './data.ts';
 
 export const CASES_SCHEMA_MODES = ['extended', 'public', 'upper-enum'] as const;
 export type CasesSchemaMode = (typeof CASES_SCHEMA_MODES)[number];
@@ -627,7 +608,11 @@ const CASE_SEARCH_FIELDS: Record<string, (c: CaseRecord) => string> = {
 };
 
 const QUERY: Record<string, Resolver> = {
-  cases(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null }, ctx) {
+  cases(
+    _root,
+    args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null },
+    ctx,
+  ) {
     let items: readonly CaseRecord[] = ctx.company.cases;
     const statuses = args.filters?.statuses;
     if (statuses !== null && statuses !== undefined && statuses.length > 0) items = items.filter((c) => statuses.includes(c.status.id));
@@ -667,14 +652,15 @@ const QUERY: Record<string, Resolver> = {
     return {
       totalCostPrice: round2(cost),
       totalHours: round2(seconds / 3600),
-      hourTypes: [...byType.values()]
-        .sort((a, b) => a.type.id - b.type.id)
-        .map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
+      hourTypes: [...byType.values()].sort((a, b) => a.type.id - b.type.id).map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
     };
   },
-  caseMaterials(_root, args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByArg[] | null; filters?: { caseIds?: Array<number | null> | null } | null }, ctx) {
-    let items: readonly MaterialRecord[] =
-      args.caseId === null || args.caseId === undefined ? ctx.company.materials : (ctx.company.materialsByCase.get(args.caseId) ?? []);
+  caseMaterials(
+    _root,
+    args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByArg[] | null; filters?: { caseIds?: Array<number | null> | null } | null },
+    ctx,
+  ) {
+    let items: readonly MaterialRecord[] = args.caseId === null || args.caseId === undefined ? ctx.company.materials : (ctx.company.materialsByCase.get(args.caseId) ?? []);
     items = items.filter((m) => m.addedBy === args.type);
     const caseIds = args.filters?.caseIds;
     if (caseIds !== null && caseIds !== undefined && caseIds.length > 0) items = items.filter((m) => caseIds.includes(m.caseId));

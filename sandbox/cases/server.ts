@@ -151,7 +151,10 @@ const oneOf =
   <T extends string>(...values: readonly T[]) =>
   (v: unknown): boolean =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
-const isInt = (min: number, max: number) => (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
+const isInt =
+  (min: number, max: number) =>
+  (v: unknown): boolean =>
+    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
 
 const SWITCH_CHECKS: { [K in keyof CasesSwitches]: (value: unknown) => boolean } = {
   schemaMode: oneOf(...CASES_SCHEMA_MODES),
@@ -186,8 +189,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
-
-
 
 function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null;

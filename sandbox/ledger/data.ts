@@ -67,8 +67,7 @@ function schema(spec: Partial<Record<LedgerPropertyType, string>>): LedgerEntity
 }
 
 const DEBTOR_SCHEMA = schema({
-  string:
-    'Account Name Group Address1 Address2 Address3 ZipCode City CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment VatZone Vat',
+  string: 'Account Name Group Address1 Address2 Address3 ZipCode City CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment VatZone Vat',
   number: 'CreditMax CurBalance Overdue CurBalanceCur OverdueCur',
   integer: 'Country',
   boolean: 'Blocked',
@@ -244,7 +243,6 @@ export const LEDGER_COMPANY_ROWS: readonly LedgerRow[] = [
 // ---------------------------------------------------------------------------------------------
 // Deterministic helpers
 // ---------------------------------------------------------------------------------------------
-
 
 interface Rng {
   next(): number;
@@ -531,7 +529,16 @@ function glAccountRows(defs: readonly AccountDef[], book: Book): LedgerRow[] {
       PrevYearDebit: round2(t.prevDebit),
       PrevYearCredit: round2(t.prevCredit),
       Blocked: def.blocked ?? false,
-      DebetCredit: def.type === 'Sum' ? undefined : PROFIT_AND_LOSS.has(def.type) ? (def.type === 'Revenue' ? 'Credit' : 'Debit') : ['Equity', 'Liability', 'Creditor', 'Vat'].includes(def.type) ? 'Credit' : 'Debit',
+      DebetCredit:
+        def.type === 'Sum'
+          ? undefined
+          : PROFIT_AND_LOSS.has(def.type)
+            ? def.type === 'Revenue'
+              ? 'Credit'
+              : 'Debit'
+            : ['Equity', 'Liability', 'Creditor', 'Vat'].includes(def.type)
+              ? 'Credit'
+              : 'Debit',
     });
   });
 }
@@ -760,7 +767,12 @@ function postDebtorInvoice(book: Book, day: number, number: number, party: Party
     currency: party.currency,
     amountCur: party.currency === undefined ? undefined : total,
   });
-  const voucher = book.post(day, creditNote ? 'CREDITNOTE' : 'INVOICE', text, postingLines.map((l) => ({ ...l, invoice: number })));
+  const voucher = book.post(
+    day,
+    creditNote ? 'CREDITNOTE' : 'INVOICE',
+    text,
+    postingLines.map((l) => ({ ...l, invoice: number })),
+  );
   return {
     number,
     day,
@@ -941,7 +953,12 @@ function settleVat(book: Book, day: number, label: string): void {
   lines.push({ account: '6230', amount: payable });
   book.post(day, 'VAT', `VAT settlement ${label}`, lines);
   const payDay = businessDay(day + 62);
-  book.schedule(payDay, () => book.post(payDay, 'VAT', `VAT payment ${label}`, [{ account: '6230', amount: -payable }, { account: '5300', amount: payable }]));
+  book.schedule(payDay, () =>
+    book.post(payDay, 'VAT', `VAT payment ${label}`, [
+      { account: '6230', amount: -payable },
+      { account: '5300', amount: payable },
+    ]),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1081,46 +1098,157 @@ export const LEDGER_PRODUCT_GROUPS = ['BIKES', 'EBIKES', 'KIDS', 'PARTS', 'TYRES
 
 const GROUPS: readonly ProductGroup[] = [
   {
-    group: 'BIKES', name: 'City and road bikes', prefix: 'BK', salesAccount: '1010', costAccount: '1110',
-    models: ['City Classic', 'City Comfort', 'Urban Sport', 'Trekking Pro', 'Gravel X', 'Road Race'], variants: ['48 cm', '53 cm', '57 cm', '61 cm'], count: 22,
-    price: [3200, 11000], costRatio: 0.62, brands: ['Nordlys', 'Kronborg', 'Velora'], warranty: 60, tillWeight: 3, tillQty: [1, 2], openingStock: [3, 8],
+    group: 'BIKES',
+    name: 'City and road bikes',
+    prefix: 'BK',
+    salesAccount: '1010',
+    costAccount: '1110',
+    models: ['City Classic', 'City Comfort', 'Urban Sport', 'Trekking Pro', 'Gravel X', 'Road Race'],
+    variants: ['48 cm', '53 cm', '57 cm', '61 cm'],
+    count: 22,
+    price: [3200, 11000],
+    costRatio: 0.62,
+    brands: ['Nordlys', 'Kronborg', 'Velora'],
+    warranty: 60,
+    tillWeight: 3,
+    tillQty: [1, 2],
+    openingStock: [3, 8],
   },
   {
-    group: 'EBIKES', name: 'E-bikes', prefix: 'EB', salesAccount: '1020', costAccount: '1120',
-    models: ['E-City', 'E-Cargo Long', 'E-Trekking', 'E-MTB Trail', 'E-Fold'], variants: ['400 Wh', '500 Wh', '625 Wh', '750 Wh'], count: 18,
-    price: [11000, 32000], costRatio: 0.68, brands: ['Voltvej', 'Nordlys', 'Cargoteket'], warranty: 24, tillWeight: 2, tillQty: [1, 1], openingStock: [2, 5],
+    group: 'EBIKES',
+    name: 'E-bikes',
+    prefix: 'EB',
+    salesAccount: '1020',
+    costAccount: '1120',
+    models: ['E-City', 'E-Cargo Long', 'E-Trekking', 'E-MTB Trail', 'E-Fold'],
+    variants: ['400 Wh', '500 Wh', '625 Wh', '750 Wh'],
+    count: 18,
+    price: [11000, 32000],
+    costRatio: 0.68,
+    brands: ['Voltvej', 'Nordlys', 'Cargoteket'],
+    warranty: 24,
+    tillWeight: 2,
+    tillQty: [1, 1],
+    openingStock: [2, 5],
   },
   {
-    group: 'KIDS', name: "Kids' bikes", prefix: 'KB', salesAccount: '1030', costAccount: '1130',
-    models: ['Balance bike 12"', 'Kids bike 16"', 'Kids bike 20"', 'Junior 24"', 'Junior MTB 24"', 'Teen 26"'], variants: ['red', 'blue'], count: 12,
-    price: [700, 3400], costRatio: 0.6, brands: ['Lillebror', 'Nordlys'], warranty: 24, tillWeight: 3, tillQty: [1, 2], openingStock: [3, 8],
+    group: 'KIDS',
+    name: "Kids' bikes",
+    prefix: 'KB',
+    salesAccount: '1030',
+    costAccount: '1130',
+    models: ['Balance bike 12"', 'Kids bike 16"', 'Kids bike 20"', 'Junior 24"', 'Junior MTB 24"', 'Teen 26"'],
+    variants: ['red', 'blue'],
+    count: 12,
+    price: [700, 3400],
+    costRatio: 0.6,
+    brands: ['Lillebror', 'Nordlys'],
+    warranty: 24,
+    tillWeight: 3,
+    tillQty: [1, 2],
+    openingStock: [3, 8],
   },
   {
-    group: 'PARTS', name: 'Spare parts', prefix: 'PT', salesAccount: '1040', costAccount: '1140',
-    models: ['Chain', 'Cassette', 'Brake pads', 'Brake cable', 'Gear cable', 'Saddle', 'Pedals', 'Handlebar grips', 'Bottom bracket', 'Derailleur', 'Crankset', 'Spoke set', 'Headset', 'Seat post', 'Stem'],
-    variants: ['standard', 'premium'], count: 30,
-    price: [40, 900], costRatio: 0.5, brands: ['Kædeværket', 'Velora', 'Shift-On'], warranty: 12, tillWeight: 6, tillQty: [1, 6], openingStock: [15, 40],
+    group: 'PARTS',
+    name: 'Spare parts',
+    prefix: 'PT',
+    salesAccount: '1040',
+    costAccount: '1140',
+    models: [
+      'Chain',
+      'Cassette',
+      'Brake pads',
+      'Brake cable',
+      'Gear cable',
+      'Saddle',
+      'Pedals',
+      'Handlebar grips',
+      'Bottom bracket',
+      'Derailleur',
+      'Crankset',
+      'Spoke set',
+      'Headset',
+      'Seat post',
+      'Stem',
+    ],
+    variants: ['standard', 'premium'],
+    count: 30,
+    price: [40, 900],
+    costRatio: 0.5,
+    brands: ['Kædeværket', 'Velora', 'Shift-On'],
+    warranty: 12,
+    tillWeight: 6,
+    tillQty: [1, 6],
+    openingStock: [15, 40],
   },
   {
-    group: 'TYRES', name: 'Tyres and tubes', prefix: 'TY', salesAccount: '1050', costAccount: '1150',
-    models: ['Tyre 28x1.40', 'Tyre 28x1.75', 'Tyre 26x2.10', 'Tyre 20x1.75', 'Tube 28"', 'Tube 26"', 'Tube 20"', 'Puncture-proof tyre 28"'], variants: ['standard', 'reflex'], count: 16,
-    price: [60, 450], costRatio: 0.5, brands: ['Rundt', 'Gummihuset'], warranty: 6, tillWeight: 5, tillQty: [1, 6], openingStock: [20, 50],
+    group: 'TYRES',
+    name: 'Tyres and tubes',
+    prefix: 'TY',
+    salesAccount: '1050',
+    costAccount: '1150',
+    models: ['Tyre 28x1.40', 'Tyre 28x1.75', 'Tyre 26x2.10', 'Tyre 20x1.75', 'Tube 28"', 'Tube 26"', 'Tube 20"', 'Puncture-proof tyre 28"'],
+    variants: ['standard', 'reflex'],
+    count: 16,
+    price: [60, 450],
+    costRatio: 0.5,
+    brands: ['Rundt', 'Gummihuset'],
+    warranty: 6,
+    tillWeight: 5,
+    tillQty: [1, 6],
+    openingStock: [20, 50],
   },
   {
-    group: 'ACC', name: 'Accessories', prefix: 'AC', salesAccount: '1060', costAccount: '1160',
-    models: ['Front light', 'Rear light', 'Light set', 'Chain lock', 'Frame lock', 'D-lock', 'Bell', 'Pannier bag', 'Basket', 'Child seat', 'Floor pump', 'Mini pump'], variants: ['basic', 'deluxe'], count: 24,
-    price: [50, 1400], costRatio: 0.48, brands: ['Lygtemanden', 'Låsesmeden', 'Nordlys'], warranty: 24, tillWeight: 6, tillQty: [1, 5], openingStock: [10, 35],
+    group: 'ACC',
+    name: 'Accessories',
+    prefix: 'AC',
+    salesAccount: '1060',
+    costAccount: '1160',
+    models: ['Front light', 'Rear light', 'Light set', 'Chain lock', 'Frame lock', 'D-lock', 'Bell', 'Pannier bag', 'Basket', 'Child seat', 'Floor pump', 'Mini pump'],
+    variants: ['basic', 'deluxe'],
+    count: 24,
+    price: [50, 1400],
+    costRatio: 0.48,
+    brands: ['Lygtemanden', 'Låsesmeden', 'Nordlys'],
+    warranty: 24,
+    tillWeight: 6,
+    tillQty: [1, 5],
+    openingStock: [10, 35],
   },
   {
-    group: 'CLOTH', name: 'Clothing and helmets', prefix: 'CL', salesAccount: '1070', costAccount: '1170',
-    models: ['Helmet adult', 'Helmet kids', 'Rain jacket', 'Rain trousers', 'Gloves', 'Cycling jersey'], variants: ['S/M', 'L/XL', 'one size'], count: 18,
-    price: [150, 1600], costRatio: 0.5, brands: ['Regnvejr', 'Hjelmfabrikken'], warranty: 12, tillWeight: 4, tillQty: [1, 3], openingStock: [8, 25],
+    group: 'CLOTH',
+    name: 'Clothing and helmets',
+    prefix: 'CL',
+    salesAccount: '1070',
+    costAccount: '1170',
+    models: ['Helmet adult', 'Helmet kids', 'Rain jacket', 'Rain trousers', 'Gloves', 'Cycling jersey'],
+    variants: ['S/M', 'L/XL', 'one size'],
+    count: 18,
+    price: [150, 1600],
+    costRatio: 0.5,
+    brands: ['Regnvejr', 'Hjelmfabrikken'],
+    warranty: 12,
+    tillWeight: 4,
+    tillQty: [1, 3],
+    openingStock: [8, 25],
   },
   {
-    group: 'SERVICE', name: 'Workshop services', prefix: 'SV', salesAccount: '1080', costAccount: '1180',
+    group: 'SERVICE',
+    name: 'Workshop services',
+    prefix: 'SV',
+    salesAccount: '1080',
+    costAccount: '1180',
     models: ['Basic service', 'Full service', 'E-bike service', 'Puncture repair', 'Brake adjustment', 'Gear adjustment', 'Wheel truing', 'Assembly of new bike', 'Workshop hour', 'Winter storage'],
-    variants: [''], count: 10,
-    price: [120, 1100], costRatio: 0.15, brands: [], warranty: 3, service: true, tillWeight: 7, tillQty: [1, 3], openingStock: [0, 0],
+    variants: [''],
+    count: 10,
+    price: [120, 1100],
+    costRatio: 0.15,
+    brands: [],
+    warranty: 3,
+    service: true,
+    tillWeight: 7,
+    tillQty: [1, 3],
+    openingStock: [0, 0],
   },
 ];
 
@@ -1152,9 +1280,24 @@ interface InvLine {
 }
 
 const CITIES: ReadonlyArray<readonly [string, string]> = [
-  ['8000', 'Aarhus C'], ['8200', 'Aarhus N'], ['8210', 'Aarhus V'], ['8220', 'Brabrand'], ['8240', 'Risskov'], ['8260', 'Viby J'],
-  ['8270', 'Højbjerg'], ['8310', 'Tranbjerg J'], ['8520', 'Lystrup'], ['8600', 'Silkeborg'], ['8900', 'Randers C'], ['8700', 'Horsens'],
-  ['8300', 'Odder'], ['8660', 'Skanderborg'], ['8800', 'Viborg'], ['7500', 'Holstebro'], ['7620', 'Lemvig'], ['8400', 'Ebeltoft'],
+  ['8000', 'Aarhus C'],
+  ['8200', 'Aarhus N'],
+  ['8210', 'Aarhus V'],
+  ['8220', 'Brabrand'],
+  ['8240', 'Risskov'],
+  ['8260', 'Viby J'],
+  ['8270', 'Højbjerg'],
+  ['8310', 'Tranbjerg J'],
+  ['8520', 'Lystrup'],
+  ['8600', 'Silkeborg'],
+  ['8900', 'Randers C'],
+  ['8700', 'Horsens'],
+  ['8300', 'Odder'],
+  ['8660', 'Skanderborg'],
+  ['8800', 'Viborg'],
+  ['7500', 'Holstebro'],
+  ['7620', 'Lemvig'],
+  ['8400', 'Ebeltoft'],
 ];
 const STREETS = ['Søndergade', 'Vestergade', 'Østergade', 'Nørregade', 'Frederiks Allé', 'Skolevej', 'Industrivej', 'Havnegade', 'Banegårdsgade', 'Kirkevej', 'Parkvej', 'Møllevej'];
 const SALES_REPS = ['Mette Holm', 'Lars Bech', 'Anne Kjær'];
@@ -1216,7 +1359,11 @@ function makeParty(r: Rng, account: string, name: string, group: string, behavio
   const [zip, city] = CITIES[cityIndex % CITIES.length]!;
   const slug = name
     .toLowerCase()
-    .replace(/æ/g, 'ae').replace(/ø/g, 'oe').replace(/å/g, 'aa').replace(/ä/g, 'ae').replace(/ö/g, 'oe')
+    .replace(/æ/g, 'ae')
+    .replace(/ø/g, 'oe')
+    .replace(/å/g, 'aa')
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
     .split('-')
@@ -1343,7 +1490,12 @@ function creditorParty(r: Rng, seed: CreditorSeed, i: number, accountBase: numbe
   p.payment = `Net ${p.paymentDays} days`;
   p.creditMax = 0;
   p.paymentMethod = seed.method;
-  p.paymentId = seed.method === 'FIK71' ? `+71<${String(r.int(100000000, 999999999)).padStart(15, '0')}+${r.int(80000000, 89999999)}<` : seed.method === 'IBAN' ? `DE${r.int(10, 99)}${r.int(10000000, 99999999)}${r.int(1000000000, 9999999999)}` : `${r.int(1000, 9999)} ${r.int(1000000000, 9999999999)}`;
+  p.paymentId =
+    seed.method === 'FIK71'
+      ? `+71<${String(r.int(100000000, 999999999)).padStart(15, '0')}+${r.int(80000000, 89999999)}<`
+      : seed.method === 'IBAN'
+        ? `DE${r.int(10, 99)}${r.int(10000000, 99999999)}${r.int(1000000000, 9999999999)}`
+        : `${r.int(1000, 9999)} ${r.int(1000000000, 9999999999)}`;
   if (seed.currency !== undefined) {
     p.currency = seed.currency;
     p.vatZone = 'EU';
@@ -1601,7 +1753,11 @@ function buildNordlysCykler(): CompanyBuild {
         const net = rTill.amount(range[0], range[1]);
         const vat = round2(net * 0.25);
         const gross = round2(net + vat);
-        const method = rTill.weighted([['5300', 55], ['5330', 35], ['5320', 10]] as const);
+        const method = rTill.weighted([
+          ['5300', 55],
+          ['5330', 35],
+          ['5320', 10],
+        ] as const);
         if (method === '5320') cashInDrawer = round2(cashInDrawer + gross);
         if (method === '5330') mobilePay = round2(mobilePay + gross);
         book.post(day, 'POS', revenueTillText(receipt), [
@@ -1662,25 +1818,53 @@ function buildNordlysCykler(): CompanyBuild {
         { account: '5300', amount: -round2(wages + pension + atp - tax) },
       ]);
       const taxDay = businessDay(day + 10);
-      book.schedule(taxDay, () => book.post(taxDay, 'PAYROLL', `Payroll tax ${dt(day).slice(0, 7)}`, [{ account: '6140', amount: tax }, { account: '5300', amount: -tax }]));
-      book.post(day, 'DEPRECIATION', `Depreciation ${dt(day).slice(0, 7)}`, [{ account: '2810', amount: 6_250 }, { account: '5020', amount: -6_250 }]);
+      book.schedule(taxDay, () =>
+        book.post(taxDay, 'PAYROLL', `Payroll tax ${dt(day).slice(0, 7)}`, [
+          { account: '6140', amount: tax },
+          { account: '5300', amount: -tax },
+        ]),
+      );
+      book.post(day, 'DEPRECIATION', `Depreciation ${dt(day).slice(0, 7)}`, [
+        { account: '2810', amount: 6_250 },
+        { account: '5020', amount: -6_250 },
+      ]);
       const fees = rMisc.amount(450, 1_900);
-      book.post(day, 'BANK', `Card and bank fees ${dt(day).slice(0, 7)}`, [{ account: '2660', amount: fees }, { account: '5300', amount: -fees }]);
-      const transfer = round2(Math.max(cashInDrawer - 5_000 , 0));
-      if (transfer > 0) book.post(day, 'BANK', 'Cash deposited in bank', [{ account: '5300', amount: transfer }, { account: '5320', amount: -transfer }]);
+      book.post(day, 'BANK', `Card and bank fees ${dt(day).slice(0, 7)}`, [
+        { account: '2660', amount: fees },
+        { account: '5300', amount: -fees },
+      ]);
+      const transfer = round2(Math.max(cashInDrawer - 5_000, 0));
+      if (transfer > 0)
+        book.post(day, 'BANK', 'Cash deposited in bank', [
+          { account: '5300', amount: transfer },
+          { account: '5320', amount: -transfer },
+        ]);
       cashInDrawer = round2(cashInDrawer - transfer);
-      if (mobilePay > 0) book.post(day, 'BANK', 'MobilePay settlement', [{ account: '5300', amount: mobilePay }, { account: '5330', amount: -mobilePay }]);
+      if (mobilePay > 0)
+        book.post(day, 'BANK', 'MobilePay settlement', [
+          { account: '5300', amount: mobilePay },
+          { account: '5330', amount: -mobilePay },
+        ]);
       mobilePay = 0;
       if (month % 3 === 2) {
-        const interest = round2(400_000 * 0.055 / 4 - m * 40);
-        book.post(day, 'BANK', `Loan interest Q${Math.floor(month / 3) + 1}`, [{ account: '2920', amount: interest }, { account: '5300', amount: -interest }]);
+        const interest = round2((400_000 * 0.055) / 4 - m * 40);
+        book.post(day, 'BANK', `Loan interest Q${Math.floor(month / 3) + 1}`, [
+          { account: '2920', amount: interest },
+          { account: '5300', amount: -interest },
+        ]);
         const deposit = rMisc.amount(40, 320);
-        book.post(day, 'BANK', `Interest on deposits Q${Math.floor(month / 3) + 1}`, [{ account: '5300', amount: deposit }, { account: '2910', amount: -deposit }]);
+        book.post(day, 'BANK', `Interest on deposits Q${Math.floor(month / 3) + 1}`, [
+          { account: '5300', amount: deposit },
+          { account: '2910', amount: -deposit },
+        ]);
         settleVat(book, day, `Q${Math.floor(month / 3) + 1} ${dt(day).slice(0, 4)}`);
       }
       if (month === 11) {
         const regulation = day < YEAR2_START ? 18_450 : -7_230;
-        book.post(day, 'YEAREND', `Inventory regulation ${dt(day).slice(0, 4)}`, [{ account: '5100', amount: regulation }, { account: '1195', amount: -regulation }]);
+        book.post(day, 'YEAREND', `Inventory regulation ${dt(day).slice(0, 4)}`, [
+          { account: '5100', amount: regulation },
+          { account: '1195', amount: -regulation },
+        ]);
       }
     }
   }
@@ -1801,9 +1985,7 @@ function buildNordlysCykler(): CompanyBuild {
     itemUserRows.push(compact({ ...base, Brand: it.brand, WarrantyMonths: it.group.warranty }));
   }
 
-  const groupRows = GROUPS.map((g) =>
-    compact({ Group: g.group, Name: g.name, SalesAccount: g.salesAccount, CostAccount: g.costAccount, PurchaseAccount: g.costAccount, InvAccount: '5100' }),
-  );
+  const groupRows = GROUPS.map((g) => compact({ Group: g.group, Name: g.name, SalesAccount: g.salesAccount, CostAccount: g.costAccount, PurchaseAccount: g.costAccount, InvAccount: '5100' }));
 
   const openCreditor = creditorInvoices.filter((inv) => inv.openDkk !== 0);
   return {
@@ -1940,10 +2122,7 @@ function buildNordlysEjendomme(): CompanyBuild {
       });
     }
     C2_CREDITORS.forEach((seed, ci) => {
-      const due =
-        (seed.schedule === 'monthly' && dom === 12) ||
-        (seed.schedule === 'quarterly' && dom === 20 && month % 3 === 0) ||
-        (seed.schedule === 'occasional' && dom === 8 && month % 2 === 1);
+      const due = (seed.schedule === 'monthly' && dom === 12) || (seed.schedule === 'quarterly' && dom === 20 && month % 3 === 0) || (seed.schedule === 'occasional' && dom === 8 && month % 2 === 1);
       if (!due) return;
       creditorNumber += 3;
       const inv = postCreditorInvoice(book, day, creditorNumber, creditors[ci]!, [{ account: seed.account as string, net: r.amount(seed.amount[0], seed.amount[1]), vat: seed.vat }]);
@@ -1952,10 +2131,17 @@ function buildNordlysEjendomme(): CompanyBuild {
       book.schedule(payDay, () => postCreditorPayment(book, payDay, inv));
     });
     if (isLastDayOfMonth(day)) {
-      const interest = round2(4_850_000 * 0.042 / 12);
-      book.post(day, 'BANK', `Mortgage interest ${dt(day).slice(0, 7)}`, [{ account: '2920', amount: interest }, { account: '5300', amount: -interest }]);
+      const interest = round2((4_850_000 * 0.042) / 12);
+      book.post(day, 'BANK', `Mortgage interest ${dt(day).slice(0, 7)}`, [
+        { account: '2920', amount: interest },
+        { account: '5300', amount: -interest },
+      ]);
       if (month % 3 === 2) settleVat(book, day, `Q${Math.floor(month / 3) + 1} ${dt(day).slice(0, 4)}`);
-      if (month === 0 || month === 6) book.post(day, 'TAX', `Property tax ${dt(day).slice(0, 7)}`, [{ account: '2430', amount: 21_300 }, { account: '5300', amount: -21_300 }]);
+      if (month === 0 || month === 6)
+        book.post(day, 'TAX', `Property tax ${dt(day).slice(0, 7)}`, [
+          { account: '2430', amount: 21_300 },
+          { account: '5300', amount: -21_300 },
+        ]);
     }
   }
   const open = invoices.filter((inv) => inv.openDkk !== 0);

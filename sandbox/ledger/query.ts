@@ -298,10 +298,12 @@ function sortedOrder(rows: readonly LedgerRow[], sort: readonly SortKey[]): Uint
   }
   const cached = perRows.get(spec);
   if (cached !== undefined) return cached;
-  const columns = sort.map((k) => rows.map((row): SortValue => {
-    const v = row[k.property];
-    return typeof v === 'string' ? v.toLowerCase() : v;
-  }));
+  const columns = sort.map((k) =>
+    rows.map((row): SortValue => {
+      const v = row[k.property];
+      return typeof v === 'string' ? v.toLowerCase() : v;
+    }),
+  );
   const order = new Uint32Array(rows.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((x, y) => {

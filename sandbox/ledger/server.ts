@@ -27,16 +27,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  LEDGER_COMPANY_ROWS,
-  LEDGER_DEMO_COMPANY_ID,
-  LEDGER_DEMO_PASSWORD,
-  LEDGER_DEMO_USER,
-  LEDGER_LOGIN_ERRORS,
-  findLedgerUser,
-  ledgerCompanyData,
-  ledgerCompanyRow,
-} from './data.ts';
+import { LEDGER_COMPANY_ROWS, LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_LOGIN_ERRORS, findLedgerUser, ledgerCompanyData, ledgerCompanyRow } from './data.ts';
 import type { LedgerRow, LedgerUser } from './data.ts';
 import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
 import { readBody, parseJsonLoose, sendText } from '../http-kit.ts';
@@ -206,9 +197,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
-
-
-
 
 function isJsonContentType(header: string | undefined): boolean {
   const media = header?.split(';')[0]?.trim().toLowerCase();

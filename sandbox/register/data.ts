@@ -392,7 +392,6 @@ export const REGISTER_INDEX_NAMES = {
 // Deterministic helpers
 // ---------------------------------------------------------------------------------------------
 
-
 const random = mulberry32(0x5eedc0de);
 
 function randomInt(min: number, max: number): number {
@@ -568,7 +567,10 @@ function employment(spec: EmploymentSpec | null): EmploymentArrays {
     });
   }
   if (spec.series === 'annual') return out;
-  for (const [aar, kvartal] of [[2023, 4], [2024, 1]] as const) {
+  for (const [aar, kvartal] of [
+    [2023, 4],
+    [2024, 1],
+  ] as const) {
     out.kvartalsbeskaeftigelse.push({
       aar,
       kvartal,
@@ -643,8 +645,14 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
   {
     key: 'demoData',
     cvr: DEMO_CVR,
-    names: [['Demo Software ApS', '2012-03-01', '2016-06-30'], ['Demo Data A/S', '2016-07-01']],
-    forms: [['APS', '2012-03-01', '2016-06-30'], ['AS', '2016-07-01']],
+    names: [
+      ['Demo Software ApS', '2012-03-01', '2016-06-30'],
+      ['Demo Data A/S', '2016-07-01'],
+    ],
+    forms: [
+      ['APS', '2012-03-01', '2016-06-30'],
+      ['AS', '2016-07-01'],
+    ],
     branches: [[['620100', 'Computerprogrammering'], '2012-03-01']],
     addresses: [
       [{ vej: 'Vesterbrogade', nr: 10, etage: '2', postnr: 1620, distrikt: 'København V', kommune: cph }, '2012-03-01', '2018-04-30'],
@@ -653,7 +661,13 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     start: '2012-03-01',
     statuses: [['NORMAL', '2012-03-01']],
     sammensatStatus: 'NORMAL',
-    capital: { values: [['50000.00', '2012-03-01', '2016-06-30'], ['1000000.00', '2016-07-01']], currency: 'DKK' },
+    capital: {
+      values: [
+        ['50000.00', '2012-03-01', '2016-06-30'],
+        ['1000000.00', '2016-07-01'],
+      ],
+      currency: 'DKK',
+    },
     purpose: 'Selskabets formål er at udvikle og sælge software og dermed beslægtet virksomhed.',
     signing: 'Selskabet tegnes af bestyrelsens formand i forening med en direktør eller af den samlede bestyrelse.',
     employment: { band: 'ANTAL_20_49', annualBand: 'ANTAL_20_29', series: 'all' },
@@ -676,7 +690,10 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
   {
     key: 'demoHolding',
     cvr: DEMO_HOLDING_CVR,
-    names: [['LBJ Holding ApS', '2015-01-05', '2016-06-30'], ['Demo Holding ApS', '2016-07-01']],
+    names: [
+      ['LBJ Holding ApS', '2015-01-05', '2016-06-30'],
+      ['Demo Holding ApS', '2016-07-01'],
+    ],
     forms: [['APS', '2015-01-05']],
     branches: [[['642020', 'Ikke-finansielle holdingselskaber'], '2015-01-05']],
     addresses: [[{ vej: 'Strandvejen', nr: 150, postnr: 2900, distrikt: 'Hellerup', kommune: KOMMUNER.gentofte }, '2015-01-05']],
@@ -815,7 +832,10 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
   {
     key: 'logistik',
     cvr: LOGISTICS_CVR,
-    names: [['Nordisk Transport A/S', '2005-03-15', '2010-12-31'], ['Nordisk Logistik A/S', '2011-01-01']],
+    names: [
+      ['Nordisk Transport A/S', '2005-03-15', '2010-12-31'],
+      ['Nordisk Logistik A/S', '2011-01-01'],
+    ],
     forms: [['AS', '2005-03-15']],
     branches: [[['494100', 'Vejgodstransport'], '2005-03-15']],
     addresses: [[{ vej: 'Priorparken', nr: 700, postnr: 2605, distrikt: 'Brøndby', kommune: KOMMUNER.broendby }, '2005-03-15']],
@@ -891,7 +911,10 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     branches: [[['282900', 'Fremstilling af andre maskiner til generelle formål i.a.n.'], '1987-06-01']],
     addresses: [[{ vej: 'Hjulmagervej', nr: 20, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '1987-06-01']],
     start: '1987-06-01',
-    statuses: [['NORMAL', '1987-06-01', '2024-02-14'], ['UNDER KONKURS', '2024-02-15']],
+    statuses: [
+      ['NORMAL', '1987-06-01', '2024-02-14'],
+      ['UNDER KONKURS', '2024-02-15'],
+    ],
     sammensatStatus: 'UNDERKONKURS',
     capital: { values: [['1000000.00', '1987-06-01']], currency: 'DKK' },
     purpose: 'Selskabets formål er at drive maskinfabrik.',
@@ -1063,7 +1086,10 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   },
   {
     pNummer: DEMO_CEASED_PNUMMER,
-    names: [['Demo Software ApS, Odense', '2014-01-01', '2016-06-30'], ['Demo Data A/S, Odense', '2016-07-01', '2020-06-30']],
+    names: [
+      ['Demo Software ApS, Odense', '2014-01-01', '2016-06-30'],
+      ['Demo Data A/S, Odense', '2016-07-01', '2020-06-30'],
+    ],
     parents: [['demoData', '2014-01-01', '2020-06-30']],
     addresses: [[{ vej: 'Vestergade', nr: 45, etage: '1', postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2014-01-01', '2020-06-30']],
     start: '2014-01-01',
@@ -1073,8 +1099,14 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   // moved from Demo Data A/S to Demo Data Services ApS
   {
     pNummer: MOVED_PNUMMER,
-    names: [['Demo Data A/S, Kundeservice', '2018-05-01', '2022-12-31'], ['Demo Data Services ApS, Kundeservice', '2023-01-01']],
-    parents: [['demoData', '2018-05-01', '2022-12-31'], ['demoServices', '2023-01-01']],
+    names: [
+      ['Demo Data A/S, Kundeservice', '2018-05-01', '2022-12-31'],
+      ['Demo Data Services ApS, Kundeservice', '2023-01-01'],
+    ],
+    parents: [
+      ['demoData', '2018-05-01', '2022-12-31'],
+      ['demoServices', '2023-01-01'],
+    ],
     addresses: [[{ vej: 'Jernbanegade', nr: 3, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2018-05-01']],
     branche: ['822000', 'Callcentre'],
     start: '2018-05-01',
@@ -1143,7 +1175,10 @@ const UNIT_SPECS: readonly UnitSpec[] = [
     employment: { band: 'ANTAL_10_19', series: 'annual+quarterly' },
   },
   {
-    names: [['Nordisk Transport A/S, Aalborg', '2008-02-01', '2010-12-31'], ['Nordisk Logistik A/S, Aalborg', '2011-01-01', '2019-09-30']],
+    names: [
+      ['Nordisk Transport A/S, Aalborg', '2008-02-01', '2010-12-31'],
+      ['Nordisk Logistik A/S, Aalborg', '2011-01-01', '2019-09-30'],
+    ],
     parents: [['logistik', '2008-02-01', '2019-09-30']],
     addresses: [[{ vej: 'Sindalsvej', nr: 34, postnr: 9200, distrikt: 'Aalborg SV', kommune: KOMMUNER.aalborg }, '2008-02-01', '2019-09-30']],
     start: '2008-02-01',
@@ -1288,7 +1323,15 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   {
     company: 'demoData',
     who: 'demoHolding',
-    roles: [{ organ: 'EJERREGISTER', andel: [['0.5', '2016-07-01', '2019-12-31'], ['0.6667', '2020-01-01']] }],
+    roles: [
+      {
+        organ: 'EJERREGISTER',
+        andel: [
+          ['0.5', '2016-07-01', '2019-12-31'],
+          ['0.6667', '2020-01-01'],
+        ],
+      },
+    ],
   },
   {
     company: 'demoData',
@@ -1297,10 +1340,22 @@ const RELATION_SPECS: readonly RelationSpec[] = [
       { organ: 'EJERREGISTER', andel: [['0.5', '2012-03-01', '2016-06-30']] },
       {
         organ: 'Reelle ejere',
-        andel: [['0.52', '2017-05-23', '2019-12-31'], ['0.688', '2020-01-01']],
-        stemmeret: [['0.55', '2017-05-23', '2019-12-31'], ['0.72', '2020-01-01']],
+        andel: [
+          ['0.52', '2017-05-23', '2019-12-31'],
+          ['0.688', '2020-01-01'],
+        ],
+        stemmeret: [
+          ['0.55', '2017-05-23', '2019-12-31'],
+          ['0.72', '2020-01-01'],
+        ],
       },
-      { organ: 'Bestyrelse', funktion: [['BESTYRELSESMEDLEM', '2016-07-01', '2019-04-30'], ['FORMAND', '2019-05-01']] },
+      {
+        organ: 'Bestyrelse',
+        funktion: [
+          ['BESTYRELSESMEDLEM', '2016-07-01', '2019-04-30'],
+          ['FORMAND', '2019-05-01'],
+        ],
+      },
       { organ: 'Direktion', funktion: [['DIREKTØR', '2012-03-01', '2016-06-30']] },
       { organ: 'Stiftere', from: '2012-03-01' },
     ],
@@ -1331,12 +1386,27 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   {
     company: 'demoData',
     who: 'henrik',
-    roles: [{ organ: 'Bestyrelse', funktion: [['FORMAND', '2016-07-01', '2019-04-30'], ['NÆSTFORMAND', '2019-05-01', '2021-05-31']] }],
+    roles: [
+      {
+        organ: 'Bestyrelse',
+        funktion: [
+          ['FORMAND', '2016-07-01', '2019-04-30'],
+          ['NÆSTFORMAND', '2019-05-01', '2021-05-31'],
+        ],
+      },
+    ],
   },
   { company: 'demoData', who: 'revision', roles: [{ organ: 'Revision', from: '2016-07-01' }] },
 
   // ---- Demo Data Services ApS: 100 % subsidiary ---------------------------------------------
-  { company: 'demoServices', who: 'demoData', roles: [{ organ: 'EJERREGISTER', andel: [['1.0', '2022-09-01']] }, { organ: 'Stiftere', from: '2022-09-01' }] },
+  {
+    company: 'demoServices',
+    who: 'demoData',
+    roles: [
+      { organ: 'EJERREGISTER', andel: [['1.0', '2022-09-01']] },
+      { organ: 'Stiftere', from: '2022-09-01' },
+    ],
+  },
   {
     company: 'demoServices',
     who: 'lars',
@@ -1345,7 +1415,10 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   {
     company: 'demoServices',
     who: 'mette',
-    roles: [{ organ: 'Reelle ejere', andel: [['0.262', '2022-09-01']] }, { organ: 'Direktion', funktion: [['DIREKTØR', '2022-09-01']] }],
+    roles: [
+      { organ: 'Reelle ejere', andel: [['0.262', '2022-09-01']] },
+      { organ: 'Direktion', funktion: [['DIREKTØR', '2022-09-01']] },
+    ],
   },
   { company: 'demoServices', who: 'revision', roles: [{ organ: 'Revision', from: '2022-09-01' }] },
 
@@ -1375,7 +1448,10 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   {
     company: 'demoByg',
     who: 'maria',
-    roles: [{ organ: 'EJERREGISTER', andel: [['0.5', '2017-04-03']] }, { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] }],
+    roles: [
+      { organ: 'EJERREGISTER', andel: [['0.5', '2017-04-03']] },
+      { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] },
+    ],
   },
 
   // ---- Demo Consult ApS (dissolved): every membership closed ---------------------------------
@@ -1403,8 +1479,22 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   { company: 'bageri', who: 'per', roles: [{ organ: 'EJERREGISTER', andel: [['0.05', '2009-08-17']] }] },
 
   // ---- Østergaard Landbrug I/S -------------------------------------------------------------
-  { company: 'landbrug', who: 'ole', roles: [{ organ: 'Interessenter', from: '1998-04-01' }, { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] }] },
-  { company: 'landbrug', who: 'birgitte', roles: [{ organ: 'Interessenter', from: '1998-04-01' }, { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] }] },
+  {
+    company: 'landbrug',
+    who: 'ole',
+    roles: [
+      { organ: 'Interessenter', from: '1998-04-01' },
+      { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] },
+    ],
+  },
+  {
+    company: 'landbrug',
+    who: 'birgitte',
+    roles: [
+      { organ: 'Interessenter', from: '1998-04-01' },
+      { organ: 'Reelle ejere', andel: [['0.5', '2017-05-23']] },
+    ],
+  },
 
   // ---- Skagen Havfiskeri ApS: an estate owns half -------------------------------------------
   {
@@ -1517,7 +1607,13 @@ const RELATION_SPECS: readonly RelationSpec[] = [
     company: 'logistik',
     who: 'henrik',
     roles: [
-      { organ: 'EJERREGISTER', andel: [['0.2', '2010-01-01', '2015-12-31'], ['0.25', '2016-01-01']] },
+      {
+        organ: 'EJERREGISTER',
+        andel: [
+          ['0.2', '2010-01-01', '2015-12-31'],
+          ['0.25', '2016-01-01'],
+        ],
+      },
       { organ: 'Reelle ejere', andel: [['0.27', '2017-05-23']], stemmeret: [['0.2', '2017-05-23']] },
       { organ: 'Direktion', funktion: [['adm. dir.', '2010-01-01']] },
     ],
@@ -1531,8 +1627,20 @@ const RELATION_SPECS: readonly RelationSpec[] = [
     company: 'vvs',
     who: 'jens',
     roles: [
-      { organ: 'EJERREGISTER', andel: [['1.0', '1999-11-01', '2020-12-31'], ['0.6667', '2021-01-01']] },
-      { organ: 'Reelle ejere', andel: [['1.0', '2017-05-23', '2020-12-31'], ['0.7', '2021-01-01']] },
+      {
+        organ: 'EJERREGISTER',
+        andel: [
+          ['1.0', '1999-11-01', '2020-12-31'],
+          ['0.6667', '2021-01-01'],
+        ],
+      },
+      {
+        organ: 'Reelle ejere',
+        andel: [
+          ['1.0', '2017-05-23', '2020-12-31'],
+          ['0.7', '2021-01-01'],
+        ],
+      },
       { organ: 'Direktion', funktion: [['DIREKTØR', '1999-11-01']] },
     ],
   },
@@ -1624,7 +1732,10 @@ const RELATION_SPECS: readonly RelationSpec[] = [
   {
     company: 'software',
     who: 'ida',
-    roles: [{ organ: 'EJERREGISTER', andel: [['0.5', '2021-06-15']] }, { organ: 'Reelle ejere', andel: [['0.5', '2021-06-15']] }],
+    roles: [
+      { organ: 'EJERREGISTER', andel: [['0.5', '2021-06-15']] },
+      { organ: 'Reelle ejere', andel: [['0.5', '2021-06-15']] },
+    ],
   },
   {
     company: 'el',
@@ -1766,7 +1877,13 @@ function organisation(company: CompanyBase, role: RoleSpec): Organisation {
   switch (role.organ) {
     case 'EJERREGISTER': {
       const andel = role.andel ?? [];
-      medlem.push(attribute('EJERANDEL_MEDDELELSE_DATO', 'date', andel.map((s) => [s[1] ?? company.spec.start, s[1], spanTo(s)] as const)));
+      medlem.push(
+        attribute(
+          'EJERANDEL_MEDDELELSE_DATO',
+          'date',
+          andel.map((s) => [s[1] ?? company.spec.start, s[1], spanTo(s)] as const),
+        ),
+      );
       medlem.push(attribute('EJERANDEL_PROCENT', 'decimal', andel));
       medlem.push(attribute('EJERANDEL_STEMMERET_PROCENT', 'decimal', role.stemmeret ?? andel));
       break;
@@ -1844,7 +1961,13 @@ function companyAttributes(spec: CompanySpec): Attribut[] {
   const whole: Span<string> = ['', spec.start, spec.end ?? null];
   if (spec.capital !== undefined) {
     out.push(attribute('KAPITAL', 'decimal', spec.capital.values));
-    out.push(attribute('KAPITALVALUTA', 'string', spec.capital.values.map((s) => [spec.capital!.currency, s[1], spanTo(s)] as const)));
+    out.push(
+      attribute(
+        'KAPITALVALUTA',
+        'string',
+        spec.capital.values.map((s) => [spec.capital!.currency, s[1], spanTo(s)] as const),
+      ),
+    );
     out.push(attribute('FØRSTE_REGNSKABSPERIODE_START', 'date', [[spec.start, spec.start, spec.end ?? null]]));
     out.push(attribute('REGNSKABSÅR_START', 'gMonthDay', [['--01-01', spec.start, spec.end ?? null]]));
     out.push(attribute('REGNSKABSÅR_SLUT', 'gMonthDay', [['--12-31', spec.start, spec.end ?? null]]));
@@ -1954,8 +2077,7 @@ function buildParticipant(spec: ParticipantSpec): Vrdeltagerperson {
       };
       return { virksomhed, organisationer: structuredClone(r.organisationer) };
     });
-  const attributter: Attribut[] =
-    spec.andreDeltType === undefined ? [] : [attribute('ANDRE_DELT_TYPE', 'string', [[spec.andreDeltType, spanFrom(spec.names[0]!)]])];
+  const attributter: Attribut[] = spec.andreDeltType === undefined ? [] : [attribute('ANDRE_DELT_TYPE', 'string', [[spec.andreDeltType, spanFrom(spec.names[0]!)]])];
   return {
     enhedsNummer: spec.enhedsNummer,
     enhedstype: spec.type,

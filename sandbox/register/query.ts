@@ -112,13 +112,9 @@ function illegalArgument(reason: string): QueryError {
 /** A failure raised on the shards: wrapped in `search_phase_execution_exception` as ES 6 does. */
 function shardFailure(index: string, cause: EsErrorCause): QueryError {
   return new QueryError(
-    esErrorBody(
-      400,
-      'search_phase_execution_exception',
-      'all shards failed',
-      { phase: 'query', grouped: true, failed_shards: [{ shard: 0, index, node: 'sandbox-node-0', reason: cause }] },
-      [{ ...cause, index_uuid: 'sandbox', index }],
-    ),
+    esErrorBody(400, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [{ shard: 0, index, node: 'sandbox-node-0', reason: cause }] }, [
+      { ...cause, index_uuid: 'sandbox', index },
+    ]),
   );
 }
 
@@ -267,15 +263,56 @@ type QueryNode =
   | { kind: 'bool'; must: QueryNode[]; boost: number };
 
 const ES_QUERY_TYPES = new Set([
-  'terms', 'range', 'exists', 'prefix', 'wildcard', 'regexp', 'fuzzy', 'ids', 'match_phrase', 'match_phrase_prefix',
-  'multi_match', 'query_string', 'simple_query_string', 'nested', 'has_child', 'has_parent', 'constant_score',
-  'dis_max', 'function_score', 'boosting', 'script', 'more_like_this', 'common', 'type', 'match_none', 'terms_set',
-  'geo_shape', 'geo_distance', 'geo_bounding_box', 'geo_polygon', 'span_term', 'span_near', 'parent_id',
+  'terms',
+  'range',
+  'exists',
+  'prefix',
+  'wildcard',
+  'regexp',
+  'fuzzy',
+  'ids',
+  'match_phrase',
+  'match_phrase_prefix',
+  'multi_match',
+  'query_string',
+  'simple_query_string',
+  'nested',
+  'has_child',
+  'has_parent',
+  'constant_score',
+  'dis_max',
+  'function_score',
+  'boosting',
+  'script',
+  'more_like_this',
+  'common',
+  'type',
+  'match_none',
+  'terms_set',
+  'geo_shape',
+  'geo_distance',
+  'geo_bounding_box',
+  'geo_polygon',
+  'span_term',
+  'span_near',
+  'parent_id',
 ]);
 
 const ES_MATCH_OPTIONS = new Set([
-  'analyzer', 'fuzziness', 'prefix_length', 'max_expansions', 'minimum_should_match', 'lenient', 'zero_terms_query',
-  'cutoff_frequency', 'auto_generate_synonyms_phrase_query', 'fuzzy_transpositions', 'fuzzy_rewrite', 'type', 'slop', '_name',
+  'analyzer',
+  'fuzziness',
+  'prefix_length',
+  'max_expansions',
+  'minimum_should_match',
+  'lenient',
+  'zero_terms_query',
+  'cutoff_frequency',
+  'auto_generate_synonyms_phrase_query',
+  'fuzzy_transpositions',
+  'fuzzy_rewrite',
+  'type',
+  'slop',
+  '_name',
 ]);
 
 const ES_BOOL_CLAUSES = new Set(['filter', 'should', 'must_not', 'minimum_should_match', 'adjust_pure_negative', 'disable_coord', '_name']);
@@ -310,8 +347,7 @@ function isScalar(value: unknown): value is string | number | boolean {
 function parseLong(name: string, field: string, value: string | number | boolean, indexName: string): number {
   const text = String(value).trim();
   if (typeof value !== 'boolean' && /^[+-]?\d{1,15}$/.test(text)) return Number(text);
-  const reason =
-    typeof value === 'number' && Number.isFinite(value) ? `Value [${value}] has a decimal part` : `For input string: "${String(value)}"`;
+  const reason = typeof value === 'number' && Number.isFinite(value) ? `Value [${value}] has a decimal part` : `For input string: "${String(value)}"`;
   throw shardFailure(indexName, {
     type: 'query_shard_exception',
     reason: `failed to create query: {\n  "${name}" : {\n    "${field}" : ${JSON.stringify(value)}\n  }\n}`,
@@ -426,9 +462,32 @@ interface ParsedSearch {
 }
 
 const ES_TOP_LEVEL_KEYS = new Set([
-  'sort', 'aggs', 'aggregations', 'search_after', 'script_fields', 'highlight', 'post_filter', 'min_score', 'explain',
-  'version', 'seq_no_primary_term', 'stored_fields', 'docvalue_fields', 'timeout', 'terminate_after', 'collapse',
-  'suggest', 'rescore', 'indices_boost', 'slice', 'profile', 'track_scores', 'track_total_hits', 'stats', 'ext', 'scroll',
+  'sort',
+  'aggs',
+  'aggregations',
+  'search_after',
+  'script_fields',
+  'highlight',
+  'post_filter',
+  'min_score',
+  'explain',
+  'version',
+  'seq_no_primary_term',
+  'stored_fields',
+  'docvalue_fields',
+  'timeout',
+  'terminate_after',
+  'collapse',
+  'suggest',
+  'rescore',
+  'indices_boost',
+  'slice',
+  'profile',
+  'track_scores',
+  'track_total_hits',
+  'stats',
+  'ext',
+  'scroll',
 ]);
 
 function parseCount(name: 'size' | 'from', value: unknown): number {
@@ -538,7 +597,12 @@ function evaluate(node: QueryNode, index: SearchIndex, docIndex: number): number
 
 function matchesPattern(pattern: string, path: string): boolean {
   if (!pattern.includes('*')) return pattern === path;
-  const regex = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return regex.test(path);
 }
 

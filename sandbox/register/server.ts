@@ -109,9 +109,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, pretty = f
   res.end(text);
 }
 
-
-
-
 function checkBasicAuth(header: string | undefined, username: string, password: string): boolean {
   if (header === undefined) return false;
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
@@ -246,11 +243,7 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
     }
     for (const param of url.searchParams.keys()) {
       if (param !== 'pretty') {
-        sendJson(
-          res,
-          400,
-          esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`),
-        );
+        sendJson(res, 400, esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`));
         return;
       }
     }

@@ -85,7 +85,9 @@ async function loadFolder(): Promise<{ fold: (p: readonly Row[][]) => unknown; h
       // try the next shape
     }
   }
-  return { skipped: `handlers/ledger/fold.ts exports ${Object.keys(mod).join(', ') || 'nothing'}, but neither foldPages(pages, options) nor new GroupFold(options).add(page)/result() folded the synthetic rows into groups counting every row. Adapt loadFolder() in test/bench/fold.ts.` };
+  return {
+    skipped: `handlers/ledger/fold.ts exports ${Object.keys(mod).join(', ') || 'nothing'}, but neither foldPages(pages, options) nor new GroupFold(options).add(page)/result() folded the synthetic rows into groups counting every row. Adapt loadFolder() in test/bench/fold.ts.`,
+  };
 }
 
 export interface FoldFigure {
@@ -111,7 +113,9 @@ export type FoldResult = { readonly skipped: string } | { readonly how: string; 
 export async function measureMemory(rowsTotal: number): Promise<FoldMemory | undefined> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc || !existsSync(FOLD_MODULE)) return undefined;
-  const mod = (await import(pathToFileURL(FOLD_MODULE).href)) as { GroupFold?: new (o: { groupBy: string[]; sum: string[]; maxGroups: number }) => { add(page: readonly unknown[]): boolean; result(): unknown } };
+  const mod = (await import(pathToFileURL(FOLD_MODULE).href)) as {
+    GroupFold?: new (o: { groupBy: string[]; sum: string[]; maxGroups: number }) => { add(page: readonly unknown[]): boolean; result(): unknown };
+  };
   if (!mod.GroupFold) return undefined;
   const heap = () => {
     gc();

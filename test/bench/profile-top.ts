@@ -57,7 +57,15 @@ export function summarise(profile: Profile, top = 30): string {
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([k, t]) => `${pct(t)}  ${k}`);
-  return [`${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy; percentages of busy time`, '', 'Self time by function:', ...list(byFunction, top), '', 'Self time by file or package:', ...list(byFile, 20)].join('\n');
+  return [
+    `${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy; percentages of busy time`,
+    '',
+    'Self time by function:',
+    ...list(byFunction, top),
+    '',
+    'Self time by file or package:',
+    ...list(byFile, 20),
+  ].join('\n');
 }
 
 if (process.argv[1]?.endsWith('profile-top.ts')) {

@@ -178,10 +178,27 @@ async function main(): Promise<void> {
     startChild('floor', join(BENCH, 'servers/floor.ts'), ['--upstream', upstreamUrl], { env: childEnv() }),
     startChild('peer', join(BENCH, 'servers/peer.ts'), ['--upstream', upstreamUrl], { env: childEnv() }),
     startChild('echo', join(BENCH, 'servers/echo.ts'), [], { env: childEnv() }),
-    startChild('gateway', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', join(tmp, 'gateway'), '--accounts', String(maxAccounts), '--upstream', upstreamUrl, '--log-level', options.logLevel, ...(profileFile ? ['--profile', profileFile] : [])], {
-      env: childEnv(),
-      readyTimeoutMs: 300_000,
-    }),
+    startChild(
+      'gateway',
+      join(BENCH, 'servers/gateway.ts'),
+      [
+        '--store',
+        'embedded',
+        '--data-dir',
+        join(tmp, 'gateway'),
+        '--accounts',
+        String(maxAccounts),
+        '--upstream',
+        upstreamUrl,
+        '--log-level',
+        options.logLevel,
+        ...(profileFile ? ['--profile', profileFile] : []),
+      ],
+      {
+        env: childEnv(),
+        readyTimeoutMs: 300_000,
+      },
+    ),
   ]);
   const tokens = gateway.info['tokens'] as string[];
   log(`gateway ready (seeded in ${Math.round(Number(gateway.info['seedMs']))} ms)`);
@@ -201,7 +218,27 @@ async function main(): Promise<void> {
         await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await c.end();
       });
-      pgGateway = await startChild('gateway-postgres', join(BENCH, 'servers/gateway.ts'), ['--store', 'postgres', '--database-url', options.databaseUrl, '--schema', schema, '--data-dir', join(tmp, 'gateway-pg'), '--accounts', '1', '--upstream', upstreamUrl, '--log-level', options.logLevel], { env: childEnv() });
+      pgGateway = await startChild(
+        'gateway-postgres',
+        join(BENCH, 'servers/gateway.ts'),
+        [
+          '--store',
+          'postgres',
+          '--database-url',
+          options.databaseUrl,
+          '--schema',
+          schema,
+          '--data-dir',
+          join(tmp, 'gateway-pg'),
+          '--accounts',
+          '1',
+          '--upstream',
+          upstreamUrl,
+          '--log-level',
+          options.logLevel,
+        ],
+        { env: childEnv() },
+      );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
       pgSkip = `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} not usable: ${(error as Error).message.split('\n')[0]}`;
@@ -219,8 +256,30 @@ async function main(): Promise<void> {
   const cases: Case[] = [
     { id: 'floor', label: 'Floor (node:http + undici)', server: floor, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
     { id: 'peer', label: 'Peer pattern (SDK stateless, per-request McpServer)', server: peer, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
-    ...options.growth.map((n): Case => ({ id: `gateway-${n}`, label: `Gateway, ${n} active account${n === 1 ? '' : 's'}`, server: gateway, path: '/register/mcp', body: CALL_BODY, tokens: tokens.slice(0, n), metered: true })),
-    ...(pgGateway ? [{ id: 'gateway-pg', label: 'Gateway on PostgreSQL, 1 account', server: pgGateway, path: '/register/mcp', body: CALL_BODY, tokens: (pgGateway.info['tokens'] as string[]).slice(0, 1), metered: true }] : []),
+    ...options.growth.map(
+      (n): Case => ({
+        id: `gateway-${n}`,
+        label: `Gateway, ${n} active account${n === 1 ? '' : 's'}`,
+        server: gateway,
+        path: '/register/mcp',
+        body: CALL_BODY,
+        tokens: tokens.slice(0, n),
+        metered: true,
+      }),
+    ),
+    ...(pgGateway
+      ? [
+          {
+            id: 'gateway-pg',
+            label: 'Gateway on PostgreSQL, 1 account',
+            server: pgGateway,
+            path: '/register/mcp',
+            body: CALL_BODY,
+            tokens: (pgGateway.info['tokens'] as string[]).slice(0, 1),
+            metered: true,
+          },
+        ]
+      : []),
     { id: 'echo', label: 'Bare JSON echo', server: echo, path: '/mcp', body: LIST_BODY, tokens: [], metered: false },
     { id: 'gateway-list', label: 'Gateway tools/list, 1 account', server: gateway, path: '/register/mcp', body: LIST_BODY, tokens: tokens.slice(0, 1), metered: false },
   ];
@@ -237,14 +296,23 @@ async function main(): Promise<void> {
   }
 
   const runClosed = async (c: Case, amount: number): Promise<CaseRun> => {
-    const job: LoadJob = { kind: 'closed', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, amount: Math.max(Math.round(amount), options.connections * 4) };
+    const job: LoadJob = {
+      kind: 'closed',
+      url: String(c.server.info['url']),
+      path: c.path,
+      body: c.body,
+      tokens: c.tokens,
+      connections: options.connections,
+      amount: Math.max(Math.round(amount), options.connections * 4),
+    };
     const cpu0 = cpuMs(c.server.pid);
     const sampler = rssSampler(c.server.pid);
     const result = await load.job<LoadResult>({ load: job });
     const rssMax = sampler.stop();
     const cpu = cpuMs(c.server.pid) - cpu0;
     count(c, result.ok);
-    if (result.failed > 0 || result.transportErrors > 0) problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
+    if (result.failed > 0 || result.transportErrors > 0)
+      problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
     return { result, cpuUsPerCall: result.ok > 0 ? (cpu * 1000) / result.ok : Number.NaN, rssMaxMiB: rssMax };
   };
 
@@ -259,7 +327,18 @@ async function main(): Promise<void> {
   problems.length = 0; // warm-up failures are reported only if they recur in measured runs
   const rateCases = [cases.find((c) => c.id === 'floor')!, cases.find((c) => c.id === 'gateway-1')!];
   for (const c of rateCases) {
-    const r = await load.job<LoadResult>({ load: { kind: 'rate', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, rate: options.rate, durationSec: Math.min(1, options.warmupSec) } satisfies LoadJob });
+    const r = await load.job<LoadResult>({
+      load: {
+        kind: 'rate',
+        url: String(c.server.info['url']),
+        path: c.path,
+        body: c.body,
+        tokens: c.tokens,
+        connections: options.connections,
+        rate: options.rate,
+        durationSec: Math.min(1, options.warmupSec),
+      } satisfies LoadJob,
+    });
     count(c, r.ok);
   }
 
@@ -280,10 +359,22 @@ async function main(): Promise<void> {
     }
     for (const c of rateCases) {
       const sampler = c.server === gateway ? rssSampler(gateway.pid) : undefined;
-      const result = await load.job<LoadResult>({ load: { kind: 'rate', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, rate: options.rate, durationSec: options.durationSec } satisfies LoadJob });
+      const result = await load.job<LoadResult>({
+        load: {
+          kind: 'rate',
+          url: String(c.server.info['url']),
+          path: c.path,
+          body: c.body,
+          tokens: c.tokens,
+          connections: options.connections,
+          rate: options.rate,
+          durationSec: options.durationSec,
+        } satisfies LoadJob,
+      });
       if (sampler) rssLoad = Math.max(rssLoad, sampler.stop());
       count(c, result.ok);
-      if (result.failed > 0 || result.transportErrors > 0) problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
+      if (result.failed > 0 || result.transportErrors > 0)
+        problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
       (rateRuns.get(c.id) ?? rateRuns.set(c.id, []).get(c.id)!).push(result);
       log(`run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`);
     }
@@ -322,7 +413,9 @@ async function main(): Promise<void> {
 
   // ---- start-up of `node bin/start.ts` on a prepared data directory -------------------------
   const startupDir = join(tmp, 'startup');
-  const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], { env: childEnv() });
+  const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], {
+    env: childEnv(),
+  });
   const startupToken = (seeded.info['tokens'] as string[])[0]!;
   await seeded.stop();
   const startupMs: number[] = [];
@@ -332,7 +425,11 @@ async function main(): Promise<void> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/register/mcp`;
     const t0 = performance.now();
-    const proc = startProcess('gateway-main', process.execPath, [join(ROOT, 'bin/start.ts')], { env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir: startupDir, logLevel: 'info', port })), cwd: ROOT, captureStdout: true });
+    const proc = startProcess('gateway-main', process.execPath, [join(ROOT, 'bin/start.ts')], {
+      env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir: startupDir, logLevel: 'info', port })),
+      cwd: ROOT,
+      captureStdout: true,
+    });
     let exited = false;
     void proc.exited.then(() => (exited = true));
     let elapsed = Number.NaN;
@@ -454,7 +551,8 @@ async function main(): Promise<void> {
       spread: spread(codegenMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 5 },
-      method: '`node codegen/main.ts --out <temp dir> --no-stubs`: load, validate, IR and every emitter for all specs, written to an empty directory; wall time of the whole process including Node start-up.',
+      method:
+        '`node codegen/main.ts --out <temp dir> --no-stubs`: load, validate, IR and every emitter for all specs, written to an empty directory; wall time of the whole process including Node start-up.',
     },
     {
       figure: '`aggregate` fold of 50,000 rows, CPU',

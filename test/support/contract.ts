@@ -50,9 +50,26 @@ export interface ArgSchema {
 
 /** Keywords the probe generator understands; any other keyword in an input schema fails the suite. */
 export const PROBED_KEYWORDS: ReadonlySet<string> = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'default',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
-  'pattern', 'format', 'description', 'title',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'default',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'format',
+  'description',
+  'title',
 ]);
 
 export const inputSchemaOf = (tool: ToolDescriptor): ArgSchema => tool.inputSchema as ArgSchema;
@@ -349,7 +366,10 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
     }
     if (schema.pattern !== undefined || schema.format !== undefined) {
       // The value in place where it is a string that fits (a coerced digit string keeps its numeric bounds), else a derived one.
-      const fits = typeof present === 'string' || coerce ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) && (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid) : false;
+      const fits =
+        typeof present === 'string' || coerce
+          ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) && (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid)
+          : false;
       const sample = fits ? text : sampleValue({ ...schema, type: 'string' });
       if (typeof sample === 'string') add('inside', `${schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`}, sent ${JSON.stringify(sample)}`, sample);
     }
@@ -475,7 +495,8 @@ export function listingProblems(descriptor: ConnectorDescriptor, instanceId: str
     if (!got.title || got.title !== tool.title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
     if (!got.description || got.description !== tool.description) problems.push(`${served}: description is missing or not the descriptor's`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
-    if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations))) problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not the descriptor's ${JSON.stringify(tool.annotations)}`);
+    if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))
+      problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not the descriptor's ${JSON.stringify(tool.annotations)}`);
     if (annotationTitle !== undefined && annotationTitle !== tool.title) problems.push(`${served}: annotations.title is not the tool title`);
     if (got.inputSchema?.type !== 'object') problems.push(`${served}: inputSchema root is not type object`);
     if (publishOutput && tool.outputSchema) {
@@ -654,7 +675,9 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 /** The connector error codes used by at least one tool whose handler has landed. */
 export function landedErrorCodes(descriptor: ConnectorDescriptor, pending: readonly string[]): string[] {
   const used = new Set(descriptor.tools.filter((t) => !pending.includes(t.name)).flatMap((t) => t.errors));
-  return Object.keys(descriptor.errors).filter((code) => used.has(code)).sort();
+  return Object.keys(descriptor.errors)
+    .filter((code) => used.has(code))
+    .sort();
 }
 
 /**
@@ -667,6 +690,9 @@ export function mentionsErrorCode(descriptor: ConnectorDescriptor, code: string,
   const entry = descriptor.errors[code];
   if (!entry) return false;
   const filled = entry.text.replaceAll('{upstream}', descriptor.upstream.name);
-  const pattern = filled.split(/\{[A-Za-z0-9_]+\}/).map(escapeRegExp).join('[\\s\\S]{0,200}?');
+  const pattern = filled
+    .split(/\{[A-Za-z0-9_]+\}/)
+    .map(escapeRegExp)
+    .join('[\\s\\S]{0,200}?');
   return new RegExp(pattern).test(text);
 }

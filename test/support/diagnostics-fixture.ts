@@ -29,5 +29,8 @@ export async function checkFixture(name: string): Promise<{ lines: string[]; cod
 }
 
 export function fixtureNames(): string[] {
-  return readdirSync(DIAGNOSTIC_FIXTURES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return readdirSync(DIAGNOSTIC_FIXTURES, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }

@@ -57,7 +57,13 @@ export async function mcpClient(gatewayUrl: string, instanceId: string, token: s
 }
 
 /** A raw JSON-RPC POST (for protocol edge cases the SDK client would never send). */
-export async function rpc(gatewayUrl: string, instanceId: string, token: string | null, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
+export async function rpc(
+  gatewayUrl: string,
+  instanceId: string,
+  token: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
   const res = await fetch(`${gatewayUrl}/${instanceId}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },

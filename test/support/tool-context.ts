@@ -22,7 +22,6 @@ export interface TestContextOptions {
  * Typed loosely on purpose (`any` codes and limits): a test hands it to one tool's handler, whose
  * generated contract types the codes it may raise and the limits it reads.
  */
-// biome-ignore lint/suspicious/noExplicitAny: see above.
 export type TestToolContext = ToolContext<any, any>;
 
 export function testContext(options: TestContextOptions): TestToolContext {

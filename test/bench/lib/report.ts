@@ -33,12 +33,25 @@ export interface ThroughputRow {
 export interface Report {
   readonly date: Date;
   readonly machine: MachineInfo;
-  readonly options: { readonly runs: number; readonly durationSec: number; readonly connections: number; readonly rate: number; readonly quick: boolean; readonly logLevel: string; readonly cpuProf: boolean };
+  readonly options: {
+    readonly runs: number;
+    readonly durationSec: number;
+    readonly connections: number;
+    readonly rate: number;
+    readonly quick: boolean;
+    readonly logLevel: string;
+    readonly cpuProf: boolean;
+  };
   readonly figures: readonly Figure[];
   readonly throughput: readonly ThroughputRow[];
   readonly fixedRate: readonly { readonly label: string; readonly achieved: Spread; readonly p50: Spread; readonly p99: Spread }[];
   readonly growth: readonly { readonly accounts: number; readonly rps: Spread; readonly ratio: Spread; readonly cpuUsPerCall: Spread }[];
-  readonly fold: { readonly skipped: string } | { readonly figures: readonly { readonly rows: number; readonly cpuMs: Spread; readonly wallMs: Spread }[]; readonly memory?: { readonly rows: number; readonly retainedKiB: number; readonly peakKiB: number; readonly onePageKiB: number } };
+  readonly fold:
+    | { readonly skipped: string }
+    | {
+        readonly figures: readonly { readonly rows: number; readonly cpuMs: Spread; readonly wallMs: Spread }[];
+        readonly memory?: { readonly rows: number; readonly retainedKiB: number; readonly peakKiB: number; readonly onePageKiB: number };
+      };
   readonly metering: readonly { readonly gateway: string; readonly accounts: number; readonly expected: number; readonly totalCalls: number }[];
   /** Event-loop delay of the embedded gateway over its measured runs. */
   readonly gatewayDelay: { readonly delayMaxMs: number; readonly delayP99Ms: number; readonly delayMeanMs: number };
@@ -123,7 +136,10 @@ function misses(report: Report): string[] {
       why = p && gateway ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.` : '';
     } else if (f.figure.includes('p99 latency')) {
       const fr = report.fixedRate;
-      why = fr.length === 2 ? ` p99 at the fixed rate: floor ${fmt(fr[0]!.p99.median, 'ms')} ms, gateway ${fmt(fr[1]!.p99.median, 'ms')} ms (p50 ${fmt(fr[0]!.p50.median, 'ms')} / ${fmt(fr[1]!.p50.median, 'ms')} ms). The gateway's event loop stalled for up to ${fmt(report.gatewayDelay.delayMaxMs, 'ms')} ms (p99 of the delay ${fmt(report.gatewayDelay.delayP99Ms, 'ms')} ms). A full reload of the platform snapshot with ${report.snapshot.tenants.toLocaleString('en-US')} tenants takes ${fmt(report.snapshot.reloadMs.median, 'ms')} ms (${range(report.snapshot.reloadMs, 'ms')}) but runs only after a write (the change version is polled every ${report.snapshot.everyMs} ms); the embedded database executes on the gateway's own thread, so its work (usage flushes, version polls) and garbage collection set the tail.` : '';
+      why =
+        fr.length === 2
+          ? ` p99 at the fixed rate: floor ${fmt(fr[0]!.p99.median, 'ms')} ms, gateway ${fmt(fr[1]!.p99.median, 'ms')} ms (p50 ${fmt(fr[0]!.p50.median, 'ms')} / ${fmt(fr[1]!.p50.median, 'ms')} ms). The gateway's event loop stalled for up to ${fmt(report.gatewayDelay.delayMaxMs, 'ms')} ms (p99 of the delay ${fmt(report.gatewayDelay.delayP99Ms, 'ms')} ms). A full reload of the platform snapshot with ${report.snapshot.tenants.toLocaleString('en-US')} tenants takes ${fmt(report.snapshot.reloadMs.median, 'ms')} ms (${range(report.snapshot.reloadMs, 'ms')}) but runs only after a write (the change version is polled every ${report.snapshot.everyMs} ms); the embedded database executes on the gateway's own thread, so its work (usage flushes, version polls) and garbage collection set the tail.`
+          : '';
     } else if (f.figure.includes('Resident memory')) {
       const m = report.memory;
       why = Number.isFinite(m.idlePostgres)
@@ -131,11 +147,16 @@ function misses(report: Report): string[] {
         : '';
     } else if (f.figure.includes('Start-up')) {
       const s = report.startup;
-      why = Number.isFinite(s.createApp.median) ? ` \`createApp\` and listen (opening the embedded database, migrations, snapshot, connectors) took ${fmt(s.createApp.median, 'ms')} ms of it; the rest, about ${fmt(s.total.median - s.createApp.median, 'ms')} ms, is Node start-up and loading the modules (runtime, generated validators and descriptors of all connectors, PGlite).` : '';
+      why = Number.isFinite(s.createApp.median)
+        ? ` \`createApp\` and listen (opening the embedded database, migrations, snapshot, connectors) took ${fmt(s.createApp.median, 'ms')} ms of it; the rest, about ${fmt(s.total.median - s.createApp.median, 'ms')} ms, is Node start-up and loading the modules (runtime, generated validators and descriptors of all connectors, PGlite).`
+        : '';
     } else if (f.figure.includes('tools/list')) {
       const e = row('echo');
       const l = row('gateway-list');
-      why = e && l ? ` CPU per answer: echo ${fmt(e.cpuUsPerCall.median, 'µs')} µs, gateway tools/list ${fmt(l.cpuUsPerCall.median, 'µs')} µs (the list is precomputed; the difference is authentication, rate limit, routing, logging and the larger response).` : '';
+      why =
+        e && l
+          ? ` CPU per answer: echo ${fmt(e.cpuUsPerCall.median, 'µs')} µs, gateway tools/list ${fmt(l.cpuUsPerCall.median, 'µs')} µs (the list is precomputed; the difference is authentication, rate limit, routing, logging and the larger response).`
+          : '';
     }
     out.push(`- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`);
   }
@@ -161,7 +182,7 @@ export function renderReport(report: Report): string {
         ['Runs', `${options.runs} run(s) per figure, ~${options.durationSec} s each, after a warm-up; medians with min–max`],
         ['Concurrency', `${options.connections} keep-alive connections (throughput); ${options.rate} calls/s open loop (latency)`],
         ['Gateway log level', `${options.logLevel} (JSON logs to /dev/null)`],
-        ...(options.cpuProf ? [['CPU profiler', 'on in the embedded gateway: its figures include the profiler\'s overhead']] : []),
+        ...(options.cpuProf ? [['CPU profiler', "on in the embedded gateway: its figures include the profiler's overhead"]] : []),
       ],
     ),
     '',
@@ -194,7 +215,15 @@ export function renderReport(report: Report): string {
   lines.push(
     table(
       ['Server', 'Request', 'Calls/s (median)', 'Min–max', 'p50', 'p99', 'Server CPU per call'],
-      report.throughput.map((t) => [t.label, `\`${t.request}\``, fmt(t.rps.median, 'calls/s'), range(t.rps, 'calls/s'), withUnit(t.p50.median, 'ms'), withUnit(t.p99.median, 'ms'), withUnit(t.cpuUsPerCall.median, 'µs')]),
+      report.throughput.map((t) => [
+        t.label,
+        `\`${t.request}\``,
+        fmt(t.rps.median, 'calls/s'),
+        range(t.rps, 'calls/s'),
+        withUnit(t.p50.median, 'ms'),
+        withUnit(t.p99.median, 'ms'),
+        withUnit(t.cpuUsPerCall.median, 'µs'),
+      ]),
     ),
     '',
   );
@@ -243,10 +272,10 @@ export function renderReport(report: Report): string {
   lines.push(
     '- Every server is a process of its own, started by the harness (`test/bench/run.ts`) and stopped by it: the zero-latency upstream (a node:http server answering every request with one fixed Elasticsearch `_search` hit), the floor, the peer pattern, the bare echo and the gateway. The load generator is another process. On this machine they all share the same cores.',
     '- **Floor**: node:http, one `JSON.parse`, one undici request (keep-alive pool) to the upstream, the upstream JSON returned as the text of a JSON-RPC result. No checks of any kind.',
-    '- **Peer pattern**: the MCP TypeScript SDK\'s documented stateless Streamable HTTP server (`createMcpExpressApp()`, a new `McpServer` and `StreamableHTTPServerTransport({ sessionIdGenerator: undefined })` per request, SSE response as in the example), one zod-typed tool making the same undici call.',
+    "- **Peer pattern**: the MCP TypeScript SDK's documented stateless Streamable HTTP server (`createMcpExpressApp()`, a new `McpServer` and `StreamableHTTPServerTransport({ sessionIdGenerator: undefined })` per request, SSE response as in the example), one zod-typed tool making the same undici call.",
     '- **Gateway**: `createApp` from `runtime/app.ts` with all seven connectors loaded, the embedded store (PGlite) seeded with 1,000 tenants (admin user, accepted terms, subscription and seat on the register, fair use in soft mode, one token each), calling `register__hent_virksomhed` through the real register handler with the managed HTTP Basic credential. Caller authentication, the rate limit (per second and burst 1,000,000, so the limit is applied but never refuses), tool lookup, subscription, seat, connection, fair use, argument validation, the register concurrency gate (raised to 256), metering, metrics and structured logs are all on.',
     '- A call counts as successful when it is answered HTTP 2xx with a JSON-RPC result that is not an error and not `isError`. Closed-loop runs send a fixed number of requests (the warm-up rate × the run length), so nothing is left in flight when a run ends.',
-    '- Each run measures every server once, one after the other; ratios are taken within a run, then the median (and min–max) over runs is reported. Server CPU per call is the server process\'s user + system time (from `/proc`) over the run divided by its successful calls.',
+    "- Each run measures every server once, one after the other; ratios are taken within a run, then the median (and min–max) over runs is reported. Server CPU per call is the server process's user + system time (from `/proc`) over the run divided by its successful calls.",
     '',
   );
   for (const f of report.figures) lines.push(`- **${f.figure}**: ${f.method}${f.note ? ` _${f.note}_` : ''}`);

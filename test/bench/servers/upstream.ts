@@ -11,7 +11,17 @@ function fixedSearchResponse(): string {
   if (!source) throw new Error('the register sandbox data has no demo company');
   const v = source.Vrvirksomhed as unknown as Record<string, unknown>;
   const meta = v['virksomhedMetadata'] as Record<string, unknown>;
-  const keep = ['nyesteNavn', 'nyesteVirksomhedsform', 'nyesteBeliggenhedsadresse', 'nyesteHovedbranche', 'sammensatStatus', 'stiftelsesDato', 'nyesteAarsbeskaeftigelse', 'nyesteKvartalsbeskaeftigelse', 'nyesteMaanedsbeskaeftigelse'];
+  const keep = [
+    'nyesteNavn',
+    'nyesteVirksomhedsform',
+    'nyesteBeliggenhedsadresse',
+    'nyesteHovedbranche',
+    'sammensatStatus',
+    'stiftelsesDato',
+    'nyesteAarsbeskaeftigelse',
+    'nyesteKvartalsbeskaeftigelse',
+    'nyesteMaanedsbeskaeftigelse',
+  ];
   const attributter = (v['attributter'] as Array<{ type: string }>).filter((a) => a.type === 'KAPITAL' || a.type === 'KAPITALVALUTA');
   const projected = {
     Vrvirksomhed: {
