@@ -20,7 +20,12 @@ export interface ErrorIR {
   readonly name?: string;
   readonly when?: string;
   readonly reconnect: boolean;
+  /** Upstream failure classes this text answers when a handler lets the failure through. */
+  readonly upstream: readonly UpstreamFailureClass[];
 }
+
+/** How the upstream client classifies a failure (runtime/handler-api/upstream-types.ts). */
+export type UpstreamFailureClass = 'auth' | 'throttled' | 'validation' | 'not_found' | 'timeout' | 'server' | 'client' | 'bad_body' | 'too_large' | 'network';
 
 /** A text the runtime answers with before any tool runs (HTTP checks, the JSON-RPC envelope). */
 export interface ProtocolErrorIR {
@@ -139,7 +144,7 @@ export function placeholders(text: string): string[] {
 function buildErrors(raw: unknown): ErrorIR[] {
   if (!isObject(raw)) return [];
   return Object.entries(raw).map(([code, value]) => {
-    const entry = typeof value === 'string' ? { text: value } : (value as { text: string; name?: string; when?: string; reconnect?: boolean });
+    const entry = typeof value === 'string' ? { text: value } : (value as { text: string; name?: string; when?: string; reconnect?: boolean; upstream?: UpstreamFailureClass[] });
     return {
       code,
       text: entry.text,
@@ -147,6 +152,7 @@ function buildErrors(raw: unknown): ErrorIR[] {
       ...(entry.name ? { name: entry.name } : {}),
       ...(entry.when ? { when: entry.when.trim() } : {}),
       reconnect: entry.reconnect === true,
+      upstream: entry.upstream ?? [],
     };
   });
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { DIAGNOSTICS, diagnostic, type Diagnostic } from './diagnostics.ts';
 import { locate, pointerToPath, type PathSegment, type SpecSource } from './load.ts';
+import { placeholders } from './ir.ts';
 import { checkValue, isObject, RefError, resolveRefs, walkSchema, type JsonSchema } from './schema.ts';
 
 const FORMAT_SCHEMA_URL = new URL('../specs/spec-format.schema.json', import.meta.url);
@@ -222,6 +223,28 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
     for (const code of Object.keys(connector.errors)) {
       if (!usedErrors.has(code)) out.push(diagnostic('SPEC030', file, at(['connector', 'errors', code], true), `error \`${code}\` is defined but no tool lists it`));
     }
+    out.push(...lintUpstreamAnswers(source, connector.errors));
+  }
+  return out;
+}
+
+/**
+ * `upstream:` on an error: each failure class answered by one code only (SPEC033), and a text the
+ * runtime can fill in by itself, with no parameter but `{upstream}` and `{status}` (SPEC034).
+ */
+function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const at = (path: (string | number)[]) => locate(source, path);
+  const claimed = new Map<string, string>();
+  for (const [code, entry] of Object.entries(errors)) {
+    if (!isObject(entry) || !Array.isArray(entry.upstream)) continue;
+    for (const [i, kind] of entry.upstream.entries()) {
+      const first = claimed.get(String(kind));
+      if (first) out.push(diagnostic('SPEC033', source.file, at(['connector', 'errors', code, 'upstream', i]), `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``));
+      else claimed.set(String(kind), code);
+    }
+    const extra = typeof entry.text === 'string' ? placeholders(entry.text).filter((p) => p !== 'upstream' && p !== 'status') : [];
+    if (extra.length > 0) out.push(diagnostic('SPEC034', source.file, at(['connector', 'errors', code, 'upstream']), `error \`${code}\` answers upstream failures, but its text needs {${extra.join('}, {')}}, which only a handler knows`));
   }
   return out;
 }

@@ -106,4 +106,16 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     const refused = await client.callTool({ name: 'example__search_items', arguments: { query: '' } });
     expect(resultText(refused)).toBe('Tool invocation failed.');
   });
+
+  it('answers an upstream failure the handler lets through with the text the spec declares for it (upstream: [auth])', async () => {
+    const other = await createTenant(store, { subscribe: ['example'] });
+    const sealed = gw.app.context.vault.seal(JSON.stringify({ apiKey: 'revoked-key' }), other.account.id, 'example');
+    await store.putConnection({ accountId: other.account.id, instanceId: 'example', connectorKey: 'example', ...sealed });
+    await gw.app.context.state.refresh();
+    const otherClient = await mcpClient(gw.url, 'example', other.token);
+    const rejected = await otherClient.callTool({ name: 'example__search_items', arguments: { query: 'oak' } });
+    await otherClient.close();
+    expect(rejected.isError).toBe(true);
+    expect(resultText(rejected)).toBe('Stockly rejected the API key. Reconnect with a valid key: call connect_account to get the link.');
+  });
 });

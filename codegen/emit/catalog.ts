@@ -56,7 +56,7 @@ export function argumentsOf(tool: ToolIR): ArgumentSummary[] {
 
 function errorsJson(errors: readonly ErrorIR[]): Record<string, unknown> {
   return Object.fromEntries(
-    [...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.when ? { when: e.when } : {}) }]),
+    [...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}), ...(e.when ? { when: e.when } : {}) }]),
   );
 }
 
@@ -163,7 +163,8 @@ function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
 function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[] {
   const lines = ['| Code | Text | When |', '|---|---|---|'];
   for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
-    lines.push(`| \`${e.code}\`${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
+    const answers = 'upstream' in e && e.upstream.length ? ` (answers upstream ${e.upstream.join(', ')})` : '';
+    lines.push(`| \`${e.code}\`${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''}${answers} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
   }
   return [...lines, ''];
 }

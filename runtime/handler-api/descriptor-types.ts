@@ -1,6 +1,7 @@
 // Shapes of the generated descriptor tables (generated/<connector>/descriptor.ts). The runtime
 // serves `tools/list` and applies limits and error texts from these; nothing switches on names.
 import type { ToolContext } from './tool-context.ts';
+import type { UpstreamFailureKind } from './upstream-types.ts';
 
 export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
 
@@ -16,6 +17,8 @@ export interface ErrorEntry {
   readonly params: readonly string[];
   readonly name?: string;
   readonly reconnect: boolean;
+  /** Upstream failure classes this text answers when a handler lets the failure through (`{status}` is filled in). */
+  readonly upstream?: readonly UpstreamFailureKind[];
 }
 
 export type JsonSchemaObject = { readonly [key: string]: unknown };

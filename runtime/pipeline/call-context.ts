@@ -12,6 +12,8 @@ import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-type
 export class ConnectorTexts {
   readonly #descriptor: ConnectorDescriptor;
   readonly #platform: PlatformDescriptor;
+  /** Per tool: upstream failure kind → the code that answers it. */
+  readonly #answers = new WeakMap<ToolDescriptor, Map<string, string>>();
   constructor(descriptor: ConnectorDescriptor, platform: PlatformDescriptor) {
     this.#descriptor = descriptor;
     this.#platform = platform;
@@ -26,6 +28,20 @@ export class ConnectorTexts {
     const entry = this.entry(code);
     if (!entry) return this.#platform.errors.generic!.text;
     return formatText(entry.text, { upstream: this.#descriptor.upstream.name, ...params });
+  }
+
+  /**
+   * The code a tool answers an upstream failure with when its handler lets it through: the first
+   * of the tool's codes whose spec declares `upstream: [<kind>]`, or undefined (the generic text).
+   */
+  forUpstream(tool: ToolDescriptor, kind: UpstreamError['kind']): string | undefined {
+    let byKind = this.#answers.get(tool);
+    if (!byKind) {
+      byKind = new Map();
+      for (const code of [...tool.errors].reverse()) for (const k of this.entry(code)?.upstream ?? []) byKind.set(k, code);
+      this.#answers.set(tool, byKind);
+    }
+    return byKind.get(kind);
   }
 
   /** Name and words of a failure a handler caught (a failed section of a summary). */

@@ -210,6 +210,13 @@ export class Pipeline {
         return textResult(texts.render(error.code, error.params), true);
       }
       if (error instanceof UpstreamError) {
+        // The spec may declare which text answers this kind of failure (`upstream: [auth]`).
+        const code = texts.forUpstream(tool, error.kind);
+        if (code) {
+          outcome = code;
+          // Without an HTTP status (timeout, network) the gateway stands in for the upstream: 502.
+          return textResult(texts.render(code, { status: error.status ?? 502 }), true);
+        }
         outcome = `upstream_${error.kind}`;
         log.warn({ ...fields, tool: tool.name, kind: error.kind, status: error.status }, 'upstream failure without a specific text');
       } else if (error instanceof HandlerNotImplementedError) {
