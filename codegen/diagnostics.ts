@@ -39,8 +39,16 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: 'MCP clients reject a tool whose outputSchema root is not `type: object`: set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
   },
-  SPEC033: { title: 'Upstream failure answered twice', severity: 'error', hint: 'Each upstream failure class (`auth`, `throttled`, …) may be answered by one error code of a connector: remove it from one `upstream:` list.' },
-  SPEC034: { title: 'Upstream answer needs a handler parameter', severity: 'error', hint: 'The runtime fills in only {upstream} and {status} when it answers an upstream failure: drop the `upstream:` list, or the other placeholders.' },
+  SPEC033: {
+    title: 'Upstream failure answered twice',
+    severity: 'error',
+    hint: 'Each upstream failure class (`auth`, `throttled`, …) may be answered by one error code of a connector: remove it from one `upstream:` list.',
+  },
+  SPEC034: {
+    title: 'Upstream answer needs a handler parameter',
+    severity: 'error',
+    hint: 'The runtime fills in only {upstream} and {status} when it answers an upstream failure: drop the `upstream:` list, or the other placeholders.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

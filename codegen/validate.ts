@@ -240,11 +240,20 @@ function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>
     if (!isObject(entry) || !Array.isArray(entry.upstream)) continue;
     for (const [i, kind] of entry.upstream.entries()) {
       const first = claimed.get(String(kind));
-      if (first) out.push(diagnostic('SPEC033', source.file, at(['connector', 'errors', code, 'upstream', i]), `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``));
+      if (first)
+        out.push(diagnostic('SPEC033', source.file, at(['connector', 'errors', code, 'upstream', i]), `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``));
       else claimed.set(String(kind), code);
     }
     const extra = typeof entry.text === 'string' ? placeholders(entry.text).filter((p) => p !== 'upstream' && p !== 'status') : [];
-    if (extra.length > 0) out.push(diagnostic('SPEC034', source.file, at(['connector', 'errors', code, 'upstream']), `error \`${code}\` answers upstream failures, but its text needs {${extra.join('}, {')}}, which only a handler knows`));
+    if (extra.length > 0)
+      out.push(
+        diagnostic(
+          'SPEC034',
+          source.file,
+          at(['connector', 'errors', code, 'upstream']),
+          `error \`${code}\` answers upstream failures, but its text needs {${extra.join('}, {')}}, which only a handler knows`,
+        ),
+      );
   }
   return out;
 }

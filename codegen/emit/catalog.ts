@@ -56,7 +56,9 @@ export function argumentsOf(tool: ToolIR): ArgumentSummary[] {
 
 function errorsJson(errors: readonly ErrorIR[]): Record<string, unknown> {
   return Object.fromEntries(
-    [...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}), ...(e.when ? { when: e.when } : {}) }]),
+    [...errors]
+      .sort((a, b) => (a.code < b.code ? -1 : 1))
+      .map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}), ...(e.when ? { when: e.when } : {}) }]),
   );
 }
 

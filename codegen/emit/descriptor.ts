@@ -19,7 +19,9 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
 }
 
 export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> {
-  return Object.fromEntries(errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}) }]));
+  return Object.fromEntries(
+    errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}) }]),
+  );
 }
 
 export function protocolErrorTable(errors: readonly ProtocolErrorIR[]): Record<string, unknown> {
