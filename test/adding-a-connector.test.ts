@@ -13,7 +13,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { registry as exampleRegistry } from './fixtures/example-connector/generated/registry.ts';
 import { sandbox } from './fixtures/example-connector/sandbox/example/index.ts';
-import { createTenant, mcpClient, resultJson, resultText, startGateway, TEST_SECRET, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, mcpClient, resultJson, resultText, startGateway, TEST_SECRET, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
 import { ROOT } from './support/golden.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
@@ -41,9 +41,7 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     const config = { ...loadConfig(exampleRegistry, { DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', ...sandboxEnv(sandboxes) }), secretKeys: TEST_SECRET };
     gw = await startGateway(store, { config, registry: exampleRegistry, logger: pino({ level: 'silent' }) });
     tenant = await createTenant(store, { subscribe: ['example'] });
-    const sealed = gw.app.context.vault.seal(JSON.stringify(sandboxTenantCredentials(sandboxes).example), tenant.account.id, 'example');
-    await store.putConnection({ accountId: tenant.account.id, instanceId: 'example', connectorKey: 'example', ...sealed });
-    await gw.app.context.state.refresh();
+    await connectTenant(gw, tenant, 'example', sandboxTenantCredentials(sandboxes).example!);
     client = await mcpClient(gw.url, 'example', tenant.token);
   }, 60_000);
   afterAll(async () => {
@@ -109,9 +107,7 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
 
   it('answers an upstream failure the handler lets through with the text the spec declares for it (upstream: [auth])', async () => {
     const other = await createTenant(store, { subscribe: ['example'] });
-    const sealed = gw.app.context.vault.seal(JSON.stringify({ apiKey: 'revoked-key' }), other.account.id, 'example');
-    await store.putConnection({ accountId: other.account.id, instanceId: 'example', connectorKey: 'example', ...sealed });
-    await gw.app.context.state.refresh();
+    await connectTenant(gw, other, 'example', { apiKey: 'revoked-key' });
     const otherClient = await mcpClient(gw.url, 'example', other.token);
     const rejected = await otherClient.callTool({ name: 'example__search_items', arguments: { query: 'oak' } });
     await otherClient.close();

@@ -7,7 +7,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { createTenant, mcpClient, resultText, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, mcpClient, resultText, startGateway, usageOf, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
 
 describe('argument refusals by handlers', () => {
   let store: PlatformStore;
@@ -16,10 +16,6 @@ describe('argument refusals by handlers', () => {
   let gw: StartedGateway;
   let tenant: Tenant;
   const clients: Client[] = [];
-  const connect = async (instanceId: string, key: string, credential: Record<string, string>) => {
-    const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
-    await store.putConnection({ accountId: tenant.account.id, instanceId, connectorKey: key, ...sealed });
-  };
 
   beforeAll(async () => {
     store = await openStore({});
@@ -27,9 +23,8 @@ describe('argument refusals by handlers', () => {
     cases = await startCasesSandbox({ rateLimitPerMinute: 6000 });
     gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: ledger.url, CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' } });
     tenant = await createTenant(store, { subscribe: ['ledger', 'cases'] });
-    await connect('ledger', 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
-    await connect('cases', 'cases', { apiKey: cases.tokens.demo });
-    await gw.app.context.state.refresh();
+    await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    await connectTenant(gw, tenant, 'cases', { apiKey: cases.tokens.demo });
   }, 60_000);
   afterAll(async () => {
     for (const c of clients) await c.close();

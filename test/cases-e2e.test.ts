@@ -10,7 +10,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { BIG_HOURS_CASE_ID, casesDataset, DEMO_CASE_ID, DST_CASE_ID, DST_DAYS, MANY_INVOICES_CASE_ID, SEARCH_WORD, SIX_HUNDRED_HOURS_CASE_ID, UNKNOWN_CASE_ID } from '../sandbox/cases/data.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, resultJson, resultText } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
 const NOW = new Date('2026-11-13T15:00:00Z');
 const json = resultJson;
@@ -29,9 +29,7 @@ describe('case management end to end against its sandbox', () => {
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 100_000 });
     gw = await startGateway(store, { env: { CONNECTOR_CASES_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' }, now: () => NOW });
     const t = await createTenant(store, { subscribe: ['cases'] });
-    const sealed = gw.app.context.vault.seal(JSON.stringify({ apiKey: sandbox.tokens.demo }), t.account.id, 'cases');
-    await store.putConnection({ accountId: t.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
-    await gw.app.context.state.refresh();
+    await connectTenant(gw, t, 'cases', { apiKey: sandbox.tokens.demo });
     client = await mcpClient(gw.url, 'cases', t.token);
   });
   afterAll(async () => {

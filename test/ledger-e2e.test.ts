@@ -7,7 +7,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_DEMO_INTERACTIVE_USER, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_NON_NUMERIC_ACCOUNT } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
 const json = resultJson;
 const text = resultText;
@@ -19,11 +19,7 @@ describe('ledger end to end against its sandbox', () => {
   let tenant: Tenant;
   let client: Client;
   const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name: `ledger__${name}`, arguments: args });
-  const connect = async (t: Tenant, credential: Record<string, string>) => {
-    const sealed = gw.app.context.vault.seal(JSON.stringify(credential), t.account.id, 'ledger');
-    await store.putConnection({ accountId: t.account.id, instanceId: 'ledger', connectorKey: 'ledger', ...sealed });
-    await gw.app.context.state.refresh();
-  };
+  const connect = (t: Tenant, credential: Record<string, string>) => connectTenant(gw, t, 'ledger', credential);
 
   beforeAll(async () => {
     store = await openStore({});

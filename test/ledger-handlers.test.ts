@@ -19,7 +19,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import type { Credential, DataLayer } from '../runtime/handler-api/tool-context.ts';
 import { ToolError, formatText } from '../runtime/handler-api/tool-error.ts';
 import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
-import { createTenant, mcpClient, startGateway, testConfig } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, testConfig, connectTenant } from './support/gateway.ts';
 import { testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://ledger.test';
@@ -790,9 +790,7 @@ describe('ledger: recently added items (opt-in data layer)', () => {
     const gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: ORIGIN, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
     try {
       const tenant = await createTenant(store, { subscribe: ['ledger'] });
-      const sealed = gw.app.context.vault.seal(JSON.stringify({ username: 'api-user', password: 'S3cret pw', companyId: '4711' }), tenant.account.id, 'ledger');
-      await store.putConnection({ accountId: tenant.account.id, instanceId: 'ledger', connectorKey: 'ledger', ...sealed });
-      await gw.app.context.state.refresh();
+      await connectTenant(gw, tenant, 'ledger', { username: 'api-user', password: 'S3cret pw', companyId: '4711' });
       upstream(table({ InvItemClient: [{ Item: 'A', Name: 'Skrue' }] }));
       const client = await mcpClient(gw.url, 'ledger', tenant.token);
       try {

@@ -31,6 +31,16 @@ export async function startGateway(store: PlatformStore, options: Partial<AppOpt
   return { app, url, store, close: () => app.close() };
 }
 
+/**
+ * Stores a tenant's connection for one endpoint instance, sealed by the gateway's vault as the
+ * connect form would, and refreshes the gateway's snapshot. `instanceId` defaults to the key.
+ */
+export async function connectTenant(gw: StartedGateway, tenant: Tenant, connectorKey: string, credential: Readonly<Record<string, string>>, instanceId = connectorKey): Promise<void> {
+  const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
+  await gw.store.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
+  await gw.app.context.state.refresh();
+}
+
 export interface Tenant {
   readonly account: Account;
   readonly user: User;
