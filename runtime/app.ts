@@ -134,7 +134,14 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Along the request path, built bottom up: links and the tools/call pipeline, the MCP methods
   // that use them, the portal pages beside them, and the HTTP server in front of both.
-  const links = createLinkIssuer({ store, vault, config, now: context.now, connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds! });
+  const links = createLinkIssuer({
+    store,
+    vault,
+    config,
+    now: context.now,
+    connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds!,
+    portalLinkValidSeconds: platformDescriptor.limits.portalLinkValidSeconds!,
+  });
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, { selfServicePurchase: options.selfServicePurchase ?? false });

@@ -205,6 +205,7 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
   },
   "limits": {
     "connectLinkValidSeconds": 600,
+    "portalLinkValidSeconds": 86400,
     "fairUseDefaultMonthlyQuota": 100000
   },
   "systemTools": [

@@ -43,12 +43,14 @@ export interface LinkIssuerOptions {
   /** Read at every link: the base URL is the listening address until one is configured. */
   readonly config: Pick<GatewayConfig, 'publicBaseUrl'>;
   readonly now: () => Date;
-  /** How long a connect link lives (the platform spec's `connectLinkValidSeconds`); the others live a day. */
+  /** How long a connect link lives (the platform spec's `connectLinkValidSeconds`). */
   readonly connectLinkValidSeconds: number;
+  /** How long purchase, team and terms links live (the platform spec's `portalLinkValidSeconds`). */
+  readonly portalLinkValidSeconds: number;
 }
 
-export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds }: LinkIssuerOptions): LinkIssuer {
-  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: 86_400, team: 86_400, terms: 86_400 };
+export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds, portalLinkValidSeconds }: LinkIssuerOptions): LinkIssuer {
+  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: portalLinkValidSeconds, team: portalLinkValidSeconds, terms: portalLinkValidSeconds };
   return {
     async issue(purpose, identity, connectorKey, instanceId) {
       const exp = Math.floor(now().getTime() / 1000) + ttlSeconds[purpose];
