@@ -41,3 +41,12 @@ describe('handler contract types', () => {
     expect(typeof handler).toBe('function');
   });
 });
+
+function notes(cases: CasesContext<'find_cases'>): string {
+  // @ts-expect-error a text the connector does not have
+  void cases.text('amountNote');
+  // @ts-expect-error a text without one of its parameters
+  void cases.text('findCasesTruncated', { scanned: 1 });
+  return cases.text('findCasesTruncated', { scanned: 600, pages: 3 }) + cases.text('amountsNote');
+}
+void notes;

@@ -5,7 +5,8 @@
 // map (emit/handlers.ts) declares `satisfies <Prefix>Handlers`, so a missing, extra or mistyped
 // handler, a misspelled code, a missing parameter or an undeclared limit is a compile error.
 import { StructureKind, VariableDeclarationKind } from 'ts-morph';
-import type { ConnectorIR, ToolIR } from '../ir.ts';
+import { placeholders, type ConnectorIR, type ToolIR } from '../ir.ts';
+import { errorParamsType } from './descriptor.ts';
 import { finish, headerLine, newSourceFile } from '../printer.ts';
 
 function limitsType(limits: Readonly<Record<string, number>>): string {
@@ -37,6 +38,12 @@ export function emitContract(c: ConnectorIR): string {
     docs: [`Parameters of every text the ${c.title} tools can end with: the connector's own codes, then the platform's. \`{upstream}\` is filled in by the runtime.`],
     type: `${p}ErrorParams & Omit<PlatformErrorParams, keyof ${p}ErrorParams>`,
   });
+  file.addStatements(
+    errorParamsType(
+      `${p}ResultTexts`,
+      Object.entries(c.texts).map(([code, text]) => ({ code, params: placeholders(text) })),
+    ).replace('export interface', `/** The connector's other texts (\`connector.texts\`), by name, with their parameters: \`ctx.text(name, params)\`. */\nexport interface`),
+  );
   file.addTypeAlias({
     name: `${p}Limits`,
     isExported: true,
@@ -59,7 +66,7 @@ export function emitContract(c: ConnectorIR): string {
     isExported: true,
     typeParameters: [{ name: 'K', constraint: `${p}ToolName` }],
     docs: ['What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares.'],
-    type: `ToolContext<Pick<${p}TextParams, ${p}Tools[K]['errors']>, ${p}Tools[K]['limits']>`,
+    type: `ToolContext<Pick<${p}TextParams, ${p}Tools[K]['errors']>, ${p}Tools[K]['limits'], ${p}ResultTexts>`,
   });
   file.addTypeAlias({
     name: `${p}ContextWith`,
@@ -69,7 +76,7 @@ export function emitContract(c: ConnectorIR): string {
       { name: 'Limits', constraint: 'object', default: '{}' },
     ],
     docs: ['The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it.'],
-    type: `ToolContext<Pick<${p}TextParams, Codes>, Limits>`,
+    type: `ToolContext<Pick<${p}TextParams, Codes>, Limits, ${p}ResultTexts>`,
   });
   file.addTypeAlias({
     name: `${p}Handler`,

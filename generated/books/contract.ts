@@ -6,6 +6,11 @@ import type { ListOrganizationsArgs, ListOrganizationsResult, ValidateConnection
 
 /** Parameters of every text the Bookkeeping reports tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type BooksTextParams = BooksErrorParams & Omit<PlatformErrorParams, keyof BooksErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface BooksResultTexts {
+
+}
+
 /** The connector's limits (`connector.limits` in specs/books.yaml). */
 export type BooksLimits = { readonly maxPageSize: number; readonly upstreamRequestsPerMinute: number; };
 
@@ -67,9 +72,9 @@ export interface BooksTools {
 
 export type BooksToolName = keyof BooksTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type BooksContext<K extends BooksToolName> = ToolContext<Pick<BooksTextParams, BooksTools[K]['errors']>, BooksTools[K]['limits']>;
+export type BooksContext<K extends BooksToolName> = ToolContext<Pick<BooksTextParams, BooksTools[K]['errors']>, BooksTools[K]['limits'], BooksResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type BooksContextWith<Codes extends keyof BooksTextParams, Limits extends object = {}> = ToolContext<Pick<BooksTextParams, Codes>, Limits>;
+export type BooksContextWith<Codes extends keyof BooksTextParams, Limits extends object = {}> = ToolContext<Pick<BooksTextParams, Codes>, Limits, BooksResultTexts>;
 export type BooksHandler<K extends BooksToolName> = (args: BooksTools[K]['args'], ctx: BooksContext<K>) => Promise<BooksTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type BooksHandlers = { readonly [K in BooksToolName]: BooksHandler<K> };

@@ -6,6 +6,13 @@ import type { ListCasesArgs, ListCasesResult, FindCasesArgs, FindCasesResult, Ge
 
 /** Parameters of every text the Case management tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type CasesTextParams = CasesErrorParams & Omit<PlatformErrorParams, keyof CasesErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface CasesResultTexts {
+  amountsNote: Record<string, never>;
+  findCasesTruncated: { scanned: string | number; pages: string | number; };
+  materialsScope: Record<string, never>;
+}
+
 /** The connector's limits (`connector.limits` in specs/cases.yaml). */
 export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; };
 
@@ -24,9 +31,9 @@ export interface CasesTools {
 
 export type CasesToolName = keyof CasesTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type CasesContext<K extends CasesToolName> = ToolContext<Pick<CasesTextParams, CasesTools[K]['errors']>, CasesTools[K]['limits']>;
+export type CasesContext<K extends CasesToolName> = ToolContext<Pick<CasesTextParams, CasesTools[K]['errors']>, CasesTools[K]['limits'], CasesResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type CasesContextWith<Codes extends keyof CasesTextParams, Limits extends object = {}> = ToolContext<Pick<CasesTextParams, Codes>, Limits>;
+export type CasesContextWith<Codes extends keyof CasesTextParams, Limits extends object = {}> = ToolContext<Pick<CasesTextParams, Codes>, Limits, CasesResultTexts>;
 export type CasesHandler<K extends CasesToolName> = (args: CasesTools[K]['args'], ctx: CasesContext<K>) => Promise<CasesTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type CasesHandlers = { readonly [K in CasesToolName]: CasesHandler<K> };

@@ -6,6 +6,11 @@ import type { ListEnvironmentsArgs, ListEnvironmentsResult, ListCompaniesArgs, L
 
 /** Parameters of every text the Business Central ERP tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type ErpTextParams = ErpErrorParams & Omit<PlatformErrorParams, keyof ErpErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface ErpResultTexts {
+
+}
+
 /** The connector's limits (`connector.limits` in specs/erp.yaml). */
 export type ErpLimits = { readonly upstreamBudgetRequests: number; readonly upstreamBudgetWindowSeconds: number; readonly errorMessageMaxChars: number; readonly closestMatchCount: number; };
 
@@ -20,9 +25,9 @@ export interface ErpTools {
 
 export type ErpToolName = keyof ErpTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type ErpContext<K extends ErpToolName> = ToolContext<Pick<ErpTextParams, ErpTools[K]['errors']>, ErpTools[K]['limits']>;
+export type ErpContext<K extends ErpToolName> = ToolContext<Pick<ErpTextParams, ErpTools[K]['errors']>, ErpTools[K]['limits'], ErpResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type ErpContextWith<Codes extends keyof ErpTextParams, Limits extends object = {}> = ToolContext<Pick<ErpTextParams, Codes>, Limits>;
+export type ErpContextWith<Codes extends keyof ErpTextParams, Limits extends object = {}> = ToolContext<Pick<ErpTextParams, Codes>, Limits, ErpResultTexts>;
 export type ErpHandler<K extends ErpToolName> = (args: ErpTools[K]['args'], ctx: ErpContext<K>) => Promise<ErpTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type ErpHandlers = { readonly [K in ErpToolName]: ErpHandler<K> };

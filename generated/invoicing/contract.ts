@@ -6,6 +6,11 @@ import type { GetInvoiceTotalsArgs, GetInvoiceTotalsResult, ListInvoicesOverdueA
 
 /** Parameters of every text the Invoicing tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type InvoicingTextParams = InvoicingErrorParams & Omit<PlatformErrorParams, keyof InvoicingErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface InvoicingResultTexts {
+
+}
+
 /** The connector's limits (`connector.limits` in specs/invoicing.yaml). */
 export type InvoicingLimits = { readonly defaultPageSize: number; readonly maxPageSize: number; readonly writeDedupWindowMs: number; };
 
@@ -42,9 +47,9 @@ export interface InvoicingTools {
 
 export type InvoicingToolName = keyof InvoicingTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type InvoicingContext<K extends InvoicingToolName> = ToolContext<Pick<InvoicingTextParams, InvoicingTools[K]['errors']>, InvoicingTools[K]['limits']>;
+export type InvoicingContext<K extends InvoicingToolName> = ToolContext<Pick<InvoicingTextParams, InvoicingTools[K]['errors']>, InvoicingTools[K]['limits'], InvoicingResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type InvoicingContextWith<Codes extends keyof InvoicingTextParams, Limits extends object = {}> = ToolContext<Pick<InvoicingTextParams, Codes>, Limits>;
+export type InvoicingContextWith<Codes extends keyof InvoicingTextParams, Limits extends object = {}> = ToolContext<Pick<InvoicingTextParams, Codes>, Limits, InvoicingResultTexts>;
 export type InvoicingHandler<K extends InvoicingToolName> = (args: InvoicingTools[K]['args'], ctx: InvoicingContext<K>) => Promise<InvoicingTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type InvoicingHandlers = { readonly [K in InvoicingToolName]: InvoicingHandler<K> };

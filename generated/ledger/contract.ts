@@ -6,6 +6,11 @@ import type { ListCompaniesArgs, ListCompaniesResult, ListDebtorsArgs, ListDebto
 
 /** Parameters of every text the Ledger tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type LedgerTextParams = LedgerErrorParams & Omit<PlatformErrorParams, keyof LedgerErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface LedgerResultTexts {
+  dataLayerNotEnabled: Record<string, never>;
+}
+
 /** The connector's limits (`connector.limits` in specs/ledger.yaml). */
 export type LedgerLimits = { readonly sessionTokenLifetimeSeconds: number; readonly maxLimit: number; };
 
@@ -34,9 +39,9 @@ export interface LedgerTools {
 
 export type LedgerToolName = keyof LedgerTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type LedgerContext<K extends LedgerToolName> = ToolContext<Pick<LedgerTextParams, LedgerTools[K]['errors']>, LedgerTools[K]['limits']>;
+export type LedgerContext<K extends LedgerToolName> = ToolContext<Pick<LedgerTextParams, LedgerTools[K]['errors']>, LedgerTools[K]['limits'], LedgerResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type LedgerContextWith<Codes extends keyof LedgerTextParams, Limits extends object = {}> = ToolContext<Pick<LedgerTextParams, Codes>, Limits>;
+export type LedgerContextWith<Codes extends keyof LedgerTextParams, Limits extends object = {}> = ToolContext<Pick<LedgerTextParams, Codes>, Limits, LedgerResultTexts>;
 export type LedgerHandler<K extends LedgerToolName> = (args: LedgerTools[K]['args'], ctx: LedgerContext<K>) => Promise<LedgerTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type LedgerHandlers = { readonly [K in LedgerToolName]: LedgerHandler<K> };

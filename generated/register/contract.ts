@@ -6,6 +6,11 @@ import type { SoegVirksomhedArgs, SoegVirksomhedResult, HentVirksomhedArgs, Hent
 
 /** Parameters of every text the Company register tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type RegisterTextParams = RegisterErrorParams & Omit<PlatformErrorParams, keyof RegisterErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface RegisterResultTexts {
+
+}
+
 /** The connector's limits (`connector.limits` in specs/register.yaml). */
 export type RegisterLimits = { readonly maxConcurrent: number; readonly queueTimeoutMs: number; readonly maxSize: number; };
 
@@ -20,9 +25,9 @@ export interface RegisterTools {
 
 export type RegisterToolName = keyof RegisterTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type RegisterContext<K extends RegisterToolName> = ToolContext<Pick<RegisterTextParams, RegisterTools[K]['errors']>, RegisterTools[K]['limits']>;
+export type RegisterContext<K extends RegisterToolName> = ToolContext<Pick<RegisterTextParams, RegisterTools[K]['errors']>, RegisterTools[K]['limits'], RegisterResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type RegisterContextWith<Codes extends keyof RegisterTextParams, Limits extends object = {}> = ToolContext<Pick<RegisterTextParams, Codes>, Limits>;
+export type RegisterContextWith<Codes extends keyof RegisterTextParams, Limits extends object = {}> = ToolContext<Pick<RegisterTextParams, Codes>, Limits, RegisterResultTexts>;
 export type RegisterHandler<K extends RegisterToolName> = (args: RegisterTools[K]['args'], ctx: RegisterContext<K>) => Promise<RegisterTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type RegisterHandlers = { readonly [K in RegisterToolName]: RegisterHandler<K> };

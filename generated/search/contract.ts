@@ -6,6 +6,11 @@ import type { ListSitesArgs, ListSitesResult, TopQueriesArgs, TopQueriesResult, 
 
 /** Parameters of every text the Search analytics tools can end with: the connector's own codes, then the platform's. `{upstream}` is filled in by the runtime. */
 export type SearchTextParams = SearchErrorParams & Omit<PlatformErrorParams, keyof SearchErrorParams>;
+/** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
+export interface SearchResultTexts {
+
+}
+
 /** The connector's limits (`connector.limits` in specs/search.yaml). */
 export type SearchLimits = { readonly maxRowLimit: number; readonly upstreamMessageMaxChars: number; };
 
@@ -22,9 +27,9 @@ export interface SearchTools {
 
 export type SearchToolName = keyof SearchTools;
 /** What the handler of tool K may touch: `fail`/`refuseArguments` take only the codes its spec lists, `limits` only the names it declares. */
-export type SearchContext<K extends SearchToolName> = ToolContext<Pick<SearchTextParams, SearchTools[K]['errors']>, SearchTools[K]['limits']>;
+export type SearchContext<K extends SearchToolName> = ToolContext<Pick<SearchTextParams, SearchTools[K]['errors']>, SearchTools[K]['limits'], SearchResultTexts>;
 /** The context a helper shared by several tools asks for: the codes it may end a call with and the limits it reads. Only tools whose spec lists those codes can call it. */
-export type SearchContextWith<Codes extends keyof SearchTextParams, Limits extends object = {}> = ToolContext<Pick<SearchTextParams, Codes>, Limits>;
+export type SearchContextWith<Codes extends keyof SearchTextParams, Limits extends object = {}> = ToolContext<Pick<SearchTextParams, Codes>, Limits, SearchResultTexts>;
 export type SearchHandler<K extends SearchToolName> = (args: SearchTools[K]['args'], ctx: SearchContext<K>) => Promise<SearchTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type SearchHandlers = { readonly [K in SearchToolName]: SearchHandler<K> };

@@ -1,7 +1,6 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import { runQuery } from './graphql-client.ts';
 import { caseSelection, schemaMap, toCase, type CaseObject } from './schema-map.ts';
-import { AMOUNTS_NOTE, text } from './shared.ts';
 
 /**
  * Scans the most recently updated cases (updatedAt descending, pages of 200, `maxPages` pages)
@@ -45,7 +44,7 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
     scanned,
     pagesScanned,
     truncated,
-    ...(truncated ? { note: text('findCasesTruncated', { scanned, pages: pagesScanned }) } : {}),
-    amountsNote: AMOUNTS_NOTE,
+    ...(truncated ? { note: ctx.text('findCasesTruncated', { scanned, pages: pagesScanned }) } : {}),
+    amountsNote: ctx.text('amountsNote'),
   };
 };

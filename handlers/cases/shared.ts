@@ -1,15 +1,6 @@
-// Helpers shared by the case tools: texts from the spec, periods, page accumulation.
-import { casesDescriptor } from '#generated/cases/descriptor.ts';
-import { formatText } from '#runtime/handler-api/tool-error.ts';
+// Helpers shared by the case tools: periods and page accumulation.
 import { runQuery, type CasesCallContext } from './graphql-client.ts';
 import { resolvePeriod, type Period } from './period.ts';
-
-export const texts = casesDescriptor.texts;
-export const AMOUNTS_NOTE = texts.amountsNote!;
-
-export function text(name: string, params: Record<string, string | number> = {}): string {
-  return formatText(texts[name] ?? name, params);
-}
 
 /** The period of `from`/`to`; `from` after `to` refuses the arguments (generic text, not metered). */
 export function periodOf(ctx: CasesCallContext, from: string | undefined, to: string | undefined): Period {

@@ -1,6 +1,6 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
 import { openSession, type Row } from './client.ts';
-import { sinceInstant, texts } from './shared.ts';
+import { sinceInstant } from './shared.ts';
 
 const ENTITY = 'InvItemClient';
 
@@ -14,7 +14,7 @@ export const listRecentlyAddedItems: LedgerHandler<'list_recently_added_items'> 
   const layer = ctx.dataLayer;
   if (!layer) throw new Error('the data layer capability is missing (spec dataLayer: true)');
   const since = sinceInstant(ctx, args.since);
-  if (!(await layer.status()).enabled) return { hint: 'data_layer_not_enabled', message: texts['dataLayerNotEnabled']! };
+  if (!(await layer.status()).enabled) return { hint: 'data_layer_not_enabled', message: ctx.text('dataLayerNotEnabled') };
   const rows = await (await openSession(ctx)).query(ENTITY, []);
   const keyed: Array<{ key: string; row: Row }> = [];
   for (const row of rows) {

@@ -1,10 +1,7 @@
-// Helpers shared by the ledger tools: spec texts, the debtor/creditor kind of a posting, `since`.
-import { ledgerDescriptor } from '#generated/ledger/descriptor.ts';
+// Helpers shared by the ledger tools: the debtor/creditor kind of a posting, `since`.
 import { localMidnight } from '#runtime/handler-api/calendar.ts';
 import type { LedgerContextWith } from '#generated/ledger/contract.ts';
 import type { Row } from './client.ts';
-
-export const texts = ledgerDescriptor.texts;
 
 export type DCKind = 'debtor' | 'creditor';
 

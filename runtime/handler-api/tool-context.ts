@@ -62,7 +62,7 @@ export interface FailureSummary {
  * What one tool call's handler may touch. `E` holds the error codes its spec lists with their text
  * parameters, `L` its limits; the generated `<Connector>Context<'tool'>` fills both in.
  */
-export interface ToolContext<E = object, L = object> {
+export interface ToolContext<E = object, L = object, T = object> {
   /** Connector id as served (`<id>`), and the endpoint instance (`<id>` or `<id>-<n>`). */
   readonly connectorId: string;
   readonly instanceId: string;
@@ -86,8 +86,10 @@ export interface ToolContext<E = object, L = object> {
    * Before any upstream request it is not metered, like a schema refusal (DECISIONS §8).
    */
   readonly refuseArguments: (...args: FailArgs<E>) => never;
+  /** One of the connector's other texts (`connector.texts`: result notes) with its parameters filled in. */
+  readonly text: (...args: FailArgs<T>) => string;
   /** The spec name and text of a failure caught by the handler (rendered by the runtime, never by hand). */
   readonly describeFailure: (error: unknown) => FailureSummary;
 }
 
-export type ToolHandler<Args, Result, E = object, L = object> = (args: Args, ctx: ToolContext<E, L>) => Promise<Result>;
+export type ToolHandler<Args, Result, E = object, L = object, T = object> = (args: Args, ctx: ToolContext<E, L, T>) => Promise<Result>;

@@ -44,6 +44,13 @@ export class ConnectorTexts {
     return byKind.get(kind);
   }
 
+  /** One of the connector's other texts (result notes), parameters filled in; an unknown name is refused loudly. */
+  note(name: string, params: ErrorParams = {}): string {
+    const text = this.#descriptor.texts[name];
+    if (text === undefined) throw new Error(`${this.#descriptor.key} has no text \`${name}\``);
+    return formatText(text, { upstream: this.#descriptor.upstream.name, ...params });
+  }
+
   /** Name and words of a failure a handler caught (a failed section of a summary). */
   describe(error: unknown): FailureSummary {
     if (error instanceof ToolError) {
@@ -76,7 +83,7 @@ export interface CallScope {
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
-export type CallContext = ToolContext<Readonly<Record<string, ErrorParams>>, Readonly<Record<string, number>>>;
+export type CallContext = ToolContext<Readonly<Record<string, ErrorParams>>, Readonly<Record<string, number>>, Readonly<Record<string, ErrorParams>>>;
 
 export function createToolContext(scope: CallScope): CallContext {
   let log: Logger | undefined;
@@ -101,6 +108,7 @@ export function createToolContext(scope: CallScope): CallContext {
     refuseArguments: (code: string, params: ErrorParams = {}): never => {
       throw new ArgumentRefusal(code, params);
     },
+    text: (name: string, params: ErrorParams = {}) => scope.texts.note(name, params),
     describeFailure: (error) => scope.texts.describe(error),
   };
 }

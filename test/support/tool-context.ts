@@ -22,7 +22,7 @@ export interface TestContextOptions {
  * Typed loosely on purpose (`any` codes and limits): a test hands it to one tool's handler, whose
  * generated contract types the codes it may raise and the limits it reads.
  */
-export type TestToolContext = ToolContext<any, any>;
+export type TestToolContext = ToolContext<any, any, any>;
 
 export function testContext(options: TestContextOptions): TestToolContext {
   const tool = options.descriptor.tools.find((t) => t.name === options.tool);
