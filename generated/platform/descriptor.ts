@@ -37,7 +37,7 @@ export interface PlatformProtocolErrorParams {
   not_found: Record<string, never>;
 }
 
-export type PlatformInstruction = 'connect_account' | 'not_subscribed_tools_listed' | 'not_subscribed';
+export type PlatformInstruction = 'connect_account' | 'reconnect' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
 export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = {
   "errors": {
@@ -187,6 +187,7 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
   },
   "instructions": {
     "connect_account": "Open this link in a browser within 10 minutes to connect {connector_title} for the endpoint {instance_id}. The link works once. After connecting, call the tools again.",
+    "reconnect": "Reconnect {connector_title} for the endpoint {instance_id} here (open it in a browser within 10 minutes; it works once): {connect_url}",
     "not_subscribed_tools_listed": "Your account is not subscribed to {connector_id}. Purchase a subscription here: {purchase_url} — until then every tool call answers with this link instead of data.",
     "not_subscribed": "Your account is not subscribed to {connector_id}, so only connect_account is listed. Purchase a subscription here: {purchase_url} — then call connect_account to connect your {connector_title} account, and the connector's tools will be listed."
   },

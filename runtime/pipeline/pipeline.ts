@@ -68,6 +68,27 @@ export class Pipeline {
     return textResult(text, true);
   }
 
+  /**
+   * A tool's error text. A text the spec marks `reconnect: true` is followed by a second block with
+   * a connect link to the portal form of this very instance, so the user can reconnect without the
+   * operator (also on endpoints that list no connect_account). No link when one cannot be made.
+   */
+  async #answer(endpoint: Endpoint, identity: Identity, texts: ConnectorTexts, code: string, params: ErrorParams): Promise<CallToolResult> {
+    const result = textResult(texts.render(code, params), true);
+    if (!texts.entry(code)?.reconnect) return result;
+    try {
+      const connectUrl = await this.#link('connect', identity, endpoint);
+      const { descriptor } = endpoint.connector;
+      result.content.push({
+        type: 'text',
+        text: formatText(this.#g.platform.instructions.reconnect ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl }),
+      });
+    } catch (error) {
+      this.#g.log.warn({ connector: endpoint.connector.config.id, instance: endpoint.instanceId, err: (error as Error).message }, 'no reconnect link: the connect link could not be stored');
+    }
+    return result;
+  }
+
   #link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
     return this.#links.issue(purpose, identity, endpoint.connector.config.key, endpoint.instanceId);
   }
@@ -207,7 +228,7 @@ export class Pipeline {
       }
       if (error instanceof ToolError) {
         outcome = error.code;
-        return textResult(texts.render(error.code, error.params), true);
+        return this.#answer(endpoint, identity, texts, error.code, error.params);
       }
       if (error instanceof UpstreamError) {
         // The spec may declare which text answers this kind of failure (`upstream: [auth]`).
@@ -215,7 +236,7 @@ export class Pipeline {
         if (code) {
           outcome = code;
           // Without an HTTP status (timeout, network) the gateway stands in for the upstream: 502.
-          return textResult(texts.render(code, { status: error.status ?? 502 }), true);
+          return this.#answer(endpoint, identity, texts, code, { status: error.status ?? 502 });
         }
         outcome = `upstream_${error.kind}`;
         log.warn({ ...fields, tool: tool.name, kind: error.kind, status: error.status }, 'upstream failure without a specific text');

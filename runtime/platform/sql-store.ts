@@ -458,6 +458,13 @@ export class SqlPlatformStore implements PlatformStore {
     }
   }
 
+  async connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome> {
+    const { rows } = await this.#db.query<{ used: boolean; expired: boolean }>('SELECT used_at IS NOT NULL AS used, expires_at <= $2 AS expired FROM connect_links WHERE jti = $1', [jti, now]);
+    const row = rows[0];
+    if (row === undefined) return 'missing';
+    return row.used ? 'used' : row.expired ? 'expired' : 'ok';
+  }
+
   async consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome> {
     // The UPDATE is the atomic step: of concurrent callers, exactly one sees a row.
     const { rows } = await this.#db.query<{ jti: string }>('UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL AND expires_at > $2 RETURNING jti', [jti, now]);

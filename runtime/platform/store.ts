@@ -141,6 +141,8 @@ export interface PlatformStore {
   createConnectLink(link: ConnectLink): Promise<void>;
   /** Atomically marks the link used; only the first call for a valid, unexpired link gets 'ok'. */
   consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome>;
+  /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
+  connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
 
   /** Adds the given counts (an upsert that increments), all rows in one transaction. */
   addUsage(rows: readonly UsageRow[]): Promise<void>;

@@ -54,7 +54,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       res,
       reason === 'expired' ? 410 : 400,
       'This link cannot be used',
-      `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (for example by calling <code>connect_account</code> again).</p>`,
+      `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (by calling <code>connect_account</code> where the endpoint lists it, or by repeating the call that answered with this link).</p>`,
     );
 
   function connectorOf(payload: LinkPayload) {
@@ -93,6 +93,9 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
         `<p>The endpoint <code>${escapeHtml(instanceId)}</code> is connected. You can close this page and ask the assistant again.</p>`,
       );
     }
+    // A used or expired link says so at once, not after the user typed a credential into it.
+    const state = await gateway.store.connectLinkState(payload.jti, gateway.now());
+    if (state !== 'ok') return invalid(res, state);
     return connectForm(res, connector.descriptor.title, instanceId, fields, token);
   }
 
