@@ -193,7 +193,11 @@ function storeContract(name: string, target: StoreTarget): void {
       const link = { accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) };
       const ok = newId('jti_');
       await store.createConnectLink({ jti: ok, ...link });
+      expect(await store.connectLinkState(ok, minutes(1))).toBe('ok'); // looking does not consume
+      expect(await store.connectLinkState(ok, minutes(10))).toBe('expired');
+      expect(await store.connectLinkState('jti_nothing', minutes(1))).toBe('missing');
       expect(await store.consumeConnectLink(ok, minutes(1))).toBe('ok');
+      expect(await store.connectLinkState(ok, minutes(1))).toBe('used');
       expect(await store.consumeConnectLink(ok, minutes(2))).toBe('used');
       expect(await store.consumeConnectLink(ok, minutes(60))).toBe('used'); // used, and later also expired
 
