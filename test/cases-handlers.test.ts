@@ -118,6 +118,29 @@ describe('case-management handlers (nock)', () => {
     expect(flat(sent.at(-1)!.query)).toContain('responsibleUser { fullName }');
   });
 
+  it('never caches a fallback taken after a failed discovery (500, garbage, a GraphQL error)', async () => {
+    for (const failure of [
+      [500, '<html>Server Error</html>'],
+      [200, 'not json at all'],
+      [200, { errors: [{ message: 'SQLSTATE[HY000]: General error' }] }],
+    ] as Array<[number, unknown]>) {
+      nock.cleanAll();
+      clearSchemaMaps();
+      sent.length = 0;
+      let discoveries = 0;
+      upstream((b) => {
+        if (b.query.includes('CaseConnectorDiscovery')) return discoveries++ === 0 ? failure : [200, { data: PUBLIC_DISCOVERY }];
+        return [200, { data: { hours: { items: [{ costPrice: 1, startTime: localMidnightUnix('2025-10-26', 'Europe/Copenhagen') }], nextCursor: null } } }];
+      });
+      const args = { caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 };
+      await casesHandlers.list_case_hours(args, ctx('list_case_hours'));
+      expect(flat(sent.at(-1)!.query)).toContain('field: startTime');
+      await casesHandlers.list_case_hours(args, ctx('list_case_hours'));
+      expect(discoveries, JSON.stringify(failure)).toBe(2);
+      expect(flat(sent.at(-1)!.query)).toContain('field: START_TIME');
+    }
+  });
+
   it('maps an unknown case id to the upstream validation text, both error layouts', async () => {
     upstream((b) =>
       b.query.includes('CaseConnectorDiscovery')
