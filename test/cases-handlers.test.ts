@@ -216,6 +216,24 @@ describe('case-management handlers (nock)', () => {
     expect(result.period).toEqual({ from: '2025-10-26', to: '2025-10-26', fromUnix: from, toUnix: to, toIsExclusive: true, timeZone: 'Europe/Copenhagen' });
   });
 
+  it('sums money exactly in the precision of the values: no floating-point noise in any total', async () => {
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    const hours = [...Array.from({ length: 300 }, (_, i) => ({ costPrice: 1234.57, startTime: day + i })), { costPrice: null, startTime: day }];
+    const invoices = [...Array.from({ length: 100 }, (_, i) => ({ id: i + 1, amount: 1234.57, date: day })), { id: 'x', amount: 0.1, date: day }, { id: 'y', amount: 0.2, date: day }];
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: hours, nextCursor: null } } }];
+      if (b.query.includes('CaseSalesInvoices')) return [200, { data: { salesInvoices: { items: invoices, nextCursor: null } } }];
+      return [200, { data: { caseById: { economy: { materialsCostprice: 5.5 } } } }];
+    });
+    const period = { from: '2025-10-26', to: '2025-10-26' };
+    expect((await casesHandlers.list_case_hours({ caseId: 5, ...period, maxRows: 2000 }, ctx('list_case_hours'))).costPriceTotal).toBe(370371);
+    expect((await casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 2000 }, ctx('list_case_sales_invoices'))).amountTotal).toBe(123457.3);
+    const summary = await casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary'));
+    expect(summary.hours).toMatchObject({ rows: 301, costPriceTotal: 370371 });
+    expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
+  });
+
   it('refuses `from` after `to` without any upstream request', async () => {
     upstream(() => [200, { data: {} }]);
     expect(await errorText(casesHandlers.list_case_hours({ caseId: 5, from: '2025-02-01', to: '2025-01-31', maxRows: 500 }, ctx('list_case_hours')))).toBe('Tool invocation failed.');
