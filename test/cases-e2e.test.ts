@@ -192,6 +192,22 @@ describe('case management end to end against its sandbox', () => {
     expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
   });
 
+  it('refuses a result over the connector result cap with the generic text, for every tool that grows with the data', async () => {
+    const wide = await call('find_cases', { text: 'e', maxPages: 5 });
+    expect(text(wide).length).toBeLessThan(1000);
+    expect(text(wide)).toBe(texts.generic.text);
+    expect(wide.isError).toBe(true);
+    const cap = casesDescriptor.limits.resultMaxChars!;
+    expect(cap).toBe(100_000);
+    // Just under the cap still answers.
+    const narrow = await call('find_cases', { text: SEARCH_WORD, maxPages: 5 });
+    expect(narrow.isError).toBeFalsy();
+    expect(text(narrow).length).toBeLessThanOrEqual(cap);
+    // A full page of 200 cases answers (under the cap), a big hour listing answers too.
+    expect(text(await call('list_cases', { limit: 200 })).length).toBeLessThanOrEqual(cap);
+    expect(json(await call('list_case_hours', { caseId: BIG_HOURS_CASE_ID, maxRows: 2000 })).count).toBe(2000);
+  });
+
   it('sends no document that writes, and nothing the document check refuses', async () => {
     sandbox.resetStats();
     for (const query of [

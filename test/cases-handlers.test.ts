@@ -234,6 +234,31 @@ describe('case-management handlers (nock)', () => {
     expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
   });
 
+  it('fails every data-sized case tool with the generic text over resultMaxChars', async () => {
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    const long = 'x'.repeat(1000);
+    const cases = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, caseNumber: String(i + 1), description: `e ${long}` }));
+    const invoices = Array.from({ length: 200 }, (_, i) => ({ id: `${long}-${i}`, amount: 1, date: day }));
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [], nextCursor: null } } }];
+      if (b.query.includes('CaseSalesInvoices')) return [200, { data: { salesInvoices: { items: invoices, nextCursor: null } } }];
+      if (b.query.includes('CaseMaterials')) return [200, { data: { caseById: { economy: { materialsCostprice: 1 } } } }];
+      if (b.query.includes('caseById')) return [200, { data: { caseById: { ...cases[0], description: long.repeat(200) } } }];
+      return [200, { data: { cases: { items: cases, nextCursor: null } } }];
+    });
+    const period = { from: '2025-10-26', to: '2025-10-26' };
+    const generic = texts.generic.text;
+    expect(await errorText(casesHandlers.list_cases({ limit: 200, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases')))).toBe(generic);
+    expect(await errorText(casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases')))).toBe(generic);
+    expect(await errorText(casesHandlers.get_case({ id: 1 }, ctx('get_case')))).toBe(generic);
+    expect(await errorText(casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 500 }, ctx('list_case_sales_invoices')))).toBe(generic);
+    expect(await errorText(casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary')))).toBe(generic);
+    // Under the cap the same tools answer.
+    expect(await casesHandlers.find_cases({ text: '7', maxPages: 1 }, ctx('find_cases'))).toMatchObject({ pagesScanned: 1 });
+    expect(await casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 20 }, ctx('list_case_sales_invoices'))).toMatchObject({ count: 20, truncated: true });
+  });
+
   it('refuses `from` after `to` without any upstream request', async () => {
     upstream(() => [200, { data: {} }]);
     expect(await errorText(casesHandlers.list_case_hours({ caseId: 5, from: '2025-02-01', to: '2025-01-31', maxRows: 500 }, ctx('list_case_hours')))).toBe('Tool invocation failed.');

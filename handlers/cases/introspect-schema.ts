@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { IntrospectSchemaResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
+import { capResult } from './shared.ts';
 import { signature, TYPE_REF_SELECTION, type ArgRef, type TypeRef } from './type-ref.ts';
 
 interface QueryField {
@@ -40,6 +41,5 @@ export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, 
     result.typeNames = names.slice(0, MAX_TYPE_NAMES);
     result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
   }
-  if (JSON.stringify(result).length > ctx.limits.resultMaxChars) ctx.fail('generic');
-  return result;
+  return capResult(ctx, result);
 };

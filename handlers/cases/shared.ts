@@ -1,4 +1,5 @@
 // Helpers shared by the case tools: periods, page accumulation and money totals.
+import type { CasesContextWith } from '#generated/cases/contract.ts';
 import { runQuery, type CasesCallContext } from './graphql-client.ts';
 import { resolvePeriod, type Period } from './period.ts';
 
@@ -79,6 +80,15 @@ export function sum(values: readonly unknown[]): number {
   const text = (total < 0n ? -total : total).toString().padStart(scale + 1, '0');
   const exact = scale === 0 ? text : `${text.slice(0, -scale)}.${text.slice(-scale)}`;
   return Number(total < 0n ? `-${exact}` : exact);
+}
+
+/**
+ * The result itself, or the generic text when its serialized form is longer than the tool's
+ * `resultMaxChars` (the connector's, or the tool's own where the spec sets a smaller one).
+ */
+export function capResult<T>(ctx: CasesContextWith<'generic', { readonly resultMaxChars: number }>, result: T): T {
+  if (JSON.stringify(result ?? null).length > ctx.limits.resultMaxChars) ctx.fail('generic');
+  return result;
 }
 
 /** Enum literals discovered from introspection are inlined; anything odd is refused. */
