@@ -18,8 +18,6 @@ const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
   }
 }`;
 
-const MAX_TYPE_NAMES = 100;
-
 /** Root query fields matching `search`, as one-line signatures; never the whole schema. */
 export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, ctx) => {
   const data = await runQuery<{ __schema: { queryType: { name: string; fields: QueryField[] | null }; types?: Array<{ name: string }> } }>(ctx, QUERY(args.includeTypes));
@@ -38,8 +36,8 @@ export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, 
       .map((t) => t.name)
       .filter((n) => !n.startsWith('__') && (!needle || n.toLowerCase().includes(needle)))
       .sort();
-    result.typeNames = names.slice(0, MAX_TYPE_NAMES);
-    result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
+    result.typeNames = names.slice(0, ctx.limits.typeNamesMax);
+    result.typeNamesTruncated = names.length > ctx.limits.typeNamesMax;
   }
   return capResult(ctx, result);
 };
