@@ -134,6 +134,45 @@ describe('case management end to end against its sandbox', () => {
     expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID, from: '2000-01-01' })).count).toBe(500);
   });
 
+  it('a transient failure of schema discovery does not poison the next call (upper-case enum spellings)', async () => {
+    sandbox.setSwitches({ schemaMode: 'upper-enum', failNext: { count: 1, status: 500 } });
+    // The first call of the connection meets a 500 on discovery: the public names serve this call
+    // only (the enum spelling comes from the validation answer), and nothing of it is remembered.
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+    expect(sandbox.switches.failNext.count).toBe(0);
+    sandbox.resetStats();
+    const hours = json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
+    expect(hours).toMatchObject({ count: 500, truncated: true });
+    const invoices = json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }));
+    expect(invoices).toMatchObject({ count: 500, truncated: true });
+    const summary = json(await call('get_case_work_summary', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
+    expect(summary.hours).toMatchObject({ rows: 600, truncated: false });
+    expect(summary.salesInvoices).toHaveProperty('amountTotal');
+    const documents = sandbox.stats.requestBodies.map((b) => (b as { query: string }).query);
+    expect(documents.some((q) => /field: START_TIME/.test(q))).toBe(true);
+    expect(documents.some((q) => /field: DATE/.test(q))).toBe(true);
+    expect(documents.some((q) => /field: (startTime|date)\b/.test(q))).toBe(false);
+  });
+
+  it('learns the enum spelling from the validation answer when introspection is disabled, and remembers it', async () => {
+    sandbox.setSwitches({ schemaMode: 'upper-enum', introspection: false });
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+    expect(json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+    sandbox.resetStats();
+    const summary = json(await call('get_case_work_summary', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
+    expect(summary.hours).toMatchObject({ rows: 600, truncated: false });
+    expect(summary.salesInvoices).toHaveProperty('amountTotal');
+    // Remembered: the second time no document with the other spelling is sent.
+    const documents = sandbox.stats.requestBodies.map((b) => (b as { query: string }).query);
+    expect(documents.some((q) => /field: (startTime|date)\b/.test(q))).toBe(false);
+    // A failure on the public spelling that is not about the spelling is not retried with another one.
+    sandbox.setSwitches({ schemaMode: 'extended', introspection: false, sqlErrorField: 'Query.hours' });
+    clearSchemaMaps();
+    sandbox.resetStats();
+    expect(text(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toBe('Tool invocation failed.');
+    expect(sandbox.stats.requestBodies.filter((b) => /CaseHours/.test((b as { query: string }).query))).toHaveLength(1);
+  });
+
   it('gives the spec texts for a rejected key, throttling and a disabled introspection', async () => {
     const reconnect = texts.key_rejected.text.replace('{upstream}', 'Ordrestyring');
     for (const unauthenticated of ['http401', 'http403', 'http200'] as const) {
@@ -151,6 +190,22 @@ describe('case management end to end against its sandbox', () => {
     sandbox.setSwitches({ introspection: false });
     expect(text(await call('introspect_schema'))).toBe('Tool invocation failed.');
     expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
+  });
+
+  it('refuses a result over the connector result cap with the generic text, for every tool that grows with the data', async () => {
+    const wide = await call('find_cases', { text: 'e', maxPages: 5 });
+    expect(text(wide).length).toBeLessThan(1000);
+    expect(text(wide)).toBe(texts.generic.text);
+    expect(wide.isError).toBe(true);
+    const cap = casesDescriptor.limits.resultMaxChars!;
+    expect(cap).toBe(100_000);
+    // Just under the cap still answers.
+    const narrow = await call('find_cases', { text: SEARCH_WORD, maxPages: 5 });
+    expect(narrow.isError).toBeFalsy();
+    expect(text(narrow).length).toBeLessThanOrEqual(cap);
+    // A full page of 200 cases answers (under the cap), a big hour listing answers too.
+    expect(text(await call('list_cases', { limit: 200 })).length).toBeLessThanOrEqual(cap);
+    expect(json(await call('list_case_hours', { caseId: BIG_HOURS_CASE_ID, maxRows: 2000 })).count).toBe(2000);
   });
 
   it('sends no document that writes, and nothing the document check refuses', async () => {

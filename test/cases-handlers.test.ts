@@ -118,6 +118,29 @@ describe('case-management handlers (nock)', () => {
     expect(flat(sent.at(-1)!.query)).toContain('responsibleUser { fullName }');
   });
 
+  it('never caches a fallback taken after a failed discovery (500, garbage, a GraphQL error)', async () => {
+    for (const failure of [
+      [500, '<html>Server Error</html>'],
+      [200, 'not json at all'],
+      [200, { errors: [{ message: 'SQLSTATE[HY000]: General error' }] }],
+    ] as Array<[number, unknown]>) {
+      nock.cleanAll();
+      clearSchemaMaps();
+      sent.length = 0;
+      let discoveries = 0;
+      upstream((b) => {
+        if (b.query.includes('CaseConnectorDiscovery')) return discoveries++ === 0 ? failure : [200, { data: PUBLIC_DISCOVERY }];
+        return [200, { data: { hours: { items: [{ costPrice: 1, startTime: localMidnightUnix('2025-10-26', 'Europe/Copenhagen') }], nextCursor: null } } }];
+      });
+      const args = { caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 };
+      await casesHandlers.list_case_hours(args, ctx('list_case_hours'));
+      expect(flat(sent.at(-1)!.query)).toContain('field: startTime');
+      await casesHandlers.list_case_hours(args, ctx('list_case_hours'));
+      expect(discoveries, JSON.stringify(failure)).toBe(2);
+      expect(flat(sent.at(-1)!.query)).toContain('field: START_TIME');
+    }
+  });
+
   it('maps an unknown case id to the upstream validation text, both error layouts', async () => {
     upstream((b) =>
       b.query.includes('CaseConnectorDiscovery')
@@ -191,6 +214,49 @@ describe('case-management handlers (nock)', () => {
     expect(to - from).toBe(25 * 3600);
     expect(result).toMatchObject({ caseId: 5, count: 2, costPriceTotal: 30.5, truncated: false, items: [{ costPrice: 10 }, { costPrice: 20.5 }] });
     expect(result.period).toEqual({ from: '2025-10-26', to: '2025-10-26', fromUnix: from, toUnix: to, toIsExclusive: true, timeZone: 'Europe/Copenhagen' });
+  });
+
+  it('sums money exactly in the precision of the values: no floating-point noise in any total', async () => {
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    const hours = [...Array.from({ length: 300 }, (_, i) => ({ costPrice: 1234.57, startTime: day + i })), { costPrice: null, startTime: day }];
+    const invoices = [...Array.from({ length: 100 }, (_, i) => ({ id: i + 1, amount: 1234.57, date: day })), { id: 'x', amount: 0.1, date: day }, { id: 'y', amount: 0.2, date: day }];
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: hours, nextCursor: null } } }];
+      if (b.query.includes('CaseSalesInvoices')) return [200, { data: { salesInvoices: { items: invoices, nextCursor: null } } }];
+      return [200, { data: { caseById: { economy: { materialsCostprice: 5.5 } } } }];
+    });
+    const period = { from: '2025-10-26', to: '2025-10-26' };
+    expect((await casesHandlers.list_case_hours({ caseId: 5, ...period, maxRows: 2000 }, ctx('list_case_hours'))).costPriceTotal).toBe(370371);
+    expect((await casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 2000 }, ctx('list_case_sales_invoices'))).amountTotal).toBe(123457.3);
+    const summary = await casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary'));
+    expect(summary.hours).toMatchObject({ rows: 301, costPriceTotal: 370371 });
+    expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
+  });
+
+  it('fails every data-sized case tool with the generic text over resultMaxChars', async () => {
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    const long = 'x'.repeat(1000);
+    const cases = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, caseNumber: String(i + 1), description: `e ${long}` }));
+    const invoices = Array.from({ length: 200 }, (_, i) => ({ id: `${long}-${i}`, amount: 1, date: day }));
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [], nextCursor: null } } }];
+      if (b.query.includes('CaseSalesInvoices')) return [200, { data: { salesInvoices: { items: invoices, nextCursor: null } } }];
+      if (b.query.includes('CaseMaterials')) return [200, { data: { caseById: { economy: { materialsCostprice: 1 } } } }];
+      if (b.query.includes('caseById')) return [200, { data: { caseById: { ...cases[0], description: long.repeat(200) } } }];
+      return [200, { data: { cases: { items: cases, nextCursor: null } } }];
+    });
+    const period = { from: '2025-10-26', to: '2025-10-26' };
+    const generic = texts.generic.text;
+    expect(await errorText(casesHandlers.list_cases({ limit: 200, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases')))).toBe(generic);
+    expect(await errorText(casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases')))).toBe(generic);
+    expect(await errorText(casesHandlers.get_case({ id: 1 }, ctx('get_case')))).toBe(generic);
+    expect(await errorText(casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 500 }, ctx('list_case_sales_invoices')))).toBe(generic);
+    expect(await errorText(casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary')))).toBe(generic);
+    // Under the cap the same tools answer.
+    expect(await casesHandlers.find_cases({ text: '7', maxPages: 1 }, ctx('find_cases'))).toMatchObject({ pagesScanned: 1 });
+    expect(await casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 20 }, ctx('list_case_sales_invoices'))).toMatchObject({ count: 20, truncated: true });
   });
 
   it('refuses `from` after `to` without any upstream request', async () => {

@@ -331,7 +331,7 @@ describe('cases sandbox: between bounds (Unix seconds)', () => {
     }
   });
 
-  it('spells HourBetweenColumn START_TIME in upper-enum mode', async () => {
+  it('spells HourBetweenColumn START_TIME and SalesInvoiceBetweenColumn DATE in upper-enum mode', async () => {
     const upper = { case: DST_CASE_ID, between: { field: 'START_TIME', from: 0, to: 2_000_000_000 } };
     expect((await gql(HOURS_PAGE, upper)).json().errors[0].message).toMatch(/START_TIME/);
     sandbox.setSwitches({ schemaMode: 'upper-enum' });
@@ -340,6 +340,9 @@ describe('cases sandbox: between bounds (Unix seconds)', () => {
     expect(lower.data).toBeUndefined();
     const values = await data('{ __type(name: "HourBetweenColumn") { enumValues { name } } }');
     expect(values.__type.enumValues.map((v: any) => v.name)).toEqual(['START_TIME', 'CREATED_AT', 'UPDATED_AT']);
+    const invoiceColumns = await data('{ __type(name: "SalesInvoiceBetweenColumn") { enumValues { name } } }');
+    expect(invoiceColumns.__type.enumValues.map((v: any) => v.name)).toEqual(['DATE', 'CREATED_AT']);
+    expect((await data(INVOICES_PAGE, { case: DST_CASE_ID, between: { field: 'DATE', from: 0, to: 2_000_000_000 } })).salesInvoices.items.length).toBeGreaterThan(0);
   });
 });
 
@@ -503,6 +506,19 @@ describe('cases sandbox: faults', () => {
     expect(r.status).toBe(500);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     expect(r.text).toMatch(/^<!DOCTYPE html>/);
+  });
+
+  it('fails exactly the next N requests with the given status, then serves normally', async () => {
+    sandbox.setSwitches({ failNext: { count: 2, status: 502 } });
+    for (let i = 0; i < 2; i++) {
+      const r = await gql('{ __typename }');
+      expect(r.status).toBe(502);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    }
+    expect(sandbox.switches.failNext).toEqual({ count: 0, status: 502 });
+    expect((await gql('{ __typename }')).status).toBe(200);
+    expect(() => sandbox.setSwitches({ failNext: { count: 1, status: 200 } })).toThrow(TypeError);
+    expect((await control('/__sandbox/switches', { failNext: { count: -1, status: 500 } })).status).toBe(400);
   });
 
   it('delays replies and survives clients that give up', async () => {

@@ -14,7 +14,7 @@ export interface CasesResultTexts {
 }
 
 /** The connector's limits (`connector.limits` in specs/cases.yaml). */
-export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; };
+export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; readonly resultMaxChars: number; };
 
 /** Arguments (after validation and defaults), result, error codes (the tool's `errors:`) and limits of every Case management tool. */
 export interface CasesTools {

@@ -32,7 +32,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
   },
   "limits": {
     "documentMaxChars": 65536,
-    "documentMaxTokens": 20000
+    "documentMaxTokens": 20000,
+    "resultMaxChars": 100000
   },
   "errors": {
     "generic": {
@@ -75,7 +76,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_cases",
       "title": "List cases",
-      "description": "Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use find_cases instead.",
+      "description": "Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use find_cases instead. A result over 100,000 characters is refused; lower `limit`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -132,7 +133,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "find_cases",
       "title": "Find cases",
-      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through list_cases.",
+      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through list_cases. A result over 100,000 characters is refused; use a more specific `text` or fewer pages.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -269,7 +270,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_case_hours",
       "title": "List case hours",
-      "description": "Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through introspect_schema, describe_type and graphql_query.",
+      "description": "Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through introspect_schema, describe_type and graphql_query. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -328,7 +329,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_case_sales_invoices",
       "title": "List case sales invoices",
-      "description": "Lists the sales invoices of one case whose invoice date lies in the period, as `{ id, amount }` rows, plus the count and amount total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind.",
+      "description": "Lists the sales invoices of one case whose invoice date lies in the period, as `{ id, amount }` rows, plus the count and amount total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

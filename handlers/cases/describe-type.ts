@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { DescribeTypeResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
+import { capResult } from './shared.ts';
 import { printType, signature, TYPE_REF_SELECTION, type ArgRef, type TypeRef } from './type-ref.ts';
 
 interface TypeInfo {
@@ -56,6 +57,5 @@ export const describeType: CasesHandler<'describe_type'> = async (args, ctx) => 
   };
   if (t.interfaces && t.interfaces.length > 0) result.interfaces = t.interfaces.map((i) => i.name);
   if (t.possibleTypes && t.possibleTypes.length > 0) result.possibleTypes = t.possibleTypes.map((p) => p.name);
-  if (JSON.stringify(result).length > ctx.limits.resultMaxChars) ctx.fail('generic');
-  return result;
+  return capResult(ctx, result);
 };

@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import { runQuery } from './graphql-client.ts';
 import { caseSelection, schemaMap, toCase, type CaseObject } from './schema-map.ts';
+import { capResult } from './shared.ts';
 
 /**
  * Scans the most recently updated cases (updatedAt descending, pages of 200, `maxPages` pages)
@@ -38,7 +39,7 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
     more = cursor !== null && page.length > 0;
   } while (more && pagesScanned < args.maxPages);
   const truncated = more;
-  return {
+  return capResult(ctx, {
     count: items.length,
     items,
     scanned,
@@ -46,5 +47,5 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
     truncated,
     ...(truncated ? { note: ctx.text('findCasesTruncated', { scanned, pages: pagesScanned }) } : {}),
     amountsNote: ctx.text('amountsNote'),
-  };
+  });
 };

@@ -4,7 +4,7 @@ import { ToolError } from '#runtime/handler-api/tool-error.ts';
 import { runQuery } from './graphql-client.ts';
 import { readHours, readInvoices } from './rows.ts';
 import { schemaMap } from './schema-map.ts';
-import { periodOf, sum } from './shared.ts';
+import { capResult, periodOf, sum } from './shared.ts';
 
 /** `'<ErrorName>: <message>'` for a failed section, the message cut at the spec's 200 characters. */
 function unavailable({ name, message }: FailureSummary, maxChars: number): { unavailable: string } {
@@ -47,5 +47,5 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
     ctx.fail('generic');
   }
   const value = <T>(s: PromiseSettledResult<T>) => (s.status === 'fulfilled' ? s.value : unavailable(ctx.describeFailure(s.reason), cut));
-  return { caseId: args.caseId, period, hours: value(hours), materials: value(materials), salesInvoices: value(invoices), amountsNote: ctx.text('amountsNote') };
+  return capResult(ctx, { caseId: args.caseId, period, hours: value(hours), materials: value(materials), salesInvoices: value(invoices), amountsNote: ctx.text('amountsNote') });
 };

@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { IntrospectSchemaResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
+import { capResult } from './shared.ts';
 import { signature, TYPE_REF_SELECTION, type ArgRef, type TypeRef } from './type-ref.ts';
 
 interface QueryField {
@@ -16,8 +17,6 @@ const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
     ${includeTypes ? 'types { name }' : ''}
   }
 }`;
-
-const MAX_TYPE_NAMES = 100;
 
 /** Root query fields matching `search`, as one-line signatures; never the whole schema. */
 export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, ctx) => {
@@ -37,9 +36,8 @@ export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, 
       .map((t) => t.name)
       .filter((n) => !n.startsWith('__') && (!needle || n.toLowerCase().includes(needle)))
       .sort();
-    result.typeNames = names.slice(0, MAX_TYPE_NAMES);
-    result.typeNamesTruncated = names.length > MAX_TYPE_NAMES;
+    result.typeNames = names.slice(0, ctx.limits.typeNamesMax);
+    result.typeNamesTruncated = names.length > ctx.limits.typeNamesMax;
   }
-  if (JSON.stringify(result).length > ctx.limits.resultMaxChars) ctx.fail('generic');
-  return result;
+  return capResult(ctx, result);
 };

@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import { runQuery } from './graphql-client.ts';
 import { caseSelection, schemaMap, toCase } from './schema-map.ts';
+import { capResult } from './shared.ts';
 
 /** One page of cases with the upstream's cursor passed through; orderBy as a one-element list. */
 export const listCases: CasesHandler<'list_cases'> = async (args, ctx) => {
@@ -18,5 +19,5 @@ export const listCases: CasesHandler<'list_cases'> = async (args, ctx) => {
   });
   const items = (data.cases?.items ?? []).map(toCase);
   const nextCursor = data.cases?.nextCursor ?? null;
-  return { count: items.length, items, nextCursor, hasMore: nextCursor !== null, amountsNote: ctx.text('amountsNote') };
+  return capResult(ctx, { count: items.length, items, nextCursor, hasMore: nextCursor !== null, amountsNote: ctx.text('amountsNote') });
 };

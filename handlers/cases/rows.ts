@@ -4,7 +4,7 @@
 // `to` may be inclusive).
 import type { CasesCallContext } from './graphql-client.ts';
 import type { Period } from './period.ts';
-import type { SchemaMap } from './schema-map.ts';
+import { withKnownSpelling, type SchemaMap } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';
 
 export interface HourRow {
@@ -19,7 +19,11 @@ export interface InvoiceRow {
 
 const inPeriod = (t: unknown, p: Period) => typeof t === 'number' && t >= p.fromUnix && t < p.toUnix;
 
-export async function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+export function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+  return withKnownSpelling(ctx, map, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize));
+}
+
+async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const column = enumLiteral(ctx, map.hourStartColumn);
   const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: Int, $from: Int, $to: Int) {
   hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: { case: $caseId }) {
@@ -39,7 +43,11 @@ export async function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: n
   return result;
 }
 
-export async function readInvoices(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+export function readInvoices(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+  return withKnownSpelling(ctx, map, 'invoiceBetweenColumn', (m) => readInvoicesAs(ctx, m, caseId, period, maxRows, pageSize));
+}
+
+async function readInvoicesAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const inv = map.invoices;
   const amount = enumLiteral(ctx, inv.amountField);
   const date = inv.dateField ? enumLiteral(ctx, inv.dateField) : null;

@@ -1,11 +1,14 @@
 // Where the real schema differs from the spec (upstreams/cases.md §3), in one place: which case
 // fields exist, how the hour start-time column is spelled, and how sales invoices are read. It is
-// learned from introspection once per connection (cached 10 minutes) and falls back to the public
-// field names when introspection is disabled, so an optional field never fails a whole document.
+// learned from introspection once per connection (cached 10 minutes). When introspection is
+// disabled the public field names are used and the enum spellings are learned from the upstream's
+// own validation answer (the other known spelling is tried once and remembered). A fallback taken
+// because discovery failed (a 500, a timeout, garbage) serves that one call only and is never
+// cached, so a transient failure cannot poison the calls after it.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
 import { ToolError } from '#runtime/handler-api/tool-error.ts';
-import { runQuery, type CasesCallContext } from './graphql-client.ts';
+import { runQuery, UpstreamGraphQLError, type CasesCallContext } from './graphql-client.ts';
 
 export interface SchemaMap {
   /** Case fields the upstream has (top level and inside `economy`). */
@@ -72,22 +75,46 @@ const DESCRIBE_INVOICES = (between: string, filter: string, connection: string) 
 const ENUM_VALUES = (name: string) => `query CaseConnectorEnum { e: __type(name: ${JSON.stringify(name)}) { enumValues { name } } }`;
 const TYPE_FIELDS = (name: string) => `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
 
-async function discover(ctx: CasesCallContext): Promise<SchemaMap> {
-  let root: { caseType: { fields: Field[] } | null; economyType: { fields: Field[] } | null; hourColumns: { enumValues: Array<{ name: string }> } | null; queryType: { fields: Field[] } | null };
+/** A rejected key or a rate limit ends the call; discovery never swallows them. */
+const fatal = (error: unknown) => error instanceof ToolError && (error.code === 'key_rejected' || error.code === 'throttled');
+
+/** The upstream's answer that introspection is off (graphql-js, Lighthouse: "... introspection ..."). */
+const introspectionDisabled = (error: unknown) => error instanceof UpstreamGraphQLError && /introspection/i.test(error.message);
+
+/** A discovered map, and whether it may be cached (false for a fallback taken after a failure). */
+interface Discovery {
+  readonly map: SchemaMap;
+  readonly cacheable: boolean;
+}
+
+async function discover(ctx: CasesCallContext): Promise<Discovery> {
   try {
-    root = await runQuery(ctx, DISCOVER);
+    return await introspect(ctx);
   } catch (error) {
-    // A rejected key or a rate limit ends the call; anything else (introspection disabled) falls back.
-    if (error instanceof ToolError && (error.code === 'key_rejected' || error.code === 'throttled')) throw error;
-    ctx.log.info({ err: (error as Error).message }, 'schema introspection unavailable; using the public field names');
-    return PUBLIC;
+    if (fatal(error)) throw error;
+    // Introspection switched off is the upstream's answer, not a failure: the public names are
+    // cached and the enum spellings learned from validation answers. Anything else (a 500, a
+    // timeout, garbage) falls back for this call only.
+    const disabled = introspectionDisabled(error);
+    ctx.log.info({ err: (error as Error).message, cached: disabled }, 'schema introspection unavailable; using the public field names');
+    return { map: PUBLIC, cacheable: disabled };
   }
+}
+
+async function introspect(ctx: CasesCallContext): Promise<Discovery> {
+  const root = await runQuery<{
+    caseType: { fields: Field[] } | null;
+    economyType: { fields: Field[] } | null;
+    hourColumns: { enumValues: Array<{ name: string }> } | null;
+    queryType: { fields: Field[] } | null;
+  }>(ctx, DISCOVER);
   const caseFields = new Set((root.caseType?.fields ?? []).map((f) => f.name));
   const economyFields = new Set((root.economyType?.fields ?? []).map((f) => f.name));
   const hourColumns = (root.hourColumns?.enumValues ?? []).map((v) => v.name);
   const hourStartColumn = hourColumns.find((n) => /start/i.test(n)) ?? PUBLIC.hourStartColumn;
   let invoices = PUBLIC.invoices;
-  const invoiceField = root.queryType?.fields.find((f) => f.name === 'salesInvoices');
+  let cacheable = true;
+  const invoiceField = root.queryType?.fields?.find((f) => f.name === 'salesInvoices');
   if (invoiceField) {
     const between = named(invoiceField.args?.find((a) => a.name === 'between')?.type);
     const filter = named(invoiceField.args?.find((a) => a.name === 'filters')?.type);
@@ -111,21 +138,64 @@ async function discover(ctx: CasesCallContext): Promise<SchemaMap> {
           caseField: itemFields.includes('case'),
         };
       } catch (error) {
-        if (error instanceof ToolError && (error.code === 'key_rejected' || error.code === 'throttled')) throw error;
+        if (fatal(error)) throw error;
+        // The public invoice names for this call only; the next call asks again.
+        cacheable = false;
       }
     }
   }
-  return { caseFields, economyFields, hourStartColumn, invoices, introspected: true };
+  return { map: { caseFields, economyFields, hourStartColumn, invoices, introspected: true }, cacheable };
 }
 
 export async function schemaMap(ctx: CasesCallContext): Promise<SchemaMap> {
   const key = cacheKey(ctx);
   const hit = cache.get(key);
   if (hit && ctx.now().getTime() - hit.at < TTL_MS) return hit.map;
-  const map = await discover(ctx);
+  const { map, cacheable } = await discover(ctx);
+  if (!cacheable) return map;
   if (cache.size > 1000) cache.clear();
   cache.set(key, { at: ctx.now().getTime(), map });
   return map;
+}
+
+/**
+ * Known spellings of the enum literals the fixed tools inline, for an upstream whose schema could
+ * not be read (upstreams/cases.md §3 #3, #5: `startTime` in a mock, `START_TIME` probed elsewhere).
+ */
+const SPELLINGS = {
+  hourStartColumn: ['startTime', 'START_TIME'],
+  invoiceBetweenColumn: ['date', 'DATE'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type SpellingSlot = keyof typeof SPELLINGS;
+
+function spelling(map: SchemaMap, slot: SpellingSlot): string | null {
+  return slot === 'hourStartColumn' ? map.hourStartColumn : map.invoices.betweenColumn;
+}
+
+function respelled(map: SchemaMap, slot: SpellingSlot, value: string): SchemaMap {
+  return slot === 'hourStartColumn' ? { ...map, hourStartColumn: value } : { ...map, invoices: { ...map.invoices, betweenColumn: value } };
+}
+
+/**
+ * Runs `read` with the map's spelling of `slot`. When the map was not introspected and the
+ * upstream's answer names that literal (an unknown enum value), the other known spelling is tried
+ * once; if it works it is remembered for the connection (when its map is cached).
+ */
+export async function withKnownSpelling<T>(ctx: CasesCallContext, map: SchemaMap, slot: SpellingSlot, read: (map: SchemaMap) => Promise<T>): Promise<T> {
+  try {
+    return await read(map);
+  } catch (error) {
+    const current = spelling(map, slot);
+    if (map.introspected || current === null || !(error instanceof UpstreamGraphQLError) || !new RegExp(`\\b${current}\\b`).test(error.message)) throw error;
+    const other = SPELLINGS[slot].find((v) => v !== current);
+    if (other === undefined) throw error;
+    const result = await read(respelled(map, slot, other));
+    const entry = cache.get(cacheKey(ctx));
+    if (entry && !entry.map.introspected) entry.map = respelled(entry.map, slot, other);
+    ctx.log.info({ slot, spelling: other }, 'enum spelling learned from the upstream validation answer');
+    return result;
+  }
 }
 
 /** Test hook. */

@@ -1,4 +1,5 @@
-// Helpers shared by the case tools: periods and page accumulation.
+// Helpers shared by the case tools: periods, page accumulation and money totals.
+import type { CasesContextWith } from '#generated/cases/contract.ts';
 import { runQuery, type CasesCallContext } from './graphql-client.ts';
 import { resolvePeriod, type Period } from './period.ts';
 
@@ -54,7 +55,41 @@ export async function accumulate<T>(options: {
   }
 }
 
-export const sum = (values: readonly unknown[]): number => values.reduce<number>((total, v) => total + (typeof v === 'number' && Number.isFinite(v) ? v : 0), 0);
+/** A finite number as an exact decimal: integer digits and the number of decimals (its shortest form). */
+function decimal(value: number): { digits: bigint; scale: number } {
+  const [mantissa = '0', exponent = '0'] = String(Math.abs(value)).split('e');
+  const [whole = '0', fraction = ''] = mantissa.split('.');
+  let digits = BigInt(whole + fraction);
+  let scale = fraction.length - Number(exponent);
+  if (scale < 0) {
+    digits *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { digits: value < 0 ? -digits : digits, scale };
+}
+
+/**
+ * The total of money values (non-numbers ignored), summed exactly in integer units of the finest
+ * precision among the values themselves (the upstream's precision is undocumented): rows of
+ * 1234.57 sum in cents, so a total never carries floating-point noise such as 95151.62000000001.
+ */
+export function sum(values: readonly unknown[]): number {
+  const parts = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).map(decimal);
+  const scale = parts.reduce((max, p) => Math.max(max, p.scale), 0);
+  const total = parts.reduce((acc, p) => acc + p.digits * 10n ** BigInt(scale - p.scale), 0n);
+  const text = (total < 0n ? -total : total).toString().padStart(scale + 1, '0');
+  const exact = scale === 0 ? text : `${text.slice(0, -scale)}.${text.slice(-scale)}`;
+  return Number(total < 0n ? `-${exact}` : exact);
+}
+
+/**
+ * The result itself, or the generic text when its serialized form is longer than the tool's
+ * `resultMaxChars` (the connector's, or the tool's own where the spec sets a smaller one).
+ */
+export function capResult<T>(ctx: CasesContextWith<'generic', { readonly resultMaxChars: number }>, result: T): T {
+  if (JSON.stringify(result ?? null).length > ctx.limits.resultMaxChars) ctx.fail('generic');
+  return result;
+}
 
 /** Enum literals discovered from introspection are inlined; anything odd is refused. */
 export function enumLiteral(ctx: CasesCallContext, value: string): string {

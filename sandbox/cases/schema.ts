@@ -6,7 +6,8 @@
 //   "extended"   (default) public fields plus the spec-only case fields (foreman, offerTotal,
 //                parentCaseId, subCases, economy.expectedCoverageRatio/revenue/materialsSalesprice)
 //   "public"     only the field names seen in public sources; the spec-only fields are absent
-//   "upper-enum" like "extended", but HourBetweenColumn is spelled START_TIME/CREATED_AT/UPDATED_AT
+//   "upper-enum" like "extended", but the range enums are upper case: HourBetweenColumn is spelled
+//                START_TIME/CREATED_AT/UPDATED_AT and SalesInvoiceBetweenColumn DATE/CREATED_AT
 //
 // Conventions copied from the upstream: `pagination: {cursor, limit}` → `{items, nextCursor,
 // previousCursor}` with Laravel-style base64url JSON cursors tied to the active orderBy;
@@ -55,6 +56,7 @@ export interface CasesContext {
 export function casesSdl(mode: CasesSchemaMode): string {
   const extended = mode !== 'public';
   const hourColumns = mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
+  const invoiceColumns = mode === 'upper-enum' ? 'DATE\n  CREATED_AT' : 'date\n  createdAt';
   const ext = (text: string): string => (extended ? text : '');
   return `"""Sort direction."""
 enum Direction {
@@ -69,8 +71,7 @@ enum HourBetweenColumn {
 
 """Columns a sales invoice can be range-filtered on (Unix seconds)."""
 enum SalesInvoiceBetweenColumn {
-  date
-  createdAt
+  ${invoiceColumns}
 }
 
 """Who added a material line to a case."""

@@ -67,6 +67,11 @@ export interface CasesSwitches {
   delayMs: number;
   /** Answer /graphql with an HTML 500 page. */
   html500: boolean;
+  /**
+   * Fail the next `count` /graphql requests with HTTP `status` (an HTML error page), then serve
+   * normally again (counts down): a transient backend fault. Default `{ count: 0, status: 500 }`.
+   */
+  failNext: { count: number; status: number };
 }
 
 export interface RecordedRequest {
@@ -144,6 +149,7 @@ function defaultSwitches(options: CasesSandboxOptions): CasesSwitches {
     sqlErrorField: null,
     delayMs: 0,
     html500: false,
+    failNext: { count: 0, status: 500 },
   };
 }
 
@@ -172,6 +178,7 @@ const SWITCH_CHECKS: { [K in keyof CasesSwitches]: (value: unknown) => boolean }
   sqlErrorField: (v) => v === null || (typeof v === 'string' && /^[A-Za-z_]\w*\.[A-Za-z_]\w*$/.test(v)),
   delayMs: isInt(0, 600_000),
   html500: (v) => typeof v === 'boolean',
+  failNext: (v) => isPlainObject(v) && Object.keys(v).every((k) => k === 'count' || k === 'status') && isInt(0, 1_000_000)(v.count) && isInt(400, 599)(v.status),
 };
 
 /** Checks a partial switch object; returns an error text or null. */
@@ -228,7 +235,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
     if (!isPlainObject(partial)) throw new TypeError('setSwitches expects an object');
     const issue = switchProblem(partial);
     if (issue !== null) throw new TypeError(issue);
-    switches = { ...switches, ...partial, revokedTokens: [...(partial.revokedTokens ?? switches.revokedTokens)] };
+    switches = { ...switches, ...partial, revokedTokens: [...(partial.revokedTokens ?? switches.revokedTokens)], failNext: { ...(partial.failNext ?? switches.failNext) } };
     return { ...switches };
   }
 
@@ -333,6 +340,14 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
     };
 
     if (switches.delayMs > 0 && !(await delay(switches.delayMs, res))) return;
+
+    if (switches.failNext.count > 0) {
+      switches.failNext = { ...switches.failNext, count: switches.failNext.count - 1 };
+      const page = HTML_500.replaceAll('500', String(switches.failNext.status));
+      res.writeHead(switches.failNext.status, { ...headers, 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(page) });
+      res.end(page);
+      return;
+    }
 
     if (switches.html500) {
       res.writeHead(500, { ...headers, 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(HTML_500) });
@@ -448,7 +463,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
     port: address.port,
     tokens: { demo: CASES_DEMO_TOKEN, other: CASES_OTHER_TOKEN },
     get switches() {
-      return { ...switches, revokedTokens: [...switches.revokedTokens] };
+      return { ...switches, revokedTokens: [...switches.revokedTokens], failNext: { ...switches.failNext } };
     },
     stats,
     mutationLog,
