@@ -642,6 +642,23 @@ describe('ledger: aggregate', () => {
     expect(sent).toEqual([]);
   });
 
+  it('checks groupBy and sum names against the rows: a wrong case is mapped to the upstream spelling, an unknown name is query_rejected', async () => {
+    pagedRows(3, (i) => ({ Account: `A${i % 2}`, Amount: 1.5, ...(i === 2 ? { Dimension1: 'D' } : {}) }));
+    // Before: sum ["amount"] gave { amount: 0 } (the fold is exact-case) and groupBy ["account"] one null group.
+    const cased = await call('aggregate', { entity: 'GLTransClient', groupBy: ['account'], sum: ['amount'] });
+    expect(cased.groups).toEqual([
+      { key: { Account: 'A0' }, count: 2, sums: { Amount: 3 } },
+      { key: { Account: 'A1' }, count: 1, sums: { Amount: 1.5 } },
+    ]);
+    // A property present in only some rows is a real property.
+    expect((await call('aggregate', { entity: 'GLTransClient', groupBy: ['Dimension1'] })).groupCount).toBe(2);
+    for (const args of [{ groupBy: ['Nope'] }, { sum: ['Amount', 'Amont'] }]) {
+      expect(await failure(call('aggregate', { entity: 'GLTransClient', ...args }))).toBe(
+        'Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.',
+      );
+    }
+  });
+
   it('answers a 4xx from Query/Get with query_rejected', async () => {
     upstream(() => [400, 'Unknown property Foo']);
     expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Foo'] }))).toContain('rejected the query with HTTP 400');

@@ -13,6 +13,35 @@
 // is skipped and tallied per property in `nonNumeric`, never summed as 0. An absent (null) value
 // is no value: neither summed nor tallied.
 
+/**
+ * The caller's property names in the upstream's spelling, found in a page of rows: an exact name
+ * as it is, a differently cased one as the rows spell it (the upstream matches filter names
+ * case-insensitively, the fold reads exact keys). Names no row of the page has stay as given and
+ * are listed in `missing` (a property may be absent from a page because it is null there).
+ */
+export function resolveNames(rows: readonly unknown[], names: readonly string[]): { names: string[]; missing: string[] } {
+  const byLower = new Map<string, string>();
+  const exact = new Set<string>();
+  for (const row of rows) {
+    if (typeof row !== 'object' || row === null) continue;
+    for (const key of Object.keys(row)) {
+      if (exact.has(key)) continue;
+      exact.add(key);
+      const lower = key.toLowerCase();
+      if (!byLower.has(lower)) byLower.set(lower, key);
+    }
+  }
+  const missing: string[] = [];
+  const resolved = names.map((name) => {
+    if (exact.has(name)) return name;
+    const spelled = byLower.get(name.toLowerCase());
+    if (spelled !== undefined) return spelled;
+    missing.push(name);
+    return name;
+  });
+  return { names: resolved, missing };
+}
+
 export interface FoldOptions {
   readonly groupBy: readonly string[];
   readonly sum: readonly string[];
