@@ -81,6 +81,24 @@ describe('ledger end to end against its sandbox', () => {
     expect(q.items[0]).toHaveProperty('Brand');
   });
 
+  it('matches exact arguments exactly: a wildcard is refused before any request, never matched or replaced by another row', async () => {
+    const before = sandbox.stats.requests;
+    // Before: get_account_balance {"account":"10*"} returned account 1000 and list_debtors {"cvr":"*"} every debtor.
+    for (const [tool, args] of [
+      ['get_account_balance', { account: '10*' }],
+      ['get_account_balance', { account: '10?0' }],
+      ['list_debtors', { cvr: '*' }],
+      ['list_gl_accounts', { account: '1*' }],
+      ['list_inventory_items', { group: 'EBIKE?' }],
+    ] as const) {
+      const r = await call(tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(text(r)).toBe('Tool invocation failed.');
+    }
+    expect(sandbox.stats.requests).toBe(before);
+    expect(json(await call('get_account_balance', { account: '1010' }))).toMatchObject({ Account: '1010' });
+  });
+
   it('asks to reconnect on a wrong password, a non-server-login user or a wrong company', async () => {
     for (const credential of [
       { username: LEDGER_DEMO_USER, password: 'not-the-password-7x', companyId: String(LEDGER_DEMO_COMPANY_ID) },

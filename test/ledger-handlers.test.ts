@@ -254,6 +254,32 @@ describe('ledger: filters', () => {
     expect(sent).toEqual([]);
   });
 
+  it('refuses the wildcards * and ? in every exact argument with the generic text, before any request', async () => {
+    upstream(() => [200, []]);
+    const exactArguments: Array<[LedgerToolName, string]> = [
+      ['list_debtors', 'account'],
+      ['list_debtors', 'cvr'],
+      ['list_debtor_open_items', 'account'],
+      ['list_debtor_invoices', 'account'],
+      ['list_debtor_orders', 'account'],
+      ['list_debtor_transactions', 'account'],
+      ['list_creditors', 'account'],
+      ['list_creditor_open_items', 'account'],
+      ['list_creditor_transactions', 'account'],
+      ['list_gl_accounts', 'account'],
+      ['get_account_balance', 'account'],
+      ['list_gl_transactions', 'account'],
+      ['list_inventory_items', 'item'],
+      ['list_inventory_items', 'group'],
+      ['list_inventory_transactions', 'item'],
+      ['list_inventory_transactions', 'account'],
+    ];
+    for (const [tool, name] of exactArguments) {
+      for (const value of ['10*', '*', '10?0', 'A;B*']) expect(await failure(call(tool, { [name]: value })), `${tool} ${name}=${value}`).toBe(GENERIC);
+    }
+    expect(sent).toEqual([]);
+  });
+
   it('converts dates to dd-MM-yyyy with open bounds and refuses a reversed range', async () => {
     upstream(() => [200, []]);
     await call('list_gl_transactions', { fromDate: '2025-06-01' });
@@ -391,6 +417,10 @@ describe('ledger: list results', () => {
     nock.cleanAll();
     upstream(table({ GLAccountClient: [] }));
     expect(await call('get_account_balance', { account: '9999' })).toBeNull();
+    // A row the upstream matched although it is not equal (it compares case-insensitively) is no match.
+    nock.cleanAll();
+    upstream(table({ GLAccountClient: [{ Account: 'ab10', Name: 'Other' }] }));
+    expect(await call('get_account_balance', { account: 'AB10' })).toBeNull();
   });
 
   it('passes open-item and invoice rows through, tolerating absent inherited properties', async () => {

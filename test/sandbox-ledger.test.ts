@@ -299,6 +299,16 @@ describe('ledger sandbox: Query/Get body and filters', () => {
     expect(middle.map((d) => d.Name)).toEqual(['Cykelsmeden i Viby ApS']);
   });
 
+  it('wildcards: ? is exactly one character, also with *', async () => {
+    const one = await rows('InvItemClient', [{ PropertyName: 'Item', FilterValue: 'EB-100?' }]);
+    expect(one.length).toBeGreaterThan(0);
+    for (const i of one) expect(i.Item).toMatch(/^EB-100.$/i);
+    const accounts = await rows('GLAccountClient', [{ PropertyName: 'Account', FilterValue: '10?0' }]);
+    expect(accounts.map((a) => a.Account)).toContain('1010');
+    for (const a of accounts) expect(a.Account).toMatch(/^10.0$/);
+    expect(await rows('GLAccountClient', [{ PropertyName: 'Account', FilterValue: '1?' }])).toEqual([]);
+  });
+
   it('lists: a;b;c (alternatives may themselves be wildcards or ranges)', async () => {
     const three = await rows('DebtorClient', [{ PropertyName: 'Account', FilterValue: '10001;10002;10007' }]);
     expect(three.map((d) => d.Account)).toEqual(['10001', '10002', '10007']);

@@ -11,10 +11,18 @@ function hasOperators(value: string): boolean {
   return value.includes(';') || value.includes('..');
 }
 
-/** An exact match (`account`, `cvr`, `item`, `group`); a value with `;` or `..` is refused. */
+/** `*` (any run) and `?` (one character) make a FilterValue a pattern; the syntax has no escape. */
+function hasWildcards(value: string): boolean {
+  return value.includes('*') || value.includes('?');
+}
+
+/**
+ * An exact match (`account`, `cvr`, `item`, `group`): a value with `;`, `..`, `*` or `?` would be
+ * read as a list, range or pattern, so it is refused (the upstream syntax has no escape).
+ */
 export function exact(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (hasOperators(value)) ctx.refuseArguments('generic');
+  if (hasOperators(value) || hasWildcards(value)) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: value };
 }
 
@@ -25,10 +33,10 @@ export function search(ctx: FilterContext, property: string, value: string | und
   return { PropertyName: property, FilterValue: value.includes('*') ? value : `*${value}*` };
 }
 
-/** Several exact values as the list syntax `a;b;c` (blanks dropped); a `..` is refused. */
+/** Several exact values as the list syntax `a;b;c` (blanks dropped); `..`, `*` and `?` are refused. */
 export function list(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (value.includes('..')) ctx.refuseArguments('generic');
+  if (value.includes('..') || hasWildcards(value)) ctx.refuseArguments('generic');
   const values = value
     .split(';')
     .map((v) => v.trim())

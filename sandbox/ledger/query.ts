@@ -4,7 +4,8 @@
 // OrderByDescending}` (member names matched case-insensitively, as ASP.NET's binder does). Every
 // entry with a PropertyName of the entity and a non-empty FilterValue is a filter; filters are ANDed.
 // A FilterValue is a `;`-separated list of alternatives (ORed), each one an inclusive range `a..b`
-// (either side may be empty), a wildcard pattern (`*` anywhere) or an exact value. Strings compare
+// (either side may be empty), a wildcard pattern (`*` any run of characters, `?` exactly one,
+// anywhere) or an exact value. Strings compare
 // case-insensitively; numbers numerically; dates by calendar day, written `dd-MM-yyyy` (ISO
 // `yyyy-MM-dd` only when `acceptIsoDates` is on). `OrderBy: true` / `OrderByDescending: true` on an
 // entry sorts by its PropertyName (several sort entries: first one is the primary key; ties keep
@@ -235,10 +236,15 @@ function compileAlternative(property: string, type: LedgerPropertyType, alt: str
       return true;
     };
   }
-  if (alt.includes('*')) {
+  if (alt.includes('*') || alt.includes('?')) {
     const pattern = alt
       .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .map((part) =>
+        part
+          .split('?')
+          .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.'),
+      )
       .join('.*');
     const regex = new RegExp(`^${pattern}$`, 'is');
     return (value) => wildcardTexts(type, value).some((text) => regex.test(text));
