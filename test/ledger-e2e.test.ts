@@ -116,6 +116,21 @@ describe('ledger end to end against its sandbox', () => {
     }
   });
 
+  it('an HTML maintenance page at login is an outage (generic text), not a refused login; the connection keeps working afterwards', async () => {
+    try {
+      for (const status of [200, 503] as const) {
+        sandbox.setSwitches({ loginMaintenancePage: status });
+        // Before: with 200 the tool said the user name or password was invalid (reconnect_required).
+        const r = await call('list_companies');
+        expect(r.isError, `maintenance page with ${status}`).toBe(true);
+        expect(text(r)).toBe('Tool invocation failed.');
+      }
+    } finally {
+      sandbox.setSwitches({ loginMaintenancePage: 0 });
+    }
+    expect(json(await call('list_companies')).count).toBeGreaterThan(0);
+  });
+
   it('never calls a write endpoint', () => {
     expect(sandbox.stats.writeLog).toEqual([]);
   });

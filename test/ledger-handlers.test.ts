@@ -484,7 +484,6 @@ describe('ledger: reconnect required', () => {
     ['a JSON string with 400', [400, JSON.stringify('NoCompanyId')]],
     ['a JSON string with 401', [401, JSON.stringify('Invalid credentials')]],
     ['a text body with 403', [403, 'not a server-login user']],
-    ['a text body with 200', [200, 'Invalid credentials']],
     ['an object without token', [200, { refreshToken: 'x' }]],
     ['an empty token', [200, { token: '' }]],
     ['null', [200, null]],
@@ -495,6 +494,22 @@ describe('ledger: reconnect required', () => {
       () => reply,
     );
     expect(await failure(call('list_debtors'))).toBe(RECONNECT);
+    expect(queries()).toEqual([]);
+  });
+
+  // Before: every one of these was reported as a refused login (reconnect_required).
+  const outages: Array<[string, number, string, Record<string, string>]> = [
+    ['an HTML maintenance page with 200', 200, '<!DOCTYPE html><html><body><h1>Uniconta is down for maintenance</h1></body></html>', { 'content-type': 'text/html; charset=utf-8' }],
+    ['an HTML page with 200 and no content type', 200, '  <html><body>Service Unavailable</body></html>', {}],
+    ['a plain-text body with 200 (not the JSON the WebAPI answers)', 200, 'Invalid credentials', { 'content-type': 'text/plain' }],
+    ['an HTML page with 503', 503, '<html><body>Maintenance</body></html>', { 'content-type': 'text/html' }],
+    ['an HTML page with 404 (a proxy, not the WebAPI)', 404, '<html><body>Not Found</body></html>', { 'content-type': 'text/html' }],
+  ];
+  it.each(outages)('a login answered with %s is an outage (generic), not a refusal', async (_label, status, page, headers) => {
+    nock(ORIGIN).post('/login').reply(status, page, headers).persist();
+    const text = await failure(call('list_debtors'));
+    expect(text).not.toBe(RECONNECT);
+    expect(text).toMatch(/^upstream /);
     expect(queries()).toEqual([]);
   });
 

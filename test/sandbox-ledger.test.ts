@@ -608,6 +608,17 @@ describe('ledger sandbox: switches, faults and quota', () => {
     expect((await query('DebtorClient')).status).toBe(200);
   });
 
+  it('loginMaintenancePage: /login answers an HTML page with 200 or 503; queries are unaffected', async () => {
+    for (const status of [200, 503] as const) {
+      sandbox.setSwitches({ loginMaintenancePage: status });
+      const r = await login(sandbox.credentials.loginUsername, LEDGER_DEMO_PASSWORD);
+      expect(r.status).toBe(status);
+      expect(r.contentType).toMatch(/^text\/html/);
+      expect(r.text).toMatch(/^<!DOCTYPE html>/);
+    }
+    expect((await query('GLVatClient')).status).toBe(200);
+  });
+
   it('latency: answers normally after the delay; a client that gives up is released', async () => {
     sandbox.setSwitches({ latencyMs: 10 });
     expect((await query('GLVatClient')).json()).toHaveLength(8);

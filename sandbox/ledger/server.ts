@@ -64,6 +64,11 @@ export interface LedgerSwitches {
   failStatus: number;
   /** Which requests latency and injected failures apply to (default `all`). */
   faultScope: LedgerFaultScope;
+  /**
+   * `/login` answers an HTML maintenance page (`text/html`) with this status instead of logging in,
+   * as a load balancer or maintenance proxy in front of the WebAPI does during an outage. Default 0: off.
+   */
+  loginMaintenancePage: 0 | 200 | 503;
 }
 
 export interface LedgerSandboxOptions {
@@ -157,6 +162,7 @@ const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unknown) =>
   failNextRequests: (v) => isCount(v, 1_000_000),
   failStatus: isStatus,
   faultScope: (v) => v === 'all' || v === 'login' || v === 'query',
+  loginMaintenancePage: (v) => v === 0 || v === 200 || v === 503,
 };
 
 function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
@@ -174,6 +180,7 @@ function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
     failNextRequests: 0,
     failStatus: 500,
     faultScope: 'all',
+    loginMaintenancePage: 0,
   };
 }
 
@@ -521,6 +528,12 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
       return;
     }
     if (lower === '/login') {
+      if (switches.loginMaintenancePage !== 0) {
+        const page = '<!DOCTYPE html>\n<html><head><title>Uniconta - maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try again later.</p></body></html>\n';
+        res.writeHead(switches.loginMaintenancePage, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+        res.end(page);
+        return;
+      }
       if (!isJsonContentType(req.headers['content-type'])) {
         stats.failedLogins++;
         sendText(res, 415, 'Unsupported Media Type: the body must be application/json');
