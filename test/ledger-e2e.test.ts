@@ -5,7 +5,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_DEMO_INTERACTIVE_USER, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_NON_NUMERIC_ACCOUNT } from '../sandbox/ledger/data.ts';
+import {
+  ledgerCompanyData,
+  LEDGER_DEMO_COMPANY_ID,
+  LEDGER_DEMO_INTERACTIVE_PASSWORD,
+  LEDGER_DEMO_INTERACTIVE_USER,
+  LEDGER_DEMO_PASSWORD,
+  LEDGER_DEMO_USER,
+  LEDGER_NON_NUMERIC_ACCOUNT,
+} from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
@@ -58,6 +66,21 @@ describe('ledger end to end against its sandbox', () => {
     expect(year.nonNumeric).toEqual({ Amount: expect.any(Number) });
     const all = json(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }));
     expect(all).toMatchObject({ truncated: true, pages: 50, rowsScanned: 50_000 });
+  }, 60_000);
+
+  it('pages aggregate in a unique order: rows whose sort keys tie are neither repeated nor skipped', async () => {
+    sandbox.setSwitches({ unstableTieOrder: true });
+    try {
+      const rows = (ledgerCompanyData(LEDGER_DEMO_COMPANY_ID)!.entities.GLTransClient as ReadonlyArray<Record<string, unknown>>).filter((r) => String(r['Date']).startsWith('2025-0'));
+      const expected = rows.reduce((s, r) => s + (r['RowId'] as number), 0);
+      expect(rows.length).toBeGreaterThan(5000);
+      // Before: sorted on Date alone, the pages repeated some postings and skipped others.
+      const result = json(await call('aggregate', { entity: 'GLTransClient', sum: ['RowId'], fromDate: '2025-01-01', toDate: '2025-09-30' }));
+      expect(result.rowsScanned).toBe(rows.length);
+      expect(result.groups[0].sums.RowId).toBe(expected);
+    } finally {
+      sandbox.setSwitches({ unstableTieOrder: false });
+    }
   }, 60_000);
 
   it('refuses more than 1,000 groups, and never sums unparseable numbers', async () => {

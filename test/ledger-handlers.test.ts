@@ -325,14 +325,14 @@ describe('ledger: list results', () => {
     for (const [sortBy, property] of Object.entries(expected)) {
       sent.length = 0;
       const result = await call('list_inventory_items', { sortBy, limit: 5 });
-      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, { Take: 5 }]);
+      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 5 }]);
       expect(result).toEqual({ entity: 'InvItemClient', count: 5, truncated: true, items: expect.any(Array) });
       expect(result).not.toHaveProperty('total');
       expect(result).not.toHaveProperty('nextOffset');
     }
     sent.length = 0;
     const ascending = await call('list_inventory_items', { sortBy: 'name', sortDescending: false, group: 'G1', limit: 10 });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { Take: 10 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 10 }]);
     expect(ascending).toMatchObject({ count: 5, truncated: false });
   });
 
@@ -346,6 +346,8 @@ describe('ledger: list results', () => {
     const first = await call('list_inventory_transactions', { item: 'I-1', offset: 0, limit: 2 });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Item', FilterValue: 'I-1' },
+      // Offset paging without a sort still needs a total order: RowId.
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 0, Take: 2 },
     ]);
     expect(first).toEqual({ entity: 'InvTransClient', count: 2, truncated: true, offset: 0, nextOffset: 2, items: all.slice(0, 2) });
@@ -445,12 +447,19 @@ describe('ledger: query', () => {
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Account', FilterValue: '1000..1999' },
       { PropertyName: 'Name', OrderByDescending: true },
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 4, Take: 2 },
     ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 2, truncated: true, offset: 4, nextOffset: 6, items: [{ Account: '1000' }, { Account: '1001' }] });
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Name', descending: false });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { Take: 50 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 50 }]);
+    sent.length = 0;
+    await call('query', { entity: 'DebtorClient', orderBy: 'rowid', offset: 0 });
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'rowid', OrderByDescending: true },
+      { Skip: 0, Take: 50 },
+    ]); // already unique
   });
 
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
@@ -578,6 +587,8 @@ describe('ledger: aggregate', () => {
         { PropertyName: 'MovementType', FilterValue: 'Sales' },
         { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
         { PropertyName: 'Date', OrderBy: true },
+        // Date is not unique: RowId makes the order total, so pages neither repeat nor skip rows.
+        { PropertyName: 'RowId', OrderBy: true },
         { Skip: skip, Take: 1000 },
       ]),
     );
@@ -601,6 +612,7 @@ describe('ledger: aggregate', () => {
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' },
       { PropertyName: 'Voucher', OrderBy: true },
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 0, Take: 1000 },
     ]);
     expect(result).toMatchObject({ groupCount: 1, pages: 1, rowsScanned: 3, groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }] });

@@ -454,6 +454,39 @@ describe('ledger sandbox: sorting and paging', () => {
   });
 });
 
+describe('ledger sandbox: RowId and unstable tie order', () => {
+  it('every row of every table entity carries a unique RowId', async () => {
+    for (const entity of ['DebtorClient', 'GLTransClient', 'InvTransClient', 'InvItemClientUser']) {
+      const ids = (await rows(entity)).map((r) => r.RowId);
+      expect(ids.every((id) => Number.isInteger(id))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  it('unstableTieOrder: pages sorted on Date alone repeat and skip rows; a RowId tie-breaker keeps them exact', async () => {
+    sandbox.setSwitches({ unstableTieOrder: true });
+    const range = { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' };
+    const whole = await rows('GLTransClient', [range]);
+    const readPages = async (sort: unknown[]) => {
+      const ids: number[] = [];
+      for (let skip = 0; ; skip += 1000) {
+        const page = await rows('GLTransClient', [range, ...sort, { Skip: skip, Take: 1000 }]);
+        ids.push(...page.map((r) => r.RowId as number));
+        if (page.length < 1000) break;
+      }
+      return ids;
+    };
+    const byDate = await readPages([{ PropertyName: 'Date', OrderBy: true }]);
+    expect(byDate).toHaveLength(whole.length);
+    expect(new Set(byDate).size).toBeLessThan(whole.length); // repeated (and so skipped) rows
+    const stable = await readPages([
+      { PropertyName: 'Date', OrderBy: true },
+      { PropertyName: 'RowId', OrderBy: true },
+    ]);
+    expect(new Set(stable).size).toBe(whole.length);
+  });
+});
+
 describe('ledger sandbox: replies', () => {
   it('every entity answers a bare array with PascalCase keys; dates as yyyy-MM-ddT00:00:00', async () => {
     for (const entity of LEDGER_ENTITIES) {

@@ -1,6 +1,6 @@
 import type { LedgerHandler } from '#generated/ledger/contract.ts';
 import { entityName, openSession, type QueryFilter } from './client.ts';
-import { body, dateRange, pageEntry, sortEntry } from './filters.ts';
+import { body, dateRange, pageEntry, pagingOrder } from './filters.ts';
 import { GroupFold, resolveNames } from './fold.ts';
 
 /**
@@ -21,8 +21,8 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   const maxPages = ctx.limits.maxPages;
   const maxGroups = ctx.limits.maxGroups;
   const filters = body(...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })), dateRange(ctx, args.dateField, args.fromDate, args.toDate));
-  // Paging needs one order for every page: the caller's key, else the date field.
-  const order = sortEntry(args.orderBy ?? args.dateField, false);
+  // Paging needs one total order for every page: the caller's key, else the date field, then RowId.
+  const order = pagingOrder({ property: args.orderBy ?? args.dateField, descending: false });
   const session = await openSession(ctx, { onRejectedQuery: (status) => ctx.fail('query_rejected', { status }) });
   let pages = 0;
   let rowsScanned = 0;
@@ -31,7 +31,7 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   // Names no row has had so far (checked on every later page while any is left).
   let missing = new Set<string>();
   for (;;) {
-    const rows = await session.query(entity, [...filters, order, pageEntry(pageSize, pages * pageSize)]);
+    const rows = await session.query(entity, [...filters, ...order, pageEntry(pageSize, pages * pageSize)]);
     pages++;
     rowsScanned += rows.length;
     if (fold === undefined) {
@@ -47,7 +47,7 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
     if (rows.length !== pageSize) break;
     if (pages >= maxPages) {
       // Exactly maxPages full pages may be everything: look for one more row before saying so.
-      const rest = await session.query(entity, [...filters, order, pageEntry(1, pages * pageSize)]);
+      const rest = await session.query(entity, [...filters, ...order, pageEntry(1, pages * pageSize)]);
       truncated = rest.length > 0;
       break;
     }

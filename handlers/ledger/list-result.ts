@@ -7,7 +7,7 @@
 // - `fields` keeps only the named properties and echoes names present in no returned row in
 //   `unknownFields` (a real property that is null in every row is reported too, §3 #11).
 import type { LedgerSession, QueryFilter, Row } from './client.ts';
-import { pageEntry, sortEntry } from './filters.ts';
+import { pageEntry, pagingOrder } from './filters.ts';
 
 export interface ListRequest {
   readonly entity: string;
@@ -93,10 +93,12 @@ export async function readWholeSet(session: LedgerSession, request: Omit<ListReq
   return wholeSetResult(request.entity, kept, request.limit, request.fields);
 }
 
-/** Reads one page: the filters, the sort entry when there is one, then `Take` (+ `Skip`). */
+/**
+ * Reads one page: the filters, the sort entry when there is one and the `RowId` tie-breaker (so
+ * that following `nextOffset` neither repeats nor skips rows), then `Take` (+ `Skip`).
+ */
 export async function readPage(session: LedgerSession, request: ListRequest): Promise<PageResult> {
-  const entries: QueryFilter[] = [...request.filters];
-  if (request.sort) entries.push(sortEntry(request.sort.property, request.sort.descending));
+  const entries: QueryFilter[] = [...request.filters, ...pagingOrder(request.sort)];
   entries.push(pageEntry(request.limit, request.offset));
   const rows = await session.query(request.entity, entries);
   // A row test after a page read could only shrink the page; `truncated` still follows the page.

@@ -69,6 +69,13 @@ export interface LedgerSwitches {
    * as a load balancer or maintenance proxy in front of the WebAPI does during an outage. Default 0: off.
    */
   loginMaintenancePage: 0 | 200 | 503;
+  /**
+   * Rows whose sort keys are equal come in a different order on every request (as a database plan
+   * may return them), so Skip/Take pages over a sort that is not unique repeat and skip rows. A
+   * unique last sort entry (`RowId`) makes the order stable again. Default false: ties keep the
+   * natural row order.
+   */
+  unstableTieOrder: boolean;
 }
 
 export interface LedgerSandboxOptions {
@@ -163,6 +170,7 @@ const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unknown) =>
   failStatus: isStatus,
   faultScope: (v) => v === 'all' || v === 'login' || v === 'query',
   loginMaintenancePage: (v) => v === 0 || v === 200 || v === 503,
+  unstableTieOrder: (v) => typeof v === 'boolean',
 };
 
 function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
@@ -181,6 +189,7 @@ function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
     failStatus: 500,
     faultScope: 'all',
     loginMaintenancePage: 0,
+    unstableTieOrder: false,
   };
 }
 
@@ -443,7 +452,8 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     const omit = entity === 'DebtorInvoiceClient' && !switches.invoicePaidFlag ? new Set(['Paid']) : undefined;
     try {
       const query = parseLedgerQuery(ledgerEntitySchema(entity), body, { acceptIsoDates: switches.acceptIsoDates, ...(omit === undefined ? {} : { omit }) });
-      sendJson(res, 200, runLedgerQuery(rows, query, omit));
+      const tieSeed = switches.unstableTieOrder ? randomBytes(4).readUInt32LE(0) : undefined;
+      sendJson(res, 200, runLedgerQuery(rows, query, omit, tieSeed));
     } catch (error) {
       if (error instanceof LedgerQueryError) sendText(res, error.status, error.message);
       else throw error;
