@@ -122,6 +122,19 @@ describe('ledger end to end against its sandbox', () => {
     expect(json(await call('get_account_balance', { account: '1010' }))).toMatchObject({ Account: '1010' });
   });
 
+  it('bounds the rows a list reads to count total: 50,000+ postings come back truncated, without total', async () => {
+    sandbox.resetStats();
+    // Before: list_gl_transactions {} read all postings (8.6 MB) on every call to count them.
+    const all = json(await call('list_gl_transactions'));
+    expect(all).toMatchObject({ entity: 'GLTransClient', count: 50, truncated: true });
+    expect(all).not.toHaveProperty('total');
+    const body = sandbox.stats.lastRequest?.body as Array<Record<string, unknown>>;
+    expect(body.at(-1)).toEqual({ Take: expect.any(Number) });
+    const narrow = json(await call('list_gl_transactions', { account: '1010', fromDate: '2025-01-01', toDate: '2025-01-31' }));
+    expect(narrow.total).toBeGreaterThan(0);
+    expect(narrow).not.toHaveProperty('truncated');
+  });
+
   it('asks to reconnect on a wrong password, a non-server-login user or a wrong company', async () => {
     for (const credential of [
       { username: LEDGER_DEMO_USER, password: 'not-the-password-7x', companyId: String(LEDGER_DEMO_COMPANY_ID) },

@@ -108,6 +108,8 @@ async function failure(p: Promise<unknown>): Promise<string> {
 }
 
 const GENERIC = ledgerDescriptor.errors.generic.text;
+/** The spec's bound on the rows read to count `total` (connector limit `maxScanRows`). */
+const SCAN = (ledgerDescriptor.limits as Record<string, number>)['maxScanRows']!;
 const RECONNECT = ledgerDescriptor.errors.reconnect_required.text;
 const rowsOf = (n: number, make: (i: number) => Row = (i) => ({ Account: String(1000 + i), Name: `Debtor ${i}` })) => Array.from({ length: n }, (_, i) => make(i));
 
@@ -128,6 +130,7 @@ describe('ledger: login and the Query/Get wire format', () => {
       { PropertyName: 'Name', FilterValue: '*smed*' },
       { PropertyName: 'Account', FilterValue: '1001' },
       { PropertyName: 'CompanyRegNo', FilterValue: '12345678' },
+      { Take: SCAN + 1 },
     ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 3, total: 3, items: rowsOf(3) });
   });
@@ -219,7 +222,9 @@ describe('ledger: login and the Query/Get wire format', () => {
     upstream(() => [200, []]);
     await call(tool, args);
     expect(sent[0]).toMatchObject({ path: '/login', body: LOGIN_BODY });
-    expect(queries()).toEqual([{ path: `/Query/Get/${entity}`, body, authorization: `Bearer ${TOKEN}` }]);
+    // List reads count `total` over at most maxScanRows rows: one more is asked for to see whether more exist.
+    const scanned = tool === 'get_account_balance' || tool === 'list_companies' ? body : [...body, { Take: SCAN + 1 }];
+    expect(queries()).toEqual([{ path: `/Query/Get/${entity}`, body: scanned, authorization: `Bearer ${TOKEN}` }]);
   });
 });
 
@@ -285,7 +290,12 @@ describe('ledger: filters', () => {
     await call('list_gl_transactions', { fromDate: '2025-06-01' });
     await call('list_gl_transactions', { toDate: '2025-06-30' });
     await call('list_gl_transactions', {});
-    expect(queries().map((q) => q.body)).toEqual([[{ PropertyName: 'Date', FilterValue: '01-06-2025..31-12-2099' }], [{ PropertyName: 'Date', FilterValue: '01-01-1900..30-06-2025' }], []]);
+    const take = { Take: SCAN + 1 };
+    expect(queries().map((q) => q.body)).toEqual([
+      [{ PropertyName: 'Date', FilterValue: '01-06-2025..31-12-2099' }, take],
+      [{ PropertyName: 'Date', FilterValue: '01-01-1900..30-06-2025' }, take],
+      [take],
+    ]);
     sent.length = 0;
     expect(await failure(call('list_gl_transactions', { fromDate: '2025-07-01', toDate: '2025-06-30' }))).toBe(GENERIC);
     expect(sent).toEqual([]);
@@ -311,12 +321,36 @@ describe('ledger: filters', () => {
 });
 
 describe('ledger: list results', () => {
-  it('reads the whole filtered set without Take, gives total before the limit cap and no cursor', async () => {
+  it('reads the filtered set up to the scan bound, gives total before the limit cap and no cursor', async () => {
     upstream(table({ CreditorClient: rowsOf(7) }));
     const result = await call('list_creditors', { limit: 3 });
     expect(result).toEqual({ entity: 'CreditorClient', count: 3, total: 7, items: rowsOf(3) });
-    expect(JSON.stringify(queries()[0]!.body)).not.toContain('Take');
+    expect(queries()[0]!.body).toEqual([{ Take: SCAN + 1 }]);
     expect(await call('list_creditors', {})).toMatchObject({ count: 7, total: 7 }); // default limit 50
+  });
+
+  it('bounds the scan behind total: more rows than maxScanRows give truncated without total', async () => {
+    expect(SCAN).toBeGreaterThanOrEqual(1000);
+    // Before: every call read the whole filtered set (52,000 postings for list_gl_transactions {}).
+    upstream((_entity, body) => {
+      const page = body.find((e) => 'Take' in e);
+      const n = page === undefined ? SCAN + 500 : Math.min(Number(page['Take']), SCAN + 500);
+      return [200, rowsOf(n, (i) => ({ Account: '1010', Voucher: i, Amount: 1, DCAccount: 'D1' }))];
+    });
+    const result = await call('list_gl_transactions', { limit: 5 });
+    expect(queries()[0]!.body).toEqual([{ Take: SCAN + 1 }]);
+    expect(result).toMatchObject({ entity: 'GLTransClient', count: 5, truncated: true });
+    expect(result).not.toHaveProperty('total');
+    // Exactly maxScanRows rows: the whole set was read, total is known.
+    nock.cleanAll();
+    upstream(() => [200, rowsOf(SCAN, (i) => ({ Account: '1010', Voucher: i }))]);
+    expect(await call('list_gl_transactions', { limit: 5 })).toEqual(expect.objectContaining({ count: 5, total: SCAN }));
+    // A row test after the read (debtor postings) still marks a bounded scan truncated.
+    nock.cleanAll();
+    upstream(() => [200, rowsOf(SCAN + 1, (i) => ({ Account: '1010', Voucher: i, DCAccount: 'D1', DCType: i % 2 === 0 ? 'Debtor' : 'Creditor' }))]);
+    const debtor = await call('list_debtor_transactions', { limit: 5 });
+    expect(debtor).toMatchObject({ count: 5, truncated: true });
+    expect(debtor).not.toHaveProperty('total');
   });
 
   it('maps every sortBy onto its property, reads one page and marks a full page truncated without total or cursor', async () => {
