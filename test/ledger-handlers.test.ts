@@ -786,6 +786,15 @@ describe('ledger: the fold on its own', () => {
     ]);
   });
 
+  it('sums in exact integer micro-units: large amounts that cancel leave no floating-point noise', () => {
+    const rows: Row[] = [];
+    for (let i = 0; i < 1000; i++) rows.push({ A: 1_000_000_000.01, B: 0.1, C: '12345678901.23' }, { A: -1_000_000_000, B: 0.2, C: '-12345678901.2' });
+    // Before: A summed to 9.99999 (the float sum, rounded to micro-units, kept the drift).
+    expect(foldPages([rows], { groupBy: [], sum: ['A', 'B', 'C'], maxGroups: 10 }).groups[0]!.sums).toEqual({ A: 10, B: 300, C: 30 });
+    const big = Array.from({ length: 50_000 }, (_, i) => ({ A: 98_765_432.1 + (i % 100) / 100 }));
+    expect(foldPages([big], { groupBy: [], sum: ['A'], maxGroups: 10 }).groups[0]!.sums.A).toBe(4_938_271_629_750);
+  });
+
   it('parses numbers without accepting blanks, radix prefixes or infinities', () => {
     expect([1.5, '1.5', ' 2 ', '-0', '0.0', '1e3', '+4'].map(parseNumber)).toEqual([1.5, 1.5, 2, -0, 0, 1000, 4]);
     expect(['', ' ', '0x10', ' 0b1', '0o7', 'Infinity', '-Infinity', 'NaN', '1,5', 'abc', true, {}, Number.NaN, Infinity].map(parseNumber)).toEqual(Array(14).fill(undefined));
