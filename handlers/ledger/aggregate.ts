@@ -9,7 +9,7 @@ import { GroupFold, resolveNames } from './fold.ts';
  * page of rows is ever held; nothing is stored. More than `maxGroups` groups stops the reading at
  * once with `too_many_groups`. `truncated` when the last allowed page was full.
  *
- * `groupBy` and `sum` names are checked against the rows (the upstream has no schema call and
+ * `groupBy` and `sum` names (and `dateField` when a date bound is given) are checked against the rows (the upstream has no schema call and
  * ignores unknown filter names): the first page maps each name case-insensitively to the
  * upstream's spelling, which keys the result; a name no row of any page read has is refused with
  * `query_rejected` and status 400 (the status the upstream gives an unknown entity). With no row at
@@ -37,7 +37,10 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
     if (fold === undefined) {
       const groupBy = resolveNames(rows, args.groupBy);
       const sum = resolveNames(rows, args.sum);
-      if (rows.length > 0) missing = new Set([...groupBy.missing, ...sum.missing]);
+      // With a date bound, the date field must be a property too: the upstream ignores a filter on
+      // an unknown name, so the rows would be unbounded (every row it returned has the field).
+      const dated = args.fromDate !== undefined || args.toDate !== undefined ? resolveNames(rows, [args.dateField]).missing : [];
+      if (rows.length > 0) missing = new Set([...groupBy.missing, ...sum.missing, ...dated]);
       fold = new GroupFold({ groupBy: groupBy.names, sum: sum.names, maxGroups });
     } else if (missing.size > 0) {
       for (const row of rows) for (const name of missing) if (Object.hasOwn(row, name)) missing.delete(name);
