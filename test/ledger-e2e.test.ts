@@ -5,7 +5,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_DEMO_INTERACTIVE_USER, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_NON_NUMERIC_ACCOUNT } from '../sandbox/ledger/data.ts';
+import {
+  ledgerCompanyData,
+  LEDGER_DEMO_COMPANY_ID,
+  LEDGER_DEMO_INTERACTIVE_PASSWORD,
+  LEDGER_DEMO_INTERACTIVE_USER,
+  LEDGER_DEMO_PASSWORD,
+  LEDGER_DEMO_USER,
+  LEDGER_NON_NUMERIC_ACCOUNT,
+} from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
@@ -60,6 +68,21 @@ describe('ledger end to end against its sandbox', () => {
     expect(all).toMatchObject({ truncated: true, pages: 50, rowsScanned: 50_000 });
   }, 60_000);
 
+  it('pages aggregate in a unique order: rows whose sort keys tie are neither repeated nor skipped', async () => {
+    sandbox.setSwitches({ unstableTieOrder: true });
+    try {
+      const rows = (ledgerCompanyData(LEDGER_DEMO_COMPANY_ID)!.entities.GLTransClient as ReadonlyArray<Record<string, unknown>>).filter((r) => String(r['Date']).startsWith('2025-0'));
+      const expected = rows.reduce((s, r) => s + (r['RowId'] as number), 0);
+      expect(rows.length).toBeGreaterThan(5000);
+      // Before: sorted on Date alone, the pages repeated some postings and skipped others.
+      const result = json(await call('aggregate', { entity: 'GLTransClient', sum: ['RowId'], fromDate: '2025-01-01', toDate: '2025-09-30' }));
+      expect(result.rowsScanned).toBe(rows.length);
+      expect(result.groups[0].sums.RowId).toBe(expected);
+    } finally {
+      sandbox.setSwitches({ unstableTieOrder: false });
+    }
+  }, 60_000);
+
   it('refuses more than 1,000 groups, and never sums unparseable numbers', async () => {
     const r = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Voucher'], sum: ['Amount'] });
     expect(r.isError).toBe(true);
@@ -81,6 +104,37 @@ describe('ledger end to end against its sandbox', () => {
     expect(q.items[0]).toHaveProperty('Brand');
   });
 
+  it('matches exact arguments exactly: a wildcard is refused before any request, never matched or replaced by another row', async () => {
+    const before = sandbox.stats.requests;
+    // Before: get_account_balance {"account":"10*"} returned account 1000 and list_debtors {"cvr":"*"} every debtor.
+    for (const [tool, args] of [
+      ['get_account_balance', { account: '10*' }],
+      ['get_account_balance', { account: '10?0' }],
+      ['list_debtors', { cvr: '*' }],
+      ['list_gl_accounts', { account: '1*' }],
+      ['list_inventory_items', { group: 'EBIKE?' }],
+    ] as const) {
+      const r = await call(tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(text(r)).toBe('Tool invocation failed.');
+    }
+    expect(sandbox.stats.requests).toBe(before);
+    expect(json(await call('get_account_balance', { account: '1010' }))).toMatchObject({ Account: '1010' });
+  });
+
+  it('bounds the rows a list reads to count total: 50,000+ postings come back truncated, without total', async () => {
+    sandbox.resetStats();
+    // Before: list_gl_transactions {} read all postings (8.6 MB) on every call to count them.
+    const all = json(await call('list_gl_transactions'));
+    expect(all).toMatchObject({ entity: 'GLTransClient', count: 50, truncated: true });
+    expect(all).not.toHaveProperty('total');
+    const body = sandbox.stats.lastRequest?.body as Array<Record<string, unknown>>;
+    expect(body.at(-1)).toEqual({ Take: expect.any(Number) });
+    const narrow = json(await call('list_gl_transactions', { account: '1010', fromDate: '2025-01-01', toDate: '2025-01-31' }));
+    expect(narrow.total).toBeGreaterThan(0);
+    expect(narrow).not.toHaveProperty('truncated');
+  });
+
   it('asks to reconnect on a wrong password, a non-server-login user or a wrong company', async () => {
     for (const credential of [
       { username: LEDGER_DEMO_USER, password: 'not-the-password-7x', companyId: String(LEDGER_DEMO_COMPANY_ID) },
@@ -96,6 +150,21 @@ describe('ledger end to end against its sandbox', () => {
       expect(text(r)).not.toContain(credential.password);
       await c.close();
     }
+  });
+
+  it('an HTML maintenance page at login is an outage (generic text), not a refused login; the connection keeps working afterwards', async () => {
+    try {
+      for (const status of [200, 503] as const) {
+        sandbox.setSwitches({ loginMaintenancePage: status });
+        // Before: with 200 the tool said the user name or password was invalid (reconnect_required).
+        const r = await call('list_companies');
+        expect(r.isError, `maintenance page with ${status}`).toBe(true);
+        expect(text(r)).toBe('Tool invocation failed.');
+      }
+    } finally {
+      sandbox.setSwitches({ loginMaintenancePage: 0 });
+    }
+    expect(json(await call('list_companies')).count).toBeGreaterThan(0);
   });
 
   it('never calls a write endpoint', () => {

@@ -108,6 +108,8 @@ async function failure(p: Promise<unknown>): Promise<string> {
 }
 
 const GENERIC = ledgerDescriptor.errors.generic.text;
+/** The spec's bound on the rows read to count `total` (connector limit `maxScanRows`). */
+const SCAN = (ledgerDescriptor.limits as Record<string, number>)['maxScanRows']!;
 const RECONNECT = ledgerDescriptor.errors.reconnect_required.text;
 const rowsOf = (n: number, make: (i: number) => Row = (i) => ({ Account: String(1000 + i), Name: `Debtor ${i}` })) => Array.from({ length: n }, (_, i) => make(i));
 
@@ -128,6 +130,7 @@ describe('ledger: login and the Query/Get wire format', () => {
       { PropertyName: 'Name', FilterValue: '*smed*' },
       { PropertyName: 'Account', FilterValue: '1001' },
       { PropertyName: 'CompanyRegNo', FilterValue: '12345678' },
+      { Take: SCAN + 1 },
     ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 3, total: 3, items: rowsOf(3) });
   });
@@ -219,7 +222,9 @@ describe('ledger: login and the Query/Get wire format', () => {
     upstream(() => [200, []]);
     await call(tool, args);
     expect(sent[0]).toMatchObject({ path: '/login', body: LOGIN_BODY });
-    expect(queries()).toEqual([{ path: `/Query/Get/${entity}`, body, authorization: `Bearer ${TOKEN}` }]);
+    // List reads count `total` over at most maxScanRows rows: one more is asked for to see whether more exist.
+    const scanned = tool === 'get_account_balance' || tool === 'list_companies' ? body : [...body, { Take: SCAN + 1 }];
+    expect(queries()).toEqual([{ path: `/Query/Get/${entity}`, body: scanned, authorization: `Bearer ${TOKEN}` }]);
   });
 });
 
@@ -254,12 +259,43 @@ describe('ledger: filters', () => {
     expect(sent).toEqual([]);
   });
 
+  it('refuses the wildcards * and ? in every exact argument with the generic text, before any request', async () => {
+    upstream(() => [200, []]);
+    const exactArguments: Array<[LedgerToolName, string]> = [
+      ['list_debtors', 'account'],
+      ['list_debtors', 'cvr'],
+      ['list_debtor_open_items', 'account'],
+      ['list_debtor_invoices', 'account'],
+      ['list_debtor_orders', 'account'],
+      ['list_debtor_transactions', 'account'],
+      ['list_creditors', 'account'],
+      ['list_creditor_open_items', 'account'],
+      ['list_creditor_transactions', 'account'],
+      ['list_gl_accounts', 'account'],
+      ['get_account_balance', 'account'],
+      ['list_gl_transactions', 'account'],
+      ['list_inventory_items', 'item'],
+      ['list_inventory_items', 'group'],
+      ['list_inventory_transactions', 'item'],
+      ['list_inventory_transactions', 'account'],
+    ];
+    for (const [tool, name] of exactArguments) {
+      for (const value of ['10*', '*', '10?0', 'A;B*']) expect(await failure(call(tool, { [name]: value })), `${tool} ${name}=${value}`).toBe(GENERIC);
+    }
+    expect(sent).toEqual([]);
+  });
+
   it('converts dates to dd-MM-yyyy with open bounds and refuses a reversed range', async () => {
     upstream(() => [200, []]);
     await call('list_gl_transactions', { fromDate: '2025-06-01' });
     await call('list_gl_transactions', { toDate: '2025-06-30' });
     await call('list_gl_transactions', {});
-    expect(queries().map((q) => q.body)).toEqual([[{ PropertyName: 'Date', FilterValue: '01-06-2025..31-12-2099' }], [{ PropertyName: 'Date', FilterValue: '01-01-1900..30-06-2025' }], []]);
+    const take = { Take: SCAN + 1 };
+    expect(queries().map((q) => q.body)).toEqual([
+      [{ PropertyName: 'Date', FilterValue: '01-06-2025..31-12-2099' }, take],
+      [{ PropertyName: 'Date', FilterValue: '01-01-1900..30-06-2025' }, take],
+      [take],
+    ]);
     sent.length = 0;
     expect(await failure(call('list_gl_transactions', { fromDate: '2025-07-01', toDate: '2025-06-30' }))).toBe(GENERIC);
     expect(sent).toEqual([]);
@@ -285,12 +321,36 @@ describe('ledger: filters', () => {
 });
 
 describe('ledger: list results', () => {
-  it('reads the whole filtered set without Take, gives total before the limit cap and no cursor', async () => {
+  it('reads the filtered set up to the scan bound, gives total before the limit cap and no cursor', async () => {
     upstream(table({ CreditorClient: rowsOf(7) }));
     const result = await call('list_creditors', { limit: 3 });
     expect(result).toEqual({ entity: 'CreditorClient', count: 3, total: 7, items: rowsOf(3) });
-    expect(JSON.stringify(queries()[0]!.body)).not.toContain('Take');
+    expect(queries()[0]!.body).toEqual([{ Take: SCAN + 1 }]);
     expect(await call('list_creditors', {})).toMatchObject({ count: 7, total: 7 }); // default limit 50
+  });
+
+  it('bounds the scan behind total: more rows than maxScanRows give truncated without total', async () => {
+    expect(SCAN).toBeGreaterThanOrEqual(1000);
+    // Before: every call read the whole filtered set (52,000 postings for list_gl_transactions {}).
+    upstream((_entity, body) => {
+      const page = body.find((e) => 'Take' in e);
+      const n = page === undefined ? SCAN + 500 : Math.min(Number(page['Take']), SCAN + 500);
+      return [200, rowsOf(n, (i) => ({ Account: '1010', Voucher: i, Amount: 1, DCAccount: 'D1' }))];
+    });
+    const result = await call('list_gl_transactions', { limit: 5 });
+    expect(queries()[0]!.body).toEqual([{ Take: SCAN + 1 }]);
+    expect(result).toMatchObject({ entity: 'GLTransClient', count: 5, truncated: true });
+    expect(result).not.toHaveProperty('total');
+    // Exactly maxScanRows rows: the whole set was read, total is known.
+    nock.cleanAll();
+    upstream(() => [200, rowsOf(SCAN, (i) => ({ Account: '1010', Voucher: i }))]);
+    expect(await call('list_gl_transactions', { limit: 5 })).toEqual(expect.objectContaining({ count: 5, total: SCAN }));
+    // A row test after the read (debtor postings) still marks a bounded scan truncated.
+    nock.cleanAll();
+    upstream(() => [200, rowsOf(SCAN + 1, (i) => ({ Account: '1010', Voucher: i, DCAccount: 'D1', DCType: i % 2 === 0 ? 'Debtor' : 'Creditor' }))]);
+    const debtor = await call('list_debtor_transactions', { limit: 5 });
+    expect(debtor).toMatchObject({ count: 5, truncated: true });
+    expect(debtor).not.toHaveProperty('total');
   });
 
   it('maps every sortBy onto its property, reads one page and marks a full page truncated without total or cursor', async () => {
@@ -299,14 +359,14 @@ describe('ledger: list results', () => {
     for (const [sortBy, property] of Object.entries(expected)) {
       sent.length = 0;
       const result = await call('list_inventory_items', { sortBy, limit: 5 });
-      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, { Take: 5 }]);
+      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 5 }]);
       expect(result).toEqual({ entity: 'InvItemClient', count: 5, truncated: true, items: expect.any(Array) });
       expect(result).not.toHaveProperty('total');
       expect(result).not.toHaveProperty('nextOffset');
     }
     sent.length = 0;
     const ascending = await call('list_inventory_items', { sortBy: 'name', sortDescending: false, group: 'G1', limit: 10 });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { Take: 10 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 10 }]);
     expect(ascending).toMatchObject({ count: 5, truncated: false });
   });
 
@@ -320,6 +380,8 @@ describe('ledger: list results', () => {
     const first = await call('list_inventory_transactions', { item: 'I-1', offset: 0, limit: 2 });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Item', FilterValue: 'I-1' },
+      // Offset paging without a sort still needs a total order: RowId.
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 0, Take: 2 },
     ]);
     expect(first).toEqual({ entity: 'InvTransClient', count: 2, truncated: true, offset: 0, nextOffset: 2, items: all.slice(0, 2) });
@@ -391,6 +453,10 @@ describe('ledger: list results', () => {
     nock.cleanAll();
     upstream(table({ GLAccountClient: [] }));
     expect(await call('get_account_balance', { account: '9999' })).toBeNull();
+    // A row the upstream matched although it is not equal (it compares case-insensitively) is no match.
+    nock.cleanAll();
+    upstream(table({ GLAccountClient: [{ Account: 'ab10', Name: 'Other' }] }));
+    expect(await call('get_account_balance', { account: 'AB10' })).toBeNull();
   });
 
   it('passes open-item and invoice rows through, tolerating absent inherited properties', async () => {
@@ -415,12 +481,19 @@ describe('ledger: query', () => {
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Account', FilterValue: '1000..1999' },
       { PropertyName: 'Name', OrderByDescending: true },
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 4, Take: 2 },
     ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 2, truncated: true, offset: 4, nextOffset: 6, items: [{ Account: '1000' }, { Account: '1001' }] });
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Name', descending: false });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { Take: 50 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 50 }]);
+    sent.length = 0;
+    await call('query', { entity: 'DebtorClient', orderBy: 'rowid', offset: 0 });
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'rowid', OrderByDescending: true },
+      { Skip: 0, Take: 50 },
+    ]); // already unique
   });
 
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
@@ -454,7 +527,6 @@ describe('ledger: reconnect required', () => {
     ['a JSON string with 400', [400, JSON.stringify('NoCompanyId')]],
     ['a JSON string with 401', [401, JSON.stringify('Invalid credentials')]],
     ['a text body with 403', [403, 'not a server-login user']],
-    ['a text body with 200', [200, 'Invalid credentials']],
     ['an object without token', [200, { refreshToken: 'x' }]],
     ['an empty token', [200, { token: '' }]],
     ['null', [200, null]],
@@ -465,6 +537,22 @@ describe('ledger: reconnect required', () => {
       () => reply,
     );
     expect(await failure(call('list_debtors'))).toBe(RECONNECT);
+    expect(queries()).toEqual([]);
+  });
+
+  // Before: every one of these was reported as a refused login (reconnect_required).
+  const outages: Array<[string, number, string, Record<string, string>]> = [
+    ['an HTML maintenance page with 200', 200, '<!DOCTYPE html><html><body><h1>Uniconta is down for maintenance</h1></body></html>', { 'content-type': 'text/html; charset=utf-8' }],
+    ['an HTML page with 200 and no content type', 200, '  <html><body>Service Unavailable</body></html>', {}],
+    ['a plain-text body with 200 (not the JSON the WebAPI answers)', 200, 'Invalid credentials', { 'content-type': 'text/plain' }],
+    ['an HTML page with 503', 503, '<html><body>Maintenance</body></html>', { 'content-type': 'text/html' }],
+    ['an HTML page with 404 (a proxy, not the WebAPI)', 404, '<html><body>Not Found</body></html>', { 'content-type': 'text/html' }],
+  ];
+  it.each(outages)('a login answered with %s is an outage (generic), not a refusal', async (_label, status, page, headers) => {
+    nock(ORIGIN).post('/login').reply(status, page, headers).persist();
+    const text = await failure(call('list_debtors'));
+    expect(text).not.toBe(RECONNECT);
+    expect(text).toMatch(/^upstream /);
     expect(queries()).toEqual([]);
   });
 
@@ -518,7 +606,7 @@ describe('ledger: aggregate', () => {
   }
 
   it('sends the caller filters, the dateField range, a stable order and Skip/Take pages of 1000', async () => {
-    pagedRows(2500, (i) => ({ Item: `I-${i % 3}`, Qty: -1, NetAmount: 10 }));
+    pagedRows(2500, (i) => ({ Item: `I-${i % 3}`, Date: '2025-02-01T00:00:00', Qty: -1, NetAmount: 10 }));
     const result = await call('aggregate', {
       entity: 'InvTransClient',
       filters: [{ PropertyName: 'MovementType', FilterValue: 'Sales' }],
@@ -533,6 +621,8 @@ describe('ledger: aggregate', () => {
         { PropertyName: 'MovementType', FilterValue: 'Sales' },
         { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
         { PropertyName: 'Date', OrderBy: true },
+        // Date is not unique: RowId makes the order total, so pages neither repeat nor skip rows.
+        { PropertyName: 'RowId', OrderBy: true },
         { Skip: skip, Take: 1000 },
       ]),
     );
@@ -556,6 +646,7 @@ describe('ledger: aggregate', () => {
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' },
       { PropertyName: 'Voucher', OrderBy: true },
+      { PropertyName: 'RowId', OrderBy: true },
       { Skip: 0, Take: 1000 },
     ]);
     expect(result).toMatchObject({ groupCount: 1, pages: 1, rowsScanned: 3, groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }] });
@@ -642,6 +733,24 @@ describe('ledger: aggregate', () => {
     expect(sent).toEqual([]);
   });
 
+  it('checks groupBy and sum names against the rows: a wrong case is mapped to the upstream spelling, an unknown name is query_rejected', async () => {
+    pagedRows(3, (i) => ({ Account: `A${i % 2}`, Amount: 1.5, ...(i === 2 ? { Dimension1: 'D' } : {}) }));
+    // Before: sum ["amount"] gave { amount: 0 } (the fold is exact-case) and groupBy ["account"] one null group.
+    const cased = await call('aggregate', { entity: 'GLTransClient', groupBy: ['account'], sum: ['amount'] });
+    expect(cased.groups).toEqual([
+      { key: { Account: 'A0' }, count: 2, sums: { Amount: 3 } },
+      { key: { Account: 'A1' }, count: 1, sums: { Amount: 1.5 } },
+    ]);
+    // A property present in only some rows is a real property.
+    expect((await call('aggregate', { entity: 'GLTransClient', groupBy: ['Dimension1'] })).groupCount).toBe(2);
+    // A dateField no row has: the upstream ignored the range filter (unknown names are ignored), so refuse.
+    for (const args of [{ groupBy: ['Nope'] }, { sum: ['Amount', 'Amont'] }, { dateField: 'PostingDay', fromDate: '2025-01-01' }]) {
+      expect(await failure(call('aggregate', { entity: 'GLTransClient', ...args }))).toBe(
+        'Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.',
+      );
+    }
+  });
+
   it('answers a 4xx from Query/Get with query_rejected', async () => {
     upstream(() => [400, 'Unknown property Foo']);
     expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Foo'] }))).toContain('rejected the query with HTTP 400');
@@ -676,6 +785,15 @@ describe('ledger: the fold on its own', () => {
       { key: { K: 9 }, count: 1, sums: { V: 0.2 } },
       { key: { K: 10 }, count: 2, sums: { V: 0.3 } },
     ]);
+  });
+
+  it('sums in exact integer micro-units: large amounts that cancel leave no floating-point noise', () => {
+    const rows: Row[] = [];
+    for (let i = 0; i < 1000; i++) rows.push({ A: 1_000_000_000.01, B: 0.1, C: '12345678901.23' }, { A: -1_000_000_000, B: 0.2, C: '-12345678901.2' });
+    // Before: A summed to 9.99999 (the float sum, rounded to micro-units, kept the drift).
+    expect(foldPages([rows], { groupBy: [], sum: ['A', 'B', 'C'], maxGroups: 10 }).groups[0]!.sums).toEqual({ A: 10, B: 300, C: 30 });
+    const big = Array.from({ length: 50_000 }, (_, i) => ({ A: 98_765_432.1 + (i % 100) / 100 }));
+    expect(foldPages([big], { groupBy: [], sum: ['A'], maxGroups: 10 }).groups[0]!.sums.A).toBe(4_938_271_629_750);
   });
 
   it('parses numbers without accepting blanks, radix prefixes or infinities', () => {

@@ -299,6 +299,16 @@ describe('ledger sandbox: Query/Get body and filters', () => {
     expect(middle.map((d) => d.Name)).toEqual(['Cykelsmeden i Viby ApS']);
   });
 
+  it('wildcards: ? is exactly one character, also with *', async () => {
+    const one = await rows('InvItemClient', [{ PropertyName: 'Item', FilterValue: 'EB-100?' }]);
+    expect(one.length).toBeGreaterThan(0);
+    for (const i of one) expect(i.Item).toMatch(/^EB-100.$/i);
+    const accounts = await rows('GLAccountClient', [{ PropertyName: 'Account', FilterValue: '10?0' }]);
+    expect(accounts.map((a) => a.Account)).toContain('1010');
+    for (const a of accounts) expect(a.Account).toMatch(/^10.0$/);
+    expect(await rows('GLAccountClient', [{ PropertyName: 'Account', FilterValue: '1?' }])).toEqual([]);
+  });
+
   it('lists: a;b;c (alternatives may themselves be wildcards or ranges)', async () => {
     const three = await rows('DebtorClient', [{ PropertyName: 'Account', FilterValue: '10001;10002;10007' }]);
     expect(three.map((d) => d.Account)).toEqual(['10001', '10002', '10007']);
@@ -441,6 +451,39 @@ describe('ledger sandbox: sorting and paging', () => {
       if (page.length < 1000) break;
     }
     expect(pages).toEqual(whole);
+  });
+});
+
+describe('ledger sandbox: RowId and unstable tie order', () => {
+  it('every row of every table entity carries a unique RowId', async () => {
+    for (const entity of ['DebtorClient', 'GLTransClient', 'InvTransClient', 'InvItemClientUser']) {
+      const ids = (await rows(entity)).map((r) => r.RowId);
+      expect(ids.every((id) => Number.isInteger(id))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
+  it('unstableTieOrder: pages sorted on Date alone repeat and skip rows; a RowId tie-breaker keeps them exact', async () => {
+    sandbox.setSwitches({ unstableTieOrder: true });
+    const range = { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' };
+    const whole = await rows('GLTransClient', [range]);
+    const readPages = async (sort: unknown[]) => {
+      const ids: number[] = [];
+      for (let skip = 0; ; skip += 1000) {
+        const page = await rows('GLTransClient', [range, ...sort, { Skip: skip, Take: 1000 }]);
+        ids.push(...page.map((r) => r.RowId as number));
+        if (page.length < 1000) break;
+      }
+      return ids;
+    };
+    const byDate = await readPages([{ PropertyName: 'Date', OrderBy: true }]);
+    expect(byDate).toHaveLength(whole.length);
+    expect(new Set(byDate).size).toBeLessThan(whole.length); // repeated (and so skipped) rows
+    const stable = await readPages([
+      { PropertyName: 'Date', OrderBy: true },
+      { PropertyName: 'RowId', OrderBy: true },
+    ]);
+    expect(new Set(stable).size).toBe(whole.length);
   });
 });
 
@@ -596,6 +639,17 @@ describe('ledger sandbox: switches, faults and quota', () => {
     expect((await login(sandbox.credentials.loginUsername, LEDGER_DEMO_PASSWORD)).status).toBe(200);
     expect((await query('DebtorClient')).status).toBe(502);
     expect((await query('DebtorClient')).status).toBe(200);
+  });
+
+  it('loginMaintenancePage: /login answers an HTML page with 200 or 503; queries are unaffected', async () => {
+    for (const status of [200, 503] as const) {
+      sandbox.setSwitches({ loginMaintenancePage: status });
+      const r = await login(sandbox.credentials.loginUsername, LEDGER_DEMO_PASSWORD);
+      expect(r.status).toBe(status);
+      expect(r.contentType).toMatch(/^text\/html/);
+      expect(r.text).toMatch(/^<!DOCTYPE html>/);
+    }
+    expect((await query('GLVatClient')).status).toBe(200);
   });
 
   it('latency: answers normally after the delay; a client that gives up is released', async () => {

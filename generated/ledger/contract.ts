@@ -12,7 +12,7 @@ export interface LedgerResultTexts {
 }
 
 /** The connector's limits (`connector.limits` in specs/ledger.yaml). */
-export type LedgerLimits = { readonly sessionTokenLifetimeSeconds: number; readonly maxLimit: number; };
+export type LedgerLimits = { readonly sessionTokenLifetimeSeconds: number; readonly maxLimit: number; readonly maxScanRows: number; };
 
 /** Arguments (after validation and defaults), result, error codes (the tool's `errors:`) and limits of every Ledger tool. */
 export interface LedgerTools {

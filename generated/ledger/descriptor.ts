@@ -14,7 +14,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
   "key": "ledger",
   "defaultId": "ledger",
   "title": "Ledger",
-  "instructions": "Read-only access to one company in the Uniconta accounting system: companies, debtors (customers), creditors (suppliers), open items, debtor invoices and sales orders, ledger postings, the chart of accounts, VAT codes, inventory items, product groups and inventory postings, plus a generic entity query and a server-side group-and-sum tool. Nothing is ever created, updated, deleted or posted. Rows use the upstream PascalCase property names (for example `Account`, `Name`, `CurBalance`, `DCAccount`, `Qty`). Typical order: list_companies to see the connected company; list_debtors / list_creditors / list_gl_accounts (with `search`) to find an `account`; then the open-item, invoice, order or transaction tools for that account and a `fromDate`/`toDate` range. Use aggregate for totals over many rows instead of listing them, and query for entities no dedicated tool covers. List results carry `count` and, when the whole filtered set was read, `total`; `truncated: true` means more rows exist than were returned. Dates are YYYY-MM-DD and ranges are inclusive. `search`, `account` and `cvr` values containing `;` or `..` are refused.",
+  "instructions": "Read-only access to one company in the Uniconta accounting system: companies, debtors (customers), creditors (suppliers), open items, debtor invoices and sales orders, ledger postings, the chart of accounts, VAT codes, inventory items, product groups and inventory postings, plus a generic entity query and a server-side group-and-sum tool. Nothing is ever created, updated, deleted or posted. Rows use the upstream PascalCase property names (for example `Account`, `Name`, `CurBalance`, `DCAccount`, `Qty`). Typical order: list_companies to see the connected company; list_debtors / list_creditors / list_gl_accounts (with `search`) to find an `account`; then the open-item, invoice, order or transaction tools for that account and a `fromDate`/`toDate` range. Use aggregate for totals over many rows instead of listing them, and query for entities no dedicated tool covers. List results carry `count` and, when the whole filtered set was read, `total`; `truncated: true` means more rows exist than were returned (a filtered set of more than 5,000 rows is not counted: narrow it, for example by account or date range, to get `total`). Dates are YYYY-MM-DD and ranges are inclusive. `search`, `account` and `cvr` values containing `;` or `..` are refused, and so are the wildcards `*` and `?` in the exact arguments (`account`, `cvr`, `item`, `group`).",
   "credential": "login_company",
   "tenantCredential": true,
   "connectAccount": false,
@@ -32,7 +32,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
   },
   "limits": {
     "sessionTokenLifetimeSeconds": 3600,
-    "maxLimit": 1000
+    "maxLimit": 1000,
+    "maxScanRows": 5000
   },
   "errors": {
     "generic": {

@@ -70,7 +70,11 @@ export interface ListDebtorsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A debtor (customer) row of `DebtorClient`; null properties are omitted.
    */
@@ -136,7 +140,11 @@ export interface ListDebtorOpenItemsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.
    */
@@ -191,7 +199,11 @@ export interface ListDebtorInvoicesResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A row of `DebtorInvoiceClient`; `Paid` is included only when upstream supplies it.
    */
@@ -234,7 +246,11 @@ export interface ListDebtorOrdersResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A sales order row of `DebtorOrderClient`. Upstream has no order status property.
    */
@@ -282,7 +298,11 @@ export interface ListDebtorTransactionsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
    */
@@ -348,7 +368,11 @@ export interface ListCreditorsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A creditor (supplier) row of `CreditorClient`; null properties are omitted.
    */
@@ -405,7 +429,11 @@ export interface ListCreditorOpenItemsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.
    */
@@ -460,7 +488,11 @@ export interface ListCreditorTransactionsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
    */
@@ -526,7 +558,11 @@ export interface ListGlAccountsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.
    */
@@ -614,7 +650,11 @@ export interface ListGlTransactionsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
    */
@@ -672,7 +712,11 @@ export interface ListVatCodesResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A VAT code of `GLVatClient`.
    */
@@ -746,7 +790,7 @@ export interface ListInventoryItemsResult {
    */
   total?: number;
   /**
-   * A server-side sort or page returned a full page: more rows may exist (no `total`).
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
    */
   truncated?: boolean;
   /**
@@ -815,7 +859,11 @@ export interface ListProductGroupsResult {
   /**
    * Full row count before the `limit` cap.
    */
-  total: number;
+  total?: number;
+  /**
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
+   */
+  truncated?: boolean;
   /**
    * Items: A product group of `InvGroupClient`.
    */
@@ -868,7 +916,7 @@ export interface ListInventoryTransactionsResult {
    */
   total?: number;
   /**
-   * A server-side sort or page returned a full page: more rows may exist (no `total`).
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
    */
   truncated?: boolean;
   /**
@@ -956,7 +1004,7 @@ export interface QueryResult {
    */
   total?: number;
   /**
-   * A server-side sort or page returned a full page: more rows may exist (no `total`).
+   * More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000).
    */
   truncated?: boolean;
   /**

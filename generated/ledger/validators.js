@@ -281,7 +281,7 @@ return errors === 0;
 }
 
 export const output_list_debtors = validate13;
-const schema14 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A debtor (customer) row of `DebtorClient`; null properties are omitted.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"Address1":{"type":"string"},"Address2":{"type":"string"},"Address3":{"type":"string"},"ZipCode":{"type":"string"},"City":{"type":"string"},"Country":{"description":"Country as the upstream enum (57 = Denmark)."},"CompanyRegNo":{"type":"string","description":"Company registration number (CVR), free text."},"VatNumber":{"type":"string"},"Currency":{"type":"string"},"CreditMax":{"type":"number","description":"Credit limit."},"CurBalance":{"type":"number","description":"Current balance."},"Overdue":{"type":"number","description":"Overdue amount."},"Blocked":{"type":"boolean"}}}}}};
+const schema14 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A debtor (customer) row of `DebtorClient`; null properties are omitted.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"Address1":{"type":"string"},"Address2":{"type":"string"},"Address3":{"type":"string"},"ZipCode":{"type":"string"},"City":{"type":"string"},"Country":{"description":"Country as the upstream enum (57 = Denmark)."},"CompanyRegNo":{"type":"string","description":"Company registration number (CVR), free text."},"VatNumber":{"type":"string"},"Currency":{"type":"string"},"CreditMax":{"type":"number","description":"Credit limit."},"CurBalance":{"type":"number","description":"Current balance."},"Overdue":{"type":"number","description":"Overdue amount."},"Blocked":{"type":"boolean"}}}}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -289,7 +289,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -332,34 +332,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Account !== undefined){
-const _errs11 = errors;
-if(typeof data4.Account !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate13.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Account !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -368,10 +368,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Group !== undefined){
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(typeof data4.Group !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -380,10 +380,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Address1 !== undefined){
+if(data5.Group !== undefined){
 const _errs17 = errors;
-if(typeof data4.Address1 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address1",schemaPath:"#/properties/items/items/properties/Address1/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Group !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -392,10 +392,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Address2 !== undefined){
+if(data5.Address1 !== undefined){
 const _errs19 = errors;
-if(typeof data4.Address2 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address2",schemaPath:"#/properties/items/items/properties/Address2/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Address1 !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address1",schemaPath:"#/properties/items/items/properties/Address1/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -404,10 +404,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Address3 !== undefined){
+if(data5.Address2 !== undefined){
 const _errs21 = errors;
-if(typeof data4.Address3 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address3",schemaPath:"#/properties/items/items/properties/Address3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Address2 !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address2",schemaPath:"#/properties/items/items/properties/Address2/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -416,10 +416,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.ZipCode !== undefined){
+if(data5.Address3 !== undefined){
 const _errs23 = errors;
-if(typeof data4.ZipCode !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/ZipCode",schemaPath:"#/properties/items/items/properties/ZipCode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Address3 !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Address3",schemaPath:"#/properties/items/items/properties/Address3/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -428,10 +428,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.City !== undefined){
+if(data5.ZipCode !== undefined){
 const _errs25 = errors;
-if(typeof data4.City !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/City",schemaPath:"#/properties/items/items/properties/City/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.ZipCode !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/ZipCode",schemaPath:"#/properties/items/items/properties/ZipCode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -440,10 +440,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.CompanyRegNo !== undefined){
+if(data5.City !== undefined){
 const _errs27 = errors;
-if(typeof data4.CompanyRegNo !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CompanyRegNo",schemaPath:"#/properties/items/items/properties/CompanyRegNo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.City !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/City",schemaPath:"#/properties/items/items/properties/City/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -452,10 +452,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.VatNumber !== undefined){
+if(data5.CompanyRegNo !== undefined){
 const _errs29 = errors;
-if(typeof data4.VatNumber !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/VatNumber",schemaPath:"#/properties/items/items/properties/VatNumber/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.CompanyRegNo !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CompanyRegNo",schemaPath:"#/properties/items/items/properties/CompanyRegNo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -464,10 +464,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.VatNumber !== undefined){
 const _errs31 = errors;
-if(typeof data4.Currency !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.VatNumber !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/VatNumber",schemaPath:"#/properties/items/items/properties/VatNumber/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -476,11 +476,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.CreditMax !== undefined){
-let data16 = data4.CreditMax;
+if(data5.Currency !== undefined){
 const _errs33 = errors;
-if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CreditMax",schemaPath:"#/properties/items/items/properties/CreditMax/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Currency !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs33 === errors;
@@ -489,11 +488,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.CurBalance !== undefined){
-let data17 = data4.CurBalance;
+if(data5.CreditMax !== undefined){
+let data17 = data5.CreditMax;
 const _errs35 = errors;
 if(!((typeof data17 == "number") && (isFinite(data17)))){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CurBalance",schemaPath:"#/properties/items/items/properties/CurBalance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CreditMax",schemaPath:"#/properties/items/items/properties/CreditMax/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs35 === errors;
@@ -502,11 +501,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Overdue !== undefined){
-let data18 = data4.Overdue;
+if(data5.CurBalance !== undefined){
+let data18 = data5.CurBalance;
 const _errs37 = errors;
 if(!((typeof data18 == "number") && (isFinite(data18)))){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Overdue",schemaPath:"#/properties/items/items/properties/Overdue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/CurBalance",schemaPath:"#/properties/items/items/properties/CurBalance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs37 === errors;
@@ -515,13 +514,26 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Blocked !== undefined){
+if(data5.Overdue !== undefined){
+let data19 = data5.Overdue;
 const _errs39 = errors;
-if(typeof data4.Blocked !== "boolean"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!((typeof data19 == "number") && (isFinite(data19)))){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Overdue",schemaPath:"#/properties/items/items/properties/Overdue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs39 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Blocked !== undefined){
+const _errs41 = errors;
+if(typeof data5.Blocked !== "boolean"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs41 === errors;
 }
 else {
 var valid2 = true;
@@ -546,7 +558,7 @@ validate13.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -557,10 +569,11 @@ validate13.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -642,7 +655,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_open_items = validate15;
-const schema16 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"DueDate":{"type":"string"},"Amount":{"type":"number"},"AmountOpen":{"type":"number","description":"Amount still open."},"AmountOpenCur":{"type":"number"},"Currency":{"type":"string"},"Text":{"type":"string"}}}}}};
+const schema16 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"DueDate":{"type":"string"},"Amount":{"type":"number"},"AmountOpen":{"type":"number","description":"Amount still open."},"AmountOpenCur":{"type":"number"},"Currency":{"type":"string"},"Text":{"type":"string"}}}}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -650,7 +663,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -693,34 +706,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Account !== undefined){
-const _errs11 = errors;
-if(typeof data4.Account !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate15.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Account !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -729,10 +742,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Date !== undefined){
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(typeof data4.Date !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -741,11 +754,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Voucher !== undefined){
-let data8 = data4.Voucher;
+if(data5.Date !== undefined){
 const _errs17 = errors;
-if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (typeof data8 !== "string")){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema16.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
+if(typeof data5.Date !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -754,11 +766,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Invoice !== undefined){
-let data9 = data4.Invoice;
+if(data5.Voucher !== undefined){
+let data9 = data5.Voucher;
 const _errs19 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (typeof data9 !== "string")){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema16.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema16.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -767,10 +779,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DueDate !== undefined){
+if(data5.Invoice !== undefined){
+let data10 = data5.Invoice;
 const _errs21 = errors;
-if(typeof data4.DueDate !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (typeof data10 !== "string")){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema16.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -779,11 +792,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Amount !== undefined){
-let data11 = data4.Amount;
+if(data5.DueDate !== undefined){
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.DueDate !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -792,11 +804,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountOpen !== undefined){
-let data12 = data4.AmountOpen;
+if(data5.Amount !== undefined){
+let data12 = data5.Amount;
 const _errs25 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpen",schemaPath:"#/properties/items/items/properties/AmountOpen/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -805,11 +817,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountOpenCur !== undefined){
-let data13 = data4.AmountOpenCur;
+if(data5.AmountOpen !== undefined){
+let data13 = data5.AmountOpen;
 const _errs27 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpenCur",schemaPath:"#/properties/items/items/properties/AmountOpenCur/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpen",schemaPath:"#/properties/items/items/properties/AmountOpen/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -818,10 +830,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.AmountOpenCur !== undefined){
+let data14 = data5.AmountOpenCur;
 const _errs29 = errors;
-if(typeof data4.Currency !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data14 == "number") && (isFinite(data14)))){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpenCur",schemaPath:"#/properties/items/items/properties/AmountOpenCur/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -830,13 +843,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Text !== undefined){
+if(data5.Currency !== undefined){
 const _errs31 = errors;
-if(typeof data4.Text !== "string"){
-validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Currency !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Text !== undefined){
+const _errs33 = errors;
+if(typeof data5.Text !== "string"){
+validate15.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -857,7 +882,7 @@ validate15.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -868,10 +893,11 @@ validate15.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1015,7 +1041,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_invoices = validate17;
-const schema18 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A row of `DebtorInvoiceClient`; `Paid` is included only when upstream supplies it.","properties":{"InvoiceNumber":{"type":["integer","string"]},"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"DueDate":{"type":"string"},"NetAmount":{"type":"number"},"VatAmount":{"type":"number"},"TotalAmount":{"type":"number"},"Currency":{"type":"string"},"Paid":{"type":"boolean"}}}}}};
+const schema18 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A row of `DebtorInvoiceClient`; `Paid` is included only when upstream supplies it.","properties":{"InvoiceNumber":{"type":["integer","string"]},"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"DueDate":{"type":"string"},"NetAmount":{"type":"number"},"VatAmount":{"type":"number"},"TotalAmount":{"type":"number"},"Currency":{"type":"string"},"Paid":{"type":"boolean"}}}}}};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1023,7 +1049,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate17.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -1066,35 +1092,35 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.InvoiceNumber !== undefined){
-let data5 = data4.InvoiceNumber;
-const _errs11 = errors;
-if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (typeof data5 !== "string")){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/InvoiceNumber",schemaPath:"#/properties/items/items/properties/InvoiceNumber/type",keyword:"type",params:{type: schema18.properties.items.items.properties.InvoiceNumber.type},message:"must be integer,string"}];
+if(typeof data.truncated !== "boolean"){
+validate17.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Account !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.InvoiceNumber !== undefined){
+let data6 = data5.InvoiceNumber;
 const _errs13 = errors;
-if(typeof data4.Account !== "string"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (typeof data6 !== "string")){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/InvoiceNumber",schemaPath:"#/properties/items/items/properties/InvoiceNumber/type",keyword:"type",params:{type: schema18.properties.items.items.properties.InvoiceNumber.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1103,10 +1129,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Name !== undefined){
+if(data5.Account !== undefined){
 const _errs15 = errors;
-if(typeof data4.Name !== "string"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -1115,10 +1141,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Date !== undefined){
+if(data5.Name !== undefined){
 const _errs17 = errors;
-if(typeof data4.Date !== "string"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -1127,10 +1153,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DueDate !== undefined){
+if(data5.Date !== undefined){
 const _errs19 = errors;
-if(typeof data4.DueDate !== "string"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Date !== "string"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -1139,11 +1165,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.NetAmount !== undefined){
-let data10 = data4.NetAmount;
+if(data5.DueDate !== undefined){
 const _errs21 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/NetAmount",schemaPath:"#/properties/items/items/properties/NetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.DueDate !== "string"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -1152,11 +1177,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.VatAmount !== undefined){
-let data11 = data4.VatAmount;
+if(data5.NetAmount !== undefined){
+let data11 = data5.NetAmount;
 const _errs23 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/VatAmount",schemaPath:"#/properties/items/items/properties/VatAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/NetAmount",schemaPath:"#/properties/items/items/properties/NetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -1165,11 +1190,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.TotalAmount !== undefined){
-let data12 = data4.TotalAmount;
+if(data5.VatAmount !== undefined){
+let data12 = data5.VatAmount;
 const _errs25 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/TotalAmount",schemaPath:"#/properties/items/items/properties/TotalAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/VatAmount",schemaPath:"#/properties/items/items/properties/VatAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -1178,10 +1203,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.TotalAmount !== undefined){
+let data13 = data5.TotalAmount;
 const _errs27 = errors;
-if(typeof data4.Currency !== "string"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data13 == "number") && (isFinite(data13)))){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/TotalAmount",schemaPath:"#/properties/items/items/properties/TotalAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -1190,13 +1216,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Paid !== undefined){
+if(data5.Currency !== undefined){
 const _errs29 = errors;
-if(typeof data4.Paid !== "boolean"){
-validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Paid",schemaPath:"#/properties/items/items/properties/Paid/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data5.Currency !== "string"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Paid !== undefined){
+const _errs31 = errors;
+if(typeof data5.Paid !== "boolean"){
+validate17.errors = [{instancePath:instancePath+"/items/" + i0+"/Paid",schemaPath:"#/properties/items/items/properties/Paid/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs31 === errors;
 }
 else {
 var valid2 = true;
@@ -1216,7 +1254,7 @@ validate17.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -1227,10 +1265,11 @@ validate17.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1312,7 +1351,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_orders = validate19;
-const schema20 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A sales order row of `DebtorOrderClient`. Upstream has no order status property.","properties":{"OrderNumber":{"type":["integer","string"]},"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"SalesValue":{"type":"number"},"Margin":{"type":"number"},"NextInvoice":{"type":"string"}}}}}};
+const schema20 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A sales order row of `DebtorOrderClient`. Upstream has no order status property.","properties":{"OrderNumber":{"type":["integer","string"]},"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"SalesValue":{"type":"number"},"Margin":{"type":"number"},"NextInvoice":{"type":"string"}}}}}};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1320,7 +1359,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -1363,35 +1402,35 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.OrderNumber !== undefined){
-let data5 = data4.OrderNumber;
-const _errs11 = errors;
-if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (typeof data5 !== "string")){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/OrderNumber",schemaPath:"#/properties/items/items/properties/OrderNumber/type",keyword:"type",params:{type: schema20.properties.items.items.properties.OrderNumber.type},message:"must be integer,string"}];
+if(typeof data.truncated !== "boolean"){
+validate19.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Account !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.OrderNumber !== undefined){
+let data6 = data5.OrderNumber;
 const _errs13 = errors;
-if(typeof data4.Account !== "string"){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (typeof data6 !== "string")){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/OrderNumber",schemaPath:"#/properties/items/items/properties/OrderNumber/type",keyword:"type",params:{type: schema20.properties.items.items.properties.OrderNumber.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1400,10 +1439,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Name !== undefined){
+if(data5.Account !== undefined){
 const _errs15 = errors;
-if(typeof data4.Name !== "string"){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -1412,10 +1451,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Group !== undefined){
+if(data5.Name !== undefined){
 const _errs17 = errors;
-if(typeof data4.Group !== "string"){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -1424,11 +1463,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.SalesValue !== undefined){
-let data9 = data4.SalesValue;
+if(data5.Group !== undefined){
 const _errs19 = errors;
-if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/SalesValue",schemaPath:"#/properties/items/items/properties/SalesValue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Group !== "string"){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -1437,11 +1475,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Margin !== undefined){
-let data10 = data4.Margin;
+if(data5.SalesValue !== undefined){
+let data10 = data5.SalesValue;
 const _errs21 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Margin",schemaPath:"#/properties/items/items/properties/Margin/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/SalesValue",schemaPath:"#/properties/items/items/properties/SalesValue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -1450,13 +1488,26 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.NextInvoice !== undefined){
+if(data5.Margin !== undefined){
+let data11 = data5.Margin;
 const _errs23 = errors;
-if(typeof data4.NextInvoice !== "string"){
-validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/NextInvoice",schemaPath:"#/properties/items/items/properties/NextInvoice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data11 == "number") && (isFinite(data11)))){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/Margin",schemaPath:"#/properties/items/items/properties/Margin/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.NextInvoice !== undefined){
+const _errs25 = errors;
+if(typeof data5.NextInvoice !== "string"){
+validate19.errors = [{instancePath:instancePath+"/items/" + i0+"/NextInvoice",schemaPath:"#/properties/items/items/properties/NextInvoice/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs25 === errors;
 }
 else {
 var valid2 = true;
@@ -1473,7 +1524,7 @@ validate19.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -1484,10 +1535,11 @@ validate19.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1629,7 +1681,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_transactions = validate21;
-const schema22 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema22 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1637,7 +1689,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -1680,34 +1732,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Date !== undefined){
-const _errs11 = errors;
-if(typeof data4.Date !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Account !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Date !== undefined){
 const _errs13 = errors;
-if(typeof data4.Account !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Date !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1716,11 +1768,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Voucher !== undefined){
-let data7 = data4.Voucher;
+if(data5.Account !== undefined){
 const _errs15 = errors;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (typeof data7 !== "string")){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema22.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
+if(typeof data5.Account !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -1729,11 +1780,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Invoice !== undefined){
-let data8 = data4.Invoice;
+if(data5.Voucher !== undefined){
+let data8 = data5.Voucher;
 const _errs17 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (typeof data8 !== "string")){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema22.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema22.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -1742,10 +1793,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Text !== undefined){
+if(data5.Invoice !== undefined){
+let data9 = data5.Invoice;
 const _errs19 = errors;
-if(typeof data4.Text !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (typeof data9 !== "string")){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema22.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -1754,11 +1806,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Amount !== undefined){
-let data10 = data4.Amount;
+if(data5.Text !== undefined){
 const _errs21 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Text !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -1767,11 +1818,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountVat !== undefined){
-let data11 = data4.AmountVat;
+if(data5.Amount !== undefined){
+let data11 = data5.Amount;
 const _errs23 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -1780,10 +1831,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Vat !== undefined){
+if(data5.AmountVat !== undefined){
+let data12 = data5.AmountVat;
 const _errs25 = errors;
-if(typeof data4.Vat !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -1792,10 +1844,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.TransType !== undefined){
+if(data5.Vat !== undefined){
 const _errs27 = errors;
-if(typeof data4.TransType !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Vat !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -1804,10 +1856,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.TransType !== undefined){
 const _errs29 = errors;
-if(typeof data4.Currency !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.TransType !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -1816,13 +1868,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DCAccount !== undefined){
+if(data5.Currency !== undefined){
 const _errs31 = errors;
-if(typeof data4.DCAccount !== "string"){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Currency !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.DCAccount !== undefined){
+const _errs33 = errors;
+if(typeof data5.DCAccount !== "string"){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -1843,7 +1907,7 @@ validate21.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -1854,10 +1918,11 @@ validate21.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1952,7 +2017,7 @@ return errors === 0;
 }
 
 export const output_list_creditors = validate23;
-const schema24 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A creditor (supplier) row of `CreditorClient`; null properties are omitted.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"Address1":{"type":"string"},"ZipCode":{"type":"string"},"City":{"type":"string"},"CompanyRegNo":{"type":"string"},"Currency":{"type":"string"},"CurBalance":{"type":"number","description":"Current balance."},"Overdue":{"type":"number","description":"Overdue amount."},"PaymentMethod":{"description":"Payment method (upstream enum)."},"PaymentId":{"type":"string"},"Blocked":{"type":"boolean"}}}}}};
+const schema24 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A creditor (supplier) row of `CreditorClient`; null properties are omitted.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Group":{"type":"string"},"Address1":{"type":"string"},"ZipCode":{"type":"string"},"City":{"type":"string"},"CompanyRegNo":{"type":"string"},"Currency":{"type":"string"},"CurBalance":{"type":"number","description":"Current balance."},"Overdue":{"type":"number","description":"Overdue amount."},"PaymentMethod":{"description":"Payment method (upstream enum)."},"PaymentId":{"type":"string"},"Blocked":{"type":"boolean"}}}}}};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1960,7 +2025,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2003,34 +2068,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Account !== undefined){
-const _errs11 = errors;
-if(typeof data4.Account !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate23.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Account !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -2039,10 +2104,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Group !== undefined){
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(typeof data4.Group !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -2051,10 +2116,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Address1 !== undefined){
+if(data5.Group !== undefined){
 const _errs17 = errors;
-if(typeof data4.Address1 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Address1",schemaPath:"#/properties/items/items/properties/Address1/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Group !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -2063,10 +2128,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.ZipCode !== undefined){
+if(data5.Address1 !== undefined){
 const _errs19 = errors;
-if(typeof data4.ZipCode !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/ZipCode",schemaPath:"#/properties/items/items/properties/ZipCode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Address1 !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Address1",schemaPath:"#/properties/items/items/properties/Address1/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -2075,10 +2140,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.City !== undefined){
+if(data5.ZipCode !== undefined){
 const _errs21 = errors;
-if(typeof data4.City !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/City",schemaPath:"#/properties/items/items/properties/City/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.ZipCode !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/ZipCode",schemaPath:"#/properties/items/items/properties/ZipCode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -2087,10 +2152,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.CompanyRegNo !== undefined){
+if(data5.City !== undefined){
 const _errs23 = errors;
-if(typeof data4.CompanyRegNo !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/CompanyRegNo",schemaPath:"#/properties/items/items/properties/CompanyRegNo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.City !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/City",schemaPath:"#/properties/items/items/properties/City/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2099,10 +2164,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.CompanyRegNo !== undefined){
 const _errs25 = errors;
-if(typeof data4.Currency !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.CompanyRegNo !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/CompanyRegNo",schemaPath:"#/properties/items/items/properties/CompanyRegNo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -2111,11 +2176,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.CurBalance !== undefined){
-let data13 = data4.CurBalance;
+if(data5.Currency !== undefined){
 const _errs27 = errors;
-if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/CurBalance",schemaPath:"#/properties/items/items/properties/CurBalance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Currency !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -2124,11 +2188,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Overdue !== undefined){
-let data14 = data4.Overdue;
+if(data5.CurBalance !== undefined){
+let data14 = data5.CurBalance;
 const _errs29 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Overdue",schemaPath:"#/properties/items/items/properties/Overdue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/CurBalance",schemaPath:"#/properties/items/items/properties/CurBalance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -2137,10 +2201,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.PaymentId !== undefined){
+if(data5.Overdue !== undefined){
+let data15 = data5.Overdue;
 const _errs31 = errors;
-if(typeof data4.PaymentId !== "string"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/PaymentId",schemaPath:"#/properties/items/items/properties/PaymentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data15 == "number") && (isFinite(data15)))){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Overdue",schemaPath:"#/properties/items/items/properties/Overdue/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -2149,13 +2214,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Blocked !== undefined){
+if(data5.PaymentId !== undefined){
 const _errs33 = errors;
-if(typeof data4.Blocked !== "boolean"){
-validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data5.PaymentId !== "string"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/PaymentId",schemaPath:"#/properties/items/items/properties/PaymentId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs33 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Blocked !== undefined){
+const _errs35 = errors;
+if(typeof data5.Blocked !== "boolean"){
+validate23.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs35 === errors;
 }
 else {
 var valid2 = true;
@@ -2177,7 +2254,7 @@ validate23.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -2188,10 +2265,11 @@ validate23.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -2273,7 +2351,7 @@ return errors === 0;
 }
 
 export const output_list_creditor_open_items = validate25;
-const schema26 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"DueDate":{"type":"string"},"Amount":{"type":"number"},"AmountOpen":{"type":"number","description":"Amount still open."},"AmountOpenCur":{"type":"number"},"Currency":{"type":"string"},"Text":{"type":"string"}}}}}};
+const schema26 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"An open (unsettled) item of `DebtorTransOpenClient` or `CreditorTransOpenClient`. Voucher, invoice, dates and amounts are inherited upstream properties and may be absent.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"Date":{"type":"string"},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"DueDate":{"type":"string"},"Amount":{"type":"number"},"AmountOpen":{"type":"number","description":"Amount still open."},"AmountOpenCur":{"type":"number"},"Currency":{"type":"string"},"Text":{"type":"string"}}}}}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2281,7 +2359,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2324,34 +2402,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Account !== undefined){
-const _errs11 = errors;
-if(typeof data4.Account !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Account !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -2360,10 +2438,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Date !== undefined){
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(typeof data4.Date !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -2372,11 +2450,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Voucher !== undefined){
-let data8 = data4.Voucher;
+if(data5.Date !== undefined){
 const _errs17 = errors;
-if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (typeof data8 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema26.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
+if(typeof data5.Date !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -2385,11 +2462,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Invoice !== undefined){
-let data9 = data4.Invoice;
+if(data5.Voucher !== undefined){
+let data9 = data5.Voucher;
 const _errs19 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (typeof data9 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema26.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema26.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -2398,10 +2475,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DueDate !== undefined){
+if(data5.Invoice !== undefined){
+let data10 = data5.Invoice;
 const _errs21 = errors;
-if(typeof data4.DueDate !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (typeof data10 !== "string")){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema26.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -2410,11 +2488,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Amount !== undefined){
-let data11 = data4.Amount;
+if(data5.DueDate !== undefined){
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.DueDate !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/DueDate",schemaPath:"#/properties/items/items/properties/DueDate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2423,11 +2500,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountOpen !== undefined){
-let data12 = data4.AmountOpen;
+if(data5.Amount !== undefined){
+let data12 = data5.Amount;
 const _errs25 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpen",schemaPath:"#/properties/items/items/properties/AmountOpen/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -2436,11 +2513,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountOpenCur !== undefined){
-let data13 = data4.AmountOpenCur;
+if(data5.AmountOpen !== undefined){
+let data13 = data5.AmountOpen;
 const _errs27 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpenCur",schemaPath:"#/properties/items/items/properties/AmountOpenCur/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpen",schemaPath:"#/properties/items/items/properties/AmountOpen/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -2449,10 +2526,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.AmountOpenCur !== undefined){
+let data14 = data5.AmountOpenCur;
 const _errs29 = errors;
-if(typeof data4.Currency !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data14 == "number") && (isFinite(data14)))){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountOpenCur",schemaPath:"#/properties/items/items/properties/AmountOpenCur/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -2461,13 +2539,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Text !== undefined){
+if(data5.Currency !== undefined){
 const _errs31 = errors;
-if(typeof data4.Text !== "string"){
-validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Currency !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Text !== undefined){
+const _errs33 = errors;
+if(typeof data5.Text !== "string"){
+validate25.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -2488,7 +2578,7 @@ validate25.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -2499,10 +2589,11 @@ validate25.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -2644,7 +2735,7 @@ return errors === 0;
 }
 
 export const output_list_creditor_transactions = validate27;
-const schema28 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema28 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2652,7 +2743,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2695,34 +2786,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Date !== undefined){
-const _errs11 = errors;
-if(typeof data4.Date !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate27.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Account !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Date !== undefined){
 const _errs13 = errors;
-if(typeof data4.Account !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Date !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -2731,11 +2822,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Voucher !== undefined){
-let data7 = data4.Voucher;
+if(data5.Account !== undefined){
 const _errs15 = errors;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (typeof data7 !== "string")){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema28.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
+if(typeof data5.Account !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -2744,11 +2834,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Invoice !== undefined){
-let data8 = data4.Invoice;
+if(data5.Voucher !== undefined){
+let data8 = data5.Voucher;
 const _errs17 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (typeof data8 !== "string")){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema28.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema28.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -2757,10 +2847,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Text !== undefined){
+if(data5.Invoice !== undefined){
+let data9 = data5.Invoice;
 const _errs19 = errors;
-if(typeof data4.Text !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (typeof data9 !== "string")){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema28.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -2769,11 +2860,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Amount !== undefined){
-let data10 = data4.Amount;
+if(data5.Text !== undefined){
 const _errs21 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Text !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -2782,11 +2872,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountVat !== undefined){
-let data11 = data4.AmountVat;
+if(data5.Amount !== undefined){
+let data11 = data5.Amount;
 const _errs23 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2795,10 +2885,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Vat !== undefined){
+if(data5.AmountVat !== undefined){
+let data12 = data5.AmountVat;
 const _errs25 = errors;
-if(typeof data4.Vat !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -2807,10 +2898,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.TransType !== undefined){
+if(data5.Vat !== undefined){
 const _errs27 = errors;
-if(typeof data4.TransType !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Vat !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -2819,10 +2910,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.TransType !== undefined){
 const _errs29 = errors;
-if(typeof data4.Currency !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.TransType !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -2831,13 +2922,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DCAccount !== undefined){
+if(data5.Currency !== undefined){
 const _errs31 = errors;
-if(typeof data4.DCAccount !== "string"){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Currency !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.DCAccount !== undefined){
+const _errs33 = errors;
+if(typeof data5.DCAccount !== "string"){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -2858,7 +2961,7 @@ validate27.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -2869,10 +2972,11 @@ validate27.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -2967,7 +3071,7 @@ return errors === 0;
 }
 
 export const output_list_gl_accounts = validate29;
-const schema30 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number"},"ThisYear":{"type":"number"},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}}}}};
+const schema30 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number"},"ThisYear":{"type":"number"},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}}}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2975,7 +3079,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3018,34 +3122,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Account !== undefined){
-const _errs11 = errors;
-if(typeof data4.Account !== "string"){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate29.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Account !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -3054,10 +3158,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Vat !== undefined){
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(typeof data4.Vat !== "string"){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Name !== "string"){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -3066,10 +3170,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.Vat !== undefined){
 const _errs17 = errors;
-if(typeof data4.Currency !== "string"){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Vat !== "string"){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -3078,11 +3182,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Balance !== undefined){
-let data9 = data4.Balance;
+if(data5.Currency !== undefined){
 const _errs19 = errors;
-if(!((typeof data9 == "number") && (isFinite(data9)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Balance",schemaPath:"#/properties/items/items/properties/Balance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Currency !== "string"){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -3091,11 +3194,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.ThisYear !== undefined){
-let data10 = data4.ThisYear;
+if(data5.Balance !== undefined){
+let data10 = data5.Balance;
 const _errs21 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYear",schemaPath:"#/properties/items/items/properties/ThisYear/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Balance",schemaPath:"#/properties/items/items/properties/Balance/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -3104,11 +3207,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.ThisYearDebit !== undefined){
-let data11 = data4.ThisYearDebit;
+if(data5.ThisYear !== undefined){
+let data11 = data5.ThisYear;
 const _errs23 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYearDebit",schemaPath:"#/properties/items/items/properties/ThisYearDebit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYear",schemaPath:"#/properties/items/items/properties/ThisYear/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -3117,11 +3220,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.ThisYearCredit !== undefined){
-let data12 = data4.ThisYearCredit;
+if(data5.ThisYearDebit !== undefined){
+let data12 = data5.ThisYearDebit;
 const _errs25 = errors;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYearCredit",schemaPath:"#/properties/items/items/properties/ThisYearCredit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYearDebit",schemaPath:"#/properties/items/items/properties/ThisYearDebit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -3130,11 +3233,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.PrevYear !== undefined){
-let data13 = data4.PrevYear;
+if(data5.ThisYearCredit !== undefined){
+let data13 = data5.ThisYearCredit;
 const _errs27 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYear",schemaPath:"#/properties/items/items/properties/PrevYear/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/ThisYearCredit",schemaPath:"#/properties/items/items/properties/ThisYearCredit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -3143,11 +3246,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.PrevYearDebit !== undefined){
-let data14 = data4.PrevYearDebit;
+if(data5.PrevYear !== undefined){
+let data14 = data5.PrevYear;
 const _errs29 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYearDebit",schemaPath:"#/properties/items/items/properties/PrevYearDebit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYear",schemaPath:"#/properties/items/items/properties/PrevYear/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -3156,11 +3259,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.PrevYearCredit !== undefined){
-let data15 = data4.PrevYearCredit;
+if(data5.PrevYearDebit !== undefined){
+let data15 = data5.PrevYearDebit;
 const _errs31 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYearCredit",schemaPath:"#/properties/items/items/properties/PrevYearCredit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYearDebit",schemaPath:"#/properties/items/items/properties/PrevYearDebit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -3169,13 +3272,26 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Blocked !== undefined){
+if(data5.PrevYearCredit !== undefined){
+let data16 = data5.PrevYearCredit;
 const _errs33 = errors;
-if(typeof data4.Blocked !== "boolean"){
-validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!((typeof data16 == "number") && (isFinite(data16)))){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/PrevYearCredit",schemaPath:"#/properties/items/items/properties/PrevYearCredit/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs33 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.Blocked !== undefined){
+const _errs35 = errors;
+if(typeof data5.Blocked !== "boolean"){
+validate29.errors = [{instancePath:instancePath+"/items/" + i0+"/Blocked",schemaPath:"#/properties/items/items/properties/Blocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs35 === errors;
 }
 else {
 var valid2 = true;
@@ -3197,7 +3313,7 @@ validate29.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -3208,10 +3324,11 @@ validate29.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -3694,7 +3811,7 @@ return errors === 0;
 }
 
 export const output_list_gl_transactions = validate33;
-const schema34 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema34 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3702,7 +3819,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -3745,34 +3862,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Date !== undefined){
-const _errs11 = errors;
-if(typeof data4.Date !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate33.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Account !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Date !== undefined){
 const _errs13 = errors;
-if(typeof data4.Account !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Date !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -3781,11 +3898,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Voucher !== undefined){
-let data7 = data4.Voucher;
+if(data5.Account !== undefined){
 const _errs15 = errors;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (typeof data7 !== "string")){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema34.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
+if(typeof data5.Account !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -3794,11 +3910,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Invoice !== undefined){
-let data8 = data4.Invoice;
+if(data5.Voucher !== undefined){
+let data8 = data5.Voucher;
 const _errs17 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (typeof data8 !== "string")){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema34.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Voucher",schemaPath:"#/properties/items/items/properties/Voucher/type",keyword:"type",params:{type: schema34.properties.items.items.properties.Voucher.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -3807,10 +3923,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Text !== undefined){
+if(data5.Invoice !== undefined){
+let data9 = data5.Invoice;
 const _errs19 = errors;
-if(typeof data4.Text !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (typeof data9 !== "string")){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Invoice",schemaPath:"#/properties/items/items/properties/Invoice/type",keyword:"type",params:{type: schema34.properties.items.items.properties.Invoice.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -3819,11 +3936,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Amount !== undefined){
-let data10 = data4.Amount;
+if(data5.Text !== undefined){
 const _errs21 = errors;
-if(!((typeof data10 == "number") && (isFinite(data10)))){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Text !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Text",schemaPath:"#/properties/items/items/properties/Text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -3832,11 +3948,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.AmountVat !== undefined){
-let data11 = data4.AmountVat;
+if(data5.Amount !== undefined){
+let data11 = data5.Amount;
 const _errs23 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -3845,10 +3961,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Vat !== undefined){
+if(data5.AmountVat !== undefined){
+let data12 = data5.AmountVat;
 const _errs25 = errors;
-if(typeof data4.Vat !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/AmountVat",schemaPath:"#/properties/items/items/properties/AmountVat/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -3857,10 +3974,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.TransType !== undefined){
+if(data5.Vat !== undefined){
 const _errs27 = errors;
-if(typeof data4.TransType !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Vat !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -3869,10 +3986,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Currency !== undefined){
+if(data5.TransType !== undefined){
 const _errs29 = errors;
-if(typeof data4.Currency !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.TransType !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/TransType",schemaPath:"#/properties/items/items/properties/TransType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -3881,13 +3998,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.DCAccount !== undefined){
+if(data5.Currency !== undefined){
 const _errs31 = errors;
-if(typeof data4.DCAccount !== "string"){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Currency !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Currency",schemaPath:"#/properties/items/items/properties/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.DCAccount !== undefined){
+const _errs33 = errors;
+if(typeof data5.DCAccount !== "string"){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -3908,7 +4037,7 @@ validate33.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -3919,10 +4048,11 @@ validate33.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -3990,7 +4120,7 @@ return errors === 0;
 }
 
 export const output_list_vat_codes = validate35;
-const schema36 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A VAT code of `GLVatClient`.","properties":{"Vat":{"type":"string"},"Name":{"type":"string"},"Rate":{"type":"number"},"Account":{"type":"string"},"OffsetAccount":{"type":"string"},"VatType":{"description":"VAT type (upstream enum)."}}}}}};
+const schema36 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A VAT code of `GLVatClient`.","properties":{"Vat":{"type":"string"},"Name":{"type":"string"},"Rate":{"type":"number"},"Account":{"type":"string"},"OffsetAccount":{"type":"string"},"VatType":{"description":"VAT type (upstream enum)."}}}}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3998,7 +4128,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4041,34 +4171,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Vat !== undefined){
-const _errs11 = errors;
-if(typeof data4.Vat !== "string"){
-validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate35.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data4.Name !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs11 = errors;
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Vat !== undefined){
 const _errs13 = errors;
-if(typeof data4.Name !== "string"){
-validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Vat !== "string"){
+validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Vat",schemaPath:"#/properties/items/items/properties/Vat/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -4077,11 +4207,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Rate !== undefined){
-let data7 = data4.Rate;
+if(data5.Name !== undefined){
 const _errs15 = errors;
-if(!((typeof data7 == "number") && (isFinite(data7)))){
-validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Rate",schemaPath:"#/properties/items/items/properties/Rate/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data5.Name !== "string"){
+validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs15 === errors;
@@ -4090,10 +4219,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Account !== undefined){
+if(data5.Rate !== undefined){
+let data8 = data5.Rate;
 const _errs17 = errors;
-if(typeof data4.Account !== "string"){
-validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Rate",schemaPath:"#/properties/items/items/properties/Rate/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs17 === errors;
@@ -4102,13 +4232,25 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.OffsetAccount !== undefined){
+if(data5.Account !== undefined){
 const _errs19 = errors;
-if(typeof data4.OffsetAccount !== "string"){
-validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/OffsetAccount",schemaPath:"#/properties/items/items/properties/OffsetAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data5.Account !== "string"){
+validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/Account",schemaPath:"#/properties/items/items/properties/Account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.OffsetAccount !== undefined){
+const _errs21 = errors;
+if(typeof data5.OffsetAccount !== "string"){
+validate35.errors = [{instancePath:instancePath+"/items/" + i0+"/OffsetAccount",schemaPath:"#/properties/items/items/properties/OffsetAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs21 === errors;
 }
 else {
 var valid2 = true;
@@ -4123,7 +4265,7 @@ validate35.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -4134,10 +4276,11 @@ validate35.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -4339,7 +4482,7 @@ return errors === 0;
 }
 
 export const output_list_inventory_items = validate37;
-const schema38 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"A server-side sort or page returned a full page: more rows may exist (no `total`)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"An inventory item of `InvItemClient` (or `InvItemClientUser`, which adds custom fields).","properties":{"Item":{"type":"string"},"Name":{"type":"string"},"ItemType":{"description":"Item type (upstream enum)."},"EAN":{"type":"string"},"SalesPrice1":{"type":"number"},"SalesPrice2":{"type":"number"},"SalesPrice3":{"type":"number"},"CostPrice":{"type":"number"},"PurchasePrice":{"type":"number"},"Unit":{"description":"Unit (upstream enum)."},"Group":{"type":"string"},"QtyOnStock":{"type":"number"},"LastMovement":{"type":"string","description":"Date of the last stock movement."}}}}}};
+const schema38 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"An inventory item of `InvItemClient` (or `InvItemClientUser`, which adds custom fields).","properties":{"Item":{"type":"string"},"Name":{"type":"string"},"ItemType":{"description":"Item type (upstream enum)."},"EAN":{"type":"string"},"SalesPrice1":{"type":"number"},"SalesPrice2":{"type":"number"},"SalesPrice3":{"type":"number"},"CostPrice":{"type":"number"},"PurchasePrice":{"type":"number"},"Unit":{"description":"Unit (upstream enum)."},"Group":{"type":"string"},"QtyOnStock":{"type":"number"},"LastMovement":{"type":"string","description":"Date of the last stock movement."}}}}}};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4709,7 +4852,7 @@ return errors === 0;
 }
 
 export const output_list_product_groups = validate39;
-const schema40 = {"type":"object","required":["entity","count","total","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"items":{"type":"array","items":{"type":"object","description":"A product group of `InvGroupClient`.","properties":{"Group":{"type":"string"},"Name":{"type":"string"}}}}}};
+const schema40 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A product group of `InvGroupClient`.","properties":{"Group":{"type":"string"},"Name":{"type":"string"}}}}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4717,7 +4860,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.total === undefined) && (missing0 = "total"))) || ((data.items === undefined) && (missing0 = "items"))){
+if((((data.entity === undefined) && (missing0 = "entity")) || ((data.count === undefined) && (missing0 = "count"))) || ((data.items === undefined) && (missing0 = "items"))){
 validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4760,37 +4903,49 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data3 = data.items;
+if(data.truncated !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-var valid1 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
+if(typeof data.truncated !== "boolean"){
+validate39.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.items !== undefined){
+let data4 = data.items;
 const _errs9 = errors;
 if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.Group !== undefined){
+if(Array.isArray(data4)){
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
 const _errs11 = errors;
-if(typeof data4.Group !== "string"){
+if(errors === _errs11){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.Group !== undefined){
+const _errs13 = errors;
+if(typeof data5.Group !== "string"){
 validate39.errors = [{instancePath:instancePath+"/items/" + i0+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs13 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.Name !== undefined){
-const _errs13 = errors;
-if(typeof data4.Name !== "string"){
+if(data5.Name !== undefined){
+const _errs15 = errors;
+if(typeof data5.Name !== "string"){
 validate39.errors = [{instancePath:instancePath+"/items/" + i0+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid2 = _errs15 === errors;
 }
 else {
 var valid2 = true;
@@ -4802,7 +4957,7 @@ validate39.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs11 === errors;
 if(!valid1){
 break;
 }
@@ -4813,10 +4968,11 @@ validate39.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -4993,7 +5149,7 @@ return errors === 0;
 }
 
 export const output_list_inventory_transactions = validate41;
-const schema42 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"A server-side sort or page returned a full page: more rows may exist (no `total`)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"items":{"type":"array","items":{"type":"object","description":"An inventory posting of `InvTransClient`; `Qty` is negative on a sale.","properties":{"Item":{"type":"string"},"ItemName":{"type":"string"},"Date":{"type":"string"},"Qty":{"type":"number"},"DCAccount":{"type":"string","description":"Debtor or creditor account."},"AccountName":{"type":"string"},"InvoiceNumber":{"type":["integer","string"]},"NetAmount":{"type":"number"},"MovementType":{"description":"Movement type (upstream enum)."}}}}}};
+const schema42 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"items":{"type":"array","items":{"type":"object","description":"An inventory posting of `InvTransClient`; `Qty` is negative on a sale.","properties":{"Item":{"type":"string"},"ItemName":{"type":"string"},"Date":{"type":"string"},"Qty":{"type":"number"},"DCAccount":{"type":"string","description":"Debtor or creditor account."},"AccountName":{"type":"string"},"InvoiceNumber":{"type":["integer","string"]},"NetAmount":{"type":"number"},"MovementType":{"description":"Movement type (upstream enum)."}}}}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5463,7 +5619,7 @@ return errors === 0;
 }
 
 export const output_query = validate43;
-const schema44 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"A server-side sort or page returned a full page: more rows may exist (no `total`)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"A row of the queried entity with its upstream property names; null properties are omitted."}}}};
+const schema44 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"A row of the queried entity with its upstream property names; null properties are omitted."}}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

@@ -63,6 +63,13 @@ function tokenOf(body: unknown): string | undefined {
   return typeof token === 'string' && token !== '' ? token : undefined;
 }
 
+/** An error reply that is an HTML page (by content type or by its first character). */
+function isHtmlPage(error: UpstreamError): boolean {
+  const type = error.headers['content-type'];
+  if (type !== undefined && /^\s*text\/html\b/i.test(type)) return true;
+  return typeof error.body === 'string' && error.body.trimStart().startsWith('<');
+}
+
 /** Logs in with the connection's server-login user; every reply without a token is a reconnect. */
 async function login(ctx: SessionContext): Promise<{ token: string; companyId: string }> {
   const credential = ctx.credential;
@@ -77,10 +84,12 @@ async function login(ctx: SessionContext): Promise<{ token: string; companyId: s
     body = response.body;
   } catch (error) {
     if (error instanceof UpstreamError) {
-      // A refused login: any 4xx but a throttle/quota answer or a request timeout, or a 2xx that is
-      // not JSON. Outages (5xx, timeouts, network) and an exhausted quota stay generic.
+      // A refused login (§3 #15): a 4xx from the WebAPI itself, except a throttle/quota answer or a
+      // request timeout. An HTML page (a maintenance or proxy page, whatever its status) and a 2xx
+      // that is not JSON are no answer of the WebAPI: like 5xx, timeouts and network failures they
+      // are an outage and stay generic, so a working credential is never called invalid.
       const status = error.status ?? 0;
-      const refused = (status >= 400 && status < 500 && status !== 408 && status !== 429) || error.kind === 'bad_body';
+      const refused = status >= 400 && status < 500 && status !== 408 && status !== 429 && !isHtmlPage(error);
       if (refused) {
         ctx.log.info({ status, reason: typeof error.body === 'string' ? error.body.slice(0, 80) : undefined }, 'ledger login refused');
         ctx.fail('reconnect_required');

@@ -11,10 +11,18 @@ function hasOperators(value: string): boolean {
   return value.includes(';') || value.includes('..');
 }
 
-/** An exact match (`account`, `cvr`, `item`, `group`); a value with `;` or `..` is refused. */
+/** `*` (any run) and `?` (one character) make a FilterValue a pattern; the syntax has no escape. */
+function hasWildcards(value: string): boolean {
+  return value.includes('*') || value.includes('?');
+}
+
+/**
+ * An exact match (`account`, `cvr`, `item`, `group`): a value with `;`, `..`, `*` or `?` would be
+ * read as a list, range or pattern, so it is refused (the upstream syntax has no escape).
+ */
 export function exact(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (hasOperators(value)) ctx.refuseArguments('generic');
+  if (hasOperators(value) || hasWildcards(value)) ctx.refuseArguments('generic');
   return { PropertyName: property, FilterValue: value };
 }
 
@@ -25,10 +33,10 @@ export function search(ctx: FilterContext, property: string, value: string | und
   return { PropertyName: property, FilterValue: value.includes('*') ? value : `*${value}*` };
 }
 
-/** Several exact values as the list syntax `a;b;c` (blanks dropped); a `..` is refused. */
+/** Several exact values as the list syntax `a;b;c` (blanks dropped); `..`, `*` and `?` are refused. */
 export function list(ctx: FilterContext, property: string, value: string | undefined): QueryFilter | undefined {
   if (value === undefined) return undefined;
-  if (value.includes('..')) ctx.refuseArguments('generic');
+  if (value.includes('..') || hasWildcards(value)) ctx.refuseArguments('generic');
   const values = value
     .split(';')
     .map((v) => v.trim())
@@ -58,6 +66,24 @@ export function dateRange(ctx: FilterContext, property: string, from: string | u
 /** A sort entry: `OrderByDescending: true`, or `OrderBy: true` for ascending. */
 export function sortEntry(property: string, descending: boolean): QueryFilter {
   return descending ? { PropertyName: property, OrderByDescending: true } : { PropertyName: property, OrderBy: true };
+}
+
+/**
+ * The unique key every Uniconta table row has. Skip/Take pages over a sort whose keys tie (a date,
+ * a price) may repeat or skip rows, since the database returns ties in no fixed order; a last sort
+ * entry on this key makes the order total. An entity without it ignores the entry (unknown sort
+ * names are ignored, §2).
+ */
+export const UNIQUE_KEY = 'RowId';
+
+/**
+ * The sort entries of an offset-paged read: the caller's sort (when there is one), then `RowId`
+ * ascending as the tie-breaker (unless the sort already is `RowId`).
+ */
+export function pagingOrder(sort: { readonly property: string; readonly descending: boolean } | undefined): QueryFilter[] {
+  const entries = sort === undefined ? [] : [sortEntry(sort.property, sort.descending)];
+  if (sort === undefined || sort.property.toLowerCase() !== UNIQUE_KEY.toLowerCase()) entries.push(sortEntry(UNIQUE_KEY, false));
+  return entries;
 }
 
 /** A separate paging entry; `Skip` only when the caller paged (`Take: 0` would mean "all"). */

@@ -8,10 +8,40 @@
 //
 // Per row it allocates nothing: groups are found through one Map per `groupBy` level keyed by
 // the raw primitive values (only an object-valued property would cost a JSON key string), so
-// `1` and `"1"` are different groups and an absent value groups with null. Numbers are summed as
-// they are; numeric strings are parsed without regex; anything else (including an empty string)
+// `1` and `"1"` are different groups and an absent value groups with null. Numbers are summed in
+// exact integers (whole units and micro-units, so cancelling amounts leave no floating-point
+// noise); numeric strings are parsed without regex; anything else (including an empty string)
 // is skipped and tallied per property in `nonNumeric`, never summed as 0. An absent (null) value
 // is no value: neither summed nor tallied.
+
+/**
+ * The caller's property names in the upstream's spelling, found in a page of rows: an exact name
+ * as it is, a differently cased one as the rows spell it (the upstream matches filter names
+ * case-insensitively, the fold reads exact keys). Names no row of the page has stay as given and
+ * are listed in `missing` (a property may be absent from a page because it is null there).
+ */
+export function resolveNames(rows: readonly unknown[], names: readonly string[]): { names: string[]; missing: string[] } {
+  const byLower = new Map<string, string>();
+  const exact = new Set<string>();
+  for (const row of rows) {
+    if (typeof row !== 'object' || row === null) continue;
+    for (const key of Object.keys(row)) {
+      if (exact.has(key)) continue;
+      exact.add(key);
+      const lower = key.toLowerCase();
+      if (!byLower.has(lower)) byLower.set(lower, key);
+    }
+  }
+  const missing: string[] = [];
+  const resolved = names.map((name) => {
+    if (exact.has(name)) return name;
+    const spelled = byLower.get(name.toLowerCase());
+    if (spelled !== undefined) return spelled;
+    missing.push(name);
+    return name;
+  });
+  return { names: resolved, missing };
+}
 
 export interface FoldOptions {
   readonly groupBy: readonly string[];
@@ -36,6 +66,7 @@ export type FoldResult = {
 interface Group {
   readonly values: unknown[];
   count: number;
+  /** Per `sum` property j: whole units at 2j, micro-units at 2j + 1 (both exact integers). */
   readonly sums: Float64Array;
 }
 
@@ -75,11 +106,41 @@ export function parseNumber(value: unknown): number | undefined {
   return n;
 }
 
-/** Removes binary float noise (0.1 + 0.2) from a sum: 15 significant digits. */
-/** Removes binary floating-point noise (-721541.279999999 → -721541.28): micro-units below 1e9. */
-function tidy(sum: number): number {
-  if (sum === 0) return 0;
-  return Math.abs(sum) < 1e9 ? Math.round(sum * 1e6) / 1e6 : Number(sum.toPrecision(15));
+const MICRO = 1e6;
+/** Below 2^33 a double's fraction is within half a micro-unit of the decimal it was written as. */
+const FRACTION_EXACT_BELOW = 2 ** 33;
+
+/**
+ * Adds a finite amount to sum j of `lanes` in exact integers: whole units (lane 2j) and
+ * micro-units of the fraction (lane 2j + 1), so 1000 × (1e9 + 0.01) − 1000 × 1e9 is exactly 10
+ * (a float sum drifts to 9.99999). Fractions finer than a micro-unit are rounded. Each lane stays
+ * exact below 2^53 (9e15 units; a page of a million-unit fractions is far from it).
+ */
+function addExact(lanes: Float64Array, j: number, value: number): void {
+  if (value > -FRACTION_EXACT_BELOW && value < FRACTION_EXACT_BELOW) {
+    const whole = Math.trunc(value);
+    lanes[2 * j]! += whole;
+    lanes[2 * j + 1]! += Math.round((value - whole) * MICRO);
+    return;
+  }
+  // A large amount: split the shortest decimal text of the double (the number the upstream sent).
+  const text = String(Math.abs(value));
+  const dot = text.indexOf('.');
+  if (dot < 0 || text.includes('e')) {
+    lanes[2 * j]! += value;
+    return;
+  }
+  const sign = value < 0 ? -1 : 1;
+  lanes[2 * j]! += sign * Number(text.slice(0, dot));
+  lanes[2 * j + 1]! += sign * Math.round(Number(`0${text.slice(dot)}`) * MICRO);
+}
+
+/** Sum j of `lanes` as one number: the micro-units carried into whole units, then combined. */
+function exactSum(lanes: Float64Array, j: number): number {
+  const micro = lanes[2 * j + 1]!;
+  const carry = Math.trunc(micro / MICRO);
+  const sum = lanes[2 * j]! + carry + (micro - carry * MICRO) / MICRO;
+  return sum === 0 ? 0 : sum;
 }
 
 function compareValues(a: unknown, b: unknown): number {
@@ -161,7 +222,7 @@ export class GroupFold {
         }
         const values = new Array<unknown>(width);
         for (let j = 0; j < width; j++) values[j] = row[groupBy[j]!] ?? null;
-        group = { values, count: 0, sums: new Float64Array(sumCount) };
+        group = { values, count: 0, sums: new Float64Array(2 * sumCount) };
         groups.push(group);
         if (width === 0) this.#total = group;
         else this.#leaf(row).set(keyPart(row[groupBy[last]!]), group);
@@ -172,12 +233,12 @@ export class GroupFold {
         const value = row[sum[j]!];
         if (value === undefined || value === null) continue;
         if (typeof value === 'number' && value - value === 0) {
-          group.sums[j]! += value;
+          addExact(group.sums, j, value);
           continue;
         }
         const n = parseNumber(value);
         if (n === undefined) nonNumeric[j]!++;
-        else group.sums[j]! += n;
+        else addExact(group.sums, j, n);
       }
     }
     return true;
@@ -196,7 +257,7 @@ export class GroupFold {
     const groupBy = this.#groupBy;
     const sum = this.#sum;
     const entries = [...this.#groups];
-    if (groupBy.length === 0 && entries.length === 0) entries.push({ values: [], count: 0, sums: new Float64Array(sum.length) });
+    if (groupBy.length === 0 && entries.length === 0) entries.push({ values: [], count: 0, sums: new Float64Array(2 * sum.length) });
     entries.sort((a, b) => {
       for (let j = 0; j < groupBy.length; j++) {
         const c = compareValues(a.values[j], b.values[j]);
@@ -208,7 +269,7 @@ export class GroupFold {
       const key: Record<string, unknown> = {};
       for (let j = 0; j < groupBy.length; j++) key[groupBy[j]!] = g.values[j];
       const sums: Record<string, number> = {};
-      for (let j = 0; j < sum.length; j++) sums[sum[j]!] = tidy(g.sums[j]!);
+      for (let j = 0; j < sum.length; j++) sums[sum[j]!] = exactSum(g.sums, j);
       return { key, count: g.count, sums };
     });
     const result: FoldResult = { groups };

@@ -25,6 +25,7 @@ export const listInventoryItems: LedgerHandler<'list_inventory_items'> = async (
     entity,
     filters,
     limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
     ...(args.sortBy ? { sort: { property: SORT_PROPERTIES[args.sortBy], descending: args.sortDescending } } : {}),
     ...(args.offset !== undefined ? { offset: args.offset } : {}),
     ...(args.fields ? { fields: args.fields } : {}),

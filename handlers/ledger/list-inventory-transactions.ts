@@ -10,6 +10,7 @@ export const listInventoryTransactions: LedgerHandler<'list_inventory_transactio
     entity: 'InvTransClient',
     filters,
     limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
     ...(args.offset !== undefined ? { offset: args.offset } : {}),
   });
 };

@@ -1,18 +1,22 @@
 // The spec's list result `{ entity, count, total, items }` over a reply without any count
 // (upstreams/ledger.md §3 #3):
-// - no server-side sort or page: one read without `Take` (the whole filtered set), `total` is its
-//   length, then the `limit` cap;
+// - no server-side sort or page: one read of at most `maxScanRows` + 1 rows (`Take`); when no more
+//   than `maxScanRows` came back that is the whole filtered set and `total` is its length, then the
+//   `limit` cap; otherwise the set is not counted: no `total`, `truncated: true` (a real ledger's
+//   52,000 postings must not be read on every call to count them);
 // - with a sort or `offset`: one page `Take = limit` (+ `Skip`), no `total`, `truncated` when the
 //   page is full; `offset`/`nextOffset` only when the caller passed `offset`;
 // - `fields` keeps only the named properties and echoes names present in no returned row in
 //   `unknownFields` (a real property that is null in every row is reported too, §3 #11).
 import type { LedgerSession, QueryFilter, Row } from './client.ts';
-import { pageEntry, sortEntry } from './filters.ts';
+import { pageEntry, pagingOrder } from './filters.ts';
 
 export interface ListRequest {
   readonly entity: string;
   readonly filters: readonly QueryFilter[];
   readonly limit: number;
+  /** Rows read to count `total` without a sort or offset (`maxScanRows` of the spec). */
+  readonly maxScanRows: number;
   /** A server-side sort: one page only. */
   readonly sort?: { readonly property: string; readonly descending: boolean };
   /** Rows skipped server-side: one page only, with `offset`/`nextOffset` in the result. */
@@ -22,11 +26,12 @@ export interface ListRequest {
   readonly keep?: (row: Row) => boolean;
 }
 
-/** The whole filtered set was read: `total` is known. */
+/** The whole filtered set was read (`total` is known), or more than the scan bound exists (`truncated`). */
 export type WholeSetResult = {
   entity: string;
   count: number;
-  total: number;
+  total?: number;
+  truncated?: boolean;
   unknownFields?: string[];
   items: Row[];
 };
@@ -86,17 +91,28 @@ export function pageResult(entity: string, rows: readonly Row[], limit: number, 
   return withFields(result, fields);
 }
 
-/** Reads the whole filtered set (no `Take`); `total` counts the rows `keep` accepts. */
+/**
+ * Reads the filtered set up to `maxScanRows` (`Take` one more to see whether more exist); `total`
+ * counts the rows `keep` accepts when the whole set came back, else it is left out and the result
+ * is `truncated`.
+ */
 export async function readWholeSet(session: LedgerSession, request: Omit<ListRequest, 'sort' | 'offset'>): Promise<WholeSetResult> {
-  const rows = await session.query(request.entity, request.filters);
-  const kept = request.keep ? rows.filter(request.keep) : rows;
-  return wholeSetResult(request.entity, kept, request.limit, request.fields);
+  const rows = await session.query(request.entity, [...request.filters, pageEntry(request.maxScanRows + 1, undefined)]);
+  const bounded = rows.length > request.maxScanRows;
+  const scanned = bounded ? rows.slice(0, request.maxScanRows) : rows;
+  const kept = request.keep ? scanned.filter(request.keep) : scanned;
+  const result = wholeSetResult(request.entity, kept, request.limit, request.fields);
+  if (!bounded) return result;
+  const { total: _uncounted, ...rest } = result;
+  return { ...rest, truncated: true };
 }
 
-/** Reads one page: the filters, the sort entry when there is one, then `Take` (+ `Skip`). */
+/**
+ * Reads one page: the filters, the sort entry when there is one and the `RowId` tie-breaker (so
+ * that following `nextOffset` neither repeats nor skips rows), then `Take` (+ `Skip`).
+ */
 export async function readPage(session: LedgerSession, request: ListRequest): Promise<PageResult> {
-  const entries: QueryFilter[] = [...request.filters];
-  if (request.sort) entries.push(sortEntry(request.sort.property, request.sort.descending));
+  const entries: QueryFilter[] = [...request.filters, ...pagingOrder(request.sort)];
   entries.push(pageEntry(request.limit, request.offset));
   const rows = await session.query(request.entity, entries);
   // A row test after a page read could only shrink the page; `truncated` still follows the page.

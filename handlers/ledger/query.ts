@@ -13,6 +13,7 @@ export const query: LedgerHandler<'query'> = async (args, ctx) => {
     entity,
     filters,
     limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
     ...(args.orderBy !== undefined ? { sort: { property: args.orderBy, descending: args.descending } } : {}),
     ...(args.offset !== undefined ? { offset: args.offset } : {}),
     ...(args.fields ? { fields: args.fields } : {}),

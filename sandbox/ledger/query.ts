@@ -4,7 +4,8 @@
 // OrderByDescending}` (member names matched case-insensitively, as ASP.NET's binder does). Every
 // entry with a PropertyName of the entity and a non-empty FilterValue is a filter; filters are ANDed.
 // A FilterValue is a `;`-separated list of alternatives (ORed), each one an inclusive range `a..b`
-// (either side may be empty), a wildcard pattern (`*` anywhere) or an exact value. Strings compare
+// (either side may be empty), a wildcard pattern (`*` any run of characters, `?` exactly one,
+// anywhere) or an exact value. Strings compare
 // case-insensitively; numbers numerically; dates by calendar day, written `dd-MM-yyyy` (ISO
 // `yyyy-MM-dd` only when `acceptIsoDates` is on). `OrderBy: true` / `OrderByDescending: true` on an
 // entry sorts by its PropertyName (several sort entries: first one is the primary key; ties keep
@@ -235,10 +236,15 @@ function compileAlternative(property: string, type: LedgerPropertyType, alt: str
       return true;
     };
   }
-  if (alt.includes('*')) {
+  if (alt.includes('*') || alt.includes('?')) {
     const pattern = alt
       .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .map((part) =>
+        part
+          .split('?')
+          .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.'),
+      )
       .join('.*');
     const regex = new RegExp(`^${pattern}$`, 'is');
     return (value) => wildcardTexts(type, value).some((text) => regex.test(text));
@@ -288,15 +294,27 @@ function compareSortValues(a: SortValue, b: SortValue): number {
   return (a as string | number | boolean) < (b as string | number | boolean) ? -1 : 1;
 }
 
-/** Row indices in sort order; stable (ties keep the natural order). Built once per rows and spec. */
-function sortedOrder(rows: readonly LedgerRow[], sort: readonly SortKey[]): Uint32Array {
+/** A 32-bit mix of a row index and a seed (the order of ties under `tieSeed`). */
+function mix(index: number, seed: number): number {
+  let h = Math.imul(index ^ seed, 0x9e3779b1);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/**
+ * Row indices in sort order. Ties keep the natural order (built once per rows and spec), or with a
+ * `tieSeed` come in an order that depends on the seed, as a database returns rows whose sort keys
+ * are equal in whatever order its plan gives (not cached).
+ */
+function sortedOrder(rows: readonly LedgerRow[], sort: readonly SortKey[], tieSeed?: number): Uint32Array {
   const spec = sort.map((k) => `${k.property}:${k.descending ? 'desc' : 'asc'}`).join(',');
   let perRows = sortCache.get(rows);
   if (perRows === undefined) {
     perRows = new Map();
     sortCache.set(rows, perRows);
   }
-  const cached = perRows.get(spec);
+  const cached = tieSeed === undefined ? perRows.get(spec) : undefined;
   if (cached !== undefined) return cached;
   const columns = sort.map((k) =>
     rows.map((row): SortValue => {
@@ -312,15 +330,18 @@ function sortedOrder(rows: readonly LedgerRow[], sort: readonly SortKey[]): Uint
       const c = compareSortValues(column[x], column[y]);
       if (c !== 0) return sort[k]!.descending ? -c : c;
     }
-    return x - y;
+    return tieSeed === undefined ? x - y : mix(x, tieSeed) - mix(y, tieSeed) || x - y;
   });
-  perRows.set(spec, order);
+  if (tieSeed === undefined) perRows.set(spec, order);
   return order;
 }
 
-/** Applies filters, sort, Skip and Take to `rows` (which must not change afterwards: sort orders are cached per array). */
-export function runLedgerQuery(rows: readonly LedgerRow[], query: ParsedLedgerQuery, omit?: ReadonlySet<string>): LedgerRow[] {
-  const order = query.sort.length === 0 ? undefined : sortedOrder(rows, query.sort);
+/**
+ * Applies filters, sort, Skip and Take to `rows` (which must not change afterwards: sort orders are
+ * cached per array). With `tieSeed`, rows that the sort leaves tied come in a seed-dependent order.
+ */
+export function runLedgerQuery(rows: readonly LedgerRow[], query: ParsedLedgerQuery, omit?: ReadonlySet<string>, tieSeed?: number): LedgerRow[] {
+  const order = query.sort.length === 0 ? undefined : sortedOrder(rows, query.sort, tieSeed);
   const { filters, skip, take } = query;
   const out: LedgerRow[] = [];
   let skipped = 0;

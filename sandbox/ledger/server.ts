@@ -64,6 +64,18 @@ export interface LedgerSwitches {
   failStatus: number;
   /** Which requests latency and injected failures apply to (default `all`). */
   faultScope: LedgerFaultScope;
+  /**
+   * `/login` answers an HTML maintenance page (`text/html`) with this status instead of logging in,
+   * as a load balancer or maintenance proxy in front of the WebAPI does during an outage. Default 0: off.
+   */
+  loginMaintenancePage: 0 | 200 | 503;
+  /**
+   * Rows whose sort keys are equal come in a different order on every request (as a database plan
+   * may return them), so Skip/Take pages over a sort that is not unique repeat and skip rows. A
+   * unique last sort entry (`RowId`) makes the order stable again. Default false: ties keep the
+   * natural row order.
+   */
+  unstableTieOrder: boolean;
 }
 
 export interface LedgerSandboxOptions {
@@ -157,6 +169,8 @@ const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unknown) =>
   failNextRequests: (v) => isCount(v, 1_000_000),
   failStatus: isStatus,
   faultScope: (v) => v === 'all' || v === 'login' || v === 'query',
+  loginMaintenancePage: (v) => v === 0 || v === 200 || v === 503,
+  unstableTieOrder: (v) => typeof v === 'boolean',
 };
 
 function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
@@ -174,6 +188,8 @@ function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
     failNextRequests: 0,
     failStatus: 500,
     faultScope: 'all',
+    loginMaintenancePage: 0,
+    unstableTieOrder: false,
   };
 }
 
@@ -436,7 +452,8 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     const omit = entity === 'DebtorInvoiceClient' && !switches.invoicePaidFlag ? new Set(['Paid']) : undefined;
     try {
       const query = parseLedgerQuery(ledgerEntitySchema(entity), body, { acceptIsoDates: switches.acceptIsoDates, ...(omit === undefined ? {} : { omit }) });
-      sendJson(res, 200, runLedgerQuery(rows, query, omit));
+      const tieSeed = switches.unstableTieOrder ? randomBytes(4).readUInt32LE(0) : undefined;
+      sendJson(res, 200, runLedgerQuery(rows, query, omit, tieSeed));
     } catch (error) {
       if (error instanceof LedgerQueryError) sendText(res, error.status, error.message);
       else throw error;
@@ -521,6 +538,12 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
       return;
     }
     if (lower === '/login') {
+      if (switches.loginMaintenancePage !== 0) {
+        const page = '<!DOCTYPE html>\n<html><head><title>Uniconta - maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try again later.</p></body></html>\n';
+        res.writeHead(switches.loginMaintenancePage, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+        res.end(page);
+        return;
+      }
       if (!isJsonContentType(req.headers['content-type'])) {
         stats.failedLogins++;
         sendText(res, 415, 'Unsupported Media Type: the body must be application/json');
