@@ -3,7 +3,7 @@
 //   npm run serve      production: configuration from GATEWAY_CONFIG and the environment only
 import { mkdirSync } from 'node:fs';
 import { registry } from '#generated/registry.ts';
-import { ConfigError, loadConfig, type GatewayConfig } from '#runtime/config.ts';
+import { ConfigError, describeStore, describeUrl, loadConfig, type GatewayConfig } from '#runtime/config.ts';
 import { createApp } from '#runtime/app.ts';
 import { createLogger } from '#runtime/observability.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
@@ -40,7 +40,16 @@ async function main(): Promise<void> {
     await app.context.state.refresh();
     console.log(banner(config, app.context.config.publicBaseUrl, tenant.token, sandboxes!));
   }
-  log.info({ url, store: app.context.store.kind, startupMs: Math.round(performance.now() - started) }, 'gateway listening');
+  log.info(
+    {
+      url,
+      publicBaseUrl: app.context.config.publicBaseUrl,
+      store: describeStore(config),
+      sharedStore: config.redisUrl ? describeUrl(config.redisUrl) : 'none (one process)',
+      startupMs: Math.round(performance.now() - started),
+    },
+    'gateway listening',
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

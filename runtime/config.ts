@@ -1,7 +1,7 @@
 // Deployment configuration: defaults for the embedded single-machine setup, a JSON config file
 // (GATEWAY_CONFIG or --config) and environment variables, in that order of precedence (env wins).
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 
@@ -203,4 +203,19 @@ export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): vo
   } catch {
     throw new ConfigError(`time zone "${config.timeZone}" is unknown`);
   }
+}
+
+/** A URL for logs: scheme, user, host, port and path — never the password or query. */
+export function describeUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** The platform store in use, for the start-up log line: the embedded path or the PostgreSQL server. */
+export function describeStore(config: GatewayConfig): string {
+  return config.databaseUrl ? `PostgreSQL ${describeUrl(config.databaseUrl)}` : `embedded ${join(config.dataDir, 'db')}`;
 }

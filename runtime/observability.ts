@@ -4,10 +4,12 @@ import pino, { type Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * JSON logs to stdout through an asynchronous, buffered destination (a synchronous write per call
- * would cost every request a system call); `flushLogger` on shutdown writes what is buffered.
+ * JSON logs to stdout through an asynchronous destination without a batching buffer: a line is
+ * handed to the kernel as soon as the event loop is free (no 4 KB wait), so an operator watching
+ * the output sees start-up, refusals and calls when they happen; `flushLogger` on shutdown writes
+ * what is still queued.
  */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 4096 })): Logger {
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 0 })): Logger {
   return pino(
     {
       level,

@@ -63,8 +63,10 @@ export class Pipeline {
     return entry ? formatText(entry.text, params) : this.#g.platform.errors.generic!.text;
   }
 
-  #refuse(endpoint: Endpoint, reason: RefusalReason, text: string): CallToolResult {
+  /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
+  #refuse(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, text: string, detail?: string): CallToolResult {
     this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
+    this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
     return textResult(text, true);
   }
 
@@ -94,13 +96,13 @@ export class Pipeline {
   }
 
   /** Subscription, then seat: shared by every tool including connect_account. */
-  async #entitlement(endpoint: Endpoint, identity: Identity): Promise<CallToolResult | undefined> {
+  async #entitlement(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<CallToolResult | undefined> {
     const { key, id } = endpoint.connector.config;
     if (!this.#g.state.isSubscribed(identity.account.id, key)) {
-      return this.#refuse(endpoint, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.#link('purchase', identity, endpoint) }));
+      return this.#refuse(endpoint, fields, tool, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.#link('purchase', identity, endpoint) }));
     }
     if (!this.#g.state.hasSeat(identity.user.id, key)) {
-      return this.#refuse(endpoint, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.#link('team', identity, endpoint) }));
+      return this.#refuse(endpoint, fields, tool, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.#link('team', identity, endpoint) }));
     }
     return undefined;
   }
@@ -109,48 +111,59 @@ export class Pipeline {
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
     const fields: CallLogFields = { reqId, connector: connector.config.id, instance: endpoint.instanceId, accountId: identity.account.id, userId: identity.user.id };
-    const log = this.#g.log;
     const prefix = `${endpoint.instanceId}__`;
     // 1. Tool name: namespaced to this instance, or the unprefixed system tool where it is listed.
-    if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity);
+    if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity, fields);
     const tool = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
-    if (!tool) return this.#refuse(endpoint, 'unknown_tool', this.platformText('unknown_tool'));
+    // The name as asked (cut short: it is the caller's input) is logged for an unknown tool.
+    if (!tool) return this.#refuse(endpoint, fields, typeof name === 'string' ? name.slice(0, 100) : typeof name, 'unknown_tool', this.platformText('unknown_tool'));
     // 2–3. Subscription and seat.
-    const refused = await this.#entitlement(endpoint, identity);
+    const refused = await this.#entitlement(endpoint, identity, fields, tool.name);
     if (refused) return refused;
     // 4. Connection (a tenant credential of this very instance, or the deployment's managed one).
-    const credential = await this.#credential(endpoint, identity, fields);
+    const credential = await this.#credential(endpoint, identity, fields, tool.name);
     if ('refusal' in credential) return credential.refusal;
     // 5. Fair use (hard mode blocks; the unit is reserved atomically).
     const now = this.#g.now();
     const fairUse = await this.#g.meter.check(identity.account, now);
     if (fairUse.blocked) {
-      return this.#refuse(endpoint, 'fair_use_blocked', this.platformText('fair_use_blocked', { connector_id: connector.config.id, month: fairUse.month, used: fairUse.used, limit: fairUse.limit }));
+      return this.#refuse(
+        endpoint,
+        fields,
+        tool.name,
+        'fair_use_blocked',
+        this.platformText('fair_use_blocked', { connector_id: connector.config.id, month: fairUse.month, used: fairUse.used, limit: fairUse.limit }),
+      );
     }
     // 6. Arguments, with the generated validator; invalid arguments make no upstream request.
     const validator = connector.validators[`input_${tool.name}`];
     const checked = validator ? checkArguments(tool, validator, rawArgs) : { ok: false as const, reason: 'no validator' };
     if (!checked.ok) {
       if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
-      log.info({ ...fields, reason: checked.reason }, 'invalid arguments');
-      return this.#refuse(endpoint, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}));
+      return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}), checked.reason);
     }
     // 7. Upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
     return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, now, fairUse.reservation);
   }
 
-  async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
+  async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
     const { descriptor, config } = endpoint.connector;
     if (!descriptor.tenantCredential) {
       if (!config.managedCredential) {
-        return { refusal: this.#refuse(endpoint, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
+        return { refusal: this.#refuse(endpoint, fields, tool, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
       }
       return { credential: { kind: 'managed_basic', ...config.managedCredential } };
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
       return {
-        refusal: this.#refuse(endpoint, 'not_connected', this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) })),
+        refusal: this.#refuse(
+          endpoint,
+          fields,
+          tool,
+          'not_connected',
+          this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) }),
+        ),
       };
     }
     try {
@@ -158,7 +171,7 @@ export class Pipeline {
       return { credential: { ...(JSON.parse(plain) as object), kind: descriptor.credential } as Credential };
     } catch (error) {
       this.#g.log.error({ ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' }, 'stored credential refused');
-      return { refusal: this.#refuse(endpoint, 'credential_invalid', this.platformText('generic')) };
+      return { refusal: this.#refuse(endpoint, fields, tool, 'credential_invalid', this.platformText('generic')) };
     }
   }
 
@@ -222,9 +235,7 @@ export class Pipeline {
         // Refused by the handler before any upstream request: like a schema refusal, not metered.
         metered = false;
         outcome = 'invalid_arguments';
-        log.info({ ...fields, tool: tool.name, reason: `refused by the handler (${error.code})` }, 'invalid arguments');
-        this.#g.metrics.refusals.inc({ connector: connectorId, reason: 'invalid_arguments' });
-        return textResult(texts.render(error.code, error.params), true);
+        return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', texts.render(error.code, error.params), `refused by the handler (${error.code})`);
       }
       if (error instanceof ToolError) {
         outcome = error.code;
@@ -259,12 +270,18 @@ export class Pipeline {
   }
 
   /** Gateway rule 4: a single-use link to the portal connect form of this endpoint. Not metered. */
-  async #connectAccount(endpoint: Endpoint, identity: Identity): Promise<CallToolResult> {
-    const refused = await this.#entitlement(endpoint, identity);
+  async #connectAccount(endpoint: Endpoint, identity: Identity, fields: CallLogFields): Promise<CallToolResult> {
+    const refused = await this.#entitlement(endpoint, identity, fields, 'connect_account');
     if (refused) return refused;
     const { config, descriptor } = endpoint.connector;
     if (!identity.user.termsAcceptedAt) {
-      return this.#refuse(endpoint, 'terms_required', this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.#link('terms', identity, endpoint) }));
+      return this.#refuse(
+        endpoint,
+        fields,
+        'connect_account',
+        'terms_required',
+        this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.#link('terms', identity, endpoint) }),
+      );
     }
     const connectUrl = await this.#link('connect', identity, endpoint);
     const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
