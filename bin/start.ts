@@ -3,27 +3,62 @@
 //   npm run serve      production: configuration from GATEWAY_CONFIG and the environment only
 import { mkdirSync } from 'node:fs';
 import { registry } from '#generated/registry.ts';
-import { ConfigError, describeStore, describeUrl, loadConfig, type GatewayConfig } from '#runtime/config.ts';
+import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, isWildcardHost, loadConfig, SETTINGS, type GatewayConfig } from '#runtime/config.ts';
 import { createApp } from '#runtime/app.ts';
 import { createLogger } from '#runtime/observability.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 import { banner, sandboxEnv, sandboxTenantCredentials, seedDemoTenant } from './demo.ts';
 
-function parseArgs(argv: string[]): { demo: boolean; config?: string } {
+const HELP = `Usage: node bin/start.ts [--demo] [--config <file.json>]
+       npm start                  embedded defaults: database in ./data, sandbox upstreams, demo tenant (--demo)
+       npm run serve              production: configuration from GATEWAY_CONFIG / --config and the environment
+
+  --demo             start the sandbox upstreams and seed the demo tenant
+  --config <file>    JSON config file (same as GATEWAY_CONFIG); environment variables win
+  --help             print this help
+
+Settings (README.md, "Configuration"): ${SETTINGS.map((s) => s.env[0]).join(', ')},
+and per connector ${CONNECTOR_SETTINGS.flatMap((s) => s.env).join(', ')}.
+HOST=0.0.0.0 needs PUBLIC_BASE_URL in production (npm run serve): links must name a reachable address.`;
+
+function parseArgs(argv: string[]): { demo: boolean; help: boolean; config?: string } {
   const i = argv.indexOf('--config');
-  return { demo: argv.includes('--demo'), ...(i >= 0 && argv[i + 1] ? { config: argv[i + 1] } : {}) };
+  if (i >= 0 && !argv[i + 1]) throw new ConfigError('--config needs a file path');
+  const known = ['--demo', '--help', '-h', '--config'];
+  const unknown = argv.find((a, n) => !known.includes(a) && argv[n - 1] !== '--config');
+  if (unknown) throw new ConfigError(`unknown argument "${unknown}" (see --help)`);
+  return { demo: argv.includes('--demo'), help: argv.includes('--help') || argv.includes('-h'), ...(i >= 0 ? { config: argv[i + 1] } : {}) };
+}
+
+// A last resort, never the normal path: an error nothing handled is logged (name and message
+// only: never a stack with arguments or a secret) and the process exits with 1.
+function fatal(kind: string, error: unknown): void {
+  const err = error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error, message: 'a non-Error value' };
+  console.error(JSON.stringify({ level: 60, time: Date.now(), service: 'connector-gateway', err, msg: `${kind}: exiting` }));
+  process.exit(1);
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: ReturnType<typeof parseArgs>;
   let config: GatewayConfig;
   let sandboxes: SandboxSet | undefined;
   try {
+    args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(HELP);
+      process.exit(0);
+    }
     config = loadConfig(registry, process.env, args.config);
+    // A wildcard listen address is no link target: production must say where it is reached.
+    if (!args.demo && isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
+      throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com`);
+    }
   } catch (error) {
     console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
     process.exit(2);
   }
+  process.on('unhandledRejection', (error) => fatal('unhandled rejection', error));
+  process.on('uncaughtException', (error) => fatal('uncaught exception', error));
   const log = createLogger(config.logLevel);
   if (args.demo) {
     // The sandboxes are separate HTTP servers; the gateway reaches them like real upstreams.
@@ -35,6 +70,14 @@ async function main(): Promise<void> {
   const started = performance.now();
   const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo });
   const url = await app.listen();
+  if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
+    // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.
+    (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
+    log.warn(
+      { host: config.host, publicBaseUrl: app.context.config.publicBaseUrl },
+      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use 127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
+    );
+  }
   if (args.demo) {
     const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxTenantCredentials(sandboxes!));
     await app.context.state.refresh();

@@ -42,7 +42,24 @@ function listFiles(dir: string, base = dir): string[] {
   });
 }
 
+export const HELP = `Usage: node codegen/main.ts [--check | --lint] [options]
+       npm run codegen | npm run codegen:check | npm run codegen:lint
+
+  (no mode)          regenerate generated/ from specs/ and write stubs for new tools
+  --check            fail when generated/ or handlers/ is behind the specs (CI)
+  --lint             only report spec diagnostics
+  --root <dir>       project root (default: this checkout)
+  --specs <dir>      spec directory (default: <root>/specs)
+  --out <dir>        output directory (default: <root>/generated)
+  --handlers <dir>   handler directory (default: <root>/handlers)
+  --no-stubs         write no handler stubs
+  --help             print this help`;
+
 export async function run(argv: readonly string[], log: (line: string) => void = console.log, errorLog: (line: string) => void = console.error): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    log(HELP);
+    return 0;
+  }
   const options = parseArgs(argv);
   const started = performance.now();
   const { diagnostics, ir, files } = await runPipeline(options.specDir, options.root);

@@ -2,6 +2,7 @@
 // (GATEWAY_CONFIG or --config) and environment variables, in that order of precedence (env wins).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 
@@ -59,13 +60,6 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** A connector key as it appears in environment variable names (`CONNECTOR_<KEY>_…`). */
 export const envName = (key: string): string => key.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
-function num(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got "${value}"`);
-  return n;
-}
-
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -73,7 +67,171 @@ export class ConfigError extends Error {
   }
 }
 
-/** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' } */
+type JsonSchema = Record<string, unknown>;
+/** How an environment variable's text becomes the value the schema checks. */
+type EnvForm = 'string' | 'number' | 'list' | 'secretKeys';
+
+/**
+ * One deployment setting: its key in the config file (a dotted path), its environment variables
+ * (the first is the documented name; all win over the file), its JSON Schema and the expected form
+ * named in messages. The config file's schema and the environment checks are both made from this.
+ */
+export interface Setting {
+  readonly file?: string;
+  readonly env: readonly string[];
+  readonly form: EnvForm;
+  readonly schema: JsonSchema;
+  readonly expected: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const HTTP_URL: JsonSchema = { type: 'string', format: 'url', pattern: '^https?://[^/?#]+' };
+const MS: JsonSchema = { type: 'integer', minimum: 1, maximum: 86_400_000 };
+
+/** Every deployment-wide setting (the connector settings follow in CONNECTOR_SETTINGS). */
+export const SETTINGS: readonly Setting[] = [
+  { env: ['GATEWAY_CONFIG'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'the path of a JSON config file' },
+  { file: 'host', env: ['HOST'], form: 'string', schema: { type: 'string', pattern: '^[A-Za-z0-9.:_-]+$' }, expected: 'a host name or IP address to listen on, such as 127.0.0.1 or 0.0.0.0' },
+  { file: 'port', env: ['PORT'], form: 'number', schema: { type: 'integer', minimum: 0, maximum: 65535 }, expected: 'a port number from 0 to 65535' },
+  { file: 'publicBaseUrl', env: ['PUBLIC_BASE_URL'], form: 'string', schema: HTTP_URL, expected: 'an http(s) URL such as https://gateway.example.com' },
+  { file: 'dataDir', env: ['DATA_DIR'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'a directory path' },
+  {
+    file: 'databaseUrl',
+    env: ['DATABASE_URL'],
+    form: 'string',
+    schema: { type: 'string', format: 'url', pattern: '^postgres(ql)?://[^/?#]+' },
+    expected: 'a PostgreSQL URL such as postgres://user:password@host:5432/db',
+  },
+  { file: 'redisUrl', env: ['REDIS_URL'], form: 'string', schema: { type: 'string', format: 'url', pattern: '^rediss?://[^/?#]+' }, expected: 'a Redis URL such as redis://host:6379' },
+  { file: 'redisPrefix', env: ['REDIS_PREFIX'], form: 'string', schema: { type: 'string', pattern: '^[A-Za-z0-9:_.-]{0,64}$' }, expected: 'up to 64 letters, digits, ":", "_", "." or "-"' },
+  {
+    file: 'secretKeys',
+    env: ['GATEWAY_SECRET_KEYS'],
+    form: 'secretKeys',
+    schema: { type: 'object', minProperties: 1, propertyNames: { pattern: '^[1-9][0-9]{0,5}$' }, additionalProperties: { type: 'string', format: 'secret-key' } },
+    expected: 'key versions with 32-byte base64 keys, "2:<base64 key>,1:<base64 key>" (generate one with: openssl rand -base64 32)',
+  },
+  { env: ['CONNECTORS_ENABLED'], form: 'list', schema: { type: 'array', items: { type: 'string', format: 'connector-key' } }, expected: 'a comma list of connector keys' },
+  { file: 'rateLimit.perSecond', env: ['RATE_LIMIT_PER_SECOND'], form: 'number', schema: { type: 'number', exclusiveMinimum: 0 }, expected: 'a positive number of requests per second' },
+  { file: 'rateLimit.burst', env: ['RATE_LIMIT_BURST'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
+  { file: 'fairUse.defaultQuota', env: ['FAIR_USE_MONTHLY_QUOTA'], form: 'number', schema: { type: 'integer', minimum: 0 }, expected: 'a non-negative integer of calls per month' },
+  { file: 'fairUse.storeTimeoutMs', env: ['FAIR_USE_STORE_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+  { file: 'timeZone', env: ['BILLING_TIME_ZONE'], form: 'string', schema: { type: 'string', format: 'time-zone' }, expected: 'an IANA time zone such as Europe/Copenhagen' },
+  {
+    file: 'allowedOrigins',
+    env: ['ALLOWED_ORIGINS'],
+    form: 'list',
+    schema: { type: 'array', items: { type: 'string', format: 'url', pattern: '^https?://[^/?#]+$' } },
+    expected: 'a comma list of origins such as https://app.example.com',
+  },
+  { file: 'logLevel', env: ['LOG_LEVEL'], form: 'string', schema: { type: 'string', enum: LOG_LEVELS }, expected: `one of ${LOG_LEVELS.join(', ')}` },
+  { file: 'usageFlushMs', env: ['USAGE_FLUSH_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+  { file: 'maxBodyBytes', env: ['MAX_BODY_BYTES'], form: 'number', schema: { type: 'integer', minimum: 1024 }, expected: 'a number of bytes, at least 1024' },
+  { file: 'snapshotRefreshMs', env: ['SNAPSHOT_REFRESH_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+];
+
+/** Per connector: `<KEY>` in the environment names stands for the connector key in capitals. */
+export const CONNECTOR_SETTINGS: readonly Setting[] = [
+  { file: 'id', env: ['CONNECTOR_<KEY>_ID'], form: 'string', schema: { type: 'string', pattern: '^[a-z][a-z0-9-]*[a-z0-9]$' }, expected: 'a connector id: lower-case letters, digits and "-"' },
+  { file: 'enabled', env: [], form: 'string', schema: { type: 'boolean' }, expected: 'true or false' },
+  { file: 'baseUrl', env: ['CONNECTOR_<KEY>_BASE_URL', '<KEY>_BASE_URL'], form: 'string', schema: HTTP_URL, expected: 'an http(s) URL' },
+  { file: 'maxInstances', env: ['CONNECTOR_<KEY>_MAX_INSTANCES'], form: 'number', schema: { type: 'integer', minimum: 1, maximum: 99 }, expected: 'an integer from 1 to 99' },
+  { file: 'maxConcurrent', env: ['CONNECTOR_<KEY>_MAX_CONCURRENT', '<KEY>_MAX_CONCURRENT'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
+  { file: 'managedCredential.username', env: ['<KEY>_USERNAME'], form: 'string', schema: { type: 'string' }, expected: 'a user name' },
+  { file: 'managedCredential.password', env: ['<KEY>_PASSWORD'], form: 'string', schema: { type: 'string' }, expected: 'a password' },
+];
+
+/** Edit distance, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** `did you mean "port"?` for a near miss, else the list of valid names. */
+export function suggest(name: string, known: readonly string[]): string {
+  const best = [...known].sort((a, b) => distance(name, a) - distance(name, b))[0];
+  if (best !== undefined && distance(name, best) <= Math.max(2, Math.floor(best.length / 3))) return `did you mean "${best}"?`;
+  return `valid: ${known.join(', ')}`;
+}
+
+const ajvs = new WeakMap<ConnectorSpecs, Ajv>();
+
+/** One validator instance per registry: compiled schemas are cached by it. */
+function makeAjv(specs: ConnectorSpecs): Ajv {
+  const cached = ajvs.get(specs);
+  if (cached) return cached;
+  const ajv = new Ajv({ allErrors: false, strict: true });
+  ajv.addFormat('url', (value: string) => URL.canParse(value));
+  ajv.addFormat('connector-key', (value: string) => Object.hasOwn(specs, value));
+  ajv.addFormat('secret-key', (value: string) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32);
+  ajv.addFormat('time-zone', (value: string) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: value });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  ajvs.set(specs, ajv);
+  return ajv;
+}
+
+/** The dotted file paths as nested JSON Schema objects that refuse unknown keys. */
+function objectSchema(settings: readonly Setting[], extra: Record<string, JsonSchema> = {}): JsonSchema {
+  const properties: Record<string, JsonSchema> = { ...extra };
+  const groups = new Map<string, Setting[]>();
+  for (const setting of settings) {
+    if (!setting.file) continue;
+    const [head, ...rest] = setting.file.split('.');
+    if (rest.length === 0) properties[head!] = setting.schema;
+    else groups.set(head!, [...(groups.get(head!) ?? []), { ...setting, file: rest.join('.') }]);
+  }
+  for (const [head, group] of groups) properties[head] = objectSchema(group);
+  return { type: 'object', properties, additionalProperties: false };
+}
+
+/** The JSON Schema of the config file (GATEWAY_CONFIG or --config). */
+export function configFileSchema(specs: ConnectorSpecs): JsonSchema {
+  const connector = objectSchema(CONNECTOR_SETTINGS);
+  return objectSchema(SETTINGS, { connectors: { type: 'object', properties: Object.fromEntries(Object.keys(specs).map((k) => [k, connector])), additionalProperties: false } });
+}
+
+function settingAt(path: string): Setting | undefined {
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'connectors' && parts.length >= 3) return CONNECTOR_SETTINGS.find((s) => s.file === parts.slice(2).join('.'));
+  return SETTINGS.find((s) => s.file === parts.join('.')) ?? SETTINGS.find((s) => s.file && parts.join('.').startsWith(`${s.file}.`));
+}
+
+function fileError(error: ErrorObject, specs: ConnectorSpecs, path: string): ConfigError {
+  const at = error.instancePath.split('/').filter(Boolean).join('.');
+  if (error.keyword === 'additionalProperties') {
+    const unknown = String(error.params.additionalProperty);
+    const parent = error.instancePath.split('/').filter(Boolean);
+    const known =
+      parent.length === 0
+        ? [...SETTINGS.flatMap((s) => (s.file ? [s.file.split('.')[0]!] : [])), 'connectors']
+        : parent[0] === 'connectors' && parent.length === 1
+          ? Object.keys(specs)
+          : parent[0] === 'connectors'
+            ? [...new Set(CONNECTOR_SETTINGS.map((s) => s.file!.split('.').slice(parent.length - 2)[0]!))]
+            : SETTINGS.flatMap((s) => (s.file?.startsWith(`${parent.join('.')}.`) ? [s.file.slice(parent.join('.').length + 1)] : []));
+    const what = parent[0] === 'connectors' && parent.length === 1 ? 'connector key' : 'setting';
+    return new ConfigError(`config file ${path}: unknown ${what} "${[...parent, unknown].join('.')}"; ${suggest(unknown, [...new Set(known)])}`);
+  }
+  const setting = settingAt(error.instancePath);
+  return new ConfigError(`config file ${path}: "${at || '(top level)'}" must be ${setting?.expected ?? error.message ?? 'valid'}${at ? '' : ' (a JSON object)'}`);
+}
+
+/** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' }; a version given twice is refused. */
 export function parseSecretKeys(value: string): Record<number, string> {
   const out: Record<number, string> = {};
   for (const part of value
@@ -82,100 +240,155 @@ export function parseSecretKeys(value: string): Record<number, string> {
     .filter(Boolean)) {
     const match = /^(\d+):(.+)$/.exec(part);
     if (!match) throw new ConfigError('GATEWAY_SECRET_KEYS must look like "2:<base64 key>,1:<base64 key>"');
-    out[Number(match[1])] = match[2]!;
+    const version = Number(match[1]);
+    if (Object.hasOwn(out, version)) throw new ConfigError(`GATEWAY_SECRET_KEYS names key version ${version} twice; each version must be unique`);
+    out[version] = match[2]!;
   }
   return out;
 }
 
-interface FileConfig extends Partial<Omit<GatewayConfig, 'connectors'>> {
-  connectors?: Record<string, Partial<Omit<ConnectorConfig, 'key'>>>;
+function fromEnv(setting: Setting, name: string, raw: string): unknown {
+  switch (setting.form) {
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case 'secretKeys':
+      if (!/^\s*\d+:/.test(raw)) throw new ConfigError(`${name} must be ${setting.expected}`);
+      return parseSecretKeys(raw);
+    default:
+      return raw;
+  }
 }
+
+/** Checks one environment variable against its setting's schema; undefined when unset or empty. */
+function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly string[], specs: ConnectorSpecs): unknown {
+  const name = names.find((n) => env[n] !== undefined && env[n] !== '');
+  if (!name) return undefined;
+  const raw = env[name]!;
+  const value = fromEnv(setting, name, raw);
+  const validate = ajv.compile(setting.schema);
+  if (!validate(value)) {
+    if (name === 'CONNECTORS_ENABLED') {
+      const unknown = (value as string[]).find((k) => !Object.hasOwn(specs, k))!;
+      throw new ConfigError(`CONNECTORS_ENABLED: unknown connector key "${unknown}"; ${suggest(unknown, Object.keys(specs))}`);
+    }
+    // The value is not echoed for credentials and keys.
+    const shown = setting.form === 'secretKeys' || name.endsWith('_PASSWORD') ? '' : `, got "${raw}"`;
+    throw new ConfigError(`${name} must be ${setting.expected}${shown}`);
+  }
+  return value;
+}
+
+function get(object: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), object);
+}
+
+/** Environment variables that look like connector settings but name no connector or setting. */
+function checkConnectorEnv(env: Env, specs: ConnectorSpecs): void {
+  const known = Object.keys(specs).flatMap((key) => CONNECTOR_SETTINGS.flatMap((s) => s.env.filter((n) => n.startsWith('CONNECTOR_')).map((n) => n.replace('<KEY>', envName(key)))));
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('CONNECTOR_') && !known.includes(name)) throw new ConfigError(`unknown setting ${name}; ${suggest(name, known)}`);
+  }
+}
+
+const WILDCARD_HOSTS = ['0.0.0.0', '::', '[::]'];
+/** True when the gateway listens on every interface: its own address is then no link target. */
+export const isWildcardHost = (host: string): boolean => WILDCARD_HOSTS.includes(host);
 
 /** Configuration for the connectors in `specs` (every key of the registry), from the file and the environment. */
 export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, configPath?: string): GatewayConfig {
+  const ajv = makeAjv(specs);
   const path = configPath ?? env.GATEWAY_CONFIG;
-  let file: FileConfig = {};
+  let fileContent: Record<string, unknown> = {};
   if (path) {
+    let file: unknown;
     const full = resolve(path);
     if (!existsSync(full)) throw new ConfigError(`config file ${full} does not exist`);
     try {
-      file = JSON.parse(readFileSync(full, 'utf8')) as FileConfig;
+      file = JSON.parse(readFileSync(full, 'utf8'));
     } catch (error) {
       throw new ConfigError(`config file ${full} is not valid JSON: ${(error as Error).message}`);
     }
+    const validate = ajv.compile(configFileSchema(specs));
+    if (!validate(file)) throw fileError(validate.errors![0]!, specs, full);
+    fileContent = file as Record<string, unknown>;
   }
-  const host = env.HOST ?? file.host ?? '127.0.0.1';
-  const port = num(env.PORT, file.port ?? 8787, 'PORT');
-  const enabledList = (env.CONNECTORS_ENABLED ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  checkConnectorEnv(env, specs);
+  const value = <T>(file: string, fallback: T): T => {
+    const setting = SETTINGS.find((s) => s.file === file)!;
+    return (envValue(ajv, env, setting, setting.env, specs) ?? get(fileContent, file) ?? fallback) as T;
+  };
+  const host = value('host', '127.0.0.1');
+  const port = value('port', 8787);
+  const enabledSetting = SETTINGS.find((s) => s.env[0] === 'CONNECTORS_ENABLED')!;
+  const enabledList = (envValue(ajv, env, enabledSetting, enabledSetting.env, specs) as string[] | undefined) ?? [];
   const connectors = Object.keys(specs).map((key): ConnectorConfig => {
     const spec = specs[key]!.descriptor;
-    const fromFile = file.connectors?.[key] ?? {};
-    const prefix = `CONNECTOR_${envName(key)}_`;
+    const fromFile = (get(fileContent, `connectors.${key}`) ?? {}) as Record<string, unknown>;
+    const setting = (name: string): unknown => {
+      const s = CONNECTOR_SETTINGS.find((c) => c.file === name)!;
+      return (
+        envValue(
+          ajv,
+          env,
+          s,
+          s.env.map((n) => n.replace('<KEY>', envName(key))),
+          specs,
+        ) ?? get(fromFile, name)
+      );
+    };
+    const concurrent = (setting('maxConcurrent') as number | undefined) ?? spec.limits.maxConcurrent;
     const managed =
       spec.credential === 'managed_basic'
-        ? {
-            username: env[`${envName(key)}_USERNAME`] ?? fromFile.managedCredential?.username,
-            password: env[`${envName(key)}_PASSWORD`] ?? fromFile.managedCredential?.password,
-          }
+        ? { username: setting('managedCredential.username') as string | undefined, password: setting('managedCredential.password') as string | undefined }
         : undefined;
     return {
       key,
-      id: env[`${prefix}ID`] ?? fromFile.id ?? spec.defaultId,
-      enabled: enabledList.length > 0 ? enabledList.includes(key) : (fromFile.enabled ?? true),
-      baseUrl: env[`${prefix}BASE_URL`] ?? env[`${envName(key)}_BASE_URL`] ?? fromFile.baseUrl ?? spec.upstream.baseUrl,
-      maxInstances: num(env[`${prefix}MAX_INSTANCES`], fromFile.maxInstances ?? 99, `${prefix}MAX_INSTANCES`),
-      ...maxConcurrent(env, key, fromFile.maxConcurrent ?? spec.limits.maxConcurrent),
+      id: (setting('id') as string | undefined) ?? spec.defaultId,
+      enabled: enabledList.length > 0 ? enabledList.includes(key) : ((fromFile.enabled as boolean | undefined) ?? true),
+      baseUrl: (setting('baseUrl') as string | undefined) ?? spec.upstream.baseUrl,
+      maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
+      ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
       ...(managed && (managed.username !== undefined || managed.password !== undefined) ? { managedCredential: managed } : {}),
     };
   });
-  const secretKeys = env.GATEWAY_SECRET_KEYS ? parseSecretKeys(env.GATEWAY_SECRET_KEYS) : file.secretKeys;
+  const secretKeys = value<Record<number, string> | undefined>('secretKeys', undefined);
+  const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
+  const databaseUrl = value<string | undefined>('databaseUrl', undefined);
+  const redisUrl = value<string | undefined>('redisUrl', undefined);
   const config: GatewayConfig = {
     host,
     port,
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? file.publicBaseUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
-    publicBaseUrlExplicit: Boolean(env.PUBLIC_BASE_URL ?? file.publicBaseUrl),
-    dataDir: resolve(env.DATA_DIR ?? file.dataDir ?? 'data'),
-    ...((env.DATABASE_URL ?? file.databaseUrl) ? { databaseUrl: env.DATABASE_URL ?? file.databaseUrl } : {}),
-    ...((env.REDIS_URL ?? file.redisUrl) ? { redisUrl: env.REDIS_URL ?? file.redisUrl } : {}),
-    redisPrefix: env.REDIS_PREFIX ?? file.redisPrefix ?? 'cg:',
+    // Without a public URL, links use the listening address (127.0.0.1 for a wildcard host: see bin/start.ts).
+    publicBaseUrl: (publicBaseUrl ?? `http://${isWildcardHost(host) ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrlExplicit: publicBaseUrl !== undefined,
+    dataDir: resolve(value('dataDir', 'data')),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
+    redisPrefix: value('redisPrefix', 'cg:'),
     ...(secretKeys ? { secretKeys } : {}),
     connectors,
-    rateLimit: {
-      perSecond: num(env.RATE_LIMIT_PER_SECOND, file.rateLimit?.perSecond ?? 10, 'RATE_LIMIT_PER_SECOND'),
-      burst: num(env.RATE_LIMIT_BURST, file.rateLimit?.burst ?? 20, 'RATE_LIMIT_BURST'),
-    },
+    rateLimit: { perSecond: value('rateLimit.perSecond', 10), burst: value('rateLimit.burst', 20) },
     fairUse: {
-      defaultQuota: num(env.FAIR_USE_MONTHLY_QUOTA, file.fairUse?.defaultQuota ?? platformDescriptor.limits.fairUseDefaultMonthlyQuota!, 'FAIR_USE_MONTHLY_QUOTA'),
-      storeTimeoutMs: num(env.FAIR_USE_STORE_TIMEOUT_MS, file.fairUse?.storeTimeoutMs ?? 100, 'FAIR_USE_STORE_TIMEOUT_MS'),
+      defaultQuota: value('fairUse.defaultQuota', platformDescriptor.limits.fairUseDefaultMonthlyQuota!),
+      storeTimeoutMs: value('fairUse.storeTimeoutMs', 100),
     },
-    timeZone: env.BILLING_TIME_ZONE ?? file.timeZone ?? 'Europe/Copenhagen',
-    allowedOrigins: (env.ALLOWED_ORIGINS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .concat(file.allowedOrigins ?? []),
-    logLevel: env.LOG_LEVEL ?? file.logLevel ?? 'info',
-    usageFlushMs: num(env.USAGE_FLUSH_MS, file.usageFlushMs ?? 1000, 'USAGE_FLUSH_MS'),
-    maxBodyBytes: num(env.MAX_BODY_BYTES, file.maxBodyBytes ?? 1024 * 1024, 'MAX_BODY_BYTES'),
-    snapshotRefreshMs: num(env.SNAPSHOT_REFRESH_MS, file.snapshotRefreshMs ?? 2000, 'SNAPSHOT_REFRESH_MS'),
+    timeZone: value('timeZone', 'Europe/Copenhagen'),
+    allowedOrigins: [
+      ...((envValue(ajv, env, SETTINGS.find((s) => s.file === 'allowedOrigins')!, ['ALLOWED_ORIGINS'], specs) as string[] | undefined) ?? []),
+      ...((get(fileContent, 'allowedOrigins') as string[] | undefined) ?? []),
+    ],
+    logLevel: value('logLevel', 'info'),
+    usageFlushMs: value('usageFlushMs', 1000),
+    maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
+    snapshotRefreshMs: value('snapshotRefreshMs', 2000),
   };
   validateConfig(config, specs);
   return config;
-}
-
-/**
- * `CONNECTOR_<KEY>_MAX_CONCURRENT`, or `<KEY>_MAX_CONCURRENT` (the short form README documents,
- * DECISIONS §14), else the file or the spec: the same for every connector.
- */
-function maxConcurrent(env: Env, key: string, fallback: number | undefined): { maxConcurrent?: number } {
-  const name = [`CONNECTOR_${envName(key)}_MAX_CONCURRENT`, `${envName(key)}_MAX_CONCURRENT`].find((n) => env[n] !== undefined && env[n] !== '');
-  const value = name ? num(env[name], 0, name) : fallback;
-  if (value === undefined) return {};
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name ?? `${key} maxConcurrent`} must be a positive integer, got ${value}`);
-  return { maxConcurrent: value };
 }
 
 export const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
