@@ -4,7 +4,8 @@
 // (immediately when a shared store is configured).
 import { join } from 'node:path';
 import { registry, type ConnectorKey } from '#generated/registry.ts';
-import { ConfigError, loadConfig, type GatewayConfig } from '#runtime/config.ts';
+import { ConfigError, describeUrl, envName, loadConfig, suggest, type GatewayConfig } from '#runtime/config.ts';
+import type { CredentialKind } from '#runtime/handler-api/descriptor-types.ts';
 import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
 import { openStore } from '#runtime/platform/open-store.ts';
 import type { FairUseMode, PlatformStore } from '#runtime/platform/store.ts';
@@ -13,6 +14,15 @@ import { issueToken } from '#runtime/platform/tokens.ts';
 import { UsageMeter } from '#runtime/platform/usage.ts';
 import pino from 'pino';
 import { appendFileSync, existsSync } from 'node:fs';
+
+/** Credential fields an operator may set, by the connector's credential kind (required first). */
+export const CREDENTIAL_FIELDS: Readonly<Record<CredentialKind, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
+  api_key: { required: ['apiKey'], optional: [] },
+  static_token: { required: ['token'], optional: [] },
+  login_company: { required: ['username', 'password', 'companyId'], optional: [] },
+  oauth2: { required: ['accessToken'], optional: ['refreshToken', 'expiresAt', 'scope'] },
+  managed_basic: { required: [], optional: [] },
+};
 
 export const HELP = `Usage: npm run admin -- <command> [arguments]
 
@@ -39,6 +49,10 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   keys reencrypt                                  re-encrypts every credential under the newest key
 
 <connector> is a connector key: ${Object.keys(registry).join(', ')}.
+Credential fields of connections set: ${Object.entries(registry)
+  .filter(([, m]) => m.descriptor.credential !== 'managed_basic')
+  .map(([key, m]) => `${key} ${[...CREDENTIAL_FIELDS[m.descriptor.credential].required, ...CREDENTIAL_FIELDS[m.descriptor.credential].optional].join(' ')}`)
+  .join('; ')}.
 Configuration (database, keys) comes from the same environment and config file as the gateway.`;
 
 export class UsageError extends Error {}
@@ -64,6 +78,44 @@ function connectorKey(key: string): ConnectorKey {
   return key;
 }
 
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** The configured connector serving an instance id (`<id>` or `<id>-<n>`, n from 2 to its maxInstances). */
+function servingConnector(config: GatewayConfig, instanceId: string): GatewayConfig['connectors'][number] {
+  for (const c of config.connectors) {
+    if (instanceId === c.id) return c;
+    const n = instanceId.startsWith(`${c.id}-`) ? instanceId.slice(c.id.length + 1) : '';
+    if (/^[1-9]\d?$/.test(n) && Number(n) >= 2 && Number(n) <= c.maxInstances) return c;
+  }
+  throw new UsageError(
+    `no connector serves the instance "${instanceId}"; ${suggest(
+      instanceId,
+      config.connectors.map((c) => c.id),
+    )}`,
+  );
+}
+
+/** `field=value` pairs checked against the credential kind of the connector. */
+function credentialFields(key: ConnectorKey, pairs: readonly string[]): Record<string, string> {
+  const kind = registry[key].descriptor.credential;
+  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account (${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
+  const { required, optional } = CREDENTIAL_FIELDS[kind];
+  const known = [...required, ...optional];
+  const fields: Record<string, string> = {};
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`expected field=value, got "${p.includes('=') ? p : p.slice(0, 40)}"`);
+    const name = p.slice(0, eq);
+    if (!known.includes(name)) throw new UsageError(`unknown credential field "${name}" for ${key} (${kind}); ${suggest(name, known)}`);
+    if (Object.hasOwn(fields, name)) throw new UsageError(`credential field "${name}" is given twice`);
+    fields[name] = p.slice(eq + 1);
+  }
+  const missing = required.filter((f) => !fields[f]);
+  if (missing.length) throw new UsageError(`${key} (${kind}) needs ${required.map((f) => `${f}=…`).join(' ')}; missing ${missing.join(', ')}`);
+  return fields;
+}
+
 function onOff(value: string | undefined): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
@@ -72,8 +124,7 @@ function onOff(value: string | undefined): boolean {
 
 /** The connector key serving an instance, which must have a tool that uses the data layer. */
 function dataLayerConnector(config: GatewayConfig, instanceId: string): ConnectorKey {
-  const served = config.connectors.find((c) => instanceId === c.id || instanceId.startsWith(`${c.id}-`));
-  if (!served) throw new UsageError(`no connector serves the instance "${instanceId}"`);
+  const served = servingConnector(config, instanceId);
   const key = connectorKey(served.key);
   if (!registry[key].descriptor.tools.some((t) => t.dataLayer)) throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
   return key;
@@ -101,6 +152,8 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const role = (flag(args, '--role') ?? 'member') as 'admin' | 'member';
       if (role !== 'admin' && role !== 'member') throw new UsageError('--role is admin or member');
       const [accountId, email, ...name] = need(args, 3, 'accountId, email and name');
+      if (!EMAIL.test(email!)) throw new UsageError(`"${email}" is not an email address (name@example.com)`);
+      if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
       return print(await store.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role }));
     }
     case 'tokens issue': {
@@ -128,22 +181,23 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       return print(await store.listSeats(need(args, 1, 'userId')[0]!));
     case 'seats set': {
       const [userId, key, state] = need(args, 3, 'userId, connector and on|off');
-      await store.setSeat(userId!, connectorKey(key!), onOff(state));
+      const connector = connectorKey(key!);
+      const on = onOff(state);
+      const user = await store.getUser(userId!);
+      if (!user) throw new UsageError(`no user ${userId}`);
+      if (on && !(await store.listSubscriptions(user.accountId)).includes(connector)) {
+        throw new UsageError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ${connector} on" first`);
+      }
+      await store.setSeat(userId!, connector, on);
       return print('ok');
     }
     case 'connections list':
       return print((await store.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c));
     case 'connections set': {
       const [accountId, instanceId, ...pairs] = need(args, 3, 'accountId, instanceId and at least one field=value');
-      const endpointConnector = config.connectors.find((c) => instanceId === c.id || instanceId!.startsWith(`${c.id}-`));
-      if (!endpointConnector) throw new UsageError(`no connector serves the instance "${instanceId}"`);
-      const fields = Object.fromEntries(
-        pairs.map((p) => {
-          const eq = p.indexOf('=');
-          if (eq <= 0) throw new UsageError(`expected field=value, got "${p}"`);
-          return [p.slice(0, eq), p.slice(eq + 1)];
-        }),
-      );
+      const endpointConnector = servingConnector(config, instanceId!);
+      const fields = credentialFields(connectorKey(endpointConnector.key), pairs);
+      if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
       const sealed = vaultFor(config).seal(JSON.stringify(fields), accountId!, instanceId!);
       await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
       return print(`stored (encrypted, key version ${sealed.keyVersion})`);
@@ -175,13 +229,13 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
     }
     case 'usage': {
       const monthArg = flag(args, '--month');
+      if (monthArg !== undefined && !MONTH.test(monthArg)) throw new UsageError(`--month is YYYY-MM with a month from 01 to 12, got "${monthArg}"`);
       const accountId = command;
       if (!accountId) throw new UsageError('missing accountId');
       const account = await store.getAccount(accountId);
       if (!account) throw new UsageError(`no account ${accountId}`);
       const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: 60_000, counterTimeoutMs: 1000, log: pino({ level: 'silent' }) });
       if (monthArg) {
-        if (!/^\d{4}-\d{2}$/.test(monthArg)) throw new UsageError('--month is YYYY-MM');
         return print(await store.getUsage(accountId, monthArg));
       }
       return print(await meter.usageRecord(account, new Date()));
@@ -217,9 +271,32 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
   }
 }
 
+/**
+ * Tells running gateways to re-read the store at once: published on the configured REDIS_PREFIX,
+ * the channel every replica of this deployment listens on. False when Redis could not be reached.
+ */
+export async function publishInvalidation(config: GatewayConfig): Promise<boolean> {
+  if (!config.redisUrl) return false;
+  const { RedisSharedStore } = await import('#runtime/platform/shared-store.ts');
+  const shared = await RedisSharedStore.connect(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: 2000 }).catch(() => undefined);
+  if (!shared) return false;
+  try {
+    await shared.publish('platform-invalidate', String(Date.now()));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await shared.close();
+  }
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  if (argv.length === 0 || argv[0] === 'help') {
     console.log(HELP);
     return argv.length === 0 ? 1 : 0;
   }
@@ -241,11 +318,8 @@ async function main(): Promise<number> {
   const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') });
   try {
     await runCli(argv, config, store, (line) => console.log(line));
-    if (config.redisUrl) {
-      const { RedisSharedStore } = await import('#runtime/platform/shared-store.ts');
-      const shared = await RedisSharedStore.connect(config.redisUrl).catch(() => undefined);
-      await shared?.publish('platform-invalidate', String(Date.now())).catch(() => {});
-      await shared?.close();
+    if (config.redisUrl && !(await publishInvalidation(config))) {
+      console.error(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within SNAPSHOT_REFRESH_MS`);
     }
     return 0;
   } catch (error) {

@@ -112,6 +112,80 @@ describe('admin CLI', () => {
   });
 });
 
+describe('admin CLI input checks', () => {
+  let store: PlatformStore;
+  let dir: string;
+  const out: string[] = [];
+  const cli = (...argv: string[]) => runCli(argv, loadConfig(registry, { DATA_DIR: dir }), store, (l) => out.push(l));
+  const refused = async (argv: string[], message: string | RegExp) => {
+    const error = await cli(...argv).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error, argv.join(' ')).toBeInstanceOf(UsageError);
+    expect((error as Error).message, argv.join(' ')).toMatch(message);
+  };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-checks-'));
+    store = await openStore({});
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a malformed email, a seat without a subscription, an unknown credential field and a month 13', async () => {
+    const account = await store.createAccount({ name: 'Checks' });
+    for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com']) await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
+    await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no account acc_nosuch');
+    await cli('users', 'create', account.id, 'ok@example.com', 'Ok', 'User');
+    const user = JSON.parse(out.at(-1)!) as { id: string };
+
+    await refused(['seats', 'set', user.id, 'cases', 'on'], `account ${account.id} is not subscribed to cases: run "subscriptions set ${account.id} cases on" first`);
+    expect(await store.listSeats(user.id)).toEqual([]);
+    await cli('subscriptions', 'set', account.id, 'cases', 'on');
+    await cli('seats', 'set', user.id, 'cases', 'on');
+    expect(await store.listSeats(user.id)).toEqual(['cases']);
+
+    await refused(['connections', 'set', account.id, 'cases', 'apiKy=secret-value'], 'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?');
+    await refused(['connections', 'set', account.id, 'ledger', 'username=u', 'password=p'], /ledger \(login_company\) needs username=… password=… companyId=…; missing companyId/);
+    await refused(['connections', 'set', account.id, 'ledger', 'username=u', 'password=p', 'companyid=7'], 'did you mean "companyId"?');
+    await refused(['connections', 'set', account.id, 'register', 'username=u'], /uses the deployment's own account \(REGISTER_USERNAME and REGISTER_PASSWORD\)/);
+    await refused(['connections', 'set', account.id, 'cases-100', 'apiKey=k'], 'no connector serves the instance "cases-100"');
+    await refused(['connections', 'set', account.id, 'casse', 'apiKey=k'], 'did you mean "cases"?');
+    expect(await store.listConnections(account.id)).toEqual([]);
+    for (const line of out) expect(line).not.toContain('secret-value');
+
+    await refused(['usage', account.id, '--month', '2026-13'], '--month is YYYY-MM with a month from 01 to 12, got "2026-13"');
+    await refused(['usage', account.id, '--month', '2026-1'], '--month is YYYY-MM');
+    await cli('usage', account.id, '--month', '2026-12');
+  });
+
+  it('announces a change to running gateways on the configured REDIS_PREFIX', async () => {
+    const { RedisSharedStore } = await import('../runtime/platform/shared-store.ts');
+    const prefix = `cg-admin-test-${process.pid}-${Date.now()}:`;
+    const listener = await RedisSharedStore.connect('redis://127.0.0.1:6379', { prefix, timeoutMs: 2000 });
+    const heard: string[] = [];
+    await listener.subscribe('platform-invalidate', (m) => heard.push(m));
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-redis-'));
+    try {
+      const { spawnSync } = await import('node:child_process');
+      const root = new URL('..', import.meta.url).pathname;
+      const result = spawnSync(process.execPath, ['bin/admin.ts', 'accounts', 'create', 'Announced'], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: prefix },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      await expect.poll(() => heard.length, { timeout: 5000 }).toBe(1);
+    } finally {
+      await listener.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 describe('embedded database lock', () => {
   it('refuses a second process while the holder lives, and takes over a stale lock', async () => {
     const { lockEmbeddedDatabase, EmbeddedLockError } = await import('../runtime/platform/embedded-lock.ts');
