@@ -174,6 +174,16 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
   });
 }
 
+/** Migrations of `list` not recorded as applied (all of them on a database never migrated). */
+export async function pendingMigrations(client: SqlClient, list: readonly Migration[] = migrations): Promise<number> {
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code === '42P01') return { rows: [] as { version: number }[] };
+    throw error;
+  });
+  const applied = new Set(rows.map((r) => Number(r.version)));
+  return list.filter((m) => !applied.has(m.version)).length;
+}
+
 function checkOrder(list: readonly Migration[]): void {
   let previous = 0;
   for (const m of list) {

@@ -1,6 +1,6 @@
 // `PlatformStore` over SQL: the same statements for the embedded PostgreSQL and a server.
 import { randomBytes } from 'node:crypto';
-import { migrate } from './migrations.ts';
+import { migrate, pendingMigrations } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
 import type { Account, ConnectLink, ConnectLinkOutcome, Connection, DataLayerState, FairUseMode, PlatformSnapshot, PlatformStore, SeenItem, TokenRecord, UsageRow, User, UserRole } from './store.ts';
 
@@ -235,6 +235,14 @@ export class SqlPlatformStore implements PlatformStore {
 
   close(): Promise<void> {
     return this.#db.close();
+  }
+
+  async ping(): Promise<void> {
+    await this.#db.query('SELECT 1');
+  }
+
+  pendingMigrations(): Promise<number> {
+    return pendingMigrations(this.#db);
   }
 
   // Accounts

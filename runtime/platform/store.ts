@@ -106,6 +106,10 @@ export interface PlatformStore {
   close(): Promise<void>;
   /** 'embedded' (PGlite) or 'postgres'. */
   readonly kind: 'embedded' | 'postgres';
+  /** A cheap round trip (readiness); throws when the database does not answer. */
+  ping(): Promise<void>;
+  /** How many migrations of this build are not applied to the database (readiness). */
+  pendingMigrations(): Promise<number>;
 
   createAccount(input: { id?: string; name: string }): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;

@@ -81,8 +81,36 @@ export class UsageMeter {
     return account.fairUseQuota ?? this.#o.defaultQuota;
   }
 
+  /**
+   * Counted calls not yet in the store (kept in memory while the database is away). Bounded by
+   * construction: one entry per account, month, connector and tool, whatever the number of calls
+   * or the length of the outage.
+   */
+  backlog(): { rows: number; calls: number } {
+    let calls = 0;
+    let rows = 0;
+    for (const map of [this.#pending, this.#inFlight]) {
+      rows += map.size;
+      for (const n of map.values()) calls += n;
+    }
+    return { rows, calls };
+  }
+
   start(): void {
-    this.#timer = setInterval(() => void this.flush().catch((error: unknown) => this.#o.log.error({ err: error }, 'usage flush failed; will retry')), this.#o.flushMs);
+    let failing = false;
+    const tick = () =>
+      this.flush().then(
+        () => {
+          if (failing) this.#o.log.info(this.backlog(), 'usage flush succeeded again');
+          failing = false;
+        },
+        (error: unknown) => {
+          // Logged once per outage; the counts stay in memory and the next tick retries.
+          if (!failing) this.#o.log.error({ err: { message: (error as Error)?.message }, ...this.backlog() }, 'usage flush failed; keeping counts in memory and retrying');
+          failing = true;
+        },
+      );
+    this.#timer = setInterval(() => void tick(), this.#o.flushMs);
     this.#timer.unref();
   }
 
@@ -187,7 +215,8 @@ export class UsageMeter {
   }
 
   async flush(force = false): Promise<void> {
-    if (this.#flushing) await this.#flushing;
+    // One flush at a time: callers queued behind a slow one must not start two at once.
+    while (this.#flushing) await this.#flushing;
     if (this.#pending.size === 0 || (this.#reading > 0 && !force)) return;
     this.#inFlight = this.#pending;
     this.#pending = new Map();
@@ -196,7 +225,11 @@ export class UsageMeter {
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
     const run = this.#o.store.addUsage(rows);
-    this.#flushing = run.then(() => undefined);
+    // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
+    this.#flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
       await run;
       this.#inFlight = new Map();
