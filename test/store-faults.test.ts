@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+import { UsageMeter } from '../runtime/platform/usage.ts';
+import { createTenant, rpc, silentLogger, startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -92,6 +93,38 @@ describe('store faults', () => {
       await a.app.context.state.refresh(); // publishes again until the resubscription is in place
       return !b.app.context.state.isSubscribed(t.account.id, 'register');
     });
+  });
+
+  it('a flush whose answer is lost after the database committed it is not counted twice', async () => {
+    const t = await createTenant(direct, { subscribe: [] });
+    let lose = true;
+    // The write lands, then the connection dies before the answer arrives (an ambiguous commit).
+    const flaky = new Proxy(direct, {
+      get(target, prop, receiver) {
+        if (prop === 'addUsage') {
+          return async (...args: Parameters<PlatformStore['addUsage']>) => {
+            await target.addUsage(...args);
+            if (lose) {
+              lose = false;
+              throw new Error('Connection terminated unexpectedly');
+            }
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const meter = new UsageMeter({ store: flaky, timeZone: 'Europe/Copenhagen', defaultQuota: 100, flushMs: 60_000, counterTimeoutMs: 1000, log: silentLogger() });
+    const now = new Date();
+    for (let i = 0; i < 3; i++) meter.record(t.account.id, 'register', 'soeg_virksomhed', now);
+    await expect(meter.flush()).rejects.toThrow('Connection terminated');
+    expect(meter.backlog()).toEqual({ rows: 1, calls: 3 });
+    meter.record(t.account.id, 'register', 'soeg_virksomhed', now);
+    await meter.flush();
+    await meter.flush();
+    expect(meter.backlog()).toEqual({ rows: 0, calls: 0 });
+    expect((await direct.getUsage(t.account.id, meter.month(now))).map((r) => r.calls)).toEqual([4]);
+    expect((await meter.usageRecord(t.account, now)).usage.totalCalls).toBe(4);
   });
 
   it('answers tool calls from the snapshot during a PostgreSQL outage, keeps usage in memory and flushes it exactly once', async () => {

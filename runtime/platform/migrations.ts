@@ -142,6 +142,19 @@ CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH 
 CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
 `,
   },
+  {
+    version: 4,
+    name: 'usage_batches',
+    // Usage flushes are idempotent: a batch whose answer was lost (the connection died after the
+    // commit) is retried with the same id and applied once. Ids are kept 30 days.
+    sql: `
+CREATE TABLE usage_batches (
+  id text PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX usage_batches_applied_at ON usage_batches (applied_at);
+`,
+  },
 ];
 
 /**

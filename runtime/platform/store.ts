@@ -148,8 +148,11 @@ export interface PlatformStore {
   /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
   connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
 
-  /** Adds the given counts (an upsert that increments), all rows in one transaction. */
-  addUsage(rows: readonly UsageRow[]): Promise<void>;
+  /**
+   * Adds the given counts (an upsert that increments), all rows in one transaction. With a
+   * `batchId`, a batch already applied under that id is not added again (a retried flush).
+   */
+  addUsage(rows: readonly UsageRow[], batchId?: string): Promise<void>;
   getUsage(accountId: string, month: string): Promise<UsageRow[]>;
   /** Sum of cost units of one account in one month (fair use). */
   getMonthCostUnits(accountId: string, month: string): Promise<number>;

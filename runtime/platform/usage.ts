@@ -3,6 +3,7 @@
 // `usageFlushMs` and on shutdown); the usage record adds what is not flushed yet, so it is exact.
 // Fair-use counters are per account and billing month: in memory for one process (check-and-
 // increment is synchronous, so there is no overshoot), in the shared store for several replicas.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
 import type { Account, FairUseMode, PlatformStore, UsageRow } from './store.ts';
@@ -57,6 +58,11 @@ export class UsageMeter {
   #pending = new Map<string, number>();
   /** Being flushed right now (still counted in usage records until the write lands). */
   #inFlight = new Map<string, number>();
+  /**
+   * A flush that failed, kept as it was with its batch id: the next flush retries exactly it, so a
+   * write whose answer was lost (committed, then the connection died) is not applied twice.
+   */
+  #failed: { readonly id: string; readonly counts: Map<string, number> } | undefined;
   /** In-process fair-use counters (used when no shared store): `account|month` → units. */
   readonly #units = new Map<string, number>();
   readonly #seeding = new Map<string, Promise<number>>();
@@ -89,7 +95,7 @@ export class UsageMeter {
   backlog(): { rows: number; calls: number } {
     let calls = 0;
     let rows = 0;
-    for (const map of [this.#pending, this.#inFlight]) {
+    for (const map of this.#unflushed()) {
       rows += map.size;
       for (const n of map.values()) calls += n;
     }
@@ -134,7 +140,7 @@ export class UsageMeter {
 
   async #sumUnits(accountId: string, month: string): Promise<number> {
     let units = await this.#o.store.getMonthCostUnits(accountId, month);
-    for (const map of [this.#pending, this.#inFlight]) {
+    for (const map of this.#unflushed()) {
       for (const [key, n] of map) if (key.startsWith(`${accountId}|${month}|`)) units += n;
     }
     return units;
@@ -214,17 +220,37 @@ export class UsageMeter {
     }
   }
 
+  /** Every count not yet known to be in the store. */
+  #unflushed(): Map<string, number>[] {
+    return this.#failed ? [this.#pending, this.#inFlight, this.#failed.counts] : [this.#pending, this.#inFlight];
+  }
+
+  /** Writes the unflushed counts: first a failed batch again (same id), then the pending ones. */
   async flush(force = false): Promise<void> {
     // One flush at a time: callers queued behind a slow one must not start two at once.
     while (this.#flushing) await this.#flushing;
-    if (this.#pending.size === 0 || (this.#reading > 0 && !force)) return;
-    this.#inFlight = this.#pending;
-    this.#pending = new Map();
+    if ((this.#pending.size === 0 && !this.#failed) || (this.#reading > 0 && !force)) return;
+    const retry = this.#failed !== undefined;
+    await this.#flushBatch();
+    if (retry && this.#pending.size > 0) await this.flush(force);
+  }
+
+  async #flushBatch(): Promise<void> {
+    let id: string;
+    if (this.#failed) {
+      id = this.#failed.id;
+      this.#inFlight = this.#failed.counts;
+      this.#failed = undefined;
+    } else {
+      id = randomUUID();
+      this.#inFlight = this.#pending;
+      this.#pending = new Map();
+    }
     const rows: UsageRow[] = [...this.#inFlight].map(([key, calls]) => {
       const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
-    const run = this.#o.store.addUsage(rows);
+    const run = this.#o.store.addUsage(rows, id);
     // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
     this.#flushing = run.then(
       () => undefined,
@@ -234,8 +260,8 @@ export class UsageMeter {
       await run;
       this.#inFlight = new Map();
     } catch (error) {
-      // Nothing is lost: put the counts back for the next flush.
-      for (const [key, n] of this.#inFlight) this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
+      // Nothing is lost: the batch is retried as it is, under its id (it may have been applied).
+      this.#failed = { id, counts: this.#inFlight };
       this.#inFlight = new Map();
       throw error;
     } finally {
@@ -249,7 +275,7 @@ export class UsageMeter {
     const rows = await this.#o.store.getUsage(account.id, month);
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
-    for (const map of [this.#inFlight, this.#pending]) {
+    for (const map of this.#unflushed()) {
       for (const [key, n] of map) {
         const [accountId, m, connectorId, tool] = key.split('|');
         if (accountId === account.id && m === month) counts.set(`${connectorId}|${tool}`, (counts.get(`${connectorId}|${tool}`) ?? 0) + n);
