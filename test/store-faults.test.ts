@@ -3,6 +3,7 @@
 // snapshot, keeps counted usage in memory and flushes it, exactly once, when the database returns.
 // Both servers keep running: the gateways reach them through a TCP proxy the tests cut.
 import nock from 'nock';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
@@ -171,5 +172,22 @@ describe('store faults', () => {
     const after = await fetch(`${gw.url}/api/usage`, { headers: { authorization: `Bearer ${t.token}` } });
     expect(after.status).toBe(200);
     expect(((await after.json()) as { usage: { totalCalls: number } }).usage.totalCalls).toBe(5);
+  });
+});
+
+describe('the last resort of the start entry point', () => {
+  it('logs a fault nothing handled and exits non-zero', async () => {
+    const script = [
+      "import pino from 'pino';",
+      "import { exitOnUnhandledFaults } from './runtime/last-resort.ts';",
+      'exitOnUnhandledFaults(pino({ base: null }, pino.destination({ dest: 1, sync: true })));',
+      "Promise.reject(new Error('a bug nobody handled'));",
+      'setTimeout(() => {}, 5000);',
+    ].join('\n');
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd() }, (_error, out) => resolve({ code: child.exitCode, stdout: out }));
+    });
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ level: 60, msg: 'unhandled promise rejection; exiting', err: { message: 'a bug nobody handled' } });
   });
 });
