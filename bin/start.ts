@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { registry } from '#generated/registry.ts';
 import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, isWildcardHost, loadConfig, SETTINGS, type GatewayConfig } from '#runtime/config.ts';
 import { createApp } from '#runtime/app.ts';
+import { exitOnUnhandledFaults } from '#runtime/last-resort.ts';
 import { createLogger } from '#runtime/observability.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 import { banner, sandboxEnv, sandboxTenantCredentials, seedDemoTenant } from './demo.ts';
@@ -32,12 +33,6 @@ function parseArgs(argv: string[]): { demo: boolean; help: boolean; config?: str
 
 // A last resort, never the normal path: an error nothing handled is logged (name and message
 // only: never a stack with arguments or a secret) and the process exits with 1.
-function fatal(kind: string, error: unknown): void {
-  const err = error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error, message: 'a non-Error value' };
-  console.error(JSON.stringify({ level: 60, time: Date.now(), service: 'connector-gateway', err, msg: `${kind}: exiting` }));
-  process.exit(1);
-}
-
 async function main(): Promise<void> {
   let args: ReturnType<typeof parseArgs>;
   let config: GatewayConfig;
@@ -57,9 +52,9 @@ async function main(): Promise<void> {
     console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
     process.exit(2);
   }
-  process.on('unhandledRejection', (error) => fatal('unhandled rejection', error));
-  process.on('uncaughtException', (error) => fatal('uncaught exception', error));
   const log = createLogger(config.logLevel);
+  // The last resort: a fault nothing handled is logged and the process exits 1 for its supervisor.
+  exitOnUnhandledFaults(log);
   if (args.demo) {
     // The sandboxes are separate HTTP servers; the gateway reaches them like real upstreams.
     const { startSandboxes } = await import('../sandbox/index.ts');

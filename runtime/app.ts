@@ -14,6 +14,8 @@ import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { createLinkIssuer } from './platform/links.ts';
 import { openStore } from './platform/open-store.ts';
+import { Readiness } from './platform/readiness.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './platform/sql-client.ts';
 import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import type { SharedStore } from './platform/shared-store.ts';
 import { PlatformState } from './platform/state.ts';
@@ -35,6 +37,8 @@ export interface AppOptions {
   readonly now?: () => Date;
   readonly selfServicePurchase?: boolean;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
+  /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
+  readonly storeTimeoutMs?: number;
 }
 
 export interface App {
@@ -47,6 +51,8 @@ export interface App {
 }
 
 const INVALIDATE_CHANNEL = 'platform-invalidate';
+/** Deadline of each readiness check (capped by the store deadline). */
+const READINESS_TIMEOUT_MS = 1000;
 
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
@@ -64,12 +70,25 @@ export async function createApp(options: AppOptions): Promise<App> {
   const vault = new Vault(keys);
 
   const releaseLock = !options.store && !config.databaseUrl ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
-  const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }));
+  const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }), queryTimeoutMs: storeTimeoutMs }));
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
     const { RedisSharedStore } = await import('./platform/shared-store.ts');
-    shared = await RedisSharedStore.connect(config.redisUrl, { timeoutMs: config.fairUse.storeTimeoutMs, prefix: config.redisPrefix, onError: () => failOpen('shared_store') });
+    let lastErrorLog = 0;
+    shared = await RedisSharedStore.connect(config.redisUrl, {
+      timeoutMs: config.fairUse.storeTimeoutMs,
+      prefix: config.redisPrefix,
+      onError: (error) => {
+        // A dropped connection: the client reconnects with backoff; callers fail open meanwhile.
+        failOpen('shared_store');
+        if (Date.now() - lastErrorLog > 10_000) {
+          lastErrorLog = Date.now();
+          log.warn({ err: { message: (error as Error)?.message } }, 'shared store connection error; reconnecting');
+        }
+      },
+    });
   }
 
   const state = new PlatformState(store);
@@ -87,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     onFailOpen: failOpen,
   });
   meter.start();
+  metrics.usageBacklog = () => meter.backlog();
 
   const rateLimiter: RateLimiter = shared
     ? new SharedRateLimiter(shared, config.rateLimit, (error) => {
@@ -123,14 +143,31 @@ export async function createApp(options: AppOptions): Promise<App> {
     gates,
     endpoints: buildEndpoints(runtimes),
     now: options.now ?? (() => new Date()),
+    readiness: new Readiness({
+      store,
+      ...(shared ? { shared } : {}),
+      state,
+      timeoutMs: Math.min(storeTimeoutMs, READINESS_TIMEOUT_MS),
+      // Three missed refreshes and one query deadline.
+      snapshotMaxAgeMs: 3 * config.snapshotRefreshMs + storeTimeoutMs,
+      onReport: (report) => {
+        for (const check of ['store', 'shared_store', 'migrations', 'snapshot'] as const) {
+          if (report.checks[check] !== undefined) metrics.ready.set({ check }, report.checks[check] === 'ok' ? 1 : 0);
+        }
+        metrics.ready.set({ check: 'all' }, report.ready ? 1 : 0);
+      },
+    }),
     ...(options.upstreamSleep ? { upstreamSleep: options.upstreamSleep } : {}),
   };
 
   // Writes through this process refresh the snapshot at once; other replicas hear about them.
   if (shared) {
     state.onLocalChange(() => void shared!.publish(INVALIDATE_CHANNEL, String(Date.now())).catch(() => failOpen('shared_store')));
-    await shared.subscribe(INVALIDATE_CHANNEL, () => void state.reload().catch(() => {})).catch(() => failOpen('shared_store'));
+    const reload = () => void state.reload().catch(() => {});
+    // After a reconnect the invalidations sent meanwhile were missed: reload once.
+    await shared.subscribe(INVALIDATE_CHANNEL, reload, reload).catch(() => failOpen('shared_store'));
   }
+  metrics.readinessProbe = () => context.readiness!.evaluate();
 
   // Along the request path, built bottom up: links and the tools/call pipeline, the MCP methods
   // that use them, the portal pages beside them, and the HTTP server in front of both.

@@ -53,6 +53,8 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   /** How often each replica re-reads accounts, tokens and entitlements written elsewhere. */
   readonly snapshotRefreshMs: number;
+  /** Deadline of every database query (PostgreSQL and the embedded store). */
+  readonly storeTimeoutMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -128,6 +130,7 @@ export const SETTINGS: readonly Setting[] = [
   { file: 'usageFlushMs', env: ['USAGE_FLUSH_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
   { file: 'maxBodyBytes', env: ['MAX_BODY_BYTES'], form: 'number', schema: { type: 'integer', minimum: 1024 }, expected: 'a number of bytes, at least 1024' },
   { file: 'snapshotRefreshMs', env: ['SNAPSHOT_REFRESH_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+  { file: 'storeTimeoutMs', env: ['STORE_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
 ];
 
 /** Per connector: `<KEY>` in the environment names stands for the connector key in capitals. */
@@ -386,6 +389,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     usageFlushMs: value('usageFlushMs', 1000),
     maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
+    storeTimeoutMs: value('storeTimeoutMs', 5000),
   };
   validateConfig(config, specs);
   return config;

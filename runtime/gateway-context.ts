@@ -7,6 +7,7 @@ import type { ConnectorConfig, GatewayConfig } from './config.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './observability.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
+import type { Readiness } from './platform/readiness.ts';
 import type { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import type { UsageMeter } from './platform/usage.ts';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   readonly gates: ReadonlyMap<string, ConcurrencyGate>;
   readonly endpoints: ReadonlyMap<string, Endpoint>;
   readonly now: () => Date;
+  /** The `/readyz` checks. */
+  readonly readiness?: Readiness;
   /** Test hook: how the upstream layer waits before its throttle retry. */
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
 }

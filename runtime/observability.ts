@@ -1,7 +1,7 @@
 // Structured logs (pino) and Prometheus metrics (prom-client). Neither ever carries a credential,
 // a caller token or an upstream token: log fields are chosen explicitly, never whole requests.
 import pino, { type Logger } from 'pino';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * JSON logs to stdout through an asynchronous destination without a batching buffer: a line is
@@ -56,6 +56,32 @@ export class Metrics {
     help: 'Times a limiter or counter store was unavailable and the gateway failed open',
     labelNames: ['component'] as const,
     registers: [this.registry],
+  });
+
+  /** Set by the app: counted calls not yet written to the store (see UsageMeter.backlog). */
+  usageBacklog: () => { rows: number; calls: number } = () => ({ rows: 0, calls: 0 });
+  /** Set by the app: evaluates readiness and sets `ready` (run at every scrape). */
+  readinessProbe: (() => Promise<unknown>) | undefined;
+  readonly usageBacklogCalls: Gauge = new Gauge({
+    name: 'gateway_usage_backlog_calls',
+    help: 'Metered calls counted in memory and not yet written to the database (grows during a database outage)',
+    registers: [this.registry],
+    collect: (): void => this.usageBacklogCalls.set(this.usageBacklog().calls),
+  });
+  readonly usageBacklogRows: Gauge = new Gauge({
+    name: 'gateway_usage_backlog_rows',
+    help: 'Usage rows (account, month, connector, tool) waiting in memory to be written to the database',
+    registers: [this.registry],
+    collect: (): void => this.usageBacklogRows.set(this.usageBacklog().rows),
+  });
+  readonly ready = new Gauge({
+    name: 'gateway_ready',
+    help: 'Readiness by check (store, shared_store, migrations, snapshot) and overall (all): 1 ready, 0 not',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      await this.readinessProbe?.().catch(() => {});
+    },
   });
 
   constructor(defaults = true) {

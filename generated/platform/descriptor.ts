@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -35,6 +35,11 @@ export interface PlatformProtocolErrorParams {
   internal_error: Record<string, never>;
   usage_unauthorized: Record<string, never>;
   not_found: Record<string, never>;
+  usage_unavailable: Record<string, never>;
+  not_ready_store: Record<string, never>;
+  not_ready_shared_store: Record<string, never>;
+  not_ready_migrations: { pending: string | number; };
+  not_ready_snapshot: { seconds: string | number; limit_seconds: string | number; };
 }
 
 export type PlatformInstruction = 'connect_account' | 'reconnect' | 'not_subscribed_tools_listed' | 'not_subscribed';
@@ -183,6 +188,31 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     "not_found": {
       "text": "not found",
       "params": []
+    },
+    "usage_unavailable": {
+      "text": "The usage record is temporarily unavailable: the platform database does not answer. Try again shortly.",
+      "params": []
+    },
+    "not_ready_store": {
+      "text": "the platform database does not answer",
+      "params": []
+    },
+    "not_ready_shared_store": {
+      "text": "the shared store (Redis) does not answer",
+      "params": []
+    },
+    "not_ready_migrations": {
+      "text": "{pending} database migrations are not applied",
+      "params": [
+        "pending"
+      ]
+    },
+    "not_ready_snapshot": {
+      "text": "the in-memory snapshot was last confirmed {seconds} seconds ago (limit {limit_seconds})",
+      "params": [
+        "seconds",
+        "limit_seconds"
+      ]
     }
   },
   "instructions": {

@@ -142,6 +142,19 @@ CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH 
 CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
 `,
   },
+  {
+    version: 4,
+    name: 'usage_batches',
+    // Usage flushes are idempotent: a batch whose answer was lost (the connection died after the
+    // commit) is retried with the same id and applied once. Ids are kept 30 days.
+    sql: `
+CREATE TABLE usage_batches (
+  id text PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX usage_batches_applied_at ON usage_batches (applied_at);
+`,
+  },
 ];
 
 /**
@@ -172,6 +185,16 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
     }
   });
+}
+
+/** Migrations of `list` not recorded as applied (all of them on a database never migrated). */
+export async function pendingMigrations(client: SqlClient, list: readonly Migration[] = migrations): Promise<number> {
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code === '42P01') return { rows: [] as { version: number }[] };
+    throw error;
+  });
+  const applied = new Set(rows.map((r) => Number(r.version)));
+  return list.filter((m) => !applied.has(m.version)).length;
 }
 
 function checkOrder(list: readonly Migration[]): void {

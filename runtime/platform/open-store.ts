@@ -11,6 +11,8 @@ export interface OpenStoreOptions {
   readonly dataDir?: string;
   /** PostgreSQL only: the (existing) schema to work in, e.g. a fresh one per test run. */
   readonly schema?: string;
+  /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s). */
+  readonly queryTimeoutMs?: number;
 }
 
 /** Opens the store and applies pending migrations before returning it. */
@@ -19,8 +21,12 @@ export async function openStore(options: OpenStoreOptions): Promise<PlatformStor
     ? createPostgresClient({
         connectionString: options.databaseUrl,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
+        ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
       })
-    : await createPgliteClient(options.dataDir ? { dataDir: options.dataDir } : {});
+    : await createPgliteClient({
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+      });
   const store = new SqlPlatformStore(client);
   try {
     await store.migrate();

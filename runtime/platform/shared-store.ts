@@ -16,7 +16,13 @@ export interface SharedStore {
   tryAcquireSlot(key: string, limit: number, leaseMs: number): Promise<string | null>;
   releaseSlot(key: string, slot: string): Promise<void>;
   publish(channel: string, message: string): Promise<void>;
-  subscribe(channel: string, onMessage: (message: string) => void): Promise<void>;
+  /**
+   * Messages of `channel`. The subscription survives reconnects; `onResubscribed` runs each time it
+   * is in place again after the connection was lost (messages sent meanwhile were missed).
+   */
+  subscribe(channel: string, onMessage: (message: string) => void, onResubscribed?: () => void): Promise<void>;
+  /** A cheap round trip with the bounded wait (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,11 +74,13 @@ export class RedisSharedStore implements SharedStore {
   #subscriber: RedisClientType | undefined;
   readonly #timeoutMs: number;
   readonly #prefix: string;
+  readonly #onError: (error: unknown) => void;
 
-  private constructor(client: RedisClientType, timeoutMs: number, prefix: string) {
+  private constructor(client: RedisClientType, timeoutMs: number, prefix: string, onError: (error: unknown) => void) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
     this.#prefix = prefix;
+    this.#onError = onError;
   }
 
   static async connect(url: string, options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void } = {}): Promise<RedisSharedStore> {
@@ -81,9 +89,17 @@ export class RedisSharedStore implements SharedStore {
       socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(retries * 200, 2000) },
       disableOfflineQueue: true,
     }) as RedisClientType;
-    client.on('error', (error: unknown) => options.onError?.(error));
-    await withTimeout(client.connect(), 3000, 'connect');
-    return new RedisSharedStore(client, options.timeoutMs ?? 100, options.prefix ?? 'cg:');
+    // Every client needs an 'error' listener: without one a dropped connection ends the process.
+    // The client reconnects by itself (reconnectStrategy); meanwhile commands fail and callers fail open.
+    const onError = (error: unknown) => options.onError?.(error);
+    client.on('error', onError);
+    try {
+      await withTimeout(client.connect(), 3000, 'connect');
+    } catch (error) {
+      client.destroy();
+      throw error;
+    }
+    return new RedisSharedStore(client, options.timeoutMs ?? 100, options.prefix ?? 'cg:', onError);
   }
 
   #k(key: string): string {
@@ -125,13 +141,34 @@ export class RedisSharedStore implements SharedStore {
     await withTimeout(this.#client.publish(this.#k(channel), message), this.#timeoutMs, 'publish');
   }
 
-  async subscribe(channel: string, onMessage: (message: string) => void): Promise<void> {
-    this.#subscriber ??= this.#client.duplicate() as RedisClientType;
-    if (!this.#subscriber.isOpen) await this.#subscriber.connect();
-    await this.#subscriber.subscribe(this.#k(channel), onMessage);
+  async subscribe(channel: string, onMessage: (message: string) => void, onResubscribed?: () => void): Promise<void> {
+    if (!this.#subscriber) {
+      const subscriber = this.#client.duplicate() as RedisClientType;
+      subscriber.on('error', this.#onError);
+      this.#subscriber = subscriber;
+    }
+    const subscriber = this.#subscriber;
+    if (onResubscribed) {
+      // 'ready' follows every reconnect, after the client has subscribed again.
+      let first = true;
+      subscriber.on('ready', () => {
+        if (first) first = false;
+        else onResubscribed();
+      });
+      if (subscriber.isReady) first = false;
+    }
+    if (!subscriber.isOpen) await withTimeout(subscriber.connect(), 3000, 'connect');
+    await withTimeout(subscriber.subscribe(this.#k(channel), onMessage), 3000, 'subscribe');
+  }
+
+  async ping(): Promise<void> {
+    await withTimeout(this.#client.ping(), this.#timeoutMs, 'ping');
+    if (this.#subscriber && !this.#subscriber.isReady) throw new Error('shared store: the subscriber is reconnecting');
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#subscriber?.quit(), this.#client.quit()]);
+    // A client that is reconnecting cannot quit gracefully: destroy it so no retry outlives us.
+    const end = (c: RedisClientType | undefined) => c && (c.isReady ? c.close().catch(() => c.destroy()) : Promise.resolve(c.isOpen ? c.destroy() : undefined));
+    await Promise.allSettled([end(this.#subscriber), end(this.#client)]);
   }
 }

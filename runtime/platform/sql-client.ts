@@ -26,6 +26,30 @@ export interface SqlClient {
 export interface PgliteClientOptions {
   /** A directory for a file-backed database; in memory when absent. */
   readonly dataDir?: string;
+  /** Deadline of every query, script and transaction (default `DEFAULT_QUERY_TIMEOUT_MS`). */
+  readonly queryTimeoutMs?: number;
+}
+
+/** Default deadline of one store query: a hanging database must not hold requests without limit. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
+
+/** A store query that passed its deadline (the database is hanging or unreachable). */
+export class StoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`store query took longer than ${ms} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+/** Races a deadline: the embedded engine cannot cancel a statement, but the caller stops waiting. */
+function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return promise;
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+  });
+  promise.catch(() => {}); // settles after the deadline: nobody awaits it any more
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Starts an embedded PostgreSQL (takes a few seconds). */
@@ -39,21 +63,24 @@ export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16M
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
   const db = await PGlite.create(options.dataDir === undefined ? { startParams } : { dataDir: options.dataDir, startParams });
-  return pgliteClient(db);
+  return pgliteClient(db, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
 }
 
-function pgliteClient(db: PGlite): SqlClient {
+function pgliteClient(db: PGlite, timeoutMs: number): SqlClient {
   return {
     kind: 'embedded',
     async query<T>(sql: string, params: readonly unknown[] = []) {
-      const r = await db.query<T>(sql, [...params]);
+      const r = await deadline(db.query<T>(sql, [...params]), timeoutMs);
       return { rows: r.rows };
     },
     async exec(sql: string) {
-      await db.exec(sql);
+      await deadline(db.exec(sql), timeoutMs);
     },
     transaction<T>(fn: (tx: SqlClient) => Promise<T>) {
-      return db.transaction((tx) => fn(pgliteTransaction(tx)));
+      return deadline(
+        db.transaction((tx) => fn(pgliteTransaction(tx))),
+        timeoutMs,
+      );
     },
     async close() {
       if (!db.closed) await db.close();
@@ -93,6 +120,12 @@ export interface PostgresClientOptions {
   readonly schema?: string;
   /** Pool size (default 10). */
   readonly max?: number;
+  /**
+   * Deadline of every query and of opening a connection (default `DEFAULT_QUERY_TIMEOUT_MS`): the
+   * client gives up (`query_timeout`, the connection is discarded) and the server cancels the
+   * statement (`statement_timeout`). 0 waits without limit.
+   */
+  readonly queryTimeoutMs?: number;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -102,11 +135,14 @@ export function createPostgresClient(options: PostgresClientOptions): SqlClient 
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
     throw new Error(`Invalid schema name '${schema}': use lowercase letters, digits and underscores.`);
   }
+  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const startup = [...(schema === undefined ? [] : [`-c search_path=${schema}`]), ...(timeoutMs > 0 ? [`-c statement_timeout=${timeoutMs}`] : [])];
   const pool = new Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
-    // A startup parameter, so the setting is in place before the first query on every connection.
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    // Startup parameters, so the settings are in place before the first query on every connection.
+    ...(startup.length ? { options: startup.join(' ') } : {}),
+    ...(timeoutMs > 0 ? { query_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs } : {}),
   });
   // An idle connection that dies (server restart) is dropped by the pool; the next query opens a
   // new one. Without a listener the 'error' event would end the process.

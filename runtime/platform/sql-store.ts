@@ -1,6 +1,6 @@
 // `PlatformStore` over SQL: the same statements for the embedded PostgreSQL and a server.
 import { randomBytes } from 'node:crypto';
-import { migrate } from './migrations.ts';
+import { migrate, pendingMigrations } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
 import type { Account, ConnectLink, ConnectLinkOutcome, Connection, DataLayerState, FairUseMode, PlatformSnapshot, PlatformStore, SeenItem, TokenRecord, UsageRow, User, UserRole } from './store.ts';
 
@@ -235,6 +235,14 @@ export class SqlPlatformStore implements PlatformStore {
 
   close(): Promise<void> {
     return this.#db.close();
+  }
+
+  async ping(): Promise<void> {
+    await this.#db.query('SELECT 1');
+  }
+
+  pendingMigrations(): Promise<number> {
+    return pendingMigrations(this.#db);
   }
 
   // Accounts
@@ -478,7 +486,7 @@ export class SqlPlatformStore implements PlatformStore {
 
   // Usage
 
-  async addUsage(rows: readonly UsageRow[]): Promise<void> {
+  async addUsage(rows: readonly UsageRow[], batchId?: string): Promise<void> {
     // Merge duplicates and sort, so concurrent batches lock rows in the same order.
     const merged = new Map<string, { accountId: string; month: string; connectorId: string; tool: string; calls: number; costUnits: number }>();
     for (const r of rows) {
@@ -494,10 +502,20 @@ export class SqlPlatformStore implements PlatformStore {
     }
     if (merged.size === 0) return;
     const ordered = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+    if (batchId === undefined) return this.#insertUsage(this.#db, ordered);
+    await this.#db.transaction(async (tx) => {
+      const { rows: fresh } = await tx.query('INSERT INTO usage_batches (id) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING id', [batchId]);
+      if (fresh.length === 0) return; // applied before; its answer was lost
+      await this.#insertUsage(tx, ordered);
+      await tx.query("DELETE FROM usage_batches WHERE applied_at < now() - interval '30 days'");
+    });
+  }
+
+  async #insertUsage(db: SqlClient, ordered: readonly UsageRow[]): Promise<void> {
     // One statement for the whole batch (the embedded engine runs on the event loop's thread, so a
     // statement per row would stall calls during a flush of many accounts). Rows of an account
     // deleted meanwhile are dropped instead of failing the whole batch.
-    await this.#db.query(
+    await db.query(
       `INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
        SELECT u.account_id, u.month, u.connector_id, u.tool, u.calls, u.cost_units
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])

@@ -24,6 +24,8 @@ export class PlatformState {
   #notify: (() => void) | undefined;
   #version = 0;
   #storeVersion = -1;
+  /** When the snapshot was last known to match the store (loaded, or its version confirmed). */
+  #confirmedAt = 0;
 
   constructor(store: PlatformStore) {
     this.#store = store;
@@ -31,6 +33,11 @@ export class PlatformState {
 
   get version(): number {
     return this.#version;
+  }
+
+  /** Milliseconds since the snapshot was last known to match the store (readiness). */
+  age(now = Date.now()): number {
+    return now - this.#confirmedAt;
   }
 
   /** Called after a refresh that followed a write through this process (other replicas listen). */
@@ -48,7 +55,11 @@ export class PlatformState {
   async reload(): Promise<void> {
     // Coalesce concurrent reloads; one requested during another runs after it.
     if (this.#refreshing) await this.#refreshing.catch(() => {});
-    const run = this.#store.loadSnapshot().then((snapshot) => this.#apply(snapshot));
+    const startedAt = Date.now();
+    const run = this.#store.loadSnapshot().then((snapshot) => {
+      this.#apply(snapshot);
+      this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
+    });
     this.#refreshing = run;
     try {
       await run;
@@ -89,8 +100,12 @@ export class PlatformState {
 
   async refreshIfChanged(): Promise<boolean> {
     if (this.#refreshing) return false;
+    const startedAt = Date.now();
     const version = await this.#store.changeVersion();
-    if (version === this.#storeVersion) return false;
+    if (version === this.#storeVersion) {
+      this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
+      return false;
+    }
     await this.reload();
     return true;
   }

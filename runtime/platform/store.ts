@@ -106,6 +106,10 @@ export interface PlatformStore {
   close(): Promise<void>;
   /** 'embedded' (PGlite) or 'postgres'. */
   readonly kind: 'embedded' | 'postgres';
+  /** A cheap round trip (readiness); throws when the database does not answer. */
+  ping(): Promise<void>;
+  /** How many migrations of this build are not applied to the database (readiness). */
+  pendingMigrations(): Promise<number>;
 
   createAccount(input: { id?: string; name: string }): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
@@ -144,8 +148,11 @@ export interface PlatformStore {
   /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
   connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
 
-  /** Adds the given counts (an upsert that increments), all rows in one transaction. */
-  addUsage(rows: readonly UsageRow[]): Promise<void>;
+  /**
+   * Adds the given counts (an upsert that increments), all rows in one transaction. With a
+   * `batchId`, a batch already applied under that id is not added again (a retried flush).
+   */
+  addUsage(rows: readonly UsageRow[], batchId?: string): Promise<void>;
   getUsage(accountId: string, month: string): Promise<UsageRow[]>;
   /** Sum of cost units of one account in one month (fair use). */
   getMonthCostUnits(accountId: string, month: string): Promise<number>;

@@ -3,6 +3,7 @@
 // `usageFlushMs` and on shutdown); the usage record adds what is not flushed yet, so it is exact.
 // Fair-use counters are per account and billing month: in memory for one process (check-and-
 // increment is synchronous, so there is no overshoot), in the shared store for several replicas.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
 import type { Account, FairUseMode, PlatformStore, UsageRow } from './store.ts';
@@ -57,6 +58,11 @@ export class UsageMeter {
   #pending = new Map<string, number>();
   /** Being flushed right now (still counted in usage records until the write lands). */
   #inFlight = new Map<string, number>();
+  /**
+   * A flush that failed, kept as it was with its batch id: the next flush retries exactly it, so a
+   * write whose answer was lost (committed, then the connection died) is not applied twice.
+   */
+  #failed: { readonly id: string; readonly counts: Map<string, number> } | undefined;
   /** In-process fair-use counters (used when no shared store): `account|month` → units. */
   readonly #units = new Map<string, number>();
   readonly #seeding = new Map<string, Promise<number>>();
@@ -81,8 +87,36 @@ export class UsageMeter {
     return account.fairUseQuota ?? this.#o.defaultQuota;
   }
 
+  /**
+   * Counted calls not yet in the store (kept in memory while the database is away). Bounded by
+   * construction: one entry per account, month, connector and tool, whatever the number of calls
+   * or the length of the outage.
+   */
+  backlog(): { rows: number; calls: number } {
+    let calls = 0;
+    let rows = 0;
+    for (const map of this.#unflushed()) {
+      rows += map.size;
+      for (const n of map.values()) calls += n;
+    }
+    return { rows, calls };
+  }
+
   start(): void {
-    this.#timer = setInterval(() => void this.flush().catch((error: unknown) => this.#o.log.error({ err: error }, 'usage flush failed; will retry')), this.#o.flushMs);
+    let failing = false;
+    const tick = () =>
+      this.flush().then(
+        () => {
+          if (failing) this.#o.log.info(this.backlog(), 'usage flush succeeded again');
+          failing = false;
+        },
+        (error: unknown) => {
+          // Logged once per outage; the counts stay in memory and the next tick retries.
+          if (!failing) this.#o.log.error({ err: { message: (error as Error)?.message }, ...this.backlog() }, 'usage flush failed; keeping counts in memory and retrying');
+          failing = true;
+        },
+      );
+    this.#timer = setInterval(() => void tick(), this.#o.flushMs);
     this.#timer.unref();
   }
 
@@ -106,7 +140,7 @@ export class UsageMeter {
 
   async #sumUnits(accountId: string, month: string): Promise<number> {
     let units = await this.#o.store.getMonthCostUnits(accountId, month);
-    for (const map of [this.#pending, this.#inFlight]) {
+    for (const map of this.#unflushed()) {
       for (const [key, n] of map) if (key.startsWith(`${accountId}|${month}|`)) units += n;
     }
     return units;
@@ -186,23 +220,48 @@ export class UsageMeter {
     }
   }
 
+  /** Every count not yet known to be in the store. */
+  #unflushed(): Map<string, number>[] {
+    return this.#failed ? [this.#pending, this.#inFlight, this.#failed.counts] : [this.#pending, this.#inFlight];
+  }
+
+  /** Writes the unflushed counts: first a failed batch again (same id), then the pending ones. */
   async flush(force = false): Promise<void> {
-    if (this.#flushing) await this.#flushing;
-    if (this.#pending.size === 0 || (this.#reading > 0 && !force)) return;
-    this.#inFlight = this.#pending;
-    this.#pending = new Map();
+    // One flush at a time: callers queued behind a slow one must not start two at once.
+    while (this.#flushing) await this.#flushing;
+    if ((this.#pending.size === 0 && !this.#failed) || (this.#reading > 0 && !force)) return;
+    const retry = this.#failed !== undefined;
+    await this.#flushBatch();
+    if (retry && this.#pending.size > 0) await this.flush(force);
+  }
+
+  async #flushBatch(): Promise<void> {
+    let id: string;
+    if (this.#failed) {
+      id = this.#failed.id;
+      this.#inFlight = this.#failed.counts;
+      this.#failed = undefined;
+    } else {
+      id = randomUUID();
+      this.#inFlight = this.#pending;
+      this.#pending = new Map();
+    }
     const rows: UsageRow[] = [...this.#inFlight].map(([key, calls]) => {
       const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
-    const run = this.#o.store.addUsage(rows);
-    this.#flushing = run.then(() => undefined);
+    const run = this.#o.store.addUsage(rows, id);
+    // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
+    this.#flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
       await run;
       this.#inFlight = new Map();
     } catch (error) {
-      // Nothing is lost: put the counts back for the next flush.
-      for (const [key, n] of this.#inFlight) this.#pending.set(key, (this.#pending.get(key) ?? 0) + n);
+      // Nothing is lost: the batch is retried as it is, under its id (it may have been applied).
+      this.#failed = { id, counts: this.#inFlight };
       this.#inFlight = new Map();
       throw error;
     } finally {
@@ -216,7 +275,7 @@ export class UsageMeter {
     const rows = await this.#o.store.getUsage(account.id, month);
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
-    for (const map of [this.#inFlight, this.#pending]) {
+    for (const map of this.#unflushed()) {
       for (const [key, n] of map) {
         const [accountId, m, connectorId, tool] = key.split('|');
         if (accountId === account.id && m === month) counts.set(`${connectorId}|${tool}`, (counts.get(`${connectorId}|${tool}`) ?? 0) + n);

@@ -117,7 +117,16 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
       return caller.status;
     }
     const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
-    sendJson(res, 200, JSON.stringify(await gateway.meter.usageRecord(account, gateway.now())));
+    let record: unknown;
+    try {
+      record = await gateway.meter.usageRecord(account, gateway.now());
+    } catch (error) {
+      // The database is away or passed its deadline: an operator-facing plain JSON error.
+      gateway.log.warn({ err: { message: (error as Error)?.message } }, 'usage record unavailable');
+      sendJson(res, 503, JSON.stringify({ error: protocolText('usage_unavailable') }), { 'retry-after': '5' });
+      return 503;
+    }
+    sendJson(res, 200, JSON.stringify(record));
     return 200;
   }
 
@@ -136,6 +145,13 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
     if (path === '/healthz') {
       sendJson(res, 200, JSON.stringify({ status: 'ok', version: SERVER_VERSION, store: gateway.store.kind }));
       return ['healthz', 200];
+    }
+    if (path === '/readyz') {
+      req.resume();
+      const report = gateway.readiness ? await gateway.readiness.evaluate() : { ready: true, checks: {}, failing: [] };
+      const status = report.ready ? 200 : 503;
+      sendJson(res, status, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks } : { status: 'not_ready', failing: report.failing, checks: report.checks }));
+      return ['readyz', status];
     }
     if (path === '/metrics' && req.method === 'GET') {
       const text = await gateway.metrics.registry.metrics();

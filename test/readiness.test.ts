@@ -1,0 +1,112 @@
+// `/healthz` is liveness (the process serves); `/readyz` is readiness: the database and the shared
+// store answer, migrations are applied and the snapshot is fresh. Not ready: 503 naming each
+// failing check, and the same in the `gateway_ready` gauges.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../runtime/platform/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+import { startGateway, type StartedGateway } from './support/gateway.ts';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Ready {
+  status: string;
+  failing?: string[];
+  checks: Record<string, string>;
+}
+
+async function readyz(url: string): Promise<{ status: number; body: Ready }> {
+  const res = await fetch(`${url}/readyz`);
+  return { status: res.status, body: (await res.json()) as Ready };
+}
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+
+describe('/readyz', () => {
+  const schema = `ready_${randomBytes(6).toString('hex')}`;
+  let admin: SqlClient;
+  let store: PlatformStore;
+  let pg: TcpProxy;
+  let redis: TcpProxy;
+  let gw: StartedGateway;
+  beforeAll(async () => {
+    admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
+    await admin.exec(`CREATE SCHEMA ${schema}`);
+    pg = await startTcpProxy('127.0.0.1', Number(new URL(DATABASE_URL).port || 5432));
+    redis = await startTcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
+    store = await openStore({ databaseUrl: pg.url(DATABASE_URL), schema, queryTimeoutMs: 400 });
+    gw = await startGateway(store, { storeTimeoutMs: 400, env: { REDIS_URL: redis.url(REDIS_URL), REDIS_PREFIX: `test-${schema}:`, SNAPSHOT_REFRESH_MS: '100' } });
+  });
+  afterAll(async () => {
+    pg?.setMode('forward');
+    redis?.setMode('forward');
+    await gw?.close();
+    await store?.close();
+    await pg?.close();
+    await redis?.close();
+    await admin?.exec(`DROP SCHEMA ${schema} CASCADE`);
+    await admin?.close();
+  });
+
+  it('is ready when every check passes', async () => {
+    const r = await readyz(gw.url);
+    expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', shared_store: 'ok', migrations: 'ok', snapshot: 'ok' } } });
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('gateway_ready{check="all"} 1');
+  });
+
+  it('names the database, the migrations and a stale snapshot while PostgreSQL is away; /healthz stays live', async () => {
+    pg.setMode('refuse');
+    pg.drop();
+    await until('snapshot stale', async () => (await readyz(gw.url)).body.failing?.includes('snapshot') ?? false);
+    const r = await readyz(gw.url);
+    expect(r.status).toBe(503);
+    expect(r.body.status).toBe('not_ready');
+    expect(r.body.failing).toEqual(['store', 'migrations', 'snapshot']);
+    expect(r.body.checks.store).toBe('the platform database does not answer');
+    expect(r.body.checks.snapshot).toMatch(/^the in-memory snapshot was last confirmed \d+ seconds ago/);
+    expect(r.body.checks.shared_store).toBe('ok');
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toContain('gateway_ready{check="store"} 0');
+    expect(metrics).toContain('gateway_ready{check="all"} 0');
+
+    pg.setMode('forward');
+    await until('ready again', async () => (await readyz(gw.url)).status === 200);
+  });
+
+  it('names the shared store while Redis is away, and is ready again after the reconnect', async () => {
+    redis.setMode('refuse');
+    redis.drop();
+    const r = await readyz(gw.url);
+    expect(r.status).toBe(503);
+    expect(r.body.failing).toEqual(['shared_store']);
+    expect(r.body.checks.shared_store).toBe('the shared store (Redis) does not answer');
+    redis.setMode('forward');
+    await until('ready again', async () => (await readyz(gw.url)).status === 200);
+  });
+
+  it('names migrations this build has and the database lacks', async () => {
+    const { rows } = await admin.query<{ version: number; name: string }>(`SELECT version, name FROM ${schema}.schema_migrations ORDER BY version DESC LIMIT 1`);
+    const last = rows[0]!;
+    await admin.query(`DELETE FROM ${schema}.schema_migrations WHERE version = $1`, [last.version]);
+    try {
+      const r = await readyz(gw.url);
+      expect(r.status).toBe(503);
+      expect(r.body.failing).toEqual(['migrations']);
+      expect(r.body.checks.migrations).toBe('1 database migrations are not applied');
+    } finally {
+      await admin.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [last.version, last.name]);
+    }
+    expect((await readyz(gw.url)).status).toBe(200);
+  });
+});
