@@ -57,6 +57,10 @@ describe('upstream client', () => {
     expect(retryAfterMs(new Date(Date.now() + 2000).toUTCString(), 1000, 5000)).toBeGreaterThan(500);
     expect(retryAfterMs('2', 1000, 5000)).toBe(2000);
     expect(retryAfterMs('junk', 1000, 5000)).toBe(1000);
+    // Neither delay-seconds nor an HTTP date (V8's Date.parse reads "-1" and " 5" as years): the default wait.
+    for (const odd of ['-1', '-0', '1.5e3', '+3', 'abc 1']) expect(retryAfterMs(odd, 1000, 5000), odd).toBe(1000);
+    expect(retryAfterMs('Sunday, 06-Nov-94 08:49:37 GMT', 1000, 5000)).toBe(0);
+    expect(retryAfterMs('Sun Nov  6 08:49:37 1994', 1000, 5000)).toBe(0);
   });
 
   it('never retries without the policy, nor a write', async () => {
