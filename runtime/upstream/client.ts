@@ -64,14 +64,20 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Retry-After in seconds or as an HTTP date, clamped to [0, max]; `fallback` when absent. */
+/**
+ * The three HTTP-date forms (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime) all begin with a day
+ * name. Only those reach Date.parse, which reads almost anything ("-1", " 5") as some year.
+ */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? [ \w:,-]+$/;
+
+/** Retry-After in seconds or as an HTTP date, clamped to [0, max]; `fallback` when absent or neither. */
 export function retryAfterMs(header: string | undefined, fallback: number, max: number, now = Date.now()): number {
   if (header === undefined || header.trim() === '') return Math.min(fallback, max);
   const value = header.trim();
   let ms: number;
   if (/^\d+(\.\d+)?$/.test(value)) ms = Number(value) * 1000;
   else {
-    const at = Date.parse(value);
+    const at = HTTP_DATE.test(value) ? Date.parse(value) : Number.NaN;
     ms = Number.isNaN(at) ? fallback : at - now;
   }
   return Math.max(0, Math.min(ms, max));
