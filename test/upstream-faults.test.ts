@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { EMPTY_SEARCH, type FaultMode, type FaultyUpstream, startCountingServer, startFaultyUpstream } from './support/faulty-upstream.ts';
+import { type FaultMode, type FaultyUpstream, startCountingServer, startFaultyUpstream } from './support/faulty-upstream.ts';
 import { createTenant, mcpClient, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
 
 const USERNAME = 'gw-faults';
@@ -126,7 +126,7 @@ describe('upstream faults end to end (company register against a faulty upstream
     expect(upstream.busySockets()).toBe(0);
   });
 
-  const retryAfters: ReadonlyArray<{ header: string | undefined; wait: number | 'bounded' }> = [
+  const retryAfters: ReadonlyArray<{ header: string | undefined; wait: number }> = [
     { header: '0', wait: 0 },
     { header: '-1', wait: 1000 }, // not a number of seconds, not an HTTP date: the default wait
     { header: 'abc', wait: 1000 },
@@ -154,9 +154,7 @@ describe('upstream faults end to end (company register against a faulty upstream
       expect(again.requests).toBe(2);
       expect(again.metered).toBe(1);
       expect(waits).toHaveLength(1);
-      if (wait === 'bounded') expect(waits[0]).toBeGreaterThanOrEqual(0);
-      else expect(waits[0]).toBe(wait);
-      expect(waits[0]).toBeLessThanOrEqual(5000);
+      expect(waits[0]).toBe(wait);
 
       waits.length = 0;
       const once = await callIn({ kind: 'throttle', retryAfter: header, times: 1 }, retrying);
@@ -171,7 +169,6 @@ describe('upstream faults end to end (company register against a faulty upstream
   it('a healthy answer after all that, and closing the gateways closes every upstream socket', async () => {
     const r = await callIn({ kind: 'ok' });
     expect(JSON.parse(r.text)).toEqual({ found: false, cvrNummer: CVR });
-    expect(EMPTY_SEARCH).toContain('hits');
     await closeGateways();
     await upstream.allClosed(3000);
     expect(upstream.openSockets()).toBe(0);
