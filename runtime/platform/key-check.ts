@@ -1,10 +1,14 @@
 // The key check: each credential key version leaves a check value in the database the first time
 // it is used; a process whose key of that version differs refuses to start (a wrong key, or
 // replicas that each made their own key file) instead of starting "healthy" with every stored
-// credential unreadable. A database from before key checks is probed with one stored credential.
+// credential unreadable. A database from before key checks is probed with a few stored
+// credentials of each version: refused when some are well-formed and none of them opens.
 import { ConfigError } from '../config.ts';
 import type { PlatformStore } from './store.ts';
 import type { Vault } from './vault.ts';
+
+/** Stored credentials tried per key version on a database from before key checks. */
+const PROBES = 5;
 
 /** Where the keys came from: GATEWAY_SECRET_KEYS, or the path of the embedded key file. */
 export type KeySource = { readonly kind: 'env' } | { readonly kind: 'file'; readonly path: string };
@@ -34,8 +38,8 @@ export async function checkKeys(vault: Vault, store: PlatformStore, source: KeyS
   for (const version of vault.versions()) {
     const stored = recorded.get(version);
     if (stored === undefined) {
-      const sample = await store.connectionSealedWith(version);
-      if (sample && !vault.canOpen(sample.ciphertext, sample.accountId, sample.instanceId)) throw mismatch(version, source, shared);
+      const outcomes = (await store.connectionsSealedWith(version, PROBES)).map((c) => vault.tryOpen(c.ciphertext, c.accountId, c.instanceId));
+      if (outcomes.includes('failed') && !outcomes.includes('opened')) throw mismatch(version, source, shared);
       unrecorded.push(version);
     } else if (stored !== vault.keyCheck(version)) {
       throw mismatch(version, source, shared);

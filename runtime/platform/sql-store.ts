@@ -439,9 +439,9 @@ export class SqlPlatformStore implements PlatformStore {
     await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
   }
 
-  async connectionSealedWith(keyVersion: number): Promise<Connection | null> {
-    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE key_version = $1 LIMIT 1`, [keyVersion]);
-    return rows[0] === undefined ? null : toConnection(rows[0]);
+  async connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]> {
+    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE key_version = $1 LIMIT $2`, [keyVersion, limit]);
+    return rows.map(toConnection);
   }
 
   async keyChecks(): Promise<Map<number, string>> {

@@ -139,8 +139,8 @@ export interface PlatformStore {
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
   listConnections(accountId?: string): Promise<Connection[]>;
   deleteConnection(accountId: string, instanceId: string): Promise<void>;
-  /** One stored credential sealed with the given key version, if any (the key check of an older database). */
-  connectionSealedWith(keyVersion: number): Promise<Connection | null>;
+  /** Up to `limit` stored credentials sealed with the given key version (the key check of an older database). */
+  connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]>;
   /** The recorded check value of each credential key version. */
   keyChecks(): Promise<Map<number, string>>;
   /** Records a key version's check value unless one is recorded already; answers the recorded one. */

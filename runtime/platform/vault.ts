@@ -82,13 +82,18 @@ export class Vault {
     return `v1.${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`;
   }
 
-  /** Whether this vault opens the ciphertext (the key check of a database from before key checks). */
-  canOpen(ciphertext: string, accountId: string, instanceId: string): boolean {
+  /**
+   * Whether this vault opens the ciphertext (the key check of a database from before key checks):
+   * `malformed` when it is no ciphertext of this format and version at all (no evidence either way).
+   */
+  tryOpen(ciphertext: string, accountId: string, instanceId: string): 'opened' | 'failed' | 'malformed' {
+    const parts = ciphertext.split('.');
+    if (parts.length !== 5 || parts[0] !== FORMAT || !this.#keys.has(Number(parts[1]))) return 'malformed';
     try {
       this.open(ciphertext, accountId, instanceId);
-      return true;
+      return 'opened';
     } catch {
-      return false;
+      return 'failed';
     }
   }
 
