@@ -7,6 +7,7 @@ import { registry, type ConnectorKey } from '#generated/registry.ts';
 import { ConfigError, describeUrl, envName, loadConfig, suggest, type GatewayConfig } from '#runtime/config.ts';
 import type { CredentialKind } from '#runtime/handler-api/descriptor-types.ts';
 import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
+import { checkKeys } from '#runtime/platform/key-check.ts';
 import { openStore } from '#runtime/platform/open-store.ts';
 import type { FairUseMode, PlatformStore } from '#runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '#runtime/platform/vault.ts';
@@ -134,6 +135,13 @@ export function vaultFor(config: GatewayConfig): Vault {
   return new Vault(config.secretKeys ?? loadOrCreateKeyFile(join(config.dataDir, 'secret.key')).keys);
 }
 
+/** The vault, after the key check against the database: never seal with a wrong key. */
+async function checkedVault(config: GatewayConfig, store: PlatformStore): Promise<Vault> {
+  const vault = vaultFor(config);
+  await checkKeys(vault, store, config.secretKeys ? { kind: 'env' } : { kind: 'file', path: join(config.dataDir, 'secret.key') });
+  return vault;
+}
+
 export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void): Promise<void> {
   const [group, command, ...rest] = argv;
   const args = [...rest];
@@ -198,7 +206,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const endpointConnector = servingConnector(config, instanceId!);
       const fields = credentialFields(connectorKey(endpointConnector.key), pairs);
       if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
-      const sealed = vaultFor(config).seal(JSON.stringify(fields), accountId!, instanceId!);
+      const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
       await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
       return print(`stored (encrypted, key version ${sealed.keyVersion})`);
     }
@@ -249,7 +257,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       return print(`added key version ${version} to ${file}; run "keys reencrypt" after restarting the gateway`);
     }
     case 'keys reencrypt': {
-      const vault = vaultFor(config);
+      const vault = await checkedVault(config, store);
       let changed = 0;
       let failed = 0;
       for (const c of await store.listConnections()) {
@@ -323,6 +331,10 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration: ${error.message}`);
+      return 2;
+    }
     console.error(error instanceof UsageError ? `${error.message}\n\n${HELP}` : `failed: ${(error as Error).message}`);
     return 1;
   } finally {

@@ -110,6 +110,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A configuration found wrong only against the database (a key whose check value differs): exit 2.
+  if (error instanceof ConfigError) {
+    console.error(`configuration: ${error.message}`);
+    process.exit(2);
+  }
   console.error(`gateway failed to start: ${(error as Error).message}`);
   process.exit(1);
 });

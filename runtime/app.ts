@@ -12,6 +12,7 @@ import { createMethods } from './mcp/methods.ts';
 import { createLogger, flushLogger, Metrics } from './observability.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
+import { checkKeys, type KeySource } from './platform/key-check.ts';
 import { createLinkIssuer } from './platform/links.ts';
 import { openStore } from './platform/open-store.ts';
 import { Readiness } from './platform/readiness.ts';
@@ -61,17 +62,27 @@ export async function createApp(options: AppOptions): Promise<App> {
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
 
   let keys = config.secretKeys;
+  let keySource: KeySource = { kind: 'env' };
   if (!keys) {
     const keyFile = join(config.dataDir, 'secret.key');
     const loaded = loadOrCreateKeyFile(keyFile);
     if (loaded.created) log.warn({ keyFile }, 'created a credential encryption key file (mode 0600); back it up, or set GATEWAY_SECRET_KEYS in production');
     keys = loaded.keys;
+    keySource = { kind: 'file', path: keyFile };
   }
   const vault = new Vault(keys);
 
   const releaseLock = !options.store && !config.databaseUrl ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
   const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }), queryTimeoutMs: storeTimeoutMs }));
+  try {
+    // A wrong key refuses to start (ConfigError) rather than failing every stored credential.
+    await checkKeys(vault, store, keySource);
+  } catch (error) {
+    if (!options.store) await store.close().catch(() => {});
+    releaseLock?.();
+    throw error;
+  }
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
@@ -147,11 +158,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       store,
       ...(shared ? { shared } : {}),
       state,
+      keyVersions: vault.versions(),
       timeoutMs: Math.min(storeTimeoutMs, READINESS_TIMEOUT_MS),
       // Three missed refreshes and one query deadline.
       snapshotMaxAgeMs: 3 * config.snapshotRefreshMs + storeTimeoutMs,
       onReport: (report) => {
-        for (const check of ['store', 'shared_store', 'migrations', 'snapshot'] as const) {
+        for (const check of ['store', 'shared_store', 'migrations', 'snapshot', 'keys'] as const) {
           if (report.checks[check] !== undefined) metrics.ready.set({ check }, report.checks[check] === 'ok' ? 1 : 0);
         }
         metrics.ready.set({ check: 'all' }, report.ready ? 1 : 0);

@@ -1,6 +1,7 @@
 // `/healthz` is liveness (the process serves); `/readyz` is readiness: the database and the shared
-// store answer, migrations are applied and the snapshot is fresh. Not ready: 503 naming each
-// failing check, and the same in the `gateway_ready` gauges.
+// store answer, migrations are applied, the snapshot is fresh and no stored credential needs a key
+// version this process lacks. Not ready: 503 naming each failing check, and the same in the
+// `gateway_ready` gauges.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
@@ -59,7 +60,7 @@ describe('/readyz', () => {
 
   it('is ready when every check passes', async () => {
     const r = await readyz(gw.url);
-    expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', shared_store: 'ok', migrations: 'ok', snapshot: 'ok' } } });
+    expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', shared_store: 'ok', migrations: 'ok', snapshot: 'ok', keys: 'ok' } } });
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('gateway_ready{check="all"} 1');
   });

@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -40,6 +40,7 @@ export interface PlatformProtocolErrorParams {
   not_ready_shared_store: Record<string, never>;
   not_ready_migrations: { pending: string | number; };
   not_ready_snapshot: { seconds: string | number; limit_seconds: string | number; };
+  not_ready_keys: { versions: string | number; };
 }
 
 export type PlatformInstruction = 'connect_account' | 'reconnect' | 'not_subscribed_tools_listed' | 'not_subscribed';
@@ -212,6 +213,12 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
       "params": [
         "seconds",
         "limit_seconds"
+      ]
+    },
+    "not_ready_keys": {
+      "text": "stored credentials are sealed with key version {versions}, which GATEWAY_SECRET_KEYS (or the key file) of this process lacks",
+      "params": [
+        "versions"
       ]
     }
   },

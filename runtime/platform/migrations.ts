@@ -155,6 +155,20 @@ CREATE TABLE usage_batches (
 CREATE INDEX usage_batches_applied_at ON usage_batches (applied_at);
 `,
   },
+  {
+    version: 5,
+    name: 'key_checks',
+    // One check value per credential key version (a MAC of a fixed label under a key derived from
+    // that key), recorded the first time the version is used: a gateway started with a wrong key
+    // refuses to start instead of failing every stored credential.
+    sql: `
+CREATE TABLE key_checks (
+  version integer PRIMARY KEY,
+  check_value text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];
 
 /**

@@ -1,13 +1,15 @@
 // Readiness (`/readyz`), as opposed to liveness (`/healthz`: the process serves). Ready only when
 // the platform database answers a cheap query within a short deadline, the shared store (when
 // configured) answers, every migration of this build is applied, and the in-memory snapshot was
-// refreshed or confirmed within its bound. Each check answers ok or the reason it fails.
+// refreshed or confirmed within its bound, and no stored credential is sealed with a key version
+// this process lacks (a key retired before `keys reencrypt` finished, or a replica not yet given a
+// new key). Each check answers ok or the reason it fails.
 import { protocolText } from '../mcp/protocol.ts';
 import type { SharedStore } from './shared-store.ts';
 import type { PlatformState } from './state.ts';
 import type { PlatformStore } from './store.ts';
 
-export type ReadinessCheckName = 'store' | 'shared_store' | 'migrations' | 'snapshot';
+export type ReadinessCheckName = 'store' | 'shared_store' | 'migrations' | 'snapshot' | 'keys';
 
 export interface ReadinessReport {
   readonly ready: boolean;
@@ -20,6 +22,8 @@ export interface ReadinessOptions {
   readonly store: PlatformStore;
   readonly shared?: SharedStore;
   readonly state: PlatformState;
+  /** The configured credential key versions; stored credentials sealed with another are a failing check. */
+  readonly keyVersions?: readonly number[];
   /** Deadline of each check. */
   readonly timeoutMs: number;
   /** The snapshot is stale when it was last confirmed longer ago than this. */
@@ -64,6 +68,10 @@ export class Readiness {
     checks.migrations = pending === 0 ? 'ok' : pending < 0 ? protocolText('not_ready_store') : protocolText('not_ready_migrations', { pending: String(pending) });
     const age = state.age();
     checks.snapshot = age <= snapshotMaxAgeMs ? 'ok' : protocolText('not_ready_snapshot', { seconds: String(Math.round(age / 1000)), limit_seconds: String(Math.round(snapshotMaxAgeMs / 1000)) });
+    if (this.#o.keyVersions) {
+      const lacking = state.connectionKeyVersions().filter((v) => !this.#o.keyVersions!.includes(v));
+      checks.keys = lacking.length === 0 ? 'ok' : protocolText('not_ready_keys', { versions: lacking.join(', ') });
+    }
     const failing = (Object.keys(checks) as ReadinessCheckName[]).filter((k) => checks[k] !== 'ok');
     const report = { ready: failing.length === 0, checks, failing };
     this.#o.onReport?.(report);

@@ -439,6 +439,23 @@ export class SqlPlatformStore implements PlatformStore {
     await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
   }
 
+  async connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]> {
+    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE key_version = $1 LIMIT $2`, [keyVersion, limit]);
+    return rows.map(toConnection);
+  }
+
+  async keyChecks(): Promise<Map<number, string>> {
+    const { rows } = await this.#db.query<{ version: number; check_value: string }>('SELECT version, check_value FROM key_checks');
+    return new Map(rows.map((r) => [Number(r.version), r.check_value]));
+  }
+
+  async recordKeyCheck(version: number, checkValue: string): Promise<string> {
+    // Two processes recording the same version at once: the first insert wins, both read it back.
+    await this.#db.query('INSERT INTO key_checks (version, check_value) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING', [version, checkValue]);
+    const { rows } = await this.#db.query<{ check_value: string }>('SELECT check_value FROM key_checks WHERE version = $1', [version]);
+    return rows[0]!.check_value;
+  }
+
   async replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean> {
     // The credential itself is unchanged, so `updated_at` (last connect) stays.
     const { rows } = await this.#db.query<{ instance_id: string }>(

@@ -17,6 +17,7 @@ export class PlatformState {
   #subscriptions = new Set<string>();
   #seats = new Set<string>();
   #connections = new Map<string, Connection>();
+  #keyVersions: number[] = [];
   /** Token hashes recently looked up and not found (bounded, short-lived). */
   #misses = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
@@ -83,6 +84,7 @@ export class PlatformState {
     this.#subscriptions = new Set(s.subscriptions.map((x) => `${x.accountId}|${x.connectorKey}`));
     this.#seats = new Set(s.seats.map((x) => `${x.userId}|${x.connectorKey}`));
     this.#connections = new Map(s.connections.map((c) => [`${c.accountId}|${c.instanceId}`, c]));
+    this.#keyVersions = [...new Set(s.connections.map((c) => c.keyVersion))].sort((a, b) => a - b);
     this.#misses.clear();
     this.#storeVersion = s.version;
     this.#version++;
@@ -150,6 +152,11 @@ export class PlatformState {
 
   connection(accountId: string, instanceId: string): Connection | undefined {
     return this.#connections.get(`${accountId}|${instanceId}`);
+  }
+
+  /** The key versions stored credentials are sealed with (readiness: a retired key still in use). */
+  connectionKeyVersions(): readonly number[] {
+    return this.#keyVersions;
   }
 
   accountIds(): string[] {

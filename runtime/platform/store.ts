@@ -139,6 +139,12 @@ export interface PlatformStore {
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
   listConnections(accountId?: string): Promise<Connection[]>;
   deleteConnection(accountId: string, instanceId: string): Promise<void>;
+  /** Up to `limit` stored credentials sealed with the given key version (the key check of an older database). */
+  connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]>;
+  /** The recorded check value of each credential key version. */
+  keyChecks(): Promise<Map<number, string>>;
+  /** Records a key version's check value unless one is recorded already; answers the recorded one. */
+  recordKeyCheck(version: number, checkValue: string): Promise<string>;
   /** Re-encryption: replace ciphertexts only where the stored version still matches (compare-and-set). */
   replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean>;
 

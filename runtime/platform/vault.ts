@@ -71,6 +71,32 @@ export class Vault {
     }
   }
 
+  /**
+   * The check value of one key version: a MAC of a fixed label under a key derived from it (never
+   * the key, nor anything that helps to guess it). Recorded in the database on first use.
+   */
+  keyCheck(version: number): string {
+    const key = this.#keys.get(version);
+    if (!key) throw new VaultError(`key version ${version} is not configured`);
+    const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'connector-gateway/key-check', 32));
+    return `v1.${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`;
+  }
+
+  /**
+   * Whether this vault opens the ciphertext (the key check of a database from before key checks):
+   * `malformed` when it is no ciphertext of this format and version at all (no evidence either way).
+   */
+  tryOpen(ciphertext: string, accountId: string, instanceId: string): 'opened' | 'failed' | 'malformed' {
+    const parts = ciphertext.split('.');
+    if (parts.length !== 5 || parts[0] !== FORMAT || !this.#keys.has(Number(parts[1]))) return 'malformed';
+    try {
+      this.open(ciphertext, accountId, instanceId);
+      return 'opened';
+    } catch {
+      return 'failed';
+    }
+  }
+
   sign(payload: string): string {
     return createHmac('sha256', this.#signingKey).update(payload).digest('base64url');
   }
