@@ -2,6 +2,7 @@
 // the registry: inputs guided by each tool's published input schema, mixed with arbitrary JSON.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from './support/property.ts';
 import { connectorKeys, registry } from '../generated/registry.ts';
 import type { CompiledValidator, JsonSchemaObject, ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
@@ -124,7 +125,7 @@ describe('checkArguments, property-based over every tool of the registry', () =>
         expect(t.validate(result.args)).toBe(true);
         for (const name of requiredOf(t.tool.inputSchema)) expect(result.args, `${t.id}: ${name}`).toHaveProperty(name);
       }),
-      { numRuns: 500 },
+      runs(500),
     );
     // The generator reaches the accepting side too, not only refusals.
     expect(accepted).toBeGreaterThan(50);
@@ -144,7 +145,7 @@ describe('checkArguments, property-based over every tool of the registry', () =>
         expect(asString).toEqual(asNumber);
         if (asString.ok) expect(asString.args[t.name]).toBe(Number(digits));
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
@@ -159,7 +160,7 @@ describe('checkArguments, property-based over every tool of the registry', () =>
       fc.property(fc.constantFrom(...coercing), fc.oneof(decorated, otherStrings, fullWidth, tooLong), (t, value) => {
         expect(checkArguments(t.tool, t.validate, { [t.name]: value }).ok).toBe(false);
       }),
-      { numRuns: 400 },
+      runs(400),
     );
   });
 });

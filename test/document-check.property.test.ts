@@ -5,6 +5,7 @@
 // spreads, comments, and any mix of query, mutation and subscription operations with fragments.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from './support/property.ts';
 import { checkDocument } from '../handlers/cases/document-check.ts';
 
 const NAMES = ['a', 'id', 'cases', 'items', 'caseById', 'mutation', 'subscription', 'query', 'fragment', 'on', 'updateCase'] as const;
@@ -92,7 +93,7 @@ describe('checkDocument, property-based', () => {
         if (!result.ok) expect(typeof result.reason).toBe('string');
         else expect(result.operation.operation).toBe('query');
       }),
-      { numRuns: 400 },
+      runs(400),
     );
   });
 
@@ -103,7 +104,7 @@ describe('checkDocument, property-based', () => {
         expect(result.ok, text).toBe(false);
         if (!result.ok) expect(kinds.length === 1 ? 'not_a_query' : 'several_operations').toBe(result.reason);
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
@@ -113,7 +114,7 @@ describe('checkDocument, property-based', () => {
         const result = checkDocument(text);
         expect(result.ok ? 'ok' : `${result.reason}: ${result.detail}`, text).toBe('ok');
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 });

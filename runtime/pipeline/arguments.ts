@@ -13,7 +13,8 @@ const DIGITS = /^[0-9]{1,15}$/;
 export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: CompiledValidator, raw: unknown): ArgumentCheck {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, reason: 'arguments must be an object' };
-  const args: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  // A deep copy: the validator fills in defaults at every depth (nested array items too).
+  const args = structuredClone(raw) as Record<string, unknown>;
   for (const name of tool.coerce) {
     const value = args[name];
     // Only a string of digits (no sign, blank or other decoration) becomes a number (docs/decisions.md §4).
