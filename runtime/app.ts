@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
-import type { GatewayConfig } from './config.ts';
+import { ConfigError, describeUrl, type GatewayConfig } from './config.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
 import { createMethods } from './mcp/methods.ts';
@@ -88,18 +88,25 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
     const { RedisSharedStore } = await import('./platform/shared-store.ts');
     let lastErrorLog = 0;
-    shared = await RedisSharedStore.connect(config.redisUrl, {
-      timeoutMs: config.fairUse.storeTimeoutMs,
-      prefix: config.redisPrefix,
-      onError: (error) => {
-        // A dropped connection: the client reconnects with backoff; callers fail open meanwhile.
-        failOpen('shared_store');
-        if (Date.now() - lastErrorLog > 10_000) {
-          lastErrorLog = Date.now();
-          log.warn({ err: { message: (error as Error)?.message } }, 'shared store connection error; reconnecting');
-        }
-      },
-    });
+    try {
+      shared = await RedisSharedStore.connect(config.redisUrl, {
+        timeoutMs: config.fairUse.storeTimeoutMs,
+        prefix: config.redisPrefix,
+        onError: (error) => {
+          // A dropped connection: the client reconnects with backoff; callers fail open meanwhile.
+          failOpen('shared_store');
+          if (Date.now() - lastErrorLog > 10_000) {
+            lastErrorLog = Date.now();
+            log.warn({ err: { message: (error as Error)?.message } }, 'shared store connection error; reconnecting');
+          }
+        },
+      });
+    } catch (error) {
+      // Name the setting and where it points (never a password), and leave nothing open behind.
+      if (!options.store) await store.close().catch(() => {});
+      releaseLock?.();
+      throw new ConfigError(`REDIS_URL ${describeUrl(config.redisUrl)} did not answer: ${(error as Error).message}`);
+    }
   }
 
   const state = new PlatformState(store);

@@ -110,4 +110,17 @@ describe('/readyz', () => {
     }
     expect((await readyz(gw.url)).status).toBe(200);
   });
+
+  it('refuses to start when Redis does not answer, naming REDIS_URL without its password', async () => {
+    const closed = await startTcpProxy('127.0.0.1', 6379);
+    closed.setMode('refuse');
+    const url = `redis://ops:not-a-real-pw-41@127.0.0.1:${closed.port}`;
+    const failure = await startGateway(store, { env: { REDIS_URL: url, FAIR_USE_STORE_TIMEOUT_MS: '300' } }).then(
+      (started) => started.close().then(() => undefined),
+      (error: unknown) => error as Error,
+    );
+    await closed.close();
+    expect(failure?.message).toMatch(/^REDIS_URL redis:\/\/ops@127\.0\.0\.1:\d+ did not answer: /);
+    expect(failure?.message).not.toContain('not-a-real-pw-41');
+  });
 });
