@@ -40,6 +40,19 @@ describe('refusals in the log', () => {
     await store?.close();
   });
 
+  it('logs a connection stored through the portal with its account, user, connector and instance, and no credential', async () => {
+    const tenant = await createTenant(store, { subscribe: ['cases'] });
+    await gw.app.context.state.refresh();
+    const client = await mcpClient(gw.url, 'cases', tenant.token);
+    const link = JSON.parse(((await client.callTool({ name: 'connect_account', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text) as { connect_url: string };
+    await client.close();
+    const stored = await fetch(link.connect_url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `apiKey=${cases.tokens.demo}` });
+    expect(stored.status).toBe(200);
+    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'connection stored' && l.accountId === tenant.account.id);
+    expect(line).toMatchObject({ level: 30, userId: tenant.user.id, connector: 'cases', instance: 'cases' });
+    expect(lines.join('\n')).not.toContain(cases.tokens.demo);
+  });
+
   it('logs every refusal at info with request id, account, connector, tool and reason, and no secret', async () => {
     const apiKey = cases.tokens.demo;
     const unsubscribed = await createTenant(store);

@@ -85,7 +85,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       const sealed = gateway.vault.seal(JSON.stringify(values), payload.accountId, instanceId);
       await gateway.store.putConnection({ accountId: payload.accountId, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
       await gateway.state.refresh();
-      gateway.log.info({ accountId: payload.accountId, instance: instanceId }, 'connection stored');
+      gateway.log.info({ accountId: payload.accountId, userId: payload.userId, connector: connector.config.id, instance: instanceId }, 'connection stored');
       return page(
         res,
         200,
