@@ -97,6 +97,19 @@ describe('checkCaller (authentication)', () => {
     expect(lookups).toEqual([tokenHash(token)]);
   });
 
+  it('answers 503 with retry-after, not a 500, when the lookup fails (the database is away)', async () => {
+    const failing = async (): Promise<Identity | undefined> => {
+      throw new Error('Connection terminated unexpectedly');
+    };
+    expect(await checkCaller(`Bearer ${token}`, failing)).toEqual({
+      ok: false,
+      status: 503,
+      code: -32603,
+      message: 'The gateway cannot check this token right now: its platform database does not answer. Try again shortly.',
+      headers: { 'retry-after': '5' },
+    });
+  });
+
   it('awaits an asynchronous lookup (a token made on another replica)', async () => {
     expect(await checkCaller(`Bearer ${token}`, async (hash) => known.get(hash))).toEqual({ ok: true, identity });
   });

@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -35,6 +35,7 @@ export interface PlatformProtocolErrorParams {
   internal_error: Record<string, never>;
   usage_unauthorized: Record<string, never>;
   not_found: Record<string, never>;
+  caller_unverifiable: Record<string, never>;
   usage_unavailable: Record<string, never>;
   not_ready_store: Record<string, never>;
   not_ready_shared_store: Record<string, never>;
@@ -188,6 +189,10 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     },
     "not_found": {
       "text": "not found",
+      "params": []
+    },
+    "caller_unverifiable": {
+      "text": "The gateway cannot check this token right now: its platform database does not answer. Try again shortly.",
       "params": []
     },
     "usage_unavailable": {

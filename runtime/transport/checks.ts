@@ -68,9 +68,18 @@ const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), 
 /** Authentication: the caller of the Authorization header's bearer token, looked up by its hash. */
 export async function checkCaller(authorization: string | undefined, identify: IdentityLookup): Promise<Verdict<{ readonly identity: Identity }>> {
   const token = bearerToken(authorization);
-  const identity = token === undefined ? undefined : await identify(cachedTokenHash(token));
+  if (token === undefined) return CALLER_UNKNOWN;
+  let identity: Identity | undefined;
+  try {
+    identity = await identify(cachedTokenHash(token));
+  } catch {
+    // A token this replica has not seen, while the database is away: neither known nor refused.
+    return CALLER_UNVERIFIABLE;
+  }
   return identity ? { ok: true, identity } : CALLER_UNKNOWN;
 }
+
+const CALLER_UNVERIFIABLE = refusal(503, ErrorCode.InternalError, protocolText('caller_unverifiable'), { headers: { 'retry-after': '5' } });
 
 /** The body, declared (Content-Length) or received, may not pass the limit; the connection closes after the refusal. */
 export function checkBodySize(bytes: number, limit: number): Verdict {

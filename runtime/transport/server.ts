@@ -113,7 +113,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
     const caller = await checkCaller(req.headers.authorization, identify);
     if (!caller.ok) {
       // The usage API answers plain JSON, not JSON-RPC.
-      sendJson(res, caller.status, JSON.stringify({ error: protocolText('usage_unauthorized') }), caller.headers);
+      sendJson(res, caller.status, JSON.stringify({ error: protocolText(caller.status === 503 ? 'usage_unavailable' : 'usage_unauthorized') }), caller.headers);
       return caller.status;
     }
     const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
