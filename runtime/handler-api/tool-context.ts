@@ -91,5 +91,3 @@ export interface ToolContext<E = object, L = object, T = object> {
   /** The spec name and text of a failure caught by the handler (rendered by the runtime, never by hand). */
   readonly describeFailure: (error: unknown) => FailureSummary;
 }
-
-export type ToolHandler<Args, Result, E = object, L = object, T = object> = (args: Args, ctx: ToolContext<E, L, T>) => Promise<Result>;
