@@ -13,7 +13,7 @@ import { createLogger, flushLogger, Metrics } from './observability.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { checkKeys, type KeySource } from './platform/key-check.ts';
-import { createLinkIssuer } from './platform/links.ts';
+import { createLinkIssuer, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
 import { openStore } from './platform/open-store.ts';
 import { Readiness } from './platform/readiness.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './platform/sql-client.ts';
@@ -198,6 +198,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds!,
     portalLinkValidSeconds: platformDescriptor.limits.portalLinkValidSeconds!,
   });
+  // Expired connect links: purged at start and then hourly (a failure is logged; the next run retries).
+  const purgeLinks = () =>
+    void purgeExpiredLinks(store, context.now()).then(
+      (n) => n > 0 && log.info({ links: n }, 'expired connect links purged'),
+      (error: unknown) => log.warn({ err: { message: (error as Error)?.message } }, 'purging expired connect links failed; retrying in an hour'),
+    );
+  purgeLinks();
+  const linkPurge = setInterval(purgeLinks, LINK_PURGE_INTERVAL_MS);
+  linkPurge.unref();
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, { selfServicePurchase: options.selfServicePurchase ?? false });
@@ -227,6 +236,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.server.closeAllConnections();
       await closed;
       state.stop();
+      clearInterval(linkPurge);
       await meter.stop().catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
       await shared?.close();
       if (!options.store) await store.close();

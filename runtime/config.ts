@@ -44,6 +44,8 @@ export interface GatewayConfig {
   readonly secretKeys?: Readonly<Record<number, string>>;
   readonly connectors: readonly ConnectorConfig[];
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /** Failed authentications per client address (per process) before tokens not in memory are refused unread. */
+  readonly authFailures: { readonly perSecond: number; readonly burst: number };
   readonly fairUse: { readonly defaultQuota: number; readonly storeTimeoutMs: number };
   readonly timeZone: string;
   /** Browser origins allowed to call the MCP endpoints (any request without Origin is allowed). */
@@ -116,6 +118,14 @@ export const SETTINGS: readonly Setting[] = [
   { env: ['CONNECTORS_ENABLED'], form: 'list', schema: { type: 'array', items: { type: 'string', format: 'connector-key' } }, expected: 'a comma list of connector keys' },
   { file: 'rateLimit.perSecond', env: ['RATE_LIMIT_PER_SECOND'], form: 'number', schema: { type: 'number', exclusiveMinimum: 0 }, expected: 'a positive number of requests per second' },
   { file: 'rateLimit.burst', env: ['RATE_LIMIT_BURST'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
+  {
+    file: 'authFailures.perSecond',
+    env: ['AUTH_FAILURES_PER_SECOND'],
+    form: 'number',
+    schema: { type: 'number', exclusiveMinimum: 0 },
+    expected: 'a positive number of failed authentications per second',
+  },
+  { file: 'authFailures.burst', env: ['AUTH_FAILURE_BURST'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
   { file: 'fairUse.defaultQuota', env: ['FAIR_USE_MONTHLY_QUOTA'], form: 'number', schema: { type: 'integer', minimum: 0 }, expected: 'a non-negative integer of calls per month' },
   { file: 'fairUse.storeTimeoutMs', env: ['FAIR_USE_STORE_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
   { file: 'timeZone', env: ['BILLING_TIME_ZONE'], form: 'string', schema: { type: 'string', format: 'time-zone' }, expected: 'an IANA time zone such as Europe/Copenhagen' },
@@ -376,6 +386,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     ...(secretKeys ? { secretKeys } : {}),
     connectors,
     rateLimit: { perSecond: value('rateLimit.perSecond', 10), burst: value('rateLimit.burst', 20) },
+    authFailures: { perSecond: value('authFailures.perSecond', 2), burst: value('authFailures.burst', 20) },
     fairUse: {
       defaultQuota: value('fairUse.defaultQuota', platformDescriptor.limits.fairUseDefaultMonthlyQuota!),
       storeTimeoutMs: value('fairUse.storeTimeoutMs', 100),

@@ -10,6 +10,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import { createPgliteClient, createPostgresClient } from '../runtime/platform/sql-client.ts';
 import type { SqlClient } from '../runtime/platform/sql-client.ts';
 import { newId, SqlPlatformStore, StoreError } from '../runtime/platform/sql-store.ts';
+import { purgeExpiredLinks } from '../runtime/platform/links.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 
 interface StoreTarget {
@@ -209,6 +210,24 @@ function storeContract(name: string, target: StoreTarget): void {
 
       expect(await store.consumeConnectLink(newId('jti_'), minutes(1))).toBe('missing');
       await expect(store.createConnectLink({ jti: ok, ...link })).rejects.toMatchObject({ code: 'conflict' });
+    });
+
+    it('purges connect links a day after they expired, used or not, and keeps the rest', async () => {
+      const { account, user } = await seed();
+      const link = (expiresAt: Date) => ({ jti: newId('jti_'), accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt });
+      const day = 24 * 60;
+      const old = link(minutes(-day - 5));
+      const oldUsed = link(minutes(-day - 1));
+      const recent = link(minutes(-day + 5));
+      const valid = link(minutes(30));
+      for (const l of [old, oldUsed, recent, valid]) await store.createConnectLink(l);
+      expect(await store.consumeConnectLink(oldUsed.jti, minutes(-day - 2))).toBe('ok');
+      expect(await purgeExpiredLinks(store, minutes(0))).toBeGreaterThanOrEqual(2);
+      expect(await store.connectLinkState(old.jti, minutes(0))).toBe('missing');
+      expect(await store.connectLinkState(oldUsed.jti, minutes(0))).toBe('missing');
+      expect(await store.connectLinkState(recent.jti, minutes(0))).toBe('expired');
+      expect(await store.connectLinkState(valid.jti, minutes(0))).toBe('ok');
+      expect(await purgeExpiredLinks(store, minutes(0))).toBe(0);
     });
 
     it('gives exactly one of 20 concurrent consumers of a link the ok', async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../runtime/platform/state.ts';
 import { tokenHash } from '../runtime/platform/tokens.ts';
-import { bearerToken, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type Verdict } from '../runtime/transport/checks.ts';
+import { bearerToken, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, type IdentityLookup, parseBody, type Verdict } from '../runtime/transport/checks.ts';
 
 /** The refusal of a verdict (fails the test when it passed). */
 function refused(verdict: Verdict): Omit<Extract<Verdict, { ok: false }>, 'ok'> {
@@ -58,13 +58,18 @@ describe('bearerToken (Authorization header parsing)', () => {
     expect(bearerToken(`Bearer   ${token}  `)).toBe(token);
   });
 
-  it('finds none without the exact "Bearer " scheme', () => {
+  it('matches the scheme name case-insensitively (RFC 9110 §11.1), with spaces or tabs after it', () => {
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) expect(bearerToken(`${scheme} ${token}`), scheme).toBe(token);
+    expect(bearerToken(`Bearer\t${token}`)).toBe(token);
+  });
+
+  it('finds none without the Bearer scheme', () => {
     expect(bearerToken(undefined)).toBeUndefined();
     expect(bearerToken('')).toBeUndefined();
     expect(bearerToken(token)).toBeUndefined();
-    expect(bearerToken(`bearer ${token}`)).toBeUndefined();
     expect(bearerToken(`Basic ${token}`)).toBeUndefined();
     expect(bearerToken(`Bearer${token}`)).toBeUndefined();
+    expect(bearerToken(`Bearers ${token}`)).toBeUndefined();
   });
 
   it('finds none shorter than 16 or longer than 512 characters', () => {
@@ -80,10 +85,15 @@ describe('checkCaller (authentication)', () => {
   const identity = { user: { id: 'usr_1' }, account: { id: 'acc_1' }, tokenId: 'tok_1' } as unknown as Identity;
   const known = new Map([[tokenHash(token), identity]]);
   const lookups: string[] = [];
-  const identify = (hash: string) => {
+  /** A lookup whose memory holds `inMemory` and whose store read (`identify`) finds `known`. */
+  const lookupOf = (find: (hash: string) => Identity | undefined | Promise<Identity | undefined>, inMemory = new Map<string, Identity>()): IdentityLookup => ({
+    known: (hash) => inMemory.get(hash),
+    identify: find,
+  });
+  const identify = lookupOf((hash: string) => {
     lookups.push(hash);
     return known.get(hash);
-  };
+  });
   const UNAUTHORIZED = {
     status: 401,
     code: -32001,
@@ -101,7 +111,7 @@ describe('checkCaller (authentication)', () => {
     const failing = async (): Promise<Identity | undefined> => {
       throw new Error('Connection terminated unexpectedly');
     };
-    expect(await checkCaller(`Bearer ${token}`, failing)).toEqual({
+    expect(await checkCaller(`Bearer ${token}`, lookupOf(failing))).toEqual({
       ok: false,
       status: 503,
       code: -32603,
@@ -111,7 +121,12 @@ describe('checkCaller (authentication)', () => {
   });
 
   it('awaits an asynchronous lookup (a token made on another replica)', async () => {
-    expect(await checkCaller(`Bearer ${token}`, async (hash) => known.get(hash))).toEqual({ ok: true, identity });
+    expect(
+      await checkCaller(
+        `Bearer ${token}`,
+        lookupOf(async (hash) => known.get(hash)),
+      ),
+    ).toEqual({ ok: true, identity });
   });
 
   it('refuses an unknown or revoked token with 401, -32001 and WWW-Authenticate', async () => {
@@ -124,6 +139,50 @@ describe('checkCaller (authentication)', () => {
       expect(refused(await checkCaller(header, identify)), String(header)).toEqual(UNAUTHORIZED);
     }
     expect(lookups).toEqual([]);
+  });
+
+  describe('failed authentications of one client address', () => {
+    /** A bucket of `n` failures that never refills. */
+    const bucket = (n: number) => {
+      let left = n;
+      return { exhausted: () => left < 1, failed: () => void left--, left: () => left };
+    };
+    const LIMITED = {
+      status: 429,
+      code: -32029,
+      message: 'Too many failed authentication attempts from this address. Retry after 1 second with a token issued by this gateway.',
+      data: { retryAfterSeconds: 1 },
+      headers: { 'retry-after': '1' },
+    };
+
+    it('counts every refusal, and once the bucket is spent refuses unknown tokens with 429 without any lookup', async () => {
+      const failures = bucket(3);
+      lookups.length = 0;
+      expect(refused(await checkCaller('Bearer cgw_unknown-token-0001', identify, failures))).toEqual(UNAUTHORIZED);
+      expect(refused(await checkCaller('Bearer short', identify, failures))).toEqual(UNAUTHORIZED);
+      expect(refused(await checkCaller('Bearer cgw_unknown-token-0002', identify, failures))).toEqual(UNAUTHORIZED);
+      expect(failures.left()).toBe(0);
+      expect(lookups).toHaveLength(2);
+      for (let i = 0; i < 50; i++) expect(refused(await checkCaller(`Bearer cgw_unknown-token-1${String(i).padStart(3, '0')}`, identify, failures))).toEqual(LIMITED);
+      expect(lookups).toHaveLength(2);
+    });
+
+    it('still passes a token held in memory from a spent address (a proxy shared with an attacker)', async () => {
+      const failures = bucket(0);
+      expect(
+        await checkCaller(
+          `Bearer ${token}`,
+          lookupOf(() => undefined, new Map([[tokenHash(token), identity]])),
+          failures,
+        ),
+      ).toEqual({ ok: true, identity });
+    });
+
+    it('takes nothing from the bucket for a token found in the store', async () => {
+      const failures = bucket(1);
+      expect(await checkCaller(`Bearer ${token}`, identify, failures)).toEqual({ ok: true, identity });
+      expect(failures.left()).toBe(1);
+    });
   });
 });
 

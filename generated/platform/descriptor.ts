@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -23,6 +23,7 @@ export interface PlatformProtocolErrorParams {
   unauthorized: Record<string, never>;
   body_too_large: { max_bytes: string | number; };
   rate_limited: Record<string, never>;
+  auth_rate_limited: Record<string, never>;
   parse_error: Record<string, never>;
   unsupported_protocol_version: { version: string | number; served: string | number; };
   batch_not_supported: Record<string, never>;
@@ -136,6 +137,10 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     },
     "rate_limited": {
       "text": "Rate limit exceeded: too many requests for this account and connector. Retry after 1 second.",
+      "params": []
+    },
+    "auth_rate_limited": {
+      "text": "Too many failed authentication attempts from this address. Retry after 1 second with a token issued by this gateway.",
       "params": []
     },
     "parse_error": {

@@ -63,6 +63,19 @@ export function createLinkIssuer({ store, vault, config, now, connectLinkValidSe
   };
 }
 
+/**
+ * How long an expired connect link is kept: a day, so that opening it still says "expired" or
+ * "used" rather than "unknown"; after that it is deleted (every not-connected refusal makes one).
+ */
+export const EXPIRED_LINK_RETENTION_MS = 24 * 3600_000;
+/** How often each process purges expired connect links (the DELETE is idempotent across replicas). */
+export const LINK_PURGE_INTERVAL_MS = 3600_000;
+
+/** Deletes the connect links that expired more than a day before `now`; answers how many. */
+export function purgeExpiredLinks(store: Pick<PlatformStore, 'purgeConnectLinks'>, now: Date): Promise<number> {
+  return store.purgeConnectLinks(new Date(now.getTime() - EXPIRED_LINK_RETENTION_MS));
+}
+
 export function verifyLink(vault: Vault, token: string, purpose: LinkPurpose, now: Date): LinkCheck {
   const dot = token.indexOf('.');
   if (dot <= 0 || token.length > 4096) return { ok: false, reason: 'invalid' };

@@ -169,6 +169,14 @@ CREATE TABLE key_checks (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'connect_links_expiry',
+    // Expired connect links are purged a day after they expire (runtime/platform/links.ts).
+    sql: `
+CREATE INDEX connect_links_expires_at_idx ON connect_links (expires_at);
+`,
+  },
 ];
 
 /**

@@ -38,12 +38,19 @@ export class MemoryRateLimiter implements RateLimiter {
       bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
       bucket.at = now;
     }
-    if (now > this.#sweepAt) this.#sweep(now);
+    // Swept once a minute, or at once when many keys (client addresses, say) pile up.
+    if (now > this.#sweepAt || this.#buckets.size > 100_000) this.#sweep(now);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return { allowed: true };
     }
     return { allowed: false };
+  }
+
+  /** Whether `take` would allow now, without taking a token. */
+  available(key: string, now = performance.now()): boolean {
+    const bucket = this.#buckets.get(key);
+    return !bucket || Math.min(this.#settings.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.#settings.perSecond) >= 1;
   }
 
   /** Drops buckets that are full again, so idle accounts cost no memory. */

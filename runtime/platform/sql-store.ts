@@ -490,6 +490,11 @@ export class SqlPlatformStore implements PlatformStore {
     return row.used ? 'used' : row.expired ? 'expired' : 'ok';
   }
 
+  async purgeConnectLinks(before: Date): Promise<number> {
+    const { rows } = await this.#db.query<{ n: string | number }>('WITH gone AS (DELETE FROM connect_links WHERE expires_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone', [before]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome> {
     // The UPDATE is the atomic step: of concurrent callers, exactly one sees a row.
     const { rows } = await this.#db.query<{ jti: string }>('UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL AND expires_at > $2 RETURNING jti', [jti, now]);

@@ -117,21 +117,57 @@ export class PlatformState {
     this.#timer = undefined;
   }
 
-  /** Token hash → identity; a token created on another replica is found with one database read. */
+  /** The identity of a token hash in the snapshot, without any store read (undefined: not in it). */
+  known(tokenHash: string): Identity | undefined {
+    return this.#identities.get(tokenHash);
+  }
+
+  /**
+   * Token hash → identity. A hash not in the snapshot costs no lookup of its own: it waits for a
+   * read of the store's change version that began after it arrived (one read in flight at a time,
+   * shared by every caller waiting for it). Same version: the snapshot is complete, so the token is
+   * unknown. Another version (a token issued on another replica, say): the snapshot is reloaded
+   * first. Random tokens thus cost the store at most one tiny read at a time, whatever their rate,
+   * and a token issued elsewhere is found at once.
+   */
   async identify(tokenHash: string, now = Date.now()): Promise<Identity | undefined> {
     const hit = this.#identities.get(tokenHash);
     if (hit) return hit;
     const missedAt = this.#misses.get(tokenHash);
     if (missedAt !== undefined && now - missedAt < 5_000) return undefined;
-    const found = await this.#store.findByTokenHash(tokenHash);
-    if (!found || found.token.revokedAt) {
-      if (this.#misses.size > 10_000) this.#misses.clear();
-      this.#misses.set(tokenHash, now);
-      return undefined;
-    }
-    const identity = { user: found.user, account: found.account, tokenId: found.token.id };
-    this.#identities.set(tokenHash, identity);
-    return identity;
+    const startedAt = Date.now();
+    const version = await this.#freshVersion();
+    if (version === this.#storeVersion) this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
+    else await this.reload();
+    const found = this.#identities.get(tokenHash);
+    if (found) return found;
+    if (this.#misses.size > 10_000) this.#misses.clear();
+    this.#misses.set(tokenHash, now);
+    return undefined;
+  }
+
+  #versionRead: Promise<number> | undefined;
+  #nextVersionRead: Promise<number> | undefined;
+
+  /** The store's change version, read by a query that began after this call (batched, see identify). */
+  #freshVersion(): Promise<number> {
+    if (!this.#versionRead) return this.#startVersionRead();
+    // The read in flight may have begun before this caller arrived: wait for the next one.
+    this.#nextVersionRead ??= this.#versionRead
+      .catch(() => 0)
+      .then(() => {
+        this.#nextVersionRead = undefined;
+        return this.#startVersionRead();
+      });
+    return this.#nextVersionRead;
+  }
+
+  #startVersionRead(): Promise<number> {
+    const read = this.#store.changeVersion().finally(() => {
+      if (this.#versionRead === read) this.#versionRead = undefined;
+    });
+    this.#versionRead = read;
+    return read;
   }
 
   account(accountId: string): Account | undefined {

@@ -153,6 +153,8 @@ export interface PlatformStore {
   consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome>;
   /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
   connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
+  /** Deletes the connect links (used or not) that expired before `before`; answers how many. */
+  purgeConnectLinks(before: Date): Promise<number>;
 
   /**
    * Adds the given counts (an upsert that increments), all rows in one transaction. With a

@@ -41,10 +41,16 @@ export function checkOrigin(origin: string | undefined, allowed: ReadonlySet<str
   return !origin || allowed.has(origin) ? PASS : ORIGIN_NOT_ALLOWED;
 }
 
-/** The bearer token of an Authorization header, or undefined when there is none of a plausible length. */
+const BEARER = /^bearer[ \t]+/i;
+
+/**
+ * The bearer token of an Authorization header, or undefined when there is none of a plausible
+ * length. The scheme name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer.
+ */
 export function bearerToken(header: string | undefined): string | undefined {
-  if (!header?.startsWith('Bearer ')) return undefined;
-  const token = header.slice(7).trim();
+  const scheme = header === undefined ? null : BEARER.exec(header);
+  if (!scheme) return undefined;
+  const token = header!.slice(scheme[0].length).trim();
   return token.length < 16 || token.length > 512 ? undefined : token;
 }
 
@@ -60,23 +66,46 @@ function cachedTokenHash(token: string): string {
   return hash;
 }
 
-/** Finds the caller of a token hash (the platform state: in memory, one store read for a token made elsewhere). */
-export type IdentityLookup = (tokenHash: string) => Identity | undefined | Promise<Identity | undefined>;
+/** Finds the caller of a token hash: `known` in memory only; `identify` may read the store. */
+export interface IdentityLookup {
+  known(tokenHash: string): Identity | undefined;
+  identify(tokenHash: string): Identity | undefined | Promise<Identity | undefined>;
+}
+
+/**
+ * Failed authentication of one client address (a token bucket): while it is spent, a token that is
+ * not in memory is refused at once, without any store work. Tokens the gateway knows always pass.
+ */
+export interface AuthFailures {
+  exhausted(): boolean;
+  failed(): void;
+}
 
 const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), { headers: { 'www-authenticate': 'Bearer realm="connector-gateway"' } });
 
+const AUTH_FAILURES_LIMITED = refusal(429, RATE_LIMITED, protocolText('auth_rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
+
 /** Authentication: the caller of the Authorization header's bearer token, looked up by its hash. */
-export async function checkCaller(authorization: string | undefined, identify: IdentityLookup): Promise<Verdict<{ readonly identity: Identity }>> {
+export async function checkCaller(authorization: string | undefined, lookup: IdentityLookup, failures?: AuthFailures): Promise<Verdict<{ readonly identity: Identity }>> {
   const token = bearerToken(authorization);
-  if (token === undefined) return CALLER_UNKNOWN;
+  if (token === undefined) {
+    failures?.failed();
+    return CALLER_UNKNOWN;
+  }
+  const hash = cachedTokenHash(token);
+  const known = lookup.known(hash);
+  if (known) return { ok: true, identity: known };
+  if (failures?.exhausted()) return AUTH_FAILURES_LIMITED;
   let identity: Identity | undefined;
   try {
-    identity = await identify(cachedTokenHash(token));
+    identity = await lookup.identify(hash);
   } catch {
     // A token this replica has not seen, while the database is away: neither known nor refused.
     return CALLER_UNVERIFIABLE;
   }
-  return identity ? { ok: true, identity } : CALLER_UNKNOWN;
+  if (identity) return { ok: true, identity };
+  failures?.failed();
+  return CALLER_UNKNOWN;
 }
 
 const CALLER_UNVERIFIABLE = refusal(503, ErrorCode.InternalError, protocolText('caller_unverifiable'), { headers: { 'retry-after': '5' } });

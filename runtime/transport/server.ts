@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethods } from '../mcp/methods.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
-import { checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
+import { MemoryRateLimiter } from '../platform/rate-limit.ts';
+import { type AuthFailures, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
 import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
 
 /** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
@@ -44,7 +45,14 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
-  const identify: IdentityLookup = (hash) => gateway.state.identify(hash);
+  const identify: IdentityLookup = { known: (hash) => gateway.state.known(hash), identify: (hash) => gateway.state.identify(hash) };
+  // Failed authentication per client address, in this process (the socket's address: a proxy in
+  // front makes its clients share one bucket, which only ever delays tokens this replica does not know).
+  const failureBuckets = new MemoryRateLimiter(gateway.config.authFailures);
+  const failuresOf = (req: IncomingMessage): AuthFailures => {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    return { exhausted: () => !failureBuckets.available(address), failed: () => void failureBuckets.take(address) };
+  };
 
   async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
     const method = checkHttpMethod(req.method);
@@ -54,9 +62,10 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
     }
     const origin = checkOrigin(req.headers.origin, allowedOrigins);
     if (!origin.ok) return refuse(res, origin);
-    const caller = await checkCaller(req.headers.authorization, identify);
+    const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
     if (!caller.ok) {
       req.resume();
+      if (caller.status === 429) gateway.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason: 'auth_rate_limited' });
       return refuse(res, caller);
     }
     const { identity } = caller;
@@ -110,10 +119,11 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
   }
 
   async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const caller = await checkCaller(req.headers.authorization, identify);
+    const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
     if (!caller.ok) {
       // The usage API answers plain JSON, not JSON-RPC.
-      sendJson(res, caller.status, JSON.stringify({ error: protocolText(caller.status === 503 ? 'usage_unavailable' : 'usage_unauthorized') }), caller.headers);
+      const text = caller.status === 503 ? 'usage_unavailable' : caller.status === 429 ? 'auth_rate_limited' : 'usage_unauthorized';
+      sendJson(res, caller.status, JSON.stringify({ error: protocolText(text) }), caller.headers);
       return caller.status;
     }
     const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
