@@ -15,6 +15,8 @@ import { issueToken } from '#runtime/platform/tokens.ts';
 import { UsageMeter } from '#runtime/platform/usage.ts';
 import pino from 'pino';
 import { appendFileSync, existsSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
+import { read } from 'read';
 
 /** Credential fields an operator may set, by the connector's credential kind (required first). */
 export const CREDENTIAL_FIELDS: Readonly<Record<CredentialKind, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
@@ -23,6 +25,38 @@ export const CREDENTIAL_FIELDS: Readonly<Record<CredentialKind, { readonly requi
   login_company: { required: ['username', 'password', 'companyId'], optional: [] },
   oauth2: { required: ['accessToken'], optional: ['refreshToken', 'expiresAt', 'scope'] },
   managed_basic: { required: [], optional: [] },
+};
+
+/** Fields that hold a secret: prompted for without echo. */
+const SECRET_FIELD = /key|secret|password|token/i;
+
+/** One credential field the CLI asks for. */
+export interface CredentialPrompt {
+  readonly name: string;
+  readonly required: boolean;
+  readonly secret: boolean;
+}
+
+/**
+ * Where `connections set` reads the credential: `field=value` lines. Never from the command line,
+ * whose arguments every local user can read in the process list.
+ */
+export type CredentialInput = (fields: readonly CredentialPrompt[]) => Promise<string>;
+
+const NO_INPUT: CredentialInput = () => Promise.reject(new UsageError('connections set reads the credential from standard input, and none is available here'));
+
+/**
+ * The credential of `connections set` from this process's standard input: prompted field by field
+ * (secrets without echo) on a terminal, otherwise `field=value` lines read to the end.
+ */
+export const stdinCredential: CredentialInput = async (fields) => {
+  if (!process.stdin.isTTY) return text(process.stdin);
+  const lines: string[] = [];
+  for (const f of fields) {
+    const value = await read({ prompt: `${f.name}${f.required ? '' : ' (optional)'}: `, silent: f.secret, replace: f.secret ? '*' : '', output: process.stderr });
+    if (value !== '') lines.push(`${f.name}=${value}`);
+  }
+  return lines.join('\n');
 };
 
 export const HELP = `Usage: npm run admin -- <command> [arguments]
@@ -41,7 +75,8 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   seats list <userId>
   seats set <userId> <connector> on|off
   connections list [<accountId>]
-  connections set <accountId> <instanceId> <field>=<value> [...]   e.g. apiKey=…, or username=… password=… companyId=…
+  connections set <accountId> <instanceId>        reads the credential from standard input: field=value lines
+                                                  (e.g. apiKey=…, or username=… password=… companyId=…); prompts on a terminal
   connections delete <accountId> <instanceId>
   data-layer enable|disable|status <accountId> <instanceId>   opt-in first-seen records (disable deletes them)
   fair-use set <accountId> [--mode off|soft|hard] [--quota <n>|default]
@@ -97,16 +132,23 @@ function servingConnector(config: GatewayConfig, instanceId: string): GatewayCon
   );
 }
 
-/** `field=value` pairs checked against the credential kind of the connector. */
-function credentialFields(key: ConnectorKey, pairs: readonly string[]): Record<string, string> {
+/** The credential kind of a connector that takes tenant connections. */
+function credentialKind(key: ConnectorKey): Exclude<CredentialKind, 'managed_basic'> {
   const kind = registry[key].descriptor.credential;
   if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account (${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
+  return kind;
+}
+
+/** `field=value` pairs checked against the credential kind of the connector. */
+function credentialFields(key: ConnectorKey, pairs: readonly string[]): Record<string, string> {
+  const kind = credentialKind(key);
   const { required, optional } = CREDENTIAL_FIELDS[kind];
   const known = [...required, ...optional];
   const fields: Record<string, string> = {};
   for (const p of pairs) {
     const eq = p.indexOf('=');
-    if (eq <= 0) throw new UsageError(`expected field=value, got "${p.includes('=') ? p : p.slice(0, 40)}"`);
+    // The line itself is never echoed: it may be a bare secret.
+    if (eq <= 0) throw new UsageError(`expected field=value lines (fields: ${known.join(', ')}); a line has no "field="`);
     const name = p.slice(0, eq);
     if (!known.includes(name)) throw new UsageError(`unknown credential field "${name}" for ${key} (${kind}); ${suggest(name, known)}`);
     if (Object.hasOwn(fields, name)) throw new UsageError(`credential field "${name}" is given twice`);
@@ -142,7 +184,7 @@ async function checkedVault(config: GatewayConfig, store: PlatformStore): Promis
   return vault;
 }
 
-export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void): Promise<void> {
+export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void, input: CredentialInput = NO_INPUT): Promise<void> {
   const [group, command, ...rest] = argv;
   const args = [...rest];
   const print = (value: unknown) => out(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -202,10 +244,23 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
     case 'connections list':
       return print((await store.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c));
     case 'connections set': {
-      const [accountId, instanceId, ...pairs] = need(args, 3, 'accountId, instanceId and at least one field=value');
+      const [accountId, instanceId, ...extra] = need(args, 2, 'accountId and instanceId');
+      if (extra.length > 0) {
+        throw new UsageError(
+          `connections set takes no credential on the command line (every local user can read arguments in the process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
+        );
+      }
       const endpointConnector = servingConnector(config, instanceId!);
-      const fields = credentialFields(connectorKey(endpointConnector.key), pairs);
+      const key = connectorKey(endpointConnector.key);
+      const kind = credentialKind(key);
       if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
+      const { required, optional } = CREDENTIAL_FIELDS[kind];
+      const prompts = [...required.map((name) => ({ name, required: true })), ...optional.map((name) => ({ name, required: false }))].map((f) => ({ ...f, secret: SECRET_FIELD.test(f.name) }));
+      const lines = (await input(prompts))
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#'));
+      const fields = credentialFields(key, lines);
       const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
       await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
       return print(`stored (encrypted, key version ${sealed.keyVersion})`);
@@ -325,7 +380,7 @@ async function main(): Promise<number> {
   }
   const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') });
   try {
-    await runCli(argv, config, store, (line) => console.log(line));
+    await runCli(argv, config, store, (line) => console.log(line), stdinCredential);
     if (config.redisUrl && !(await publishInvalidation(config))) {
       console.error(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within SNAPSHOT_REFRESH_MS`);
     }

@@ -101,7 +101,15 @@ describe('key check', () => {
     const out: string[] = [];
     await expect(runCli(['keys', 'reencrypt'], config, store, (l) => out.push(l))).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
     const account = await store.createAccount({ name: 'CLI' });
-    await expect(runCli(['connections', 'set', account.id, 'cases', 'apiKey=x'], config, store, (l) => out.push(l))).rejects.toThrow(ConfigError);
+    await expect(
+      runCli(
+        ['connections', 'set', account.id, 'cases'],
+        config,
+        store,
+        (l) => out.push(l),
+        async () => 'apiKey=x',
+      ),
+    ).rejects.toThrow(ConfigError);
     expect(await store.getConnection(account.id, 'cases')).toBeNull();
     expect((await store.keyChecks()).has(3)).toBe(false);
   });

@@ -59,7 +59,16 @@ describe('admin CLI', () => {
   let store: PlatformStore;
   let dir: string;
   const out: string[] = [];
-  const cli = (...argv: string[]) => runCli(argv, loadConfig(registry, { DATA_DIR: dir }), store, (l) => out.push(l));
+  /** Standard input of the next command (the credential of connections set). */
+  let stdin = '';
+  const cli = (...argv: string[]) =>
+    runCli(
+      argv,
+      loadConfig(registry, { DATA_DIR: dir }),
+      store,
+      (l) => out.push(l),
+      async () => stdin,
+    );
   const last = () => JSON.parse(out.at(-1)!) as Record<string, unknown>;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cli-'));
@@ -85,7 +94,8 @@ describe('admin CLI', () => {
     await cli('seats', 'set', String(user.id), 'cases', 'on');
     expect(await store.listSubscriptions(String(account.id))).toEqual(['cases']);
     expect(await store.listSeats(String(user.id))).toEqual(['cases']);
-    await cli('connections', 'set', String(account.id), 'cases-2', 'apiKey=from-the-cli');
+    stdin = 'apiKey=from-the-cli\n';
+    await cli('connections', 'set', String(account.id), 'cases-2');
     await cli('connections', 'list', String(account.id));
     expect(out.at(-1)).not.toContain('from-the-cli');
     expect(out.at(-1)).toContain('cases-2');
@@ -99,7 +109,8 @@ describe('admin CLI', () => {
 
   it('adds a key version and re-encrypts every credential under it', async () => {
     const account = await store.createAccount({ name: 'Rotate' });
-    await cli('connections', 'set', account.id, 'ledger', 'username=u', 'password=p', 'companyId=7');
+    stdin = '# the ledger login\nusername=u\r\npassword=p\n\ncompanyId=7';
+    await cli('connections', 'set', account.id, 'ledger');
     expect((await store.getConnection(account.id, 'ledger'))?.keyVersion).toBe(1);
     await cli('keys', 'add');
     expect(readFileSync(join(dir, 'secret.key'), 'utf8')).toMatch(/^2:/m);
@@ -116,14 +127,24 @@ describe('admin CLI input checks', () => {
   let store: PlatformStore;
   let dir: string;
   const out: string[] = [];
-  const cli = (...argv: string[]) => runCli(argv, loadConfig(registry, { DATA_DIR: dir }), store, (l) => out.push(l));
-  const refused = async (argv: string[], message: string | RegExp) => {
+  let stdin = '';
+  const cli = (...argv: string[]) =>
+    runCli(
+      argv,
+      loadConfig(registry, { DATA_DIR: dir }),
+      store,
+      (l) => out.push(l),
+      async () => stdin,
+    );
+  const refused = async (argv: string[], message: string | RegExp, input = '') => {
+    stdin = input;
     const error = await cli(...argv).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error, argv.join(' ')).toBeInstanceOf(UsageError);
     expect((error as Error).message, argv.join(' ')).toMatch(message);
+    expect((error as Error).message).not.toContain('secret-value');
   };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cli-checks-'));
@@ -147,12 +168,15 @@ describe('admin CLI input checks', () => {
     await cli('seats', 'set', user.id, 'cases', 'on');
     expect(await store.listSeats(user.id)).toEqual(['cases']);
 
-    await refused(['connections', 'set', account.id, 'cases', 'apiKy=secret-value'], 'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?');
-    await refused(['connections', 'set', account.id, 'ledger', 'username=u', 'password=p'], /ledger \(login_company\) needs username=… password=… companyId=…; missing companyId/);
-    await refused(['connections', 'set', account.id, 'ledger', 'username=u', 'password=p', 'companyid=7'], 'did you mean "companyId"?');
-    await refused(['connections', 'set', account.id, 'register', 'username=u'], /uses the deployment's own account \(REGISTER_USERNAME and REGISTER_PASSWORD\)/);
-    await refused(['connections', 'set', account.id, 'cases-100', 'apiKey=k'], 'no connector serves the instance "cases-100"');
-    await refused(['connections', 'set', account.id, 'casse', 'apiKey=k'], 'did you mean "cases"?');
+    await refused(['connections', 'set', account.id, 'cases'], 'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?', 'apiKy=secret-value');
+    await refused(['connections', 'set', account.id, 'cases'], 'expected field=value lines (fields: apiKey); a line has no "field="', 'secret-value');
+    await refused(['connections', 'set', account.id, 'ledger'], /ledger \(login_company\) needs username=… password=… companyId=…; missing companyId/, 'username=u\npassword=p');
+    await refused(['connections', 'set', account.id, 'ledger'], 'did you mean "companyId"?', 'username=u\npassword=p\ncompanyid=7');
+    await refused(['connections', 'set', account.id, 'register'], /uses the deployment's own account \(REGISTER_USERNAME and REGISTER_PASSWORD\)/, 'username=u');
+    await refused(['connections', 'set', account.id, 'cases-100'], 'no connector serves the instance "cases-100"', 'apiKey=k');
+    await refused(['connections', 'set', account.id, 'casse'], 'did you mean "cases"?', 'apiKey=k');
+    // A credential on the command line is refused before anything is read or stored, and not echoed.
+    await refused(['connections', 'set', account.id, 'cases', 'apiKey=secret-value'], /takes no credential on the command line \(every local user can read arguments in the process list\)/);
     expect(await store.listConnections(account.id)).toEqual([]);
     for (const line of out) expect(line).not.toContain('secret-value');
 
@@ -184,6 +208,30 @@ describe('admin CLI input checks', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('admin CLI credential from standard input', () => {
+  it('stores a credential piped to bin/admin.ts, which never appears in its arguments or output', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const root = new URL('..', import.meta.url).pathname;
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-stdin-'));
+    const admin = (input: string, ...argv: string[]) =>
+      spawnSync(process.execPath, ['bin/admin.ts', ...argv], { cwd: root, input, env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: '' }, encoding: 'utf8', timeout: 60_000 });
+    try {
+      const created = admin('', 'accounts', 'create', 'Piped');
+      expect(created.status, created.stderr).toBe(0);
+      const accountId = (JSON.parse(created.stdout) as { id: string }).id;
+      const set = admin('apiKey=piped-secret-value\n', 'connections', 'set', accountId, 'cases');
+      expect(set.status, set.stderr).toBe(0);
+      expect(set.stdout).toMatch(/^stored \(encrypted, key version 1\)/);
+      expect(set.stdout + set.stderr).not.toContain('piped-secret-value');
+      const listed = admin('', 'connections', 'list', accountId);
+      expect(listed.stdout).toContain('"instanceId": "cases"');
+      expect(listed.stdout).not.toContain('piped-secret-value');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('embedded database lock', () => {
