@@ -2,6 +2,7 @@
 // makes no upstream request and is not metered, exactly like a schema refusal (DECISIONS §8).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { casesDescriptor } from '../generated/cases/descriptor.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
@@ -54,6 +55,34 @@ describe('argument refusals by handlers', () => {
       expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
     });
   }
+
+  it("cases__graphql_query refuses the issue's alias bomb (660 × cases(limit 200)) with the cost text, no upstream request, no unit", async () => {
+    const client = await mcpClient(gw.url, 'cases', tenant.token);
+    clients.push(client);
+    const bomb = `{ ${Array.from({ length: 660 }, (_, i) => `c${i}: cases(pagination: { limit: 200 }) { items { id } }`).join(' ')} }`;
+    const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+    const casesBefore = cases.stats.requests;
+    const result = await client.callTool({ name: 'cases__graphql_query', arguments: { query: bomb } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toBe(
+      casesDescriptor.errors['document_too_costly']!.text.replace('{upstream}', 'Ordrestyring')
+        .replace('{list_selections}', '660')
+        .replace('{max_list_selections}', '20')
+        .replace('{estimated_rows}', '132000')
+        .replace('{max_estimated_rows}', '10000')
+        .replace('{assumed_page_size}', '200'),
+    );
+    expect(cases.stats.requests).toBe(casesBefore);
+    expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
+    // An ordinary query of a few pages still goes through (and is metered once).
+    const ordinary = await client.callTool({
+      name: 'cases__graphql_query',
+      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
+    });
+    expect(ordinary.isError).toBeFalsy();
+    expect(cases.stats.requests).toBe(casesBefore + 1);
+    expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before + 1);
+  });
 
   it('a call that passes the handler checks is metered once', async () => {
     const client = await mcpClient(gw.url, 'ledger', tenant.token);

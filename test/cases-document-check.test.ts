@@ -3,6 +3,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { checkDocument, DEFAULT_DOCUMENT_LIMITS } from '../handlers/cases/document-check.ts';
 import type { DocumentRefusal } from '../handlers/cases/document-check.ts';
+import { casesDescriptor } from '../generated/cases/descriptor.ts';
 
 const MAX = 65_536;
 
@@ -216,6 +217,107 @@ describe('checkDocument', () => {
         expect(typeof result.ok).toBe('boolean');
       }
     }
+  });
+});
+
+/** `n` aliases of a list field with the given page size, each selecting `inner` under `items`. */
+function aliases(n: number, limit: number | null, inner = 'id'): string {
+  const pagination = limit === null ? '' : `(pagination: { limit: ${limit} })`;
+  return Array.from({ length: n }, (_, i) => `c${i}: cases${pagination} { items { ${inner} } }`).join(' ');
+}
+
+describe('checkDocument cost limit (list selections and estimated rows)', () => {
+  const cost = (source: string, variables?: Record<string, unknown>) => {
+    const r = checkDocument(source, undefined, variables);
+    return r.ok ? { ok: true, ...r.cost } : r.reason === 'too_costly' ? { ok: false, ...r.cost } : { ok: false, reason: r.reason };
+  };
+
+  it('uses the limits declared in specs/cases.yaml as its defaults', () => {
+    const limits = casesDescriptor.limits;
+    expect(limits).toMatchObject({ documentMaxListSelections: 20, documentMaxEstimatedRows: 10_000, documentAssumedPageSize: 200 });
+    expect(DEFAULT_DOCUMENT_LIMITS).toMatchObject({
+      maxListSelections: limits.documentMaxListSelections,
+      maxEstimatedRows: limits.documentMaxEstimatedRows,
+      assumedPageSize: limits.documentAssumedPageSize,
+    });
+  });
+
+  it("refuses the issue's alias bomb: 660 aliases of cases(pagination: {limit: 200}) { items { id } }", () => {
+    const bomb = `{ ${aliases(660, 200)} }`;
+    expect(bomb.length).toBeLessThan(65_536);
+    const r = checkDocument(bomb);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.reason).toBe('too_costly');
+    expect(r.reason === 'too_costly' && r.cost).toEqual({ listSelections: 660, estimatedRows: 132_000 });
+    expect(r.detail.length).toBeLessThan(500);
+  });
+
+  it('counts every alias and every spread, at the boundary of 20 list selections', () => {
+    expect(cost(`{ ${aliases(20, 200)} }`)).toEqual({ ok: true, listSelections: 20, estimatedRows: 4_000 });
+    expect(cost(`{ ${aliases(21, 10)} }`)).toEqual({ ok: false, listSelections: 21, estimatedRows: 210 });
+    // The same list field spread through a fragment many times counts each time.
+    const spread = `{ ${Array.from({ length: 21 }, (_, i) => `f${i}: caseById(id: ${i}) { ...Hours }`).join(' ')} } fragment Hours on Case { hours(pagination: { limit: 1 }) { items { id } } }`;
+    expect(cost(spread)).toEqual({ ok: false, listSelections: 21, estimatedRows: 21 });
+    // A fragment of list fields spread 7 times: 3 × 7 = 21.
+    const fragment = `{ ${Array.from({ length: 7 }, (_, i) => `x${i}: caseById(id: ${i}) { ...Three }`).join(' ')} } fragment Three on Case { a: hours(pagination: { limit: 1 }) { items { id } } b: hours(pagination: { limit: 1 }) { items { id } } c: hours(pagination: { limit: 1 }) { items { id } } }`;
+    expect(cost(fragment)).toEqual({ ok: false, listSelections: 21, estimatedRows: 21 });
+  });
+
+  it('estimates rows as the product of page sizes along nested lists, summed, at the boundary of 10,000', () => {
+    const nested = (outer: number, inner: number) => `{ cases(pagination: { limit: ${outer} }) { items { id hours(pagination: { limit: ${inner} }) { items { id } } } } }`;
+    expect(cost(nested(200, 49))).toEqual({ ok: true, listSelections: 2, estimatedRows: 200 + 200 * 49 });
+    expect(cost(nested(200, 50))).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 50 });
+    // Through a fragment spread inside a list: the fragment's rows scale with the rows it is spread into.
+    const viaFragment = '{ cases(pagination: { limit: 100 }) { items { ...H } } } fragment H on Case { hours(pagination: { limit: 100 }) { items { id } } }';
+    expect(cost(viaFragment)).toEqual({ ok: false, listSelections: 2, estimatedRows: 100 + 100 * 100 });
+    // A single page over the limit is refused too (the spec caps `limit` at 200 anyway).
+    expect(cost('{ cases(pagination: { limit: 10001 }) { items { id } } }')).toEqual({ ok: false, listSelections: 1, estimatedRows: 10_001 });
+    // Depth 40 of nested lists saturates instead of overflowing.
+    const deep = `{ ${'l: cases(pagination: { limit: 200 }) { items { '.repeat(13)}id${' } }'.repeat(13)} }`;
+    const r = checkDocument(deep);
+    expect(!r.ok && r.reason === 'too_costly' && Number.isSafeInteger(r.cost.estimatedRows)).toBe(true);
+  });
+
+  it('reads page sizes from variables and their defaults, and assumes 200 where none is given', () => {
+    const byVariable = 'query Q($n: Int!) { cases(pagination: { limit: $n }) { items { id hours(pagination: { limit: $n }) { items { id } } } } }';
+    expect(cost(byVariable, { n: 10 })).toEqual({ ok: true, listSelections: 2, estimatedRows: 110 });
+    expect(cost(byVariable, { n: 100 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 10_100 });
+    expect(cost(byVariable)).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
+    expect(cost(byVariable, { n: 'ten' })).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
+    const withDefault = 'query Q($n: Int = 5) { cases(pagination: { limit: $n }) { items { id hours(pagination: { limit: $n }) { items { id } } } } }';
+    expect(cost(withDefault)).toEqual({ ok: true, listSelections: 2, estimatedRows: 30 });
+    expect(cost(withDefault, { n: 150 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 150 + 150 * 150 });
+    const wholeObject = 'query Q($p: PaginationInput!) { cases(pagination: $p) { items { id hours(pagination: $p) { items { id } } } } }';
+    expect(cost(wholeObject, { p: { cursor: null, limit: 20 } })).toEqual({ ok: true, listSelections: 2, estimatedRows: 420 });
+    expect(cost(wholeObject, { p: { cursor: null } })).toEqual({ ok: false, listSelections: 2, estimatedRows: 40_200 });
+    // A collection without pagination (caseMaterials takes it optionally) is known by its `items`.
+    expect(cost('{ cases(pagination: { limit: 50 }) { items { caseMaterials(type: MATERIAL) { items { id } } } } }')).toEqual({ ok: false, listSelections: 2, estimatedRows: 50 + 50 * 200 });
+    expect(cost('{ caseById(id: 1) { caseMaterials(type: MATERIAL) { ...Items } } } fragment Items on CaseMaterialConnection { items { id } }')).toEqual({
+      ok: true,
+      listSelections: 1,
+      estimatedRows: 200,
+    });
+    expect(cost(`{ ${aliases(21, null)} }`)).toEqual({ ok: false, listSelections: 21, estimatedRows: 4_200 });
+  });
+
+  it('lets ordinary documents through: the fixed tools, introspection, a dashboard of every collection', () => {
+    expect(cost(fullIntrospection)).toEqual({ ok: true, listSelections: 0, estimatedRows: 0 });
+    const dashboard = `{ cases(pagination: { limit: 200 }) { items { id caseNumber } nextCursor }
+      hours(pagination: { limit: 200 }) { items { id costPrice } }
+      salesInvoices(pagination: { limit: 200 }) { items { id amount } }
+      caseMaterials(type: MATERIAL, pagination: { limit: 200 }) { items { id } }
+      one: caseById(id: 1) { id hours(pagination: { limit: 200 }) { items { id } } }
+      two: caseById(id: 2) { id hours(pagination: { limit: 200 }) { items { id } } } }`;
+    expect(cost(dashboard)).toEqual({ ok: true, listSelections: 6, estimatedRows: 1_200 });
+    expect(cost('{ cases(pagination: { limit: 50 }) { items { id hours(pagination: { limit: 10 }) { items { id } } } } }')).toEqual({ ok: true, listSelections: 2, estimatedRows: 550 });
+  });
+
+  it('checks the cost after every other refusal, and honours partial cost limits', () => {
+    expect(reason(`mutation { ${aliases(660, 200)} }`)).toBe('not_a_query');
+    expect(reason(`{ ${aliases(2, 200)} }`, { maxListSelections: 1 })).toBe('too_costly');
+    expect(reason(`{ ${aliases(2, 200)} }`, { maxEstimatedRows: 399 })).toBe('too_costly');
+    expect(reason(`{ ${aliases(2, null)} }`, { assumedPageSize: 10, maxEstimatedRows: 20 })).toBe('ok');
   });
 });
 

@@ -3,10 +3,15 @@
 // through. Documents come from a small GraphQL grammar: fields with aliases, arguments (strings
 // that mention `mutation`, variables, lists, objects), nesting, inline fragments, fragment
 // spreads, comments, and any mix of query, mutation and subscription operations with fragments.
+// The cost limit is checked against a model: random trees of list and plain fields, with aliases,
+// page sizes as literals, variables or missing, through inline and named fragments.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from './support/property.ts';
-import { checkDocument } from '../handlers/cases/document-check.ts';
+import { checkDocument, DEFAULT_DOCUMENT_LIMITS } from '../handlers/cases/document-check.ts';
+
+/** Cost limits out of the way, for the properties about the read-only guarantee. */
+const NO_COST_LIMIT = { maxListSelections: 1e12, maxEstimatedRows: 1e15 };
 
 const NAMES = ['a', 'id', 'cases', 'items', 'caseById', 'mutation', 'subscription', 'query', 'fragment', 'on', 'updateCase'] as const;
 const FRAGMENTS = ['F0', 'F1', 'F2', 'F3'] as const;
@@ -111,10 +116,94 @@ describe('checkDocument, property-based', () => {
   it('accepts a single query with its fragments, whatever the keywords in names, strings and comments', () => {
     fc.assert(
       fc.property(documentOf(fc.constant<Kind[]>(['query'])), ({ text }) => {
-        const result = checkDocument(text);
+        const result = checkDocument(text, NO_COST_LIMIT);
         expect(result.ok ? 'ok' : `${result.reason}: ${result.detail}`, text).toBe('ok');
       }),
       runs(300),
     );
+  });
+});
+
+/** A field of the cost model: a paged list (page size a literal, the variable `$n`, or missing) or a plain object field. */
+interface CostNode {
+  readonly list: boolean;
+  readonly limit: number | 'var' | null;
+  readonly fragment: 'none' | 'inline' | 'named';
+  readonly children: readonly CostNode[];
+}
+
+/** Cost nodes nested at most `depth` levels (three levels of lists already reach 300³ rows). */
+function costNode(depth: number): fc.Arbitrary<CostNode> {
+  return fc.record({
+    list: fc.boolean(),
+    limit: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constant<'var'>('var'), fc.constant(null)),
+    fragment: fc.constantFrom<CostNode['fragment']>('none', 'none', 'inline', 'named'),
+    children: depth <= 1 ? fc.constant([]) : fc.array(costNode(depth - 1), { maxLength: 3 }),
+  });
+}
+
+/** The document of a forest of cost nodes, with every named fragment it spreads. */
+function costDocument(roots: readonly CostNode[]): string {
+  const fragments: string[] = [];
+  let alias = 0;
+  const set = (nodes: readonly CostNode[]): string => nodes.map(field).join(' ');
+  const field = (node: CostNode): string => {
+    let inner = `id ${set(node.children)}`;
+    if (node.fragment === 'inline') inner = `... on T { ${inner} }`;
+    if (node.fragment === 'named') {
+      const name = `F${fragments.length}`;
+      fragments.push('');
+      fragments[Number(name.slice(1))] = `fragment ${name} on T { ${inner} }`;
+      inner = `...${name}`;
+    }
+    const a = `a${alias++}`;
+    if (!node.list) return `${a}: caseById(id: 1) { ${inner} }`;
+    const limit = node.limit === null ? '' : `(pagination: { cursor: null, limit: ${node.limit === 'var' ? '$n' : node.limit} })`;
+    // Without pagination, the field is known as a list by its `items`.
+    return node.limit === null ? `${a}: caseMaterials(type: MATERIAL) { items { ${inner} } }` : `${a}: cases${limit} { items { ${inner} } nextCursor }`;
+  };
+  const operation = `query Q($n: Int) { ${set(roots)} }`;
+  return [operation, ...fragments].join('\n');
+}
+
+/** The model: one selection per list node, rows = page size × the rows of its list ancestors. */
+function modelCost(roots: readonly CostNode[], n: number | undefined): { listSelections: number; estimatedRows: number } {
+  let listSelections = 0;
+  let estimatedRows = 0;
+  const walk = (nodes: readonly CostNode[], multiplier: number) => {
+    for (const node of nodes) {
+      let m = multiplier;
+      if (node.list) {
+        const size = node.limit === null ? 200 : node.limit === 'var' ? (n ?? 200) : node.limit;
+        m = multiplier * size;
+        listSelections += 1;
+        estimatedRows += m;
+      }
+      walk(node.children, m);
+    }
+  };
+  walk(roots, 1);
+  return { listSelections, estimatedRows };
+}
+
+describe('checkDocument cost limit, property-based', () => {
+  it('counts list selections and estimated rows as the model does, and refuses exactly above the limits', () => {
+    const outcomes = { accepted: 0, refused: 0 };
+    fc.assert(
+      fc.property(fc.array(costNode(3), { minLength: 1, maxLength: 4 }), fc.option(fc.integer({ min: 0, max: 300 })), (roots, n) => {
+        const text = costDocument(roots);
+        const expected = modelCost(roots, n ?? undefined);
+        const result = checkDocument(text, undefined, n === null ? undefined : { n });
+        if (!result.ok && result.reason !== 'too_costly') expect.fail(`${result.reason}: ${result.detail}\n${text}`);
+        expect(result.cost, text).toEqual(expected);
+        const over = expected.listSelections > DEFAULT_DOCUMENT_LIMITS.maxListSelections || expected.estimatedRows > DEFAULT_DOCUMENT_LIMITS.maxEstimatedRows;
+        expect(result.ok, text).toBe(!over);
+        outcomes[result.ok ? 'accepted' : 'refused']++;
+      }),
+      runs(300),
+    );
+    // The generator reaches both sides of the limits.
+    expect(outcomes.accepted).toBeGreaterThan(30);
+    expect(outcomes.refused).toBeGreaterThan(30);
   });
 });

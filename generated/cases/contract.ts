@@ -14,7 +14,7 @@ export interface CasesResultTexts {
 }
 
 /** The connector's limits (`connector.limits` in specs/cases.yaml). */
-export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; readonly resultMaxChars: number; };
+export type CasesLimits = { readonly documentMaxChars: number; readonly documentMaxTokens: number; readonly documentMaxListSelections: number; readonly documentMaxEstimatedRows: number; readonly documentAssumedPageSize: number; readonly resultMaxChars: number; };
 
 /** Arguments (after validation and defaults), result, error codes (the tool's `errors:`) and limits of every Case management tool. */
 export interface CasesTools {
@@ -26,7 +26,7 @@ export interface CasesTools {
   readonly list_case_sales_invoices: { readonly args: ListCaseSalesInvoicesArgs; readonly result: ListCaseSalesInvoicesResult; readonly errors: 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'fair_use_blocked'; readonly limits: CasesLimits & { readonly upstreamPageSize: number; } };
   readonly introspect_schema: { readonly args: IntrospectSchemaArgs; readonly result: IntrospectSchemaResult; readonly errors: 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'fair_use_blocked'; readonly limits: CasesLimits & { readonly resultMaxChars: number; readonly typeNamesMax: number; } };
   readonly describe_type: { readonly args: DescribeTypeArgs; readonly result: DescribeTypeResult; readonly errors: 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'fair_use_blocked'; readonly limits: CasesLimits & { readonly resultMaxChars: number; } };
-  readonly graphql_query: { readonly args: GraphqlQueryArgs; readonly result: GraphqlQueryResult; readonly errors: 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'fair_use_blocked'; readonly limits: CasesLimits & { readonly resultMaxChars: number; readonly paginationLimitMax: number; } };
+  readonly graphql_query: { readonly args: GraphqlQueryArgs; readonly result: GraphqlQueryResult; readonly errors: 'generic' | 'key_rejected' | 'throttled' | 'upstream_validation' | 'document_too_costly' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'fair_use_blocked'; readonly limits: CasesLimits & { readonly resultMaxChars: number; readonly paginationLimitMax: number; } };
 }
 
 export type CasesToolName = keyof CasesTools;

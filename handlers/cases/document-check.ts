@@ -13,7 +13,16 @@
 // - field depth and field count are computed AFTER expanding fragment spreads, per fragment with
 //   memoisation in dependency order (a "fragment bomb" costs O(fragments) to count), with explicit
 //   stacks instead of recursion;
-// - fragment cycles, unknown and duplicate fragments are refused (the expansion needs them sound).
+// - fragment cycles, unknown and duplicate fragments are refused (the expansion needs them sound);
+// - a cost limit bounds the work one document can ask of the upstream (an alias bomb of list
+//   fields such as 660 × `cases(pagination: {limit: 200}) { items { id } }` is one call and one
+//   cost unit, but 660 list resolvers upstream): list-field selections are counted after
+//   expansion (every alias and every spread of a fragment counts), and the estimated rows are the
+//   product of the page sizes along nested list fields, summed over the document. The check has
+//   no schema (it runs before any upstream request), so a list field is recognised by the
+//   upstream's collection convention: a field with a `pagination` argument, or one that selects
+//   `items`. Its page size is `pagination.limit` when the document (or its variables) gives a
+//   number, else `assumedPageSize` (the largest page the connector allows).
 //
 // How graphql 17.1 counts tokens (read from node_modules/graphql/language/parser.mjs, lexer.mjs):
 // `Parser.advanceLexer` increments a counter for every token the lexer hands the parser except
@@ -27,8 +36,8 @@
 // `maxLexicalTokens`; `maxTokens` is its deprecated alias (removed in v18), so we pass the new name
 // (package.json requires ^17.1.0). The parsed DocumentNode also carries a non-enumerable
 // `tokenCount`.
-import { Kind, OperationTypeNode, parse, GraphQLError } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import { Kind, OperationTypeNode, parse, GraphQLError, valueFromASTUntyped } from 'graphql';
+import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
 
 export type DocumentRefusal =
   | 'too_long' // over maxChars UTF-16 code units (checked before anything else)
@@ -42,9 +51,16 @@ export type DocumentRefusal =
   | 'duplicate_fragment' // two fragment definitions with the same name
   | 'unknown_fragment' // a spread names a fragment that is not defined
   | 'fragment_cycle' // fragments spread each other in a cycle
-  | 'too_many_fields'; // over maxFields field selections after expanding fragment spreads
+  | 'too_many_fields' // over maxFields field selections after expanding fragment spreads
+  | 'too_costly'; // over maxListSelections list-field selections or maxEstimatedRows estimated rows
 
-export type DocumentCheck = { ok: true; document: DocumentNode; operation: OperationDefinitionNode } | { ok: false; reason: DocumentRefusal; detail: string };
+/** What a document asks of the upstream: list-field selections and estimated rows (both saturate at `COST_CAP`). */
+export type DocumentCost = { listSelections: number; estimatedRows: number };
+
+export type DocumentCheck =
+  | { ok: true; document: DocumentNode; operation: OperationDefinitionNode; cost: DocumentCost }
+  | { ok: false; reason: Exclude<DocumentRefusal, 'too_costly'>; detail: string }
+  | { ok: false; reason: 'too_costly'; detail: string; cost: DocumentCost };
 
 export type DocumentLimits = {
   /** Spec: documents over 65,536 characters (UTF-16 code units) are refused. */
@@ -57,6 +73,12 @@ export type DocumentLimits = {
   maxFields: number;
   /** Deepest nesting of `{`, `[`, `(` in the raw text; bounds the parser's recursion. */
   maxNesting: number;
+  /** Selections of list fields after expanding fragments (every alias and every spread counts). */
+  maxListSelections: number;
+  /** Estimated rows: per list field the product of the page sizes along its list ancestors, summed. */
+  maxEstimatedRows: number;
+  /** Page size assumed for a list field whose `pagination.limit` the document does not give as a number. */
+  assumedPageSize: number;
 };
 
 // Limits: the full graphql 17 introspection query with every option (2,068 characters, 183 tokens)
@@ -64,23 +86,32 @@ export type DocumentLimits = {
 // fields; realistic case queries have depth ~15 and a few hundred fields. maxDepth 40 and maxFields
 // 2,000 leave ample room for both; maxNesting 64 allows depth-40 selections plus nested argument
 // objects and lists while keeping the parser's recursion a few hundred frames deep at most.
+// The cost defaults are the connector's (specs/cases.yaml, docs/decisions.md "GraphQL cost limit"):
+// 20 list selections, 10,000 estimated rows, 200 rows per page when the document does not say.
 export const DEFAULT_DOCUMENT_LIMITS: Readonly<DocumentLimits> = Object.freeze({
   maxChars: 65_536,
   maxTokens: 20_000,
   maxDepth: 40,
   maxFields: 2_000,
   maxNesting: 64,
+  maxListSelections: 20,
+  maxEstimatedRows: 10_000,
+  assumedPageSize: 200,
 });
 
-function refuse(reason: DocumentRefusal, detail: string): DocumentCheck {
+/** Costs saturate here, so a fragment bomb's product never overflows into Infinity or loses integers. */
+export const COST_CAP = Number.MAX_SAFE_INTEGER;
+
+function refuse(reason: Exclude<DocumentRefusal, 'too_costly'>, detail: string): DocumentCheck {
   return { ok: false, reason, detail };
 }
 
 /**
  * Checks that `source` is a read-only GraphQL document: exactly one `query` operation (fragments
- * allowed), within the size, token, nesting, depth and field limits. Never throws on any input.
+ * allowed), within the size, token, nesting, depth, field and cost limits. `variables` (the values
+ * sent with the document) resolve page sizes given as variables. Never throws on any input.
  */
-export function checkDocument(source: string, limits?: Partial<DocumentLimits>): DocumentCheck {
+export function checkDocument(source: string, limits?: Partial<DocumentLimits>, variables?: Readonly<Record<string, unknown>>): DocumentCheck {
   const l: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, ...definedOnly(limits) };
   if (typeof source !== 'string') return refuse('syntax', 'The document is not a string.');
 
@@ -164,7 +195,21 @@ export function checkDocument(source: string, limits?: Partial<DocumentLimits>):
   if (total.fields > l.maxFields) {
     return refuse('too_many_fields', `The query selects more than ${l.maxFields} fields after expanding fragments.`);
   }
-  return { ok: true, document, operation };
+
+  // 7. Cost: list-field selections and estimated rows after expansion (fragments memoised the same way).
+  const pageSize = pageSizeReader(operation, variables, l.assumedPageSize);
+  const costs = new Map<string, FragmentCost>();
+  for (const name of order.names) costs.set(name, cost(fragments.get(name)!.selectionSet, costs, pageSize));
+  const { listSelections, rows: estimatedRows } = cost(operation.selectionSet, costs, pageSize);
+  if (listSelections > l.maxListSelections || estimatedRows > l.maxEstimatedRows) {
+    return {
+      ok: false,
+      reason: 'too_costly',
+      detail: `The query selects ${listSelections} list fields (at most ${l.maxListSelections}) with an estimated ${estimatedRows} rows (at most ${l.maxEstimatedRows}).`,
+      cost: { listSelections, estimatedRows },
+    };
+  }
+  return { ok: true, document, operation, cost: { listSelections, estimatedRows } };
 }
 
 function definedOnly(limits: Partial<DocumentLimits> | undefined): Partial<DocumentLimits> {
@@ -318,4 +363,94 @@ function measure(root: SelectionSetNode, measured: ReadonlyMap<string, Measure>,
     }
   }
   return { depth, fields };
+}
+
+/** Cost of a selection set relative to one row of its parent; `selectsItems`: it selects `items` at its own level. */
+type FragmentCost = { listSelections: number; rows: number; selectsItems: boolean };
+
+const addCapped = (a: number, b: number) => Math.min(COST_CAP, a + b);
+const mulCapped = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(COST_CAP, a * b));
+
+/**
+ * List-field selections and rows of a selection set with fragment spreads expanded, for one row of
+ * its parent: a list field adds one selection and `pageSize` rows per parent row, and multiplies
+ * the rows below it by its page size. Fragment costs are linear in the parent's rows, so a spread
+ * adds the fragment's cost scaled by the rows it is spread into. Explicit stack, no recursion.
+ */
+function cost(root: SelectionSetNode, fragments: ReadonlyMap<string, FragmentCost>, pageSize: (field: FieldNode) => number): FragmentCost {
+  let listSelections = 0;
+  let rows = 0;
+  const selectsItems = selectsItemsDirectly(root, fragments);
+  const stack: { set: SelectionSetNode; multiplier: number }[] = [{ set: root, multiplier: 1 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    for (const selection of item.set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!selection.selectionSet) continue;
+        let multiplier = item.multiplier;
+        if (isListField(selection, fragments)) {
+          listSelections = addCapped(listSelections, 1);
+          multiplier = mulCapped(multiplier, pageSize(selection));
+          rows = addCapped(rows, multiplier);
+        }
+        stack.push({ set: selection.selectionSet, multiplier });
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        stack.push({ set: selection.selectionSet, multiplier: item.multiplier });
+      } else {
+        const c = fragments.get(selection.name.value);
+        if (!c) continue; // unreachable: unknown fragments were refused before measuring
+        listSelections = addCapped(listSelections, c.listSelections);
+        rows = addCapped(rows, mulCapped(item.multiplier, c.rows));
+      }
+    }
+  }
+  return { listSelections, rows, selectsItems };
+}
+
+/** A collection by the upstream's convention: it takes `pagination`, or it selects `items`. */
+function isListField(field: FieldNode, fragments: ReadonlyMap<string, FragmentCost>): boolean {
+  if (field.arguments?.some((a) => a.name.value === 'pagination')) return true;
+  return field.selectionSet !== undefined && selectsItemsDirectly(field.selectionSet, fragments);
+}
+
+/** Whether a selection set selects a field named `items` at its own level (through inline fragments and spreads). */
+function selectsItemsDirectly(root: SelectionSetNode, fragments: ReadonlyMap<string, FragmentCost>): boolean {
+  const stack: SelectionSetNode[] = [root];
+  for (let set = stack.pop(); set; set = stack.pop()) {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === 'items') return true;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        stack.push(selection.selectionSet);
+      } else if (fragments.get(selection.name.value)?.selectsItems) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The page size of a list field: `pagination: { limit: <int> }`, where the pagination object or
+ * the limit may be a variable (its value from `variables`, else the variable's default); anything
+ * that is not a non-negative number is `assumed`.
+ */
+function pageSizeReader(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | undefined, assumed: number): (field: FieldNode) => number {
+  const values = new Map<string, unknown>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (variables && Object.hasOwn(variables, name)) values.set(name, variables[name]);
+    else if (definition.defaultValue) values.set(name, valueFromASTUntyped(definition.defaultValue));
+  }
+  const asSize = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : assumed);
+  const resolve = (node: ValueNode): unknown => (node.kind === Kind.VARIABLE ? values.get(node.name.value) : valueFromASTUntyped(node));
+  return (field) => {
+    const pagination = field.arguments?.find((a) => a.name.value === 'pagination')?.value;
+    if (!pagination) return assumed;
+    if (pagination.kind === Kind.OBJECT) {
+      const limit = pagination.fields.find((f) => f.name.value === 'limit')?.value;
+      return limit ? asSize(resolve(limit)) : assumed;
+    }
+    const value = resolve(pagination);
+    return value !== null && typeof value === 'object' ? asSize((value as Record<string, unknown>).limit) : assumed;
+  };
 }

@@ -3,6 +3,7 @@
 // the tenant's key, then the classification of GraphQL errors into the spec's texts.
 import type { CasesContextWith, CasesLimits } from '#generated/cases/contract.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
+import type { DocumentCost } from './document-check.ts';
 
 // graphql-js (and the document check built on it) load on the first case-management call, not at
 // gateway start-up (~100 ms).
@@ -61,15 +62,28 @@ function authorization(ctx: CasesCallContext): string {
 /**
  * Sends one checked document and returns `data`. Any GraphQL error fails the call (even with
  * partial data): authentication → `key_rejected`, throttling (after the one retry) → `throttled`,
- * validation → `upstream_validation`, anything else → the generic text.
+ * validation → `upstream_validation`, anything else → the generic text. A document the check
+ * refuses ends the call before any request: `refuseCostly` (for a document over the cost limit,
+ * given by a tool that has a text for it) or the generic text.
  */
-export async function runQuery<T>(ctx: CasesCallContext, query: string, variables?: Record<string, unknown>): Promise<T> {
+export async function runQuery<T>(ctx: CasesCallContext, query: string, variables?: Record<string, unknown>, refuseCostly?: (cost: DocumentCost) => never): Promise<T> {
   const [{ print }, { checkDocument }] = await loadGraphql();
-  const check = checkDocument(query, { maxChars: ctx.limits.documentMaxChars, maxTokens: ctx.limits.documentMaxTokens });
+  const check = checkDocument(
+    query,
+    {
+      maxChars: ctx.limits.documentMaxChars,
+      maxTokens: ctx.limits.documentMaxTokens,
+      maxListSelections: ctx.limits.documentMaxListSelections,
+      maxEstimatedRows: ctx.limits.documentMaxEstimatedRows,
+      assumedPageSize: ctx.limits.documentAssumedPageSize,
+    },
+    variables,
+  );
   if (!check.ok) {
-    // A refused document is a refusal of the arguments: the generic text, and not metered when
-    // nothing was sent upstream yet.
+    // A refused document is a refusal of the arguments: the generic text (or, for a free query
+    // over the cost limit, the tool's own text), and not metered when nothing was sent upstream yet.
     ctx.log.warn({ reason: check.reason, detail: check.detail }, 'document refused before any upstream request');
+    if (check.reason === 'too_costly' && refuseCostly) refuseCostly(check.cost);
     ctx.refuseArguments('generic');
   }
   let response: GraphQLResponse<T>;

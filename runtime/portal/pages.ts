@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
 import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
+import type { Account, User } from '../platform/store.ts';
 import { BodyTooLarge, readBody } from '../transport/http-io.ts';
 
 export interface PortalRoutes {
@@ -20,7 +21,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 
 function page(res: ServerResponse, status: number, title: string, body: string): number {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Connector gateway</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}label{display:block;margin:.8rem 0 .2rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;border:1px solid #99a;border-radius:4px}button{margin-top:1rem;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}.note{color:#556}.error{color:#a11}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #dde}</style></head>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}label{display:block;margin:.8rem 0 .2rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;border:1px solid #99a;border-radius:4px}button{margin-top:1rem;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}.note{color:#556}.error{color:#a11}.warning{border-left:4px solid #c80;padding:.4rem .8rem;background:#fff7e6}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #dde}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
@@ -42,6 +43,15 @@ const CREDENTIAL_FIELDS: Record<Exclude<CredentialKind, 'managed_basic' | 'oauth
     { name: 'companyId', label: 'Company id', secret: false },
   ],
 };
+
+/** What the connect form shows: the connector, the endpoint, the fields, and who asked for the link. */
+interface ConnectForm {
+  readonly title: string;
+  readonly instanceId: string;
+  readonly fields: ReadonlyArray<{ name: string; label: string; secret: boolean }>;
+  readonly token: string;
+  readonly requester: { readonly account: Account; readonly user: User };
+}
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const raw = await readBody(req, 64 * 1024);
@@ -69,17 +79,22 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
     if (kind === 'managed_basic') return invalid(res, 'invalid');
     if (kind === 'oauth2') return page(res, 501, `Connect ${connector.descriptor.title}`, '<p>Connecting through OAuth is not available in this version of the gateway yet.</p>');
     const fields = CREDENTIAL_FIELDS[kind];
+    // Who asked for the link: until the portal has sign-in, the page names them, so a user handed
+    // someone else's link sees that it is not theirs before typing a credential into it.
+    const requester = await requesterOf(payload);
+    if (!requester) return invalid(res, 'invalid');
+    const form: ConnectForm = { title: connector.descriptor.title, instanceId, fields, token, requester };
     if (req.method === 'POST') {
-      let form: URLSearchParams;
+      let posted: URLSearchParams;
       try {
-        form = await readForm(req);
+        posted = await readForm(req);
       } catch (error) {
         if (error instanceof BodyTooLarge) return page(res, 413, 'Too large', '<p class="error">The form was too large.</p>');
         throw error;
       }
-      const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]));
+      const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (posted.get(f.name) ?? '').trim()]));
       const missing = fields.filter((f) => !values[f.name]);
-      if (missing.length > 0) return connectForm(res, connector.descriptor.title, instanceId, fields, token, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
+      if (missing.length > 0) return connectForm(res, form, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
       const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
       if (outcome !== 'ok') return invalid(res, outcome);
       const sealed = gateway.vault.seal(JSON.stringify(values), payload.accountId, instanceId);
@@ -90,24 +105,40 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
         res,
         200,
         `${connector.descriptor.title} is connected`,
-        `<p>The endpoint <code>${escapeHtml(instanceId)}</code> is connected. You can close this page and ask the assistant again.</p>`,
+        `<p>The endpoint <code>${escapeHtml(endpointUrl(instanceId))}</code> of the account <strong>${escapeHtml(requester.account.name)}</strong> is connected. You can close this page and ask the assistant again.</p>`,
       );
     }
     // A used or expired link says so at once, not after the user typed a credential into it.
     const state = await gateway.store.connectLinkState(payload.jti, gateway.now());
     if (state !== 'ok') return invalid(res, state);
-    return connectForm(res, connector.descriptor.title, instanceId, fields, token);
+    return connectForm(res, form);
   }
 
-  function connectForm(res: ServerResponse, title: string, instanceId: string, fields: Array<{ name: string; label: string; secret: boolean }>, token: string, error?: string): number {
+  /** The account and user the link was issued to (the snapshot, else the store: a link from another replica). */
+  async function requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
+    const account = gateway.state.account(payload.accountId) ?? (await gateway.store.getAccount(payload.accountId));
+    const user = gateway.state.user(payload.userId) ?? (await gateway.store.getUser(payload.userId));
+    if (!account || !user || user.accountId !== account.id) return undefined;
+    return { account, user };
+  }
+
+  const endpointUrl = (instanceId: string) => `${gateway.config.publicBaseUrl}/${instanceId}/mcp`;
+
+  function connectForm(res: ServerResponse, form: ConnectForm, error?: string): number {
+    const { title, instanceId, fields, token, requester } = form;
     const inputs = fields
       .map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`)
       .join('');
+    const account = escapeHtml(requester.account.name);
+    const context =
+      `<p>This link was requested by <strong>${escapeHtml(requester.user.name)}</strong> (${escapeHtml(requester.user.email)}) of the account <strong>${account}</strong>, ` +
+      `to connect <strong>${escapeHtml(title)}</strong> for the endpoint <code>${escapeHtml(endpointUrl(instanceId))}</code> (path <code>/${escapeHtml(instanceId)}/mcp</code>).</p>` +
+      `<p class="warning">Enter only a credential of <strong>${account}</strong>. Do not enter another company's credentials: whoever asked for this link reads the data they open. If you did not ask for this link yourself, close this page.</p>`;
     return page(
       res,
       error ? 400 : 200,
       `Connect ${title}`,
-      `<p>Endpoint <code>${escapeHtml(instanceId)}</code>. The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`,
+      `${context}<p class="note">The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`,
     );
   }
 

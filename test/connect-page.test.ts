@@ -1,0 +1,79 @@
+// The connect page opened from a connect link says who asked for it: a link is a bearer capability,
+// so until the portal has sign-in the page names the account and the user that requested it and the
+// endpoint it connects, and warns not to enter another company's credentials (account B must not
+// be able to pass its link to a user of account A unnoticed). Every interpolated value is escaped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../runtime/platform/open-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
+import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+
+const resultTextOf = (r: { json: unknown }) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+const WARNING = "Do not enter another company's credentials";
+
+describe('connect page context', () => {
+  let store: PlatformStore;
+  let gw: StartedGateway;
+  beforeAll(async () => {
+    store = await openStore({});
+    gw = await startGateway(store, { env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await store?.close();
+  });
+
+  it('names the requesting account, user and endpoint, escaped, and warns against another company’s credentials', async () => {
+    const hostile = `<script>alert("B")</script> & Co 'Ltd'`;
+    const account = await store.createAccount({ name: hostile });
+    const b = await createTenant(store, { subscribe: ['cases'], accountId: account.id });
+    await gw.app.context.state.refresh();
+    const r = await rpc(gw.url, 'cases-2', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+    const { connect_url: url } = JSON.parse(resultTextOf(r)) as { connect_url: string };
+
+    const shown = await fetch(url);
+    expect(shown.status).toBe(200);
+    const html = await shown.text();
+    // The account name is user input: it appears only escaped.
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&lt;script&gt;alert(&quot;B&quot;)&lt;/script&gt; &amp; Co &#39;Ltd&#39;');
+    // Which user asked (name and email as stored), for which connector and endpoint.
+    expect(html).toContain(b.user.name);
+    expect(html).toContain(b.user.email);
+    expect(html).toContain('Case management');
+    expect(html).toContain(`${gw.url}/cases-2/mcp`);
+    expect(html).toContain('<code>/cases-2/mcp</code>');
+    expect(html).toContain(WARNING);
+    expect(html).toContain('name="apiKey"');
+
+    // A form sent back incomplete shows the same context again; the link stays usable.
+    const incomplete = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(incomplete.status).toBe(400);
+    const again = await incomplete.text();
+    expect(again).toContain(b.user.email);
+    expect(again).toContain(WARNING);
+    expect(again).not.toContain('<script>');
+
+    // Connected: the confirmation names the account too.
+    const done = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=k-7Qx9-connect-page' });
+    expect(done.status).toBe(200);
+    const confirmation = await done.text();
+    expect(confirmation).toContain('&lt;script&gt;');
+    expect(confirmation).not.toContain('<script>');
+    expect(confirmation).not.toContain('k-7Qx9-connect-page');
+  });
+
+  it('shows the first instance path on the link of a not-connected refusal', async () => {
+    const a = await createTenant(store, { subscribe: ['cases'] });
+    await gw.app.context.state.refresh();
+    const r = await rpc(gw.url, 'cases', a.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    const message = resultTextOf(r);
+    const url = message.slice(message.indexOf('http'));
+    const html = await (await fetch(url)).text();
+    expect(html).toContain(a.account.name);
+    expect(html).toContain(a.user.name);
+    expect(html).toContain(a.user.email);
+    expect(html).toContain(`${gw.url}/cases/mcp`);
+    expect(html).toContain('<code>/cases/mcp</code>');
+    expect(html).toContain(WARNING);
+  });
+});
