@@ -119,6 +119,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     defaultQuota: config.fairUse.defaultQuota,
     flushMs: config.usageFlushMs,
     counterTimeoutMs: config.fairUse.storeTimeoutMs,
+    seedTimeoutMs: config.fairUse.seedTimeoutMs,
     shared,
     log,
     onFailOpen: failOpen,

@@ -46,7 +46,7 @@ export interface GatewayConfig {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
   /** Failed authentications per client address (per process) before tokens not in memory are refused unread. */
   readonly authFailures: { readonly perSecond: number; readonly burst: number };
-  readonly fairUse: { readonly defaultQuota: number; readonly storeTimeoutMs: number };
+  readonly fairUse: { readonly defaultQuota: number; readonly storeTimeoutMs: number; readonly seedTimeoutMs: number };
   readonly timeZone: string;
   /** Browser origins allowed to call the MCP endpoints (any request without Origin is allowed). */
   readonly allowedOrigins: readonly string[];
@@ -128,6 +128,7 @@ export const SETTINGS: readonly Setting[] = [
   { file: 'authFailures.burst', env: ['AUTH_FAILURE_BURST'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
   { file: 'fairUse.defaultQuota', env: ['FAIR_USE_MONTHLY_QUOTA'], form: 'number', schema: { type: 'integer', minimum: 0 }, expected: 'a non-negative integer of calls per month' },
   { file: 'fairUse.storeTimeoutMs', env: ['FAIR_USE_STORE_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+  { file: 'fairUse.seedTimeoutMs', env: ['FAIR_USE_SEED_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
   { file: 'timeZone', env: ['BILLING_TIME_ZONE'], form: 'string', schema: { type: 'string', format: 'time-zone' }, expected: 'an IANA time zone such as Europe/Copenhagen' },
   {
     file: 'allowedOrigins',
@@ -390,6 +391,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     fairUse: {
       defaultQuota: value('fairUse.defaultQuota', platformDescriptor.limits.fairUseDefaultMonthlyQuota!),
       storeTimeoutMs: value('fairUse.storeTimeoutMs', 100),
+      seedTimeoutMs: value('fairUse.seedTimeoutMs', 2000),
     },
     timeZone: value('timeZone', 'Europe/Copenhagen'),
     allowedOrigins: [

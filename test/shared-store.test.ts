@@ -41,10 +41,41 @@ describe('Redis shared store', () => {
 
   it('reserves fair-use units atomically across replicas, seeded once', async () => {
     const key = `fu:acc:${randomBytes(3).toString('hex')}`;
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).reserveUnit(key, 4, 1, 60)));
-    expect(results.filter((r) => r.allowed)).toHaveLength(3); // seeded with 1 used, limit 4
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).reserveUnit(key, 4, 60, 1)));
+    expect(results.filter((r) => r?.allowed)).toHaveLength(3); // seeded with 1 used, limit 4
     expect(await a.getUnits(key)).toBe(4);
-    expect(await b.addUnits(key, -1, 0, 60)).toBe(3);
+    expect(await b.addUnits(key, -1)).toBe(3);
+    // A lower seed does not lower the counter; a higher one raises it.
+    expect(await a.reserveUnit(key, 5, 60, 0)).toEqual({ allowed: true, used: 4 });
+    expect(await a.reserveUnit(key, 10, 60, 8)).toEqual({ allowed: true, used: 9 });
+  });
+
+  it('answers null for an absent counter unless given a seed, and never creates one by adding or raising', async () => {
+    const key = `fu:acc:${randomBytes(3).toString('hex')}`;
+    expect(await a.reserveUnit(key, 4, 60)).toBeNull();
+    expect(await a.addUnits(key, 1)).toBeNull();
+    expect(await a.raiseUnits(new Map([[key, 3]]), 60)).toBe(0);
+    expect(await a.getUnits(key)).toBeNull();
+    expect(await a.reserveUnit(key, 4, 60, 2)).toEqual({ allowed: true, used: 3 });
+    expect(await a.addUnits(key, -5)).toBe(0); // never below zero
+  });
+
+  it('raises counters that are behind and never lowers one', async () => {
+    const behind = `fu:acc:${randomBytes(3).toString('hex')}`;
+    const ahead = `fu:acc:${randomBytes(3).toString('hex')}`;
+    await a.reserveUnit(behind, 100, 60, 10);
+    await a.reserveUnit(ahead, 100, 60, 50);
+    expect(
+      await b.raiseUnits(
+        new Map([
+          [behind, 40],
+          [ahead, 20],
+        ]),
+        60,
+      ),
+    ).toBe(1);
+    expect(await a.getUnits(behind)).toBe(40);
+    expect(await a.getUnits(ahead)).toBe(51);
   });
 });
 

@@ -261,6 +261,13 @@ function storeContract(name: string, target: StoreTarget): void {
       expect(await store.getMonthCostUnits(account.id, '2025-03')).toBe(7);
       expect(await store.getMonthCostUnits(account.id, '2025-04')).toBe(5);
       expect(await store.getMonthCostUnits(account.id, '2025-05')).toBe(0);
+      expect(await store.getMonthCostUnitsOf([account.id, 'acc_without_usage'], '2025-03')).toEqual(
+        new Map([
+          [account.id, 7],
+          ['acc_without_usage', 0],
+        ]),
+      );
+      expect(await store.getMonthCostUnitsOf([], '2025-03')).toEqual(new Map());
       expect(await store.getUsage('acc_deleted_meanwhile', '2025-03')).toEqual([]);
       await expect(store.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
     });

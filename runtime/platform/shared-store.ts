@@ -7,10 +7,16 @@ import { createClient, type RedisClientType } from 'redis';
 export interface SharedStore {
   /** Token bucket: true when a token was taken. */
   tokenBucket(key: string, perSecond: number, burst: number): Promise<boolean>;
-  /** Atomic check-and-increment: seeds the counter with `seed` when absent; no overshoot. */
-  reserveUnit(key: string, limit: number, seed: number, ttlSeconds: number): Promise<{ allowed: boolean; used: number }>;
-  /** Adds `delta` (seeding with `seed` when absent) and returns the new value. */
-  addUnits(key: string, delta: number, seed: number, ttlSeconds: number): Promise<number>;
+  /**
+   * Atomic check-and-increment of a fair-use counter; no overshoot. With `seed`, an absent counter
+   * or one below it is first set to it (a seed is a lower bound of the units used, so the counter
+   * is never lowered); without, an absent counter answers `null` (the caller seeds it).
+   */
+  reserveUnit(key: string, limit: number, ttlSeconds: number, seed?: number): Promise<{ allowed: boolean; used: number } | null>;
+  /** Adds `delta` to the counter if it exists (never below 0); `null` when it does not. */
+  addUnits(key: string, delta: number): Promise<number | null>;
+  /** Raises each existing counter to at least its value (never lowers one); how many were raised. */
+  raiseUnits(counters: ReadonlyMap<string, number>, ttlSeconds: number): Promise<number>;
   getUnits(key: string): Promise<number | null>;
   /** A slot of a cluster-wide semaphore, or null when all `limit` slots are taken. */
   tryAcquireSlot(key: string, limit: number, leaseMs: number): Promise<string | null>;
@@ -42,15 +48,35 @@ redis.call('HSET', key, 'tokens', tokens, 'at', now)
 redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 1000)
 return allowed`;
 
+// ARGV: limit, ttl, seed ('' for none). Answers {1, used} reserved, {0, used} blocked, {-1, 0} absent.
 const RESERVE = `
-redis.call('SET', KEYS[1], ARGV[2], 'NX', 'EX', ARGV[3])
-local used = tonumber(redis.call('GET', KEYS[1]))
+local v = redis.call('GET', KEYS[1])
+if ARGV[3] ~= '' and (not v or tonumber(v) < tonumber(ARGV[3])) then
+  v = ARGV[3]
+  redis.call('SET', KEYS[1], v, 'EX', ARGV[2])
+end
+if not v then return {-1, 0} end
+local used = tonumber(v)
 if used + 1 > tonumber(ARGV[1]) then return {0, used} end
 return {1, redis.call('INCR', KEYS[1])}`;
 
-const ADD = `
-redis.call('SET', KEYS[1], ARGV[2], 'NX', 'EX', ARGV[3])
-return redis.call('INCRBY', KEYS[1], ARGV[1])`;
+const ADD_IF_EXISTS = `
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local n = math.max(0, tonumber(v) + tonumber(ARGV[1]))
+redis.call('SET', KEYS[1], n, 'KEEPTTL')
+return n`;
+
+const RAISE = `
+local raised = 0
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v and tonumber(v) < tonumber(ARGV[i + 1]) then
+    redis.call('SET', key, ARGV[i + 1], 'XX', 'EX', ARGV[1])
+    raised = raised + 1
+  end
+end
+return raised`;
 
 const ACQUIRE = `
 local t = redis.call('TIME')
@@ -114,13 +140,27 @@ export class RedisSharedStore implements SharedStore {
     return (await this.#eval(TOKEN_BUCKET, [key], [perSecond, burst], 'rate limit')) === 1;
   }
 
-  async reserveUnit(key: string, limit: number, seed: number, ttlSeconds: number): Promise<{ allowed: boolean; used: number }> {
-    const [ok, used] = (await this.#eval(RESERVE, [key], [limit, seed, ttlSeconds], 'fair-use reserve')) as [number, number];
-    return { allowed: ok === 1, used: Number(used) };
+  async reserveUnit(key: string, limit: number, ttlSeconds: number, seed?: number): Promise<{ allowed: boolean; used: number } | null> {
+    const run = this.#client.eval(RESERVE, { keys: [this.#k(key)], arguments: [String(limit), String(ttlSeconds), seed === undefined ? '' : String(seed)] }) as Promise<[number, number]>;
+    let answered = false;
+    try {
+      const [ok, used] = await withTimeout(run, this.#timeoutMs, 'fair-use reserve');
+      answered = true;
+      return ok === -1 ? null : { allowed: ok === 1, used: Number(used) };
+    } finally {
+      // The caller failed open on a slow answer: a unit reserved after all is given back.
+      if (!answered) void run.then(([ok]) => (ok === 1 ? this.addUnits(key, -1) : null)).catch(() => {});
+    }
   }
 
-  async addUnits(key: string, delta: number, seed: number, ttlSeconds: number): Promise<number> {
-    return Number(await this.#eval(ADD, [key], [delta, seed, ttlSeconds], 'fair-use add'));
+  async addUnits(key: string, delta: number): Promise<number | null> {
+    const n = await this.#eval(ADD_IF_EXISTS, [key], [delta], 'fair-use add');
+    return n === null ? null : Number(n);
+  }
+
+  async raiseUnits(counters: ReadonlyMap<string, number>, ttlSeconds: number): Promise<number> {
+    if (counters.size === 0) return 0;
+    return Number(await this.#eval(RAISE, [...counters.keys()], [ttlSeconds, ...counters.values()], 'fair-use reconcile'));
   }
 
   async getUnits(key: string): Promise<number | null> {

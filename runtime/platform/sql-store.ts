@@ -564,6 +564,17 @@ export class SqlPlatformStore implements PlatformStore {
     return num(first(rows, 'getMonthCostUnits').total);
   }
 
+  async getMonthCostUnitsOf(accountIds: readonly string[], month: string): Promise<Map<string, number>> {
+    const totals = new Map<string, number>(accountIds.map((id) => [id, 0]));
+    if (accountIds.length === 0) return totals;
+    const { rows } = await this.#db.query<{ account_id: string; total: number | string }>(
+      'SELECT account_id, sum(cost_units) AS total FROM usage WHERE account_id = ANY($1::text[]) AND month = $2 GROUP BY account_id',
+      [[...accountIds], month],
+    );
+    for (const r of rows) totals.set(r.account_id, num(r.total));
+    return totals;
+  }
+
   // Data layer (opt-in first-seen records per connection)
 
   async enableDataLayer(accountId: string, instanceId: string, at: Date): Promise<DataLayerState> {

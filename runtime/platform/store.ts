@@ -164,6 +164,8 @@ export interface PlatformStore {
   getUsage(accountId: string, month: string): Promise<UsageRow[]>;
   /** Sum of cost units of one account in one month (fair use). */
   getMonthCostUnits(accountId: string, month: string): Promise<number>;
+  /** The same for several accounts in one month, in one statement (accounts without usage: 0). */
+  getMonthCostUnitsOf(accountIds: readonly string[], month: string): Promise<Map<string, number>>;
 
   loadSnapshot(): Promise<PlatformSnapshot>;
   /** A counter every write to accounts, users, tokens, subscriptions, seats or connections bumps. */

@@ -3,6 +3,13 @@
 // `usageFlushMs` and on shutdown); the usage record adds what is not flushed yet, so it is exact.
 // Fair-use counters are per account and billing month: in memory for one process (check-and-
 // increment is synchronous, so there is no overshoot), in the shared store for several replicas.
+// With the shared store its counter is authoritative: a hard-mode check is one atomic reserve
+// there, with no database read. The database is read (once per account and month per process,
+// shared by concurrent calls) only to seed an absent counter (new month, Redis restarted or
+// evicted) and at the process's first check of an account. After each flush the counters of the
+// hard-mode accounts checked in the last minute are raised to what the database and this
+// process's unflushed counts hold (never lowered), so counts that never reached Redis (calls that
+// failed open, soft-mode calls, a replica that ran without it) are caught up.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
@@ -40,12 +47,16 @@ export interface UsageOptions {
   readonly flushMs: number;
   /** Bounded wait for a counter read from the store or shared store; past it, fail open. */
   readonly counterTimeoutMs: number;
+  /** With a shared store: bounded wait for the database read seeding an absent counter. */
+  readonly seedTimeoutMs?: number;
   readonly shared?: SharedStore;
   readonly log: Logger;
   readonly onFailOpen?: (component: string) => void;
 }
 
 const FAIR_USE_TTL_SECONDS = 40 * 24 * 3600;
+/** Accounts checked within this window have their shared counters reconciled after each flush. */
+const RECONCILE_WINDOW_MS = 60_000;
 
 function timeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -66,6 +77,8 @@ export class UsageMeter {
   /** In-process fair-use counters (used when no shared store): `account|month` → units. */
   readonly #units = new Map<string, number>();
   readonly #seeding = new Map<string, Promise<number>>();
+  /** Hard-mode `account|month` checked against the shared store → when last (for reconcile). */
+  readonly #checked = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #reading = 0;
@@ -104,6 +117,7 @@ export class UsageMeter {
 
   start(): void {
     let failing = false;
+    let ticking = false;
     const tick = () =>
       this.flush().then(
         () => {
@@ -116,7 +130,14 @@ export class UsageMeter {
           failing = true;
         },
       );
-    this.#timer = setInterval(() => void tick(), this.#o.flushMs);
+    // One tick at a time: a reconcile still reading would make the next tick's flush a no-op.
+    this.#timer = setInterval(() => {
+      if (ticking) return;
+      ticking = true;
+      void tick()
+        .then(() => this.reconcile())
+        .finally(() => (ticking = false));
+    }, this.#o.flushMs);
     this.#timer.unref();
   }
 
@@ -165,6 +186,69 @@ export class UsageMeter {
     return this.#units.get(key)!;
   }
 
+  /**
+   * Units of the month for seeding (or catching up) a shared counter: one database read per
+   * account and month at a time in this process, whatever the number of calls waiting for it.
+   */
+  #seed(accountId: string, month: string): Promise<number> {
+    const key = `${accountId}|${month}`;
+    let seeding = this.#seeding.get(key);
+    if (!seeding) {
+      seeding = timeout(this.#storedUnits(accountId, month), this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs);
+      this.#seeding.set(key, seeding);
+      seeding.finally(() => this.#seeding.delete(key)).catch(() => {});
+    }
+    return seeding;
+  }
+
+  /**
+   * Raises the shared counters of the hard-mode accounts checked in the last
+   * `RECONCILE_WINDOW_MS` to at least the month's units in the database plus this process's
+   * unflushed ones (a lower bound of the truth, so a counter is never raised past it). Runs after
+   * each flush, one database statement per month; counters that do not exist are left for the
+   * next reserve to seed. A failure is retried on the next flush.
+   */
+  async reconcile(): Promise<void> {
+    const shared = this.#o.shared;
+    if (!shared || this.#checked.size === 0) return;
+    const started = Date.now();
+    const checked = [...this.#checked];
+    try {
+      const byMonth = new Map<string, string[]>();
+      for (const [key] of checked) {
+        const [accountId, month] = key.split('|') as [string, string];
+        byMonth.set(month, [...(byMonth.get(month) ?? []), accountId]);
+      }
+      const counters = new Map<string, number>();
+      // No flush may land between the store read and the sum of unflushed counts below.
+      this.#reading++;
+      try {
+        if (this.#flushing) await this.#flushing.catch(() => {});
+        for (const [month, accountIds] of byMonth) {
+          const totals = await timeout(this.#o.store.getMonthCostUnitsOf(accountIds, month), this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs);
+          for (const [accountId, units] of totals) counters.set(`${accountId}|${month}`, units);
+        }
+        for (const map of this.#unflushed()) {
+          for (const [key, n] of map) {
+            const [accountId, month] = key.split('|') as [string, string];
+            const unitsKey = `${accountId}|${month}`;
+            const units = counters.get(unitsKey);
+            if (units !== undefined) counters.set(unitsKey, units + n);
+          }
+        }
+      } finally {
+        this.#reading--;
+      }
+      const raised = await shared.raiseUnits(new Map([...counters].map(([key, units]) => [`fu:${key.replace('|', ':')}`, units])), FAIR_USE_TTL_SECONDS);
+      if (raised > 0) this.#o.log.info({ raised }, 'fair-use counters were behind the database; raised');
+      // Accounts not checked within the window leave it (only once reconciled): their next check
+      // catches the counter up first.
+      for (const [key, at] of checked) if (at < started - RECONCILE_WINDOW_MS && this.#checked.get(key) === at) this.#checked.delete(key);
+    } catch {
+      // Retried after the next flush (the accounts stay in the window).
+    }
+  }
+
   /** Hard mode: atomically reserve one unit, or block. Other modes never block. Fails open. */
   async check(account: Account, now: Date): Promise<FairUseDecision> {
     if (account.fairUseMode !== 'hard') return { blocked: false };
@@ -172,8 +256,20 @@ export class UsageMeter {
     const limit = this.limitOf(account);
     try {
       if (this.#o.shared) {
-        const seed = await timeout(this.#storedUnits(account.id, month), this.#o.counterTimeoutMs);
-        const r = await this.#o.shared.reserveUnit(`fu:${account.id}:${month}`, limit, seed, FAIR_USE_TTL_SECONDS);
+        const checkedKey = `${account.id}|${month}`;
+        const known = this.#checked.has(checkedKey);
+        this.#checked.set(checkedKey, Date.now());
+        // The first check of an account in this process (or after a quiet minute) raises the
+        // counter to the database's count first: units metered without a reservation meanwhile
+        // (soft mode, calls that failed open, a replica without Redis) are not reconciled yet.
+        // A database that does not answer in time does not fail the call: the counter decides.
+        const floor = known ? undefined : await this.#seed(account.id, month).catch(() => undefined);
+        const key = `fu:${account.id}:${month}`;
+        // An absent counter is seeded (one read, shared); failing that, the call fails open.
+        const r =
+          (await this.#o.shared.reserveUnit(key, limit, FAIR_USE_TTL_SECONDS, floor)) ??
+          (known ? await this.#o.shared.reserveUnit(key, limit, FAIR_USE_TTL_SECONDS, await this.#seed(account.id, month)) : null);
+        if (r === null) throw new Error('fair-use counter absent and the database did not answer in time to seed it');
         return r.allowed ? { blocked: false, reservation: { accountId: account.id, month } } : { blocked: true, used: r.used, limit, month };
       }
       const used = await this.#localUnits(account.id, month);
@@ -192,7 +288,7 @@ export class UsageMeter {
   /** Gives a reserved unit back (the call ended before the upstream stage). */
   async release(reservation: Reservation): Promise<void> {
     try {
-      if (this.#o.shared) await this.#o.shared.addUnits(`fu:${reservation.accountId}:${reservation.month}`, -1, 0, FAIR_USE_TTL_SECONDS);
+      if (this.#o.shared) await this.#o.shared.addUnits(`fu:${reservation.accountId}:${reservation.month}`, -1);
       else {
         const key = `${reservation.accountId}|${reservation.month}`;
         const v = this.#units.get(key);
@@ -208,14 +304,11 @@ export class UsageMeter {
     const month = this.month(now);
     const key = `${accountId}|${month}|${connectorId}|${tool}`;
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
-    if (reservation) return;
+    // With a shared store, a unit metered without a reservation (soft or off mode, or a call that
+    // failed open) reaches the counter through the reconcile after the next flush (see reconcile).
+    if (reservation || this.#o.shared) return;
     const unitsKey = `${accountId}|${month}`;
-    if (this.#o.shared) {
-      // Keep the shared counter current for other replicas; a failure here only delays it.
-      void this.#storedUnits(accountId, month)
-        .then((seed) => this.#o.shared!.addUnits(`fu:${accountId}:${month}`, 1, Math.max(0, seed - 1), FAIR_USE_TTL_SECONDS))
-        .catch(() => this.#o.onFailOpen?.('fair_use'));
-    } else if (this.#units.has(unitsKey)) {
+    if (this.#units.has(unitsKey)) {
       this.#units.set(unitsKey, this.#units.get(unitsKey)! + 1);
     }
   }
