@@ -26,6 +26,7 @@ import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
 import { createPortal } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
+import { BodyBudget } from './upstream/body-budget.ts';
 import { LocalGate, SharedGate } from './upstream/gate.ts';
 
 export interface AppOptions {
@@ -149,6 +150,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     );
   }
 
+  const bodyBudget = new BodyBudget(config.upstreamBodyBudgetBytes);
+  metrics.upstreamBodies = () => ({ reserved: bodyBudget.reserved, waiting: bodyBudget.waiting });
+
   const context: GatewayContext = {
     config,
     platform: platformDescriptor,
@@ -160,6 +164,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     metrics,
     gates,
+    bodyBudget,
     endpoints: buildEndpoints(runtimes),
     now: options.now ?? (() => new Date()),
     readiness: new Readiness({

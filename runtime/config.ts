@@ -57,6 +57,8 @@ export interface GatewayConfig {
   readonly snapshotRefreshMs: number;
   /** Deadline of every database query (PostgreSQL and the embedded store). */
   readonly storeTimeoutMs: number;
+  /** Bytes of upstream response bodies this process reads and parses at once (all calls together). */
+  readonly upstreamBodyBudgetBytes: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -142,6 +144,13 @@ export const SETTINGS: readonly Setting[] = [
   { file: 'maxBodyBytes', env: ['MAX_BODY_BYTES'], form: 'number', schema: { type: 'integer', minimum: 1024 }, expected: 'a number of bytes, at least 1024' },
   { file: 'snapshotRefreshMs', env: ['SNAPSHOT_REFRESH_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
   { file: 'storeTimeoutMs', env: ['STORE_TIMEOUT_MS'], form: 'number', schema: MS, expected: 'milliseconds, a positive integer' },
+  {
+    file: 'upstreamBodyBudgetBytes',
+    env: ['UPSTREAM_BODY_BUDGET_BYTES'],
+    form: 'number',
+    schema: { type: 'integer', minimum: 1_048_576 },
+    expected: 'a number of bytes, at least 1048576',
+  },
 ];
 
 /** Per connector: `<KEY>` in the environment names stands for the connector key in capitals. */
@@ -403,9 +412,18 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
     storeTimeoutMs: value('storeTimeoutMs', 5000),
+    upstreamBodyBudgetBytes: value('upstreamBodyBudgetBytes', defaultBodyBudget(specs)),
   };
   validateConfig(config, specs);
   return config;
+}
+
+/**
+ * Twice the largest response a connector may read (the ledger's 64 MiB: 128 MiB), so two bodies
+ * of that size, or many small ones, are read at once; at least the schema's 1 MiB.
+ */
+export function defaultBodyBudget(specs: ConnectorSpecs): number {
+  return Math.max(1_048_576, 2 * Math.max(0, ...Object.values(specs).map((s) => s.descriptor.upstream.maxResponseBytes)));
 }
 
 export const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;

@@ -12,6 +12,7 @@ import type { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import type { UsageMeter } from './platform/usage.ts';
 import type { Vault } from './platform/vault.ts';
+import type { BodyBudget } from './upstream/body-budget.ts';
 import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
 
 export interface GatewayContext {
@@ -26,6 +27,8 @@ export interface GatewayContext {
   readonly metrics: Metrics;
   /** Concurrency gates by connector key (connectors whose spec declares `maxConcurrent`). */
   readonly gates: ReadonlyMap<string, ConcurrencyGate>;
+  /** The process's byte budget for upstream response bodies (UPSTREAM_BODY_BUDGET_BYTES). */
+  readonly bodyBudget: BodyBudget;
   readonly endpoints: ReadonlyMap<string, Endpoint>;
   readonly now: () => Date;
   /** The `/readyz` checks. */

@@ -74,6 +74,20 @@ export class Metrics {
     registers: [this.registry],
     collect: (): void => this.usageBacklogRows.set(this.usageBacklog().rows),
   });
+  /** Set by the app: the upstream body budget's bytes reserved now and bodies waiting for room. */
+  upstreamBodies: () => { reserved: number; waiting: number } = () => ({ reserved: 0, waiting: 0 });
+  readonly upstreamBodyBytesReserved: Gauge = new Gauge({
+    name: 'gateway_upstream_body_bytes_reserved',
+    help: 'Bytes of the upstream body budget (UPSTREAM_BODY_BUDGET_BYTES) held by response bodies being read or parsed',
+    registers: [this.registry],
+    collect: (): void => this.upstreamBodyBytesReserved.set(this.upstreamBodies().reserved),
+  });
+  readonly upstreamBodiesWaiting: Gauge = new Gauge({
+    name: 'gateway_upstream_bodies_waiting',
+    help: 'Upstream response bodies waiting for room in the body budget',
+    registers: [this.registry],
+    collect: (): void => this.upstreamBodiesWaiting.set(this.upstreamBodies().waiting),
+  });
   readonly ready = new Gauge({
     name: 'gateway_ready',
     help: 'Readiness by check (store, shared_store, migrations, snapshot) and overall (all): 1 ready, 0 not',

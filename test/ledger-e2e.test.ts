@@ -3,6 +3,7 @@
 // account for a year; the aggregate limits; reconnect-required; no write endpoint ever called.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../generated/registry.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import {
@@ -170,4 +171,57 @@ describe('ledger end to end against its sandbox', () => {
   it('never calls a write endpoint', () => {
     expect(sandbox.stats.writeLog).toEqual([]);
   });
+});
+
+// One deadline per call (the spec's "15 s per call"): the ledger's login and its query share the
+// connector's timeout. Shortened through the registry the gateway is given, as the fault tests do.
+describe('ledger: the connector timeout bounds the whole call, login and query together', () => {
+  const TIMEOUT_MS = 3000;
+  // Each request alone is within the timeout; both together are almost twice it.
+  const LATENCY_MS = 2800;
+  let store: PlatformStore;
+  let sandbox: LedgerSandbox;
+  let gw: StartedGateway;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    store = await openStore({});
+    sandbox = await startLedgerSandbox({});
+    const ledger = registry.ledger;
+    const shortened = { ...registry, ledger: { ...ledger, descriptor: { ...ledger.descriptor, upstream: { ...ledger.descriptor.upstream, timeoutMs: TIMEOUT_MS } } } } as typeof registry;
+    gw = await startGateway(store, { registry: shortened, env: { CONNECTOR_LEDGER_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '1000' } });
+    tenant = await createTenant(store, { subscribe: ['ledger'] });
+    await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.close();
+    await sandbox?.close();
+    await store?.close();
+  });
+
+  it('a slow login followed by a slow query ends at the deadline with the timeout text, not after the sum', async () => {
+    const client = await mcpClient(gw.url, 'ledger', tenant.token);
+    try {
+      // Healthy first: the same call answers when the upstream is quick.
+      expect(json(await client.callTool({ name: 'ledger__list_companies', arguments: {} })).count).toBeGreaterThan(0);
+      sandbox.setSwitches({ latencyMs: LATENCY_MS, faultScope: 'all' });
+      sandbox.resetStats();
+      const started = performance.now();
+      // Before: login 2.8 s, then the query 2.8 s, each within its own 3 s: answered after 5.6 s.
+      const r = await client.callTool({ name: 'ledger__list_companies', arguments: {} });
+      const elapsed = performance.now() - started;
+      expect(r.isError).toBe(true);
+      // A timeout has no text of its own in the ledger spec: the connector's generic text.
+      expect(text(r)).toBe(registry.ledger.descriptor.errors.generic.text);
+      expect(sandbox.stats.logins).toBe(1);
+      expect(sandbox.stats.queries).toBe(1);
+      // A correctness bound, not a speed assertion: the call ended by its deadline (plus slack for
+      // a busy machine), well before the 5.6 s the two requests would have taken.
+      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+      expect(elapsed).toBeLessThan(2 * LATENCY_MS - 600);
+    } finally {
+      sandbox.setSwitches({ latencyMs: 0 });
+      await client.close();
+    }
+  }, 30_000);
 });

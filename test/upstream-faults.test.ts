@@ -166,6 +166,52 @@ describe('upstream faults end to end (company register against a faulty upstream
     });
   }
 
+  it('big bodies of concurrent calls never hold more than the body budget at once; every call completes', async () => {
+    const MiB = 1024 * 1024;
+    const BUDGET = 2 * MiB;
+    // A gateway of its own with a small budget and the spec's deadline; bodies of 1.5 MiB, half of
+    // them chunked (those reserve the register's 8 MiB cap, that is the whole budget).
+    const env = { CONNECTOR_REGISTER_BASE_URL: upstream.url, REGISTER_USERNAME: USERNAME, REGISTER_PASSWORD: PASSWORD, RATE_LIMIT_BURST: '1000', UPSTREAM_BODY_BUDGET_BYTES: String(BUDGET) };
+    const small = await startGateway(store, { env });
+    const clients: Array<Awaited<ReturnType<typeof mcpClient>>> = [];
+    let sampling = true;
+    let sampled = 0;
+    let samples = 0;
+    try {
+      await small.app.context.state.refresh();
+      const gauge = small.app.context.metrics.registry.getSingleMetric('gateway_upstream_body_bytes_reserved')!;
+      for (let i = 0; i < 6; i++) clients.push(await mcpClient(small.url, 'register', tenant.token));
+      const sampler = (async () => {
+        while (sampling) {
+          const value = (await gauge.get()).values[0]?.value ?? 0;
+          sampled = Math.max(sampled, value);
+          samples++;
+          await new Promise((r) => setImmediate(r));
+        }
+      })();
+      upstream.setMode({ kind: 'padded_ok', bytes: 1.5 * MiB });
+      const results = await Promise.all(clients.map((c) => c.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: CVR } })));
+      sampling = false;
+      await sampler;
+      for (const r of results) expect(JSON.parse(resultText(r))).toEqual({ found: false, cvrNummer: CVR });
+      const budget = small.app.context.bodyBudget;
+      expect(budget.total).toBe(BUDGET);
+      expect(budget.highWater).toBeGreaterThanOrEqual(1.5 * MiB);
+      expect(budget.highWater).toBeLessThanOrEqual(BUDGET);
+      expect(samples).toBeGreaterThan(0);
+      expect(sampled).toBeLessThanOrEqual(BUDGET);
+      expect(budget.reserved).toBe(0);
+      const metrics = await (await fetch(`${small.url}/metrics`)).text();
+      expect(metrics).toMatch(/^gateway_upstream_body_bytes_reserved 0$/m);
+      expect(metrics).toMatch(/^gateway_upstream_bodies_waiting 0$/m);
+    } finally {
+      sampling = false;
+      upstream.setMode({ kind: 'ok' });
+      for (const c of clients) await c.close();
+      await small.close();
+    }
+  });
+
   it('a healthy answer after all that, and closing the gateways closes every upstream socket', async () => {
     const r = await callIn({ kind: 'ok' });
     expect(JSON.parse(r.text)).toEqual({ found: false, cvrNummer: CVR });

@@ -8,6 +8,8 @@ import type { UpstreamPolicy } from '../runtime/handler-api/descriptor-types.ts'
 import { classifyStatus, createUpstreamClient, retryAfterMs } from '../runtime/upstream/client.ts';
 import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { LocalGate } from '../runtime/upstream/gate.ts';
+import { BodyBudget } from '../runtime/upstream/body-budget.ts';
+import type { ServerResponse } from 'node:http';
 
 const policy = (over: Partial<UpstreamPolicy> = {}): UpstreamPolicy => ({
   name: 'Test',
@@ -162,5 +164,165 @@ describe('upstream client', () => {
     a();
     b();
     expect(gate.active).toBe(0);
+  });
+
+  it('one deadline per call: a second request gets only what is left of it, not a fresh timeout', async () => {
+    // A real slow server: each answer alone is within the timeout, two are not.
+    const server = createServer((_req, res) => void setTimeout(() => res.end('{"ok":true}'), 1000));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const call = createUpstreamClient({ policy: policy({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1600 }) });
+      expect((await call.request({ method: 'GET', path: '/first' })).body).toEqual({ ok: true });
+      // Before: the second request had a fresh 1.6 s and answered.
+      expect((await failure(call.request({ method: 'GET', path: '/second' }))).kind).toBe('timeout');
+      // Once the deadline has passed, a further request is not even sent.
+      expect((await failure(call.request({ method: 'GET', path: '/third' }))).kind).toBe('timeout');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("the wait before the throttle retry ends at the call's deadline", async () => {
+    // The real sleep: Retry-After 5 s is within the policy's 5 s but not within the call's 300 ms.
+    nock('https://up.test').get('/api/x').reply(429, '{}', { 'retry-after': '5' });
+    const call = createUpstreamClient({ policy: policy({ timeoutMs: 300 }) });
+    const error = await failure(call.request({ method: 'GET', path: '/x' }));
+    // Before: it slept the whole 5 s and retried.
+    expect(error.kind).toBe('timeout');
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('refuses a body whose declared length passes the cap without reading it', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
+      res.write('['); // the rest never comes: the client must not wait for it
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const capped = createUpstreamClient({ policy: policy({ baseUrl: `http://127.0.0.1:${port}` }) });
+      expect((await failure(capped.request({ method: 'GET', path: '/big' }))).kind).toBe('too_large');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('upstream body budget', () => {
+  it('reserves all or nothing, first in first out, and gives up at the signal', async () => {
+    const budget = new BodyBudget(10);
+    const signal = new AbortController().signal;
+    const a = await budget.reserve(6, signal);
+    const order: string[] = [];
+    const arrived = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const b = budget.reserve(6, signal).then(arrived('b'));
+    // Fits, but waits behind b: first in first out.
+    const c = budget.reserve(1, signal).then(arrived('c'));
+    expect(budget.tryReserve(1)).toBeUndefined();
+    expect(budget.waiting).toBe(2);
+    const gone = new AbortController();
+    const d = budget.reserve(50, gone.signal); // more than the whole budget: waits for all of it
+    gone.abort();
+    await expect(d).rejects.toMatchObject({ kind: 'timeout' });
+    a();
+    a(); // a second release changes nothing
+    const releaseB = await b;
+    const releaseC = await c;
+    expect(order).toEqual(['b', 'c']);
+    expect(budget.reserved).toBe(7);
+    releaseB();
+    releaseC();
+    expect(budget.reserved).toBe(0);
+    expect(budget.highWater).toBe(7);
+    const whole = await budget.reserve(50, signal);
+    expect(budget.reserved).toBe(10);
+    whole();
+    expect(budget.waiting).toBe(0);
+  });
+
+  /** A server whose answers stop half-way until `finish()`: bodies of `bytes` bytes, some without a content-length. */
+  async function halfWayServer(bytes: number) {
+    const held: Array<{ res: ServerResponse; rest: string }> = [];
+    let n = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      const i = n++;
+      const chunked = req.url === '/chunked';
+      const head = `{"i":${i},"pad":"`;
+      const body = head + 'x'.repeat(bytes - head.length - 2) + '"}';
+      res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(body.length) }) });
+      res.write(body.slice(0, bytes >> 1));
+      held.push({ res, rest: body.slice(bytes >> 1) });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      held,
+      finish(): void {
+        for (const h of held.splice(0)) h.res.end(h.rest);
+      },
+      close(): void {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+
+  async function until(check: () => boolean): Promise<void> {
+    while (!check()) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  it('concurrent big bodies never hold more than the budget at once, and all of them complete', async () => {
+    const MiB = 1024 * 1024;
+    const server = await halfWayServer(MiB);
+    const budget = new BodyBudget(2.5 * MiB);
+    try {
+      const p = policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 60_000 });
+      const paths = ['/a', '/b', '/c', '/d', '/e', '/f', '/chunked', '/chunked'];
+      const calls = paths.map((path) => createUpstreamClient({ policy: p, bodyBudget: budget }).request<{ i: number; pad: string }>({ method: 'GET', path }));
+      // Every request has its headers and half a body; the bodies that fit hold the budget and the
+      // rest wait for it (a chunked body reserves the cap: 4 MiB, at most the whole budget).
+      await until(() => server.held.length === paths.length && budget.waiting >= 6);
+      expect(budget.reserved).toBeLessThanOrEqual(budget.total);
+      server.finish();
+      // Bodies that were waiting get their room as the first ones are parsed; the server sends their rest at once.
+      const results = await Promise.all(calls);
+      for (const r of results) expect(JSON.stringify(r.body)).toHaveLength(MiB);
+      expect(new Set(results.map((r) => r.body.i)).size).toBe(paths.length);
+      expect(budget.highWater).toBeLessThanOrEqual(budget.total);
+      expect(budget.highWater).toBeGreaterThanOrEqual(2 * MiB);
+      expect(budget.reserved).toBe(0);
+      expect(budget.waiting).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a body that waits past its call's deadline ends the call as a timeout and leaves the budget as it was", async () => {
+    const MiB = 1024 * 1024;
+    const server = await halfWayServer(MiB);
+    const budget = new BodyBudget(1.5 * MiB);
+    try {
+      const first = createUpstreamClient({ policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 60_000 }), bodyBudget: budget }).request({ method: 'GET', path: '/a' });
+      await until(() => budget.reserved === MiB);
+      const second = createUpstreamClient({ policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 300 }), bodyBudget: budget }).request({ method: 'GET', path: '/b' });
+      const error = await failure(second);
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toMatch(/body budget/);
+      expect(budget.waiting).toBe(0);
+      expect(budget.reserved).toBe(MiB);
+      server.finish();
+      expect(((await first).body as { i: number }).i).toBe(0);
+      expect(budget.reserved).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -202,6 +202,7 @@ export class Pipeline {
         baseUrl: connector.config.baseUrl,
         signal,
         gate: this.#g.gates.get(connector.config.key),
+        bodyBudget: this.#g.bodyBudget,
         sleep: this.#g.upstreamSleep,
         onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
       }),

@@ -1,8 +1,12 @@
-// The upstream HTTP layer on undici: keep-alive pools per origin (one shared Agent), a whole-
-// request deadline per call, redirects never followed, bodies size-capped while streaming, the
-// single throttle retry of DECISIONS §11, and a typed classification of failures.
+// The upstream HTTP layer on undici: keep-alive pools per origin (one shared Agent), one deadline
+// per tool call (the connector's timeout, counted from the client's creation when the call enters
+// the upstream stage: every request, queue wait, throttle retry and body of the call gets only
+// what is left of it), redirects never followed, bodies size-capped while streaming and read only
+// within the process's body budget, the single throttle retry of DECISIONS §11, and a typed
+// classification of failures.
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
+import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from './read-capped.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
 
@@ -24,10 +28,12 @@ export interface UpstreamClientOptions {
   readonly policy: UpstreamPolicy;
   /** Base URL override from deployment configuration (the spec's is the default). */
   readonly baseUrl?: string;
-  /** Aborts every request of the call (client gone, call deadline). */
+  /** Aborts every request of the call (client gone). The call's deadline is the client's own. */
   readonly signal?: AbortSignal;
   readonly dispatcher?: Dispatcher;
   readonly gate?: ConcurrencyGate;
+  /** The process's byte budget for response bodies being read and parsed (none: unbounded). */
+  readonly bodyBudget?: Pick<BodyBudget, 'tryReserve' | 'reserve'>;
   readonly onCall?: (info: UpstreamCallInfo) => void;
   /** Injected in tests to skip real waiting. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -48,6 +54,7 @@ export async function closeSharedDispatcher(): Promise<void> {
 }
 
 const ERROR_BODY_LIMIT = 2048;
+const EMPTY = Buffer.alloc(0);
 
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -143,33 +150,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const sleep = options.sleep ?? abortableSleep;
   const outer = options.signal ?? new AbortController().signal;
 
-  async function once<T>(req: UpstreamRequest, url: { href: string; origin: string }): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
-    // One controller per request, aborted by the connector's deadline or by the call's signal
-    // (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any).
-    const controller = new AbortController();
-    const signal = controller.signal;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, policy.timeoutMs);
-    const onOuterAbort = () => controller.abort();
-    if (outer.aborted) controller.abort();
-    else outer.addEventListener('abort', onOuterAbort, { once: true });
-    const deadline = {
-      get aborted() {
-        return timedOut;
-      },
-    };
-    try {
-      return await onceWithSignal<T>(req, url, signal, deadline);
-    } finally {
-      clearTimeout(timer);
-      outer.removeEventListener('abort', onOuterAbort);
-    }
-  }
+  // The call's deadline: an absolute time, fixed when the call enters the upstream stage.
+  const deadlineAt = performance.now() + policy.timeoutMs;
+  const deadlineText = `the call's ${policy.timeoutMs} ms deadline passed`;
 
-  async function onceWithSignal<T>(
+  async function once<T>(
     req: UpstreamRequest,
     url: { href: string; origin: string },
     signal: AbortSignal,
@@ -185,17 +170,53 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       res = await undiciRequest(url.href, { method: req.method, headers, body, signal, dispatcher });
     } catch (error) {
-      if (deadline.aborted) throw new UpstreamError('timeout', `upstream did not answer within ${policy.timeoutMs} ms`);
+      if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream answered`);
       if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
       throw new UpstreamError('network', `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`);
     }
     const responseHeaders = flattenHeaders(res.headers);
+    const cap = policy.maxResponseBytes;
+    const tooLarge = () => new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
+    const declared = Number(responseHeaders['content-length']);
+    const length = responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+    if (length !== undefined && length > cap) {
+      res.body.destroy(); // declared over the cap: not a byte of it is read
+      throw tooLarge();
+    }
+    // Room in the process's body budget first (the declared size, else the cap), so the bodies of
+    // all calls together never hold more than the budget; given back once the body is parsed.
+    let release: (() => void) | undefined;
+    if (options.bodyBudget && length !== 0) {
+      try {
+        release = options.bodyBudget.tryReserve(length ?? cap) ?? (await options.bodyBudget.reserve(length ?? cap, signal));
+      } catch (error) {
+        res.body.destroy();
+        if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} while the response body waited for the body budget`);
+        throw error instanceof UpstreamError ? error : new UpstreamError('timeout', 'the call was aborted');
+      }
+    }
+    try {
+      return await readAndParse<T>(req, res, responseHeaders, cap, length, tooLarge, deadline);
+    } finally {
+      release?.();
+    }
+  }
+
+  async function readAndParse<T>(
+    req: UpstreamRequest,
+    res: Dispatcher.ResponseData,
+    responseHeaders: Record<string, string>,
+    cap: number,
+    length: number | undefined,
+    tooLarge: () => UpstreamError,
+    deadline: { readonly aborted: boolean },
+  ): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     let bytes: Buffer;
     try {
-      bytes = await readCapped(res.body, policy.maxResponseBytes, () => new UpstreamError('too_large', `upstream response passed the ${policy.maxResponseBytes}-byte cap`), 'destroy');
+      bytes = await readCapped(res.body, cap, tooLarge, 'destroy', length);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      if (deadline.aborted) throw new UpstreamError('timeout', `upstream did not finish within ${policy.timeoutMs} ms`);
+      if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream finished its answer`);
       throw new UpstreamError('network', 'upstream response was cut off');
     }
     const status = res.statusCode;
@@ -210,14 +231,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     else if (req.expect === 'text') parsed = bytes.toString('utf8');
     else if (bytes.length === 0) parsed = null;
     else {
+      const text = bytes.toString('utf8');
+      bytes = EMPTY; // the raw bytes can go while the text is parsed
       try {
-        parsed = JSON.parse(bytes.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch {
-        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, {
-          status,
-          body: bytes.subarray(0, ERROR_BODY_LIMIT).toString('utf8'),
-          headers: responseHeaders,
-        });
+        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, { status, body: text.slice(0, ERROR_BODY_LIMIT), headers: responseHeaders });
       }
     }
     if (req.throttledBody?.(parsed)) return { throttled: { headers: responseHeaders, body: parsed } };
@@ -228,22 +247,51 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     async request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       const url = joinUrl(base, req.path, req.query);
       const started = performance.now();
-      const release = options.gate ? await options.gate.acquire(outer) : undefined;
+      // One controller per request, aborted by what is left of the call's deadline or by the
+      // call's signal (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any). It
+      // covers the queue for a slot, both attempts, the wait between them and the body budget.
+      const controller = new AbortController();
+      const signal = controller.signal;
+      let timedOut = false;
+      const deadline = {
+        get aborted() {
+          return timedOut;
+        },
+      };
+      const expire = () => {
+        timedOut = true;
+        controller.abort();
+      };
+      const remaining = deadlineAt - started;
+      let timer: NodeJS.Timeout | undefined;
+      if (remaining > 0) timer = setTimeout(expire, remaining);
+      else expire();
+      const onOuterAbort = () => controller.abort();
+      if (outer.aborted) controller.abort();
+      else outer.addEventListener('abort', onOuterAbort, { once: true });
+      let release: (() => void) | undefined;
       let retried = false;
       let status: number | undefined;
       let outcome: UpstreamCallInfo['outcome'] = 'ok';
       try {
-        let result = await once<T>(req, url);
+        if (timedOut) throw new UpstreamError('timeout', `${deadlineText} before this request`);
+        try {
+          release = options.gate ? await options.gate.acquire(signal) : undefined;
+        } catch (error) {
+          if (timedOut) throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
+          throw error;
+        }
+        let result = await once<T>(req, url, signal, deadline);
         const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
         if (result.throttled && mayRetry) {
           retried = true;
           const wait = retryAfterMs(result.throttled.headers['retry-after'], policy.retry.defaultWaitMs, policy.retry.maxWaitMs);
           try {
-            await sleep(wait, outer);
+            await sleep(wait, signal);
           } catch {
-            throw new UpstreamError('timeout', 'the call was aborted while waiting to retry');
+            throw new UpstreamError('timeout', timedOut ? `${deadlineText} while waiting to retry` : 'the call was aborted while waiting to retry');
           }
-          result = await once<T>(req, url);
+          result = await once<T>(req, url, signal, deadline);
         }
         if (result.throttled) {
           status = 429;
@@ -258,6 +306,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         } else outcome = 'network';
         throw error;
       } finally {
+        clearTimeout(timer);
+        outer.removeEventListener('abort', onOuterAbort);
         release?.();
         options.onCall?.({ method: req.method, origin: url.origin, status, outcome, durationMs: performance.now() - started, retried });
       }

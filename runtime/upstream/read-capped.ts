@@ -5,22 +5,40 @@
 // the async iterator costs noticeably more per message.
 import type { Readable } from 'node:stream';
 
-export function readCapped(stream: Readable, limit: number, overflow: (bytes: number) => Error, rest: 'drain' | 'destroy'): Promise<Buffer> {
+/**
+ * With `expected` (a declared content-length within the limit) the bytes are copied into one
+ * buffer of that size as they come, so a big body costs its size once instead of twice (chunks,
+ * then their concatenation).
+ */
+export function readCapped(stream: Readable, limit: number, overflow: (bytes: number) => Error, rest: 'drain' | 'destroy', expected?: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    let whole = expected !== undefined && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
+      const next = size + chunk.length;
+      if (next > limit) {
         stream.removeAllListeners('data');
         if (rest === 'drain') stream.resume();
         else stream.destroy();
-        reject(overflow(size));
+        whole = undefined;
+        chunks.length = 0;
+        reject(overflow(next));
         return;
       }
-      chunks.push(chunk);
+      if (whole && next <= whole.length) chunk.copy(whole, size);
+      else {
+        // More than declared (or no declaration): back to a list of chunks.
+        if (whole) chunks.push(whole.subarray(0, size));
+        whole = undefined;
+        chunks.push(chunk);
+      }
+      size = next;
     });
-    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    stream.once('end', () => {
+      if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
     stream.once('error', reject);
   });
 }

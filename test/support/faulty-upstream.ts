@@ -10,6 +10,8 @@ export type FaultMode =
   | { readonly kind: 'trickle'; readonly everyMs: number }
   | { readonly kind: 'reset_mid_body' }
   | { readonly kind: 'huge_body'; readonly bytes: number }
+  /** A healthy empty answer padded with whitespace to `bytes` (valid JSON); every second one without a content-length. */
+  | { readonly kind: 'padded_ok'; readonly bytes: number }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'non_json_200' }
   | { readonly kind: 'throttle'; readonly retryAfter: string | undefined; readonly times: number }
@@ -133,6 +135,12 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
           if (sent >= m.bytes && !res.destroyed) res.end();
         };
         pump();
+        return;
+      }
+      case 'padded_ok': {
+        const body = EMPTY_SEARCH + ' '.repeat(Math.max(0, m.bytes - EMPTY_SEARCH.length));
+        const chunked = requests.length % 2 === 0;
+        res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(body.length) }) }).end(body);
         return;
       }
       case 'redirect':
