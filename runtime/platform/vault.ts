@@ -131,7 +131,7 @@ export function loadOrCreateKeyFile(path: string): { keys: Record<number, string
     }
     return { keys, created: false };
   }
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const keys = { 1: newSecretKey() };
   writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:${keys[1]}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
