@@ -57,6 +57,18 @@ export class Redactor {
    */
   static of(credential: Credential | null): Redactor {
     if (!credential) return Redactor.patterns;
+    // Made once per connection, not per call (the credential is decrypted per call).
+    const key = JSON.stringify(credential);
+    let redactor = made.get(key);
+    if (!redactor) {
+      redactor = Redactor.#build(credential);
+      if (made.size >= MADE_MAX) made.clear();
+      made.set(key, redactor);
+    }
+    return redactor;
+  }
+
+  static #build(credential: Credential): Redactor {
     const secrets: string[] = [];
     for (const [field, value] of Object.entries(credential)) if (typeof value === 'string' && !NOT_SECRET.has(field)) secrets.push(value);
     const { username, password } = credential as { username?: unknown; password?: unknown };
@@ -124,6 +136,10 @@ export class Redactor {
 }
 
 const scope = new AsyncLocalStorage<Redactor>();
+
+/** Redactors by credential (its JSON); cleared when full rather than tracked by age. */
+const made = new Map<string, Redactor>();
+const MADE_MAX = 1000;
 
 /** The redactor of the call running now, or the patterns-only one outside a call. */
 export function currentRedactor(): Redactor {
