@@ -2,7 +2,7 @@
 // file or directory in it grants any permission to group or others — on a new embedded database
 // (PGlite's initdb writes its files 0666 whatever the umask), after writes, and on a directory an
 // older version left open, which the gateway tightens at start with a warning.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -67,6 +67,8 @@ describe('data directory permissions', () => {
     expect(openToOthers(dataDir)).toEqual([]);
     expect(lines.join('\n')).not.toContain('open to other users');
 
+    // The demo tenant's token file (npm start) is the gateway's too.
+    writeFileSync(join(dataDir, 'demo-token'), 'cgw_demo\n');
     loosen(dataDir);
     const opened = countEntries(dataDir);
     expect(openToOthers(dataDir)).toHaveLength(opened);

@@ -37,8 +37,8 @@ export function makePrivate(path: string): number {
   return count;
 }
 
-/** What the gateway keeps in its data directory: the embedded database, its lock and the key file. */
-export const DATA_DIR_ENTRIES: readonly string[] = ['db', 'db.lock', 'secret.key'];
+/** What the gateway keeps in its data directory: the embedded database, its lock, the key file and the demo token. */
+export const DATA_DIR_ENTRIES: readonly string[] = ['db', 'db.lock', 'secret.key', 'demo-token'];
 
 /**
  * The data directory made private: the directory itself (created 0700 when missing) and, in full,
