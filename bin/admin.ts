@@ -9,6 +9,7 @@ import type { CredentialKind } from '#runtime/handler-api/descriptor-types.ts';
 import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
 import { checkKeys } from '#runtime/platform/key-check.ts';
 import { openStore } from '#runtime/platform/open-store.ts';
+import { DATA_DIR_ENTRIES, makeDataDirPrivate } from '#runtime/platform/private-files.ts';
 import type { FairUseMode, PlatformStore } from '#runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '#runtime/platform/vault.ts';
 import { issueToken } from '#runtime/platform/tokens.ts';
@@ -373,6 +374,8 @@ async function main(): Promise<number> {
   if (!config.databaseUrl && !existsSync(join(config.dataDir, 'db'))) console.error(`note: creating a new embedded database in ${join(config.dataDir, 'db')}`);
   let releaseLock: (() => void) | undefined;
   try {
+    if (!config.databaseUrl && makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES) > 0)
+      console.error(`note: ${config.dataDir} was open to other users; made it private (directories 0700, files 0600)`);
     if (!config.databaseUrl) releaseLock = lockEmbeddedDatabase(join(config.dataDir, 'db'), 'admin CLI');
   } catch (error) {
     console.error((error as Error).message);

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
     sandboxes = await startSandboxes({ connectors: config.connectors.filter((c) => c.enabled).map((c) => c.key) });
     config = loadConfig(registry, { ...process.env, ...sandboxEnv(sandboxes) }, args.config);
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  // New: private from the start; an existing one is checked (and tightened, with a warning) by createApp.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const started = performance.now();
   const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo });
   const url = await app.listen();

@@ -15,6 +15,7 @@ import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { checkKeys, type KeySource } from './platform/key-check.ts';
 import { createLinkIssuer, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
 import { openStore } from './platform/open-store.ts';
+import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './platform/private-files.ts';
 import { Readiness } from './platform/readiness.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './platform/sql-client.ts';
 import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
@@ -62,6 +63,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const metrics = new Metrics();
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
 
+  const embedded = !options.store && !config.databaseUrl;
+  if (embedded || !config.secretKeys) {
+    // Token hashes, ciphertexts and the key file: for this user only (an older version left them 0666).
+    const opened = makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES);
+    if (opened > 0) log.warn({ dataDir: config.dataDir, entries: opened }, 'the data directory was open to other users: made it private (directories 0700, files 0600)');
+  }
   let keys = config.secretKeys;
   let keySource: KeySource = { kind: 'env' };
   if (!keys) {
@@ -73,7 +80,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   const vault = new Vault(keys);
 
-  const releaseLock = !options.store && !config.databaseUrl ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
+  const releaseLock = embedded ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
   const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }), queryTimeoutMs: storeTimeoutMs }));
   try {

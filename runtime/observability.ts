@@ -1,6 +1,8 @@
 // Structured logs (pino) and Prometheus metrics (prom-client). Neither ever carries a credential,
-// a caller token or an upstream token: log fields are chosen explicitly, never whole requests.
+// a caller token or an upstream token: log fields are chosen explicitly, never whole requests, and
+// every line is scrubbed of the current call's secrets and of bearer-shaped tokens (redact.ts).
 import pino, { type Logger } from 'pino';
+import { currentRedactor } from './redact.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
@@ -17,6 +19,18 @@ export function createLogger(level: string, destination: pino.DestinationStream 
       // Belt and braces: log lines carry chosen fields only and never these; they are masked if
       // one ever does. Exact paths only: wildcard redaction costs every log line.
       redact: { paths: ['authorization', 'token', 'password', 'apiKey', 'credential', 'headers.authorization', 'err.password', 'err.token'], censor: '[redacted]' },
+      hooks: {
+        // Every line of this logger and its children: each string of its fields and message goes
+        // through the redactor of the call it is written in (redact.ts), so a secret an upstream
+        // echoed cannot reach a log line by any path.
+        logMethod(args, method) {
+          const redactor = currentRedactor();
+          const scrubbed = args.map((arg) => redactor.value(arg));
+          // pino's own shape for `log.error(error)`: the error under `err`, its message as `msg`.
+          if (args[0] instanceof Error) scrubbed.splice(0, 1, { err: scrubbed[0] }, ...(typeof args[1] === 'string' ? [] : [redactor.text(args[0].message)]));
+          return method.apply(this, scrubbed as Parameters<typeof method>);
+        },
+      },
     },
     destination,
   );

@@ -32,6 +32,29 @@ describe('vault', () => {
     expect(() => vault.open(parts.join('.'), 'acc_a', 'cases')).toThrow(VaultError);
   });
 
+  it('refuses a stored tag shorter than 16 bytes (a 4- or 12-byte prefix of the real tag), and opens the full one', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }) => warnings.push(warning.code ?? warning.message);
+    process.on('warning', onWarning);
+    const { ciphertext } = vault.seal('{"apiKey":"k"}', 'acc_a', 'cases');
+    const parts = ciphertext.split('.');
+    const tag = Buffer.from(parts[4]!, 'base64url');
+    expect(tag.length).toBe(16);
+    for (const length of [4, 12, 15]) {
+      const cut = [...parts.slice(0, 4), tag.subarray(0, length).toString('base64url')].join('.');
+      expect(() => vault.open(cut, 'acc_a', 'cases'), `${length}-byte tag`).toThrow(/authentication tag must be 16 bytes/);
+      // No evidence about the key either way (the key check at start-up ignores it).
+      expect(vault.tryOpen(cut, 'acc_a', 'cases')).toBe('malformed');
+    }
+    const long = [...parts.slice(0, 4), Buffer.concat([tag, Buffer.alloc(1)]).toString('base64url')].join('.');
+    expect(() => vault.open(long, 'acc_a', 'cases')).toThrow(VaultError);
+    expect(vault.open(ciphertext, 'acc_a', 'cases')).toBe('{"apiKey":"k"}');
+    // Node warns (DEP0182) when a short tag reaches GCM without a declared tag length; none does.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings).toEqual([]);
+  });
+
   it('keeps old key versions readable after rotation and encrypts with the newest', () => {
     const k1 = newSecretKey();
     const old = new Vault({ 1: k1 }).seal('x', 'acc', 'inst');

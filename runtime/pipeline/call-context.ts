@@ -7,6 +7,7 @@ import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescripto
 import type { Credential, DataLayer, FailureSummary, ToolContext } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
+import type { Redactor } from '../redact.ts';
 
 /** The spec texts of one connector: its own codes first, then the platform's. */
 export class ConnectorTexts {
@@ -80,6 +81,8 @@ export interface CallScope {
   readonly timeZone: string;
   readonly dataLayer?: DataLayer;
   readonly texts: ConnectorTexts;
+  /** The call's secrets: failure summaries are scrubbed before the handler can cut them short. */
+  readonly redactor: Redactor;
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
@@ -109,7 +112,10 @@ export function createToolContext(scope: CallScope): CallContext {
       throw new ArgumentRefusal(code, params);
     },
     text: (name: string, params: ErrorParams = {}) => scope.texts.note(name, params),
-    describeFailure: (error) => scope.texts.describe(error),
+    describeFailure: (error) => {
+      const { name, message } = scope.texts.describe(error);
+      return { name, message: scope.redactor.text(message) };
+    },
   };
 }
 

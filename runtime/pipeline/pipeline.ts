@@ -15,6 +15,7 @@ import { UpstreamError } from '../handler-api/upstream-types.ts';
 import { VaultError } from '../platform/vault.ts';
 import { bindDataLayer } from '../platform/data-layer.ts';
 import type { Reservation } from '../platform/usage.ts';
+import { Redactor } from '../redact.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -32,6 +33,24 @@ export interface CallLogFields {
 }
 
 export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
+
+/**
+ * The result with every text block scrubbed. Structured content is the same value as the first
+ * text block (its JSON), so it is scrubbed, as a copy, exactly when a text block had to be.
+ */
+function scrubResult(result: CallToolResult, redactor: Redactor): CallToolResult {
+  let changed = false;
+  const content = result.content.map((block) => {
+    const text = redactor.text(block.text);
+    if (text === block.text) return block;
+    changed = true;
+    return { ...block, text };
+  });
+  if (!changed) return result;
+  const scrubbed: CallToolResult = { ...result, content };
+  if (result.structuredContent) scrubbed.structuredContent = redactor.value(result.structuredContent) as Record<string, unknown>;
+  return scrubbed;
+}
 
 function textResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
@@ -143,7 +162,10 @@ export class Pipeline {
       return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}), checked.reason);
     }
     // 7. Upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
-    return this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, now, fairUse.reservation);
+    // From here on an upstream may echo the connection's secret: every log line written inside
+    // the call and the result it returns are scrubbed of it (redact.ts).
+    const redactor = Redactor.of(credential.credential);
+    return redactor.run(async () => scrubResult(await this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, now, fairUse.reservation, redactor), redactor));
   }
 
   async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
@@ -189,6 +211,7 @@ export class Pipeline {
     fields: CallLogFields,
     now: Date,
     reservation: Reservation | undefined,
+    redactor: Redactor,
   ): Promise<CallToolResult> {
     const log = this.#g.log;
     const connector = endpoint.connector;
@@ -222,6 +245,7 @@ export class Pipeline {
       // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
       ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
       texts,
+      redactor,
     });
     try {
       const handler = connector.handlers[tool.name];

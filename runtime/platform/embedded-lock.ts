@@ -1,6 +1,6 @@
 // The embedded database (PGlite) belongs to one process at a time: a second process opening the
 // same data directory could corrupt it. The gateway and the admin CLI take this lock first.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class EmbeddedLockError extends Error {
@@ -31,7 +31,8 @@ export function lockEmbeddedDatabase(dbDir: string, holder: string): () => void 
       );
     }
   }
-  writeFileSync(file, `${process.pid}\n${holder}\n`);
+  writeFileSync(file, `${process.pid}\n${holder}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600); // a lock file an older version left readable by others
   return () => {
     try {
       if (existsSync(file) && Number(readFileSync(file, 'utf8').split('\n')[0]) === process.pid) rmSync(file);

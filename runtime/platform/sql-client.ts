@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Transaction } from '@electric-sql/pglite';
 import { Pool } from 'pg';
 import type { PoolClient } from 'pg';
+import { ensurePrivateDir, makePrivate } from './private-files.ts';
 
 export interface SqlClient {
   /** 'embedded' (PGlite) or 'postgres'. */
@@ -62,7 +63,11 @@ export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16M
 
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
+  // Private from the first file on: the directory is 0700 before the engine writes into it, and
+  // the files its initdb leaves at 0666 are made 0600 once it is open (private-files.ts).
+  if (options.dataDir !== undefined) ensurePrivateDir(options.dataDir);
   const db = await PGlite.create(options.dataDir === undefined ? { startParams } : { dataDir: options.dataDir, startParams });
+  if (options.dataDir !== undefined) makePrivate(options.dataDir);
   return pgliteClient(db, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
 }
 

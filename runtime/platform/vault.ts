@@ -18,6 +18,8 @@ export interface Sealed {
 }
 
 const FORMAT = 'v1';
+/** The GCM tag length `seal` writes and `open` requires. */
+const TAG_BYTES = 16;
 
 function aad(accountId: string, instanceId: string, version: number): Buffer {
   return Buffer.from(`connector-gateway/credential\u0000${accountId}\u0000${instanceId}\u0000${version}`, 'utf8');
@@ -48,7 +50,7 @@ export class Vault {
   seal(plaintext: string, accountId: string, instanceId: string): Sealed {
     const version = this.activeVersion;
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(version)!, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(version)!, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(aad(accountId, instanceId, version));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
@@ -61,10 +63,14 @@ export class Vault {
     const version = Number(parts[1]);
     const key = this.#keys.get(version);
     if (!key) throw new VaultError(`credential was sealed with key version ${version}, which is not configured`);
+    // GCM accepts tags cut down to 4 bytes unless told the length: a truncated tag is forged with
+    // far less work, so only the full 16-byte tag this vault writes is accepted.
+    const tag = Buffer.from(parts[4]!, 'base64url');
+    if (tag.length !== TAG_BYTES) throw new VaultError(`credential authentication tag must be ${TAG_BYTES} bytes (got ${tag.length}); the ciphertext is damaged or forged`);
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAAD(aad(accountId, instanceId, version));
-      decipher.setAuthTag(Buffer.from(parts[4]!, 'base64url'));
+      decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       throw new VaultError('credential failed authentication (tampered, or bound to another account or instance)');
@@ -89,6 +95,8 @@ export class Vault {
   tryOpen(ciphertext: string, accountId: string, instanceId: string): 'opened' | 'failed' | 'malformed' {
     const parts = ciphertext.split('.');
     if (parts.length !== 5 || parts[0] !== FORMAT || !this.#keys.has(Number(parts[1]))) return 'malformed';
+    // A cut tag says nothing about the key (it is refused whichever key is right).
+    if (Buffer.from(parts[4]!, 'base64url').length !== TAG_BYTES) return 'malformed';
     try {
       this.open(ciphertext, accountId, instanceId);
       return 'opened';
@@ -123,7 +131,7 @@ export function loadOrCreateKeyFile(path: string): { keys: Record<number, string
     }
     return { keys, created: false };
   }
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const keys = { 1: newSecretKey() };
   writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:${keys[1]}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);

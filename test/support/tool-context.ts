@@ -4,6 +4,7 @@
 import pino from 'pino';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/pipeline/call-context.ts';
+import { Redactor } from '../../runtime/redact.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
@@ -40,5 +41,6 @@ export function testContext(options: TestContextOptions): TestToolContext {
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
     texts: new ConnectorTexts(options.descriptor, platformDescriptor),
+    redactor: Redactor.of(options.credential),
   });
 }
