@@ -14,7 +14,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -33,6 +33,11 @@ export interface PlatformProtocolErrorParams {
   invalid_id: Record<string, never>;
   params_not_object: Record<string, never>;
   method_not_found: { method: string | number; };
+  envelope_invalid: { version: string | number; problem: string | number; };
+  envelope_missing: { version: string | number; };
+  header_mismatch: { header: string | number; header_value: string | number; body_value: string | number; };
+  header_missing: { header: string | number; method: string | number; version: string | number; };
+  protocol_version_unsupported: { requested: string | number; supported: string | number; };
   internal_error: Record<string, never>;
   usage_unauthorized: Record<string, never>;
   not_found: Record<string, never>;
@@ -184,6 +189,42 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
         "method"
       ]
     },
+    "envelope_invalid": {
+      "text": "Invalid _meta envelope for protocol revision {version}: {problem}",
+      "params": [
+        "version",
+        "problem"
+      ]
+    },
+    "envelope_missing": {
+      "text": "The MCP-Protocol-Version header names protocol revision {version}, but the request is missing the per-request envelope: params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.",
+      "params": [
+        "version"
+      ]
+    },
+    "header_mismatch": {
+      "text": "Header mismatch: {header} header value '{header_value}' does not match body value '{body_value}'",
+      "params": [
+        "header",
+        "header_value",
+        "body_value"
+      ]
+    },
+    "header_missing": {
+      "text": "Header missing: {header} is required on {method} requests of protocol revision {version}.",
+      "params": [
+        "header",
+        "method",
+        "version"
+      ]
+    },
+    "protocol_version_unsupported": {
+      "text": "Unsupported protocol version {requested}; supported: {supported}.",
+      "params": [
+        "requested",
+        "supported"
+      ]
+    },
     "internal_error": {
       "text": "Internal error.",
       "params": []
@@ -254,7 +295,8 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
   "limits": {
     "connectLinkValidSeconds": 600,
     "portalLinkValidSeconds": 86400,
-    "fairUseDefaultMonthlyQuota": 100000
+    "fairUseDefaultMonthlyQuota": 100000,
+    "listCacheTtlMs": 60000
   },
   "systemTools": [
     {

@@ -1,13 +1,16 @@
-// The MCP methods an endpoint serves, as a map from method name to handler: initialize, ping,
-// tools/list (precomputed bytes) and tools/call (the pipeline). The transport hands every
-// well-formed request to `dispatch`; a method not in the map is "method not found". A handler
-// answers with the whole JSON-RPC response body (always HTTP 200).
+// The MCP methods an endpoint serves, one map per protocol era: for the 2025 revisions initialize,
+// ping, tools/list (precomputed bytes) and tools/call (the pipeline); for 2026-07-28
+// server/discover, tools/list and tools/call, whose results also carry `resultType`, the server's
+// identity in `_meta` and, on lists, cache hints. The transport hands every well-formed request to
+// `dispatch`; a method not in its era's map is "method not found". A handler answers with the
+// whole JSON-RPC response body (HTTP 200).
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { LinkIssuer } from '../platform/links.ts';
 import type { Identity } from '../platform/state.ts';
 import { ErrorCode, errorJson, negotiateVersion, protocolText, resultJson, SERVER_VERSION } from './protocol.ts';
+import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
 import { toolsListBytes } from './tools-list.ts';
 
 /** One JSON-RPC request to one endpoint instance, from an authenticated caller. */
@@ -22,6 +25,14 @@ export interface McpRequest {
   readonly signal: () => AbortSignal;
 }
 
+/** The methods of both protocol eras. */
+export interface McpMethodSets {
+  /** 2025-03-26, 2025-06-18, 2025-11-25: the initialize handshake. */
+  readonly legacy: McpMethods;
+  /** 2026-07-28: stateless, server/discover. */
+  readonly modern: McpMethods;
+}
+
 /** The JSON-RPC response body. */
 export type McpReply = string | Buffer;
 
@@ -31,48 +42,93 @@ export type McpMethods = ReadonlyMap<string, MethodHandler>;
 
 const CLOSE_BRACE = Buffer.from('}');
 
-export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links: LinkIssuer): McpMethods {
-  const subscribed = ({ identity, endpoint }: McpRequest) => gateway.state.isSubscribed(identity.account.id, endpoint.connector.config.key);
+/** The server's identity on an endpoint instance (initialize's serverInfo; 2026 results' `_meta`). */
+function serverInfo(endpoint: Endpoint): { name: string; title: string; version: string } {
+  return { name: `connector-gateway/${endpoint.instanceId}`, title: endpoint.connector.descriptor.title, version: SERVER_VERSION };
+}
 
-  async function initialize(request: McpRequest): Promise<McpReply> {
+/** `,"resultType":"complete","_meta":{…serverInfo…}` of an instance's 2026 results, made once. */
+const modernTails = new WeakMap<Endpoint, string>();
+function modernTail(endpoint: Endpoint): string {
+  let tail = modernTails.get(endpoint);
+  if (tail === undefined) {
+    tail = `,"resultType":"complete","_meta":${JSON.stringify({ [META_SERVER_INFO]: serverInfo(endpoint) })}`;
+    modernTails.set(endpoint, tail);
+  }
+  return tail;
+}
+
+export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links: LinkIssuer): McpMethodSets {
+  const subscribed = ({ identity, endpoint }: McpRequest) => gateway.state.isSubscribed(identity.account.id, endpoint.connector.config.key);
+  /** Whether the caller sees the connector's tools (else only connect_account). */
+  const listsAll = (request: McpRequest) => subscribed(request) || !request.endpoint.connector.descriptor.connectAccount;
+  /**
+   * The 2026 cache hint of a list or discover result. Always "private": the answer depends on the
+   * caller's account, so no cache may serve it to another authorization. The time to live is the
+   * spec's `listCacheTtlMs` for a subscribed account and 0 otherwise: an account's list changes
+   * the moment it subscribes, so a list without the tools must not be kept.
+   */
+  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs! : 0},"cacheScope":"private"`;
+
+  async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;
     const { descriptor, config } = endpoint.connector;
-    const instructions = subscribed(request)
-      ? descriptor.instructions
-      : formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? descriptor.instructions, {
-          connector_id: config.id,
-          connector_title: descriptor.title,
-          purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),
-        });
+    if (subscribed(request)) return descriptor.instructions;
+    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? descriptor.instructions, {
+      connector_id: config.id,
+      connector_title: descriptor.title,
+      purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),
+    });
+  }
+
+  async function initialize(request: McpRequest): Promise<McpReply> {
     const result = {
       protocolVersion: negotiateVersion(request.params.protocolVersion),
       capabilities: { tools: { listChanged: false } },
-      serverInfo: { name: `connector-gateway/${endpoint.instanceId}`, title: descriptor.title, version: SERVER_VERSION },
-      instructions,
+      serverInfo: serverInfo(request.endpoint),
+      instructions: await instructionsFor(request),
     };
     return resultJson(request.id, JSON.stringify(result));
   }
 
-  function toolsList(request: McpRequest): McpReply {
-    const full = subscribed(request) || !request.endpoint.connector.descriptor.connectAccount;
-    // The list is precomputed as bytes; only the envelope around it is built per request.
-    const list = toolsListBytes(request.endpoint, gateway.platform, full);
+  /** 2026-07-28: what initialize answered, without a handshake (no listChanged: no subscriptions/listen). */
+  async function discover(request: McpRequest): Promise<McpReply> {
+    const instructions = await instructionsFor(request);
+    const body = JSON.stringify({ supportedVersions: ALL_PROTOCOL_VERSIONS, capabilities: { tools: {} }, ...(instructions === undefined ? {} : { instructions }) });
+    return resultJson(request.id, `${body.slice(0, -1)}${cacheHint(request)}${modernTail(request.endpoint)}}`);
+  }
+
+  function envelope(request: McpRequest, list: Buffer, tail: string): Buffer {
     const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
-    return Buffer.concat([head, list, CLOSE_BRACE], head.length + list.length + 1);
+    if (tail === '') return Buffer.concat([head, list, CLOSE_BRACE], head.length + list.length + 1);
+    // The precomputed `{"tools":[…]}` without its closing brace, then the 2026 fields.
+    const end = Buffer.from(`${tail}}}`);
+    return Buffer.concat([head, list.subarray(0, list.length - 1), end], head.length + list.length - 1 + end.length);
   }
 
-  async function toolsCall(request: McpRequest): Promise<McpReply> {
+  // The list is precomputed as bytes; only the envelope around it is built per request.
+  const toolsList = (request: McpRequest): McpReply => envelope(request, toolsListBytes(request.endpoint, gateway.platform, listsAll(request)), '');
+  const modernToolsList = (request: McpRequest): McpReply =>
+    envelope(request, toolsListBytes(request.endpoint, gateway.platform, listsAll(request)), `${cacheHint(request)}${modernTail(request.endpoint)}`);
+
+  async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
-    const result = await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId);
-    return resultJson(request.id, JSON.stringify(result));
+    return JSON.stringify(await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId));
   }
 
-  return new Map<string, MethodHandler>([
-    ['initialize', initialize],
-    ['ping', (request) => resultJson(request.id, '{}')],
-    ['tools/list', toolsList],
-    ['tools/call', toolsCall],
-  ]);
+  return {
+    legacy: new Map<string, MethodHandler>([
+      ['initialize', initialize],
+      ['ping', (request) => resultJson(request.id, '{}')],
+      ['tools/list', toolsList],
+      ['tools/call', async (request) => resultJson(request.id, await callResult(request))],
+    ]),
+    modern: new Map<string, MethodHandler>([
+      ['server/discover', discover],
+      ['tools/list', modernToolsList],
+      ['tools/call', async (request) => resultJson(request.id, `${(await callResult(request)).slice(0, -1)}${modernTail(request.endpoint)}}`)],
+    ]),
+  };
 }
 
 export function dispatch(methods: McpMethods, method: string, request: McpRequest): McpReply | Promise<McpReply> {

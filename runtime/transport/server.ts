@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
-import { dispatch, type McpMethods } from '../mcp/methods.ts';
+import { dispatch, type McpMethodSets } from '../mcp/methods.ts';
+import { requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
 import { MemoryRateLimiter } from '../platform/rate-limit.ts';
 import { type AuthFailures, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
@@ -41,7 +42,7 @@ function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null): nu
   return refusal.status;
 }
 
-export function createHttpApp(gateway: GatewayContext, methods: McpMethods, portal: PageRoutes): HttpApp {
+export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes): HttpApp {
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
@@ -89,16 +90,31 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
       return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined));
     }
     if (!parsed.ok) return refuse(res, parsed);
-    const version = checkProtocolVersion(req.headers['mcp-protocol-version']);
-    if (!version.ok) return refuse(res, version);
     const message = classify(parsed.body);
     if (message.kind === 'invalid') {
       sendJson(res, 400, errorJson(message.id, message.code, message.message));
       return 400;
     }
     if (message.kind !== 'request') {
+      // A notification or a response (neither era answers one).
       res.writeHead(202).end();
       return 202;
+    }
+    // Which revision the request speaks: the 2026 envelope and headers, or the 2025 handshake.
+    const revision = requestRevision(message.method, message.params, req.headers);
+    if (!revision.ok) {
+      sendJson(res, revision.status, errorJson(message.id, revision.code, revision.message, revision.data));
+      return revision.status;
+    }
+    if (revision.era === 'legacy') {
+      const version = checkProtocolVersion(req.headers['mcp-protocol-version']);
+      if (!version.ok) return refuse(res, version, message.id);
+    }
+    const served = revision.era === 'modern' ? methods.modern : methods.legacy;
+    if (revision.era === 'modern' && !served.has(message.method)) {
+      // 2026-07-28: a method not served (initialize and ping included) is HTTP 404.
+      sendJson(res, 404, errorJson(message.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method: message.method.slice(0, 200) })));
+      return 404;
     }
     // The client going away aborts a call in progress; the signal is made only if a method asks.
     let controller: AbortController | undefined;
@@ -112,7 +128,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethods, port
       }
       return controller.signal;
     };
-    const reply = await dispatch(methods, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, signal });
+    const reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, signal });
     if (controller) res.off('close', onClose);
     sendJson(res, 200, reply);
     return 200;
