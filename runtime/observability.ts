@@ -50,6 +50,12 @@ export class Metrics {
     labelNames: ['connector', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly mcpRequests = new Counter({
+    name: 'gateway_mcp_requests_total',
+    help: 'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of a request refused before its body was read comes from its Mcp-Method header',
+    labelNames: ['era', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
   readonly requests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
   readonly upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',

@@ -41,6 +41,13 @@ const inputSchema = (key: string, name: string) =>
   };
 
 describe('tool catalog', () => {
+  it('states the MCP revisions the runtime serves, newest first', async () => {
+    const { MCP_REVISIONS } = await import('../codegen/emit/catalog.ts');
+    const { ALL_PROTOCOL_VERSIONS } = await import('../runtime/mcp/revision.ts');
+    expect(MCP_REVISIONS.map((r) => r.version)).toEqual(ALL_PROTOCOL_VERSIONS);
+    expect(readFileSync(`${ROOT}/generated/CATALOG.md`, 'utf8')).toContain('speaks MCP `2026-07-28`, `2025-11-25`, `2025-06-18`, `2025-03-26`');
+  });
+
   it('holds every tool of specs/*.yaml, plus connect_account where a connector lists it', () => {
     // Derived from the YAML, so a new connector or tool needs no edit here.
     const specs = readdirSync(`${ROOT}/specs`)

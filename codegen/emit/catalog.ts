@@ -15,6 +15,14 @@ export interface ArgumentSummary {
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/** The MCP revisions every endpoint speaks (test/catalog.test.ts checks them against the runtime's). */
+export const MCP_REVISIONS: readonly { readonly version: string; readonly how: string }[] = [
+  { version: '2026-07-28', how: 'stateless (server/discover, per-request _meta, Mcp-Method/Mcp-Name headers, cache hints)' },
+  { version: '2025-11-25', how: 'initialize handshake' },
+  { version: '2025-06-18', how: 'initialize handshake' },
+  { version: '2025-03-26', how: 'initialize handshake' },
+];
+
 export function typeLabel(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if ('const' in schema) return JSON.stringify(schema.const);
@@ -176,6 +184,10 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   const entries = ir.connectors.reduce((n, c) => n + servedTools(c, ir.platform).length, 0);
   const lines = [headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'md'), '', '# Tool catalog', ''];
   lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog entries (system tools counted on every endpoint that lists them).`, '');
+  lines.push(
+    `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
+    '',
+  );
   lines.push('| Connector | Default id | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|');
   for (const c of ir.connectors) {
     lines.push(

@@ -8,7 +8,7 @@
 // whose header names a modern revision but whose body has no envelope is refused rather than
 // served as legacy. Rules and their order follow the revision's basic/versioning and
 // transports/streamable-http sections (docs/decisions.md, "MCP 2026-07-28").
-import { ErrorCode, protocolText, SERVED_PROTOCOL_VERSIONS } from './protocol.ts';
+import { ErrorCode, protocolText, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from './protocol.ts';
 
 /** Revisions served statelessly (the 2026 era), newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
@@ -128,6 +128,16 @@ export function requestRevision(method: string, params: Record<string, unknown>,
     if (name !== bodyName) return mismatch('Mcp-Name', name, bodyName);
   }
   return { ok: true, era: 'modern', version };
+}
+
+/** The gateway's own error codes as a 2026 request gets them: application codes outside -32768…-32000. */
+const MODERN_CODES: ReadonlyMap<number, number> = new Map([
+  [UNAUTHORIZED, -31001],
+  [RATE_LIMITED, -31029],
+]);
+
+export function modernCode(code: number): number {
+  return MODERN_CODES.get(code) ?? code;
 }
 
 /** Whether the headers alone say a request speaks the 2026 era (before its body is read). */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets } from '../mcp/methods.ts';
-import { requestRevision } from '../mcp/revision.ts';
+import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
 import { MemoryRateLimiter } from '../platform/rate-limit.ts';
 import { type AuthFailures, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
@@ -28,15 +28,26 @@ export interface HttpApp {
   inFlight(): number;
 }
 
+/** Method names a metric label may take (the rest is `other`: a label set must stay bounded). */
+const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'notifications/initialized', 'notifications/cancelled']);
+const methodLabel = (method: string | undefined) => (method === undefined ? 'unknown' : KNOWN_METHODS.has(method) ? method : 'other');
+
 /** Bodies of the refusals that carry no request id, rendered once. */
 const refusalBodies = new WeakMap<Refusal, string>();
+const modernRefusalBodies = new WeakMap<Refusal, string>();
 
-/** Sends a refusal as it is: its status, its JSON-RPC error (with the request id when known) and headers. */
-function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null): number {
-  let body = id === null ? refusalBodies.get(refusal) : undefined;
+/**
+ * Sends a refusal as it is: its status, its JSON-RPC error (with the request id when known) and
+ * headers. To a request of the 2026 era (known from its MCP-Protocol-Version header, before the
+ * body is read) the gateway's own codes are given from the application range instead: 2026-07-28
+ * forbids undefined codes in -32020…-32099 (rate limited was -32029) and discourages -32000…-32019.
+ */
+function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null, modern = false): number {
+  const cache = modern ? modernRefusalBodies : refusalBodies;
+  let body = id === null ? cache.get(refusal) : undefined;
   if (body === undefined) {
-    body = errorJson(id, refusal.code, refusal.message, refusal.data);
-    if (id === null) refusalBodies.set(refusal, body);
+    body = errorJson(id, modern ? modernCode(refusal.code) : refusal.code, refusal.message, refusal.data);
+    if (id === null) cache.set(refusal, body);
   }
   sendJson(res, refusal.status, body, refusal.headers);
   return refusal.status;
@@ -56,18 +67,27 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   };
 
   async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
+    const modern = headersSayModern(req.headers);
+    // The method as the 2026 Mcp-Method header names it, until the body (checked against it) tells.
+    const seen: { method?: string } = modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
+    const status = await mcpRequest(req, res, endpoint, reqId, modern, seen);
+    gateway.metrics.mcpRequests.inc({ era: modern ? '2026' : '2025', method: methodLabel(seen.method), status: String(status) });
+    return status;
+  }
+
+  async function mcpRequest(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string, modern: boolean, seen: { method?: string }): Promise<number> {
     const method = checkHttpMethod(req.method);
     if (!method.ok) {
       req.resume();
-      return refuse(res, method);
+      return refuse(res, method, null, modern);
     }
     const origin = checkOrigin(req.headers.origin, allowedOrigins);
-    if (!origin.ok) return refuse(res, origin);
+    if (!origin.ok) return refuse(res, origin, null, modern);
     const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
     if (!caller.ok) {
       req.resume();
       if (caller.status === 429) gateway.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason: 'auth_rate_limited' });
-      return refuse(res, caller);
+      return refuse(res, caller, null, modern);
     }
     const { identity } = caller;
     const maxBytes = gateway.config.maxBodyBytes;
@@ -76,7 +96,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       raw = await readBody(req, maxBytes);
     } catch (error) {
       const size = error instanceof BodyTooLarge ? checkBodySize(error.bytes, maxBytes) : undefined;
-      if (size && !size.ok) return refuse(res, size);
+      if (size && !size.ok) return refuse(res, size, null, modern);
       throw error;
     }
     const parsed = parseBody(raw);
@@ -87,9 +107,9 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const rate = checkRate(decision);
     if (!rate.ok) {
       gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
-      return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined));
+      return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined), modern);
     }
-    if (!parsed.ok) return refuse(res, parsed);
+    if (!parsed.ok) return refuse(res, parsed, null, modern);
     const message = classify(parsed.body);
     if (message.kind === 'invalid') {
       sendJson(res, 400, errorJson(message.id, message.code, message.message));
@@ -100,6 +120,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       res.writeHead(202).end();
       return 202;
     }
+    seen.method = message.method;
     // Which revision the request speaks: the 2026 envelope and headers, or the 2025 handshake.
     const revision = requestRevision(message.method, message.params, req.headers);
     if (!revision.ok) {
