@@ -10,9 +10,12 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry, type ConnectorKey } from '../generated/registry.ts';
+import { openStore } from '../runtime/platform/open-store.ts';
+import type { PlatformStore } from '../runtime/platform/store.ts';
 import { DEMO_CVR } from '../sandbox/register/data.ts';
+import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
 import { startContractEnvironment, type ContractEnvironment } from './support/contract.ts';
-import { createTenant, mcpClient, resultJson, resultText, rpc, type Tenant } from './support/gateway.ts';
+import { createTenant, mcpClient, resultJson, resultText, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 
 const MODERN = '2026-07-28';
 const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
@@ -361,6 +364,8 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
   });
 
+  // Product spec (ERP): "A user without a seat still sees the tools, but every call is refused."
+  // So a seat changes the calls, not the list; the subscription changes the list (and its hint).
   describe('cache hints of tools/list for two users with different seats on one account', () => {
     let seated: Tenant;
     let unseated: Tenant;
@@ -371,39 +376,108 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       const { _meta, ...rest } = resultOf(r) as Record<string, unknown>;
       return rest as { tools: Array<{ name: string }>; ttlMs: number; cacheScope: string };
     };
+    const describeHour = async (t: Tenant) => {
+      const client = await open(instanceId, undefined, t.token);
+      return client.callTool({ name: `${instanceId}__describe_type`, arguments: { name: 'Hour' } });
+    };
     beforeAll(async () => {
       const store = env.gateway.store;
-      // cases lists connect_account: what it lists depends on the caller's entitlements.
+      // cases lists connect_account: what it lists depends on the account's entitlements.
       instanceId = env.instanceIds.cases!;
       seated = await createTenant(store, { accountId: tenant.account.id, seats: ['cases'] });
       unseated = await createTenant(store, { accountId: tenant.account.id, seats: [] });
       await env.gateway.app.context.state.refresh();
     });
 
-    it('are private for both, and the lists or hints differ', async () => {
+    it("are private for both users, so no cache serves one user's list to the other", async () => {
       const a = await list(seated);
       const b = await list(unseated);
       expect(a.cacheScope).toBe('private');
       expect(b.cacheScope).toBe('private');
-      expect(JSON.stringify(b)).not.toBe(JSON.stringify(a));
+      expect(Number.isInteger(a.ttlMs) && a.ttlMs >= 0).toBe(true);
+      expect(Number.isInteger(b.ttlMs) && b.ttlMs >= 0).toBe(true);
+      // The user without a seat sees the tools (product spec) and every call is refused, so a kept list grants nothing.
+      expect(b.tools.map((t) => t.name)).toEqual(a.tools.map((t) => t.name));
+      expect((await describeHour(seated)).isError).toBeFalsy();
+      const refused = await describeHour(unseated);
+      expect(refused.isError).toBe(true);
     });
 
-    it('change when the entitlement changes, through the 2.x client too', async () => {
+    it('change when the account subscribes or unsubscribes: the list and its hint', async () => {
+      const own = await createTenant(env.gateway.store, { subscribe: ['cases'] });
+      await env.gateway.app.context.state.refresh();
+      const subscribed = await list(own);
+      await env.gateway.store.setSubscription(own.account.id, 'cases', false);
+      await env.gateway.app.context.state.refresh();
+      try {
+        const unsubscribed = await list(own);
+        expect(unsubscribed.cacheScope).toBe('private');
+        expect(unsubscribed.tools.map((t) => t.name)).toEqual(['connect_account']);
+        expect(subscribed.tools.length).toBeGreaterThan(1);
+        // A list without the tools must not be kept longer than the subscribed one.
+        expect(unsubscribed.ttlMs).toBeLessThanOrEqual(subscribed.ttlMs);
+        // The 2.x client (its own response cache per client) sees the same.
+        const client = await open(instanceId, undefined, own.token);
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['connect_account']);
+      } finally {
+        await env.gateway.store.setSubscription(own.account.id, 'cases', true);
+        await env.gateway.app.context.state.refresh();
+      }
+      expect((await list(own)).tools).toEqual(subscribed.tools);
+    });
+
+    it('a seat granted lets the calls of the same list through', async () => {
       const before = await list(unseated);
       await env.gateway.store.setSeat(unseated.user.id, 'cases', true);
       await env.gateway.app.context.state.refresh();
       try {
-        const after = await list(unseated);
-        expect(JSON.stringify(after)).not.toBe(JSON.stringify(before));
-        expect(after.tools).toEqual((await list(seated)).tools);
-        // Separate clients per user: each sees its own list.
-        const one = await open(instanceId, undefined, seated.token);
-        const two = await open(instanceId, undefined, unseated.token);
-        expect((await two.listTools()).tools.map((t) => t.name)).toEqual((await one.listTools()).tools.map((t) => t.name));
+        expect((await list(unseated)).tools).toEqual(before.tools);
+        expect((await describeHour(unseated)).isError).toBeFalsy();
       } finally {
         await env.gateway.store.setSeat(unseated.user.id, 'cases', false);
         await env.gateway.app.context.state.refresh();
       }
     });
+  });
+});
+
+// Issue 13, item 5: the W3C trace keys of `_meta` (2026) and the `traceparent` header continue to the
+// upstream request, so one call can be followed from the assistant to the upstream.
+describe('trace context reaches the upstream request (issue 13, item 5)', () => {
+  let store: PlatformStore;
+  let sandbox: RegisterSandbox;
+  let gw: StartedGateway;
+  let t: Tenant;
+  const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const traceparent = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+  const upstreamTraceparent = () => String(sandbox.stats.lastRequest?.headers.traceparent ?? '');
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: String(DEMO_CVR) } } });
+  beforeAll(async () => {
+    store = await openStore({});
+    sandbox = await startRegisterSandbox({ username: 'gw', password: 'sandbox-secret' });
+    gw = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret' } });
+    t = await createTenant(store, { subscribe: ['register'] });
+    await gw.app.context.state.refresh();
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await sandbox?.close();
+    await store?.close();
+  });
+
+  it('from `_meta.traceparent` of a 2026 tools/call', async () => {
+    const body = call(1);
+    (body.params as Record<string, unknown>)._meta = envelope(MODERN, { traceparent, tracestate: 'vendor=1' });
+    const r = await rpc(gw.url, 'register', t.token, body, modernHeaders('tools/call', 'register__hent_virksomhed'));
+    expect(r.status, r.text).toBe(200);
+    expect(resultOf(r).isError).toBeFalsy();
+    expect(upstreamTraceparent()).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-0[01]$`));
+  });
+
+  it('from the `traceparent` header of a 2025 tools/call', async () => {
+    const r = await rpc(gw.url, 'register', t.token, call(2), { 'mcp-protocol-version': '2025-11-25', traceparent });
+    expect(r.status, r.text).toBe(200);
+    expect(resultOf(r).isError).toBeFalsy();
+    expect(upstreamTraceparent()).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-0[01]$`));
   });
 });
