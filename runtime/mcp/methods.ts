@@ -12,6 +12,7 @@ import type { Identity } from '../platform/state.ts';
 import { ErrorCode, errorJson, negotiateVersion, protocolText, resultJson, SERVER_VERSION } from './protocol.ts';
 import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
 import { toolsListBytes } from './tools-list.ts';
+import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 
 /** One JSON-RPC request to one endpoint instance, from an authenticated caller. */
 export interface McpRequest {
@@ -21,6 +22,8 @@ export interface McpRequest {
   readonly params: Record<string, unknown>;
   /** Request id for the logs. */
   readonly reqId: string;
+  /** The HTTP request's headers (a `traceparent` header when `_meta` carries none). */
+  readonly headers?: TraceHeaders;
   /** Aborted when the client goes away; made on first use (only tools/call asks for it). */
   readonly signal: () => AbortSignal;
 }
@@ -113,7 +116,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
-    return JSON.stringify(await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId));
+    return JSON.stringify(await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId, traceContextFrom(request.params._meta, request.headers)));
   }
 
   return {

@@ -16,6 +16,7 @@ import { VaultError } from '../platform/vault.ts';
 import { bindDataLayer } from '../platform/data-layer.ts';
 import type { Reservation } from '../platform/usage.ts';
 import { Redactor } from '../redact.ts';
+import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -30,6 +31,10 @@ export interface CallLogFields {
   readonly instance: string;
   readonly accountId: string;
   readonly userId: string;
+  /** The call's W3C trace id (the caller's, or a new one), as upstream requests carry it. */
+  readonly traceId: string;
+  /** The gateway's span for this call. */
+  readonly spanId: string;
 }
 
 export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
@@ -126,10 +131,23 @@ export class Pipeline {
     return undefined;
   }
 
-  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string): Promise<CallToolResult> {
+  /**
+   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta,
+   * headers)`); without one the call starts a new trace, so every call has a trace id in its log
+   * lines and upstream requests.
+   */
+  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext = startTrace()): Promise<CallToolResult> {
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
-    const fields: CallLogFields = { reqId, connector: connector.config.id, instance: endpoint.instanceId, accountId: identity.account.id, userId: identity.user.id };
+    const fields: CallLogFields = {
+      reqId,
+      connector: connector.config.id,
+      instance: endpoint.instanceId,
+      accountId: identity.account.id,
+      userId: identity.user.id,
+      traceId: trace.traceId,
+      spanId: newSpanId(),
+    };
     const prefix = `${endpoint.instanceId}__`;
     // 1. Tool name: namespaced to this instance, or the unprefixed system tool where it is listed.
     if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity, fields);
@@ -165,7 +183,7 @@ export class Pipeline {
     // From here on an upstream may echo the connection's secret: every log line written inside
     // the call and the result it returns are scrubbed of it (redact.ts).
     const redactor = Redactor.of(credential.credential);
-    return redactor.run(async () => scrubResult(await this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, now, fairUse.reservation, redactor), redactor));
+    return redactor.run(async () => scrubResult(await this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, trace, now, fairUse.reservation, redactor), redactor));
   }
 
   async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
@@ -209,6 +227,7 @@ export class Pipeline {
     credential: Credential | null,
     signal: AbortSignal,
     fields: CallLogFields,
+    trace: TraceContext,
     now: Date,
     reservation: Reservation | undefined,
     redactor: Redactor,
@@ -227,6 +246,7 @@ export class Pipeline {
         gate: this.#g.gates.get(connector.config.key),
         bodyBudget: this.#g.bodyBudget,
         sleep: this.#g.upstreamSleep,
+        trace,
         onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
       }),
     );

@@ -149,7 +149,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       }
       return controller.signal;
     };
-    const reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, signal });
+    const reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
     if (controller) res.off('close', onClose);
     sendJson(res, 200, reply);
     return 200;

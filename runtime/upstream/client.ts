@@ -9,6 +9,7 @@ import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from './read-capped.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
+import { traceHeaders, type TraceContext } from '../trace-context.ts';
 
 export interface ConcurrencyGate {
   /** Resolves with a release function once a slot is free; rejects when `signal` aborts first. */
@@ -38,6 +39,11 @@ export interface UpstreamClientOptions {
   /** Injected in tests to skip real waiting. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly userAgent?: string;
+  /**
+   * The call's trace: every request sent (each attempt, a retry too) carries a `traceparent` of
+   * this trace with a fresh span id, and its `tracestate` unchanged; they replace a handler's own.
+   */
+  readonly trace?: TraceContext;
 }
 
 let sharedAgent: Agent | undefined;
@@ -149,6 +155,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const dispatcher = options.dispatcher ?? sharedDispatcher();
   const sleep = options.sleep ?? abortableSleep;
   const outer = options.signal ?? new AbortController().signal;
+  const trace = options.trace;
 
   // The call's deadline: an absolute time, fixed when the call enters the upstream stage.
   const deadlineAt = performance.now() + policy.timeoutMs;
@@ -161,6 +168,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     deadline: { readonly aborted: boolean },
   ): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
     const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
+    if (trace) Object.assign(headers, traceHeaders(trace));
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
