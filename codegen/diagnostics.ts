@@ -37,7 +37,7 @@ export const DIAGNOSTICS = {
   SPEC032: {
     title: 'Output schema root is not an object',
     severity: 'error',
-    hint: 'MCP clients reject a tool whose outputSchema root is not `type: object`: set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
+    hint: 'MCP 2025 clients reject a tool whose outputSchema root is not `type: object` (2026-07-28 allows any root, but every endpoint also serves 2025): set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
   },
   SPEC033: {
     title: 'Upstream failure answered twice',
