@@ -1,9 +1,10 @@
 // Every sandbox upstream: each `sandbox/<connector>/index.ts` exports `sandbox` (sandbox/sandbox.ts),
 // found by convention, so adding a connector's sandbox touches only its own folder. Each one is a
-// separate HTTP server that the gateway reaches exactly like the real upstream.
+// separate HTTP server that the gateway reaches exactly like the real upstream. A folder whose
+// index.ts exports `sandboxHelper` instead (the identity provider) serves other sandboxes: skipped.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isSandbox, type RunningSandbox, type Sandbox } from './sandbox.ts';
+import { isSandbox, isSandboxHelper, type RunningSandbox, type Sandbox } from './sandbox.ts';
 
 const here = import.meta.dirname;
 
@@ -13,7 +14,8 @@ export async function listSandboxes(): Promise<Sandbox[]> {
   for (const entry of readdirSync(here, { withFileTypes: true })) {
     const file = join(here, entry.name, 'index.ts');
     if (!entry.isDirectory() || !existsSync(file)) continue;
-    const module = (await import(file)) as { sandbox?: unknown };
+    const module = (await import(file)) as { sandbox?: unknown; sandboxHelper?: unknown };
+    if (module.sandbox === undefined && isSandboxHelper(module.sandboxHelper)) continue;
     if (!isSandbox(module.sandbox)) throw new Error(`sandbox/${entry.name}/index.ts must export \`sandbox\` (see sandbox/sandbox.ts)`);
     found.push(module.sandbox);
   }

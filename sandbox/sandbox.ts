@@ -31,3 +31,11 @@ export function isSandbox(value: unknown): value is Sandbox {
   const v = value as Record<string, unknown>;
   return typeof v.connector === 'string' && typeof v.title === 'string' && Array.isArray(v.examples) && typeof v.start === 'function';
 }
+
+/**
+ * A folder under sandbox/ that serves other sandboxes rather than faking one connector's upstream
+ * (the identity provider) exports `sandboxHelper` (a short description) instead of `sandbox`.
+ */
+export function isSandboxHelper(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
