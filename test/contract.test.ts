@@ -52,6 +52,7 @@ const SCHEMA_BASE_VALUES: BaseValueOverrides = {};
 /** Base values the schema would accept derived, but the handler would refuse (it checks more than the schema can say). */
 const HANDLER_BASE_VALUES: BaseValueOverrides = {
   'cases.graphql_query.query': '{ __typename }',
+  'erp.query_entity.entity': 'customers',
 };
 
 const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
@@ -59,11 +60,20 @@ const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...SCHEMA_BASE_VALUES, ...HAN
 /**
  * Inside probes that the schema accepts but the handler refuses before any upstream request
  * (`ctx.refuseArguments`): `<connector>.<tool> <probe label>` → why. They must end in the generic
- * text, unmetered, with no upstream request (DECISIONS §8); an entry naming no probe fails the suite.
+ * text (or the one HANDLER_REFUSAL_TEXTS names), unmetered, with no upstream request (DECISIONS §8);
+ * an entry naming no probe fails the suite.
  */
 const HANDLER_REFUSALS: Readonly<Record<string, string>> = {
   'cases.graphql_query query: maxLength 65536': 'a string of 65,536 characters is not a GraphQL document',
   'ledger.list_recently_added_items since: pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}, sent "0000-00-00"': 'matches the pattern, but is no calendar date',
+  'erp.query_entity entity: minLength 1': 'letters only, but no allow-listed entity set is one character long',
+  'erp.query_entity entity: maxLength 80': 'letters only, but no allow-listed entity set is 80 characters long',
+};
+
+/** Handler refusals whose spec text is the tool's own rather than the generic one (doc 000's ERP table). */
+const HANDLER_REFUSAL_TEXTS: Readonly<Record<string, RegExp>> = {
+  'erp.query_entity entity: minLength 1': /^Unknown entity '[A-Za-z]'\. Closest matches: /,
+  'erp.query_entity entity: maxLength 80': /^Unknown entity '[A-Za-z]{80}'\. Closest matches: /,
 };
 
 /**
@@ -286,8 +296,10 @@ for (const key of connectorKeys) {
               const expected = refusedByHandler ? 0 : 1;
               if (now.tool - previous.tool !== expected || now.total - previous.total !== expected)
                 wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
-              if (refusedByHandler && (resultText(result) !== generic || upstream.requests() !== upstreamBefore))
-                wrong.push(`${p.label}: a handler refusal must be the generic text with no upstream request`);
+              const refusalText = HANDLER_REFUSAL_TEXTS[`${key}.${tool.name} ${p.label}`];
+              const expectedText = refusalText ? refusalText.test(resultText(result)) : resultText(result) === generic;
+              if (refusedByHandler && (!expectedText || upstream.requests() !== upstreamBefore))
+                wrong.push(`${p.label}: a handler refusal must be the generic text (or its HANDLER_REFUSAL_TEXTS one) with no upstream request`);
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);

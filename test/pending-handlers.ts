@@ -56,7 +56,7 @@ export const pendingHandlers: Readonly<Record<string, readonly string[]>> = {
     'list_document_attachments',
   ],
   cases: [],
-  erp: ['list_environments', 'list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'],
+  erp: [],
   invoicing: [
     'get_invoice_totals',
     'list_invoices_overdue',

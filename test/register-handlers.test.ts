@@ -768,6 +768,7 @@ describe('errors', () => {
   function failingUpstream(tool: RegisterToolName, error: UpstreamError): Harness {
     const h = harness(tool, SECRET_CREDENTIAL);
     const upstream: UpstreamClient = {
+      baseUrl: h.ctx.upstream.baseUrl,
       request: async () => {
         throw error;
       },

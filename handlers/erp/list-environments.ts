@@ -1,5 +1,8 @@
-import type { ErpHandler } from '../../generated/erp/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { ErpHandler } from '#generated/erp/contract.ts';
+import { readEnvironments } from './client.ts';
 
-/** Generated stub for `erp__list_environments`: replace it with the upstream logic (see the spec in specs/erp.yaml). */
-export const listEnvironments: ErpHandler<'list_environments'> = stub('erp', 'list_environments');
+/** `GET /environments/v1.2`: Business Central environments only, `type` normalised, missing fields null. */
+export const listEnvironments: ErpHandler<'list_environments'> = async (_args, ctx) => {
+  const { items } = await readEnvironments(ctx);
+  return { count: items.length, items: [...items] };
+};

@@ -44,6 +44,18 @@ export interface DataLayer {
 }
 
 /**
+ * Opaque tokens the gateway seals for a handler (continuation cursors, DECISIONS §16): authenticated
+ * encryption under a key derived from the gateway's secret, bound to the call's account and endpoint
+ * instance and to the handler's `binding` (for example the company and entity a cursor belongs to).
+ * `open` answers undefined for a token altered in any byte, sealed for another account, instance or
+ * binding, sealed with a key no longer configured, or not sealed by this gateway at all.
+ */
+export interface SealedTokens {
+  seal(payload: string, binding: string): string;
+  open(token: string, binding: string): string | undefined;
+}
+
+/**
  * The arguments of `fail` for a table of codes `E` (`{ code: { param: type } }`): a code and, when
  * its text has parameters, all of them. A union of tuples, so a context with more codes can be
  * passed where fewer are asked for, and a misspelled code or a missing parameter does not compile.
@@ -79,6 +91,8 @@ export interface ToolContext<E = object, L = object, T = object> {
   readonly timeZone: string;
   /** The connection's opt-in data layer; present only for tools whose spec sets `dataLayer: true`. */
   readonly dataLayer?: DataLayer;
+  /** Seals and opens the handler's opaque tokens (cursors), bound to this account and instance. */
+  readonly tokens: SealedTokens;
   /** Ends the call with one of the tool's error texts (`{upstream}` is filled in for you). Metered. */
   readonly fail: (...args: FailArgs<E>) => never;
   /**

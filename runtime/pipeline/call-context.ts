@@ -4,7 +4,7 @@
 // and `describeFailure`. Handlers never render a spec text themselves.
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { Credential, DataLayer, FailureSummary, ToolContext } from '../handler-api/tool-context.ts';
+import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -80,6 +80,8 @@ export interface CallScope {
   readonly now: () => Date;
   readonly timeZone: string;
   readonly dataLayer?: DataLayer;
+  /** The handler's opaque tokens, already bound to this account and instance. */
+  readonly tokens: SealedTokens;
   readonly texts: ConnectorTexts;
   /** The call's secrets: failure summaries are scrubbed before the handler can cut them short. */
   readonly redactor: Redactor;
@@ -105,6 +107,7 @@ export function createToolContext(scope: CallScope): CallContext {
     now: scope.now,
     timeZone: scope.timeZone,
     ...(scope.dataLayer ? { dataLayer: scope.dataLayer } : {}),
+    tokens: scope.tokens,
     fail: (code: string, params: ErrorParams = {}): never => {
       throw new ToolError(code, params);
     },
@@ -135,6 +138,7 @@ export function countingClient(client: UpstreamClient): { readonly client: Upstr
   let requests = 0;
   return {
     client: {
+      baseUrl: client.baseUrl,
       request(request) {
         requests++;
         return client.request(request);

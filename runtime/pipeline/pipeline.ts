@@ -12,7 +12,7 @@ import type { Credential } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
 import { createUpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
-import { VaultError } from '../platform/vault.ts';
+import { handlerTokens, VaultError } from '../platform/vault.ts';
 import { bindDataLayer } from '../platform/data-layer.ts';
 import type { Reservation } from '../platform/usage.ts';
 import { Redactor } from '../redact.ts';
@@ -264,6 +264,7 @@ export class Pipeline {
       timeZone: this.#g.config.timeZone,
       // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
       ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
+      tokens: handlerTokens(this.#g.vault, identity.account.id, endpoint.instanceId),
       texts,
       redactor,
     });

@@ -4,6 +4,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, hkdfSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SealedTokens } from '../handler-api/tool-context.ts';
 
 export class VaultError extends Error {
   constructor(message: string) {
@@ -25,10 +26,18 @@ function aad(accountId: string, instanceId: string, version: number): Buffer {
   return Buffer.from(`connector-gateway/credential\u0000${accountId}\u0000${instanceId}\u0000${version}`, 'utf8');
 }
 
+const TOKEN_FORMAT = 't1';
+
+function tokenAad(binding: string, version: number): Buffer {
+  return Buffer.from(`connector-gateway/handler-token\u0000${version}\u0000${binding}`, 'utf8');
+}
+
 export class Vault {
   readonly #keys: Map<number, Buffer>;
   readonly activeVersion: number;
   readonly #signingKey: Buffer;
+  /** Keys of the handlers' opaque tokens by key version, derived from the secrets (never the secrets themselves). */
+  readonly #tokenKeys = new Map<number, Buffer>();
 
   constructor(keys: Readonly<Record<number, string>>) {
     this.#keys = new Map();
@@ -105,9 +114,61 @@ export class Vault {
     }
   }
 
+  /**
+   * A handler's opaque token (a continuation cursor): AES-256-GCM under a key derived from the
+   * active secret for this purpose only, so a token never opens as a credential nor the reverse.
+   * `binding` (account, instance and the handler's own binding) is authenticated, not stored.
+   */
+  sealToken(plaintext: string, binding: string): string {
+    const version = this.activeVersion;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#tokenKey(version)!, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(tokenAad(binding, version));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [TOKEN_FORMAT, String(version), iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+
+  /** The plaintext of a token `sealToken` made with the same binding; undefined for anything else. */
+  openToken(token: string, binding: string): string | undefined {
+    const parts = token.split('.');
+    if (parts.length !== 5 || parts[0] !== TOKEN_FORMAT || !/^\d{1,9}$/.test(parts[1]!)) return undefined;
+    const version = Number(parts[1]);
+    const key = this.#tokenKey(version);
+    const tag = Buffer.from(parts[4]!, 'base64url');
+    const iv = Buffer.from(parts[2]!, 'base64url');
+    if (!key || tag.length !== TAG_BYTES || iv.length !== 12) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(tokenAad(binding, version));
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  #tokenKey(version: number): Buffer | undefined {
+    let key = this.#tokenKeys.get(version);
+    const secret = this.#keys.get(version);
+    if (!key && secret) {
+      key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'connector-gateway/handler-token', 32));
+      this.#tokenKeys.set(version, key);
+    }
+    return key;
+  }
+
   sign(payload: string): string {
     return createHmac('sha256', this.#signingKey).update(payload).digest('base64url');
   }
+}
+
+/** A handler's opaque tokens bound to one account and endpoint instance (`ctx.tokens`). */
+export function handlerTokens(vault: Vault, accountId: string, instanceId: string): SealedTokens {
+  const bound = (binding: string) => `${accountId}\u0000${instanceId}\u0000${binding}`;
+  return {
+    seal: (payload, binding) => vault.sealToken(payload, bound(binding)),
+    open: (token, binding) => vault.openToken(token, bound(binding)),
+  };
 }
 
 export function newSecretKey(): string {

@@ -252,6 +252,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   return {
+    baseUrl: base,
     async request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       const url = joinUrl(base, req.path, req.query);
       const started = performance.now();

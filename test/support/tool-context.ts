@@ -8,6 +8,10 @@ import { Redactor } from '../../runtime/redact.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
+import { handlerTokens, newSecretKey, Vault } from '../../runtime/platform/vault.ts';
+
+/** The vault behind `ctx.tokens` in handler tests (one per test process, like one gateway). */
+const testVault = new Vault({ 1: newSecretKey() });
 
 export interface TestContextOptions {
   readonly descriptor: ConnectorDescriptor;
@@ -15,6 +19,7 @@ export interface TestContextOptions {
   readonly credential: Credential | null;
   readonly baseUrl?: string;
   readonly instanceId?: string;
+  readonly accountId?: string;
   readonly now?: () => Date;
   readonly sleep?: UpstreamClientOptions['sleep'];
 }
@@ -32,7 +37,7 @@ export function testContext(options: TestContextOptions): TestToolContext {
   return createToolContext({
     connectorId: options.descriptor.defaultId,
     instanceId: options.instanceId ?? options.descriptor.defaultId,
-    accountId: 'acc_test',
+    accountId: options.accountId ?? 'acc_test',
     credential: options.credential,
     upstream: createUpstreamClient({ policy: options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) }),
     limits: toolLimits(options.descriptor, tool),
@@ -40,6 +45,7 @@ export function testContext(options: TestContextOptions): TestToolContext {
     signal: controller.signal,
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
+    tokens: handlerTokens(testVault, options.accountId ?? 'acc_test', options.instanceId ?? options.descriptor.defaultId),
     texts: new ConnectorTexts(options.descriptor, platformDescriptor),
     redactor: Redactor.of(options.credential),
   });
