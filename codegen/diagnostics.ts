@@ -52,7 +52,7 @@ export const DIAGNOSTICS = {
   SPEC035: {
     title: 'OAuth block does not fit the connector',
     severity: 'error',
-    hint: 'An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector\'s errors marked `reconnect: true`, answered when the grant is refused at refresh.',
+    hint: "An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
   },
 } as const satisfies Record<string, DiagnosticInfo>;
 

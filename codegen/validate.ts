@@ -235,11 +235,14 @@ function lintOAuth(source: SpecSource, connector: Record<string, unknown>): Diag
   const oauth = isObject(connector.oauth) ? connector.oauth : undefined;
   if (connector.credential === 'oauth2' && !oauth) return [diagnostic('SPEC035', source.file, at(['connector', 'credential']), 'an `oauth2` connector needs a `connector.oauth` block')];
   if (!oauth) return [];
-  if (connector.credential !== 'oauth2') return [diagnostic('SPEC035', source.file, at(['connector', 'oauth'], true), `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``)];
+  if (connector.credential !== 'oauth2')
+    return [diagnostic('SPEC035', source.file, at(['connector', 'oauth'], true), `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``)];
   const code = oauth.refreshFailed;
   const entry = isObject(connector.errors) && typeof code === 'string' ? connector.errors[code] : undefined;
   if (typeof code === 'string' && !(isObject(entry) && entry.reconnect === true)) {
-    return [diagnostic('SPEC035', source.file, at(['connector', 'oauth', 'refreshFailed']), `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``)];
+    return [
+      diagnostic('SPEC035', source.file, at(['connector', 'oauth', 'refreshFailed']), `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``),
+    ];
   }
   return [];
 }

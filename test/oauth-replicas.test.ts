@@ -34,7 +34,13 @@ describe('OAuth refresh across two replicas on PostgreSQL', () => {
     await admin.exec(`CREATE SCHEMA ${schema}`);
     stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
     idp = await startFakeIdp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-    const env = { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000', CONNECTOR_ERP_OAUTH_CLIENT_ID: CLIENT_ID, CONNECTOR_ERP_OAUTH_CLIENT_SECRET: CLIENT_SECRET, CONNECTOR_ERP_OAUTH_BASE_URL: idp.url };
+    const env = {
+      RATE_LIMIT_PER_SECOND: '1000',
+      RATE_LIMIT_BURST: '1000',
+      CONNECTOR_ERP_OAUTH_CLIENT_ID: CLIENT_ID,
+      CONNECTOR_ERP_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
+      CONNECTOR_ERP_OAUTH_BASE_URL: idp.url,
+    };
     a = await startGateway(stores[0]!, { registry: testRegistry, env });
     b = await startGateway(stores[1]!, { registry: testRegistry, env });
   }, 60_000);
