@@ -49,6 +49,11 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: 'The runtime fills in only {upstream} and {status} when it answers an upstream failure: drop the `upstream:` list, or the other placeholders.',
   },
+  SPEC035: {
+    title: 'OAuth block does not fit the connector',
+    severity: 'error',
+    hint: "An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -68,6 +68,24 @@ export interface RetryIR {
   readonly defaultWaitMs: number;
 }
 
+/** How a tenant connects an `oauth2` connector (spec `connector.oauth`). */
+export interface OAuthIR {
+  readonly authorizeUrl: string;
+  readonly tokenUrl: string;
+  /** The paths below a deployment's own identity-provider base URL (CONNECTOR_<KEY>_OAUTH_BASE_URL). */
+  readonly authorizePath: string;
+  readonly tokenPath: string;
+  readonly scopes: readonly string[];
+  readonly authorizeParams: Readonly<Record<string, string>>;
+  readonly pkce: 'S256';
+  readonly clientAuth: 'client_secret_post' | 'client_secret_basic' | 'none';
+  readonly requireRefreshToken: boolean;
+  readonly grantedScopes: { readonly requireOneOf: readonly string[]; readonly tolerated: readonly string[]; readonly closed: boolean };
+  readonly refreshAheadSeconds: number;
+  readonly tokenTimeoutMs: number;
+  readonly refreshFailed: string;
+}
+
 export interface ConnectorIR {
   /** Spec file stem: folder name under generated/ and handlers/. */
   readonly key: string;
@@ -76,6 +94,7 @@ export interface ConnectorIR {
   readonly title: string;
   readonly description: string;
   readonly credential: CredentialKind;
+  readonly oauth?: OAuthIR;
   /** Whether a tenant stores a credential per endpoint instance (everything but managed). */
   readonly tenantCredential: boolean;
   readonly connectAccount: boolean;
@@ -291,6 +310,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     title: String(c.title),
     description: String(c.description).trim(),
     credential,
+    ...(isObject(c.oauth) ? { oauth: buildOAuth(c.oauth) } : {}),
     tenantCredential: credential !== 'managed_basic',
     connectAccount: c.connectAccount === true,
     structuredContent: c.structuredContent === true,
@@ -310,5 +330,29 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, String(v).trim()])) : {},
     tools: data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i])),
     typePrefix: pascalCase(source.stem),
+  };
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+function buildOAuth(raw: Record<string, unknown>): OAuthIR {
+  const strings = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  const granted = isObject(raw.grantedScopes) ? raw.grantedScopes : {};
+  const base = trimSlash(String(raw.baseUrl));
+  const tokenBase = typeof raw.tokenBaseUrl === 'string' ? trimSlash(raw.tokenBaseUrl) : base;
+  return {
+    authorizeUrl: base + String(raw.authorizePath),
+    tokenUrl: tokenBase + String(raw.tokenPath),
+    authorizePath: String(raw.authorizePath),
+    tokenPath: String(raw.tokenPath),
+    scopes: strings(raw.scopes),
+    authorizeParams: isObject(raw.authorizeParams) ? Object.fromEntries(Object.entries(raw.authorizeParams).map(([k, v]) => [k, String(v)])) : {},
+    pkce: 'S256',
+    clientAuth: raw.clientAuth === 'client_secret_basic' || raw.clientAuth === 'none' ? raw.clientAuth : 'client_secret_post',
+    requireRefreshToken: raw.requireRefreshToken !== false,
+    grantedScopes: { requireOneOf: strings(granted.requireOneOf), tolerated: strings(granted.tolerated), closed: granted.closed === true },
+    refreshAheadSeconds: typeof raw.refreshAheadSeconds === 'number' ? raw.refreshAheadSeconds : 60,
+    tokenTimeoutMs: typeof raw.tokenTimeoutMs === 'number' ? raw.tokenTimeoutMs : 4000,
+    refreshFailed: String(raw.refreshFailed),
   };
 }

@@ -225,7 +225,26 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
     }
     out.push(...lintUpstreamAnswers(source, connector.errors));
   }
+  if (connector) out.push(...lintOAuth(source, connector));
   return out;
+}
+
+/** `connector.oauth`: present exactly on `oauth2` connectors, naming a reconnect text to answer a refused grant (SPEC035). */
+function lintOAuth(source: SpecSource, connector: Record<string, unknown>): Diagnostic[] {
+  const at = (path: PathSegment[], key = false) => locate(source, path, key);
+  const oauth = isObject(connector.oauth) ? connector.oauth : undefined;
+  if (connector.credential === 'oauth2' && !oauth) return [diagnostic('SPEC035', source.file, at(['connector', 'credential']), 'an `oauth2` connector needs a `connector.oauth` block')];
+  if (!oauth) return [];
+  if (connector.credential !== 'oauth2')
+    return [diagnostic('SPEC035', source.file, at(['connector', 'oauth'], true), `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``)];
+  const code = oauth.refreshFailed;
+  const entry = isObject(connector.errors) && typeof code === 'string' ? connector.errors[code] : undefined;
+  if (typeof code === 'string' && !(isObject(entry) && entry.reconnect === true)) {
+    return [
+      diagnostic('SPEC035', source.file, at(['connector', 'oauth', 'refreshFailed']), `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``),
+    ];
+  }
+  return [];
 }
 
 /**

@@ -13,7 +13,8 @@ import { createLogger, flushLogger, Metrics } from './observability.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { checkKeys, type KeySource } from './platform/key-check.ts';
-import { createLinkIssuer, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
+import { createLinkIssuer, EXPIRED_LINK_RETENTION_MS, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
+import { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
 import { openStore } from './platform/open-store.ts';
 import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './platform/private-files.ts';
 import { Readiness } from './platform/readiness.ts';
@@ -157,6 +158,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     );
   }
 
+  // OAuth clients of the oauth2 connectors the deployment registered a client id for.
+  const oauthClients = new Map<string, OAuthClient>();
+  for (const r of runtimes) {
+    const provider = r.descriptor.oauth;
+    const clientId = r.config.oauth?.clientId;
+    if (provider && clientId) oauthClients.set(r.config.key, new OAuthClient(provider, { ...r.config.oauth, clientId }));
+  }
+  const now = options.now ?? (() => new Date());
+  const oauthRefresher = new OAuthRefresher({ store, vault, log, now, onWrite: () => state.refresh() });
+
   const bodyBudget = new BodyBudget(config.upstreamBodyBudgetBytes);
   metrics.upstreamBodies = () => ({ reserved: bodyBudget.reserved, waiting: bodyBudget.waiting });
 
@@ -173,7 +184,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     gates,
     bodyBudget,
     endpoints: buildEndpoints(runtimes),
-    now: options.now ?? (() => new Date()),
+    now,
+    oauth: { clients: oauthClients, refresher: oauthRefresher },
     readiness: new Readiness({
       store,
       ...(shared ? { shared } : {}),
@@ -218,7 +230,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       (error: unknown) => log.warn({ err: { message: (error as Error)?.message } }, 'purging expired connect links failed; retrying in an hour'),
     );
   purgeLinks();
-  const linkPurge = setInterval(purgeLinks, LINK_PURGE_INTERVAL_MS);
+  // OAuth states live as long as the connect link they came from; purged with the links.
+  const purgeStates = () => void store.purgeOAuthStates(new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS)).catch(() => {});
+  purgeStates();
+  const linkPurge = setInterval(() => {
+    purgeLinks();
+    purgeStates();
+  }, LINK_PURGE_INTERVAL_MS);
   linkPurge.unref();
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);

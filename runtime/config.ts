@@ -23,6 +23,16 @@ export interface ConnectorConfig {
   readonly maxConcurrent?: number;
   /** Deployment-wide credential of a managed connector (`managed_basic`: HTTP Basic). */
   readonly managedCredential?: { readonly username?: string; readonly password?: string };
+  /** The OAuth client of an `oauth2` connector (its spec's `oauth` block says the rest). */
+  readonly oauth?: OAuthClientConfig;
+}
+
+/** The deployment's OAuth client registration for one connector. The secret is never logged. */
+export interface OAuthClientConfig {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** Replaces the spec's identity-provider base URLs (authorize and token); the spec's paths follow it. */
+  readonly baseUrl?: string;
 }
 
 export interface GatewayConfig {
@@ -162,6 +172,9 @@ export const CONNECTOR_SETTINGS: readonly Setting[] = [
   { file: 'maxConcurrent', env: ['CONNECTOR_<KEY>_MAX_CONCURRENT', '<KEY>_MAX_CONCURRENT'], form: 'number', schema: { type: 'integer', minimum: 1 }, expected: 'a positive integer' },
   { file: 'managedCredential.username', env: ['<KEY>_USERNAME'], form: 'string', schema: { type: 'string' }, expected: 'a user name' },
   { file: 'managedCredential.password', env: ['<KEY>_PASSWORD'], form: 'string', schema: { type: 'string' }, expected: 'a password' },
+  { file: 'oauth.clientId', env: ['CONNECTOR_<KEY>_OAUTH_CLIENT_ID'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'the OAuth client id registered at the identity provider' },
+  { file: 'oauth.clientSecret', env: ['CONNECTOR_<KEY>_OAUTH_CLIENT_SECRET'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'the OAuth client secret' },
+  { file: 'oauth.baseUrl', env: ['CONNECTOR_<KEY>_OAUTH_BASE_URL'], form: 'string', schema: HTTP_URL, expected: 'an http(s) URL (the identity provider base; the spec paths follow it)' },
 ];
 
 /** Edit distance, for "did you mean" hints. */
@@ -300,7 +313,7 @@ function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly string[]
       throw new ConfigError(`CONNECTORS_ENABLED: unknown connector key "${unknown}"; ${suggest(unknown, Object.keys(specs))}`);
     }
     // The value is not echoed for credentials and keys.
-    const shown = setting.form === 'secretKeys' || name.endsWith('_PASSWORD') ? '' : `, got "${raw}"`;
+    const shown = setting.form === 'secretKeys' || name.endsWith('_PASSWORD') || name.endsWith('_SECRET') ? '' : `, got "${raw}"`;
     throw new ConfigError(`${name} must be ${setting.expected}${shown}`);
   }
   return value;
@@ -369,6 +382,12 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       spec.credential === 'managed_basic'
         ? { username: setting('managedCredential.username') as string | undefined, password: setting('managedCredential.password') as string | undefined }
         : undefined;
+    const oauth: OAuthClientConfig = Object.fromEntries(
+      (['clientId', 'clientSecret', 'baseUrl'] as const).flatMap((name) => {
+        const v = setting(`oauth.${name}`) as string | undefined;
+        return v === undefined ? [] : [[name, v.replace(/\/+$/, '')]];
+      }),
+    );
     return {
       key,
       id: (setting('id') as string | undefined) ?? spec.defaultId,
@@ -377,6 +396,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
       ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
       ...(managed && (managed.username !== undefined || managed.password !== undefined) ? { managedCredential: managed } : {}),
+      ...(spec.credential === 'oauth2' && Object.keys(oauth).length > 0 ? { oauth } : {}),
     };
   });
   const secretKeys = value<Record<number, string> | undefined>('secretKeys', undefined);

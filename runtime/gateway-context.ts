@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ConnectorConfig, GatewayConfig } from './config.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './observability.ts';
+import type { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
 import type { Readiness } from './platform/readiness.ts';
 import type { PlatformState } from './platform/state.ts';
@@ -31,6 +32,8 @@ export interface GatewayContext {
   readonly bodyBudget: BodyBudget;
   readonly endpoints: ReadonlyMap<string, Endpoint>;
   readonly now: () => Date;
+  /** OAuth clients by connector key (`oauth2` connectors whose client id is configured) and the refresher. */
+  readonly oauth: { readonly clients: ReadonlyMap<string, OAuthClient>; readonly refresher: OAuthRefresher };
   /** The `/readyz` checks. */
   readonly readiness?: Readiness;
   /** Test hook: how the upstream layer waits before its throttle retry. */

@@ -49,6 +49,7 @@ export function emitDescriptor(c: ConnectorIR): string {
     title: c.title,
     instructions: c.description,
     credential: c.credential,
+    ...(c.oauth ? { oauth: c.oauth } : {}),
     tenantCredential: c.tenantCredential,
     connectAccount: c.connectAccount,
     structuredContent: c.structuredContent,

@@ -22,6 +22,32 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
   "title": "Bookkeeping reports",
   "instructions": "Read-only access to a small-business bookkeeping system: organisations, accounting years, chart of accounts, saldo/result/balance/primo reports, posted entries, contacts and their state of account, invoices with payments, mail-outs and reminders, credit notes, trade offers, purchase and manual vouchers, products and the file archive. Nothing is ever written. Start with list_organizations: almost every tool needs its `id` as `organizationId`, and no organisation is remembered between calls. Every tool except list_organizations and validate_connection needs the organisation's paid Pro plan (`isPro`). For reports call list_accounting_years first and pass the year name as `accountingYear`; reports are whole-year totals without a date range. Purchase vouchers, purchase credit notes and manual vouchers have no list tool: find their guids with list_entries (voucherType), get_purchase_vouchers_by_file or known references. Paging is 0-based (`page`), at most 1000 rows per page.",
   "credential": "oauth2",
+  "oauth": {
+    "authorizeUrl": "https://connect.visma.com/connect/authorize",
+    "tokenUrl": "https://connect.visma.com/connect/token",
+    "authorizePath": "/authorize",
+    "tokenPath": "/token",
+    "scopes": [
+      "dineropublicapi:read",
+      "offline_access"
+    ],
+    "authorizeParams": {},
+    "pkce": "S256",
+    "clientAuth": "client_secret_post",
+    "requireRefreshToken": true,
+    "grantedScopes": {
+      "requireOneOf": [
+        "dineropublicapi:read"
+      ],
+      "tolerated": [
+        "offline_access"
+      ],
+      "closed": false
+    },
+    "refreshAheadSeconds": 60,
+    "tokenTimeoutMs": 4000,
+    "refreshFailed": "access_token_expired"
+  },
   "tenantCredential": true,
   "connectAccount": false,
   "structuredContent": false,

@@ -23,6 +23,40 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
   "title": "Business Central ERP",
   "instructions": "Read-only access (early access) to a cloud ERP, Microsoft Dynamics 365 Business Central, through its standard API v2.0: environments, companies, company master data and 85 allow-listed, company-scoped OData entity sets (customers, vendors, items, general ledger entries, sales and purchase documents and more). Typical order: list_companies to get a companyId (call list_environments only when the default environment `Production` is wrong), then get_company_information, then list_entity_metadata to see which entity sets exist and are queryable, then query_entity. query_entity pages with pageSize and an opaque cursor; always pass `select`, because wide rows soon exceed the result size cap. Every result except list_environments echoes `context` (environment and, where a company applies, companyId). The connector never writes; the connected user's own ERP permissions limit what can be read.",
   "credential": "oauth2",
+  "oauth": {
+    "authorizeUrl": "https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize",
+    "tokenUrl": "https://login.microsoftonline.com/organizations/oauth2/v2.0/token",
+    "authorizePath": "/authorize",
+    "tokenPath": "/token",
+    "scopes": [
+      "https://api.businesscentral.dynamics.com/Financials.ReadWrite.All",
+      "offline_access"
+    ],
+    "authorizeParams": {
+      "response_mode": "query"
+    },
+    "pkce": "S256",
+    "clientAuth": "client_secret_post",
+    "requireRefreshToken": true,
+    "grantedScopes": {
+      "requireOneOf": [
+        "Financials.ReadWrite.All",
+        "user_impersonation",
+        "https://api.businesscentral.dynamics.com/Financials.ReadWrite.All",
+        "https://api.businesscentral.dynamics.com/user_impersonation"
+      ],
+      "tolerated": [
+        "openid",
+        "profile",
+        "email",
+        "offline_access"
+      ],
+      "closed": true
+    },
+    "refreshAheadSeconds": 60,
+    "tokenTimeoutMs": 4000,
+    "refreshFailed": "access_expired"
+  },
   "tenantCredential": true,
   "connectAccount": true,
   "structuredContent": true,

@@ -18,6 +18,33 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
   "title": "Search analytics",
   "instructions": "Read-only search-performance reports from Google Search Console for the properties the connected Google account can access: clicks, impressions, click-through rate (ctr, 0 to 1) and average position. Call list_sites first and use one of its siteUrl values exactly as returned (a URL-prefix property such as https://www.example.com/ or a domain property such as sc-domain:example.com). Then use top_queries or top_pages for rankings, query_performance or page_performance for one exact query or page URL, compare_periods to compare two date ranges, and search_analytics_query only when no curated tool fits. Dates are YYYY-MM-DD in Pacific time and inclusive; about 16 months of history are available and the newest 2 to 3 days are usually not final yet.",
   "credential": "oauth2",
+  "oauth": {
+    "authorizeUrl": "https://accounts.google.com/o/oauth2/v2/auth",
+    "tokenUrl": "https://oauth2.googleapis.com/token",
+    "authorizePath": "/auth",
+    "tokenPath": "/token",
+    "scopes": [
+      "https://www.googleapis.com/auth/webmasters.readonly"
+    ],
+    "authorizeParams": {
+      "access_type": "offline",
+      "prompt": "consent"
+    },
+    "pkce": "S256",
+    "clientAuth": "client_secret_post",
+    "requireRefreshToken": true,
+    "grantedScopes": {
+      "requireOneOf": [
+        "https://www.googleapis.com/auth/webmasters.readonly",
+        "https://www.googleapis.com/auth/webmasters"
+      ],
+      "tolerated": [],
+      "closed": false
+    },
+    "refreshAheadSeconds": 60,
+    "tokenTimeoutMs": 4000,
+    "refreshFailed": "access_token_expired"
+  },
   "tenantCredential": true,
   "connectAccount": false,
   "structuredContent": false,

@@ -49,12 +49,38 @@ export interface UpstreamPolicy {
   readonly maxResponseBytes: number;
 }
 
+/**
+ * How a tenant connects an `oauth2` connector (spec `connector.oauth`): authorization code with
+ * PKCE S256, the granted-scope rule, and the refresh policy. The runtime's OAuth platform
+ * (runtime/platform/oauth.ts) reads it; handlers only ever see the resulting access token.
+ */
+export interface OAuthProvider {
+  /** The provider's real endpoints (the spec's base URLs and paths). */
+  readonly authorizeUrl: string;
+  readonly tokenUrl: string;
+  /** The paths below a deployment's own base URL (CONNECTOR_<KEY>_OAUTH_BASE_URL). */
+  readonly authorizePath: string;
+  readonly tokenPath: string;
+  readonly scopes: readonly string[];
+  readonly authorizeParams: Readonly<Record<string, string>>;
+  readonly pkce: 'S256';
+  readonly clientAuth: 'client_secret_post' | 'client_secret_basic' | 'none';
+  readonly requireRefreshToken: boolean;
+  readonly grantedScopes: { readonly requireOneOf: readonly string[]; readonly tolerated: readonly string[]; readonly closed: boolean };
+  readonly refreshAheadSeconds: number;
+  readonly tokenTimeoutMs: number;
+  /** The connector error code (a reconnect text) answered when the grant is refused at refresh. */
+  readonly refreshFailed: string;
+}
+
 export interface ConnectorDescriptor<Code extends string = string> {
   readonly key: string;
   readonly defaultId: string;
   readonly title: string;
   readonly instructions: string;
   readonly credential: CredentialKind;
+  /** Present for `oauth2` connectors. */
+  readonly oauth?: OAuthProvider;
   readonly tenantCredential: boolean;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;

@@ -14,6 +14,7 @@ import { createUpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
 import { handlerTokens, VaultError } from '../platform/vault.ts';
 import { bindDataLayer } from '../platform/data-layer.ts';
+import type { OAuthGrant } from '../platform/oauth.ts';
 import type { Reservation } from '../platform/usage.ts';
 import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
@@ -37,7 +38,18 @@ export interface CallLogFields {
   readonly spanId: string;
 }
 
-export type RefusalReason = 'unknown_tool' | 'not_subscribed' | 'no_seat' | 'not_connected' | 'credential_missing' | 'credential_invalid' | 'terms_required' | 'fair_use_blocked' | 'invalid_arguments';
+export type RefusalReason =
+  | 'unknown_tool'
+  | 'not_subscribed'
+  | 'no_seat'
+  | 'not_connected'
+  | 'credential_missing'
+  | 'credential_invalid'
+  | 'credential_reconnect'
+  | 'credential_refresh_failed'
+  | 'terms_required'
+  | 'fair_use_blocked'
+  | 'invalid_arguments';
 
 /**
  * The result with every text block scrubbed. Structured content is the same value as the first
@@ -206,13 +218,29 @@ export class Pipeline {
         ),
       };
     }
+    let stored: object;
     try {
-      const plain = this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId);
-      return { credential: { ...(JSON.parse(plain) as object), kind: descriptor.credential } as Credential };
+      stored = JSON.parse(this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId)) as object;
     } catch (error) {
       this.#g.log.error({ ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' }, 'stored credential refused');
       return { refusal: this.#refuse(endpoint, fields, tool, 'credential_invalid', this.platformText('generic')) };
     }
+    if (descriptor.credential === 'oauth2' && descriptor.oauth) {
+      // An access token expiring soon is refreshed first (one refresh per connection, all replicas).
+      const fresh = await this.#g.oauth.refresher.fresh(this.#g.oauth.clients.get(config.key), connection, stored as OAuthGrant, { ...fields });
+      if (!fresh.ok) {
+        if (fresh.reason === 'reconnect') {
+          // DECISIONS §19: the connector's "expired, could not be refreshed" text, with a connect link.
+          const answer = await this.#answer(endpoint, identity, this.#textsOf(endpoint), descriptor.oauth.refreshFailed, {});
+          this.#g.metrics.refusals.inc({ connector: config.id, reason: 'credential_reconnect' });
+          this.#g.log.info({ ...fields, tool, reason: 'credential_reconnect' }, 'call refused');
+          return { refusal: answer };
+        }
+        return { refusal: this.#refuse(endpoint, fields, tool, 'credential_refresh_failed', this.platformText('generic')) };
+      }
+      stored = fresh.grant;
+    }
+    return { credential: { ...stored, kind: descriptor.credential } as Credential };
   }
 
   #connectorText(endpoint: Endpoint, code: string, params: ErrorParams): string {

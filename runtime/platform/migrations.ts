@@ -177,6 +177,32 @@ CREATE TABLE key_checks (
 CREATE INDEX connect_links_expires_at_idx ON connect_links (expires_at);
 `,
   },
+  {
+    version: 7,
+    name: 'oauth',
+    // OAuth connections (issue 14). One row per authorize redirect: the state is stored only as a
+    // hash, the PKCE verifier sealed by the vault, the browser binding as a hash; single-use
+    // (used_at), 10 minutes like the connect link it came from. A connection whose grant the
+    // identity provider refused at refresh is marked, and no refresh is tried until a reconnect.
+    sql: `
+CREATE TABLE oauth_states (
+  state_hash text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  instance_id text NOT NULL,
+  connector_key text NOT NULL,
+  link_jti text NOT NULL,
+  verifier_sealed text NOT NULL,
+  browser_hash text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX oauth_states_expires_at_idx ON oauth_states (expires_at);
+CREATE INDEX oauth_states_account_id_idx ON oauth_states (account_id);
+ALTER TABLE connections ADD COLUMN reconnect_required_at timestamptz;
+`,
+  },
 ];
 
 /**

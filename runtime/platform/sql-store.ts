@@ -2,7 +2,24 @@
 import { randomBytes } from 'node:crypto';
 import { migrate, pendingMigrations } from './migrations.ts';
 import type { SqlClient } from './sql-client.ts';
-import type { Account, ConnectLink, ConnectLinkOutcome, Connection, DataLayerState, FairUseMode, PlatformSnapshot, PlatformStore, SeenItem, TokenRecord, UsageRow, User, UserRole } from './store.ts';
+import type {
+  Account,
+  ConnectLink,
+  ConnectLinkOutcome,
+  Connection,
+  DataLayerState,
+  FairUseMode,
+  LockedConnectionWrite,
+  OAuthState,
+  OAuthStateOutcome,
+  PlatformSnapshot,
+  PlatformStore,
+  SeenItem,
+  TokenRecord,
+  UsageRow,
+  User,
+  UserRole,
+} from './store.ts';
 
 /** A write the data refuses: a duplicate (`conflict`) or a reference to nothing (`not_found`). */
 export class StoreError extends Error {
@@ -66,7 +83,7 @@ interface TokenRow {
   revoked_at: Date | null;
 }
 
-const CONNECTION_COLUMNS = 'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at';
+const CONNECTION_COLUMNS = 'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at, reconnect_required_at';
 interface ConnectionRow {
   account_id: string;
   instance_id: string;
@@ -75,6 +92,20 @@ interface ConnectionRow {
   key_version: number;
   created_at: Date;
   updated_at: Date;
+  reconnect_required_at: Date | null;
+}
+
+const OAUTH_STATE_COLUMNS = 'state_hash, account_id, user_id, instance_id, connector_key, link_jti, verifier_sealed, browser_hash, expires_at';
+interface OAuthStateRow {
+  state_hash: string;
+  account_id: string;
+  user_id: string;
+  instance_id: string;
+  connector_key: string;
+  link_jti: string;
+  verifier_sealed: string;
+  browser_hash: string;
+  expires_at: Date;
 }
 
 interface UsageDbRow {
@@ -155,6 +186,21 @@ function toConnection(r: ConnectionRow): Connection {
     keyVersion: num(r.key_version),
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
+    reconnectRequiredAt: dateOrNull(r.reconnect_required_at ?? null),
+  };
+}
+
+function toOAuthState(r: OAuthStateRow): OAuthState {
+  return {
+    stateHash: r.state_hash,
+    accountId: r.account_id,
+    userId: r.user_id,
+    instanceId: r.instance_id,
+    connectorKey: r.connector_key,
+    linkJti: r.link_jti,
+    verifierSealed: r.verifier_sealed,
+    browserHash: r.browser_hash,
+    expiresAt: date(r.expires_at),
   };
 }
 
@@ -412,7 +458,7 @@ export class SqlPlatformStore implements PlatformStore {
          VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (account_id, instance_id) DO UPDATE
             SET connector_key = excluded.connector_key, ciphertext = excluded.ciphertext,
-                key_version = excluded.key_version, updated_at = now()
+                key_version = excluded.key_version, updated_at = now(), reconnect_required_at = NULL
          RETURNING ${CONNECTION_COLUMNS}`,
         [input.accountId, input.instanceId, input.connectorKey, input.ciphertext, input.keyVersion],
       );
@@ -465,6 +511,72 @@ export class SqlPlatformStore implements PlatformStore {
       [accountId, instanceId, expectedKeyVersion, ciphertext, keyVersion],
     );
     return rows.length > 0;
+  }
+
+  async withConnectionLock<T>(accountId: string, instanceId: string, fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>): Promise<T> {
+    const run = async (db: SqlClient, lock: string): Promise<T> => {
+      const { rows } = await db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2${lock}`, [accountId, instanceId]);
+      const { write, value } = await fn(rows[0] === undefined ? null : toConnection(rows[0]));
+      if (write && 'ciphertext' in write) {
+        await db.query('UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE account_id = $1 AND instance_id = $2', [
+          accountId,
+          instanceId,
+          write.ciphertext,
+          write.keyVersion,
+        ]);
+      } else if (write) {
+        await db.query('UPDATE connections SET reconnect_required_at = now() WHERE account_id = $1 AND instance_id = $2 AND reconnect_required_at IS NULL', [accountId, instanceId]);
+      }
+      return value;
+    };
+    // The embedded engine has one connection for the whole process: a transaction held across a
+    // token request would stall every other query. It serves one process, which coalesces.
+    if (this.kind === 'embedded') return run(this.#db, '');
+    return this.#db.transaction((tx) => run(tx, ' FOR UPDATE'));
+  }
+
+  // OAuth states
+
+  async createOAuthState(state: OAuthState): Promise<void> {
+    try {
+      await this.#db.query(`INSERT INTO oauth_states (${OAUTH_STATE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+        state.stateHash,
+        state.accountId,
+        state.userId,
+        state.instanceId,
+        state.connectorKey,
+        state.linkJti,
+        state.verifierSealed,
+        state.browserHash,
+        state.expiresAt,
+      ]);
+    } catch (err) {
+      translate(err, 'OAuth state');
+    }
+  }
+
+  async consumeOAuthState(stateHash: string, now: Date): Promise<OAuthStateOutcome> {
+    return this.#db.transaction(async (tx) => {
+      const { rows } = await tx.query<OAuthStateRow>(`UPDATE oauth_states SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING ${OAUTH_STATE_COLUMNS}`, [
+        stateHash,
+        now,
+      ]);
+      const row = rows[0];
+      if (row === undefined) {
+        const seen = await tx.query<{ used: boolean }>('SELECT used_at IS NOT NULL AS used FROM oauth_states WHERE state_hash = $1', [stateHash]);
+        const s = seen.rows[0];
+        return { outcome: s === undefined ? 'missing' : s.used ? 'used' : 'expired' };
+      }
+      // The connect link is single-use for storing a grant: a second flow from it stores nothing.
+      const link = await tx.query<{ jti: string }>('UPDATE connect_links SET used_at = $2 WHERE jti = $1 AND used_at IS NULL RETURNING jti', [row.link_jti, now]);
+      if (link.rows.length === 0) return { outcome: 'used' };
+      return { outcome: 'ok', state: toOAuthState(row) };
+    });
+  }
+
+  async purgeOAuthStates(before: Date): Promise<number> {
+    const { rows } = await this.#db.query<{ n: string | number }>('WITH gone AS (DELETE FROM oauth_states WHERE expires_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone', [before]);
+    return Number(rows[0]?.n ?? 0);
   }
 
   // Connect links

@@ -45,7 +45,31 @@ export interface Connection {
   readonly keyVersion: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** When the identity provider refused the grant at refresh (OAuth); null otherwise. A reconnect clears it. */
+  readonly reconnectRequiredAt?: Date | null;
 }
+
+/** One authorize redirect in flight (OAuth connect), as stored: never the state or verifier in clear. */
+export interface OAuthState {
+  /** Hex SHA-256 of the `state` parameter. */
+  readonly stateHash: string;
+  readonly accountId: string;
+  readonly userId: string;
+  readonly instanceId: string;
+  readonly connectorKey: string;
+  /** The connect link the flow started from; consumed when the callback stores the grant. */
+  readonly linkJti: string;
+  /** The PKCE code verifier, sealed by the vault. */
+  readonly verifierSealed: string;
+  /** Hex SHA-256 of the browser binding cookie set with the redirect. */
+  readonly browserHash: string;
+  readonly expiresAt: Date;
+}
+
+export type OAuthStateOutcome = { readonly outcome: 'ok'; readonly state: OAuthState } | { readonly outcome: 'used' | 'expired' | 'missing' };
+
+/** What a refresh under the connection's lock decided to write. */
+export type LockedConnectionWrite = { readonly ciphertext: string; readonly keyVersion: number } | { readonly reconnectRequired: true } | null;
 
 export interface UsageRow {
   readonly accountId: string;
@@ -147,6 +171,24 @@ export interface PlatformStore {
   recordKeyCheck(version: number, checkValue: string): Promise<string>;
   /** Re-encryption: replace ciphertexts only where the stored version still matches (compare-and-set). */
   replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean>;
+
+  /**
+   * Runs `fn` with the connection row locked against other processes (PostgreSQL: SELECT … FOR
+   * UPDATE in a transaction; the embedded store serves one process, which coalesces in memory),
+   * then writes what `fn` answers: a new ciphertext (clearing a reconnect mark) or a reconnect
+   * mark. `fn` sees the row as committed by whoever held the lock before.
+   */
+  withConnectionLock<T>(accountId: string, instanceId: string, fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>): Promise<T>;
+
+  createOAuthState(state: OAuthState): Promise<void>;
+  /**
+   * Atomically marks the state used and consumes its connect link (used_at set where unset, also
+   * after the link's own expiry); only the first call for an unexpired state gets 'ok'. A state
+   * whose link was consumed meanwhile (another flow stored a grant) answers 'used'.
+   */
+  consumeOAuthState(stateHash: string, now: Date): Promise<OAuthStateOutcome>;
+  /** Deletes OAuth states that expired before `before`; answers how many. */
+  purgeOAuthStates(before: Date): Promise<number>;
 
   createConnectLink(link: ConnectLink): Promise<void>;
   /** Atomically marks the link used; only the first call for a valid, unexpired link gets 'ok'. */

@@ -2,14 +2,29 @@
 // purchase, team (seats) and terms. Every page is reached through a signed link; connect links
 // are single-use and bound to an account and endpoint instance. A later issue builds the full portal.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayContext } from '../gateway-context.ts';
+import type { ConnectorRuntime, GatewayContext } from '../gateway-context.ts';
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
 import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
+import { completeOAuthConnect, newBrowserBinding, sha256 } from '../platform/oauth.ts';
 import type { Account, User } from '../platform/store.ts';
 import { BodyTooLarge, readBody } from '../transport/http-io.ts';
 
 export interface PortalRoutes {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
+}
+
+/** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
+export const OAUTH_CALLBACK_PATH = '/portal/oauth/callback';
+
+/** The browser-binding cookie of one flow (named by a digest of its state, so flows run side by side). */
+const stateCookie = (state: string) => `cg_oauth_${sha256(state).slice(0, 16)}`;
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
 }
 
 export interface PortalOptions {
@@ -77,7 +92,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
     if (!connector || !instanceId || !payload.jti || !gateway.endpoints.has(instanceId)) return invalid(res, 'invalid');
     const kind = connector.descriptor.credential;
     if (kind === 'managed_basic') return invalid(res, 'invalid');
-    if (kind === 'oauth2') return page(res, 501, `Connect ${connector.descriptor.title}`, '<p>Connecting through OAuth is not available in this version of the gateway yet.</p>');
+    if (kind === 'oauth2') return oauthStart(req, res, payload, connector);
     const fields = CREDENTIAL_FIELDS[kind];
     // Who asked for the link: until the portal has sign-in, the page names them, so a user handed
     // someone else's link sees that it is not theirs before typing a credential into it.
@@ -112,6 +127,143 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
     const state = await gateway.store.connectLinkState(payload.jti, gateway.now());
     if (state !== 'ok') return invalid(res, state);
     return connectForm(res, form);
+  }
+
+  /** Where the identity provider sends the browser back (register it with the provider). */
+  const redirectUri = () => `${gateway.config.publicBaseUrl}${OAUTH_CALLBACK_PATH}`;
+
+  /**
+   * An OAuth connector's connect link: a single-use state (10 minutes, bound to the link's account,
+   * instance and user, and to this browser by a cookie) and a redirect to the provider's authorize
+   * endpoint with PKCE S256. The link itself is consumed when the callback stores the grant.
+   */
+  async function oauthStart(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, connector: ConnectorRuntime): Promise<number> {
+    req.resume();
+    if (req.method !== 'GET') return page(res, 405, 'Method not allowed', '');
+    const title = `Connect ${connector.descriptor.title}`;
+    const linkState = await gateway.store.connectLinkState(payload.jti!, gateway.now());
+    if (linkState !== 'ok') return invalid(res, linkState);
+    if (!(await requesterOf(payload))) return invalid(res, 'invalid');
+    const client = gateway.oauth.clients.get(connector.config.key);
+    if (!client) {
+      gateway.log.warn({ connector: connector.config.id }, 'oauth connect refused: no OAuth client id is configured for this connector');
+      return page(res, 503, title, '<p class="error">Connecting is not set up on this gateway yet: the operator has not registered an OAuth client for this connector.</p>');
+    }
+    const flow = await client.authorizeRedirect(redirectUri());
+    const browser = newBrowserBinding();
+    const validMs = (gateway.platform.limits.connectLinkValidSeconds ?? 600) * 1000;
+    await gateway.store.createOAuthState({
+      stateHash: sha256(flow.state),
+      accountId: payload.accountId,
+      userId: payload.userId,
+      instanceId: payload.instanceId!,
+      connectorKey: connector.config.key,
+      linkJti: payload.jti!,
+      verifierSealed: gateway.vault.seal(flow.verifier, payload.accountId, payload.instanceId!).ciphertext,
+      browserHash: browser.hash,
+      expiresAt: new Date(gateway.now().getTime() + validMs),
+    });
+    const secure = gateway.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+    res.writeHead(302, {
+      location: flow.url,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      // SameSite=Lax: sent on the provider's top-level redirect back to the callback.
+      'set-cookie': `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=${Math.floor(validMs / 1000)}; HttpOnly; SameSite=Lax${secure}`,
+    });
+    res.end();
+    return 302;
+  }
+
+  /** `GET /portal/oauth/callback?code&state`: refuses a missing, reused, expired or foreign state; stores the grant. */
+  async function oauthCallback(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    req.resume();
+    const refused = (status: number, why: string) =>
+      page(
+        res,
+        status,
+        'This sign-in cannot be used',
+        `<p class="error">${why}</p><p class="note">Ask the assistant for a new link (by calling <code>connect_account</code> where the endpoint lists it, or by repeating the call that answered with a link) and sign in again.</p>`,
+      );
+    if (req.method !== 'GET') return page(res, 405, 'Method not allowed', '');
+    const params = new URL(req.url ?? '/', 'http://callback.invalid').searchParams;
+    const state = params.get('state');
+    if (!state || state.length > 512) return refused(400, 'The sign-in answer carries no valid state.');
+    const stateHash = sha256(state);
+    // The browser that started the flow holds the binding cookie; another browser (a link passed on) does not.
+    const binding = cookieValue(req.headers.cookie, stateCookie(state));
+    const outcome = await gateway.store.consumeOAuthState(stateHash, gateway.now());
+    if (outcome.outcome !== 'ok') {
+      gateway.log.info({ outcome: outcome.outcome }, 'oauth callback refused');
+      return refused(
+        outcome.outcome === 'expired' ? 410 : 400,
+        outcome.outcome === 'expired'
+          ? 'The sign-in took too long: its link has expired.'
+          : outcome.outcome === 'used'
+            ? 'This sign-in has already been used.'
+            : 'The sign-in answer is not known to this gateway.',
+      );
+    }
+    const flow = outcome.state;
+    const fields = { accountId: flow.accountId, userId: flow.userId, instance: flow.instanceId };
+    if (!binding || sha256(binding) !== flow.browserHash) {
+      gateway.log.warn(fields, 'oauth callback refused: the state belongs to another browser');
+      return refused(400, 'This sign-in was started in another browser or for another account.');
+    }
+    const endpoint = gateway.endpoints.get(flow.instanceId);
+    const connector = endpoint?.connector;
+    const client = connector ? gateway.oauth.clients.get(connector.config.key) : undefined;
+    if (!endpoint || !connector || !client || connector.config.key !== flow.connectorKey) return refused(400, 'The sign-in answer is not known to this gateway.');
+    const title = connector.descriptor.title;
+    if (params.has('error')) {
+      gateway.log.info({ ...fields, providerError: (params.get('error') ?? '').slice(0, 64) }, 'oauth authorize answered an error');
+      return page(
+        res,
+        400,
+        `${title} was not connected`,
+        '<p class="error">The sign-in was cancelled or refused at the identity provider. Nothing was stored.</p><p class="note">Ask the assistant for a new link to try again.</p>',
+      );
+    }
+    let verifier: string;
+    try {
+      verifier = gateway.vault.open(flow.verifierSealed, flow.accountId, flow.instanceId);
+    } catch {
+      return refused(400, 'The sign-in answer is not known to this gateway.');
+    }
+    const target = { accountId: flow.accountId, instanceId: flow.instanceId, connectorKey: connector.config.key };
+    const done = await completeOAuthConnect(gateway, client, target, { callback: params, state, verifier, redirectUri: redirectUri() }, gateway.now());
+    if (!done.ok) {
+      const notConnected = (status: number, html: string) => page(res, status, `${title} was not connected`, `${html}<p class="note">Ask the assistant for a new link to try again.</p>`);
+      switch (done.reason) {
+        case 'exchange_failed':
+          gateway.log.warn({ ...fields, tokenEndpoint: done.failure }, 'oauth code exchange failed');
+          return notConnected(502, '<p class="error">The identity provider did not accept the sign-in. Nothing was stored.</p>');
+        case 'no_refresh_token':
+          gateway.log.info(fields, 'oauth connect refused: no refresh token in the token response');
+          return notConnected(
+            400,
+            '<p class="error">The identity provider granted no offline access (no refresh token), so the connection could not stay signed in. Allow offline access on the consent screen. Nothing was stored.</p>',
+          );
+        default: {
+          gateway.log.info({ ...fields, reason: done.reason, scopes: done.scopes.slice(0, 20) }, 'oauth connect refused: granted scopes');
+          const list = (scopes: readonly string[]) => scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ');
+          const detail =
+            done.reason === 'missing_required'
+              ? `The access granted does not include the permission this connector needs (one of: ${list(client.provider.grantedScopes.requireOneOf)}).`
+              : `The access granted includes permissions this connector does not accept: ${list(done.scopes)}.`;
+          return notConnected(400, `<p class="error">${detail} Nothing was stored.</p>`);
+        }
+      }
+    }
+    await gateway.state.refresh();
+    gateway.log.info({ ...fields, connector: connector.config.id }, 'connection stored');
+    const account = gateway.state.account(flow.accountId);
+    return page(
+      res,
+      200,
+      `${title} is connected`,
+      `<p>The endpoint <code>${escapeHtml(endpointUrl(flow.instanceId))}</code>${account ? ` of the account <strong>${escapeHtml(account.name)}</strong>` : ''} is connected. You can close this page and ask the assistant again.</p>`,
+    );
   }
 
   /** The account and user the link was issued to (the snapshot, else the store: a link from another replica). */
@@ -218,6 +370,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
 
   return {
     async handle(req, res, path) {
+      if (path === OAUTH_CALLBACK_PATH) return oauthCallback(req, res);
       const match = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_.-]+)$/.exec(path);
       if (!match) {
         req.resume();
