@@ -19,7 +19,7 @@ export interface DemoTenant {
   readonly token: string;
 }
 
-export async function seedDemoTenant(store: PlatformStore, vault: Vault, config: GatewayConfig, tenantCredentials: Readonly<Record<string, Record<string, string>>>): Promise<DemoTenant> {
+export async function seedDemoTenant(store: PlatformStore, vault: Vault, config: GatewayConfig, tenantCredentials: Readonly<Record<string, Readonly<Record<string, unknown>>>>): Promise<DemoTenant> {
   if (!(await store.getAccount(DEMO_ACCOUNT_ID))) await store.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
   if (!(await store.getUser(DEMO_USER_ID))) await store.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
   const user = (await store.getUser(DEMO_USER_ID))!;
@@ -55,14 +55,29 @@ export function sandboxEnv(sandboxes: SandboxSet): Record<string, string> {
       env[`${envName(key)}_USERNAME`] = running.managedCredential.username;
       env[`${envName(key)}_PASSWORD`] = running.managedCredential.password;
     }
+    if (running.oauth) {
+      env[`CONNECTOR_${envName(key)}_OAUTH_BASE_URL`] = running.oauth.baseUrl;
+      env[`CONNECTOR_${envName(key)}_OAUTH_CLIENT_ID`] = running.oauth.clientId;
+      env[`CONNECTOR_${envName(key)}_OAUTH_CLIENT_SECRET`] = running.oauth.clientSecret;
+    }
   }
   return env;
 }
 
-/** The demo tenant's connection credentials, by connector key. */
-export function sandboxTenantCredentials(sandboxes: SandboxSet): Record<string, Record<string, string>> {
-  const out: Record<string, Record<string, string>> = {};
-  for (const [key, { running }] of sandboxes.started) if (running.tenantCredential) out[key] = { ...running.tenantCredential };
+/**
+ * The demo tenant's connection credentials, by connector key. An OAuth sandbox first learns the
+ * gateway's callback (`redirectUri`, so other accounts can connect through its consent page), then
+ * grants the demo tenant as a completed consent would.
+ */
+export function sandboxTenantCredentials(sandboxes: SandboxSet, redirectUri?: string): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [key, { running }] of sandboxes.started) {
+    if (running.tenantCredential) out[key] = { ...running.tenantCredential };
+    else if (running.oauth && redirectUri) {
+      running.oauth.register(redirectUri);
+      out[key] = { ...running.oauth.demoGrant() };
+    }
+  }
   return out;
 }
 

@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     );
   }
   if (args.demo) {
-    const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxTenantCredentials(sandboxes!));
+    const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxTenantCredentials(sandboxes!, `${app.context.config.publicBaseUrl}/portal/oauth/callback`));
     await app.context.state.refresh();
     console.log(banner(config, app.context.config.publicBaseUrl, tenant.token, sandboxes!));
   }

@@ -14,6 +14,18 @@ export interface RunningSandbox {
   readonly managedCredential?: { readonly username: string; readonly password: string };
   /** A tenant's connection credential (the fields of the connect form), for connectors with a connect step. */
   readonly tenantCredential?: Readonly<Record<string, string>>;
+  /**
+   * An OAuth upstream's sandbox identity provider: what the gateway is configured with
+   * (`CONNECTOR_<KEY>_OAUTH_*`), the gateway's callback to register once it listens, and a grant
+   * for the demo tenant (what a completed consent would give, without a browser).
+   */
+  readonly oauth?: {
+    readonly baseUrl: string;
+    readonly clientId: string;
+    readonly clientSecret: string;
+    register(redirectUri: string): void;
+    demoGrant(): { readonly accessToken: string; readonly refreshToken?: string; readonly expiresAt: number; readonly scope: string };
+  };
   close(): Promise<void>;
 }
 

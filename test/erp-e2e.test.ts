@@ -85,7 +85,9 @@ describe('ERP end to end against its sandbox', () => {
 
   it('filters with a doubled quote and expands invoice lines', async () => {
     const found = JSON.stringify(
-      resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', filter: `displayName eq '${ERP_APOSTROPHE_CUSTOMER.replaceAll("'", "''")}'`, select: ['displayName'] })),
+      resultJson(
+        await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', filter: `displayName eq '${ERP_APOSTROPHE_CUSTOMER.replaceAll("'", "''")}'`, select: ['displayName'] }),
+      ),
     );
     expect(found).toContain('Brien');
     const invoices = JSON.stringify(resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'salesInvoices', expand: 'salesInvoiceLines', pageSize: 2 })));

@@ -1,6 +1,10 @@
 import type { Sandbox } from '../sandbox.ts';
 import { ERP_DEMO_COMPANY_ID } from './data.ts';
 import { startErpSandbox } from './server.ts';
+import { ENTRA_BC_RESOURCE, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
+
+/** Where the Entra-style authorize and token endpoints sit below the provider's base. */
+const ENTRA_API_PATH = '/organizations/oauth2/v2.0';
 
 /**
  * Business Central API v2.0 (OData v4): environments Production and Sandbox, three companies, a
@@ -16,7 +20,38 @@ export const sandbox: Sandbox = {
     { tool: 'query_entity', args: { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['number', 'displayName', 'city', 'balanceDue'], pageSize: 5 } },
   ],
   async start({ host, port }) {
-    const server = await startErpSandbox({ host, port });
-    return { url: server.url, close: () => server.close() };
+    // The ERP's identity provider (Entra style): the demo connects through it, and the portal's
+    // connect flow of any other account goes through its consent page.
+    const idp = await startIdentityProvider({ host });
+    const client = { style: 'entra' as const, clientId: 'demo-erp-client', clientSecret: 'demo-erp-secret' };
+    const redirectUris: string[] = [];
+    const server = await startErpSandbox({
+      host,
+      port,
+      verifyToken: (token) => {
+        const check = verifyAccessToken(token);
+        return { valid: check.valid, expired: check.expired, licensed: true };
+      },
+    });
+    return {
+      url: server.url,
+      oauth: {
+        baseUrl: idp.endpoints.entra.base + ENTRA_API_PATH,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        register(redirectUri) {
+          if (!redirectUris.includes(redirectUri)) redirectUris.push(redirectUri);
+          idp.registerClient({ ...client, redirectUris: [...redirectUris] });
+        },
+        demoGrant() {
+          const t = idp.issueGrant({ clientId: client.clientId, scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'] });
+          return { accessToken: t.access_token, ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}), expiresAt: Date.now() + t.expires_in * 1000, scope: t.scope };
+        },
+      },
+      close: async () => {
+        await server.close();
+        await idp.close();
+      },
+    };
   },
 };

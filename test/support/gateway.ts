@@ -35,7 +35,7 @@ export async function startGateway(store: PlatformStore, options: Partial<AppOpt
  * Stores a tenant's connection for one endpoint instance, sealed by the gateway's vault as the
  * connect form would, and refreshes the gateway's snapshot. `instanceId` defaults to the key.
  */
-export async function connectTenant(gw: StartedGateway, tenant: Tenant, connectorKey: string, credential: Readonly<Record<string, string>>, instanceId = connectorKey): Promise<void> {
+export async function connectTenant(gw: StartedGateway, tenant: Tenant, connectorKey: string, credential: Readonly<Record<string, unknown>>, instanceId = connectorKey): Promise<void> {
   const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
   await gw.store.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
   await gw.app.context.state.refresh();
