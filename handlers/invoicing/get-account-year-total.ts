@@ -1,5 +1,10 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { accountYearPath } from './paths.ts';
+import { economicRead, isRow } from './wire.ts';
 
-/** Generated stub for `invoicing__get_account_year_total`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const getAccountYearTotal: InvoicingHandler<'get_account_year_total'> = stub('invoicing', 'get_account_year_total');
+/** `invoicing__get_account_year_total`: GET /accounts/{accountNumber}/accounting-years/{year}/totals, one object, the year encoded (upstreams/invoicing.md §2, §3 #1). */
+export const getAccountYearTotal: InvoicingHandler<'get_account_year_total'> = async (args, ctx) => {
+  const body = await economicRead(ctx, `${accountYearPath(args.accountNumber, args.year)}/totals`);
+  if (!isRow(body)) throw new Error('e-conomic answered an account year total with something other than an object');
+  return body;
+};

@@ -1,5 +1,13 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { withInteger } from './list.ts';
+import { encodeIdentifier } from './paths.ts';
+import { economicRead, isRow } from './wire.ts';
 
-/** Generated stub for `invoicing__get_booked_invoice`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const getBookedInvoice: InvoicingHandler<'get_booked_invoice'> = stub('invoicing', 'get_booked_invoice');
+const isBookedInvoice = withInteger('bookedInvoiceNumber');
+
+/** `invoicing__get_booked_invoice`: GET /invoices/booked/{n}, with its lines (upstreams/invoicing.md §2). */
+export const getBookedInvoice: InvoicingHandler<'get_booked_invoice'> = async (args, ctx) => {
+  const body = await economicRead(ctx, `/invoices/booked/${encodeIdentifier(args.bookedInvoiceNumber)}`);
+  if (!isRow(body) || !isBookedInvoice(body)) throw new Error('e-conomic answered a booked-invoice read without a bookedInvoiceNumber');
+  return body;
+};

@@ -1,5 +1,9 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { economicGet, isRow } from './wire.ts';
 
-/** Generated stub for `invoicing__get_invoice_totals`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const getInvoiceTotals: InvoicingHandler<'get_invoice_totals'> = stub('invoicing', 'get_invoice_totals');
+/** `invoicing__get_invoice_totals`: GET /invoices/totals (upstreams/invoicing.md §2), passed through. */
+export const getInvoiceTotals: InvoicingHandler<'get_invoice_totals'> = async (_args, ctx) => {
+  const body = await economicGet(ctx, '/invoices/totals');
+  if (!isRow(body)) throw new Error('e-conomic answered the invoice totals with something other than an object');
+  return body;
+};

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { withInteger, readList } from './list.ts';
+import { yearPath } from './paths.ts';
 
-/** Generated stub for `invoicing__list_accounting_periods`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listAccountingPeriods: InvoicingHandler<'list_accounting_periods'> = stub('invoicing', 'list_accounting_periods');
+/** `invoicing__list_accounting_periods`: GET /accounting-years/{year}/periods, the year encoded (2023/2024 → 2023_6_2024) (upstreams/invoicing.md §2), as the spec's list result. */
+export const listAccountingPeriods: InvoicingHandler<'list_accounting_periods'> = async (args, ctx) =>
+  readList(ctx, `${yearPath(args.year)}/periods`, { pagesize: args.pagesize, skippages: args.skippages }, withInteger('periodNumber'));

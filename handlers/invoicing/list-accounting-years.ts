@@ -1,5 +1,6 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { withString, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_accounting_years`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listAccountingYears: InvoicingHandler<'list_accounting_years'> = stub('invoicing', 'list_accounting_years');
+/** `invoicing__list_accounting_years`: GET /accounting-years (upstreams/invoicing.md §2), as the spec's list result. */
+export const listAccountingYears: InvoicingHandler<'list_accounting_years'> = async (args, ctx) =>
+  readList(ctx, '/accounting-years', { pagesize: args.pagesize, skippages: args.skippages }, withString('year'));

@@ -1,5 +1,12 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_booked_invoices`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listBookedInvoices: InvoicingHandler<'list_booked_invoices'> = stub('invoicing', 'list_booked_invoices');
+/** `invoicing__list_booked_invoices`: GET /invoices/booked (without lines) (upstreams/invoicing.md §2), as the spec's list result. */
+export const listBookedInvoices: InvoicingHandler<'list_booked_invoices'> = async (args, ctx) =>
+  readList(
+    ctx,
+    '/invoices/booked',
+    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    withInteger('bookedInvoiceNumber'),
+  );

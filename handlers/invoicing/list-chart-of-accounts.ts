@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_chart_of_accounts`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listChartOfAccounts: InvoicingHandler<'list_chart_of_accounts'> = stub('invoicing', 'list_chart_of_accounts');
+/** `invoicing__list_chart_of_accounts`: GET /accounts (upstreams/invoicing.md §2), as the spec's list result. */
+export const listChartOfAccounts: InvoicingHandler<'list_chart_of_accounts'> = async (args, ctx) =>
+  readList(ctx, '/accounts', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('accountNumber'));

@@ -1,5 +1,12 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_customer_groups`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listCustomerGroups: InvoicingHandler<'list_customer_groups'> = stub('invoicing', 'list_customer_groups');
+/** `invoicing__list_customer_groups`: GET /customer-groups (upstreams/invoicing.md §2), as the spec's list result. */
+export const listCustomerGroups: InvoicingHandler<'list_customer_groups'> = async (args, ctx) =>
+  readList(
+    ctx,
+    '/customer-groups',
+    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    withInteger('customerGroupNumber'),
+  );

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_customers`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listCustomers: InvoicingHandler<'list_customers'> = stub('invoicing', 'list_customers');
+/** `invoicing__list_customers`: GET /customers (upstreams/invoicing.md §2), as the spec's list result. */
+export const listCustomers: InvoicingHandler<'list_customers'> = async (args, ctx) =>
+  readList(ctx, '/customers', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('customerNumber'));

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_layouts`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listLayouts: InvoicingHandler<'list_layouts'> = stub('invoicing', 'list_layouts');
+/** `invoicing__list_layouts`: GET /layouts (upstreams/invoicing.md §2), as the spec's list result. */
+export const listLayouts: InvoicingHandler<'list_layouts'> = async (args, ctx) =>
+  readList(ctx, '/layouts', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('layoutNumber'));

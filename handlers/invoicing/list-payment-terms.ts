@@ -1,5 +1,12 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_payment_terms`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listPaymentTerms: InvoicingHandler<'list_payment_terms'> = stub('invoicing', 'list_payment_terms');
+/** `invoicing__list_payment_terms`: GET /payment-terms (upstreams/invoicing.md §2), as the spec's list result. */
+export const listPaymentTerms: InvoicingHandler<'list_payment_terms'> = async (args, ctx) =>
+  readList(
+    ctx,
+    '/payment-terms',
+    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    withInteger('paymentTermsNumber'),
+  );

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withString, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_products`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listProducts: InvoicingHandler<'list_products'> = stub('invoicing', 'list_products');
+/** `invoicing__list_products`: GET /products (productNumber is a string) (upstreams/invoicing.md §2), as the spec's list result. */
+export const listProducts: InvoicingHandler<'list_products'> = async (args, ctx) =>
+  readList(ctx, '/products', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withString('productNumber'));

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_suppliers`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listSuppliers: InvoicingHandler<'list_suppliers'> = stub('invoicing', 'list_suppliers');
+/** `invoicing__list_suppliers`: GET /suppliers (upstreams/invoicing.md §2), as the spec's list result. */
+export const listSuppliers: InvoicingHandler<'list_suppliers'> = async (args, ctx) =>
+  readList(ctx, '/suppliers', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('supplierNumber'));

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_units`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listUnits: InvoicingHandler<'list_units'> = stub('invoicing', 'list_units');
+/** `invoicing__list_units`: GET /units (upstreams/invoicing.md §2), as the spec's list result. */
+export const listUnits: InvoicingHandler<'list_units'> = async (args, ctx) =>
+  readList(ctx, '/units', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('unitNumber'));

@@ -1,5 +1,6 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { withString, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_vat_accounts`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listVatAccounts: InvoicingHandler<'list_vat_accounts'> = stub('invoicing', 'list_vat_accounts');
+/** `invoicing__list_vat_accounts`: GET /vat-accounts (upstreams/invoicing.md §2), as the spec's list result. */
+export const listVatAccounts: InvoicingHandler<'list_vat_accounts'> = async (args, ctx) =>
+  readList(ctx, '/vat-accounts', { pagesize: args.pagesize, skippages: args.skippages }, withString('vatCode'));

@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { checkedFilter, checkedSort } from './filter.ts';
+import { withInteger, readList } from './list.ts';
 
-/** Generated stub for `invoicing__list_vat_zones`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listVatZones: InvoicingHandler<'list_vat_zones'> = stub('invoicing', 'list_vat_zones');
+/** `invoicing__list_vat_zones`: GET /vat-zones (upstreams/invoicing.md §2), as the spec's list result. */
+export const listVatZones: InvoicingHandler<'list_vat_zones'> = async (args, ctx) =>
+  readList(ctx, '/vat-zones', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withInteger('vatZoneNumber'));

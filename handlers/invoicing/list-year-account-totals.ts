@@ -1,5 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { anyRow, readList } from './list.ts';
+import { yearPath } from './paths.ts';
 
-/** Generated stub for `invoicing__list_year_account_totals`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const listYearAccountTotals: InvoicingHandler<'list_year_account_totals'> = stub('invoicing', 'list_year_account_totals');
+/** `invoicing__list_year_account_totals`: GET /accounting-years/{year}/totals, the year encoded (2023/2024 → 2023_6_2024) (upstreams/invoicing.md §2), as the spec's list result. */
+export const listYearAccountTotals: InvoicingHandler<'list_year_account_totals'> = async (args, ctx) =>
+  readList(ctx, `${yearPath(args.year)}/totals`, { pagesize: args.pagesize, skippages: args.skippages }, anyRow);

@@ -1,5 +1,11 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { economicGet } from './wire.ts';
 
-/** Generated stub for `invoicing__validate_connection`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const validateConnection: InvoicingHandler<'validate_connection'> = stub('invoicing', 'validate_connection');
+/**
+ * `invoicing__validate_connection`: one authenticated GET of the upstream root (upstreams/invoicing.md
+ * §2 "`GET /` lists endpoints (cheap auth check)"). A 401/403 ends in the runtime's reconnect text.
+ */
+export const validateConnection: InvoicingHandler<'validate_connection'> = async (_args, ctx) => {
+  await economicGet(ctx, '/');
+  return { connected: true };
+};
