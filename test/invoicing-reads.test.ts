@@ -232,6 +232,11 @@ describe('the list envelope', () => {
     expect((await call('list_customers', { pagesize: 1 })).pagination).toEqual({ results: 41, pageSize: 1, skipPages: 0, hasMore: true });
   });
 
+  it('a linked nextPage alone says hasMore, whatever the counts', async () => {
+    always([200, collection([{ customerNumber: 1 }], { results: undefined, pageSize: 20, skipPages: 0, nextPage: `${ORIGIN}/customers?skippages=1` })]);
+    expect((await call('list_customers', {})).pagination).toEqual({ results: 1, pageSize: 20, skipPages: 0, hasMore: true });
+  });
+
   it('the last page has no nextPage: hasMore false; the results count is the filtered total, not resultsWithoutFilter', async () => {
     always([200, collection([{ customerNumber: 41 }], { results: 41, resultsWithoutFilter: 57, pageSize: 20, skipPages: 2, previousPage: `${ORIGIN}/p` })]);
     expect((await call('list_customers', { skippages: 2 })).pagination).toEqual({ results: 41, pageSize: 20, skipPages: 2, hasMore: false });
