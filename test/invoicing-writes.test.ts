@@ -538,3 +538,58 @@ describe('through two gateway replicas on PostgreSQL', () => {
     expect(JSON.parse(retried.text)).toMatchObject({ customerNumber: 7001 });
   });
 });
+
+describe('on the embedded store (one process)', () => {
+  let store: PlatformStore;
+  let gw: StartedGateway;
+  let clock = Date.parse('2026-03-04T10:00:00Z');
+  beforeAll(async () => {
+    store = await openStore({});
+    gw = await startGateway(store, { env: { CONNECTOR_INVOICING_BASE_URL: GW_BASE }, now: () => new Date(clock) });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await store?.close();
+  });
+
+  it('claims a key once; the others see null until the outcome is stored; an outcome not to reuse frees the key', async () => {
+    const at = clock;
+    expect(await store.claimWrite('k1', at, at - 60_000)).toEqual({ claimed: true });
+    expect(await store.claimWrite('k1', at + 1, at + 1 - 60_000)).toEqual({ claimed: false, outcome: null });
+    await store.finishWrite('k1', '{"result":1}', true);
+    expect(await store.claimWrite('k1', at + 2, at + 2 - 60_000)).toEqual({ claimed: false, outcome: '{"result":1}' });
+    // After the window the key is claimed anew (and its old outcome is gone).
+    expect(await store.claimWrite('k1', at + 60_001, at + 1)).toEqual({ claimed: true });
+    expect(await store.writeOutcome('k1')).toBeNull();
+    await store.finishWrite('k1', '{"failed":true}', false);
+    expect(await store.writeOutcome('k1')).toBe('{"failed":true}');
+    expect(await store.claimWrite('k1', at + 60_002, at + 2)).toEqual({ claimed: true });
+    expect(await store.writeOutcome('k2')).toBeUndefined();
+  });
+
+  it('identical confirmed writes at once reach the upstream once; after the 60 s window the same write is sent again', async () => {
+    const t = await createTenant(store, { subscribe: ['invoicing'] });
+    await connectTenant(gw, t, 'invoicing', { token: `${SECRET}:${GRANT}` });
+    let posts = 0;
+    nock(GW_BASE)
+      .post('/customers')
+      .times(3)
+      .reply(() => {
+        posts++;
+        return [201, { customerNumber: 8000 + posts, name: 'Acme ApS' }];
+      });
+    const call = () =>
+      rpc(gw.url, 'invoicing', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'invoicing__create_customer', arguments: { ...customerArgs, confirm: true } } });
+    const results = (await Promise.all([call(), call(), call()])).map((r) => JSON.stringify(r.json));
+    expect(posts).toBe(1);
+    expect(new Set(results).size).toBe(1);
+    expect(results[0]).toContain('8001');
+    clock += 59_999;
+    await call();
+    expect(posts).toBe(1);
+    clock += 2;
+    const later = await call();
+    expect(posts).toBe(2);
+    expect(JSON.stringify(later.json)).toContain('8002');
+  });
+});
