@@ -484,6 +484,20 @@ describe('through two gateway replicas on PostgreSQL', () => {
     expect(r.isError).toBe(false);
     expect(JSON.parse(r.text)).toMatchObject({ preview: { action: 'create_draft_invoice', request: { method: 'POST', path: '/invoices/drafts' } } });
     expect(scope.isDone()).toBe(false);
+    // The preview shows the request, never the credential headers.
+    expect(r.text).not.toContain(SECRET);
+    expect(r.text).not.toContain(GRANT);
+  });
+
+  it('a prototype-pollution attempt in the arguments is refused by the closed schema: nothing read, nothing written', async () => {
+    const t = await tenant();
+    const scope = nock(GW_BASE).get(/.*/).reply(200, currentCustomer).put(/.*/).reply(200, {});
+    for (const raw of ['{"customerNumber":101,"__proto__":{"polluted":true},"confirm":true}', '{"customerNumber":101,"constructor":{"prototype":{"polluted":true}},"confirm":true}']) {
+      const r = await call(a, t, 'update_customer', JSON.parse(raw));
+      expect(r).toEqual({ text: 'Tool invocation failed.', isError: true });
+    }
+    expect(scope.pendingMocks()).toHaveLength(2);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('identical confirmed writes on both replicas at once: exactly one upstream POST, both callers get the same result; a repeat within the window writes nothing', async () => {
