@@ -57,7 +57,7 @@ export const pendingHandlers: Readonly<Record<string, readonly string[]>> = {
   ],
   cases: [],
   erp: [],
-  invoicing: ['create_customer', 'update_customer', 'create_draft_invoice', 'duplicate_invoice'],
+  invoicing: [],
   ledger: [],
   register: [],
   search: ['list_sites', 'top_queries', 'top_pages', 'query_performance', 'page_performance', 'compare_periods', 'search_analytics_query'],

@@ -9,6 +9,11 @@ export type InvoicingTextParams = InvoicingErrorParams & Omit<PlatformErrorParam
 /** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
 export interface InvoicingResultTexts {
   allowedFields: { fields: string | number; };
+  writeConfirmHint: Record<string, never>;
+  previewCreateCustomer: { name: string | number; currency: string | number; };
+  previewUpdateCustomer: { customer_number: string | number; fields: string | number; };
+  previewCreateDraftInvoice: { customer_number: string | number; currency: string | number; lines: string | number; };
+  previewDuplicateInvoice: { source: string | number; invoice_number: string | number; };
 }
 
 /** The connector's limits (`connector.limits` in specs/invoicing.yaml). */

@@ -91,7 +91,12 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     }
   },
   "texts": {
-    "allowedFields": "fields that may be used: {fields}"
+    "allowedFields": "fields that may be used: {fields}",
+    "writeConfirmHint": "Nothing has been written. Show this request to the user; once they agree, repeat the same call with the same arguments and `confirm: true`.",
+    "previewCreateCustomer": "Create the customer \"{name}\" (currency {currency}).",
+    "previewUpdateCustomer": "Replace customer {customer_number} with its current record merged with the changed fields: {fields}.",
+    "previewCreateDraftInvoice": "Create a draft invoice (no ledger effect) for customer {customer_number} in {currency} with {lines} line(s).",
+    "previewDuplicateInvoice": "Create a new draft invoice (no ledger effect) copied from {source} invoice {invoice_number}; the source stays unchanged."
   },
   "tools": [
     {

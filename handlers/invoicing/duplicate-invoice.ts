@@ -1,5 +1,47 @@
+// GET /invoices/booked/{n} or /invoices/drafts/{n} → POST /invoices/drafts (upstreams/invoicing.md
+// §3 #7): the source is read live (also for the preview); only the fields a new draft takes are
+// kept (`currency customer date dueDate paymentTerms layout recipient notes references delivery`),
+// lines as `{ description product quantity unitNetPrice discountPercentage unit }`; invoice numbers,
+// amounts, margins, remainders, `pdf sent soap templates self` are dropped; then the overrides.
+// The source is never changed, and the new draft is never booked.
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import { cleanCopy, createdDraftResult, isRow, lineBody, notesBody, readRecord, reference, type Row, sendWrite } from './write-wire.ts';
 
-/** Generated stub for `invoicing__duplicate_invoice`: replace it with the upstream logic (see the spec in specs/invoicing.yaml). */
-export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = stub('invoicing', 'duplicate_invoice');
+/** Kept as they are (without `self` links and null values). */
+const KEPT = ['currency', 'date', 'dueDate', 'recipient', 'references', 'delivery'] as const;
+/** Kept as references `{ xNumber }`. */
+const REFERENCES = ['customer', 'paymentTerms', 'layout'] as const;
+
+/** A copied line: only what a new line takes; amounts are recalculated upstream. */
+function copiedLine(line: Row): Row {
+  const out: Row = {};
+  if (typeof line.description === 'string') out.description = line.description;
+  if (isRow(line.product) && line.product.productNumber !== undefined && line.product.productNumber !== null) out.product = { productNumber: line.product.productNumber };
+  for (const key of ['quantity', 'unitNetPrice', 'discountPercentage'] as const) if (typeof line[key] === 'number') out[key] = line[key];
+  if (isRow(line.unit) && typeof line.unit.unitNumber === 'number') out.unit = { unitNumber: line.unit.unitNumber };
+  return out;
+}
+
+export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = async (args, ctx) => {
+  const source = await readRecord(ctx, `/invoices/${args.source === 'booked' ? 'booked' : 'drafts'}/${args.invoiceNumber}`);
+  const body: Row = {};
+  for (const key of KEPT) {
+    const value = source[key];
+    if (value === null || value === undefined) continue;
+    body[key] = isRow(value) ? cleanCopy(value) : value;
+  }
+  for (const key of REFERENCES) {
+    const ref = reference(source[key]);
+    if (ref) body[key] = ref;
+  }
+  const notes = notesBody(isRow(source.notes) ? source.notes : undefined, args);
+  if (notes) body.notes = notes;
+  if (args.newCustomerNumber !== undefined) body.customer = { customerNumber: args.newCustomerNumber };
+  if (args.date !== undefined) body.date = args.date;
+  if (args.dueDate !== undefined) body.dueDate = args.dueDate;
+  body.lines = args.replaceLines ? args.replaceLines.map(lineBody) : (Array.isArray(source.lines) ? source.lines : []).filter(isRow).map(copiedLine);
+  const summary = ctx.text('previewDuplicateInvoice', { source: args.source, invoice_number: args.invoiceNumber });
+  const outcome = await sendWrite(ctx, { method: 'POST', path: '/invoices/drafts', body }, summary);
+  if ('preview' in outcome) return outcome.preview;
+  return createdDraftResult(outcome.body);
+};

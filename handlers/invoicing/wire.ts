@@ -69,12 +69,13 @@ export async function economicRead(ctx: InvoicingReadContext, path: string): Pro
 export function rejected(ctx: InvoicingReadContext, error: unknown): never {
   if (error instanceof UpstreamError && error.status === 400) {
     const details = rejectionDetails(error.body, (fields) => ctx.text('allowedFields', { fields }));
-    return ctx.fail('upstream_rejected', { details: cap(details, ctx.limits.rejectionDetailsMaxChars) });
+    return ctx.fail('upstream_rejected', { details: capDetails(details, ctx.limits.rejectionDetailsMaxChars) });
   }
   throw error;
 }
 
-function cap(text: string, max: number): string {
+/** A 400's details cut to the spec's `rejectionDetailsMaxChars`. */
+export function capDetails(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
 }
 

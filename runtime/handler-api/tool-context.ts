@@ -3,7 +3,7 @@
 // logger without secrets, and the clock. Never the caller's token, another instance's credential
 // or the database.
 import type { Logger } from 'pino';
-import type { UpstreamClient } from './upstream-types.ts';
+import type { UpstreamClient, UpstreamResponse } from './upstream-types.ts';
 
 /** A decrypted tenant credential, by the connector's credential kind. */
 export type Credential =
@@ -55,6 +55,40 @@ export interface SealedTokens {
   open(token: string, binding: string): string | undefined;
 }
 
+/** The one request a write tool makes (or would make): what its preview shows, byte for byte. */
+export interface WriteRequest {
+  readonly method: 'POST' | 'PUT';
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+}
+
+/** What a write tool answers without `confirm: true` (spec: WritePreview). */
+export interface WritePreview {
+  readonly preview: {
+    readonly action: string;
+    readonly summary: string;
+    readonly request: WriteRequest;
+    readonly confirmHint: string;
+  };
+}
+
+/**
+ * The only way a `write: true` tool writes (DECISIONS §3, §17). `send` without `confirm: true`
+ * (the boolean, nothing else) makes no request and answers the preview of exactly this request;
+ * with it, sends the request once (never retried, not even on a throttle answer). Identical
+ * confirmed calls within the connector's dedup window are answered by the runtime with the first
+ * call's outcome, on any replica, before the handler runs. The handler's own `ctx.upstream` may
+ * only read (GET) in a write tool; read tools cannot write at all.
+ */
+export interface WriteGuard {
+  /** `confirm === true` on this call. */
+  readonly confirmed: boolean;
+  send<T = unknown>(
+    request: WriteRequest,
+    options: { readonly summary: string; readonly confirmHint: string; readonly headers?: Readonly<Record<string, string>> },
+  ): Promise<{ readonly preview: WritePreview } | { readonly response: UpstreamResponse<T> }>;
+}
+
 /**
  * The arguments of `fail` for a table of codes `E` (`{ code: { param: type } }`): a code and, when
  * its text has parameters, all of them. A union of tuples, so a context with more codes can be
@@ -104,4 +138,6 @@ export interface ToolContext<E = object, L = object, T = object> {
   readonly text: (...args: FailArgs<T>) => string;
   /** The spec name and text of a failure caught by the handler (rendered by the runtime, never by hand). */
   readonly describeFailure: (error: unknown) => FailureSummary;
+  /** Writes, preview-first (`write: true` tools only; a read tool's `send` throws). */
+  readonly write: WriteGuard;
 }

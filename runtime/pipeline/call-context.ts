@@ -4,7 +4,7 @@
 // and `describeFailure`. Handlers never render a spec text themselves.
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext } from '../handler-api/tool-context.ts';
+import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext, WriteGuard } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -85,6 +85,8 @@ export interface CallScope {
   readonly texts: ConnectorTexts;
   /** The call's secrets: failure summaries are scrubbed before the handler can cut them short. */
   readonly redactor: Redactor;
+  /** Writes of a `write: true` tool (runtime/pipeline/write-guard.ts); read tools get one that refuses. */
+  readonly write: WriteGuard;
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
@@ -119,6 +121,7 @@ export function createToolContext(scope: CallScope): CallContext {
       const { name, message } = scope.texts.describe(error);
       return { name, message: scope.redactor.text(message) };
     },
+    write: scope.write,
   };
 }
 

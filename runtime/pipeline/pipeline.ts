@@ -18,6 +18,10 @@ import type { OAuthGrant } from '../platform/oauth.ts';
 import type { Reservation } from '../platform/usage.ts';
 import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
+import { createWriteGuard, isConfirmed, noWrites, readOnlyClient, WriteDedup, writeKey } from './write-guard.ts';
+
+/** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
+const WRITE_DEDUP_POLL_MS = 50;
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -78,10 +82,13 @@ export class Pipeline {
   readonly #links: LinkIssuer;
   /** Spec texts per connector, made once. */
   readonly #texts = new WeakMap<object, ConnectorTexts>();
+  /** Confirmed writes: one per key and window, across replicas (DECISIONS §17). */
+  readonly #writes: WriteDedup;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     this.#g = gateway;
     this.#links = links;
+    this.#writes = new WriteDedup({ store: gateway.store, now: () => gateway.now().getTime(), pollMs: WRITE_DEDUP_POLL_MS });
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
@@ -279,13 +286,17 @@ export class Pipeline {
       }),
     );
     const texts = this.#textsOf(endpoint);
+    const limits = toolLimits(connector.descriptor, tool);
+    // A write tool reads through ctx.upstream and writes only through ctx.write (preview unless confirmed).
+    const confirmed = tool.write && isConfirmed(args);
     const ctx = createToolContext({
       connectorId,
       instanceId: endpoint.instanceId,
       accountId: identity.account.id,
       credential,
-      upstream: upstream.client,
-      limits: toolLimits(connector.descriptor, tool),
+      upstream: tool.write ? readOnlyClient(upstream.client) : upstream.client,
+      write: tool.write ? createWriteGuard(tool.name, confirmed, upstream.client) : noWrites,
+      limits,
       log: () => log.child({ ...fields, tool: tool.name }),
       signal,
       now: this.#g.now,
@@ -299,7 +310,15 @@ export class Pipeline {
     try {
       const handler = connector.handlers[tool.name];
       if (!handler) throw new HandlerNotImplementedError(connector.config.key, tool.name);
-      const result = await handler(args, ctx);
+      let result: unknown;
+      if (confirmed) {
+        // DECISIONS §17: an identical confirmed write within the window gets the first outcome.
+        const windowMs = limits.writeDedupWindowMs;
+        if (windowMs === undefined) throw new Error(`write tool ${tool.name} without the connector limit writeDedupWindowMs`);
+        result = await this.#writes.run(writeKey(identity.account.id, endpoint.instanceId, tool.name, args), windowMs, signal, () => handler(args, ctx));
+      } else {
+        result = await handler(args, ctx);
+      }
       const text = JSON.stringify(result ?? null);
       const envelope: CallToolResult = { content: [{ type: 'text', text }] };
       if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result)) envelope.structuredContent = result as Record<string, unknown>;

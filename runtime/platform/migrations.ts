@@ -203,6 +203,22 @@ CREATE INDEX oauth_states_account_id_idx ON oauth_states (account_id);
 ALTER TABLE connections ADD COLUMN reconnect_required_at timestamptz;
 `,
   },
+  {
+    version: 8,
+    name: 'write_dedup',
+    // Confirmed writes (DECISIONS §17): one row per account + instance + tool + canonical
+    // arguments (hashed), claimed by the first caller with an insert-if-absent; the outcome is
+    // stored when the write is done, and an identical call within the window (on any replica)
+    // waits for it instead of writing again. A row older than the window may be claimed anew.
+    sql: `
+CREATE TABLE write_dedup (
+  key text PRIMARY KEY,
+  claimed_at bigint NOT NULL,
+  outcome text
+);
+CREATE INDEX write_dedup_claimed_at_idx ON write_dedup (claimed_at);
+`,
+  },
 ];
 
 /**

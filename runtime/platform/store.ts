@@ -228,4 +228,16 @@ export interface PlatformStore {
    * Returns the records of exactly the keys passed, or null when the layer is not enabled.
    */
   recordSeenItems(accountId: string, instanceId: string, keys: readonly string[], at: Date): Promise<SeenItem[] | null>;
+
+  /**
+   * Claims a confirmed write (DECISIONS §17) under `key`, atomically across processes: the first
+   * caller, or the first after the stored claim turned older than `expiredBefore` (epoch ms),
+   * gets `claimed: true` and must call `finishWrite`; everyone else gets the stored outcome, or
+   * null while the first caller is still writing. Claims older than `expiredBefore` are purged.
+   */
+  claimWrite(key: string, at: number, expiredBefore: number): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly outcome: string | null }>;
+  /** Stores the outcome of a claimed write; `reusable: false` lets the next identical call write again. */
+  finishWrite(key: string, outcome: string, reusable: boolean): Promise<void>;
+  /** The stored outcome of a claimed write (null while it runs; undefined when the claim is gone). */
+  writeOutcome(key: string): Promise<string | null | undefined>;
 }

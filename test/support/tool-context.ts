@@ -9,6 +9,7 @@ import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-t
 import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
 import { handlerTokens, newSecretKey, Vault } from '../../runtime/platform/vault.ts';
+import { createWriteGuard, noWrites, readOnlyClient } from '../../runtime/pipeline/write-guard.ts';
 
 /** The vault behind `ctx.tokens` in handler tests (one per test process, like one gateway). */
 const testVault = new Vault({ 1: newSecretKey() });
@@ -22,6 +23,10 @@ export interface TestContextOptions {
   readonly accountId?: string;
   readonly now?: () => Date;
   readonly sleep?: UpstreamClientOptions['sleep'];
+  /** A write tool's `confirm` as the pipeline decides it (the boolean true only). */
+  readonly confirmed?: boolean;
+  /** Replaces the connector's upstream policy (for example to show a write opts out of a throttle retry). */
+  readonly policy?: ConnectorDescriptor['upstream'];
 }
 
 /**
@@ -34,12 +39,14 @@ export function testContext(options: TestContextOptions): TestToolContext {
   const tool = options.descriptor.tools.find((t) => t.name === options.tool);
   if (!tool) throw new Error(`no tool ${options.tool}`);
   const controller = new AbortController();
+  const upstream = createUpstreamClient({ policy: options.policy ?? options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) });
   return createToolContext({
     connectorId: options.descriptor.defaultId,
     instanceId: options.instanceId ?? options.descriptor.defaultId,
     accountId: options.accountId ?? 'acc_test',
     credential: options.credential,
-    upstream: createUpstreamClient({ policy: options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) }),
+    upstream: tool.write ? readOnlyClient(upstream) : upstream,
+    write: tool.write ? createWriteGuard(tool.name, options.confirmed === true, upstream) : noWrites,
     limits: toolLimits(options.descriptor, tool),
     log: () => pino({ level: 'silent' }),
     signal: controller.signal,
