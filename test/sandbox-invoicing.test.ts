@@ -12,6 +12,7 @@ import {
   INVOICING_DUE_DATE_TERMS,
   INVOICING_SHORT_YEAR,
   INVOICING_SPLIT_YEAR,
+  type InvoicingData,
 } from '../sandbox/invoicing/data.ts';
 import { sandbox as invoicingSandboxRecord } from '../sandbox/invoicing/index.ts';
 import {
@@ -44,6 +45,9 @@ interface CallOptions {
 const PUBLIC = 'https://restapi.example.test';
 let sb: InvoicingSandbox;
 let direct: InvoicingSandbox;
+/** The live data, loosely typed for assertions. */
+type LooseData = { [K in Exclude<keyof InvoicingData, 'entries' | 'periods'>]: Row[] } & Pick<InvoicingData, 'entries' | 'periods'>;
+const data = (): LooseData => sb.data;
 
 async function call(path: string, options: CallOptions = {}, on: InvoicingSandbox = sb): Promise<Reply> {
   const headers: Record<string, string> = {};
@@ -107,11 +111,11 @@ describe('authentication: both token headers', () => {
   it('demo/demo and ?demo=true read but may not write', async () => {
     expect((await call('/customers', { secret: 'demo', grant: 'demo' })).status).toBe(200);
     expect((await call('/customers?demo=true', { secret: null, grant: null })).status).toBe(200);
-    const before = sb.data.customers.length;
+    const before = data().customers.length;
     const w = await call('/customers', { secret: 'demo', grant: 'demo', method: 'POST', body: { name: 'X' } });
     expect(w.status).toBe(403);
     expectErrorBody(w.json(), 403);
-    expect(sb.data.customers.length).toBe(before);
+    expect(data().customers.length).toBe(before);
   });
 
   it('a read-only grant reads and gets 403 on POST and PUT', async () => {
@@ -154,8 +158,8 @@ describe('methods: 415, 405, and no DELETE or booking', () => {
     expect(sb.stats.forbidden.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(['DELETE /customers/1001 405', 'DELETE /invoices/drafts/1 405', 'POST /invoices/booked 405']);
     expect(sb.stats.forbidden[2]!.body).toEqual({ draftInvoice: { draftInvoiceNumber: 1 } });
     // Nothing was deleted or booked.
-    expect(sb.data.customers.some((c) => c.customerNumber === 1001)).toBe(true);
-    expect(sb.data.booked.length).toBe(INVOICING_DEMO_COUNTS.booked);
+    expect(data().customers.some((c) => c.customerNumber === 1001)).toBe(true);
+    expect(data().booked.length).toBe(INVOICING_DEMO_COUNTS.booked);
     // Even unauthenticated attempts are logged.
     await call('/customers/1002', { method: 'DELETE', secret: null });
     expect(sb.stats.forbidden).toHaveLength(4);
@@ -201,7 +205,7 @@ describe('the pagination block', () => {
 
   it('results counts the filter, resultsWithoutFilter does not; links keep filter and sort', async () => {
     const body = await get(`/customers?pagesize=5&${f('currency$eq:DKK')}&sort=-name`);
-    expect(body.pagination.results).toBe(sb.data.customers.filter((c) => c.currency === 'DKK').length);
+    expect(body.pagination.results).toBe(data().customers.filter((c) => c.currency === 'DKK').length);
     expect(body.pagination.results).toBeLessThan(60);
     expect(body.pagination.resultsWithoutFilter).toBe(60);
     expect(body.pagination.nextPage).toContain('filter=currency%24eq%3ADKK');
@@ -230,7 +234,7 @@ describe('the filter grammar', () => {
   const count = async (resource: string, expr: string): Promise<number> => (await get(`/${resource}?pagesize=1000&${f(expr)}`)).pagination.results;
 
   it('every comparison operator', async () => {
-    const c = sb.data.customers;
+    const c = data().customers;
     expect(await count('customers', 'customerNumber$eq:1010')).toBe(1);
     expect(await count('customers', 'customerNumber$ne:1010')).toBe(59);
     expect(await count('customers', 'customerNumber$gt:1050')).toBe(10);
@@ -238,18 +242,18 @@ describe('the filter grammar', () => {
     expect(await count('customers', 'customerNumber$lt:1005')).toBe(4);
     expect(await count('customers', 'customerNumber$lte:1005')).toBe(5);
     expect(await count('customers', 'balance$gt:0')).toBe(c.filter((x) => x.balance > 0).length);
-    expect(await count('invoices/booked', 'date$gte:2024-07-01$and:date$lte:2024-12-31')).toBe(sb.data.booked.filter((b) => b.date >= '2024-07-01' && b.date <= '2024-12-31').length);
+    expect(await count('invoices/booked', 'date$gte:2024-07-01$and:date$lte:2024-12-31')).toBe(data().booked.filter((b) => b.date >= '2024-07-01' && b.date <= '2024-12-31').length);
   });
 
   it('$like: with wildcards, without (contains), case-insensitive; $eq: on strings is case-insensitive', async () => {
     const body = await get(`/customers?${f('name$like:acme*')}`);
     expect(body.collection.map((x: Row) => x.name)).toEqual(['Acme (Nordic) ApS']);
-    expect(await count('customers', 'name$like:NORDIC')).toBe(sb.data.customers.filter((x) => /nordic/i.test(x.name)).length);
-    expect(await count('customers', 'name$like:*aps')).toBe(sb.data.customers.filter((x) => /aps$/i.test(x.name)).length);
+    expect(await count('customers', 'name$like:NORDIC')).toBe(data().customers.filter((x) => /nordic/i.test(x.name)).length);
+    expect(await count('customers', 'name$like:*aps')).toBe(data().customers.filter((x) => /aps$/i.test(x.name)).length);
     // Without a wildcard `$like:` is "contains"; with a trailing one it is "starts with".
     expect(await count('customers', 'name$like:nordic')).toBeGreaterThan(await count('customers', 'name$like:nordic*'));
-    expect(await count('customers', 'name$like:nordic*')).toBe(sb.data.customers.filter((x) => /^nordic/i.test(x.name)).length);
-    expect(await count('customers', 'currency$eq:dkk')).toBe(sb.data.customers.filter((x) => x.currency === 'DKK').length);
+    expect(await count('customers', 'name$like:nordic*')).toBe(data().customers.filter((x) => /^nordic/i.test(x.name)).length);
+    expect(await count('customers', 'currency$eq:dkk')).toBe(data().customers.filter((x) => x.currency === 'DKK').length);
   });
 
   it('$in: and $nin: take numeric lists of at most 200 items', async () => {
@@ -262,7 +266,7 @@ describe('the filter grammar', () => {
   });
 
   it('$null: matches a missing value; escapes keep special characters literal', async () => {
-    const withoutEmail = sb.data.customers.filter((x) => x.email === undefined).length;
+    const withoutEmail = data().customers.filter((x) => x.email === undefined).length;
     expect(withoutEmail).toBeGreaterThan(0);
     expect(await count('customers', 'email$eq:$null:')).toBe(withoutEmail);
     expect(await count('customers', 'email$ne:$null:')).toBe(60 - withoutEmail);
@@ -276,7 +280,7 @@ describe('the filter grammar', () => {
   });
 
   it('$and: binds tighter than $or:; parentheses group', async () => {
-    const c = sb.data.customers;
+    const c = data().customers;
     const expected = c.filter((x) => x.customerNumber === 1001 || (x.currency === 'EUR' && x.customerNumber > 1030)).length;
     expect(await count('customers', 'customerNumber$eq:1001$or:currency$eq:EUR$and:customerNumber$gt:1030')).toBe(expected);
     const grouped = c.filter((x) => (x.customerNumber === 1001 || x.currency === 'EUR') && x.customerNumber > 1030).length;
@@ -285,11 +289,11 @@ describe('the filter grammar', () => {
   });
 
   it('booleans omitted when false still filter as false; nested invoice fields filter', async () => {
-    const barred = sb.data.customers.filter((x) => x.barred === true).length;
+    const barred = data().customers.filter((x) => x.barred === true).length;
     expect(barred).toBeGreaterThan(0);
     expect(await count('customers', 'barred$eq:true')).toBe(barred);
     expect(await count('customers', 'barred$eq:false')).toBe(60 - barred);
-    expect(await count('invoices/booked', 'customer.customerNumber$eq:1017')).toBe(sb.data.booked.filter((b) => b.customer.customerNumber === 1017).length);
+    expect(await count('invoices/booked', 'customer.customerNumber$eq:1017')).toBe(data().booked.filter((b) => b.customer.customerNumber === 1017).length);
   });
 
   it('a non-filterable property is the string-array 400 with allowedFilteringFields', async () => {
@@ -319,7 +323,7 @@ describe('sort', () => {
     expect(numbers(await get('/customers?sort=-customerNumber&pagesize=3'))).toEqual([1060, 1059, 1058]);
     const multi = (await get('/customers?sort=-currency,name&pagesize=100')).collection as Row[];
     const text = (x: string, y: string): number => (x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0);
-    const expected = [...sb.data.customers].sort((a, b) => (a.currency === b.currency ? text(a.name, b.name) : a.currency < b.currency ? 1 : -1));
+    const expected = [...data().customers].sort((a, b) => (a.currency === b.currency ? text(a.name, b.name) : a.currency < b.currency ? 1 : -1));
     expect(multi.map((c) => c.customerNumber)).toEqual(expected.map((c) => c.customerNumber));
     // `~` sorts numbers as text: draft 10 comes before draft 2.
     const alpha = (await get('/vat-accounts?sort=~ratePercentage')).collection.map((r: Row) => String(r.ratePercentage));
@@ -358,10 +362,17 @@ describe('identifier path encoding', () => {
 });
 
 describe('customers: writes', () => {
-  const NEW = { name: 'Zebra Tools ApS', currency: 'DKK', customerGroup: { customerGroupNumber: 1 }, paymentTerms: { paymentTermsNumber: 1 }, vatZone: { vatZoneNumber: 1 }, layout: { layoutNumber: 19 } };
+  const NEW = {
+    name: 'Zebra Tools ApS',
+    currency: 'DKK',
+    customerGroup: { customerGroupNumber: 1 },
+    paymentTerms: { paymentTermsNumber: 1 },
+    vatZone: { vatZoneNumber: 1 },
+    layout: { layoutNumber: 19 },
+  };
 
   it('POST without the required set is an annotated 400 naming each field, and writes nothing', async () => {
-    const before = sb.data.customers.length;
+    const before = data().customers.length;
     const r = await call('/customers', { method: 'POST', body: { email: 'x@example.com' } });
     expect(r.status).toBe(400);
     const body = r.json();
@@ -369,7 +380,7 @@ describe('customers: writes', () => {
     expect(body.message).toBe('Validation error.');
     expect(Object.keys(body.errors).sort()).toEqual(['currency', 'customerGroup', 'name', 'paymentTerms', 'vatZone']);
     expect(body.errors.name.errors[0]).toMatchObject({ errorCode: expect.stringMatching(/^E\d{5}$/), message: expect.any(String) });
-    expect(sb.data.customers.length).toBe(before);
+    expect(data().customers.length).toBe(before);
   });
 
   it('unknown currency and references are E06000 with the value', async () => {
@@ -387,7 +398,7 @@ describe('customers: writes', () => {
 
   it('POST assigns the next number, answers 201 + Location with the full body; the record reads back', async () => {
     sb.resetStats();
-    const max = Math.max(...sb.data.customers.map((c) => c.customerNumber));
+    const max = Math.max(...data().customers.map((c) => c.customerNumber));
     const r = await call('/customers', { method: 'POST', body: { ...NEW, balance: 999, barred: false, self: 'x' } });
     expect(r.status).toBe(201);
     const body = r.json();
@@ -473,7 +484,15 @@ describe('draft invoices: writes', () => {
   it('E06000 for an unknown currency, customer, product and unit', async () => {
     const r = await call('/invoices/drafts', {
       method: 'POST',
-      body: { ...DRAFT, currency: 'ZUL', customer: { customerNumber: 5 }, lines: [{ description: 'x', product: { productNumber: 'NOPE' }, quantity: 1 }, { description: 'y', quantity: 1, unitNetPrice: 1, unit: { unitNumber: 99 } }] },
+      body: {
+        ...DRAFT,
+        currency: 'ZUL',
+        customer: { customerNumber: 5 },
+        lines: [
+          { description: 'x', product: { productNumber: 'NOPE' }, quantity: 1 },
+          { description: 'y', quantity: 1, unitNetPrice: 1, unit: { unitNumber: 99 } },
+        ],
+      },
     });
     expect(r.status).toBe(400);
     const e = r.json().errors;
@@ -488,7 +507,14 @@ describe('draft invoices: writes', () => {
   it('E04740 for more than 2 decimals, E04730 for a product without quantity, E04500 for a product without id, with arrayIndex', async () => {
     const r = await call('/invoices/drafts', {
       method: 'POST',
-      body: { ...DRAFT, lines: [{ description: 'a', quantity: 1, unitNetPrice: 1.234 }, { description: 'b', product: { productNumber: 'P-100' } }, { description: 'c', product: { name: 'x' }, quantity: 1 }] },
+      body: {
+        ...DRAFT,
+        lines: [
+          { description: 'a', quantity: 1, unitNetPrice: 1.234 },
+          { description: 'b', product: { productNumber: 'P-100' } },
+          { description: 'c', product: { name: 'x' }, quantity: 1 },
+        ],
+      },
     });
     expect(r.status).toBe(400);
     const lines = r.json().errors.lines as Row[];
@@ -538,7 +564,7 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
 
   it('totals and overdue are computed from the data against the injectable today', async () => {
     const today = '2025-06-15';
-    const open = sb.data.booked.filter((b) => b.remainder !== 0);
+    const open = data().booked.filter((b) => b.remainder !== 0);
     const overdue = open.filter((b) => b.dueDate < today);
     const totals = await get('/invoices/totals');
     expect(totals.booked.invoiceCount).toBe(150);
@@ -546,7 +572,7 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
     expect(totals.booked.unpaid.overdue.invoiceCount).toBe(overdue.length);
     expect(totals.booked.unpaid.notOverdue.invoiceCount).toBe(open.length - overdue.length);
     expect(totals.booked.paid.invoiceCount + open.length).toBe(150);
-    expect(totals.drafts.invoiceCount).toBe(sb.data.drafts.length);
+    expect(totals.drafts.invoiceCount).toBe(data().drafts.length);
     expect((await get('/invoices/overdue?pagesize=1000')).pagination.results).toBe(overdue.length);
     expect((await get('/invoices/not-due?pagesize=1000')).pagination.results).toBe(open.length - overdue.length);
     expect((await get('/invoices/paid?pagesize=1000')).pagination.results).toBe(150 - open.length);
@@ -576,7 +602,9 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
     const one = await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/totals`);
     expect(one).toMatchObject({ account: { accountNumber }, fromDate: '2023-07-01', toDate: '2024-06-30', totalInBaseCurrency: sum });
     expect(Array.isArray(one.collection)).toBe(false);
-    expect((await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/entries?${f('amount$gt:0')}&pagesize=1000`)).pagination.results).toBe(entries.collection.filter((e: Row) => e.amount > 0).length);
+    expect((await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/entries?${f('amount$gt:0')}&pagesize=1000`)).pagination.results).toBe(
+      entries.collection.filter((e: Row) => e.amount > 0).length,
+    );
     expect((await call(`/accounts/${accountNumber}/accounting-years/2023/2024/entries`)).status).toBe(404);
     expect((await get('/accounting-years/2023_6_2024/entries?pagesize=1')).pagination.results).toBeGreaterThan(entries.collection.length);
   });
@@ -624,12 +652,12 @@ describe('faults', () => {
 
   it('500 on a write records the attempt without storing it', async () => {
     sb.resetStats();
-    const before = sb.data.customers.length;
+    const before = data().customers.length;
     sb.setSwitches({ fault: 'serverError' });
     const r = await call('/customers', { method: 'POST', body: { name: 'x' } });
     expect(r.status).toBe(500);
     expectErrorBody(r.json(), 500);
-    expect(sb.data.customers.length).toBe(before);
+    expect(data().customers.length).toBe(before);
     expect(sb.stats.writeLog.map((w) => w.status)).toEqual([500]);
   });
 
@@ -658,7 +686,7 @@ describe('faults', () => {
 
 describe('demo data', () => {
   it('has the documented shape and sizes', async () => {
-    const d = sb.data;
+    const d = data();
     expect(d.customers.filter((c) => c.customerNumber <= 1060)).toHaveLength(60);
     expect(d.customers.find((c) => c.customerNumber === INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT)).not.toHaveProperty('dueAmount');
     expect(d.customers.filter((c) => c.customerNumber <= 1060 && !('dueAmount' in c))).toHaveLength(1);
@@ -709,10 +737,14 @@ describe('request log and sandbox record', () => {
     const running = await invoicingSandboxRecord.start({ host: '127.0.0.1', port: 0 });
     try {
       expect(Object.keys(running.tenantCredential ?? {})).toEqual(['token']);
-      const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, { headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! } });
+      const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, {
+        headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! },
+      });
       expect(r.status).toBe(200);
       const filter = invoicingSandboxRecord.examples.find((e) => e.tool === 'list_customers')!.args.filter as string;
-      const c = await fetch(`${running.url}/customers?filter=${encodeURIComponent(filter)}`, { headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! } });
+      const c = await fetch(`${running.url}/customers?filter=${encodeURIComponent(filter)}`, {
+        headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! },
+      });
       expect(((await c.json()) as Row).collection.length).toBeGreaterThan(0);
     } finally {
       await running.close();
