@@ -737,14 +737,14 @@ describe('request log and sandbox record', () => {
     const running = await invoicingSandboxRecord.start({ host: '127.0.0.1', port: 0 });
     try {
       expect(Object.keys(running.tenantCredential ?? {})).toEqual(['token']);
-      const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, {
-        headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! },
-      });
+      // `<appSecretToken>:<agreementGrantToken>`, split by the handlers into the two headers.
+      expect(running.tenantCredential!.token).toBe(`${INVOICING_SANDBOX_APP_SECRET}:${INVOICING_SANDBOX_GRANT}`);
+      const [secret, grant] = running.tenantCredential!.token!.split(':') as [string, string];
+      const demoHeaders = { 'x-appsecrettoken': secret, 'x-agreementgranttoken': grant };
+      const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, { headers: demoHeaders });
       expect(r.status).toBe(200);
       const filter = invoicingSandboxRecord.examples.find((e) => e.tool === 'list_customers')!.args.filter as string;
-      const c = await fetch(`${running.url}/customers?filter=${encodeURIComponent(filter)}`, {
-        headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': running.tenantCredential!.token! },
-      });
+      const c = await fetch(`${running.url}/customers?filter=${encodeURIComponent(filter)}`, { headers: demoHeaders });
       expect(((await c.json()) as Row).collection.length).toBeGreaterThan(0);
     } finally {
       await running.close();
