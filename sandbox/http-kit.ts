@@ -1,5 +1,6 @@
 // Small HTTP helpers every sandbox server shares (node:http only, like the real upstreams' fakes).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** Request bodies above this are flagged `tooLarge` (the sandboxes answer as their upstream would). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,4 +33,20 @@ export function parseJsonLoose(text: string): unknown {
 export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/**
+ * Starts `server` on `host` and `port` (0: any free port); rejects when it cannot listen. Answers
+ * the origin the sandbox is reached at (`http://host:port`, an IPv6 host in brackets) and the port.
+ */
+export async function listen(server: Server, port: number, host: string): Promise<{ origin: string; port: number }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return { origin: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`, port: address.port };
 }

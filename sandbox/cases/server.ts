@@ -19,12 +19,11 @@
 
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN, casesDataset } from './data.ts';
 import { CASES_SCHEMA_MODES, executeCasesQuery } from './schema.ts';
 import type { CasesSchemaMode } from './schema.ts';
-import { readBody, parseJsonLoose, MAX_BODY_BYTES } from '../http-kit.ts';
+import { readBody, parseJsonLoose, MAX_BODY_BYTES, listen } from '../http-kit.ts';
 
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
 export const CASES_SLOW_DELAY_MS = 25_000;
@@ -447,20 +446,12 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
     handleGraphql(req, res, url.pathname).catch(fail);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const listening = await listen(server, options.port ?? 0, host);
   let closing: Promise<void> | undefined;
 
   return {
-    url: `http://${urlHost}:${address.port}${ENDPOINT_PATH}`,
-    port: address.port,
+    url: `${listening.origin}${ENDPOINT_PATH}`,
+    port: listening.port,
     tokens: { demo: CASES_DEMO_TOKEN, other: CASES_OTHER_TOKEN },
     get switches() {
       return { ...switches, revokedTokens: [...switches.revokedTokens], failNext: { ...switches.failNext } };

@@ -32,8 +32,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody, parseJsonLoose, sendText } from '../http-kit.ts';
+import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
 import {
   ERP_ENVIRONMENT_SETS,
   ERP_ENVIRONMENTS,
@@ -785,16 +784,8 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const origin = `http://${urlHost}:${address.port}`;
+  const listening = await listen(server, options.port ?? 0, host);
+  const { origin } = listening;
   const url = `${origin}${basePath}`;
   // Absolute links are built as `${publicUrl}${path as received}`; the path already holds basePath.
   publicUrl = options.publicUrl === undefined ? origin : new URL(options.publicUrl).origin;
@@ -803,7 +794,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
   return {
     url,
     publicUrl: `${publicUrl}${basePath}`,
-    port: address.port,
+    port: listening.port,
     token: staticToken,
     unlicensedToken,
     get switches() {

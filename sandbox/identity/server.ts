@@ -39,8 +39,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody, parseJsonLoose, sendText } from '../http-kit.ts';
+import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
 import { ENTRA_TENANT_ID, IDENTITY_STYLES, STYLES } from './styles.ts';
 import type { IdentityFailure, IdentityStyle, StyleDefinition } from './styles.ts';
 
@@ -835,15 +834,8 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
     sendText(res, 404, 'Not Found');
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const listening = await listen(server, options.port ?? 0, host);
+  const { origin } = listening;
   const endpoints = Object.fromEntries(
     IDENTITY_STYLES.map((s) => {
       const style = STYLES[s];
@@ -855,7 +847,7 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
 
   return {
     url: origin,
-    port: address.port,
+    port: listening.port,
     endpoints,
     stats,
     get switches() {

@@ -26,8 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseJsonLoose, readBody } from '../http-kit.ts';
+import { parseJsonLoose, readBody, listen } from '../http-kit.ts';
 import {
   addDays,
   buildInvoicingData,
@@ -972,9 +971,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
       if (!res.headersSent) sendJson(res, 500, errorBody(500, 'An error occurred.', String(error)));
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${port}`;
+  const { origin: url, port } = await listen(server, options.port ?? 0, host);
   publicUrl = (options.publicUrl ?? url).replace(/\/$/, '');
 
   return {

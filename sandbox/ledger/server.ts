@@ -26,11 +26,10 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { LEDGER_COMPANY_ROWS, LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_LOGIN_ERRORS, findLedgerUser, ledgerCompanyData, ledgerCompanyRow } from './data.ts';
 import type { LedgerRow, LedgerUser } from './data.ts';
 import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
-import { readBody, parseJsonLoose, sendText } from '../http-kit.ts';
+import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
 
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
 const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -583,21 +582,13 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost}:${address.port}`;
+  const listening = await listen(server, options.port ?? 0, host);
+  const url = listening.origin;
   let closing: Promise<void> | undefined;
 
   return {
     url,
-    port: address.port,
+    port: listening.port,
     credentials: {
       username: LEDGER_DEMO_USER,
       password: LEDGER_DEMO_PASSWORD,

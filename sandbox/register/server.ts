@@ -19,10 +19,9 @@
 
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
 import type { RegisterAlias, SearchIndex } from './query.ts';
-import { readBody, parseJsonLoose, sendText, MAX_BODY_BYTES } from '../http-kit.ts';
+import { readBody, parseJsonLoose, sendText, MAX_BODY_BYTES, listen } from '../http-kit.ts';
 
 export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
 
@@ -301,21 +300,13 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost}:${address.port}${BASE_PATH}`;
+  const listening = await listen(server, options.port ?? 0, host);
+  const url = `${listening.origin}${BASE_PATH}`;
   let closing: Promise<void> | undefined;
 
   return {
     url,
-    port: address.port,
+    port: listening.port,
     stats,
     get fault() {
       return fault;
