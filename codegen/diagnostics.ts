@@ -54,6 +54,11 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: "An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
   },
+  SPEC036: {
+    title: 'Limit without a kind',
+    severity: 'error',
+    hint: 'Say what the limit means to a caller under `connector.limitKinds` (or `platform.limitKinds` for names every connector shares): `result` (caps what a call returns), `input` (caps what a caller sends), `upstream` (upstream work or budget a call may spend) or `setting` (a default, duration or window). `npm run catalog:diff` classifies a changed value by it.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -37,7 +37,8 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
   }
   const platformData = platformSource && isObject(platformSource.data) && isObject(platformSource.data.platform) ? platformSource.data.platform : undefined;
   const platformErrors = new Set(isObject(platformData?.errors) ? Object.keys(platformData.errors) : []);
-  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors));
+  const platformLimitKinds = new Set(isObject(platformData?.limitKinds) ? Object.keys(platformData.limitKinds) : []);
+  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds));
   diagnostics.push(...lintConnectorIds(sources));
 
   if (diagnostics.some((d) => d.severity === 'error') || !platformSource) return { diagnostics: sortDiagnostics(diagnostics) };

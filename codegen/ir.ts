@@ -5,6 +5,16 @@ import type { Position } from './diagnostics.ts';
 
 export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
 
+/** What a named limit means to a caller (spec `limitKinds`); `npm run catalog:diff` classifies value changes by it. */
+export type LimitKind = 'result' | 'input' | 'upstream' | 'setting';
+export const LIMIT_KINDS: readonly LimitKind[] = ['result', 'input', 'upstream', 'setting'];
+
+/** The promise a connector's tool surface makes to existing clients (spec `connector.stability`). */
+export type Stability = 'stable' | 'early-access' | 'experimental';
+
+/** The steps of a tools/call in the order the gateway makes them (spec `platform.checkOrder`). */
+export type CheckStep = 'tool_name' | 'subscription' | 'seat' | 'connection' | 'fair_use' | 'arguments' | 'upstream';
+
 export interface Annotations {
   readonly readOnlyHint: boolean;
   readonly destructiveHint: boolean;
@@ -93,6 +103,7 @@ export interface ConnectorIR {
   readonly id: string;
   readonly title: string;
   readonly description: string;
+  readonly stability: Stability;
   readonly credential: CredentialKind;
   readonly oauth?: OAuthIR;
   /** Whether a tenant stores a credential per endpoint instance (everything but managed). */
@@ -107,6 +118,8 @@ export interface ConnectorIR {
     readonly maxResponseBytes: number;
   };
   readonly limits: Readonly<Record<string, number>>;
+  /** The kind of every limit name of the connector and its tools (its own `limitKinds`, else the platform's). */
+  readonly limitKinds: Readonly<Record<string, LimitKind>>;
   readonly errors: readonly ErrorIR[];
   /** Other user-visible texts (result notes), by name. */
   readonly texts: Readonly<Record<string, string>>;
@@ -123,6 +136,10 @@ export interface PlatformIR {
   readonly instructions: Readonly<Record<string, string>>;
   readonly annotations: { readonly read: Annotations; readonly write: Annotations };
   readonly limits: Readonly<Record<string, number>>;
+  /** Kinds of limit names shared by every connector (platform limits, system tools, common names). */
+  readonly limitKinds: Readonly<Record<string, LimitKind>>;
+  /** Empty when the platform file does not declare it. */
+  readonly checkOrder: readonly CheckStep[];
   readonly systemTools: readonly ToolIR[];
 }
 
@@ -186,6 +203,20 @@ function buildProtocolErrors(raw: unknown): ProtocolErrorIR[] {
 
 function numberMap(raw: unknown): Record<string, number> {
   return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number')) : {};
+}
+
+function kindMap(raw: unknown): Record<string, LimitKind> {
+  return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, LimitKind] => LIMIT_KINDS.includes(e[1] as LimitKind))) : {};
+}
+
+/** Every limit name a connector file uses (connector and tools), with its kind; undeclared names are left out (SPEC036 reports them). */
+function resolveLimitKinds(names: Iterable<string>, own: Record<string, LimitKind>, platform: Readonly<Record<string, LimitKind>>): Record<string, LimitKind> {
+  const out: Record<string, LimitKind> = {};
+  for (const name of [...new Set(names)].sort()) {
+    const kind = own[name] ?? platform[name];
+    if (kind) out[name] = kind;
+  }
+  return out;
 }
 
 function annotationsOf(raw: unknown): Annotations {
@@ -293,6 +324,8 @@ export function buildPlatform(source: SpecSource): PlatformIR {
     instructions,
     annotations,
     limits: numberMap(p.limits),
+    limitKinds: kindMap(p.limitKinds),
+    checkOrder: Array.isArray(p.checkOrder) ? (p.checkOrder as CheckStep[]) : [],
     systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i])),
   };
 }
@@ -303,12 +336,17 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
   const upstream = c.upstream as Record<string, unknown>;
   const retry = isObject(upstream.retry) ? upstream.retry : { onThrottle: 'none' };
   const credential = c.credential as CredentialKind;
+  const tools = data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i]));
+  const limits = numberMap(c.limits);
+  const served = c.connectAccount === true ? platform.systemTools.filter((t) => t.name === 'connect_account') : [];
+  const limitNames = [...Object.keys(limits), ...[...tools, ...served].flatMap((t) => Object.keys(t.limits))];
   return {
     key: source.stem,
     source: source.file,
     id: String(c.id),
     title: String(c.title),
     description: String(c.description).trim(),
+    stability: c.stability === 'early-access' || c.stability === 'experimental' ? c.stability : 'stable',
     credential,
     ...(isObject(c.oauth) ? { oauth: buildOAuth(c.oauth) } : {}),
     tenantCredential: credential !== 'managed_basic',
@@ -325,10 +363,11 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
       },
       maxResponseBytes: typeof upstream.maxResponseBytes === 'number' ? upstream.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
     },
-    limits: numberMap(c.limits),
+    limits,
+    limitKinds: resolveLimitKinds(limitNames, kindMap(c.limitKinds), platform.limitKinds),
     errors: buildErrors(c.errors),
     texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, String(v).trim()])) : {},
-    tools: data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i])),
+    tools,
     typePrefix: pascalCase(source.stem),
   };
 }

@@ -104,8 +104,8 @@ interface RawTool {
   errors?: unknown;
 }
 
-/** Lints over one file; `platformErrors` are the codes specs/platform.yaml defines. */
-export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>): Diagnostic[] {
+/** Lints over one file; `platformErrors` are the codes specs/platform.yaml defines, `platformLimitKinds` the limit names it gives a kind. */
+export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>, platformLimitKinds: ReadonlySet<string> = new Set()): Diagnostic[] {
   const out: Diagnostic[] = [];
   const data = isObject(source.data) ? source.data : {};
   const definitions = isObject(data.definitions) ? data.definitions : {};
@@ -226,6 +226,36 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
     out.push(...lintUpstreamAnswers(source, connector.errors));
   }
   if (connector) out.push(...lintOAuth(source, connector));
+  out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
+  return out;
+}
+
+/** Every limit name the file uses has a kind, in its own `limitKinds` or the platform's (SPEC036). */
+function lintLimitKinds(
+  source: SpecSource,
+  section: Record<string, unknown> | undefined,
+  toolLists: Array<{ tools: unknown[]; base: PathSegment[] }>,
+  platformLimitKinds: ReadonlySet<string>,
+): Diagnostic[] {
+  if (!section) return [];
+  const sectionKey = section === (source.data as Record<string, unknown>).platform ? 'platform' : 'connector';
+  const own = new Set(isObject(section.limitKinds) ? Object.keys(section.limitKinds) : []);
+  const uses: Array<{ name: string; path: PathSegment[] }> = [];
+  if (isObject(section.limits)) for (const name of Object.keys(section.limits)) uses.push({ name, path: [sectionKey, 'limits', name] });
+  for (const { tools, base } of toolLists) {
+    tools.forEach((tool, index) => {
+      if (isObject(tool) && isObject(tool.limits)) for (const name of Object.keys(tool.limits)) uses.push({ name, path: [...base, index, 'limits', name] });
+    });
+  }
+  const out: Diagnostic[] = [];
+  const reported = new Set<string>();
+  for (const { name, path } of uses) {
+    if (own.has(name) || platformLimitKinds.has(name) || reported.has(name)) continue;
+    reported.add(name);
+    out.push(
+      diagnostic('SPEC036', source.file, locate(source, path, true), `limit \`${name}\` has no kind in \`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`),
+    );
+  }
   return out;
 }
 

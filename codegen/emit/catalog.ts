@@ -84,12 +84,20 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
     write: tool.write,
     annotations: tool.annotations,
     arguments: argumentsOf(tool),
+    // The published input schema in full: npm run catalog:diff compares it (types, enums, bounds).
+    input: tool.inputSchema,
     limits: tool.limits,
     ...(tool.dataLayer ? { dataLayer: true } : {}),
     errors: [...tool.errors].sort(),
     result: tool.outputSchema ?? null,
   };
 }
+
+/**
+ * Version of catalog.json's shape. 2 added what `npm run catalog:diff` classifies by: `input`
+ * (published schemas), `limitKinds`, `stability` and `platform.checkOrder`.
+ */
+export const CATALOG_FORMAT = 2;
 
 /** Tools served on a connector's endpoint: its own plus `connect_account` where listed. */
 export function servedTools(c: ConnectorIR, platform: PlatformIR): ToolIR[] {
@@ -102,11 +110,13 @@ export function emitCatalogJson(ir: SpecIR): string {
     key: c.key,
     defaultId: c.id,
     title: c.title,
+    stability: c.stability,
     credential: c.credential,
     connectAccount: c.connectAccount,
     structuredContent: c.structuredContent,
     upstream: c.upstream,
     limits: c.limits,
+    limitKinds: c.limitKinds,
     errors: errorsJson(c.errors),
     texts: c.texts,
     toolCount: c.tools.length,
@@ -114,6 +124,7 @@ export function emitCatalogJson(ir: SpecIR): string {
   }));
   const entries = connectors.reduce((n, c) => n + c.tools.length, 0);
   return jsonWithHeader([ir.platform.source, ...ir.connectors.map((c) => c.source)], {
+    format: CATALOG_FORMAT,
     summary: { connectors: connectors.length, tools: ir.connectors.reduce((n, c) => n + c.tools.length, 0), entries },
     platform: {
       errors: errorsJson(ir.platform.errors),
@@ -121,6 +132,8 @@ export function emitCatalogJson(ir: SpecIR): string {
       instructions: ir.platform.instructions,
       annotations: ir.platform.annotations,
       limits: ir.platform.limits,
+      limitKinds: ir.platform.limitKinds,
+      checkOrder: ir.platform.checkOrder,
       systemTools: [...ir.platform.systemTools].sort(byName).map((t) => toolJson(t, null)),
     },
     connectors,
@@ -143,7 +156,15 @@ function resultText(tool: ToolIR): string {
   return variants.map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``)).join(' or ');
 }
 
-function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
+/** `name value (kind)` for every limit, sorted by name. */
+function limitsText(limits: Readonly<Record<string, number>>, kinds: Readonly<Record<string, string>>): string {
+  return Object.entries(limits)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k} ${v}${kinds[k] ? ` (${kinds[k]})` : ''}`)
+    .join(', ');
+}
+
+function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<string, string>>): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
   const lines = [`### \`${served}\` — ${tool.title}`, '', ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()), ''];
   lines.push(`${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
@@ -155,8 +176,7 @@ function toolMarkdown(tool: ToolIR, connectorId: string): string[] {
     lines.push('');
   }
   lines.push(`Result: ${resultText(tool)}`, '');
-  const limits = Object.entries(tool.limits).sort(([a], [b]) => (a < b ? -1 : 1));
-  if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+  if (Object.keys(tool.limits).length) lines.push(`Limits: ${limitsText(tool.limits, kinds)}`, '');
   if (tool.dataLayer) lines.push("Data layer: reads and records the tenant's opt-in first-seen records (`ctx.dataLayer`)", '');
   lines.push(
     `Errors: ${
@@ -188,28 +208,30 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
     '',
   );
-  lines.push('| Connector | Default id | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|');
+  lines.push('| Connector | Default id | Stability | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|');
   for (const c of ir.connectors) {
     lines.push(
-      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
+      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
     );
   }
-  lines.push('', '## Platform', '', 'Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
+  lines.push('', '## Platform', '');
+  if (ir.platform.checkOrder.length) lines.push(`Check order of a tools/call: ${ir.platform.checkOrder.join(' → ')}`, '');
+  if (Object.keys(ir.platform.limits).length) lines.push(`Limits: ${limitsText(ir.platform.limits, ir.platform.limitKinds)}`, '');
+  lines.push('Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
   if (ir.platform.protocolErrors.length) lines.push('Protocol errors (refusals before any tool runs: HTTP checks, the JSON-RPC envelope):', '', ...errorsMarkdown(ir.platform.protocolErrors));
   for (const [k, v] of Object.entries(ir.platform.instructions).sort()) lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
-  for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, ''));
+  for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, '', ir.platform.limitKinds));
   for (const c of ir.connectors) {
     lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
     lines.push(
-      `Spec: \`${c.source}\` · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
+      `Spec: \`${c.source}\`${c.stability === 'stable' ? '' : ` · **${c.stability}**`} · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
       '',
     );
-    const limits = Object.entries(c.limits).sort(([a], [b]) => (a < b ? -1 : 1));
-    if (limits.length) lines.push(`Limits: ${limits.map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+    if (Object.keys(c.limits).length) lines.push(`Limits: ${limitsText(c.limits, c.limitKinds)}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
     const texts = Object.entries(c.texts).sort(([a], [b]) => (a < b ? -1 : 1));
     if (texts.length) lines.push('Other texts:', '', '| Name | Text |', '|---|---|', ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`), '');
-    for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id));
+    for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id, c.limitKinds));
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }
