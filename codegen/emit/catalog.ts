@@ -110,6 +110,7 @@ export function emitCatalogJson(ir: SpecIR): string {
     key: c.key,
     defaultId: c.id,
     title: c.title,
+    description: c.description,
     stability: c.stability,
     credential: c.credential,
     connectAccount: c.connectAccount,

@@ -1,0 +1,326 @@
+// Classifies every difference between two catalogs (generated/catalog.json) into the change
+// classes of changes.ts. Connectors match by key, tools by name; a removed and an added tool with
+// the same arguments, result and title or description are one rename.
+import { CHANGE_CLASSES, severityFor, type CatalogChange, type ChangeCode, type Stability } from './changes.ts';
+import { diffSchema, type Report } from './schema-diff.ts';
+
+type Json = Record<string, unknown>;
+
+export interface CatalogTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly system?: boolean;
+  readonly write?: boolean;
+  readonly annotations?: Json;
+  readonly arguments?: readonly Json[];
+  readonly input?: Json;
+  readonly limits?: Record<string, number>;
+  readonly dataLayer?: boolean;
+  readonly errors?: readonly string[];
+  readonly result?: unknown;
+  readonly [key: string]: unknown;
+}
+
+export interface CatalogConnector {
+  readonly key: string;
+  readonly defaultId: string;
+  readonly tools: readonly CatalogTool[];
+  readonly [key: string]: unknown;
+}
+
+export interface Catalog {
+  readonly format?: number;
+  readonly platform: Json & { readonly systemTools?: readonly CatalogTool[] };
+  readonly connectors: readonly CatalogConnector[];
+  readonly [key: string]: unknown;
+}
+
+/** Keys derived from others (or bookkeeping): a change to them is reported through their source. */
+const DERIVED_TOOL_KEYS = new Set(['servedAs', 'arguments']);
+const DERIVED_CONNECTOR_KEYS = new Set(['toolCount', 'tools']);
+
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const json = (v: unknown) => JSON.stringify(v);
+const same = (a: unknown, b: unknown) => json(a) === json(b);
+const obj = (v: unknown): Json => (isObj(v) ? v : {});
+const stabilityOf = (c: Json | undefined): Stability => (c?.stability === 'early-access' || c?.stability === 'experimental' ? c.stability : 'stable');
+
+type LimitKind = 'result' | 'input' | 'upstream' | 'setting';
+
+class Collector {
+  readonly changes: CatalogChange[] = [];
+  readonly #ids = new Set<string>();
+
+  add(stability: Stability, code: ChangeCode, where: string, message: string, before?: unknown, after?: unknown, key?: string): void {
+    let id = `${code}:${where}${key ? (key.startsWith('=') ? key : `#${key}`) : ''}`;
+    for (let n = 2; this.#ids.has(id); n++) id = `${id.replace(/~\d+$/, '')}~${n}`;
+    this.#ids.add(id);
+    const classSeverity = CHANGE_CLASSES[code].severity;
+    const severity = severityFor(code, stability);
+    this.changes.push({
+      id,
+      code,
+      severity,
+      classSeverity,
+      ...(severity !== classSeverity && stability !== 'stable' ? { stability } : {}),
+      where,
+      message,
+      ...(before !== undefined ? { before } : {}),
+      ...(after !== undefined ? { after } : {}),
+      ...('modelBehaviour' in CHANGE_CLASSES[code] ? { modelBehaviour: true as const } : {}),
+    });
+  }
+}
+
+/**
+ * Without published schemas (a catalog from before format 2), arguments are compared by their
+ * catalog summaries: the differences are reported, ranked only where the summary allows it.
+ */
+function summarySchema(tool: CatalogTool): Json {
+  const args = Array.isArray(tool.arguments) ? tool.arguments : [];
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      args.map((a) => [
+        String(a.name),
+        { 'x-type': a.type, 'x-constraints': a.constraints, ...(a.description ? { description: a.description } : {}), ...('default' in a ? { default: a.default } : {}) },
+      ]),
+    ),
+    required: args.filter((a) => a.required === true).map((a) => String(a.name)),
+  };
+}
+
+export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
+  const out = new Collector();
+  const withSchemas = base.format !== undefined && base.format >= 2 && head.format !== undefined && head.format >= 2;
+  const inputOf = (t: CatalogTool) => (withSchemas ? (t.input ?? {}) : summarySchema(t));
+
+  // Platform.
+  const pa = base.platform;
+  const pb = head.platform;
+  diffErrors(out, 'stable', 'platform', obj(pa.errors), obj(pb.errors));
+  diffErrors(out, 'stable', 'platform/protocol', obj(pa.protocolErrors), obj(pb.protocolErrors));
+  for (const name of keys(pa.instructions, pb.instructions)) {
+    const x = obj(pa.instructions)[name];
+    const y = obj(pb.instructions)[name];
+    if (!same(x, y))
+      out.add('stable', 'instructions-changed', `platform/instructions.${name}`, `instructions \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y);
+  }
+  for (const kind of keys(pa.annotations, pb.annotations)) diffAnnotations(out, 'stable', `platform/annotations.${kind}`, obj(obj(pa.annotations)[kind]), obj(obj(pb.annotations)[kind]));
+  diffLimits(out, 'stable', 'platform', obj(pa.limits), obj(pb.limits), obj(pa.limitKinds), obj(pb.limitKinds));
+  if (Array.isArray(pa.checkOrder) && Array.isArray(pb.checkOrder) && !same(pa.checkOrder, pb.checkOrder)) {
+    out.add('stable', 'check-order-changed', 'platform/checkOrder', `check order: ${pa.checkOrder.join(' → ') || 'none'} ⇒ ${pb.checkOrder.join(' → ') || 'none'}`, pa.checkOrder, pb.checkOrder);
+  }
+  diffTools(out, 'stable', 'platform', pa.systemTools ?? [], pb.systemTools ?? [], obj(pa.limitKinds), obj(pb.limitKinds), inputOf);
+  for (const key of keys(pa, pb)) {
+    if (['errors', 'protocolErrors', 'instructions', 'annotations', 'limits', 'limitKinds', 'checkOrder', 'systemTools'].includes(key)) continue;
+    if (!same(pa[key], pb[key])) out.add('stable', 'changed', `platform/${key}`, `platform ${key} changed`, pa[key], pb[key]);
+  }
+
+  // Connectors.
+  const connectorsB = new Map(head.connectors.map((c) => [c.key, c]));
+  const connectorsA = new Map(base.connectors.map((c) => [c.key, c]));
+  for (const a of base.connectors) {
+    const b = connectorsB.get(a.key);
+    const stability = stabilityOf(a);
+    if (!b) {
+      out.add(stability, 'connector-removed', a.key, `connector ${a.key} (\`${a.defaultId}\`) removed with its ${a.tools.length} tools`);
+      continue;
+    }
+    diffConnector(out, stability, a, b, inputOf);
+  }
+  for (const b of head.connectors) {
+    if (connectorsA.has(b.key)) continue;
+    out.add(stabilityOf(b), 'connector-added', b.key, `connector ${b.key} (\`${b.defaultId}\`) added with ${b.tools.length} tools`);
+    for (const t of b.tools) if (t.write === true) out.add(stabilityOf(b), 'write-tool-added', `${b.key}/${t.name}`, `write tool ${b.key}/${t.name} added`);
+  }
+  return out.changes;
+}
+
+function keys(a: unknown, b: unknown): string[] {
+  return [...new Set([...Object.keys(obj(a)), ...Object.keys(obj(b))])].sort();
+}
+
+function diffConnector(out: Collector, stability: Stability, a: CatalogConnector, b: CatalogConnector, inputOf: (t: CatalogTool) => Json): void {
+  const at = a.key;
+  if (a.defaultId !== b.defaultId)
+    out.add(stability, 'connector-id-changed', at, `connector id \`${a.defaultId}\` → \`${b.defaultId}\`: endpoint /${a.defaultId}/mcp and every tool name move`, a.defaultId, b.defaultId);
+  const sa = stabilityOf(a);
+  const sb = stabilityOf(b);
+  if (sa !== sb) {
+    const rank = { stable: 2, 'early-access': 1, experimental: 0 };
+    out.add(stability, rank[sb] < rank[sa] ? 'stability-lowered' : 'stability-raised', at, `stability ${sa} → ${sb}`, sa, sb);
+  }
+  if (!same(a.credential, b.credential)) out.add(stability, 'credential-changed', at, `credential ${String(a.credential)} → ${String(b.credential)}`, a.credential, b.credential);
+  if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, `connector title changed`, a.title, b.title);
+  if ('description' in a && 'description' in b && !same(a.description, b.description))
+    out.add(stability, 'description-changed', at, 'connector description (the initialize instructions) changed', a.description, b.description);
+  if (!same(a.structuredContent, b.structuredContent)) {
+    out.add(
+      stability,
+      b.structuredContent === true ? 'structured-content-added' : 'structured-content-removed',
+      at,
+      `structuredContent ${String(a.structuredContent)} → ${String(b.structuredContent)}`,
+      a.structuredContent,
+      b.structuredContent,
+    );
+  }
+  diffUpstream(out, stability, at, obj(a.upstream), obj(b.upstream));
+  diffLimits(out, stability, at, obj(a.limits), obj(b.limits), obj(a.limitKinds), obj(b.limitKinds));
+  diffErrors(out, stability, at, obj(a.errors), obj(b.errors));
+  for (const name of keys(a.texts, b.texts)) {
+    const x = obj(a.texts)[name];
+    const y = obj(b.texts)[name];
+    if (!same(x, y)) out.add(stability, 'text-changed', `${at}/texts.${name}`, `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y);
+  }
+  diffTools(out, stability, at, a.tools, b.tools, obj(a.limitKinds), obj(b.limitKinds), inputOf);
+  for (const key of keys(a, b)) {
+    const handled = ['key', 'defaultId', 'stability', 'credential', 'title', 'description', 'structuredContent', 'upstream', 'limits', 'limitKinds', 'errors', 'texts'];
+    if (handled.includes(key) || DERIVED_CONNECTOR_KEYS.has(key)) continue;
+    if (!same(a[key], b[key])) out.add(stability, 'changed', `${at}/${key}`, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key]);
+  }
+}
+
+function diffUpstream(out: Collector, stability: Stability, at: string, a: Json, b: Json): void {
+  for (const key of keys(a, b)) {
+    if (same(a[key], b[key])) continue;
+    const where = `${at}/upstream.${key}`;
+    if (key === 'maxResponseBytes' && typeof a[key] === 'number' && typeof b[key] === 'number') {
+      const lower = (b[key] as number) < (a[key] as number);
+      out.add(stability, lower ? 'limit-lowered' : 'limit-raised', where, `upstream response cap ${String(a[key])} → ${String(b[key])} bytes`, a[key], b[key]);
+    } else if (key === 'name' || key === 'baseUrl') out.add(stability, 'upstream-changed', where, `upstream ${key} ${json(a[key])} → ${json(b[key])}`, a[key], b[key]);
+    else out.add(stability, 'setting-changed', where, `upstream ${key} ${json(a[key])} → ${json(b[key])}`, a[key], b[key]);
+  }
+}
+
+/** Limits of a section; `ownKinds`: the kinds belong to this section (a tool's are its connector's). */
+function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b: Json, kindsA: Json, kindsB: Json, ownKinds = true): void {
+  for (const name of keys(a, b)) {
+    const x = a[name];
+    const y = b[name];
+    if (same(x, y)) continue;
+    const kind = (kindsB[name] ?? kindsA[name]) as LimitKind | undefined;
+    const where = `${at}/limits.${name}`;
+    const label = `limit ${name}${kind ? ` (${kind})` : ''}`;
+    if (typeof x !== 'number') out.add(stability, 'limit-added', where, `${label} added: ${String(y)}`, x, y);
+    else if (typeof y !== 'number') out.add(stability, 'limit-removed', where, `${label} removed (was ${x})`, x, y);
+    else if (kind === 'setting' || kind === undefined) out.add(stability, 'setting-changed', where, `${label} ${x} → ${y}`, x, y);
+    else if (y < x) out.add(stability, 'limit-lowered', where, `${label} lowered ${x} → ${y}`, x, y);
+    else out.add(stability, kind === 'upstream' ? 'limit-raised-upstream' : 'limit-raised', where, `${label} raised ${x} → ${y}${kind === 'upstream' ? ': costs upstream budget' : ''}`, x, y);
+  }
+  if (!ownKinds) return;
+  // Only the names both sides use: a limit that appears or goes is reported above.
+  for (const name of keys(kindsA, kindsB)) {
+    if (kindsA[name] !== undefined && kindsB[name] !== undefined && kindsA[name] !== kindsB[name]) {
+      out.add(stability, 'limit-kind-changed', `${at}/limitKinds.${name}`, `limit ${name} is now ${String(kindsB[name])} (was ${String(kindsA[name])})`, kindsA[name], kindsB[name]);
+    }
+  }
+}
+
+function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b: Json): void {
+  for (const code of keys(a, b)) {
+    const x = a[code];
+    const y = b[code];
+    const where = `${at}/errors.${code}`;
+    if (same(x, y)) continue;
+    if (x === undefined) {
+      out.add(stability, 'error-added', where, `error \`${code}\` added`, undefined, y);
+      continue;
+    }
+    if (y === undefined) {
+      out.add(stability, 'error-removed', where, `error \`${code}\` removed: an assistant may rely on its text`, x, undefined);
+      continue;
+    }
+    const ex = obj(x);
+    const ey = obj(y);
+    if (!same(ex.text, ey.text) || !same(ex.name, ey.name)) out.add(stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, 'text');
+    if (!same(ex.reconnect, ey.reconnect) || !same(ex.upstream, ey.upstream)) {
+      out.add(
+        stability,
+        'error-behaviour-changed',
+        where,
+        `\`${code}\`: reconnect ${String(ex.reconnect ?? false)} → ${String(ey.reconnect ?? false)}, upstream ${json(ex.upstream ?? [])} → ${json(ey.upstream ?? [])}`,
+        x,
+        y,
+        'behaviour',
+      );
+    }
+    if (!same(ex.when, ey.when)) out.add(stability, 'error-when-changed', where, `when \`${code}\` is answered: described differently`, ex.when, ey.when, 'when');
+    for (const key of keys(ex, ey)) {
+      if (['text', 'name', 'reconnect', 'upstream', 'when'].includes(key) || same(ex[key], ey[key])) continue;
+      out.add(stability, 'changed', where, `${key} of \`${code}\` changed`, ex[key], ey[key], key);
+    }
+  }
+}
+
+function diffAnnotations(out: Collector, stability: Stability, where: string, a: Json, b: Json): void {
+  for (const hint of keys(a, b)) {
+    if (!same(a[hint], b[hint])) out.add(stability, 'annotation-changed', where, `${hint}: ${json(a[hint]) ?? 'unset'} → ${json(b[hint]) ?? 'unset'}`, a[hint], b[hint], hint);
+  }
+}
+
+function diffTools(
+  out: Collector,
+  stability: Stability,
+  at: string,
+  toolsA: readonly CatalogTool[],
+  toolsB: readonly CatalogTool[],
+  kindsA: Json,
+  kindsB: Json,
+  inputOf: (t: CatalogTool) => Json,
+): void {
+  const byNameB = new Map(toolsB.map((t) => [t.name, t]));
+  const byNameA = new Map(toolsA.map((t) => [t.name, t]));
+  const removed = toolsA.filter((t) => !byNameB.has(t.name));
+  const added = toolsB.filter((t) => !byNameA.has(t.name));
+  const renamedTo = new Map<string, CatalogTool>();
+  for (const r of removed) {
+    const match = added.find(
+      (t) => ![...renamedTo.values()].includes(t) && same(inputOf(t), inputOf(r)) && same(t.result, r.result) && t.write === r.write && (same(t.title, r.title) || same(t.description, r.description)),
+    );
+    if (match) renamedTo.set(r.name, match);
+  }
+  for (const a of toolsA) {
+    const b = byNameB.get(a.name);
+    const where = `${at}/${a.name}`;
+    if (b) {
+      diffTool(out, stability, where, a, b, kindsA, kindsB, inputOf);
+      continue;
+    }
+    const to = renamedTo.get(a.name);
+    if (to) {
+      out.add(stability, 'tool-renamed', where, `tool ${a.name} renamed to ${to.name}: prompts naming it break`, a.name, to.name);
+      diffTool(out, stability, `${at}/${to.name}`, { ...a, name: to.name }, to, kindsA, kindsB, inputOf);
+    } else out.add(stability, 'tool-removed', where, `tool ${a.name} removed`);
+  }
+  const renamed = new Set(renamedTo.values());
+  for (const b of added) {
+    if (renamed.has(b)) continue;
+    const where = `${at}/${b.name}`;
+    if (b.write === true) out.add(stability, 'write-tool-added', where, `write tool ${b.name} added`);
+    else out.add(stability, 'tool-added', where, `tool ${b.name} added`);
+  }
+}
+
+function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTool, b: CatalogTool, kindsA: Json, kindsB: Json, inputOf: (t: CatalogTool) => Json): void {
+  if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, 'tool title changed', a.title, b.title);
+  if (!same(a.description, b.description)) out.add(stability, 'description-changed', at, 'tool description changed', a.description, b.description);
+  if (!same(a.write, b.write)) out.add(stability, 'write-changed', at, `${b.write === true ? 'now a confirm-gated write tool' : 'no longer a write tool'}`, a.write, b.write);
+  diffAnnotations(out, stability, `${at}/annotations`, obj(a.annotations), obj(b.annotations));
+  const report: Report = (code, path, message, before, after, key) => out.add(stability, code, `${at}/${path}`, message, before, after, key);
+  diffSchema(inputOf(a), inputOf(b), 'input', 'input', report);
+  diffSchema(a.result ?? null, b.result ?? null, 'output', 'result', report);
+  diffLimits(out, stability, at, obj(a.limits), obj(b.limits), kindsA, kindsB, false);
+  if (!same(a.dataLayer ?? false, b.dataLayer ?? false))
+    out.add(stability, 'data-layer-changed', at, `data layer ${b.dataLayer === true ? 'now used' : 'no longer used'}`, a.dataLayer ?? false, b.dataLayer ?? false);
+  const ea = new Set(a.errors ?? []);
+  const eb = new Set(b.errors ?? []);
+  for (const code of ea) if (!eb.has(code)) out.add(stability, 'tool-error-removed', `${at}/errors`, `no longer lists error \`${code}\``, code, undefined, `=${code}`);
+  for (const code of eb) if (!ea.has(code)) out.add(stability, 'tool-error-added', `${at}/errors`, `may now end with error \`${code}\``, undefined, code, `=${code}`);
+  for (const key of keys(a, b)) {
+    const handled = ['name', 'title', 'description', 'write', 'annotations', 'input', 'result', 'limits', 'dataLayer', 'errors'];
+    if (handled.includes(key) || DERIVED_TOOL_KEYS.has(key)) continue;
+    if (!same(a[key], b[key])) out.add(stability, 'changed', at, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key], key);
+  }
+}
