@@ -19,11 +19,12 @@ export function parseAcknowledgements(text: string, file = ACKNOWLEDGEMENTS_FILE
   if (doc.errors.length) throw new AcknowledgementError(`${file}: ${doc.errors[0]!.message.split('\n')[0]}`);
   const data = doc.toJS() as unknown;
   if (data === null || data === undefined) return [];
-  const list = typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>).acknowledged : undefined;
+  if (typeof data !== 'object' || Array.isArray(data)) throw new AcknowledgementError(`${file}: expected a mapping with \`acknowledged\``);
+  const extra = Object.keys(data).filter((k) => k !== 'acknowledged');
+  if (extra.length) throw new AcknowledgementError(`${file}: unknown key \`${extra[0]}\` (only \`acknowledged\`)`);
+  const list = (data as Record<string, unknown>).acknowledged;
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new AcknowledgementError(`${file}: \`acknowledged\` must be a list of { change, reason }`);
-  const extra = Object.keys(data as object).filter((k) => k !== 'acknowledged');
-  if (extra.length) throw new AcknowledgementError(`${file}: unknown key \`${extra[0]}\` (only \`acknowledged\`)`);
   return list.map((entry, i) => {
     const e = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
     const unknown = Object.keys(e).filter((k) => k !== 'change' && k !== 'reason');

@@ -37,8 +37,9 @@ export interface Catalog {
 }
 
 /** Keys derived from others (or bookkeeping): a change to them is reported through their source. */
-const DERIVED_TOOL_KEYS = new Set(['servedAs', 'arguments']);
-const DERIVED_CONNECTOR_KEYS = new Set(['toolCount', 'tools']);
+const DERIVED_TOOL_KEYS = new Set(['servedAs', 'arguments', 'system']);
+/** `connectAccount` shows as the connect_account entry of the connector's tools. */
+const DERIVED_CONNECTOR_KEYS = new Set(['toolCount', 'tools', 'connectAccount']);
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const json = (v: unknown) => JSON.stringify(v);
@@ -109,8 +110,10 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
   }
   for (const kind of keys(pa.annotations, pb.annotations)) diffAnnotations(out, 'stable', `platform/annotations.${kind}`, obj(obj(pa.annotations)[kind]), obj(obj(pb.annotations)[kind]));
   diffLimits(out, 'stable', 'platform', obj(pa.limits), obj(pb.limits), obj(pa.limitKinds), obj(pb.limitKinds));
-  if (Array.isArray(pa.checkOrder) && Array.isArray(pb.checkOrder) && !same(pa.checkOrder, pb.checkOrder)) {
-    out.add('stable', 'check-order-changed', 'platform/checkOrder', `check order: ${pa.checkOrder.join(' → ') || 'none'} ⇒ ${pb.checkOrder.join(' → ') || 'none'}`, pa.checkOrder, pb.checkOrder);
+  // A catalog from before format 2 does not publish the order: nothing to compare then.
+  if (withSchemas && !same(pa.checkOrder ?? [], pb.checkOrder ?? [])) {
+    const order = (o: unknown) => (Array.isArray(o) && o.length ? o.join(' → ') : 'none');
+    out.add('stable', 'check-order-changed', 'platform/checkOrder', `check order: ${order(pa.checkOrder)} ⇒ ${order(pb.checkOrder)}`, pa.checkOrder, pb.checkOrder);
   }
   diffTools(out, 'stable', 'platform', pa.systemTools ?? [], pb.systemTools ?? [], obj(pa.limitKinds), obj(pb.limitKinds), inputOf);
   for (const key of keys(pa, pb)) {
@@ -235,7 +238,7 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
     const ex = obj(x);
     const ey = obj(y);
     if (!same(ex.text, ey.text) || !same(ex.name, ey.name)) out.add(stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, 'text');
-    if (!same(ex.reconnect, ey.reconnect) || !same(ex.upstream, ey.upstream)) {
+    if (!same(ex.reconnect ?? false, ey.reconnect ?? false) || !same(ex.upstream ?? [], ey.upstream ?? [])) {
       out.add(
         stability,
         'error-behaviour-changed',
