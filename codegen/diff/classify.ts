@@ -110,6 +110,7 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
   }
   for (const kind of keys(pa.annotations, pb.annotations)) diffAnnotations(out, 'stable', `platform/annotations.${kind}`, obj(obj(pa.annotations)[kind]), obj(obj(pb.annotations)[kind]));
   diffLimits(out, 'stable', 'platform', obj(pa.limits), obj(pb.limits), obj(pa.limitKinds), obj(pb.limitKinds));
+  diffLimitKinds(out, 'stable', 'platform', obj(pa.limitKinds), obj(pb.limitKinds), usedLimits(pa.limits, pa.systemTools ?? []), usedLimits(pb.limits, pb.systemTools ?? []));
   // A catalog from before format 2 does not publish the order: nothing to compare then.
   if (withSchemas && !same(pa.checkOrder ?? [], pb.checkOrder ?? [])) {
     const order = (o: unknown) => (Array.isArray(o) && o.length ? o.join(' → ') : 'none');
@@ -131,7 +132,7 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
       out.add(stability, 'connector-removed', a.key, `connector ${a.key} (\`${a.defaultId}\`) removed with its ${a.tools.length} tools`);
       continue;
     }
-    diffConnector(out, stability, a, b, inputOf);
+    diffConnector(out, stability, a, b, inputOf, withSchemas);
   }
   for (const b of head.connectors) {
     if (connectorsA.has(b.key)) continue;
@@ -145,19 +146,20 @@ function keys(a: unknown, b: unknown): string[] {
   return [...new Set([...Object.keys(obj(a)), ...Object.keys(obj(b))])].sort();
 }
 
-function diffConnector(out: Collector, stability: Stability, a: CatalogConnector, b: CatalogConnector, inputOf: (t: CatalogTool) => Json): void {
+/** `complete`: both catalogs are format 2 or later, so a key one lacks was removed rather than not yet published. */
+function diffConnector(out: Collector, stability: Stability, a: CatalogConnector, b: CatalogConnector, inputOf: (t: CatalogTool) => Json, complete: boolean): void {
   const at = a.key;
   if (a.defaultId !== b.defaultId)
     out.add(stability, 'connector-id-changed', at, `connector id \`${a.defaultId}\` → \`${b.defaultId}\`: endpoint /${a.defaultId}/mcp and every tool name move`, a.defaultId, b.defaultId);
-  const sa = stabilityOf(a);
-  const sb = stabilityOf(b);
-  if (sa !== sb) {
-    const rank = { stable: 2, 'early-access': 1, experimental: 0 };
-    out.add(stability, rank[sb] < rank[sa] ? 'stability-lowered' : 'stability-raised', at, `stability ${sa} → ${sb}`, sa, sb);
+  if (!same(a.stability ?? 'stable', b.stability ?? 'stable')) {
+    // An unknown level promises nothing: it ranks below experimental.
+    const rank = (v: unknown) => ({ stable: 3, 'early-access': 2, experimental: 1 })[String(v ?? 'stable')] ?? 0;
+    const [sa, sb] = [a.stability ?? 'stable', b.stability ?? 'stable'];
+    out.add(stability, rank(sb) < rank(sa) ? 'stability-lowered' : 'stability-raised', at, `stability ${String(sa)} → ${String(sb)}`, sa, sb);
   }
   if (!same(a.credential, b.credential)) out.add(stability, 'credential-changed', at, `credential ${String(a.credential)} → ${String(b.credential)}`, a.credential, b.credential);
   if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, `connector title changed`, a.title, b.title);
-  if ('description' in a && 'description' in b && !same(a.description, b.description))
+  if ((complete || ('description' in a && 'description' in b)) && !same(a.description, b.description))
     out.add(stability, 'description-changed', at, 'connector description (the initialize instructions) changed', a.description, b.description);
   if (!same(a.structuredContent, b.structuredContent)) {
     out.add(
@@ -171,6 +173,7 @@ function diffConnector(out: Collector, stability: Stability, a: CatalogConnector
   }
   diffUpstream(out, stability, at, obj(a.upstream), obj(b.upstream));
   diffLimits(out, stability, at, obj(a.limits), obj(b.limits), obj(a.limitKinds), obj(b.limitKinds));
+  diffLimitKinds(out, stability, at, obj(a.limitKinds), obj(b.limitKinds), usedLimits(a.limits, a.tools), usedLimits(b.limits, b.tools));
   diffErrors(out, stability, at, obj(a.errors), obj(b.errors));
   for (const name of keys(a.texts, b.texts)) {
     const x = obj(a.texts)[name];
@@ -197,8 +200,8 @@ function diffUpstream(out: Collector, stability: Stability, at: string, a: Json,
   }
 }
 
-/** Limits of a section; `ownKinds`: the kinds belong to this section (a tool's are its connector's). */
-function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b: Json, kindsA: Json, kindsB: Json, ownKinds = true): void {
+/** Limits of a section, each classified by its kind (a tool's limits by its connector's kinds). */
+function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b: Json, kindsA: Json, kindsB: Json): void {
   for (const name of keys(a, b)) {
     const x = a[name];
     const y = b[name];
@@ -212,13 +215,26 @@ function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b
     else if (y < x) out.add(stability, 'limit-lowered', where, `${label} lowered ${x} → ${y}`, x, y);
     else out.add(stability, kind === 'upstream' ? 'limit-raised-upstream' : 'limit-raised', where, `${label} raised ${x} → ${y}${kind === 'upstream' ? ': costs upstream budget' : ''}`, x, y);
   }
-  if (!ownKinds) return;
-  // Only the names both sides use: a limit that appears or goes is reported above.
+}
+
+/** Kinds of the limit names both sides use (a limit that appears or goes is reported as such, with its kind). */
+function diffLimitKinds(out: Collector, stability: Stability, at: string, kindsA: Json, kindsB: Json, usedA: ReadonlySet<string>, usedB: ReadonlySet<string>): void {
   for (const name of keys(kindsA, kindsB)) {
-    if (kindsA[name] !== undefined && kindsB[name] !== undefined && kindsA[name] !== kindsB[name]) {
-      out.add(stability, 'limit-kind-changed', `${at}/limitKinds.${name}`, `limit ${name} is now ${String(kindsB[name])} (was ${String(kindsA[name])})`, kindsA[name], kindsB[name]);
-    }
+    if (same(kindsA[name], kindsB[name]) || !usedA.has(name) || !usedB.has(name)) continue;
+    out.add(
+      stability,
+      'limit-kind-changed',
+      `${at}/limitKinds.${name}`,
+      `limit ${name} is now ${String(kindsB[name] ?? 'without a kind')} (was ${String(kindsA[name] ?? 'without a kind')})`,
+      kindsA[name],
+      kindsB[name],
+    );
   }
+}
+
+/** Limit names a section uses: its own and its tools'. */
+function usedLimits(limits: unknown, tools: readonly CatalogTool[]): Set<string> {
+  return new Set([...Object.keys(obj(limits)), ...tools.flatMap((t) => Object.keys(obj(t.limits)))]);
 }
 
 function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b: Json): void {
@@ -314,7 +330,7 @@ function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTo
   const report: Report = (code, path, message, before, after, key) => out.add(stability, code, `${at}/${path}`, message, before, after, key);
   diffSchema(inputOf(a), inputOf(b), 'input', 'input', report);
   diffSchema(a.result ?? null, b.result ?? null, 'output', 'result', report);
-  diffLimits(out, stability, at, obj(a.limits), obj(b.limits), kindsA, kindsB, false);
+  diffLimits(out, stability, at, obj(a.limits), obj(b.limits), kindsA, kindsB);
   if (!same(a.dataLayer ?? false, b.dataLayer ?? false))
     out.add(stability, 'data-layer-changed', at, `data layer ${b.dataLayer === true ? 'now used' : 'no longer used'}`, a.dataLayer ?? false, b.dataLayer ?? false);
   const ea = new Set(a.errors ?? []);
