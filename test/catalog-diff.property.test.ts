@@ -134,7 +134,7 @@ function places(value: unknown, path: Path = []): Array<{ path: Path; kind: 'cha
   const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0;
   const isDefault = typeof last === 'string' && last in DEFAULTS && DEFAULTS[last] === value;
   if (path.length > 1 && !(typeof last === 'string' && STRUCTURAL.has(last)) && !empty && !isDefault) out.push({ path, kind: 'remove' });
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...places(v, [...path, i])));
+  if (Array.isArray(value)) value.forEach((v, i) => void out.push(...places(v, [...path, i])));
   else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) out.push(...places(v, [...path, k]));
   else if (path.length > 1) out.push({ path, kind: 'change' });
   return out;
