@@ -176,6 +176,14 @@ describe('catalog diff: a fixture pair per change class', () => {
   });
 });
 
+describe('catalog diff: documentation', () => {
+  it('docs/catalog-diff.md lists every change class with its severity, and only those', () => {
+    const doc = readFileSync(new URL('../docs/catalog-diff.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| (breaking|dangerous|info) \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(Object.entries(CHANGE_CLASSES).map(([code, info]) => [code, info.severity]));
+  });
+});
+
 describe('catalog diff: stability', () => {
   it('early access turns breaking into dangerous; experimental turns breaking and dangerous into information', () => {
     for (const [stability, breaking, dangerous] of [
