@@ -54,6 +54,11 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: "An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
   },
+  SPEC036: {
+    title: 'Connect block does not fit the connector',
+    severity: 'error',
+    hint: "`connector.appSecret` and `connector.connect` apply to credentials typed into the connect form (api_key, static_token, login_company); `connect.verify` names a read tool of the connector without required arguments, and `connect.rejected` one of the connector's errors whose only parameters are {upstream} and {status}.",
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;
