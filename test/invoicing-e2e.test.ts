@@ -19,7 +19,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_DEMO_COUNTS, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
 import { INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT, INVOICING_SANDBOX_READONLY_GRANT, startInvoicingSandbox } from '../sandbox/invoicing/server.ts';
-import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
 
 type Row = Record<string, unknown>;
 const REVOCABLE_GRANT = 'inv-revocable-grant-Jx5w';
@@ -310,6 +310,35 @@ describe('invoicing end to end against its sandbox', () => {
       const result = await call('list_customers', { filter: 'shoeSize$eq:42' });
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/^e-conomic rejected the request: .*shoeSize.*; fields that may be used: .*customerNumber/);
+    });
+  });
+
+  describe('filter-grammar injection attempts, end to end', () => {
+    it('query-string characters in a value stay one filter value: no other parameter reaches the upstream, nothing widens', async () => {
+      sandbox.resetStats();
+      const result = await call('list_customers', { filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
+      expect(result.isError ?? false, resultText(result)).toBe(false);
+      expect((resultJson(result) as { pagination: Row }).pagination).toMatchObject({ results: 0, pageSize: 20, hasMore: false });
+      expect(sandbox.requests).toHaveLength(1);
+      expect(sandbox.requests[0]!.query).toEqual({ skippages: '0', pagesize: '20', filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
+    });
+
+    it('a value cannot close a group or add list items: the grammar characters reach the upstream escaped', async () => {
+      sandbox.resetStats();
+      const result = await call('list_customers', { filter: '(name$eq:Smith (Holdings))$or:customerNumber$in:[1001,1002]' });
+      expect(result.isError ?? false, resultText(result)).toBe(false);
+      expect(sandbox.requests[0]!.query.filter).toBe('(name$eq:Smith $(Holdings$))$or:customerNumber$in:[1001,1002]');
+      expect((resultJson(result) as { items: Row[] }).items.map((c) => c.customerNumber)).toEqual([1001, 1002]);
+    });
+
+    it('an unbalanced group is refused before any request, and not metered', async () => {
+      sandbox.resetStats();
+      const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+      const result = await call('list_customers', { filter: 'name$eq:x$or:(customerNumber$gt:0' });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/^The filter was not sent to e-conomic: it is not a valid filter expression near character \d+/);
+      expect(sandbox.stats.requests).toBe(0);
+      expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
     });
   });
 
