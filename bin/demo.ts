@@ -51,6 +51,7 @@ export function sandboxEnv(sandboxes: SandboxSet): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, { running }] of sandboxes.started) {
     env[`CONNECTOR_${envName(key)}_BASE_URL`] = running.url;
+    if (running.appSecret) env[`CONNECTOR_${envName(key)}_APP_SECRET_TOKEN`] = running.appSecret;
     if (running.managedCredential) {
       env[`${envName(key)}_USERNAME`] = running.managedCredential.username;
       env[`${envName(key)}_PASSWORD`] = running.managedCredential.password;

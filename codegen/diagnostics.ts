@@ -59,6 +59,11 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: 'Say what the limit means to a caller under `connector.limitKinds` (or `platform.limitKinds` for names every connector shares): `result` (caps what a call returns), `input` (caps what a caller sends), `upstream` (upstream work or budget a call may spend) or `setting` (a default, duration or window). `npm run catalog:diff` classifies a changed value by it.',
   },
+  SPEC037: {
+    title: 'Connect block does not fit the connector',
+    severity: 'error',
+    hint: "`connector.appSecret` and `connector.connect` apply to credentials typed into the connect form (api_key, static_token, login_company); `connect.verify` names a read tool of the connector without required arguments, and `connect.rejected` one of the connector's errors whose only parameters are {upstream} and {status}.",
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

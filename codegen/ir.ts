@@ -96,6 +96,12 @@ export interface OAuthIR {
   readonly refreshFailed: string;
 }
 
+/** Spec `connector.connect`: the read run with a submitted credential, and the text shown when the upstream refuses it. */
+export interface ConnectIR {
+  readonly verify: string;
+  readonly rejected: string;
+}
+
 export interface ConnectorIR {
   /** Spec file stem: folder name under generated/ and handlers/. */
   readonly key: string;
@@ -108,6 +114,10 @@ export interface ConnectorIR {
   readonly oauth?: OAuthIR;
   /** Whether a tenant stores a credential per endpoint instance (everything but managed). */
   readonly tenantCredential: boolean;
+  /** The upstream also takes the integrator's application secret, a deployment setting (spec `appSecret`). */
+  readonly appSecret: boolean;
+  /** What the connect form checks before it stores a credential (spec `connect`). */
+  readonly connect?: ConnectIR;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: {
@@ -350,6 +360,8 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     credential,
     ...(isObject(c.oauth) ? { oauth: buildOAuth(c.oauth) } : {}),
     tenantCredential: credential !== 'managed_basic',
+    appSecret: c.appSecret === true,
+    ...(isObject(c.connect) ? { connect: { verify: String(c.connect.verify), rejected: String(c.connect.rejected) } } : {}),
     connectAccount: c.connectAccount === true,
     structuredContent: c.structuredContent === true,
     upstream: {

@@ -219,13 +219,15 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
   }
   for (const [name, def] of Object.entries(definitions)) lintSchema(source, def, ['definitions', name], definitions, out, false);
 
+  // The text the connect form shows for a refused credential is in use, though no tool lists it.
+  if (connector && isObject(connector.connect) && typeof connector.connect.rejected === 'string') usedErrors.add(connector.connect.rejected);
   if (connector && isObject(connector.errors)) {
     for (const code of Object.keys(connector.errors)) {
       if (!usedErrors.has(code)) out.push(diagnostic('SPEC030', file, at(['connector', 'errors', code], true), `error \`${code}\` is defined but no tool lists it`));
     }
     out.push(...lintUpstreamAnswers(source, connector.errors));
   }
-  if (connector) out.push(...lintOAuth(source, connector));
+  if (connector) out.push(...lintOAuth(source, connector), ...lintConnect(source, connector, Array.isArray(data.tools) ? data.tools : []));
   out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
   return out;
 }
@@ -254,6 +256,57 @@ function lintLimitKinds(
     reported.add(name);
     out.push(
       diagnostic('SPEC036', source.file, locate(source, path, true), `limit \`${name}\` has no kind in \`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`),
+    );
+  }
+  return out;
+}
+
+/** Credentials a tenant types into the connect form: the only ones `appSecret` and `connect` apply to. */
+const FORM_CREDENTIALS: ReadonlySet<unknown> = new Set(['api_key', 'static_token', 'login_company']);
+
+/**
+ * `connector.appSecret` and `connector.connect` (SPEC037): only for a credential typed into the
+ * connect form; `connect.verify` names a read tool of the connector without required arguments,
+ * `connect.rejected` an error of the connector the runtime can fill in by itself.
+ */
+function lintConnect(source: SpecSource, connector: Record<string, unknown>, tools: readonly unknown[]): Diagnostic[] {
+  const at = (path: PathSegment[], key = false) => locate(source, path, key);
+  const out: Diagnostic[] = [];
+  const kind = String(connector.credential);
+  if (connector.appSecret === true && !FORM_CREDENTIALS.has(connector.credential)) {
+    out.push(diagnostic('SPEC037', source.file, at(['connector', 'appSecret'], true), `\`connector.appSecret\` is only for credentials typed into the connect form, not \`${kind}\``));
+  }
+  const connect = isObject(connector.connect) ? connector.connect : undefined;
+  if (!connect) return out;
+  if (!FORM_CREDENTIALS.has(connector.credential)) {
+    out.push(diagnostic('SPEC037', source.file, at(['connector', 'connect'], true), `\`connector.connect\` is only for credentials typed into the connect form, not \`${kind}\``));
+    return out;
+  }
+  const tool = tools.find((t): t is Record<string, unknown> => isObject(t) && t.name === connect.verify);
+  const required = tool && isObject(tool.input) && Array.isArray(tool.input.required) ? tool.input.required : [];
+  if (typeof connect.verify === 'string' && (!tool || tool.write === true || required.length > 0)) {
+    out.push(
+      diagnostic(
+        'SPEC037',
+        source.file,
+        at(['connector', 'connect', 'verify']),
+        `\`connect.verify\` names \`${connect.verify}\`, which is not a read tool of this connector without required arguments`,
+      ),
+    );
+  }
+  const entry = isObject(connector.errors) && typeof connect.rejected === 'string' ? connector.errors[connect.rejected] : undefined;
+  const text = typeof entry === 'string' ? entry : isObject(entry) && typeof entry.text === 'string' ? entry.text : undefined;
+  const extra = text === undefined ? [] : [...text.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)].map((m) => m[1]!).filter((p) => p !== 'upstream' && p !== 'status');
+  if (typeof connect.rejected === 'string' && (text === undefined || extra.length > 0)) {
+    out.push(
+      diagnostic(
+        'SPEC037',
+        source.file,
+        at(['connector', 'connect', 'rejected']),
+        text === undefined
+          ? `\`connect.rejected\` names \`${connect.rejected}\`, which is not an error of this connector`
+          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs {${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
+      ),
     );
   }
   return out;

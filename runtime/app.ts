@@ -240,7 +240,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   linkPurge.unref();
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);
-  const portal = createPortal(context, { selfServicePurchase: options.selfServicePurchase ?? false });
+  const portal = createPortal(context, {
+    selfServicePurchase: options.selfServicePurchase ?? false,
+    checkCredential: (endpoint, accountId, values, signal) => pipeline.checkCredential(endpoint, accountId, values, signal),
+  });
   const http = createHttpApp(context, methods, portal);
 
   const app: App = {

@@ -25,6 +25,11 @@ export interface ConnectorConfig {
   readonly managedCredential?: { readonly username?: string; readonly password?: string };
   /** The OAuth client of an `oauth2` connector (its spec's `oauth` block says the rest). */
   readonly oauth?: OAuthClientConfig;
+  /**
+   * The integrator's application secret of a connector whose spec says `appSecret: true`, sent
+   * beside every tenant's credential (CONNECTOR_<KEY>_APP_SECRET_TOKEN). Never logged or echoed.
+   */
+  readonly appSecret?: string;
 }
 
 /** The deployment's OAuth client registration for one connector. The secret is never logged. */
@@ -175,6 +180,13 @@ export const CONNECTOR_SETTINGS: readonly Setting[] = [
   { file: 'oauth.clientId', env: ['CONNECTOR_<KEY>_OAUTH_CLIENT_ID'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'the OAuth client id registered at the identity provider' },
   { file: 'oauth.clientSecret', env: ['CONNECTOR_<KEY>_OAUTH_CLIENT_SECRET'], form: 'string', schema: { type: 'string', minLength: 1 }, expected: 'the OAuth client secret' },
   { file: 'oauth.baseUrl', env: ['CONNECTOR_<KEY>_OAUTH_BASE_URL'], form: 'string', schema: HTTP_URL, expected: 'an http(s) URL (the identity provider base; the spec paths follow it)' },
+  {
+    file: 'appSecretToken',
+    env: ['CONNECTOR_<KEY>_APP_SECRET_TOKEN'],
+    form: 'string',
+    schema: { type: 'string', minLength: 1, pattern: '^[\\x21-\\x7e]+$' },
+    expected: "the integrator's application secret token (printable characters, no spaces), for a connector whose spec declares `appSecret`",
+  },
 ];
 
 /** Edit distance, for "did you mean" hints. */
@@ -313,7 +325,7 @@ function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly string[]
       throw new ConfigError(`CONNECTORS_ENABLED: unknown connector key "${unknown}"; ${suggest(unknown, Object.keys(specs))}`);
     }
     // The value is not echoed for credentials and keys.
-    const shown = setting.form === 'secretKeys' || name.endsWith('_PASSWORD') || name.endsWith('_SECRET') ? '' : `, got "${raw}"`;
+    const shown = setting.form === 'secretKeys' || /_(PASSWORD|SECRET|TOKEN)$/.test(name) ? '' : `, got "${raw}"`;
     throw new ConfigError(`${name} must be ${setting.expected}${shown}`);
   }
   return value;
@@ -388,6 +400,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
         return v === undefined ? [] : [[name, v.replace(/\/+$/, '')]];
       }),
     );
+    const appSecret = setting('appSecretToken') as string | undefined;
+    // A secret for a connector that takes none is a mistake (a wrong key, a copy-paste), not a no-op.
+    if (appSecret !== undefined && !spec.appSecret)
+      throw new ConfigError(`${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, connectors.${key}.appSecretToken)`);
     return {
       key,
       id: (setting('id') as string | undefined) ?? spec.defaultId,
@@ -397,6 +413,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
       ...(managed && (managed.username !== undefined || managed.password !== undefined) ? { managedCredential: managed } : {}),
       ...(spec.credential === 'oauth2' && Object.keys(oauth).length > 0 ? { oauth } : {}),
+      ...(appSecret !== undefined ? { appSecret } : {}),
     };
   });
   const secretKeys = value<Record<number, string> | undefined>('secretKeys', undefined);

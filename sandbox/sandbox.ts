@@ -15,6 +15,11 @@ export interface RunningSandbox {
   /** A tenant's connection credential (the fields of the connect form), for connectors with a connect step. */
   readonly tenantCredential?: Readonly<Record<string, string>>;
   /**
+   * The integrator's application secret the upstream takes beside every tenant's credential (a
+   * deployment setting, `CONNECTOR_<KEY>_APP_SECRET_TOKEN`), for connectors whose spec says `appSecret`.
+   */
+  readonly appSecret?: string;
+  /**
    * An OAuth upstream's sandbox identity provider: what the gateway is configured with
    * (`CONNECTOR_<KEY>_OAUTH_*`), the gateway's callback to register once it listens, and a grant
    * for the demo tenant (what a completed consent would give, without a browser).

@@ -9,7 +9,16 @@ import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { createTenant, mcpClient, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 
 const REGISTER = 'https://cvr.test/cvr-permanent';
-const env = { REGISTER_USERNAME: 'platform-user', REGISTER_PASSWORD: 'platform-secret-pw', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
+const ECONOMIC = 'https://economic.test';
+const env = {
+  REGISTER_USERNAME: 'platform-user',
+  REGISTER_PASSWORD: 'platform-secret-pw',
+  CONNECTOR_REGISTER_BASE_URL: REGISTER,
+  CONNECTOR_INVOICING_BASE_URL: ECONOMIC,
+  CONNECTOR_INVOICING_APP_SECRET_TOKEN: 'app-secret-Tn4v',
+  RATE_LIMIT_PER_SECOND: '1000',
+  RATE_LIMIT_BURST: '1000',
+};
 const texts = platformDescriptor.errors;
 const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
 const prefixOf = (template: string) => template.slice(0, template.indexOf('{') >= 0 ? template.indexOf('{') : undefined);
@@ -158,7 +167,10 @@ describe('gateway platform rules', () => {
       expect(await (await fetch(url)).text()).toContain(field);
       const missing = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
       expect(missing.status).toBe(400); // nothing stored, the link is still usable
+      // The invoicing spec checks the grant with one read of the upstream root before storing it.
+      const check = id === 'invoicing' ? nock(ECONOMIC).get('/').matchHeader('x-agreementgranttoken', 'grant-123').reply(200, { resources: [] }) : undefined;
       expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })).status).toBe(200);
+      if (check) expect(check.isDone()).toBe(true);
       const conn = await store.getConnection(t.account.id, id);
       expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, id)).toBe(stored);
     }

@@ -26,7 +26,8 @@ import { testContext, type TestToolContext } from './support/tool-context.ts';
 const ORIGIN = 'https://economic.test';
 const APP_SECRET = 'Zq9appsecret77x';
 const GRANT = 'Qk4grant31yVv';
-const CREDENTIAL: Credential = { kind: 'static_token', token: `${APP_SECRET}:${GRANT}` };
+/** The customer's grant token, with the integrator's app secret the runtime adds from the deployment setting. */
+const CREDENTIAL: Credential = { kind: 'static_token', token: GRANT, appSecret: APP_SECRET };
 
 type Row = Record<string, unknown>;
 interface Sent {
@@ -217,11 +218,38 @@ describe('request shapes', () => {
     expect(await call('get_customer', { customerNumber: 5 })).toEqual({ customerNumber: 5, name: 'Old', balance: 0 });
   });
 
-  it('a token without `:` is sent in both headers (the demo agreement: demo/demo)', async () => {
+  it('the app secret token is the deployment setting (credential.appSecret), the grant token the stored one', async () => {
     always([200, {}]);
-    await call('validate_connection', {}, { kind: 'static_token', token: 'demo' });
+    await call('validate_connection', {});
+    expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
+    expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
+  });
+
+  it('a token stored as `<appSecret>:<grant>` before the deployment setting existed keeps its own app secret (a grant belongs to one app)', async () => {
+    always([200, {}]);
+    await call('validate_connection', {}, { kind: 'static_token', token: `${APP_SECRET}:${GRANT}`, appSecret: 'Other9deploymentSecret' });
+    expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
+    expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
+  });
+
+  it('the demo agreement: `demo` as the deployment app secret and as the grant', async () => {
+    always([200, {}]);
+    await call('validate_connection', {}, { kind: 'static_token', token: 'demo', appSecret: 'demo' });
     expect(sent[0]!.headers.get('x-appsecrettoken')).toBe('demo');
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe('demo');
+  });
+
+  it('a plain grant without an app secret (the runtime refuses such a call first) sends nothing', async () => {
+    always([200, {}]);
+    const error = await (invoicingHandlers.validate_connection as (a: unknown, c: TestToolContext) => Promise<unknown>)(
+      {},
+      context('validate_connection', { kind: 'static_token', token: GRANT }),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(sent).toEqual([]);
   });
 });
 

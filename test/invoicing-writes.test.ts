@@ -26,7 +26,7 @@ import { testContext } from './support/tool-context.ts';
 const BASE = 'https://economic-writes.test';
 const SECRET = 'Zq8appSecretXv';
 const GRANT = 'Kp3grantTokenWm';
-const credential = { kind: 'static_token' as const, token: `${SECRET}:${GRANT}` };
+const credential = { kind: 'static_token' as const, token: GRANT, appSecret: SECRET };
 const headers = { 'x-appsecrettoken': SECRET, 'x-agreementgranttoken': GRANT };
 
 function ctxFor(tool: string, confirmed: boolean, policy = descriptor.upstream) {
@@ -433,7 +433,7 @@ describe('through two gateway replicas on PostgreSQL', () => {
         return answer;
       };
     }
-    const env = { CONNECTOR_INVOICING_BASE_URL: GW_BASE, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
+    const env = { CONNECTOR_INVOICING_BASE_URL: GW_BASE, CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
   });
@@ -447,7 +447,7 @@ describe('through two gateway replicas on PostgreSQL', () => {
 
   async function tenant(): Promise<Tenant> {
     const t = await createTenant(stores[0]!, { subscribe: ['invoicing'] });
-    await connectTenant(a, t, 'invoicing', { token: `${SECRET}:${GRANT}` });
+    await connectTenant(a, t, 'invoicing', { token: GRANT });
     await b.app.context.state.refresh();
     return t;
   }
@@ -559,7 +559,7 @@ describe('on the embedded store (one process)', () => {
   let clock = Date.parse('2026-03-04T10:00:00Z');
   beforeAll(async () => {
     store = await openStore({});
-    gw = await startGateway(store, { env: { CONNECTOR_INVOICING_BASE_URL: GW_BASE }, now: () => new Date(clock) });
+    gw = await startGateway(store, { env: { CONNECTOR_INVOICING_BASE_URL: GW_BASE, CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET }, now: () => new Date(clock) });
   });
   afterAll(async () => {
     await gw?.close();
@@ -583,7 +583,7 @@ describe('on the embedded store (one process)', () => {
 
   it('identical confirmed writes at once reach the upstream once; after the 60 s window the same write is sent again', async () => {
     const t = await createTenant(store, { subscribe: ['invoicing'] });
-    await connectTenant(gw, t, 'invoicing', { token: `${SECRET}:${GRANT}` });
+    await connectTenant(gw, t, 'invoicing', { token: GRANT });
     let posts = 0;
     nock(GW_BASE)
       .post('/customers')

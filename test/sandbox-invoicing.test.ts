@@ -14,6 +14,8 @@ import {
   INVOICING_SPLIT_YEAR,
   type InvoicingData,
 } from '../sandbox/invoicing/data.ts';
+import { sandboxEnv } from '../bin/demo.ts';
+import type { SandboxSet } from '../sandbox/index.ts';
 import { sandbox as invoicingSandboxRecord } from '../sandbox/invoicing/index.ts';
 import {
   INVOICING_DEFAULT_SLOW_DELAY_MS,
@@ -736,11 +738,16 @@ describe('request log and sandbox record', () => {
     expect(invoicingSandboxRecord.examples.length).toBeGreaterThanOrEqual(2);
     const running = await invoicingSandboxRecord.start({ host: '127.0.0.1', port: 0 });
     try {
-      expect(Object.keys(running.tenantCredential ?? {})).toEqual(['token']);
-      // `<appSecretToken>:<agreementGrantToken>`, split by the handlers into the two headers.
-      expect(running.tenantCredential!.token).toBe(`${INVOICING_SANDBOX_APP_SECRET}:${INVOICING_SANDBOX_GRANT}`);
-      const [secret, grant] = running.tenantCredential!.token!.split(':') as [string, string];
-      const demoHeaders = { 'x-appsecrettoken': secret, 'x-agreementgranttoken': grant };
+      // The connect form's one field is the agreement grant token; the app secret token is the
+      // deployment's (CONNECTOR_INVOICING_APP_SECRET_TOKEN, wired by bin/demo.ts from `appSecret`).
+      expect(running.tenantCredential).toEqual({ token: INVOICING_SANDBOX_GRANT });
+      expect(running.appSecret).toBe(INVOICING_SANDBOX_APP_SECRET);
+      const set: SandboxSet = { started: new Map([['invoicing', { sandbox: invoicingSandboxRecord, running }]]), close: async () => {} };
+      expect(sandboxEnv(set)).toMatchObject({
+        CONNECTOR_INVOICING_BASE_URL: running.url,
+        CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET,
+      });
+      const demoHeaders = { 'x-appsecrettoken': running.appSecret!, 'x-agreementgranttoken': running.tenantCredential!.token! };
       const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, { headers: demoHeaders });
       expect(r.status).toBe(200);
       const filter = invoicingSandboxRecord.examples.find((e) => e.tool === 'list_customers')!.args.filter as string;

@@ -51,6 +51,8 @@ export function emitDescriptor(c: ConnectorIR): string {
     credential: c.credential,
     ...(c.oauth ? { oauth: c.oauth } : {}),
     tenantCredential: c.tenantCredential,
+    ...(c.appSecret ? { appSecret: true } : {}),
+    ...(c.connect ? { connect: c.connect } : {}),
     connectAccount: c.connectAccount,
     structuredContent: c.structuredContent,
     upstream: c.upstream,

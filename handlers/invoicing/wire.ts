@@ -19,18 +19,20 @@ export type InvoicingWireContext = InvoicingContextWith<'generic'>;
 export type InvoicingReadContext = InvoicingContextWith<'generic' | 'upstream_rejected', { readonly rejectionDetailsMaxChars: number }>;
 
 /**
- * `X-AppSecretToken` and `X-AgreementGrantToken` from the stored static token. The token is the
- * agreement grant token, optionally preceded by the application's secret token and one `:`
- * (`<appSecretToken>:<agreementGrantToken>`); a token without `:` is sent in both headers (the
- * upstream's demo agreement takes `demo` in both). See docs/decisions.md "Invoicing tokens".
+ * `X-AppSecretToken` and `X-AgreementGrantToken` (upstreams/invoicing.md §2). The app secret token
+ * is the integrator's: the deployment setting CONNECTOR_INVOICING_APP_SECRET_TOKEN, which the
+ * runtime hands over as `credential.appSecret` (spec `appSecret: true`); the stored token is the
+ * customer's agreement grant token. A token stored before that setting existed holds both,
+ * `<appSecretToken>:<agreementGrantToken>`: its own app secret is kept, since a grant is issued to
+ * one application (docs/decisions.md "Invoicing tokens").
  */
 export function tokenHeaders(ctx: InvoicingWireContext): Record<string, string> {
   const credential = ctx.credential;
   if (credential?.kind !== 'static_token' || credential.token === '') throw new Error('the invoicing connection holds no static grant token');
   const separator = credential.token.indexOf(':');
-  const appSecret = separator > 0 ? credential.token.slice(0, separator) : credential.token;
-  const grant = separator > 0 ? credential.token.slice(separator + 1) : credential.token;
-  return { 'x-appsecrettoken': appSecret, 'x-agreementgranttoken': grant };
+  if (separator > 0) return { 'x-appsecrettoken': credential.token.slice(0, separator), 'x-agreementgranttoken': credential.token.slice(separator + 1) };
+  if (!credential.appSecret) throw new Error('the invoicing connector has no app secret token configured');
+  return { 'x-appsecrettoken': credential.appSecret, 'x-agreementgranttoken': credential.token };
 }
 
 /** A query string of already-checked parameters, each value percent-encoded as a whole (`%20`, `%24`). */

@@ -73,6 +73,16 @@ export interface OAuthProvider {
   readonly refreshFailed: string;
 }
 
+/**
+ * What the portal connect form does with a submitted credential before storing it (spec
+ * `connector.connect`): runs the read tool `verify` once with it (one real upstream read, not
+ * metered); a credential the upstream refuses is not stored and the form shows the text `rejected`.
+ */
+export interface ConnectCheck {
+  readonly verify: string;
+  readonly rejected: string;
+}
+
 export interface ConnectorDescriptor<Code extends string = string> {
   readonly key: string;
   readonly defaultId: string;
@@ -82,6 +92,12 @@ export interface ConnectorDescriptor<Code extends string = string> {
   /** Present for `oauth2` connectors. */
   readonly oauth?: OAuthProvider;
   readonly tenantCredential: boolean;
+  /**
+   * The upstream also takes the integrator's application secret beside each tenant's credential:
+   * one deployment setting (CONNECTOR_<KEY>_APP_SECRET_TOKEN), handed over as `credential.appSecret`.
+   */
+  readonly appSecret?: true;
+  readonly connect?: ConnectCheck;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: UpstreamPolicy;

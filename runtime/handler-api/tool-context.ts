@@ -5,11 +5,15 @@
 import type { Logger } from 'pino';
 import type { UpstreamClient, UpstreamResponse } from './upstream-types.ts';
 
-/** A decrypted tenant credential, by the connector's credential kind. */
+/**
+ * A decrypted tenant credential, by the connector's credential kind. `appSecret` is the
+ * integrator's application secret, a deployment setting (spec `appSecret: true`), present on every
+ * call of such a connector (the runtime answers credential_missing while it is not configured).
+ */
 export type Credential =
-  | { readonly kind: 'api_key'; readonly apiKey: string }
-  | { readonly kind: 'static_token'; readonly token: string }
-  | { readonly kind: 'login_company'; readonly username: string; readonly password: string; readonly companyId: string }
+  | { readonly kind: 'api_key'; readonly apiKey: string; readonly appSecret?: string }
+  | { readonly kind: 'static_token'; readonly token: string; readonly appSecret?: string }
+  | { readonly kind: 'login_company'; readonly username: string; readonly password: string; readonly companyId: string; readonly appSecret?: string }
   | { readonly kind: 'oauth2'; readonly accessToken: string; readonly refreshToken?: string; readonly expiresAt?: number; readonly scope?: string }
   /** Deployment-wide credential of a managed connector, as configured (may be incomplete). */
   | { readonly kind: 'managed_basic'; readonly username?: string; readonly password?: string };

@@ -125,6 +125,15 @@ export function createToolContext(scope: CallScope): CallContext {
   };
 }
 
+/**
+ * A tenant's credential as its handlers see it: the stored (or submitted) fields, the connector's
+ * credential kind, and the integrator's application secret where the spec declares `appSecret`.
+ */
+export function tenantCredential(connector: { readonly descriptor: ConnectorDescriptor; readonly config: { readonly appSecret?: string } }, stored: object): Credential {
+  const appSecret = connector.descriptor.appSecret ? connector.config.appSecret : undefined;
+  return { ...stored, kind: connector.descriptor.credential, ...(appSecret !== undefined ? { appSecret } : {}) } as Credential;
+}
+
 /** Connector and tool limits merged once per tool, not per call. */
 const merged = new WeakMap<ToolDescriptor, Readonly<Record<string, number>>>();
 export function toolLimits(connector: ConnectorDescriptor, tool: ToolDescriptor): Readonly<Record<string, number>> {

@@ -2,7 +2,7 @@
 // fair-use block → argument validation → upstream (handler) → result envelope → meter. Each step is
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 import { checkArguments } from './arguments.ts';
-import { ConnectorTexts, countingClient, createToolContext, toolLimits } from './call-context.ts';
+import { ConnectorTexts, countingClient, createToolContext, tenantCredential, toolLimits } from './call-context.ts';
 import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../platform/state.ts';
@@ -41,6 +41,9 @@ export interface CallLogFields {
   /** The gateway's span for this call. */
   readonly spanId: string;
 }
+
+/** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
+export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
 
 export type RefusalReason =
   | 'unknown_tool'
@@ -213,6 +216,10 @@ export class Pipeline {
       }
       return { credential: { kind: 'managed_basic', ...config.managedCredential } };
     }
+    // An upstream that also takes the integrator's secret: dormant until the deployment configures it.
+    if (descriptor.appSecret && !config.appSecret) {
+      return { refusal: this.#refuse(endpoint, fields, tool, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
+    }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
       return {
@@ -247,7 +254,80 @@ export class Pipeline {
       }
       stored = fresh.grant;
     }
-    return { credential: { ...stored, kind: descriptor.credential } as Credential };
+    return { credential: tenantCredential(endpoint.connector, stored) };
+  }
+
+  /**
+   * The connect form's check (spec `connector.connect`), before a submitted credential is stored:
+   * the connector's `verify` read tool runs once with it — one real upstream request under the
+   * connector's policy (deadline, no redirects, size cap), not metered. The upstream refusing it
+   * (an `auth` failure, or a reconnect text of the tool) is `rejected` with the spec's `rejected`
+   * text; any other failure is `unverified`. Log lines name the outcome, never the credential
+   * (they are scrubbed of it like a call's).
+   */
+  async checkCredential(endpoint: Endpoint, accountId: string, values: Readonly<Record<string, string>>, signal: AbortSignal): Promise<CredentialVerdict> {
+    const connector = endpoint.connector;
+    const { descriptor, config } = connector;
+    if (descriptor.appSecret && !config.appSecret) return { ok: false, reason: 'not_configured', text: this.platformText('credential_missing', { connector_id: config.id }) };
+    const check = descriptor.connect;
+    if (!check) return { ok: true };
+    const texts = this.#textsOf(endpoint);
+    const log = this.#g.log;
+    const fields = { connector: config.id, instance: endpoint.instanceId, accountId, tool: check.verify };
+    const unverified = (): CredentialVerdict => ({ ok: false, reason: 'unverified', text: texts.render('connect_unverified') });
+    const tool = connector.tools.get(check.verify);
+    const handler = connector.handlers[check.verify];
+    const validator = connector.validators[`input_${check.verify}`];
+    const args = tool && validator ? checkArguments(tool, validator, {}) : undefined;
+    if (!tool || !handler || !args?.ok) {
+      log.error(fields, 'connect check impossible: the verify tool has no handler or takes arguments');
+      return unverified();
+    }
+    const credential = tenantCredential(connector, values);
+    const redactor = Redactor.of(credential);
+    return redactor.run(async () => {
+      const upstream = createUpstreamClient({
+        policy: descriptor.upstream,
+        baseUrl: config.baseUrl,
+        signal,
+        gate: this.#g.gates.get(config.key),
+        bodyBudget: this.#g.bodyBudget,
+        sleep: this.#g.upstreamSleep,
+        trace: startTrace(),
+        onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: config.id, outcome: info.outcome }, info.durationMs / 1000),
+      });
+      const ctx = createToolContext({
+        connectorId: config.id,
+        instanceId: endpoint.instanceId,
+        accountId,
+        credential,
+        upstream,
+        write: noWrites,
+        limits: toolLimits(descriptor, tool),
+        log: () => log.child(fields),
+        signal,
+        now: this.#g.now,
+        timeZone: this.#g.config.timeZone,
+        tokens: handlerTokens(this.#g.vault, accountId, endpoint.instanceId),
+        texts,
+        redactor,
+      });
+      try {
+        await handler(args.args, ctx);
+        log.info({ ...fields, outcome: 'ok' }, 'connect check');
+        return { ok: true };
+      } catch (error) {
+        const status =
+          error instanceof UpstreamError && error.kind === 'auth' ? error.status : error instanceof ToolError && texts.entry(error.code)?.reconnect ? (error.params.status ?? error.code) : undefined;
+        if (status !== undefined) {
+          log.info({ ...fields, outcome: 'rejected', status }, 'connect check');
+          return { ok: false, reason: 'rejected', text: texts.render(check.rejected, { status }) };
+        }
+        const kind = error instanceof UpstreamError ? `upstream_${error.kind}` : error instanceof ToolError ? error.code : 'handler_error';
+        log.warn({ ...fields, outcome: kind, ...(error instanceof UpstreamError && error.status ? { status: error.status } : {}) }, 'connect check');
+        return unverified();
+      }
+    });
   }
 
   #connectorText(endpoint: Endpoint, code: string, params: ErrorParams): string {

@@ -2,7 +2,7 @@
 // purchase, team (seats) and terms. Every page is reached through a signed link; connect links
 // are single-use and bound to an account and endpoint instance. A later issue builds the full portal.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ConnectorRuntime, GatewayContext } from '../gateway-context.ts';
+import type { ConnectorRuntime, Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
 import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
 import { completeOAuthConnect, newBrowserBinding, sha256 } from '../platform/oauth.ts';
@@ -27,9 +27,19 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
+/** The connect form's check of a submitted credential (the pipeline's `checkCredential`); `text` is the spec's. */
+export type CredentialCheck = (
+  endpoint: Endpoint,
+  accountId: string,
+  values: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+) => Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string }>;
+
 export interface PortalOptions {
   /** Let an account admin subscribe from the purchase page without billing (demo and trials). */
   readonly selfServicePurchase: boolean;
+  /** Checks a credential typed into the connect form with the upstream before it is stored (spec `connector.connect`). */
+  readonly checkCredential: CredentialCheck;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -110,6 +120,18 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (posted.get(f.name) ?? '').trim()]));
       const missing = fields.filter((f) => !values[f.name]);
       if (missing.length > 0) return connectForm(res, form, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
+      // A used or expired link says so before the upstream is asked anything.
+      const linkState = await gateway.store.connectLinkState(payload.jti, gateway.now());
+      if (linkState !== 'ok') return invalid(res, linkState);
+      // The credential is checked with the upstream first (spec `connect.verify`): one the upstream
+      // refuses, or that cannot be checked now, is not stored, and the link stays usable to retry.
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      const verdict = await options.checkCredential(gateway.endpoints.get(instanceId)!, payload.accountId, values, gone.signal);
+      if (!verdict.ok) {
+        gateway.log.info({ accountId: payload.accountId, userId: payload.userId, connector: connector.config.id, instance: instanceId, reason: verdict.reason }, 'connection not stored');
+        return connectForm(res, form, verdict.text, verdict.reason === 'rejected' ? 400 : 503);
+      }
       const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
       if (outcome !== 'ok') return invalid(res, outcome);
       const sealed = gateway.vault.seal(JSON.stringify(values), payload.accountId, instanceId);
@@ -276,7 +298,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
 
   const endpointUrl = (instanceId: string) => `${gateway.config.publicBaseUrl}/${instanceId}/mcp`;
 
-  function connectForm(res: ServerResponse, form: ConnectForm, error?: string): number {
+  function connectForm(res: ServerResponse, form: ConnectForm, error?: string, status = 400): number {
     const { title, instanceId, fields, token, requester } = form;
     const inputs = fields
       .map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`)
@@ -288,7 +310,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       `<p class="warning">Enter only a credential of <strong>${account}</strong>. Do not enter another company's credentials: whoever asked for this link reads the data they open. If you did not ask for this link yourself, close this page.</p>`;
     return page(
       res,
-      error ? 400 : 200,
+      error ? status : 200,
       `Connect ${title}`,
       `${context}<p class="note">The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`,
     );

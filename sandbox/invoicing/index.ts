@@ -5,9 +5,8 @@ import { INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT, startInvoicingSa
 /**
  * Visma e-conomic REST API (classic): a demo agreement with 60 customers, 150 booked invoices,
  * 10 drafts, 80 accounts with entries and accounting years including the split year 2023/2024.
- * The demo tenant's credential is the connect form's one `token` field, holding
- * `<appSecretToken>:<agreementGrantToken>` (the form the invoicing handlers split into the two
- * headers, handlers/invoicing/wire.ts on main).
+ * The app secret token is the integrator's (the deployment setting the demo wires up); the demo
+ * tenant's credential is the connect form's one field, the agreement grant token.
  */
 export const sandbox: Sandbox = {
   connector: 'invoicing',
@@ -19,6 +18,6 @@ export const sandbox: Sandbox = {
   ],
   async start({ host, port }) {
     const server = await startInvoicingSandbox({ host, port });
-    return { url: server.url, tenantCredential: { token: `${INVOICING_SANDBOX_APP_SECRET}:${INVOICING_SANDBOX_GRANT}` }, close: () => server.close() };
+    return { url: server.url, appSecret: INVOICING_SANDBOX_APP_SECRET, tenantCredential: { token: INVOICING_SANDBOX_GRANT }, close: () => server.close() };
   },
 };
