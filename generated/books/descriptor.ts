@@ -13,7 +13,7 @@ export interface BooksErrorParams {
   quote_in_filter: { argument: string | number; };
   date_range_incomplete: Record<string, never>;
   change_window_too_long: Record<string, never>;
-  file_too_large: Record<string, never>;
+  file_too_large: { file_guid: string | number; };
 }
 
 export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
@@ -64,7 +64,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
   },
   "limits": {
     "maxPageSize": 1000,
-    "upstreamRequestsPerMinute": 100
+    "upstreamRequestsPerMinute": 100,
+    "errorMessageMaxChars": 500
   },
   "errors": {
     "generic": {
@@ -131,8 +132,10 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     },
     "file_too_large": {
-      "text": "The file {fileGuid} is larger than the 6 MB download cap and was not returned.",
-      "params": [],
+      "text": "The file {file_guid} is larger than the 6 MB download cap and was not returned.",
+      "params": [
+        "file_guid"
+      ],
       "reconnect": false
     }
   },

@@ -183,7 +183,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       throw new UpstreamError('network', `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`);
     }
     const responseHeaders = flattenHeaders(res.headers);
-    const cap = policy.maxResponseBytes;
+    const cap = req.maxBytes !== undefined && req.maxBytes < policy.maxResponseBytes ? req.maxBytes : policy.maxResponseBytes;
     const tooLarge = () => new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
     const declared = Number(responseHeaders['content-length']);
     const length = responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
