@@ -25,7 +25,6 @@ export const sandbox: Sandbox = {
     const idp = await startIdentityProvider({ host });
     const client = { style: 'visma' as const, clientId: 'isv_dinero_demo', clientSecret: 'demo-dinero-secret' };
     const redirectUris: string[] = [];
-    idp.registerClient({ ...client, redirectUris: [] });
     const server = await startBooksSandbox({
       host,
       port,
