@@ -166,6 +166,9 @@ export function utcTimestamp(value: string): string {
   return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** `changesSince` (and the like) in the upstream's form, or nothing. */
+export const since = (value: string | undefined): string | undefined => (value === undefined ? undefined : utcTimestamp(value));
+
 /** Paging sent explicitly (the upstream's defaults differ from the spec's, books.md §3 #1). */
 export function pagingQuery(args: { readonly page: number; readonly pageSize: number }): { page: number; pageSize: number } {
   return { page: args.page, pageSize: args.pageSize };
@@ -221,6 +224,18 @@ export function envelopeOf(body: unknown, requested: { readonly page: number; re
       hasMore: rows.length >= requested.pageSize && rows.length > 0,
     },
   };
+}
+
+/** One envelope page: `page` and `pageSize` always sent with the other query options. */
+export async function readEnvelope(
+  ctx: BooksContext,
+  path: string,
+  args: { readonly page: number; readonly pageSize: number },
+  query: Readonly<Record<string, string | number | boolean | undefined>>,
+  what: string,
+): Promise<Envelope> {
+  const paging = pagingQuery(args);
+  return envelopeOf(await dineroJson(ctx, { path, query: { ...query, ...paging } }), paging, what);
 }
 
 /** One page of a list the connector filtered itself (`{items, totalCount, page, pageSize, hasMore}`). */

@@ -1,5 +1,5 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
-import { dineroJson, envelopeOf, orgPath, pagingQuery, queryFilter, utcTimestamp } from './client.ts';
+import { orgPath, queryFilter, readEnvelope, since } from './client.ts';
 
 /** The columns asked for (the defaults are only `name` and `contactGuid`, books.md §2 "Casing"). */
 const CONTACT_FIELDS = 'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Email,VatNumber,EanNumber,IsPerson,ExternalReference,CreatedAt,UpdatedAt,DeletedAt';
@@ -30,10 +30,11 @@ export const listContacts: BooksHandler<'list_contacts'> = async (args, ctx) => 
     ['externalReference', 'ExternalReference', 'eq', args.externalReference],
     ['isPerson', 'IsPerson', 'eq', args.isPerson],
   ]);
-  const paging = pagingQuery(args);
-  const body = await dineroJson(ctx, {
-    path: orgPath(args.organizationId, '/contacts'),
-    query: { fields: CONTACT_FIELDS, queryFilter: filter, changesSince: args.changesSince === undefined ? undefined : utcTimestamp(args.changesSince), deletedOnly: deleted, ...paging },
-  });
-  return envelopeOf(body, paging, 'the contacts list');
+  return readEnvelope(
+    ctx,
+    orgPath(args.organizationId, '/contacts'),
+    args,
+    { fields: CONTACT_FIELDS, queryFilter: filter, changesSince: since(args.changesSince), deletedOnly: deleted },
+    'the contacts list',
+  );
 };

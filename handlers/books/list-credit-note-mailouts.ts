@@ -1,5 +1,5 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
-import { countedList, orgPath, segment, utcTimestamp } from './client.ts';
+import { countedList, orgPath, segment, since } from './client.ts';
 
 /** `GET /v1/{o}/sales/creditnotes/{guid}/mailouts`: `changesSince` only (this endpoint has no `includeSms`). */
 export const listCreditNoteMailouts: BooksHandler<'list_credit_note_mailouts'> = async (args, ctx) => {
@@ -7,7 +7,7 @@ export const listCreditNoteMailouts: BooksHandler<'list_credit_note_mailouts'> =
     ctx,
     {
       path: orgPath(args.organizationId, `/sales/creditnotes/${segment(args.creditNoteGuid)}/mailouts`),
-      query: { changesSince: args.changesSince === undefined ? undefined : utcTimestamp(args.changesSince) },
+      query: { changesSince: since(args.changesSince) },
     },
     'the mail-outs',
   );

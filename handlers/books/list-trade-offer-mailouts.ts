@@ -1,5 +1,5 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
-import { countedList, orgPath, segment, utcTimestamp } from './client.ts';
+import { countedList, orgPath, segment, since } from './client.ts';
 
 /** `GET /v1/{o}/tradeoffers/{guid}/mailouts` with `changesSince` and `includeSms`. */
 export const listTradeOfferMailouts: BooksHandler<'list_trade_offer_mailouts'> = async (args, ctx) => {
@@ -7,7 +7,7 @@ export const listTradeOfferMailouts: BooksHandler<'list_trade_offer_mailouts'> =
     ctx,
     {
       path: orgPath(args.organizationId, `/tradeoffers/${segment(args.tradeOfferGuid)}/mailouts`),
-      query: { changesSince: args.changesSince === undefined ? undefined : utcTimestamp(args.changesSince), includeSms: args.includeSms },
+      query: { changesSince: since(args.changesSince), includeSms: args.includeSms },
     },
     'the mail-outs',
   );

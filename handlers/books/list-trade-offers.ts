@@ -1,5 +1,5 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
-import { dineroJson, envelopeOf, orgPath, pagingQuery, queryFilter, utcTimestamp } from './client.ts';
+import { orgPath, queryFilter, readEnvelope, since } from './client.ts';
 
 /** `GET /v1/{o}/tradeoffers`: filters as `queryFilter` clauses, `status` applied to the returned page. */
 export const listTradeOffers: BooksHandler<'list_trade_offers'> = async (args, ctx) => {
@@ -11,21 +11,21 @@ export const listTradeOffers: BooksHandler<'list_trade_offers'> = async (args, c
     ['number', 'Number', 'eq', args.number],
     ['date', 'Date', 'eq', args.date],
   ]);
-  const paging = pagingQuery(args);
-  const body = await dineroJson(ctx, {
-    path: orgPath(args.organizationId, '/tradeoffers'),
-    query: {
+  const page = await readEnvelope(
+    ctx,
+    orgPath(args.organizationId, '/tradeoffers'),
+    args,
+    {
       fields: 'Number,Guid,ExternalReference,Date,Description,Status,ContactName,ContactGuid,Currency,TotalExclVat,TotalInclVat,CreatedAt,UpdatedAt,DeletedAt',
       queryFilter: filter,
       freeTextSearch: args.freeTextSearch,
-      changesSince: args.changesSince === undefined ? undefined : utcTimestamp(args.changesSince),
+      changesSince: since(args.changesSince),
       deletedOnly: args.deletedOnly,
       sort: args.sort,
       sortOrder: args.sortOrder,
-      ...paging,
     },
-  });
-  const page = envelopeOf(body, paging, 'the trade offers');
+    'the trade offers',
+  );
   // No server-side status filter: the returned page is filtered here; `pagination` (and `hasMore`)
   // still describe the upstream page (books.md §3 #10).
   const status = args.status?.toLowerCase();

@@ -3,7 +3,7 @@
 // and §3 #8. Identifier filters go into `queryFilter` (`ContactGuid eq '…'`, `ExternalReference eq
 // '…'`, `Description contains '…'`); `startDate` and `endDate` only together.
 import type { BooksContextWith } from '#generated/books/contract.ts';
-import { dineroJson, envelopeOf, type Envelope, pagingQuery, queryFilter, utcTimestamp } from './client.ts';
+import { type Envelope, queryFilter, readEnvelope, since } from './client.ts';
 
 type Codes = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete';
 export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMaxChars: number }>;
@@ -36,22 +36,22 @@ export async function salesList(ctx: SalesListContext, path: string, args: Sales
     ['externalReference', 'ExternalReference', 'eq', args.externalReference],
     ['descriptionContains', 'Description', 'contains', args.descriptionContains],
   ]);
-  const paging = pagingQuery(args);
-  const body = await dineroJson(ctx, {
+  return readEnvelope(
+    ctx,
     path,
-    query: {
+    args,
+    {
       fields: SALES_FIELDS,
       statusFilter: args.status,
       startDate: args.startDate,
       endDate: args.endDate,
       freeTextSearch: args.freeTextSearch,
       queryFilter: filter,
-      changesSince: args.changesSince === undefined ? undefined : utcTimestamp(args.changesSince),
+      changesSince: since(args.changesSince),
       deletedOnly: args.deletedOnly,
       sort: args.sort,
       sortOrder: args.sortOrder,
-      ...paging,
     },
-  });
-  return envelopeOf(body, paging, 'a sales document list');
+    'a sales document list',
+  );
 }

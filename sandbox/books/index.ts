@@ -1,7 +1,7 @@
 import type { Sandbox } from '../sandbox.ts';
 import { BOOKS_DEMO_ORG_ID, BOOKS_YEARS } from './data.ts';
 import { startBooksSandbox } from './server.ts';
-import { startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
+import { demoOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
 
 /** Where the Visma Connect authorize and token endpoints sit below the provider's base. */
 const VISMA_CONNECT_PATH = '/connect';
@@ -24,7 +24,6 @@ export const sandbox: Sandbox = {
   async start({ host, port }) {
     const idp = await startIdentityProvider({ host });
     const client = { style: 'visma' as const, clientId: 'isv_dinero_demo', clientSecret: 'demo-dinero-secret' };
-    const redirectUris: string[] = [];
     const server = await startBooksSandbox({
       host,
       port,
@@ -37,19 +36,7 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: {
-        baseUrl: idp.endpoints.visma.base + VISMA_CONNECT_PATH,
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        register(redirectUri) {
-          if (!redirectUris.includes(redirectUri)) redirectUris.push(redirectUri);
-          idp.registerClient({ ...client, redirectUris: [...redirectUris] });
-        },
-        demoGrant() {
-          const t = idp.issueGrant({ clientId: client.clientId, scope: ['dineropublicapi:read', 'offline_access'] });
-          return { accessToken: t.access_token, ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}), expiresAt: Date.now() + t.expires_in * 1000, scope: t.scope };
-        },
-      },
+      oauth: demoOAuth(idp, client, VISMA_CONNECT_PATH, ['dineropublicapi:read', 'offline_access']),
       close: async () => {
         await server.close();
         await idp.close();

@@ -31,7 +31,7 @@
 // Run as a script: `node sandbox/books/server.ts` listens on 127.0.0.1:4107 (BOOKS_SANDBOX_PORT).
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { listen, parseJsonLoose, readBody, sendText } from '../http-kit.ts';
+import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls } from '../http-kit.ts';
 import {
   BOOKS_DEMO_ORG_ID,
   BOOKS_FREE_ORG_ID,
@@ -361,7 +361,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
   const stats: BooksSandboxStats = { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [] };
   const requestLog: BooksRecordedRequest[] = [];
   const windows = new Map<string, number[]>();
-  const pending = new Set<() => void>();
+  const delays = new PendingDelays();
 
   function setSwitches(partial: Partial<BooksSwitches>): void {
     const error = switchError(partial);
@@ -372,21 +372,6 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     Object.assign(stats, { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [] });
     requestLog.length = 0;
     windows.clear();
-  }
-
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pending.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pending.add(onClose);
-    });
   }
 
   function throttle(res: ServerResponse): void {
@@ -1124,7 +1109,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
       sendJson(res, 405, { code: 42, message: `The method ${method} is not allowed: this sandbox is read-only.` });
       return;
     }
-    if (switches.latencyMs > 0 && !(await delay(switches.latencyMs, res))) return;
+    if (switches.latencyMs > 0 && !(await delays.delay(switches.latencyMs, res))) return;
     if (switches.fault !== 'none' && (switches.faultPath === null || url.pathname.toLowerCase().includes(switches.faultPath.toLowerCase()))) {
       const fault = switches.fault;
       if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
@@ -1132,7 +1117,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
       if (fault === 'throttled') return throttle(res);
       if (fault === 'nonJson') return sendText(res, 200, '<!DOCTYPE html><html><body>Dinero maintenance</body></html>', { 'content-type': 'text/html' });
       if (fault === 'badGateway') return sendText(res, 502, '<html><body>502 Bad Gateway</body></html>', { 'content-type': 'text/html' });
-      if (fault === 'slow' && !(await delay(switches.slowDelayMs, res))) return;
+      if (fault === 'slow' && !(await delays.delay(switches.slowDelayMs, res))) return;
     }
     try {
       const segs = segments.map((s) => {
@@ -1166,50 +1151,32 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     }
   }
 
-  function handleControl(req: IncomingMessage, res: ServerResponse, path: string, text: string): void {
-    const method = req.method ?? 'GET';
-    if (path === '/__sandbox/switches' && method === 'GET') {
-      sendJson(res, 200, switches);
-      return;
-    }
-    if (path === '/__sandbox/switches' && method === 'POST') {
-      const body = parseJsonLoose(text);
-      const error = switchError(body);
-      if (error !== undefined) {
-        sendJson(res, 400, { error, switches: Object.keys(SWITCH_CHECKS) });
-        return;
-      }
-      setSwitches(body as Partial<BooksSwitches>);
-      sendJson(res, 200, switches);
-      return;
-    }
-    if (path === '/__sandbox/stats' && method === 'GET') {
-      sendJson(res, 200, stats);
-      return;
-    }
-    if (path === '/__sandbox/requests' && method === 'GET') {
-      sendJson(res, 200, requestLog);
-      return;
-    }
-    if (path === '/__sandbox/reset' && method === 'POST') {
+  const controls: SandboxControls = {
+    switches: () => switches,
+    setSwitches: (partial) => {
+      const error = switchError(partial);
+      if (error === undefined) setSwitches(partial as Partial<BooksSwitches>);
+      return error;
+    },
+    switchNames: Object.keys(SWITCH_CHECKS),
+    stats: () => stats,
+    requests: () => requestLog,
+    reset: () => {
       resetStats();
-      switches = { ...initialSwitches };
-      sendJson(res, 200, { switches, stats });
-      return;
-    }
-    sendJson(res, 404, { error: `no sandbox control at ${method} ${path}` });
-  }
+      switches = { ...initialSwitches, throttledOrganizations: [...initialSwitches.throttledOrganizations] };
+      return { switches, stats };
+    },
+  };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const work = url.pathname.startsWith('/__sandbox/') ? readBody(req).then(({ text }) => handleControl(req, res, url.pathname, text)) : handleUpstream(req, res, url);
+    const work = url.pathname.startsWith('/__sandbox/') ? readBody(req).then(({ text }) => serveControls(req.method ?? 'GET', url.pathname, text, res, controls)) : handleUpstream(req, res, url);
     work.catch(() => {
       if (!res.headersSent) sendText(res, 500, 'sandbox error');
       else res.destroy();
     });
   });
   const listening = await listen(server, options.port ?? 0, host);
-  let closing: Promise<void> | undefined;
   return {
     url: listening.origin,
     port: listening.port,
@@ -1224,14 +1191,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
       switches = { ...initialSwitches, throttledOrganizations: [...initialSwitches.throttledOrganizations] };
     },
     resetStats,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pending]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, delays),
   };
 }
 
@@ -1245,12 +1205,5 @@ if (import.meta.main) {
       `  curl -s ${auth} '${sandbox.url}/v1/${BOOKS_DEMO_ORG_ID}/invoices?statusFilter=Overdue&pageSize=5'\n` +
       `  curl -s ${auth} '${sandbox.url}/v1/${BOOKS_DEMO_ORG_ID}/2025/reports/result'\n`,
   );
-  const stop = (): void => {
-    sandbox.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => sandbox.close());
 }
