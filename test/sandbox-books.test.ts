@@ -87,11 +87,11 @@ describe('Dinero sandbox: rate limit, brownout, faults', () => {
 
   it('latency injection still answers; the controls are served over HTTP and reject unknown switches', async () => {
     const set = await fetch(`${sandbox.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ latencyMs: 50 }) });
-    expect((await set.json()).latencyMs).toBe(50);
+    expect(((await set.json()) as { latencyMs: number }).latencyMs).toBe(50);
     expect((await get(`/v1/${O}/vatTypes`)).status).toBe(200);
     const bad = await fetch(`${sandbox.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ nope: 1 }) });
     expect(bad.status).toBe(400);
-    const stats = await (await fetch(`${sandbox.url}/__sandbox/stats`)).json();
+    const stats = (await (await fetch(`${sandbox.url}/__sandbox/stats`)).json()) as { requests: number };
     expect(stats.requests).toBe(1);
   });
 
