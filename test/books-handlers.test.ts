@@ -5,6 +5,7 @@
 // error table of doc 001 (401, 403 Pro and no access, 429 after one retry, 480, other 4xx never
 // retried, quotes, incomplete date range, the 31-day window, the 6 MB cap), paging shapes and the
 // calculators that persist nothing.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import nock from 'nock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +18,8 @@ import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
+import { UpstreamQuotas } from '../runtime/platform/rate-limit.ts';
+import { RedisSharedStore } from '../runtime/platform/shared-store.ts';
 import {
   BOOKS_APOSTROPHE_CONTACT,
   BOOKS_BIG_FILE_GUID,
@@ -43,13 +46,21 @@ const org = booksDataset().organizations.get(O)!;
 
 interface CallOptions {
   readonly credential?: Credential | null;
+  /** The per-key upstream budgets (one set per gateway process); default a fresh set per call. */
+  readonly quotas?: UpstreamQuotas;
 }
 
 async function call<K extends BooksToolName>(tool: K, raw: Record<string, unknown>, options: CallOptions = {}): Promise<BooksTools[K]['result']> {
   const input = (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!;
   const checked = checkArguments({ coerce: [] }, input, raw);
   if (!checked.ok) throw new Error(`arguments refused by the schema: ${checked.reason}`);
-  const ctx = testContext({ descriptor: booksDescriptor, tool, credential: options.credential === undefined ? CREDENTIAL : options.credential, baseUrl: sandbox.url });
+  const ctx = testContext({
+    descriptor: booksDescriptor,
+    tool,
+    credential: options.credential === undefined ? CREDENTIAL : options.credential,
+    baseUrl: sandbox.url,
+    ...(options.quotas ? { upstreamQuotas: options.quotas } : {}),
+  });
   const handler = booksHandlers[tool] as unknown as (args: unknown, c: unknown) => Promise<BooksTools[K]['result']>;
   const result = await handler(checked.args, ctx);
   const output = (validators as unknown as Record<string, CompiledValidator>)[`output_${tool}`]!;
@@ -590,13 +601,50 @@ describe('books: the error table', () => {
     expect(sandbox.stats.requests).toBe(2);
   });
 
-  it('the per-organisation quota of 100 per minute: the 101st request in a minute is throttled', async () => {
+  it("the upstream's quota of 100 per minute per organisation: the sandbox's 101st answer is 429 → UpstreamRateLimitError", async () => {
     sandbox.setSwitches({ rateLimitPerMinute: 100 });
     for (let i = 0; i < 100; i++) await call('get_sales_settings', { organizationId: O });
     const f = await failure('get_sales_settings', { organizationId: O });
     expect(f.code).toBe('upstream_rate_limit');
-    // Another organisation has its own quota.
+    expect(sandbox.stats.throttled).toBe(2);
+    // Another organisation has its own quota, and the organisation list none.
     expect((await call('list_organizations', {})).count).toBe(3);
+  });
+
+  it('the connector keeps the budget itself (upstreamRequestsPerMinute per organisation): the 101st call is held back without a request', async () => {
+    const quotas = new UpstreamQuotas(undefined, () => {});
+    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++) await call('get_sales_settings', { organizationId: O }, { quotas });
+    const before = sandbox.stats.requests;
+    const f = await failure('get_sales_settings', { organizationId: O }, { quotas });
+    expect(f.text).toBe(rendered('upstream_rate_limit'));
+    expect(sandbox.stats.requests).toBe(before);
+    // Per organisation: the free organisation's budget is untouched (its 403 comes from upstream).
+    expect((await failure('list_vat_types', { organizationId: BOOKS_FREE_ORG_ID }, { quotas })).code).toBe('pro_plan_required');
+    // Not on the organisation list, which has no organisation.
+    expect((await call('list_organizations', {}, { quotas })).count).toBe(3);
+  });
+
+  it('the budget is shared across replicas through the shared store, and counted per process while it is down', async () => {
+    const prefix = `test-books-quota-${randomBytes(4).toString('hex')}:`;
+    const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const [a, b] = [await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }), await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 })];
+    try {
+      const replicas = [new UpstreamQuotas(a, () => {}), new UpstreamQuotas(b, () => {})];
+      const perMinute = booksDescriptor.limits.upstreamRequestsPerMinute!;
+      for (let i = 0; i < perMinute; i++) await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! });
+      const before = sandbox.stats.requests;
+      for (const quotas of replicas) expect((await failure('get_sales_settings', { organizationId: O }, { quotas })).code).toBe('upstream_rate_limit');
+      expect(sandbox.stats.requests).toBe(before);
+      // The shared store down: the replica counts in its own process and says so.
+      let failedOpen = 0;
+      const cut = new UpstreamQuotas(a, () => failedOpen++);
+      await a.close();
+      await call('get_sales_settings', { organizationId: O }, { quotas: cut });
+      expect(failedOpen).toBe(1);
+    } finally {
+      await b.close();
+      await a.close().catch(() => {});
+    }
   });
 
   it('480 (brownout of a deprecated endpoint) → its own text, not retried', async () => {

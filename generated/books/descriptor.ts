@@ -90,7 +90,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     },
     "upstream_rate_limit": {
-      "text": "UpstreamRateLimitError: {upstream} is limiting requests (about 100 per minute per organisation) and was still limiting after one retry. Wait a minute, then try again.",
+      "text": "UpstreamRateLimitError: {upstream} allows about 100 requests per minute per organisation, and this organisation's budget is spent (the upstream was still limiting after one retry, or the connector held the request back). Wait a minute, then try again.",
       "params": [
         "upstream"
       ],

@@ -82,3 +82,46 @@ export class SharedRateLimiter implements RateLimiter {
     }
   }
 }
+
+/** The per-key request budgets a handler can use (ToolContext.upstreamQuota), for one connector. */
+export interface UpstreamQuotaBudget {
+  take(key: string, perMinute: number): Promise<boolean>;
+}
+
+/**
+ * Budgets for upstream quotas that are per key rather than per caller (an upstream's limit per
+ * organisation and client id, say): a token bucket of `perMinute` requests refilling continuously,
+ * keyed by connector and the handler's key. Cluster-wide in the shared store; per process without
+ * one, and per process again while the shared store is down (logged and counted by `onFailOpen`).
+ */
+export class UpstreamQuotas {
+  readonly #shared: SharedStore | undefined;
+  readonly #onFailOpen: (error: unknown) => void;
+  readonly #memory = new Map<number, MemoryRateLimiter>();
+
+  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void) {
+    this.#shared = shared;
+    this.#onFailOpen = onFailOpen;
+  }
+
+  forConnector(connectorKey: string): UpstreamQuotaBudget {
+    return { take: (key, perMinute) => this.take(`uq:${connectorKey}:${key}`, perMinute) };
+  }
+
+  async take(key: string, perMinute: number): Promise<boolean> {
+    if (!(perMinute > 0)) return true;
+    if (this.#shared) {
+      try {
+        return await this.#shared.tokenBucket(key, perMinute / 60, perMinute);
+      } catch (error) {
+        this.#onFailOpen(error);
+      }
+    }
+    let limiter = this.#memory.get(perMinute);
+    if (!limiter) {
+      limiter = new MemoryRateLimiter({ perSecond: perMinute / 60, burst: perMinute });
+      this.#memory.set(perMinute, limiter);
+    }
+    return limiter.take(key).allowed;
+  }
+}
