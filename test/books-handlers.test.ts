@@ -611,17 +611,34 @@ describe('books: the error table', () => {
     expect((await call('list_organizations', {})).count).toBe(3);
   });
 
-  it('the connector keeps the budget itself (upstreamRequestsPerMinute per organisation): the 101st call is held back without a request', async () => {
-    const quotas = new UpstreamQuotas(undefined, () => {});
+  it('the connector keeps the budget itself (upstreamRequestsPerMinute per organisation): past it, a call that cannot wait is held back without a request', async () => {
+    // A sleep that returns at once: the budget never refills during the wait (quotaMaxWaitMs of simulated waiting).
+    let waits = 0;
+    const quotas = new UpstreamQuotas(
+      undefined,
+      () => {},
+      async () => {
+        waits++;
+      },
+    );
     for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++) await call('get_sales_settings', { organizationId: O }, { quotas });
     const before = sandbox.stats.requests;
     const f = await failure('get_sales_settings', { organizationId: O }, { quotas });
     expect(f.text).toBe(rendered('upstream_rate_limit'));
     expect(sandbox.stats.requests).toBe(before);
+    expect(waits).toBe(Math.floor(booksDescriptor.limits.quotaMaxWaitMs! / Math.ceil(60_000 / booksDescriptor.limits.upstreamRequestsPerMinute!)));
     // Per organisation: the free organisation's budget is untouched (its 403 comes from upstream).
     expect((await failure('list_vat_types', { organizationId: BOOKS_FREE_ORG_ID }, { quotas })).code).toBe('pro_plan_required');
     // Not on the organisation list, which has no organisation.
     expect((await call('list_organizations', {}, { quotas })).count).toBe(3);
+  });
+
+  it('past the budget a call is paced, not refused: it waits for the next refill and is then sent', async () => {
+    const quotas = new UpstreamQuotas(undefined, () => {});
+    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++) await call('get_sales_settings', { organizationId: O }, { quotas });
+    const before = sandbox.stats.requests;
+    expect((await call('get_sales_settings', { organizationId: O }, { quotas })).reminderFee).toBe(100);
+    expect(sandbox.stats.requests).toBe(before + 1);
   });
 
   it('the budget is shared across replicas through the shared store, and counted per process while it is down', async () => {
@@ -629,7 +646,8 @@ describe('books: the error table', () => {
     const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
     const [a, b] = [await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }), await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 })];
     try {
-      const replicas = [new UpstreamQuotas(a, () => {}), new UpstreamQuotas(b, () => {})];
+      const noWait = async () => {};
+      const replicas = [new UpstreamQuotas(a, () => {}, noWait), new UpstreamQuotas(b, () => {}, noWait)];
       const perMinute = booksDescriptor.limits.upstreamRequestsPerMinute!;
       for (let i = 0; i < perMinute; i++) await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! });
       const before = sandbox.stats.requests;
@@ -637,7 +655,7 @@ describe('books: the error table', () => {
       expect(sandbox.stats.requests).toBe(before);
       // The shared store down: the replica counts in its own process and says so.
       let failedOpen = 0;
-      const cut = new UpstreamQuotas(a, () => failedOpen++);
+      const cut = new UpstreamQuotas(a, () => failedOpen++, noWait);
       await a.close();
       await call('get_sales_settings', { organizationId: O }, { quotas: cut });
       expect(failedOpen).toBe(1);

@@ -65,6 +65,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
   "limits": {
     "maxPageSize": 1000,
     "upstreamRequestsPerMinute": 100,
+    "quotaMaxWaitMs": 5000,
     "errorMessageMaxChars": 500
   },
   "errors": {

@@ -12,7 +12,7 @@ export type Row = Record<string, unknown>;
 
 /** The codes every Dinero request can end with. */
 type WireCodes = 'generic' | 'access_token_expired' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected';
-type WireLimits = { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number };
+type WireLimits = { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number };
 /** The two organisation-list tools: a 403 there is not ProPlanRequiredError (doc 001). */
 export type BooksWireContext = BooksContextWith<WireCodes, WireLimits>;
 /** Every other tool: a 403 is ProPlanRequiredError. */
@@ -94,12 +94,12 @@ const ORGANIZATION_PATH = /^\/v[\d.]+\/(\d+)(?:\/|$)/;
  * A request of an organisation tool: 403 is ProPlanRequiredError. The upstream allows about 100
  * requests a minute per organisation and client id, shared by every account and replica of this
  * deployment (one client id): a request is first taken from that organisation's budget
- * (`upstreamRequestsPerMinute`, counted across replicas); when it is spent the call ends in
- * UpstreamRateLimitError without spending the upstream's quota further.
+ * (`upstreamRequestsPerMinute`, counted across replicas); when it is spent the request waits for
+ * it to refill, at most `quotaMaxWaitMs`, and then ends in UpstreamRateLimitError without being sent.
  */
 export async function dinero(ctx: BooksContext, request: DineroRequest): Promise<UpstreamResponse<unknown>> {
   const organization = ORGANIZATION_PATH.exec(request.path)?.[1];
-  if (organization !== undefined && !(await ctx.upstreamQuota.take(`org:${organization}`, ctx.limits.upstreamRequestsPerMinute))) return ctx.fail('upstream_rate_limit');
+  if (organization !== undefined && !(await ctx.upstreamQuota.take(`org:${organization}`, ctx.limits.upstreamRequestsPerMinute, ctx.limits.quotaMaxWaitMs))) return ctx.fail('upstream_rate_limit');
   return dineroCall(ctx, request, () => ctx.fail('pro_plan_required'));
 }
 

@@ -6,7 +6,7 @@ import type { BooksContextWith } from '#generated/books/contract.ts';
 import { type Envelope, queryFilter, readEnvelope, since } from './client.ts';
 
 type Codes = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete';
-export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number }>;
+export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number }>;
 
 /** The columns asked for (PascalCase, books.md §2 "Invoice list item"): the defaults omit most of them. */
 export const SALES_FIELDS =

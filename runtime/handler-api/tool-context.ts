@@ -61,8 +61,11 @@ export interface SealedTokens {
  * client id). The rate comes from the spec's limits, so no number lives in a handler.
  */
 export interface UpstreamQuota {
-  /** Takes one request of `key`'s budget (at most `perMinute` a minute, refilling continuously); false when it is spent. */
-  take(key: string, perMinute: number): Promise<boolean>;
+  /**
+   * Takes one request of `key`'s budget (at most `perMinute` a minute, refilling continuously),
+   * waiting up to `maxWaitMs` for one when it is spent; false when none came in time (or the call ended).
+   */
+  take(key: string, perMinute: number, maxWaitMs: number): Promise<boolean>;
 }
 
 /** The one request a write tool makes (or would make): what its preview shows, byte for byte. */

@@ -304,7 +304,7 @@ export class Pipeline {
       // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
       ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
       tokens: handlerTokens(this.#g.vault, identity.account.id, endpoint.instanceId),
-      upstreamQuota: this.#g.upstreamQuotas.forConnector(connector.config.key),
+      upstreamQuota: this.#g.upstreamQuotas.forCall(connector.config.key, signal),
       texts,
       redactor,
     });

@@ -83,9 +83,24 @@ export class SharedRateLimiter implements RateLimiter {
   }
 }
 
-/** The per-key request budgets a handler can use (ToolContext.upstreamQuota), for one connector. */
+/** The per-key request budgets a handler can use (ToolContext.upstreamQuota), for one call. */
 export interface UpstreamQuotaBudget {
-  take(key: string, perMinute: number): Promise<boolean>;
+  take(key: string, perMinute: number, maxWaitMs: number): Promise<boolean>;
+}
+
+function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**
@@ -93,23 +108,41 @@ export interface UpstreamQuotaBudget {
  * organisation and client id, say): a token bucket of `perMinute` requests refilling continuously,
  * keyed by connector and the handler's key. Cluster-wide in the shared store; per process without
  * one, and per process again while the shared store is down (logged and counted by `onFailOpen`).
+ * A spent budget is waited for, one refill at a time, up to the caller's `maxWaitMs` (paced, not
+ * refused, while the wait is short), and never past the call's signal.
  */
 export class UpstreamQuotas {
   readonly #shared: SharedStore | undefined;
   readonly #onFailOpen: (error: unknown) => void;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #memory = new Map<number, MemoryRateLimiter>();
 
-  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void) {
+  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void, sleep: (ms: number, signal: AbortSignal) => Promise<void> = sleepFor) {
     this.#shared = shared;
     this.#onFailOpen = onFailOpen;
+    this.#sleep = sleep;
   }
 
-  forConnector(connectorKey: string): UpstreamQuotaBudget {
-    return { take: (key, perMinute) => this.take(`uq:${connectorKey}:${key}`, perMinute) };
+  /** The budgets of one call of a connector's tool (its waits end with the call's `signal`). */
+  forCall(connectorKey: string, signal: AbortSignal): UpstreamQuotaBudget {
+    return { take: (key, perMinute, maxWaitMs) => this.take(`uq:${connectorKey}:${key}`, perMinute, maxWaitMs, signal) };
   }
 
-  async take(key: string, perMinute: number): Promise<boolean> {
+  async take(key: string, perMinute: number, maxWaitMs: number, signal: AbortSignal): Promise<boolean> {
     if (!(perMinute > 0)) return true;
+    const refillMs = Math.ceil(60_000 / perMinute);
+    for (let waited = 0; ; waited += refillMs) {
+      if (await this.#takeOnce(key, perMinute)) return true;
+      if (waited + refillMs > maxWaitMs || signal.aborted) return false;
+      try {
+        await this.#sleep(refillMs, signal);
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  async #takeOnce(key: string, perMinute: number): Promise<boolean> {
     if (this.#shared) {
       try {
         return await this.#shared.tokenBucket(key, perMinute / 60, perMinute);

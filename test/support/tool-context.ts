@@ -26,7 +26,7 @@ export interface TestContextOptions {
   readonly sleep?: UpstreamClientOptions['sleep'];
   /** A write tool's `confirm` as the pipeline decides it (the boolean true only). */
   readonly confirmed?: boolean;
-  /** The per-key upstream budgets (default: a fresh per-process set for this context). */
+  /** The per-key upstream budgets (default: a fresh per-process set for this context that never waits). */
   readonly upstreamQuotas?: UpstreamQuotas;
   /** Replaces the connector's upstream policy (for example to show a write opts out of a throttle retry). */
   readonly policy?: ConnectorDescriptor['upstream'];
@@ -56,7 +56,14 @@ export function testContext(options: TestContextOptions): TestToolContext {
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
     tokens: handlerTokens(testVault, options.accountId ?? 'acc_test', options.instanceId ?? options.descriptor.defaultId),
-    upstreamQuota: (options.upstreamQuotas ?? new UpstreamQuotas(undefined, () => {})).forConnector(options.descriptor.key),
+    upstreamQuota: (
+      options.upstreamQuotas ??
+      new UpstreamQuotas(
+        undefined,
+        () => {},
+        async () => {},
+      )
+    ).forCall(options.descriptor.key, controller.signal),
     texts: new ConnectorTexts(options.descriptor, platformDescriptor),
     redactor: Redactor.of(options.credential),
   });
