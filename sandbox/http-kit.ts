@@ -138,3 +138,14 @@ export function closeOnSignals(close: () => Promise<void>): void {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
+
+/** Why a partial switch object is refused (an unknown name or a value its check rejects), or undefined. */
+export function switchError(partial: unknown, checks: Readonly<Record<string, (value: unknown) => boolean>>): string | undefined {
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
+  for (const [key, value] of Object.entries(partial)) {
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
+    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
+    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@
 // share their connector's bucket). In memory for one process; in Redis (one atomic script per
 // request) for several replicas. A slow or failing shared store fails open, logged and counted.
 import type { SharedStore } from './shared-store.ts';
+import { abortableSleep } from './sleep.ts';
 
 export interface RateLimitSettings {
   readonly perSecond: number;
@@ -88,21 +89,6 @@ export interface UpstreamQuotaBudget {
   take(key: string, perMinute: number, maxWaitMs: number): Promise<boolean>;
 }
 
-function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /**
  * Budgets for upstream quotas that are per key rather than per caller (an upstream's limit per
  * organisation and client id, say): a token bucket of `perMinute` requests refilling continuously,
@@ -117,7 +103,7 @@ export class UpstreamQuotas {
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #memory = new Map<number, MemoryRateLimiter>();
 
-  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void, sleep: (ms: number, signal: AbortSignal) => Promise<void> = sleepFor) {
+  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void, sleep: (ms: number, signal: AbortSignal) => Promise<void> = abortableSleep) {
     this.#shared = shared;
     this.#onFailOpen = onFailOpen;
     this.#sleep = sleep;

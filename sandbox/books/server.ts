@@ -31,7 +31,7 @@
 // Run as a script: `node sandbox/books/server.ts` listens on 127.0.0.1:4107 (BOOKS_SANDBOX_PORT).
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls } from '../http-kit.ts';
+import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls, switchError } from '../http-kit.ts';
 import {
   BOOKS_DEMO_ORG_ID,
   BOOKS_FREE_ORG_ID,
@@ -148,15 +148,7 @@ const SWITCH_CHECKS: { readonly [K in keyof BooksSwitches]: (value: unknown) => 
   today: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v),
 };
 
-function switchError(partial: unknown): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
-    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
-  }
-  return undefined;
-}
+const switchProblem = (partial: unknown): string | undefined => switchError(partial, SWITCH_CHECKS);
 
 export interface BooksRecordedRequest {
   readonly method: string;
@@ -353,7 +345,7 @@ const SALES_DEFAULT_FIELDS = [
 
 export async function startBooksSandbox(options: BooksSandboxOptions = {}): Promise<BooksSandbox> {
   const host = options.host ?? '127.0.0.1';
-  const initialError = switchError(options.switches ?? {});
+  const initialError = switchProblem(options.switches ?? {});
   if (initialError !== undefined) throw new TypeError(`books sandbox: ${initialError}`);
   const initialSwitches: BooksSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: BooksSwitches = { ...initialSwitches, throttledOrganizations: [...initialSwitches.throttledOrganizations] };
@@ -364,7 +356,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
   const delays = new PendingDelays();
 
   function setSwitches(partial: Partial<BooksSwitches>): void {
-    const error = switchError(partial);
+    const error = switchProblem(partial);
     if (error !== undefined) throw new TypeError(`books sandbox: ${error}`);
     switches = { ...switches, ...partial };
   }
@@ -1154,7 +1146,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
   const controls: SandboxControls = {
     switches: () => switches,
     setSwitches: (partial) => {
-      const error = switchError(partial);
+      const error = switchProblem(partial);
       if (error === undefined) setSwitches(partial as Partial<BooksSwitches>);
       return error;
     },
