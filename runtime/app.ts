@@ -19,7 +19,7 @@ import { openStore } from './platform/open-store.ts';
 import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './platform/private-files.ts';
 import { Readiness } from './platform/readiness.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './platform/sql-client.ts';
-import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
+import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter, UpstreamQuotas } from './platform/rate-limit.ts';
 import type { SharedStore } from './platform/shared-store.ts';
 import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
@@ -142,6 +142,10 @@ export async function createApp(options: AppOptions): Promise<App> {
         log.warn({ err: (error as Error).message }, 'rate limiter store unavailable; failing open');
       })
     : new MemoryRateLimiter(config.rateLimit);
+  const upstreamQuotas = new UpstreamQuotas(shared, (error) => {
+    failOpen('upstream_quota');
+    log.warn({ err: (error as Error).message }, 'upstream quota store unavailable; counting per process');
+  });
 
   const runtimes = config.connectors.flatMap((c) => {
     const module = options.registry[c.key];
@@ -179,6 +183,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     vault,
     meter,
     rateLimiter,
+    upstreamQuotas,
     log,
     metrics,
     gates,

@@ -7,7 +7,7 @@ import type { ConnectorConfig, GatewayConfig } from './config.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './observability.ts';
 import type { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
-import type { RateLimiter } from './platform/rate-limit.ts';
+import type { RateLimiter, UpstreamQuotas } from './platform/rate-limit.ts';
 import type { Readiness } from './platform/readiness.ts';
 import type { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
@@ -24,6 +24,8 @@ export interface GatewayContext {
   readonly vault: Vault;
   readonly meter: UsageMeter;
   readonly rateLimiter: RateLimiter;
+  /** Per-key upstream budgets handlers take from (ToolContext.upstreamQuota). */
+  readonly upstreamQuotas: UpstreamQuotas;
   readonly log: Logger;
   readonly metrics: Metrics;
   /** Concurrency gates by connector key (connectors whose spec declares `maxConcurrent`). */

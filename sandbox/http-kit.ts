@@ -50,3 +50,102 @@ export async function listen(server: Server, port: number, host: string): Promis
   const address = server.address() as AddressInfo;
   return { origin: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`, port: address.port };
 }
+
+/**
+ * Delays of a sandbox's answers (latency and `slow` faults) that end early when the client goes
+ * away or the sandbox closes (`abortAll`), so a close never waits for a fault's timer.
+ */
+export class PendingDelays {
+  readonly #pending = new Set<() => void>();
+
+  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
+  delay(ms: number, res: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (completed: boolean): void => {
+        clearTimeout(timer);
+        res.off('close', onClose);
+        this.#pending.delete(onClose);
+        resolve(completed);
+      };
+      const onClose = (): void => finish(false);
+      const timer = setTimeout(() => finish(true), ms);
+      res.once('close', onClose);
+      this.#pending.add(onClose);
+    });
+  }
+
+  abortAll(): void {
+    for (const abort of [...this.#pending]) abort();
+  }
+}
+
+/** What a sandbox exposes under `/__sandbox/` (no auth; never recorded as upstream requests). */
+export interface SandboxControls {
+  readonly switches: () => unknown;
+  /** Applies a partial switch object, or answers why it is refused. */
+  readonly setSwitches: (partial: unknown) => string | undefined;
+  readonly switchNames: readonly string[];
+  readonly stats: () => unknown;
+  readonly requests: () => unknown;
+  /** Stats, request log and switches back to their start values; answers the new state. */
+  readonly reset: () => unknown;
+}
+
+function sendJsonBody(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests`, `POST /__sandbox/reset`. */
+export function serveControls(method: string, path: string, text: string, res: ServerResponse, controls: SandboxControls): void {
+  if (path === '/__sandbox/switches' && method === 'GET') sendJsonBody(res, 200, controls.switches());
+  else if (path === '/__sandbox/switches' && method === 'POST') {
+    const error = controls.setSwitches(parseJsonLoose(text));
+    if (error === undefined) sendJsonBody(res, 200, controls.switches());
+    else sendJsonBody(res, 400, { error, switches: controls.switchNames });
+  } else if (path === '/__sandbox/stats' && method === 'GET') sendJsonBody(res, 200, controls.stats());
+  else if (path === '/__sandbox/requests' && method === 'GET') sendJsonBody(res, 200, controls.requests());
+  else if (path === '/__sandbox/reset' && method === 'POST') sendJsonBody(res, 200, controls.reset());
+  else
+    sendJsonBody(res, 404, {
+      error: `no sandbox control at ${method} ${path}`,
+      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'GET /__sandbox/requests', 'POST /__sandbox/reset'],
+    });
+}
+
+/** A close that runs once: ends pending delays, stops listening and drops kept-alive connections. */
+export function closeOnce(server: Server, delays?: PendingDelays): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= new Promise<void>((resolve, reject) => {
+      delays?.abortAll();
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+}
+
+/** For a sandbox run as a script: close it on SIGINT and SIGTERM, then exit. */
+export function closeOnSignals(close: () => Promise<void>): void {
+  const stop = (): void => {
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** Why a partial switch object is refused (an unknown name or a value its check rejects), or undefined. */
+export function switchError(partial: unknown, checks: Readonly<Record<string, (value: unknown) => boolean>>): string | undefined {
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
+  for (const [key, value] of Object.entries(partial)) {
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
+    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
+    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}

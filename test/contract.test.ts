@@ -68,12 +68,24 @@ const HANDLER_REFUSALS: Readonly<Record<string, string>> = {
   'ledger.list_recently_added_items since: pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}, sent "0000-00-00"': 'matches the pattern, but is no calendar date',
   'erp.query_entity entity: minLength 1': 'letters only, but no allow-listed entity set is one character long',
   'erp.query_entity entity: maxLength 80': 'letters only, but no allow-listed entity set is 80 characters long',
+  'books.list_invoices startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_invoices endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_sales startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_sales endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_credit_notes startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_credit_notes endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
 };
 
 /** Handler refusals whose spec text is the tool's own rather than the generic one (doc 000's ERP table). */
 const HANDLER_REFUSAL_TEXTS: Readonly<Record<string, RegExp>> = {
   'erp.query_entity entity: minLength 1': /^Unknown entity '[A-Za-z]'\. Closest matches: /,
   'erp.query_entity entity: maxLength 80': /^Unknown entity '[A-Za-z]{80}'\. Closest matches: /,
+  'books.list_invoices startDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
+  'books.list_invoices endDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
+  'books.list_sales startDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
+  'books.list_sales endDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
+  'books.list_credit_notes startDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
+  'books.list_credit_notes endDate: format date, sent "2025-01-15"': /^startDate and endDate must be passed together/,
 };
 
 /**

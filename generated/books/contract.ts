@@ -12,7 +12,7 @@ export interface BooksResultTexts {
 }
 
 /** The connector's limits (`connector.limits` in specs/books.yaml). */
-export type BooksLimits = { readonly maxPageSize: number; readonly upstreamRequestsPerMinute: number; };
+export type BooksLimits = { readonly maxPageSize: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number; readonly errorMessageMaxChars: number; };
 
 /** Arguments (after validation and defaults), result, error codes (the tool's `errors:`) and limits of every Bookkeeping reports tool. */
 export interface BooksTools {

@@ -13,7 +13,7 @@ export interface BooksErrorParams {
   quote_in_filter: { argument: string | number; };
   date_range_incomplete: Record<string, never>;
   change_window_too_long: Record<string, never>;
-  file_too_large: Record<string, never>;
+  file_too_large: { file_guid: string | number; };
 }
 
 export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
@@ -64,7 +64,9 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
   },
   "limits": {
     "maxPageSize": 1000,
-    "upstreamRequestsPerMinute": 100
+    "upstreamRequestsPerMinute": 100,
+    "quotaMaxWaitMs": 5000,
+    "errorMessageMaxChars": 500
   },
   "errors": {
     "generic": {
@@ -89,7 +91,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     },
     "upstream_rate_limit": {
-      "text": "UpstreamRateLimitError: {upstream} is limiting requests (about 100 per minute per organisation) and was still limiting after one retry. Wait a minute, then try again.",
+      "text": "UpstreamRateLimitError: {upstream} allows about 100 requests per minute per organisation, and this organisation's budget is spent (the upstream was still limiting after one retry, or the connector held the request back). Wait a minute, then try again.",
       "params": [
         "upstream"
       ],
@@ -131,8 +133,10 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     },
     "file_too_large": {
-      "text": "The file {fileGuid} is larger than the 6 MB download cap and was not returned.",
-      "params": [],
+      "text": "The file {file_guid} is larger than the 6 MB download cap and was not returned.",
+      "params": [
+        "file_guid"
+      ],
       "reconnect": false
     }
   },

@@ -1,5 +1,9 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readPdf, segment } from './client.ts';
+import { stateOfAccountQuery } from './state-of-account.ts';
 
-/** Generated stub for `books__download_contact_state_of_account_pdf`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const downloadContactStateOfAccountPdf: BooksHandler<'download_contact_state_of_account_pdf'> = stub('books', 'download_contact_state_of_account_pdf');
+/** `GET /v1/{o}/state-of-account/{contactGuid}/pdf` (same period and open-items options): the PDF as base64. */
+export const downloadContactStateOfAccountPdf: BooksHandler<'download_contact_state_of_account_pdf'> = async (args, ctx) => ({
+  contactGuid: args.contactGuid,
+  ...(await readPdf(ctx, { path: orgPath(args.organizationId, `/state-of-account/${segment(args.contactGuid)}/pdf`), query: stateOfAccountQuery(args) }, `state-of-account-${args.contactGuid}.pdf`)),
+});

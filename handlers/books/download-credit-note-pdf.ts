@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readPdf, segment } from './client.ts';
 
-/** Generated stub for `books__download_credit_note_pdf`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const downloadCreditNotePdf: BooksHandler<'download_credit_note_pdf'> = stub('books', 'download_credit_note_pdf');
+/** `GET /v1/{o}/sales/creditnotes/{guid}/pdf`: the PDF as base64. */
+export const downloadCreditNotePdf: BooksHandler<'download_credit_note_pdf'> = async (args, ctx) => ({
+  creditNoteGuid: args.creditNoteGuid,
+  ...(await readPdf(ctx, { path: orgPath(args.organizationId, `/sales/creditnotes/${segment(args.creditNoteGuid)}/pdf`) }, `credit-note-${args.creditNoteGuid}.pdf`)),
+});

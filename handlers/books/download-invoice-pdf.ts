@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readPdf, segment } from './client.ts';
 
-/** Generated stub for `books__download_invoice_pdf`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const downloadInvoicePdf: BooksHandler<'download_invoice_pdf'> = stub('books', 'download_invoice_pdf');
+/** `GET /v1/{o}/invoices/{guid}` with `Accept: application/octet-stream`: booked invoices only (a draft is the upstream's 400). */
+export const downloadInvoicePdf: BooksHandler<'download_invoice_pdf'> = async (args, ctx) => ({
+  invoiceGuid: args.invoiceGuid,
+  ...(await readPdf(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}`) }, `invoice-${args.invoiceGuid}.pdf`)),
+});

@@ -1,5 +1,6 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readPdf, segment } from './client.ts';
 
-/** Generated stub for `books__download_invoice_reminder_pdf`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const downloadInvoiceReminderPdf: BooksHandler<'download_invoice_reminder_pdf'> = stub('books', 'download_invoice_reminder_pdf');
+/** `GET /v1/{o}/invoices/{guid}/reminders/{id}` with `Accept: application/octet-stream`: the reminder's PDF. */
+export const downloadInvoiceReminderPdf: BooksHandler<'download_invoice_reminder_pdf'> = (args, ctx) =>
+  readPdf(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders/${segment(args.reminderId)}`) }, `reminder-${args.reminderId}-invoice-${args.invoiceGuid}.pdf`);

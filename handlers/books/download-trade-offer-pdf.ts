@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readPdf, segment } from './client.ts';
 
-/** Generated stub for `books__download_trade_offer_pdf`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const downloadTradeOfferPdf: BooksHandler<'download_trade_offer_pdf'> = stub('books', 'download_trade_offer_pdf');
+/** `GET /v1/{o}/tradeoffers/{guid}` with `Accept: application/octet-stream`: the PDF as base64. */
+export const downloadTradeOfferPdf: BooksHandler<'download_trade_offer_pdf'> = async (args, ctx) => ({
+  tradeOfferGuid: args.tradeOfferGuid,
+  ...(await readPdf(ctx, { path: orgPath(args.organizationId, `/tradeoffers/${segment(args.tradeOfferGuid)}`) }, `trade-offer-${args.tradeOfferGuid}.pdf`)),
+});

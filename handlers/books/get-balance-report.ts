@@ -1,5 +1,5 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { readReport } from './reports.ts';
 
-/** Generated stub for `books__get_balance_report`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getBalanceReport: BooksHandler<'get_balance_report'> = stub('books', 'get_balance_report');
+/** `GET /v1/{o}/{accountingYear}/reports/balance`: the balance-sheet report, range applied here. */
+export const getBalanceReport: BooksHandler<'get_balance_report'> = (args, ctx) => readReport(ctx, 'balance', args);

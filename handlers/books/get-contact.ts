@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_contact`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getContact: BooksHandler<'get_contact'> = stub('books', 'get_contact');
+/** `GET /v1/{o}/contacts/{contactGuid}`, camel-cased (with `isDebitor` and `isCreditor`). */
+export const getContact: BooksHandler<'get_contact'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/contacts/${segment(args.contactGuid)}`) }, 'a contact');
+};

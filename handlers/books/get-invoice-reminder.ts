@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_invoice_reminder`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getInvoiceReminder: BooksHandler<'get_invoice_reminder'> = stub('books', 'get_invoice_reminder');
+/** `GET /v1/{o}/invoices/{guid}/reminders/{id}` (JSON). */
+export const getInvoiceReminder: BooksHandler<'get_invoice_reminder'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders/${segment(args.reminderId)}`) }, 'a invoice reminder');
+};

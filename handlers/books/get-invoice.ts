@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_invoice`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getInvoice: BooksHandler<'get_invoice'> = stub('books', 'get_invoice');
+/** `GET /v1/{o}/invoices/{guid}` (`Accept: application/json`): lines, totals, VAT, FIK code, mail-out status. */
+export const getInvoice: BooksHandler<'get_invoice'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}`) }, 'a invoice');
+};

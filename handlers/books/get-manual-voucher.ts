@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_manual_voucher`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getManualVoucher: BooksHandler<'get_manual_voucher'> = stub('books', 'get_manual_voucher');
+/** `GET /v1/{o}/vouchers/manuel/{guid}` (the path says **manuel**). */
+export const getManualVoucher: BooksHandler<'get_manual_voucher'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/vouchers/manuel/${segment(args.voucherGuid)}`) }, 'a manual voucher');
+};

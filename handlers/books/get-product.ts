@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_product`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getProduct: BooksHandler<'get_product'> = stub('books', 'get_product');
+/** `GET /v1/{o}/products/{guid}` (with the comment the list omits). */
+export const getProduct: BooksHandler<'get_product'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/products/${segment(args.productGuid)}`) }, 'a product');
+};

@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_purchase_credit_note`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getPurchaseCreditNote: BooksHandler<'get_purchase_credit_note'> = stub('books', 'get_purchase_credit_note');
+/** `GET /v1/{o}/vouchers/purchase/creditnotes/{guid}`. */
+export const getPurchaseCreditNote: BooksHandler<'get_purchase_credit_note'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/vouchers/purchase/creditnotes/${segment(args.creditNoteGuid)}`) }, 'a purchase credit note');
+};

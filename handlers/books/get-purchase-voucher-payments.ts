@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_purchase_voucher_payments`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getPurchaseVoucherPayments: BooksHandler<'get_purchase_voucher_payments'> = stub('books', 'get_purchase_voucher_payments');
+/** `GET /v1/{o}/purchase-vouchers/{voucherGuid}/payments`: a bare array. */
+export const getPurchaseVoucherPayments: BooksHandler<'get_purchase_voucher_payments'> = async (args, ctx) => {
+  const { count, rows } = await countedList(ctx, { path: orgPath(args.organizationId, `/purchase-vouchers/${segment(args.voucherGuid)}/payments`) }, 'the purchase voucher payments');
+  return { count, payments: rows };
+};

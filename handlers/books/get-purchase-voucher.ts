@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_purchase_voucher`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getPurchaseVoucher: BooksHandler<'get_purchase_voucher'> = stub('books', 'get_purchase_voucher');
+/** `GET /v1/{o}/vouchers/purchase/{guid}` (`PurchaseVoucherReadModelV2`). */
+export const getPurchaseVoucher: BooksHandler<'get_purchase_voucher'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/vouchers/purchase/${segment(args.voucherGuid)}`) }, 'a purchase voucher');
+};

@@ -1,5 +1,5 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { readReport } from './reports.ts';
 
-/** Generated stub for `books__get_result_report`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getResultReport: BooksHandler<'get_result_report'> = stub('books', 'get_result_report');
+/** `GET /v1/{o}/{accountingYear}/reports/result`: the result (profit and loss) report, range applied here. */
+export const getResultReport: BooksHandler<'get_result_report'> = (args, ctx) => readReport(ctx, 'result', args);

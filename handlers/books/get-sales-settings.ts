@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath } from './client.ts';
 
-/** Generated stub for `books__get_sales_settings`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getSalesSettings: BooksHandler<'get_sales_settings'> = stub('books', 'get_sales_settings');
+/** `GET /v1/{o}/sales/settings` (model `SalesVoucherSetttingsModel`), camel-cased. */
+export const getSalesSettings: BooksHandler<'get_sales_settings'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, '/sales/settings') }, 'the sales settings');
+};

@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__get_trade_offer`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const getTradeOffer: BooksHandler<'get_trade_offer'> = stub('books', 'get_trade_offer');
+/** `GET /v1/{o}/tradeoffers/{guid}` (JSON): lines, totals, status, history, generated vouchers. */
+export const getTradeOffer: BooksHandler<'get_trade_offer'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/tradeoffers/${segment(args.tradeOfferGuid)}`) }, 'a trade offer');
+};

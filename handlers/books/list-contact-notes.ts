@@ -1,5 +1,13 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readEnvelope, segment } from './client.ts';
 
-/** Generated stub for `books__list_contact_notes`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listContactNotes: BooksHandler<'list_contact_notes'> = stub('books', 'list_contact_notes');
+/** `GET /v1/{o}/contacts/{contactGuid}/notes`: the envelope. */
+export const listContactNotes: BooksHandler<'list_contact_notes'> = async (args, ctx) => {
+  return readEnvelope(
+    ctx,
+    orgPath(args.organizationId, `/contacts/${segment(args.contactGuid)}/notes`),
+    args,
+    { fields: 'Id,NoteDate,Text,AuthorName,AuthorEmail,CreatedAt,UpdatedAt,DeletedAt', deletedOnly: args.deletedOnly },
+    'the contact notes',
+  );
+};

@@ -1,5 +1,15 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath, segment, since } from './client.ts';
 
-/** Generated stub for `books__list_credit_note_mailouts`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listCreditNoteMailouts: BooksHandler<'list_credit_note_mailouts'> = stub('books', 'list_credit_note_mailouts');
+/** `GET /v1/{o}/sales/creditnotes/{guid}/mailouts`: `changesSince` only (this endpoint has no `includeSms`). */
+export const listCreditNoteMailouts: BooksHandler<'list_credit_note_mailouts'> = async (args, ctx) => {
+  const { count, rows } = await countedList(
+    ctx,
+    {
+      path: orgPath(args.organizationId, `/sales/creditnotes/${segment(args.creditNoteGuid)}/mailouts`),
+      query: { changesSince: since(args.changesSince) },
+    },
+    'the mail-outs',
+  );
+  return { count, mailouts: rows };
+};

@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__list_credit_note_payments`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listCreditNotePayments: BooksHandler<'list_credit_note_payments'> = stub('books', 'list_credit_note_payments');
+/** `GET /v1/{o}/sales/creditnotes/{guid}/payments`: the payments object. */
+export const listCreditNotePayments: BooksHandler<'list_credit_note_payments'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/sales/creditnotes/${segment(args.creditNoteGuid)}/payments`) }, 'a credit note payments');
+};

@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__list_document_attachments`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listDocumentAttachments: BooksHandler<'list_document_attachments'> = stub('books', 'list_document_attachments');
+/** `GET /v1/{o}/attachments/{documentGuid}`: `[{OrganizationId, DocumentId, FileGuid, FileName}]` of a sales document. */
+export const listDocumentAttachments: BooksHandler<'list_document_attachments'> = async (args, ctx) => {
+  const { count, rows } = await countedList(ctx, { path: orgPath(args.organizationId, `/attachments/${segment(args.documentGuid)}`) }, 'the attachments');
+  return { documentGuid: args.documentGuid, count, attachments: rows };
+};

@@ -1,5 +1,15 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath, segment, since } from './client.ts';
 
-/** Generated stub for `books__list_invoice_mailouts`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listInvoiceMailouts: BooksHandler<'list_invoice_mailouts'> = stub('books', 'list_invoice_mailouts');
+/** `GET /v1/{o}/invoices/{guid}/mailouts` with `changesSince` and `includeSms`. */
+export const listInvoiceMailouts: BooksHandler<'list_invoice_mailouts'> = async (args, ctx) => {
+  const { count, rows } = await countedList(
+    ctx,
+    {
+      path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/mailouts`),
+      query: { changesSince: since(args.changesSince), includeSms: args.includeSms },
+    },
+    'the mail-outs',
+  );
+  return { count, mailouts: rows };
+};

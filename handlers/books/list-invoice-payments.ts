@@ -1,5 +1,7 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { objectRead, orgPath, segment } from './client.ts';
 
-/** Generated stub for `books__list_invoice_payments`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listInvoicePayments: BooksHandler<'list_invoice_payments'> = stub('books', 'list_invoice_payments');
+/** `GET /v2/{o}/invoices/{guid}/payments`: the payments object (remaining amount negative when overpaid). */
+export const listInvoicePayments: BooksHandler<'list_invoice_payments'> = async (args, ctx) => {
+  return objectRead(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/payments`, 'v2') }, 'a invoice payments');
+};

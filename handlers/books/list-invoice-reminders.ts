@@ -1,5 +1,12 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath, segment, since } from './client.ts';
 
-/** Generated stub for `books__list_invoice_reminders`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listInvoiceReminders: BooksHandler<'list_invoice_reminders'> = stub('books', 'list_invoice_reminders');
+/** `GET /v1/{o}/invoices/{guid}/reminders` (at most 3) with `changesSince`. */
+export const listInvoiceReminders: BooksHandler<'list_invoice_reminders'> = async (args, ctx) => {
+  const { count, rows } = await countedList(
+    ctx,
+    { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders`), query: { changesSince: since(args.changesSince) } },
+    'the reminders',
+  );
+  return { count, reminders: rows };
+};

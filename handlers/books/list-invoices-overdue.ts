@@ -1,5 +1,14 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath, readEnvelope } from './client.ts';
+import { SALES_FIELDS } from './sales-list.ts';
 
-/** Generated stub for `books__list_invoices_overdue`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listInvoicesOverdue: BooksHandler<'list_invoices_overdue'> = stub('books', 'list_invoices_overdue');
+/** `GET /v1/{o}/invoices?statusFilter=Overdue` (`Overdue,Booked` with `includeNotYetDue`, books.md §3 #11). */
+export const listInvoicesOverdue: BooksHandler<'list_invoices_overdue'> = async (args, ctx) => {
+  return readEnvelope(
+    ctx,
+    orgPath(args.organizationId, '/invoices'),
+    args,
+    { fields: SALES_FIELDS, statusFilter: args.includeNotYetDue ? 'Overdue,Booked' : 'Overdue', deletedOnly: false },
+    'the overdue invoices',
+  );
+};

@@ -1,5 +1,6 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath } from './client.ts';
+import { salesList } from './sales-list.ts';
 
-/** Generated stub for `books__list_invoices`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listInvoices: BooksHandler<'list_invoices'> = stub('books', 'list_invoices');
+/** `GET /v1/{o}/invoices`: the envelope with the sales filters (drafts ignore the date range). */
+export const listInvoices: BooksHandler<'list_invoices'> = (args, ctx) => salesList(ctx, orgPath(args.organizationId, '/invoices'), args);

@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { readOrganizations } from './organizations.ts';
 
-/** Generated stub for `books__list_organizations`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listOrganizations: BooksHandler<'list_organizations'> = stub('books', 'list_organizations');
+/** `GET /v1/organizations`: `{ count, organizations }`; works without the Pro plan. */
+export const listOrganizations: BooksHandler<'list_organizations'> = async (_args, ctx) => {
+  const organizations = await readOrganizations(ctx);
+  return { count: organizations.length, organizations };
+};

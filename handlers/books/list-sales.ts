@@ -1,5 +1,6 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { orgPath } from './client.ts';
+import { salesList } from './sales-list.ts';
 
-/** Generated stub for `books__list_sales`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listSales: BooksHandler<'list_sales'> = stub('books', 'list_sales');
+/** `GET /v1/{o}/sales`: the envelope with the sales filters (drafts ignore the date range). */
+export const listSales: BooksHandler<'list_sales'> = (args, ctx) => salesList(ctx, orgPath(args.organizationId, '/sales'), args);

@@ -1,5 +1,9 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { countedList, orgPath } from './client.ts';
 
-/** Generated stub for `books__list_vat_types`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const listVatTypes: BooksHandler<'list_vat_types'> = stub('books', 'list_vat_types');
+/** `GET /v1/{o}/vatTypes`: `{VatCode, Name, VatRate}` with the rate as a fraction. */
+export const listVatTypes: BooksHandler<'list_vat_types'> = async (args, ctx) => {
+  const { count, rows } = await countedList(ctx, { path: orgPath(args.organizationId, '/vatTypes') }, 'the VAT types');
+  // `vatRate` stays the upstream's fraction (0.25), never relabelled as a percentage (books.md §3 #17).
+  return { count, vatTypes: rows };
+};

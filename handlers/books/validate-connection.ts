@@ -1,5 +1,8 @@
-import type { BooksHandler } from '../../generated/books/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { BooksHandler } from '#generated/books/contract.ts';
+import { readOrganizations } from './organizations.ts';
 
-/** Generated stub for `books__validate_connection`: replace it with the upstream logic (see the spec in specs/books.yaml). */
-export const validateConnection: BooksHandler<'validate_connection'> = stub('books', 'validate_connection');
+/** The same authenticated read as list_organizations; a revoked grant ends in AccessTokenExpiredError. */
+export const validateConnection: BooksHandler<'validate_connection'> = async (_args, ctx) => {
+  const organizations = await readOrganizations(ctx);
+  return { connected: true, organizationCount: organizations.length, organizations };
+};

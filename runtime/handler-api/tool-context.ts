@@ -59,6 +59,19 @@ export interface SealedTokens {
   open(token: string, binding: string): string | undefined;
 }
 
+/**
+ * A request budget shared by every call of the connector on every replica, per key: for an
+ * upstream quota that is not the caller's (Dinero's 100 requests a minute per organisation and
+ * client id). The rate comes from the spec's limits, so no number lives in a handler.
+ */
+export interface UpstreamQuota {
+  /**
+   * Takes one request of `key`'s budget (at most `perMinute` a minute, refilling continuously),
+   * waiting up to `maxWaitMs` for one when it is spent; false when none came in time (or the call ended).
+   */
+  take(key: string, perMinute: number, maxWaitMs: number): Promise<boolean>;
+}
+
 /** The one request a write tool makes (or would make): what its preview shows, byte for byte. */
 export interface WriteRequest {
   readonly method: 'POST' | 'PUT';
@@ -131,6 +144,8 @@ export interface ToolContext<E = object, L = object, T = object> {
   readonly dataLayer?: DataLayer;
   /** Seals and opens the handler's opaque tokens (cursors), bound to this account and instance. */
   readonly tokens: SealedTokens;
+  /** Per-key request budgets of the connector, shared across replicas (upstream quotas per key). */
+  readonly upstreamQuota: UpstreamQuota;
   /** Ends the call with one of the tool's error texts (`{upstream}` is filled in for you). Metered. */
   readonly fail: (...args: FailArgs<E>) => never;
   /**

@@ -41,6 +41,8 @@ export interface UpstreamRequest {
   readonly body?: string;
   /** How to read a 2xx body: JSON (default), text or bytes. */
   readonly expect?: 'json' | 'text' | 'bytes';
+  /** A cap for this request's response body below the connector's `maxResponseBytes` (a download limit of one tool). */
+  readonly maxBytes?: number;
   /** A write: never retried, not even on a throttle answer (DECISIONS §11). */
   readonly write?: boolean;
   /** Recognises a throttle answer inside a 2xx body (treated exactly like an HTTP 429). */

@@ -4,7 +4,7 @@
 // and `describeFailure`. Handlers never render a spec text themselves.
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext, WriteGuard } from '../handler-api/tool-context.ts';
+import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext, UpstreamQuota, WriteGuard } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -82,6 +82,8 @@ export interface CallScope {
   readonly dataLayer?: DataLayer;
   /** The handler's opaque tokens, already bound to this account and instance. */
   readonly tokens: SealedTokens;
+  /** The connector's per-key upstream budgets (runtime/platform/rate-limit.ts UpstreamQuotas). */
+  readonly upstreamQuota: UpstreamQuota;
   readonly texts: ConnectorTexts;
   /** The call's secrets: failure summaries are scrubbed before the handler can cut them short. */
   readonly redactor: Redactor;
@@ -110,6 +112,7 @@ export function createToolContext(scope: CallScope): CallContext {
     timeZone: scope.timeZone,
     ...(scope.dataLayer ? { dataLayer: scope.dataLayer } : {}),
     tokens: scope.tokens,
+    upstreamQuota: scope.upstreamQuota,
     fail: (code: string, params: ErrorParams = {}): never => {
       throw new ToolError(code, params);
     },

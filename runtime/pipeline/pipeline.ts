@@ -303,6 +303,7 @@ export class Pipeline {
         credential,
         upstream,
         write: noWrites,
+        upstreamQuota: this.#g.upstreamQuotas.forCall(config.key, signal),
         limits: toolLimits(descriptor, tool),
         log: () => log.child(fields),
         signal,
@@ -384,6 +385,7 @@ export class Pipeline {
       // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
       ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
       tokens: handlerTokens(this.#g.vault, identity.account.id, endpoint.instanceId),
+      upstreamQuota: this.#g.upstreamQuotas.forCall(connector.config.key, signal),
       texts,
       redactor,
     });

@@ -2,6 +2,7 @@
 // share their connector's bucket). In memory for one process; in Redis (one atomic script per
 // request) for several replicas. A slow or failing shared store fails open, logged and counted.
 import type { SharedStore } from './shared-store.ts';
+import { abortableSleep } from './sleep.ts';
 
 export interface RateLimitSettings {
   readonly perSecond: number;
@@ -80,5 +81,66 @@ export class SharedRateLimiter implements RateLimiter {
       this.#onFailOpen(error);
       return { allowed: true, failOpen: true };
     }
+  }
+}
+
+/** The per-key request budgets a handler can use (ToolContext.upstreamQuota), for one call. */
+export interface UpstreamQuotaBudget {
+  take(key: string, perMinute: number, maxWaitMs: number): Promise<boolean>;
+}
+
+/**
+ * Budgets for upstream quotas that are per key rather than per caller (an upstream's limit per
+ * organisation and client id, say): a token bucket of `perMinute` requests refilling continuously,
+ * keyed by connector and the handler's key. Cluster-wide in the shared store; per process without
+ * one, and per process again while the shared store is down (logged and counted by `onFailOpen`).
+ * A spent budget is waited for, one refill at a time, up to the caller's `maxWaitMs` (paced, not
+ * refused, while the wait is short), and never past the call's signal.
+ */
+export class UpstreamQuotas {
+  readonly #shared: SharedStore | undefined;
+  readonly #onFailOpen: (error: unknown) => void;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #memory = new Map<number, MemoryRateLimiter>();
+
+  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void, sleep: (ms: number, signal: AbortSignal) => Promise<void> = abortableSleep) {
+    this.#shared = shared;
+    this.#onFailOpen = onFailOpen;
+    this.#sleep = sleep;
+  }
+
+  /** The budgets of one call of a connector's tool (its waits end with the call's `signal`). */
+  forCall(connectorKey: string, signal: AbortSignal): UpstreamQuotaBudget {
+    return { take: (key, perMinute, maxWaitMs) => this.take(`uq:${connectorKey}:${key}`, perMinute, maxWaitMs, signal) };
+  }
+
+  async take(key: string, perMinute: number, maxWaitMs: number, signal: AbortSignal): Promise<boolean> {
+    if (!(perMinute > 0)) return true;
+    const refillMs = Math.ceil(60_000 / perMinute);
+    for (let waited = 0; ; waited += refillMs) {
+      if (await this.#takeOnce(key, perMinute)) return true;
+      if (waited + refillMs > maxWaitMs || signal.aborted) return false;
+      try {
+        await this.#sleep(refillMs, signal);
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  async #takeOnce(key: string, perMinute: number): Promise<boolean> {
+    if (this.#shared) {
+      try {
+        return await this.#shared.tokenBucket(key, perMinute / 60, perMinute);
+      } catch (error) {
+        this.#onFailOpen(error);
+      }
+    }
+    let limiter = this.#memory.get(perMinute);
+    if (!limiter) {
+      limiter = new MemoryRateLimiter({ perSecond: perMinute / 60, burst: perMinute });
+      this.#memory.set(perMinute, limiter);
+    }
+    return limiter.take(key).allowed;
   }
 }

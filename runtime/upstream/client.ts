@@ -8,6 +8,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from './read-capped.ts';
+import { abortableSleep } from '../platform/sleep.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
 import { traceHeaders, type TraceContext } from '../trace-context.ts';
 
@@ -61,21 +62,6 @@ export async function closeSharedDispatcher(): Promise<void> {
 
 const ERROR_BODY_LIMIT = 2048;
 const EMPTY = Buffer.alloc(0);
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * The three HTTP-date forms (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime) all begin with a day
@@ -183,7 +169,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       throw new UpstreamError('network', `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`);
     }
     const responseHeaders = flattenHeaders(res.headers);
-    const cap = policy.maxResponseBytes;
+    const cap = req.maxBytes !== undefined && req.maxBytes < policy.maxResponseBytes ? req.maxBytes : policy.maxResponseBytes;
     const tooLarge = () => new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
     const declared = Number(responseHeaders['content-length']);
     const length = responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;

@@ -2,6 +2,8 @@
 // search analytics, bookkeeping) and the demo. `helperFor` tells discovery (sandbox/index.ts) to
 // skip this folder; the connectors' sandboxes start it themselves with startIdentityProvider.
 export { demoClients, startIdentityProvider, verifyAccessToken } from './server.ts';
+export { demoOAuth } from './demo-client.ts';
+export type { DemoClient } from './demo-client.ts';
 export type {
   AccessTokenCheck,
   ClientAuthMethod,

@@ -10,6 +10,7 @@ import type { Credential, ToolContext } from '../../runtime/handler-api/tool-con
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
 import { handlerTokens, newSecretKey, Vault } from '../../runtime/platform/vault.ts';
 import { createWriteGuard, noWrites, readOnlyClient } from '../../runtime/pipeline/write-guard.ts';
+import { UpstreamQuotas } from '../../runtime/platform/rate-limit.ts';
 
 /** The vault behind `ctx.tokens` in handler tests (one per test process, like one gateway). */
 const testVault = new Vault({ 1: newSecretKey() });
@@ -25,6 +26,8 @@ export interface TestContextOptions {
   readonly sleep?: UpstreamClientOptions['sleep'];
   /** A write tool's `confirm` as the pipeline decides it (the boolean true only). */
   readonly confirmed?: boolean;
+  /** The per-key upstream budgets (default: a fresh per-process set for this context that never waits). */
+  readonly upstreamQuotas?: UpstreamQuotas;
   /** Replaces the connector's upstream policy (for example to show a write opts out of a throttle retry). */
   readonly policy?: ConnectorDescriptor['upstream'];
 }
@@ -53,6 +56,14 @@ export function testContext(options: TestContextOptions): TestToolContext {
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
     tokens: handlerTokens(testVault, options.accountId ?? 'acc_test', options.instanceId ?? options.descriptor.defaultId),
+    upstreamQuota: (
+      options.upstreamQuotas ??
+      new UpstreamQuotas(
+        undefined,
+        () => {},
+        async () => {},
+      )
+    ).forCall(options.descriptor.key, controller.signal),
     texts: new ConnectorTexts(options.descriptor, platformDescriptor),
     redactor: Redactor.of(options.credential),
   });

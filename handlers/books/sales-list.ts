@@ -1,0 +1,57 @@
+// The collection lists of sales documents (list_invoices, list_sales, list_credit_notes,
+// list_invoices_overdue): the `{Collection, Pagination}` envelope with the filters of books.md §2
+// and §3 #8. Identifier filters go into `queryFilter` (`ContactGuid eq '…'`, `ExternalReference eq
+// '…'`, `Description contains '…'`); `startDate` and `endDate` only together.
+import type { BooksContextWith } from '#generated/books/contract.ts';
+import { type Envelope, queryFilter, readEnvelope, since } from './client.ts';
+
+type Codes = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete';
+export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number }>;
+
+/** The columns asked for (PascalCase, books.md §2 "Invoice list item"): the defaults omit most of them. */
+export const SALES_FIELDS =
+  'Number,Guid,ExternalReference,Date,PaymentDate,Description,Status,Type,ContactName,ContactGuid,TotalInclVat,TotalExclVat,TotalInclVatInDkk,TotalExclVatInDkk,MailOutStatus,LatestMailOutType,Currency,CreatedAt,UpdatedAt,DeletedAt';
+
+export interface SalesListArgs {
+  readonly organizationId: number;
+  readonly status?: string;
+  readonly startDate?: string;
+  readonly endDate?: string;
+  readonly freeTextSearch?: string;
+  readonly contactGuid?: string;
+  readonly externalReference?: string;
+  readonly descriptionContains?: string;
+  readonly changesSince?: string;
+  readonly deletedOnly: boolean;
+  readonly sort?: string;
+  readonly sortOrder?: string;
+  readonly page: number;
+  readonly pageSize: number;
+}
+
+export async function salesList(ctx: SalesListContext, path: string, args: SalesListArgs): Promise<Envelope> {
+  if ((args.startDate === undefined) !== (args.endDate === undefined)) return ctx.refuseArguments('date_range_incomplete');
+  const filter = queryFilter(ctx, [
+    ['contactGuid', 'ContactGuid', 'eq', args.contactGuid],
+    ['externalReference', 'ExternalReference', 'eq', args.externalReference],
+    ['descriptionContains', 'Description', 'contains', args.descriptionContains],
+  ]);
+  return readEnvelope(
+    ctx,
+    path,
+    args,
+    {
+      fields: SALES_FIELDS,
+      statusFilter: args.status,
+      startDate: args.startDate,
+      endDate: args.endDate,
+      freeTextSearch: args.freeTextSearch,
+      queryFilter: filter,
+      changesSince: since(args.changesSince),
+      deletedOnly: args.deletedOnly,
+      sort: args.sort,
+      sortOrder: args.sortOrder,
+    },
+    'a sales document list',
+  );
+}
