@@ -22,7 +22,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
   "oauth": {
     "authorizeUrl": "https://accounts.google.com/o/oauth2/v2/auth",
     "tokenUrl": "https://oauth2.googleapis.com/token",
-    "authorizePath": "/auth",
+    "authorizePath": "/o/oauth2/v2/auth",
     "tokenPath": "/token",
     "scopes": [
       "https://www.googleapis.com/auth/webmasters.readonly"

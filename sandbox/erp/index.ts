@@ -1,7 +1,7 @@
 import type { Sandbox } from '../sandbox.ts';
 import { ERP_DEMO_COMPANY_ID } from './data.ts';
 import { startErpSandbox } from './server.ts';
-import { ENTRA_BC_RESOURCE, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
+import { ENTRA_BC_RESOURCE, sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
 
 /** Where the Entra-style authorize and token endpoints sit below the provider's base. */
 const ENTRA_API_PATH = '/organizations/oauth2/v2.0';
@@ -24,7 +24,6 @@ export const sandbox: Sandbox = {
     // connect flow of any other account goes through its consent page.
     const idp = await startIdentityProvider({ host });
     const client = { style: 'entra' as const, clientId: 'demo-erp-client', clientSecret: 'demo-erp-secret' };
-    const redirectUris: string[] = [];
     const server = await startErpSandbox({
       host,
       port,
@@ -35,19 +34,7 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: {
-        baseUrl: idp.endpoints.entra.base + ENTRA_API_PATH,
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        register(redirectUri) {
-          if (!redirectUris.includes(redirectUri)) redirectUris.push(redirectUri);
-          idp.registerClient({ ...client, redirectUris: [...redirectUris] });
-        },
-        demoGrant() {
-          const t = idp.issueGrant({ clientId: client.clientId, scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'] });
-          return { accessToken: t.access_token, ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}), expiresAt: Date.now() + t.expires_in * 1000, scope: t.scope };
-        },
-      },
+      oauth: sandboxOAuth(idp, client, { apiPath: ENTRA_API_PATH, scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'] }),
       close: async () => {
         await server.close();
         await idp.close();
