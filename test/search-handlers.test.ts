@@ -45,7 +45,13 @@ function upstream(respond: (s: Sent, index: number) => Reply | undefined) {
 const call = (tool: string, raw: Record<string, unknown>, credential: Credential | null = CREDENTIAL) =>
   callHandler(module, tool, raw, testContext({ descriptor: searchDescriptor, tool, credential, baseUrl: ORIGIN }));
 const failure = (tool: string, raw: Record<string, unknown>, credential?: Credential | null) => failureOf(module, call(tool, raw, credential));
-const row = (keys: string[] | undefined, clicks: number, impressions: number, position: number) => ({ ...(keys ? { keys } : {}), clicks, impressions, ctr: impressions ? clicks / impressions : 0, position });
+const row = (keys: string[] | undefined, clicks: number, impressions: number, position: number) => ({
+  ...(keys ? { keys } : {}),
+  clicks,
+  impressions,
+  ctr: impressions ? clicks / impressions : 0,
+  position,
+});
 const period = { startDate: '2025-05-01', endDate: '2025-05-31' };
 
 beforeAll(() => nock.disableNetConnect());
@@ -94,7 +100,15 @@ describe('request paths and bodies', () => {
     expect(sent[0]!.path).toBe('/webmasters/v3/sites/sc-domain%3Aexample.com/searchAnalytics/query');
     expect(sent[0]!.body).toEqual({ ...period, dimensions: ['query'], rowLimit: 10 });
     expect(sent[0]!.headers.get('content-type')).toContain('application/json');
-    expect(result).toEqual({ siteUrl: DOMAIN, ...period, queries: [{ query: 'a', ...row(undefined, 9, 90, 2.5) }, { query: 'b', ...row(undefined, 5, 50, 3) }, { query: 'c', ...row(undefined, 5, 70, 4) }] });
+    expect(result).toEqual({
+      siteUrl: DOMAIN,
+      ...period,
+      queries: [
+        { query: 'a', ...row(undefined, 9, 90, 2.5) },
+        { query: 'b', ...row(undefined, 5, 50, 3) },
+        { query: 'c', ...row(undefined, 5, 70, 4) },
+      ],
+    });
     await call('top_queries', { siteUrl: PREFIX, ...period, limit: 25_000 });
     expect(sent[1]!.path).toBe('/webmasters/v3/sites/https%3A%2F%2Fwww.example.com%2F/searchAnalytics/query');
     expect(sent[1]!.body).toEqual({ ...period, dimensions: ['query'], rowLimit: 25_000 });
@@ -122,7 +136,15 @@ describe('request paths and bodies', () => {
       ...period,
       dimensions: ['date', 'device'],
       type: 'image',
-      dimensionFilterGroups: [{ groupType: 'and', filters: [{ dimension: 'country', operator: 'notEquals', expression: 'usa' }, { dimension: 'query', expression: 'sofa' }] }],
+      dimensionFilterGroups: [
+        {
+          groupType: 'and',
+          filters: [
+            { dimension: 'country', operator: 'notEquals', expression: 'usa' },
+            { dimension: 'query', expression: 'sofa' },
+          ],
+        },
+      ],
       aggregationType: 'byProperty',
       rowLimit: 25_000,
       startRow: 25_000,
@@ -245,7 +267,9 @@ describe('error texts', () => {
   }
 
   it('the texts: reconnect on 401, the property named on 403 forbidden, Google’s message (cut at 500) on 400', async () => {
-    upstream((_s, i) => (i === 0 ? [401, googleError(401, 'authError')] : i === 1 ? [403, googleError(403, 'forbidden')] : [400, googleError(400, 'badRequest', `startDate is too old. ${'x'.repeat(600)}`)]));
+    upstream((_s, i) =>
+      i === 0 ? [401, googleError(401, 'authError')] : i === 1 ? [403, googleError(403, 'forbidden')] : [400, googleError(400, 'badRequest', `startDate is too old. ${'x'.repeat(600)}`)],
+    );
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(searchDescriptor.errors.access_token_expired.text);
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(
       'Google Search Console denied access to the property https://www.example.com/: the connected account has no access to it. Use a siteUrl exactly as returned by list_sites (a domain property is written sc-domain:example.com); reconnecting will not fix this.',
