@@ -50,3 +50,46 @@ export async function listen(server: Server, port: number, host: string): Promis
   const address = server.address() as AddressInfo;
   return { origin: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`, port: address.port };
 }
+
+/** What is wrong with a partial switches object, checked key by key against `checks`; undefined when nothing. */
+export function switchProblem(partial: unknown, checks: Readonly<Record<string, (value: unknown) => boolean>>): string | undefined {
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
+  for (const [key, value] of Object.entries(partial)) {
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
+    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
+    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Waits `ms` before answering `res` (a `slow` fault); resolves false early when the client goes
+ * away or the sandbox closes (every waiter is in `pending`, which `closeServer` calls).
+ */
+export function delayAnswer(ms: number, res: ServerResponse, pending: Set<() => void>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (completed: boolean): void => {
+      clearTimeout(timer);
+      res.off('close', gone);
+      pending.delete(gone);
+      resolve(completed);
+    };
+    const gone = (): void => finish(false);
+    const timer = setTimeout(() => finish(true), ms);
+    res.once('close', gone);
+    pending.add(gone);
+  });
+}
+
+/** A `close()` that ends the waits in `pending`, stops listening and drops open connections; the same promise on every call. */
+export function closeServer(server: Server, pending: Set<() => void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= new Promise<void>((resolve, reject) => {
+      for (const abort of [...pending]) abort();
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+}

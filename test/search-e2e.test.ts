@@ -18,6 +18,8 @@ const WWW = 'https://www.example.dk/';
 const TODAY = '2025-06-10';
 const LAST_MONTH = { startDate: '2025-05-01', endDate: '2025-05-31' };
 const MONTH_BEFORE = { startDate: '2025-04-01', endDate: '2025-04-30' };
+/** compare_periods of the month before (A, the baseline) against last month (B). */
+const MONTHS = { siteUrl: DOMAIN, periodAStart: MONTH_BEFORE.startDate, periodAEnd: MONTH_BEFORE.endDate, periodBStart: LAST_MONTH.startDate, periodBEnd: LAST_MONTH.endDate };
 
 type Metrics = { clicks: number; impressions: number; ctr: number; position: number };
 
@@ -76,9 +78,7 @@ describe('search analytics end to end against its sandbox', () => {
     const top = resultJson(await call('top_queries', { siteUrl: DOMAIN, ...LAST_MONTH, limit: 20 })) as { queries: Array<Metrics & { query: string }> };
     expect(top.queries).toHaveLength(20);
     for (let i = 1; i < top.queries.length; i++) expect(top.queries[i - 1]!.clicks).toBeGreaterThanOrEqual(top.queries[i]!.clicks);
-    const cmp = resultJson(
-      await call('compare_periods', { siteUrl: DOMAIN, periodAStart: MONTH_BEFORE.startDate, periodAEnd: MONTH_BEFORE.endDate, periodBStart: LAST_MONTH.startDate, periodBEnd: LAST_MONTH.endDate }),
-    );
+    const cmp = resultJson(await call('compare_periods', MONTHS));
     const a = cmp.periodA.totals as Metrics;
     const b = cmp.periodB.totals as Metrics;
     expect(cmp.dimension).toBeNull();
@@ -97,32 +97,14 @@ describe('search analytics end to end against its sandbox', () => {
     const impressions = days.reduce((n, r) => n + r.impressions, 0);
     expect({ clicks, impressions }).toEqual({ clicks: b.clicks, impressions: b.impressions });
     expect(days.reduce((n, r) => n + r.position * r.impressions, 0) / impressions).toBeCloseTo(b.position, 6);
-    const byDate = resultJson(
-      await call('compare_periods', {
-        siteUrl: DOMAIN,
-        periodAStart: MONTH_BEFORE.startDate,
-        periodAEnd: MONTH_BEFORE.endDate,
-        periodBStart: LAST_MONTH.startDate,
-        periodBEnd: LAST_MONTH.endDate,
-        dimension: 'date',
-      }),
-    );
+    const byDate = resultJson(await call('compare_periods', { ...MONTHS, dimension: 'date' }));
     expect(byDate.periodB.totals.clicks).toBe(b.clicks);
     expect(byDate.periodA.totals.impressions).toBe(a.impressions);
   });
 
   it('compare_periods by query pages past 25,000 rows and sums them all', async () => {
     const before = sandbox.requests.length;
-    const cmp = resultJson(
-      await call('compare_periods', {
-        siteUrl: DOMAIN,
-        periodAStart: MONTH_BEFORE.startDate,
-        periodAEnd: MONTH_BEFORE.endDate,
-        periodBStart: LAST_MONTH.startDate,
-        periodBEnd: LAST_MONTH.endDate,
-        dimension: 'query',
-      }),
-    );
+    const cmp = resultJson(await call('compare_periods', { ...MONTHS, dimension: 'query' }));
     const bodies = sandbox.requests.slice(before).map((r) => r.body as { startRow: number; rowLimit: number });
     expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000]);
     const first = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000 } })).rows as Metrics[];
@@ -131,9 +113,7 @@ describe('search analytics end to end against its sandbox', () => {
     expect(first.length + second.length).toBeGreaterThan(30_000);
     expect(cmp.periodB.totals.clicks).toBe([...first, ...second].reduce((n, r) => n + r.clicks, 0));
     // Anonymised queries are not query rows: the query sum is below the property total.
-    const whole = resultJson(
-      await call('compare_periods', { siteUrl: DOMAIN, periodAStart: MONTH_BEFORE.startDate, periodAEnd: MONTH_BEFORE.endDate, periodBStart: LAST_MONTH.startDate, periodBEnd: LAST_MONTH.endDate }),
-    );
+    const whole = resultJson(await call('compare_periods', MONTHS));
     expect(cmp.periodB.totals.impressions).toBeLessThan(whole.periodB.totals.impressions);
   });
 

@@ -17,7 +17,6 @@ const SECRET = 'ya29.Zq7-search-access-4Kx';
 const CREDENTIAL: Credential = { kind: 'oauth2', accessToken: SECRET, refreshToken: '1//search-refresh-Zq7', expiresAt: 4102444800000 };
 const DOMAIN = 'sc-domain:example.com';
 const PREFIX = 'https://www.example.com/';
-const QUERY_PATH = (site: string) => `/webmasters/v3/sites/${encodeURIComponent(site)}/searchAnalytics/query`;
 const module = registry.search;
 
 interface Sent {

@@ -33,7 +33,7 @@
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listen, parseJsonLoose, readBody, sendText } from '../http-kit.ts';
+import { closeServer, delayAnswer, listen, parseJsonLoose, readBody, sendText, switchProblem } from '../http-kit.ts';
 import {
   aggregate,
   type Aggregation,
@@ -136,16 +136,6 @@ const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boo
   faultCount: (v) => isCount(v, 1_000_000),
   slowDelayMs: (v) => isCount(v, 600_000),
 };
-
-function switchError(partial: unknown): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
-    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
-  }
-  return undefined;
-}
 
 // ---- Google errors -----------------------------------------------------------------------------
 
@@ -335,7 +325,7 @@ function pacificToday(): number {
 
 /** Starts the Search Console sandbox; resolves once it listens. */
 export async function startSearchSandbox(options: SearchSandboxOptions = {}): Promise<SearchSandbox> {
-  const initialError = switchError(options.switches ?? {});
+  const initialError = switchProblem(options.switches ?? {}, SWITCH_CHECKS);
   if (initialError !== undefined) throw new TypeError(`search sandbox: ${initialError}`);
   const initial: SearchSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: SearchSwitches = { ...initial };
@@ -349,7 +339,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   const pending = new Set<() => void>();
 
   function setSwitches(partial: Partial<SearchSwitches>): void {
-    const error = switchError(partial);
+    const error = switchProblem(partial, SWITCH_CHECKS);
     if (error !== undefined) throw new TypeError(`search sandbox: ${error}`);
     switches = { ...switches, ...partial };
   }
@@ -440,22 +430,6 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     return [200, answer];
   }
 
-  /** Waits `ms`; false when the client went away or the sandbox closes first. */
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean) => {
-        clearTimeout(timer);
-        res.off('close', gone);
-        pending.delete(gone);
-        resolve(completed);
-      };
-      const gone = () => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', gone);
-      pending.add(gone);
-    });
-  }
-
   async function handleUpstream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
     const { text, tooLarge } = await readBody(req);
@@ -469,7 +443,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     const fault = switches.fault;
     if (fault !== 'none') {
       if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
-      if (fault === 'slow' && !(await delay(switches.slowDelayMs, res))) return;
+      if (fault === 'slow' && !(await delayAnswer(switches.slowDelayMs, res, pending))) return;
     }
     sendJson(res, ...answer(req, method, url, body, tooLarge, fault));
   }
@@ -520,7 +494,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     if (path === '/__sandbox/switches' && method === 'GET') return [200, switches];
     if (path === '/__sandbox/switches' && method === 'POST') {
       const partial = parseJsonLoose(text);
-      const error = switchError(partial);
+      const error = switchProblem(partial, SWITCH_CHECKS);
       if (error !== undefined) return [400, { error, switches: Object.keys(SWITCH_CHECKS) }];
       setSwitches(partial as Partial<SearchSwitches>);
       return [200, switches];
@@ -544,7 +518,6 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     });
   });
   const { origin, port } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  let closing: Promise<void> | undefined;
   return {
     url: origin,
     port,
@@ -555,14 +528,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     requests: requestLog,
     setSwitches,
     resetStats,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pending]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeServer(server, pending),
   };
 }
 
