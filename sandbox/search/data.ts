@@ -466,6 +466,8 @@ export function aggregate(request: AggregateRequest): Aggregation {
     }
   }
 
+  // The closures below share this scope's context: drop the key index so it is not kept with the rows.
+  slots.clear();
   const order = Uint32Array.from(keys.keys()).sort((a, b) => clicks[b]! - clicks[a]! || impressions[b]! - impressions[a]! || a - b);
   const firstDay = request.firstDay;
   return {

@@ -334,8 +334,20 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   const requestLog: SearchRecordedRequest[] = [];
   /** Per-minute query counts by user and by property. */
   const minute = { at: 0, counts: new Map<string, number>() };
-  /** The two newest aggregations, so paging with startRow does not sum everything again (60 s). */
-  const cache: Array<{ key: string; at: number; result: Aggregation }> = [];
+  /** The two newest aggregations with further pages, so paging with startRow does not sum everything again (60 s). */
+  const cache: Array<{ key: string; result: Aggregation; timer: NodeJS.Timeout }> = [];
+
+  function forget(entry: (typeof cache)[number]): void {
+    clearTimeout(entry.timer);
+    const at = cache.indexOf(entry);
+    if (at >= 0) cache.splice(at, 1);
+  }
+
+  function remember(key: string, result: Aggregation): void {
+    const entry = { key, result, timer: setTimeout(() => forget(entry), 60_000).unref() };
+    cache.unshift(entry);
+    for (const old of cache.slice(2)) forget(old);
+  }
   const pending = new Set<() => void>();
 
   function setSwitches(partial: Partial<SearchSwitches>): void {
@@ -350,7 +362,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     stats.byStatus = {};
     requestLog.length = 0;
     minute.counts.clear();
-    cache.length = 0;
+    for (const entry of [...cache]) forget(entry);
   }
 
   function authenticate(req: IncomingMessage): string {
@@ -410,13 +422,13 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     const answer: Record<string, unknown> = {};
     if (firstDay <= lastDay) {
       const key = JSON.stringify([found.prefix, q.type, firstDay, lastDay, q.dimensions, q.filterKey]);
-      const now = Date.now();
-      let hit = cache.find((c) => c.key === key && now - c.at < 60_000);
-      if (hit === undefined) {
-        hit = { key, at: now, result: aggregate({ prefix: found.prefix, type: q.type, firstDay, lastDay, dimensions: q.dimensions, filters: q.filters, maxGroups: SEARCH_MAX_GROUPS }) };
-        cache.unshift(hit);
-        cache.length = Math.min(cache.length, 2);
+      let result = cache.find((c) => c.key === key)?.result;
+      if (result === undefined) {
+        result = aggregate({ prefix: found.prefix, type: q.type, firstDay, lastDay, dimensions: q.dimensions, filters: q.filters, maxGroups: SEARCH_MAX_GROUPS });
+        // Kept only while a next page is likely asked for, and never longer than a minute (idle memory).
+        if (result.length > q.startRow + q.rowLimit) remember(key, result);
       }
+      const hit = { result };
       const rows = [];
       for (let i = q.startRow; i < Math.min(hit.result.length, q.startRow + q.rowLimit); i++) {
         const { keys, ...metrics } = hit.result.row(i);
@@ -518,6 +530,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     });
   });
   const { origin, port } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  const close = closeServer(server, pending);
   return {
     url: origin,
     port,
@@ -528,7 +541,10 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     requests: requestLog,
     setSwitches,
     resetStats,
-    close: closeServer(server, pending),
+    close() {
+      for (const entry of [...cache]) forget(entry);
+      return close();
+    },
   };
 }
 
