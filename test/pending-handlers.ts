@@ -7,5 +7,5 @@ export const pendingHandlers: Readonly<Record<string, readonly string[]>> = {
   invoicing: [],
   ledger: [],
   register: [],
-  search: ['list_sites', 'top_queries', 'top_pages', 'query_performance', 'page_performance', 'compare_periods', 'search_analytics_query'],
+  search: [],
 };

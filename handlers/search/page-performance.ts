@@ -1,5 +1,8 @@
-import type { SearchHandler } from '../../generated/search/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { SearchHandler } from '#generated/search/contract.ts';
+import { exactMetrics } from './client.ts';
 
-/** Generated stub for `search__page_performance`: replace it with the upstream logic (see the spec in specs/search.yaml). */
-export const pagePerformance: SearchHandler<'page_performance'> = stub('search', 'page_performance');
+/** One exact page URL on a property; zeros when it had no data in the period. */
+export const pagePerformance: SearchHandler<'page_performance'> = async (args, ctx) => {
+  const { siteUrl, page, startDate, endDate } = args;
+  return { siteUrl, page, startDate, endDate, metrics: await exactMetrics(ctx, args, 'page', page) };
+};

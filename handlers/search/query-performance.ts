@@ -1,5 +1,8 @@
-import type { SearchHandler } from '../../generated/search/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { SearchHandler } from '#generated/search/contract.ts';
+import { exactMetrics } from './client.ts';
 
-/** Generated stub for `search__query_performance`: replace it with the upstream logic (see the spec in specs/search.yaml). */
-export const queryPerformance: SearchHandler<'query_performance'> = stub('search', 'query_performance');
+/** One exact query string on a property; zeros when it had no data in the period. */
+export const queryPerformance: SearchHandler<'query_performance'> = async (args, ctx) => {
+  const { siteUrl, query, startDate, endDate } = args;
+  return { siteUrl, query, startDate, endDate, metrics: await exactMetrics(ctx, args, 'query', query) };
+};

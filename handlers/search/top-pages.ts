@@ -1,5 +1,10 @@
-import type { SearchHandler } from '../../generated/search/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { SearchHandler } from '#generated/search/contract.ts';
+import { topRows } from './client.ts';
 
-/** Generated stub for `search__top_pages`: replace it with the upstream logic (see the spec in specs/search.yaml). */
-export const topPages: SearchHandler<'top_pages'> = stub('search', 'top_pages');
+/** The pages (full URLs) with the most clicks, grouped by `page`. */
+export const topPages: SearchHandler<'top_pages'> = async (args, ctx) => ({
+  siteUrl: args.siteUrl,
+  startDate: args.startDate,
+  endDate: args.endDate,
+  pages: await topRows(ctx, args, 'page'),
+});

@@ -1,5 +1,10 @@
-import type { SearchHandler } from '../../generated/search/contract.ts';
-import { stub } from '#runtime/handler-api/stub.ts';
+import type { SearchHandler } from '#generated/search/contract.ts';
+import { topRows } from './client.ts';
 
-/** Generated stub for `search__top_queries`: replace it with the upstream logic (see the spec in specs/search.yaml). */
-export const topQueries: SearchHandler<'top_queries'> = stub('search', 'top_queries');
+/** The queries with the most clicks, grouped by `query` (anonymised queries are never rows). */
+export const topQueries: SearchHandler<'top_queries'> = async (args, ctx) => ({
+  siteUrl: args.siteUrl,
+  startDate: args.startDate,
+  endDate: args.endDate,
+  queries: await topRows(ctx, args, 'query'),
+});

@@ -1,7 +1,7 @@
 import type { Sandbox } from '../sandbox.ts';
 import { BOOKS_DEMO_ORG_ID, BOOKS_YEARS } from './data.ts';
 import { startBooksSandbox } from './server.ts';
-import { demoOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
+import { sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
 
 /** Where the Visma Connect authorize and token endpoints sit below the provider's base. */
 const VISMA_CONNECT_PATH = '/connect';
@@ -36,7 +36,7 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: demoOAuth(idp, client, VISMA_CONNECT_PATH, ['dineropublicapi:read', 'offline_access']),
+      oauth: sandboxOAuth(idp, client, { apiPath: VISMA_CONNECT_PATH, scope: ['dineropublicapi:read', 'offline_access'] }),
       close: async () => {
         await server.close();
         await idp.close();

@@ -1,7 +1,7 @@
 import type { Sandbox } from '../sandbox.ts';
 import { ERP_DEMO_COMPANY_ID } from './data.ts';
 import { startErpSandbox } from './server.ts';
-import { demoOAuth, ENTRA_BC_RESOURCE, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
+import { ENTRA_BC_RESOURCE, sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
 
 /** Where the Entra-style authorize and token endpoints sit below the provider's base. */
 const ENTRA_API_PATH = '/organizations/oauth2/v2.0';
@@ -34,7 +34,7 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: demoOAuth(idp, client, ENTRA_API_PATH, [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access']),
+      oauth: sandboxOAuth(idp, client, { apiPath: ENTRA_API_PATH, scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'] }),
       close: async () => {
         await server.close();
         await idp.close();

@@ -32,7 +32,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
+import { closeOnce, PendingDelays, readBody, parseJsonLoose, sendText, listen, switchError } from '../http-kit.ts';
 import {
   ERP_ENVIRONMENT_SETS,
   ERP_ENVIRONMENTS,
@@ -209,16 +209,6 @@ const DEFAULT_SWITCHES: ErpSwitches = {
   unknownCompanyStatus: 404,
 };
 
-function switchError(partial: unknown): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
-    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
-  }
-  return undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Responses
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +327,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
   if (basePath !== '' && !/^\/[\w./-]*$/.test(basePath)) throw new TypeError(`invalid basePath: ${basePath}`);
   const staticToken = options.accessToken === undefined ? ERP_SANDBOX_TOKEN : options.accessToken;
   const unlicensedToken = options.unlicensedToken === undefined ? ERP_SANDBOX_UNLICENSED_TOKEN : options.unlicensedToken;
-  const initialError = switchError(options.switches ?? {});
+  const initialError = switchError(options.switches ?? {}, SWITCH_CHECKS);
   if (initialError !== undefined) throw new TypeError(`erp sandbox: ${initialError}`);
   const initialSwitches: ErpSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: ErpSwitches = { ...initialSwitches };
@@ -345,12 +335,12 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
   const stats: ErpSandboxStats = { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, readOnlyIntentRejections: 0, writeLog: [] };
   const requestLog: ErpRecordedRequest[] = [];
   const windows = new Map<string, number[]>();
-  const pendingDelays = new Set<() => void>();
+  const pendingDelays = new PendingDelays();
   const data = erpDataset();
   let publicUrl = '';
 
   function setSwitches(partial: Partial<ErpSwitches>): void {
-    const error = switchError(partial);
+    const error = switchError(partial, SWITCH_CHECKS);
     if (error !== undefined) throw new TypeError(`erp sandbox: ${error}`);
     switches = { ...switches, ...partial };
   }
@@ -365,22 +355,6 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
     stats.writeLog = [];
     requestLog.length = 0;
     windows.clear();
-  }
-
-  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pendingDelays.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pendingDelays.add(onClose);
-    });
   }
 
   function retryAfter429(): Record<string, string> {
@@ -409,7 +383,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
     if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
     switch (fault) {
       case 'slow':
-        return (await delay(switches.slowDelayMs, res)) ? 'continue' : 'gone';
+        return (await pendingDelays.delay(switches.slowDelayMs, res)) ? 'continue' : 'gone';
       case 'throttled':
         throttle(res);
         return 'answered';
@@ -746,7 +720,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
     }
     if (path === '/__sandbox/switches' && method === 'POST') {
       const body = parseJsonLoose(text);
-      const error = switchError(body);
+      const error = switchError(body, SWITCH_CHECKS);
       if (error !== undefined) {
         sendJson(res, 400, { error, switches: Object.keys(SWITCH_CHECKS) });
         return;
@@ -789,8 +763,6 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
   const url = `${origin}${basePath}`;
   // Absolute links are built as `${publicUrl}${path as received}`; the path already holds basePath.
   publicUrl = options.publicUrl === undefined ? origin : new URL(options.publicUrl).origin;
-  let closing: Promise<void> | undefined;
-
   return {
     url,
     publicUrl: `${publicUrl}${basePath}`,
@@ -807,14 +779,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
       switches = { ...initialSwitches };
     },
     resetStats,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pendingDelays]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, pendingDelays),
   };
 }
 

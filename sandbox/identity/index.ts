@@ -1,9 +1,9 @@
 // The sandbox identity provider is not a connector's upstream: it serves the OAuth sandboxes (ERP,
 // search analytics, bookkeeping) and the demo. `helperFor` tells discovery (sandbox/index.ts) to
 // skip this folder; the connectors' sandboxes start it themselves with startIdentityProvider.
+export { sandboxOAuth } from './connection.ts';
+export type { SandboxOAuthClient } from './connection.ts';
 export { demoClients, startIdentityProvider, verifyAccessToken } from './server.ts';
-export { demoOAuth } from './demo-client.ts';
-export type { DemoClient } from './demo-client.ts';
 export type {
   AccessTokenCheck,
   ClientAuthMethod,
