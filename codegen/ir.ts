@@ -121,6 +121,8 @@ export interface PlatformIR {
   /** In spec order. */
   readonly protocolErrors: readonly ProtocolErrorIR[];
   readonly instructions: Readonly<Record<string, string>>;
+  /** The portal's user-visible texts (pages, buttons, notices), in spec order. */
+  readonly portalTexts: readonly ProtocolErrorIR[];
   readonly annotations: { readonly read: Annotations; readonly write: Annotations };
   readonly limits: Readonly<Record<string, number>>;
   readonly systemTools: readonly ToolIR[];
@@ -291,6 +293,7 @@ export function buildPlatform(source: SpecSource): PlatformIR {
     errors: buildErrors(p.errors),
     protocolErrors: buildProtocolErrors(p.protocolErrors),
     instructions,
+    portalTexts: buildProtocolErrors(p.portal),
     annotations,
     limits: numberMap(p.limits),
     systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i])),

@@ -14,6 +14,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { portalAs } from './support/portal.ts';
 
 const CLIENT_ID = 'cg-test-client-4f1e';
 const CLIENT_SECRET = 'Zq8~client-secret-Xv3kP9';
@@ -79,11 +80,19 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     return (JSON.parse(r.content[0]!.text) as { connect_url: string }).connect_url;
   }
 
-  /** Opens the connect link and follows the provider's redirect; answers the callback URL and the browser's cookie. */
+  /**
+   * Opens the connect link signed in as its user (a connect link is bound to its user), starts the
+   * flow with the page's button, and follows the provider's redirect; answers the callback URL and
+   * the browser's flow cookie.
+   */
   async function authorize(link: string): Promise<{ callback: string; cookie: string; authorizeUrl: URL }> {
-    const start = await fetch(link, { redirect: 'manual' });
+    const token = link.slice(link.lastIndexOf('/') + 1);
+    const { userId } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { userId: string };
+    const portal = await portalAs(gw, (await store.getUser(userId))!);
+    expect((await portal.get(link)).status).toBe(200);
+    const start = await portal.post(link, {});
     expect(start.status).toBe(302);
-    const authorizeUrl = new URL(start.headers.get('location')!);
+    const authorizeUrl = new URL(start.location!);
     const cookie = start.headers.get('set-cookie')!.split(';')[0]!;
     const consent = await fetch(authorizeUrl, { redirect: 'manual' });
     expect(consent.status).toBe(302);
