@@ -913,6 +913,11 @@ export class SqlPlatformStore implements PlatformStore {
     return rows.map(toToken);
   }
 
+  async getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null> {
+    const { rows } = await this.#db.query<{ user_id: string; account_id: string }>('SELECT t.user_id, u.account_id FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1', [tokenId]);
+    return rows[0] ? { userId: rows[0].user_id, accountId: rows[0].account_id } : null;
+  }
+
   async appendAudit(entry: AuditEntry): Promise<void> {
     await this.#db.query('INSERT INTO audit_log (account_id, actor, action, target, detail, source) VALUES ($1, $2, $3, $4, $5, $6)', [
       entry.accountId,

@@ -293,6 +293,8 @@ export interface PlatformStore {
   setUserRole(userId: string, role: UserRole): Promise<void>;
   /** Every token of the account's users (revoked ones too), newest first. */
   listAccountTokens(accountId: string): Promise<TokenRecord[]>;
+  /** The user and account a token belongs to (revoked or not); null when there is no such token. */
+  getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null>;
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The newest `limit` entries of an account, newest first. */
   listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
