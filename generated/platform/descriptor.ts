@@ -1000,7 +1000,7 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
       "params": []
     },
     "connections_intro": {
-      "text": "Each endpoint of your subscriptions and whether it is connected to your upstream account.",
+      "text": "The endpoints of your subscriptions and whether each is connected to your upstream account. The next free endpoint of a connector connects another account of the same system (another company file, say).",
       "params": []
     },
     "connections_caption": {
@@ -1246,15 +1246,15 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
       ]
     },
     "usage_by_connector": {
-      "text": "Calls by connector",
-      "params": []
-    },
-    "usage_by_tool": {
       "text": "Calls by connector and tool",
       "params": []
     },
+    "usage_by_tool": {
+      "text": "Calls by connector and tool, as a table",
+      "params": []
+    },
     "usage_chart_title": {
-      "text": "Calls by connector in {month}",
+      "text": "Calls by connector and tool in {month}",
       "params": [
         "month"
       ]

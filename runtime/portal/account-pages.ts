@@ -223,7 +223,16 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
   async function connections(r: SignedInRequest): Promise<number> {
     const { account, user } = r.signedIn;
     const stored = new Map((await g.store.listConnections(account.id)).map((c) => [c.instanceId, c]));
-    const rows = subscribedEndpoints(account.id)
+    // Per connector: its first instance, every instance with a connection, and the next free one
+    // (to connect another company file); not all 99 possible instances.
+    const nextFree = new Set<string>();
+    const shown = subscribedEndpoints(account.id).filter((e) => {
+      if (e.instance === 1 || stored.has(e.instanceId)) return true;
+      if (e.connector.descriptor.credential === 'managed_basic' || nextFree.has(e.connector.config.key)) return false;
+      nextFree.add(e.connector.config.key);
+      return true;
+    });
+    const rows = shown
       .map((e) => {
         const kind = e.connector.descriptor.credential;
         const title = escapeHtml(e.connector.descriptor.title);
@@ -330,7 +339,7 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
     const byConnector = Object.entries(u.byConnector);
     const chart = byConnector.length
       ? barChart(
-          byConnector.map(([id, c]) => ({ label: id, value: c.calls })),
+          byConnector.flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => ({ label: `${id} · ${tool}`, value: n }))),
           plain('usage_chart_title', { month: fairUse.month }),
           plain('usage_chart_desc', { summary: byConnector.map(([id, c]) => `${id} ${c.calls}`).join(', ') }),
         )
