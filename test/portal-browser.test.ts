@@ -208,6 +208,7 @@ describe.skipIf(!chromiumPath)('the portal in a headless browser', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'API tokens', exact: true }).click();
     const before = (await store.listTokens(admin.user.id)).length;
     await page.evaluate(() => {
+      const { document } = globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<{ remove(): void }> } };
       for (const input of document.querySelectorAll('input[name=csrf]')) input.remove();
     });
     await page.getByRole('button', { name: 'Create token' }).click();
