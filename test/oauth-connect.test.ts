@@ -237,6 +237,25 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
   });
 
+  it('connects from the connections page of a signed-in user (the same flow, its own single-use link record)', async () => {
+    const t = await createTenant(store, { subscribe: ['erp'] });
+    await gw.app.context.state.refresh();
+    const portal = await portalAs(gw, t.user);
+    const page = await portal.get('/portal/connections/erp/connect');
+    expect(page.status).toBe(200);
+    const start = await portal.post('/portal/connections/erp/connect', {});
+    expect(start.status).toBe(302);
+    const cookie = start.headers.get('set-cookie')!.split(';')[0]!;
+    const consent = await fetch(new URL(start.location!), { redirect: 'manual' });
+    const done = await finish(consent.headers.get('location')!, cookie);
+    expect(done.status).toBe(200);
+    expect((await connected(t))?.accessToken).toBeDefined();
+    const actions = (await store.listAudit(t.account.id, 20)).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['connection.oauth_start', 'connection.set']));
+    // Without its CSRF token the start is refused and nothing is redirected.
+    expect((await portal.post('/portal/connections/erp/connect', {}, false)).status).toBe(403);
+  });
+
   it('reconnecting replaces the grant', async () => {
     const t = await createTenant(store, { subscribe: ['erp'] });
     await gw.app.context.state.refresh();
