@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
-import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, PortalClient, TEST_PASSWORD } from './support/portal.ts';
 
 const connectUrlOf = async (gw: StartedGateway, tenant: Tenant, instance = 'cases'): Promise<string> => {
@@ -287,5 +287,24 @@ describe('portal', () => {
     expect((await client.post('/portal/usage', { quota: 'lots' })).status).toBe(400);
     expect((await client.post('/portal/usage', { quota: '' })).status).toBe(303);
     expect(gw.app.context.state.account(a.account.id)?.fairUseQuota).toBeNull();
+  });
+
+  it('opts a ledger connection in to the data layer and out again (records deleted), administrators only', async () => {
+    const t = await createTenant(store, { subscribe: ['ledger'] });
+    await givePassword(store, t.user.id);
+    await connectTenant(gw, t, 'ledger', { username: 'srv', password: 'pw-Zk3-ledger', companyId: '1' });
+    const client = new PortalClient(gw.url);
+    await client.signIn(t.user.email);
+    const page = await client.get('/portal/data-layer');
+    expect(page.html).toContain('Opt ledger in');
+    expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'on' })).location).toBe('/portal/data-layer?done=data_layer_enabled');
+    expect(await store.getDataLayer(t.account.id, 'ledger')).not.toBeNull();
+    expect((await client.get('/portal/data-layer')).html).toContain('Opt ledger out and delete its records');
+    // An instance that is not this account's connection is refused.
+    expect((await client.post('/portal/data-layer', { instance: 'cases', enabled: 'on' })).status).toBe(400);
+    expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'off' })).status).toBe(303);
+    expect(await store.getDataLayer(t.account.id, 'ledger')).toBeNull();
+    const actions = (await store.listAudit(t.account.id, 10)).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['data_layer.enable', 'data_layer.disable']));
   });
 });
