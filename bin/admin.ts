@@ -15,7 +15,12 @@ import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '#runtime/p
 import { issueToken } from '#runtime/platform/tokens.ts';
 import { UsageMeter } from '#runtime/platform/usage.ts';
 import pino from 'pino';
-import { appendFileSync, existsSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { platformDescriptor } from '#generated/platform/descriptor.ts';
+import { ADMIN_SOCKET_FILE, type AdminHandler, runOverSocket, socketAlive } from '#runtime/platform/admin-socket.ts';
+import { auditDetail, recordAudit } from '#runtime/platform/audit.ts';
 import { text } from 'node:stream/consumers';
 import { read } from 'read';
 
@@ -67,6 +72,10 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   accounts delete <accountId>
   users list <accountId>
   users create <accountId> <email> <name> [--role admin|member]
+  users invite-link <userId>                      prints a single-use link that sets the user's portal password
+  users set-role <userId> admin|member
+  sessions end <userId>                           signs the user out of the portal everywhere
+  audit list <accountId> [--limit <n>]            the account's audit log, newest first
   tokens issue <userId> [--label <label>]        prints the token once
   tokens list <userId>
   tokens revoke <tokenId>
@@ -90,7 +99,9 @@ Credential fields of connections set: ${Object.entries(registry)
   .filter(([, m]) => m.descriptor.credential !== 'managed_basic')
   .map(([key, m]) => `${key} ${[...CREDENTIAL_FIELDS[m.descriptor.credential].required, ...CREDENTIAL_FIELDS[m.descriptor.credential].optional].join(' ')}`)
   .join('; ')}.
-Configuration (database, keys) comes from the same environment and config file as the gateway.`;
+Configuration (database, keys) comes from the same environment and config file as the gateway.
+While a gateway runs on the embedded database, commands go to it over its admin socket
+(<DATA_DIR>/admin.sock, mode 0600), so nothing needs stopping.`;
 
 export class UsageError extends Error {}
 
@@ -185,17 +196,33 @@ async function checkedVault(config: GatewayConfig, store: PlatformStore): Promis
   return vault;
 }
 
-export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void, input: CredentialInput = NO_INPUT): Promise<void> {
+/** Who runs the CLI, for the audit log: the operating-system user, and where the command came from. */
+export interface CliActor {
+  readonly actor: string;
+  readonly source: string;
+}
+
+export const localActor = (source = 'local'): CliActor => ({ actor: `cli:${userInfo().username}`, source });
+
+export async function runCli(argv: string[], config: GatewayConfig, store: PlatformStore, out: (line: string) => void, input: CredentialInput = NO_INPUT, who: CliActor = localActor()): Promise<void> {
   const [group, command, ...rest] = argv;
   const args = [...rest];
   const print = (value: unknown) => out(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  /** The audit entry of a change (never a secret: ids, names, on/off). */
+  const audit = (accountId: string | null, action: string, target: string, detail: Record<string, string | number | boolean | null | undefined> = {}) =>
+    recordAudit(store, { accountId, actor: who.actor, action, target, detail: auditDetail(detail), source: who.source });
+  const accountOfUser = async (userId: string) => (await store.getUser(userId))?.accountId ?? null;
   switch (group === 'usage' ? 'usage' : `${group} ${command ?? ''}`.trim()) {
     case 'accounts list':
       return print(await store.listAccounts());
-    case 'accounts create':
-      return print(await store.createAccount({ name: need(args, 1, 'name').join(' ') }));
+    case 'accounts create': {
+      const account = await store.createAccount({ name: need(args, 1, 'name').join(' ') });
+      await audit(account.id, 'account.create', account.id, { name: account.name });
+      return print(account);
+    }
     case 'accounts delete':
       await store.deleteAccount(need(args, 1, 'accountId')[0]!);
+      await audit(args[0]!, 'account.delete', args[0]!);
       return print('deleted');
     case 'users list':
       return print(await store.listUsers(need(args, 1, 'accountId')[0]!));
@@ -205,11 +232,44 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const [accountId, email, ...name] = need(args, 3, 'accountId, email and name');
       if (!EMAIL.test(email!)) throw new UsageError(`"${email}" is not an email address (name@example.com)`);
       if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
-      return print(await store.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role }));
+      const user = await store.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role });
+      await audit(accountId!, 'user.create', user.id, { email: user.email, role });
+      return print(user);
+    }
+    case 'users invite-link': {
+      const userId = need(args, 1, 'userId')[0]!;
+      const user = await store.getUser(userId);
+      if (!user) throw new UsageError(`no user ${userId}`);
+      const token = randomBytes(32).toString('base64url');
+      const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds!;
+      await store.createPasswordLink({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
+      await audit(user.accountId, 'user.password_link', userId, { email: user.email });
+      return print(`set-password link for ${user.email} (single use, valid ${Math.round(validSeconds / 86400)} days): ${config.publicBaseUrl}/portal/set-password/${token}`);
+    }
+    case 'users set-role': {
+      const [userId, role] = need(args, 2, 'userId and admin|member');
+      if (role !== 'admin' && role !== 'member') throw new UsageError('the role is admin or member');
+      const user = await store.getUser(userId!);
+      if (!user) throw new UsageError(`no user ${userId}`);
+      await store.setUserRole(userId!, role);
+      await audit(user.accountId, 'user.role', userId!, { email: user.email, role });
+      return print('ok');
+    }
+    case 'sessions end': {
+      const userId = need(args, 1, 'userId')[0]!;
+      const ended = await store.deleteUserSessions(userId);
+      await audit(await accountOfUser(userId), 'session.sign_out_everywhere', userId, { sessions: ended });
+      return print(`ended ${ended} portal session(s)`);
+    }
+    case 'audit list': {
+      const limit = Number(flag(args, '--limit') ?? '50');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit is an integer from 1 to 10000');
+      return print(await store.listAudit(need(args, 1, 'accountId')[0]!, limit));
     }
     case 'tokens issue': {
       const label = flag(args, '--label') ?? 'cli';
       const { token, record } = await issueToken(store, need(args, 1, 'userId')[0]!, label);
+      await audit(await accountOfUser(record.userId), 'token.create', record.id, { label });
       print({ id: record.id, userId: record.userId, label: record.label });
       return print(`token (shown once, stored only as a hash): ${token}`);
     }
@@ -217,15 +277,18 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       return print((await store.listTokens(need(args, 1, 'userId')[0]!)).map(({ tokenHash: _h, ...t }) => t));
     case 'tokens revoke':
       await store.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
+      await audit((await store.getTokenOwner(args[0]!))?.accountId ?? null, 'token.revoke', args[0]!);
       return print('revoked');
     case 'terms accept':
       await store.acceptTerms(need(args, 1, 'userId')[0]!, new Date());
+      await audit(await accountOfUser(args[0]!), 'terms.accept', args[0]!);
       return print('accepted');
     case 'subscriptions list':
       return print(await store.listSubscriptions(need(args, 1, 'accountId')[0]!));
     case 'subscriptions set': {
       const [accountId, key, state] = need(args, 3, 'accountId, connector and on|off');
       await store.setSubscription(accountId!, connectorKey(key!), onOff(state));
+      await audit(accountId!, 'subscription.set', key!, { subscribed: state });
       return print('ok');
     }
     case 'seats list':
@@ -240,6 +303,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
         throw new UsageError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ${connector} on" first`);
       }
       await store.setSeat(userId!, connector, on);
+      await audit(user.accountId, 'seats.set', user.accountId, { changes: `${user.email}:${connector}:${on ? 'on' : 'off'}` });
       return print('ok');
     }
     case 'connections list':
@@ -264,10 +328,12 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const fields = credentialFields(key, lines);
       const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
       await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
+      await audit(accountId!, 'connection.set', instanceId!, { connector: endpointConnector.key });
       return print(`stored (encrypted, key version ${sealed.keyVersion})`);
     }
     case 'connections delete':
       await store.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
+      await audit(args[0]!, 'connection.delete', args[1]!);
       return print('deleted');
     case 'data-layer enable':
     case 'data-layer disable':
@@ -276,8 +342,11 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       dataLayerConnector(config, instanceId!);
       if (command === 'enable') {
         if (!(await store.getConnection(accountId!, instanceId!))) throw new UsageError(`${accountId}/${instanceId} has no connection: connect it first`);
-        return print({ enabled: true, ...(await store.enableDataLayer(accountId!, instanceId!, new Date())) });
+        const enabled = await store.enableDataLayer(accountId!, instanceId!, new Date());
+        await audit(accountId!, 'data_layer.enable', instanceId!);
+        return print({ enabled: true, ...enabled });
       }
+      if (command === 'disable') await audit(accountId!, 'data_layer.disable', instanceId!);
       if (command === 'disable') return print((await store.disableDataLayer(accountId!, instanceId!)) ? 'disabled; the recorded items were deleted' : 'was not enabled');
       const state = await store.getDataLayer(accountId!, instanceId!);
       return print(state ? { enabled: true, ...state } : { enabled: false });
@@ -289,6 +358,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       const quota = quotaArg === undefined ? undefined : quotaArg === 'default' ? null : Number(quotaArg);
       if (quota !== undefined && quota !== null && (!Number.isInteger(quota) || quota < 0)) throw new UsageError('--quota is a non-negative integer or "default"');
       await store.setFairUse(need(args, 1, 'accountId')[0]!, { ...(mode ? { mode } : {}), ...(quota !== undefined ? { quota } : {}) });
+      await audit(args[0]!, 'fair_use.set', args[0]!, { mode, quota: quota === null ? 'default' : quota });
       return print('ok');
     }
     case 'usage': {
@@ -354,6 +424,23 @@ export async function publishInvalidation(config: GatewayConfig): Promise<boolea
   }
 }
 
+/**
+ * The gateway's side of the admin socket: runs a command against the gateway's own store, then
+ * reloads its snapshot (a revoked token is refused at once) and tells other replicas.
+ */
+export function adminSocketHandler(config: GatewayConfig, store: PlatformStore, refresh: () => Promise<void>): AdminHandler {
+  return async ({ argv, actor, input, out }) => {
+    try {
+      await runCli([...argv], config, store, out, (fields) => input(fields), { actor, source: 'admin socket' });
+      await refresh();
+      return { code: 0 };
+    } catch (error) {
+      if (error instanceof ConfigError) return { code: 2, error: `configuration: ${error.message}` };
+      return { code: 1, error: error instanceof UsageError ? `${error.message}\n\n${HELP}` : `failed: ${(error as Error).message}` };
+    }
+  };
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -370,6 +457,25 @@ async function main(): Promise<number> {
   } catch (error) {
     console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
     return 2;
+  }
+  // A fresh clone has no data directory yet: make it (private) rather than fail on its lock file.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // A gateway running here serves the CLI over its admin socket: no need to stop it.
+  const socket = join(config.dataDir, ADMIN_SOCKET_FILE);
+  if (await socketAlive(socket)) {
+    try {
+      return await runOverSocket(
+        socket,
+        argv,
+        localActor().actor,
+        (fields) => stdinCredential(fields as CredentialPrompt[]),
+        (line) => console.log(line),
+        (line) => console.error(line),
+      );
+    } catch (error) {
+      console.error(`failed: the gateway's admin socket ${socket} did not answer: ${(error as Error).message}`);
+      return 1;
+    }
   }
   if (!config.databaseUrl && !existsSync(join(config.dataDir, 'db'))) console.error(`note: creating a new embedded database in ${join(config.dataDir, 'db')}`);
   let releaseLock: (() => void) | undefined;

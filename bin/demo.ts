@@ -7,11 +7,14 @@ import { envName, type GatewayConfig } from '#runtime/config.ts';
 import type { PlatformStore } from '#runtime/platform/store.ts';
 import type { Vault } from '#runtime/platform/vault.ts';
 import { issueToken, tokenHash } from '#runtime/platform/tokens.ts';
+import { hashPassword } from '#runtime/portal/session.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
 export const DEMO_ACCOUNT_ID = 'acc_demo';
 export const DEMO_USER_ID = 'usr_demo';
 export const DEMO_EMAIL = 'demo@example.com';
+/** The demo administrator's portal password, printed in the banner (set once; a changed one is kept). */
+export const DEMO_PASSWORD = 'Demo-portal-2026';
 
 export interface DemoTenant {
   readonly accountId: string;
@@ -24,6 +27,7 @@ export async function seedDemoTenant(store: PlatformStore, vault: Vault, config:
   if (!(await store.getUser(DEMO_USER_ID))) await store.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
   const user = (await store.getUser(DEMO_USER_ID))!;
   if (!user.termsAcceptedAt) await store.acceptTerms(DEMO_USER_ID, new Date());
+  if (!(await store.getPasswordHash(DEMO_USER_ID))) await store.setPasswordHash(DEMO_USER_ID, await hashPassword(DEMO_PASSWORD));
   for (const c of config.connectors.filter((x) => x.enabled)) {
     await store.setSubscription(DEMO_ACCOUNT_ID, c.key, true);
     await store.setSeat(DEMO_USER_ID, c.key, true);
@@ -109,6 +113,9 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     ...enabled.map((c) => `  ${c.key.padEnd(10)} ${mcpUrl(c.id)}${sandboxes.started.has(c.key) ? '' : '   (no sandbox: answers with its texts until an upstream is configured)'}`),
     '',
     `Demo token (account ${DEMO_ACCOUNT_ID}, user ${DEMO_EMAIL}): ${token}`,
+    '',
+    `Portal: ${url}/portal — sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD} (the demo administrator)`,
+    `Admin CLI while the gateway runs: npm run admin -- help   (it talks to this process over ${config.dataDir}/admin.sock)`,
     '',
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,

@@ -2,6 +2,9 @@
 //   npm start          embedded defaults: embedded database in ./data, sandbox upstreams, demo tenant
 //   npm run serve      production: configuration from GATEWAY_CONFIG and the environment only
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_SOCKET_FILE, serveAdminSocket } from '#runtime/platform/admin-socket.ts';
+import { adminSocketHandler } from './admin.ts';
 import { registry } from '#generated/registry.ts';
 import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, isWildcardHost, loadConfig, SETTINGS, type GatewayConfig } from '#runtime/config.ts';
 import { createApp } from '#runtime/app.ts';
@@ -64,8 +67,13 @@ async function main(): Promise<void> {
   // New: private from the start; an existing one is checked (and tightened, with a warning) by createApp.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const started = performance.now();
-  const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo });
+  const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo, selfServiceQuota: args.demo });
   const url = await app.listen();
+  // The admin CLI talks to this process while it runs (the embedded database has one owner).
+  const adminSocket = await serveAdminSocket(
+    join(config.dataDir, ADMIN_SOCKET_FILE),
+    adminSocketHandler(app.context.config, app.context.store, () => app.context.state.refresh()),
+  );
   if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
     // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.
     (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
@@ -95,8 +103,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight calls and flushing usage');
-    void app
+    void adminSocket
       .close()
+      .then(() => app.close())
       .then(() => sandboxes?.close())
       .then(
         () => process.exit(0),

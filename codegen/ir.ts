@@ -144,6 +144,8 @@ export interface PlatformIR {
   /** In spec order. */
   readonly protocolErrors: readonly ProtocolErrorIR[];
   readonly instructions: Readonly<Record<string, string>>;
+  /** The portal's user-visible texts (pages, buttons, notices), in spec order. */
+  readonly portalTexts: readonly ProtocolErrorIR[];
   readonly annotations: { readonly read: Annotations; readonly write: Annotations };
   readonly limits: Readonly<Record<string, number>>;
   /** Kinds of limit names shared by every connector (platform limits, system tools, common names). */
@@ -332,6 +334,7 @@ export function buildPlatform(source: SpecSource): PlatformIR {
     errors: buildErrors(p.errors),
     protocolErrors: buildProtocolErrors(p.protocolErrors),
     instructions,
+    portalTexts: buildProtocolErrors(p.portal),
     annotations,
     limits: numberMap(p.limits),
     limitKinds: kindMap(p.limitKinds),

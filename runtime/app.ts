@@ -25,7 +25,7 @@ import { PlatformState } from './platform/state.ts';
 import type { PlatformStore } from './platform/store.ts';
 import { UsageMeter } from './platform/usage.ts';
 import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
-import { createPortal } from './portal/pages.ts';
+import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
 import { BodyBudget } from './upstream/body-budget.ts';
@@ -40,6 +40,10 @@ export interface AppOptions {
   readonly logger?: Logger;
   readonly now?: () => Date;
   readonly selfServicePurchase?: boolean;
+  /** Let account administrators change their fair-use quota in the portal (demo and trials). */
+  readonly selfServiceQuota?: boolean;
+  /** How portal set-password links (invitations) reach their users; the default logs them. */
+  readonly deliverPasswordLink?: PasswordLinkDelivery;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
   /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
   readonly storeTimeoutMs?: number;
@@ -48,6 +52,8 @@ export interface AppOptions {
 export interface App {
   readonly context: GatewayContext;
   readonly http: HttpApp;
+  /** The portal: its `sessions.lookup(req)` answers the signed-in user of a request. */
+  readonly portal: PortalRoutes;
   /** Base URL the server listens on. */
   url: string;
   listen(port?: number, host?: string): Promise<string>;
@@ -236,7 +242,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     );
   purgeLinks();
   // OAuth states live as long as the connect link they came from; purged with the links.
-  const purgeStates = () => void store.purgeOAuthStates(new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS)).catch(() => {});
+  const purgeStates = () => {
+    const before = new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS);
+    void store.purgeOAuthStates(before).catch(() => {});
+    // Expired portal sessions, old sign-in failures and set-password links (issue 19).
+    void store.purgePortal(before).catch(() => {});
+  };
   purgeStates();
   const linkPurge = setInterval(() => {
     purgeLinks();
@@ -248,12 +259,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   const portal = createPortal(context, {
     selfServicePurchase: options.selfServicePurchase ?? false,
     checkCredential: (endpoint, accountId, values, signal) => pipeline.checkCredential(endpoint, accountId, values, signal),
+    selfServiceQuota: options.selfServiceQuota ?? false,
+    ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
   const http = createHttpApp(context, methods, portal);
 
   const app: App = {
     context,
     http,
+    portal,
     url: '',
     listen(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {

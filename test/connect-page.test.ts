@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+import { fetchAs, portalAs } from './support/portal.ts';
 
 const resultTextOf = (r: { json: unknown }) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
-const WARNING = "Do not enter another company's credentials";
+const WARNING = 'Do not enter another company&#39;s credentials';
 
 describe('connect page context', () => {
   let store: PlatformStore;
@@ -29,6 +30,9 @@ describe('connect page context', () => {
     await gw.app.context.state.refresh();
     const r = await rpc(gw.url, 'cases-2', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
     const { connect_url: url } = JSON.parse(resultTextOf(r)) as { connect_url: string };
+    // The link is bound to its user (issue 19): the page is read signed in as that user.
+    const portal = await portalAs(gw, b.user);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
 
     const shown = await fetch(url);
     expect(shown.status).toBe(200);
@@ -41,7 +45,7 @@ describe('connect page context', () => {
     expect(html).toContain(b.user.email);
     expect(html).toContain('Case management');
     expect(html).toContain(`${gw.url}/cases-2/mcp`);
-    expect(html).toContain('<code>/cases-2/mcp</code>');
+    expect(html).toContain('(path /cases-2/mcp)');
     expect(html).toContain(WARNING);
     expect(html).toContain('name="apiKey"');
 
@@ -68,12 +72,12 @@ describe('connect page context', () => {
     const r = await rpc(gw.url, 'cases', a.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
     const message = resultTextOf(r);
     const url = message.slice(message.indexOf('http'));
-    const html = await (await fetch(url)).text();
+    const html = await (await fetchAs(await portalAs(gw, a.user), url)).text();
     expect(html).toContain(a.account.name);
     expect(html).toContain(a.user.name);
     expect(html).toContain(a.user.email);
     expect(html).toContain(`${gw.url}/cases/mcp`);
-    expect(html).toContain('<code>/cases/mcp</code>');
+    expect(html).toContain('(path /cases/mcp)');
     expect(html).toContain(WARNING);
   });
 });

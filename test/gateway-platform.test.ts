@@ -7,6 +7,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { createTenant, mcpClient, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
+import { fetchAs, PortalClient, portalAs } from './support/portal.ts';
 
 const REGISTER = 'https://cvr.test/cvr-permanent';
 const ECONOMIC = 'https://economic.test';
@@ -105,8 +106,10 @@ describe('gateway platform rules', () => {
     expect(notSubscribed.startsWith('You are not subscribed to cases. Purchase it here first: ')).toBe(true);
     const purchaseUrl = notSubscribed.slice(notSubscribed.indexOf('http'));
     // The purchase page works: an admin subscribes (self-service is on in this test).
-    expect((await fetch(purchaseUrl)).status).toBe(200);
-    expect((await fetch(purchaseUrl, { method: 'POST' })).status).toBe(200);
+    // Not signed in, the link is the capability it always was; its form carries a CSRF token.
+    const browser = new PortalClient(gw.url);
+    expect((await browser.get(purchaseUrl)).status).toBe(200);
+    expect((await browser.post(purchaseUrl, {})).status).toBe(200);
     await store.setSeat(t.user.id, 'cases', false);
     await gw.app.context.state.refresh();
     r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
@@ -135,6 +138,9 @@ describe('gateway platform rules', () => {
     const res = await client.callTool({ name: 'connect_account', arguments: {} });
     const { connect_url: url, instructions } = JSON.parse(textOf(res)) as { connect_url: string; instructions: string };
     expect(instructions).toContain('cases-2');
+    // The link is bound to its user: the form and its POST need that user signed in.
+    const portal = await portalAs(gw, t.user);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
     const form = await fetch(url);
     expect(form.status).toBe(200);
     expect(await form.text()).toContain('name="apiKey"');
@@ -159,6 +165,8 @@ describe('gateway platform rules', () => {
       ['invoicing', 'name="token"', 'token=grant-123', '{"token":"grant-123"}'],
       ['ledger', 'name="companyId"', 'username=srv&password=pw&companyId=42', '{"username":"srv","password":"pw","companyId":"42"}'],
     ];
+    const portal = await portalAs(gw, t.user);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
     for (const [id, field, form, stored] of cases) {
       const r = await rpc(gw.url, id, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${id}__${id === 'ledger' ? 'list_companies' : 'list_customers'}`, arguments: {} } });
       const message = textOf((r.json as { result: unknown }).result);
@@ -198,7 +206,9 @@ describe('gateway platform rules', () => {
     const text = textOf((r.json as { result: unknown }).result);
     expect(text.startsWith(prefixOf(texts.connect_terms_required.text))).toBe(true);
     const termsUrl = text.slice(text.lastIndexOf('http'));
-    expect((await fetch(termsUrl, { method: 'POST' })).status).toBe(200);
+    const browser = new PortalClient(gw.url);
+    expect((await browser.get(termsUrl)).status).toBe(200);
+    expect((await browser.post(termsUrl, {})).status).toBe(200);
     const again = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
     expect(JSON.parse(textOf((again.json as { result: unknown }).result)).connect_url).toMatch(/\/portal\/connect\//);
   });

@@ -15,6 +15,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { INVOICING_SANDBOX_READONLY_GRANT, startInvoicingSandbox } from '../sandbox/invoicing/server.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { fetchAs, type PortalClient, portalAs } from './support/portal.ts';
 
 /** Distinctive secrets (not words of any text), so a leak is unmistakable. */
 const APP_SECRET = 'Xq7appSecretVv31';
@@ -66,22 +67,29 @@ describe('the invoicing connect form checks the grant token with the upstream be
     sandbox.resetStats();
   });
 
+  // A connect link is bound to the user who asked for it: the form is used signed in as that user.
+  const clients = new Map<string, PortalClient>();
+  const clientOf = (url: string) => [...clients].find(([prefix]) => url.startsWith(prefix))![1];
+
   /** A tenant and the connect link its first call answers with (not connected yet). */
   async function linkFor(target: StartedGateway = gw): Promise<{ tenant: Tenant; url: string }> {
     const tenant = await createTenant(store, { subscribe: ['invoicing'] });
     await target.app.context.state.refresh();
     const [text] = resultText(await rpc(target.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
     expect(text).toMatch(/^invoicing is not connected yet\. Connect it here: http/);
-    return { tenant, url: text!.slice(text!.indexOf('http')) };
+    const url = text!.slice(text!.indexOf('http'));
+    clients.set(url.replace(target.url, gw.url), await portalAs(gw, tenant.user));
+    return { tenant, url };
   }
 
-  const submit = (url: string, token: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(token)}` });
+  const fetch = (url: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url);
+  const submit = (url: string, token: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url, { method: 'POST', body: `token=${encodeURIComponent(token)}` });
   const stored = async (tenant: Tenant) => store.getConnection(tenant.account.id, 'invoicing');
 
   it('the form asks only for the agreement grant token', async () => {
     const { url } = await linkFor();
     const html = await (await fetch(url)).text();
-    expect([...html.matchAll(/<input [^>]*name="([^"]+)"/g)].map((m) => m[1])).toEqual(['token']);
+    expect([...html.matchAll(/<input [^>]*name="([^"]+)"/g)].map((m) => m[1]).filter((name) => name !== 'csrf')).toEqual(['token']);
     expect(html).toContain('type="password"');
     expect(sandbox.stats.requests).toBe(0);
   });
@@ -165,7 +173,9 @@ describe('the invoicing connect form checks the grant token with the upstream be
       expect(text).toBe(notConfigured);
       // The form of a link issued elsewhere (the same account on a configured replica) refuses too.
       const [first] = resultText(await rpc(gw.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
-      const url = first!.slice(first!.indexOf('http')).replace(gw.url, bare.url);
+      const link = first!.slice(first!.indexOf('http'));
+      clients.set(link, await portalAs(gw, tenant.user));
+      const url = link.replace(gw.url, bare.url);
       const page = await submit(url, GRANT);
       expect(page.status).toBe(503);
       expect(await page.text()).toContain(escapeHtml(notConfigured));

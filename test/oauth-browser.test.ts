@@ -14,6 +14,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { ERP_DEMO_COMPANY_NAME } from '../sandbox/erp/data.ts';
 import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { createTenant, mcpClient, resultText, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { givePassword, TEST_PASSWORD } from './support/portal.ts';
 
 const chromiumPath = (() => {
   try {
@@ -47,6 +48,7 @@ describe.skipIf(!chromiumPath)('ERP OAuth connect flow in a headless browser', (
     gw = await startGateway(store, { env: { ...sandboxEnv(sandboxes), RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' } });
     sandboxes.started.get('erp')!.running.oauth!.register(`${gw.url}/portal/oauth/callback`);
     tenant = await createTenant(store, { subscribe: ['erp'] });
+    await givePassword(store, tenant.user.id);
     client = await mcpClient(gw.url, 'erp', tenant.token);
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   }, 60_000);
@@ -65,6 +67,14 @@ describe.skipIf(!chromiumPath)('ERP OAuth connect flow in a headless browser', (
 
     const page = await browser.newPage({ bypassCSP: true });
     await page.goto(link!);
+    // The link is bound to the user who asked for it: sign in to the portal first, back to the link.
+    await page.getByRole('link', { name: 'Sign in to continue' }).click();
+    await page.getByLabel('Email address').fill(tenant.user.email);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/portal\/connect\//);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: /^Sign in to / }).click();
     // The identity provider's sign-in and consent page.
     await page.getByLabel('Account').fill('someone@contoso.onmicrosoft.com');
     expect(await axeViolations(page)).toEqual([]);

@@ -14,6 +14,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { portalAs } from './support/portal.ts';
 
 const CLIENT_ID = 'cg-test-client-4f1e';
 const CLIENT_SECRET = 'Zq8~client-secret-Xv3kP9';
@@ -79,11 +80,19 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     return (JSON.parse(r.content[0]!.text) as { connect_url: string }).connect_url;
   }
 
-  /** Opens the connect link and follows the provider's redirect; answers the callback URL and the browser's cookie. */
+  /**
+   * Opens the connect link signed in as its user (a connect link is bound to its user), starts the
+   * flow with the page's button, and follows the provider's redirect; answers the callback URL and
+   * the browser's flow cookie.
+   */
   async function authorize(link: string): Promise<{ callback: string; cookie: string; authorizeUrl: URL }> {
-    const start = await fetch(link, { redirect: 'manual' });
+    const token = link.slice(link.lastIndexOf('/') + 1);
+    const { userId } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { userId: string };
+    const portal = await portalAs(gw, (await store.getUser(userId))!);
+    expect((await portal.get(link)).status).toBe(200);
+    const start = await portal.post(link, {});
     expect(start.status).toBe(302);
-    const authorizeUrl = new URL(start.headers.get('location')!);
+    const authorizeUrl = new URL(start.location!);
     const cookie = start.headers.get('set-cookie')!.split(';')[0]!;
     const consent = await fetch(authorizeUrl, { redirect: 'manual' });
     expect(consent.status).toBe(302);
@@ -226,6 +235,25 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('no refresh token');
     expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
+  });
+
+  it('connects from the connections page of a signed-in user (the same flow, its own single-use link record)', async () => {
+    const t = await createTenant(store, { subscribe: ['erp'] });
+    await gw.app.context.state.refresh();
+    const portal = await portalAs(gw, t.user);
+    const page = await portal.get('/portal/connections/erp/connect');
+    expect(page.status).toBe(200);
+    const start = await portal.post('/portal/connections/erp/connect', {});
+    expect(start.status).toBe(302);
+    const cookie = start.headers.get('set-cookie')!.split(';')[0]!;
+    const consent = await fetch(new URL(start.location!), { redirect: 'manual' });
+    const done = await finish(consent.headers.get('location')!, cookie);
+    expect(done.status).toBe(200);
+    expect((await connected(t))?.accessToken).toBeDefined();
+    const actions = (await store.listAudit(t.account.id, 20)).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['connection.oauth_start', 'connection.set']));
+    // Without its CSRF token the start is refused and nothing is redirected.
+    expect((await portal.post('/portal/connections/erp/connect', {}, false)).status).toBe(403);
   });
 
   it('reconnecting replaces the grant', async () => {

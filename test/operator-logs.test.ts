@@ -14,6 +14,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { connectTenant, createTenant, mcpClient, startGateway, type StartedGateway } from './support/gateway.ts';
+import { fetchAs, portalAs } from './support/portal.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -46,7 +47,7 @@ describe('refusals in the log', () => {
     const client = await mcpClient(gw.url, 'cases', tenant.token);
     const link = JSON.parse(((await client.callTool({ name: 'connect_account', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text) as { connect_url: string };
     await client.close();
-    const stored = await fetch(link.connect_url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `apiKey=${cases.tokens.demo}` });
+    const stored = await fetchAs(await portalAs(gw, tenant.user), link.connect_url, { method: 'POST', body: `apiKey=${cases.tokens.demo}` });
     expect(stored.status).toBe(200);
     const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'connection stored' && l.accountId === tenant.account.id);
     expect(line).toMatchObject({ level: 30, userId: tenant.user.id, connector: 'cases', instance: 'cases' });

@@ -8,6 +8,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import { connectTenant, createTenant, mcpClient, startGateway, type StartedGateway } from './support/gateway.ts';
+import { fetchAs, portalAs } from './support/portal.ts';
 
 const texts = (result: unknown) => (result as { content: Array<{ text: string }> }).content.map((c) => c.text);
 const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
@@ -37,6 +38,9 @@ describe('reconnect links', () => {
     expect(text).toBe(ledgerDescriptor.errors.reconnect_required.text);
     expect(link).toMatch(/^Reconnect Ledger for the endpoint ledger-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
     const url = link!.slice(link!.indexOf('http'));
+    // The link is bound to its user (issue 19): used signed in as that user.
+    const portal = await portalAs(gw, tenant.user);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
 
     const shown = await fetch(url);
     expect(shown.status).toBe(200);

@@ -79,6 +79,7 @@ export function emitPlatform(platform: PlatformIR): string {
     errors: errorTable(platform.errors),
     protocolErrors: protocolErrorTable(platform.protocolErrors),
     instructions: platform.instructions,
+    portalTexts: protocolErrorTable(platform.portalTexts),
     annotations: platform.annotations,
     limits: platform.limits,
     systemTools: platform.systemTools.map((t) => toolDescriptor(t, false)),
@@ -101,7 +102,11 @@ export function emitPlatform(platform: PlatformIR): string {
         .join(' | ') || 'never'
     };`,
     '',
-    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = ${literal(body)};`,
+    `export type PlatformPortalText = ${platform.portalTexts.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
+    '',
+    errorParamsType('PlatformPortalTextParams', platform.portalTexts),
+    '',
+    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText> = ${literal(body)};`,
   ].join('\n');
   return finish(headerLine([platform.source], 'ts'), text);
 }

@@ -53,7 +53,249 @@ export interface PlatformProtocolErrorParams {
 
 export type PlatformInstruction = 'connect_account' | 'reconnect' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode> = {
+export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
+
+export interface PlatformPortalTextParams {
+  page_title: { title: string | number; };
+  landing_title: Record<string, never>;
+  landing_endpoints: Record<string, never>;
+  landing_sign_in: Record<string, never>;
+  not_found_title: Record<string, never>;
+  page_not_found: Record<string, never>;
+  method_title: Record<string, never>;
+  method_not_allowed: Record<string, never>;
+  too_large_title: Record<string, never>;
+  too_large: Record<string, never>;
+  csrf_title: Record<string, never>;
+  csrf_refused: Record<string, never>;
+  forbidden_title: Record<string, never>;
+  bad_request_title: Record<string, never>;
+  admin_only: Record<string, never>;
+  unknown_action: Record<string, never>;
+  unknown_connector: Record<string, never>;
+  unknown_instance: Record<string, never>;
+  unknown_user: Record<string, never>;
+  unknown_token: Record<string, never>;
+  last_admin: Record<string, never>;
+  signed_in_as: { name: string | number; account: string | number; };
+  sign_out: Record<string, never>;
+  sign_out_everywhere: Record<string, never>;
+  nav_overview: Record<string, never>;
+  nav_connectors: Record<string, never>;
+  nav_team: Record<string, never>;
+  nav_connections: Record<string, never>;
+  nav_usage: Record<string, never>;
+  nav_tokens: Record<string, never>;
+  nav_data_layer: Record<string, never>;
+  nav_audit: Record<string, never>;
+  nav_terms: Record<string, never>;
+  answer_yes: Record<string, never>;
+  answer_no: Record<string, never>;
+  role_admin: Record<string, never>;
+  role_member: Record<string, never>;
+  sign_in_title: Record<string, never>;
+  sign_in_button: Record<string, never>;
+  sign_in_note: Record<string, never>;
+  sign_in_failed: Record<string, never>;
+  sign_in_rate_limited: { minutes: string | number; };
+  sign_in_to_continue: Record<string, never>;
+  field_email: Record<string, never>;
+  field_password: Record<string, never>;
+  field_new_password: Record<string, never>;
+  field_confirm_password: Record<string, never>;
+  set_password_title: Record<string, never>;
+  set_password_intro: { min: string | number; };
+  set_password_button: Record<string, never>;
+  password_too_short: { min: string | number; };
+  password_mismatch: Record<string, never>;
+  done_signed_out: Record<string, never>;
+  done_signed_out_everywhere: Record<string, never>;
+  done_password_set: Record<string, never>;
+  link_invalid_title: Record<string, never>;
+  link_expired: Record<string, never>;
+  link_used: Record<string, never>;
+  link_invalid: Record<string, never>;
+  link_ask_again: Record<string, never>;
+  link_sign_in_hint: Record<string, never>;
+  overview_title: Record<string, never>;
+  overview_intro: { account: string | number; role: string | number; };
+  overview_terms_accepted: { date: string | number; };
+  overview_terms_pending: Record<string, never>;
+  overview_subscriptions: Record<string, never>;
+  overview_no_subscriptions: Record<string, never>;
+  overview_you_hold_seat: Record<string, never>;
+  overview_usage: Record<string, never>;
+  overview_connections: Record<string, never>;
+  overview_connections_count: { connected: string | number; reconnect: string | number; };
+  overview_sessions: Record<string, never>;
+  overview_sessions_note: Record<string, never>;
+  connectors_title: Record<string, never>;
+  connectors_intro: Record<string, never>;
+  connectors_caption: Record<string, never>;
+  connectors_subscribed: Record<string, never>;
+  subscribe_button: { connector: string | number; };
+  seats_in_use: { used: string | number; users: string | number; };
+  seats_in_use_of: { connector: string | number; used: string | number; users: string | number; };
+  done_subscribed: Record<string, never>;
+  purchase_title: { connector: string | number; };
+  purchase_intro: { account: string | number; connector: string | number; id: string | number; };
+  purchase_subscribed: Record<string, never>;
+  purchase_by_operator: Record<string, never>;
+  purchase_admin_only: Record<string, never>;
+  purchase_done: Record<string, never>;
+  team_title: Record<string, never>;
+  team_caption: Record<string, never>;
+  team_seats_heading: Record<string, never>;
+  team_no_subscriptions: Record<string, never>;
+  team_member_note: { admins: string | number; };
+  team_role_heading: Record<string, never>;
+  team_invite_heading: Record<string, never>;
+  team_invite_note: Record<string, never>;
+  seat_label: { name: string | number; connector: string | number; };
+  save_seats: Record<string, never>;
+  save_role: Record<string, never>;
+  invite_button: Record<string, never>;
+  invite_invalid: Record<string, never>;
+  invite_exists: Record<string, never>;
+  invite_done: { email: string | number; };
+  invite_link_note: Record<string, never>;
+  done_seats_saved: Record<string, never>;
+  done_role_saved: Record<string, never>;
+  field_name: Record<string, never>;
+  field_role: Record<string, never>;
+  field_user: Record<string, never>;
+  connections_title: Record<string, never>;
+  connections_intro: Record<string, never>;
+  connections_caption: Record<string, never>;
+  status_connected: Record<string, never>;
+  status_reconnect: Record<string, never>;
+  status_never: Record<string, never>;
+  status_managed: Record<string, never>;
+  status_since: { date: string | number; };
+  connect_action: { instance: string | number; };
+  reconnect_action: { instance: string | number; };
+  disconnect_button: { instance: string | number; };
+  connect_needs_seat: { connector: string | number; };
+  done_connected: Record<string, never>;
+  done_disconnected: Record<string, never>;
+  connect_title: { connector: string | number; };
+  connect_context_session: { connector: string | number; account: string | number; endpoint: string | number; };
+  connect_context_link: { name: string | number; email: string | number; account: string | number; connector: string | number; endpoint: string | number; path: string | number; };
+  connect_warning: { account: string | number; };
+  connect_sign_in_first: { email: string | number; };
+  connect_other_user: { email: string | number; signed_in: string | number; };
+  connect_stored_note: Record<string, never>;
+  connect_button: Record<string, never>;
+  connect_oauth_note: Record<string, never>;
+  connect_oauth_button: { connector: string | number; };
+  oauth_not_set_up: { connector: string | number; };
+  fill_in: { fields: string | number; };
+  field_api_key: Record<string, never>;
+  field_grant_token: Record<string, never>;
+  field_username: Record<string, never>;
+  field_company_id: Record<string, never>;
+  connected_title: { connector: string | number; };
+  connected_text: { endpoint: string | number; account: string | number; };
+  not_connected_title: { connector: string | number; };
+  oauth_refused_title: Record<string, never>;
+  oauth_ask_again: Record<string, never>;
+  oauth_try_again: Record<string, never>;
+  oauth_no_state: Record<string, never>;
+  oauth_expired: Record<string, never>;
+  oauth_used: Record<string, never>;
+  oauth_unknown: Record<string, never>;
+  oauth_other_browser: Record<string, never>;
+  oauth_cancelled: Record<string, never>;
+  oauth_exchange_failed: Record<string, never>;
+  oauth_no_refresh_token: Record<string, never>;
+  oauth_scope_missing: { scopes: string | number; };
+  oauth_scope_refused: { scopes: string | number; };
+  usage_title: Record<string, never>;
+  usage_period: { from: string | number; to: string | number; };
+  usage_summary: { used: string | number; limit: string | number; month: string | number; };
+  usage_by_connector: Record<string, never>;
+  usage_by_tool: Record<string, never>;
+  usage_chart_title: { month: string | number; };
+  usage_chart_desc: { summary: string | number; };
+  usage_none: Record<string, never>;
+  fair_use_mode_off: Record<string, never>;
+  fair_use_mode_soft: Record<string, never>;
+  fair_use_mode_hard: Record<string, never>;
+  fair_use_off: { mode: string | number; };
+  fair_use_within: { mode: string | number; };
+  fair_use_over_soft: { mode: string | number; };
+  fair_use_blocked_state: { mode: string | number; };
+  quota_heading: Record<string, never>;
+  field_quota: Record<string, never>;
+  quota_note: { default: string | number; };
+  save_quota: Record<string, never>;
+  quota_invalid: Record<string, never>;
+  quota_by_operator: Record<string, never>;
+  done_quota_saved: Record<string, never>;
+  tokens_title: Record<string, never>;
+  tokens_intro: Record<string, never>;
+  token_create_heading: Record<string, never>;
+  field_label: Record<string, never>;
+  token_create_button: Record<string, never>;
+  token_default_label: Record<string, never>;
+  token_created: { label: string | number; };
+  token_shown_once: Record<string, never>;
+  tokens_heading: Record<string, never>;
+  tokens_caption: Record<string, never>;
+  tokens_caption_admin: Record<string, never>;
+  tokens_none: Record<string, never>;
+  token_active: Record<string, never>;
+  token_revoked_at: { date: string | number; };
+  revoke_button: { label: string | number; };
+  done_token_revoked: Record<string, never>;
+  col_label: Record<string, never>;
+  col_user: Record<string, never>;
+  col_created: Record<string, never>;
+  terms_title: Record<string, never>;
+  terms_text: Record<string, never>;
+  terms_accept: Record<string, never>;
+  terms_open: Record<string, never>;
+  terms_first_title: Record<string, never>;
+  terms_first: Record<string, never>;
+  terms_accepted_next: Record<string, never>;
+  done_terms_accepted: Record<string, never>;
+  data_layer_title: Record<string, never>;
+  data_layer_intro: Record<string, never>;
+  data_layer_caption: Record<string, never>;
+  data_layer_none: Record<string, never>;
+  data_layer_on: { date: string | number; items: string | number; };
+  data_layer_off: Record<string, never>;
+  data_layer_enable: { instance: string | number; };
+  data_layer_disable: { instance: string | number; };
+  done_data_layer_enabled: Record<string, never>;
+  done_data_layer_disabled: Record<string, never>;
+  audit_title: Record<string, never>;
+  audit_intro: { count: string | number; };
+  audit_caption: Record<string, never>;
+  audit_none: Record<string, never>;
+  col_when: Record<string, never>;
+  col_who: Record<string, never>;
+  col_what: Record<string, never>;
+  col_target: Record<string, never>;
+  col_detail: Record<string, never>;
+  col_from: Record<string, never>;
+  col_connector: Record<string, never>;
+  col_id: Record<string, never>;
+  col_seats: Record<string, never>;
+  col_subscription: Record<string, never>;
+  col_name: Record<string, never>;
+  col_email: Record<string, never>;
+  col_role: Record<string, never>;
+  col_seat_on: { connector: string | number; };
+  col_instance: Record<string, never>;
+  col_endpoint: Record<string, never>;
+  col_status: Record<string, never>;
+  col_actions: Record<string, never>;
+  col_tool: Record<string, never>;
+  col_calls: Record<string, never>;
+}
+
+export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText> = {
   "errors": {
     "unknown_tool": {
       "text": "Unknown tool.",
@@ -287,6 +529,1082 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     "not_subscribed_tools_listed": "Your account is not subscribed to {connector_id}. Purchase a subscription here: {purchase_url} — until then every tool call answers with this link instead of data.",
     "not_subscribed": "Your account is not subscribed to {connector_id}, so only connect_account is listed. Purchase a subscription here: {purchase_url} — then call connect_account to connect your {connector_title} account, and the connector's tools will be listed."
   },
+  "portalTexts": {
+    "page_title": {
+      "text": "{title} · Connector gateway",
+      "params": [
+        "title"
+      ]
+    },
+    "landing_title": {
+      "text": "Connector gateway",
+      "params": []
+    },
+    "landing_endpoints": {
+      "text": "MCP endpoints (POST, bearer token):",
+      "params": []
+    },
+    "landing_sign_in": {
+      "text": "Sign in to the portal",
+      "params": []
+    },
+    "not_found_title": {
+      "text": "Not found",
+      "params": []
+    },
+    "page_not_found": {
+      "text": "There is no portal page at this address.",
+      "params": []
+    },
+    "method_title": {
+      "text": "Method not allowed",
+      "params": []
+    },
+    "method_not_allowed": {
+      "text": "This page answers GET and POST only.",
+      "params": []
+    },
+    "too_large_title": {
+      "text": "Too large",
+      "params": []
+    },
+    "too_large": {
+      "text": "The form was too large.",
+      "params": []
+    },
+    "csrf_title": {
+      "text": "This form cannot be accepted",
+      "params": []
+    },
+    "csrf_refused": {
+      "text": "The form was not sent from this portal page (its security token is missing or does not match). Open the page again and resend it.",
+      "params": []
+    },
+    "forbidden_title": {
+      "text": "Not allowed",
+      "params": []
+    },
+    "bad_request_title": {
+      "text": "Cannot do that",
+      "params": []
+    },
+    "admin_only": {
+      "text": "Only an administrator of your company can do this.",
+      "params": []
+    },
+    "unknown_action": {
+      "text": "The form asked for something this page does not do.",
+      "params": []
+    },
+    "unknown_connector": {
+      "text": "No connector of that name is served here.",
+      "params": []
+    },
+    "unknown_instance": {
+      "text": "No endpoint of that name belongs to your account's subscriptions.",
+      "params": []
+    },
+    "unknown_user": {
+      "text": "No user of your account has that id, or the role is not admin or member.",
+      "params": []
+    },
+    "unknown_token": {
+      "text": "No token of yours has that id.",
+      "params": []
+    },
+    "last_admin": {
+      "text": "The last administrator of an account cannot become a member: make someone else an administrator first.",
+      "params": []
+    },
+    "signed_in_as": {
+      "text": "{name} · {account}",
+      "params": [
+        "name",
+        "account"
+      ]
+    },
+    "sign_out": {
+      "text": "Sign out",
+      "params": []
+    },
+    "sign_out_everywhere": {
+      "text": "Sign out everywhere",
+      "params": []
+    },
+    "nav_overview": {
+      "text": "Overview",
+      "params": []
+    },
+    "nav_connectors": {
+      "text": "Connectors",
+      "params": []
+    },
+    "nav_team": {
+      "text": "Team",
+      "params": []
+    },
+    "nav_connections": {
+      "text": "Connections",
+      "params": []
+    },
+    "nav_usage": {
+      "text": "Usage",
+      "params": []
+    },
+    "nav_tokens": {
+      "text": "API tokens",
+      "params": []
+    },
+    "nav_data_layer": {
+      "text": "Data layer",
+      "params": []
+    },
+    "nav_audit": {
+      "text": "Audit log",
+      "params": []
+    },
+    "nav_terms": {
+      "text": "Terms",
+      "params": []
+    },
+    "answer_yes": {
+      "text": "yes",
+      "params": []
+    },
+    "answer_no": {
+      "text": "no",
+      "params": []
+    },
+    "role_admin": {
+      "text": "administrator",
+      "params": []
+    },
+    "role_member": {
+      "text": "member",
+      "params": []
+    },
+    "sign_in_title": {
+      "text": "Sign in",
+      "params": []
+    },
+    "sign_in_button": {
+      "text": "Sign in",
+      "params": []
+    },
+    "sign_in_note": {
+      "text": "No password yet? An administrator of your company invites you from the team page; the invitation link sets your password.",
+      "params": []
+    },
+    "sign_in_failed": {
+      "text": "The email address or the password is not right.",
+      "params": []
+    },
+    "sign_in_rate_limited": {
+      "text": "Too many failed sign-ins. Wait {minutes} minutes and try again.",
+      "params": [
+        "minutes"
+      ]
+    },
+    "sign_in_to_continue": {
+      "text": "Sign in to continue",
+      "params": []
+    },
+    "field_email": {
+      "text": "Email address",
+      "params": []
+    },
+    "field_password": {
+      "text": "Password",
+      "params": []
+    },
+    "field_new_password": {
+      "text": "New password",
+      "params": []
+    },
+    "field_confirm_password": {
+      "text": "Repeat the new password",
+      "params": []
+    },
+    "set_password_title": {
+      "text": "Set your password",
+      "params": []
+    },
+    "set_password_intro": {
+      "text": "Choose a password of at least {min} characters. Setting it signs you out of every other browser.",
+      "params": [
+        "min"
+      ]
+    },
+    "set_password_button": {
+      "text": "Set password and sign in",
+      "params": []
+    },
+    "password_too_short": {
+      "text": "The password must have at least {min} characters.",
+      "params": [
+        "min"
+      ]
+    },
+    "password_mismatch": {
+      "text": "The two passwords differ.",
+      "params": []
+    },
+    "done_signed_out": {
+      "text": "You are signed out.",
+      "params": []
+    },
+    "done_signed_out_everywhere": {
+      "text": "You are signed out in every browser.",
+      "params": []
+    },
+    "done_password_set": {
+      "text": "Your password is set. Sign in with it.",
+      "params": []
+    },
+    "link_invalid_title": {
+      "text": "This link cannot be used",
+      "params": []
+    },
+    "link_expired": {
+      "text": "The link has expired.",
+      "params": []
+    },
+    "link_used": {
+      "text": "The link has already been used.",
+      "params": []
+    },
+    "link_invalid": {
+      "text": "The link is not valid.",
+      "params": []
+    },
+    "link_ask_again": {
+      "text": "Ask the assistant for a new link (by calling connect_account where the endpoint lists it, or by repeating the call that answered with this link).",
+      "params": []
+    },
+    "link_sign_in_hint": {
+      "text": "Signed in, you manage everything of your account in one place.",
+      "params": []
+    },
+    "overview_title": {
+      "text": "Overview",
+      "params": []
+    },
+    "overview_intro": {
+      "text": "Account {account}; your role: {role}.",
+      "params": [
+        "account",
+        "role"
+      ]
+    },
+    "overview_terms_accepted": {
+      "text": "You accepted the terms of service on {date} (UTC).",
+      "params": [
+        "date"
+      ]
+    },
+    "overview_terms_pending": {
+      "text": "You have not accepted the terms of service yet: nothing can be connected until you do.",
+      "params": []
+    },
+    "overview_subscriptions": {
+      "text": "Subscriptions",
+      "params": []
+    },
+    "overview_no_subscriptions": {
+      "text": "Your account subscribes to no connector yet.",
+      "params": []
+    },
+    "overview_you_hold_seat": {
+      "text": "you hold a seat",
+      "params": []
+    },
+    "overview_usage": {
+      "text": "This month",
+      "params": []
+    },
+    "overview_connections": {
+      "text": "Connections",
+      "params": []
+    },
+    "overview_connections_count": {
+      "text": "{connected} connected, {reconnect} to reconnect.",
+      "params": [
+        "connected",
+        "reconnect"
+      ]
+    },
+    "overview_sessions": {
+      "text": "Sessions",
+      "params": []
+    },
+    "overview_sessions_note": {
+      "text": "Signed in somewhere you no longer trust? End every session of yours, in every browser.",
+      "params": []
+    },
+    "connectors_title": {
+      "text": "Connectors",
+      "params": []
+    },
+    "connectors_intro": {
+      "text": "The connectors this gateway serves, and your account's subscriptions.",
+      "params": []
+    },
+    "connectors_caption": {
+      "text": "Connectors and subscriptions",
+      "params": []
+    },
+    "connectors_subscribed": {
+      "text": "Subscribed",
+      "params": []
+    },
+    "subscribe_button": {
+      "text": "Subscribe to {connector}",
+      "params": [
+        "connector"
+      ]
+    },
+    "seats_in_use": {
+      "text": "{used} of {users} users hold a seat",
+      "params": [
+        "used",
+        "users"
+      ]
+    },
+    "seats_in_use_of": {
+      "text": "{connector}: {used} of {users} users hold a seat",
+      "params": [
+        "connector",
+        "used",
+        "users"
+      ]
+    },
+    "done_subscribed": {
+      "text": "Subscribed. You hold a seat; give your colleagues seats on the team page.",
+      "params": []
+    },
+    "purchase_title": {
+      "text": "Subscribe to {connector}",
+      "params": [
+        "connector"
+      ]
+    },
+    "purchase_intro": {
+      "text": "Subscribe the account {account} to {connector} ({id}).",
+      "params": [
+        "account",
+        "connector",
+        "id"
+      ]
+    },
+    "purchase_subscribed": {
+      "text": "Your company is subscribed. An administrator assigns seats on the team page.",
+      "params": []
+    },
+    "purchase_by_operator": {
+      "text": "Subscriptions are set up by the operator of this gateway. Ask your administrator to contact them.",
+      "params": []
+    },
+    "purchase_admin_only": {
+      "text": "Only an administrator of your company can subscribe. Ask an administrator to open this page.",
+      "params": []
+    },
+    "purchase_done": {
+      "text": "Subscribed. You hold a seat; assign more on the team page.",
+      "params": []
+    },
+    "team_title": {
+      "text": "Team",
+      "params": []
+    },
+    "team_caption": {
+      "text": "Users of your account and their seats",
+      "params": []
+    },
+    "team_seats_heading": {
+      "text": "Seats in use",
+      "params": []
+    },
+    "team_no_subscriptions": {
+      "text": "Your account subscribes to no connector yet: subscribe on the connectors page first.",
+      "params": []
+    },
+    "team_member_note": {
+      "text": "Only an administrator can assign seats or invite users: {admins}.",
+      "params": [
+        "admins"
+      ]
+    },
+    "team_role_heading": {
+      "text": "Change a role",
+      "params": []
+    },
+    "team_invite_heading": {
+      "text": "Invite a colleague",
+      "params": []
+    },
+    "team_invite_note": {
+      "text": "The colleague gets a link to set a password (valid for 7 days). Give them a seat afterwards.",
+      "params": []
+    },
+    "seat_label": {
+      "text": "Seat for {name} on {connector}",
+      "params": [
+        "name",
+        "connector"
+      ]
+    },
+    "save_seats": {
+      "text": "Save seats",
+      "params": []
+    },
+    "save_role": {
+      "text": "Save role",
+      "params": []
+    },
+    "invite_button": {
+      "text": "Invite",
+      "params": []
+    },
+    "invite_invalid": {
+      "text": "Give a name and a valid email address.",
+      "params": []
+    },
+    "invite_exists": {
+      "text": "A user with that email address exists already.",
+      "params": []
+    },
+    "invite_done": {
+      "text": "{email} is invited.",
+      "params": [
+        "email"
+      ]
+    },
+    "invite_link_note": {
+      "text": "Their set-password link was delivered to them; it is shown here once, in case you pass it on yourself:",
+      "params": []
+    },
+    "done_seats_saved": {
+      "text": "Seats saved.",
+      "params": []
+    },
+    "done_role_saved": {
+      "text": "Role saved.",
+      "params": []
+    },
+    "field_name": {
+      "text": "Name",
+      "params": []
+    },
+    "field_role": {
+      "text": "Role",
+      "params": []
+    },
+    "field_user": {
+      "text": "User",
+      "params": []
+    },
+    "connections_title": {
+      "text": "Connections",
+      "params": []
+    },
+    "connections_intro": {
+      "text": "The endpoints of your subscriptions and whether each is connected to your upstream account. The next free endpoint of a connector connects another account of the same system (another company file, say).",
+      "params": []
+    },
+    "connections_caption": {
+      "text": "Endpoints and their connections",
+      "params": []
+    },
+    "status_connected": {
+      "text": "connected",
+      "params": []
+    },
+    "status_reconnect": {
+      "text": "needs reconnect",
+      "params": []
+    },
+    "status_never": {
+      "text": "never connected",
+      "params": []
+    },
+    "status_managed": {
+      "text": "managed by the operator (no connection of yours is needed)",
+      "params": []
+    },
+    "status_since": {
+      "text": "since {date} (UTC)",
+      "params": [
+        "date"
+      ]
+    },
+    "connect_action": {
+      "text": "Connect {instance}",
+      "params": [
+        "instance"
+      ]
+    },
+    "reconnect_action": {
+      "text": "Reconnect {instance}",
+      "params": [
+        "instance"
+      ]
+    },
+    "disconnect_button": {
+      "text": "Disconnect {instance}",
+      "params": [
+        "instance"
+      ]
+    },
+    "connect_needs_seat": {
+      "text": "Connecting {connector} needs a seat on it: ask an administrator for one on the team page.",
+      "params": [
+        "connector"
+      ]
+    },
+    "done_connected": {
+      "text": "Connected. The assistant's next call uses the new connection.",
+      "params": []
+    },
+    "done_disconnected": {
+      "text": "Disconnected: the credential is deleted.",
+      "params": []
+    },
+    "connect_title": {
+      "text": "Connect {connector}",
+      "params": [
+        "connector"
+      ]
+    },
+    "connect_context_session": {
+      "text": "Connect {connector} for the account {account}, endpoint {endpoint}.",
+      "params": [
+        "connector",
+        "account",
+        "endpoint"
+      ]
+    },
+    "connect_context_link": {
+      "text": "This link was requested by {name} ({email}) of the account {account}, to connect {connector} for the endpoint {endpoint} (path {path}).",
+      "params": [
+        "name",
+        "email",
+        "account",
+        "connector",
+        "endpoint",
+        "path"
+      ]
+    },
+    "connect_warning": {
+      "text": "Enter only a credential of {account}. Do not enter another company's credentials: whoever asked for this link reads the data they open. If you did not ask for this link yourself, close this page.",
+      "params": [
+        "account"
+      ]
+    },
+    "connect_sign_in_first": {
+      "text": "Only {email} can use this link: sign in as that user to connect.",
+      "params": [
+        "email"
+      ]
+    },
+    "connect_other_user": {
+      "text": "This link belongs to {email}, but you are signed in as {signed_in}. Nothing was stored. Sign out and sign in as {email}, or ask the assistant for a link of your own.",
+      "params": [
+        "email",
+        "signed_in"
+      ]
+    },
+    "connect_stored_note": {
+      "text": "The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.",
+      "params": []
+    },
+    "connect_button": {
+      "text": "Connect",
+      "params": []
+    },
+    "connect_oauth_note": {
+      "text": "You sign in at the identity provider and grant access; the gateway keeps only the grant, encrypted.",
+      "params": []
+    },
+    "connect_oauth_button": {
+      "text": "Sign in to {connector}",
+      "params": [
+        "connector"
+      ]
+    },
+    "oauth_not_set_up": {
+      "text": "Connecting {connector} is not set up on this gateway yet: the operator has not registered an OAuth client for this connector.",
+      "params": [
+        "connector"
+      ]
+    },
+    "fill_in": {
+      "text": "Fill in: {fields}.",
+      "params": [
+        "fields"
+      ]
+    },
+    "field_api_key": {
+      "text": "API key",
+      "params": []
+    },
+    "field_grant_token": {
+      "text": "Grant token",
+      "params": []
+    },
+    "field_username": {
+      "text": "Username (server-login user)",
+      "params": []
+    },
+    "field_company_id": {
+      "text": "Company id",
+      "params": []
+    },
+    "connected_title": {
+      "text": "{connector} is connected",
+      "params": [
+        "connector"
+      ]
+    },
+    "connected_text": {
+      "text": "The endpoint {endpoint} of the account {account} is connected. You can close this page and ask the assistant again.",
+      "params": [
+        "endpoint",
+        "account"
+      ]
+    },
+    "not_connected_title": {
+      "text": "{connector} was not connected",
+      "params": [
+        "connector"
+      ]
+    },
+    "oauth_refused_title": {
+      "text": "This sign-in cannot be used",
+      "params": []
+    },
+    "oauth_ask_again": {
+      "text": "Ask the assistant for a new link (by calling connect_account where the endpoint lists it, or by repeating the call that answered with a link) and sign in again.",
+      "params": []
+    },
+    "oauth_try_again": {
+      "text": "Ask the assistant for a new link to try again.",
+      "params": []
+    },
+    "oauth_no_state": {
+      "text": "The sign-in answer carries no valid state.",
+      "params": []
+    },
+    "oauth_expired": {
+      "text": "The sign-in took too long: its link has expired.",
+      "params": []
+    },
+    "oauth_used": {
+      "text": "This sign-in has already been used.",
+      "params": []
+    },
+    "oauth_unknown": {
+      "text": "The sign-in answer is not known to this gateway.",
+      "params": []
+    },
+    "oauth_other_browser": {
+      "text": "This sign-in was started in another browser or for another account.",
+      "params": []
+    },
+    "oauth_cancelled": {
+      "text": "The sign-in was cancelled or refused at the identity provider. Nothing was stored.",
+      "params": []
+    },
+    "oauth_exchange_failed": {
+      "text": "The identity provider did not accept the sign-in. Nothing was stored.",
+      "params": []
+    },
+    "oauth_no_refresh_token": {
+      "text": "The identity provider granted no offline access (no refresh token), so the connection could not stay signed in. Allow offline access on the consent screen. Nothing was stored.",
+      "params": []
+    },
+    "oauth_scope_missing": {
+      "text": "The access granted does not include the permission this connector needs (one of: {scopes}). Nothing was stored.",
+      "params": [
+        "scopes"
+      ]
+    },
+    "oauth_scope_refused": {
+      "text": "The access granted includes permissions this connector does not accept: {scopes}. Nothing was stored.",
+      "params": [
+        "scopes"
+      ]
+    },
+    "usage_title": {
+      "text": "Usage",
+      "params": []
+    },
+    "usage_period": {
+      "text": "Month to date: {from} to {to}.",
+      "params": [
+        "from",
+        "to"
+      ]
+    },
+    "usage_summary": {
+      "text": "{used} of {limit} cost units used in {month}.",
+      "params": [
+        "used",
+        "limit",
+        "month"
+      ]
+    },
+    "usage_by_connector": {
+      "text": "Calls by connector and tool",
+      "params": []
+    },
+    "usage_by_tool": {
+      "text": "Calls by connector and tool, as a table",
+      "params": []
+    },
+    "usage_chart_title": {
+      "text": "Calls by connector and tool in {month}",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_chart_desc": {
+      "text": "Calls this month: {summary}.",
+      "params": [
+        "summary"
+      ]
+    },
+    "usage_none": {
+      "text": "No calls this month yet.",
+      "params": []
+    },
+    "fair_use_mode_off": {
+      "text": "off",
+      "params": []
+    },
+    "fair_use_mode_soft": {
+      "text": "soft",
+      "params": []
+    },
+    "fair_use_mode_hard": {
+      "text": "hard",
+      "params": []
+    },
+    "fair_use_off": {
+      "text": "Fair use is {mode}: calls are counted, never refused.",
+      "params": [
+        "mode"
+      ]
+    },
+    "fair_use_within": {
+      "text": "Within the fair-use quota (mode {mode}).",
+      "params": [
+        "mode"
+      ]
+    },
+    "fair_use_over_soft": {
+      "text": "Over the fair-use quota (mode {mode}): calls still work, and the operator is told.",
+      "params": [
+        "mode"
+      ]
+    },
+    "fair_use_blocked_state": {
+      "text": "The fair-use quota is reached (mode {mode}): calls are refused until the month ends or an administrator raises the quota.",
+      "params": [
+        "mode"
+      ]
+    },
+    "quota_heading": {
+      "text": "Fair-use quota",
+      "params": []
+    },
+    "field_quota": {
+      "text": "Monthly quota in cost units",
+      "params": []
+    },
+    "quota_note": {
+      "text": "Leave empty for the deployment default ({default}).",
+      "params": [
+        "default"
+      ]
+    },
+    "save_quota": {
+      "text": "Save quota",
+      "params": []
+    },
+    "quota_invalid": {
+      "text": "The quota is a whole number of cost units, or empty for the default.",
+      "params": []
+    },
+    "quota_by_operator": {
+      "text": "The fair-use quota is set by the operator of this gateway: ask them to raise it.",
+      "params": []
+    },
+    "done_quota_saved": {
+      "text": "Quota saved; it applies to the next call.",
+      "params": []
+    },
+    "tokens_title": {
+      "text": "API tokens",
+      "params": []
+    },
+    "tokens_intro": {
+      "text": "An assistant calls the MCP endpoints with a bearer token. A token is shown once when it is made; revoking it refuses its next call.",
+      "params": []
+    },
+    "token_create_heading": {
+      "text": "Create a token",
+      "params": []
+    },
+    "field_label": {
+      "text": "Label (where the token is used)",
+      "params": []
+    },
+    "token_create_button": {
+      "text": "Create token",
+      "params": []
+    },
+    "token_default_label": {
+      "text": "portal",
+      "params": []
+    },
+    "token_created": {
+      "text": "Token {label} created.",
+      "params": [
+        "label"
+      ]
+    },
+    "token_shown_once": {
+      "text": "Copy it now: it is shown only this once and stored only as a hash.",
+      "params": []
+    },
+    "tokens_heading": {
+      "text": "Tokens",
+      "params": []
+    },
+    "tokens_caption": {
+      "text": "Your tokens",
+      "params": []
+    },
+    "tokens_caption_admin": {
+      "text": "Tokens of every user of your account",
+      "params": []
+    },
+    "tokens_none": {
+      "text": "No tokens yet.",
+      "params": []
+    },
+    "token_active": {
+      "text": "active",
+      "params": []
+    },
+    "token_revoked_at": {
+      "text": "revoked {date} (UTC)",
+      "params": [
+        "date"
+      ]
+    },
+    "revoke_button": {
+      "text": "Revoke {label}",
+      "params": [
+        "label"
+      ]
+    },
+    "done_token_revoked": {
+      "text": "Token revoked: its next call is refused.",
+      "params": []
+    },
+    "col_label": {
+      "text": "Label",
+      "params": []
+    },
+    "col_user": {
+      "text": "User",
+      "params": []
+    },
+    "col_created": {
+      "text": "Created (UTC)",
+      "params": []
+    },
+    "terms_title": {
+      "text": "Terms of service",
+      "params": []
+    },
+    "terms_text": {
+      "text": "The gateway reads your business systems on your behalf, read-only unless a tool says otherwise, and meters calls per account.",
+      "params": []
+    },
+    "terms_accept": {
+      "text": "Accept the terms",
+      "params": []
+    },
+    "terms_open": {
+      "text": "Open the terms of service",
+      "params": []
+    },
+    "terms_first_title": {
+      "text": "Accept the terms first",
+      "params": []
+    },
+    "terms_first": {
+      "text": "Accept the terms of service before connecting anything.",
+      "params": []
+    },
+    "terms_accepted_next": {
+      "text": "Ask the assistant to call connect_account again.",
+      "params": []
+    },
+    "done_terms_accepted": {
+      "text": "Thank you: the terms are accepted.",
+      "params": []
+    },
+    "data_layer_title": {
+      "text": "Data layer",
+      "params": []
+    },
+    "data_layer_intro": {
+      "text": "Opt a connection in to the data layer: the gateway records when it first saw each item (for example new ledger entries since the opt-in). Opting out deletes every record.",
+      "params": []
+    },
+    "data_layer_caption": {
+      "text": "Connections with tools that use the data layer",
+      "params": []
+    },
+    "data_layer_none": {
+      "text": "No connection of your account has a tool that uses the data layer.",
+      "params": []
+    },
+    "data_layer_on": {
+      "text": "on since {date} (UTC), {items} items recorded",
+      "params": [
+        "date",
+        "items"
+      ]
+    },
+    "data_layer_off": {
+      "text": "off",
+      "params": []
+    },
+    "data_layer_enable": {
+      "text": "Opt {instance} in",
+      "params": [
+        "instance"
+      ]
+    },
+    "data_layer_disable": {
+      "text": "Opt {instance} out and delete its records",
+      "params": [
+        "instance"
+      ]
+    },
+    "done_data_layer_enabled": {
+      "text": "The data layer is on.",
+      "params": []
+    },
+    "done_data_layer_disabled": {
+      "text": "The data layer is off; its records are deleted.",
+      "params": []
+    },
+    "audit_title": {
+      "text": "Audit log",
+      "params": []
+    },
+    "audit_intro": {
+      "text": "Every change made in the portal or with the admin CLI for your account, newest first ({count} shown).",
+      "params": [
+        "count"
+      ]
+    },
+    "audit_caption": {
+      "text": "Changes to your account",
+      "params": []
+    },
+    "audit_none": {
+      "text": "No changes recorded yet.",
+      "params": []
+    },
+    "col_when": {
+      "text": "When (UTC)",
+      "params": []
+    },
+    "col_who": {
+      "text": "Who",
+      "params": []
+    },
+    "col_what": {
+      "text": "What",
+      "params": []
+    },
+    "col_target": {
+      "text": "Target",
+      "params": []
+    },
+    "col_detail": {
+      "text": "Detail",
+      "params": []
+    },
+    "col_from": {
+      "text": "From",
+      "params": []
+    },
+    "col_connector": {
+      "text": "Connector",
+      "params": []
+    },
+    "col_id": {
+      "text": "Id",
+      "params": []
+    },
+    "col_seats": {
+      "text": "Seats in use",
+      "params": []
+    },
+    "col_subscription": {
+      "text": "Subscription",
+      "params": []
+    },
+    "col_name": {
+      "text": "Name",
+      "params": []
+    },
+    "col_email": {
+      "text": "Email",
+      "params": []
+    },
+    "col_role": {
+      "text": "Role",
+      "params": []
+    },
+    "col_seat_on": {
+      "text": "Seat on {connector}",
+      "params": [
+        "connector"
+      ]
+    },
+    "col_instance": {
+      "text": "Endpoint instance",
+      "params": []
+    },
+    "col_endpoint": {
+      "text": "URL",
+      "params": []
+    },
+    "col_status": {
+      "text": "Status",
+      "params": []
+    },
+    "col_actions": {
+      "text": "Actions",
+      "params": []
+    },
+    "col_tool": {
+      "text": "Tool",
+      "params": []
+    },
+    "col_calls": {
+      "text": "Calls",
+      "params": []
+    }
+  },
   "annotations": {
     "read": {
       "readOnlyHint": true,
@@ -304,7 +1622,13 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     "connectLinkValidSeconds": 600,
     "portalLinkValidSeconds": 86400,
     "fairUseDefaultMonthlyQuota": 100000,
-    "listCacheTtlMs": 60000
+    "listCacheTtlMs": 60000,
+    "portalSessionSeconds": 43200,
+    "signInFailuresPerAddress": 10,
+    "signInFailuresPerAccount": 30,
+    "signInWindowSeconds": 900,
+    "passwordLinkValidSeconds": 604800,
+    "auditPageEntries": 200
   },
   "systemTools": [
     {

@@ -114,11 +114,13 @@ export interface TextEntry {
   readonly params: readonly string[];
 }
 
-export interface PlatformDescriptor<Code extends string = string, ProtocolCode extends string = string> {
+export interface PlatformDescriptor<Code extends string = string, ProtocolCode extends string = string, PortalText extends string = string> {
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
   /** Texts of refusals before any tool runs (HTTP checks, the JSON-RPC envelope), by code. */
   readonly protocolErrors: Readonly<Record<ProtocolCode, TextEntry>>;
   readonly instructions: Readonly<Record<string, string>>;
+  /** The portal's texts (page titles, labels, notices), by name; `{name}` placeholders. */
+  readonly portalTexts: Readonly<Record<PortalText, TextEntry>>;
   readonly annotations: { readonly read: ToolAnnotations; readonly write: ToolAnnotations };
   readonly limits: Readonly<Record<string, number>>;
   readonly systemTools: readonly ToolDescriptor[];

@@ -219,6 +219,59 @@ CREATE TABLE write_dedup (
 CREATE INDEX write_dedup_claimed_at_idx ON write_dedup (claimed_at);
 `,
   },
+  {
+    version: 9,
+    name: 'portal',
+    // The portal (issue 19). Passwords as argon2id PHC strings, one per user; sessions stored only
+    // as a hash of the cookie value; failed sign-ins per address and per account (the rate limit
+    // holds across replicas); single-use set-password links (invitations), stored as hashes; and the
+    // audit log of every change made in the portal or the admin CLI (never a secret: the details are
+    // names and ids). The audit log has no foreign key: it outlives the users and accounts it names.
+    sql: `
+CREATE TABLE user_passwords (
+  user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  password_hash text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE portal_sessions (
+  id_hash text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  source_ip text NOT NULL DEFAULT ''
+);
+CREATE INDEX portal_sessions_user_id_idx ON portal_sessions (user_id);
+CREATE INDEX portal_sessions_expires_at_idx ON portal_sessions (expires_at);
+
+CREATE TABLE sign_in_failures (
+  scope_key text NOT NULL,
+  at timestamptz NOT NULL
+);
+CREATE INDEX sign_in_failures_key_at_idx ON sign_in_failures (scope_key, at);
+
+CREATE TABLE password_links (
+  token_hash text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX password_links_user_id_idx ON password_links (user_id);
+
+CREATE TABLE audit_log (
+  id bigserial PRIMARY KEY,
+  account_id text,
+  actor text NOT NULL,
+  action text NOT NULL,
+  target text NOT NULL DEFAULT '',
+  detail text NOT NULL DEFAULT '',
+  source text NOT NULL DEFAULT '',
+  at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX audit_log_account_at_idx ON audit_log (account_id, at);
+`,
+  },
 ];
 
 /**

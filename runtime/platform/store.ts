@@ -111,6 +111,36 @@ export interface SeenItem {
   readonly baseline: boolean;
 }
 
+/** A signed-in portal session as stored (the cookie value only as a hash). */
+export interface PortalSession {
+  readonly idHash: string;
+  readonly userId: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly sourceIp: string;
+}
+
+/** One change made in the portal or the admin CLI: who, what, when, from where; never a secret. */
+export interface AuditEntry {
+  readonly accountId: string | null;
+  /** `user:<id> <email>` for the portal, `cli:<os user>` for the admin CLI. */
+  readonly actor: string;
+  /** A dotted name, e.g. `seat.set`, `token.revoke`. */
+  readonly action: string;
+  readonly target: string;
+  /** Names, ids and on/off values only. */
+  readonly detail: string;
+  /** The client address, or `admin socket` / `local` for the CLI. */
+  readonly source: string;
+}
+
+export interface AuditRecord extends AuditEntry {
+  readonly id: number;
+  readonly at: Date;
+}
+
+export type PasswordLinkOutcome = { readonly outcome: 'ok'; readonly userId: string } | { readonly outcome: 'used' | 'expired' | 'missing' };
+
 /** Everything the hot path needs, read once and held in memory. */
 export interface PlatformSnapshot {
   readonly accounts: readonly Account[];
@@ -240,4 +270,32 @@ export interface PlatformStore {
   finishWrite(key: string, outcome: string, reusable: boolean): Promise<void>;
   /** The stored outcome of a claimed write (null while it runs; undefined when the claim is gone). */
   writeOutcome(key: string): Promise<string | null | undefined>;
+
+  // The portal (issue 19): passwords, sessions, sign-in failures, set-password links, audit log.
+
+  /** Stores a user's password hash (argon2id PHC string), replacing an earlier one. */
+  setPasswordHash(userId: string, passwordHash: string): Promise<void>;
+  getPasswordHash(userId: string): Promise<string | null>;
+  createSession(session: { idHash: string; userId: string; expiresAt: Date; sourceIp: string }): Promise<void>;
+  /** The session, its user and account, when it exists and has not expired at `now`. */
+  findSession(idHash: string, now: Date): Promise<{ session: PortalSession; user: User; account: Account } | null>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Signs a user out everywhere; answers how many sessions ended. */
+  deleteUserSessions(userId: string): Promise<number>;
+  /** Deletes sessions that expired before `before`, and sign-in failures older than it. */
+  purgePortal(before: Date): Promise<void>;
+  recordSignInFailure(scopeKeys: readonly string[], at: Date): Promise<void>;
+  /** Failures recorded since `since`, per scope key (keys without any: 0). */
+  countSignInFailures(scopeKeys: readonly string[], since: Date): Promise<Map<string, number>>;
+  createPasswordLink(link: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void>;
+  /** Atomically marks the link used; only the first call for an unexpired link gets 'ok'. */
+  consumePasswordLink(tokenHash: string, now: Date): Promise<PasswordLinkOutcome>;
+  setUserRole(userId: string, role: UserRole): Promise<void>;
+  /** Every token of the account's users (revoked ones too), newest first. */
+  listAccountTokens(accountId: string): Promise<TokenRecord[]>;
+  /** The user and account a token belongs to (revoked or not); null when there is no such token. */
+  getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null>;
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The newest `limit` entries of an account, newest first. */
+  listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
 }

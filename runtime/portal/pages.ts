@@ -1,16 +1,27 @@
-// The portal pages the platform texts link to, server-rendered: connect (per credential kind),
-// purchase, team (seats) and terms. Every page is reached through a signed link; connect links
-// are single-use and bound to an account and endpoint instance. A later issue builds the full portal.
+// The portal: sign-in, the signed-in account pages (account-pages.ts), and the signed links the
+// platform texts hand out (connect, purchase, team, terms), server-rendered without JavaScript.
+//
+// Signed links keep working and land on the same pages: a signed-in user of the link is sent to
+// the portal page; without a session, purchase, team and terms links act as the short-lived
+// capability they are. A connect link is bound to the user who asked for it: its form (and an OAuth
+// start) needs that user signed in, so nobody else can store a credential in the asking account,
+// and the terms must be accepted first (the gate connect_account applies, on every connect path).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ConnectorRuntime, Endpoint, GatewayContext } from '../gateway-context.ts';
-import type { CredentialKind } from '../handler-api/descriptor-types.ts';
+import type { ConnectorRuntime, GatewayContext } from '../gateway-context.ts';
 import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/links.ts';
 import { completeOAuthConnect, newBrowserBinding, sha256 } from '../platform/oauth.ts';
 import type { Account, User } from '../platform/store.ts';
-import { BodyTooLarge, readBody } from '../transport/http-io.ts';
+import { CREDENTIAL_FORM_FIELDS, createAccountPages } from './account-pages.ts';
+import { escapeHtml, postButton, redirect, sendPage } from './html.ts';
+import { PortalKit, type PortalOptions, type PortalRequest, safeNext, type SignedInRequest } from './kit.ts';
+import { clientAddress, hashPassword, MIN_PASSWORD_LENGTH, type PortalSessions, sha256 as sha256Hex } from './session.ts';
+
+export type { PasswordLinkDelivery, PortalOptions } from './kit.ts';
 
 export interface PortalRoutes {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
+  /** Sign-in and sessions, for other routes that need the signed-in user (a consent page). */
+  readonly sessions: PortalSessions;
 }
 
 /** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
@@ -27,396 +38,469 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-/** The connect form's check of a submitted credential (the pipeline's `checkCredential`); `text` is the spec's. */
-export type CredentialCheck = (
-  endpoint: Endpoint,
-  accountId: string,
-  values: Readonly<Record<string, string>>,
-  signal: AbortSignal,
-) => Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string }>;
-
-export interface PortalOptions {
-  /** Let an account admin subscribe from the purchase page without billing (demo and trials). */
-  readonly selfServicePurchase: boolean;
-  /** Checks a credential typed into the connect form with the upstream before it is stored (spec `connector.connect`). */
-  readonly checkCredential: CredentialCheck;
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function page(res: ServerResponse, status: number, title: string, body: string): number {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Connector gateway</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}label{display:block;margin:.8rem 0 .2rem;font-weight:600}input[type=text],input[type=password]{width:100%;padding:.5rem;border:1px solid #99a;border-radius:4px}button{margin-top:1rem;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}.note{color:#556}.error{color:#a11}.warning{border-left:4px solid #c80;padding:.4rem .8rem;background:#fff7e6}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #dde}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-  });
-  res.end(html);
-  return status;
-}
-
-const CREDENTIAL_FIELDS: Record<Exclude<CredentialKind, 'managed_basic' | 'oauth2'>, Array<{ name: string; label: string; secret: boolean }>> = {
-  api_key: [{ name: 'apiKey', label: 'API key', secret: true }],
-  static_token: [{ name: 'token', label: 'Grant token', secret: true }],
-  login_company: [
-    { name: 'username', label: 'Username (server-login user)', secret: false },
-    { name: 'password', label: 'Password', secret: true },
-    { name: 'companyId', label: 'Company id', secret: false },
-  ],
-};
-
-/** What the connect form shows: the connector, the endpoint, the fields, and who asked for the link. */
-interface ConnectForm {
-  readonly title: string;
-  readonly instanceId: string;
-  readonly fields: ReadonlyArray<{ name: string; label: string; secret: boolean }>;
-  readonly token: string;
-  readonly requester: { readonly account: Account; readonly user: User };
-}
-
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const raw = await readBody(req, 64 * 1024);
-  return new URLSearchParams(raw.toString('utf8'));
-}
-
 export function createPortal(gateway: GatewayContext, options: PortalOptions): PortalRoutes {
-  const invalid = (res: ServerResponse, reason: string) =>
-    page(
-      res,
+  const kit = new PortalKit(gateway, {
+    ...options,
+    deliverPasswordLink:
+      options.deliverPasswordLink ??
+      // The demo's delivery: the log (an operator passes the link on). A mailer plugs in here.
+      ((to, link) => gateway.log.info({ to: to.email, link }, 'portal set-password link (deliver it to the user)')),
+  });
+  const t = kit.t.bind(kit);
+  const plain = kit.text.plain;
+  const sessions = kit.sessions;
+
+  const invalid = (r: PortalRequest, reason: string) =>
+    kit.view(
+      r,
       reason === 'expired' ? 410 : 400,
-      'This link cannot be used',
-      `<p class="error">${reason === 'expired' ? 'The link has expired.' : reason === 'used' ? 'The link has already been used.' : 'The link is not valid.'}</p><p class="note">Ask the assistant for a new link (by calling <code>connect_account</code> where the endpoint lists it, or by repeating the call that answered with this link).</p>`,
+      plain('link_invalid_title'),
+      `<p class="error">${t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p class="note">${t('link_ask_again')}</p>`,
     );
 
-  function connectorOf(payload: LinkPayload) {
-    return [...gateway.endpoints.values()].find((e) => e.connector.config.key === payload.connectorKey)?.connector;
-  }
+  const connectorOf = (key: string) => [...gateway.endpoints.values()].find((e) => e.connector.config.key === key)?.connector;
 
-  async function connect(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
-    const connector = connectorOf(payload);
-    const instanceId = payload.instanceId;
-    if (!connector || !instanceId || !payload.jti || !gateway.endpoints.has(instanceId)) return invalid(res, 'invalid');
-    const kind = connector.descriptor.credential;
-    if (kind === 'managed_basic') return invalid(res, 'invalid');
-    if (kind === 'oauth2') return oauthStart(req, res, payload, connector);
-    const fields = CREDENTIAL_FIELDS[kind];
-    // Who asked for the link: until the portal has sign-in, the page names them, so a user handed
-    // someone else's link sees that it is not theirs before typing a credential into it.
-    const requester = await requesterOf(payload);
-    if (!requester) return invalid(res, 'invalid');
-    const form: ConnectForm = { title: connector.descriptor.title, instanceId, fields, token, requester };
-    if (req.method === 'POST') {
-      let posted: URLSearchParams;
-      try {
-        posted = await readForm(req);
-      } catch (error) {
-        if (error instanceof BodyTooLarge) return page(res, 413, 'Too large', '<p class="error">The form was too large.</p>');
-        throw error;
-      }
-      const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (posted.get(f.name) ?? '').trim()]));
-      const missing = fields.filter((f) => !values[f.name]);
-      if (missing.length > 0) return connectForm(res, form, `Fill in: ${missing.map((f) => f.label).join(', ')}.`);
-      // A used or expired link says so before the upstream is asked anything.
-      const linkState = await gateway.store.connectLinkState(payload.jti, gateway.now());
-      if (linkState !== 'ok') return invalid(res, linkState);
-      // The credential is checked with the upstream first (spec `connect.verify`): one the upstream
-      // refuses, or that cannot be checked now, is not stored, and the link stays usable to retry.
-      const gone = new AbortController();
-      res.once('close', () => gone.abort());
-      const verdict = await options.checkCredential(gateway.endpoints.get(instanceId)!, payload.accountId, values, gone.signal);
-      if (!verdict.ok) {
-        gateway.log.info({ accountId: payload.accountId, userId: payload.userId, connector: connector.config.id, instance: instanceId, reason: verdict.reason }, 'connection not stored');
-        return connectForm(res, form, verdict.text, verdict.reason === 'rejected' ? 400 : 503);
-      }
-      const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
-      if (outcome !== 'ok') return invalid(res, outcome);
-      const sealed = gateway.vault.seal(JSON.stringify(values), payload.accountId, instanceId);
-      await gateway.store.putConnection({ accountId: payload.accountId, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
-      await gateway.state.refresh();
-      gateway.log.info({ accountId: payload.accountId, userId: payload.userId, connector: connector.config.id, instance: instanceId }, 'connection stored');
-      return page(
-        res,
-        200,
-        `${connector.descriptor.title} is connected`,
-        `<p>The endpoint <code>${escapeHtml(endpointUrl(instanceId))}</code> of the account <strong>${escapeHtml(requester.account.name)}</strong> is connected. You can close this page and ask the assistant again.</p>`,
-      );
-    }
-    // A used or expired link says so at once, not after the user typed a credential into it.
-    const state = await gateway.store.connectLinkState(payload.jti, gateway.now());
-    if (state !== 'ok') return invalid(res, state);
-    return connectForm(res, form);
+  /** The account and user the link was issued to (the snapshot, else the store: a link from another replica). */
+  async function requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
+    const account = gateway.state.account(payload.accountId) ?? (await gateway.store.getAccount(payload.accountId));
+    const user = (await gateway.store.getUser(payload.userId)) ?? gateway.state.user(payload.userId);
+    if (!account || !user || user.accountId !== account.id) return undefined;
+    return { account, user };
   }
 
   /** Where the identity provider sends the browser back (register it with the provider). */
   const redirectUri = () => `${gateway.config.publicBaseUrl}${OAUTH_CALLBACK_PATH}`;
 
   /**
-   * An OAuth connector's connect link: a single-use state (10 minutes, bound to the link's account,
-   * instance and user, and to this browser by a cookie) and a redirect to the provider's authorize
-   * endpoint with PKCE S256. The link itself is consumed when the callback stores the grant.
+   * The OAuth connect start (from a connect link or the connections page): a single-use state (10
+   * minutes, bound to the account, instance and user, and to this browser by a cookie) and a
+   * redirect to the provider's authorize endpoint with PKCE S256. The link record `jti` is consumed
+   * when the callback stores the grant.
    */
-  async function oauthStart(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, connector: ConnectorRuntime): Promise<number> {
-    req.resume();
-    if (req.method !== 'GET') return page(res, 405, 'Method not allowed', '');
-    const title = `Connect ${connector.descriptor.title}`;
-    const linkState = await gateway.store.connectLinkState(payload.jti!, gateway.now());
-    if (linkState !== 'ok') return invalid(res, linkState);
-    if (!(await requesterOf(payload))) return invalid(res, 'invalid');
+  async function startOAuth(r: PortalRequest, target: { accountId: string; userId: string; instanceId: string; jti: string }, connector: ConnectorRuntime): Promise<number> {
     const client = gateway.oauth.clients.get(connector.config.key);
     if (!client) {
       gateway.log.warn({ connector: connector.config.id }, 'oauth connect refused: no OAuth client id is configured for this connector');
-      return page(res, 503, title, '<p class="error">Connecting is not set up on this gateway yet: the operator has not registered an OAuth client for this connector.</p>');
+      return kit.notice(r, 503, 'connect_title', 'oauth_not_set_up', { connector: connector.descriptor.title });
     }
     const flow = await client.authorizeRedirect(redirectUri());
     const browser = newBrowserBinding();
-    const validMs = (gateway.platform.limits.connectLinkValidSeconds ?? 600) * 1000;
+    const validMs = gateway.platform.limits.connectLinkValidSeconds! * 1000;
     await gateway.store.createOAuthState({
       stateHash: sha256(flow.state),
-      accountId: payload.accountId,
-      userId: payload.userId,
-      instanceId: payload.instanceId!,
+      accountId: target.accountId,
+      userId: target.userId,
+      instanceId: target.instanceId,
       connectorKey: connector.config.key,
-      linkJti: payload.jti!,
-      verifierSealed: gateway.vault.seal(flow.verifier, payload.accountId, payload.instanceId!).ciphertext,
+      linkJti: target.jti,
+      verifierSealed: gateway.vault.seal(flow.verifier, target.accountId, target.instanceId).ciphertext,
       browserHash: browser.hash,
       expiresAt: new Date(gateway.now().getTime() + validMs),
     });
     const secure = gateway.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-    res.writeHead(302, {
+    r.res.writeHead(302, {
       location: flow.url,
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
       // SameSite=Lax: sent on the provider's top-level redirect back to the callback.
       'set-cookie': `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=${Math.floor(validMs / 1000)}; HttpOnly; SameSite=Lax${secure}`,
     });
-    res.end();
+    r.res.end();
     return 302;
   }
 
-  /** `GET /portal/oauth/callback?code&state`: refuses a missing, reused, expired or foreign state; stores the grant. */
-  async function oauthCallback(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    req.resume();
-    const refused = (status: number, why: string) =>
-      page(
-        res,
-        status,
-        'This sign-in cannot be used',
-        `<p class="error">${why}</p><p class="note">Ask the assistant for a new link (by calling <code>connect_account</code> where the endpoint lists it, or by repeating the call that answered with a link) and sign in again.</p>`,
+  const accountPages = createAccountPages(kit, startOAuth);
+
+  // --- sign-in, sign-out, set password ------------------------------------------------------------
+
+  async function signIn(r: PortalRequest): Promise<number> {
+    const next = safeNext(r.query.get('next'));
+    const show = (status: number, message: string, email = '') => {
+      const form = sessions.formToken(r.req);
+      const body = `${message}<form method="post" action="/portal/sign-in?next=${encodeURIComponent(next)}"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}"><label for="email">${t('field_email')}</label><input type="email" id="email" name="email" autocomplete="username" required value="${escapeHtml(email)}"><label for="password">${t('field_password')}</label><input type="password" id="password" name="password" autocomplete="current-password" required><button type="submit">${t('sign_in_button')}</button></form><p class="note">${t('sign_in_note')}</p>`;
+      return kit.view(r, status, plain('sign_in_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
+    };
+    if (r.req.method === 'GET') {
+      if (r.signedIn) return redirect(r.res, next);
+      const done = r.query.get('done');
+      const message = done === 'signed_out' || done === 'signed_out_everywhere' || done === 'password_set' ? `<p class="ok" role="status">${t(`done_${done}`)}</p>` : '';
+      return show(200, message);
+    }
+    if (r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const email = (form.get('email') ?? '').trim();
+    const outcome = await sessions.signIn(r.req, email, form.get('password') ?? '');
+    if (!outcome.ok) {
+      gateway.log.info({ address: clientAddress(r.req), reason: outcome.reason }, 'portal sign-in refused');
+      return outcome.reason === 'rate_limited'
+        ? show(429, `<p class="error" role="alert">${t('sign_in_rate_limited', { minutes: Math.ceil(gateway.platform.limits.signInWindowSeconds! / 60) })}</p>`, email)
+        : show(401, `<p class="error" role="alert">${t('sign_in_failed')}</p>`, email);
+    }
+    await kit.audit(r, outcome.user, 'session.sign_in', outcome.user.id);
+    return redirect(r.res, next, { 'set-cookie': outcome.cookie });
+  }
+
+  async function signOut(r: PortalRequest): Promise<number> {
+    if (r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const cookie = await sessions.signOut(r.signedIn);
+    return redirect(r.res, '/portal/sign-in?done=signed_out', { 'set-cookie': cookie });
+  }
+
+  /** `/portal/set-password/<token>`: an invitation (or a reset) sets a password, then signs in. */
+  async function setPassword(r: PortalRequest, token: string): Promise<number> {
+    const show = (status: number, message: string) => {
+      const form = sessions.formToken(r.req);
+      const body = `${message}<p>${t('set_password_intro', { min: MIN_PASSWORD_LENGTH })}</p><form method="post" action="/portal/set-password/${escapeHtml(token)}"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}"><label for="password">${t('field_new_password')}</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><label for="confirm">${t('field_confirm_password')}</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><button type="submit">${t('set_password_button')}</button></form>`;
+      return kit.view(r, status, plain('set_password_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
+    };
+    if (r.req.method === 'GET') return show(200, '');
+    if (r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const password = form.get('password') ?? '';
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) return show(400, `<p class="error" role="alert">${t('password_too_short', { min: MIN_PASSWORD_LENGTH })}</p>`);
+    if (password !== form.get('confirm')) return show(400, `<p class="error" role="alert">${t('password_mismatch')}</p>`);
+    const outcome = await gateway.store.consumePasswordLink(sha256Hex(token), gateway.now());
+    if (outcome.outcome !== 'ok') return invalid(r, outcome.outcome);
+    const user = await gateway.store.getUser(outcome.userId);
+    if (!user) return invalid(r, 'invalid');
+    await gateway.store.setPasswordHash(user.id, await hashPassword(password));
+    // A new password ends every other session of the user.
+    await gateway.store.deleteUserSessions(user.id);
+    await kit.audit(r, user, 'user.password_set', user.id);
+    const cookie = await sessions.startSession(user, clientAddress(r.req));
+    return redirect(r.res, '/portal', { 'set-cookie': cookie });
+  }
+
+  // --- signed links ------------------------------------------------------------------------------
+
+  /** A connect link: bound to its user, who must be signed in and have accepted the terms. */
+  async function connectLink(r: PortalRequest, payload: LinkPayload, token: string): Promise<number> {
+    const connector = connectorOf(payload.connectorKey);
+    const instanceId = payload.instanceId;
+    if (!connector || !instanceId || !payload.jti || !gateway.endpoints.has(instanceId)) return invalid(r, 'invalid');
+    const kind = connector.descriptor.credential;
+    if (kind === 'managed_basic') return invalid(r, 'invalid');
+    const requester = await requesterOf(payload);
+    if (!requester) return invalid(r, 'invalid');
+    // A used or expired link says so at once, not after the user signed in or typed a credential.
+    const state = await gateway.store.connectLinkState(payload.jti, gateway.now());
+    if (state !== 'ok') {
+      r.req.resume();
+      return invalid(r, state);
+    }
+    const title = plain('connect_title', { connector: connector.descriptor.title });
+    const { account, user } = requester;
+    const context = `<p>${t('connect_context_link', { name: user.name, email: user.email, account: account.name, connector: connector.descriptor.title, endpoint: kit.endpointUrl(instanceId), path: `/${instanceId}/mcp` })}</p><p class="warning">${t('connect_warning', { account: account.name })}</p>`;
+    const signedIn = r.signedIn;
+    if (!signedIn) {
+      r.req.resume();
+      return kit.view(
+        r,
+        r.req.method === 'POST' ? 401 : 200,
+        title,
+        `${context}<p>${t('connect_sign_in_first', { email: user.email })}</p><p><a href="/portal/sign-in?next=${encodeURIComponent(`/portal/connect/${token}`)}">${t('sign_in_to_continue')}</a></p>`,
       );
-    if (req.method !== 'GET') return page(res, 405, 'Method not allowed', '');
-    const params = new URL(req.url ?? '/', 'http://callback.invalid').searchParams;
-    const state = params.get('state');
-    if (!state || state.length > 512) return refused(400, 'The sign-in answer carries no valid state.');
+    }
+    if (signedIn.user.id !== user.id) {
+      r.req.resume();
+      gateway.log.warn({ linkUser: user.id, signedInUser: signedIn.user.id, instance: instanceId }, 'connect link refused: signed in as another user');
+      return kit.view(r, 403, title, `${context}<p class="error" role="alert">${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}</p>`);
+    }
+    if (!signedIn.user.termsAcceptedAt) {
+      r.req.resume();
+      return kit.view(
+        r,
+        403,
+        plain('terms_first_title'),
+        `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(`/portal/connect/${token}`)}">${t('terms_open')}</a></p>`,
+      );
+    }
+    if (kind === 'oauth2') {
+      if (r.req.method === 'POST') {
+        const form = await kit.form(r);
+        if (!form) return r.res.statusCode;
+        await kit.audit(r, { ...signedIn.user }, 'connection.oauth_start', instanceId, { connector: connector.config.key, via: 'link' });
+        return startOAuth(r, { accountId: account.id, userId: user.id, instanceId, jti: payload.jti }, connector);
+      }
+      return kit.view(
+        r,
+        200,
+        title,
+        `${context}<p class="note">${t('connect_oauth_note')}</p>${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
+      );
+    }
+    const fields = CREDENTIAL_FORM_FIELDS[kind];
+    let error = '';
+    let status = 400;
+    if (r.req.method === 'POST') {
+      const form = await kit.form(r);
+      if (!form) return r.res.statusCode;
+      const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]));
+      const missing = fields.filter((f) => !values[f.name]);
+      let refused: { readonly html: string; readonly status: number } | undefined;
+      if (missing.length === 0) {
+        refused = await kit.verifyCredential(r, { accountId: account.id, userId: user.id, instanceId, connector: connector.config.id }, values);
+      }
+      if (missing.length === 0 && !refused) {
+        const outcome = await gateway.store.consumeConnectLink(payload.jti, gateway.now());
+        if (outcome !== 'ok') return invalid(r, outcome);
+        const sealed = gateway.vault.seal(JSON.stringify(values), account.id, instanceId);
+        await gateway.store.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+        await gateway.state.refresh();
+        gateway.log.info({ accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId }, 'connection stored');
+        await kit.audit(r, { ...user }, 'connection.set', instanceId, { connector: connector.config.key, via: 'link' });
+        return kit.view(
+          r,
+          200,
+          plain('connected_title', { connector: connector.descriptor.title }),
+          `<p role="status">${t('connected_text', { endpoint: kit.endpointUrl(instanceId), account: account.name })}</p>`,
+        );
+      }
+      error = refused?.html ?? `<p class="error" role="alert">${t('fill_in', { fields: missing.map((f) => plain(f.label)).join(', ') })}</p>`;
+      status = refused?.status ?? 400;
+    }
+    const inputs = fields
+      .map((f) => `<label for="${f.name}">${t(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`)
+      .join('');
+    return kit.view(
+      r,
+      error ? status : 200,
+      title,
+      `${context}<p class="note">${t('connect_stored_note')}</p>${error}<form method="post" action="/portal/connect/${escapeHtml(token)}"><input type="hidden" name="csrf" value="${escapeHtml(signedIn.csrf)}">${inputs}<button type="submit">${t('connect_button')}</button></form>`,
+    );
+  }
+
+  /**
+   * Purchase, team and terms links. The link's user signed in: the portal page. Otherwise the
+   * link is the capability it always was, on the same page content (with its own CSRF token).
+   */
+  async function capabilityLink(r: PortalRequest, purpose: 'purchase' | 'team' | 'terms', payload: LinkPayload, token: string): Promise<number> {
+    const requester = await requesterOf(payload);
+    const connector = connectorOf(payload.connectorKey);
+    if (!requester || (!connector && purpose !== 'terms')) {
+      r.req.resume();
+      return invalid(r, 'invalid');
+    }
+    const { user, account } = requester;
+    if (r.signedIn?.user.id === user.id) {
+      r.req.resume();
+      return redirect(r.res, purpose === 'purchase' ? '/portal/connectors' : `/portal/${purpose}`);
+    }
+    // Without a session (or signed in as someone else): the link acts for its own user only.
+    const form = sessions.formToken(r.req);
+    const cookie = form.setCookie ? { 'set-cookie': form.setCookie } : undefined;
+    const action = `/portal/${purpose}/${token}`;
+    const view = (status: number, title: string, body: string) => kit.view({ ...r, signedIn: undefined }, status, title, body, cookie);
+    const signInHint = `<p class="note">${t('link_sign_in_hint')} <a href="/portal/sign-in?next=${encodeURIComponent(action)}">${t('sign_in_button')}</a></p>`;
+    let posted: URLSearchParams | undefined;
+    if (r.req.method === 'POST') {
+      posted = await kit.form({ ...r, signedIn: undefined });
+      if (!posted) return r.res.statusCode;
+    }
+    if (purpose === 'terms') {
+      if (posted) {
+        await gateway.store.acceptTerms(user.id, gateway.now());
+        await gateway.state.refresh();
+        await kit.audit(r, { ...user }, 'terms.accept', user.id, { via: 'link' });
+        return view(200, plain('terms_title'), `<p class="ok" role="status">${t('done_terms_accepted')}</p><p>${t('terms_accepted_next')}</p>`);
+      }
+      return view(200, plain('terms_title'), `<p>${t('terms_text')}</p>${postButton(action, form.csrf, plain('terms_accept'))}${signInHint}`);
+    }
+    const c = connector!;
+    if (purpose === 'purchase') {
+      const title = plain('purchase_title', { connector: c.descriptor.title });
+      if (gateway.state.isSubscribed(account.id, c.config.key)) return view(200, title, `<p>${t('purchase_subscribed')}</p>${signInHint}`);
+      if (!kit.options.selfServicePurchase) return view(200, title, `<p>${t('purchase_by_operator')}</p>`);
+      if (user.role !== 'admin') return view(403, title, `<p>${t('purchase_admin_only')}</p>`);
+      if (posted) {
+        await gateway.store.setSubscription(account.id, c.config.key, true);
+        await gateway.store.setSeat(user.id, c.config.key, true);
+        await gateway.state.refresh();
+        await kit.audit(r, { ...user }, 'subscription.set', c.config.key, { subscribed: 'on', seat_for: user.email, via: 'link' });
+        return view(200, title, `<p class="ok" role="status">${t('purchase_done')}</p>${signInHint}`);
+      }
+      return view(
+        200,
+        title,
+        `<p>${t('purchase_intro', { connector: c.descriptor.title, id: c.config.id, account: account.name })}</p>${postButton(action, form.csrf, plain('subscribe_button', { connector: c.descriptor.title }))}${signInHint}`,
+      );
+    }
+    // team: seats of this link's connector.
+    const users = await gateway.store.listUsers(account.id);
+    const key = c.config.key;
+    const admin = user.role === 'admin';
+    let top = '';
+    if (posted) {
+      if (!admin) return view(403, plain('team_title'), `<p class="error">${t('admin_only')}</p>`);
+      const seated = new Set(posted.getAll('seat'));
+      const changes: string[] = [];
+      for (const u of users) {
+        const on = seated.has(`${u.id}|${key}`);
+        if (on !== gateway.state.hasSeat(u.id, key)) {
+          await gateway.store.setSeat(u.id, key, on);
+          changes.push(`${u.email}:${key}:${on ? 'on' : 'off'}`);
+        }
+      }
+      await gateway.state.refresh();
+      if (changes.length) await kit.audit(r, { ...user }, 'seats.set', account.id, { changes: changes.join(','), via: 'link' });
+      top = `<p class="ok" role="status">${t('done_seats_saved')}</p>`;
+    }
+    const used = users.filter((u) => gateway.state.hasSeat(u.id, key)).length;
+    const rows = users
+      .map((u) => {
+        const has = gateway.state.hasSeat(u.id, key);
+        const id = `seat-${escapeHtml(u.id)}`;
+        const cell = admin
+          ? `<input type="checkbox" id="${id}" name="seat" value="${escapeHtml(`${u.id}|${key}`)}"${has ? ' checked' : ''}> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}</label>`
+          : t(has ? 'answer_yes' : 'answer_no');
+        return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}</td><td>${cell}</td></tr>`;
+      })
+      .join('');
+    const table = `<table><caption>${t('seats_in_use_of', { connector: c.descriptor.title, used, users: users.length })}</caption><thead><tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">${t('col_role')}</th><th scope="col">${t('col_seat_on', { connector: c.config.id })}</th></tr></thead><tbody>${rows}</tbody></table>`;
+    const body = admin
+      ? `${top}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}">${table}<button type="submit">${t('save_seats')}</button></form>${signInHint}`
+      : `${table}<p class="note">${t('team_member_note', {
+          admins:
+            users
+              .filter((u) => u.role === 'admin')
+              .map((u) => u.email)
+              .join(', ') || '—',
+        })}</p>`;
+    return view(200, plain('team_title'), body);
+  }
+
+  // --- OAuth callback ----------------------------------------------------------------------------
+
+  /** `GET /portal/oauth/callback?code&state`: refuses a missing, reused, expired or foreign state; stores the grant. */
+  async function oauthCallback(r: PortalRequest): Promise<number> {
+    r.req.resume();
+    const refused = (status: number, why: string) => kit.view(r, status, plain('oauth_refused_title'), `<p class="error">${t(why)}</p><p class="note">${t('oauth_ask_again')}</p>`);
+    if (r.req.method !== 'GET') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
+    const state = r.query.get('state');
+    if (!state || state.length > 512) return refused(400, 'oauth_no_state');
     const stateHash = sha256(state);
     // The browser that started the flow holds the binding cookie; another browser (a link passed on) does not.
-    const binding = cookieValue(req.headers.cookie, stateCookie(state));
+    const binding = cookieValue(r.req.headers.cookie, stateCookie(state));
     const outcome = await gateway.store.consumeOAuthState(stateHash, gateway.now());
     if (outcome.outcome !== 'ok') {
       gateway.log.info({ outcome: outcome.outcome }, 'oauth callback refused');
-      return refused(
-        outcome.outcome === 'expired' ? 410 : 400,
-        outcome.outcome === 'expired'
-          ? 'The sign-in took too long: its link has expired.'
-          : outcome.outcome === 'used'
-            ? 'This sign-in has already been used.'
-            : 'The sign-in answer is not known to this gateway.',
-      );
+      return refused(outcome.outcome === 'expired' ? 410 : 400, outcome.outcome === 'expired' ? 'oauth_expired' : outcome.outcome === 'used' ? 'oauth_used' : 'oauth_unknown');
     }
     const flow = outcome.state;
     const fields = { accountId: flow.accountId, userId: flow.userId, instance: flow.instanceId };
     if (!binding || sha256(binding) !== flow.browserHash) {
       gateway.log.warn(fields, 'oauth callback refused: the state belongs to another browser');
-      return refused(400, 'This sign-in was started in another browser or for another account.');
+      return refused(400, 'oauth_other_browser');
     }
     const endpoint = gateway.endpoints.get(flow.instanceId);
     const connector = endpoint?.connector;
     const client = connector ? gateway.oauth.clients.get(connector.config.key) : undefined;
-    if (!endpoint || !connector || !client || connector.config.key !== flow.connectorKey) return refused(400, 'The sign-in answer is not known to this gateway.');
+    if (!endpoint || !connector || !client || connector.config.key !== flow.connectorKey) return refused(400, 'oauth_unknown');
     const title = connector.descriptor.title;
-    if (params.has('error')) {
-      gateway.log.info({ ...fields, providerError: (params.get('error') ?? '').slice(0, 64) }, 'oauth authorize answered an error');
-      return page(
-        res,
-        400,
-        `${title} was not connected`,
-        '<p class="error">The sign-in was cancelled or refused at the identity provider. Nothing was stored.</p><p class="note">Ask the assistant for a new link to try again.</p>',
-      );
+    const notConnected = (status: number, html: string) => kit.view(r, status, plain('not_connected_title', { connector: title }), `${html}<p class="note">${t('oauth_try_again')}</p>`);
+    if (r.query.has('error')) {
+      gateway.log.info({ ...fields, providerError: (r.query.get('error') ?? '').slice(0, 64) }, 'oauth authorize answered an error');
+      return notConnected(400, `<p class="error">${t('oauth_cancelled')}</p>`);
     }
     let verifier: string;
     try {
       verifier = gateway.vault.open(flow.verifierSealed, flow.accountId, flow.instanceId);
     } catch {
-      return refused(400, 'The sign-in answer is not known to this gateway.');
+      return refused(400, 'oauth_unknown');
     }
     const target = { accountId: flow.accountId, instanceId: flow.instanceId, connectorKey: connector.config.key };
-    const done = await completeOAuthConnect(gateway, client, target, { callback: params, state, verifier, redirectUri: redirectUri() }, gateway.now());
+    const done = await completeOAuthConnect(gateway, client, target, { callback: r.query, state, verifier, redirectUri: redirectUri() }, gateway.now());
     if (!done.ok) {
-      const notConnected = (status: number, html: string) => page(res, status, `${title} was not connected`, `${html}<p class="note">Ask the assistant for a new link to try again.</p>`);
       switch (done.reason) {
         case 'exchange_failed':
           gateway.log.warn({ ...fields, tokenEndpoint: done.failure }, 'oauth code exchange failed');
-          return notConnected(502, '<p class="error">The identity provider did not accept the sign-in. Nothing was stored.</p>');
+          return notConnected(502, `<p class="error">${t('oauth_exchange_failed')}</p>`);
         case 'no_refresh_token':
           gateway.log.info(fields, 'oauth connect refused: no refresh token in the token response');
-          return notConnected(
-            400,
-            '<p class="error">The identity provider granted no offline access (no refresh token), so the connection could not stay signed in. Allow offline access on the consent screen. Nothing was stored.</p>',
-          );
+          return notConnected(400, `<p class="error">${t('oauth_no_refresh_token')}</p>`);
         default: {
           gateway.log.info({ ...fields, reason: done.reason, scopes: done.scopes.slice(0, 20) }, 'oauth connect refused: granted scopes');
-          const list = (scopes: readonly string[]) => scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ');
-          const detail =
-            done.reason === 'missing_required'
-              ? `The access granted does not include the permission this connector needs (one of: ${list(client.provider.grantedScopes.requireOneOf)}).`
-              : `The access granted includes permissions this connector does not accept: ${list(done.scopes)}.`;
-          return notConnected(400, `<p class="error">${detail} Nothing was stored.</p>`);
+          const list = (scopes: readonly string[]) => scopes.join(', ');
+          return notConnected(
+            400,
+            `<p class="error">${done.reason === 'missing_required' ? t('oauth_scope_missing', { scopes: list(client.provider.grantedScopes.requireOneOf) }) : t('oauth_scope_refused', { scopes: list(done.scopes) })}</p>`,
+          );
         }
       }
     }
     await gateway.state.refresh();
     gateway.log.info({ ...fields, connector: connector.config.id }, 'connection stored');
+    const user = await gateway.store.getUser(flow.userId);
+    if (user) await kit.audit(r, user, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
     const account = gateway.state.account(flow.accountId);
-    return page(
-      res,
+    return kit.view(
+      r,
       200,
-      `${title} is connected`,
-      `<p>The endpoint <code>${escapeHtml(endpointUrl(flow.instanceId))}</code>${account ? ` of the account <strong>${escapeHtml(account.name)}</strong>` : ''} is connected. You can close this page and ask the assistant again.</p>`,
+      plain('connected_title', { connector: title }),
+      `<p role="status">${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}</p>`,
     );
   }
 
-  /** The account and user the link was issued to (the snapshot, else the store: a link from another replica). */
-  async function requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
-    const account = gateway.state.account(payload.accountId) ?? (await gateway.store.getAccount(payload.accountId));
-    const user = gateway.state.user(payload.userId) ?? (await gateway.store.getUser(payload.userId));
-    if (!account || !user || user.accountId !== account.id) return undefined;
-    return { account, user };
-  }
+  // --- the public landing page -------------------------------------------------------------------
 
-  const endpointUrl = (instanceId: string) => `${gateway.config.publicBaseUrl}/${instanceId}/mcp`;
-
-  function connectForm(res: ServerResponse, form: ConnectForm, error?: string, status = 400): number {
-    const { title, instanceId, fields, token, requester } = form;
-    const inputs = fields
-      .map((f) => `<label for="${f.name}">${escapeHtml(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`)
+  function landing(r: PortalRequest, status: number): number {
+    r.req.resume();
+    const list = [...gateway.endpoints.values()]
+      .filter((e) => e.instance === 1)
+      .map((e) => `<li><code>${escapeHtml(kit.endpointUrl(e.instanceId))}</code> — ${escapeHtml(e.connector.descriptor.title)}</li>`)
       .join('');
-    const account = escapeHtml(requester.account.name);
-    const context =
-      `<p>This link was requested by <strong>${escapeHtml(requester.user.name)}</strong> (${escapeHtml(requester.user.email)}) of the account <strong>${account}</strong>, ` +
-      `to connect <strong>${escapeHtml(title)}</strong> for the endpoint <code>${escapeHtml(endpointUrl(instanceId))}</code> (path <code>/${escapeHtml(instanceId)}/mcp</code>).</p>` +
-      `<p class="warning">Enter only a credential of <strong>${account}</strong>. Do not enter another company's credentials: whoever asked for this link reads the data they open. If you did not ask for this link yourself, close this page.</p>`;
-    return page(
-      res,
-      error ? status : 200,
-      `Connect ${title}`,
-      `${context}<p class="note">The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.</p>${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/portal/connect/${escapeHtml(token)}">${inputs}<button type="submit">Connect</button></form>`,
+    return kit.view(
+      r,
+      status,
+      plain(status === 404 ? 'not_found_title' : 'landing_title'),
+      `<p>${t('landing_endpoints')}</p><ul>${list}</ul><p><a href="/portal/sign-in">${t('landing_sign_in')}</a></p>`,
     );
   }
 
-  async function purchase(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
-    const connector = connectorOf(payload);
-    const user = gateway.state.user(payload.userId);
-    if (!connector || !user) return invalid(res, 'invalid');
-    const title = `Subscribe to ${connector.descriptor.title}`;
-    if (gateway.state.isSubscribed(payload.accountId, payload.connectorKey)) return page(res, 200, title, '<p>Your company is subscribed. An administrator assigns seats on the team page.</p>');
-    if (!options.selfServicePurchase) return page(res, 200, title, '<p>Subscriptions are set up by the operator of this gateway. Ask your administrator to contact them.</p>');
-    if (user.role !== 'admin') return page(res, 403, title, '<p>Only an administrator of your company can subscribe. Ask an administrator to open this page.</p>');
-    if (req.method === 'POST') {
-      req.resume();
-      await gateway.store.setSubscription(payload.accountId, payload.connectorKey, true);
-      await gateway.store.setSeat(payload.userId, payload.connectorKey, true);
-      await gateway.state.refresh();
-      return page(res, 200, title, '<p>Subscribed. You hold a seat; assign more on the team page.</p>');
-    }
-    return page(
-      res,
-      200,
-      title,
-      `<p>Subscribe your company to <strong>${escapeHtml(connector.descriptor.title)}</strong> (<code>${escapeHtml(connector.config.id)}</code>).</p><form method="post" action="/portal/purchase/${escapeHtml(token)}"><button type="submit">Subscribe</button></form>`,
-    );
-  }
-
-  async function team(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
-    const connector = connectorOf(payload);
-    const viewer = gateway.state.user(payload.userId);
-    if (!connector || !viewer) return invalid(res, 'invalid');
-    const users = await gateway.store.listUsers(payload.accountId);
-    const isAdmin = viewer.role === 'admin';
-    if (req.method === 'POST') {
-      if (!isAdmin) return page(res, 403, 'Team', '<p>Only an administrator can assign seats.</p>');
-      const form = await readForm(req);
-      const seated = new Set(form.getAll('seat'));
-      for (const u of users) await gateway.store.setSeat(u.id, payload.connectorKey, seated.has(u.id));
-      await gateway.state.refresh();
-    }
-    const rows = users
-      .map((u) => {
-        const has = gateway.state.hasSeat(u.id, payload.connectorKey);
-        const box = isAdmin ? `<input type="checkbox" name="seat" value="${escapeHtml(u.id)}"${has ? ' checked' : ''}>` : has ? 'yes' : 'no';
-        return `<tr><td>${escapeHtml(u.name)}</td><td>${escapeHtml(u.email)}</td><td>${escapeHtml(u.role)}</td><td>${box}</td></tr>`;
-      })
-      .join('');
-    const table = `<table><tr><th>Name</th><th>Email</th><th>Role</th><th>Seat on ${escapeHtml(connector.config.id)}</th></tr>${rows}</table>`;
-    const body = isAdmin
-      ? `<form method="post" action="/portal/team/${escapeHtml(token)}">${table}<button type="submit">Save seats</button></form>`
-      : `${table}<p class="note">Only an administrator can assign seats: ${
-          users
-            .filter((u) => u.role === 'admin')
-            .map((u) => escapeHtml(u.email))
-            .join(', ') || 'none found'
-        }.</p>`;
-    return page(res, 200, `Team · ${connector.descriptor.title}`, body);
-  }
-
-  async function terms(req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string): Promise<number> {
-    const user = gateway.state.user(payload.userId);
-    if (!user) return invalid(res, 'invalid');
-    if (req.method === 'POST') {
-      req.resume();
-      await gateway.store.acceptTerms(user.id, gateway.now());
-      await gateway.state.refresh();
-      return page(res, 200, 'Terms accepted', '<p>Thank you. Ask the assistant to call <code>connect_account</code> again.</p>');
-    }
-    return page(
-      res,
-      200,
-      'Terms of service',
-      `<p>The gateway reads your business systems on your behalf, read-only unless a tool says otherwise, and meters calls per account.</p><form method="post" action="/portal/terms/${escapeHtml(token)}"><button type="submit">Accept the terms</button></form>`,
-    );
-  }
-
-  const handlers: Record<LinkPurpose, (req: IncomingMessage, res: ServerResponse, payload: LinkPayload, token: string) => Promise<number>> = { connect, purchase, team, terms };
+  const LINK = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
   return {
+    sessions,
     async handle(req, res, path) {
-      if (path === OAUTH_CALLBACK_PATH) return oauthCallback(req, res);
-      const match = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_.-]+)$/.exec(path);
-      if (!match) {
-        req.resume();
-        const list = [
-          ...new Set(
-            [...gateway.endpoints.values()]
-              .filter((e) => e.instance === 1)
-              .map((e) => `<li><code>${escapeHtml(gateway.config.publicBaseUrl)}/${escapeHtml(e.instanceId)}/mcp</code> — ${escapeHtml(e.connector.descriptor.title)}</li>`),
-          ),
-        ].join('');
-        return page(res, path === '/' || path === '/portal' ? 200 : 404, 'Connector gateway', `<p>MCP endpoints (POST, bearer token):</p><ul>${list}</ul>`);
-      }
+      const query = new URL(req.url ?? '/', 'http://portal.invalid').searchParams;
+      const base: PortalRequest = { req, res, path, query, signedIn: undefined };
+      if (path === OAUTH_CALLBACK_PATH) return oauthCallback(base);
       if (req.method !== 'GET' && req.method !== 'POST') {
         req.resume();
-        return page(res, 405, 'Method not allowed', '');
+        return sendPage(res, 405, { title: plain('method_title'), body: `<p>${t('method_not_allowed')}</p>` });
       }
-      const purpose = match[1] as LinkPurpose;
-      const token = match[2]!;
-      const check = verifyLink(gateway.vault, token, purpose, gateway.now());
-      if (!check.ok) {
+      const r: PortalRequest = { ...base, signedIn: await sessions.lookup(req) };
+      if (path === '/') return landing(r, 200);
+      if (path === '/portal/sign-in') return signIn(r);
+      if (path === '/portal/sign-out') return signOut(r);
+      const setPw = /^\/portal\/set-password\/([A-Za-z0-9_-]{20,100})$/.exec(path);
+      if (setPw) return setPassword(r, setPw[1]!);
+      const link = LINK.exec(path);
+      if (link) {
+        const purpose = link[1] as LinkPurpose;
+        const token = link[2]!;
+        const check = verifyLink(gateway.vault, token, purpose, gateway.now());
+        if (!check.ok) {
+          req.resume();
+          return invalid(r, check.reason);
+        }
+        return purpose === 'connect' ? connectLink(r, check.payload, token) : capabilityLink(r, purpose, check.payload, token);
+      }
+      if (!path.startsWith('/portal')) return landing(r, 404);
+      if (!r.signedIn) {
         req.resume();
-        return invalid(res, check.reason);
+        const known = path === '/portal' || /^\/portal\/[a-z-]+(\/|$)/.test(path);
+        if (!known) return landing(r, 404);
+        return redirect(res, `/portal/sign-in?next=${encodeURIComponent(safeNext(path))}`);
       }
-      return handlers[purpose](req, res, check.payload, token);
+      const answered = await accountPages(r as SignedInRequest);
+      if (answered !== undefined) return answered;
+      req.resume();
+      return kit.notice(r, 404, 'not_found_title', 'page_not_found');
     },
   };
 }

@@ -1,0 +1,184 @@
+// What every portal page shares: the request in hand, the signed-in user, the texts, the layout
+// with its navigation, form reading with the CSRF check, and the audit entry of a change.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import { auditDetail, recordAudit, userActor } from '../platform/audit.ts';
+import { BodyTooLarge, readBody } from '../transport/http-io.ts';
+import { escapeHtml, type NavItem, portalTexts, type PortalTexts, sendPage } from './html.ts';
+import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
+
+/** How a set-password link (an invitation) reaches its user: pluggable; the default logs it. */
+export type PasswordLinkDelivery = (to: { readonly email: string; readonly name: string }, link: string) => void;
+
+/** The connect form's check of a submitted credential (the pipeline's `checkCredential`); `text` is the spec's. */
+export type CredentialCheck = (
+  endpoint: Endpoint,
+  accountId: string,
+  values: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+) => Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string }>;
+
+export interface PortalOptions {
+  /** Let an account admin subscribe from the portal without billing (demo and trials). */
+  readonly selfServicePurchase: boolean;
+  /** Let an account admin change the account's fair-use quota in the portal. */
+  readonly selfServiceQuota?: boolean;
+  readonly deliverPasswordLink?: PasswordLinkDelivery;
+  /** Checks a credential typed into a connect form with the upstream before it is stored (spec `connector.connect`). */
+  readonly checkCredential: CredentialCheck;
+}
+
+export interface PortalRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly signedIn: SignedIn | undefined;
+}
+
+/** A page for a signed-in user, who is known. */
+export interface SignedInRequest extends PortalRequest {
+  readonly signedIn: SignedIn;
+}
+
+const FORM_LIMIT_BYTES = 64 * 1024;
+
+export class PortalKit {
+  readonly g: GatewayContext;
+  readonly options: PortalOptions;
+  readonly text: PortalTexts;
+  readonly sessions: PortalSessions;
+
+  constructor(g: GatewayContext, options: PortalOptions) {
+    this.g = g;
+    this.options = options;
+    this.text = portalTexts(g.platform);
+    const limit = (name: string) => {
+      const value = g.platform.limits[name];
+      if (value === undefined) throw new Error(`platform limit ${name} is not in specs/platform.yaml`);
+      return value;
+    };
+    this.sessions = new PortalSessions({
+      store: g.store,
+      vault: g.vault,
+      now: g.now,
+      publicBaseUrl: () => g.config.publicBaseUrl,
+      limits: {
+        sessionSeconds: limit('portalSessionSeconds'),
+        failuresPerAddress: limit('signInFailuresPerAddress'),
+        failuresPerAccount: limit('signInFailuresPerAccount'),
+        windowSeconds: limit('signInWindowSeconds'),
+      },
+    });
+  }
+
+  t(name: string, params?: Readonly<Record<string, string | number>>): string {
+    return this.text.t(name, params);
+  }
+
+  /**
+   * The upstream check of a credential typed into a connect form (spec `connect.verify`), before
+   * anything is stored: undefined when it may be stored, else the error paragraph and the status
+   * (400 refused by the upstream, 503 not checkable now). Nothing is stored on a refusal, so a
+   * connect link stays usable for another try.
+   */
+  async verifyCredential(
+    r: PortalRequest,
+    at: { readonly accountId: string; readonly userId: string; readonly instanceId: string; readonly connector: string },
+    values: Readonly<Record<string, string>>,
+  ): Promise<{ readonly html: string; readonly status: number } | undefined> {
+    const gone = new AbortController();
+    r.res.once('close', () => gone.abort());
+    const verdict = await this.options.checkCredential(this.g.endpoints.get(at.instanceId)!, at.accountId, values, gone.signal);
+    if (verdict.ok) return undefined;
+    this.g.log.info({ accountId: at.accountId, userId: at.userId, connector: at.connector, instance: at.instanceId, reason: verdict.reason }, 'connection not stored');
+    return { html: `<p class="error" role="alert">${escapeHtml(verdict.text)}</p>`, status: verdict.reason === 'rejected' ? 400 : 503 };
+  }
+
+  endpointUrl(instanceId: string): string {
+    return `${this.g.config.publicBaseUrl}/${instanceId}/mcp`;
+  }
+
+  #nav(s: SignedIn): NavItem[] {
+    const admin = s.user.role === 'admin';
+    const items: Array<[string, string, boolean]> = [
+      ['nav_overview', '/portal', true],
+      ['nav_connectors', '/portal/connectors', true],
+      ['nav_team', '/portal/team', true],
+      ['nav_connections', '/portal/connections', true],
+      ['nav_usage', '/portal/usage', true],
+      ['nav_tokens', '/portal/tokens', true],
+      ['nav_data_layer', '/portal/data-layer', admin],
+      ['nav_audit', '/portal/audit', admin],
+      ['nav_terms', '/portal/terms', true],
+    ];
+    return items.filter(([, , shown]) => shown).map(([text, path]) => ({ text: this.text.plain(text), path }));
+  }
+
+  /** A page; signed in, with the navigation and sign-out form. */
+  view(r: PortalRequest, status: number, title: string, body: string, headers?: Readonly<Record<string, string | string[]>>): number {
+    const s = r.signedIn;
+    return sendPage(r.res, status, {
+      title,
+      documentTitle: this.text.plain('page_title', { title }),
+      body,
+      ...(s
+        ? {
+            nav: {
+              items: this.#nav(s),
+              current: r.path,
+              signedInAs: this.text.plain('signed_in_as', { name: s.user.name, account: s.account.name }),
+              signOut: this.text.plain('sign_out'),
+              csrf: s.csrf,
+            },
+          }
+        : {}),
+      ...(headers ? { headers } : {}),
+    });
+  }
+
+  /** A short refusal or notice page. */
+  notice(r: PortalRequest, status: number, titleText: string, messageText: string, params?: Readonly<Record<string, string | number>>): number {
+    return this.view(r, status, this.text.plain(titleText, params), `<p${status >= 400 ? ' class="error"' : ''}>${this.t(messageText, params)}</p>`);
+  }
+
+  /**
+   * The posted form after its CSRF check; undefined when a page was sent instead (413 too large,
+   * 403 without the form's token).
+   */
+  async form(r: PortalRequest): Promise<URLSearchParams | undefined> {
+    let posted: URLSearchParams;
+    try {
+      posted = new URLSearchParams((await readBody(r.req, FORM_LIMIT_BYTES)).toString('utf8'));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        this.notice(r, 413, 'too_large_title', 'too_large');
+        return undefined;
+      }
+      throw error;
+    }
+    if (!this.sessions.checkCsrf(r.req, posted.get('csrf'), r.signedIn)) {
+      this.g.log.warn({ path: r.path, address: clientAddress(r.req) }, 'portal form refused: missing or wrong CSRF token');
+      this.notice(r, 403, 'csrf_title', 'csrf_refused');
+      return undefined;
+    }
+    return posted;
+  }
+
+  /** Records a change made in the portal by the signed-in user (or the link's user). */
+  audit(
+    r: PortalRequest,
+    actor: { id: string; email: string; accountId: string },
+    action: string,
+    target: string,
+    detail: Readonly<Record<string, string | number | boolean | null | undefined>> = {},
+  ): Promise<void> {
+    return recordAudit(this.g.store, { accountId: actor.accountId, actor: userActor(actor), action, target, detail: auditDetail(detail), source: clientAddress(r.req) }, this.g.log);
+  }
+}
+
+/** `next=` after sign-in: a portal path of this gateway only (never another site). */
+export function safeNext(value: string | null | undefined): string {
+  if (!value?.startsWith('/portal') || value.startsWith('//') || /[\\\s]/.test(value) || value.length > 2048) return '/portal';
+  return value;
+}

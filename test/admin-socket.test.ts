@@ -1,0 +1,125 @@
+// Operations without downtime (issue 19, item 4): with `npm start` running on the embedded
+// database, every admin CLI command goes to the gateway over its admin socket (data dir, 0600):
+// a token issued by the CLI works at once, a revoked one is refused at the next call, a credential
+// piped on standard input is stored, and each change is in the audit log with the CLI as its actor.
+// On a fresh clone the CLI makes its data directory instead of failing on db.lock.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../bin/demo.ts';
+import { rpc } from './support/gateway.ts';
+import { PortalClient } from './support/portal.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+function cli(dataDir: string, args: string[], stdin?: string): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  child.stdin.end(stdin ?? '');
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+}
+
+function start(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['bin/start.ts', '--demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${out}`)), 90_000);
+    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+    const check = setInterval(() => {
+      const url = /Portal: (http:\/\/127\.0\.0\.1:\d+)\/portal/.exec(out)?.[1];
+      if (url && out.includes('Stop with Ctrl+C.')) {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve({ child, url, output: () => out });
+      }
+    }, 50);
+  });
+}
+
+describe('admin CLI while the gateway runs (embedded database)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-admin-socket-'));
+  let gateway: Awaited<ReturnType<typeof start>>;
+
+  beforeAll(async () => {
+    gateway = await start(dataDir);
+  }, 120_000);
+  afterAll(async () => {
+    if (gateway) {
+      gateway.child.removeAllListeners('exit');
+      const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+      gateway.child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the demo administrator and password, which sign in to the portal', async () => {
+    expect(gateway.output()).toContain(`sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD}`);
+    const portal = new PortalClient(gateway.url);
+    expect((await portal.signIn(DEMO_EMAIL, DEMO_PASSWORD)).status).toBe(303);
+    expect((await portal.get('/portal')).html).toContain('Demo ApS');
+  });
+
+  it('serves the CLI over a 0600 socket: issue, use and revoke a token with the gateway running', async () => {
+    const socket = join(dataDir, 'admin.sock');
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    const issued = await cli(dataDir, ['tokens', 'issue', 'usr_demo', '--label', 'from-the-cli']);
+    expect(issued.err).toBe('');
+    expect(issued.code).toBe(0);
+    const token = /token \(shown once, stored only as a hash\): (\S+)/.exec(issued.out)?.[1];
+    expect(token).toBeDefined();
+    const id = /"id": "([^"]+)"/.exec(issued.out)![1]!;
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+    expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(200);
+    const revoked = await cli(dataDir, ['tokens', 'revoke', id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toContain('revoked');
+    // Refused at the very next call: the gateway reloaded its snapshot when the command finished.
+    expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(401);
+  }, 60_000);
+
+  it('reads a credential piped on standard input through the socket, and refuses bad usage with the help', async () => {
+    const stored = await cli(dataDir, ['connections', 'set', 'acc_demo', 'cases-2'], 'apiKey=piped-over-socket-Zq4\n');
+    expect(stored.err).toBe('');
+    expect(stored.out).toContain('stored (encrypted, key version 1)');
+    const listed = await cli(dataDir, ['connections', 'list', 'acc_demo']);
+    expect(listed.out).toContain('"instanceId": "cases-2"');
+    expect(listed.out).not.toContain('piped-over-socket-Zq4');
+    const bad = await cli(dataDir, ['seats', 'set', 'usr_demo']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('missing userId, connector and on|off');
+  }, 60_000);
+
+  it('records each change with the CLI as its actor, and never a secret', async () => {
+    const audit = await cli(dataDir, ['audit', 'list', 'acc_demo']);
+    expect(audit.code).toBe(0);
+    const entries = JSON.parse(audit.out) as Array<{ action: string; actor: string; source: string; detail: string }>;
+    const actions = entries.map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['token.create', 'token.revoke', 'connection.set']));
+    expect(entries.find((e) => e.action === 'token.revoke')).toMatchObject({ source: 'admin socket' });
+    expect(entries.every((e) => e.actor.startsWith('cli:') || e.actor.startsWith('user:'))).toBe(true);
+    expect(audit.out).not.toContain('piped-over-socket-Zq4');
+    expect(audit.out).not.toContain('cgw_');
+  }, 60_000);
+
+  it('makes the data directory on a fresh clone instead of failing on db.lock', async () => {
+    const fresh = join(mkdtempSync(join(tmpdir(), 'gateway-fresh-')), 'data');
+    try {
+      expect(existsSync(fresh)).toBe(false);
+      const listed = await cli(fresh, ['accounts', 'list']);
+      expect(listed.err).not.toContain('ENOENT');
+      expect(listed.code).toBe(0);
+      expect(listed.out.trim()).toBe('[]');
+      expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(join(fresh, '..'), { recursive: true, force: true });
+    }
+  }, 60_000);
+});
