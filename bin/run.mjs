@@ -70,11 +70,13 @@ function node24() {
   if (installedMajor(prefix, bin, { ask: false }) >= WANTED_NODE_MAJOR) return bin;
   say(`Node ${process.versions.node} is older than ${WANTED_NODE_MAJOR}: getting Node ${WANTED_NODE_MAJOR} from the npm registry into ${prefix} (once)`);
   mkdirSync(prefix, { recursive: true });
-  const install = ['install', '--global', '--prefix', prefix, `node@${WANTED_NODE_MAJOR}`, '--no-audit', '--no-fund', '--loglevel=error'];
+  const install = ['install', '--global', '--prefix', prefix, `node@${WANTED_NODE_MAJOR}`];
   // The package's install script fetches the platform's binary; an npm that does not run install
   // scripts by default needs to be told to (as .ci/run does).
+  // The environment carries the quiet settings to the npm that the install script starts.
+  const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_loglevel: 'error' };
   for (const extra of [[], ['--allow-scripts=node']]) {
-    npm([...install, ...extra], { node: process.execPath, env: process.env, cwd: prefix });
+    npm([...install, ...extra], { node: process.execPath, env, cwd: prefix });
     if (installedMajor(prefix, bin, { ask: true }) >= WANTED_NODE_MAJOR) return bin;
   }
   say(`Could not install Node ${WANTED_NODE_MAJOR} into ${prefix} (see npm's messages above). By hand:`);
