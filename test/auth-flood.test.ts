@@ -8,8 +8,8 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 /** Counts the store reads the token check can make, and the most version reads in flight at once. */
@@ -35,7 +35,7 @@ function countReads(store: PlatformStore) {
 
 const randomToken = () => `cgw_${randomBytes(24).toString('base64url')}`;
 
-describe('unknown tokens on two replicas sharing PostgreSQL', () => {
+describe('unknown tokens on two replicas sharing PostgreSQL', needs('postgres'), () => {
   const schema = `authflood_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let stores: PlatformStore[] = [];

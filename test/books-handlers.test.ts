@@ -32,6 +32,7 @@ import {
 } from '../sandbox/books/data.ts';
 import { BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksRecordedRequest, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
 import { testContext } from './support/tool-context.ts';
+import { needs, REDIS_URL } from './support/services.ts';
 
 const O = BOOKS_DEMO_ORG_ID;
 const CREDENTIAL: Credential = { kind: 'oauth2', accessToken: BOOKS_SANDBOX_TOKEN, refreshToken: 'rt-books-Zx81-refresh', expiresAt: 4102444800000 };
@@ -641,9 +642,9 @@ describe('books: the error table', () => {
     expect(sandbox.stats.requests).toBe(before + 1);
   });
 
-  it('the budget is shared across replicas through the shared store, and counted per process while it is down', async () => {
+  it('the budget is shared across replicas through the shared store, and counted per process while it is down', needs('redis'), async () => {
     const prefix = `test-books-quota-${randomBytes(4).toString('hex')}:`;
-    const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const url = REDIS_URL;
     const [a, b] = [await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }), await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 })];
     try {
       const noWait = async () => {};

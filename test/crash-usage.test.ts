@@ -14,13 +14,13 @@ import { newSecretKey, Vault } from '../runtime/platform/vault.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { createTenant, rpc, type Tenant } from './support/gateway.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const FLUSH_MS = 200;
 /** A flush that started within the bound still has to commit: the time one flush may take. */
 const FLUSH_COMMIT_MS = 1000;
 
-describe('kill -9 of a replica under load', () => {
+describe('kill -9 of a replica under load', needs('postgres'), () => {
   const database = `crash_${randomBytes(6).toString('hex')}`;
   const url = new URL(DATABASE_URL);
   url.pathname = `/${database}`;

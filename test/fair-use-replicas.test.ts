@@ -14,9 +14,8 @@ import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-cl
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { createTenant, rpc, silentLogger, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
+import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const HOST = 'https://cvr-fair-use.test';
 const BLOCKED = /^Fair-use quota reached for register in \d{4}-\d{2}: \d+ of \d+ cost units used\./;
 
@@ -62,7 +61,7 @@ function slowReads(store: PlatformStore, delay: { ms: number; reads: number }): 
   }
 }
 
-describe('fair use in hard mode across two replicas', () => {
+describe('fair use in hard mode across two replicas', needs('postgres', 'redis'), () => {
   const schema = `fairuse_${randomBytes(6).toString('hex')}`;
   const prefix = `test-${schema}:`;
   const delay = { ms: 0, reads: 0 };

@@ -22,6 +22,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { canonicalJson, writeKey } from '../runtime/pipeline/write-guard.ts';
 import { connectTenant, createTenant, rpc, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { testContext } from './support/tool-context.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
 const BASE = 'https://economic-writes.test';
 const SECRET = 'Zq8appSecretXv';
@@ -409,10 +410,9 @@ describe('write dedup key', () => {
   });
 });
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const GW_BASE = 'https://economic-replicas.test';
 
-describe('through two gateway replicas on PostgreSQL', () => {
+describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => {
   const schema = `invwrites_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let stores: PlatformStore[] = [];

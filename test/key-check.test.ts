@@ -16,8 +16,8 @@ import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-cl
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { newSecretKey, Vault } from '../runtime/platform/vault.ts';
 import { connectTenant, createTenant, startGateway, testConfig } from './support/gateway.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RIGHT = newSecretKey();
 const WRONG = newSecretKey();
 const keyed = (keys: Record<number, string>) => ({ ...testConfig(), secretKeys: keys });
@@ -134,7 +134,7 @@ describe('key check', () => {
   });
 });
 
-describe('replicas sharing a database, each with its own key file', () => {
+describe('replicas sharing a database, each with its own key file', needs('postgres'), () => {
   const schema = `keycheck_${randomBytes(6).toString('hex')}`;
   const dirs = [mkdtempSync(join(tmpdir(), 'replica-a-')), mkdtempSync(join(tmpdir(), 'replica-b-'))];
   let admin: SqlClient;

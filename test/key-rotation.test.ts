@@ -14,13 +14,12 @@ import { newSecretKey } from '../runtime/platform/vault.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const OLD = newSecretKey();
 const NEW = newSecretKey();
 
-describe('key rotation across two replicas under load', () => {
+describe('key rotation across two replicas under load', needs('postgres', 'redis'), () => {
   const schema = `rotation_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let sandbox: CasesSandbox;

@@ -15,6 +15,7 @@ import { ERP_DEMO_COMPANY_NAME } from '../sandbox/erp/data.ts';
 import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { createTenant, mcpClient, resultText, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, TEST_PASSWORD } from './support/portal.ts';
+import { skipWith } from './support/services.ts';
 
 const chromiumPath = (() => {
   try {
@@ -32,7 +33,7 @@ async function axeViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
 }
 
-describe.skipIf(!chromiumPath)('ERP OAuth connect flow in a headless browser', () => {
+describe('ERP OAuth connect flow in a headless browser', skipWith(chromiumPath ? undefined : 'no chromium on PATH (Debian: apt-get install chromium)'), () => {
   let store: PlatformStore;
   let sandboxes: SandboxSet;
   let gw: StartedGateway;

@@ -13,8 +13,8 @@ import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-cl
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CLIENT_ID = 'cg-replica-client-71ad';
 const CLIENT_SECRET = 'Rw2~replica-secret-Yh6qN4';
 const digest = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -22,7 +22,7 @@ const seeToken: ErasedHandler = async (_args, ctx) => ({ environments: [], token
 const testRegistry: ConnectorRegistry = { ...registry, erp: { ...registry.erp!, handlers: { ...registry.erp!.handlers, list_environments: seeToken } } };
 type RpcResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-describe('OAuth refresh across two replicas on PostgreSQL', () => {
+describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), () => {
   const schema = `oauth_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let stores: PlatformStore[] = [];

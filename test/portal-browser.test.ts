@@ -17,6 +17,7 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { createTenant, mcpClient, resultText, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, TEST_PASSWORD } from './support/portal.ts';
+import { skipWith } from './support/services.ts';
 
 const chromiumPath = (() => {
   try {
@@ -43,7 +44,7 @@ async function check(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-describe.skipIf(!chromiumPath)('the portal in a headless browser', () => {
+describe('the portal in a headless browser', skipWith(chromiumPath ? undefined : 'no chromium on PATH (Debian: apt-get install chromium)'), () => {
   let store: PlatformStore;
   let sandboxes: SandboxSet;
   let gw: StartedGateway;

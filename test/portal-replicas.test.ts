@@ -9,11 +9,9 @@ import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-cl
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, PortalClient } from './support/portal.ts';
+import { DATABASE_URL, needs, REDIS_URL } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-describe('portal across two replicas (PostgreSQL and Redis)', () => {
+describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 'redis'), () => {
   const schema = `portal_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let stores: PlatformStore[] = [];

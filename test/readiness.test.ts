@@ -9,9 +9,7 @@ import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-cl
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
-
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
 interface Ready {
   status: string;
@@ -32,7 +30,7 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   throw new Error(`gave up waiting: ${what}`);
 }
 
-describe('/readyz', () => {
+describe('/readyz', needs('postgres', 'redis'), () => {
   const schema = `ready_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let store: PlatformStore;

@@ -7,12 +7,11 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { createTenant, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
+import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REGISTER = 'https://cvr-replicas.test/cvr-permanent';
 
-describe('two replicas sharing PostgreSQL and Redis', () => {
+describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis'), () => {
   const schema = `replicas_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let stores: PlatformStore[] = [];

@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SharedGate } from '../runtime/upstream/gate.ts';
 import { SharedRateLimiter } from '../runtime/platform/rate-limit.ts';
 import { RedisSharedStore, type SharedStore } from '../runtime/platform/shared-store.ts';
+import { REDIS_URL, needs } from './support/services.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-describe('Redis shared store', () => {
+describe('Redis shared store', needs('redis'), () => {
   let a: RedisSharedStore;
   let b: RedisSharedStore;
   const prefix = `test-shared-${randomBytes(4).toString('hex')}:`;

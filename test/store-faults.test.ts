@@ -12,9 +12,8 @@ import type { PlatformStore } from '../runtime/platform/store.ts';
 import { UsageMeter } from '../runtime/platform/usage.ts';
 import { createTenant, rpc, silentLogger, startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
+import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REGISTER = 'https://cvr-faults.test/cvr-permanent';
 const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
 const search = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } };
@@ -42,7 +41,7 @@ function upstream(times: number): void {
 
 const baseEnv = { REGISTER_USERNAME: 'u', REGISTER_PASSWORD: 'p', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_BURST: '1000' };
 
-describe('store faults', () => {
+describe('store faults', needs('postgres', 'redis'), () => {
   const schema = `faults_${randomBytes(6).toString('hex')}`;
   let admin: SqlClient;
   let direct: PlatformStore;

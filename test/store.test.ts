@@ -5,13 +5,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestOptions } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createPgliteClient, createPostgresClient } from '../runtime/platform/sql-client.ts';
 import type { SqlClient } from '../runtime/platform/sql-client.ts';
 import { newId, SqlPlatformStore, StoreError } from '../runtime/platform/sql-store.ts';
 import { purgeExpiredLinks } from '../runtime/platform/links.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
+import { DATABASE_URL, needs } from './support/services.ts';
 
 interface StoreTarget {
   readonly kind: 'embedded' | 'postgres';
@@ -27,8 +28,8 @@ const BASE = new Date('2025-03-14T09:26:53.589Z');
 const minutes = (n: number) => new Date(BASE.getTime() + n * 60_000);
 const hash = () => newId('').padEnd(64, '0');
 
-function storeContract(name: string, target: StoreTarget): void {
-  describe(name, () => {
+function storeContract(name: string, target: StoreTarget, options: TestOptions = {}): void {
+  describe(name, options, () => {
     let store: PlatformStore;
 
     beforeAll(async () => {
@@ -467,7 +468,6 @@ describe('embedded store on a data directory', () => {
 
 // --- PostgreSQL server ----------------------------------------------------------------------------
 
-const DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 let admin: SqlClient | undefined;
 const schemas: string[] = [];
 const opened: PlatformStore[] = [];
@@ -480,22 +480,26 @@ async function freshSchema(): Promise<string> {
   return schema;
 }
 
-storeContract('PlatformStore on PostgreSQL', {
-  kind: 'postgres',
-  async open() {
-    const store = await openStore({ databaseUrl: DATABASE_URL, schema: await freshSchema() });
-    opened.push(store);
-    return store;
+storeContract(
+  'PlatformStore on PostgreSQL',
+  {
+    kind: 'postgres',
+    async open() {
+      const store = await openStore({ databaseUrl: DATABASE_URL, schema: await freshSchema() });
+      opened.push(store);
+      return store;
+    },
+    async openEmptyPair() {
+      const schema = await freshSchema();
+      const pair = [0, 1].map(() => new SqlPlatformStore(createPostgresClient({ connectionString: DATABASE_URL, schema })));
+      opened.push(...pair);
+      return [pair[0]!, pair[1]!] as const;
+    },
+    async dispose() {
+      await Promise.all(opened.map((s) => s.close()));
+      for (const schema of schemas) await admin?.exec(`DROP SCHEMA ${schema} CASCADE`);
+      await admin?.close();
+    },
   },
-  async openEmptyPair() {
-    const schema = await freshSchema();
-    const pair = [0, 1].map(() => new SqlPlatformStore(createPostgresClient({ connectionString: DATABASE_URL, schema })));
-    opened.push(...pair);
-    return [pair[0]!, pair[1]!] as const;
-  },
-  async dispose() {
-    await Promise.all(opened.map((s) => s.close()));
-    for (const schema of schemas) await admin?.exec(`DROP SCHEMA ${schema} CASCADE`);
-    await admin?.close();
-  },
-});
+  needs('postgres'),
+);

@@ -11,6 +11,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
 import { tokenHash } from '../runtime/platform/tokens.ts';
+import { needs, REDIS_URL } from './support/services.ts';
 
 describe('vault', () => {
   const vault = new Vault({ 1: newSecretKey() });
@@ -208,10 +209,10 @@ describe('admin CLI input checks', () => {
     await cli('usage', account.id, '--month', '2026-12');
   });
 
-  it('announces a change to running gateways on the configured REDIS_PREFIX', async () => {
+  it('announces a change to running gateways on the configured REDIS_PREFIX', { ...needs('redis'), timeout: 90_000 }, async () => {
     const { RedisSharedStore } = await import('../runtime/platform/shared-store.ts');
     const prefix = `cg-admin-test-${process.pid}-${Date.now()}:`;
-    const listener = await RedisSharedStore.connect('redis://127.0.0.1:6379', { prefix, timeoutMs: 2000 });
+    const listener = await RedisSharedStore.connect(REDIS_URL, { prefix, timeoutMs: 2000 });
     const heard: string[] = [];
     await listener.subscribe('platform-invalidate', (m) => heard.push(m));
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-redis-'));
@@ -220,7 +221,7 @@ describe('admin CLI input checks', () => {
       const root = new URL('..', import.meta.url).pathname;
       const result = spawnSync(process.execPath, ['bin/admin.ts', 'accounts', 'create', 'Announced'], {
         cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PREFIX: prefix },
+        env: { ...process.env, DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: prefix },
         encoding: 'utf8',
         timeout: 60_000,
       });
@@ -230,7 +231,7 @@ describe('admin CLI input checks', () => {
       await listener.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });
 
 describe('admin CLI credential from standard input', () => {
