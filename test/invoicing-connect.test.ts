@@ -186,6 +186,27 @@ describe('the invoicing connect form checks the grant token with the upstream be
     }
   });
 
+  it('the connections page of a signed-in user checks the token the same way before storing it', async () => {
+    const tenant = await createTenant(store, { subscribe: ['invoicing'] });
+    await gw.app.context.state.refresh();
+    const portal = await portalAs(gw, tenant.user);
+    const path = '/portal/connections/invoicing/connect';
+    expect((await portal.get(path)).status).toBe(200);
+    const refused = await portal.post(path, { token: UNKNOWN });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain(escapeHtml(rejectedText(401)));
+    expect(refused.html).not.toContain(UNKNOWN);
+    expect(await stored(tenant)).toBeNull();
+    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /']);
+    sandbox.setSwitches({ fault: 'serverError' });
+    expect((await portal.post(path, { token: GRANT })).status).toBe(503);
+    expect(await stored(tenant)).toBeNull();
+    sandbox.resetSwitches();
+    const accepted = await portal.post(path, { token: GRANT });
+    expect(accepted.status).toBe(303);
+    expect(gw.app.context.vault.open((await stored(tenant))!.ciphertext, tenant.account.id, 'invoicing')).toBe(JSON.stringify({ token: GRANT }));
+  });
+
   it('the metrics carry no secret', async () => {
     const text = await gw.app.context.metrics.registry.metrics();
     for (const secret of [APP_SECRET, GRANT, REVOKED, UNKNOWN]) expect(text).not.toContain(secret);
