@@ -8,6 +8,7 @@ import { issueToken, TOKEN_PREFIX, tokenHash } from '../../runtime/platform/toke
 export interface BenchTenant {
   readonly accountId: string;
   readonly userId: string;
+  readonly tokenId: string;
   readonly token: string;
 }
 
@@ -22,8 +23,8 @@ export async function seedTenants(store: PlatformStore, count: number, connector
     await store.acceptTerms(user.id, now);
     await store.setSubscription(account.id, connectorKey, true);
     await store.setSeat(user.id, connectorKey, true);
-    const { token } = await issueToken(store, user.id, 'bench');
-    tenants.push({ accountId: account.id, userId: user.id, token });
+    const { token, record } = await issueToken(store, user.id, 'bench');
+    tenants.push({ accountId: account.id, userId: user.id, tokenId: record.id, token });
   }
   return tenants;
 }
@@ -46,7 +47,7 @@ export async function seedTenantsBulk(db: SqlClient, count: number, connectorKey
       const token = `${TOKEN_PREFIX}bench${salt}${n}`;
       ns.push(n);
       hashes.push(tokenHash(token));
-      tenants.push({ accountId: `acc_bench_${n}`, userId: `usr_bench_${n}`, token });
+      tenants.push({ accountId: `acc_bench_${n}`, userId: `usr_bench_${n}`, tokenId: `tok_bench_${n}`, token });
     }
     await db.transaction(async (tx) => {
       await tx.query("INSERT INTO accounts (id, name, fair_use_mode) SELECT 'acc_bench_' || n, 'Bench ' || n || ' ApS', 'soft' FROM unnest($1::text[]) AS n", [ns]);
