@@ -263,6 +263,28 @@ function qualified(alias: string, columns: string): string {
     .join(', ');
 }
 
+/** Rows of one table, one statement (`columns` as a `, `-separated list). */
+async function plainRows<T>(db: SqlClient, columns: string, table: string, where: string, order: string): Promise<{ rows: T[] }> {
+  return db.query<T>(`SELECT ${columns} FROM ${table} ${where} ORDER BY ${order}`);
+}
+
+/**
+ * The same rows aggregated into one JSON array of arrays by the database and parsed at once, then
+ * named by `columns` (timestamps arrive as ISO strings, numbers as numbers: the row mappers take both).
+ */
+async function jsonRows<T>(db: SqlClient, columns: string, table: string, where: string, order: string): Promise<{ rows: T[] }> {
+  const names = columns.split(', ');
+  const { rows } = await db.query<{ j: string }>(`SELECT coalesce(json_agg(json_build_array(${columns}) ORDER BY ${order}), '[]')::text AS j FROM ${table} ${where}`);
+  const arrays = JSON.parse(rows[0]?.j ?? '[]') as unknown[][];
+  return {
+    rows: arrays.map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+      return row as T;
+    }),
+  };
+}
+
 function first<T>(rows: T[], what: string): T {
   const row = rows[0];
   if (row === undefined) throw new Error(`${what}: no row returned.`);
@@ -783,15 +805,18 @@ export class SqlPlatformStore implements PlatformStore {
   // Snapshot
 
   async loadSnapshot(): Promise<PlatformSnapshot> {
+    // The embedded engine hands rows to JavaScript one field at a time, which dominates a load of
+    // many rows (100,000 users: 1.2 s); one JSON array per table is parsed at once (0.5–0.7 s).
+    const rows = this.kind === 'embedded' ? jsonRows : plainRows;
     return this.#db.transaction(async (tx) => {
       // One consistent view across the six reads.
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const accounts = await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`);
-      const users = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`);
-      const tokens = await tx.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE revoked_at IS NULL ORDER BY created_at, id`);
-      const subscriptions = await tx.query<{ account_id: string; connector_key: string }>('SELECT account_id, connector_key FROM subscriptions ORDER BY account_id, connector_key');
-      const seats = await tx.query<{ user_id: string; connector_key: string }>('SELECT user_id, connector_key FROM seats ORDER BY user_id, connector_key');
-      const connections = await tx.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`);
+      const accounts = await rows<AccountRow>(tx, ACCOUNT_COLUMNS, 'accounts', '', 'created_at, id');
+      const users = await rows<UserRow>(tx, USER_COLUMNS, 'users', '', 'created_at, id');
+      const tokens = await rows<TokenRow>(tx, TOKEN_COLUMNS, 'tokens', 'WHERE revoked_at IS NULL', 'created_at, id');
+      const subscriptions = await rows<{ account_id: string; connector_key: string }>(tx, 'account_id, connector_key', 'subscriptions', '', 'account_id, connector_key');
+      const seats = await rows<{ user_id: string; connector_key: string }>(tx, 'user_id, connector_key', 'seats', '', 'user_id, connector_key');
+      const connections = await rows<ConnectionRow>(tx, CONNECTION_COLUMNS, 'connections', '', 'account_id, instance_id');
       const version = await tx.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
       return {
         accounts: accounts.rows.map(toAccount),
