@@ -34,17 +34,34 @@ interface TokenEntry {
   readonly userId: string;
 }
 
-function addTo(index: Map<string, Set<string>>, key: string, value: string): void {
-  const set = index.get(key);
-  if (set) set.add(value);
-  else index.set(key, new Set([value]));
+/**
+ * A one-to-many index that holds a single value as itself and only several in a Set: almost every
+ * account has one user and every user one token, and 100,000 Sets of one would cost ~20 MiB.
+ */
+type Index = Map<string, string | Set<string>>;
+
+function addTo(index: Index, key: string, value: string): void {
+  const held = index.get(key);
+  if (held === undefined) index.set(key, value);
+  else if (typeof held === 'string') {
+    if (held !== value) index.set(key, new Set([held, value]));
+  } else held.add(value);
 }
 
-function removeFrom(index: Map<string, Set<string>>, key: string, value: string): void {
-  const set = index.get(key);
-  if (!set) return;
-  set.delete(value);
-  if (set.size === 0) index.delete(key);
+function removeFrom(index: Index, key: string, value: string): void {
+  const held = index.get(key);
+  if (held === undefined) return;
+  if (typeof held === 'string') {
+    if (held === value) index.delete(key);
+    return;
+  }
+  held.delete(value);
+  if (held.size === 1) index.set(key, held.values().next().value!);
+}
+
+function valuesOf(index: Index, key: string): Iterable<string> {
+  const held = index.get(key);
+  return held === undefined ? [] : typeof held === 'string' ? [held] : held;
 }
 
 export class PlatformState {
@@ -54,8 +71,8 @@ export class PlatformState {
   #users = new Map<string, User>();
   /** Non-revoked tokens by id. */
   #tokens = new Map<string, TokenEntry>();
-  #tokensByUser = new Map<string, Set<string>>();
-  #usersByAccount = new Map<string, Set<string>>();
+  #tokensByUser: Index = new Map();
+  #usersByAccount: Index = new Map();
   #subscriptions = new Set<string>();
   #seats = new Set<string>();
   #connections = new Map<string, Connection>();
@@ -207,7 +224,7 @@ export class PlatformState {
       const row = accounts.get(id);
       if (row) this.#accounts.set(id, row);
       else this.#accounts.delete(id);
-      for (const userId of this.#usersByAccount.get(id) ?? []) dirtyUsers.add(userId);
+      for (const userId of valuesOf(this.#usersByAccount, id)) dirtyUsers.add(userId);
     }
     const users = new Map(c.users.map((u) => [u.id, u]));
     for (const id of c.touched.users) {
@@ -245,7 +262,7 @@ export class PlatformState {
     for (const userId of dirtyUsers) {
       const user = this.#users.get(userId);
       const account = user && this.#accounts.get(user.accountId);
-      for (const tokenId of this.#tokensByUser.get(userId) ?? []) {
+      for (const tokenId of valuesOf(this.#tokensByUser, userId)) {
         const token = this.#tokens.get(tokenId)!;
         if (user && account) this.#identities.set(token.tokenHash, { user, account, tokenId });
         else this.#identities.delete(token.tokenHash);
