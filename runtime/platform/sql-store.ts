@@ -679,13 +679,15 @@ export class SqlPlatformStore implements PlatformStore {
   async #insertUsage(db: SqlClient, ordered: readonly UsageRow[]): Promise<void> {
     // One statement for the whole batch (the embedded engine runs on the event loop's thread, so a
     // statement per row would stall calls during a flush of many accounts). Rows of an account
-    // deleted meanwhile are dropped instead of failing the whole batch.
+    // deleted meanwhile are dropped instead of failing the whole batch: the accounts of the batch
+    // are looked up by key once (an EXISTS per row was planned as a hash join over every account,
+    // 70 ms per flush with 100,000 of them on the embedded engine).
     await db.query(
       `INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
        SELECT u.account_id, u.month, u.connector_id, u.tool, u.calls, u.cost_units
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
               AS u(account_id, month, connector_id, tool, calls, cost_units)
-        WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)
+        WHERE u.account_id = ANY (ARRAY(SELECT a.id FROM accounts a WHERE a.id = ANY($1::text[])))
         ORDER BY u.account_id, u.month, u.connector_id, u.tool
        ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
           SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,

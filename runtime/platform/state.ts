@@ -59,6 +59,11 @@ function removeFrom(index: Index, key: string, value: string): void {
   if (held.size === 1) index.set(key, held.values().next().value!);
 }
 
+function holds(index: Index, key: string, value: string): boolean {
+  const held = index.get(key);
+  return held === value || (typeof held === 'object' && held.has(value));
+}
+
 function valuesOf(index: Index, key: string): Iterable<string> {
   const held = index.get(key);
   return held === undefined ? [] : typeof held === 'string' ? [held] : held;
@@ -73,8 +78,9 @@ export class PlatformState {
   #tokens = new Map<string, TokenEntry>();
   #tokensByUser: Index = new Map();
   #usersByAccount: Index = new Map();
-  #subscriptions = new Set<string>();
-  #seats = new Set<string>();
+  /** Account → connector keys, user → connector keys: looked up per call without building a key string. */
+  #subscriptions: Index = new Map();
+  #seats: Index = new Map();
   #connections = new Map<string, Connection>();
   /** Stored credentials per key version. */
   #keyVersionCounts = new Map<number, number>();
@@ -206,8 +212,10 @@ export class PlatformState {
       const account = user && this.#accounts.get(user.accountId);
       if (user && account) this.#identities.set(t.tokenHash, { user, account, tokenId: t.id });
     }
-    this.#subscriptions = new Set(s.subscriptions.map((x) => `${x.accountId}|${x.connectorKey}`));
-    this.#seats = new Set(s.seats.map((x) => `${x.userId}|${x.connectorKey}`));
+    this.#subscriptions = new Map();
+    for (const x of s.subscriptions) addTo(this.#subscriptions, x.accountId, x.connectorKey);
+    this.#seats = new Map();
+    for (const x of s.seats) addTo(this.#seats, x.userId, x.connectorKey);
     this.#connections = new Map();
     this.#keyVersionCounts = new Map();
     for (const c of s.connections) this.#putConnection(c);
@@ -253,10 +261,10 @@ export class PlatformState {
         dirtyUsers.add(row.userId);
       }
     }
-    for (const [accountId, key] of c.touched.subscriptions) this.#subscriptions.delete(`${accountId}|${key}`);
-    for (const x of c.subscriptions) this.#subscriptions.add(`${x.accountId}|${x.connectorKey}`);
-    for (const [userId, key] of c.touched.seats) this.#seats.delete(`${userId}|${key}`);
-    for (const x of c.seats) this.#seats.add(`${x.userId}|${x.connectorKey}`);
+    for (const [accountId, key] of c.touched.subscriptions) removeFrom(this.#subscriptions, accountId, key);
+    for (const x of c.subscriptions) addTo(this.#subscriptions, x.accountId, x.connectorKey);
+    for (const [userId, key] of c.touched.seats) removeFrom(this.#seats, userId, key);
+    for (const x of c.seats) addTo(this.#seats, x.userId, x.connectorKey);
     for (const [accountId, instanceId] of c.touched.connections) this.#deleteConnection(`${accountId}|${instanceId}`);
     for (const x of c.connections) this.#putConnection(x);
     for (const userId of dirtyUsers) {
@@ -382,11 +390,11 @@ export class PlatformState {
   }
 
   isSubscribed(accountId: string, connectorKey: string): boolean {
-    return this.#subscriptions.has(`${accountId}|${connectorKey}`);
+    return holds(this.#subscriptions, accountId, connectorKey);
   }
 
   hasSeat(userId: string, connectorKey: string): boolean {
-    return this.#seats.has(`${userId}|${connectorKey}`);
+    return holds(this.#seats, userId, connectorKey);
   }
 
   connection(accountId: string, instanceId: string): Connection | undefined {
