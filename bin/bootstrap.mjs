@@ -88,8 +88,12 @@ export function childCommand(argv, node) {
     if (!argv[1]) throw new Error('bin/run.mjs -c needs a command line');
     return { command: [argv[1], ...argv.slice(2).map(shellQuote)].join(' '), args: [], shell: true };
   }
-  if (!argv[0] || argv[0].startsWith('-')) throw new Error('usage: node bin/run.mjs <file> [args…] | -c "<command line>" [args…]');
-  return { command: node, args: argv, shell: false };
+  // Node's own options (`--liftoff-only`) may come before the file, as on a node command line.
+  const options = [];
+  while (argv[options.length]?.startsWith('--')) options.push(argv[options.length]);
+  const rest = argv.slice(options.length);
+  if (!rest[0] || rest[0].startsWith('-')) throw new Error('usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]');
+  return { command: node, args: [...options, ...rest], shell: false };
 }
 
 /**

@@ -61,6 +61,8 @@ export interface App {
 }
 
 const INVALIDATE_CHANNEL = 'platform-invalidate';
+/** How long the store's change log keeps a change (incremental snapshot updates). */
+const CHANGE_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Deadline of each readiness check (capped by the store deadline). */
 const READINESS_TIMEOUT_MS = 1000;
 
@@ -217,10 +219,13 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Writes through this process refresh the snapshot at once; other replicas hear about them.
   if (shared) {
-    state.onLocalChange(() => void shared!.publish(INVALIDATE_CHANNEL, String(Date.now())).catch(() => failOpen('shared_store')));
-    const reload = () => void state.reload().catch(() => {});
-    // After a reconnect the invalidations sent meanwhile were missed: reload once.
-    await shared.subscribe(INVALIDATE_CHANNEL, reload, reload).catch(() => failOpen('shared_store'));
+    // The message is the change version the write produced: a replica already there does nothing,
+    // one behind reads only the changes since its own version (any other message: catch up).
+    state.onLocalChange((version) => void shared!.publish(INVALIDATE_CHANNEL, String(version)).catch(() => failOpen('shared_store')));
+    const heard = (message: string) => void state.syncTo(Number(message)).catch(() => {});
+    // After a reconnect the broadcasts sent meanwhile were missed: catch up by change version once.
+    const resubscribed = () => void state.sync().catch(() => {});
+    await shared.subscribe(INVALIDATE_CHANNEL, heard, resubscribed).catch(() => failOpen('shared_store'));
   }
   metrics.readinessProbe = () => context.readiness!.evaluate();
 
@@ -249,9 +254,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     void store.purgePortal(before).catch(() => {});
   };
   purgeStates();
+  // The change log behind incremental snapshot updates: a day is kept (a replica further behind reloads in full).
+  const pruneChanges = () => void store.pruneChangeLog(new Date(context.now().getTime() - CHANGE_LOG_RETENTION_MS)).catch(() => {});
   const linkPurge = setInterval(() => {
     purgeLinks();
     purgeStates();
+    pruneChanges();
   }, LINK_PURGE_INTERVAL_MS);
   linkPurge.unref();
   const pipeline = new Pipeline(context, links);

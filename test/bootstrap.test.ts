@@ -100,6 +100,8 @@ describe('what runs', () => {
   it('a file on Node 24 without a shell, its arguments untouched', () => {
     expect(childCommand(['bin/start.ts', '--demo'], '/n/bin/node')).toEqual({ command: '/n/bin/node', args: ['bin/start.ts', '--demo'], shell: false });
     expect(childCommand(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /'], 'node').args).toEqual(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /']);
+    // Node's own options before the file go to node, as on a node command line.
+    expect(childCommand(['--liftoff-only', 'bin/start.ts', '--demo'], 'node').args).toEqual(['--liftoff-only', 'bin/start.ts', '--demo']);
   });
 
   it('a command line through the shell, extra arguments quoted onto its end', () => {
@@ -238,6 +240,6 @@ setInterval(() => {}, 1000);`,
   it('a usage error costs nothing and says how to call it', () => {
     const result = run([]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe('usage: node bin/run.mjs <file> [args…] | -c "<command line>" [args…]\n');
+    expect(result.stderr).toBe('usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]\n');
   });
 });

@@ -272,6 +272,96 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_account_at_idx ON audit_log (account_id, at);
 `,
   },
+  {
+    version: 10,
+    name: 'change_log',
+    // Incremental snapshot updates (issue 20): every row written to a hot-path table leaves its key
+    // in a change log under the change version, so a replica reads the keys changed since its
+    // version and re-reads only those rows (O(changes), never O(accounts) per write). The version
+    // is bumped once per statement, BEFORE it runs, and handed to the row triggers through a
+    // transaction-local setting; the row lock on platform_changes, held to COMMIT, makes versions
+    // commit in order, so a reader that has seen version V has every log row up to V. Rows older
+    // than a day are pruned (pruned_through: a replica behind it reloads in full).
+    sql: `
+ALTER TABLE platform_changes ADD COLUMN pruned_through bigint NOT NULL DEFAULT 0;
+
+CREATE TABLE platform_change_log (
+  version bigint NOT NULL,
+  entity text NOT NULL,
+  key1 text NOT NULL,
+  key2 text NOT NULL DEFAULT '',
+  changed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (version, entity, key1, key2)
+);
+CREATE INDEX platform_change_log_changed_at_idx ON platform_change_log (changed_at);
+
+DROP TRIGGER accounts_changed ON accounts;
+DROP TRIGGER users_changed ON users;
+DROP TRIGGER tokens_changed ON tokens;
+DROP TRIGGER subscriptions_changed ON subscriptions;
+DROP TRIGGER seats_changed ON seats;
+DROP TRIGGER connections_changed ON connections;
+DROP FUNCTION platform_bump_version();
+
+CREATE FUNCTION platform_begin_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE v bigint;
+BEGIN
+  UPDATE platform_changes SET version = version + 1 WHERE id = 1 RETURNING version INTO v;
+  PERFORM set_config('platform.change_version', v::text, true);
+  RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION platform_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v bigint := nullif(current_setting('platform.change_version', true), '')::bigint;
+  e text := TG_TABLE_NAME;
+BEGIN
+  IF v IS NULL THEN
+    -- A row written without its statement trigger having run (never expected): a version of its own.
+    UPDATE platform_changes SET version = version + 1 WHERE id = 1 RETURNING version INTO v;
+    PERFORM set_config('platform.change_version', v::text, true);
+  END IF;
+  IF TG_OP <> 'INSERT' THEN
+    IF e IN ('accounts', 'users', 'tokens') THEN
+      INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, OLD.id) ON CONFLICT DO NOTHING;
+    ELSIF e = 'subscriptions' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+    ELSIF e = 'seats' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.user_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+    ELSIF e = 'connections' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.instance_id) ON CONFLICT DO NOTHING;
+    END IF;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    IF e IN ('accounts', 'users', 'tokens') THEN
+      INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, NEW.id) ON CONFLICT DO NOTHING;
+    ELSIF e = 'subscriptions' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+    ELSIF e = 'seats' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.user_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+    ELSIF e = 'connections' THEN
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.instance_id) ON CONFLICT DO NOTHING;
+    END IF;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER accounts_change_begin BEFORE INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER users_change_begin BEFORE INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER tokens_change_begin BEFORE INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER subscriptions_change_begin BEFORE INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER seats_change_begin BEFORE INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER connections_change_begin BEFORE INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER accounts_change_row AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER users_change_row AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER tokens_change_row AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER subscriptions_change_row AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+`,
+  },
 ];
 
 /**

@@ -154,6 +154,30 @@ export interface PlatformSnapshot {
   readonly version: number;
 }
 
+/**
+ * What changed in the hot-path tables after a change version: the keys written (`touched`) and the
+ * current rows of those keys. A touched key without a current row was deleted; a token row is
+ * answered also when revoked (so a replica drops it).
+ */
+export interface PlatformChanges {
+  /** The change version the snapshot reflects once these changes are applied. */
+  readonly version: number;
+  readonly touched: {
+    readonly accounts: readonly string[];
+    readonly users: readonly string[];
+    readonly tokens: readonly string[];
+    readonly subscriptions: readonly (readonly [accountId: string, connectorKey: string])[];
+    readonly seats: readonly (readonly [userId: string, connectorKey: string])[];
+    readonly connections: readonly (readonly [accountId: string, instanceId: string])[];
+  };
+  readonly accounts: readonly Account[];
+  readonly users: readonly User[];
+  readonly tokens: readonly TokenRecord[];
+  readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
+  readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
+  readonly connections: readonly Connection[];
+}
+
 export interface PlatformStore {
   /** Applies pending migrations (idempotent, safe to run from several processes at once). */
   migrate(): Promise<void>;
@@ -242,6 +266,14 @@ export interface PlatformStore {
   loadSnapshot(): Promise<PlatformSnapshot>;
   /** A counter every write to accounts, users, tokens, subscriptions, seats or connections bumps. */
   changeVersion(): Promise<number>;
+  /**
+   * The changes after version `since` (one consistent read): null when the change log no longer
+   * reaches back that far (pruned) or holds more than `maxKeys` changed keys, where a full
+   * `loadSnapshot` is the cheaper way.
+   */
+  loadChanges(since: number, maxKeys: number): Promise<PlatformChanges | null>;
+  /** Deletes change-log rows written before `before` (replicas behind them reload in full); answers how many. */
+  pruneChangeLog(before: Date): Promise<number>;
 
   /**
    * Opts one connection in to the data layer. Idempotent: enabling again keeps the first

@@ -85,8 +85,16 @@ const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), 
 
 const AUTH_FAILURES_LIMITED = refusal(429, RATE_LIMITED, protocolText('auth_rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
 
-/** Authentication: the caller of the Authorization header's bearer token, looked up by its hash. */
-export async function checkCaller(authorization: string | undefined, lookup: IdentityLookup, failures?: AuthFailures): Promise<Verdict<{ readonly identity: Identity }>> {
+/**
+ * Authentication: the caller of the Authorization header's bearer token, looked up by its hash.
+ * A token in memory is answered at once (no promise: the hot path costs no microtask for it); only
+ * a token the snapshot does not hold waits for the store.
+ */
+export function checkCaller(
+  authorization: string | undefined,
+  lookup: IdentityLookup,
+  failures?: AuthFailures,
+): Verdict<{ readonly identity: Identity }> | Promise<Verdict<{ readonly identity: Identity }>> {
   const token = bearerToken(authorization);
   if (token === undefined) {
     failures?.failed();
@@ -96,6 +104,10 @@ export async function checkCaller(authorization: string | undefined, lookup: Ide
   const known = lookup.known(hash);
   if (known) return { ok: true, identity: known };
   if (failures?.exhausted()) return AUTH_FAILURES_LIMITED;
+  return identifyUnknown(hash, lookup, failures);
+}
+
+async function identifyUnknown(hash: string, lookup: IdentityLookup, failures: AuthFailures | undefined): Promise<Verdict<{ readonly identity: Identity }>> {
   let identity: Identity | undefined;
   try {
     identity = await lookup.identify(hash);

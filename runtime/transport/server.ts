@@ -83,7 +83,8 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     }
     const origin = checkOrigin(req.headers.origin, allowedOrigins);
     if (!origin.ok) return refuse(res, origin, null, modern);
-    const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
+    const checked = checkCaller(req.headers.authorization, identify, failuresOf(req));
+    const caller = checked instanceof Promise ? await checked : checked;
     if (!caller.ok) {
       req.resume();
       if (caller.status === 429) gateway.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason: 'auth_rate_limited' });
@@ -102,7 +103,8 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const parsed = parseBody(raw);
     // The rate limit comes before the parse verdict: an unparsable body still spends a token.
     const connector = endpoint.connector.config;
-    const decision = await gateway.rateLimiter.take(`${identity.account.id}|${connector.id}`);
+    const taken = gateway.rateLimiter.take(`${identity.account.id}|${connector.id}`);
+    const decision = taken instanceof Promise ? await taken : taken;
     if (decision.failOpen) gateway.metrics.failOpen.inc({ component: 'rate_limit' });
     const rate = checkRate(decision);
     if (!rate.ok) {

@@ -6,6 +6,9 @@
 //
 //   --store embedded|postgres   --data-dir DIR (embedded)   --database-url URL --schema NAME (postgres)
 //   --accounts N                tenants to seed (one admin user, one token each)
+//   --bulk                      seed with set-based statements (100,000 tenants in seconds)
+//   --seeded                    the store is seeded already (by a --seed-only run): no seeding
+//   --redis URL --redis-prefix P  a replica sharing Redis (broadcasts of writes)
 //   --upstream URL              CONNECTOR_REGISTER_BASE_URL
 //   --seed-only                 seed the store, report the tokens, and exit (start-up figure)
 //   --profile FILE              write a CPU profile of the serving phase to FILE (.cpuprofile)
@@ -13,15 +16,20 @@ import { registry } from '../../../generated/registry.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import pino from 'pino';
 import { createApp, type App } from '../../../runtime/app.ts';
 import { loadConfig } from '../../../runtime/config.ts';
 import { createLogger } from '../../../runtime/observability.ts';
-import { openStore } from '../../../runtime/platform/open-store.ts';
+import { createPgliteClient, createPostgresClient, type SqlClient } from '../../../runtime/platform/sql-client.ts';
+import { SqlPlatformStore } from '../../../runtime/platform/sql-store.ts';
 import type { PlatformStore } from '../../../runtime/platform/store.ts';
 import { gatewayEnv } from '../lib/gateway-env.ts';
-import { seedTenants } from '../seed.ts';
+import { seedTenants, seedTenantsBulk, type BenchTenant } from '../seed.ts';
 import { argValue, exitWithParent, onJob, ready } from './ipc.ts';
+
+/** Wall-clock milliseconds comparable across the processes of one machine (sub-millisecond). */
+const clock = () => performance.timeOrigin + performance.now();
 
 async function main(): Promise<void> {
   const kind = argValue('store', 'embedded');
@@ -31,28 +39,33 @@ async function main(): Promise<void> {
   const logLevel = argValue('log-level', 'info')!;
   if (!upstream || !dataDir) throw new Error('--upstream and --data-dir are required');
 
-  let store: PlatformStore;
+  let db: SqlClient;
   if (kind === 'postgres') {
     const databaseUrl = argValue('database-url');
     const schema = argValue('schema');
     if (!databaseUrl || !schema) throw new Error('--database-url and --schema are required with --store postgres');
-    store = await openStore({ databaseUrl, schema });
+    db = createPostgresClient({ connectionString: databaseUrl, schema });
   } else {
     mkdirSync(dataDir, { recursive: true });
-    store = await openStore({ dataDir: `${dataDir}/db` });
+    db = await createPgliteClient({ dataDir: `${dataDir}/db` });
   }
+  const store: PlatformStore = new SqlPlatformStore(db);
+  await store.migrate();
   const seedStarted = performance.now();
-  const tenants = await seedTenants(store, accounts);
+  const seeded = process.argv.includes('--seeded');
+  const tenants: BenchTenant[] = seeded ? [] : process.argv.includes('--bulk') ? await seedTenantsBulk(db, accounts) : await seedTenants(store, accounts);
   const seedMs = performance.now() - seedStarted;
 
   if (process.argv.includes('--seed-only')) {
     await store.close();
-    ready({ tokens: tenants.map((t) => t.token), seedMs });
-    process.disconnect?.();
+    // Stays until the harness stops it: a disconnect right after a large ready message could drop it.
+    exitWithParent();
+    ready({ tokens: tenants.map((t) => t.token), userIds: tenants.map((t) => t.userId), tokenIds: tenants.map((t) => t.tokenId), seedMs });
     return;
   }
 
-  const config = loadConfig(registry, gatewayEnv({ upstream, dataDir, logLevel }));
+  const redis = argValue('redis');
+  const config = loadConfig(registry, { ...gatewayEnv({ upstream, dataDir, logLevel }), ...(redis ? { REDIS_URL: redis, REDIS_PREFIX: argValue('redis-prefix', 'bench:')! } : {}) });
   // Logs go to stdout, which the harness points at /dev/null: the work of logging is measured.
   const app: App = await createApp({ config, registry, store, logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel) });
   const url = await app.listen(0, '127.0.0.1');
@@ -78,18 +91,75 @@ async function main(): Promise<void> {
     writeFileSync(profile, JSON.stringify(data));
     current.disconnect();
   };
+  // The same at 1 ms resolution over one window (the fixed-rate runs): the delay beyond the 1 ms
+  // sampling interval is what a call arriving at a random moment waits for the loop.
+  const windowDelay = monitorEventLoopDelay({ resolution: 1 });
+  let watch: Promise<{ at: number; version: number }> | undefined;
   onJob(async (job) => {
     if (job['op'] === 'reset-delay') delay.reset();
+    if (job['op'] === 'window-start') {
+      windowDelay.reset();
+      windowDelay.enable();
+      return {};
+    }
+    if (job['op'] === 'window') {
+      windowDelay.disable();
+      const beyond = (ns: number) => Math.max(0, ns / 1e6 - 1);
+      return { p99Ms: beyond(windowDelay.percentile(99)), maxMs: beyond(windowDelay.max), meanMs: beyond(windowDelay.mean) };
+    }
+    if (job['op'] === 'memory') {
+      // Where the resident memory goes: V8's heap, buffers and WebAssembly memory (external), the rest.
+      const m = process.memoryUsage();
+      const heap = v8.getHeapStatistics();
+      return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, mallocedMemory: heap.malloced_memory };
+    }
     if (job['op'] === 'stop-profile') await stopProfile();
+    const state = app.context.state;
     if (job['op'] === 'refresh-cost') {
-      // What one full snapshot reload costs (it runs every SNAPSHOT_REFRESH_MS and after writes).
-      const times: number[] = [];
-      for (let i = 0; i < 3; i++) {
+      // What a write costs the snapshot: a seat change of a bench user, then the catch-up that
+      // follows every write (incremental); and, for comparison, one full load of every row.
+      const userId = String(job['userId']);
+      const writeMs: number[] = [];
+      const fullBefore = state.stats().fullLoads;
+      for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
-        await app.context.state.refresh();
-        times.push(performance.now() - t0);
+        await store.setSeat(userId, 'register', i % 2 === 1);
+        await state.refresh();
+        writeMs.push(performance.now() - t0);
       }
-      return { refreshMs: times, refreshEveryMs: config.snapshotRefreshMs };
+      await store.setSeat(userId, 'register', true);
+      await state.refresh();
+      const fullLoadsDuringWrites = state.stats().fullLoads - fullBefore;
+      const fullMs: number[] = [];
+      for (let i = 0; i < (Number(job['fullLoads']) || 3); i++) {
+        const t0 = performance.now();
+        await state.reload();
+        fullMs.push(performance.now() - t0);
+      }
+      return { writeMs, fullMs, fullLoadsDuringWrites, refreshEveryMs: config.snapshotRefreshMs };
+    }
+    if (job['op'] === 'stats') return state.stats();
+    if (job['op'] === 'arm') {
+      // Watch for the next change version (polled every millisecond): the time it was applied here.
+      const from = state.storeVersion;
+      watch = new Promise((resolve) => {
+        const timer = setInterval(() => {
+          if (state.storeVersion === from) return;
+          clearInterval(timer);
+          resolve({ at: clock(), version: state.storeVersion });
+        }, 1);
+      });
+      return { from };
+    }
+    if (job['op'] === 'collect') return await watch;
+    if (job['op'] === 'write') {
+      // A write through this replica as the portal makes it: the store, then the catch-up that
+      // broadcasts its change version to the other replicas.
+      const at = clock();
+      if (job['kind'] === 'revoke') await store.revokeToken(String(job['tokenId']), new Date());
+      else await store.setSeat(String(job['userId']), 'register', Boolean(job['seated']));
+      await state.refresh();
+      return { at, localMs: clock() - at, version: state.storeVersion };
     }
     return { delayMaxMs: delay.max / 1e6, delayP99Ms: delay.percentile(99) / 1e6, delayMeanMs: delay.mean / 1e6 };
   });
@@ -99,7 +169,7 @@ async function main(): Promise<void> {
     await app.close();
     await store.close();
   });
-  ready({ url, tokens: tenants.map((t) => t.token), accountIds: tenants.map((t) => t.accountId), seedMs, store: store.kind });
+  ready({ url, tokens: tenants.map((t) => t.token), userIds: tenants.map((t) => t.userId), tokenIds: tenants.map((t) => t.tokenId), seedMs, store: store.kind, stats: app.context.state.stats() });
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,17 @@
-// The bare JSON echo that tools/list is compared with: node:http reads the body, parses it and
-// answers a JSON-RPC result holding the parsed request. Nothing else.
+// The floor of `tools/list`: node:http reads the body, parses it and answers the same bytes the
+// gateway answers (the gateway's own `tools/list` result, captured by the harness and passed as a
+// file), with the request's id. No authentication, no rate limit, no routing: what serving the
+// precomputed list costs at the least.
+//
+//   --result FILE   the JSON text of the `result` member to answer
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exitWithParent, ready } from './ipc.ts';
+import { argValue, exitWithParent, ready } from './ipc.ts';
+
+const file = argValue('result');
+if (!file) throw new Error('--result FILE is required');
+const result = readFileSync(file, 'utf8');
 
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   const chunks: Buffer[] = [];
@@ -11,7 +20,7 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     let out: string;
     try {
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown };
-      out = JSON.stringify({ jsonrpc: '2.0', id: message.id ?? null, result: message });
+      out = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id ?? null)},"result":${result}}`;
     } catch {
       out = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }

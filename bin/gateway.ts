@@ -1,0 +1,131 @@
+// The gateway process behind bin/start.ts (which turns on the compile cache first, then loads this).
+// Starts the gateway.
+//   npm start          embedded defaults: embedded database in ./data, sandbox upstreams, demo tenant
+//   npm run serve      production: configuration from GATEWAY_CONFIG and the environment only
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_SOCKET_FILE, serveAdminSocket } from '#runtime/platform/admin-socket.ts';
+import { adminSocketHandler } from './admin.ts';
+import { registry } from '#generated/registry.ts';
+import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, isWildcardHost, loadConfig, SETTINGS, type GatewayConfig } from '#runtime/config.ts';
+import { createApp } from '#runtime/app.ts';
+import { exitOnUnhandledFaults } from '#runtime/last-resort.ts';
+import { createLogger } from '#runtime/observability.ts';
+import type { SandboxSet } from '../sandbox/index.ts';
+import { banner, sandboxEnv, sandboxTenantCredentials, seedDemoTenant } from './demo.ts';
+
+const HELP = `Usage: node bin/start.ts [--demo] [--config <file.json>]
+       npm start                  embedded defaults: database in ./data, sandbox upstreams, demo tenant (--demo)
+       npm run serve              production: configuration from GATEWAY_CONFIG / --config and the environment
+
+  --demo             start the sandbox upstreams and seed the demo tenant
+  --config <file>    JSON config file (same as GATEWAY_CONFIG); environment variables win
+  --help             print this help
+
+Settings (README.md, "Configuration"): ${SETTINGS.map((s) => s.env[0]).join(', ')},
+and per connector ${CONNECTOR_SETTINGS.flatMap((s) => s.env).join(', ')}.
+HOST=0.0.0.0 needs PUBLIC_BASE_URL in production (npm run serve): links must name a reachable address.`;
+
+function parseArgs(argv: string[]): { demo: boolean; help: boolean; config?: string } {
+  const i = argv.indexOf('--config');
+  if (i >= 0 && !argv[i + 1]) throw new ConfigError('--config needs a file path');
+  const known = ['--demo', '--help', '-h', '--config'];
+  const unknown = argv.find((a, n) => !known.includes(a) && argv[n - 1] !== '--config');
+  if (unknown) throw new ConfigError(`unknown argument "${unknown}" (see --help)`);
+  return { demo: argv.includes('--demo'), help: argv.includes('--help') || argv.includes('-h'), ...(i >= 0 ? { config: argv[i + 1] } : {}) };
+}
+
+// A last resort, never the normal path: an error nothing handled is logged (name and message
+// only: never a stack with arguments or a secret) and the process exits with 1.
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseArgs>;
+  let config: GatewayConfig;
+  let sandboxes: SandboxSet | undefined;
+  try {
+    args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(HELP);
+      process.exit(0);
+    }
+    config = loadConfig(registry, process.env, args.config);
+    // A wildcard listen address is no link target: production must say where it is reached.
+    if (!args.demo && isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
+      throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com`);
+    }
+  } catch (error) {
+    console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
+    process.exit(2);
+  }
+  const log = createLogger(config.logLevel);
+  // The last resort: a fault nothing handled is logged and the process exits 1 for its supervisor.
+  exitOnUnhandledFaults(log);
+  if (args.demo) {
+    // The sandboxes are separate HTTP servers; the gateway reaches them like real upstreams.
+    const { startSandboxes } = await import('../sandbox/index.ts');
+    sandboxes = await startSandboxes({ connectors: config.connectors.filter((c) => c.enabled).map((c) => c.key) });
+    config = loadConfig(registry, { ...process.env, ...sandboxEnv(sandboxes) }, args.config);
+  }
+  // New: private from the start; an existing one is checked (and tightened, with a warning) by createApp.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const started = performance.now();
+  const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo, selfServiceQuota: args.demo });
+  const url = await app.listen();
+  // The admin CLI talks to this process while it runs (the embedded database has one owner).
+  const adminSocket = await serveAdminSocket(
+    join(config.dataDir, ADMIN_SOCKET_FILE),
+    adminSocketHandler(app.context.config, app.context.store, () => app.context.state.refresh()),
+  );
+  if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
+    // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.
+    (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
+    log.warn(
+      { host: config.host, publicBaseUrl: app.context.config.publicBaseUrl },
+      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use 127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
+    );
+  }
+  if (args.demo) {
+    const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxTenantCredentials(sandboxes!, `${app.context.config.publicBaseUrl}/portal/oauth/callback`));
+    await app.context.state.refresh();
+    console.log(banner(config, app.context.config.publicBaseUrl, tenant.token, sandboxes!));
+  }
+  log.info(
+    {
+      url,
+      publicBaseUrl: app.context.config.publicBaseUrl,
+      store: describeStore(config),
+      sharedStore: config.redisUrl ? describeUrl(config.redisUrl) : 'none (one process)',
+      startupMs: Math.round(performance.now() - started),
+    },
+    'gateway listening',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight calls and flushing usage');
+    void adminSocket
+      .close()
+      .then(() => app.close())
+      .then(() => sandboxes?.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: (error as Error).message }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  // A configuration found wrong only against the database (a key whose check value differs): exit 2.
+  if (error instanceof ConfigError) {
+    console.error(`configuration: ${error.message}`);
+    process.exit(2);
+  }
+  console.error(`gateway failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});
