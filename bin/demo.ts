@@ -92,7 +92,16 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
   const mcpUrl = (id: string) => `${url}/${id}/mcp`;
   const auth = `--header "Authorization: Bearer ${token}"`;
   const shellArg = (name: string, value: unknown) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    // The Inspector CLI reads a --tool-arg value as JSON when it parses: a string such as "2025"
+    // or "true" would arrive as a number or boolean, so it is printed JSON-quoted.
+    const parsesAsOther = (text: string) => {
+      try {
+        return typeof JSON.parse(text) !== 'string';
+      } catch {
+        return false;
+      }
+    };
+    const text = typeof value === 'string' && !parsesAsOther(value) ? value : JSON.stringify(value);
     const arg = `${name}=${text}`;
     return /^[\w=.:/@-]+$/u.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
   };

@@ -72,6 +72,29 @@ describe('npm start (embedded defaults)', () => {
     const usage = await usageOf(second.url, second.token);
     expect(usage.usage.byConnector.register?.calls).toBe(1);
     expect(usage.usage.byConnector.cases?.calls).toBe(1); // flushed on SIGTERM, kept on disk
+    // Every Inspector example the banner prints works as printed: its --tool-arg values read as the
+    // Inspector CLI reads them (JSON when they parse, else the plain string) pass the tool's checks.
+    const examples = [...second.output().matchAll(/--cli (\S+) .* --tool-name (\S+)((?: --tool-arg (?:'(?:[^']|'\\'')*'|\S+))*)$/gm)];
+    expect(examples.length).toBeGreaterThanOrEqual(7);
+    for (const [, url, tool, rawArgs] of examples) {
+      const args = Object.fromEntries(
+        [...rawArgs!.matchAll(/--tool-arg ('(?:[^']|'\\'')*'|\S+)/g)].map(([, quoted]) => {
+          const pair = quoted!.startsWith("'") ? quoted!.slice(1, -1).replaceAll("'\\''", "'") : quoted!;
+          const [key, ...rest] = pair.split('=');
+          const text = rest.join('=');
+          let value: unknown = text;
+          try {
+            value = JSON.parse(text);
+          } catch {}
+          return [key, value];
+        }),
+      );
+      const endpoint = new URL(url!).pathname.split('/')[1]!;
+      const example = await mcpClient(second.url, endpoint, second.token);
+      const answer = await example.callTool({ name: tool!, arguments: args });
+      expect(answer.isError, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(answer.content)}`).toBeFalsy();
+      await example.close();
+    }
     expect(await stop(second.child)).toBe(0);
   }, 120_000);
 });
