@@ -30,6 +30,7 @@ import {
   booksDataset,
   type Row,
 } from '../sandbox/books/data.ts';
+import { BOOKS_FIELDS, type BooksFieldsEndpoint, fieldsEndpointOf, isDocumentedField } from '../sandbox/books/documented-fields.ts';
 import { BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksRecordedRequest, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
 import { testContext } from './support/tool-context.ts';
 import { needs, REDIS_URL } from './support/services.ts';
@@ -84,6 +85,21 @@ async function failure(tool: BooksToolName, raw: Record<string, unknown>, option
 }
 
 const requests = (): BooksRecordedRequest[] => [...sandbox.requests];
+
+/** The request's `fields`, each a name its endpoint documents (sandbox/books/documented-fields.ts), in PascalCase. */
+function expectDocumentedFields(request: BooksRecordedRequest): string[] {
+  const fields = request.query.fields;
+  if (fields === undefined) return [];
+  const endpoint = fieldsEndpointOf(request.path);
+  expect(endpoint, `${request.path} takes no fields`).toBeDefined();
+  const names = fields.split(',');
+  for (const name of names) {
+    expect(isDocumentedField(endpoint!, name), `${request.path}: field ${name}`).toBe(true);
+    expect(name, 'fields are sent in PascalCase').toMatch(/^[A-Z]/);
+  }
+  expect(new Set(names).size, 'no field twice').toBe(names.length);
+  return names;
+}
 const last = (): BooksRecordedRequest => sandbox.requests.at(-1)!;
 
 beforeAll(async () => {
@@ -140,7 +156,8 @@ const TABLE: Readonly<Record<string, Expected>> = {
     path: () => '/v1/organizations',
     check: (r) => {
       expect(r.count).toBe(3);
-      expect(r.organizations.find((o: Row) => o.id === O)).toMatchObject({ id: O, isPro: true, countryKey: 'DK' });
+      // CountryKey is not among the `fields` /v1/organizations documents (sandbox/books/documented-fields.ts): not asked, so null.
+      expect(r.organizations.find((o: Row) => o.id === O)).toMatchObject({ id: O, isPro: true, countryKey: null, vatNumber: expect.any(String) });
       expect(r.organizations.find((o: Row) => o.id === BOOKS_FREE_ORG_ID).isPro).toBe(false);
     },
   },
@@ -377,7 +394,13 @@ const TABLE: Readonly<Record<string, Expected>> = {
     args: () => ({ organizationId: O, contactGuid: creditNote().ContactGuid }),
     path: () => `/v1/${O}/sales/creditnotes`,
     query: { queryFilter: `ContactGuid eq '${String(creditNote().ContactGuid)}'` },
-    check: (r) => expect(r.items.every((i: Row) => i.type === 'CreditNote' && i.contactGuid === creditNote().ContactGuid)).toBe(true),
+    check: (r) => {
+      const creditNoteGuids = new Set(org.creditNotes.map((c) => c.Guid));
+      expect(r.items.length).toBeGreaterThan(0);
+      expect(r.items.every((i: Row) => creditNoteGuids.has(i.guid) && i.contactGuid === creditNote().ContactGuid)).toBe(true);
+      // The credit-note list documents neither Type nor LatestMailOutType: not asked for.
+      expect(r.items[0]).not.toHaveProperty('type');
+    },
   },
   get_credit_note: {
     args: () => ({ organizationId: O, creditNoteGuid: creditNote().Guid }),
@@ -520,11 +543,76 @@ describe('books: every catalog tool against the Dinero sandbox', () => {
       expect(request.headers.authorization).toBe(`Bearer ${BOOKS_SANDBOX_TOKEN}`);
       expect(request.headers.accept).toBe(row!.accept ?? 'application/json');
       for (const [name, value] of Object.entries(row!.query ?? {})) expect(request.query[name], `query ${name}`).toBe(value);
+      // `fields` only on an endpoint that documents it, and only documented names (the sandbox would have answered 400).
+      expectDocumentedFields(request);
+      expect(sandbox.stats.undocumentedFields).toEqual([]);
       // organizationId travels as an integer path segment on every organisation call.
       if ('organizationId' in args) expect(request.path).toMatch(new RegExp(`^/v[12]/${O}/`));
       row!.check?.(result, args);
     });
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// `fields`: only documented names (books.md §2 and the OpenAPI text it cites), derived from the
+// requests the sandbox recorded
+// ---------------------------------------------------------------------------------------------
+
+describe('books: the fields every tool asks for are documented for its endpoint', () => {
+  it('derives the fields per tool from the recorded requests; every name is in the endpoint documented set, and every such endpoint is exercised', async () => {
+    // Every catalog tool once, plus the variants that reach another endpoint or another field list.
+    const runs: [string, Record<string, unknown>][] = [
+      ...catalogTools.map((t) => [t.name, TABLE[t.name]!.args()] as [string, Record<string, unknown>]),
+      ['list_deposit_accounts', { organizationId: O }],
+      ['list_contacts', { organizationId: O, deletedFilter: 'all', pageSize: 5 }],
+      ['list_invoices_overdue', { organizationId: O }],
+      ['list_products', { organizationId: O }],
+    ];
+    const asked = new Map<string, { endpoint: BooksFieldsEndpoint; fields: string[] }[]>();
+    for (const [tool, args] of runs) {
+      sandbox.resetStats();
+      await call(tool as BooksToolName, args);
+      for (const request of requests()) {
+        const fields = expectDocumentedFields(request);
+        const endpoint = fieldsEndpointOf(request.path);
+        if (endpoint === undefined) continue;
+        // An endpoint that takes `fields` is always sent them: its defaults omit most columns (books.md §2 "Casing").
+        expect(fields.length, `${tool} sends fields to ${request.path}`).toBeGreaterThan(0);
+        asked.set(tool, [...(asked.get(tool) ?? []), { endpoint, fields }]);
+      }
+      expect(sandbox.stats.undocumentedFields, tool).toEqual([]);
+    }
+    const exercised = new Set([...asked.values()].flat().map((a) => a.endpoint));
+    expect([...exercised].sort()).toEqual(Object.keys(BOOKS_FIELDS).sort());
+    const of = (tool: string, endpoint: BooksFieldsEndpoint) => asked.get(tool)!.find((a) => a.endpoint === endpoint)!.fields;
+    // What the spec's results need is asked where the endpoint documents it:
+    expect(of('list_trade_offers', 'tradeOffers')).toContain('Status'); // the client-side status filter
+    expect(of('list_sales', 'sales')).toContain('Type'); // "a type field tells them apart"
+    expect(of('list_invoices', 'invoices')).not.toContain('Type');
+    expect(of('list_credit_notes', 'creditNotes')).not.toContain('LatestMailOutType');
+    expect(of('list_organizations', 'organizations')).toEqual(expect.arrayContaining(['Id', 'Name', 'VatNumber', 'IsPro']));
+    expect(of('list_organizations', 'organizations')).not.toContain('CountryKey');
+    expect(asked.get('list_deposit_accounts')!.map((a) => a.fields.some((f) => f.startsWith('Bank')))).toEqual([true, false]);
+  });
+
+  it('an undocumented field is refused by the sandbox (400 code 42) and recorded, so drift cannot pass unnoticed', async () => {
+    const response = await fetch(`${sandbox.url}/v1/${O}/products?fields=Name,Comment`, { headers: { authorization: `Bearer ${BOOKS_SANDBOX_TOKEN}` } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Comment'." } });
+    expect(sandbox.stats.undocumentedFields).toEqual([{ path: `/v1/${O}/products`, field: 'Comment' }]);
+  });
+
+  it("deletedFilter 'all' reads /v2/{o}/contacts without deletedOnly (live and deleted rows together); the others v1 with it", async () => {
+    const all = await call('list_contacts', { organizationId: O, deletedFilter: 'all', pageSize: 1000 });
+    expect(last().path).toBe(`/v2/${O}/contacts`);
+    expect(last().query).not.toHaveProperty('deletedOnly');
+    const live = await call('list_contacts', { organizationId: O, pageSize: 1000 });
+    expect(last()).toMatchObject({ path: `/v1/${O}/contacts`, query: { deletedOnly: 'false' } });
+    const deleted = await call('list_contacts', { organizationId: O, deletedFilter: 'deleted', pageSize: 1000 });
+    expect(last()).toMatchObject({ path: `/v1/${O}/contacts`, query: { deletedOnly: 'true' } });
+    expect(deleted.items.length).toBeGreaterThan(0);
+    expect(all.items.length).toBe(live.items.length + deleted.items.length);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

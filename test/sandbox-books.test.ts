@@ -4,6 +4,7 @@
 // faults, and the demo data. No connector code is involved.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BOOKS_BIG_FILE_BYTES, BOOKS_BIG_FILE_GUID, BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_THROTTLED_ORG_ID, type Row } from '../sandbox/books/data.ts';
+import { BOOKS_FIELDS } from '../sandbox/books/documented-fields.ts';
 import { BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
 
 const O = BOOKS_DEMO_ORG_ID;
@@ -137,6 +138,39 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
     expect(Object.keys((await get(`/v1/${O}/contacts`)).json.Collection[0])).toEqual(['name', 'contactGuid']);
     expect(Object.keys((await get('/v1/organizations')).json[0])).toEqual(['id', 'name', 'isPro']);
     expect((await get(`/v1/${O}/contacts?fields=Name,Nope`)).json).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Nope'." } });
+  });
+
+  it('fields: only the names each endpoint documents (documented-fields.ts); others → 400 and recorded, or left out by switch', async () => {
+    for (const [endpoint, spec] of Object.entries(BOOKS_FIELDS)) {
+      const path = spec.path
+        .replace('{o}', String(O))
+        .replace('{guid}', String(sandbox.data.organizations.get(O)!.contacts.find((c) => sandbox.data.organizations.get(O)!.notes.has(c.ContactGuid as string))!.ContactGuid));
+      // Every documented name is accepted (null where a row lacks it), in the requested casing.
+      const answer = await get(`${path}?fields=${spec.documented.join(',')}`);
+      expect(answer.status, endpoint).toBe(200);
+      const rows = (Array.isArray(answer.json) ? answer.json : answer.json.Collection) as Row[];
+      expect(Object.keys(rows[0]!), endpoint).toEqual([...spec.documented]);
+      // Without fields: the documented defaults, in their documented casing.
+      const defaults = await get(path);
+      expect(Object.keys(((Array.isArray(defaults.json) ? defaults.json : defaults.json.Collection) as Row[])[0]!), endpoint).toEqual([...spec.defaults]);
+      // A name the endpoint does not document: 400 code 42.
+      expect(await get(`${path}?fields=${spec.documented[0]},Website`), endpoint).toMatchObject({ status: 400, json: { code: 42, validationErrors: { fields: "Unknown field 'Website'." } } });
+    }
+    expect(sandbox.stats.undocumentedFields).toHaveLength(Object.keys(BOOKS_FIELDS).length);
+    expect(sandbox.stats.undocumentedFields[0]).toEqual({ path: '/v1/organizations', field: 'Website' });
+    sandbox.setSwitches({ unknownFields: 'ignore' });
+    expect(Object.keys((await get('/v1/organizations?fields=Id,CountryKey')).json[0])).toEqual(['Id']);
+    expect(sandbox.stats.undocumentedFields.at(-1)).toEqual({ path: '/v1/organizations', field: 'CountryKey' });
+  });
+
+  it('contacts: v1 leaves deleted rows out unless deletedOnly; v2 without deletedOnly returns live and deleted rows together', async () => {
+    const count = async (path: string) => ((await get(path)).json.Collection as Row[]).length;
+    const live = await count(`/v1/${O}/contacts?pageSize=1000`);
+    const deleted = await count(`/v1/${O}/contacts?pageSize=1000&deletedOnly=true`);
+    expect(deleted).toBeGreaterThan(0);
+    expect(await count(`/v2/${O}/contacts?pageSize=1000`)).toBe(live + deleted);
+    expect(await count(`/v2/${O}/contacts?pageSize=1000&deletedOnly=false`)).toBe(live);
+    expect(await count(`/v2/${O}/contacts?pageSize=1000&deletedOnly=true`)).toBe(deleted);
   });
 
   it('queryFilter: eq/contains, single-quoted values, ; as AND; a bare term, a foreign field or a broken clause → 400', async () => {

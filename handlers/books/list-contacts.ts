@@ -6,7 +6,8 @@ const CONTACT_FIELDS = 'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Em
 
 /**
  * `deletedFilter` (values "not shown" in the spec): `deleted`/`only`/`true` → only deleted contacts,
- * `live`/`none`/`false` → only live ones, `all` → the upstream's default. Anything else is refused.
+ * `live`/`none`/`false` → only live ones, `all` → both (no `deletedOnly`, on `/v2/{o}/contacts`: v1
+ * leaves deleted contacts out when it is absent, books.md §2). Anything else is refused.
  */
 function deletedOnly(value: string | undefined): boolean | undefined | 'invalid' {
   if (value === undefined) return false;
@@ -30,9 +31,10 @@ export const listContacts: BooksHandler<'list_contacts'> = async (args, ctx) => 
     ['externalReference', 'ExternalReference', 'eq', args.externalReference],
     ['isPerson', 'IsPerson', 'eq', args.isPerson],
   ]);
+  // Live and deleted rows together only come from v2 without `deletedOnly`; v1 otherwise (the table's path).
   return readEnvelope(
     ctx,
-    orgPath(args.organizationId, '/contacts'),
+    orgPath(args.organizationId, '/contacts', deleted === undefined ? 'v2' : 'v1'),
     args,
     { fields: CONTACT_FIELDS, queryFilter: filter, changesSince: since(args.changesSince), deletedOnly: deleted },
     'the contacts list',

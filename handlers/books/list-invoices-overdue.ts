@@ -1,6 +1,6 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
 import { orgPath, readEnvelope } from './client.ts';
-import { SALES_FIELDS } from './sales-list.ts';
+import { INVOICE_FIELDS } from './sales-list.ts';
 
 /** `GET /v1/{o}/invoices?statusFilter=Overdue` (`Overdue,Booked` with `includeNotYetDue`, books.md §3 #11). */
 export const listInvoicesOverdue: BooksHandler<'list_invoices_overdue'> = async (args, ctx) => {
@@ -8,7 +8,7 @@ export const listInvoicesOverdue: BooksHandler<'list_invoices_overdue'> = async 
     ctx,
     orgPath(args.organizationId, '/invoices'),
     args,
-    { fields: SALES_FIELDS, statusFilter: args.includeNotYetDue ? 'Overdue,Booked' : 'Overdue', deletedOnly: false },
+    { fields: INVOICE_FIELDS, statusFilter: args.includeNotYetDue ? 'Overdue,Booked' : 'Overdue', deletedOnly: false },
     'the overdue invoices',
   );
 };

@@ -8,7 +8,8 @@
 //   GET  /v1/{o}/accounts/entry | accounts/deposit          bare arrays; `fields`, `categoryFilter`
 //   GET  /v1/{o}/{year}/reports/{saldo|result|balance|primo}
 //   GET  /v1/{o}/entries | entries/changes                  bare arrays
-//   GET  /v1/{o}/contacts[/{guid}[/notes]]                  envelope (list, notes)
+//   GET  /v1/{o}/contacts[/{guid}[/notes]], /v2/{o}/contacts  envelope (lists, notes); `fields` checked
+//        against sandbox/books/documented-fields.ts (unknown names → 400, or left out by switch)
 //   GET  /v1/{o}/state-of-account/{guid}[/pdf]
 //   GET  /v1/{o}/invoices[/{guid}[/mailouts|/reminders[/next|/{id}]]]   envelope; JSON or PDF by Accept
 //   POST /v1/{o}/invoices/fetch, /v1/{o}/invoices/{guid}/reminders/fetch   calculators (persist nothing)
@@ -45,6 +46,7 @@ import {
   booksPdf,
   summaryRange,
 } from './data.ts';
+import { BOOKS_FIELDS, type BooksFieldsEndpoint, isDocumentedField } from './documented-fields.ts';
 
 /** A static bearer token reaching the three demo organisations (tests, before the identity provider). */
 export const BOOKS_SANDBOX_TOKEN = 'dinero-sandbox-token-Qm8v3Tz6';
@@ -105,6 +107,11 @@ export interface BooksSwitches {
   tokenExpired: boolean;
   /** "Today" for the changes window and overdue lists. */
   today: string;
+  /**
+   * A `fields` name the endpoint does not document (sandbox/books/documented-fields.ts): 400 code 42
+   * (default, so drift shows in tests) or left out of the answer. Recorded in stats either way.
+   */
+  unknownFields: 'reject' | 'ignore';
 }
 
 const DEFAULT_SWITCHES: BooksSwitches = {
@@ -125,6 +132,7 @@ const DEFAULT_SWITCHES: BooksSwitches = {
   notFoundStatus: 404,
   tokenExpired: false,
   today: BOOKS_TODAY,
+  unknownFields: 'reject',
 };
 
 const isCount = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
@@ -146,6 +154,7 @@ const SWITCH_CHECKS: { readonly [K in keyof BooksSwitches]: (value: unknown) => 
   notFoundStatus: (v) => v === 404 || v === 400,
   tokenExpired: (v) => typeof v === 'boolean',
   today: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v),
+  unknownFields: (v) => v === 'reject' || v === 'ignore',
 };
 
 const switchProblem = (partial: unknown): string | undefined => switchError(partial, SWITCH_CHECKS);
@@ -171,6 +180,8 @@ export interface BooksSandboxStats {
   calculations: number;
   /** Every other POST/PUT/PATCH/DELETE (answered 405); must stay empty. */
   writeLog: { method: string; path: string; body: unknown }[];
+  /** Every `fields` name an endpoint does not document (answered 400, or left out by switch); must stay empty. */
+  undocumentedFields: { path: string; field: string }[];
 }
 
 export interface BooksSandboxOptions {
@@ -239,18 +250,15 @@ function lookup(row: Row, name: string): [string, unknown] | undefined {
   return undefined;
 }
 
-/** `fields`: exactly the requested names in the requested casing; without it the endpoint's defaults. */
-function project(rows: readonly Row[], fields: string | undefined, defaults: readonly string[]): Row[] {
-  const names =
-    fields === undefined || fields.trim() === ''
-      ? defaults
-      : fields
-          .split(',')
-          .map((f) => f.trim())
-          .filter((f) => f !== '');
+/** The `fields` names of a request: the comma list, or the endpoint's documented defaults without it. */
+function fieldNames(fields: string | undefined, endpoint: BooksFieldsEndpoint): readonly string[] {
+  if (fields === undefined || fields.trim() === '') return BOOKS_FIELDS[endpoint].defaults;
+  const names = fields
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   for (const name of names) if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw validation('fields', `'${name}' is not a valid field name.`);
-  if (rows[0] !== undefined) for (const name of names) if (lookup(rows[0], name) === undefined) throw validation('fields', `Unknown field '${name}'.`);
-  return rows.map((row) => Object.fromEntries(names.map((name) => [name, lookup(row, name)?.[1] ?? null])));
+  return names;
 }
 
 /** Strips the sandbox's internal properties (`__…`). */
@@ -312,6 +320,8 @@ interface Req {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly method: string;
+  /** The path as received (percent-encoded). */
+  readonly path: string;
   readonly query: URLSearchParams;
   readonly body: unknown;
   /** The client wants bytes (`Accept: application/octet-stream`). */
@@ -323,25 +333,6 @@ const SALES_FILTER_FIELDS = ['ContactGuid', 'ExternalReference', 'Description'];
 const TRADE_OFFER_FILTER_FIELDS = ['ContactName', 'Description', 'ExternalReference', 'Currency', 'Number', 'Date', 'Address', 'Comment'];
 const PRODUCT_FILTER_FIELDS = ['Name', 'ProductNumber', 'ExternalReference'];
 const STATUSES = ['Draft', 'Booked', 'Paid', 'OverPaid', 'Overdue'];
-const SALES_DEFAULT_FIELDS = [
-  'Number',
-  'Guid',
-  'ContactName',
-  'Date',
-  'PaymentDate',
-  'Description',
-  'Currency',
-  'Status',
-  'MailOutStatus',
-  'LatestMailOutType',
-  'TotalExclVatInDkk',
-  'TotalInclVatInDkk',
-  'TotalExclVat',
-  'TotalInclVat',
-  'CreatedAt',
-  'UpdatedAt',
-  'DeletedAt',
-];
 
 export async function startBooksSandbox(options: BooksSandboxOptions = {}): Promise<BooksSandbox> {
   const host = options.host ?? '127.0.0.1';
@@ -350,7 +341,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
   const initialSwitches: BooksSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: BooksSwitches = { ...initialSwitches, throttledOrganizations: [...initialSwitches.throttledOrganizations] };
   const data = booksDataset();
-  const stats: BooksSandboxStats = { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [] };
+  const stats: BooksSandboxStats = { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [], undocumentedFields: [] };
   const requestLog: BooksRecordedRequest[] = [];
   const windows = new Map<string, number[]>();
   const delays = new PendingDelays();
@@ -361,7 +352,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     switches = { ...switches, ...partial };
   }
   function resetStats(): void {
-    Object.assign(stats, { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [] });
+    Object.assign(stats, { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [], undocumentedFields: [] });
     requestLog.length = 0;
     windows.clear();
   }
@@ -443,11 +434,26 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     return { page, pageSize };
   }
 
+  /**
+   * `fields`: exactly the requested names in the requested casing (a documented name the row lacks
+   * is null); without it the endpoint's documented defaults. A name the endpoint does not document
+   * is recorded, then refused (400 code 42) or left out, as the `unknownFields` switch says.
+   */
+  function project(path: string, rows: readonly Row[], fields: string | undefined, endpoint: BooksFieldsEndpoint): Row[] {
+    const names = fieldNames(fields, endpoint).filter((name) => {
+      if (isDocumentedField(endpoint, name)) return true;
+      stats.undocumentedFields.push({ path, field: name });
+      if (switches.unknownFields === 'reject') throw validation('fields', `Unknown field '${name}'.`);
+      return false;
+    });
+    return rows.map((row) => Object.fromEntries(names.map((name) => [name, lookup(row, name)?.[1] ?? null])));
+  }
+
   /** The `{Collection, Pagination}` envelope. */
-  function envelope(r: Req, all: readonly Row[], filtered: readonly Row[], defaults: readonly string[]): void {
+  function envelope(r: Req, all: readonly Row[], filtered: readonly Row[], endpoint: BooksFieldsEndpoint): void {
     const { page, pageSize } = paging(r.query, BOOKS_DEFAULT_PAGE_SIZE);
     const slice = filtered.slice(page * pageSize, page * pageSize + pageSize);
-    const collection = project(slice.map(publicRow), r.query.get('fields') ?? undefined, defaults);
+    const collection = project(r.path, slice.map(publicRow), r.query.get('fields') ?? undefined, endpoint);
     sendJson(r.res, 200, {
       Collection: collection,
       Pagination: {
@@ -475,7 +481,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
   }
 
   /** Invoices, sales and credit notes: the list filters of books.md §2 and §4 "Invoice filters". */
-  function salesList(r: Req, all: readonly Row[], defaults: readonly string[]): void {
+  function salesList(r: Req, all: readonly Row[], endpoint: BooksFieldsEndpoint): void {
     const q = r.query;
     const start = q.get('startDate');
     const end = q.get('endDate');
@@ -510,7 +516,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
       const c = x < y ? -1 : x > y ? 1 : 0;
       return sortOrder === 'ascending' ? c : -c;
     });
-    envelope(r, lifecycle(all, new URLSearchParams()), filtered, defaults);
+    envelope(r, lifecycle(all, new URLSearchParams()), filtered, endpoint);
   }
 
   function sendPdf(r: Req, label: string, fileName: string): void {
@@ -634,7 +640,22 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     return org.years.find((y) => date >= String(y.FromDate) && date <= String(y.ToDate))?.Name as string | undefined;
   }
 
-  /** The organisation-scoped routes below `/v1/{o}` (`/v2/{o}` for invoice payments). */
+  /** The contact list (v1, or v2 where leaving `deletedOnly` out returns deleted and live rows together, books.md §2). */
+  function contactList(r: Req, org: OrganizationData, version: 'v1' | 'v2'): void {
+    const q = r.query;
+    const clauses = parseQueryFilter(q.get('queryFilter') ?? undefined, CONTACT_FILTER_FIELDS);
+    const bothKinds = version === 'v2' && q.get('deletedOnly') === null;
+    const since = changesSince(q);
+    const base = bothKinds ? org.contacts.filter((x) => since === undefined || String(x.UpdatedAt ?? x.CreatedAt) >= since) : lifecycle(org.contacts, q);
+    envelope(
+      r,
+      bothKinds ? org.contacts : org.contacts.filter((x) => x.DeletedAt === null),
+      base.filter((x) => matches(x, clauses)),
+      version === 'v2' ? 'contactsV2' : 'contacts',
+    );
+  }
+
+  /** The organisation-scoped routes below `/v1/{o}` (`/v2/{o}` for invoice payments and contacts). */
   function serveOrganization(r: Req, version: string, org: OrganizationData, rest: readonly string[]): void {
     const q = r.query;
     const [a, b, c, d] = rest;
@@ -643,6 +664,10 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     if (version === 'v2') {
       if (get && n === 3 && a === 'invoices' && c === 'payments') {
         payments(r, byGuid(org.invoices, b!, 'The invoice'), org);
+        return;
+      }
+      if (get && n === 1 && a === 'contacts') {
+        contactList(r, org, 'v2');
         return;
       }
       throw notFound('The resource');
@@ -666,7 +691,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
         b === 'entry'
           ? org.accounts.filter((x) => category === null || String(x.Category).toLowerCase() === category.toLowerCase() || String(x.CategoryName).toLowerCase() === category.toLowerCase())
           : org.depositAccounts;
-      sendJson(r.res, 200, project(rows.map(publicRow), q.get('fields') ?? undefined, ['AccountNumber', 'Name']));
+      sendJson(r.res, 200, project(r.path, rows.map(publicRow), q.get('fields') ?? undefined, b === 'entry' ? 'entryAccounts' : 'depositAccounts'));
       return;
     }
     if (get && n === 3 && b === 'reports' && ['saldo', 'result', 'balance', 'primo'].includes(c!)) {
@@ -700,14 +725,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     }
     if (a === 'contacts' && get) {
       if (n === 1) {
-        const clauses = parseQueryFilter(q.get('queryFilter') ?? undefined, CONTACT_FILTER_FIELDS);
-        const rows = lifecycle(org.contacts, q).filter((x) => matches(x, clauses));
-        envelope(
-          r,
-          org.contacts.filter((x) => x.DeletedAt === null),
-          rows,
-          ['name', 'contactGuid'],
-        );
+        contactList(r, org, 'v1');
         return;
       }
       const contact = byGuid(org.contacts, b!, 'The contact', 'ContactGuid');
@@ -718,7 +736,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
       if (n === 3 && c === 'notes') {
         const all = org.notes.get(contact.ContactGuid as string) ?? [];
         const rows = lifecycle(all, q).sort((x, y) => String(x.NoteDate).localeCompare(String(y.NoteDate)));
-        envelope(r, all, rows, ['Id', 'NoteDate', 'Text']);
+        envelope(r, all, rows, 'contactNotes');
         return;
       }
     }
@@ -734,7 +752,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     }
     if (a === 'invoices') {
       if (n === 1 && get) {
-        salesList(r, org.invoices, SALES_DEFAULT_FIELDS);
+        salesList(r, org.invoices, 'invoices');
         return;
       }
       if (n === 2 && b === 'fetch' && r.method === 'POST') {
@@ -795,12 +813,12 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
     }
     if (a === 'sales' && get) {
       if (n === 1) {
-        salesList(r, [...org.invoices, ...org.creditNotes], [...SALES_DEFAULT_FIELDS, 'Type']);
+        salesList(r, [...org.invoices, ...org.creditNotes], 'sales');
         return;
       }
       if (b === 'creditnotes') {
         if (n === 2) {
-          salesList(r, org.creditNotes, SALES_DEFAULT_FIELDS);
+          salesList(r, org.creditNotes, 'creditNotes');
           return;
         }
         const note = byGuid(org.creditNotes, c!, 'The credit note');
@@ -846,7 +864,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
           r,
           org.tradeOffers.filter((x) => x.DeletedAt === null),
           rows,
-          ['Number', 'Guid', 'ContactName', 'Date', 'Description', 'Currency', 'TotalExclVat', 'TotalInclVat', 'CreatedAt', 'UpdatedAt', 'DeletedAt'],
+          'tradeOffers',
         );
         return;
       }
@@ -900,7 +918,7 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
           r,
           org.products.filter((x) => x.DeletedAt === null),
           rows.map((x) => ({ ...x, Comment: undefined })),
-          ['ProductGuid', 'Name', 'ProductNumber', 'BaseAmountValue', 'Unit'],
+          'products',
         );
         return;
       }
@@ -1125,12 +1143,12 @@ export async function startBooksSandbox(options: BooksSandboxOptions = {}): Prom
         throw new DineroError(480, 480, 'This endpoint is deprecated and is being browned out before its removal. See https://developer.dinero.dk/news.');
       }
       const accept = String(req.headers.accept ?? '');
-      const r: Req = { req, res, method, query: url.searchParams, body, wantsBytes: /application\/octet-stream/i.test(accept) && !/application\/json/i.test(accept) };
+      const r: Req = { req, res, method, path: url.pathname, query: url.searchParams, body, wantsBytes: /application\/octet-stream/i.test(accept) && !/application\/json/i.test(accept) };
       const [version, second, ...rest] = segs;
       if (!version || !['v1', 'v1.1', 'v1.2', 'v2'].includes(version)) throw notFound('The resource');
       if (second === 'organizations' && rest.length === 0 && method === 'GET') {
         const rows = [...data.organizations.values()].filter((o) => organizations.includes(o.org.Id as number)).map((o) => o.org);
-        return sendJson(res, 200, project(rows, url.searchParams.get('fields') ?? undefined, ['id', 'name', 'isPro']));
+        return sendJson(res, 200, project(url.pathname, rows, url.searchParams.get('fields') ?? undefined, 'organizations'));
       }
       if (second === 'countries' && rest.length === 0 && method === 'GET') return sendJson(res, 200, data.countries);
       if (second === undefined) throw notFound('The resource');
