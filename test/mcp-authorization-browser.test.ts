@@ -4,7 +4,8 @@
 // the consent page — runs in headless chromium; then the tools work with no token copied by hand.
 // Once with dynamic client registration, once with a client ID metadata document.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -30,6 +31,16 @@ const chromiumPath = (() => {
 })();
 const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'mcp-authorization');
 const REDIRECT = 'http://127.0.0.1:47613/oauth/callback';
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious or critical accessibility violations of the page (axe-core). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const result = (await page.evaluate(async () => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 const METADATA_DOCUMENT = 'https://assistant.example.com/oauth/client-metadata.json';
 
 /** What an assistant keeps between runs: the SDK asks it for these and hands them back. */
@@ -98,6 +109,7 @@ describe('an assistant connects with OAuth in a headless browser', skipWith(chro
     const credential = sandboxes.started.get('cases')!.running.tenantCredential as { apiKey: string };
     await connectTenant(gw, tenant, 'cases', credential);
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    // The page's own CSP applies (its form-action must let the answer redirect to the client).
     const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
@@ -129,6 +141,13 @@ describe('an assistant connects with OAuth in a headless browser', skipWith(chro
     const body = await page.textContent('main');
     expect(body).toContain(`${gw.url}/cases/mcp`);
     expect(body).toContain('127.0.0.1:47613');
+    // axe-core needs a script: the same page in a second context that bypasses the CSP.
+    const auditContext = await browser.newContext({ bypassCSP: true });
+    await auditContext.addCookies(await page.context().cookies());
+    const auditPage = await auditContext.newPage();
+    await auditPage.goto(page.url());
+    expect(await axeViolations(auditPage)).toEqual([]);
+    await auditContext.close();
     await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${REDIRECT}*`);

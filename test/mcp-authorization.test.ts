@@ -126,6 +126,10 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(bogus.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`);
     expect(pasted.headers.get('www-authenticate')).toBe(bogus.headers.get('www-authenticate'));
     expect(bogus.text).toBe(pasted.text);
+    // The same under MCP 2026-07-28 (its error code range, the same challenge).
+    const modern = await rpc(gw.url, 'cases', null, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+    expect(modern.status).toBe(401);
+    expect(modern.headers.get('www-authenticate')).toBe(none.headers.get('www-authenticate'));
   });
 
   it('registers a public client dynamically (no secret) and refuses an unusable redirect URI', async () => {
