@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { ConfigError, describeUrl, type GatewayConfig } from './config.ts';
+import { createAuthorizationServer } from './auth/authorization-server.ts';
+import type { MetadataFetch } from './auth/client-metadata.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
 import { createMethods } from './mcp/methods.ts';
@@ -45,6 +47,8 @@ export interface AppOptions {
   /** How portal set-password links (invitations) reach their users; the default logs them. */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
+  /** How client ID metadata documents of OAuth clients are fetched (tests); the default is fetch. */
+  readonly fetchClientMetadata?: MetadataFetch;
   /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
   readonly storeTimeoutMs?: number;
 }
@@ -252,6 +256,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     void store.purgeOAuthStates(before).catch(() => {});
     // Expired portal sessions, old sign-in failures and set-password links (issue 19).
     void store.purgePortal(before).catch(() => {});
+    // Expired OAuth codes and assistant tokens (issue 21).
+    void store.purgeMcpAuthorization(before).catch(() => {});
   };
   purgeStates();
   // The change log behind incremental snapshot updates: a day is kept (a replica further behind reloads in full).
@@ -270,7 +276,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     selfServiceQuota: options.selfServiceQuota ?? false,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
-  const http = createHttpApp(context, methods, portal);
+  const authorization = createAuthorizationServer(context, options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {});
+  const http = createHttpApp(context, methods, portal, authorization);
 
   const app: App = {
     context,

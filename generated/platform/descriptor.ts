@@ -15,7 +15,7 @@ export interface PlatformErrorParams {
   connect_terms_required: { connector_id: string | number; terms_url: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'oauth_rate_limited' | 'oauth_resource_required' | 'oauth_resource_unknown' | 'oauth_resource_not_granted' | 'oauth_code_invalid' | 'oauth_redirect_mismatch' | 'oauth_refresh_invalid' | 'oauth_redirect_uri_invalid' | 'oauth_client_metadata_invalid' | 'oauth_access_denied' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -44,6 +44,16 @@ export interface PlatformProtocolErrorParams {
   not_found: Record<string, never>;
   caller_unverifiable: Record<string, never>;
   usage_unavailable: Record<string, never>;
+  oauth_rate_limited: Record<string, never>;
+  oauth_resource_required: Record<string, never>;
+  oauth_resource_unknown: Record<string, never>;
+  oauth_resource_not_granted: Record<string, never>;
+  oauth_code_invalid: Record<string, never>;
+  oauth_redirect_mismatch: Record<string, never>;
+  oauth_refresh_invalid: Record<string, never>;
+  oauth_redirect_uri_invalid: Record<string, never>;
+  oauth_client_metadata_invalid: Record<string, never>;
+  oauth_access_denied: Record<string, never>;
   not_ready_store: Record<string, never>;
   not_ready_shared_store: Record<string, never>;
   not_ready_migrations: { pending: string | number; };
@@ -53,7 +63,7 @@ export interface PlatformProtocolErrorParams {
 
 export type PlatformInstruction = 'connect_account' | 'reconnect' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
+export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
 
 export interface PlatformPortalTextParams {
   page_title: { title: string | number; };
@@ -248,6 +258,24 @@ export interface PlatformPortalTextParams {
   token_revoked_at: { date: string | number; };
   revoke_button: { label: string | number; };
   done_token_revoked: Record<string, never>;
+  authorize_title: { client: string | number; };
+  authorize_intro: { client: string | number; email: string | number; account: string | number; };
+  authorize_client_id: { client_id: string | number; };
+  authorize_redirect: { host: string | number; };
+  authorize_localhost: { host: string | number; };
+  authorize_allow: Record<string, never>;
+  authorize_deny: Record<string, never>;
+  authorize_invalid_title: Record<string, never>;
+  authorize_invalid: Record<string, never>;
+  grants_heading: Record<string, never>;
+  grants_intro: Record<string, never>;
+  grants_caption: Record<string, never>;
+  grants_none: Record<string, never>;
+  col_client: Record<string, never>;
+  col_endpoints: Record<string, never>;
+  grant_revoke_button: { client: string | number; };
+  done_grant_revoked: Record<string, never>;
+  unknown_grant: Record<string, never>;
   col_label: Record<string, never>;
   col_user: Record<string, never>;
   col_created: Record<string, never>;
@@ -493,6 +521,46 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     },
     "usage_unavailable": {
       "text": "The usage record is temporarily unavailable: the platform database does not answer. Try again shortly.",
+      "params": []
+    },
+    "oauth_rate_limited": {
+      "text": "Too many authorization requests from this address. Retry in a minute.",
+      "params": []
+    },
+    "oauth_resource_required": {
+      "text": "Name the MCP endpoint this token is for in the resource parameter (RFC 8707).",
+      "params": []
+    },
+    "oauth_resource_unknown": {
+      "text": "The resource is not an MCP endpoint of this gateway.",
+      "params": []
+    },
+    "oauth_resource_not_granted": {
+      "text": "This grant does not cover that resource.",
+      "params": []
+    },
+    "oauth_code_invalid": {
+      "text": "The authorization code is invalid, expired, already used or was issued to another client.",
+      "params": []
+    },
+    "oauth_redirect_mismatch": {
+      "text": "redirect_uri differs from the one of the authorization request.",
+      "params": []
+    },
+    "oauth_refresh_invalid": {
+      "text": "The refresh token is invalid, expired, revoked, already used or was issued to another client.",
+      "params": []
+    },
+    "oauth_redirect_uri_invalid": {
+      "text": "Every redirect URI must be https, http on a loopback address, or an application's own scheme, without a fragment.",
+      "params": []
+    },
+    "oauth_client_metadata_invalid": {
+      "text": "The client ID metadata document could not be fetched or is not valid.",
+      "params": []
+    },
+    "oauth_access_denied": {
+      "text": "The user did not allow access.",
       "params": []
     },
     "not_ready_store": {
@@ -1413,6 +1481,92 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
       "text": "Token revoked: its next call is refused.",
       "params": []
     },
+    "authorize_title": {
+      "text": "Allow {client} to use your MCP endpoints?",
+      "params": [
+        "client"
+      ]
+    },
+    "authorize_intro": {
+      "text": "{client} asks to call these MCP endpoints as you ({email}, {account}). It gets tokens that work only for them, and every rule of your account applies to its calls:",
+      "params": [
+        "client",
+        "email",
+        "account"
+      ]
+    },
+    "authorize_client_id": {
+      "text": "Client identifier: {client_id}",
+      "params": [
+        "client_id"
+      ]
+    },
+    "authorize_redirect": {
+      "text": "After you answer, your browser returns to {host}.",
+      "params": [
+        "host"
+      ]
+    },
+    "authorize_localhost": {
+      "text": "This client returns to a program on your own computer ({host}). Allow it only if you started connecting from an assistant on this computer just now.",
+      "params": [
+        "host"
+      ]
+    },
+    "authorize_allow": {
+      "text": "Allow",
+      "params": []
+    },
+    "authorize_deny": {
+      "text": "Deny",
+      "params": []
+    },
+    "authorize_invalid_title": {
+      "text": "Authorization request not valid",
+      "params": []
+    },
+    "authorize_invalid": {
+      "text": "This authorization request is not valid or has expired. Start connecting from your assistant again.",
+      "params": []
+    },
+    "grants_heading": {
+      "text": "Assistants connected with OAuth",
+      "params": []
+    },
+    "grants_intro": {
+      "text": "Assistants you allowed in the browser get short-lived tokens for the endpoints you named. Revoking one refuses its next call.",
+      "params": []
+    },
+    "grants_caption": {
+      "text": "Connected assistants",
+      "params": []
+    },
+    "grants_none": {
+      "text": "No assistant is connected with OAuth.",
+      "params": []
+    },
+    "col_client": {
+      "text": "Assistant",
+      "params": []
+    },
+    "col_endpoints": {
+      "text": "Endpoints",
+      "params": []
+    },
+    "grant_revoke_button": {
+      "text": "Revoke access of {client}",
+      "params": [
+        "client"
+      ]
+    },
+    "done_grant_revoked": {
+      "text": "Access revoked: the assistant's next call is refused.",
+      "params": []
+    },
+    "unknown_grant": {
+      "text": "No connected assistant of yours has that id.",
+      "params": []
+    },
     "col_label": {
       "text": "Label",
       "params": []
@@ -1628,7 +1782,12 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     "signInFailuresPerAccount": 30,
     "signInWindowSeconds": 900,
     "passwordLinkValidSeconds": 604800,
-    "auditPageEntries": 200
+    "auditPageEntries": 200,
+    "mcpAccessTokenSeconds": 3600,
+    "mcpRefreshTokenSeconds": 2592000,
+    "mcpCodeSeconds": 60,
+    "mcpConsentSeconds": 600,
+    "mcpAuthRequestsPerMinute": 60
   },
   "systemTools": [
     {

@@ -362,6 +362,63 @@ CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EA
 CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION platform_log_change();
 `,
   },
+  {
+    version: 11,
+    name: 'mcp_authorization',
+    // MCP authorization (issue 21): the gateway as an OAuth 2.1 authorization server for assistants.
+    // Clients registered dynamically (RFC 7591; public clients only, so nothing secret is stored);
+    // one grant per consent (a user, a client, the endpoints it may reach); authorization codes and
+    // access and refresh tokens only as SHA-256 hashes. Codes and refresh tokens are single-use
+    // (used_at). Revoking a grant bumps the change version, so every replica drops what it cached.
+    sql: `
+CREATE TABLE mcp_clients (
+  client_id text PRIMARY KEY,
+  client_name text NOT NULL DEFAULT '',
+  redirect_uris text NOT NULL,
+  metadata text NOT NULL,
+  source text NOT NULL DEFAULT '',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE mcp_grants (
+  id text PRIMARY KEY,
+  client_id text NOT NULL,
+  client_name text NOT NULL DEFAULT '',
+  user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  endpoints text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX mcp_grants_account_id_idx ON mcp_grants (account_id);
+CREATE INDEX mcp_grants_user_id_idx ON mcp_grants (user_id);
+
+CREATE TABLE mcp_codes (
+  code_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES mcp_grants (id) ON DELETE CASCADE,
+  redirect_uri text NOT NULL,
+  code_challenge text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE INDEX mcp_codes_expires_at_idx ON mcp_codes (expires_at);
+
+CREATE TABLE mcp_tokens (
+  token_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES mcp_grants (id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('access', 'refresh')),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mcp_tokens_grant_id_idx ON mcp_tokens (grant_id);
+CREATE INDEX mcp_tokens_expires_at_idx ON mcp_tokens (expires_at);
+
+-- A changed or revoked grant moves the change version (migration 10's statement trigger), so every
+-- replica's snapshot version moves and the access tokens it holds in memory are looked up again.
+CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+`,
+  },
 ];
 
 /**

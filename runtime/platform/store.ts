@@ -141,6 +141,46 @@ export interface AuditRecord extends AuditEntry {
 
 export type PasswordLinkOutcome = { readonly outcome: 'ok'; readonly userId: string } | { readonly outcome: 'used' | 'expired' | 'missing' };
 
+/** An assistant registered as an OAuth client (RFC 7591): public (no secret), so nothing here is secret. */
+export interface McpClient {
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly redirectUris: readonly string[];
+  /** The registered client metadata (RFC 7591 §2) as JSON, as answered to the client. */
+  readonly metadata: string;
+  readonly createdAt: Date;
+}
+
+/** One consent: a user let a client reach some endpoints; its codes and tokens hang off it. */
+export interface McpGrant {
+  readonly id: string;
+  /** A registered client id, or the URL of a client ID metadata document. */
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly userId: string;
+  readonly accountId: string;
+  /** Endpoint instance ids the grant's tokens are bound to (RFC 8707 resources). */
+  readonly endpoints: readonly string[];
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+export interface McpCode {
+  readonly grant: McpGrant;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly expiresAt: Date;
+  readonly usedAt: Date | null;
+}
+
+export type McpSingleUse = { readonly outcome: 'ok'; readonly grant: McpGrant } | { readonly outcome: 'used'; readonly grant: McpGrant } | { readonly outcome: 'expired' | 'missing' };
+
+export interface McpTokenRow {
+  readonly tokenHash: string;
+  readonly kind: 'access' | 'refresh';
+  readonly expiresAt: Date;
+}
+
 /** Everything the hot path needs, read once and held in memory. */
 export interface PlatformSnapshot {
   readonly accounts: readonly Account[];
@@ -330,4 +370,29 @@ export interface PlatformStore {
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The newest `limit` entries of an account, newest first. */
   listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
+
+  // MCP authorization (issue 21): clients, grants, codes and tokens (codes and tokens as hashes).
+
+  registerMcpClient(client: Omit<McpClient, 'createdAt'> & { source: string }): Promise<void>;
+  getMcpClient(clientId: string): Promise<McpClient | null>;
+  /** Stores a consent and its authorization code (by hash), in one transaction. */
+  createMcpGrant(grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>, code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date }): Promise<void>;
+  /** The code and its grant (used, expired or revoked ones too); null when unknown. */
+  findMcpCode(codeHash: string): Promise<McpCode | null>;
+  /** Atomically marks the code used; only the first call for an unexpired code of a live grant gets 'ok'. */
+  consumeMcpCode(codeHash: string, now: Date): Promise<McpSingleUse>;
+  storeMcpTokens(grantId: string, tokens: readonly McpTokenRow[]): Promise<void>;
+  /** Atomically marks a refresh token used (rotation); 'used' names the grant of a replayed one. */
+  consumeMcpRefreshToken(tokenHash: string, now: Date): Promise<McpSingleUse>;
+  /** The grant of an access token, and its expiry, when the grant is not revoked. */
+  findMcpAccessToken(tokenHash: string): Promise<{ grant: McpGrant; expiresAt: Date } | null>;
+  /** The grant of any token (access or refresh), revoked or not. */
+  findMcpTokenGrant(tokenHash: string): Promise<McpGrant | null>;
+  /** Revokes a grant and so every token of it; answers whether it was live. */
+  revokeMcpGrant(grantId: string, at: Date): Promise<boolean>;
+  getMcpGrant(grantId: string): Promise<McpGrant | null>;
+  /** The account's grants, newest first. */
+  listMcpGrants(accountId: string): Promise<McpGrant[]>;
+  /** Deletes codes and tokens that expired before `before`; answers how many. */
+  purgeMcpAuthorization(before: Date): Promise<number>;
 }

@@ -26,7 +26,19 @@ export const CREDENTIAL_FORM_FIELDS: Readonly<Record<Exclude<CredentialKind, 'ma
 };
 
 /** Confirmations a page shows after a redirect (`?done=<name>`): only these names. */
-const DONE = new Set(['subscribed', 'seats_saved', 'role_saved', 'connected', 'disconnected', 'quota_saved', 'token_revoked', 'terms_accepted', 'data_layer_enabled', 'data_layer_disabled']);
+const DONE = new Set([
+  'subscribed',
+  'seats_saved',
+  'role_saved',
+  'connected',
+  'disconnected',
+  'quota_saved',
+  'token_revoked',
+  'grant_revoked',
+  'terms_accepted',
+  'data_layer_enabled',
+  'data_layer_disabled',
+]);
 
 const MAX_EMAIL = 254;
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -359,11 +371,13 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
     return kit.view(r, 200, plain('usage_title'), body);
   }
 
-  async function tokens(r: SignedInRequest, sub: '' | 'create' | 'revoke'): Promise<number> {
+  async function tokens(r: SignedInRequest, sub: '' | 'create' | 'revoke' | 'revoke-grant'): Promise<number> {
     const { account, user } = r.signedIn;
     const users = await accountUsers(r);
     const byId = new Map(users.map((u) => [u.id, u]));
     const visible = async () => (isAdmin(r) ? await g.store.listAccountTokens(account.id) : (await g.store.listTokens(user.id)).reverse());
+    // An administrator sees (and may revoke) every assistant of the account; a member their own.
+    const visibleGrants = async () => (await g.store.listMcpGrants(account.id)).filter((x) => isAdmin(r) || x.userId === user.id);
     let top = done(r);
     if (r.req.method === 'POST' && sub === 'create') {
       const form = await kit.form(r);
@@ -386,6 +400,17 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
       await g.state.refresh();
       await kit.audit(r, { ...user }, 'token.revoke', target.id, { label: target.label, owner: byId.get(target.userId)?.email });
       return redirect(r.res, '/portal/tokens?done=token_revoked');
+    } else if (r.req.method === 'POST' && sub === 'revoke-grant') {
+      // An assistant connected with OAuth (issue 21): its grant, and so every token of it.
+      const form = await kit.form(r);
+      if (!form) return r.res.statusCode;
+      const id = form.get('grant') ?? '';
+      const target = (await visibleGrants()).find((x) => x.id === id && !x.revokedAt);
+      if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
+      await g.store.revokeMcpGrant(target.id, g.now());
+      await g.state.refresh();
+      await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, { reason: 'portal', client: target.clientName, client_id: target.clientId, owner: byId.get(target.userId)?.email });
+      return redirect(r.res, '/portal/tokens?done=grant_revoked');
     } else if (r.req.method === 'POST') return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
     const list = await visible();
     const rows = list
@@ -397,7 +422,15 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
       })
       .join('');
     const body = `${top}<p>${t('tokens_intro')}</p><h2>${t('token_create_heading')}</h2><form method="post" action="/portal/tokens/create"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}</h2>${rows ? `<table><caption>${t(isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption')}</caption><thead><tr><th scope="col">${t('col_label')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('tokens_none')}</p>`}`;
-    return kit.view(r, 200, plain('tokens_title'), body);
+    const grantRows = (await visibleGrants())
+      .filter((x) => !x.revokedAt)
+      .map((x) => {
+        const action = postButton('/portal/tokens/revoke-grant', r.signedIn.csrf, plain('grant_revoke_button', { client: x.clientName }), { grant: x.id }, 'danger');
+        return `<tr><th scope="row">${escapeHtml(x.clientName)}<br><span class="note">${escapeHtml(x.clientId)}</span></th><td>${escapeHtml(byId.get(x.userId)?.email ?? '')}</td><td>${x.endpoints.map((e) => `<code>${escapeHtml(e)}</code>`).join(' ')}</td><td>${fmtDate(x.createdAt)}</td><td>${action}</td></tr>`;
+      })
+      .join('');
+    const grants = `<h2>${t('grants_heading')}</h2><p>${t('grants_intro')}</p>${grantRows ? `<table><caption>${t('grants_caption')}</caption><thead><tr><th scope="col">${t('col_client')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_endpoints')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${grantRows}</tbody></table>` : `<p>${t('grants_none')}</p>`}`;
+    return kit.view(r, 200, plain('tokens_title'), body + grants);
   }
 
   async function terms(r: SignedInRequest): Promise<number> {
@@ -485,6 +518,7 @@ export function createAccountPages(kit: PortalKit, startOAuth: OAuthStarter) {
     if (p === '/portal/tokens') return tokens(r, '');
     if (p === '/portal/tokens/create') return tokens(r, 'create');
     if (p === '/portal/tokens/revoke') return tokens(r, 'revoke');
+    if (p === '/portal/tokens/revoke-grant') return tokens(r, 'revoke-grant');
     if (p === '/portal/terms') return terms(r);
     if (p === '/portal/data-layer') return dataLayer(r);
     if (p === '/portal/audit') return audit(r);

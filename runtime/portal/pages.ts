@@ -12,6 +12,7 @@ import { verifyLink, type LinkPayload, type LinkPurpose } from '../platform/link
 import { completeOAuthConnect, newBrowserBinding, sha256 } from '../platform/oauth.ts';
 import type { Account, User } from '../platform/store.ts';
 import { CREDENTIAL_FORM_FIELDS, createAccountPages } from './account-pages.ts';
+import { AUTHORIZE_PATH, authorizePage } from './authorize-page.ts';
 import { escapeHtml, postButton, redirect, sendPage } from './html.ts';
 import { PortalKit, type PortalOptions, type PortalRequest, safeNext, type SignedInRequest } from './kit.ts';
 import { clientAddress, hashPassword, MIN_PASSWORD_LENGTH, type PortalSessions, sha256 as sha256Hex } from './session.ts';
@@ -490,6 +491,7 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
         }
         return purpose === 'connect' ? connectLink(r, check.payload, token) : capabilityLink(r, purpose, check.payload, token);
       }
+      if (path === AUTHORIZE_PATH) return authorizePage(kit, r);
       if (!path.startsWith('/portal')) return landing(r, 404);
       if (!r.signedIn) {
         req.resume();

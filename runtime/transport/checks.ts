@@ -86,7 +86,18 @@ const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), 
 const AUTH_FAILURES_LIMITED = refusal(429, RATE_LIMITED, protocolText('auth_rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
 
 /**
+ * The 401 of an MCP endpoint (MCP authorization, RFC 9728 §5.1): where its protected-resource
+ * metadata is, and `error="invalid_token"` when a token was sent. The same for every reason (no
+ * token, unknown, expired, revoked, issued for another endpoint): nothing tells them apart.
+ */
+export function unauthorizedAt(resourceMetadataUrl: string, tokenSent: boolean): Refusal {
+  const challenge = `Bearer ${tokenSent ? 'error="invalid_token", ' : ''}resource_metadata="${resourceMetadataUrl}"`;
+  return refusal(401, UNAUTHORIZED, protocolText('unauthorized'), { headers: { 'www-authenticate': challenge } });
+}
+
+/**
  * Authentication: the caller of the Authorization header's bearer token, looked up by its hash.
+ * A token with the `oauthPrefix` (an OAuth access token) is looked up in `oauth` instead, when given.
  * A token in memory is answered at once (no promise: the hot path costs no microtask for it); only
  * a token the snapshot does not hold waits for the store.
  */
@@ -94,12 +105,14 @@ export function checkCaller(
   authorization: string | undefined,
   lookup: IdentityLookup,
   failures?: AuthFailures,
+  oauth?: { readonly prefix: string; readonly lookup: IdentityLookup },
 ): Verdict<{ readonly identity: Identity }> | Promise<Verdict<{ readonly identity: Identity }>> {
   const token = bearerToken(authorization);
   if (token === undefined) {
     failures?.failed();
     return CALLER_UNKNOWN;
   }
+  if (oauth && token.startsWith(oauth.prefix)) lookup = oauth.lookup;
   const hash = cachedTokenHash(token);
   const known = lookup.known(hash);
   if (known) return { ok: true, identity: known };

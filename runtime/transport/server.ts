@@ -5,12 +5,28 @@
 // floor, and routing here is four prefixes.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AuthorizationServer } from '../auth/authorization-server.ts';
+import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets } from '../mcp/methods.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
+import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../platform/mcp-authorization.ts';
 import { MemoryRateLimiter } from '../platform/rate-limit.ts';
-import { type AuthFailures, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, parseBody, type IdentityLookup, type Refusal } from './checks.ts';
+import {
+  type AuthFailures,
+  bearerToken,
+  checkBodySize,
+  checkCaller,
+  checkHttpMethod,
+  checkOrigin,
+  checkProtocolVersion,
+  checkRate,
+  parseBody,
+  type IdentityLookup,
+  type Refusal,
+  unauthorizedAt,
+} from './checks.ts';
 import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
 
 /** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
@@ -53,7 +69,7 @@ function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null, mod
   return refusal.status;
 }
 
-export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes): HttpApp {
+export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
   const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
@@ -64,6 +80,17 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   const failuresOf = (req: IncomingMessage): AuthFailures => {
     const address = req.socket.remoteAddress ?? 'unknown';
     return { exhausted: () => !failureBuckets.available(address), failed: () => void failureBuckets.take(address) };
+  };
+  // OAuth access tokens (issue 21): each endpoint accepts only those issued for it.
+  const accessTokens = new McpAccessTokens(gateway.store, gateway.state, gateway.now);
+  const oauthLookups = new Map<string, { readonly prefix: string; readonly lookup: TokenLookup }>();
+  const oauthOf = (endpoint: Endpoint) => {
+    let entry = oauthLookups.get(endpoint.instanceId);
+    if (!entry) {
+      entry = { prefix: ACCESS_TOKEN_PREFIX, lookup: accessTokens.forEndpoint(endpoint.instanceId) };
+      oauthLookups.set(endpoint.instanceId, entry);
+    }
+    return entry;
   };
 
   async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
@@ -83,11 +110,16 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     }
     const origin = checkOrigin(req.headers.origin, allowedOrigins);
     if (!origin.ok) return refuse(res, origin, null, modern);
-    const checked = checkCaller(req.headers.authorization, identify, failuresOf(req));
+    const checked = checkCaller(req.headers.authorization, identify, failuresOf(req), oauthOf(endpoint));
     const caller = checked instanceof Promise ? await checked : checked;
     if (!caller.ok) {
       req.resume();
       if (caller.status === 429) gateway.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason: 'auth_rate_limited' });
+      // MCP authorization: a 401 names the endpoint's protected-resource metadata (RFC 9728 §5.1).
+      if (caller.status === 401) {
+        const challenge = unauthorizedAt(resourceMetadataUrlOf(gateway.config.publicBaseUrl, endpoint.instanceId), bearerToken(req.headers.authorization) !== undefined);
+        return refuse(res, challenge, null, modern);
+      }
       return refuse(res, caller, null, modern);
     }
     const { identity } = caller;
@@ -183,6 +215,13 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
+    // The authorization server and the metadata documents (some of whose paths end in /mcp too).
+    if (path.startsWith('/.well-known/') || path.startsWith('/oauth/')) {
+      if (authorization.owns(path)) return ['oauth', await authorization.handle(req, res, path)];
+      req.resume();
+      sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
+      return ['other', 404];
+    }
     if (path.endsWith('/mcp')) {
       const endpoint = gateway.endpoints.get(path.slice(1, -4));
       if (endpoint) return ['mcp', await mcp(req, res, endpoint, reqId)];
