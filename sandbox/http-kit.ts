@@ -150,3 +150,18 @@ export function switchError(partial: unknown, checks: Readonly<Record<string, (v
   }
   return undefined;
 }
+
+/**
+ * `setSwitches` and `switchNames` of SandboxControls for switches validated by `checks`
+ * (switchError); `apply` only sees a partial that passed them.
+ */
+export function checkedSwitches<T>(checks: Readonly<Record<string, (value: unknown) => boolean>>, apply: (partial: Partial<T>) => unknown): Pick<SandboxControls, 'setSwitches' | 'switchNames'> {
+  return {
+    setSwitches: (partial) => {
+      const error = switchError(partial, checks);
+      if (error === undefined) apply(partial as Partial<T>);
+      return error;
+    },
+    switchNames: Object.keys(checks),
+  };
+}

@@ -23,7 +23,7 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN, casesDataset } from './data.ts';
 import { CASES_SCHEMA_MODES, executeCasesQuery } from './schema.ts';
 import type { CasesSchemaMode } from './schema.ts';
-import { closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
 
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
 export const CASES_SLOW_DELAY_MS = 25_000;
@@ -258,12 +258,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
   /** The `/__sandbox/` controls: no request log (`stats` carries the recent bodies); a reset answers the switches. */
   const controls: SandboxControls = {
     switches: () => switches,
-    setSwitches: (partial) => {
-      const error = switchError(partial, SWITCH_CHECKS);
-      if (error === undefined) setSwitches(partial as Partial<CasesSwitches>);
-      return error;
-    },
-    switchNames: Object.keys(SWITCH_CHECKS),
+    ...checkedSwitches(SWITCH_CHECKS, setSwitches),
     stats: () => ({ ...stats, mutationLog }),
     reset: () => {
       switches = defaultSwitches(options);

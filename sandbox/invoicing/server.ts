@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
 import {
   addDays,
   buildInvoicingData,
@@ -845,12 +845,9 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   /** The `/__sandbox/` controls; a reset answers `{ reset: true }`. */
   const controls: SandboxControls = {
     switches: () => switches,
-    setSwitches: (partial) => {
-      const error = switchError(partial, SWITCH_CHECKS);
-      if (error === undefined) switches = { ...switches, ...(partial as Partial<InvoicingSwitches>) };
-      return error;
-    },
-    switchNames: Object.keys(SWITCH_CHECKS),
+    ...checkedSwitches<InvoicingSwitches>(SWITCH_CHECKS, (partial) => {
+      switches = { ...switches, ...partial };
+    }),
     stats: () => stats,
     requests: () => requests,
     reset: () => {

@@ -29,7 +29,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { LEDGER_COMPANY_ROWS, LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_LOGIN_ERRORS, findLedgerUser, ledgerCompanyData, ledgerCompanyRow } from './data.ts';
 import type { LedgerRow, LedgerUser } from './data.ts';
 import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
-import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls, switchError } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls, switchError } from '../http-kit.ts';
 
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
 const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -432,12 +432,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
 
   const controls: SandboxControls = {
     switches: () => switches,
-    setSwitches: (partial) => {
-      const error = switchError(partial, SWITCH_CHECKS);
-      if (error === undefined) setSwitches(partial as Partial<LedgerSwitches>);
-      return error;
-    },
-    switchNames: Object.keys(SWITCH_CHECKS),
+    ...checkedSwitches(SWITCH_CHECKS, setSwitches),
     stats: () => stats,
     reset: () => {
       resetStats();
