@@ -86,7 +86,8 @@ export interface SandboxControls {
   readonly setSwitches: (partial: unknown) => string | undefined;
   readonly switchNames: readonly string[];
   readonly stats: () => unknown;
-  readonly requests: () => unknown;
+  /** The request log; a sandbox without one leaves it out (`GET /__sandbox/requests` is then a 404). */
+  readonly requests?: () => unknown;
   /** Stats, request log and switches back to their start values; answers the new state. */
   readonly reset: () => unknown;
 }
@@ -97,7 +98,7 @@ function sendJsonBody(res: ServerResponse, status: number, body: unknown): void 
   res.end(text);
 }
 
-/** `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests`, `POST /__sandbox/reset`. */
+/** `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests` (when kept), `POST /__sandbox/reset`. */
 export function serveControls(method: string, path: string, text: string, res: ServerResponse, controls: SandboxControls): void {
   if (path === '/__sandbox/switches' && method === 'GET') sendJsonBody(res, 200, controls.switches());
   else if (path === '/__sandbox/switches' && method === 'POST') {
@@ -105,12 +106,12 @@ export function serveControls(method: string, path: string, text: string, res: S
     if (error === undefined) sendJsonBody(res, 200, controls.switches());
     else sendJsonBody(res, 400, { error, switches: controls.switchNames });
   } else if (path === '/__sandbox/stats' && method === 'GET') sendJsonBody(res, 200, controls.stats());
-  else if (path === '/__sandbox/requests' && method === 'GET') sendJsonBody(res, 200, controls.requests());
+  else if (path === '/__sandbox/requests' && method === 'GET' && controls.requests !== undefined) sendJsonBody(res, 200, controls.requests());
   else if (path === '/__sandbox/reset' && method === 'POST') sendJsonBody(res, 200, controls.reset());
   else
     sendJsonBody(res, 404, {
       error: `no sandbox control at ${method} ${path}`,
-      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'GET /__sandbox/requests', 'POST /__sandbox/reset'],
+      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', ...(controls.requests === undefined ? [] : ['GET /__sandbox/requests']), 'POST /__sandbox/reset'],
     });
 }
 
@@ -148,4 +149,19 @@ export function switchError(partial: unknown, checks: Readonly<Record<string, (v
     if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
   }
   return undefined;
+}
+
+/**
+ * `setSwitches` and `switchNames` of SandboxControls for switches validated by `checks`
+ * (switchError); `apply` only sees a partial that passed them.
+ */
+export function checkedSwitches<T>(checks: Readonly<Record<string, (value: unknown) => boolean>>, apply: (partial: Partial<T>) => unknown): Pick<SandboxControls, 'setSwitches' | 'switchNames'> {
+  return {
+    setSwitches: (partial) => {
+      const error = switchError(partial, checks);
+      if (error === undefined) apply(partial as Partial<T>);
+      return error;
+    },
+    switchNames: Object.keys(checks),
+  };
 }

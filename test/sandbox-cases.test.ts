@@ -547,13 +547,22 @@ describe('cases sandbox: control endpoints', () => {
     expect(r.json()).toMatchObject({ validationLayout: 'legacy', retryAfter: 30 });
     expect(sandbox.switches.validationLayout).toBe('legacy');
     expect((await control('/__sandbox/switches')).json().retryAfter).toBe(30);
-    expect((await control('/__sandbox/switches', { nope: true })).status).toBe(400);
-    expect((await control('/__sandbox/switches', { schemaMode: 'weird' })).status).toBe(400);
+    const unknown = await control('/__sandbox/switches', { nope: true });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json()).toEqual({ error: 'unknown switch "nope"', switches: expect.arrayContaining(['schemaMode', 'limitCap', 'failNext']) });
+    const invalid = await control('/__sandbox/switches', { schemaMode: 'weird' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json().error).toBe('invalid value for schemaMode: "weird"');
     expect((await control('/__sandbox/switches', { limitCap: 0 })).status).toBe(400);
+    expect((await control('/__sandbox/switches', [1])).status).toBe(400);
+    expect(sandbox.switches.schemaMode).toBe('extended');
     expect(() => sandbox.setSwitches({ betweenTo: 'sometimes' as never })).toThrow(TypeError);
     const reset = await control('/__sandbox/reset', {});
     expect(reset.json()).toMatchObject({ validationLayout: 'extensions', retryAfter: 'auto', rateLimitPerMinute: 1_000_000 });
     expect((await control('/__sandbox/nothing')).status).toBe(404);
+    const noLog = await control('/__sandbox/requests');
+    expect(noLog.status).toBe(404);
+    expect(noLog.json().controls).toEqual(['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'POST /__sandbox/reset']);
   });
 
   it('starts in the schema mode given as an option', async () => {

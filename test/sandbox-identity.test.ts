@@ -565,7 +565,11 @@ describe('switches per client and the control API', () => {
     };
     expect((await control('clients', { style: 'google', clientId: 'late-client', clientSecret: 'Lc7-late-sEcr3t-61', redirectUris: [REDIRECT] })).status).toBe(200);
     expect((await control('clients', { style: 'okta', clientId: 'x', redirectUris: [REDIRECT] })).status).toBe(400);
-    expect((await control('switches', { autoApprove: 'yes' })).status).toBe(400);
+    expect(await control('switches', { autoApprove: 'yes' })).toEqual({
+      status: 400,
+      json: { error: 'invalid value for autoApprove: "yes"', switches: expect.arrayContaining(['autoApprove', 'tokenDelayMs']) },
+    });
+    expect((await control('switches', ['autoApprove'])).status).toBe(400);
     expect((await control('switches?client=late-client', { autoApprove: true, accessTokenLifetimeSeconds: 30 })).json).toMatchObject({ autoApprove: true, accessTokenLifetimeSeconds: 30 });
     expect((await control('switches')).json.autoApprove).toBe(false);
 

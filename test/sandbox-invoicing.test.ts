@@ -680,9 +680,16 @@ describe('faults', () => {
     expect(() => sb.setSwitches({ fault: 'nope' as never })).toThrow();
     const post = await fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ today: '2025-01-01' }) });
     expect(((await post.json()) as Row).today).toBe('2025-01-01');
-    expect((await fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ unknown: 1 }) })).status).toBe(400);
-    await fetch(`${sb.url}/__sandbox/reset`, { method: 'POST' });
+    const refused = await fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ unknown: 1 }) });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'unknown switch "unknown"', switches: expect.arrayContaining(['today', 'fault', 'slowDelayMs']) });
+    expect(sb.switches.today).toBe('2025-01-01');
+    const reset = await fetch(`${sb.url}/__sandbox/reset`, { method: 'POST' });
+    expect(await reset.json()).toEqual({ reset: true });
     expect(sb.switches.today).toBe('2025-06-15');
+    const missing = await fetch(`${sb.url}/__sandbox/nothing`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as Row).controls).toContain('GET /__sandbox/requests');
   });
 });
 

@@ -23,7 +23,7 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN, casesDataset } from './data.ts';
 import { CASES_SCHEMA_MODES, executeCasesQuery } from './schema.ts';
 import type { CasesSchemaMode } from './schema.ts';
-import { readBody, parseJsonLoose, MAX_BODY_BYTES, listen } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
 
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
 export const CASES_SLOW_DELAY_MS = 25_000;
@@ -180,16 +180,6 @@ const SWITCH_CHECKS: { [K in keyof CasesSwitches]: (value: unknown) => boolean }
   failNext: (v) => isPlainObject(v) && Object.keys(v).every((k) => k === 'count' || k === 'status') && isInt(0, 1_000_000)(v.count) && isInt(400, 599)(v.status),
 };
 
-/** Checks a partial switch object; returns an error text or null. */
-function switchProblem(partial: Record<string, unknown>): string | null {
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}; known: ${Object.keys(SWITCH_CHECKS).join(', ')}`;
-    if (!check(value)) return `invalid value for switch ${key}: ${JSON.stringify(value)}`;
-  }
-  return null;
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -221,19 +211,18 @@ function formatErrors(errors: ReadonlyArray<GraphQLError>, layout: CasesSwitches
 /** Starts the case-management sandbox on 127.0.0.1 (or `host`); resolves once it listens. */
 export async function startCasesSandbox(options: CasesSandboxOptions = {}): Promise<CasesSandbox> {
   const initial = defaultSwitches(options);
-  const problem = switchProblem({ schemaMode: initial.schemaMode, rateLimitPerMinute: initial.rateLimitPerMinute });
-  if (problem !== null) throw new TypeError(`startCasesSandbox: ${problem}`);
+  const problem = switchError({ schemaMode: initial.schemaMode, rateLimitPerMinute: initial.rateLimitPerMinute }, SWITCH_CHECKS);
+  if (problem !== undefined) throw new TypeError(`startCasesSandbox: ${problem}`);
   const host = options.host ?? '127.0.0.1';
   let switches: CasesSwitches = { ...initial, revokedTokens: [] };
   const stats: CasesSandboxStats = { requests: 0, throttled: 0, unauthenticated: 0, lastRequest: null, requestBodies: [] };
   const mutationLog: string[] = [];
   const windows = new Map<string, number[]>();
-  const pendingDelays = new Set<() => void>();
+  const delays = new PendingDelays();
 
   function setSwitches(partial: Partial<CasesSwitches>): Readonly<CasesSwitches> {
-    if (!isPlainObject(partial)) throw new TypeError('setSwitches expects an object');
-    const issue = switchProblem(partial);
-    if (issue !== null) throw new TypeError(issue);
+    const issue = switchError(partial, SWITCH_CHECKS);
+    if (issue !== undefined) throw new TypeError(issue);
     switches = { ...switches, ...partial, revokedTokens: [...(partial.revokedTokens ?? switches.revokedTokens)], failNext: { ...(partial.failNext ?? switches.failNext) } };
     return { ...switches };
   }
@@ -266,62 +255,17 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
     return { throttled: false, remaining: limit - hits.length, retryAfter: 0 };
   }
 
-  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pendingDelays.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pendingDelays.add(onClose);
-    });
-  }
-
-  function statsSnapshot(): unknown {
-    return { ...stats, mutationLog };
-  }
-
-  async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const { text } = await readBody(req);
-    const method = req.method ?? 'GET';
-    if (path === '/__sandbox/switches' && method === 'GET') {
-      sendJson(res, 200, switches);
-      return;
-    }
-    if (path === '/__sandbox/switches' && method === 'POST') {
-      const body = parseJsonLoose(text);
-      if (!isPlainObject(body)) {
-        sendJson(res, 400, { error: 'expected a JSON object of switches', switches });
-        return;
-      }
-      const issue = switchProblem(body);
-      if (issue !== null) {
-        sendJson(res, 400, { error: issue });
-        return;
-      }
-      sendJson(res, 200, setSwitches(body as Partial<CasesSwitches>));
-      return;
-    }
-    if (path === '/__sandbox/stats' && method === 'GET') {
-      sendJson(res, 200, statsSnapshot());
-      return;
-    }
-    if (path === '/__sandbox/reset' && method === 'POST') {
+  /** The `/__sandbox/` controls: no request log (`stats` carries the recent bodies); a reset answers the switches. */
+  const controls: SandboxControls = {
+    switches: () => switches,
+    ...checkedSwitches(SWITCH_CHECKS, setSwitches),
+    stats: () => ({ ...stats, mutationLog }),
+    reset: () => {
       switches = defaultSwitches(options);
       resetStats();
-      sendJson(res, 200, switches);
-      return;
-    }
-    sendJson(res, 404, {
-      error: `no sandbox control at ${method} ${path}`,
-      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'POST /__sandbox/reset'],
-    });
-  }
+      return switches;
+    },
+  };
 
   async function handleGraphql(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
@@ -338,7 +282,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
       'x-ratelimit-remaining': String(limit.remaining),
     };
 
-    if (switches.delayMs > 0 && !(await delay(switches.delayMs, res))) return;
+    if (switches.delayMs > 0 && !(await delays.delay(switches.delayMs, res))) return;
 
     if (switches.failNext.count > 0) {
       switches.failNext = { ...switches.failNext, count: switches.failNext.count - 1 };
@@ -439,7 +383,9 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
       else res.destroy();
     };
     if (url.pathname.startsWith('/__sandbox/')) {
-      handleControl(req, res, url.pathname).catch(fail);
+      readBody(req)
+        .then(({ text }) => serveControls(req.method ?? 'GET', url.pathname, text, res, controls))
+        .catch(fail);
       return;
     }
     stats.requests++;
@@ -447,7 +393,6 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
   });
 
   const listening = await listen(server, options.port ?? 0, host);
-  let closing: Promise<void> | undefined;
 
   return {
     url: `${listening.origin}${ENDPOINT_PATH}`,
@@ -463,14 +408,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
       switches = defaultSwitches(options);
     },
     resetStats,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pendingDelays]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, delays),
   };
 }
 
@@ -486,12 +424,5 @@ if (import.meta.main) {
       `  curl -H 'authorization: Bearer ${sandbox.tokens.demo}' -H 'content-type: application/json' -d '{"query":"{ cases(pagination:{limit:3}, orderBy:{field:\\"updatedAt\\", direction:DESC}) { items { id caseNumber description status { text } } nextCursor } }"}' ${sandbox.url}\n` +
       `  curl -X POST -H 'content-type: application/json' -d '{"throttleNext":1}' http://127.0.0.1:${sandbox.port}/__sandbox/switches\n`,
   );
-  const stop = (): void => {
-    sandbox.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => sandbox.close());
 }

@@ -39,7 +39,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
+import { closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, sendText, switchError } from '../http-kit.ts';
 import { ENTRA_TENANT_ID, IDENTITY_STYLES, STYLES } from './styles.ts';
 import type { IdentityFailure, IdentityStyle, StyleDefinition } from './styles.ts';
 
@@ -241,15 +241,6 @@ const SWITCH_CHECKS: { [K in keyof IdentitySwitches]: (value: unknown) => boolea
   refreshError: (v) => v === null || v === 'invalid_grant' || v === 'interaction_required' || v === 'consent_required',
 };
 
-function switchProblem(partial: Record<string, unknown>): string | null {
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}; known: ${Object.keys(SWITCH_CHECKS).join(', ')}`;
-    if (!check(value)) return `invalid value for switch ${key}: ${JSON.stringify(value)}`;
-  }
-  return null;
-}
-
 function registrationProblem(value: unknown): string | null {
   if (!isPlainObject(value)) return 'expected an object';
   if (!IDENTITY_STYLES.includes(value.style as IdentityStyle)) return `style must be one of ${IDENTITY_STYLES.join(', ')}`;
@@ -383,8 +374,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
   const now = (): number => baseClock() + offsetMs;
 
   const initial = options.switches ?? {};
-  const problem = switchProblem(initial);
-  if (problem !== null) throw new TypeError(`startIdentityProvider: ${problem}`);
+  const problem = switchError(initial, SWITCH_CHECKS);
+  if (problem !== undefined) throw new TypeError(`startIdentityProvider: ${problem}`);
   let switches: IdentitySwitches = { ...defaultSwitches(), ...initial };
   let clientSwitches = new Map<string, Partial<IdentitySwitches>>();
   const effective = (clientId: string | null): IdentitySwitches => ({ ...switches, ...(clientId === null ? {} : clientSwitches.get(clientId)) });
@@ -397,7 +388,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
   const accessTokens = new Map<string, AccessRecord>();
   const consents = new Set<string>();
   const stats: IdentityStats = { authorizeRequests: 0, consentPagesShown: 0, approvals: 0, denials: 0, tokenRequests: 0, tokenLog: [] };
-  const pendingDelays = new Set<() => void>();
+  const delays = new PendingDelays();
   const instance: Instance = { accessTokens, now };
 
   function registerClient(client: ClientRegistration): void {
@@ -414,9 +405,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
   for (const client of options.clients ?? []) registerClient(client);
 
   function setSwitches(partial: Partial<IdentitySwitches>, clientId?: string): Readonly<IdentitySwitches> {
-    if (!isPlainObject(partial)) throw new TypeError('setSwitches expects an object');
-    const issue = switchProblem(partial);
-    if (issue !== null) throw new TypeError(issue);
+    const issue = switchError(partial, SWITCH_CHECKS);
+    if (issue !== undefined) throw new TypeError(issue);
     if (clientId === undefined) {
       switches = { ...switches, ...partial };
       return { ...switches };
@@ -637,21 +627,6 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
 
   // --- token ---------------------------------------------------------------------------------
 
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pendingDelays.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pendingDelays.add(onClose);
-    });
-  }
-
   async function handleToken(req: IncomingMessage, res: ServerResponse, style: StyleDefinition): Promise<void> {
     stats.tokenRequests++;
     const { text } = await readBody(req);
@@ -675,7 +650,7 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
     };
 
     let sw = effective(claimedId);
-    if (sw.tokenDelayMs > 0 && !(await delay(sw.tokenDelayMs, res))) return;
+    if (sw.tokenDelayMs > 0 && !(await delays.delay(sw.tokenDelayMs, res))) return;
     if (sw.tokenServerError !== null) {
       const { body } = style.tokenError('server_error', '');
       log(sw.tokenServerError, String(body.error));
@@ -765,9 +740,8 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
     const clientId = url.searchParams.get('client') ?? undefined;
     if (path === '/__sandbox/switches' && method === 'GET') return sendJson(res, 200, effective(clientId ?? null));
     if (path === '/__sandbox/switches' && method === 'POST') {
-      if (!isPlainObject(body)) return sendJson(res, 400, { error: 'expected a JSON object of switches' });
-      const issue = switchProblem(body);
-      if (issue !== null) return sendJson(res, 400, { error: issue });
+      const issue = switchError(body, SWITCH_CHECKS);
+      if (issue !== undefined) return sendJson(res, 400, { error: issue, switches: Object.keys(SWITCH_CHECKS) });
       return sendJson(res, 200, setSwitches(body as Partial<IdentitySwitches>, clientId));
     }
     if (path === '/__sandbox/clients' && method === 'POST') {
@@ -843,7 +817,7 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
     }),
   ) as Record<IdentityStyle, StyleEndpoints>;
   live.add(instance);
-  let closing: Promise<void> | undefined;
+  const closeServer = closeOnce(server, delays);
 
   return {
     url: origin,
@@ -869,13 +843,8 @@ ${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The 
       resetStats();
     },
     close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        live.delete(instance);
-        for (const abort of [...pendingDelays]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
+      live.delete(instance);
+      return closeServer();
     },
   };
 }
@@ -896,12 +865,5 @@ if (import.meta.main) {
   process.stdout.write(`${idp.url}\n`);
   for (const style of IDENTITY_STYLES) process.stdout.write(`  ${style.padEnd(6)} authorize ${idp.endpoints[style].authorize}\n         token     ${idp.endpoints[style].token}\n`);
   process.stdout.write(`Demo clients redirect to ${redirectUri} (IDENTITY_SANDBOX_REDIRECT_URI overrides).\n`);
-  const stop = (): void => {
-    idp.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => idp.close());
 }

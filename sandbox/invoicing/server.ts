@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { parseJsonLoose, readBody, listen } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
 import {
   addDays,
   buildInvoicingData,
@@ -385,7 +385,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   const data = buildInvoicingData(options.seed);
   const stats: InvoicingSandboxStats = { requests: 0, byStatus: {}, writeLog: [], forbidden: [] };
   const requests: InvoicingRecordedRequest[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const delays = new PendingDelays();
   let publicUrl = '';
 
   const collection = (rows: readonly Row[], spec: CollectionSpec, path: string, query: URLSearchParams, metaData?: Row): Row => {
@@ -842,39 +842,19 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
 
   // ----- request handling --------------------------------------------------------------------
 
-  const wait = (ms: number, res: ServerResponse): Promise<boolean> =>
-    new Promise((resolve) => {
-      const onClose = (): void => {
-        clearTimeout(timer);
-        timers.delete(timer);
-        resolve(false);
-      };
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        res.off('close', onClose);
-        resolve(true);
-      }, ms);
-      timers.add(timer);
-      res.once('close', onClose);
-    });
-
-  const control = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    if (path === '/__sandbox/switches' && req.method === 'GET') return sendJson(res, 200, switches);
-    if (path === '/__sandbox/switches' && req.method === 'POST') {
-      const parsed = parseJsonLoose((await readBody(req)).text);
-      const problem = switchProblem(parsed);
-      if (problem) return sendJson(res, 400, { error: problem });
-      switches = { ...switches, ...(parsed as Partial<InvoicingSwitches>) };
-      return sendJson(res, 200, switches);
-    }
-    if (path === '/__sandbox/stats' && req.method === 'GET') return sendJson(res, 200, stats);
-    if (path === '/__sandbox/requests' && req.method === 'GET') return sendJson(res, 200, requests);
-    if (path === '/__sandbox/reset' && req.method === 'POST') {
+  /** The `/__sandbox/` controls; a reset answers `{ reset: true }`. */
+  const controls: SandboxControls = {
+    switches: () => switches,
+    ...checkedSwitches<InvoicingSwitches>(SWITCH_CHECKS, (partial) => {
+      switches = { ...switches, ...partial };
+    }),
+    stats: () => stats,
+    requests: () => requests,
+    reset: () => {
       switches = { ...initialSwitches };
       resetStats();
-      return sendJson(res, 200, { reset: true });
-    }
-    sendJson(res, 404, { error: 'unknown control endpoint' });
+      return { reset: true };
+    },
   };
 
   const resetStats = (): void => {
@@ -888,7 +868,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const rawPath = url.pathname;
-    if (rawPath.startsWith('/__sandbox/')) return control(req, res, rawPath);
+    if (rawPath.startsWith('/__sandbox/')) return serveControls(req.method ?? 'GET', rawPath, (await readBody(req)).text, res, controls);
     const method = (req.method ?? 'GET').toUpperCase();
     stats.requests++;
     requests.push({ method, path: rawPath, query: Object.fromEntries(url.searchParams), headers: req.headers });
@@ -913,7 +893,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
         if (fault === 'throttled')
           throw fail(429, 'Too many requests.', 'The request was throttled; try again later.', {}, switches.retryAfterSeconds === null ? {} : { 'retry-after': String(switches.retryAfterSeconds) });
         if (fault === 'serverError') throw fail(500, 'An error occurred.', 'Internal server error.');
-        if (!(await wait(switches.slowDelayMs, res))) return;
+        if (!(await delays.delay(switches.slowDelayMs, res))) return;
       }
       // Authentication
       const secret = req.headers['x-appsecrettoken'];
@@ -985,8 +965,8 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     requests,
     data,
     setSwitches(partial) {
-      const problem = switchProblem(partial);
-      if (problem) throw new Error(problem);
+      const problem = switchError(partial, SWITCH_CHECKS);
+      if (problem !== undefined) throw new Error(problem);
       switches = { ...switches, ...partial };
     },
     resetSwitches() {
@@ -996,25 +976,8 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     revokeGrant(token) {
       grants.delete(token);
     },
-    close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      return new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-    },
+    close: closeOnce(server, delays),
   };
-}
-
-function switchProblem(partial: unknown): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
-    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
-  }
-  return undefined;
 }
 
 if (import.meta.main) {
@@ -1025,7 +988,5 @@ if (import.meta.main) {
       `  curl -H 'X-AppSecretToken: ${INVOICING_SANDBOX_APP_SECRET}' -H 'X-AgreementGrantToken: ${INVOICING_SANDBOX_GRANT}' ${sandbox.url}/customers?pagesize=5\n` +
       `  curl '${sandbox.url}/accounting-years/2023_6_2024/periods?demo=true'\n`,
   );
-  process.on('SIGINT', () => {
-    sandbox.close().then(() => process.exit(0));
-  });
+  closeOnSignals(() => sandbox.close());
 }

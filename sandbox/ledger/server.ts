@@ -29,7 +29,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { LEDGER_COMPANY_ROWS, LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER, LEDGER_LOGIN_ERRORS, findLedgerUser, ledgerCompanyData, ledgerCompanyRow } from './data.ts';
 import type { LedgerRow, LedgerUser } from './data.ts';
 import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
-import { readBody, parseJsonLoose, sendText, listen } from '../http-kit.ts';
+import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendText, serveControls, switchError } from '../http-kit.ts';
 
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
 const REFRESH_TOKEN_LIFETIME_SECONDS = 7 * 24 * 3600;
@@ -192,17 +192,6 @@ function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
   };
 }
 
-/** Validates a partial switch object; returns an error text or undefined. */
-function switchError(partial: unknown): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
-  for (const [key, value] of Object.entries(partial)) {
-    const check = (SWITCH_CHECKS as Record<string, ((v: unknown) => boolean) | undefined>)[key];
-    if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
-    if (!check(value)) return `invalid value for ${key}: ${JSON.stringify(value)}`;
-  }
-  return undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
 // ---------------------------------------------------------------------------------------------
@@ -267,10 +256,10 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
   };
   let quotaDay = new Date().toISOString().slice(0, 10);
   const refreshTokens = new Map<string, { user: LedgerUser; companyId: number; expires: number }>();
-  const pendingDelays = new Set<() => void>();
+  const delays = new PendingDelays();
 
   function setSwitches(partial: Partial<LedgerSwitches>): void {
-    const error = switchError(partial);
+    const error = switchError(partial, SWITCH_CHECKS);
     if (error !== undefined) throw new TypeError(`ledger sandbox: ${error}`);
     switches = { ...switches, ...partial };
   }
@@ -341,24 +330,6 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     }
     stats.callsByUser[user.username] = used + 1;
     return true;
-  }
-
-  // Delays ------------------------------------------------------------------------------------
-
-  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pendingDelays.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pendingDelays.add(onClose);
-    });
   }
 
   // Handlers ----------------------------------------------------------------------------------
@@ -459,39 +430,16 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     }
   }
 
-  async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const { text } = await readBody(req);
-    const method = req.method ?? 'GET';
-    if (path === '/__sandbox/switches' && method === 'GET') {
-      sendJson(res, 200, switches);
-      return;
-    }
-    if (path === '/__sandbox/switches' && method === 'POST') {
-      const body = parseJsonLoose(text);
-      const error = switchError(body);
-      if (error !== undefined) {
-        sendJson(res, 400, { error, switches: Object.keys(SWITCH_CHECKS) });
-        return;
-      }
-      setSwitches(body as Partial<LedgerSwitches>);
-      sendJson(res, 200, switches);
-      return;
-    }
-    if (path === '/__sandbox/stats' && method === 'GET') {
-      sendJson(res, 200, stats);
-      return;
-    }
-    if (path === '/__sandbox/reset' && method === 'POST') {
+  const controls: SandboxControls = {
+    switches: () => switches,
+    ...checkedSwitches(SWITCH_CHECKS, setSwitches),
+    stats: () => stats,
+    reset: () => {
       resetStats();
       switches = defaultSwitches(initialLifetime);
-      sendJson(res, 200, { switches, stats });
-      return;
-    }
-    sendJson(res, 404, {
-      error: `no sandbox control at ${method} ${path}`,
-      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'POST /__sandbox/reset'],
-    });
-  }
+      return { switches, stats };
+    },
+  };
 
   async function handleUpstream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
@@ -525,7 +473,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     }
 
     const inScope = switches.faultScope === 'all' || switches.faultScope === kind;
-    if (inScope && switches.latencyMs > 0 && !(await delay(switches.latencyMs, res))) return;
+    if (inScope && switches.latencyMs > 0 && !(await delays.delay(switches.latencyMs, res))) return;
     if (inScope && switches.failNextRequests > 0) {
       switches = { ...switches, failNextRequests: switches.failNextRequests - 1 };
       sendText(res, switches.failStatus, `Simulated upstream failure (HTTP ${switches.failStatus})`);
@@ -575,7 +523,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const handler = url.pathname.startsWith('/__sandbox/') ? handleControl(req, res, url.pathname) : handleUpstream(req, res, url);
+    const handler = url.pathname.startsWith('/__sandbox/') ? readBody(req).then(({ text }) => serveControls(req.method ?? 'GET', url.pathname, text, res, controls)) : handleUpstream(req, res, url);
     handler.catch(() => {
       if (!res.headersSent) sendText(res, 500, 'sandbox error');
       else res.destroy();
@@ -584,7 +532,6 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
 
   const listening = await listen(server, options.port ?? 0, host);
   const url = listening.origin;
-  let closing: Promise<void> | undefined;
 
   return {
     url,
@@ -604,14 +551,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
       switches = defaultSwitches(initialLifetime);
     },
     resetStats,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pendingDelays]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, delays),
   };
 }
 
@@ -628,12 +568,5 @@ if (import.meta.main) {
       `  curl -s -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '[{"PropertyName":"Group","FilterValue":"EBIKES"},{"Take":5}]' ${sandbox.url}/Query/Get/InvItemClient\n` +
       `  curl -s -X POST -H 'content-type: application/json' -d '{"latencyMs":20000,"faultScope":"query"}' ${sandbox.url}/__sandbox/switches\n`,
   );
-  const stop = (): void => {
-    sandbox.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => sandbox.close());
 }

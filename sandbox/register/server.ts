@@ -21,7 +21,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
 import type { RegisterAlias, SearchIndex } from './query.ts';
-import { readBody, parseJsonLoose, sendText, MAX_BODY_BYTES, listen } from '../http-kit.ts';
+import { closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, sendText } from '../http-kit.ts';
 
 export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
 
@@ -127,7 +127,7 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
   const stats: RegisterSandboxStats = { requests: 0, inFlight: 0, maxConcurrentSeen: 0, overLimitEvents: 0, lastRequest: null };
   let fault: RegisterFault = 'none';
   let slowDelayMs = DEFAULT_SLOW_DELAY_MS;
-  const pendingDelays = new Set<() => void>();
+  const delays = new PendingDelays();
 
   function setFault(next: RegisterFault, faultOptions?: { delayMs?: number }): void {
     if (!isFault(next)) throw new TypeError(`unknown register sandbox fault: ${String(next)}`);
@@ -135,22 +135,6 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
     if (delay !== undefined && !validDelay(delay)) throw new TypeError(`invalid delayMs: ${String(delay)}`);
     fault = next;
     slowDelayMs = delay ?? DEFAULT_SLOW_DELAY_MS;
-  }
-
-  /** Waits `ms`; resolves false early when the client goes away or the sandbox closes. */
-  function delay(ms: number, res: ServerResponse): Promise<boolean> {
-    return new Promise((resolve) => {
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', onClose);
-        pendingDelays.delete(onClose);
-        resolve(completed);
-      };
-      const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
-      res.once('close', onClose);
-      pendingDelays.add(onClose);
-    });
   }
 
   async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -190,7 +174,7 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
     const { text, tooLarge } = await readBody(req);
     stats.lastRequest = { method, path: req.url ?? '', headers: { ...req.headers }, body: parseJsonLoose(text) };
 
-    if (fault === 'slow' && !(await delay(slowDelayMs, res))) return;
+    if (fault === 'slow' && !(await delays.delay(slowDelayMs, res))) return;
     switch (fault) {
       case 'unauthorized':
         sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
@@ -302,7 +286,6 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
 
   const listening = await listen(server, options.port ?? 0, host);
   const url = `${listening.origin}${BASE_PATH}`;
-  let closing: Promise<void> | undefined;
 
   return {
     url,
@@ -318,14 +301,7 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
       stats.overLimitEvents = 0;
       stats.lastRequest = null;
     },
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        for (const abort of [...pendingDelays]) abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, delays),
   };
 }
 
@@ -338,12 +314,5 @@ if (import.meta.main) {
       `  curl -u demo:demo -H 'content-type: application/json' -d '{"query":{"match":{"Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn":{"query":"Demo","operator":"and"}}}}' ${sandbox.url}/virksomhed/_search\n` +
       `  curl -X POST -H 'content-type: application/json' -d '{"fault":"slow","delayMs":25000}' http://127.0.0.1:${sandbox.port}/__sandbox/fault\n`,
   );
-  const stop = (): void => {
-    sandbox.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals(() => sandbox.close());
 }

@@ -2,8 +2,9 @@
 // cuts a body off, sends 50 MB, redirects to another host, answers 200 with HTML, or throttles
 // with odd Retry-After values. It counts requests and watches its sockets, so a test can see that
 // the gateway closed the connection after a fault and never followed a redirect.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { closeOnce, listen } from '../../sandbox/http-kit.ts';
 
 export type FaultMode =
   | { readonly kind: 'hang' }
@@ -59,8 +60,8 @@ export async function startCountingServer(host: string): Promise<{ url: string; 
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, closed: (ms) => closedWithin(req.socket, ms) });
     res.writeHead(200, { 'content-type': 'application/json' }).end(EMPTY_SEARCH);
   });
-  await listen(server, host);
-  return { url: `http://${host}:${(server.address() as AddressInfo).port}`, requests, close: () => closeServer(server) };
+  const { origin } = await listen(server, 0, host);
+  return { url: origin, requests, close: closeOnce(server) };
 }
 
 export async function startFaultyUpstream(): Promise<FaultyUpstream> {
@@ -165,9 +166,10 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
     }
   }
 
-  await listen(server, '127.0.0.1');
+  const { origin } = await listen(server, 0, '127.0.0.1');
+  const closeServer = closeOnce(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: origin,
     requests,
     setMode(m) {
       mode = m;
@@ -193,19 +195,7 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
     async close() {
       for (const t of timers) clearTimeout(t);
       for (const s of sockets) s.destroy();
-      await closeServer(server);
+      await closeServer();
     },
   };
-}
-
-function listen(server: Server, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve());
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
 }
