@@ -36,6 +36,65 @@ export function createLogger(level: string, destination: pino.DestinationStream 
   );
 }
 
+/** A label value as counted: a number (an HTTP status) is written as its decimal text. */
+type LabelValue = string | number;
+interface Cell {
+  readonly labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * A labelled Prometheus counter counted in plain cells, handed to prom-client when it is read (a
+ * scrape, `get()`): prom-client's own `inc(labels)` builds and hashes a key from the label object on
+ * every call, which the per-request counters paid on every request. Here one Map lookup per label
+ * value finds the cell (the values are few: routes, methods, statuses), and a number label needs no
+ * string made per request.
+ */
+export class CellCounter<L extends string> {
+  readonly metric: Counter<L>;
+  readonly #names: readonly L[];
+  readonly #root = new Map<LabelValue, unknown>();
+  readonly #cells: Cell[];
+
+  constructor(config: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
+    const cells: Cell[] = [];
+    this.#cells = cells;
+    this.#names = config.labelNames;
+    this.metric = new Counter<L>({
+      ...config,
+      collect(this: Counter<L>) {
+        this.reset();
+        for (const cell of cells) this.inc(cell.labels as Partial<Record<L, string>>, cell.value);
+      },
+    });
+  }
+
+  /** Counts one for the label values, in the order of `labelNames`. */
+  inc(...values: LabelValue[]): void {
+    let level = this.#root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<LabelValue, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(values[i]!, next);
+      }
+      level = next;
+    }
+    let cell = level.get(values[last]!) as Cell | undefined;
+    if (cell === undefined) {
+      const labels: Record<string, string> = {};
+      this.#names.forEach((name, i) => {
+        labels[name] = String(values[i]);
+      });
+      cell = { labels, value: 0 };
+      level.set(values[last]!, cell);
+      this.#cells.push(cell);
+    }
+    cell.value++;
+  }
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly toolCalls = new Counter({
@@ -50,13 +109,15 @@ export class Metrics {
     labelNames: ['connector', 'reason'] as const,
     registers: [this.registry],
   });
-  readonly mcpRequests = new Counter({
+  /** Counted per request: `inc(era, method, status)`. */
+  readonly mcpRequests = new CellCounter({
     name: 'gateway_mcp_requests_total',
     help: 'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of a request refused before its body was read comes from its Mcp-Method header',
     labelNames: ['era', 'method', 'status'] as const,
     registers: [this.registry],
   });
-  readonly requests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
+  /** Counted per request: `inc(route, status)`. */
+  readonly requests = new CellCounter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
   readonly upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Upstream request latency by connector and outcome',

@@ -7,7 +7,7 @@ import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import type { ConnectorConfig } from '../runtime/config.ts';
 import type { ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
 import { buildConnectorRuntime } from '../runtime/gateway-context.ts';
-import { toolsListBytes } from '../runtime/mcp/tools-list.ts';
+import { toolsListOpen } from '../runtime/mcp/tools-list.ts';
 
 /** The tools/list entry, built as runtime/mcp/tools-list.ts `listedTool` builds it. */
 function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean): Record<string, unknown> {
@@ -56,12 +56,12 @@ describe('published output schemas', () => {
       expect(ListToolsResultSchema.parse(list).tools.map((t) => t.name)).toEqual(list.tools.map((t) => t.name));
     });
 
-    it(`${key}: the runtime's tools/list bytes parse with the MCP SDK's ListToolsResultSchema`, () => {
+    it(`${key}: the runtime's tools/list text parses with the MCP SDK's ListToolsResultSchema`, () => {
       const { descriptor, validators } = registry[key];
       const config: ConnectorConfig = { key, id: descriptor.defaultId, enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 1 };
       const connector = buildConnectorRuntime(config, { descriptor, validators, handlers: {} });
-      const bytes = toolsListBytes({ instanceId: descriptor.defaultId, instance: 1, connector }, platformDescriptor, true);
-      const result = JSON.parse(bytes.toString('utf8')) as unknown;
+      const open = toolsListOpen({ instanceId: descriptor.defaultId, instance: 1, connector }, platformDescriptor, true);
+      const result = JSON.parse(`${open}}`) as unknown;
       expect(result).toEqual(toolsList(key, descriptor.defaultId));
       expect(sdkIssues(result)).toEqual([]);
     });

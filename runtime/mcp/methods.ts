@@ -11,7 +11,7 @@ import type { LinkIssuer } from '../platform/links.ts';
 import type { Identity } from '../platform/state.ts';
 import { ErrorCode, errorJson, negotiateVersion, protocolText, resultJson, SERVER_VERSION } from './protocol.ts';
 import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
-import { toolsListBytes } from './tools-list.ts';
+import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 
 /** One JSON-RPC request to one endpoint instance, from an authenticated caller. */
@@ -42,8 +42,6 @@ export type McpReply = string | Buffer;
 export type MethodHandler = (request: McpRequest) => McpReply | Promise<McpReply>;
 
 export type McpMethods = ReadonlyMap<string, MethodHandler>;
-
-const CLOSE_BRACE = Buffer.from('}');
 
 /** The server's identity on an endpoint instance (initialize's serverInfo; 2026 results' `_meta`). */
 function serverInfo(endpoint: Endpoint): { name: string; title: string; version: string } {
@@ -101,18 +99,14 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
     return resultJson(request.id, `${body.slice(0, -1)}${cacheHint(request)}${modernTail(request.endpoint)}}`);
   }
 
-  function envelope(request: McpRequest, list: Buffer, tail: string): Buffer {
-    const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":`);
-    if (tail === '') return Buffer.concat([head, list, CLOSE_BRACE], head.length + list.length + 1);
-    // The precomputed `{"tools":[…]}` without its closing brace, then the 2026 fields.
-    const end = Buffer.from(`${tail}}}`);
-    return Buffer.concat([head, list.subarray(0, list.length - 1), end], head.length + list.length - 1 + end.length);
-  }
+  /** The precomputed `{"tools":[…]` (no closing brace), then the 2026 fields when `tail` has them. */
+  const envelope = (request: McpRequest, listOpen: string, tail: string): string =>
+    `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":${listOpen}${tail}}}`;
 
-  // The list is precomputed as bytes; only the envelope around it is built per request.
-  const toolsList = (request: McpRequest): McpReply => envelope(request, toolsListBytes(request.endpoint, gateway.platform, listsAll(request)), '');
+  // The list is precomputed as text; only the envelope around it is built per request.
+  const toolsList = (request: McpRequest): McpReply => envelope(request, toolsListOpen(request.endpoint, gateway.platform, listsAll(request)), '');
   const modernToolsList = (request: McpRequest): McpReply =>
-    envelope(request, toolsListBytes(request.endpoint, gateway.platform, listsAll(request)), `${cacheHint(request)}${modernTail(request.endpoint)}`);
+    envelope(request, toolsListOpen(request.endpoint, gateway.platform, listsAll(request)), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;

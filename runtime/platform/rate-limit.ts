@@ -15,6 +15,9 @@ export interface RateLimiter {
   take(key: string, now?: number): RateDecision | Promise<RateDecision>;
 }
 
+const ALLOWED: RateDecision = Object.freeze({ allowed: true });
+const REFUSED: RateDecision = Object.freeze({ allowed: false });
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -43,9 +46,9 @@ export class MemoryRateLimiter implements RateLimiter {
     if (now > this.#sweepAt || this.#buckets.size > 100_000) this.#sweep(now);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { allowed: true };
+      return ALLOWED;
     }
-    return { allowed: false };
+    return REFUSED;
   }
 
   /** Whether `take` would allow now, without taking a token. */

@@ -98,7 +98,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     // The method as the 2026 Mcp-Method header names it, until the body (checked against it) tells.
     const seen: { method?: string } = modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
     const status = await mcpRequest(req, res, endpoint, reqId, modern, seen);
-    gateway.metrics.mcpRequests.inc({ era: modern ? '2026' : '2025', method: methodLabel(seen.method), status: String(status) });
+    gateway.metrics.mcpRequests.inc(modern ? '2026' : '2025', methodLabel(seen.method), status);
     return status;
   }
 
@@ -257,12 +257,12 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     inFlight++;
     const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
     route(req, res, reqId)
-      .then(([name, status]) => gateway.metrics.requests.inc({ route: name, status: String(status) }))
+      .then(([name, status]) => gateway.metrics.requests.inc(name, status))
       .catch((error: unknown) => {
         gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
         if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
         else res.destroy();
-        gateway.metrics.requests.inc({ route: 'error', status: '500' });
+        gateway.metrics.requests.inc('error', 500);
       })
       .finally(() => {
         inFlight--;
