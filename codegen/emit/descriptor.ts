@@ -82,6 +82,8 @@ export function emitPlatform(platform: PlatformIR): string {
     portalTexts: protocolErrorTable(platform.portalTexts),
     annotations: platform.annotations,
     limits: platform.limits,
+    // The runtime asserts at start-up that its pipeline checks in this order (runtime/pipeline/check-order.ts).
+    checkOrder: platform.checkOrder,
     systemTools: platform.systemTools.map((t) => toolDescriptor(t, false)),
   };
   const codes = platform.errors.map((e) => `'${e.code}'`).join(' | ');

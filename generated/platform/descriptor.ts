@@ -1789,6 +1789,15 @@ export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformP
     "mcpConsentSeconds": 600,
     "mcpAuthRequestsPerMinute": 60
   },
+  "checkOrder": [
+    "tool_name",
+    "subscription",
+    "seat",
+    "connection",
+    "fair_use",
+    "arguments",
+    "upstream"
+  ],
   "systemTools": [
     {
       "name": "connect_account",

@@ -123,6 +123,12 @@ export interface PlatformDescriptor<Code extends string = string, ProtocolCode e
   readonly portalTexts: Readonly<Record<PortalText, TextEntry>>;
   readonly annotations: { readonly read: ToolAnnotations; readonly write: ToolAnnotations };
   readonly limits: Readonly<Record<string, number>>;
+  /**
+   * The order of the checks of a tools/call as the spec declares it (`platform.checkOrder`, also in
+   * the catalog); the gateway refuses to start unless its pipeline makes them in this order
+   * (runtime/pipeline/check-order.ts).
+   */
+  readonly checkOrder: readonly string[];
   readonly systemTools: readonly ToolDescriptor[];
 }
 

@@ -1,7 +1,10 @@
 // tools/call, in the order of DECISIONS §6: tool name → subscription → seat → connection →
 // fair-use block → argument validation → upstream (handler) → result envelope → meter. Each step is
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
+// The steps are numbered as IMPLEMENTED_CHECK_ORDER (check-order.ts), which the constructor checks
+// against the order the spec declares and the catalog publishes: reorder the steps only with it.
 import { checkArguments } from './arguments.ts';
+import { assertCheckOrder } from './check-order.ts';
 import { ConnectorTexts, countingClient, createToolContext, tenantCredential, toolLimits } from './call-context.ts';
 import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
@@ -89,6 +92,8 @@ export class Pipeline {
   readonly #writes: WriteDedup;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
+    // Once at start-up, never per call: the published check order must be the one made below.
+    assertCheckOrder(gateway.platform.checkOrder);
     this.#g = gateway;
     this.#links = links;
     this.#writes = new WriteDedup({ store: gateway.store, now: () => gateway.now().getTime(), pollMs: WRITE_DEDUP_POLL_MS });
@@ -171,18 +176,18 @@ export class Pipeline {
       spanId: newSpanId(),
     };
     const prefix = `${endpoint.instanceId}__`;
-    // 1. Tool name: namespaced to this instance, or the unprefixed system tool where it is listed.
+    // 1. tool_name: namespaced to this instance, or the unprefixed system tool where it is listed.
     if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity, fields);
     const tool = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
     // The name as asked (cut short: it is the caller's input) is logged for an unknown tool.
     if (!tool) return this.#refuse(endpoint, fields, typeof name === 'string' ? name.slice(0, 100) : typeof name, 'unknown_tool', this.platformText('unknown_tool'));
-    // 2–3. Subscription and seat.
+    // 2–3. subscription, seat.
     const refused = await this.#entitlement(endpoint, identity, fields, tool.name);
     if (refused) return refused;
-    // 4. Connection (a tenant credential of this very instance, or the deployment's managed one).
+    // 4. connection (a tenant credential of this very instance, or the deployment's managed one).
     const credential = await this.#credential(endpoint, identity, fields, tool.name);
     if ('refusal' in credential) return credential.refusal;
-    // 5. Fair use (hard mode blocks; the unit is reserved atomically).
+    // 5. fair_use (hard mode blocks; the unit is reserved atomically).
     const now = this.#g.now();
     const fairUse = await this.#g.meter.check(identity.account, now);
     if (fairUse.blocked) {
@@ -194,14 +199,14 @@ export class Pipeline {
         this.platformText('fair_use_blocked', { connector_id: connector.config.id, month: fairUse.month, used: fairUse.used, limit: fairUse.limit }),
       );
     }
-    // 6. Arguments, with the generated validator; invalid arguments make no upstream request.
+    // 6. arguments, with the generated validator; invalid arguments make no upstream request.
     const validator = connector.validators[`input_${tool.name}`];
     const checked = validator ? checkArguments(tool, validator, rawArgs) : { ok: false as const, reason: 'no validator' };
     if (!checked.ok) {
       if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
       return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}), checked.reason);
     }
-    // 7. Upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
+    // 7. upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
     // From here on an upstream may echo the connection's secret: every log line written inside
     // the call and the result it returns are scrubbed of it (redact.ts).
     const redactor = Redactor.of(credential.credential);
