@@ -79,6 +79,8 @@ export const HELP = `Usage: npm run admin -- <command> [arguments]
   tokens issue <userId> [--label <label>]        prints the token once
   tokens list <userId>
   tokens revoke <tokenId>
+  grants list [--account <accountId>]            assistants connected with OAuth (every account's without --account)
+  grants revoke <grantId>                         revokes the grant and every token of it
   terms accept <userId>
   subscriptions list <accountId>
   subscriptions set <accountId> <connector> on|off
@@ -279,6 +281,44 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
       await store.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
       await audit((await store.getTokenOwner(args[0]!))?.accountId ?? null, 'token.revoke', args[0]!);
       return print('revoked');
+    case 'grants list': {
+      // Assistants connected with OAuth (issue 21): who let which client reach which endpoints.
+      // Never a code, token or hash: the grant holds none (its tokens are rows of their own).
+      const accountId = flag(args, '--account');
+      if (args.length > 0) throw new UsageError(`grants list takes no argument "${args[0]}" (the account goes with --account)`);
+      if (accountId !== undefined && !(await store.getAccount(accountId))) throw new UsageError(`no account ${accountId}`);
+      const emails = new Map<string, string | null>();
+      const emailOf = async (userId: string) => {
+        if (!emails.has(userId)) emails.set(userId, (await store.getUser(userId))?.email ?? null);
+        return emails.get(userId)!;
+      };
+      const grants = await store.listMcpGrants(accountId);
+      const listed = [];
+      for (const x of grants) {
+        listed.push({
+          id: x.id,
+          accountId: x.accountId,
+          client: x.clientName,
+          clientId: x.clientId,
+          userId: x.userId,
+          user: await emailOf(x.userId),
+          endpoints: x.endpoints,
+          createdAt: x.createdAt,
+          revokedAt: x.revokedAt,
+        });
+      }
+      return print(listed);
+    }
+    case 'grants revoke': {
+      const grantId = need(args, 1, 'grantId')[0]!;
+      const grant = await store.getMcpGrant(grantId);
+      if (!grant) throw new UsageError(`no grant ${grantId} (grants list shows them)`);
+      // The grant's tokens are refused from now on (they are valid only while it is not revoked);
+      // the change version moves, so every replica drops its cached access tokens.
+      if (!(await store.revokeMcpGrant(grant.id, new Date()))) return print(`grant ${grant.id} was already revoked`);
+      await audit(grant.accountId, 'oauth.grant.revoke', grant.id, { reason: 'admin', client: grant.clientName, client_id: grant.clientId, owner: (await store.getUser(grant.userId))?.email });
+      return print(`revoked grant ${grant.id} (${grant.clientName}) and every token of it`);
+    }
     case 'terms accept':
       await store.acceptTerms(need(args, 1, 'userId')[0]!, new Date());
       await audit(await accountOfUser(args[0]!), 'terms.accept', args[0]!);

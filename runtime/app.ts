@@ -47,7 +47,7 @@ export interface AppOptions {
   /** How portal set-password links (invitations) reach their users; the default logs them. */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
-  /** How client ID metadata documents of OAuth clients are fetched (tests); the default is fetch. */
+  /** How client ID metadata documents of OAuth clients are fetched (tests); the default connects to public addresses only. */
   readonly fetchClientMetadata?: MetadataFetch;
   /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
   readonly storeTimeoutMs?: number;

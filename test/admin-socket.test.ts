@@ -1,9 +1,11 @@
 // Operations without downtime (issue 19, item 4): with `npm start` running on the embedded
 // database, every admin CLI command goes to the gateway over its admin socket (data dir, 0600):
-// a token issued by the CLI works at once, a revoked one is refused at the next call, a credential
-// piped on standard input is stored, and each change is in the audit log with the CLI as its actor.
+// a token issued by the CLI works at once, a revoked one is refused at the next call (so is the
+// token of an OAuth grant revoked with `grants revoke`), a credential piped on standard input is
+// stored, and each change is in the audit log with the CLI as its actor.
 // On a fresh clone the CLI makes its data directory instead of failing on db.lock.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +85,57 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect(revoked.out).toContain('revoked');
     // Refused at the very next call: the gateway reloaded its snapshot when the command finished.
     expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(401);
+  }, 60_000);
+
+  it('lists and revokes an assistant connected with OAuth: its token is refused at the next call', async () => {
+    const redirect = 'http://127.0.0.1:40123/callback';
+    const registered = await fetch(`${gateway.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Socket assistant', redirect_uris: [redirect] }),
+    });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const verifier = randomBytes(32).toString('base64url');
+    const resource = `${gateway.url}/register/mcp`;
+    const started = await fetch(
+      `${gateway.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource })}`,
+      { redirect: 'manual' },
+    );
+    const portal = new PortalClient(gateway.url);
+    expect((await portal.signIn(DEMO_EMAIL, DEMO_PASSWORD)).status).toBe(303);
+    const consent = started.headers.get('location')!;
+    expect((await portal.get(consent)).status).toBe(200);
+    const code = new URL((await portal.post(consent, { decision: 'allow' })).location!).searchParams.get('code')!;
+    const tokens = (await (
+      await fetch(`${gateway.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id: clientId, resource }).toString(),
+      })
+    ).json()) as { access_token: string; refresh_token: string };
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+    expect((await rpc(gateway.url, 'register', tokens.access_token, list)).status).toBe(200);
+
+    const listed = await cli(dataDir, ['grants', 'list', '--account', 'acc_demo']);
+    expect(listed.code).toBe(0);
+    const grants = JSON.parse(listed.out) as Array<{ id: string; client: string; clientId: string; user: string; endpoints: string[]; revokedAt: string | null }>;
+    const grant = grants.find((x) => x.clientId === clientId)!;
+    expect(grant).toMatchObject({ client: 'Socket assistant', user: DEMO_EMAIL, endpoints: ['register'], revokedAt: null });
+    for (const secret of [code, tokens.access_token, tokens.refresh_token]) expect(listed.out).not.toContain(secret);
+
+    const revoked = await cli(dataDir, ['grants', 'revoke', grant.id]);
+    expect(revoked.err).toBe('');
+    expect(revoked.out).toContain(`revoked grant ${grant.id}`);
+    // Refused at the very next call, and the refresh token gives nothing more.
+    expect((await rpc(gateway.url, 'register', tokens.access_token, list)).status).toBe(401);
+    const refreshed = await fetch(`${gateway.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }).toString(),
+    });
+    expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
+    const audit = JSON.parse((await cli(dataDir, ['audit', 'list', 'acc_demo'])).out) as Array<{ action: string; target: string; source: string; detail: string }>;
+    expect(audit.find((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toMatchObject({ source: 'admin socket', detail: expect.stringContaining('reason=admin') });
   }, 60_000);
 
   it('reads a credential piped on standard input through the socket, and refuses bad usage with the help', async () => {

@@ -11,6 +11,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
 import { tokenHash } from '../runtime/platform/tokens.ts';
+import { secretHash } from '../runtime/platform/mcp-authorization.ts';
 import { needs, REDIS_URL } from './support/services.ts';
 
 describe('vault', () => {
@@ -129,6 +130,71 @@ describe('admin CLI', () => {
     expect(last()).toMatchObject({ usage: { totalCalls: 0 }, fairUse: { limit: 500, mode: 'hard' } });
     await expect(cli('subscriptions', 'set', String(account.id), 'nope', 'on')).rejects.toThrow(UsageError);
     await expect(cli('bogus')).rejects.toThrow(UsageError);
+  });
+
+  it('lists OAuth grants (never a token or hash) and revokes one with every token of it', async () => {
+    const account = await store.createAccount({ name: 'Grants' });
+    const other = await store.createAccount({ name: 'Other' });
+    const user = await store.createUser({ accountId: account.id, email: 'grants@acme.test', name: 'G', role: 'member' });
+    const stranger = await store.createUser({ accountId: other.id, email: 'other@acme.test', name: 'O', role: 'member' });
+    const now = new Date();
+    const hour = new Date(now.getTime() + 3600_000);
+    const seed = async (id: string, owner: { id: string; accountId: string }, clientName: string, secret: string) => {
+      await store.createMcpGrant(
+        { id, clientId: `client-${id}`, clientName, userId: owner.id, accountId: owner.accountId, endpoints: ['cases'] },
+        { codeHash: secretHash(`cgwc_${secret}`), redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: 'challenge', expiresAt: hour },
+      );
+      await store.storeMcpTokens(id, [
+        { tokenHash: secretHash(`cgwa_${secret}`), kind: 'access', expiresAt: hour },
+        { tokenHash: secretHash(`cgwr_${secret}`), kind: 'refresh', expiresAt: hour },
+      ]);
+    };
+    await seed('grant-cli-1', user, 'Desk assistant', 'one');
+    await seed('grant-cli-2', stranger, 'Other assistant', 'two');
+
+    await cli('grants', 'list', '--account', account.id);
+    const listed = JSON.parse(out.at(-1)!) as Array<Record<string, unknown>>;
+    expect(listed).toEqual([
+      {
+        id: 'grant-cli-1',
+        accountId: account.id,
+        client: 'Desk assistant',
+        clientId: 'client-grant-cli-1',
+        userId: user.id,
+        user: 'grants@acme.test',
+        endpoints: ['cases'],
+        createdAt: expect.any(String),
+        revokedAt: null,
+      },
+    ]);
+    await cli('grants', 'list');
+    const all = out.at(-1)!;
+    expect(all).toContain('grant-cli-1');
+    expect(all).toContain('grant-cli-2');
+    for (const secret of ['one', 'two']) for (const kind of ['cgwc_', 'cgwa_', 'cgwr_']) expect(all).not.toContain(secretHash(`${kind}${secret}`));
+    expect(all).not.toMatch(/hash|cgw[acr]_/i);
+
+    expect(await store.findMcpAccessToken(secretHash('cgwa_one'))).not.toBeNull();
+    await cli('grants', 'revoke', 'grant-cli-1');
+    expect(out.at(-1)).toBe('revoked grant grant-cli-1 (Desk assistant) and every token of it');
+    // Every token of it: the access token is gone, the refresh token no longer refreshes.
+    expect(await store.findMcpAccessToken(secretHash('cgwa_one'))).toBeNull();
+    expect((await store.consumeMcpRefreshToken(secretHash('cgwr_one'), new Date())).outcome).not.toBe('ok');
+    // The other account's grant is untouched.
+    expect(await store.findMcpAccessToken(secretHash('cgwa_two'))).not.toBeNull();
+    const audit = await store.listAudit(account.id, 5);
+    expect(audit[0]).toMatchObject({ action: 'oauth.grant.revoke', target: 'grant-cli-1', actor: expect.stringMatching(/^cli:/) });
+    expect(audit[0]!.detail).toBe('reason=admin client=Desk assistant client_id=client-grant-cli-1 owner=grants@acme.test');
+    await cli('grants', 'list', '--account', account.id);
+    expect((JSON.parse(out.at(-1)!) as Array<{ revokedAt: string | null }>)[0]!.revokedAt).not.toBeNull();
+
+    await cli('grants', 'revoke', 'grant-cli-1');
+    expect(out.at(-1)).toBe('grant grant-cli-1 was already revoked');
+    expect((await store.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(1);
+    await expect(cli('grants', 'revoke', 'no-such-grant')).rejects.toThrow(/no grant no-such-grant/);
+    await expect(cli('grants', 'revoke')).rejects.toThrow(/missing grantId/);
+    await expect(cli('grants', 'list', '--account', 'acc_nosuch')).rejects.toThrow(/no account acc_nosuch/);
+    await expect(cli('grants', 'list', account.id)).rejects.toThrow(UsageError);
   });
 
   it('adds a key version and re-encrypts every credential under it', async () => {

@@ -5,7 +5,9 @@
 // (the `OAuthServerProvider` interface) over the platform store, plus the two metadata documents:
 //
 // - `/.well-known/oauth-authorization-server` (RFC 8414), with `client_id_metadata_document_supported`
-//   and `authorization_response_iss_parameter_supported` (RFC 9207: the consent page adds `iss`);
+//   and `authorization_response_iss_parameter_supported` (RFC 9207: every answer sent back to a
+//   client's redirect URI carries `iss` — the consent page's, and the SDK authorize handler's error
+//   redirects, through `withIssuer` below);
 // - `/.well-known/oauth-protected-resource/<instance>/mcp` (RFC 9728), one per endpoint.
 //
 // Clients are public (PKCE, no secret): dynamic registration (RFC 7591) stores the metadata only,
@@ -36,7 +38,7 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 export const PROTECTED_RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 
 export interface AuthorizationServerOptions {
-  /** How client ID metadata documents are fetched (tests give a fake; the default is fetch). */
+  /** How client ID metadata documents are fetched (tests give a fake; the default connects to public addresses only). */
   readonly fetchClientMetadata?: MetadataFetch;
 }
 
@@ -46,8 +48,13 @@ export interface AuthorizationServer {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
 }
 
-/** The client address of the request being handled (for the audit entries of the SDK's callbacks). */
-const requestAddress = new AsyncLocalStorage<string>();
+/** The request being handled: its client address (for the audit entries of the SDK's callbacks), and the redirect URIs of the client it names. */
+interface RequestContext {
+  readonly address: string;
+  redirectUris?: readonly string[];
+}
+const requestContext = new AsyncLocalStorage<RequestContext>();
+const requestAddress = () => requestContext.getStore()?.address ?? '';
 
 const MAX_STATE_CHARS = 1024;
 
@@ -67,7 +74,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
   const documents = new ClientMetadataDocuments(options.fetchClientMetadata);
   const issuer = () => issuerOf(g.config.publicBaseUrl);
   const audit = (accountId: string | null, actor: string, action: string, target: string, detail: string) =>
-    recordAudit(g.store, { accountId, actor, action, target, detail, source: requestAddress.getStore() ?? '' }, g.log);
+    recordAudit(g.store, { accountId, actor, action, target, detail, source: requestAddress() }, g.log);
 
   function authorizationServerMetadata(): Record<string, unknown> {
     const base = issuer();
@@ -117,6 +124,16 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
     server.disable('x-powered-by');
     server.set('trust proxy', false);
     // Rate limits are ours (per client address, in front of every path); the SDK's are off.
+    // RFC 9207: the SDK's error redirects back to the client get `iss` too (and the request's
+    // `state`, which the SDK drops when its own parameter check fails).
+    server.use('/oauth/authorize', (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+      const redirect = res.redirect.bind(res);
+      res.redirect = (status: number, url: string) => {
+        const { redirectUris, state } = authorizeRequestOf(req);
+        redirect(status, withIssuer(url, redirectUris, issuer(), state));
+      };
+      next();
+    });
     server.use('/oauth/authorize', authorizationHandler({ provider, rateLimit: false }));
     server.use('/oauth/token', tokenHandler({ provider, rateLimit: false }));
     server.use('/oauth/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
@@ -136,17 +153,25 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
   function createProvider(errors: SdkErrors): OAuthServerProvider {
     const { InvalidGrantError, InvalidTargetError, CustomOAuthError, InvalidRequestError } = errors;
 
+    async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+      if (isMetadataDocumentId(clientId)) {
+        const doc = await documents.get(clientId);
+        if (!doc) throw new CustomOAuthError('invalid_client', protocolText('oauth_client_metadata_invalid'));
+        return publicClient(clientId, doc.clientName, doc.redirectUris);
+      }
+      if (clientId.length > 200) return undefined;
+      const found = await g.store.getMcpClient(clientId);
+      if (!found) return undefined;
+      return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
+    }
+
     const clientsStore: OAuthRegisteredClientsStore = {
       async getClient(clientId) {
-        if (isMetadataDocumentId(clientId)) {
-          const doc = await documents.get(clientId);
-          if (!doc) throw new CustomOAuthError('invalid_client', protocolText('oauth_client_metadata_invalid'));
-          return publicClient(clientId, doc.clientName, doc.redirectUris);
-        }
-        if (clientId.length > 200) return undefined;
-        const found = await g.store.getMcpClient(clientId);
-        if (!found) return undefined;
-        return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
+        const client = await findClient(clientId);
+        // Where this request may send the browser back (withIssuer adds `iss` there only).
+        const context = requestContext.getStore();
+        if (context && client) context.redirectUris = client.redirect_uris;
+        return client;
       },
       async registerClient(info) {
         const uris = info.redirect_uris;
@@ -158,7 +183,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
         const answered: OAuthClientInformationFull = { ...metadata, ...publicClient(clientId, name, uris), client_id_issued_at: Math.floor(g.now().getTime() / 1000) };
         const json = JSON.stringify(answered);
         if (json.length > 16_384) throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
-        await g.store.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: (requestAddress.getStore() ?? '').slice(0, 64) });
+        await g.store.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
         await audit(null, `client:${clientId}`, 'oauth.client.register', clientId, `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`);
         return answered;
       },
@@ -274,7 +299,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       }
       if (!path.startsWith(OAUTH_PATH_PREFIX)) return metadata(req, res, path);
       const handler = await app();
-      return requestAddress.run(address, () => {
+      return requestContext.run({ address }, () => {
         const done = new Promise<number>((resolve) => {
           res.once('finish', () => resolve(res.statusCode));
           res.once('close', () => resolve(res.statusCode));
@@ -310,6 +335,50 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
     sendJson(res, 200, JSON.stringify(doc), { ...cors, 'cache-control': 'public, max-age=300' });
     return 200;
   }
+}
+
+/**
+ * Of an authorize request (its query, or its form when POSTed, as the SDK reads it): the redirect
+ * URIs it may be answered at — the one it names (the SDK checked it against the client's), or the
+ * client's own — and its `state`.
+ */
+function authorizeRequestOf(req: ExpressRequest): { redirectUris: readonly string[]; state?: string } {
+  const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown> | undefined;
+  const named = params?.redirect_uri;
+  const redirectUris = typeof named === 'string' ? [named] : (requestContext.getStore()?.redirectUris ?? []);
+  return typeof params?.state === 'string' ? { redirectUris, state: params.state } : { redirectUris };
+}
+
+function withoutQuery(uri: string): string | undefined {
+  try {
+    const url = new URL(uri);
+    url.search = '';
+    url.hash = '';
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * RFC 9207: `location` with `iss` (the issuer of the metadata, exactly) when it is an authorization
+ * response — `code` or `error` — to one of `redirectUris` (compared without their query); any other
+ * location (the consent page) unchanged. An error response without `state` gets the request's
+ * (RFC 6749 §4.1.2.1: the exact value, whenever the request had one).
+ */
+export function withIssuer(location: string, redirectUris: readonly string[], issuer: string, state?: string): string {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    return location;
+  }
+  if (!url.searchParams.has('code') && !url.searchParams.has('error')) return location;
+  const target = withoutQuery(url.href);
+  if (!redirectUris.some((uri) => withoutQuery(uri) === target)) return location;
+  if (state !== undefined && url.searchParams.has('error') && !url.searchParams.has('state')) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuer);
+  return url.href;
 }
 
 function publicClient(clientId: string, name: string, redirectUris: readonly string[]): OAuthClientInformationFull {

@@ -1,11 +1,15 @@
 // Client ID metadata documents (MCP 2025-11-25 and 2026-07-28, draft-ietf-oauth-client-id-metadata-
 // document): a client whose client_id is an https URL is described by the JSON document at that URL.
 // Fetched with care against server-side request forgery: https only, no redirects, a host name (no
-// IP literal, no localhost or internal suffix), a deadline and a size cap; the document's client_id
+// IP literal, no localhost or internal suffix) that resolves to public addresses only — checked by
+// the connection's own name resolution (public-egress.ts), so DNS rebinding cannot point it
+// elsewhere between a check and the connection — a deadline and a size cap; the document's client_id
 // must be the URL exactly, its redirect URIs must be acceptable, and it may not ask for client
 // authentication (only public clients). Cached in memory per process, 5 minutes or the document's
 // max-age (at most a day).
+import type { Agent } from 'undici';
 import { redirectUriAllowed } from '../platform/mcp-authorization.ts';
+import { type PublicEgressOptions, publicEgressAgent } from './public-egress.ts';
 
 export type MetadataFetch = (url: string, init: { signal: AbortSignal; redirect: 'error'; headers: Record<string, string> }) => Promise<Response>;
 
@@ -20,6 +24,21 @@ const TIMEOUT_MS = 5000;
 const DEFAULT_TTL_MS = 5 * 60_000;
 const MAX_TTL_MS = 24 * 3600_000;
 const MAX_CACHED = 1000;
+
+/**
+ * The default fetch: undici's, over an Agent that connects to public addresses only (a host name
+ * resolving to loopback, private, link-local, unique-local, CGNAT, multicast or unspecified
+ * addresses, IPv4 or IPv6, fails before a socket opens). `options` are for tests.
+ */
+export function publicMetadataFetch(options: PublicEgressOptions = {}): MetadataFetch {
+  let agent: Agent | undefined;
+  return async (url, init) => {
+    const { fetch } = await import('undici');
+    agent ??= publicEgressAgent({ connectTimeoutMs: TIMEOUT_MS, ...options });
+    // undici's Response is the WHATWG one the global fetch answers too.
+    return (await fetch(url, { ...init, dispatcher: agent })) as unknown as Response;
+  };
+}
 
 /** Whether a client_id names a metadata document (an https URL with a path), not a registered client. */
 export function isMetadataDocumentId(clientId: string): boolean {
@@ -73,7 +92,7 @@ export class ClientMetadataDocuments {
   readonly #now: () => number;
   readonly #cache = new Map<string, { description: ClientDescription; until: number }>();
 
-  constructor(fetchFn: MetadataFetch = (url, init) => fetch(url, init), now: () => number = Date.now) {
+  constructor(fetchFn: MetadataFetch = publicMetadataFetch(), now: () => number = Date.now) {
     this.#fetch = fetchFn;
     this.#now = now;
   }

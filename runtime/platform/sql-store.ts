@@ -1189,8 +1189,11 @@ export class SqlPlatformStore implements PlatformStore {
     return rows[0] ? toGrant(rows[0]) : null;
   }
 
-  async listMcpGrants(accountId: string): Promise<McpGrant[]> {
-    const { rows } = await this.#db.query<Record<string, unknown>>(`SELECT ${GRANT_SELECT} FROM mcp_grants g WHERE g.account_id = $1 ORDER BY g.created_at DESC, g.id`, [accountId]);
+  async listMcpGrants(accountId?: string): Promise<McpGrant[]> {
+    const { rows } =
+      accountId === undefined
+        ? await this.#db.query<Record<string, unknown>>(`SELECT ${GRANT_SELECT} FROM mcp_grants g ORDER BY g.created_at DESC, g.id`)
+        : await this.#db.query<Record<string, unknown>>(`SELECT ${GRANT_SELECT} FROM mcp_grants g WHERE g.account_id = $1 ORDER BY g.created_at DESC, g.id`, [accountId]);
     return rows.map(toGrant);
   }
 

@@ -391,8 +391,8 @@ export interface PlatformStore {
   /** Revokes a grant and so every token of it; answers whether it was live. */
   revokeMcpGrant(grantId: string, at: Date): Promise<boolean>;
   getMcpGrant(grantId: string): Promise<McpGrant | null>;
-  /** The account's grants, newest first. */
-  listMcpGrants(accountId: string): Promise<McpGrant[]>;
+  /** The account's grants (every account's when none is named), newest first. */
+  listMcpGrants(accountId?: string): Promise<McpGrant[]>;
   /** Deletes codes and tokens that expired before `before`; answers how many. */
   purgeMcpAuthorization(before: Date): Promise<number>;
 }
