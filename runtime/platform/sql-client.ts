@@ -1,11 +1,14 @@
 // The small SQL surface the platform store needs, with one adapter for the embedded PostgreSQL
 // (PGlite) and one for a PostgreSQL server (`pg`). Both speak the same SQL dialect; the store and
 // the migrations never know which one they talk to.
-import { PGlite } from '@electric-sql/pglite';
-import type { Transaction } from '@electric-sql/pglite';
-import { Pool } from 'pg';
-import type { PoolClient } from 'pg';
+// Each driver is loaded when its kind of store is opened, not at import: a gateway on the embedded
+// store never loads `pg` (~40 ms of start-up), one on PostgreSQL never loads PGlite.
+import { createRequire } from 'node:module';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PoolClient, Pool as PgPool } from 'pg';
 import { ensurePrivateDir, makePrivate } from './private-files.ts';
+
+const require = createRequire(import.meta.url);
 
 export interface SqlClient {
   /** 'embedded' (PGlite) or 'postgres'. */
@@ -62,6 +65,7 @@ function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB', '-c', 'temp_buffers=2MB', '-c', 'wal_buffers=512kB'];
 
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
+  const { PGlite } = await import('@electric-sql/pglite');
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
   // Private from the first file on: the directory is 0700 before the engine writes into it, and
   // the files its initdb leaves at 0666 are made 0600 once it is open (private-files.ts).
@@ -142,7 +146,9 @@ export function createPostgresClient(options: PostgresClientOptions): SqlClient 
   }
   const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const startup = [...(schema === undefined ? [] : [`-c search_path=${schema}`]), ...(timeoutMs > 0 ? [`-c statement_timeout=${timeoutMs}`] : [])];
-  const pool = new Pool({
+  // `pg` is CommonJS: required synchronously here, the first time a PostgreSQL store is opened.
+  const { Pool } = require('pg') as typeof import('pg');
+  const pool: PgPool = new Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
     // Startup parameters, so the settings are in place before the first query on every connection.
