@@ -18,6 +18,21 @@ describe('generated validators', () => {
     expect(raw).toEqual({});
   });
 
+  it('works on a deep copy: nested defaults never reach the caller object, and a JSON `__proto__` key stays data', () => {
+    const body = { startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'] };
+    const raw = { siteUrl: 'sc-domain:example.com', requestBody: body };
+    const r = check('search', 'search_analytics_query', raw);
+    expect(r.ok).toBe(true);
+    expect(raw.requestBody).toBe(body);
+    expect(body).toEqual({ startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'] });
+    // As JSON.parse makes it: an own property named __proto__, which must not become the prototype.
+    const hostile = JSON.parse('{"__proto__":{"polluted":true},"limit":5}') as Record<string, unknown>;
+    const refused = check('cases', 'list_cases', hostile);
+    expect(refused.ok).toBe(false);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+  });
+
   it('refuses values outside the spec', () => {
     expect(check('cases', 'list_cases', { limit: 201 }).ok).toBe(false);
     expect(check('cases', 'list_cases', { limit: 0 }).ok).toBe(false);
