@@ -273,6 +273,24 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       await expect(store.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
     });
 
+    it('applies a usage batch once: the same batch id again (its answer was lost) adds nothing, concurrently too', async () => {
+      const { account } = await seed();
+      const rows = [
+        { accountId: account.id, month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 2, costUnits: 2 },
+        { accountId: 'acc_deleted_meanwhile', month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
+      ];
+      const batchId = `batch_${newId('')}`;
+      await store.addUsage(rows, batchId);
+      await store.addUsage(rows, batchId);
+      expect(await store.getMonthCostUnits(account.id, '2025-06')).toBe(2);
+      const other = `batch_${newId('')}`;
+      await Promise.all(Array.from({ length: 5 }, () => store.addUsage(rows, other)));
+      expect(await store.getMonthCostUnits(account.id, '2025-06')).toBe(4);
+      // A batch with a new id counts again.
+      await store.addUsage(rows, `batch_${newId('')}`);
+      expect(await store.getUsage(account.id, '2025-06')).toEqual([{ ...rows[0], calls: 6, costUnits: 6 }]);
+    });
+
     it('loses no increment under concurrent batches', async () => {
       const { account } = await seed();
       const rows = [
