@@ -209,5 +209,52 @@ describe('Search Console sandbox', () => {
     sandbox.setSwitches({ fault: 'unavailable', faultCount: 1 });
     expect((await query(DOMAIN, may)).status).toBe(503);
     expect((await query(DOMAIN, { ...may, rowLimit: 1 })).status).toBe(200);
+    // Bodies that are not JSON: Google's front-end 502 page, and an HTML page answered 200.
+    sandbox.setSwitches({ fault: 'badGateway', faultCount: 1 });
+    const gateway = await get('/webmasters/v3/sites');
+    expect(gateway.status).toBe(502);
+    expect(gateway.headers.get('content-type')).toContain('text/html');
+    expect(await gateway.text()).toContain('502.');
+    sandbox.setSwitches({ fault: 'notJson', faultCount: 1 });
+    const html = await get('/webmasters/v3/sites');
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect((await html.text()).startsWith('<!DOCTYPE html>')).toBe(true);
+    expect((await get('/webmasters/v3/sites')).status).toBe(200);
+  });
+
+  it('insists on the documented wire form: {siteUrl} fully percent-encoded, a JSON query body', async () => {
+    const before = sandbox.stats.notFullyEncoded;
+    // sc-domain: with its colon left raw, and lower-case hex (still fully encoded).
+    const raw = await fetch(`${sandbox.url}/webmasters/v3/sites/sc-domain:example.dk/searchAnalytics/query`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(may),
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as any).error.message).toContain('sc-domain%3Aexample.dk');
+    expect(sandbox.stats.notFullyEncoded).toBe(before + 1);
+    expect((await get('/webmasters/v3/sites/https%3a%2f%2fwww.example.dk%2f')).status).toBe(200);
+    sandbox.setSwitches({ siteEncoding: 'lenient' });
+    try {
+      expect((await get('/webmasters/v3/sites/sc-domain:example.dk')).status).toBe(200);
+    } finally {
+      sandbox.setSwitches({ siteEncoding: 'strict' });
+    }
+    const text = await fetch(`${sandbox.url}/webmasters/v3/sites/${encodeURIComponent(DOMAIN)}/searchAnalytics/query`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+      body: JSON.stringify(may),
+    });
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as any).error.status).toBe('INVALID_ARGUMENT');
+    expect(sandbox.stats.notJsonContentType).toBeGreaterThan(0);
+  });
+
+  it("the demo examples' dates are Pacific calendar days inside the final data", async () => {
+    const { daysAgo } = await import('../sandbox/search/index.ts');
+    const pacific = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+    const expected = new Date(Date.parse(`${pacific}T00:00:00Z`) - 4 * 86_400_000).toISOString().slice(0, 10);
+    expect(daysAgo(4)).toBe(expected);
   });
 });

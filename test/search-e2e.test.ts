@@ -106,7 +106,8 @@ describe('search analytics end to end against its sandbox', () => {
     const before = sandbox.requests.length;
     const cmp = resultJson(await call('compare_periods', { ...MONTHS, dimension: 'query' }));
     const bodies = sandbox.requests.slice(before).map((r) => r.body as { startRow: number; rowLimit: number });
-    expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000]);
+    // Paged as upstreams/search.md §2 documents: startRow += rowLimit until a page has no rows.
+    expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000, 50_000, 50_000]);
     const first = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000 } })).rows as Metrics[];
     const second = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000, startRow: 25_000 } })).rows as Metrics[];
     expect(first).toHaveLength(25_000);

@@ -7,7 +7,9 @@
 //   POST {url}/webmasters/v3/sites/{siteUrl}/searchAnalytics/query   searchanalytics.query
 //
 // `{siteUrl}` is percent-decoded once: a double-encoded property is unknown (403 forbidden), which
-// catches a client that encodes twice. Bearer tokens are checked with `verifyToken` (the identity
+// catches a client that encodes twice; a segment that is not exactly `encodeURIComponent` of the
+// property (`sc-domain:` left raw) is a 400 (switch `siteEncoding`), which catches one that does
+// not encode. A query POST must be `application/json`. Bearer tokens are checked with `verifyToken` (the identity
 // provider's verifyAccessToken): no header → 401 `required`, an unknown, expired or revoked token
 // → 401 `authError`, a token without a Search Console scope → 403 `insufficientPermissions`. The
 // demo account (the Google style's demo subject) sees the sites of data.ts; any other account has
@@ -71,7 +73,7 @@ export interface SearchTokenCheck {
   readonly scope: readonly string[];
 }
 
-export const SEARCH_FAULTS = ['none', 'serverError', 'unavailable', 'slow'] as const;
+export const SEARCH_FAULTS = ['none', 'serverError', 'unavailable', 'badGateway', 'notJson', 'slow'] as const;
 export type SearchFault = (typeof SEARCH_FAULTS)[number];
 
 export interface SearchSwitches {
@@ -81,11 +83,22 @@ export interface SearchSwitches {
   quotaPerMinute: number;
   /** How an exceeded quota answers: 429 RESOURCE_EXHAUSTED (default) or the legacy 403 quotaExceeded. */
   quotaForm: 'status429' | 'legacy403';
-  /** `serverError` 500, `unavailable` 503, `slow` a normal answer after `slowDelayMs`. */
+  /**
+   * `serverError` 500 and `unavailable` 503 (Google's JSON bodies), `badGateway` a 502 HTML page as
+   * Google's front end serves it, `notJson` a 200 whose body is an HTML page, `slow` a normal
+   * answer after `slowDelayMs`.
+   */
   fault: SearchFault;
   /** 0: every request; N: the next N requests, then `fault` returns to `none`. */
   faultCount: number;
   slowDelayMs: number;
+  /**
+   * `strict` (default): `{siteUrl}` must be exactly `encodeURIComponent` of the property (hex in
+   * either case), as upstreams/search.md §2 documents; a segment left partly unencoded
+   * (`sc-domain:example.dk`) answers 400 and is counted in `stats.notFullyEncoded`. `lenient`
+   * decodes whatever arrives.
+   */
+  siteEncoding: 'strict' | 'lenient';
 }
 
 export interface SearchSandboxOptions {
@@ -112,6 +125,10 @@ export interface SearchSandboxStats {
   /** searchanalytics.query requests that were answered 200. */
   analyticsAnswered: number;
   byStatus: Record<string, number>;
+  /** Requests whose `{siteUrl}` segment was not fully percent-encoded (a client defect). */
+  notFullyEncoded: number;
+  /** searchanalytics.query POSTs whose content-type was not JSON (a client defect). */
+  notJsonContentType: number;
 }
 
 export interface SearchSandbox {
@@ -126,7 +143,15 @@ export interface SearchSandbox {
   close(): Promise<void>;
 }
 
-const DEFAULT_SWITCHES: SearchSwitches = { today: null, quotaPerMinute: 0, quotaForm: 'status429', fault: 'none', faultCount: 0, slowDelayMs: SEARCH_DEFAULT_SLOW_DELAY_MS };
+const DEFAULT_SWITCHES: SearchSwitches = {
+  today: null,
+  quotaPerMinute: 0,
+  quotaForm: 'status429',
+  fault: 'none',
+  faultCount: 0,
+  slowDelayMs: SEARCH_DEFAULT_SLOW_DELAY_MS,
+  siteEncoding: 'strict',
+};
 const isCount = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
 const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boolean } = {
   today: (v) => v === null || (typeof v === 'string' && dayNumber(v) !== undefined),
@@ -135,6 +160,7 @@ const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boo
   fault: (v) => (SEARCH_FAULTS as readonly unknown[]).includes(v),
   faultCount: (v) => isCount(v, 1_000_000),
   slowDelayMs: (v) => isCount(v, 600_000),
+  siteEncoding: (v) => v === 'strict' || v === 'lenient',
 };
 
 // ---- Google errors -----------------------------------------------------------------------------
@@ -162,6 +188,15 @@ class GoogleError extends Error {
 }
 
 const invalid = (message: string) => new GoogleError(400, 'INVALID_ARGUMENT', 'badRequest', message);
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  sendText(res, status, html, { 'content-type': 'text/html; charset=UTF-8' });
+}
+
+/** `encodeURIComponent` of the decoded segment, hex digits compared in either case. */
+function fullyEncoded(segment: string, decoded: string): boolean {
+  return encodeURIComponent(decoded) === segment.replace(/%[0-9a-f]{2}/gi, (hex) => hex.toUpperCase());
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -318,8 +353,8 @@ function parseQuery(body: unknown): ParsedQuery {
 
 // ---- The server --------------------------------------------------------------------------------
 
-/** Today in Pacific time (Search Console's calendar). */
-function pacificToday(): number {
+/** Today in Pacific time (Search Console's calendar), as a day number of data.ts. */
+export function pacificToday(): number {
   return dayNumber(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()))!;
 }
 
@@ -330,7 +365,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   const initial: SearchSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: SearchSwitches = { ...initial };
   const sitesOf = options.sitesOf ?? ((subject: string) => (subject === SEARCH_DEMO_SUBJECT ? SEARCH_SITES : []));
-  const stats: SearchSandboxStats = { requests: 0, analyticsAnswered: 0, byStatus: {} };
+  const stats: SearchSandboxStats = { requests: 0, analyticsAnswered: 0, byStatus: {}, notFullyEncoded: 0, notJsonContentType: 0 };
   const requestLog: SearchRecordedRequest[] = [];
   /** Per-minute query counts by user and by property. */
   const minute = { at: 0, counts: new Map<string, number>() };
@@ -360,6 +395,8 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     stats.requests = 0;
     stats.analyticsAnswered = 0;
     stats.byStatus = {};
+    stats.notFullyEncoded = 0;
+    stats.notJsonContentType = 0;
     requestLog.length = 0;
     minute.counts.clear();
     for (const entry of [...cache]) forget(entry);
@@ -456,6 +493,13 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     if (fault !== 'none') {
       if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
       if (fault === 'slow' && !(await pending.delay(switches.slowDelayMs, res))) return;
+      if (fault === 'badGateway')
+        return sendHtml(
+          res,
+          502,
+          '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>',
+        );
+      if (fault === 'notJson') return sendHtml(res, 200, '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>');
     }
     sendJson(res, ...answer(req, method, url, body, tooLarge, fault));
   }
@@ -483,12 +527,21 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
       } catch {
         throw invalid('The siteUrl path segment is not valid percent-encoding.');
       }
+      if (!fullyEncoded(encodedSite, siteUrl)) {
+        stats.notFullyEncoded++;
+        if (switches.siteEncoding === 'strict')
+          throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+      }
       if (query === undefined) {
         allow('GET');
         const found = sitesOf(subject).find((s) => s.siteUrl === siteUrl) ?? site(subject, siteUrl);
         return [200, { siteUrl, permissionLevel: found.permissionLevel }];
       }
       allow('POST');
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        stats.notJsonContentType++;
+        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+      }
       countQuota(subject, siteUrl);
       const found = site(subject, siteUrl);
       if (tooLarge || typeof body === 'string') throw invalid('Invalid JSON payload received.');
