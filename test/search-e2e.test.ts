@@ -171,6 +171,30 @@ describe('search analytics end to end against its sandbox', () => {
     expect(await metered()).toBe(before);
   });
 
+  it("every fault the sandbox shows: quota (429 and the legacy 403) → the quota text, 5xx and HTML bodies → the generic text; the gateway's requests are fully encoded JSON", async () => {
+    const q = { siteUrl: WWW, ...LAST_MONTH, limit: 1 };
+    sandbox.setSwitches({ quotaPerMinute: 1 });
+    try {
+      await call('top_queries', q);
+      const limited = await call('top_queries', q);
+      expect(resultText(limited)).toMatch(/^Google Search Console quota reached/);
+      sandbox.setSwitches({ quotaForm: 'legacy403' });
+      expect(resultText(await call('top_queries', q))).toMatch(/^Google Search Console quota reached/);
+    } finally {
+      sandbox.setSwitches({ quotaPerMinute: 0, quotaForm: 'status429' });
+    }
+    for (const fault of ['serverError', 'unavailable', 'badGateway', 'notJson'] as const) {
+      sandbox.setSwitches({ fault, faultCount: 1 });
+      const result = await call('top_queries', q);
+      expect(result.isError, fault).toBe(true);
+      expect(resultText(result), fault).toBe('Tool invocation failed.');
+    }
+    expect((await call('top_queries', q)).isError).toBeFalsy();
+    // Nothing the gateway sent in this whole file left the property unencoded or the body untyped.
+    expect(sandbox.stats.notFullyEncoded).toBe(0);
+    expect(sandbox.stats.notJsonContentType).toBe(0);
+  });
+
   it('refreshes an expiring access token silently', async () => {
     const refreshes = () => idp.stats.tokenLog.filter((r) => r.grantType === 'refresh_token' && r.status === 200).length;
     const before = refreshes();
