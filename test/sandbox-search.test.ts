@@ -4,7 +4,7 @@
 // empty, final versus fresh data, anonymised queries, and totals that add up across groupings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentityProvider, type IdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
-import { SEARCH_QUERY_COUNT } from '../sandbox/search/data.ts';
+import { dayNumber, hourKey, SEARCH_QUERY_COUNT } from '../sandbox/search/data.ts';
 import { SEARCH_SCOPES, startSearchSandbox, type SearchSandbox } from '../sandbox/search/server.ts';
 
 const CLIENT = 'sandbox-search-test.apps.googleusercontent.com';
@@ -221,6 +221,30 @@ describe('Search Console sandbox', () => {
     expect(html.headers.get('content-type')).toContain('text/html');
     expect((await html.text()).startsWith('<!DOCTYPE html>')).toBe(true);
     expect((await get('/webmasters/v3/sites')).status).toBe(200);
+  });
+
+  it('serves hourly data with dataState hourly_all: Pacific hour keys with their offset, the newest 10 days, hours adding up to their day', async () => {
+    const week = { startDate: '2025-06-03', endDate: '2025-06-09' };
+    expect((await query(DOMAIN, { ...week, dimensions: ['hour'] })).status).toBe(400);
+    const hourly = await ok(DOMAIN, { ...week, dimensions: ['hour'], dataState: 'HOURLY_ALL', rowLimit: 25_000 });
+    const rows = hourly.rows ?? [];
+    expect(rows.length).toBeGreaterThan(100);
+    for (const row of rows) expect(row.keys![0]).toMatch(/^2025-06-0[3-9]T([01]\d|2[0-3]):00:00-07:00$/);
+    expect(hourly.metadata).toEqual({ first_incomplete_hour: '2025-06-08T00:00:00-07:00' });
+    const byDay = await ok(DOMAIN, { ...week, dimensions: ['date'], dataState: 'all' });
+    for (const day of byDay.rows ?? []) {
+      const hours = rows.filter((r) => r.keys![0]!.startsWith(day.keys![0]!));
+      expect(sum(hours), day.keys![0]).toEqual({ clicks: day.clicks, impressions: day.impressions });
+    }
+    // Older than 10 days: no hourly rows (`rows` absent); hourly_all without hour is `all`.
+    expect((await ok(DOMAIN, { startDate: '2025-05-01', endDate: '2025-05-30', dimensions: ['hour'], dataState: 'hourly_all' })).rows).toBeUndefined();
+    expect((await ok(DOMAIN, { ...may, dimensions: ['hour'], dataState: 'hourly_all' })).rows?.every((r) => r.keys![0]!.startsWith('2025-05-31'))).toBe(true);
+    expect(sum((await ok(DOMAIN, { ...week, dataState: 'hourly_all' })).rows)).toEqual(sum((await ok(DOMAIN, { ...week, dataState: 'all' })).rows));
+    // Winter days carry -08:00; the spring-forward day switches at 02:00.
+    expect(hourKey(dayNumber('2025-01-15')!, 0)).toBe('2025-01-15T00:00:00-08:00');
+    expect(hourKey(dayNumber('2025-03-09')!, 1)).toBe('2025-03-09T01:00:00-08:00');
+    expect(hourKey(dayNumber('2025-03-09')!, 3)).toBe('2025-03-09T03:00:00-07:00');
+    expect(hourKey(dayNumber('2025-11-02')!, 23)).toBe('2025-11-02T23:00:00-08:00');
   });
 
   it('insists on the documented wire form: {siteUrl} fully percent-encoded, a JSON query body', async () => {

@@ -195,6 +195,15 @@ describe('search analytics end to end against its sandbox', () => {
     expect(sandbox.stats.notJsonContentType).toBe(0);
   });
 
+  it('search_analytics_query: hourly data of the newest days, Pacific hour keys', async () => {
+    const result = resultJson(
+      await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { startDate: '2025-06-08', endDate: '2025-06-09', dimensions: ['hour'], dataState: 'hourly_all', rowLimit: 48 } }),
+    );
+    expect(result.rows).toHaveLength(48);
+    for (const r of result.rows as Array<{ keys: string[] }>) expect(r.keys[0]).toMatch(/^2025-06-0[89]T\d\d:00:00-07:00$/);
+    expect(result).not.toHaveProperty('metadata');
+  });
+
   it('refreshes an expiring access token silently', async () => {
     const refreshes = () => idp.stats.tokenLog.filter((r) => r.grantType === 'refresh_token' && r.status === 200).length;
     const before = refreshes();

@@ -157,6 +157,20 @@ describe('request paths and bodies', () => {
     expect(result).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'byProperty', rows: [row(['2025-05-02', 'MOBILE'], 1, 10, 2)] });
   });
 
+  it('search_analytics_query: hourly data (hour keys with their offset) forwarded and read; metadata in either key casing dropped; kind ignored', async () => {
+    const requestBody = { startDate: '2025-04-07', endDate: '2025-04-07', dimensions: ['HOUR'], dataState: 'HOURLY_ALL' };
+    const hourRow = row(['2025-04-07T00:00:00-07:00'], 2, 40, 3.5);
+    upstream((_s, i) => [
+      200,
+      i === 0
+        ? { rows: [hourRow], responseAggregationType: 'byProperty', metadata: { first_incomplete_hour: '2025-04-07T05:00:00-07:00' } }
+        : { kind: 'webmasters#searchAnalyticsQueryResponse', rows: [hourRow], responseAggregationType: 'BY_PROPERTY', metadata: { firstIncompleteHour: '2025-04-07T05:00:00-07:00' } },
+    ]);
+    expect(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody })).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'byProperty', rows: [hourRow] });
+    expect(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody })).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'BY_PROPERTY', rows: [hourRow] });
+    expect(sent[0]!.body).toEqual(requestBody);
+  });
+
   it('search_analytics_query: no rows and no aggregation type → rows [] and null', async () => {
     upstream(() => [200, {}]);
     expect(await call('search_analytics_query', { siteUrl: PREFIX, requestBody: period })).toEqual({ siteUrl: PREFIX, responseAggregationType: null, rows: [] });

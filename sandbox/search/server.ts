@@ -22,9 +22,11 @@
 // invalid with page grouping or filtering), rowLimit 1–25000, startRow ≥ 0, dataState; enums in
 // any case (`QUERY`, `BY_PAGE`); an unknown field is refused. Rows are sorted by clicks; `rows` is
 // absent when empty; without dimensions one row without `keys`. Final data ends three days before
-// "today" (Pacific time); `dataState: all` adds the two fresh days and `metadata`. The sandbox has
-// no hourly data (`hour` is a 400). A request whose grouping would exceed 500,000 rows answers 429
-// RESOURCE_EXHAUSTED, like Google's load quota.
+// "today" (Pacific time); `dataState: all` adds the two fresh days and `metadata`. The `hour`
+// dimension needs `dataState: hourly_all` (else 400) and covers the newest 10 days, keyed
+// `2025-04-07T00:00:00-07:00` (Pacific, with its offset); `hourly_all` without `hour` is `all`.
+// A request whose grouping would exceed 500,000 rows answers 429 RESOURCE_EXHAUSTED, like
+// Google's load quota.
 //
 // Sandbox-only controls (no auth; not recorded as upstream requests):
 //   GET  /__sandbox/switches   POST /__sandbox/switches (a partial SearchSwitches)
@@ -43,11 +45,13 @@ import {
   dateOfDay,
   dayNumber,
   GroupLimitError,
+  hourKey,
   SEARCH_APPEARANCES,
   SEARCH_COUNTRIES,
   SEARCH_DEVICES,
   SEARCH_DIMENSIONS,
   SEARCH_FRESH_DAYS,
+  SEARCH_HOURLY_DAYS,
   SEARCH_HISTORY_DAYS,
   SEARCH_SITES,
   SEARCH_TYPES,
@@ -305,7 +309,6 @@ function parseQuery(body: unknown): ParsedQuery {
   if (!Array.isArray(rawDimensions)) throw invalid("Invalid value at 'dimensions': expected a list.");
   const dimensions: SearchDimension[] = [];
   for (const [i, d] of rawDimensions.entries()) {
-    if (typeof d === 'string' && fold(d) === 'hour') throw invalid('The sandbox has no hourly data: the hour dimension is not served.');
     const dimension = enumValue(d, SEARCH_DIMENSIONS, `dimensions[${i}]`);
     if (dimensions.includes(dimension)) throw invalid(`Invalid value at 'dimensions[${i}]': the dimension ${dimension} is requested twice.`);
     dimensions.push(dimension);
@@ -335,7 +338,7 @@ function parseQuery(body: unknown): ParsedQuery {
   if (aggregation === 'byNewsShowcasePanel' && ((type !== 'news' && type !== 'googleNews') || byPage))
     throw invalid('byNewsShowcasePanel aggregation needs search type news or googleNews and no page grouping or filtering.');
   const dataState = enumValue(b.dataState ?? 'final', DATA_STATES, 'dataState');
-  if (dataState === 'hourlyAll') throw invalid('dataState hourly_all needs the hour dimension, which the sandbox does not serve.');
+  if (dimensions.includes('hour') && dataState !== 'hourlyAll') throw invalid('The hour dimension needs dataState HOURLY_ALL.');
   return {
     firstDay,
     lastDay,
@@ -451,8 +454,10 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   function analytics(found: SearchSite, body: unknown): [number, unknown] {
     const q = parseQuery(body);
     const today = switches.today === null ? pacificToday() : dayNumber(switches.today)!;
-    const firstAvailable = today - SEARCH_HISTORY_DAYS;
-    const lastAvailable = q.dataState === 'all' ? today - 1 : today - 1 - SEARCH_FRESH_DAYS;
+    const byHour = q.dimensions.includes('hour');
+    // Hourly data exists for the newest SEARCH_HOURLY_DAYS only.
+    const firstAvailable = byHour ? today - SEARCH_HOURLY_DAYS : today - SEARCH_HISTORY_DAYS;
+    const lastAvailable = q.dataState === 'final' ? today - 1 - SEARCH_FRESH_DAYS : today - 1;
     const firstDay = Math.max(q.firstDay, firstAvailable);
     const lastDay = Math.min(q.lastDay, lastAvailable);
     const aggregationType = q.aggregation === 'auto' ? (q.byPage ? 'byPage' : 'byProperty') : q.aggregation;
@@ -474,7 +479,9 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
       if (rows.length > 0) answer.rows = rows;
     }
     answer.responseAggregationType = aggregationType;
-    if (q.dataState === 'all' && q.dimensions.includes('date') && q.lastDay >= today - SEARCH_FRESH_DAYS) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
+    const fresh = q.dataState !== 'final' && q.lastDay >= today - SEARCH_FRESH_DAYS;
+    if (fresh && byHour) answer.metadata = { first_incomplete_hour: hourKey(today - SEARCH_FRESH_DAYS, 0) };
+    else if (fresh && q.dimensions.includes('date')) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
     stats.analyticsAnswered++;
     return [200, answer];
   }
