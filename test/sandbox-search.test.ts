@@ -4,7 +4,7 @@
 // empty, final versus fresh data, anonymised queries, and totals that add up across groupings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIdentityProvider, type IdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
-import { SEARCH_QUERY_COUNT } from '../sandbox/search/data.ts';
+import { dayNumber, hourKey, SEARCH_QUERY_COUNT } from '../sandbox/search/data.ts';
 import { SEARCH_SCOPES, startSearchSandbox, type SearchSandbox } from '../sandbox/search/server.ts';
 
 const CLIENT = 'sandbox-search-test.apps.googleusercontent.com';
@@ -209,5 +209,76 @@ describe('Search Console sandbox', () => {
     sandbox.setSwitches({ fault: 'unavailable', faultCount: 1 });
     expect((await query(DOMAIN, may)).status).toBe(503);
     expect((await query(DOMAIN, { ...may, rowLimit: 1 })).status).toBe(200);
+    // Bodies that are not JSON: Google's front-end 502 page, and an HTML page answered 200.
+    sandbox.setSwitches({ fault: 'badGateway', faultCount: 1 });
+    const gateway = await get('/webmasters/v3/sites');
+    expect(gateway.status).toBe(502);
+    expect(gateway.headers.get('content-type')).toContain('text/html');
+    expect(await gateway.text()).toContain('502.');
+    sandbox.setSwitches({ fault: 'notJson', faultCount: 1 });
+    const html = await get('/webmasters/v3/sites');
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect((await html.text()).startsWith('<!DOCTYPE html>')).toBe(true);
+    expect((await get('/webmasters/v3/sites')).status).toBe(200);
+  });
+
+  it('serves hourly data with dataState hourly_all: Pacific hour keys with their offset, the newest 10 days, hours adding up to their day', async () => {
+    const week = { startDate: '2025-06-03', endDate: '2025-06-09' };
+    expect((await query(DOMAIN, { ...week, dimensions: ['hour'] })).status).toBe(400);
+    const hourly = await ok(DOMAIN, { ...week, dimensions: ['hour'], dataState: 'HOURLY_ALL', rowLimit: 25_000 });
+    const rows = hourly.rows ?? [];
+    expect(rows.length).toBeGreaterThan(100);
+    for (const row of rows) expect(row.keys![0]).toMatch(/^2025-06-0[3-9]T([01]\d|2[0-3]):00:00-07:00$/);
+    expect(hourly.metadata).toEqual({ first_incomplete_hour: '2025-06-08T00:00:00-07:00' });
+    const byDay = await ok(DOMAIN, { ...week, dimensions: ['date'], dataState: 'all' });
+    for (const day of byDay.rows ?? []) {
+      const hours = rows.filter((r) => r.keys![0]!.startsWith(day.keys![0]!));
+      expect(sum(hours), day.keys![0]).toEqual({ clicks: day.clicks, impressions: day.impressions });
+    }
+    // Older than 10 days: no hourly rows (`rows` absent); hourly_all without hour is `all`.
+    expect((await ok(DOMAIN, { startDate: '2025-05-01', endDate: '2025-05-30', dimensions: ['hour'], dataState: 'hourly_all' })).rows).toBeUndefined();
+    expect((await ok(DOMAIN, { ...may, dimensions: ['hour'], dataState: 'hourly_all' })).rows?.every((r) => r.keys![0]!.startsWith('2025-05-31'))).toBe(true);
+    expect(sum((await ok(DOMAIN, { ...week, dataState: 'hourly_all' })).rows)).toEqual(sum((await ok(DOMAIN, { ...week, dataState: 'all' })).rows));
+    // Winter days carry -08:00; the spring-forward day switches at 02:00.
+    expect(hourKey(dayNumber('2025-01-15')!, 0)).toBe('2025-01-15T00:00:00-08:00');
+    expect(hourKey(dayNumber('2025-03-09')!, 1)).toBe('2025-03-09T01:00:00-08:00');
+    expect(hourKey(dayNumber('2025-03-09')!, 3)).toBe('2025-03-09T03:00:00-07:00');
+    expect(hourKey(dayNumber('2025-11-02')!, 23)).toBe('2025-11-02T23:00:00-08:00');
+  });
+
+  it('insists on the documented wire form: {siteUrl} fully percent-encoded, a JSON query body', async () => {
+    const before = sandbox.stats.notFullyEncoded;
+    // sc-domain: with its colon left raw, and lower-case hex (still fully encoded).
+    const raw = await fetch(`${sandbox.url}/webmasters/v3/sites/sc-domain:example.dk/searchAnalytics/query`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(may),
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as any).error.message).toContain('sc-domain%3Aexample.dk');
+    expect(sandbox.stats.notFullyEncoded).toBe(before + 1);
+    expect((await get('/webmasters/v3/sites/https%3a%2f%2fwww.example.dk%2f')).status).toBe(200);
+    sandbox.setSwitches({ siteEncoding: 'lenient' });
+    try {
+      expect((await get('/webmasters/v3/sites/sc-domain:example.dk')).status).toBe(200);
+    } finally {
+      sandbox.setSwitches({ siteEncoding: 'strict' });
+    }
+    const text = await fetch(`${sandbox.url}/webmasters/v3/sites/${encodeURIComponent(DOMAIN)}/searchAnalytics/query`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+      body: JSON.stringify(may),
+    });
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as any).error.status).toBe('INVALID_ARGUMENT');
+    expect(sandbox.stats.notJsonContentType).toBeGreaterThan(0);
+  });
+
+  it("the demo examples' dates are Pacific calendar days inside the final data", async () => {
+    const { daysAgo } = await import('../sandbox/search/index.ts');
+    const pacific = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+    const expected = new Date(Date.parse(`${pacific}T00:00:00Z`) - 4 * 86_400_000).toISOString().slice(0, 10);
+    expect(daysAgo(4)).toBe(expected);
   });
 });

@@ -106,7 +106,8 @@ describe('search analytics end to end against its sandbox', () => {
     const before = sandbox.requests.length;
     const cmp = resultJson(await call('compare_periods', { ...MONTHS, dimension: 'query' }));
     const bodies = sandbox.requests.slice(before).map((r) => r.body as { startRow: number; rowLimit: number });
-    expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000]);
+    // Paged as upstreams/search.md §2 documents: startRow += rowLimit until a page has no rows.
+    expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000, 50_000, 50_000]);
     const first = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000 } })).rows as Metrics[];
     const second = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000, startRow: 25_000 } })).rows as Metrics[];
     expect(first).toHaveLength(25_000);
@@ -168,6 +169,39 @@ describe('search analytics end to end against its sandbox', () => {
     expect(resultText(reversed)).toMatch(/^The period 2025-05-31 to 2025-05-01 ends before it starts/);
     expect(sandbox.stats.requests).toBe(requests);
     expect(await metered()).toBe(before);
+  });
+
+  it("every fault the sandbox shows: quota (429 and the legacy 403) → the quota text, 5xx and HTML bodies → the generic text; the gateway's requests are fully encoded JSON", async () => {
+    const q = { siteUrl: WWW, ...LAST_MONTH, limit: 1 };
+    sandbox.setSwitches({ quotaPerMinute: 1 });
+    try {
+      await call('top_queries', q);
+      const limited = await call('top_queries', q);
+      expect(resultText(limited)).toMatch(/^Google Search Console quota reached/);
+      sandbox.setSwitches({ quotaForm: 'legacy403' });
+      expect(resultText(await call('top_queries', q))).toMatch(/^Google Search Console quota reached/);
+    } finally {
+      sandbox.setSwitches({ quotaPerMinute: 0, quotaForm: 'status429' });
+    }
+    for (const fault of ['serverError', 'unavailable', 'badGateway', 'notJson'] as const) {
+      sandbox.setSwitches({ fault, faultCount: 1 });
+      const result = await call('top_queries', q);
+      expect(result.isError, fault).toBe(true);
+      expect(resultText(result), fault).toBe('Tool invocation failed.');
+    }
+    expect((await call('top_queries', q)).isError).toBeFalsy();
+    // Nothing the gateway sent in this whole file left the property unencoded or the body untyped.
+    expect(sandbox.stats.notFullyEncoded).toBe(0);
+    expect(sandbox.stats.notJsonContentType).toBe(0);
+  });
+
+  it('search_analytics_query: hourly data of the newest days, Pacific hour keys', async () => {
+    const result = resultJson(
+      await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { startDate: '2025-06-08', endDate: '2025-06-09', dimensions: ['hour'], dataState: 'hourly_all', rowLimit: 48 } }),
+    );
+    expect(result.rows).toHaveLength(48);
+    for (const r of result.rows as Array<{ keys: string[] }>) expect(r.keys[0]).toMatch(/^2025-06-0[89]T\d\d:00:00-07:00$/);
+    expect(result).not.toHaveProperty('metadata');
   });
 
   it('refreshes an expiring access token silently', async () => {

@@ -25,7 +25,8 @@ interface Sent {
   readonly headers: Headers;
   readonly body: unknown;
 }
-type Reply = [number, unknown];
+/** Status, body (a string is sent as is, as an HTML page), extra response headers. */
+type Reply = [number, unknown] | [number, unknown, Record<string, string>];
 const sent: Sent[] = [];
 
 /** Every request is recorded; `respond` answers it (undefined: 404). */
@@ -35,8 +36,9 @@ function upstream(respond: (s: Sent, index: number) => Reply | undefined) {
     const text = request.method === 'POST' ? await request.text() : '';
     const entry: Sent = { method: request.method, path: url.pathname + url.search, headers: request.headers, body: text === '' ? undefined : JSON.parse(text) };
     sent.push(entry);
-    const [status, body] = respond(entry, sent.length - 1) ?? [404, { error: { code: 404, message: 'Not Found' } }];
-    return [status, JSON.stringify(body), { 'content-type': 'application/json' }];
+    const [status, body, headers = {}] = respond(entry, sent.length - 1) ?? [404, { error: { code: 404, message: 'Not Found' } }];
+    if (typeof body === 'string') return [status, body, { 'content-type': 'text/html; charset=UTF-8', ...headers }];
+    return [status, JSON.stringify(body), { 'content-type': 'application/json', ...headers }];
   };
   nock(ORIGIN).persist().get(/.*/).reply(reply).post(/.*/).reply(reply);
 }
@@ -155,6 +157,20 @@ describe('request paths and bodies', () => {
     expect(result).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'byProperty', rows: [row(['2025-05-02', 'MOBILE'], 1, 10, 2)] });
   });
 
+  it('search_analytics_query: hourly data (hour keys with their offset) forwarded and read; metadata in either key casing dropped; kind ignored', async () => {
+    const requestBody = { startDate: '2025-04-07', endDate: '2025-04-07', dimensions: ['HOUR'], dataState: 'HOURLY_ALL' };
+    const hourRow = row(['2025-04-07T00:00:00-07:00'], 2, 40, 3.5);
+    upstream((_s, i) => [
+      200,
+      i === 0
+        ? { rows: [hourRow], responseAggregationType: 'byProperty', metadata: { first_incomplete_hour: '2025-04-07T05:00:00-07:00' } }
+        : { kind: 'webmasters#searchAnalyticsQueryResponse', rows: [hourRow], responseAggregationType: 'BY_PROPERTY', metadata: { firstIncompleteHour: '2025-04-07T05:00:00-07:00' } },
+    ]);
+    expect(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody })).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'byProperty', rows: [hourRow] });
+    expect(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody })).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'BY_PROPERTY', rows: [hourRow] });
+    expect(sent[0]!.body).toEqual(requestBody);
+  });
+
   it('search_analytics_query: no rows and no aggregation type → rows [] and null', async () => {
     upstream(() => [200, {}]);
     expect(await call('search_analytics_query', { siteUrl: PREFIX, requestBody: period })).toEqual({ siteUrl: PREFIX, responseAggregationType: null, rows: [] });
@@ -203,7 +219,13 @@ describe('compare_periods arithmetic (hand-computed)', () => {
     expect(result.periodA.totals).toEqual({ clicks: 40, impressions: 800, ctr: 0.05, position: 6.5 });
     expect(result.periodB.totals).toEqual({ clicks: 0, impressions: 0, ctr: 0, position: 0 });
     expect(result.delta).toEqual({ clicks: { absolute: -40, percent: -100 }, impressions: { absolute: -800, percent: -100 }, ctr: { absolute: -0.05 }, position: { absolute: -6.5 } });
-    for (const s of sent) expect(s.body).toMatchObject({ dimensions: ['query'], rowLimit: 25_000, startRow: 0 });
+    for (const s of sent) expect(s.body).toMatchObject({ dimensions: ['query'], rowLimit: 25_000 });
+    // A short first page is not the end (the doc pages until a page has no rows): period A asks
+    // startRow 25,000 too, gets the same page back (this fake ignores startRow) and stops without
+    // counting it twice; period B's first page is already empty.
+    const startRows = (start: string) => sent.filter((s) => (s.body as { startDate: string }).startDate === start).map((s) => (s.body as { startRow: number }).startRow);
+    expect(startRows('2025-04-01')).toEqual([0, 25_000]);
+    expect(startRows('2025-05-01')).toEqual([0]);
   });
 
   it('a zero baseline gives percent null', async () => {
@@ -226,20 +248,23 @@ describe('compare_periods arithmetic (hand-computed)', () => {
     expect(result.delta).toEqual({ clicks: { absolute: 4, percent: null }, impressions: { absolute: -100, percent: -50 }, ctr: { absolute: 0.04 }, position: { absolute: -2 } });
   });
 
-  it('pages with startRow += 25,000 until a page comes back short, and sums every page', async () => {
+  it('pages with startRow += 25,000 until a page has no rows (a short page is not the end), and sums every page', async () => {
     const full = Array.from({ length: 25_000 }, (_, i) => row([`q${i}`], 1, 10, 2));
     periods(
-      (startRow) => (startRow === 0 ? { rows: full } : startRow === 25_000 ? { rows: [row(['last'], 5, 50, 8)] } : {}),
-      () => ({ rows: [row(['x'], 1, 1, 1)] }),
+      // A fake that answers fewer rows than asked before its last page (the doc does not promise full pages).
+      (startRow) => (startRow === 0 ? { rows: full } : startRow === 25_000 ? { rows: [row(['last'], 5, 50, 8)] } : startRow === 50_000 ? { rows: [row(['later'], 1, 10, 4)] } : {}),
+      (startRow) => (startRow === 0 ? { rows: [row(['x'], 1, 1, 1)] } : { responseAggregationType: 'byProperty' }),
     );
     const result = await call('compare_periods', { ...args, dimension: 'query' });
     const aBodies = sent.map((s) => s.body as { startDate: string; startRow: number }).filter((b) => b.startDate === '2025-04-01');
-    expect(aBodies.map((b) => b.startRow)).toEqual([0, 25_000]);
-    // 25,000 + 5 clicks; 250,000 + 50 impressions; position (2×250,000 + 8×50) / 250,050.
-    expect(result.periodA.totals.clicks).toBe(25_005);
-    expect(result.periodA.totals.impressions).toBe(250_050);
-    expect(result.periodA.totals.position).toBeCloseTo((2 * 250_000 + 8 * 50) / 250_050, 12);
-    expect(result.periodA.totals.ctr).toBeCloseTo(25_005 / 250_050, 12);
+    expect(aBodies.map((b) => b.startRow)).toEqual([0, 25_000, 50_000, 75_000]);
+    for (const b of aBodies) expect(b).toMatchObject({ rowLimit: 25_000 });
+    // 25,000 + 5 + 1 clicks; 250,000 + 50 + 10 impressions; position (2×250,000 + 8×50 + 4×10) / 250,060.
+    expect(result.periodA.totals.clicks).toBe(25_006);
+    expect(result.periodA.totals.impressions).toBe(250_060);
+    expect(result.periodA.totals.position).toBeCloseTo((2 * 250_000 + 8 * 50 + 4 * 10) / 250_060, 12);
+    expect(result.periodA.totals.ctr).toBeCloseTo(25_006 / 250_060, 12);
+    expect(result.periodB.totals).toEqual({ clicks: 1, impressions: 1, ctr: 1, position: 1 });
   });
 });
 
@@ -253,6 +278,27 @@ describe('error texts', () => {
     ['404 on the property', 404, googleError(404, 'notFound'), 'property_access_denied'],
     ['429 RESOURCE_EXHAUSTED', 429, googleError(429, 'rateLimitExceeded'), 'quota_exceeded'],
     ['legacy 403 quotaExceeded', 403, { error: { code: 403, errors: [{ domain: 'usageLimits', reason: 'quotaExceeded' }] } }, 'quota_exceeded'],
+    // Audit against search.md: every quota form Google formats, and bodies that are not Google's JSON.
+    [
+      '403 rateLimitExceeded (domain usageLimits)',
+      403,
+      { error: { code: 403, message: 'Rate Limit Exceeded', status: 'PERMISSION_DENIED', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }] } },
+      'quota_exceeded',
+    ],
+    ['403 userRateLimitExceeded', 403, googleError(403, 'userRateLimitExceeded'), 'quota_exceeded'],
+    ['403 dailyLimitExceeded', 403, googleError(403, 'dailyLimitExceeded'), 'quota_exceeded'],
+    ['403 with status RESOURCE_EXHAUSTED and no reasons', 403, { error: { code: 403, message: 'Quota exceeded for quota metric.', status: 'RESOURCE_EXHAUSTED' } }, 'quota_exceeded'],
+    ['429 with status RESOURCE_EXHAUSTED and no errors list', 429, { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }, 'quota_exceeded'],
+    ['429 with an HTML page', 429, '<html><body>Too Many Requests</body></html>', 'quota_exceeded'],
+    ['403 scope message without reasons', 403, { error: { code: 403, message: 'Request had insufficient authentication scopes.', status: 'PERMISSION_DENIED' } }, 'insufficient_scope'],
+    [
+      '403 PERMISSION_DENIED without reasons',
+      403,
+      { error: { code: 403, message: "User does not have sufficient permission for site 'https://www.example.com/'.", status: 'PERMISSION_DENIED' } },
+      'property_access_denied',
+    ],
+    ['401 with an HTML page', 401, '<html><body>Unauthorized</body></html>', 'access_token_expired'],
+    ['401 required (no credential)', 401, googleError(401, 'required'), 'access_token_expired'],
   ];
   for (const [label, status, body, code] of cases) {
     it(`${label} → ${code}`, async () => {
@@ -276,6 +322,47 @@ describe('error texts', () => {
     const bad = await failure('top_pages', { siteUrl: PREFIX, ...period });
     expect(bad.code).toBe('bad_request');
     expect(bad.text).toBe(`Google Search Console rejected the request (400): startDate is too old. ${'x'.repeat(500 - 'startDate is too old. '.length)}`);
+  });
+
+  it('403 with a WWW-Authenticate insufficient_scope header and no Google body → the scope text', async () => {
+    upstream(() => [403, '', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="https://www.googleapis.com/auth/webmasters.readonly"' }]);
+    expect((await failure('top_queries', { siteUrl: PREFIX, ...period })).code).toBe('insufficient_scope');
+  });
+
+  it('403 accessNotConfigured (the API disabled for the project: usageLimits, not a quota) → the generic text, not the property or quota text', async () => {
+    upstream(() => [
+      403,
+      {
+        error: {
+          code: 403,
+          message: 'Google Search Console API has not been used in project 1 before or it is disabled.',
+          status: 'PERMISSION_DENIED',
+          errors: [{ domain: 'usageLimits', reason: 'accessNotConfigured' }],
+          details: [{ reason: 'SERVICE_DISABLED' }],
+        },
+      },
+    ]);
+    expect((await failure('top_queries', { siteUrl: PREFIX, ...period })).code).toBeUndefined();
+  });
+
+  it('400 with a non-JSON body: a plain-text body is the message, an HTML page is never shown', async () => {
+    upstream((_s, i) => (i === 0 ? [400, 'Bad date'] : [400, '<!DOCTYPE html><html><title>Error 400 (Bad Request)!!1</title></html>']));
+    expect((await failure('top_queries', { siteUrl: PREFIX, ...period })).text).toBe('Google Search Console rejected the request (400): Bad date');
+    const html = await failure('top_queries', { siteUrl: PREFIX, ...period });
+    expect(html.code).toBe('bad_request');
+    expect(html.text).toBe('Google Search Console rejected the request (400): no message given');
+  });
+
+  it('5xx HTML pages and a 200 that is not JSON are the generic text', async () => {
+    upstream((_s, i) =>
+      i === 0
+        ? [502, '<html>502. That’s an error.</html>']
+        : i === 1
+          ? [503, { error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } }]
+          : [200, '<html>Sign in</html>'],
+    );
+    for (let i = 0; i < 3; i++) expect((await failure('query_performance', { siteUrl: DOMAIN, query: 'x', ...period })).code).toBeUndefined();
+    expect((await failure('list_sites', {})).code).toBeUndefined();
   });
 
   it('list_sites: 401 reconnect, 403 scope, 429 quota; another 403 is the generic text', async () => {

@@ -3,9 +3,10 @@
 // is a `searchanalytics.query` POST whose body the tools build (or, for search_analytics_query,
 // rebuild from the allow-list of DECISIONS §18). Failures map to the connector's texts: 401 →
 // reconnect (AccessTokenExpiredError); 403 `insufficientPermissions` → the scope text; 403
-// `quotaExceeded`/`rateLimitExceeded` and 429 → the quota text (no retry); any other 403 (and a
-// 404) on a property → the property text; 400 → Google's message. Anything else (5xx, timeout, a
-// body that is not what the API documents) is rethrown for the generic text.
+// `quotaExceeded`/`rateLimitExceeded`, 429 and any `RESOURCE_EXHAUSTED` → the quota text (no
+// retry); any other 403 (and a 404) on a property → the property text; 400 → Google's message.
+// Anything else (5xx, timeout, a body that is not what the API documents) is rethrown for the
+// generic text.
 import type { SearchContextWith } from '#generated/search/contract.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 
@@ -65,20 +66,56 @@ function bearer(ctx: SearchWireContext): string {
   return credential.accessToken;
 }
 
-/** `error.message` and every reason of a Google error body (`errors[].reason`, `details[].reason`), tolerating anything else. */
-function googleError(body: unknown): { message: string | undefined; reasons: Set<string> } {
+/**
+ * `error.message`, `error.status` and every reason of a Google error body (`errors[].reason`,
+ * `details[].reason`), tolerating anything else. A body that is not JSON (Google's front end
+ * answers some errors with an HTML page) gives no message when it looks like markup, so no HTML
+ * reaches a caller's text; a short plain-text body is its own message.
+ */
+function googleError(body: unknown): { message: string | undefined; status: string | undefined; reasons: Set<string> } {
   const error = isRow(body) && isRow(body['error']) ? body['error'] : undefined;
   const reasons = new Set<string>();
   for (const list of [error?.['errors'], error?.['details']]) {
     if (!Array.isArray(list)) continue;
     for (const item of list) if (isRow(item) && typeof item['reason'] === 'string') reasons.add(item['reason']);
   }
-  const message = typeof error?.['message'] === 'string' ? error['message'] : typeof body === 'string' ? body : undefined;
-  return { message, reasons };
+  const text = typeof body === 'string' ? body.trim() : '';
+  const message = typeof error?.['message'] === 'string' ? error['message'] : text !== '' && !text.startsWith('<') ? text : undefined;
+  const status = typeof error?.['status'] === 'string' ? error['status'] : undefined;
+  return { message, status, reasons };
 }
 
 const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'];
-const QUOTA_REASONS = ['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED'];
+const QUOTA_REASONS = ['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED'];
+
+/**
+ * 403 reasons about the deployment's Google project, not the user or the property (the API not
+ * enabled, a bad key): the generic text, never "no access to this property".
+ */
+const PLATFORM_REASONS = ['accessNotConfigured', 'SERVICE_DISABLED', 'keyInvalid', 'API_KEY_INVALID', 'dailyLimitExceededUnreg'];
+
+/**
+ * A quota answer in any form Google documents (upstreams/search.md §2, §5): HTTP 429; a legacy 403
+ * with reason `quotaExceeded`/`rateLimitExceeded` (domain `usageLimits`); or any answer whose
+ * `error.status` is `RESOURCE_EXHAUSTED`. The domain alone is not enough: `usageLimits` also
+ * carries `accessNotConfigured` (the API not enabled for the project), a platform fault.
+ */
+function isQuota(status: number | undefined, error: ReturnType<typeof googleError>): boolean {
+  if (status === 429 || error.status === 'RESOURCE_EXHAUSTED') return true;
+  return status === 403 && QUOTA_REASONS.some((reason) => error.reasons.has(reason));
+}
+
+/**
+ * A token without a Search Console scope: reason `insufficientPermissions` (or the ErrorInfo
+ * `ACCESS_TOKEN_SCOPE_INSUFFICIENT`), else Google's fixed message "Request had insufficient
+ * authentication scopes." or a `WWW-Authenticate: Bearer error="insufficient_scope"` header.
+ */
+function isScope(upstream: UpstreamError, error: ReturnType<typeof googleError>): boolean {
+  if (upstream.status !== 403) return false;
+  if (SCOPE_REASONS.some((reason) => error.reasons.has(reason))) return true;
+  if (/insufficient authentication scopes/i.test(error.message ?? '')) return true;
+  return /insufficient_scope/i.test(upstream.headers['www-authenticate'] ?? '');
+}
 
 /**
  * Sends one request with the bearer token and maps the failures every request shares. `property`
@@ -97,11 +134,11 @@ async function send(
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     if (error.status === 401) return ctx.fail('access_token_expired');
-    const { message, reasons } = googleError(error.body);
-    const has = (list: readonly string[]) => list.some((reason) => reasons.has(reason));
-    if (error.status === 429 || (error.status === 403 && has(QUOTA_REASONS))) return ctx.fail('quota_exceeded');
-    if (error.status === 403 && has(SCOPE_REASONS)) return ctx.fail('insufficient_scope');
-    if (property && (error.status === 403 || error.status === 404 || error.status === 400)) return property(error, message);
+    const parsed = googleError(error.body);
+    if (isQuota(error.status, parsed)) return ctx.fail('quota_exceeded');
+    if (isScope(error, parsed)) return ctx.fail('insufficient_scope');
+    if (PLATFORM_REASONS.some((reason) => parsed.reasons.has(reason))) throw error;
+    if (property && (error.status === 403 || error.status === 404 || error.status === 400)) return property(error, parsed.message);
     throw error;
   }
 }
@@ -133,7 +170,7 @@ function analyticsRow(value: unknown): AnalyticsRow {
 /** One `searchanalytics.query` call: the rows (`[]` when `rows` is absent) and `responseAggregationType` (null when absent). */
 export async function queryAnalytics(ctx: SearchSiteContext, siteUrl: string, body: AnalyticsBody): Promise<{ rows: AnalyticsRow[]; responseAggregationType: string | null }> {
   const answer = await send(ctx, { method: 'POST', path: `${sitePath(siteUrl)}/searchAnalytics/query`, json: body }, (error, message) => {
-    if (error.status === 400) return ctx.fail('bad_request', { message: (message ?? '').slice(0, ctx.limits.upstreamMessageMaxChars) });
+    if (error.status === 400) return ctx.fail('bad_request', { message: (message ?? 'no message given').slice(0, ctx.limits.upstreamMessageMaxChars) });
     return ctx.fail('property_access_denied', { site_url: siteUrl });
   });
   if (!isRow(answer)) throw new Error('Search Console answered searchanalytics.query with something other than a JSON object');

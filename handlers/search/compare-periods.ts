@@ -1,11 +1,18 @@
 import type { SearchHandler } from '#generated/search/contract.ts';
-import { checkPeriod, type Metrics, MetricSums, queryAnalytics, type SearchSiteContext } from './client.ts';
+import { type AnalyticsRow, checkPeriod, type Metrics, MetricSums, queryAnalytics, type SearchSiteContext } from './client.ts';
+
+/** What tells one page of rows from the next: a page equal to the one before is an upstream that ignored `startRow`. */
+function pageSignature(rows: readonly AnalyticsRow[]): string {
+  return JSON.stringify([rows.length, rows[0], rows[rows.length - 1]]);
+}
 
 /**
  * The totals of one period, summed over rows (doc 000 "Rules"). Without a dimension: the keyless
  * row of the whole property. With one: every row of that dimension, `rowLimit` 25,000 and paged
- * with `startRow` until a page comes back short, inside the call's one 15 s deadline; only the
- * sums are kept, never the rows.
+ * the way upstreams/search.md §2 documents it, `startRow += rowLimit` until a page has no rows
+ * (a short page is not taken as the end: the doc does not promise full pages before the last),
+ * inside the call's one 15 s deadline. A page identical to the one before (an upstream that
+ * ignores `startRow`) ends the paging without being counted twice. Only the sums are kept.
  */
 async function periodTotals(
   ctx: SearchSiteContext & { readonly limits: { readonly upstreamRowLimit: number } },
@@ -20,10 +27,14 @@ async function periodTotals(
     return sums.totals();
   }
   const rowLimit = ctx.limits.upstreamRowLimit;
+  let previous: string | undefined;
   for (let startRow = 0; ; startRow += rowLimit) {
     const { rows } = await queryAnalytics(ctx, siteUrl, { startDate, endDate, dimensions: [dimension], rowLimit, startRow });
+    if (rows.length === 0) return sums.totals();
+    const signature = pageSignature(rows);
+    if (signature === previous) return sums.totals();
+    previous = signature;
     for (const row of rows) sums.add(row);
-    if (rows.length < rowLimit) return sums.totals();
   }
 }
 

@@ -37,7 +37,7 @@ export const SEARCH_SITES: readonly SearchSite[] = [
   { siteUrl: 'http://www.example.dk/', permissionLevel: 'siteRestrictedUser', prefix: 'http://www.example.dk/' },
 ];
 
-export const SEARCH_DIMENSIONS = ['date', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
+export const SEARCH_DIMENSIONS = ['date', 'hour', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
 export type SearchDimension = (typeof SEARCH_DIMENSIONS)[number];
 export const SEARCH_COUNTRIES = ['dnk', 'swe', 'nor', 'deu', 'usa'] as const;
 const COUNTRY_SHARES = [0.64, 0.1, 0.09, 0.1, 0.07];
@@ -59,6 +59,11 @@ export const SEARCH_PAGE_COUNT = 400;
 export const SEARCH_HISTORY_DAYS = 486;
 /** Final data lags this many days: the newest days are fresh (only with dataState all). */
 export const SEARCH_FRESH_DAYS = 2;
+/** Days of hourly data (the `hour` dimension with `dataState: hourly_all`): the newest ones only. */
+export const SEARCH_HOURLY_DAYS = 10;
+/** Share of a day's traffic in each Pacific hour (low at night, a peak in the evening), summing to 1. */
+const HOUR_WEIGHTS = Array.from({ length: 24 }, (_, h) => 1.15 + Math.sin(((h - 9) * Math.PI) / 12) + 0.35 * Math.exp(-((h - 20) ** 2) / 4));
+const HOUR_SHARES = HOUR_WEIGHTS.map((w) => w / HOUR_WEIGHTS.reduce((a, b) => a + b, 0));
 /** Anonymised impressions per page, relative to the page's visible ones (a fifth of the total). */
 const ANONYMISED_SHARE = 0.25;
 
@@ -271,6 +276,21 @@ export function dateOfDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
+const PACIFIC_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hourCycle: 'h23', hour: '2-digit', day: '2-digit' });
+
+/**
+ * An hour key as Search Console writes it (upstreams/search.md §2): the start of a Pacific hour with
+ * its UTC offset, `2025-04-07T00:00:00-07:00` in summer time, `-08:00` in winter.
+ */
+export function hourKey(day: number, hour: number): string {
+  const date = dateOfDay(day);
+  const hh = String(hour).padStart(2, '0');
+  // Standard time (UTC−8) if that instant reads as the same Pacific day and hour, else summer time.
+  const parts = PACIFIC_CLOCK.formatToParts(new Date(day * DAY_MS + (hour + 8) * 3_600_000));
+  const standard = parts.find((p) => p.type === 'hour')?.value === hh && Number(parts.find((p) => p.type === 'day')?.value) === Number(date.slice(8));
+  return `${date}T${hh}:00:00${standard ? '-08:00' : '-07:00'}`;
+}
+
 /** Traffic of a day relative to an average day: weekday, season, a slow trend and a little noise. */
 function dayFactor(day: number): number {
   const weekday = (day + 4) % 7; // 0 = Sunday
@@ -328,7 +348,9 @@ export interface Aggregation {
 export class GroupLimitError extends Error {}
 
 /** Radix of each dimension's component in a numeric group key (43 bits in all). */
-const RADIX: Readonly<Record<SearchDimension, number>> = { query: 65_536, date: 1024, page: 512, country: 8, device: 4, searchAppearance: 8 };
+const RADIX: Readonly<Record<Exclude<SearchDimension, 'hour'>, number>> = { query: 65_536, date: 1024, page: 512, country: 8, device: 4, searchAppearance: 8 };
+/** The hour component counts hours from the request's first day: the range must stay short (SEARCH_HOURLY_DAYS). */
+const radixOf = (d: SearchDimension, days: number) => (d === 'hour' ? days * 24 : RADIX[d]);
 
 /**
  * Sums the cells of a request into groups of its dimensions, sorted by clicks, then impressions,
@@ -384,13 +406,54 @@ export function aggregate(request: AggregateRequest): Aggregation {
     impressions[slot] = impressions[slot]! + i;
     weighted[slot] = weighted[slot]! + p * i;
   };
-  const keyOf = (rank: number, day: number, page: number, country: number, device: number, app: number) => {
+  const days = request.lastDay - request.firstDay + 1;
+  const byHour = has('hour');
+  const keyOf = (rank: number, day: number, page: number, country: number, device: number, app: number, hour = 0) => {
     let key = 0;
     for (const d of dims) {
-      const part = d === 'query' ? rank + 1 : d === 'date' ? day - request.firstDay : d === 'page' ? page : d === 'country' ? country : d === 'device' ? device : app;
-      key = key * RADIX[d] + part;
+      const part =
+        d === 'query'
+          ? rank + 1
+          : d === 'date'
+            ? day - request.firstDay
+            : d === 'hour'
+              ? (day - request.firstDay) * 24 + hour
+              : d === 'page'
+                ? page
+                : d === 'country'
+                  ? country
+                  : d === 'device'
+                    ? device
+                    : app;
+      key = key * radixOf(d, days) + part;
     }
     return key;
+  };
+  /**
+   * Adds one (device, country) cell, or with the `hour` dimension its 24 Pacific hours: impressions
+   * split by HOUR_SHARES with the same conserving stochastic rounding, clicks following them.
+   */
+  const put = (id: number, day: number, rank: number, page: number, country: number, device: number, app: number, c: number, n: number, pos: number, salt2: number) => {
+    if (!byHour) return add(keyOf(rank, day, page, country, device, app), c, n, pos);
+    let restI = n;
+    let restC = c;
+    let share = 1;
+    for (let h = 0; h < 24; h++) {
+      let ni: number;
+      let nc: number;
+      if (h === 23) {
+        ni = restI;
+        nc = restC;
+      } else {
+        ni = Math.min(restI, Math.floor((restI * HOUR_SHARES[h]!) / share + hash01(id * 32 + h, day, salt2)));
+        const after = restI - ni;
+        nc = restI === 0 ? 0 : Math.min(ni, restC, Math.max(restC - after, Math.floor((restC * ni) / restI + hash01(id * 32 + h, day, salt2 + 1))));
+      }
+      restI -= ni;
+      restC -= nc;
+      share -= HOUR_SHARES[h]!;
+      if (ni > 0) add(keyOf(rank, day, page, country, device, app, h), nc, ni, pos);
+    }
   };
 
   const deviceImpressions = [0, 0, 0];
@@ -416,7 +479,7 @@ export function aggregate(request: AggregateRequest): Aggregation {
       const c = deviceClicks[dv]!;
       const pos = devicePosition[dv]!;
       if (!needCountry) {
-        add(keyOf(rank, day, page, 0, dv, app), c, n, pos);
+        put(id, day, rank, page, 0, dv, app, c, n, pos, salt + 500 + dv * 8);
         continue;
       }
       // Countries: the same for impressions; clicks follow them without ever exceeding them.
@@ -437,7 +500,7 @@ export function aggregate(request: AggregateRequest): Aggregation {
         restI -= ni;
         restC -= nc;
         share -= COUNTRY_SHARES[ct]!;
-        if (ni > 0 && countryOk[ct]) add(keyOf(rank, day, page, ct, dv, app), nc, ni, pos);
+        if (ni > 0 && countryOk[ct]) put(id, day, rank, page, ct, dv, app, nc, ni, pos, salt + 500 + dv * 8 + ct);
       }
     }
   };
@@ -476,30 +539,33 @@ export function aggregate(request: AggregateRequest): Aggregation {
       const slot = order[index]!;
       const i = impressions[slot]!;
       const c = clicks[slot]!;
-      return { keys: decodeKey(keys[slot]!, dims, firstDay), clicks: c, impressions: i, ctr: c / i, position: weighted[slot]! / i };
+      return { keys: decodeKey(keys[slot]!, dims, firstDay, days), clicks: c, impressions: i, ctr: c / i, position: weighted[slot]! / i };
     },
   };
 }
 
-function decodeKey(key: number, dims: readonly SearchDimension[], firstDay: number): string[] {
+function decodeKey(key: number, dims: readonly SearchDimension[], firstDay: number, days: number): string[] {
   const out: string[] = new Array(dims.length);
   let rest = key;
   for (let k = dims.length - 1; k >= 0; k--) {
     const d = dims[k]!;
-    const part = rest % RADIX[d];
-    rest = Math.floor(rest / RADIX[d]);
+    const radix = radixOf(d, days);
+    const part = rest % radix;
+    rest = Math.floor(rest / radix);
     out[k] =
-      d === 'query'
-        ? searchQueryText(part - 1)
-        : d === 'date'
-          ? dateOfDay(firstDay + part)
-          : d === 'page'
-            ? searchPageUrl(part)
-            : d === 'country'
-              ? SEARCH_COUNTRIES[part]!
-              : d === 'device'
-                ? SEARCH_DEVICES[part]!
-                : SEARCH_APPEARANCES[part]!;
+      d === 'hour'
+        ? hourKey(firstDay + Math.floor(part / 24), part % 24)
+        : d === 'query'
+          ? searchQueryText(part - 1)
+          : d === 'date'
+            ? dateOfDay(firstDay + part)
+            : d === 'page'
+              ? searchPageUrl(part)
+              : d === 'country'
+                ? SEARCH_COUNTRIES[part]!
+                : d === 'device'
+                  ? SEARCH_DEVICES[part]!
+                  : SEARCH_APPEARANCES[part]!;
   }
   return out;
 }

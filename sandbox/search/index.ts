@@ -1,11 +1,15 @@
 import type { Sandbox } from '../sandbox.ts';
 import { sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../identity/index.ts';
-import { SEARCH_SITES } from './data.ts';
-import { SEARCH_SCOPES, startSearchSandbox } from './server.ts';
+import { dateOfDay, SEARCH_SITES } from './data.ts';
+import { pacificToday, SEARCH_SCOPES, startSearchSandbox } from './server.ts';
 
-/** Calendar days before today (Pacific time), YYYY-MM-DD: the examples stay inside the final data. */
-function daysAgo(days: number): string {
-  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+/**
+ * Calendar days before today in Pacific time (Search Console's calendar, the one the sandbox's
+ * final data ends on), YYYY-MM-DD: the examples stay inside the final data. Not the UTC date,
+ * which runs a day ahead of Pacific time for 7–8 hours of every day.
+ */
+export function daysAgo(days: number): string {
+  return dateOfDay(pacificToday() - days);
 }
 
 /**

@@ -7,7 +7,9 @@
 //   POST {url}/webmasters/v3/sites/{siteUrl}/searchAnalytics/query   searchanalytics.query
 //
 // `{siteUrl}` is percent-decoded once: a double-encoded property is unknown (403 forbidden), which
-// catches a client that encodes twice. Bearer tokens are checked with `verifyToken` (the identity
+// catches a client that encodes twice; a segment that is not exactly `encodeURIComponent` of the
+// property (`sc-domain:` left raw) is a 400 (switch `siteEncoding`), which catches one that does
+// not encode. A query POST must be `application/json`. Bearer tokens are checked with `verifyToken` (the identity
 // provider's verifyAccessToken): no header → 401 `required`, an unknown, expired or revoked token
 // → 401 `authError`, a token without a Search Console scope → 403 `insufficientPermissions`. The
 // demo account (the Google style's demo subject) sees the sites of data.ts; any other account has
@@ -20,9 +22,11 @@
 // invalid with page grouping or filtering), rowLimit 1–25000, startRow ≥ 0, dataState; enums in
 // any case (`QUERY`, `BY_PAGE`); an unknown field is refused. Rows are sorted by clicks; `rows` is
 // absent when empty; without dimensions one row without `keys`. Final data ends three days before
-// "today" (Pacific time); `dataState: all` adds the two fresh days and `metadata`. The sandbox has
-// no hourly data (`hour` is a 400). A request whose grouping would exceed 500,000 rows answers 429
-// RESOURCE_EXHAUSTED, like Google's load quota.
+// "today" (Pacific time); `dataState: all` adds the two fresh days and `metadata`. The `hour`
+// dimension needs `dataState: hourly_all` (else 400) and covers the newest 10 days, keyed
+// `2025-04-07T00:00:00-07:00` (Pacific, with its offset); `hourly_all` without `hour` is `all`.
+// A request whose grouping would exceed 500,000 rows answers 429 RESOURCE_EXHAUSTED, like
+// Google's load quota.
 //
 // Sandbox-only controls (no auth; not recorded as upstream requests):
 //   GET  /__sandbox/switches   POST /__sandbox/switches (a partial SearchSwitches)
@@ -41,11 +45,13 @@ import {
   dateOfDay,
   dayNumber,
   GroupLimitError,
+  hourKey,
   SEARCH_APPEARANCES,
   SEARCH_COUNTRIES,
   SEARCH_DEVICES,
   SEARCH_DIMENSIONS,
   SEARCH_FRESH_DAYS,
+  SEARCH_HOURLY_DAYS,
   SEARCH_HISTORY_DAYS,
   SEARCH_SITES,
   SEARCH_TYPES,
@@ -71,7 +77,7 @@ export interface SearchTokenCheck {
   readonly scope: readonly string[];
 }
 
-export const SEARCH_FAULTS = ['none', 'serverError', 'unavailable', 'slow'] as const;
+export const SEARCH_FAULTS = ['none', 'serverError', 'unavailable', 'badGateway', 'notJson', 'slow'] as const;
 export type SearchFault = (typeof SEARCH_FAULTS)[number];
 
 export interface SearchSwitches {
@@ -81,11 +87,22 @@ export interface SearchSwitches {
   quotaPerMinute: number;
   /** How an exceeded quota answers: 429 RESOURCE_EXHAUSTED (default) or the legacy 403 quotaExceeded. */
   quotaForm: 'status429' | 'legacy403';
-  /** `serverError` 500, `unavailable` 503, `slow` a normal answer after `slowDelayMs`. */
+  /**
+   * `serverError` 500 and `unavailable` 503 (Google's JSON bodies), `badGateway` a 502 HTML page as
+   * Google's front end serves it, `notJson` a 200 whose body is an HTML page, `slow` a normal
+   * answer after `slowDelayMs`.
+   */
   fault: SearchFault;
   /** 0: every request; N: the next N requests, then `fault` returns to `none`. */
   faultCount: number;
   slowDelayMs: number;
+  /**
+   * `strict` (default): `{siteUrl}` must be exactly `encodeURIComponent` of the property (hex in
+   * either case), as upstreams/search.md §2 documents; a segment left partly unencoded
+   * (`sc-domain:example.dk`) answers 400 and is counted in `stats.notFullyEncoded`. `lenient`
+   * decodes whatever arrives.
+   */
+  siteEncoding: 'strict' | 'lenient';
 }
 
 export interface SearchSandboxOptions {
@@ -112,6 +129,10 @@ export interface SearchSandboxStats {
   /** searchanalytics.query requests that were answered 200. */
   analyticsAnswered: number;
   byStatus: Record<string, number>;
+  /** Requests whose `{siteUrl}` segment was not fully percent-encoded (a client defect). */
+  notFullyEncoded: number;
+  /** searchanalytics.query POSTs whose content-type was not JSON (a client defect). */
+  notJsonContentType: number;
 }
 
 export interface SearchSandbox {
@@ -126,7 +147,15 @@ export interface SearchSandbox {
   close(): Promise<void>;
 }
 
-const DEFAULT_SWITCHES: SearchSwitches = { today: null, quotaPerMinute: 0, quotaForm: 'status429', fault: 'none', faultCount: 0, slowDelayMs: SEARCH_DEFAULT_SLOW_DELAY_MS };
+const DEFAULT_SWITCHES: SearchSwitches = {
+  today: null,
+  quotaPerMinute: 0,
+  quotaForm: 'status429',
+  fault: 'none',
+  faultCount: 0,
+  slowDelayMs: SEARCH_DEFAULT_SLOW_DELAY_MS,
+  siteEncoding: 'strict',
+};
 const isCount = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
 const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boolean } = {
   today: (v) => v === null || (typeof v === 'string' && dayNumber(v) !== undefined),
@@ -135,6 +164,7 @@ const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boo
   fault: (v) => (SEARCH_FAULTS as readonly unknown[]).includes(v),
   faultCount: (v) => isCount(v, 1_000_000),
   slowDelayMs: (v) => isCount(v, 600_000),
+  siteEncoding: (v) => v === 'strict' || v === 'lenient',
 };
 
 // ---- Google errors -----------------------------------------------------------------------------
@@ -162,6 +192,15 @@ class GoogleError extends Error {
 }
 
 const invalid = (message: string) => new GoogleError(400, 'INVALID_ARGUMENT', 'badRequest', message);
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  sendText(res, status, html, { 'content-type': 'text/html; charset=UTF-8' });
+}
+
+/** `encodeURIComponent` of the decoded segment, hex digits compared in either case. */
+function fullyEncoded(segment: string, decoded: string): boolean {
+  return encodeURIComponent(decoded) === segment.replace(/%[0-9a-f]{2}/gi, (hex) => hex.toUpperCase());
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -270,7 +309,6 @@ function parseQuery(body: unknown): ParsedQuery {
   if (!Array.isArray(rawDimensions)) throw invalid("Invalid value at 'dimensions': expected a list.");
   const dimensions: SearchDimension[] = [];
   for (const [i, d] of rawDimensions.entries()) {
-    if (typeof d === 'string' && fold(d) === 'hour') throw invalid('The sandbox has no hourly data: the hour dimension is not served.');
     const dimension = enumValue(d, SEARCH_DIMENSIONS, `dimensions[${i}]`);
     if (dimensions.includes(dimension)) throw invalid(`Invalid value at 'dimensions[${i}]': the dimension ${dimension} is requested twice.`);
     dimensions.push(dimension);
@@ -300,7 +338,7 @@ function parseQuery(body: unknown): ParsedQuery {
   if (aggregation === 'byNewsShowcasePanel' && ((type !== 'news' && type !== 'googleNews') || byPage))
     throw invalid('byNewsShowcasePanel aggregation needs search type news or googleNews and no page grouping or filtering.');
   const dataState = enumValue(b.dataState ?? 'final', DATA_STATES, 'dataState');
-  if (dataState === 'hourlyAll') throw invalid('dataState hourly_all needs the hour dimension, which the sandbox does not serve.');
+  if (dimensions.includes('hour') && dataState !== 'hourlyAll') throw invalid('The hour dimension needs dataState HOURLY_ALL.');
   return {
     firstDay,
     lastDay,
@@ -318,8 +356,8 @@ function parseQuery(body: unknown): ParsedQuery {
 
 // ---- The server --------------------------------------------------------------------------------
 
-/** Today in Pacific time (Search Console's calendar). */
-function pacificToday(): number {
+/** Today in Pacific time (Search Console's calendar), as a day number of data.ts. */
+export function pacificToday(): number {
   return dayNumber(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()))!;
 }
 
@@ -330,7 +368,7 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   const initial: SearchSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: SearchSwitches = { ...initial };
   const sitesOf = options.sitesOf ?? ((subject: string) => (subject === SEARCH_DEMO_SUBJECT ? SEARCH_SITES : []));
-  const stats: SearchSandboxStats = { requests: 0, analyticsAnswered: 0, byStatus: {} };
+  const stats: SearchSandboxStats = { requests: 0, analyticsAnswered: 0, byStatus: {}, notFullyEncoded: 0, notJsonContentType: 0 };
   const requestLog: SearchRecordedRequest[] = [];
   /** Per-minute query counts by user and by property. */
   const minute = { at: 0, counts: new Map<string, number>() };
@@ -360,6 +398,8 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     stats.requests = 0;
     stats.analyticsAnswered = 0;
     stats.byStatus = {};
+    stats.notFullyEncoded = 0;
+    stats.notJsonContentType = 0;
     requestLog.length = 0;
     minute.counts.clear();
     for (const entry of [...cache]) forget(entry);
@@ -414,8 +454,10 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
   function analytics(found: SearchSite, body: unknown): [number, unknown] {
     const q = parseQuery(body);
     const today = switches.today === null ? pacificToday() : dayNumber(switches.today)!;
-    const firstAvailable = today - SEARCH_HISTORY_DAYS;
-    const lastAvailable = q.dataState === 'all' ? today - 1 : today - 1 - SEARCH_FRESH_DAYS;
+    const byHour = q.dimensions.includes('hour');
+    // Hourly data exists for the newest SEARCH_HOURLY_DAYS only.
+    const firstAvailable = byHour ? today - SEARCH_HOURLY_DAYS : today - SEARCH_HISTORY_DAYS;
+    const lastAvailable = q.dataState === 'final' ? today - 1 - SEARCH_FRESH_DAYS : today - 1;
     const firstDay = Math.max(q.firstDay, firstAvailable);
     const lastDay = Math.min(q.lastDay, lastAvailable);
     const aggregationType = q.aggregation === 'auto' ? (q.byPage ? 'byPage' : 'byProperty') : q.aggregation;
@@ -437,7 +479,9 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
       if (rows.length > 0) answer.rows = rows;
     }
     answer.responseAggregationType = aggregationType;
-    if (q.dataState === 'all' && q.dimensions.includes('date') && q.lastDay >= today - SEARCH_FRESH_DAYS) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
+    const fresh = q.dataState !== 'final' && q.lastDay >= today - SEARCH_FRESH_DAYS;
+    if (fresh && byHour) answer.metadata = { first_incomplete_hour: hourKey(today - SEARCH_FRESH_DAYS, 0) };
+    else if (fresh && q.dimensions.includes('date')) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
     stats.analyticsAnswered++;
     return [200, answer];
   }
@@ -456,6 +500,13 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
     if (fault !== 'none') {
       if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
       if (fault === 'slow' && !(await pending.delay(switches.slowDelayMs, res))) return;
+      if (fault === 'badGateway')
+        return sendHtml(
+          res,
+          502,
+          '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>',
+        );
+      if (fault === 'notJson') return sendHtml(res, 200, '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>');
     }
     sendJson(res, ...answer(req, method, url, body, tooLarge, fault));
   }
@@ -483,12 +534,21 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
       } catch {
         throw invalid('The siteUrl path segment is not valid percent-encoding.');
       }
+      if (!fullyEncoded(encodedSite, siteUrl)) {
+        stats.notFullyEncoded++;
+        if (switches.siteEncoding === 'strict')
+          throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+      }
       if (query === undefined) {
         allow('GET');
         const found = sitesOf(subject).find((s) => s.siteUrl === siteUrl) ?? site(subject, siteUrl);
         return [200, { siteUrl, permissionLevel: found.permissionLevel }];
       }
       allow('POST');
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        stats.notJsonContentType++;
+        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+      }
       countQuota(subject, siteUrl);
       const found = site(subject, siteUrl);
       if (tooLarge || typeof body === 'string') throw invalid('Invalid JSON payload received.');
