@@ -8,7 +8,13 @@ import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
 import { cleanCopy, createdDraftResult, isRow, lineBody, notesBody, readRecord, reference, type Row, sendWrite } from './write-wire.ts';
 
 /** Kept as they are (without `self` links and null values). */
-const KEPT = ['currency', 'date', 'dueDate', 'recipient', 'references', 'delivery'] as const;
+const KEPT = ['currency', 'date', 'dueDate', 'delivery'] as const;
+/**
+ * Kept with their own references (`recipient.vatZone`, `recipient.attention`,
+ * `references.salesPerson`, `references.customerContact`, `references.vendorReference`) written as
+ * a write takes a reference, `{ xNumber }`: not the read's `name`, `enabledForCustomer` or `self`.
+ */
+const WITH_REFERENCES = ['recipient', 'references'] as const;
 /** Kept as references `{ xNumber }`. */
 const REFERENCES = ['customer', 'paymentTerms', 'layout'] as const;
 
@@ -29,6 +35,18 @@ export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = async (ar
     const value = source[key];
     if (value === null || value === undefined) continue;
     body[key] = isRow(value) ? cleanCopy(value) : value;
+  }
+  for (const key of WITH_REFERENCES) {
+    const value = source[key];
+    if (!isRow(value)) continue;
+    const copy = cleanCopy(value);
+    for (const [field, inner] of Object.entries(copy)) {
+      if (!isRow(inner)) continue;
+      const ref = reference(inner);
+      if (ref) copy[field] = ref;
+      else delete copy[field];
+    }
+    if (Object.keys(copy).length) body[key] = copy;
   }
   for (const key of REFERENCES) {
     const ref = reference(source[key]);

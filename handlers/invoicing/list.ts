@@ -53,9 +53,17 @@ export function withInteger<K extends string>(key: K): (row: Row) => row is Row 
   return (row): row is Row & Record<K, number> => integer(row[key]) !== undefined;
 }
 
-/** Rows whose `key` is a string (productNumber, vatCode, year). */
+/**
+ * Rows whose `key` is a string (productNumber, vatCode, year). The docs make these strings, but a
+ * `year` of `2024` or a product number `7` written as a JSON number is the same identifier: it is
+ * kept, as its string (what the year-based tools and the write lines take).
+ */
 export function withString<K extends string>(key: K): (row: Row) => row is Row & Record<K, string> {
-  return (row): row is Row & Record<K, string> => typeof row[key] === 'string';
+  return (row): row is Row & Record<K, string> => {
+    const value = row[key];
+    if (typeof value === 'number' && Number.isFinite(value)) row[key] = String(value);
+    return typeof row[key] === 'string';
+  };
 }
 
 /** Any object row (year totals, entries: the spec requires no field). */

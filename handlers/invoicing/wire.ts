@@ -90,7 +90,7 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' &
  * given); otherwise the body's `message`, or the raw text. Exported for the write tools.
  */
 export function rejectionDetails(body: unknown, allowed: (fields: string) => string): string {
-  if (typeof body === 'string') return body.trim() || 'HTTP 400';
+  if (typeof body === 'string') return plainText(body) ?? 'HTTP 400';
   if (!isRow(body)) return 'HTTP 400';
   const parts: string[] = [];
   const errors = body['errors'];
@@ -106,6 +106,16 @@ export function rejectionDetails(body: unknown, allowed: (fields: string) => str
     return message ?? 'HTTP 400';
   }
   return parts.join('; ');
+}
+
+/**
+ * A 400 body that is not JSON (a proxy's page, plain text): its text on one line, or nothing when
+ * it is markup (an HTML page is not a message for the user).
+ */
+function plainText(text: string): string | undefined {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line === '' || line.startsWith('<')) return undefined;
+  return line;
 }
 
 /** Walks the annotated error tree: `{ field: { errors: [{ message }] } }`, arrays of `{ arrayIndex, … }`. */
@@ -125,6 +135,8 @@ function collectFieldErrors(node: Row, path: string, out: string[]): void {
     const list = value['errors'];
     if (Array.isArray(list)) {
       for (const entry of list) {
+        // A plain string entry is not the documented shape; its text is still the message.
+        if (typeof entry === 'string' && entry !== '') out.push(`${here}: ${entry}`);
         if (!isRow(entry)) continue;
         const message = str(entry['message']) ?? str(entry['developerHint']) ?? str(entry['errorCode']);
         if (message !== undefined) out.push(`${here}: ${message}`);

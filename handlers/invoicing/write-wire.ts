@@ -38,7 +38,9 @@ export function reference(value: unknown): Row | undefined {
   const numbers = Object.keys(value).filter((key) => key.endsWith('Number') && !FORBIDDEN_KEYS.has(key) && value[key] !== null && value[key] !== undefined);
   if (numbers.length === 0) {
     const rest = cleanCopy(value);
-    return Object.keys(rest).length ? rest : undefined;
+    if (Object.keys(rest).length) return rest;
+    // Writes take a reference by number or by `self` (upstreams/invoicing.md §2 "Conventions").
+    return typeof value.self === 'string' && value.self !== '' ? { self: value.self } : undefined;
   }
   const out: Row = {};
   for (const key of numbers) out[key] = value[key];
@@ -87,8 +89,14 @@ export async function sendWrite(ctx: InvoicingWriteContext, request: WriteReques
     return mapFailure(ctx, error, request.method);
   }
   if ('preview' in outcome) return outcome;
-  if (!isRow(outcome.response.body)) throw new UpstreamError('bad_body', 'the written record is not a JSON object');
-  return { body: outcome.response.body };
+  const { body, headers } = outcome.response;
+  if (isRow(body)) return { body };
+  // The docs answer a POST with 201 + Location + the full body and a PUT with 200 + the body; an
+  // answer without a body (204, or an empty 201) is read back from where the record now is.
+  const location = headers['location'];
+  if (body === null && request.method === 'POST' && typeof location === 'string' && location !== '') return { body: await readRecord(ctx, location) };
+  if (body === null && request.method === 'PUT') return { body: await readRecord(ctx, request.path) };
+  throw new UpstreamError('bad_body', 'the written record is not a JSON object');
 }
 
 /** The customer the upstream answered, as the spec's result (its number is required). */

@@ -74,9 +74,19 @@ export const INVOICING_ERROR_CODES = {
   invalid: 'E00300',
   tooLong: 'E00400',
   duplicateNumber: 'E00500',
+  readOnly: 'E00600',
 } as const;
 
-export const INVOICING_FAULTS = ['none', 'throttled', 'serverError', 'slow'] as const;
+/**
+ * `throttled` 429, `serverError` 500 (JSON), `notImplemented` 501, `forbidden` 403 to any method
+ * (a grant role without access to the resource, also on reads), `htmlError` a 502 whose body is an
+ * HTML page (a proxy in front), `notJson` a 200 whose body is not JSON, `slow` past the timeout.
+ */
+export const INVOICING_FAULTS = ['none', 'throttled', 'serverError', 'notImplemented', 'forbidden', 'htmlError', 'notJson', 'slow'] as const;
+/** Query parameters the docs describe on a collection (and `demo`). */
+export const INVOICING_QUERY_PARAMETERS = ['skippages', 'pagesize', 'filter', 'sort', 'demo'] as const;
+/** Customer fields a PUT must not carry under `readOnlyOnPut: 'reject'` (server-owned and link properties). */
+export const INVOICING_CUSTOMER_READ_ONLY = ['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates'] as const;
 export type InvoicingFault = (typeof INVOICING_FAULTS)[number];
 
 export interface InvoicingSwitches {
@@ -95,6 +105,20 @@ export interface InvoicingSwitches {
   today: string;
   /** A draft line naming a product needs `description` (§3 #8). Default true. */
   lineDescriptionRequired: boolean;
+  /**
+   * A query parameter the docs do not describe (anything but `skippages pagesize filter sort demo`,
+   * e.g. `pageSize` or `page`): 400 (default, so a client sending one fails in tests) or ignored as
+   * the real API may do. Either way it is recorded in `stats.undocumentedQuery`.
+   */
+  unknownQuery: 'reject' | 'ignore';
+  /** Read-only fields on a customer PUT (§5: ignored or rejected upstream): ignored (default) or 400. */
+  readOnlyOnPut: 'ignore' | 'reject';
+  /**
+   * Where a booked invoice's PDF is: `documented` at /invoices/booked/{n}/pdf (the §2 table), or
+   * `linkOnly` at another address named only by the invoice's `pdf.download`/`pdf.self` (§5: the
+   * PDF path is not a documented heading), the documented path then 404.
+   */
+  pdfPath: 'documented' | 'linkOnly';
 }
 
 const DEFAULT_SWITCHES: InvoicingSwitches = {
@@ -106,6 +130,9 @@ const DEFAULT_SWITCHES: InvoicingSwitches = {
   pageSizeOverMax: 'clamp',
   today: INVOICING_DEFAULT_TODAY,
   lineDescriptionRequired: true,
+  unknownQuery: 'reject',
+  readOnlyOnPut: 'ignore',
+  pdfPath: 'documented',
 };
 
 const isCount = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
@@ -118,6 +145,9 @@ const SWITCH_CHECKS: { readonly [K in keyof InvoicingSwitches]: (v: unknown) => 
   pageSizeOverMax: (v) => v === 'clamp' || v === 'reject',
   today: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v),
   lineDescriptionRequired: (v) => typeof v === 'boolean',
+  unknownQuery: (v) => v === 'reject' || v === 'ignore',
+  readOnlyOnPut: (v) => v === 'ignore' || v === 'reject',
+  pdfPath: (v) => v === 'documented' || v === 'linkOnly',
 };
 
 export interface InvoicingSandboxOptions {
@@ -155,6 +185,8 @@ export interface InvoicingSandboxStats {
   writeLog: InvoicingWrite[];
   /** DELETEs and booking attempts (`POST /invoices/booked…`): must stay empty. */
   forbidden: InvoicingWrite[];
+  /** Query parameters the docs do not describe, as `name` per request (see `unknownQuery`). */
+  undocumentedQuery: string[];
 }
 
 export interface InvoicingSandbox {
@@ -383,7 +415,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   const initialSwitches: InvoicingSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: InvoicingSwitches = { ...initialSwitches };
   const data = buildInvoicingData(options.seed);
-  const stats: InvoicingSandboxStats = { requests: 0, byStatus: {}, writeLog: [], forbidden: [] };
+  const stats: InvoicingSandboxStats = { requests: 0, byStatus: {}, writeLog: [], forbidden: [], undocumentedQuery: [] };
   const requests: InvoicingRecordedRequest[] = [];
   const delays = new PendingDelays();
   let publicUrl = '';
@@ -551,8 +583,10 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
       }
       if ((a === 'booked' || a === 'drafts') && n >= 3) {
         const row = byKey(a === 'booked' ? data.booked : data.drafts, a === 'booked' ? 'bookedInvoiceNumber' : 'draftInvoiceNumber', b!);
-        if (n === 3) return absolutize(row, publicUrl) as Row;
-        if (n === 4 && c === 'pdf') return PDF_BYTES(row[a === 'booked' ? 'bookedInvoiceNumber' : 'draftInvoiceNumber'] as number);
+        const number = row[a === 'booked' ? 'bookedInvoiceNumber' : 'draftInvoiceNumber'] as number;
+        const linkOnly = a === 'booked' && switches.pdfPath === 'linkOnly';
+        if (n === 3) return absolutize(linkOnly ? { ...row, pdf: { download: `/invoices/booked/${number}/document` } } : row, publicUrl) as Row;
+        if (n === 4 && c === (linkOnly ? 'document' : 'pdf')) return PDF_BYTES(number);
       }
       throw notFound();
     }
@@ -826,6 +860,8 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     if (method === 'PUT' && seg[0] === 'customers') {
       const i = data.customers.findIndex((c) => String(c.customerNumber) === seg[1]);
       if (i < 0) throw notFound();
+      if (switches.readOnlyOnPut === 'reject')
+        for (const key of INVOICING_CUSTOMER_READ_ONLY) if (body[key] !== undefined) v.add([key], INVOICING_ERROR_CODES.readOnly, `Property ${key} is read-only.`, body[key] as Json);
       const c = customerFrom(body, data.customers[i]!.customerNumber as number, v);
       data.customers[i] = c;
       return { status: 200, body: c };
@@ -862,6 +898,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     stats.byStatus = {};
     stats.writeLog = [];
     stats.forbidden = [];
+    stats.undocumentedQuery = [];
     requests.length = 0;
   };
 
@@ -893,6 +930,17 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
         if (fault === 'throttled')
           throw fail(429, 'Too many requests.', 'The request was throttled; try again later.', {}, switches.retryAfterSeconds === null ? {} : { 'retry-after': String(switches.retryAfterSeconds) });
         if (fault === 'serverError') throw fail(500, 'An error occurred.', 'Internal server error.');
+        if (fault === 'notImplemented') throw fail(501, 'Not implemented.', 'This operation is not implemented.');
+        if (fault === 'forbidden') throw fail(403, 'Access denied.', 'The agreement grant role has no access to this resource.');
+        if (fault === 'htmlError' || fault === 'notJson') {
+          const status = fault === 'htmlError' ? 502 : 200;
+          const text = fault === 'htmlError' ? '<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>' : 'OK, but not JSON';
+          stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+          logWrite(status);
+          res.writeHead(status, { 'content-type': fault === 'htmlError' ? 'text/html' : 'text/plain', 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+          return;
+        }
         if (!(await delays.delay(switches.slowDelayMs, res))) return;
       }
       // Authentication
@@ -907,6 +955,15 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
         const r = typeof grant === 'string' ? grants.get(grant) : undefined;
         if (r === undefined) throw fail(401, 'The agreement grant token is missing, not valid or has been revoked.', `Send a valid X-AgreementGrantToken header. Try the demo: ${demoLink}`);
         role = r;
+      }
+      // Query parameters the docs do not describe
+      const unknown = [...new Set(url.searchParams.keys())].filter((k) => !(INVOICING_QUERY_PARAMETERS as readonly string[]).includes(k));
+      if (unknown.length) {
+        stats.undocumentedQuery.push(...unknown);
+        if (switches.unknownQuery === 'reject')
+          throw fail(400, 'Could not parse query string.', `Query parameters are ${INVOICING_QUERY_PARAMETERS.join(', ')} (lower-case).`, {
+            errors: unknown.map((k) => `The query parameter '${k}' is not supported.`),
+          });
       }
       // Path
       const seg: string[] = [];
