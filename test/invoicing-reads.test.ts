@@ -283,6 +283,37 @@ describe('the list envelope', () => {
   });
 });
 
+describe('answers read in every documented reading (audit against invoicing.md)', () => {
+  it('a year, product number or VAT code written as a JSON number is kept as its string', async () => {
+    upstream((s) =>
+      s.url.startsWith('/accounting-years?')
+        ? [200, collection([{ year: 2024, fromDate: '2024-01-01', toDate: '2024-12-31' }, { year: '2023/2024' }])]
+        : s.url.startsWith('/products?')
+          ? [200, collection([{ productNumber: 7, name: 'Seven' }])]
+          : [200, collection([{ vatCode: 25 }])],
+    );
+    expect((await call('list_accounting_years', {})).items.map((r) => r.year)).toEqual(['2024', '2023/2024']);
+    expect((await call('list_products', {})).items).toEqual([{ productNumber: '7', name: 'Seven' }]);
+    expect((await call('list_vat_accounts', {})).items).toEqual([{ vatCode: '25' }]);
+  });
+
+  it('get_account_year_total: a single object (the docs), or its row when answered in the collection envelope', async () => {
+    const total = { account: { accountNumber: 1010 }, fromDate: '2024-01-01', toDate: '2024-12-31', totalInBaseCurrency: 12.5 };
+    always([200, collection([total])]);
+    expect(await call('get_account_year_total', { accountNumber: 1010, year: '2024' })).toEqual(total);
+    nock.cleanAll();
+    always([200, collection([])]);
+    expect((await failure('get_account_year_total', { accountNumber: 1010, year: '2024' })).text).toBe('Tool invocation failed.');
+  });
+
+  it('an $in: list written with spaces goes upstream in the documented form [2,5,7]', async () => {
+    expect(normalizeFilter('customerNumber$in:[2, 5 ,7]', 200)).toBe('customerNumber$in:[2,5,7]');
+    always([200, collection([])]);
+    await call('list_customers', { filter: 'customerNumber$nin:[ 1 , 2 ]' });
+    expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('filter')).toBe('customerNumber$nin:[1,2]');
+  });
+});
+
 describe('accounting-year path encoding (§2, §3 #1)', () => {
   it('the §2 table, and standard URL-encoding for anything else', () => {
     expect(encodeIdentifier('<>*%:&/\\_ ?.#+')).toBe('_0__1__2__3__4__5__6__7__8__9__10__11__12__13_');
@@ -426,6 +457,40 @@ describe('PDFs', () => {
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
   });
 
+  it('the documented path answering 404: the invoice is read and its pdf.download (or pdf.self) link followed once (§5)', async () => {
+    const pdf = Buffer.from('%PDF-1.7\n%%EOF');
+    for (const key of ['download', 'self']) {
+      nock.cleanAll();
+      sent.length = 0;
+      upstream((s) =>
+        s.url === '/invoices/booked/7'
+          ? [200, { bookedInvoiceNumber: 7, pdf: { [key]: `${ORIGIN}/invoices/booked/7/document` } }]
+          : s.url === '/invoices/booked/7/document'
+            ? [200, pdf, { 'content-type': 'application/pdf' }]
+            : undefined,
+      );
+      const result = await call('download_invoice_pdf', { bookedInvoiceNumber: 7 });
+      expect(result.pdfBase64).toBe(pdf.toString('base64'));
+      expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7', '/invoices/booked/7/document']);
+    }
+  });
+
+  it('a 404 whose invoice links the same path, or no PDF, or is itself missing, is the generic text without a loop', async () => {
+    for (const invoice of [{ bookedInvoiceNumber: 7, pdf: { self: `${ORIGIN}/invoices/booked/7/pdf` } }, { bookedInvoiceNumber: 7 }, undefined]) {
+      nock.cleanAll();
+      sent.length = 0;
+      upstream((s) => (s.url === '/invoices/booked/7' && invoice ? [200, invoice] : undefined));
+      expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text).toBe('Tool invocation failed.');
+      expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7']);
+    }
+  });
+
+  it('a link to another origin is not followed', async () => {
+    upstream((s) => (s.url === '/invoices/booked/7' ? [200, { bookedInvoiceNumber: 7, pdf: { download: 'https://elsewhere.test/x.pdf' } }] : undefined));
+    expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text).toBe('Tool invocation failed.');
+    expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7']);
+  });
+
   it('a body that is not a PDF is the generic text', async () => {
     always([200, '<html>login</html>', { 'content-type': 'text/html' }]);
     const { code, text } = await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 });
@@ -494,6 +559,12 @@ describe('errors', () => {
     expect(rejectionDetails({ message: 'Sorting is not allowed on property x.' }, allowed)).toBe('Sorting is not allowed on property x.');
     expect(rejectionDetails('Bad Request', allowed)).toBe('Bad Request');
     expect(rejectionDetails(null, allowed)).toBe('HTTP 400');
+    // Not the documented shapes: a multi-line text is one line, a proxy's HTML page is not passed on.
+    expect(rejectionDetails('  Bad\r\n  Request \n', allowed)).toBe('Bad Request');
+    expect(rejectionDetails('<html><body><h1>400 Bad Request</h1></body></html>', allowed)).toBe('HTTP 400');
+    expect(rejectionDetails('<!DOCTYPE html><html></html>', allowed)).toBe('HTTP 400');
+    // An annotated entry that is a bare string still names its field.
+    expect(rejectionDetails({ errors: { currency: { errors: ['Currency not found.'] } } }, allowed)).toBe('currency: Currency not found.');
   });
 
   it('a long 400 is capped at rejectionDetailsMaxChars', async () => {

@@ -356,6 +356,75 @@ describe('confirmed writes', () => {
     expect(gets).toBe(2);
   });
 
+  it('an answer without a body (empty 201 with Location, 204 to the PUT) is read back from where the record is', async () => {
+    nock(BASE)
+      .post('/customers')
+      .reply(201, '', { Location: `${BASE}/customers/5002` })
+      .get('/customers/5002')
+      .reply(200, { customerNumber: 5002, name: 'Acme ApS', currency: 'DKK' });
+    expect(await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true))).toMatchObject({ customerNumber: 5002 });
+    nock(BASE)
+      .get('/customers/101')
+      .reply(200, currentCustomer)
+      .put('/customers/101')
+      .reply(204)
+      .get('/customers/101')
+      .reply(200, { ...currentCustomer, name: 'Acme A/S' });
+    expect(await updateCustomer({ customerNumber: 101, name: 'Acme A/S', confirm: true }, ctxFor('update_customer', true))).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
+    // Without a Location there is nowhere to read from: the generic text (the write may have happened).
+    nock(BASE).post('/invoices/drafts').reply(201, '');
+    expect(await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch((e: unknown) => e)).toMatchObject({ kind: 'bad_body' });
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('duplicate_invoice writes the references inside recipient and references as a write takes them ({ xNumber }, else { self })', async () => {
+    const source = {
+      draftInvoiceNumber: 40,
+      currency: 'DKK',
+      date: '2026-01-05',
+      customer: { customerNumber: 101, self: `${BASE}/customers/101` },
+      recipient: {
+        name: 'Acme ApS',
+        address: 'Old Street 1',
+        vatZone: { name: 'Domestic', vatZoneNumber: 1, enabledForCustomer: true, enabledForSupplier: true, self: `${BASE}/vat-zones/1` },
+        attention: { customerContactNumber: 3, self: `${BASE}/customers/101/contacts/3` },
+      },
+      references: { other: 'PO-1', salesPerson: { employeeNumber: 2, name: 'Sales', self: `${BASE}/employees/2` }, customerContact: { self: `${BASE}/customers/101/contacts/4` } },
+      delivery: { address: 'Dock 4', city: 'Aarhus', deliveryDate: '2026-01-06' },
+      lines: [],
+      self: `${BASE}/invoices/drafts/40`,
+    };
+    nock(BASE).get('/invoices/drafts/40').reply(200, source);
+    const result = (await duplicateInvoice({ source: 'draft', invoiceNumber: 40, confirm: false }, ctxFor('duplicate_invoice', false))) as { preview: { request: { body: Record<string, unknown> } } };
+    expect(result.preview.request.body).toEqual({
+      currency: 'DKK',
+      date: '2026-01-05',
+      customer: { customerNumber: 101 },
+      recipient: { name: 'Acme ApS', address: 'Old Street 1', vatZone: { vatZoneNumber: 1 }, attention: { customerContactNumber: 3 } },
+      references: { other: 'PO-1', salesPerson: { employeeNumber: 2 }, customerContact: { self: `${BASE}/customers/101/contacts/4` } },
+      delivery: { address: 'Dock 4', city: 'Aarhus', deliveryDate: '2026-01-06' },
+      lines: [],
+    });
+  });
+
+  it('update_customer writes every reference of the record as a write takes it, including ones not named in the docs', async () => {
+    nock(BASE)
+      .get('/customers/101')
+      .reply(200, {
+        ...currentCustomer,
+        salesPerson: { employeeNumber: 5, name: 'Sales', self: `${BASE}/employees/5` },
+        priceGroup: { priceGroupNumber: 2, name: 'Retail' },
+        defaultDeliveryLocation: { self: `${BASE}/customers/101/delivery-locations/1` },
+      });
+    const result = (await updateCustomer({ customerNumber: 101, confirm: false }, ctxFor('update_customer', false))) as { preview: { request: { body: Record<string, unknown> } } };
+    expect(result.preview.request.body).toMatchObject({
+      salesPerson: { employeeNumber: 5 },
+      priceGroup: { priceGroupNumber: 2 },
+      defaultDeliveryLocation: { self: `${BASE}/customers/101/delivery-locations/1` },
+    });
+    expect(result.preview.request.body.salesPerson).toEqual({ employeeNumber: 5 });
+  });
+
   it('a write tool cannot write through its own client: ctx.upstream refuses anything but GET', async () => {
     const ctx = ctxFor('create_customer', true);
     const scope = nock(BASE).post('/customers').reply(201, {});

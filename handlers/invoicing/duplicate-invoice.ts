@@ -40,8 +40,10 @@ export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = async (ar
     const value = source[key];
     if (!isRow(value)) continue;
     const copy = cleanCopy(value);
-    for (const [field, inner] of Object.entries(copy)) {
+    for (const field of Object.keys(copy)) {
+      const inner = value[field];
       if (!isRow(inner)) continue;
+      // From the source (`cleanCopy` has dropped its `self`, which may be its only identifier).
       const ref = reference(inner);
       if (ref) copy[field] = ref;
       else delete copy[field];

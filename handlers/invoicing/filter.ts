@@ -110,12 +110,14 @@ export function normalizeFilter(input: string, maxInItems: number): string {
     if (input[i] !== '[') throw new FilterSyntaxError(i);
     const end = input.indexOf(']', i);
     if (end < 0) throw new FilterSyntaxError(i);
-    const items = input.slice(i + 1, end).split(',');
-    if (items.length > maxInItems) throw new FilterSyntaxError(start);
+    const raw = input.slice(i + 1, end).split(',');
+    if (raw.length > maxInItems) throw new FilterSyntaxError(start);
+    // Spaces around an item (`[2, 5]`) are dropped: the documented form is `[2,5,7]`.
+    const items = raw.map((item) => item.trim());
     let at = i + 1;
-    for (const item of items) {
+    for (const [k, item] of items.entries()) {
       if (!NUMBER.test(item)) throw new FilterSyntaxError(at);
-      at += item.length + 1;
+      at += raw[k]!.length + 1;
     }
     out += `[${items.join(',')}]`;
     i = end + 1;

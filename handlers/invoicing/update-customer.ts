@@ -4,12 +4,16 @@
 // values are dropped, and only the allow-listed fields supplied are merged over it. Keys such as
 // `__proto__`, `constructor` and `prototype` never become properties (write-wire.ts cleanCopy).
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { cleanCopy, customerResult, readRecord, reference, sendWrite } from './write-wire.ts';
+import { cleanCopy, customerResult, isRow, readRecord, reference, sendWrite } from './write-wire.ts';
 
 /** Read-only or server-computed fields and link properties, never written back. */
 const SERVER_OWNED: ReadonlySet<string> = new Set(['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates', 'metaData']);
-/** Reference properties of a customer, written as `{ xNumber }`. */
-const REFERENCES = ['customerGroup', 'paymentTerms', 'vatZone', 'layout', 'salesPerson', 'attention', 'customerContact', 'defaultDeliveryLocation'] as const;
+/**
+ * Every object a customer still holds once its link properties are gone is a reference
+ * (`customerGroup paymentTerms vatZone layout salesPerson attention customerContact
+ * defaultDeliveryLocation priceGroup …`): written as `{ xNumber }`, or `{ self }` when it has no
+ * number (a write takes either, upstreams/invoicing.md §2 "Conventions").
+ */
 /** The fields the caller may change, as they go into the record. */
 const PLAIN = ['name', 'email', 'address', 'city', 'zip', 'country', 'telephoneAndFaxNumber', 'corporateIdentificationNumber', 'vatNumber', 'ean'] as const;
 const BY_NUMBER = [
@@ -23,8 +27,8 @@ export const updateCustomer: InvoicingHandler<'update_customer'> = async (args, 
   const path = `/customers/${args.customerNumber}`;
   const current = await readRecord(ctx, path);
   const body = cleanCopy(current, SERVER_OWNED);
-  for (const key of REFERENCES) {
-    if (!(key in body)) continue;
+  for (const key of Object.keys(body)) {
+    if (!isRow(current[key])) continue;
     const ref = reference(current[key]);
     if (ref) body[key] = ref;
     else delete body[key];

@@ -62,7 +62,8 @@ export function parseFilter(source: string, filterable: readonly string[]): Node
           i++;
           continue;
         }
-        if (c === '(') fail(`Unescaped '(' at position ${i}.`);
+        // The docs define `$( $[ $] $,` as escapes: the bare characters are syntax, not text.
+        fail(`Unescaped '${c}' at position ${i}.`);
       }
       text += c;
       i++;

@@ -75,6 +75,7 @@ export const INVOICING_ERROR_CODES = {
   tooLong: 'E00400',
   duplicateNumber: 'E00500',
   readOnly: 'E00600',
+  unknownProperty: 'E00700',
 } as const;
 
 /**
@@ -86,6 +87,98 @@ export const INVOICING_FAULTS = ['none', 'throttled', 'serverError', 'notImpleme
 /** Query parameters the docs describe on a collection (and `demo`). */
 export const INVOICING_QUERY_PARAMETERS = ['skippages', 'pagesize', 'filter', 'sort', 'demo'] as const;
 /** Customer fields a PUT must not carry under `readOnlyOnPut: 'reject'` (server-owned and link properties). */
+/**
+ * The documented properties of the write bodies (upstreams/invoicing.md §2 "Resource fields" and
+ * the resources' schemas): writable and read-only ones (a PUT may carry read-only fields back).
+ */
+export const INVOICING_DOCUMENTED_PROPERTIES = {
+  customer: new Set([
+    'customerNumber',
+    'name',
+    'currency',
+    'balance',
+    'dueAmount',
+    'address',
+    'city',
+    'zip',
+    'country',
+    'email',
+    'telephoneAndFaxNumber',
+    'mobilePhone',
+    'corporateIdentificationNumber',
+    'vatNumber',
+    'ean',
+    'publicEntryNumber',
+    'website',
+    'creditLimit',
+    'barred',
+    'eInvoicingDisabledByDefault',
+    'lastUpdated',
+    'customerGroup',
+    'paymentTerms',
+    'vatZone',
+    'layout',
+    'salesPerson',
+    'attention',
+    'customerContact',
+    'defaultDeliveryLocation',
+    'priceGroup',
+    'contacts',
+    'deliveryLocations',
+    'invoices',
+    'totals',
+    'templates',
+    'metaData',
+    'self',
+  ]),
+  draft: new Set([
+    'draftInvoiceNumber',
+    'date',
+    'dueDate',
+    'currency',
+    'exchangeRate',
+    'netAmount',
+    'netAmountInBaseCurrency',
+    'grossAmount',
+    'grossAmountInBaseCurrency',
+    'vatAmount',
+    'roundingAmount',
+    'costPriceInBaseCurrency',
+    'marginInBaseCurrency',
+    'marginPercentage',
+    'customer',
+    'recipient',
+    'delivery',
+    'deliveryLocation',
+    'notes',
+    'references',
+    'paymentTerms',
+    'layout',
+    'project',
+    'lines',
+    'pdf',
+    'soap',
+    'templates',
+    'attachment',
+    'self',
+  ]),
+  line: new Set([
+    'lineNumber',
+    'sortKey',
+    'description',
+    'product',
+    'quantity',
+    'unit',
+    'unitNetPrice',
+    'discountPercentage',
+    'unitCostPrice',
+    'totalNetAmount',
+    'marginInBaseCurrency',
+    'marginPercentage',
+    'departmentalDistribution',
+    'accrual',
+  ]),
+} as const;
 export const INVOICING_CUSTOMER_READ_ONLY = ['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates'] as const;
 export type InvoicingFault = (typeof INVOICING_FAULTS)[number];
 
@@ -119,6 +212,14 @@ export interface InvoicingSwitches {
    * PDF path is not a documented heading), the documented path then 404.
    */
   pdfPath: 'documented' | 'linkOnly';
+  /**
+   * A property the docs do not describe in a write body (top level of a customer or draft, or a
+   * draft line): 400 naming it (default) or ignored. Either way it is recorded in
+   * `stats.undocumentedProperties` as `customer.x`, `draft.x` or `line.x`.
+   */
+  unknownProperties: 'reject' | 'ignore';
+  /** `vatNumber` on a customer write: accepted (default) or 400 as on a Danish agreement (§3 #4, §5). */
+  vatNumberPolicy: 'accept' | 'reject';
 }
 
 const DEFAULT_SWITCHES: InvoicingSwitches = {
@@ -133,6 +234,8 @@ const DEFAULT_SWITCHES: InvoicingSwitches = {
   unknownQuery: 'reject',
   readOnlyOnPut: 'ignore',
   pdfPath: 'documented',
+  unknownProperties: 'reject',
+  vatNumberPolicy: 'accept',
 };
 
 const isCount = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
@@ -148,6 +251,8 @@ const SWITCH_CHECKS: { readonly [K in keyof InvoicingSwitches]: (v: unknown) => 
   unknownQuery: (v) => v === 'reject' || v === 'ignore',
   readOnlyOnPut: (v) => v === 'ignore' || v === 'reject',
   pdfPath: (v) => v === 'documented' || v === 'linkOnly',
+  unknownProperties: (v) => v === 'reject' || v === 'ignore',
+  vatNumberPolicy: (v) => v === 'accept' || v === 'reject',
 };
 
 export interface InvoicingSandboxOptions {
@@ -187,6 +292,8 @@ export interface InvoicingSandboxStats {
   forbidden: InvoicingWrite[];
   /** Query parameters the docs do not describe, as `name` per request (see `unknownQuery`). */
   undocumentedQuery: string[];
+  /** Write-body properties the docs do not describe (see `unknownProperties`). */
+  undocumentedProperties: string[];
 }
 
 export interface InvoicingSandbox {
@@ -415,7 +522,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   const initialSwitches: InvoicingSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
   let switches: InvoicingSwitches = { ...initialSwitches };
   const data = buildInvoicingData(options.seed);
-  const stats: InvoicingSandboxStats = { requests: 0, byStatus: {}, writeLog: [], forbidden: [], undocumentedQuery: [] };
+  const stats: InvoicingSandboxStats = { requests: 0, byStatus: {}, writeLog: [], forbidden: [], undocumentedQuery: [], undocumentedProperties: [] };
   const requests: InvoicingRecordedRequest[] = [];
   const delays = new PendingDelays();
   let publicUrl = '';
@@ -691,7 +798,20 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
 
   const CUSTOMER_TEXT = ['address', 'city', 'zip', 'country', 'email', 'telephoneAndFaxNumber', 'mobilePhone', 'corporateIdentificationNumber', 'vatNumber', 'ean', 'website', 'publicEntryNumber'];
 
+  /** Properties outside the documented set: recorded, and 400 unless `unknownProperties: 'ignore'`. */
+  const undocumented = (value: unknown, kind: keyof typeof INVOICING_DOCUMENTED_PROPERTIES, path: (string | number)[], v: Validation): void => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    for (const key of Object.keys(value)) {
+      if (INVOICING_DOCUMENTED_PROPERTIES[kind].has(key)) continue;
+      stats.undocumentedProperties.push(`${kind}.${key}`);
+      if (switches.unknownProperties === 'reject') v.add([...path, key], INVOICING_ERROR_CODES.unknownProperty, `Property ${key} is not part of the ${kind} schema.`);
+    }
+  };
+
   const customerFrom = (body: Row, customerNumber: number | undefined, v: Validation): Row => {
+    undocumented(body, 'customer', [], v);
+    if (switches.vatNumberPolicy === 'reject' && body.vatNumber !== undefined)
+      v.add(['vatNumber'], INVOICING_ERROR_CODES.invalid, 'vatNumber is not available on this agreement; use corporateIdentificationNumber.', body.vatNumber as Json);
     const name = text(body, 'name', v, true);
     const currency = currencyOf(body, v);
     const group = reference(body, [], 'customerGroup', 'customerGroupNumber', data.customerGroups, v, true);
@@ -743,6 +863,8 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
   const decimalsOk = (x: number): boolean => Math.abs(Math.round(x * 100) - x * 100) < 1e-7;
 
   const draftFrom = (body: Row, v: Validation): Row => {
+    undocumented(body, 'draft', [], v);
+    if (Array.isArray(body.lines)) body.lines.forEach((line, i) => undocumented(line, 'line', ['lines', i], v));
     const currency = currencyOf(body, v);
     const customer = reference(body, [], 'customer', 'customerNumber', data.customers, v, true);
     const layout = reference(body, [], 'layout', 'layoutNumber', data.layouts, v, true);
@@ -899,6 +1021,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     stats.writeLog = [];
     stats.forbidden = [];
     stats.undocumentedQuery = [];
+    stats.undocumentedProperties = [];
     requests.length = 0;
   };
 
