@@ -376,6 +376,31 @@ describe('invoicing end to end against its sandbox', () => {
     expect(sandbox.stats.forbidden).toEqual([]);
   });
 
+  it("every tool passes the sandbox in its strictest documented readings: undocumented query or body properties refused, read-only fields on a PUT refused, the PDF only by the invoice's link", async () => {
+    sandbox.setSwitches({ unknownQuery: 'reject', unknownProperties: 'reject', readOnlyOnPut: 'reject', pdfPath: 'linkOnly' });
+    try {
+      sandbox.resetStats();
+      const pdf = await call('download_invoice_pdf', { bookedInvoiceNumber: ids.bookedInvoiceNumber });
+      expect(pdf.isError ?? false, resultText(pdf)).toBe(false);
+      expect(
+        Buffer.from((resultJson(pdf) as { pdfBase64: string }).pdfBase64, 'base64')
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+      for (const tool of READ_TOOLS) expect((await call(tool, READS[tool]!.args(ids))).isError ?? false, tool).toBe(false);
+      const updated = await call('update_customer', { customerNumber: ids.customerNumber, city: 'Odense', confirm: true });
+      expect(updated.isError ?? false, resultText(updated)).toBe(false);
+      const duplicated = await call('duplicate_invoice', { source: 'booked', invoiceNumber: ids.bookedInvoiceNumber, date: '2025-06-30', confirm: true });
+      expect(duplicated.isError ?? false, resultText(duplicated)).toBe(false);
+      expect(sandbox.stats.undocumentedQuery).toEqual([]);
+      expect(sandbox.stats.undocumentedProperties).toEqual([]);
+      expect(sandbox.stats.writeLog.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([`PUT /customers/${ids.customerNumber} 200`, 'POST /invoices/drafts 201']);
+      expect(sandbox.stats.forbidden).toEqual([]);
+    } finally {
+      sandbox.resetSwitches();
+    }
+  });
+
   describe('reconnect-required and write permission, with a reconnect link', () => {
     const reconnectLink = (texts: string[]) => {
       expect(texts).toHaveLength(2);

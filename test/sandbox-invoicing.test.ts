@@ -693,6 +693,114 @@ describe('faults', () => {
   });
 });
 
+describe('strictness and the remaining faults (audit against invoicing.md)', () => {
+  const CUSTOMER = {
+    name: 'Strict ApS',
+    currency: 'DKK',
+    customerGroup: { customerGroupNumber: 1 },
+    paymentTerms: { paymentTermsNumber: 1 },
+    vatZone: { vatZoneNumber: 1 },
+    layout: { layoutNumber: 19 },
+  };
+
+  it('403 on reads too, 501, an HTML error page and a 200 that is not JSON', async () => {
+    sb.setSwitches({ fault: 'forbidden' });
+    const forbidden = await call('/customers');
+    expect(forbidden.status).toBe(403);
+    expectErrorBody(forbidden.json(), 403);
+    sb.setSwitches({ fault: 'notImplemented' });
+    const notImplemented = await call('/invoices/booked');
+    expect(notImplemented.status).toBe(501);
+    expectErrorBody(notImplemented.json(), 501);
+    sb.setSwitches({ fault: 'htmlError' });
+    const html = await call('/customers');
+    expect(html.status).toBe(502);
+    expect(html.headers.get('content-type')).toBe('text/html');
+    expect(html.text).toMatch(/^<html>/);
+    sb.setSwitches({ fault: 'notJson' });
+    const notJson = await call('/customers');
+    expect(notJson.status).toBe(200);
+    expect(() => notJson.json()).toThrow();
+  });
+
+  it('a query parameter the docs do not describe is 400 and recorded; `ignore` answers as if it were absent', async () => {
+    sb.resetStats();
+    for (const query of ['pageSize=5', 'page=1', 'skipPages=1', 'SORT=name']) {
+      const r = await call(`/customers?${query}`);
+      expect(r.status, query).toBe(400);
+      expectErrorBody(r.json(), 400);
+      expect(Array.isArray(r.json().errors)).toBe(true);
+    }
+    expect(sb.stats.undocumentedQuery).toEqual(['pageSize', 'page', 'skipPages', 'SORT']);
+    expect((await call('/customers?skippages=1&pagesize=5&sort=name&demo=false')).status).toBe(200);
+    sb.setSwitches({ unknownQuery: 'ignore' });
+    expect((await get('/customers?pageSize=5')).pagination.pageSize).toBe(20);
+    expect(sb.stats.undocumentedQuery).toHaveLength(5);
+  });
+
+  it('a write-body property the docs do not describe is 400 naming it (customer, draft, line) and recorded; `ignore` accepts it', async () => {
+    sb.resetStats();
+    const customer = await call('/customers', { method: 'POST', body: { ...CUSTOMER, customerGroupNumber: 1 } });
+    expect(customer.status).toBe(400);
+    expect(customer.json().errors.customerGroupNumber.errors[0]).toMatchObject({ errorCode: expect.stringMatching(/^E\d{5}$/) });
+    const draft = await call('/invoices/drafts', {
+      method: 'POST',
+      body: {
+        currency: 'DKK',
+        customer: { customerNumber: 1001 },
+        date: '2025-06-20',
+        layout: { layoutNumber: 19 },
+        paymentTerms: { paymentTermsNumber: 1 },
+        recipient: { name: 'X', vatZone: { vatZoneNumber: 1 } },
+        recipientName: 'X',
+        lines: [{ description: 'Bike', productNumber: 'P-100', quantity: 1, unitNetPrice: 1 }],
+      },
+    });
+    expect(draft.status).toBe(400);
+    expect(draft.json().errors.recipientName).toBeDefined();
+    expect(draft.json().errors.lines[0]).toMatchObject({ arrayIndex: 0, productNumber: { errors: [expect.any(Object)] } });
+    expect(sb.stats.undocumentedProperties).toEqual(['customer.customerGroupNumber', 'draft.recipientName', 'line.productNumber']);
+    sb.setSwitches({ unknownProperties: 'ignore' });
+    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, shoeSize: 42 } })).status).toBe(201);
+    expect(sb.stats.undocumentedProperties).toContain('customer.shoeSize');
+  });
+
+  it('read-only fields on a PUT: ignored by default, 400 under readOnlyOnPut: reject (§5); a GET record stripped as §3 #6 says passes', async () => {
+    const current = await get('/customers/1005');
+    sb.setSwitches({ readOnlyOnPut: 'reject' });
+    const r = await call('/customers/1005', { method: 'PUT', body: current });
+    expect(r.status).toBe(400);
+    expect(Object.keys(r.json().errors)).toEqual(expect.arrayContaining(['balance', 'lastUpdated', 'self', 'contacts', 'invoices', 'totals', 'templates']));
+    const { balance: _b, dueAmount: _d, lastUpdated: _l, self: _s, contacts: _c, deliveryLocations: _dl, invoices: _i, totals: _t, templates: _tp, ...writable } = current;
+    expect((await call('/customers/1005', { method: 'PUT', body: writable })).status).toBe(200);
+  });
+
+  it('vatNumber on a customer write: accepted by default, 400 naming it under vatNumberPolicy: reject (a Danish agreement, §3 #4)', async () => {
+    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, vatNumber: 'DK12345678' } })).status).toBe(201);
+    sb.setSwitches({ vatNumberPolicy: 'reject' });
+    const r = await call('/customers', { method: 'POST', body: { ...CUSTOMER, vatNumber: 'DK12345678' } });
+    expect(r.status).toBe(400);
+    expect(Object.keys(r.json().errors)).toEqual(['vatNumber']);
+    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, corporateIdentificationNumber: '12345678' } })).status).toBe(201);
+  });
+
+  it('pdfPath: linkOnly serves the PDF only where the invoice links it (pdf.download); the documented path is 404', async () => {
+    sb.setSwitches({ pdfPath: 'linkOnly' });
+    expect((await call('/invoices/booked/20001/pdf')).status).toBe(404);
+    const invoice = await get('/invoices/booked/20001');
+    expect(invoice.pdf).toEqual({ download: `${PUBLIC}/invoices/booked/20001/document` });
+    const pdf = await call('/invoices/booked/20001/document');
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.text.startsWith('%PDF-')).toBe(true);
+  });
+
+  it('a bare [ ] or , in a scalar filter value is 400 (the docs make them escapes $[ $] $,)', async () => {
+    for (const expr of ['name$eq:a,b', 'name$eq:[x]', 'name$like:a]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(400);
+    for (const expr of ['name$eq:a$,b', 'name$eq:$[x$]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(200);
+  });
+});
+
 describe('demo data', () => {
   it('has the documented shape and sizes', async () => {
     const d = data();

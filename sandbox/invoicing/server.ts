@@ -467,6 +467,7 @@ const LINK_KEYS = new Set([
   'sent',
   'bookingInstructions',
   'href',
+  'download',
 ]);
 
 /** Relative links (`/customers/1`) made absolute against the public base. */
