@@ -590,6 +590,21 @@ describe('errors', () => {
     expect((await failure('get_booked_invoice', { bookedInvoiceNumber: 1 })).text).toBe('Tool invocation failed.');
   });
 
+  it('429 (with or without Retry-After), 501 and a proxy HTML page end in the generic text after exactly one request (no retry: the spec\'s policy)', async () => {
+    for (const reply of [
+      [429, { message: 'Too many requests.' }, { 'retry-after': '0' }],
+      [429, 'slow down', { 'content-type': 'text/plain', 'token-limit-10000-per-60-seconds': '10000/10000' }],
+      [501, { message: 'Not implemented.', httpStatusCode: 501 }],
+      [502, '<html><body>Bad Gateway</body></html>', { 'content-type': 'text/html' }],
+    ] as Reply[]) {
+      nock.cleanAll();
+      sent.length = 0;
+      always(reply);
+      expect((await failure('list_customers', {})).text, String(reply[0])).toBe('Tool invocation failed.');
+      expect(sent, String(reply[0])).toHaveLength(1);
+    }
+  });
+
   it('a connection without a static token is the generic text and sends nothing', async () => {
     always([200, {}]);
     const error = await (invoicingHandlers.validate_connection as (a: unknown, c: TestToolContext) => Promise<unknown>)({}, context('validate_connection', null)).then(
