@@ -590,7 +590,7 @@ describe('errors', () => {
     expect((await failure('get_booked_invoice', { bookedInvoiceNumber: 1 })).text).toBe('Tool invocation failed.');
   });
 
-  it('429 (with or without Retry-After), 501 and a proxy HTML page end in the generic text after exactly one request (no retry: the spec\'s policy)', async () => {
+  it("429 (with or without Retry-After), 501 and a proxy HTML page end in the generic text after exactly one request (no retry: the spec's policy)", async () => {
     for (const reply of [
       [429, { message: 'Too many requests.' }, { 'retry-after': '0' }],
       [429, 'slow down', { 'content-type': 'text/plain', 'token-limit-10000-per-60-seconds': '10000/10000' }],

@@ -389,7 +389,12 @@ describe('confirmed writes', () => {
         vatZone: { name: 'Domestic', vatZoneNumber: 1, enabledForCustomer: true, enabledForSupplier: true, self: `${BASE}/vat-zones/1` },
         attention: { customerContactNumber: 3, self: `${BASE}/customers/101/contacts/3` },
       },
-      references: { other: 'PO-1', salesPerson: { employeeNumber: 2, name: 'Sales', self: `${BASE}/employees/2` }, customerContact: { self: `${BASE}/customers/101/contacts/4` } },
+      references: {
+        other: 'PO-1',
+        salesPerson: { employeeNumber: 2, name: 'Sales', self: `${BASE}/employees/2` },
+        customerContact: { self: `${BASE}/customers/101/contacts/4` },
+        vendorReference: { name: 'Buyer', self: `${BASE}/employees/9` },
+      },
       delivery: { address: 'Dock 4', city: 'Aarhus', deliveryDate: '2026-01-06' },
       lines: [],
       self: `${BASE}/invoices/drafts/40`,
@@ -401,7 +406,7 @@ describe('confirmed writes', () => {
       date: '2026-01-05',
       customer: { customerNumber: 101 },
       recipient: { name: 'Acme ApS', address: 'Old Street 1', vatZone: { vatZoneNumber: 1 }, attention: { customerContactNumber: 3 } },
-      references: { other: 'PO-1', salesPerson: { employeeNumber: 2 }, customerContact: { self: `${BASE}/customers/101/contacts/4` } },
+      references: { other: 'PO-1', salesPerson: { employeeNumber: 2 }, customerContact: { self: `${BASE}/customers/101/contacts/4` }, vendorReference: { self: `${BASE}/employees/9` } },
       delivery: { address: 'Dock 4', city: 'Aarhus', deliveryDate: '2026-01-06' },
       lines: [],
     });

@@ -8,12 +8,6 @@ import { cleanCopy, customerResult, isRow, readRecord, reference, sendWrite } fr
 
 /** Read-only or server-computed fields and link properties, never written back. */
 const SERVER_OWNED: ReadonlySet<string> = new Set(['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates', 'metaData']);
-/**
- * Every object a customer still holds once its link properties are gone is a reference
- * (`customerGroup paymentTerms vatZone layout salesPerson attention customerContact
- * defaultDeliveryLocation priceGroup …`): written as `{ xNumber }`, or `{ self }` when it has no
- * number (a write takes either, upstreams/invoicing.md §2 "Conventions").
- */
 /** The fields the caller may change, as they go into the record. */
 const PLAIN = ['name', 'email', 'address', 'city', 'zip', 'country', 'telephoneAndFaxNumber', 'corporateIdentificationNumber', 'vatNumber', 'ean'] as const;
 const BY_NUMBER = [
@@ -27,6 +21,10 @@ export const updateCustomer: InvoicingHandler<'update_customer'> = async (args, 
   const path = `/customers/${args.customerNumber}`;
   const current = await readRecord(ctx, path);
   const body = cleanCopy(current, SERVER_OWNED);
+  // Every object a customer still holds once its link properties are gone is a reference
+  // (`customerGroup paymentTerms vatZone layout salesPerson attention customerContact
+  // defaultDeliveryLocation priceGroup …`): written as `{ xNumber }`, or `{ self }` when it has no
+  // number (a write takes either, upstreams/invoicing.md §2 "Conventions").
   for (const key of Object.keys(body)) {
     if (!isRow(current[key])) continue;
     const ref = reference(current[key]);

@@ -31,16 +31,17 @@ export function cleanCopy(source: Row, skip: ReadonlySet<string> = new Set()): R
 
 /**
  * A reference as the upstream accepts it on a write: only its `…Number` keys
- * (`{ customerGroupNumber: 1 }`); a reference without one keeps its other plain fields.
+ * (`{ customerGroupNumber: 1 }`); without one, its `self` link; without either, its other plain
+ * fields.
  */
 export function reference(value: unknown): Row | undefined {
   if (!isRow(value)) return undefined;
   const numbers = Object.keys(value).filter((key) => key.endsWith('Number') && !FORBIDDEN_KEYS.has(key) && value[key] !== null && value[key] !== undefined);
   if (numbers.length === 0) {
-    const rest = cleanCopy(value);
-    if (Object.keys(rest).length) return rest;
     // Writes take a reference by number or by `self` (upstreams/invoicing.md §2 "Conventions").
-    return typeof value.self === 'string' && value.self !== '' ? { self: value.self } : undefined;
+    if (typeof value.self === 'string' && value.self !== '') return { self: value.self };
+    const rest = cleanCopy(value);
+    return Object.keys(rest).length ? rest : undefined;
   }
   const out: Row = {};
   for (const key of numbers) out[key] = value[key];
