@@ -376,8 +376,8 @@ describe('invoicing end to end against its sandbox', () => {
     expect(sandbox.stats.forbidden).toEqual([]);
   });
 
-  it("every tool passes the sandbox in its strictest documented readings: undocumented query or body properties refused, read-only fields on a PUT refused, the PDF only by the invoice's link", async () => {
-    sandbox.setSwitches({ unknownQuery: 'reject', unknownProperties: 'reject', readOnlyOnPut: 'reject', pdfPath: 'linkOnly' });
+  it("every tool passes the sandbox in its strictest documented readings: undocumented query or body properties refused, read-only fields on a PUT refused, the PDF only by the invoice's link, writes answered without a body", async () => {
+    sandbox.setSwitches({ unknownQuery: 'reject', unknownProperties: 'reject', readOnlyOnPut: 'reject', pdfPath: 'linkOnly', writeAnswer: 'empty' });
     try {
       sandbox.resetStats();
       const pdf = await call('download_invoice_pdf', { bookedInvoiceNumber: ids.bookedInvoiceNumber });
@@ -394,7 +394,10 @@ describe('invoicing end to end against its sandbox', () => {
       expect(duplicated.isError ?? false, resultText(duplicated)).toBe(false);
       expect(sandbox.stats.undocumentedQuery).toEqual([]);
       expect(sandbox.stats.undocumentedProperties).toEqual([]);
-      expect(sandbox.stats.writeLog.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([`PUT /customers/${ids.customerNumber} 200`, 'POST /invoices/drafts 201']);
+      // Both writes answered without a body (a PUT 204, a POST 201 + Location): read back.
+      expect(resultJson(updated)).toMatchObject({ customerNumber: ids.customerNumber, city: 'Odense' });
+      expect(resultJson(duplicated)).toMatchObject({ draftInvoiceNumber: expect.any(Number), netAmount: expect.any(Number) });
+      expect(sandbox.stats.writeLog.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([`PUT /customers/${ids.customerNumber} 204`, 'POST /invoices/drafts 201']);
       expect(sandbox.stats.forbidden).toEqual([]);
     } finally {
       sandbox.resetSwitches();

@@ -795,6 +795,23 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
     expect(pdf.text.startsWith('%PDF-')).toBe(true);
   });
 
+  it('writeAnswer: empty answers an accepted POST 201 + Location and a PUT 204, without a body; the record is stored all the same', async () => {
+    sb.setSwitches({ writeAnswer: 'empty' });
+    const created = await call('/customers', { method: 'POST', body: CUSTOMER });
+    expect(created.status).toBe(201);
+    expect(created.text).toBe('');
+    const location = created.headers.get('location')!;
+    expect(location).toMatch(new RegExp(`^${PUBLIC}/customers/\\d+$`));
+    const path = new URL(location).pathname;
+    const record = await get(path);
+    expect(record.name).toBe('Strict ApS');
+    const { balance: _b, dueAmount: _d, lastUpdated: _l, self: _s, contacts: _c, deliveryLocations: _dl, invoices: _i, totals: _t, templates: _tp, ...writable } = record;
+    const put = await call(path, { method: 'PUT', body: { ...writable, name: 'Strict A/S' } });
+    expect(put.status).toBe(204);
+    expect(put.text).toBe('');
+    expect((await get(path)).name).toBe('Strict A/S');
+  });
+
   it('a bare [ ] or , in a scalar filter value is 400 (the docs make them escapes $[ $] $,)', async () => {
     for (const expr of ['name$eq:a,b', 'name$eq:[x]', 'name$like:a]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(400);
     for (const expr of ['name$eq:a$,b', 'name$eq:$[x$]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(200);

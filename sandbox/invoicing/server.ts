@@ -220,6 +220,11 @@ export interface InvoicingSwitches {
   unknownProperties: 'reject' | 'ignore';
   /** `vatNumber` on a customer write: accepted (default) or 400 as on a Danish agreement (§3 #4, §5). */
   vatNumberPolicy: 'accept' | 'reject';
+  /**
+   * The answer to an accepted write: the record (`body`, the docs' 201 + Location + body and 200 +
+   * body) or none (`empty`: 201 + Location, a PUT 204) — the docs list 204 among the statuses.
+   */
+  writeAnswer: 'body' | 'empty';
 }
 
 const DEFAULT_SWITCHES: InvoicingSwitches = {
@@ -236,6 +241,7 @@ const DEFAULT_SWITCHES: InvoicingSwitches = {
   pdfPath: 'documented',
   unknownProperties: 'reject',
   vatNumberPolicy: 'accept',
+  writeAnswer: 'body',
 };
 
 const isCount = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
@@ -253,6 +259,7 @@ const SWITCH_CHECKS: { readonly [K in keyof InvoicingSwitches]: (v: unknown) => 
   pdfPath: (v) => v === 'documented' || v === 'linkOnly',
   unknownProperties: (v) => v === 'reject' || v === 'ignore',
   vatNumberPolicy: (v) => v === 'accept' || v === 'reject',
+  writeAnswer: (v) => v === 'body' || v === 'empty',
 };
 
 export interface InvoicingSandboxOptions {
@@ -1118,6 +1125,15 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail(400, 'Could not parse the request body.', 'The body must be a JSON object.');
       const out = write(method, seg, body as Row);
+      if (switches.writeAnswer === 'empty') {
+        // The statuses the docs list include 204: a PUT answered 204, a POST 201 + Location, no body.
+        const status = out.status === 200 ? 204 : out.status;
+        logWrite(status);
+        stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+        res.writeHead(status, out.location ? { location: out.location } : {});
+        res.end();
+        return;
+      }
       logWrite(out.status);
       return send(out.status, absolutize(out.body, publicUrl), out.location ? { location: out.location } : {});
     } catch (error) {
