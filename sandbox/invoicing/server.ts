@@ -86,7 +86,6 @@ export const INVOICING_ERROR_CODES = {
 export const INVOICING_FAULTS = ['none', 'throttled', 'serverError', 'notImplemented', 'forbidden', 'htmlError', 'notJson', 'slow'] as const;
 /** Query parameters the docs describe on a collection (and `demo`). */
 export const INVOICING_QUERY_PARAMETERS = ['skippages', 'pagesize', 'filter', 'sort', 'demo'] as const;
-/** Customer fields a PUT must not carry under `readOnlyOnPut: 'reject'` (server-owned and link properties). */
 /**
  * The documented properties of the write bodies (upstreams/invoicing.md §2 "Resource fields" and
  * the resources' schemas): writable and read-only ones (a PUT may carry read-only fields back).
@@ -179,6 +178,7 @@ export const INVOICING_DOCUMENTED_PROPERTIES = {
     'accrual',
   ]),
 } as const;
+/** Customer fields a PUT must not carry under `readOnlyOnPut: 'reject'` (server-owned and link properties). */
 export const INVOICING_CUSTOMER_READ_ONLY = ['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates'] as const;
 export type InvoicingFault = (typeof INVOICING_FAULTS)[number];
 
@@ -872,7 +872,7 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
 
   const draftFrom = (body: Row, v: Validation): Row => {
     undocumented(body, 'draft', [], v);
-    if (Array.isArray(body.lines)) body.lines.forEach((line, i) => undocumented(line, 'line', ['lines', i], v));
+    if (Array.isArray(body.lines)) for (const [i, line] of body.lines.entries()) undocumented(line, 'line', ['lines', i], v);
     const currency = currencyOf(body, v);
     const customer = reference(body, [], 'customer', 'customerNumber', data.customers, v, true);
     const layout = reference(body, [], 'layout', 'layoutNumber', data.layouts, v, true);
