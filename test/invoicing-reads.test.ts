@@ -485,10 +485,25 @@ describe('PDFs', () => {
     }
   });
 
-  it('a link to another origin is not followed', async () => {
-    upstream((s) => (s.url === '/invoices/booked/7' ? [200, { bookedInvoiceNumber: 7, pdf: { download: 'https://elsewhere.test/x.pdf' } }] : undefined));
-    expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text).toBe('Tool invocation failed.');
-    expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7']);
+  it('a link on another host (the public one, written by a proxy or fake) is asked of the configured upstream: the tokens never leave it', async () => {
+    const pdf = Buffer.from('%PDF-1.7\n%%EOF');
+    upstream((s) =>
+      s.url === '/invoices/booked/7'
+        ? [200, { bookedInvoiceNumber: 7, pdf: { download: 'https://restapi.e-conomic.com/invoices/booked/7/document?x=1' } }]
+        : s.url === '/invoices/booked/7/document?x=1'
+          ? [200, pdf]
+          : undefined,
+    );
+    expect((await call('download_invoice_pdf', { bookedInvoiceNumber: 7 })).pdfBase64).toBe(pdf.toString('base64'));
+    expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7', '/invoices/booked/7/document?x=1']);
+    // The same path on another host is the path already tried; a link that is no http(s) URL is not followed.
+    for (const download of ['https://restapi.e-conomic.com/invoices/booked/7/pdf', 'mailto:x@example.test', 'not a link']) {
+      nock.cleanAll();
+      sent.length = 0;
+      upstream((s) => (s.url === '/invoices/booked/7' ? [200, { bookedInvoiceNumber: 7, pdf: { download } }] : undefined));
+      expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text, download).toBe('Tool invocation failed.');
+      expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7']);
+    }
   });
 
   it('a body that is not a PDF is the generic text', async () => {

@@ -363,6 +363,13 @@ describe('confirmed writes', () => {
       .get('/customers/5002')
       .reply(200, { customerNumber: 5002, name: 'Acme ApS', currency: 'DKK' });
     expect(await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true))).toMatchObject({ customerNumber: 5002 });
+    // A Location on another host (the public one) is read on the configured upstream.
+    nock(BASE)
+      .post('/customers')
+      .reply(201, '', { Location: 'https://restapi.e-conomic.com/customers/5003' })
+      .get('/customers/5003')
+      .reply(200, { customerNumber: 5003, name: 'Acme ApS', currency: 'DKK' });
+    expect(await createCustomer({ ...customerArgs, email: 'other@acme.test', confirm: true }, ctxFor('create_customer', true))).toMatchObject({ customerNumber: 5003 });
     nock(BASE)
       .get('/customers/101')
       .reply(200, currentCustomer)

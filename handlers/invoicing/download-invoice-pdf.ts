@@ -1,7 +1,7 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 import { encodeIdentifier } from './paths.ts';
-import { economicGet, economicGetBytes, isRow, rejected } from './wire.ts';
+import { economicGet, economicGetBytes, isRow, linkOnBase, rejected } from './wire.ts';
 
 /** The first bytes of every PDF file. */
 const PDF_MAGIC = Buffer.from('%PDF');
@@ -11,7 +11,8 @@ const PDF_MAGIC = Buffer.from('%PDF');
  * base64-encoded (upstreams/invoicing.md §2, §3 #12). A body that is not a PDF is a failure.
  * The path is not a documented heading (§5: "follow the invoice's pdf link"): when it answers 404,
  * the booked invoice is read and its own link followed once — `pdf.download` (the API's field) or
- * `pdf.self` (the description's) — if it names another address on the upstream's origin.
+ * `pdf.self` (the description's) — if it names another address; a link on another host is asked of
+ * the configured upstream (its path), so the tokens never leave it.
  */
 export const downloadInvoicePdf: InvoicingHandler<'download_invoice_pdf'> = async (args, ctx) => {
   const invoicePath = `/invoices/booked/${encodeIdentifier(args.bookedInvoiceNumber)}`;
@@ -21,7 +22,8 @@ export const downloadInvoicePdf: InvoicingHandler<'download_invoice_pdf'> = asyn
     bytes = await economicGetBytes(ctx, path);
   } catch (error) {
     if (!(error instanceof UpstreamError && error.status === 404)) throw error;
-    const link = await pdfLink(ctx, invoicePath);
+    const found = await pdfLink(ctx, invoicePath);
+    const link = found === undefined ? undefined : linkOnBase(found, ctx.upstream.baseUrl);
     if (link === undefined || sameAddress(link, path, ctx.upstream.baseUrl)) throw error;
     bytes = await economicGetBytes(ctx, link);
   }
@@ -46,10 +48,11 @@ async function pdfLink(ctx: Parameters<typeof downloadInvoicePdf>[1], invoicePat
   return undefined;
 }
 
-/** Whether an absolute link names the path already tried. */
+/** Whether a link (absolute on the base URL's origin, or a path on the base URL) names the path already tried. */
 function sameAddress(link: string, path: string, baseUrl: string): boolean {
+  const onBase = (p: string) => (/^https?:\/\//i.test(p) ? p : `${baseUrl.replace(/\/+$/, '')}/${p.replace(/^\/+/, '')}`);
   try {
-    return new URL(link, baseUrl).href === new URL(path.replace(/^\//, ''), `${baseUrl.replace(/\/+$/, '')}/`).href;
+    return new URL(onBase(link)).href === new URL(onBase(path)).href;
   } catch {
     return true;
   }

@@ -43,6 +43,28 @@ export function queryString(params: Readonly<Record<string, string | number | un
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/**
+ * A link the upstream answered (`self`, `pdf.download`, a `Location`) as a request path on the
+ * configured base URL: kept whole when it is on the base URL's origin, else its path and query on
+ * the base URL (a fake or proxy may write the public host into its links). The tokens only ever go
+ * to the configured upstream. Undefined for a link that is not a URL or a path.
+ */
+export function linkOnBase(link: string, baseUrl: string): string | undefined {
+  // A path is a path on the base URL (with its prefix, if it has one).
+  if (link.startsWith('/') && !link.startsWith('//')) return link;
+  let url: URL;
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+    url = new URL(link);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.origin === base.origin) return url.href;
+  return url.pathname + url.search;
+}
+
 /** One GET whose failures all pass through (auth: the runtime's reconnect text; anything else generic). */
 export async function economicGet(ctx: InvoicingWireContext, path: string): Promise<unknown> {
   return (await ctx.upstream.request<unknown>({ method: 'GET', path, headers: { ...tokenHeaders(ctx), accept: 'application/json' } })).body;

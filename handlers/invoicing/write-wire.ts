@@ -6,7 +6,7 @@
 import type { InvoicingContextWith } from '#generated/invoicing/contract.ts';
 import type { WritePreview, WriteRequest } from '#runtime/handler-api/tool-context.ts';
 import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
-import { capDetails, isRow, rejectionDetails, type Row, tokenHeaders } from './wire.ts';
+import { capDetails, isRow, linkOnBase, rejectionDetails, type Row, tokenHeaders } from './wire.ts';
 
 export type { Row } from './wire.ts';
 export { isRow } from './wire.ts';
@@ -94,8 +94,8 @@ export async function sendWrite(ctx: InvoicingWriteContext, request: WriteReques
   if (isRow(body)) return { body };
   // The docs answer a POST with 201 + Location + the full body and a PUT with 200 + the body; an
   // answer without a body (204, or an empty 201) is read back from where the record now is.
-  const location = headers['location'];
-  if (body === null && request.method === 'POST' && typeof location === 'string' && location !== '') return { body: await readRecord(ctx, location) };
+  const location = typeof headers['location'] === 'string' ? linkOnBase(headers['location'], ctx.upstream.baseUrl) : undefined;
+  if (body === null && request.method === 'POST' && location !== undefined) return { body: await readRecord(ctx, location) };
   if (body === null && request.method === 'PUT') return { body: await readRecord(ctx, request.path) };
   throw new UpstreamError('bad_body', 'the written record is not a JSON object');
 }
