@@ -378,6 +378,17 @@ describe('confirmed writes', () => {
       .get('/customers/101')
       .reply(200, { ...currentCustomer, name: 'Acme A/S' });
     expect(await updateCustomer({ customerNumber: 101, name: 'Acme A/S', confirm: true }, ctxFor('update_customer', true))).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
+    // A read back that fails (here 404, then 401) is not the write's failure: no status, so the dedup key is kept.
+    for (const status of [404, 401]) {
+      nock(BASE)
+        .post('/customers')
+        .reply(201, '', { Location: `${BASE}/customers/5004` })
+        .get('/customers/5004')
+        .reply(status, { message: 'x' });
+      const error = await createCustomer({ ...customerArgs, city: `City ${status}`, confirm: true }, ctxFor('create_customer', true)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({ kind: 'bad_body', status: undefined });
+    }
     // Without a Location there is nowhere to read from: the generic text (the write may have happened).
     nock(BASE).post('/invoices/drafts').reply(201, '');
     expect(await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch((e: unknown) => e)).toMatchObject({ kind: 'bad_body' });

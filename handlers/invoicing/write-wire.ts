@@ -95,9 +95,22 @@ export async function sendWrite(ctx: InvoicingWriteContext, request: WriteReques
   // The docs answer a POST with 201 + Location + the full body and a PUT with 200 + the body; an
   // answer without a body (204, or an empty 201) is read back from where the record now is.
   const location = typeof headers['location'] === 'string' ? linkOnBase(headers['location'], ctx.upstream.baseUrl) : undefined;
-  if (body === null && request.method === 'POST' && location !== undefined) return { body: await readRecord(ctx, location) };
-  if (body === null && request.method === 'PUT') return { body: await readRecord(ctx, request.path) };
+  if (body === null && request.method === 'POST' && location !== undefined) return { body: await readBack(ctx, location) };
+  if (body === null && request.method === 'PUT') return { body: await readBack(ctx, request.path) };
   throw new UpstreamError('bad_body', 'the written record is not a JSON object');
+}
+
+/**
+ * The read after an accepted write. Its failure is not the write's: the write happened, so it ends
+ * as an answer without a status (the dedup window then keeps the key and an identical confirmation
+ * within it is not sent again), never as a 4xx text that would free the key.
+ */
+async function readBack(ctx: InvoicingWriteContext, path: string): Promise<Row> {
+  try {
+    return await readRecord(ctx, path);
+  } catch {
+    throw new UpstreamError('bad_body', 'the write was accepted without a body, and reading the record back failed');
+  }
 }
 
 /** The customer the upstream answered, as the spec's result (its number is required). */
