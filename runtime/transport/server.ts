@@ -69,6 +69,22 @@ function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null, mod
   return refusal.status;
 }
 
+/** Failed authentication of one request's client address (AuthFailures over the address buckets). */
+class AddressFailures implements AuthFailures {
+  readonly #buckets: MemoryRateLimiter;
+  readonly #req: IncomingMessage;
+  constructor(buckets: MemoryRateLimiter, req: IncomingMessage) {
+    this.#buckets = buckets;
+    this.#req = req;
+  }
+  exhausted(): boolean {
+    return !this.#buckets.available(this.#req.socket.remoteAddress ?? 'unknown');
+  }
+  failed(): void {
+    this.#buckets.take(this.#req.socket.remoteAddress ?? 'unknown');
+  }
+}
+
 export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
   const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
@@ -77,10 +93,9 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   // Failed authentication per client address, in this process (the socket's address: a proxy in
   // front makes its clients share one bucket, which only ever delays tokens this replica does not know).
   const failureBuckets = new MemoryRateLimiter(gateway.config.authFailures);
-  const failuresOf = (req: IncomingMessage): AuthFailures => {
-    const address = req.socket.remoteAddress ?? 'unknown';
-    return { exhausted: () => !failureBuckets.available(address), failed: () => void failureBuckets.take(address) };
-  };
+  // One small object per request (no closures): the address is read only when a check needs it,
+  // which a token the gateway knows never does.
+  const failuresOf = (req: IncomingMessage): AuthFailures => new AddressFailures(failureBuckets, req);
   // OAuth access tokens (issue 21): each endpoint accepts only those issued for it.
   const accessTokens = new McpAccessTokens(gateway.store, gateway.state, gateway.now);
   const oauthLookups = new Map<string, { readonly prefix: string; readonly lookup: TokenLookup }>();
@@ -256,17 +271,20 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
     inFlight++;
     const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
-    route(req, res, reqId)
-      .then(([name, status]) => gateway.metrics.requests.inc(name, status))
-      .catch((error: unknown) => {
+    // One reaction for both outcomes (not then/catch/finally: two promises and hops fewer per request).
+    route(req, res, reqId).then(
+      ([name, status]) => {
+        inFlight--;
+        gateway.metrics.requests.inc(name, status);
+      },
+      (error: unknown) => {
+        inFlight--;
         gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
         if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
         else res.destroy();
         gateway.metrics.requests.inc('error', 500);
-      })
-      .finally(() => {
-        inFlight--;
-      });
+      },
+    );
   });
   return { server, inFlight: () => inFlight };
 }
