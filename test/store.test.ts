@@ -291,6 +291,24 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(await store.getUsage(account.id, '2025-06')).toEqual([{ ...rows[0], calls: 6, costUnits: 6 }]);
     });
 
+    it('drops the ids of settled batches with the next batch, and keeps the ones still in doubt', async () => {
+      const { account } = await seed();
+      const rows = [{ accountId: account.id, month: '2025-07', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 }];
+      const [b1, b2, b3] = [`batch_${newId('')}`, `batch_${newId('')}`, `batch_${newId('')}`];
+      await store.addUsage(rows, b1);
+      await store.addUsage(rows, b2, [b1]); // b1's answer arrived: its id goes
+      // Observed from outside: b1 again would now count (the meter never sends a settled id again),
+      // b2 (not settled) still counts once.
+      await store.addUsage(rows, b2, [b1]);
+      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(2);
+      await store.addUsage(rows, b1, [b2]);
+      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(3);
+      // A batch already applied with its settled list given again changes nothing.
+      await store.addUsage(rows, b3, [b1, b2]);
+      await store.addUsage(rows, b3, [b1, b2]);
+      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(4);
+    });
+
     it('loses no increment under concurrent batches', async () => {
       const { account } = await seed();
       const rows = [

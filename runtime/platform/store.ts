@@ -295,8 +295,10 @@ export interface PlatformStore {
   /**
    * Adds the given counts (an upsert that increments), all rows in one transaction. With a
    * `batchId`, a batch already applied under that id is not added again (a retried flush).
+   * `settledBatchIds` are ids of earlier batches whose answer arrived, so they are never retried:
+   * they are dropped in the same statement (the ids kept are those of batches still in doubt).
    */
-  addUsage(rows: readonly UsageRow[], batchId?: string): Promise<void>;
+  addUsage(rows: readonly UsageRow[], batchId?: string, settledBatchIds?: readonly string[]): Promise<void>;
   getUsage(accountId: string, month: string): Promise<UsageRow[]>;
   /** Sum of cost units of one account in one month (fair use). */
   getMonthCostUnits(accountId: string, month: string): Promise<number>;

@@ -74,6 +74,8 @@ export class UsageMeter {
    * write whose answer was lost (committed, then the connection died) is not applied twice.
    */
   #failed: { readonly id: string; readonly counts: Map<string, number> } | undefined;
+  /** Ids of batches whose answer arrived (never retried): dropped from the store by the next flush. */
+  #settled: readonly string[] = [];
   /** In-process fair-use counters (used when no shared store): `account|month` → units. */
   readonly #units = new Map<string, number>();
   readonly #seeding = new Map<string, Promise<number>>();
@@ -343,7 +345,7 @@ export class UsageMeter {
       const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
-    const run = this.#o.store.addUsage(rows, id);
+    const run = this.#o.store.addUsage(rows, id, this.#settled);
     // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
     this.#flushing = run.then(
       () => undefined,
@@ -352,6 +354,8 @@ export class UsageMeter {
     try {
       await run;
       this.#inFlight = new Map();
+      // The earlier settled ids went with this statement; this batch is settled now.
+      this.#settled = [id];
     } catch (error) {
       // Nothing is lost: the batch is retried as it is, under its id (it may have been applied).
       this.#failed = { id, counts: this.#inFlight };
