@@ -17,6 +17,7 @@ import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
 import { checkKeys, type KeySource } from './platform/key-check.ts';
 import { createLinkIssuer, EXPIRED_LINK_RETENTION_MS, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
 import { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
+import type { EmbeddedOpening } from './platform/embedded-opening.ts';
 import { openStore } from './platform/open-store.ts';
 import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './platform/private-files.ts';
 import { Readiness } from './platform/readiness.ts';
@@ -51,6 +52,11 @@ export interface AppOptions {
   readonly fetchClientMetadata?: MetadataFetch;
   /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
   readonly storeTimeoutMs?: number;
+  /**
+   * The embedded database, already opening since before the configuration was loaded
+   * (bin/gateway.ts). Used when it is the configured one; otherwise closed.
+   */
+  readonly embeddedOpening?: EmbeddedOpening;
 }
 
 export interface App {
@@ -93,9 +99,23 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   const vault = new Vault(keys);
 
-  const releaseLock = embedded ? lockEmbeddedDatabase(join(config.dataDir, 'db'), 'gateway') : undefined;
+  const dbDir = join(config.dataDir, 'db');
+  let opening = options.embeddedOpening;
+  if (opening && !(embedded && opening.dbDir === dbDir)) {
+    // Begun for a store the configuration does not use after all.
+    await opening.client.close();
+    opening.releaseLock();
+    opening = undefined;
+  }
+  const releaseLock = embedded ? (opening?.releaseLock ?? lockEmbeddedDatabase(dbDir, 'gateway')) : undefined;
   const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') }), queryTimeoutMs: storeTimeoutMs }));
+  let store: PlatformStore;
+  try {
+    store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: dbDir, ...(opening ? { opening } : {}) }), queryTimeoutMs: storeTimeoutMs }));
+  } catch (error) {
+    releaseLock?.();
+    throw error;
+  }
   try {
     // A wrong key refuses to start (ConfigError) rather than failing every stored credential.
     await checkKeys(vault, store, keySource);

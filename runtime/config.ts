@@ -1,8 +1,9 @@
 // Deployment configuration: defaults for the embedded single-machine setup, a JSON config file
 // (GATEWAY_CONFIG or --config) and environment variables, in that order of precedence (env wins).
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { Ajv, ErrorObject } from 'ajv';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 
@@ -212,11 +213,14 @@ export function suggest(name: string, known: readonly string[]): string {
 }
 
 const ajvs = new WeakMap<ConnectorSpecs, Ajv>();
+const require = createRequire(import.meta.url);
 
 /** One validator instance per registry: compiled schemas are cached by it. */
 function makeAjv(specs: ConnectorSpecs): Ajv {
   const cached = ajvs.get(specs);
   if (cached) return cached;
+  // Required here, not imported: `storeLocation` runs before anything else loads and needs no validator.
+  const { Ajv } = require('ajv') as typeof import('ajv');
   const ajv = new Ajv({ allErrors: false, strict: true, validateSchema: false });
   ajv.addFormat('url', (value: string) => URL.canParse(value));
   ajv.addFormat('connector-key', (value: string) => Object.hasOwn(specs, value));
@@ -312,6 +316,12 @@ function fromEnv(setting: Setting, name: string, raw: string): unknown {
   }
 }
 
+/** One environment variable in its setting's form, unchecked; undefined when unset or empty. */
+function parsedEnvValue(env: Env, setting: Setting, names: readonly string[]): unknown {
+  const name = names.find((n) => env[n] !== undefined && env[n] !== '');
+  return name ? fromEnv(setting, name, env[name]!) : undefined;
+}
+
 /** Checks one environment variable against its setting's schema; undefined when unset or empty. */
 function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly string[], specs: ConnectorSpecs): unknown {
   const name = names.find((n) => env[n] !== undefined && env[n] !== '');
@@ -347,9 +357,13 @@ const WILDCARD_HOSTS = ['0.0.0.0', '::', '[::]'];
 /** True when the gateway listens on every interface: its own address is then no link target. */
 export const isWildcardHost = (host: string): boolean => WILDCARD_HOSTS.includes(host);
 
-/** Configuration for the connectors in `specs` (every key of the registry), from the file and the environment. */
-export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, configPath?: string): GatewayConfig {
-  const ajv = makeAjv(specs);
+/**
+ * The config file (when there is one) and a reader of deployment-wide settings: the environment
+ * wins over the file, the file over the fallback. With `ajv` (loadConfig) the file is checked
+ * against its schema and every variable against its setting's; without (storeLocation) values are
+ * only parsed.
+ */
+function readSettings(specs: ConnectorSpecs, env: Env, configPath: string | undefined, ajv?: Ajv) {
   const path = configPath ?? env.GATEWAY_CONFIG;
   let fileContent: Record<string, unknown> = {};
   if (path) {
@@ -361,15 +375,54 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     } catch (error) {
       throw new ConfigError(`config file ${full} is not valid JSON: ${(error as Error).message}`);
     }
-    const validate = ajv.compile(configFileSchema(specs));
-    if (!validate(file)) throw fileError(validate.errors![0]!, specs, full);
+    if (ajv) {
+      const validate = ajv.compile(configFileSchema(specs));
+      if (!validate(file)) throw fileError(validate.errors![0]!, specs, full);
+    }
     fileContent = file as Record<string, unknown>;
   }
-  checkConnectorEnv(env, specs);
   const value = <T>(file: string, fallback: T): T => {
     const setting = SETTINGS.find((s) => s.file === file)!;
-    return (envValue(ajv, env, setting, setting.env, specs) ?? get(fileContent, file) ?? fallback) as T;
+    const fromVariable = ajv ? envValue(ajv, env, setting, setting.env, specs) : parsedEnvValue(env, setting, setting.env);
+    return (fromVariable ?? get(fileContent, file) ?? fallback) as T;
   };
+  return { fileContent, value };
+}
+
+/** The data directory (embedded database, key file) unless DATA_DIR or the config file names another. */
+const DEFAULT_DATA_DIR = 'data';
+const DEFAULT_STORE_TIMEOUT_MS = 5000;
+
+/** Where the platform store is, read as loadConfig reads it. */
+export interface StoreLocation {
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly storeTimeoutMs: number;
+}
+
+/**
+ * The store settings alone, before the connectors are known: bin/gateway.ts starts opening the
+ * embedded database with them while the rest loads. Undefined when they cannot be read (a missing
+ * or broken config file, a malformed value): loadConfig then reports why.
+ */
+export function storeLocation(env: Env = process.env, configPath?: string): StoreLocation | undefined {
+  try {
+    const { value } = readSettings({}, env, configPath);
+    const dataDir = value<unknown>('dataDir', DEFAULT_DATA_DIR);
+    const databaseUrl = value<unknown>('databaseUrl', undefined);
+    const storeTimeoutMs = value<unknown>('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS);
+    if (typeof dataDir !== 'string' || (databaseUrl !== undefined && typeof databaseUrl !== 'string') || typeof storeTimeoutMs !== 'number') return undefined;
+    return { dataDir: resolve(dataDir), ...(databaseUrl ? { databaseUrl } : {}), storeTimeoutMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Configuration for the connectors in `specs` (every key of the registry), from the file and the environment. */
+export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, configPath?: string): GatewayConfig {
+  const ajv = makeAjv(specs);
+  const { fileContent, value } = readSettings(specs, env, configPath, ajv);
+  checkConnectorEnv(env, specs);
   const host = value('host', '127.0.0.1');
   const port = value('port', 8787);
   const enabledSetting = SETTINGS.find((s) => s.env[0] === 'CONNECTORS_ENABLED')!;
@@ -423,10 +476,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const config: GatewayConfig = {
     host,
     port,
-    // Without a public URL, links use the listening address (127.0.0.1 for a wildcard host: see bin/start.ts).
+    // Without a public URL, links use the listening address (127.0.0.1 for a wildcard host: see bin/start.mjs).
     publicBaseUrl: (publicBaseUrl ?? `http://${isWildcardHost(host) ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
     publicBaseUrlExplicit: publicBaseUrl !== undefined,
-    dataDir: resolve(value('dataDir', 'data')),
+    dataDir: resolve(value('dataDir', DEFAULT_DATA_DIR)),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(redisUrl ? { redisUrl } : {}),
     redisPrefix: value('redisPrefix', 'cg:'),
@@ -448,7 +501,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     usageFlushMs: value('usageFlushMs', 1000),
     maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
-    storeTimeoutMs: value('storeTimeoutMs', 5000),
+    storeTimeoutMs: value('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS),
     upstreamBodyBudgetBytes: value('upstreamBodyBudgetBytes', defaultBodyBudget(specs)),
   };
   validateConfig(config, specs);

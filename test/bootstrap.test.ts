@@ -98,10 +98,10 @@ describe('when npm ci runs first', () => {
 
 describe('what runs', () => {
   it('a file on Node 24 without a shell, its arguments untouched', () => {
-    expect(childCommand(['bin/start.ts', '--demo'], '/n/bin/node')).toEqual({ command: '/n/bin/node', args: ['bin/start.ts', '--demo'], shell: false });
+    expect(childCommand(['bin/start.mjs', '--demo'], '/n/bin/node')).toEqual({ command: '/n/bin/node', args: ['bin/start.mjs', '--demo'], shell: false });
     expect(childCommand(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /'], 'node').args).toEqual(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /']);
     // Node's own options before the file go to node, as on a node command line.
-    expect(childCommand(['--liftoff-only', 'bin/start.ts', '--demo'], 'node').args).toEqual(['--liftoff-only', 'bin/start.ts', '--demo']);
+    expect(childCommand(['--liftoff-only', 'bin/start.mjs', '--demo'], 'node').args).toEqual(['--liftoff-only', 'bin/start.mjs', '--demo']);
   });
 
   it('a command line through the shell, extra arguments quoted onto its end', () => {

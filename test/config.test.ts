@@ -148,8 +148,8 @@ describe('entry points', () => {
 
   it('print help and exit 0 on --help instead of starting', () => {
     for (const args of [
-      ['bin/start.ts', '--help'],
-      ['bin/start.ts', '--demo', '--help'],
+      ['bin/start.mjs', '--help'],
+      ['bin/start.mjs', '--demo', '--help'],
       ['codegen/main.ts', '--help'],
       ['bin/admin.ts', '--help'],
       ['bin/admin.ts', 'accounts', 'list', '--help'],
@@ -166,14 +166,14 @@ describe('entry points', () => {
       [{ LOG_LEVEL: 'verbose' }, 'configuration: LOG_LEVEL must be one of'],
       [{ DATABASE_URL: 'not-a-url' }, 'configuration: DATABASE_URL must be a PostgreSQL URL'],
     ] as const) {
-      const result = run(['bin/start.ts'], env);
+      const result = run(['bin/start.mjs'], env);
       expect(result.status, result.stderr).toBe(2);
       expect(result.stderr).toContain(message);
     }
   });
 
   it('npm run serve refuses HOST=0.0.0.0 without PUBLIC_BASE_URL: links must not point at 0.0.0.0', () => {
-    const result = run(['bin/start.ts'], { HOST: '0.0.0.0', PORT: '0' });
+    const result = run(['bin/start.mjs'], { HOST: '0.0.0.0', PORT: '0' });
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr).toContain('configuration: HOST=0.0.0.0 listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL');
   });

@@ -1,4 +1,4 @@
-// kill -9 of a replica under load (a child process running bin/start.ts on PostgreSQL): metered
+// kill -9 of a replica under load (a child process running bin/start.mjs on PostgreSQL): metered
 // usage loses at most what was answered within the flush bound (USAGE_FLUSH_MS) before the kill,
 // and never counts a call twice (never more than the calls answered plus those in flight).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -52,7 +52,7 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
   });
 
   it('loses at most the calls of the last flush interval and counts none twice', async () => {
-    child = spawn(process.execPath, ['bin/start.ts'], {
+    child = spawn(process.execPath, ['bin/start.mjs'], {
       env: {
         PATH: process.env.PATH ?? '',
         DATA_DIR: dataDir,

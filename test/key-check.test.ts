@@ -114,13 +114,13 @@ describe('key check', () => {
     expect((await store.keyChecks()).has(3)).toBe(false);
   });
 
-  it('bin/start.ts prints the refusal and exits 2', async () => {
+  it('bin/start.mjs prints the refusal and exits 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'keycheck-start-'));
     try {
       const db = await openStore({ dataDir: join(dir, 'db') });
       await checkKeys(new Vault({ 1: RIGHT }), db, { kind: 'env' });
       await db.close();
-      const child = spawnSync(process.execPath, ['bin/start.ts'], {
+      const child = spawnSync(process.execPath, ['bin/start.mjs'], {
         env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, GATEWAY_SECRET_KEYS: `1:${WRONG}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
         encoding: 'utf8',
         timeout: 30_000,

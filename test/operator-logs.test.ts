@@ -117,7 +117,7 @@ describe('start-up lines', () => {
 
   it('`npm run serve` prints the warning, listen address and store as they happen', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-serve-'));
-    const child = spawn(process.execPath, ['bin/start.ts'], {
+    const child = spawn(process.execPath, ['bin/start.mjs'], {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -474,6 +474,21 @@ storeContract('PlatformStore on embedded PostgreSQL (PGlite)', {
   },
 });
 
+// The gateway's own form: a file-backed database, in its own thread (pglite-thread.ts).
+let threaded: { store: PlatformStore; dir: string } | undefined;
+storeContract('PlatformStore on embedded PostgreSQL in its own thread (data directory)', {
+  kind: 'embedded',
+  async open() {
+    const dir = await mkdtemp(join(tmpdir(), 'store-thread-'));
+    threaded = { store: await openStore({ dataDir: join(dir, 'db') }), dir };
+    return threaded.store;
+  },
+  async dispose() {
+    await threaded?.store.close();
+    if (threaded) await rm(threaded.dir, { recursive: true, force: true });
+  },
+});
+
 describe('embedded store on a data directory', () => {
   it('migrates a new directory concurrently and keeps its data when reopened', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'store-test-'));

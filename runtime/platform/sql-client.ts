@@ -4,8 +4,10 @@
 // Each driver is loaded when its kind of store is opened, not at import: a gateway on the embedded
 // store never loads `pg` (~40 ms of start-up), one on PostgreSQL never loads PGlite.
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { PoolClient, Pool as PgPool } from 'pg';
+import type { ThreadFailure, ThreadReady, ThreadReply, ThreadRequest } from './pglite-thread.ts';
 import { ensurePrivateDir, makePrivate } from './private-files.ts';
 
 const require = createRequire(import.meta.url);
@@ -115,6 +117,153 @@ function pgliteTransaction(tx: Transaction): SqlClient {
     },
   };
   return self;
+}
+
+// --- PGlite in its own thread (pglite-thread.ts) -------------------------------------------------
+
+/** A statement the embedded database refused, with PostgreSQL's fields (`code` '23505'…) as PGlite sets them. */
+export class EmbeddedDatabaseError extends Error {
+  readonly code?: string;
+  constructor(failure: ThreadFailure) {
+    super(failure.message);
+    this.name = failure.name;
+    Object.assign(this, failure.fields);
+  }
+}
+
+/** The embedded database's thread ended (crashed, or was closed): every later call fails with this. */
+export class EmbeddedDatabaseGone extends Error {
+  constructor(why: string) {
+    super(`the embedded database stopped: ${why}`);
+    this.name = 'EmbeddedDatabaseGone';
+  }
+}
+
+/**
+ * The embedded database's client: `opened` settles when its thread has opened it (or failed to);
+ * `thread` is that thread (its resource use; tests end it to show a crash).
+ */
+export type PgliteThreadClient = SqlClient & { readonly opened: Promise<void>; readonly thread: Worker };
+
+/** A request before it gets its id. */
+type Unnumbered<R> = R extends unknown ? Omit<R, 'id'> : never;
+
+/**
+ * Opens the embedded PostgreSQL in a worker thread and returns its client at once: calls made
+ * before it is open wait for it (and fail as it fails). See pglite-thread.ts for why a thread.
+ * The thread keeps the process alive only while a call is in flight, like a socket would.
+ */
+export function createPgliteThreadClient(options: PgliteClientOptions = {}): PgliteThreadClient {
+  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (options.dataDir !== undefined) ensurePrivateDir(options.dataDir);
+  const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
+    workerData: { pgliteThread: { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), startParams: PGLITE_START_PARAMS } },
+    // Its output is PGlite's own (notices); the gateway's log is the main thread's.
+    stdout: false,
+    stderr: false,
+  });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  let gone: EmbeddedDatabaseGone | undefined;
+  const fail = (why: string) => {
+    gone ??= new EmbeddedDatabaseGone(why);
+    for (const p of pending.values()) p.reject(gone);
+    pending.clear();
+    worker.unref();
+  };
+  let markOpen: () => void;
+  let markFailed: (error: Error) => void;
+  const opened = new Promise<void>((resolve, reject) => {
+    markOpen = resolve;
+    markFailed = reject;
+  });
+  opened.catch(() => {}); // observed through the calls that wait for it
+  worker.once('message', (first: ThreadReady) => {
+    if (!first.ready) {
+      const error = new EmbeddedDatabaseError(first.error);
+      markFailed(error);
+      fail(error.message);
+      void worker.terminate();
+      return;
+    }
+    // Files the engine wrote while opening (initdb's, the relation cache's pg_internal.init) are
+    // made private before anyone uses the database.
+    if (options.dataDir !== undefined) makePrivate(options.dataDir);
+    markOpen();
+    worker.on('message', (reply: ThreadReply) => {
+      const p = pending.get(reply.id);
+      if (!p) return;
+      pending.delete(reply.id);
+      if (pending.size === 0) worker.unref();
+      if (reply.ok) p.resolve(reply.result);
+      else p.reject(new EmbeddedDatabaseError(reply.error));
+    });
+  });
+  worker.on('error', (error) => {
+    markFailed(error);
+    fail(error.message);
+  });
+  worker.on('exit', (code) => {
+    markFailed(new EmbeddedDatabaseGone(`its thread exited (${code})`));
+    fail(`its thread exited (${code})`);
+  });
+  // Waiting for the database to open is not part of a statement: a deadline starts once it is open.
+  const send = <T>(request: Unnumbered<ThreadRequest>): Promise<T> => {
+    if (gone) return Promise.reject(gone);
+    const id = nextId++;
+    if (pending.size === 0) worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...request, id } as ThreadRequest);
+    });
+  };
+  const timed = async <T>(run: () => Promise<T>, withDeadline: boolean): Promise<T> => {
+    await opened;
+    return withDeadline ? deadline(run(), timeoutMs) : run();
+  };
+  const client = (tx?: number): SqlClient => {
+    // Statements inside a transaction fall under the transaction's own deadline.
+    const alone = tx === undefined;
+    const self: SqlClient = {
+      kind: 'embedded',
+      async query<T>(sql: string, params: readonly unknown[] = []) {
+        return { rows: await timed(() => send<T[]>({ op: 'query', sql, params: [...params], ...(alone ? {} : { tx }) }), alone) };
+      },
+      async exec(sql: string) {
+        await timed(() => send<void>({ op: 'exec', sql, ...(alone ? {} : { tx }) }), alone);
+      },
+      transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+        if (!alone) return fn(self);
+        const run = async () => {
+          const id = await send<number>({ op: 'begin' });
+          let result: T;
+          try {
+            result = await fn(client(id));
+          } catch (error) {
+            await send({ op: 'rollback', tx: id }).catch(() => {});
+            throw error;
+          }
+          await send({ op: 'commit', tx: id });
+          return result;
+        };
+        return timed(run, true);
+      },
+      async close() {
+        if (tx !== undefined) throw new Error('close() inside a transaction');
+        if (gone) return;
+        try {
+          await opened;
+          await send({ op: 'close' });
+        } catch {
+          // failed to open, or already gone: nothing to close
+        }
+        gone ??= new EmbeddedDatabaseGone('it was closed');
+        await worker.terminate();
+      },
+    };
+    return self;
+  };
+  return Object.assign(client(), { opened, thread: worker });
 }
 
 // --- PostgreSQL server ----------------------------------------------------------------------------

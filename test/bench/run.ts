@@ -583,7 +583,7 @@ async function main(): Promise<void> {
   if ('skipped' in replicas) log(`replicas: ${replicas.skipped}`);
   else log(`a write reaches the other replica in ${replicas.reachMs.median.toFixed(1)} ms (median of ${replicas.reachMs.values.length}); full loads during the writes: ${replicas.fullLoads}`);
 
-  // ---- start-up of `node bin/start.ts` on a prepared data directory -------------------------
+  // ---- start-up of `node bin/start.mjs` on a prepared data directory -------------------------
   const startupDir = join(tmp, 'startup');
   const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], {
     env: childEnv(),
@@ -598,7 +598,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/register/mcp`;
       const t0 = performance.now();
-      const proc = startProcess('gateway-main', process.execPath, [...EMBEDDED_NODE_FLAGS, join(ROOT, 'bin/start.ts')], {
+      const proc = startProcess('gateway-main', process.execPath, [...EMBEDDED_NODE_FLAGS, join(ROOT, 'bin/start.mjs')], {
         env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port })),
         cwd: ROOT,
         captureStdout: true,
@@ -620,7 +620,7 @@ async function main(): Promise<void> {
       }
       if (Number.isNaN(elapsed)) problems.push(`start-up (${label}) run ${i + 1}: no successful tools/call within 120 s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
       ms.push(elapsed);
-      // bin/start.ts logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
+      // bin/start.mjs logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
       const listening = /"startupMs":(\d+)/.exec(proc.stdout());
       if (listening) createApp.push(Number(listening[1]));
       rss.push(rssMiB(proc.pid));
@@ -722,7 +722,7 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1 },
-      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.ts\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.ts's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
     },
     {
       figure: `CPU per \`tools/call\` with ${options.largeAccounts.toLocaleString('en-US')} accounts ÷ with 1 account`,
@@ -744,7 +744,7 @@ async function main(): Promise<void> {
       spread: spread([rssIdle]),
       unit: 'MiB',
       target: { op: '<', value: 250 },
-      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store on a warm data directory, Node flags ${EMBEDDED_NODE_FLAGS.join(' ')} as \`npm run serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ${mib(memoryIdle.external)} MiB (the embedded engine's WebAssembly memory and buffers), the rest (code, Node itself) ${mib(memoryIdle.rss - memoryIdle.heapTotal - memoryIdle.external)} MiB. A fresh \`bin/start.ts\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB. With ${options.largeAccounts.toLocaleString('en-US')} tenants: ${rssIdleLarge.toFixed(0)} MiB (V8 heap ${mib(memoryIdleLarge.heapTotal)} MiB).`,
+      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store on a warm data directory, Node flags ${EMBEDDED_NODE_FLAGS.join(' ')} as \`npm run serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's thread with its WebAssembly memory, code, Node itself) ${mib(memoryIdle.rss - memoryIdle.heapTotal - memoryIdle.external)} MiB. A fresh \`bin/start.mjs\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB. With ${options.largeAccounts.toLocaleString('en-US')} tenants: ${rssIdleLarge.toFixed(0)} MiB (V8 heap ${mib(memoryIdleLarge.heapTotal)} MiB).`,
     },
     {
       figure: 'Resident memory, idle, on PostgreSQL (all connectors loaded)',

@@ -1,9 +1,9 @@
 // The configuration of a benchmarked gateway, shared by the gateway child and the start-up figure
-// (which starts `bin/start.ts` itself).
+// (which starts `bin/start.mjs` itself).
 
 export const BENCH_SECRET_KEYS = `1:${Buffer.alloc(32, 11).toString('base64')}`;
 
-/** The environment of a benchmarked gateway (also used for the `bin/start.ts` start-up figure). */
+/** The environment of a benchmarked gateway (also used for the `bin/start.mjs` start-up figure). */
 export function gatewayEnv(options: { upstream: string; dataDir: string; logLevel: string; port?: number }): Record<string, string> {
   return {
     HOST: '127.0.0.1',

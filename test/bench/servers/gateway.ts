@@ -21,7 +21,7 @@ import pino from 'pino';
 import { createApp, type App } from '../../../runtime/app.ts';
 import { loadConfig } from '../../../runtime/config.ts';
 import { createLogger } from '../../../runtime/observability.ts';
-import { createPgliteClient, createPostgresClient, type SqlClient } from '../../../runtime/platform/sql-client.ts';
+import { createPgliteThreadClient, createPostgresClient, type SqlClient } from '../../../runtime/platform/sql-client.ts';
 import { SqlPlatformStore } from '../../../runtime/platform/sql-store.ts';
 import type { PlatformStore } from '../../../runtime/platform/store.ts';
 import { gatewayEnv } from '../lib/gateway-env.ts';
@@ -47,7 +47,10 @@ async function main(): Promise<void> {
     db = createPostgresClient({ connectionString: databaseUrl, schema });
   } else {
     mkdirSync(dataDir, { recursive: true });
-    db = await createPgliteClient({ dataDir: `${dataDir}/db` });
+    // As the gateway runs it (openStore): the embedded engine in its own thread.
+    const threaded = createPgliteThreadClient({ dataDir: `${dataDir}/db` });
+    await threaded.opened;
+    db = threaded;
   }
   const store: PlatformStore = new SqlPlatformStore(db);
   await store.migrate();
