@@ -133,6 +133,29 @@ describe('the embedded database in its own thread', () => {
     }
   });
 
+  it('bounds each statement, not a whole transaction, and never leaves a transaction open behind a deadline', async () => {
+    const bounded = createPgliteThreadClient({ dataDir: await freshDatabase('db-bounded'), queryTimeoutMs: 400 });
+    try {
+      // Three statements of 0.2 s: each within the deadline, together past it (a snapshot of many tenants).
+      const slept = await bounded.transaction(async (tx) => {
+        for (let i = 0; i < 3; i++) await tx.query('SELECT pg_sleep(0.2)');
+        return 'all three';
+      });
+      expect(slept).toBe('all three');
+      // A transaction that waits behind a long statement past the deadline gives up; when it opens
+      // later in the thread, it is rolled back there instead of holding the database.
+      const long = bounded.query('SELECT pg_sleep(1.2)').catch((e: unknown) => e);
+      const waiting = await bounded.transaction((tx) => tx.query('SELECT 1')).catch((e: unknown) => e);
+      expect(waiting).toBeInstanceOf(StoreTimeoutError);
+      expect(await long).toBeInstanceOf(StoreTimeoutError);
+      await expect
+        .poll(() => bounded.transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok')).then((r) => r.rows, () => 'still busy'), { timeout: 20_000, interval: 100 })
+        .toEqual([{ ok: 1 }]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('fails every call, pending and later, with a clear error when its thread dies (never a hang)', async () => {
     const doomed = createPgliteThreadClient({ dataDir: await freshDatabase('db-doomed') });
     await doomed.opened;

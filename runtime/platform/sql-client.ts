@@ -217,25 +217,35 @@ export function createPgliteThreadClient(options: PgliteClientOptions = {}): Pgl
       worker.postMessage({ ...request, id } as ThreadRequest);
     });
   };
-  const timed = async <T>(run: () => Promise<T>, withDeadline: boolean): Promise<T> => {
+  // The deadline is per statement, as PostgreSQL's statement_timeout on a server: a transaction of
+  // several long reads (the snapshot of 100,000 tenants: ~4 s here) is not one slow statement.
+  const statement = async <T>(request: Unnumbered<ThreadRequest>): Promise<T> => {
     await opened;
-    return withDeadline ? deadline(run(), timeoutMs) : run();
+    return deadline(send<T>(request), timeoutMs);
   };
   const client = (tx?: number): SqlClient => {
-    // Statements inside a transaction fall under the transaction's own deadline.
     const alone = tx === undefined;
     const self: SqlClient = {
       kind: 'embedded',
       async query<T>(sql: string, params: readonly unknown[] = []) {
-        return { rows: await timed(() => send<T[]>({ op: 'query', sql, params: [...params], ...(alone ? {} : { tx }) }), alone) };
+        return { rows: await statement<T[]>({ op: 'query', sql, params: [...params], ...(alone ? {} : { tx }) }) };
       },
       async exec(sql: string) {
-        await timed(() => send<void>({ op: 'exec', sql, ...(alone ? {} : { tx }) }), alone);
+        await statement<void>({ op: 'exec', sql, ...(alone ? {} : { tx }) });
       },
       transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
         if (!alone) return fn(self);
         const run = async () => {
-          const id = await send<number>({ op: 'begin' });
+          await opened;
+          const opening = send<number>({ op: 'begin' });
+          let id: number;
+          try {
+            id = await deadline(opening, timeoutMs);
+          } catch (error) {
+            // Opened after the caller stopped waiting: rolled back then, or it would hold the database.
+            opening.then((late) => send({ op: 'rollback', tx: late }), () => {}).catch(() => {});
+            throw error;
+          }
           let result: T;
           try {
             result = await fn(client(id));
@@ -243,10 +253,10 @@ export function createPgliteThreadClient(options: PgliteClientOptions = {}): Pgl
             await send({ op: 'rollback', tx: id }).catch(() => {});
             throw error;
           }
-          await send({ op: 'commit', tx: id });
+          await statement({ op: 'commit', tx: id });
           return result;
         };
-        return timed(run, true);
+        return run();
       },
       async close() {
         if (tx !== undefined) throw new Error('close() inside a transaction');
