@@ -11,6 +11,7 @@ import { createPgliteClient, createPostgresClient } from '../runtime/platform/sq
 import type { SqlClient } from '../runtime/platform/sql-client.ts';
 import { newId, SqlPlatformStore, StoreError } from '../runtime/platform/sql-store.ts';
 import { purgeExpiredLinks } from '../runtime/platform/links.ts';
+import { migrate, type Migration } from '../runtime/platform/migrations.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
@@ -554,3 +555,51 @@ storeContract(
   },
   needs('postgres'),
 );
+
+describe('migrate on a database that is up to date', () => {
+  const first: Migration[] = [
+    { version: 1, name: 'one', sql: 'CREATE TABLE m_one (id int)' },
+    { version: 2, name: 'two', sql: 'CREATE TABLE m_two (id int)' },
+  ];
+  /** A client that records every statement and transaction it is asked for. */
+  function recording(inner: SqlClient, log: string[]): SqlClient {
+    return {
+      kind: inner.kind,
+      query: (sql, params) => (log.push(sql.trim().split(/\s+/).slice(0, 2).join(' ')), inner.query(sql, params)),
+      exec: (sql) => (log.push(sql.trim().split(/\s+/).slice(0, 2).join(' ')), inner.exec(sql)),
+      transaction: (fn) => (log.push('transaction'), inner.transaction((tx) => fn(recording(tx, log)))),
+      close: () => inner.close(),
+    };
+  }
+
+  it('reads the recorded versions once, without a lock or a transaction, and applies only what is new', async () => {
+    const db = await createPgliteClient();
+    try {
+      const log: string[] = [];
+      await migrate(recording(db, log), first);
+      expect(log).toContain('transaction');
+      log.length = 0;
+      await migrate(recording(db, log), first);
+      expect(log).toEqual(['SELECT version,']);
+      // A build with one more migration takes the locked path and applies just that one.
+      log.length = 0;
+      await migrate(recording(db, log), [...first, { version: 3, name: 'three', sql: 'CREATE TABLE m_three (id int)' }]);
+      expect(log).toEqual(expect.arrayContaining(['transaction', "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'),", 'CREATE TABLE']));
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('refuses a build that names a recorded migration differently, up to date or not', async () => {
+    const db = await createPgliteClient();
+    try {
+      await migrate(db, first);
+      const renamed = [first[0]!, { ...first[1]!, name: 'second' }];
+      await expect(migrate(db, renamed)).rejects.toThrow("Migration 2 is recorded as 'two' but this build calls it 'second'.");
+      await expect(migrate(db, [...renamed, { version: 3, name: 'three', sql: 'SELECT 1' }])).rejects.toThrow('is recorded as');
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -590,11 +590,15 @@ async function main(): Promise<void> {
   });
   const startupToken = (seeded.info['tokens'] as string[])[0]!;
   await seeded.stop();
-  const measureStartup = async (label: string, dataDir: string, token: string, runs: number) => {
+  // `warmups` starts first, not in the figure: the first start of a fresh checkout also fills
+  // Node's compile cache (the gateway's modules compiled and type-stripped once); a restart of
+  // the same installation finds it filled. The first start's time is reported beside the figure.
+  const measureStartup = async (label: string, dataDir: string, token: string, runs: number, warmups = 0) => {
     const ms: number[] = [];
     const rss: number[] = [];
     const createApp: number[] = [];
-    for (let i = 0; i < runs; i++) {
+    const cold: number[] = [];
+    for (let i = -warmups; i < runs; i++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/register/mcp`;
       const t0 = performance.now();
@@ -619,6 +623,12 @@ async function main(): Promise<void> {
         await sleep(5);
       }
       if (Number.isNaN(elapsed)) problems.push(`start-up (${label}) run ${i + 1}: no successful tools/call within 120 s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
+      if (i < 0) {
+        cold.push(elapsed);
+        await proc.stop();
+        log(`start-up (${label}) first start, not counted: ${elapsed.toFixed(0)} ms to the first served call`);
+        continue;
+      }
       ms.push(elapsed);
       // bin/start.mjs logs `startupMs`: createApp (store open, snapshot, connectors) and listen.
       const listening = /"startupMs":(\d+)/.exec(proc.stdout());
@@ -627,9 +637,9 @@ async function main(): Promise<void> {
       await proc.stop();
       log(`start-up (${label}) ${i + 1}/${runs}: ${elapsed.toFixed(0)} ms to the first served call`);
     }
-    return { ms, rss, createApp };
+    return { ms, rss, createApp, cold };
   };
-  const small = await measureStartup('1 tenant', startupDir, startupToken, options.startupRuns);
+  const small = await measureStartup('1 tenant', startupDir, startupToken, options.startupRuns, 1);
   const startupMs = small.ms;
   const startupRss = small.rss;
   const createAppMs = small.createApp;
@@ -722,7 +732,7 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1 },
-      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors. Measured after one start that is not counted (the first start of this checkout, which also fills Node's compile cache: ${small.cold.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}), as any restart of an installation finds the cache filled.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
     },
     {
       figure: `CPU per \`tools/call\` with ${options.largeAccounts.toLocaleString('en-US')} accounts ÷ with 1 account`,
