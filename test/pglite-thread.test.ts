@@ -149,7 +149,16 @@ describe('the embedded database in its own thread', () => {
       expect(waiting).toBeInstanceOf(StoreTimeoutError);
       expect(await long).toBeInstanceOf(StoreTimeoutError);
       await expect
-        .poll(() => bounded.transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok')).then((r) => r.rows, () => 'still busy'), { timeout: 20_000, interval: 100 })
+        .poll(
+          () =>
+            bounded
+              .transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok'))
+              .then(
+                (r) => r.rows,
+                () => 'still busy',
+              ),
+          { timeout: 20_000, interval: 100 },
+        )
         .toEqual([{ ok: 1 }]);
     } finally {
       await bounded.close();

@@ -563,11 +563,21 @@ describe('migrate on a database that is up to date', () => {
   ];
   /** A client that records every statement and transaction it is asked for. */
   function recording(inner: SqlClient, log: string[]): SqlClient {
+    const note = (sql: string) => log.push(sql.trim().split(/\s+/).slice(0, 2).join(' '));
     return {
       kind: inner.kind,
-      query: (sql, params) => (log.push(sql.trim().split(/\s+/).slice(0, 2).join(' ')), inner.query(sql, params)),
-      exec: (sql) => (log.push(sql.trim().split(/\s+/).slice(0, 2).join(' ')), inner.exec(sql)),
-      transaction: (fn) => (log.push('transaction'), inner.transaction((tx) => fn(recording(tx, log)))),
+      query(sql, params) {
+        note(sql);
+        return inner.query(sql, params);
+      },
+      exec(sql) {
+        note(sql);
+        return inner.exec(sql);
+      },
+      transaction(fn) {
+        log.push('transaction');
+        return inner.transaction((tx) => fn(recording(tx, log)));
+      },
       close: () => inner.close(),
     };
   }

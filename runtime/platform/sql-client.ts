@@ -243,7 +243,12 @@ export function createPgliteThreadClient(options: PgliteClientOptions = {}): Pgl
             id = await deadline(opening, timeoutMs);
           } catch (error) {
             // Opened after the caller stopped waiting: rolled back then, or it would hold the database.
-            opening.then((late) => send({ op: 'rollback', tx: late }), () => {}).catch(() => {});
+            opening
+              .then(
+                (late) => send({ op: 'rollback', tx: late }),
+                () => {},
+              )
+              .catch(() => {});
             throw error;
           }
           let result: T;
