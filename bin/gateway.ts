@@ -8,7 +8,7 @@
 // here are the few that decide where the store is; the rest are imported in main().
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONNECTOR_SETTINGS, ConfigError, type GatewayConfig, SETTINGS, storeLocation } from '#runtime/config.ts';
+import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, type GatewayConfig, isWildcardHost, loadConfig, SETTINGS, storeLocation } from '#runtime/config.ts';
 import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/platform/embedded-opening.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
@@ -65,25 +65,24 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const early = openEarly(args.config);
-  const [
-    { registry },
-    { describeStore, describeUrl, isWildcardHost, loadConfig },
-    { createApp },
-    { exitOnUnhandledFaults },
-    { createLogger },
-    { ADMIN_SOCKET_FILE, serveAdminSocket },
-    { adminSocketHandler },
-    demo,
-  ] = await Promise.all([
+  // The database opened early is closed properly before any exit (never left half-open).
+  const closeEarly = async () => {
+    await early?.client.close();
+    early?.releaseLock();
+  };
+  const modules = await Promise.all([
     import('#generated/registry.ts'),
-    import('#runtime/config.ts'),
     import('#runtime/app.ts'),
     import('#runtime/last-resort.ts'),
     import('#runtime/observability.ts'),
     import('#runtime/platform/admin-socket.ts'),
     import('./admin.ts'),
     import('./demo.ts'),
-  ]);
+  ]).catch(async (error: unknown) => {
+    await closeEarly();
+    throw error;
+  });
+  const [{ registry }, { createApp }, { exitOnUnhandledFaults }, { createLogger }, { ADMIN_SOCKET_FILE, serveAdminSocket }, { adminSocketHandler }, demo] = modules;
   const { banner, sandboxEnv, sandboxTenantCredentials, seedDemoTenant } = demo;
   let config: GatewayConfig;
   let sandboxes: SandboxSet | undefined;
@@ -94,9 +93,7 @@ async function main(): Promise<void> {
       throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com`);
     }
   } catch (error) {
-    // The database opened early is closed properly before the exit (never left half-open).
-    await early?.client.close();
-    early?.releaseLock();
+    await closeEarly();
     console.error(error instanceof ConfigError ? `configuration: ${error.message}` : String(error));
     process.exit(2);
   }

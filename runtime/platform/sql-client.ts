@@ -187,8 +187,15 @@ export function createPgliteThreadClient(options: PgliteClientOptions = {}): Pgl
       return;
     }
     // Files the engine wrote while opening (initdb's, the relation cache's pg_internal.init) are
-    // made private before anyone uses the database.
-    if (options.dataDir !== undefined) makePrivate(options.dataDir);
+    // made private before anyone uses the database; a directory that cannot be is not used.
+    try {
+      if (options.dataDir !== undefined) makePrivate(options.dataDir);
+    } catch (error) {
+      markFailed(error as Error);
+      fail((error as Error).message);
+      void worker.terminate();
+      return;
+    }
     markOpen();
     worker.on('message', (reply: ThreadReply) => {
       const p = pending.get(reply.id);
