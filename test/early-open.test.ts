@@ -15,6 +15,7 @@ import { loadConfig, storeLocation } from '../runtime/config.ts';
 import { beginEmbeddedOpening } from '../runtime/platform/embedded-opening.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createLogger } from '../runtime/observability.ts';
+import { createTenant } from './support/gateway.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const KEYS = `1:${Buffer.alloc(32, 7).toString('base64')}`;
@@ -158,6 +159,41 @@ describe('createApp and an opening it does not use', () => {
       } finally {
         await app.close();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('the embedded database thread going away under a running gateway', () => {
+  it('keeps serving from the snapshot, says so on /readyz, and closes without hanging', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'thread-gone-'));
+    try {
+      const opening = beginEmbeddedOpening(join(dir, 'db'));
+      const config = loadConfig(registry, { DATA_DIR: dir, GATEWAY_SECRET_KEYS: KEYS, PORT: '0', USAGE_FLUSH_MS: '60000' });
+      const app = await createApp({ config, registry, logger: createLogger('silent'), embeddedOpening: opening });
+      const tenant = await createTenant(app.context.store, { subscribe: ['register'] });
+      await app.context.state.refresh();
+      const url = await app.listen(0, '127.0.0.1');
+      const list = () =>
+        fetch(`${url}/register/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
+      expect((await list()).status).toBe(200);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+      await opening.client.thread.terminate();
+
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { failing: string[] }).failing).toContain('store');
+      // Callers the snapshot knows are still answered.
+      const listed = await list();
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+      await app.close().catch(() => {});
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
