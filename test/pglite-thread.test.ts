@@ -22,6 +22,18 @@ async function freshDatabase(name: string): Promise<string> {
   return target;
 }
 
+/** Polls `run` until the thread answers it: a long statement queued ahead of it ends first. */
+function untilAnswered<T>(run: () => Promise<T>) {
+  return expect.poll(
+    () =>
+      run().then(
+        (value) => value,
+        () => 'not answered yet',
+      ),
+    { timeout: 20_000, interval: 100 },
+  );
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pglite-thread-'));
   const template = createPgliteThreadClient({ dataDir: join(dir, 'template') });
@@ -118,16 +130,7 @@ describe('the embedded database in its own thread', () => {
       // On the calling thread PGlite would have held the loop for the whole statement: no tick.
       expect(ticks).toBeGreaterThan(0);
       // The statement ends in its thread; the next ones are served after it.
-      await expect
-        .poll(
-          () =>
-            quick.query('SELECT 1 AS one').then(
-              (r) => r.rows,
-              () => 'still sleeping',
-            ),
-          { timeout: 20_000, interval: 100 },
-        )
-        .toEqual([{ one: 1 }]);
+      await untilAnswered(() => quick.query('SELECT 1 AS one').then((r) => r.rows)).toEqual([{ one: 1 }]);
     } finally {
       await quick.close();
     }
@@ -148,18 +151,7 @@ describe('the embedded database in its own thread', () => {
       const waiting = await bounded.transaction((tx) => tx.query('SELECT 1')).catch((e: unknown) => e);
       expect(waiting).toBeInstanceOf(StoreTimeoutError);
       expect(await long).toBeInstanceOf(StoreTimeoutError);
-      await expect
-        .poll(
-          () =>
-            bounded
-              .transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok'))
-              .then(
-                (r) => r.rows,
-                () => 'still busy',
-              ),
-          { timeout: 20_000, interval: 100 },
-        )
-        .toEqual([{ ok: 1 }]);
+      await untilAnswered(() => bounded.transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok')).then((r) => r.rows)).toEqual([{ ok: 1 }]);
     } finally {
       await bounded.close();
     }
