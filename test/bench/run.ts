@@ -2,7 +2,7 @@
 // process is a child process of its own), warms up, measures, stops everything it started, and
 // writes the dated results table to BENCHMARKS.md. Not part of `npm test`.
 //
-//   npm run bench                         3 runs of ~5 s per figure (the published table)
+//   npm run bench                         5 runs of ~5 s per figure (the published table)
 //   npm run bench -- --quick              1 short run each (development; writes .bench/BENCHMARKS-quick.md)
 //   npm run bench -- --runs 5 --duration 10 --connections 32 --rate 1000
 //   npm run bench -- --cpu-prof           also write a CPU profile of the gateway while it serves
@@ -75,7 +75,8 @@ function parseOptions(argv: readonly string[]): Options {
     return n;
   };
   const quick = argv.includes('--quick');
-  const runs = Math.round(num('runs', quick ? 1 : 3));
+  // Five: this machine's speed drifts by a third within minutes, and a median of three followed it.
+  const runs = Math.round(num('runs', quick ? 1 : 5));
   return {
     quick,
     runs,
@@ -88,7 +89,8 @@ function parseOptions(argv: readonly string[]): Options {
     // A quick run is for development: never over the published table.
     out: resolve(ROOT, value('out') ?? (quick ? '.bench/BENCHMARKS-quick.md' : 'BENCHMARKS.md')),
     databaseUrl: argv.includes('--no-postgres') ? undefined : (value('database-url') ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL),
-    startupRuns: Math.round(num('startup-runs', quick ? 1 : Math.max(3, runs))),
+    // Five starts: one start is ~0.6 s, and the median of three moved with a single slow one.
+    startupRuns: Math.round(num('startup-runs', quick ? 1 : Math.max(5, runs))),
     codegenRuns: Math.round(num('codegen-runs', quick ? 1 : Math.max(3, runs))),
     foldRepeats: Math.round(num('fold-repeats', quick ? 3 : 7)),
     growth: [1, 10, 1000],
@@ -182,6 +184,24 @@ interface MemoryBreakdown {
   readonly arrayBuffers: number;
 }
 
+/** Main-thread GC pauses of a gateway over one window, by kind (test/bench/servers/gateway.ts). */
+type GcPauses = Record<string, { count: number; ms: number; maxMs: number }>;
+
+/** "minor 21 (max 3.1 ms), major 2 (max 8.0 ms)": the pauses of several windows together. */
+function describeGc(windows: readonly GcPauses[]): string {
+  const total: GcPauses = {};
+  for (const w of windows)
+    for (const [kind, g] of Object.entries(w)) {
+      const t = total[kind] ?? { count: 0, ms: 0, maxMs: 0 };
+      total[kind] = t;
+      t.count += g.count;
+      t.ms += g.ms;
+      t.maxMs = Math.max(t.maxMs, g.maxMs);
+    }
+  const kinds = Object.entries(total).filter(([kind]) => kind !== 'weakcb');
+  return kinds.length ? kinds.map(([kind, g]) => `${kind} ${g.count} (${g.ms.toFixed(0)} ms in all, longest ${g.maxMs.toFixed(1)} ms)`).join(', ') : 'none';
+}
+
 interface RefreshCost {
   /** A seat change and the snapshot catch-up after it, ms each. */
   readonly writeMs: number[];
@@ -263,6 +283,13 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
   } finally {
     await Promise.all([a.stop(30_000), b.stop(30_000)]);
   }
+}
+
+/** Measured order: floor, peer, gateway-1, gateway-large, then the rest as listed. */
+function orderKey(id: string): number {
+  const first = ['floor', 'peer', 'gateway-1', 'gateway-large'];
+  const i = first.indexOf(id);
+  return i >= 0 ? i : first.length;
 }
 
 async function main(): Promise<void> {
@@ -490,9 +517,18 @@ async function main(): Promise<void> {
   const rateRuns = new Map<string, LoadResult[]>();
   let rssLoad = 0;
   const rateDelay: { p99Ms: number; maxMs: number; meanMs: number }[] = [];
+  const rateGc: GcPauses[] = [];
   let rssLoadPg = 0;
+  // The measured order keeps the cases whose figures are divided by each other next to each other
+  // (floor, peer, gateway with 1 account, the 100,000-tenant gateway; the two tools/list servers),
+  // so a ratio's two runs are seconds apart rather than a minute: this machine's speed drifts.
+  const measureOrder = [...cases].sort((a, b) => orderKey(a.id) - orderKey(b.id));
   for (let r = 0; r < options.runs; r++) {
-    for (const c of cases) {
+    for (const c of measureOrder) {
+      // One second of the same load first, not measured (as before each fixed-rate run): a server
+      // that sat idle for the minute of the other cases has had its heap shrunk by V8's memory
+      // reducer, and regrowing it is not the cost of a call. Its calls are metered and counted.
+      await runClosed(c, estimate.get(c.id)!);
       const run = await runClosed(c, estimate.get(c.id)! * options.durationSec);
       estimate.set(c.id, run.result.rps);
       if (c.server === gateway) rssLoad = Math.max(rssLoad, run.rssMaxMiB ?? 0);
@@ -509,7 +545,10 @@ async function main(): Promise<void> {
       });
       count(c, settle.ok);
       const sampler = c.server === gateway ? rssSampler(gateway.pid) : undefined;
-      if (c.server === gateway) await gateway.job({ op: 'window-start' });
+      if (c.server === gateway) {
+        await gateway.job({ op: 'window-start' });
+        await gateway.job({ op: 'gc' });
+      }
       const result = await load.job<LoadResult>({
         load: {
           kind: 'rate',
@@ -523,7 +562,10 @@ async function main(): Promise<void> {
         } satisfies LoadJob,
       });
       if (sampler) rssLoad = Math.max(rssLoad, sampler.stop());
-      if (c.server === gateway) rateDelay.push(await gateway.job<{ p99Ms: number; maxMs: number; meanMs: number }>({ op: 'window' }));
+      if (c.server === gateway) {
+        rateDelay.push(await gateway.job<{ p99Ms: number; maxMs: number; meanMs: number }>({ op: 'window' }));
+        rateGc.push(await gateway.job<GcPauses>({ op: 'gc' }));
+      }
       count(c, result.ok);
       if (result.failed > 0 || result.transportErrors > 0)
         problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
@@ -689,7 +731,7 @@ async function main(): Promise<void> {
       spread: ratio('gateway-1', 'floor'),
       unit: '×',
       target: { op: '>=', value: 0.6 },
-      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), the same request count per server per run (~${options.durationSec} s); successful calls per second of the gateway (1 account) divided by the floor's in the same run.`,
+      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), the same request count per server per run (~${options.durationSec} s), each run following 1 s of the same load that is not measured; cases divided by each other run next to each other; successful calls per second of the gateway (1 account) divided by the floor's in the same run.`,
     },
     {
       figure: '`tools/call` throughput, gateway ÷ peer pattern',
@@ -703,7 +745,7 @@ async function main(): Promise<void> {
       spread: addedP99,
       unit: 'ms',
       target: { op: '<=', value: 2 },
-      method: `Open loop: an undici generator (own process, up to ${options.connections} connections) sends evenly spaced requests at ${options.rate}/s for ~${options.durationSec} s; each measured run follows 1 s at the same rate on the same server (not measured), so it starts from a steady ${options.rate}/s rather than from the closed-loop run before it; per-call latency from send to last byte; gateway p99 minus floor p99 of the same run.`,
+      method: `Open loop: an undici generator (own process, up to ${options.connections} connections) sends evenly spaced requests at ${options.rate}/s for ~${options.durationSec} s; each measured run follows 1 s at the same rate on the same server (not measured), so it starts from a steady ${options.rate}/s rather than from the closed-loop run before it; per-call latency from send to last byte; gateway p99 minus floor p99 of the same run. The gateway's main-thread garbage-collection pauses over these runs: ${describeGc(rateGc)}.`,
     },
     {
       figure: `Event-loop delay p99 of the gateway at a fixed ${options.rate.toLocaleString('en-US')} calls/s`,

@@ -15,7 +15,7 @@
 import { registry } from '../../../generated/registry.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import pino from 'pino';
 import { createApp, type App } from '../../../runtime/app.ts';
@@ -98,6 +98,25 @@ async function main(): Promise<void> {
   // sampling interval is what a call arriving at a random moment waits for the loop.
   const windowDelay = monitorEventLoopDelay({ resolution: 1 });
   let watch: Promise<{ at: number; version: number }> | undefined;
+  // Garbage collection on the main thread while serving, by kind (pauses; concurrent marking on
+  // V8's helper threads shows in the process's CPU, not here).
+  const gcKinds: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+  };
+  let gc: Record<string, { count: number; ms: number; maxMs: number }> = {};
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = gcKinds[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+      const g = gc[kind] ?? { count: 0, ms: 0, maxMs: 0 };
+      gc[kind] = g;
+      g.count++;
+      g.ms += entry.duration;
+      g.maxMs = Math.max(g.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   onJob(async (job) => {
     if (job['op'] === 'reset-delay') delay.reset();
     if (job['op'] === 'window-start') {
@@ -115,6 +134,11 @@ async function main(): Promise<void> {
       const m = process.memoryUsage();
       const heap = v8.getHeapStatistics();
       return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, mallocedMemory: heap.malloced_memory };
+    }
+    if (job['op'] === 'gc') {
+      const taken = gc;
+      gc = {};
+      return taken;
     }
     if (job['op'] === 'stop-profile') await stopProfile();
     const state = app.context.state;
