@@ -574,6 +574,37 @@ async function main(): Promise<void> {
     }
   }
 
+  // ---- paired ratios: every figure that divides one server by another ----------------------------
+  // The two servers of a ratio alternate in short closed-loop runs (ABBA order), and the figure is
+  // the median of the pairs' ratios. This machine's speed moves by a third from one 5 s run to the
+  // next (the floor: 104–155 µs CPU per call within one bench), so two servers measured a run apart
+  // differ by the machine as much as by themselves; a pair one second apart does not.
+  const pairSec = options.quick ? 0.5 : 1;
+  const pairCount = options.quick ? 2 : 10;
+  const byId = (id: string) => cases.find((c) => c.id === id);
+  const paired = async (aId: string, bId: string): Promise<{ rps: Spread; cpu: Spread } | undefined> => {
+    const a = byId(aId);
+    const b = byId(bId);
+    if (!a || !b) return undefined;
+    const rpsRatios: number[] = [];
+    const cpuRatios: number[] = [];
+    for (let i = 0; i < pairCount; i++) {
+      const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
+      const one = await runClosed(first, estimate.get(first.id)! * pairSec);
+      const two = await runClosed(second, estimate.get(second.id)! * pairSec);
+      const [ra, rb] = first === a ? [one, two] : [two, one];
+      rpsRatios.push(ra.result.rps / rb.result.rps);
+      cpuRatios.push(ra.cpuUsPerCall / rb.cpuUsPerCall);
+    }
+    log(`paired ${aId} ÷ ${bId}: calls/s ratio ${spread(rpsRatios).median.toFixed(2)} (${rpsRatios.map((v) => v.toFixed(2)).join(' ')}), CPU per call ratio ${spread(cpuRatios).median.toFixed(2)}`);
+    return { rps: spread(rpsRatios), cpu: spread(cpuRatios) };
+  };
+  const pairedFloor = await paired('gateway-1', 'floor');
+  const pairedPeer = await paired('gateway-1', 'peer');
+  const pairedList = await paired('gateway-list', 'list-floor');
+  const pairedPg = await paired('gateway-pg', 'floor');
+  const pairedLarge = await paired('gateway-large', 'gateway-1');
+
   const gatewayDelay = await gateway.job<{ delayMaxMs: number; delayP99Ms: number; delayMeanMs: number }>({ op: 'delay' });
   log(`gateway event-loop delay during the measured runs: p99 ${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`);
   // The profile covers the measured runs only, not the usage reads below.
@@ -728,17 +759,17 @@ async function main(): Promise<void> {
   const figures: Figure[] = [
     {
       figure: '`tools/call` throughput, gateway ÷ floor, same concurrency',
-      spread: ratio('gateway-1', 'floor'),
+      spread: pairedFloor!.rps,
       unit: '×',
       target: { op: '>=', value: 0.6 },
-      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), the same request count per server per run (~${options.durationSec} s), each run following 1 s of the same load that is not measured; cases divided by each other run next to each other; successful calls per second of the gateway (1 account) divided by the floor's in the same run.`,
+      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), successful calls per second of the gateway (1 account) divided by the floor's: the median of ${pairCount} pairs of ~${pairSec} s runs, the two servers alternating (ABBA), so both sides of a pair see the same machine. In the ${options.runs} runs of ~${options.durationSec} s below (each following 1 s of the same load that is not measured; the two servers ~10 s apart): ${ratio('gateway-1', 'floor').median.toFixed(2)}×.`,
     },
     {
       figure: '`tools/call` throughput, gateway ÷ peer pattern',
-      spread: ratio('gateway-1', 'peer'),
+      spread: pairedPeer!.rps,
       unit: '×',
       target: { op: '>=', value: 3 },
-      method: 'As above, divided by the MCP SDK stateless server (express, new McpServer and transport per request) in the same run.',
+      method: `As above (paired runs), divided by the MCP SDK stateless server (express, new McpServer and transport per request). In the ${options.runs} runs below: ${ratio('gateway-1', 'peer').median.toFixed(2)}×.`,
     },
     {
       figure: `p99 latency added over the floor at a fixed ${options.rate.toLocaleString('en-US')} calls/s`,
@@ -756,17 +787,17 @@ async function main(): Promise<void> {
     },
     {
       figure: '`tools/list` throughput ÷ floor serving the same bytes',
-      spread: ratio('gateway-list', 'list-floor'),
+      spread: pairedList!.rps,
       unit: '×',
       target: { op: '>=', value: 0.8 },
-      method: `Closed loop as above: the gateway answering \`tools/list\` on the register endpoint (authenticated, rate-limited) against a node:http server that parses the same body and answers the gateway's own list result (${Buffer.byteLength(listed.text).toLocaleString('en-US')} bytes, checked equal in length before the runs) with the request's id.`,
+      method: `Closed loop as above: the gateway answering \`tools/list\` on the register endpoint (authenticated, rate-limited) against a node:http server that parses the same body and answers the gateway's own list result (${Buffer.byteLength(listed.text).toLocaleString('en-US')} bytes, checked equal in length before the runs) with the request's id; paired runs as the first figure. In the ${options.runs} runs below: ${ratio('gateway-list', 'list-floor').median.toFixed(2)}×.`,
     },
     {
       figure: '`tools/call` throughput with PostgreSQL, gateway ÷ floor',
-      spread: pgGateway ? ratio('gateway-pg', 'floor') : spread([]),
+      spread: pairedPg?.rps ?? spread([]),
       unit: '×',
       target: { op: '>=', value: 0.5 },
-      method: 'The gateway on the PostgreSQL store (a fresh schema, dropped afterwards) instead of the embedded one; otherwise as the first figure.',
+      method: `The gateway on the PostgreSQL store (a fresh schema, dropped afterwards) instead of the embedded one; otherwise as the first figure (paired runs). In the ${options.runs} runs below: ${pgGateway ? ratio('gateway-pg', 'floor').median.toFixed(2) : '—'}×.`,
       ...(pgSkip ? { note: pgSkip } : {}),
     },
     {
@@ -778,10 +809,10 @@ async function main(): Promise<void> {
     },
     {
       figure: `CPU per \`tools/call\` with ${options.largeAccounts.toLocaleString('en-US')} accounts ÷ with 1 account`,
-      spread: cpuRatio('gateway-large', 'gateway-1'),
+      spread: pairedLarge!.cpu,
       unit: '×',
       target: { op: '<=', value: 1.1 },
-      method: `Server CPU per successful call of a second embedded gateway holding ${options.largeAccounts.toLocaleString('en-US')} tenants (each with its user, token, subscription and seat, all in its snapshot), called with ${largeActive.length.toLocaleString('en-US')} of their tokens spread evenly over all of them (after a warm-up three times as long as the others', so one-time start-up work is not counted), divided by the 1,000-tenant gateway's with 1 active account, in the same run. Against the 1,000-tenant gateway with as many active accounts: ${cpuRatio('gateway-large', `gateway-${maxAccounts}`).median.toFixed(2)}×.`,
+      method: `Server CPU per successful call of a second embedded gateway holding ${options.largeAccounts.toLocaleString('en-US')} tenants (each with its user, token, subscription and seat, all in its snapshot), called with ${largeActive.length.toLocaleString('en-US')} of their tokens spread evenly over all of them (after a warm-up three times as long as the others', so one-time start-up work is not counted), divided by the 1,000-tenant gateway's with 1 active account: the median of ${pairCount} pairs of ~${pairSec} s runs, the two gateways alternating, as the first figure. In the ${options.runs} runs below: ${cpuRatio('gateway-large', 'gateway-1').median.toFixed(2)}×; against the 1,000-tenant gateway with as many active accounts there: ${cpuRatio('gateway-large', `gateway-${maxAccounts}`).median.toFixed(2)}×.`,
     },
     {
       figure: `A write reaching every replica (${options.largeAccounts.toLocaleString('en-US')} accounts, PostgreSQL + Redis)`,
@@ -872,7 +903,7 @@ async function main(): Promise<void> {
       active: largeActive.length,
       rps: spread(rps('gateway-large')),
       cpuUsPerCall: spread(perRun('gateway-large', (r) => r.cpuUsPerCall)),
-      cpuRatio: cpuRatio('gateway-large', 'gateway-1'),
+      cpuRatio: pairedLarge!.cpu,
       rssIdle: rssIdleLarge,
       startup: spread(startupLarge.ms),
       startupCreateApp: spread(startupLarge.createApp),

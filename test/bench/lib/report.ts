@@ -298,7 +298,7 @@ export function renderReport(report: Report): string {
       ['Figure', 'Value'],
       [
         [`\`tools/call\` with ${L.active.toLocaleString('en-US')} of them active, calls/s`, `${fmt(L.rps.median, 'calls/s')} (${range(L.rps, 'calls/s')})`],
-        ['CPU per call', `${withUnit(L.cpuUsPerCall.median, 'µs')}, ${withUnit(L.cpuRatio.median, '×')} of 1 account's (same run)`],
+        ['CPU per call', `${withUnit(L.cpuUsPerCall.median, 'µs')}, ${withUnit(L.cpuRatio.median, '×')} of 1 account's (paired runs)`],
         ['Resident memory, idle', `${fmt(L.rssIdle, 'MiB')} MiB`],
         [
           'Start-up to the first served call (`bin/start.mjs`, warm data directory)',
