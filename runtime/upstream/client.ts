@@ -4,7 +4,8 @@
 // what is left of it), redirects never followed, bodies size-capped while streaming and read only
 // within the process's body budget, the single throttle retry of DECISIONS §11, and a typed
 // classification of failures.
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import { type DispatchedResponse, dispatchRequest } from './dispatch.ts';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from './read-capped.ts';
@@ -116,7 +117,7 @@ function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): 
   return { href, origin: b.origin };
 }
 
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(headers: DispatchedResponse['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
@@ -160,9 +161,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       body = JSON.stringify(req.json);
       headers['content-type'] ??= 'application/json';
     }
-    let res: Dispatcher.ResponseData;
+    let res: DispatchedResponse;
     try {
-      res = await undiciRequest(url.href, { method: req.method, headers, body, signal, dispatcher });
+      res = await dispatchRequest(dispatcher, url, { method: req.method, headers, body, signal });
     } catch (error) {
       if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream answered`);
       if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
@@ -198,7 +199,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
   async function readAndParse<T>(
     req: UpstreamRequest,
-    res: Dispatcher.ResponseData,
+    res: DispatchedResponse,
     responseHeaders: Record<string, string>,
     cap: number,
     length: number | undefined,

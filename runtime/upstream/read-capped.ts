@@ -12,6 +12,11 @@ import type { Readable } from 'node:stream';
  */
 export function readCapped(stream: Readable, limit: number, overflow: (bytes: number) => Error, rest: 'drain' | 'destroy', expected?: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // Destroyed before anyone read it (the call's deadline passed in between): no event will come.
+    if (stream.destroyed) {
+      reject(stream.errored ?? new Error('the stream ended before it was read'));
+      return;
+    }
     let whole = expected !== undefined && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
