@@ -101,6 +101,25 @@ describe('dispatchRequest', () => {
     expect(await untilClosed(before + 1)).toBeGreaterThan(before);
   });
 
+  it('a request still queued behind a busy connection is answered at once when its signal aborts, and never sent', async () => {
+    const single = new Agent({ connections: 1 });
+    const before = requests;
+    handle = () => {}; // the first request holds the only connection
+    const first = new AbortController();
+    const holding = dispatchRequest(single, at('/hold'), { method: 'GET', headers: {}, signal: first.signal });
+    await new Promise((r) => setTimeout(r, 50));
+    const queued = new AbortController();
+    const waiting = dispatchRequest(single, at('/queued'), { method: 'GET', headers: {}, signal: queued.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    queued.abort(new Error('deadline'));
+    await expect(waiting).rejects.toThrow('deadline');
+    first.abort();
+    await expect(holding).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests - before).toBe(1);
+    await single.close();
+  });
+
   it('a signal already aborted sends nothing', async () => {
     const before = requests;
     const controller = new AbortController();

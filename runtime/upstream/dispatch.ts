@@ -58,7 +58,10 @@ export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: st
     const onAbort = () => {
       const reason = signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
       if (body) destroyQuietly(body, reason);
-      else controller?.abort(reason);
+      else if (controller) controller.abort(reason);
+      // Still queued behind busy connections: the caller is answered now; undici aborts the
+      // request when it would start (onRequestStart sees the signal).
+      else fail(reason);
     };
     const finish = () => {
       if (done) return;
