@@ -45,6 +45,9 @@ function destroyQuietly(body: Readable, error: Error): void {
   body.destroy(error);
 }
 
+/** Why an exchange ended when its signal carries no reason of its own. */
+const aborted = (reason?: unknown): Error => (reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
+
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
 /** The exchange as a promise of its head; the body follows as a stream. */
@@ -53,10 +56,9 @@ export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: st
     const { signal } = options;
     let controller: Controller | undefined;
     let body: Readable | undefined;
-    let settled = false;
     let done = false;
     const onAbort = () => {
-      const reason = signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+      const reason = aborted(signal.reason);
       if (body) destroyQuietly(body, reason);
       else if (controller) controller.abort(reason);
       // Still queued behind busy connections: the caller is answered now; undici aborts the
@@ -68,15 +70,14 @@ export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: st
       done = true;
       signal.removeEventListener('abort', onAbort);
     };
+    // Before the head the promise rejects (a second time is a no-op); after it the body errors.
     const fail = (error: Error) => {
       finish();
-      if (!settled) {
-        settled = true;
-        reject(error);
-      } else if (body) destroyQuietly(body, error);
+      if (body) destroyQuietly(body, error);
+      else reject(error);
     };
     if (signal.aborted) {
-      reject(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
+      reject(aborted(signal.reason));
       return;
     }
     signal.addEventListener('abort', onAbort, { once: true });
@@ -94,12 +95,11 @@ export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: st
             // exchange is aborted so undici drops the connection rather than reading on.
             if (!done) {
               finish();
-              c.abort(error ?? new DOMException('This operation was aborted', 'AbortError'));
+              c.abort(aborted(error));
             }
             callback(error);
           },
         });
-        settled = true;
         resolve({ statusCode, headers: headers as Record<string, string | string[] | undefined>, body });
       },
       onResponseData(c, chunk) {

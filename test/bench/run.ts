@@ -29,6 +29,7 @@ import { renderReport, type Figure, type ReplicaFigures, type Report } from './l
 import { spread, type Spread } from './lib/stats.ts';
 import { isSuccess } from './lib/success.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import type { GcPauses } from './servers/gateway.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BENCH = join(ROOT, 'test/bench');
@@ -183,9 +184,6 @@ interface MemoryBreakdown {
   readonly external: number;
   readonly arrayBuffers: number;
 }
-
-/** Main-thread GC pauses of a gateway over one window, by kind (test/bench/servers/gateway.ts). */
-type GcPauses = Record<string, { count: number; ms: number; maxMs: number }>;
 
 /** "minor 21 (max 3.1 ms), major 2 (max 8.0 ms)": the pauses of several windows together. */
 function describeGc(windows: readonly GcPauses[]): string {

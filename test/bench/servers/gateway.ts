@@ -28,6 +28,9 @@ import { gatewayEnv } from '../lib/gateway-env.ts';
 import { seedTenants, seedTenantsBulk, type BenchTenant } from '../seed.ts';
 import { argValue, exitWithParent, onJob, ready } from './ipc.ts';
 
+/** Main-thread GC pauses over one window, by kind (the harness reads them with the `gc` job). */
+export type GcPauses = Record<string, { count: number; ms: number; maxMs: number }>;
+
 /** Wall-clock milliseconds comparable across the processes of one machine (sub-millisecond). */
 const clock = () => performance.timeOrigin + performance.now();
 
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
     [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
     [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
   };
-  let gc: Record<string, { count: number; ms: number; maxMs: number }> = {};
+  let gc: GcPauses = {};
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = gcKinds[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
