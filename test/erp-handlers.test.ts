@@ -89,24 +89,27 @@ interface CallOptions {
   readonly baseUrl?: string;
 }
 
-function context<K extends ErpToolName>(tool: K, options: CallOptions = {}): TestToolContext {
-  const ctx = testContext({
-    descriptor: erpDescriptor,
-    tool,
-    credential: options.credential === undefined ? CREDENTIAL : options.credential,
-    baseUrl: options.baseUrl ?? ORIGIN,
-    ...(options.accountId ? { accountId: options.accountId } : {}),
-    ...(options.instanceId ? { instanceId: options.instanceId } : {}),
-  });
-  const inner = ctx.upstream;
-  const recording: UpstreamClient = {
+/** The handler's upstream client, recording the HTTP method of every request it sends. */
+function recordingMethods(inner: UpstreamClient): UpstreamClient {
+  return {
     baseUrl: inner.baseUrl,
     request(request) {
       methods.add(request.method);
       return inner.request(request);
     },
   };
-  return Object.assign(Object.create(null) as object, ctx, { upstream: recording }) as TestToolContext;
+}
+
+function context<K extends ErpToolName>(tool: K, options: CallOptions = {}): TestToolContext {
+  return testContext({
+    descriptor: erpDescriptor,
+    tool,
+    credential: options.credential === undefined ? CREDENTIAL : options.credential,
+    baseUrl: options.baseUrl ?? ORIGIN,
+    ...(options.accountId ? { accountId: options.accountId } : {}),
+    ...(options.instanceId ? { instanceId: options.instanceId } : {}),
+    wrapUpstream: recordingMethods,
+  });
 }
 
 /** Calls one tool with its arguments validated (defaults filled in) and its result validated. */

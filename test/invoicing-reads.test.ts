@@ -66,17 +66,19 @@ function collection(rows: Row[], pagination: Row = {}): Row {
   };
 }
 
-function context(tool: InvoicingToolName, credential: Credential | null = CREDENTIAL): TestToolContext {
-  const ctx = testContext({ descriptor: invoicingDescriptor, tool, credential, baseUrl: ORIGIN });
-  const inner = ctx.upstream;
-  const recording: UpstreamClient = {
+/** The handler's upstream client, recording the HTTP method of every request it sends. */
+function recordingMethods(inner: UpstreamClient): UpstreamClient {
+  return {
     baseUrl: inner.baseUrl,
     request(request) {
       methods.add(request.method);
       return inner.request(request);
     },
   };
-  return Object.assign(Object.create(null) as object, ctx, { upstream: recording }) as TestToolContext;
+}
+
+function context(tool: InvoicingToolName, credential: Credential | null = CREDENTIAL): TestToolContext {
+  return testContext({ descriptor: invoicingDescriptor, tool, credential, baseUrl: ORIGIN, wrapUpstream: recordingMethods });
 }
 
 const validator = (name: string) => (validators as unknown as Record<string, CompiledValidator>)[name]!;

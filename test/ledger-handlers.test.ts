@@ -62,14 +62,14 @@ const table =
     entity in data ? [200, data[entity]] : [400, `Unknown entity ${entity}`];
 
 function ctxFor(tool: LedgerToolName, options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {}): TestToolContext {
-  const base = testContext({
+  return testContext({
     descriptor: ledgerDescriptor,
     tool,
     credential: options.credential === undefined ? CREDENTIAL : options.credential,
     baseUrl: ORIGIN,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.dataLayer ? { dataLayer: options.dataLayer } : {}),
   });
-  return options.dataLayer ? { ...base, dataLayer: options.dataLayer } : base;
 }
 
 function expectValid(tool: LedgerToolName, result: unknown): void {

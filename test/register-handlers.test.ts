@@ -33,7 +33,7 @@ interface Harness {
   readonly logs: string[];
 }
 
-function harness(tool: RegisterToolName, credential: Credential | null = UP): Harness {
+function harness(tool: RegisterToolName, credential: Credential | null = UP, upstream?: UpstreamClient): Harness {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -41,8 +41,8 @@ function harness(tool: RegisterToolName, credential: Credential | null = UP): Ha
       done();
     },
   });
-  const ctx = testContext({ descriptor: registerDescriptor, tool, credential, baseUrl: BASE });
-  return { ctx: { ...ctx, log: pino({ level: 'trace' }, stream) }, logs };
+  const ctx = testContext({ descriptor: registerDescriptor, tool, credential, baseUrl: BASE, logger: pino({ level: 'trace' }, stream), ...(upstream ? { upstream } : {}) });
+  return { ctx, logs };
 }
 
 async function call<K extends RegisterToolName>(tool: K, args: RegisterTools[K]['args'], credential: Credential | null = UP): Promise<RegisterTools[K]['result']> {
@@ -766,14 +766,13 @@ describe('errors', () => {
 
   /** An upstream client that fails the way runtime/upstream/client.ts classifies a fault. */
   function failingUpstream(tool: RegisterToolName, error: UpstreamError): Harness {
-    const h = harness(tool, SECRET_CREDENTIAL);
     const upstream: UpstreamClient = {
-      baseUrl: h.ctx.upstream.baseUrl,
+      baseUrl: BASE,
       request: async () => {
         throw error;
       },
     };
-    return { ctx: { ...h.ctx, upstream }, logs: h.logs };
+    return harness(tool, SECRET_CREDENTIAL, upstream);
   }
 
   it.each(['network', 'timeout'] as const)('a %s fault is rethrown for the generic text', async (kind) => {

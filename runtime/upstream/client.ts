@@ -248,14 +248,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       // covers the queue for a slot, both attempts, the wait between them and the body budget.
       const controller = new AbortController();
       const signal = controller.signal;
-      let timedOut = false;
-      const deadline = {
-        get aborted() {
-          return timedOut;
-        },
-      };
+      // A plain field, not a getter over a local: an object literal with an accessor of its own
+      // kept the call's objects alive through young-generation collections (call-context.ts).
+      const deadline = { aborted: false };
       const expire = () => {
-        timedOut = true;
+        deadline.aborted = true;
         controller.abort();
       };
       const remaining = deadlineAt - started;
@@ -270,11 +267,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       let status: number | undefined;
       let outcome: UpstreamCallInfo['outcome'] = 'ok';
       try {
-        if (timedOut) throw new UpstreamError('timeout', `${deadlineText} before this request`);
+        if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before this request`);
         try {
           release = options.gate ? await options.gate.acquire(signal) : undefined;
         } catch (error) {
-          if (timedOut) throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
+          if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
           throw error;
         }
         let result = await once<T>(req, url, signal, deadline);
@@ -285,7 +282,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           try {
             await sleep(wait, signal);
           } catch {
-            throw new UpstreamError('timeout', timedOut ? `${deadlineText} while waiting to retry` : 'the call was aborted while waiting to retry');
+            throw new UpstreamError('timeout', deadline.aborted ? `${deadlineText} while waiting to retry` : 'the call was aborted while waiting to retry');
           }
           result = await once<T>(req, url, signal, deadline);
         }

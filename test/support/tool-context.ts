@@ -1,12 +1,13 @@
 // The real ToolContext for handler tests: the same factory the pipeline uses (runtime/pipeline/call-context.ts),
 // with the connector's generated policy, a real upstream client (nock or a sandbox answers it), and
 // `fail`/`refuseArguments` throwing what the runtime turns into the spec's texts.
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/pipeline/call-context.ts';
 import { Redactor } from '../../runtime/redact.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
-import type { Credential, ToolContext } from '../../runtime/handler-api/tool-context.ts';
+import type { Credential, DataLayer, ToolContext } from '../../runtime/handler-api/tool-context.ts';
+import type { UpstreamClient } from '../../runtime/handler-api/upstream-types.ts';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
 import { handlerTokens, newSecretKey, Vault } from '../../runtime/platform/vault.ts';
 import { createWriteGuard, noWrites, readOnlyClient } from '../../runtime/pipeline/write-guard.ts';
@@ -30,6 +31,14 @@ export interface TestContextOptions {
   readonly upstreamQuotas?: UpstreamQuotas;
   /** Replaces the connector's upstream policy (for example to show a write opts out of a throttle retry). */
   readonly policy?: ConnectorDescriptor['upstream'];
+  /** The handler's `ctx.log` (default: silent). */
+  readonly logger?: Logger;
+  /** Replaces the upstream client (a fault made by hand). */
+  readonly upstream?: UpstreamClient;
+  /** Wraps the handler's `ctx.upstream` (to record what a handler sends, say). */
+  readonly wrapUpstream?: (client: UpstreamClient) => UpstreamClient;
+  /** The connection's data layer, for a tool whose spec sets `dataLayer: true`. */
+  readonly dataLayer?: DataLayer;
 }
 
 /**
@@ -42,19 +51,21 @@ export function testContext(options: TestContextOptions): TestToolContext {
   const tool = options.descriptor.tools.find((t) => t.name === options.tool);
   if (!tool) throw new Error(`no tool ${options.tool}`);
   const controller = new AbortController();
-  const upstream = createUpstreamClient({ policy: options.policy ?? options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) });
+  const upstream =
+    options.upstream ?? createUpstreamClient({ policy: options.policy ?? options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) });
   return createToolContext({
     connectorId: options.descriptor.defaultId,
     instanceId: options.instanceId ?? options.descriptor.defaultId,
     accountId: options.accountId ?? 'acc_test',
     credential: options.credential,
-    upstream: tool.write ? readOnlyClient(upstream) : upstream,
+    upstream: (options.wrapUpstream ?? ((client) => client))(tool.write ? readOnlyClient(upstream) : upstream),
     write: tool.write ? createWriteGuard(tool.name, options.confirmed === true, upstream) : noWrites,
     limits: toolLimits(options.descriptor, tool),
-    log: () => pino({ level: 'silent' }),
+    log: () => options.logger ?? pino({ level: 'silent' }),
     signal: controller.signal,
     now: options.now ?? (() => new Date()),
     timeZone: 'Europe/Copenhagen',
+    ...(options.dataLayer ? { dataLayer: options.dataLayer } : {}),
     tokens: handlerTokens(testVault, options.accountId ?? 'acc_test', options.instanceId ?? options.descriptor.defaultId),
     upstreamQuota: (
       options.upstreamQuotas ??
