@@ -10,6 +10,7 @@
 // fractional milliseconds.
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { post } from './lib/post.ts';
 import { Sample, type LatencySummary } from './lib/stats.ts';
 import { isSuccess } from './lib/success.ts';
 import { exitWithParent, onJob, ready, type Job } from './servers/ipc.ts';
@@ -109,16 +110,14 @@ async function rate(job: LoadJob): Promise<LoadResult> {
       sent++;
       pending++;
       const t0 = performance.now();
-      pool
-        .request({ method: 'POST', path: job.path, headers, body: job.body })
-        .then(async (res) => {
-          const text = await res.body.text();
+      post(pool, job.path, headers, job.body)
+        .then(({ status, text }) => {
           lastAt = performance.now();
           latency.push(lastAt - t0);
-          if (isSuccess(res.statusCode, text)) ok++;
+          if (isSuccess(status, text)) ok++;
           else {
             failed++;
-            firstFailure ??= `HTTP ${res.statusCode}: ${text.slice(0, 300)}`;
+            firstFailure ??= `HTTP ${status}: ${text.slice(0, 300)}`;
           }
         })
         .catch((error: unknown) => {

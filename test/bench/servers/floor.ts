@@ -1,10 +1,12 @@
 // The floor: the least a server can do for a tools/call that reaches an upstream. A bare node:http
 // server parses the JSON-RPC request, makes one undici request to the zero-latency upstream
-// (keep-alive pool), and returns a JSON-RPC result with the upstream's answer as text. No checks,
-// no validation, no metering, no logging: the gateway's work cannot go below this.
+// (keep-alive pool, through undici's handler API as the gateway does: lib/post.ts), and returns a
+// JSON-RPC result with the upstream's answer as text. No checks, no validation, no metering, no
+// logging: the gateway's work cannot go below this.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
+import { post } from '../lib/post.ts';
 import { argValue, exitWithParent, ready } from './ipc.ts';
 
 const upstream = argValue('upstream');
@@ -26,13 +28,9 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       const message = JSON.parse(raw) as { id: string | number; method: string; params?: { name?: string; arguments?: Record<string, unknown> } };
       if (message.method !== 'tools/call') throw new Error(`unsupported method ${message.method}`);
       const cvrNummer = Number(message.params?.arguments?.['cvrNummer']);
-      const response = await pool.request({
-        method: 'POST',
-        path: '/virksomhed/_search',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': cvrNummer } }, size: 1 }),
-      });
-      const upstreamJson = (await response.body.json()) as unknown;
+      const response = await post(pool, '/virksomhed/_search', { 'content-type': 'application/json' }, JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': cvrNummer } }, size: 1 }));
+      if (response.status !== 200) throw new Error(`upstream answered HTTP ${response.status}`);
+      const upstreamJson = JSON.parse(response.text) as unknown;
       const out = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: JSON.stringify(upstreamJson) }] } });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
       res.end(out);
