@@ -153,10 +153,13 @@ export interface ToolContext<E = object, L = object, T = object> {
    * Before any upstream request it is not metered, like a schema refusal (DECISIONS §8).
    */
   readonly refuseArguments: (...args: FailArgs<E>) => never;
-  /** One of the connector's other texts (`connector.texts`: result notes) with its parameters filled in. */
-  readonly text: (...args: FailArgs<T>) => string;
+  /**
+   * One of the connector's other texts (`connector.texts`: result notes) with its parameters filled
+   * in. A method: call it as `ctx.text(…)` (taken off the context it does not compile).
+   */
+  text(this: ToolContext<E, L, T>, ...args: FailArgs<T>): string;
   /** The spec name and text of a failure caught by the handler (rendered by the runtime, never by hand). */
-  readonly describeFailure: (error: unknown) => FailureSummary;
+  describeFailure(this: ToolContext<E, L, T>, error: unknown): FailureSummary;
   /** Writes, preview-first (`write: true` tools only; a read tool's `send` throws). */
   readonly write: WriteGuard;
 }
