@@ -14,9 +14,9 @@ import { closestEntitySets, resolveEntitySet, SPEC_ENTITY_SETS } from '../handle
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
-import { UpstreamError, type UpstreamClient } from '../runtime/handler-api/upstream-types.ts';
+import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
-import { testContext, type TestToolContext } from './support/tool-context.ts';
+import { recordingMethods, testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://bc.test';
 const SECRET = 'eyJ0eXAi.Zq7-erp-access-9x';
@@ -89,17 +89,6 @@ interface CallOptions {
   readonly baseUrl?: string;
 }
 
-/** The handler's upstream client, recording the HTTP method of every request it sends. */
-function recordingMethods(inner: UpstreamClient): UpstreamClient {
-  return {
-    baseUrl: inner.baseUrl,
-    request(request) {
-      methods.add(request.method);
-      return inner.request(request);
-    },
-  };
-}
-
 function context<K extends ErpToolName>(tool: K, options: CallOptions = {}): TestToolContext {
   return testContext({
     descriptor: erpDescriptor,
@@ -108,7 +97,7 @@ function context<K extends ErpToolName>(tool: K, options: CallOptions = {}): Tes
     baseUrl: options.baseUrl ?? ORIGIN,
     ...(options.accountId ? { accountId: options.accountId } : {}),
     ...(options.instanceId ? { instanceId: options.instanceId } : {}),
-    wrapUpstream: recordingMethods,
+    wrapUpstream: recordingMethods(methods),
   });
 }
 

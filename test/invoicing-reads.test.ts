@@ -17,11 +17,11 @@ import { rejectionDetails } from '../handlers/invoicing/wire.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
-import { UpstreamError, type UpstreamClient } from '../runtime/handler-api/upstream-types.ts';
+import { UpstreamError } from '../runtime/handler-api/upstream-types.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
 import { ConnectorTexts } from '../runtime/pipeline/call-context.ts';
 import { pendingHandlers } from './pending-handlers.ts';
-import { testContext, type TestToolContext } from './support/tool-context.ts';
+import { recordingMethods, testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://economic.test';
 const APP_SECRET = 'Zq9appsecret77x';
@@ -66,19 +66,8 @@ function collection(rows: Row[], pagination: Row = {}): Row {
   };
 }
 
-/** The handler's upstream client, recording the HTTP method of every request it sends. */
-function recordingMethods(inner: UpstreamClient): UpstreamClient {
-  return {
-    baseUrl: inner.baseUrl,
-    request(request) {
-      methods.add(request.method);
-      return inner.request(request);
-    },
-  };
-}
-
 function context(tool: InvoicingToolName, credential: Credential | null = CREDENTIAL): TestToolContext {
-  return testContext({ descriptor: invoicingDescriptor, tool, credential, baseUrl: ORIGIN, wrapUpstream: recordingMethods });
+  return testContext({ descriptor: invoicingDescriptor, tool, credential, baseUrl: ORIGIN, wrapUpstream: recordingMethods(methods) });
 }
 
 const validator = (name: string) => (validators as unknown as Record<string, CompiledValidator>)[name]!;

@@ -79,3 +79,14 @@ export function testContext(options: TestContextOptions): TestToolContext {
     redactor: Redactor.of(options.credential),
   });
 }
+
+/** A `wrapUpstream` that adds the HTTP method of every request the handler sends to `methods`. */
+export function recordingMethods(methods: Set<string>): (inner: UpstreamClient) => UpstreamClient {
+  return (inner) => ({
+    baseUrl: inner.baseUrl,
+    request(request) {
+      methods.add(request.method);
+      return inner.request(request);
+    },
+  });
+}
