@@ -2,7 +2,8 @@
 // (examples/server/simpleStatelessStreamableHttp): express via `createMcpExpressApp()`, and for every
 // request a new `McpServer` plus a new `StreamableHTTPServerTransport({ sessionIdGenerator:
 // undefined })`, closed when the response closes. Its one tool makes the same upstream request as
-// the floor (undici, keep-alive pool) and returns the upstream answer as text.
+// the floor (undici's handler API over a keep-alive pool: lib/post.ts) and returns the upstream
+// answer as text.
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -10,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { Pool } from 'undici';
 import * as z from 'zod/v4';
+import { post } from '../lib/post.ts';
 import { argValue, exitWithParent, ready } from './ipc.ts';
 
 const upstream = argValue('upstream');
@@ -26,13 +28,9 @@ function getServer(): McpServer {
       inputSchema: { cvrNummer: z.union([z.number().int().min(10000000).max(99999999), z.string().regex(/^[0-9]{8}$/)]) },
     },
     async ({ cvrNummer }) => {
-      const response = await pool.request({
-        method: 'POST',
-        path: '/virksomhed/_search',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': Number(cvrNummer) } }, size: 1 }),
-      });
-      const json = (await response.body.json()) as unknown;
+      const response = await post(pool, '/virksomhed/_search', { 'content-type': 'application/json' }, JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': Number(cvrNummer) } }, size: 1 }));
+      if (response.status !== 200) throw new Error(`upstream answered HTTP ${response.status}`);
+      const json = JSON.parse(response.text) as unknown;
       return { content: [{ type: 'text' as const, text: JSON.stringify(json) }] };
     },
   );
