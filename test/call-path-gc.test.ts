@@ -67,6 +67,9 @@ describe('a tools/call through the whole gateway', () => {
     upstream?.close();
   });
 
+  // node:http rather than support/gateway.ts's rpc(): fetch registers every response body with a
+  // FinalizationRegistry, whose targets outlive scavenges (profiling notes, fourth session): with
+  // fetch as the client, 7.9 % survived and 16.8 KB per call was promoted, the gateway's share hidden.
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: DEMO_CVR } } });
   const call = (url: URL) =>
     new Promise<string>((resolve, reject) => {
