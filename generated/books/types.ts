@@ -48,7 +48,7 @@ export interface ValidateConnectionResult {
 
 export interface ListAccountingYearsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -84,7 +84,7 @@ export interface ListCountriesResult {
 
 export interface ListVatTypesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -105,7 +105,7 @@ export interface ListVatTypesResult {
 
 export interface GetSalesSettingsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -119,7 +119,7 @@ export interface GetSalesSettingsResult {
 
 export interface ListChartOfAccountsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -167,7 +167,7 @@ export interface ListChartOfAccountsResult {
 
 export interface ListDepositAccountsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -194,11 +194,11 @@ export interface ListDepositAccountsResult {
 
 export interface GetSaldoBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -233,11 +233,11 @@ export interface GetSaldoBalanceReportResult {
 
 export interface GetResultReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -272,11 +272,11 @@ export interface GetResultReportResult {
 
 export interface GetBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -311,11 +311,11 @@ export interface GetBalanceReportResult {
 
 export interface GetPrimoBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -350,11 +350,11 @@ export interface GetPrimoBalanceReportResult {
 
 export interface GetAccountBalanceArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -380,7 +380,7 @@ export interface GetAccountBalanceResult {
 
 export interface ListEntriesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -432,7 +432,7 @@ export interface ListEntriesResult {
 
 export interface ListEntryChangesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -476,7 +476,7 @@ export interface ListEntryChangesResult {
 
 export interface ListContactsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -551,7 +551,7 @@ export interface ListContactsResult {
 
 export interface GetContactArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -566,7 +566,7 @@ export interface GetContactResult {
 
 export interface ListContactNotesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -610,7 +610,7 @@ export interface ListContactNotesResult {
 
 export interface GetContactStateOfAccountArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -649,7 +649,7 @@ export interface GetContactStateOfAccountResult {
 
 export interface DownloadContactStateOfAccountPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -689,7 +689,7 @@ export interface DownloadContactStateOfAccountPdfResult {
 
 export interface ListInvoicesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -772,7 +772,7 @@ export interface ListInvoicesResult {
 
 export interface ListInvoicesOverdueArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -815,7 +815,7 @@ export interface ListInvoicesOverdueResult {
 
 export interface GetInvoiceArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -830,7 +830,7 @@ export interface GetInvoiceResult {
 
 export interface DownloadInvoicePdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -858,7 +858,7 @@ export interface DownloadInvoicePdfResult {
 
 export interface ListInvoicePaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -886,7 +886,7 @@ export interface ListInvoicePaymentsResult {
 
 export interface CalculateInvoiceTotalsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -896,7 +896,7 @@ export interface CalculateInvoiceTotalsArgs {
    */
   productLines: [{
     /**
-     * Product to use (see list_products); then leave description empty.
+     * Product to use (see {{tool:list_products}}); then leave description empty.
      */
     productGuid?: string;
     /**
@@ -928,7 +928,7 @@ export interface CalculateInvoiceTotalsArgs {
     [k: string]: unknown | undefined;
   }, ...({
     /**
-     * Product to use (see list_products); then leave description empty.
+     * Product to use (see {{tool:list_products}}); then leave description empty.
      */
     productGuid?: string;
     /**
@@ -998,7 +998,7 @@ export interface CalculateInvoiceTotalsResult {
 
 export interface ListInvoiceMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1025,7 +1025,7 @@ export interface ListInvoiceMailoutsResult {
 
 export interface ListInvoiceRemindersArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1048,12 +1048,12 @@ export interface ListInvoiceRemindersResult {
 
 export interface GetInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
   /**
-   * Reminder id from list_invoice_reminders.
+   * Reminder id from {{tool:list_invoice_reminders}}.
    */
   reminderId: number;
 }
@@ -1067,12 +1067,12 @@ export interface GetInvoiceReminderResult {
 
 export interface DownloadInvoiceReminderPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
   /**
-   * Reminder id from list_invoice_reminders.
+   * Reminder id from {{tool:list_invoice_reminders}}.
    */
   reminderId: number;
 }
@@ -1098,7 +1098,7 @@ export interface DownloadInvoiceReminderPdfResult {
 
 export interface GetNextInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1113,7 +1113,7 @@ export interface GetNextInvoiceReminderResult {
 
 export interface PreviewInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1148,7 +1148,7 @@ export interface PreviewInvoiceReminderResult {
 
 export interface ListSalesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1231,7 +1231,7 @@ export interface ListSalesResult {
 
 export interface ListCreditNotesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1314,7 +1314,7 @@ export interface ListCreditNotesResult {
 
 export interface GetCreditNoteArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1329,7 +1329,7 @@ export interface GetCreditNoteResult {
 
 export interface DownloadCreditNotePdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1357,7 +1357,7 @@ export interface DownloadCreditNotePdfResult {
 
 export interface ListCreditNotePaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1385,7 +1385,7 @@ export interface ListCreditNotePaymentsResult {
 
 export interface ListCreditNoteMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1408,7 +1408,7 @@ export interface ListCreditNoteMailoutsResult {
 
 export interface ListTradeOffersArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1495,7 +1495,7 @@ export interface ListTradeOffersResult {
 
 export interface GetTradeOfferArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1510,7 +1510,7 @@ export interface GetTradeOfferResult {
 
 export interface DownloadTradeOfferPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1538,7 +1538,7 @@ export interface DownloadTradeOfferPdfResult {
 
 export interface ListTradeOfferMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1565,7 +1565,7 @@ export interface ListTradeOfferMailoutsResult {
 
 export interface GetPurchaseVoucherArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1580,7 +1580,7 @@ export interface GetPurchaseVoucherResult {
 
 export interface GetPurchaseVoucherPaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1596,7 +1596,7 @@ export interface GetPurchaseVoucherPaymentsResult {
 
 export interface GetPurchaseVouchersByFileArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1613,7 +1613,7 @@ export interface GetPurchaseVouchersByFileResult {
 
 export interface GetPurchaseCreditNoteArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1628,7 +1628,7 @@ export interface GetPurchaseCreditNoteResult {
 
 export interface GetManualVoucherArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1643,7 +1643,7 @@ export interface GetManualVoucherResult {
 
 export interface ListProductsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1702,7 +1702,7 @@ export interface ListProductsResult {
 
 export interface GetProductArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   productGuid: string;
@@ -1717,7 +1717,7 @@ export interface GetProductResult {
 
 export interface ListFilesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1763,7 +1763,7 @@ export interface ListFilesResult {
 
 export interface DownloadFileArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1783,7 +1783,7 @@ export interface DownloadFileResult {
 
 export interface ListDocumentAttachmentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**

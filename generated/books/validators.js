@@ -355,7 +355,7 @@ return errors === 0;
 }
 
 export const input_list_accounting_years = validate14;
-const schema15 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema15 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -617,7 +617,7 @@ return errors === 0;
 }
 
 export const input_list_vat_types = validate18;
-const schema19 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema19 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -771,7 +771,7 @@ return errors === 0;
 }
 
 export const input_get_sales_settings = validate20;
-const schema21 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema21 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -827,7 +827,7 @@ return errors === 0;
 }
 
 export const input_list_chart_of_accounts = validate22;
-const schema23 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"category":{"type":"string","description":"Only accounts of this category, e.g. Turnover or Liquid Assets."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden accounts."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema23 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"category":{"type":"string","description":"Only accounts of this category, e.g. Turnover or Liquid Assets."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden accounts."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1082,7 +1082,7 @@ return errors === 0;
 }
 
 export const input_list_deposit_accounts = validate24;
-const schema25 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden deposit accounts."},"includeBankDetails":{"type":"boolean","default":false,"description":"Include the bank registration and account numbers."}},"additionalProperties":false};
+const schema25 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden deposit accounts."},"includeBankDetails":{"type":"boolean","default":false,"description":"Include the bank registration and account numbers."}},"additionalProperties":false};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1276,7 +1276,7 @@ return errors === 0;
 }
 
 export const input_get_saldo_balance_report = validate26;
-const schema27 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema27 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1529,7 +1529,7 @@ return errors === 0;
 }
 
 export const input_get_result_report = validate28;
-const schema29 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema29 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1781,7 +1781,7 @@ return errors === 0;
 }
 
 export const input_get_balance_report = validate30;
-const schema31 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema31 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2033,7 +2033,7 @@ return errors === 0;
 }
 
 export const input_get_primo_balance_report = validate32;
-const schema33 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema33 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2285,7 +2285,7 @@ return errors === 0;
 }
 
 export const input_get_account_balance = validate34;
-const schema35 = {"type":"object","required":["organizationId","accountingYear","accountNumbers"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"accountNumbers":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"integer"},"description":"1 to 20 account numbers."}},"additionalProperties":false};
+const schema35 = {"type":"object","required":["organizationId","accountingYear","accountNumbers"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"accountNumbers":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"integer"},"description":"1 to 20 account numbers."}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2549,7 +2549,7 @@ return errors === 0;
 }
 
 export const input_list_entries = validate36;
-const schema37 = {"type":"object","required":["organizationId","fromDate","toDate"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fromDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"First entry date (YYYY-MM-DD), in the same accounting year as toDate."},"toDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Last entry date (YYYY-MM-DD), in the same accounting year as fromDate."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"accountNumber":{"type":"integer","description":"Only entries on this account."},"voucherType":{"type":"string","description":"Only entries of this voucher type, as shown in the entries' voucherType."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema37 = {"type":"object","required":["organizationId","fromDate","toDate"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fromDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"First entry date (YYYY-MM-DD), in the same accounting year as toDate."},"toDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Last entry date (YYYY-MM-DD), in the same accounting year as fromDate."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"accountNumber":{"type":"integer","description":"Only entries on this account."},"voucherType":{"type":"string","description":"Only entries of this voucher type, as shown in the entries' voucherType."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.date;
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
 
@@ -2852,7 +2852,7 @@ return errors === 0;
 }
 
 export const input_list_entry_changes = validate38;
-const schema39 = {"type":"object","required":["organizationId","changesFrom","changesTo"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"changesFrom":{"type":"string","format":"date-time","description":"Start of the window, ISO 8601 UTC (e.g. 2024-05-01T00:00:00Z)."},"changesTo":{"type":"string","format":"date-time","description":"End of the window, ISO 8601 UTC; at most 31 days after changesFrom."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema39 = {"type":"object","required":["organizationId","changesFrom","changesTo"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"changesFrom":{"type":"string","format":"date-time","description":"Start of the window, ISO 8601 UTC (e.g. 2024-05-01T00:00:00Z)."},"changesTo":{"type":"string","format":"date-time","description":"End of the window, ISO 8601 UTC; at most 31 days after changesFrom."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const formats4 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3115,7 +3115,7 @@ return errors === 0;
 }
 
 export const input_list_contacts = validate40;
-const schema41 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"name":{"type":"string","description":"Part of the contact name."},"email":{"type":"string","description":"E-mail address."},"phone":{"type":"string","description":"Phone number."},"vatNumber":{"type":"string","description":"VAT (CVR) number."},"eanNumber":{"type":"string","description":"EAN number."},"externalReference":{"type":"string","description":"External reference."},"isPerson":{"type":"boolean","description":"true: only persons; false: only companies."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedFilter":{"type":"string","description":"Deletion filter: whether deleted contacts are returned."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema41 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"name":{"type":"string","description":"Part of the contact name."},"email":{"type":"string","description":"E-mail address."},"phone":{"type":"string","description":"Phone number."},"vatNumber":{"type":"string","description":"VAT (CVR) number."},"eanNumber":{"type":"string","description":"EAN number."},"externalReference":{"type":"string","description":"External reference."},"isPerson":{"type":"boolean","description":"true: only persons; false: only companies."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedFilter":{"type":"string","description":"Deletion filter: whether deleted contacts are returned."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const func7 = Object.prototype.hasOwnProperty;
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3484,7 +3484,7 @@ return errors === 0;
 }
 
 export const input_get_contact = validate42;
-const schema43 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema43 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 const pattern2 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "u");
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3568,7 +3568,7 @@ return errors === 0;
 }
 
 export const input_list_contact_notes = validate44;
-const schema45 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted notes."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema45 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted notes."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3841,7 +3841,7 @@ return errors === 0;
 }
 
 export const input_get_contact_state_of_account = validate46;
-const schema47 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."},"maxEntries":{"type":"integer","minimum":1,"maximum":500,"default":500,"description":"Maximum entries returned (1 to 500)."}},"additionalProperties":false};
+const schema47 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."},"maxEntries":{"type":"integer","minimum":1,"maximum":500,"default":500,"description":"Maximum entries returned (1 to 500)."}},"additionalProperties":false};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4130,7 +4130,7 @@ return errors === 0;
 }
 
 export const input_download_contact_state_of_account_pdf = validate48;
-const schema49 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."}},"additionalProperties":false};
+const schema49 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."}},"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4345,7 +4345,7 @@ return errors === 0;
 }
 
 export const input_list_invoices = validate50;
-const schema51 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only invoices of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted invoices."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema51 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only invoices of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted invoices."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4783,7 +4783,7 @@ return errors === 0;
 }
 
 export const input_list_invoices_overdue = validate52;
-const schema53 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"includeNotYetDue":{"type":"boolean","default":false,"description":"Also list booked invoices that are not yet due."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema53 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"includeNotYetDue":{"type":"boolean","default":false,"description":"Also list booked invoices that are not yet due."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5034,7 +5034,7 @@ return errors === 0;
 }
 
 export const input_get_invoice = validate54;
-const schema55 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema55 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5117,7 +5117,7 @@ return errors === 0;
 }
 
 export const input_download_invoice_pdf = validate56;
-const schema57 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema57 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5261,7 +5261,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_payments = validate58;
-const schema59 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema59 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5433,7 +5433,7 @@ return errors === 0;
 }
 
 export const input_calculate_invoice_totals = validate60;
-const schema61 = {"type":"object","required":["organizationId","productLines"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"productLines":{"type":"array","minItems":1,"description":"Invoice lines to calculate.","items":{"type":"object","required":["quantity","accountNumber","baseAmountValue"],"properties":{"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Product to use (see list_products); then leave description empty."},"description":{"type":"string","description":"Line text; required when no productGuid is given."},"comments":{"type":"string"},"quantity":{"type":"number"},"accountNumber":{"type":"integer","description":"Revenue account of the line."},"unit":{"type":"string","description":"Unit of a product line, e.g. parts, hours, km."},"discount":{"type":"number","default":0,"description":"Discount in percent."},"lineType":{"type":"string","description":"Product (default) or Text (a visual text line without amounts)."},"baseAmountValue":{"type":"number","description":"Unit price, excl. VAT unless showLinesInclVat is true."}}}},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Contact the invoice would be for."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Invoice date (YYYY-MM-DD); the upstream uses today when omitted."},"currency":{"type":"string","description":"Currency code such as DKK or EUR; DKK when omitted."},"language":{"type":"string","description":"Document language, da-DK or en-GB."},"paymentConditionType":{"type":"string","description":"Payment condition: Netto, NettoCash, CurrentMonthOut or Paid."},"paymentConditionNumberOfDays":{"type":"integer","description":"Days until the payment deadline."},"showLinesInclVat":{"type":"boolean","description":"The line amounts include VAT."}},"additionalProperties":false};
+const schema61 = {"type":"object","required":["organizationId","productLines"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"productLines":{"type":"array","minItems":1,"description":"Invoice lines to calculate.","items":{"type":"object","required":["quantity","accountNumber","baseAmountValue"],"properties":{"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Product to use (see {{tool:list_products}}); then leave description empty."},"description":{"type":"string","description":"Line text; required when no productGuid is given."},"comments":{"type":"string"},"quantity":{"type":"number"},"accountNumber":{"type":"integer","description":"Revenue account of the line."},"unit":{"type":"string","description":"Unit of a product line, e.g. parts, hours, km."},"discount":{"type":"number","default":0,"description":"Discount in percent."},"lineType":{"type":"string","description":"Product (default) or Text (a visual text line without amounts)."},"baseAmountValue":{"type":"number","description":"Unit price, excl. VAT unless showLinesInclVat is true."}}}},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Contact the invoice would be for."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Invoice date (YYYY-MM-DD); the upstream uses today when omitted."},"currency":{"type":"string","description":"Currency code such as DKK or EUR; DKK when omitted."},"language":{"type":"string","description":"Document language, da-DK or en-GB."},"paymentConditionType":{"type":"string","description":"Payment condition: Netto, NettoCash, CurrentMonthOut or Paid."},"paymentConditionNumberOfDays":{"type":"integer","description":"Days until the payment deadline."},"showLinesInclVat":{"type":"boolean","description":"The line amounts include VAT."}},"additionalProperties":false};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5787,7 +5787,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_mailouts = validate62;
-const schema63 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema63 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5960,7 +5960,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_reminders = validate64;
-const schema65 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema65 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6122,7 +6122,7 @@ return errors === 0;
 }
 
 export const input_get_invoice_reminder = validate66;
-const schema67 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from list_invoice_reminders."}},"additionalProperties":false};
+const schema67 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from {{tool:list_invoice_reminders}}."}},"additionalProperties":false};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6219,7 +6219,7 @@ return errors === 0;
 }
 
 export const input_download_invoice_reminder_pdf = validate68;
-const schema69 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from list_invoice_reminders."}},"additionalProperties":false};
+const schema69 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from {{tool:list_invoice_reminders}}."}},"additionalProperties":false};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6364,7 +6364,7 @@ return errors === 0;
 }
 
 export const input_get_next_invoice_reminder = validate70;
-const schema71 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema71 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6447,7 +6447,7 @@ return errors === 0;
 }
 
 export const input_preview_invoice_reminder = validate72;
-const schema73 = {"type":"object","required":["organizationId","invoiceGuid","date","withFee","withInterestFee","withCompensationFee","withDebtCollectionWarning"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Reminder date (YYYY-MM-DD)."},"withFee":{"type":"boolean","description":"Add the reminder fee."},"withInterestFee":{"type":"boolean","description":"Add interest."},"withCompensationFee":{"type":"boolean","description":"Add the statutory compensation fee."},"withDebtCollectionWarning":{"type":"boolean","description":"Include a debt-collection warning."}},"additionalProperties":false};
+const schema73 = {"type":"object","required":["organizationId","invoiceGuid","date","withFee","withInterestFee","withCompensationFee","withDebtCollectionWarning"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Reminder date (YYYY-MM-DD)."},"withFee":{"type":"boolean","description":"Add the reminder fee."},"withInterestFee":{"type":"boolean","description":"Add interest."},"withCompensationFee":{"type":"boolean","description":"Add the statutory compensation fee."},"withDebtCollectionWarning":{"type":"boolean","description":"Include a debt-collection warning."}},"additionalProperties":false};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6612,7 +6612,7 @@ return errors === 0;
 }
 
 export const input_list_sales = validate74;
-const schema75 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only documents of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted documents."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema75 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only documents of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted documents."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7050,7 +7050,7 @@ return errors === 0;
 }
 
 export const input_list_credit_notes = validate76;
-const schema77 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only credit notes of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted credit notes."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema77 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only credit notes of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted credit notes."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7488,7 +7488,7 @@ return errors === 0;
 }
 
 export const input_get_credit_note = validate78;
-const schema79 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema79 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7571,7 +7571,7 @@ return errors === 0;
 }
 
 export const input_download_credit_note_pdf = validate80;
-const schema81 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema81 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7715,7 +7715,7 @@ return errors === 0;
 }
 
 export const input_list_credit_note_payments = validate82;
-const schema83 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema83 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7887,7 +7887,7 @@ return errors === 0;
 }
 
 export const input_list_credit_note_mailouts = validate84;
-const schema85 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema85 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8049,7 +8049,7 @@ return errors === 0;
 }
 
 export const input_list_trade_offers = validate86;
-const schema87 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"type":"string","description":"Only offers with this status; filters the returned page client-side."},"contactNameContains":{"type":"string","description":"Part of the contact name."},"descriptionContains":{"type":"string","description":"Part of the description."},"externalReference":{"type":"string","description":"Exact external reference."},"currency":{"type":"string","description":"Currency code, e.g. DKK."},"number":{"type":"integer","description":"Trade-offer number."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Trade-offer date (YYYY-MM-DD)."},"freeTextSearch":{"type":"string","description":"Free-text search."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted trade offers."},"sort":{"enum":["TradeOfferNumber","TradeOfferDate","Status","ContactName"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema87 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"type":"string","description":"Only offers with this status; filters the returned page client-side."},"contactNameContains":{"type":"string","description":"Part of the contact name."},"descriptionContains":{"type":"string","description":"Part of the description."},"externalReference":{"type":"string","description":"Exact external reference."},"currency":{"type":"string","description":"Currency code, e.g. DKK."},"number":{"type":"integer","description":"Trade-offer number."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Trade-offer date (YYYY-MM-DD)."},"freeTextSearch":{"type":"string","description":"Free-text search."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted trade offers."},"sort":{"enum":["TradeOfferNumber","TradeOfferDate","Status","ContactName"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8474,7 +8474,7 @@ return errors === 0;
 }
 
 export const input_get_trade_offer = validate88;
-const schema89 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema89 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8557,7 +8557,7 @@ return errors === 0;
 }
 
 export const input_download_trade_offer_pdf = validate90;
-const schema91 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema91 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8701,7 +8701,7 @@ return errors === 0;
 }
 
 export const input_list_trade_offer_mailouts = validate92;
-const schema93 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema93 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8874,7 +8874,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_voucher = validate94;
-const schema95 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema95 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8957,7 +8957,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_voucher_payments = validate96;
-const schema97 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema97 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9095,7 +9095,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_vouchers_by_file = validate98;
-const schema99 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
+const schema99 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
 const pattern42 = new RegExp("^[a-z0-9]{32}$", "u");
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -9232,7 +9232,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_credit_note = validate100;
-const schema101 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema101 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9315,7 +9315,7 @@ return errors === 0;
 }
 
 export const input_get_manual_voucher = validate102;
-const schema103 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema103 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9398,7 +9398,7 @@ return errors === 0;
 }
 
 export const input_list_products = validate104;
-const schema105 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"search":{"type":"string","description":"Free text matched against name and product number."},"productNumber":{"type":"string","description":"Product number."},"externalReference":{"type":"string","description":"External reference."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted products."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema105 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"search":{"type":"string","description":"Free text matched against name and product number."},"productNumber":{"type":"string","description":"Product number."},"externalReference":{"type":"string","description":"External reference."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted products."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9712,7 +9712,7 @@ return errors === 0;
 }
 
 export const input_get_product = validate106;
-const schema107 = {"type":"object","required":["organizationId","productGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema107 = {"type":"object","required":["organizationId","productGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9795,7 +9795,7 @@ return errors === 0;
 }
 
 export const input_list_files = validate108;
-const schema109 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"extensions":{"type":"string","description":"Comma-separated file extensions, e.g. pdf,jpg."},"uploadedAfter":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded after this date (YYYY-MM-DD)."},"uploadedBefore":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded before this date (YYYY-MM-DD)."},"fileStatus":{"enum":["All","Used","Unused"],"description":"All files, only files used by a voucher, or only unused files."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema109 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"extensions":{"type":"string","description":"Comma-separated file extensions, e.g. pdf,jpg."},"uploadedAfter":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded after this date (YYYY-MM-DD)."},"uploadedBefore":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded before this date (YYYY-MM-DD)."},"fileStatus":{"enum":["All","Used","Unused"],"description":"All files, only files used by a voucher, or only unused files."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10057,7 +10057,7 @@ return errors === 0;
 }
 
 export const input_download_file = validate110;
-const schema111 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
+const schema111 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
 
 function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10175,7 +10175,7 @@ return errors === 0;
 }
 
 export const input_list_document_attachments = validate112;
-const schema113 = {"type":"object","required":["organizationId","documentGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"documentGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Guid of an invoice, credit note or trade offer."}},"additionalProperties":false};
+const schema113 = {"type":"object","required":["organizationId","documentGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"documentGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Guid of an invoice, credit note or trade offer."}},"additionalProperties":false};
 
 function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

@@ -87,7 +87,7 @@ export interface ListInvoicesOverdueResult {
       [k: string]: unknown | undefined;
     };
     /**
-     * Only on get_booked_invoice.
+     * Only on {{tool:get_booked_invoice}}.
      */
     lines?: {
       lineNumber?: number;
@@ -211,7 +211,7 @@ export interface ListCustomersResult {
 
 export interface GetCustomerArgs {
   /**
-   * Customer number from list_customers.
+   * Customer number from {{tool:list_customers}}.
    */
   customerNumber: number;
 }
@@ -316,7 +316,7 @@ export interface ListBookedInvoicesResult {
       [k: string]: unknown | undefined;
     };
     /**
-     * Only on get_booked_invoice.
+     * Only on {{tool:get_booked_invoice}}.
      */
     lines?: {
       lineNumber?: number;
@@ -360,7 +360,7 @@ export interface ListBookedInvoicesResult {
 
 export interface GetBookedInvoiceArgs {
   /**
-   * Booked invoice number from list_booked_invoices.
+   * Booked invoice number from {{tool:list_booked_invoices}}.
    */
   bookedInvoiceNumber: number;
 }
@@ -402,7 +402,7 @@ export interface GetBookedInvoiceResult {
     [k: string]: unknown | undefined;
   };
   /**
-   * Only on get_booked_invoice.
+   * Only on {{tool:get_booked_invoice}}.
    */
   lines?: {
     lineNumber?: number;
@@ -429,7 +429,7 @@ export interface GetBookedInvoiceResult {
 
 export interface DownloadInvoicePdfArgs {
   /**
-   * Booked invoice number from list_booked_invoices.
+   * Booked invoice number from {{tool:list_booked_invoices}}.
    */
   bookedInvoiceNumber: number;
 }
@@ -594,7 +594,7 @@ export interface ListChartOfAccountsResult {
 
 export interface ListYearAccountTotalsArgs {
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -638,11 +638,11 @@ export interface ListYearAccountTotalsResult {
 
 export interface GetAccountYearTotalArgs {
   /**
-   * Account number from list_chart_of_accounts.
+   * Account number from {{tool:list_chart_of_accounts}}.
    */
   accountNumber: number;
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
 }
@@ -700,7 +700,7 @@ export interface ListAccountingYearsResult {
 
 export interface ListAccountingPeriodsArgs {
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -744,11 +744,11 @@ export interface ListAccountingPeriodsResult {
 
 export interface ListAccountEntriesArgs {
   /**
-   * Account number from list_chart_of_accounts.
+   * Account number from {{tool:list_chart_of_accounts}}.
    */
   accountNumber: number;
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -1192,19 +1192,19 @@ export interface CreateCustomerArgs {
    */
   currency: string;
   /**
-   * From list_customer_groups.
+   * From {{tool:list_customer_groups}}.
    */
   customerGroupNumber: number;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber: number;
   /**
-   * From list_vat_zones.
+   * From {{tool:list_vat_zones}}.
    */
   vatZoneNumber: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber: number;
   /**
@@ -1241,7 +1241,7 @@ export interface CreateCustomerArgs {
 export type CreateCustomerResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1305,7 +1305,7 @@ export type CreateCustomerResult = ({
 
 export interface UpdateCustomerArgs {
   /**
-   * The customer to update, from list_customers.
+   * The customer to update, from {{tool:list_customers}}.
    */
   customerNumber: number;
   name?: string;
@@ -1328,19 +1328,19 @@ export interface UpdateCustomerArgs {
   vatNumber?: string;
   ean?: string;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber?: number;
   /**
-   * From list_customer_groups.
+   * From {{tool:list_customer_groups}}.
    */
   customerGroupNumber?: number;
   /**
-   * From list_vat_zones.
+   * From {{tool:list_vat_zones}}.
    */
   vatZoneNumber?: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber?: number;
   /**
@@ -1352,7 +1352,7 @@ export interface UpdateCustomerArgs {
 export type UpdateCustomerResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1416,7 +1416,7 @@ export type UpdateCustomerResult = ({
 
 export interface CreateDraftInvoiceArgs {
   /**
-   * From list_customers.
+   * From {{tool:list_customers}}.
    */
   customerNumber: number;
   /**
@@ -1424,11 +1424,11 @@ export interface CreateDraftInvoiceArgs {
    */
   currency: string;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber: number;
   /**
@@ -1436,7 +1436,7 @@ export interface CreateDraftInvoiceArgs {
    */
   recipientName: string;
   /**
-   * VAT zone of the recipient, from list_vat_zones.
+   * VAT zone of the recipient, from {{tool:list_vat_zones}}.
    */
   recipientVatZoneNumber: number;
   /**
@@ -1446,7 +1446,7 @@ export interface CreateDraftInvoiceArgs {
    */
   lines: [{
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1462,7 +1462,7 @@ export interface CreateDraftInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1471,7 +1471,7 @@ export interface CreateDraftInvoiceArgs {
     discountPercentage?: number;
   }, ...({
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1487,7 +1487,7 @@ export interface CreateDraftInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1515,7 +1515,7 @@ export interface CreateDraftInvoiceArgs {
 export type CreateDraftInvoiceResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1598,7 +1598,7 @@ export interface DuplicateInvoiceArgs {
    */
   replaceLines?: {
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1614,7 +1614,7 @@ export interface DuplicateInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1631,7 +1631,7 @@ export interface DuplicateInvoiceArgs {
 export type DuplicateInvoiceResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**

@@ -100,11 +100,11 @@ export class Pipeline {
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
-    const { descriptor } = endpoint.connector;
-    let texts = this.#texts.get(descriptor);
+    // Per instance: its texts name sibling tools as its clients call them.
+    let texts = this.#texts.get(endpoint);
     if (!texts) {
-      texts = new ConnectorTexts(descriptor, this.#g.platform);
-      this.#texts.set(descriptor, texts);
+      texts = new ConnectorTexts(endpoint.connector.descriptor, this.#g.platform, endpoint.instanceId);
+      this.#texts.set(endpoint, texts);
     }
     return texts;
   }
