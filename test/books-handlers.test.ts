@@ -15,6 +15,7 @@ import { booksHandlers } from '../generated/books/handlers.ts';
 import * as validators from '../generated/books/validators.js';
 import { camelKey } from '../handlers/books/client.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
@@ -620,7 +621,8 @@ describe('books: the fields every tool asks for are documented for its endpoint'
 // ---------------------------------------------------------------------------------------------
 
 const texts = booksDescriptor.errors;
-const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) => formatText(texts[code].text, { upstream: 'Dinero', ...params });
+/** A text as the default instance answers it: sibling tools named `books__<tool>`. */
+const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) => formatText(renderToolReferences(texts[code].text, 'books'), { upstream: 'Dinero', ...params });
 
 describe('books: the error table', () => {
   it('401 → AccessTokenExpiredError, on every tool kind, never retried', async () => {

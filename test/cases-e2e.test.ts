@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { casesDescriptor } from '../generated/cases/descriptor.ts';
 import { clearSchemaMaps } from '../handlers/cases/schema-map.ts';
 import { localMidnightUnix, nextDay } from '../handlers/cases/period.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { BIG_HOURS_CASE_ID, casesDataset, DEMO_CASE_ID, DST_CASE_ID, DST_DAYS, MANY_INVOICES_CASE_ID, SEARCH_WORD, SIX_HUNDRED_HOURS_CASE_ID, UNKNOWN_CASE_ID } from '../sandbox/cases/data.ts';
@@ -47,7 +48,9 @@ describe('case management end to end against its sandbox', () => {
     const found = json(await call('find_cases', { text: SEARCH_WORD }));
     expect(found).toMatchObject({ scanned: 600, pagesScanned: 3, truncated: true });
     expect(found.count).toBe(3);
-    expect(found.note).toBe(casesDescriptor.texts.findCasesTruncated!.replace('{scanned}', '600').replace('{pages}', '3'));
+    // The note names list_cases as this endpoint serves it.
+    expect(found.note).toBe(renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases').replace('{scanned}', '600').replace('{pages}', '3'));
+    expect(found.note).toContain('page through cases__list_cases.');
     const wider = json(await call('find_cases', { text: SEARCH_WORD.toUpperCase(), maxPages: 5 }));
     expect(wider).toMatchObject({ count: 4, scanned: 1000, pagesScanned: 5, truncated: true });
     const caseId = found.items[0].id as number;

@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
+import { renderToolReferences } from '../../runtime/gateway-context.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 
 const modules: ConnectorRegistry = registry;
@@ -492,12 +493,15 @@ export function listingProblems(descriptor: ConnectorDescriptor, instanceId: str
       problems.push(`${served}: missing`);
       continue;
     }
-    if (!got.title || got.title !== tool.title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
-    if (!got.description || got.description !== tool.description) problems.push(`${served}: description is missing or not the descriptor's`);
+    // Texts name sibling tools as this instance serves them (`{{tool:x}}` → `<instance>__x`).
+    const title = renderToolReferences(tool.title, instanceId);
+    if (!got.title || got.title !== title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
+    if (!got.description || got.description !== renderToolReferences(tool.description, instanceId)) problems.push(`${served}: description is missing or not the descriptor's`);
+    if (JSON.stringify(got).includes('{{')) problems.push(`${served}: a tool reference is served unrendered`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
     if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))
       problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not the descriptor's ${JSON.stringify(tool.annotations)}`);
-    if (annotationTitle !== undefined && annotationTitle !== tool.title) problems.push(`${served}: annotations.title is not the tool title`);
+    if (annotationTitle !== undefined && annotationTitle !== title) problems.push(`${served}: annotations.title is not the tool title`);
     if (got.inputSchema?.type !== 'object') problems.push(`${served}: inputSchema root is not type object`);
     if (publishOutput && tool.outputSchema) {
       if (!got.outputSchema) problems.push(`${served}: outputSchema missing`);
