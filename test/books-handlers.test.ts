@@ -82,7 +82,9 @@ async function failure(tool: BooksToolName, raw: Record<string, unknown>, option
   expect(String((error as Error)?.message ?? error)).not.toContain(BOOKS_SANDBOX_TOKEN);
   if (!(error instanceof ToolError)) return { error };
   const entry = booksDescriptor.errors[error.code as keyof typeof booksDescriptor.errors];
-  return { error, code: error.code, text: formatText(entry.text, { upstream: booksDescriptor.upstream.name, ...error.params }), refusal: error.name === 'ArgumentRefusal' };
+  // As the default instance answers it (the pipeline renders tool references per instance).
+  const text = formatText(renderToolReferences(entry.text, booksDescriptor.defaultId), { upstream: booksDescriptor.upstream.name, ...error.params });
+  return { error, code: error.code, text, refusal: error.name === 'ArgumentRefusal' };
 }
 
 const requests = (): BooksRecordedRequest[] => [...sandbox.requests];
