@@ -58,6 +58,8 @@ export function mapDescriptions(schema: unknown, fn: (text: string) => string): 
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'description' && typeof value === 'string') out[key] = fn(value);
+    // Property names are names, not keywords: a property called `default` is a schema.
+    else if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, mapDescriptions(child, fn)]));
     else if (VALUE_KEYS.has(key)) out[key] = value;
     else out[key] = mapDescriptions(value, fn);
   }
@@ -109,6 +111,7 @@ function schemaSites(schema: unknown, path: PathSegment[], what: string, ownTool
   if (!isObject(schema)) return;
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'description' && typeof value === 'string') out.push({ path: [...path, key], what: `${what} (${describeSchemaPath(path)})`, text: value, ...(ownTool ? { ownTool } : {}) });
+    else if (key === 'properties' && isObject(value)) for (const [name, child] of Object.entries(value)) schemaSites(child, [...path, key, name], what, ownTool, out);
     else if (!VALUE_KEYS.has(key)) schemaSites(value, [...path, key], what, ownTool, out);
   }
 }

@@ -11,6 +11,7 @@ import { erpDescriptor } from '../generated/erp/descriptor.ts';
 import { erpHandlers } from '../generated/erp/handlers.ts';
 import * as validators from '../generated/erp/validators.js';
 import { closestEntitySets, resolveEntitySet, SPEC_ENTITY_SETS } from '../handlers/erp/allow-list.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
@@ -125,7 +126,8 @@ async function failure(tool: ErpToolName, raw: Row, options: CallOptions = {}): 
   expect(String((error as Error)?.message ?? error)).not.toContain(SECRET);
   if (!(error instanceof ToolError)) return { error };
   const entry = erpDescriptor.errors[error.code as keyof typeof erpDescriptor.errors];
-  return { error, code: error.code, text: formatText(entry.text, { upstream: erpDescriptor.upstream.name, ...error.params }) };
+  // As the default instance answers it: sibling tools named `erp__<tool>`.
+  return { error, code: error.code, text: formatText(renderToolReferences(entry.text, erpDescriptor.defaultId), { upstream: erpDescriptor.upstream.name, ...error.params }) };
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -280,7 +282,7 @@ describe('get_company_information', () => {
     upstream(route({ [SET('companyInformation')]: [400, { error: { code: 'Internal_CompanyNotFound', message: 'The company does not exist. CorrelationId: 2.' } }] }));
     const { code, text } = await failure('get_company_information', { companyId: COMPANY });
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from list_companies.");
+    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 });
 
@@ -372,7 +374,7 @@ describe('query_entity: allow-list', () => {
       const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity });
       expect(error).toBeInstanceOf(ArgumentRefusal);
       expect(code).toBe('invalid_entity');
-      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and digits. Call list_entity_metadata for the entity set names.`);
+      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and digits. Call erp__list_entity_metadata for the entity set names.`);
       expect(sent).toHaveLength(0);
     },
   );
@@ -382,7 +384,7 @@ describe('query_entity: allow-list', () => {
     const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'companies' });
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('unknown_entity');
-    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call list_entity_metadata to see the entity sets and which are queryable\.$/);
+    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call erp__list_entity_metadata to see the entity sets and which are queryable\.$/);
     expect(text!.split('Closest matches: ')[1]!.split('. ')[0]!.split(', ').length).toBeLessThanOrEqual(5);
     expect(sent).toHaveLength(0);
 
@@ -628,7 +630,7 @@ describe('the ERP error table', () => {
     for (const tool of ['list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'] as const) {
       const { code, text } = await failure(tool, { ...args[tool], environment: 'Shop' });
       expect(code).toBe('unknown_environment');
-      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of these names as `environment`, or call list_environments.");
+      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of these names as `environment`, or call erp__list_environments.");
     }
     expect(dataRequests()).toHaveLength(0);
   });
@@ -637,7 +639,7 @@ describe('the ERP error table', () => {
     upstream(route({ [SET('customers')]: [400, { error: { code: errorCode, message: 'not there' } }] }));
     const { code, text } = await failure('query_entity', customers);
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from list_companies.");
+    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 
   it('404 is the 404 text naming the environment as spelled by the ERP', async () => {
