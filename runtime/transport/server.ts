@@ -93,9 +93,17 @@ class AddressFailures implements AuthFailures {
 
 export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
-  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
-  const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
-  const corsOf = corsPolicy(allowedOrigins);
+  // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
+  // when the public base URL changes: without PUBLIC_BASE_URL it is the listening address, known
+  // only once listening (a port 0 is chosen then).
+  let origins = { base: '', allowed: new Set<string>() as ReadonlySet<string>, cors: corsPolicy(new Set()) };
+  const originsNow = () => {
+    if (origins.base !== gateway.config.publicBaseUrl) {
+      const allowed = new Set([new URL(gateway.config.publicBaseUrl).origin, ...gateway.config.allowedOrigins]);
+      origins = { base: gateway.config.publicBaseUrl, allowed, cors: corsPolicy(allowed) };
+    }
+    return origins;
+  };
   const identify: IdentityLookup = { known: (hash) => gateway.state.known(hash), identify: (hash) => gateway.state.identify(hash) };
   // Failed authentication per client address, in this process (the socket's address: a proxy in
   // front makes its clients share one bucket, which only ever delays tokens this replica does not know).
@@ -130,7 +138,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       req.resume();
       return refuse(res, method, null, modern);
     }
-    const origin = checkOrigin(req.headers.origin, allowedOrigins);
+    const origin = checkOrigin(req.headers.origin, originsNow().allowed);
     if (!origin.ok) return refuse(res, origin, null, modern);
     const checked = checkCaller(req.headers.authorization, identify, failuresOf(req), oauthOf(endpoint));
     const caller = checked instanceof Promise ? await checked : checked;
@@ -239,7 +247,8 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
    * answer to come, whatever it will be, and gives undefined.
    */
   function cors(req: IncomingMessage, res: ServerResponse, origin: string): number | undefined {
-    const verdict = corsOf(req.method, origin, req.headers['access-control-request-method']);
+    const { allowed, cors: policy } = originsNow();
+    const verdict = policy(req.method, origin, req.headers['access-control-request-method']);
     if (verdict.kind === 'none') return undefined;
     if (verdict.kind === 'preflight') {
       req.resume();
@@ -247,7 +256,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       return 204;
     }
     for (const name in verdict.headers) res.setHeader(name, verdict.headers[name]!);
-    const refused = verdict.kind === 'foreign' && verdict.preflight ? checkOrigin(origin, allowedOrigins) : undefined;
+    const refused = verdict.kind === 'foreign' && verdict.preflight ? checkOrigin(origin, allowed) : undefined;
     if (refused === undefined || refused.ok) return undefined;
     req.resume();
     return refuse(res, refused);
