@@ -63,7 +63,7 @@ describe('case-management handlers (nock)', () => {
   });
   afterEach(() => nock.cleanAll());
 
-  it('list_cases sends the key as a bearer token, the cursor and a one-element orderBy list', async () => {
+  it('list_cases sends the key as a bearer token, the cursor and orderBy in the single-object form', async () => {
     let auth = '';
     nock('https://cases.test', {
       reqheaders: {
@@ -94,7 +94,9 @@ describe('case-management handlers (nock)', () => {
     const result = await casesHandlers.list_cases({ limit: 2, orderBy: 'id', direction: 'ASC', cursor: 'c1' }, ctx('list_cases'));
     expect(auth).toBe('Bearer secret-key-123');
     const last = sent.at(-1)!;
-    expect(last.variables).toEqual({ cursor: 'c1', limit: 2, orderBy: [{ field: 'id', direction: 'ASC' }] });
+    expect(last.variables).toEqual({ cursor: 'c1', limit: 2 });
+    // The official guide's form: it validates against `orderBy: OrderByInput` and `[OrderByInput]` alike.
+    expect(flat(last.query)).toContain('orderBy: { field: "id", direction: ASC }');
     expect(flat(last.query)).toContain('foreman { fullName }');
     expect(result).toMatchObject({ count: 1, nextCursor: 'abc', hasMore: true, items: [{ id: 7, caseNumber: 'S-7', status: { text: 'Åben' }, foreman: { fullName: 'Ib' }, offerTotal: 1200.5 }] });
     expect(result.amountsNote).toBe(casesDescriptor.texts.amountsNote);
@@ -234,7 +236,7 @@ describe('case-management handlers (nock)', () => {
     expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
   });
 
-  it('fails every data-sized case tool with the generic text over resultMaxChars', async () => {
+  it('fails every data-sized case tool with the generic text over resultMaxChars; find_cases returns the matches that fit', async () => {
     const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
     const long = 'x'.repeat(1000);
     const cases = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, caseNumber: String(i + 1), description: `e ${long}` }));
@@ -250,7 +252,17 @@ describe('case-management handlers (nock)', () => {
     const period = { from: '2025-10-26', to: '2025-10-26' };
     const generic = texts.generic.text;
     expect(await errorText(casesHandlers.list_cases({ limit: 200, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases')))).toBe(generic);
-    expect(await errorText(casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases')))).toBe(generic);
+    const cap = casesDescriptor.limits.resultMaxChars!;
+    const broad = await casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases'));
+    expect(broad.matched).toBe(200);
+    expect(broad.count).toBeGreaterThan(0);
+    expect(broad.count).toBeLessThan(200);
+    expect(broad.items.map((c) => c.id)).toEqual(cases.slice(0, broad.count).map((c) => c.id));
+    expect(broad.note).toBe(formatText(casesDescriptor.texts.findCasesOverflow!, { matched: 200, scanned: 200, count: broad.count, max_chars: cap }));
+    const size = JSON.stringify(broad).length;
+    expect(size).toBeLessThanOrEqual(cap);
+    // The largest prefix: one more case would not fit (each case here is over 1,000 characters).
+    expect(size + JSON.stringify(broad.items[0]).length).toBeGreaterThan(cap);
     expect(await errorText(casesHandlers.get_case({ id: 1 }, ctx('get_case')))).toBe(generic);
     expect(await errorText(casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 500 }, ctx('list_case_sales_invoices')))).toBe(generic);
     expect(await errorText(casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary')))).toBe(generic);

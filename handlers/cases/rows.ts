@@ -4,7 +4,7 @@
 // `to` may be inclusive).
 import type { CasesCallContext } from './graphql-client.ts';
 import type { Period } from './period.ts';
-import { withKnownSpelling, type SchemaMap } from './schema-map.ts';
+import { hoursCaseFilter, withKnownSpelling, type SchemaMap } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';
 
 export interface HourRow {
@@ -25,8 +25,9 @@ export function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number,
 
 async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const column = enumLiteral(ctx, map.hourStartColumn);
-  const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: Int, $from: Int, $to: Int) {
-  hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: { case: $caseId }) {
+  const filter = hoursCaseFilter(map);
+  const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: ${filter.variableType}, $from: Int, $to: Int) {
+  hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: ${filter.value}) {
     items { costPrice startTime }
     nextCursor
   }
