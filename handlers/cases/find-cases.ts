@@ -1,7 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { FindCasesResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
-import { caseSelection, casesOrderBy, schemaMap, toCase, type CaseObject } from './schema-map.ts';
+import { type CaseObject, caseSelection, casesOrderBy, type SchemaMap, schemaMap, toCase, withLearnedShapes } from './schema-map.ts';
 import { capResult } from './shared.ts';
 
 /**
@@ -11,36 +11,39 @@ import { capResult } from './shared.ts';
  * `matched` counting all of them and a note saying how to narrow the search.
  */
 export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
-  const map = await schemaMap(ctx);
   const pageSize = ctx.limits.upstreamPageSize;
-  const query = `query FindCases($cursor: String, $limit: Int!) {
+  const needle = args.text.toLocaleLowerCase('da-DK');
+  const scan = async (map: SchemaMap) => {
+    const query = `query FindCases($cursor: String, $limit: Int!) {
   cases(pagination: { cursor: $cursor, limit: $limit }${casesOrderBy(map, 'updatedAt', 'DESC')}) {
     items { ${caseSelection(map)} }
     nextCursor
   }
 }`;
-  const needle = args.text.toLocaleLowerCase('da-DK');
-  const matches: CaseObject[] = [];
-  let cursor: string | null = null;
-  let scanned = 0;
-  let pagesScanned = 0;
-  let more = false;
-  do {
-    const data: { cases: { items: Array<Record<string, unknown>>; nextCursor: string | null } | null } = await runQuery(ctx, query, { cursor, limit: pageSize });
-    const page = data.cases?.items ?? [];
-    pagesScanned++;
-    scanned += page.length;
-    for (const raw of page) {
-      const c = toCase(raw);
-      const haystack = [c.caseNumber, c.description, c.customer?.name]
-        .filter((v) => typeof v === 'string')
-        .join('\n')
-        .toLocaleLowerCase('da-DK');
-      if (haystack.includes(needle)) matches.push(c);
-    }
-    cursor = data.cases?.nextCursor ?? null;
-    more = cursor !== null && page.length > 0;
-  } while (more && pagesScanned < args.maxPages);
+    const matches: CaseObject[] = [];
+    let cursor: string | null = null;
+    let scanned = 0;
+    let pagesScanned = 0;
+    let more = false;
+    do {
+      const data: { cases: { items: Array<Record<string, unknown>>; nextCursor: string | null } | null } = await runQuery(ctx, query, { cursor, limit: pageSize });
+      const page = data.cases?.items ?? [];
+      pagesScanned++;
+      scanned += page.length;
+      for (const raw of page) {
+        const c = toCase(raw);
+        const haystack = [c.caseNumber, c.description, c.customer?.name]
+          .filter((v) => typeof v === 'string')
+          .join('\n')
+          .toLocaleLowerCase('da-DK');
+        if (haystack.includes(needle)) matches.push(c);
+      }
+      cursor = data.cases?.nextCursor ?? null;
+      more = cursor !== null && page.length > 0;
+    } while (more && pagesScanned < args.maxPages);
+    return { matches, scanned, pagesScanned, more };
+  };
+  const { matches, scanned, pagesScanned, more } = await withLearnedShapes(ctx, await schemaMap(ctx), scan);
   const truncated = more;
   const maxChars = ctx.limits.resultMaxChars;
   const amountsNote = ctx.text('amountsNote');

@@ -4,7 +4,7 @@
 // `to` may be inclusive).
 import type { CasesCallContext } from './graphql-client.ts';
 import type { Period } from './period.ts';
-import { hoursCaseFilter, withKnownSpelling, type SchemaMap } from './schema-map.ts';
+import { hoursCaseFilter, type SchemaMap, withKnownSpelling, withLearnedShapes } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';
 
 export interface HourRow {
@@ -20,7 +20,7 @@ export interface InvoiceRow {
 const inPeriod = (t: unknown, p: Period) => typeof t === 'number' && t >= p.fromUnix && t < p.toUnix;
 
 export function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
-  return withKnownSpelling(ctx, map, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize));
+  return withLearnedShapes(ctx, map, (shaped) => withKnownSpelling(ctx, shaped, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize)));
 }
 
 async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {

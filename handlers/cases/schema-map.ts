@@ -266,6 +266,53 @@ export async function withKnownSpelling<T>(ctx: CasesCallContext, map: SchemaMap
   }
 }
 
+const BUILT_IN_SCALARS = new Set(['Int', 'Float', 'String', 'Boolean', 'ID']);
+
+/**
+ * The shapes an upstream's validation answer reveals, for a map that was not introspected (the
+ * messages of graphql-js and graphql-php): a `status`/`caseType` that "must not have a selection"
+ * is a scalar, one that "must have a selection of subfields" an object; a `$caseId` "used in
+ * position expecting type" X makes the hours case filter an X (a built-in scalar, else an input
+ * object whose `id` carries the case). null when the answer names none of them.
+ */
+function shapesFromAnswer(map: SchemaMap, message: string): SchemaMap | null {
+  const scalar = new Set(map.scalarCaseFields);
+  for (const m of message.matchAll(/Field "(status|caseType)" must not have a selection/g)) scalar.add(m[1]!);
+  for (const m of message.matchAll(/Field "(status|caseType)" of type "[^"]*" must have a selection of subfields/g)) scalar.delete(m[1]!);
+  let filter = map.hoursCaseFilter;
+  const position = /Variable "\$caseId" of type "[^"]*" used in position expecting type "([A-Za-z_][A-Za-z0-9_]*)!?"/.exec(message);
+  if (position) {
+    const expected = position[1]!;
+    // The id of an input object is assumed to be `id: Int` (the public client's `{ id, includeSubcases }`);
+    // whether it has `includeSubcases` is unknown without introspection, so it is not sent.
+    filter = BUILT_IN_SCALARS.has(expected) ? { kind: 'scalar', idType: expected } : { kind: 'object', idField: 'id', idType: 'Int', subcasesField: null };
+  }
+  const sameTexts = scalar.size === map.scalarCaseFields.size && [...scalar].every((f) => map.scalarCaseFields.has(f));
+  const sameFilter = JSON.stringify(filter) === JSON.stringify(map.hoursCaseFilter);
+  return sameTexts && sameFilter ? null : { ...map, scalarCaseFields: scalar, hoursCaseFilter: filter };
+}
+
+/**
+ * Runs `read` with the map's shapes of `status`/`caseType` and of the hours case filter. When the
+ * map was not introspected (introspection disabled) and the upstream's validation answer reveals
+ * another shape, `read` is run once more with it, and the shape is remembered for the connection
+ * (when its map is cached). An introspected map is never second-guessed.
+ */
+export async function withLearnedShapes<T>(ctx: CasesCallContext, map: SchemaMap, read: (map: SchemaMap) => Promise<T>): Promise<T> {
+  try {
+    return await read(map);
+  } catch (error) {
+    if (map.introspected || !(error instanceof UpstreamGraphQLError)) throw error;
+    const learned = shapesFromAnswer(map, error.message);
+    if (!learned) throw error;
+    const result = await read(learned);
+    const entry = cache.get(cacheKey(ctx));
+    if (entry && !entry.map.introspected) entry.map = { ...entry.map, scalarCaseFields: learned.scalarCaseFields, hoursCaseFilter: learned.hoursCaseFilter };
+    ctx.log.info({ scalarCaseFields: [...learned.scalarCaseFields], hoursCaseFilter: learned.hoursCaseFilter.kind }, 'schema shapes learned from the upstream validation answer');
+    return result;
+  }
+}
+
 /** Test hook. */
 export function clearSchemaMaps(): void {
   cache.clear();
