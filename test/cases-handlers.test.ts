@@ -114,6 +114,103 @@ describe('case-management handlers (nock)', () => {
     expect(result).toMatchObject({ id: 3, foreman: { fullName: 'Anne' }, offerTotal: 150, subCases: null, economy: { materialsCostprice: 5, revenue: null } });
   });
 
+  it('learns scalar status/caseType, a single-object orderBy and an input-object case filter under another type name from introspection', async () => {
+    const scalar = { kind: 'SCALAR', name: 'String', ofType: null };
+    const discovery = {
+      ...PUBLIC_DISCOVERY,
+      caseType: {
+        fields: [
+          { name: 'id', type: { kind: 'SCALAR', name: 'Int' } },
+          { name: 'caseNumber', type: scalar },
+          { name: 'status', type: { kind: 'NON_NULL', name: null, ofType: scalar } },
+          { name: 'caseType', type: { kind: 'ENUM', name: 'CaseTypeEnum' } },
+          { name: 'customer', type: { kind: 'OBJECT', name: 'Customer' } },
+        ],
+      },
+      hoursFilter: null,
+      queryType: {
+        fields: [
+          { name: 'cases', type: { kind: 'OBJECT', name: 'CaseConnection' }, args: [{ name: 'orderBy', type: { kind: 'INPUT_OBJECT', name: 'OrderByInput' } }] },
+          { name: 'hours', type: { kind: 'OBJECT', name: 'HourConnection' }, args: [{ name: 'filters', type: { kind: 'INPUT_OBJECT', name: 'TimeFilter' } }] },
+        ],
+      },
+    };
+    const timeFilter = {
+      name: 'TimeFilter',
+      inputFields: [
+        {
+          name: 'case',
+          type: {
+            kind: 'NON_NULL',
+            name: null,
+            inputFields: null,
+            ofType: {
+              kind: 'INPUT_OBJECT',
+              name: 'CaseRef',
+              inputFields: [
+                { name: 'caseId', type: { kind: 'NON_NULL', name: null, ofType: { kind: 'SCALAR', name: 'ID' } } },
+                { name: 'includeSubcases', type: { kind: 'SCALAR', name: 'Boolean' } },
+              ],
+            },
+          },
+        },
+      ],
+    };
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: discovery }];
+      if (b.query.includes('CaseConnectorInput')) return [200, { data: { t: timeFilter } }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [{ costPrice: 2, startTime: day }], nextCursor: null } } }];
+      return [200, { data: { cases: { items: [{ id: 1, caseNumber: '1', status: 'Åben', caseType: 'SERVICE' }], nextCursor: null } } }];
+    });
+    const cases = await casesHandlers.list_cases({ limit: 1, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases'));
+    expect(cases.items[0]).toMatchObject({ status: { text: 'Åben' }, caseType: { text: 'SERVICE' } });
+    const listDocument = flat(sent.at(-1)!.query);
+    expect(listDocument).toContain('items { id caseNumber status caseType customer { name } }');
+    expect(listDocument).toContain('orderBy: { field: "updatedAt", direction: DESC }');
+    expect(sent.filter((b) => b.query.includes('CaseConnectorInput'))).toHaveLength(1);
+    expect(sent.find((b) => b.query.includes('CaseConnectorInput'))!.query).toContain('"TimeFilter"');
+    const hours = await casesHandlers.list_case_hours({ caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 }, ctx('list_case_hours'));
+    expect(hours).toMatchObject({ count: 1, costPriceTotal: 2 });
+    const hoursDocument = flat(sent.at(-1)!.query);
+    expect(hoursDocument).toContain('$caseId: ID!');
+    expect(hoursDocument).toContain('filters: { case: { caseId: $caseId, includeSubcases: false } }');
+    expect(sent.at(-1)!.variables).toMatchObject({ caseId: 5 });
+    // Cached: the second call asks nothing about the schema.
+    const before = sent.length;
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 }, ctx('list_case_hours'));
+    expect(sent.slice(before).map((b) => b.query.match(/query (\w+)/)![1])).toEqual(['CaseHours']);
+  });
+
+  it('learns the shapes from a graphql-php validation answer when introspection is disabled, once per connection', async () => {
+    upstream((b) => {
+      if (b.query.includes('__type')) return [200, { errors: [{ message: 'GraphQL introspection is not allowed, but the query contained __schema or __type' }] }];
+      if (flat(b.query).includes('status { text }'))
+        return [
+          200,
+          {
+            errors: [
+              { message: 'Field "status" must not have a selection since type "String!" has no subfields.' },
+              { message: 'Field "caseType" must not have a selection since type "String" has no subfields.' },
+            ],
+          },
+        ];
+      if (flat(b.query).includes('filters: { case: $caseId }')) return [200, { errors: [{ message: 'Variable "$caseId" of type "Int!" used in position expecting type "CaseFilter!".' }] }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [], nextCursor: null } } }];
+      return [200, { data: { caseById: { id: 9, caseNumber: '9', status: 'Lukket', caseType: 'Tilbud' } } }];
+    });
+    expect(await casesHandlers.get_case({ id: 9 }, ctx('get_case'))).toMatchObject({ status: { text: 'Lukket' }, caseType: { text: 'Tilbud' } });
+    expect(await casesHandlers.get_case({ id: 9 }, ctx('get_case'))).toMatchObject({ status: { text: 'Lukket' } });
+    const getCases = sent.filter((b) => b.query.includes('GetCase'));
+    expect(getCases.map((b) => flat(b.query).includes('status { text }'))).toEqual([true, false, false]);
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2000-01-01', maxRows: 500 }, ctx('list_case_hours'));
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2000-01-01', maxRows: 500 }, ctx('list_case_hours'));
+    const hourDocuments = sent.filter((b) => b.query.includes('CaseHours')).map((b) => flat(b.query));
+    expect(hourDocuments).toHaveLength(3);
+    expect(hourDocuments[0]).toContain('filters: { case: $caseId }');
+    for (const q of hourDocuments.slice(1)) expect(q).toContain('filters: { case: { id: $caseId } }');
+  });
+
   it('falls back to the public names when introspection is disabled', async () => {
     upstream((b) => (b.query.includes('__type') ? [200, { errors: [{ message: 'GraphQL introspection is not allowed' }] }] : [200, { data: { caseById: { id: 1, caseNumber: '1' } } }]));
     expect(await casesHandlers.get_case({ id: 1 }, ctx('get_case'))).toMatchObject({ id: 1 });

@@ -19,7 +19,7 @@
 //
 // Conventions copied from the upstream: `pagination: {cursor, limit}` → `{items, nextCursor,
 // previousCursor}` with Laravel-style base64url JSON cursors tied to the active orderBy;
-// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list);
+// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list; shape "object" declares one);
 // `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
 // validation errors: message "validation" and `extensions.validation.<argument path>`.
 
