@@ -1,12 +1,12 @@
 // Where the real schema differs from the spec (upstreams/cases.md §3), in one place: which case
 // fields exist, whether `status` and `caseType` are objects or scalars, whether `cases(orderBy:)`
 // takes one object or a list, which type the hours `case` filter takes, how the hour start-time
-// column is spelled, and how sales invoices are read. It is
-// learned from introspection once per connection (cached 10 minutes). When introspection is
-// disabled the public field names are used and the enum spellings are learned from the upstream's
-// own validation answer (the other known spelling is tried once and remembered). A fallback taken
-// because discovery failed (a 500, a timeout, garbage) serves that one call only and is never
-// cached, so a transient failure cannot poison the calls after it.
+// column is spelled, and how sales invoices are read. It is learned from introspection once per
+// connection (cached 10 minutes). When introspection is disabled the public names and shapes are
+// used, and the enum spellings and the shapes are learned from the upstream's own validation
+// answer (the other known form is tried once and remembered). A fallback taken because discovery
+// failed (a 500, a timeout, garbage) serves that one call only and is never cached, so a transient
+// failure cannot poison the calls after it.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
 import { ToolError } from '#runtime/handler-api/tool-error.ts';
