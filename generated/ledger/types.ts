@@ -304,7 +304,7 @@ export interface ListDebtorTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
@@ -494,7 +494,7 @@ export interface ListCreditorTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
@@ -564,7 +564,7 @@ export interface ListGlAccountsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.
+   * Items: A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
    */
   items: {
     Account?: string;
@@ -577,7 +577,13 @@ export interface ListGlAccountsResult {
     };
     Vat?: string;
     Currency?: string;
+    /**
+     * Balance, debit positive and credit negative: an income account's balance is negative.
+     */
     Balance?: number;
+    /**
+     * This year's movement, debit positive and credit negative.
+     */
     ThisYear?: number;
     ThisYearDebit?: number;
     ThisYearCredit?: number;
@@ -608,7 +614,13 @@ export type GetAccountBalanceResult = ({
   };
   Vat?: string;
   Currency?: string;
+  /**
+   * Balance, debit positive and credit negative: an income account's balance is negative.
+   */
   Balance?: number;
+  /**
+   * This year's movement, debit positive and credit negative.
+   */
   ThisYear?: number;
   ThisYearDebit?: number;
   ThisYearCredit?: number;
@@ -656,7 +668,7 @@ export interface ListGlTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
