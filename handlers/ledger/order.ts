@@ -56,7 +56,7 @@ export function pagingOrder(entity: string, sort: SortRequest | undefined): Pagi
 }
 
 /** A row's value of a property, the name matched case-insensitively (the upstream's binder does). */
-function valueOf(row: Row, property: string): unknown {
+function propertyValue(row: Row, property: string): unknown {
   if (Object.hasOwn(row, property)) return row[property];
   const wanted = property.toLowerCase();
   for (const key of Object.keys(row)) if (key.toLowerCase() === wanted) return row[key];
@@ -71,7 +71,7 @@ function valueOf(row: Row, property: string): unknown {
 export function sortTuple(row: Row, properties: readonly string[]): string {
   return JSON.stringify(
     properties.map((p) => {
-      const v = valueOf(row, p);
+      const v = propertyValue(row, p);
       return typeof v === 'string' ? v.trimEnd().toLowerCase() : v === undefined ? null : v;
     }),
   );
