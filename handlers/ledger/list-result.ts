@@ -5,7 +5,8 @@
 //   `limit` cap; otherwise the set is not counted: no `total`, `truncated: true` (a real ledger's
 //   52,000 postings must not be read on every call to count them);
 // - with a sort or `offset`: one page `Take = limit` (+ `Skip`), no `total`, `truncated` when the
-//   page is full; `offset`/`nextOffset` only when the caller passed `offset`;
+//   page is full; `offset`/`nextOffset` only when the caller passed `offset`, and then one row more
+//   is read to check the boundary with the next page (`unstableOrder`, order.ts);
 // - `fields` keeps only the named properties and echoes names present in no returned row in
 //   `unknownFields` (a real property that is null in every row is reported too, §3 #11).
 import type { LedgerSession, QueryFilter, Row } from './client.ts';
