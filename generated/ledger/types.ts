@@ -814,6 +814,10 @@ export interface ListInventoryItemsResult {
    */
   nextOffset?: (number | null);
   /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
+  /**
    * Names in `fields` present in no returned row.
    */
   unknownFields?: string[];
@@ -940,6 +944,10 @@ export interface ListInventoryTransactionsResult {
    */
   nextOffset?: (number | null);
   /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
+  /**
    * Items: An inventory posting of `InvTransClient`; `Qty` is negative on a sale.
    */
   items: {
@@ -1027,6 +1035,10 @@ export interface QueryResult {
    * `offset` for the next page; null when this page was not full.
    */
   nextOffset?: (number | null);
+  /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
   /**
    * Names in `fields` present in no returned row.
    */
@@ -1131,6 +1143,10 @@ export interface AggregateResult {
   nonNumeric?: {
     [k: string]: number | undefined;
   };
+  /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
   [k: string]: unknown | undefined;
 }
 
