@@ -213,7 +213,8 @@ export class Pipeline {
         accountId: identity.account.id,
         userId: identity.user.id,
         traceId: trace.traceId,
-        tool: typeof name === 'string' ? name.slice(0, 100) : typeof name,
+        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's input).
+        tool: typeof name !== 'string' ? typeof name : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(0, 100),
         err: { message: (error as Error)?.message, name: (error as Error)?.name },
       },
       'tool call failed; answering the generic text',
