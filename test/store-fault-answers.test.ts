@@ -12,6 +12,7 @@ import { casesDescriptor } from '../generated/cases/descriptor.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { protocolText } from '../runtime/mcp/protocol.ts';
+import { Pipeline } from '../runtime/pipeline/pipeline.ts';
 import { createLogger } from '../runtime/observability.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
@@ -172,6 +173,43 @@ describe('a fault while answering a JSON-RPC request', () => {
     await gw?.close();
     await store?.close();
     await new Promise((resolve) => upstream?.close(resolve));
+  });
+
+  it('every refusal whose link cannot be made answers its no-link variant in one text block (not subscribed, no seat, not connected, terms), connect_account the generic text', async () => {
+    // The gateway's own pipeline, with a link issuer that always fails (purchase, team and terms
+    // links are signed, not stored: only this way can they fail).
+    const pipeline = new Pipeline(gw.app.context, { issue: () => Promise.reject(new Error('links unavailable (test)')) });
+    const endpoint = gw.app.context.endpoints.get('cases')!;
+    const unsubscribed = await createTenant(store, { subscribe: [] });
+    const seatless = await createTenant(store, { accountId: tenant.account.id, seats: [] });
+    const fresh = await createTenant(store, { subscribe: ['cases'] });
+    const termsPending = await createTenant(store, { subscribe: ['cases'], terms: false });
+    await gw.app.context.state.refresh();
+    // The identity as the snapshot gives it (createTenant's user was read before the terms were accepted).
+    const ask = (t: Tenant, name: string) =>
+      pipeline.call(
+        endpoint,
+        { account: t.account, user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() }, tokenId: 'test' },
+        name,
+        {},
+        new AbortController().signal,
+        'req-test',
+      );
+    const errors = platformDescriptor.errors;
+    expect(failureText(await ask(unsubscribed, 'cases__list_cases'))).toBe(formatText(errors.not_subscribed_no_link!.text, { connector_id: 'cases' }));
+    expect(failureText(await ask(seatless, 'cases__list_cases'))).toBe(formatText(errors.no_seat_no_link!.text, { connector_id: 'cases' }));
+    expect(failureText(await ask(fresh, 'cases__list_cases'))).toBe(formatText(errors.not_connected_no_link!.text, { instance_id: 'cases' }));
+    expect(failureText(await ask(termsPending, 'connect_account'))).toBe(formatText(errors.connect_terms_required_no_link!.text, { connector_id: 'cases' }));
+    expect(failureText(await ask(fresh, 'connect_account'))).toBe(errors.generic!.text);
+    expect(upstreamRequests).toBe(0);
+    const purposes = lines.filter((l) => l.msg === 'link could not be made; answering without it').map((l) => `${String(l.accountId)} ${String(l.tool)} ${String(l.purpose)}`);
+    expect(purposes).toEqual([
+      `${unsubscribed.account.id} list_cases purchase`,
+      `${tenant.account.id} list_cases team`,
+      `${fresh.account.id} list_cases connect`,
+      `${termsPending.account.id} connect_account terms`,
+      `${fresh.account.id} connect_account connect`,
+    ]);
   });
 
   it('an internal error echoes the request id (HTTP 500, -32603), and its log line names the account, connector instance and method', async () => {
