@@ -23,7 +23,7 @@ import {
 } from '../sandbox/cases/data.ts';
 import type { CasesSchemaShapes } from '../sandbox/cases/schema.ts';
 import { startCasesSandbox, type CasesSandbox, type CasesSwitches } from '../sandbox/cases/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, resultJson, resultText, connectTenant } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, reconnectParts, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
 const NOW = new Date('2026-11-13T15:00:00Z');
 const json = resultJson;
@@ -219,7 +219,9 @@ describe('case management end to end against its sandbox', () => {
       sandbox.setSwitches({ unauthenticated, revokedTokens: [sandbox.tokens.demo] });
       const r = await call('list_cases');
       expect(r.isError).toBe(true);
-      expect(text(r)).toBe(reconnect);
+      // One text block: the spec's text, then the reconnect instruction with its link.
+      expect(r.content).toHaveLength(1);
+      expect(reconnectParts(r)).toMatchObject({ text: reconnect, link: expect.stringMatching(/\/portal\/connect\/\S+$/) });
     }
     sandbox.resetSwitches();
     sandbox.setSwitches({ throttleNext: 1, retryAfter: 30 });
@@ -230,6 +232,23 @@ describe('case management end to end against its sandbox', () => {
     sandbox.setSwitches({ introspection: false });
     expect(text(await call('introspect_schema'))).toBe('Tool invocation failed.');
     expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
+  });
+
+  it('cases-2 connected with a key the upstream rejects: get_case answers one text block holding the spec text and the connect link of cases-2', async () => {
+    const t = await createTenant(store, { subscribe: ['cases'] });
+    await connectTenant(gw, t, 'cases', { apiKey: 'rejected-by-the-sandbox-4Rw' }, 'cases-2');
+    const other = await mcpClient(gw.url, 'cases-2', t.token);
+    try {
+      const r = await other.callTool({ name: 'cases-2__get_case', arguments: { id: DEMO_CASE_ID } });
+      expect(r.isError).toBe(true);
+      expect(r.content).toEqual([{ type: 'text', text: expect.any(String) }]);
+      const { text: first, instruction, link } = reconnectParts(r);
+      expect(first).toBe(texts.key_rejected.text.replace('{upstream}', 'Ordrestyring'));
+      expect(instruction).toMatch(/^Reconnect .+ for the endpoint cases-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers a broad find_cases with the newest matches that fit the result cap, the count of all matches and how to narrow', async () => {
