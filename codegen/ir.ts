@@ -248,14 +248,30 @@ function annotationsOf(raw: unknown): Annotations {
   };
 }
 
-/** Published form of a coerced integer: digits as a string are accepted too. */
+/**
+ * Published form of a coerced integer: digits as a string are accepted too, in the form the spec's
+ * `pattern` gives (e.g. exactly 8 digits for a CVR number), else any digit string.
+ */
 function publishCoercion(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
   if (schema.coerce === 'integer') {
-    const { coerce: _c, ...rest } = schema;
-    return { ...rest, type: ['integer', 'string'], pattern: '^[0-9]+$' };
+    const { coerce: _c, pattern, ...rest } = schema;
+    return { ...rest, type: ['integer', 'string'], pattern: typeof pattern === 'string' ? pattern : '^[0-9]+$' };
   }
   return mapChildren(schema, publishCoercion);
+}
+
+/**
+ * Internal form of a coerced integer: the runtime has turned a digit string into a number before
+ * validation, so the string form's `pattern` has nothing to check (the integer bounds do).
+ */
+function internalCoercion(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (schema.coerce === 'integer') {
+    const { coerce: _c, pattern: _p, ...rest } = schema;
+    return rest;
+  }
+  return mapChildren(schema, internalCoercion);
 }
 
 function mapChildren(schema: Record<string, unknown>, fn: (child: unknown) => unknown): Record<string, unknown> {
@@ -304,7 +320,7 @@ function buildTool(
   const coerce = Object.entries(properties)
     .filter(([, p]) => isObject(p) && p.coerce === 'integer')
     .map(([n]) => n);
-  const validationSchema = stripKeys(inputRoot, ['coerce']) as JsonSchema;
+  const validationSchema = stripKeys(internalCoercion(inputRoot), ['coerce']) as JsonSchema;
   const inputSchema = publishCoercion(inputRoot) as JsonSchema;
   const argsTypeSchema = defaultsRequired(validationSchema) as JsonSchema;
   const outputSchema = raw.output === undefined ? undefined : (stripKeys(mapDescriptions(resolveRefs(raw.output, definitions), resolve), ['coerce']) as JsonSchema);

@@ -140,7 +140,11 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     }
   },
-  "texts": {},
+  "texts": {
+    "invoiceAmountsNote": "totalInclVat and totalExclVat are each invoice's full total in the row's own currency, not what is still unpaid: a partly paid invoice keeps its full total (and stays Overdue once past its payment date). Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains unpaid on an invoice is remainingAmount from {{tool:list_invoice_payments}}.",
+    "creditNoteAmountsNote": "totalInclVat and totalExclVat are each credit note's full total in the row's own currency, not what is still to be paid out. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains on a credit note is remainingAmount from {{tool:list_credit_note_payments}}.",
+    "salesAmountsNote": "totalInclVat and totalExclVat are each document's full total in the row's own currency, not what is still unpaid; `type` tells invoices (Invoice) from credit notes (CreditNote), and a credit note reduces what the contact owes. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains unpaid is remainingAmount from {{tool:list_invoice_payments}} (invoices) or {{tool:list_credit_note_payments}} (credit notes)."
+  },
   "tools": [
     {
       "name": "list_organizations",
@@ -444,7 +448,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_saldo_balance_report",
       "title": "Get Saldo Balance Report",
-      "description": "Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals; there is no date range. Get the year name from {{tool:list_accounting_years}}.",
+      "description": "Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals in DKK, debit positive and credit negative; there is no date range. Get the year name from {{tool:list_accounting_years}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -503,7 +507,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_result_report",
       "title": "Get Result Report",
-      "description": "Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Amounts are signed as booked: income is negative and expenses positive, so a negative result is a profit and a positive one a loss. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -562,7 +566,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_balance_report",
       "title": "Get Balance Report",
-      "description": "Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts, assets positive and liabilities and equity negative (debit positive, credit negative). Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -621,7 +625,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_primo_balance_report",
       "title": "Get Primo Balance Report",
-      "description": "Returns the opening (primo) balances of one accounting year per account. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Returns the opening (primo) balances of one accounting year per account, debit positive and credit negative. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -680,7 +684,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report). Account numbers that do not exist in the report are listed in `notFound`.",
+      "description": "Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report), in DKK, debit positive and credit negative (an income account's balance is negative). Account numbers that do not exist in the report are listed in `notFound`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -733,7 +737,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_entries",
       "title": "List Entries",
-      "description": "Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see {{tool:list_accounting_years}}). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount, `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with {{tool:get_purchase_voucher}}, {{tool:get_purchase_credit_note}} or {{tool:get_manual_voucher}}. Returns one page of the filtered result; default page size 100.",
+      "description": "Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see {{tool:list_accounting_years}}). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount (DKK, debit positive, credit negative), `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with {{tool:get_purchase_voucher}}, {{tool:get_purchase_credit_note}} or {{tool:get_manual_voucher}}. Returns one page of the filtered result; default page size 100.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1183,7 +1187,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices",
       "title": "List Invoices",
-      "description": "Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
+      "description": "Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters. Each row's totals are the invoice's full amount in its own `currency` (`totalInclVatInDkk` in DKK), not what remains unpaid; that is in {{tool:list_invoice_payments}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1298,7 +1302,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices.",
+      "description": "Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices. Rows can be in different currencies (`currency`), and a partly paid invoice is listed with its full total: summing totalInclVat overstates what is owed. Add up per currency or with totalInclVatInDkk, and take what remains unpaid on an invoice from {{tool:list_invoice_payments}} (`remainingAmount`).",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1351,7 +1355,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_invoice",
       "title": "Get Invoice",
-      "description": "Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency.",
+      "description": "Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency. Totals are the full invoice amount in `currency`; what remains unpaid is in {{tool:list_invoice_payments}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1431,7 +1435,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_payments",
       "title": "List Invoice Payments",
-      "description": "Returns the payments registered on an invoice with the paid and remaining amounts (remaining is negative when overpaid).",
+      "description": "Returns the payments registered on an invoice with the paid and remaining amounts, in the invoice's currency. `remainingAmount` is what is still owed (total plus reminder fees and interest, minus payments; negative when overpaid): add it up, not the invoice totals.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1471,7 +1475,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "calculate_invoice_totals",
       "title": "Calculate Invoice Totals",
-      "description": "Calculates what an invoice with the given lines would come to: totals, VAT and payment date. A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
+      "description": "Calculates what an invoice with the given lines would come to: totals, VAT and payment date, in `currency` (DKK when omitted). A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1881,7 +1885,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_sales",
       "title": "List Sales",
-      "description": "Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as {{tool:list_invoices}} (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote).",
+      "description": "Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as {{tool:list_invoices}} (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote). Totals are each document's full amount in its own `currency`; credit notes reduce what is owed.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1996,7 +2000,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_notes",
       "title": "List Credit Notes",
-      "description": "Lists sales credit notes. Same filters as {{tool:list_invoices}} (startDate and endDate together; filter values cannot contain a single quote).",
+      "description": "Lists sales credit notes. Same filters as {{tool:list_invoices}} (startDate and endDate together; filter values cannot contain a single quote). Totals are each credit note's full amount in its own `currency`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2191,7 +2195,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_note_payments",
       "title": "List Credit Note Payments",
-      "description": "Returns the payments registered on a sales credit note with the paid and remaining amounts.",
+      "description": "Returns the payments registered on a sales credit note with the paid and remaining amounts, in the credit note's currency.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -219,12 +219,18 @@ export interface GetSaldoBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetSaldoBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -258,12 +264,18 @@ export interface GetResultReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetResultReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -297,12 +309,18 @@ export interface GetBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -336,12 +354,18 @@ export interface GetPrimoBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetPrimoBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -371,6 +395,9 @@ export interface GetAccountBalanceResult {
   accounts: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -747,10 +774,53 @@ export interface ListInvoicesArgs {
 }
 
 /**
- * Envelope of invoices; drafts ignore the date filter.
+ * Envelope of invoices with `amountsNote`; drafts ignore the date filter.
  */
 export interface ListInvoicesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -767,6 +837,10 @@ export interface ListInvoicesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
@@ -790,10 +864,53 @@ export interface ListInvoicesOverdueArgs {
 }
 
 /**
- * Envelope of overdue (and optionally not-yet-due) invoices.
+ * Envelope of overdue (and optionally not-yet-due) invoices with `amountsNote`; totals are full invoice totals in each row's currency.
  */
 export interface ListInvoicesOverdueResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -810,6 +927,10 @@ export interface ListInvoicesOverdueResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
@@ -865,20 +986,26 @@ export interface ListInvoicePaymentsArgs {
 }
 
 /**
- * Payments of a sales document with paid and remaining amounts.
+ * Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).
  */
 export interface ListInvoicePaymentsResult {
   /**
-   * Items: guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount.
+   * Items: guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount.
    */
   payments?: {
     [k: string]: unknown | undefined;
   }[];
+  /**
+   * Sum of the payments registered so far, in the document's currency.
+   */
   paidAmount?: number;
   /**
-   * Negative when overpaid.
+   * What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed.
    */
   remainingAmount?: number;
+  /**
+   * The document total incl. VAT plus reminder fees and interest, in the document's currency.
+   */
   invoiceTotalIncludingReminderExpenses?: number;
   remainderAsFeeAvailable?: boolean;
   [k: string]: unknown | undefined;
@@ -1206,10 +1333,53 @@ export interface ListSalesArgs {
 }
 
 /**
- * Envelope of invoices and credit notes; `type` tells them apart.
+ * Envelope of invoices and credit notes with `amountsNote`; `type` tells them apart.
  */
 export interface ListSalesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -1226,6 +1396,10 @@ export interface ListSalesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
@@ -1289,10 +1463,53 @@ export interface ListCreditNotesArgs {
 }
 
 /**
- * Envelope of credit notes.
+ * Envelope of credit notes with `amountsNote`.
  */
 export interface ListCreditNotesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -1309,6 +1526,10 @@ export interface ListCreditNotesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
@@ -1364,20 +1585,26 @@ export interface ListCreditNotePaymentsArgs {
 }
 
 /**
- * Payments of a sales document with paid and remaining amounts.
+ * Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).
  */
 export interface ListCreditNotePaymentsResult {
   /**
-   * Items: guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount.
+   * Items: guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount.
    */
   payments?: {
     [k: string]: unknown | undefined;
   }[];
+  /**
+   * Sum of the payments registered so far, in the document's currency.
+   */
   paidAmount?: number;
   /**
-   * Negative when overpaid.
+   * What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed.
    */
   remainingAmount?: number;
+  /**
+   * The document total incl. VAT plus reminder fees and interest, in the document's currency.
+   */
   invoiceTotalIncludingReminderExpenses?: number;
   remainderAsFeeAvailable?: boolean;
   [k: string]: unknown | undefined;

@@ -1396,7 +1396,7 @@ return errors === 0;
 }
 
 export const output_get_saldo_balance_report = validate27;
-const schema28 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema28 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1648,7 +1648,7 @@ return errors === 0;
 }
 
 export const output_get_result_report = validate29;
-const schema30 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema30 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1900,7 +1900,7 @@ return errors === 0;
 }
 
 export const output_get_balance_report = validate31;
-const schema32 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema32 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2152,7 +2152,7 @@ return errors === 0;
 }
 
 export const output_get_primo_balance_report = validate33;
-const schema34 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema34 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2398,7 +2398,7 @@ return errors === 0;
 }
 
 export const output_get_account_balance = validate35;
-const schema36 = {"type":"object","required":["accountingYear","accounts","notFound"],"properties":{"accountingYear":{"type":"string"},"accounts":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}},"notFound":{"type":"array","items":{"type":"integer"}}}};
+const schema36 = {"type":"object","required":["accountingYear","accounts","notFound"],"properties":{"accountingYear":{"type":"string"},"accounts":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}},"notFound":{"type":"array","items":{"type":"integer"}}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4636,7 +4636,7 @@ return errors === 0;
 }
 
 export const output_list_invoices = validate51;
-const schema52 = {"type":"object","description":"Envelope of invoices; drafts ignore the date filter.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema52 = {"type":"object","description":"Envelope of invoices with `amountsNote`; drafts ignore the date filter.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4644,7 +4644,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4659,9 +4659,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema52.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema52.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema52.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema52.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema52.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema52.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema52.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema52.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate51.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -4681,78 +4864,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate51.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate51.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -4765,10 +4948,23 @@ validate51.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate51.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -4887,7 +5083,7 @@ return errors === 0;
 }
 
 export const output_list_invoices_overdue = validate53;
-const schema54 = {"type":"object","description":"Envelope of overdue (and optionally not-yet-due) invoices.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema54 = {"type":"object","description":"Envelope of overdue (and optionally not-yet-due) invoices with `amountsNote`; totals are full invoice totals in each row's currency.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4895,7 +5091,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4910,9 +5106,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema54.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema54.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema54.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema54.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema54.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema54.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema54.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema54.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate53.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -4932,78 +5311,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate53.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate53.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -5016,10 +5395,23 @@ validate53.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate53.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -5330,7 +5722,7 @@ return errors === 0;
 }
 
 export const output_list_invoice_payments = validate59;
-const schema60 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts.","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount."}},"paidAmount":{"type":"number"},"remainingAmount":{"type":"number","description":"Negative when overpaid."},"invoiceTotalIncludingReminderExpenses":{"type":"number"},"remainderAsFeeAvailable":{"type":"boolean"}}};
+const schema60 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount."}},"paidAmount":{"type":"number","description":"Sum of the payments registered so far, in the document's currency."},"remainingAmount":{"type":"number","description":"What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed."},"invoiceTotalIncludingReminderExpenses":{"type":"number","description":"The document total incl. VAT plus reminder fees and interest, in the document's currency."},"remainderAsFeeAvailable":{"type":"boolean"}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6903,7 +7295,7 @@ return errors === 0;
 }
 
 export const output_list_sales = validate75;
-const schema76 = {"type":"object","description":"Envelope of invoices and credit notes; `type` tells them apart.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema76 = {"type":"object","description":"Envelope of invoices and credit notes with `amountsNote`; `type` tells them apart.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6911,7 +7303,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -6926,9 +7318,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema76.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema76.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema76.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema76.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema76.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema76.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema76.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema76.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate75.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -6948,78 +7523,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate75.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate75.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -7032,10 +7607,23 @@ validate75.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate75.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -7341,7 +7929,7 @@ return errors === 0;
 }
 
 export const output_list_credit_notes = validate77;
-const schema78 = {"type":"object","description":"Envelope of credit notes.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema78 = {"type":"object","description":"Envelope of credit notes with `amountsNote`.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7349,7 +7937,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -7364,9 +7952,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema78.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema78.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema78.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema78.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema78.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema78.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema78.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema78.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate77.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -7386,78 +8157,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate77.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate77.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -7470,10 +8241,23 @@ validate77.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate77.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -7784,7 +8568,7 @@ return errors === 0;
 }
 
 export const output_list_credit_note_payments = validate83;
-const schema84 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts.","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount."}},"paidAmount":{"type":"number"},"remainingAmount":{"type":"number","description":"Negative when overpaid."},"invoiceTotalIncludingReminderExpenses":{"type":"number"},"remainderAsFeeAvailable":{"type":"boolean"}}};
+const schema84 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount."}},"paidAmount":{"type":"number","description":"Sum of the payments registered so far, in the document's currency."},"remainingAmount":{"type":"number","description":"What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed."},"invoiceTotalIncludingReminderExpenses":{"type":"number","description":"The document total incl. VAT plus reminder fees and interest, in the document's currency."},"remainderAsFeeAvailable":{"type":"boolean"}}};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

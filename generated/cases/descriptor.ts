@@ -85,6 +85,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
   },
   "texts": {
     "amountsNote": "Amounts are passed through exactly as Ordrestyring returns them. Their unit is not documented upstream (a legacy interface used the minor currency unit, øre), so confirm the unit before presenting totals as kroner.",
+    "findCasesOverflow": "{matched} of the {scanned} scanned cases matched; only the {count} most recently updated are returned, because a result is limited to {max_chars} characters. Use a more specific text (a case number, or a customer's full name) to see the others.",
     "findCasesTruncated": "Only the {scanned} most recently updated cases were scanned ({pages} pages of 200); older cases were not searched. Raise maxPages (at most 5) or page through {{tool:list_cases}}.",
     "materialsScope": "whole case (not date-filtered)"
   },
@@ -149,7 +150,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "find_cases",
       "title": "Find cases",
-      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through {{tool:list_cases}}. A result over 100,000 characters is refused; use a more specific `text` or fewer pages.",
+      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through {{tool:list_cases}}. When the matches would exceed 100,000 characters, the most recently updated matches that fit are returned, `matched` counts all matches among the scanned cases, and `note` says how to narrow the search.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

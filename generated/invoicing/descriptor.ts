@@ -139,7 +139,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. Use {{tool:get_booked_invoice}} for the lines of one invoice.",
+      "description": "Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. `remainder` is what remains unpaid in the invoice's `currency` (grossAmount is the full total): add remainderInBaseCurrency across currencies. Use {{tool:get_booked_invoice}} for the lines of one invoice.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

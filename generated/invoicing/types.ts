@@ -54,16 +54,25 @@ export interface ListInvoicesOverdueResult {
     bookedInvoiceNumber: number;
     date?: string;
     dueDate?: string;
+    /**
+     * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+     */
     currency?: string;
     exchangeRate?: number;
     netAmount?: number;
+    /**
+     * Invoice total incl. VAT in `currency`, not what remains unpaid.
+     */
     grossAmount?: number;
     vatAmount?: number;
     roundingAmount?: number;
     /**
-     * Outstanding amount.
+     * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
      */
     remainder?: number;
+    /**
+     * remainder in the agreement's base currency: add this up across currencies for what is owed.
+     */
     remainderInBaseCurrency?: number;
     netAmountInBaseCurrency?: number;
     grossAmountInBaseCurrency?: number;
@@ -283,16 +292,25 @@ export interface ListBookedInvoicesResult {
     bookedInvoiceNumber: number;
     date?: string;
     dueDate?: string;
+    /**
+     * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+     */
     currency?: string;
     exchangeRate?: number;
     netAmount?: number;
+    /**
+     * Invoice total incl. VAT in `currency`, not what remains unpaid.
+     */
     grossAmount?: number;
     vatAmount?: number;
     roundingAmount?: number;
     /**
-     * Outstanding amount.
+     * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
      */
     remainder?: number;
+    /**
+     * remainder in the agreement's base currency: add this up across currencies for what is owed.
+     */
     remainderInBaseCurrency?: number;
     netAmountInBaseCurrency?: number;
     grossAmountInBaseCurrency?: number;
@@ -369,16 +387,25 @@ export interface GetBookedInvoiceResult {
   bookedInvoiceNumber: number;
   date?: string;
   dueDate?: string;
+  /**
+   * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+   */
   currency?: string;
   exchangeRate?: number;
   netAmount?: number;
+  /**
+   * Invoice total incl. VAT in `currency`, not what remains unpaid.
+   */
   grossAmount?: number;
   vatAmount?: number;
   roundingAmount?: number;
   /**
-   * Outstanding amount.
+   * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
    */
   remainder?: number;
+  /**
+   * remainder in the agreement's base currency: add this up across currencies for what is owed.
+   */
   remainderInBaseCurrency?: number;
   netAmountInBaseCurrency?: number;
   grossAmountInBaseCurrency?: number;
@@ -615,6 +642,9 @@ export interface ListYearAccountTotalsResult {
     };
     fromDate?: string;
     toDate?: string;
+    /**
+     * The account's total for the year in base currency, debit positive and credit negative (income accounts are negative).
+     */
     totalInBaseCurrency?: number;
     [k: string]: unknown | undefined;
   }[];
@@ -654,6 +684,9 @@ export interface GetAccountYearTotalResult {
   };
   fromDate?: string;
   toDate?: string;
+  /**
+   * The account's total for the year in base currency, debit positive and credit negative (income accounts are negative).
+   */
   totalInBaseCurrency?: number;
   [k: string]: unknown | undefined;
 }

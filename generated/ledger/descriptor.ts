@@ -449,7 +449,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures), or `null` when no account matches. Use {{tool:list_gl_accounts}} with `search` to find the account number first.",
+      "description": "Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures, debit positive and credit negative, so income accounts show negative balances), or `null` when no account matches. Use {{tool:list_gl_accounts}} with `search` to find the account number first.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -129,8 +129,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           }
         },
         "additionalProperties": false
@@ -170,8 +170,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           },
           "size": {
             "type": "integer",
@@ -218,8 +218,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           }
         },
         "additionalProperties": false

@@ -294,7 +294,12 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       const address = req.socket.remoteAddress ?? 'unknown';
       if (!limiter.take(address).allowed) {
         req.resume();
-        sendJson(res, 429, JSON.stringify({ error: 'too_many_requests', error_description: protocolText('oauth_rate_limited') }), { 'retry-after': '60' });
+        // Readable by a browser client too (the SDK's handlers answer CORS with `*`, the metadata as well).
+        sendJson(res, 429, JSON.stringify({ error: 'too_many_requests', error_description: protocolText('oauth_rate_limited') }), {
+          'retry-after': '60',
+          'access-control-allow-origin': '*',
+          'access-control-expose-headers': 'retry-after',
+        });
         return 429;
       }
       if (!path.startsWith(OAUTH_PATH_PREFIX)) return metadata(req, res, path);
@@ -315,11 +320,11 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
     // Public documents: any web client may read them (CORS), nothing in them is per caller.
     const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors).end();
+      res.writeHead(204, { ...cors, 'access-control-max-age': '7200' }).end();
       return 204;
     }
     if (req.method !== 'GET') {
-      sendJson(res, 405, JSON.stringify({ error: protocolText('not_found') }), { allow: 'GET, OPTIONS' });
+      sendJson(res, 405, JSON.stringify({ error: protocolText('not_found') }), { ...cors, allow: 'GET, OPTIONS' });
       return 405;
     }
     let doc: Record<string, unknown> | undefined;

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
-import { dispatch, type McpMethodSets } from '../mcp/methods.ts';
+import { dispatch, type McpMethodSets, type McpReply } from '../mcp/methods.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../platform/mcp-authorization.ts';
@@ -27,6 +27,7 @@ import {
   type Refusal,
   unauthorizedAt,
 } from './checks.ts';
+import { corsPolicy } from './cors.ts';
 import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
 
 // node:http through getBuiltinModule, not an ESM import: importing it as a module makes Node fill
@@ -92,8 +93,17 @@ class AddressFailures implements AuthFailures {
 
 export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
-  const publicOrigin = new URL(gateway.config.publicBaseUrl).origin;
-  const allowedOrigins = new Set([publicOrigin, ...gateway.config.allowedOrigins]);
+  // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
+  // when the public base URL changes: without PUBLIC_BASE_URL it is the listening address, known
+  // only once listening (a port 0 is chosen then).
+  let origins = { base: '', allowed: new Set<string>() as ReadonlySet<string>, cors: corsPolicy(new Set()) };
+  const originsNow = () => {
+    if (origins.base !== gateway.config.publicBaseUrl) {
+      const allowed = new Set([new URL(gateway.config.publicBaseUrl).origin, ...gateway.config.allowedOrigins]);
+      origins = { base: gateway.config.publicBaseUrl, allowed, cors: corsPolicy(allowed) };
+    }
+    return origins;
+  };
   const identify: IdentityLookup = { known: (hash) => gateway.state.known(hash), identify: (hash) => gateway.state.identify(hash) };
   // Failed authentication per client address, in this process (the socket's address: a proxy in
   // front makes its clients share one bucket, which only ever delays tokens this replica does not know).
@@ -128,7 +138,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       req.resume();
       return refuse(res, method, null, modern);
     }
-    const origin = checkOrigin(req.headers.origin, allowedOrigins);
+    const origin = checkOrigin(req.headers.origin, originsNow().allowed);
     if (!origin.ok) return refuse(res, origin, null, modern);
     const checked = checkCaller(req.headers.authorization, identify, failuresOf(req), oauthOf(endpoint));
     const caller = checked instanceof Promise ? await checked : checked;
@@ -203,7 +213,29 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       }
       return controller.signal;
     };
-    const reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
+    let reply: McpReply;
+    try {
+      reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
+    } catch (error) {
+      // A method that failed (tools/call answers every fault as a tool result itself): the body was
+      // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
+      if (controller) res.off('close', onClose);
+      const tool = message.method === 'tools/call' && typeof message.params.name === 'string' ? { tool: message.params.name.slice(0, 100) } : {};
+      gateway.log.error(
+        {
+          reqId,
+          accountId: identity.account.id,
+          connector: connector.id,
+          instance: endpoint.instanceId,
+          method: message.method,
+          ...tool,
+          err: { message: (error as Error)?.message, name: (error as Error)?.name },
+        },
+        'request failed',
+      );
+      sendJson(res, 500, errorJson(message.id, ErrorCode.InternalError, protocolText('internal_error')));
+      return 500;
+    }
     if (controller) res.off('close', onClose);
     sendJson(res, 200, reply);
     return 200;
@@ -231,6 +263,27 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     return 200;
   }
 
+  /**
+   * CORS on an MCP endpoint (cors.ts): answers an allowed origin's preflight (204) or a foreign
+   * one's (403, no allow header) and gives its status; otherwise puts the CORS headers on the
+   * answer to come, whatever it will be, and gives undefined.
+   */
+  function cors(req: IncomingMessage, res: ServerResponse, origin: string): number | undefined {
+    const { allowed, cors: policy } = originsNow();
+    const verdict = policy(req.method, origin, req.headers['access-control-request-method']);
+    if (verdict.kind === 'none') return undefined;
+    if (verdict.kind === 'preflight') {
+      req.resume();
+      res.writeHead(204, verdict.headers).end();
+      return 204;
+    }
+    for (const name in verdict.headers) res.setHeader(name, verdict.headers[name]!);
+    const refused = verdict.kind === 'foreign' && verdict.preflight ? checkOrigin(origin, allowed) : undefined;
+    if (refused === undefined || refused.ok) return undefined;
+    req.resume();
+    return refuse(res, refused);
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<[string, number]> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -239,10 +292,14 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     if (path.startsWith('/.well-known/') || path.startsWith('/oauth/')) {
       if (authorization.owns(path)) return ['oauth', await authorization.handle(req, res, path)];
       req.resume();
-      sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
+      // Public like the metadata documents beside it: a browser client probing for one reads the 404.
+      sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }), { 'access-control-allow-origin': '*' });
       return ['other', 404];
     }
     if (path.endsWith('/mcp')) {
+      // CORS for browser clients on allowed origins; a request without Origin (not a browser) skips it.
+      const answered = req.headers.origin ? cors(req, res, req.headers.origin) : undefined;
+      if (answered !== undefined) return ['mcp', answered];
       const endpoint = gateway.endpoints.get(path.slice(1, -4));
       if (endpoint) return ['mcp', await mcp(req, res, endpoint, reqId)];
       req.resume();
