@@ -16,6 +16,10 @@ import { checkArguments } from '../runtime/pipeline/arguments.ts';
 import { BOOKS_DEMO_ORG_ID, BOOKS_EXCHANGE_RATES, SALES_ACCOUNT } from '../sandbox/books/data.ts';
 import { BOOKS_SANDBOX_TOKEN, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
 import { testContext } from './support/tool-context.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
+
+/** A note as the default instance answers it: the tools it names are `books__<tool>`. */
+const note = (name: string) => renderToolReferences(booksDescriptor.texts[name]!, booksDescriptor.defaultId);
 
 const O = BOOKS_DEMO_ORG_ID;
 const CREDENTIAL: Credential = { kind: 'oauth2', accessToken: BOOKS_SANDBOX_TOKEN, refreshToken: 'rt-books-Qm42-refresh', expiresAt: 4102444800000 };
@@ -72,8 +76,8 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
       // The DKK column converts the row's own currency: equal for DKK, at the rate for the others.
       expect(Math.abs(row.totalInclVatInDkk - (row.totalInclVat * BOOKS_EXCHANGE_RATES[row.currency]!) / 100)).toBeLessThanOrEqual(0.0051);
     }
-    expect(overdue.amountsNote).toBe(booksDescriptor.texts['invoiceAmountsNote']);
-    expect(overdue.amountsNote).toContain('list_invoice_payments');
+    expect(overdue.amountsNote).toBe(note('invoiceAmountsNote'));
+    expect(overdue.amountsNote).toContain('books__list_invoice_payments');
     expect(overdue.amountsNote).toContain('remainingAmount');
     expect(overdue.amountsNote).toContain('per currency');
   });
@@ -103,11 +107,11 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
   });
 
   it('list_invoices, list_sales and list_credit_notes carry their own amountsNote', async () => {
-    expect((await call('list_invoices', { organizationId: O, status: 'Overdue' })).amountsNote).toBe(booksDescriptor.texts['invoiceAmountsNote']);
+    expect((await call('list_invoices', { organizationId: O, status: 'Overdue' })).amountsNote).toBe(note('invoiceAmountsNote'));
     const sales = await call('list_sales', { organizationId: O });
-    expect(sales.amountsNote).toBe(booksDescriptor.texts['salesAmountsNote']);
+    expect(sales.amountsNote).toBe(note('salesAmountsNote'));
     expect(sales.amountsNote).toContain('list_credit_note_payments');
-    expect((await call('list_credit_notes', { organizationId: O })).amountsNote).toBe(booksDescriptor.texts['creditNoteAmountsNote']);
+    expect((await call('list_credit_notes', { organizationId: O })).amountsNote).toBe(note('creditNoteAmountsNote'));
   });
 
   it('the published schemas say it too: currency per row, totals are not what remains, the remaining amount and the sign of report amounts', () => {
