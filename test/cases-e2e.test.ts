@@ -279,7 +279,11 @@ describe('case management end to end against its sandbox', () => {
         .replace('{count}', String(found.count))
         .replace('{max_chars}', String(cap));
       expect(found.note).toContain(overflow);
-      expect(found.note).toContain(casesDescriptor.texts.findCasesTruncated!.replace('{scanned}', String(pages * 200)).replace('{pages}', String(pages)));
+      expect(found.note).toContain(
+        renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases')
+          .replace('{scanned}', String(pages * 200))
+          .replace('{pages}', String(pages)),
+      );
     }
   });
 
@@ -290,7 +294,7 @@ describe('case management end to end against its sandbox', () => {
     expect(narrow.isError).toBeFalsy();
     expect(text(narrow).length).toBeLessThanOrEqual(cap);
     expect(json(narrow)).toMatchObject({ count: 4, matched: 4 });
-    expect(json(narrow).note).toBe(casesDescriptor.texts.findCasesTruncated!.replace('{scanned}', '1000').replace('{pages}', '5'));
+    expect(json(narrow).note).toBe(renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases').replace('{scanned}', '1000').replace('{pages}', '5'));
     // A full page of 200 cases answers (under the cap), a big hour listing answers too.
     expect(text(await call('list_cases', { limit: 200 })).length).toBeLessThanOrEqual(cap);
     expect(json(await call('list_case_hours', { caseId: BIG_HOURS_CASE_ID, maxRows: 2000 })).count).toBe(2000);
