@@ -17,7 +17,8 @@ export const REDACTED = '[redacted]';
 /**
  * Secret values shorter than this are not searched for: a 1–3 character value cannot be told
  * from ordinary text (replacing "7" or "ab" everywhere would corrupt results) and is guessed in
- * seconds anyway (docs/decisions.md, "Secret redaction").
+ * seconds anyway (docs/decisions/secrets-and-vault.md, 'Values shorter than 4
+ * characters are not searched for').
  */
 export const MIN_SECRET_CHARS = 4;
 

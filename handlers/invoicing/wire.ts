@@ -24,7 +24,8 @@ export type InvoicingReadContext = InvoicingContextWith<'generic' | 'upstream_re
  * runtime hands over as `credential.appSecret` (spec `appSecret: true`); the stored token is the
  * customer's agreement grant token. A token stored before that setting existed holds both,
  * `<appSecretToken>:<agreementGrantToken>`: its own app secret is kept, since a grant is issued to
- * one application (docs/decisions.md "Invoicing tokens").
+ * one application (docs/decisions/connector-invoicing.md, 'Invoicing tokens: the grant token is
+ * stored, the app secret token is a deployment setting').
  */
 export function tokenHeaders(ctx: InvoicingWireContext): Record<string, string> {
   const credential = ctx.credential;

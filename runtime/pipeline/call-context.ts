@@ -112,7 +112,8 @@ export type CallContext = ToolContext<Readonly<Record<string, ErrorParams>>, Rea
  * The context of one call. A class, not an object literal: a literal with a getter of its own (the
  * lazy `log`) kept everything its closure reached, the whole call, alive through every
  * young-generation collection until the next full one (measured in the gateway: 1.9 MB of each
- * 54 MB young generation survived and was promoted; docs/decisions.md). Its methods are on the
+ * 54 MB young generation survived and was promoted; docs/decisions/performance.md, 'A call's context
+ * is a class: no accessor on a per-call object literal'). Its methods are on the
  * prototype too: closures assigned per instance in a constructor also outlived scavenges (11 % in a
  * micro-benchmark). `fail` and `refuseArguments` use no `this` and work unbound; `text` and
  * `describeFailure` are methods, and the handler API's types refuse them unbound.

@@ -58,7 +58,8 @@ interface Options {
 /**
  * Node flags of every embedded-store gateway, as `npm start` and `npm run serve` run it: the
  * embedded engine's WebAssembly stays on V8's baseline compiler (its optimizing tier-up costs
- * ~500 MiB of peak and ~70 MiB of idle resident memory; see docs/decisions.md).
+ * ~500 MiB of peak and ~70 MiB of idle resident memory; see docs/decisions/performance.md, 'The embedded engine runs
+ * with Liftoff only').
  */
 const EMBEDDED_NODE_FLAGS = ['--liftoff-only'];
 /** Active accounts of the growth gateway (spread evenly over all its tenants). */

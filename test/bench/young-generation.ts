@@ -2,7 +2,8 @@
 // Objects that outlive a scavenge are copied and, after a second one, promoted to the old
 // generation, where only a full collection frees them; per-call objects that do that turned into
 // long scavenges and frequent full collections under load (test/bench/profiling-notes.md,
-// docs/decisions.md "A call's context is a class"). These are GC figures, so they live here and not
+// docs/decisions/performance.md, 'A call's context is a class: no accessor on a per-call object
+// literal'). These are GC figures, so they live here and not
 // in `npm test`: under a loaded machine the share that survives a scavenge moves with the
 // scheduling of the work (the whole-call figure read 0.127 once on a busy machine, 0.0015 quiet).
 //

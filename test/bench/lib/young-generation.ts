@@ -1,8 +1,8 @@
 // What the young generation keeps of some work, from V8's own before/after sizes of every scavenge
 // (v8.GCProfiler), not from timings. Objects that outlive a scavenge are copied, and after a second
 // one promoted to the old generation, where only a full collection frees them; per-call objects
-// that do that turn into long scavenges and full collections under load (docs/decisions.md, "A
-// call's context is a class").
+// that do that turn into long scavenges and full collections under load (docs/decisions/performance.md,
+// 'A call's context is a class: no accessor on a per-call object literal').
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
