@@ -1,4 +1,5 @@
-// W3C Trace Context for one tools/call (docs/decisions/mcp-surface.md, 'Trace context'). MCP 2026-07-28
+// W3C Trace Context for one tools/call (docs/decisions/mcp-surface.md, 'Trace context: every call
+// has a trace, continued upstream'). MCP 2026-07-28
 // reserves the `_meta` keys `traceparent`, `tracestate` and `baggage` on every request; HTTP
 // clients may send `traceparent`/`tracestate` headers too. The gateway reads a caller's trace
 // (the `_meta` keys win over the headers), starts one when none came in, logs its trace id and

@@ -1,4 +1,4 @@
-// Unknown tokens cost the store nothing per token (issue 12, item 8): a token not in the snapshot
+// Unknown tokens cost the store nothing per token (docs/decisions/check-order-and-metering.md, 'Unknown tokens and failed authentication'): a token not in the snapshot
 // waits for a shared read of the store's change version instead of a lookup of its own, a token
 // issued on another replica is still accepted at its first request, and failed authentications
 // are limited per client address without ever refusing a token the gateway holds in memory.

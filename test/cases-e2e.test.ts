@@ -37,7 +37,7 @@ const newestFirst = (): CaseRecord[] => [...company().cases].sort((a, b) => b.up
 const matches = (c: CaseRecord, needle: string) => [c.caseNumber, c.description, c.customer.name].some((v) => v.toLocaleLowerCase('da-DK').includes(needle));
 
 /**
- * The schema shapes public material disagrees on (issue 31, item 3), each on its own and all
+ * The schema shapes public material disagrees on (docs/decisions/connector-cases.md, 'Case-management schema shapes learned, not assumed'), each on its own and all
  * together (a public client's model of the same API), learned from introspection; with
  * introspection disabled, learned from the upstream's validation answers. Every tool runs against
  * each (the schema tools fail by the spec when introspection is disabled).

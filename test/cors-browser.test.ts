@@ -1,4 +1,4 @@
-// A browser-based MCP client in a real browser (issue 31, item 9): Debian's chromium, headless,
+// A browser-based MCP client in a real browser (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on allowed origins'): Debian's chromium, headless,
 // driven by playwright-core, loads a small page from a second local HTTP server — another origin,
 // listed in ALLOWED_ORIGINS — whose script speaks MCP to the gateway with fetch and a bearer token:
 // initialize, the initialized notification, tools/list and a tools/call served by the case

@@ -1,4 +1,5 @@
-// The invoicing connect form, over real HTTP against the e-conomic sandbox (issue 15): the form asks
+// The invoicing connect form, over real HTTP against the e-conomic sandbox (docs/decisions/connector-invoicing.md,
+// 'Invoicing connect form: the grant token checked before it is stored'): the form asks
 // only for the agreement grant token (the app secret token is the deployment's,
 // CONNECTOR_INVOICING_APP_SECRET_TOKEN), and the runtime checks the token with one real read
 // (spec `connect.verify: validate_connection`, GET /) before it stores anything. A token the

@@ -1,4 +1,4 @@
-// MCP 2026-07-28 beside the 2025 revisions (issue 13), end to end against a started gateway with
+// MCP 2026-07-28 beside the 2025 revisions (docs/decisions/mcp-surface.md), end to end against a started gateway with
 // every connector enabled (sandboxes where there are any): the official 2.x client pinned to
 // 2026-07-28 and in `auto` mode on every served endpoint (discover, list, call, errors), the raw
 // wire rules of the revision (per-request `_meta`, `Mcp-Method`/`Mcp-Name`/`MCP-Protocol-Version`,

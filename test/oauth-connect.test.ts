@@ -1,4 +1,4 @@
-// OAuth connections end to end over HTTP (issue 14, item 1), on the ERP connector with a local fake
+// OAuth connections end to end over HTTP (docs/decisions/oauth-connections.md), on the ERP connector with a local fake
 // identity provider: connect link → authorize redirect (PKCE S256, single-use state bound to the
 // browser) → callback → code exchange → granted-scope rule → refresh token required → sealed in
 // the vault → a tools/call sees the token. Then refresh ahead of expiry (coalesced, rotating),

@@ -1,4 +1,4 @@
-// The portal with two replicas on PostgreSQL and Redis (issue 19): a session made on one replica
+// The portal with two replicas on PostgreSQL and Redis (docs/decisions/portal.md): a session made on one replica
 // is valid on the other, sign-out everywhere ends it on both, failed sign-ins count across
 // replicas, and a token revoked in one replica's portal is refused by the other (its snapshot is
 // invalidated through Redis), so the store's portal statements run on a PostgreSQL server too.

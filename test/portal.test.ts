@@ -1,4 +1,4 @@
-// The portal over HTTP, as a browser without JavaScript uses it (issue 19): sign-in with argon2
+// The portal over HTTP, as a browser without JavaScript uses it (docs/decisions/portal.md): sign-in with argon2
 // passwords, sessions in HttpOnly SameSite cookies, the rate limit of failed sign-ins per address
 // and per account, CSRF on every form, sign-out everywhere, connect links bound to their user, the
 // terms gate on every connect path, members against administrator pages, no page of one account

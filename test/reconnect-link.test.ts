@@ -39,7 +39,7 @@ describe('reconnect links', () => {
     expect(text).toBe(ledgerDescriptor.errors.reconnect_required.text);
     expect(instruction).toMatch(/^Reconnect Ledger for the endpoint ledger-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
     const url = link!;
-    // The link is bound to its user (issue 19): used signed in as that user.
+    // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their user'): used signed in as that user.
     const portal = await portalAs(gw, tenant.user);
     const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
 

@@ -1,4 +1,5 @@
-// API tokens of users, and the grants of assistants connected with OAuth (issue 21).
+// API tokens of users, and the grants of assistants connected with OAuth
+// (docs/decisions/mcp-authorization.md).
 import { issueToken } from '#runtime/platform/tokens.ts';
 import { type AdminCommand, type CommandContext, flag, need, UsageError } from './command.ts';
 

@@ -87,7 +87,7 @@ export type DocumentLimits = {
 // 2,000 leave ample room for both; maxNesting 64 allows depth-40 selections plus nested argument
 // objects and lists while keeping the parser's recursion a few hundred frames deep at most.
 // The cost defaults are the connector's (specs/cases.yaml; docs/decisions/connector-cases.md,
-// 'GraphQL cost limit'):
+// 'GraphQL documents have a cost limit: list selections and estimated rows'):
 // 20 list selections, 10,000 estimated rows, 200 rows per page when the document does not say.
 export const DEFAULT_DOCUMENT_LIMITS: Readonly<DocumentLimits> = Object.freeze({
   maxChars: 65_536,

@@ -165,7 +165,8 @@ export function notFoundIn(ctx: ErpEnvironmentContext, environment: string): () 
  * Removes OData annotations at every depth: keys beginning with `@odata.` (doc 000), and also
  * property annotations `prop@odata.*` (`picture@odata.mediaReadLink`, `lines@odata.nextLink`),
  * which are wire metadata whose links only work with the connection's token (docs/decisions/connector-erp.md,
- * 'ERP tool handlers', item 4).
+ * 'ERP handlers: one wire helper, the environment first, sealed cursors',
+ * item 4).
  */
 export function stripOData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripOData);

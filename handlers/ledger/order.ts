@@ -1,4 +1,5 @@
-// A paging order from documented properties only (issue 31, item 2). Uniconta's `Query/Get` pages
+// A paging order from documented properties only (docs/decisions/connector-ledger.md, 'The ledger
+// pages without RowId: documented keys, checked boundaries'). Uniconta's `Query/Get` pages
 // with Skip/Take over the body's sort entries; a reply has no row id the docs name, so the order is
 // made total, where the docs allow it, with the documented key properties of the entity
 // (upstreams/ledger.md §2), and checked on the rows themselves: a page boundary that falls inside a

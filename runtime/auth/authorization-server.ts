@@ -1,4 +1,4 @@
-// The gateway as an OAuth 2.1 authorization server for assistants (issue 21; MCP authorization of
+// The gateway as an OAuth 2.1 authorization server for assistants (docs/decisions/mcp-authorization.md; MCP authorization of
 // 2025-06-18, 2025-11-25 and 2026-07-28). The protocol endpoints are the MCP SDK's server-side
 // handlers (authorize, token, register, revoke: parameter checks, PKCE S256 verification, error
 // responses) on an express app that sees only the `/oauth/` paths; this file is their provider

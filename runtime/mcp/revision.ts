@@ -7,8 +7,8 @@
 // The body decides (a `_meta` protocol-version claim), the headers are cross-checked; a request
 // whose header names a modern revision but whose body has no envelope is refused rather than
 // served as legacy. Rules and their order follow the revision's basic/versioning and
-// transports/streamable-http sections (docs/decisions/mcp-surface.md, 'MCP 2026-07-28 beside the
-// 2025 revisions').
+// transports/streamable-http sections (docs/decisions/mcp-surface.md, 'MCP 2026-07-28 served
+// beside the 2025 revisions, decided per request').
 import { ErrorCode, protocolText, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from './protocol.ts';
 
 /** Revisions served statelessly (the 2026 era), newest first. */

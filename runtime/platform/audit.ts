@@ -1,4 +1,5 @@
-// The audit log (issue 19): every change made in the portal or the admin CLI, with who made it,
+// The audit log (docs/decisions/operations.md, 'The admin CLI runs inside a running gateway; changes
+// are audited'): every change made in the portal or the admin CLI, with who made it,
 // what, when and from where. Details are ids, names and on/off values; a secret (a password, a
 // token, a credential) is never passed here. An audit write that fails is logged and does not undo
 // the change it describes (the change is already committed).

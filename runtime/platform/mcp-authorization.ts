@@ -1,4 +1,4 @@
-// MCP authorization (issue 21): what the authorization server (runtime/auth/) and the consent page
+// MCP authorization (docs/decisions/mcp-authorization.md): what the authorization server (runtime/auth/) and the consent page
 // (runtime/portal/authorize-page.ts) share. Opaque random secrets (256 bits, prefixed by kind) of
 // which the store keeps only SHA-256 hashes, like the pasted caller tokens (tokens.ts); the signed
 // consent request that carries a validated authorization request to the portal; the resource

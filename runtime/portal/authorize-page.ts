@@ -1,4 +1,4 @@
-// The consent page of MCP authorization (issue 21): `/portal/authorize?request=…`, where the
+// The consent page of MCP authorization (docs/decisions/mcp-authorization.md): `/portal/authorize?request=…`, where the
 // authorization server (runtime/auth/) sends the browser with a signed, short-lived copy of the
 // validated authorization request. The user signs in (the portal's sign-in, which comes back here),
 // sees which client asks for which endpoints and where the browser will return, and allows or

@@ -1,4 +1,5 @@
-// CORS of the MCP endpoints (issue 31, item 9): a browser-based MCP client (the MCP Inspector's
+// CORS of the MCP endpoints (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on
+// allowed origins'): a browser-based MCP client (the MCP Inspector's
 // web UI, an assistant in a web page) on an origin the operator allows (the public origin and
 // ALLOWED_ORIGINS) may call an endpoint; any other origin gets no allow header and is refused 403
 // by the origin check (checks.ts), as before. A small function of what it judges, like the checks:

@@ -111,7 +111,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   // One small object per request (no closures): the address is read only when a check needs it,
   // which a token the gateway knows never does.
   const failuresOf = (req: IncomingMessage): AuthFailures => new AddressFailures(failureBuckets, req);
-  // OAuth access tokens (issue 21): each endpoint accepts only those issued for it.
+  // OAuth access tokens (docs/decisions/mcp-authorization.md): each endpoint accepts only those issued for it.
   const accessTokens = new McpAccessTokens(gateway.store, gateway.state, gateway.now);
   const oauthLookups = new Map<string, { readonly prefix: string; readonly lookup: TokenLookup }>();
   const oauthOf = (endpoint: Endpoint) => {

@@ -29,7 +29,8 @@ export const BOOKS_BIG_FILE_BYTES = 6 * 1024 * 1024 + 300_000;
 /** A contact whose name holds an apostrophe (a filter value the connector must refuse). */
 export const BOOKS_APOSTROPHE_CONTACT = "O'Brien Consulting";
 /**
- * Overdue invoices in a foreign currency (issue 31, item 7): every 20th invoice from the 8th in EUR,
+ * Overdue invoices in a foreign currency (docs/decisions/connector-books.md, 'Money-bearing answers
+ * an assistant can add up', item 3): every 20th invoice from the 8th in EUR,
  * from the 12th in SEK; their totals are in that currency and `Total…InDkk` converts them at these
  * rates (DKK per 100 units, as `ExchangeRate` on payments). Those with an index divisible by 3 are
  * also half paid, like every such overdue invoice.

@@ -35,7 +35,7 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     await kit.audit(r, { ...user }, 'token.revoke', target.id, { label: target.label, owner: byId.get(target.userId)?.email });
     return redirect(r.res, '/portal/tokens?done=token_revoked');
   } else if (r.req.method === 'POST' && sub === 'revoke-grant') {
-    // An assistant connected with OAuth (issue 21): its grant, and so every token of it.
+    // An assistant connected with OAuth (docs/decisions/mcp-authorization.md): its grant, and so every token of it.
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
     const id = form.get('grant') ?? '';
