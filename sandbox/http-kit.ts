@@ -207,3 +207,20 @@ export function findRoute<H>(routes: readonly Route<H>[], method: string, path: 
   }
   return undefined;
 }
+
+/**
+ * The first route whose method matches and whose path template (`/invoices/:kind/:n`) matches the
+ * decoded path segments one by one (a `:name` segment is any one segment, handed to the handler).
+ * For upstreams whose identifiers may decode to a slash, where the joined path would be ambiguous.
+ */
+export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string, segments: readonly string[]): { handle: H; params: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== undefined && route.method !== method) continue;
+    if (typeof route.path !== 'string') continue;
+    const template = route.path.split('/').filter((part) => part !== '');
+    if (template.length !== segments.length) continue;
+    const params: string[] = [];
+    if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i]))) return { handle: route.handle, params };
+  }
+  return undefined;
+}
