@@ -126,6 +126,58 @@ const customerFrom = (s: InvoicingState, body: Row, customerNumber: number | und
 
 const decimalsOk = (x: number): boolean => Math.abs(Math.round(x * 100) - x * 100) < 1e-7;
 
+/** One draft line: validated (errors under `lines[i]`), priced from its product when it names one. */
+const draftLine = (s: InvoicingState, raw: Json, i: number, v: Validation): Row | undefined => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.invalid, 'A line must be an object.');
+    return undefined;
+  }
+  const line = raw as Row;
+  let product: Row | undefined;
+  if (line.product !== undefined) {
+    const p = line.product as Row;
+    if (typeof p !== 'object' || p === null || (p.productNumber === undefined && p.self === undefined))
+      v.add(['lines', i, 'product'], INVOICING_ERROR_CODES.productWithoutId, 'A product needs productNumber or self.');
+    else {
+      const id = p.productNumber !== undefined ? String(p.productNumber) : decodeIdentifier(String(p.self).split('/').pop() ?? '');
+      product = s.data.products.find((x) => x.productNumber === id);
+      if (!product) v.add(['lines', i, 'product'], INVOICING_ERROR_CODES.unknownReference, 'Product not found.', (p.productNumber ?? p.self) as Json);
+    }
+    if (line.quantity === undefined) v.add(['lines', i, 'quantity'], INVOICING_ERROR_CODES.productWithoutQuantity, 'quantity is required on a line with a product.');
+    if (s.switches.lineDescriptionRequired && line.description === undefined) v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.required, 'description is required on a line with a product.');
+  }
+  if (line.quantity !== undefined && typeof line.quantity !== 'number') v.add(['lines', i, 'quantity'], INVOICING_ERROR_CODES.invalid, 'quantity must be a number.', line.quantity as Json);
+  if (line.unitNetPrice !== undefined && (typeof line.unitNetPrice !== 'number' || !decimalsOk(line.unitNetPrice)))
+    v.add(['lines', i, 'unitNetPrice'], INVOICING_ERROR_CODES.tooManyDecimals, 'unitNetPrice may have at most 2 decimals.', line.unitNetPrice as Json);
+  const discount = line.discountPercentage ?? 0;
+  if (typeof discount !== 'number') v.add(['lines', i, 'discountPercentage'], INVOICING_ERROR_CODES.invalid, 'discountPercentage must be a number.', discount);
+  let unit: Row | undefined;
+  if (line.unit !== undefined) unit = reference(line, [], 'unit', 'unitNumber', s.data.units, v, false);
+  if (line.unit !== undefined && !unit) {
+    // reference() reported at ['unit']; move it under the line.
+    const errs = (v.tree.unit as Row).errors as Json[];
+    delete v.tree.unit;
+    v.count--;
+    v.add(['lines', i, 'unit'], INVOICING_ERROR_CODES.unknownReference, 'Unit not found.', ((errs[0] as Row).value ?? null) as Json);
+  }
+  if (line.description !== undefined && typeof line.description !== 'string')
+    v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.invalid, 'description must be a string.', line.description as Json);
+  const quantity = typeof line.quantity === 'number' ? line.quantity : product ? 0 : 1;
+  const unitNetPrice = typeof line.unitNetPrice === 'number' ? line.unitNetPrice : ((product?.salesPrice as number | undefined) ?? 0);
+  return {
+    lineNumber: i + 1,
+    sortKey: i + 1,
+    ...(typeof line.description === 'string' ? { description: line.description } : {}),
+    ...(product ? { product: { productNumber: product.productNumber as string, self: product.self as string } } : {}),
+    quantity,
+    ...(unit ? { unit: { unitNumber: unit.unitNumber as number, name: unit.name as string } } : {}),
+    unitNetPrice,
+    discountPercentage: typeof discount === 'number' ? discount : 0,
+    ...(product ? { unitCostPrice: product.costPrice as number } : {}),
+    totalNetAmount: lineTotal(quantity, unitNetPrice, typeof discount === 'number' ? discount : 0),
+  };
+};
+
 const draftFrom = (s: InvoicingState, body: Row, v: Validation): Row => {
   undocumented(s, body, 'draft', [], v);
   if (Array.isArray(body.lines)) for (const [i, line] of body.lines.entries()) undocumented(s, line, 'line', ['lines', i], v);
@@ -153,54 +205,8 @@ const draftFrom = (s: InvoicingState, body: Row, v: Validation): Row => {
   if (body.lines !== undefined && !Array.isArray(body.lines)) v.add(['lines'], INVOICING_ERROR_CODES.invalid, 'lines must be an array.');
   const rawLines = Array.isArray(body.lines) ? (body.lines as Json[]) : [];
   rawLines.forEach((raw, i) => {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.invalid, 'A line must be an object.');
-      return;
-    }
-    const line = raw as Row;
-    let product: Row | undefined;
-    if (line.product !== undefined) {
-      const p = line.product as Row;
-      if (typeof p !== 'object' || p === null || (p.productNumber === undefined && p.self === undefined))
-        v.add(['lines', i, 'product'], INVOICING_ERROR_CODES.productWithoutId, 'A product needs productNumber or self.');
-      else {
-        const id = p.productNumber !== undefined ? String(p.productNumber) : decodeIdentifier(String(p.self).split('/').pop() ?? '');
-        product = s.data.products.find((x) => x.productNumber === id);
-        if (!product) v.add(['lines', i, 'product'], INVOICING_ERROR_CODES.unknownReference, 'Product not found.', (p.productNumber ?? p.self) as Json);
-      }
-      if (line.quantity === undefined) v.add(['lines', i, 'quantity'], INVOICING_ERROR_CODES.productWithoutQuantity, 'quantity is required on a line with a product.');
-      if (s.switches.lineDescriptionRequired && line.description === undefined) v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.required, 'description is required on a line with a product.');
-    }
-    if (line.quantity !== undefined && typeof line.quantity !== 'number') v.add(['lines', i, 'quantity'], INVOICING_ERROR_CODES.invalid, 'quantity must be a number.', line.quantity as Json);
-    if (line.unitNetPrice !== undefined && (typeof line.unitNetPrice !== 'number' || !decimalsOk(line.unitNetPrice)))
-      v.add(['lines', i, 'unitNetPrice'], INVOICING_ERROR_CODES.tooManyDecimals, 'unitNetPrice may have at most 2 decimals.', line.unitNetPrice as Json);
-    const discount = line.discountPercentage ?? 0;
-    if (typeof discount !== 'number') v.add(['lines', i, 'discountPercentage'], INVOICING_ERROR_CODES.invalid, 'discountPercentage must be a number.', discount);
-    let unit: Row | undefined;
-    if (line.unit !== undefined) unit = reference(line, [], 'unit', 'unitNumber', s.data.units, v, false);
-    if (line.unit !== undefined && !unit) {
-      // reference() reported at ['unit']; move it under the line.
-      const errs = (v.tree.unit as Row).errors as Json[];
-      delete v.tree.unit;
-      v.count--;
-      v.add(['lines', i, 'unit'], INVOICING_ERROR_CODES.unknownReference, 'Unit not found.', ((errs[0] as Row).value ?? null) as Json);
-    }
-    if (line.description !== undefined && typeof line.description !== 'string')
-      v.add(['lines', i, 'description'], INVOICING_ERROR_CODES.invalid, 'description must be a string.', line.description as Json);
-    const quantity = typeof line.quantity === 'number' ? line.quantity : product ? 0 : 1;
-    const unitNetPrice = typeof line.unitNetPrice === 'number' ? line.unitNetPrice : ((product?.salesPrice as number | undefined) ?? 0);
-    lines.push({
-      lineNumber: i + 1,
-      sortKey: i + 1,
-      ...(typeof line.description === 'string' ? { description: line.description } : {}),
-      ...(product ? { product: { productNumber: product.productNumber as string, self: product.self as string } } : {}),
-      quantity,
-      ...(unit ? { unit: { unitNumber: unit.unitNumber as number, name: unit.name as string } } : {}),
-      unitNetPrice,
-      discountPercentage: typeof discount === 'number' ? discount : 0,
-      ...(product ? { unitCostPrice: product.costPrice as number } : {}),
-      totalNetAmount: lineTotal(quantity, unitNetPrice, typeof discount === 'number' ? discount : 0),
-    });
+    const line = draftLine(s, raw, i, v);
+    if (line !== undefined) lines.push(line);
   });
   v.throwIfAny();
   const draftInvoiceNumber = Math.max(0, ...s.data.drafts.map((d) => d.draftInvoiceNumber as number)) + 1;
