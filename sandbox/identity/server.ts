@@ -35,6 +35,9 @@
 //
 // Run as a script: `node sandbox/identity/server.ts` listens on 127.0.0.1:4110
 // (IDENTITY_SANDBOX_PORT overrides) with a demo client per style and prints the endpoints.
+//
+// This file routes requests; the endpoints are authorize.ts and token.ts, the controls
+// controls.ts, the state and grant operations state.ts, the answers pages.ts.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';

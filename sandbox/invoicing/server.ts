@@ -23,6 +23,10 @@
 //
 // Run as a script: `node sandbox/invoicing/server.ts` listens on 127.0.0.1:4115
 // (INVOICING_SANDBOX_PORT overrides; 0 picks a free port).
+//
+// This file takes a request through faults, tokens, query parameters and path decoding to the
+// route tables: reads.ts (GET), writes.ts (POST/PUT and body validation), over collections.ts,
+// errors.ts, switches.ts and the state of state.ts.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {

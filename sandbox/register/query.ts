@@ -9,6 +9,9 @@
 // ES 6 envelope (integer `hits.total` before `size`, `_type: "_doc"`, `_id` = `enhedsNummer`,
 // BM25-style scores). Everything else is answered with a 400 `parsing_exception` in the ES error
 // shape, naming the sandbox when real ES would have accepted the request.
+//
+// This file evaluates and answers; the request parser is query-parse.ts, fields, analysis and
+// scoring are analysis.ts, the ES error bodies es-errors.ts.
 
 import { REGISTER_INDEX_NAMES, companySources, participantSources, unitSources } from './data.ts';
 import { bm25, esFloat, extract, type RegisterAlias, type SearchDocument, type SearchIndex, textStats } from './analysis.ts';

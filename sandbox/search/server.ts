@@ -34,6 +34,9 @@
 //
 // Run as a script: `node sandbox/search/server.ts` listens on 127.0.0.1:4107 (SEARCH_SANDBOX_PORT
 // overrides) with its own identity provider and prints a token to try it with.
+//
+// Routes and checks are here; the query body is query-body.ts, the aggregation and its cache
+// analytics.ts, Google's error body google-error.ts.
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
