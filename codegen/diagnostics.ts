@@ -64,6 +64,16 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: "`connector.appSecret` and `connector.connect` apply to credentials typed into the connect form (api_key, static_token, login_company); `connect.verify` names a read tool of the connector without required arguments, and `connect.rejected` one of the connector's errors whose only parameters are {upstream} and {status}.",
   },
+  SPEC038: {
+    title: 'Reference to an unknown tool or argument',
+    severity: 'error',
+    hint: 'A text names tools as `{{tool:<name>}}` (a tool of this connector, or connect_account where the connector lists it) and arguments as `{{arg:<name>}}` (an argument of the tool whose text it is) or `{{arg:<tool>.<name>}}`; fix the name, or rewrite the text after a rename or removal.',
+  },
+  SPEC039: {
+    title: 'Tool named without a reference',
+    severity: 'error',
+    hint: 'Clients call `<id>__<tool>` (and `<id>-<n>__<tool>` on further instances), and the id is deployment configuration: write `{{tool:<name>}}`, which each endpoint renders as the name its clients see and the generator checks on every rename.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

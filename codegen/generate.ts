@@ -9,6 +9,7 @@ import { emitTypes } from './emit/types.ts';
 import { emitValidators } from './emit/validators.ts';
 import { buildConnector, buildPlatform, type SpecIR } from './ir.ts';
 import { listSpecFiles, loadSpec, type SpecSource } from './load.ts';
+import { lintReferences, systemToolScope } from './references.ts';
 import { isObject } from './schema.ts';
 import { checkFormat, lintConnectorIds, lintSpec } from './validate.ts';
 
@@ -38,7 +39,8 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
   const platformData = platformSource && isObject(platformSource.data) && isObject(platformSource.data.platform) ? platformSource.data.platform : undefined;
   const platformErrors = new Set(isObject(platformData?.errors) ? Object.keys(platformData.errors) : []);
   const platformLimitKinds = new Set(isObject(platformData?.limitKinds) ? Object.keys(platformData.limitKinds) : []);
-  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds));
+  const systemTools = systemToolScope(platformData);
+  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds), ...lintReferences(source, systemTools));
   diagnostics.push(...lintConnectorIds(sources));
 
   if (diagnostics.some((d) => d.severity === 'error') || !platformSource) return { diagnostics: sortDiagnostics(diagnostics) };

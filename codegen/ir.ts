@@ -2,6 +2,11 @@
 import { isObject, resolveRefs, stripKeys, type JsonSchema } from './schema.ts';
 import { locate, type SpecSource } from './load.ts';
 import type { Position } from './diagnostics.ts';
+import { mapDescriptions, referenceScope, resolveReferences, systemToolScope } from './references.ts';
+
+/** Resolves a text's references as the descriptor keeps them (codegen/references.ts). */
+type Resolve = (text: string) => string;
+const asWritten: Resolve = (text) => text;
 
 export type CredentialKind = 'api_key' | 'oauth2' | 'static_token' | 'login_company' | 'managed_basic';
 
@@ -189,27 +194,29 @@ export function placeholders(text: string): string[] {
   return names;
 }
 
-function buildErrors(raw: unknown): ErrorIR[] {
+function buildErrors(raw: unknown, resolve: Resolve = asWritten): ErrorIR[] {
   if (!isObject(raw)) return [];
   return Object.entries(raw).map(([code, value]) => {
     const entry = typeof value === 'string' ? { text: value } : (value as { text: string; name?: string; when?: string; reconnect?: boolean; upstream?: UpstreamFailureClass[] });
+    const text = resolve(entry.text);
     return {
       code,
-      text: entry.text,
-      params: placeholders(entry.text),
+      text,
+      params: placeholders(text),
       ...(entry.name ? { name: entry.name } : {}),
-      ...(entry.when ? { when: entry.when.trim() } : {}),
+      ...(entry.when ? { when: resolve(entry.when.trim()) } : {}),
       reconnect: entry.reconnect === true,
       upstream: entry.upstream ?? [],
     };
   });
 }
 
-function buildProtocolErrors(raw: unknown): ProtocolErrorIR[] {
+function buildProtocolErrors(raw: unknown, resolve: Resolve = asWritten): ProtocolErrorIR[] {
   if (!isObject(raw)) return [];
   return Object.entries(raw).map(([code, value]) => {
     const entry = typeof value === 'string' ? { text: value } : (value as { text: string; when?: string });
-    return { code, text: entry.text, params: placeholders(entry.text), ...(entry.when ? { when: entry.when.trim() } : {}) };
+    const text = resolve(entry.text);
+    return { code, text, params: placeholders(text), ...(entry.when ? { when: resolve(entry.when.trim()) } : {}) };
   });
 }
 
@@ -241,14 +248,30 @@ function annotationsOf(raw: unknown): Annotations {
   };
 }
 
-/** Published form of a coerced integer: digits as a string are accepted too. */
+/**
+ * Published form of a coerced integer: digits as a string are accepted too, in the form the spec's
+ * `pattern` gives (e.g. exactly 8 digits for a CVR number), else any digit string.
+ */
 function publishCoercion(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
   if (schema.coerce === 'integer') {
-    const { coerce: _c, ...rest } = schema;
-    return { ...rest, type: ['integer', 'string'], pattern: '^[0-9]+$' };
+    const { coerce: _c, pattern, ...rest } = schema;
+    return { ...rest, type: ['integer', 'string'], pattern: typeof pattern === 'string' ? pattern : '^[0-9]+$' };
   }
   return mapChildren(schema, publishCoercion);
+}
+
+/**
+ * Internal form of a coerced integer: the runtime has turned a digit string into a number before
+ * validation, so the string form's `pattern` has nothing to check (the integer bounds do).
+ */
+function internalCoercion(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (schema.coerce === 'integer') {
+    const { coerce: _c, pattern: _p, ...rest } = schema;
+    return rest;
+  }
+  return mapChildren(schema, internalCoercion);
 }
 
 function mapChildren(schema: Record<string, unknown>, fn: (child: unknown) => unknown): Record<string, unknown> {
@@ -285,10 +308,11 @@ function buildTool(
   system: boolean,
   source: SpecSource,
   path: (string | number)[],
+  resolve: Resolve,
 ): ToolIR {
   const name = String(raw.name);
   const write = raw.write === true;
-  const resolvedInput = resolveRefs(raw.input, definitions) as JsonSchema;
+  const resolvedInput = mapDescriptions(resolveRefs(raw.input, definitions), resolve) as JsonSchema;
   const inputRoot: JsonSchema = { ...resolvedInput };
   if (!('additionalProperties' in inputRoot)) inputRoot.additionalProperties = false;
   if (!isObject(inputRoot.properties)) inputRoot.properties = {};
@@ -296,17 +320,17 @@ function buildTool(
   const coerce = Object.entries(properties)
     .filter(([, p]) => isObject(p) && p.coerce === 'integer')
     .map(([n]) => n);
-  const validationSchema = stripKeys(inputRoot, ['coerce']) as JsonSchema;
+  const validationSchema = stripKeys(internalCoercion(inputRoot), ['coerce']) as JsonSchema;
   const inputSchema = publishCoercion(inputRoot) as JsonSchema;
   const argsTypeSchema = defaultsRequired(validationSchema) as JsonSchema;
-  const outputSchema = raw.output === undefined ? undefined : (stripKeys(resolveRefs(raw.output, definitions), ['coerce']) as JsonSchema);
+  const outputSchema = raw.output === undefined ? undefined : (stripKeys(mapDescriptions(resolveRefs(raw.output, definitions), resolve), ['coerce']) as JsonSchema);
   const base = platformAnnotations ? (write ? platformAnnotations.write : platformAnnotations.read) : annotationsOf(undefined);
   const override = isObject(raw.annotations) ? raw.annotations : {};
   const annotations = annotationsOf({ ...base, ...override });
   return {
     name,
-    title: String(raw.title),
-    description: String(raw.description).trim(),
+    title: resolve(String(raw.title)),
+    description: resolve(String(raw.description).trim()),
     write,
     system,
     annotations,
@@ -328,18 +352,21 @@ export function buildPlatform(source: SpecSource): PlatformIR {
   const p = data.platform;
   const rawAnn = p.annotations as { read: unknown; write: unknown };
   const annotations = { read: annotationsOf(rawAnn.read), write: annotationsOf(rawAnn.write) };
-  const instructions = isObject(p.instructions) ? Object.fromEntries(Object.entries(p.instructions).map(([k, v]) => [k, String(v).trim()])) : {};
+  // Platform texts may name system tools only, which are served unprefixed: resolved here entirely.
+  const scope = referenceScope(p, systemToolScope(p));
+  const resolve: Resolve = (text) => resolveReferences(text, scope);
+  const instructions = isObject(p.instructions) ? Object.fromEntries(Object.entries(p.instructions).map(([k, v]) => [k, resolve(String(v).trim())])) : {};
   return {
     source: source.file,
-    errors: buildErrors(p.errors),
-    protocolErrors: buildProtocolErrors(p.protocolErrors),
+    errors: buildErrors(p.errors, resolve),
+    protocolErrors: buildProtocolErrors(p.protocolErrors, resolve),
     instructions,
-    portalTexts: buildProtocolErrors(p.portal),
+    portalTexts: buildProtocolErrors(p.portal, resolve),
     annotations,
     limits: numberMap(p.limits),
     limitKinds: kindMap(p.limitKinds),
     checkOrder: Array.isArray(p.checkOrder) ? (p.checkOrder as CheckStep[]) : [],
-    systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i])),
+    systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i], resolve)),
   };
 }
 
@@ -349,7 +376,10 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
   const upstream = c.upstream as Record<string, unknown>;
   const retry = isObject(upstream.retry) ? upstream.retry : { onThrottle: 'none' };
   const credential = c.credential as CredentialKind;
-  const tools = data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i]));
+  const systemTools = new Map(platform.systemTools.map((t) => [t.name, new Set(Object.keys(isObject(t.inputSchema.properties) ? t.inputSchema.properties : {}))]));
+  const scope = referenceScope(data, systemTools);
+  const resolve: Resolve = (text) => resolveReferences(text, scope);
+  const tools = data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i], resolve));
   const limits = numberMap(c.limits);
   const served = c.connectAccount === true ? platform.systemTools.filter((t) => t.name === 'connect_account') : [];
   const limitNames = [...Object.keys(limits), ...[...tools, ...served].flatMap((t) => Object.keys(t.limits))];
@@ -358,7 +388,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     source: source.file,
     id: String(c.id),
     title: String(c.title),
-    description: String(c.description).trim(),
+    description: resolve(String(c.description).trim()),
     stability: c.stability === 'early-access' || c.stability === 'experimental' ? c.stability : 'stable',
     credential,
     ...(isObject(c.oauth) ? { oauth: buildOAuth(c.oauth) } : {}),
@@ -380,8 +410,8 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     },
     limits,
     limitKinds: resolveLimitKinds(limitNames, kindMap(c.limitKinds), platform.limitKinds),
-    errors: buildErrors(c.errors),
-    texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, String(v).trim()])) : {},
+    errors: buildErrors(c.errors, resolve),
+    texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, resolve(String(v).trim())])) : {},
     tools,
     typePrefix: pascalCase(source.stem),
   };

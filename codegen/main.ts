@@ -5,11 +5,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDiagnostic } from './diagnostics.ts';
 import { planStubs } from './emit/stubs.ts';
+import { fixReferences } from './fix-references.ts';
 import { runPipeline } from './generate.ts';
 import { REGENERATE_COMMAND } from './printer.ts';
 
 interface Options {
-  readonly mode: 'write' | 'check' | 'lint';
+  readonly mode: 'write' | 'check' | 'lint' | 'fix-references';
   readonly root: string;
   readonly specDir: string;
   readonly outDir: string;
@@ -25,7 +26,7 @@ function parseArgs(argv: readonly string[]): Options {
   };
   const base = value('--root') ? resolve(value('--root')!) : root;
   return {
-    mode: argv.includes('--check') ? 'check' : argv.includes('--lint') ? 'lint' : 'write',
+    mode: argv.includes('--check') ? 'check' : argv.includes('--lint') ? 'lint' : argv.includes('--fix-references') ? 'fix-references' : 'write',
     root: base,
     specDir: resolve(base, value('--specs') ?? 'specs'),
     outDir: resolve(base, value('--out') ?? 'generated'),
@@ -48,6 +49,8 @@ export const HELP = `Usage: node codegen/main.ts [--check | --lint] [options]
   (no mode)          regenerate generated/ from specs/ and write stubs for new tools
   --check            fail when generated/ or handlers/ is behind the specs (CI)
   --lint             only report spec diagnostics
+  --fix-references   rewrite tools named in spec texts without a reference (SPEC039) as
+                     {{tool:<name>}}, in place; then run codegen
   --root <dir>       project root (default: this checkout)
   --specs <dir>      spec directory (default: <root>/specs)
   --out <dir>        output directory (default: <root>/generated)
@@ -61,6 +64,12 @@ export async function run(argv: readonly string[], log: (line: string) => void =
     return 0;
   }
   const options = parseArgs(argv);
+  if (options.mode === 'fix-references') {
+    const reports = fixReferences(options.specDir, options.root);
+    for (const r of reports) (r.failed ? errorLog : log)(r.failed ? `${r.file}: not changed, ${r.failed}` : `${r.file}: ${r.count} tool name(s) written as {{tool:<name>}}`);
+    if (reports.length === 0) log('no tool named without a reference');
+    return reports.some((r) => r.failed) ? 1 : 0;
+  }
   const started = performance.now();
   const { diagnostics, ir, files } = await runPipeline(options.specDir, options.root);
   for (const d of diagnostics) (d.severity === 'error' ? errorLog : log)(formatDiagnostic(d));

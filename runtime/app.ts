@@ -262,6 +262,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     now: context.now,
     connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds!,
     portalLinkValidSeconds: platformDescriptor.limits.portalLinkValidSeconds!,
+    storeTimeoutMs,
   });
   // Expired connect links: purged at start and then hourly (a failure is logged; the next run retries).
   const purgeLinks = () =>

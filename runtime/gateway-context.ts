@@ -58,6 +58,18 @@ export interface Endpoint {
   readonly connector: ConnectorRuntime;
 }
 
+/** `{{tool:<name>}}` in a descriptor text: a sibling tool, named as this endpoint serves it (codegen/references.ts). */
+const TOOL_REFERENCE = /\{\{tool:([A-Za-z0-9_-]+)\}\}/g;
+
+/**
+ * A descriptor text with its tool references rendered as the clients of the endpoint `instanceId`
+ * call them (`cases-2__describe_type`). Done once per endpoint where a text is prepared (tools/list,
+ * instructions, the connector's error and note texts), never per call.
+ */
+export function renderToolReferences(text: string, instanceId: string): string {
+  return text.includes('{{') ? text.replace(TOOL_REFERENCE, (_, name: string) => `${instanceId}__${name}`) : text;
+}
+
 export function buildConnectorRuntime(config: ConnectorConfig, { descriptor, validators, handlers }: ConnectorModule): ConnectorRuntime {
   return {
     config,

@@ -13,7 +13,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { registry as exampleRegistry } from './fixtures/example-connector/generated/registry.ts';
 import { sandbox } from './fixtures/example-connector/sandbox/example/index.ts';
-import { createTenant, mcpClient, resultJson, resultText, startGateway, TEST_SECRET, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
+import { createTenant, mcpClient, reconnectParts, resultJson, resultText, startGateway, TEST_SECRET, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
 import { ROOT } from './support/golden.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
@@ -112,6 +112,9 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     const rejected = await otherClient.callTool({ name: 'example__search_items', arguments: { query: 'oak' } });
     await otherClient.close();
     expect(rejected.isError).toBe(true);
-    expect(resultText(rejected)).toBe('Stockly rejected the API key. Reconnect with a valid key: call connect_account to get the link.');
+    // One text block: the spec's text, then (a `reconnect: true` text) the instruction with a connect link.
+    const { text, link } = reconnectParts(rejected);
+    expect(text).toBe('Stockly rejected the API key. Reconnect with a valid key: call connect_account to get the link.');
+    expect(link).toMatch(/\/portal\/connect\/\S+$/);
   });
 });

@@ -15,6 +15,7 @@ import { booksHandlers } from '../generated/books/handlers.ts';
 import * as validators from '../generated/books/validators.js';
 import { camelKey } from '../handlers/books/client.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
@@ -81,7 +82,9 @@ async function failure(tool: BooksToolName, raw: Record<string, unknown>, option
   expect(String((error as Error)?.message ?? error)).not.toContain(BOOKS_SANDBOX_TOKEN);
   if (!(error instanceof ToolError)) return { error };
   const entry = booksDescriptor.errors[error.code as keyof typeof booksDescriptor.errors];
-  return { error, code: error.code, text: formatText(entry.text, { upstream: booksDescriptor.upstream.name, ...error.params }), refusal: error.name === 'ArgumentRefusal' };
+  // As the default instance answers it (the pipeline renders tool references per instance).
+  const text = formatText(renderToolReferences(entry.text, booksDescriptor.defaultId), { upstream: booksDescriptor.upstream.name, ...error.params });
+  return { error, code: error.code, text, refusal: error.name === 'ArgumentRefusal' };
 }
 
 const requests = (): BooksRecordedRequest[] => [...sandbox.requests];
@@ -620,7 +623,8 @@ describe('books: the fields every tool asks for are documented for its endpoint'
 // ---------------------------------------------------------------------------------------------
 
 const texts = booksDescriptor.errors;
-const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) => formatText(texts[code].text, { upstream: 'Dinero', ...params });
+/** A text as the default instance answers it: sibling tools named `books__<tool>`. */
+const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) => formatText(renderToolReferences(texts[code].text, 'books'), { upstream: 'Dinero', ...params });
 
 describe('books: the error table', () => {
   it('401 → AccessTokenExpiredError, on every tool kind, never retried', async () => {
@@ -738,10 +742,31 @@ describe('books: the error table', () => {
       const noWait = async () => {};
       const replicas = [new UpstreamQuotas(a, () => {}, noWait), new UpstreamQuotas(b, () => {}, noWait)];
       const perMinute = booksDescriptor.limits.upstreamRequestsPerMinute!;
-      for (let i = 0; i < perMinute; i++) await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! });
+      // Twice the budget, alternating replicas. The bucket refills at perMinute/60 per second while
+      // the calls run, so the successes are bounded by the budget plus that refill (per-process
+      // budgets would let all of them through), and both replicas are refused with no request.
       const before = sandbox.stats.requests;
-      for (const quotas of replicas) expect((await failure('get_sales_settings', { organizationId: O }, { quotas })).code).toBe('upstream_rate_limit');
-      expect(sandbox.stats.requests).toBe(before);
+      const started = performance.now();
+      const refused = [0, 0];
+      let answered = 0;
+      for (let i = 0; i < 2 * perMinute; i++) {
+        const r = await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        if (r === null) answered++;
+        else {
+          expect(r).toBeInstanceOf(ToolError);
+          expect((r as ToolError).code).toBe('upstream_rate_limit');
+          refused[i % 2]!++;
+        }
+      }
+      const refill = ((performance.now() - started) / 1000) * (perMinute / 60);
+      expect(answered).toBeGreaterThanOrEqual(perMinute);
+      expect(answered).toBeLessThanOrEqual(perMinute + Math.ceil(refill) + 1);
+      expect(refused[0]).toBeGreaterThan(0);
+      expect(refused[1]).toBeGreaterThan(0);
+      expect(sandbox.stats.requests - before).toBe(answered);
       // The shared store down: the replica counts in its own process and says so.
       let failedOpen = 0;
       const cut = new UpstreamQuotas(a, () => failedOpen++, noWait);

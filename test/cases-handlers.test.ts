@@ -63,7 +63,7 @@ describe('case-management handlers (nock)', () => {
   });
   afterEach(() => nock.cleanAll());
 
-  it('list_cases sends the key as a bearer token, the cursor and a one-element orderBy list', async () => {
+  it('list_cases sends the key as a bearer token, the cursor and orderBy in the single-object form', async () => {
     let auth = '';
     nock('https://cases.test', {
       reqheaders: {
@@ -94,7 +94,9 @@ describe('case-management handlers (nock)', () => {
     const result = await casesHandlers.list_cases({ limit: 2, orderBy: 'id', direction: 'ASC', cursor: 'c1' }, ctx('list_cases'));
     expect(auth).toBe('Bearer secret-key-123');
     const last = sent.at(-1)!;
-    expect(last.variables).toEqual({ cursor: 'c1', limit: 2, orderBy: [{ field: 'id', direction: 'ASC' }] });
+    expect(last.variables).toEqual({ cursor: 'c1', limit: 2 });
+    // The official guide's form: it validates against `orderBy: OrderByInput` and `[OrderByInput]` alike.
+    expect(flat(last.query)).toContain('orderBy: { field: "id", direction: ASC }');
     expect(flat(last.query)).toContain('foreman { fullName }');
     expect(result).toMatchObject({ count: 1, nextCursor: 'abc', hasMore: true, items: [{ id: 7, caseNumber: 'S-7', status: { text: 'Åben' }, foreman: { fullName: 'Ib' }, offerTotal: 1200.5 }] });
     expect(result.amountsNote).toBe(casesDescriptor.texts.amountsNote);
@@ -110,6 +112,103 @@ describe('case-management handlers (nock)', () => {
     const q = sent.at(-1)!.query;
     for (const f of ['foreman', 'offerTotal', 'parentCaseId', 'subCases', 'expectedCoverageRatio', 'revenue', 'materialsSalesprice']) expect(q).not.toContain(f);
     expect(result).toMatchObject({ id: 3, foreman: { fullName: 'Anne' }, offerTotal: 150, subCases: null, economy: { materialsCostprice: 5, revenue: null } });
+  });
+
+  it('learns scalar status/caseType, a single-object orderBy and an input-object case filter under another type name from introspection', async () => {
+    const scalar = { kind: 'SCALAR', name: 'String', ofType: null };
+    const discovery = {
+      ...PUBLIC_DISCOVERY,
+      caseType: {
+        fields: [
+          { name: 'id', type: { kind: 'SCALAR', name: 'Int' } },
+          { name: 'caseNumber', type: scalar },
+          { name: 'status', type: { kind: 'NON_NULL', name: null, ofType: scalar } },
+          { name: 'caseType', type: { kind: 'ENUM', name: 'CaseTypeEnum' } },
+          { name: 'customer', type: { kind: 'OBJECT', name: 'Customer' } },
+        ],
+      },
+      hoursFilter: null,
+      queryType: {
+        fields: [
+          { name: 'cases', type: { kind: 'OBJECT', name: 'CaseConnection' }, args: [{ name: 'orderBy', type: { kind: 'INPUT_OBJECT', name: 'OrderByInput' } }] },
+          { name: 'hours', type: { kind: 'OBJECT', name: 'HourConnection' }, args: [{ name: 'filters', type: { kind: 'INPUT_OBJECT', name: 'TimeFilter' } }] },
+        ],
+      },
+    };
+    const timeFilter = {
+      name: 'TimeFilter',
+      inputFields: [
+        {
+          name: 'case',
+          type: {
+            kind: 'NON_NULL',
+            name: null,
+            inputFields: null,
+            ofType: {
+              kind: 'INPUT_OBJECT',
+              name: 'CaseRef',
+              inputFields: [
+                { name: 'caseId', type: { kind: 'NON_NULL', name: null, ofType: { kind: 'SCALAR', name: 'ID' } } },
+                { name: 'includeSubcases', type: { kind: 'SCALAR', name: 'Boolean' } },
+              ],
+            },
+          },
+        },
+      ],
+    };
+    const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
+    upstream((b) => {
+      if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: discovery }];
+      if (b.query.includes('CaseConnectorInput')) return [200, { data: { t: timeFilter } }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [{ costPrice: 2, startTime: day }], nextCursor: null } } }];
+      return [200, { data: { cases: { items: [{ id: 1, caseNumber: '1', status: 'Åben', caseType: 'SERVICE' }], nextCursor: null } } }];
+    });
+    const cases = await casesHandlers.list_cases({ limit: 1, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases'));
+    expect(cases.items[0]).toMatchObject({ status: { text: 'Åben' }, caseType: { text: 'SERVICE' } });
+    const listDocument = flat(sent.at(-1)!.query);
+    expect(listDocument).toContain('items { id caseNumber status caseType customer { name } }');
+    expect(listDocument).toContain('orderBy: { field: "updatedAt", direction: DESC }');
+    expect(sent.filter((b) => b.query.includes('CaseConnectorInput'))).toHaveLength(1);
+    expect(sent.find((b) => b.query.includes('CaseConnectorInput'))!.query).toContain('"TimeFilter"');
+    const hours = await casesHandlers.list_case_hours({ caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 }, ctx('list_case_hours'));
+    expect(hours).toMatchObject({ count: 1, costPriceTotal: 2 });
+    const hoursDocument = flat(sent.at(-1)!.query);
+    expect(hoursDocument).toContain('$caseId: ID!');
+    expect(hoursDocument).toContain('filters: { case: { caseId: $caseId, includeSubcases: false } }');
+    expect(sent.at(-1)!.variables).toMatchObject({ caseId: 5 });
+    // Cached: the second call asks nothing about the schema.
+    const before = sent.length;
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2025-10-26', to: '2025-10-26', maxRows: 500 }, ctx('list_case_hours'));
+    expect(sent.slice(before).map((b) => b.query.match(/query (\w+)/)![1])).toEqual(['CaseHours']);
+  });
+
+  it('learns the shapes from a graphql-php validation answer when introspection is disabled, once per connection', async () => {
+    upstream((b) => {
+      if (b.query.includes('__type')) return [200, { errors: [{ message: 'GraphQL introspection is not allowed, but the query contained __schema or __type' }] }];
+      if (flat(b.query).includes('status { text }'))
+        return [
+          200,
+          {
+            errors: [
+              { message: 'Field "status" must not have a selection since type "String!" has no subfields.' },
+              { message: 'Field "caseType" must not have a selection since type "String" has no subfields.' },
+            ],
+          },
+        ];
+      if (flat(b.query).includes('filters: { case: $caseId }')) return [200, { errors: [{ message: 'Variable "$caseId" of type "Int!" used in position expecting type "CaseFilter!".' }] }];
+      if (b.query.includes('CaseHours')) return [200, { data: { hours: { items: [], nextCursor: null } } }];
+      return [200, { data: { caseById: { id: 9, caseNumber: '9', status: 'Lukket', caseType: 'Tilbud' } } }];
+    });
+    expect(await casesHandlers.get_case({ id: 9 }, ctx('get_case'))).toMatchObject({ status: { text: 'Lukket' }, caseType: { text: 'Tilbud' } });
+    expect(await casesHandlers.get_case({ id: 9 }, ctx('get_case'))).toMatchObject({ status: { text: 'Lukket' } });
+    const getCases = sent.filter((b) => b.query.includes('GetCase'));
+    expect(getCases.map((b) => flat(b.query).includes('status { text }'))).toEqual([true, false, false]);
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2000-01-01', maxRows: 500 }, ctx('list_case_hours'));
+    await casesHandlers.list_case_hours({ caseId: 5, from: '2000-01-01', maxRows: 500 }, ctx('list_case_hours'));
+    const hourDocuments = sent.filter((b) => b.query.includes('CaseHours')).map((b) => flat(b.query));
+    expect(hourDocuments).toHaveLength(3);
+    expect(hourDocuments[0]).toContain('filters: { case: $caseId }');
+    for (const q of hourDocuments.slice(1)) expect(q).toContain('filters: { case: { id: $caseId } }');
   });
 
   it('falls back to the public names when introspection is disabled', async () => {
@@ -234,7 +333,7 @@ describe('case-management handlers (nock)', () => {
     expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
   });
 
-  it('fails every data-sized case tool with the generic text over resultMaxChars', async () => {
+  it('fails every data-sized case tool with the generic text over resultMaxChars; find_cases returns the matches that fit', async () => {
     const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
     const long = 'x'.repeat(1000);
     const cases = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, caseNumber: String(i + 1), description: `e ${long}` }));
@@ -250,7 +349,17 @@ describe('case-management handlers (nock)', () => {
     const period = { from: '2025-10-26', to: '2025-10-26' };
     const generic = texts.generic.text;
     expect(await errorText(casesHandlers.list_cases({ limit: 200, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases')))).toBe(generic);
-    expect(await errorText(casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases')))).toBe(generic);
+    const cap = casesDescriptor.limits.resultMaxChars!;
+    const broad = await casesHandlers.find_cases({ text: 'e', maxPages: 1 }, ctx('find_cases'));
+    expect(broad.matched).toBe(200);
+    expect(broad.count).toBeGreaterThan(0);
+    expect(broad.count).toBeLessThan(200);
+    expect(broad.items.map((c) => c.id)).toEqual(cases.slice(0, broad.count).map((c) => c.id));
+    expect(broad.note).toBe(formatText(casesDescriptor.texts.findCasesOverflow!, { matched: 200, scanned: 200, count: broad.count, max_chars: cap }));
+    const size = JSON.stringify(broad).length;
+    expect(size).toBeLessThanOrEqual(cap);
+    // The largest prefix: one more case would not fit (each case here is over 1,000 characters).
+    expect(size + JSON.stringify(broad.items[0]).length).toBeGreaterThan(cap);
     expect(await errorText(casesHandlers.get_case({ id: 1 }, ctx('get_case')))).toBe(generic);
     expect(await errorText(casesHandlers.list_case_sales_invoices({ caseId: 5, ...period, maxRows: 500 }, ctx('list_case_sales_invoices')))).toBe(generic);
     expect(await errorText(casesHandlers.get_case_work_summary({ caseId: 5, ...period }, ctx('get_case_work_summary')))).toBe(generic);

@@ -96,6 +96,11 @@ const severityPairs: Record<Severity, Pair[]> = {
       change: (c) => orders(c).result.properties.items.items.properties.status.enum.push('void'),
       expect: [{ code: 'output-widened', where: 'demo/list_orders/result.items[].status' }],
     },
+    {
+      name: 'a text now names another tool',
+      change: (c) => (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'demo__get_customer')),
+      expect: [{ code: 'tool-reference-changed', where: 'demo' }],
+    },
   ],
   info: [
     {
@@ -115,6 +120,11 @@ const severityPairs: Record<Severity, Pair[]> = {
       expect: [{ code: 'description-changed', where: 'demo/list_orders/input.limit' }],
     },
     { name: 'connector description (instructions)', change: (c) => (c.connectors[0].description = 'Reads orders.'), expect: [{ code: 'description-changed', where: 'demo' }] },
+    {
+      name: 'a text names the same tool another way (bare, as before references)',
+      change: (c) => (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'list_orders')),
+      expect: [{ code: 'tool-reference-renamed', where: 'demo' }],
+    },
   ],
 };
 
@@ -167,6 +177,26 @@ describe('catalog diff: a fixture pair per change class', () => {
       'enum-value-removed:demo/list_orders/input.status="open"',
       'enum-value-removed:demo/list_orders/input.status="closed"',
     ]);
+  });
+
+  it('a renamed tool: the texts naming it follow as information, an error text too; words changed as well are a changed text', () => {
+    const before = base();
+    before.connectors[0].errors.rejected.text = 'Refused: call demo__list_orders again.';
+    const after = structuredClone(before);
+    orders(after).name = 'find_orders';
+    after.connectors[0].description = after.connectors[0].description.replace('demo__list_orders', 'demo__find_orders');
+    after.connectors[0].errors.rejected.text = 'Refused: call demo__find_orders again.';
+    expect(diffCatalogs(before, after).map((c) => [c.id, c.severity])).toEqual([
+      ['tool-reference-renamed:demo', 'info'],
+      ['tool-reference-renamed:demo/errors.rejected#text', 'info'],
+      ['tool-renamed:demo/list_orders', 'breaking'],
+    ]);
+    // The same text edit without the rename sends the assistant to a tool that does not exist.
+    const unrenamed = structuredClone(before);
+    unrenamed.connectors[0].errors.rejected.text = 'Refused: call demo__get_customer again.';
+    expect(diffCatalogs(before, unrenamed).map((c) => [c.id, c.severity])).toEqual([['tool-reference-changed:demo/errors.rejected#text', 'dangerous']]);
+    after.connectors[0].errors.rejected.text = 'Refused for good: call demo__find_orders again.';
+    expect(diffCatalogs(before, after).find((c) => c.where === 'demo/errors.rejected')?.code).toBe('error-text-changed');
   });
 
   it('a rename is one breaking change, not a removal and an addition', () => {

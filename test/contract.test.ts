@@ -13,13 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry, type ConnectorKey } from '../generated/registry.ts';
 import type { ConnectorModule } from '../runtime/handler-api/descriptor-types.ts';
 import { pendingHandlers } from './pending-handlers.ts';
+import { type PlatformErrorCode, platformDescriptor } from '../generated/platform/descriptor.ts';
+import { formatText } from '../runtime/handler-api/tool-error.ts';
 import {
   baseArguments,
+  failureShapeProblem,
   inputSchemaOf,
   landedErrorCodes,
   listingProblems,
   mentionsErrorCode,
   probeDisagreements,
+  REJECTED_CREDENTIALS,
   staleOverrides,
   startContractEnvironment,
   testFiles,
@@ -30,7 +34,8 @@ import {
   type ListedTool,
   type Probe,
 } from './support/contract.ts';
-import { mcpClient, resultText, rpc } from './support/gateway.ts';
+import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 
 /**
  * Known bugs: `<connector>.<tool>` → what is wrong. The listing tests of that connector expect
@@ -107,6 +112,38 @@ interface CatalogFile {
 }
 
 let env: ContractEnvironment;
+
+interface FailureTenants {
+  /** Subscribed to nothing. */
+  readonly unsubscribed: Tenant;
+  /** A user without seats in the suite tenant's account (which subscribes to everything). */
+  readonly seatless: Tenant;
+  /** Subscribed and seated, terms not accepted. */
+  readonly termsPending: Tenant;
+  /** Subscribed and seated, connected on `<id>-2` with a credential no upstream accepts. */
+  readonly rejected: Tenant;
+}
+let failureTenantsMade: Promise<FailureTenants> | undefined;
+/** The tenants of the failure paths, made once for every connector. */
+function failureTenants(): Promise<FailureTenants> {
+  failureTenantsMade ??= (async () => {
+    const store = env.gateway.store;
+    const unsubscribed = await createTenant(store, { subscribe: [] });
+    const seatless = await createTenant(store, { accountId: env.tenant.account.id, seats: [] });
+    const termsPending = await createTenant(store, { subscribe: connectorKeys, terms: false });
+    const rejected = await createTenant(store, { subscribe: connectorKeys });
+    for (const key of connectorKeys) {
+      const { descriptor } = registry[key];
+      if (!descriptor.tenantCredential) continue;
+      const instanceId = `${env.instanceIds[key]}-2`;
+      const sealed = env.gateway.app.context.vault.seal(JSON.stringify(REJECTED_CREDENTIALS[descriptor.credential]), rejected.account.id, instanceId);
+      await store.putConnection({ accountId: rejected.account.id, instanceId, connectorKey: key, ...sealed });
+    }
+    await env.gateway.app.context.state.refresh();
+    return { unsubscribed, seatless, termsPending, rejected };
+  })();
+  return failureTenantsMade;
+}
 const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0 };
 const startedAt = performance.now();
 
@@ -242,10 +279,10 @@ for (const key of connectorKeys) {
           expect(answer.status).toBe(200);
           const tools = (answer.json as { result: { tools: ListedTool[] } }).result.tools;
           expect(listingProblems(descriptor, env.instanceIds[key] + suffix, tools).sort()).toEqual(expectedProblems);
-          // The published schemas are the descriptor's, unchanged.
+          // The published schemas are the descriptor's, their descriptions naming tools as this instance serves them.
           for (const tool of descriptor.tools) {
             const listed = tools.find((t) => t.name === `${env.instanceIds[key]}${suffix}__${tool.name}`);
-            expect(listed?.inputSchema, tool.name).toEqual(tool.inputSchema);
+            expect(listed?.inputSchema, tool.name).toEqual(JSON.parse(renderToolReferences(JSON.stringify(tool.inputSchema), env.instanceIds[key] + suffix)));
           }
         });
       }
@@ -320,6 +357,80 @@ for (const key of connectorKeys) {
       }
     });
 
+    describe('failure results', () => {
+      const tool = descriptor.tools.find((t) => !t.write && !pending.includes(t.name)) ?? descriptor.tools.find((t) => !pending.includes(t.name));
+      const id = descriptor.defaultId;
+      const platformText = (code: PlatformErrorCode, params: Record<string, string>) => formatText(platformDescriptor.errors[code]!.text, params);
+      /** The text before a `{…_url}` placeholder: the refusal with its link starts with it. */
+      const beforeLink = (code: PlatformErrorCode, params: Record<string, string>) => {
+        const text = platformDescriptor.errors[code]!.text;
+        return formatText(text.slice(0, text.search(/\{[a-z_]+_url\}/)), params);
+      };
+      it.skipIf(!tool)(
+        'every refusal path answers one text block with its link: unknown tool, not connected, not subscribed, no seat, terms not accepted; unmetered, no upstream request',
+        async () => {
+          const upstream = env.upstreams[key]!;
+          const upstreamBefore = upstream.requests();
+          const meteredBefore = await env.metered(env.instanceIds[key]!, tool!.name);
+          const args = baseArguments(key, tool!, BASE_VALUE_OVERRIDES).args;
+          const call = async (instance: string, name: string, token?: string) => {
+            env.counts.calls++;
+            return (await env.client(instance, token)).callTool({ name, arguments: { ...args } });
+          };
+          const answers: Array<[string, unknown, (text: string) => boolean]> = [];
+          answers.push(['unknown tool', await call(id, `${id}__no_such_tool`), (text) => text === platformText('unknown_tool', {})]);
+          if (descriptor.tenantCredential) {
+            // The suite's tenant is connected on `<id>` only.
+            const prefix = beforeLink('not_connected', { instance_id: `${id}-2` });
+            answers.push(['not connected', await call(`${id}-2`, `${id}-2__${tool!.name}`), (text) => text.startsWith(prefix) && /\/portal\/connect\/\S+$/.test(text)]);
+          }
+          const strangers = await failureTenants();
+          const unsubscribedPrefix = beforeLink('not_subscribed', { connector_id: id });
+          answers.push([
+            'not subscribed',
+            await call(id, `${id}__${tool!.name}`, strangers.unsubscribed.token),
+            (text) => text.startsWith(unsubscribedPrefix) && /\/portal\/purchase\/\S+$/.test(text),
+          ]);
+          const seatPrefix = beforeLink('no_seat', { connector_id: id });
+          answers.push(['no seat', await call(id, `${id}__${tool!.name}`, strangers.seatless.token), (text) => text.startsWith(seatPrefix) && /\/portal\/team\/\S+$/.test(text)]);
+          if (descriptor.connectAccount) {
+            const termsPrefix = beforeLink('connect_terms_required', { connector_id: id });
+            answers.push(['terms not accepted', await call(id, 'connect_account', strangers.termsPending.token), (text) => text.startsWith(termsPrefix) && /\/portal\/terms\/\S+$/.test(text)]);
+          }
+          const wrong = answers.flatMap(([what, result, textOk]) => {
+            const problem = failureShapeProblem(result) ?? ((result as { isError?: boolean }).isError !== true ? 'not a failure' : undefined);
+            if (problem) return [`${what}: ${problem}`];
+            return textOk(resultText(result)) ? [] : [`${what}: ${resultText(result).slice(0, 200)}`];
+          });
+          expect(wrong).toEqual([]);
+          expect(upstream.requests() - upstreamBefore, 'refusals make no upstream request').toBe(0);
+          expect(await env.metered(env.instanceIds[key]!, tool!.name), 'refusals are not metered').toEqual(meteredBefore);
+          // The tenants only ever refused (the seatless user's account is the suite's, read above).
+          for (const t of [strangers.unsubscribed, strangers.termsPending]) expect((await usageOf(env.gateway.url, t.token)).usage.totalCostUnits).toBe(0);
+        },
+      );
+
+      it.skipIf(!tool || !descriptor.tenantCredential)(
+        `a credential the upstream rejects (on ${id}-2) fails in one text block; a reconnect text carries the instruction and link of ${id}-2 in it`,
+        async () => {
+          const { rejected } = await failureTenants();
+          env.counts.calls++;
+          const client = await env.client(`${id}-2`, rejected.token);
+          const result = await client.callTool({ name: `${id}-2__${tool!.name}`, arguments: { ...baseArguments(key, tool!, BASE_VALUE_OVERRIDES).args } });
+          expect(result.isError).toBe(true);
+          expect(failureShapeProblem(result)).toBeUndefined();
+          const text = resultText(result);
+          const cut = text.lastIndexOf('\n\n');
+          if (cut >= 0) {
+            const reconnect = platformDescriptor.instructions.reconnect!;
+            const lead = formatText(reconnect.slice(0, reconnect.indexOf('{connect_url}')), { connector_title: descriptor.title, instance_id: `${id}-2` });
+            expect(text.slice(cut + 2).startsWith(lead), text).toBe(true);
+            expect(text).toMatch(/\/portal\/connect\/\S+$/);
+          }
+        },
+      );
+    });
+
     describe('error codes', () => {
       const codes = landedErrorCodes(descriptor, pending);
       const excepted = UNTESTED_ERROR_CODES.filter((e) => e.startsWith(`${key}.`))
@@ -333,3 +444,10 @@ for (const key of connectorKeys) {
     });
   });
 }
+
+describe('contract suite failure results', () => {
+  it('every failure result the suite received (argument probes, refusals, upstream failures) was exactly one text block', () => {
+    expect(env.failures.seen, 'the suite drove failures').toBeGreaterThan(0);
+    expect(env.failures.malformed).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { ERP_APOSTROPHE_CUSTOMER, ERP_DEMO_COMPANY_ID, ERP_DEMO_COMPANY_NAME, ERP_SUBSCRIPTION_CLIENT_STATE } from '../sandbox/erp/data.ts';
 import { ERP_SANDBOX_TOKEN, startErpSandbox } from '../sandbox/erp/server.ts';
-import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
 
 describe('ERP end to end against its sandbox', () => {
   let store: PlatformStore;
@@ -81,6 +81,35 @@ describe('ERP end to end against its sandbox', () => {
     expect(refused.isError).toBe(true);
     expect(resultText(refused)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
     expect(sandbox.stats.requests).toBe(before);
+  });
+
+  it("a next link carrying options the gateway did not send (the issue's `$expand=*&$top=100000&callback=x`) is never followed", async () => {
+    sandbox.setSwitches({ nextLinkExtraQuery: '$expand=*&$top=100000&callback=x' });
+    try {
+      const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+      sandbox.resetStats();
+      const first = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 });
+      expect(first.isError).toBe(true);
+      expect(resultText(first)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
+      // The page was read (one unit, DECISIONS §8); the tampered link was never requested.
+      expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before + 1);
+      const reads = sandbox.requests.filter((r) => r.path.endsWith('/customers'));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]!.query).toEqual({ $select: 'id' });
+      expect(sandbox.requests.some((r) => 'callback' in r.query || '$skiptoken' in r.query)).toBe(false);
+    } finally {
+      sandbox.resetSwitches();
+    }
+    // The clean link of the same query pages on, and a refused continuation costs nothing.
+    const clean = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 })) as { nextCursor: string };
+    const next = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', cursor: clean.nextCursor, pageSize: 50 })) as { items: unknown[] };
+    expect(next.items).toHaveLength(50);
+    const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+    const requests = sandbox.stats.requests;
+    const refused = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'vendors', cursor: clean.nextCursor });
+    expect(resultText(refused)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
+    expect(sandbox.stats.requests).toBe(requests);
+    expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
   });
 
   it('filters with a doubled quote and expands invoice lines', async () => {

@@ -11,6 +11,8 @@ import { erpDescriptor } from '../generated/erp/descriptor.ts';
 import { erpHandlers } from '../generated/erp/handlers.ts';
 import * as validators from '../generated/erp/validators.js';
 import { closestEntitySets, resolveEntitySet, SPEC_ENTITY_SETS } from '../handlers/erp/allow-list.ts';
+import { cursorBinding } from '../handlers/erp/cursor.ts';
+import { renderToolReferences } from '../runtime/gateway-context.ts';
 import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
@@ -125,7 +127,8 @@ async function failure(tool: ErpToolName, raw: Row, options: CallOptions = {}): 
   expect(String((error as Error)?.message ?? error)).not.toContain(SECRET);
   if (!(error instanceof ToolError)) return { error };
   const entry = erpDescriptor.errors[error.code as keyof typeof erpDescriptor.errors];
-  return { error, code: error.code, text: formatText(entry.text, { upstream: erpDescriptor.upstream.name, ...error.params }) };
+  // As the default instance answers it: sibling tools named `erp__<tool>`.
+  return { error, code: error.code, text: formatText(renderToolReferences(entry.text, erpDescriptor.defaultId), { upstream: erpDescriptor.upstream.name, ...error.params }) };
 }
 
 beforeAll(() => nock.disableNetConnect());
@@ -280,7 +283,7 @@ describe('get_company_information', () => {
     upstream(route({ [SET('companyInformation')]: [400, { error: { code: 'Internal_CompanyNotFound', message: 'The company does not exist. CorrelationId: 2.' } }] }));
     const { code, text } = await failure('get_company_information', { companyId: COMPANY });
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from list_companies.");
+    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 });
 
@@ -372,7 +375,7 @@ describe('query_entity: allow-list', () => {
       const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity });
       expect(error).toBeInstanceOf(ArgumentRefusal);
       expect(code).toBe('invalid_entity');
-      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and digits. Call list_entity_metadata for the entity set names.`);
+      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and digits. Call erp__list_entity_metadata for the entity set names.`);
       expect(sent).toHaveLength(0);
     },
   );
@@ -382,7 +385,7 @@ describe('query_entity: allow-list', () => {
     const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'companies' });
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('unknown_entity');
-    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call list_entity_metadata to see the entity sets and which are queryable\.$/);
+    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call erp__list_entity_metadata to see the entity sets and which are queryable\.$/);
     expect(text!.split('Closest matches: ')[1]!.split('. ')[0]!.split(', ').length).toBeLessThanOrEqual(5);
     expect(sent).toHaveLength(0);
 
@@ -553,27 +556,100 @@ describe('query_entity: cursors', () => {
     expect(sent).toHaveLength(0);
   });
 
-  it.each([
-    ['another origin', `https://evil.test${SET('customers')}?$skiptoken=1`],
-    ['another port', `https://bc.test:8443${SET('customers')}?$skiptoken=1`],
-    ['plain http', `http://bc.test${SET('customers')}?$skiptoken=1`],
-    ['userinfo', `https://user:pw@bc.test${SET('customers')}?$skiptoken=1`],
-    ['another company', `${ORIGIN}${API}/companies(${OTHER_COMPANY})/customers?$skiptoken=1`],
-    ['another set', `${ORIGIN}${SET('vendors')}?$skiptoken=1`],
+  /** A cursor sealed here as the handler seals one: what a tampered link inside a valid cursor looks like (or a cursor of an older build). */
+  const sealed = (payload: Row, options: CallOptions = {}) => context('query_entity', options).tokens.seal(JSON.stringify(payload), cursorBinding(COMPANY, 'customers'));
+  const SENT = { $filter: 'balance gt 0', $select: 'id' };
+
+  const elsewhere: Array<[string, string]> = [
+    ['another origin', `https://evil.test${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another port', `https://bc.test:8443${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['plain http', `http://bc.test${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['userinfo', `https://user:pw@bc.test${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another company', `${ORIGIN}${API}/companies(${OTHER_COMPANY})/customers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another set', `${ORIGIN}${SET('vendors')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
     ['a record instead of the set', `${ORIGIN}${SET('customers')}(${RECORD})`],
-    ['a deeper path', `${ORIGIN}${SET('customers')}/x?$skiptoken=1`],
-    ['a dot-segment escape', `${ORIGIN}${SET('customers')}/../../../companies?$skiptoken=1`],
-    ['an encoded slash', `${ORIGIN}${API}/companies(${COMPANY})%2Fcustomers?$skiptoken=1`],
-    ['another environment', `${ORIGIN}/v2.0/Sandbox/api/v2.0/companies(${COMPANY})/customers?$skiptoken=1`],
-    ['another API', `${ORIGIN}/v2.0/Production/api/contoso/app/v1.0/companies(${COMPANY})/customers?$skiptoken=1`],
-    ['a fragment', `${ORIGIN}${SET('customers')}?$skiptoken=1#x`],
-    ['a relative link', `${SET('customers')}?$skiptoken=1`],
-  ])('an upstream next link to %s gives a cursor that is refused on continuation, before any request', async (_name, link) => {
-    const cursor = await firstCursor(link);
-    const { error, code } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', cursor });
+    ['a deeper path', `${ORIGIN}${SET('customers')}/x?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['a dot-segment escape', `${ORIGIN}${SET('customers')}/../../../companies?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['an encoded slash', `${ORIGIN}${API}/companies(${COMPANY})%2Fcustomers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another environment', `${ORIGIN}/v2.0/Sandbox/api/v2.0/companies(${COMPANY})/customers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another API', `${ORIGIN}/v2.0/Production/api/contoso/app/v1.0/companies(${COMPANY})/customers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['a fragment', `${ORIGIN}${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1#x`],
+    ['a relative link', `${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+  ];
+  const q = `${ORIGIN}${SET('customers')}?`;
+  // The first page sent `$filter=balance gt 0&$select=id`; paging may add one `$skiptoken` and nothing else.
+  const foreignOptions: Array<[string, string]> = [
+    ['an added $expand', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&$expand=*`],
+    ['an added $top (bigger than any page)', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&$top=100000`],
+    ['a callback parameter', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&callback=x`],
+    ["the issue's $expand, $top and callback together", `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&$expand=*&$top=100000&callback=x`],
+    ['a changed $filter', `${q}$filter=balance%20gt%20-1&$select=id&$skiptoken=1`],
+    ['a widened $select', `${q}$filter=balance%20gt%200&$select=id,balance&$skiptoken=1`],
+    ['a dropped $filter', `${q}$select=id&$skiptoken=1`],
+    ['a repeated $filter', `${q}$filter=balance%20gt%200&$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['a duplicate $skiptoken', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&$skiptoken=2`],
+    ['no $skiptoken', `${q}$filter=balance%20gt%200&$select=id`],
+    ['an empty $skiptoken', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=`],
+    ['an added $count', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&$count=true`],
+    ['a bare extra name', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&debug`],
+  ];
+
+  it.each([...elsewhere, ...foreignOptions])('an upstream next link with %s ends the first page with `Invalid cursor` (metered: the page was read) and is never requested', async (_name, link) => {
+    upstream((s) => (s.url.startsWith(SET('customers')) && !s.url.includes('skiptoken') ? page1(link) : s.url.includes('skiptoken') ? [200, { value: [{ id: 'c2' }] }] : undefined));
+    const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] });
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error).not.toBeInstanceOf(ArgumentRefusal);
+    expect(code).toBe('invalid_cursor');
+    expect(text).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
+    expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`]);
+  });
+
+  it.each([...elsewhere, ...foreignOptions])('a cursor whose link has %s is `Invalid cursor` when followed, before any request', async (_name, link) => {
+    upstream(() => [200, { value: [{ id: 'c2' }] }]);
+    const { error, code } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', cursor: sealed({ link, environment: 'Production', query: SENT }) });
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('invalid_cursor');
     expect(sent).toHaveLength(0);
+  });
+
+  it('the same checks pass a clean link: the sent options in any order and encoding, plus one $skiptoken', async () => {
+    const clean = [page2Link, `${q}$skiptoken=abc&$select=id&$filter=balance%20gt%200`, `${q}%24filter=balance+gt+0&%24select=id&%24skiptoken=abc`];
+    for (const link of clean) {
+      upstream(() => [200, { value: [{ id: 'c2' }] }]);
+      expect(await call('query_entity', { companyId: COMPANY, entity: 'customers', cursor: sealed({ link, environment: 'Production', query: SENT }) })).toMatchObject({ items: [{ id: 'c2' }] });
+      expect(sent).toHaveLength(1);
+      sent.length = 0;
+      nock.cleanAll();
+    }
+  });
+
+  it('a cursor minted before the sent options were recorded (no `query`) is `Invalid cursor`, before any request', async () => {
+    upstream(() => [200, { value: [] }]);
+    for (const payload of [
+      { link: page2Link, environment: 'Production' },
+      { link: page2Link, environment: 'Production', query: { $filter: 1 } },
+    ]) {
+      const { error, code } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', cursor: sealed(payload) });
+      expect(error).toBeInstanceOf(ArgumentRefusal);
+      expect(code).toBe('invalid_cursor');
+    }
+    expect(sent).toHaveLength(0);
+  });
+
+  it("every page of a chain keeps the first page's options: a tampered third-page link ends the second page", async () => {
+    const link = (token: string, extra = '') => `${q}$filter=balance%20gt%200&$select=id&$skiptoken=${token}${extra}`;
+    upstream((s) => {
+      if (!s.url.startsWith(SET('customers'))) return undefined;
+      if (s.url.includes('skiptoken=p2')) return [200, { value: [{ id: 'c2' }], '@odata.nextLink': link('p3') }];
+      if (s.url.includes('skiptoken=p3')) return [200, { value: [{ id: 'c3' }], '@odata.nextLink': link('p4', '&$top=100000') }];
+      return [200, { value: [{ id: 'c1' }], '@odata.nextLink': link('p2') }];
+    });
+    const first = (await call('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] })) as { nextCursor: string };
+    const second = (await call('query_entity', { companyId: COMPANY, entity: 'customers', cursor: first.nextCursor, pageSize: 5 })) as { nextCursor: string; items: Row[] };
+    expect(second.items).toEqual([{ id: 'c2' }]);
+    const third = await failure('query_entity', { companyId: COMPANY, entity: 'customers', cursor: second.nextCursor });
+    expect(third.code).toBe('invalid_cursor');
+    expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`, link('p2').slice(ORIGIN.length), link('p3').slice(ORIGIN.length)]);
   });
 
   it('a next link with the tenant segment, on a base with a path prefix, is followed', async () => {
@@ -628,7 +704,7 @@ describe('the ERP error table', () => {
     for (const tool of ['list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'] as const) {
       const { code, text } = await failure(tool, { ...args[tool], environment: 'Shop' });
       expect(code).toBe('unknown_environment');
-      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of these names as `environment`, or call list_environments.");
+      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of these names as `environment`, or call erp__list_environments.");
     }
     expect(dataRequests()).toHaveLength(0);
   });
@@ -637,7 +713,7 @@ describe('the ERP error table', () => {
     upstream(route({ [SET('customers')]: [400, { error: { code: errorCode, message: 'not there' } }] }));
     const { code, text } = await failure('query_entity', customers);
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from list_companies.");
+    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 
   it('404 is the 404 text naming the environment as spelled by the ERP', async () => {

@@ -19,7 +19,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_DEMO_COUNTS, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
 import { INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT, INVOICING_SANDBOX_READONLY_GRANT, startInvoicingSandbox } from '../sandbox/invoicing/server.ts';
-import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import { connectTenant, createTenant, mcpClient, reconnectParts, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
 
 type Row = Record<string, unknown>;
 const REVOCABLE_GRANT = 'inv-revocable-grant-Jx5w';
@@ -405,9 +405,11 @@ describe('invoicing end to end against its sandbox', () => {
   });
 
   describe('reconnect-required and write permission, with a reconnect link', () => {
-    const reconnectLink = (texts: string[]) => {
-      expect(texts).toHaveLength(2);
-      expect(texts[1]).toMatch(/^Reconnect Invoicing for the endpoint invoicing here \(open it in a browser within 10 minutes; it works once\): http:\/\/.+\/portal\/connect\//);
+    /** The spec's text of a reconnect answer, checking the instruction and link that follow it in the same (one) text block. */
+    const reconnectText = (result: unknown): string => {
+      const { text, instruction } = reconnectParts(result);
+      expect(instruction).toMatch(/^Reconnect Invoicing for the endpoint invoicing here \(open it in a browser within 10 minutes; it works once\): http:\/\/.+\/portal\/connect\//);
+      return text;
     };
 
     it('a grant revoked upstream (401) answers reconnect_required on a read', async () => {
@@ -417,14 +419,13 @@ describe('invoicing end to end against its sandbox', () => {
         sandbox.revokeGrant(REVOCABLE_GRANT);
         const result = await call('list_customers', {}, other);
         expect(result.isError).toBe(true);
-        const texts = allTexts(result);
-        expect(texts[0]).toBe(formatText(invoicingDescriptor.errors.reconnect_required.text, { upstream: 'e-conomic', status: 401 }));
-        reconnectLink(texts);
+        const text = reconnectText(result);
+        expect(text).toBe(formatText(invoicingDescriptor.errors.reconnect_required.text, { upstream: 'e-conomic', status: 401 }));
         // validate_connection is the spec's revoked-grant check: the same answer.
-        expect(allTexts(await call('validate_connection', {}, other))[0]).toBe(texts[0]);
+        expect(reconnectText(await call('validate_connection', {}, other))).toBe(text);
         // A write's live read (update_customer's preview) says the same, and nothing is written.
         const writes = sandbox.stats.writeLog.length;
-        expect(allTexts(await call('update_customer', { customerNumber: ids.customerNumber, city: 'Aarhus', confirm: true }, other))[0]).toBe(texts[0]);
+        expect(reconnectText(await call('update_customer', { customerNumber: ids.customerNumber, city: 'Aarhus', confirm: true }, other))).toBe(text);
         expect(sandbox.stats.writeLog.length).toBe(writes);
       } finally {
         await other.close();
@@ -442,9 +443,7 @@ describe('invoicing end to end against its sandbox', () => {
         expect(sandbox.stats.writeLog.length).toBe(writes);
         const result = await call('create_customer', { ...args, confirm: true }, other);
         expect(result.isError).toBe(true);
-        const texts = allTexts(result);
-        expect(texts[0]).toBe(formatText(invoicingDescriptor.errors.write_forbidden.text, { upstream: 'e-conomic' }));
-        reconnectLink(texts);
+        expect(reconnectText(result)).toBe(formatText(invoicingDescriptor.errors.write_forbidden.text, { upstream: 'e-conomic' }));
         // The one POST was refused upstream (403), not retried.
         expect(sandbox.stats.writeLog.slice(writes).map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(['POST /customers 403']);
       } finally {

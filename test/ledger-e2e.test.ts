@@ -15,13 +15,15 @@ import {
   LEDGER_DEMO_USER,
   LEDGER_NON_NUMERIC_ACCOUNT,
 } from '../sandbox/ledger/data.ts';
-import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
+import { LEDGER_UNKNOWN_PROPERTY_MODES, startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, connectTenant } from './support/gateway.ts';
 
 const json = resultJson;
 const text = resultText;
 
-describe('ledger end to end against its sandbox', () => {
+// The whole suite runs against an upstream that ignores unknown properties and one that rejects
+// them with 400 (the sandbox's `unknownProperties` option): the connector must need neither.
+describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger end to end against its sandbox (unknown properties: %s)', (mode) => {
   let store: PlatformStore;
   let sandbox: LedgerSandbox;
   let gw: StartedGateway;
@@ -32,7 +34,7 @@ describe('ledger end to end against its sandbox', () => {
 
   beforeAll(async () => {
     store = await openStore({});
-    sandbox = await startLedgerSandbox({});
+    sandbox = await startLedgerSandbox({ unknownProperties: mode });
     gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' } });
     tenant = await createTenant(store, { subscribe: ['ledger'] });
     await connect(tenant, { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
@@ -73,12 +75,55 @@ describe('ledger end to end against its sandbox', () => {
     sandbox.setSwitches({ unstableTieOrder: true });
     try {
       const rows = (ledgerCompanyData(LEDGER_DEMO_COMPANY_ID)!.entities.GLTransClient as ReadonlyArray<Record<string, unknown>>).filter((r) => String(r['Date']).startsWith('2025-0'));
-      const expected = rows.reduce((s, r) => s + (r['RowId'] as number), 0);
+      // Voucher numbers and line numbers summed: a repeated or skipped posting changes the sums.
+      const expected = { Voucher: rows.reduce((s, r) => s + (r['Voucher'] as number), 0), VoucherLine: rows.reduce((s, r) => s + (r['VoucherLine'] as number), 0) };
       expect(rows.length).toBeGreaterThan(5000);
       // Before: sorted on Date alone, the pages repeated some postings and skipped others.
-      const result = json(await call('aggregate', { entity: 'GLTransClient', sum: ['RowId'], fromDate: '2025-01-01', toDate: '2025-09-30' }));
+      const result = json(await call('aggregate', { entity: 'GLTransClient', sum: ['Voucher', 'VoucherLine'], fromDate: '2025-01-01', toDate: '2025-09-30' }));
       expect(result.rowsScanned).toBe(rows.length);
-      expect(result.groups[0].sums.RowId).toBe(expected);
+      expect(result.groups[0]).toEqual({ key: {}, count: rows.length, sums: expected });
+      expect(result).not.toHaveProperty('unstableOrder');
+    } finally {
+      sandbox.setSwitches({ unstableTieOrder: false });
+    }
+  }, 60_000);
+
+  it('needs no undocumented property: aggregate of 50,000+ postings by Account and list_inventory_items by sales price answer, and no request names RowId', async () => {
+    sandbox.resetStats();
+    // Before: every sorted or paged read added RowId; an upstream rejecting unknown properties
+    // answered 400 ("Uniconta rejected the query … HTTP 400" / "Tool invocation failed.").
+    const byAccount = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] });
+    expect(byAccount.isError, text(byAccount)).toBeFalsy();
+    const result = json(byAccount);
+    expect(result).toMatchObject({ entity: 'GLTransClient', rowsScanned: 50_000, pages: 50, truncated: true, nonNumeric: { Amount: expect.any(Number) } });
+    expect(result.groupCount).toBeGreaterThan(50);
+    expect(result).not.toHaveProperty('unstableOrder');
+    const bySalesPrice = await call('list_inventory_items', { sortBy: 'sales_price' });
+    expect(bySalesPrice.isError, text(bySalesPrice)).toBeFalsy();
+    const items = json(bySalesPrice);
+    expect(items).toMatchObject({ entity: 'InvItemClient', count: 50, truncated: true });
+    const prices = items.items.map((i: { SalesPrice1: number }) => i.SalesPrice1);
+    expect(prices).toEqual([...prices].sort((a: number, b: number) => b - a));
+    const log = sandbox.stats.queryLog;
+    expect(log.filter((q) => q.entity === 'GLTransClient')).toHaveLength(51); // 50 pages and the probe
+    expect(log.filter((q) => q.entity === 'InvItemClient')).toHaveLength(1);
+    for (const q of log) expect(JSON.stringify(q.body)).not.toMatch(/rowid/i);
+    expect(sandbox.switches.unknownProperties).toBe(mode);
+  }, 60_000);
+
+  it('pages list_inventory_items by sales price with nextOffset: every item exactly once, even with ties in unstable order', async () => {
+    sandbox.setSwitches({ unstableTieOrder: true });
+    try {
+      const seen: string[] = [];
+      let offset: number | null = 0;
+      while (offset !== null) {
+        const page = json(await call('list_inventory_items', { sortBy: 'sales_price', sortDescending: false, limit: 40, offset, fields: ['Item', 'SalesPrice1'] }));
+        expect(page).not.toHaveProperty('unstableOrder');
+        seen.push(...page.items.map((i: { Item: string }) => i.Item));
+        offset = page.nextOffset;
+      }
+      expect(seen).toHaveLength(150);
+      expect(new Set(seen).size).toBe(150);
     } finally {
       sandbox.setSwitches({ unstableTieOrder: false });
     }

@@ -39,6 +39,54 @@ type Responder = (entity: string, body: Row[]) => Reply;
 const sent: Sent[] = [];
 const queries = () => sent.filter((s) => s.path.startsWith('/Query/Get/'));
 
+/**
+ * The properties upstreams/ledger.md §2 names per entity (own and inherited). In `reject` mode the
+ * fake answers a body naming any other property (and none of the rows it serves has) with the
+ * upstream's 400 text, as ledger.md §2 believes the real WebAPI does; in `ignore` mode it answers
+ * whatever the body says, as §4 and §3 #13 describe. The suites that send sorts, pages and
+ * caller-named properties run in both modes (`describe.each`).
+ */
+const DOCUMENTED: Readonly<Record<string, string>> = {
+  CompanyClient: 'PrimaryKeyId Id CompanyName Country CountryName Currency VatNumber Address1 Address2 Address3 Email Phone',
+  DebtorClient:
+    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment CreditMax VatZone Vat Blocked CurBalance Overdue CurBalanceCur OverdueCur',
+  CreditorClient:
+    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment CreditMax VatZone Vat Blocked CurBalance Overdue CurBalanceCur OverdueCur PaymentMethod PaymentId',
+  GLTransClient:
+    'Date DocumentDate Account Voucher VoucherLine Invoice Amount AmountCur AmountVat AmountBase Text Vat TransType Currency DCType DCAccount ReferenceNumber Qty Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
+  GLAccountClient: 'Account Name AccountType Vat Currency Balance CurBalanceCur ThisYear ThisYearDebit ThisYearCredit PrevYear PrevYearDebit PrevYearCredit Blocked DebetCredit',
+  InvItemClient: 'Item Name ItemType EAN CostPrice PurchasePrice SalesPrice1 SalesPrice2 SalesPrice3 Unit Group Qty QtyOnStock QtyReserved QtyOrdered Available LastMovement Blocked',
+  InvTransClient: 'LineNumber Date Item ItemName DCAccount AccountName MovementType Qty NetAmount CostPrice SalesPrice Currency OrderNumber InvoiceNumber Warehouse Text',
+};
+type UnknownProperties = 'ignore' | 'reject';
+let unknownProperties: UnknownProperties = 'ignore';
+/** Property names of the rows served so far per entity (the fake's schema beside DOCUMENTED). */
+const served = new Map<string, Set<string>>();
+
+/** The first PropertyName of `body` that `entity` does not have, in reject mode. */
+function rejectedProperty(entity: string, body: Row[]): string | undefined {
+  if (unknownProperties === 'ignore' || !Array.isArray(body)) return undefined;
+  const known = new Set([...(DOCUMENTED[entity.replace(/User$/, '')]?.split(' ') ?? []), ...(served.get(entity) ?? [])]);
+  for (const entry of body) {
+    const name = entry['PropertyName'];
+    if (typeof name === 'string' && name !== '' && !known.has(name)) return name;
+  }
+  return undefined;
+}
+
+/** Runs a describe block once per unknown-property behaviour of the fake. */
+function eachUpstream(name: string, body: (mode: UnknownProperties) => void): void {
+  describe.each(['ignore', 'reject'] as const)(`${name} (upstream %s unknown properties)`, (mode) => {
+    beforeAll(() => {
+      unknownProperties = mode;
+    });
+    afterAll(() => {
+      unknownProperties = 'ignore';
+    });
+    body(mode);
+  });
+}
+
 /** The fake WebAPI: `/login` answers `login`, every `/Query/Get/{Entity}` answers `respond`. */
 function upstream(respond: Responder, login: () => Reply = () => [200, { token: TOKEN, refreshToken: 'b7e1', refreshTokenExpiry: '2026-12-01T00:00:00Z' }]) {
   nock(ORIGIN)
@@ -50,7 +98,15 @@ function upstream(respond: Responder, login: () => Reply = () => [200, { token: 
       sent.push({ path, body, authorization: request.headers.get('authorization') });
       if (path === '/login') return login() as [number, string];
       const entity = decodeURIComponent(path.slice('/Query/Get/'.length));
-      return respond(entity, body as Row[]) as [number, string];
+      const reply = respond(entity, body as Row[]);
+      if (reply[0] === 200 && Array.isArray(reply[1])) {
+        const names = served.get(entity) ?? new Set<string>();
+        for (const row of reply[1] as Row[]) for (const key of Object.keys(row)) names.add(key);
+        served.set(entity, names);
+      }
+      const unknown = rejectedProperty(entity, body as Row[]);
+      if (unknown !== undefined) return [400, `Unknown property: ${unknown} is not a property of ${entity}`] as [number, string];
+      return reply as [number, string];
     })
     .persist();
 }
@@ -115,6 +171,7 @@ const rowsOf = (n: number, make: (i: number) => Row = (i) => ({ Account: String(
 
 beforeEach(() => {
   sent.length = 0;
+  served.clear();
 });
 afterEach(() => nock.cleanAll());
 
@@ -320,7 +377,7 @@ describe('ledger: filters', () => {
   });
 });
 
-describe('ledger: list results', () => {
+eachUpstream('ledger: list results', () => {
   it('reads the filtered set up to the scan bound, gives total before the limit cap and no cursor', async () => {
     upstream(table({ CreditorClient: rowsOf(7) }));
     const result = await call('list_creditors', { limit: 3 });
@@ -359,14 +416,16 @@ describe('ledger: list results', () => {
     for (const [sortBy, property] of Object.entries(expected)) {
       sent.length = 0;
       const result = await call('list_inventory_items', { sortBy, limit: 5 });
-      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 5 }]);
+      // The item number, the documented key of InvItemClient, breaks ties (never an undocumented RowId).
+      const tieBreak = property === 'Item' ? [] : [{ PropertyName: 'Item', OrderBy: true }];
+      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, ...tieBreak, { Take: 5 }]);
       expect(result).toEqual({ entity: 'InvItemClient', count: 5, truncated: true, items: expect.any(Array) });
       expect(result).not.toHaveProperty('total');
       expect(result).not.toHaveProperty('nextOffset');
     }
     sent.length = 0;
     const ascending = await call('list_inventory_items', { sortBy: 'name', sortDescending: false, group: 'G1', limit: 10 });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 10 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { PropertyName: 'Item', OrderBy: true }, { Take: 10 }]);
     expect(ascending).toMatchObject({ count: 5, truncated: false });
   });
 
@@ -380,15 +439,48 @@ describe('ledger: list results', () => {
     const first = await call('list_inventory_transactions', { item: 'I-1', offset: 0, limit: 2 });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Item', FilterValue: 'I-1' },
-      // Offset paging without a sort still needs a total order: RowId.
-      { PropertyName: 'RowId', OrderBy: true },
-      { Skip: 0, Take: 2 },
+      // Offset paging without a sort still needs an order: the documented Date, Item and LineNumber.
+      { PropertyName: 'Date', OrderBy: true },
+      { PropertyName: 'Item', OrderBy: true },
+      { PropertyName: 'LineNumber', OrderBy: true },
+      // One row past the page, never returned: it shows whether the next page starts cleanly.
+      { Skip: 0, Take: 3 },
     ]);
     expect(first).toEqual({ entity: 'InvTransClient', count: 2, truncated: true, offset: 0, nextOffset: 2, items: all.slice(0, 2) });
     const last = await call('list_inventory_transactions', { offset: 4, limit: 2 });
     expect(last).toEqual({ entity: 'InvTransClient', count: 1, truncated: false, offset: 4, nextOffset: null, items: all.slice(4) });
     const exactEnd = await call('list_inventory_items', { offset: 3, limit: 2 });
     expect(exactEnd).toMatchObject({ count: 2, truncated: true, offset: 3, nextOffset: 5 });
+  });
+
+  it('says when the page at nextOffset may repeat or skip rows: a tie across the page end, or no order at all', async () => {
+    let data: Row[] = [];
+    upstream((_entity, body) => {
+      const page = body.find((e) => 'Take' in e)!;
+      const skip = Number(page['Skip'] ?? 0);
+      return [200, data.slice(skip, skip + Number(page['Take']))];
+    });
+    // Postings of one day and item without a line number tie on every documented sort value.
+    data = rowsOf(5, () => ({ Item: 'I-1', Date: '2025-01-01T00:00:00', Qty: -1 }));
+    expect(await call('list_inventory_transactions', { offset: 0, limit: 2 })).toMatchObject({ count: 2, nextOffset: 2, unstableOrder: true });
+    // The last page has no next row: nothing can be repeated or skipped after it.
+    expect(await call('list_inventory_transactions', { offset: 3, limit: 2 })).not.toHaveProperty('unstableOrder');
+    // Line numbers tell the rows apart.
+    data = rowsOf(5, (i) => ({ Item: 'I-1', Date: '2025-01-01T00:00:00', LineNumber: i + 1, Qty: -1 }));
+    expect(await call('list_inventory_transactions', { offset: 0, limit: 2 })).not.toHaveProperty('unstableOrder');
+    // A sort-only read (no cursor) is one top-N page: nothing to follow, no flag.
+    data = rowsOf(5, () => ({ Item: 'I-1', SalesPrice1: 10 }));
+    const top = await call('list_inventory_items', { sortBy: 'sales_price', limit: 2 });
+    expect(top).not.toHaveProperty('unstableOrder');
+    expect((queries().at(-1)!.body as Row[]).at(-1)).toEqual({ Take: 2 });
+    // query on an entity without a documented key and without orderBy: no order at all.
+    data = rowsOf(5, (i) => ({ Number: `P${i}`, Name: 'Project' }));
+    sent.length = 0;
+    expect(await call('query', { entity: 'ProjectClient', offset: 0, limit: 2 })).toMatchObject({ nextOffset: 2, unstableOrder: true });
+    expect(queries()[0]!.body).toEqual([{ Skip: 0, Take: 3 }]);
+    expect(await call('query', { entity: 'ProjectClient', offset: 2, limit: 1 })).toMatchObject({ unstableOrder: true });
+    // ... with a unique orderBy the boundary is checked and clean.
+    expect(await call('query', { entity: 'ProjectClient', orderBy: 'Number', offset: 2, limit: 2 })).not.toHaveProperty('unstableOrder');
   });
 
   it('caps a page the upstream sent too long (Take ignored) and marks it truncated', async () => {
@@ -474,26 +566,26 @@ describe('ledger: list results', () => {
   });
 });
 
-describe('ledger: query', () => {
+eachUpstream('ledger: query', (mode) => {
   it('passes filters through, sorts and pages server-side', async () => {
     upstream(table({ DebtorClient: rowsOf(2) }));
     const result = await call('query', { entity: 'DebtorClient', filters: [{ PropertyName: 'Account', FilterValue: '1000..1999' }], orderBy: 'Name', limit: 2, offset: 4, fields: ['Account'] });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Account', FilterValue: '1000..1999' },
       { PropertyName: 'Name', OrderByDescending: true },
-      { PropertyName: 'RowId', OrderBy: true },
-      { Skip: 4, Take: 2 },
+      { PropertyName: 'Account', OrderBy: true },
+      { Skip: 4, Take: 3 },
     ]);
     expect(result).toEqual({ entity: 'DebtorClient', count: 2, truncated: true, offset: 4, nextOffset: 6, items: [{ Account: '1000' }, { Account: '1001' }] });
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Name', descending: false });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { PropertyName: 'RowId', OrderBy: true }, { Take: 50 }]);
+    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { PropertyName: 'Account', OrderBy: true }, { Take: 50 }]);
     sent.length = 0;
-    await call('query', { entity: 'DebtorClient', orderBy: 'rowid', offset: 0 });
+    await call('query', { entity: 'DebtorClient', orderBy: 'Account', offset: 0 });
     expect(queries()[0]!.body).toEqual([
-      { PropertyName: 'rowid', OrderByDescending: true },
-      { Skip: 0, Take: 50 },
-    ]); // already unique
+      { PropertyName: 'Account', OrderByDescending: true },
+      { Skip: 0, Take: 51 },
+    ]); // already the documented key
   });
 
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
@@ -507,6 +599,12 @@ describe('ledger: query', () => {
     nock.cleanAll();
     upstream(() => [500, 'boom']);
     expect(await failure(call('query', { entity: 'DebtorClient' }))).toBe('upstream server 500');
+    // A filter on a property the entity does not have: rejected (400) or ignored, as the upstream does.
+    nock.cleanAll();
+    upstream(table({ DebtorClient: rowsOf(2) }));
+    const filtered = call('query', { entity: 'DebtorClient', filters: [{ PropertyName: 'Colour', FilterValue: 'Red' }] });
+    if (mode === 'reject') expect(await failure(filtered)).toContain('rejected the query with HTTP 400');
+    else expect(await filtered).toMatchObject({ count: 2, total: 2 });
   });
 
   it('refuses an entity name that is not a plain identifier before any request', async () => {
@@ -592,7 +690,7 @@ describe('ledger: reconnect required', () => {
   });
 });
 
-describe('ledger: aggregate', () => {
+eachUpstream('ledger: aggregate', (mode) => {
   /** Serves `total` rows made by `make`, honouring Skip/Take; records nothing else. */
   function pagedRows(total: number, make: (i: number) => Row) {
     upstream((_entity, body) => {
@@ -620,9 +718,10 @@ describe('ledger: aggregate', () => {
       [0, 1000, 2000].map((skip) => [
         { PropertyName: 'MovementType', FilterValue: 'Sales' },
         { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' },
+        // InvTransClient has no documented key: its documented Date, Item and LineNumber order the pages.
         { PropertyName: 'Date', OrderBy: true },
-        // Date is not unique: RowId makes the order total, so pages neither repeat nor skip rows.
-        { PropertyName: 'RowId', OrderBy: true },
+        { PropertyName: 'Item', OrderBy: true },
+        { PropertyName: 'LineNumber', OrderBy: true },
         { Skip: skip, Take: 1000 },
       ]),
     );
@@ -646,7 +745,7 @@ describe('ledger: aggregate', () => {
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' },
       { PropertyName: 'Voucher', OrderBy: true },
-      { PropertyName: 'RowId', OrderBy: true },
+      { PropertyName: 'VoucherLine', OrderBy: true },
       { Skip: 0, Take: 1000 },
     ]);
     expect(result).toMatchObject({ groupCount: 1, pages: 1, rowsScanned: 3, groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }] });
@@ -660,6 +759,34 @@ describe('ledger: aggregate', () => {
       truncated: false,
       groups: [{ key: {}, count: 0, sums: { Amount: 0 } }],
     });
+  });
+
+  it('pages GLTransClient in voucher-line order, never by RowId, and says when a page boundary may repeat or skip rows', async () => {
+    pagedRows(2500, (i) => ({ Voucher: Math.floor(i / 2), VoucherLine: (i % 2) + 1, Account: 'A', Amount: 1 }));
+    const exact = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] });
+    expect(exact).toMatchObject({ rowsScanned: 2500, pages: 3, truncated: false, groups: [{ count: 2500 }] });
+    expect(exact).not.toHaveProperty('unstableOrder');
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'Voucher', OrderBy: true },
+      { PropertyName: 'VoucherLine', OrderBy: true },
+      { Skip: 0, Take: 1000 },
+    ]);
+    for (const q of queries()) expect(JSON.stringify(q.body)).not.toMatch(/rowid/i);
+    // Postings without voucher lines tie at every page boundary.
+    nock.cleanAll();
+    pagedRows(2500, () => ({ Account: 'A', Amount: 1 }));
+    expect(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] })).toMatchObject({ rowsScanned: 2500, unstableOrder: true });
+    // An entity without a documented key and no orderBy: no sort entry at all, so more than one page is unverified.
+    nock.cleanAll();
+    sent.length = 0;
+    pagedRows(2500, (i) => ({ Number: i, Amount: 1 }));
+    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'] })).toMatchObject({ pages: 3, unstableOrder: true });
+    expect(queries()[0]!.body).toEqual([{ Skip: 0, Take: 1000 }]);
+    // ... a unique orderBy makes the boundaries checkable, and one page needs no order.
+    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'], orderBy: 'Number' })).not.toHaveProperty('unstableOrder');
+    nock.cleanAll();
+    pagedRows(999, (i) => ({ Number: i, Amount: 1 }));
+    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'] })).not.toHaveProperty('unstableOrder');
   });
 
   it('accepts exactly 1000 groups and refuses the 1001st without reading further pages', async () => {
@@ -754,6 +881,12 @@ describe('ledger: aggregate', () => {
   it('answers a 4xx from Query/Get with query_rejected', async () => {
     upstream(() => [400, 'Unknown property Foo']);
     expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Foo'] }))).toContain('rejected the query with HTTP 400');
+    // A caller orderBy the entity does not have: rejected (400), or ignored and then unverifiable.
+    nock.cleanAll();
+    pagedRows(1500, () => ({ Account: 'A', Amount: 1 }));
+    const ordered = call('aggregate', { entity: 'GLTransClient', orderBy: 'Colour', sum: ['Amount'] });
+    if (mode === 'reject') expect(await failure(ordered)).toContain('rejected the query with HTTP 400');
+    else expect(await ordered).toMatchObject({ rowsScanned: 1500, unstableOrder: true });
   });
 });
 

@@ -6,7 +6,7 @@ import { connectorKeys, registry } from '../generated/registry.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import type { ConnectorConfig } from '../runtime/config.ts';
 import type { ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
-import { buildConnectorRuntime } from '../runtime/gateway-context.ts';
+import { buildConnectorRuntime, renderToolReferences } from '../runtime/gateway-context.ts';
 import { toolsListOpen } from '../runtime/mcp/tools-list.ts';
 
 /** The tools/list entry, built as runtime/mcp/tools-list.ts `listedTool` builds it. */
@@ -26,7 +26,8 @@ function toolsList(key: (typeof connectorKeys)[number], instanceId: string): { t
   const tools = descriptor.tools.map((t) => listedTool(t, `${instanceId}__${t.name}`, descriptor.structuredContent));
   const connect = platformDescriptor.systemTools.find((t) => t.name === 'connect_account');
   if (descriptor.connectAccount && connect) tools.push(listedTool(connect, connect.name, false));
-  return { tools };
+  // Sibling tools named in descriptions (`{{tool:<name>}}`) read as this instance serves them.
+  return JSON.parse(renderToolReferences(JSON.stringify({ tools }), instanceId)) as { tools: Record<string, unknown>[] };
 }
 
 function sdkIssues(result: unknown): string[] {

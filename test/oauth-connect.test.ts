@@ -13,7 +13,7 @@ import { storeOAuthGrant } from '../runtime/platform/oauth.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
-import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, reconnectParts, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { portalAs } from './support/portal.ts';
 
 const CLIENT_ID = 'cg-test-client-4f1e';
@@ -317,17 +317,19 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       const before = idp.requests.refresh_token;
       const r = await call(t);
       expect(r.isError).toBe(true);
-      expect(r.content[0]!.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
-      expect(r.content[1]!.text).toMatch(/^Reconnect Business Central ERP for the endpoint erp here .*: http.*\/portal\/connect\//);
+      const first = reconnectParts(r);
+      expect(first.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
+      expect(first.instruction).toMatch(/^Reconnect Business Central ERP for the endpoint erp here .*: http.*\/portal\/connect\//);
       expect((await store.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeInstanceOf(Date);
       expect(idp.requests.refresh_token - before).toBe(1);
       // No loop: later calls answer the same text without asking the provider again.
       idp.refreshMode = 'ok';
       const again = await call(t);
-      expect(again.content[0]!.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
+      const second = reconnectParts(again);
+      expect(second.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
       expect(idp.requests.refresh_token - before).toBe(1);
       // The link in the answer reconnects, which clears the mark.
-      const link = again.content[1]!.text.slice(again.content[1]!.text.indexOf('http'));
+      const link = second.link!;
       const flow = await authorize(link);
       expect((await finish(flow.callback, flow.cookie)).status).toBe(200);
       expect((await store.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeNull();

@@ -12,7 +12,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
-import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import { createTenant, reconnectParts, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 const CLIENT_ID = 'cg-replica-client-71ad';
@@ -116,8 +116,8 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
     const rb = await call(b, t);
     idp.refreshMode = 'ok';
     const text = registry.erp!.descriptor.errors.access_expired!.text;
-    expect(ra.content[0]!.text).toBe(text);
-    expect(rb.content[0]!.text).toBe(text);
+    expect(reconnectParts(ra).text).toBe(text);
+    expect(reconnectParts(rb).text).toBe(text);
     expect(idp.requests.refresh_token - before).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-// A text the spec marks `reconnect: true` carries a connect link to the portal form of that very
+// A text the spec marks `reconnect: true` carries a connect link, in its one text block, to the portal form of that very
 // instance, also on endpoints without connect_account (the ledger), so a user with a refused
 // credential can reconnect without the operator. A used link says so on GET, before any typing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,10 +7,9 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { connectTenant, createTenant, mcpClient, startGateway, type StartedGateway } from './support/gateway.ts';
+import { connectTenant, createTenant, mcpClient, reconnectParts, startGateway, type StartedGateway } from './support/gateway.ts';
 import { fetchAs, portalAs } from './support/portal.ts';
 
-const texts = (result: unknown) => (result as { content: Array<{ text: string }> }).content.map((c) => c.text);
 const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
 
 describe('reconnect links', () => {
@@ -34,10 +33,12 @@ describe('reconnect links', () => {
     const client = await mcpClient(gw.url, 'ledger-2', tenant.token);
     const refused = await client.callTool({ name: 'ledger-2__list_companies', arguments: {} });
     expect(refused.isError).toBe(true);
-    const [text, link] = texts(refused);
+    // One text block (spec 000: a failure is exactly one): the spec's text, a blank line, the instruction with the link.
+    expect(refused.content).toHaveLength(1);
+    const { text, instruction, link } = reconnectParts(refused);
     expect(text).toBe(ledgerDescriptor.errors.reconnect_required.text);
-    expect(link).toMatch(/^Reconnect Ledger for the endpoint ledger-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
-    const url = link!.slice(link!.indexOf('http'));
+    expect(instruction).toMatch(/^Reconnect Ledger for the endpoint ledger-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
+    const url = link!;
     // The link is bound to its user (issue 19): used signed in as that user.
     const portal = await portalAs(gw, tenant.user);
     const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);

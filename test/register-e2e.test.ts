@@ -1,12 +1,13 @@
 // The five company-register tools end to end: an MCP client → the gateway → the register sandbox
 // over HTTP (the real wire format), including faults, the dormant connector and the shared throttle.
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { openStore } from '../runtime/platform/open-store.ts';
 import type { PlatformStore } from '../runtime/platform/store.ts';
 import { DEMO_CVR, LOGISTICS_CVR, NAMESAKE_NAME, UNKNOWN_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText } from './support/gateway.ts';
+import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, usageOf } from './support/gateway.ts';
 
 const validators = registry.register.validators as unknown as Record<string, (d: unknown) => boolean>;
 const parse = (r: unknown) => resultJson(r) as Record<string, unknown>;
@@ -72,6 +73,31 @@ describe('company register end to end against its sandbox', () => {
     await client.close();
     // The sandbox saw the platform's Basic credential, never the caller's token.
     expect(String(sandbox.stats.lastRequest?.headers.authorization)).toBe(`Basic ${Buffer.from('gw:sandbox-secret').toString('base64')}`);
+  });
+
+  it('publishes cvrNummer as an 8-digit integer or exactly 8 digits as a string, on every tool taking one, and refuses a 3-digit string before any lookup, unmetered', async () => {
+    const client = await mcpClient(gw.url, 'register', tenant.token);
+    const ajv = new Ajv({ strict: false });
+    const { tools } = await client.listTools();
+    const taking = tools.filter((t) => 'cvrNummer' in ((t.inputSchema.properties ?? {}) as Record<string, unknown>));
+    expect(taking.map((t) => t.name).sort()).toEqual(['register__find_ejere', 'register__find_produktionsenheder', 'register__hent_virksomhed']);
+    for (const tool of taking) {
+      expect((tool.inputSchema.properties as Record<string, unknown>)['cvrNummer']).toMatchObject({ type: ['integer', 'string'], minimum: 10000000, maximum: 99999999, pattern: '^[1-9][0-9]{7}$' });
+      // What a client checks against the published schema: both forms agree on the same numbers.
+      const valid = ajv.compile(tool.inputSchema);
+      for (const good of ['12345678', 12345678, '99999999', 10000000]) expect(valid({ cvrNummer: good }), `${tool.name} ${JSON.stringify(good)}`).toBe(true);
+      for (const bad of ['123', 123, '123456789', 123456789, '01234567', '1234567', ' 12345678', '1234567a']) expect(valid({ cvrNummer: bad }), `${tool.name} ${JSON.stringify(bad)}`).toBe(false);
+    }
+    for (const cvrNummer of ['123', 123, '123456789', '01234567']) {
+      const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
+      const requests = sandbox.stats.requests;
+      const refused = await client.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toBe(registry.register.descriptor.errors.generic.text);
+      expect(sandbox.stats.requests).toBe(requests);
+      expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
+    }
+    await client.close();
   });
 
   it('maps register faults to the spec errors, with the status and never a secret', async () => {

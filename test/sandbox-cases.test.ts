@@ -458,6 +458,52 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
     expect(ok.caseById.responsibleUser.fullName).toEqual(expect.any(String));
   });
 
+  it('serves scalar status/caseType, a single-object orderBy and an object hours case filter behind switches', async () => {
+    const demo = casesDataset().companies.get(1)!.casesById.get(DEMO_CASE_ID)!;
+    const parentHours = casesDataset().companies.get(1)!.hoursByCase.get(PARENT_CASE_ID)!.length;
+    const subHours = SUB_CASE_IDS.reduce((n, id) => n + (casesDataset().companies.get(1)!.hoursByCase.get(id)?.length ?? 0), 0);
+    const shapes =
+      '{ s: __type(name: "Case") { fields { name type { kind name } } } q: __type(name: "Query") { fields { name args { name type { kind name ofType { kind name } } } } } f: __type(name: "HoursFilterInput") { inputFields { name type { kind name } } } }';
+    const typeOf = (d: any, field: string) => d.s.fields.find((f: any) => f.name === field).type;
+    const orderByOf = (d: any) => d.q.fields.find((f: any) => f.name === 'cases').args.find((a: any) => a.name === 'orderBy').type;
+    const caseFilterOf = (d: any) => d.f.inputFields.find((f: any) => f.name === 'case').type;
+
+    // Today's shapes (the defaults).
+    const today = await data(shapes);
+    expect(typeOf(today, 'status')).toEqual({ kind: 'OBJECT', name: 'CaseStatus' });
+    expect(typeOf(today, 'caseType')).toEqual({ kind: 'OBJECT', name: 'CaseType' });
+    expect(orderByOf(today)).toEqual({ kind: 'LIST', name: null, ofType: { kind: 'INPUT_OBJECT', name: 'OrderByInput' } });
+    expect(caseFilterOf(today)).toEqual({ kind: 'SCALAR', name: 'Int' });
+    expect((await gql('{ caseById(id: 1003) { status } }')).json().errors[0].message).toMatch(/must have a selection of subfields/);
+
+    sandbox.setSwitches({ caseTexts: 'scalar', orderByShape: 'object', hoursCaseFilter: 'object' });
+    const other = await data(shapes);
+    expect(typeOf(other, 'status')).toEqual({ kind: 'SCALAR', name: 'String' });
+    expect(typeOf(other, 'caseType')).toEqual({ kind: 'SCALAR', name: 'String' });
+    expect(orderByOf(other)).toEqual({ kind: 'INPUT_OBJECT', name: 'OrderByInput', ofType: null });
+    expect(caseFilterOf(other)).toEqual({ kind: 'INPUT_OBJECT', name: 'HourCaseFilterInput' });
+    expect(await data('{ caseById(id: 1003) { status caseType } }')).toEqual({ caseById: { status: demo.status.text, caseType: demo.caseType.text } });
+    expect((await gql('{ caseById(id: 1003) { status { text } } }')).json().errors[0].message).toMatch(/must not have a selection/);
+    // The single-object form validates under both declarations; a list only under the list one.
+    const single = '{ cases(pagination: { limit: 3 }, orderBy: { field: "id", direction: DESC }) { items { id } } }';
+    expect((await data(single)).cases.items.map((c: any) => c.id)).toEqual(
+      [...casesDataset().companies.get(1)!.cases]
+        .sort((a, b) => b.id - a.id)
+        .slice(0, 3)
+        .map((c) => c.id),
+    );
+    expect((await gql('{ cases(pagination: { limit: 3 }, orderBy: [{ field: "id", direction: DESC }]) { items { id } } }')).json().errors).toHaveLength(1);
+    const hours = (filter: string) => data(`{ hours(pagination: { limit: 200 }, filters: { case: ${filter} }) { items { id } } }`);
+    expect((await hours(`{ id: ${PARENT_CASE_ID} }`)).hours.items).toHaveLength(parentHours);
+    expect((await hours(`{ id: ${PARENT_CASE_ID}, includeSubcases: false }`)).hours.items).toHaveLength(parentHours);
+    expect((await hours(`{ id: ${PARENT_CASE_ID}, includeSubcases: true }`)).hours.items).toHaveLength(parentHours + subHours);
+    expect((await gql(`{ hours(pagination: { limit: 5 }, filters: { case: ${PARENT_CASE_ID} }) { items { id } } }`)).json().errors).toHaveLength(1);
+
+    sandbox.resetSwitches();
+    expect((await data(single)).cases.items).toHaveLength(3);
+    expect(await data('{ caseById(id: 1003) { status { text } } }')).toEqual({ caseById: { status: { text: demo.status.text } } });
+  });
+
   it('hides the deprecated gpsEntries from introspection but still executes it', async () => {
     const fields = await data('{ __schema { queryType { fields { name } } } all: __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated } } }');
     const visible = fields.__schema.queryType.fields.map((f: any) => f.name);
@@ -575,6 +621,17 @@ describe('cases sandbox: control endpoints', () => {
       await local.close();
     }
     await expect(startCasesSandbox({ schemaMode: 'odd' as never })).rejects.toThrow(TypeError);
+    const shaped = await startCasesSandbox({ port: 0, shapes: { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' } });
+    try {
+      expect(shaped.switches).toMatchObject({ caseTexts: 'scalar', orderByShape: 'object', hoursCaseFilter: 'object' });
+      shaped.resetSwitches();
+      expect(shaped.switches).toMatchObject({ caseTexts: 'scalar', orderByShape: 'object', hoursCaseFilter: 'object' });
+      const r = await gql('{ caseById(id: 1003) { status } }', undefined, { url: shaped.url });
+      expect(r.json().data.caseById.status).toEqual(expect.any(String));
+    } finally {
+      await shaped.close();
+    }
+    await expect(startCasesSandbox({ shapes: { orderBy: 'sideways' as never } })).rejects.toThrow(TypeError);
   });
 });
 

@@ -317,7 +317,7 @@ describe('error texts', () => {
     );
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(searchDescriptor.errors.access_token_expired.text);
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(
-      'Google Search Console denied access to the property https://www.example.com/: the connected account has no access to it. Use a siteUrl exactly as returned by list_sites (a domain property is written sc-domain:example.com); reconnecting will not fix this.',
+      'Google Search Console denied access to the property https://www.example.com/: the connected account has no access to it. Use a siteUrl exactly as returned by search__list_sites (a domain property is written sc-domain:example.com); reconnecting will not fix this.',
     );
     const bad = await failure('top_pages', { siteUrl: PREFIX, ...period });
     expect(bad.code).toBe('bad_request');

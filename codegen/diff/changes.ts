@@ -47,6 +47,7 @@ export const CHANGE_CLASSES = {
   'error-behaviour-changed': { severity: 'dangerous', title: 'error reconnect flag or upstream classes changed' },
   'data-layer-changed': { severity: 'dangerous', title: 'data layer use changed' },
   'stability-lowered': { severity: 'dangerous', title: 'stability lowered' },
+  'tool-reference-changed': { severity: 'dangerous', title: 'text now names another tool (changes model behaviour)', modelBehaviour: true },
   'schema-changed': { severity: 'dangerous', title: 'schema changed in a way the diff cannot rank' },
   changed: { severity: 'dangerous', title: 'catalog entry changed' },
   // Information.
@@ -69,6 +70,7 @@ export const CHANGE_CLASSES = {
   'description-changed': { severity: 'info', title: 'description changed', modelBehaviour: true },
   'text-changed': { severity: 'info', title: 'result note text changed', modelBehaviour: true },
   'instructions-changed': { severity: 'info', title: 'instructions changed', modelBehaviour: true },
+  'tool-reference-renamed': { severity: 'info', title: 'text names the same tools by new names (a rename, reported on its own, or a reference now rendered)' },
 } as const satisfies Record<string, ClassInfo>;
 
 export type ChangeCode = keyof typeof CHANGE_CLASSES;

@@ -75,6 +75,81 @@ class Collector {
 }
 
 /**
+ * The tool names a connector's texts may mention (both catalogs' tools, served or bare) and the
+ * renames between them. Spec texts name tools by reference, rendered in the catalog as
+ * `<default id>__<tool>` (docs/spec-format.md); a text whose only difference is in those names is
+ * reported as a reference change, not as a changed text.
+ */
+interface ToolNames {
+  readonly pattern?: RegExp;
+  /** Old name → new name of every tool the diff takes as renamed. */
+  readonly renames: ReadonlyMap<string, string>;
+}
+
+const NO_NAMES: ToolNames = { renames: new Map() };
+
+function toolNames(names: Iterable<string>, renames: ReadonlyMap<string, string>): ToolNames {
+  const list = [...new Set(names)].filter((n) => /^[A-Za-z0-9_-]+$/.test(n)).sort((a, b) => b.length - a.length);
+  if (list.length === 0) return { renames };
+  return { pattern: new RegExp(`(?<![A-Za-z0-9_.:/-])(?:[a-z][a-z0-9-]*__)?(${list.map((n) => n.replace(/-/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`, 'g'), renames };
+}
+
+/**
+ * `same`: the texts differ only in how they name the same tools (a referenced tool was renamed,
+ * or a bare name became a reference); `other`: only in names, but a name now points at another
+ * tool; undefined: the words changed too (or nothing is a tool name).
+ */
+function referenceOnly(x: unknown, y: unknown, names: ToolNames): 'same' | 'other' | undefined {
+  if (typeof x !== 'string' || typeof y !== 'string' || !names.pattern || x === y) return undefined;
+  const split = (text: string) => {
+    const refs: string[] = [];
+    const skeleton = text.replace(names.pattern!, (_, name: string) => {
+      refs.push(name);
+      return '\u0000';
+    });
+    return { skeleton, refs };
+  };
+  const a = split(x);
+  const b = split(y);
+  if (a.skeleton !== b.skeleton || a.refs.length === 0) return undefined;
+  return a.refs.every((name, i) => (names.renames.get(name) ?? name) === b.refs[i]) ? 'same' : 'other';
+}
+
+/** A changed text: a reference change when only the tools it names differ, else `code`. */
+function addText(out: Collector, stability: Stability, code: ChangeCode, where: string, message: string, x: unknown, y: unknown, names: ToolNames, key?: string): void {
+  const refs = referenceOnly(x, y, names);
+  const subject = message.split(':')[0];
+  if (refs === 'same') out.add(stability, 'tool-reference-renamed', where, `${subject}: only the names of the tools it names changed (a tool was renamed, or is now named as served)`, x, y, key);
+  else if (refs === 'other') out.add(stability, 'tool-reference-changed', where, `${subject}: now names another tool, so the assistant is sent elsewhere`, x, y, key);
+  else out.add(stability, code, where, message, x, y, key);
+}
+
+/** Removed tools matched to added ones: same arguments, result, write flag, and title or description. */
+function matchRenames(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTool[], inputOf: (t: CatalogTool) => Json): Map<string, CatalogTool> {
+  const byNameB = new Set(toolsB.map((t) => t.name));
+  const byNameA = new Set(toolsA.map((t) => t.name));
+  const removed = toolsA.filter((t) => !byNameB.has(t.name));
+  const added = toolsB.filter((t) => !byNameA.has(t.name));
+  const renamedTo = new Map<string, CatalogTool>();
+  for (const r of removed) {
+    const match = added.find(
+      (t) => ![...renamedTo.values()].includes(t) && same(inputOf(t), inputOf(r)) && same(t.result, r.result) && t.write === r.write && (same(t.title, r.title) || same(t.description, r.description)),
+    );
+    if (match) renamedTo.set(r.name, match);
+  }
+  return renamedTo;
+}
+
+/** Tool names of a section (its tools in both catalogs, plus the system tools) and its renames. */
+function namesOf(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTool[], extra: readonly CatalogTool[], inputOf: (t: CatalogTool) => Json): ToolNames {
+  const renames = new Map([...matchRenames(toolsA, toolsB, inputOf)].map(([from, to]) => [from, to.name]));
+  return toolNames(
+    [...toolsA, ...toolsB, ...extra].map((t) => t.name),
+    renames,
+  );
+}
+
+/**
  * Without published schemas (a catalog from before format 2), arguments are compared by their
  * catalog summaries: the differences are reported, ranked only where the summary allows it.
  */
@@ -100,13 +175,23 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
   // Platform.
   const pa = base.platform;
   const pb = head.platform;
-  diffErrors(out, 'stable', 'platform', obj(pa.errors), obj(pb.errors));
-  diffErrors(out, 'stable', 'platform/protocol', obj(pa.protocolErrors), obj(pb.protocolErrors));
+  const systemNames = namesOf(pa.systemTools ?? [], pb.systemTools ?? [], [], inputOf);
+  diffErrors(out, 'stable', 'platform', obj(pa.errors), obj(pb.errors), systemNames);
+  diffErrors(out, 'stable', 'platform/protocol', obj(pa.protocolErrors), obj(pb.protocolErrors), systemNames);
   for (const name of keys(pa.instructions, pb.instructions)) {
     const x = obj(pa.instructions)[name];
     const y = obj(pb.instructions)[name];
     if (!same(x, y))
-      out.add('stable', 'instructions-changed', `platform/instructions.${name}`, `instructions \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y);
+      addText(
+        out,
+        'stable',
+        'instructions-changed',
+        `platform/instructions.${name}`,
+        `instructions \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`,
+        x,
+        y,
+        systemNames,
+      );
   }
   for (const kind of keys(pa.annotations, pb.annotations)) diffAnnotations(out, 'stable', `platform/annotations.${kind}`, obj(obj(pa.annotations)[kind]), obj(obj(pb.annotations)[kind]));
   diffLimits(out, 'stable', 'platform', obj(pa.limits), obj(pb.limits), obj(pa.limitKinds), obj(pb.limitKinds));
@@ -116,7 +201,7 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
     const order = (o: unknown) => (Array.isArray(o) && o.length ? o.join(' → ') : 'none');
     out.add('stable', 'check-order-changed', 'platform/checkOrder', `check order: ${order(pa.checkOrder)} ⇒ ${order(pb.checkOrder)}`, pa.checkOrder, pb.checkOrder);
   }
-  diffTools(out, 'stable', 'platform', pa.systemTools ?? [], pb.systemTools ?? [], obj(pa.limitKinds), obj(pb.limitKinds), inputOf);
+  diffTools(out, 'stable', 'platform', pa.systemTools ?? [], pb.systemTools ?? [], obj(pa.limitKinds), obj(pb.limitKinds), inputOf, systemNames);
   for (const key of keys(pa, pb)) {
     if (['errors', 'protocolErrors', 'instructions', 'annotations', 'limits', 'limitKinds', 'checkOrder', 'systemTools'].includes(key)) continue;
     if (!same(pa[key], pb[key])) out.add('stable', 'changed', `platform/${key}`, `platform ${key} changed`, pa[key], pb[key]);
@@ -132,7 +217,7 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
       out.add(stability, 'connector-removed', a.key, `connector ${a.key} (\`${a.defaultId}\`) removed with its ${a.tools.length} tools`);
       continue;
     }
-    diffConnector(out, stability, a, b, inputOf, withSchemas);
+    diffConnector(out, stability, a, b, inputOf, withSchemas, [...(pa.systemTools ?? []), ...(pb.systemTools ?? [])]);
   }
   for (const b of head.connectors) {
     if (connectorsA.has(b.key)) continue;
@@ -147,8 +232,17 @@ function keys(a: unknown, b: unknown): string[] {
 }
 
 /** `complete`: both catalogs are format 2 or later, so a key one lacks was removed rather than not yet published. */
-function diffConnector(out: Collector, stability: Stability, a: CatalogConnector, b: CatalogConnector, inputOf: (t: CatalogTool) => Json, complete: boolean): void {
+function diffConnector(
+  out: Collector,
+  stability: Stability,
+  a: CatalogConnector,
+  b: CatalogConnector,
+  inputOf: (t: CatalogTool) => Json,
+  complete: boolean,
+  systemTools: readonly CatalogTool[],
+): void {
   const at = a.key;
+  const names = namesOf(a.tools, b.tools, systemTools, inputOf);
   if (a.defaultId !== b.defaultId)
     out.add(stability, 'connector-id-changed', at, `connector id \`${a.defaultId}\` → \`${b.defaultId}\`: endpoint /${a.defaultId}/mcp and every tool name move`, a.defaultId, b.defaultId);
   if (!same(a.stability ?? 'stable', b.stability ?? 'stable')) {
@@ -160,7 +254,7 @@ function diffConnector(out: Collector, stability: Stability, a: CatalogConnector
   if (!same(a.credential, b.credential)) out.add(stability, 'credential-changed', at, `credential ${String(a.credential)} → ${String(b.credential)}`, a.credential, b.credential);
   if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, `connector title changed`, a.title, b.title);
   if ((complete || ('description' in a && 'description' in b)) && !same(a.description, b.description))
-    out.add(stability, 'description-changed', at, 'connector description (the initialize instructions) changed', a.description, b.description);
+    addText(out, stability, 'description-changed', at, 'connector description (the initialize instructions) changed', a.description, b.description, names);
   if (!same(a.structuredContent, b.structuredContent)) {
     out.add(
       stability,
@@ -174,13 +268,13 @@ function diffConnector(out: Collector, stability: Stability, a: CatalogConnector
   diffUpstream(out, stability, at, obj(a.upstream), obj(b.upstream));
   diffLimits(out, stability, at, obj(a.limits), obj(b.limits), obj(a.limitKinds), obj(b.limitKinds));
   diffLimitKinds(out, stability, at, obj(a.limitKinds), obj(b.limitKinds), usedLimits(a.limits, a.tools), usedLimits(b.limits, b.tools));
-  diffErrors(out, stability, at, obj(a.errors), obj(b.errors));
+  diffErrors(out, stability, at, obj(a.errors), obj(b.errors), names);
   for (const name of keys(a.texts, b.texts)) {
     const x = obj(a.texts)[name];
     const y = obj(b.texts)[name];
-    if (!same(x, y)) out.add(stability, 'text-changed', `${at}/texts.${name}`, `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y);
+    if (!same(x, y)) addText(out, stability, 'text-changed', `${at}/texts.${name}`, `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y, names);
   }
-  diffTools(out, stability, at, a.tools, b.tools, obj(a.limitKinds), obj(b.limitKinds), inputOf);
+  diffTools(out, stability, at, a.tools, b.tools, obj(a.limitKinds), obj(b.limitKinds), inputOf, names);
   for (const key of keys(a, b)) {
     const handled = ['key', 'defaultId', 'stability', 'credential', 'title', 'description', 'structuredContent', 'upstream', 'limits', 'limitKinds', 'errors', 'texts'];
     if (handled.includes(key) || DERIVED_CONNECTOR_KEYS.has(key)) continue;
@@ -237,7 +331,7 @@ function usedLimits(limits: unknown, tools: readonly CatalogTool[]): Set<string>
   return new Set([...Object.keys(obj(limits)), ...tools.flatMap((t) => Object.keys(obj(t.limits)))]);
 }
 
-function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b: Json): void {
+function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b: Json, names: ToolNames = NO_NAMES): void {
   for (const code of keys(a, b)) {
     const x = a[code];
     const y = b[code];
@@ -253,7 +347,8 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
     }
     const ex = obj(x);
     const ey = obj(y);
-    if (!same(ex.text, ey.text) || !same(ex.name, ey.name)) out.add(stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, 'text');
+    if (!same(ex.name, ey.name)) out.add(stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, 'text');
+    else if (!same(ex.text, ey.text)) addText(out, stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, names, 'text');
     if (!same(ex.reconnect ?? false, ey.reconnect ?? false) || !same(ex.upstream ?? [], ey.upstream ?? [])) {
       out.add(
         stability,
@@ -265,7 +360,7 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
         'behaviour',
       );
     }
-    if (!same(ex.when, ey.when)) out.add(stability, 'error-when-changed', where, `when \`${code}\` is answered: described differently`, ex.when, ey.when, 'when');
+    if (!same(ex.when, ey.when)) addText(out, stability, 'error-when-changed', where, `when \`${code}\` is answered: described differently`, ex.when, ey.when, names, 'when');
     for (const key of keys(ex, ey)) {
       if (['text', 'name', 'reconnect', 'upstream', 'when'].includes(key) || same(ex[key], ey[key])) continue;
       out.add(stability, 'changed', where, `${key} of \`${code}\` changed`, ex[key], ey[key], key);
@@ -288,29 +383,23 @@ function diffTools(
   kindsA: Json,
   kindsB: Json,
   inputOf: (t: CatalogTool) => Json,
+  names: ToolNames = NO_NAMES,
 ): void {
   const byNameB = new Map(toolsB.map((t) => [t.name, t]));
   const byNameA = new Map(toolsA.map((t) => [t.name, t]));
-  const removed = toolsA.filter((t) => !byNameB.has(t.name));
   const added = toolsB.filter((t) => !byNameA.has(t.name));
-  const renamedTo = new Map<string, CatalogTool>();
-  for (const r of removed) {
-    const match = added.find(
-      (t) => ![...renamedTo.values()].includes(t) && same(inputOf(t), inputOf(r)) && same(t.result, r.result) && t.write === r.write && (same(t.title, r.title) || same(t.description, r.description)),
-    );
-    if (match) renamedTo.set(r.name, match);
-  }
+  const renamedTo = matchRenames(toolsA, toolsB, inputOf);
   for (const a of toolsA) {
     const b = byNameB.get(a.name);
     const where = `${at}/${a.name}`;
     if (b) {
-      diffTool(out, stability, where, a, b, kindsA, kindsB, inputOf);
+      diffTool(out, stability, where, a, b, kindsA, kindsB, inputOf, names);
       continue;
     }
     const to = renamedTo.get(a.name);
     if (to) {
       out.add(stability, 'tool-renamed', where, `tool ${a.name} renamed to ${to.name}: prompts naming it break`, a.name, to.name);
-      diffTool(out, stability, `${at}/${to.name}`, { ...a, name: to.name }, to, kindsA, kindsB, inputOf);
+      diffTool(out, stability, `${at}/${to.name}`, { ...a, name: to.name }, to, kindsA, kindsB, inputOf, names);
     } else out.add(stability, 'tool-removed', where, `tool ${a.name} removed`);
   }
   const renamed = new Set(renamedTo.values());
@@ -322,12 +411,15 @@ function diffTools(
   }
 }
 
-function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTool, b: CatalogTool, kindsA: Json, kindsB: Json, inputOf: (t: CatalogTool) => Json): void {
-  if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, 'tool title changed', a.title, b.title);
-  if (!same(a.description, b.description)) out.add(stability, 'description-changed', at, 'tool description changed', a.description, b.description);
+function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTool, b: CatalogTool, kindsA: Json, kindsB: Json, inputOf: (t: CatalogTool) => Json, names: ToolNames = NO_NAMES): void {
+  if (!same(a.title, b.title)) addText(out, stability, 'title-changed', at, 'tool title changed', a.title, b.title, names);
+  if (!same(a.description, b.description)) addText(out, stability, 'description-changed', at, 'tool description changed', a.description, b.description, names);
   if (!same(a.write, b.write)) out.add(stability, 'write-changed', at, `${b.write === true ? 'now a confirm-gated write tool' : 'no longer a write tool'}`, a.write, b.write);
   diffAnnotations(out, stability, `${at}/annotations`, obj(a.annotations), obj(b.annotations));
-  const report: Report = (code, path, message, before, after, key) => out.add(stability, code, `${at}/${path}`, message, before, after, key);
+  const report: Report = (code, path, message, before, after, key) =>
+    code === 'description-changed' || code === 'title-changed'
+      ? addText(out, stability, code, `${at}/${path}`, message, before, after, names, key)
+      : out.add(stability, code, `${at}/${path}`, message, before, after, key);
   diffSchema(inputOf(a), inputOf(b), 'input', 'input', report);
   diffSchema(a.result ?? null, b.result ?? null, 'output', 'result', report);
   diffLimits(out, stability, at, obj(a.limits), obj(b.limits), kindsA, kindsB);

@@ -2,6 +2,7 @@
 // so a pull request shows every change to the tool surface (names, arguments, limits, texts).
 import type { ConnectorIR, ErrorIR, PlatformIR, ProtocolErrorIR, SpecIR, ToolIR } from '../ir.ts';
 import { headerLine, jsonWithHeader } from '../printer.ts';
+import { renderToolMarkers } from '../references.ts';
 import { isObject, type JsonSchema } from '../schema.ts';
 
 export interface ArgumentSummary {
@@ -105,24 +106,36 @@ export function servedTools(c: ConnectorIR, platform: PlatformIR): ToolIR[] {
   return [...c.tools, ...system].sort(byName);
 }
 
+/**
+ * A connector's entry with its texts' tool references rendered with the default id, as an
+ * endpoint with that id serves them: reviewers read the names clients call. (Tool names are
+ * [A-Za-z0-9_-], so rendering the JSON text is the same as rendering every string in it.)
+ */
+const renderedWithDefaultId = <T>(entry: T, id: string): T => JSON.parse(renderToolMarkers(JSON.stringify(entry), id)) as T;
+
 export function emitCatalogJson(ir: SpecIR): string {
-  const connectors = ir.connectors.map((c) => ({
-    key: c.key,
-    defaultId: c.id,
-    title: c.title,
-    description: c.description,
-    stability: c.stability,
-    credential: c.credential,
-    connectAccount: c.connectAccount,
-    structuredContent: c.structuredContent,
-    upstream: c.upstream,
-    limits: c.limits,
-    limitKinds: c.limitKinds,
-    errors: errorsJson(c.errors),
-    texts: c.texts,
-    toolCount: c.tools.length,
-    tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
-  }));
+  const connectors = ir.connectors.map((c) =>
+    renderedWithDefaultId(
+      {
+        key: c.key,
+        defaultId: c.id,
+        title: c.title,
+        description: c.description,
+        stability: c.stability,
+        credential: c.credential,
+        connectAccount: c.connectAccount,
+        structuredContent: c.structuredContent,
+        upstream: c.upstream,
+        limits: c.limits,
+        limitKinds: c.limitKinds,
+        errors: errorsJson(c.errors),
+        texts: c.texts,
+        toolCount: c.tools.length,
+        tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
+      },
+      c.id,
+    ),
+  );
   const entries = connectors.reduce((n, c) => n + c.tools.length, 0);
   return jsonWithHeader([ir.platform.source, ...ir.connectors.map((c) => c.source)], {
     format: CATALOG_FORMAT,
@@ -223,16 +236,20 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   for (const [k, v] of Object.entries(ir.platform.instructions).sort()) lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
   for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, '', ir.platform.limitKinds));
   for (const c of ir.connectors) {
+    const start = lines.length;
     lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
     lines.push(
       `Spec: \`${c.source}\`${c.stability === 'stable' ? '' : ` · **${c.stability}**`} · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
       '',
     );
+    lines.push('Instructions (initialize, for a subscribed account):', '', ...c.description.split('\n').map((l) => `> ${l}`.trimEnd()), '');
     if (Object.keys(c.limits).length) lines.push(`Limits: ${limitsText(c.limits, c.limitKinds)}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
     const texts = Object.entries(c.texts).sort(([a], [b]) => (a < b ? -1 : 1));
     if (texts.length) lines.push('Other texts:', '', '| Name | Text |', '|---|---|', ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`), '');
     for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id, c.limitKinds));
+    // Tool references read as the default endpoint serves them (`cases__describe_type`).
+    for (let i = start; i < lines.length; i++) lines[i] = renderToolMarkers(lines[i]!, c.id);
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }

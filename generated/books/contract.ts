@@ -8,7 +8,9 @@ import type { ListOrganizationsArgs, ListOrganizationsResult, ValidateConnection
 export type BooksTextParams = BooksErrorParams & Omit<PlatformErrorParams, keyof BooksErrorParams>;
 /** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
 export interface BooksResultTexts {
-
+  invoiceAmountsNote: Record<string, never>;
+  creditNoteAmountsNote: Record<string, never>;
+  salesAmountsNote: Record<string, never>;
 }
 
 /** The connector's limits (`connector.limits` in specs/books.yaml). */

@@ -20,7 +20,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
   "key": "books",
   "defaultId": "books",
   "title": "Bookkeeping reports",
-  "instructions": "Read-only access to a small-business bookkeeping system: organisations, accounting years, chart of accounts, saldo/result/balance/primo reports, posted entries, contacts and their state of account, invoices with payments, mail-outs and reminders, credit notes, trade offers, purchase and manual vouchers, products and the file archive. Nothing is ever written. Start with list_organizations: almost every tool needs its `id` as `organizationId`, and no organisation is remembered between calls. Every tool except list_organizations and validate_connection needs the organisation's paid Pro plan (`isPro`). For reports call list_accounting_years first and pass the year name as `accountingYear`; reports are whole-year totals without a date range. Purchase vouchers, purchase credit notes and manual vouchers have no list tool: find their guids with list_entries (voucherType), get_purchase_vouchers_by_file or known references. Paging is 0-based (`page`), at most 1000 rows per page.",
+  "instructions": "Read-only access to a small-business bookkeeping system: organisations, accounting years, chart of accounts, saldo/result/balance/primo reports, posted entries, contacts and their state of account, invoices with payments, mail-outs and reminders, credit notes, trade offers, purchase and manual vouchers, products and the file archive. Nothing is ever written. Start with {{tool:list_organizations}}: almost every tool needs its `id` as `organizationId`, and no organisation is remembered between calls. Every tool except {{tool:list_organizations}} and {{tool:validate_connection}} needs the organisation's paid Pro plan (`isPro`). For reports call {{tool:list_accounting_years}} first and pass the year name as `accountingYear`; reports are whole-year totals without a date range. Purchase vouchers, purchase credit notes and manual vouchers have no list tool: find their guids with {{tool:list_entries}} (voucherType), {{tool:get_purchase_vouchers_by_file}} or known references. Paging is 0-based (`page`), at most 1000 rows per page.",
   "credential": "oauth2",
   "oauth": {
     "authorizeUrl": "https://connect.visma.com/connect/authorize",
@@ -83,7 +83,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": true
     },
     "pro_plan_required": {
-      "text": "ProPlanRequiredError: {upstream} refused access (HTTP 403). Either the organisation has no active Pro plan, which every tool except list_organizations and validate_connection needs, or the connected user has no access to this organisation. Check the organisation id and its isPro flag with list_organizations.",
+      "text": "ProPlanRequiredError: {upstream} refused access (HTTP 403). Either the organisation has no active Pro plan, which every tool except {{tool:list_organizations}} and {{tool:validate_connection}} needs, or the connected user has no access to this organisation. Check the organisation id and its isPro flag with {{tool:list_organizations}}.",
       "params": [
         "upstream"
       ],
@@ -140,12 +140,16 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
       "reconnect": false
     }
   },
-  "texts": {},
+  "texts": {
+    "invoiceAmountsNote": "totalInclVat and totalExclVat are each invoice's full total in the row's own currency, not what is still unpaid: a partly paid invoice keeps its full total (and stays Overdue once past its payment date). Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains unpaid on an invoice is remainingAmount from {{tool:list_invoice_payments}}.",
+    "creditNoteAmountsNote": "totalInclVat and totalExclVat are each credit note's full total in the row's own currency, not what is still to be paid out. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains on a credit note is remainingAmount from {{tool:list_credit_note_payments}}.",
+    "salesAmountsNote": "totalInclVat and totalExclVat are each document's full total in the row's own currency, not what is still unpaid; `type` tells invoices (Invoice) from credit notes (CreditNote), and a credit note reduces what the contact owes. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains unpaid is remainingAmount from {{tool:list_invoice_payments}} (invoices) or {{tool:list_credit_note_payments}} (credit notes)."
+  },
   "tools": [
     {
       "name": "list_organizations",
       "title": "List Organizations",
-      "description": "Lists the organisations the connected user can reach, with `id` (pass it as `organizationId` to every other tool), name, VAT number, country and `isPro`. Works without the paid plan; every other tool except validate_connection needs an organisation with `isPro: true`. Call this first.",
+      "description": "Lists the organisations the connected user can reach, with `id` (pass it as `organizationId` to every other tool), name, VAT number, country and `isPro`. Works without the paid plan; every other tool except {{tool:validate_connection}} needs an organisation with `isPro: true`. Call this first.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -197,7 +201,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_accounting_years",
       "title": "List Accounting Years",
-      "description": "Lists the organisation's accounting years with name, `fromDate` and `toDate`. The year name is the `accountingYear` argument of the report tools and get_account_balance; the dates bound a valid list_entries range (it must stay within one year).",
+      "description": "Lists the organisation's accounting years with name, `fromDate` and `toDate`. The year name is the `accountingYear` argument of the report tools and {{tool:get_account_balance}}; the dates bound a valid {{tool:list_entries}} range (it must stay within one year).",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -212,7 +216,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           }
         },
         "additionalProperties": false
@@ -279,7 +283,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           }
         },
         "additionalProperties": false
@@ -314,7 +318,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           }
         },
         "additionalProperties": false
@@ -334,7 +338,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_chart_of_accounts",
       "title": "List Chart of Accounts",
-      "description": "Lists the chart of accounts: account number, name, VAT code, category and hidden flag; rows carry no balance (use get_saldo_balance_report or get_account_balance for amounts). Filters by category, account-number range and hidden accounts, then returns one page of the result (`totalCount` is the filtered count). Default page size 100.",
+      "description": "Lists the chart of accounts: account number, name, VAT code, category and hidden flag; rows carry no balance (use {{tool:get_saldo_balance_report}} or {{tool:get_account_balance}} for amounts). Filters by category, account-number range and hidden accounts, then returns one page of the result (`totalCount` is the filtered count). Default page size 100.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -349,7 +353,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "category": {
             "type": "string",
@@ -414,7 +418,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "includeHidden": {
             "type": "boolean",
@@ -444,7 +448,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_saldo_balance_report",
       "title": "Get Saldo Balance Report",
-      "description": "Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals; there is no date range. Get the year name from list_accounting_years.",
+      "description": "Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals in DKK, debit positive and credit negative; there is no date range. Get the year name from {{tool:list_accounting_years}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -460,12 +464,12 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "accountingYear": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting-year name exactly as list_accounting_years returns it."
+            "description": "Accounting-year name exactly as {{tool:list_accounting_years}} returns it."
           },
           "includeZeroAccounts": {
             "type": "boolean",
@@ -503,7 +507,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_result_report",
       "title": "Get Result Report",
-      "description": "Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Same arguments and shape as get_saldo_balance_report.",
+      "description": "Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Amounts are signed as booked: income is negative and expenses positive, so a negative result is a profit and a positive one a loss. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -519,12 +523,12 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "accountingYear": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting-year name exactly as list_accounting_years returns it."
+            "description": "Accounting-year name exactly as {{tool:list_accounting_years}} returns it."
           },
           "includeZeroAccounts": {
             "type": "boolean",
@@ -562,7 +566,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_balance_report",
       "title": "Get Balance Report",
-      "description": "Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts. Same arguments and shape as get_saldo_balance_report.",
+      "description": "Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts, assets positive and liabilities and equity negative (debit positive, credit negative). Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -578,12 +582,12 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "accountingYear": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting-year name exactly as list_accounting_years returns it."
+            "description": "Accounting-year name exactly as {{tool:list_accounting_years}} returns it."
           },
           "includeZeroAccounts": {
             "type": "boolean",
@@ -621,7 +625,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_primo_balance_report",
       "title": "Get Primo Balance Report",
-      "description": "Returns the opening (primo) balances of one accounting year per account. Same arguments and shape as get_saldo_balance_report.",
+      "description": "Returns the opening (primo) balances of one accounting year per account, debit positive and credit negative. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -637,12 +641,12 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "accountingYear": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting-year name exactly as list_accounting_years returns it."
+            "description": "Accounting-year name exactly as {{tool:list_accounting_years}} returns it."
           },
           "includeZeroAccounts": {
             "type": "boolean",
@@ -680,7 +684,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report). Account numbers that do not exist in the report are listed in `notFound`.",
+      "description": "Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report), in DKK, debit positive and credit negative (an income account's balance is negative). Account numbers that do not exist in the report are listed in `notFound`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -697,12 +701,12 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "accountingYear": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting-year name exactly as list_accounting_years returns it."
+            "description": "Accounting-year name exactly as {{tool:list_accounting_years}} returns it."
           },
           "accountNumbers": {
             "type": "array",
@@ -733,7 +737,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_entries",
       "title": "List Entries",
-      "description": "Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see list_accounting_years). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount, `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with get_purchase_voucher, get_purchase_credit_note or get_manual_voucher. Returns one page of the filtered result; default page size 100.",
+      "description": "Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see {{tool:list_accounting_years}}). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount (DKK, debit positive, credit negative), `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with {{tool:get_purchase_voucher}}, {{tool:get_purchase_credit_note}} or {{tool:get_manual_voucher}}. Returns one page of the filtered result; default page size 100.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -750,7 +754,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "fromDate": {
             "type": "string",
@@ -825,7 +829,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "changesFrom": {
             "type": "string",
@@ -876,7 +880,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_contacts",
       "title": "List Contacts",
-      "description": "Lists contacts, one merged register of customers and suppliers (the debtor/creditor split is shown only by get_contact). Filter by name, e-mail, phone, VAT number, EAN number, external reference or person/company. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
+      "description": "Lists contacts, one merged register of customers and suppliers (the debtor/creditor split is shown only by {{tool:get_contact}}). Filter by name, e-mail, phone, VAT number, EAN number, external reference or person/company. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -891,7 +895,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "name": {
             "type": "string",
@@ -978,7 +982,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "contactGuid": {
             "type": "string",
@@ -1018,7 +1022,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "contactGuid": {
             "type": "string",
@@ -1076,7 +1080,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "contactGuid": {
             "type": "string",
@@ -1126,7 +1130,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_contact_state_of_account_pdf",
       "title": "Download Contact State of Account PDF",
-      "description": "Returns a contact's state of account as a PDF (base64), with the same period and open-items options as get_contact_state_of_account.",
+      "description": "Returns a contact's state of account as a PDF (base64), with the same period and open-items options as {{tool:get_contact_state_of_account}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1142,7 +1146,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "contactGuid": {
             "type": "string",
@@ -1183,7 +1187,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices",
       "title": "List Invoices",
-      "description": "Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
+      "description": "Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters. Each row's totals are the invoice's full amount in its own `currency` (`totalInclVatInDkk` in DKK), not what remains unpaid; that is in {{tool:list_invoice_payments}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1198,7 +1202,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "status": {
             "enum": [
@@ -1298,7 +1302,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices.",
+      "description": "Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices. Rows can be in different currencies (`currency`), and a partly paid invoice is listed with its full total: summing totalInclVat overstates what is owed. Add up per currency or with totalInclVatInDkk, and take what remains unpaid on an invoice from {{tool:list_invoice_payments}} (`remainingAmount`).",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1313,7 +1317,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "includeNotYetDue": {
             "type": "boolean",
@@ -1351,7 +1355,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_invoice",
       "title": "Get Invoice",
-      "description": "Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency.",
+      "description": "Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency. Totals are the full invoice amount in `currency`; what remains unpaid is in {{tool:list_invoice_payments}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1367,7 +1371,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1407,7 +1411,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1431,7 +1435,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_payments",
       "title": "List Invoice Payments",
-      "description": "Returns the payments registered on an invoice with the paid and remaining amounts (remaining is negative when overpaid).",
+      "description": "Returns the payments registered on an invoice with the paid and remaining amounts, in the invoice's currency. `remainingAmount` is what is still owed (total plus reminder fees and interest, minus payments; negative when overpaid): add it up, not the invoice totals.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1447,7 +1451,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1471,7 +1475,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "calculate_invoice_totals",
       "title": "Calculate Invoice Totals",
-      "description": "Calculates what an invoice with the given lines would come to: totals, VAT and payment date. A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
+      "description": "Calculates what an invoice with the given lines would come to: totals, VAT and payment date, in `currency` (DKK when omitted). A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1487,7 +1491,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "productLines": {
             "type": "array",
@@ -1504,7 +1508,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
                 "productGuid": {
                   "type": "string",
                   "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-                  "description": "Product to use (see list_products); then leave description empty."
+                  "description": "Product to use (see {{tool:list_products}}); then leave description empty."
                 },
                 "description": {
                   "type": "string",
@@ -1605,7 +1609,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1639,7 +1643,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_reminders",
       "title": "List Invoice Reminders",
-      "description": "Lists the reminders of a booked invoice (at most 3), with fee, interest, accumulated fees and legal text. Use a reminder's `id` with get_invoice_reminder or download_invoice_reminder_pdf.",
+      "description": "Lists the reminders of a booked invoice (at most 3), with fee, interest, accumulated fees and legal text. Use a reminder's `id` with {{tool:get_invoice_reminder}} or {{tool:download_invoice_reminder_pdf}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1655,7 +1659,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1684,7 +1688,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_invoice_reminder",
       "title": "Get Invoice Reminder",
-      "description": "Returns one reminder of an invoice: fee, interest, accumulated fees and interest, totals and legal text. Get the reminder id from list_invoice_reminders.",
+      "description": "Returns one reminder of an invoice: fee, interest, accumulated fees and interest, totals and legal text. Get the reminder id from {{tool:list_invoice_reminders}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1701,7 +1705,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1709,7 +1713,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
           },
           "reminderId": {
             "type": "integer",
-            "description": "Reminder id from list_invoice_reminders."
+            "description": "Reminder id from {{tool:list_invoice_reminders}}."
           }
         },
         "additionalProperties": false
@@ -1729,7 +1733,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_invoice_reminder_pdf",
       "title": "Download Invoice Reminder PDF",
-      "description": "Returns one reminder of an invoice as a PDF (base64). Get the reminder id from list_invoice_reminders.",
+      "description": "Returns one reminder of an invoice as a PDF (base64). Get the reminder id from {{tool:list_invoice_reminders}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1746,7 +1750,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1754,7 +1758,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
           },
           "reminderId": {
             "type": "integer",
-            "description": "Reminder id from list_invoice_reminders."
+            "description": "Reminder id from {{tool:list_invoice_reminders}}."
           }
         },
         "additionalProperties": false
@@ -1790,7 +1794,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1835,7 +1839,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "invoiceGuid": {
             "type": "string",
@@ -1881,7 +1885,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_sales",
       "title": "List Sales",
-      "description": "Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as list_invoices (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote).",
+      "description": "Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as {{tool:list_invoices}} (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote). Totals are each document's full amount in its own `currency`; credit notes reduce what is owed.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1896,7 +1900,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "status": {
             "enum": [
@@ -1996,7 +2000,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_notes",
       "title": "List Credit Notes",
-      "description": "Lists sales credit notes. Same filters as list_invoices (startDate and endDate together; filter values cannot contain a single quote).",
+      "description": "Lists sales credit notes. Same filters as {{tool:list_invoices}} (startDate and endDate together; filter values cannot contain a single quote). Totals are each credit note's full amount in its own `currency`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2011,7 +2015,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "status": {
             "enum": [
@@ -2127,7 +2131,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "creditNoteGuid": {
             "type": "string",
@@ -2167,7 +2171,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "creditNoteGuid": {
             "type": "string",
@@ -2191,7 +2195,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_note_payments",
       "title": "List Credit Note Payments",
-      "description": "Returns the payments registered on a sales credit note with the paid and remaining amounts.",
+      "description": "Returns the payments registered on a sales credit note with the paid and remaining amounts, in the credit note's currency.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2207,7 +2211,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "creditNoteGuid": {
             "type": "string",
@@ -2247,7 +2251,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "creditNoteGuid": {
             "type": "string",
@@ -2291,7 +2295,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "status": {
             "type": "string",
@@ -2401,7 +2405,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "tradeOfferGuid": {
             "type": "string",
@@ -2441,7 +2445,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "tradeOfferGuid": {
             "type": "string",
@@ -2481,7 +2485,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "tradeOfferGuid": {
             "type": "string",
@@ -2515,7 +2519,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_voucher",
       "title": "Get Purchase Voucher",
-      "description": "Returns one purchase voucher by guid: status, dates, contact, lines, totals and the attached `fileGuid` (download it with download_file). There is no list tool: find voucher guids with list_entries (voucherType) or get_purchase_vouchers_by_file.",
+      "description": "Returns one purchase voucher by guid: status, dates, contact, lines, totals and the attached `fileGuid` (download it with {{tool:download_file}}). There is no list tool: find voucher guids with {{tool:list_entries}} (voucherType) or {{tool:get_purchase_vouchers_by_file}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2531,7 +2535,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "voucherGuid": {
             "type": "string",
@@ -2571,7 +2575,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "voucherGuid": {
             "type": "string",
@@ -2595,7 +2599,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_vouchers_by_file",
       "title": "Get Purchase Vouchers by File",
-      "description": "Returns the guids of the purchase vouchers an archived file is attached to; use them with get_purchase_voucher. Get file guids from list_files.",
+      "description": "Returns the guids of the purchase vouchers an archived file is attached to; use them with {{tool:get_purchase_voucher}}. Get file guids from {{tool:list_files}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2611,7 +2615,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "fileGuid": {
             "type": "string",
@@ -2636,7 +2640,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_credit_note",
       "title": "Get Purchase Credit Note",
-      "description": "Returns one purchase credit note by guid (status, dates, contact, lines, totals). There is no list tool: find guids through list_entries (voucherType) or known references.",
+      "description": "Returns one purchase credit note by guid (status, dates, contact, lines, totals). There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2652,7 +2656,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "creditNoteGuid": {
             "type": "string",
@@ -2676,7 +2680,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_manual_voucher",
       "title": "Get Manual Voucher",
-      "description": "Returns one manual voucher by guid: lines with accounts, balancing accounts and VAT, foreign-currency amounts and booking metadata. There is no list tool: find guids through list_entries (voucherType) or known references.",
+      "description": "Returns one manual voucher by guid: lines with accounts, balancing accounts and VAT, foreign-currency amounts and booking metadata. There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2692,7 +2696,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "voucherGuid": {
             "type": "string",
@@ -2716,7 +2720,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_products",
       "title": "List Products",
-      "description": "Lists products (name, product number, prices, unit, account), ordered by last update. `search` matches name and product number; `productNumber` and `externalReference` filter exactly and cannot contain a single quote. The list omits the comment field; use get_product for it.",
+      "description": "Lists products (name, product number, prices, unit, account), ordered by last update. `search` matches name and product number; `productNumber` and `externalReference` filter exactly and cannot contain a single quote. The list omits the comment field; use {{tool:get_product}} for it.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2731,7 +2735,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "search": {
             "type": "string",
@@ -2787,7 +2791,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_product",
       "title": "Get Product",
-      "description": "Returns one product by guid, including the comment field that list_products omits.",
+      "description": "Returns one product by guid, including the comment field that {{tool:list_products}} omits.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2803,7 +2807,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "productGuid": {
             "type": "string",
@@ -2842,7 +2846,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "extensions": {
             "type": "string",
@@ -2899,7 +2903,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_file",
       "title": "Download File",
-      "description": "Returns an archived file's bytes as base64 by `fileGuid` (from list_files, entries or a purchase voucher). Files over 6 MB are refused.",
+      "description": "Returns an archived file's bytes as base64 by `fileGuid` (from {{tool:list_files}}, entries or a purchase voucher). Files over 6 MB are refused.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2915,7 +2919,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "fileGuid": {
             "type": "string",
@@ -2959,7 +2963,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
         "properties": {
           "organizationId": {
             "type": "integer",
-            "description": "Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."
+            "description": "Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."
           },
           "documentGuid": {
             "type": "string",

@@ -48,7 +48,7 @@ export interface ValidateConnectionResult {
 
 export interface ListAccountingYearsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -84,7 +84,7 @@ export interface ListCountriesResult {
 
 export interface ListVatTypesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -105,7 +105,7 @@ export interface ListVatTypesResult {
 
 export interface GetSalesSettingsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
 }
@@ -119,7 +119,7 @@ export interface GetSalesSettingsResult {
 
 export interface ListChartOfAccountsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -167,7 +167,7 @@ export interface ListChartOfAccountsResult {
 
 export interface ListDepositAccountsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -194,11 +194,11 @@ export interface ListDepositAccountsResult {
 
 export interface GetSaldoBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -219,12 +219,18 @@ export interface GetSaldoBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetSaldoBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -233,11 +239,11 @@ export interface GetSaldoBalanceReportResult {
 
 export interface GetResultReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -258,12 +264,18 @@ export interface GetResultReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetResultReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -272,11 +284,11 @@ export interface GetResultReportResult {
 
 export interface GetBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -297,12 +309,18 @@ export interface GetBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -311,11 +329,11 @@ export interface GetBalanceReportResult {
 
 export interface GetPrimoBalanceReportArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -336,12 +354,18 @@ export interface GetPrimoBalanceReportArgs {
   accountNumberTo?: number;
 }
 
+/**
+ * Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.
+ */
 export interface GetPrimoBalanceReportResult {
   accountingYear: string;
   count: number;
   rows: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -350,11 +374,11 @@ export interface GetPrimoBalanceReportResult {
 
 export interface GetAccountBalanceArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
-   * Accounting-year name exactly as list_accounting_years returns it.
+   * Accounting-year name exactly as {{tool:list_accounting_years}} returns it.
    */
   accountingYear: string;
   /**
@@ -371,6 +395,9 @@ export interface GetAccountBalanceResult {
   accounts: {
     accountNumber: number;
     accountName: (string | null);
+    /**
+     * Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
+     */
     amount: number;
     [k: string]: unknown | undefined;
   }[];
@@ -380,7 +407,7 @@ export interface GetAccountBalanceResult {
 
 export interface ListEntriesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -432,7 +459,7 @@ export interface ListEntriesResult {
 
 export interface ListEntryChangesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -476,7 +503,7 @@ export interface ListEntryChangesResult {
 
 export interface ListContactsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -551,7 +578,7 @@ export interface ListContactsResult {
 
 export interface GetContactArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -566,7 +593,7 @@ export interface GetContactResult {
 
 export interface ListContactNotesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -610,7 +637,7 @@ export interface ListContactNotesResult {
 
 export interface GetContactStateOfAccountArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -649,7 +676,7 @@ export interface GetContactStateOfAccountResult {
 
 export interface DownloadContactStateOfAccountPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   contactGuid: string;
@@ -689,7 +716,7 @@ export interface DownloadContactStateOfAccountPdfResult {
 
 export interface ListInvoicesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -747,10 +774,53 @@ export interface ListInvoicesArgs {
 }
 
 /**
- * Envelope of invoices; drafts ignore the date filter.
+ * Envelope of invoices with `amountsNote`; drafts ignore the date filter.
  */
 export interface ListInvoicesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -767,12 +837,16 @@ export interface ListInvoicesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
 export interface ListInvoicesOverdueArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -790,10 +864,53 @@ export interface ListInvoicesOverdueArgs {
 }
 
 /**
- * Envelope of overdue (and optionally not-yet-due) invoices.
+ * Envelope of overdue (and optionally not-yet-due) invoices with `amountsNote`; totals are full invoice totals in each row's currency.
  */
 export interface ListInvoicesOverdueResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -810,12 +927,16 @@ export interface ListInvoicesOverdueResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
 export interface GetInvoiceArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -830,7 +951,7 @@ export interface GetInvoiceResult {
 
 export interface DownloadInvoicePdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -858,27 +979,33 @@ export interface DownloadInvoicePdfResult {
 
 export interface ListInvoicePaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
 }
 
 /**
- * Payments of a sales document with paid and remaining amounts.
+ * Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).
  */
 export interface ListInvoicePaymentsResult {
   /**
-   * Items: guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount.
+   * Items: guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount.
    */
   payments?: {
     [k: string]: unknown | undefined;
   }[];
+  /**
+   * Sum of the payments registered so far, in the document's currency.
+   */
   paidAmount?: number;
   /**
-   * Negative when overpaid.
+   * What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed.
    */
   remainingAmount?: number;
+  /**
+   * The document total incl. VAT plus reminder fees and interest, in the document's currency.
+   */
   invoiceTotalIncludingReminderExpenses?: number;
   remainderAsFeeAvailable?: boolean;
   [k: string]: unknown | undefined;
@@ -886,7 +1013,7 @@ export interface ListInvoicePaymentsResult {
 
 export interface CalculateInvoiceTotalsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -896,7 +1023,7 @@ export interface CalculateInvoiceTotalsArgs {
    */
   productLines: [{
     /**
-     * Product to use (see list_products); then leave description empty.
+     * Product to use (see {{tool:list_products}}); then leave description empty.
      */
     productGuid?: string;
     /**
@@ -928,7 +1055,7 @@ export interface CalculateInvoiceTotalsArgs {
     [k: string]: unknown | undefined;
   }, ...({
     /**
-     * Product to use (see list_products); then leave description empty.
+     * Product to use (see {{tool:list_products}}); then leave description empty.
      */
     productGuid?: string;
     /**
@@ -998,7 +1125,7 @@ export interface CalculateInvoiceTotalsResult {
 
 export interface ListInvoiceMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1025,7 +1152,7 @@ export interface ListInvoiceMailoutsResult {
 
 export interface ListInvoiceRemindersArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1048,12 +1175,12 @@ export interface ListInvoiceRemindersResult {
 
 export interface GetInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
   /**
-   * Reminder id from list_invoice_reminders.
+   * Reminder id from {{tool:list_invoice_reminders}}.
    */
   reminderId: number;
 }
@@ -1067,12 +1194,12 @@ export interface GetInvoiceReminderResult {
 
 export interface DownloadInvoiceReminderPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
   /**
-   * Reminder id from list_invoice_reminders.
+   * Reminder id from {{tool:list_invoice_reminders}}.
    */
   reminderId: number;
 }
@@ -1098,7 +1225,7 @@ export interface DownloadInvoiceReminderPdfResult {
 
 export interface GetNextInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1113,7 +1240,7 @@ export interface GetNextInvoiceReminderResult {
 
 export interface PreviewInvoiceReminderArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   invoiceGuid: string;
@@ -1148,7 +1275,7 @@ export interface PreviewInvoiceReminderResult {
 
 export interface ListSalesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1206,10 +1333,53 @@ export interface ListSalesArgs {
 }
 
 /**
- * Envelope of invoices and credit notes; `type` tells them apart.
+ * Envelope of invoices and credit notes with `amountsNote`; `type` tells them apart.
  */
 export interface ListSalesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -1226,12 +1396,16 @@ export interface ListSalesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
 export interface ListCreditNotesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1289,10 +1463,53 @@ export interface ListCreditNotesArgs {
 }
 
 /**
- * Envelope of credit notes.
+ * Envelope of credit notes with `amountsNote`.
  */
 export interface ListCreditNotesResult {
+  /**
+   * Items: One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.
+   */
   items: {
+    /**
+     * Document number; null for a draft.
+     */
+    number?: (number | null);
+    guid?: string;
+    /**
+     * Invoice or CreditNote ({{tool:list_sales}}).
+     */
+    type?: (string | null);
+    /**
+     * Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue.
+     */
+    status?: (string | null);
+    date?: (string | null);
+    /**
+     * Payment deadline.
+     */
+    paymentDate?: (string | null);
+    contactName?: (string | null);
+    contactGuid?: (string | null);
+    /**
+     * Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency.
+     */
+    currency?: (string | null);
+    /**
+     * Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid.
+     */
+    totalInclVat?: (number | null);
+    /**
+     * Full document total excl. VAT in `currency`.
+     */
+    totalExclVat?: (number | null);
+    /**
+     * totalInclVat converted to DKK: the amount to add up across currencies.
+     */
+    totalInclVatInDkk?: (number | null);
+    /**
+     * totalExclVat converted to DKK.
+     */
+    totalExclVatInDkk?: (number | null);
     [k: string]: unknown | undefined;
   }[];
   pagination: {
@@ -1309,12 +1526,16 @@ export interface ListCreditNotesResult {
     hasMore: boolean;
     [k: string]: unknown | undefined;
   };
+  /**
+   * How to add the rows' amounts up: per currency, and where what remains unpaid is.
+   */
+  amountsNote: string;
   [k: string]: unknown | undefined;
 }
 
 export interface GetCreditNoteArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1329,7 +1550,7 @@ export interface GetCreditNoteResult {
 
 export interface DownloadCreditNotePdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1357,27 +1578,33 @@ export interface DownloadCreditNotePdfResult {
 
 export interface ListCreditNotePaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
 }
 
 /**
- * Payments of a sales document with paid and remaining amounts.
+ * Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).
  */
 export interface ListCreditNotePaymentsResult {
   /**
-   * Items: guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount.
+   * Items: guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount.
    */
   payments?: {
     [k: string]: unknown | undefined;
   }[];
+  /**
+   * Sum of the payments registered so far, in the document's currency.
+   */
   paidAmount?: number;
   /**
-   * Negative when overpaid.
+   * What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed.
    */
   remainingAmount?: number;
+  /**
+   * The document total incl. VAT plus reminder fees and interest, in the document's currency.
+   */
   invoiceTotalIncludingReminderExpenses?: number;
   remainderAsFeeAvailable?: boolean;
   [k: string]: unknown | undefined;
@@ -1385,7 +1612,7 @@ export interface ListCreditNotePaymentsResult {
 
 export interface ListCreditNoteMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1408,7 +1635,7 @@ export interface ListCreditNoteMailoutsResult {
 
 export interface ListTradeOffersArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1495,7 +1722,7 @@ export interface ListTradeOffersResult {
 
 export interface GetTradeOfferArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1510,7 +1737,7 @@ export interface GetTradeOfferResult {
 
 export interface DownloadTradeOfferPdfArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1538,7 +1765,7 @@ export interface DownloadTradeOfferPdfResult {
 
 export interface ListTradeOfferMailoutsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   tradeOfferGuid: string;
@@ -1565,7 +1792,7 @@ export interface ListTradeOfferMailoutsResult {
 
 export interface GetPurchaseVoucherArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1580,7 +1807,7 @@ export interface GetPurchaseVoucherResult {
 
 export interface GetPurchaseVoucherPaymentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1596,7 +1823,7 @@ export interface GetPurchaseVoucherPaymentsResult {
 
 export interface GetPurchaseVouchersByFileArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1613,7 +1840,7 @@ export interface GetPurchaseVouchersByFileResult {
 
 export interface GetPurchaseCreditNoteArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   creditNoteGuid: string;
@@ -1628,7 +1855,7 @@ export interface GetPurchaseCreditNoteResult {
 
 export interface GetManualVoucherArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   voucherGuid: string;
@@ -1643,7 +1870,7 @@ export interface GetManualVoucherResult {
 
 export interface ListProductsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1702,7 +1929,7 @@ export interface ListProductsResult {
 
 export interface GetProductArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   productGuid: string;
@@ -1717,7 +1944,7 @@ export interface GetProductResult {
 
 export interface ListFilesArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1763,7 +1990,7 @@ export interface ListFilesResult {
 
 export interface DownloadFileArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**
@@ -1783,7 +2010,7 @@ export interface DownloadFileResult {
 
 export interface ListDocumentAttachmentsArgs {
   /**
-   * Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered.
+   * Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered.
    */
   organizationId: number;
   /**

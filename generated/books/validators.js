@@ -355,7 +355,7 @@ return errors === 0;
 }
 
 export const input_list_accounting_years = validate14;
-const schema15 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema15 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -617,7 +617,7 @@ return errors === 0;
 }
 
 export const input_list_vat_types = validate18;
-const schema19 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema19 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -771,7 +771,7 @@ return errors === 0;
 }
 
 export const input_get_sales_settings = validate20;
-const schema21 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."}},"additionalProperties":false};
+const schema21 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."}},"additionalProperties":false};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -827,7 +827,7 @@ return errors === 0;
 }
 
 export const input_list_chart_of_accounts = validate22;
-const schema23 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"category":{"type":"string","description":"Only accounts of this category, e.g. Turnover or Liquid Assets."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden accounts."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema23 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"category":{"type":"string","description":"Only accounts of this category, e.g. Turnover or Liquid Assets."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden accounts."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1082,7 +1082,7 @@ return errors === 0;
 }
 
 export const input_list_deposit_accounts = validate24;
-const schema25 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden deposit accounts."},"includeBankDetails":{"type":"boolean","default":false,"description":"Include the bank registration and account numbers."}},"additionalProperties":false};
+const schema25 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"includeHidden":{"type":"boolean","default":false,"description":"Include hidden deposit accounts."},"includeBankDetails":{"type":"boolean","default":false,"description":"Include the bank registration and account numbers."}},"additionalProperties":false};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1276,7 +1276,7 @@ return errors === 0;
 }
 
 export const input_get_saldo_balance_report = validate26;
-const schema27 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema27 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1396,7 +1396,7 @@ return errors === 0;
 }
 
 export const output_get_saldo_balance_report = validate27;
-const schema28 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema28 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1529,7 +1529,7 @@ return errors === 0;
 }
 
 export const input_get_result_report = validate28;
-const schema29 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema29 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1648,7 +1648,7 @@ return errors === 0;
 }
 
 export const output_get_result_report = validate29;
-const schema30 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema30 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1781,7 +1781,7 @@ return errors === 0;
 }
 
 export const input_get_balance_report = validate30;
-const schema31 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema31 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1900,7 +1900,7 @@ return errors === 0;
 }
 
 export const output_get_balance_report = validate31;
-const schema32 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema32 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2033,7 +2033,7 @@ return errors === 0;
 }
 
 export const input_get_primo_balance_report = validate32;
-const schema33 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
+const schema33 = {"type":"object","required":["organizationId","accountingYear"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"includeZeroAccounts":{"type":"boolean","default":false,"description":"Include accounts whose amount is zero."},"includeSummaryAccounts":{"type":"boolean","default":false,"description":"Include summary (total) accounts."},"accountNumberFrom":{"type":"integer","description":"Lowest account number to include."},"accountNumberTo":{"type":"integer","description":"Highest account number to include."}},"additionalProperties":false};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2152,7 +2152,7 @@ return errors === 0;
 }
 
 export const output_get_primo_balance_report = validate33;
-const schema34 = {"type":"object","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}}}};
+const schema34 = {"type":"object","description":"Report rows in DKK, signed as booked: debit positive, credit negative. Income accounts are negative and expense accounts positive, so the result (the sum of the result rows) is negative for a profit and positive for a loss; assets are positive, liabilities and equity negative. Summary (total) accounts repeat the rows they sum: leave them out when adding rows up.","required":["accountingYear","count","rows"],"properties":{"accountingYear":{"type":"string"},"count":{"type":"integer"},"rows":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}}}};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2285,7 +2285,7 @@ return errors === 0;
 }
 
 export const input_get_account_balance = validate34;
-const schema35 = {"type":"object","required":["organizationId","accountingYear","accountNumbers"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as list_accounting_years returns it."},"accountNumbers":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"integer"},"description":"1 to 20 account numbers."}},"additionalProperties":false};
+const schema35 = {"type":"object","required":["organizationId","accountingYear","accountNumbers"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"accountingYear":{"type":"string","minLength":1,"description":"Accounting-year name exactly as {{tool:list_accounting_years}} returns it."},"accountNumbers":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"integer"},"description":"1 to 20 account numbers."}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2398,7 +2398,7 @@ return errors === 0;
 }
 
 export const output_get_account_balance = validate35;
-const schema36 = {"type":"object","required":["accountingYear","accounts","notFound"],"properties":{"accountingYear":{"type":"string"},"accounts":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number"}}}},"notFound":{"type":"array","items":{"type":"integer"}}}};
+const schema36 = {"type":"object","required":["accountingYear","accounts","notFound"],"properties":{"accountingYear":{"type":"string"},"accounts":{"type":"array","items":{"type":"object","required":["accountNumber","accountName","amount"],"properties":{"accountNumber":{"type":"integer"},"accountName":{"type":["string","null"]},"amount":{"type":"number","description":"Whole-year amount in DKK, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive)."}}}},"notFound":{"type":"array","items":{"type":"integer"}}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2549,7 +2549,7 @@ return errors === 0;
 }
 
 export const input_list_entries = validate36;
-const schema37 = {"type":"object","required":["organizationId","fromDate","toDate"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fromDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"First entry date (YYYY-MM-DD), in the same accounting year as toDate."},"toDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Last entry date (YYYY-MM-DD), in the same accounting year as fromDate."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"accountNumber":{"type":"integer","description":"Only entries on this account."},"voucherType":{"type":"string","description":"Only entries of this voucher type, as shown in the entries' voucherType."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema37 = {"type":"object","required":["organizationId","fromDate","toDate"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fromDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"First entry date (YYYY-MM-DD), in the same accounting year as toDate."},"toDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Last entry date (YYYY-MM-DD), in the same accounting year as fromDate."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"accountNumber":{"type":"integer","description":"Only entries on this account."},"voucherType":{"type":"string","description":"Only entries of this voucher type, as shown in the entries' voucherType."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.date;
 const pattern0 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
 
@@ -2852,7 +2852,7 @@ return errors === 0;
 }
 
 export const input_list_entry_changes = validate38;
-const schema39 = {"type":"object","required":["organizationId","changesFrom","changesTo"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"changesFrom":{"type":"string","format":"date-time","description":"Start of the window, ISO 8601 UTC (e.g. 2024-05-01T00:00:00Z)."},"changesTo":{"type":"string","format":"date-time","description":"End of the window, ISO 8601 UTC; at most 31 days after changesFrom."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema39 = {"type":"object","required":["organizationId","changesFrom","changesTo"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"changesFrom":{"type":"string","format":"date-time","description":"Start of the window, ISO 8601 UTC (e.g. 2024-05-01T00:00:00Z)."},"changesTo":{"type":"string","format":"date-time","description":"End of the window, ISO 8601 UTC; at most 31 days after changesFrom."},"includePrimo":{"type":"boolean","default":true,"description":"Include opening (primo) entries."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const formats4 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3115,7 +3115,7 @@ return errors === 0;
 }
 
 export const input_list_contacts = validate40;
-const schema41 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"name":{"type":"string","description":"Part of the contact name."},"email":{"type":"string","description":"E-mail address."},"phone":{"type":"string","description":"Phone number."},"vatNumber":{"type":"string","description":"VAT (CVR) number."},"eanNumber":{"type":"string","description":"EAN number."},"externalReference":{"type":"string","description":"External reference."},"isPerson":{"type":"boolean","description":"true: only persons; false: only companies."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedFilter":{"type":"string","description":"Deletion filter: whether deleted contacts are returned."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema41 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"name":{"type":"string","description":"Part of the contact name."},"email":{"type":"string","description":"E-mail address."},"phone":{"type":"string","description":"Phone number."},"vatNumber":{"type":"string","description":"VAT (CVR) number."},"eanNumber":{"type":"string","description":"EAN number."},"externalReference":{"type":"string","description":"External reference."},"isPerson":{"type":"boolean","description":"true: only persons; false: only companies."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedFilter":{"type":"string","description":"Deletion filter: whether deleted contacts are returned."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 const func7 = Object.prototype.hasOwnProperty;
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3484,7 +3484,7 @@ return errors === 0;
 }
 
 export const input_get_contact = validate42;
-const schema43 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema43 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 const pattern2 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", "u");
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3568,7 +3568,7 @@ return errors === 0;
 }
 
 export const input_list_contact_notes = validate44;
-const schema45 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted notes."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema45 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted notes."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3841,7 +3841,7 @@ return errors === 0;
 }
 
 export const input_get_contact_state_of_account = validate46;
-const schema47 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."},"maxEntries":{"type":"integer","minimum":1,"maximum":500,"default":500,"description":"Maximum entries returned (1 to 500)."}},"additionalProperties":false};
+const schema47 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."},"maxEntries":{"type":"integer","minimum":1,"maximum":500,"default":500,"description":"Maximum entries returned (1 to 500)."}},"additionalProperties":false};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4130,7 +4130,7 @@ return errors === 0;
 }
 
 export const input_download_contact_state_of_account_pdf = validate48;
-const schema49 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."}},"additionalProperties":false};
+const schema49 = {"type":"object","required":["organizationId","contactGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"from":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period start (YYYY-MM-DD); optional, independent of `to`."},"to":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Period end (YYYY-MM-DD); optional, independent of `from`."},"hideClosed":{"type":"boolean","default":false,"description":"true hides settled entries (open-items view)."}},"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4345,7 +4345,7 @@ return errors === 0;
 }
 
 export const input_list_invoices = validate50;
-const schema51 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only invoices of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted invoices."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema51 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only invoices of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted invoices."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4636,7 +4636,7 @@ return errors === 0;
 }
 
 export const output_list_invoices = validate51;
-const schema52 = {"type":"object","description":"Envelope of invoices; drafts ignore the date filter.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema52 = {"type":"object","description":"Envelope of invoices with `amountsNote`; drafts ignore the date filter.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4644,7 +4644,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4659,9 +4659,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema52.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema52.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema52.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema52.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema52.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema52.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema52.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema52.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate51.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema52.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate51.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -4681,78 +4864,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate51.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate51.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate51.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -4765,10 +4948,23 @@ validate51.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate51.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -4783,7 +4979,7 @@ return errors === 0;
 }
 
 export const input_list_invoices_overdue = validate52;
-const schema53 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"includeNotYetDue":{"type":"boolean","default":false,"description":"Also list booked invoices that are not yet due."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema53 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"includeNotYetDue":{"type":"boolean","default":false,"description":"Also list booked invoices that are not yet due."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4887,7 +5083,7 @@ return errors === 0;
 }
 
 export const output_list_invoices_overdue = validate53;
-const schema54 = {"type":"object","description":"Envelope of overdue (and optionally not-yet-due) invoices.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema54 = {"type":"object","description":"Envelope of overdue (and optionally not-yet-due) invoices with `amountsNote`; totals are full invoice totals in each row's currency.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4895,7 +5091,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -4910,9 +5106,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema54.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema54.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema54.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema54.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema54.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema54.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema54.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema54.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate53.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema54.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate53.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -4932,78 +5311,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate53.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate53.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate53.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -5016,10 +5395,23 @@ validate53.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate53.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -5034,7 +5426,7 @@ return errors === 0;
 }
 
 export const input_get_invoice = validate54;
-const schema55 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema55 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5117,7 +5509,7 @@ return errors === 0;
 }
 
 export const input_download_invoice_pdf = validate56;
-const schema57 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema57 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5261,7 +5653,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_payments = validate58;
-const schema59 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema59 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5330,7 +5722,7 @@ return errors === 0;
 }
 
 export const output_list_invoice_payments = validate59;
-const schema60 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts.","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount."}},"paidAmount":{"type":"number"},"remainingAmount":{"type":"number","description":"Negative when overpaid."},"invoiceTotalIncludingReminderExpenses":{"type":"number"},"remainderAsFeeAvailable":{"type":"boolean"}}};
+const schema60 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount."}},"paidAmount":{"type":"number","description":"Sum of the payments registered so far, in the document's currency."},"remainingAmount":{"type":"number","description":"What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed."},"invoiceTotalIncludingReminderExpenses":{"type":"number","description":"The document total incl. VAT plus reminder fees and interest, in the document's currency."},"remainderAsFeeAvailable":{"type":"boolean"}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5433,7 +5825,7 @@ return errors === 0;
 }
 
 export const input_calculate_invoice_totals = validate60;
-const schema61 = {"type":"object","required":["organizationId","productLines"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"productLines":{"type":"array","minItems":1,"description":"Invoice lines to calculate.","items":{"type":"object","required":["quantity","accountNumber","baseAmountValue"],"properties":{"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Product to use (see list_products); then leave description empty."},"description":{"type":"string","description":"Line text; required when no productGuid is given."},"comments":{"type":"string"},"quantity":{"type":"number"},"accountNumber":{"type":"integer","description":"Revenue account of the line."},"unit":{"type":"string","description":"Unit of a product line, e.g. parts, hours, km."},"discount":{"type":"number","default":0,"description":"Discount in percent."},"lineType":{"type":"string","description":"Product (default) or Text (a visual text line without amounts)."},"baseAmountValue":{"type":"number","description":"Unit price, excl. VAT unless showLinesInclVat is true."}}}},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Contact the invoice would be for."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Invoice date (YYYY-MM-DD); the upstream uses today when omitted."},"currency":{"type":"string","description":"Currency code such as DKK or EUR; DKK when omitted."},"language":{"type":"string","description":"Document language, da-DK or en-GB."},"paymentConditionType":{"type":"string","description":"Payment condition: Netto, NettoCash, CurrentMonthOut or Paid."},"paymentConditionNumberOfDays":{"type":"integer","description":"Days until the payment deadline."},"showLinesInclVat":{"type":"boolean","description":"The line amounts include VAT."}},"additionalProperties":false};
+const schema61 = {"type":"object","required":["organizationId","productLines"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"productLines":{"type":"array","minItems":1,"description":"Invoice lines to calculate.","items":{"type":"object","required":["quantity","accountNumber","baseAmountValue"],"properties":{"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Product to use (see {{tool:list_products}}); then leave description empty."},"description":{"type":"string","description":"Line text; required when no productGuid is given."},"comments":{"type":"string"},"quantity":{"type":"number"},"accountNumber":{"type":"integer","description":"Revenue account of the line."},"unit":{"type":"string","description":"Unit of a product line, e.g. parts, hours, km."},"discount":{"type":"number","default":0,"description":"Discount in percent."},"lineType":{"type":"string","description":"Product (default) or Text (a visual text line without amounts)."},"baseAmountValue":{"type":"number","description":"Unit price, excl. VAT unless showLinesInclVat is true."}}}},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Contact the invoice would be for."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Invoice date (YYYY-MM-DD); the upstream uses today when omitted."},"currency":{"type":"string","description":"Currency code such as DKK or EUR; DKK when omitted."},"language":{"type":"string","description":"Document language, da-DK or en-GB."},"paymentConditionType":{"type":"string","description":"Payment condition: Netto, NettoCash, CurrentMonthOut or Paid."},"paymentConditionNumberOfDays":{"type":"integer","description":"Days until the payment deadline."},"showLinesInclVat":{"type":"boolean","description":"The line amounts include VAT."}},"additionalProperties":false};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5787,7 +6179,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_mailouts = validate62;
-const schema63 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema63 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5960,7 +6352,7 @@ return errors === 0;
 }
 
 export const input_list_invoice_reminders = validate64;
-const schema65 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema65 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6122,7 +6514,7 @@ return errors === 0;
 }
 
 export const input_get_invoice_reminder = validate66;
-const schema67 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from list_invoice_reminders."}},"additionalProperties":false};
+const schema67 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from {{tool:list_invoice_reminders}}."}},"additionalProperties":false};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6219,7 +6611,7 @@ return errors === 0;
 }
 
 export const input_download_invoice_reminder_pdf = validate68;
-const schema69 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from list_invoice_reminders."}},"additionalProperties":false};
+const schema69 = {"type":"object","required":["organizationId","invoiceGuid","reminderId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"reminderId":{"type":"integer","description":"Reminder id from {{tool:list_invoice_reminders}}."}},"additionalProperties":false};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6364,7 +6756,7 @@ return errors === 0;
 }
 
 export const input_get_next_invoice_reminder = validate70;
-const schema71 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema71 = {"type":"object","required":["organizationId","invoiceGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6447,7 +6839,7 @@ return errors === 0;
 }
 
 export const input_preview_invoice_reminder = validate72;
-const schema73 = {"type":"object","required":["organizationId","invoiceGuid","date","withFee","withInterestFee","withCompensationFee","withDebtCollectionWarning"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Reminder date (YYYY-MM-DD)."},"withFee":{"type":"boolean","description":"Add the reminder fee."},"withInterestFee":{"type":"boolean","description":"Add interest."},"withCompensationFee":{"type":"boolean","description":"Add the statutory compensation fee."},"withDebtCollectionWarning":{"type":"boolean","description":"Include a debt-collection warning."}},"additionalProperties":false};
+const schema73 = {"type":"object","required":["organizationId","invoiceGuid","date","withFee","withInterestFee","withCompensationFee","withDebtCollectionWarning"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"invoiceGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Reminder date (YYYY-MM-DD)."},"withFee":{"type":"boolean","description":"Add the reminder fee."},"withInterestFee":{"type":"boolean","description":"Add interest."},"withCompensationFee":{"type":"boolean","description":"Add the statutory compensation fee."},"withDebtCollectionWarning":{"type":"boolean","description":"Include a debt-collection warning."}},"additionalProperties":false};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6612,7 +7004,7 @@ return errors === 0;
 }
 
 export const input_list_sales = validate74;
-const schema75 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only documents of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted documents."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema75 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only documents of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted documents."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6903,7 +7295,7 @@ return errors === 0;
 }
 
 export const output_list_sales = validate75;
-const schema76 = {"type":"object","description":"Envelope of invoices and credit notes; `type` tells them apart.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema76 = {"type":"object","description":"Envelope of invoices and credit notes with `amountsNote`; `type` tells them apart.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6911,7 +7303,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -6926,9 +7318,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema76.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema76.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema76.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema76.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema76.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema76.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema76.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema76.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate75.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema76.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate75.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -6948,78 +7523,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate75.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate75.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate75.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -7032,10 +7607,23 @@ validate75.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate75.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -7050,7 +7638,7 @@ return errors === 0;
 }
 
 export const input_list_credit_notes = validate76;
-const schema77 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only credit notes of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted credit notes."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema77 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"enum":["Draft","Booked","Paid","OverPaid","Overdue"],"description":"Only documents with this status."},"startDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Start of the document-date range (YYYY-MM-DD). Pass together with endDate, or neither. Drafts ignore the date range."},"endDate":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"End of the document-date range (YYYY-MM-DD). Pass together with startDate, or neither."},"freeTextSearch":{"type":"string","description":"Searches number, contact name, description and total incl. VAT."},"contactGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Only credit notes of this contact."},"externalReference":{"type":"string","description":"Exact external reference."},"descriptionContains":{"type":"string","description":"Part of the description."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted credit notes."},"sort":{"enum":["VoucherNumber","VoucherDate","Status","Contact"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7341,7 +7929,7 @@ return errors === 0;
 }
 
 export const output_list_credit_notes = validate77;
-const schema78 = {"type":"object","description":"Envelope of credit notes.","required":["items","pagination"],"properties":{"items":{"type":"array","items":{"type":"object"}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}}}};
+const schema78 = {"type":"object","description":"Envelope of credit notes with `amountsNote`.","required":["items","pagination","amountsNote"],"properties":{"items":{"type":"array","items":{"type":"object","description":"One invoice or credit note of a list, keys camel-cased from the upstream. Amounts are the document's full totals in its own `currency`, not what remains unpaid.","properties":{"number":{"type":["integer","null"],"description":"Document number; null for a draft."},"guid":{"type":"string"},"type":{"type":["string","null"],"description":"Invoice or CreditNote ({{tool:list_sales}})."},"status":{"type":["string","null"],"description":"Draft, Booked, Paid, OverPaid or Overdue; a partly paid document past its payment date is Overdue."},"date":{"type":["string","null"]},"paymentDate":{"type":["string","null"],"description":"Payment deadline."},"contactName":{"type":["string","null"]},"contactGuid":{"type":["string","null"]},"currency":{"type":["string","null"],"description":"Currency of totalInclVat and totalExclVat (e.g. DKK, EUR). Rows of one list can differ: add amounts up per currency."},"totalInclVat":{"type":["number","null"],"description":"Full document total incl. VAT in `currency`: what was invoiced, not what remains unpaid."},"totalExclVat":{"type":["number","null"],"description":"Full document total excl. VAT in `currency`."},"totalInclVatInDkk":{"type":["number","null"],"description":"totalInclVat converted to DKK: the amount to add up across currencies."},"totalExclVatInDkk":{"type":["number","null"],"description":"totalExclVat converted to DKK."}}}},"pagination":{"type":"object","required":["page","pageSize","result","totalWithoutFilter","hasMore"],"properties":{"page":{"type":"integer"},"pageSize":{"type":"integer"},"result":{"type":"integer","description":"The upstream's result count for this request."},"totalWithoutFilter":{"type":"integer","description":"Row count ignoring any filter; not the filtered total."},"hasMore":{"type":"boolean"}}},"amountsNote":{"type":"string","description":"How to add the rows' amounts up: per currency, and where what remains unpaid is."}}};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7349,7 +7937,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))){
+if((((data.items === undefined) && (missing0 = "items")) || ((data.pagination === undefined) && (missing0 = "pagination"))) || ((data.amountsNote === undefined) && (missing0 = "amountsNote"))){
 validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -7364,9 +7952,192 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs3 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.number !== undefined){
+let data2 = data1.number;
+const _errs5 = errors;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/number",schemaPath:"#/properties/items/items/properties/number/type",keyword:"type",params:{type: schema78.properties.items.items.properties.number.type},message:"must be integer,null"}];
+return false;
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.guid !== undefined){
+const _errs7 = errors;
+if(typeof data1.guid !== "string"){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/guid",schemaPath:"#/properties/items/items/properties/guid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.type !== undefined){
+let data4 = data1.type;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/type",schemaPath:"#/properties/items/items/properties/type/type",keyword:"type",params:{type: schema78.properties.items.items.properties.type.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.status !== undefined){
+let data5 = data1.status;
+const _errs11 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema78.properties.items.items.properties.status.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.date !== undefined){
+let data6 = data1.date;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/date",schemaPath:"#/properties/items/items/properties/date/type",keyword:"type",params:{type: schema78.properties.items.items.properties.date.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.paymentDate !== undefined){
+let data7 = data1.paymentDate;
+const _errs15 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/paymentDate",schemaPath:"#/properties/items/items/properties/paymentDate/type",keyword:"type",params:{type: schema78.properties.items.items.properties.paymentDate.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactName !== undefined){
+let data8 = data1.contactName;
+const _errs17 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/contactName",schemaPath:"#/properties/items/items/properties/contactName/type",keyword:"type",params:{type: schema78.properties.items.items.properties.contactName.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.contactGuid !== undefined){
+let data9 = data1.contactGuid;
+const _errs19 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/contactGuid",schemaPath:"#/properties/items/items/properties/contactGuid/type",keyword:"type",params:{type: schema78.properties.items.items.properties.contactGuid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.currency !== undefined){
+let data10 = data1.currency;
+const _errs21 = errors;
+if((typeof data10 !== "string") && (data10 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/currency",schemaPath:"#/properties/items/items/properties/currency/type",keyword:"type",params:{type: schema78.properties.items.items.properties.currency.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVat !== undefined){
+let data11 = data1.totalInclVat;
+const _errs23 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVat",schemaPath:"#/properties/items/items/properties/totalInclVat/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalInclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVat !== undefined){
+let data12 = data1.totalExclVat;
+const _errs25 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVat",schemaPath:"#/properties/items/items/properties/totalExclVat/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalExclVat.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalInclVatInDkk !== undefined){
+let data13 = data1.totalInclVatInDkk;
+const _errs27 = errors;
+if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalInclVatInDkk",schemaPath:"#/properties/items/items/properties/totalInclVatInDkk/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalInclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.totalExclVatInDkk !== undefined){
+let data14 = data1.totalExclVatInDkk;
+const _errs29 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate77.errors = [{instancePath:instancePath+"/items/" + i0+"/totalExclVatInDkk",schemaPath:"#/properties/items/items/properties/totalExclVatInDkk/type",keyword:"type",params:{type: schema78.properties.items.items.properties.totalExclVatInDkk.type},message:"must be number,null"}];
+return false;
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate77.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
 }
 var valid1 = _errs3 === errors;
 if(!valid1){
@@ -7386,78 +8157,78 @@ var valid0 = true;
 }
 if(valid0){
 if(data.pagination !== undefined){
-let data2 = data.pagination;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let data15 = data.pagination;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing1;
-if((((((data2.page === undefined) && (missing1 = "page")) || ((data2.pageSize === undefined) && (missing1 = "pageSize"))) || ((data2.result === undefined) && (missing1 = "result"))) || ((data2.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data2.hasMore === undefined) && (missing1 = "hasMore"))){
+if((((((data15.page === undefined) && (missing1 = "page")) || ((data15.pageSize === undefined) && (missing1 = "pageSize"))) || ((data15.result === undefined) && (missing1 = "result"))) || ((data15.totalWithoutFilter === undefined) && (missing1 = "totalWithoutFilter"))) || ((data15.hasMore === undefined) && (missing1 = "hasMore"))){
 validate77.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/properties/pagination/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.page !== undefined){
-let data3 = data2.page;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(data15.page !== undefined){
+let data16 = data15.page;
+const _errs33 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/page",schemaPath:"#/properties/pagination/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs7 === errors;
+var valid3 = _errs33 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.pageSize !== undefined){
-let data4 = data2.pageSize;
-const _errs9 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(valid3){
+if(data15.pageSize !== undefined){
+let data17 = data15.pageSize;
+const _errs35 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/pageSize",schemaPath:"#/properties/pagination/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs9 === errors;
+var valid3 = _errs35 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.result !== undefined){
-let data5 = data2.result;
-const _errs11 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(valid3){
+if(data15.result !== undefined){
+let data18 = data15.result;
+const _errs37 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/result",schemaPath:"#/properties/pagination/properties/result/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid3 = _errs37 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.totalWithoutFilter !== undefined){
-let data6 = data2.totalWithoutFilter;
-const _errs13 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(valid3){
+if(data15.totalWithoutFilter !== undefined){
+let data19 = data15.totalWithoutFilter;
+const _errs39 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate77.errors = [{instancePath:instancePath+"/pagination/totalWithoutFilter",schemaPath:"#/properties/pagination/properties/totalWithoutFilter/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid3 = _errs39 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
-if(valid2){
-if(data2.hasMore !== undefined){
-const _errs15 = errors;
-if(typeof data2.hasMore !== "boolean"){
+if(valid3){
+if(data15.hasMore !== undefined){
+const _errs41 = errors;
+if(typeof data15.hasMore !== "boolean"){
 validate77.errors = [{instancePath:instancePath+"/pagination/hasMore",schemaPath:"#/properties/pagination/properties/hasMore/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid3 = _errs41 === errors;
 }
 else {
-var valid2 = true;
+var valid3 = true;
 }
 }
 }
@@ -7470,10 +8241,23 @@ validate77.errors = [{instancePath:instancePath+"/pagination",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.amountsNote !== undefined){
+const _errs43 = errors;
+if(typeof data.amountsNote !== "string"){
+validate77.errors = [{instancePath:instancePath+"/amountsNote",schemaPath:"#/properties/amountsNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -7488,7 +8272,7 @@ return errors === 0;
 }
 
 export const input_get_credit_note = validate78;
-const schema79 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema79 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7571,7 +8355,7 @@ return errors === 0;
 }
 
 export const input_download_credit_note_pdf = validate80;
-const schema81 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema81 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7715,7 +8499,7 @@ return errors === 0;
 }
 
 export const input_list_credit_note_payments = validate82;
-const schema83 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema83 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7784,7 +8568,7 @@ return errors === 0;
 }
 
 export const output_list_credit_note_payments = validate83;
-const schema84 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts.","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate, paymentDate, description, amount."}},"paidAmount":{"type":"number"},"remainingAmount":{"type":"number","description":"Negative when overpaid."},"invoiceTotalIncludingReminderExpenses":{"type":"number"},"remainderAsFeeAvailable":{"type":"boolean"}}};
+const schema84 = {"type":"object","description":"Payments of a sales document with paid and remaining amounts, in the document's currency (`currency` of the document).","properties":{"payments":{"type":"array","items":{"type":"object","description":"guid, depositAccountNumber, currency, exchangeRate (DKK per 100 units), paymentDate, description, amount."}},"paidAmount":{"type":"number","description":"Sum of the payments registered so far, in the document's currency."},"remainingAmount":{"type":"number","description":"What is still unpaid, in the document's currency: invoiceTotalIncludingReminderExpenses minus paidAmount. Negative when overpaid. Add this up (per currency) for what is owed."},"invoiceTotalIncludingReminderExpenses":{"type":"number","description":"The document total incl. VAT plus reminder fees and interest, in the document's currency."},"remainderAsFeeAvailable":{"type":"boolean"}}};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7887,7 +8671,7 @@ return errors === 0;
 }
 
 export const input_list_credit_note_mailouts = validate84;
-const schema85 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema85 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8049,7 +8833,7 @@ return errors === 0;
 }
 
 export const input_list_trade_offers = validate86;
-const schema87 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"status":{"type":"string","description":"Only offers with this status; filters the returned page client-side."},"contactNameContains":{"type":"string","description":"Part of the contact name."},"descriptionContains":{"type":"string","description":"Part of the description."},"externalReference":{"type":"string","description":"Exact external reference."},"currency":{"type":"string","description":"Currency code, e.g. DKK."},"number":{"type":"integer","description":"Trade-offer number."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Trade-offer date (YYYY-MM-DD)."},"freeTextSearch":{"type":"string","description":"Free-text search."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted trade offers."},"sort":{"enum":["TradeOfferNumber","TradeOfferDate","Status","ContactName"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema87 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"status":{"type":"string","description":"Only offers with this status; filters the returned page client-side."},"contactNameContains":{"type":"string","description":"Part of the contact name."},"descriptionContains":{"type":"string","description":"Part of the description."},"externalReference":{"type":"string","description":"Exact external reference."},"currency":{"type":"string","description":"Currency code, e.g. DKK."},"number":{"type":"integer","description":"Trade-offer number."},"date":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Trade-offer date (YYYY-MM-DD)."},"freeTextSearch":{"type":"string","description":"Free-text search."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted trade offers."},"sort":{"enum":["TradeOfferNumber","TradeOfferDate","Status","ContactName"],"description":"Sort field."},"sortOrder":{"enum":["ascending","descending"],"description":"Sort direction; the upstream sorts descending when omitted."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8474,7 +9258,7 @@ return errors === 0;
 }
 
 export const input_get_trade_offer = validate88;
-const schema89 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema89 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8557,7 +9341,7 @@ return errors === 0;
 }
 
 export const input_download_trade_offer_pdf = validate90;
-const schema91 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema91 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8701,7 +9485,7 @@ return errors === 0;
 }
 
 export const input_list_trade_offer_mailouts = validate92;
-const schema93 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
+const schema93 = {"type":"object","required":["organizationId","tradeOfferGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"tradeOfferGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"},"includeSms":{"type":"boolean","default":true,"description":"Include mail-outs sent as SMS."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."}},"additionalProperties":false};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8874,7 +9658,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_voucher = validate94;
-const schema95 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema95 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8957,7 +9741,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_voucher_payments = validate96;
-const schema97 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema97 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9095,7 +9879,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_vouchers_by_file = validate98;
-const schema99 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
+const schema99 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
 const pattern42 = new RegExp("^[a-z0-9]{32}$", "u");
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -9232,7 +10016,7 @@ return errors === 0;
 }
 
 export const input_get_purchase_credit_note = validate100;
-const schema101 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema101 = {"type":"object","required":["organizationId","creditNoteGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"creditNoteGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9315,7 +10099,7 @@ return errors === 0;
 }
 
 export const input_get_manual_voucher = validate102;
-const schema103 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema103 = {"type":"object","required":["organizationId","voucherGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"voucherGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9398,7 +10182,7 @@ return errors === 0;
 }
 
 export const input_list_products = validate104;
-const schema105 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"search":{"type":"string","description":"Free text matched against name and product number."},"productNumber":{"type":"string","description":"Product number."},"externalReference":{"type":"string","description":"External reference."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted products."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema105 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"search":{"type":"string","description":"Free text matched against name and product number."},"productNumber":{"type":"string","description":"Product number."},"externalReference":{"type":"string","description":"External reference."},"changesSince":{"type":"string","format":"date-time","description":"ISO 8601 UTC timestamp, e.g. 2024-05-01T00:00:00Z; returns only records changed at or after that time."},"deletedOnly":{"type":"boolean","default":false,"description":"Return only deleted products."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9712,7 +10496,7 @@ return errors === 0;
 }
 
 export const input_get_product = validate106;
-const schema107 = {"type":"object","required":["organizationId","productGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
+const schema107 = {"type":"object","required":["organizationId","productGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"productGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}},"additionalProperties":false};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9795,7 +10579,7 @@ return errors === 0;
 }
 
 export const input_list_files = validate108;
-const schema109 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"extensions":{"type":"string","description":"Comma-separated file extensions, e.g. pdf,jpg."},"uploadedAfter":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded after this date (YYYY-MM-DD)."},"uploadedBefore":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded before this date (YYYY-MM-DD)."},"fileStatus":{"enum":["All","Used","Unused"],"description":"All files, only files used by a voucher, or only unused files."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
+const schema109 = {"type":"object","required":["organizationId"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"extensions":{"type":"string","description":"Comma-separated file extensions, e.g. pdf,jpg."},"uploadedAfter":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded after this date (YYYY-MM-DD)."},"uploadedBefore":{"type":"string","format":"date","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$","description":"Only files uploaded before this date (YYYY-MM-DD)."},"fileStatus":{"enum":["All","Used","Unused"],"description":"All files, only files used by a voucher, or only unused files."},"page":{"type":"integer","minimum":0,"default":0,"description":"0-based page index."},"pageSize":{"type":"integer","minimum":1,"maximum":1000,"default":20,"description":"Rows per page (hard cap 1000)."}},"additionalProperties":false};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10057,7 +10841,7 @@ return errors === 0;
 }
 
 export const input_download_file = validate110;
-const schema111 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
+const schema111 = {"type":"object","required":["organizationId","fileGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"fileGuid":{"type":"string","pattern":"^[a-z0-9]{32}$","description":"File guid of the archive: 32 lower-case letters and digits (not a UUID), e.g. web0crmck5v0ndcx3313g6zn61tc7wgc."}},"additionalProperties":false};
 
 function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10175,7 +10959,7 @@ return errors === 0;
 }
 
 export const input_list_document_attachments = validate112;
-const schema113 = {"type":"object","required":["organizationId","documentGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from list_organizations). Required on every call; no organisation is remembered."},"documentGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Guid of an invoice, credit note or trade offer."}},"additionalProperties":false};
+const schema113 = {"type":"object","required":["organizationId","documentGuid"],"properties":{"organizationId":{"type":"integer","description":"Organisation id (`id` from {{tool:list_organizations}}). Required on every call; no organisation is remembered."},"documentGuid":{"type":"string","pattern":"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$","description":"Guid of an invoice, credit note or trade offer."}},"additionalProperties":false};
 
 function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

@@ -9,6 +9,7 @@ export type CasesTextParams = CasesErrorParams & Omit<PlatformErrorParams, keyof
 /** The connector's other texts (`connector.texts`), by name, with their parameters: `ctx.text(name, params)`. */
 export interface CasesResultTexts {
   amountsNote: Record<string, never>;
+  findCasesOverflow: { matched: string | number; scanned: string | number; count: string | number; max_chars: string | number; };
   findCasesTruncated: { scanned: string | number; pages: string | number; };
   materialsScope: Record<string, never>;
 }

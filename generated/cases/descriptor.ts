@@ -15,7 +15,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
   "key": "cases",
   "defaultId": "cases",
   "title": "Case management",
-  "instructions": "Read-only access to one company's case-management system (Ordrestyring): cases, hour registrations per case, the material cost of a case and sales invoices of a case, plus a read-only GraphQL escape hatch with schema discovery. One API key belongs to exactly one company, so no tool takes a company parameter. Cases are addressed by their numeric `id` (`caseId` in the per-case tools), never by `caseNumber`. Typical order: find the case with find_cases (text search) or list_cases (paged), read it with get_case, then use get_case_work_summary for an overview of hours, materials and invoices in a period, or list_case_hours and list_case_sales_invoices for the rows. Dates are YYYY-MM-DD calendar days in Europe/Copenhagen; `from` defaults to 2000-01-01 and `to` to today, both inclusive. Amounts are passed through exactly as the upstream returns them; their unit is undocumented (see `amountsNote`). For data the fixed tools do not cover, call introspect_schema, then describe_type, then graphql_query. If a tool says the API key was rejected, call connect_account and reconnect with a valid key.",
+  "instructions": "Read-only access to one company's case-management system (Ordrestyring): cases, hour registrations per case, the material cost of a case and sales invoices of a case, plus a read-only GraphQL escape hatch with schema discovery. One API key belongs to exactly one company, so no tool takes a company parameter. Cases are addressed by their numeric `id` (`caseId` in the per-case tools), never by `caseNumber`. Typical order: find the case with {{tool:find_cases}} (text search) or {{tool:list_cases}} (paged), read it with {{tool:get_case}}, then use {{tool:get_case_work_summary}} for an overview of hours, materials and invoices in a period, or {{tool:list_case_hours}} and {{tool:list_case_sales_invoices}} for the rows. Dates are YYYY-MM-DD calendar days in Europe/Copenhagen; `from` defaults to 2000-01-01 and `to` to today, both inclusive. Amounts are passed through exactly as the upstream returns them; their unit is undocumented (see `amountsNote`). For data the fixed tools do not cover, call {{tool:introspect_schema}}, then {{tool:describe_type}}, then {{tool:graphql_query}}. If a tool says the API key was rejected, call connect_account and reconnect with a valid key.",
   "credential": "api_key",
   "tenantCredential": true,
   "connectAccount": true,
@@ -85,14 +85,15 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
   },
   "texts": {
     "amountsNote": "Amounts are passed through exactly as Ordrestyring returns them. Their unit is not documented upstream (a legacy interface used the minor currency unit, øre), so confirm the unit before presenting totals as kroner.",
-    "findCasesTruncated": "Only the {scanned} most recently updated cases were scanned ({pages} pages of 200); older cases were not searched. Raise maxPages (at most 5) or page through list_cases.",
+    "findCasesOverflow": "{matched} of the {scanned} scanned cases matched; only the {count} most recently updated are returned, because a result is limited to {max_chars} characters. Use a more specific text (a case number, or a customer's full name) to see the others.",
+    "findCasesTruncated": "Only the {scanned} most recently updated cases were scanned ({pages} pages of 200); older cases were not searched. Raise maxPages (at most 5) or page through {{tool:list_cases}}.",
     "materialsScope": "whole case (not date-filtered)"
   },
   "tools": [
     {
       "name": "list_cases",
       "title": "List cases",
-      "description": "Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use find_cases instead. A result over 100,000 characters is refused; lower `limit`.",
+      "description": "Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use {{tool:find_cases}} instead. A result over 100,000 characters is refused; lower `limit`.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -149,7 +150,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "find_cases",
       "title": "Find cases",
-      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through list_cases. A result over 100,000 characters is refused; use a more specific `text` or fewer pages.",
+      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through {{tool:list_cases}}. When the matches would exceed 100,000 characters, the most recently updated matches that fit are returned, `matched` counts all matches among the scanned cases, and `note` says how to narrow the search.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -231,7 +232,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "get_case_work_summary",
       "title": "Get case work summary",
-      "description": "Summarises one case for a period: hour registrations (count and cost-price total only; no hours worked, no sales price), the material cost total of the whole case (not date-filtered) and the sales invoices (count, amount total, invoice ids). Hours are filtered on the registration's start time, invoices on the invoice date. Reads up to 2,000 hour rows and 2,000 invoices; `truncated: true` means rows were left behind. The three sections are read independently: a failing section comes back as `{ unavailable: '<ErrorName>: <message>' }` while the others still answer; the whole call fails when any section hits a rejected key or a rate limit, or when all three fail. For the rows themselves use list_case_hours and list_case_sales_invoices.",
+      "description": "Summarises one case for a period: hour registrations (count and cost-price total only; no hours worked, no sales price), the material cost total of the whole case (not date-filtered) and the sales invoices (count, amount total, invoice ids). Hours are filtered on the registration's start time, invoices on the invoice date. Reads up to 2,000 hour rows and 2,000 invoices; `truncated: true` means rows were left behind. The three sections are read independently: a failing section comes back as `{ unavailable: '<ErrorName>: <message>' }` while the others still answer; the whole call fails when any section hits a rejected key or a rate limit, or when all three fail. For the rows themselves use {{tool:list_case_hours}} and {{tool:list_case_sales_invoices}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -286,7 +287,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_case_hours",
       "title": "List case hours",
-      "description": "Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through introspect_schema, describe_type and graphql_query. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
+      "description": "Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through {{tool:introspect_schema}}, {{tool:describe_type}} and {{tool:graphql_query}}. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -404,7 +405,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "introspect_schema",
       "title": "Introspect schema",
-      "description": "Searches the root query fields of the upstream GraphQL schema: `search` filters case-insensitively on field name and description. Returns `{ queryTypeName, total, returned, truncated, fields, typeNames?, typeNamesTruncated? }`, each field with its one-line signature `field(arg: Type): Result`. With `includeTypes: true` it also returns up to 100 matching type names. The whole schema is never returned; a result over 40,000 characters is refused, so narrow `search` or lower `limit`. Fails if introspection is disabled for the account. Step 1 for unknown fields: then describe_type, then graphql_query.",
+      "description": "Searches the root query fields of the upstream GraphQL schema: `search` filters case-insensitively on field name and description. Returns `{ queryTypeName, total, returned, truncated, fields, typeNames?, typeNamesTruncated? }`, each field with its one-line signature `field(arg: Type): Result`. With `includeTypes: true` it also returns up to 100 matching type names. The whole schema is never returned; a result over 40,000 characters is refused, so narrow `search` or lower `limit`. Fails if introspection is disabled for the account. Step 1 for unknown fields: then {{tool:describe_type}}, then {{tool:graphql_query}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -452,7 +453,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "describe_type",
       "title": "Describe type",
-      "description": "Describes one GraphQL type by its exact, case-sensitive name (from introspect_schema signatures): kind, description, fields, input fields and enum values, each section `{ total, returned, truncated, items }` capped at `limit`, plus interfaces and possible types where they apply. An unknown name returns `{ name, found: false }`. A result over 40,000 characters is refused; lower `limit`. Step 2 for unknown fields: then graphql_query.",
+      "description": "Describes one GraphQL type by its exact, case-sensitive name (from {{tool:introspect_schema}} signatures): kind, description, fields, input fields and enum values, each section `{ total, returned, truncated, items }` capped at `limit`, plus interfaces and possible types where they apply. An unknown name returns `{ name, found: false }`. A result over 40,000 characters is refused; lower `limit`. Step 2 for unknown fields: then {{tool:graphql_query}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -497,7 +498,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "graphql_query",
       "title": "GraphQL query",
-      "description": "Runs one read-only GraphQL query against the upstream and returns its `data` object unchanged. The document must contain exactly one `query` operation (fragment definitions allowed); mutations, subscriptions, several operations, schema definitions, unparseable documents, documents over 65,536 characters and documents over 20,000 tokens are refused, and so are documents that select more than 20 list fields (every alias counts) or an estimated 10,000 rows (the product of the pagination limits along nested lists, 200 where none is given). Conventions: collections take `pagination: { cursor, limit }` (limit at most 200) and return `{ items, nextCursor }`; `orderBy: { field, direction }` where `field` is a quoted string and `direction` an enum; some collections take `between: { field, from, to }` where `field` is an unquoted enum (for example the start time) and `from`/`to` are Unix seconds. A response with any GraphQL error fails the call, even with partial data; a result over 100,000 serialized characters is refused, so select only the fields you need and page. Call introspect_schema and describe_type first to learn the field names.",
+      "description": "Runs one read-only GraphQL query against the upstream and returns its `data` object unchanged. The document must contain exactly one `query` operation (fragment definitions allowed); mutations, subscriptions, several operations, schema definitions, unparseable documents, documents over 65,536 characters and documents over 20,000 tokens are refused, and so are documents that select more than 20 list fields (every alias counts) or an estimated 10,000 rows (the product of the pagination limits along nested lists, 200 where none is given). Conventions: collections take `pagination: { cursor, limit }` (limit at most 200) and return `{ items, nextCursor }`; `orderBy: { field, direction }` where `field` is a quoted string and `direction` an enum; some collections take `between: { field, from, to }` where `field` is an unquoted enum (for example the start time) and `from`/`to` are Unix seconds. A response with any GraphQL error fails the call, even with partial data; a result over 100,000 serialized characters is refused, so select only the fields you need and page. Call {{tool:introspect_schema}} and {{tool:describe_type}} first to learn the field names.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -107,8 +107,17 @@ export interface FindCasesArgs {
 }
 
 export interface FindCasesResult {
+  /**
+   * Number of cases in `items`.
+   */
   count: number;
   /**
+   * Number of scanned cases that matched `text`; more than `count` when matches were left out to keep the result under 100,000 characters.
+   */
+  matched: number;
+  /**
+   * Matching cases, most recently updated first.
+   * 
    * Items: A case. `status.text` values are the upstream's own (Danish) texts, passed through unchanged.
    */
   items: {
@@ -185,7 +194,7 @@ export interface FindCasesResult {
    */
   truncated: boolean;
   /**
-   * Present when truncated; says that older cases were not scanned.
+   * Present when truncated (older cases were not scanned) or when matches were left out (`matched` > `count`); says what to change.
    */
   note?: string;
   [k: string]: unknown | undefined;

@@ -595,7 +595,7 @@ return errors === 0;
 }
 
 export const output_find_cases = validate13;
-const schema14 = {"type":"object","required":["count","items","scanned","pagesScanned","truncated"],"properties":{"count":{"type":"integer"},"items":{"type":"array","items":{"type":"object","description":"A case. `status.text` values are the upstream's own (Danish) texts, passed through unchanged.","required":["id","caseNumber"],"properties":{"id":{"type":"integer","description":"Numeric case id; used by the per-case tools."},"caseNumber":{"type":"string","description":"Human-facing case number."},"description":{"type":["string","null"]},"status":{"type":["object","null"],"properties":{"text":{"type":"string"}}},"caseType":{"type":["object","null"],"properties":{"text":{"type":"string"}}},"customer":{"type":["object","null"],"properties":{"name":{"type":"string"}}},"foreman":{"type":["object","null"],"description":"Responsible foreman.","properties":{"fullName":{"type":"string"}}},"offerTotal":{"type":["number","null"]},"parentCaseId":{"type":"integer","description":"Present when the case is a sub-case."},"subCases":{"type":["array","null"],"description":"Sub-cases of this case.","items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}},"economy":{"type":["object","null"],"properties":{"expectedCoverageRatio":{"type":["number","null"]},"revenue":{"type":["number","null"]},"hoursSalesprice":{"type":["number","null"],"description":"Hours at sales price."},"hoursCostprice":{"type":["number","null"],"description":"Hours at cost price."},"materialsSalesprice":{"type":["number","null"],"description":"Materials at sales price."},"materialsCostprice":{"type":["number","null"],"description":"Materials at cost price."}}}}}},"scanned":{"type":"integer","description":"Number of cases scanned."},"pagesScanned":{"type":"integer"},"truncated":{"type":"boolean","description":"true means older cases were not scanned."},"note":{"type":"string","description":"Present when truncated; says that older cases were not scanned."}}};
+const schema14 = {"type":"object","required":["count","matched","items","scanned","pagesScanned","truncated"],"properties":{"count":{"type":"integer","description":"Number of cases in `items`."},"matched":{"type":"integer","description":"Number of scanned cases that matched `text`; more than `count` when matches were left out to keep the result under 100,000 characters."},"items":{"type":"array","items":{"type":"object","description":"A case. `status.text` values are the upstream's own (Danish) texts, passed through unchanged.","required":["id","caseNumber"],"properties":{"id":{"type":"integer","description":"Numeric case id; used by the per-case tools."},"caseNumber":{"type":"string","description":"Human-facing case number."},"description":{"type":["string","null"]},"status":{"type":["object","null"],"properties":{"text":{"type":"string"}}},"caseType":{"type":["object","null"],"properties":{"text":{"type":"string"}}},"customer":{"type":["object","null"],"properties":{"name":{"type":"string"}}},"foreman":{"type":["object","null"],"description":"Responsible foreman.","properties":{"fullName":{"type":"string"}}},"offerTotal":{"type":["number","null"]},"parentCaseId":{"type":"integer","description":"Present when the case is a sub-case."},"subCases":{"type":["array","null"],"description":"Sub-cases of this case.","items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}},"economy":{"type":["object","null"],"properties":{"expectedCoverageRatio":{"type":["number","null"]},"revenue":{"type":["number","null"]},"hoursSalesprice":{"type":["number","null"],"description":"Hours at sales price."},"hoursCostprice":{"type":["number","null"],"description":"Hours at cost price."},"materialsSalesprice":{"type":["number","null"],"description":"Materials at sales price."},"materialsCostprice":{"type":["number","null"],"description":"Materials at cost price."}}}}},"description":"Matching cases, most recently updated first."},"scanned":{"type":"integer","description":"Number of cases scanned."},"pagesScanned":{"type":"integer"},"truncated":{"type":"boolean","description":"true means older cases were not scanned."},"note":{"type":"string","description":"Present when truncated (older cases were not scanned) or when matches were left out (`matched` > `count`); says what to change."}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -603,7 +603,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.count === undefined) && (missing0 = "count")) || ((data.items === undefined) && (missing0 = "items"))) || ((data.scanned === undefined) && (missing0 = "scanned"))) || ((data.pagesScanned === undefined) && (missing0 = "pagesScanned"))) || ((data.truncated === undefined) && (missing0 = "truncated"))){
+if(((((((data.count === undefined) && (missing0 = "count")) || ((data.matched === undefined) && (missing0 = "matched"))) || ((data.items === undefined) && (missing0 = "items"))) || ((data.scanned === undefined) && (missing0 = "scanned"))) || ((data.pagesScanned === undefined) && (missing0 = "pagesScanned"))) || ((data.truncated === undefined) && (missing0 = "truncated"))){
 validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -621,41 +621,42 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data1 = data.items;
+if(data.matched !== undefined){
+let data1 = data.matched;
 const _errs3 = errors;
-if(errors === _errs3){
-if(Array.isArray(data1)){
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate13.errors = [{instancePath:instancePath+"/matched",schemaPath:"#/properties/matched/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.items !== undefined){
+let data2 = data.items;
 const _errs5 = errors;
 if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs7 = errors;
+if(errors === _errs7){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
-if(((data2.id === undefined) && (missing1 = "id")) || ((data2.caseNumber === undefined) && (missing1 = "caseNumber"))){
+if(((data3.id === undefined) && (missing1 = "id")) || ((data3.caseNumber === undefined) && (missing1 = "caseNumber"))){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/properties/items/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data2.id !== undefined){
-let data3 = data2.id;
-const _errs7 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/id",schemaPath:"#/properties/items/items/properties/id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data2.caseNumber !== undefined){
+if(data3.id !== undefined){
+let data4 = data3.id;
 const _errs9 = errors;
-if(typeof data2.caseNumber !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/caseNumber",schemaPath:"#/properties/items/items/properties/caseNumber/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/id",schemaPath:"#/properties/items/items/properties/id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -664,11 +665,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.description !== undefined){
-let data5 = data2.description;
+if(data3.caseNumber !== undefined){
 const _errs11 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/description",schemaPath:"#/properties/items/items/properties/description/type",keyword:"type",params:{type: schema14.properties.items.items.properties.description.type},message:"must be string,null"}];
+if(typeof data3.caseNumber !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/caseNumber",schemaPath:"#/properties/items/items/properties/caseNumber/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -677,22 +677,12 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.status !== undefined){
-let data6 = data2.status;
+if(data3.description !== undefined){
+let data6 = data3.description;
 const _errs13 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema14.properties.items.items.properties.status.type},message:"must be object,null"}];
+if((typeof data6 !== "string") && (data6 !== null)){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/description",schemaPath:"#/properties/items/items/properties/description/type",keyword:"type",params:{type: schema14.properties.items.items.properties.description.type},message:"must be string,null"}];
 return false;
-}
-if(errors === _errs13){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.text !== undefined){
-if(typeof data6.text !== "string"){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/status/text",schemaPath:"#/properties/items/items/properties/status/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
 }
 var valid2 = _errs13 === errors;
 }
@@ -700,93 +690,103 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.caseType !== undefined){
-let data8 = data2.caseType;
-const _errs17 = errors;
-if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
+if(data3.status !== undefined){
+let data7 = data3.status;
+const _errs15 = errors;
+if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/status",schemaPath:"#/properties/items/items/properties/status/type",keyword:"type",params:{type: schema14.properties.items.items.properties.status.type},message:"must be object,null"}];
+return false;
+}
+if(errors === _errs15){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.text !== undefined){
+if(typeof data7.text !== "string"){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/status/text",schemaPath:"#/properties/items/items/properties/status/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.caseType !== undefined){
+let data9 = data3.caseType;
+const _errs19 = errors;
+if((!(data9 && typeof data9 == "object" && !Array.isArray(data9))) && (data9 !== null)){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/caseType",schemaPath:"#/properties/items/items/properties/caseType/type",keyword:"type",params:{type: schema14.properties.items.items.properties.caseType.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs17){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.text !== undefined){
-if(typeof data8.text !== "string"){
+if(errors === _errs19){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.text !== undefined){
+if(typeof data9.text !== "string"){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/caseType/text",schemaPath:"#/properties/items/items/properties/caseType/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
-var valid2 = _errs17 === errors;
+var valid2 = _errs19 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.customer !== undefined){
-let data10 = data2.customer;
-const _errs21 = errors;
-if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
+if(data3.customer !== undefined){
+let data11 = data3.customer;
+const _errs23 = errors;
+if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/customer",schemaPath:"#/properties/items/items/properties/customer/type",keyword:"type",params:{type: schema14.properties.items.items.properties.customer.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs21){
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.name !== undefined){
-if(typeof data10.name !== "string"){
+if(errors === _errs23){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.name !== undefined){
+if(typeof data11.name !== "string"){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/customer/name",schemaPath:"#/properties/items/items/properties/customer/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
-var valid2 = _errs21 === errors;
+var valid2 = _errs23 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.foreman !== undefined){
-let data12 = data2.foreman;
-const _errs25 = errors;
-if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
+if(data3.foreman !== undefined){
+let data13 = data3.foreman;
+const _errs27 = errors;
+if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/foreman",schemaPath:"#/properties/items/items/properties/foreman/type",keyword:"type",params:{type: schema14.properties.items.items.properties.foreman.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs25){
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.fullName !== undefined){
-if(typeof data12.fullName !== "string"){
+if(errors === _errs27){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.fullName !== undefined){
+if(typeof data13.fullName !== "string"){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/foreman/fullName",schemaPath:"#/properties/items/items/properties/foreman/properties/fullName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
-var valid2 = _errs25 === errors;
+var valid2 = _errs27 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.offerTotal !== undefined){
-let data14 = data2.offerTotal;
-const _errs29 = errors;
-if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/offerTotal",schemaPath:"#/properties/items/items/properties/offerTotal/type",keyword:"type",params:{type: schema14.properties.items.items.properties.offerTotal.type},message:"must be number,null"}];
-return false;
-}
-var valid2 = _errs29 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data2.parentCaseId !== undefined){
-let data15 = data2.parentCaseId;
+if(data3.offerTotal !== undefined){
+let data15 = data3.offerTotal;
 const _errs31 = errors;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/parentCaseId",schemaPath:"#/properties/items/items/properties/parentCaseId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if((!((typeof data15 == "number") && (isFinite(data15)))) && (data15 !== null)){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/offerTotal",schemaPath:"#/properties/items/items/properties/offerTotal/type",keyword:"type",params:{type: schema14.properties.items.items.properties.offerTotal.type},message:"must be number,null"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -795,31 +795,44 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.subCases !== undefined){
-let data16 = data2.subCases;
+if(data3.parentCaseId !== undefined){
+let data16 = data3.parentCaseId;
 const _errs33 = errors;
-if((!(Array.isArray(data16))) && (data16 !== null)){
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/parentCaseId",schemaPath:"#/properties/items/items/properties/parentCaseId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs33 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.subCases !== undefined){
+let data17 = data3.subCases;
+const _errs35 = errors;
+if((!(Array.isArray(data17))) && (data17 !== null)){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/subCases",schemaPath:"#/properties/items/items/properties/subCases/type",keyword:"type",params:{type: schema14.properties.items.items.properties.subCases.type},message:"must be array,null"}];
 return false;
 }
-if(errors === _errs33){
-if(Array.isArray(data16)){
-var valid7 = true;
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-let data17 = data16[i1];
-const _errs35 = errors;
 if(errors === _errs35){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(Array.isArray(data17)){
+var valid7 = true;
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+let data18 = data17[i1];
+const _errs37 = errors;
+if(errors === _errs37){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing2;
-if((data17.id === undefined) && (missing2 = "id")){
+if((data18.id === undefined) && (missing2 = "id")){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/subCases/" + i1,schemaPath:"#/properties/items/items/properties/subCases/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-if(data17.id !== undefined){
-let data18 = data17.id;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+if(data18.id !== undefined){
+let data19 = data18.id;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/subCases/" + i1+"/id",schemaPath:"#/properties/items/items/properties/subCases/items/properties/id/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
@@ -831,46 +844,33 @@ validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/subCases/" + i1
 return false;
 }
 }
-var valid7 = _errs35 === errors;
+var valid7 = _errs37 === errors;
 if(!valid7){
 break;
 }
 }
 }
 }
-var valid2 = _errs33 === errors;
+var valid2 = _errs35 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data2.economy !== undefined){
-let data19 = data2.economy;
-const _errs39 = errors;
-if((!(data19 && typeof data19 == "object" && !Array.isArray(data19))) && (data19 !== null)){
+if(data3.economy !== undefined){
+let data20 = data3.economy;
+const _errs41 = errors;
+if((!(data20 && typeof data20 == "object" && !Array.isArray(data20))) && (data20 !== null)){
 validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy",schemaPath:"#/properties/items/items/properties/economy/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.type},message:"must be object,null"}];
 return false;
 }
-if(errors === _errs39){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.expectedCoverageRatio !== undefined){
-let data20 = data19.expectedCoverageRatio;
-const _errs41 = errors;
-if((!((typeof data20 == "number") && (isFinite(data20)))) && (data20 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/expectedCoverageRatio",schemaPath:"#/properties/items/items/properties/economy/properties/expectedCoverageRatio/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.expectedCoverageRatio.type},message:"must be number,null"}];
-return false;
-}
-var valid9 = _errs41 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data19.revenue !== undefined){
-let data21 = data19.revenue;
+if(errors === _errs41){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.expectedCoverageRatio !== undefined){
+let data21 = data20.expectedCoverageRatio;
 const _errs43 = errors;
 if((!((typeof data21 == "number") && (isFinite(data21)))) && (data21 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/revenue",schemaPath:"#/properties/items/items/properties/economy/properties/revenue/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.revenue.type},message:"must be number,null"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/expectedCoverageRatio",schemaPath:"#/properties/items/items/properties/economy/properties/expectedCoverageRatio/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.expectedCoverageRatio.type},message:"must be number,null"}];
 return false;
 }
 var valid9 = _errs43 === errors;
@@ -879,11 +879,11 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data19.hoursSalesprice !== undefined){
-let data22 = data19.hoursSalesprice;
+if(data20.revenue !== undefined){
+let data22 = data20.revenue;
 const _errs45 = errors;
 if((!((typeof data22 == "number") && (isFinite(data22)))) && (data22 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/hoursSalesprice",schemaPath:"#/properties/items/items/properties/economy/properties/hoursSalesprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.hoursSalesprice.type},message:"must be number,null"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/revenue",schemaPath:"#/properties/items/items/properties/economy/properties/revenue/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.revenue.type},message:"must be number,null"}];
 return false;
 }
 var valid9 = _errs45 === errors;
@@ -892,11 +892,11 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data19.hoursCostprice !== undefined){
-let data23 = data19.hoursCostprice;
+if(data20.hoursSalesprice !== undefined){
+let data23 = data20.hoursSalesprice;
 const _errs47 = errors;
 if((!((typeof data23 == "number") && (isFinite(data23)))) && (data23 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/hoursCostprice",schemaPath:"#/properties/items/items/properties/economy/properties/hoursCostprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.hoursCostprice.type},message:"must be number,null"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/hoursSalesprice",schemaPath:"#/properties/items/items/properties/economy/properties/hoursSalesprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.hoursSalesprice.type},message:"must be number,null"}];
 return false;
 }
 var valid9 = _errs47 === errors;
@@ -905,11 +905,11 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data19.materialsSalesprice !== undefined){
-let data24 = data19.materialsSalesprice;
+if(data20.hoursCostprice !== undefined){
+let data24 = data20.hoursCostprice;
 const _errs49 = errors;
 if((!((typeof data24 == "number") && (isFinite(data24)))) && (data24 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/materialsSalesprice",schemaPath:"#/properties/items/items/properties/economy/properties/materialsSalesprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.materialsSalesprice.type},message:"must be number,null"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/hoursCostprice",schemaPath:"#/properties/items/items/properties/economy/properties/hoursCostprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.hoursCostprice.type},message:"must be number,null"}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -918,14 +918,27 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data19.materialsCostprice !== undefined){
-let data25 = data19.materialsCostprice;
+if(data20.materialsSalesprice !== undefined){
+let data25 = data20.materialsSalesprice;
 const _errs51 = errors;
 if((!((typeof data25 == "number") && (isFinite(data25)))) && (data25 !== null)){
-validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/materialsCostprice",schemaPath:"#/properties/items/items/properties/economy/properties/materialsCostprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.materialsCostprice.type},message:"must be number,null"}];
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/materialsSalesprice",schemaPath:"#/properties/items/items/properties/economy/properties/materialsSalesprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.materialsSalesprice.type},message:"must be number,null"}];
 return false;
 }
 var valid9 = _errs51 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.materialsCostprice !== undefined){
+let data26 = data20.materialsCostprice;
+const _errs53 = errors;
+if((!((typeof data26 == "number") && (isFinite(data26)))) && (data26 !== null)){
+validate13.errors = [{instancePath:instancePath+"/items/" + i0+"/economy/materialsCostprice",schemaPath:"#/properties/items/items/properties/economy/properties/materialsCostprice/type",keyword:"type",params:{type: schema14.properties.items.items.properties.economy.properties.materialsCostprice.type},message:"must be number,null"}];
+return false;
+}
+var valid9 = _errs53 === errors;
 }
 else {
 var valid9 = true;
@@ -937,7 +950,7 @@ var valid9 = true;
 }
 }
 }
-var valid2 = _errs39 === errors;
+var valid2 = _errs41 === errors;
 }
 else {
 var valid2 = true;
@@ -959,7 +972,7 @@ validate13.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs5 === errors;
+var valid1 = _errs7 === errors;
 if(!valid1){
 break;
 }
@@ -970,30 +983,17 @@ validate13.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.scanned !== undefined){
-let data26 = data.scanned;
-const _errs53 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate13.errors = [{instancePath:instancePath+"/scanned",schemaPath:"#/properties/scanned/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid0 = _errs53 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.pagesScanned !== undefined){
-let data27 = data.pagesScanned;
+let data27 = data.scanned;
 const _errs55 = errors;
 if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-validate13.errors = [{instancePath:instancePath+"/pagesScanned",schemaPath:"#/properties/pagesScanned/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate13.errors = [{instancePath:instancePath+"/scanned",schemaPath:"#/properties/scanned/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs55 === errors;
@@ -1002,10 +1002,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.truncated !== undefined){
+if(data.pagesScanned !== undefined){
+let data28 = data.pagesScanned;
 const _errs57 = errors;
-if(typeof data.truncated !== "boolean"){
-validate13.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+validate13.errors = [{instancePath:instancePath+"/pagesScanned",schemaPath:"#/properties/pagesScanned/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs57 === errors;
@@ -1014,16 +1015,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.note !== undefined){
+if(data.truncated !== undefined){
 const _errs59 = errors;
-if(typeof data.note !== "string"){
-validate13.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.truncated !== "boolean"){
+validate13.errors = [{instancePath:instancePath+"/truncated",schemaPath:"#/properties/truncated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs59 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.note !== undefined){
+const _errs61 = errors;
+if(typeof data.note !== "string"){
+validate13.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs61 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -21,7 +21,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
   "key": "erp",
   "defaultId": "erp",
   "title": "Business Central ERP",
-  "instructions": "Read-only access (early access) to a cloud ERP, Microsoft Dynamics 365 Business Central, through its standard API v2.0: environments, companies, company master data and 85 allow-listed, company-scoped OData entity sets (customers, vendors, items, general ledger entries, sales and purchase documents and more). Typical order: list_companies to get a companyId (call list_environments only when the default environment `Production` is wrong), then get_company_information, then list_entity_metadata to see which entity sets exist and are queryable, then query_entity. query_entity pages with pageSize and an opaque cursor; always pass `select`, because wide rows soon exceed the result size cap. Every result except list_environments echoes `context` (environment and, where a company applies, companyId). The connector never writes; the connected user's own ERP permissions limit what can be read.",
+  "instructions": "Read-only access (early access) to a cloud ERP, Microsoft Dynamics 365 Business Central, through its standard API v2.0: environments, companies, company master data and 85 allow-listed, company-scoped OData entity sets (customers, vendors, items, general ledger entries, sales and purchase documents and more). Typical order: {{tool:list_companies}} to get a companyId (call {{tool:list_environments}} only when the default environment `Production` is wrong), then {{tool:get_company_information}}, then {{tool:list_entity_metadata}} to see which entity sets exist and are queryable, then {{tool:query_entity}}. {{tool:query_entity}} pages with pageSize and an opaque cursor; always pass `select`, because wide rows soon exceed the result size cap. Every result except {{tool:list_environments}} echoes `context` (environment and, where a company applies, companyId). The connector never writes; the connected user's own ERP permissions limit what can be read.",
   "credential": "oauth2",
   "oauth": {
     "authorizeUrl": "https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize",
@@ -99,7 +99,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
       "reconnect": false
     },
     "unknown_environment": {
-      "text": "Environment '{name}' not found. Available: {names}. Pass one of these names as `environment`, or call list_environments.",
+      "text": "Environment '{name}' not found. Available: {names}. Pass one of these names as `environment`, or call {{tool:list_environments}}.",
       "params": [
         "name",
         "names"
@@ -107,7 +107,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
       "reconnect": false
     },
     "not_found_404": {
-      "text": "The company id or resource path does not exist in environment '{environment}' (404). Get a valid companyId from list_companies.",
+      "text": "The company id or resource path does not exist in environment '{environment}' (404). Get a valid companyId from {{tool:list_companies}}.",
       "params": [
         "environment"
       ],
@@ -128,14 +128,14 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
       "reconnect": false
     },
     "invalid_entity": {
-      "text": "Invalid entity '{entity}': an entity name contains only letters and digits. Call list_entity_metadata for the entity set names.",
+      "text": "Invalid entity '{entity}': an entity name contains only letters and digits. Call {{tool:list_entity_metadata}} for the entity set names.",
       "params": [
         "entity"
       ],
       "reconnect": false
     },
     "unknown_entity": {
-      "text": "Unknown entity '{entity}'. Closest matches: {matches}. Call list_entity_metadata to see the entity sets and which are queryable.",
+      "text": "Unknown entity '{entity}'. Closest matches: {matches}. Call {{tool:list_entity_metadata}} to see the entity sets and which are queryable.",
       "params": [
         "entity",
         "matches"
@@ -247,7 +247,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
             "minLength": 1,
             "maxLength": 80,
             "default": "Production",
-            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them."
+            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them."
           },
           "search": {
             "type": "string",
@@ -342,7 +342,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "get_company_information",
       "title": "Get Company Information",
-      "description": "Returns one company's master data (`companyInformation`) as the ERP holds it: name, address, country, tax registration number, currency code, start of the current fiscal year and more. `companyInformation` is null when the company has none. Get `companyId` from list_companies.",
+      "description": "Returns one company's master data (`companyInformation`) as the ERP holds it: name, address, country, tax registration number, currency code, start of the current fiscal year and more. `companyInformation` is null when the company has none. Get `companyId` from {{tool:list_companies}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -360,12 +360,12 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
             "minLength": 1,
             "maxLength": 80,
             "default": "Production",
-            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them."
+            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them."
           },
           "companyId": {
             "type": "string",
             "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "Company GUID from list_companies (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data."
+            "description": "Company GUID from {{tool:list_companies}} (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data."
           }
         },
         "additionalProperties": false
@@ -474,7 +474,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "list_entity_metadata",
       "title": "List Entity Metadata",
-      "description": "Lists the entity sets the ERP API offers in an environment, each with `name`, `kind`, `url` and `queryable`. Environment-level: it takes no companyId. `queryable: true` marks the sets on the allow-list that query_entity can read; `queryable: false` marks sets outside it (for example `companies`, read with list_companies, or custom API pages). Use `search` (matched on `name`, case-insensitive) to find a set before query_entity. A result over 40,000 JSON characters is refused, so narrow it with `search` if needed.",
+      "description": "Lists the entity sets the ERP API offers in an environment, each with `name`, `kind`, `url` and `queryable`. Environment-level: it takes no companyId. `queryable: true` marks the sets on the allow-list that {{tool:query_entity}} can read; `queryable: false` marks sets outside it (for example `companies`, read with {{tool:list_companies}}, or custom API pages). Use `search` (matched on `name`, case-insensitive) to find a set before {{tool:query_entity}}. A result over 40,000 JSON characters is refused, so narrow it with `search` if needed.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -489,7 +489,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
             "minLength": 1,
             "maxLength": 80,
             "default": "Production",
-            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them."
+            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them."
           },
           "search": {
             "type": "string",
@@ -545,7 +545,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
                 },
                 "queryable": {
                   "type": "boolean",
-                  "description": "True when the set is on the allow-list and can be read with query_entity."
+                  "description": "True when the set is on the allow-list and can be read with {{tool:query_entity}}."
                 }
               }
             }
@@ -574,7 +574,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "query_entity",
       "title": "Query Entity",
-      "description": "Reads rows of one allow-listed entity set of a company (85 standard API v2.0 sets such as customers, vendors, items, generalLedgerEntries, salesInvoices, purchaseInvoices; the `companies` set is excluded, use list_companies). Call list_entity_metadata first: sets with `queryable: true` can be read here, and a listed set may be missing in a given environment. Always pass `select` with the fields you need: wide rows usually exceed the size cap, and a result over 100,000 JSON characters is refused. `expand` multiplies the result size. `filter` is a raw OData $filter: string literals single-quoted with an embedded quote doubled, dates unquoted as YYYY-MM-DD (a quoted date is rejected). Returns a page `{ context, count, items, nextCursor, hasMore }` (pageSize rows, default 50, at most 500; no total count), or with `id` one record `{ context, item }` (filter, orderby and pageSize do not apply to `id`; select and expand do). For the next page pass `nextCursor` as `cursor` unchanged, with the same `entity` and `companyId`: the cursor carries the original query, so environment, filter, select, expand and orderby are ignored and only pageSize applies. When both `id` and `cursor` are given the cursor wins. `nextCursor` is null and `hasMore` false when the set is exhausted. Keys beginning with `@odata.` are removed from rows.",
+      "description": "Reads rows of one allow-listed entity set of a company (85 standard API v2.0 sets such as customers, vendors, items, generalLedgerEntries, salesInvoices, purchaseInvoices; the `companies` set is excluded, use {{tool:list_companies}}). Call {{tool:list_entity_metadata}} first: sets with `queryable: true` can be read here, and a listed set may be missing in a given environment. Always pass `select` with the fields you need: wide rows usually exceed the size cap, and a result over 100,000 JSON characters is refused. `expand` multiplies the result size. `filter` is a raw OData $filter: string literals single-quoted with an embedded quote doubled, dates unquoted as YYYY-MM-DD (a quoted date is rejected). Returns a page `{ context, count, items, nextCursor, hasMore }` (pageSize rows, default 50, at most 500; no total count), or with `id` one record `{ context, item }` (filter, orderby and pageSize do not apply to `id`; select and expand do). For the next page pass `nextCursor` as `cursor` unchanged, with the same `entity` and `companyId`: the cursor carries the original query, so environment, filter, select, expand and orderby are ignored and only pageSize applies. When both `id` and `cursor` are given the cursor wins. `nextCursor` is null and `hasMore` false when the set is exhausted. Keys beginning with `@odata.` are removed from rows.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -593,18 +593,18 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
             "minLength": 1,
             "maxLength": 80,
             "default": "Production",
-            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them."
+            "description": "ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them."
           },
           "companyId": {
             "type": "string",
             "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-            "description": "Company GUID from list_companies (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data."
+            "description": "Company GUID from {{tool:list_companies}} (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data."
           },
           "entity": {
             "type": "string",
             "minLength": 1,
             "maxLength": 80,
-            "description": "Allow-listed entity set name, letters and digits only, matched case-insensitively (for example `customers`). Other characters yield an `Invalid entity` error; a name outside the allow-list yields an `Unknown entity` error with up to five closest matches. list_entity_metadata shows which sets are queryable."
+            "description": "Allow-listed entity set name, letters and digits only, matched case-insensitively (for example `customers`). Other characters yield an `Invalid entity` error; a name outside the allow-list yields an `Unknown entity` error with up to five closest matches. {{tool:list_entity_metadata}} shows which sets are queryable."
           },
           "id": {
             "type": "string",

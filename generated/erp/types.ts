@@ -20,7 +20,7 @@ export interface ListEnvironmentsResult {
 
 export interface ListCompaniesArgs {
   /**
-   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them.
+   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them.
    */
   environment: string;
   /**
@@ -57,11 +57,11 @@ export interface ListCompaniesResult {
 
 export interface GetCompanyInformationArgs {
   /**
-   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them.
+   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them.
    */
   environment: string;
   /**
-   * Company GUID from list_companies (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data.
+   * Company GUID from {{tool:list_companies}} (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data.
    */
   companyId: string;
 }
@@ -97,7 +97,7 @@ export interface GetCompanyInformationResult {
 
 export interface ListEntityMetadataArgs {
   /**
-   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them.
+   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them.
    */
   environment: string;
   /**
@@ -120,7 +120,7 @@ export interface ListEntityMetadataResult {
     kind: string;
     url: string;
     /**
-     * True when the set is on the allow-list and can be read with query_entity.
+     * True when the set is on the allow-list and can be read with {{tool:query_entity}}.
      */
     queryable: boolean;
     [k: string]: unknown | undefined;
@@ -130,15 +130,15 @@ export interface ListEntityMetadataResult {
 
 export interface QueryEntityArgs {
   /**
-   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; list_environments lists them.
+   * ERP environment name (default `Production`). An unknown name yields an error listing the existing environments; {{tool:list_environments}} lists them.
    */
   environment: string;
   /**
-   * Company GUID from list_companies (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data.
+   * Company GUID from {{tool:list_companies}} (`id`). It cannot be derived from a company name; a wrong GUID yields a not-found error, never another company's data.
    */
   companyId: string;
   /**
-   * Allow-listed entity set name, letters and digits only, matched case-insensitively (for example `customers`). Other characters yield an `Invalid entity` error; a name outside the allow-list yields an `Unknown entity` error with up to five closest matches. list_entity_metadata shows which sets are queryable.
+   * Allow-listed entity set name, letters and digits only, matched case-insensitively (for example `customers`). Other characters yield an `Invalid entity` error; a name outside the allow-list yields an `Unknown entity` error with up to five closest matches. {{tool:list_entity_metadata}} shows which sets are queryable.
    */
   entity: string;
   /**

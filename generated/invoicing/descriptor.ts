@@ -17,7 +17,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
   "key": "invoicing",
   "defaultId": "invoicing",
   "title": "Invoicing",
-  "instructions": "Reads receivables, customers, booked and draft invoices (with PDFs), the chart of accounts, accounting years and periods, account totals and ledger entries, products, suppliers and reference lookups of the connected e-conomic agreement. It can also create and update customers and create draft invoices, always preview-first: a write tool called without `confirm: true` only returns a preview of the exact request, and nothing is written until the same call is repeated with `confirm: true`. It can never book an invoice and never delete anything. Typical order: validate_connection to check the connection; get_invoice_totals and list_invoices_overdue for a receivables overview; list_customers (search with `filter`) then get_customer; list_booked_invoices then get_booked_invoice and download_invoice_pdf; list_accounting_years first for the `year` strings used by list_accounting_periods, list_year_account_totals, get_account_year_total and list_account_entries. Before a write, look up reference numbers with list_customer_groups, list_payment_terms, list_vat_zones, list_layouts and list_units; the connector never picks them automatically. Lists are paged: when `pagination.hasMore` is true, call again with `skippages` + 1.",
+  "instructions": "Reads receivables, customers, booked and draft invoices (with PDFs), the chart of accounts, accounting years and periods, account totals and ledger entries, products, suppliers and reference lookups of the connected e-conomic agreement. It can also create and update customers and create draft invoices, always preview-first: a write tool called without `confirm: true` only returns a preview of the exact request, and nothing is written until the same call is repeated with `confirm: true`. It can never book an invoice and never delete anything. Typical order: {{tool:validate_connection}} to check the connection; {{tool:get_invoice_totals}} and {{tool:list_invoices_overdue}} for a receivables overview; {{tool:list_customers}} (search with `filter`) then {{tool:get_customer}}; {{tool:list_booked_invoices}} then {{tool:get_booked_invoice}} and {{tool:download_invoice_pdf}}; {{tool:list_accounting_years}} first for the `year` strings used by {{tool:list_accounting_periods}}, {{tool:list_year_account_totals}}, {{tool:get_account_year_total}} and {{tool:list_account_entries}}. Before a write, look up reference numbers with {{tool:list_customer_groups}}, {{tool:list_payment_terms}}, {{tool:list_vat_zones}}, {{tool:list_layouts}} and {{tool:list_units}}; the connector never picks them automatically. Lists are paged: when `pagination.hasMore` is true, call again with `skippages` + 1.",
   "credential": "static_token",
   "tenantCredential": true,
   "appSecret": true,
@@ -116,7 +116,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "get_invoice_totals",
       "title": "Get Invoice Totals",
-      "description": "Returns the receivables summary: drafts versus booked invoices (count and net amount in base currency), booked invoices split into paid and unpaid, and unpaid split into overdue and not overdue. Use it first for a receivables overview; then list_invoices_overdue for the rows.",
+      "description": "Returns the receivables summary: drafts versus booked invoices (count and net amount in base currency), booked invoices split into paid and unpaid, and unpaid split into overdue and not overdue. Use it first for a receivables overview; then {{tool:list_invoices_overdue}} for the rows.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -139,7 +139,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. Use get_booked_invoice for the lines of one invoice.",
+      "description": "Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. `remainder` is what remains unpaid in the invoice's `currency` (grossAmount is the full total): add remainderInBaseCurrency across currencies. Use {{tool:get_booked_invoice}} for the lines of one invoice.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -187,7 +187,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_customers",
       "title": "List Customers",
-      "description": "Lists customers with number, name, currency, balance and references, one page at a time. Use `filter` to search, for example `name$like:*acme*`, `email$like:*@acme.dk` or `corporateIdentificationNumber$eq:12345678`. Use get_customer for one customer's balance and overdue amount.",
+      "description": "Lists customers with number, name, currency, balance and references, one page at a time. Use `filter` to search, for example `name$like:*acme*`, `email$like:*@acme.dk` or `corporateIdentificationNumber$eq:12345678`. Use {{tool:get_customer}} for one customer's balance and overdue amount.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -250,7 +250,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "customerNumber": {
             "type": "integer",
-            "description": "Customer number from list_customers."
+            "description": "Customer number from {{tool:list_customers}}."
           }
         },
         "additionalProperties": false
@@ -267,7 +267,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_booked_invoices",
       "title": "List Booked Invoices",
-      "description": "Lists booked invoices (dates, net, gross and VAT amounts, outstanding `remainder`, customer), one page at a time, without lines. Filter by date with `date$gte:2024-01-01$and:date$lte:2024-12-31` or by customer with `customer.customerNumber$eq:<n>`. Use get_booked_invoice for the lines.",
+      "description": "Lists booked invoices (dates, net, gross and VAT amounts, outstanding `remainder`, customer), one page at a time, without lines. Filter by date with `date$gte:2024-01-01$and:date$lte:2024-12-31` or by customer with `customer.customerNumber$eq:<n>`. Use {{tool:get_booked_invoice}} for the lines.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -330,7 +330,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "bookedInvoiceNumber": {
             "type": "integer",
-            "description": "Booked invoice number from list_booked_invoices."
+            "description": "Booked invoice number from {{tool:list_booked_invoices}}."
           }
         },
         "additionalProperties": false
@@ -362,7 +362,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "bookedInvoiceNumber": {
             "type": "integer",
-            "description": "Booked invoice number from list_booked_invoices."
+            "description": "Booked invoice number from {{tool:list_booked_invoices}}."
           }
         },
         "additionalProperties": false
@@ -475,7 +475,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_year_account_totals",
       "title": "List Year Account Totals",
-      "description": "Lists one row per account for an accounting year, with the account's total in base currency for the year. Take `year` from list_accounting_years.",
+      "description": "Lists one row per account for an accounting year, with the account's total in base currency for the year. Take `year` from {{tool:list_accounting_years}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -491,7 +491,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           "year": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`."
+            "description": "Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`."
           },
           "pagesize": {
             "type": "integer",
@@ -521,7 +521,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "get_account_year_total",
       "title": "Get Account Year Total",
-      "description": "Returns the balance and movement of one account for one accounting year. Take `year` from list_accounting_years and `accountNumber` from list_chart_of_accounts.",
+      "description": "Returns the balance and movement of one account for one accounting year. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -537,12 +537,12 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "accountNumber": {
             "type": "integer",
-            "description": "Account number from list_chart_of_accounts."
+            "description": "Account number from {{tool:list_chart_of_accounts}}."
           },
           "year": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`."
+            "description": "Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`."
           }
         },
         "additionalProperties": false
@@ -559,7 +559,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_accounting_years",
       "title": "List Accounting Years",
-      "description": "Lists the fiscal years with `fromDate` and `toDate`. The `year` string of a row (for example `2024` or `2023/2024`) is what the year-based tools take. Call this before list_accounting_periods, list_year_account_totals, get_account_year_total and list_account_entries.",
+      "description": "Lists the fiscal years with `fromDate` and `toDate`. The `year` string of a row (for example `2024` or `2023/2024`) is what the year-based tools take. Call this before {{tool:list_accounting_periods}}, {{tool:list_year_account_totals}}, {{tool:get_account_year_total}} and {{tool:list_account_entries}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -597,7 +597,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_accounting_periods",
       "title": "List Accounting Periods",
-      "description": "Lists the periods of one accounting year (`periodNumber`, `fromDate`, `toDate`). Period numbers are not necessarily 1 to 12. Take `year` from list_accounting_years.",
+      "description": "Lists the periods of one accounting year (`periodNumber`, `fromDate`, `toDate`). Period numbers are not necessarily 1 to 12. Take `year` from {{tool:list_accounting_years}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -613,7 +613,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           "year": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`."
+            "description": "Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`."
           },
           "pagesize": {
             "type": "integer",
@@ -643,7 +643,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_account_entries",
       "title": "List Account Entries",
-      "description": "Lists the posted ledger entries of one account in one accounting year, one page at a time. Narrow by date with `filter`, for example `date$gte:2024-03-01$and:date$lte:2024-03-31`. This tool takes no `sort`. Take `year` from list_accounting_years and `accountNumber` from list_chart_of_accounts.",
+      "description": "Lists the posted ledger entries of one account in one accounting year, one page at a time. Narrow by date with `filter`, for example `date$gte:2024-03-01$and:date$lte:2024-03-31`. This tool takes no `sort`. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -659,12 +659,12 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "accountNumber": {
             "type": "integer",
-            "description": "Account number from list_chart_of_accounts."
+            "description": "Account number from {{tool:list_chart_of_accounts}}."
           },
           "year": {
             "type": "string",
             "minLength": 1,
-            "description": "Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`."
+            "description": "Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`."
           },
           "pagesize": {
             "type": "integer",
@@ -833,7 +833,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_customer_groups",
       "title": "List Customer Groups",
-      "description": "Lists customer groups. Supplies `customerGroupNumber` for create_customer and update_customer.",
+      "description": "Lists customer groups. Supplies `customerGroupNumber` for {{tool:create_customer}} and {{tool:update_customer}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -881,7 +881,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_payment_terms",
       "title": "List Payment Terms",
-      "description": "Lists payment terms. Supplies `paymentTermsNumber` for customers and draft invoices; a term whose `paymentTermsType` is `dueDate` needs an explicit `dueDate` on create_draft_invoice.",
+      "description": "Lists payment terms. Supplies `paymentTermsNumber` for customers and draft invoices; a term whose `paymentTermsType` is `dueDate` needs an explicit `dueDate` on {{tool:create_draft_invoice}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1096,7 +1096,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "create_customer",
       "title": "Create Customer",
-      "description": "Creates a customer. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request (method, path, body), built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Omit `customerNumber` to let the upstream assign one. Take the reference numbers from list_customer_groups, list_payment_terms, list_vat_zones and list_layouts; they are never picked automatically. Returns the created customer.",
+      "description": "Creates a customer. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request (method, path, body), built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Omit `customerNumber` to let the upstream assign one. Take the reference numbers from {{tool:list_customer_groups}}, {{tool:list_payment_terms}}, {{tool:list_vat_zones}} and {{tool:list_layouts}}; they are never picked automatically. Returns the created customer.",
       "write": true,
       "annotations": {
         "readOnlyHint": false,
@@ -1128,19 +1128,19 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           },
           "customerGroupNumber": {
             "type": "integer",
-            "description": "From list_customer_groups."
+            "description": "From {{tool:list_customer_groups}}."
           },
           "paymentTermsNumber": {
             "type": "integer",
-            "description": "From list_payment_terms."
+            "description": "From {{tool:list_payment_terms}}."
           },
           "vatZoneNumber": {
             "type": "integer",
-            "description": "From list_vat_zones."
+            "description": "From {{tool:list_vat_zones}}."
           },
           "layoutNumber": {
             "type": "integer",
-            "description": "From list_layouts."
+            "description": "From {{tool:list_layouts}}."
           },
           "customerNumber": {
             "type": "integer",
@@ -1215,7 +1215,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "customerNumber": {
             "type": "integer",
-            "description": "The customer to update, from list_customers."
+            "description": "The customer to update, from {{tool:list_customers}}."
           },
           "name": {
             "type": "string",
@@ -1255,19 +1255,19 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           },
           "paymentTermsNumber": {
             "type": "integer",
-            "description": "From list_payment_terms."
+            "description": "From {{tool:list_payment_terms}}."
           },
           "customerGroupNumber": {
             "type": "integer",
-            "description": "From list_customer_groups."
+            "description": "From {{tool:list_customer_groups}}."
           },
           "vatZoneNumber": {
             "type": "integer",
-            "description": "From list_vat_zones."
+            "description": "From {{tool:list_vat_zones}}."
           },
           "layoutNumber": {
             "type": "integer",
-            "description": "From list_layouts."
+            "description": "From {{tool:list_layouts}}."
           },
           "confirm": {
             "type": "boolean",
@@ -1290,7 +1290,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "create_draft_invoice",
       "title": "Create Draft Invoice",
-      "description": "Creates a draft invoice (unbooked, no ledger effect); the connector can never book it. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request, built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the net, gross and VAT amounts calculated upstream. Take reference numbers from list_customers, list_payment_terms, list_layouts, list_vat_zones, list_products and list_units; they are never picked automatically. `dueDate` is required when the payment terms' type is `dueDate`.",
+      "description": "Creates a draft invoice (unbooked, no ledger effect); the connector can never book it. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request, built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the net, gross and VAT amounts calculated upstream. Take reference numbers from {{tool:list_customers}}, {{tool:list_payment_terms}}, {{tool:list_layouts}}, {{tool:list_vat_zones}}, {{tool:list_products}} and {{tool:list_units}}; they are never picked automatically. `dueDate` is required when the payment terms' type is `dueDate`.",
       "write": true,
       "annotations": {
         "readOnlyHint": false,
@@ -1312,7 +1312,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
         "properties": {
           "customerNumber": {
             "type": "integer",
-            "description": "From list_customers."
+            "description": "From {{tool:list_customers}}."
           },
           "currency": {
             "type": "string",
@@ -1321,11 +1321,11 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           },
           "paymentTermsNumber": {
             "type": "integer",
-            "description": "From list_payment_terms."
+            "description": "From {{tool:list_payment_terms}}."
           },
           "layoutNumber": {
             "type": "integer",
-            "description": "From list_layouts."
+            "description": "From {{tool:list_layouts}}."
           },
           "recipientName": {
             "type": "string",
@@ -1334,7 +1334,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
           },
           "recipientVatZoneNumber": {
             "type": "integer",
-            "description": "VAT zone of the recipient, from list_vat_zones."
+            "description": "VAT zone of the recipient, from {{tool:list_vat_zones}}."
           },
           "lines": {
             "type": "array",
@@ -1351,7 +1351,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
                 "productNumber": {
                   "type": "string",
                   "minLength": 1,
-                  "description": "Product number from list_products (a string upstream, for example `\"1\"` or `\"A-100\"`)."
+                  "description": "Product number from {{tool:list_products}} (a string upstream, for example `\"1\"` or `\"A-100\"`)."
                 },
                 "quantity": {
                   "type": "number",
@@ -1367,7 +1367,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
                 },
                 "unitNumber": {
                   "type": "integer",
-                  "description": "Unit from list_units; optional."
+                  "description": "Unit from {{tool:list_units}}; optional."
                 },
                 "discountPercentage": {
                   "type": "number",
@@ -1485,7 +1485,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
                 "productNumber": {
                   "type": "string",
                   "minLength": 1,
-                  "description": "Product number from list_products (a string upstream, for example `\"1\"` or `\"A-100\"`)."
+                  "description": "Product number from {{tool:list_products}} (a string upstream, for example `\"1\"` or `\"A-100\"`)."
                 },
                 "quantity": {
                   "type": "number",
@@ -1501,7 +1501,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
                 },
                 "unitNumber": {
                   "type": "integer",
-                  "description": "Unit from list_units; optional."
+                  "description": "Unit from {{tool:list_units}}; optional."
                 },
                 "discountPercentage": {
                   "type": "number",

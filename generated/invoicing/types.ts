@@ -54,16 +54,25 @@ export interface ListInvoicesOverdueResult {
     bookedInvoiceNumber: number;
     date?: string;
     dueDate?: string;
+    /**
+     * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+     */
     currency?: string;
     exchangeRate?: number;
     netAmount?: number;
+    /**
+     * Invoice total incl. VAT in `currency`, not what remains unpaid.
+     */
     grossAmount?: number;
     vatAmount?: number;
     roundingAmount?: number;
     /**
-     * Outstanding amount.
+     * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
      */
     remainder?: number;
+    /**
+     * remainder in the agreement's base currency: add this up across currencies for what is owed.
+     */
     remainderInBaseCurrency?: number;
     netAmountInBaseCurrency?: number;
     grossAmountInBaseCurrency?: number;
@@ -87,7 +96,7 @@ export interface ListInvoicesOverdueResult {
       [k: string]: unknown | undefined;
     };
     /**
-     * Only on get_booked_invoice.
+     * Only on {{tool:get_booked_invoice}}.
      */
     lines?: {
       lineNumber?: number;
@@ -211,7 +220,7 @@ export interface ListCustomersResult {
 
 export interface GetCustomerArgs {
   /**
-   * Customer number from list_customers.
+   * Customer number from {{tool:list_customers}}.
    */
   customerNumber: number;
 }
@@ -283,16 +292,25 @@ export interface ListBookedInvoicesResult {
     bookedInvoiceNumber: number;
     date?: string;
     dueDate?: string;
+    /**
+     * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+     */
     currency?: string;
     exchangeRate?: number;
     netAmount?: number;
+    /**
+     * Invoice total incl. VAT in `currency`, not what remains unpaid.
+     */
     grossAmount?: number;
     vatAmount?: number;
     roundingAmount?: number;
     /**
-     * Outstanding amount.
+     * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
      */
     remainder?: number;
+    /**
+     * remainder in the agreement's base currency: add this up across currencies for what is owed.
+     */
     remainderInBaseCurrency?: number;
     netAmountInBaseCurrency?: number;
     grossAmountInBaseCurrency?: number;
@@ -316,7 +334,7 @@ export interface ListBookedInvoicesResult {
       [k: string]: unknown | undefined;
     };
     /**
-     * Only on get_booked_invoice.
+     * Only on {{tool:get_booked_invoice}}.
      */
     lines?: {
       lineNumber?: number;
@@ -360,7 +378,7 @@ export interface ListBookedInvoicesResult {
 
 export interface GetBookedInvoiceArgs {
   /**
-   * Booked invoice number from list_booked_invoices.
+   * Booked invoice number from {{tool:list_booked_invoices}}.
    */
   bookedInvoiceNumber: number;
 }
@@ -369,16 +387,25 @@ export interface GetBookedInvoiceResult {
   bookedInvoiceNumber: number;
   date?: string;
   dueDate?: string;
+  /**
+   * Currency of netAmount, grossAmount, vatAmount and remainder; invoices of one list can differ.
+   */
   currency?: string;
   exchangeRate?: number;
   netAmount?: number;
+  /**
+   * Invoice total incl. VAT in `currency`, not what remains unpaid.
+   */
   grossAmount?: number;
   vatAmount?: number;
   roundingAmount?: number;
   /**
-   * Outstanding amount.
+   * Outstanding amount in `currency`: what remains unpaid (less than grossAmount when partly paid).
    */
   remainder?: number;
+  /**
+   * remainder in the agreement's base currency: add this up across currencies for what is owed.
+   */
   remainderInBaseCurrency?: number;
   netAmountInBaseCurrency?: number;
   grossAmountInBaseCurrency?: number;
@@ -402,7 +429,7 @@ export interface GetBookedInvoiceResult {
     [k: string]: unknown | undefined;
   };
   /**
-   * Only on get_booked_invoice.
+   * Only on {{tool:get_booked_invoice}}.
    */
   lines?: {
     lineNumber?: number;
@@ -429,7 +456,7 @@ export interface GetBookedInvoiceResult {
 
 export interface DownloadInvoicePdfArgs {
   /**
-   * Booked invoice number from list_booked_invoices.
+   * Booked invoice number from {{tool:list_booked_invoices}}.
    */
   bookedInvoiceNumber: number;
 }
@@ -594,7 +621,7 @@ export interface ListChartOfAccountsResult {
 
 export interface ListYearAccountTotalsArgs {
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -615,6 +642,9 @@ export interface ListYearAccountTotalsResult {
     };
     fromDate?: string;
     toDate?: string;
+    /**
+     * The account's total for the year in base currency, debit positive and credit negative (income accounts are negative).
+     */
     totalInBaseCurrency?: number;
     [k: string]: unknown | undefined;
   }[];
@@ -638,11 +668,11 @@ export interface ListYearAccountTotalsResult {
 
 export interface GetAccountYearTotalArgs {
   /**
-   * Account number from list_chart_of_accounts.
+   * Account number from {{tool:list_chart_of_accounts}}.
    */
   accountNumber: number;
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
 }
@@ -654,6 +684,9 @@ export interface GetAccountYearTotalResult {
   };
   fromDate?: string;
   toDate?: string;
+  /**
+   * The account's total for the year in base currency, debit positive and credit negative (income accounts are negative).
+   */
   totalInBaseCurrency?: number;
   [k: string]: unknown | undefined;
 }
@@ -700,7 +733,7 @@ export interface ListAccountingYearsResult {
 
 export interface ListAccountingPeriodsArgs {
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -744,11 +777,11 @@ export interface ListAccountingPeriodsResult {
 
 export interface ListAccountEntriesArgs {
   /**
-   * Account number from list_chart_of_accounts.
+   * Account number from {{tool:list_chart_of_accounts}}.
    */
   accountNumber: number;
   /**
-   * Accounting year exactly as list_accounting_years returns it in `year`, for example `2024` or `2023/2024`.
+   * Accounting year exactly as {{tool:list_accounting_years}} returns it in `year`, for example `2024` or `2023/2024`.
    */
   year: string;
   /**
@@ -1192,19 +1225,19 @@ export interface CreateCustomerArgs {
    */
   currency: string;
   /**
-   * From list_customer_groups.
+   * From {{tool:list_customer_groups}}.
    */
   customerGroupNumber: number;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber: number;
   /**
-   * From list_vat_zones.
+   * From {{tool:list_vat_zones}}.
    */
   vatZoneNumber: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber: number;
   /**
@@ -1241,7 +1274,7 @@ export interface CreateCustomerArgs {
 export type CreateCustomerResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1305,7 +1338,7 @@ export type CreateCustomerResult = ({
 
 export interface UpdateCustomerArgs {
   /**
-   * The customer to update, from list_customers.
+   * The customer to update, from {{tool:list_customers}}.
    */
   customerNumber: number;
   name?: string;
@@ -1328,19 +1361,19 @@ export interface UpdateCustomerArgs {
   vatNumber?: string;
   ean?: string;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber?: number;
   /**
-   * From list_customer_groups.
+   * From {{tool:list_customer_groups}}.
    */
   customerGroupNumber?: number;
   /**
-   * From list_vat_zones.
+   * From {{tool:list_vat_zones}}.
    */
   vatZoneNumber?: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber?: number;
   /**
@@ -1352,7 +1385,7 @@ export interface UpdateCustomerArgs {
 export type UpdateCustomerResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1416,7 +1449,7 @@ export type UpdateCustomerResult = ({
 
 export interface CreateDraftInvoiceArgs {
   /**
-   * From list_customers.
+   * From {{tool:list_customers}}.
    */
   customerNumber: number;
   /**
@@ -1424,11 +1457,11 @@ export interface CreateDraftInvoiceArgs {
    */
   currency: string;
   /**
-   * From list_payment_terms.
+   * From {{tool:list_payment_terms}}.
    */
   paymentTermsNumber: number;
   /**
-   * From list_layouts.
+   * From {{tool:list_layouts}}.
    */
   layoutNumber: number;
   /**
@@ -1436,7 +1469,7 @@ export interface CreateDraftInvoiceArgs {
    */
   recipientName: string;
   /**
-   * VAT zone of the recipient, from list_vat_zones.
+   * VAT zone of the recipient, from {{tool:list_vat_zones}}.
    */
   recipientVatZoneNumber: number;
   /**
@@ -1446,7 +1479,7 @@ export interface CreateDraftInvoiceArgs {
    */
   lines: [{
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1462,7 +1495,7 @@ export interface CreateDraftInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1471,7 +1504,7 @@ export interface CreateDraftInvoiceArgs {
     discountPercentage?: number;
   }, ...({
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1487,7 +1520,7 @@ export interface CreateDraftInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1515,7 +1548,7 @@ export interface CreateDraftInvoiceArgs {
 export type CreateDraftInvoiceResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**
@@ -1598,7 +1631,7 @@ export interface DuplicateInvoiceArgs {
    */
   replaceLines?: {
     /**
-     * Product number from list_products (a string upstream, for example `"1"` or `"A-100"`).
+     * Product number from {{tool:list_products}} (a string upstream, for example `"1"` or `"A-100"`).
      */
     productNumber: string;
     /**
@@ -1614,7 +1647,7 @@ export interface DuplicateInvoiceArgs {
      */
     description?: string;
     /**
-     * Unit from list_units; optional.
+     * Unit from {{tool:list_units}}; optional.
      */
     unitNumber?: number;
     /**
@@ -1631,7 +1664,7 @@ export interface DuplicateInvoiceArgs {
 export type DuplicateInvoiceResult = ({
   preview: {
     /**
-     * What the write would do, for example `create_customer`.
+     * What the write would do, for example `{{tool:create_customer}}`.
      */
     action: string;
     /**

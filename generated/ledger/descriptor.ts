@@ -14,7 +14,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
   "key": "ledger",
   "defaultId": "ledger",
   "title": "Ledger",
-  "instructions": "Read-only access to one company in the Uniconta accounting system: companies, debtors (customers), creditors (suppliers), open items, debtor invoices and sales orders, ledger postings, the chart of accounts, VAT codes, inventory items, product groups and inventory postings, plus a generic entity query and a server-side group-and-sum tool. Nothing is ever created, updated, deleted or posted. Rows use the upstream PascalCase property names (for example `Account`, `Name`, `CurBalance`, `DCAccount`, `Qty`). Typical order: list_companies to see the connected company; list_debtors / list_creditors / list_gl_accounts (with `search`) to find an `account`; then the open-item, invoice, order or transaction tools for that account and a `fromDate`/`toDate` range. Use aggregate for totals over many rows instead of listing them, and query for entities no dedicated tool covers. List results carry `count` and, when the whole filtered set was read, `total`; `truncated: true` means more rows exist than were returned (a filtered set of more than 5,000 rows is not counted: narrow it, for example by account or date range, to get `total`). Dates are YYYY-MM-DD and ranges are inclusive. `search`, `account` and `cvr` values containing `;` or `..` are refused, and so are the wildcards `*` and `?` in the exact arguments (`account`, `cvr`, `item`, `group`).",
+  "instructions": "Read-only access to one company in the Uniconta accounting system: companies, debtors (customers), creditors (suppliers), open items, debtor invoices and sales orders, ledger postings, the chart of accounts, VAT codes, inventory items, product groups and inventory postings, plus a generic entity query and a server-side group-and-sum tool. Nothing is ever created, updated, deleted or posted. Rows use the upstream PascalCase property names (for example `Account`, `Name`, `CurBalance`, `DCAccount`, `Qty`). Typical order: {{tool:list_companies}} to see the connected company; {{tool:list_debtors}} / {{tool:list_creditors}} / {{tool:list_gl_accounts}} (with `search`) to find an `account`; then the open-item, invoice, order or transaction tools for that account and a `fromDate`/`toDate` range. Use {{tool:aggregate}} for totals over many rows instead of listing them, and {{tool:query}} for entities no dedicated tool covers. List results carry `count` and, when the whole filtered set was read, `total`; `truncated: true` means more rows exist than were returned (a filtered set of more than 5,000 rows is not counted: narrow it, for example by account or date range, to get `total`). Dates are YYYY-MM-DD and ranges are inclusive. `search`, `account` and `cvr` values containing `;` or `..` are refused, and so are the wildcards `*` and `?` in the exact arguments (`account`, `cvr`, `item`, `group`).",
   "credential": "login_company",
   "tenantCredential": true,
   "connectAccount": false,
@@ -411,7 +411,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_gl_accounts",
       "title": "List G/L Accounts",
-      "description": "Lists the chart of accounts: `Account`, `Name`, `AccountType`, `Balance` and this-year and last-year figures. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. For one known account use get_account_balance.",
+      "description": "Lists the chart of accounts: `Account`, `Name`, `AccountType`, `Balance` and this-year and last-year figures. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. For one known account use {{tool:get_account_balance}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -449,7 +449,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures), or `null` when no account matches. Use list_gl_accounts with `search` to find the account number first.",
+      "description": "Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures, debit positive and credit negative, so income accounts show negative balances), or `null` when no account matches. Use {{tool:list_gl_accounts}} with `search` to find the account number first.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -479,7 +479,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_gl_transactions",
       "title": "List G/L Transactions",
-      "description": "Lists ledger postings (`GLTransClient`): date, G/L account, voucher, text, amount, VAT and transaction type. Filter by exact G/L `account` and an inclusive posting-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`. For sums over many postings use aggregate instead.",
+      "description": "Lists ledger postings (`GLTransClient`): date, G/L account, voucher, text, amount, VAT and transaction type. Filter by exact G/L `account` and an inclusive posting-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`. For sums over many postings use {{tool:aggregate}} instead.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -631,7 +631,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_product_groups",
       "title": "List Product Groups",
-      "description": "Lists the product (inventory) groups: `Group` and `Name`. Returns the list result `{ entity, count, total, items }`. Pass a `Group` to list_inventory_items `group` to get its items.",
+      "description": "Lists the product (inventory) groups: `Group` and `Name`. Returns the list result `{ entity, count, total, items }`. Pass a `Group` to {{tool:list_inventory_items}} `group` to get its items.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -661,7 +661,7 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_inventory_transactions",
       "title": "List Inventory Transactions",
-      "description": "Lists inventory postings (`InvTransClient`): `Item`, `ItemName`, `Date`, `Qty`, `DCAccount`, `AccountName`, `InvoiceNumber`, `NetAmount` and `MovementType`. Sales lines have negative `Qty`. Filter by exact `item` (several items as `a;b;c`), debtor or creditor `account` (matched on `DCAccount`) and an inclusive date range. To count units sold in a product group: get the item numbers with list_inventory_items (`group`), then call this tool for those items and the date range and sum the negative `Qty` (or use aggregate on `InvTransClient`). Without `offset` the whole filtered set is read and `total` is given; with `offset` one page is read (`truncated: true` on a full page, follow `nextOffset`).",
+      "description": "Lists inventory postings (`InvTransClient`): `Item`, `ItemName`, `Date`, `Qty`, `DCAccount`, `AccountName`, `InvoiceNumber`, `NetAmount` and `MovementType`. Sales lines have negative `Qty`. Filter by exact `item` (several items as `a;b;c`), debtor or creditor `account` (matched on `DCAccount`) and an inclusive date range. To count units sold in a product group: get the item numbers with {{tool:list_inventory_items}} (`group`), then call this tool for those items and the date range and sum the negative `Qty` (or use {{tool:aggregate}} on `InvTransClient`). Without `offset` the whole filtered set is read and `total` is given; with `offset` one page is read (`truncated: true` on a full page, follow `nextOffset`).",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

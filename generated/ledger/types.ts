@@ -304,7 +304,7 @@ export interface ListDebtorTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
@@ -494,7 +494,7 @@ export interface ListCreditorTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
@@ -564,7 +564,7 @@ export interface ListGlAccountsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.
+   * Items: A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).
    */
   items: {
     Account?: string;
@@ -577,7 +577,13 @@ export interface ListGlAccountsResult {
     };
     Vat?: string;
     Currency?: string;
+    /**
+     * Balance, debit positive and credit negative: an income account's balance is negative.
+     */
     Balance?: number;
+    /**
+     * This year's movement, debit positive and credit negative.
+     */
     ThisYear?: number;
     ThisYearDebit?: number;
     ThisYearCredit?: number;
@@ -608,7 +614,13 @@ export type GetAccountBalanceResult = ({
   };
   Vat?: string;
   Currency?: string;
+  /**
+   * Balance, debit positive and credit negative: an income account's balance is negative.
+   */
   Balance?: number;
+  /**
+   * This year's movement, debit positive and credit negative.
+   */
   ThisYear?: number;
   ThisYearDebit?: number;
   ThisYearCredit?: number;
@@ -656,7 +668,7 @@ export interface ListGlTransactionsResult {
    */
   truncated?: boolean;
   /**
-   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.
+   * Items: A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.
    */
   items: {
     Date?: string;
@@ -802,6 +814,10 @@ export interface ListInventoryItemsResult {
    */
   nextOffset?: (number | null);
   /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
+  /**
    * Names in `fields` present in no returned row.
    */
   unknownFields?: string[];
@@ -928,6 +944,10 @@ export interface ListInventoryTransactionsResult {
    */
   nextOffset?: (number | null);
   /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
+  /**
    * Items: An inventory posting of `InvTransClient`; `Qty` is negative on a sale.
    */
   items: {
@@ -1015,6 +1035,10 @@ export interface QueryResult {
    * `offset` for the next page; null when this page was not full.
    */
   nextOffset?: (number | null);
+  /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
   /**
    * Names in `fields` present in no returned row.
    */
@@ -1119,6 +1143,10 @@ export interface AggregateResult {
   nonNumeric?: {
     [k: string]: number | undefined;
   };
+  /**
+   * Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed.
+   */
+  unstableOrder?: boolean;
   [k: string]: unknown | undefined;
 }
 

@@ -1681,7 +1681,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_transactions = validate21;
-const schema22 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema22 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2735,7 +2735,7 @@ return errors === 0;
 }
 
 export const output_list_creditor_transactions = validate27;
-const schema28 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema28 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3071,7 +3071,7 @@ return errors === 0;
 }
 
 export const output_list_gl_accounts = validate29;
-const schema30 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number"},"ThisYear":{"type":"number"},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}}}}};
+const schema30 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number","description":"Balance, debit positive and credit negative: an income account's balance is negative."},"ThisYear":{"type":"number","description":"This year's movement, debit positive and credit negative."},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}}}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3386,7 +3386,7 @@ return errors === 0;
 }
 
 export const output_get_account_balance = validate31;
-const schema32 = {"anyOf":[{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures.","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number"},"ThisYear":{"type":"number"},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}},{"type":"null"}]};
+const schema32 = {"anyOf":[{"type":"object","description":"A G/L account of `GLAccountClient` (chart of accounts) with this-year and last-year figures, signed as booked: debit positive, credit negative (income, liabilities and equity are negative; expenses and assets positive).","properties":{"Account":{"type":"string"},"Name":{"type":"string"},"AccountType":{"description":"Account type (upstream enum)."},"Vat":{"type":"string"},"Currency":{"type":"string"},"Balance":{"type":"number","description":"Balance, debit positive and credit negative: an income account's balance is negative."},"ThisYear":{"type":"number","description":"This year's movement, debit positive and credit negative."},"ThisYearDebit":{"type":"number"},"ThisYearCredit":{"type":"number"},"PrevYear":{"type":"number"},"PrevYearDebit":{"type":"number"},"PrevYearCredit":{"type":"number"},"Blocked":{"type":"boolean"}}},{"type":"null"}]};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3811,7 +3811,7 @@ return errors === 0;
 }
 
 export const output_list_gl_transactions = validate33;
-const schema34 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema34 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4482,7 +4482,7 @@ return errors === 0;
 }
 
 export const output_list_inventory_items = validate37;
-const schema38 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"An inventory item of `InvItemClient` (or `InvItemClientUser`, which adds custom fields).","properties":{"Item":{"type":"string"},"Name":{"type":"string"},"ItemType":{"description":"Item type (upstream enum)."},"EAN":{"type":"string"},"SalesPrice1":{"type":"number"},"SalesPrice2":{"type":"number"},"SalesPrice3":{"type":"number"},"CostPrice":{"type":"number"},"PurchasePrice":{"type":"number"},"Unit":{"description":"Unit (upstream enum)."},"Group":{"type":"string"},"QtyOnStock":{"type":"number"},"LastMovement":{"type":"string","description":"Date of the last stock movement."}}}}}};
+const schema38 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unstableOrder":{"type":"boolean","description":"Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"An inventory item of `InvItemClient` (or `InvItemClientUser`, which adds custom fields).","properties":{"Item":{"type":"string"},"Name":{"type":"string"},"ItemType":{"description":"Item type (upstream enum)."},"EAN":{"type":"string"},"SalesPrice1":{"type":"number"},"SalesPrice2":{"type":"number"},"SalesPrice3":{"type":"number"},"CostPrice":{"type":"number"},"PurchasePrice":{"type":"number"},"Unit":{"description":"Unit (upstream enum)."},"Group":{"type":"string"},"QtyOnStock":{"type":"number"},"LastMovement":{"type":"string","description":"Date of the last stock movement."}}}}}};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4571,20 +4571,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.unknownFields !== undefined){
-let data6 = data.unknownFields;
+if(data.unstableOrder !== undefined){
 const _errs13 = errors;
-if(errors === _errs13){
-if(Array.isArray(data6)){
-var valid1 = true;
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
+if(typeof data.unstableOrder !== "boolean"){
+validate37.errors = [{instancePath:instancePath+"/unstableOrder",schemaPath:"#/properties/unstableOrder/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unknownFields !== undefined){
+let data7 = data.unknownFields;
 const _errs15 = errors;
-if(typeof data6[i0] !== "string"){
+if(errors === _errs15){
+if(Array.isArray(data7)){
+var valid1 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+const _errs17 = errors;
+if(typeof data7[i0] !== "string"){
 validate37.errors = [{instancePath:instancePath+"/unknownFields/" + i0,schemaPath:"#/properties/unknownFields/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs15 === errors;
+var valid1 = _errs17 === errors;
 if(!valid1){
 break;
 }
@@ -4595,40 +4607,28 @@ validate37.errors = [{instancePath:instancePath+"/unknownFields",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.items !== undefined){
-let data8 = data.items;
-const _errs17 = errors;
-if(errors === _errs17){
-if(Array.isArray(data8)){
-var valid2 = true;
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
+let data9 = data.items;
 const _errs19 = errors;
 if(errors === _errs19){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.Item !== undefined){
+if(Array.isArray(data9)){
+var valid2 = true;
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
 const _errs21 = errors;
-if(typeof data9.Item !== "string"){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Item",schemaPath:"#/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid3 = _errs21 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data9.Name !== undefined){
+if(errors === _errs21){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.Item !== undefined){
 const _errs23 = errors;
-if(typeof data9.Name !== "string"){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data10.Item !== "string"){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Item",schemaPath:"#/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -4637,10 +4637,10 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.EAN !== undefined){
+if(data10.Name !== undefined){
 const _errs25 = errors;
-if(typeof data9.EAN !== "string"){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/EAN",schemaPath:"#/properties/items/items/properties/EAN/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data10.Name !== "string"){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Name",schemaPath:"#/properties/items/items/properties/Name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -4649,11 +4649,10 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.SalesPrice1 !== undefined){
-let data13 = data9.SalesPrice1;
+if(data10.EAN !== undefined){
 const _errs27 = errors;
-if(!((typeof data13 == "number") && (isFinite(data13)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice1",schemaPath:"#/properties/items/items/properties/SalesPrice1/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data10.EAN !== "string"){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/EAN",schemaPath:"#/properties/items/items/properties/EAN/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs27 === errors;
@@ -4662,11 +4661,11 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.SalesPrice2 !== undefined){
-let data14 = data9.SalesPrice2;
+if(data10.SalesPrice1 !== undefined){
+let data14 = data10.SalesPrice1;
 const _errs29 = errors;
 if(!((typeof data14 == "number") && (isFinite(data14)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice2",schemaPath:"#/properties/items/items/properties/SalesPrice2/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice1",schemaPath:"#/properties/items/items/properties/SalesPrice1/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs29 === errors;
@@ -4675,11 +4674,11 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.SalesPrice3 !== undefined){
-let data15 = data9.SalesPrice3;
+if(data10.SalesPrice2 !== undefined){
+let data15 = data10.SalesPrice2;
 const _errs31 = errors;
 if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice3",schemaPath:"#/properties/items/items/properties/SalesPrice3/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice2",schemaPath:"#/properties/items/items/properties/SalesPrice2/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs31 === errors;
@@ -4688,11 +4687,11 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.CostPrice !== undefined){
-let data16 = data9.CostPrice;
+if(data10.SalesPrice3 !== undefined){
+let data16 = data10.SalesPrice3;
 const _errs33 = errors;
 if(!((typeof data16 == "number") && (isFinite(data16)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/CostPrice",schemaPath:"#/properties/items/items/properties/CostPrice/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/SalesPrice3",schemaPath:"#/properties/items/items/properties/SalesPrice3/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs33 === errors;
@@ -4701,11 +4700,11 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.PurchasePrice !== undefined){
-let data17 = data9.PurchasePrice;
+if(data10.CostPrice !== undefined){
+let data17 = data10.CostPrice;
 const _errs35 = errors;
 if(!((typeof data17 == "number") && (isFinite(data17)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/PurchasePrice",schemaPath:"#/properties/items/items/properties/PurchasePrice/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/CostPrice",schemaPath:"#/properties/items/items/properties/CostPrice/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs35 === errors;
@@ -4714,10 +4713,11 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.Group !== undefined){
+if(data10.PurchasePrice !== undefined){
+let data18 = data10.PurchasePrice;
 const _errs37 = errors;
-if(typeof data9.Group !== "string"){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data18 == "number") && (isFinite(data18)))){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/PurchasePrice",schemaPath:"#/properties/items/items/properties/PurchasePrice/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs37 === errors;
@@ -4726,11 +4726,10 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.QtyOnStock !== undefined){
-let data19 = data9.QtyOnStock;
+if(data10.Group !== undefined){
 const _errs39 = errors;
-if(!((typeof data19 == "number") && (isFinite(data19)))){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/QtyOnStock",schemaPath:"#/properties/items/items/properties/QtyOnStock/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data10.Group !== "string"){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/Group",schemaPath:"#/properties/items/items/properties/Group/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs39 === errors;
@@ -4739,13 +4738,26 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data9.LastMovement !== undefined){
+if(data10.QtyOnStock !== undefined){
+let data20 = data10.QtyOnStock;
 const _errs41 = errors;
-if(typeof data9.LastMovement !== "string"){
-validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/LastMovement",schemaPath:"#/properties/items/items/properties/LastMovement/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data20 == "number") && (isFinite(data20)))){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/QtyOnStock",schemaPath:"#/properties/items/items/properties/QtyOnStock/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid3 = _errs41 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.LastMovement !== undefined){
+const _errs43 = errors;
+if(typeof data10.LastMovement !== "string"){
+validate37.errors = [{instancePath:instancePath+"/items/" + i1+"/LastMovement",schemaPath:"#/properties/items/items/properties/LastMovement/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs43 === errors;
 }
 else {
 var valid3 = true;
@@ -4766,7 +4778,7 @@ validate37.errors = [{instancePath:instancePath+"/items/" + i1,schemaPath:"#/pro
 return false;
 }
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs21 === errors;
 if(!valid2){
 break;
 }
@@ -4777,10 +4789,11 @@ validate37.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs19 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -5149,7 +5162,7 @@ return errors === 0;
 }
 
 export const output_list_inventory_transactions = validate41;
-const schema42 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"items":{"type":"array","items":{"type":"object","description":"An inventory posting of `InvTransClient`; `Qty` is negative on a sale.","properties":{"Item":{"type":"string"},"ItemName":{"type":"string"},"Date":{"type":"string"},"Qty":{"type":"number"},"DCAccount":{"type":"string","description":"Debtor or creditor account."},"AccountName":{"type":"string"},"InvoiceNumber":{"type":["integer","string"]},"NetAmount":{"type":"number"},"MovementType":{"description":"Movement type (upstream enum)."}}}}}};
+const schema42 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unstableOrder":{"type":"boolean","description":"Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed."},"items":{"type":"array","items":{"type":"object","description":"An inventory posting of `InvTransClient`; `Qty` is negative on a sale.","properties":{"Item":{"type":"string"},"ItemName":{"type":"string"},"Date":{"type":"string"},"Qty":{"type":"number"},"DCAccount":{"type":"string","description":"Debtor or creditor account."},"AccountName":{"type":"string"},"InvoiceNumber":{"type":["integer","string"]},"NetAmount":{"type":"number"},"MovementType":{"description":"Movement type (upstream enum)."}}}}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5238,34 +5251,34 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.items !== undefined){
-let data6 = data.items;
+if(data.unstableOrder !== undefined){
 const _errs13 = errors;
-if(errors === _errs13){
-if(Array.isArray(data6)){
-var valid1 = true;
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
-const _errs15 = errors;
-if(errors === _errs15){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.Item !== undefined){
-const _errs17 = errors;
-if(typeof data7.Item !== "string"){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Item",schemaPath:"#/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.unstableOrder !== "boolean"){
+validate41.errors = [{instancePath:instancePath+"/unstableOrder",schemaPath:"#/properties/unstableOrder/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs17 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
-var valid2 = true;
+var valid0 = true;
 }
-if(valid2){
-if(data7.ItemName !== undefined){
+if(valid0){
+if(data.items !== undefined){
+let data7 = data.items;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data7)){
+var valid1 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+const _errs17 = errors;
+if(errors === _errs17){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.Item !== undefined){
 const _errs19 = errors;
-if(typeof data7.ItemName !== "string"){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/ItemName",schemaPath:"#/properties/items/items/properties/ItemName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data8.Item !== "string"){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Item",schemaPath:"#/properties/items/items/properties/Item/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -5274,10 +5287,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.Date !== undefined){
+if(data8.ItemName !== undefined){
 const _errs21 = errors;
-if(typeof data7.Date !== "string"){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data8.ItemName !== "string"){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/ItemName",schemaPath:"#/properties/items/items/properties/ItemName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -5286,11 +5299,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.Qty !== undefined){
-let data11 = data7.Qty;
+if(data8.Date !== undefined){
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Qty",schemaPath:"#/properties/items/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(typeof data8.Date !== "string"){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Date",schemaPath:"#/properties/items/items/properties/Date/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -5299,10 +5311,11 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.DCAccount !== undefined){
+if(data8.Qty !== undefined){
+let data12 = data8.Qty;
 const _errs25 = errors;
-if(typeof data7.DCAccount !== "string"){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data12 == "number") && (isFinite(data12)))){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/Qty",schemaPath:"#/properties/items/items/properties/Qty/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -5311,10 +5324,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.AccountName !== undefined){
+if(data8.DCAccount !== undefined){
 const _errs27 = errors;
-if(typeof data7.AccountName !== "string"){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/AccountName",schemaPath:"#/properties/items/items/properties/AccountName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data8.DCAccount !== "string"){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/DCAccount",schemaPath:"#/properties/items/items/properties/DCAccount/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -5323,11 +5336,10 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.InvoiceNumber !== undefined){
-let data14 = data7.InvoiceNumber;
+if(data8.AccountName !== undefined){
 const _errs29 = errors;
-if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (typeof data14 !== "string")){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/InvoiceNumber",schemaPath:"#/properties/items/items/properties/InvoiceNumber/type",keyword:"type",params:{type: schema42.properties.items.items.properties.InvoiceNumber.type},message:"must be integer,string"}];
+if(typeof data8.AccountName !== "string"){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/AccountName",schemaPath:"#/properties/items/items/properties/AccountName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs29 === errors;
@@ -5336,14 +5348,27 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data7.NetAmount !== undefined){
-let data15 = data7.NetAmount;
+if(data8.InvoiceNumber !== undefined){
+let data15 = data8.InvoiceNumber;
 const _errs31 = errors;
-if(!((typeof data15 == "number") && (isFinite(data15)))){
-validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/NetAmount",schemaPath:"#/properties/items/items/properties/NetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (typeof data15 !== "string")){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/InvoiceNumber",schemaPath:"#/properties/items/items/properties/InvoiceNumber/type",keyword:"type",params:{type: schema42.properties.items.items.properties.InvoiceNumber.type},message:"must be integer,string"}];
 return false;
 }
 var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data8.NetAmount !== undefined){
+let data16 = data8.NetAmount;
+const _errs33 = errors;
+if(!((typeof data16 == "number") && (isFinite(data16)))){
+validate41.errors = [{instancePath:instancePath+"/items/" + i0+"/NetAmount",schemaPath:"#/properties/items/items/properties/NetAmount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid2 = _errs33 === errors;
 }
 else {
 var valid2 = true;
@@ -5361,7 +5386,7 @@ validate41.errors = [{instancePath:instancePath+"/items/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid1 = _errs15 === errors;
+var valid1 = _errs17 === errors;
 if(!valid1){
 break;
 }
@@ -5372,10 +5397,11 @@ validate41.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -5619,7 +5645,7 @@ return errors === 0;
 }
 
 export const output_query = validate43;
-const schema44 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"A row of the queried entity with its upstream property names; null properties are omitted."}}}};
+const schema44 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"offset":{"type":"integer","description":"The `offset` that was passed."},"nextOffset":{"type":["integer","null"],"description":"`offset` for the next page; null when this page was not full."},"unstableOrder":{"type":"boolean","description":"Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed."},"unknownFields":{"type":"array","items":{"type":"string"},"description":"Names in `fields` present in no returned row."},"items":{"type":"array","items":{"type":"object","description":"A row of the queried entity with its upstream property names; null properties are omitted."}}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5708,20 +5734,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.unknownFields !== undefined){
-let data6 = data.unknownFields;
+if(data.unstableOrder !== undefined){
 const _errs13 = errors;
-if(errors === _errs13){
-if(Array.isArray(data6)){
-var valid1 = true;
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
+if(typeof data.unstableOrder !== "boolean"){
+validate43.errors = [{instancePath:instancePath+"/unstableOrder",schemaPath:"#/properties/unstableOrder/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.unknownFields !== undefined){
+let data7 = data.unknownFields;
 const _errs15 = errors;
-if(typeof data6[i0] !== "string"){
+if(errors === _errs15){
+if(Array.isArray(data7)){
+var valid1 = true;
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+const _errs17 = errors;
+if(typeof data7[i0] !== "string"){
 validate43.errors = [{instancePath:instancePath+"/unknownFields/" + i0,schemaPath:"#/properties/unknownFields/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs15 === errors;
+var valid1 = _errs17 === errors;
 if(!valid1){
 break;
 }
@@ -5732,27 +5770,27 @@ validate43.errors = [{instancePath:instancePath+"/unknownFields",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs13 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.items !== undefined){
-let data8 = data.items;
-const _errs17 = errors;
-if(errors === _errs17){
-if(Array.isArray(data8)){
-var valid2 = true;
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
+let data9 = data.items;
 const _errs19 = errors;
-if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
+if(errors === _errs19){
+if(Array.isArray(data9)){
+var valid2 = true;
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+const _errs21 = errors;
+if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
 validate43.errors = [{instancePath:instancePath+"/items/" + i1,schemaPath:"#/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs21 === errors;
 if(!valid2){
 break;
 }
@@ -5763,10 +5801,11 @@ validate43.errors = [{instancePath:instancePath+"/items",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs19 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -6062,7 +6101,7 @@ return errors === 0;
 }
 
 export const output_aggregate = validate45;
-const schema46 = {"type":"object","required":["entity","groupCount","rowsScanned","pages","truncated","groups"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"groupCount":{"type":"integer","description":"Number of groups."},"rowsScanned":{"type":"integer","description":"Rows read from the ledger."},"pages":{"type":"integer","description":"Upstream pages read."},"truncated":{"type":"boolean","description":"The page cap was reached before all rows were read."},"groups":{"type":"array","items":{"type":"object","required":["key","count","sums"],"properties":{"key":{"type":"object","description":"The group's value of each `groupBy` property; empty for the grand total."},"count":{"type":"integer","description":"Rows in the group."},"sums":{"type":"object","description":"Sum of each `sum` property over the group's rows.","additionalProperties":{"type":"number"}}}}},"nonNumeric":{"type":"object","description":"Per `sum` property, the number of values skipped as not numeric; present only when non-empty.","additionalProperties":{"type":"integer"}}}};
+const schema46 = {"type":"object","required":["entity","groupCount","rowsScanned","pages","truncated","groups"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"groupCount":{"type":"integer","description":"Number of groups."},"rowsScanned":{"type":"integer","description":"Rows read from the ledger."},"pages":{"type":"integer","description":"Upstream pages read."},"truncated":{"type":"boolean","description":"The page cap was reached before all rows were read."},"groups":{"type":"array","items":{"type":"object","required":["key","count","sums"],"properties":{"key":{"type":"object","description":"The group's value of each `groupBy` property; empty for the grand total."},"count":{"type":"integer","description":"Rows in the group."},"sums":{"type":"object","description":"Sum of each `sum` property over the group's rows.","additionalProperties":{"type":"number"}}}}},"nonNumeric":{"type":"object","description":"Per `sum` property, the number of values skipped as not numeric; present only when non-empty.","additionalProperties":{"type":"integer"}},"unstableOrder":{"type":"boolean","description":"Present (true) only when paging may have repeated or skipped rows: the rows were read in pages whose order the connector could not make unique (rows with equal values in every sort property met at a page boundary, or the entity has no documented key and no sort was given). For a list page it concerns the page at `nextOffset`. Sort on a unique property (`orderBy`) or narrow the filters so that fewer pages are needed."}}};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6263,6 +6302,19 @@ var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.unstableOrder !== undefined){
+const _errs29 = errors;
+if(typeof data.unstableOrder !== "boolean"){
+validate45.errors = [{instancePath:instancePath+"/unstableOrder",schemaPath:"#/properties/unstableOrder/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs29 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -14,7 +14,7 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
   "key": "register",
   "defaultId": "register",
   "title": "Company register",
-  "instructions": "Managed, read-only lookups in the Danish national company register (CVR): company search and master data, production units, participants (owners, management, founders, auditors) and person-to-company lookups. No connect step is needed. Start with soeg_virksomhed to find a company's cvrNummer, then use hent_virksomhed, find_produktionsenheder or find_ejere with it. Results are bounded searches (size 1 to 50); there is no deep paging.",
+  "instructions": "Managed, read-only lookups in the Danish national company register (CVR): company search and master data, production units, participants (owners, management, founders, auditors) and person-to-company lookups. No connect step is needed. Start with {{tool:soeg_virksomhed}} to find a company's cvrNummer, then use {{tool:hent_virksomhed}}, {{tool:find_produktionsenheder}} or {{tool:find_ejere}} with it. Results are bounded searches (size 1 to 50); there is no deep paging.",
   "credential": "managed_basic",
   "tenantCredential": false,
   "connectAccount": false,
@@ -67,7 +67,7 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     {
       "name": "soeg_virksomhed",
       "title": "Search companies",
-      "description": "Searches companies by name: every word of `query` must occur in the company's newest registered name. Returns `total` (all matches, before the `size` cap) and up to `size` companies (default 10). Use the returned cvrNummer with hent_virksomhed for capital and full master data.",
+      "description": "Searches companies by name: every word of `query` must occur in the company's newest registered name. Returns `total` (all matches, before the `size` cap) and up to `size` companies (default 10). Use the returned cvrNummer with {{tool:hent_virksomhed}} for capital and full master data.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -129,8 +129,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           }
         },
         "additionalProperties": false
@@ -170,8 +170,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           },
           "size": {
             "type": "integer",
@@ -218,8 +218,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
             ],
             "minimum": 10000000,
             "maximum": 99999999,
-            "description": "8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted.",
-            "pattern": "^[0-9]+$"
+            "description": "8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup.",
+            "pattern": "^[1-9][0-9]{7}$"
           }
         },
         "additionalProperties": false

@@ -65,7 +65,7 @@ export interface SoegVirksomhedResult {
 
 export interface HentVirksomhedArgs {
   /**
-   * 8-digit company registration number (CVR). A numeric string such as "12345678" is accepted.
+   * 8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as "12345678"; a shorter or longer number is refused before any lookup.
    */
   cvrNummer: number;
 }
@@ -120,7 +120,7 @@ export type HentVirksomhedResult = ({
 
 export interface FindProduktionsenhederArgs {
   /**
-   * 8-digit company registration number (CVR). A numeric string such as "12345678" is accepted.
+   * 8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as "12345678"; a shorter or longer number is refused before any lookup.
    */
   cvrNummer: number;
   /**
@@ -176,7 +176,7 @@ export interface FindProduktionsenhederResult {
 
 export interface FindEjereArgs {
   /**
-   * 8-digit company registration number (CVR). A numeric string such as "12345678" is accepted.
+   * 8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as "12345678"; a shorter or longer number is refused before any lookup.
    */
   cvrNummer: number;
 }

@@ -578,7 +578,7 @@ return errors === 0;
 }
 
 export const input_hent_virksomhed = validate12;
-const schema13 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted."}},"additionalProperties":false};
+const schema13 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup."}},"additionalProperties":false};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1409,7 +1409,7 @@ return errors === 0;
 }
 
 export const input_find_produktionsenheder = validate14;
-const schema15 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted."},"size":{"type":"integer","minimum":1,"maximum":50,"description":"Maximum number of results (1 to 50); a value outside the range is rejected, not clamped.","default":50}},"additionalProperties":false};
+const schema15 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup."},"size":{"type":"integer","minimum":1,"maximum":50,"description":"Maximum number of results (1 to 50); a value outside the range is rejected, not clamped.","default":50}},"additionalProperties":false};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1955,7 +1955,7 @@ return errors === 0;
 }
 
 export const input_find_ejere = validate16;
-const schema17 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR). A numeric string such as \"12345678\" is accepted."}},"additionalProperties":false};
+const schema17 = {"type":"object","required":["cvrNummer"],"properties":{"cvrNummer":{"type":"integer","minimum":10000000,"maximum":99999999,"description":"8-digit company registration number (CVR), 10000000 to 99999999. As a string exactly 8 digits such as \"12345678\"; a shorter or longer number is refused before any lookup."}},"additionalProperties":false};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

@@ -17,7 +17,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
   "key": "search",
   "defaultId": "search",
   "title": "Search analytics",
-  "instructions": "Read-only search-performance reports from Google Search Console for the properties the connected Google account can access: clicks, impressions, click-through rate (ctr, 0 to 1) and average position. Call list_sites first and use one of its siteUrl values exactly as returned (a URL-prefix property such as https://www.example.com/ or a domain property such as sc-domain:example.com). Then use top_queries or top_pages for rankings, query_performance or page_performance for one exact query or page URL, compare_periods to compare two date ranges, and search_analytics_query only when no curated tool fits. Dates are YYYY-MM-DD in Pacific time and inclusive; about 16 months of history are available and the newest 2 to 3 days are usually not final yet.",
+  "instructions": "Read-only search-performance reports from Google Search Console for the properties the connected Google account can access: clicks, impressions, click-through rate (ctr, 0 to 1) and average position. Call {{tool:list_sites}} first and use one of its siteUrl values exactly as returned (a URL-prefix property such as https://www.example.com/ or a domain property such as sc-domain:example.com). Then use {{tool:top_queries}} or {{tool:top_pages}} for rankings, {{tool:query_performance}} or {{tool:page_performance}} for one exact query or page URL, {{tool:compare_periods}} to compare two date ranges, and {{tool:search_analytics_query}} only when no curated tool fits. Dates are YYYY-MM-DD in Pacific time and inclusive; about 16 months of history are available and the newest 2 to 3 days are usually not final yet.",
   "credential": "oauth2",
   "oauth": {
     "authorizeUrl": "https://accounts.google.com/o/oauth2/v2/auth",
@@ -82,7 +82,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
       "reconnect": true
     },
     "property_access_denied": {
-      "text": "Google Search Console denied access to the property {site_url}: the connected account has no access to it. Use a siteUrl exactly as returned by list_sites (a domain property is written sc-domain:example.com); reconnecting will not fix this.",
+      "text": "Google Search Console denied access to the property {site_url}: the connected account has no access to it. Use a siteUrl exactly as returned by {{tool:list_sites}} (a domain property is written sc-domain:example.com); reconnecting will not fix this.",
       "params": [
         "site_url"
       ],
@@ -139,7 +139,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "top_queries",
       "title": "Top Queries",
-      "description": "Returns the search queries of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Anonymised queries are not listed, so the rows can add up to less than the property's totals. Get the siteUrl from list_sites.",
+      "description": "Returns the search queries of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Anonymised queries are not listed, so the rows can add up to less than the property's totals. Get the siteUrl from {{tool:list_sites}}.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -157,7 +157,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "startDate": {
             "type": "string",
@@ -197,7 +197,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "top_pages",
       "title": "Top Pages",
-      "description": "Returns the pages (full URLs) of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Get the siteUrl from list_sites; use page_performance for one page.",
+      "description": "Returns the pages (full URLs) of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Get the siteUrl from {{tool:list_sites}}; use {{tool:page_performance}} for one page.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -215,7 +215,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "startDate": {
             "type": "string",
@@ -255,7 +255,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "query_performance",
       "title": "Query Performance",
-      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact search query on a property between startDate and endDate (inclusive, Pacific time). The query is matched exactly as given (case-sensitive); the metrics are zeros when the query had no data in the period. Use top_queries to find the exact spelling.",
+      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact search query on a property between startDate and endDate (inclusive, Pacific time). The query is matched exactly as given (case-sensitive); the metrics are zeros when the query had no data in the period. Use {{tool:top_queries}} to find the exact spelling.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -274,7 +274,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "query": {
             "type": "string",
@@ -312,7 +312,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "page_performance",
       "title": "Page Performance",
-      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact page URL on a property between startDate and endDate (inclusive, Pacific time). Give the full URL (scheme, host, path and any trailing slash) as top_pages shows it; the metrics are zeros when the page had no data in the period.",
+      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact page URL on a property between startDate and endDate (inclusive, Pacific time). Give the full URL (scheme, host, path and any trailing slash) as {{tool:top_pages}} shows it; the metrics are zeros when the page had no data in the period.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -331,7 +331,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "page": {
             "type": "string",
@@ -389,7 +389,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "periodAStart": {
             "type": "string",
@@ -447,7 +447,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "search_analytics_query",
       "title": "Search Analytics Query",
-      "description": "Sends a raw Search Console search-analytics request body for a property and returns the upstream's responseAggregationType and raw rows (`keys` in the order of `dimensions`, plus clicks, impressions, ctr and position). Use it only when top_queries, top_pages, query_performance, page_performance and compare_periods do not fit, for example for filters, several dimensions, search type or paging. `requestBody` must contain startDate and endDate (YYYY-MM-DD, Pacific time) and may contain only dimensions, type, dimensionFilterGroups, aggregationType, rowLimit (1 to 25000), startRow and dataState; any other field is refused. Rows are sorted by clicks; page with startRow += rowLimit until no rows come back. `rows` is empty when there is no data.",
+      "description": "Sends a raw Search Console search-analytics request body for a property and returns the upstream's responseAggregationType and raw rows (`keys` in the order of `dimensions`, plus clicks, impressions, ctr and position). Use it only when {{tool:top_queries}}, {{tool:top_pages}}, {{tool:query_performance}}, {{tool:page_performance}} and {{tool:compare_periods}} do not fit, for example for filters, several dimensions, search type or paging. `requestBody` must contain startDate and endDate (YYYY-MM-DD, Pacific time) and may contain only dimensions, type, dimensionFilterGroups, aggregationType, rowLimit (1 to 25000), startRow and dataState; any other field is refused. Rows are sorted by clicks; page with startRow += rowLimit until no rows come back. `rows` is empty when there is no data.",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -464,7 +464,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
           "siteUrl": {
             "type": "string",
             "minLength": 1,
-            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged."
+            "description": "The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged."
           },
           "requestBody": {
             "type": "object",

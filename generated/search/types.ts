@@ -14,7 +14,7 @@ export interface ListSitesResult {
 
 export interface TopQueriesArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**
@@ -48,7 +48,7 @@ export interface TopQueriesResult {
 
 export interface TopPagesArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**
@@ -82,7 +82,7 @@ export interface TopPagesResult {
 
 export interface QueryPerformanceArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**
@@ -122,7 +122,7 @@ export interface QueryPerformanceResult {
 
 export interface PagePerformanceArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**
@@ -162,7 +162,7 @@ export interface PagePerformanceResult {
 
 export interface ComparePeriodsArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**
@@ -273,7 +273,7 @@ export interface ComparePeriodsResult {
 
 export interface SearchAnalyticsQueryArgs {
   /**
-   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from list_sites; pass them unchanged.
+   * The property: a URL-prefix property (for example https://www.example.com/) or a domain property written with a sc-domain: prefix (for example sc-domain:example.com). Valid values come from {{tool:list_sites}}; pass them unchanged.
    */
   siteUrl: string;
   /**

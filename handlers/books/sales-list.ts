@@ -2,7 +2,7 @@
 // list_invoices_overdue): the `{Collection, Pagination}` envelope with the filters of books.md §2
 // and §3 #8. Identifier filters go into `queryFilter` (`ContactGuid eq '…'`, `ExternalReference eq
 // '…'`, `Description contains '…'`); `startDate` and `endDate` only together.
-import type { BooksContextWith } from '#generated/books/contract.ts';
+import type { BooksContextWith, BooksResultTexts } from '#generated/books/contract.ts';
 import { type Envelope, queryFilter, readEnvelope, since } from './client.ts';
 
 type Codes = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete';
@@ -36,14 +36,25 @@ export interface SalesListArgs {
   readonly pageSize: number;
 }
 
-export async function salesList(ctx: SalesListContext, path: string, fields: string, args: SalesListArgs): Promise<Envelope> {
+/** A sales list's envelope with the note on adding its amounts up (totals are per currency and not what remains unpaid). */
+export type SalesEnvelope = Envelope & { readonly amountsNote: string };
+
+/** Which `amountsNote` a list carries: invoices, credit notes, or both (list_sales). */
+export type AmountsNote = keyof BooksResultTexts;
+
+/** The envelope of a sales list with its `amountsNote`. */
+export function withAmountsNote(ctx: BooksContextWith<never>, envelope: Envelope, note: AmountsNote): SalesEnvelope {
+  return { ...envelope, amountsNote: ctx.text(note) };
+}
+
+export async function salesList(ctx: SalesListContext, path: string, fields: string, args: SalesListArgs, note: AmountsNote): Promise<SalesEnvelope> {
   if ((args.startDate === undefined) !== (args.endDate === undefined)) return ctx.refuseArguments('date_range_incomplete');
   const filter = queryFilter(ctx, [
     ['contactGuid', 'ContactGuid', 'eq', args.contactGuid],
     ['externalReference', 'ExternalReference', 'eq', args.externalReference],
     ['descriptionContains', 'Description', 'contains', args.descriptionContains],
   ]);
-  return readEnvelope(
+  const envelope = await readEnvelope(
     ctx,
     path,
     args,
@@ -61,4 +72,5 @@ export async function salesList(ctx: SalesListContext, path: string, fields: str
     },
     'a sales document list',
   );
+  return withAmountsNote(ctx, envelope, note);
 }

@@ -4,7 +4,7 @@
 // `to` may be inclusive).
 import type { CasesCallContext } from './graphql-client.ts';
 import type { Period } from './period.ts';
-import { withKnownSpelling, type SchemaMap } from './schema-map.ts';
+import { hoursCaseFilter, type SchemaMap, withKnownSpelling, withLearnedShapes } from './schema-map.ts';
 import { accumulate, enumLiteral } from './shared.ts';
 
 export interface HourRow {
@@ -20,13 +20,14 @@ export interface InvoiceRow {
 const inPeriod = (t: unknown, p: Period) => typeof t === 'number' && t >= p.fromUnix && t < p.toUnix;
 
 export function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
-  return withKnownSpelling(ctx, map, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize));
+  return withLearnedShapes(ctx, map, (shaped) => withKnownSpelling(ctx, shaped, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize)));
 }
 
 async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
   const column = enumLiteral(ctx, map.hourStartColumn);
-  const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: Int, $from: Int, $to: Int) {
-  hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: { case: $caseId }) {
+  const filter = hoursCaseFilter(map);
+  const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: ${filter.variableType}, $from: Int, $to: Int) {
+  hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: ${filter.value}) {
     items { costPrice startTime }
     nextCursor
   }

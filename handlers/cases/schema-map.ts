@@ -1,10 +1,12 @@
 // Where the real schema differs from the spec (upstreams/cases.md §3), in one place: which case
-// fields exist, how the hour start-time column is spelled, and how sales invoices are read. It is
-// learned from introspection once per connection (cached 10 minutes). When introspection is
-// disabled the public field names are used and the enum spellings are learned from the upstream's
-// own validation answer (the other known spelling is tried once and remembered). A fallback taken
-// because discovery failed (a 500, a timeout, garbage) serves that one call only and is never
-// cached, so a transient failure cannot poison the calls after it.
+// fields exist, whether `status` and `caseType` are objects or scalars, whether `cases(orderBy:)`
+// takes one object or a list, which type the hours `case` filter takes, how the hour start-time
+// column is spelled, and how sales invoices are read. It is learned from introspection once per
+// connection (cached 10 minutes). When introspection is disabled the public names and shapes are
+// used, and the enum spellings and the shapes are learned from the upstream's own validation
+// answer (the other known form is tried once and remembered). A fallback taken because discovery
+// failed (a 500, a timeout, garbage) serves that one call only and is never cached, so a transient
+// failure cannot poison the calls after it.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
 import { ToolError } from '#runtime/handler-api/tool-error.ts';
@@ -14,6 +16,12 @@ export interface SchemaMap {
   /** Case fields the upstream has (top level and inside `economy`). */
   readonly caseFields: ReadonlySet<string>;
   readonly economyFields: ReadonlySet<string>;
+  /** Case fields among `status` and `caseType` typed as a scalar or enum (selected bare, not `{ text }`). */
+  readonly scalarCaseFields: ReadonlySet<string>;
+  /** How `cases` declares `orderBy`: one input object, a list of them, or no such argument. */
+  readonly casesOrderBy: 'object' | 'list' | 'absent';
+  /** The type of `hours(filters: { case })`: a scalar id, or an input object carrying the id. */
+  readonly hoursCaseFilter: HoursCaseFilter;
   /** Enum literal of HourBetweenColumn for the registration start (`startTime`, `START_TIME`, …). */
   readonly hourStartColumn: string;
   readonly invoices: {
@@ -26,10 +34,19 @@ export interface SchemaMap {
   readonly introspected: boolean;
 }
 
+/**
+ * `case: Int` (the public mock) or `case: { id, includeSubcases }` (a public client's input
+ * object); `idType` is the scalar the id variable is declared with.
+ */
+export type HoursCaseFilter =
+  | { readonly kind: 'scalar'; readonly idType: string }
+  | { readonly kind: 'object'; readonly idField: string; readonly idType: string; readonly subcasesField: string | null };
+
 interface TypeRef {
   kind: string;
   name: string | null;
   ofType?: TypeRef | null;
+  inputFields?: Field[] | null;
 }
 
 interface Field {
@@ -41,6 +58,9 @@ interface Field {
 const PUBLIC: SchemaMap = {
   caseFields: new Set(['id', 'caseNumber', 'description', 'status', 'caseType', 'customer', 'responsibleUser', 'economy']),
   economyFields: new Set(['hoursCostprice', 'hoursSalesprice', 'offer', 'revisedOffer', 'materialsCostprice']),
+  scalarCaseFields: new Set(),
+  casesOrderBy: 'list',
+  hoursCaseFilter: { kind: 'scalar', idType: 'Int' },
   hourStartColumn: 'startTime',
   invoices: { betweenColumn: 'date', caseFilterKey: 'case', amountField: 'amount', dateField: 'date', caseField: false },
   introspected: false,
@@ -56,11 +76,24 @@ function cacheKey(ctx: CasesCallContext): string {
 }
 
 const named = (t: TypeRef | null | undefined): string | null => (!t ? null : (t.name ?? named(t.ofType)));
+/** The named type under the wrappers (NON_NULL, LIST). */
+const namedRef = (t: TypeRef | null | undefined): TypeRef | null => (!t ? null : t.name ? t : namedRef(t.ofType));
+/** Whether a type is a list once an outer NON_NULL is taken off. */
+const isList = (t: TypeRef | null | undefined): boolean => (t?.kind === 'NON_NULL' ? isList(t.ofType) : t?.kind === 'LIST');
+/** A scalar name usable in a variable declaration. */
+const scalarName = (t: TypeRef | null | undefined): string | null => {
+  const n = namedRef(t);
+  return n && n.kind === 'SCALAR' && n.name && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n.name) ? n.name : null;
+};
 
 const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
 
+/** Input fields with their types, and the input fields of an input-object type one level down. */
+const INPUT_FIELDS = `inputFields { name type { kind name inputFields { name type { ${TYPE_REF} } } ofType { kind name inputFields { name type { ${TYPE_REF} } } } } }`;
+
 const DISCOVER = `query CaseConnectorDiscovery {
-  caseType: __type(name: "Case") { fields { name } }
+  caseType: __type(name: "Case") { fields { name type { ${TYPE_REF} } } }
+  hoursFilter: __type(name: "HoursFilterInput") { name ${INPUT_FIELDS} }
   economyType: __type(name: "Economy") { fields { name } }
   hourColumns: __type(name: "HourBetweenColumn") { enumValues { name } }
   queryType: __type(name: "Query") { fields { name type { ${TYPE_REF} } args { name type { ${TYPE_REF} } } } }
@@ -71,6 +104,8 @@ const DESCRIBE_INVOICES = (between: string, filter: string, connection: string) 
   filter: __type(name: ${JSON.stringify(filter)}) { inputFields { name } }
   connection: __type(name: ${JSON.stringify(connection)}) { fields { name type { ${TYPE_REF} } } }
 }`;
+
+const INPUT_TYPE = (name: string) => `query CaseConnectorInput { t: __type(name: ${JSON.stringify(name)}) { name ${INPUT_FIELDS} } }`;
 
 const ENUM_VALUES = (name: string) => `query CaseConnectorEnum { e: __type(name: ${JSON.stringify(name)}) { enumValues { name } } }`;
 const TYPE_FIELDS = (name: string) => `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
@@ -104,16 +139,35 @@ async function discover(ctx: CasesCallContext): Promise<Discovery> {
 async function introspect(ctx: CasesCallContext): Promise<Discovery> {
   const root = await runQuery<{
     caseType: { fields: Field[] } | null;
+    hoursFilter?: { name: string; inputFields: Field[] | null } | null;
     economyType: { fields: Field[] } | null;
     hourColumns: { enumValues: Array<{ name: string }> } | null;
     queryType: { fields: Field[] } | null;
   }>(ctx, DISCOVER);
-  const caseFields = new Set((root.caseType?.fields ?? []).map((f) => f.name));
+  const caseFieldList = root.caseType?.fields ?? [];
+  const caseFields = new Set(caseFieldList.map((f) => f.name));
+  // A field whose type the answer leaves out keeps the public object shape.
+  const scalarCaseFields = new Set(caseFieldList.filter((f) => (f.name === 'status' || f.name === 'caseType') && ['SCALAR', 'ENUM'].includes(namedRef(f.type)?.kind ?? '')).map((f) => f.name));
   const economyFields = new Set((root.economyType?.fields ?? []).map((f) => f.name));
   const hourColumns = (root.hourColumns?.enumValues ?? []).map((v) => v.name);
   const hourStartColumn = hourColumns.find((n) => /start/i.test(n)) ?? PUBLIC.hourStartColumn;
   let invoices = PUBLIC.invoices;
   let cacheable = true;
+  const casesField = root.queryType?.fields?.find((f) => f.name === 'cases');
+  const orderByArg = casesField?.args?.find((a) => a.name === 'orderBy');
+  const casesOrderBy = !casesField ? PUBLIC.casesOrderBy : !orderByArg ? 'absent' : isList(orderByArg.type) ? 'list' : 'object';
+  let hoursCaseFilter = PUBLIC.hoursCaseFilter;
+  const filterType = named(root.queryType?.fields?.find((f) => f.name === 'hours')?.args?.find((a) => a.name === 'filters')?.type) ?? root.hoursFilter?.name ?? null;
+  if (filterType) {
+    try {
+      const described = root.hoursFilter?.name === filterType ? root.hoursFilter : (await runQuery<{ t: { name: string; inputFields: Field[] | null } | null }>(ctx, INPUT_TYPE(filterType))).t;
+      hoursCaseFilter = caseFilterOf(described?.inputFields?.find((f) => f.name === 'case')?.type);
+    } catch (error) {
+      if (fatal(error)) throw error;
+      // The public `case: Int` for this call only; the next call asks again.
+      cacheable = false;
+    }
+  }
   const invoiceField = root.queryType?.fields?.find((f) => f.name === 'salesInvoices');
   if (invoiceField) {
     const between = named(invoiceField.args?.find((a) => a.name === 'between')?.type);
@@ -144,7 +198,21 @@ async function introspect(ctx: CasesCallContext): Promise<Discovery> {
       }
     }
   }
-  return { map: { caseFields, economyFields, hourStartColumn, invoices, introspected: true }, cacheable };
+  return { map: { caseFields, economyFields, scalarCaseFields, casesOrderBy, hoursCaseFilter, hourStartColumn, invoices, introspected: true }, cacheable };
+}
+
+/** The shape of the hours `case` filter from its input-field type (the public `Int` when unclear). */
+function caseFilterOf(type: TypeRef | undefined): HoursCaseFilter {
+  const scalar = scalarName(type);
+  if (scalar) return { kind: 'scalar', idType: scalar };
+  const input = namedRef(type);
+  if (input?.kind !== 'INPUT_OBJECT') return PUBLIC.hoursCaseFilter;
+  const fields = input.inputFields ?? [];
+  const id = fields.find((f) => f.name === 'id') ?? fields.find((f) => /^case_?id$/i.test(f.name));
+  const idType = scalarName(id?.type);
+  if (!id || !idType) return PUBLIC.hoursCaseFilter;
+  const subcases = fields.find((f) => /^include_?sub_?cases$/i.test(f.name) && namedRef(f.type)?.name === 'Boolean');
+  return { kind: 'object', idField: id.name, idType, subcasesField: subcases?.name ?? null };
 }
 
 export async function schemaMap(ctx: CasesCallContext): Promise<SchemaMap> {
@@ -198,6 +266,53 @@ export async function withKnownSpelling<T>(ctx: CasesCallContext, map: SchemaMap
   }
 }
 
+const BUILT_IN_SCALARS = new Set(['Int', 'Float', 'String', 'Boolean', 'ID']);
+
+/**
+ * The shapes an upstream's validation answer reveals, for a map that was not introspected (the
+ * messages of graphql-js and graphql-php): a `status`/`caseType` that "must not have a selection"
+ * is a scalar, one that "must have a selection of subfields" an object; a `$caseId` "used in
+ * position expecting type" X makes the hours case filter an X (a built-in scalar, else an input
+ * object whose `id` carries the case). null when the answer names none of them.
+ */
+function shapesFromAnswer(map: SchemaMap, message: string): SchemaMap | null {
+  const scalar = new Set(map.scalarCaseFields);
+  for (const m of message.matchAll(/Field "(status|caseType)" must not have a selection/g)) scalar.add(m[1]!);
+  for (const m of message.matchAll(/Field "(status|caseType)" of type "[^"]*" must have a selection of subfields/g)) scalar.delete(m[1]!);
+  let filter = map.hoursCaseFilter;
+  const position = /Variable "\$caseId" of type "[^"]*" used in position expecting type "([A-Za-z_][A-Za-z0-9_]*)!?"/.exec(message);
+  if (position) {
+    const expected = position[1]!;
+    // The id of an input object is assumed to be `id: Int` (the public client's `{ id, includeSubcases }`);
+    // whether it has `includeSubcases` is unknown without introspection, so it is not sent.
+    filter = BUILT_IN_SCALARS.has(expected) ? { kind: 'scalar', idType: expected } : { kind: 'object', idField: 'id', idType: 'Int', subcasesField: null };
+  }
+  const sameTexts = scalar.size === map.scalarCaseFields.size && [...scalar].every((f) => map.scalarCaseFields.has(f));
+  const sameFilter = JSON.stringify(filter) === JSON.stringify(map.hoursCaseFilter);
+  return sameTexts && sameFilter ? null : { ...map, scalarCaseFields: scalar, hoursCaseFilter: filter };
+}
+
+/**
+ * Runs `read` with the map's shapes of `status`/`caseType` and of the hours case filter. When the
+ * map was not introspected (introspection disabled) and the upstream's validation answer reveals
+ * another shape, `read` is run once more with it, and the shape is remembered for the connection
+ * (when its map is cached). An introspected map is never second-guessed.
+ */
+export async function withLearnedShapes<T>(ctx: CasesCallContext, map: SchemaMap, read: (map: SchemaMap) => Promise<T>): Promise<T> {
+  try {
+    return await read(map);
+  } catch (error) {
+    if (map.introspected || !(error instanceof UpstreamGraphQLError)) throw error;
+    const learned = shapesFromAnswer(map, error.message);
+    if (!learned) throw error;
+    const result = await read(learned);
+    const entry = cache.get(cacheKey(ctx));
+    if (entry && !entry.map.introspected) entry.map = { ...entry.map, scalarCaseFields: learned.scalarCaseFields, hoursCaseFilter: learned.hoursCaseFilter };
+    ctx.log.info({ scalarCaseFields: [...learned.scalarCaseFields], hoursCaseFilter: learned.hoursCaseFilter.kind }, 'schema shapes learned from the upstream validation answer');
+    return result;
+  }
+}
+
 /** Test hook. */
 export function clearSchemaMaps(): void {
   cache.clear();
@@ -209,8 +324,7 @@ export function caseSelection(map: SchemaMap): string {
   const econ = ['hoursCostprice', 'hoursSalesprice', 'offer', 'revisedOffer', 'materialsCostprice', 'materialsSalesprice', 'expectedCoverageRatio', 'revenue'].filter((f) => map.economyFields.has(f));
   const parts = ['id', 'caseNumber'];
   if (has('description')) parts.push('description');
-  if (has('status')) parts.push('status { text }');
-  if (has('caseType')) parts.push('caseType { text }');
+  for (const f of ['status', 'caseType']) if (has(f)) parts.push(map.scalarCaseFields.has(f) ? f : `${f} { text }`);
   if (has('customer')) parts.push('customer { name }');
   if (has('foreman')) parts.push('foreman { fullName }');
   if (has('responsibleUser')) parts.push('responsibleUser { fullName }');
@@ -221,17 +335,38 @@ export function caseSelection(map: SchemaMap): string {
   return parts.join(' ');
 }
 
+/**
+ * The `orderBy` argument of `cases` (with its leading comma), in the official guide's single-object
+ * form `orderBy: { field: "updatedAt", direction: DESC }`: it validates whether the schema declares
+ * one `OrderByInput` or a list of them (a single value is coerced to a one-element list), which a
+ * variable could not do. Nothing when `cases` takes no `orderBy`. `field` and `direction` come from
+ * the tools' enums.
+ */
+export function casesOrderBy(map: SchemaMap, field: 'updatedAt' | 'id', direction: 'ASC' | 'DESC'): string {
+  return map.casesOrderBy === 'absent' ? '' : `, orderBy: { field: ${JSON.stringify(field)}, direction: ${direction} }`;
+}
+
+/** The hours `filters` value for one case, and the type its `$caseId` variable is declared with. */
+export function hoursCaseFilter(map: SchemaMap): { value: string; variableType: string } {
+  const f = map.hoursCaseFilter;
+  if (f.kind === 'scalar') return { value: '{ case: $caseId }', variableType: `${f.idType}!` };
+  // Only the case itself, as with the scalar filter: sub-cases are excluded explicitly.
+  return { value: `{ case: { ${f.idField}: $caseId${f.subcasesField ? `, ${f.subcasesField}: false` : ''} } }`, variableType: `${f.idType}!` };
+}
+
 type Raw = Record<string, unknown> | null | undefined;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const obj = (v: unknown): Raw => (v && typeof v === 'object' ? (v as Record<string, unknown>) : null);
+/** `status`/`caseType` as the spec's `{ text }`, whether the upstream sends an object or a scalar. */
+const textObject = (v: unknown): Raw => (typeof v === 'string' ? { text: v } : obj(v));
 
 /** Upstream case → the spec's case object (spec-only fields from their sources, else null). */
 export type CaseObject = NonNullable<GetCaseResult>;
 
 export function toCase(raw: Record<string, unknown>): CaseObject {
   const economy = obj(raw.economy);
-  const status = obj(raw.status);
-  const caseType = obj(raw.caseType);
+  const status = textObject(raw.status);
+  const caseType = textObject(raw.caseType);
   const customer = obj(raw.customer);
   const foreman = obj(raw.foreman) ?? obj(raw.responsibleUser);
   const out: CaseObject = {

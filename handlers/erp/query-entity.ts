@@ -1,6 +1,7 @@
 import type { ErpContext, ErpHandler } from '#generated/erp/contract.ts';
 import type { QueryEntityResult } from '#generated/erp/types.ts';
 import { closestEntitySets, ENVIRONMENT_LEVEL_SET, resolveEntitySet } from './allow-list.ts';
+import { acceptedNextLink, type CursorPayload, openCursorPayload, type SentQuery, sealCursor, setPath } from './cursor.ts';
 import { apiPath, capResult, collection, erpGet, isRow, notFoundIn, objectBody, odataQuery, resolveEnvironment, stripOData, type Row } from './client.ts';
 
 type Context = ErpContext<'query_entity'>;
@@ -8,66 +9,32 @@ type Context = ErpContext<'query_entity'>;
 /** Letters and digits only (doc 000, `entity`). */
 const ENTITY_NAME = /^[A-Za-z0-9]+$/;
 
-/** What a cursor carries: the upstream's absolute next link and the environment it reads. */
-interface CursorPayload {
-  readonly link: string;
-  readonly environment: string;
+/** The options that are set (an absent argument sends no option). */
+function sentOptions(options: Readonly<Record<string, string | undefined>>): SentQuery {
+  return Object.fromEntries(Object.entries(options).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** A cursor belongs to one company and one entity set (DECISIONS §16); account and instance are bound by `ctx.tokens`. */
-function binding(companyId: string, entitySet: string): string {
-  return `query_entity\u0000${companyId.toLowerCase()}\u0000${entitySet.toLowerCase()}`;
-}
-
-/** The path of a set (and record) relative to `{B}/api/v2.0`: company-scoped, except the environment-level subscriptions. */
-function setPath(companyId: string, entitySet: string): string {
-  return entitySet === ENVIRONMENT_LEVEL_SET ? `/${entitySet}` : `/companies(${companyId})/${entitySet}`;
+/** The caller's cursor, opened and checked (DECISIONS §16), or `Invalid cursor` before any request. */
+function openCursor(ctx: Context, cursor: string, companyId: string, entitySet: string): CursorPayload {
+  const payload = openCursorPayload(ctx.tokens, cursor, companyId, entitySet);
+  const link = payload === undefined ? undefined : acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet);
+  if (payload === undefined || link === undefined) return ctx.refuseArguments('invalid_cursor');
+  return { ...payload, link };
 }
 
 /**
- * The next link of a cursor when it points back to the configured ERP API, at this company's
- * set in the cursor's environment: same origin and path prefix as the configured base, no
- * userinfo, no fragment, `/v2.0/[tenant/]<environment>/api/v2.0/companies(<companyId>)/<set>`.
+ * The cursor of the upstream's next link, checked before it is sealed: a link that points
+ * elsewhere or carries options the gateway did not send ends the call with `Invalid cursor`
+ * (metered: the page was read), so no cursor the gateway hands out leads anywhere else.
  */
-function checkedLink(ctx: Context, payload: CursorPayload, companyId: string, entitySet: string): string | undefined {
-  let url: URL;
-  let base: URL;
-  try {
-    url = new URL(payload.link);
-    base = new URL(ctx.upstream.baseUrl);
-  } catch {
-    return undefined;
+function mintCursor(ctx: Context, nextLink: unknown, environment: string, query: SentQuery, companyId: string, entitySet: string): string | null {
+  if (typeof nextLink !== 'string' || nextLink === '') return null;
+  const payload: CursorPayload = { link: nextLink, environment, query };
+  if (acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet) === undefined) {
+    ctx.log.warn({ entitySet }, 'ERP next link refused: not the configured API, this company and set, or options other than the ones sent plus one $skiptoken');
+    return ctx.fail('invalid_cursor');
   }
-  if (url.username !== '' || url.password !== '' || url.hash !== '' || url.origin !== base.origin) return undefined;
-  const prefix = base.pathname.replace(/\/+$/, '');
-  if (!url.pathname.startsWith(`${prefix}/`)) return undefined;
-  const match = /^\/v2\.0\/(?:[^/]+\/)?([^/]+)\/api\/v2\.0(\/.+)$/.exec(url.pathname.slice(prefix.length));
-  if (!match) return undefined;
-  let environment: string;
-  try {
-    environment = decodeURIComponent(match[1]!);
-  } catch {
-    return undefined;
-  }
-  if (environment.toLowerCase() !== payload.environment.toLowerCase()) return undefined;
-  // Compared as sent (GUIDs and set names need no encoding): an encoded `/` never passes for one.
-  if (match[2]!.toLowerCase() !== setPath(companyId, entitySet).toLowerCase()) return undefined;
-  return url.href;
-}
-
-function openCursor(ctx: Context, cursor: string, companyId: string, entitySet: string): { link: string; environment: string } {
-  const plain = ctx.tokens.open(cursor, binding(companyId, entitySet));
-  let payload: unknown;
-  try {
-    payload = plain === undefined ? undefined : JSON.parse(plain);
-  } catch {
-    payload = undefined;
-  }
-  if (!isRow(payload) || typeof payload['link'] !== 'string' || typeof payload['environment'] !== 'string') return ctx.refuseArguments('invalid_cursor');
-  const checked = { link: payload['link'], environment: payload['environment'] };
-  const link = checkedLink(ctx, checked, companyId, entitySet);
-  if (link === undefined) return ctx.refuseArguments('invalid_cursor');
-  return { link, environment: checked.environment };
+  return sealCursor(ctx.tokens, payload, companyId, entitySet);
 }
 
 /** A row as the caller sees it: OData annotations removed at every depth; a subscription's webhook secret dropped. */
@@ -90,11 +57,14 @@ export const queryEntity: ErpHandler<'query_entity'> = async (args, ctx) => {
 
   let environment: string;
   let path: string;
+  /** The options of the first page, which every next link must keep exactly. */
+  let query: SentQuery = {};
   let single = false;
   if (args.cursor !== undefined) {
     const opened = openCursor(ctx, args.cursor, companyId, entitySet);
     environment = opened.environment;
     path = opened.link;
+    query = opened.query;
   } else {
     environment = await resolveEnvironment(ctx, args.environment);
     const options = { $select: args.select?.join(','), $expand: args.expand };
@@ -102,7 +72,8 @@ export const queryEntity: ErpHandler<'query_entity'> = async (args, ctx) => {
       single = true;
       path = apiPath(environment, `${setPath(companyId, entitySet)}(${args.id})`) + odataQuery(options);
     } else {
-      path = apiPath(environment, setPath(companyId, entitySet)) + odataQuery({ $filter: args.filter, ...options, $orderby: args.orderby });
+      query = sentOptions({ $filter: args.filter, ...options, $orderby: args.orderby });
+      path = apiPath(environment, setPath(companyId, entitySet)) + odataQuery(query);
     }
   }
 
@@ -117,8 +88,7 @@ export const queryEntity: ErpHandler<'query_entity'> = async (args, ctx) => {
     result = { context, item: rowOf(record, entitySet) };
   } else {
     const items = collection(body, `the ${entitySet} read`).map((row) => rowOf(row, entitySet));
-    const nextLink = body['@odata.nextLink'];
-    const nextCursor = typeof nextLink === 'string' && nextLink !== '' ? ctx.tokens.seal(JSON.stringify({ link: nextLink, environment } satisfies CursorPayload), binding(companyId, entitySet)) : null;
+    const nextCursor = mintCursor(ctx, body['@odata.nextLink'], environment, query, companyId, entitySet);
     result = { context, count: items.length, items, nextCursor, hasMore: nextCursor !== null };
   }
   return capResult(ctx, result);

@@ -68,24 +68,6 @@ export function sortEntry(property: string, descending: boolean): QueryFilter {
   return descending ? { PropertyName: property, OrderByDescending: true } : { PropertyName: property, OrderBy: true };
 }
 
-/**
- * The unique key every Uniconta table row has. Skip/Take pages over a sort whose keys tie (a date,
- * a price) may repeat or skip rows, since the database returns ties in no fixed order; a last sort
- * entry on this key makes the order total. An entity without it ignores the entry (unknown sort
- * names are ignored, §2).
- */
-export const UNIQUE_KEY = 'RowId';
-
-/**
- * The sort entries of an offset-paged read: the caller's sort (when there is one), then `RowId`
- * ascending as the tie-breaker (unless the sort already is `RowId`).
- */
-export function pagingOrder(sort: { readonly property: string; readonly descending: boolean } | undefined): QueryFilter[] {
-  const entries = sort === undefined ? [] : [sortEntry(sort.property, sort.descending)];
-  if (sort === undefined || sort.property.toLowerCase() !== UNIQUE_KEY.toLowerCase()) entries.push(sortEntry(UNIQUE_KEY, false));
-  return entries;
-}
-
 /** A separate paging entry; `Skip` only when the caller paged (`Take: 0` would mean "all"). */
 export function pageEntry(take: number, skip: number | undefined): QueryFilter {
   return skip === undefined ? { Take: take } : { Skip: skip, Take: take };

@@ -5,11 +5,13 @@
 //   `limit` cap; otherwise the set is not counted: no `total`, `truncated: true` (a real ledger's
 //   52,000 postings must not be read on every call to count them);
 // - with a sort or `offset`: one page `Take = limit` (+ `Skip`), no `total`, `truncated` when the
-//   page is full; `offset`/`nextOffset` only when the caller passed `offset`;
+//   page is full; `offset`/`nextOffset` only when the caller passed `offset`, and then one row more
+//   is read to check the boundary with the next page (`unstableOrder`, order.ts);
 // - `fields` keeps only the named properties and echoes names present in no returned row in
 //   `unknownFields` (a real property that is null in every row is reported too, §3 #11).
 import type { LedgerSession, QueryFilter, Row } from './client.ts';
-import { pageEntry, pagingOrder } from './filters.ts';
+import { pageEntry } from './filters.ts';
+import { boundaryUnstable, pagingOrder } from './order.ts';
 
 export interface ListRequest {
   readonly entity: string;
@@ -43,6 +45,7 @@ export type PageResult = {
   truncated: boolean;
   offset?: number;
   nextOffset?: number | null;
+  unstableOrder?: boolean;
   unknownFields?: string[];
   items: Row[];
 };
@@ -108,20 +111,28 @@ export async function readWholeSet(session: LedgerSession, request: Omit<ListReq
 }
 
 /**
- * Reads one page: the filters, the sort entry when there is one and the `RowId` tie-breaker (so
- * that following `nextOffset` neither repeats nor skips rows), then `Take` (+ `Skip`).
+ * Reads one page: the filters, the sort entry when there is one and the entity's documented key
+ * (order.ts), then `Take` (+ `Skip`). With `offset` one row more is read, never returned: when it
+ * ties with the page's last row on every sort value (or there is no sort at all), the page at
+ * `nextOffset` may repeat or miss rows, and the result says so with `unstableOrder`.
  */
 export async function readPage(session: LedgerSession, request: ListRequest): Promise<PageResult> {
-  const entries: QueryFilter[] = [...request.filters, ...pagingOrder(request.sort)];
-  entries.push(pageEntry(request.limit, request.offset));
-  const rows = await session.query(request.entity, entries);
+  const order = pagingOrder(request.entity, request.sort);
+  const paged = request.offset !== undefined;
+  const take = paged ? request.limit + 1 : request.limit;
+  const rows = await session.query(request.entity, [...request.filters, ...order.entries, pageEntry(take, request.offset)]);
+  // An upstream that ignored `Take` still yields at most `limit` rows, marked truncated.
+  const page = rows.slice(0, request.limit);
   // A row test after a page read could only shrink the page; `truncated` still follows the page.
-  const kept = request.keep ? rows.filter(request.keep) : rows;
+  const kept = request.keep ? page.filter(request.keep) : page;
   const result = pageResult(request.entity, kept, request.limit, request.offset, request.fields);
-  if (rows.length >= request.limit && !result.truncated) {
+  if (page.length >= request.limit && !result.truncated) {
     result.truncated = true;
-    if (result.offset !== undefined) result.nextOffset = result.offset + Math.min(rows.length, request.limit);
+    if (result.offset !== undefined) result.nextOffset = result.offset + page.length;
   }
+  const next = rows[request.limit];
+  const unorderedMiddle = order.properties.length === 0 && (request.offset ?? 0) > 0;
+  if (paged && (unorderedMiddle || (next !== undefined && boundaryUnstable(order, page[page.length - 1]!, next)))) result.unstableOrder = true;
   return result;
 }
 

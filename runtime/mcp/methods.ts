@@ -4,7 +4,7 @@
 // identity in `_meta` and, on lists, cache hints. The transport hands every well-formed request to
 // `dispatch`; a method not in its era's map is "method not found". A handler answers with the
 // whole JSON-RPC response body (HTTP 200).
-import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import { renderToolReferences, type Endpoint, type GatewayContext } from '../gateway-context.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { LinkIssuer } from '../platform/links.ts';
@@ -59,6 +59,17 @@ function modernTail(endpoint: Endpoint): string {
   return tail;
 }
 
+/** The connector's instructions as an instance serves them (tool references rendered), made once. */
+const instructionTexts = new WeakMap<Endpoint, string>();
+function instructionsOf(endpoint: Endpoint): string {
+  let text = instructionTexts.get(endpoint);
+  if (text === undefined) {
+    text = renderToolReferences(endpoint.connector.descriptor.instructions, endpoint.instanceId);
+    instructionTexts.set(endpoint, text);
+  }
+  return text;
+}
+
 export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links: LinkIssuer): McpMethodSets {
   const subscribed = ({ identity, endpoint }: McpRequest) => gateway.state.isSubscribed(identity.account.id, endpoint.connector.config.key);
   /** Whether the caller sees the connector's tools (else only connect_account). */
@@ -74,8 +85,8 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;
     const { descriptor, config } = endpoint.connector;
-    if (subscribed(request)) return descriptor.instructions;
-    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? descriptor.instructions, {
+    if (subscribed(request)) return instructionsOf(endpoint);
+    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? instructionsOf(endpoint), {
       connector_id: config.id,
       connector_title: descriptor.title,
       purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),

@@ -1,8 +1,9 @@
 // The `result` of tools/list per endpoint instance, as JSON text computed once: the connector's
-// tools named `<instance>__<tool>`, plus the unprefixed system tool where the connector lists it.
+// tools named `<instance>__<tool>`, plus the unprefixed system tool where the connector lists it;
+// tool references in their texts rendered with the instance id.
 // Nothing here switches over tool names.
 import type { PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { Endpoint } from '../gateway-context.ts';
+import { renderToolReferences, type Endpoint } from '../gateway-context.ts';
 
 function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean): Record<string, unknown> {
   return {
@@ -40,7 +41,9 @@ export function toolsListOpen(endpoint: Endpoint, platform: PlatformDescriptor, 
     const connect = platform.systemTools.find((t) => t.name === 'connect_account');
     if (connect) tools.push(listedTool(connect, connect.name, false));
   }
-  const open = JSON.stringify({ tools }).slice(0, -1);
+  // Sibling tools named in descriptions read as this endpoint serves them (tool names are
+  // [A-Za-z0-9_-], so rendering the JSON text renders every description and schema in it).
+  const open = renderToolReferences(JSON.stringify({ tools }), endpoint.instanceId).slice(0, -1);
   cached[kind] = open;
   return open;
 }

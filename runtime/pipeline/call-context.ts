@@ -8,20 +8,34 @@ import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext, 
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
+import { renderToolReferences } from '../gateway-context.ts';
 
-/** The spec texts of one connector: its own codes first, then the platform's. */
+/**
+ * The spec texts of one endpoint instance: the connector's own codes first, then the platform's.
+ * The connector's texts are prepared once per instance, their tool references rendered with its id
+ * (`cases-2__describe_type`); platform texts name no connector tool (the generator resolved them).
+ */
 export class ConnectorTexts {
   readonly #descriptor: ConnectorDescriptor;
   readonly #platform: PlatformDescriptor;
+  readonly #errors: Readonly<Record<string, ErrorEntry>>;
+  readonly #notes: Readonly<Record<string, string>>;
   /** Per tool: upstream failure kind → the code that answers it. */
   readonly #answers = new WeakMap<ToolDescriptor, Map<string, string>>();
-  constructor(descriptor: ConnectorDescriptor, platform: PlatformDescriptor) {
+  constructor(descriptor: ConnectorDescriptor, platform: PlatformDescriptor, instanceId: string = descriptor.defaultId) {
     this.#descriptor = descriptor;
     this.#platform = platform;
+    const errors: Record<string, ErrorEntry> = { ...descriptor.errors };
+    for (const [code, entry] of Object.entries(errors)) {
+      const text = renderToolReferences(entry.text, instanceId);
+      if (text !== entry.text) errors[code] = { ...entry, text };
+    }
+    this.#errors = errors;
+    this.#notes = Object.fromEntries(Object.entries(descriptor.texts).map(([name, text]) => [name, renderToolReferences(text, instanceId)]));
   }
 
   entry(code: string): ErrorEntry | undefined {
-    return this.#descriptor.errors[code] ?? this.#platform.errors[code];
+    return this.#errors[code] ?? this.#platform.errors[code];
   }
 
   /** The text of `code` with its parameters (and `{upstream}`) filled in; an unknown code is the generic text. */
@@ -47,7 +61,7 @@ export class ConnectorTexts {
 
   /** One of the connector's other texts (result notes), parameters filled in; an unknown name is refused loudly. */
   note(name: string, params: ErrorParams = {}): string {
-    const text = this.#descriptor.texts[name];
+    const text = this.#notes[name];
     if (text === undefined) throw new Error(`${this.#descriptor.key} has no text \`${name}\``);
     return formatText(text, { upstream: this.#descriptor.upstream.name, ...params });
   }

@@ -100,11 +100,11 @@ export class Pipeline {
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
-    const { descriptor } = endpoint.connector;
-    let texts = this.#texts.get(descriptor);
+    // Per instance: its texts name sibling tools as its clients call them.
+    let texts = this.#texts.get(endpoint);
     if (!texts) {
-      texts = new ConnectorTexts(descriptor, this.#g.platform);
-      this.#texts.set(descriptor, texts);
+      texts = new ConnectorTexts(endpoint.connector.descriptor, this.#g.platform, endpoint.instanceId);
+      this.#texts.set(endpoint, texts);
     }
     return texts;
   }
@@ -122,38 +122,69 @@ export class Pipeline {
   }
 
   /**
-   * A tool's error text. A text the spec marks `reconnect: true` is followed by a second block with
-   * a connect link to the portal form of this very instance, so the user can reconnect without the
-   * operator (also on endpoints that list no connect_account). No link when one cannot be made.
+   * A tool's error text, as one text block (a failure is exactly one). A text the spec marks
+   * `reconnect: true` is followed, in the same block after a blank line, by the platform's reconnect
+   * instruction with a connect link to the portal form of this very instance, so the user can
+   * reconnect without the operator (also on endpoints that list no connect_account). The spec text
+   * alone when no link can be stored.
    */
-  async #answer(endpoint: Endpoint, identity: Identity, texts: ConnectorTexts, code: string, params: ErrorParams): Promise<CallToolResult> {
-    const result = textResult(texts.render(code, params), true);
-    if (!texts.entry(code)?.reconnect) return result;
-    try {
-      const connectUrl = await this.#link('connect', identity, endpoint);
-      const { descriptor } = endpoint.connector;
-      result.content.push({
-        type: 'text',
-        text: formatText(this.#g.platform.instructions.reconnect ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl }),
-      });
-    } catch (error) {
-      this.#g.log.warn({ connector: endpoint.connector.config.id, instance: endpoint.instanceId, err: (error as Error).message }, 'no reconnect link: the connect link could not be stored');
-    }
-    return result;
+  async #answer(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string, texts: ConnectorTexts, code: string, params: ErrorParams): Promise<CallToolResult> {
+    const text = texts.render(code, params);
+    if (!texts.entry(code)?.reconnect) return textResult(text, true);
+    const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, tool);
+    if (connectUrl === undefined) return textResult(text, true);
+    const { descriptor } = endpoint.connector;
+    const instruction = formatText(this.#g.platform.instructions.reconnect ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
+    return textResult(`${text}\n\n${instruction}`, true);
   }
 
   #link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
     return this.#links.issue(purpose, identity, endpoint.connector.config.key, endpoint.instanceId);
   }
 
+  /**
+   * A link, or undefined when it could not be made: a connect link is stored, and the store may be
+   * down or hanging (the issuer gives up at the store deadline). Logged with the call's fields
+   * (account, connector, instance) and the tool; counted as the store failing open for links.
+   */
+  async #tryLink(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint, fields: CallLogFields, tool: string): Promise<string | undefined> {
+    try {
+      return await this.#link(purpose, identity, endpoint);
+    } catch (error) {
+      this.#g.metrics.failOpen.inc({ component: 'links' });
+      this.#g.log.warn({ ...fields, tool, purpose, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'link could not be made; answering without it');
+      return undefined;
+    }
+  }
+
+  /**
+   * A platform refusal text that carries a link (`not_subscribed`, `no_seat`, `not_connected`,
+   * `connect_terms_required`), or its `<code>_no_link` variant when the link could not be made.
+   */
+  async #linkedText(
+    code: 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required',
+    purpose: LinkPurpose,
+    urlParam: string,
+    params: ErrorParams,
+    identity: Identity,
+    endpoint: Endpoint,
+    fields: CallLogFields,
+    tool: string,
+  ): Promise<string> {
+    const url = await this.#tryLink(purpose, identity, endpoint, fields, tool);
+    return url === undefined ? this.platformText(`${code}_no_link`, params) : this.platformText(code, { ...params, [urlParam]: url });
+  }
+
   /** Subscription, then seat: shared by every tool including connect_account. */
   async #entitlement(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<CallToolResult | undefined> {
     const { key, id } = endpoint.connector.config;
     if (!this.#g.state.isSubscribed(identity.account.id, key)) {
-      return this.#refuse(endpoint, fields, tool, 'not_subscribed', this.platformText('not_subscribed', { connector_id: id, purchase_url: await this.#link('purchase', identity, endpoint) }));
+      const text = await this.#linkedText('not_subscribed', 'purchase', 'purchase_url', { connector_id: id }, identity, endpoint, fields, tool);
+      return this.#refuse(endpoint, fields, tool, 'not_subscribed', text);
     }
     if (!this.#g.state.hasSeat(identity.user.id, key)) {
-      return this.#refuse(endpoint, fields, tool, 'no_seat', this.platformText('no_seat', { connector_id: id, team_url: await this.#link('team', identity, endpoint) }));
+      const text = await this.#linkedText('no_seat', 'team', 'team_url', { connector_id: id }, identity, endpoint, fields, tool);
+      return this.#refuse(endpoint, fields, tool, 'no_seat', text);
     }
     return undefined;
   }
@@ -163,7 +194,35 @@ export class Pipeline {
    * headers)`); without one the call starts a new trace, so every call has a trace id in its log
    * lines and upstream requests.
    */
-  async call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext = startTrace()): Promise<CallToolResult> {
+  call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext = startTrace()): Promise<CallToolResult> {
+    return this.#call(endpoint, identity, name, rawArgs, signal, reqId, trace).catch((error: unknown) => this.#fault(endpoint, identity, name, reqId, trace, error));
+  }
+
+  /**
+   * A fault nothing along the call handled (a store operation that failed or passed its deadline
+   * where no step expected one): a tools/call never becomes a protocol error, so it answers the
+   * generic text as a tool result. Logged with the account, the connector instance and the tool.
+   */
+  #fault(endpoint: Endpoint, identity: Identity, name: unknown, reqId: string, trace: TraceContext, error: unknown): CallToolResult {
+    const { config } = endpoint.connector;
+    this.#g.log.error(
+      {
+        reqId,
+        connector: config.id,
+        instance: endpoint.instanceId,
+        accountId: identity.account.id,
+        userId: identity.user.id,
+        traceId: trace.traceId,
+        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's input).
+        tool: typeof name !== 'string' ? typeof name : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(0, 100),
+        err: { message: (error as Error)?.message, name: (error as Error)?.name },
+      },
+      'tool call failed; answering the generic text',
+    );
+    return textResult(this.platformText('generic'), true);
+  }
+
+  async #call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext): Promise<CallToolResult> {
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
     const fields: CallLogFields = {
@@ -227,15 +286,8 @@ export class Pipeline {
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
-      return {
-        refusal: this.#refuse(
-          endpoint,
-          fields,
-          tool,
-          'not_connected',
-          this.platformText('not_connected', { instance_id: endpoint.instanceId, connect_url: await this.#link('connect', identity, endpoint) }),
-        ),
-      };
+      const text = await this.#linkedText('not_connected', 'connect', 'connect_url', { instance_id: endpoint.instanceId }, identity, endpoint, fields, tool);
+      return { refusal: this.#refuse(endpoint, fields, tool, 'not_connected', text) };
     }
     let stored: object;
     try {
@@ -250,7 +302,7 @@ export class Pipeline {
       if (!fresh.ok) {
         if (fresh.reason === 'reconnect') {
           // DECISIONS §19: the connector's "expired, could not be refreshed" text, with a connect link.
-          const answer = await this.#answer(endpoint, identity, this.#textsOf(endpoint), descriptor.oauth.refreshFailed, {});
+          const answer = await this.#answer(endpoint, identity, fields, tool, this.#textsOf(endpoint), descriptor.oauth.refreshFailed, {});
           this.#g.metrics.refusals.inc({ connector: config.id, reason: 'credential_reconnect' });
           this.#g.log.info({ ...fields, tool, reason: 'credential_reconnect' }, 'call refused');
           return { refusal: answer };
@@ -419,7 +471,7 @@ export class Pipeline {
       }
       if (error instanceof ToolError) {
         outcome = error.code;
-        return this.#answer(endpoint, identity, texts, error.code, error.params);
+        return this.#answer(endpoint, identity, fields, tool.name, texts, error.code, error.params);
       }
       if (error instanceof UpstreamError) {
         // The spec may declare which text answers this kind of failure (`upstream: [auth]`).
@@ -427,7 +479,7 @@ export class Pipeline {
         if (code) {
           outcome = code;
           // Without an HTTP status (timeout, network) the gateway stands in for the upstream: 502.
-          return this.#answer(endpoint, identity, texts, code, { status: error.status ?? 502 });
+          return this.#answer(endpoint, identity, fields, tool.name, texts, code, { status: error.status ?? 502 });
         }
         outcome = `upstream_${error.kind}`;
         log.warn({ ...fields, tool: tool.name, kind: error.kind, status: error.status }, 'upstream failure without a specific text');
@@ -455,15 +507,12 @@ export class Pipeline {
     if (refused) return refused;
     const { config, descriptor } = endpoint.connector;
     if (!identity.user.termsAcceptedAt) {
-      return this.#refuse(
-        endpoint,
-        fields,
-        'connect_account',
-        'terms_required',
-        this.platformText('connect_terms_required', { connector_id: config.id, terms_url: await this.#link('terms', identity, endpoint) }),
-      );
+      const text = await this.#linkedText('connect_terms_required', 'terms', 'terms_url', { connector_id: config.id }, identity, endpoint, fields, 'connect_account');
+      return this.#refuse(endpoint, fields, 'connect_account', 'terms_required', text);
     }
-    const connectUrl = await this.#link('connect', identity, endpoint);
+    // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic text.
+    const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
+    if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
     const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
     return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
   }

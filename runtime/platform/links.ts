@@ -4,6 +4,7 @@
 // the tools/call pipeline and the initialize instructions; the portal pages verify them.
 import { randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../config.ts';
+import { deadline } from './sql-client.ts';
 import type { Identity } from './state.ts';
 import type { PlatformStore } from './store.ts';
 import type { Vault } from './vault.ts';
@@ -47,9 +48,14 @@ export interface LinkIssuerOptions {
   readonly connectLinkValidSeconds: number;
   /** How long purchase, team and terms links live (the platform spec's `portalLinkValidSeconds`). */
   readonly portalLinkValidSeconds: number;
+  /**
+   * The store deadline (`storeTimeoutMs`): storing a connect link never takes longer, even where
+   * the driver's own deadlines add up (waiting for a connection, then for the query).
+   */
+  readonly storeTimeoutMs: number;
 }
 
-export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds, portalLinkValidSeconds }: LinkIssuerOptions): LinkIssuer {
+export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds, portalLinkValidSeconds, storeTimeoutMs }: LinkIssuerOptions): LinkIssuer {
   const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: portalLinkValidSeconds, team: portalLinkValidSeconds, terms: portalLinkValidSeconds };
   return {
     async issue(purpose, identity, connectorKey, instanceId) {
@@ -57,7 +63,7 @@ export function createLinkIssuer({ store, vault, config, now, connectLinkValidSe
       const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey, exp };
       if (purpose !== 'connect') return `${config.publicBaseUrl}/portal/${purpose}/${signLink(vault, base)}`;
       const jti = newJti();
-      await store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) });
+      await deadline(store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) }), storeTimeoutMs);
       return `${config.publicBaseUrl}/portal/connect/${signLink(vault, { ...base, instanceId, jti })}`;
     },
   };

@@ -47,8 +47,11 @@ export class StoreTimeoutError extends Error {
   }
 }
 
-/** Races a deadline: the embedded engine cannot cancel a statement, but the caller stops waiting. */
-function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * Races a deadline: the embedded engine cannot cancel a statement, but the caller stops waiting.
+ * Also bounds a whole store operation whose driver's own deadlines add up (connect, then query).
+ */
+export function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   if (!(ms > 0)) return promise;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {

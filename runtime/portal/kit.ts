@@ -1,8 +1,13 @@
 // What every portal page shares: the request in hand, the signed-in user, the texts, the layout
-// with its navigation, form reading with the CSRF check, and the audit entry of a change.
+// with its navigation, form reading with the CSRF check, the audit entry of a change, and the
+// look-ups several pages make (the account's connectors, a link's requester, the confirmation).
+// Each page is a module of `pages/` exporting its handlers; `pages.ts` and `account-pages.ts` route
+// to them through their route tables (`routes.ts`).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Endpoint, GatewayContext } from '../gateway-context.ts';
+import type { ConnectorRuntime, Endpoint, GatewayContext } from '../gateway-context.ts';
 import { auditDetail, recordAudit, userActor } from '../platform/audit.ts';
+import type { LinkPayload } from '../platform/links.ts';
+import type { Account, User } from '../platform/store.ts';
 import { BodyTooLarge, readBody } from '../transport/http-io.ts';
 import { escapeHtml, type NavItem, portalTexts, type PortalTexts, sendPage } from './html.ts';
 import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
@@ -42,6 +47,24 @@ export interface SignedInRequest extends PortalRequest {
 }
 
 const FORM_LIMIT_BYTES = 64 * 1024;
+
+/** Confirmations a page shows after a redirect (`?done=<name>`): only these names. */
+const DONE = new Set([
+  'subscribed',
+  'seats_saved',
+  'role_saved',
+  'connected',
+  'disconnected',
+  'quota_saved',
+  'token_revoked',
+  'grant_revoked',
+  'terms_accepted',
+  'data_layer_enabled',
+  'data_layer_disabled',
+]);
+
+/** A date and time as the portal shows it: `2026-03-01 14:05` (UTC). */
+export const fmtDate = (d: Date): string => d.toISOString().slice(0, 16).replace('T', ' ');
 
 export class PortalKit {
   readonly g: GatewayContext;
@@ -163,6 +186,63 @@ export class PortalKit {
       return undefined;
     }
     return posted;
+  }
+
+  /** A signed or set-password link that cannot be used: expired (410), used or invalid (400). */
+  linkInvalid(r: PortalRequest, reason: string): number {
+    return this.view(
+      r,
+      reason === 'expired' ? 410 : 400,
+      this.text.plain('link_invalid_title'),
+      `<p class="error">${this.t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p class="note">${this.t('link_ask_again')}</p>`,
+    );
+  }
+
+  /** The confirmation of the change a redirect came back from (`?done=<name>`), or ''. */
+  done(r: PortalRequest): string {
+    const name = r.query.get('done');
+    return name && DONE.has(name) ? `<p class="ok" role="status">${this.t(`done_${name}`)}</p>` : '';
+  }
+
+  isAdmin(r: SignedInRequest): boolean {
+    return r.signedIn.user.role === 'admin';
+  }
+
+  /** The 403 of an administrator page opened (or posted) by a member. */
+  adminOnly(r: SignedInRequest): number {
+    return this.notice(r, 403, 'forbidden_title', 'admin_only');
+  }
+
+  /** Every configured connector once, in configuration order. */
+  connectors(): ConnectorRuntime[] {
+    return [...new Map([...this.g.endpoints.values()].map((e) => [e.connector.config.key, e.connector])).values()];
+  }
+
+  /** The configured connector of a key (a link names its connector by key). */
+  connectorOf(key: string): ConnectorRuntime | undefined {
+    return [...this.g.endpoints.values()].find((e) => e.connector.config.key === key)?.connector;
+  }
+
+  /** Endpoint instances of the account's subscribed connectors, in configuration order. */
+  subscribedEndpoints(accountId: string): Endpoint[] {
+    return [...this.g.endpoints.values()].filter((e) => this.g.state.isSubscribed(accountId, e.connector.config.key));
+  }
+
+  accountUsers(r: SignedInRequest): Promise<User[]> {
+    return this.g.store.listUsers(r.signedIn.account.id);
+  }
+
+  /** How many of the users hold a seat of the connector. */
+  seatCount(users: readonly User[], key: string): number {
+    return users.filter((u) => this.g.state.hasSeat(u.id, key)).length;
+  }
+
+  /** The account and user a link was issued to (the snapshot, else the store: a link from another replica). */
+  async requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
+    const account = this.g.state.account(payload.accountId) ?? (await this.g.store.getAccount(payload.accountId));
+    const user = (await this.g.store.getUser(payload.userId)) ?? this.g.state.user(payload.userId);
+    if (!account || !user || user.accountId !== account.id) return undefined;
+    return { account, user };
   }
 
   /** Records a change made in the portal by the signed-in user (or the link's user). */

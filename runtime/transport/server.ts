@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
-import { dispatch, type McpMethodSets } from '../mcp/methods.ts';
+import { dispatch, type McpMethodSets, type McpReply } from '../mcp/methods.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../platform/mcp-authorization.ts';
@@ -213,7 +213,29 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       }
       return controller.signal;
     };
-    const reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
+    let reply: McpReply;
+    try {
+      reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
+    } catch (error) {
+      // A method that failed (tools/call answers every fault as a tool result itself): the body was
+      // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
+      if (controller) res.off('close', onClose);
+      const tool = message.method === 'tools/call' && typeof message.params.name === 'string' ? { tool: message.params.name.slice(0, 100) } : {};
+      gateway.log.error(
+        {
+          reqId,
+          accountId: identity.account.id,
+          connector: connector.id,
+          instance: endpoint.instanceId,
+          method: message.method,
+          ...tool,
+          err: { message: (error as Error)?.message, name: (error as Error)?.name },
+        },
+        'request failed',
+      );
+      sendJson(res, 500, errorJson(message.id, ErrorCode.InternalError, protocolText('internal_error')));
+      return 500;
+    }
     if (controller) res.off('close', onClose);
     sendJson(res, 200, reply);
     return 200;

@@ -28,6 +28,17 @@ export const BOOKS_BIG_FILE_GUID = 'big0file0over0six0mb0000000000zz';
 export const BOOKS_BIG_FILE_BYTES = 6 * 1024 * 1024 + 300_000;
 /** A contact whose name holds an apostrophe (a filter value the connector must refuse). */
 export const BOOKS_APOSTROPHE_CONTACT = "O'Brien Consulting";
+/**
+ * Overdue invoices in a foreign currency (issue 31, item 7): every 20th invoice from the 8th in EUR,
+ * from the 12th in SEK; their totals are in that currency and `Total…InDkk` converts them at these
+ * rates (DKK per 100 units, as `ExchangeRate` on payments). Those with an index divisible by 3 are
+ * also half paid, like every such overdue invoice.
+ */
+export const BOOKS_EXCHANGE_RATES: Readonly<Record<string, number>> = { DKK: 100, EUR: 746, SEK: 64.5 };
+function invoiceCurrency(i: number, status: string): string {
+  if (status !== 'Overdue') return 'DKK';
+  return i % 20 === 8 ? 'EUR' : i % 20 === 12 ? 'SEK' : 'DKK';
+}
 
 export interface OrganizationData {
   readonly org: Row;
@@ -437,6 +448,10 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     const exclVat = round2(lines.reduce((s, l) => s + (l.TotalAmount as number), 0));
     const vat = round2(exclVat * 0.25);
     const inclVat = round2(exclVat + vat);
+    // Totals are in the invoice's currency; the books (entries) and the …InDkk totals in DKK.
+    const currency = invoiceCurrency(i, wanted);
+    const rate = BOOKS_EXCHANGE_RATES[currency]!;
+    const inDkk = (amount: number) => round2((amount * rate) / 100);
     const guid = i === 3 ? BOOKS_REMINDED_INVOICE_GUID : g.guid();
     const booked = wanted !== 'Draft';
     const number = booked ? invoiceNumber++ : null;
@@ -458,7 +473,7 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       Type: 'Invoice',
       ContactName: contact.Name,
       ContactGuid: contact.ContactGuid,
-      Currency: 'DKK',
+      Currency: currency,
       Language: 'da-DK',
       ShowLinesInclVat: false,
       TotalExclVat: exclVat,
@@ -466,8 +481,8 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       TotalNonVatableAmount: 0,
       TotalVat: vat,
       TotalInclVat: inclVat,
-      TotalExclVatInDkk: exclVat,
-      TotalInclVatInDkk: inclVat,
+      TotalExclVatInDkk: inDkk(exclVat),
+      TotalInclVatInDkk: inDkk(inclVat),
       PaymentStatus: wanted === 'Draft' ? 'Draft' : wanted,
       PaymentConditionType: 'Netto',
       PaymentConditionNumberOfDays: days,
@@ -479,7 +494,7 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       TotalLines: [
         { Type: 'Subtotal', TotalAmount: exclVat, Position: 0, Label: 'Subtotal' },
         { Type: 'Vat', TotalAmount: vat, Position: 1, Label: 'Moms (25%)' },
-        { Type: 'Total', TotalAmount: inclVat, Position: 2, Label: 'Total DKK' },
+        { Type: 'Total', TotalAmount: inclVat, Position: 2, Label: `Total ${currency}` },
       ],
       ProductLines: lines,
       CreatedAt: created,
@@ -489,9 +504,9 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     };
     invoices.push(invoice);
     if (booked) {
-      entry(date, RECEIVABLES_ACCOUNT, inclVat, voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
-      entry(date, SALES_ACCOUNT + 10 * (i % 3), -exclVat, voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string, vatCode: 'U25' });
-      entry(date, VAT_ACCOUNT, -vat, voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
+      entry(date, RECEIVABLES_ACCOUNT, inDkk(inclVat), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
+      entry(date, SALES_ACCOUNT + 10 * (i % 3), -inDkk(exclVat), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string, vatCode: 'U25' });
+      entry(date, VAT_ACCOUNT, round2(inDkk(exclVat) - inDkk(inclVat)), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
       const list: Row[] = [];
       if (paidAmount > 0) {
         const payDate = addDays(date, Math.min(days, 5));
@@ -499,15 +514,16 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
         list.push({
           Guid: payVoucher.guid,
           DepositAccountNumber: 5800,
-          Currency: 'DKK',
-          ExchangeRate: 100,
+          Currency: currency,
+          ExchangeRate: rate,
           PaymentDate: payDate,
           Description: `Indbetaling faktura ${number}`,
+          // In the invoice's currency, like RemainingAmount and PaidAmount of the payments answer.
           Amount: paidAmount,
           AmountInForeignCurrency: paidAmount,
         });
-        entry(payDate, BANK_ACCOUNT, paidAmount, payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
-        entry(payDate, RECEIVABLES_ACCOUNT, -paidAmount, payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
+        entry(payDate, BANK_ACCOUNT, inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
+        entry(payDate, RECEIVABLES_ACCOUNT, -inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
       }
       payments.set(guid, list);
       if (i % 2 === 0) {

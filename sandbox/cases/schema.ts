@@ -9,18 +9,35 @@
 //   "upper-enum" like "extended", but the range enums are upper case: HourBetweenColumn is spelled
 //                START_TIME/CREATED_AT/UPDATED_AT and SalesInvoiceBetweenColumn DATE/CREATED_AT
 //
+// Schema shapes (each independent of the mode; upstreams/cases.md §2 against public material):
+//   caseTexts        "object" (default) `status { text }`, `caseType { text }`; "scalar" `status: String`,
+//                    `caseType: String` (a public client's schema model)
+//   orderBy          "list" (default) `orderBy: ${orderBy}`; "object" `orderBy: OrderByInput` (the
+//                    official guide's `orderBy: {field: "updatedAt", direction: DESC}`)
+//   hoursCaseFilter  "int" (default) `HoursFilterInput { case: Int }`; "object" `case: HourCaseFilterInput`
+//                    with `{ id: Int!, includeSubcases: Boolean }` (a public client's special case)
+//
 // Conventions copied from the upstream: `pagination: {cursor, limit}` → `{items, nextCursor,
 // previousCursor}` with Laravel-style base64url JSON cursors tied to the active orderBy;
-// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list);
+// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list; shape "object" declares one);
 // `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
 // validation errors: message "validation" and `extensions.validation.<argument path>`.
 
-import { GraphQLError, NoSchemaIntrospectionCustomRule, buildSchema, defaultFieldResolver, graphql, isObjectType, specifiedRules } from 'graphql';
-import type { ExecutionResult, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, buildSchema, defaultFieldResolver, getNamedType, graphql, isObjectType, isScalarType, specifiedRules } from 'graphql';
+import type { ExecutionResult, GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { AddedBy, CaseRecord, CompanyData, GpsEntryRecord, HourRecord, HourTypeRecord, InvoiceRecord, MaterialRecord, ProductRecord, UserRecord } from './data.ts';
 
 export const CASES_SCHEMA_MODES = ['extended', 'public', 'upper-enum'] as const;
 export type CasesSchemaMode = (typeof CASES_SCHEMA_MODES)[number];
+
+/** The schema shapes public material disagrees on; the defaults are the shapes of upstreams/cases.md §2. */
+export interface CasesSchemaShapes {
+  caseTexts: 'object' | 'scalar';
+  orderBy: 'list' | 'object';
+  hoursCaseFilter: 'int' | 'object';
+}
+
+export const DEFAULT_SCHEMA_SHAPES: Readonly<CasesSchemaShapes> = { caseTexts: 'object', orderBy: 'list', hoursCaseFilter: 'int' };
 
 /** Message of the injected backend fault (switch `sqlErrorField`). */
 export const SQL_ERROR_MESSAGE =
@@ -52,9 +69,15 @@ export interface CasesContext {
 // SDL
 // ---------------------------------------------------------------------------------------------
 
-/** The SDL of one schema mode. */
-export function casesSdl(mode: CasesSchemaMode): string {
+/** The SDL of one schema mode with its shapes. */
+export function casesSdl(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShapes> = DEFAULT_SCHEMA_SHAPES): string {
   const extended = mode !== 'public';
+  const orderBy = shapes.orderBy === 'list' ? '[OrderByInput]' : 'OrderByInput';
+  const statusType = shapes.caseTexts === 'scalar' ? 'String' : 'CaseStatus';
+  const caseTypeType = shapes.caseTexts === 'scalar' ? 'String' : 'CaseType';
+  const hoursCase = shapes.hoursCaseFilter === 'object' ? 'HourCaseFilterInput' : 'Int';
+  const hoursCaseInput =
+    shapes.hoursCaseFilter === 'object' ? '\n"One case\'s hours, with those of its sub-cases when asked for."\ninput HourCaseFilterInput {\n  id: Int!\n  includeSubcases: Boolean\n}\n' : '';
   const hourColumns = mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
   const invoiceColumns = mode === 'upper-enum' ? 'DATE\n  CREATED_AT' : 'date\n  createdAt';
   const ext = (text: string): string => (extended ? text : '');
@@ -109,10 +132,10 @@ input HourBetweenInput {
 }
 
 input HoursFilterInput {
-  case: Int
+  case: ${hoursCase}
   users: [Int]
 }
-
+${hoursCaseInput}
 input SalesInvoiceBetweenInput {
   field: SalesInvoiceBetweenColumn!
   from: Int
@@ -129,25 +152,25 @@ input CaseMaterialFilterInput {
 
 type Query {
   """Cases of the company, paged with a cursor."""
-  cases(pagination: PaginationInput!, orderBy: [OrderByInput], search: Search, filters: CaseFilterInput): CaseConnection
+  cases(pagination: PaginationInput!, orderBy: ${orderBy}, search: Search, filters: CaseFilterInput): CaseConnection
   """One case by its numeric id."""
   caseById(id: Int!): Case
   """One case by its human-facing case number."""
   caseByCaseNumber(caseNumber: String!): Case
   """Hour registrations (time sheets)."""
-  hours(pagination: PaginationInput!, orderBy: [OrderByInput], between: HourBetweenInput, filters: HoursFilterInput): HourConnection
+  hours(pagination: PaginationInput!, orderBy: ${orderBy}, between: HourBetweenInput, filters: HoursFilterInput): HourConnection
   """Hour totals of one case, also per hour type."""
   hourAggregate(caseId: Int!): HourAggregate
   """Material and offer lines of cases."""
-  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput, orderBy: [OrderByInput], filters: CaseMaterialFilterInput): CaseMaterialConnection
+  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput, orderBy: ${orderBy}, filters: CaseMaterialFilterInput): CaseMaterialConnection
   """Booked sales invoices."""
-  salesInvoices(pagination: PaginationInput!, orderBy: [OrderByInput], between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
+  salesInvoices(pagination: PaginationInput!, orderBy: ${orderBy}, between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
   """Employees of the company."""
   users(pagination: PaginationInput!): UserConnection
   """Hour types (wage types) of the company."""
   hourTypes(pagination: PaginationInput!, search: Search): HourTypeConnection
   """Product catalogue; prices in øre."""
-  products(pagination: PaginationInput!, orderBy: [OrderByInput], search: Search): ProductConnection
+  products(pagination: PaginationInput!, orderBy: ${orderBy}, search: Search): ProductConnection
   """GPS positions of employees."""
   gpsEntries(pagination: PaginationInput): GpsEntryConnection @deprecated(reason: "Use the GPS module endpoints instead.")
 }
@@ -207,8 +230,8 @@ type Case {
   caseNumber: String
   projectName: String
   description: String
-  status: CaseStatus
-  caseType: CaseType
+  status: ${statusType}
+  caseType: ${caseTypeType}
   responsibleUser: User
   customer: Customer
   workAddress: Address
@@ -388,6 +411,9 @@ interface OrderByArg {
   direction: 'ASC' | 'DESC';
 }
 
+/** `orderBy` as a resolver receives it: a list, or one object where the schema declares one. */
+type OrderByValue = ReadonlyArray<OrderByArg | null> | OrderByArg | null | undefined;
+
 interface BetweenArg {
   field: string;
   from?: number | null;
@@ -440,10 +466,12 @@ const PRODUCTS: Collection<ProductRecord> = {
 
 const BY_ID: Collection<{ id: number }> = { keys: { id: idKey }, defaultOrder: [{ field: 'id', direction: 'ASC' }] };
 
-function activeOrder<T>(orderBy: ReadonlyArray<OrderByArg | null> | null | undefined, collection: Collection<T>): OrderKey[] {
+function activeOrder<T>(orderBy: OrderByValue, collection: Collection<T>): OrderKey[] {
   const keys: OrderKey[] = [];
   const problems: Record<string, string[]> = {};
-  (orderBy ?? []).forEach((entry, index) => {
+  // `orderBy: OrderByInput` (shape "object") arrives as one object, `[OrderByInput]` as a list.
+  const entries = orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy as OrderByArg];
+  entries.forEach((entry, index) => {
     if (entry === null) return;
     if (!Object.hasOwn(collection.keys, entry.field)) {
       problems[`orderBy.${index}.field`] = [`The selected orderBy.${index}.field is invalid.`];
@@ -512,13 +540,7 @@ function checkedLimit(limit: number, switches: CasesResolverSwitches): number {
   return limit;
 }
 
-function paginate<T>(
-  items: readonly T[],
-  collection: Collection<T>,
-  args: { pagination?: PaginationArg | null; orderBy?: ReadonlyArray<OrderByArg | null> | null },
-  ctx: CasesContext,
-  defaultLimit = 50,
-): Connection<T> {
+function paginate<T>(items: readonly T[], collection: Collection<T>, args: { pagination?: PaginationArg | null; orderBy?: OrderByValue }, ctx: CasesContext, defaultLimit = 50): Connection<T> {
   const order = activeOrder(args.orderBy, collection);
   const limit = checkedLimit(args.pagination?.limit ?? defaultLimit, ctx.switches);
   const getters = order.map((key) => collection.keys[key.field]!.get);
@@ -592,7 +614,7 @@ function round2(value: number): number {
 // ---------------------------------------------------------------------------------------------
 
 // biome-ignore lint/suspicious/noExplicitAny: graphql-js hands resolvers untyped sources and arguments; each resolver narrows its own.
-type Resolver = (source: any, args: any, ctx: CasesContext) => unknown;
+type Resolver = (source: any, args: any, ctx: CasesContext, info: GraphQLResolveInfo) => unknown;
 
 function knownCase(ctx: CasesContext, id: number, argument: string, text: string): CaseRecord {
   const found = ctx.company.casesById.get(id);
@@ -611,7 +633,7 @@ const CASE_SEARCH_FIELDS: Record<string, (c: CaseRecord) => string> = {
 const QUERY: Record<string, Resolver> = {
   cases(
     _root,
-    args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null },
+    args: { pagination: PaginationArg; orderBy?: OrderByValue; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null },
     ctx,
   ) {
     let items: readonly CaseRecord[] = ctx.company.cases;
@@ -628,9 +650,24 @@ const QUERY: Record<string, Resolver> = {
   caseByCaseNumber(_root, args: { caseNumber: string }, ctx) {
     return ctx.company.cases.find((c) => c.caseNumber === args.caseNumber) ?? null;
   },
-  hours(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; between?: BetweenArg | null; filters?: { case?: number | null; users?: Array<number | null> | null } | null }, ctx) {
-    const caseId = args.filters?.case;
-    let items: readonly HourRecord[] = caseId === null || caseId === undefined ? ctx.company.hours : (ctx.company.hoursByCase.get(caseId) ?? []);
+  hours(
+    _root,
+    args: {
+      pagination: PaginationArg;
+      orderBy?: OrderByValue;
+      between?: BetweenArg | null;
+      filters?: { case?: number | { id: number; includeSubcases?: boolean | null } | null; users?: Array<number | null> | null } | null;
+    },
+    ctx,
+  ) {
+    const filter = args.filters?.case;
+    let items: readonly HourRecord[] = ctx.company.hours;
+    if (typeof filter === 'number') items = ctx.company.hoursByCase.get(filter) ?? [];
+    else if (filter !== null && filter !== undefined) {
+      // Shape "object": `{ id, includeSubcases }`; sub-cases' hours only when asked for.
+      const ids = [filter.id, ...(filter.includeSubcases === true ? (ctx.company.casesById.get(filter.id)?.subCaseIds ?? []) : [])];
+      items = ids.flatMap((id) => ctx.company.hoursByCase.get(id) ?? []);
+    }
     const users = args.filters?.users;
     if (users !== null && users !== undefined && users.length > 0) items = items.filter((h) => users.includes(h.user.id));
     items = applyBetween(items, args.between, { starttime: (h) => h.startTime, createdat: (h) => h.createdAt, updatedat: (h) => h.updatedAt }, ctx);
@@ -656,18 +693,14 @@ const QUERY: Record<string, Resolver> = {
       hourTypes: [...byType.values()].sort((a, b) => a.type.id - b.type.id).map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
     };
   },
-  caseMaterials(
-    _root,
-    args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByArg[] | null; filters?: { caseIds?: Array<number | null> | null } | null },
-    ctx,
-  ) {
+  caseMaterials(_root, args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByValue; filters?: { caseIds?: Array<number | null> | null } | null }, ctx) {
     let items: readonly MaterialRecord[] = args.caseId === null || args.caseId === undefined ? ctx.company.materials : (ctx.company.materialsByCase.get(args.caseId) ?? []);
     items = items.filter((m) => m.addedBy === args.type);
     const caseIds = args.filters?.caseIds;
     if (caseIds !== null && caseIds !== undefined && caseIds.length > 0) items = items.filter((m) => caseIds.includes(m.caseId));
     return paginate(items, MATERIALS, args, ctx);
   },
-  salesInvoices(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; between?: BetweenArg | null; filters?: { case?: number | null } | null }, ctx) {
+  salesInvoices(_root, args: { pagination: PaginationArg; orderBy?: OrderByValue; between?: BetweenArg | null; filters?: { case?: number | null } | null }, ctx) {
     const caseId = args.filters?.case;
     let items: readonly InvoiceRecord[] = caseId === null || caseId === undefined ? ctx.company.invoices : (ctx.company.invoicesByCase.get(caseId) ?? []);
     items = applyBetween(items, args.between, { date: (i) => i.date, createdat: (i) => i.createdAt }, ctx);
@@ -679,7 +712,7 @@ const QUERY: Record<string, Resolver> = {
   hourTypes(_root, args: { pagination: PaginationArg; search?: SearchArg | null }, ctx) {
     return paginate<HourTypeRecord>(applySearch(ctx.company.hourTypes, args.search, { name: (t) => t.name }), BY_ID, args, ctx);
   },
-  products(_root, args: { pagination: PaginationArg; orderBy?: OrderByArg[] | null; search?: SearchArg | null }, ctx) {
+  products(_root, args: { pagination: PaginationArg; orderBy?: OrderByValue; search?: SearchArg | null }, ctx) {
     const items = applySearch(ctx.company.products, args.search, { name: (p) => p.name, productNumber: (p) => p.productNumber });
     return paginate(items, PRODUCTS, args, ctx);
   },
@@ -703,6 +736,9 @@ const RESOLVERS: Record<string, Record<string, Resolver>> = {
   Query: QUERY,
   Mutation: MUTATION,
   Case: {
+    // Shape "scalar": the status and case type are their text.
+    status: (c: CaseRecord, _args, _ctx, info) => (isScalarType(getNamedType(info.returnType)) ? c.status.text : c.status),
+    caseType: (c: CaseRecord, _args, _ctx, info) => (isScalarType(getNamedType(info.returnType)) ? c.caseType.text : c.caseType),
     subCases: (c: CaseRecord, _args, ctx) => c.subCaseIds.map((id) => ctx.company.casesById.get(id) ?? null),
   },
   Hour: { case: caseOf },
@@ -717,7 +753,7 @@ function attachResolvers(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       const coordinate = `${type.name}.${field.name}`;
       const own = RESOLVERS[type.name]?.[field.name];
-      const base: GraphQLFieldResolver<unknown, CasesContext> = own === undefined ? defaultFieldResolver : (source, args, ctx) => own(source, args, ctx);
+      const base: GraphQLFieldResolver<unknown, CasesContext> = own === undefined ? defaultFieldResolver : (source, args, ctx, info) => own(source, args, ctx, info);
       field.resolve = (source, args, ctx: CasesContext, info) => {
         if (ctx.switches.sqlErrorField === coordinate) throw new GraphQLError(SQL_ERROR_MESSAGE);
         return base(source, args, ctx, info);
@@ -727,20 +763,23 @@ function attachResolvers(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
-const schemas = new Map<CasesSchemaMode, GraphQLSchema>();
+const schemas = new Map<string, GraphQLSchema>();
 
-/** The executable schema of a mode (built once per mode). */
-export function casesSchema(mode: CasesSchemaMode): GraphQLSchema {
-  let schema = schemas.get(mode);
+/** The executable schema of a mode with its shapes (built once per combination). */
+export function casesSchema(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShapes> = DEFAULT_SCHEMA_SHAPES): GraphQLSchema {
+  const key = `${mode}|${shapes.caseTexts}|${shapes.orderBy}|${shapes.hoursCaseFilter}`;
+  let schema = schemas.get(key);
   if (schema === undefined) {
-    schema = attachResolvers(buildSchema(casesSdl(mode)));
-    schemas.set(mode, schema);
+    schema = attachResolvers(buildSchema(casesSdl(mode, shapes)));
+    schemas.set(key, schema);
   }
   return schema;
 }
 
 export interface CasesQueryRequest {
   mode: CasesSchemaMode;
+  /** Default: DEFAULT_SCHEMA_SHAPES. */
+  shapes?: Readonly<CasesSchemaShapes>;
   source: string;
   variableValues?: Record<string, unknown> | null;
   operationName?: string | null;
@@ -752,7 +791,7 @@ export interface CasesQueryRequest {
 /** Parses, validates and executes one request with graphql-js. */
 export function executeCasesQuery(request: CasesQueryRequest): Promise<ExecutionResult> {
   return graphql({
-    schema: casesSchema(request.mode),
+    schema: casesSchema(request.mode, request.shapes),
     source: request.source,
     variableValues: request.variableValues ?? null,
     operationName: request.operationName ?? null,

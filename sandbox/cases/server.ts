@@ -21,8 +21,8 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN, casesDataset } from './data.ts';
-import { CASES_SCHEMA_MODES, executeCasesQuery } from './schema.ts';
-import type { CasesSchemaMode } from './schema.ts';
+import { CASES_SCHEMA_MODES, DEFAULT_SCHEMA_SHAPES, executeCasesQuery } from './schema.ts';
+import type { CasesSchemaMode, CasesSchemaShapes } from './schema.ts';
 import { checkedSwitches, closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
 
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
@@ -38,6 +38,12 @@ const WINDOW_MS = 60_000;
 export interface CasesSwitches {
   /** Schema served: "extended" (default), "public" or "upper-enum". */
   schemaMode: CasesSchemaMode;
+  /** `status` and `caseType`: objects `{ text }` (default, "object") or plain strings ("scalar"). */
+  caseTexts: CasesSchemaShapes['caseTexts'];
+  /** `orderBy` arguments: `[OrderByInput]` (default, "list") or one `OrderByInput` ("object"). */
+  orderByShape: CasesSchemaShapes['orderBy'];
+  /** `HoursFilterInput.case`: `Int` (default, "int") or `HourCaseFilterInput { id, includeSubcases }` ("object"). */
+  hoursCaseFilter: CasesSchemaShapes['hoursCaseFilter'];
   /** false adds NoSchemaIntrospectionCustomRule to validation. Default true. */
   introspection: boolean;
   /** Reply to a missing/unknown/revoked token: HTTP 401 (default), HTTP 403, or HTTP 200 with an error. */
@@ -99,6 +105,8 @@ export interface CasesSandboxOptions {
   /** Defaults to 127.0.0.1. */
   host?: string;
   schemaMode?: CasesSchemaMode;
+  /** Schema shapes served (default DEFAULT_SCHEMA_SHAPES); switches `caseTexts`, `orderByShape`, `hoursCaseFilter`. */
+  shapes?: Partial<CasesSchemaShapes>;
   /** Size of the per-token window (requests per minute); default 60. */
   rateLimitPerMinute?: number;
 }
@@ -134,6 +142,9 @@ const HTML_500 = `<!DOCTYPE html>
 function defaultSwitches(options: CasesSandboxOptions): CasesSwitches {
   return {
     schemaMode: options.schemaMode ?? 'extended',
+    caseTexts: options.shapes?.caseTexts ?? DEFAULT_SCHEMA_SHAPES.caseTexts,
+    orderByShape: options.shapes?.orderBy ?? DEFAULT_SCHEMA_SHAPES.orderBy,
+    hoursCaseFilter: options.shapes?.hoursCaseFilter ?? DEFAULT_SCHEMA_SHAPES.hoursCaseFilter,
     introspection: true,
     unauthenticated: 'http401',
     revokedTokens: [],
@@ -163,6 +174,9 @@ const isInt =
 
 const SWITCH_CHECKS: { [K in keyof CasesSwitches]: (value: unknown) => boolean } = {
   schemaMode: oneOf(...CASES_SCHEMA_MODES),
+  caseTexts: oneOf('object', 'scalar'),
+  orderByShape: oneOf('list', 'object'),
+  hoursCaseFilter: oneOf('int', 'object'),
   introspection: (v) => typeof v === 'boolean',
   unauthenticated: oneOf('http401', 'http403', 'http200'),
   revokedTokens: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string'),
@@ -211,7 +225,10 @@ function formatErrors(errors: ReadonlyArray<GraphQLError>, layout: CasesSwitches
 /** Starts the case-management sandbox on 127.0.0.1 (or `host`); resolves once it listens. */
 export async function startCasesSandbox(options: CasesSandboxOptions = {}): Promise<CasesSandbox> {
   const initial = defaultSwitches(options);
-  const problem = switchError({ schemaMode: initial.schemaMode, rateLimitPerMinute: initial.rateLimitPerMinute }, SWITCH_CHECKS);
+  const problem = switchError(
+    { schemaMode: initial.schemaMode, caseTexts: initial.caseTexts, orderByShape: initial.orderByShape, hoursCaseFilter: initial.hoursCaseFilter, rateLimitPerMinute: initial.rateLimitPerMinute },
+    SWITCH_CHECKS,
+  );
   if (problem !== undefined) throw new TypeError(`startCasesSandbox: ${problem}`);
   const host = options.host ?? '127.0.0.1';
   let switches: CasesSwitches = { ...initial, revokedTokens: [] };
@@ -360,6 +377,7 @@ export async function startCasesSandbox(options: CasesSandboxOptions = {}): Prom
 
     const result = await executeCasesQuery({
       mode: switches.schemaMode,
+      shapes: { caseTexts: switches.caseTexts, orderBy: switches.orderByShape, hoursCaseFilter: switches.hoursCaseFilter },
       source: body.query,
       variableValues: variables ?? null,
       operationName: operationName ?? null,

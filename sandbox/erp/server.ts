@@ -105,6 +105,8 @@ export interface ErpSwitches {
   tokenExpired: boolean;
   /** Status for a well-formed but unknown company GUID (code Internal_CompanyNotFound): 404 (default) or 400 (§3 allows both). */
   unknownCompanyStatus: 404 | 400;
+  /** Raw query text appended to every `@odata.nextLink` (e.g. `$expand=*&$top=100000&callback=x`): a proxy or upstream that tampers with next links. Default null. */
+  nextLinkExtraQuery: string | null;
 }
 
 export interface ErpSandboxOptions {
@@ -193,6 +195,7 @@ const SWITCH_CHECKS: { readonly [K in keyof ErpSwitches]: (value: unknown) => bo
   slowDelayMs: (v) => isCount(v, 600_000),
   tokenExpired: (v) => typeof v === 'boolean',
   unknownCompanyStatus: (v) => v === 404 || v === 400,
+  nextLinkExtraQuery: (v) => v === null || (typeof v === 'string' && v.length > 0),
 };
 
 const DEFAULT_SWITCHES: ErpSwitches = {
@@ -207,6 +210,7 @@ const DEFAULT_SWITCHES: ErpSwitches = {
   slowDelayMs: ERP_DEFAULT_SLOW_DELAY_MS,
   tokenExpired: false,
   unknownCompanyStatus: 404,
+  nextLinkExtraQuery: null,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -509,6 +513,7 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
         const params = Object.entries(q.query).filter(([name]) => name !== '$skiptoken' && name !== '$skip');
         params.push(['$skiptoken', mintSkipToken(offset + size, last.fields[schema.key])]);
         nextLink = `${publicUrl}${q.url.pathname}?${params.map(([k, v]) => `${encodeQueryValue(k)}=${encodeQueryValue(v)}`).join('&')}`;
+        if (switches.nextLinkExtraQuery !== null) nextLink += `&${switches.nextLinkExtraQuery}`;
       }
     }
     const body: Record<string, unknown> = { '@odata.context': options.select === undefined ? context : `${context}(${options.select.join(',')})` };

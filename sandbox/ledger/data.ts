@@ -150,10 +150,12 @@ const SCHEMAS: Readonly<Record<LedgerEntity, LedgerEntitySchema>> = {
   }),
 };
 
-/** The entity schemas; every entity but `CompanyClient` (no table of the company) has `RowId`. */
-export const LEDGER_ENTITY_SCHEMAS: Readonly<Record<LedgerEntity, LedgerEntitySchema>> = Object.fromEntries(
-  Object.entries(SCHEMAS).map(([entity, props]) => [entity, entity === 'CompanyClient' ? props : { ...props, RowId: 'integer' }]),
-) as Record<LedgerEntity, LedgerEntitySchema>;
+/**
+ * The entity schemas: the properties ledger.md §2 names for each entity, nothing else. There is no
+ * invented row id (`RowId` is in no document the sandbox is built from); a client that needs a
+ * stable order sorts on the documented properties.
+ */
+export const LEDGER_ENTITY_SCHEMAS: Readonly<Record<LedgerEntity, LedgerEntitySchema>> = SCHEMAS;
 
 // ---------------------------------------------------------------------------------------------
 // Companies, users and constants
@@ -2188,24 +2190,13 @@ const BUILDERS: ReadonlyMap<number, () => CompanyBuild> = new Map([
 
 const built = new Map<number, LedgerCompanyData>();
 
-/**
- * Every row carries `RowId`, the unique integer key every Uniconta table row has (a `…ClientUser`
- * variant row shares the id of its base row: the rows are built in the same order). It is the
- * tie-breaker a client adds to a sort so that Skip/Take pages neither repeat nor skip rows.
- */
-function withRowIds(entities: Readonly<Record<LedgerDataEntity, readonly LedgerRow[]>>): Record<LedgerDataEntity, readonly LedgerRow[]> {
-  const out = {} as Record<LedgerDataEntity, readonly LedgerRow[]>;
-  for (const [entity, rows] of Object.entries(entities) as Array<[LedgerDataEntity, readonly LedgerRow[]]>) out[entity] = rows.map((row, i) => ({ ...row, RowId: i + 1 }));
-  return out;
-}
-
 /** The rows of one company, built on first use and kept; undefined for an unknown company. */
 export function ledgerCompanyData(companyId: number): LedgerCompanyData | undefined {
   const cached = built.get(companyId);
   if (cached !== undefined) return cached;
   const build = BUILDERS.get(companyId);
   if (build === undefined) return undefined;
-  const data: LedgerCompanyData = { companyId, entities: withRowIds(build().entities) };
+  const data: LedgerCompanyData = { companyId, entities: build().entities };
   built.set(companyId, data);
   return data;
 }

@@ -11,8 +11,9 @@
 // entry sorts by its PropertyName (several sort entries: first one is the primary key; ties keep
 // the natural row order). `Skip`/`Take` may sit in their own entry or in any other entry (the last
 // one given wins); `Take` 0 or missing means "all rows". A PropertyName the entity does not have is
-// ignored silently, for filters and sorts alike — that is the upstream's behaviour, and the reason a
-// custom field only works on the `…ClientUser` variants.
+// ignored here, for filters and sorts alike, and listed in `ignoredProperties`: the server either
+// leaves it at that (ledger.md §4, the reason a custom field only works on the `…ClientUser`
+// variants) or answers 400 naming it (its `unknownProperties: 'reject'` switch, ledger.md §2).
 //
 // Malformed input (a body that is not an array, an entry that is not an object, a negative Skip, a
 // filter value that cannot be read as the property's type) is a LedgerQueryError with status 400

@@ -70,12 +70,28 @@ export interface LedgerSwitches {
   loginMaintenancePage: 0 | 200 | 503;
   /**
    * Rows whose sort keys are equal come in a different order on every request (as a database plan
-   * may return them), so Skip/Take pages over a sort that is not unique repeat and skip rows. A
-   * unique last sort entry (`RowId`) makes the order stable again. Default false: ties keep the
-   * natural row order.
+   * may return them), so Skip/Take pages over a sort that is not unique repeat and skip rows. Sort
+   * entries that make the order unique (a documented key such as `GLTransClient` `Voucher` +
+   * `VoucherLine`) make it stable again. Default false: ties keep the natural row order.
    */
   unstableTieOrder: boolean;
+  /**
+   * A filter or sort entry naming a property the entity does not have: silently ignored
+   * (`ignore`, ledger.md §4 and §3 #13), or answered 400 with a text body naming it (`reject`, as
+   * ledger.md §2 believes the real WebAPI does for an unknown property). Default: the sandbox
+   * option `unknownProperties`, else `ignore`.
+   */
+  unknownProperties: LedgerUnknownProperties;
 }
+
+/** How `Query/Get` treats a PropertyName the entity does not have. */
+export type LedgerUnknownProperties = 'ignore' | 'reject';
+
+/** The two behaviours, for suites that run against both (`describe.each`). */
+export const LEDGER_UNKNOWN_PROPERTY_MODES: readonly LedgerUnknownProperties[] = ['ignore', 'reject'];
+
+/** Query/Get requests kept in `stats.queryLog` (the most recent ones). */
+const QUERY_LOG_SIZE = 1000;
 
 export interface LedgerSandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -84,6 +100,8 @@ export interface LedgerSandboxOptions {
   host?: string;
   /** Initial (and reset) value of the `tokenLifetimeSeconds` switch; default 3600. */
   tokenLifetimeSeconds?: number;
+  /** Initial (and reset) value of the `unknownProperties` switch; default `ignore`. */
+  unknownProperties?: LedgerUnknownProperties;
 }
 
 export interface RecordedRequest {
@@ -113,6 +131,8 @@ export interface LedgerSandboxStats {
   queries: number;
   /** `Query/Get` requests per entity name as requested. */
   queriesByEntity: Record<string, number>;
+  /** The most recent `Query/Get` requests (up to 1000, oldest first): entity as requested and parsed body. */
+  queryLog: Array<{ entity: string; body: unknown }>;
   /** Requests answered 401 for a missing, invalid or expired token. */
   unauthorized: number;
   /** Calls counted against the quota today, per user name. */
@@ -170,9 +190,10 @@ const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unknown) =>
   faultScope: (v) => v === 'all' || v === 'login' || v === 'query',
   loginMaintenancePage: (v) => v === 0 || v === 200 || v === 503,
   unstableTieOrder: (v) => typeof v === 'boolean',
+  unknownProperties: (v) => v === 'ignore' || v === 'reject',
 };
 
-function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
+function defaultSwitches(tokenLifetimeSeconds: number, unknownProperties: LedgerUnknownProperties): LedgerSwitches {
   return {
     loginFailureStatus: 200,
     tokenLifetimeSeconds,
@@ -189,6 +210,7 @@ function defaultSwitches(tokenLifetimeSeconds: number): LedgerSwitches {
     faultScope: 'all',
     loginMaintenancePage: 0,
     unstableTieOrder: false,
+    unknownProperties,
   };
 }
 
@@ -241,14 +263,17 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
   const host = options.host ?? '127.0.0.1';
   const initialLifetime = options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
   if (!SWITCH_CHECKS.tokenLifetimeSeconds(initialLifetime)) throw new TypeError(`invalid tokenLifetimeSeconds: ${String(initialLifetime)}`);
+  const initialUnknown = options.unknownProperties ?? 'ignore';
+  if (!SWITCH_CHECKS.unknownProperties(initialUnknown)) throw new TypeError(`invalid unknownProperties: ${String(initialUnknown)}`);
   const secret = randomBytes(32);
-  let switches = defaultSwitches(initialLifetime);
+  let switches = defaultSwitches(initialLifetime, initialUnknown);
   const stats: LedgerSandboxStats = {
     requests: 0,
     logins: 0,
     failedLogins: 0,
     queries: 0,
     queriesByEntity: {},
+    queryLog: [],
     unauthorized: 0,
     callsByUser: {},
     lastRequest: null,
@@ -422,6 +447,11 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     const omit = entity === 'DebtorInvoiceClient' && !switches.invoicePaidFlag ? new Set(['Paid']) : undefined;
     try {
       const query = parseLedgerQuery(ledgerEntitySchema(entity), body, { acceptIsoDates: switches.acceptIsoDates, ...(omit === undefined ? {} : { omit }) });
+      const unknown = query.ignoredProperties[0];
+      if (switches.unknownProperties === 'reject' && unknown !== undefined) {
+        sendText(res, 400, `Unknown property: ${unknown} is not a property of ${entity}`);
+        return;
+      }
       const tieSeed = switches.unstableTieOrder ? randomBytes(4).readUInt32LE(0) : undefined;
       sendJson(res, 200, runLedgerQuery(rows, query, omit, tieSeed));
     } catch (error) {
@@ -436,7 +466,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     stats: () => stats,
     reset: () => {
       resetStats();
-      switches = defaultSwitches(initialLifetime);
+      switches = defaultSwitches(initialLifetime, initialUnknown);
       return { switches, stats };
     },
   };
@@ -470,6 +500,8 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
       const entityName = decodeURIComponent(path.slice('/query/get/'.length));
       stats.queries++;
       stats.queriesByEntity[entityName] = (stats.queriesByEntity[entityName] ?? 0) + 1;
+      stats.queryLog.push({ entity: entityName, body });
+      if (stats.queryLog.length > QUERY_LOG_SIZE) stats.queryLog.splice(0, stats.queryLog.length - QUERY_LOG_SIZE);
     }
 
     const inScope = switches.faultScope === 'all' || switches.faultScope === kind;
@@ -515,6 +547,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     stats.failedLogins = 0;
     stats.queries = 0;
     stats.queriesByEntity = {};
+    stats.queryLog = [];
     stats.unauthorized = 0;
     stats.callsByUser = {};
     stats.lastRequest = null;
@@ -548,7 +581,7 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
     stats,
     setSwitches,
     resetSwitches() {
-      switches = defaultSwitches(initialLifetime);
+      switches = defaultSwitches(initialLifetime, initialUnknown);
     },
     resetStats,
     close: closeOnce(server, delays),
@@ -557,7 +590,9 @@ export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Pr
 
 if (import.meta.main) {
   const port = Number(process.env.LEDGER_SANDBOX_PORT ?? 4103);
-  const sandbox = await startLedgerSandbox({ port });
+  // LEDGER_SANDBOX_UNKNOWN_PROPERTIES=reject answers a filter or sort on an unknown property with 400.
+  const unknownProperties = process.env.LEDGER_SANDBOX_UNKNOWN_PROPERTIES === 'reject' ? 'reject' : 'ignore';
+  const sandbox = await startLedgerSandbox({ port, unknownProperties });
   const { credentials: c } = sandbox;
   process.stdout.write(`${sandbox.url}\n`);
   process.stdout.write(

@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
+import { renderToolReferences } from '../../runtime/gateway-context.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 
 const modules: ConnectorRegistry = registry;
@@ -492,12 +493,15 @@ export function listingProblems(descriptor: ConnectorDescriptor, instanceId: str
       problems.push(`${served}: missing`);
       continue;
     }
-    if (!got.title || got.title !== tool.title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
-    if (!got.description || got.description !== tool.description) problems.push(`${served}: description is missing or not the descriptor's`);
+    // Texts name sibling tools as this instance serves them (`{{tool:x}}` → `<instance>__x`).
+    const title = renderToolReferences(tool.title, instanceId);
+    if (!got.title || got.title !== title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
+    if (!got.description || got.description !== renderToolReferences(tool.description, instanceId)) problems.push(`${served}: description is missing or not the descriptor's`);
+    if (JSON.stringify(got).includes('{{')) problems.push(`${served}: a tool reference is served unrendered`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
     if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))
       problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not the descriptor's ${JSON.stringify(tool.annotations)}`);
-    if (annotationTitle !== undefined && annotationTitle !== tool.title) problems.push(`${served}: annotations.title is not the tool title`);
+    if (annotationTitle !== undefined && annotationTitle !== title) problems.push(`${served}: annotations.title is not the tool title`);
     if (got.inputSchema?.type !== 'object') problems.push(`${served}: inputSchema root is not type object`);
     if (publishOutput && tool.outputSchema) {
       if (!got.outputSchema) problems.push(`${served}: outputSchema missing`);
@@ -561,6 +565,15 @@ async function startCountingUpstream(target: URL | undefined): Promise<CountingU
 // The shared environment
 // ---------------------------------------------------------------------------------------------
 
+/** Credentials no sandbox accepts (stored on another instance to drive the upstream's refusal); never a real secret. */
+export const REJECTED_CREDENTIALS: Readonly<Record<CredentialKind, Record<string, string>>> = {
+  api_key: { apiKey: 'contract-rejected-key-9Qx4' },
+  static_token: { token: 'contract-rejected-token-9Qx4' },
+  login_company: { username: 'contract', password: 'contract-Rejected-9Qx4', companyId: '1' },
+  oauth2: { accessToken: 'contract-rejected-access-token-9Qx4' },
+  managed_basic: {},
+};
+
 /** Credentials stored for connectors whose sandbox has none: they are never used (no handler runs), but make the connection check pass. */
 const PLACEHOLDER_CREDENTIALS: Readonly<Record<CredentialKind, Record<string, string>>> = {
   api_key: { apiKey: 'contract-placeholder-key' },
@@ -570,13 +583,49 @@ const PLACEHOLDER_CREDENTIALS: Readonly<Record<CredentialKind, Record<string, st
   managed_basic: {},
 };
 
+/**
+ * Every failure result (`isError: true`) the suite's clients received, and a line for each that was
+ * not exactly one content block of type text (spec 000, "Platform records": a tool failure is a
+ * normal result with `isError: true` and exactly one text block).
+ */
+export interface FailureShapes {
+  seen: number;
+  readonly malformed: string[];
+}
+
+/** What is wrong with a failure result's shape, or undefined (also for a result that is not a failure). */
+export function failureShapeProblem(result: unknown): string | undefined {
+  const { isError, content } = (result ?? {}) as { isError?: unknown; content?: unknown };
+  if (isError !== true) return undefined;
+  if (!Array.isArray(content)) return 'no content array';
+  if (content.length !== 1) return `${content.length} content blocks (${content.map((b: { type?: unknown }) => String(b?.type)).join(', ')})`;
+  const [block] = content as Array<{ type?: unknown; text?: unknown }>;
+  if (block!.type !== 'text' || typeof block!.text !== 'string') return `one block of type ${String(block!.type)}`;
+  return undefined;
+}
+
+/** The client with its callTool checking every failure it returns into `shapes`. */
+function watchFailures(client: Client, instanceId: string, shapes: FailureShapes): Client {
+  const callTool = client.callTool.bind(client);
+  client.callTool = async (...args: Parameters<Client['callTool']>) => {
+    const result = await callTool(...args);
+    if (result.isError === true) shapes.seen++;
+    const problem = failureShapeProblem(result);
+    if (problem) shapes.malformed.push(`${instanceId} ${args[0].name}: ${problem}`);
+    return result;
+  };
+  return client;
+}
+
 export interface ContractEnvironment {
   readonly gateway: StartedGateway;
   readonly tenant: Tenant;
   readonly instanceIds: Readonly<Record<string, string>>;
   readonly upstreams: Readonly<Record<string, CountingUpstream>>;
-  /** One SDK client per instance (created on first use). */
-  client(instanceId: string): Promise<Client>;
+  /** One SDK client per instance and caller (the suite's tenant unless `token` names another; created on first use). */
+  client(instanceId: string, token?: string): Promise<Client>;
+  /** The failure results every client of `client()` received, checked for their shape. */
+  readonly failures: FailureShapes;
   /** Units metered so far: the account total, and one tool of one connector id. */
   metered(connectorId: string, tool: string): Promise<{ total: number; tool: number }>;
   /** Every tools/call and tools/list the suite made, and the usage reads. */
@@ -624,17 +673,20 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
     await gateway.app.context.state.refresh();
     const url = gateway.url;
     const counts = { calls: 0, lists: 0, usageReads: 0 };
+    const failures: FailureShapes = { seen: 0, malformed: [] };
     return {
       gateway,
       tenant,
       instanceIds,
       upstreams,
       counts,
-      client(instanceId) {
-        let c = clients.get(instanceId);
+      failures,
+      client(instanceId, token = tenant.token) {
+        const key = `${token}|${instanceId}`;
+        let c = clients.get(key);
         if (!c) {
-          c = mcpClient(url, instanceId, tenant.token);
-          clients.set(instanceId, c);
+          c = mcpClient(url, instanceId, token).then((client) => watchFailures(client, instanceId, failures));
+          clients.set(key, c);
         }
         return c;
       },

@@ -103,3 +103,29 @@ export async function usageOf(gatewayUrl: string, token: string): Promise<UsageR
 /** The text block of a tool result, and the same parsed as JSON. */
 export const resultText = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text;
 export const resultJson = (result: unknown): any => JSON.parse(resultText(result));
+
+/**
+ * The one text block of a failure result (spec 000: a tool failure is `isError: true` with exactly
+ * one text block). Throws on any other shape, so a second block fails the test that reads it.
+ */
+export function failureText(result: unknown): string {
+  const { isError, content } = result as { isError?: boolean; content?: Array<{ type?: string; text?: unknown }> };
+  if (isError !== true || !Array.isArray(content) || content.length !== 1 || content[0]!.type !== 'text' || typeof content[0]!.text !== 'string') {
+    throw new Error(`not a failure of exactly one text block: ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  return content[0]!.text;
+}
+
+/**
+ * A reconnect answer, split: the spec's text, then (after a blank line, in the same block) the
+ * platform's reconnect instruction, and the connect link it ends with. `instruction` and `link` are
+ * undefined when the answer carries no instruction.
+ */
+export function reconnectParts(result: unknown): { text: string; instruction?: string; link?: string } {
+  const whole = failureText(result);
+  const cut = whole.lastIndexOf('\n\n');
+  if (cut < 0) return { text: whole };
+  const instruction = whole.slice(cut + 2);
+  const at = instruction.lastIndexOf('http');
+  return { text: whole.slice(0, cut), instruction, ...(at >= 0 ? { link: instruction.slice(at) } : {}) };
+}

@@ -2,6 +2,7 @@
 // generated input validator (defaults filled in), the result through the output validator, and a
 // failure rendered into the spec text the runtime would answer.
 import { expect } from 'vitest';
+import { renderToolReferences } from '../../runtime/gateway-context.ts';
 import type { ConnectorModule } from '../../runtime/handler-api/descriptor-types.ts';
 import { formatText, ToolError } from '../../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
@@ -28,5 +29,7 @@ export async function failureOf(module: ConnectorModule, call: Promise<unknown>)
   if (!(error instanceof ToolError)) return { error };
   const { descriptor } = module;
   const entry = descriptor.errors[error.code]!;
-  return { error, code: error.code, refusal: error.name === 'ArgumentRefusal', text: formatText(entry.text, { upstream: descriptor.upstream.name, ...error.params }) };
+  // As the default instance answers it: sibling tools named `<default id>__<tool>`.
+  const text = formatText(renderToolReferences(entry.text, descriptor.defaultId), { upstream: descriptor.upstream.name, ...error.params });
+  return { error, code: error.code, refusal: error.name === 'ArgumentRefusal', text };
 }

@@ -75,7 +75,7 @@ export function testContext(options: TestContextOptions): TestToolContext {
         async () => {},
       )
     ).forCall(options.descriptor.key, controller.signal),
-    texts: new ConnectorTexts(options.descriptor, platformDescriptor),
+    texts: new ConnectorTexts(options.descriptor, platformDescriptor, options.instanceId ?? options.descriptor.defaultId),
     redactor: Redactor.of(options.credential),
   });
 }

@@ -1,0 +1,139 @@
+// Tenant connections (the credential an account stores for an instance), the data-layer opt-in,
+// and the keys that seal the credentials.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadOrCreateKeyFile, newSecretKey, VaultError } from '#runtime/platform/vault.ts';
+import { type AdminCommand, type CommandContext, connectorKey, need, UsageError } from './command.ts';
+import { CREDENTIAL_FIELDS, CREDENTIAL_FIELDS_LINE, checkedVault, credentialFields, credentialKind, dataLayerConnector, SECRET_FIELD, servingConnector } from './credentials.ts';
+
+/** Stores a connection: the credential from the input (never the command line), sealed. */
+async function setConnection(ctx: CommandContext, args: string[]): Promise<void> {
+  const { config, store } = ctx;
+  const [accountId, instanceId, ...extra] = need(args, 2, 'accountId and instanceId');
+  if (extra.length > 0) {
+    throw new UsageError(
+      `connections set takes no credential on the command line (every local user can read arguments in the process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
+    );
+  }
+  const endpointConnector = servingConnector(config, instanceId!);
+  const key = connectorKey(endpointConnector.key);
+  const kind = credentialKind(key);
+  if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
+  const { required, optional } = CREDENTIAL_FIELDS[kind];
+  const prompts = [...required.map((name) => ({ name, required: true })), ...optional.map((name) => ({ name, required: false }))].map((f) => ({ ...f, secret: SECRET_FIELD.test(f.name) }));
+  const lines = (await ctx.input(prompts))
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const fields = credentialFields(key, lines);
+  const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
+  await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
+  await ctx.audit(accountId!, 'connection.set', instanceId!, { connector: endpointConnector.key });
+  ctx.print(`stored (encrypted, key version ${sealed.keyVersion})`);
+}
+
+/** `data-layer enable|disable|status`: the opt-in first-seen records of an instance. */
+async function dataLayer(ctx: CommandContext, args: string[], command: 'enable' | 'disable' | 'status'): Promise<void> {
+  const { store } = ctx;
+  const [accountId, instanceId] = need(args, 2, 'accountId and instanceId');
+  dataLayerConnector(ctx.config, instanceId!);
+  if (command === 'enable') {
+    if (!(await store.getConnection(accountId!, instanceId!))) throw new UsageError(`${accountId}/${instanceId} has no connection: connect it first`);
+    const enabled = await store.enableDataLayer(accountId!, instanceId!, new Date());
+    await ctx.audit(accountId!, 'data_layer.enable', instanceId!);
+    return ctx.print({ enabled: true, ...enabled });
+  }
+  if (command === 'disable') {
+    await ctx.audit(accountId!, 'data_layer.disable', instanceId!);
+    return ctx.print((await store.disableDataLayer(accountId!, instanceId!)) ? 'disabled; the recorded items were deleted' : 'was not enabled');
+  }
+  const state = await store.getDataLayer(accountId!, instanceId!);
+  ctx.print(state ? { enabled: true, ...state } : { enabled: false });
+}
+
+/** Re-seals every credential not under the newest key; one that cannot be opened is named and counted. */
+async function reencrypt(ctx: CommandContext): Promise<void> {
+  const vault = await checkedVault(ctx.config, ctx.store);
+  let changed = 0;
+  let failed = 0;
+  for (const c of await ctx.store.listConnections()) {
+    if (c.keyVersion === vault.activeVersion) continue;
+    try {
+      const sealed = vault.seal(vault.open(c.ciphertext, c.accountId, c.instanceId), c.accountId, c.instanceId);
+      if (await ctx.store.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
+    } catch (error) {
+      failed++;
+      ctx.out(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ${error instanceof VaultError ? error.message : 'unreadable'}`);
+    }
+  }
+  ctx.print(`re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}${failed ? `; ${failed} failed` : ''}`);
+  if (failed) throw new UsageError(`${failed} credential(s) could not be re-encrypted`);
+}
+
+const INSTANCE_LINE = '<instanceId> is an endpoint id: a connector id, or <id>-<n> for another company file of it.';
+
+export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'connections list',
+    args: '[<accountId>]',
+    summary: "lists connections (never a credential), every account's without <accountId>",
+    run: async (ctx, args) => ctx.print((await ctx.store.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c)),
+  },
+  {
+    name: 'connections set',
+    args: '<accountId> <instanceId>',
+    summary: 'stores the credential, read from standard input as field=value lines',
+    details: [
+      'On a terminal it prompts field by field (secrets without echo); otherwise it reads lines such as',
+      'apiKey=…, or username=… password=… companyId=…, to the end of the input. Never on the command',
+      'line: every local user can read arguments in the process list. It is stored encrypted.',
+      INSTANCE_LINE,
+      CREDENTIAL_FIELDS_LINE,
+    ],
+    run: setConnection,
+  },
+  {
+    name: 'connections delete',
+    args: '<accountId> <instanceId>',
+    summary: "deletes the account's connection of the instance",
+    run: async (ctx, args) => {
+      await ctx.store.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
+      await ctx.audit(args[0]!, 'connection.delete', args[1]!);
+      ctx.print('deleted');
+    },
+  },
+  ...(['enable', 'disable', 'status'] as const).map(
+    (command): AdminCommand => ({
+      name: `data-layer ${command}`,
+      args: '<accountId> <instanceId>',
+      summary: {
+        enable: 'opts the instance in to first-seen records (it must be connected)',
+        disable: 'opts the instance out and deletes its first-seen records',
+        status: "whether the instance's first-seen records are on, since when, and how many",
+      }[command],
+      details: [INSTANCE_LINE],
+      run: (ctx, args) => dataLayer(ctx, args, command),
+    }),
+  ),
+  {
+    name: 'keys add',
+    args: '',
+    summary: 'adds a new key version to the key file (embedded default)',
+    details: ['With GATEWAY_SECRET_KEYS set, add the new "<version>:<base64>" entry there instead.', 'Then restart the gateway and run keys reencrypt.'],
+    run: async (ctx) => {
+      const { config } = ctx;
+      if (config.secretKeys) throw new UsageError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one with: openssl rand -base64 32)');
+      const file = join(config.dataDir, 'secret.key');
+      const { keys } = loadOrCreateKeyFile(file);
+      const version = Math.max(...Object.keys(keys).map(Number)) + 1;
+      appendFileSync(file, `${version}:${newSecretKey()}\n`);
+      ctx.print(`added key version ${version} to ${file}; run "keys reencrypt" after restarting the gateway`);
+    },
+  },
+  {
+    name: 'keys reencrypt',
+    args: '',
+    summary: 're-encrypts every credential under the newest key',
+    run: reencrypt,
+  },
+];

@@ -1,0 +1,68 @@
+// API tokens (create, list, revoke) and the assistants connected with OAuth (their grants).
+import { issueToken } from '../../platform/tokens.ts';
+import { escapeHtml, postButton, redirect } from '../html.ts';
+import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
+
+export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'create' | 'revoke' | 'revoke-grant'): Promise<number> {
+  const g = kit.g;
+  const { t, plain } = kit.text;
+  const { account, user } = r.signedIn;
+  const users = await kit.accountUsers(r);
+  const byId = new Map(users.map((u) => [u.id, u]));
+  const visible = async () => (kit.isAdmin(r) ? await g.store.listAccountTokens(account.id) : (await g.store.listTokens(user.id)).reverse());
+  // An administrator sees (and may revoke) every assistant of the account; a member their own.
+  const visibleGrants = async () => (await g.store.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
+  let top = kit.done(r);
+  if (r.req.method === 'POST' && sub === 'create') {
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const label = (form.get('label') ?? '').trim().slice(0, 100) || plain('token_default_label');
+    const { token, record } = await issueToken(g.store, user.id, label);
+    await g.state.refresh();
+    await kit.audit(r, { ...user }, 'token.create', record.id, { label });
+    top = `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p class="secret">${escapeHtml(token)}</p></div>`;
+  } else if (r.req.method === 'POST' && sub === 'revoke') {
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const id = form.get('token') ?? '';
+    const target = (await visible()).find((x) => x.id === id);
+    // A token of another account (or, for a member, of another user) is unknown here.
+    if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_token');
+    await g.store.revokeToken(target.id, g.now());
+    // Effective at once: this replica reloads, and the others hear of it (shared store) or see
+    // the changed version at their next identify of an unknown token or refresh.
+    await g.state.refresh();
+    await kit.audit(r, { ...user }, 'token.revoke', target.id, { label: target.label, owner: byId.get(target.userId)?.email });
+    return redirect(r.res, '/portal/tokens?done=token_revoked');
+  } else if (r.req.method === 'POST' && sub === 'revoke-grant') {
+    // An assistant connected with OAuth (issue 21): its grant, and so every token of it.
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    const id = form.get('grant') ?? '';
+    const target = (await visibleGrants()).find((x) => x.id === id && !x.revokedAt);
+    if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
+    await g.store.revokeMcpGrant(target.id, g.now());
+    await g.state.refresh();
+    await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, { reason: 'portal', client: target.clientName, client_id: target.clientId, owner: byId.get(target.userId)?.email });
+    return redirect(r.res, '/portal/tokens?done=grant_revoked');
+  } else if (r.req.method === 'POST') return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
+  const list = await visible();
+  const rows = list
+    .map((x) => {
+      const owner = byId.get(x.userId);
+      const state = x.revokedAt ? t('token_revoked_at', { date: fmtDate(x.revokedAt) }) : t('token_active');
+      const action = x.revokedAt ? '' : postButton('/portal/tokens/revoke', r.signedIn.csrf, plain('revoke_button', { label: x.label }), { token: x.id }, 'danger');
+      return `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>${fmtDate(x.createdAt)}</td><td>${state}</td><td>${action}</td></tr>`;
+    })
+    .join('');
+  const body = `${top}<p>${t('tokens_intro')}</p><h2>${t('token_create_heading')}</h2><form method="post" action="/portal/tokens/create"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}</h2>${rows ? `<table><caption>${t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption')}</caption><thead><tr><th scope="col">${t('col_label')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('tokens_none')}</p>`}`;
+  const grantRows = (await visibleGrants())
+    .filter((x) => !x.revokedAt)
+    .map((x) => {
+      const action = postButton('/portal/tokens/revoke-grant', r.signedIn.csrf, plain('grant_revoke_button', { client: x.clientName }), { grant: x.id }, 'danger');
+      return `<tr><th scope="row">${escapeHtml(x.clientName)}<br><span class="note">${escapeHtml(x.clientId)}</span></th><td>${escapeHtml(byId.get(x.userId)?.email ?? '')}</td><td>${x.endpoints.map((e) => `<code>${escapeHtml(e)}</code>`).join(' ')}</td><td>${fmtDate(x.createdAt)}</td><td>${action}</td></tr>`;
+    })
+    .join('');
+  const grants = `<h2>${t('grants_heading')}</h2><p>${t('grants_intro')}</p>${grantRows ? `<table><caption>${t('grants_caption')}</caption><thead><tr><th scope="col">${t('col_client')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_endpoints')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${grantRows}</tbody></table>` : `<p>${t('grants_none')}</p>`}`;
+  return kit.view(r, 200, plain('tokens_title'), body + grants);
+}

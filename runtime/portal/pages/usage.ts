@@ -1,0 +1,45 @@
+// The usage page: calls this month by connector and tool, the fair-use state, the quota form.
+import type { FairUseMode } from '../../platform/store.ts';
+import { barChart, escapeHtml, redirect } from '../html.ts';
+import type { PortalKit, SignedInRequest } from '../kit.ts';
+
+export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number> {
+  const g = kit.g;
+  const { t, plain } = kit.text;
+  const { account, user } = r.signedIn;
+  const quotaAllowed = kit.options.selfServiceQuota === true && kit.isAdmin(r);
+  if (r.req.method === 'POST') {
+    const form = await kit.form(r);
+    if (!form) return r.res.statusCode;
+    if (!kit.isAdmin(r)) return kit.adminOnly(r);
+    if (!kit.options.selfServiceQuota) return kit.notice(r, 403, 'forbidden_title', 'quota_by_operator');
+    const raw = (form.get('quota') ?? '').trim();
+    const quota = raw === '' ? null : /^\d{1,12}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (quota !== null && !Number.isSafeInteger(quota)) return kit.notice(r, 400, 'bad_request_title', 'quota_invalid');
+    await g.store.setFairUse(account.id, { quota });
+    await g.state.refresh();
+    await kit.audit(r, { ...user }, 'fair_use.quota', account.id, { quota: quota ?? 'default' });
+    return redirect(r.res, '/portal/usage?done=quota_saved');
+  }
+  const current = g.state.account(account.id) ?? account;
+  const record = await g.meter.usageRecord(current, g.now());
+  const { usage: u, fairUse } = record;
+  const byConnector = Object.entries(u.byConnector);
+  const chart = byConnector.length
+    ? barChart(
+        byConnector.flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => ({ label: `${id} · ${tool}`, value: n }))),
+        plain('usage_chart_title', { month: fairUse.month }),
+        plain('usage_chart_desc', { summary: byConnector.map(([id, c]) => `${id} ${c.calls}`).join(', ') }),
+      )
+    : `<p>${t('usage_none')}</p>`;
+  const tools = byConnector
+    .flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => `<tr><th scope="row"><code>${escapeHtml(id)}</code></th><td><code>${escapeHtml(tool)}</code></td><td>${n}</td></tr>`))
+    .join('');
+  const state = fairUse.mode === 'off' ? 'fair_use_off' : fairUse.withinQuota ? 'fair_use_within' : fairUse.mode === 'hard' ? 'fair_use_blocked_state' : 'fair_use_over_soft';
+  let quotaForm = '';
+  if (quotaAllowed) {
+    quotaForm = `<h2>${t('quota_heading')}</h2><form method="post" action="/portal/usage"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label for="quota">${t('field_quota')}</label><input type="number" id="quota" name="quota" min="0" step="1" value="${current.fairUseQuota ?? ''}" aria-describedby="quota-note"><p class="note" id="quota-note">${t('quota_note', { default: g.config.fairUse.defaultQuota })}</p><button type="submit">${t('save_quota')}</button></form>`;
+  } else if (kit.isAdmin(r)) quotaForm = `<p class="note">${t('quota_by_operator')}</p>`;
+  const body = `${kit.done(r)}<p>${t('usage_period', { from: u.from, to: u.to })}</p><p>${t('usage_summary', { used: fairUse.used, limit: fairUse.limit, month: fairUse.month })}</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p><h2>${t('usage_by_connector')}</h2>${chart}${tools ? `<table><caption>${t('usage_by_tool')}</caption><thead><tr><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_tool')}</th><th scope="col">${t('col_calls')}</th></tr></thead><tbody>${tools}</tbody></table>` : ''}${quotaForm}`;
+  return kit.view(r, 200, plain('usage_title'), body);
+}
