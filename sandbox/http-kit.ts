@@ -30,6 +30,29 @@ export function parseJsonLoose(text: string): unknown {
   }
 }
 
+/** The content type `sendJson` sends unless a sandbox's upstream spells it otherwise. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** How one upstream sends its JSON: the content type as it spells it, headers on every answer, pretty printing. */
+export interface JsonStyle {
+  /** Default JSON_CONTENT_TYPE (some upstreams write `charset=UTF-8`). */
+  readonly contentType?: string;
+  /** Sent on every JSON answer, between content-type and content-length (e.g. `cache-control: no-store`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Two-space indentation and a final newline (Elasticsearch's `?pretty`). */
+  readonly pretty?: boolean;
+}
+
+/**
+ * A JSON answer: content-type, the style's headers, content-length, then `headers` (which may
+ * override them), in that order; the body is `JSON.stringify(body)` (pretty: indented, newline-terminated).
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, style: JsonStyle = {}): void {
+  const text = style.pretty === true ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
 export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
@@ -92,24 +115,18 @@ export interface SandboxControls {
   readonly reset: () => unknown;
 }
 
-function sendJsonBody(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 /** `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests` (when kept), `POST /__sandbox/reset`. */
 export function serveControls(method: string, path: string, text: string, res: ServerResponse, controls: SandboxControls): void {
-  if (path === '/__sandbox/switches' && method === 'GET') sendJsonBody(res, 200, controls.switches());
+  if (path === '/__sandbox/switches' && method === 'GET') sendJson(res, 200, controls.switches());
   else if (path === '/__sandbox/switches' && method === 'POST') {
     const error = controls.setSwitches(parseJsonLoose(text));
-    if (error === undefined) sendJsonBody(res, 200, controls.switches());
-    else sendJsonBody(res, 400, { error, switches: controls.switchNames });
-  } else if (path === '/__sandbox/stats' && method === 'GET') sendJsonBody(res, 200, controls.stats());
-  else if (path === '/__sandbox/requests' && method === 'GET' && controls.requests !== undefined) sendJsonBody(res, 200, controls.requests());
-  else if (path === '/__sandbox/reset' && method === 'POST') sendJsonBody(res, 200, controls.reset());
+    if (error === undefined) sendJson(res, 200, controls.switches());
+    else sendJson(res, 400, { error, switches: controls.switchNames });
+  } else if (path === '/__sandbox/stats' && method === 'GET') sendJson(res, 200, controls.stats());
+  else if (path === '/__sandbox/requests' && method === 'GET' && controls.requests !== undefined) sendJson(res, 200, controls.requests());
+  else if (path === '/__sandbox/reset' && method === 'POST') sendJson(res, 200, controls.reset());
   else
-    sendJsonBody(res, 404, {
+    sendJson(res, 404, {
       error: `no sandbox control at ${method} ${path}`,
       controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', ...(controls.requests === undefined ? [] : ['GET /__sandbox/requests']), 'POST /__sandbox/reset'],
     });
@@ -164,4 +181,46 @@ export function checkedSwitches<T>(checks: Readonly<Record<string, (value: unkno
     },
     switchNames: Object.keys(checks),
   };
+}
+
+/**
+ * One entry of a sandbox's route table: a method (or any, when absent) and a path, exact or a
+ * pattern whose groups the handler receives. A sandbox answers its upstream's "no such route"
+ * (a 404, a 405 with `Allow`) itself when `findRoute` finds nothing.
+ */
+export interface Route<H> {
+  readonly method?: string;
+  readonly path: string | RegExp;
+  readonly handle: H;
+}
+
+/** The first route whose method and path match, with the pattern's groups (`[]` for an exact path). */
+export function findRoute<H>(routes: readonly Route<H>[], method: string, path: string): { handle: H; params: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== undefined && route.method !== method) continue;
+    if (typeof route.path === 'string') {
+      if (route.path === path) return { handle: route.handle, params: [] };
+      continue;
+    }
+    const match = route.path.exec(path);
+    if (match !== null) return { handle: route.handle, params: match.slice(1).map((group) => group ?? '') };
+  }
+  return undefined;
+}
+
+/**
+ * The first route whose method matches and whose path template (`/invoices/:kind/:n`) matches the
+ * decoded path segments one by one (a `:name` segment is any one segment, handed to the handler).
+ * For upstreams whose identifiers may decode to a slash, where the joined path would be ambiguous.
+ */
+export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string, segments: readonly string[]): { handle: H; params: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== undefined && route.method !== method) continue;
+    if (typeof route.path !== 'string') continue;
+    const template = route.path.split('/').filter((part) => part !== '');
+    if (template.length !== segments.length) continue;
+    const params: string[] = [];
+    if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i]))) return { handle: route.handle, params };
+  }
+  return undefined;
 }

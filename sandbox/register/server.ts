@@ -21,7 +21,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
 import type { RegisterAlias, SearchIndex } from './query.ts';
-import { closeOnce, closeOnSignals, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, readBody, sendText } from '../http-kit.ts';
+import { closeOnce, closeOnSignals, findRoute, type JsonStyle, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, type Route, readBody, sendJson as sendKitJson, sendText } from '../http-kit.ts';
 
 export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
 
@@ -102,10 +102,12 @@ function validDelay(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 600_000;
 }
 
+/** Elasticsearch writes `charset=UTF-8`; `?pretty` indents. */
+const ES_JSON: JsonStyle = { contentType: 'application/json; charset=UTF-8' };
+const ES_JSON_PRETTY: JsonStyle = { ...ES_JSON, pretty: true };
+
 function sendJson(res: ServerResponse, status: number, body: unknown, pretty = false): void {
-  const text = pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  sendKitJson(res, status, body, {}, pretty ? ES_JSON_PRETTY : ES_JSON);
 }
 
 function checkBasicAuth(header: string | undefined, username: string, password: string): boolean {
@@ -117,191 +119,205 @@ function checkBasicAuth(header: string | undefined, username: string, password: 
   return colon >= 0 && decoded.slice(0, colon) === username && decoded.slice(colon + 1) === password;
 }
 
+/** What one running register sandbox keeps; the handlers below read and change it. */
+interface RegisterState {
+  readonly username: string;
+  readonly password: string;
+  readonly maxConcurrent: number;
+  readonly stats: RegisterSandboxStats;
+  readonly delays: PendingDelays;
+  fault: RegisterFault;
+  slowDelayMs: number;
+}
+
+function setFault(state: RegisterState, next: RegisterFault, faultOptions?: { delayMs?: number }): void {
+  if (!isFault(next)) throw new TypeError(`unknown register sandbox fault: ${String(next)}`);
+  const delay = faultOptions?.delayMs;
+  if (delay !== undefined && !validDelay(delay)) throw new TypeError(`invalid delayMs: ${String(delay)}`);
+  state.fault = next;
+  state.slowDelayMs = delay ?? DEFAULT_SLOW_DELAY_MS;
+}
+
+function postFault(state: RegisterState, res: ServerResponse, text: string): void {
+  const body = parseJsonLoose(text);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    sendJson(res, 400, { error: 'expected a JSON object { "fault": ..., "delayMs"?: number }', faults: REGISTER_FAULTS });
+    return;
+  }
+  const { fault: next, delayMs } = body as { fault?: unknown; delayMs?: unknown };
+  if (!isFault(next)) {
+    sendJson(res, 400, { error: `unknown fault ${JSON.stringify(next)}`, faults: REGISTER_FAULTS });
+    return;
+  }
+  if (delayMs !== undefined && !validDelay(delayMs)) {
+    sendJson(res, 400, { error: 'delayMs must be a number of milliseconds between 0 and 600000' });
+    return;
+  }
+  setFault(state, next, delayMs === undefined ? undefined : { delayMs });
+  sendJson(res, 200, { fault: state.fault, delayMs: state.slowDelayMs });
+}
+
+type ControlHandler = (state: RegisterState, res: ServerResponse, text: string) => void;
+
+/** The sandbox controls (paths below the base path are served too). */
+const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
+  { method: 'GET', path: '/__sandbox/stats', handle: (state, res) => sendJson(res, 200, { ...state.stats, fault: state.fault, delayMs: state.slowDelayMs, maxConcurrent: state.maxConcurrent }) },
+  { method: 'GET', path: '/__sandbox/fault', handle: (state, res) => sendJson(res, 200, { fault: state.fault, delayMs: state.slowDelayMs }) },
+  { method: 'POST', path: '/__sandbox/fault', handle: postFault },
+];
+
+async function handleControl(state: RegisterState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const { text } = await readBody(req);
+  const route = findRoute(CONTROL_ROUTES, req.method ?? '', path);
+  if (route !== undefined) return route.handle(state, res, text);
+  sendJson(res, 404, { error: `no sandbox control at ${req.method ?? ''} ${path}`, controls: ['POST /__sandbox/fault', 'GET /__sandbox/fault', 'GET /__sandbox/stats'] });
+}
+
+function sendUnauthorized(res: ServerResponse): void {
+  sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
+}
+
+/** Answers the switched-on fault (after the `slow` delay); true when the request is answered (or gone). */
+async function answerFault(state: RegisterState, res: ServerResponse): Promise<boolean> {
+  if (state.fault === 'slow' && !(await state.delays.delay(state.slowDelayMs, res))) return true;
+  switch (state.fault) {
+    case 'unauthorized':
+      sendUnauthorized(res);
+      return true;
+    case 'forbidden':
+      sendText(res, 403, '403 Forbidden: this account has no access to the CVR distribution\n');
+      return true;
+    case 'server_error':
+      sendJson(res, 503, esErrorBody(503, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [] }, []));
+      return true;
+    case 'html_200':
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(MAINTENANCE_PAGE) });
+      res.end(MAINTENANCE_PAGE);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A path that is no search endpoint: ES's 404 for an unknown index, its 400 for anything else. */
+function sendNoRoute(res: ServerResponse, path: string, method: string): void {
+  const indexMatch = /^\/cvr-permanent\/([^/]+)\/_search$/.exec(path) ?? /^\/([^/_][^/]*)\/_search$/.exec(path);
+  if (indexMatch === null) {
+    sendJson(res, 400, { error: `no handler found for uri [${path}] and method [${method}]` });
+    return;
+  }
+  const name = decodeURIComponent(indexMatch[1]!);
+  sendJson(res, 404, esErrorBody(404, 'index_not_found_exception', 'no such index', { 'resource.type': 'index_or_alias', 'resource.id': name, index_uuid: '_na_', index: name }));
+}
+
+/** The request's JSON body (undefined when empty), or the answer that refuses the request. */
+function searchBody(req: IncomingMessage, url: URL, text: string, tooLarge: boolean): { body: unknown } | { status: number; answer: unknown } {
+  const path = url.pathname;
+  for (const param of url.searchParams.keys()) {
+    if (param !== 'pretty')
+      return { status: 400, answer: esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`) };
+  }
+  if (tooLarge) return { status: 413, answer: esErrorBody(413, 'content_too_long_exception', `request body is larger than ${MAX_BODY_BYTES} bytes`) };
+  const contentType = req.headers['content-type'];
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (text.length > 0 && mediaType !== 'application/json') {
+    const reason = contentType === undefined ? 'Content-Type header is missing' : `Content-Type header [${contentType}] is not supported`;
+    return { status: 406, answer: { error: reason, status: 406 } };
+  }
+  if (text.trim() === '') return { body: undefined };
+  try {
+    return { body: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'malformed JSON';
+    return { status: 400, answer: esErrorBody(400, 'json_parse_exception', `Unexpected character in request body: ${reason}`) };
+  }
+}
+
+async function handleRegister(state: RegisterState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const method = req.method ?? 'GET';
+  const { text, tooLarge } = await readBody(req);
+  state.stats.lastRequest = { method, path: req.url ?? '', headers: { ...req.headers }, body: parseJsonLoose(text) };
+  if (await answerFault(state, res)) return;
+  if (!checkBasicAuth(req.headers.authorization, state.username, state.password)) return sendUnauthorized(res);
+  const path = url.pathname;
+  const aliases = ALIAS_PATHS.get(path);
+  if (aliases === undefined) return sendNoRoute(res, path, method);
+  if (method !== 'POST') {
+    res.setHeader('allow', 'POST');
+    sendJson(res, 405, { error: `Incorrect HTTP method for uri [${req.url ?? path}] and method [${method}], allowed: [POST]`, status: 405 });
+    return;
+  }
+  const parsed = searchBody(req, url, text, tooLarge);
+  if ('answer' in parsed) return sendJson(res, parsed.status, parsed.answer);
+  const indices: SearchIndex[] = aliases.map((alias) => registerIndices[alias]);
+  const result = executeSearch(indices, parsed.body);
+  sendJson(res, result.status, result.body, url.searchParams.has('pretty'));
+}
+
+/** Counts a register request in flight until its response closes (overlap above `maxConcurrent` is an event). */
+function countInFlight(state: RegisterState, res: ServerResponse): void {
+  const { stats } = state;
+  stats.requests++;
+  stats.inFlight++;
+  if (stats.inFlight > stats.maxConcurrentSeen) stats.maxConcurrentSeen = stats.inFlight;
+  if (stats.inFlight > state.maxConcurrent) stats.overLimitEvents++;
+  let done = false;
+  res.once('close', () => {
+    if (!done) {
+      done = true;
+      stats.inFlight--;
+    }
+  });
+}
+
+function sandboxError(res: ServerResponse): void {
+  if (!res.headersSent) sendText(res, 500, 'sandbox error\n');
+  else res.destroy();
+}
+
 /** Starts the register sandbox on 127.0.0.1 (or `host`); resolves once it listens. */
 export async function startRegisterSandbox(options: RegisterSandboxOptions): Promise<RegisterSandbox> {
   if (typeof options.username !== 'string' || typeof options.password !== 'string') {
     throw new TypeError('startRegisterSandbox: username and password are required');
   }
-  const host = options.host ?? '127.0.0.1';
-  const maxConcurrent = options.maxConcurrent ?? 4;
   const stats: RegisterSandboxStats = { requests: 0, inFlight: 0, maxConcurrentSeen: 0, overLimitEvents: 0, lastRequest: null };
-  let fault: RegisterFault = 'none';
-  let slowDelayMs = DEFAULT_SLOW_DELAY_MS;
-  const delays = new PendingDelays();
-
-  function setFault(next: RegisterFault, faultOptions?: { delayMs?: number }): void {
-    if (!isFault(next)) throw new TypeError(`unknown register sandbox fault: ${String(next)}`);
-    const delay = faultOptions?.delayMs;
-    if (delay !== undefined && !validDelay(delay)) throw new TypeError(`invalid delayMs: ${String(delay)}`);
-    fault = next;
-    slowDelayMs = delay ?? DEFAULT_SLOW_DELAY_MS;
-  }
-
-  async function handleControl(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const { text } = await readBody(req);
-    if (path === '/__sandbox/stats' && req.method === 'GET') {
-      sendJson(res, 200, { ...stats, fault, delayMs: slowDelayMs, maxConcurrent });
-      return;
-    }
-    if (path === '/__sandbox/fault' && req.method === 'GET') {
-      sendJson(res, 200, { fault, delayMs: slowDelayMs });
-      return;
-    }
-    if (path === '/__sandbox/fault' && req.method === 'POST') {
-      const body = parseJsonLoose(text);
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        sendJson(res, 400, { error: 'expected a JSON object { "fault": ..., "delayMs"?: number }', faults: REGISTER_FAULTS });
-        return;
-      }
-      const { fault: next, delayMs } = body as { fault?: unknown; delayMs?: unknown };
-      if (!isFault(next)) {
-        sendJson(res, 400, { error: `unknown fault ${JSON.stringify(next)}`, faults: REGISTER_FAULTS });
-        return;
-      }
-      if (delayMs !== undefined && !validDelay(delayMs)) {
-        sendJson(res, 400, { error: 'delayMs must be a number of milliseconds between 0 and 600000' });
-        return;
-      }
-      setFault(next, delayMs === undefined ? undefined : { delayMs });
-      sendJson(res, 200, { fault, delayMs: slowDelayMs });
-      return;
-    }
-    sendJson(res, 404, { error: `no sandbox control at ${req.method ?? ''} ${path}`, controls: ['POST /__sandbox/fault', 'GET /__sandbox/fault', 'GET /__sandbox/stats'] });
-  }
-
-  async function handleRegister(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const method = req.method ?? 'GET';
-    const { text, tooLarge } = await readBody(req);
-    stats.lastRequest = { method, path: req.url ?? '', headers: { ...req.headers }, body: parseJsonLoose(text) };
-
-    if (fault === 'slow' && !(await delays.delay(slowDelayMs, res))) return;
-    switch (fault) {
-      case 'unauthorized':
-        sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
-        return;
-      case 'forbidden':
-        sendText(res, 403, '403 Forbidden: this account has no access to the CVR distribution\n');
-        return;
-      case 'server_error':
-        sendJson(res, 503, esErrorBody(503, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [] }, []));
-        return;
-      case 'html_200':
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(MAINTENANCE_PAGE) });
-        res.end(MAINTENANCE_PAGE);
-        return;
-      default:
-        break;
-    }
-
-    if (!checkBasicAuth(req.headers.authorization, options.username, options.password)) {
-      sendText(res, 401, '401 Unauthorized\n', { 'www-authenticate': 'Basic realm="cvr-permanent"' });
-      return;
-    }
-
-    const path = url.pathname;
-    const aliases = ALIAS_PATHS.get(path);
-    if (aliases === undefined) {
-      const indexMatch = /^\/cvr-permanent\/([^/]+)\/_search$/.exec(path) ?? /^\/([^/_][^/]*)\/_search$/.exec(path);
-      if (indexMatch !== null) {
-        const name = decodeURIComponent(indexMatch[1]!);
-        sendJson(
-          res,
-          404,
-          esErrorBody(404, 'index_not_found_exception', 'no such index', {
-            'resource.type': 'index_or_alias',
-            'resource.id': name,
-            index_uuid: '_na_',
-            index: name,
-          }),
-        );
-        return;
-      }
-      sendJson(res, 400, { error: `no handler found for uri [${path}] and method [${method}]` });
-      return;
-    }
-    if (method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      sendJson(res, 405, { error: `Incorrect HTTP method for uri [${req.url ?? path}] and method [${method}], allowed: [POST]`, status: 405 });
-      return;
-    }
-    for (const param of url.searchParams.keys()) {
-      if (param !== 'pretty') {
-        sendJson(res, 400, esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`));
-        return;
-      }
-    }
-    if (tooLarge) {
-      sendJson(res, 413, esErrorBody(413, 'content_too_long_exception', `request body is larger than ${MAX_BODY_BYTES} bytes`));
-      return;
-    }
-    const contentType = req.headers['content-type'];
-    const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-    if (text.length > 0 && mediaType !== 'application/json') {
-      const reason = contentType === undefined ? 'Content-Type header is missing' : `Content-Type header [${contentType}] is not supported`;
-      sendJson(res, 406, { error: reason, status: 406 });
-      return;
-    }
-    let body: unknown;
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : 'malformed JSON';
-        sendJson(res, 400, esErrorBody(400, 'json_parse_exception', `Unexpected character in request body: ${reason}`));
-        return;
-      }
-    }
-    const indices: SearchIndex[] = aliases.map((alias) => registerIndices[alias]);
-    const result = executeSearch(indices, body);
-    sendJson(res, result.status, result.body, url.searchParams.has('pretty'));
-  }
+  const state: RegisterState = {
+    username: options.username,
+    password: options.password,
+    maxConcurrent: options.maxConcurrent ?? 4,
+    stats,
+    delays: new PendingDelays(),
+    fault: 'none',
+    slowDelayMs: DEFAULT_SLOW_DELAY_MS,
+  };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const isControl = url.pathname.startsWith('/__sandbox/') || url.pathname.startsWith(`${BASE_PATH}/__sandbox/`);
-    if (isControl) {
+    if (url.pathname.startsWith('/__sandbox/') || url.pathname.startsWith(`${BASE_PATH}/__sandbox/`)) {
       const path = url.pathname.startsWith(BASE_PATH) ? url.pathname.slice(BASE_PATH.length) : url.pathname;
-      handleControl(req, res, path).catch(() => {
-        if (!res.headersSent) sendText(res, 500, 'sandbox error\n');
-        else res.destroy();
-      });
+      handleControl(state, req, res, path).catch(() => sandboxError(res));
       return;
     }
-    stats.requests++;
-    stats.inFlight++;
-    if (stats.inFlight > stats.maxConcurrentSeen) stats.maxConcurrentSeen = stats.inFlight;
-    if (stats.inFlight > maxConcurrent) stats.overLimitEvents++;
-    let done = false;
-    res.once('close', () => {
-      if (!done) {
-        done = true;
-        stats.inFlight--;
-      }
-    });
-    handleRegister(req, res, url).catch(() => {
-      if (!res.headersSent) sendText(res, 500, 'sandbox error\n');
-      else res.destroy();
-    });
+    countInFlight(state, res);
+    handleRegister(state, req, res, url).catch(() => sandboxError(res));
   });
 
-  const listening = await listen(server, options.port ?? 0, host);
-  const url = `${listening.origin}${BASE_PATH}`;
-
+  const listening = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   return {
-    url,
+    url: `${listening.origin}${BASE_PATH}`,
     port: listening.port,
     stats,
     get fault() {
-      return fault;
+      return state.fault;
     },
-    setFault,
+    setFault: (next, faultOptions) => setFault(state, next, faultOptions),
     resetStats() {
       stats.requests = 0;
       stats.maxConcurrentSeen = stats.inFlight;
       stats.overLimitEvents = 0;
       stats.lastRequest = null;
     },
-    close: closeOnce(server, delays),
+    close: closeOnce(server, state.delays),
   };
 }
 

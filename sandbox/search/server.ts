@@ -34,39 +34,23 @@
 //
 // Run as a script: `node sandbox/search/server.ts` listens on 127.0.0.1:4107 (SEARCH_SANDBOX_PORT
 // overrides) with its own identity provider and prints a token to try it with.
+//
+// Routes and checks are here; the query body is query-body.ts, the aggregation and its cache
+// analytics.ts, Google's error body google-error.ts.
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { closeOnce, PendingDelays, listen, parseJsonLoose, readBody, sendText, switchError } from '../http-kit.ts';
-import {
-  aggregate,
-  type Aggregation,
-  type CellFilter,
-  dateOfDay,
-  dayNumber,
-  GroupLimitError,
-  hourKey,
-  SEARCH_APPEARANCES,
-  SEARCH_COUNTRIES,
-  SEARCH_DEVICES,
-  SEARCH_DIMENSIONS,
-  SEARCH_FRESH_DAYS,
-  SEARCH_HOURLY_DAYS,
-  SEARCH_HISTORY_DAYS,
-  SEARCH_SITES,
-  SEARCH_TYPES,
-  type SearchDimension,
-  type SearchSite,
-  type SearchType,
-  searchPageUrl,
-  searchQueryText,
-} from './data.ts';
+import { closeOnce, findRoute, type JsonStyle, listen, PendingDelays, parseJsonLoose, type Route, readBody, sendJson as sendKitJson, sendText, switchError } from '../http-kit.ts';
+import { AggregationCache, analytics, pacificToday } from './analytics.ts';
+import { dateOfDay, dayNumber, GroupLimitError, SEARCH_SITES, type SearchSite } from './data.ts';
+import { GoogleError, invalid } from './google-error.ts';
+
+export { pacificToday, SEARCH_MAX_GROUPS } from './analytics.ts';
+export { SEARCH_MAX_ROW_LIMIT } from './query-body.ts';
 
 export const SEARCH_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
 /** The account that sees the demo properties (the identity provider's Google demo user). */
 export const SEARCH_DEMO_SUBJECT = 'demo.sandbox@gmail.com';
-export const SEARCH_MAX_ROW_LIMIT = 25_000;
-export const SEARCH_MAX_GROUPS = 500_000;
 export const SEARCH_REQUEST_LOG_MAX = 1_000;
 /** Default delay of the `slow` fault: over the connector's 15 s timeout. */
 export const SEARCH_DEFAULT_SLOW_DELAY_MS = 20_000;
@@ -167,34 +151,17 @@ const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boo
   siteEncoding: (v) => v === 'strict' || v === 'lenient',
 };
 
-// ---- Google errors -----------------------------------------------------------------------------
-
-class GoogleError extends Error {
-  readonly code: number;
-  readonly status: string;
-  readonly reason: string;
-  readonly domain: string;
-  constructor(code: number, status: string, reason: string, message: string, domain = 'global') {
-    super(message);
-    this.code = code;
-    this.status = status;
-    this.reason = reason;
-    this.domain = domain;
-  }
-  body(): unknown {
-    const error: Record<string, unknown> = { code: this.code, message: this.message, errors: [{ message: this.message, domain: this.domain, reason: this.reason }], status: this.status };
-    if (this.reason === 'insufficientPermissions')
-      error.details = [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { service: 'searchconsole.googleapis.com' } },
-      ];
-    return { error };
-  }
-}
-
-const invalid = (message: string) => new GoogleError(400, 'INVALID_ARGUMENT', 'badRequest', message);
+// ---- Responses ---------------------------------------------------------------------------------
 
 function sendHtml(res: ServerResponse, status: number, html: string): void {
   sendText(res, status, html, { 'content-type': 'text/html; charset=UTF-8' });
+}
+
+/** Google writes `charset=UTF-8`. */
+const GOOGLE_JSON: JsonStyle = { contentType: 'application/json; charset=UTF-8' };
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendKitJson(res, status, body, {}, GOOGLE_JSON);
 }
 
 /** `encodeURIComponent` of the decoded segment, hex digits compared in either case. */
@@ -202,407 +169,274 @@ function fullyEncoded(segment: string, decoded: string): boolean {
   return encodeURIComponent(decoded) === segment.replace(/%[0-9a-f]{2}/gi, (hex) => hex.toUpperCase());
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+// ---- State -------------------------------------------------------------------------------------
+
+/** What one running Search Console sandbox keeps; the handlers below read and change it. */
+interface SearchState {
+  readonly options: SearchSandboxOptions;
+  readonly initial: SearchSwitches;
+  switches: SearchSwitches;
+  readonly sitesOf: (subject: string) => readonly SearchSite[];
+  readonly stats: SearchSandboxStats;
+  readonly requestLog: SearchRecordedRequest[];
+  /** Per-minute query counts by user and by property. */
+  readonly minute: { at: number; readonly counts: Map<string, number> };
+  readonly cache: AggregationCache;
+  readonly pending: PendingDelays;
 }
 
-// ---- The query body ----------------------------------------------------------------------------
+function setSwitches(state: SearchState, partial: Partial<SearchSwitches>): void {
+  const error = switchError(partial, SWITCH_CHECKS);
+  if (error !== undefined) throw new TypeError(`search sandbox: ${error}`);
+  state.switches = { ...state.switches, ...partial };
+}
 
-/** Lower case without underscores: `BY_PAGE` and `byPage` compare equal. */
-const fold = (value: string) => value.replace(/_/g, '').toLowerCase();
+function resetStats(state: SearchState): void {
+  const { stats } = state;
+  stats.requests = 0;
+  stats.analyticsAnswered = 0;
+  stats.byStatus = {};
+  stats.notFullyEncoded = 0;
+  stats.notJsonContentType = 0;
+  state.requestLog.length = 0;
+  state.minute.counts.clear();
+  state.cache.clear();
+}
 
-function enumValue<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
-  const found = typeof value === 'string' ? allowed.find((a) => fold(a) === fold(value)) : undefined;
-  if (found === undefined) throw invalid(`Invalid value at '${field}' (${JSON.stringify(value)}): expected one of ${allowed.join(', ')}.`);
+// ---- Checks ------------------------------------------------------------------------------------
+
+function authenticate(state: SearchState, req: IncomingMessage): string {
+  const header = req.headers.authorization;
+  if (header === undefined)
+    throw new GoogleError(
+      401,
+      'UNAUTHENTICATED',
+      'required',
+      'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+    );
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  const check = token === undefined || state.options.verifyToken === undefined ? undefined : state.options.verifyToken(token);
+  if (check === undefined || !check.valid || check.subject === null)
+    throw new GoogleError(401, 'UNAUTHENTICATED', 'authError', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+  if (!check.scope.some((s) => SEARCH_SCOPES.includes(s))) throw new GoogleError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.');
+  return check.subject;
+}
+
+function site(state: SearchState, subject: string, siteUrl: string): SearchSite {
+  const found = state.sitesOf(subject).find((s) => s.siteUrl === siteUrl);
+  if (found === undefined || found.permissionLevel === 'siteUnverifiedUser')
+    throw new GoogleError(403, 'PERMISSION_DENIED', 'forbidden', `User does not have sufficient permission for site '${siteUrl}'. See also: https://support.google.com/webmasters/answer/2451999.`);
   return found;
 }
 
-const BODY_FIELDS = ['startDate', 'endDate', 'dimensions', 'type', 'searchType', 'dimensionFilterGroups', 'aggregationType', 'rowLimit', 'startRow', 'dataState'];
-const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingRegex', 'excludingRegex'] as const;
-const AGGREGATIONS = ['auto', 'byProperty', 'byPage', 'byNewsShowcasePanel'] as const;
-const DATA_STATES = ['final', 'all', 'hourlyAll'] as const;
-const FILTER_DIMENSIONS = ['query', 'page', 'country', 'device', 'searchAppearance'] as const;
-
-interface ParsedQuery {
-  readonly firstDay: number;
-  readonly lastDay: number;
-  readonly dimensions: SearchDimension[];
-  readonly type: SearchType;
-  readonly filters: CellFilter[];
-  /** The filters as sent, for the result cache key. */
-  readonly filterKey: string;
-  readonly byPage: boolean;
-  readonly aggregation: (typeof AGGREGATIONS)[number];
-  readonly rowLimit: number;
-  readonly startRow: number;
-  readonly dataState: (typeof DATA_STATES)[number];
-}
-
-function integerField(body: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
-  const value = body[name];
-  if (value === undefined) return fallback;
-  // Google's JSON mapping also takes an int32 as a digit string.
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (!Number.isSafeInteger(n) || (n as number) < min || (n as number) > max) throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be an integer from ${min} to ${max}.`);
-  return n as number;
-}
-
-function dateField(body: Record<string, unknown>, name: string): number {
-  const value = body[name];
-  if (value === undefined) throw invalid(`${name} field is required.`);
-  const day = typeof value === 'string' ? dayNumber(value) : undefined;
-  if (day === undefined) throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be a date in the format YYYY-MM-DD.`);
-  return day;
-}
-
-function compileFilter(raw: unknown, at: string): { filter: CellFilter; dimension: (typeof FILTER_DIMENSIONS)[number] } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid(`Invalid value at '${at}': expected an object.`);
-  const f = raw as Record<string, unknown>;
-  for (const key of Object.keys(f)) if (!['dimension', 'operator', 'expression'].includes(key)) throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
-  const dimension = enumValue(f.dimension, FILTER_DIMENSIONS, `${at}.dimension`);
-  const operator = f.operator === undefined ? 'equals' : enumValue(f.operator, OPERATORS, `${at}.operator`);
-  const expression = f.expression;
-  if (typeof expression !== 'string') throw invalid(`Invalid value at '${at}.expression': a string is required.`);
-  if (expression.length > 4096) throw invalid(`Invalid value at '${at}.expression': at most 4096 characters.`);
-  // equals/notEquals are case-sensitive for query and page only (search.md §2).
-  const exact = dimension === 'query' || dimension === 'page';
-  let test: (value: string) => boolean;
-  if (operator === 'equals' || operator === 'notEquals') {
-    const wanted = exact ? expression : expression.toLowerCase();
-    const same = (v: string) => (exact ? v : v.toLowerCase()) === wanted;
-    test = operator === 'equals' ? same : (v) => !same(v);
-  } else if (operator === 'contains' || operator === 'notContains') {
-    const wanted = expression.toLowerCase();
-    test = operator === 'contains' ? (v) => v.toLowerCase().includes(wanted) : (v) => !v.toLowerCase().includes(wanted);
-  } else {
-    let re: RegExp;
-    try {
-      re = new RegExp(expression, 'u');
-    } catch {
-      throw invalid(`Invalid value at '${at}.expression': invalid regular expression.`);
-    }
-    test = operator === 'includingRegex' ? (v) => re.test(v) : (v) => !re.test(v);
+function countQuota(state: SearchState, subject: string, siteUrl: string): void {
+  const { switches, minute } = state;
+  if (switches.quotaPerMinute === 0) return;
+  const now = Math.floor(Date.now() / 60_000);
+  if (minute.at !== now) {
+    minute.at = now;
+    minute.counts.clear();
   }
-  const filter: CellFilter =
-    dimension === 'query'
-      ? { query: (rank) => test(searchQueryText(rank)) }
-      : dimension === 'page'
-        ? { page: (index) => test(searchPageUrl(index)) }
-        : dimension === 'country'
-          ? { country: (index) => test(SEARCH_COUNTRIES[index]!) }
-          : dimension === 'device'
-            ? { device: (index) => test(SEARCH_DEVICES[index]!) }
-            : { searchAppearance: (index) => test(index < 0 ? '' : SEARCH_APPEARANCES[index]!) };
-  return { filter, dimension };
-}
-
-function parseQuery(body: unknown): ParsedQuery {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Invalid JSON payload received. Expected an object.');
-  const b = body as Record<string, unknown>;
-  for (const key of Object.keys(b)) if (!BODY_FIELDS.includes(key)) throw invalid(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
-  const firstDay = dateField(b, 'startDate');
-  const lastDay = dateField(b, 'endDate');
-  if (firstDay > lastDay) throw invalid('startDate must be earlier than or equal to endDate.');
-  const rawDimensions = b.dimensions ?? [];
-  if (!Array.isArray(rawDimensions)) throw invalid("Invalid value at 'dimensions': expected a list.");
-  const dimensions: SearchDimension[] = [];
-  for (const [i, d] of rawDimensions.entries()) {
-    const dimension = enumValue(d, SEARCH_DIMENSIONS, `dimensions[${i}]`);
-    if (dimensions.includes(dimension)) throw invalid(`Invalid value at 'dimensions[${i}]': the dimension ${dimension} is requested twice.`);
-    dimensions.push(dimension);
-  }
-  const type = enumValue(b.type ?? b.searchType ?? 'web', SEARCH_TYPES, b.type !== undefined ? 'type' : 'searchType');
-  const filters: CellFilter[] = [];
-  let pageFilter = false;
-  const groups = b.dimensionFilterGroups ?? [];
-  if (!Array.isArray(groups)) throw invalid("Invalid value at 'dimensionFilterGroups': expected a list.");
-  for (const [g, group] of groups.entries()) {
-    const at = `dimensionFilterGroups[${g}]`;
-    if (typeof group !== 'object' || group === null || Array.isArray(group)) throw invalid(`Invalid value at '${at}': expected an object.`);
-    const gr = group as Record<string, unknown>;
-    for (const key of Object.keys(gr)) if (key !== 'groupType' && key !== 'filters') throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
-    if (gr.groupType !== undefined) enumValue(gr.groupType, ['and'], `${at}.groupType`);
-    const list = gr.filters ?? [];
-    if (!Array.isArray(list)) throw invalid(`Invalid value at '${at}.filters': expected a list.`);
-    for (const [i, raw] of list.entries()) {
-      const { filter, dimension } = compileFilter(raw, `${at}.filters[${i}]`);
-      filters.push(filter);
-      if (dimension === 'page') pageFilter = true;
+  for (const key of [`user:${subject}`, `site:${siteUrl}`]) {
+    const n = (minute.counts.get(key) ?? 0) + 1;
+    minute.counts.set(key, n);
+    if (n > switches.quotaPerMinute) {
+      if (switches.quotaForm === 'legacy403') throw new GoogleError(403, 'PERMISSION_DENIED', 'quotaExceeded', 'Quota exceeded for quota metric.', 'usageLimits');
+      throw new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Quota exceeded for quota metric: Search Analytics queries per minute per user and per site.');
     }
   }
-  const byPage = pageFilter || dimensions.includes('page');
-  const aggregation = enumValue(b.aggregationType ?? 'auto', AGGREGATIONS, 'aggregationType');
-  if (aggregation === 'byProperty' && byPage) throw invalid('Cannot aggregate by property when grouping or filtering by page.');
-  if (aggregation === 'byNewsShowcasePanel' && ((type !== 'news' && type !== 'googleNews') || byPage))
-    throw invalid('byNewsShowcasePanel aggregation needs search type news or googleNews and no page grouping or filtering.');
-  const dataState = enumValue(b.dataState ?? 'final', DATA_STATES, 'dataState');
-  if (dimensions.includes('hour') && dataState !== 'hourlyAll') throw invalid('The hour dimension needs dataState HOURLY_ALL.');
-  return {
-    firstDay,
-    lastDay,
-    dimensions,
-    type,
-    filters,
-    filterKey: JSON.stringify(groups),
-    byPage,
-    aggregation,
-    rowLimit: integerField(b, 'rowLimit', 1000, 1, SEARCH_MAX_ROW_LIMIT),
-    startRow: integerField(b, 'startRow', 0, 0, 2_147_483_647),
-    dataState,
-  };
+}
+
+/** The `{siteUrl}` segment decoded once; not fully encoded is counted, and refused when strict. */
+function siteUrlOf(state: SearchState, encodedSite: string): string {
+  let siteUrl: string;
+  try {
+    siteUrl = decodeURIComponent(encodedSite);
+  } catch {
+    throw invalid('The siteUrl path segment is not valid percent-encoding.');
+  }
+  if (!fullyEncoded(encodedSite, siteUrl)) {
+    state.stats.notFullyEncoded++;
+    if (state.switches.siteEncoding === 'strict')
+      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+  }
+  return siteUrl;
+}
+
+function allow(method: string, expected: string): void {
+  if (method !== expected) throw new GoogleError(405, 'INVALID_ARGUMENT', 'badRequest', `Method ${method} is not allowed here.`);
+}
+
+// ---- Routes ------------------------------------------------------------------------------------
+
+interface ApiRequest {
+  readonly state: SearchState;
+  readonly req: IncomingMessage;
+  readonly method: string;
+  readonly subject: string;
+  readonly body: unknown;
+  readonly tooLarge: boolean;
+}
+
+type ApiHandler = (request: ApiRequest, params: string[]) => [number, unknown];
+
+/** The three methods of the API; the path is matched before authentication, the method after it. */
+const API_ROUTES: readonly Route<ApiHandler>[] = [
+  {
+    path: /^\/webmasters\/v3\/sites\/?$/,
+    handle: ({ state, method, subject }) => {
+      allow(method, 'GET');
+      const entries = state.sitesOf(subject).map(({ siteUrl, permissionLevel }) => ({ siteUrl, permissionLevel }));
+      return [200, entries.length > 0 ? { siteEntry: entries } : {}];
+    },
+  },
+  {
+    path: /^\/webmasters\/v3\/sites\/([^/]+)\/?$/,
+    handle: ({ state, method, subject }, [encodedSite]) => {
+      const siteUrl = siteUrlOf(state, encodedSite!);
+      allow(method, 'GET');
+      const found = state.sitesOf(subject).find((s) => s.siteUrl === siteUrl) ?? site(state, subject, siteUrl);
+      return [200, { siteUrl, permissionLevel: found.permissionLevel }];
+    },
+  },
+  {
+    path: /^\/webmasters\/v3\/sites\/([^/]+)\/searchAnalytics\/query\/?$/,
+    handle: ({ state, req, method, subject, body, tooLarge }, [encodedSite]) => {
+      const siteUrl = siteUrlOf(state, encodedSite!);
+      allow(method, 'POST');
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+        state.stats.notJsonContentType++;
+        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+      }
+      countQuota(state, subject, siteUrl);
+      const found = site(state, subject, siteUrl);
+      if (tooLarge || typeof body === 'string') throw invalid('Invalid JSON payload received.');
+      const answered = analytics(found, body ?? {}, state.switches.today, state.cache);
+      state.stats.analyticsAnswered++;
+      return [200, answered];
+    },
+  },
+];
+
+/** Status and body of one upstream request. */
+function answer(state: SearchState, req: IncomingMessage, method: string, url: URL, body: unknown, tooLarge: boolean, fault: SearchFault): [number, unknown] {
+  if (fault === 'serverError') return [500, new GoogleError(500, 'INTERNAL', 'backendError', 'Internal error encountered.').body()];
+  if (fault === 'unavailable') return [503, new GoogleError(503, 'UNAVAILABLE', 'backendError', 'The service is currently unavailable.').body()];
+  try {
+    const route = findRoute(API_ROUTES, method, url.pathname);
+    if (route === undefined) throw new GoogleError(404, 'NOT_FOUND', 'notFound', `The requested URL ${url.pathname} was not found on this server.`);
+    const subject = authenticate(state, req);
+    return route.handle({ state, req, method, subject, body, tooLarge }, route.params);
+  } catch (error) {
+    if (error instanceof GroupLimitError)
+      return [429, new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Search Analytics load quota exceeded: ask for a shorter date range or fewer dimensions.').body()];
+    if (!(error instanceof GoogleError)) throw error;
+    return [error.code, error.body()];
+  }
+}
+
+const BAD_GATEWAY_PAGE =
+  '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>';
+
+async function handleUpstream(state: SearchState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const method = req.method ?? 'GET';
+  const { text, tooLarge } = await readBody(req);
+  const { stats, requestLog } = state;
+  stats.requests++;
+  const body = parseJsonLoose(text);
+  res.once('finish', () => {
+    stats.byStatus[res.statusCode] = (stats.byStatus[res.statusCode] ?? 0) + 1;
+    requestLog.push({ method, path: url.pathname, body, status: res.statusCode });
+    if (requestLog.length > SEARCH_REQUEST_LOG_MAX) requestLog.splice(0, requestLog.length - SEARCH_REQUEST_LOG_MAX);
+  });
+  const fault = state.switches.fault;
+  if (fault !== 'none') {
+    const switches = state.switches;
+    if (switches.faultCount > 0) state.switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
+    if (fault === 'slow' && !(await state.pending.delay(state.switches.slowDelayMs, res))) return;
+    if (fault === 'badGateway') return sendHtml(res, 502, BAD_GATEWAY_PAGE);
+    if (fault === 'notJson') return sendHtml(res, 200, '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>');
+  }
+  sendJson(res, ...answer(state, req, method, url, body, tooLarge, fault));
+}
+
+type ControlHandler = (state: SearchState, text: string) => [number, unknown];
+
+/** The sandbox controls (their own answers: a reset shows switches and stats, a 404 no list). */
+const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
+  { method: 'GET', path: '/__sandbox/switches', handle: (state) => [200, state.switches] },
+  {
+    method: 'POST',
+    path: '/__sandbox/switches',
+    handle: (state, text) => {
+      const partial = parseJsonLoose(text);
+      const error = switchError(partial, SWITCH_CHECKS);
+      if (error !== undefined) return [400, { error, switches: Object.keys(SWITCH_CHECKS) }];
+      setSwitches(state, partial as Partial<SearchSwitches>);
+      return [200, state.switches];
+    },
+  },
+  { method: 'GET', path: '/__sandbox/stats', handle: (state) => [200, state.stats] },
+  { method: 'GET', path: '/__sandbox/requests', handle: (state) => [200, state.requestLog] },
+  {
+    method: 'POST',
+    path: '/__sandbox/reset',
+    handle: (state) => {
+      resetStats(state);
+      state.switches = { ...state.initial };
+      return [200, { switches: state.switches, stats: state.stats }];
+    },
+  },
+];
+
+/** Status and body of a sandbox control request. */
+function control(state: SearchState, method: string, path: string, text: string): [number, unknown] {
+  const route = findRoute(CONTROL_ROUTES, method, path);
+  return route === undefined ? [404, { error: `no sandbox control at ${method} ${path}` }] : route.handle(state, text);
 }
 
 // ---- The server --------------------------------------------------------------------------------
-
-/** Today in Pacific time (Search Console's calendar), as a day number of data.ts. */
-export function pacificToday(): number {
-  return dayNumber(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()))!;
-}
 
 /** Starts the Search Console sandbox; resolves once it listens. */
 export async function startSearchSandbox(options: SearchSandboxOptions = {}): Promise<SearchSandbox> {
   const initialError = switchError(options.switches ?? {}, SWITCH_CHECKS);
   if (initialError !== undefined) throw new TypeError(`search sandbox: ${initialError}`);
   const initial: SearchSwitches = { ...DEFAULT_SWITCHES, ...options.switches };
-  let switches: SearchSwitches = { ...initial };
-  const sitesOf = options.sitesOf ?? ((subject: string) => (subject === SEARCH_DEMO_SUBJECT ? SEARCH_SITES : []));
-  const stats: SearchSandboxStats = { requests: 0, analyticsAnswered: 0, byStatus: {}, notFullyEncoded: 0, notJsonContentType: 0 };
-  const requestLog: SearchRecordedRequest[] = [];
-  /** Per-minute query counts by user and by property. */
-  const minute = { at: 0, counts: new Map<string, number>() };
-  /** The two newest aggregations with further pages, so paging with startRow does not sum everything again (60 s). */
-  const cache: Array<{ key: string; result: Aggregation; timer: NodeJS.Timeout }> = [];
-
-  function forget(entry: (typeof cache)[number]): void {
-    clearTimeout(entry.timer);
-    const at = cache.indexOf(entry);
-    if (at >= 0) cache.splice(at, 1);
-  }
-
-  function remember(key: string, result: Aggregation): void {
-    const entry = { key, result, timer: setTimeout(() => forget(entry), 60_000).unref() };
-    cache.unshift(entry);
-    for (const old of cache.slice(2)) forget(old);
-  }
-  const pending = new PendingDelays();
-
-  function setSwitches(partial: Partial<SearchSwitches>): void {
-    const error = switchError(partial, SWITCH_CHECKS);
-    if (error !== undefined) throw new TypeError(`search sandbox: ${error}`);
-    switches = { ...switches, ...partial };
-  }
-
-  function resetStats(): void {
-    stats.requests = 0;
-    stats.analyticsAnswered = 0;
-    stats.byStatus = {};
-    stats.notFullyEncoded = 0;
-    stats.notJsonContentType = 0;
-    requestLog.length = 0;
-    minute.counts.clear();
-    for (const entry of [...cache]) forget(entry);
-  }
-
-  function authenticate(req: IncomingMessage): string {
-    const header = req.headers.authorization;
-    if (header === undefined)
-      throw new GoogleError(
-        401,
-        'UNAUTHENTICATED',
-        'required',
-        'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-      );
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    const check = token === undefined || options.verifyToken === undefined ? undefined : options.verifyToken(token);
-    if (check === undefined || !check.valid || check.subject === null)
-      throw new GoogleError(
-        401,
-        'UNAUTHENTICATED',
-        'authError',
-        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-      );
-    if (!check.scope.some((s) => SEARCH_SCOPES.includes(s))) throw new GoogleError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.');
-    return check.subject;
-  }
-
-  function site(subject: string, siteUrl: string): SearchSite {
-    const found = sitesOf(subject).find((s) => s.siteUrl === siteUrl);
-    if (found === undefined || found.permissionLevel === 'siteUnverifiedUser')
-      throw new GoogleError(403, 'PERMISSION_DENIED', 'forbidden', `User does not have sufficient permission for site '${siteUrl}'. See also: https://support.google.com/webmasters/answer/2451999.`);
-    return found;
-  }
-
-  function countQuota(subject: string, siteUrl: string): void {
-    if (switches.quotaPerMinute === 0) return;
-    const now = Math.floor(Date.now() / 60_000);
-    if (minute.at !== now) {
-      minute.at = now;
-      minute.counts.clear();
-    }
-    for (const key of [`user:${subject}`, `site:${siteUrl}`]) {
-      const n = (minute.counts.get(key) ?? 0) + 1;
-      minute.counts.set(key, n);
-      if (n > switches.quotaPerMinute) {
-        if (switches.quotaForm === 'legacy403') throw new GoogleError(403, 'PERMISSION_DENIED', 'quotaExceeded', 'Quota exceeded for quota metric.', 'usageLimits');
-        throw new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Quota exceeded for quota metric: Search Analytics queries per minute per user and per site.');
-      }
-    }
-  }
-
-  function analytics(found: SearchSite, body: unknown): [number, unknown] {
-    const q = parseQuery(body);
-    const today = switches.today === null ? pacificToday() : dayNumber(switches.today)!;
-    const byHour = q.dimensions.includes('hour');
-    // Hourly data exists for the newest SEARCH_HOURLY_DAYS only.
-    const firstAvailable = byHour ? today - SEARCH_HOURLY_DAYS : today - SEARCH_HISTORY_DAYS;
-    const lastAvailable = q.dataState === 'final' ? today - 1 - SEARCH_FRESH_DAYS : today - 1;
-    const firstDay = Math.max(q.firstDay, firstAvailable);
-    const lastDay = Math.min(q.lastDay, lastAvailable);
-    const aggregationType = q.aggregation === 'auto' ? (q.byPage ? 'byPage' : 'byProperty') : q.aggregation;
-    const answer: Record<string, unknown> = {};
-    if (firstDay <= lastDay) {
-      const key = JSON.stringify([found.prefix, q.type, firstDay, lastDay, q.dimensions, q.filterKey]);
-      let result = cache.find((c) => c.key === key)?.result;
-      if (result === undefined) {
-        result = aggregate({ prefix: found.prefix, type: q.type, firstDay, lastDay, dimensions: q.dimensions, filters: q.filters, maxGroups: SEARCH_MAX_GROUPS });
-        // Kept only while a next page is likely asked for, and never longer than a minute (idle memory).
-        if (result.length > q.startRow + q.rowLimit) remember(key, result);
-      }
-      const hit = { result };
-      const rows = [];
-      for (let i = q.startRow; i < Math.min(hit.result.length, q.startRow + q.rowLimit); i++) {
-        const { keys, ...metrics } = hit.result.row(i);
-        rows.push(q.dimensions.length === 0 ? metrics : { keys, ...metrics });
-      }
-      if (rows.length > 0) answer.rows = rows;
-    }
-    answer.responseAggregationType = aggregationType;
-    const fresh = q.dataState !== 'final' && q.lastDay >= today - SEARCH_FRESH_DAYS;
-    if (fresh && byHour) answer.metadata = { first_incomplete_hour: hourKey(today - SEARCH_FRESH_DAYS, 0) };
-    else if (fresh && q.dimensions.includes('date')) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
-    stats.analyticsAnswered++;
-    return [200, answer];
-  }
-
-  async function handleUpstream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const method = req.method ?? 'GET';
-    const { text, tooLarge } = await readBody(req);
-    stats.requests++;
-    const body = parseJsonLoose(text);
-    res.once('finish', () => {
-      stats.byStatus[res.statusCode] = (stats.byStatus[res.statusCode] ?? 0) + 1;
-      requestLog.push({ method, path: url.pathname, body, status: res.statusCode });
-      if (requestLog.length > SEARCH_REQUEST_LOG_MAX) requestLog.splice(0, requestLog.length - SEARCH_REQUEST_LOG_MAX);
-    });
-    const fault = switches.fault;
-    if (fault !== 'none') {
-      if (switches.faultCount > 0) switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
-      if (fault === 'slow' && !(await pending.delay(switches.slowDelayMs, res))) return;
-      if (fault === 'badGateway')
-        return sendHtml(
-          res,
-          502,
-          '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>',
-        );
-      if (fault === 'notJson') return sendHtml(res, 200, '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>');
-    }
-    sendJson(res, ...answer(req, method, url, body, tooLarge, fault));
-  }
-
-  /** Status and body of one upstream request. */
-  function answer(req: IncomingMessage, method: string, url: URL, body: unknown, tooLarge: boolean, fault: SearchFault): [number, unknown] {
-    if (fault === 'serverError') return [500, new GoogleError(500, 'INTERNAL', 'backendError', 'Internal error encountered.').body()];
-    if (fault === 'unavailable') return [503, new GoogleError(503, 'UNAVAILABLE', 'backendError', 'The service is currently unavailable.').body()];
-    try {
-      const m = /^\/webmasters\/v3\/sites(?:\/([^/]+)(\/searchAnalytics\/query)?)?\/?$/.exec(url.pathname);
-      if (m === null) throw new GoogleError(404, 'NOT_FOUND', 'notFound', `The requested URL ${url.pathname} was not found on this server.`);
-      const subject = authenticate(req);
-      const [, encodedSite, query] = m;
-      const allow = (expected: string) => {
-        if (method !== expected) throw new GoogleError(405, 'INVALID_ARGUMENT', 'badRequest', `Method ${method} is not allowed here.`);
-      };
-      if (encodedSite === undefined) {
-        allow('GET');
-        const entries = sitesOf(subject).map(({ siteUrl, permissionLevel }) => ({ siteUrl, permissionLevel }));
-        return [200, entries.length > 0 ? { siteEntry: entries } : {}];
-      }
-      let siteUrl: string;
-      try {
-        siteUrl = decodeURIComponent(encodedSite);
-      } catch {
-        throw invalid('The siteUrl path segment is not valid percent-encoding.');
-      }
-      if (!fullyEncoded(encodedSite, siteUrl)) {
-        stats.notFullyEncoded++;
-        if (switches.siteEncoding === 'strict')
-          throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
-      }
-      if (query === undefined) {
-        allow('GET');
-        const found = sitesOf(subject).find((s) => s.siteUrl === siteUrl) ?? site(subject, siteUrl);
-        return [200, { siteUrl, permissionLevel: found.permissionLevel }];
-      }
-      allow('POST');
-      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-        stats.notJsonContentType++;
-        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
-      }
-      countQuota(subject, siteUrl);
-      const found = site(subject, siteUrl);
-      if (tooLarge || typeof body === 'string') throw invalid('Invalid JSON payload received.');
-      return analytics(found, body ?? {});
-    } catch (error) {
-      if (error instanceof GroupLimitError)
-        return [429, new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Search Analytics load quota exceeded: ask for a shorter date range or fewer dimensions.').body()];
-      if (!(error instanceof GoogleError)) throw error;
-      return [error.code, error.body()];
-    }
-  }
-
-  /** Status and body of a sandbox control request. */
-  function control(method: string, path: string, text: string): [number, unknown] {
-    if (path === '/__sandbox/switches' && method === 'GET') return [200, switches];
-    if (path === '/__sandbox/switches' && method === 'POST') {
-      const partial = parseJsonLoose(text);
-      const error = switchError(partial, SWITCH_CHECKS);
-      if (error !== undefined) return [400, { error, switches: Object.keys(SWITCH_CHECKS) }];
-      setSwitches(partial as Partial<SearchSwitches>);
-      return [200, switches];
-    }
-    if (path === '/__sandbox/stats' && method === 'GET') return [200, stats];
-    if (path === '/__sandbox/requests' && method === 'GET') return [200, requestLog];
-    if (path === '/__sandbox/reset' && method === 'POST') {
-      resetStats();
-      switches = { ...initial };
-      return [200, { switches, stats }];
-    }
-    return [404, { error: `no sandbox control at ${method} ${path}` }];
-  }
-
+  const state: SearchState = {
+    options,
+    initial,
+    switches: { ...initial },
+    sitesOf: options.sitesOf ?? ((subject: string) => (subject === SEARCH_DEMO_SUBJECT ? SEARCH_SITES : [])),
+    stats: { requests: 0, analyticsAnswered: 0, byStatus: {}, notFullyEncoded: 0, notJsonContentType: 0 },
+    requestLog: [],
+    minute: { at: 0, counts: new Map<string, number>() },
+    cache: new AggregationCache(),
+    pending: new PendingDelays(),
+  };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const work = url.pathname.startsWith('/__sandbox/') ? readBody(req).then(({ text }) => sendJson(res, ...control(req.method ?? 'GET', url.pathname, text))) : handleUpstream(req, res, url);
+    const work = url.pathname.startsWith('/__sandbox/')
+      ? readBody(req).then(({ text }) => sendJson(res, ...control(state, req.method ?? 'GET', url.pathname, text)))
+      : handleUpstream(state, req, res, url);
     work.catch(() => {
       if (!res.headersSent) sendText(res, 500, 'sandbox error');
       else res.destroy();
     });
   });
   const { origin, port } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  const close = closeOnce(server, pending);
+  const close = closeOnce(server, state.pending);
   return {
     url: origin,
     port,
     get switches() {
-      return { ...switches };
+      return { ...state.switches };
     },
-    stats,
-    requests: requestLog,
-    setSwitches,
-    resetStats,
+    stats: state.stats,
+    requests: state.requestLog,
+    setSwitches: (partial) => setSwitches(state, partial),
+    resetStats: () => resetStats(state),
     close() {
-      for (const entry of [...cache]) forget(entry);
+      state.cache.clear();
       return close();
     },
   };
