@@ -275,9 +275,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const purgeStates = () => {
     const before = new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS);
     void store.purgeOAuthStates(before).catch(() => {});
-    // Expired portal sessions, old sign-in failures and set-password links (docs/decisions/portal.md).
+    // Expired portal sessions, old sign-in failures and set-password links (issue 19).
     void store.purgePortal(before).catch(() => {});
-    // Expired OAuth codes and assistant tokens (docs/decisions/mcp-authorization.md).
+    // Expired OAuth codes and assistant tokens (issue 21).
     void store.purgeMcpAuthorization(before).catch(() => {});
   };
   purgeStates();
