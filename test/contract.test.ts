@@ -22,6 +22,7 @@ import {
   landedErrorCodes,
   listingProblems,
   mentionsErrorCode,
+  outputProblem,
   probeDisagreements,
   REJECTED_CREDENTIALS,
   staleOverrides,
@@ -144,20 +145,26 @@ function failureTenants(): Promise<FailureTenants> {
   })();
   return failureTenantsMade;
 }
-const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0 };
+const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0, outputsChecked: 0 };
+/** `<connector>.<tool>` of every tool that answered at least one inside probe successfully (its result checked against output_<tool>). */
+const outputsChecked = new Set<string>();
 const startedAt = performance.now();
 
+// Starting every sandbox, the gateway and the store takes seconds; on a loaded machine more than the default minute.
 beforeAll(async () => {
   env = await startContractEnvironment();
-});
+}, 180_000);
 
 afterAll(async () => {
   if (env) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     console.info(
       `contract suite: ${tally.tools} tools, ${tally.outside} outside + ${tally.inside} inside probes (${tally.insideSkipped} inside probes skipped on pending handlers); ` +
-        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ${env.counts.usageReads} usage reads in ${seconds} s`,
+        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ${env.counts.usageReads} usage reads in ${seconds} s; ` +
+        `${tally.outputsChecked} successful results of ${outputsChecked.size} tools checked against their output schema`,
     );
+    const unchecked = connectorKeys.flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`)).filter((t) => !outputsChecked.has(t));
+    console.info(`contract suite: no successful result to check against the output schema: ${unchecked.join(', ') || '(none)'}`);
   }
   await env?.close();
 });
@@ -336,10 +343,17 @@ for (const key of connectorKeys) {
             const wrong: string[] = [];
             let previous = await env.metered(instance, tool.name);
             const upstream = env.upstreams[key]!;
+            const outputWrong: string[] = [];
             for (const p of inside) {
               env.counts.calls++;
               const upstreamBefore = upstream.requests();
               const result = await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } });
+              if (result.isError !== true) {
+                tally.outputsChecked++;
+                outputsChecked.add(`${key}.${tool.name}`);
+                const problem = outputProblem(descriptor, validators, tool, result);
+                if (problem) outputWrong.push(`${p.label}: ${problem}`);
+              }
               const now = await env.metered(instance, tool.name);
               const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
               const expected = refusedByHandler ? 0 : 1;
@@ -352,6 +366,7 @@ for (const key of connectorKeys) {
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);
+            expect(outputWrong, `${key}.${tool.name}: successful results that do not match the tool's output schema`).toEqual([]);
           });
         }
       }
