@@ -37,6 +37,10 @@ import {
 } from './support/contract.ts';
 import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
+import { BOOKS_DEMO_ORG_ID, BOOKS_YEARS } from '../sandbox/books/data.ts';
+import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
+import { ERP_DEMO_COMPANY_ID } from '../sandbox/erp/data.ts';
+import { SEARCH_SITES } from '../sandbox/search/data.ts';
 
 /**
  * Known bugs: `<connector>.<tool>` → what is wrong. The listing tests of that connector expect
@@ -61,7 +65,32 @@ const HANDLER_BASE_VALUES: BaseValueOverrides = {
   'erp.query_entity.entity': 'customers',
 };
 
-const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
+/**
+ * `<connector>.<argument>` → a value the sandbox's demo data holds, the base value of every tool that
+ * requires the argument: its inside probes then reach real answers, whose results are checked
+ * against the tool's output schema, rather than ending in "not found". An entry that no tool
+ * requires fails the suite.
+ */
+const SANDBOX_VALUES: Readonly<Record<string, unknown>> = {
+  'books.organizationId': BOOKS_DEMO_ORG_ID,
+  'books.accountingYear': BOOKS_YEARS[1],
+  'cases.caseId': DEMO_CASE_ID,
+  'erp.companyId': ERP_DEMO_COMPANY_ID,
+  'search.siteUrl': SEARCH_SITES[0]!.siteUrl,
+};
+
+/** SANDBOX_VALUES as `<connector>.<tool>.<argument>` overrides of every tool that requires the argument. */
+const sandboxOverrides = (): BaseValueOverrides => {
+  const out: Record<string, unknown> = {};
+  for (const [entry, value] of Object.entries(SANDBOX_VALUES)) {
+    const [key, arg] = entry.split('.');
+    const connector = (Object.keys(registry) as ConnectorKey[]).find((k) => k === key);
+    for (const tool of connector ? registry[connector].descriptor.tools : []) if (inputSchemaOf(tool).required?.includes(arg ?? '')) out[`${key}.${tool.name}.${arg}`] = value;
+  }
+  return out;
+};
+
+const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...sandboxOverrides(), ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
 
 /**
  * Inside probes that the schema accepts but the handler refuses before any upstream request
@@ -212,6 +241,14 @@ describe('contract suite lists', () => {
     expect(
       Object.keys(HANDLER_REFUSALS).filter((entry) => !generated.has(entry)),
       'remove these entries from HANDLER_REFUSALS',
+    ).toEqual([]);
+  });
+
+  it('every sandbox value names an argument some tool of its connector requires', () => {
+    const used = new Set(Object.keys(sandboxOverrides()).map((entry) => entry.replace(/\.[^.]+\./, '.')));
+    expect(
+      Object.keys(SANDBOX_VALUES).filter((entry) => !used.has(entry)),
+      'remove these entries from SANDBOX_VALUES',
     ).toEqual([]);
   });
 
