@@ -37,9 +37,10 @@ import {
 } from './support/contract.ts';
 import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
-import { BOOKS_DEMO_ORG_ID, BOOKS_YEARS } from '../sandbox/books/data.ts';
+import { BOOKS_DEMO_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_YEARS } from '../sandbox/books/data.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { ERP_DEMO_COMPANY_ID } from '../sandbox/erp/data.ts';
+import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
 import { SEARCH_SITES } from '../sandbox/search/data.ts';
 
 /**
@@ -74,8 +75,13 @@ const HANDLER_BASE_VALUES: BaseValueOverrides = {
 const SANDBOX_VALUES: Readonly<Record<string, unknown>> = {
   'books.organizationId': BOOKS_DEMO_ORG_ID,
   'books.accountingYear': BOOKS_YEARS[1],
+  'books.invoiceGuid': BOOKS_REMINDED_INVOICE_GUID,
+  'cases.id': DEMO_CASE_ID,
   'cases.caseId': DEMO_CASE_ID,
   'erp.companyId': ERP_DEMO_COMPANY_ID,
+  'invoicing.customerNumber': INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT,
+  'invoicing.year': INVOICING_SPLIT_YEAR,
+  'ledger.entity': 'GLTransClient',
   'search.siteUrl': SEARCH_SITES[0]!.siteUrl,
 };
 
