@@ -483,7 +483,7 @@ export function outputProblem(descriptor: ConnectorDescriptor, validators: Reado
     if (structuredContent === undefined) return 'structuredContent missing';
     if (JSON.stringify(structuredContent) !== JSON.stringify(parsed)) return 'structuredContent differs from the JSON text';
   } else if (structuredContent !== undefined) return 'structuredContent answered although the connector publishes no output schema';
-  // The validator fills in defaults: check a copy, so the result the test holds stays as received.
+  // The validators fill in defaults (AJV_OPTIONS.useDefaults; no output schema declares one yet): check a copy.
   const value = structuredContent ?? parsed;
   if (validate(structuredClone(value))) return undefined;
   const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
