@@ -37,7 +37,7 @@ import {
 } from './support/contract.ts';
 import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
-import { BOOKS_DEMO_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_YEARS } from '../sandbox/books/data.ts';
+import { BOOKS_BIG_FILE_GUID, BOOKS_DEMO_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_YEARS, booksDataset } from '../sandbox/books/data.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { ERP_DEMO_COMPANY_ID } from '../sandbox/erp/data.ts';
 import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
@@ -72,10 +72,15 @@ const HANDLER_BASE_VALUES: BaseValueOverrides = {
  * against the tool's output schema, rather than ending in "not found". An entry that no tool
  * requires fails the suite.
  */
+const booksDemo = booksDataset().organizations.get(BOOKS_DEMO_ORG_ID)!;
 const SANDBOX_VALUES: Readonly<Record<string, unknown>> = {
   'books.organizationId': BOOKS_DEMO_ORG_ID,
   'books.accountingYear': BOOKS_YEARS[1],
   'books.invoiceGuid': BOOKS_REMINDED_INVOICE_GUID,
+  'books.contactGuid': booksDemo.contacts[0]!.ContactGuid,
+  'books.creditNoteGuid': booksDemo.creditNotes[0]!.Guid,
+  'books.tradeOfferGuid': booksDemo.tradeOffers[0]!.Guid,
+  'books.fileGuid': booksDemo.files.find((f) => f.FileGuid !== BOOKS_BIG_FILE_GUID)!.FileGuid,
   'cases.id': DEMO_CASE_ID,
   'cases.caseId': DEMO_CASE_ID,
   'erp.companyId': ERP_DEMO_COMPANY_ID,
