@@ -188,6 +188,8 @@ function failureTenants(): Promise<FailureTenants> {
 const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0, outputsChecked: 0 };
 /** `<connector>.<tool>` of every tool that answered at least one inside probe successfully (its result checked against output_<tool>). */
 const outputsChecked = new Set<string>();
+/** `<connector>.<tool>` → the text of its last failed inside probe (reported for the tools never answered successfully). */
+const failedWith = new Map<string, string>();
 const startedAt = performance.now();
 
 // Starting every sandbox, the gateway and the store takes seconds; on a loaded machine more than the default minute.
@@ -204,7 +206,8 @@ afterAll(async () => {
         `${tally.outputsChecked} successful results of ${outputsChecked.size} tools checked against their output schema`,
     );
     const unchecked = connectorKeys.flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`)).filter((t) => !outputsChecked.has(t));
-    console.info(`contract suite: no successful result to check against the output schema: ${unchecked.join(', ') || '(none)'}`);
+    const why = unchecked.map((t) => `${t} (${failedWith.get(t) ?? 'no inside probe ran'})`);
+    console.info(`contract suite: no successful result to check against the output schema: ${why.join('; ') || '(none)'}`);
   }
   await env?.close();
 });
@@ -396,7 +399,8 @@ for (const key of connectorKeys) {
               env.counts.calls++;
               const upstreamBefore = upstream.requests();
               const result = await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } });
-              if (result.isError !== true) {
+              if (result.isError === true) failedWith.set(`${key}.${tool.name}`, resultText(result).slice(0, 100));
+              else {
                 tally.outputsChecked++;
                 outputsChecked.add(`${key}.${tool.name}`);
                 const problem = outputProblem(descriptor, validators, tool, result);
