@@ -22,6 +22,7 @@ import {
   landedErrorCodes,
   listingProblems,
   mentionsErrorCode,
+  outputProblem,
   probeDisagreements,
   REJECTED_CREDENTIALS,
   staleOverrides,
@@ -36,6 +37,11 @@ import {
 } from './support/contract.ts';
 import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
+import { BOOKS_BIG_FILE_GUID, BOOKS_DEMO_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_YEARS, booksDataset } from '../sandbox/books/data.ts';
+import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
+import { ERP_DEMO_COMPANY_ID } from '../sandbox/erp/data.ts';
+import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
+import { SEARCH_SITES } from '../sandbox/search/data.ts';
 
 /**
  * Known bugs: `<connector>.<tool>` → what is wrong. The listing tests of that connector expect
@@ -60,7 +66,42 @@ const HANDLER_BASE_VALUES: BaseValueOverrides = {
   'erp.query_entity.entity': 'customers',
 };
 
-const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
+/**
+ * `<connector>.<argument>` → a value the sandbox's demo data holds, the base value of every tool that
+ * requires the argument: its inside probes then reach real answers, whose results are checked
+ * against the tool's output schema, rather than ending in "not found". An entry that no tool
+ * requires fails the suite.
+ */
+const booksDemo = booksDataset().organizations.get(BOOKS_DEMO_ORG_ID)!;
+const SANDBOX_VALUES: Readonly<Record<string, unknown>> = {
+  'books.organizationId': BOOKS_DEMO_ORG_ID,
+  'books.accountingYear': BOOKS_YEARS[1],
+  'books.invoiceGuid': BOOKS_REMINDED_INVOICE_GUID,
+  'books.contactGuid': booksDemo.contacts[0]!.ContactGuid,
+  'books.creditNoteGuid': booksDemo.creditNotes[0]!.Guid,
+  'books.tradeOfferGuid': booksDemo.tradeOffers[0]!.Guid,
+  'books.fileGuid': booksDemo.files.find((f) => f.FileGuid !== BOOKS_BIG_FILE_GUID)!.FileGuid,
+  'cases.id': DEMO_CASE_ID,
+  'cases.caseId': DEMO_CASE_ID,
+  'erp.companyId': ERP_DEMO_COMPANY_ID,
+  'invoicing.customerNumber': INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT,
+  'invoicing.year': INVOICING_SPLIT_YEAR,
+  'ledger.entity': 'GLTransClient',
+  'search.siteUrl': SEARCH_SITES[0]!.siteUrl,
+};
+
+/** SANDBOX_VALUES as `<connector>.<tool>.<argument>` overrides of every tool that requires the argument. */
+const sandboxOverrides = (): BaseValueOverrides => {
+  const out: Record<string, unknown> = {};
+  for (const [entry, value] of Object.entries(SANDBOX_VALUES)) {
+    const [key, arg] = entry.split('.');
+    const connector = (Object.keys(registry) as ConnectorKey[]).find((k) => k === key);
+    for (const tool of connector ? registry[connector].descriptor.tools : []) if (inputSchemaOf(tool).required?.includes(arg ?? '')) out[`${key}.${tool.name}.${arg}`] = value;
+  }
+  return out;
+};
+
+const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...sandboxOverrides(), ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
 
 /**
  * Inside probes that the schema accepts but the handler refuses before any upstream request
@@ -144,20 +185,29 @@ function failureTenants(): Promise<FailureTenants> {
   })();
   return failureTenantsMade;
 }
-const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0 };
+const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0, outputsChecked: 0 };
+/** `<connector>.<tool>` of every tool that answered at least one inside probe successfully (its result checked against output_<tool>). */
+const outputsChecked = new Set<string>();
+/** `<connector>.<tool>` → the text of its last failed inside probe (reported for the tools never answered successfully). */
+const failedWith = new Map<string, string>();
 const startedAt = performance.now();
 
+// Starting every sandbox, the gateway and the store takes seconds; on a loaded machine more than the default minute.
 beforeAll(async () => {
   env = await startContractEnvironment();
-});
+}, 180_000);
 
 afterAll(async () => {
   if (env) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     console.info(
       `contract suite: ${tally.tools} tools, ${tally.outside} outside + ${tally.inside} inside probes (${tally.insideSkipped} inside probes skipped on pending handlers); ` +
-        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ${env.counts.usageReads} usage reads in ${seconds} s`,
+        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ${env.counts.usageReads} usage reads in ${seconds} s; ` +
+        `${tally.outputsChecked} successful results of ${outputsChecked.size} tools checked against their output schema`,
     );
+    const unchecked = connectorKeys.flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`)).filter((t) => !outputsChecked.has(t));
+    const why = unchecked.map((t) => `${t} (${failedWith.get(t) ?? 'no inside probe ran'})`);
+    console.info(`contract suite: no successful result to check against the output schema: ${why.join('; ') || '(none)'}`);
   }
   await env?.close();
 });
@@ -205,6 +255,14 @@ describe('contract suite lists', () => {
     expect(
       Object.keys(HANDLER_REFUSALS).filter((entry) => !generated.has(entry)),
       'remove these entries from HANDLER_REFUSALS',
+    ).toEqual([]);
+  });
+
+  it('every sandbox value names an argument some tool of its connector requires', () => {
+    const used = new Set(Object.keys(sandboxOverrides()).map((entry) => entry.replace(/\.[^.]+\./, '.')));
+    expect(
+      Object.keys(SANDBOX_VALUES).filter((entry) => !used.has(entry)),
+      'remove these entries from SANDBOX_VALUES',
     ).toEqual([]);
   });
 
@@ -336,10 +394,18 @@ for (const key of connectorKeys) {
             const wrong: string[] = [];
             let previous = await env.metered(instance, tool.name);
             const upstream = env.upstreams[key]!;
+            const outputWrong: string[] = [];
             for (const p of inside) {
               env.counts.calls++;
               const upstreamBefore = upstream.requests();
               const result = await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } });
+              if (result.isError === true) failedWith.set(`${key}.${tool.name}`, resultText(result).slice(0, 100));
+              else {
+                tally.outputsChecked++;
+                outputsChecked.add(`${key}.${tool.name}`);
+                const problem = outputProblem(descriptor, validators, tool, result);
+                if (problem) outputWrong.push(`${p.label}: ${problem}`);
+              }
               const now = await env.metered(instance, tool.name);
               const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
               const expected = refusedByHandler ? 0 : 1;
@@ -352,6 +418,7 @@ for (const key of connectorKeys) {
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);
+            expect(outputWrong, `${key}.${tool.name}: successful results that do not match the tool's output schema`).toEqual([]);
           });
         }
       }

@@ -2,7 +2,7 @@
 import { compile } from 'json-schema-to-typescript';
 import type { ConnectorIR, ToolIR } from '../ir.ts';
 import { finish, formatTs, headerLine } from '../printer.ts';
-import { isObject, stripKeys, type JsonSchema } from '../schema.ts';
+import { stripKeys, type JsonSchema } from '../schema.ts';
 
 const OPTIONS = { bannerComment: '', format: false, strictIndexSignatures: true, unknownAny: true, declareExternallyReferenced: true } as const;
 
@@ -29,8 +29,4 @@ export async function emitTypes(connector: Pick<ConnectorIR, 'source' | 'tools'>
   const parts = await Promise.all(connector.tools.map(toolTypes));
   const body = parts.join('\n');
   return finish(headerLine([connector.source], 'ts'), formatTs(body));
-}
-
-export function hasObjectOutput(tool: ToolIR): boolean {
-  return isObject(tool.outputSchema);
 }

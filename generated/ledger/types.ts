@@ -315,7 +315,10 @@ export interface ListDebtorTransactionsResult {
     Voucher?: (number | string);
     Invoice?: (number | string);
     Text?: string;
-    Amount?: number;
+    /**
+     * Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`).
+     */
+    Amount?: (number | string);
     AmountVat?: number;
     /**
      * VAT code.
@@ -505,7 +508,10 @@ export interface ListCreditorTransactionsResult {
     Voucher?: (number | string);
     Invoice?: (number | string);
     Text?: string;
-    Amount?: number;
+    /**
+     * Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`).
+     */
+    Amount?: (number | string);
     AmountVat?: number;
     /**
      * VAT code.
@@ -679,7 +685,10 @@ export interface ListGlTransactionsResult {
     Voucher?: (number | string);
     Invoice?: (number | string);
     Text?: string;
-    Amount?: number;
+    /**
+     * Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`).
+     */
+    Amount?: (number | string);
     AmountVat?: number;
     /**
      * VAT code.

@@ -1681,7 +1681,7 @@ return errors === 0;
 }
 
 export const output_list_debtor_transactions = validate21;
-const schema22 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema22 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":["number","string"],"description":"Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`)."},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1821,8 +1821,8 @@ if(valid2){
 if(data5.Amount !== undefined){
 let data11 = data5.Amount;
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
+validate21.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: schema22.properties.items.items.properties.Amount.type},message:"must be number,string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -2735,7 +2735,7 @@ return errors === 0;
 }
 
 export const output_list_creditor_transactions = validate27;
-const schema28 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema28 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":["number","string"],"description":"Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`)."},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2875,8 +2875,8 @@ if(valid2){
 if(data5.Amount !== undefined){
 let data11 = data5.Amount;
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
+validate27.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: schema28.properties.items.items.properties.Amount.type},message:"must be number,string"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -3811,7 +3811,7 @@ return errors === 0;
 }
 
 export const output_list_gl_transactions = validate33;
-const schema34 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":"number"},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
+const schema34 = {"type":"object","required":["entity","count","items"],"properties":{"entity":{"type":"string","description":"Upstream entity that was read, for example `DebtorClient`."},"count":{"type":"integer","description":"Rows returned."},"total":{"type":"integer","description":"Full row count before the `limit` cap."},"truncated":{"type":"boolean","description":"More rows may exist than were returned (no `total`): a server-side sort or page returned a full page, or the filtered set has more rows than the connector counts (5,000)."},"items":{"type":"array","items":{"type":"object","description":"A ledger posting of `GLTransClient`; `DCAccount` holds the debtor or creditor account. `Amount` is debit positive, credit negative.","properties":{"Date":{"type":"string"},"Account":{"type":"string","description":"G/L account."},"Voucher":{"type":["integer","string"]},"Invoice":{"type":["integer","string"]},"Text":{"type":"string"},"Amount":{"type":["number","string"],"description":"Debit positive, credit negative. An imported posting may carry an unparseable string instead of a number; it is passed on as the upstream returned it ({{tool:aggregate}} skips and counts such values in `nonNumeric`)."},"AmountVat":{"type":"number"},"Vat":{"type":"string","description":"VAT code."},"TransType":{"type":"string","description":"Transaction type."},"Currency":{"type":"string"},"DCType":{"description":"Debtor or creditor kind (upstream enum)."},"DCAccount":{"type":"string","description":"Debtor or creditor account."}}}}}};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3951,8 +3951,8 @@ if(valid2){
 if(data5.Amount !== undefined){
 let data11 = data5.Amount;
 const _errs23 = errors;
-if(!((typeof data11 == "number") && (isFinite(data11)))){
-validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
+validate33.errors = [{instancePath:instancePath+"/items/" + i0+"/Amount",schemaPath:"#/properties/items/items/properties/Amount/type",keyword:"type",params:{type: schema34.properties.items.items.properties.Amount.type},message:"must be number,string"}];
 return false;
 }
 var valid2 = _errs23 === errors;

@@ -56,7 +56,6 @@ const RE_DATE = /^\d{4}-\d{2}-\d{2}(?![\w:.-])/;
 const RE_GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![\w-])/;
 const RE_NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])/;
 const RE_IDENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\/[A-Za-z_][A-Za-z0-9_]*)*/;
-const RE_DATE_TEXT = /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:\d{2})?)?$/;
 
 function syntax(text: string, at: number): ODataError {
   return new ODataError(`Syntax error at position ${at} in '${text}'.`);
@@ -368,11 +367,6 @@ export function matches(e: FilterExpr, row: Readonly<Record<string, unknown>>): 
       }
     }
   }
-}
-
-/** True when `text` is a date or datetime written as a quoted string (exported for messages). */
-export function looksLikeDate(text: string): boolean {
-  return RE_DATE_TEXT.test(text);
 }
 
 // ---------------------------------------------------------------------------------------------

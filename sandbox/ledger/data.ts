@@ -186,9 +186,6 @@ export const LEDGER_LOGIN_ERRORS = {
 
 /** "Today" of the demo data: open items due before it are overdue. */
 export const LEDGER_DEMO_AS_OF = '2026-12-31';
-/** First and last posting date of the demo books. */
-export const LEDGER_DATA_FROM = '2025-01-01';
-export const LEDGER_DATA_TO = '2026-12-31';
 
 /** `GLTransClient.DCType` values (the real values are unconfirmed, ledger.md §5). */
 export const LEDGER_DC_TYPES = { debtor: 'Debtor', creditor: 'Creditor' } as const;

@@ -317,15 +317,6 @@ export interface ParticipantSource {
 
 const CVR_WEIGHTS = [2, 7, 6, 5, 4, 3, 2, 1] as const;
 
-/** True when `n` is an 8-digit number with a valid modulus-11 CVR check digit. */
-export function isValidCvrNummer(n: number): boolean {
-  const digits = String(n);
-  if (!/^[1-9]\d{7}$/.test(digits)) return false;
-  let sum = 0;
-  for (let i = 0; i < 8; i++) sum += Number(digits[i]) * CVR_WEIGHTS[i]!;
-  return sum % 11 === 0;
-}
-
 /** The first valid CVR number whose first seven digits are `prefix` or a later prefix. */
 function cvrFrom(prefix: number): number {
   for (let p = prefix; ; p++) {

@@ -457,6 +457,40 @@ export function probeDisagreements(tool: ToolDescriptor, validator: CompiledVali
 }
 
 // ---------------------------------------------------------------------------------------------
+// Successful results against the output schema
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What is wrong with a successful result of `tool`, checked against its generated `output_<tool>`
+ * validator, or undefined (also for a failure, which has no output schema). A connector with
+ * `structuredContent` answers the result as `structuredContent` and as its JSON text, which must
+ * agree; the others answer the JSON text only, which is checked in its place.
+ */
+export function outputProblem(descriptor: ConnectorDescriptor, validators: Readonly<Record<string, CompiledValidator>>, tool: ToolDescriptor, result: unknown): string | undefined {
+  const { isError, content, structuredContent } = (result ?? {}) as { isError?: unknown; content?: unknown; structuredContent?: unknown };
+  if (isError === true) return undefined;
+  const validate = validators[`output_${tool.name}`];
+  if (!validate) return `no validator output_${tool.name}`;
+  const [block] = Array.isArray(content) ? (content as Array<{ type?: unknown; text?: unknown }>) : [];
+  if (!Array.isArray(content) || content.length !== 1 || block?.type !== 'text' || typeof block.text !== 'string') return 'a successful result is not exactly one text block';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(block.text);
+  } catch {
+    return `the text is not JSON: ${block.text.slice(0, 120)}`;
+  }
+  if (descriptor.structuredContent && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    if (structuredContent === undefined) return 'structuredContent missing';
+    if (JSON.stringify(structuredContent) !== JSON.stringify(parsed)) return 'structuredContent differs from the JSON text';
+  } else if (structuredContent !== undefined) return 'structuredContent answered although the connector publishes no output schema';
+  // The validators fill in defaults (AJV_OPTIONS.useDefaults; no output schema declares one yet): check a copy.
+  const value = structuredContent ?? parsed;
+  if (validate(structuredClone(value))) return undefined;
+  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
+  return `output_${tool.name}: ${errors.join('; ')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // tools/list
 // ---------------------------------------------------------------------------------------------
 
@@ -662,11 +696,13 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
     const tenant = await createTenant(store, { subscribe: keys });
     const vault = gateway.app.context.vault;
     const instanceIds: Record<string, string> = {};
+    // OAuth sandboxes grant the tenant as a completed consent would, so their handlers reach real answers too.
+    const credentials = sandboxTenantCredentials(sandboxes, `${gateway.url}/portal/oauth/callback`);
     for (const c of connectors) {
       instanceIds[c.key] = c.id;
       const descriptor = modules[c.key]!.descriptor;
       if (!descriptor.tenantCredential) continue;
-      const credential = sandboxTenantCredentials(sandboxes)[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
+      const credential = credentials[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
       const sealed = vault.seal(JSON.stringify(credential), tenant.account.id, c.id);
       await store.putConnection({ accountId: tenant.account.id, instanceId: c.id, connectorKey: c.key, ...sealed });
     }
