@@ -212,13 +212,17 @@ export function findRoute<H>(routes: readonly Route<H>[], method: string, path: 
  * The first route whose method matches and whose path template (`/invoices/:kind/:n`) matches the
  * decoded path segments one by one (a `:name` segment is any one segment, handed to the handler).
  * For upstreams whose identifiers may decode to a slash, where the joined path would be ambiguous.
+ * A template ending in `/*` also matches any number (zero or more) of further segments, which are
+ * not handed over: for an upstream that checks a prefix (a guid) before it finds no such route.
  */
 export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string, segments: readonly string[]): { handle: H; params: string[] } | undefined {
   for (const route of routes) {
     if (route.method !== undefined && route.method !== method) continue;
     if (typeof route.path !== 'string') continue;
-    const template = route.path.split('/').filter((part) => part !== '');
-    if (template.length !== segments.length) continue;
+    const parts = route.path.split('/').filter((part) => part !== '');
+    const open = parts.at(-1) === '*';
+    const template = open ? parts.slice(0, -1) : parts;
+    if (open ? segments.length < template.length : template.length !== segments.length) continue;
     const params: string[] = [];
     if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i]))) return { handle: route.handle, params };
   }

@@ -89,11 +89,23 @@ describe('sandbox http-kit: route tables', () => {
     expect(findSegmentRoute(segmentRoutes, 'PUT', ['customers'])).toBeUndefined();
     expect(findSegmentRoute(segmentRoutes, 'GET', ['accounting-years', '2023', 'totals'])).toBeUndefined();
   });
+
+  it('lets a template ending in /* match zero or more further segments, which are not handed over', () => {
+    const openRoutes: Route<string>[] = [
+      { method: 'GET', path: '/contacts/:guid/notes', handle: 'notes' },
+      { method: 'GET', path: '/contacts/:guid/*', handle: 'below' },
+    ];
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g', 'notes'])).toEqual({ handle: 'notes', params: ['g'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g'])).toEqual({ handle: 'below', params: ['g'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'a/b', 'x', 'y'])).toEqual({ handle: 'below', params: ['a/b'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts'])).toBeUndefined();
+    expect(findSegmentRoute(openRoutes, 'POST', ['contacts', 'g', 'x'])).toBeUndefined();
+  });
 });
 
 describe('sandbox servers built on the kit', () => {
   const root = join(import.meta.dirname, '..', 'sandbox');
-  const folders = ['invoicing', 'search', 'register', 'identity'];
+  const folders = ['invoicing', 'search', 'register', 'identity', 'books'];
   /** A top-level `function sendJson` that calls writeHead before its closing brace. */
   const OWN_SEND_JSON = /function sendJson\b[^\n]*\n(?:(?!\n\}\n)[\s\S])*?writeHead\(/;
 
