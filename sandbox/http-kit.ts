@@ -41,15 +41,19 @@ export interface JsonStyle {
   readonly headers?: Readonly<Record<string, string>>;
   /** Two-space indentation and a final newline (Elasticsearch's `?pretty`). */
   readonly pretty?: boolean;
+  /** The call's headers go first, before content-type and content-length (Laravel writes its rate-limit headers first). */
+  readonly callHeadersFirst?: boolean;
 }
 
 /**
  * A JSON answer: content-type, the style's headers, content-length, then `headers` (which may
- * override them), in that order; the body is `JSON.stringify(body)` (pretty: indented, newline-terminated).
+ * override them), in that order, or with `callHeadersFirst` the call's `headers` first; the body
+ * is `JSON.stringify(body)` (pretty: indented, newline-terminated).
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, style: JsonStyle = {}): void {
   const text = style.pretty === true ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text), ...headers });
+  const own = { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text) };
+  res.writeHead(status, style.callHeadersFirst === true ? { ...headers, ...own } : { ...own, ...headers });
   res.end(text);
 }
 
