@@ -105,7 +105,7 @@ describe('sandbox http-kit: route tables', () => {
 
 describe('sandbox servers built on the kit', () => {
   const root = join(import.meta.dirname, '..', 'sandbox');
-  const folders = ['invoicing', 'search', 'register', 'identity', 'books', 'erp', 'cases'];
+  const folders = ['invoicing', 'search', 'register', 'identity', 'books', 'erp', 'cases', 'ledger'];
   /** A top-level `function sendJson` that calls writeHead before its closing brace. */
   const OWN_SEND_JSON = /function sendJson\b[^\n]*\n(?:(?!\n\}\n)[\s\S])*?writeHead\(/;
 
