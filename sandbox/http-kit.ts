@@ -41,15 +41,19 @@ export interface JsonStyle {
   readonly headers?: Readonly<Record<string, string>>;
   /** Two-space indentation and a final newline (Elasticsearch's `?pretty`). */
   readonly pretty?: boolean;
+  /** The call's headers go first, before content-type and content-length (Laravel writes its rate-limit headers first). */
+  readonly callHeadersFirst?: boolean;
 }
 
 /**
  * A JSON answer: content-type, the style's headers, content-length, then `headers` (which may
- * override them), in that order; the body is `JSON.stringify(body)` (pretty: indented, newline-terminated).
+ * override them), in that order, or with `callHeadersFirst` the call's `headers` first; the body
+ * is `JSON.stringify(body)` (pretty: indented, newline-terminated).
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, style: JsonStyle = {}): void {
   const text = style.pretty === true ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text), ...headers });
+  const own = { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text) };
+  res.writeHead(status, style.callHeadersFirst === true ? { ...headers, ...own } : { ...own, ...headers });
   res.end(text);
 }
 
@@ -212,13 +216,17 @@ export function findRoute<H>(routes: readonly Route<H>[], method: string, path: 
  * The first route whose method matches and whose path template (`/invoices/:kind/:n`) matches the
  * decoded path segments one by one (a `:name` segment is any one segment, handed to the handler).
  * For upstreams whose identifiers may decode to a slash, where the joined path would be ambiguous.
+ * A template ending in `/*` also matches any number (zero or more) of further segments, which are
+ * not handed over: for an upstream that checks a prefix (a guid) before it finds no such route.
  */
 export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string, segments: readonly string[]): { handle: H; params: string[] } | undefined {
   for (const route of routes) {
     if (route.method !== undefined && route.method !== method) continue;
     if (typeof route.path !== 'string') continue;
-    const template = route.path.split('/').filter((part) => part !== '');
-    if (template.length !== segments.length) continue;
+    const parts = route.path.split('/').filter((part) => part !== '');
+    const open = parts.at(-1) === '*';
+    const template = open ? parts.slice(0, -1) : parts;
+    if (open ? segments.length < template.length : template.length !== segments.length) continue;
     const params: string[] = [];
     if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i]))) return { handle: route.handle, params };
   }

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { Node, Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { findRoute, findSegmentRoute, JSON_CONTENT_TYPE, type Route, sendJson } from '../sandbox/http-kit.ts';
 
@@ -44,6 +45,17 @@ describe('sandbox http-kit: sendJson', () => {
     sendJson(r.res, 400, { error: 'invalid_grant' }, {}, { contentType: 'application/json; charset=UTF-8', headers: { 'cache-control': 'no-store', pragma: 'no-cache' } });
     expect(r.headers().map(([k]) => k)).toEqual(['content-type', 'cache-control', 'pragma', 'content-length']);
     expect(r.headers()[0]).toEqual(['content-type', 'application/json; charset=UTF-8']);
+  });
+
+  it("writes the call's headers first when the style asks (Laravel: rate-limit headers before content-type)", () => {
+    const r = recorder();
+    sendJson(r.res, 429, { message: 'x' }, { 'x-ratelimit-limit': '60', 'retry-after': '3' }, { contentType: 'application/json', callHeadersFirst: true });
+    expect(r.headers()).toEqual([
+      ['x-ratelimit-limit', '60'],
+      ['retry-after', '3'],
+      ['content-type', 'application/json'],
+      ['content-length', 15],
+    ]);
   });
 
   it('pretty prints with two spaces and a final newline (Elasticsearch ?pretty)', () => {
@@ -89,11 +101,23 @@ describe('sandbox http-kit: route tables', () => {
     expect(findSegmentRoute(segmentRoutes, 'PUT', ['customers'])).toBeUndefined();
     expect(findSegmentRoute(segmentRoutes, 'GET', ['accounting-years', '2023', 'totals'])).toBeUndefined();
   });
+
+  it('lets a template ending in /* match zero or more further segments, which are not handed over', () => {
+    const openRoutes: Route<string>[] = [
+      { method: 'GET', path: '/contacts/:guid/notes', handle: 'notes' },
+      { method: 'GET', path: '/contacts/:guid/*', handle: 'below' },
+    ];
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g', 'notes'])).toEqual({ handle: 'notes', params: ['g'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g'])).toEqual({ handle: 'below', params: ['g'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'a/b', 'x', 'y'])).toEqual({ handle: 'below', params: ['a/b'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts'])).toBeUndefined();
+    expect(findSegmentRoute(openRoutes, 'POST', ['contacts', 'g', 'x'])).toBeUndefined();
+  });
 });
 
 describe('sandbox servers built on the kit', () => {
   const root = join(import.meta.dirname, '..', 'sandbox');
-  const folders = ['invoicing', 'search', 'register', 'identity'];
+  const folders = ['invoicing', 'search', 'register', 'identity', 'books', 'erp', 'cases', 'ledger'];
   /** A top-level `function sendJson` that calls writeHead before its closing brace. */
   const OWN_SEND_JSON = /function sendJson\b[^\n]*\n(?:(?!\n\}\n)[\s\S])*?writeHead\(/;
 
@@ -104,6 +128,23 @@ describe('sandbox servers built on the kit', () => {
         .map((file) => ({ file: `${folder}/${file}`, lines: readFileSync(join(root, folder, file), 'utf8').split('\n').length }))
         .filter(({ lines }) => lines > 500),
     );
+    expect(long).toEqual([]);
+  });
+
+  it('have no function over 120 lines except the ones whose reason is written next to them', () => {
+    /** Functions allowed to be longer, each with its reason in a comment above it. */
+    const explained = new Set(['cases/sdl.ts:casesSdl']);
+    const project = new Project({ useInMemoryFileSystem: true });
+    const long: string[] = [];
+    for (const folder of folders)
+      for (const file of readdirSync(join(root, folder)).filter((name) => name.endsWith('.ts') && name !== 'data.ts')) {
+        project.createSourceFile(`${folder}/${file}`, readFileSync(join(root, folder, file), 'utf8')).forEachDescendant((node) => {
+          if (!Node.isFunctionDeclaration(node) && !Node.isArrowFunction(node) && !Node.isFunctionExpression(node) && !Node.isMethodDeclaration(node)) return;
+          const lines = node.getEndLineNumber() - node.getStartLineNumber() + 1;
+          const name = Node.isFunctionDeclaration(node) ? node.getName() : undefined;
+          if (lines > 120 && !explained.has(`${folder}/${file}:${name}`)) long.push(`${folder}/${file}:${node.getStartLineNumber()} (${lines} lines)`);
+        });
+      }
     expect(long).toEqual([]);
   });
 
