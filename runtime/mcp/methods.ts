@@ -80,7 +80,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
    * spec's `listCacheTtlMs` for a subscribed account and 0 otherwise: an account's list changes
    * the moment it subscribes, so a list without the tools must not be kept.
    */
-  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs! : 0},"cacheScope":"private"`;
+  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs : 0},"cacheScope":"private"`;
 
   async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;

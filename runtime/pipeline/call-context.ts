@@ -66,17 +66,22 @@ export class ConnectorTexts {
     return formatText(text, { upstream: this.#descriptor.upstream.name, ...params });
   }
 
-  /** Name and words of a failure a handler caught (a failed section of a summary). */
+  /**
+   * Name and words of a failure a handler caught (a failed section of a summary). Only a code the
+   * spec names is answered with its text; any other failure (an upstream failure, an Error a handler
+   * or its client threw) with the generic text, never with its own message: the words a user reads
+   * are the spec's. The name says what kind of failure it was.
+   */
   describe(error: unknown): FailureSummary {
     if (error instanceof ToolError) {
       const entry = this.entry(error.code);
-      return { name: entry?.name ?? 'ToolError', message: entry ? this.render(error.code, error.params) : error.code };
+      if (entry) return { name: entry.name ?? 'ToolError', message: this.render(error.code, error.params) };
+      return { name: 'ToolError', message: this.render('generic') };
     }
     if (error instanceof UpstreamError) {
-      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: error.message };
+      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: this.render('generic') };
     }
-    if (error instanceof Error) return { name: error.name, message: error.message };
-    return { name: 'Error', message: String(error) };
+    return { name: error instanceof Error ? error.name : 'Error', message: this.render('generic') };
   }
 }
 

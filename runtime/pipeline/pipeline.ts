@@ -11,7 +11,8 @@ import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../platform/state.ts';
 import type { LinkIssuer, LinkPurpose } from '../platform/links.ts';
 import { HandlerNotImplementedError } from '../handler-api/stub.ts';
-import type { Credential } from '../handler-api/tool-context.ts';
+import type { Credential, FailArgs } from '../handler-api/tool-context.ts';
+import type { PlatformErrorParams } from '#generated/platform/descriptor.ts';
 import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
 import { createUpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
@@ -44,6 +45,9 @@ export interface CallLogFields {
   /** The gateway's span for this call. */
   readonly spanId: string;
 }
+
+/** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
+type LinkedCode = 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required';
 
 /** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
 export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
@@ -109,9 +113,9 @@ export class Pipeline {
     return texts;
   }
 
-  platformText(code: string, params: ErrorParams = {}): string {
-    const entry = this.#g.platform.errors[code];
-    return entry ? formatText(entry.text, params) : this.#g.platform.errors.generic!.text;
+  /** A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not compile. */
+  platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
+    return formatText(this.#g.platform.errors[code].text, params ?? {});
   }
 
   /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
@@ -134,7 +138,7 @@ export class Pipeline {
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, tool);
     if (connectUrl === undefined) return textResult(text, true);
     const { descriptor } = endpoint.connector;
-    const instruction = formatText(this.#g.platform.instructions.reconnect ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
+    const instruction = formatText(this.#g.platform.instructions.reconnect, { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
     return textResult(`${text}\n\n${instruction}`, true);
   }
 
@@ -161,18 +165,10 @@ export class Pipeline {
    * A platform refusal text that carries a link (`not_subscribed`, `no_seat`, `not_connected`,
    * `connect_terms_required`), or its `<code>_no_link` variant when the link could not be made.
    */
-  async #linkedText(
-    code: 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required',
-    purpose: LinkPurpose,
-    urlParam: string,
-    params: ErrorParams,
-    identity: Identity,
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-  ): Promise<string> {
+  async #linkedText(code: LinkedCode, purpose: LinkPurpose, urlParam: string, params: ErrorParams, identity: Identity, endpoint: Endpoint, fields: CallLogFields, tool: string): Promise<string> {
     const url = await this.#tryLink(purpose, identity, endpoint, fields, tool);
-    return url === undefined ? this.platformText(`${code}_no_link`, params) : this.platformText(code, { ...params, [urlParam]: url });
+    const { errors } = this.#g.platform;
+    return url === undefined ? formatText(errors[`${code}_no_link`].text, params) : formatText(errors[code].text, { ...params, [urlParam]: url });
   }
 
   /** Subscription, then seat: shared by every tool including connect_account. */
@@ -513,7 +509,7 @@ export class Pipeline {
     // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic text.
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
     if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
-    const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
+    const instructions = formatText(this.#g.platform.instructions.connect_account, { connector_title: descriptor.title, instance_id: endpoint.instanceId });
     return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
   }
 }
