@@ -93,8 +93,13 @@ export interface CallScope {
   readonly upstream: UpstreamClient;
   /** The connector's and the tool's limits, merged (tool wins). */
   readonly limits: Readonly<Record<string, number>>;
-  /** Called at most once, on the handler's first log line. */
-  readonly log: () => Logger;
+  /**
+   * The request log: on the handler's first log line, a child of `logger` with `logFields` and the
+   * tool (`logger` itself without fields: a test's). Made at most once per call.
+   */
+  readonly logger: Logger;
+  readonly logFields: object | undefined;
+  readonly tool: string;
   readonly signal: AbortSignal;
   readonly now: () => Date;
   readonly timeZone: string;
@@ -159,7 +164,10 @@ class CallToolContext implements CallContext {
 
   /** Made on the handler's first log line (a child logger costs a call that never logs). */
   get log(): Logger {
-    this.#log ??= this.#scope.log();
+    if (this.#log === undefined) {
+      const { logger, logFields, tool } = this.#scope;
+      this.#log = logFields ? logger.child({ ...logFields, tool }) : logger;
+    }
     return this.#log;
   }
 
@@ -203,19 +211,4 @@ export function toolLimits(connector: ConnectorDescriptor, tool: ToolDescriptor)
     merged.set(tool, limits);
   }
   return limits;
-}
-
-/** Counts the requests a handler makes, so a refusal of its arguments before any of them is not metered. */
-export function countingClient(client: UpstreamClient): { readonly client: UpstreamClient; requests(): number } {
-  let requests = 0;
-  return {
-    client: {
-      baseUrl: client.baseUrl,
-      request(request) {
-        requests++;
-        return client.request(request);
-      },
-    },
-    requests: () => requests,
-  };
 }
