@@ -121,7 +121,17 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
-    return JSON.stringify(await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId, traceContextFrom(request.params._meta, request.headers)));
+    return JSON.stringify(
+      await pipeline.call({
+        endpoint: request.endpoint,
+        identity: request.identity,
+        name,
+        rawArgs: args,
+        signal: request.signal(),
+        reqId: request.reqId,
+        trace: traceContextFrom(request.params._meta, request.headers),
+      }),
+    );
   }
 
   return {

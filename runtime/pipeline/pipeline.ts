@@ -47,6 +47,19 @@ export interface CallLogFields {
   readonly spanId: string;
 }
 
+/** One tools/call as the MCP layer hands it over (runtime/mcp/methods.ts): plain data. */
+export interface ToolCallRequest {
+  readonly endpoint: Endpoint;
+  readonly identity: Identity;
+  /** The tool name and arguments as the caller sent them (checked here). */
+  readonly name: unknown;
+  readonly rawArgs: unknown;
+  readonly signal: AbortSignal;
+  readonly reqId: string;
+  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
+  readonly trace?: TraceContext | undefined;
+}
+
 /**
  * One tools/call past its checks (steps 1–6), as the run step takes it: plain data, made once per
  * call, no closures (docs/decisions/typed-platform-contract.md).
@@ -229,8 +242,9 @@ export class Pipeline {
    * headers)`); without one the call starts a new trace, so every call has a trace id in its log
    * lines and upstream requests.
    */
-  call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext = startTrace()): Promise<CallToolResult> {
-    return this.#call(endpoint, identity, name, rawArgs, signal, reqId, trace).catch((error: unknown) => this.#fault(endpoint, identity, name, reqId, trace, error));
+  call(request: ToolCallRequest): Promise<CallToolResult> {
+    const trace = request.trace ?? startTrace();
+    return this.#call(request, trace).catch((error: unknown) => this.#fault(request, trace, error));
   }
 
   /**
@@ -238,7 +252,7 @@ export class Pipeline {
    * where no step expected one): a tools/call never becomes a protocol error, so it answers the
    * generic text as a tool result. Logged with the account, the connector instance and the tool.
    */
-  #fault(endpoint: Endpoint, identity: Identity, name: unknown, reqId: string, trace: TraceContext, error: unknown): CallToolResult {
+  #fault({ endpoint, identity, name, reqId }: ToolCallRequest, trace: TraceContext, error: unknown): CallToolResult {
     const { config } = endpoint.connector;
     this.#g.log.error(
       {
@@ -257,7 +271,8 @@ export class Pipeline {
     return textResult(this.platformText('generic'), true);
   }
 
-  async #call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext): Promise<CallToolResult> {
+  async #call(request: ToolCallRequest, trace: TraceContext): Promise<CallToolResult> {
+    const { endpoint, identity, name, rawArgs, signal, reqId } = request;
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
     const fields: CallLogFields = {
