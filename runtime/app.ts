@@ -260,8 +260,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     vault,
     config,
     now: context.now,
-    connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds!,
-    portalLinkValidSeconds: platformDescriptor.limits.portalLinkValidSeconds!,
+    connectLinkValidSeconds: platformDescriptor.limits.connectLinkValidSeconds,
+    portalLinkValidSeconds: platformDescriptor.limits.portalLinkValidSeconds,
     storeTimeoutMs,
   });
   // Expired connect links: purged at start and then hourly (a failure is logged; the next run retries).

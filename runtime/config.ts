@@ -488,7 +488,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     rateLimit: { perSecond: value('rateLimit.perSecond', 10), burst: value('rateLimit.burst', 20) },
     authFailures: { perSecond: value('authFailures.perSecond', 2), burst: value('authFailures.burst', 20) },
     fairUse: {
-      defaultQuota: value('fairUse.defaultQuota', platformDescriptor.limits.fairUseDefaultMonthlyQuota!),
+      defaultQuota: value('fairUse.defaultQuota', platformDescriptor.limits.fairUseDefaultMonthlyQuota),
       storeTimeoutMs: value('fairUse.storeTimeoutMs', 100),
       seedTimeoutMs: value('fairUse.seedTimeoutMs', 2000),
     },

@@ -4,7 +4,8 @@
 // Nothing here switches over tool names.
 import type { Logger } from 'pino';
 import type { ConnectorConfig, GatewayConfig } from './config.ts';
-import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, PlatformDescriptor, ToolDescriptor } from './handler-api/descriptor-types.ts';
+import type { PlatformSpec } from '#generated/platform/descriptor.ts';
+import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './observability.ts';
 import type { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
 import type { RateLimiter, UpstreamQuotas } from './platform/rate-limit.ts';
@@ -18,7 +19,8 @@ import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.t
 
 export interface GatewayContext {
   readonly config: GatewayConfig;
-  readonly platform: PlatformDescriptor;
+  /** The platform's texts, limits and system tools, typed from specs/platform.yaml. */
+  readonly platform: PlatformSpec;
   readonly store: PlatformStore;
   readonly state: PlatformState;
   readonly vault: Vault;

@@ -151,7 +151,14 @@ describe('Redactor', () => {
 
   it('scrubs the failure summary a handler puts into a result before the handler can cut it short', () => {
     const ctx = testContext({ descriptor: registry.cases.descriptor, tool: 'get_case_work_summary', credential: { kind: 'api_key', apiKey: SECRET }, baseUrl: UPSTREAM });
-    const summary = ctx.describeFailure(new UpstreamGraphQLError(`${'x'.repeat(190)} ${SECRET}`));
-    expect(summary).toEqual({ name: 'GraphQLError', message: `${'x'.repeat(190)} ${REDACTED}` });
+    let caught: unknown;
+    try {
+      ctx.fail('upstream_validation', { field: 'caseId', messages: `${'x'.repeat(150)} ${SECRET}` });
+    } catch (error) {
+      caught = error;
+    }
+    expect(ctx.describeFailure(caught)).toEqual({ name: 'UpstreamValidationError', message: `Ordrestyring rejected the request: caseId: ${'x'.repeat(150)} ${REDACTED}` });
+    // A failure the spec does not name is the generic text: neither its words nor the secret in them reach the result.
+    expect(ctx.describeFailure(new UpstreamGraphQLError(`${'x'.repeat(190)} ${SECRET}`))).toEqual({ name: 'GraphQLError', message: registry.cases.descriptor.errors.generic.text });
   });
 });

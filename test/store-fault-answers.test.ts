@@ -187,14 +187,14 @@ describe('a fault while answering a JSON-RPC request', () => {
     await gw.app.context.state.refresh();
     // The identity as the snapshot gives it (createTenant's user was read before the terms were accepted).
     const ask = (t: Tenant, name: string) =>
-      pipeline.call(
+      pipeline.call({
         endpoint,
-        { account: t.account, user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() }, tokenId: 'test' },
+        identity: { account: t.account, user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() }, tokenId: 'test' },
         name,
-        {},
-        new AbortController().signal,
-        'req-test',
-      );
+        rawArgs: {},
+        signal: new AbortController().signal,
+        reqId: 'req-test',
+      });
     const errors = platformDescriptor.errors;
     expect(failureText(await ask(unsubscribed, 'cases__list_cases'))).toBe(formatText(errors.not_subscribed_no_link!.text, { connector_id: 'cases' }));
     expect(failureText(await ask(seatless, 'cases__list_cases'))).toBe(formatText(errors.no_seat_no_link!.text, { connector_id: 'cases' }));

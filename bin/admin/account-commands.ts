@@ -61,7 +61,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       const user = await ctx.store.getUser(userId);
       if (!user) throw new UsageError(`no user ${userId}`);
       const token = randomBytes(32).toString('base64url');
-      const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds!;
+      const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds;
       await ctx.store.createPasswordLink({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
       await ctx.audit(user.accountId, 'user.password_link', userId, { email: user.email });
       ctx.print(`set-password link for ${user.email} (single use, valid ${Math.round(validSeconds / 86400)} days): ${ctx.config.publicBaseUrl}/portal/set-password/${token}`);

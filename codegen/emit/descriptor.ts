@@ -108,7 +108,15 @@ export function emitPlatform(platform: PlatformIR): string {
     '',
     errorParamsType('PlatformPortalTextParams', platform.portalTexts),
     '',
-    `export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText> = ${literal(body)};`,
+    "/** The platform's limits (`platform.limits` in specs/platform.yaml): an undeclared name does not compile. */",
+    `export interface PlatformLimits {\n${Object.keys(platform.limits)
+      .map((name) => `  readonly ${name}: number;`)
+      .join('\n')}\n}`,
+    '',
+    '/** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */',
+    'export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;',
+    '',
+    `export const platformDescriptor: PlatformSpec = ${literal(body)};`,
   ].join('\n');
   return finish(headerLine([platform.source], 'ts'), text);
 }

@@ -327,7 +327,29 @@ export interface PlatformPortalTextParams {
   col_calls: Record<string, never>;
 }
 
-export const platformDescriptor: PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText> = {
+/** The platform's limits (`platform.limits` in specs/platform.yaml): an undeclared name does not compile. */
+export interface PlatformLimits {
+  readonly connectLinkValidSeconds: number;
+  readonly portalLinkValidSeconds: number;
+  readonly fairUseDefaultMonthlyQuota: number;
+  readonly listCacheTtlMs: number;
+  readonly portalSessionSeconds: number;
+  readonly signInFailuresPerAddress: number;
+  readonly signInFailuresPerAccount: number;
+  readonly signInWindowSeconds: number;
+  readonly passwordLinkValidSeconds: number;
+  readonly auditPageEntries: number;
+  readonly mcpAccessTokenSeconds: number;
+  readonly mcpRefreshTokenSeconds: number;
+  readonly mcpCodeSeconds: number;
+  readonly mcpConsentSeconds: number;
+  readonly mcpAuthRequestsPerMinute: number;
+}
+
+/** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */
+export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;
+
+export const platformDescriptor: PlatformSpec = {
   "errors": {
     "unknown_tool": {
       "text": "Unknown tool.",

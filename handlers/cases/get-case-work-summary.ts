@@ -1,6 +1,6 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { FailureSummary } from '#runtime/handler-api/tool-context.ts';
-import { ToolError } from '#runtime/handler-api/tool-error.ts';
+import { failureCode } from '#runtime/handler-api/tool-error.ts';
 import { runQuery } from './graphql-client.ts';
 import { readHours, readInvoices } from './rows.ts';
 import { schemaMap } from './schema-map.ts';
@@ -12,7 +12,7 @@ function unavailable({ name, message }: FailureSummary, maxChars: number): { una
 }
 
 /** Fatal for the whole call: a rejected key or a rate limit in any section. */
-const fatal = (e: unknown) => e instanceof ToolError && (e.code === 'key_rejected' || e.code === 'throttled');
+const fatal = (e: unknown) => failureCode(e) === 'key_rejected' || failureCode(e) === 'throttled';
 
 export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (args, ctx) => {
   const period = periodOf(ctx, args.from, args.to);
@@ -22,13 +22,13 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
   const [hours, materials, invoices] = await Promise.allSettled([
     readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows, pageSize).then(({ rows, truncated }) => ({ rows: rows.length, costPriceTotal: sum(rows.map((r) => r.costPrice)), truncated })),
     (async () => {
-      if (!map.economyFields.has('materialsCostprice')) throw new Error('the upstream schema has no material cost total');
+      if (!map.economyFields.has('materialsCostprice')) ctx.fail('materials_total_unknown');
       const data = await runQuery<{ caseById: { economy: { materialsCostprice: unknown } | null } | null }>(
         ctx,
         'query CaseMaterials($id: Int!) { caseById(id: $id) { economy { materialsCostprice } } }',
         { id: args.caseId },
       );
-      if (!data.caseById) throw new Error('the case was not found');
+      if (!data.caseById) return ctx.fail('case_not_found');
       const total = data.caseById.economy?.materialsCostprice;
       return { totalCostPrice: typeof total === 'number' ? total : 0, scope: ctx.text('materialsScope') };
     })(),
@@ -43,7 +43,7 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
   for (const s of sections) if (s.status === 'rejected' && fatal(s.reason)) throw s.reason;
   if (sections.every((s) => s.status === 'rejected')) {
     const first = (sections[0] as PromiseRejectedResult).reason;
-    if (first instanceof ToolError) throw first;
+    if (failureCode(first) !== undefined) throw first;
     ctx.fail('generic');
   }
   const value = <T>(s: PromiseSettledResult<T>) => (s.status === 'fulfilled' ? s.value : unavailable(ctx.describeFailure(s.reason), cut));

@@ -9,7 +9,7 @@
 // failure cannot poison the calls after it.
 import { createHash } from 'node:crypto';
 import type { GetCaseResult } from '#generated/cases/types.ts';
-import { ToolError } from '#runtime/handler-api/tool-error.ts';
+import { failureCode } from '#runtime/handler-api/tool-error.ts';
 import { runQuery, UpstreamGraphQLError, type CasesCallContext } from './graphql-client.ts';
 
 export interface SchemaMap {
@@ -111,7 +111,7 @@ const ENUM_VALUES = (name: string) => `query CaseConnectorEnum { e: __type(name:
 const TYPE_FIELDS = (name: string) => `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
 
 /** A rejected key or a rate limit ends the call; discovery never swallows them. */
-const fatal = (error: unknown) => error instanceof ToolError && (error.code === 'key_rejected' || error.code === 'throttled');
+const fatal = (error: unknown) => failureCode(error) === 'key_rejected' || failureCode(error) === 'throttled';
 
 /** The upstream's answer that introspection is off (graphql-js, Lighthouse: "... introspection ..."). */
 const introspectionDisabled = (error: unknown) => error instanceof UpstreamGraphQLError && /introspection/i.test(error.message);

@@ -61,15 +61,7 @@ const MAX_STATE_CHARS = 1024;
 type SdkErrors = typeof import('@modelcontextprotocol/sdk/server/auth/errors.js');
 
 export function createAuthorizationServer(g: GatewayContext, options: AuthorizationServerOptions = {}): AuthorizationServer {
-  const limit = (name: string): number => {
-    const value = g.platform.limits[name];
-    if (value === undefined) throw new Error(`platform limit ${name} is not in specs/platform.yaml`);
-    return value;
-  };
-  const accessSeconds = limit('mcpAccessTokenSeconds');
-  const refreshSeconds = limit('mcpRefreshTokenSeconds');
-  const consentSeconds = limit('mcpConsentSeconds');
-  const perMinute = limit('mcpAuthRequestsPerMinute');
+  const { mcpAccessTokenSeconds: accessSeconds, mcpRefreshTokenSeconds: refreshSeconds, mcpConsentSeconds: consentSeconds, mcpAuthRequestsPerMinute: perMinute } = g.platform.limits;
   const limiter = new MemoryRateLimiter({ perSecond: perMinute / 60, burst: perMinute });
   const documents = new ClientMetadataDocuments(options.fetchClientMetadata);
   const issuer = () => issuerOf(g.config.publicBaseUrl);

@@ -114,15 +114,22 @@ export interface TextEntry {
   readonly params: readonly string[];
 }
 
-export interface PlatformDescriptor<Code extends string = string, ProtocolCode extends string = string, PortalText extends string = string> {
+export interface PlatformDescriptor<
+  Code extends string = string,
+  ProtocolCode extends string = string,
+  PortalText extends string = string,
+  Limits extends object = object,
+  Instruction extends string = string,
+> {
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
   /** Texts of refusals before any tool runs (HTTP checks, the JSON-RPC envelope), by code. */
   readonly protocolErrors: Readonly<Record<ProtocolCode, TextEntry>>;
-  readonly instructions: Readonly<Record<string, string>>;
+  readonly instructions: Readonly<Record<Instruction, string>>;
   /** The portal's texts (page titles, labels, notices), by name; `{name}` placeholders. */
   readonly portalTexts: Readonly<Record<PortalText, TextEntry>>;
   readonly annotations: { readonly read: ToolAnnotations; readonly write: ToolAnnotations };
-  readonly limits: Readonly<Record<string, number>>;
+  /** By name; the generated `PlatformLimits` lists them (generated/platform/descriptor.ts). */
+  readonly limits: Readonly<Limits>;
   /**
    * The order of the checks of a tools/call as the spec declares it (`platform.checkOrder`, also in
    * the catalog); the gateway refuses to start unless its pipeline makes them in this order

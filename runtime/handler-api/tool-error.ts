@@ -1,5 +1,6 @@
-// Errors a handler raises on purpose. The runtime turns them into the connector's spec text;
-// anything else a handler throws becomes the generic text (and is logged, without secrets).
+// Errors a handler raises on purpose, through `ctx.fail` and `ctx.refuseArguments` only (a handler
+// importing ToolError fails the lint: biome.json). The runtime turns them into the connector's spec
+// text; anything else a handler throws becomes the generic text (and is logged, without secrets).
 
 export type ErrorParams = Readonly<Record<string, string | number>>;
 
@@ -12,6 +13,14 @@ export class ToolError extends Error {
     this.code = code;
     this.params = params;
   }
+}
+
+/**
+ * The spec code a caught failure was raised with (`ctx.fail`, `ctx.refuseArguments`), or undefined
+ * for any other failure: how a handler tells a section's fatal failure from one it reports.
+ */
+export function failureCode(error: unknown): string | undefined {
+  return error instanceof ToolError ? error.code : undefined;
 }
 
 /**

@@ -80,7 +80,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
    * spec's `listCacheTtlMs` for a subscribed account and 0 otherwise: an account's list changes
    * the moment it subscribes, so a list without the tools must not be kept.
    */
-  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs! : 0},"cacheScope":"private"`;
+  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs : 0},"cacheScope":"private"`;
 
   async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;
@@ -121,7 +121,17 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
-    return JSON.stringify(await pipeline.call(request.endpoint, request.identity, name, args, request.signal(), request.reqId, traceContextFrom(request.params._meta, request.headers)));
+    return JSON.stringify(
+      await pipeline.call({
+        endpoint: request.endpoint,
+        identity: request.identity,
+        name,
+        rawArgs: args,
+        signal: request.signal(),
+        reqId: request.reqId,
+        trace: traceContextFrom(request.params._meta, request.headers),
+      }),
+    );
   }
 
   return {

@@ -66,17 +66,22 @@ export class ConnectorTexts {
     return formatText(text, { upstream: this.#descriptor.upstream.name, ...params });
   }
 
-  /** Name and words of a failure a handler caught (a failed section of a summary). */
+  /**
+   * Name and words of a failure a handler caught (a failed section of a summary). Only a code the
+   * spec names is answered with its text; any other failure (an upstream failure, an Error a handler
+   * or its client threw) with the generic text, never with its own message: the words a user reads
+   * are the spec's. The name says what kind of failure it was.
+   */
   describe(error: unknown): FailureSummary {
     if (error instanceof ToolError) {
       const entry = this.entry(error.code);
-      return { name: entry?.name ?? 'ToolError', message: entry ? this.render(error.code, error.params) : error.code };
+      if (entry) return { name: entry.name ?? 'ToolError', message: this.render(error.code, error.params) };
+      return { name: 'ToolError', message: this.render('generic') };
     }
     if (error instanceof UpstreamError) {
-      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: error.message };
+      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: this.render('generic') };
     }
-    if (error instanceof Error) return { name: error.name, message: error.message };
-    return { name: 'Error', message: String(error) };
+    return { name: error instanceof Error ? error.name : 'Error', message: this.render('generic') };
   }
 }
 
@@ -88,8 +93,13 @@ export interface CallScope {
   readonly upstream: UpstreamClient;
   /** The connector's and the tool's limits, merged (tool wins). */
   readonly limits: Readonly<Record<string, number>>;
-  /** Called at most once, on the handler's first log line. */
-  readonly log: () => Logger;
+  /**
+   * The request log: on the handler's first log line, a child of `logger` with `logFields` and the
+   * tool (`logger` itself without fields: a test's). Made at most once per call.
+   */
+  readonly logger: Logger;
+  readonly logFields: object | undefined;
+  readonly tool: string;
   readonly signal: AbortSignal;
   readonly now: () => Date;
   readonly timeZone: string;
@@ -155,7 +165,10 @@ class CallToolContext implements CallContext {
 
   /** Made on the handler's first log line (a child logger costs a call that never logs). */
   get log(): Logger {
-    this.#log ??= this.#scope.log();
+    if (this.#log === undefined) {
+      const { logger, logFields, tool } = this.#scope;
+      this.#log = logFields ? logger.child({ ...logFields, tool }) : logger;
+    }
     return this.#log;
   }
 
@@ -199,19 +212,4 @@ export function toolLimits(connector: ConnectorDescriptor, tool: ToolDescriptor)
     merged.set(tool, limits);
   }
   return limits;
-}
-
-/** Counts the requests a handler makes, so a refusal of its arguments before any of them is not metered. */
-export function countingClient(client: UpstreamClient): { readonly client: UpstreamClient; requests(): number } {
-  let requests = 0;
-  return {
-    client: {
-      baseUrl: client.baseUrl,
-      request(request) {
-        requests++;
-        return client.request(request);
-      },
-    },
-    requests: () => requests,
-  };
 }

@@ -5,23 +5,25 @@
 // against the order the spec declares and the catalog publishes: reorder the steps only with it.
 import { checkArguments } from './arguments.ts';
 import { assertCheckOrder } from './check-order.ts';
-import { ConnectorTexts, countingClient, createToolContext, tenantCredential, toolLimits } from './call-context.ts';
+import { ConnectorTexts, tenantCredential } from './call-context.ts';
+import { failureAnswer } from './failure-answer.ts';
+import { type CallServices, openCall } from './open-call.ts';
 import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../platform/state.ts';
 import type { LinkIssuer, LinkPurpose } from '../platform/links.ts';
 import { HandlerNotImplementedError } from '../handler-api/stub.ts';
-import type { Credential } from '../handler-api/tool-context.ts';
-import { ArgumentRefusal, ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
-import { createUpstreamClient } from '../upstream/client.ts';
+import type { Credential, FailArgs } from '../handler-api/tool-context.ts';
+import type { PlatformErrorParams } from '#generated/platform/descriptor.ts';
+import { ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
-import { handlerTokens, VaultError } from '../platform/vault.ts';
+import { VaultError } from '../platform/vault.ts';
 import { bindDataLayer } from '../platform/data-layer.ts';
 import type { OAuthGrant } from '../platform/oauth.ts';
 import type { Reservation } from '../platform/usage.ts';
 import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
-import { createWriteGuard, isConfirmed, noWrites, readOnlyClient, WriteDedup, writeKey } from './write-guard.ts';
+import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
@@ -44,6 +46,42 @@ export interface CallLogFields {
   /** The gateway's span for this call. */
   readonly spanId: string;
 }
+
+/** One tools/call as the MCP layer hands it over (runtime/mcp/methods.ts): plain data. */
+export interface ToolCallRequest {
+  readonly endpoint: Endpoint;
+  readonly identity: Identity;
+  /** The tool name and arguments as the caller sent them (checked here). */
+  readonly name: unknown;
+  readonly rawArgs: unknown;
+  readonly signal: AbortSignal;
+  readonly reqId: string;
+  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
+  readonly trace?: TraceContext | undefined;
+}
+
+/**
+ * One tools/call past its checks (steps 1–6), as the run step takes it: plain data, made once per
+ * call, no closures (docs/decisions/typed-platform-contract.md).
+ */
+export interface CallPlan {
+  readonly endpoint: Endpoint;
+  readonly identity: Identity;
+  readonly tool: ToolDescriptor;
+  /** The validated arguments, defaults applied. */
+  readonly args: Record<string, unknown>;
+  readonly credential: Credential | null;
+  readonly signal: AbortSignal;
+  readonly fields: CallLogFields;
+  readonly trace: TraceContext;
+  /** The call's time, as the meter and fair use saw it. */
+  readonly now: Date;
+  readonly reservation: Reservation | undefined;
+  readonly redactor: Redactor;
+}
+
+/** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
+type LinkedCode = 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required';
 
 /** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
 export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
@@ -90,6 +128,8 @@ export class Pipeline {
   readonly #texts = new WeakMap<object, ConnectorTexts>();
   /** Confirmed writes: one per key and window, across replicas (DECISIONS §17). */
   readonly #writes: WriteDedup;
+  /** What opening a call needs from the gateway (open-call.ts), made once. */
+  readonly #services: CallServices;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     // Once at start-up, never per call: the published check order must be the one made below.
@@ -97,6 +137,17 @@ export class Pipeline {
     this.#g = gateway;
     this.#links = links;
     this.#writes = new WriteDedup({ store: gateway.store, now: () => gateway.now().getTime(), pollMs: WRITE_DEDUP_POLL_MS });
+    const { upstreamDuration } = gateway.metrics;
+    this.#services = {
+      vault: gateway.vault,
+      upstreamQuotas: gateway.upstreamQuotas,
+      now: gateway.now,
+      timeZone: gateway.config.timeZone,
+      gates: gateway.gates,
+      bodyBudget: gateway.bodyBudget,
+      upstreamSleep: gateway.upstreamSleep,
+      observeUpstream: (connector, info) => upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
+    };
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
@@ -109,16 +160,21 @@ export class Pipeline {
     return texts;
   }
 
-  platformText(code: string, params: ErrorParams = {}): string {
-    const entry = this.#g.platform.errors[code];
-    return entry ? formatText(entry.text, params) : this.#g.platform.errors.generic!.text;
+  /** A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not compile. */
+  platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
+    return formatText(this.#g.platform.errors[code].text, params ?? {});
   }
 
   /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
   #refuse(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, text: string, detail?: string): CallToolResult {
+    return this.#refused(endpoint, fields, tool, reason, textResult(text, true), detail);
+  }
+
+  /** Counts and logs a refusal answered with `result` (the one place a refusal is recorded). */
+  #refused(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, result: CallToolResult, detail?: string): CallToolResult {
     this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
     this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
-    return textResult(text, true);
+    return result;
   }
 
   /**
@@ -134,7 +190,7 @@ export class Pipeline {
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, tool);
     if (connectUrl === undefined) return textResult(text, true);
     const { descriptor } = endpoint.connector;
-    const instruction = formatText(this.#g.platform.instructions.reconnect ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
+    const instruction = formatText(this.#g.platform.instructions.reconnect, { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
     return textResult(`${text}\n\n${instruction}`, true);
   }
 
@@ -161,18 +217,10 @@ export class Pipeline {
    * A platform refusal text that carries a link (`not_subscribed`, `no_seat`, `not_connected`,
    * `connect_terms_required`), or its `<code>_no_link` variant when the link could not be made.
    */
-  async #linkedText(
-    code: 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required',
-    purpose: LinkPurpose,
-    urlParam: string,
-    params: ErrorParams,
-    identity: Identity,
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-  ): Promise<string> {
+  async #linkedText(code: LinkedCode, purpose: LinkPurpose, urlParam: string, params: ErrorParams, identity: Identity, endpoint: Endpoint, fields: CallLogFields, tool: string): Promise<string> {
     const url = await this.#tryLink(purpose, identity, endpoint, fields, tool);
-    return url === undefined ? this.platformText(`${code}_no_link`, params) : this.platformText(code, { ...params, [urlParam]: url });
+    const { errors } = this.#g.platform;
+    return url === undefined ? formatText(errors[`${code}_no_link`].text, params) : formatText(errors[code].text, { ...params, [urlParam]: url });
   }
 
   /** Subscription, then seat: shared by every tool including connect_account. */
@@ -194,8 +242,9 @@ export class Pipeline {
    * headers)`); without one the call starts a new trace, so every call has a trace id in its log
    * lines and upstream requests.
    */
-  call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext = startTrace()): Promise<CallToolResult> {
-    return this.#call(endpoint, identity, name, rawArgs, signal, reqId, trace).catch((error: unknown) => this.#fault(endpoint, identity, name, reqId, trace, error));
+  call(request: ToolCallRequest): Promise<CallToolResult> {
+    const trace = request.trace ?? startTrace();
+    return this.#call(request, trace).catch((error: unknown) => this.#fault(request, trace, error));
   }
 
   /**
@@ -203,7 +252,7 @@ export class Pipeline {
    * where no step expected one): a tools/call never becomes a protocol error, so it answers the
    * generic text as a tool result. Logged with the account, the connector instance and the tool.
    */
-  #fault(endpoint: Endpoint, identity: Identity, name: unknown, reqId: string, trace: TraceContext, error: unknown): CallToolResult {
+  #fault({ endpoint, identity, name, reqId }: ToolCallRequest, trace: TraceContext, error: unknown): CallToolResult {
     const { config } = endpoint.connector;
     this.#g.log.error(
       {
@@ -222,7 +271,8 @@ export class Pipeline {
     return textResult(this.platformText('generic'), true);
   }
 
-  async #call(endpoint: Endpoint, identity: Identity, name: unknown, rawArgs: unknown, signal: AbortSignal, reqId: string, trace: TraceContext): Promise<CallToolResult> {
+  async #call(request: ToolCallRequest, trace: TraceContext): Promise<CallToolResult> {
+    const { endpoint, identity, name, rawArgs, signal, reqId } = request;
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
     const fields: CallLogFields = {
@@ -269,7 +319,8 @@ export class Pipeline {
     // From here on an upstream may echo the connection's secret: every log line written inside
     // the call and the result it returns are scrubbed of it (redact.ts).
     const redactor = Redactor.of(credential.credential);
-    return redactor.run(async () => scrubResult(await this.#run(endpoint, identity, tool, checked.args, credential.credential, signal, fields, trace, now, fairUse.reservation, redactor), redactor));
+    const plan: CallPlan = { endpoint, identity, tool, args: checked.args, credential: credential.credential, signal, fields, trace, now, reservation: fairUse.reservation, redactor };
+    return redactor.run(async () => scrubResult(await this.#run(plan), redactor));
   }
 
   async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
@@ -303,9 +354,7 @@ export class Pipeline {
         if (fresh.reason === 'reconnect') {
           // DECISIONS §19: the connector's "expired, could not be refreshed" text, with a connect link.
           const answer = await this.#answer(endpoint, identity, fields, tool, this.#textsOf(endpoint), descriptor.oauth.refreshFailed, {});
-          this.#g.metrics.refusals.inc({ connector: config.id, reason: 'credential_reconnect' });
-          this.#g.log.info({ ...fields, tool, reason: 'credential_reconnect' }, 'call refused');
-          return { refusal: answer };
+          return { refusal: this.#refused(endpoint, fields, tool, 'credential_reconnect', answer) };
         }
         return { refusal: this.#refuse(endpoint, fields, tool, 'credential_refresh_failed', this.platformText('generic')) };
       }
@@ -330,7 +379,8 @@ export class Pipeline {
     if (!check) return { ok: true };
     const texts = this.#textsOf(endpoint);
     const log = this.#g.log;
-    const fields = { connector: config.id, instance: endpoint.instanceId, accountId, tool: check.verify };
+    const logBase = { connector: config.id, instance: endpoint.instanceId, accountId };
+    const fields = { ...logBase, tool: check.verify };
     const unverified = (): CredentialVerdict => ({ ok: false, reason: 'unverified', text: texts.render('connect_unverified') });
     const tool = connector.tools.get(check.verify);
     const handler = connector.handlers[check.verify];
@@ -343,32 +393,24 @@ export class Pipeline {
     const credential = tenantCredential(connector, values);
     const redactor = Redactor.of(credential);
     return redactor.run(async () => {
-      const upstream = createUpstreamClient({
-        policy: descriptor.upstream,
-        baseUrl: config.baseUrl,
-        signal,
-        gate: this.#g.gates.get(config.key),
-        bodyBudget: this.#g.bodyBudget,
-        sleep: this.#g.upstreamSleep,
-        trace: startTrace(),
-        onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: config.id, outcome: info.outcome }, info.durationMs / 1000),
-      });
-      const ctx = createToolContext({
+      // The same opening as a call's, never writing, metered by nobody.
+      const { ctx } = openCall(this.#services, {
+        descriptor,
         connectorId: config.id,
+        baseUrl: config.baseUrl,
         instanceId: endpoint.instanceId,
         accountId,
+        tool,
         credential,
-        upstream,
-        write: noWrites,
-        upstreamQuota: this.#g.upstreamQuotas.forCall(config.key, signal),
-        limits: toolLimits(descriptor, tool),
-        log: () => log.child(fields),
         signal,
-        now: this.#g.now,
-        timeZone: this.#g.config.timeZone,
-        tokens: handlerTokens(this.#g.vault, accountId, endpoint.instanceId),
+        trace: startTrace(),
+        confirmed: false,
+        mayWrite: false,
+        dataLayer: undefined,
         texts,
         redactor,
+        logger: log,
+        logFields: logBase,
       });
       try {
         await handler(args.args, ctx);
@@ -392,59 +434,38 @@ export class Pipeline {
     return this.#textsOf(endpoint).render(code, params);
   }
 
-  async #run(
-    endpoint: Endpoint,
-    identity: Identity,
-    tool: ToolDescriptor,
-    args: Record<string, unknown>,
-    credential: Credential | null,
-    signal: AbortSignal,
-    fields: CallLogFields,
-    trace: TraceContext,
-    now: Date,
-    reservation: Reservation | undefined,
-    redactor: Redactor,
-  ): Promise<CallToolResult> {
-    const log = this.#g.log;
+  /**
+   * Step 7: the handler, with the call opened by `openCall` (context, upstream client, request log);
+   * metered once whatever the outcome, unless the handler refuses its arguments before any upstream
+   * request. A failure is answered as `failureAnswer` decides.
+   */
+  async #run(plan: CallPlan): Promise<CallToolResult> {
+    const { endpoint, identity, tool, args, fields, now, reservation } = plan;
+    const g = this.#g;
     const connector = endpoint.connector;
     const started = performance.now();
     const connectorId = connector.config.id;
     let outcome = 'ok';
     let metered = true;
-    const upstream = countingClient(
-      createUpstreamClient({
-        policy: connector.descriptor.upstream,
-        baseUrl: connector.config.baseUrl,
-        signal,
-        gate: this.#g.gates.get(connector.config.key),
-        bodyBudget: this.#g.bodyBudget,
-        sleep: this.#g.upstreamSleep,
-        trace,
-        onCall: (info) => this.#g.metrics.upstreamDuration.observe({ connector: connectorId, outcome: info.outcome }, info.durationMs / 1000),
-      }),
-    );
     const texts = this.#textsOf(endpoint);
-    const limits = toolLimits(connector.descriptor, tool);
-    // A write tool reads through ctx.upstream and writes only through ctx.write (preview unless confirmed).
     const confirmed = tool.write && isConfirmed(args);
-    const ctx = createToolContext({
+    const { ctx, upstream } = openCall(this.#services, {
+      descriptor: connector.descriptor,
       connectorId,
+      baseUrl: connector.config.baseUrl,
       instanceId: endpoint.instanceId,
       accountId: identity.account.id,
-      credential,
-      upstream: tool.write ? readOnlyClient(upstream.client) : upstream.client,
-      write: tool.write ? createWriteGuard(tool.name, confirmed, upstream.client) : noWrites,
-      limits,
-      log: () => log.child({ ...fields, tool: tool.name }),
-      signal,
-      now: this.#g.now,
-      timeZone: this.#g.config.timeZone,
-      // Platform data only where the spec declares it (`dataLayer: true`), bound to this connection.
-      ...(tool.dataLayer ? { dataLayer: bindDataLayer(this.#g.store, identity.account.id, endpoint.instanceId) } : {}),
-      tokens: handlerTokens(this.#g.vault, identity.account.id, endpoint.instanceId),
-      upstreamQuota: this.#g.upstreamQuotas.forCall(connector.config.key, signal),
+      tool,
+      credential: plan.credential,
+      signal: plan.signal,
+      trace: plan.trace,
+      confirmed,
+      mayWrite: true,
+      dataLayer: tool.dataLayer ? bindDataLayer(g.store, identity.account.id, endpoint.instanceId) : undefined,
       texts,
-      redactor,
+      redactor: plan.redactor,
+      logger: g.log,
+      logFields: fields,
     });
     try {
       const handler = connector.handlers[tool.name];
@@ -452,9 +473,9 @@ export class Pipeline {
       let result: unknown;
       if (confirmed) {
         // DECISIONS §17: an identical confirmed write within the window gets the first outcome.
-        const windowMs = limits.writeDedupWindowMs;
+        const windowMs = (ctx.limits as Readonly<Record<string, number>>).writeDedupWindowMs;
         if (windowMs === undefined) throw new Error(`write tool ${tool.name} without the connector limit writeDedupWindowMs`);
-        result = await this.#writes.run(writeKey(identity.account.id, endpoint.instanceId, tool.name, args), windowMs, signal, () => handler(args, ctx));
+        result = await this.#writes.run(writeKey(identity.account.id, endpoint.instanceId, tool.name, args), windowMs, plan.signal, () => handler(args, ctx));
       } else {
         result = await handler(args, ctx);
       }
@@ -463,41 +484,27 @@ export class Pipeline {
       if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result)) envelope.structuredContent = result as Record<string, unknown>;
       return envelope;
     } catch (error) {
-      if (error instanceof ArgumentRefusal && upstream.requests() === 0) {
-        // Refused by the handler before any upstream request: like a schema refusal, not metered.
-        metered = false;
-        outcome = 'invalid_arguments';
-        return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', texts.render(error.code, error.params), `refused by the handler (${error.code})`);
+      const answer = failureAnswer(error, { upstreamRequests: upstream.requests, upstreamCode: (kind) => texts.forUpstream(tool, kind) });
+      switch (answer.kind) {
+        case 'refusal':
+          // Refused by the handler before any upstream request: like a schema refusal, not metered.
+          metered = false;
+          outcome = 'invalid_arguments';
+          return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', texts.render(answer.code, answer.params), answer.detail);
+        case 'text':
+          outcome = answer.outcome;
+          return this.#answer(endpoint, identity, fields, tool.name, texts, answer.code, answer.params);
       }
-      if (error instanceof ToolError) {
-        outcome = error.code;
-        return this.#answer(endpoint, identity, fields, tool.name, texts, error.code, error.params);
-      }
-      if (error instanceof UpstreamError) {
-        // The spec may declare which text answers this kind of failure (`upstream: [auth]`).
-        const code = texts.forUpstream(tool, error.kind);
-        if (code) {
-          outcome = code;
-          // Without an HTTP status (timeout, network) the gateway stands in for the upstream: 502.
-          return this.#answer(endpoint, identity, fields, tool.name, texts, code, { status: error.status ?? 502 });
-        }
-        outcome = `upstream_${error.kind}`;
-        log.warn({ ...fields, tool: tool.name, kind: error.kind, status: error.status }, 'upstream failure without a specific text');
-      } else if (error instanceof HandlerNotImplementedError) {
-        outcome = 'not_implemented';
-        log.error({ ...fields, tool: tool.name }, 'handler is a generated stub');
-      } else {
-        outcome = 'handler_error';
-        log.error({ ...fields, tool: tool.name, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'handler failed');
-      }
+      outcome = answer.outcome;
+      g.log[answer.log.level]({ ...fields, tool: tool.name, ...answer.log.fields }, answer.log.message);
       return textResult(this.platformText('generic'), true);
     } finally {
-      if (metered) this.#g.meter.record(identity.account.id, connectorId, tool.name, now, reservation);
-      else if (reservation) await this.#g.meter.release(reservation);
+      if (metered) g.meter.record(identity.account.id, connectorId, tool.name, now, reservation);
+      else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
-      this.#g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
-      this.#g.metrics.callDuration.observe({ connector: connectorId }, seconds);
-      log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
+      g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }
 
@@ -513,7 +520,7 @@ export class Pipeline {
     // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic text.
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
     if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
-    const instructions = formatText(this.#g.platform.instructions.connect_account ?? '', { connector_title: descriptor.title, instance_id: endpoint.instanceId });
+    const instructions = formatText(this.#g.platform.instructions.connect_account, { connector_title: descriptor.title, instance_id: endpoint.instanceId });
     return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
   }
 }

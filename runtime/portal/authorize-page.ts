@@ -52,7 +52,7 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
     const decision = form.get('decision');
     const detail = { client: request.clientName, client_id: request.clientId, endpoints: request.endpoints.join(','), redirect_host: redirectHostOf(request.redirectUri).host };
     if (decision === 'allow') {
-      const { code, grantId } = await approveConsent(g.store, request, s.user, g.now(), g.platform.limits.mcpCodeSeconds!);
+      const { code, grantId } = await approveConsent(g.store, request, s.user, g.now(), g.platform.limits.mcpCodeSeconds);
       await kit.audit(r, { ...s.user }, 'oauth.grant', grantId, detail);
       return returnToClient(r.res, request, { code }, issuer);
     }

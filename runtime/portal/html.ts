@@ -2,27 +2,37 @@
 // Every word a page shows comes from the spec through `t(name, params)`: the text and its
 // parameters are escaped, so a name typed by a tenant never becomes markup.
 import type { ServerResponse } from 'node:http';
-import type { PlatformDescriptor } from '../handler-api/descriptor-types.ts';
+import type { PlatformPortalText, PlatformPortalTextParams, PlatformSpec } from '#generated/platform/descriptor.ts';
+import type { FailArgs } from '../handler-api/tool-context.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export type TextParams = Readonly<Record<string, string | number>>;
 
-/** Renders portal texts by name: plain (`plain`) or escaped for HTML (`t`). */
+/** A portal text without parameters: a label, a heading, a word. */
+export type PortalWord = { [K in keyof PlatformPortalTextParams]: Record<string, never> extends PlatformPortalTextParams[K] ? K : never }[keyof PlatformPortalTextParams];
+
+/**
+ * Renders portal texts by name: plain (`plain`) or escaped for HTML (`t`). Typed from the spec: an
+ * unknown name or a missing parameter does not compile; a name chosen at run time is a `PortalWord`.
+ */
 export interface PortalTexts {
-  plain(name: string, params?: TextParams): string;
-  t(name: string, params?: TextParams): string;
+  plain(name: PortalWord): string;
+  plain(...args: FailArgs<PlatformPortalTextParams>): string;
+  t(name: PortalWord): string;
+  t(...args: FailArgs<PlatformPortalTextParams>): string;
 }
 
-export function portalTexts(platform: PlatformDescriptor): PortalTexts {
-  const plain = (name: string, params: TextParams = {}): string => {
-    const entry = platform.portalTexts[name];
-    // A missing text is a programming error caught by the tests (every page is opened there).
-    if (!entry) throw new Error(`portal text "${name}" is not in specs/platform.yaml`);
-    return formatText(entry.text, params);
-  };
-  return { plain, t: (name, params) => escapeHtml(plain(name, params)) };
+/** The same renderers with the names typed and the parameters not: for a page helper that passes both through. */
+export interface NamedPortalTexts {
+  plain(name: PlatformPortalText, params?: TextParams): string;
+  t(name: PlatformPortalText, params?: TextParams): string;
+}
+
+export function portalTexts(platform: PlatformSpec): PortalTexts & NamedPortalTexts {
+  const plain = (name: PlatformPortalText, params: TextParams = {}): string => formatText(platform.portalTexts[name].text, params);
+  return { plain, t: (name: PlatformPortalText, params?: TextParams) => escapeHtml(plain(name, params)) };
 }
 
 /** The navigation of a signed-in page: label text, path, and whether a member sees it. */

@@ -5,11 +5,13 @@
 // to them through their route tables (`routes.ts`).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectorRuntime, Endpoint, GatewayContext } from '../gateway-context.ts';
+import type { PlatformPortalText, PlatformPortalTextParams } from '#generated/platform/descriptor.ts';
+import type { FailArgs } from '../handler-api/tool-context.ts';
 import { auditDetail, recordAudit, userActor } from '../platform/audit.ts';
 import type { LinkPayload } from '../platform/links.ts';
 import type { Account, User } from '../platform/store.ts';
 import { BodyTooLarge, readBody } from '../transport/http-io.ts';
-import { escapeHtml, type NavItem, portalTexts, type PortalTexts, sendPage } from './html.ts';
+import { escapeHtml, type NavItem, portalTexts, type NamedPortalTexts, type PortalTexts, type PortalWord, sendPage } from './html.ts';
 import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
 
 /** How a set-password link (an invitation) reaches its user: pluggable; the default logs it. */
@@ -49,19 +51,11 @@ export interface SignedInRequest extends PortalRequest {
 const FORM_LIMIT_BYTES = 64 * 1024;
 
 /** Confirmations a page shows after a redirect (`?done=<name>`): only these names. */
-const DONE = new Set([
-  'subscribed',
-  'seats_saved',
-  'role_saved',
-  'connected',
-  'disconnected',
-  'quota_saved',
-  'token_revoked',
-  'grant_revoked',
-  'terms_accepted',
-  'data_layer_enabled',
-  'data_layer_disabled',
-]);
+const DONE = new Map<string, PortalWord>(
+  (
+    ['subscribed', 'seats_saved', 'role_saved', 'connected', 'disconnected', 'quota_saved', 'token_revoked', 'grant_revoked', 'terms_accepted', 'data_layer_enabled', 'data_layer_disabled'] as const
+  ).map((name) => [name, `done_${name}`]),
+);
 
 /** A date and time as the portal shows it: `2026-03-01 14:05` (UTC). */
 export const fmtDate = (d: Date): string => d.toISOString().slice(0, 16).replace('T', ' ');
@@ -70,33 +64,32 @@ export class PortalKit {
   readonly g: GatewayContext;
   readonly options: PortalOptions;
   readonly text: PortalTexts;
+  readonly #named: NamedPortalTexts;
   readonly sessions: PortalSessions;
 
   constructor(g: GatewayContext, options: PortalOptions) {
     this.g = g;
     this.options = options;
-    this.text = portalTexts(g.platform);
-    const limit = (name: string) => {
-      const value = g.platform.limits[name];
-      if (value === undefined) throw new Error(`platform limit ${name} is not in specs/platform.yaml`);
-      return value;
-    };
+    this.text = this.#named = portalTexts(g.platform);
+    const limits = g.platform.limits;
     this.sessions = new PortalSessions({
       store: g.store,
       vault: g.vault,
       now: g.now,
       publicBaseUrl: () => g.config.publicBaseUrl,
       limits: {
-        sessionSeconds: limit('portalSessionSeconds'),
-        failuresPerAddress: limit('signInFailuresPerAddress'),
-        failuresPerAccount: limit('signInFailuresPerAccount'),
-        windowSeconds: limit('signInWindowSeconds'),
+        sessionSeconds: limits.portalSessionSeconds,
+        failuresPerAddress: limits.signInFailuresPerAddress,
+        failuresPerAccount: limits.signInFailuresPerAccount,
+        windowSeconds: limits.signInWindowSeconds,
       },
     });
   }
 
-  t(name: string, params?: Readonly<Record<string, string | number>>): string {
-    return this.text.t(name, params);
+  t(name: PortalWord): string;
+  t(...args: FailArgs<PlatformPortalTextParams>): string;
+  t(name: PlatformPortalText, params?: Readonly<Record<string, string | number>>): string {
+    return this.#named.t(name, params);
   }
 
   /**
@@ -124,7 +117,7 @@ export class PortalKit {
 
   #nav(s: SignedIn): NavItem[] {
     const admin = s.user.role === 'admin';
-    const items: Array<[string, string, boolean]> = [
+    const items: Array<[PortalWord, string, boolean]> = [
       ['nav_overview', '/portal', true],
       ['nav_connectors', '/portal/connectors', true],
       ['nav_team', '/portal/team', true],
@@ -160,9 +153,10 @@ export class PortalKit {
     });
   }
 
-  /** A short refusal or notice page. */
-  notice(r: PortalRequest, status: number, titleText: string, messageText: string, params?: Readonly<Record<string, string | number>>): number {
-    return this.view(r, status, this.text.plain(titleText, params), `<p${status >= 400 ? ' class="error"' : ''}>${this.t(messageText, params)}</p>`);
+  /** A short refusal or notice page: both texts by name (typed), filled in with the same parameters. */
+  notice(r: PortalRequest, status: number, titleText: PlatformPortalText, messageText: PlatformPortalText, params?: Readonly<Record<string, string | number>>): number {
+    const text = this.#named;
+    return this.view(r, status, text.plain(titleText, params), `<p${status >= 400 ? ' class="error"' : ''}>${text.t(messageText, params)}</p>`);
   }
 
   /**
@@ -200,8 +194,8 @@ export class PortalKit {
 
   /** The confirmation of the change a redirect came back from (`?done=<name>`), or ''. */
   done(r: PortalRequest): string {
-    const name = r.query.get('done');
-    return name && DONE.has(name) ? `<p class="ok" role="status">${this.t(`done_${name}`)}</p>` : '';
+    const text = DONE.get(r.query.get('done') ?? '');
+    return text ? `<p class="ok" role="status">${this.t(text)}</p>` : '';
   }
 
   isAdmin(r: SignedInRequest): boolean {

@@ -1,16 +1,16 @@
-// The real ToolContext for handler tests: the same factory the pipeline uses (runtime/pipeline/call-context.ts),
+// The real ToolContext for handler tests: opened as the pipeline opens a call (runtime/pipeline/open-call.ts),
 // with the connector's generated policy, a real upstream client (nock or a sandbox answers it), and
 // `fail`/`refuseArguments` throwing what the runtime turns into the spec's texts.
 import pino, { type Logger } from 'pino';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
-import { ConnectorTexts, createToolContext, toolLimits } from '../../runtime/pipeline/call-context.ts';
+import { ConnectorTexts } from '../../runtime/pipeline/call-context.ts';
+import { openCall } from '../../runtime/pipeline/open-call.ts';
 import { Redactor } from '../../runtime/redact.ts';
 import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 import type { Credential, DataLayer, ToolContext } from '../../runtime/handler-api/tool-context.ts';
 import type { UpstreamClient } from '../../runtime/handler-api/upstream-types.ts';
-import { createUpstreamClient, type UpstreamClientOptions } from '../../runtime/upstream/client.ts';
-import { handlerTokens, newSecretKey, Vault } from '../../runtime/platform/vault.ts';
-import { createWriteGuard, noWrites, readOnlyClient } from '../../runtime/pipeline/write-guard.ts';
+import type { UpstreamClientOptions } from '../../runtime/upstream/client.ts';
+import { newSecretKey, Vault } from '../../runtime/platform/vault.ts';
 import { UpstreamQuotas } from '../../runtime/platform/rate-limit.ts';
 
 /** The vault behind `ctx.tokens` in handler tests (one per test process, like one gateway). */
@@ -51,33 +51,45 @@ export function testContext(options: TestContextOptions): TestToolContext {
   const tool = options.descriptor.tools.find((t) => t.name === options.tool);
   if (!tool) throw new Error(`no tool ${options.tool}`);
   const controller = new AbortController();
-  const upstream =
-    options.upstream ?? createUpstreamClient({ policy: options.policy ?? options.descriptor.upstream, baseUrl: options.baseUrl, signal: controller.signal, sleep: options.sleep ?? (async () => {}) });
-  return createToolContext({
-    connectorId: options.descriptor.defaultId,
-    instanceId: options.instanceId ?? options.descriptor.defaultId,
-    accountId: options.accountId ?? 'acc_test',
-    credential: options.credential,
-    upstream: (options.wrapUpstream ?? ((client) => client))(tool.write ? readOnlyClient(upstream) : upstream),
-    write: tool.write ? createWriteGuard(tool.name, options.confirmed === true, upstream) : noWrites,
-    limits: toolLimits(options.descriptor, tool),
-    log: () => options.logger ?? pino({ level: 'silent' }),
-    signal: controller.signal,
-    now: options.now ?? (() => new Date()),
-    timeZone: 'Europe/Copenhagen',
-    ...(options.dataLayer ? { dataLayer: options.dataLayer } : {}),
-    tokens: handlerTokens(testVault, options.accountId ?? 'acc_test', options.instanceId ?? options.descriptor.defaultId),
-    upstreamQuota: (
-      options.upstreamQuotas ??
-      new UpstreamQuotas(
-        undefined,
-        () => {},
-        async () => {},
-      )
-    ).forCall(options.descriptor.key, controller.signal),
-    texts: new ConnectorTexts(options.descriptor, platformDescriptor, options.instanceId ?? options.descriptor.defaultId),
-    redactor: Redactor.of(options.credential),
-  });
+  const instanceId = options.instanceId ?? options.descriptor.defaultId;
+  // The pipeline's own opening of a call (runtime/pipeline/open-call.ts), with a test's services.
+  const { ctx } = openCall(
+    {
+      vault: testVault,
+      upstreamQuotas:
+        options.upstreamQuotas ??
+        new UpstreamQuotas(
+          undefined,
+          () => {},
+          async () => {},
+        ),
+      now: options.now ?? (() => new Date()),
+      timeZone: 'Europe/Copenhagen',
+      upstreamSleep: options.sleep ?? (async () => {}),
+    },
+    {
+      descriptor: options.descriptor,
+      connectorId: options.descriptor.defaultId,
+      baseUrl: options.baseUrl,
+      instanceId,
+      accountId: options.accountId ?? 'acc_test',
+      tool,
+      credential: options.credential,
+      signal: controller.signal,
+      trace: undefined,
+      confirmed: options.confirmed === true,
+      mayWrite: true,
+      dataLayer: options.dataLayer,
+      texts: new ConnectorTexts(options.descriptor, platformDescriptor, instanceId),
+      redactor: Redactor.of(options.credential),
+      logger: options.logger ?? pino({ level: 'silent' }),
+      logFields: undefined,
+      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.upstream ? { upstream: options.upstream } : {}),
+      ...(options.wrapUpstream ? { wrapUpstream: options.wrapUpstream } : {}),
+    },
+  );
+  return ctx;
 }
 
 /** A `wrapUpstream` that adds the HTTP method of every request the handler sends to `methods`. */

@@ -79,7 +79,7 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
       if (!form) return r.res.statusCode;
       // The same flow a connect link starts, from a single-use link record made for this session.
       const jti = randomBytes(16).toString('base64url');
-      const validMs = g.platform.limits.connectLinkValidSeconds! * 1000;
+      const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
       await g.store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId, expiresAt: new Date(g.now().getTime() + validMs) });
       await kit.audit(r, { ...user }, 'connection.oauth_start', instanceId, { connector: connector.config.key });
       return startOAuth(kit, r, { accountId: account.id, userId: user.id, instanceId, jti }, connector);

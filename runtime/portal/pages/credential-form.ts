@@ -2,11 +2,12 @@
 // its fields per credential kind, their inputs, and what a posted form may store.
 import type { CredentialKind } from '../../handler-api/descriptor-types.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
+import type { PortalWord } from '../html.ts';
 
 /** One field of a connect form: its name, its label text, and whether it is typed unseen. */
 export interface CredentialFormField {
   readonly name: string;
-  readonly label: string;
+  readonly label: PortalWord;
   readonly secret: boolean;
 }
 

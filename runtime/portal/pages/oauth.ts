@@ -2,6 +2,7 @@
 // link or the connections page) and the callback from the identity provider, which stores the grant.
 import type { ConnectorRuntime, GatewayContext } from '../../gateway-context.ts';
 import { completeOAuthConnect, newBrowserBinding, sha256 } from '../../platform/oauth.ts';
+import type { PortalWord } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 
 /** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
@@ -36,7 +37,7 @@ export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { acc
   }
   const flow = await client.authorizeRedirect(redirectUri(g));
   const browser = newBrowserBinding();
-  const validMs = g.platform.limits.connectLinkValidSeconds! * 1000;
+  const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
   await g.store.createOAuthState({
     stateHash: sha256(flow.state),
     accountId: target.accountId,
@@ -65,7 +66,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   const g = kit.g;
   const { t, plain } = kit.text;
   r.req.resume();
-  const refused = (status: number, why: string) => kit.view(r, status, plain('oauth_refused_title'), `<p class="error">${t(why)}</p><p class="note">${t('oauth_ask_again')}</p>`);
+  const refused = (status: number, why: PortalWord) => kit.view(r, status, plain('oauth_refused_title'), `<p class="error">${t(why)}</p><p class="note">${t('oauth_ask_again')}</p>`);
   if (r.req.method !== 'GET') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
   const state = r.query.get('state');
   if (!state || state.length > 512) return refused(400, 'oauth_no_state');

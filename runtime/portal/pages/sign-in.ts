@@ -26,7 +26,7 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
   if (!outcome.ok) {
     g.log.info({ address: clientAddress(r.req), reason: outcome.reason }, 'portal sign-in refused');
     return outcome.reason === 'rate_limited'
-      ? show(429, `<p class="error" role="alert">${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds! / 60) })}</p>`, email)
+      ? show(429, `<p class="error" role="alert">${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds / 60) })}</p>`, email)
       : show(401, `<p class="error" role="alert">${t('sign_in_failed')}</p>`, email);
   }
   await kit.audit(r, outcome.user, 'session.sign_in', outcome.user.id);

@@ -76,7 +76,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
 async function newPasswordLink(kit: PortalKit, userId: string): Promise<string> {
   const g = kit.g;
   const token = randomBytes(32).toString('base64url');
-  const validSeconds = g.platform.limits.passwordLinkValidSeconds!;
+  const validSeconds = g.platform.limits.passwordLinkValidSeconds;
   await g.store.createPasswordLink({ tokenHash: sha256(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
   return `${g.config.publicBaseUrl}/portal/set-password/${token}`;
 }
