@@ -1,6 +1,8 @@
 // The platform's persistent data: one SQL schema for the embedded PostgreSQL (PGlite, file-backed
 // in a data directory) and a PostgreSQL server (through a URL). The hot path never calls the store
-// directly: it reads an in-memory snapshot (`loadSnapshot`) that the runtime refreshes after writes.
+// directly: it reads an in-memory snapshot (`changes.loadSnapshot`) that the runtime refreshes after
+// writes. The store is one repository per aggregate (`Repositories`, implemented over one SQL client
+// in `repositories/`); a consumer takes the ones it uses.
 
 export type FairUseMode = 'off' | 'soft' | 'hard';
 export type UserRole = 'admin' | 'member';
