@@ -41,7 +41,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
     out,
     print: (value) => out(typeof value === 'string' ? value : JSON.stringify(value, null, 2)),
     audit: (accountId, action, target, detail = {}) => recordAudit(store, { accountId, actor: who.actor, action, target, detail: auditDetail(detail), source: who.source }),
-    accountOfUser: async (userId) => (await store.getUser(userId))?.accountId ?? null,
+    accountOfUser: async (userId) => (await store.users.getUser(userId))?.accountId ?? null,
   };
   await found.command.run(context, [...found.args]);
 }

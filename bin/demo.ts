@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envName, type GatewayConfig } from '#runtime/config.ts';
-import type { PlatformStore } from '#runtime/platform/store.ts';
+import type { Repositories } from '#runtime/platform/store.ts';
 import type { Vault } from '#runtime/platform/vault.ts';
 import { issueToken, tokenHash } from '#runtime/platform/tokens.ts';
 import { hashPassword } from '#runtime/portal/session.ts';
@@ -22,26 +22,31 @@ export interface DemoTenant {
   readonly token: string;
 }
 
-export async function seedDemoTenant(store: PlatformStore, vault: Vault, config: GatewayConfig, tenantCredentials: Readonly<Record<string, Readonly<Record<string, unknown>>>>): Promise<DemoTenant> {
-  if (!(await store.getAccount(DEMO_ACCOUNT_ID))) await store.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
-  if (!(await store.getUser(DEMO_USER_ID))) await store.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
-  const user = (await store.getUser(DEMO_USER_ID))!;
-  if (!user.termsAcceptedAt) await store.acceptTerms(DEMO_USER_ID, new Date());
-  if (!(await store.getPasswordHash(DEMO_USER_ID))) await store.setPasswordHash(DEMO_USER_ID, await hashPassword(DEMO_PASSWORD));
+export async function seedDemoTenant(
+  store: Pick<Repositories, 'accounts' | 'users' | 'tokens' | 'connections' | 'portal'>,
+  vault: Vault,
+  config: GatewayConfig,
+  tenantCredentials: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): Promise<DemoTenant> {
+  if (!(await store.accounts.getAccount(DEMO_ACCOUNT_ID))) await store.accounts.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
+  if (!(await store.users.getUser(DEMO_USER_ID))) await store.users.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
+  const user = (await store.users.getUser(DEMO_USER_ID))!;
+  if (!user.termsAcceptedAt) await store.users.acceptTerms(DEMO_USER_ID, new Date());
+  if (!(await store.portal.getPasswordHash(DEMO_USER_ID))) await store.portal.setPasswordHash(DEMO_USER_ID, await hashPassword(DEMO_PASSWORD));
   for (const c of config.connectors.filter((x) => x.enabled)) {
-    await store.setSubscription(DEMO_ACCOUNT_ID, c.key, true);
-    await store.setSeat(DEMO_USER_ID, c.key, true);
+    await store.accounts.setSubscription(DEMO_ACCOUNT_ID, c.key, true);
+    await store.users.setSeat(DEMO_USER_ID, c.key, true);
     const credential = tenantCredentials[c.key];
     if (credential) {
       const sealed = vault.seal(JSON.stringify(credential), DEMO_ACCOUNT_ID, c.id);
-      await store.putConnection({ accountId: DEMO_ACCOUNT_ID, instanceId: c.id, connectorKey: c.key, ...sealed });
+      await store.connections.putConnection({ accountId: DEMO_ACCOUNT_ID, instanceId: c.id, connectorKey: c.key, ...sealed });
     }
   }
   // The demo token is kept in the data directory (mode 0600) so every start prints the same one.
   const tokenFile = join(config.dataDir, 'demo-token');
   if (existsSync(tokenFile)) {
     const token = readFileSync(tokenFile, 'utf8').trim();
-    const found = await store.findByTokenHash(tokenHash(token));
+    const found = await store.tokens.findByTokenHash(tokenHash(token));
     if (found && found.user.id === DEMO_USER_ID) return { accountId: DEMO_ACCOUNT_ID, userId: DEMO_USER_ID, token };
   }
   const { token } = await issueToken(store, DEMO_USER_ID, 'demo');

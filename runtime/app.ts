@@ -274,15 +274,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   // OAuth states live as long as the connect link they came from; purged with the links.
   const purgeStates = () => {
     const before = new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS);
-    void store.purgeOAuthStates(before).catch(() => {});
+    void store.links.purgeOAuthStates(before).catch(() => {});
     // Expired portal sessions, old sign-in failures and set-password links (issue 19).
-    void store.purgePortal(before).catch(() => {});
+    void store.portal.purgePortal(before).catch(() => {});
     // Expired OAuth codes and assistant tokens (issue 21).
-    void store.purgeMcpAuthorization(before).catch(() => {});
+    void store.mcp.purgeMcpAuthorization(before).catch(() => {});
   };
   purgeStates();
   // The change log behind incremental snapshot updates: a day is kept (a replica further behind reloads in full).
-  const pruneChanges = () => void store.pruneChangeLog(new Date(context.now().getTime() - CHANGE_LOG_RETENTION_MS)).catch(() => {});
+  const pruneChanges = () => void store.changes.pruneChangeLog(new Date(context.now().getTime() - CHANGE_LOG_RETENTION_MS)).catch(() => {});
   const linkPurge = setInterval(() => {
     purgeLinks();
     purgeStates();

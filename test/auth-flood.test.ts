@@ -6,22 +6,22 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import type { PlatformStore, Repositories } from '../runtime/platform/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 /** Counts the store reads the token check can make, and the most version reads in flight at once. */
-function countReads(store: PlatformStore) {
+function countReads(store: Pick<Repositories, 'tokens' | 'changes'>) {
   const counts = { lookups: 0, versionReads: 0, inFlight: 0, maxInFlight: 0 };
-  const findByTokenHash = store.findByTokenHash.bind(store);
-  const changeVersion = store.changeVersion.bind(store);
-  store.findByTokenHash = (hash) => {
+  const findByTokenHash = store.tokens.findByTokenHash.bind(store.tokens);
+  const changeVersion = store.changes.changeVersion.bind(store.changes);
+  store.tokens.findByTokenHash = (hash) => {
     counts.lookups++;
     return findByTokenHash(hash);
   };
-  store.changeVersion = async () => {
+  store.changes.changeVersion = async () => {
     counts.versionReads++;
     counts.maxInFlight = Math.max(counts.maxInFlight, ++counts.inFlight);
     try {
@@ -78,8 +78,8 @@ describe('unknown tokens on two replicas sharing PostgreSQL', needs('postgres'),
   it('refuses a token revoked on the other replica at its next request after the change', async () => {
     const tenant = await createTenant(stores[1]!, { subscribe: ['register'] });
     expect((await rpc(a.url, 'register', tenant.token, PING)).status).toBe(200);
-    const [record] = await stores[1]!.listTokens(tenant.user.id);
-    await stores[1]!.revokeToken(record!.id, new Date());
+    const [record] = await stores[1]!.tokens.listTokens(tenant.user.id);
+    await stores[1]!.tokens.revokeToken(record!.id, new Date());
     // A holds the token in memory until it sees the change: the snapshot timer or a broadcast
     // (Redis) brings it; here the next unknown token's version read does.
     expect((await rpc(a.url, 'register', randomToken(), PING)).status).toBe(401);

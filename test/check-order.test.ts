@@ -81,7 +81,7 @@ describe('check order of a tools/call', () => {
     const fails = new Set(faults);
     const t = await createTenant(store, { subscribe: fails.has('subscription') ? [] : [CONNECTOR], seats: fails.has('seat') ? [] : [CONNECTOR] });
     if (!fails.has('connection')) await connectTenant(gw, t, CONNECTOR, { apiKey: 'check-order-key' });
-    if (fails.has('fair_use')) await store.setFairUse(t.account.id, { mode: 'hard', quota: 0 });
+    if (fails.has('fair_use')) await store.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 0 });
     await gw.app.context.state.refresh();
     upstreamDown = fails.has('upstream');
     const before = upstreamRequests;

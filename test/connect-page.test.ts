@@ -25,7 +25,7 @@ describe('connect page context', () => {
 
   it('names the requesting account, user and endpoint, escaped, and warns against another company’s credentials', async () => {
     const hostile = `<script>alert("B")</script> & Co 'Ltd'`;
-    const account = await store.createAccount({ name: hostile });
+    const account = await store.accounts.createAccount({ name: hostile });
     const b = await createTenant(store, { subscribe: ['cases'], accountId: account.id });
     await gw.app.context.state.refresh();
     const r = await rpc(gw.url, 'cases-2', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });

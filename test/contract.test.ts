@@ -178,7 +178,7 @@ function failureTenants(): Promise<FailureTenants> {
       if (!descriptor.tenantCredential) continue;
       const instanceId = `${env.instanceIds[key]}-2`;
       const sealed = env.gateway.app.context.vault.seal(JSON.stringify(REJECTED_CREDENTIALS[descriptor.credential]), rejected.account.id, instanceId);
-      await store.putConnection({ accountId: rejected.account.id, instanceId, connectorKey: key, ...sealed });
+      await store.connections.putConnection({ accountId: rejected.account.id, instanceId, connectorKey: key, ...sealed });
     }
     await env.gateway.app.context.state.refresh();
     return { unsubscribed, seatless, termsPending, rejected };

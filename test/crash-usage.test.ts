@@ -39,7 +39,7 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 1_000_000 });
     tenant = await createTenant(store, { subscribe: ['cases'] });
     const sealed = new Vault({ 1: key }).seal(JSON.stringify({ apiKey: sandbox.tokens.demo }), tenant.account.id, 'cases');
-    await store.putConnection({ accountId: tenant.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+    await store.connections.putConnection({ accountId: tenant.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
     dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
   });
   afterAll(async () => {
@@ -112,7 +112,7 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     expect(failedAfterKill).toBe(4);
 
     const month = new Date().toISOString().slice(0, 7);
-    const recorded = (await store.getUsage(tenant.account.id, month)).reduce((sum, r) => sum + Number(r.calls), 0);
+    const recorded = (await store.usage.getUsage(tenant.account.id, month)).reduce((sum, r) => sum + Number(r.calls), 0);
     const answered = answeredAt.length;
     const answeredBeforeBound = answeredAt.filter((t) => t <= killedAt - FLUSH_MS - FLUSH_COMMIT_MS).length;
     // Never counted twice: at most the calls answered plus the 4 in flight at the kill, and never

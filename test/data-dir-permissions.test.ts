@@ -41,8 +41,8 @@ describe('data directory permissions', () => {
     mkdirSync(dataDir, { mode: 0o700 });
     const store = await openStore({ dataDir: join(dataDir, 'db') });
     try {
-      const account = await store.createAccount({ name: 'Private' });
-      await store.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
+      const account = await store.accounts.createAccount({ name: 'Private' });
+      await store.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
       expect(countEntries(join(dataDir, 'db'))).toBeGreaterThan(100);
       expect(openToOthers(dataDir)).toEqual([]);
     } finally {

@@ -119,7 +119,7 @@ describe('a warm start opens the embedded database first', () => {
     // The database opens cleanly afterwards, with the key check the first start stored.
     const store = await openStore({ dataDir: join(dataDir, 'db') });
     try {
-      expect((await store.keyChecks()).get(1)).toEqual(expect.any(String));
+      expect((await store.connections.keyChecks()).get(1)).toEqual(expect.any(String));
     } finally {
       await store.close();
     }

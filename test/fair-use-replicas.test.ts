@@ -11,7 +11,7 @@ import { openStore } from '../runtime/platform/open-store.ts';
 import { RedisSharedStore } from '../runtime/platform/shared-store.ts';
 import { UsageMeter } from '../runtime/platform/usage.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import type { PlatformStore, Repositories } from '../runtime/platform/store.ts';
 import { createTenant, rpc, silentLogger, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
@@ -44,17 +44,17 @@ async function search(gw: StartedGateway, t: Tenant): Promise<{ text: string; bl
  * Slows the store's fair-use reads (the database under a burst) by `delay.ms`; 0 leaves them as
  * they are. Counts them too.
  */
-function slowReads(store: PlatformStore, delay: { ms: number; reads: number }): void {
-  const one = store.getMonthCostUnits.bind(store);
-  const many = store.getMonthCostUnitsOf?.bind(store);
+function slowReads(store: Pick<Repositories, 'usage'>, delay: { ms: number; reads: number }): void {
+  const one = store.usage.getMonthCostUnits.bind(store.usage);
+  const many = store.usage.getMonthCostUnitsOf?.bind(store.usage);
   const wait = () => (delay.ms > 0 ? new Promise((r) => setTimeout(r, delay.ms)) : Promise.resolve());
-  store.getMonthCostUnits = async (...args) => {
+  store.usage.getMonthCostUnits = async (...args) => {
     delay.reads++;
     await wait();
     return one(...args);
   };
   if (many) {
-    store.getMonthCostUnitsOf = async (...args) => {
+    store.usage.getMonthCostUnitsOf = async (...args) => {
       await wait();
       return many(...args);
     };
@@ -124,9 +124,9 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
 
   async function hardTenant(quota: number, alreadyUsed: number): Promise<{ t: Tenant; month: string }> {
     const t = await createTenant(stores[0]!, { subscribe: ['register'] });
-    await stores[0]!.setFairUse(t.account.id, { mode: 'hard', quota });
+    await stores[0]!.accounts.setFairUse(t.account.id, { mode: 'hard', quota });
     const month = a.app.context.meter.month(new Date());
-    if (alreadyUsed > 0) await stores[0]!.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: alreadyUsed, costUnits: alreadyUsed }]);
+    if (alreadyUsed > 0) await stores[0]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: alreadyUsed, costUnits: alreadyUsed }]);
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
     return { t, month };
@@ -153,7 +153,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     const usage = await usageOf(a.url, t.token);
     expect(usage.usage.totalCalls).toBe(80);
     expect(usage.fairUse).toMatchObject({ used: 80, limit: 80, withinQuota: true, mode: 'hard' });
-    await until('both replicas flushed', async () => (await stores[0]!.getMonthCostUnits(t.account.id, month)) === 80);
+    await until('both replicas flushed', async () => (await stores[0]!.usage.getMonthCostUnits(t.account.id, month)) === 80);
   });
 
   it('raises a counter that is behind the database (units metered by a replica without Redis) after the next flush', async () => {
@@ -162,7 +162,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect((await search(a, t)).blocked).toBe(false); // seeds the counter: 1
     expect(await counters.getUnits(key)).toBe(1);
     // A replica that ran without Redis metered 40 units straight into the database.
-    await stores[1]!.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'hent_virksomhed', calls: 40, costUnits: 40 }]);
+    await stores[1]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'hent_virksomhed', calls: 40, costUnits: 40 }]);
     await until('the counter is raised to the database total', async () => (await counters.getUnits(key)) === 41);
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => search(i % 2 ? b : a, t)));
     expect(results.filter((r) => !r.blocked)).toHaveLength(4);
@@ -175,7 +175,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     // The counter says 2, but 8 units were metered without a reservation (the account was in soft
     // mode meanwhile, or a replica ran without Redis) and the replicas checking it have stopped.
     await counters.reserveUnit(key, 10, 60, 1);
-    await stores[0]!.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: 8, costUnits: 8 }]);
+    await stores[0]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: 8, costUnits: 8 }]);
     const fresh = new UsageMeter({
       store: stores[0]!,
       timeZone: 'Europe/Copenhagen',
@@ -186,7 +186,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
       shared: counters,
       log: silentLogger(),
     });
-    const account = (await stores[0]!.getAccount(t.account.id))!;
+    const account = (await stores[0]!.accounts.getAccount(t.account.id))!;
     const now = new Date();
     const decisions = [await fresh.check(account, now), await fresh.check(account, now), await fresh.check(account, now)];
     expect(decisions.map((d) => d.blocked)).toEqual([false, false, true]);

@@ -53,18 +53,18 @@ describe('request-rate limit and fail-open', () => {
 
   it('fails open when the fair-use counter store is down: the call is allowed and withinQuota reads true', async () => {
     const t = await createTenant(store, { subscribe: ['register'] });
-    await store.setFairUse(t.account.id, { mode: 'hard', quota: 1 });
+    await store.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 1 });
     await gw.app.context.state.refresh();
     nock('https://cvr-limits.test')
       .post('/cvr-permanent/virksomhed/_search')
       .reply(200, { hits: { total: 0, hits: [] } });
-    const original = store.getMonthCostUnits.bind(store);
-    store.getMonthCostUnits = () => Promise.reject(new Error('store down'));
+    const original = store.usage.getMonthCostUnits.bind(store.usage);
+    store.usage.getMonthCostUnits = () => Promise.reject(new Error('store down'));
     try {
       const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'nothing' } } });
       expect(r.json).toMatchObject({ result: { content: [{ type: 'text', text: '{"total":0,"companies":[]}' }] } });
     } finally {
-      store.getMonthCostUnits = original;
+      store.usage.getMonthCostUnits = original;
     }
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toMatch(/gateway_fail_open_total\{component="fair_use"\} [1-9]/);

@@ -110,14 +110,14 @@ describe('gateway platform rules', () => {
     const browser = new PortalClient(gw.url);
     expect((await browser.get(purchaseUrl)).status).toBe(200);
     expect((await browser.post(purchaseUrl, {})).status).toBe(200);
-    await store.setSeat(t.user.id, 'cases', false);
+    await store.users.setSeat(t.user.id, 'cases', false);
     await gw.app.context.state.refresh();
     r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
     const noSeat = textOf((r.json as { result: unknown }).result);
     expect(noSeat).toBe(formatText(texts.no_seat.text, { connector_id: 'cases', team_url: noSeat.slice(noSeat.lastIndexOf('http')) }));
     const teamUrl = noSeat.slice(noSeat.lastIndexOf('http'));
     expect((await fetch(teamUrl)).status).toBe(200);
-    await store.setSeat(t.user.id, 'cases', true);
+    await store.users.setSeat(t.user.id, 'cases', true);
     await gw.app.context.state.refresh();
     r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
     const notConnected = textOf((r.json as { result: unknown }).result);
@@ -149,7 +149,7 @@ describe('gateway platform rules', () => {
     // Single use.
     const again = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=other' });
     expect(again.status).toBe(400);
-    const conn = await store.getConnection(t.account.id, 'cases-2');
+    const conn = await store.connections.getConnection(t.account.id, 'cases-2');
     expect(conn?.ciphertext).not.toContain('key-for-instance-2');
     expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, 'cases-2')).toBe('{"apiKey":"key-for-instance-2"}');
     // The first instance is still not connected: its credential is its own.
@@ -179,7 +179,7 @@ describe('gateway platform rules', () => {
       const check = id === 'invoicing' ? nock(ECONOMIC).get('/').matchHeader('x-agreementgranttoken', 'grant-123').reply(200, { resources: [] }) : undefined;
       expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })).status).toBe(200);
       if (check) expect(check.isDone()).toBe(true);
-      const conn = await store.getConnection(t.account.id, id);
+      const conn = await store.connections.getConnection(t.account.id, id);
       expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, id)).toBe(stored);
     }
   });
@@ -231,8 +231,8 @@ describe('gateway platform rules', () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect((await rpc(gw.url, 'register', t.token, ping)).status).toBe(200);
-    const [token] = await store.listTokens(t.user.id);
-    await store.revokeToken(token!.id, new Date());
+    const [token] = await store.tokens.listTokens(t.user.id);
+    await store.tokens.revokeToken(token!.id, new Date());
     await gw.app.context.state.refresh();
     expect((await rpc(gw.url, 'register', t.token, ping)).status).toBe(401);
     expect((await fetch(`${gw.url}/api/usage`)).status).toBe(401);
@@ -315,9 +315,9 @@ describe('gateway platform rules', () => {
   it('blocks in hard mode at the quota with the fair-use text, flags in soft mode, ignores in off mode', async () => {
     nock('https://cvr.test').post('/cvr-permanent/virksomhed/_search').times(20).reply(200, esHit(12345678));
     const hard = await createTenant(store, { subscribe: ['register'] });
-    await store.setFairUse(hard.account.id, { mode: 'hard', quota: 2 });
+    await store.accounts.setFairUse(hard.account.id, { mode: 'hard', quota: 2 });
     const soft = await createTenant(store, { subscribe: ['register'] });
-    await store.setFairUse(soft.account.id, { mode: 'soft', quota: 2 });
+    await store.accounts.setFairUse(soft.account.id, { mode: 'soft', quota: 2 });
     await gw.app.context.state.refresh();
     const call = (token: string) => rpc(gw.url, 'register', token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } } });
     const hardResults = await Promise.all([call(hard.token), call(hard.token), call(hard.token), call(hard.token)]);
@@ -336,11 +336,11 @@ describe('gateway platform rules', () => {
     const a = await createTenant(store, { subscribe: ['cases'] });
     const b = await createTenant(store, { subscribe: ['cases'] });
     const sealed = gw.app.context.vault.seal('{"apiKey":"secret-a"}', a.account.id, 'cases');
-    await store.putConnection({ accountId: a.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
-    await store.putConnection({ accountId: b.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+    await store.connections.putConnection({ accountId: a.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+    await store.connections.putConnection({ accountId: b.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
     const tampered = gw.app.context.vault.seal('{"apiKey":"secret-c"}', a.account.id, 'cases-2');
     const flipped = tampered.ciphertext.slice(0, -3) + (tampered.ciphertext.endsWith('A') ? 'BAA' : 'AAA');
-    await store.putConnection({ accountId: a.account.id, instanceId: 'cases-2', connectorKey: 'cases', ciphertext: flipped, keyVersion: tampered.keyVersion });
+    await store.connections.putConnection({ accountId: a.account.id, instanceId: 'cases-2', connectorKey: 'cases', ciphertext: flipped, keyVersion: tampered.keyVersion });
     await gw.app.context.state.refresh();
     const copied = await rpc(gw.url, 'cases', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
     expect((copied.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });

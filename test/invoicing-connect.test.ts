@@ -85,7 +85,7 @@ describe('the invoicing connect form checks the grant token with the upstream be
 
   const fetch = (url: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url);
   const submit = (url: string, token: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url, { method: 'POST', body: `token=${encodeURIComponent(token)}` });
-  const stored = async (tenant: Tenant) => store.getConnection(tenant.account.id, 'invoicing');
+  const stored = async (tenant: Tenant) => store.connections.getConnection(tenant.account.id, 'invoicing');
 
   it('the form asks only for the agreement grant token', async () => {
     const { url } = await linkFor();

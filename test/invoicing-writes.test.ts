@@ -517,8 +517,8 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     await admin.exec(`CREATE SCHEMA ${schema}`);
     stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
     for (const store of stores) {
-      const claim = store.claimWrite.bind(store);
-      store.claimWrite = async (...args) => {
+      const claim = store.writes.claimWrite.bind(store.writes);
+      store.writes.claimWrite = async (...args) => {
         const answer = await claim(...args);
         claims.count++;
         for (const wake of claims.waiters.splice(0)) wake();
@@ -660,17 +660,17 @@ describe('on the embedded store (one process)', () => {
 
   it('claims a key once; the others see null until the outcome is stored; an outcome not to reuse frees the key', async () => {
     const at = clock;
-    expect(await store.claimWrite('k1', at, at - 60_000)).toEqual({ claimed: true });
-    expect(await store.claimWrite('k1', at + 1, at + 1 - 60_000)).toEqual({ claimed: false, outcome: null });
-    await store.finishWrite('k1', '{"result":1}', true);
-    expect(await store.claimWrite('k1', at + 2, at + 2 - 60_000)).toEqual({ claimed: false, outcome: '{"result":1}' });
+    expect(await store.writes.claimWrite('k1', at, at - 60_000)).toEqual({ claimed: true });
+    expect(await store.writes.claimWrite('k1', at + 1, at + 1 - 60_000)).toEqual({ claimed: false, outcome: null });
+    await store.writes.finishWrite('k1', '{"result":1}', true);
+    expect(await store.writes.claimWrite('k1', at + 2, at + 2 - 60_000)).toEqual({ claimed: false, outcome: '{"result":1}' });
     // After the window the key is claimed anew (and its old outcome is gone).
-    expect(await store.claimWrite('k1', at + 60_001, at + 1)).toEqual({ claimed: true });
-    expect(await store.writeOutcome('k1')).toBeNull();
-    await store.finishWrite('k1', '{"failed":true}', false);
-    expect(await store.writeOutcome('k1')).toBe('{"failed":true}');
-    expect(await store.claimWrite('k1', at + 60_002, at + 2)).toEqual({ claimed: true });
-    expect(await store.writeOutcome('k2')).toBeUndefined();
+    expect(await store.writes.claimWrite('k1', at + 60_001, at + 1)).toEqual({ claimed: true });
+    expect(await store.writes.writeOutcome('k1')).toBeNull();
+    await store.writes.finishWrite('k1', '{"failed":true}', false);
+    expect(await store.writes.writeOutcome('k1')).toBe('{"failed":true}');
+    expect(await store.writes.claimWrite('k1', at + 60_002, at + 2)).toEqual({ claimed: true });
+    expect(await store.writes.writeOutcome('k2')).toBeUndefined();
   });
 
   it('identical confirmed writes at once reach the upstream once; after the 60 s window the same write is sent again', async () => {

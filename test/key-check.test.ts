@@ -52,7 +52,7 @@ describe('key check', () => {
       // Credentials sealed before any key check was recorded (a database from an older build).
       const t = await createTenant(old, { subscribe: ['cases'] });
       const sealed = new Vault({ 1: RIGHT }).seal('{"apiKey":"k"}', t.account.id, 'cases');
-      await old.putConnection({ accountId: t.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+      await old.connections.putConnection({ accountId: t.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
       await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
       await (await startGateway(old, { config: keyed({ 1: RIGHT }) })).close();
       await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
@@ -100,7 +100,7 @@ describe('key check', () => {
     const config = loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', GATEWAY_SECRET_KEYS: `3:${newSecretKey()},1:${WRONG}` });
     const out: string[] = [];
     await expect(runCli(['keys', 'reencrypt'], config, store, (l) => out.push(l))).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
-    const account = await store.createAccount({ name: 'CLI' });
+    const account = await store.accounts.createAccount({ name: 'CLI' });
     await expect(
       runCli(
         ['connections', 'set', account.id, 'cases'],
@@ -110,8 +110,8 @@ describe('key check', () => {
         async () => 'apiKey=x',
       ),
     ).rejects.toThrow(ConfigError);
-    expect(await store.getConnection(account.id, 'cases')).toBeNull();
-    expect((await store.keyChecks()).has(3)).toBe(false);
+    expect(await store.connections.getConnection(account.id, 'cases')).toBeNull();
+    expect((await store.connections.keyChecks()).has(3)).toBe(false);
   });
 
   it('bin/start.mjs prints the refusal and exits 2', async () => {

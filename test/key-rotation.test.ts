@@ -119,7 +119,7 @@ describe('key rotation across two replicas under load', needs('postgres', 'redis
       const out: string[] = [];
       await runCli(['keys', 'reencrypt'], config(`2:${NEW},1:${OLD}`), stores[0]!, (l) => out.push(l));
       expect(out.at(-1)).toBe('re-encrypted 3 credential(s) under key version 2');
-      expect((await stores[0]!.listConnections()).map((c) => c.keyVersion)).toEqual([2, 2, 2]);
+      expect((await stores[0]!.connections.listConnections()).map((c) => c.keyVersion)).toEqual([2, 2, 2]);
       await settle();
 
       // 3. Retire the old key: a rolling restart with `2:<new>` only.
@@ -128,7 +128,7 @@ describe('key rotation across two replicas under load', needs('postgres', 'redis
         await settle();
       }
       for (const gw of live) expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
-      expect([...(await stores[0]!.keyChecks()).keys()].sort()).toEqual([1, 2]);
+      expect([...(await stores[0]!.connections.keyChecks()).keys()].sort()).toEqual([1, 2]);
     } finally {
       running = false;
       await Promise.all(workers);

@@ -940,8 +940,8 @@ describe('ledger: recently added items (opt-in data layer)', () => {
   let accountId: string;
   beforeAll(async () => {
     store = await openStore({});
-    accountId = (await store.createAccount({ name: 'Data layer' })).id;
-    await store.putConnection({ accountId, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+    accountId = (await store.accounts.createAccount({ name: 'Data layer' })).id;
+    await store.connections.putConnection({ accountId, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
   });
   afterAll(async () => {
     await store.close();
@@ -956,12 +956,12 @@ describe('ledger: recently added items (opt-in data layer)', () => {
     const result = await call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') });
     expect(result).toEqual({ hint: 'data_layer_not_enabled', message: ledgerDescriptor.texts['dataLayerNotEnabled'] });
     expect(sent).toEqual([]);
-    expect(await store.getDataLayer(accountId, 'ledger')).toBeNull();
+    expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toBeNull();
   });
 
   it('records a baseline at the opt-in time, then the time each new item was first seen', async () => {
     const optIn = new Date('2025-05-01T08:00:00.000Z');
-    await store.enableDataLayer(accountId, 'ledger', optIn);
+    await store.dataLayer.enableDataLayer(accountId, 'ledger', optIn);
     const dataLayer = bindDataLayer(store, accountId, 'ledger');
     let items: Row[] = [{ Item: 'A', Name: 'Skrue' }, { Item: 'B', Name: 'Møtrik' }, { Name: 'no item number' }];
     upstream((entity) => (entity === 'InvItemClient' ? [200, items] : [400, 'unknown']));
@@ -1005,19 +1005,19 @@ describe('ledger: recently added items (opt-in data layer)', () => {
     expect(argsValid('list_recently_added_items', { since: 'yesterday' })).toBe(false);
 
     // Opting out deletes the records; the hint is back.
-    await store.disableDataLayer(accountId, 'ledger');
+    await store.dataLayer.disableDataLayer(accountId, 'ledger');
     expect(await call('list_recently_added_items', {}, { dataLayer })).toMatchObject({ hint: 'data_layer_not_enabled' });
   });
 
   it('a refused login is a reconnect, and nothing is recorded', async () => {
-    await store.enableDataLayer(accountId, 'ledger', new Date('2025-06-01T00:00:00Z'));
+    await store.dataLayer.enableDataLayer(accountId, 'ledger', new Date('2025-06-01T00:00:00Z'));
     upstream(
       () => [200, [{ Item: 'A' }]],
       () => [200, JSON.stringify('Invalid credentials')],
     );
     expect(await failure(call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') }))).toBe(RECONNECT);
-    expect(await store.getDataLayer(accountId, 'ledger')).toMatchObject({ baselineAt: null, itemCount: 0 });
-    await store.disableDataLayer(accountId, 'ledger');
+    expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toMatchObject({ baselineAt: null, itemCount: 0 });
+    await store.dataLayer.disableDataLayer(accountId, 'ledger');
   });
 
   it('the operator CLI enables, reports and disables it for a connected ledger instance only', async () => {
@@ -1051,11 +1051,11 @@ describe('ledger: recently added items (opt-in data layer)', () => {
           return JSON.parse(r.content[0]!.text) as Record<string, unknown>;
         };
         expect(await text()).toMatchObject({ hint: 'data_layer_not_enabled' });
-        await store.enableDataLayer(tenant.account.id, 'ledger', new Date('2025-01-01T00:00:00Z'));
+        await store.dataLayer.enableDataLayer(tenant.account.id, 'ledger', new Date('2025-01-01T00:00:00Z'));
         expect(await text()).toMatchObject({ total: 1, items: [{ Item: 'A', firstSeenAt: '2025-01-01T00:00:00.000Z', baseline: true }] });
         expect(sent.find((s) => s.path === '/login')?.body).toEqual(LOGIN_BODY);
         // Another account's layer is untouched.
-        expect(await store.getDataLayer(accountId, 'ledger')).toBeNull();
+        expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toBeNull();
       } finally {
         await client.close();
       }

@@ -21,9 +21,9 @@ it('purges links expired more than a day ago when the gateway starts, and keeps 
   const link = (hoursAgo: number) => ({ jti: newId('jti_'), accountId: tenant.account.id, userId: tenant.user.id, instanceId: 'cases', expiresAt: new Date(Date.now() - hoursAgo * 3600_000) });
   const stale = [link(25), link(24 * 40)];
   const kept = link(23);
-  for (const l of [...stale, kept]) await store.createConnectLink(l);
+  for (const l of [...stale, kept]) await store.links.createConnectLink(l);
   gw = await startGateway(store);
-  await expect.poll(() => store.connectLinkState(stale[0]!.jti, new Date()), { timeout: 10_000 }).toBe('missing');
-  expect(await store.connectLinkState(stale[1]!.jti, new Date())).toBe('missing');
-  expect(await store.connectLinkState(kept.jti, new Date())).toBe('expired');
+  await expect.poll(() => store.links.connectLinkState(stale[0]!.jti, new Date()), { timeout: 10_000 }).toBe('missing');
+  expect(await store.links.connectLinkState(stale[1]!.jti, new Date())).toBe('missing');
+  expect(await store.links.connectLinkState(kept.jti, new Date())).toBe('expired');
 });

@@ -407,7 +407,7 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       const own = await createTenant(env.gateway.store, { subscribe: ['cases'] });
       await env.gateway.app.context.state.refresh();
       const subscribed = await list(own);
-      await env.gateway.store.setSubscription(own.account.id, 'cases', false);
+      await env.gateway.store.accounts.setSubscription(own.account.id, 'cases', false);
       await env.gateway.app.context.state.refresh();
       try {
         const unsubscribed = await list(own);
@@ -420,7 +420,7 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
         const client = await open(instanceId, undefined, own.token);
         expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['connect_account']);
       } finally {
-        await env.gateway.store.setSubscription(own.account.id, 'cases', true);
+        await env.gateway.store.accounts.setSubscription(own.account.id, 'cases', true);
         await env.gateway.app.context.state.refresh();
       }
       expect((await list(own)).tools).toEqual(subscribed.tools);
@@ -428,13 +428,13 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
 
     it('a seat granted lets the calls of the same list through', async () => {
       const before = await list(unseated);
-      await env.gateway.store.setSeat(unseated.user.id, 'cases', true);
+      await env.gateway.store.users.setSeat(unseated.user.id, 'cases', true);
       await env.gateway.app.context.state.refresh();
       try {
         expect((await list(unseated)).tools).toEqual(before.tools);
         expect((await describeHour(unseated)).isError).toBeFalsy();
       } finally {
-        await env.gateway.store.setSeat(unseated.user.id, 'cases', false);
+        await env.gateway.store.users.setSeat(unseated.user.id, 'cases', false);
         await env.gateway.app.context.state.refresh();
       }
     });

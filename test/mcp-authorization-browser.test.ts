@@ -183,7 +183,7 @@ describe('an assistant connects with OAuth in a headless browser', skipWith(chro
     // The grant is in the portal (connected assistants) and its audit log.
     await page.goto(`${gw.url}/portal/tokens`);
     expect(await page.textContent('main')).toContain('Browser test assistant');
-    const audit = await store.listAudit(tenant.account.id, 20);
+    const audit = await store.audit.listAudit(tenant.account.id, 20);
     expect(audit.some((e) => e.action === 'oauth.grant' && e.detail.includes('client=Browser test assistant'))).toBe(true);
   }, 60_000);
 

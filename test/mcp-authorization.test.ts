@@ -161,8 +161,8 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(listed.status).toBe(200);
     expect((listed.json as any).result.tools.length).toBeGreaterThan(0);
     // Stored only as hashes.
-    expect(await store.findMcpAccessToken(secretHash(res.json.access_token))).not.toBeNull();
-    const audit = await store.listAudit(tenant.account.id, 20);
+    expect(await store.mcp.findMcpAccessToken(secretHash(res.json.access_token))).not.toBeNull();
+    const audit = await store.audit.listAudit(tenant.account.id, 20);
     expect(audit.some((e) => e.action === 'oauth.grant' && e.detail.includes(`client_id=${clientId}`))).toBe(true);
     expect(JSON.stringify(audit)).not.toContain(res.json.access_token);
     expect(JSON.stringify(audit)).not.toContain(code);
@@ -276,11 +276,11 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect((await listTools('cases', b.access_token)).status).toBe(200);
     const page = await portal.get('/portal/tokens');
     expect(page.html).toContain('Test assistant');
-    const grant = (await store.findMcpTokenGrant(secretHash(b.access_token)))!;
+    const grant = (await store.mcp.findMcpTokenGrant(secretHash(b.access_token)))!;
     const done = await portal.post('/portal/tokens/revoke-grant', { grant: grant.id });
     expect(done.status).toBe(303);
     expect((await listTools('cases', b.access_token)).status).toBe(401);
-    const audit = await store.listAudit(tenant.account.id, 50);
+    const audit = await store.audit.listAudit(tenant.account.id, 50);
     expect(audit.some((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toBe(true);
   });
 

@@ -93,13 +93,13 @@ describe('ERP OAuth connect flow in a headless browser', skipWith(chromiumPath ?
 
   it('refuses the consent answer replayed (its state was spent), storing nothing new', async () => {
     expect(callbackUrl).toBeDefined();
-    const before = await store.getConnection(tenant.account.id, 'erp');
+    const before = await store.connections.getConnection(tenant.account.id, 'erp');
     const page = await browser.newPage({ bypassCSP: true });
     const replay = await page.goto(callbackUrl!);
     expect(replay?.status()).toBeGreaterThanOrEqual(400);
     expect(await page.textContent('h1')).toBe('This sign-in cannot be used');
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
-    expect((await store.getConnection(tenant.account.id, 'erp'))?.ciphertext).toBe(before?.ciphertext);
+    expect((await store.connections.getConnection(tenant.account.id, 'erp'))?.ciphertext).toBe(before?.ciphertext);
   }, 60_000);
 });

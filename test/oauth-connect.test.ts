@@ -88,7 +88,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
   async function authorize(link: string): Promise<{ callback: string; cookie: string; authorizeUrl: URL }> {
     const token = link.slice(link.lastIndexOf('/') + 1);
     const { userId } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { userId: string };
-    const portal = await portalAs(gw, (await store.getUser(userId))!);
+    const portal = await portalAs(gw, (await store.users.getUser(userId))!);
     expect((await portal.get(link)).status).toBe(200);
     const start = await portal.post(link, {});
     expect(start.status).toBe(302);
@@ -102,7 +102,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
   const finish = (callback: string, cookie?: string) => fetch(callback, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
 
   async function connected(t: Tenant, instance = 'erp') {
-    const row = await store.getConnection(t.account.id, instance);
+    const row = await store.connections.getConnection(t.account.id, instance);
     return row ? (JSON.parse(gw.app.context.vault.open(row.ciphertext, t.account.id, instance)) as { accessToken: string; refreshToken?: string; expiresAt?: number; scope?: string }) : null;
   }
 
@@ -130,7 +130,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const page = await done.text();
     expect(page).toContain('is connected');
 
-    const row = await store.getConnection(t.account.id, 'erp');
+    const row = await store.connections.getConnection(t.account.id, 'erp');
     const grant = await connected(t);
     expect(grant).toMatchObject({ scope: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access' });
     expect(grant!.refreshToken).toMatch(/^rt-/);
@@ -149,7 +149,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const replay = await finish(callback, cookie);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('already been used');
-    expect((await store.getConnection(t.account.id, 'erp'))!.ciphertext).toBe(row!.ciphertext);
+    expect((await store.connections.getConnection(t.account.id, 'erp'))!.ciphertext).toBe(row!.ciphertext);
   });
 
   it('refuses a callback without a state, with an unknown one, or with an expired one, with a page and no stack', async () => {
@@ -172,7 +172,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(expired.status).toBe(410);
     expect(await expired.text()).toContain('expired');
     expect(idp.requests.authorization_code).toBe(before);
-    expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'erp')).toBeNull();
   });
 
   it("refuses a state from another browser or another account's flow, and stores nothing", async () => {
@@ -190,8 +190,8 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const bare = await finish(flowB.callback);
     expect(bare.status).toBe(400);
     expect(idp.requests.authorization_code).toBe(before);
-    expect(await store.getConnection(a.account.id, 'erp')).toBeNull();
-    expect(await store.getConnection(b.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(a.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(b.account.id, 'erp')).toBeNull();
   });
 
   it('checks the granted scopes as a closed set: an extra scope or no ERP API scope rejects, tolerated ones pass', async () => {
@@ -203,14 +203,14 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     let r = await finish(flow.callback, flow.cookie);
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('https://graph.microsoft.com/Mail.Read');
-    expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'erp')).toBeNull();
 
     idp.next.scope = 'openid profile email offline_access';
     flow = await authorize(await connectUrl(t));
     r = await finish(flow.callback, flow.cookie);
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('does not include the permission this connector needs');
-    expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'erp')).toBeNull();
 
     // The bare user-impersonation scope with every tolerated scope.
     idp.next.scope = 'user_impersonation openid profile email offline_access';
@@ -234,7 +234,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const r = await finish(flow.callback, flow.cookie);
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('no refresh token');
-    expect(await store.getConnection(t.account.id, 'erp')).toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'erp')).toBeNull();
   });
 
   it('connects from the connections page of a signed-in user (the same flow, its own single-use link record)', async () => {
@@ -250,7 +250,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const done = await finish(consent.headers.get('location')!, cookie);
     expect(done.status).toBe(200);
     expect((await connected(t))?.accessToken).toBeDefined();
-    const actions = (await store.listAudit(t.account.id, 20)).map((e) => e.action);
+    const actions = (await store.audit.listAudit(t.account.id, 20)).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['connection.oauth_start', 'connection.set']));
     // Without its CSRF token the start is refused and nothing is redirected.
     expect((await portal.post('/portal/connections/erp/connect', {}, false)).status).toBe(403);
@@ -320,7 +320,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       const first = reconnectParts(r);
       expect(first.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
       expect(first.instruction).toMatch(/^Reconnect Business Central ERP for the endpoint erp here .*: http.*\/portal\/connect\//);
-      expect((await store.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeInstanceOf(Date);
+      expect((await store.connections.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeInstanceOf(Date);
       expect(idp.requests.refresh_token - before).toBe(1);
       // No loop: later calls answer the same text without asking the provider again.
       idp.refreshMode = 'ok';
@@ -332,7 +332,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       const link = second.link!;
       const flow = await authorize(link);
       expect((await finish(flow.callback, flow.cookie)).status).toBe(200);
-      expect((await store.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeNull();
+      expect((await store.connections.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeNull();
       const served = await call(t);
       expect(served.isError).toBeUndefined();
     });
@@ -346,7 +346,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
         const r = await call(t);
         expect(r).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });
         expect(idp.requests.refresh_token - before).toBe(1);
-        expect((await store.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeNull();
+        expect((await store.connections.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeNull();
         const logged = lines
           .slice(linesBefore)
           .map((l) => JSON.parse(l) as { msg: string; tokenEndpoint?: { kind: string; status?: number } })

@@ -91,7 +91,7 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
     const [ra, rb] = await Promise.all([fromA, fromB]);
 
     expect(idp.requests.refresh_token - before).toBe(1);
-    const row = await stores[0]!.getConnection(t.account.id, 'erp');
+    const row = await stores[0]!.connections.getConnection(t.account.id, 'erp');
     const stored = JSON.parse(a.app.context.vault.open(row!.ciphertext, t.account.id, 'erp')) as { accessToken: string; refreshToken: string };
     expect(stored.refreshToken).not.toBe(refreshToken); // rotated, stored with the access token
     for (const r of [ra, rb]) expect(JSON.parse(r.content[0]!.text)).toMatchObject({ tokenDigest: digest(stored.accessToken) });

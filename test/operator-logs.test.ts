@@ -63,7 +63,7 @@ describe('refusals in the log', () => {
     await connectTenant(gw, connected, 'cases', { apiKey });
     const blocked = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, blocked, 'cases', { apiKey });
-    await store.setFairUse(blocked.account.id, { mode: 'hard', quota: 0 });
+    await store.accounts.setFairUse(blocked.account.id, { mode: 'hard', quota: 0 });
     await gw.app.context.state.refresh();
 
     const call = async (token: string, name: string, args: Record<string, unknown>) => {

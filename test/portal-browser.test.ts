@@ -207,7 +207,7 @@ describe('the portal in a headless browser', skipWith(chromiumPath ? undefined :
 
   it('refuses a form whose CSRF token was removed', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'API tokens', exact: true }).click();
-    const before = (await store.listTokens(admin.user.id)).length;
+    const before = (await store.tokens.listTokens(admin.user.id)).length;
     await page.evaluate(() => {
       const { document } = globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<{ remove(): void }> } };
       for (const input of document.querySelectorAll('input[name=csrf]')) input.remove();
@@ -215,7 +215,7 @@ describe('the portal in a headless browser', skipWith(chromiumPath ? undefined :
     await page.getByRole('button', { name: 'Create token' }).click();
     expect(await page.textContent('h1')).toBe('This form cannot be accepted');
     await check(page, '19-csrf-refused');
-    expect((await store.listTokens(admin.user.id)).length).toBe(before);
+    expect((await store.tokens.listTokens(admin.user.id)).length).toBe(before);
   }, 60_000);
 
   it('lets the colleague set a password from the invitation and see only what a member may', async () => {

@@ -55,13 +55,13 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
 
   it('counts failed sign-ins of one account across replicas', async () => {
     const limit = a.app.context.platform.limits.signInFailuresPerAccount!;
-    await stores[0]!.recordSignInFailure(
+    await stores[0]!.portal.recordSignInFailure(
       Array.from({ length: limit - 1 }, () => `account:${tenant.account.id}`),
       new Date(),
     );
     expect((await new PortalClient(a.url).signIn(tenant.user.email, 'Not-the-Password-4411')).status).toBe(401);
     expect((await new PortalClient(b.url).signIn(tenant.user.email)).status).toBe(429);
-    await stores[0]!.purgePortal(new Date(Date.now() + 3600_000));
+    await stores[0]!.portal.purgePortal(new Date(Date.now() + 3600_000));
     expect((await new PortalClient(b.url).signIn(tenant.user.email)).status).toBe(303);
   });
 
@@ -74,7 +74,7 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     // B learns of the new token from the store (a token it has not seen is looked up).
     expect((await rpc(b.url, 'register', token, list)).status).toBe(200);
-    const record = (await stores[0]!.listTokens(tenant.user.id)).find((x) => x.label === 'replica-test')!;
+    const record = (await stores[0]!.tokens.listTokens(tenant.user.id)).find((x) => x.label === 'replica-test')!;
     expect((await portal.post('/portal/tokens/revoke', { token: record.id })).status).toBe(303);
     expect((await rpc(a.url, 'register', token, list)).status).toBe(401);
     // B holds the token in its snapshot; the invalidation through Redis reloads it (no 10-minute wait).

@@ -59,7 +59,7 @@ describe('portal', () => {
     expect(usage.html).toContain(a.account.name);
     // The session cookie is stored only as a hash: the cookie value is nowhere in the database.
     const value = client.cookies.get('cg_session')!;
-    expect(await store.findSession(value, new Date())).toBeNull();
+    expect(await store.portal.findSession(value, new Date())).toBeNull();
   });
 
   it('refuses a wrong password with one text for unknown and known addresses, and never an open redirect', async () => {
@@ -79,7 +79,7 @@ describe('portal', () => {
     const victim = await createTenant(store, {});
     await givePassword(store, victim.user.id);
     const limit = gw.app.context.platform.limits.signInFailuresPerAccount!;
-    await store.recordSignInFailure(
+    await store.portal.recordSignInFailure(
       Array.from({ length: limit }, () => `account:${victim.account.id}`),
       new Date(),
     );
@@ -95,12 +95,12 @@ describe('portal', () => {
     await givePassword(store, other.user.id);
     const limit = gw.app.context.platform.limits.signInFailuresPerAddress!;
     // Every client of this file signs in from 127.0.0.1: start from no failures.
-    await store.purgePortal(new Date(Date.now() + 3600_000));
+    await store.portal.purgePortal(new Date(Date.now() + 3600_000));
     const client = new PortalClient(gw.url);
     for (let i = 0; i < limit; i++) expect((await client.signIn(`ghost-${i}@example.test`, 'Not-the-Password-4411')).status).toBe(401);
     expect((await client.signIn(other.user.email)).status).toBe(429);
     // Another account's failures on this address are the address's; clean up for the other tests.
-    await store.purgePortal(new Date(Date.now() + 3600_000));
+    await store.portal.purgePortal(new Date(Date.now() + 3600_000));
     expect((await client.signIn(other.user.email)).status).toBe(303);
   });
 
@@ -110,14 +110,14 @@ describe('portal', () => {
     const other = new PortalClient(gw.url);
     await other.signIn(b.user.email);
     await other.get('/portal/tokens');
-    const before = (await store.listTokens(a.user.id)).length;
+    const before = (await store.tokens.listTokens(a.user.id)).length;
     await client.get('/portal/tokens');
     expect((await client.post('/portal/tokens/create', { label: 'no-csrf' }, false)).status).toBe(403);
     expect((await client.post('/portal/tokens/create', { label: 'foreign-csrf' }, other.csrf!)).status).toBe(403);
     const cross = await client.request('/portal/tokens/create', { form: { label: 'cross-origin' }, headers: { origin: 'https://evil.example' } });
     expect(cross.status).toBe(403);
     expect(cross.html).toContain('security token');
-    expect((await store.listTokens(a.user.id)).length).toBe(before);
+    expect((await store.tokens.listTokens(a.user.id)).length).toBe(before);
     // Sign-in itself needs the form cookie's token.
     const bare = new PortalClient(gw.url);
     expect((await bare.post('/portal/sign-in', { email: a.user.email, password: TEST_PASSWORD }, false)).status).toBe(403);
@@ -135,11 +135,11 @@ describe('portal', () => {
     expect((await call()).status).toBe(200);
     const list = await client.get('/portal/tokens');
     expect(list.html).not.toContain(token!);
-    const record = (await store.listTokens(a.user.id)).find((x) => x.label === 'laptop')!;
+    const record = (await store.tokens.listTokens(a.user.id)).find((x) => x.label === 'laptop')!;
     const revoked = await client.post('/portal/tokens/revoke', { token: record.id });
     expect(revoked.status).toBe(303);
     expect((await call()).status).toBe(401);
-    const audit = await store.listAudit(a.account.id, 50);
+    const audit = await store.audit.listAudit(a.account.id, 50);
     expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(['token.create', 'token.revoke']));
     expect(JSON.stringify(audit)).not.toContain(token!);
   });
@@ -147,10 +147,10 @@ describe('portal', () => {
   it('never shows or changes another account’s data', async () => {
     const client = new PortalClient(gw.url);
     await client.signIn(a.user.email);
-    const bToken = (await store.listTokens(b.user.id))[0]!;
+    const bToken = (await store.tokens.listTokens(b.user.id))[0]!;
     await client.get('/portal/tokens');
     expect((await client.post('/portal/tokens/revoke', { token: bToken.id })).status).toBe(404);
-    expect((await store.listTokens(b.user.id))[0]!.revokedAt).toBeNull();
+    expect((await store.tokens.listTokens(b.user.id))[0]!.revokedAt).toBeNull();
     await client.get('/portal/team');
     // A seat for B's user named in A's form is ignored; B's user stays seated.
     await client.post('/portal/team', { action: 'seats', seat: [`${a.user.id}|cases`, `${b.user.id}|cases`] });
@@ -172,7 +172,7 @@ describe('portal', () => {
     expect(invited.status).toBe(200);
     expect(delivered.length).toBe(1);
     expect(invited.html).toContain(delivered[0]!);
-    const ann = (await store.listUsers(a.account.id)).find((u) => u.name === 'Colleague Ann')!;
+    const ann = (await store.users.listUsers(a.account.id)).find((u) => u.name === 'Colleague Ann')!;
     const page = await client.get('/portal/team');
     const id = `seat-${ann.id}-cases`;
     expect(page.html).toContain(`<label class="inline" for="${id}">Seat for Colleague Ann on Case management</label>`);
@@ -202,7 +202,7 @@ describe('portal', () => {
     await second.get(delivered[0]!);
     expect((await second.post(delivered[0]!.replace(gw.url, ''), { password: 'Other-Pw-88-long', confirm: 'Other-Pw-88-long' })).status).toBe(400);
 
-    const actions = (await store.listAudit(a.account.id, 50)).map((e) => `${e.action} ${e.actor}`);
+    const actions = (await store.audit.listAudit(a.account.id, 50)).map((e) => `${e.action} ${e.actor}`);
     expect(actions.some((x) => x.startsWith('user.invite'))).toBe(true);
     expect(actions.some((x) => x.startsWith('seats.set'))).toBe(true);
   });
@@ -223,7 +223,7 @@ describe('portal', () => {
     const foreign = await intruder.get(path);
     expect(foreign.status).toBe(403);
     expect((await intruder.post(path, { apiKey: 'k-foreign-Zx81' })).status).toBe(403);
-    expect(await store.getConnection(a.account.id, 'cases')).toBeNull();
+    expect(await store.connections.getConnection(a.account.id, 'cases')).toBeNull();
 
     const owner = new PortalClient(gw.url);
     const signIn = await owner.get(`/portal/sign-in?next=${encodeURIComponent(path)}`);
@@ -233,8 +233,8 @@ describe('portal', () => {
     const form = await owner.get(path);
     expect(form.html).toContain('name="apiKey"');
     expect((await owner.post(path, { apiKey: 'k-owner-Zx81' })).status).toBe(200);
-    expect(await store.getConnection(a.account.id, 'cases')).not.toBeNull();
-    const audit = await store.listAudit(a.account.id, 50);
+    expect(await store.connections.getConnection(a.account.id, 'cases')).not.toBeNull();
+    const audit = await store.audit.listAudit(a.account.id, 50);
     expect(JSON.stringify(audit)).not.toContain('k-owner-Zx81');
   });
 
@@ -255,13 +255,13 @@ describe('portal', () => {
     const page = await client.get('/portal/connections/cases/connect');
     expect(page.status).toBe(403);
     expect((await client.post('/portal/connections/cases/connect', { apiKey: 'k-terms-Zx81' })).status).toBe(403);
-    expect(await store.getConnection(t.account.id, 'cases')).toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'cases')).toBeNull();
     // Accepting through the portal, then connecting, works.
     await client.get('/portal/terms');
     expect((await client.post('/portal/terms', {})).status).toBe(303);
     await client.get('/portal/connections/cases/connect');
     expect((await client.post('/portal/connections/cases/connect', { apiKey: 'k-terms-Zx81' })).location).toBe('/portal/connections?done=connected');
-    expect(await store.getConnection(t.account.id, 'cases')).not.toBeNull();
+    expect(await store.connections.getConnection(t.account.id, 'cases')).not.toBeNull();
   });
 
   it('signs out everywhere: every session of the user ends', async () => {
@@ -298,13 +298,13 @@ describe('portal', () => {
     const page = await client.get('/portal/data-layer');
     expect(page.html).toContain('Opt ledger in');
     expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'on' })).location).toBe('/portal/data-layer?done=data_layer_enabled');
-    expect(await store.getDataLayer(t.account.id, 'ledger')).not.toBeNull();
+    expect(await store.dataLayer.getDataLayer(t.account.id, 'ledger')).not.toBeNull();
     expect((await client.get('/portal/data-layer')).html).toContain('Opt ledger out and delete its records');
     // An instance that is not this account's connection is refused.
     expect((await client.post('/portal/data-layer', { instance: 'cases', enabled: 'on' })).status).toBe(400);
     expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'off' })).status).toBe(303);
-    expect(await store.getDataLayer(t.account.id, 'ledger')).toBeNull();
-    const actions = (await store.listAudit(t.account.id, 10)).map((e) => e.action);
+    expect(await store.dataLayer.getDataLayer(t.account.id, 'ledger')).toBeNull();
+    const actions = (await store.audit.listAudit(t.account.id, 10)).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['data_layer.enable', 'data_layer.disable']));
   });
 });

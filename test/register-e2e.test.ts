@@ -151,7 +151,7 @@ describe('company register end to end against its sandbox', () => {
       expect(result.isError).toBeFalsy();
       expect(JSON.parse(text(result)).total).toBe(5);
       const month = other.app.context.meter.month(new Date());
-      expect(await store.getUsage(t.account.id, month)).toEqual([expect.objectContaining({ connectorId: 'register', tool: 'soeg_virksomhed', calls: 1 })]);
+      expect(await store.usage.getUsage(t.account.id, month)).toEqual([expect.objectContaining({ connectorId: 'register', tool: 'soeg_virksomhed', calls: 1 })]);
     } finally {
       sandbox.setFault('none');
       await client.close().catch(() => {});

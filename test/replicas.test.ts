@@ -60,7 +60,7 @@ describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis')
       .times(20)
       .reply(200, { hits: { total: 0, hits: [] } });
     const t = await createTenant(stores[0]!, { subscribe: ['register'] });
-    await stores[0]!.setFairUse(t.account.id, { mode: 'hard', quota: 3 });
+    await stores[0]!.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 3 });
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
     const call = (gw: StartedGateway) => rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } });
@@ -79,7 +79,7 @@ describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis')
     await a.app.context.state.refresh(); // publishes an invalidation
     await new Promise((r) => setTimeout(r, 200));
     expect(b.app.context.state.isSubscribed(t.account.id, 'register')).toBe(false);
-    await stores[0]!.setSubscription(t.account.id, 'register', true);
+    await stores[0]!.accounts.setSubscription(t.account.id, 'register', true);
     await a.app.context.state.refresh();
     for (let i = 0; i < 50 && !b.app.context.state.isSubscribed(t.account.id, 'register'); i++) await new Promise((r) => setTimeout(r, 20));
     expect(b.app.context.state.isSubscribed(t.account.id, 'register')).toBe(true);

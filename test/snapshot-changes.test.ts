@@ -62,14 +62,14 @@ for (const kind of ['embedded', 'postgres'] as const) {
 
     it('reads back the keys a write changed, with their current rows (revoked tokens and deletions too)', async () => {
       const t = await createTenant(store, { subscribe: ['register'] });
-      const since = await store.changeVersion();
-      const tokens = await store.listTokens(t.user.id);
-      await store.revokeToken(tokens[0]!.id, new Date());
-      await store.setSeat(t.user.id, 'register', false);
-      await store.setSubscription(t.account.id, 'erp', true);
-      await store.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c', keyVersion: 1 });
-      const changes = (await store.loadChanges(since, 1000))!;
-      expect(changes.version).toBe(await store.changeVersion());
+      const since = await store.changes.changeVersion();
+      const tokens = await store.tokens.listTokens(t.user.id);
+      await store.tokens.revokeToken(tokens[0]!.id, new Date());
+      await store.users.setSeat(t.user.id, 'register', false);
+      await store.accounts.setSubscription(t.account.id, 'erp', true);
+      await store.connections.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c', keyVersion: 1 });
+      const changes = (await store.changes.loadChanges(since, 1000))!;
+      expect(changes.version).toBe(await store.changes.changeVersion());
       expect(changes.touched).toEqual({
         accounts: [],
         users: [],
@@ -84,18 +84,18 @@ for (const kind of ['embedded', 'postgres'] as const) {
       expect(changes.connections.map((c) => c.instanceId)).toEqual(['erp']);
 
       // Deleting the account removes every row of it: each key is named, none has a row left.
-      const before = await store.changeVersion();
-      await store.deleteAccount(t.account.id);
-      const gone = (await store.loadChanges(before, 1000))!;
+      const before = await store.changes.changeVersion();
+      await store.accounts.deleteAccount(t.account.id);
+      const gone = (await store.changes.loadChanges(before, 1000))!;
       expect(gone.touched.accounts).toEqual([t.account.id]);
       expect(gone.touched.users).toEqual([t.user.id]);
       expect(gone.touched.tokens).toEqual([tokens[0]!.id]);
       expect(gone.touched.connections).toEqual([[t.account.id, 'erp']]);
       expect([gone.accounts, gone.users, gone.tokens, gone.subscriptions, gone.seats, gone.connections].every((rows) => rows.length === 0)).toBe(true);
       // Nothing since the current version; too many keys, or a version ahead of the store: a full load.
-      expect((await store.loadChanges(await store.changeVersion(), 1000))!.touched.accounts).toEqual([]);
-      expect(await store.loadChanges(since, 2)).toBeNull();
-      expect(await store.loadChanges((await store.changeVersion()) + 5, 1000)).toBeNull();
+      expect((await store.changes.loadChanges(await store.changes.changeVersion(), 1000))!.touched.accounts).toEqual([]);
+      expect(await store.changes.loadChanges(since, 2)).toBeNull();
+      expect(await store.changes.loadChanges((await store.changes.changeVersion()) + 5, 1000)).toBeNull();
     });
 
     it('applies writes incrementally, and the result equals a full load after every step', async () => {
@@ -105,7 +105,7 @@ for (const kind of ['embedded', 'postgres'] as const) {
       const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
       const tenants = [await createTenant(store, { subscribe: ['register'] }), await createTenant(store, { subscribe: ['erp'] })];
       const hashes = tenants.map((t) => tokenHash(t.token));
-      const tokenIds = [...(await store.listTokens(tenants[0]!.user.id)), ...(await store.listTokens(tenants[1]!.user.id))].map((x) => x.id);
+      const tokenIds = [...(await store.tokens.listTokens(tenants[0]!.user.id)), ...(await store.tokens.listTokens(tenants[1]!.user.id))].map((x) => x.id);
       const users = tenants.map((t) => t.user.id);
       const accounts = tenants.map((t) => t.account.id);
       const steps: Array<() => Promise<unknown>> = [
@@ -115,16 +115,16 @@ for (const kind of ['embedded', 'postgres'] as const) {
           hashes.push(tokenHash(token));
           tokenIds.push(record.id);
         },
-        () => store.revokeToken(pick(tokenIds), new Date()),
-        () => store.setSeat(pick(users), pick(['register', 'erp']), random() < 0.5),
-        () => store.setSubscription(pick(accounts), pick(['register', 'erp']), random() < 0.5),
-        () => store.setFairUse(pick(accounts), { mode: pick(['off', 'soft', 'hard'] as const), quota: Math.floor(random() * 100) }),
-        () => store.acceptTerms(pick(users), new Date(1_700_000_000_000 + Math.floor(random() * 1e9))),
-        () => store.putConnection({ accountId: pick(accounts), instanceId: pick(['register', 'erp', 'erp-2']), connectorKey: 'erp', ciphertext: 'x', keyVersion: pick([1, 2, 3]) }),
-        () => store.deleteConnection(pick(accounts), pick(['register', 'erp', 'erp-2'])),
+        () => store.tokens.revokeToken(pick(tokenIds), new Date()),
+        () => store.users.setSeat(pick(users), pick(['register', 'erp']), random() < 0.5),
+        () => store.accounts.setSubscription(pick(accounts), pick(['register', 'erp']), random() < 0.5),
+        () => store.accounts.setFairUse(pick(accounts), { mode: pick(['off', 'soft', 'hard'] as const), quota: Math.floor(random() * 100) }),
+        () => store.users.acceptTerms(pick(users), new Date(1_700_000_000_000 + Math.floor(random() * 1e9))),
+        () => store.connections.putConnection({ accountId: pick(accounts), instanceId: pick(['register', 'erp', 'erp-2']), connectorKey: 'erp', ciphertext: 'x', keyVersion: pick([1, 2, 3]) }),
+        () => store.connections.deleteConnection(pick(accounts), pick(['register', 'erp', 'erp-2'])),
         async () => {
           const account = pick(accounts);
-          const user = await store.createUser({ accountId: account, email: `m-${randomBytes(5).toString('hex')}@example.test`, name: 'Member' });
+          const user = await store.users.createUser({ accountId: account, email: `m-${randomBytes(5).toString('hex')}@example.test`, name: 'Member' });
           users.push(user.id);
           const { token, record } = await issueToken(store, user.id, 'member');
           hashes.push(tokenHash(token));
@@ -133,13 +133,13 @@ for (const kind of ['embedded', 'postgres'] as const) {
         async () => {
           // A whole tenant gone (cascade), then a new one in its place.
           const i = Math.floor(random() * tenants.length);
-          await store.deleteAccount(accounts[i]!);
+          await store.accounts.deleteAccount(accounts[i]!);
           const t = await createTenant(store, { subscribe: ['register'] });
           tenants[i] = t;
           accounts.push(t.account.id);
           users.push(t.user.id);
           hashes.push(tokenHash(t.token));
-          tokenIds.push(...(await store.listTokens(t.user.id)).map((x) => x.id));
+          tokenIds.push(...(await store.tokens.listTokens(t.user.id)).map((x) => x.id));
         },
       ];
       const fullBefore = state.stats().fullLoads;
@@ -172,18 +172,18 @@ for (const kind of ['embedded', 'postgres'] as const) {
       await state.reload();
       const t = await createTenant(store, { subscribe: ['register'] });
       // Pruning what is older than an hour ago leaves the fresh changes: still incremental.
-      expect(await store.pruneChangeLog(new Date(Date.now() - 3_600_000))).toBeGreaterThanOrEqual(0);
+      expect(await store.changes.pruneChangeLog(new Date(Date.now() - 3_600_000))).toBeGreaterThanOrEqual(0);
       await state.sync();
       expect(state.stats()).toMatchObject({ fullLoads: 1, incremental: 1 });
-      await store.setSeat(t.user.id, 'register', false);
+      await store.users.setSeat(t.user.id, 'register', false);
       // Everything pruned: the snapshot's version is behind the log's start.
-      expect(await store.pruneChangeLog(new Date(Date.now() + 60_000))).toBeGreaterThan(0);
+      expect(await store.changes.pruneChangeLog(new Date(Date.now() + 60_000))).toBeGreaterThan(0);
       await state.sync();
       expect(state.stats()).toMatchObject({ fullLoads: 2, incremental: 1 });
       expect(state.hasSeat(t.user.id, 'register')).toBe(false);
       expect(state.known(tokenHash(t.token))?.user.id).toBe(t.user.id);
       // After a full load the log serves again.
-      await store.setSeat(t.user.id, 'register', true);
+      await store.users.setSeat(t.user.id, 'register', true);
       await state.sync();
       expect(state.stats()).toMatchObject({ fullLoads: 2, incremental: 2 });
       expect(state.hasSeat(t.user.id, 'register')).toBe(true);
@@ -194,12 +194,12 @@ for (const kind of ['embedded', 'postgres'] as const) {
       await state.reload();
       const t = await createTenant(store, { subscribe: ['register'] });
       const first = state.sync();
-      await store.setSubscription(t.account.id, 'erp', true);
+      await store.accounts.setSubscription(t.account.id, 'erp', true);
       const second = state.sync();
       const third = state.sync();
       await Promise.all([first, second, third]);
       expect(state.isSubscribed(t.account.id, 'erp')).toBe(true);
-      expect(state.storeVersion).toBe(await store.changeVersion());
+      expect(state.storeVersion).toBe(await store.changes.changeVersion());
     });
   });
 }
@@ -245,24 +245,24 @@ describe('two replicas: a write reaches the other one incrementally', () => {
     const fullLoads = bState.stats().fullLoads;
     const incremental = bState.stats().incremental;
 
-    await throughA(() => stores[0]!.setSeat(t.user.id, 'register', false));
+    await throughA(() => stores[0]!.users.setSeat(t.user.id, 'register', false));
     expect(await until(() => !bState.hasSeat(t.user.id, 'register'))).toBe(true);
 
-    await throughA(() => stores[0]!.setSubscription(t.account.id, 'erp', true));
+    await throughA(() => stores[0]!.accounts.setSubscription(t.account.id, 'erp', true));
     expect(await until(() => bState.isSubscribed(t.account.id, 'erp'))).toBe(true);
 
-    await throughA(() => stores[0]!.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'sealed', keyVersion: 1 }));
+    await throughA(() => stores[0]!.connections.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'sealed', keyVersion: 1 }));
     expect(await until(() => bState.connection(t.account.id, 'erp')?.ciphertext === 'sealed')).toBe(true);
 
-    const [token] = await stores[0]!.listTokens(t.user.id);
+    const [token] = await stores[0]!.tokens.listTokens(t.user.id);
     expect((await rpc(b.url, 'register', t.token, PING)).status).toBe(200);
-    await throughA(() => stores[0]!.revokeToken(token!.id, new Date()));
+    await throughA(() => stores[0]!.tokens.revokeToken(token!.id, new Date()));
     expect(await until(() => bState.known(tokenHash(t.token)) === undefined)).toBe(true);
     expect((await rpc(b.url, 'register', t.token, PING)).status).toBe(401);
 
     expect(bState.stats().fullLoads).toBe(fullLoads);
     expect(bState.stats().incremental).toBeGreaterThanOrEqual(incremental + 4);
-    expect(bState.storeVersion).toBe(await stores[1]!.changeVersion());
+    expect(bState.storeVersion).toBe(await stores[1]!.changes.changeVersion());
   });
 
   it('a missed broadcast is caught up by change version, incrementally', async () => {
@@ -272,8 +272,8 @@ describe('two replicas: a write reaches the other one incrementally', () => {
     expect(await until(() => bState.hasSeat(t.user.id, 'register'))).toBe(true);
     const fullLoads = bState.stats().fullLoads;
     // Written straight to the store: nobody broadcasts, B still holds the old rows.
-    await stores[0]!.setSeat(t.user.id, 'register', false);
-    await stores[0]!.setFairUse(t.account.id, { mode: 'hard', quota: 7 });
+    await stores[0]!.users.setSeat(t.user.id, 'register', false);
+    await stores[0]!.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 7 });
     await new Promise((r) => setTimeout(r, 50));
     expect(bState.hasSeat(t.user.id, 'register')).toBe(true);
     // The timer's version poll (here called directly) finds the version moved and reads the changes.

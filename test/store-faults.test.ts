@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/platform/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import type { PlatformStore, Repositories } from '../runtime/platform/store.ts';
 import { UsageMeter } from '../runtime/platform/usage.ts';
 import { createTenant, rpc, silentLogger, startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
@@ -88,7 +88,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     // Redis is back: B reconnects both clients and hears A's invalidations again.
     redis.setMode('forward');
     await until('B reconnected', async () => (await rpc(b.url, 'register', t.token, ping)).status === 200 && (await metric(b.url, 'gateway_ready', '{check="shared_store"}')) === 1);
-    await direct.setSubscription(t.account.id, 'register', false);
+    await direct.accounts.setSubscription(t.account.id, 'register', false);
     await until('B hears the invalidation', async () => {
       await a.app.context.state.refresh(); // publishes again until the resubscription is in place
       return !b.app.context.state.isSubscribed(t.account.id, 'register');
@@ -99,21 +99,21 @@ describe('store faults', needs('postgres', 'redis'), () => {
     const t = await createTenant(direct, { subscribe: [] });
     let lose = true;
     // The write lands, then the connection dies before the answer arrives (an ambiguous commit).
-    const flaky = new Proxy(direct, {
-      get(target, prop, receiver) {
-        if (prop === 'addUsage') {
-          return async (...args: Parameters<PlatformStore['addUsage']>) => {
-            await target.addUsage(...args);
-            if (lose) {
-              lose = false;
-              throw new Error('Connection terminated unexpectedly');
-            }
-          };
-        }
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const usage = direct.usage;
+    const flaky: Pick<Repositories, 'usage'> = {
+      usage: {
+        addUsage: async (...args) => {
+          await usage.addUsage(...args);
+          if (lose) {
+            lose = false;
+            throw new Error('Connection terminated unexpectedly');
+          }
+        },
+        getUsage: (...args) => usage.getUsage(...args),
+        getMonthCostUnits: (...args) => usage.getMonthCostUnits(...args),
+        getMonthCostUnitsOf: (...args) => usage.getMonthCostUnitsOf(...args),
       },
-    });
+    };
     const meter = new UsageMeter({ store: flaky, timeZone: 'Europe/Copenhagen', defaultQuota: 100, flushMs: 60_000, counterTimeoutMs: 1000, log: silentLogger() });
     const now = new Date();
     for (let i = 0; i < 3; i++) meter.record(t.account.id, 'register', 'soeg_virksomhed', now);
@@ -123,7 +123,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     await meter.flush();
     await meter.flush();
     expect(meter.backlog()).toEqual({ rows: 0, calls: 0 });
-    expect((await direct.getUsage(t.account.id, meter.month(now))).map((r) => r.calls)).toEqual([4]);
+    expect((await direct.usage.getUsage(t.account.id, meter.month(now))).map((r) => r.calls)).toEqual([4]);
     expect((await meter.usageRecord(t.account, now)).usage.totalCalls).toBe(4);
   });
 
@@ -139,7 +139,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     upstream(6);
 
     expect((await rpc(gw.url, 'register', t.token, search)).status).toBe(200);
-    await until('first call flushed', async () => (await direct.getUsage(t.account.id, gw.app.context.meter.month(new Date()))).length === 1);
+    await until('first call flushed', async () => (await direct.usage.getUsage(t.account.id, gw.app.context.meter.month(new Date()))).length === 1);
 
     // The database goes away: calls still answer; their usage waits in memory.
     pg.setMode('refuse');
@@ -166,7 +166,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     pg.setMode('forward');
     pg.drop();
     await until('backlog flushed', async () => (await metric(gw.url, 'gateway_usage_backlog_calls')) === 0);
-    const rows = await direct.getUsage(t.account.id, gw.app.context.meter.month(new Date()));
+    const rows = await direct.usage.getUsage(t.account.id, gw.app.context.meter.month(new Date()));
     expect(rows.map((r) => r.calls)).toEqual([5]);
     const after = await fetch(`${gw.url}/api/usage`, { headers: { authorization: `Bearer ${t.token}` } });
     expect(after.status).toBe(200);

@@ -42,8 +42,8 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
     });
 
     async function seed(role: 'admin' | 'member' = 'admin') {
-      const account = await store.createAccount({ name: 'Acme ApS' });
-      const user = await store.createUser({ accountId: account.id, email: `${newId('u')}@acme.example`, name: 'Ada', role });
+      const account = await store.accounts.createAccount({ name: 'Acme ApS' });
+      const user = await store.users.createUser({ accountId: account.id, email: `${newId('u')}@acme.example`, name: 'Ada', role });
       return { account, user };
     }
 
@@ -52,166 +52,166 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
     });
 
     it('creates, reads and lists accounts', async () => {
-      const a = await store.createAccount({ name: 'Generated' });
+      const a = await store.accounts.createAccount({ name: 'Generated' });
       expect(a.id).toMatch(/^acc_[a-z2-7]{20}$/);
       expect(a).toMatchObject({ name: 'Generated', fairUseMode: 'off', fairUseQuota: null });
       expect(a.createdAt).toBeInstanceOf(Date);
       const givenId = newId('acc_given_');
-      const b = await store.createAccount({ id: givenId, name: 'Given' });
+      const b = await store.accounts.createAccount({ id: givenId, name: 'Given' });
       expect(b.id).toBe(givenId);
-      expect(await store.getAccount(a.id)).toEqual(a);
-      expect(await store.getAccount('acc_missing')).toBeNull();
-      const ids = (await store.listAccounts()).map((x) => x.id);
+      expect(await store.accounts.getAccount(a.id)).toEqual(a);
+      expect(await store.accounts.getAccount('acc_missing')).toBeNull();
+      const ids = (await store.accounts.listAccounts()).map((x) => x.id);
       expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
-      await expect(store.createAccount({ id: givenId, name: 'Again' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(store.accounts.createAccount({ id: givenId, name: 'Again' })).rejects.toMatchObject({ code: 'conflict' });
     });
 
     it('sets fair-use mode and quota independently', async () => {
       const { account } = await seed();
-      await store.setFairUse(account.id, { mode: 'hard' });
-      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: null });
-      await store.setFairUse(account.id, { quota: 250_000 });
-      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 250_000 });
-      await store.setFairUse(account.id, { mode: 'soft', quota: null });
-      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
-      await store.setFairUse(account.id, {});
-      expect(await store.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
-      await expect(store.setFairUse('acc_missing', { mode: 'off' })).rejects.toBeInstanceOf(StoreError);
-      await expect(store.setFairUse(account.id, { quota: -1 })).rejects.toThrow(RangeError);
+      await store.accounts.setFairUse(account.id, { mode: 'hard' });
+      expect(await store.accounts.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: null });
+      await store.accounts.setFairUse(account.id, { quota: 250_000 });
+      expect(await store.accounts.getAccount(account.id)).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 250_000 });
+      await store.accounts.setFairUse(account.id, { mode: 'soft', quota: null });
+      expect(await store.accounts.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
+      await store.accounts.setFairUse(account.id, {});
+      expect(await store.accounts.getAccount(account.id)).toMatchObject({ fairUseMode: 'soft', fairUseQuota: null });
+      await expect(store.accounts.setFairUse('acc_missing', { mode: 'off' })).rejects.toBeInstanceOf(StoreError);
+      await expect(store.accounts.setFairUse(account.id, { quota: -1 })).rejects.toThrow(RangeError);
     });
 
     it('creates users with unique, case-insensitive emails', async () => {
-      const account = await store.createAccount({ name: 'Users' });
+      const account = await store.accounts.createAccount({ name: 'Users' });
       const email = `${newId('Mixed.Case')}@Example.COM`;
-      const u = await store.createUser({ accountId: account.id, email, name: 'Bo' });
+      const u = await store.users.createUser({ accountId: account.id, email, name: 'Bo' });
       expect(u.id).toMatch(/^usr_[a-z2-7]{20}$/);
       expect(u).toMatchObject({ accountId: account.id, email, name: 'Bo', role: 'member', termsAcceptedAt: null });
       expect(u.createdAt).toBeInstanceOf(Date);
-      expect(await store.getUser(u.id)).toEqual(u);
-      expect(await store.getUser('usr_missing')).toBeNull();
-      expect(await store.findUserByEmail(email.toLowerCase())).toEqual(u);
-      expect(await store.findUserByEmail(email.toUpperCase())).toEqual(u);
-      expect(await store.findUserByEmail('nobody@example.com')).toBeNull();
-      await expect(store.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(store.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' })).rejects.toMatchObject({ code: 'not_found' });
-      const admin = await store.createUser({ id: newId('usr_given_'), accountId: account.id, email: `${newId('a')}@example.com`, name: 'Al', role: 'admin' });
+      expect(await store.users.getUser(u.id)).toEqual(u);
+      expect(await store.users.getUser('usr_missing')).toBeNull();
+      expect(await store.users.findUserByEmail(email.toLowerCase())).toEqual(u);
+      expect(await store.users.findUserByEmail(email.toUpperCase())).toEqual(u);
+      expect(await store.users.findUserByEmail('nobody@example.com')).toBeNull();
+      await expect(store.users.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(store.users.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' })).rejects.toMatchObject({ code: 'not_found' });
+      const admin = await store.users.createUser({ id: newId('usr_given_'), accountId: account.id, email: `${newId('a')}@example.com`, name: 'Al', role: 'admin' });
       expect(admin.role).toBe('admin');
-      const listed = (await store.listUsers(account.id)).map((x) => x.id).sort();
+      const listed = (await store.users.listUsers(account.id)).map((x) => x.id).sort();
       expect(listed).toEqual([u.id, admin.id].sort());
-      expect(await store.listUsers('acc_missing')).toEqual([]);
+      expect(await store.users.listUsers('acc_missing')).toEqual([]);
     });
 
     it('records acceptance of the terms', async () => {
       const { user } = await seed();
-      await store.acceptTerms(user.id, BASE);
-      expect((await store.getUser(user.id))?.termsAcceptedAt).toEqual(BASE);
-      await expect(store.acceptTerms('usr_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
+      await store.users.acceptTerms(user.id, BASE);
+      expect((await store.users.getUser(user.id))?.termsAcceptedAt).toEqual(BASE);
+      await expect(store.users.acceptTerms('usr_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('finds tokens by hash and ignores revoked ones', async () => {
       const { account, user } = await seed();
       const tokenHash = hash();
-      const t = await store.createToken({ userId: user.id, label: 'laptop', tokenHash });
+      const t = await store.tokens.createToken({ userId: user.id, label: 'laptop', tokenHash });
       expect(t.id).toMatch(/^tok_[a-z2-7]{20}$/);
       expect(t).toMatchObject({ userId: user.id, label: 'laptop', tokenHash, revokedAt: null });
-      const found = await store.findByTokenHash(tokenHash);
+      const found = await store.tokens.findByTokenHash(tokenHash);
       expect(found).toEqual({ token: t, user, account });
-      expect(await store.findByTokenHash(hash())).toBeNull();
-      await expect(store.createToken({ userId: user.id, label: 'copy', tokenHash })).rejects.toMatchObject({ code: 'conflict' });
+      expect(await store.tokens.findByTokenHash(hash())).toBeNull();
+      await expect(store.tokens.createToken({ userId: user.id, label: 'copy', tokenHash })).rejects.toMatchObject({ code: 'conflict' });
 
-      const other = await store.createToken({ id: newId('tok_given_'), userId: user.id, label: 'phone', tokenHash: hash() });
-      await store.revokeToken(t.id, minutes(1));
-      expect(await store.findByTokenHash(tokenHash)).toBeNull();
-      expect((await store.findByTokenHash(other.tokenHash))?.token.id).toBe(other.id);
-      await store.revokeToken(t.id, minutes(2)); // the first revocation time stays
-      const listed = await store.listTokens(user.id);
+      const other = await store.tokens.createToken({ id: newId('tok_given_'), userId: user.id, label: 'phone', tokenHash: hash() });
+      await store.tokens.revokeToken(t.id, minutes(1));
+      expect(await store.tokens.findByTokenHash(tokenHash)).toBeNull();
+      expect((await store.tokens.findByTokenHash(other.tokenHash))?.token.id).toBe(other.id);
+      await store.tokens.revokeToken(t.id, minutes(2)); // the first revocation time stays
+      const listed = await store.tokens.listTokens(user.id);
       expect(listed.map((x) => x.id).sort()).toEqual([t.id, other.id].sort());
       expect(listed.find((x) => x.id === t.id)?.revokedAt).toEqual(minutes(1));
       expect(listed.find((x) => x.id === other.id)?.revokedAt).toBeNull();
-      await expect(store.revokeToken('tok_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(store.tokens.revokeToken('tok_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('turns subscriptions and seats on and off idempotently', async () => {
       const { account, user } = await seed();
-      await store.setSubscription(account.id, 'cases', true);
-      await store.setSubscription(account.id, 'cases', true);
-      await store.setSubscription(account.id, 'erp', true);
-      expect(await store.listSubscriptions(account.id)).toEqual(['cases', 'erp']);
-      await store.setSubscription(account.id, 'cases', false);
-      await store.setSubscription(account.id, 'cases', false);
-      expect(await store.listSubscriptions(account.id)).toEqual(['erp']);
+      await store.accounts.setSubscription(account.id, 'cases', true);
+      await store.accounts.setSubscription(account.id, 'cases', true);
+      await store.accounts.setSubscription(account.id, 'erp', true);
+      expect(await store.accounts.listSubscriptions(account.id)).toEqual(['cases', 'erp']);
+      await store.accounts.setSubscription(account.id, 'cases', false);
+      await store.accounts.setSubscription(account.id, 'cases', false);
+      expect(await store.accounts.listSubscriptions(account.id)).toEqual(['erp']);
 
-      await store.setSeat(user.id, 'erp', true);
-      await store.setSeat(user.id, 'erp', true);
-      await store.setSeat(user.id, 'books', true);
-      expect(await store.listSeats(user.id)).toEqual(['books', 'erp']);
-      await store.setSeat(user.id, 'erp', false);
-      await store.setSeat(user.id, 'erp', false);
-      expect(await store.listSeats(user.id)).toEqual(['books']);
-      expect(await store.listSubscriptions('acc_missing')).toEqual([]);
-      expect(await store.listSeats('usr_missing')).toEqual([]);
-      await expect(store.setSubscription('acc_missing', 'erp', true)).rejects.toMatchObject({ code: 'not_found' });
+      await store.users.setSeat(user.id, 'erp', true);
+      await store.users.setSeat(user.id, 'erp', true);
+      await store.users.setSeat(user.id, 'books', true);
+      expect(await store.users.listSeats(user.id)).toEqual(['books', 'erp']);
+      await store.users.setSeat(user.id, 'erp', false);
+      await store.users.setSeat(user.id, 'erp', false);
+      expect(await store.users.listSeats(user.id)).toEqual(['books']);
+      expect(await store.accounts.listSubscriptions('acc_missing')).toEqual([]);
+      expect(await store.users.listSeats('usr_missing')).toEqual([]);
+      await expect(store.accounts.setSubscription('acc_missing', 'erp', true)).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('stores connections and replaces them on reconnect, keeping createdAt', async () => {
       const { account } = await seed();
-      const first = await store.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
+      const first = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
       expect(first).toMatchObject({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
       expect(first.createdAt).toBeInstanceOf(Date);
       expect(first.updatedAt).toBeInstanceOf(Date);
-      expect(await store.getConnection(account.id, 'erp')).toEqual(first);
+      expect(await store.connections.getConnection(account.id, 'erp')).toEqual(first);
 
-      const again = await store.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c2', keyVersion: 2 });
+      const again = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c2', keyVersion: 2 });
       expect(again).toMatchObject({ ciphertext: 'c2', keyVersion: 2 });
       expect(again.createdAt).toEqual(first.createdAt);
       expect(again.updatedAt.getTime()).toBeGreaterThanOrEqual(first.updatedAt.getTime());
-      expect(await store.getConnection(account.id, 'erp')).toEqual(again);
+      expect(await store.connections.getConnection(account.id, 'erp')).toEqual(again);
 
-      const second = await store.putConnection({ accountId: account.id, instanceId: 'erp-2', connectorKey: 'erp', ciphertext: 'd1', keyVersion: 1 });
-      expect((await store.listConnections(account.id)).map((c) => c.instanceId)).toEqual(['erp', 'erp-2']);
-      const all = await store.listConnections();
+      const second = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp-2', connectorKey: 'erp', ciphertext: 'd1', keyVersion: 1 });
+      expect((await store.connections.listConnections(account.id)).map((c) => c.instanceId)).toEqual(['erp', 'erp-2']);
+      const all = await store.connections.listConnections();
       expect(all).toEqual(expect.arrayContaining([again, second]));
 
-      await store.deleteConnection(account.id, 'erp');
-      await store.deleteConnection(account.id, 'erp'); // already gone: no error
-      expect(await store.getConnection(account.id, 'erp')).toBeNull();
-      expect(await store.listConnections(account.id)).toEqual([second]);
-      await expect(store.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 })).rejects.toMatchObject({ code: 'not_found' });
+      await store.connections.deleteConnection(account.id, 'erp');
+      await store.connections.deleteConnection(account.id, 'erp'); // already gone: no error
+      expect(await store.connections.getConnection(account.id, 'erp')).toBeNull();
+      expect(await store.connections.listConnections(account.id)).toEqual([second]);
+      await expect(store.connections.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 })).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('replaces a ciphertext only when the key version still matches', async () => {
       const { account } = await seed();
-      await store.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'v1', keyVersion: 1 });
-      expect(await store.replaceCiphertext(account.id, 'cases', 7, 'wrong', 8)).toBe(false);
-      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v1', keyVersion: 1 });
-      expect(await store.replaceCiphertext(account.id, 'cases', 1, 'v2', 2)).toBe(true);
-      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
-      expect(await store.replaceCiphertext(account.id, 'cases', 1, 'stale', 2)).toBe(false);
-      expect(await store.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
-      expect(await store.replaceCiphertext(account.id, 'nothing', 1, 'x', 2)).toBe(false);
+      await store.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'v1', keyVersion: 1 });
+      expect(await store.connections.replaceCiphertext(account.id, 'cases', 7, 'wrong', 8)).toBe(false);
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v1', keyVersion: 1 });
+      expect(await store.connections.replaceCiphertext(account.id, 'cases', 1, 'v2', 2)).toBe(true);
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.connections.replaceCiphertext(account.id, 'cases', 1, 'stale', 2)).toBe(false);
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.connections.replaceCiphertext(account.id, 'nothing', 1, 'x', 2)).toBe(false);
     });
 
     it('consumes a connect link once and tells used, expired and missing apart', async () => {
       const { account, user } = await seed();
       const link = { accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) };
       const ok = newId('jti_');
-      await store.createConnectLink({ jti: ok, ...link });
-      expect(await store.connectLinkState(ok, minutes(1))).toBe('ok'); // looking does not consume
-      expect(await store.connectLinkState(ok, minutes(10))).toBe('expired');
-      expect(await store.connectLinkState('jti_nothing', minutes(1))).toBe('missing');
-      expect(await store.consumeConnectLink(ok, minutes(1))).toBe('ok');
-      expect(await store.connectLinkState(ok, minutes(1))).toBe('used');
-      expect(await store.consumeConnectLink(ok, minutes(2))).toBe('used');
-      expect(await store.consumeConnectLink(ok, minutes(60))).toBe('used'); // used, and later also expired
+      await store.links.createConnectLink({ jti: ok, ...link });
+      expect(await store.links.connectLinkState(ok, minutes(1))).toBe('ok'); // looking does not consume
+      expect(await store.links.connectLinkState(ok, minutes(10))).toBe('expired');
+      expect(await store.links.connectLinkState('jti_nothing', minutes(1))).toBe('missing');
+      expect(await store.links.consumeConnectLink(ok, minutes(1))).toBe('ok');
+      expect(await store.links.connectLinkState(ok, minutes(1))).toBe('used');
+      expect(await store.links.consumeConnectLink(ok, minutes(2))).toBe('used');
+      expect(await store.links.consumeConnectLink(ok, minutes(60))).toBe('used'); // used, and later also expired
 
       const late = newId('jti_');
-      await store.createConnectLink({ jti: late, ...link });
-      expect(await store.consumeConnectLink(late, minutes(11))).toBe('expired');
-      expect(await store.consumeConnectLink(late, minutes(10))).toBe('expired'); // at the expiry instant
-      expect(await store.consumeConnectLink(late, minutes(9))).toBe('ok');
+      await store.links.createConnectLink({ jti: late, ...link });
+      expect(await store.links.consumeConnectLink(late, minutes(11))).toBe('expired');
+      expect(await store.links.consumeConnectLink(late, minutes(10))).toBe('expired'); // at the expiry instant
+      expect(await store.links.consumeConnectLink(late, minutes(9))).toBe('ok');
 
-      expect(await store.consumeConnectLink(newId('jti_'), minutes(1))).toBe('missing');
-      await expect(store.createConnectLink({ jti: ok, ...link })).rejects.toMatchObject({ code: 'conflict' });
+      expect(await store.links.consumeConnectLink(newId('jti_'), minutes(1))).toBe('missing');
+      await expect(store.links.createConnectLink({ jti: ok, ...link })).rejects.toMatchObject({ code: 'conflict' });
     });
 
     it('purges connect links a day after they expired, used or not, and keeps the rest', async () => {
@@ -222,21 +222,21 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       const oldUsed = link(minutes(-day - 1));
       const recent = link(minutes(-day + 5));
       const valid = link(minutes(30));
-      for (const l of [old, oldUsed, recent, valid]) await store.createConnectLink(l);
-      expect(await store.consumeConnectLink(oldUsed.jti, minutes(-day - 2))).toBe('ok');
+      for (const l of [old, oldUsed, recent, valid]) await store.links.createConnectLink(l);
+      expect(await store.links.consumeConnectLink(oldUsed.jti, minutes(-day - 2))).toBe('ok');
       expect(await purgeExpiredLinks(store, minutes(0))).toBeGreaterThanOrEqual(2);
-      expect(await store.connectLinkState(old.jti, minutes(0))).toBe('missing');
-      expect(await store.connectLinkState(oldUsed.jti, minutes(0))).toBe('missing');
-      expect(await store.connectLinkState(recent.jti, minutes(0))).toBe('expired');
-      expect(await store.connectLinkState(valid.jti, minutes(0))).toBe('ok');
+      expect(await store.links.connectLinkState(old.jti, minutes(0))).toBe('missing');
+      expect(await store.links.connectLinkState(oldUsed.jti, minutes(0))).toBe('missing');
+      expect(await store.links.connectLinkState(recent.jti, minutes(0))).toBe('expired');
+      expect(await store.links.connectLinkState(valid.jti, minutes(0))).toBe('ok');
       expect(await purgeExpiredLinks(store, minutes(0))).toBe(0);
     });
 
     it('gives exactly one of 20 concurrent consumers of a link the ok', async () => {
       const { account, user } = await seed();
       const jti = newId('jti_');
-      await store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt: minutes(10) });
-      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.consumeConnectLink(jti, minutes(1))));
+      await store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt: minutes(10) });
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.links.consumeConnectLink(jti, minutes(1))));
       expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
       expect(outcomes.filter((o) => o === 'used')).toHaveLength(19);
     });
@@ -244,34 +244,34 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
     it('adds usage as increments and reads it back', async () => {
       const { account } = await seed();
       const row = { accountId: account.id, month: '2025-03', connectorId: 'erp', tool: 'query_entity' };
-      await store.addUsage([]);
-      await store.addUsage([
+      await store.usage.addUsage([]);
+      await store.usage.addUsage([
         { ...row, calls: 2, costUnits: 2 },
         { ...row, tool: 'list_companies', calls: 1, costUnits: 1 },
         { ...row, month: '2025-04', calls: 5, costUnits: 5 },
       ]);
-      await store.addUsage([
+      await store.usage.addUsage([
         { ...row, calls: 3, costUnits: 3 },
         { ...row, calls: 1, costUnits: 1 }, // the same key twice in one batch
         { ...row, accountId: 'acc_deleted_meanwhile', calls: 1, costUnits: 1 },
       ]);
-      expect(await store.getUsage(account.id, '2025-03')).toEqual([
+      expect(await store.usage.getUsage(account.id, '2025-03')).toEqual([
         { ...row, tool: 'list_companies', calls: 1, costUnits: 1 },
         { ...row, calls: 6, costUnits: 6 },
       ]);
-      expect(await store.getUsage(account.id, '2025-04')).toEqual([{ ...row, month: '2025-04', calls: 5, costUnits: 5 }]);
-      expect(await store.getMonthCostUnits(account.id, '2025-03')).toBe(7);
-      expect(await store.getMonthCostUnits(account.id, '2025-04')).toBe(5);
-      expect(await store.getMonthCostUnits(account.id, '2025-05')).toBe(0);
-      expect(await store.getMonthCostUnitsOf([account.id, 'acc_without_usage'], '2025-03')).toEqual(
+      expect(await store.usage.getUsage(account.id, '2025-04')).toEqual([{ ...row, month: '2025-04', calls: 5, costUnits: 5 }]);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-03')).toBe(7);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-04')).toBe(5);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-05')).toBe(0);
+      expect(await store.usage.getMonthCostUnitsOf([account.id, 'acc_without_usage'], '2025-03')).toEqual(
         new Map([
           [account.id, 7],
           ['acc_without_usage', 0],
         ]),
       );
-      expect(await store.getMonthCostUnitsOf([], '2025-03')).toEqual(new Map());
-      expect(await store.getUsage('acc_deleted_meanwhile', '2025-03')).toEqual([]);
-      await expect(store.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
+      expect(await store.usage.getMonthCostUnitsOf([], '2025-03')).toEqual(new Map());
+      expect(await store.usage.getUsage('acc_deleted_meanwhile', '2025-03')).toEqual([]);
+      await expect(store.usage.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
     });
 
     it('applies a usage batch once: the same batch id again (its answer was lost) adds nothing, concurrently too', async () => {
@@ -281,33 +281,33 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
         { accountId: 'acc_deleted_meanwhile', month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
       ];
       const batchId = `batch_${newId('')}`;
-      await store.addUsage(rows, batchId);
-      await store.addUsage(rows, batchId);
-      expect(await store.getMonthCostUnits(account.id, '2025-06')).toBe(2);
+      await store.usage.addUsage(rows, batchId);
+      await store.usage.addUsage(rows, batchId);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-06')).toBe(2);
       const other = `batch_${newId('')}`;
-      await Promise.all(Array.from({ length: 5 }, () => store.addUsage(rows, other)));
-      expect(await store.getMonthCostUnits(account.id, '2025-06')).toBe(4);
+      await Promise.all(Array.from({ length: 5 }, () => store.usage.addUsage(rows, other)));
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-06')).toBe(4);
       // A batch with a new id counts again.
-      await store.addUsage(rows, `batch_${newId('')}`);
-      expect(await store.getUsage(account.id, '2025-06')).toEqual([{ ...rows[0], calls: 6, costUnits: 6 }]);
+      await store.usage.addUsage(rows, `batch_${newId('')}`);
+      expect(await store.usage.getUsage(account.id, '2025-06')).toEqual([{ ...rows[0], calls: 6, costUnits: 6 }]);
     });
 
     it('drops the ids of settled batches with the next batch, and keeps the ones still in doubt', async () => {
       const { account } = await seed();
       const rows = [{ accountId: account.id, month: '2025-07', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 }];
       const [b1, b2, b3] = [`batch_${newId('')}`, `batch_${newId('')}`, `batch_${newId('')}`];
-      await store.addUsage(rows, b1);
-      await store.addUsage(rows, b2, [b1]); // b1's answer arrived: its id goes
+      await store.usage.addUsage(rows, b1);
+      await store.usage.addUsage(rows, b2, [b1]); // b1's answer arrived: its id goes
       // Observed from outside: b1 again would now count (the meter never sends a settled id again),
       // b2 (not settled) still counts once.
-      await store.addUsage(rows, b2, [b1]);
-      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(2);
-      await store.addUsage(rows, b1, [b2]);
-      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(3);
+      await store.usage.addUsage(rows, b2, [b1]);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-07')).toBe(2);
+      await store.usage.addUsage(rows, b1, [b2]);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-07')).toBe(3);
       // A batch already applied with its settled list given again changes nothing.
-      await store.addUsage(rows, b3, [b1, b2]);
-      await store.addUsage(rows, b3, [b1, b2]);
-      expect(await store.getMonthCostUnits(account.id, '2025-07')).toBe(4);
+      await store.usage.addUsage(rows, b3, [b1, b2]);
+      await store.usage.addUsage(rows, b3, [b1, b2]);
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-07')).toBe(4);
     });
 
     it('loses no increment under concurrent batches', async () => {
@@ -316,9 +316,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
         { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
         { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'list_cases', calls: 2, costUnits: 2 },
       ];
-      await Promise.all(Array.from({ length: 10 }, (_, i) => store.addUsage(i % 2 === 0 ? rows : [...rows].reverse())));
-      expect(await store.getMonthCostUnits(account.id, '2025-03')).toBe(30);
-      expect((await store.getUsage(account.id, '2025-03')).map((r) => r.calls)).toEqual([10, 20]);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.usage.addUsage(i % 2 === 0 ? rows : [...rows].reverse())));
+      expect(await store.usage.getMonthCostUnits(account.id, '2025-03')).toBe(30);
+      expect((await store.usage.getUsage(account.id, '2025-03')).map((r) => r.calls)).toEqual([10, 20]);
     });
 
     it('runs migrate() concurrently without harm', async () => {
@@ -326,25 +326,25 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       if (target.openEmptyPair) {
         const [a, b] = await target.openEmptyPair();
         await Promise.all([a.migrate(), b.migrate()]);
-        const account = await a.createAccount({ name: 'After migrate' });
-        expect(await b.getAccount(account.id)).toEqual(account);
+        const account = await a.accounts.createAccount({ name: 'After migrate' });
+        expect(await b.accounts.getAccount(account.id)).toEqual(account);
       }
-      expect((await store.createAccount({ name: 'Still fine' })).name).toBe('Still fine');
+      expect((await store.accounts.createAccount({ name: 'Still fine' })).name).toBe('Still fine');
     });
 
     it('loads a snapshot of everything the hot path needs', async () => {
       const { account, user } = await seed();
-      const member = await store.createUser({ accountId: account.id, email: `${newId('m')}@acme.example`, name: 'Mo' });
-      const live = await store.createToken({ userId: user.id, label: 'live', tokenHash: hash() });
-      const revoked = await store.createToken({ userId: member.id, label: 'old', tokenHash: hash() });
-      await store.revokeToken(revoked.id, BASE);
-      await store.setSubscription(account.id, 'ledger', true);
-      await store.setSeat(member.id, 'ledger', true);
-      const conn = await store.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 3 });
-      await store.setFairUse(account.id, { mode: 'hard', quota: 10 });
+      const member = await store.users.createUser({ accountId: account.id, email: `${newId('m')}@acme.example`, name: 'Mo' });
+      const live = await store.tokens.createToken({ userId: user.id, label: 'live', tokenHash: hash() });
+      const revoked = await store.tokens.createToken({ userId: member.id, label: 'old', tokenHash: hash() });
+      await store.tokens.revokeToken(revoked.id, BASE);
+      await store.accounts.setSubscription(account.id, 'ledger', true);
+      await store.users.setSeat(member.id, 'ledger', true);
+      const conn = await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 3 });
+      await store.accounts.setFairUse(account.id, { mode: 'hard', quota: 10 });
 
-      const snap = await store.loadSnapshot();
-      expect(snap.accounts.find((a) => a.id === account.id)).toEqual(await store.getAccount(account.id));
+      const snap = await store.changes.loadSnapshot();
+      expect(snap.accounts.find((a) => a.id === account.id)).toEqual(await store.accounts.getAccount(account.id));
       expect(
         snap.users
           .filter((u) => u.accountId === account.id)
@@ -363,100 +363,100 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     it('keeps an opt-in data layer per connection: a baseline, then first-seen times of new keys', async () => {
       const { account } = await seed();
-      await expect(store.enableDataLayer(account.id, 'ledger', BASE)).rejects.toMatchObject({ code: 'not_found' });
-      await store.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
-      await store.putConnection({ accountId: account.id, instanceId: 'ledger-2', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
-      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
-      expect(await store.recordSeenItems(account.id, 'ledger', ['A'], minutes(1))).toBeNull();
+      await expect(store.dataLayer.enableDataLayer(account.id, 'ledger', BASE)).rejects.toMatchObject({ code: 'not_found' });
+      await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+      await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger-2', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toBeNull();
+      expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', ['A'], minutes(1))).toBeNull();
 
-      const enabled = await store.enableDataLayer(account.id, 'ledger', BASE);
+      const enabled = await store.dataLayer.enableDataLayer(account.id, 'ledger', BASE);
       expect(enabled).toEqual({ accountId: account.id, instanceId: 'ledger', enabledAt: BASE, baselineAt: null, itemCount: 0 });
-      expect(await store.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled); // idempotent, keeps the first time
+      expect(await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled); // idempotent, keeps the first time
 
       // The first full read after opt-in is the baseline: every key gets the opt-in time.
-      const first = await store.recordSeenItems(account.id, 'ledger', ['A', 'B', 'A'], minutes(10));
+      const first = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['A', 'B', 'A'], minutes(10));
       expect(first?.sort((x, y) => x.key.localeCompare(y.key))).toEqual([
         { key: 'A', firstSeenAt: BASE, baseline: true },
         { key: 'B', firstSeenAt: BASE, baseline: true },
       ]);
-      expect(await store.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 2 });
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 2 });
 
       // Later reads add only unseen keys, at the time they were first seen; a vanished key is kept.
-      const second = await store.recordSeenItems(account.id, 'ledger', ['B', 'C'], minutes(20));
+      const second = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['B', 'C'], minutes(20));
       expect(second?.sort((x, y) => x.key.localeCompare(y.key))).toEqual([
         { key: 'B', firstSeenAt: BASE, baseline: true },
         { key: 'C', firstSeenAt: minutes(20), baseline: false },
       ]);
-      const third = await store.recordSeenItems(account.id, 'ledger', ['C', 'D'], minutes(30));
+      const third = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['C', 'D'], minutes(30));
       expect(third?.find((x) => x.key === 'C')).toEqual({ key: 'C', firstSeenAt: minutes(20), baseline: false });
-      expect(await store.recordSeenItems(account.id, 'ledger', [], minutes(31))).toEqual([]);
-      expect(await store.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 4 });
+      expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', [], minutes(31))).toEqual([]);
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 4 });
 
       // Another instance of the same account is separate.
-      expect(await store.getDataLayer(account.id, 'ledger-2')).toBeNull();
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger-2')).toBeNull();
 
       // Concurrent first syncs: exactly one baseline.
-      await store.enableDataLayer(account.id, 'ledger-2', BASE);
-      const results = await Promise.all([1, 2, 3].map((n) => store.recordSeenItems(account.id, 'ledger-2', ['X', `Y${n}`], minutes(n))));
+      await store.dataLayer.enableDataLayer(account.id, 'ledger-2', BASE);
+      const results = await Promise.all([1, 2, 3].map((n) => store.dataLayer.recordSeenItems(account.id, 'ledger-2', ['X', `Y${n}`], minutes(n))));
       const all = results.flatMap((r) => r ?? []);
       expect(new Set(all.filter((r) => r.key === 'X').map((r) => r.firstSeenAt.getTime()))).toEqual(new Set([BASE.getTime()]));
       expect(all.filter((r) => r.baseline).length).toBe(4); // X in all three answers, plus the baseline call's own Y
-      expect((await store.getDataLayer(account.id, 'ledger-2'))?.itemCount).toBe(4);
+      expect((await store.dataLayer.getDataLayer(account.id, 'ledger-2'))?.itemCount).toBe(4);
 
       // Disabling deletes every record; enabling again starts a new baseline.
-      expect(await store.disableDataLayer(account.id, 'ledger')).toBe(true);
-      expect(await store.disableDataLayer(account.id, 'ledger')).toBe(false);
-      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
-      await store.enableDataLayer(account.id, 'ledger', minutes(40));
-      expect(await store.recordSeenItems(account.id, 'ledger', ['C'], minutes(41))).toEqual([{ key: 'C', firstSeenAt: minutes(40), baseline: true }]);
+      expect(await store.dataLayer.disableDataLayer(account.id, 'ledger')).toBe(true);
+      expect(await store.dataLayer.disableDataLayer(account.id, 'ledger')).toBe(false);
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toBeNull();
+      await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(40));
+      expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', ['C'], minutes(41))).toEqual([{ key: 'C', firstSeenAt: minutes(40), baseline: true }]);
 
       // The layer lives and dies with its connection.
-      await store.deleteConnection(account.id, 'ledger');
-      expect(await store.getDataLayer(account.id, 'ledger')).toBeNull();
-      await store.deleteAccount(account.id);
-      expect(await store.getDataLayer(account.id, 'ledger-2')).toBeNull();
+      await store.connections.deleteConnection(account.id, 'ledger');
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toBeNull();
+      await store.accounts.deleteAccount(account.id);
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger-2')).toBeNull();
     });
 
     it('deletes an account with everything that belongs to it', async () => {
       const { account, user } = await seed();
       const keep = await seed();
-      const token = await store.createToken({ userId: user.id, label: 't', tokenHash: hash() });
-      const keptToken = await store.createToken({ userId: keep.user.id, label: 't', tokenHash: hash() });
+      const token = await store.tokens.createToken({ userId: user.id, label: 't', tokenHash: hash() });
+      const keptToken = await store.tokens.createToken({ userId: keep.user.id, label: 't', tokenHash: hash() });
       for (const { account: a, user: u } of [{ account, user }, keep]) {
-        await store.setSubscription(a.id, 'erp', true);
-        await store.setSeat(u.id, 'erp', true);
-        await store.putConnection({ accountId: a.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 });
-        await store.addUsage([{ accountId: a.id, month: '2025-03', connectorId: 'erp', tool: 'list_companies', calls: 1, costUnits: 1 }]);
+        await store.accounts.setSubscription(a.id, 'erp', true);
+        await store.users.setSeat(u.id, 'erp', true);
+        await store.connections.putConnection({ accountId: a.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 });
+        await store.usage.addUsage([{ accountId: a.id, month: '2025-03', connectorId: 'erp', tool: 'list_companies', calls: 1, costUnits: 1 }]);
       }
       const jti = newId('jti_');
-      await store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) });
+      await store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) });
 
-      await store.deleteAccount(account.id);
-      await store.deleteAccount(account.id); // already gone: no error
+      await store.accounts.deleteAccount(account.id);
+      await store.accounts.deleteAccount(account.id); // already gone: no error
 
-      expect(await store.getAccount(account.id)).toBeNull();
-      expect(await store.getUser(user.id)).toBeNull();
-      expect(await store.findUserByEmail(user.email)).toBeNull();
-      expect(await store.listUsers(account.id)).toEqual([]);
-      expect(await store.findByTokenHash(token.tokenHash)).toBeNull();
-      expect(await store.listTokens(user.id)).toEqual([]);
-      expect(await store.listSubscriptions(account.id)).toEqual([]);
-      expect(await store.listSeats(user.id)).toEqual([]);
-      expect(await store.listConnections(account.id)).toEqual([]);
-      expect(await store.getUsage(account.id, '2025-03')).toEqual([]);
-      expect(await store.consumeConnectLink(jti, minutes(1))).toBe('missing');
-      const snap = await store.loadSnapshot();
+      expect(await store.accounts.getAccount(account.id)).toBeNull();
+      expect(await store.users.getUser(user.id)).toBeNull();
+      expect(await store.users.findUserByEmail(user.email)).toBeNull();
+      expect(await store.users.listUsers(account.id)).toEqual([]);
+      expect(await store.tokens.findByTokenHash(token.tokenHash)).toBeNull();
+      expect(await store.tokens.listTokens(user.id)).toEqual([]);
+      expect(await store.accounts.listSubscriptions(account.id)).toEqual([]);
+      expect(await store.users.listSeats(user.id)).toEqual([]);
+      expect(await store.connections.listConnections(account.id)).toEqual([]);
+      expect(await store.usage.getUsage(account.id, '2025-03')).toEqual([]);
+      expect(await store.links.consumeConnectLink(jti, minutes(1))).toBe('missing');
+      const snap = await store.changes.loadSnapshot();
       expect(snap.accounts.some((a) => a.id === account.id)).toBe(false);
       expect(snap.users.some((u) => u.accountId === account.id)).toBe(false);
       expect(snap.connections.some((c) => c.accountId === account.id)).toBe(false);
 
       // The other account is untouched.
-      expect(await store.getAccount(keep.account.id)).toEqual(keep.account);
-      expect((await store.findByTokenHash(keptToken.tokenHash))?.user.id).toBe(keep.user.id);
-      expect(await store.listSubscriptions(keep.account.id)).toEqual(['erp']);
-      expect(await store.listSeats(keep.user.id)).toEqual(['erp']);
-      expect(await store.listConnections(keep.account.id)).toHaveLength(1);
-      expect(await store.getMonthCostUnits(keep.account.id, '2025-03')).toBe(1);
+      expect(await store.accounts.getAccount(keep.account.id)).toEqual(keep.account);
+      expect((await store.tokens.findByTokenHash(keptToken.tokenHash))?.user.id).toBe(keep.user.id);
+      expect(await store.accounts.listSubscriptions(keep.account.id)).toEqual(['erp']);
+      expect(await store.users.listSeats(keep.user.id)).toEqual(['erp']);
+      expect(await store.connections.listConnections(keep.account.id)).toHaveLength(1);
+      expect(await store.usage.getMonthCostUnits(keep.account.id, '2025-03')).toBe(1);
     });
   });
 }
@@ -496,19 +496,19 @@ describe('embedded store on a data directory', () => {
     try {
       const first = new SqlPlatformStore(await createPgliteClient({ dataDir }));
       await Promise.all([first.migrate(), first.migrate()]);
-      const account = await first.createAccount({ name: 'Durable' });
-      const user = await first.createUser({ accountId: account.id, email: 'durable@example.com', name: 'Di' });
-      await first.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
-      await first.addUsage([{ accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 4, costUnits: 4 }]);
+      const account = await first.accounts.createAccount({ name: 'Durable' });
+      const user = await first.users.createUser({ accountId: account.id, email: 'durable@example.com', name: 'Di' });
+      await first.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
+      await first.usage.addUsage([{ accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 4, costUnits: 4 }]);
       await first.close();
 
       const reopened = await openStore({ dataDir });
       try {
         expect(reopened.kind).toBe('embedded');
-        expect(await reopened.getAccount(account.id)).toEqual(account);
-        expect(await reopened.findUserByEmail('DURABLE@example.com')).toEqual(user);
-        expect(await reopened.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'c', keyVersion: 1 });
-        expect(await reopened.getMonthCostUnits(account.id, '2025-03')).toBe(4);
+        expect(await reopened.accounts.getAccount(account.id)).toEqual(account);
+        expect(await reopened.users.findUserByEmail('DURABLE@example.com')).toEqual(user);
+        expect(await reopened.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'c', keyVersion: 1 });
+        expect(await reopened.usage.getMonthCostUnits(account.id, '2025-03')).toBe(4);
       } finally {
         await reopened.close();
       }

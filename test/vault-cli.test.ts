@@ -113,19 +113,19 @@ describe('admin CLI', () => {
     expect(user).toMatchObject({ role: 'admin', name: 'Ops Person' });
     await cli('tokens', 'issue', String(user.id), '--label', 'laptop');
     const token = out.at(-1)!.split(': ').at(-1)!;
-    expect((await store.findByTokenHash(tokenHash(token)))?.user.id).toBe(user.id);
+    expect((await store.tokens.findByTokenHash(tokenHash(token)))?.user.id).toBe(user.id);
     await cli('terms', 'accept', String(user.id));
     await cli('subscriptions', 'set', String(account.id), 'cases', 'on');
     await cli('seats', 'set', String(user.id), 'cases', 'on');
-    expect(await store.listSubscriptions(String(account.id))).toEqual(['cases']);
-    expect(await store.listSeats(String(user.id))).toEqual(['cases']);
+    expect(await store.accounts.listSubscriptions(String(account.id))).toEqual(['cases']);
+    expect(await store.users.listSeats(String(user.id))).toEqual(['cases']);
     stdin = 'apiKey=from-the-cli\n';
     await cli('connections', 'set', String(account.id), 'cases-2');
     await cli('connections', 'list', String(account.id));
     expect(out.at(-1)).not.toContain('from-the-cli');
     expect(out.at(-1)).toContain('cases-2');
     await cli('fair-use', 'set', String(account.id), '--mode', 'hard', '--quota', '500');
-    expect(await store.getAccount(String(account.id))).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 500 });
+    expect(await store.accounts.getAccount(String(account.id))).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 500 });
     await cli('usage', String(account.id));
     expect(last()).toMatchObject({ usage: { totalCalls: 0 }, fairUse: { limit: 500, mode: 'hard' } });
     await expect(cli('subscriptions', 'set', String(account.id), 'nope', 'on')).rejects.toThrow(UsageError);
@@ -133,18 +133,18 @@ describe('admin CLI', () => {
   });
 
   it('lists OAuth grants (never a token or hash) and revokes one with every token of it', async () => {
-    const account = await store.createAccount({ name: 'Grants' });
-    const other = await store.createAccount({ name: 'Other' });
-    const user = await store.createUser({ accountId: account.id, email: 'grants@acme.test', name: 'G', role: 'member' });
-    const stranger = await store.createUser({ accountId: other.id, email: 'other@acme.test', name: 'O', role: 'member' });
+    const account = await store.accounts.createAccount({ name: 'Grants' });
+    const other = await store.accounts.createAccount({ name: 'Other' });
+    const user = await store.users.createUser({ accountId: account.id, email: 'grants@acme.test', name: 'G', role: 'member' });
+    const stranger = await store.users.createUser({ accountId: other.id, email: 'other@acme.test', name: 'O', role: 'member' });
     const now = new Date();
     const hour = new Date(now.getTime() + 3600_000);
     const seed = async (id: string, owner: { id: string; accountId: string }, clientName: string, secret: string) => {
-      await store.createMcpGrant(
+      await store.mcp.createMcpGrant(
         { id, clientId: `client-${id}`, clientName, userId: owner.id, accountId: owner.accountId, endpoints: ['cases'] },
         { codeHash: secretHash(`cgwc_${secret}`), redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: 'challenge', expiresAt: hour },
       );
-      await store.storeMcpTokens(id, [
+      await store.mcp.storeMcpTokens(id, [
         { tokenHash: secretHash(`cgwa_${secret}`), kind: 'access', expiresAt: hour },
         { tokenHash: secretHash(`cgwr_${secret}`), kind: 'refresh', expiresAt: hour },
       ]);
@@ -174,15 +174,15 @@ describe('admin CLI', () => {
     for (const secret of ['one', 'two']) for (const kind of ['cgwc_', 'cgwa_', 'cgwr_']) expect(all).not.toContain(secretHash(`${kind}${secret}`));
     expect(all).not.toMatch(/hash|cgw[acr]_/i);
 
-    expect(await store.findMcpAccessToken(secretHash('cgwa_one'))).not.toBeNull();
+    expect(await store.mcp.findMcpAccessToken(secretHash('cgwa_one'))).not.toBeNull();
     await cli('grants', 'revoke', 'grant-cli-1');
     expect(out.at(-1)).toBe('revoked grant grant-cli-1 (Desk assistant) and every token of it');
     // Every token of it: the access token is gone, the refresh token no longer refreshes.
-    expect(await store.findMcpAccessToken(secretHash('cgwa_one'))).toBeNull();
-    expect((await store.consumeMcpRefreshToken(secretHash('cgwr_one'), new Date())).outcome).not.toBe('ok');
+    expect(await store.mcp.findMcpAccessToken(secretHash('cgwa_one'))).toBeNull();
+    expect((await store.mcp.consumeMcpRefreshToken(secretHash('cgwr_one'), new Date())).outcome).not.toBe('ok');
     // The other account's grant is untouched.
-    expect(await store.findMcpAccessToken(secretHash('cgwa_two'))).not.toBeNull();
-    const audit = await store.listAudit(account.id, 5);
+    expect(await store.mcp.findMcpAccessToken(secretHash('cgwa_two'))).not.toBeNull();
+    const audit = await store.audit.listAudit(account.id, 5);
     expect(audit[0]).toMatchObject({ action: 'oauth.grant.revoke', target: 'grant-cli-1', actor: expect.stringMatching(/^cli:/) });
     expect(audit[0]!.detail).toBe('reason=admin client=Desk assistant client_id=client-grant-cli-1 owner=grants@acme.test');
     await cli('grants', 'list', '--account', account.id);
@@ -190,7 +190,7 @@ describe('admin CLI', () => {
 
     await cli('grants', 'revoke', 'grant-cli-1');
     expect(out.at(-1)).toBe('grant grant-cli-1 was already revoked');
-    expect((await store.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(1);
+    expect((await store.audit.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(1);
     await expect(cli('grants', 'revoke', 'no-such-grant')).rejects.toThrow(/no grant no-such-grant/);
     await expect(cli('grants', 'revoke')).rejects.toThrow(/missing grantId/);
     await expect(cli('grants', 'list', '--account', 'acc_nosuch')).rejects.toThrow(/no account acc_nosuch/);
@@ -198,15 +198,15 @@ describe('admin CLI', () => {
   });
 
   it('adds a key version and re-encrypts every credential under it', async () => {
-    const account = await store.createAccount({ name: 'Rotate' });
+    const account = await store.accounts.createAccount({ name: 'Rotate' });
     stdin = '# the ledger login\nusername=u\r\npassword=p\n\ncompanyId=7';
     await cli('connections', 'set', account.id, 'ledger');
-    expect((await store.getConnection(account.id, 'ledger'))?.keyVersion).toBe(1);
+    expect((await store.connections.getConnection(account.id, 'ledger'))?.keyVersion).toBe(1);
     await cli('keys', 'add');
     expect(readFileSync(join(dir, 'secret.key'), 'utf8')).toMatch(/^2:/m);
     await cli('keys', 'reencrypt');
     expect(out.at(-1)).toMatch(/^re-encrypted \d+ credential\(s\) under key version 2/);
-    const conn = (await store.getConnection(account.id, 'ledger'))!;
+    const conn = (await store.connections.getConnection(account.id, 'ledger'))!;
     expect(conn.keyVersion).toBe(2);
     const vault = new Vault(loadOrCreateKeyFile(join(dir, 'secret.key')).keys);
     expect(JSON.parse(vault.open(conn.ciphertext, account.id, 'ledger'))).toEqual({ username: 'u', password: 'p', companyId: '7' });
@@ -246,17 +246,17 @@ describe('admin CLI input checks', () => {
   });
 
   it('refuses a malformed email, a seat without a subscription, an unknown credential field and a month 13', async () => {
-    const account = await store.createAccount({ name: 'Checks' });
+    const account = await store.accounts.createAccount({ name: 'Checks' });
     for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com']) await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
     await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no account acc_nosuch');
     await cli('users', 'create', account.id, 'ok@example.com', 'Ok', 'User');
     const user = JSON.parse(out.at(-1)!) as { id: string };
 
     await refused(['seats', 'set', user.id, 'cases', 'on'], `account ${account.id} is not subscribed to cases: run "subscriptions set ${account.id} cases on" first`);
-    expect(await store.listSeats(user.id)).toEqual([]);
+    expect(await store.users.listSeats(user.id)).toEqual([]);
     await cli('subscriptions', 'set', account.id, 'cases', 'on');
     await cli('seats', 'set', user.id, 'cases', 'on');
-    expect(await store.listSeats(user.id)).toEqual(['cases']);
+    expect(await store.users.listSeats(user.id)).toEqual(['cases']);
 
     await refused(['connections', 'set', account.id, 'cases'], 'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?', 'apiKy=secret-value');
     await refused(['connections', 'set', account.id, 'cases'], 'expected field=value lines (fields: apiKey); a line has no "field="', 'secret-value');
@@ -267,7 +267,7 @@ describe('admin CLI input checks', () => {
     await refused(['connections', 'set', account.id, 'casse'], 'did you mean "cases"?', 'apiKey=k');
     // A credential on the command line is refused before anything is read or stored, and not echoed.
     await refused(['connections', 'set', account.id, 'cases', 'apiKey=secret-value'], /takes no credential on the command line \(every local user can read arguments in the process list\)/);
-    expect(await store.listConnections(account.id)).toEqual([]);
+    expect(await store.connections.listConnections(account.id)).toEqual([]);
     for (const line of out) expect(line).not.toContain('secret-value');
 
     await refused(['usage', account.id, '--month', '2026-13'], '--month is YYYY-MM with a month from 01 to 12, got "2026-13"');

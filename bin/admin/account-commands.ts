@@ -8,14 +8,14 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     name: 'accounts list',
     args: '',
     summary: 'lists every account',
-    run: async (ctx) => ctx.print(await ctx.store.listAccounts()),
+    run: async (ctx) => ctx.print(await ctx.store.accounts.listAccounts()),
   },
   {
     name: 'accounts create',
     args: '<name>',
     summary: 'creates an account and prints it (with its id)',
     run: async (ctx, args) => {
-      const account = await ctx.store.createAccount({ name: need(args, 1, 'name').join(' ') });
+      const account = await ctx.store.accounts.createAccount({ name: need(args, 1, 'name').join(' ') });
       await ctx.audit(account.id, 'account.create', account.id, { name: account.name });
       ctx.print(account);
     },
@@ -25,7 +25,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     args: '<accountId>',
     summary: 'deletes the account with its users, tokens and connections',
     run: async (ctx, args) => {
-      await ctx.store.deleteAccount(need(args, 1, 'accountId')[0]!);
+      await ctx.store.accounts.deleteAccount(need(args, 1, 'accountId')[0]!);
       await ctx.audit(args[0]!, 'account.delete', args[0]!);
       ctx.print('deleted');
     },
@@ -34,7 +34,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     name: 'users list',
     args: '<accountId>',
     summary: "lists the account's users",
-    run: async (ctx, args) => ctx.print(await ctx.store.listUsers(need(args, 1, 'accountId')[0]!)),
+    run: async (ctx, args) => ctx.print(await ctx.store.users.listUsers(need(args, 1, 'accountId')[0]!)),
   },
   {
     name: 'users create',
@@ -46,8 +46,8 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       if (role !== 'admin' && role !== 'member') throw new UsageError('--role is admin or member');
       const [accountId, email, ...name] = need(args, 3, 'accountId, email and name');
       if (!EMAIL.test(email!)) throw new UsageError(`"${email}" is not an email address (name@example.com)`);
-      if (!(await ctx.store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
-      const user = await ctx.store.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role });
+      if (!(await ctx.store.accounts.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
+      const user = await ctx.store.users.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role });
       await ctx.audit(accountId!, 'user.create', user.id, { email: user.email, role });
       ctx.print(user);
     },
@@ -58,11 +58,11 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     summary: "prints a single-use link that sets the user's portal password",
     run: async (ctx, args) => {
       const userId = need(args, 1, 'userId')[0]!;
-      const user = await ctx.store.getUser(userId);
+      const user = await ctx.store.users.getUser(userId);
       if (!user) throw new UsageError(`no user ${userId}`);
       const token = randomBytes(32).toString('base64url');
       const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds;
-      await ctx.store.createPasswordLink({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
+      await ctx.store.portal.createPasswordLink({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
       await ctx.audit(user.accountId, 'user.password_link', userId, { email: user.email });
       ctx.print(`set-password link for ${user.email} (single use, valid ${Math.round(validSeconds / 86400)} days): ${ctx.config.publicBaseUrl}/portal/set-password/${token}`);
     },
@@ -74,9 +74,9 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     run: async (ctx, args) => {
       const [userId, role] = need(args, 2, 'userId and admin|member');
       if (role !== 'admin' && role !== 'member') throw new UsageError('the role is admin or member');
-      const user = await ctx.store.getUser(userId!);
+      const user = await ctx.store.users.getUser(userId!);
       if (!user) throw new UsageError(`no user ${userId}`);
-      await ctx.store.setUserRole(userId!, role);
+      await ctx.store.users.setUserRole(userId!, role);
       await ctx.audit(user.accountId, 'user.role', userId!, { email: user.email, role });
       ctx.print('ok');
     },
@@ -87,7 +87,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     summary: 'signs the user out of the portal everywhere',
     run: async (ctx, args) => {
       const userId = need(args, 1, 'userId')[0]!;
-      const ended = await ctx.store.deleteUserSessions(userId);
+      const ended = await ctx.store.portal.deleteUserSessions(userId);
       await ctx.audit(await ctx.accountOfUser(userId), 'session.sign_out_everywhere', userId, { sessions: ended });
       ctx.print(`ended ${ended} portal session(s)`);
     },
@@ -100,7 +100,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     run: async (ctx, args) => {
       const limit = Number(flag(args, '--limit') ?? '50');
       if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit is an integer from 1 to 10000');
-      ctx.print(await ctx.store.listAudit(need(args, 1, 'accountId')[0]!, limit));
+      ctx.print(await ctx.store.audit.listAudit(need(args, 1, 'accountId')[0]!, limit));
     },
   },
   {
@@ -108,7 +108,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     args: '<userId>',
     summary: 'records that the user accepted the terms (needed before connecting)',
     run: async (ctx, args) => {
-      await ctx.store.acceptTerms(need(args, 1, 'userId')[0]!, new Date());
+      await ctx.store.users.acceptTerms(need(args, 1, 'userId')[0]!, new Date());
       await ctx.audit(await ctx.accountOfUser(args[0]!), 'terms.accept', args[0]!);
       ctx.print('accepted');
     },

@@ -18,7 +18,7 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   const endpointConnector = servingConnector(config, instanceId!);
   const key = connectorKey(endpointConnector.key);
   const kind = credentialKind(key);
-  if (!(await store.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
+  if (!(await store.accounts.getAccount(accountId!))) throw new UsageError(`no account ${accountId}`);
   const { required, optional } = CREDENTIAL_FIELDS[kind];
   const prompts = [...required.map((name) => ({ name, required: true })), ...optional.map((name) => ({ name, required: false }))].map((f) => ({ ...f, secret: SECRET_FIELD.test(f.name) }));
   const lines = (await ctx.input(prompts))
@@ -27,7 +27,7 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
     .filter((l) => l !== '' && !l.startsWith('#'));
   const fields = credentialFields(key, lines);
   const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
-  await store.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
+  await store.connections.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
   await ctx.audit(accountId!, 'connection.set', instanceId!, { connector: endpointConnector.key });
   ctx.print(`stored (encrypted, key version ${sealed.keyVersion})`);
 }
@@ -38,16 +38,16 @@ async function dataLayer(ctx: CommandContext, args: string[], command: 'enable' 
   const [accountId, instanceId] = need(args, 2, 'accountId and instanceId');
   dataLayerConnector(ctx.config, instanceId!);
   if (command === 'enable') {
-    if (!(await store.getConnection(accountId!, instanceId!))) throw new UsageError(`${accountId}/${instanceId} has no connection: connect it first`);
-    const enabled = await store.enableDataLayer(accountId!, instanceId!, new Date());
+    if (!(await store.connections.getConnection(accountId!, instanceId!))) throw new UsageError(`${accountId}/${instanceId} has no connection: connect it first`);
+    const enabled = await store.dataLayer.enableDataLayer(accountId!, instanceId!, new Date());
     await ctx.audit(accountId!, 'data_layer.enable', instanceId!);
     return ctx.print({ enabled: true, ...enabled });
   }
   if (command === 'disable') {
     await ctx.audit(accountId!, 'data_layer.disable', instanceId!);
-    return ctx.print((await store.disableDataLayer(accountId!, instanceId!)) ? 'disabled; the recorded items were deleted' : 'was not enabled');
+    return ctx.print((await store.dataLayer.disableDataLayer(accountId!, instanceId!)) ? 'disabled; the recorded items were deleted' : 'was not enabled');
   }
-  const state = await store.getDataLayer(accountId!, instanceId!);
+  const state = await store.dataLayer.getDataLayer(accountId!, instanceId!);
   ctx.print(state ? { enabled: true, ...state } : { enabled: false });
 }
 
@@ -56,11 +56,11 @@ async function reencrypt(ctx: CommandContext): Promise<void> {
   const vault = await checkedVault(ctx.config, ctx.store);
   let changed = 0;
   let failed = 0;
-  for (const c of await ctx.store.listConnections()) {
+  for (const c of await ctx.store.connections.listConnections()) {
     if (c.keyVersion === vault.activeVersion) continue;
     try {
       const sealed = vault.seal(vault.open(c.ciphertext, c.accountId, c.instanceId), c.accountId, c.instanceId);
-      if (await ctx.store.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
+      if (await ctx.store.connections.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
     } catch (error) {
       failed++;
       ctx.out(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ${error instanceof VaultError ? error.message : 'unreadable'}`);
@@ -77,7 +77,7 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
     name: 'connections list',
     args: '[<accountId>]',
     summary: "lists connections (never a credential), every account's without <accountId>",
-    run: async (ctx, args) => ctx.print((await ctx.store.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c)),
+    run: async (ctx, args) => ctx.print((await ctx.store.connections.listConnections(args[0])).map(({ ciphertext: _c, ...c }) => c)),
   },
   {
     name: 'connections set',
@@ -97,7 +97,7 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
     args: '<accountId> <instanceId>',
     summary: "deletes the account's connection of the instance",
     run: async (ctx, args) => {
-      await ctx.store.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
+      await ctx.store.connections.deleteConnection(need(args, 2, 'accountId and instanceId')[0]!, args[1]!);
       await ctx.audit(args[0]!, 'connection.delete', args[1]!);
       ctx.print('deleted');
     },

@@ -101,7 +101,7 @@ export function vaultFor(config: GatewayConfig): Vault {
 }
 
 /** The vault, after the key check against the database: never seal with a wrong key. */
-export async function checkedVault(config: GatewayConfig, store: PlatformStore): Promise<Vault> {
+export async function checkedVault(config: GatewayConfig, store: Pick<PlatformStore, 'kind' | 'connections'>): Promise<Vault> {
   const vault = vaultFor(config);
   await checkKeys(vault, store, config.secretKeys ? { kind: 'env' } : { kind: 'file', path: join(config.dataDir, 'secret.key') });
   return vault;

@@ -8,13 +8,13 @@ async function listGrants(ctx: CommandContext, args: string[]): Promise<void> {
   // Never a code, token or hash: the grant holds none (its tokens are rows of their own).
   const accountId = flag(args, '--account');
   if (args.length > 0) throw new UsageError(`grants list takes no argument "${args[0]}" (the account goes with --account)`);
-  if (accountId !== undefined && !(await ctx.store.getAccount(accountId))) throw new UsageError(`no account ${accountId}`);
+  if (accountId !== undefined && !(await ctx.store.accounts.getAccount(accountId))) throw new UsageError(`no account ${accountId}`);
   const emails = new Map<string, string | null>();
   const emailOf = async (userId: string) => {
-    if (!emails.has(userId)) emails.set(userId, (await ctx.store.getUser(userId))?.email ?? null);
+    if (!emails.has(userId)) emails.set(userId, (await ctx.store.users.getUser(userId))?.email ?? null);
     return emails.get(userId)!;
   };
-  const grants = await ctx.store.listMcpGrants(accountId);
+  const grants = await ctx.store.mcp.listMcpGrants(accountId);
   const listed = [];
   for (const x of grants) {
     listed.push({
@@ -50,15 +50,15 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
     name: 'tokens list',
     args: '<userId>',
     summary: "lists the user's API tokens (never the tokens themselves)",
-    run: async (ctx, args) => ctx.print((await ctx.store.listTokens(need(args, 1, 'userId')[0]!)).map(({ tokenHash: _h, ...t }) => t)),
+    run: async (ctx, args) => ctx.print((await ctx.store.tokens.listTokens(need(args, 1, 'userId')[0]!)).map(({ tokenHash: _h, ...t }) => t)),
   },
   {
     name: 'tokens revoke',
     args: '<tokenId>',
     summary: 'revokes an API token; calls with it are refused from then on',
     run: async (ctx, args) => {
-      await ctx.store.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
-      await ctx.audit((await ctx.store.getTokenOwner(args[0]!))?.accountId ?? null, 'token.revoke', args[0]!);
+      await ctx.store.tokens.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
+      await ctx.audit((await ctx.store.tokens.getTokenOwner(args[0]!))?.accountId ?? null, 'token.revoke', args[0]!);
       ctx.print('revoked');
     },
   },
@@ -74,12 +74,17 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
     summary: 'revokes the grant and every token of it',
     run: async (ctx, args) => {
       const grantId = need(args, 1, 'grantId')[0]!;
-      const grant = await ctx.store.getMcpGrant(grantId);
+      const grant = await ctx.store.mcp.getMcpGrant(grantId);
       if (!grant) throw new UsageError(`no grant ${grantId} (grants list shows them)`);
       // The grant's tokens are refused from now on (they are valid only while it is not revoked);
       // the change version moves, so every replica drops its cached access tokens.
-      if (!(await ctx.store.revokeMcpGrant(grant.id, new Date()))) return ctx.print(`grant ${grant.id} was already revoked`);
-      await ctx.audit(grant.accountId, 'oauth.grant.revoke', grant.id, { reason: 'admin', client: grant.clientName, client_id: grant.clientId, owner: (await ctx.store.getUser(grant.userId))?.email });
+      if (!(await ctx.store.mcp.revokeMcpGrant(grant.id, new Date()))) return ctx.print(`grant ${grant.id} was already revoked`);
+      await ctx.audit(grant.accountId, 'oauth.grant.revoke', grant.id, {
+        reason: 'admin',
+        client: grant.clientName,
+        client_id: grant.clientId,
+        owner: (await ctx.store.users.getUser(grant.userId))?.email,
+      });
       ctx.print(`revoked grant ${grant.id} (${grant.clientName}) and every token of it`);
     },
   },

@@ -4,7 +4,7 @@
 // the store once, then held in memory until it expires or the platform's change version moves (a
 // revoked grant bumps it, on every replica).
 import type { Identity, PlatformState } from '../platform/state.ts';
-import type { McpGrant, PlatformStore } from '../platform/store.ts';
+import type { McpGrant, Repositories } from '../platform/store.ts';
 
 interface Cached {
   readonly grant: McpGrant;
@@ -21,12 +21,12 @@ export interface TokenLookup {
 const MAX_CACHED = 10_000;
 
 export class McpAccessTokens {
-  readonly #store: Pick<PlatformStore, 'findMcpAccessToken'>;
+  readonly #store: Pick<Repositories, 'mcp'>;
   readonly #state: Pick<PlatformState, 'version' | 'user' | 'account'>;
   readonly #now: () => Date;
   readonly #cache = new Map<string, Cached>();
 
-  constructor(store: Pick<PlatformStore, 'findMcpAccessToken'>, state: Pick<PlatformState, 'version' | 'user' | 'account'>, now: () => Date) {
+  constructor(store: Pick<Repositories, 'mcp'>, state: Pick<PlatformState, 'version' | 'user' | 'account'>, now: () => Date) {
     this.#store = store;
     this.#state = state;
     this.#now = now;
@@ -38,7 +38,7 @@ export class McpAccessTokens {
       known: (hash) => this.#identity(this.#cache.get(hash), instanceId),
       identify: async (hash) => {
         const version = this.#state.version;
-        const found = await this.#store.findMcpAccessToken(hash);
+        const found = await this.#store.mcp.findMcpAccessToken(hash);
         if (!found) return undefined;
         if (this.#cache.size >= MAX_CACHED) this.#cache.clear();
         const entry = { grant: found.grant, expiresAt: found.expiresAt.getTime(), version };

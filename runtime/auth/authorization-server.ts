@@ -152,7 +152,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
         return publicClient(clientId, doc.clientName, doc.redirectUris);
       }
       if (clientId.length > 200) return undefined;
-      const found = await g.store.getMcpClient(clientId);
+      const found = await g.store.mcp.getMcpClient(clientId);
       if (!found) return undefined;
       return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
     }
@@ -175,7 +175,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
         const answered: OAuthClientInformationFull = { ...metadata, ...publicClient(clientId, name, uris), client_id_issued_at: Math.floor(g.now().getTime() / 1000) };
         const json = JSON.stringify(answered);
         if (json.length > 16_384) throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
-        await g.store.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
+        await g.store.mcp.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
         await audit(null, `client:${clientId}`, 'oauth.client.register', clientId, `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`);
         return answered;
       },
@@ -183,7 +183,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
 
     /** A grant seen replayed (code or refresh token): revoked with every token of it. */
     async function revokeReplayed(grant: McpGrant, what: 'code' | 'refresh_token'): Promise<void> {
-      if (await g.store.revokeMcpGrant(grant.id, g.now())) {
+      if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
         await g.state.refresh();
         await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=${what}_replayed client=${grant.clientName}`);
         g.log.warn({ grant: grant.id, accountId: grant.accountId, what }, 'OAuth grant revoked: a used code or refresh token was presented again');
@@ -218,7 +218,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       },
 
       async challengeForAuthorizationCode(client, code) {
-        const found = await g.store.findMcpCode(secretHash(code));
+        const found = await g.store.mcp.findMcpCode(secretHash(code));
         if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
         if (found.usedAt) {
           await revokeReplayed(found.grant, 'code');
@@ -230,11 +230,11 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
 
       async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
         const hash = secretHash(code);
-        const found = await g.store.findMcpCode(hash);
+        const found = await g.store.mcp.findMcpCode(hash);
         if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
         if (redirectUri !== undefined && redirectUri !== found.redirectUri) throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
         boundEndpoint(resource, found.grant);
-        const used = await g.store.consumeMcpCode(hash, g.now());
+        const used = await g.store.mcp.consumeMcpCode(hash, g.now());
         if (used.outcome === 'used') await revokeReplayed(used.grant, 'code');
         if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_code_invalid'));
         return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
@@ -243,17 +243,17 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       async exchangeRefreshToken(client, refreshToken, _scopes, resource): Promise<OAuthTokens> {
         if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
         const hash = secretHash(refreshToken);
-        const owner = await g.store.findMcpTokenGrant(hash);
+        const owner = await g.store.mcp.findMcpTokenGrant(hash);
         if (!owner || owner.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
         boundEndpoint(resource, owner);
-        const used = await g.store.consumeMcpRefreshToken(hash, g.now());
+        const used = await g.store.mcp.consumeMcpRefreshToken(hash, g.now());
         if (used.outcome === 'used') await revokeReplayed(used.grant, 'refresh_token');
         if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
         return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
       },
 
       async verifyAccessToken(token): Promise<AuthInfo> {
-        const found = await g.store.findMcpAccessToken(secretHash(token));
+        const found = await g.store.mcp.findMcpAccessToken(secretHash(token));
         if (!found || found.expiresAt <= g.now()) throw new errors.InvalidTokenError(protocolText('unauthorized'));
         return {
           token,
@@ -267,9 +267,9 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
         // RFC 7009: an unknown token, or one of another client, is answered 200 all the same.
         if (request.token.length > 200) return;
-        const grant = await g.store.findMcpTokenGrant(secretHash(request.token));
+        const grant = await g.store.mcp.findMcpTokenGrant(secretHash(request.token));
         if (!grant || grant.clientId !== client.client_id) return;
-        if (await g.store.revokeMcpGrant(grant.id, g.now())) {
+        if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
           await g.state.refresh();
           await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=client_revoked client=${grant.clientName}`);
         }

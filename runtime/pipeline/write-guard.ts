@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { WriteGuard, WriteRequest } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind } from '../handler-api/upstream-types.ts';
-import type { PlatformStore } from '../platform/store.ts';
+import type { Repositories } from '../platform/store.ts';
 
 /** `confirm` applies only as the boolean true: "true", 1 or anything else is a preview. */
 export function isConfirmed(args: Readonly<Record<string, unknown>>): boolean {
@@ -96,7 +96,7 @@ function replay(outcome: Outcome): unknown {
 }
 
 export interface WriteDedupOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<Repositories, 'writes'>;
   /** Epoch ms. */
   readonly now: () => number;
   /** How often a waiting caller reads the stored outcome. */
@@ -130,7 +130,7 @@ export class WriteDedup {
     const started = this.#o.now();
     for (;;) {
       const now = this.#o.now();
-      const claim = await this.#o.store.claimWrite(key, now, now - windowMs);
+      const claim = await this.#o.store.writes.claimWrite(key, now, now - windowMs);
       if (claim.claimed) {
         let stored: { outcome: Outcome; reusable: boolean };
         try {
@@ -138,7 +138,7 @@ export class WriteDedup {
         } catch (error) {
           stored = outcomeOf(error);
         }
-        await this.#o.store.finishWrite(key, JSON.stringify(stored.outcome), stored.reusable);
+        await this.#o.store.writes.finishWrite(key, JSON.stringify(stored.outcome), stored.reusable);
         return stored.outcome;
       }
       if (claim.outcome !== null) return JSON.parse(claim.outcome) as Outcome;
@@ -146,7 +146,7 @@ export class WriteDedup {
       for (;;) {
         if (signal.aborted || this.#o.now() - started > windowMs) return { failed: true };
         await sleep(this.#o.pollMs);
-        const outcome = await this.#o.store.writeOutcome(key);
+        const outcome = await this.#o.store.writes.writeOutcome(key);
         if (outcome === undefined) break; // the claim is gone (taken over after expiry): claim again
         if (outcome !== null) return JSON.parse(outcome) as Outcome;
       }

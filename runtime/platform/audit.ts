@@ -4,7 +4,7 @@
 // token, a credential) is never passed here. An audit write that fails is logged and does not undo
 // the change it describes (the change is already committed).
 import type { Logger } from 'pino';
-import type { AuditEntry, PlatformStore, User } from './store.ts';
+import type { AuditEntry, Repositories, User } from './store.ts';
 
 export const userActor = (user: Pick<User, 'id' | 'email'>): string => `user:${user.id} ${user.email}`;
 
@@ -16,9 +16,9 @@ export function auditDetail(fields: Readonly<Record<string, string | number | bo
     .join(' ');
 }
 
-export async function recordAudit(store: Pick<PlatformStore, 'appendAudit'>, entry: AuditEntry, log?: Pick<Logger, 'warn'>): Promise<void> {
+export async function recordAudit(store: Pick<Repositories, 'audit'>, entry: AuditEntry, log?: Pick<Logger, 'warn'>): Promise<void> {
   try {
-    await store.appendAudit({ ...entry, target: entry.target.slice(0, 300), detail: entry.detail.slice(0, 2000), source: entry.source.slice(0, 100) });
+    await store.audit.appendAudit({ ...entry, target: entry.target.slice(0, 300), detail: entry.detail.slice(0, 2000), source: entry.source.slice(0, 100) });
   } catch (error) {
     log?.warn({ err: { message: (error as Error)?.message }, action: entry.action }, 'audit log write failed');
   }

@@ -30,15 +30,15 @@ function mismatch(version: number, source: KeySource, shared: boolean): ConfigEr
  * Compares every configured key version with its recorded check value, recording the ones not
  * recorded yet. Throws a ConfigError naming the setting and the key version on a mismatch.
  */
-export async function checkKeys(vault: Vault, store: PlatformStore, source: KeySource): Promise<void> {
+export async function checkKeys(vault: Vault, store: Pick<PlatformStore, 'kind' | 'connections'>, source: KeySource): Promise<void> {
   const shared = store.kind === 'postgres';
-  const recorded = await store.keyChecks();
+  const recorded = await store.connections.keyChecks();
   // Every version first, so a wrong key records nothing (not even a check of a new version beside it).
   const unrecorded: number[] = [];
   for (const version of vault.versions()) {
     const stored = recorded.get(version);
     if (stored === undefined) {
-      const outcomes = (await store.connectionsSealedWith(version, PROBES)).map((c) => vault.tryOpen(c.ciphertext, c.accountId, c.instanceId));
+      const outcomes = (await store.connections.connectionsSealedWith(version, PROBES)).map((c) => vault.tryOpen(c.ciphertext, c.accountId, c.instanceId));
       if (outcomes.includes('failed') && !outcomes.includes('opened')) throw mismatch(version, source, shared);
       unrecorded.push(version);
     } else if (stored !== vault.keyCheck(version)) {
@@ -47,6 +47,6 @@ export async function checkKeys(vault: Vault, store: PlatformStore, source: KeyS
   }
   // Another process may record the same version meanwhile: the first record wins, both compare with it.
   for (const version of unrecorded) {
-    if ((await store.recordKeyCheck(version, vault.keyCheck(version))) !== vault.keyCheck(version)) throw mismatch(version, source, shared);
+    if ((await store.connections.recordKeyCheck(version, vault.keyCheck(version))) !== vault.keyCheck(version)) throw mismatch(version, source, shared);
   }
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../config.ts';
 import { deadline } from './sql-client.ts';
 import type { Identity } from './state.ts';
-import type { PlatformStore } from './store.ts';
+import type { Repositories } from './store.ts';
 import type { Vault } from './vault.ts';
 
 export type LinkPurpose = 'connect' | 'purchase' | 'team' | 'terms';
@@ -39,7 +39,7 @@ export interface LinkIssuer {
 }
 
 export interface LinkIssuerOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<Repositories, 'links'>;
   readonly vault: Vault;
   /** Read at every link: the base URL is the listening address until one is configured. */
   readonly config: Pick<GatewayConfig, 'publicBaseUrl'>;
@@ -63,7 +63,7 @@ export function createLinkIssuer({ store, vault, config, now, connectLinkValidSe
       const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey, exp };
       if (purpose !== 'connect') return `${config.publicBaseUrl}/portal/${purpose}/${signLink(vault, base)}`;
       const jti = newJti();
-      await deadline(store.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) }), storeTimeoutMs);
+      await deadline(store.links.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) }), storeTimeoutMs);
       return `${config.publicBaseUrl}/portal/connect/${signLink(vault, { ...base, instanceId, jti })}`;
     },
   };
@@ -78,8 +78,8 @@ export const EXPIRED_LINK_RETENTION_MS = 24 * 3600_000;
 export const LINK_PURGE_INTERVAL_MS = 3600_000;
 
 /** Deletes the connect links that expired more than a day before `now`; answers how many. */
-export function purgeExpiredLinks(store: Pick<PlatformStore, 'purgeConnectLinks'>, now: Date): Promise<number> {
-  return store.purgeConnectLinks(new Date(now.getTime() - EXPIRED_LINK_RETENTION_MS));
+export function purgeExpiredLinks(store: Pick<Repositories, 'links'>, now: Date): Promise<number> {
+  return store.links.purgeConnectLinks(new Date(now.getTime() - EXPIRED_LINK_RETENTION_MS));
 }
 
 export function verifyLink(vault: Vault, token: string, purpose: LinkPurpose, now: Date): LinkCheck {

@@ -4,7 +4,7 @@
 // consent request that carries a validated authorization request to the portal; the resource
 // (RFC 8707) ↔ endpoint mapping; and the issue of a grant, its code and its tokens.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { McpGrant, PlatformStore } from './store.ts';
+import type { McpGrant, Repositories } from './store.ts';
 import { tokenHash } from './tokens.ts';
 import type { Vault } from './vault.ts';
 
@@ -117,7 +117,7 @@ export function verifyConsentRequest(vault: Vault, token: string | null, now: Da
 
 /** The user consented: a grant and its authorization code (answered in clear, stored as a hash). */
 export async function approveConsent(
-  store: Pick<PlatformStore, 'createMcpGrant'>,
+  store: Pick<Repositories, 'mcp'>,
   request: ConsentRequest,
   user: { readonly id: string; readonly accountId: string },
   now: Date,
@@ -125,7 +125,7 @@ export async function approveConsent(
 ): Promise<{ code: string; grantId: string }> {
   const code = newSecret(CODE_PREFIX);
   const grantId = randomUUID();
-  await store.createMcpGrant(
+  await store.mcp.createMcpGrant(
     { id: grantId, clientId: request.clientId, clientName: request.clientName, userId: user.id, accountId: user.accountId, endpoints: request.endpoints },
     { codeHash: secretHash(code), redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, expiresAt: new Date(now.getTime() + codeSeconds * 1000) },
   );
@@ -140,10 +140,10 @@ export interface IssuedTokens {
 }
 
 /** A new access token and refresh token for a grant (the refresh token replaces the one used, if any). */
-export async function issueTokens(store: Pick<PlatformStore, 'storeMcpTokens'>, grant: McpGrant, now: Date, accessSeconds: number, refreshSeconds: number): Promise<IssuedTokens> {
+export async function issueTokens(store: Pick<Repositories, 'mcp'>, grant: McpGrant, now: Date, accessSeconds: number, refreshSeconds: number): Promise<IssuedTokens> {
   const access = newSecret(ACCESS_TOKEN_PREFIX);
   const refresh = newSecret(REFRESH_TOKEN_PREFIX);
-  await store.storeMcpTokens(grant.id, [
+  await store.mcp.storeMcpTokens(grant.id, [
     { tokenHash: secretHash(access), kind: 'access', expiresAt: new Date(now.getTime() + accessSeconds * 1000) },
     { tokenHash: secretHash(refresh), kind: 'refresh', expiresAt: new Date(now.getTime() + refreshSeconds * 1000) },
   ]);

@@ -8,7 +8,7 @@ import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
 import type { OAuthClientConfig } from '../config.ts';
 import type { OAuthProvider } from '../handler-api/descriptor-types.ts';
-import type { Connection, LockedConnectionWrite, PlatformStore } from './store.ts';
+import type { Connection, LockedConnectionWrite, Repositories } from './store.ts';
 import type { Vault } from './vault.ts';
 
 /** What the vault holds for an `oauth2` connection (the handler sees it with `kind: 'oauth2'`). */
@@ -157,7 +157,7 @@ export type FreshGrant =
   | { readonly ok: false; readonly reason: 'platform' };
 
 export interface OAuthRefresherOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<Repositories, 'connections'>;
   readonly vault: Vault;
   readonly log: Logger;
   readonly now: () => Date;
@@ -204,7 +204,7 @@ export class OAuthRefresher {
     const { accountId, instanceId } = connection;
     let wrote = false;
     try {
-      return await store.withConnectionLock<FreshGrant>(accountId, instanceId, async (current) => {
+      return await store.connections.withConnectionLock<FreshGrant>(accountId, instanceId, async (current) => {
         const decided = await this.#decide(client, connection, current, logFields);
         wrote = decided.write !== null;
         return decided;
@@ -261,12 +261,12 @@ export function newBrowserBinding(): { value: string; hash: string } {
  * replacing (and un-marking) any earlier one. The portal's callback and the demo tenant use it.
  */
 export async function storeOAuthGrant(
-  deps: { readonly store: PlatformStore; readonly vault: Vault },
+  deps: { readonly store: Pick<Repositories, 'connections'>; readonly vault: Vault },
   target: { readonly accountId: string; readonly instanceId: string; readonly connectorKey: string },
   grant: OAuthGrant,
 ): Promise<void> {
   const sealed = deps.vault.seal(JSON.stringify(grant), target.accountId, target.instanceId);
-  await deps.store.putConnection({ ...target, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+  await deps.store.connections.putConnection({ ...target, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
 }
 
 /** The end of a connect: what was stored, or why nothing was. */
@@ -283,7 +283,7 @@ export type ConnectOutcome =
  * it with a code it obtained from a sandbox identity provider (`client.authorizeRedirect` first).
  */
 export async function completeOAuthConnect(
-  deps: { readonly store: PlatformStore; readonly vault: Vault },
+  deps: { readonly store: Pick<Repositories, 'connections'>; readonly vault: Vault },
   client: OAuthClient,
   target: { readonly accountId: string; readonly instanceId: string; readonly connectorKey: string },
   flow: { readonly callback: URLSearchParams; readonly state: string; readonly verifier: string; readonly redirectUri: string },

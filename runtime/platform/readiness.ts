@@ -19,7 +19,7 @@ export interface ReadinessReport {
 }
 
 export interface ReadinessOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<PlatformStore, 'ping' | 'pendingMigrations'>;
   readonly shared?: SharedStore;
   readonly state: PlatformState;
   /** The configured credential key versions; stored credentials sealed with another are a failing check. */

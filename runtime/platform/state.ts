@@ -5,7 +5,7 @@
 // the store's change log, so a write costs O(changes), never O(accounts). A full reload is only the
 // fallback when the log no longer reaches back to the snapshot's version (or holds more changes
 // than a reload costs).
-import type { Account, Connection, PlatformChanges, PlatformSnapshot, PlatformStore, User } from './store.ts';
+import type { Account, Connection, PlatformChanges, PlatformSnapshot, Repositories, User } from './store.ts';
 
 export interface Identity {
   readonly user: User;
@@ -70,7 +70,7 @@ function valuesOf(index: Index, key: string): Iterable<string> {
 }
 
 export class PlatformState {
-  readonly #store: PlatformStore;
+  readonly #store: Pick<Repositories, 'changes'>;
   #identities = new Map<string, Identity>();
   #accounts = new Map<string, Account>();
   #users = new Map<string, User>();
@@ -98,7 +98,7 @@ export class PlatformState {
   /** When the snapshot was last known to match the store (loaded, or its version confirmed). */
   #confirmedAt = 0;
 
-  constructor(store: PlatformStore) {
+  constructor(store: Pick<Repositories, 'changes'>) {
     this.#store = store;
   }
 
@@ -178,7 +178,7 @@ export class PlatformState {
 
   async #loadFull(): Promise<void> {
     const startedAt = Date.now();
-    const snapshot = await this.#store.loadSnapshot();
+    const snapshot = await this.#store.changes.loadSnapshot();
     this.#apply(snapshot);
     this.#stats.fullLoads++;
     this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
@@ -187,7 +187,7 @@ export class PlatformState {
   async #loadChanges(): Promise<void> {
     const startedAt = Date.now();
     const rows = this.#accounts.size + this.#users.size + this.#tokens.size + this.#subscriptions.size + this.#seats.size + this.#connections.size;
-    const changes = await this.#store.loadChanges(this.#storeVersion, Math.max(MIN_INCREMENTAL_KEYS, Math.floor(rows * MAX_INCREMENTAL_SHARE)));
+    const changes = await this.#store.changes.loadChanges(this.#storeVersion, Math.max(MIN_INCREMENTAL_KEYS, Math.floor(rows * MAX_INCREMENTAL_SHARE)));
     if (changes === null) return this.#loadFull();
     if (changes.version !== this.#storeVersion) this.#applyChanges(changes);
     this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
@@ -314,7 +314,7 @@ export class PlatformState {
   async refreshIfChanged(): Promise<boolean> {
     if (this.#running) return false;
     const startedAt = Date.now();
-    const version = await this.#store.changeVersion();
+    const version = await this.#store.changes.changeVersion();
     if (version === this.#storeVersion) {
       this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
       return false;
@@ -374,7 +374,7 @@ export class PlatformState {
   }
 
   #startVersionRead(): Promise<number> {
-    const read = this.#store.changeVersion().finally(() => {
+    const read = this.#store.changes.changeVersion().finally(() => {
       if (this.#versionRead === read) this.#versionRead = undefined;
     });
     this.#versionRead = read;

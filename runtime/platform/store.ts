@@ -1,6 +1,8 @@
 // The platform's persistent data: one SQL schema for the embedded PostgreSQL (PGlite, file-backed
 // in a data directory) and a PostgreSQL server (through a URL). The hot path never calls the store
-// directly: it reads an in-memory snapshot (`loadSnapshot`) that the runtime refreshes after writes.
+// directly: it reads an in-memory snapshot (`changes.loadSnapshot`) that the runtime refreshes after
+// writes. The store is one repository per aggregate (`Repositories`, implemented over one SQL client
+// in `repositories/`); a consumer takes the ones it uses.
 
 export type FairUseMode = 'off' | 'soft' | 'hard';
 export type UserRole = 'admin' | 'member';
@@ -218,40 +220,44 @@ export interface PlatformChanges {
   readonly connections: readonly Connection[];
 }
 
-export interface PlatformStore {
-  /** Applies pending migrations (idempotent, safe to run from several processes at once). */
-  migrate(): Promise<void>;
-  close(): Promise<void>;
-  /** 'embedded' (PGlite) or 'postgres'. */
-  readonly kind: 'embedded' | 'postgres';
-  /** A cheap round trip (readiness); throws when the database does not answer. */
-  ping(): Promise<void>;
-  /** How many migrations of this build are not applied to the database (readiness). */
-  pendingMigrations(): Promise<number>;
-
+/** Accounts, with their subscriptions (which connectors an account has taken). */
+export interface AccountsRepository {
   createAccount(input: { id?: string; name: string }): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   listAccounts(): Promise<Account[]>;
   setFairUse(accountId: string, settings: { mode?: FairUseMode; quota?: number | null }): Promise<void>;
   deleteAccount(id: string): Promise<void>;
+  setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void>;
+  listSubscriptions(accountId: string): Promise<string[]>;
+}
 
+/** Users of an account: terms, role and seats. */
+export interface UsersRepository {
   createUser(input: { id?: string; accountId: string; email: string; name: string; role?: UserRole }): Promise<User>;
   getUser(id: string): Promise<User | null>;
   findUserByEmail(email: string): Promise<User | null>;
   listUsers(accountId: string): Promise<User[]>;
   acceptTerms(userId: string, at: Date): Promise<void>;
+  setUserRole(userId: string, role: UserRole): Promise<void>;
+  setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void>;
+  listSeats(userId: string): Promise<string[]>;
+}
 
+/** Access tokens (as hashes) and the user and account behind one. */
+export interface TokensRepository {
   createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord>;
   /** The user, account and token for a non-revoked token hash. */
   findByTokenHash(tokenHash: string): Promise<{ token: TokenRecord; user: User; account: Account } | null>;
   listTokens(userId: string): Promise<TokenRecord[]>;
   revokeToken(tokenId: string, at: Date): Promise<void>;
+  /** Every token of the account's users (revoked ones too), newest first. */
+  listAccountTokens(accountId: string): Promise<TokenRecord[]>;
+  /** The user and account a token belongs to (revoked or not); null when there is no such token. */
+  getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null>;
+}
 
-  setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void>;
-  listSubscriptions(accountId: string): Promise<string[]>;
-  setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void>;
-  listSeats(userId: string): Promise<string[]>;
-
+/** Connections (sealed credentials per endpoint instance), the key checks and the refresh lock. */
+export interface ConnectionsRepository {
   /** Inserts or replaces the credential of one endpoint instance (the reconnect path). */
   putConnection(input: { accountId: string; instanceId: string; connectorKey: string; ciphertext: string; keyVersion: number }): Promise<Connection>;
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
@@ -265,7 +271,6 @@ export interface PlatformStore {
   recordKeyCheck(version: number, checkValue: string): Promise<string>;
   /** Re-encryption: replace ciphertexts only where the stored version still matches (compare-and-set). */
   replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean>;
-
   /**
    * Runs `fn` with the connection row locked against other processes (PostgreSQL: SELECT … FOR
    * UPDATE in a transaction; the embedded store serves one process, which coalesces in memory),
@@ -273,7 +278,17 @@ export interface PlatformStore {
    * mark. `fn` sees the row as committed by whoever held the lock before.
    */
   withConnectionLock<T>(accountId: string, instanceId: string, fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>): Promise<T>;
+}
 
+/** Connect links and the OAuth authorize states that hang off them (single use, atomically). */
+export interface LinksRepository {
+  createConnectLink(link: ConnectLink): Promise<void>;
+  /** Atomically marks the link used; only the first call for a valid, unexpired link gets 'ok'. */
+  consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome>;
+  /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
+  connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
+  /** Deletes the connect links (used or not) that expired before `before`; answers how many. */
+  purgeConnectLinks(before: Date): Promise<number>;
   createOAuthState(state: OAuthState): Promise<void>;
   /**
    * Atomically marks the state used and consumes its connect link (used_at set where unset, also
@@ -283,15 +298,10 @@ export interface PlatformStore {
   consumeOAuthState(stateHash: string, now: Date): Promise<OAuthStateOutcome>;
   /** Deletes OAuth states that expired before `before`; answers how many. */
   purgeOAuthStates(before: Date): Promise<number>;
+}
 
-  createConnectLink(link: ConnectLink): Promise<void>;
-  /** Atomically marks the link used; only the first call for a valid, unexpired link gets 'ok'. */
-  consumeConnectLink(jti: string, now: Date): Promise<ConnectLinkOutcome>;
-  /** What consuming the link would answer now, without consuming it (`ok`: still usable). */
-  connectLinkState(jti: string, now: Date): Promise<ConnectLinkOutcome>;
-  /** Deletes the connect links (used or not) that expired before `before`; answers how many. */
-  purgeConnectLinks(before: Date): Promise<number>;
-
+/** Usage counts per account, month, connector and tool, and the fair-use sums over them. */
+export interface UsageRepository {
   /**
    * Adds the given counts (an upsert that increments), all rows in one transaction. With a
    * `batchId`, a batch already applied under that id is not added again (a retried flush).
@@ -304,7 +314,10 @@ export interface PlatformStore {
   getMonthCostUnits(accountId: string, month: string): Promise<number>;
   /** The same for several accounts in one month, in one statement (accounts without usage: 0). */
   getMonthCostUnitsOf(accountIds: readonly string[], month: string): Promise<Map<string, number>>;
+}
 
+/** The hot path's snapshot and the change log replicas follow. */
+export interface ChangesRepository {
   loadSnapshot(): Promise<PlatformSnapshot>;
   /** A counter every write to accounts, users, tokens, subscriptions, seats or connections bumps. */
   changeVersion(): Promise<number>;
@@ -316,7 +329,10 @@ export interface PlatformStore {
   loadChanges(since: number, maxKeys: number): Promise<PlatformChanges | null>;
   /** Deletes change-log rows written before `before` (replicas behind them reload in full); answers how many. */
   pruneChangeLog(before: Date): Promise<number>;
+}
 
+/** The opt-in data layer: first-seen records of a connection's items. */
+export interface DataLayerRepository {
   /**
    * Opts one connection in to the data layer. Idempotent: enabling again keeps the first
    * `enabledAt` and everything recorded. The connection must exist (`not_found` otherwise); deleting
@@ -332,7 +348,10 @@ export interface PlatformStore {
    * Returns the records of exactly the keys passed, or null when the layer is not enabled.
    */
   recordSeenItems(accountId: string, instanceId: string, keys: readonly string[], at: Date): Promise<SeenItem[] | null>;
+}
 
+/** Confirmed writes claimed once across processes (DECISIONS §17). */
+export interface WritesRepository {
   /**
    * Claims a confirmed write (DECISIONS §17) under `key`, atomically across processes: the first
    * caller, or the first after the stored claim turned older than `expiredBefore` (epoch ms),
@@ -344,9 +363,10 @@ export interface PlatformStore {
   finishWrite(key: string, outcome: string, reusable: boolean): Promise<void>;
   /** The stored outcome of a claimed write (null while it runs; undefined when the claim is gone). */
   writeOutcome(key: string): Promise<string | null | undefined>;
+}
 
-  // The portal (issue 19): passwords, sessions, sign-in failures, set-password links, audit log.
-
+/** The portal's sign-in (issue 19): passwords, sessions, sign-in failures and set-password links. */
+export interface PortalRepository {
   /** Stores a user's password hash (argon2id PHC string), replacing an earlier one. */
   setPasswordHash(userId: string, passwordHash: string): Promise<void>;
   getPasswordHash(userId: string): Promise<string | null>;
@@ -364,17 +384,17 @@ export interface PlatformStore {
   createPasswordLink(link: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void>;
   /** Atomically marks the link used; only the first call for an unexpired link gets 'ok'. */
   consumePasswordLink(tokenHash: string, now: Date): Promise<PasswordLinkOutcome>;
-  setUserRole(userId: string, role: UserRole): Promise<void>;
-  /** Every token of the account's users (revoked ones too), newest first. */
-  listAccountTokens(accountId: string): Promise<TokenRecord[]>;
-  /** The user and account a token belongs to (revoked or not); null when there is no such token. */
-  getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null>;
+}
+
+/** The audit log of changes made in the portal or the admin CLI. */
+export interface AuditRepository {
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The newest `limit` entries of an account, newest first. */
   listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
+}
 
-  // MCP authorization (issue 21): clients, grants, codes and tokens (codes and tokens as hashes).
-
+/** MCP authorization (issue 21): clients, grants, codes and tokens (codes and tokens as hashes). */
+export interface McpRepository {
   registerMcpClient(client: Omit<McpClient, 'createdAt'> & { source: string }): Promise<void>;
   getMcpClient(clientId: string): Promise<McpClient | null>;
   /** Stores a consent and its authorization code (by hash), in one transaction. */
@@ -397,4 +417,36 @@ export interface PlatformStore {
   listMcpGrants(accountId?: string): Promise<McpGrant[]>;
   /** Deletes codes and tokens that expired before `before`; answers how many. */
   purgeMcpAuthorization(before: Date): Promise<number>;
+}
+
+/**
+ * The store as repositories, one per aggregate, over one SQL client. A consumer takes the ones it
+ * uses (`Pick<Repositories, 'links' | 'connections'>`), so its test fakes hold only those.
+ */
+export interface Repositories {
+  readonly accounts: AccountsRepository;
+  readonly users: UsersRepository;
+  readonly tokens: TokensRepository;
+  readonly connections: ConnectionsRepository;
+  readonly links: LinksRepository;
+  readonly usage: UsageRepository;
+  readonly changes: ChangesRepository;
+  readonly dataLayer: DataLayerRepository;
+  readonly writes: WritesRepository;
+  readonly portal: PortalRepository;
+  readonly audit: AuditRepository;
+  readonly mcp: McpRepository;
+}
+
+/** The repositories, opened, migrated and closed in one place. */
+export interface PlatformStore extends Repositories {
+  /** Applies pending migrations (idempotent, safe to run from several processes at once). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** 'embedded' (PGlite) or 'postgres'. */
+  readonly kind: 'embedded' | 'postgres';
+  /** A cheap round trip (readiness); throws when the database does not answer. */
+  ping(): Promise<void>;
+  /** How many migrations of this build are not applied to the database (readiness). */
+  pendingMigrations(): Promise<number>;
 }

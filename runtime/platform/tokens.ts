@@ -1,6 +1,6 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
 import { createHash, randomBytes } from 'node:crypto';
-import type { PlatformStore, TokenRecord } from './store.ts';
+import type { Repositories, TokenRecord } from './store.ts';
 
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -13,7 +13,7 @@ export function newToken(): string {
 }
 
 /** Creates a token for a user; the returned `token` is the only time it exists in clear. */
-export async function issueToken(store: PlatformStore, userId: string, label: string, token = newToken()): Promise<{ token: string; record: TokenRecord }> {
-  const record = await store.createToken({ userId, label, tokenHash: tokenHash(token) });
+export async function issueToken(store: Pick<Repositories, 'tokens'>, userId: string, label: string, token = newToken()): Promise<{ token: string; record: TokenRecord }> {
+  const record = await store.tokens.createToken({ userId, label, tokenHash: tokenHash(token) });
   return { token, record };
 }

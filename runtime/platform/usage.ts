@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
-import type { Account, FairUseMode, PlatformStore, UsageRow } from './store.ts';
+import type { Account, FairUseMode, Repositories, UsageRow } from './store.ts';
 import type { SharedStore } from './shared-store.ts';
 
 export interface UsageRecord {
@@ -41,7 +41,7 @@ export interface Reservation {
 }
 
 export interface UsageOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<Repositories, 'usage'>;
   readonly timeZone: string;
   readonly defaultQuota: number;
   readonly flushMs: number;
@@ -162,7 +162,7 @@ export class UsageMeter {
   }
 
   async #sumUnits(accountId: string, month: string): Promise<number> {
-    let units = await this.#o.store.getMonthCostUnits(accountId, month);
+    let units = await this.#o.store.usage.getMonthCostUnits(accountId, month);
     for (const map of this.#unflushed()) {
       for (const [key, n] of map) if (key.startsWith(`${accountId}|${month}|`)) units += n;
     }
@@ -227,7 +227,7 @@ export class UsageMeter {
       try {
         if (this.#flushing) await this.#flushing.catch(() => {});
         for (const [month, accountIds] of byMonth) {
-          const totals = await timeout(this.#o.store.getMonthCostUnitsOf(accountIds, month), this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs);
+          const totals = await timeout(this.#o.store.usage.getMonthCostUnitsOf(accountIds, month), this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs);
           for (const [accountId, units] of totals) counters.set(`${accountId}|${month}`, units);
         }
         for (const map of this.#unflushed()) {
@@ -345,7 +345,7 @@ export class UsageMeter {
       const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
-    const run = this.#o.store.addUsage(rows, id, this.#settled);
+    const run = this.#o.store.usage.addUsage(rows, id, this.#settled);
     // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
     this.#flushing = run.then(
       () => undefined,
@@ -369,7 +369,7 @@ export class UsageMeter {
   /** The usage record of the spec for the account's month to date. */
   async usageRecord(account: Account, now: Date): Promise<UsageRecord> {
     const month = this.month(now);
-    const rows = await this.#o.store.getUsage(account.id, month);
+    const rows = await this.#o.store.usage.getUsage(account.id, month);
     const counts = new Map<string, number>();
     for (const r of rows) counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
     for (const map of this.#unflushed()) {

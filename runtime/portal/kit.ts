@@ -223,7 +223,7 @@ export class PortalKit {
   }
 
   accountUsers(r: SignedInRequest): Promise<User[]> {
-    return this.g.store.listUsers(r.signedIn.account.id);
+    return this.g.store.users.listUsers(r.signedIn.account.id);
   }
 
   /** How many of the users hold a seat of the connector. */
@@ -233,8 +233,8 @@ export class PortalKit {
 
   /** The account and user a link was issued to (the snapshot, else the store: a link from another replica). */
   async requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
-    const account = this.g.state.account(payload.accountId) ?? (await this.g.store.getAccount(payload.accountId));
-    const user = (await this.g.store.getUser(payload.userId)) ?? this.g.state.user(payload.userId);
+    const account = this.g.state.account(payload.accountId) ?? (await this.g.store.accounts.getAccount(payload.accountId));
+    const user = (await this.g.store.users.getUser(payload.userId)) ?? this.g.state.user(payload.userId);
     if (!account || !user || user.accountId !== account.id) return undefined;
     return { account, user };
   }

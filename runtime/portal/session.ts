@@ -17,7 +17,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hash, verify } from '@node-rs/argon2';
-import type { Account, PlatformStore, User } from '../platform/store.ts';
+import type { Account, Repositories, User } from '../platform/store.ts';
 import type { Vault } from '../platform/vault.ts';
 
 export interface SignedIn {
@@ -40,7 +40,7 @@ export interface SessionLimits {
 }
 
 export interface SessionOptions {
-  readonly store: PlatformStore;
+  readonly store: Pick<Repositories, 'accounts' | 'users' | 'portal'>;
   readonly vault: Vault;
   readonly now: () => Date;
   /** Read at every cookie: https makes the cookies Secure and `__Host-` prefixed. */
@@ -107,7 +107,7 @@ export class PortalSessions {
     const value = cookieValue(req.headers.cookie, this.sessionCookieName);
     if (!value || value.length > 128) return undefined;
     const sessionHash = sha256(value);
-    const found = await this.#o.store.findSession(sessionHash, this.#o.now());
+    const found = await this.#o.store.portal.findSession(sessionHash, this.#o.now());
     if (!found) return undefined;
     return { user: found.user, account: found.account, sessionHash, csrf: this.#csrf(`s:${sessionHash}`) };
   }
@@ -147,13 +147,13 @@ export class PortalSessions {
     const now = this.#o.now();
     const since = new Date(now.getTime() - limits.windowSeconds * 1000);
     const addressKey = `ip:${clientAddress(req)}`;
-    const user = email.length <= 320 ? await store.findUserByEmail(email) : null;
+    const user = email.length <= 320 ? await store.users.findUserByEmail(email) : null;
     const accountKey = user ? `account:${user.accountId}` : undefined;
-    const counts = await store.countSignInFailures(accountKey ? [addressKey, accountKey] : [addressKey], since);
+    const counts = await store.portal.countSignInFailures(accountKey ? [addressKey, accountKey] : [addressKey], since);
     if ((counts.get(addressKey) ?? 0) >= limits.failuresPerAddress || (accountKey && (counts.get(accountKey) ?? 0) >= limits.failuresPerAccount)) {
       return { ok: false, reason: 'rate_limited' };
     }
-    const stored = user ? await store.getPasswordHash(user.id) : null;
+    const stored = user ? await store.portal.getPasswordHash(user.id) : null;
     decoyHash ??= hash(randomBytes(16).toString('hex'));
     let valid = false;
     try {
@@ -162,10 +162,10 @@ export class PortalSessions {
       valid = false;
     }
     if (!user || !stored || !valid) {
-      await store.recordSignInFailure(accountKey ? [addressKey, accountKey] : [addressKey], now);
+      await store.portal.recordSignInFailure(accountKey ? [addressKey, accountKey] : [addressKey], now);
       return { ok: false, reason: 'invalid' };
     }
-    const account = await store.getAccount(user.accountId);
+    const account = await store.accounts.getAccount(user.accountId);
     if (!account) return { ok: false, reason: 'invalid' };
     const cookie = await this.startSession(user, clientAddress(req));
     return { ok: true, user, account, cookie };
@@ -175,19 +175,19 @@ export class PortalSessions {
   async startSession(user: User, sourceIp: string): Promise<string> {
     const value = randomBytes(32).toString('base64url');
     const seconds = this.#o.limits.sessionSeconds;
-    await this.#o.store.createSession({ idHash: sha256(value), userId: user.id, expiresAt: new Date(this.#o.now().getTime() + seconds * 1000), sourceIp: sourceIp.slice(0, 64) });
+    await this.#o.store.portal.createSession({ idHash: sha256(value), userId: user.id, expiresAt: new Date(this.#o.now().getTime() + seconds * 1000), sourceIp: sourceIp.slice(0, 64) });
     return this.#cookie(this.sessionCookieName, value, seconds, 'Lax');
   }
 
   /** Ends this session; answers the Set-Cookie value that clears it. */
   async signOut(signedIn: SignedIn | undefined): Promise<string> {
-    if (signedIn) await this.#o.store.deleteSession(signedIn.sessionHash);
+    if (signedIn) await this.#o.store.portal.deleteSession(signedIn.sessionHash);
     return this.#cookie(this.sessionCookieName, '', 0, 'Lax');
   }
 
   /** Ends every session of the user (every browser); answers how many and the clearing cookie. */
   async signOutEverywhere(user: User): Promise<{ ended: number; cookie: string }> {
-    const ended = await this.#o.store.deleteUserSessions(user.id);
+    const ended = await this.#o.store.portal.deleteUserSessions(user.id);
     return { ended, cookie: this.#cookie(this.sessionCookieName, '', 0, 'Lax') };
   }
 }

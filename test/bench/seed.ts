@@ -17,12 +17,12 @@ export async function seedTenants(store: PlatformStore, count: number, connector
   const now = new Date();
   for (let i = 0; i < count; i++) {
     const n = String(i + 1).padStart(4, '0');
-    const account = await store.createAccount({ id: `acc_bench_${n}`, name: `Bench ${n} ApS` });
-    await store.setFairUse(account.id, { mode: 'soft' });
-    const user = await store.createUser({ id: `usr_bench_${n}`, accountId: account.id, email: `bench-${n}@example.test`, name: `Bench user ${n}`, role: 'admin' });
-    await store.acceptTerms(user.id, now);
-    await store.setSubscription(account.id, connectorKey, true);
-    await store.setSeat(user.id, connectorKey, true);
+    const account = await store.accounts.createAccount({ id: `acc_bench_${n}`, name: `Bench ${n} ApS` });
+    await store.accounts.setFairUse(account.id, { mode: 'soft' });
+    const user = await store.users.createUser({ id: `usr_bench_${n}`, accountId: account.id, email: `bench-${n}@example.test`, name: `Bench user ${n}`, role: 'admin' });
+    await store.users.acceptTerms(user.id, now);
+    await store.accounts.setSubscription(account.id, connectorKey, true);
+    await store.users.setSeat(user.id, connectorKey, true);
     const { token, record } = await issueToken(store, user.id, 'bench');
     tenants.push({ accountId: account.id, userId: user.id, tokenId: record.id, token });
   }

@@ -704,7 +704,7 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
       if (!descriptor.tenantCredential) continue;
       const credential = credentials[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
       const sealed = vault.seal(JSON.stringify(credential), tenant.account.id, c.id);
-      await store.putConnection({ accountId: tenant.account.id, instanceId: c.id, connectorKey: c.key, ...sealed });
+      await store.connections.putConnection({ accountId: tenant.account.id, instanceId: c.id, connectorKey: c.key, ...sealed });
     }
     await gateway.app.context.state.refresh();
     const url = gateway.url;

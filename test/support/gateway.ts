@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { registry } from '../../generated/registry.ts';
 import { loadConfig, type GatewayConfig } from '../../runtime/config.ts';
 import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
-import type { PlatformStore, User, Account } from '../../runtime/platform/store.ts';
+import type { Account, PlatformStore, Repositories, User } from '../../runtime/platform/store.ts';
 import { issueToken } from '../../runtime/platform/tokens.ts';
 import type { UsageRecord } from '../../runtime/platform/usage.ts';
 
@@ -37,7 +37,7 @@ export async function startGateway(store: PlatformStore, options: Partial<AppOpt
  */
 export async function connectTenant(gw: StartedGateway, tenant: Tenant, connectorKey: string, credential: Readonly<Record<string, unknown>>, instanceId = connectorKey): Promise<void> {
   const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
-  await gw.store.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
+  await gw.store.connections.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
   await gw.app.context.state.refresh();
 }
 
@@ -48,13 +48,21 @@ export interface Tenant {
 }
 
 let counter = 0;
-export async function createTenant(store: PlatformStore, options: { subscribe?: string[]; seats?: string[]; terms?: boolean; role?: 'admin' | 'member'; accountId?: string } = {}): Promise<Tenant> {
+export async function createTenant(
+  store: Pick<Repositories, 'accounts' | 'users' | 'tokens'>,
+  options: { subscribe?: string[]; seats?: string[]; terms?: boolean; role?: 'admin' | 'member'; accountId?: string } = {},
+): Promise<Tenant> {
   const n = ++counter;
-  const account = options.accountId ? (await store.getAccount(options.accountId))! : await store.createAccount({ name: `Tenant ${n} ${Date.now()}` });
-  const user = await store.createUser({ accountId: account.id, email: `user${n}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, name: `User ${n}`, role: options.role ?? 'admin' });
-  if (options.terms !== false) await store.acceptTerms(user.id, new Date());
-  for (const key of options.subscribe ?? []) await store.setSubscription(account.id, key, true);
-  for (const key of options.seats ?? options.subscribe ?? []) await store.setSeat(user.id, key, true);
+  const account = options.accountId ? (await store.accounts.getAccount(options.accountId))! : await store.accounts.createAccount({ name: `Tenant ${n} ${Date.now()}` });
+  const user = await store.users.createUser({
+    accountId: account.id,
+    email: `user${n}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`,
+    name: `User ${n}`,
+    role: options.role ?? 'admin',
+  });
+  if (options.terms !== false) await store.users.acceptTerms(user.id, new Date());
+  for (const key of options.subscribe ?? []) await store.accounts.setSubscription(account.id, key, true);
+  for (const key of options.seats ?? options.subscribe ?? []) await store.users.setSeat(user.id, key, true);
   const { token } = await issueToken(store, user.id, 'test');
   return { account, user, token };
 }

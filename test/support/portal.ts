@@ -1,13 +1,13 @@
 // A small portal client over fetch, as a browser without JavaScript uses the portal: it keeps its
 // cookies, reads each form's CSRF token from the page it got, and sends it back with the form.
 import { hashPassword } from '../../runtime/portal/session.ts';
-import type { PlatformStore } from '../../runtime/platform/store.ts';
+import type { Repositories } from '../../runtime/platform/store.ts';
 
 /** A password for tests: long, not a word that appears in any text. */
 export const TEST_PASSWORD = 'Qz7-portal-Vx93-kept';
 
-export async function givePassword(store: PlatformStore, userId: string, password = TEST_PASSWORD): Promise<void> {
-  await store.setPasswordHash(userId, await hashPassword(password));
+export async function givePassword(store: Pick<Repositories, 'portal'>, userId: string, password = TEST_PASSWORD): Promise<void> {
+  await store.portal.setPasswordHash(userId, await hashPassword(password));
 }
 
 export interface PortalResponse {
@@ -89,11 +89,11 @@ const signedIn = new Map<string, PortalClient>();
  * A portal client signed in as `user` (given the test password first if it has none), with its
  * session's CSRF token read: what a connect link needs since it is bound to its user.
  */
-export async function portalAs(gw: { url: string; store: PlatformStore }, user: { id: string; email: string }): Promise<PortalClient> {
+export async function portalAs(gw: { url: string; store: Pick<Repositories, 'portal'> }, user: { id: string; email: string }): Promise<PortalClient> {
   const key = `${gw.url}|${user.id}`;
   const known = signedIn.get(key);
   if (known && (await known.get('/portal')).status === 200) return known;
-  if (!(await gw.store.getPasswordHash(user.id))) await givePassword(gw.store, user.id);
+  if (!(await gw.store.portal.getPasswordHash(user.id))) await givePassword(gw.store, user.id);
   const client = new PortalClient(gw.url);
   const done = await client.signIn(user.email);
   if (done.status !== 303) throw new Error(`portal sign-in of ${user.email} answered ${done.status}`);

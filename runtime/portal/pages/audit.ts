@@ -6,7 +6,7 @@ export async function audit(kit: PortalKit, r: SignedInRequest): Promise<number>
   const g = kit.g;
   const { t, plain } = kit.text;
   if (!kit.isAdmin(r)) return kit.adminOnly(r);
-  const entries = await g.store.listAudit(r.signedIn.account.id, g.platform.limits.auditPageEntries);
+  const entries = await g.store.audit.listAudit(r.signedIn.account.id, g.platform.limits.auditPageEntries);
   const rows = entries
     .map(
       (e) =>

@@ -66,7 +66,7 @@ async function termsLink(kit: PortalKit, r: PortalRequest, { user, action, csrf,
   const g = kit.g;
   const { t, plain } = kit.text;
   if (posted) {
-    await g.store.acceptTerms(user.id, g.now());
+    await g.store.users.acceptTerms(user.id, g.now());
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'terms.accept', user.id, { via: 'link' });
     return view(200, plain('terms_title'), `<p class="ok" role="status">${t('done_terms_accepted')}</p><p>${t('terms_accepted_next')}</p>`);
@@ -83,8 +83,8 @@ async function purchaseLink(kit: PortalKit, r: PortalRequest, { user, account, a
   if (!kit.options.selfServicePurchase) return view(200, title, `<p>${t('purchase_by_operator')}</p>`);
   if (user.role !== 'admin') return view(403, title, `<p>${t('purchase_admin_only')}</p>`);
   if (posted) {
-    await g.store.setSubscription(account.id, c.config.key, true);
-    await g.store.setSeat(user.id, c.config.key, true);
+    await g.store.accounts.setSubscription(account.id, c.config.key, true);
+    await g.store.users.setSeat(user.id, c.config.key, true);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'subscription.set', c.config.key, { subscribed: 'on', seat_for: user.email, via: 'link' });
     return view(200, title, `<p class="ok" role="status">${t('purchase_done')}</p>${signInHint}`);
@@ -100,7 +100,7 @@ async function purchaseLink(kit: PortalKit, r: PortalRequest, { user, account, a
 async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, action, csrf, posted, view, signInHint }: LinkPage, c: ConnectorRuntime): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
-  const users = await g.store.listUsers(account.id);
+  const users = await g.store.users.listUsers(account.id);
   const key = c.config.key;
   const admin = user.role === 'admin';
   let top = '';
@@ -111,7 +111,7 @@ async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, actio
     for (const u of users) {
       const on = seated.has(`${u.id}|${key}`);
       if (on !== g.state.hasSeat(u.id, key)) {
-        await g.store.setSeat(u.id, key, on);
+        await g.store.users.setSeat(u.id, key, on);
         changes.push(`${u.email}:${key}:${on ? 'on' : 'off'}`);
       }
     }

@@ -48,7 +48,7 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
   const requester = await kit.requesterOf(payload);
   if (!requester) return kit.linkInvalid(r, 'invalid');
   // A used or expired link says so at once, not after the user signed in or typed a credential.
-  const state = await g.store.connectLinkState(payload.jti, g.now());
+  const state = await g.store.links.connectLinkState(payload.jti, g.now());
   if (state !== 'ok') {
     r.req.resume();
     return kit.linkInvalid(r, state);
@@ -112,10 +112,10 @@ async function credentialForm(kit: PortalKit, r: PortalRequest, target: LinkTarg
     if (!form) return r.res.statusCode;
     const { values, refused } = await postedCredential(kit, r, form, fields, { accountId: account.id, userId: user.id, instanceId, connector: connector.config.id });
     if (!refused) {
-      const outcome = await g.store.consumeConnectLink(target.jti, g.now());
+      const outcome = await g.store.links.consumeConnectLink(target.jti, g.now());
       if (outcome !== 'ok') return kit.linkInvalid(r, outcome);
       const sealed = g.vault.seal(JSON.stringify(values), account.id, instanceId);
-      await g.store.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+      await g.store.connections.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
       await g.state.refresh();
       g.log.info({ accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId }, 'connection stored');
       await kit.audit(r, { ...user }, 'connection.set', instanceId, { connector: connector.config.key, via: 'link' });

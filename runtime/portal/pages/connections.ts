@@ -17,7 +17,7 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
   const g = kit.g;
   const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
-  const stored = new Map((await g.store.listConnections(account.id)).map((c) => [c.instanceId, c]));
+  const stored = new Map((await g.store.connections.listConnections(account.id)).map((c) => [c.instanceId, c]));
   // Per connector: its first instance, every instance with a connection, and the next free one
   // (to connect another company file); not all 99 possible instances.
   const nextFree = new Set<string>();
@@ -64,7 +64,7 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
     if (!kit.isAdmin(r)) return kit.adminOnly(r);
-    await g.store.deleteConnection(account.id, instanceId);
+    await g.store.connections.deleteConnection(account.id, instanceId);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'connection.delete', instanceId, { connector: connector.config.key });
     return redirect(r.res, '/portal/connections?done=disconnected');
@@ -80,7 +80,7 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
       // The same flow a connect link starts, from a single-use link record made for this session.
       const jti = randomBytes(16).toString('base64url');
       const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
-      await g.store.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId, expiresAt: new Date(g.now().getTime() + validMs) });
+      await g.store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId, expiresAt: new Date(g.now().getTime() + validMs) });
       await kit.audit(r, { ...user }, 'connection.oauth_start', instanceId, { connector: connector.config.key });
       return startOAuth(kit, r, { accountId: account.id, userId: user.id, instanceId, jti }, connector);
     }
@@ -96,7 +96,7 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
     const { values, refused } = await postedCredential(kit, r, form, fields, { accountId: account.id, userId: user.id, instanceId, connector: connector.config.id });
     if (!refused) {
       const sealed = g.vault.seal(JSON.stringify(values), account.id, instanceId);
-      await g.store.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+      await g.store.connections.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
       await g.state.refresh();
       g.log.info({ accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId }, 'connection stored');
       await kit.audit(r, { ...user }, 'connection.set', instanceId, { connector: connector.config.key });

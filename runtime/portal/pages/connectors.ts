@@ -14,8 +14,8 @@ export async function connectorsPage(kit: PortalKit, r: SignedInRequest): Promis
     if (!kit.options.selfServicePurchase) return kit.notice(r, 403, 'forbidden_title', 'purchase_by_operator');
     const connector = kit.connectors().find((c) => c.config.key === form.get('connector'));
     if (!connector) return kit.notice(r, 400, 'bad_request_title', 'unknown_connector');
-    await g.store.setSubscription(account.id, connector.config.key, true);
-    await g.store.setSeat(r.signedIn.user.id, connector.config.key, true);
+    await g.store.accounts.setSubscription(account.id, connector.config.key, true);
+    await g.store.users.setSeat(r.signedIn.user.id, connector.config.key, true);
     await g.state.refresh();
     await kit.audit(r, { ...r.signedIn.user }, 'subscription.set', connector.config.key, { subscribed: 'on', seat_for: r.signedIn.user.email });
     return redirect(r.res, '/portal/connectors?done=subscribed');

@@ -14,14 +14,14 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
     const endpoint = eligible.find((e) => e.instanceId === form.get('instance'));
     const on = form.get('enabled') === 'on';
     if (!endpoint) return kit.notice(r, 400, 'bad_request_title', 'unknown_instance');
-    if (on) await g.store.enableDataLayer(account.id, endpoint.instanceId, g.now());
-    else await g.store.disableDataLayer(account.id, endpoint.instanceId);
+    if (on) await g.store.dataLayer.enableDataLayer(account.id, endpoint.instanceId, g.now());
+    else await g.store.dataLayer.disableDataLayer(account.id, endpoint.instanceId);
     await kit.audit(r, { ...user }, on ? 'data_layer.enable' : 'data_layer.disable', endpoint.instanceId, { connector: endpoint.connector.config.key });
     return redirect(r.res, `/portal/data-layer?done=${on ? 'data_layer_enabled' : 'data_layer_disabled'}`);
   }
   const rows: string[] = [];
   for (const e of eligible) {
-    const layer = await g.store.getDataLayer(account.id, e.instanceId);
+    const layer = await g.store.dataLayer.getDataLayer(account.id, e.instanceId);
     const state = layer ? t('data_layer_on', { date: fmtDate(layer.enabledAt), items: layer.itemCount }) : t('data_layer_off');
     const button = postButton(
       '/portal/data-layer',

@@ -38,7 +38,7 @@ export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { acc
   const flow = await client.authorizeRedirect(redirectUri(g));
   const browser = newBrowserBinding();
   const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
-  await g.store.createOAuthState({
+  await g.store.links.createOAuthState({
     stateHash: sha256(flow.state),
     accountId: target.accountId,
     userId: target.userId,
@@ -73,7 +73,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   const stateHash = sha256(state);
   // The browser that started the flow holds the binding cookie; another browser (a link passed on) does not.
   const binding = cookieValue(r.req.headers.cookie, stateCookie(state));
-  const outcome = await g.store.consumeOAuthState(stateHash, g.now());
+  const outcome = await g.store.links.consumeOAuthState(stateHash, g.now());
   if (outcome.outcome !== 'ok') {
     g.log.info({ outcome: outcome.outcome }, 'oauth callback refused');
     return refused(outcome.outcome === 'expired' ? 410 : 400, outcome.outcome === 'expired' ? 'oauth_expired' : outcome.outcome === 'used' ? 'oauth_used' : 'oauth_unknown');
@@ -122,7 +122,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   }
   await g.state.refresh();
   g.log.info({ ...fields, connector: connector.config.id }, 'connection stored');
-  const user = await g.store.getUser(flow.userId);
+  const user = await g.store.users.getUser(flow.userId);
   if (user) await kit.audit(r, user, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
   const account = g.state.account(flow.accountId);
   return kit.view(

@@ -8,7 +8,7 @@ export async function overview(kit: PortalKit, r: SignedInRequest): Promise<numb
   const { user, account } = r.signedIn;
   const subscribed = kit.connectors().filter((c) => g.state.isSubscribed(account.id, c.config.key));
   const record = await g.meter.usageRecord(g.state.account(account.id) ?? account, g.now());
-  const connections = await g.store.listConnections(account.id);
+  const connections = await g.store.connections.listConnections(account.id);
   const termsLine = user.termsAcceptedAt
     ? `<p>${t('overview_terms_accepted', { date: fmtDate(user.termsAcceptedAt) })}</p>`
     : `<p class="warning">${t('overview_terms_pending')} <a href="/portal/terms">${t('terms_open')}</a></p>`;

@@ -57,13 +57,13 @@ export async function setPassword(kit: PortalKit, r: PortalRequest, token: strin
   const password = form.get('password') ?? '';
   if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) return show(400, `<p class="error" role="alert">${t('password_too_short', { min: MIN_PASSWORD_LENGTH })}</p>`);
   if (password !== form.get('confirm')) return show(400, `<p class="error" role="alert">${t('password_mismatch')}</p>`);
-  const outcome = await g.store.consumePasswordLink(sha256(token), g.now());
+  const outcome = await g.store.portal.consumePasswordLink(sha256(token), g.now());
   if (outcome.outcome !== 'ok') return kit.linkInvalid(r, outcome.outcome);
-  const user = await g.store.getUser(outcome.userId);
+  const user = await g.store.users.getUser(outcome.userId);
   if (!user) return kit.linkInvalid(r, 'invalid');
-  await g.store.setPasswordHash(user.id, await hashPassword(password));
+  await g.store.portal.setPasswordHash(user.id, await hashPassword(password));
   // A new password ends every other session of the user.
-  await g.store.deleteUserSessions(user.id);
+  await g.store.portal.deleteUserSessions(user.id);
   await kit.audit(r, user, 'user.password_set', user.id);
   const cookie = await kit.sessions.startSession(user, clientAddress(r.req));
   return redirect(r.res, '/portal', { 'set-cookie': cookie });

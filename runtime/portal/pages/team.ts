@@ -29,7 +29,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
         for (const u of users) {
           const on = wanted.has(`${u.id}|${c.config.key}`);
           if (on !== g.state.hasSeat(u.id, c.config.key)) {
-            await g.store.setSeat(u.id, c.config.key, on);
+            await g.store.users.setSeat(u.id, c.config.key, on);
             changes.push(`${u.email}:${c.config.key}:${on ? 'on' : 'off'}`);
           }
         }
@@ -44,7 +44,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       if (!target || (role !== 'admin' && role !== 'member')) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
       // The last administrator cannot step down: someone must be able to manage the account.
       if (role === 'member' && target.role === 'admin' && users.filter((u) => u.role === 'admin').length <= 1) return kit.notice(r, 400, 'bad_request_title', 'last_admin');
-      await g.store.setUserRole(target.id, role as UserRole);
+      await g.store.users.setUserRole(target.id, role as UserRole);
       await g.state.refresh();
       await kit.audit(r, { ...user }, 'user.role', target.id, { email: target.email, role });
       return redirect(r.res, '/portal/team?done=role_saved');
@@ -56,7 +56,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       if (!EMAIL.test(email) || email.length > MAX_EMAIL || !name) return teamPage(kit, r, users, subscribed, 400, `<p class="error" role="alert">${t('invite_invalid')}</p>`);
       let invited: User;
       try {
-        invited = await g.store.createUser({ accountId: account.id, email, name, role });
+        invited = await g.store.users.createUser({ accountId: account.id, email, name, role });
       } catch (error) {
         if (error instanceof StoreError && error.code === 'conflict') return teamPage(kit, r, users, subscribed, 409, `<p class="error" role="alert">${t('invite_exists')}</p>`);
         throw error;
@@ -77,7 +77,7 @@ async function newPasswordLink(kit: PortalKit, userId: string): Promise<string> 
   const g = kit.g;
   const token = randomBytes(32).toString('base64url');
   const validSeconds = g.platform.limits.passwordLinkValidSeconds;
-  await g.store.createPasswordLink({ tokenHash: sha256(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
+  await g.store.portal.createPasswordLink({ tokenHash: sha256(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
   return `${g.config.publicBaseUrl}/portal/set-password/${token}`;
 }
 

@@ -10,7 +10,7 @@ export async function terms(kit: PortalKit, r: SignedInRequest): Promise<number>
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
-    await g.store.acceptTerms(user.id, g.now());
+    await g.store.users.acceptTerms(user.id, g.now());
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'terms.accept', user.id);
     const target = form.get('next');

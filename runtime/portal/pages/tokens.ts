@@ -9,9 +9,9 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
   const { account, user } = r.signedIn;
   const users = await kit.accountUsers(r);
   const byId = new Map(users.map((u) => [u.id, u]));
-  const visible = async () => (kit.isAdmin(r) ? await g.store.listAccountTokens(account.id) : (await g.store.listTokens(user.id)).reverse());
+  const visible = async () => (kit.isAdmin(r) ? await g.store.tokens.listAccountTokens(account.id) : (await g.store.tokens.listTokens(user.id)).reverse());
   // An administrator sees (and may revoke) every assistant of the account; a member their own.
-  const visibleGrants = async () => (await g.store.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
+  const visibleGrants = async () => (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
   let top = kit.done(r);
   if (r.req.method === 'POST' && sub === 'create') {
     const form = await kit.form(r);
@@ -28,7 +28,7 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     const target = (await visible()).find((x) => x.id === id);
     // A token of another account (or, for a member, of another user) is unknown here.
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_token');
-    await g.store.revokeToken(target.id, g.now());
+    await g.store.tokens.revokeToken(target.id, g.now());
     // Effective at once: this replica reloads, and the others hear of it (shared store) or see
     // the changed version at their next identify of an unknown token or refresh.
     await g.state.refresh();
@@ -41,7 +41,7 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     const id = form.get('grant') ?? '';
     const target = (await visibleGrants()).find((x) => x.id === id && !x.revokedAt);
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
-    await g.store.revokeMcpGrant(target.id, g.now());
+    await g.store.mcp.revokeMcpGrant(target.id, g.now());
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, { reason: 'portal', client: target.clientName, client_id: target.clientId, owner: byId.get(target.userId)?.email });
     return redirect(r.res, '/portal/tokens?done=grant_revoked');

@@ -16,7 +16,7 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     const raw = (form.get('quota') ?? '').trim();
     const quota = raw === '' ? null : /^\d{1,12}$/.test(raw) ? Number(raw) : Number.NaN;
     if (quota !== null && !Number.isSafeInteger(quota)) return kit.notice(r, 400, 'bad_request_title', 'quota_invalid');
-    await g.store.setFairUse(account.id, { quota });
+    await g.store.accounts.setFairUse(account.id, { quota });
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'fair_use.quota', account.id, { quota: quota ?? 'default' });
     return redirect(r.res, '/portal/usage?done=quota_saved');

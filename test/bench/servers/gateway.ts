@@ -153,11 +153,11 @@ async function main(): Promise<void> {
       const fullBefore = state.stats().fullLoads;
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
-        await store.setSeat(userId, 'register', i % 2 === 1);
+        await store.users.setSeat(userId, 'register', i % 2 === 1);
         await state.refresh();
         writeMs.push(performance.now() - t0);
       }
-      await store.setSeat(userId, 'register', true);
+      await store.users.setSeat(userId, 'register', true);
       await state.refresh();
       const fullLoadsDuringWrites = state.stats().fullLoads - fullBefore;
       const fullMs: number[] = [];
@@ -186,8 +186,8 @@ async function main(): Promise<void> {
       // A write through this replica as the portal makes it: the store, then the catch-up that
       // broadcasts its change version to the other replicas.
       const at = clock();
-      if (job['kind'] === 'revoke') await store.revokeToken(String(job['tokenId']), new Date());
-      else await store.setSeat(String(job['userId']), 'register', Boolean(job['seated']));
+      if (job['kind'] === 'revoke') await store.tokens.revokeToken(String(job['tokenId']), new Date());
+      else await store.users.setSeat(String(job['userId']), 'register', Boolean(job['seated']));
       await state.refresh();
       return { at, localMs: clock() - at, version: state.storeVersion };
     }
