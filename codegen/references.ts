@@ -8,6 +8,7 @@
 // `{{tool:<name>}}` for a connector tool in the descriptor, for the runtime to render once per
 // endpoint (runtime/gateway-context.ts `renderToolReferences`). The catalog renders it with the
 // connector's default id.
+import { closest } from './closest.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import { locate, type PathSegment, type SpecSource } from './load.ts';
 import { isObject } from './schema.ts';
@@ -182,30 +183,6 @@ function served(scope: ReferenceScope, name: string): string {
   if (scope.systemTools.has(name) && !scope.tools.has(name)) return `\`${name}\``;
   const id = scope.id ?? '<id>';
   return `\`${id}__${name}\` on endpoint ${id}, \`${id}-2__${name}\` on ${id}-2`;
-}
-
-function closest(word: string, options: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestScore = Infinity;
-  for (const option of options) {
-    const score = distance(word, option);
-    if (score < bestScore) [best, bestScore] = [option, score];
-  }
-  return best !== undefined && bestScore <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** SPEC038: a `{{…}}` reference that names no tool or argument (or is not a reference at all). */

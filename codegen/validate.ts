@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { DIAGNOSTICS, diagnostic, type Diagnostic } from './diagnostics.ts';
 import { locate, pointerToPath, type PathSegment, type SpecSource } from './load.ts';
+import { closest } from './closest.ts';
 import { placeholders } from './ir.ts';
 import { checkValue, isObject, RefError, resolveRefs, walkSchema, type JsonSchema } from './schema.ts';
 
@@ -19,30 +20,6 @@ function formatSchemaValidator(): ReturnType<Ajv['compile']> {
     formatValidator = ajv.compile(schema);
   }
   return formatValidator;
-}
-
-function closest(word: string, options: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const option of options) {
-    const d = levenshtein(word.toLowerCase(), option.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [option, d];
-  }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function levenshtein(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }
 
 function describePath(path: readonly PathSegment[], source: SpecSource): string {

@@ -1,7 +1,8 @@
 // Accounts, their users, portal sessions, the audit log and the terms.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { type AdminCommand, EMAIL, flag, need, UsageError } from './command.ts';
+import { sha256Hex } from '#runtime/platform/hash.ts';
 
 export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
   {
@@ -62,7 +63,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       if (!user) throw new UsageError(`no user ${userId}`);
       const token = randomBytes(32).toString('base64url');
       const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds;
-      await ctx.store.portal.createPasswordLink({ tokenHash: createHash('sha256').update(token).digest('hex'), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
+      await ctx.store.portal.createPasswordLink({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
       await ctx.audit(user.accountId, 'user.password_link', userId, { email: user.email });
       ctx.print(`set-password link for ${user.email} (single use, valid ${Math.round(validSeconds / 86400)} days): ${ctx.config.publicBaseUrl}/portal/set-password/${token}`);
     },

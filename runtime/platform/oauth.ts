@@ -3,13 +3,14 @@
 // accept; the deployment gives the client (config `oauth`). Every protocol step goes through
 // oauth4webapi: PKCE, the authorize response check, the code exchange, the refresh grant and the
 // token response checks. This module never logs a token, a code, a verifier or the client secret.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
 import type { OAuthClientConfig } from '../config.ts';
 import type { OAuthProvider } from '../handler-api/descriptor-types.ts';
 import type { Connection, LockedConnectionWrite, Repositories } from './store.ts';
 import type { Vault } from './vault.ts';
+import { sha256Hex } from './hash.ts';
 
 /** What the vault holds for an `oauth2` connection (the handler sees it with `kind: 'oauth2'`). */
 export interface OAuthGrant {
@@ -23,8 +24,6 @@ export interface OAuthGrant {
 
 /** The grant refused at the identity provider: the user must connect again (DECISIONS §19). */
 export const RECONNECT_ERRORS: ReadonlySet<string> = new Set(['invalid_grant', 'interaction_required', 'consent_required']);
-
-export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
 /** The provider's endpoints, or the deployment's identity-provider base with the spec's paths. */
 export function endpointsOf(provider: OAuthProvider, client: OAuthClientConfig | undefined): { authorizeUrl: string; tokenUrl: string } {
@@ -253,7 +252,7 @@ export class OAuthRefresher {
 /** A random browser binding for the state cookie, and its stored hash. */
 export function newBrowserBinding(): { value: string; hash: string } {
   const value = randomBytes(24).toString('base64url');
-  return { value, hash: sha256(value) };
+  return { value, hash: sha256Hex(value) };
 }
 
 /**

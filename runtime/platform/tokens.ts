@@ -1,9 +1,10 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from './hash.ts';
 import type { Repositories, TokenRecord } from './store.ts';
 
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return sha256Hex(token);
 }
 
 export const TOKEN_PREFIX = 'cgw_';

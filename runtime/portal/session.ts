@@ -14,11 +14,12 @@
 // - CSRF: every form carries a token derived (HMAC by the vault's signing key) from the session, or
 //   before sign-in from a random form cookie (SameSite=Strict); a POST without the matching token is
 //   refused, and so is one whose Origin header names another site.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hash, verify } from '@node-rs/argon2';
 import type { Account, Repositories, User } from '../platform/store.ts';
 import type { Vault } from '../platform/vault.ts';
+import { sha256Hex } from '../platform/hash.ts';
 
 export interface SignedIn {
   readonly user: User;
@@ -49,8 +50,6 @@ export interface SessionOptions {
 }
 
 export type SignInOutcome = { readonly ok: true; readonly user: User; readonly account: Account; readonly cookie: string } | { readonly ok: false; readonly reason: 'invalid' | 'rate_limited' };
-
-export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
 /** The minimum length of a portal password. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -106,7 +105,7 @@ export class PortalSessions {
   async lookup(req: IncomingMessage): Promise<SignedIn | undefined> {
     const value = cookieValue(req.headers.cookie, this.sessionCookieName);
     if (!value || value.length > 128) return undefined;
-    const sessionHash = sha256(value);
+    const sessionHash = sha256Hex(value);
     const found = await this.#o.store.portal.findSession(sessionHash, this.#o.now());
     if (!found) return undefined;
     return { user: found.user, account: found.account, sessionHash, csrf: this.#csrf(`s:${sessionHash}`) };
@@ -175,7 +174,7 @@ export class PortalSessions {
   async startSession(user: User, sourceIp: string): Promise<string> {
     const value = randomBytes(32).toString('base64url');
     const seconds = this.#o.limits.sessionSeconds;
-    await this.#o.store.portal.createSession({ idHash: sha256(value), userId: user.id, expiresAt: new Date(this.#o.now().getTime() + seconds * 1000), sourceIp: sourceIp.slice(0, 64) });
+    await this.#o.store.portal.createSession({ idHash: sha256Hex(value), userId: user.id, expiresAt: new Date(this.#o.now().getTime() + seconds * 1000), sourceIp: sourceIp.slice(0, 64) });
     return this.#cookie(this.sessionCookieName, value, seconds, 'Lax');
   }
 

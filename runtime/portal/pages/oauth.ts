@@ -1,15 +1,16 @@
 // The OAuth connect of a connector whose credential is an OAuth grant: the start (from a connect
 // link or the connections page) and the callback from the identity provider, which stores the grant.
 import type { ConnectorRuntime, GatewayContext } from '../../gateway-context.ts';
-import { completeOAuthConnect, newBrowserBinding, sha256 } from '../../platform/oauth.ts';
+import { completeOAuthConnect, newBrowserBinding } from '../../platform/oauth.ts';
 import type { PortalWord } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
+import { sha256Hex } from '../../platform/hash.ts';
 
 /** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
 export const OAUTH_CALLBACK_PATH = '/portal/oauth/callback';
 
 /** The browser-binding cookie of one flow (named by a digest of its state, so flows run side by side). */
-const stateCookie = (state: string) => `cg_oauth_${sha256(state).slice(0, 16)}`;
+const stateCookie = (state: string) => `cg_oauth_${sha256Hex(state).slice(0, 16)}`;
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -39,7 +40,7 @@ export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { acc
   const browser = newBrowserBinding();
   const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
   await g.store.links.createOAuthState({
-    stateHash: sha256(flow.state),
+    stateHash: sha256Hex(flow.state),
     accountId: target.accountId,
     userId: target.userId,
     instanceId: target.instanceId,
@@ -70,7 +71,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   if (r.req.method !== 'GET') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
   const state = r.query.get('state');
   if (!state || state.length > 512) return refused(400, 'oauth_no_state');
-  const stateHash = sha256(state);
+  const stateHash = sha256Hex(state);
   // The browser that started the flow holds the binding cookie; another browser (a link passed on) does not.
   const binding = cookieValue(r.req.headers.cookie, stateCookie(state));
   const outcome = await g.store.links.consumeOAuthState(stateHash, g.now());
@@ -80,7 +81,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   }
   const flow = outcome.state;
   const fields = { accountId: flow.accountId, userId: flow.userId, instance: flow.instanceId };
-  if (!binding || sha256(binding) !== flow.browserHash) {
+  if (!binding || sha256Hex(binding) !== flow.browserHash) {
     g.log.warn(fields, 'oauth callback refused: the state belongs to another browser');
     return refused(400, 'oauth_other_browser');
   }

@@ -1,7 +1,8 @@
 // Sign-in, sign-out (here and everywhere), and the set-password page of an invitation or reset link.
 import { escapeHtml, redirect } from '../html.ts';
 import { type PortalKit, type PortalRequest, safeNext, type SignedInRequest } from '../kit.ts';
-import { clientAddress, hashPassword, MIN_PASSWORD_LENGTH, sha256 } from '../session.ts';
+import { clientAddress, hashPassword, MIN_PASSWORD_LENGTH } from '../session.ts';
+import { sha256Hex } from '../../platform/hash.ts';
 
 export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> {
   const g = kit.g;
@@ -57,7 +58,7 @@ export async function setPassword(kit: PortalKit, r: PortalRequest, token: strin
   const password = form.get('password') ?? '';
   if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) return show(400, `<p class="error" role="alert">${t('password_too_short', { min: MIN_PASSWORD_LENGTH })}</p>`);
   if (password !== form.get('confirm')) return show(400, `<p class="error" role="alert">${t('password_mismatch')}</p>`);
-  const outcome = await g.store.portal.consumePasswordLink(sha256(token), g.now());
+  const outcome = await g.store.portal.consumePasswordLink(sha256Hex(token), g.now());
   if (outcome.outcome !== 'ok') return kit.linkInvalid(r, outcome.outcome);
   const user = await g.store.users.getUser(outcome.userId);
   if (!user) return kit.linkInvalid(r, 'invalid');

@@ -5,7 +5,7 @@ import { StoreError } from '../../platform/sql-store.ts';
 import type { User, UserRole } from '../../platform/store.ts';
 import { escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
-import { sha256 } from '../session.ts';
+import { sha256Hex } from '../../platform/hash.ts';
 
 const MAX_EMAIL = 254;
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -77,7 +77,7 @@ async function newPasswordLink(kit: PortalKit, userId: string): Promise<string> 
   const g = kit.g;
   const token = randomBytes(32).toString('base64url');
   const validSeconds = g.platform.limits.passwordLinkValidSeconds;
-  await g.store.portal.createPasswordLink({ tokenHash: sha256(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
+  await g.store.portal.createPasswordLink({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
   return `${g.config.publicBaseUrl}/portal/set-password/${token}`;
 }
 
