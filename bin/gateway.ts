@@ -142,11 +142,15 @@ async function main(): Promise<void> {
     'gateway listening',
   );
 
+  // docs/decisions/operations.md, 'A stop signal to any process of the start chain stops the gateway
+  // once': the first stop wins; a repeat (one Ctrl-C arrives up to three times: from the terminal,
+  // npm and bin/run.mjs) is ignored, however many come. The stop is bounded by the drain of in-flight
+  // calls; SIGKILL is the way to cut it short.
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (cause: { signal: string } | { parent: 'gone' }) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight calls and flushing usage');
+    log.info(cause, 'shutting down: finishing in-flight calls and flushing usage');
     void adminSocket
       .close()
       .then(() => app.close())
@@ -159,8 +163,14 @@ async function main(): Promise<void> {
         },
       );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
+  // Started by bin/run.mjs (npm start, npm run serve): its IPC channel closes when it ends, even by
+  // SIGKILL, and a gateway whose start chain is gone stops instead of serving orphaned.
+  if (process.channel) {
+    process.once('disconnect', () => stop({ parent: 'gone' }));
+    if (!process.connected) stop({ parent: 'gone' });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,8 @@
 //      .ci/run and the README always used), once, and the command runs on it;
 //   2. node_modules that is missing or differs from package-lock.json gets `npm ci` (one line says why);
 //   3. then the command itself runs with Node 24 and node_modules/.bin first on PATH: its exit status
-//      and signals are passed through (Ctrl-C on `npm start` stops the gateway cleanly).
+//      and signals are passed through (Ctrl-C on `npm start` stops the gateway cleanly), and the
+//      command is stopped when this process's parent goes away (see run() below).
 // When nothing is to do, it reads two lockfiles and starts the command: no npm, no network.
 // Plain JavaScript with node: built-ins only, on purpose: it runs on Node 20 before any install.
 //
@@ -19,6 +20,9 @@ import { WANTED_NODE_MAJOR, childCommand, installReason, needsNode, nodeMajor, p
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const windows = process.platform === 'win32';
+
+// A reader that went away (the npm that was killed held the pipe) must not crash us mid-stop.
+process.stderr.on('error', () => {});
 
 /** Our own lines go to stderr, so a command's standard output stays its own. */
 function say(line) {
@@ -115,9 +119,23 @@ function lstatSafe(path) {
   }
 }
 
-/** Starts the command and ends as it ends: same exit status, or the same signal. */
+/** How often the parent is looked at (a getppid call): the longest an orphaned command keeps serving. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Starts the command and ends as it ends: same exit status, or the same signal.
+ * The command stops with its start chain (docs/decisions/operations.md, 'A stop signal to any
+ * process of the start chain stops the gateway once'):
+ *   - a stop signal sent to this process alone (npm forwards SIGINT and SIGTERM to its script, a
+ *     supervisor signals one PID) is passed on;
+ *   - when our parent goes away (npm, or the `sh -c` of a script line without `exec`, killed or
+ *     dead), we are orphaned: the command gets SIGTERM, as if the parent had passed it on;
+ *   - a file command gets an IPC channel; when this process dies, even by SIGKILL, the channel
+ *     closes, and the gateway stops on that (bin/gateway.ts) instead of serving orphaned.
+ */
 function run(command, env) {
-  const child = spawn(command.command, command.args, { stdio: 'inherit', env, shell: command.shell });
+  const stdio = command.shell ? 'inherit' : ['inherit', 'inherit', 'inherit', 'ipc'];
+  const child = spawn(command.command, command.args, { stdio, env, shell: command.shell });
   // A terminal's Ctrl-C reaches the whole process group; a signal sent to this process alone (npm
   // forwards SIGTERM, a supervisor stops us) must reach the command too. Repeats are harmless:
   // the gateway's shutdown is idempotent.
@@ -126,11 +144,22 @@ function run(command, env) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   for (const signal of signals) process.on(signal, forward);
+  const parent = process.ppid;
+  const orphaned = windows
+    ? undefined
+    : setInterval(() => {
+        if (process.ppid === parent) return;
+        clearInterval(orphaned);
+        say(`bin/run.mjs: the process that started it (pid ${parent}) is gone; stopping the command`);
+        forward('SIGTERM');
+      }, PARENT_CHECK_MS);
+  orphaned?.unref();
   child.on('error', (error) => {
     say(`could not start ${command.command}: ${error.message}`);
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
+    clearInterval(orphaned);
     for (const s of signals) process.removeListener(s, forward);
     if (signal) {
       process.exitCode = 128 + (constants.signals[signal] ?? 0);
