@@ -172,7 +172,7 @@ CREATE TABLE key_checks (
   {
     version: 6,
     name: 'connect_links_expiry',
-    // Expired connect links are purged a day after they expire (runtime/platform/links.ts).
+    // Expired connect links are purged a day after they expire (runtime/secrets/signed-links.ts).
     sql: `
 CREATE INDEX connect_links_expires_at_idx ON connect_links (expires_at);
 `,
