@@ -275,9 +275,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const purgeStates = () => {
     const before = new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS);
     void store.links.purgeOAuthStates(before).catch(() => {});
-    // Expired portal sessions, old sign-in failures and set-password links (issue 19).
+    // Expired portal sessions, old sign-in failures and used or expired set-password links: nothing
+    // reads them after that day, and the tables would only grow.
     void store.portal.purgePortal(before).catch(() => {});
-    // Expired OAuth codes and assistant tokens (issue 21).
+    // Expired OAuth codes and assistant tokens, for the same reason: an expired one is refused anyway.
     void store.mcp.purgeMcpAuthorization(before).catch(() => {});
   };
   purgeStates();
