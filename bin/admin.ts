@@ -8,12 +8,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { registry } from '#generated/registry.ts';
 import { ConfigError, describeUrl, loadConfig, type GatewayConfig } from '#runtime/config.ts';
-import { ADMIN_SOCKET_FILE, type AdminHandler, runOverSocket, socketAlive } from '#runtime/platform/admin-socket.ts';
-import { auditDetail, recordAudit } from '#runtime/platform/audit.ts';
-import { lockEmbeddedDatabase } from '#runtime/platform/embedded-lock.ts';
-import { openStore } from '#runtime/platform/open-store.ts';
-import { DATA_DIR_ENTRIES, makeDataDirPrivate } from '#runtime/platform/private-files.ts';
-import type { PlatformStore } from '#runtime/platform/store.ts';
+import { ADMIN_SOCKET_FILE, type AdminHandler, runOverSocket, socketAlive } from '#runtime/operations/admin-socket.ts';
+import { auditDetail, recordAudit } from '#runtime/operations/audit.ts';
+import { lockEmbeddedDatabase } from '#runtime/store/embedded-lock.ts';
+import { openStore } from '#runtime/store/open-store.ts';
+import { DATA_DIR_ENTRIES, makeDataDirPrivate } from '#runtime/store/private-files.ts';
+import type { PlatformStore } from '#runtime/store/store.ts';
 import { type CliActor, type CommandContext, type CredentialInput, type CredentialPrompt, localActor, UsageError } from './admin/command.ts';
 import { findCommand, HELP, helpFor } from './admin/commands.ts';
 import { NO_INPUT, stdinCredential } from './admin/credentials.ts';
@@ -52,7 +52,7 @@ export async function runCli(argv: string[], config: GatewayConfig, store: Platf
  */
 export async function publishInvalidation(config: GatewayConfig): Promise<boolean> {
   if (!config.redisUrl) return false;
-  const { RedisSharedStore } = await import('#runtime/platform/shared-store.ts');
+  const { RedisSharedStore } = await import('#runtime/store/shared-store.ts');
   const shared = await RedisSharedStore.connect(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: 2000 }).catch(() => undefined);
   if (!shared) return false;
   try {

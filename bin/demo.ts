@@ -4,9 +4,9 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envName, type GatewayConfig } from '#runtime/config.ts';
-import type { Repositories } from '#runtime/platform/store.ts';
-import type { Vault } from '#runtime/platform/vault.ts';
-import { issueToken, tokenHash } from '#runtime/platform/tokens.ts';
+import type { Repositories } from '#runtime/store/store.ts';
+import type { Vault } from '#runtime/secrets/vault.ts';
+import { issueToken, tokenHash } from '#runtime/auth/caller-tokens.ts';
 import { hashPassword } from '#runtime/portal/session.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, type GatewayConfig, isWildcardHost, loadConfig, SETTINGS, storeLocation } from '#runtime/config.ts';
-import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/platform/embedded-opening.ts';
+import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/store/embedded-opening.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
 const HELP = `Usage: node bin/start.mjs [--demo] [--config <file.json>]
@@ -73,9 +73,9 @@ async function main(): Promise<void> {
   const modules = await Promise.all([
     import('#generated/registry.ts'),
     import('#runtime/app.ts'),
-    import('#runtime/last-resort.ts'),
-    import('#runtime/observability.ts'),
-    import('#runtime/platform/admin-socket.ts'),
+    import('#runtime/operations/last-resort.ts'),
+    import('#runtime/operations/observability.ts'),
+    import('#runtime/operations/admin-socket.ts'),
     import('./admin.ts'),
     import('./demo.ts'),
   ]).catch(async (error: unknown) => {

@@ -11,23 +11,23 @@ import type { MetadataFetch } from './auth/client-metadata.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
 import { createMethods } from './mcp/methods.ts';
-import { createLogger, flushLogger, Metrics } from './observability.ts';
+import { createLogger, flushLogger, Metrics } from './operations/observability.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
-import { lockEmbeddedDatabase } from './platform/embedded-lock.ts';
-import { checkKeys, type KeySource } from './platform/key-check.ts';
-import { createLinkIssuer, EXPIRED_LINK_RETENTION_MS, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './platform/links.ts';
-import { OAuthClient, OAuthRefresher } from './platform/oauth.ts';
-import type { EmbeddedOpening } from './platform/embedded-opening.ts';
-import { openStore } from './platform/open-store.ts';
-import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './platform/private-files.ts';
-import { Readiness } from './platform/readiness.ts';
-import { DEFAULT_QUERY_TIMEOUT_MS } from './platform/sql-client.ts';
-import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter, UpstreamQuotas } from './platform/rate-limit.ts';
-import type { SharedStore } from './platform/shared-store.ts';
-import { PlatformState } from './platform/state.ts';
-import type { PlatformStore } from './platform/store.ts';
-import { UsageMeter } from './platform/usage.ts';
-import { loadOrCreateKeyFile, Vault } from './platform/vault.ts';
+import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
+import { checkKeys, type KeySource } from './secrets/key-check.ts';
+import { createLinkIssuer, EXPIRED_LINK_RETENTION_MS, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './secrets/signed-links.ts';
+import { OAuthClient, OAuthRefresher } from './upstream/oauth.ts';
+import type { EmbeddedOpening } from './store/embedded-opening.ts';
+import { openStore } from './store/open-store.ts';
+import { DATA_DIR_ENTRIES, makeDataDirPrivate } from './store/private-files.ts';
+import { Readiness } from './operations/readiness.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './store/sql-client.ts';
+import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter, UpstreamQuotas } from './metering/rate-limit.ts';
+import type { SharedStore } from './store/shared-store.ts';
+import { PlatformState } from './store/state.ts';
+import type { PlatformStore } from './store/store.ts';
+import { UsageMeter } from './metering/usage.ts';
+import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
@@ -127,7 +127,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let shared: SharedStore | undefined;
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
-    const { RedisSharedStore } = await import('./platform/shared-store.ts');
+    const { RedisSharedStore } = await import('./store/shared-store.ts');
     let lastErrorLog = 0;
     try {
       shared = await RedisSharedStore.connect(config.redisUrl, {
@@ -275,9 +275,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const purgeStates = () => {
     const before = new Date(context.now().getTime() - EXPIRED_LINK_RETENTION_MS);
     void store.links.purgeOAuthStates(before).catch(() => {});
-    // Expired portal sessions, old sign-in failures and set-password links (issue 19).
+    // Expired portal sessions, old sign-in failures and used or expired set-password links: nothing
+    // reads them after that day, and the tables would only grow.
     void store.portal.purgePortal(before).catch(() => {});
-    // Expired OAuth codes and assistant tokens (issue 21).
+    // Expired OAuth codes and assistant tokens, for the same reason: an expired one is refused anyway.
     void store.mcp.purgeMcpAuthorization(before).catch(() => {});
   };
   purgeStates();

@@ -1,7 +1,7 @@
 // The one place secrets are taken out of what leaves the gateway. An upstream may repeat the key
 // it was sent (in an error message, a validation text, a body the gateway logs); whatever path
 // that text takes, it passes here before it reaches a log line or a tool result:
-// - every log line: the root logger's hook (observability.ts) scrubs each string of each line
+// - every log line: the root logger's hook (operations/observability.ts) scrubs each string of each line
 //   with the redactor of the call it is written in (found through AsyncLocalStorage, so a
 //   handler's own `ctx.log`, the pipeline and the upstream client are all covered) or, outside a
 //   call, with the bearer-shaped patterns only;
@@ -30,7 +30,7 @@ const NOT_SECRET: ReadonlySet<string> = new Set(['kind', 'username', 'companyId'
 /** `Bearer <token>` in any case (RFC 9110 schemes are case-insensitive); the scheme word stays. */
 const BEARER = /\b(bearer)(\s+)[A-Za-z0-9\-._~+/]{8,}=*/gi;
 const BEARER_HINT = /bearer/i;
-/** The gateway's own caller tokens (platform/tokens.ts: `cgw_` + 32 base64url characters). */
+/** The gateway's own caller tokens (auth/caller-tokens.ts: `cgw_` + 32 base64url characters). */
 const GATEWAY_TOKEN = /cgw_[A-Za-z0-9_-]{16,}/g;
 
 /** The forms a secret value travels in: as is, URL- and form-encoded, JSON-escaped, base64. */

@@ -10,7 +10,7 @@ import { COMMANDS, HELP, runCli, UsageError } from '../bin/admin.ts';
 import { findCommand, helpFor } from '../bin/admin/commands.ts';
 import { registry } from '../generated/registry.ts';
 import { loadConfig } from '../runtime/config.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { ROOT } from './support/golden.ts';
 
 /** A store that fails the test on any use: help must not touch it. */

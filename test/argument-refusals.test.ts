@@ -3,8 +3,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { casesDescriptor } from '../generated/cases/descriptor.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';

@@ -4,9 +4,9 @@
 // are limited per client address without ever refusing a token the gateway holds in memory.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore, Repositories } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore, Repositories } from '../runtime/store/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 

@@ -6,8 +6,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv, sandboxTenantCredentials } from '../bin/demo.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { startIdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
 import { BOOKS_DEMO_ORG_ID, BOOKS_DEMO_ORG_NAME, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID } from '../sandbox/books/data.ts';
 import { startBooksSandbox } from '../sandbox/books/server.ts';

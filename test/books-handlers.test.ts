@@ -19,8 +19,8 @@ import { renderToolReferences } from '../runtime/gateway-context.ts';
 import type { Credential } from '../runtime/handler-api/tool-context.ts';
 import { formatText, ToolError } from '../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../runtime/pipeline/arguments.ts';
-import { UpstreamQuotas } from '../runtime/platform/rate-limit.ts';
-import { RedisSharedStore } from '../runtime/platform/shared-store.ts';
+import { UpstreamQuotas } from '../runtime/metering/rate-limit.ts';
+import { RedisSharedStore } from '../runtime/store/shared-store.ts';
 import {
   BOOKS_APOSTROPHE_CONTACT,
   BOOKS_BIG_FILE_GUID,

@@ -7,8 +7,8 @@ import { casesDescriptor } from '../generated/cases/descriptor.ts';
 import { clearSchemaMaps } from '../handlers/cases/schema-map.ts';
 import { localMidnightUnix, nextDay } from '../handlers/cases/period.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import {
   BIG_HOURS_CASE_ID,
   casesDataset,

@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { closeOnce, listen } from '../sandbox/http-kit.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { assertCheckOrder, type CheckStep, IMPLEMENTED_CHECK_ORDER } from '../runtime/pipeline/check-order.ts';
 import { connectTenant, createTenant, resultText, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 

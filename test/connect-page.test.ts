@@ -3,8 +3,8 @@
 // endpoint it connects, and warns not to enter another company's credentials (account B must not
 // be able to pass its link to a user of account A unnoticed). Every interpolated value is escaped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
 import { fetchAs, portalAs } from './support/portal.ts';
 

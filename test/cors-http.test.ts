@@ -4,8 +4,8 @@
 // anything reaches the upstream or the meter. The OAuth documents and endpoints a browser client
 // fetches are public (`*`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../runtime/transport/cors.ts';
 import { type CasesSandbox, startCasesSandbox } from '../sandbox/cases/server.ts';
 import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { createApp } from '../runtime/app.ts';
 import { loadConfig } from '../runtime/config.ts';
-import { createLogger } from '../runtime/observability.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
+import { createLogger } from '../runtime/operations/observability.ts';
+import { openStore } from '../runtime/store/open-store.ts';
 
 /** Every path under `root` (itself included) whose mode grants group or other users anything, with its mode. */
 function openToOthers(root: string): string[] {

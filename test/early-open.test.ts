@@ -1,5 +1,5 @@
 // Start-up opens the embedded database of a warm data directory in its own thread before the rest
-// of the gateway loads (bin/gateway.ts, runtime/platform/embedded-opening.ts). Here: where it looks
+// of the gateway loads (bin/gateway.ts, runtime/store/embedded-opening.ts). Here: where it looks
 // (`storeLocation` reads the store settings exactly as loadConfig does), that a warm start takes
 // that path and serves, that a configuration refused after the database began opening closes it
 // properly (lock released, data intact), and that an opening the configuration does not use is
@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { createApp } from '../runtime/app.ts';
 import { loadConfig, storeLocation } from '../runtime/config.ts';
-import { beginEmbeddedOpening } from '../runtime/platform/embedded-opening.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createLogger } from '../runtime/observability.ts';
+import { beginEmbeddedOpening } from '../runtime/store/embedded-opening.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createLogger } from '../runtime/operations/observability.ts';
 import { createTenant } from './support/gateway.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -4,8 +4,8 @@
 // expand invoice lines; and what must never happen: a write, an @odata key, a webhook secret.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { ERP_APOSTROPHE_CUSTOMER, ERP_DEMO_COMPANY_ID, ERP_DEMO_COMPANY_NAME, ERP_SUBSCRIPTION_CLIENT_STATE } from '../sandbox/erp/data.ts';
 import { ERP_SANDBOX_TOKEN, startErpSandbox } from '../sandbox/erp/server.ts';
 import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';

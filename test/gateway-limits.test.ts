@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 
 const REGISTER = 'https://cvr-limits.test/cvr-permanent';

@@ -3,8 +3,8 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { createTenant, mcpClient, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 import { fetchAs, PortalClient, portalAs } from './support/portal.ts';

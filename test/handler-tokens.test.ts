@@ -1,8 +1,8 @@
-// `ctx.tokens` (runtime/platform/vault.ts handlerTokens): the handlers' opaque tokens (ERP cursors,
+// `ctx.tokens` (runtime/secrets/vault.ts handlerTokens): the handlers' opaque tokens (ERP cursors,
 // DECISIONS §16) open only for the account, instance and binding they were sealed for, never as a
 // credential (nor a credential as a token), and survive a key rotation while the old key is configured.
 import { describe, expect, it } from 'vitest';
-import { handlerTokens, newSecretKey, Vault } from '../runtime/platform/vault.ts';
+import { handlerTokens, newSecretKey, Vault } from '../runtime/secrets/vault.ts';
 
 describe('handler tokens', () => {
   const key1 = newSecretKey();

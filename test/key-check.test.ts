@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { runCli } from '../bin/admin.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { checkKeys } from '../runtime/platform/key-check.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
-import { newSecretKey, Vault } from '../runtime/platform/vault.ts';
+import { checkKeys } from '../runtime/secrets/key-check.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
+import { newSecretKey, Vault } from '../runtime/secrets/vault.ts';
 import { connectTenant, createTenant, startGateway, testConfig } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 

@@ -1,6 +1,7 @@
-// The layout the architecture names, checked from the sources: which folder may import which, no
-// connector or tool name in the generic runtime, no cast in the generated wiring, no import cycle.
-// Biome's import rules say the same while editing; this test also sees `import('…')` types.
+// The layout the architecture names, checked from the sources: which folder may import which, that
+// imports inside runtime/ point down the request path, no connector or tool name in the generic
+// runtime, no cast in the generated wiring, no import cycle. Biome's import rules say the same
+// while editing (for the request path, its coarser part); this test also sees `import('…')` types.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +31,49 @@ function target(file: string, specifier: string): string | undefined {
 
 const imports = (dir: string) => sources(dir).flatMap((file) => specifiers(file).map((s) => ({ file, specifier: s, target: target(file, s) })));
 
+/**
+ * The runtime along the request path, from the caller down: each folder of runtime/ (and each file
+ * at its root) has a rank, and a file imports only its own folder or a folder of lower rank. Two
+ * folders of one rank do not import each other (transport/ and portal/ are both entered from the
+ * server; metering/ and operations/ both sit over the store). A new folder or root file needs a row
+ * (docs/decisions/runtime-layout.md, 'runtime/ has one folder per stage of the request path, ranked, and imports point down').
+ */
+const RUNTIME_RANKS: Readonly<Record<string, number>> = {
+  'app.ts': 13, // the composition root: builds everything below
+  transport: 12, // the HTTP server, its routing and checks
+  portal: 12, // the portal's pages, beside the transport
+  auth: 11, // MCP authorization: the authorization server, access and caller tokens
+  mcp: 10, // the JSON-RPC envelope and the method map
+  pipeline: 9, // one tools/call: checks, arguments, the handler's ctx
+  'gateway-context.ts': 8, // what the request path is handed, and the endpoint instances
+  upstream: 7, // the upstream client, its gate and budgets, OAuth grants with upstream providers
+  metering: 6, // usage, fair use and rate limits
+  operations: 6, // logs and metrics, readiness, the admin socket, the audit log
+  secrets: 5, // the vault, its key check, signed links, hashes of stored secrets
+  store: 4, // the platform database, its repositories, the in-memory snapshot, the shared store
+  'config.ts': 3,
+  'redact.ts': 3,
+  'protocol-text.ts': 2,
+  'trace-context.ts': 2,
+  'sleep.ts': 2,
+  io: 2, // capped reading of bodies, JSON answers: shared by the inbound and the upstream side
+  'handler-api': 1, // what handlers may import; imports nothing above it
+};
+
+/** The folder (or root file) of runtime/ a path belongs to: `runtime/store/sql-client.ts` → `store`. */
+const unitOf = (path: string) => path.slice('runtime/'.length).split('/')[0]!;
+
+/** Imports inside runtime/ that point up the request path (or sideways between folders of one rank). */
+function upwardImports(edges: readonly { file: string; target: string | undefined }[], ranks: Readonly<Record<string, number>>): string[] {
+  return edges.flatMap(({ file, target: t }) => {
+    if (!t?.startsWith('runtime/')) return [];
+    const from = unitOf(file);
+    const to = unitOf(t);
+    if (from === to || ranks[from]! > ranks[to]!) return [];
+    return [`${file} (${from}, rank ${ranks[from]}) imports ${t} (${to}, rank ${ranks[to]})`];
+  });
+}
+
 describe('layout', () => {
   it('runtime/ imports neither handlers/ nor sandbox/, and of generated/ only the platform', () => {
     const wrong = imports('runtime').filter(
@@ -47,6 +91,29 @@ describe('layout', () => {
 
   it('sandbox/ imports nothing of the project outside sandbox/', () => {
     expect(imports('sandbox').filter(({ target: t }) => t && !t.startsWith('sandbox/'))).toEqual([]);
+  });
+
+  it('gives every folder and root file of runtime/ a rank along the request path', () => {
+    const units = [...new Set(sources('runtime').map(unitOf))].sort();
+    expect(units.filter((unit) => RUNTIME_RANKS[unit] === undefined)).toEqual([]);
+    expect(Object.keys(RUNTIME_RANKS).filter((unit) => !units.includes(unit))).toEqual([]);
+  });
+
+  it('imports inside runtime/ point down the request path: never to a folder of higher or equal rank', () => {
+    expect(upwardImports(imports('runtime'), RUNTIME_RANKS)).toEqual([]);
+  });
+
+  it('the rank check refuses an upward and a sideways import, and lets a downward one through', () => {
+    const edges = [
+      { file: 'runtime/store/state.ts', target: 'runtime/mcp/protocol.ts' },
+      { file: 'runtime/portal/kit.ts', target: 'runtime/transport/server.ts' },
+      { file: 'runtime/mcp/methods.ts', target: 'runtime/pipeline/pipeline.ts' },
+      { file: 'runtime/store/sql-store.ts', target: 'runtime/store/repositories/rows.ts' },
+    ];
+    expect(upwardImports(edges, RUNTIME_RANKS)).toEqual([
+      'runtime/store/state.ts (store, rank 4) imports runtime/mcp/protocol.ts (mcp, rank 10)',
+      'runtime/portal/kit.ts (portal, rank 12) imports runtime/transport/server.ts (transport, rank 12)',
+    ]);
   });
 
   it('names no connector and no tool in runtime/', () => {

@@ -1,9 +1,9 @@
 // Connect links do not pile up (docs/decisions/store-and-replicas.md, 'Connect links are kept a day after they expire'): every not-connected refusal makes one, so the
 // gateway deletes those that expired more than a day ago, at start and then hourly.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { newId } from '../runtime/platform/sql-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { newId } from '../runtime/store/sql-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, startGateway, type StartedGateway } from './support/gateway.ts';
 
 let store: PlatformStore;

@@ -10,8 +10,8 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry, type ConnectorKey } from '../generated/registry.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { DEMO_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
 import { startContractEnvironment, type ContractEnvironment } from './support/contract.ts';

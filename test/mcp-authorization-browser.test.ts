@@ -15,8 +15,8 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../bin/demo.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { connectTenant, createTenant, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, TEST_PASSWORD } from './support/portal.ts';

@@ -7,8 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withIssuer } from '../runtime/auth/authorization-server.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { portalAs, type PortalClient } from './support/portal.ts';
 

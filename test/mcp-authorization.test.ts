@@ -6,9 +6,9 @@
 // refusal with its standard OAuth error.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
-import { secretHash } from '../runtime/platform/mcp-authorization.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
+import { secretHash } from '../runtime/auth/mcp-authorization.ts';
 import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { sandboxEnv } from '../bin/demo.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';

@@ -4,7 +4,8 @@
 import { ErrorCode as SdkErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createMethods, dispatch } from '../runtime/mcp/methods.ts';
-import { ErrorCode, LATEST, SERVED_PROTOCOL_VERSIONS, classify, negotiateVersion, protocolText, resultJson } from '../runtime/mcp/protocol.ts';
+import { ErrorCode, LATEST, SERVED_PROTOCOL_VERSIONS, classify, negotiateVersion, resultJson } from '../runtime/mcp/protocol.ts';
+import { protocolText } from '../runtime/protocol-text.ts';
 
 describe('MCP protocol constants', () => {
   it('match the SDK', () => {

@@ -1,4 +1,4 @@
-// The embedded database in its own thread (runtime/platform/pglite-thread.ts and
+// The embedded database in its own thread (runtime/store/pglite-thread.ts and
 // createPgliteThreadClient): statements, transactions and PostgreSQL's errors cross the thread
 // intact, a long statement leaves the event loop free, a thread that dies fails every call with a
 // clear error (never a hang), and the thread never keeps a process alive on its own. The store
@@ -9,7 +9,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteThreadClient, EmbeddedDatabaseGone, type PgliteThreadClient, StoreTimeoutError } from '../runtime/platform/sql-client.ts';
+import { createPgliteThreadClient, EmbeddedDatabaseGone, type PgliteThreadClient, StoreTimeoutError } from '../runtime/store/sql-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let dir: string;
@@ -194,7 +194,7 @@ describe('the embedded database in its own thread', () => {
     // A script that awaits one statement and never closes: it must print the answer (the thread
     // holds the process while a call is in flight) and then exit by itself (not while idle).
     const script = `
-      import { createPgliteThreadClient } from ${JSON.stringify(join(ROOT, 'runtime/platform/sql-client.ts'))};
+      import { createPgliteThreadClient } from ${JSON.stringify(join(ROOT, 'runtime/store/sql-client.ts'))};
       const db = createPgliteThreadClient({ dataDir: ${JSON.stringify(exitDir)} });
       const { rows } = await db.query('SELECT 41 + 1 AS answer');
       console.log(JSON.stringify(rows));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { PlatformSpec } from '../generated/platform/descriptor.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import type { GatewayContext } from '../runtime/gateway-context.ts';
-import { protocolText } from '../runtime/mcp/protocol.ts';
+import { protocolText } from '../runtime/protocol-text.ts';
 import type { Pipeline } from '../runtime/pipeline/pipeline.ts';
 import type { PortalTexts } from '../runtime/portal/html.ts';
 

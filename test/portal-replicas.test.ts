@@ -4,9 +4,9 @@
 // invalidated through Redis), so the store's portal statements run on a PostgreSQL server too.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, PortalClient } from './support/portal.ts';
 import { DATABASE_URL, needs, REDIS_URL } from './support/services.ts';

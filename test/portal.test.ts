@@ -4,8 +4,8 @@
 // terms gate on every connect path, members against administrator pages, no page of one account
 // showing another's data, and the audit log of every change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { givePassword, PortalClient, TEST_PASSWORD } from './support/portal.ts';
 

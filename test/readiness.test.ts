@@ -4,9 +4,9 @@
 // `gateway_ready` gauges.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';

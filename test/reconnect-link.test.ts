@@ -3,8 +3,8 @@
 // credential can reconnect without the operator. A used link says so on GET, before any typing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerDescriptor } from '../generated/ledger/descriptor.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import { connectTenant, createTenant, mcpClient, reconnectParts, startGateway, type StartedGateway } from './support/gateway.ts';

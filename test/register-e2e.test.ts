@@ -3,8 +3,8 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { DEMO_CVR, LOGISTICS_CVR, NAMESAKE_NAME, UNKNOWN_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
 import { createTenant, mcpClient, startGateway, type StartedGateway, type Tenant, resultJson, resultText, usageOf } from './support/gateway.ts';

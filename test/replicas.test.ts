@@ -3,9 +3,9 @@
 import nock from 'nock';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { createTenant, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
 import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 

@@ -7,8 +7,8 @@
 // AccessTokenExpiredError.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { type IdentityProvider, sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
 import { SEARCH_SCOPES, type SearchSandbox, startSearchSandbox } from '../sandbox/search/server.ts';
 import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';

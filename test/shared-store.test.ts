@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SharedGate } from '../runtime/upstream/gate.ts';
-import { SharedRateLimiter } from '../runtime/platform/rate-limit.ts';
-import { RedisSharedStore, type SharedStore } from '../runtime/platform/shared-store.ts';
+import { SharedRateLimiter } from '../runtime/metering/rate-limit.ts';
+import { RedisSharedStore, type SharedStore } from '../runtime/store/shared-store.ts';
 import { REDIS_URL, needs } from './support/services.ts';
 
 describe('Redis shared store', needs('redis'), () => {

@@ -5,11 +5,11 @@
 // equals a fresh full load.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import { PlatformState } from '../runtime/platform/state.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
-import { issueToken, tokenHash } from '../runtime/platform/tokens.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import { PlatformState } from '../runtime/store/state.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
+import { issueToken, tokenHash } from '../runtime/auth/caller-tokens.ts';
 import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -6,10 +6,10 @@ import nock from 'nock';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import type { PlatformStore, Repositories } from '../runtime/platform/store.ts';
-import { UsageMeter } from '../runtime/platform/usage.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import type { PlatformStore, Repositories } from '../runtime/store/store.ts';
+import { UsageMeter } from '../runtime/metering/usage.ts';
 import { createTenant, rpc, silentLogger, startGateway, type StartedGateway } from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
@@ -178,7 +178,7 @@ describe('the last resort of the start entry point', () => {
   it('logs a fault nothing handled and exits non-zero', async () => {
     const script = [
       "import pino from 'pino';",
-      "import { exitOnUnhandledFaults } from './runtime/last-resort.ts';",
+      "import { exitOnUnhandledFaults } from './runtime/operations/last-resort.ts';",
       'exitOnUnhandledFaults(pino({ base: null }, pino.destination({ dest: 1, sync: true })));',
       "Promise.reject(new Error('a bug nobody handled'));",
       'setTimeout(() => {}, 5000);',

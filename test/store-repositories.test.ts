@@ -3,12 +3,12 @@
 // (here: the write guard over `writes`, the snapshot over `changes`, without any database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriteDedup } from '../runtime/pipeline/write-guard.ts';
-import { SqlAccounts } from '../runtime/platform/repositories/accounts.ts';
-import { SqlChanges } from '../runtime/platform/repositories/changes.ts';
-import { createPgliteClient, type SqlClient } from '../runtime/platform/sql-client.ts';
-import { SqlPlatformStore } from '../runtime/platform/sql-store.ts';
-import { PlatformState } from '../runtime/platform/state.ts';
-import type { Account, ChangesRepository, PlatformChanges, PlatformSnapshot, WritesRepository } from '../runtime/platform/store.ts';
+import { SqlAccounts } from '../runtime/store/repositories/accounts.ts';
+import { SqlChanges } from '../runtime/store/repositories/changes.ts';
+import { createPgliteClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import { SqlPlatformStore } from '../runtime/store/sql-store.ts';
+import { PlatformState } from '../runtime/store/state.ts';
+import type { Account, ChangesRepository, PlatformChanges, PlatformSnapshot, WritesRepository } from '../runtime/store/store.ts';
 
 const REPOSITORIES = ['accounts', 'users', 'tokens', 'connections', 'links', 'usage', 'changes', 'dataLayer', 'writes', 'portal', 'audit', 'mcp'];
 

@@ -6,13 +6,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestOptions } from 'vitest';
-import { openStore } from '../runtime/platform/open-store.ts';
-import { createPgliteClient, createPostgresClient } from '../runtime/platform/sql-client.ts';
-import type { SqlClient } from '../runtime/platform/sql-client.ts';
-import { newId, SqlPlatformStore, StoreError } from '../runtime/platform/sql-store.ts';
-import { purgeExpiredLinks } from '../runtime/platform/links.ts';
-import { migrate, type Migration } from '../runtime/platform/migrations.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import { createPgliteClient, createPostgresClient } from '../runtime/store/sql-client.ts';
+import type { SqlClient } from '../runtime/store/sql-client.ts';
+import { newId, SqlPlatformStore, StoreError } from '../runtime/store/sql-store.ts';
+import { purgeExpiredLinks } from '../runtime/secrets/signed-links.ts';
+import { migrate, type Migration } from '../runtime/store/migrations.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 interface StoreTarget {

@@ -16,8 +16,8 @@ import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { registry } from '../generated/registry.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
 import { ConnectorTexts } from '../runtime/pipeline/call-context.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { DIAGNOSTIC_FIXTURES } from './support/diagnostics-fixture.ts';
 import { createTenant, mcpClient, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
 

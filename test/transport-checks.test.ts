@@ -2,8 +2,8 @@
 // each is a function of what it judges and returns a verdict. The texts are asserted in full: they
 // come from specs/platform.yaml and must not change by accident.
 import { describe, expect, it } from 'vitest';
-import type { Identity } from '../runtime/platform/state.ts';
-import { tokenHash } from '../runtime/platform/tokens.ts';
+import type { Identity } from '../runtime/store/state.ts';
+import { tokenHash } from '../runtime/auth/caller-tokens.ts';
 import { bearerToken, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, type IdentityLookup, parseBody, type Verdict } from '../runtime/transport/checks.ts';
 
 /** The refusal of a verdict (fails the test when it passed). */

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchRequest } from '../runtime/upstream/dispatch.ts';
-import { readCapped } from '../runtime/upstream/read-capped.ts';
+import { readCapped } from '../runtime/io/read-capped.ts';
 
 let server: Server;
 let origin: string;

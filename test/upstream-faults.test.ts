@@ -5,8 +5,8 @@
 // through the registry the gateway is given (the only change to the connector).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { type FaultMode, type FaultyUpstream, startCountingServer, startFaultyUpstream } from './support/faulty-upstream.ts';
 import { createTenant, mcpClient, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
 

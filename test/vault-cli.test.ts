@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { runCli, UsageError } from '../bin/admin.ts';
 import { loadConfig } from '../runtime/config.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
-import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/platform/vault.ts';
-import { tokenHash } from '../runtime/platform/tokens.ts';
-import { secretHash } from '../runtime/platform/mcp-authorization.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
+import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/secrets/vault.ts';
+import { tokenHash } from '../runtime/auth/caller-tokens.ts';
+import { secretHash } from '../runtime/auth/mcp-authorization.ts';
 import { needs, REDIS_URL } from './support/services.ts';
 
 describe('vault', () => {
@@ -276,7 +276,7 @@ describe('admin CLI input checks', () => {
   });
 
   it('announces a change to running gateways on the configured REDIS_PREFIX', { ...needs('redis'), timeout: 90_000 }, async () => {
-    const { RedisSharedStore } = await import('../runtime/platform/shared-store.ts');
+    const { RedisSharedStore } = await import('../runtime/store/shared-store.ts');
     const prefix = `cg-admin-test-${process.pid}-${Date.now()}:`;
     const listener = await RedisSharedStore.connect(REDIS_URL, { prefix, timeoutMs: 2000 });
     const heard: string[] = [];
@@ -326,7 +326,7 @@ describe('admin CLI credential from standard input', () => {
 
 describe('embedded database lock', () => {
   it('refuses a second process while the holder lives, and takes over a stale lock', async () => {
-    const { lockEmbeddedDatabase, EmbeddedLockError } = await import('../runtime/platform/embedded-lock.ts');
+    const { lockEmbeddedDatabase, EmbeddedLockError } = await import('../runtime/store/embedded-lock.ts');
     const { writeFileSync, existsSync } = await import('node:fs');
     const dir = mkdtempSync(join(tmpdir(), 'lock-'));
     try {

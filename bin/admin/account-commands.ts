@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { type AdminCommand, EMAIL, flag, need, UsageError } from './command.ts';
-import { sha256Hex } from '#runtime/platform/hash.ts';
+import { sha256Hex } from '#runtime/secrets/hash.ts';
 
 export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
   {

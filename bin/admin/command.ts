@@ -4,7 +4,7 @@
 import { userInfo } from 'node:os';
 import { registry, type ConnectorKey } from '#generated/registry.ts';
 import type { GatewayConfig } from '#runtime/config.ts';
-import type { PlatformStore } from '#runtime/platform/store.ts';
+import type { PlatformStore } from '#runtime/store/store.ts';
 
 /** A mistake in the command line: the message, then the usage. Exit code 1. */
 export class UsageError extends Error {}

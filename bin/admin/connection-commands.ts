@@ -2,7 +2,7 @@
 // and the keys that seal the credentials.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOrCreateKeyFile, newSecretKey, VaultError } from '#runtime/platform/vault.ts';
+import { loadOrCreateKeyFile, newSecretKey, VaultError } from '#runtime/secrets/vault.ts';
 import { type AdminCommand, type CommandContext, connectorKey, need, UsageError } from './command.ts';
 import { CREDENTIAL_FIELDS, CREDENTIAL_FIELDS_LINE, checkedVault, credentialFields, credentialKind, dataLayerConnector, SECRET_FIELD, servingConnector } from './credentials.ts';
 

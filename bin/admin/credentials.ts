@@ -7,9 +7,9 @@ import { read } from 'read';
 import { registry, type ConnectorKey } from '#generated/registry.ts';
 import { envName, suggest, type GatewayConfig } from '#runtime/config.ts';
 import type { CredentialKind } from '#runtime/handler-api/descriptor-types.ts';
-import { checkKeys } from '#runtime/platform/key-check.ts';
-import type { PlatformStore } from '#runtime/platform/store.ts';
-import { loadOrCreateKeyFile, Vault } from '#runtime/platform/vault.ts';
+import { checkKeys } from '#runtime/secrets/key-check.ts';
+import type { PlatformStore } from '#runtime/store/store.ts';
+import { loadOrCreateKeyFile, Vault } from '#runtime/secrets/vault.ts';
 import { connectorKey, type CredentialInput, UsageError } from './command.ts';
 
 /** Credential fields an operator may set, by the connector's credential kind (required first). */

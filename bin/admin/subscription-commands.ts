@@ -1,7 +1,7 @@
 // What an account pays for and uses: subscriptions, seats, the fair-use policy and usage.
 import pino from 'pino';
-import type { FairUseMode } from '#runtime/platform/store.ts';
-import { UsageMeter } from '#runtime/platform/usage.ts';
+import type { FairUseMode } from '#runtime/store/store.ts';
+import { UsageMeter } from '#runtime/metering/usage.ts';
 import { type AdminCommand, CONNECTOR_KEYS_LINE, connectorKey, flag, MONTH, need, onOff, UsageError } from './command.ts';
 
 export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [

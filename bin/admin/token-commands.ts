@@ -1,6 +1,6 @@
 // API tokens of users, and the grants of assistants connected with OAuth
 // (docs/decisions/mcp-authorization.md).
-import { issueToken } from '#runtime/platform/tokens.ts';
+import { issueToken } from '#runtime/auth/caller-tokens.ts';
 import { type AdminCommand, type CommandContext, flag, need, UsageError } from './command.ts';
 
 /** Assistants connected with OAuth: who let which client reach which endpoints. */

@@ -3,8 +3,8 @@
 // endpoint (RFC 8707 audience), has not expired, and its grant is not revoked. Looked up by hash in
 // the store once, then held in memory until it expires or the platform's change version moves (a
 // revoked grant bumps it, on every replica).
-import type { Identity, PlatformState } from '../platform/state.ts';
-import type { McpGrant, Repositories } from '../platform/store.ts';
+import type { Identity, PlatformState } from '../store/state.ts';
+import type { McpGrant, Repositories } from '../store/store.ts';
 
 interface Cached {
   readonly grant: McpGrant;

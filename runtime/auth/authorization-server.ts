@@ -24,12 +24,12 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction } from 'express';
 import type { GatewayContext } from '../gateway-context.ts';
-import { protocolText } from '../mcp/protocol.ts';
-import { recordAudit } from '../platform/audit.ts';
-import { endpointOfResource, issueTokens, issuerOf, REFRESH_TOKEN_PREFIX, redirectUriAllowed, resourceUrlOf, secretHash, signConsentRequest } from '../platform/mcp-authorization.ts';
-import { MemoryRateLimiter } from '../platform/rate-limit.ts';
-import type { McpGrant } from '../platform/store.ts';
-import { sendJson } from '../transport/http-io.ts';
+import { protocolText } from '../protocol-text.ts';
+import { recordAudit } from '../operations/audit.ts';
+import { endpointOfResource, issueTokens, issuerOf, REFRESH_TOKEN_PREFIX, redirectUriAllowed, resourceUrlOf, secretHash, signConsentRequest } from './mcp-authorization.ts';
+import { MemoryRateLimiter } from '../metering/rate-limit.ts';
+import type { McpGrant } from '../store/store.ts';
+import { sendJson } from '../io/http-io.ts';
 import { ClientMetadataDocuments, isMetadataDocumentId, type MetadataFetch } from './client-metadata.ts';
 
 /** The paths this module answers (the HTTP server routes them here). */

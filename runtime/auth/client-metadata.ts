@@ -8,7 +8,7 @@
 // authentication (only public clients). Cached in memory per process, 5 minutes or the document's
 // max-age (at most a day).
 import type { Agent } from 'undici';
-import { redirectUriAllowed } from '../platform/mcp-authorization.ts';
+import { redirectUriAllowed } from './mcp-authorization.ts';
 import { type PublicEgressOptions, publicEgressAgent } from './public-egress.ts';
 
 export type MetadataFetch = (url: string, init: { signal: AbortSignal; redirect: 'error'; headers: Record<string, string> }) => Promise<Response>;

@@ -52,7 +52,7 @@ export interface UpstreamPolicy {
 /**
  * How a tenant connects an `oauth2` connector (spec `connector.oauth`): authorization code with
  * PKCE S256, the granted-scope rule, and the refresh policy. The runtime's OAuth platform
- * (runtime/platform/oauth.ts) reads it; handlers only ever see the resulting access token.
+ * (runtime/upstream/oauth.ts) reads it; handlers only ever see the resulting access token.
  */
 export interface OAuthProvider {
   /** The provider's real endpoints (the spec's base URLs and paths). */

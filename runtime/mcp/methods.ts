@@ -7,9 +7,10 @@
 import { renderToolReferences, type Endpoint, type GatewayContext } from '../gateway-context.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
-import type { LinkIssuer } from '../platform/links.ts';
-import type { Identity } from '../platform/state.ts';
-import { ErrorCode, errorJson, negotiateVersion, protocolText, resultJson, SERVER_VERSION } from './protocol.ts';
+import type { LinkIssuer } from '../secrets/signed-links.ts';
+import type { Identity } from '../store/state.ts';
+import { protocolText } from '../protocol-text.ts';
+import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
 import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';

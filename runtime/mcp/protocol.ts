@@ -4,9 +4,7 @@
 // types are imported: its runtime module loads every zod schema (~140 ms of start-up), so the
 // constants below are kept here and test/mcp-protocol.test.ts checks them against the SDK.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { platformDescriptor, type PlatformProtocolErrorParams } from '#generated/platform/descriptor.ts';
-import type { FailArgs } from '../handler-api/tool-context.ts';
-import { formatText } from '../handler-api/tool-error.ts';
+import { protocolText } from '../protocol-text.ts';
 
 /** JSON-RPC error codes (the SDK's `ErrorCode` values). */
 export const ErrorCode = {
@@ -35,14 +33,6 @@ export type Incoming =
   | { readonly kind: 'notification'; readonly method: string }
   | { readonly kind: 'response' }
   | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly code: number; readonly message: string };
-
-/**
- * The words of a protocol error (specs/platform.yaml `protocolErrors`) with its parameters filled
- * in. Typed from the spec: an unknown code or a missing parameter does not compile.
- */
-export function protocolText(...[code, params]: FailArgs<PlatformProtocolErrorParams>): string {
-  return formatText(platformDescriptor.protocolErrors[code].text, params ?? {});
-}
 
 export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && SERVED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST;

@@ -9,7 +9,8 @@
 // served as legacy. Rules and their order follow the revision's basic/versioning and
 // transports/streamable-http sections (docs/decisions/mcp-surface.md, 'MCP 2026-07-28 served
 // beside the 2025 revisions, decided per request').
-import { ErrorCode, protocolText, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from './protocol.ts';
+import { protocolText } from '../protocol-text.ts';
+import { ErrorCode, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from './protocol.ts';
 
 /** Revisions served statelessly (the 2026 era), newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];

@@ -106,7 +106,7 @@ export interface CallScope {
   readonly dataLayer?: DataLayer;
   /** The handler's opaque tokens, already bound to this account and instance. */
   readonly tokens: SealedTokens;
-  /** The connector's per-key upstream budgets (runtime/platform/rate-limit.ts UpstreamQuotas). */
+  /** The connector's per-key upstream budgets (runtime/metering/rate-limit.ts UpstreamQuotas). */
   readonly upstreamQuota: UpstreamQuota;
   readonly texts: ConnectorTexts;
   /** The call's secrets: failure summaries are scrubbed before the handler can cut them short. */

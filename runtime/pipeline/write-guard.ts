@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { WriteGuard, WriteRequest } from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind } from '../handler-api/upstream-types.ts';
-import type { Repositories } from '../platform/store.ts';
+import type { Repositories } from '../store/store.ts';
 
 /** `confirm` applies only as the boolean true: "true", 1 or anything else is a preview. */
 export function isConfirmed(args: Readonly<Record<string, unknown>>): boolean {

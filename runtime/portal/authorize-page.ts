@@ -6,8 +6,8 @@
 // redirect URI with `code`, `state` and `iss` (RFC 9207); deny returns `error=access_denied`. Both
 // are audit entries of the account.
 import type { ServerResponse } from 'node:http';
-import { approveConsent, issuerOf, redirectHostOf, resourceUrlOf, verifyConsentRequest, type ConsentRequest } from '../platform/mcp-authorization.ts';
-import { protocolText } from '../mcp/protocol.ts';
+import { approveConsent, issuerOf, redirectHostOf, resourceUrlOf, verifyConsentRequest, type ConsentRequest } from '../auth/mcp-authorization.ts';
+import { protocolText } from '../protocol-text.ts';
 import { escapeHtml, redirect } from './html.ts';
 import type { PortalKit, PortalRequest, SignedInRequest } from './kit.ts';
 

@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectorRuntime, Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { PlatformPortalText, PlatformPortalTextParams } from '#generated/platform/descriptor.ts';
 import type { FailArgs } from '../handler-api/tool-context.ts';
-import { auditDetail, recordAudit, userActor } from '../platform/audit.ts';
-import type { LinkPayload } from '../platform/links.ts';
-import type { Account, User } from '../platform/store.ts';
-import { BodyTooLarge, readBody } from '../transport/http-io.ts';
+import { auditDetail, recordAudit, userActor } from '../operations/audit.ts';
+import type { LinkPayload } from '../secrets/signed-links.ts';
+import type { Account, User } from '../store/store.ts';
+import { BodyTooLarge, readBody } from '../io/http-io.ts';
 import { escapeHtml, type NavItem, portalTexts, type NamedPortalTexts, type PortalTexts, type PortalWord, sendPage } from './html.ts';
 import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
 

@@ -17,9 +17,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hash, verify } from '@node-rs/argon2';
-import type { Account, Repositories, User } from '../platform/store.ts';
-import type { Vault } from '../platform/vault.ts';
-import { sha256Hex } from '../platform/hash.ts';
+import type { Account, Repositories, User } from '../store/store.ts';
+import type { Vault } from '../secrets/vault.ts';
+import { sha256Hex } from '../secrets/hash.ts';
 
 export interface SignedIn {
   readonly user: User;

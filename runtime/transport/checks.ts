@@ -3,10 +3,11 @@
 // (transport/server.ts) makes them in this order and sends a refusal as it is:
 //   HTTP method → Origin → caller token → body size → request rate → JSON → MCP-Protocol-Version
 // The words come from specs/platform.yaml (`protocolErrors`); the statuses and codes are here.
-import { ErrorCode, protocolText, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from '../mcp/protocol.ts';
-import type { RateDecision } from '../platform/rate-limit.ts';
-import type { Identity } from '../platform/state.ts';
-import { tokenHash } from '../platform/tokens.ts';
+import { ErrorCode, RATE_LIMITED, SERVED_PROTOCOL_VERSIONS, UNAUTHORIZED } from '../mcp/protocol.ts';
+import { protocolText } from '../protocol-text.ts';
+import type { RateDecision } from '../metering/rate-limit.ts';
+import type { Identity } from '../store/state.ts';
+import { tokenHash } from '../auth/caller-tokens.ts';
 
 /** A request refused before any JSON-RPC method runs. */
 export interface Refusal {

@@ -10,9 +10,10 @@ import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets, type McpReply } from '../mcp/methods.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
-import { classify, errorJson, ErrorCode, protocolText, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
-import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../platform/mcp-authorization.ts';
-import { MemoryRateLimiter } from '../platform/rate-limit.ts';
+import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
+import { protocolText } from '../protocol-text.ts';
+import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../auth/mcp-authorization.ts';
+import { MemoryRateLimiter } from '../metering/rate-limit.ts';
 import {
   type AuthFailures,
   bearerToken,
@@ -28,7 +29,7 @@ import {
   unauthorizedAt,
 } from './checks.ts';
 import { corsPolicy } from './cors.ts';
-import { BodyTooLarge, readBody, sendJson } from './http-io.ts';
+import { BodyTooLarge, readBody, sendJson } from '../io/http-io.ts';
 
 // node:http through getBuiltinModule, not an ESM import: importing it as a module makes Node fill
 // in every export of its ESM facade, and the getters of WebSocket, CloseEvent and MessageEvent load

@@ -8,8 +8,8 @@ import { Agent, type Dispatcher } from 'undici';
 import { type DispatchedResponse, dispatchRequest } from './dispatch.ts';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
-import { readCapped } from './read-capped.ts';
-import { abortableSleep } from '../platform/sleep.ts';
+import { readCapped } from '../io/read-capped.ts';
+import { abortableSleep } from '../sleep.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
 import { traceHeaders, type TraceContext } from '../trace-context.ts';
 

@@ -4,7 +4,7 @@
 // store; cluster-wide slots (leased, so a crashed replica cannot hold one forever) with one.
 import type { ConcurrencyGate } from './client.ts';
 import { UpstreamError } from '../handler-api/upstream-types.ts';
-import type { SharedStore } from '../platform/shared-store.ts';
+import type { SharedStore } from '../store/shared-store.ts';
 
 interface Waiter {
   resolve: (release: () => void) => void;

@@ -1,9 +1,9 @@
 // Seeds benchmark tenants through the platform store: per account one admin user who accepted the
 // terms, a subscription and a seat on the company register, fair use in soft mode, and one token.
 import { randomBytes } from 'node:crypto';
-import type { SqlClient } from '../../runtime/platform/sql-client.ts';
-import type { PlatformStore } from '../../runtime/platform/store.ts';
-import { issueToken, TOKEN_PREFIX, tokenHash } from '../../runtime/platform/tokens.ts';
+import type { SqlClient } from '../../runtime/store/sql-client.ts';
+import type { PlatformStore } from '../../runtime/store/store.ts';
+import { issueToken, TOKEN_PREFIX, tokenHash } from '../../runtime/auth/caller-tokens.ts';
 
 export interface BenchTenant {
   readonly accountId: string;

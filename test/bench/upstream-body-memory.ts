@@ -8,7 +8,7 @@
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStore } from '../../runtime/platform/open-store.ts';
+import { openStore } from '../../runtime/store/open-store.ts';
 import { connectTenant, createTenant, mcpClient, startGateway } from '../support/gateway.ts';
 import { argValue } from './servers/ipc.ts';
 

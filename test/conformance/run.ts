@@ -16,7 +16,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { sandboxEnv, sandboxTenantCredentials } from '../../bin/demo.ts';
-import { openStore } from '../../runtime/platform/open-store.ts';
+import { openStore } from '../../runtime/store/open-store.ts';
 import { startSandboxes } from '../../sandbox/index.ts';
 import { connectTenant, createTenant, startGateway, testConfig } from '../support/gateway.ts';
 

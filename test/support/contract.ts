@@ -15,8 +15,8 @@ import { renderToolReferences } from '../../runtime/gateway-context.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
 
 const modules: ConnectorRegistry = registry;
-import { openStore } from '../../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../../runtime/platform/store.ts';
+import { openStore } from '../../runtime/store/open-store.ts';
+import type { PlatformStore } from '../../runtime/store/store.ts';
 import { sandboxEnv, sandboxTenantCredentials } from '../../bin/demo.ts';
 import { startSandboxes, type SandboxSet } from '../../sandbox/index.ts';
 import { createTenant, mcpClient, startGateway, testConfig, usageOf, type StartedGateway, type Tenant } from './gateway.ts';

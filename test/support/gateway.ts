@@ -6,9 +6,9 @@ import pino, { type Logger } from 'pino';
 import { registry } from '../../generated/registry.ts';
 import { loadConfig, type GatewayConfig } from '../../runtime/config.ts';
 import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
-import type { Account, PlatformStore, Repositories, User } from '../../runtime/platform/store.ts';
-import { issueToken } from '../../runtime/platform/tokens.ts';
-import type { UsageRecord } from '../../runtime/platform/usage.ts';
+import type { Account, PlatformStore, Repositories, User } from '../../runtime/store/store.ts';
+import { issueToken } from '../../runtime/auth/caller-tokens.ts';
+import type { UsageRecord } from '../../runtime/metering/usage.ts';
 
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
 

@@ -1,7 +1,7 @@
 // A small portal client over fetch, as a browser without JavaScript uses the portal: it keeps its
 // cookies, reads each form's CSRF token from the page it got, and sends it back with the form.
 import { hashPassword } from '../../runtime/portal/session.ts';
-import type { Repositories } from '../../runtime/platform/store.ts';
+import type { Repositories } from '../../runtime/store/store.ts';
 
 /** A password for tests: long, not a word that appears in any text. */
 export const TEST_PASSWORD = 'Qz7-portal-Vx93-kept';

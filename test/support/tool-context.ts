@@ -10,8 +10,8 @@ import type { ConnectorDescriptor } from '../../runtime/handler-api/descriptor-t
 import type { Credential, DataLayer, ToolContext } from '../../runtime/handler-api/tool-context.ts';
 import type { UpstreamClient } from '../../runtime/handler-api/upstream-types.ts';
 import type { UpstreamClientOptions } from '../../runtime/upstream/client.ts';
-import { newSecretKey, Vault } from '../../runtime/platform/vault.ts';
-import { UpstreamQuotas } from '../../runtime/platform/rate-limit.ts';
+import { newSecretKey, Vault } from '../../runtime/secrets/vault.ts';
+import { UpstreamQuotas } from '../../runtime/metering/rate-limit.ts';
 
 /** The vault behind `ctx.tokens` in handler tests (one per test process, like one gateway). */
 const testVault = new Vault({ 1: newSecretKey() });

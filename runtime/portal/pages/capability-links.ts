@@ -1,8 +1,8 @@
 // Purchase, team and terms links: the signed-in user of the link goes to the portal page; without a
 // session the link acts for its own user only, as the short-lived capability it is.
 import type { ConnectorRuntime } from '../../gateway-context.ts';
-import type { LinkPayload } from '../../platform/links.ts';
-import type { Account, User } from '../../platform/store.ts';
+import type { LinkPayload } from '../../secrets/signed-links.ts';
+import type { Account, User } from '../../store/store.ts';
 import { escapeHtml, postButton, redirect } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 

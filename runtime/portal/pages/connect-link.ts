@@ -2,8 +2,8 @@
 // terms; the credential form (or the OAuth start) of the link's instance.
 import type { ConnectorRuntime } from '../../gateway-context.ts';
 import type { CredentialKind } from '../../handler-api/descriptor-types.ts';
-import type { LinkPayload } from '../../platform/links.ts';
-import type { Account, User } from '../../platform/store.ts';
+import type { LinkPayload } from '../../secrets/signed-links.ts';
+import type { Account, User } from '../../store/store.ts';
 import { escapeHtml, postButton } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 import type { SignedIn } from '../session.ts';

@@ -1,6 +1,6 @@
 // The connections page (status, connect, reconnect, disconnect) and the connect form of a session.
 import { randomBytes } from 'node:crypto';
-import type { Connection } from '../../platform/store.ts';
+import type { Connection } from '../../store/store.ts';
 import { escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';

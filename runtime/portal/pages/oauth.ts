@@ -1,10 +1,10 @@
 // The OAuth connect of a connector whose credential is an OAuth grant: the start (from a connect
 // link or the connections page) and the callback from the identity provider, which stores the grant.
 import type { ConnectorRuntime, GatewayContext } from '../../gateway-context.ts';
-import { completeOAuthConnect, newBrowserBinding } from '../../platform/oauth.ts';
+import { completeOAuthConnect, newBrowserBinding } from '../../upstream/oauth.ts';
 import type { PortalWord } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
-import { sha256Hex } from '../../platform/hash.ts';
+import { sha256Hex } from '../../secrets/hash.ts';
 
 /** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
 export const OAUTH_CALLBACK_PATH = '/portal/oauth/callback';

@@ -2,7 +2,7 @@
 import { escapeHtml, redirect } from '../html.ts';
 import { type PortalKit, type PortalRequest, safeNext, type SignedInRequest } from '../kit.ts';
 import { clientAddress, hashPassword, MIN_PASSWORD_LENGTH } from '../session.ts';
-import { sha256Hex } from '../../platform/hash.ts';
+import { sha256Hex } from '../../secrets/hash.ts';
 
 export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> {
   const g = kit.g;

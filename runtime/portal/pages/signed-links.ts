@@ -1,6 +1,6 @@
 // The signed links the platform texts hand out (`/portal/<purpose>/<token>`): checked here (a bad,
 // expired or used one gets its page at once), then the connect link or a capability link's page.
-import { verifyLink, type LinkPurpose } from '../../platform/links.ts';
+import { verifyLink, type LinkPurpose } from '../../secrets/signed-links.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 import { capabilityLink } from './capability-links.ts';
 import { connectLink } from './connect-link.ts';

@@ -1,11 +1,11 @@
 // The team page: seats per subscribed connector, roles, and invitations (administrators change them).
 import { randomBytes } from 'node:crypto';
 import type { ConnectorRuntime } from '../../gateway-context.ts';
-import { StoreError } from '../../platform/sql-store.ts';
-import type { User, UserRole } from '../../platform/store.ts';
+import { StoreError } from '../../store/sql-store.ts';
+import type { User, UserRole } from '../../store/store.ts';
 import { escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
-import { sha256Hex } from '../../platform/hash.ts';
+import { sha256Hex } from '../../secrets/hash.ts';
 
 const MAX_EMAIL = 254;
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;

@@ -1,5 +1,5 @@
 // API tokens (create, list, revoke) and the assistants connected with OAuth (their grants).
-import { issueToken } from '../../platform/tokens.ts';
+import { issueToken } from '../../auth/caller-tokens.ts';
 import { escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 

@@ -1,5 +1,5 @@
 // The usage page: calls this month by connector and tool, the fair-use state, the quota form.
-import type { FairUseMode } from '../../platform/store.ts';
+import type { FairUseMode } from '../../store/store.ts';
 import { barChart, escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
 

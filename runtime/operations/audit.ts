@@ -4,7 +4,7 @@
 // token, a credential) is never passed here. An audit write that fails is logged and does not undo
 // the change it describes (the change is already committed).
 import type { Logger } from 'pino';
-import type { AuditEntry, Repositories, User } from './store.ts';
+import type { AuditEntry, Repositories, User } from '../store/store.ts';
 
 export const userActor = (user: Pick<User, 'id' | 'email'>): string => `user:${user.id} ${user.email}`;
 

@@ -8,9 +8,9 @@ import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
 import type { OAuthClientConfig } from '../config.ts';
 import type { OAuthProvider } from '../handler-api/descriptor-types.ts';
-import type { Connection, LockedConnectionWrite, Repositories } from './store.ts';
-import type { Vault } from './vault.ts';
-import { sha256Hex } from './hash.ts';
+import type { Connection, LockedConnectionWrite, Repositories } from '../store/store.ts';
+import type { Vault } from '../secrets/vault.ts';
+import { sha256Hex } from '../secrets/hash.ts';
 
 /** What the vault holds for an `oauth2` connection (the handler sees it with `kind: 'oauth2'`). */
 export interface OAuthGrant {

@@ -350,10 +350,10 @@ export interface DataLayerRepository {
   recordSeenItems(accountId: string, instanceId: string, keys: readonly string[], at: Date): Promise<SeenItem[] | null>;
 }
 
-/** Confirmed writes claimed once across processes (DECISIONS §17). */
+/** Confirmed writes claimed once across processes (docs/decisions/upstream-calls.md, 'Identical writes are deduplicated for a window'). */
 export interface WritesRepository {
   /**
-   * Claims a confirmed write (DECISIONS §17) under `key`, atomically across processes: the first
+   * Claims a confirmed write under `key`, atomically across processes: the first
    * caller, or the first after the stored claim turned older than `expiredBefore` (epoch ms),
    * gets `claimed: true` and must call `finishWrite`; everyone else gets the stored outcome, or
    * null while the first caller is still writing. Claims older than `expiredBefore` are purged.
@@ -365,7 +365,10 @@ export interface WritesRepository {
   writeOutcome(key: string): Promise<string | null | undefined>;
 }
 
-/** The portal's sign-in (issue 19): passwords, sessions, sign-in failures and set-password links. */
+/**
+ * The portal's sign-in (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to
+ * their user'): passwords, sessions, sign-in failures and set-password links.
+ */
 export interface PortalRepository {
   /** Stores a user's password hash (argon2id PHC string), replacing an earlier one. */
   setPasswordHash(userId: string, passwordHash: string): Promise<void>;
@@ -393,7 +396,11 @@ export interface AuditRepository {
   listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
 }
 
-/** MCP authorization (issue 21): clients, grants, codes and tokens (codes and tokens as hashes). */
+/**
+ * MCP authorization (docs/decisions/mcp-authorization.md, 'The gateway is the OAuth authorization
+ * server of the assistants'): clients, grants, codes and tokens (codes and tokens only as hashes,
+ * so a copy of the database opens no assistant's access).
+ */
 export interface McpRepository {
   registerMcpClient(client: Omit<McpClient, 'createdAt'> & { source: string }): Promise<void>;
   getMcpClient(clientId: string): Promise<McpClient | null>;

@@ -4,10 +4,10 @@
 // refreshed or confirmed within its bound, and no stored credential is sealed with a key version
 // this process lacks (a key retired before `keys reencrypt` finished, or a replica not yet given a
 // new key). Each check answers ok or the reason it fails.
-import { protocolText } from '../mcp/protocol.ts';
-import type { SharedStore } from './shared-store.ts';
-import type { PlatformState } from './state.ts';
-import type { PlatformStore } from './store.ts';
+import { protocolText } from '../protocol-text.ts';
+import type { SharedStore } from '../store/shared-store.ts';
+import type { PlatformState } from '../store/state.ts';
+import type { PlatformStore } from '../store/store.ts';
 
 export type ReadinessCheckName = 'store' | 'shared_store' | 'migrations' | 'snapshot' | 'keys';
 

@@ -2,7 +2,7 @@
 // a caller token or an upstream token: log fields are chosen explicitly, never whole requests, and
 // every line is scrubbed of the current call's secrets and of bearer-shaped tokens (redact.ts).
 import pino, { type Logger } from 'pino';
-import { currentRedactor } from './redact.ts';
+import { currentRedactor } from '../redact.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**

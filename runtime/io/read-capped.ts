@@ -1,8 +1,8 @@
 // Reads a stream into one Buffer, at most `limit` bytes. Used for upstream responses (the rest is
-// discarded) and, by the transport, for request bodies (the rest is drained so the connection can
-// answer). It lives here, at the bottom of the request path, so that the transport above may use
-// it and the upstream client never imports the transport. Stream events rather than `for await`:
-// the async iterator costs noticeably more per message.
+// discarded) and, through http-io.ts, for inbound request bodies (the rest is drained so the
+// connection can answer). Both sides read through this one module at the bottom of the request
+// path, so neither imports the other. Stream events rather than `for await`: the async iterator
+// costs noticeably more per message.
 import type { Readable } from 'node:stream';
 
 /**

@@ -159,6 +159,23 @@ type Unnumbered<R> = R extends unknown ? Omit<R, 'id'> : never;
 export function createPgliteThreadClient(options: PgliteClientOptions = {}): PgliteThreadClient {
   const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   if (options.dataDir !== undefined) ensurePrivateDir(options.dataDir);
+  const thread = startPgliteThread(options);
+  return Object.assign(threadClient(thread, timeoutMs), { opened: thread.opened, thread: thread.worker });
+}
+
+/** The worker thread and its channel: each reply goes to its request; the thread's end fails whatever waits. */
+interface PgliteThread {
+  readonly worker: Worker;
+  /** Settles when the database is open (and its files private), or has failed to open. */
+  readonly opened: Promise<void>;
+  /** Sends one request; fails at once once the thread is gone. No deadline: the caller sets one. */
+  send<T>(request: Unnumbered<ThreadRequest>): Promise<T>;
+  isGone(): boolean;
+  /** Closed by its client: later requests fail with EmbeddedDatabaseGone. */
+  markClosed(): void;
+}
+
+function startPgliteThread(options: PgliteClientOptions): PgliteThread {
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
     workerData: { pgliteThread: { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), startParams: PGLITE_START_PARAMS } },
     // Its output is PGlite's own (notices); the gateway's log is the main thread's.
@@ -217,78 +234,88 @@ export function createPgliteThreadClient(options: PgliteClientOptions = {}): Pgl
     markFailed(new EmbeddedDatabaseGone(`its thread exited (${code})`));
     fail(`its thread exited (${code})`);
   });
-  // Waiting for the database to open is not part of a statement: a deadline starts once it is open.
-  const send = <T>(request: Unnumbered<ThreadRequest>): Promise<T> => {
-    if (gone) return Promise.reject(gone);
-    const id = nextId++;
-    if (pending.size === 0) worker.ref();
-    return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ ...request, id } as ThreadRequest);
-    });
+  return {
+    worker,
+    opened,
+    send<T>(request: Unnumbered<ThreadRequest>): Promise<T> {
+      if (gone) return Promise.reject(gone);
+      const id = nextId++;
+      if (pending.size === 0) worker.ref();
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        worker.postMessage({ ...request, id } as ThreadRequest);
+      });
+    },
+    isGone: () => gone !== undefined,
+    markClosed() {
+      gone ??= new EmbeddedDatabaseGone('it was closed');
+    },
   };
+}
+
+/** The SqlClient over the thread; with `tx`, the client of that open transaction. */
+function threadClient(thread: PgliteThread, timeoutMs: number, tx?: number): SqlClient {
+  const { send, opened } = thread;
+  // Waiting for the database to open is not part of a statement: a deadline starts once it is open.
   // The deadline is per statement, as PostgreSQL's statement_timeout on a server: a transaction of
   // several long reads (the snapshot of 100,000 tenants: ~4 s here) is not one slow statement.
   const statement = async <T>(request: Unnumbered<ThreadRequest>): Promise<T> => {
     await opened;
     return deadline(send<T>(request), timeoutMs);
   };
-  const client = (tx?: number): SqlClient => {
-    const alone = tx === undefined;
-    const self: SqlClient = {
-      kind: 'embedded',
-      async query<T>(sql: string, params: readonly unknown[] = []) {
-        return { rows: await statement<T[]>({ op: 'query', sql, params: [...params], ...(alone ? {} : { tx }) }) };
-      },
-      async exec(sql: string) {
-        await statement<void>({ op: 'exec', sql, ...(alone ? {} : { tx }) });
-      },
-      transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-        if (!alone) return fn(self);
-        const run = async () => {
-          await opened;
-          const opening = send<number>({ op: 'begin' });
-          let id: number;
-          try {
-            id = await deadline(opening, timeoutMs);
-          } catch (error) {
-            // Opened after the caller stopped waiting: rolled back then, or it would hold the database.
-            opening
-              .then(
-                (late) => send({ op: 'rollback', tx: late }),
-                () => {},
-              )
-              .catch(() => {});
-            throw error;
-          }
-          let result: T;
-          try {
-            result = await fn(client(id));
-          } catch (error) {
-            await send({ op: 'rollback', tx: id }).catch(() => {});
-            throw error;
-          }
-          await statement({ op: 'commit', tx: id });
-          return result;
-        };
-        return run();
-      },
-      async close() {
-        if (tx !== undefined) throw new Error('close() inside a transaction');
-        if (gone) return;
+  const alone = tx === undefined;
+  const self: SqlClient = {
+    kind: 'embedded',
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      return { rows: await statement<T[]>({ op: 'query', sql, params: [...params], ...(alone ? {} : { tx }) }) };
+    },
+    async exec(sql: string) {
+      await statement<void>({ op: 'exec', sql, ...(alone ? {} : { tx }) });
+    },
+    transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+      if (!alone) return fn(self);
+      const run = async () => {
+        await opened;
+        const opening = send<number>({ op: 'begin' });
+        let id: number;
         try {
-          await opened;
-          await send({ op: 'close' });
-        } catch {
-          // failed to open, or already gone: nothing to close
+          id = await deadline(opening, timeoutMs);
+        } catch (error) {
+          // Opened after the caller stopped waiting: rolled back then, or it would hold the database.
+          opening
+            .then(
+              (late) => send({ op: 'rollback', tx: late }),
+              () => {},
+            )
+            .catch(() => {});
+          throw error;
         }
-        gone ??= new EmbeddedDatabaseGone('it was closed');
-        await worker.terminate();
-      },
-    };
-    return self;
+        let result: T;
+        try {
+          result = await fn(threadClient(thread, timeoutMs, id));
+        } catch (error) {
+          await send({ op: 'rollback', tx: id }).catch(() => {});
+          throw error;
+        }
+        await statement({ op: 'commit', tx: id });
+        return result;
+      };
+      return run();
+    },
+    async close() {
+      if (tx !== undefined) throw new Error('close() inside a transaction');
+      if (thread.isGone()) return;
+      try {
+        await opened;
+        await send({ op: 'close' });
+      } catch {
+        // failed to open, or already gone: nothing to close
+      }
+      thread.markClosed();
+      await thread.worker.terminate();
+    },
   };
-  return Object.assign(client(), { opened, thread: worker });
+  return self;
 }
 
 // --- PostgreSQL server ----------------------------------------------------------------------------

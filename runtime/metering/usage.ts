@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
-import type { Account, FairUseMode, Repositories, UsageRow } from './store.ts';
-import type { SharedStore } from './shared-store.ts';
+import type { Account, FairUseMode, Repositories, UsageRow } from '../store/store.ts';
+import type { SharedStore } from '../store/shared-store.ts';
 
 export interface UsageRecord {
   readonly usage: {

@@ -1,7 +1,8 @@
-// The small pieces of node:http I/O that the MCP transport and the portal pages share: reading a
-// request body under a size cap, and answering with JSON.
+// The small pieces of node:http I/O that the MCP transport, the portal pages and the authorization
+// server share: reading a request body under a size cap (through read-capped.ts, as the upstream
+// client reads its responses), and answering with JSON.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readCapped } from '../upstream/read-capped.ts';
+import { readCapped } from './read-capped.ts';
 
 /** The body passed the cap: `bytes` is the declared Content-Length, or what had arrived by then. */
 export class BodyTooLarge extends Error {

@@ -4,9 +4,9 @@
 // the tools/call pipeline and the initialize instructions; the portal pages verify them.
 import { randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../config.ts';
-import { deadline } from './sql-client.ts';
-import type { Identity } from './state.ts';
-import type { Repositories } from './store.ts';
+import { deadline } from '../store/sql-client.ts';
+import type { Identity } from '../store/state.ts';
+import type { Repositories } from '../store/store.ts';
 import type { Vault } from './vault.ts';
 
 export type LinkPurpose = 'connect' | 'purchase' | 'team' | 'terms';

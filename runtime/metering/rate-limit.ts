@@ -1,8 +1,8 @@
 // The request-rate limit (DECISIONS §7): a token bucket per account and connector id (instances
 // share their connector's bucket). In memory for one process; in Redis (one atomic script per
 // request) for several replicas. A slow or failing shared store fails open, logged and counted.
-import type { SharedStore } from './shared-store.ts';
-import { abortableSleep } from './sleep.ts';
+import type { SharedStore } from '../store/shared-store.ts';
+import { abortableSleep } from '../sleep.ts';
 
 export interface RateLimitSettings {
   readonly perSecond: number;

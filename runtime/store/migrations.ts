@@ -172,7 +172,7 @@ CREATE TABLE key_checks (
   {
     version: 6,
     name: 'connect_links_expiry',
-    // Expired connect links are purged a day after they expire (runtime/platform/links.ts).
+    // Expired connect links are purged a day after they expire (runtime/secrets/signed-links.ts).
     sql: `
 CREATE INDEX connect_links_expires_at_idx ON connect_links (expires_at);
 `,
@@ -180,8 +180,9 @@ CREATE INDEX connect_links_expires_at_idx ON connect_links (expires_at);
   {
     version: 7,
     name: 'oauth',
-    // OAuth connections (issue 14). One row per authorize redirect: the state is stored only as a
-    // hash, the PKCE verifier sealed by the vault, the browser binding as a hash; single-use
+    // OAuth connections (docs/decisions/oauth-connections.md, 'OAuth connections are declared in the
+    // spec and refreshed under a row lock'). One row per authorize redirect: the state is stored
+    // only as a hash, the PKCE verifier sealed by the vault, the browser binding as a hash; single-use
     // (used_at), 10 minutes like the connect link it came from. A connection whose grant the
     // identity provider refused at refresh is marked, and no refresh is tried until a reconnect.
     sql: `
@@ -206,10 +207,12 @@ ALTER TABLE connections ADD COLUMN reconnect_required_at timestamptz;
   {
     version: 8,
     name: 'write_dedup',
-    // Confirmed writes (DECISIONS §17): one row per account + instance + tool + canonical
-    // arguments (hashed), claimed by the first caller with an insert-if-absent; the outcome is
-    // stored when the write is done, and an identical call within the window (on any replica)
-    // waits for it instead of writing again. A row older than the window may be claimed anew.
+    // Confirmed writes run once even when a caller retries on another replica
+    // (docs/decisions/upstream-calls.md, 'Identical writes are deduplicated for a window'): one row
+    // per account + instance + tool + canonical arguments (hashed), claimed by the first caller with
+    // an insert-if-absent; the outcome is stored when the write is done, and an identical call
+    // within the window (on any replica) waits for it instead of writing again. A row older than
+    // the window may be claimed anew.
     sql: `
 CREATE TABLE write_dedup (
   key text PRIMARY KEY,
@@ -222,11 +225,14 @@ CREATE INDEX write_dedup_claimed_at_idx ON write_dedup (claimed_at);
   {
     version: 9,
     name: 'portal',
-    // The portal (issue 19). Passwords as argon2id PHC strings, one per user; sessions stored only
-    // as a hash of the cookie value; failed sign-ins per address and per account (the rate limit
-    // holds across replicas); single-use set-password links (invitations), stored as hashes; and the
-    // audit log of every change made in the portal or the admin CLI (never a secret: the details are
-    // names and ids). The audit log has no foreign key: it outlives the users and accounts it names.
+    // The portal's sign-in (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to
+    // their user') and the audit log (docs/decisions/operations.md, 'The admin CLI runs inside a
+    // running gateway; changes are audited'). Passwords as argon2id PHC strings, one per user;
+    // sessions stored only as a hash of the cookie value; failed sign-ins per address and per account
+    // (the rate limit holds across replicas); single-use set-password links (invitations), stored as
+    // hashes; and the audit log of every change made in the portal or the admin CLI (never a secret:
+    // the details are names and ids). The audit log has no foreign key: it outlives the users and
+    // accounts it names.
     sql: `
 CREATE TABLE user_passwords (
   user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
@@ -275,8 +281,9 @@ CREATE INDEX audit_log_account_at_idx ON audit_log (account_id, at);
   {
     version: 10,
     name: 'change_log',
-    // Incremental snapshot updates (issue 20): every row written to a hot-path table leaves its key
-    // in a change log under the change version, so a replica reads the keys changed since its
+    // Incremental snapshot updates (docs/decisions/store-and-replicas.md, 'Writes reach the snapshot
+    // incrementally, by the keys they changed'): every row written to a hot-path table leaves its
+    // key in a change log under the change version, so a replica reads the keys changed since its
     // version and re-reads only those rows (O(changes), never O(accounts) per write). The version
     // is bumped once per statement, BEFORE it runs, and handed to the row triggers through a
     // transaction-local setting; the row lock on platform_changes, held to COMMIT, makes versions
@@ -365,7 +372,8 @@ CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connec
   {
     version: 11,
     name: 'mcp_authorization',
-    // MCP authorization (issue 21): the gateway as an OAuth 2.1 authorization server for assistants.
+    // MCP authorization (docs/decisions/mcp-authorization.md, 'The gateway is the OAuth authorization
+    // server of the assistants'): the gateway as an OAuth 2.1 authorization server for assistants.
     // Clients registered dynamically (RFC 7591; public clients only, so nothing secret is stored);
     // one grant per consent (a user, a client, the endpoints it may reach); authorization codes and
     // access and refresh tokens only as SHA-256 hashes. Codes and refresh tokens are single-use

@@ -4,7 +4,7 @@
 // credential unreadable. A database from before key checks is probed with a few stored
 // credentials of each version: refused when some are well-formed and none of them opens.
 import { ConfigError } from '../config.ts';
-import type { PlatformStore } from './store.ts';
+import type { PlatformStore } from '../store/store.ts';
 import type { Vault } from './vault.ts';
 
 /** Stored credentials tried per key version on a database from before key checks. */

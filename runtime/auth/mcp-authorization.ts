@@ -1,12 +1,12 @@
 // MCP authorization (docs/decisions/mcp-authorization.md): what the authorization server (runtime/auth/) and the consent page
 // (runtime/portal/authorize-page.ts) share. Opaque random secrets (256 bits, prefixed by kind) of
-// which the store keeps only SHA-256 hashes, like the pasted caller tokens (tokens.ts); the signed
+// which the store keeps only SHA-256 hashes, like the pasted caller tokens (caller-tokens.ts); the signed
 // consent request that carries a validated authorization request to the portal; the resource
 // (RFC 8707) ↔ endpoint mapping; and the issue of a grant, its code and its tokens.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { McpGrant, Repositories } from './store.ts';
-import { tokenHash } from './tokens.ts';
-import type { Vault } from './vault.ts';
+import type { McpGrant, Repositories } from '../store/store.ts';
+import { tokenHash } from './caller-tokens.ts';
+import type { Vault } from '../secrets/vault.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'cgwa_';
 export const REFRESH_TOKEN_PREFIX = 'cgwr_';

@@ -1,7 +1,7 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from './hash.ts';
-import type { Repositories, TokenRecord } from './store.ts';
+import { sha256Hex } from '../secrets/hash.ts';
+import type { Repositories, TokenRecord } from '../store/store.ts';
 
 export function tokenHash(token: string): string {
   return sha256Hex(token);
