@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { registry } from '../generated/registry.ts';
 import { CONNECTOR_SETTINGS, envName, SETTINGS } from '../runtime/config.ts';
-import { openStore } from '../runtime/platform/open-store.ts';
-import type { PlatformStore } from '../runtime/platform/store.ts';
+import { openStore } from '../runtime/store/open-store.ts';
+import type { PlatformStore } from '../runtime/store/store.ts';
 import { startGateway, type StartedGateway } from './support/gateway.ts';
 
 const read = (path: string) => readFileSync(new URL(`../deploy/${path}`, import.meta.url), 'utf8');
