@@ -30,6 +30,8 @@ import { UsageMeter } from './metering/usage.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
+import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
+import { startTelemetry } from './telemetry/telemetry.ts';
 import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
 import { BodyBudget } from './upstream/body-budget.ts';
 import { LocalGate, SharedGate } from './upstream/gate.ts';
@@ -57,6 +59,8 @@ export interface AppOptions {
    * (bin/gateway.ts). Used when it is the configured one; otherwise closed.
    */
   readonly embeddedOpening?: EmbeddedOpening;
+  /** Where the OTEL_* variables are read (default `process.env`); OpenTelemetry is loaded only when they ask for it. */
+  readonly telemetryEnv?: TelemetryEnv;
 }
 
 export interface App {
@@ -204,6 +208,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const now = options.now ?? (() => new Date());
   const oauthRefresher = new OAuthRefresher({ store, vault, log, now, onWrite: () => state.refresh() });
 
+  const telemetry = await startTelemetry(options.telemetryEnv ?? process.env, { metrics, log });
   const bodyBudget = new BodyBudget(config.upstreamBodyBudgetBytes);
   metrics.upstreamBodies = () => ({ reserved: bodyBudget.reserved, waiting: bodyBudget.waiting });
 
@@ -239,6 +244,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
     }),
     ...(options.upstreamSleep ? { upstreamSleep: options.upstreamSleep } : {}),
+    ...(telemetry ? { telemetry } : {}),
   };
 
   // Writes through this process refresh the snapshot at once; other replicas hear about them.
@@ -332,6 +338,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (!options.store) await store.close();
       releaseLock?.();
       await closeSharedDispatcher();
+      // After the last call: its spans and a final metrics collection are exported.
+      await telemetry?.shutdown();
       flushLogger(log);
     },
   };

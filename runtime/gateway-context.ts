@@ -16,6 +16,7 @@ import type { UsageMeter } from './metering/usage.ts';
 import type { Vault } from './secrets/vault.ts';
 import type { BodyBudget } from './upstream/body-budget.ts';
 import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
+import type { Telemetry } from './telemetry/call-telemetry.ts';
 
 export interface GatewayContext {
   readonly config: GatewayConfig;
@@ -40,6 +41,8 @@ export interface GatewayContext {
   readonly oauth: { readonly clients: ReadonlyMap<string, OAuthClient>; readonly refresher: OAuthRefresher };
   /** The `/readyz` checks. */
   readonly readiness?: Readiness;
+  /** OpenTelemetry export, present only when the OTLP variables are set (runtime/telemetry/). */
+  readonly telemetry?: Telemetry;
   /** Test hook: how the upstream layer waits before its throttle retry. */
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
 }

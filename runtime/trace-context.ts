@@ -132,9 +132,12 @@ export function childTraceparent(trace: TraceContext, spanId: string = newSpanId
   return `00-${trace.traceId}-${spanId}-${trace.flags}`;
 }
 
-/** The headers one upstream request of the call carries: a child `traceparent`, and `tracestate` as received. */
-export function traceHeaders(trace: TraceContext): Record<string, string> {
-  const headers: Record<string, string> = { traceparent: childTraceparent(trace) };
+/**
+ * The headers one upstream request of the call carries: a child `traceparent` (with `spanId`, the
+ * request's span when it is exported, else a fresh one), and `tracestate` as received.
+ */
+export function traceHeaders(trace: TraceContext, spanId: string = newSpanId()): Record<string, string> {
+  const headers: Record<string, string> = { traceparent: childTraceparent(trace, spanId) };
   if (trace.tracestate !== undefined) headers.tracestate = trace.tracestate;
   return headers;
 }

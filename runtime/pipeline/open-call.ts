@@ -12,6 +12,7 @@ import type { UpstreamQuotas } from '../metering/rate-limit.ts';
 import { handlerTokens, type Vault } from '../secrets/vault.ts';
 import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
+import type { Telemetry } from '../telemetry/call-telemetry.ts';
 import type { BodyBudget } from '../upstream/body-budget.ts';
 import { type ConcurrencyGate, createUpstreamClient, type UpstreamCallInfo, type UpstreamClientOptions } from '../upstream/client.ts';
 import { type CallContext, type ConnectorTexts, createToolContext, toolLimits } from './call-context.ts';
@@ -28,6 +29,8 @@ export interface CallServices {
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
   /** Each upstream request's outcome and duration (the gateway's metric). */
   readonly observeUpstream?: (connectorId: string, info: UpstreamCallInfo) => void;
+  /** OpenTelemetry, when configured: each upstream request becomes a span under the call's. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /** One call to open: plain data, no closures. */
@@ -42,6 +45,8 @@ export interface CallOpening {
   readonly credential: Credential | null;
   readonly signal: AbortSignal;
   readonly trace: TraceContext | undefined;
+  /** The call's span (its log lines' `spanId`): the parent of its upstream requests' spans. */
+  readonly spanId?: string;
   /** `confirm === true` on a write tool's call (runtime/pipeline/write-guard.ts); false otherwise. */
   readonly confirmed: boolean;
   /** false for the connect form's check: its verify tool never writes. */
@@ -85,6 +90,7 @@ export interface OpenedCall {
 export function openCall(services: CallServices, call: CallOpening): OpenedCall {
   const { descriptor, connectorId, tool } = call;
   const observe = services.observeUpstream;
+  const spans = services.telemetry?.upstreamSpans(call.trace, call.spanId, connectorId);
   const upstream = new CountingClient(
     call.upstream ??
       createUpstreamClient({
@@ -95,6 +101,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
         bodyBudget: services.bodyBudget,
         sleep: services.upstreamSleep,
         trace: call.trace,
+        ...(spans ? { spans } : {}),
         ...(observe ? { onCall: (info: UpstreamCallInfo) => observe(connectorId, info) } : {}),
       }),
   );

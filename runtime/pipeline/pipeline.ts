@@ -146,6 +146,7 @@ export class Pipeline {
       gates: gateway.gates,
       bodyBudget: gateway.bodyBudget,
       upstreamSleep: gateway.upstreamSleep,
+      telemetry: gateway.telemetry,
       observeUpstream: (connector, info) => upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
     };
   }
@@ -173,6 +174,7 @@ export class Pipeline {
   /** Counts and logs a refusal answered with `result` (the one place a refusal is recorded). */
   #refused(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, result: CallToolResult, detail?: string): CallToolResult {
     this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
+    this.#g.telemetry?.outcome(fields.spanId, tool, 'refused', reason);
     this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
     return result;
   }
@@ -244,7 +246,10 @@ export class Pipeline {
    */
   call(request: ToolCallRequest): Promise<CallToolResult> {
     const trace = request.trace ?? startTrace();
-    return this.#call(request, trace).catch((error: unknown) => this.#fault(request, trace, error));
+    // With OpenTelemetry on, the call's span (runtime/telemetry/telemetry.ts) gives the call its span id.
+    const span = this.#g.telemetry?.startCall(trace, request.endpoint.connector.config.id, request.endpoint.instanceId);
+    const answer = this.#call(request, trace, span?.spanId).catch((error: unknown) => this.#fault(request, trace, error));
+    return span === undefined ? answer : this.#g.telemetry!.endCall(span, answer);
   }
 
   /**
@@ -271,7 +276,7 @@ export class Pipeline {
     return textResult(this.platformText('generic'), true);
   }
 
-  async #call(request: ToolCallRequest, trace: TraceContext): Promise<CallToolResult> {
+  async #call(request: ToolCallRequest, trace: TraceContext, spanId = newSpanId()): Promise<CallToolResult> {
     const { endpoint, identity, name, rawArgs, signal, reqId } = request;
     const connector = endpoint.connector;
     // Log fields of this call; a child logger is made only if a handler asks for one.
@@ -282,7 +287,7 @@ export class Pipeline {
       accountId: identity.account.id,
       userId: identity.user.id,
       traceId: trace.traceId,
-      spanId: newSpanId(),
+      spanId,
     };
     const prefix = `${endpoint.instanceId}__`;
     // 1. tool_name: namespaced to this instance, or the unprefixed system tool where it is listed.
@@ -459,6 +464,7 @@ export class Pipeline {
       credential: plan.credential,
       signal: plan.signal,
       trace: plan.trace,
+      spanId: fields.spanId,
       confirmed,
       mayWrite: true,
       dataLayer: tool.dataLayer ? bindDataLayer(g.store, identity.account.id, endpoint.instanceId) : undefined,
@@ -503,6 +509,7 @@ export class Pipeline {
       else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }

@@ -11,7 +11,8 @@ import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from '../io/read-capped.ts';
 import { abortableSleep } from '../sleep.ts';
 import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
-import { traceHeaders, type TraceContext } from '../trace-context.ts';
+import { newSpanId, traceHeaders, type TraceContext } from '../trace-context.ts';
+import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 
 export interface ConcurrencyGate {
   /** Resolves with a release function once a slot is free; rejects when `signal` aborts first. */
@@ -46,6 +47,8 @@ export interface UpstreamClientOptions {
    * this trace with a fresh span id, and its `tracestate` unchanged; they replace a handler's own.
    */
   readonly trace?: TraceContext;
+  /** OpenTelemetry, when configured: each request sent is reported as a span with the id its `traceparent` carried. */
+  readonly spans?: UpstreamSpans;
 }
 
 let sharedAgent: Agent | undefined;
@@ -60,6 +63,9 @@ export async function closeSharedDispatcher(): Promise<void> {
   sharedAgent = undefined;
   await agent?.close();
 }
+
+/** What one request sent came back with: a response, or a throttle answer the retry rule reads. */
+type Attempt<T> = { response?: UpstreamResponse<T>; throttled?: { status: number; headers: Record<string, string>; body: unknown } };
 
 const ERROR_BODY_LIMIT = 2048;
 const EMPTY = Buffer.alloc(0);
@@ -143,19 +149,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const sleep = options.sleep ?? abortableSleep;
   const outer = options.signal ?? new AbortController().signal;
   const trace = options.trace;
+  const spans = trace ? options.spans : undefined;
 
   // The call's deadline: an absolute time, fixed when the call enters the upstream stage.
   const deadlineAt = performance.now() + policy.timeoutMs;
   const deadlineText = `the call's ${policy.timeoutMs} ms deadline passed`;
 
-  async function once<T>(
-    req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
-  ): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
+  async function once<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }, spanId?: string): Promise<Attempt<T>> {
     const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
-    if (trace) Object.assign(headers, traceHeaders(trace));
+    if (trace) Object.assign(headers, traceHeaders(trace, spanId));
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
@@ -205,7 +207,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     length: number | undefined,
     tooLarge: () => UpstreamError,
     deadline: { readonly aborted: boolean },
-  ): Promise<{ response?: UpstreamResponse<T>; throttled?: { headers: Record<string, string>; body: unknown } }> {
+  ): Promise<Attempt<T>> {
     let bytes: Buffer;
     try {
       bytes = await readCapped(res.body, cap, tooLarge, 'destroy', length);
@@ -218,7 +220,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const accepted = status >= 200 && status < 300 ? true : (req.acceptStatus ?? []).includes(status);
     if (!accepted) {
       const errorBody = parseErrorBody(bytes);
-      if (status === 429) return { throttled: { headers: responseHeaders, body: errorBody } };
+      if (status === 429) return { throttled: { status, headers: responseHeaders, body: errorBody } };
       throw new UpstreamError(classifyStatus(status), `upstream answered HTTP ${status}`, { status, body: errorBody, headers: responseHeaders });
     }
     let parsed: unknown;
@@ -234,8 +236,42 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, { status, body: text.slice(0, ERROR_BODY_LIMIT), headers: responseHeaders });
       }
     }
-    if (req.throttledBody?.(parsed)) return { throttled: { headers: responseHeaders, body: parsed } };
+    if (req.throttledBody?.(parsed)) return { throttled: { status, headers: responseHeaders, body: parsed } };
     return { response: { status, headers: responseHeaders, body: parsed as T } };
+  }
+
+  /**
+   * One request sent (`resend`: the throttle retry). With telemetry it is reported when it ends,
+   * under the span id its `traceparent` carried: method, origin, status and outcome only.
+   */
+  function attempt<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }, resend: boolean): Promise<Attempt<T>> {
+    return spans === undefined ? once<T>(req, url, signal, deadline) : traced<T>(spans, req, url, signal, deadline, resend);
+  }
+
+  async function traced<T>(
+    hook: UpstreamSpans,
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: { readonly aborted: boolean },
+    resend: boolean,
+  ): Promise<Attempt<T>> {
+    const spanId = newSpanId();
+    const startMs = epochMs();
+    let status: number | undefined;
+    let outcome = 'ok';
+    try {
+      const result = await once<T>(req, url, signal, deadline, spanId);
+      status = result.response?.status ?? result.throttled?.status;
+      if (result.throttled) outcome = 'throttled';
+      return result;
+    } catch (error) {
+      outcome = error instanceof UpstreamError ? error.kind : 'network';
+      status = error instanceof UpstreamError ? error.status : undefined;
+      throw error;
+    } finally {
+      hook.attempt({ spanId, method: req.method, origin: url.origin, status, outcome, resend, startMs, endMs: epochMs() });
+    }
   }
 
   return {
@@ -274,7 +310,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
           throw error;
         }
-        let result = await once<T>(req, url, signal, deadline);
+        let result = await attempt<T>(req, url, signal, deadline, false);
         const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
         if (result.throttled && mayRetry) {
           retried = true;
@@ -284,7 +320,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           } catch {
             throw new UpstreamError('timeout', deadline.aborted ? `${deadlineText} while waiting to retry` : 'the call was aborted while waiting to retry');
           }
-          result = await once<T>(req, url, signal, deadline);
+          result = await attempt<T>(req, url, signal, deadline, true);
         }
         if (result.throttled) {
           status = 429;
