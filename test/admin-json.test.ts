@@ -194,15 +194,12 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     expect(await run('connections', 'delete', account.id, 'cases')).toMatchObject({ code: 2, err: [expect.stringContaining('add --yes to confirm')] });
     expect(await store.connections.getConnection(account.id, 'cases')).not.toBeNull();
     // An OAuth credential that expired already is refused; a future one is stored as epoch milliseconds.
-    const oauth = Object.entries(registry).find(([, m]) => m.descriptor.credential === 'oauth2')?.[0];
-    if (oauth) {
-      const instance = config.connectors.find((c) => c.key === oauth)!.id;
-      await store.accounts.setSubscription(account.id, oauth as never, true);
-      stdin = 'accessToken=rules-secret-Kp3\nexpiresAt=2020-01-01T00:00:00Z\n';
-      expect(await json('connections', 'set', account.id, instance)).toMatchObject({ ok: false, error: { kind: 'refused', message: expect.stringContaining('is in the past') } });
-      expect(await store.connections.getConnection(account.id, instance)).toBeNull();
-      stdin = `accessToken=rules-secret-Kp3\nexpiresAt=${Date.now() + 3600_000}\n`;
-      expect((await json('connections', 'set', account.id, instance)).ok).toBe(true);
-    }
+    await store.accounts.setSubscription(account.id, 'books', true);
+    expect(registry.books.descriptor.credential).toBe('oauth2');
+    stdin = 'accessToken=rules-secret-Kp3\nexpiresAt=2020-01-01T00:00:00Z\n';
+    expect(await json('connections', 'set', account.id, 'books')).toMatchObject({ ok: false, error: { kind: 'refused', message: expect.stringContaining('is in the past') } });
+    expect(await store.connections.getConnection(account.id, 'books')).toBeNull();
+    stdin = `accessToken=rules-secret-Kp3\nexpiresAt=${Date.now() + 3600_000}\n`;
+    expect((await json('connections', 'set', account.id, 'books')).ok).toBe(true);
   });
 });
