@@ -152,7 +152,10 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     expect(bad.code).toBe(2);
     expect(bad.out).toEqual([]);
     expect(bad.err).toHaveLength(1);
-    expect(bad.err[0]!.split('\n')).toEqual(['missing userId, connector and on|off', 'Usage: npm run admin -- seats set <userId> <connector> on|off   (npm run admin -- seats set --help explains it)']);
+    expect(bad.err[0]!.split('\n')).toEqual([
+      'missing userId, connector and on|off',
+      'Usage: npm run admin -- seats set <userId> <connector> on|off   (npm run admin -- seats set --help explains it)',
+    ]);
     const unknown = await run('tokens', 'create');
     expect(unknown).toEqual({ code: 2, out: [], err: ['unknown command "tokens create"\nnpm run admin -- help lists the commands'] });
     expect(await json('tokens', 'create')).toMatchObject({ ok: false, command: null, error: { kind: 'usage', message: 'unknown command "tokens create"', exitCode: 2 } });
@@ -175,17 +178,10 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     stdin = 'apiKey=rules-secret-Kp3\n';
     // A connector the account is not subscribed to: refused before the credential is read or stored.
     let read = false;
-    const unsubscribed = await runCommand(
-      ['connections', 'set', account.id, 'cases'],
-      config,
-      store,
-      { store: describeStore(config), via: 'direct' },
-      { out: () => {}, err: () => {} },
-      async () => {
-        read = true;
-        return stdin;
-      },
-    );
+    const unsubscribed = await runCommand(['connections', 'set', account.id, 'cases'], config, store, { store: describeStore(config), via: 'direct' }, { out: () => {}, err: () => {} }, async () => {
+      read = true;
+      return stdin;
+    });
     expect(unsubscribed).toBe(4);
     expect(read).toBe(false);
     expect(await store.connections.listConnections(account.id)).toEqual([]);

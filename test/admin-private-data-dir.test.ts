@@ -20,7 +20,11 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const PG_URL = 'postgres://admin@127.0.0.1:5999/elsewhere';
 
 function cli(env: Record<string, string>, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', DATABASE_URL: '', LOG_LEVEL: 'silent', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, REDIS_URL: '', DATABASE_URL: '', LOG_LEVEL: 'silent', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
