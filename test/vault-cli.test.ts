@@ -324,7 +324,8 @@ describe('admin CLI credential from standard input', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+    // Four CLI processes, the first of which creates the embedded database.
+  }, 240_000);
 });
 
 describe('embedded database lock', () => {
