@@ -115,6 +115,7 @@ async function main(): Promise<void> {
   const adminSocket = await serveAdminSocket(
     join(config.dataDir, ADMIN_SOCKET_FILE),
     adminSocketHandler(app.context.config, app.context.store, () => app.context.state.refresh()),
+    { store: describeStore(config) },
   );
   if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
     // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.

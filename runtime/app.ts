@@ -87,11 +87,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
 
   const embedded = !options.store && !config.databaseUrl;
-  if (embedded || !config.secretKeys) {
-    // Token hashes, ciphertexts and the key file: for this user only (an older version left them 0666).
-    const opened = makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES);
-    if (opened > 0) log.warn({ dataDir: config.dataDir, entries: opened }, 'the data directory was open to other users: made it private (directories 0700, files 0600)');
-  }
+  // In every mode: token hashes, ciphertexts, the key file and the admin socket are for this user only.
+  const opened = makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES);
+  if (opened > 0) log.warn({ dataDir: config.dataDir, entries: opened }, 'the data directory was open to other users: made it private (directories 0700, files 0600)');
   let keys = config.secretKeys;
   let keySource: KeySource = { kind: 'env' };
   if (!keys) {

@@ -47,6 +47,7 @@ function start(dataDir: string): Promise<{ child: ChildProcess; url: string; out
 
 describe('admin CLI while the gateway runs (embedded database)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-admin-socket-'));
+  const viaSocket = `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ${join(dataDir, 'admin.sock')})`;
   let gateway: Awaited<ReturnType<typeof start>>;
 
   beforeAll(async () => {
@@ -73,16 +74,19 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     const socket = join(dataDir, 'admin.sock');
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     const issued = await cli(dataDir, ['tokens', 'issue', 'usr_demo', '--label', 'from-the-cli']);
-    expect(issued.err).toBe('');
+    // The store first, then the note beside the result; standard output is the result alone (JSON).
+    expect(issued.err).toBe(`${viaSocket}\nthe token is shown once and stored only as a hash: copy it now\n`);
     expect(issued.code).toBe(0);
-    const token = /token \(shown once, stored only as a hash\): (\S+)/.exec(issued.out)?.[1];
-    expect(token).toBeDefined();
-    const id = /"id": "([^"]+)"/.exec(issued.out)![1]!;
+    const { id, token } = JSON.parse(issued.out) as { id: string; token: string };
+    expect(token).toMatch(/^cgw_/);
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(200);
-    const revoked = await cli(dataDir, ['tokens', 'revoke', id]);
+    const revoked = await cli(dataDir, ['tokens', 'revoke', id, '--json']);
     expect(revoked.code).toBe(0);
-    expect(revoked.out).toContain('revoked');
+    expect(JSON.parse(revoked.out)).toEqual({ ok: true, store: `embedded ${join(dataDir, 'db')}`, via: 'admin socket', command: 'tokens revoke', result: { tokenId: id, revoked: true } });
+    // A token that does not exist: "no such token", exit 3, through the socket too.
+    const missing = await cli(dataDir, ['tokens', 'revoke', 'tok_nope']);
+    expect(missing).toMatchObject({ code: 3, out: '', err: `${viaSocket}\nno such token tok_nope (tokens list <userId> shows them)\n` });
     // Refused at the very next call: the gateway reloaded its snapshot when the command finished.
     expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(401);
   }, 60_000);
@@ -124,7 +128,7 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     for (const secret of [code, tokens.access_token, tokens.refresh_token]) expect(listed.out).not.toContain(secret);
 
     const revoked = await cli(dataDir, ['grants', 'revoke', grant.id]);
-    expect(revoked.err).toBe('');
+    expect(revoked.err).toBe(`${viaSocket}\n`);
     expect(revoked.out).toContain(`revoked grant ${grant.id}`);
     // Refused at the very next call, and the refresh token gives nothing more.
     expect((await rpc(gateway.url, 'register', tokens.access_token, list)).status).toBe(401);
@@ -138,16 +142,16 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect(audit.find((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toMatchObject({ source: 'admin socket', detail: expect.stringContaining('reason=admin') });
   }, 60_000);
 
-  it('reads a credential piped on standard input through the socket, and refuses bad usage with the help', async () => {
+  it('reads a credential piped on standard input through the socket, and refuses bad usage with its usage line', async () => {
     const stored = await cli(dataDir, ['connections', 'set', 'acc_demo', 'cases-2'], 'apiKey=piped-over-socket-Zq4\n');
-    expect(stored.err).toBe('');
+    expect(stored.err).toBe(`${viaSocket}\n`);
     expect(stored.out).toContain('stored (encrypted, key version 1)');
     const listed = await cli(dataDir, ['connections', 'list', 'acc_demo']);
     expect(listed.out).toContain('"instanceId": "cases-2"');
     expect(listed.out).not.toContain('piped-over-socket-Zq4');
     const bad = await cli(dataDir, ['seats', 'set', 'usr_demo']);
-    expect(bad.code).toBe(1);
-    expect(bad.err).toContain('missing userId, connector and on|off');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(`${viaSocket}\nmissing userId, connector and on|off\nUsage: npm run admin -- seats set <userId> <connector> on|off   (npm run admin -- seats set --help explains it)\n`);
   }, 60_000);
 
   it('records each change with the CLI as its actor, and never a secret', async () => {

@@ -151,6 +151,8 @@ describe('entry points', () => {
       ['bin/start.mjs', '--help'],
       ['bin/start.mjs', '--demo', '--help'],
       ['codegen/main.ts', '--help'],
+      ['bin/catalog-diff.ts', '--help'],
+      ['test/bench/run.ts', '--help'],
       ['bin/admin.ts', '--help'],
       ['bin/admin.ts', 'accounts', 'list', '--help'],
     ]) {

@@ -39,14 +39,15 @@ const imports = (dir: string) => sources(dir).flatMap((file) => specifiers(file)
  * (docs/decisions/runtime-layout.md, 'runtime/ has one folder per stage of the request path, ranked, and imports point down').
  */
 const RUNTIME_RANKS: Readonly<Record<string, number>> = {
-  'app.ts': 13, // the composition root: builds everything below
-  transport: 12, // the HTTP server, its routing and checks
-  portal: 12, // the portal's pages, beside the transport
-  auth: 11, // MCP authorization: the authorization server, access and caller tokens
-  mcp: 10, // the JSON-RPC envelope and the method map
-  pipeline: 9, // one tools/call: checks, arguments, the handler's ctx
-  'gateway-context.ts': 8, // what the request path is handed, and the endpoint instances
-  upstream: 7, // the upstream client, its gate and budgets, OAuth grants with upstream providers
+  'app.ts': 14, // the composition root: builds everything below
+  transport: 13, // the HTTP server, its routing and checks
+  portal: 13, // the portal's pages, beside the transport
+  auth: 12, // MCP authorization: the authorization server, access and caller tokens
+  mcp: 11, // the JSON-RPC envelope and the method map
+  pipeline: 10, // one tools/call: checks, arguments, the handler's ctx
+  'gateway-context.ts': 9, // what the request path is handed, and the endpoint instances
+  upstream: 8, // the upstream client, its gate and budgets, OAuth grants with upstream providers
+  telemetry: 7, // OpenTelemetry spans and metrics export, loaded only when the OTLP variables are set
   metering: 6, // usage, fair use and rate limits
   operations: 6, // logs and metrics, readiness, the admin socket, the audit log
   secrets: 5, // the vault, its key check, signed links, hashes of stored secrets
@@ -111,8 +112,8 @@ describe('layout', () => {
       { file: 'runtime/store/sql-store.ts', target: 'runtime/store/repositories/rows.ts' },
     ];
     expect(upwardImports(edges, RUNTIME_RANKS)).toEqual([
-      'runtime/store/state.ts (store, rank 4) imports runtime/mcp/protocol.ts (mcp, rank 10)',
-      'runtime/portal/kit.ts (portal, rank 12) imports runtime/transport/server.ts (transport, rank 12)',
+      'runtime/store/state.ts (store, rank 4) imports runtime/mcp/protocol.ts (mcp, rank 11)',
+      'runtime/portal/kit.ts (portal, rank 13) imports runtime/transport/server.ts (transport, rank 13)',
     ]);
   });
 

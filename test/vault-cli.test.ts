@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
-import { runCli, UsageError } from '../bin/admin.ts';
+import { CommandError, runCli, UsageError } from '../bin/admin.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
@@ -112,7 +112,7 @@ describe('admin CLI', () => {
     const user = last();
     expect(user).toMatchObject({ role: 'admin', name: 'Ops Person' });
     await cli('tokens', 'issue', String(user.id), '--label', 'laptop');
-    const token = out.at(-1)!.split(': ').at(-1)!;
+    const { token } = last() as { token: string };
     expect((await store.tokens.findByTokenHash(tokenHash(token)))?.user.id).toBe(user.id);
     await cli('terms', 'accept', String(user.id));
     await cli('subscriptions', 'set', String(account.id), 'cases', 'on');
@@ -191,14 +191,15 @@ describe('admin CLI', () => {
     await cli('grants', 'revoke', 'grant-cli-1');
     expect(out.at(-1)).toBe('grant grant-cli-1 was already revoked');
     expect((await store.audit.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(1);
-    await expect(cli('grants', 'revoke', 'no-such-grant')).rejects.toThrow(/no grant no-such-grant/);
+    await expect(cli('grants', 'revoke', 'no-such-grant')).rejects.toThrow(/no such grant no-such-grant/);
     await expect(cli('grants', 'revoke')).rejects.toThrow(/missing grantId/);
-    await expect(cli('grants', 'list', '--account', 'acc_nosuch')).rejects.toThrow(/no account acc_nosuch/);
+    await expect(cli('grants', 'list', '--account', 'acc_nosuch')).rejects.toThrow(/no such account acc_nosuch/);
     await expect(cli('grants', 'list', account.id)).rejects.toThrow(UsageError);
   });
 
   it('adds a key version and re-encrypts every credential under it', async () => {
     const account = await store.accounts.createAccount({ name: 'Rotate' });
+    await store.accounts.setSubscription(account.id, 'ledger', true);
     stdin = '# the ledger login\nusername=u\r\npassword=p\n\ncompanyId=7';
     await cli('connections', 'set', account.id, 'ledger');
     expect((await store.connections.getConnection(account.id, 'ledger'))?.keyVersion).toBe(1);
@@ -232,7 +233,7 @@ describe('admin CLI input checks', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error, argv.join(' ')).toBeInstanceOf(UsageError);
+    expect(error, argv.join(' ')).toBeInstanceOf(CommandError);
     expect((error as Error).message, argv.join(' ')).toMatch(message);
     expect((error as Error).message).not.toContain('secret-value');
   };
@@ -248,13 +249,14 @@ describe('admin CLI input checks', () => {
   it('refuses a malformed email, a seat without a subscription, an unknown credential field and a month 13', async () => {
     const account = await store.accounts.createAccount({ name: 'Checks' });
     for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com']) await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
-    await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no account acc_nosuch');
+    await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no such account acc_nosuch');
     await cli('users', 'create', account.id, 'ok@example.com', 'Ok', 'User');
     const user = JSON.parse(out.at(-1)!) as { id: string };
 
     await refused(['seats', 'set', user.id, 'cases', 'on'], `account ${account.id} is not subscribed to cases: run "subscriptions set ${account.id} cases on" first`);
     expect(await store.users.listSeats(user.id)).toEqual([]);
     await cli('subscriptions', 'set', account.id, 'cases', 'on');
+    await cli('subscriptions', 'set', account.id, 'ledger', 'on');
     await cli('seats', 'set', user.id, 'cases', 'on');
     expect(await store.users.listSeats(user.id)).toEqual(['cases']);
 
@@ -311,6 +313,7 @@ describe('admin CLI credential from standard input', () => {
       const created = admin('', 'accounts', 'create', 'Piped');
       expect(created.status, created.stderr).toBe(0);
       const accountId = (JSON.parse(created.stdout) as { id: string }).id;
+      expect(admin('', 'subscriptions', 'set', accountId, 'cases', 'on').status).toBe(0);
       const set = admin('apiKey=piped-secret-value\n', 'connections', 'set', accountId, 'cases');
       expect(set.status, set.stderr).toBe(0);
       expect(set.stdout).toMatch(/^stored \(encrypted, key version 1\)/);
@@ -321,7 +324,8 @@ describe('admin CLI credential from standard input', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+    // Four CLI processes, the first of which creates the embedded database.
+  }, 240_000);
 });
 
 describe('embedded database lock', () => {

@@ -1,7 +1,7 @@
 // The admin CLI's command table: every command once, in the order `help` lists them. The help
 // texts, the dispatch and each command's own `--help` are read from it.
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
-import { type AdminCommand, CONNECTOR_KEYS_LINE } from './command.ts';
+import { type AdminCommand, CONNECTOR_KEYS_LINE, EXIT_CODES_LINE } from './command.ts';
 import { CONNECTION_COMMANDS } from './connection-commands.ts';
 import { CREDENTIAL_FIELDS_LINE } from './credentials.ts';
 import { SUBSCRIPTION_COMMANDS } from './subscription-commands.ts';
@@ -40,10 +40,10 @@ export function findCommand(argv: readonly string[]): { readonly command: AdminC
   return found && { command: found, args: argv.slice(2) };
 }
 
-const PROGRAM = 'npm run admin --';
+export const PROGRAM = 'npm run admin --';
 const SUMMARY_COLUMN = 50;
 
-const usageLine = (c: AdminCommand) => `${c.name}${c.args ? ` ${c.args}` : ''}`;
+export const usageLine = (c: AdminCommand) => `${c.name}${c.args ? ` ${c.args}` : ''}`;
 
 /** A listing line: the usage, then the summary from a common column (on the next line after a long usage). */
 function listed(c: AdminCommand): string {
@@ -56,11 +56,15 @@ export const HELP = `Usage: ${PROGRAM} <command> [arguments]
 ${COMMANDS.map(listed).join('\n')}
 
 ${PROGRAM} <command> --help explains one command: what it does, takes and prints.
+--json (with any command) prints one JSON object on standard output, for a result or an error:
+{"ok":true,"store":…,"command":…,"result":…} or {"ok":false,…,"error":{"kind":…,"message":…,"exitCode":…}}.
+${EXIT_CODES_LINE}
 ${CONNECTOR_KEYS_LINE}
 ${CREDENTIAL_FIELDS_LINE}
-Configuration (database, keys) comes from the same environment and config file as the gateway.
-While a gateway runs on the embedded database, commands go to it over its admin socket
-(<DATA_DIR>/admin.sock, mode 0600), so nothing needs stopping.`;
+Configuration (database, keys) comes from the same environment and config file as the gateway; the
+first line on standard error names the store a command works on. While a gateway runs with the same
+DATA_DIR, commands go to it over its admin socket (<DATA_DIR>/admin.sock, mode 0600), so nothing
+needs stopping; a socket of a gateway on another store than the configured one is refused.`;
 
 /** One command's help: its usage line, its summary and its details. */
 export function commandHelp(c: AdminCommand): string {

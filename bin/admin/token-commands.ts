@@ -1,14 +1,14 @@
 // API tokens of users, and the grants of assistants connected with OAuth
 // (docs/decisions/mcp-authorization.md).
 import { issueToken } from '#runtime/auth/caller-tokens.ts';
-import { type AdminCommand, type CommandContext, flag, need, UsageError } from './command.ts';
+import { type AdminCommand, type CommandContext, existingAccount, existingUser, flag, need, NotFoundError, UsageError } from './command.ts';
 
 /** Assistants connected with OAuth: who let which client reach which endpoints. */
 async function listGrants(ctx: CommandContext, args: string[]): Promise<void> {
   // Never a code, token or hash: the grant holds none (its tokens are rows of their own).
   const accountId = flag(args, '--account');
   if (args.length > 0) throw new UsageError(`grants list takes no argument "${args[0]}" (the account goes with --account)`);
-  if (accountId !== undefined && !(await ctx.store.accounts.getAccount(accountId))) throw new UsageError(`no account ${accountId}`);
+  if (accountId !== undefined) await existingAccount(ctx, accountId);
   const emails = new Map<string, string | null>();
   const emailOf = async (userId: string) => {
     if (!emails.has(userId)) emails.set(userId, (await ctx.store.users.getUser(userId))?.email ?? null);
@@ -37,29 +37,36 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
     name: 'tokens issue',
     args: '<userId> [--label <label>]',
     summary: 'issues an API token for the user and prints it once',
-    details: ['Its label is "cli" unless --label names one. The token is stored only as a hash: copy it now.'],
+    details: ['Its label is "cli" unless --label names one. Prints {id, userId, label, token}: the token is shown', 'this once and stored only as a hash, so copy it now.'],
     run: async (ctx, args) => {
       const label = flag(args, '--label') ?? 'cli';
-      const { token, record } = await issueToken(ctx.store, need(args, 1, 'userId')[0]!, label);
-      await ctx.audit(await ctx.accountOfUser(record.userId), 'token.create', record.id, { label });
-      ctx.print({ id: record.id, userId: record.userId, label: record.label });
-      ctx.print(`token (shown once, stored only as a hash): ${token}`);
+      const user = await existingUser(ctx, need(args, 1, 'userId')[0]!);
+      const { token, record } = await issueToken(ctx.store, user.id, label);
+      await ctx.audit(user.accountId, 'token.create', record.id, { label });
+      ctx.note('the token is shown once and stored only as a hash: copy it now');
+      ctx.print({ id: record.id, userId: record.userId, label: record.label, token });
     },
   },
   {
     name: 'tokens list',
     args: '<userId>',
     summary: "lists the user's API tokens (never the tokens themselves)",
-    run: async (ctx, args) => ctx.print((await ctx.store.tokens.listTokens(need(args, 1, 'userId')[0]!)).map(({ tokenHash: _h, ...t }) => t)),
+    run: async (ctx, args) => {
+      const user = await existingUser(ctx, need(args, 1, 'userId')[0]!);
+      ctx.print((await ctx.store.tokens.listTokens(user.id)).map(({ tokenHash: _h, ...t }) => t));
+    },
   },
   {
     name: 'tokens revoke',
     args: '<tokenId>',
     summary: 'revokes an API token; calls with it are refused from then on',
     run: async (ctx, args) => {
-      await ctx.store.tokens.revokeToken(need(args, 1, 'tokenId')[0]!, new Date());
-      await ctx.audit((await ctx.store.tokens.getTokenOwner(args[0]!))?.accountId ?? null, 'token.revoke', args[0]!);
-      ctx.print('revoked');
+      const tokenId = need(args, 1, 'tokenId')[0]!;
+      const owner = await ctx.store.tokens.getTokenOwner(tokenId);
+      if (!owner) throw new NotFoundError(`no such token ${tokenId} (tokens list <userId> shows them)`);
+      await ctx.store.tokens.revokeToken(tokenId, new Date());
+      await ctx.audit(owner.accountId, 'token.revoke', tokenId);
+      ctx.print({ tokenId, revoked: true }, `revoked token ${tokenId}`);
     },
   },
   {
@@ -75,17 +82,17 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
     run: async (ctx, args) => {
       const grantId = need(args, 1, 'grantId')[0]!;
       const grant = await ctx.store.mcp.getMcpGrant(grantId);
-      if (!grant) throw new UsageError(`no grant ${grantId} (grants list shows them)`);
+      if (!grant) throw new NotFoundError(`no such grant ${grantId} (grants list shows them)`);
       // The grant's tokens are refused from now on (they are valid only while it is not revoked);
       // the change version moves, so every replica drops its cached access tokens.
-      if (!(await ctx.store.mcp.revokeMcpGrant(grant.id, new Date()))) return ctx.print(`grant ${grant.id} was already revoked`);
+      if (!(await ctx.store.mcp.revokeMcpGrant(grant.id, new Date()))) return ctx.print({ grantId: grant.id, revoked: false, alreadyRevoked: true }, `grant ${grant.id} was already revoked`);
       await ctx.audit(grant.accountId, 'oauth.grant.revoke', grant.id, {
         reason: 'admin',
         client: grant.clientName,
         client_id: grant.clientId,
         owner: (await ctx.store.users.getUser(grant.userId))?.email,
       });
-      ctx.print(`revoked grant ${grant.id} (${grant.clientName}) and every token of it`);
+      ctx.print({ grantId: grant.id, revoked: true, client: grant.clientName }, `revoked grant ${grant.id} (${grant.clientName}) and every token of it`);
     },
   },
 ];

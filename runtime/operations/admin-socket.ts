@@ -2,6 +2,7 @@
 // directory (mode 0600, in a 0700 directory: only the gateway's own OS user reaches it), so every
 // CLI command works while the gateway runs, on the embedded database too (which one process owns).
 // One connection carries one command as newline-delimited JSON:
+//   server → {"type":"hello","store":"…"}     first, on every connection: the store it serves
 //   client → {"type":"run","argv":[…],"actor":"cli:<user>"}
 //   server → {"type":"input","fields":[…]}    only when the command reads a credential
 //   client → {"type":"input","value":"field=value\n…"}
@@ -67,13 +68,14 @@ export function socketAlive(path: string): Promise<boolean> {
   });
 }
 
-/** Serves the admin CLI on `path` (mode 0600); a stale socket file is replaced. */
-export async function serveAdminSocket(path: string, handler: AdminHandler): Promise<{ close(): Promise<void> }> {
+/** Serves the admin CLI on `path` (mode 0600); a stale socket file is replaced. `store` names the store it serves (describeStore). */
+export async function serveAdminSocket(path: string, handler: AdminHandler, hello: { readonly store: string }): Promise<{ close(): Promise<void> }> {
   if (await socketAlive(path)) throw new Error(`another gateway serves the admin socket ${path}`);
   rmSync(path, { force: true });
   const server: Server = createServer((socket) => {
     let started = false;
     let pendingInput: ((value: string) => void) | undefined;
+    send(socket, { type: 'hello', store: hello.store });
     messages(
       socket,
       (message) => {

@@ -10,7 +10,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
-import type { Metrics } from '../observability.ts';
+import type { Metrics } from '../operations/observability.ts';
 import type { TraceContext } from '../trace-context.ts';
 import { type CallRecord, type SpanSink, Telemetry, type TelemetryEnv, type TelemetrySignals, type UpstreamAttempt } from './call-telemetry.ts';
 import { prometheusProducer } from './prom-bridge.ts';

@@ -4,7 +4,7 @@
 // the SDK) by a dynamic import only when an OTLP endpoint is configured. Otherwise the gateway
 // context has no `telemetry` and the call path pays one `undefined` check per hook.
 import type { Logger } from 'pino';
-import type { Metrics } from '../observability.ts';
+import type { Metrics } from '../operations/observability.ts';
 import type { Telemetry, TelemetryEnv, TelemetrySignals } from './call-telemetry.ts';
 
 const set = (value: string | undefined): boolean => value !== undefined && value.trim() !== '';

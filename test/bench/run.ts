@@ -966,13 +966,30 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(`[bench] failed: ${(error as Error)?.stack ?? String(error)}`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    const left = liveChildren();
-    if (left.length > 0) console.error(`[bench] killing leftover children: ${left.join(', ')}`);
-    await cleanup();
-  });
+const HELP = `Usage: npm run bench -- [options]   (about 4 minutes; writes BENCHMARKS.md)
+
+  --quick                 1 short run each (development; writes .bench/BENCHMARKS-quick.md)
+  --runs N --duration S   runs per figure (5) and seconds per run (5); --warmup S (2)
+  --connections N         load-generator connections (32); --rate N requests per second (1000)
+  --cpu-prof              also write a CPU profile of the gateway while it serves (.bench/profiles/)
+  --out FILE              write the table elsewhere (default BENCHMARKS.md)
+  --no-postgres           skip the PostgreSQL figure (else --database-url URL or BENCH_DATABASE_URL)
+  --no-redis              skip the replica figure (else --redis-url URL or BENCH_REDIS_URL)
+  --large-accounts N      tenants of the growth gateway and the replica figure (100000)
+  --startup-runs N, --codegen-runs N, --fold-repeats N, --log-level LEVEL
+  --help                  print this help and start nothing
+
+Exit code 1 when metering was not exact or a run failed; a missed target alone does not fail.`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) console.log(HELP);
+else
+  main()
+    .catch((error: unknown) => {
+      console.error(`[bench] failed: ${(error as Error)?.stack ?? String(error)}`);
+      process.exitCode = 1;
+    })
+    .finally(async () => {
+      const left = liveChildren();
+      if (left.length > 0) console.error(`[bench] killing leftover children: ${left.join(', ')}`);
+      await cleanup();
+    });

@@ -1,6 +1,7 @@
 // The connections page (status, connect, reconnect, disconnect) and the connect form of a session.
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../store/store.ts';
+import { connectionRefusal } from '../account-rules.ts';
 import { escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';
@@ -55,7 +56,9 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
   const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
   const endpoint = g.endpoints.get(instanceId);
-  if (!endpoint || !g.state.isSubscribed(account.id, endpoint.connector.config.key)) return kit.notice(r, 404, 'not_found_title', 'unknown_instance');
+  if (!endpoint || connectionRefusal(g.state.isSubscribed(account.id, endpoint.connector.config.key), endpoint.connector.descriptor.credential) === 'unknown_instance') {
+    return kit.notice(r, 404, 'not_found_title', 'unknown_instance');
+  }
   const connector = endpoint.connector;
   const kind = connector.descriptor.credential;
   if (kind === 'managed_basic') return kit.notice(r, 400, 'bad_request_title', 'status_managed');

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { ConnectorRuntime } from '../../gateway-context.ts';
 import { StoreError } from '../../store/sql-store.ts';
 import type { User, UserRole } from '../../store/store.ts';
+import { demotesLastAdmin } from '../account-rules.ts';
 import { escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
 import { sha256Hex } from '../../secrets/hash.ts';
@@ -43,7 +44,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       const role = form.get('role');
       if (!target || (role !== 'admin' && role !== 'member')) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
       // The last administrator cannot step down: someone must be able to manage the account.
-      if (role === 'member' && target.role === 'admin' && users.filter((u) => u.role === 'admin').length <= 1) return kit.notice(r, 400, 'bad_request_title', 'last_admin');
+      if (demotesLastAdmin(users, target, role)) return kit.notice(r, 400, 'bad_request_title', 'last_admin');
       await g.store.users.setUserRole(target.id, role as UserRole);
       await g.state.refresh();
       await kit.audit(r, { ...user }, 'user.role', target.id, { email: target.email, role });
