@@ -3,7 +3,8 @@
 // by the runtime's own renderer (runtime/mcp/tools-list.ts) over the generated descriptors, so it
 // is the text a client receives as the `result` of tools/list. The README's table
 // ("What an assistant loads") must match: `UPDATE_README=1 npx vitest run test/tools-list-size.test.ts`
-// rewrites it after a spec change.
+// rewrites it after a spec change. Every description opens with when to use the tool
+// (docs/decisions/codegen-and-catalog.md, 'Every tool description opens with when to use it').
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
@@ -77,6 +78,17 @@ describe('what an assistant loads (tools/list size)', () => {
       }
       expect(tools, key).toBe(descriptor.tools.length);
     }
+  });
+
+  it('every tool description opens with one sentence that says when to use it', () => {
+    const without: string[] = [];
+    for (const key of connectorKeys) {
+      for (const tool of registry[key].descriptor.tools) {
+        const first = tool.description.split(/(?<=\.)\s/)[0] ?? '';
+        if (!/^Use (first|when|only|before|to|for|it)\b/.test(first) || first.length > 120) without.push(`${key}/${tool.name}: ${first}`);
+      }
+    }
+    expect(without).toEqual([]);
   });
 
   it('prints the table, and the README shows it ("What an assistant loads")', () => {
