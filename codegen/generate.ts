@@ -11,6 +11,7 @@ import { buildConnector, buildPlatform, type SpecIR } from './ir.ts';
 import { listSpecFiles, loadSpec, type SpecSource } from './load.ts';
 import { lintReferences, systemToolScope } from './references.ts';
 import { isObject } from './schema.ts';
+import { lintToolsets } from './toolsets.ts';
 import { checkFormat, lintConnectorIds, lintSpec } from './validate.ts';
 
 export interface CheckResult {
@@ -40,7 +41,7 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
   const platformErrors = new Set(isObject(platformData?.errors) ? Object.keys(platformData.errors) : []);
   const platformLimitKinds = new Set(isObject(platformData?.limitKinds) ? Object.keys(platformData.limitKinds) : []);
   const systemTools = systemToolScope(platformData);
-  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds), ...lintReferences(source, systemTools));
+  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds), ...lintReferences(source, systemTools), ...lintToolsets(source));
   diagnostics.push(...lintConnectorIds(sources));
 
   if (diagnostics.some((d) => d.severity === 'error') || !platformSource) return { diagnostics: sortDiagnostics(diagnostics) };

@@ -55,6 +55,8 @@ export interface ToolIR {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** Id of the connector toolset the tool belongs to (spec `toolset:`); system tools have none. */
+  readonly toolset?: string;
   readonly write: boolean;
   readonly system: boolean;
   readonly annotations: Annotations;
@@ -75,6 +77,13 @@ export interface ToolIR {
   readonly typeNames: { readonly args: string; readonly result: string };
   /** Where the tool's schemas are in its spec file, for diagnostics raised while emitting. */
   readonly at: { readonly file: string; readonly input: Position; readonly output: Position };
+}
+
+/** A named group of a connector's tools (spec top-level `toolsets:`), in spec order. */
+export interface ToolsetIR {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
 }
 
 export interface RetryIR {
@@ -139,6 +148,8 @@ export interface ConnectorIR {
   /** Other user-visible texts (result notes), by name. */
   readonly texts: Readonly<Record<string, string>>;
   readonly tools: readonly ToolIR[];
+  /** Every tool names exactly one of them (SPEC040–SPEC044). */
+  readonly toolsets: readonly ToolsetIR[];
   /** Type-name prefix, e.g. `Cases`. */
   readonly typePrefix: string;
 }
@@ -331,6 +342,7 @@ function buildTool(
     name,
     title: resolve(String(raw.title)),
     description: resolve(String(raw.description).trim()),
+    ...(!system && typeof raw.toolset === 'string' ? { toolset: raw.toolset } : {}),
     write,
     system,
     annotations,
@@ -371,7 +383,7 @@ export function buildPlatform(source: SpecSource): PlatformIR {
 }
 
 export function buildConnector(source: SpecSource, platform: PlatformIR): ConnectorIR {
-  const data = source.data as { connector: Record<string, unknown>; definitions?: Record<string, unknown>; tools: Record<string, unknown>[] };
+  const data = source.data as { connector: Record<string, unknown>; definitions?: Record<string, unknown>; tools: Record<string, unknown>[]; toolsets?: Record<string, unknown>[] };
   const c = data.connector;
   const upstream = c.upstream as Record<string, unknown>;
   const retry = isObject(upstream.retry) ? upstream.retry : { onThrottle: 'none' };
@@ -413,6 +425,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     errors: buildErrors(c.errors, resolve),
     texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, resolve(String(v).trim())])) : {},
     tools,
+    toolsets: (data.toolsets ?? []).map((t) => ({ id: String(t.id), title: String(t.title), description: resolve(String(t.description).trim()) })),
     typePrefix: pascalCase(source.stem),
   };
 }

@@ -55,8 +55,9 @@ describe('codegen check mode', () => {
       spec,
       `${readFileSync(spec, 'utf8')}
   - name: hent_branche
+    toolset: companies
     title: Get industry
-    description: Looks up an industry code.
+    description: Use to name an industry code. Looks up an industry code.
     input:
       type: object
       required: [kode]

@@ -31,11 +31,13 @@ export const CHANGE_CLASSES = {
   'structured-content-removed': { severity: 'breaking', title: 'structuredContent and output schemas no longer served' },
   'error-removed': { severity: 'breaking', title: 'error text removed' },
   'error-text-changed': { severity: 'breaking', title: 'error text changed' },
+  'toolset-removed': { severity: 'breaking', title: 'toolset removed (a client that selects it is refused)' },
   // Dangerous: still works, but behaves or costs differently.
   'default-changed': { severity: 'dangerous', title: 'default changed' },
   'annotation-changed': { severity: 'dangerous', title: 'annotation flipped' },
   'write-changed': { severity: 'dangerous', title: 'tool switched between read and write' },
   'write-tool-added': { severity: 'dangerous', title: 'write tool added' },
+  'tool-toolset-changed': { severity: 'dangerous', title: 'tool moved to another toolset (a client that selected the old one loses it)' },
   'check-order-changed': { severity: 'dangerous', title: 'check order changed' },
   'limit-raised-upstream': { severity: 'dangerous', title: 'limit raised that costs upstream budget' },
   'setting-changed': { severity: 'dangerous', title: 'setting, timeout or retry changed' },
@@ -53,6 +55,8 @@ export const CHANGE_CLASSES = {
   // Information.
   'connector-added': { severity: 'info', title: 'connector added' },
   'tool-added': { severity: 'info', title: 'tool added' },
+  'toolset-added': { severity: 'info', title: 'toolset added' },
+  'toolset-changed': { severity: 'info', title: 'toolset title or description changed', modelBehaviour: true },
   'argument-added': { severity: 'info', title: 'optional argument added' },
   'argument-relaxed': { severity: 'info', title: 'argument no longer required' },
   'type-widened': { severity: 'info', title: 'argument type widened' },

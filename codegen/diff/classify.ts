@@ -3,6 +3,7 @@
 // the same arguments, result and title or description are one rename.
 import { CHANGE_CLASSES, severityFor, type CatalogChange, type ChangeCode, type Stability } from './changes.ts';
 import { diffSchema, type Report } from './schema-diff.ts';
+import { diffToolsets } from './toolsets.ts';
 
 type Json = Record<string, unknown>;
 
@@ -275,8 +276,9 @@ function diffConnector(
     if (!same(x, y)) addText(out, stability, 'text-changed', `${at}/texts.${name}`, `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y, names);
   }
   diffTools(out, stability, at, a.tools, b.tools, obj(a.limitKinds), obj(b.limitKinds), inputOf, names);
+  diffToolsets(a, b, (code, where, message, before, after, key) => out.add(stability, code, where, message, before, after, key));
   for (const key of keys(a, b)) {
-    const handled = ['key', 'defaultId', 'stability', 'credential', 'title', 'description', 'structuredContent', 'upstream', 'limits', 'limitKinds', 'errors', 'texts'];
+    const handled = ['key', 'defaultId', 'stability', 'credential', 'title', 'description', 'structuredContent', 'upstream', 'limits', 'limitKinds', 'errors', 'texts', 'toolsets'];
     if (handled.includes(key) || DERIVED_CONNECTOR_KEYS.has(key)) continue;
     if (!same(a[key], b[key])) out.add(stability, 'changed', `${at}/${key}`, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key]);
   }
@@ -430,7 +432,8 @@ function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTo
   for (const code of ea) if (!eb.has(code)) out.add(stability, 'tool-error-removed', `${at}/errors`, `no longer lists error \`${code}\``, code, undefined, `=${code}`);
   for (const code of eb) if (!ea.has(code)) out.add(stability, 'tool-error-added', `${at}/errors`, `may now end with error \`${code}\``, undefined, code, `=${code}`);
   for (const key of keys(a, b)) {
-    const handled = ['name', 'title', 'description', 'write', 'annotations', 'input', 'result', 'limits', 'dataLayer', 'errors'];
+    // `toolset`: a move is reported with the connector's toolsets (diff/toolsets.ts).
+    const handled = ['name', 'title', 'description', 'write', 'annotations', 'input', 'result', 'limits', 'dataLayer', 'errors', 'toolset'];
     if (handled.includes(key) || DERIVED_TOOL_KEYS.has(key)) continue;
     if (!same(a[key], b[key])) out.add(stability, 'changed', at, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key], key);
   }

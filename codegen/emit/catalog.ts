@@ -81,6 +81,7 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
     servedAs: connectorId && !tool.system ? `${connectorId}__${tool.name}` : tool.name,
     title: tool.title,
     description: tool.description,
+    ...(tool.toolset ? { toolset: tool.toolset } : {}),
     system: tool.system,
     write: tool.write,
     annotations: tool.annotations,
@@ -94,8 +95,14 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
   };
 }
 
+/** A connector's toolsets in spec order, each with its number of tools (each tool names its `toolset`). */
+function toolsetsJson(c: ConnectorIR): Record<string, unknown>[] {
+  return c.toolsets.map((s) => ({ id: s.id, title: s.title, description: s.description, toolCount: c.tools.filter((t) => t.toolset === s.id).length }));
+}
+
 /**
- * Version of catalog.json's shape. 2 added what `npm run catalog:diff` classifies by: `input`
+ * Version of catalog.json's shape (`toolsets` and each tool's `toolset` are optional keys of it).
+ * 2 added what `npm run catalog:diff` classifies by: `input`
  * (published schemas), `limitKinds`, `stability` and `platform.checkOrder`.
  */
 export const CATALOG_FORMAT = 2;
@@ -131,6 +138,7 @@ export function emitCatalogJson(ir: SpecIR): string {
         errors: errorsJson(c.errors),
         texts: c.texts,
         toolCount: c.tools.length,
+        toolsets: toolsetsJson(c),
         tools: servedTools(c, ir.platform).map((t) => toolJson(t, c.id)),
       },
       c.id,
@@ -181,7 +189,7 @@ function limitsText(limits: Readonly<Record<string, number>>, kinds: Readonly<Re
 function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<string, string>>): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
   const lines = [`### \`${served}\` — ${tool.title}`, '', ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()), ''];
-  lines.push(`${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
+  lines.push(`${tool.toolset ? `Toolset: \`${tool.toolset}\` · ` : ''}${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
   const args = argumentsOf(tool);
   if (args.length === 0) lines.push('Arguments: none', '');
   else {
@@ -204,6 +212,17 @@ function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<
   return lines;
 }
 
+/** The connector's toolsets with their tools, in spec order. */
+function toolsetsMarkdown(c: ConnectorIR): string[] {
+  if (c.toolsets.length === 0) return [];
+  const lines = ['Toolsets:', '', '| Toolset | Title | Description | Tools |', '|---|---|---|---|'];
+  for (const s of c.toolsets) {
+    const tools = c.tools.filter((t) => t.toolset === s.id).map((t) => `\`${c.id}__${t.name}\``);
+    lines.push(`| \`${s.id}\` | ${cell(s.title)} | ${cell(s.description)} | ${tools.length}: ${tools.sort().join(', ')} |`);
+  }
+  return [...lines, ''];
+}
+
 function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[] {
   const lines = ['| Code | Text | When |', '|---|---|---|'];
   for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
@@ -222,10 +241,10 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
     '',
   );
-  lines.push('| Connector | Default id | Stability | Credential | Tools | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|');
+  lines.push('| Connector | Default id | Stability | Credential | Tools | Toolsets | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|---|');
   for (const c of ir.connectors) {
     lines.push(
-      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
+      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.toolsets.map((s) => `\`${s.id}\``).join(', ')} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
     );
   }
   lines.push('', '## Platform', '');
@@ -245,6 +264,7 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     lines.push('Instructions (initialize, for a subscribed account):', '', ...c.description.split('\n').map((l) => `> ${l}`.trimEnd()), '');
     if (Object.keys(c.limits).length) lines.push(`Limits: ${limitsText(c.limits, c.limitKinds)}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
+    lines.push(...toolsetsMarkdown(c));
     const texts = Object.entries(c.texts).sort(([a], [b]) => (a < b ? -1 : 1));
     if (texts.length) lines.push('Other texts:', '', '| Name | Text |', '|---|---|', ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`), '');
     for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id, c.limitKinds));

@@ -7,6 +7,7 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
     name: tool.name,
     title: tool.title,
     description: tool.description,
+    ...(tool.toolset ? { toolset: tool.toolset } : {}),
     write: tool.write,
     annotations: tool.annotations,
     inputSchema: tool.inputSchema,
@@ -59,6 +60,7 @@ export function emitDescriptor(c: ConnectorIR): string {
     limits: c.limits,
     errors: errorTable(c.errors),
     texts: c.texts,
+    toolsets: c.toolsets,
     tools: c.tools.map((t) => toolDescriptor(t, c.structuredContent)),
   };
   const codes = c.errors.map((e) => `'${e.code}'`).join(' | ') || 'never';

@@ -145,11 +145,49 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     "creditNoteAmountsNote": "totalInclVat and totalExclVat are each credit note's full total in the row's own currency, not what is still to be paid out. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains on a credit note is remainingAmount from {{tool:list_credit_note_payments}}.",
     "salesAmountsNote": "totalInclVat and totalExclVat are each document's full total in the row's own currency, not what is still unpaid; `type` tells invoices (Invoice) from credit notes (CreditNote), and a credit note reduces what the contact owes. Add amounts up per currency, or across currencies with totalInclVatInDkk. What remains unpaid is remainingAmount from {{tool:list_invoice_payments}} (invoices) or {{tool:list_credit_note_payments}} (credit notes)."
   },
+  "toolsets": [
+    {
+      "id": "organisations",
+      "title": "Organisations and settings",
+      "description": "Start here: the organisations the user can reach (their id goes into every other tool), the connection check, countries, VAT types, sales settings and deposit accounts."
+    },
+    {
+      "id": "accounting",
+      "title": "Accounting reports and entries",
+      "description": "Accounting years, the chart of accounts, the saldo, result, balance and opening-balance reports, account balances and posted ledger entries."
+    },
+    {
+      "id": "contacts",
+      "title": "Contacts",
+      "description": "Customers and suppliers: contacts, their notes and their state of account."
+    },
+    {
+      "id": "invoices",
+      "title": "Invoices and reminders",
+      "description": "Sales invoices: lists, overdue invoices, single invoices, PDFs, payments, mail-outs, reminders and read-only totals and reminder calculators."
+    },
+    {
+      "id": "sales-documents",
+      "title": "Credit notes and trade offers",
+      "description": "The other sales documents: invoices and credit notes together, credit notes, trade offers (quotes), their PDFs, payments, mail-outs and attachments."
+    },
+    {
+      "id": "purchases",
+      "title": "Purchases and vouchers",
+      "description": "Purchase vouchers, their payments and files, purchase credit notes and manual vouchers, read by guid."
+    },
+    {
+      "id": "products-files",
+      "title": "Products and files",
+      "description": "Products, and the file archive (receipts and documents) with downloads."
+    }
+  ],
   "tools": [
     {
       "name": "list_organizations",
       "title": "List Organizations",
-      "description": "Lists the organisations the connected user can reach, with `id` (pass it as `organizationId` to every other tool), name, VAT number, country and `isPro`. Works without the paid plan; every other tool except {{tool:validate_connection}} needs an organisation with `isPro: true`. Call this first.",
+      "description": "Use first in every conversation, to get the organisation id all other tools need. Lists the organisations the connected user can reach, with `id` (pass it as `organizationId` to every other tool), name, VAT number, country and `isPro`. Works without the paid plan; every other tool except {{tool:validate_connection}} needs an organisation with `isPro: true`. Call this first.",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -175,7 +213,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "validate_connection",
       "title": "Validate Connection",
-      "description": "Checks that the connection works: an authenticated read of the user's organisations. Returns `connected`, the number of organisations and the organisations. Works without the paid plan. A revoked grant fails with AccessTokenExpiredError (reconnect in the portal).",
+      "description": "Use when calls fail or the user asks whether the connection works. Checks that the connection works: an authenticated read of the user's organisations. Returns `connected`, the number of organisations and the organisations. Works without the paid plan. A revoked grant fails with AccessTokenExpiredError (reconnect in the portal).",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -201,7 +240,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_accounting_years",
       "title": "List Accounting Years",
-      "description": "Lists the organisation's accounting years with name, `fromDate` and `toDate`. The year name is the `accountingYear` argument of the report tools and {{tool:get_account_balance}}; the dates bound a valid {{tool:list_entries}} range (it must stay within one year).",
+      "description": "Use before any report or balance, to pick the accounting year and its dates. Lists the organisation's accounting years with name, `fromDate` and `toDate`. The year name is the `accountingYear` argument of the report tools and {{tool:get_account_balance}}; the dates bound a valid {{tool:list_entries}} range (it must stay within one year).",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -236,7 +276,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_countries",
       "title": "List Countries",
-      "description": "Lists the countries the bookkeeping system knows (country keys and names), for reading `countryKey` on contacts and organisations. Takes no organisation. `search` filters by name on the connector side.",
+      "description": "Use to turn a country key on a contact or organisation into a country name. Lists the countries the bookkeeping system knows (country keys and names), for reading `countryKey` on contacts and organisations. Takes no organisation. `search` filters by name on the connector side.",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -268,7 +309,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_vat_types",
       "title": "List VAT Types",
-      "description": "Lists the organisation's VAT types: `vatCode` (e.g. I25), name and `vatRate`. The rate is a fraction (0.25 means 25 %), not a percentage.",
+      "description": "Use to interpret VAT codes and rates on accounts, lines and entries. Lists the organisation's VAT types: `vatCode` (e.g. I25), name and `vatRate`. The rate is a fraction (0.25 means 25 %), not a percentage.",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -303,7 +345,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_sales_settings",
       "title": "Get Sales Settings",
-      "description": "Returns the organisation's sales settings: default account, payment terms, reminder fee and interest, and default template.",
+      "description": "Use for questions about default payment terms, reminder fees or invoice templates. Returns the organisation's sales settings: default account, payment terms, reminder fee and interest, and default template.",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -338,7 +381,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_chart_of_accounts",
       "title": "List Chart of Accounts",
-      "description": "Lists the chart of accounts: account number, name, VAT code, category and hidden flag; rows carry no balance (use {{tool:get_saldo_balance_report}} or {{tool:get_account_balance}} for amounts). Filters by category, account-number range and hidden accounts, then returns one page of the result (`totalCount` is the filtered count). Default page size 100.",
+      "description": "Use to find account numbers and names by text or range. Lists the chart of accounts: account number, name, VAT code, category and hidden flag; rows carry no balance (use {{tool:get_saldo_balance_report}} or {{tool:get_account_balance}} for amounts). Filters by category, account-number range and hidden accounts, then returns one page of the result (`totalCount` is the filtered count). Default page size 100.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -403,7 +447,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_deposit_accounts",
       "title": "List Deposit Accounts",
-      "description": "Lists the deposit accounts (bank, cash and payment-provider accounts that payments are registered on) with account number, name and the default flag; bank details on request.",
+      "description": "Use to find the bank, cash or payment-provider accounts payments are registered on. Lists the deposit accounts (bank, cash and payment-provider accounts that payments are registered on) with account number, name and the default flag; bank details on request.",
+      "toolset": "organisations",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -448,7 +493,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_saldo_balance_report",
       "title": "Get Saldo Balance Report",
-      "description": "Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals in DKK, debit positive and credit negative; there is no date range. Get the year name from {{tool:list_accounting_years}}.",
+      "description": "Use for a trial balance: every account with its year amount. Returns the saldo (trial balance) report for one accounting year: one row per account (`accountNumber`, `accountName`, `amount`) across profit and loss and the balance sheet. Amounts are whole-year totals in DKK, debit positive and credit negative; there is no date range. Get the year name from {{tool:list_accounting_years}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -507,7 +553,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_result_report",
       "title": "Get Result Report",
-      "description": "Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Amounts are signed as booked: income is negative and expenses positive, so a negative result is a profit and a positive one a loss. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Use for profit and loss: what the organisation earned and spent in a year. Returns the result (profit and loss) report for one accounting year: income and expense accounts with whole-year amounts. Amounts are signed as booked: income is negative and expenses positive, so a negative result is a profit and a positive one a loss. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -566,7 +613,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_balance_report",
       "title": "Get Balance Report",
-      "description": "Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts, assets positive and liabilities and equity negative (debit positive, credit negative). Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Use for the balance sheet: assets, liabilities and equity at year end. Returns the balance-sheet report for one accounting year: asset and liability accounts with whole-year amounts, assets positive and liabilities and equity negative (debit positive, credit negative). Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -625,7 +673,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_primo_balance_report",
       "title": "Get Primo Balance Report",
-      "description": "Returns the opening (primo) balances of one accounting year per account, debit positive and credit negative. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "description": "Use for the opening balances a year started with. Returns the opening (primo) balances of one accounting year per account, debit positive and credit negative. Same arguments and shape as {{tool:get_saldo_balance_report}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -684,7 +733,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report), in DKK, debit positive and credit negative (an income account's balance is negative). Account numbers that do not exist in the report are listed in `notFound`.",
+      "description": "Use when the user asks for the balance of a few known accounts. Returns the whole-year balance of 1 to 20 given accounts in one accounting year (from the saldo report), in DKK, debit positive and credit negative (an income account's balance is negative). Account numbers that do not exist in the report are listed in `notFound`.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -737,7 +787,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_entries",
       "title": "List Entries",
-      "description": "Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see {{tool:list_accounting_years}}). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount (DKK, debit positive, credit negative), `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with {{tool:get_purchase_voucher}}, {{tool:get_purchase_credit_note}} or {{tool:get_manual_voucher}}. Returns one page of the filtered result; default page size 100.",
+      "description": "Use to see what was booked on accounts in a date range (vouchers, amounts, texts). Lists posted ledger entries dated from `fromDate` to `toDate`, which must lie within one accounting year (see {{tool:list_accounting_years}}). Each entry has account, date, voucher number, `voucherGuid`, `voucherType`, `fileGuid`, description, VAT code, amount (DKK, debit positive, credit negative), `contactGuid` and type (Normal, Primo, Ultimo). Filter by `accountNumber` or `voucherType`; use the voucherGuid with {{tool:get_purchase_voucher}}, {{tool:get_purchase_credit_note}} or {{tool:get_manual_voucher}}. Returns one page of the filtered result; default page size 100.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -812,7 +863,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_entry_changes",
       "title": "List Entry Changes",
-      "description": "Lists the ledger entries added between `changesFrom` and `changesTo`; the window may be at most 31 days. Use it to follow what was booked recently. Returns one page of the result; default page size 100.",
+      "description": "Use to follow what was booked or changed recently. Lists the ledger entries added between `changesFrom` and `changesTo`; the window may be at most 31 days. Use it to follow what was booked recently. Returns one page of the result; default page size 100.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -880,7 +932,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_contacts",
       "title": "List Contacts",
-      "description": "Lists contacts, one merged register of customers and suppliers (the debtor/creditor split is shown only by {{tool:get_contact}}). Filter by name, e-mail, phone, VAT number, EAN number, external reference or person/company. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
+      "description": "Use to find a customer or supplier by name, e-mail, phone or number. Lists contacts, one merged register of customers and suppliers (the debtor/creditor split is shown only by {{tool:get_contact}}). Filter by name, e-mail, phone, VAT number, EAN number, external reference or person/company. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters.",
+      "toolset": "contacts",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -966,7 +1019,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_contact",
       "title": "Get Contact",
-      "description": "Returns one contact by guid, including `isDebitor` and `isCreditor` (customer and supplier), address, VAT/EAN/SE/P numbers, payment conditions and VAT region.",
+      "description": "Use for one contact's full details, including whether it is a customer or supplier. Returns one contact by guid, including `isDebitor` and `isCreditor` (customer and supplier), address, VAT/EAN/SE/P numbers, payment conditions and VAT region.",
+      "toolset": "contacts",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1006,7 +1060,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_contact_notes",
       "title": "List Contact Notes",
-      "description": "Lists the notes on one contact, ordered by note date, with text, author and timestamps.",
+      "description": "Use when the user asks what was noted about a contact. Lists the notes on one contact, ordered by note date, with text, author and timestamps.",
+      "toolset": "contacts",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1064,7 +1119,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_contact_state_of_account",
       "title": "Get Contact State of Account",
-      "description": "Returns a contact's state of account: total `income` and `expenses` and the entries with a running balance (voucher, date, due date, description, amount, balance, open/closed status). `hideClosed: true` gives the open-items view. At most `maxEntries` entries are returned; `entryCount` is the full number and `truncated` tells whether entries were cut.",
+      "description": "Use to see what a customer or supplier owes or is owed, entry by entry. Returns a contact's state of account: total `income` and `expenses` and the entries with a running balance (voucher, date, due date, description, amount, balance, open/closed status). `hideClosed: true` gives the open-items view. At most `maxEntries` entries are returned; `entryCount` is the full number and `truncated` tells whether entries were cut.",
+      "toolset": "contacts",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1130,7 +1186,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_contact_state_of_account_pdf",
       "title": "Download Contact State of Account PDF",
-      "description": "Returns a contact's state of account as a PDF (base64), with the same period and open-items options as {{tool:get_contact_state_of_account}}.",
+      "description": "Use only when the user wants the state of account as a PDF file. Returns a contact's state of account as a PDF (base64), with the same period and open-items options as {{tool:get_contact_state_of_account}}.",
+      "toolset": "contacts",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1187,7 +1244,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices",
       "title": "List Invoices",
-      "description": "Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters. Each row's totals are the invoice's full amount in its own `currency` (`totalInclVatInDkk` in DKK), not what remains unpaid; that is in {{tool:list_invoice_payments}}.",
+      "description": "Use to find sales invoices by status, date, contact or text. Lists sales invoices with number, guid, dates, status, contact, totals incl./excl. VAT and mail-out status. Filter by status (Draft, Booked, Paid, OverPaid, Overdue), a date range (startDate and endDate together; drafts ignore it), free text (number, contact name, description, total), contact, external reference or description. Filter values cannot contain a single quote. `hasMore` tells whether another page exists; `totalWithoutFilter` ignores the filters. Each row's totals are the invoice's full amount in its own `currency` (`totalInclVatInDkk` in DKK), not what remains unpaid; that is in {{tool:list_invoice_payments}}.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1302,7 +1360,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices. Rows can be in different currencies (`currency`), and a partly paid invoice is listed with its full total: summing totalInclVat overstates what is owed. Add up per currency or with totalInclVatInDkk, and take what remains unpaid on an invoice from {{tool:list_invoice_payments}} (`remainingAmount`).",
+      "description": "Use when the user asks who has not paid or which invoices are overdue. Lists booked invoices past their payment date. `includeNotYetDue: true` adds booked invoices that are not yet due, i.e. all unpaid booked invoices. Rows can be in different currencies (`currency`), and a partly paid invoice is listed with its full total: summing totalInclVat overstates what is owed. Add up per currency or with totalInclVatInDkk, and take what remains unpaid on an invoice from {{tool:list_invoice_payments}} (`remainingAmount`).",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1355,7 +1414,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_invoice",
       "title": "Get Invoice",
-      "description": "Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency. Totals are the full invoice amount in `currency`; what remains unpaid is in {{tool:list_invoice_payments}}.",
+      "description": "Use for one invoice's lines, totals and payment status. Returns one invoice by guid: lines, totals and VAT, payment status, FIK code, mail-out status, contact, dates and currency. Totals are the full invoice amount in `currency`; what remains unpaid is in {{tool:list_invoice_payments}}.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1395,7 +1455,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_invoice_pdf",
       "title": "Download Invoice PDF",
-      "description": "Returns a booked invoice as a PDF (base64). Only booked invoices have PDFs; a draft is rejected by the upstream.",
+      "description": "Use only when the user wants the invoice as a PDF file. Returns a booked invoice as a PDF (base64). Only booked invoices have PDFs; a draft is rejected by the upstream.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1435,7 +1496,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_payments",
       "title": "List Invoice Payments",
-      "description": "Returns the payments registered on an invoice with the paid and remaining amounts, in the invoice's currency. `remainingAmount` is what is still owed (total plus reminder fees and interest, minus payments; negative when overpaid): add it up, not the invoice totals.",
+      "description": "Use to see what was paid on an invoice and what remains. Returns the payments registered on an invoice with the paid and remaining amounts, in the invoice's currency. `remainingAmount` is what is still owed (total plus reminder fees and interest, minus payments; negative when overpaid): add it up, not the invoice totals.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1475,7 +1537,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "calculate_invoice_totals",
       "title": "Calculate Invoice Totals",
-      "description": "Calculates what an invoice with the given lines would come to: totals, VAT and payment date, in `currency` (DKK when omitted). A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
+      "description": "Use to work out what an invoice would cost before anyone creates it. Calculates what an invoice with the given lines would come to: totals, VAT and payment date, in `currency` (DKK when omitted). A read-only calculator: nothing is created or saved. Line amounts are excl. VAT unless `showLinesInclVat` is true.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1593,7 +1656,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_mailouts",
       "title": "List Invoice Mail-outs",
-      "description": "Lists the mail-outs (e-mails, and SMS unless excluded) sent for an invoice, with received, opened and bounced state and download count.",
+      "description": "Use to check whether an invoice was sent, received or opened. Lists the mail-outs (e-mails, and SMS unless excluded) sent for an invoice, with received, opened and bounced state and download count.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1643,7 +1707,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_invoice_reminders",
       "title": "List Invoice Reminders",
-      "description": "Lists the reminders of a booked invoice (at most 3), with fee, interest, accumulated fees and legal text. Use a reminder's `id` with {{tool:get_invoice_reminder}} or {{tool:download_invoice_reminder_pdf}}.",
+      "description": "Use to see which reminders an unpaid invoice has had. Lists the reminders of a booked invoice (at most 3), with fee, interest, accumulated fees and legal text. Use a reminder's `id` with {{tool:get_invoice_reminder}} or {{tool:download_invoice_reminder_pdf}}.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1688,7 +1753,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_invoice_reminder",
       "title": "Get Invoice Reminder",
-      "description": "Returns one reminder of an invoice: fee, interest, accumulated fees and interest, totals and legal text. Get the reminder id from {{tool:list_invoice_reminders}}.",
+      "description": "Use for the details of one reminder already sent. Returns one reminder of an invoice: fee, interest, accumulated fees and interest, totals and legal text. Get the reminder id from {{tool:list_invoice_reminders}}.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1733,7 +1799,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_invoice_reminder_pdf",
       "title": "Download Invoice Reminder PDF",
-      "description": "Returns one reminder of an invoice as a PDF (base64). Get the reminder id from {{tool:list_invoice_reminders}}.",
+      "description": "Use only when the user wants a reminder as a PDF file. Returns one reminder of an invoice as a PDF (base64). Get the reminder id from {{tool:list_invoice_reminders}}.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1778,7 +1845,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_next_invoice_reminder",
       "title": "Get Next Invoice Reminder",
-      "description": "Previews the next reminder the invoice would get (fee, interest, totals, text). Nothing is created or sent.",
+      "description": "Use to see what the next reminder on an unpaid invoice would be. Previews the next reminder the invoice would get (fee, interest, totals, text). Nothing is created or sent.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1818,7 +1886,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "preview_invoice_reminder",
       "title": "Preview Invoice Reminder",
-      "description": "Calculates a reminder for an invoice on a given date with the chosen fee, interest, compensation fee and debt-collection warning. A read-only calculator: nothing is created or sent.",
+      "description": "Use to work out a reminder with chosen fees and a chosen date. Calculates a reminder for an invoice on a given date with the chosen fee, interest, compensation fee and debt-collection warning. A read-only calculator: nothing is created or sent.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1885,7 +1954,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_sales",
       "title": "List Sales",
-      "description": "Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as {{tool:list_invoices}} (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote). Totals are each document's full amount in its own `currency`; credit notes reduce what is owed.",
+      "description": "Use for total sales across invoices and credit notes. Lists invoices and credit notes together; each item's `type` tells them apart. Same filters as {{tool:list_invoices}} (startDate and endDate together; drafts ignore the date range; filter values cannot contain a single quote). Totals are each document's full amount in its own `currency`; credit notes reduce what is owed.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2000,7 +2070,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_notes",
       "title": "List Credit Notes",
-      "description": "Lists sales credit notes. Same filters as {{tool:list_invoices}} (startDate and endDate together; filter values cannot contain a single quote). Totals are each credit note's full amount in its own `currency`.",
+      "description": "Use to find sales credit notes by status, date, contact or text. Lists sales credit notes. Same filters as {{tool:list_invoices}} (startDate and endDate together; filter values cannot contain a single quote). Totals are each credit note's full amount in its own `currency`.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2115,7 +2186,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_credit_note",
       "title": "Get Credit Note",
-      "description": "Returns one sales credit note by guid, including `creditNoteFor` (the guid of the invoice it credits), lines and totals.",
+      "description": "Use for one credit note's lines and totals and the invoice it credits. Returns one sales credit note by guid, including `creditNoteFor` (the guid of the invoice it credits), lines and totals.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2155,7 +2227,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_credit_note_pdf",
       "title": "Download Credit Note PDF",
-      "description": "Returns a sales credit note as a PDF (base64).",
+      "description": "Use only when the user wants a credit note as a PDF file. Returns a sales credit note as a PDF (base64).",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2195,7 +2268,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_note_payments",
       "title": "List Credit Note Payments",
-      "description": "Returns the payments registered on a sales credit note with the paid and remaining amounts, in the credit note's currency.",
+      "description": "Use to see what was paid or refunded on a credit note. Returns the payments registered on a sales credit note with the paid and remaining amounts, in the credit note's currency.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2235,7 +2309,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_credit_note_mailouts",
       "title": "List Credit Note Mail-outs",
-      "description": "Lists the mail-outs sent for a sales credit note, with received, opened and bounced state and download count.",
+      "description": "Use to check whether a credit note was sent, received or opened. Lists the mail-outs sent for a sales credit note, with received, opened and bounced state and download count.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2280,7 +2355,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_trade_offers",
       "title": "List Trade Offers",
-      "description": "Lists trade offers (quotes). Filter by contact name, description, external reference, currency, number, date or free text; filter values cannot contain a single quote. `status` is applied by the connector to the returned page only (there is no server-side status filter), so a page can hold fewer than pageSize items while `hasMore` is still true: keep paging.",
+      "description": "Use to find quotes (trade offers) by status, contact, number or text. Lists trade offers (quotes). Filter by contact name, description, external reference, currency, number, date or free text; filter values cannot contain a single quote. `status` is applied by the connector to the returned page only (there is no server-side status filter), so a page can hold fewer than pageSize items while `hasMore` is still true: keep paging.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2389,7 +2465,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_trade_offer",
       "title": "Get Trade Offer",
-      "description": "Returns one trade offer by guid: lines, totals, status, the history timeline and `generatedVouchers` (invoices created from it).",
+      "description": "Use for one quote's lines, status and history, and the invoices made from it. Returns one trade offer by guid: lines, totals, status, the history timeline and `generatedVouchers` (invoices created from it).",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2429,7 +2506,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_trade_offer_pdf",
       "title": "Download Trade Offer PDF",
-      "description": "Returns a trade offer as a PDF (base64).",
+      "description": "Use only when the user wants a quote as a PDF file. Returns a trade offer as a PDF (base64).",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2469,7 +2547,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_trade_offer_mailouts",
       "title": "List Trade Offer Mail-outs",
-      "description": "Lists the mail-outs (e-mails, and SMS unless excluded) sent for a trade offer, with received, opened and bounced state and download count.",
+      "description": "Use to check whether a quote was sent, received or opened. Lists the mail-outs (e-mails, and SMS unless excluded) sent for a trade offer, with received, opened and bounced state and download count.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2519,7 +2598,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_voucher",
       "title": "Get Purchase Voucher",
-      "description": "Returns one purchase voucher by guid: status, dates, contact, lines, totals and the attached `fileGuid` (download it with {{tool:download_file}}). There is no list tool: find voucher guids with {{tool:list_entries}} (voucherType) or {{tool:get_purchase_vouchers_by_file}}.",
+      "description": "Use for one purchase (supplier bill) whose guid you have. Returns one purchase voucher by guid: status, dates, contact, lines, totals and the attached `fileGuid` (download it with {{tool:download_file}}). There is no list tool: find voucher guids with {{tool:list_entries}} (voucherType) or {{tool:get_purchase_vouchers_by_file}}.",
+      "toolset": "purchases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2559,7 +2639,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_voucher_payments",
       "title": "Get Purchase Voucher Payments",
-      "description": "Lists the payments registered on a purchase voucher.",
+      "description": "Use to see whether a purchase voucher was paid. Lists the payments registered on a purchase voucher.",
+      "toolset": "purchases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2599,7 +2680,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_vouchers_by_file",
       "title": "Get Purchase Vouchers by File",
-      "description": "Returns the guids of the purchase vouchers an archived file is attached to; use them with {{tool:get_purchase_voucher}}. Get file guids from {{tool:list_files}}.",
+      "description": "Use to find the purchases a receipt or document file belongs to. Returns the guids of the purchase vouchers an archived file is attached to; use them with {{tool:get_purchase_voucher}}. Get file guids from {{tool:list_files}}.",
+      "toolset": "purchases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2640,7 +2722,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_purchase_credit_note",
       "title": "Get Purchase Credit Note",
-      "description": "Returns one purchase credit note by guid (status, dates, contact, lines, totals). There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
+      "description": "Use for one supplier credit note whose guid you have. Returns one purchase credit note by guid (status, dates, contact, lines, totals). There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
+      "toolset": "purchases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2680,7 +2763,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_manual_voucher",
       "title": "Get Manual Voucher",
-      "description": "Returns one manual voucher by guid: lines with accounts, balancing accounts and VAT, foreign-currency amounts and booking metadata. There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
+      "description": "Use for one manual booking whose guid you have. Returns one manual voucher by guid: lines with accounts, balancing accounts and VAT, foreign-currency amounts and booking metadata. There is no list tool: find guids through {{tool:list_entries}} (voucherType) or known references.",
+      "toolset": "purchases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2720,7 +2804,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_products",
       "title": "List Products",
-      "description": "Lists products (name, product number, prices, unit, account), ordered by last update. `search` matches name and product number; `productNumber` and `externalReference` filter exactly and cannot contain a single quote. The list omits the comment field; use {{tool:get_product}} for it.",
+      "description": "Use to find products by name or number, with prices. Lists products (name, product number, prices, unit, account), ordered by last update. `search` matches name and product number; `productNumber` and `externalReference` filter exactly and cannot contain a single quote. The list omits the comment field; use {{tool:get_product}} for it.",
+      "toolset": "products-files",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2791,7 +2876,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "get_product",
       "title": "Get Product",
-      "description": "Returns one product by guid, including the comment field that {{tool:list_products}} omits.",
+      "description": "Use for one product's full details, including its comment. Returns one product by guid, including the comment field that {{tool:list_products}} omits.",
+      "toolset": "products-files",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2831,7 +2917,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_files",
       "title": "List Files",
-      "description": "Lists files of the archive (receipts and documents) with `fileGuid`, name, extension, size, upload date and user, and the vouchers each is linked to. Filter by extension, upload dates and whether the file is used by a voucher. `hasMore` is true when the page came back full.",
+      "description": "Use to find receipts and documents in the file archive. Lists files of the archive (receipts and documents) with `fileGuid`, name, extension, size, upload date and user, and the vouchers each is linked to. Filter by extension, upload dates and whether the file is used by a voucher. `hasMore` is true when the page came back full.",
+      "toolset": "products-files",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2903,7 +2990,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "download_file",
       "title": "Download File",
-      "description": "Returns an archived file's bytes as base64 by `fileGuid` (from {{tool:list_files}}, entries or a purchase voucher). Files over 6 MB are refused.",
+      "description": "Use only when the user wants the content of an archived file. Returns an archived file's bytes as base64 by `fileGuid` (from {{tool:list_files}}, entries or a purchase voucher). Files over 6 MB are refused.",
+      "toolset": "products-files",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -2947,7 +3035,8 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     {
       "name": "list_document_attachments",
       "title": "List Document Attachments",
-      "description": "Lists the files attached to a sales document (invoice, credit note or trade offer) with their `fileGuid` and file name. Sales documents only.",
+      "description": "Use to see which files are attached to an invoice, credit note or quote. Lists the files attached to a sales document (invoice, credit note or trade offer) with their `fileGuid` and file name. Sales documents only.",
+      "toolset": "sales-documents",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -103,11 +103,29 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     "findCasesTruncated": "Only the {scanned} most recently updated cases were scanned ({pages} pages of 200); older cases were not searched. Raise maxPages (at most 5) or page through {{tool:list_cases}}.",
     "materialsScope": "whole case (not date-filtered)"
   },
+  "toolsets": [
+    {
+      "id": "cases",
+      "title": "Cases",
+      "description": "Listing, finding and reading the company's cases."
+    },
+    {
+      "id": "case-economics",
+      "title": "Case hours and invoicing",
+      "description": "What a case cost and earned in a period: hour registrations, material cost and sales invoices."
+    },
+    {
+      "id": "graphql",
+      "title": "GraphQL schema and queries",
+      "description": "The upstream GraphQL schema and read-only queries, for questions no dedicated tool answers."
+    }
+  ],
   "tools": [
     {
       "name": "list_cases",
       "title": "List cases",
-      "description": "Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use {{tool:find_cases}} instead. A result over 100,000 characters is refused; lower `limit`.",
+      "description": "Use to browse cases page by page or to read the newest ones. Lists the company's cases one page at a time, newest updated first by default. Returns `{ count, items, nextCursor, hasMore }`, where items are case objects. For the next page pass `nextCursor` back as `cursor` with the same `orderBy` and `direction`; omit `cursor` for the first page. `hasMore: false` means all cases were seen. To search for a case by number, description or customer name, use {{tool:find_cases}} instead. A result over 100,000 characters is refused; lower `limit`.",
+      "toolset": "cases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -164,7 +182,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "find_cases",
       "title": "Find cases",
-      "description": "Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through {{tool:list_cases}}. When the matches would exceed 100,000 characters, the most recently updated matches that fit are returned, `matched` counts all matches among the scanned cases, and `note` says how to narrow the search.",
+      "description": "Use when the user names a case by number, text or customer. Finds cases whose `caseNumber`, `description` or `customer.name` contains `text` (case-insensitive substring). It scans the most recently updated cases (sorted by updatedAt descending, pages of 200) and filters inside the connector: 600 cases by default (maxPages 3), 1,000 at most (maxPages 5). Returns `{ count, items, scanned, pagesScanned, truncated, note? }`; `truncated: true` means older cases were not scanned, and `note` says so. For an older case, raise maxPages or page through {{tool:list_cases}}. When the matches would exceed 100,000 characters, the most recently updated matches that fit are returned, `matched` counts all matches among the scanned cases, and `note` says how to narrow the search.",
+      "toolset": "cases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -209,7 +228,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "get_case",
       "title": "Get case",
-      "description": "Returns one case object by its numeric id (not caseNumber), or null. An id that does not exist yields the upstream's validation error naming the field.",
+      "description": "Use for one case whose numeric id you have. Returns one case object by its numeric id (not caseNumber), or null. An id that does not exist yields the upstream's validation error naming the field.",
+      "toolset": "cases",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -246,7 +266,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "get_case_work_summary",
       "title": "Get case work summary",
-      "description": "Summarises one case for a period: hour registrations (count and cost-price total only; no hours worked, no sales price), the material cost total of the whole case (not date-filtered) and the sales invoices (count, amount total, invoice ids). Hours are filtered on the registration's start time, invoices on the invoice date. Reads up to 2,000 hour rows and 2,000 invoices; `truncated: true` means rows were left behind. The three sections are read independently: a failing section comes back as `{ unavailable: '<ErrorName>: <message>' }` while the others still answer; the whole call fails when any section hits a rejected key or a rate limit, or when all three fail. For the rows themselves use {{tool:list_case_hours}} and {{tool:list_case_sales_invoices}}.",
+      "description": "Use for what a case cost and was invoiced in a period, in one call. Summarises one case for a period: hour registrations (count and cost-price total only; no hours worked, no sales price), the material cost total of the whole case (not date-filtered) and the sales invoices (count, amount total, invoice ids). Hours are filtered on the registration's start time, invoices on the invoice date. Reads up to 2,000 hour rows and 2,000 invoices; `truncated: true` means rows were left behind. The three sections are read independently: a failing section comes back as `{ unavailable: '<ErrorName>: <message>' }` while the others still answer; the whole call fails when any section hits a rejected key or a rate limit, or when all three fail. For the rows themselves use {{tool:list_case_hours}} and {{tool:list_case_sales_invoices}}.",
+      "toolset": "case-economics",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -303,7 +324,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_case_hours",
       "title": "List case hours",
-      "description": "Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through {{tool:introspect_schema}}, {{tool:describe_type}} and {{tool:graphql_query}}. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
+      "description": "Use when the user wants the individual hour registrations of a case. Lists the hour registrations of one case whose start time lies in the period, with their cost price only, plus the count and cost-price total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. Other hour fields (employee, hour type, duration, sales price) are reachable only through {{tool:introspect_schema}}, {{tool:describe_type}} and {{tool:graphql_query}}. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
+      "toolset": "case-economics",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -362,7 +384,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "list_case_sales_invoices",
       "title": "List case sales invoices",
-      "description": "Lists the sales invoices of one case whose invoice date lies in the period, as `{ id, amount }` rows, plus the count and amount total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
+      "description": "Use when the user wants the individual sales invoices of a case. Lists the sales invoices of one case whose invoice date lies in the period, as `{ id, amount }` rows, plus the count and amount total. Reads upstream pages of 200 and stops at `maxRows` (default 500, at most 2,000); `truncated: true` means rows were left behind. A result over 100,000 characters is refused; lower `maxRows` or shorten the period.",
+      "toolset": "case-economics",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -421,7 +444,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "introspect_schema",
       "title": "Introspect schema",
-      "description": "Searches the root query fields of the upstream GraphQL schema: `search` filters case-insensitively on field name and description. Returns `{ queryTypeName, total, returned, truncated, fields, typeNames?, typeNamesTruncated? }`, each field with its one-line signature `field(arg: Type): Result`. With `includeTypes: true` it also returns up to 100 matching type names. The whole schema is never returned; a result over 40,000 characters is refused, so narrow `search` or lower `limit`. Fails if introspection is disabled for the account. Step 1 for unknown fields: then {{tool:describe_type}}, then {{tool:graphql_query}}.",
+      "description": "Use before a GraphQL query, to find the root fields that answer the question. Searches the root query fields of the upstream GraphQL schema: `search` filters case-insensitively on field name and description. Returns `{ queryTypeName, total, returned, truncated, fields, typeNames?, typeNamesTruncated? }`, each field with its one-line signature `field(arg: Type): Result`. With `includeTypes: true` it also returns up to 100 matching type names. The whole schema is never returned; a result over 40,000 characters is refused, so narrow `search` or lower `limit`. Fails if introspection is disabled for the account. Step 1 for unknown fields: then {{tool:describe_type}}, then {{tool:graphql_query}}.",
+      "toolset": "graphql",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -469,7 +493,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "describe_type",
       "title": "Describe type",
-      "description": "Describes one GraphQL type by its exact, case-sensitive name (from {{tool:introspect_schema}} signatures): kind, description, fields, input fields and enum values, each section `{ total, returned, truncated, items }` capped at `limit`, plus interfaces and possible types where they apply. An unknown name returns `{ name, found: false }`. A result over 40,000 characters is refused; lower `limit`. Step 2 for unknown fields: then {{tool:graphql_query}}.",
+      "description": "Use before a GraphQL query, to learn the fields of a type. Describes one GraphQL type by its exact, case-sensitive name (from {{tool:introspect_schema}} signatures): kind, description, fields, input fields and enum values, each section `{ total, returned, truncated, items }` capped at `limit`, plus interfaces and possible types where they apply. An unknown name returns `{ name, found: false }`. A result over 40,000 characters is refused; lower `limit`. Step 2 for unknown fields: then {{tool:graphql_query}}.",
+      "toolset": "graphql",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -514,7 +539,8 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
     {
       "name": "graphql_query",
       "title": "GraphQL query",
-      "description": "Runs one read-only GraphQL query against the upstream and returns its `data` object unchanged. The document must contain exactly one `query` operation (fragment definitions allowed); mutations, subscriptions, several operations, schema definitions, unparseable documents, documents over 65,536 characters and documents over 20,000 tokens are refused, and so are documents that select more than 20 list fields (every alias counts) or an estimated 10,000 rows (the product of the pagination limits along nested lists, 200 where none is given). Conventions: collections take `pagination: { cursor, limit }` (limit at most 200) and return `{ items, nextCursor }`; `orderBy: { field, direction }` where `field` is a quoted string and `direction` an enum; some collections take `between: { field, from, to }` where `field` is an unquoted enum (for example the start time) and `from`/`to` are Unix seconds. A response with any GraphQL error fails the call, even with partial data; a result over 100,000 serialized characters is refused, so select only the fields you need and page. Call {{tool:introspect_schema}} and {{tool:describe_type}} first to learn the field names.",
+      "description": "Use when no other tool answers the question and you know the schema. Runs one read-only GraphQL query against the upstream and returns its `data` object unchanged. The document must contain exactly one `query` operation (fragment definitions allowed); mutations, subscriptions, several operations, schema definitions, unparseable documents, documents over 65,536 characters and documents over 20,000 tokens are refused, and so are documents that select more than 20 list fields (every alias counts) or an estimated 10,000 rows (the product of the pagination limits along nested lists, 200 where none is given). Conventions: collections take `pagination: { cursor, limit }` (limit at most 200) and return `{ items, nextCursor }`; `orderBy: { field, direction }` where `field` is a quoted string and `direction` an enum; some collections take `between: { field, from, to }` where `field` is an unquoted enum (for example the start time) and `from`/`to` are Unix seconds. A response with any GraphQL error fails the call, even with partial data; a result over 100,000 serialized characters is refused, so select only the fields you need and page. Call {{tool:introspect_schema}} and {{tool:describe_type}} first to learn the field names.",
+      "toolset": "graphql",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

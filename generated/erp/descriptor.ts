@@ -149,11 +149,24 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     }
   },
   "texts": {},
+  "toolsets": [
+    {
+      "id": "companies",
+      "title": "Environments and companies",
+      "description": "Start here: the ERP environments, their companies (whose id every company-scoped tool takes) and company master data."
+    },
+    {
+      "id": "entities",
+      "title": "Entity queries",
+      "description": "The entity sets the ERP API offers and reading rows of the allow-listed ones."
+    }
+  ],
   "tools": [
     {
       "name": "list_environments",
       "title": "List Environments",
-      "description": "Lists the ERP environments of the connected tenant (only Business Central environments), each with `name`, `type` (`Production` or `Sandbox`), `countryCode` and `aadTenantId`. Call it only when the default environment `Production` is wrong or an environment name is unknown; pass the chosen `name` as `environment` to the other tools.",
+      "description": "Use only when the deployment names no environment or the user asks which exist. Lists the ERP environments of the connected tenant (only Business Central environments), each with `name`, `type` (`Production` or `Sandbox`), `countryCode` and `aadTenantId`. Call it only when the default environment `Production` is wrong or an environment name is unknown; pass the chosen `name` as `environment` to the other tools.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -232,7 +245,8 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "list_companies",
       "title": "List Companies",
-      "description": "Lists the companies of an environment with `id`, `name`, `displayName` and `systemVersion`. Start here: the `id` is the `companyId` every company-scoped tool requires. `search` keeps companies whose `name` or `displayName` contains it (case-insensitive); `ambiguous` is true when a search matched more than one company, so pick the right one before going on.",
+      "description": "Use first, to get the company id every company-scoped tool needs. Lists the companies of an environment with `id`, `name`, `displayName` and `systemVersion`. Start here: the `id` is the `companyId` every company-scoped tool requires. `search` keeps companies whose `name` or `displayName` contains it (case-insensitive); `ambiguous` is true when a search matched more than one company, so pick the right one before going on.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -342,7 +356,8 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "get_company_information",
       "title": "Get Company Information",
-      "description": "Returns one company's master data (`companyInformation`) as the ERP holds it: name, address, country, tax registration number, currency code, start of the current fiscal year and more. `companyInformation` is null when the company has none. Get `companyId` from {{tool:list_companies}}.",
+      "description": "Use for a company's name, address, VAT number, currency or fiscal year. Returns one company's master data (`companyInformation`) as the ERP holds it: name, address, country, tax registration number, currency code, start of the current fiscal year and more. `companyInformation` is null when the company has none. Get `companyId` from {{tool:list_companies}}.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -474,7 +489,8 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "list_entity_metadata",
       "title": "List Entity Metadata",
-      "description": "Lists the entity sets the ERP API offers in an environment, each with `name`, `kind`, `url` and `queryable`. Environment-level: it takes no companyId. `queryable: true` marks the sets on the allow-list that {{tool:query_entity}} can read; `queryable: false` marks sets outside it (for example `companies`, read with {{tool:list_companies}}, or custom API pages). Use `search` (matched on `name`, case-insensitive) to find a set before {{tool:query_entity}}. A result over 40,000 JSON characters is refused, so narrow it with `search` if needed.",
+      "description": "Use to find which entity sets can be queried. Lists the entity sets the ERP API offers in an environment, each with `name`, `kind`, `url` and `queryable`. Environment-level: it takes no companyId. `queryable: true` marks the sets on the allow-list that {{tool:query_entity}} can read; `queryable: false` marks sets outside it (for example `companies`, read with {{tool:list_companies}}, or custom API pages). Use `search` (matched on `name`, case-insensitive) to find a set before {{tool:query_entity}}. A result over 40,000 JSON characters is refused, so narrow it with `search` if needed.",
+      "toolset": "entities",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -574,7 +590,8 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     {
       "name": "query_entity",
       "title": "Query Entity",
-      "description": "Reads rows of one allow-listed entity set of a company (85 standard API v2.0 sets such as customers, vendors, items, generalLedgerEntries, salesInvoices, purchaseInvoices; the `companies` set is excluded, use {{tool:list_companies}}). Call {{tool:list_entity_metadata}} first: sets with `queryable: true` can be read here, and a listed set may be missing in a given environment. Always pass `select` with the fields you need: wide rows usually exceed the size cap, and a result over 100,000 JSON characters is refused. `expand` multiplies the result size. `filter` is a raw OData $filter: string literals single-quoted with an embedded quote doubled, dates unquoted as YYYY-MM-DD (a quoted date is rejected). Returns a page `{ context, count, items, nextCursor, hasMore }` (pageSize rows, default 50, at most 500; no total count), or with `id` one record `{ context, item }` (filter, orderby and pageSize do not apply to `id`; select and expand do). For the next page pass `nextCursor` as `cursor` unchanged, with the same `entity` and `companyId`: the cursor carries the original query, so environment, filter, select, expand and orderby are ignored and only pageSize applies. When both `id` and `cursor` are given the cursor wins. `nextCursor` is null and `hasMore` false when the set is exhausted. Keys beginning with `@odata.` are removed from rows.",
+      "description": "Use to read customers, vendors, items, ledger entries, invoices and other ERP data. Reads rows of one allow-listed entity set of a company (85 standard API v2.0 sets such as customers, vendors, items, generalLedgerEntries, salesInvoices, purchaseInvoices; the `companies` set is excluded, use {{tool:list_companies}}). Call {{tool:list_entity_metadata}} first: sets with `queryable: true` can be read here, and a listed set may be missing in a given environment. Always pass `select` with the fields you need: wide rows usually exceed the size cap, and a result over 100,000 JSON characters is refused. `expand` multiplies the result size. `filter` is a raw OData $filter: string literals single-quoted with an embedded quote doubled, dates unquoted as YYYY-MM-DD (a quoted date is rejected). Returns a page `{ context, count, items, nextCursor, hasMore }` (pageSize rows, default 50, at most 500; no total count), or with `id` one record `{ context, item }` (filter, orderby and pageSize do not apply to `id`; select and expand do). For the next page pass `nextCursor` as `cursor` unchanged, with the same `entity` and `companyId`: the cursor carries the original query, so environment, filter, select, expand and orderby are ignored and only pageSize applies. When both `id` and `cursor` are given the cursor wins. `nextCursor` is null and `hasMore` false when the set is exhausted. Keys beginning with `@odata.` are removed from rows.",
+      "toolset": "entities",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -112,11 +112,34 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     "previewCreateDraftInvoice": "Create a draft invoice (no ledger effect) for customer {customer_number} in {currency} with {lines} line(s).",
     "previewDuplicateInvoice": "Create a new draft invoice (no ledger effect) copied from {source} invoice {invoice_number}; the source stays unchanged."
   },
+  "toolsets": [
+    {
+      "id": "invoices",
+      "title": "Invoices",
+      "description": "Receivables summary, overdue, booked and draft invoices, invoice PDFs, and creating or duplicating draft invoices (confirm-gated)."
+    },
+    {
+      "id": "customers",
+      "title": "Customers and suppliers",
+      "description": "Customers, customer groups and suppliers, and creating or updating customers (confirm-gated)."
+    },
+    {
+      "id": "accounting",
+      "title": "Accounting",
+      "description": "The chart of accounts, accounting years and periods, year totals per account, account entries and VAT accounts."
+    },
+    {
+      "id": "settings",
+      "title": "Products and settings",
+      "description": "Products, payment terms, VAT zones, layouts and units that invoices and customers refer to, and the connection check."
+    }
+  ],
   "tools": [
     {
       "name": "get_invoice_totals",
       "title": "Get Invoice Totals",
-      "description": "Returns the receivables summary: drafts versus booked invoices (count and net amount in base currency), booked invoices split into paid and unpaid, and unpaid split into overdue and not overdue. Use it first for a receivables overview; then {{tool:list_invoices_overdue}} for the rows.",
+      "description": "Use first for how much is owed, paid, overdue or in drafts. Returns the receivables summary: drafts versus booked invoices (count and net amount in base currency), booked invoices split into paid and unpaid, and unpaid split into overdue and not overdue. Use it first for a receivables overview; then {{tool:list_invoices_overdue}} for the rows.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -139,7 +162,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_invoices_overdue",
       "title": "List Overdue Invoices",
-      "description": "Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. `remainder` is what remains unpaid in the invoice's `currency` (grossAmount is the full total): add remainderInBaseCurrency across currencies. Use {{tool:get_booked_invoice}} for the lines of one invoice.",
+      "description": "Use when the user asks who has not paid or which invoices are overdue. Lists booked invoices past their due date that still have an outstanding balance (`remainder`), one page at a time. `remainder` is what remains unpaid in the invoice's `currency` (grossAmount is the full total): add remainderInBaseCurrency across currencies. Use {{tool:get_booked_invoice}} for the lines of one invoice.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -187,7 +211,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_customers",
       "title": "List Customers",
-      "description": "Lists customers with number, name, currency, balance and references, one page at a time. Use `filter` to search, for example `name$like:*acme*`, `email$like:*@acme.dk` or `corporateIdentificationNumber$eq:12345678`. Use {{tool:get_customer}} for one customer's balance and overdue amount.",
+      "description": "Use to find a customer by name, e-mail, number or CVR number. Lists customers with number, name, currency, balance and references, one page at a time. Use `filter` to search, for example `name$like:*acme*`, `email$like:*@acme.dk` or `corporateIdentificationNumber$eq:12345678`. Use {{tool:get_customer}} for one customer's balance and overdue amount.",
+      "toolset": "customers",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -235,7 +260,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "get_customer",
       "title": "Get Customer",
-      "description": "Returns one customer by customerNumber, with `balance` (outstanding) and `dueAmount` (overdue), payment terms, customer group and VAT zone.",
+      "description": "Use for one customer's balance, overdue amount and terms. Returns one customer by customerNumber, with `balance` (outstanding) and `dueAmount` (overdue), payment terms, customer group and VAT zone.",
+      "toolset": "customers",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -267,7 +293,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_booked_invoices",
       "title": "List Booked Invoices",
-      "description": "Lists booked invoices (dates, net, gross and VAT amounts, outstanding `remainder`, customer), one page at a time, without lines. Filter by date with `date$gte:2024-01-01$and:date$lte:2024-12-31` or by customer with `customer.customerNumber$eq:<n>`. Use {{tool:get_booked_invoice}} for the lines.",
+      "description": "Use to find booked invoices by date, customer or amount. Lists booked invoices (dates, net, gross and VAT amounts, outstanding `remainder`, customer), one page at a time, without lines. Filter by date with `date$gte:2024-01-01$and:date$lte:2024-12-31` or by customer with `customer.customerNumber$eq:<n>`. Use {{tool:get_booked_invoice}} for the lines.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -315,7 +342,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "get_booked_invoice",
       "title": "Get Booked Invoice",
-      "description": "Returns one booked invoice by bookedInvoiceNumber, including its line items (description, quantity, prices, VAT).",
+      "description": "Use for the lines of one booked invoice. Returns one booked invoice by bookedInvoiceNumber, including its line items (description, quantity, prices, VAT).",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -347,7 +375,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "download_invoice_pdf",
       "title": "Download Invoice PDF",
-      "description": "Returns the PDF of one booked invoice as base64 (`pdfBase64`, `contentType` `application/pdf`). Only booked invoices have PDFs; drafts do not.",
+      "description": "Use only when the user wants a booked invoice as a PDF file. Returns the PDF of one booked invoice as base64 (`pdfBase64`, `contentType` `application/pdf`). Only booked invoices have PDFs; drafts do not.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -379,7 +408,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_draft_invoices",
       "title": "List Draft Invoices",
-      "description": "Lists draft invoices (unbooked, no ledger effect; amounts calculated upstream), one page at a time.",
+      "description": "Use to see invoices that are prepared but not yet booked. Lists draft invoices (unbooked, no ledger effect; amounts calculated upstream), one page at a time.",
+      "toolset": "invoices",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -427,7 +457,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_chart_of_accounts",
       "title": "List Chart of Accounts",
-      "description": "Lists the chart of accounts with live balances (`accountNumber`, `name`, `accountType`, `balance`, `debitCredit`), one page at a time.",
+      "description": "Use to find accounts and their current balances. Lists the chart of accounts with live balances (`accountNumber`, `name`, `accountType`, `balance`, `debitCredit`), one page at a time.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -475,7 +506,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_year_account_totals",
       "title": "List Year Account Totals",
-      "description": "Lists one row per account for an accounting year, with the account's total in base currency for the year. Take `year` from {{tool:list_accounting_years}}.",
+      "description": "Use for every account's total in one accounting year. Lists one row per account for an accounting year, with the account's total in base currency for the year. Take `year` from {{tool:list_accounting_years}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -521,7 +553,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "get_account_year_total",
       "title": "Get Account Year Total",
-      "description": "Returns the balance and movement of one account for one accounting year. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
+      "description": "Use for one account's balance and movement in one year. Returns the balance and movement of one account for one accounting year. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -559,7 +592,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_accounting_years",
       "title": "List Accounting Years",
-      "description": "Lists the fiscal years with `fromDate` and `toDate`. The `year` string of a row (for example `2024` or `2023/2024`) is what the year-based tools take. Call this before {{tool:list_accounting_periods}}, {{tool:list_year_account_totals}}, {{tool:get_account_year_total}} and {{tool:list_account_entries}}.",
+      "description": "Use before any year-based tool, to get the year names. Lists the fiscal years with `fromDate` and `toDate`. The `year` string of a row (for example `2024` or `2023/2024`) is what the year-based tools take. Call this before {{tool:list_accounting_periods}}, {{tool:list_year_account_totals}}, {{tool:get_account_year_total}} and {{tool:list_account_entries}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -597,7 +631,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_accounting_periods",
       "title": "List Accounting Periods",
-      "description": "Lists the periods of one accounting year (`periodNumber`, `fromDate`, `toDate`). Period numbers are not necessarily 1 to 12. Take `year` from {{tool:list_accounting_years}}.",
+      "description": "Use to get the period numbers and dates of a year. Lists the periods of one accounting year (`periodNumber`, `fromDate`, `toDate`). Period numbers are not necessarily 1 to 12. Take `year` from {{tool:list_accounting_years}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -643,7 +678,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_account_entries",
       "title": "List Account Entries",
-      "description": "Lists the posted ledger entries of one account in one accounting year, one page at a time. Narrow by date with `filter`, for example `date$gte:2024-03-01$and:date$lte:2024-03-31`. This tool takes no `sort`. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
+      "description": "Use to see the postings on one account in a year. Lists the posted ledger entries of one account in one accounting year, one page at a time. Narrow by date with `filter`, for example `date$gte:2024-03-01$and:date$lte:2024-03-31`. This tool takes no `sort`. Take `year` from {{tool:list_accounting_years}} and `accountNumber` from {{tool:list_chart_of_accounts}}.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -699,7 +735,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_products",
       "title": "List Products",
-      "description": "Lists products (`productNumber` as a string, `name`, `salesPrice`, `costPrice`, group), one page at a time. Supplies the `productNumber` of invoice lines.",
+      "description": "Use to find products and their numbers, prices and groups. Lists products (`productNumber` as a string, `name`, `salesPrice`, `costPrice`, group), one page at a time. Supplies the `productNumber` of invoice lines.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -747,7 +784,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_suppliers",
       "title": "List Suppliers",
-      "description": "Lists suppliers (number, name, currency, payment terms, VAT zone, group), one page at a time.",
+      "description": "Use to find suppliers by name or number. Lists suppliers (number, name, currency, payment terms, VAT zone, group), one page at a time.",
+      "toolset": "customers",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -795,7 +833,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_vat_accounts",
       "title": "List VAT Accounts",
-      "description": "Lists VAT codes and rates (`vatCode`, `name`, `ratePercentage`, `account`, `vatType`). For interpretation only; no write tool takes a VAT code.",
+      "description": "Use to interpret VAT codes and rates. Lists VAT codes and rates (`vatCode`, `name`, `ratePercentage`, `account`, `vatType`). For interpretation only; no write tool takes a VAT code.",
+      "toolset": "accounting",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -833,7 +872,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_customer_groups",
       "title": "List Customer Groups",
-      "description": "Lists customer groups. Supplies `customerGroupNumber` for {{tool:create_customer}} and {{tool:update_customer}}.",
+      "description": "Use before creating or updating a customer, to pick its customer group. Lists customer groups. Supplies `customerGroupNumber` for {{tool:create_customer}} and {{tool:update_customer}}.",
+      "toolset": "customers",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -881,7 +921,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_payment_terms",
       "title": "List Payment Terms",
-      "description": "Lists payment terms. Supplies `paymentTermsNumber` for customers and draft invoices; a term whose `paymentTermsType` is `dueDate` needs an explicit `dueDate` on {{tool:create_draft_invoice}}.",
+      "description": "Use before creating a customer or a draft invoice, to pick payment terms. Lists payment terms. Supplies `paymentTermsNumber` for customers and draft invoices; a term whose `paymentTermsType` is `dueDate` needs an explicit `dueDate` on {{tool:create_draft_invoice}}.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -929,7 +970,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_vat_zones",
       "title": "List VAT Zones",
-      "description": "Lists VAT zones (domestic, EU, world). Supplies `vatZoneNumber` for customers and `recipientVatZoneNumber` for draft invoices.",
+      "description": "Use before creating a customer or a draft invoice, to pick the VAT zone. Lists VAT zones (domestic, EU, world). Supplies `vatZoneNumber` for customers and `recipientVatZoneNumber` for draft invoices.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -977,7 +1019,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_layouts",
       "title": "List Layouts",
-      "description": "Lists invoice layouts. Supplies `layoutNumber` for customers and draft invoices.",
+      "description": "Use before creating a customer or a draft invoice, to pick a layout. Lists invoice layouts. Supplies `layoutNumber` for customers and draft invoices.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1025,7 +1068,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "list_units",
       "title": "List Units",
-      "description": "Lists units for invoice lines. Supplies `unitNumber`, which is optional on lines.",
+      "description": "Use before creating a draft invoice, to pick units for its lines. Lists units for invoice lines. Supplies `unitNumber`, which is optional on lines.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1073,7 +1117,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "validate_connection",
       "title": "Validate Connection",
-      "description": "Makes one authenticated request to the upstream root to check that the service answers and the stored grant token is still valid. Returns `{ connected: true }`; a revoked or invalid token returns a reconnect-required error instead.",
+      "description": "Use when calls fail or the user asks whether the connection works. Makes one authenticated request to the upstream root to check that the service answers and the stored grant token is still valid. Returns `{ connected: true }`; a revoked or invalid token returns a reconnect-required error instead.",
+      "toolset": "settings",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -1096,7 +1141,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "create_customer",
       "title": "Create Customer",
-      "description": "Creates a customer. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request (method, path, body), built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Omit `customerNumber` to let the upstream assign one. Take the reference numbers from {{tool:list_customer_groups}}, {{tool:list_payment_terms}}, {{tool:list_vat_zones}} and {{tool:list_layouts}}; they are never picked automatically. Returns the created customer.",
+      "description": "Use when the user asks to add a new customer. Creates a customer. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request (method, path, body), built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Omit `customerNumber` to let the upstream assign one. Take the reference numbers from {{tool:list_customer_groups}}, {{tool:list_payment_terms}}, {{tool:list_vat_zones}} and {{tool:list_layouts}}; they are never picked automatically. Returns the created customer.",
+      "toolset": "customers",
       "write": true,
       "annotations": {
         "readOnlyHint": false,
@@ -1199,7 +1245,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "update_customer",
       "title": "Update Customer",
-      "description": "Updates a customer by full-record replacement: reads the current customer, merges only the supplied fields, strips server-owned fields (balance, dueAmount, lastUpdated and similar) and writes the whole record. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request; the preview already reads the customer live, so it can return an upstream read error. Show the preview to the user and, once they agree, repeat the same call with `confirm: true`. Returns the updated customer.",
+      "description": "Use when the user asks to change a customer's details. Updates a customer by full-record replacement: reads the current customer, merges only the supplied fields, strips server-owned fields (balance, dueAmount, lastUpdated and similar) and writes the whole record. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request; the preview already reads the customer live, so it can return an upstream read error. Show the preview to the user and, once they agree, repeat the same call with `confirm: true`. Returns the updated customer.",
+      "toolset": "customers",
       "write": true,
       "annotations": {
         "readOnlyHint": false,
@@ -1290,7 +1337,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "create_draft_invoice",
       "title": "Create Draft Invoice",
-      "description": "Creates a draft invoice (unbooked, no ledger effect); the connector can never book it. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request, built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the net, gross and VAT amounts calculated upstream. Take reference numbers from {{tool:list_customers}}, {{tool:list_payment_terms}}, {{tool:list_layouts}}, {{tool:list_vat_zones}}, {{tool:list_products}} and {{tool:list_units}}; they are never picked automatically. `dueDate` is required when the payment terms' type is `dueDate`.",
+      "description": "Use when the user asks to prepare a new invoice. Creates a draft invoice (unbooked, no ledger effect); the connector can never book it. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request, built locally without calling the upstream; show it to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the net, gross and VAT amounts calculated upstream. Take reference numbers from {{tool:list_customers}}, {{tool:list_payment_terms}}, {{tool:list_layouts}}, {{tool:list_vat_zones}}, {{tool:list_products}} and {{tool:list_units}}; they are never picked automatically. `dueDate` is required when the payment terms' type is `dueDate`.",
+      "toolset": "invoices",
       "write": true,
       "annotations": {
         "readOnlyHint": false,
@@ -1419,7 +1467,8 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     {
       "name": "duplicate_invoice",
       "title": "Duplicate Invoice",
-      "description": "Creates a new draft invoice from a booked or draft invoice: reads the source, strips id, amount and booking fields, applies the optional overrides and creates a fresh draft whose amounts are recalculated upstream; the source is unchanged. `replaceLines` replaces the copied lines entirely. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request; the preview already reads the source live, so it can return an upstream read error. Show the preview to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the calculated net, gross and VAT amounts.",
+      "description": "Use when the user asks for a new invoice like an earlier one. Creates a new draft invoice from a booked or draft invoice: reads the source, strips id, amount and booking fields, applies the optional overrides and creates a fresh draft whose amounts are recalculated upstream; the source is unchanged. `replaceLines` replaces the copied lines entirely. Preview-first: without `confirm: true` nothing is written and the result is a preview of the exact request; the preview already reads the source live, so it can return an upstream read error. Show the preview to the user and, once they agree, repeat the same call with `confirm: true`. Returns `draftInvoiceNumber` and the calculated net, gross and VAT amounts.",
+      "toolset": "invoices",
       "write": true,
       "annotations": {
         "readOnlyHint": false,

@@ -65,11 +65,39 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
   "texts": {
     "dataLayerNotEnabled": "The recently-added-items data layer is not enabled for this ledger connection, so no data is recorded or returned. It is opt-in: once it is enabled for the connection, the gateway records the inventory items that exist then (a shared baseline) and afterwards when it first sees each new item. Ask the gateway administrator to enable it."
   },
+  "toolsets": [
+    {
+      "id": "general-ledger",
+      "title": "Companies and general ledger",
+      "description": "The companies of the login, G/L accounts and balances, ledger postings and VAT codes."
+    },
+    {
+      "id": "receivables",
+      "title": "Debtors",
+      "description": "Debtors (customers): balances, open items, invoices, orders and postings."
+    },
+    {
+      "id": "payables",
+      "title": "Creditors",
+      "description": "Creditors (suppliers): balances, open items and postings."
+    },
+    {
+      "id": "inventory",
+      "title": "Inventory",
+      "description": "Inventory items, product groups, inventory postings and recently added items."
+    },
+    {
+      "id": "query",
+      "title": "Generic query and aggregate",
+      "description": "Reading or summing rows of any ledger entity when no dedicated tool fits."
+    }
+  ],
   "tools": [
     {
       "name": "list_companies",
       "title": "List Companies",
-      "description": "Lists the companies visible to the connected ledger login with their `CompanyId`, name, registration number and country. Often only the logged-in company is returned; that is normal. Takes no arguments.",
+      "description": "Use when the user asks which companies the login can see. Lists the companies visible to the connected ledger login with their `CompanyId`, name, registration number and country. Often only the logged-in company is returned; that is normal. Takes no arguments.",
+      "toolset": "general-ledger",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -91,7 +119,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_debtors",
       "title": "List Debtors",
-      "description": "Lists debtors (customers) with account, name, address, currency, current balance (`CurBalance`), overdue amount, credit limit and `CompanyRegNo`. Filter by name (`search`), exact `account` or exact `cvr`. Returns the list result `{ entity, count, total, items }`. Use the `Account` with the debtor open-item, invoice, order and transaction tools.",
+      "description": "Use to find customers and their balances, overdue amounts and credit limits. Lists debtors (customers) with account, name, address, currency, current balance (`CurBalance`), overdue amount, credit limit and `CompanyRegNo`. Filter by name (`search`), exact `account` or exact `cvr`. Returns the list result `{ entity, count, total, items }`. Use the `Account` with the debtor open-item, invoice, order and transaction tools.",
+      "toolset": "receivables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -133,7 +162,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_debtor_open_items",
       "title": "List Debtor Open Items",
-      "description": "Lists open (unpaid) debtor items for receivables aging: account, voucher, invoice, due date and `AmountOpen`. Optionally for one exact debtor `account`. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use for receivables aging: what customers owe, item by item. Lists open (unpaid) debtor items for receivables aging: account, voucher, invoice, due date and `AmountOpen`. Optionally for one exact debtor `account`. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "receivables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -167,7 +197,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_debtor_invoices",
       "title": "List Debtor Invoices",
-      "description": "Lists debtor (sales) invoices with `InvoiceNumber`, account, dates, net, VAT and total amounts, and the `Paid` flag when the ledger supplies it. Filter by exact debtor `account` and an inclusive invoice-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use to find sales invoices by customer or date. Lists debtor (sales) invoices with `InvoiceNumber`, account, dates, net, VAT and total amounts, and the `Paid` flag when the ledger supplies it. Filter by exact debtor `account` and an inclusive invoice-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "receivables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -213,7 +244,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_debtor_orders",
       "title": "List Debtor Orders",
-      "description": "Lists sales orders with `OrderNumber`, account, name and amounts, optionally for one exact debtor `account`. The ledger has no order status property, so none is returned. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use to find sales orders, for all customers or one. Lists sales orders with `OrderNumber`, account, name and amounts, optionally for one exact debtor `account`. The ledger has no order status property, so none is returned. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "receivables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -247,7 +279,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_debtor_transactions",
       "title": "List Debtor Transactions",
-      "description": "Lists ledger postings (`GLTransClient`) of debtors: date, account, voucher, text, amount, VAT and transaction type. `account` is the debtor account, matched on `DCAccount`; `fromDate` and `toDate` bound the posting date inclusively. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use to see the postings on customer accounts in a period. Lists ledger postings (`GLTransClient`) of debtors: date, account, voucher, text, amount, VAT and transaction type. `account` is the debtor account, matched on `DCAccount`; `fromDate` and `toDate` bound the posting date inclusively. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "receivables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -293,7 +326,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_creditors",
       "title": "List Creditors",
-      "description": "Lists creditors (suppliers) with account, name, currency, balance, overdue amount and payment method. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. Use the `Account` with the creditor open-item and transaction tools.",
+      "description": "Use to find suppliers and their balances and overdue amounts. Lists creditors (suppliers) with account, name, currency, balance, overdue amount and payment method. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. Use the `Account` with the creditor open-item and transaction tools.",
+      "toolset": "payables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -331,7 +365,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_creditor_open_items",
       "title": "List Creditor Open Items",
-      "description": "Lists open (unpaid) creditor items (payables): account, voucher, invoice, due date and `AmountOpen`. Optionally for one exact creditor `account`. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use for payables: what the company owes suppliers, item by item. Lists open (unpaid) creditor items (payables): account, voucher, invoice, due date and `AmountOpen`. Optionally for one exact creditor `account`. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "payables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -365,7 +400,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_creditor_transactions",
       "title": "List Creditor Transactions",
-      "description": "Lists ledger postings (`GLTransClient`) of creditors: date, account, voucher, text, amount, VAT and transaction type. `account` is the creditor account, matched on `DCAccount`; `fromDate` and `toDate` bound the posting date inclusively. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use to see the postings on supplier accounts in a period. Lists ledger postings (`GLTransClient`) of creditors: date, account, voucher, text, amount, VAT and transaction type. `account` is the creditor account, matched on `DCAccount`; `fromDate` and `toDate` bound the posting date inclusively. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "payables",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -411,7 +447,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_gl_accounts",
       "title": "List G/L Accounts",
-      "description": "Lists the chart of accounts: `Account`, `Name`, `AccountType`, `Balance` and this-year and last-year figures. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. For one known account use {{tool:get_account_balance}}.",
+      "description": "Use to find general-ledger accounts and their balances. Lists the chart of accounts: `Account`, `Name`, `AccountType`, `Balance` and this-year and last-year figures. Filter by name (`search`) or exact `account`. Returns the list result `{ entity, count, total, items }`. For one known account use {{tool:get_account_balance}}.",
+      "toolset": "general-ledger",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -449,7 +486,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "get_account_balance",
       "title": "Get Account Balance",
-      "description": "Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures, debit positive and credit negative, so income accounts show negative balances), or `null` when no account matches. Use {{tool:list_gl_accounts}} with `search` to find the account number first.",
+      "description": "Use for the balance of one G/L account whose number you know. Returns the single G/L account row whose `Account` equals `account` exactly (with `Balance` and this-year and last-year figures, debit positive and credit negative, so income accounts show negative balances), or `null` when no account matches. Use {{tool:list_gl_accounts}} with `search` to find the account number first.",
+      "toolset": "general-ledger",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -479,7 +517,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_gl_transactions",
       "title": "List G/L Transactions",
-      "description": "Lists ledger postings (`GLTransClient`): date, G/L account, voucher, text, amount, VAT and transaction type. Filter by exact G/L `account` and an inclusive posting-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`. For sums over many postings use {{tool:aggregate}} instead.",
+      "description": "Use to see the postings on G/L accounts in a period. Lists ledger postings (`GLTransClient`): date, G/L account, voucher, text, amount, VAT and transaction type. Filter by exact G/L `account` and an inclusive posting-date range (`fromDate`, `toDate`). Returns the list result `{ entity, count, total, items }`. For sums over many postings use {{tool:aggregate}} instead.",
+      "toolset": "general-ledger",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -525,7 +564,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_vat_codes",
       "title": "List VAT Codes",
-      "description": "Lists the VAT codes: `Vat`, `Name`, `Rate`, `Account` and `VatType`. Returns the list result `{ entity, count, total, items }`.",
+      "description": "Use to interpret VAT codes and rates. Lists the VAT codes: `Vat`, `Name`, `Rate`, `Account` and `VatType`. Returns the list result `{ entity, count, total, items }`.",
+      "toolset": "general-ledger",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -555,7 +595,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_inventory_items",
       "title": "List Inventory Items",
-      "description": "Lists inventory items: `Item`, `Name`, sales, cost and purchase prices, unit, group, EAN and quantity on stock. Filter by name (`search`), exact `item` or exact `group` (to get the item numbers of a product group). `includeCustomFields: true` reads the `InvItemClientUser` variant, which adds custom user fields. Without `sortBy` and `offset` the whole filtered set is read and `total` is given. With `sortBy` (for example `last_movement`, the last stock-movement date; no item creation date exists) only the top `limit` rows are fetched: `total` is omitted and `truncated: true` marks a full page. Pass `offset` to page (follow `nextOffset`). Use `fields` to keep only the properties you need.",
+      "description": "Use to find stock items, their prices and quantity on stock. Lists inventory items: `Item`, `Name`, sales, cost and purchase prices, unit, group, EAN and quantity on stock. Filter by name (`search`), exact `item` or exact `group` (to get the item numbers of a product group). `includeCustomFields: true` reads the `InvItemClientUser` variant, which adds custom user fields. Without `sortBy` and `offset` the whole filtered set is read and `total` is given. With `sortBy` (for example `last_movement`, the last stock-movement date; no item creation date exists) only the top `limit` rows are fetched: `total` is omitted and `truncated: true` marks a full page. Pass `offset` to page (follow `nextOffset`). Use `fields` to keep only the properties you need.",
+      "toolset": "inventory",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -631,7 +672,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_product_groups",
       "title": "List Product Groups",
-      "description": "Lists the product (inventory) groups: `Group` and `Name`. Returns the list result `{ entity, count, total, items }`. Pass a `Group` to {{tool:list_inventory_items}} `group` to get its items.",
+      "description": "Use to find product groups, to list the items of one. Lists the product (inventory) groups: `Group` and `Name`. Returns the list result `{ entity, count, total, items }`. Pass a `Group` to {{tool:list_inventory_items}} `group` to get its items.",
+      "toolset": "inventory",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -661,7 +703,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_inventory_transactions",
       "title": "List Inventory Transactions",
-      "description": "Lists inventory postings (`InvTransClient`): `Item`, `ItemName`, `Date`, `Qty`, `DCAccount`, `AccountName`, `InvoiceNumber`, `NetAmount` and `MovementType`. Sales lines have negative `Qty`. Filter by exact `item` (several items as `a;b;c`), debtor or creditor `account` (matched on `DCAccount`) and an inclusive date range. To count units sold in a product group: get the item numbers with {{tool:list_inventory_items}} (`group`), then call this tool for those items and the date range and sum the negative `Qty` (or use {{tool:aggregate}} on `InvTransClient`). Without `offset` the whole filtered set is read and `total` is given; with `offset` one page is read (`truncated: true` on a full page, follow `nextOffset`).",
+      "description": "Use to see stock movements: sales and purchases per item. Lists inventory postings (`InvTransClient`): `Item`, `ItemName`, `Date`, `Qty`, `DCAccount`, `AccountName`, `InvoiceNumber`, `NetAmount` and `MovementType`. Sales lines have negative `Qty`. Filter by exact `item` (several items as `a;b;c`), debtor or creditor `account` (matched on `DCAccount`) and an inclusive date range. To count units sold in a product group: get the item numbers with {{tool:list_inventory_items}} (`group`), then call this tool for those items and the date range and sum the negative `Qty` (or use {{tool:aggregate}} on `InvTransClient`). Without `offset` the whole filtered set is read and `total` is given; with `offset` one page is read (`truncated: true` on a full page, follow `nextOffset`).",
+      "toolset": "inventory",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -716,7 +759,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "query",
       "title": "Query Entity",
-      "description": "Reads rows of any ledger entity (for example `DebtorClient`, `GLTransClient`, `InvItemClientUser`) with upstream filters. Use it when no dedicated tool fits. Each filter is `{ PropertyName, FilterValue }` with FilterValue exact, wildcard (`*abc*`), range (`a..b`) or list (`a;b;c`); custom fields are filterable and returned only on `...ClientUser` variants and silently ignored on base entities. `orderBy` sorts server-side (`descending`, default true) and then only one page is fetched: `total` is omitted and `truncated: true` marks a full page. Pass `offset` to page (follow `nextOffset`). Always pass `fields` to keep rows small.",
+      "description": "Use when no dedicated tool fits the question. Reads rows of any ledger entity (for example `DebtorClient`, `GLTransClient`, `InvItemClientUser`) with upstream filters. Each filter is `{ PropertyName, FilterValue }` with FilterValue exact, wildcard (`*abc*`), range (`a..b`) or list (`a;b;c`); custom fields are filterable and returned only on `...ClientUser` variants and silently ignored on base entities. `orderBy` sorts server-side (`descending`, default true) and then only one page is fetched: `total` is omitted and `truncated: true` marks a full page. Pass `offset` to page (follow `nextOffset`). Always pass `fields` to keep rows small.",
+      "toolset": "query",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -797,7 +841,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "aggregate",
       "title": "Aggregate Entity",
-      "description": "Groups and sums rows of any entity server-side without returning the rows: pages through all matching rows (1000 per page, up to 50 pages, about 50,000 rows), folds them into groups and stores nothing. `groupBy` (up to 3 properties; empty = one grand-total row) and `sum` (up to 10 numeric properties). `fromDate`/`toDate` bound `dateField` (default `Date`) inclusively. Each group has `key` (the groupBy values), `count` and `sums`. Unparseable numbers are skipped and counted in `nonNumeric`, never summed as 0. More than 1000 groups is refused. When `truncated` is true not all rows were read: narrow the filters or the date range. Example: units sold per item = entity `InvTransClient`, groupBy `[\"Item\"]`, sum `[\"Qty\"]`.",
+      "description": "Use for totals per group (per account, customer, month) over many rows. Groups and sums rows of any entity server-side without returning the rows: pages through all matching rows (1000 per page, up to 50 pages, about 50,000 rows), folds them into groups and stores nothing. `groupBy` (up to 3 properties; empty = one grand-total row) and `sum` (up to 10 numeric properties). `fromDate`/`toDate` bound `dateField` (default `Date`) inclusively. Each group has `key` (the groupBy values), `count` and `sums`. Unparseable numbers are skipped and counted in `nonNumeric`, never summed as 0. More than 1000 groups is refused. When `truncated` is true not all rows were read: narrow the filters or the date range. Example: units sold per item = entity `InvTransClient`, groupBy `[\"Item\"]`, sum `[\"Qty\"]`.",
+      "toolset": "query",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -894,7 +939,8 @@ export const ledgerDescriptor: ConnectorDescriptor<LedgerErrorCode> = {
     {
       "name": "list_recently_added_items",
       "title": "List Recently Added Items",
-      "description": "Lists inventory items (`InvItemClient`) newest first by when the platform first saw them, from the platform's opt-in data layer; the ledger has no item creation date. Each call reads the current items and records the ones not seen before. Timestamps (`firstSeenAt`) mean \"first seen by the platform after opt-in\", not creation dates; items that existed before opt-in share the initial baseline timestamp (`baseline: true`). `since` keeps items first seen at or after that time (a date is midnight in the deployment's time zone). When the tenant has not enabled the data layer, returns the structured `data_layer_not_enabled` hint and no data.",
+      "description": "Use when the user asks which items are new. Lists inventory items (`InvItemClient`) newest first by when the platform first saw them, from the platform's opt-in data layer; the ledger has no item creation date. Each call reads the current items and records the ones not seen before. Timestamps (`firstSeenAt`) mean \"first seen by the platform after opt-in\", not creation dates; items that existed before opt-in share the initial baseline timestamp (`baseline: true`). `since` keeps items first seen at or after that time (a date is midnight in the deployment's time zone). When the tenant has not enabled the data layer, returns the structured `data_layer_not_enabled` hint and no data.",
+      "toolset": "inventory",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -63,11 +63,24 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     }
   },
   "texts": {},
+  "toolsets": [
+    {
+      "id": "companies",
+      "title": "Companies",
+      "description": "Finding companies by name, their master data and their production units."
+    },
+    {
+      "id": "participants",
+      "title": "Owners and persons",
+      "description": "A company's owners, board, management and auditors, and the companies a person is related to."
+    }
+  ],
   "tools": [
     {
       "name": "soeg_virksomhed",
       "title": "Search companies",
-      "description": "Searches companies by name: every word of `query` must occur in the company's newest registered name. Returns `total` (all matches, before the `size` cap) and up to `size` companies (default 10). Use the returned cvrNummer with {{tool:hent_virksomhed}} for capital and full master data.",
+      "description": "Use when the user names a company but not its CVR number. Searches companies by name: every word of `query` must occur in the company's newest registered name. Returns `total` (all matches, before the `size` cap) and up to `size` companies (default 10). Use the returned cvrNummer with {{tool:hent_virksomhed}} for capital and full master data.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -109,7 +122,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     {
       "name": "hent_virksomhed",
       "title": "Get company",
-      "description": "Returns one company's master data by cvrNummer, including registered capital (`kapital`, `kapitalValuta`), or `{ found: false, cvrNummer }` when no company has that number.",
+      "description": "Use for one company's master data when you have its CVR number. Returns one company's master data by cvrNummer, including registered capital (`kapital`, `kapitalValuta`), or `{ found: false, cvrNummer }` when no company has that number.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -150,7 +164,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     {
       "name": "find_produktionsenheder",
       "title": "Find production units",
-      "description": "Lists the production units (P-units, physical workplaces) of a company by cvrNummer. `total` is the company's full number of production units; up to `size` are returned (default 50). Every unit shows its status, so ceased units are visible.",
+      "description": "Use for a company's workplaces and addresses. Lists the production units (P-units, physical workplaces) of a company by cvrNummer. `total` is the company's full number of production units; up to `size` are returned (default 50). Every unit shows its status, so ceased units are visible.",
+      "toolset": "companies",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -198,7 +213,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     {
       "name": "find_ejere",
       "title": "Find owners and management",
-      "description": "Lists a company's participants: legal and beneficial owners, board and management, founders, fully liable partners and auditors, each with roles and their periods. Shares (`ejerandel`, `stemmeret`) are normalised to 0 to 100 percent with the raw register value (`raavaerdi`) and source register (`kilde`); legal-owner values are the lower bound of a statutory band. `antal` counts all relations including historical members and auditors; `antalAktive` counts only active owner and management relations. Returns `{ found: false, cvrNummer }` for an unknown number.",
+      "description": "Use for who owns, runs or audits a company. Lists a company's participants: legal and beneficial owners, board and management, founders, fully liable partners and auditors, each with roles and their periods. Shares (`ejerandel`, `stemmeret`) are normalised to 0 to 100 percent with the raw register value (`raavaerdi`) and source register (`kilde`); legal-owner values are the lower bound of a statutory band. `antal` counts all relations including historical members and auditors; `antalAktive` counts only active owner and management relations. Returns `{ found: false, cvrNummer }` for an unknown number.",
+      "toolset": "participants",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -239,7 +255,8 @@ export const registerDescriptor: ConnectorDescriptor<RegisterErrorCode> = {
     {
       "name": "find_virksomheder_for_person",
       "title": "Find companies for a person",
-      "description": "Finds persons by full name (every word must match) and lists the companies each one is related to, with roles (`organisation` and `funktion`) and whether each relation is active. Persons are identified only by `enhedsNummer`; namesakes come back as separate persons.",
+      "description": "Use when the user asks which companies a person is involved in. Finds persons by full name (every word must match) and lists the companies each one is related to, with roles (`organisation` and `funktion`) and whether each relation is active. Persons are identified only by `enhedsNummer`; namesakes come back as separate persons.",
+      "toolset": "participants",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

@@ -110,11 +110,24 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     }
   },
   "texts": {},
+  "toolsets": [
+    {
+      "id": "performance",
+      "title": "Search performance",
+      "description": "Start here: the verified properties, top queries and pages, one query or page, and two periods compared."
+    },
+    {
+      "id": "raw-query",
+      "title": "Raw search-analytics query",
+      "description": "A raw Search Console search-analytics request, for what the other tools do not cover."
+    }
+  ],
   "tools": [
     {
       "name": "list_sites",
       "title": "List Sites",
-      "description": "Lists the verified Search Console properties the connected Google account can access, each with its siteUrl and permissionLevel (for example siteOwner or siteFullUser). Call this first: every other tool needs a siteUrl exactly as returned here (domain properties start with sc-domain:). An empty list means the account has no verified property.",
+      "description": "Use first, to get the siteUrl every other tool needs. Lists the verified Search Console properties the connected Google account can access, each with its siteUrl and permissionLevel (for example siteOwner or siteFullUser). Call this first: every other tool needs a siteUrl exactly as returned here (domain properties start with sc-domain:). An empty list means the account has no verified property.",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -139,7 +152,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "top_queries",
       "title": "Top Queries",
-      "description": "Returns the search queries of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Anonymised queries are not listed, so the rows can add up to less than the property's totals. Get the siteUrl from {{tool:list_sites}}.",
+      "description": "Use for the searches that bring a site the most clicks. Returns the search queries of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Anonymised queries are not listed, so the rows can add up to less than the property's totals. Get the siteUrl from {{tool:list_sites}}.",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -197,7 +211,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "top_pages",
       "title": "Top Pages",
-      "description": "Returns the pages (full URLs) of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Get the siteUrl from {{tool:list_sites}}; use {{tool:page_performance}} for one page.",
+      "description": "Use for the pages of a site that get the most clicks from search. Returns the pages (full URLs) of a property with the most clicks between startDate and endDate (inclusive, Pacific time), sorted by clicks descending, each with clicks, impressions, ctr (0 to 1) and average position. `limit` caps the rows (1 to 25000, default 10). Get the siteUrl from {{tool:list_sites}}; use {{tool:page_performance}} for one page.",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -255,7 +270,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "query_performance",
       "title": "Query Performance",
-      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact search query on a property between startDate and endDate (inclusive, Pacific time). The query is matched exactly as given (case-sensitive); the metrics are zeros when the query had no data in the period. Use {{tool:top_queries}} to find the exact spelling.",
+      "description": "Use for how one search query performs. Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact search query on a property between startDate and endDate (inclusive, Pacific time). The query is matched exactly as given (case-sensitive); the metrics are zeros when the query had no data in the period. Use {{tool:top_queries}} to find the exact spelling.",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -312,7 +328,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "page_performance",
       "title": "Page Performance",
-      "description": "Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact page URL on a property between startDate and endDate (inclusive, Pacific time). Give the full URL (scheme, host, path and any trailing slash) as {{tool:top_pages}} shows it; the metrics are zeros when the page had no data in the period.",
+      "description": "Use for how one page performs in search. Returns the total clicks, impressions, ctr (0 to 1) and average position of one exact page URL on a property between startDate and endDate (inclusive, Pacific time). Give the full URL (scheme, host, path and any trailing slash) as {{tool:top_pages}} shows it; the metrics are zeros when the page had no data in the period.",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -369,7 +386,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "compare_periods",
       "title": "Compare Periods",
-      "description": "Compares two date ranges of a property (YYYY-MM-DD, inclusive, Pacific time): returns the totals of clicks, impressions, ctr and position for periodA and periodB and the change from periodA to periodB (`delta`: absolute for all four metrics, plus percent for clicks and impressions, null when periodA's value is 0). Totals are summed over rows; ctr is clicks divided by impressions and position is the impression-weighted average. Omit `dimension` for the whole property; with a dimension (query, page, country, device, searchAppearance, date) the totals are summed over that dimension's rows, which can differ from the property totals (anonymised queries are left out, page grouping counts per page).",
+      "description": "Use to compare a site's search traffic between two periods. Compares two date ranges of a property (YYYY-MM-DD, inclusive, Pacific time): returns the totals of clicks, impressions, ctr and position for periodA and periodB and the change from periodA to periodB (`delta`: absolute for all four metrics, plus percent for clicks and impressions, null when periodA's value is 0). Totals are summed over rows; ctr is clicks divided by impressions and position is the impression-weighted average. Omit `dimension` for the whole property; with a dimension (query, page, country, device, searchAppearance, date) the totals are summed over that dimension's rows, which can differ from the property totals (anonymised queries are left out, page grouping counts per page).",
+      "toolset": "performance",
       "write": false,
       "annotations": {
         "readOnlyHint": true,
@@ -447,7 +465,8 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     {
       "name": "search_analytics_query",
       "title": "Search Analytics Query",
-      "description": "Sends a raw Search Console search-analytics request body for a property and returns the upstream's responseAggregationType and raw rows (`keys` in the order of `dimensions`, plus clicks, impressions, ctr and position). Use it only when {{tool:top_queries}}, {{tool:top_pages}}, {{tool:query_performance}}, {{tool:page_performance}} and {{tool:compare_periods}} do not fit, for example for filters, several dimensions, search type or paging. `requestBody` must contain startDate and endDate (YYYY-MM-DD, Pacific time) and may contain only dimensions, type, dimensionFilterGroups, aggregationType, rowLimit (1 to 25000), startRow and dataState; any other field is refused. Rows are sorted by clicks; page with startRow += rowLimit until no rows come back. `rows` is empty when there is no data.",
+      "description": "Use only when the other tools cannot express the question. Sends a raw Search Console search-analytics request body for a property and returns the upstream's responseAggregationType and raw rows (`keys` in the order of `dimensions`, plus clicks, impressions, ctr and position). Use it only when {{tool:top_queries}}, {{tool:top_pages}}, {{tool:query_performance}}, {{tool:page_performance}} and {{tool:compare_periods}} do not fit, for example for filters, several dimensions, search type or paging. `requestBody` must contain startDate and endDate (YYYY-MM-DD, Pacific time) and may contain only dimensions, type, dimensionFilterGroups, aggregationType, rowLimit (1 to 25000), startRow and dataState; any other field is refused. Rows are sorted by clicks; page with startRow += rowLimit until no rows come back. `rows` is empty when there is no data.",
+      "toolset": "raw-query",
       "write": false,
       "annotations": {
         "readOnlyHint": true,

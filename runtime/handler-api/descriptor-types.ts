@@ -28,6 +28,8 @@ export interface ToolDescriptor {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** Id of the connector toolset the tool belongs to (one of `ConnectorDescriptor.toolsets`); system tools have none. */
+  readonly toolset?: string;
   readonly write: boolean;
   readonly annotations: ToolAnnotations;
   readonly inputSchema: JsonSchemaObject;
@@ -39,6 +41,15 @@ export interface ToolDescriptor {
   /** The handler gets the tenant's opt-in data layer as `ctx.dataLayer` (spec `dataLayer: true`). */
   readonly dataLayer?: boolean;
   readonly errors: readonly string[];
+}
+
+/** A named group of a connector's tools (spec `toolsets:`), selected by clients and administrators by `id`. */
+export interface ToolsetDescriptor {
+  /** Lowercase kebab or snake case, unique in the connector. */
+  readonly id: string;
+  readonly title: string;
+  /** One line on what the toolset's tools are for. */
+  readonly description: string;
 }
 
 export interface UpstreamPolicy {
@@ -105,6 +116,8 @@ export interface ConnectorDescriptor<Code extends string = string> {
   readonly errors: Readonly<Record<Code, ErrorEntry>>;
   /** Other user-visible texts of the connector (result notes), by name. */
   readonly texts: Readonly<Record<string, string>>;
+  /** In spec order; every tool of `tools` names exactly one by `toolset`. */
+  readonly toolsets: readonly ToolsetDescriptor[];
   readonly tools: readonly ToolDescriptor[];
 }
 
