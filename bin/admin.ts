@@ -133,7 +133,7 @@ async function main(): Promise<number> {
   try {
     await runCli(argv, config, store, (line) => console.log(line), stdinCredential);
     if (config.redisUrl && !(await publishInvalidation(config))) {
-      console.error(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within SNAPSHOT_REFRESH_MS`);
+      console.error(`note: Redis at ${describeUrl(config.redisUrl)} could not be ` + 'reached; gateways see the change within SNAPSHOT_REFRESH_MS');
     }
     return 0;
   } catch (error) {

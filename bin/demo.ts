@@ -129,7 +129,7 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     `Demo token (account ${DEMO_ACCOUNT_ID}, user ${DEMO_EMAIL}): ${token}`,
     '',
     `Portal: ${url}/portal — sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD} (the demo administrator)`,
-    `Admin CLI while the gateway runs: npm run admin -- help   (it talks to this process over ${config.dataDir}/admin.sock)`,
+    'Admin CLI while the gateway runs: npm run admin -- help   (it ' + `talks to this process over ${config.dataDir}/admin.sock)`,
     '',
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,

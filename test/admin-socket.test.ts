@@ -1,4 +1,5 @@
-// Operations without downtime (docs/decisions/operations.md, 'The admin CLI runs inside a running gateway; changes are audited'): with `npm start` running on the embedded
+// Operations without downtime (docs/decisions/operations.md, 'The admin CLI runs inside a running gateway; changes are
+// audited'): with `npm start` running on the embedded
 // database, every admin CLI command goes to the gateway over its admin socket (data dir, 0600):
 // a token issued by the CLI works at once, a revoked one is refused at the next call (so is the
 // token of an OAuth grant revoked with `grants revoke`), a credential piped on standard input is

@@ -77,7 +77,7 @@ describe('argument refusals by handlers', () => {
     // An ordinary query of a few pages still goes through (and is metered once).
     const ordinary = await client.callTool({
       name: 'cases__graphql_query',
-      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
+      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: ' + 'cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
     });
     expect(ordinary.isError).toBeFalsy();
     expect(cases.stats.requests).toBe(casesBefore + 1);

@@ -1,4 +1,5 @@
-// A browser-based MCP client in a real browser (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on allowed origins'): Debian's chromium, headless,
+// A browser-based MCP client in a real browser (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on
+// allowed origins'): Debian's chromium, headless,
 // driven by playwright-core, loads a small page from a second local HTTP server — another origin,
 // listed in ALLOWED_ORIGINS — whose script speaks MCP to the gateway with fetch and a bearer token:
 // initialize, the initialized notification, tools/list and a tools/call served by the case
@@ -66,7 +67,7 @@ async function run() {
 }
 run().then((steps) => { window.outcome = { steps }; }, (error) => { window.outcome = { error: String(error) }; });
 `;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Browser MCP client</title></head><body><h1>Browser MCP client</h1><script>${script}</script></body></html>`;
+  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Browser MCP ' + `client</title></head><body><h1>Browser MCP client</h1><script>${script}</script></body></html>`;
 }
 
 /** A local HTTP server for the page (its origin is http://127.0.0.1:<port>); the page is set once the gateway is up. */

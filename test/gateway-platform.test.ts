@@ -291,7 +291,8 @@ describe('gateway platform rules', () => {
     const failed = await client.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } });
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toBe('RegisterApiError: the company register answered HTTP 500.');
-    await client.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: 'abc' } }); // invalid: not metered
+    // invalid: not metered
+    await client.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: 'abc' } });
     await client.callTool({ name: 'register__nope', arguments: {} }); // unknown: not metered
     await client.listTools();
     await client.close();

@@ -164,7 +164,7 @@ describe('company register end to end against its sandbox', () => {
     try {
       const a = await mcpClient(dormant.url, 'register', tenant.token);
       expect(text(await a.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } }))).toBe(
-        'CredentialMissingError: register is not configured on this gateway. Ask the operator to configure its credentials.',
+        'CredentialMissingError: register is not configured on this ' + 'gateway. Ask the operator to configure its credentials.',
       );
       await a.close();
       const b = await mcpClient(halfConfigured.url, 'register', tenant.token);

@@ -65,7 +65,7 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds;
       await ctx.store.portal.createPasswordLink({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
       await ctx.audit(user.accountId, 'user.password_link', userId, { email: user.email });
-      ctx.print(`set-password link for ${user.email} (single use, valid ${Math.round(validSeconds / 86400)} days): ${ctx.config.publicBaseUrl}/portal/set-password/${token}`);
+      ctx.print(`set-password link for ${user.email} (single use, valid ` + `${Math.round(validSeconds / 86400)} days): ${ctx.config.publicBaseUrl}/portal/set-password/${token}`);
     },
   },
   {

@@ -12,7 +12,9 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   const [accountId, instanceId, ...extra] = need(args, 2, 'accountId and instanceId');
   if (extra.length > 0) {
     throw new UsageError(
-      `connections set takes no credential on the command line (every local user can read arguments in the process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
+      'connections set takes no credential on the command line (every local user can read arguments in the ' +
+        `process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm ` +
+        `run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
     );
   }
   const endpointConnector = servingConnector(config, instanceId!);
@@ -63,10 +65,10 @@ async function reencrypt(ctx: CommandContext): Promise<void> {
       if (await ctx.store.connections.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
     } catch (error) {
       failed++;
-      ctx.out(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ${error instanceof VaultError ? error.message : 'unreadable'}`);
+      ctx.out(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ` + `${error instanceof VaultError ? error.message : 'unreadable'}`);
     }
   }
-  ctx.print(`re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}${failed ? `; ${failed} failed` : ''}`);
+  ctx.print(`re-encrypted ${changed} credential(s) under key version ` + `${vault.activeVersion}${failed ? `; ${failed} failed` : ''}`);
   if (failed) throw new UsageError(`${failed} credential(s) could not be re-encrypted`);
 }
 
@@ -122,7 +124,7 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
     details: ['With GATEWAY_SECRET_KEYS set, add the new "<version>:<base64>" entry there instead.', 'Then restart the gateway and run keys reencrypt.'],
     run: async (ctx) => {
       const { config } = ctx;
-      if (config.secretKeys) throw new UsageError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one with: openssl rand -base64 32)');
+      if (config.secretKeys) throw new UsageError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" ' + 'entry there (generate one with: openssl rand -base64 32)');
       const file = join(config.dataDir, 'secret.key');
       const { keys } = loadOrCreateKeyFile(file);
       const version = Math.max(...Object.keys(keys).map(Number)) + 1;

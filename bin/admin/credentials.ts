@@ -64,7 +64,7 @@ export function servingConnector(config: GatewayConfig, instanceId: string): Gat
 /** The credential kind of a connector that takes tenant connections. */
 export function credentialKind(key: ConnectorKey): Exclude<CredentialKind, 'managed_basic'> {
   const kind = registry[key].descriptor.credential;
-  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account (${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
+  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account ` + `(${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
   return kind;
 }
 

@@ -41,7 +41,7 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       const user = await ctx.store.users.getUser(userId!);
       if (!user) throw new UsageError(`no user ${userId}`);
       if (on && !(await ctx.store.accounts.listSubscriptions(user.accountId)).includes(connector)) {
-        throw new UsageError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ${connector} on" first`);
+        throw new UsageError(`account ${user.accountId} is not subscribed to ${connector}: run ` + `"subscriptions set ${user.accountId} ${connector} on" first`);
       }
       await ctx.store.users.setSeat(userId!, connector, on);
       await ctx.audit(user.accountId, 'seats.set', user.accountId, { changes: `${user.email}:${connector}:${on ? 'on' : 'off'}` });

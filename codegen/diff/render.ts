@@ -59,7 +59,10 @@ export function renderText(v: Verdict, labels: Labels, colour: boolean): string 
   lines.push('', summaryLine(v));
   if (!v.ok) {
     lines.push(
-      paint(COLOURS.breaking, `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`),
+      paint(
+        COLOURS.breaking,
+        `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add ` + `each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`,
+      ),
     );
   }
   return `${lines.join('\n')}\n`;

@@ -20,7 +20,8 @@
 //
 // Conventions copied from the upstream: `pagination: {cursor, limit}` → `{items, nextCursor,
 // previousCursor}` with Laravel-style base64url JSON cursors tied to the active orderBy;
-// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list; shape "object" declares one);
+// `orderBy: [{field: "<string>", direction: ASC|DESC}]` (a single object is coerced to a list; shape "object" declares
+// one);
 // `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
 // validation errors: message "validation" and `extensions.validation.<argument path>`.
 
@@ -52,7 +53,9 @@ export { type CasesContext, type CasesResolverSwitches, FOREIGN_CURSOR_MESSAGE, 
 
 /** Message of the injected backend fault (switch `sqlErrorField`). */
 export const SQL_ERROR_MESSAGE =
-  "SQLSTATE[42000]: Syntax error or access violation: 1055 Expression #3 of SELECT list is not in GROUP BY clause and contains nonaggregated column 'ordrestyring.hours.cost_price' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by";
+  'SQLSTATE[42000]: Syntax error or access violation: 1055 Expression #3 of SELECT list is not in GROUP BY ' +
+  "clause and contains nonaggregated column 'ordrestyring.hours.cost_price' which is not functionally " +
+  'dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by';
 
 // ---------------------------------------------------------------------------------------------
 // Resolvers (paging, ordering and ranges are in pagination.ts)

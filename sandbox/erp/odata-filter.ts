@@ -270,7 +270,7 @@ function checkComparable(l: Operand, r: Operand, op: CmpOp): void {
   if (lt === 'null' || rt === 'null') {
     if (op === 'eq' || op === 'ne') return;
   } else if (lt === rt) return;
-  throw new ODataError(`A binary operator with incompatible types was detected. Found operand types '${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`);
+  throw new ODataError('A binary operator with incompatible types was detected. Found operand types ' + `'${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`);
 }
 
 function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
@@ -296,7 +296,7 @@ function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
 function checkOr(e: FilterExpr): void {
   if (e.k === 'or') {
     const fields = fieldsOf(e, new Set());
-    if (fields.size > 1) throw new ODataError(`The 'or' operator is supported only between conditions on the same field; this filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`);
+    if (fields.size > 1) throw new ODataError(`The 'or' operator is supported only between conditions on the same field; this ` + `filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`);
   }
   if (e.k === 'and' || e.k === 'or') {
     checkOr(e.l);

@@ -103,12 +103,17 @@ function authenticate(state: SearchState, req: IncomingMessage): string {
       401,
       'UNAUTHENTICATED',
       'required',
-      'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      'Request is missing required authentication credential. Expected OAuth 2 ' + 'access token, login cookie or other valid authentication credential.',
     );
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   const check = token === undefined || state.options.verifyToken === undefined ? undefined : state.options.verifyToken(token);
   if (check === undefined || !check.valid || check.subject === null)
-    throw new GoogleError(401, 'UNAUTHENTICATED', 'authError', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+    throw new GoogleError(
+      401,
+      'UNAUTHENTICATED',
+      'authError',
+      'Request had invalid authentication credentials. Expected OAuth 2 access ' + 'token, login cookie or other valid authentication credential.',
+    );
   if (!check.scope.some((s) => SEARCH_SCOPES.includes(s))) throw new GoogleError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.');
   return check.subject;
 }
@@ -116,7 +121,12 @@ function authenticate(state: SearchState, req: IncomingMessage): string {
 function site(state: SearchState, subject: string, siteUrl: string): SearchSite {
   const found = state.sitesOf(subject).find((s) => s.siteUrl === siteUrl);
   if (found === undefined || found.permissionLevel === 'siteUnverifiedUser')
-    throw new GoogleError(403, 'PERMISSION_DENIED', 'forbidden', `User does not have sufficient permission for site '${siteUrl}'. See also: https://support.google.com/webmasters/answer/2451999.`);
+    throw new GoogleError(
+      403,
+      'PERMISSION_DENIED',
+      'forbidden',
+      `User does not have sufficient permission for site '${siteUrl}'. See ` + 'also: https://support.google.com/webmasters/answer/2451999.',
+    );
   return found;
 }
 
@@ -149,7 +159,7 @@ function siteUrlOf(state: SearchState, encodedSite: string): string {
   if (!fullyEncoded(encodedSite, siteUrl)) {
     state.stats.notFullyEncoded++;
     if (state.switches.siteEncoding === 'strict')
-      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send ` + `encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
   }
   return siteUrl;
 }
@@ -197,7 +207,7 @@ const API_ROUTES: readonly Route<ApiHandler>[] = [
       allow(method, 'POST');
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         state.stats.notJsonContentType++;
-        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+        throw invalid('Invalid JSON payload received: the request body must be sent as ' + `application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
       }
       countQuota(state, subject, siteUrl);
       const found = site(state, subject, siteUrl);
@@ -227,7 +237,9 @@ function answer(state: SearchState, req: IncomingMessage, method: string, url: U
 }
 
 const BAD_GATEWAY_PAGE =
-  '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>';
+  '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> ' +
+  '<ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete ' +
+  'your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>';
 
 async function handleUpstream(state: SearchState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const method = req.method ?? 'GET';
@@ -342,7 +354,10 @@ if (import.meta.main) {
   process.stdout.write(
     `${sandbox.url}\nSearch Console sandbox listening (token valid one hour: ${token}). Try:\n` +
       `  curl -s ${auth} ${sandbox.url}/webmasters/v3/sites\n` +
-      `  curl -s ${auth} -H 'content-type: application/json' -d '{"startDate":"${dateOfDay(pacificToday() - 33)}","endDate":"${dateOfDay(pacificToday() - 4)}","dimensions":["query"],"rowLimit":5}' ${sandbox.url}/webmasters/v3/sites/sc-domain%3Aexample.dk/searchAnalytics/query\n`,
+      `  curl -s ${auth} -H 'content-type: application/json' -d ` +
+      `'{"startDate":"${dateOfDay(pacificToday() - 33)}","endDate":"${dateOfDay(pacificToday() - 4)}",` +
+      `"dimensions":["query"],"rowLimit":5}' ` +
+      `${sandbox.url}/webmasters/v3/sites/sc-domain%3Aexample.dk/searchAnalytics/query\n`,
   );
   const stop = (): void => {
     Promise.all([sandbox.close(), idp.close()]).then(
