@@ -198,7 +198,8 @@ function checkReference(inner: string, site: TextSite, scope: ReferenceScope): s
         : `${site.what} refers to \`{{tool:${name}}}\`, but this connector's ` + `endpoints do not list ${name} (connector.connectAccount is not true)`;
     }
     const guess = closest(name, [...scope.tools.keys(), ...scope.listedSystemTools]);
-    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool \`${name}\`${scope.id ? ` in connector ${scope.id}` : ' among the system tools'}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
+    const where = scope.id ? ` in connector ${scope.id}` : ' among the system tools';
+    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool \`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
   }
   const arg = ARG_REF.exec(inner);
   if (arg) {

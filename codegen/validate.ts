@@ -58,7 +58,8 @@ export function checkFormat(source: SpecSource): Diagnostic[] {
       const code = isTool && (missing === 'title' || missing === 'description') ? 'SPEC023' : 'SPEC004';
       d = diagnostic(code, source.file, locate(source, path), `${where} is missing \`${missing}\``);
     } else {
-      const allowed = error.keyword === 'enum' ? ` (allowed: ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})` : '';
+      const values = error.keyword === 'enum' ? (error.params as { allowedValues: unknown[] }).allowedValues : undefined;
+      const allowed = values ? ` (allowed: ${values.map((v) => JSON.stringify(v)).join(', ')})` : '';
       d = diagnostic('SPEC002', source.file, locate(source, path), `${where} ${error.message ?? 'is invalid'}${allowed}`);
     }
     const dedupe = `${d.code}|${d.position.line}|${d.position.col}|${d.message}`;

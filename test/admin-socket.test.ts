@@ -98,10 +98,9 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     const clientId = ((await registered.json()) as { client_id: string }).client_id;
     const verifier = randomBytes(32).toString('base64url');
     const resource = `${gateway.url}/register/mcp`;
-    const started = await fetch(
-      `${gateway.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource })}`,
-      { redirect: 'manual' },
-    );
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', resource });
+    const started = await fetch(`${gateway.url}/oauth/authorize?${query}`, { redirect: 'manual' });
     const portal = new PortalClient(gateway.url);
     expect((await portal.signIn(DEMO_EMAIL, DEMO_PASSWORD)).status).toBe(303);
     const consent = started.headers.get('location')!;

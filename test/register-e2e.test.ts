@@ -111,7 +111,8 @@ describe('company register end to end against its sandbox', () => {
       sandbox.setFault('forbidden');
       expect(text(await call())).toMatch(/^RegisterAuthError: /);
       sandbox.setFault('server_error');
-      expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 503.'); // the sandbox's server_error fault is a 503
+      // the sandbox's server_error fault is a 503
+      expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 503.');
       sandbox.setFault('html_200');
       expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 200.');
       for (const r of [auth]) expect(JSON.stringify(r)).not.toContain('sandbox-secret');

@@ -27,7 +27,10 @@ export const SECRET_FIELD = /key|secret|password|token/i;
 /** The line of the help naming each connector's credential fields. */
 export const CREDENTIAL_FIELDS_LINE = `Credential fields of connections set: ${Object.entries(registry)
   .filter(([, m]) => m.descriptor.credential !== 'managed_basic')
-  .map(([key, m]) => `${key} ${[...CREDENTIAL_FIELDS[m.descriptor.credential].required, ...CREDENTIAL_FIELDS[m.descriptor.credential].optional].join(' ')}`)
+  .map(([key, m]) => {
+    const fields = CREDENTIAL_FIELDS[m.descriptor.credential];
+    return `${key} ${[...fields.required, ...fields.optional].join(' ')}`;
+  })
   .join('; ')}.`;
 
 export const NO_INPUT: CredentialInput = () => Promise.reject(new UsageError('connections set reads the credential from standard input, and none is available here'));

@@ -93,5 +93,6 @@ export function renderMarkdown(v: Verdict, labels: Labels): string {
 }
 
 export function renderJson(v: Verdict, labels: Labels): string {
-  return `${JSON.stringify({ base: labels.base, head: labels.head, ok: v.ok, summary: counts(v), changes: v.changes, unusedAcknowledgements: v.unused }, null, 2)}\n`;
+  const report = { base: labels.base, head: labels.head, ok: v.ok, summary: counts(v), changes: v.changes, unusedAcknowledgements: v.unused };
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -373,7 +373,8 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
           ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) && (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid)
           : false;
       const sample = fits ? text : sampleValue({ ...schema, type: 'string' });
-      if (typeof sample === 'string') add('inside', `${schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`}, sent ${JSON.stringify(sample)}`, sample);
+      const rule = schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`;
+      if (typeof sample === 'string') add('inside', `${rule}, sent ${JSON.stringify(sample)}`, sample);
     }
     if (schema.pattern !== undefined) {
       const re = new RegExp(schema.pattern, 'u');

@@ -340,7 +340,8 @@ export function renderReport(report: Report): string {
         ['Resident memory, idle', `${fmt(L.rssIdle, 'MiB')} MiB`],
         [
           'Start-up to the first served call (`bin/start.mjs`, warm data directory)',
-          `${withUnit(L.startup.median / 1000, 's')}${Number.isFinite(L.startupCreateApp.median) ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: opening the database and one full snapshot load)` : ''}`,
+          withUnit(L.startup.median / 1000, 's') +
+            (Number.isFinite(L.startupCreateApp.median) ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: ` + 'opening the database and one full snapshot load)' : ''),
         ],
         ['A write and its catch-up, embedded store (one replica)', `${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')})`],
         ...(reps
