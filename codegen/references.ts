@@ -199,7 +199,7 @@ function checkReference(inner: string, site: TextSite, scope: ReferenceScope): s
     }
     const guess = closest(name, [...scope.tools.keys(), ...scope.listedSystemTools]);
     const where = scope.id ? ` in connector ${scope.id}` : ' among the system tools';
-    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool \`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
+    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool ` + `\`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
   }
   const arg = ARG_REF.exec(inner);
   if (arg) {

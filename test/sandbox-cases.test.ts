@@ -91,15 +91,21 @@ function decodeCursor(cursor: string): unknown {
 }
 
 const CASES_PAGE = `query Page($cursor: String, $limit: Int!, $orderBy: [OrderByInput]) {
-  cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: $orderBy) { items { id caseNumber updatedAt } nextCursor previousCursor }
+  cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: $orderBy) {
+    items { id caseNumber updatedAt } nextCursor previousCursor
+  }
 }`;
 
 const HOURS_PAGE = `query Hours($cursor: String, $case: Int, $between: HourBetweenInput) {
-  hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) { items { id startTime costPrice } nextCursor }
+  hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) {
+    items { id startTime costPrice } nextCursor
+  }
 }`;
 
 const INVOICES_PAGE = `query Invoices($cursor: String, $case: Int, $between: SalesInvoiceBetweenInput) {
-  salesInvoices(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) { items { id date amount case { id } } nextCursor }
+  salesInvoices(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) {
+    items { id date amount case { id } } nextCursor
+  }
 }`;
 
 async function allPages(query: string, root: string, variables: Record<string, unknown>, token = CASES_DEMO_TOKEN): Promise<{ items: any[]; pages: number }> {

@@ -65,7 +65,7 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: graphql-js hands resolvers untyped sources and arguments; each resolver narrows its own.
+// biome-ignore lint/suspicious/noExplicitAny: graphql-js passes untyped sources and arguments; resolvers narrow them.
 type Resolver = (source: any, args: any, ctx: CasesContext, info: GraphQLResolveInfo) => unknown;
 
 function knownCase(ctx: CasesContext, id: number, argument: string, text: string): CaseRecord {

@@ -110,13 +110,16 @@ type Query {
   """One case by its human-facing case number."""
   caseByCaseNumber(caseNumber: String!): Case
   """Hour registrations (time sheets)."""
-  hours(pagination: PaginationInput!, orderBy: ${orderBy}, between: HourBetweenInput, filters: HoursFilterInput): HourConnection
+  hours(pagination: PaginationInput!, orderBy: ${orderBy},
+    between: HourBetweenInput, filters: HoursFilterInput): HourConnection
   """Hour totals of one case, also per hour type."""
   hourAggregate(caseId: Int!): HourAggregate
   """Material and offer lines of cases."""
-  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput, orderBy: ${orderBy}, filters: CaseMaterialFilterInput): CaseMaterialConnection
+  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput,
+    orderBy: ${orderBy}, filters: CaseMaterialFilterInput): CaseMaterialConnection
   """Booked sales invoices."""
-  salesInvoices(pagination: PaginationInput!, orderBy: ${orderBy}, between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
+  salesInvoices(pagination: PaginationInput!, orderBy: ${orderBy},
+    between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
   """Employees of the company."""
   users(pagination: PaginationInput!): UserConnection
   """Hour types (wage types) of the company."""
@@ -124,7 +127,8 @@ type Query {
   """Product catalogue; prices in øre."""
   products(pagination: PaginationInput!, orderBy: ${orderBy}, search: Search): ProductConnection
   """GPS positions of employees."""
-  gpsEntries(pagination: PaginationInput): GpsEntryConnection @deprecated(reason: "Use the GPS module endpoints instead.")
+  gpsEntries(pagination: PaginationInput): GpsEntryConnection
+    @deprecated(reason: "Use the GPS module endpoints instead.")
 }
 
 type Mutation {

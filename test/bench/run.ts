@@ -857,7 +857,18 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1 },
-      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors. Measured after one start that is not counted (the first start of this checkout, which also fills Node's compile cache: ${small.cold.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}), as any restart of an installation finds the cache filled.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method:
+        `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared ` +
+        '(warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
+        `until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node ` +
+        'start-up and loading all seven connectors. Measured after one start that is not counted (the ' +
+        `first start of this checkout, which also fills Node's compile cache: ` +
+        `${small.cold.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}), as ` +
+        'any restart of an installation finds the cache filled.' +
+        (createAppMs.length
+          ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from ` +
+            `bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.`
+          : ''),
     },
     {
       figure: `CPU per \`tools/call\` with ${options.largeAccounts.toLocaleString('en-US')} accounts ÷ with 1 account`,
@@ -911,7 +922,12 @@ async function main(): Promise<void> {
       spread: spread(pgGateway ? [rssIdlePg] : []),
       unit: 'MiB',
       target: { op: '<', value: 150 },
-      method: `The same gateway on the PostgreSQL store (no embedded database in the process; no special Node flags), 1 s after ready.${memoryIdlePg ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.` : ''}`,
+      method:
+        'The same gateway on the PostgreSQL store (no embedded database in ' +
+        'the process; no special Node flags), 1 s after ready.' +
+        (memoryIdlePg
+          ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ` + `${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.`
+          : ''),
       ...(pgSkip ? { note: pgSkip } : {}),
     },
     {
