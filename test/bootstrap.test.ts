@@ -221,7 +221,8 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
     writeFileSync(
       join(dir, 'serve.mjs'),
       `process.on('SIGTERM', () => { console.log('stopping cleanly'); process.exit(0); });
-console.log('node_modules/.bin second on PATH:', process.env.PATH.split(${JSON.stringify(delimiter)})[1] === ${JSON.stringify(join(dir, 'node_modules', '.bin'))});
+const second = process.env.PATH.split(${JSON.stringify(delimiter)})[1];
+console.log('node_modules/.bin second on PATH:', second === ${JSON.stringify(join(dir, 'node_modules', '.bin'))});
 setInterval(() => {}, 1000);`,
     );
     const child = spawn(process.execPath, [join(dir, 'bin', 'run.mjs'), 'serve.mjs'], { cwd: dir, env: { ...process.env, npm_execpath: fakeNpm }, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -15,7 +15,12 @@ const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
   __schema {
     queryType {
       name
-      fields { name description args { name defaultValue type { ${TYPE_REF_SELECTION} } } type { ${TYPE_REF_SELECTION} } }
+      fields {
+        name
+        description
+        args { name defaultValue type { ${TYPE_REF_SELECTION} } }
+        type { ${TYPE_REF_SELECTION} }
+      }
     }
     ${includeTypes ? 'types { name }' : ''}
   }
