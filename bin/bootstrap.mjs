@@ -55,7 +55,7 @@ export function installReason({ nodeModules, lock, hidden }) {
     }
     for (const field of IDENTITY) {
       if (entry[field] !== undefined && have[field] !== undefined && entry[field] !== have[field]) {
-        return `node_modules has ${packageName(path)} ${have.version ?? '?'}, package-lock.json wants ${entry.version ?? entry[field]}`;
+        return `node_modules has ${packageName(path)} ${have.version ?? '?'}, ` + `package-lock.json wants ${entry.version ?? entry[field]}`;
       }
     }
   }

@@ -92,7 +92,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return 2;
       }
       if (options.ci && found.commit === found.head && positional[1] === undefined) {
-        io.out(`catalog:diff: HEAD is the merge base with ${found.main} (${found.commit.slice(0, 10)}): nothing to compare.\n`);
+        io.out(`catalog:diff: HEAD is the merge base with ${found.main} ` + `(${found.commit.slice(0, 10)}): nothing to compare.\n`);
         return 0;
       }
       base = { ...loadArgument(root, found.commit), label: `merge base with ${found.main} (${found.commit.slice(0, 10)})` };

@@ -113,9 +113,11 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
   const examples = enabled.flatMap((c) =>
     (sandboxes.started.get(c.key)?.sandbox.examples ?? []).map(
       (e) =>
-        `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(c.id)} --transport http ${auth} --method tools/call --tool-name ${c.id}__${e.tool} ${Object.entries(e.args)
+        `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(c.id)} --transport http ${auth} ` +
+        `--method tools/call --tool-name ${c.id}__${e.tool} ` +
+        Object.entries(e.args)
           .map(([k, v]) => `--tool-arg ${shellArg(k, v)}`)
-          .join(' ')}`,
+          .join(' '),
     ),
   );
   const first = enabled.find((c) => sandboxes.started.has(c.key)) ?? enabled[0]!;
@@ -124,12 +126,15 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     'Connector gateway is running (embedded database, sandbox upstreams, demo tenant).',
     '',
     'MCP endpoints (POST, Authorization: Bearer <token>):',
-    ...enabled.map((c) => `  ${c.key.padEnd(10)} ${mcpUrl(c.id)}${sandboxes.started.has(c.key) ? '' : '   (no sandbox: answers with its texts until an upstream is configured)'}`),
+    ...enabled.map((c) => {
+      const note = sandboxes.started.has(c.key) ? '' : '   (no sandbox: answers with its texts until an upstream is configured)';
+      return `  ${c.key.padEnd(10)} ${mcpUrl(c.id)}${note}`;
+    }),
     '',
     `Demo token (account ${DEMO_ACCOUNT_ID}, user ${DEMO_EMAIL}): ${token}`,
     '',
     `Portal: ${url}/portal — sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD} (the demo administrator)`,
-    `Admin CLI while the gateway runs: npm run admin -- help   (it talks to this process over ${config.dataDir}/admin.sock)`,
+    'Admin CLI while the gateway runs: npm run admin -- help   (it ' + `talks to this process over ${config.dataDir}/admin.sock)`,
     '',
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,

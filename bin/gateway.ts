@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     config = loadConfig(registry, process.env, args.config);
     // A wildcard listen address is no link target: production must say where it is reached.
     if (!args.demo && isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
-      throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com`);
+      throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) ` + 'need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com');
     }
   } catch (error) {
     await closeEarly();
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
     log.warn(
       { host: config.host, publicBaseUrl: app.context.config.publicBaseUrl },
-      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use 127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
+      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use ' + '127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
     );
   }
   if (args.demo) {

@@ -4,7 +4,8 @@ const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
   console.error(
     `This project needs Node.js 24 LTS or newer; this is Node ${process.versions.node}.\n` +
-      '`npm start` and `npm test` get it themselves (into ~/.node24); for this command, get it from the npm registry without root:\n' +
+      '`npm start` and `npm test` get it themselves (into ~/.node24); for ' +
+      'this command, get it from the npm registry without root:\n' +
       '  npm i -g --prefix ~/.node24 node@24 && export PATH=~/.node24/bin:$PATH\n' +
       'then check `node -v` and run the command again.',
   );

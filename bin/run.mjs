@@ -72,7 +72,7 @@ function node24() {
   const prefix = join(homedir(), '.node24');
   const bin = windows ? join(prefix, 'node_modules', 'node', 'bin', 'node.exe') : join(prefix, 'bin', 'node');
   if (installedMajor(prefix, bin, { ask: false }) >= WANTED_NODE_MAJOR) return bin;
-  say(`Node ${process.versions.node} is older than ${WANTED_NODE_MAJOR}: getting Node ${WANTED_NODE_MAJOR} from the npm registry into ${prefix} (once)`);
+  say(`Node ${process.versions.node} is older than ${WANTED_NODE_MAJOR}: getting Node ` + `${WANTED_NODE_MAJOR} from the npm registry into ${prefix} (once)`);
   mkdirSync(prefix, { recursive: true });
   const install = ['install', '--global', '--prefix', prefix, `node@${WANTED_NODE_MAJOR}`];
   // The package's install script fetches the platform's binary; an npm that does not run install
@@ -101,7 +101,7 @@ function ensureInstalled(node, env) {
   if (!reason) return;
   if (link) {
     // A shared node_modules (a git worktree's link to the main checkout's) is not ours to replace.
-    say(`${reason}; node_modules links to ${nodeModules ? realpathSync(modules) : 'a missing folder'}, so it is left as it is (run npm ci there)`);
+    say(`${reason}; node_modules links to ` + `${nodeModules ? realpathSync(modules) : 'a missing folder'}, so it is left as it is (run npm ci there)`);
     return;
   }
   say(`${reason}: running npm ci first`);

@@ -11,11 +11,15 @@ export interface DiagnosticInfo {
 
 export const DIAGNOSTICS = {
   SPEC001: { title: 'YAML syntax error', severity: 'error', hint: 'Fix the YAML syntax at the position shown (indentation, quotes, duplicate keys).' },
-  SPEC002: { title: 'Value does not match the spec format', severity: 'error', hint: 'Compare with specs/spec-format.schema.json; an editor with the YAML language server shows the allowed values.' },
+  SPEC002: {
+    title: 'Value does not match the spec format',
+    severity: 'error',
+    hint: 'Compare with specs/spec-format.schema.json; an editor with the ' + 'YAML language server shows the allowed values.',
+  },
   SPEC003: { title: 'Unknown key', severity: 'error', hint: 'Remove the key or correct its spelling; the allowed keys are listed in specs/spec-format.schema.json.' },
   SPEC004: { title: 'Missing required key', severity: 'error', hint: 'Add the key; specs/spec-format.schema.json lists what each section requires.' },
   SPEC010: { title: 'Duplicate tool name', severity: 'error', hint: 'Tool names must be unique within a connector; rename or remove one of them.' },
-  SPEC011: { title: 'Invalid full tool name', severity: 'error', hint: 'A served name `<id>-99__<tool>` must be at most 64 characters of [A-Za-z0-9_-]; shorten the tool or connector id.' },
+  SPEC011: { title: 'Invalid full tool name', severity: 'error', hint: 'A served name `<id>-99__<tool>` must be at most 64 characters of ' + '[A-Za-z0-9_-]; shorten the tool or connector id.' },
   SPEC012: { title: 'Invalid connector id', severity: 'error', hint: 'A connector id must match ^[a-z][a-z0-9-]*[a-z0-9]$ and must not contain `__`.' },
   SPEC013: { title: 'Duplicate connector id', severity: 'error', hint: 'Every connector file needs its own default id.' },
   SPEC020: { title: 'Input schema root is not an object', severity: 'error', hint: 'Tool arguments are a JSON object: set `type: object` on the root of `input`.' },
@@ -23,7 +27,7 @@ export const DIAGNOSTICS = {
   SPEC022: {
     title: 'Required argument with a default',
     severity: 'error',
-    hint: 'A required argument is always passed, so its default is never used: drop the default or make the argument optional.',
+    hint: 'A required argument is always passed, so its default is never ' + 'used: drop the default or make the argument optional.',
   },
   SPEC023: { title: 'Tool without title or description', severity: 'error', hint: 'Every tool needs a short `title` and a `description` written for the AI assistant.' },
   SPEC024: { title: 'Write tool without confirm', severity: 'error', hint: 'A `write: true` tool must take an optional boolean `confirm` argument (preview unless true).' },
@@ -37,42 +41,61 @@ export const DIAGNOSTICS = {
   SPEC032: {
     title: 'Output schema root is not an object',
     severity: 'error',
-    hint: 'MCP 2025 clients reject a tool whose outputSchema root is not `type: object` (2026-07-28 allows any root, but every endpoint also serves 2025): set `type: object` on the root of `output` and move alternatives (anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
+    hint:
+      'MCP 2025 clients reject a tool whose outputSchema root is not `type: object` (2026-07-28 allows any root, ' +
+      'but every endpoint also serves 2025): set `type: object` on the root of `output` and move alternatives ' +
+      '(anyOf/oneOf) inside it. Only a connector without `structuredContent` may also allow a null result.',
   },
   SPEC033: {
     title: 'Upstream failure answered twice',
     severity: 'error',
-    hint: 'Each upstream failure class (`auth`, `throttled`, …) may be answered by one error code of a connector: remove it from one `upstream:` list.',
+    hint: 'Each upstream failure class (`auth`, `throttled`, …) may be answered by one ' + 'error code of a connector: remove it from one `upstream:` list.',
   },
   SPEC034: {
     title: 'Upstream answer needs a handler parameter',
     severity: 'error',
-    hint: 'The runtime fills in only {upstream} and {status} when it answers an upstream failure: drop the `upstream:` list, or the other placeholders.',
+    hint: 'The runtime fills in only {upstream} and {status} when it answers an upstream ' + 'failure: drop the `upstream:` list, or the other placeholders.',
   },
   SPEC035: {
     title: 'OAuth block does not fit the connector',
     severity: 'error',
-    hint: "An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
+    hint:
+      'An `oauth2` connector declares `connector.oauth` (and only it does); `oauth.refreshFailed` names one of ' +
+      "the connector's errors marked `reconnect: true`, answered when the grant is refused at refresh.",
   },
   SPEC036: {
     title: 'Limit without a kind',
     severity: 'error',
-    hint: 'Say what the limit means to a caller under `connector.limitKinds` (or `platform.limitKinds` for names every connector shares): `result` (caps what a call returns), `input` (caps what a caller sends), `upstream` (upstream work or budget a call may spend) or `setting` (a default, duration or window). `npm run catalog:diff` classifies a changed value by it.',
+    hint:
+      'Say what the limit means to a caller under `connector.limitKinds` (or `platform.limitKinds` for ' +
+      'names every connector shares): `result` (caps what a call returns), `input` (caps what a caller ' +
+      'sends), `upstream` (upstream work or budget a call may spend) or `setting` (a default, duration ' +
+      'or window). `npm run catalog:diff` classifies a changed value by it.',
   },
   SPEC037: {
     title: 'Connect block does not fit the connector',
     severity: 'error',
-    hint: "`connector.appSecret` and `connector.connect` apply to credentials typed into the connect form (api_key, static_token, login_company); `connect.verify` names a read tool of the connector without required arguments, and `connect.rejected` one of the connector's errors whose only parameters are {upstream} and {status}.",
+    hint:
+      '`connector.appSecret` and `connector.connect` apply to credentials typed into the connect form (api_key, ' +
+      'static_token, login_company); `connect.verify` names a read tool of the connector without required ' +
+      "arguments, and `connect.rejected` one of the connector's errors whose only parameters are {upstream} and " +
+      '{status}.',
   },
   SPEC038: {
     title: 'Reference to an unknown tool or argument',
     severity: 'error',
-    hint: 'A text names tools as `{{tool:<name>}}` (a tool of this connector, or connect_account where the connector lists it) and arguments as `{{arg:<name>}}` (an argument of the tool whose text it is) or `{{arg:<tool>.<name>}}`; fix the name, or rewrite the text after a rename or removal.',
+    hint:
+      'A text names tools as `{{tool:<name>}}` (a tool of this connector, or connect_account where the ' +
+      'connector lists it) and arguments as `{{arg:<name>}}` (an argument of the tool whose text it is) or ' +
+      '`{{arg:<tool>.<name>}}`; fix the name, or rewrite the text after a rename or removal.',
   },
   SPEC039: {
     title: 'Tool named without a reference',
     severity: 'error',
-    hint: 'Clients call `<id>__<tool>` (and `<id>-<n>__<tool>` on further instances), and the id is deployment configuration: write `{{tool:<name>}}`, which each endpoint renders as the name its clients see and the generator checks on every rename.',
+    hint:
+      'Clients call `<id>__<tool>` (and `<id>-<n>__<tool>` on further instances), and the id ' +
+      'is deployment configuration: write `{{tool:<name>}}`, which each endpoint renders as ' +
+      'the name its clients see and the generator checks on every rename.',
   },
   SPEC040: {
     title: 'Tool not in a toolset',

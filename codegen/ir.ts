@@ -110,7 +110,9 @@ export interface OAuthIR {
   readonly refreshFailed: string;
 }
 
-/** Spec `connector.connect`: the read run with a submitted credential, and the text shown when the upstream refuses it. */
+/**
+ * Spec `connector.connect`: the read run with a submitted credential, and the text shown when the upstream refuses it.
+ */
 export interface ConnectIR {
   readonly verify: string;
   readonly rejected: string;
@@ -239,7 +241,10 @@ function kindMap(raw: unknown): Record<string, LimitKind> {
   return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, LimitKind] => LIMIT_KINDS.includes(e[1] as LimitKind))) : {};
 }
 
-/** Every limit name a connector file uses (connector and tools), with its kind; undeclared names are left out (SPEC036 reports them). */
+/**
+ * Every limit name a connector file uses (connector and tools), with its kind; undeclared names are left out (SPEC036
+ * reports them).
+ */
 function resolveLimitKinds(names: Iterable<string>, own: Record<string, LimitKind>, platform: Readonly<Record<string, LimitKind>>): Record<string, LimitKind> {
   const out: Record<string, LimitKind> = {};
   for (const name of [...new Set(names)].sort()) {

@@ -79,7 +79,7 @@ export async function run(argv: readonly string[], log: (line: string) => void =
     return 1;
   }
   if (options.mode === 'lint') {
-    log(`specs OK: ${ir.connectors.length} connectors, ${ir.connectors.reduce((n, c) => n + c.tools.length, 0)} tools (${diagnostics.length} warning(s))`);
+    log(`specs OK: ${ir.connectors.length} connectors, ` + `${ir.connectors.reduce((n, c) => n + c.tools.length, 0)} tools (${diagnostics.length} warning(s))`);
     return 0;
   }
   const outRel = relative(options.root, options.outDir) || '.';
@@ -93,7 +93,7 @@ export async function run(argv: readonly string[], log: (line: string) => void =
 
   if (options.mode === 'check') {
     if (changed.length === 0 && stale.length === 0 && stubs.length === 0) {
-      log(`codegen check OK: ${files.size} files in ${outRel}/ match the specs (${Math.round(performance.now() - started)} ms)`);
+      log(`codegen check OK: ${files.size} files in ${outRel}/ match the ` + `specs (${Math.round(performance.now() - started)} ms)`);
       return 0;
     }
     errorLog(`${outRel}/ is out of date with specs/:`);
@@ -116,7 +116,7 @@ export async function run(argv: readonly string[], log: (line: string) => void =
     writeFileSync(full, change.content);
     log(`  ${change.path}: ${change.reason}`);
   }
-  log(`codegen: ${files.size} files (${changed.length} written, ${stale.length} removed), ${stubs.length} handler file(s) added or updated, in ${Math.round(performance.now() - started)} ms`);
+  log(`codegen: ${files.size} files (${changed.length} written, ${stale.length} removed), ${stubs.length} ` + `handler file(s) added or updated, in ${Math.round(performance.now() - started)} ms`);
   return 0;
 }
 

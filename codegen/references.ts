@@ -193,24 +193,30 @@ function checkReference(inner: string, site: TextSite, scope: ReferenceScope): s
     const name = tool[1]!;
     if (scope.tools.has(name)) return undefined;
     if (scope.systemTools.has(name)) {
-      return scope.listedSystemTools.has(name) ? undefined : `${site.what} refers to \`{{tool:${name}}}\`, but this connector's endpoints do not list ${name} (connector.connectAccount is not true)`;
+      return scope.listedSystemTools.has(name)
+        ? undefined
+        : `${site.what} refers to \`{{tool:${name}}}\`, but this connector's ` + `endpoints do not list ${name} (connector.connectAccount is not true)`;
     }
     const guess = closest(name, [...scope.tools.keys(), ...scope.listedSystemTools]);
-    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool \`${name}\`${scope.id ? ` in connector ${scope.id}` : ' among the system tools'}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
+    const where = scope.id ? ` in connector ${scope.id}` : ' among the system tools';
+    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool ` + `\`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
   }
   const arg = ARG_REF.exec(inner);
   if (arg) {
     const [, toolName, argName] = arg as unknown as [string, string | undefined, string];
     const owner = toolName ?? site.ownTool;
-    if (owner === undefined) return `${site.what} refers to \`{{arg:${argName}}}\` outside a tool's own texts: ${write(`arg:<tool>.${argName}`)} naming the tool`;
+    if (owner === undefined) return `${site.what} refers to \`{{arg:${argName}}}\` outside a tool's own ` + `texts: ${write(`arg:<tool>.${argName}`)} naming the tool`;
     const args = scope.tools.get(owner) ?? scope.systemTools.get(owner);
-    if (!args) return `${site.what} refers to \`{{${inner}}}\`, but there is no tool \`${owner}\`${scope.id ? ` in connector ${scope.id}` : ''}`;
+    if (!args) return `${site.what} refers to \`{{${inner}}}\`, but there is no tool ` + `\`${owner}\`${scope.id ? ` in connector ${scope.id}` : ''}`;
     if (args.has(argName)) return undefined;
     const guess = closest(argName, args);
     const prefix = toolName ? `${toolName}.` : '';
-    return `${site.what} refers to \`{{${inner}}}\`, but tool \`${owner}\` has no argument \`${argName}\` (arguments: ${[...args].join(', ') || 'none'})${guess ? `; did you mean \`{{arg:${prefix}${guess}}}\`?` : ''}`;
+    return (
+      `${site.what} refers to \`{{${inner}}}\`, but tool \`${owner}\` has no argument \`${argName}\` (arguments: ` +
+      `${[...args].join(', ') || 'none'})${guess ? `; did you mean \`{{arg:${prefix}${guess}}}\`?` : ''}`
+    );
   }
-  return `${site.what} has \`{{${inner}}}\`, which is not a reference: write \`{{tool:<name>}}\` or \`{{arg:<name>}}\` / \`{{arg:<tool>.<name>}}\``;
+  return `${site.what} has \`{{${inner}}}\`, which is not a reference: write ` + `\`{{tool:<name>}}\` or \`{{arg:<name>}}\` / \`{{arg:<tool>.<name>}}\``;
 }
 
 /** Words before a one-word tool name that make it a tool's name rather than an English word. */
@@ -281,7 +287,7 @@ export function lintReferences(source: SpecSource, systemTools: ReadonlyMap<stri
           'SPEC039',
           source.file,
           at,
-          `${site.what} names the tool \`${name}\`${count > 1 ? ` (${count} times)` : ''} without a reference: write \`{{tool:${name}}}\` instead (served as ${served(scope, name)})`,
+          `${site.what} names the tool \`${name}\`${count > 1 ? ` (${count} times)` : ''} without a ` + `reference: write \`{{tool:${name}}}\` instead (served as ${served(scope, name)})`,
         ),
       );
     }

@@ -58,7 +58,8 @@ export function checkFormat(source: SpecSource): Diagnostic[] {
       const code = isTool && (missing === 'title' || missing === 'description') ? 'SPEC023' : 'SPEC004';
       d = diagnostic(code, source.file, locate(source, path), `${where} is missing \`${missing}\``);
     } else {
-      const allowed = error.keyword === 'enum' ? ` (allowed: ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})` : '';
+      const values = error.keyword === 'enum' ? (error.params as { allowedValues: unknown[] }).allowedValues : undefined;
+      const allowed = values ? ` (allowed: ${values.map((v) => JSON.stringify(v)).join(', ')})` : '';
       d = diagnostic('SPEC002', source.file, locate(source, path), `${where} ${error.message ?? 'is invalid'}${allowed}`);
     }
     const dedupe = `${d.code}|${d.position.line}|${d.position.col}|${d.message}`;
@@ -81,7 +82,10 @@ interface RawTool {
   errors?: unknown;
 }
 
-/** Lints over one file; `platformErrors` are the codes specs/platform.yaml defines, `platformLimitKinds` the limit names it gives a kind. */
+/**
+ * Lints over one file; `platformErrors` are the codes specs/platform.yaml defines, `platformLimitKinds` the limit names
+ * it gives a kind.
+ */
 export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>, platformLimitKinds: ReadonlySet<string> = new Set()): Diagnostic[] {
   const out: Diagnostic[] = [];
   const data = isObject(source.data) ? source.data : {};
@@ -123,7 +127,9 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
               'SPEC011',
               file,
               at([...path, 'name']),
-              `served name \`${full}\` is ${full.length} characters${/^[A-Za-z0-9_-]+$/.test(name) ? '' : ' and has characters outside [A-Za-z0-9_-]'}; the limit is ${MAX_TOOL_NAME} of [A-Za-z0-9_-]`,
+              `served name \`${full}\` is ${full.length} ` +
+                `characters${/^[A-Za-z0-9_-]+$/.test(name) ? '' : ' and has characters outside [A-Za-z0-9_-]'}; ` +
+                `the limit is ${MAX_TOOL_NAME} of [A-Za-z0-9_-]`,
             ),
           );
         }
@@ -141,7 +147,7 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
         input = undefined; // reported by the $ref walk below
       }
       if (isObject(input) && input.type !== 'object') {
-        out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
+        out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ` + `${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
       }
       // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
       // is not `type: "object"`. Checked on every connector, published or not; the one exception is
@@ -155,7 +161,12 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
       if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
         const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
         out.push(
-          diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`),
+          diagnostic(
+            'SPEC032',
+            file,
+            at([...path, 'output']),
+            `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; ` + `an outputSchema must be \`type: object\` at its root${why}`,
+          ),
         );
       }
       const write = tool.write === true;
@@ -232,7 +243,12 @@ function lintLimitKinds(
     if (own.has(name) || platformLimitKinds.has(name) || reported.has(name)) continue;
     reported.add(name);
     out.push(
-      diagnostic('SPEC036', source.file, locate(source, path, true), `limit \`${name}\` has no kind in \`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`),
+      diagnostic(
+        'SPEC036',
+        source.file,
+        locate(source, path, true),
+        `limit \`${name}\` has no kind in ` + `\`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`,
+      ),
     );
   }
   return out;
@@ -267,7 +283,7 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
         'SPEC037',
         source.file,
         at(['connector', 'connect', 'verify']),
-        `\`connect.verify\` names \`${connect.verify}\`, which is not a read tool of this connector without required arguments`,
+        `\`connect.verify\` names \`${connect.verify}\`, which is not a ` + 'read tool of this connector without required arguments',
       ),
     );
   }
@@ -282,14 +298,17 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
         at(['connector', 'connect', 'rejected']),
         text === undefined
           ? `\`connect.rejected\` names \`${connect.rejected}\`, which is not an error of this connector`
-          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs {${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
+          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs ` + `{${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
       ),
     );
   }
   return out;
 }
 
-/** `connector.oauth`: present exactly on `oauth2` connectors, naming a reconnect text to answer a refused grant (SPEC035). */
+/**
+ * `connector.oauth`: present exactly on `oauth2` connectors, naming a reconnect text to answer a refused grant
+ * (SPEC035).
+ */
 function lintOAuth(source: SpecSource, connector: Record<string, unknown>): Diagnostic[] {
   const at = (path: PathSegment[], key = false) => locate(source, path, key);
   const oauth = isObject(connector.oauth) ? connector.oauth : undefined;
@@ -330,7 +349,7 @@ function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>
           'SPEC034',
           source.file,
           at(['connector', 'errors', code, 'upstream']),
-          `error \`${code}\` answers upstream failures, but its text needs {${extra.join('}, {')}}, which only a handler knows`,
+          `error \`${code}\` answers upstream failures, but its text needs ` + `{${extra.join('}, {')}}, which only a handler knows`,
         ),
       );
   }

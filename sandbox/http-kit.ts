@@ -41,7 +41,9 @@ export interface JsonStyle {
   readonly headers?: Readonly<Record<string, string>>;
   /** Two-space indentation and a final newline (Elasticsearch's `?pretty`). */
   readonly pretty?: boolean;
-  /** The call's headers go first, before content-type and content-length (Laravel writes its rate-limit headers first). */
+  /**
+   * The call's headers go first, before content-type and content-length (Laravel writes its rate-limit headers first).
+   */
   readonly callHeadersFirst?: boolean;
 }
 
@@ -119,7 +121,10 @@ export interface SandboxControls {
   readonly reset: () => unknown;
 }
 
-/** `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests` (when kept), `POST /__sandbox/reset`. */
+/**
+ * `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests` (when kept), `POST
+ * /__sandbox/reset`.
+ */
 export function serveControls(method: string, path: string, text: string, res: ServerResponse, controls: SandboxControls): void {
   if (path === '/__sandbox/switches' && method === 'GET') sendJson(res, 200, controls.switches());
   else if (path === '/__sandbox/switches' && method === 'POST') {

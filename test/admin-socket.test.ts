@@ -1,4 +1,5 @@
-// Operations without downtime (docs/decisions/operations.md, 'The admin CLI runs inside a running gateway; changes are audited'): with `npm start` running on the embedded
+// Operations without downtime (docs/decisions/operations.md, 'The admin CLI runs inside a running gateway; changes are
+// audited'): with `npm start` running on the embedded
 // database, every admin CLI command goes to the gateway over its admin socket (data dir, 0600):
 // a token issued by the CLI works at once, a revoked one is refused at the next call (so is the
 // token of an OAuth grant revoked with `grants revoke`), a credential piped on standard input is
@@ -101,10 +102,9 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     const clientId = ((await registered.json()) as { client_id: string }).client_id;
     const verifier = randomBytes(32).toString('base64url');
     const resource = `${gateway.url}/register/mcp`;
-    const started = await fetch(
-      `${gateway.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource })}`,
-      { redirect: 'manual' },
-    );
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', resource });
+    const started = await fetch(`${gateway.url}/oauth/authorize?${query}`, { redirect: 'manual' });
     const portal = new PortalClient(gateway.url);
     expect((await portal.signIn(DEMO_EMAIL, DEMO_PASSWORD)).status).toBe(303);
     const consent = started.headers.get('location')!;

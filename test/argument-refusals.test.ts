@@ -59,7 +59,8 @@ describe('argument refusals by handlers', () => {
   it("cases__graphql_query refuses the issue's alias bomb (660 × cases(limit 200)) with the cost text, no upstream request, no unit", async () => {
     const client = await mcpClient(gw.url, 'cases', tenant.token);
     clients.push(client);
-    const bomb = `{ ${Array.from({ length: 660 }, (_, i) => `c${i}: cases(pagination: { limit: 200 }) { items { id } }`).join(' ')} }`;
+    const alias = (i: number): string => `c${i}: cases(pagination: { limit: 200 }) { items { id } }`;
+    const bomb = `{ ${Array.from({ length: 660 }, (_, i) => alias(i)).join(' ')} }`;
     const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
     const casesBefore = cases.stats.requests;
     const result = await client.callTool({ name: 'cases__graphql_query', arguments: { query: bomb } });
@@ -77,7 +78,7 @@ describe('argument refusals by handlers', () => {
     // An ordinary query of a few pages still goes through (and is metered once).
     const ordinary = await client.callTool({
       name: 'cases__graphql_query',
-      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
+      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: ' + 'cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
     });
     expect(ordinary.isError).toBeFalsy();
     expect(cases.stats.requests).toBe(casesBefore + 1);

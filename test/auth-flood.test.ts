@@ -1,4 +1,5 @@
-// Unknown tokens cost the store nothing per token (docs/decisions/check-order-and-metering.md, 'Unknown tokens and failed authentication'): a token not in the snapshot
+// Unknown tokens cost the store nothing per token (docs/decisions/check-order-and-metering.md, 'Unknown tokens and
+// failed authentication'): a token not in the snapshot
 // waits for a shared read of the store's change version instead of a lookup of its own, a token
 // issued on another replica is still accepted at its first request, and failed authentications
 // are limited per client address without ever refusing a token the gateway holds in memory.
@@ -109,7 +110,9 @@ describe('failed authentications per client address', () => {
     expect(reads.versionReads).toBe(5);
     const limited = await rpc(gw.url, 'register', randomToken(), PING);
     expect(limited.headers.get('retry-after')).toBe('1');
-    expect(limited.json).toMatchObject({ error: { code: -32029, message: 'Too many failed authentication attempts from this address. Retry after 1 second with a token issued by this gateway.' } });
+    expect(limited.json).toMatchObject({
+      error: { code: -32029, message: 'Too many failed authentication attempts from this address. Retry ' + 'after 1 second with a token issued by this gateway.' },
+    });
     expect((await rpc(gw.url, 'register', known.token, PING)).status).toBe(200);
     expect(reads.versionReads).toBe(5);
     const usage = await fetch(`${gw.url}/api/usage`, { headers: { authorization: `Bearer ${randomToken()}` } });

@@ -87,7 +87,7 @@ describe('books end to end: the demo wiring (bin/demo.ts) and the SDK Client', (
     const before = await usageOf(gw.url, tenant.token);
     const refused = await call('list_contacts', { organizationId: O, name: "O'Brien" });
     expect(resultText(refused)).toBe(
-      "The value of name contains a single quote ('), which Dinero filters cannot carry. Search again without the quote, for example with a part of the text that has none.",
+      "The value of name contains a single quote ('), which Dinero filters cannot carry. Search " + 'again without the quote, for example with a part of the text that has none.',
     );
     const after = await usageOf(gw.url, tenant.token);
     expect(after.usage.totalCostUnits).toBe(before.usage.totalCostUnits);

@@ -159,7 +159,8 @@ const TABLE: Readonly<Record<string, Expected>> = {
     path: () => '/v1/organizations',
     check: (r) => {
       expect(r.count).toBe(3);
-      // CountryKey is not among the `fields` /v1/organizations documents (sandbox/books/documented-fields.ts): not asked, so null.
+      // CountryKey is not among the `fields` /v1/organizations documents (sandbox/books/documented-fields.ts): not
+      // asked, so null.
       expect(r.organizations.find((o: Row) => o.id === O)).toMatchObject({ id: O, isPro: true, countryKey: null, vatNumber: expect.any(String) });
       expect(r.organizations.find((o: Row) => o.id === BOOKS_FREE_ORG_ID).isPro).toBe(false);
     },
@@ -546,7 +547,8 @@ describe('books: every catalog tool against the Dinero sandbox', () => {
       expect(request.headers.authorization).toBe(`Bearer ${BOOKS_SANDBOX_TOKEN}`);
       expect(request.headers.accept).toBe(row!.accept ?? 'application/json');
       for (const [name, value] of Object.entries(row!.query ?? {})) expect(request.query[name], `query ${name}`).toBe(value);
-      // `fields` only on an endpoint that documents it, and only documented names (the sandbox would have answered 400).
+      // `fields` only on an endpoint that documents it, and only documented names (the sandbox would have answered
+      // 400).
       expectDocumentedFields(request);
       expect(sandbox.stats.undocumentedFields).toEqual([]);
       // organizationId travels as an integer path segment on every organisation call.
@@ -789,7 +791,7 @@ describe('books: the error table', () => {
 
   it('other 4xx → the upstream message, never retried: 400 validation and 404 not found', async () => {
     const crossing = await failure('list_entries', { organizationId: O, fromDate: '2024-12-01', toDate: '2025-01-31' });
-    expect(crossing.text).toBe('Dinero rejected the request (HTTP 400): Validation failed; toDate: fromDate and toDate must be within the same accounting year.');
+    expect(crossing.text).toBe('Dinero rejected the request (HTTP 400): Validation failed; toDate: ' + 'fromDate and toDate must be within the same accounting year.');
     expect(sandbox.stats.requests).toBe(1);
     const year = await failure('get_saldo_balance_report', { organizationId: O, accountingYear: '1999' });
     expect(year.text).toContain("accountingYear: The accounting year '1999' does not exist.");

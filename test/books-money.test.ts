@@ -41,7 +41,10 @@ async function call<K extends BooksToolName>(tool: K, raw: Record<string, unknow
 }
 
 type Schema = { description?: string; required?: string[]; properties?: Record<string, Schema>; items?: Schema };
-/** The books tools as the catalog shows them (books publishes no output schema in tools/list: `structuredContent: false`). */
+/**
+ * The books tools as the catalog shows them (books publishes no output schema in tools/list: `structuredContent:
+ * false`).
+ */
 const CATALOG = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as {
   connectors: { key: string; tools: { name: string; description: string; result: Schema }[] }[];
 };

@@ -196,7 +196,8 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
       const before = npmCalls().length;
       const result = run(['-c', 'echo ran']);
       expect(result.stdout).toBe('ran\n');
-      expect(result.stderr).toMatch(/^node_modules has a 0\.9\.0, package-lock\.json wants 1\.0\.0; node_modules links to .*other-checkout-modules, so it is left as it is \(run npm ci there\)\n$/);
+      expect(result.stderr).toMatch(/^node_modules has a 0\.9\.0, package-lock\.json wants 1\.0\.0; node_modules links to /);
+      expect(result.stderr).toMatch(/other-checkout-modules, so it is left as it is \(run npm ci there\)\n$/);
       expect(npmCalls()).toHaveLength(before);
       expect(existsSync(join(other, '.package-lock.json'))).toBe(true);
     } finally {
@@ -220,7 +221,8 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
     writeFileSync(
       join(dir, 'serve.mjs'),
       `process.on('SIGTERM', () => { console.log('stopping cleanly'); process.exit(0); });
-console.log('node_modules/.bin second on PATH:', process.env.PATH.split(${JSON.stringify(delimiter)})[1] === ${JSON.stringify(join(dir, 'node_modules', '.bin'))});
+const second = process.env.PATH.split(${JSON.stringify(delimiter)})[1];
+console.log('node_modules/.bin second on PATH:', second === ${JSON.stringify(join(dir, 'node_modules', '.bin'))});
 setInterval(() => {}, 1000);`,
     );
     const child = spawn(process.execPath, [join(dir, 'bin', 'run.mjs'), 'serve.mjs'], { cwd: dir, env: { ...process.env, npm_execpath: fakeNpm }, stdio: ['ignore', 'pipe', 'inherit'] });

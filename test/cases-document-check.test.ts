@@ -110,11 +110,14 @@ const accepted: [string, string][] = [
   ['plain query', '{ cases(pagination: { cursor: null, limit: 10 }) { items { id caseNumber } nextCursor } }'],
   [
     'named query with variables',
-    'query Hours($case: Int, $from: Int = 0) { hours(pagination: { cursor: null, limit: 200 }, between: { field: startTime, from: $from }, filters: { case: $case }) { items { id costPrice } nextCursor } }',
+    'query Hours($case: Int, $from: Int = 0) { hours(pagination: { cursor: null, limit: 200 }, between: { ' +
+      'field: startTime, from: $from }, filters: { case: $case }) { items { id costPrice } nextCursor } }',
   ],
   [
     'fragments and inline fragments',
-    'query { caseById(id: 1) { ...CaseFields ... on Case { economy { offer } } ... { updatedAt } } } fragment CaseFields on Case { id caseNumber customer { ...Customer } } fragment Customer on Customer { name fullAddress }',
+    'query { caseById(id: 1) { ...CaseFields ... on Case { economy { offer } } ... { ' +
+      'updatedAt } } } fragment CaseFields on Case { id caseNumber customer { ' +
+      '...Customer } } fragment Customer on Customer { name fullAddress }',
   ],
   ['@include and @skip', 'query Q($a: Boolean!) { caseById(id: 1) { id description @include(if: $a) status @skip(if: $a) { text } } }'],
   ['full introspection query', fullIntrospection],
@@ -257,19 +260,22 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
     expect(cost(`{ ${aliases(20, 200)} }`)).toEqual({ ok: true, listSelections: 20, estimatedRows: 4_000 });
     expect(cost(`{ ${aliases(21, 10)} }`)).toEqual({ ok: false, listSelections: 21, estimatedRows: 210 });
     // The same list field spread through a fragment many times counts each time.
-    const spread = `{ ${Array.from({ length: 21 }, (_, i) => `f${i}: caseById(id: ${i}) { ...Hours }`).join(' ')} } fragment Hours on Case { hours(pagination: { limit: 1 }) { items { id } } }`;
+    const spread = `{ ${Array.from({ length: 21 }, (_, i) => `f${i}: caseById(id: ${i}) { ...Hours }`).join(' ')} ` + '} fragment Hours on Case { hours(pagination: { limit: 1 }) { items { id } } }';
     expect(cost(spread)).toEqual({ ok: false, listSelections: 21, estimatedRows: 21 });
     // A fragment of list fields spread 7 times: 3 × 7 = 21.
-    const fragment = `{ ${Array.from({ length: 7 }, (_, i) => `x${i}: caseById(id: ${i}) { ...Three }`).join(' ')} } fragment Three on Case { a: hours(pagination: { limit: 1 }) { items { id } } b: hours(pagination: { limit: 1 }) { items { id } } c: hours(pagination: { limit: 1 }) { items { id } } }`;
+    const fragment =
+      `{ ${Array.from({ length: 7 }, (_, i) => `x${i}: caseById(id: ${i}) { ...Three }`).join(' ')} } ` +
+      'fragment Three on Case { a: hours(pagination: { limit: 1 }) { items { id } } b: hours(pagination: { ' +
+      'limit: 1 }) { items { id } } c: hours(pagination: { limit: 1 }) { items { id } } }';
     expect(cost(fragment)).toEqual({ ok: false, listSelections: 21, estimatedRows: 21 });
   });
 
   it('estimates rows as the product of page sizes along nested lists, summed, at the boundary of 10,000', () => {
-    const nested = (outer: number, inner: number) => `{ cases(pagination: { limit: ${outer} }) { items { id hours(pagination: { limit: ${inner} }) { items { id } } } } }`;
+    const nested = (outer: number, inner: number) => `{ cases(pagination: { limit: ${outer} }) { items { id ` + `hours(pagination: { limit: ${inner} }) { items { id } } } } }`;
     expect(cost(nested(200, 49))).toEqual({ ok: true, listSelections: 2, estimatedRows: 200 + 200 * 49 });
     expect(cost(nested(200, 50))).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 50 });
     // Through a fragment spread inside a list: the fragment's rows scale with the rows it is spread into.
-    const viaFragment = '{ cases(pagination: { limit: 100 }) { items { ...H } } } fragment H on Case { hours(pagination: { limit: 100 }) { items { id } } }';
+    const viaFragment = '{ cases(pagination: { limit: 100 }) { items { ...H } } } fragment H on ' + 'Case { hours(pagination: { limit: 100 }) { items { id } } }';
     expect(cost(viaFragment)).toEqual({ ok: false, listSelections: 2, estimatedRows: 100 + 100 * 100 });
     // A single page over the limit is refused too (the spec caps `limit` at 200 anyway).
     expect(cost('{ cases(pagination: { limit: 10001 }) { items { id } } }')).toEqual({ ok: false, listSelections: 1, estimatedRows: 10_001 });
@@ -280,12 +286,12 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
   });
 
   it('reads page sizes from variables and their defaults, and assumes 200 where none is given', () => {
-    const byVariable = 'query Q($n: Int!) { cases(pagination: { limit: $n }) { items { id hours(pagination: { limit: $n }) { items { id } } } } }';
+    const byVariable = 'query Q($n: Int!) { cases(pagination: { limit: $n }) { items { id ' + 'hours(pagination: { limit: $n }) { items { id } } } } }';
     expect(cost(byVariable, { n: 10 })).toEqual({ ok: true, listSelections: 2, estimatedRows: 110 });
     expect(cost(byVariable, { n: 100 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 10_100 });
     expect(cost(byVariable)).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
     expect(cost(byVariable, { n: 'ten' })).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
-    const withDefault = 'query Q($n: Int = 5) { cases(pagination: { limit: $n }) { items { id hours(pagination: { limit: $n }) { items { id } } } } }';
+    const withDefault = 'query Q($n: Int = 5) { cases(pagination: { limit: $n }) { items { id ' + 'hours(pagination: { limit: $n }) { items { id } } } } }';
     expect(cost(withDefault)).toEqual({ ok: true, listSelections: 2, estimatedRows: 30 });
     expect(cost(withDefault, { n: 150 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 150 + 150 * 150 });
     const wholeObject = 'query Q($p: PaginationInput!) { cases(pagination: $p) { items { id hours(pagination: $p) { items { id } } } } }';
@@ -293,7 +299,7 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
     expect(cost(wholeObject, { p: { cursor: null } })).toEqual({ ok: false, listSelections: 2, estimatedRows: 40_200 });
     // A collection without pagination (caseMaterials takes it optionally) is known by its `items`.
     expect(cost('{ cases(pagination: { limit: 50 }) { items { caseMaterials(type: MATERIAL) { items { id } } } } }')).toEqual({ ok: false, listSelections: 2, estimatedRows: 50 + 50 * 200 });
-    expect(cost('{ caseById(id: 1) { caseMaterials(type: MATERIAL) { ...Items } } } fragment Items on CaseMaterialConnection { items { id } }')).toEqual({
+    expect(cost('{ caseById(id: 1) { caseMaterials(type: MATERIAL) { ...Items } } } ' + 'fragment Items on CaseMaterialConnection { items { id } }')).toEqual({
       ok: true,
       listSelections: 1,
       estimatedRows: 200,

@@ -37,7 +37,8 @@ const newestFirst = (): CaseRecord[] => [...company().cases].sort((a, b) => b.up
 const matches = (c: CaseRecord, needle: string) => [c.caseNumber, c.description, c.customer.name].some((v) => v.toLocaleLowerCase('da-DK').includes(needle));
 
 /**
- * The schema shapes public material disagrees on (docs/decisions/connector-cases.md, 'Case-management schema shapes learned, not assumed'), each on its own and all
+ * The schema shapes public material disagrees on (docs/decisions/connector-cases.md, 'Case-management schema shapes
+ * learned, not assumed'), each on its own and all
  * together (a public client's model of the same API), learned from introspection; with
  * introspection disabled, learned from the upstream's validation answers. Every tool runs against
  * each (the schema tools fail by the spec when introspection is disabled).
@@ -113,7 +114,7 @@ describe('case management end to end against its sandbox', () => {
     expect(hourType.fields.items.map((f: { name: string }) => f.name)).toContain('billableHours');
     const data = json(
       await call('graphql_query', {
-        query: `query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: $case }) { items { id billableHours description } nextCursor } }`,
+        query: 'query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: ' + '$case }) { items { id billableHours description } nextCursor } }',
         variables: { case: SIX_HUNDRED_HOURS_CASE_ID },
       }),
     );
@@ -228,7 +229,8 @@ describe('case management end to end against its sandbox', () => {
     }
     sandbox.resetSwitches();
     sandbox.setSwitches({ throttleNext: 1, retryAfter: 30 });
-    expect(json(await call('list_cases', { limit: 1 })).count).toBe(1); // throttled once, retried after the clamped wait
+    // throttled once, retried after the clamped wait
+    expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
     sandbox.setSwitches({ throttleNext: 2, throttleMode: 'http200' });
     expect(text(await call('list_cases', { limit: 1 }))).toBe(texts.throttled.text.replace('{upstream}', 'Ordrestyring'));
     sandbox.resetSwitches();
@@ -388,7 +390,10 @@ describe('case management end to end against its sandbox', () => {
       const caseFilter = shapes.hoursCaseFilter === 'object' ? '{ id: $id }' : '$id';
       const data = json(
         await call('graphql_query', {
-          query: `query Q($id: Int!) { caseById(id: $id) { id ${status} } cases(pagination: { limit: 1 }, orderBy: { field: "updatedAt", direction: DESC }) { items { id } } hours(pagination: { limit: 200 }, filters: { case: ${caseFilter} }) { items { id } } }`,
+          query:
+            `query Q($id: Int!) { caseById(id: $id) { id ${status} } cases(pagination: { limit: 1 }, ` +
+            'orderBy: { field: "updatedAt", direction: DESC }) { items { id } } hours(pagination: { ' +
+            `limit: 200 }, filters: { case: ${caseFilter} }) { items { id } } }`,
           variables: { id: PARENT_CASE_ID },
         }),
       );

@@ -112,7 +112,9 @@ const catalog: fc.Arbitrary<Catalog> = fc
   })
   .map(({ platform, connectors }) => ({ format: 2, platform: withKinds(platform, platform.systemTools), connectors }) as unknown as Catalog);
 
-/** As the generator does: `limitKinds` has a kind for every limit name the section and its tools use, and only those. */
+/**
+ * As the generator does: `limitKinds` has a kind for every limit name the section and its tools use, and only those.
+ */
 function withKinds<T extends { kinds: Record<string, string>; limits: Record<string, number> }>(section: T, list: ReadonlyArray<{ limits: Record<string, number> }>) {
   const { kinds, ...rest } = section;
   const used = new Set([...Object.keys(section.limits), ...list.flatMap((t) => Object.keys(t.limits))]);

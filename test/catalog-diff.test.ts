@@ -256,7 +256,7 @@ describe('catalog diff: acknowledgements', () => {
 
   it('fails on an unacknowledged breaking change and passes once a reviewer accepts it with a reason', () => {
     expect(applyAcknowledgements(removal(), []).ok).toBe(false);
-    const acks = parseAcknowledgements('acknowledged:\n  - change: argument-removed:demo/list_orders/input.status\n    reason: The shop dropped order states; no client sends it.\n');
+    const acks = parseAcknowledgements('acknowledged:\n  - change: argument-removed:demo/list_orders/input.status\n   ' + ' reason: The shop dropped order states; no client sends it.\n');
     const verdict = applyAcknowledgements(removal(), acks);
     expect(verdict.ok).toBe(true);
     expect(verdict.changes[0]!.acknowledged).toBe('The shop dropped order states; no client sends it.');
@@ -264,7 +264,7 @@ describe('catalog diff: acknowledgements', () => {
   });
 
   it('an acknowledgement of another change does not help, and is listed as unused', () => {
-    const acks = parseAcknowledgements('acknowledged:\n  - change: tool-removed:demo/list_orders\n    reason: Replaced by search_orders in this release.\n');
+    const acks = parseAcknowledgements('acknowledged:\n  - change: tool-removed:demo/list_orders\n    ' + 'reason: Replaced by search_orders in this release.\n');
     const verdict = applyAcknowledgements(removal(), acks);
     expect(verdict.ok).toBe(false);
     expect(verdict.unused.map((a) => a.change)).toEqual(['tool-removed:demo/list_orders']);
@@ -390,7 +390,7 @@ describe('npm run catalog:diff', () => {
     const io = capture();
     expect(await run([join(dir, 'base.json'), join(dir, 'head.json'), '--ack', join(dir, 'none.yaml')], io)).toBe(2);
     expect(io.errors).toContain('does not exist');
-    writeFileSync(join(dir, 'acks.yaml'), 'acknowledged:\n  - change: argument-removed:demo/list_orders/input.status\n    reason: Order states are gone upstream.\n');
+    writeFileSync(join(dir, 'acks.yaml'), 'acknowledged:\n  - change: ' + 'argument-removed:demo/list_orders/input.status\n    reason: Order states are gone upstream.\n');
     const failing = capture();
     expect(await run([join(dir, 'base.json'), join(dir, 'head.json'), '--root', dir], failing)).toBe(1);
     expect(failing.text).toContain('BREAKING (1)');

@@ -125,7 +125,8 @@ describe('check order of a tools/call', () => {
     expect({ upstreamRequests: outcome.upstreamRequests, metered: outcome.metered }).toEqual({ upstreamRequests: 1, metered: 1 });
   });
 
-  // Each fault alone gives its own step's answer: so a pair test below cannot pass because the later fault was never made.
+  // Each fault alone gives its own step's answer: so a pair test below cannot pass because the later fault was never
+  // made.
   for (const step of declared) {
     it(`failing only ${step} gets the ${step} answer`, async () => {
       expectRefusedAt(await callFailing(step), step);

@@ -1,4 +1,5 @@
-// Client ID metadata documents against server-side request forgery (docs/decisions/mcp-authorization.md, 'MCP authorization hardening: public metadata addresses, iss, grants for operators'): a public
+// Client ID metadata documents against server-side request forgery (docs/decisions/mcp-authorization.md, 'MCP
+// authorization hardening: public metadata addresses, iss, grants for operators'): a public
 // host name that resolves to a loopback, private, link-local, unique-local, CGNAT, multicast or
 // unspecified address (IPv4, IPv6, IPv4-mapped IPv6) is not connected to. The check is the
 // connection's own name resolution (runtime/auth/public-egress.ts), so there is no second lookup

@@ -30,7 +30,8 @@ describe('connect page context', () => {
     await gw.app.context.state.refresh();
     const r = await rpc(gw.url, 'cases-2', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
     const { connect_url: url } = JSON.parse(resultTextOf(r)) as { connect_url: string };
-    // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their user'): the page is read signed in as that user.
+    // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their
+    // user'): the page is read signed in as that user.
     const portal = await portalAs(gw, b.user);
     const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
 

@@ -60,7 +60,9 @@ const KNOWN_ARGUMENT_BUGS: Readonly<Record<string, string>> = {};
 /** `<connector>.<tool>.<argument>` → base value, only where the derivation from the schema cannot build one. */
 const SCHEMA_BASE_VALUES: BaseValueOverrides = {};
 
-/** Base values the schema would accept derived, but the handler would refuse (it checks more than the schema can say). */
+/**
+ * Base values the schema would accept derived, but the handler would refuse (it checks more than the schema can say).
+ */
 const HANDLER_BASE_VALUES: BaseValueOverrides = {
   'cases.graphql_query.query': '{ __typename }',
   'erp.query_entity.entity': 'customers',
@@ -186,9 +188,14 @@ function failureTenants(): Promise<FailureTenants> {
   return failureTenantsMade;
 }
 const tally = { outside: 0, inside: 0, insideSkipped: 0, tools: 0, outputsChecked: 0 };
-/** `<connector>.<tool>` of every tool that answered at least one inside probe successfully (its result checked against output_<tool>). */
+/**
+ * `<connector>.<tool>` of every tool that answered at least one inside probe successfully (its result checked against
+ * output_<tool>).
+ */
 const outputsChecked = new Set<string>();
-/** `<connector>.<tool>` → the text of its last failed inside probe (reported for the tools never answered successfully). */
+/**
+ * `<connector>.<tool>` → the text of its last failed inside probe (reported for the tools never answered successfully).
+ */
 const failedWith = new Map<string, string>();
 const startedAt = performance.now();
 
@@ -201,9 +208,12 @@ afterAll(async () => {
   if (env) {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     console.info(
-      `contract suite: ${tally.tools} tools, ${tally.outside} outside + ${tally.inside} inside probes (${tally.insideSkipped} inside probes skipped on pending handlers); ` +
-        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ${env.counts.usageReads} usage reads in ${seconds} s; ` +
-        `${tally.outputsChecked} successful results of ${outputsChecked.size} tools checked against their output schema`,
+      `contract suite: ${tally.tools} tools, ${tally.outside} outside + ${tally.inside} inside ` +
+        `probes (${tally.insideSkipped} inside probes skipped on pending handlers); ` +
+        `${env.counts.calls} tools/call, ${env.counts.lists} tools/list, ` +
+        `${env.counts.usageReads} usage reads in ${seconds} s; ` +
+        `${tally.outputsChecked} successful results of ` +
+        `${outputsChecked.size} tools checked against their output schema`,
     );
     const unchecked = connectorKeys.flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`)).filter((t) => !outputsChecked.has(t));
     const why = unchecked.map((t) => `${t} (${failedWith.get(t) ?? 'no inside probe ran'})`);
@@ -309,7 +319,7 @@ for (const key of connectorKeys) {
       for (const suffix of ['', '-2']) {
         const instance = `${descriptor.defaultId}${suffix}`;
         const expectedProblems = knownBugs.map(([tool]) => `${instance}__${tool}: outputSchema root is not type object`).sort();
-        const sdkTitle = `${instance}: the SDK Client lists every tool with its title, description, annotations and object schemas`;
+        const sdkTitle = `${instance}: the SDK Client lists every tool with its ` + 'title, description, annotations and object schemas';
         const sdkTest = async () => {
           const client = await mcpClient(env.gateway.url, env.instanceIds[key] + suffix, env.tenant.token);
           try {
@@ -379,7 +389,7 @@ for (const key of connectorKeys) {
         it(`${tool.name}: ${outside.length} probes just outside the bounds end as the generic error, unmetered, with no upstream request`, async () => {
           expect(base.underived, 'required arguments without a derivable base value: add BASE_VALUE_OVERRIDES entries').toEqual([]);
           const disagreements = probeDisagreements(tool, validators[`input_${tool.name}`], probes).filter((d) => !knownBugProbes.some((p) => d.startsWith(`${p.label} (`)));
-          expect(disagreements, "probes the gateway's argument check (runtime/pipeline/arguments.ts + generated validator) judges differently from the published schema").toEqual([]);
+          expect(disagreements, "probes the gateway's argument check (runtime/pipeline/arguments.ts + " + 'generated validator) judges differently from the published schema').toEqual([]);
           await refuseAll(outside);
         });
 
@@ -410,11 +420,11 @@ for (const key of connectorKeys) {
               const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
               const expected = refusedByHandler ? 0 : 1;
               if (now.tool - previous.tool !== expected || now.total - previous.total !== expected)
-                wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
+                wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ` + `${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
               const refusalText = HANDLER_REFUSAL_TEXTS[`${key}.${tool.name} ${p.label}`];
               const expectedText = refusalText ? refusalText.test(resultText(result)) : resultText(result) === generic;
               if (refusedByHandler && (!expectedText || upstream.requests() !== upstreamBefore))
-                wrong.push(`${p.label}: a handler refusal must be the generic text (or its HANDLER_REFUSAL_TEXTS one) with no upstream request`);
+                wrong.push(`${p.label}: a handler refusal must be the generic text (or its ` + 'HANDLER_REFUSAL_TEXTS one) with no upstream request');
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);

@@ -1,4 +1,5 @@
-// A browser-based MCP client in a real browser (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on allowed origins'): Debian's chromium, headless,
+// A browser-based MCP client in a real browser (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on
+// allowed origins'): Debian's chromium, headless,
 // driven by playwright-core, loads a small page from a second local HTTP server — another origin,
 // listed in ALLOWED_ORIGINS — whose script speaks MCP to the gateway with fetch and a bearer token:
 // initialize, the initialized notification, tools/list and a tools/call served by the case
@@ -45,7 +46,12 @@ const token = ${JSON.stringify(token)};
 async function post(body, extra) {
   const res = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer ' + token, ...extra },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: 'Bearer ' + token,
+      ...extra,
+    },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -53,20 +59,30 @@ async function post(body, extra) {
 }
 async function run() {
   const steps = {};
-  steps.initialize = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser-page', version: '1.0.0' } } });
+  const clientInfo = { name: 'browser-page', version: '1.0.0' };
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo };
+  steps.initialize = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
   const version = { 'mcp-protocol-version': steps.initialize.body.result.protocolVersion };
   steps.initialized = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, version);
   steps.list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version);
-  steps.call = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'cases__describe_type', arguments: { name: 'Hour' } } }, version);
-  const stream = await fetch(endpoint, { headers: { accept: 'text/event-stream', authorization: 'Bearer ' + token, ...version } });
+  const call = { name: 'cases__describe_type', arguments: { name: 'Hour' } };
+  steps.call = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: call }, version);
+  const stream = await fetch(endpoint, {
+    headers: { accept: 'text/event-stream', authorization: 'Bearer ' + token, ...version },
+  });
   steps.stream = { status: stream.status, body: null };
-  const anonymous = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }) });
-  steps.anonymous = { status: anonymous.status, body: await anonymous.json(), wwwAuthenticate: anonymous.headers.get('www-authenticate') };
+  const anonymous = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
+  });
+  const wwwAuthenticate = anonymous.headers.get('www-authenticate');
+  steps.anonymous = { status: anonymous.status, body: await anonymous.json(), wwwAuthenticate };
   return steps;
 }
 run().then((steps) => { window.outcome = { steps }; }, (error) => { window.outcome = { error: String(error) }; });
 `;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Browser MCP client</title></head><body><h1>Browser MCP client</h1><script>${script}</script></body></html>`;
+  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Browser MCP ' + `client</title></head><body><h1>Browser MCP client</h1><script>${script}</script></body></html>`;
 }
 
 /** A local HTTP server for the page (its origin is http://127.0.0.1:<port>); the page is set once the gateway is up. */

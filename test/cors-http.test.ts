@@ -1,4 +1,5 @@
-// CORS of the MCP endpoints over real HTTP (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on allowed origins'): an allowed origin's preflight is
+// CORS of the MCP endpoints over real HTTP (docs/decisions/mcp-surface.md, 'CORS for browser-based MCP clients on
+// allowed origins'): an allowed origin's preflight is
 // answered and every answer to it — 200, 202, 401, 404, 405, 413, 429 — carries its
 // Access-Control-Allow-Origin; a foreign origin gets no allow header and is refused 403 before
 // anything reaches the upstream or the meter. The OAuth documents and endpoints a browser client

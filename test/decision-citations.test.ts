@@ -19,7 +19,10 @@ function files(dir: string): string[] {
   });
 }
 
-/** A file's text with comment markers at line starts removed and lines joined, so a citation wrapped over comment lines reads as one. */
+/**
+ * A file's text with comment markers at line starts removed and lines joined, so a citation wrapped over comment lines
+ * reads as one.
+ */
 function flattened(text: string): string {
   return text
     .split('\n')

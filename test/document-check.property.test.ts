@@ -124,7 +124,9 @@ describe('checkDocument, property-based', () => {
   });
 });
 
-/** A field of the cost model: a paged list (page size a literal, the variable `$n`, or missing) or a plain object field. */
+/**
+ * A field of the cost model: a paged list (page size a literal, the variable `$n`, or missing) or a plain object field.
+ */
 interface CostNode {
   readonly list: boolean;
   readonly limit: number | 'var' | null;

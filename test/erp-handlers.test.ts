@@ -173,7 +173,9 @@ describe('request shapes', () => {
     expect(read).toHaveLength(1);
     // The quotes leave as %27 (the WHATWG URL parser encodes them in a query); the ERP decodes them.
     expect(read[0]!.url).toBe(
-      `${SET('customers')}?$filter=displayName%20eq%20%27O%27%27Brien%27%20and%20lastModifiedDateTime%20gt%202024-01-01T00:00:00Z&$select=id,number,displayName&$expand=customerFinancialDetails&$orderby=number%20desc`,
+      `${SET('customers')}?` +
+        '$filter=displayName%20eq%20%27O%27%27Brien%27%20and%20lastModifiedDateTime%20gt%202024-01-01T00:00:00Z&' +
+        '$select=id,number,displayName&$expand=customerFinancialDetails&$orderby=number%20desc',
     );
     expect(read[0]!.headers.get('prefer')).toBe('odata.maxpagesize=25');
     expect(read[0]!.headers.get('data-access-intent')).toBe('ReadOnly');
@@ -283,7 +285,7 @@ describe('get_company_information', () => {
     upstream(route({ [SET('companyInformation')]: [400, { error: { code: 'Internal_CompanyNotFound', message: 'The company does not exist. CorrelationId: 2.' } }] }));
     const { code, text } = await failure('get_company_information', { companyId: COMPANY });
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
+    expect(text).toBe('The company id or resource path does not exist in environment ' + "'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 });
 
@@ -375,7 +377,7 @@ describe('query_entity: allow-list', () => {
       const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity });
       expect(error).toBeInstanceOf(ArgumentRefusal);
       expect(code).toBe('invalid_entity');
-      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and digits. Call erp__list_entity_metadata for the entity set names.`);
+      expect(text).toBe(`Invalid entity '${entity}': an entity name contains only letters and ` + 'digits. Call erp__list_entity_metadata for the entity set names.');
       expect(sent).toHaveLength(0);
     },
   );
@@ -385,7 +387,8 @@ describe('query_entity: allow-list', () => {
     const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'companies' });
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('unknown_entity');
-    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call erp__list_entity_metadata to see the entity sets and which are queryable\.$/);
+    expect(text).toMatch(/^Unknown entity 'companies'\. Closest matches: [A-Za-z, ]+\. Call erp__list_entity_metadata /);
+    expect(text).toMatch(/[a-z]\. Call erp__list_entity_metadata to see the entity sets and which are queryable\.$/);
     expect(text!.split('Closest matches: ')[1]!.split('. ')[0]!.split(', ').length).toBeLessThanOrEqual(5);
     expect(sent).toHaveLength(0);
 
@@ -556,7 +559,10 @@ describe('query_entity: cursors', () => {
     expect(sent).toHaveLength(0);
   });
 
-  /** A cursor sealed here as the handler seals one: what a tampered link inside a valid cursor looks like (or a cursor of an older build). */
+  /**
+   * A cursor sealed here as the handler seals one: what a tampered link inside a valid cursor looks like (or a cursor
+   * of an older build).
+   */
   const sealed = (payload: Row, options: CallOptions = {}) => context('query_entity', options).tokens.seal(JSON.stringify(payload), cursorBinding(COMPANY, 'customers'));
   const SENT = { $filter: 'balance gt 0', $select: 'id' };
 
@@ -571,8 +577,8 @@ describe('query_entity: cursors', () => {
     ['a deeper path', `${ORIGIN}${SET('customers')}/x?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
     ['a dot-segment escape', `${ORIGIN}${SET('customers')}/../../../companies?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
     ['an encoded slash', `${ORIGIN}${API}/companies(${COMPANY})%2Fcustomers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
-    ['another environment', `${ORIGIN}/v2.0/Sandbox/api/v2.0/companies(${COMPANY})/customers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
-    ['another API', `${ORIGIN}/v2.0/Production/api/contoso/app/v1.0/companies(${COMPANY})/customers?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
+    ['another environment', `${ORIGIN}/v2.0/Sandbox/api/v2.0/companies(${COMPANY})/customers?` + '$filter=balance%20gt%200&$select=id&$skiptoken=1'],
+    ['another API', `${ORIGIN}/v2.0/Production/api/contoso/app/v1.0/companies(${COMPANY})/` + 'customers?$filter=balance%20gt%200&$select=id&$skiptoken=1'],
     ['a fragment', `${ORIGIN}${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1#x`],
     ['a relative link', `${SET('customers')}?$filter=balance%20gt%200&$select=id&$skiptoken=1`],
   ];
@@ -673,7 +679,7 @@ describe('the ERP error table', () => {
     for (const credential of [null, { kind: 'oauth2', accessToken: '' } as Credential, { kind: 'api_key', apiKey: 'k' } as Credential]) {
       const { code, text } = await failure('list_companies', {}, { credential });
       expect(code).toBe('access_expired');
-      expect(text).toBe('The access token has expired and could not be refreshed. The connection must be re-established from the portal: call connect_account to reconnect.');
+      expect(text).toBe('The access token has expired and could not be refreshed. The connection must be ' + 're-established from the portal: call connect_account to reconnect.');
       expect(erpDescriptor.errors.access_expired.reconnect).toBe(true);
     }
     expect(sent).toHaveLength(0);
@@ -686,7 +692,7 @@ describe('the ERP error table', () => {
     upstream(route({ [path]: [401, { error: { code: 'Authentication_InvalidCredentials', message: 'The server has rejected the client credentials. CorrelationId: 3.' } }] }));
     const { code, text } = await failure('query_entity', customers);
     expect(code).toBe('access_rejected_401');
-    expect(text).toBe('The access token was rejected (401). The connection must be re-established from the portal: call connect_account to reconnect.');
+    expect(text).toBe('The access token was rejected (401). The connection must be ' + 're-established from the portal: call connect_account to reconnect.');
     expect(erpDescriptor.errors.access_rejected_401.reconnect).toBe(true);
   });
 
@@ -694,7 +700,7 @@ describe('the ERP error table', () => {
     upstream(route({ [SET('customers')]: [403, { error: { code: 'Authorization_NoLicense', message: 'no licence' } }] }));
     const { code, text } = await failure('query_entity', customers);
     expect(code).toBe('forbidden_403');
-    expect(text).toBe('The connected user lacks a licence, the permission set, or access to this company or environment (403). Reconnecting will not fix this.');
+    expect(text).toBe('The connected user lacks a licence, the permission set, or access to this ' + 'company or environment (403). Reconnecting will not fix this.');
     expect(erpDescriptor.errors.forbidden_403.reconnect).toBe(false);
   });
 
@@ -704,7 +710,7 @@ describe('the ERP error table', () => {
     for (const tool of ['list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'] as const) {
       const { code, text } = await failure(tool, { ...args[tool], environment: 'Shop' });
       expect(code).toBe('unknown_environment');
-      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of these names as `environment`, or call erp__list_environments.");
+      expect(text).toBe("Environment 'Shop' not found. Available: Production, Sandbox. Pass one of " + 'these names as `environment`, or call erp__list_environments.');
     }
     expect(dataRequests()).toHaveLength(0);
   });
@@ -713,7 +719,7 @@ describe('the ERP error table', () => {
     upstream(route({ [SET('customers')]: [400, { error: { code: errorCode, message: 'not there' } }] }));
     const { code, text } = await failure('query_entity', customers);
     expect(code).toBe('not_found_404');
-    expect(text).toBe("The company id or resource path does not exist in environment 'Production' (404). Get a valid companyId from erp__list_companies.");
+    expect(text).toBe('The company id or resource path does not exist in environment ' + "'Production' (404). Get a valid companyId from erp__list_companies.");
   });
 
   it('404 is the 404 text naming the environment as spelled by the ERP', async () => {

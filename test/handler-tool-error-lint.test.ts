@@ -25,25 +25,26 @@ function lint(name: string, source: string): { status: number | null; output: st
 
 describe('handlers cannot construct a ToolError (biome.json)', () => {
   it('refuses `new ToolError(…)` in a handler', () => {
-    const verdict = lint('named', "import { ToolError } from '#runtime/handler-api/tool-error.ts';\n\nexport const fail = (): never => {\n  throw new ToolError('key_rejectd');\n};\n");
+    const verdict = lint('named', "import { ToolError } from '#runtime/handler-api/tool-error.ts';\n\nexport const " + "fail = (): never => {\n  throw new ToolError('key_rejectd');\n};\n");
     expect(verdict.status).toBe(1);
     expect(verdict.output).toContain('lint/style/noRestrictedImports');
     expect(verdict.output).toContain('ctx.fail');
   });
 
   it('refuses the class through a namespace import and ArgumentRefusal too', () => {
-    expect(lint('namespace', "import * as errors from '#runtime/handler-api/tool-error.ts';\n\nexport const fail = (): never => {\n  throw new errors.ToolError('x');\n};\n").output).toContain(
+    expect(lint('namespace', "import * as errors from '#runtime/handler-api/tool-error.ts';\n\nexport const " + "fail = (): never => {\n  throw new errors.ToolError('x');\n};\n").output).toContain(
       'noRestrictedImports',
     );
-    expect(lint('refusal', "import { ArgumentRefusal } from '#runtime/handler-api/tool-error.ts';\n\nexport const refuse = (): never => {\n  throw new ArgumentRefusal('x');\n};\n").output).toContain(
-      'noRestrictedImports',
-    );
+    expect(
+      lint('refusal', "import { ArgumentRefusal } from '#runtime/handler-api/tool-error.ts';\n\nexport " + "const refuse = (): never => {\n  throw new ArgumentRefusal('x');\n};\n").output,
+    ).toContain('noRestrictedImports');
   });
 
   it('allows what a handler needs: the code of a caught failure and the parameter type', () => {
     const verdict = lint(
       'allowed',
-      "import { type ErrorParams, failureCode } from '#runtime/handler-api/tool-error.ts';\n\nexport const fatal = (error: unknown, _params?: ErrorParams): boolean => failureCode(error) === 'key_rejected';\n",
+      "import { type ErrorParams, failureCode } from '#runtime/handler-api/tool-error.ts';\n\nexport const " +
+        "fatal = (error: unknown, _params?: ErrorParams): boolean => failureCode(error) === 'key_rejected';\n",
     );
     expect(verdict.output).not.toContain('noRestrictedImports');
     expect(verdict.status).toBe(0);

@@ -39,7 +39,10 @@ interface Ids {
   year: string;
 }
 
-/** Spec doc 001's list result: `{ items, pagination: { results, pageSize, skipPages, hasMore } }`, and each row's named fields. */
+/**
+ * Spec doc 001's list result: `{ items, pagination: { results, pageSize, skipPages, hasMore } }`, and each row's named
+ * fields.
+ */
 function listShape(row: (item: Row) => void, expected: { pageSize?: number; skipPages?: number } = {}) {
   return (body: Row) => {
     expect(Object.keys(body).sort()).toEqual(['items', 'pagination']);
@@ -405,10 +408,14 @@ describe('invoicing end to end against its sandbox', () => {
   });
 
   describe('reconnect-required and write permission, with a reconnect link', () => {
-    /** The spec's text of a reconnect answer, checking the instruction and link that follow it in the same (one) text block. */
+    /**
+     * The spec's text of a reconnect answer, checking the instruction and link that follow it in the same (one) text
+     * block.
+     */
     const reconnectText = (result: unknown): string => {
       const { text, instruction } = reconnectParts(result);
-      expect(instruction).toMatch(/^Reconnect Invoicing for the endpoint invoicing here \(open it in a browser within 10 minutes; it works once\): http:\/\/.+\/portal\/connect\//);
+      expect(instruction).toMatch(/^Reconnect Invoicing for the endpoint invoicing here \(open it in a browser /);
+      expect(instruction).toMatch(/ within 10 minutes; it works once\): http:\/\/.+\/portal\/connect\//);
       return text;
     };
 

@@ -87,7 +87,9 @@ async function call<K extends InvoicingToolName>(tool: K, raw: Row, credential?:
 
 const texts = new ConnectorTexts(invoicingDescriptor, platformDescriptor);
 
-/** The failure of a call, with the text the runtime answers it with (a ToolError's code, or the `upstream:` mapping). */
+/**
+ * The failure of a call, with the text the runtime answers it with (a ToolError's code, or the `upstream:` mapping).
+ */
 async function failure(tool: InvoicingToolName, raw: Row): Promise<{ error: unknown; code?: string; text: string }> {
   const error = await call(tool, raw).then(
     () => undefined,
@@ -171,7 +173,7 @@ describe('request shapes', () => {
     always([200, collection([], { pageSize: 1000, skipPages: 3, results: 0 })]);
     await call('list_customers', { pagesize: 1000, skippages: 3, filter: 'name$like:*acme a/s*$and:city$eq:Aarhus C', sort: '-balance,~name' });
     expect(sent.map((s) => s.url)).toEqual([
-      `/customers?skippages=3&pagesize=1000&filter=${encodeURIComponent('name$like:*acme a/s*$and:city$eq:Aarhus C')}&sort=${encodeURIComponent('-balance,~name')}`,
+      '/customers?skippages=3&pagesize=1000&' + `filter=${encodeURIComponent('name$like:*acme a/s*$and:city$eq:Aarhus C')}&` + `sort=${encodeURIComponent('-balance,~name')}`,
     ]);
     expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('filter')).toBe('name$like:*acme a/s*$and:city$eq:Aarhus C');
   });
@@ -406,7 +408,11 @@ describe('the filter grammar', () => {
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('invalid_filter');
     expect(text).toBe(
-      'The filter was not sent to e-conomic: it is not a valid filter expression near character 24 (`name$eq:x$or:(city$eq:y`). Write clauses as `field$operator:value` (operators `$eq:` `$ne:` `$gt:` `$gte:` `$lt:` `$lte:` `$like:` `$in:` `$nin:`), for example `name$like:*acme*`, joined with `$and:` or `$or:` and grouped with balanced parentheses; `$in:` and `$nin:` take a list of at most 200 numbers such as `[2,5,7]`.',
+      'The filter was not sent to e-conomic: it is not a valid filter expression near character 24 ' +
+        '(`name$eq:x$or:(city$eq:y`). Write clauses as `field$operator:value` (operators `$eq:` `$ne:` `$gt:` ' +
+        '`$gte:` `$lt:` `$lte:` `$like:` `$in:` `$nin:`), for example `name$like:*acme*`, joined with `$and:` or ' +
+        '`$or:` and grouped with balanced parentheses; `$in:` and `$nin:` take a list of at most 200 numbers ' +
+        'such as `[2,5,7]`.',
     );
     expect(sent).toEqual([]);
   });
@@ -431,7 +437,8 @@ describe('the sort grammar', () => {
     expect(error).toBeInstanceOf(ArgumentRefusal);
     expect(code).toBe('invalid_sort');
     expect(text).toBe(
-      `The sort \`${sort}\` was not sent to e-conomic: give field names separated by commas, each optionally prefixed with \`-\` (descending) or \`~\` (alphabetical), for example \`-date,name\`.`,
+      `The sort \`${sort}\` was not sent to e-conomic: give field names separated by commas, each optionally ` +
+        `prefixed with \`-\` (descending) or \`~\` (alphabetical), for example \`-date,name\`.`,
     );
     expect(sent).toEqual([]);
   });
@@ -506,7 +513,7 @@ describe('PDFs', () => {
 });
 
 describe('errors', () => {
-  const reconnect = (status: number) => `e-conomic refused the stored grant token (HTTP ${status}): it is invalid or has been revoked. Reconnect this account from the portal, then try again.`;
+  const reconnect = (status: number) => `e-conomic refused the stored grant token (HTTP ${status}): it is invalid or has ` + 'been revoked. Reconnect this account from the portal, then try again.';
 
   it.each(READ_TOOLS.map((tool) => [tool]))('%s: 401 and 403 end in reconnect_required (declared `upstream: [auth]`, `reconnect: true`)', async (tool) => {
     const args: Row = { customerNumber: 1, bookedInvoiceNumber: 1, accountNumber: 1, year: '2024' };
@@ -540,7 +547,7 @@ describe('errors', () => {
     ]);
     const { code, text } = await failure('get_customer', { customerNumber: 1 });
     expect(code).toBe('upstream_rejected');
-    expect(text).toBe('e-conomic rejected the request: currency: Currency not found.; lines[2].unitNetPrice: At most 2 decimals.; recipient.vatZone: VAT zone not found.');
+    expect(text).toBe('e-conomic rejected the request: currency: Currency not found.; ' + 'lines[2].unitNetPrice: At most 2 decimals.; recipient.vatZone: VAT zone not found.');
   });
 
   it('the query-string 400 joins its errors and names the fields that may be used', async () => {
@@ -557,7 +564,7 @@ describe('errors', () => {
     ]);
     const { code, text } = await failure('list_customers', { filter: 'shoeSize$eq:42' });
     expect(code).toBe('upstream_rejected');
-    expect(text).toBe("e-conomic rejected the request: Filtering is not allowed on property 'shoeSize'.; fields that may be used: name, email, customerNumber");
+    expect(text).toBe('e-conomic rejected the request: Filtering is not allowed on property ' + "'shoeSize'.; fields that may be used: name, email, customerNumber");
   });
 
   it('a 400 with only a message passes the message; a non-JSON 400 passes its text', () => {

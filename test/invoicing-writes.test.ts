@@ -1,4 +1,5 @@
-// The four invoicing write tools and their guardrails (docs/decisions/upstream-calls.md, 'Writes: a preview without confirmation, one send with it'; spec doc 001 "Guardrail
+// The four invoicing write tools and their guardrails (docs/decisions/upstream-calls.md, 'Writes: a preview without
+// confirmation, one send with it'; spec doc 001 "Guardrail
 // rules", upstreams/invoicing.md §2 "Writes" and §3 #6–#11, DECISIONS §3, §11, §17): preview
 // without a request (or only the live read), `confirm` only as the boolean true, update merges over
 // the current record (allow-list, server fields stripped, no prototype pollution), duplicate strips

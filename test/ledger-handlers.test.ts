@@ -49,14 +49,20 @@ const queries = () => sent.filter((s) => s.path.startsWith('/Query/Get/'));
 const DOCUMENTED: Readonly<Record<string, string>> = {
   CompanyClient: 'PrimaryKeyId Id CompanyName Country CountryName Currency VatNumber Address1 Address2 Address3 Email Phone',
   DebtorClient:
-    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment CreditMax VatZone Vat Blocked CurBalance Overdue CurBalanceCur OverdueCur',
+    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName ' +
+    'CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment ' +
+    'CreditMax VatZone Vat Blocked CurBalance Overdue CurBalanceCur OverdueCur',
   CreditorClient:
-    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment CreditMax VatZone Vat Blocked CurBalance Overdue CurBalanceCur OverdueCur PaymentMethod PaymentId',
+    'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName CompanyRegNo ' +
+    'VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment CreditMax VatZone Vat ' +
+    'Blocked CurBalance Overdue CurBalanceCur OverdueCur PaymentMethod PaymentId',
   GLTransClient:
-    'Date DocumentDate Account Voucher VoucherLine Invoice Amount AmountCur AmountVat AmountBase Text Vat TransType Currency DCType DCAccount ReferenceNumber Qty Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
-  GLAccountClient: 'Account Name AccountType Vat Currency Balance CurBalanceCur ThisYear ThisYearDebit ThisYearCredit PrevYear PrevYearDebit PrevYearCredit Blocked DebetCredit',
-  InvItemClient: 'Item Name ItemType EAN CostPrice PurchasePrice SalesPrice1 SalesPrice2 SalesPrice3 Unit Group Qty QtyOnStock QtyReserved QtyOrdered Available LastMovement Blocked',
-  InvTransClient: 'LineNumber Date Item ItemName DCAccount AccountName MovementType Qty NetAmount CostPrice SalesPrice Currency OrderNumber InvoiceNumber Warehouse Text',
+    'Date DocumentDate Account Voucher VoucherLine Invoice Amount AmountCur AmountVat ' +
+    'AmountBase Text Vat TransType Currency DCType DCAccount ReferenceNumber Qty ' +
+    'Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
+  GLAccountClient: 'Account Name AccountType Vat Currency Balance CurBalanceCur ThisYear ThisYearDebit ' + 'ThisYearCredit PrevYear PrevYearDebit PrevYearCredit Blocked DebetCredit',
+  InvItemClient: 'Item Name ItemType EAN CostPrice PurchasePrice SalesPrice1 SalesPrice2 SalesPrice3 Unit ' + 'Group Qty QtyOnStock QtyReserved QtyOrdered Available LastMovement Blocked',
+  InvTransClient: 'LineNumber Date Item ItemName DCAccount AccountName MovementType Qty NetAmount ' + 'CostPrice SalesPrice Currency OrderNumber InvoiceNumber Warehouse Text',
 };
 type UnknownProperties = 'ignore' | 'reject';
 let unknownProperties: UnknownProperties = 'ignore';
@@ -591,7 +597,7 @@ eachUpstream('ledger: query', (mode) => {
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
     upstream(table({}));
     expect(await failure(call('query', { entity: 'NoSuchClient' }))).toBe(
-      'Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.',
+      'Uniconta rejected the query with HTTP 400. Check the entity name and the ' + 'property names used in filters, orderBy, groupBy, sum and dateField.',
     );
     nock.cleanAll();
     upstream(() => [404, 'not found']);
@@ -798,7 +804,7 @@ eachUpstream('ledger: aggregate', (mode) => {
     // Group 1001 appears on the second page; the third page is never asked for.
     pagedRows(5000, (i) => ({ Account: `A${i}`, Amount: 1 }));
     expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe(
-      'The grouping produces more than 1000 groups. Group by fewer or coarser properties, or narrow the filters or the date range.',
+      'The grouping produces more than 1000 groups. Group by fewer or ' + 'coarser properties, or narrow the filters or the date range.',
     );
     expect(queries()).toHaveLength(2);
   });
@@ -818,7 +824,8 @@ eachUpstream('ledger: aggregate', (mode) => {
     pagedRows(values.length, (i) => ({ Item: 'A', Qty: values[i], Cost: 1 }));
     const result = await call('aggregate', { entity: 'InvTransClient', groupBy: ['Item'], sum: ['Qty', 'Cost'] });
     expect(result.groups).toEqual([{ key: { Item: 'A' }, count: values.length, sums: { Qty: 111.5, Cost: values.length } }]);
-    expect(result.nonNumeric).toEqual({ Qty: 7 }); // 'n/a', '', true, {x:1}, '1,5', '0x10', 'Infinity'; null and absent are no value
+    // 'n/a', '', true, {x:1}, '1,5', '0x10', 'Infinity'; null and absent are no value
+    expect(result.nonNumeric).toEqual({ Qty: 7 });
     nock.cleanAll();
     pagedRows(2, () => ({ Item: 'A', Qty: 1 }));
     expect(await call('aggregate', { entity: 'InvTransClient', sum: ['Qty'] })).not.toHaveProperty('nonNumeric');
@@ -873,7 +880,7 @@ eachUpstream('ledger: aggregate', (mode) => {
     // A dateField no row has: the upstream ignored the range filter (unknown names are ignored), so refuse.
     for (const args of [{ groupBy: ['Nope'] }, { sum: ['Amount', 'Amont'] }, { dateField: 'PostingDay', fromDate: '2025-01-01' }]) {
       expect(await failure(call('aggregate', { entity: 'GLTransClient', ...args }))).toBe(
-        'Uniconta rejected the query with HTTP 400. Check the entity name and the property names used in filters, orderBy, groupBy, sum and dateField.',
+        'Uniconta rejected the query with HTTP 400. Check the entity name and the ' + 'property names used in filters, orderBy, groupBy, sum and dateField.',
       );
     }
   });

@@ -1,4 +1,5 @@
-// Connect links do not pile up (docs/decisions/store-and-replicas.md, 'Connect links are kept a day after they expire'): every not-connected refusal makes one, so the
+// Connect links do not pile up (docs/decisions/store-and-replicas.md, 'Connect links are kept a day after they
+// expire'): every not-connected refusal makes one, so the
 // gateway deletes those that expired more than a day ago, at start and then hourly.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';

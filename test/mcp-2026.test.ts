@@ -31,7 +31,10 @@ const REAL_CALLS: Readonly<Partial<Record<ConnectorKey, { tool: string; args: Re
   ledger: { tool: 'list_product_groups', args: {}, check: (j) => expect(j.items.map((g: { Group: string }) => g.Group)).toContain('EBIKES') },
 };
 
-/** What tools/list names for a subscribed, seated caller: `<instance>__<tool>`, plus the platform's connect_account where the connector lists it. */
+/**
+ * What tools/list names for a subscribed, seated caller: `<instance>__<tool>`, plus the platform's connect_account
+ * where the connector lists it.
+ */
 function expectedTools(instanceId: string, key: ConnectorKey): string[] {
   const { descriptor } = registry[key];
   return [...descriptor.tools.map((t) => `${instanceId}__${t.name}`), ...(descriptor.connectAccount ? ['connect_account'] : [])].sort();
@@ -107,7 +110,8 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
         const discover = client.getDiscoverResult();
         expect(discover?.supportedVersions, instanceId).toContain(MODERN);
         expect(discover?.capabilities.tools, instanceId).toBeDefined();
-        // No subscriptions/listen stream is served, so listChanged must not be promised (server/discover, subscriptions).
+        // No subscriptions/listen stream is served, so listChanged must not be promised (server/discover,
+        // subscriptions).
         expect(discover?.capabilities.tools?.listChanged, instanceId).not.toBe(true);
         expect(client.getServerVersion()?.name, instanceId).toBeTruthy();
         const { tools } = await client.listTools();
@@ -338,7 +342,8 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       expect(resultOf(spaced).isError).toBeFalsy();
       const shouting = await post(callBody(33), { 'MCP-PROTOCOL-VERSION': MODERN, 'MCP-METHOD': 'tools/call', 'MCP-NAME': toolName() });
       expect(shouting.status, shouting.text).toBe(200);
-      // A non-ASCII name can only travel Base64-encoded: it is decoded and compared (an unknown tool, in-band or -32602).
+      // A non-ASCII name can only travel Base64-encoded: it is decoded and compared (an unknown tool, in-band or
+      // -32602).
       const unicode = await post(callBody(34, `${id}__søg`), modernHeaders('tools/call', b64(`${id}__søg`)));
       expect(unicode.status, unicode.text).not.toBe(400);
     });

@@ -1,4 +1,5 @@
-// MCP authorization end to end as an assistant lives it (docs/decisions/mcp-authorization.md): the official SDK client is
+// MCP authorization end to end as an assistant lives it (docs/decisions/mcp-authorization.md): the official SDK client
+// is
 // given only the endpoint URL and an OAuth client provider (its client-side auth helpers do the
 // discovery, registration, PKCE and token exchange); the browser step — the portal's sign-in and
 // the consent page — runs in headless chromium; then the tools work with no token copied by hand.

@@ -1,4 +1,5 @@
-// RFC 9207 on every redirect back to an MCP client (docs/decisions/mcp-authorization.md, 'MCP authorization hardening: public metadata addresses, iss, grants for operators'): the authorization server
+// RFC 9207 on every redirect back to an MCP client (docs/decisions/mcp-authorization.md, 'MCP authorization hardening:
+// public metadata addresses, iss, grants for operators'): the authorization server
 // metadata says `authorization_response_iss_parameter_supported`, so each authorization response —
 // the consent page's code or access_denied, and the error redirects the MCP SDK's authorize handler
 // makes (invalid_target from our provider, invalid_request from its own parameter checks) — carries

@@ -1,4 +1,5 @@
-// MCP authorization across two replicas on PostgreSQL and Redis (docs/decisions/mcp-authorization.md): clients, grants, codes
+// MCP authorization across two replicas on PostgreSQL and Redis (docs/decisions/mcp-authorization.md): clients, grants,
+// codes
 // and tokens live in the shared database, so a flow begun on one replica finishes on the other, an
 // access token issued by one is accepted by the other, and a grant revoked on one is refused by
 // the other at once (the revocation bumps the change version; Redis tells the other replica).

@@ -1,4 +1,5 @@
-// MCP authorization (docs/decisions/mcp-authorization.md) over HTTP, as a client would see it, with the consent step done
+// MCP authorization (docs/decisions/mcp-authorization.md) over HTTP, as a client would see it, with the consent step
+// done
 // through the portal's forms (the browser suite, mcp-authorization-browser.test.ts, does it in
 // chromium with the SDK client's OAuth support): metadata documents, the 401 challenge, dynamic
 // registration, PKCE, the resource binding, rotation and reuse of refresh tokens, revocation,

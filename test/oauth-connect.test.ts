@@ -198,7 +198,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const t = await createTenant(store, { subscribe: ['erp'] });
     await gw.app.context.state.refresh();
 
-    idp.next.scope = 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access https://graph.microsoft.com/Mail.Read';
+    idp.next.scope = 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All ' + 'offline_access https://graph.microsoft.com/Mail.Read';
     let flow = await authorize(await connectUrl(t));
     let r = await finish(flow.callback, flow.cookie);
     expect(r.status).toBe(400);
@@ -271,7 +271,10 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
   });
 
   describe('refresh ahead of expiry', () => {
-    /** A connection whose access token expires in `inMs` (negative: already expired), with a refresh token the provider knows. */
+    /**
+     * A connection whose access token expires in `inMs` (negative: already expired), with a refresh token the provider
+     * knows.
+     */
     async function expiringConnection(inMs: number) {
       const t = await createTenant(store, { subscribe: ['erp'] });
       const refreshToken = idp.grantRefreshToken('https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access');

@@ -59,7 +59,8 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
   /** Sessions of this test's schema waiting for a row lock. */
   async function lockWaiters(): Promise<number> {
     const { rows } = await admin.query<{ n: string }>(
-      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM connections WHERE account_id = $1 AND instance_id = $2 FOR UPDATE%'",
+      'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = ' +
+        "'Lock' AND query LIKE '%FROM connections WHERE account_id = $1 AND instance_id = $2 FOR UPDATE%'",
     );
     return Number(rows[0]!.n);
   }

@@ -1,4 +1,5 @@
-// A text the spec marks `reconnect: true` carries a connect link, in its one text block, to the portal form of that very
+// A text the spec marks `reconnect: true` carries a connect link, in its one text block, to the portal form of that
+// very
 // instance, also on endpoints without connect_account (the ledger), so a user with a refused
 // credential can reconnect without the operator. A used link says so on GET, before any typing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,13 +34,15 @@ describe('reconnect links', () => {
     const client = await mcpClient(gw.url, 'ledger-2', tenant.token);
     const refused = await client.callTool({ name: 'ledger-2__list_companies', arguments: {} });
     expect(refused.isError).toBe(true);
-    // One text block (spec 000: a failure is exactly one): the spec's text, a blank line, the instruction with the link.
+    // One text block (spec 000: a failure is exactly one): the spec's text, a blank line, the instruction with the
+    // link.
     expect(refused.content).toHaveLength(1);
     const { text, instruction, link } = reconnectParts(refused);
     expect(text).toBe(ledgerDescriptor.errors.reconnect_required.text);
     expect(instruction).toMatch(/^Reconnect Ledger for the endpoint ledger-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
     const url = link!;
-    // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their user'): used signed in as that user.
+    // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their
+    // user'): used signed in as that user.
     const portal = await portalAs(gw, tenant.user);
     const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
 

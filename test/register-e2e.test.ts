@@ -111,7 +111,8 @@ describe('company register end to end against its sandbox', () => {
       sandbox.setFault('forbidden');
       expect(text(await call())).toMatch(/^RegisterAuthError: /);
       sandbox.setFault('server_error');
-      expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 503.'); // the sandbox's server_error fault is a 503
+      // the sandbox's server_error fault is a 503
+      expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 503.');
       sandbox.setFault('html_200');
       expect(text(await call())).toBe('RegisterApiError: the company register answered HTTP 200.');
       for (const r of [auth]) expect(JSON.stringify(r)).not.toContain('sandbox-secret');
@@ -164,7 +165,7 @@ describe('company register end to end against its sandbox', () => {
     try {
       const a = await mcpClient(dormant.url, 'register', tenant.token);
       expect(text(await a.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } }))).toBe(
-        'CredentialMissingError: register is not configured on this gateway. Ask the operator to configure its credentials.',
+        'CredentialMissingError: register is not configured on this ' + 'gateway. Ask the operator to configure its credentials.',
       );
       await a.close();
       const b = await mcpClient(halfConfigured.url, 'register', tenant.token);

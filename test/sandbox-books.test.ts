@@ -174,7 +174,7 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
   });
 
   it('queryFilter: eq/contains, single-quoted values, ; as AND; a bare term, a foreign field or a broken clause → 400', async () => {
-    const hits = (await get(`/v1/${O}/contacts?fields=Name,IsPerson&pageSize=1000&queryFilter=${q("Name contains 'nordic';IsPerson eq 'false'")}`)).json.Collection as Row[];
+    const hits = (await get(`/v1/${O}/contacts?fields=Name,IsPerson&pageSize=1000&` + `queryFilter=${q("Name contains 'nordic';IsPerson eq 'false'")}`)).json.Collection as Row[];
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((c) => String(c.Name).toLowerCase().includes('nordic') && c.IsPerson === false)).toBe(true);
     for (const bad of ['acme', "Street eq 'x'", 'Name eq acme', "Name like 'x'", "Name eq 'x' AND Email eq 'y'"]) {

@@ -91,15 +91,21 @@ function decodeCursor(cursor: string): unknown {
 }
 
 const CASES_PAGE = `query Page($cursor: String, $limit: Int!, $orderBy: [OrderByInput]) {
-  cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: $orderBy) { items { id caseNumber updatedAt } nextCursor previousCursor }
+  cases(pagination: { cursor: $cursor, limit: $limit }, orderBy: $orderBy) {
+    items { id caseNumber updatedAt } nextCursor previousCursor
+  }
 }`;
 
 const HOURS_PAGE = `query Hours($cursor: String, $case: Int, $between: HourBetweenInput) {
-  hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) { items { id startTime costPrice } nextCursor }
+  hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) {
+    items { id startTime costPrice } nextCursor
+  }
 }`;
 
 const INVOICES_PAGE = `query Invoices($cursor: String, $case: Int, $between: SalesInvoiceBetweenInput) {
-  salesInvoices(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) { items { id date amount case { id } } nextCursor }
+  salesInvoices(pagination: { cursor: $cursor, limit: 200 }, filters: { case: $case }, between: $between) {
+    items { id date amount case { id } } nextCursor
+  }
 }`;
 
 async function allPages(query: string, root: string, variables: Record<string, unknown>, token = CASES_DEMO_TOKEN): Promise<{ items: any[]; pages: number }> {
@@ -275,13 +281,13 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
   });
 
   it('accepts orderBy as a list or a single object and checks the field name', async () => {
-    const single = await data('{ cases(pagination: { limit: 5 }, orderBy: { field: "caseNumber", direction: ASC }) { items { id caseNumber } } }');
-    const list = await data('{ cases(pagination: { limit: 5 }, orderBy: [{ field: "caseNumber", direction: ASC }]) { items { id caseNumber } } }');
+    const single = await data('{ cases(pagination: { limit: 5 }, orderBy: { field: ' + '"caseNumber", direction: ASC }) { items { id caseNumber } } }');
+    const list = await data('{ cases(pagination: { limit: 5 }, orderBy: [{ field: ' + '"caseNumber", direction: ASC }]) { items { id caseNumber } } }');
     expect(single).toEqual(list);
     const numbers = single.cases.items.map((c: any) => c.caseNumber);
     expect(numbers).toEqual([...numbers].sort());
     for (const field of ['createdAt', 'id', 'updatedAt']) await data(`{ cases(pagination: { limit: 1 }, orderBy: { field: "${field}", direction: DESC }) { items { id } } }`);
-    const bad = (await gql('{ cases(pagination: { limit: 1 }, orderBy: [{ field: "id", direction: ASC }, { field: "updated_at", direction: DESC }]) { items { id } } }')).json();
+    const bad = (await gql('{ cases(pagination: { limit: 1 }, orderBy: [{ field: "id", direction: ASC }, ' + '{ field: "updated_at", direction: DESC }]) { items { id } } }')).json();
     expect(bad.data.cases).toBeNull();
     expect(bad.errors[0].extensions.validation).toEqual({ 'orderBy.1.field': ['The selected orderBy.1.field is invalid.'] });
     const enumDirection = (await gql('{ cases(pagination: { limit: 1 }, orderBy: { field: "id", direction: "ASC" }) { items { id } } }')).json();
@@ -301,7 +307,9 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
   });
 
   it('filters and searches cases server-side', async () => {
-    const found = await data('query($q: String) { cases(pagination: { limit: 50 }, search: { query: $q, fields: ["description"] }) { items { id description } } }', { q: SEARCH_WORD.toUpperCase() });
+    const found = await data('query($q: String) { cases(pagination: { limit: 50 }, search: { query: $q, ' + 'fields: ["description"] }) { items { id description } } }', {
+      q: SEARCH_WORD.toUpperCase(),
+    });
     expect(found.cases.items.map((c: any) => c.id).sort()).toEqual(SEARCH_WORD_CASES.map((c) => c.id).sort());
     const badField = (await gql('{ cases(pagination: { limit: 1 }, search: { query: "x", fields: ["nope"] }) { items { id } } }')).json();
     expect(badField.errors[0].extensions.validation).toHaveProperty(['search.fields.0']);
@@ -463,7 +471,9 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
     const parentHours = casesDataset().companies.get(1)!.hoursByCase.get(PARENT_CASE_ID)!.length;
     const subHours = SUB_CASE_IDS.reduce((n, id) => n + (casesDataset().companies.get(1)!.hoursByCase.get(id)?.length ?? 0), 0);
     const shapes =
-      '{ s: __type(name: "Case") { fields { name type { kind name } } } q: __type(name: "Query") { fields { name args { name type { kind name ofType { kind name } } } } } f: __type(name: "HoursFilterInput") { inputFields { name type { kind name } } } }';
+      '{ s: __type(name: "Case") { fields { name type { kind name } } } q: __type(name: "Query") ' +
+      '{ fields { name args { name type { kind name ofType { kind name } } } } } f: __type(name: ' +
+      '"HoursFilterInput") { inputFields { name type { kind name } } } }';
     const typeOf = (d: any, field: string) => d.s.fields.find((f: any) => f.name === field).type;
     const orderByOf = (d: any) => d.q.fields.find((f: any) => f.name === 'cases').args.find((a: any) => a.name === 'orderBy').type;
     const caseFilterOf = (d: any) => d.f.inputFields.find((f: any) => f.name === 'case').type;
@@ -505,7 +515,7 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
   });
 
   it('hides the deprecated gpsEntries from introspection but still executes it', async () => {
-    const fields = await data('{ __schema { queryType { fields { name } } } all: __type(name: "Query") { fields(includeDeprecated: true) { name isDeprecated } } }');
+    const fields = await data('{ __schema { queryType { fields { name } } } all: __type(name: "Query") { ' + 'fields(includeDeprecated: true) { name isDeprecated } } }');
     const visible = fields.__schema.queryType.fields.map((f: any) => f.name);
     expect(visible).toEqual(expect.arrayContaining(['cases', 'caseById', 'caseByCaseNumber', 'hours', 'hourAggregate', 'caseMaterials', 'salesInvoices']));
     expect(visible).not.toContain('gpsEntries');
@@ -638,7 +648,8 @@ describe('cases sandbox: control endpoints', () => {
 describe('cases sandbox: seeded data', () => {
   it('has at least 1,200 demo cases spread over two years, with Danish status texts and float economy', async () => {
     const { items } = await allPages(
-      'query($cursor: String) { cases(pagination: { cursor: $cursor, limit: 200 }) { items { id updatedAt status { text } economy { hoursCostprice offer revisedOffer materialsCostprice } } nextCursor } }',
+      'query($cursor: String) { cases(pagination: { cursor: $cursor, limit: 200 }) { items { id updatedAt ' +
+        'status { text } economy { hoursCostprice offer revisedOffer materialsCostprice } } nextCursor } }',
       'cases',
       {},
     );
@@ -659,7 +670,9 @@ describe('cases sandbox: seeded data', () => {
     const dataModule = fileURLToPath(new URL('../sandbox/cases/data.ts', import.meta.url));
     const script =
       `import { createHash } from 'node:crypto'; import { casesDataset } from ${JSON.stringify(dataModule)};` +
-      `const ds = casesDataset(); process.stdout.write(createHash('sha256').update(JSON.stringify([...ds.companies.values()].map((c) => [c.cases, c.hours, c.invoices, c.materials, c.products]))).digest('hex'));`;
+      'const ds = casesDataset(); ' +
+      `process.stdout.write(createHash('sha256').update(JSON.stringify([...ds.companies.values()].map((c) => ` +
+      `[c.cases, c.hours, c.invoices, c.materials, c.products]))).digest('hex'));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.setEncoding('utf8');
@@ -680,7 +693,7 @@ describe('cases sandbox: seeded data', () => {
     const invoices = await allPages(INVOICES_PAGE, 'salesInvoices', { case: MANY_INVOICES_CASE_ID });
     expect(invoices.items).toHaveLength(MANY_INVOICES_COUNT);
     const agg = await data(
-      'query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }',
+      'query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name ' + 'totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }',
       { id: BIG_HOURS_CASE_ID },
     );
     const sum = big.items.reduce((s, h) => s + h.costPrice, 0);
@@ -694,7 +707,7 @@ describe('cases sandbox: seeded data', () => {
   it('places hours and invoices on Copenhagen midnights and DST days, with hours over the change', async () => {
     const hours = (
       await allPages(
-        'query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: 1012 }) { items { id description startTime stopTime billableHours } nextCursor } }',
+        'query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: ' + '1012 }) { items { id description startTime stopTime billableHours } nextCursor } }',
         'hours',
         {},
       )
@@ -746,7 +759,10 @@ describe('cases sandbox: seeded data', () => {
 
   it('keeps economy consistent with the rows (materials, offers, foreman)', async () => {
     const d = await data(
-      'query($id: Int!) { caseById(id: $id) { foreman { fullName } offerTotal economy { offer revisedOffer materialsCostprice materialsSalesprice revenue } } caseMaterials(caseId: $id, type: MATERIAL, pagination: { limit: 200 }) { items { totalCostPrice addedBy case { id } } } salesInvoices(pagination: { limit: 200 }, filters: { case: $id }) { items { amount } } }',
+      'query($id: Int!) { caseById(id: $id) { foreman { fullName } offerTotal economy { offer ' +
+        'revisedOffer materialsCostprice materialsSalesprice revenue } } caseMaterials(caseId: $id, type: ' +
+        'MATERIAL, pagination: { limit: 200 }) { items { totalCostPrice addedBy case { id } } } ' +
+        'salesInvoices(pagination: { limit: 200 }, filters: { case: $id }) { items { amount } } }',
       { id: DEMO_CASE_ID },
     );
     const materials = d.caseMaterials.items.reduce((s: number, m: any) => s + m.totalCostPrice, 0);

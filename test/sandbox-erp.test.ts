@@ -121,7 +121,7 @@ describe('base URL and path forms', () => {
       expect((await call(`${origin}/v2.0/Production/api/v2.0/companies`)).status).toBe(404);
       const r = await call(`${other.url}/v2.0/Production/api/v2.0/companies(${ERP_DEMO_COMPANY_ID})/customers`, { headers: pageOf(50) });
       expect(r.status).toBe(200);
-      expect(r.json()['@odata.context']).toBe(`http://erp.test.invalid:8443/bc/v2.0/Production/api/v2.0/$metadata#companies(${ERP_DEMO_COMPANY_ID})/customers`);
+      expect(r.json()['@odata.context']).toBe('http://erp.test.invalid:8443/bc/v2.0/Production/api/v2.0/' + `$metadata#companies(${ERP_DEMO_COMPANY_ID})/customers`);
       expect(r.json()['@odata.nextLink']).toMatch(/^http:\/\/erp\.test\.invalid:8443\/bc\/v2\.0\/Production\/api\/v2\.0\/companies\(/);
       expect((await call(`${other.url}/environments/v1.2`)).status).toBe(200);
     } finally {
@@ -291,7 +291,7 @@ describe('service document and $metadata', () => {
 describe('paging', () => {
   it('pages customers in 3 pages at 50 through absolute nextLinks that keep the other options', async () => {
     const reference = await all('customers', '?$orderby=number desc&$select=id,number,displayName');
-    const first = `${company()}/customers?$select=id,number,displayName&$orderby=number desc&$filter=${encodeURIComponent("number ne 'X'")}`;
+    const first = `${company()}/customers?$select=id,number,displayName&` + `$orderby=number desc&$filter=${encodeURIComponent("number ne 'X'")}`;
     const seen: Row[] = [];
     const sizes: number[] = [];
     let next: string | undefined = first;
@@ -421,7 +421,7 @@ describe('$filter', () => {
     expect((await bad(`$filter=${encodeURIComponent("accountNumber eq '2910' or documentType eq 'Payment'")}`)).message).toContain("'or'");
     expect((await bad('$select=entryNumber,amount')).message).toContain("Could not find a property named 'amount'");
     // or on one field stays allowed; and across fields too.
-    expect((await call(`${company()}/generalLedgerEntries?$filter=${encodeURIComponent("accountNumber eq '2910' or accountNumber eq '1110'")}`)).status).toBe(200);
+    expect((await call(`${company()}/generalLedgerEntries?` + `$filter=${encodeURIComponent("accountNumber eq '2910' or accountNumber eq '1110'")}`)).status).toBe(200);
     await bad(`$orderby=amount desc`);
     await bad(`$filter=${encodeURIComponent("displayName eq 'unterminated")}`);
     await bad(`$filter=${encodeURIComponent('entryNumber eq')}`);
@@ -440,7 +440,7 @@ describe('$select, $expand, $orderby', () => {
   });
 
   it('expands nested navigations with their own $select, $filter and $expand', async () => {
-    const query = '?$select=number,customerId&$expand=salesInvoiceLines($select=quantity,itemId;$filter=quantity gt 5;$expand=item($select=number,id)),customer($select=id,displayName)';
+    const query = '?$select=number,customerId&$expand=salesInvoiceLines($select=quantity,itemId;' + '$filter=quantity gt 5;$expand=item($select=number,id)),customer($select=id,displayName)';
     const rows = await all('salesInvoices', query.replace(/ /g, '%20'));
     let children = 0;
     for (const inv of rows) {
@@ -661,7 +661,7 @@ describe('the sandbox record', () => {
     try {
       const example = erpSandboxRecord.examples.find((e) => e.tool === 'query_entity')!;
       const r = await call(
-        `${running.url}/v2.0/Production/api/v2.0/companies(${example.args.companyId as string})/${example.args.entity as string}?$select=${(example.args.select as string[]).join(',')}`,
+        `${running.url}/v2.0/Production/api/v2.0/companies(${example.args.companyId as string})/` + `${example.args.entity as string}?$select=${(example.args.select as string[]).join(',')}`,
       );
       expect(r.status).toBe(200);
       expect(r.json().value).toHaveLength(ERP_DEMO_COUNTS.customers);

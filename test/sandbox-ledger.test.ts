@@ -396,7 +396,8 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       await expectUnknown(mode, 'DebtorClient', [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }], 'NoSuchProperty', async () => {
         expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }])).toEqual(all);
       });
-      // Not an upstream property: RowId is in no document (docs/decisions/connector-ledger.md, 'The ledger pages without RowId: documented keys, checked boundaries').
+      // Not an upstream property: RowId is in no document (docs/decisions/connector-ledger.md, 'The ledger pages
+      // without RowId: documented keys, checked boundaries').
       await expectUnknown(mode, 'GLTransClient', [{ PropertyName: 'RowId', OrderBy: true }, { Take: 3 }], 'RowId', () => {});
       // An empty FilterValue on a real property is no filter in either mode.
       expect(await rows('DebtorClient', [{ PropertyName: 'Name', FilterValue: '' }])).toEqual(all);

@@ -209,7 +209,8 @@ describe('compare_periods arithmetic (hand-computed)', () => {
   });
 
   it('rows summed with the impression-weighted position; an empty period (rows absent) is zeros', async () => {
-    // A: clicks 10 + 0 + 30 = 40, impressions 100 + 300 + 400 = 800, position (2×100 + 10×300 + 5×400) / 800 = 6.5, ctr 40/800 = 0.05.
+    // A: clicks 10 + 0 + 30 = 40, impressions 100 + 300 + 400 = 800, position (2×100 + 10×300 + 5×400) / 800 = 6.5, ctr
+    // 40/800 = 0.05.
     periods(
       () => ({ rows: [row(['a'], 10, 100, 2), row(['b'], 0, 300, 10), row(['c'], 30, 400, 5)] }),
       () => ({ responseAggregationType: 'byProperty' }),
@@ -317,15 +318,17 @@ describe('error texts', () => {
     );
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(searchDescriptor.errors.access_token_expired.text);
     expect((await failure('top_pages', { siteUrl: PREFIX, ...period })).text).toBe(
-      'Google Search Console denied access to the property https://www.example.com/: the connected account has no access to it. Use a siteUrl exactly as returned by search__list_sites (a domain property is written sc-domain:example.com); reconnecting will not fix this.',
+      'Google Search Console denied access to the property https://www.example.com/: the connected ' +
+        'account has no access to it. Use a siteUrl exactly as returned by search__list_sites (a domain ' +
+        'property is written sc-domain:example.com); reconnecting will not fix this.',
     );
     const bad = await failure('top_pages', { siteUrl: PREFIX, ...period });
     expect(bad.code).toBe('bad_request');
-    expect(bad.text).toBe(`Google Search Console rejected the request (400): startDate is too old. ${'x'.repeat(500 - 'startDate is too old. '.length)}`);
+    expect(bad.text).toBe('Google Search Console rejected the request (400): startDate is too ' + `old. ${'x'.repeat(500 - 'startDate is too old. '.length)}`);
   });
 
   it('403 with a WWW-Authenticate insufficient_scope header and no Google body → the scope text', async () => {
-    upstream(() => [403, '', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="https://www.googleapis.com/auth/webmasters.readonly"' }]);
+    upstream(() => [403, '', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", ' + 'scope="https://www.googleapis.com/auth/webmasters.readonly"' }]);
     expect((await failure('top_queries', { siteUrl: PREFIX, ...period })).code).toBe('insufficient_scope');
   });
 
@@ -404,7 +407,7 @@ describe('error texts', () => {
     for (const [tool, args] of cases) {
       const f = await failure(tool, args);
       expect(f, tool).toMatchObject({ code: 'invalid_date_range', refusal: true });
-      expect(f.text).toBe('The period 2025-05-31 to 2025-05-01 ends before it starts: give the first day as the start and the last day as the end (YYYY-MM-DD, both inclusive).');
+      expect(f.text).toBe('The period 2025-05-31 to 2025-05-01 ends before it starts: give the first day as ' + 'the start and the last day as the end (YYYY-MM-DD, both inclusive).');
     }
     expect(sent).toHaveLength(0);
   });
@@ -417,7 +420,7 @@ describe('search_analytics_query allow-list (DECISIONS §18)', () => {
     ['__proto__', '{"startDate":"2025-05-01","endDate":"2025-05-31","__proto__":{"rowLimit":1}}'],
     ['constructor', '{"startDate":"2025-05-01","endDate":"2025-05-31","constructor":{"prototype":{}}}'],
     ['__proto__ inside a filter group', '{"startDate":"2025-05-01","endDate":"2025-05-31","dimensionFilterGroups":[{"__proto__":{"x":1},"filters":[]}]}'],
-    ['an unknown key inside a filter', '{"startDate":"2025-05-01","endDate":"2025-05-31","dimensionFilterGroups":[{"filters":[{"dimension":"query","expression":"a","x":1}]}]}'],
+    ['an unknown key inside a filter', '{"startDate":"2025-05-01","endDate":"2025-05-31",' + '"dimensionFilterGroups":[{"filters":[{"dimension":"query","expression":"a","x":1}]}]}'],
     ['a nested object as a dimension', '{"startDate":"2025-05-01","endDate":"2025-05-31","dimensions":[{"query":true}]}'],
     ['an object as a date', '{"startDate":{"$gt":"2025"},"endDate":"2025-05-31"}'],
     ['an object as the type', '{"startDate":"2025-05-01","endDate":"2025-05-31","type":{"web":1}}'],
@@ -437,7 +440,9 @@ describe('search_analytics_query allow-list (DECISIONS §18)', () => {
 
   it('accepts every allow-listed field, and the rebuilt body carries nothing else', async () => {
     const requestBody = JSON.parse(
-      '{"startDate":"2025-05-01","endDate":"2025-05-31","dimensions":["query"],"type":"web","dimensionFilterGroups":[{"groupType":"and","filters":[{"dimension":"page","operator":"contains","expression":"/blog/"}]}],"aggregationType":"auto","rowLimit":25000,"startRow":0,"dataState":"final"}',
+      '{"startDate":"2025-05-01","endDate":"2025-05-31","dimensions":["query"],"type":"web",' +
+        '"dimensionFilterGroups":[{"groupType":"and","filters":[{"dimension":"page","operator":"contains",' +
+        '"expression":"/blog/"}]}],"aggregationType":"auto","rowLimit":25000,"startRow":0,"dataState":"final"}',
     );
     expect(validate(requestBody).ok).toBe(true);
     upstream(() => [200, {}]);

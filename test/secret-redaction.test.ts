@@ -74,7 +74,7 @@ describe('a secret echoed by the upstream', () => {
     const before = lines.length;
     const result = await query(() => [
       500,
-      { errors: [{ message: `key ${SECRET} refused; sent Authorization: bearer ${SECRET}; caller ${tenant.token}; basic ${Buffer.from(SECRET).toString('base64')}` }] },
+      { errors: [{ message: `key ${SECRET} refused; sent Authorization: bearer ${SECRET}; caller ` + `${tenant.token}; basic ${Buffer.from(SECRET).toString('base64')}` }] },
     ]);
     expect(result.content[0]!.text).toBe('Tool invocation failed.');
     const logged = lines.slice(before).map((l) => JSON.parse(l) as { msg: string; err?: { message: string } });
@@ -122,7 +122,7 @@ describe('Redactor', () => {
   it("replaces a connection's secret values in their usual encodings, and bearer-shaped tokens of anyone", () => {
     const r = Redactor.of({ kind: 'login_company', username: 'ops-user', password: 'pw-Secret%42 x', companyId: '7' });
     const basic = Buffer.from('ops-user:pw-Secret%42 x').toString('base64');
-    expect(r.text(`p=pw-Secret%42 x u=${encodeURIComponent('pw-Secret%42 x')} f=pw-Secret%2542+x b=${basic} j=${JSON.stringify('pw-Secret%42 x')}`)).toBe(
+    expect(r.text(`p=pw-Secret%42 x u=${encodeURIComponent('pw-Secret%42 x')} ` + `f=pw-Secret%2542+x b=${basic} j=${JSON.stringify('pw-Secret%42 x')}`)).toBe(
       `p=${REDACTED} u=${REDACTED} f=${REDACTED} b=${REDACTED} j="${REDACTED}"`,
     );
     // A username or company number names rather than authenticates: it stays readable.

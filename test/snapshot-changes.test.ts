@@ -1,4 +1,5 @@
-// Incremental snapshot updates (docs/decisions/store-and-replicas.md, 'Writes reach the snapshot incrementally, by the keys they changed'): a write reaches the in-memory snapshot by the keys it
+// Incremental snapshot updates (docs/decisions/store-and-replicas.md, 'Writes reach the snapshot incrementally, by the
+// keys they changed'): a write reaches the in-memory snapshot by the keys it
 // changed (the store's change log, read from the snapshot's change version), never by a full
 // reload; a replica that missed a broadcast catches up by change version; a replica behind the
 // pruned part of the log reloads in full. After any sequence of writes the incremental snapshot

@@ -1,5 +1,6 @@
 // A tools/call that must write to the platform database (a connect link) while that database refuses
-// connections or hangs answers a tool result, never a protocol error (docs/decisions/mcp-surface.md, 'Store faults on tools/call answer a tool result'): the
+// connections or hangs answers a tool result, never a protocol error (docs/decisions/mcp-surface.md, 'Store faults on
+// tools/call answer a tool result'): the
 // not-connected text without its link (`not_connected_no_link`), connect_account the generic text,
 // a reconnect text without its instruction. The store is opened with no query deadline of its own,
 // so only the gateway's store deadline (`storeTimeoutMs`) can end the wait on a hanging database:

@@ -371,7 +371,8 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
       const enabled = await store.dataLayer.enableDataLayer(account.id, 'ledger', BASE);
       expect(enabled).toEqual({ accountId: account.id, instanceId: 'ledger', enabledAt: BASE, baselineAt: null, itemCount: 0 });
-      expect(await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled); // idempotent, keeps the first time
+      // idempotent, keeps the first time
+      expect(await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled);
 
       // The first full read after opt-in is the baseline: every key gets the opt-in time.
       const first = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['A', 'B', 'A'], minutes(10));

@@ -1,5 +1,6 @@
 // Spec texts name tools by reference (`{{tool:describe_type}}`), rendered per endpoint instance
-// with the names its clients call (docs/decisions/codegen-and-catalog.md, 'Spec texts name tools by reference, rendered per endpoint'): the generator's checks (SPEC038/SPEC039),
+// with the names its clients call (docs/decisions/codegen-and-catalog.md, 'Spec texts name tools by reference, rendered
+// per endpoint'): the generator's checks (SPEC038/SPEC039),
 // the codemod that converts bare names, the catalog's default-id rendering, and the runtime's
 // tools/list, instructions and error/note texts of a `-2` instance.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

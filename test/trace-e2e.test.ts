@@ -53,7 +53,10 @@ describe('trace context from the caller to the upstream', () => {
   });
   let seq = 0;
 
-  /** One tools/call over raw JSON-RPC: its request id (the x-request-id header), its `tool call` log line and what the upstream saw. */
+  /**
+   * One tools/call over raw JSON-RPC: its request id (the x-request-id header), its `tool call` log line and what the
+   * upstream saw.
+   */
   async function call(meta: Record<string, unknown> | undefined, headers: Record<string, string> = {}) {
     const reqId = `trace-${++seq}`;
     const from = proxy.seen.length;
@@ -86,7 +89,10 @@ describe('trace context from the caller to the upstream', () => {
     lines.length = 0;
   });
 
-  /** Every upstream request (login and query) in `traceId`, each with its own span id, and the call's log line in it too. */
+  /**
+   * Every upstream request (login and query) in `traceId`, each with its own span id, and the call's log line in it
+   * too.
+   */
   function expectOneTrace(c: Awaited<ReturnType<typeof call>>, traceId: string, flags: string, parentId?: string) {
     expect(c.upstream.map((r) => r.path)).toEqual(expect.arrayContaining([expect.stringMatching(/\/login$/), expect.stringMatching(/\/Query\/Get\//)]));
     for (const p of c.parents) expect(p).toMatchObject({ traceId, flags });

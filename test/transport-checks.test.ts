@@ -150,7 +150,7 @@ describe('checkCaller (authentication)', () => {
     const LIMITED = {
       status: 429,
       code: -32029,
-      message: 'Too many failed authentication attempts from this address. Retry after 1 second with a token issued by this gateway.',
+      message: 'Too many failed authentication attempts from this address. Retry ' + 'after 1 second with a token issued by this gateway.',
       data: { retryAfterSeconds: 1 },
       headers: { 'retry-after': '1' },
     };

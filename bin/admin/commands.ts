@@ -80,6 +80,7 @@ export function helpFor(argv: readonly string[]): string {
   const found = findCommand(words);
   if (found) return commandHelp(found.command);
   const commands = group(COMMANDS, words[0] ?? '');
-  if (commands.length > 0) return `Usage: ${PROGRAM} ${words[0]} <command> [arguments]\n\n${commands.map(listed).join('\n')}\n\nEach command explains itself: ${PROGRAM} ${commands[0]!.name} --help`;
+  if (commands.length > 0)
+    return `Usage: ${PROGRAM} ${words[0]} <command> ` + `[arguments]\n\n${commands.map(listed).join('\n')}\n\nEach command explains itself: ` + `${PROGRAM} ${commands[0]!.name} --help`;
   return HELP;
 }

@@ -13,7 +13,9 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   const [accountId, instanceId, ...extra] = need(args, 2, 'accountId and instanceId');
   if (extra.length > 0) {
     throw new UsageError(
-      `connections set takes no credential on the command line (every local user can read arguments in the process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
+      'connections set takes no credential on the command line (every local user can read arguments in the ' +
+        `process list): give field=value lines on standard input, e.g. printf 'apiKey=%s\\n' "$API_KEY" | npm ` +
+        `run admin -- connections set ${accountId} ${instanceId}, or type them at the prompt`,
     );
   }
   const endpointConnector = servingConnector(config, instanceId!);

@@ -27,7 +27,10 @@ export const SECRET_FIELD = /key|secret|password|token/i;
 /** The line of the help naming each connector's credential fields. */
 export const CREDENTIAL_FIELDS_LINE = `Credential fields of connections set: ${Object.entries(registry)
   .filter(([, m]) => m.descriptor.credential !== 'managed_basic')
-  .map(([key, m]) => `${key} ${[...CREDENTIAL_FIELDS[m.descriptor.credential].required, ...CREDENTIAL_FIELDS[m.descriptor.credential].optional].join(' ')}`)
+  .map(([key, m]) => {
+    const fields = CREDENTIAL_FIELDS[m.descriptor.credential];
+    return `${key} ${[...fields.required, ...fields.optional].join(' ')}`;
+  })
   .join('; ')}.`;
 
 export const NO_INPUT: CredentialInput = () => Promise.reject(new UsageError('connections set reads the credential from standard input, and none is available here'));
@@ -64,7 +67,7 @@ export function servingConnector(config: GatewayConfig, instanceId: string): Gat
 /** The credential kind of a connector that takes tenant connections. */
 export function credentialKind(key: ConnectorKey): Exclude<CredentialKind, 'managed_basic'> {
   const kind = registry[key].descriptor.credential;
-  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account (${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
+  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account ` + `(${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
   return kind;
 }
 

@@ -92,7 +92,7 @@ const NO_NAMES: ToolNames = { renames: new Map() };
 function toolNames(names: Iterable<string>, renames: ReadonlyMap<string, string>): ToolNames {
   const list = [...new Set(names)].filter((n) => /^[A-Za-z0-9_-]+$/.test(n)).sort((a, b) => b.length - a.length);
   if (list.length === 0) return { renames };
-  return { pattern: new RegExp(`(?<![A-Za-z0-9_.:/-])(?:[a-z][a-z0-9-]*__)?(${list.map((n) => n.replace(/-/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`, 'g'), renames };
+  return { pattern: new RegExp('(?<![A-Za-z0-9_.:/-])(?:[a-z][a-z0-9-]*__)?' + `(${list.map((n) => n.replace(/-/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`, 'g'), renames };
 }
 
 /**
@@ -321,7 +321,7 @@ function diffLimitKinds(out: Collector, stability: Stability, at: string, kindsA
       stability,
       'limit-kind-changed',
       `${at}/limitKinds.${name}`,
-      `limit ${name} is now ${String(kindsB[name] ?? 'without a kind')} (was ${String(kindsA[name] ?? 'without a kind')})`,
+      `limit ${name} is now ${String(kindsB[name] ?? 'without a kind')} ` + `(was ${String(kindsA[name] ?? 'without a kind')})`,
       kindsA[name],
       kindsB[name],
     );
@@ -356,7 +356,7 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
         stability,
         'error-behaviour-changed',
         where,
-        `\`${code}\`: reconnect ${String(ex.reconnect ?? false)} → ${String(ey.reconnect ?? false)}, upstream ${json(ex.upstream ?? [])} → ${json(ey.upstream ?? [])}`,
+        `\`${code}\`: reconnect ${String(ex.reconnect ?? false)} → ` + `${String(ey.reconnect ?? false)}, upstream ${json(ex.upstream ?? [])} → ${json(ey.upstream ?? [])}`,
         x,
         y,
         'behaviour',

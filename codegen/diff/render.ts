@@ -59,7 +59,10 @@ export function renderText(v: Verdict, labels: Labels, colour: boolean): string 
   lines.push('', summaryLine(v));
   if (!v.ok) {
     lines.push(
-      paint(COLOURS.breaking, `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`),
+      paint(
+        COLOURS.breaking,
+        `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add ` + `each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`,
+      ),
     );
   }
   return `${lines.join('\n')}\n`;
@@ -90,5 +93,6 @@ export function renderMarkdown(v: Verdict, labels: Labels): string {
 }
 
 export function renderJson(v: Verdict, labels: Labels): string {
-  return `${JSON.stringify({ base: labels.base, head: labels.head, ok: v.ok, summary: counts(v), changes: v.changes, unusedAcknowledgements: v.unused }, null, 2)}\n`;
+  const report = { base: labels.base, head: labels.head, ok: v.ok, summary: counts(v), changes: v.changes, unusedAcknowledgements: v.unused };
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -71,7 +71,7 @@ export async function loadWorkingTree(root: string): Promise<Loaded> {
   const text = files?.get('catalog.json');
   if (!text) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
-    throw new SourceError(`the working tree's specs do not generate (${errors.length} error(s)):\n${errors.map(formatDiagnostic).join('\n')}`);
+    throw new SourceError(`the working tree's specs do not generate (${errors.length} ` + `error(s)):\n${errors.map(formatDiagnostic).join('\n')}`);
   }
   return { catalog: parseCatalog(text, 'working tree'), label: 'working tree' };
 }

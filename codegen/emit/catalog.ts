@@ -194,7 +194,7 @@ function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<
   if (args.length === 0) lines.push('Arguments: none', '');
   else {
     lines.push('| Argument | Type | Required | Default | Limits | Description |', '|---|---|---|---|---|---|');
-    for (const a of args) lines.push(`| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`);
+    for (const a of args) lines.push(`| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ` + `${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`);
     lines.push('');
   }
   lines.push(`Result: ${resultText(tool)}`, '');
@@ -227,7 +227,7 @@ function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[
   const lines = ['| Code | Text | When |', '|---|---|---|'];
   for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
     const answers = 'upstream' in e && e.upstream.length ? ` (answers upstream ${e.upstream.join(', ')})` : '';
-    lines.push(`| \`${e.code}\`${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''}${answers} | ${cell(e.text)} | ${cell(e.when ?? '')} |`);
+    lines.push(`| \`${e.code}\`` + `${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''}${answers} | ` + `${cell(e.text)} | ${cell(e.when ?? '')} |`);
   }
   return [...lines, ''];
 }
@@ -236,9 +236,11 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   const total = ir.connectors.reduce((n, c) => n + c.tools.length, 0);
   const entries = ir.connectors.reduce((n, c) => n + servedTools(c, ir.platform).length, 0);
   const lines = [headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'md'), '', '# Tool catalog', ''];
-  lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog entries (system tools counted on every endpoint that lists them).`, '');
+  lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog ` + 'entries (system tools counted on every endpoint that lists them).', '');
   lines.push(
-    `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
+    `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ` +
+      `${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ` +
+      `${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
     '',
   );
   lines.push('| Connector | Default id | Stability | Credential | Tools | Toolsets | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|---|');
@@ -258,7 +260,10 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     const start = lines.length;
     lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
     lines.push(
-      `Spec: \`${c.source}\`${c.stability === 'stable' ? '' : ` · **${c.stability}**`} · credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
+      `Spec: \`${c.source}\`${c.stability === 'stable' ? '' : ` · **${c.stability}**`} · ` +
+        `credential ${c.credential} · upstream ${c.upstream.name} \`${c.upstream.baseUrl}\` · ` +
+        `timeout ${c.upstream.timeoutMs} ms · response cap ${c.upstream.maxResponseBytes} ` +
+        `bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
       '',
     );
     lines.push('Instructions (initialize, for a subscribed account):', '', ...c.description.split('\n').map((l) => `> ${l}`.trimEnd()), '');

@@ -96,7 +96,7 @@ export function emitPlatform(platform: PlatformIR): string {
     '',
     errorParamsType('PlatformErrorParams', platform.errors),
     '',
-    `export type PlatformProtocolErrorCode = ${platform.protocolErrors.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
+    'export type PlatformProtocolErrorCode = ' + `${platform.protocolErrors.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
     '',
     errorParamsType('PlatformProtocolErrorParams', platform.protocolErrors),
     '',
@@ -116,7 +116,7 @@ export function emitPlatform(platform: PlatformIR): string {
       .join('\n')}\n}`,
     '',
     '/** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */',
-    'export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;',
+    'export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, ' + 'PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;',
     '',
     `export const platformDescriptor: PlatformSpec = ${literal(body)};`,
   ].join('\n');

@@ -72,6 +72,9 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string; di
   const header = headerLine([set.source], 'ts');
   const js = finish(header, `/* eslint-disable */\n${prelude}${code}`);
   const names = Object.keys(exports).sort();
-  const dts = finish(header, `import type { CompiledValidator } from '#runtime/handler-api/descriptor-types.ts';\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`);
+  const dts = finish(
+    header,
+    'import type { CompiledValidator } from ' + `'#runtime/handler-api/descriptor-types.ts';` + `\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
+  );
   return { js, dts, diagnostics };
 }

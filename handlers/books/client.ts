@@ -87,7 +87,10 @@ export async function dineroCall(ctx: BooksWireContext, request: DineroRequest, 
   }
 }
 
-/** The organisation of an organisation path (`/v1/{o}/…`, `/v2/{o}/…`); undefined for `/v1/organizations`, `/v1/countries`. */
+/**
+ * The organisation of an organisation path (`/v1/{o}/…`, `/v2/{o}/…`); undefined for `/v1/organizations`,
+ * `/v1/countries`.
+ */
 const ORGANIZATION_PATH = /^\/v[\d.]+\/(\d+)(?:\/|$)/;
 
 /**

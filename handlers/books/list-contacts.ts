@@ -2,7 +2,7 @@ import type { BooksHandler } from '#generated/books/contract.ts';
 import { orgPath, queryFilter, readEnvelope, since } from './client.ts';
 
 /** The columns asked for (the defaults are only `name` and `contactGuid`, books.md §2 "Casing"). */
-const CONTACT_FIELDS = 'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Email,VatNumber,EanNumber,IsPerson,ExternalReference,CreatedAt,UpdatedAt,DeletedAt';
+const CONTACT_FIELDS = 'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Email,VatNumber,' + 'EanNumber,IsPerson,ExternalReference,CreatedAt,UpdatedAt,DeletedAt';
 
 /**
  * `deletedFilter` (values "not shown" in the spec): `deleted`/`only`/`true` → only deleted contacts,
@@ -18,7 +18,9 @@ function deletedOnly(value: string | undefined): boolean | undefined | 'invalid'
   return 'invalid';
 }
 
-/** `GET /v1/{o}/contacts`: the filters as `queryFilter` clauses (`Name contains`, `eq` for identifiers), the envelope. */
+/**
+ * `GET /v1/{o}/contacts`: the filters as `queryFilter` clauses (`Name contains`, `eq` for identifiers), the envelope.
+ */
 export const listContacts: BooksHandler<'list_contacts'> = async (args, ctx) => {
   const deleted = deletedOnly(args.deletedFilter);
   if (deleted === 'invalid') return ctx.refuseArguments('generic');

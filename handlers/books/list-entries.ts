@@ -1,7 +1,10 @@
 import type { BooksHandler } from '#generated/books/contract.ts';
 import { arrayBody, camelRow, dineroJson, orgPath, prop, slicePage } from './client.ts';
 
-/** `GET /v1/{o}/entries` (one accounting year, checked upstream); `accountNumber`, `voucherType` and the page applied here. */
+/**
+ * `GET /v1/{o}/entries` (one accounting year, checked upstream); `accountNumber`, `voucherType` and the page applied
+ * here.
+ */
 export const listEntries: BooksHandler<'list_entries'> = async (args, ctx) => {
   // `includePrimo` is sent explicitly: the result must not depend on the upstream default (§3 #15).
   const body = await dineroJson(ctx, { path: orgPath(args.organizationId, '/entries'), query: { fromDate: args.fromDate, toDate: args.toDate, includePrimo: args.includePrimo } });

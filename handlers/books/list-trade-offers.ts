@@ -16,7 +16,7 @@ export const listTradeOffers: BooksHandler<'list_trade_offers'> = async (args, c
     orgPath(args.organizationId, '/tradeoffers'),
     args,
     {
-      fields: 'Number,Guid,ExternalReference,Date,Description,Status,ContactName,ContactGuid,Currency,TotalExclVat,TotalInclVat,CreatedAt,UpdatedAt,DeletedAt',
+      fields: 'Number,Guid,ExternalReference,Date,Description,Status,ContactName,ContactGuid,' + 'Currency,TotalExclVat,TotalInclVat,CreatedAt,UpdatedAt,DeletedAt',
       queryFilter: filter,
       freeTextSearch: args.freeTextSearch,
       changesSince: since(args.changesSince),

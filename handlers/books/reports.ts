@@ -21,7 +21,10 @@ export interface ReportOptions {
   readonly accountNumberTo?: number;
 }
 
-/** The rows of a report body: a bare array, or an object holding one (tolerated). Rows without an account number are headings: skipped. */
+/**
+ * The rows of a report body: a bare array, or an object holding one (tolerated). Rows without an account number are
+ * headings: skipped.
+ */
 function rowsOf(body: unknown): Row[] {
   if (Array.isArray(body)) return body.filter(isRow);
   if (isRow(body))

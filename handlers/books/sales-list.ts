@@ -14,7 +14,8 @@ export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMa
  * invoices and credit notes); credit notes have no `LatestMailOutType`.
  */
 const COMMON_FIELDS =
-  'Number,Guid,ExternalReference,Date,PaymentDate,Description,Status,ContactName,ContactGuid,TotalInclVat,TotalExclVat,TotalInclVatInDkk,TotalExclVatInDkk,MailOutStatus,Currency,CreatedAt,UpdatedAt,DeletedAt';
+  'Number,Guid,ExternalReference,Date,PaymentDate,Description,Status,ContactName,ContactGuid,TotalInclVat,' +
+  'TotalExclVat,TotalInclVatInDkk,TotalExclVatInDkk,MailOutStatus,Currency,CreatedAt,UpdatedAt,DeletedAt';
 export const INVOICE_FIELDS = `${COMMON_FIELDS},LatestMailOutType`;
 export const SALES_FIELDS = `${COMMON_FIELDS},LatestMailOutType,Type`;
 export const CREDIT_NOTE_FIELDS = COMMON_FIELDS;
@@ -36,7 +37,9 @@ export interface SalesListArgs {
   readonly pageSize: number;
 }
 
-/** A sales list's envelope with the note on adding its amounts up (totals are per currency and not what remains unpaid). */
+/**
+ * A sales list's envelope with the note on adding its amounts up (totals are per currency and not what remains unpaid).
+ */
 export type SalesEnvelope = Envelope & { readonly amountsNote: string };
 
 /** Which `amountsNote` a list carries: invoices, credit notes, or both (list_sales). */

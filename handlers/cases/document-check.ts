@@ -206,7 +206,7 @@ export function checkDocument(source: string, limits?: Partial<DocumentLimits>, 
     return {
       ok: false,
       reason: 'too_costly',
-      detail: `The query selects ${listSelections} list fields (at most ${l.maxListSelections}) with an estimated ${estimatedRows} rows (at most ${l.maxEstimatedRows}).`,
+      detail: `The query selects ${listSelections} list fields (at most ${l.maxListSelections}) ` + `with an estimated ${estimatedRows} rows (at most ${l.maxEstimatedRows}).`,
       cost: { listSelections, estimatedRows },
     };
   }

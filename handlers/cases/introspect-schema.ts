@@ -13,7 +13,15 @@ interface QueryField {
 
 const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
   __schema {
-    queryType { name fields { name description args { name defaultValue type { ${TYPE_REF_SELECTION} } } type { ${TYPE_REF_SELECTION} } } }
+    queryType {
+      name
+      fields {
+        name
+        description
+        args { name defaultValue type { ${TYPE_REF_SELECTION} } }
+        type { ${TYPE_REF_SELECTION} }
+      }
+    }
     ${includeTypes ? 'types { name }' : ''}
   }
 }`;

@@ -27,7 +27,11 @@ async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number
   const column = enumLiteral(ctx, map.hourStartColumn);
   const filter = hoursCaseFilter(map);
   const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: ${filter.variableType}, $from: Int, $to: Int) {
-  hours(pagination: { cursor: $cursor, limit: $limit }, between: { field: ${column}, from: $from, to: $to }, filters: ${filter.value}) {
+  hours(
+    pagination: { cursor: $cursor, limit: $limit }
+    between: { field: ${column}, from: $from, to: $to }
+    filters: ${filter.value}
+  ) {
     items { costPrice startTime }
     nextCursor
   }

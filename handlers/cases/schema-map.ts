@@ -89,7 +89,7 @@ const scalarName = (t: TypeRef | null | undefined): string | null => {
 const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
 
 /** Input fields with their types, and the input fields of an input-object type one level down. */
-const INPUT_FIELDS = `inputFields { name type { kind name inputFields { name type { ${TYPE_REF} } } ofType { kind name inputFields { name type { ${TYPE_REF} } } } } }`;
+const INPUT_FIELDS = `inputFields { name type { kind name inputFields { name type { ${TYPE_REF} } } ` + `ofType { kind name inputFields { name type { ${TYPE_REF} } } } } }`;
 
 const DISCOVER = `query CaseConnectorDiscovery {
   caseType: __type(name: "Case") { fields { name type { ${TYPE_REF} } } }

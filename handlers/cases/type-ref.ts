@@ -23,6 +23,7 @@ export function printType(t: TypeRef | null | undefined): string {
 }
 
 export function signature(name: string, args: readonly ArgRef[] | null | undefined, type: TypeRef | null | undefined): string {
-  const list = args && args.length > 0 ? `(${args.map((a) => `${a.name}: ${printType(a.type)}${a.defaultValue != null ? ` = ${a.defaultValue}` : ''}`).join(', ')})` : '';
+  const arg = (a: ArgRef): string => `${a.name}: ${printType(a.type)}${a.defaultValue != null ? ` = ${a.defaultValue}` : ''}`;
+  const list = args && args.length > 0 ? `(${args.map(arg).join(', ')})` : '';
   return `${name}${list}: ${printType(type)}`;
 }

@@ -39,7 +39,10 @@ function errorOf(body: unknown): { code: string | undefined; message: string | u
 }
 
 export interface ErpRequest {
-  /** Path relative to the configured base, with its query string already encoded; or an absolute URL on the base's origin (a checked cursor). */
+  /**
+   * Path relative to the configured base, with its query string already encoded; or an absolute URL on the base's
+   * origin (a checked cursor).
+   */
   readonly path: string;
   /** `Prefer: odata.maxpagesize=N` (server-driven paging). */
   readonly pageSize?: number;

@@ -20,12 +20,17 @@ export interface CursorPayload {
 /** The only option server-driven paging adds to a next link (upstreams/erp.md §2, "Paging"). */
 const SKIP_TOKEN = '$skiptoken';
 
-/** A cursor belongs to one company and one entity set (DECISIONS §16); account and instance are bound by `ctx.tokens`. */
+/**
+ * A cursor belongs to one company and one entity set (DECISIONS §16); account and instance are bound by `ctx.tokens`.
+ */
 export function cursorBinding(companyId: string, entitySet: string): string {
   return `query_entity\u0000${companyId.toLowerCase()}\u0000${entitySet.toLowerCase()}`;
 }
 
-/** The path of a set (and record) relative to `{B}/api/v2.0`: company-scoped, except the environment-level subscriptions. */
+/**
+ * The path of a set (and record) relative to `{B}/api/v2.0`: company-scoped, except the environment-level
+ * subscriptions.
+ */
 export function setPath(companyId: string, entitySet: string): string {
   return entitySet === ENVIRONMENT_LEVEL_SET ? `/${entitySet}` : `/companies(${companyId})/${entitySet}`;
 }
@@ -88,7 +93,10 @@ export function sealCursor(tokens: SealedTokens, payload: CursorPayload, company
   return tokens.seal(JSON.stringify(payload), cursorBinding(companyId, entitySet));
 }
 
-/** The payload of a cursor minted for this company and set, unchecked; undefined when it is not one (or predates the sent options). */
+/**
+ * The payload of a cursor minted for this company and set, unchecked; undefined when it is not one (or predates the
+ * sent options).
+ */
 export function openCursorPayload(tokens: SealedTokens, cursor: string, companyId: string, entitySet: string): CursorPayload | undefined {
   const plain = tokens.open(cursor, cursorBinding(companyId, entitySet));
   let payload: unknown;

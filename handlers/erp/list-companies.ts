@@ -3,7 +3,10 @@ import { apiPath, collection, erpGet, notFoundIn, resolveEnvironment } from './c
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-/** `GET {B}/api/v2.0/companies`; `search` on `name` and `displayName` after the read; `ambiguous` when it matched more than one. */
+/**
+ * `GET {B}/api/v2.0/companies`; `search` on `name` and `displayName` after the read; `ambiguous` when it matched more
+ * than one.
+ */
 export const listCompanies: ErpHandler<'list_companies'> = async (args, ctx) => {
   const environment = await resolveEnvironment(ctx, args.environment);
   const rows = collection(await erpGet(ctx, { path: apiPath(environment, '/companies'), notFound: notFoundIn(ctx, environment) }), 'the companies list');

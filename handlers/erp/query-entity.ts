@@ -31,7 +31,7 @@ function mintCursor(ctx: Context, nextLink: unknown, environment: string, query:
   if (typeof nextLink !== 'string' || nextLink === '') return null;
   const payload: CursorPayload = { link: nextLink, environment, query };
   if (acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet) === undefined) {
-    ctx.log.warn({ entitySet }, 'ERP next link refused: not the configured API, this company and set, or options other than the ones sent plus one $skiptoken');
+    ctx.log.warn({ entitySet }, 'ERP next link refused: not the configured API, this company and set, ' + 'or options other than the ones sent plus one $skiptoken');
     return ctx.fail('invalid_cursor');
   }
   return sealCursor(ctx.tokens, payload, companyId, entitySet);

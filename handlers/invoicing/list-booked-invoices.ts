@@ -2,7 +2,10 @@ import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
 import { checkedFilter, checkedSort } from './filter.ts';
 import { withInteger, readList } from './list.ts';
 
-/** `invoicing__list_booked_invoices`: GET /invoices/booked (without lines) (upstreams/invoicing.md §2), as the spec's list result. */
+/**
+ * `invoicing__list_booked_invoices`: GET /invoices/booked (without lines) (upstreams/invoicing.md §2), as the spec's
+ * list result.
+ */
 export const listBookedInvoices: InvoicingHandler<'list_booked_invoices'> = async (args, ctx) =>
   readList(
     ctx,

@@ -17,7 +17,9 @@ export type InvoicingWriteContext = InvoicingContextWith<'generic' | 'reconnect_
 /** Keys that never become properties of an object built here (prototype pollution). */
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Copies own enumerable entries, skipping forbidden keys, `null` values (the upstream rejects them) and `self` links. */
+/**
+ * Copies own enumerable entries, skipping forbidden keys, `null` values (the upstream rejects them) and `self` links.
+ */
 export function cleanCopy(source: Row, skip: ReadonlySet<string> = new Set()): Row {
   const out: Row = {};
   for (const key of Object.keys(source)) {
@@ -129,7 +131,10 @@ export function createdDraftResult(body: Row): Row & { draftInvoiceNumber: numbe
   return { ...body, draftInvoiceNumber, netAmount, grossAmount, vatAmount };
 }
 
-/** An invoice line of the write tools as the upstream takes it (§3 #8, #9): `unit` only when given, no invented description. */
+/**
+ * An invoice line of the write tools as the upstream takes it (§3 #8, #9): `unit` only when given, no invented
+ * description.
+ */
 export function lineBody(line: { productNumber: string; quantity: number; unitNetPrice: number; description?: string; unitNumber?: number; discountPercentage?: number }): Row {
   const out: Row = { product: { productNumber: line.productNumber }, quantity: line.quantity, unitNetPrice: line.unitNetPrice };
   if (line.description !== undefined) out.description = line.description;

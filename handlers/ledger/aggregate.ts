@@ -12,7 +12,8 @@ import { boundaryUnstable, pagingOrder } from './order.ts';
  * caller's `orderBy` and the entity's documented key (order.ts), never a property the docs do not
  * name; `unstableOrder` when a page boundary fell between rows with equal sort values.
  *
- * `groupBy` and `sum` names (and `dateField` when a date bound is given) are checked against the rows (the upstream has no schema call and
+ * `groupBy` and `sum` names (and `dateField` when a date bound is given) are checked against the rows (the upstream
+ * has no schema call and
  * ignores unknown filter names): the first page maps each name case-insensitively to the
  * upstream's spelling, which keys the result; a name no row of any page read has is refused with
  * `query_rejected` and status 400 (the status the upstream gives an unknown entity). With no row at

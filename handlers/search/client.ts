@@ -49,7 +49,10 @@ export function isRow(value: unknown): value is Row {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `/webmasters/v3/sites/{siteUrl}`: the property as one fully percent-encoded path segment (`https%3A%2F%2F…%2F`, `sc-domain%3A…`). */
+/**
+ * `/webmasters/v3/sites/{siteUrl}`: the property as one fully percent-encoded path segment (`https%3A%2F%2F…%2F`,
+ * `sc-domain%3A…`).
+ */
 export function sitePath(siteUrl: string): string {
   return `/webmasters/v3/sites/${encodeURIComponent(siteUrl)}`;
 }
@@ -167,7 +170,10 @@ function analyticsRow(value: unknown): AnalyticsRow {
   return keys === undefined ? row : { keys: keys as string[], ...row };
 }
 
-/** One `searchanalytics.query` call: the rows (`[]` when `rows` is absent) and `responseAggregationType` (null when absent). */
+/**
+ * One `searchanalytics.query` call: the rows (`[]` when `rows` is absent) and `responseAggregationType` (null when
+ * absent).
+ */
 export async function queryAnalytics(ctx: SearchSiteContext, siteUrl: string, body: AnalyticsBody): Promise<{ rows: AnalyticsRow[]; responseAggregationType: string | null }> {
   const answer = await send(ctx, { method: 'POST', path: `${sitePath(siteUrl)}/searchAnalytics/query`, json: body }, (error, message) => {
     if (error.status === 400) return ctx.fail('bad_request', { message: (message ?? 'no message given').slice(0, ctx.limits.upstreamMessageMaxChars) });
@@ -210,7 +216,9 @@ export function metricsOf(rows: readonly AnalyticsRow[]): Metrics {
   return sums.totals();
 }
 
-/** Rows of one dimension as `{ [name]: key, …metrics }`, sorted by clicks descending (ties keep the upstream's order). */
+/**
+ * Rows of one dimension as `{ [name]: key, …metrics }`, sorted by clicks descending (ties keep the upstream's order).
+ */
 export function keyedRows<K extends string>(rows: readonly AnalyticsRow[], name: K): Array<Record<K, string> & Metrics> {
   return rows
     .filter((row) => typeof row.keys?.[0] === 'string')
@@ -218,7 +226,10 @@ export function keyedRows<K extends string>(rows: readonly AnalyticsRow[], name:
     .sort((a, b) => b.clicks - a.clicks);
 }
 
-/** The rows of one dimension with the most clicks in a period (`top_queries`, `top_pages`): `rowLimit` = `limit`, the upstream's default being 1000. */
+/**
+ * The rows of one dimension with the most clicks in a period (`top_queries`, `top_pages`): `rowLimit` = `limit`, the
+ * upstream's default being 1000.
+ */
 export async function topRows<K extends 'query' | 'page'>(
   ctx: SearchSiteContext,
   args: { readonly siteUrl: string; readonly startDate: string; readonly endDate: string; readonly limit: number },

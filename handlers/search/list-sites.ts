@@ -1,7 +1,10 @@
 import type { SearchHandler } from '#generated/search/contract.ts';
 import { listSiteEntries } from './client.ts';
 
-/** Google's level of an entry the account has not verified (upstreams/search.md §3: the spec promises verified properties). */
+/**
+ * Google's level of an entry the account has not verified (upstreams/search.md §3: the spec promises verified
+ * properties).
+ */
 const UNVERIFIED = 'siteUnverifiedUser';
 
 /** `sites.list`: the verified properties, `permissionLevel` passed through unchanged. */

@@ -79,7 +79,8 @@ export const BOOKS_FIELDS = {
   },
   depositAccounts: {
     path: '/v1/{o}/accounts/deposit',
-    // books.md #8: "`fields` + IsDefault,IsHidden (+Bank* when bank details wanted)"; the Bank* names are DepositAccountReadModel's.
+    // books.md #8: "`fields` + IsDefault,IsHidden (+Bank* when bank details wanted)"; the Bank* names are
+    // DepositAccountReadModel's.
     documented: ['AccountNumber', 'Name', 'IsDefault', 'IsHidden', 'BankRegistrationNumber', 'BankAccountNumber', 'BankSwiftNumber', 'BankIbanNumber'],
     defaults: ['AccountNumber', 'Name'],
   },

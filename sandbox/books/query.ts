@@ -49,7 +49,7 @@ export function parseQueryFilter(text: string | undefined, allowed: readonly str
   let rest = text;
   while (rest.trim() !== '') {
     const m = pattern.exec(rest);
-    if (m === null) throw validation('queryFilter', `The query filter could not be parsed near '${rest.slice(0, 40)}'. Use <Field> eq|contains '<value>' joined by ';'.`);
+    if (m === null) throw validation('queryFilter', 'The query filter could not be parsed near ' + `'${rest.slice(0, 40)}'. Use <Field> eq|contains '<value>' joined by ';'.`);
     const field = allowed.find((f) => f.toLowerCase() === m[1]!.toLowerCase());
     if (field === undefined) throw validation('queryFilter', `The field '${m[1]}' cannot be filtered on. Allowed: ${allowed.join(', ')}.`);
     clauses.push({ field, op: m[2]!.toLowerCase() as Clause['op'], value: m[3]! });

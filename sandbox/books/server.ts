@@ -174,7 +174,7 @@ async function handleUpstream(s: BooksState, req: IncomingMessage, res: ServerRe
     const { organizations, clientId } = authenticate(s, req);
     if (s.switches.brownoutPath !== null && url.pathname.toLowerCase().includes(s.switches.brownoutPath.toLowerCase())) {
       s.stats.brownouts++;
-      throw new DineroError(480, 480, 'This endpoint is deprecated and is being browned out before its removal. See https://developer.dinero.dk/news.');
+      throw new DineroError(480, 480, 'This endpoint is deprecated and is being browned out before ' + 'its removal. See https://developer.dinero.dk/news.');
     }
     const accept = String(req.headers.accept ?? '');
     const r: Req = { s, req, res, method, path: url.pathname, query: url.searchParams, body, wantsBytes: /application\/octet-stream/i.test(accept) && !/application\/json/i.test(accept) };

@@ -4,7 +4,9 @@ import { BOOKS_THROTTLED_ORG_ID, BOOKS_TODAY } from './data.ts';
 
 /** A static bearer token reaching the three demo organisations (tests, before the identity provider). */
 export const BOOKS_SANDBOX_TOKEN = 'dinero-sandbox-token-Qm8v3Tz6';
-/** A static bearer token of another user who reaches only the free organisation (the Pro one answers 403: no access). */
+/**
+ * A static bearer token of another user who reaches only the free organisation (the Pro one answers 403: no access).
+ */
 export const BOOKS_SANDBOX_OTHER_USER_TOKEN = 'dinero-sandbox-other-Lp2x9Wc4';
 /** The documented per-organisation quota: requests per minute (per client id). */
 export const BOOKS_RATE_LIMIT_PER_MINUTE = 100;
@@ -24,7 +26,10 @@ export interface BooksTokenVerdict {
 export type BooksTokenVerifier = (token: string) => BooksTokenVerdict;
 
 export const BOOKS_FAULTS = ['none', 'serverError', 'throttled', 'slow', 'nonJson', 'badGateway'] as const;
-/** `serverError` 500 JSON `{code,message}`; `throttled` 429; `slow` answers after `slowDelayMs`; `nonJson` 200 HTML; `badGateway` 502 HTML. */
+/**
+ * `serverError` 500 JSON `{code,message}`; `throttled` 429; `slow` answers after `slowDelayMs`; `nonJson` 200 HTML;
+ * `badGateway` 502 HTML.
+ */
 export type BooksFault = (typeof BOOKS_FAULTS)[number];
 
 export interface BooksSwitches {
@@ -36,7 +41,9 @@ export interface BooksSwitches {
   retryAfterSeconds: number | null;
   /** Path substring (case-insensitive) of an endpoint in brownout: answers 480. Default null. */
   brownoutPath: string | null;
-  /** Injected fault for `faultCount` requests (0 = until cleared), optionally only where the path contains `faultPath`. */
+  /**
+   * Injected fault for `faultCount` requests (0 = until cleared), optionally only where the path contains `faultPath`.
+   */
   fault: BooksFault;
   faultCount: number;
   faultPath: string | null;
@@ -46,7 +53,10 @@ export interface BooksSwitches {
   latencyMs: number;
   /** The body code of a no-Pro 403: 90 (current docs) or 48 (older docs). */
   proPlanCode: 90 | 48;
-  /** What `ResultWithoutFilter` counts: rows matching the filters before paging (the OpenAPI reading, default) or all rows ignoring filters. */
+  /**
+   * What `ResultWithoutFilter` counts: rows matching the filters before paging (the OpenAPI reading, default) or all
+   * rows ignoring filters.
+   */
   resultWithoutFilter: 'beforePaging' | 'ignoringFilters';
   /** `pageSize` over 1000: 400 (default) or clamped. */
   pageSizeOverMax: 'reject' | 'clamp';

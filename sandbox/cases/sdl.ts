@@ -29,7 +29,7 @@ export function casesSdl(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShap
   const caseTypeType = shapes.caseTexts === 'scalar' ? 'String' : 'CaseType';
   const hoursCase = shapes.hoursCaseFilter === 'object' ? 'HourCaseFilterInput' : 'Int';
   const hoursCaseInput =
-    shapes.hoursCaseFilter === 'object' ? '\n"One case\'s hours, with those of its sub-cases when asked for."\ninput HourCaseFilterInput {\n  id: Int!\n  includeSubcases: Boolean\n}\n' : '';
+    shapes.hoursCaseFilter === 'object' ? '\n"One case\'s hours, with those of its sub-cases when asked for."\ninput ' + 'HourCaseFilterInput {\n  id: Int!\n  includeSubcases: Boolean\n}\n' : '';
   const hourColumns = mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
   const invoiceColumns = mode === 'upper-enum' ? 'DATE\n  CREATED_AT' : 'date\n  createdAt';
   const ext = (text: string): string => (extended ? text : '');
@@ -110,13 +110,16 @@ type Query {
   """One case by its human-facing case number."""
   caseByCaseNumber(caseNumber: String!): Case
   """Hour registrations (time sheets)."""
-  hours(pagination: PaginationInput!, orderBy: ${orderBy}, between: HourBetweenInput, filters: HoursFilterInput): HourConnection
+  hours(pagination: PaginationInput!, orderBy: ${orderBy},
+    between: HourBetweenInput, filters: HoursFilterInput): HourConnection
   """Hour totals of one case, also per hour type."""
   hourAggregate(caseId: Int!): HourAggregate
   """Material and offer lines of cases."""
-  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput, orderBy: ${orderBy}, filters: CaseMaterialFilterInput): CaseMaterialConnection
+  caseMaterials(caseId: Int, type: AddedBy!, pagination: PaginationInput,
+    orderBy: ${orderBy}, filters: CaseMaterialFilterInput): CaseMaterialConnection
   """Booked sales invoices."""
-  salesInvoices(pagination: PaginationInput!, orderBy: ${orderBy}, between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
+  salesInvoices(pagination: PaginationInput!, orderBy: ${orderBy},
+    between: SalesInvoiceBetweenInput, filters: SalesInvoiceFilterInput): SalesInvoiceConnection
   """Employees of the company."""
   users(pagination: PaginationInput!): UserConnection
   """Hour types (wage types) of the company."""
@@ -124,7 +127,8 @@ type Query {
   """Product catalogue; prices in øre."""
   products(pagination: PaginationInput!, orderBy: ${orderBy}, search: Search): ProductConnection
   """GPS positions of employees."""
-  gpsEntries(pagination: PaginationInput): GpsEntryConnection @deprecated(reason: "Use the GPS module endpoints instead.")
+  gpsEntries(pagination: PaginationInput): GpsEntryConnection
+    @deprecated(reason: "Use the GPS module endpoints instead.")
 }
 
 type Mutation {

@@ -138,8 +138,11 @@ if (import.meta.main) {
       `  demo token:  ${sandbox.tokens.demo}\n` +
       `  other token: ${sandbox.tokens.other}\n` +
       `Try:\n` +
-      `  curl -H 'authorization: Bearer ${sandbox.tokens.demo}' -H 'content-type: application/json' -d '{"query":"{ cases(pagination:{limit:3}, orderBy:{field:\\"updatedAt\\", direction:DESC}) { items { id caseNumber description status { text } } nextCursor } }"}' ${sandbox.url}\n` +
-      `  curl -X POST -H 'content-type: application/json' -d '{"throttleNext":1}' http://127.0.0.1:${sandbox.port}/__sandbox/switches\n`,
+      `  curl -H 'authorization: Bearer ${sandbox.tokens.demo}' -H 'content-type: application/json' -d ` +
+      `'{"query":"{ cases(pagination:{limit:3}, orderBy:{field:\\"updatedAt\\", direction:DESC}) { items { ` +
+      `id caseNumber description status { text } } nextCursor } }"}' ${sandbox.url}\n` +
+      `  curl -X POST -H 'content-type: application/json' -d ` +
+      `'{"throttleNext":1}' http://127.0.0.1:${sandbox.port}/__sandbox/switches\n`,
   );
   closeOnSignals(() => sandbox.close());
 }

@@ -37,7 +37,9 @@ export interface CasesSwitches {
   throttleNext: number;
   /** A throttled request gets HTTP 429 (default) or HTTP 200 with the ThrottleRequestsException body. */
   throttleMode: 'http429' | 'http200';
-  /** Retry-After on throttled replies: "auto" (seconds until the window frees; 1 for forced), "none", or fixed seconds. */
+  /**
+   * Retry-After on throttled replies: "auto" (seconds until the window frees; 1 for forced), "none", or fixed seconds.
+   */
   retryAfter: 'auto' | 'none' | number;
   /** `Type.field` failing with an SQLSTATE[42000] error beside partial data, e.g. "Query.salesInvoices"; null = off. */
   sqlErrorField: string | null;

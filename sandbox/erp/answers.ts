@@ -48,7 +48,7 @@ export function parseSegment(segment: string): { name: string; key: string | und
 }
 
 export function guidKey(key: string, set: string): string {
-  if (!GUID.test(key)) throw new HttpError(400, 'BadRequest', `Bad Request - Error in query syntax: the key '${key}' of '${set}' is not a valid GUID (GUIDs are written unquoted).`);
+  if (!GUID.test(key)) throw new HttpError(400, 'BadRequest', `Bad Request - Error in query syntax: the key '${key}' of '${set}' ` + 'is not a valid GUID (GUIDs are written unquoted).');
   return key.toLowerCase();
 }
 
@@ -67,7 +67,7 @@ export function metadataXml(): string {
     const navs = Object.entries(schema.navigations)
       .map(([name, nav]) => {
         const target = erpSchema(nav.target)!;
-        return `<NavigationProperty Name="${name}" Type="${nav.many ? `Collection(Microsoft.NAV.${target.type})` : `Microsoft.NAV.${target.type}`}" />`;
+        return `<NavigationProperty Name="${name}" ` + `Type="${nav.many ? `Collection(Microsoft.NAV.${target.type})` : `Microsoft.NAV.${target.type}`}" />`;
       })
       .join('');
     types.push(`<EntityType Name="${schema.type}"><Key><PropertyRef Name="${schema.key}" /></Key>${props}${navs}</EntityType>`);
@@ -82,10 +82,13 @@ export function metadataXml(): string {
 }
 
 export const BAD_GATEWAY_PAGE =
-  '<!DOCTYPE html>\n<html><head><title>502 - Web server received an invalid response while acting as a gateway or proxy server.</title></head>' +
-  '<body><h1>Server Error</h1><h2>502 - Web server received an invalid response while acting as a gateway or proxy server.</h2></body></html>\n';
+  '<!DOCTYPE html>\n<html><head><title>502 - Web server received an invalid ' +
+  'response while acting as a gateway or proxy server.</title></head>' +
+  '<body><h1>Server Error</h1><h2>502 - Web server received an invalid response ' +
+  'while acting as a gateway or proxy server.</h2></body></html>\n';
 export const NON_JSON_PAGE =
-  '<!DOCTYPE html>\n<html><head><title>Sign in to your account</title></head><body><form method="post" action="https://login.microsoftonline.com/">' +
+  '<!DOCTYPE html>\n<html><head><title>Sign in to your ' +
+  'account</title></head><body><form method="post" action="https://login.microsoftonline.com/">' +
   '<p>Sign in to continue to Dynamics 365 Business Central.</p></form></body></html>\n';
 
 export function mintSkipToken(s: ErpState, offset: number, lastKey: unknown): string {
@@ -142,7 +145,7 @@ export function sendCollection(q: ReadRequest, schema: ErpEntitySchema, rows: re
       const last = page[page.length - 1]!;
       const params = Object.entries(q.query).filter(([name]) => name !== '$skiptoken' && name !== '$skip');
       params.push(['$skiptoken', mintSkipToken(q.s, offset + size, last.fields[schema.key])]);
-      nextLink = `${q.s.publicUrl}${q.url.pathname}?${params.map(([k, v]) => `${encodeQueryValue(k)}=${encodeQueryValue(v)}`).join('&')}`;
+      nextLink = `${q.s.publicUrl}${q.url.pathname}?` + `${params.map(([k, v]) => `${encodeQueryValue(k)}=${encodeQueryValue(v)}`).join('&')}`;
       if (q.s.switches.nextLinkExtraQuery !== null) nextLink += `&${q.s.switches.nextLinkExtraQuery}`;
     }
   }

@@ -170,12 +170,7 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
           args.push(operand());
         }
         expectPunct(')');
-        const argType = operandType(args[0]!);
-        if (argType !== 'string') throw new ODataError(`No function signature for the function with name '${tok.v}' matches the specified arguments.`);
-        if (tok.v === 'substring') {
-          if (args.length < 2 || args.length > 3 || args.slice(1).some((a) => operandType(a) !== 'number'))
-            throw new ODataError(`No function signature for the function with name 'substring' matches the specified arguments.`);
-        } else if (args.length !== 1) throw new ODataError(`No function signature for the function with name '${tok.v}' matches the specified arguments.`);
+        checkCall(tok.v, args);
         return { k: 'call', name: tok.v, args };
       }
       const type = schema.fields[tok.v];
@@ -203,7 +198,7 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
       expectPunct(',');
       const b = operand();
       expectPunct(')');
-      if (operandType(a) !== 'string' || operandType(b) !== 'string') throw new ODataError(`No function signature for the function with name '${tok.v}' matches the specified arguments.`);
+      if (operandType(a) !== 'string' || operandType(b) !== 'string') throw noSignature(tok.v);
       let expect = true;
       const after = peek();
       if (after?.t === 'ident' && (after.v === 'eq' || after.v === 'ne')) {
@@ -252,6 +247,17 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
   return expr;
 }
 
+function noSignature(name: string): ODataError {
+  return new ODataError(`No function signature for the function with name '${name}' matches the specified arguments.`);
+}
+
+/** The argument types and count of tolower/toupper (one string) and substring (a string and one or two numbers). */
+function checkCall(name: string, args: readonly Operand[]): void {
+  if (operandType(args[0]!) !== 'string') throw noSignature(name);
+  const counted = name === 'substring' ? args.length >= 2 && args.length <= 3 && args.slice(1).every((a) => operandType(a) === 'number') : args.length === 1;
+  if (!counted) throw noSignature(name);
+}
+
 function operandType(o: Operand): LiteralType {
   if (o.k === 'field') return o.type;
   if (o.k === 'lit') return o.type;
@@ -264,7 +270,7 @@ function checkComparable(l: Operand, r: Operand, op: CmpOp): void {
   if (lt === 'null' || rt === 'null') {
     if (op === 'eq' || op === 'ne') return;
   } else if (lt === rt) return;
-  throw new ODataError(`A binary operator with incompatible types was detected. Found operand types '${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`);
+  throw new ODataError('A binary operator with incompatible types was detected. Found operand types ' + `'${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`);
 }
 
 function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
@@ -290,7 +296,7 @@ function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
 function checkOr(e: FilterExpr): void {
   if (e.k === 'or') {
     const fields = fieldsOf(e, new Set());
-    if (fields.size > 1) throw new ODataError(`The 'or' operator is supported only between conditions on the same field; this filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`);
+    if (fields.size > 1) throw new ODataError(`The 'or' operator is supported only between conditions on the same field; this ` + `filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`);
   }
   if (e.k === 'and' || e.k === 'or') {
     checkOr(e.l);

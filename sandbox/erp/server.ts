@@ -75,7 +75,10 @@ export interface ErpSandboxOptions {
   host?: string;
   /** Path prefix the API is served under (default '' — the real base has none), e.g. '/bc'. */
   basePath?: string;
-  /** Origin (scheme, host, port) put into `@odata.context`/`@odata.nextLink`, e.g. a proxy in front (default: the sandbox's own). */
+  /**
+   * Origin (scheme, host, port) put into `@odata.context`/`@odata.nextLink`, e.g. a proxy in front (default: the
+   * sandbox's own).
+   */
   publicUrl?: string;
   /** The static accepted token (default ERP_SANDBOX_TOKEN); null accepts no static token. */
   accessToken?: string | null;
@@ -159,7 +162,7 @@ async function authenticate(s: ErpState, req: IncomingMessage): Promise<string> 
   const unauthorized = (why: string): HttpError => {
     s.stats.unauthorized++;
     return new HttpError(401, 'Authentication_InvalidCredentials', `The server has rejected the client credentials (${why}).`, {
-      'www-authenticate': `Bearer authorization_uri="https://login.microsoftonline.com/${ERP_TENANT_ID}/oauth2/authorize", error="invalid_token"`,
+      'www-authenticate': 'Bearer authorization_uri="https://login.microsoftonline.com/' + `${ERP_TENANT_ID}/oauth2/authorize", error="invalid_token"`,
     });
   };
   const forbidden = (): HttpError => {
@@ -413,8 +416,11 @@ if (import.meta.main) {
       `Try:\n` +
       `  curl -s ${auth} ${sandbox.url}/environments/v1.2\n` +
       `  curl -s ${auth} ${sandbox.url}/v2.0/Production/api/v2.0/companies\n` +
-      `  curl -s ${auth} -H 'prefer: odata.maxpagesize=5' "${sandbox.url}/v2.0/Production/api/v2.0/companies(${ERP_DEMO_COMPANY_ID})/customers?\\$select=number,displayName"\n` +
-      `  curl -s -X POST -H 'content-type: application/json' -d '{"fault":"throttled","faultCount":1}' ${sandbox.url}/__sandbox/switches\n`,
+      `  curl -s ${auth} -H 'prefer: odata.maxpagesize=5' ` +
+      `"${sandbox.url}/v2.0/Production/api/v2.0/companies(${ERP_DEMO_COMPANY_ID})/customers?` +
+      '\\$select=number,displayName"\n' +
+      `  curl -s -X POST -H 'content-type: application/json' -d ` +
+      `'{"fault":"throttled","faultCount":1}' ${sandbox.url}/__sandbox/switches\n`,
   );
   closeOnSignals(() => sandbox.close());
 }

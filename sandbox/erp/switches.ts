@@ -1,4 +1,5 @@
-// The Business Central sandbox's switches, their checks and defaults, faults, tokens and documented constants (erp.md §2–§4).
+// The Business Central sandbox's switches, their checks and defaults, faults, tokens and documented constants (erp.md
+// §2–§4).
 
 /** The static bearer token accepted by default (tests and the demo, until the identity provider lands). */
 export const ERP_SANDBOX_TOKEN = 'erp-sandbox-token-Vb7q2Lx9';
@@ -30,7 +31,9 @@ export const ERP_FAULTS = ['none', 'throttled', 'unavailable', 'requestTimeout',
  */
 export type ErpFault = (typeof ERP_FAULTS)[number];
 export const ERP_RETRY_AFTER_FORMS = ['absent', 'seconds', 'httpDate', 'overCap'] as const;
-/** Retry-After of a 429: none (the documented normal case), delta-seconds, an HTTP-date, or seconds over the 5 s cap. */
+/**
+ * Retry-After of a 429: none (the documented normal case), delta-seconds, an HTTP-date, or seconds over the 5 s cap.
+ */
 export type ErpRetryAfterForm = (typeof ERP_RETRY_AFTER_FORMS)[number];
 
 export interface ErpSwitches {
@@ -54,9 +57,15 @@ export interface ErpSwitches {
   slowDelayMs: number;
   /** The static token counts as expired (401). Default false. */
   tokenExpired: boolean;
-  /** Status for a well-formed but unknown company GUID (code Internal_CompanyNotFound): 404 (default) or 400 (§3 allows both). */
+  /**
+   * Status for a well-formed but unknown company GUID (code Internal_CompanyNotFound): 404 (default) or 400 (§3 allows
+   * both).
+   */
   unknownCompanyStatus: 404 | 400;
-  /** Raw query text appended to every `@odata.nextLink` (e.g. `$expand=*&$top=100000&callback=x`): a proxy or upstream that tampers with next links. Default null. */
+  /**
+   * Raw query text appended to every `@odata.nextLink` (e.g. `$expand=*&$top=100000&callback=x`): a proxy or upstream
+   * that tampers with next links. Default null.
+   */
   nextLinkExtraQuery: string | null;
 }
 

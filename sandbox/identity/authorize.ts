@@ -9,7 +9,7 @@ import { STYLES } from './styles.ts';
 import type { StyleDefinition } from './styles.ts';
 
 function errorPage(res: ServerResponse, style: StyleDefinition, error: string, detail: string): void {
-  sendHtml(res, 400, page(`${style.title}: error`, `<h1>Sorry, there is a problem with this request</h1>\n<p role="alert"><strong>${escapeHtml(error)}</strong>: ${escapeHtml(detail)}</p>`));
+  sendHtml(res, 400, page(`${style.title}: error`, '<h1>Sorry, there is a problem with this request</h1>\n<p ' + `role="alert"><strong>${escapeHtml(error)}</strong>: ${escapeHtml(detail)}</p>`));
 }
 
 function redirectTo(redirectUri: string, params: Record<string, string>): string {
@@ -68,7 +68,7 @@ export function handleAuthorize(s: IdentityState, req: IncomingMessage, res: Ser
   }
   const redirectUri = single('redirect_uri');
   if (redirectUri === null || !client.redirectUris.includes(redirectUri)) {
-    errorPage(res, style, 'redirect_uri_mismatch', `The redirect URI ${redirectUri === null ? '(missing)' : `'${redirectUri}'`} does not match the redirect URIs configured for the application.`);
+    errorPage(res, style, 'redirect_uri_mismatch', `The redirect URI ${redirectUri === null ? '(missing)' : `'${redirectUri}'`} ` + 'does not match the redirect URIs configured for the application.');
     return;
   }
   const state = single('state');

@@ -182,7 +182,7 @@ if (import.meta.main) {
   const redirectUri = process.env.IDENTITY_SANDBOX_REDIRECT_URI ?? 'http://127.0.0.1:3000/oauth/callback';
   const idp = await startIdentityProvider({ port, clients: demoClients(redirectUri) });
   process.stdout.write(`${idp.url}\n`);
-  for (const style of IDENTITY_STYLES) process.stdout.write(`  ${style.padEnd(6)} authorize ${idp.endpoints[style].authorize}\n         token     ${idp.endpoints[style].token}\n`);
+  for (const style of IDENTITY_STYLES) process.stdout.write(`  ${style.padEnd(6)} authorize ` + `${idp.endpoints[style].authorize}\n         token     ${idp.endpoints[style].token}\n`);
   process.stdout.write(`Demo clients redirect to ${redirectUri} (IDENTITY_SANDBOX_REDIRECT_URI overrides).\n`);
   closeOnSignals(() => idp.close());
 }

@@ -83,17 +83,21 @@ const ENTRA_API_SCOPES = ['Financials.ReadWrite.All', 'user_impersonation'];
 
 const ENTRA: Record<IdentityFailure, readonly [error: string, code: number, text: string, status?: number]> = {
   code_unknown: ['invalid_grant', 9002313, 'Invalid request. Request is malformed or invalid.'],
-  code_reused: ['invalid_grant', 54005, 'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.'],
-  code_expired: ['invalid_grant', 70008, 'The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource.'],
+  code_reused: ['invalid_grant', 54005, 'OAuth2 Authorization code was already redeemed, please retry with ' + 'a new valid code or use an existing refresh token.'],
+  code_expired: [
+    'invalid_grant',
+    70008,
+    'The provided authorization code or refresh token has expired due to inactivity. ' + 'Send a new interactive authorization request for this user and resource.',
+  ],
   verifier_missing: ['invalid_request', 900144, "The request body must contain the following parameter: 'code_verifier'."],
   verifier_mismatch: ['invalid_grant', 501481, 'The Code_Verifier does not match the code_challenge supplied in the authorization request.'],
   redirect_mismatch: ['invalid_grant', 500112, 'The reply address does not match the reply address provided when requesting Authorization code.'],
   refresh_unknown: ['invalid_grant', 9002313, 'Invalid request. Request is malformed or invalid.'],
   refresh_reused: ['invalid_grant', 70000, 'Provided grant is invalid or malformed.'],
-  refresh_revoked: ['invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.'],
+  refresh_revoked: ['invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token ' + 'is needed. The user might have changed or reset their password.'],
   refresh_expired: ['invalid_grant', 700082, 'The refresh token has expired due to inactivity.'],
   client_unknown: ['unauthorized_client', 700016, "Application with identifier '{detail}' was not found in the directory."],
-  client_secret_wrong: ['invalid_client', 7000215, 'Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID.', 401],
+  client_secret_wrong: ['invalid_client', 7000215, 'Invalid client secret provided. Ensure the secret being sent in the ' + 'request is the client secret value, not the client secret ID.', 401],
   client_secret_missing: ['invalid_client', 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.", 401],
   client_auth_method: ['invalid_request', 90023, 'Only one client authentication method may be used: {detail}.'],
   missing_parameter: ['invalid_request', 900144, "The request body must contain the following parameter: '{detail}'."],
@@ -102,9 +106,9 @@ const ENTRA: Record<IdentityFailure, readonly [error: string, code: number, text
   interaction_required: [
     'interaction_required',
     50076,
-    'Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access the resource.',
+    'Due to a configuration change made by your administrator, or because you moved to a new ' + 'location, you must use multi-factor authentication to access the resource.',
   ],
-  consent_required: ['consent_required', 65001, 'The user or administrator has not consented to use the application. Send an interactive authorization request for this user and resource.'],
+  consent_required: ['consent_required', 65001, 'The user or administrator has not consented to use the application. Send an ' + 'interactive authorization request for this user and resource.'],
   server_error: ['temporarily_unavailable', 90033, 'A transient error has occurred. Please try again.'],
   bad_request: ['invalid_request', 90014, '{detail}'],
 };
@@ -141,7 +145,7 @@ const entra: StyleDefinition = {
       status,
       body: {
         error,
-        error_description: `AADSTS${code}: ${text.replace('{detail}', detail)} Trace ID: ${traceId} Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
+        error_description: `AADSTS${code}: ${text.replace('{detail}', detail)} Trace ID: ${traceId} ` + `Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
         error_codes: [code],
         timestamp: timestamp.replace('T', ' '),
         trace_id: traceId,

@@ -57,7 +57,9 @@ const codeGrant: GrantHandler = (s, style, client, form, sw) => {
   return { tokens: issue(s, style, grant, withRefresh, sw) };
 };
 
-/** `refresh_token`: a live refresh token of this client (rotated where the style rotates), optionally a narrower scope. */
+/**
+ * `refresh_token`: a live refresh token of this client (rotated where the style rotates), optionally a narrower scope.
+ */
 const refreshGrant: GrantHandler = (s, style, client, form, sw) => {
   const presented = form.get('refresh_token');
   if (presented === null || presented === '') return refuse('missing_parameter', 'refresh_token');

@@ -19,7 +19,10 @@ export type RefreshFailure = 'invalid_grant' | 'interaction_required' | 'consent
 export interface IdentitySwitches {
   /** Authorize redirects with a code at once instead of showing the consent page. */
   autoApprove: boolean;
-  /** The account that approves when no login is typed (and with autoApprove); null = the style's demo user, or `login_hint`. */
+  /**
+   * The account that approves when no login is typed (and with autoApprove); null = the style's demo user, or
+   * `login_hint`.
+   */
   subject: string | null;
   /** Access-token lifetime (`expires_in`); null = the style's default (Entra 3600, Google 3599, Visma 3600). */
   accessTokenLifetimeSeconds: number | null;
@@ -97,7 +100,10 @@ export interface IdentityProvider {
   registerClient(client: ClientRegistration): void;
   /** Sets global switches, or one client's overrides when `clientId` is given. */
   setSwitches(partial: Partial<IdentitySwitches>, clientId?: string): Readonly<IdentitySwitches>;
-  /** Revokes the grants of a client and/or subject (refresh → invalid_grant); with accessTokens also their access tokens. Returns how many grants. */
+  /**
+   * Revokes the grants of a client and/or subject (refresh → invalid_grant); with accessTokens also their access
+   * tokens. Returns how many grants.
+   */
   revoke(filter: { clientId?: string; subject?: string; accessTokens?: boolean }): number;
   advanceClock(seconds: number): void;
   now(): number;

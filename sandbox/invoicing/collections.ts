@@ -125,7 +125,9 @@ export function decodeIdentifier(segment: string): string | null {
 
 export const PDF_BYTES = (n: number): Buffer =>
   Buffer.from(
-    `%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >> endobj\n% Invoice ${n}\ntrailer << /Root 1 0 R >>\n%%EOF\n`,
+    '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages ' +
+      '/Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 ' +
+      `595 842] >> endobj\n% Invoice ${n}\ntrailer << /Root 1 0 R >>\n%%EOF\n`,
     'latin1',
   );
 

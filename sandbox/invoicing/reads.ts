@@ -129,7 +129,10 @@ const invoiceList: ReadHandler = ({ s, path, query }, [name]) => {
   throw notFound();
 };
 
-/** A booked invoice or draft (`/invoices/{kind}/{n}`), or a booked invoice's PDF (`…/pdf`, or `…/document` when only linked). */
+/**
+ * A booked invoice or draft (`/invoices/{kind}/{n}`), or a booked invoice's PDF (`…/pdf`, or `…/document` when only
+ * linked).
+ */
 const invoice: ReadHandler = ({ s }, [kind, id, document]) => {
   if (kind !== 'booked' && kind !== 'drafts') throw notFound();
   const key = kind === 'booked' ? 'bookedInvoiceNumber' : 'draftInvoiceNumber';

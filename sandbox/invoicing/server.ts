@@ -86,7 +86,10 @@ export interface InvoicingSandboxOptions {
   publicUrl?: string;
   /** Accepted app secrets (default [INVOICING_SANDBOX_APP_SECRET]). */
   appSecrets?: readonly string[];
-  /** Grant tokens and their role (default: INVOICING_SANDBOX_GRANT read-write, INVOICING_SANDBOX_READONLY_GRANT read-only). */
+  /**
+   * Grant tokens and their role (default: INVOICING_SANDBOX_GRANT read-write, INVOICING_SANDBOX_READONLY_GRANT
+   * read-only).
+   */
   grants?: Readonly<Record<string, 'readWrite' | 'readOnly'>>;
   seed?: number;
   switches?: Partial<InvoicingSwitches>;
@@ -332,7 +335,8 @@ if (import.meta.main) {
   const sandbox = await startInvoicingSandbox({ port });
   process.stdout.write(
     `e-conomic sandbox listening on ${sandbox.url}\n` +
-      `  curl -H 'X-AppSecretToken: ${INVOICING_SANDBOX_APP_SECRET}' -H 'X-AgreementGrantToken: ${INVOICING_SANDBOX_GRANT}' ${sandbox.url}/customers?pagesize=5\n` +
+      `  curl -H 'X-AppSecretToken: ${INVOICING_SANDBOX_APP_SECRET}' -H ` +
+      `'X-AgreementGrantToken: ${INVOICING_SANDBOX_GRANT}' ${sandbox.url}/customers?pagesize=5\n` +
       `  curl '${sandbox.url}/accounting-years/2023_6_2024/periods?demo=true'\n`,
   );
   closeOnSignals(() => sandbox.close());

@@ -270,7 +270,9 @@ const createDraft: WriteHandler = (s, body, v) => {
   return { status: 201, body: d, location: `${s.publicUrl}${d.self as string}` };
 };
 
-/** The writes the docs describe; any other non-GET method or path is a 405 (DELETE and booking are logged as forbidden). */
+/**
+ * The writes the docs describe; any other non-GET method or path is a 405 (DELETE and booking are logged as forbidden).
+ */
 export const WRITE_ROUTES: readonly Route<WriteHandler>[] = [
   { method: 'POST', path: '/customers', handle: createCustomer },
   { method: 'PUT', path: '/customers/:n', handle: updateCustomer },

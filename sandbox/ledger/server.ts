@@ -115,7 +115,8 @@ interface LedgerRoute {
   readonly serve: (x: Exchange) => void;
 }
 
-const MAINTENANCE_PAGE = '<!DOCTYPE html>\n<html><head><title>Uniconta - maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try again later.</p></body></html>\n';
+const MAINTENANCE_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Uniconta - ' + 'maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try ' + 'again later.</p></body></html>\n';
 
 function login({ s, req, res, body }: Exchange): void {
   if (s.switches.loginMaintenancePage !== 0) {
@@ -299,9 +300,13 @@ if (import.meta.main) {
     `Ledger (Uniconta WebAPI) sandbox listening.\n` +
       `  user ${c.username}  password ${c.password}  company ${c.companyId}  (login name ${c.loginUsername})\n` +
       `Try:\n` +
-      `  TOKEN=$(curl -s -H 'content-type: application/json' -d '{"Username":"${c.loginUsername}","Password":"${c.password}"}' ${sandbox.url}/login | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')\n` +
-      `  curl -s -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '[{"PropertyName":"Group","FilterValue":"EBIKES"},{"Take":5}]' ${sandbox.url}/Query/Get/InvItemClient\n` +
-      `  curl -s -X POST -H 'content-type: application/json' -d '{"latencyMs":20000,"faultScope":"query"}' ${sandbox.url}/__sandbox/switches\n`,
+      `  TOKEN=$(curl -s -H 'content-type: application/json' -d ` +
+      `'{"Username":"${c.loginUsername}","Password":"${c.password}"}' ${sandbox.url}/login | node -pe ` +
+      `'JSON.parse(require("fs").readFileSync(0)).token')\n` +
+      `  curl -s -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d ` +
+      `'[{"PropertyName":"Group","FilterValue":"EBIKES"},{"Take":5}]' ${sandbox.url}/Query/Get/InvItemClient\n` +
+      `  curl -s -X POST -H 'content-type: application/json' -d ` +
+      `'{"latencyMs":20000,"faultScope":"query"}' ${sandbox.url}/__sandbox/switches\n`,
   );
   closeOnSignals(() => sandbox.close());
 }

@@ -298,7 +298,8 @@ export function parseSearchBody(body: unknown, indexName: string): ParsedSearch 
     throw shardFailure(indexName, {
       type: 'illegal_argument_exception',
       reason:
-        `Result window is too large, from + size must be less than or equal to: [${MAX_RESULT_WINDOW}] but was [${parsed.from + parsed.size}]. ` +
+        'Result window is too large, from + size must be less than or equal to: ' +
+        `[${MAX_RESULT_WINDOW}] but was [${parsed.from + parsed.size}]. ` +
         'See the scroll api for a more efficient way to request large data sets. ' +
         'This limit can be set by changing the [index.max_result_window] index level setting.',
     });

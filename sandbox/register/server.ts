@@ -327,8 +327,11 @@ if (import.meta.main) {
   process.stdout.write(`${sandbox.url}\n`);
   process.stdout.write(
     `Company-register sandbox listening (Basic auth demo/demo). Try:\n` +
-      `  curl -u demo:demo -H 'content-type: application/json' -d '{"query":{"match":{"Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn":{"query":"Demo","operator":"and"}}}}' ${sandbox.url}/virksomhed/_search\n` +
-      `  curl -X POST -H 'content-type: application/json' -d '{"fault":"slow","delayMs":25000}' http://127.0.0.1:${sandbox.port}/__sandbox/fault\n`,
+      `  curl -u demo:demo -H 'content-type: application/json' -d ` +
+      `'{"query":{"match":{"Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn":{"query":"Demo",` +
+      `"operator":"and"}}}}' ${sandbox.url}/virksomhed/_search\n` +
+      `  curl -X POST -H 'content-type: application/json' -d ` +
+      `'{"fault":"slow","delayMs":25000}' http://127.0.0.1:${sandbox.port}/__sandbox/fault\n`,
   );
   closeOnSignals(() => sandbox.close());
 }

@@ -42,114 +42,39 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { closeOnce, findRoute, type JsonStyle, listen, PendingDelays, parseJsonLoose, type Route, readBody, sendJson as sendKitJson, sendText, switchError } from '../http-kit.ts';
 import { AggregationCache, analytics, pacificToday } from './analytics.ts';
-import { dateOfDay, dayNumber, GroupLimitError, SEARCH_SITES, type SearchSite } from './data.ts';
+import { dateOfDay, GroupLimitError, SEARCH_SITES, type SearchSite } from './data.ts';
 import { GoogleError, invalid } from './google-error.ts';
+import {
+  DEFAULT_SWITCHES,
+  resetStats,
+  SEARCH_DEMO_SUBJECT,
+  SEARCH_REQUEST_LOG_MAX,
+  SEARCH_SCOPES,
+  type SearchFault,
+  type SearchSandbox,
+  type SearchSandboxOptions,
+  type SearchState,
+  type SearchSwitches,
+  SWITCH_CHECKS,
+  setSwitches,
+} from './switches.ts';
 
 export { pacificToday, SEARCH_MAX_GROUPS } from './analytics.ts';
 export { SEARCH_MAX_ROW_LIMIT } from './query-body.ts';
-
-export const SEARCH_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
-/** The account that sees the demo properties (the identity provider's Google demo user). */
-export const SEARCH_DEMO_SUBJECT = 'demo.sandbox@gmail.com';
-export const SEARCH_REQUEST_LOG_MAX = 1_000;
-/** Default delay of the `slow` fault: over the connector's 15 s timeout. */
-export const SEARCH_DEFAULT_SLOW_DELAY_MS = 20_000;
-
-export interface SearchTokenCheck {
-  readonly valid: boolean;
-  readonly subject: string | null;
-  readonly scope: readonly string[];
-}
-
-export const SEARCH_FAULTS = ['none', 'serverError', 'unavailable', 'badGateway', 'notJson', 'slow'] as const;
-export type SearchFault = (typeof SEARCH_FAULTS)[number];
-
-export interface SearchSwitches {
-  /** "Today" in Pacific time (YYYY-MM-DD); null = the real date. The newest final day is three days before it. */
-  today: string | null;
-  /** Search-analytics queries allowed per minute per user and per property; 0 = no quota (default). */
-  quotaPerMinute: number;
-  /** How an exceeded quota answers: 429 RESOURCE_EXHAUSTED (default) or the legacy 403 quotaExceeded. */
-  quotaForm: 'status429' | 'legacy403';
-  /**
-   * `serverError` 500 and `unavailable` 503 (Google's JSON bodies), `badGateway` a 502 HTML page as
-   * Google's front end serves it, `notJson` a 200 whose body is an HTML page, `slow` a normal
-   * answer after `slowDelayMs`.
-   */
-  fault: SearchFault;
-  /** 0: every request; N: the next N requests, then `fault` returns to `none`. */
-  faultCount: number;
-  slowDelayMs: number;
-  /**
-   * `strict` (default): `{siteUrl}` must be exactly `encodeURIComponent` of the property (hex in
-   * either case), as upstreams/search.md §2 documents; a segment left partly unencoded
-   * (`sc-domain:example.dk`) answers 400 and is counted in `stats.notFullyEncoded`. `lenient`
-   * decodes whatever arrives.
-   */
-  siteEncoding: 'strict' | 'lenient';
-}
-
-export interface SearchSandboxOptions {
-  port?: number;
-  host?: string;
-  /** Decides every bearer token (absent: every token is refused). */
-  verifyToken?: (token: string) => SearchTokenCheck;
-  /** The properties of an account (default: the demo subject has data.ts's sites, others none). */
-  sitesOf?: (subject: string) => readonly SearchSite[];
-  switches?: Partial<SearchSwitches>;
-}
-
-export interface SearchRecordedRequest {
-  readonly method: string;
-  /** As received (percent-encoded). */
-  readonly path: string;
-  readonly body: unknown;
-  readonly status: number;
-}
-
-export interface SearchSandboxStats {
-  /** Upstream requests received (control requests excluded). */
-  requests: number;
-  /** searchanalytics.query requests that were answered 200. */
-  analyticsAnswered: number;
-  byStatus: Record<string, number>;
-  /** Requests whose `{siteUrl}` segment was not fully percent-encoded (a client defect). */
-  notFullyEncoded: number;
-  /** searchanalytics.query POSTs whose content-type was not JSON (a client defect). */
-  notJsonContentType: number;
-}
-
-export interface SearchSandbox {
-  readonly url: string;
-  readonly port: number;
-  readonly switches: Readonly<SearchSwitches>;
-  readonly stats: SearchSandboxStats;
-  /** Oldest first, at most SEARCH_REQUEST_LOG_MAX. */
-  readonly requests: readonly SearchRecordedRequest[];
-  setSwitches(partial: Partial<SearchSwitches>): void;
-  resetStats(): void;
-  close(): Promise<void>;
-}
-
-const DEFAULT_SWITCHES: SearchSwitches = {
-  today: null,
-  quotaPerMinute: 0,
-  quotaForm: 'status429',
-  fault: 'none',
-  faultCount: 0,
-  slowDelayMs: SEARCH_DEFAULT_SLOW_DELAY_MS,
-  siteEncoding: 'strict',
-};
-const isCount = (v: unknown, max: number) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max;
-const SWITCH_CHECKS: { readonly [K in keyof SearchSwitches]: (v: unknown) => boolean } = {
-  today: (v) => v === null || (typeof v === 'string' && dayNumber(v) !== undefined),
-  quotaPerMinute: (v) => isCount(v, 1_000_000),
-  quotaForm: (v) => v === 'status429' || v === 'legacy403',
-  fault: (v) => (SEARCH_FAULTS as readonly unknown[]).includes(v),
-  faultCount: (v) => isCount(v, 1_000_000),
-  slowDelayMs: (v) => isCount(v, 600_000),
-  siteEncoding: (v) => v === 'strict' || v === 'lenient',
-};
+export {
+  SEARCH_DEFAULT_SLOW_DELAY_MS,
+  SEARCH_DEMO_SUBJECT,
+  SEARCH_FAULTS,
+  SEARCH_REQUEST_LOG_MAX,
+  SEARCH_SCOPES,
+  type SearchFault,
+  type SearchRecordedRequest,
+  type SearchSandbox,
+  type SearchSandboxOptions,
+  type SearchSandboxStats,
+  type SearchSwitches,
+  type SearchTokenCheck,
+} from './switches.ts';
 
 // ---- Responses ---------------------------------------------------------------------------------
 
@@ -169,40 +94,6 @@ function fullyEncoded(segment: string, decoded: string): boolean {
   return encodeURIComponent(decoded) === segment.replace(/%[0-9a-f]{2}/gi, (hex) => hex.toUpperCase());
 }
 
-// ---- State -------------------------------------------------------------------------------------
-
-/** What one running Search Console sandbox keeps; the handlers below read and change it. */
-interface SearchState {
-  readonly options: SearchSandboxOptions;
-  readonly initial: SearchSwitches;
-  switches: SearchSwitches;
-  readonly sitesOf: (subject: string) => readonly SearchSite[];
-  readonly stats: SearchSandboxStats;
-  readonly requestLog: SearchRecordedRequest[];
-  /** Per-minute query counts by user and by property. */
-  readonly minute: { at: number; readonly counts: Map<string, number> };
-  readonly cache: AggregationCache;
-  readonly pending: PendingDelays;
-}
-
-function setSwitches(state: SearchState, partial: Partial<SearchSwitches>): void {
-  const error = switchError(partial, SWITCH_CHECKS);
-  if (error !== undefined) throw new TypeError(`search sandbox: ${error}`);
-  state.switches = { ...state.switches, ...partial };
-}
-
-function resetStats(state: SearchState): void {
-  const { stats } = state;
-  stats.requests = 0;
-  stats.analyticsAnswered = 0;
-  stats.byStatus = {};
-  stats.notFullyEncoded = 0;
-  stats.notJsonContentType = 0;
-  state.requestLog.length = 0;
-  state.minute.counts.clear();
-  state.cache.clear();
-}
-
 // ---- Checks ------------------------------------------------------------------------------------
 
 function authenticate(state: SearchState, req: IncomingMessage): string {
@@ -212,12 +103,17 @@ function authenticate(state: SearchState, req: IncomingMessage): string {
       401,
       'UNAUTHENTICATED',
       'required',
-      'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      'Request is missing required authentication credential. Expected OAuth 2 ' + 'access token, login cookie or other valid authentication credential.',
     );
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   const check = token === undefined || state.options.verifyToken === undefined ? undefined : state.options.verifyToken(token);
   if (check === undefined || !check.valid || check.subject === null)
-    throw new GoogleError(401, 'UNAUTHENTICATED', 'authError', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+    throw new GoogleError(
+      401,
+      'UNAUTHENTICATED',
+      'authError',
+      'Request had invalid authentication credentials. Expected OAuth 2 access ' + 'token, login cookie or other valid authentication credential.',
+    );
   if (!check.scope.some((s) => SEARCH_SCOPES.includes(s))) throw new GoogleError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.');
   return check.subject;
 }
@@ -225,7 +121,12 @@ function authenticate(state: SearchState, req: IncomingMessage): string {
 function site(state: SearchState, subject: string, siteUrl: string): SearchSite {
   const found = state.sitesOf(subject).find((s) => s.siteUrl === siteUrl);
   if (found === undefined || found.permissionLevel === 'siteUnverifiedUser')
-    throw new GoogleError(403, 'PERMISSION_DENIED', 'forbidden', `User does not have sufficient permission for site '${siteUrl}'. See also: https://support.google.com/webmasters/answer/2451999.`);
+    throw new GoogleError(
+      403,
+      'PERMISSION_DENIED',
+      'forbidden',
+      `User does not have sufficient permission for site '${siteUrl}'. See ` + 'also: https://support.google.com/webmasters/answer/2451999.',
+    );
   return found;
 }
 
@@ -258,7 +159,7 @@ function siteUrlOf(state: SearchState, encodedSite: string): string {
   if (!fullyEncoded(encodedSite, siteUrl)) {
     state.stats.notFullyEncoded++;
     if (state.switches.siteEncoding === 'strict')
-      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send ` + `encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
   }
   return siteUrl;
 }
@@ -306,7 +207,7 @@ const API_ROUTES: readonly Route<ApiHandler>[] = [
       allow(method, 'POST');
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         state.stats.notJsonContentType++;
-        throw invalid(`Invalid JSON payload received: the request body must be sent as application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+        throw invalid('Invalid JSON payload received: the request body must be sent as ' + `application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
       }
       countQuota(state, subject, siteUrl);
       const found = site(state, subject, siteUrl);
@@ -336,7 +237,9 @@ function answer(state: SearchState, req: IncomingMessage, method: string, url: U
 }
 
 const BAD_GATEWAY_PAGE =
-  '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>';
+  '<!DOCTYPE html><html lang=en><title>Error 502 (Server Error)!!1</title><p><b>502.</b> ' +
+  '<ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete ' +
+  'your request.<p>Please try again in 30 seconds. <ins>That’s all we know.</ins></html>';
 
 async function handleUpstream(state: SearchState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const method = req.method ?? 'GET';
@@ -451,7 +354,10 @@ if (import.meta.main) {
   process.stdout.write(
     `${sandbox.url}\nSearch Console sandbox listening (token valid one hour: ${token}). Try:\n` +
       `  curl -s ${auth} ${sandbox.url}/webmasters/v3/sites\n` +
-      `  curl -s ${auth} -H 'content-type: application/json' -d '{"startDate":"${dateOfDay(pacificToday() - 33)}","endDate":"${dateOfDay(pacificToday() - 4)}","dimensions":["query"],"rowLimit":5}' ${sandbox.url}/webmasters/v3/sites/sc-domain%3Aexample.dk/searchAnalytics/query\n`,
+      `  curl -s ${auth} -H 'content-type: application/json' -d ` +
+      `'{"startDate":"${dateOfDay(pacificToday() - 33)}","endDate":"${dateOfDay(pacificToday() - 4)}",` +
+      `"dimensions":["query"],"rowLimit":5}' ` +
+      `${sandbox.url}/webmasters/v3/sites/sc-domain%3Aexample.dk/searchAnalytics/query\n`,
   );
   const stop = (): void => {
     Promise.all([sandbox.close(), idp.close()]).then(

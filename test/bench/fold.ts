@@ -86,7 +86,10 @@ async function loadFolder(): Promise<{ fold: (p: readonly Row[][]) => unknown; h
     }
   }
   return {
-    skipped: `handlers/ledger/fold.ts exports ${Object.keys(mod).join(', ') || 'nothing'}, but neither foldPages(pages, options) nor new GroupFold(options).add(page)/result() folded the synthetic rows into groups counting every row. Adapt loadFolder() in test/bench/fold.ts.`,
+    skipped:
+      `handlers/ledger/fold.ts exports ${Object.keys(mod).join(', ') || 'nothing'}, but neither ` +
+      'foldPages(pages, options) nor new GroupFold(options).add(page)/result() folded the synthetic ' +
+      'rows into groups counting every row. Adapt loadFolder() in test/bench/fold.ts.',
   };
 }
 

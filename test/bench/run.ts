@@ -299,7 +299,9 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'cg-bench-'));
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   const problems: string[] = [];
-  log(`${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${options.runs} run(s) of ~${options.durationSec} s, ${options.connections} connections${options.quick ? ' (quick)' : ''}`);
+  log(
+    `${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${options.runs} run(s) of ` + `~${options.durationSec} s, ${options.connections} connections${options.quick ? ' (quick)' : ''}`,
+  );
 
   // ---- servers -------------------------------------------------------------------------------
   const upstream = await startChild('upstream', join(BENCH, 'servers/upstream.ts'), [], { env: childEnv() });
@@ -310,7 +312,7 @@ async function main(): Promise<void> {
   const maxAccounts = Math.max(...options.growth);
   // The embedded gateways serve a warm data directory, seeded by a process of its own first (as a
   // restarted deployment does): the one-time initdb of a new directory is not what runs in production.
-  log(`seeding ${maxAccounts} and ${options.largeAccounts.toLocaleString('en-US')} tenants into two embedded data directories`);
+  log(`seeding ${maxAccounts} and ` + `${options.largeAccounts.toLocaleString('en-US')} tenants into two embedded data directories`);
   const seedInto = (name: string, dir: string, accounts: number) =>
     startChild(name, join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', dir, '--accounts', String(accounts), '--bulk', '--upstream', upstreamUrl, '--seed-only'], {
       env: childEnv(),
@@ -322,7 +324,7 @@ async function main(): Promise<void> {
   const userIds = seedSmall.info['userIds'] as string[];
   const largeTokens = seedLarge.info['tokens'] as string[];
   const largeUserIds = seedLarge.info['userIds'] as string[];
-  log(`seeded (${Math.round(Number(seedSmall.info['seedMs']))} ms and ${Math.round(Number(seedLarge.info['seedMs']))} ms)`);
+  log(`seeded (${Math.round(Number(seedSmall.info['seedMs']))} ms and ` + `${Math.round(Number(seedLarge.info['seedMs']))} ms)`);
   const embeddedGateway = (name: string, dir: string) =>
     startChild(
       name,
@@ -347,7 +349,7 @@ async function main(): Promise<void> {
   const listFloor = await startChild('list-floor', join(BENCH, 'servers/list-floor.ts'), ['--result', listFile], { env: childEnv() });
   const floorListed = await once(`${String(listFloor.info['url'])}/mcp`, LIST_BODY);
   if (Buffer.byteLength(floorListed.text) !== Buffer.byteLength(listed.text))
-    throw new Error(`the tools/list floor answers ${Buffer.byteLength(floorListed.text)} bytes, the gateway ${Buffer.byteLength(listed.text)}`);
+    throw new Error(`the tools/list floor answers ${Buffer.byteLength(floorListed.text)} ` + `bytes, the gateway ${Buffer.byteLength(listed.text)}`);
   const largeActive = Array.from({ length: Math.min(LARGE_ACTIVE, largeTokens.length) }, (_, i) => largeTokens[Math.floor((i * largeTokens.length) / Math.min(LARGE_ACTIVE, largeTokens.length))]!);
 
   let pgGateway: ChildHandle | undefined;
@@ -388,7 +390,7 @@ async function main(): Promise<void> {
       );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
-      pgSkip = `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} not usable: ${(error as Error).message.split('\n')[0]}`;
+      pgSkip = `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} ` + `not usable: ${(error as Error).message.split('\n')[0]}`;
       log(pgSkip);
     } finally {
       await client.end().catch(() => {});
@@ -433,7 +435,7 @@ async function main(): Promise<void> {
       : []),
     {
       id: 'gateway-large',
-      label: `Gateway, ${options.largeAccounts.toLocaleString('en-US')} accounts (${largeActive.length.toLocaleString('en-US')} active)`,
+      label: `Gateway, ${options.largeAccounts.toLocaleString('en-US')} accounts ` + `(${largeActive.length.toLocaleString('en-US')} active)`,
       server: large,
       path: '/register/mcp',
       body: CALL_BODY,
@@ -478,7 +480,7 @@ async function main(): Promise<void> {
     const cpu = cpuMs(c.server.pid) - cpu0;
     count(c, result.ok);
     if (result.failed > 0 || result.transportErrors > 0)
-      problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
+      problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport ` + `errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
     return { result, cpuUsPerCall: result.ok > 0 ? (cpu * 1000) / result.ok : Number.NaN, rssMaxMiB: rssMax };
   };
 
@@ -534,7 +536,7 @@ async function main(): Promise<void> {
       if (c.server === gateway) rssLoad = Math.max(rssLoad, run.rssMaxMiB ?? 0);
       if (pgGateway && c.server === pgGateway) rssLoadPg = Math.max(rssLoadPg, run.rssMaxMiB ?? 0);
       (runs.get(c.id) ?? runs.set(c.id, []).get(c.id)!).push(run);
-      log(`run ${r + 1}/${options.runs} ${c.id}: ${Math.round(run.result.rps)} calls/s, p99 ${run.result.latency.p99.toFixed(2)} ms, ${Math.round(run.cpuUsPerCall)} µs CPU/call`);
+      log(`run ${r + 1}/${options.runs} ${c.id}: ${Math.round(run.result.rps)} calls/s, p99 ` + `${run.result.latency.p99.toFixed(2)} ms, ${Math.round(run.cpuUsPerCall)} µs CPU/call`);
     }
     for (const c of rateCases) {
       // One second at the fixed rate first, not measured: the closed-loop runs just before leave the
@@ -568,9 +570,9 @@ async function main(): Promise<void> {
       }
       count(c, result.ok);
       if (result.failed > 0 || result.transportErrors > 0)
-        problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
+        problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ` + `${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
       (rateRuns.get(c.id) ?? rateRuns.set(c.id, []).get(c.id)!).push(result);
-      log(`run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`);
+      log(`run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ` + `${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`);
     }
   }
 
@@ -602,7 +604,11 @@ async function main(): Promise<void> {
       rpsRatios.push(ra.result.rps / rb.result.rps);
       cpuRatios.push(ra.cpuUsPerCall / rb.cpuUsPerCall);
     }
-    log(`paired ${aId} ÷ ${bId}: calls/s ratio ${spread(rpsRatios).median.toFixed(2)} (${rpsRatios.map((v) => v.toFixed(2)).join(' ')}), CPU per call ratio ${spread(cpuRatios).median.toFixed(2)}`);
+    log(
+      `paired ${aId} ÷ ${bId}: calls/s ratio ${spread(rpsRatios).median.toFixed(2)} ` +
+        `(${rpsRatios.map((v) => v.toFixed(2)).join(' ')}), CPU per call ratio ` +
+        `${spread(cpuRatios).median.toFixed(2)}`,
+    );
     return { rps: spread(rpsRatios), cpu: spread(cpuRatios) };
   };
   const pairedFloor = await paired('gateway-1', 'floor');
@@ -612,16 +618,20 @@ async function main(): Promise<void> {
   const pairedLarge = await paired('gateway-large', 'gateway-1');
 
   const gatewayDelay = await gateway.job<{ delayMaxMs: number; delayP99Ms: number; delayMeanMs: number }>({ op: 'delay' });
-  log(`gateway event-loop delay during the measured runs: p99 ${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`);
+  log('gateway event-loop delay during the measured runs: p99 ' + `${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`);
   // The profile covers the measured runs only, not the usage reads below.
   if (profileFile) await gateway.job({ op: 'stop-profile' });
   const refreshCost = await gateway.job<RefreshCost>({ op: 'refresh-cost', userId: userIds[1] ?? userIds[0] });
   log(
-    `a write's snapshot catch-up with ${maxAccounts} tenants: ${refreshCost.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ${refreshCost.fullMs.map((v) => v.toFixed(0)).join(', ')} ms`,
+    `a write's snapshot catch-up with ${maxAccounts} tenants: ` +
+      `${refreshCost.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ` +
+      `${refreshCost.fullMs.map((v) => v.toFixed(0)).join(', ')} ms`,
   );
   const refreshCostLarge = await large.job<RefreshCost>({ op: 'refresh-cost', userId: largeUserIds[1] ?? largeUserIds[0], fullLoads: 1 });
   log(
-    `the same with ${options.largeAccounts} tenants: ${refreshCostLarge.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ${refreshCostLarge.fullMs.map((v) => v.toFixed(0)).join(', ')} ms`,
+    `the same with ${options.largeAccounts} tenants: ` +
+      `${refreshCostLarge.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ` +
+      `${refreshCostLarge.fullMs.map((v) => v.toFixed(0)).join(', ')} ms`,
   );
   for (const [name, cost] of [
     ['gateway', refreshCost],
@@ -647,7 +657,7 @@ async function main(): Promise<void> {
       for (const n of batch) total += n;
     }
     metering.push({ gateway: server.name, expected, totalCalls: total, accounts: serverTokens.length });
-    log(`metering ${server.name}: usage totalCalls ${total}, successful calls counted ${expected} ${total === expected ? '(exact)' : '(MISMATCH)'}`);
+    log(`metering ${server.name}: usage totalCalls ${total}, successful calls counted ` + `${expected} ${total === expected ? '(exact)' : '(MISMATCH)'}`);
   }
 
   log('stopping the servers');
@@ -660,7 +670,7 @@ async function main(): Promise<void> {
       ? await measureReplicas(options, upstreamUrl, problems).catch((error: unknown) => ({ skipped: (error as Error).message.split('\n')[0]! }))
       : { skipped: options.databaseUrl ? 'skipped with --no-redis' : 'skipped with --no-postgres' };
   if ('skipped' in replicas) log(`replicas: ${replicas.skipped}`);
-  else log(`a write reaches the other replica in ${replicas.reachMs.median.toFixed(1)} ms (median of ${replicas.reachMs.values.length}); full loads during the writes: ${replicas.fullLoads}`);
+  else log(`a write reaches the other replica in ${replicas.reachMs.median.toFixed(1)} ms (median of ` + `${replicas.reachMs.values.length}); full loads during the writes: ${replicas.fullLoads}`);
 
   // ---- start-up of `node bin/start.mjs` on a prepared data directory -------------------------
   const startupDir = join(tmp, 'startup');
@@ -701,7 +711,7 @@ async function main(): Promise<void> {
         }
         await sleep(5);
       }
-      if (Number.isNaN(elapsed)) problems.push(`start-up (${label}) run ${i + 1}: no successful tools/call within 120 s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
+      if (Number.isNaN(elapsed)) problems.push(`start-up (${label}) run ${i + 1}: no successful tools/call within 120 ` + `s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
       if (i < 0) {
         cold.push(elapsed);
         await proc.stop();
@@ -749,7 +759,9 @@ async function main(): Promise<void> {
   const young = await youngChild.job<YoungGenerationResult>({ calls: options.quick ? 2_000 : 5_000 });
   await youngChild.stop();
   log(
-    `young generation: call context ${(young.contextSurvival * 100).toFixed(2)} % survived; whole call ${(young.callSurvival * 100).toFixed(3)} % survived, ${young.callPromotedBytesPerCall.toFixed(0)} B/call promoted (${young.callScavenges} scavenges)`,
+    `young generation: call context ${(young.contextSurvival * 100).toFixed(2)} % survived; ` +
+      `whole call ${(young.callSurvival * 100).toFixed(3)} % survived, ` +
+      `${young.callPromotedBytesPerCall.toFixed(0)} B/call promoted (${young.callScavenges} scavenges)`,
   );
 
   // ---- figures ------------------------------------------------------------------------------------
@@ -776,42 +788,68 @@ async function main(): Promise<void> {
       spread: pairedFloor!.rps,
       unit: '×',
       target: { op: '>=', value: 0.6 },
-      method: `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), successful calls per second of the gateway (1 account) divided by the floor's: the median of ${pairCount} pairs of ~${pairSec} s runs, the two servers alternating (ABBA), each run following ~${pairSec / 2} s of the same load that is not measured, so both sides of a pair see the same machine. In the ${options.runs} runs of ~${options.durationSec} s below (each following 1 s of the same load that is not measured; the two servers ~10 s apart): ${ratio('gateway-1', 'floor').median.toFixed(2)}×.`,
+      method:
+        `Closed loop, ${options.connections} keep-alive connections (autocannon in its own process), successful ` +
+        `calls per second of the gateway (1 account) divided by the floor's: the median of ${pairCount} pairs of ` +
+        `~${pairSec} s runs, the two servers alternating (ABBA), each run following ~${pairSec / 2} s of the ` +
+        `same load that is not measured, so both sides of a pair see the same machine. In the ${options.runs} ` +
+        `runs of ~${options.durationSec} s below (each following 1 s of the same load that is not measured; the ` +
+        `two servers ~10 s apart): ${ratio('gateway-1', 'floor').median.toFixed(2)}×.`,
     },
     {
       figure: '`tools/call` throughput, gateway ÷ peer pattern',
       spread: pairedPeer!.rps,
       unit: '×',
       target: { op: '>=', value: 3 },
-      method: `As above (paired runs), divided by the MCP SDK stateless server (express, new McpServer and transport per request). In the ${options.runs} runs below: ${ratio('gateway-1', 'peer').median.toFixed(2)}×.`,
+      method:
+        'As above (paired runs), divided by the MCP SDK stateless server (express, new McpServer and transport ' +
+        `per request). In the ${options.runs} runs below: ${ratio('gateway-1', 'peer').median.toFixed(2)}×.`,
     },
     {
       figure: `p99 latency added over the floor at a fixed ${options.rate.toLocaleString('en-US')} calls/s`,
       spread: addedP99,
       unit: 'ms',
       target: { op: '<=', value: 2 },
-      method: `Open loop: an undici generator (own process, up to ${options.connections} connections) sends evenly spaced requests at ${options.rate}/s for ~${options.durationSec} s; each measured run follows 1 s at the same rate on the same server (not measured), so it starts from a steady ${options.rate}/s rather than from the closed-loop run before it; per-call latency from send to last byte; gateway p99 minus floor p99 of the same run. The gateway's main-thread garbage-collection pauses over these runs: ${describeGc(rateGc)}.`,
+      method:
+        `Open loop: an undici generator (own process, up to ${options.connections} connections) sends evenly ` +
+        `spaced requests at ${options.rate}/s for ~${options.durationSec} s; each measured run follows 1 s at ` +
+        `the same rate on the same server (not measured), so it starts from a steady ${options.rate}/s rather ` +
+        'than from the closed-loop run before it; per-call latency from send to last byte; gateway p99 minus ' +
+        `floor p99 of the same run. The gateway's main-thread garbage-collection pauses over these runs: ` +
+        `${describeGc(rateGc)}.`,
     },
     {
       figure: `Event-loop delay p99 of the gateway at a fixed ${options.rate.toLocaleString('en-US')} calls/s`,
       spread: spread(rateDelay.map((d) => d.p99Ms)),
       unit: 'ms',
       target: { op: '<=', value: 5 },
-      method: `\`monitorEventLoopDelay\` at 1 ms resolution in the gateway process over each fixed-rate run above (the same runs as the p99 figure): p99 of how late the 1 ms timer fired beyond its interval, i.e. what a call arriving at a random moment waits for the loop. Highest delay seen: ${rateDelay.length ? Math.max(...rateDelay.map((d) => d.maxMs)).toFixed(1) : '—'} ms.`,
+      method:
+        `\`monitorEventLoopDelay\` at 1 ms resolution in the gateway process over each fixed-rate run above ` +
+        '(the same runs as the p99 figure): p99 of how late the 1 ms timer fired beyond its interval, i.e. ' +
+        'what a call arriving at a random moment waits for the loop. Highest delay seen: ' +
+        `${rateDelay.length ? Math.max(...rateDelay.map((d) => d.maxMs)).toFixed(1) : '—'} ms.`,
     },
     {
       figure: '`tools/list` throughput ÷ floor serving the same bytes',
       spread: pairedList!.rps,
       unit: '×',
       target: { op: '>=', value: 0.8 },
-      method: `Closed loop as above: the gateway answering \`tools/list\` on the register endpoint (authenticated, rate-limited) against a node:http server that parses the same body and answers the gateway's own list result (${Buffer.byteLength(listed.text).toLocaleString('en-US')} bytes, checked equal in length before the runs) with the request's id; paired runs as the first figure. In the ${options.runs} runs below: ${ratio('gateway-list', 'list-floor').median.toFixed(2)}×.`,
+      method:
+        `Closed loop as above: the gateway answering \`tools/list\` on the register endpoint (authenticated, ` +
+        `rate-limited) against a node:http server that parses the same body and answers the gateway's own ` +
+        `list result (${Buffer.byteLength(listed.text).toLocaleString('en-US')} bytes, checked equal in ` +
+        `length before the runs) with the request's id; paired runs as the first figure. In the ` +
+        `${options.runs} runs below: ${ratio('gateway-list', 'list-floor').median.toFixed(2)}×.`,
     },
     {
       figure: '`tools/call` throughput with PostgreSQL, gateway ÷ floor',
       spread: pairedPg?.rps ?? spread([]),
       unit: '×',
       target: { op: '>=', value: 0.5 },
-      method: `The gateway on the PostgreSQL store (a fresh schema, dropped afterwards) instead of the embedded one; otherwise as the first figure (paired runs). In the ${options.runs} runs below: ${pgGateway ? ratio('gateway-pg', 'floor').median.toFixed(2) : '—'}×.`,
+      method:
+        'The gateway on the PostgreSQL store (a fresh schema, dropped afterwards) instead of the ' +
+        `embedded one; otherwise as the first figure (paired runs). In the ${options.runs} runs ` +
+        `below: ${pgGateway ? ratio('gateway-pg', 'floor').median.toFixed(2) : '—'}×.`,
       ...(pgSkip ? { note: pgSkip } : {}),
     },
     {
@@ -819,21 +857,48 @@ async function main(): Promise<void> {
       spread: spread(startupMs.map((v) => v / 1000)),
       unit: 's',
       target: { op: '<', value: 1 },
-      method: `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node start-up and loading all seven connectors. Measured after one start that is not counted (the first start of this checkout, which also fills Node's compile cache: ${small.cold.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}), as any restart of an installation finds the cache filled.${createAppMs.length ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.` : ''}`,
+      method:
+        `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared ` +
+        '(warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
+        `until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node ` +
+        'start-up and loading all seven connectors. Measured after one start that is not counted (the ' +
+        `first start of this checkout, which also fills Node's compile cache: ` +
+        `${small.cold.map((v) => `${(v / 1000).toFixed(2)} s`).join(', ')}), as ` +
+        'any restart of an installation finds the cache filled.' +
+        (createAppMs.length
+          ? ` Of this, \`createApp\` and listen took ${spread(createAppMs).median.toFixed(0)} ms (median, from ` +
+            `bin/start.mjs's \`startupMs\` log field); the rest is Node start-up and module loading.`
+          : ''),
     },
     {
       figure: `CPU per \`tools/call\` with ${options.largeAccounts.toLocaleString('en-US')} accounts ÷ with 1 account`,
       spread: pairedLarge!.cpu,
       unit: '×',
       target: { op: '<=', value: 1.1 },
-      method: `Server CPU per successful call of a second embedded gateway holding ${options.largeAccounts.toLocaleString('en-US')} tenants (each with its user, token, subscription and seat, all in its snapshot), called with ${largeActive.length.toLocaleString('en-US')} of their tokens spread evenly over all of them (after a warm-up three times as long as the others', so one-time start-up work is not counted), divided by the 1,000-tenant gateway's with 1 active account: the median of ${pairCount} pairs of ~${pairSec} s runs, the two gateways alternating, as the first figure. In the ${options.runs} runs below: ${cpuRatio('gateway-large', 'gateway-1').median.toFixed(2)}×; against the 1,000-tenant gateway with as many active accounts there: ${cpuRatio('gateway-large', `gateway-${maxAccounts}`).median.toFixed(2)}×.`,
+      method:
+        'Server CPU per successful call of a second embedded gateway holding ' +
+        `${options.largeAccounts.toLocaleString('en-US')} tenants (each with its user, token, subscription and ` +
+        `seat, all in its snapshot), called with ${largeActive.length.toLocaleString('en-US')} of their tokens ` +
+        `spread evenly over all of them (after a warm-up three times as long as the others', so one-time ` +
+        `start-up work is not counted), divided by the 1,000-tenant gateway's with 1 active account: the median ` +
+        `of ${pairCount} pairs of ~${pairSec} s runs, the two gateways alternating, as the first figure. In the ` +
+        `${options.runs} runs below: ${cpuRatio('gateway-large', 'gateway-1').median.toFixed(2)}×; against the ` +
+        '1,000-tenant gateway with as many active accounts there: ' +
+        `${cpuRatio('gateway-large', `gateway-${maxAccounts}`).median.toFixed(2)}×.`,
     },
     {
-      figure: `A write reaching every replica (${options.largeAccounts.toLocaleString('en-US')} accounts, PostgreSQL + Redis)`,
+      figure: 'A write reaching every replica ' + `(${options.largeAccounts.toLocaleString('en-US')} accounts, PostgreSQL + Redis)`,
       spread: 'skipped' in replicas ? spread([]) : replicas.reachMs,
       unit: 'ms',
       target: { op: '<=', value: 100 },
-      method: `Two gateway replicas on one PostgreSQL schema seeded with ${options.largeAccounts.toLocaleString('en-US')} tenants, sharing Redis. Through replica A, alternately a token revoke and a seat change of tenants spread over the table (the store write, then A's catch-up, which broadcasts the change version); measured from the start of the write on A until replica B's snapshot holds it (B polled every 1 ms, clocks of one machine). Every revoked token is then refused by B (HTTP 401). Full snapshot loads on either replica during the writes: ${'skipped' in replicas ? '—' : replicas.fullLoads} (every write is applied by the keys it changed).`,
+      method:
+        'Two gateway replicas on one PostgreSQL schema seeded with ' +
+        `${options.largeAccounts.toLocaleString('en-US')} tenants, sharing Redis. Through replica A, ` +
+        'alternately a token revoke and a seat change of tenants spread over the table (the store write, ' +
+        `then A's catch-up, which broadcasts the change version); measured from the start of the write on A ` +
+        `until replica B's snapshot holds it (B polled every 1 ms, clocks of one machine). Every revoked ` +
+        'token is then refused by B (HTTP 401). Full snapshot loads on either replica during the writes: ' +
+        `${'skipped' in replicas ? '—' : replicas.fullLoads} (every write is applied by the keys it changed).`,
       ...('skipped' in replicas ? { note: replicas.skipped } : {}),
     },
     {
@@ -841,14 +906,28 @@ async function main(): Promise<void> {
       spread: spread([rssIdle]),
       unit: 'MiB',
       target: { op: '<', value: 250 },
-      method: `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, embedded store on a warm data directory, Node flags ${EMBEDDED_NODE_FLAGS.join(' ')} as \`npm run serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's thread with its WebAssembly memory, code, Node itself) ${mib(memoryIdle.rss - memoryIdle.heapTotal - memoryIdle.external)} MiB. A fresh \`bin/start.mjs\` (one tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB. With ${options.largeAccounts.toLocaleString('en-US')} tenants: ${rssIdleLarge.toFixed(0)} MiB (V8 heap ${mib(memoryIdleLarge.heapTotal)} MiB).`,
+      method:
+        `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, ` +
+        `embedded store on a warm data directory, Node flags ${EMBEDDED_NODE_FLAGS.join(' ')} as \`npm run ` +
+        `serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} ` +
+        `used), external memory ${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
+        'thread with its WebAssembly memory, code, Node itself) ' +
+        `${mib(memoryIdle.rss - memoryIdle.heapTotal - memoryIdle.external)} MiB. A fresh \`bin/start.mjs\` (one ` +
+        `tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB. With ` +
+        `${options.largeAccounts.toLocaleString('en-US')} tenants: ${rssIdleLarge.toFixed(0)} MiB (V8 heap ` +
+        `${mib(memoryIdleLarge.heapTotal)} MiB).`,
     },
     {
       figure: 'Resident memory, idle, on PostgreSQL (all connectors loaded)',
       spread: spread(pgGateway ? [rssIdlePg] : []),
       unit: 'MiB',
       target: { op: '<', value: 150 },
-      method: `The same gateway on the PostgreSQL store (no embedded database in the process; no special Node flags), 1 s after ready.${memoryIdlePg ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.` : ''}`,
+      method:
+        'The same gateway on the PostgreSQL store (no embedded database in ' +
+        'the process; no special Node flags), 1 s after ready.' +
+        (memoryIdlePg
+          ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ` + `${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.`
+          : ''),
       ...(pgSkip ? { note: pgSkip } : {}),
     },
     {
@@ -864,14 +943,19 @@ async function main(): Promise<void> {
       unit: 's',
       target: { op: '<', value: 5 },
       method:
-        '`node codegen/main.ts --out <temp dir> --no-stubs`: load, validate, IR and every emitter for all specs, written to an empty directory; wall time of the whole process including Node start-up.',
+        '`node codegen/main.ts --out <temp dir> --no-stubs`: load, validate, IR and every emitter for all ' +
+        'specs, written to an empty directory; wall time of the whole process including Node start-up.',
     },
     {
       figure: '`aggregate` fold of 50,000 rows, CPU',
       spread: foldFigure(50_000)?.cpuMs ?? spread([]),
       unit: 'ms',
       target: { op: '<', value: 100 },
-      method: `process.cpuUsage() (user + system) around one fold of 50,000 synthetic GLTransClient-like rows (group by 2 properties, sum 2; about 1% unparseable values) in a process of its own, after a warm-up; median of ${options.foldRepeats}. Rows are made before the clock starts, so this is the CPU beyond upstream time.${'skipped' in fold ? '' : ` Called as ${fold.how}.`}`,
+      method:
+        'process.cpuUsage() (user + system) around one fold of 50,000 synthetic GLTransClient-like rows ' +
+        '(group by 2 properties, sum 2; about 1% unparseable values) in a process of its own, after a ' +
+        `warm-up; median of ${options.foldRepeats}. Rows are made before the clock starts, so this is the ` +
+        `CPU beyond upstream time.${'skipped' in fold ? '' : ` Called as ${fold.how}.`}`,
       ...('skipped' in fold ? { note: `skipped: ${fold.skipped}` } : {}),
     },
     {
@@ -879,7 +963,12 @@ async function main(): Promise<void> {
       spread: spread([young.callSurvival * 100]),
       unit: '%',
       target: { op: '<', value: 0.6 },
-      method: `v8.GCProfiler around ${young.calls.toLocaleString('en')} register calls one after another (after 1,000 not measured) through a gateway in a process of its own: HTTP in on node:http, the handler, HTTP out to a fixed upstream answer, info logs to a sink. Of what the young generation held at each of ${young.callScavenges} scavenges, the share that survived (test/bench/young-generation.ts). Anything per call that outlives its call shows here.`,
+      method:
+        `v8.GCProfiler around ${young.calls.toLocaleString('en')} register calls one after another (after ` +
+        '1,000 not measured) through a gateway in a process of its own: HTTP in on node:http, the ' +
+        'handler, HTTP out to a fixed upstream answer, info logs to a sink. Of what the young generation ' +
+        `held at each of ${young.callScavenges} scavenges, the share that survived ` +
+        '(test/bench/young-generation.ts). Anything per call that outlives its call shows here.',
     },
     {
       figure: 'Promoted to the old generation per whole `tools/call`',
@@ -893,7 +982,10 @@ async function main(): Promise<void> {
       spread: spread([young.contextSurvival * 100]),
       unit: '%',
       target: { op: '<', value: 20 },
-      method: `v8.GCProfiler around ${young.contextCalls.toLocaleString('en')} tool-call contexts, each reaching ~8 KB of its own, used (ctx.log, ctx.describeFailure) and dropped. An object literal with an accessor of its own kept half of it alive (51 %); as a class, 0.2 %.`,
+      method:
+        `v8.GCProfiler around ${young.contextCalls.toLocaleString('en')} tool-call contexts, each ` +
+        'reaching ~8 KB of its own, used (ctx.log, ctx.describeFailure) and dropped. An object literal ' +
+        'with an accessor of its own kept half of it alive (51 %); as a class, 0.2 %.',
     },
   ];
 
@@ -955,7 +1047,7 @@ async function main(): Promise<void> {
   for (const f of figures) log(`  ${f.figure}: ${f.spread.median.toFixed(2)} ${f.unit}${f.note ? ` (${f.note})` : ''}`);
 
   if (!meteringExact) {
-    console.error('\n[bench] METERING WAS NOT EXACT: usage totalCalls differs from the successful calls the load generator counted.');
+    console.error('\n[bench] METERING WAS NOT EXACT: usage totalCalls differs from ' + 'the successful calls the load generator counted.');
     for (const m of metering) console.error(`  ${m.gateway}: totalCalls ${m.totalCalls}, counted ${m.expected}`);
     process.exitCode = 1;
   }

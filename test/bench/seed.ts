@@ -50,14 +50,16 @@ export async function seedTenantsBulk(db: SqlClient, count: number, connectorKey
       tenants.push({ accountId: `acc_bench_${n}`, userId: `usr_bench_${n}`, tokenId: `tok_bench_${n}`, token });
     }
     await db.transaction(async (tx) => {
-      await tx.query("INSERT INTO accounts (id, name, fair_use_mode) SELECT 'acc_bench_' || n, 'Bench ' || n || ' ApS', 'soft' FROM unnest($1::text[]) AS n", [ns]);
+      await tx.query("INSERT INTO accounts (id, name, fair_use_mode) SELECT 'acc_bench_' || n, " + "'Bench ' || n || ' ApS', 'soft' FROM unnest($1::text[]) AS n", [ns]);
       await tx.query(
-        "INSERT INTO users (id, account_id, email, name, role, terms_accepted_at) SELECT 'usr_bench_' || n, 'acc_bench_' || n, 'bench-' || n || '@example.test', 'Bench user ' || n, 'admin', $2 FROM unnest($1::text[]) AS n",
+        'INSERT INTO users (id, account_id, email, name, role, terms_accepted_at) ' +
+          "SELECT 'usr_bench_' || n, 'acc_bench_' || n, 'bench-' || n || '@example.test', " +
+          "'Bench user ' || n, 'admin', $2 FROM unnest($1::text[]) AS n",
         [ns, now],
       );
-      await tx.query("INSERT INTO subscriptions (account_id, connector_key) SELECT 'acc_bench_' || n, $2 FROM unnest($1::text[]) AS n", [ns, connectorKey]);
+      await tx.query('INSERT INTO subscriptions (account_id, connector_key) SELECT ' + "'acc_bench_' || n, $2 FROM unnest($1::text[]) AS n", [ns, connectorKey]);
       await tx.query("INSERT INTO seats (user_id, connector_key) SELECT 'usr_bench_' || n, $2 FROM unnest($1::text[]) AS n", [ns, connectorKey]);
-      await tx.query("INSERT INTO tokens (id, user_id, label, token_hash) SELECT 'tok_bench_' || n, 'usr_bench_' || n, 'bench', h FROM unnest($1::text[], $2::text[]) AS x(n, h)", [ns, hashes]);
+      await tx.query("INSERT INTO tokens (id, user_id, label, token_hash) SELECT 'tok_bench_' || n, " + "'usr_bench_' || n, 'bench', h FROM unnest($1::text[], $2::text[]) AS x(n, h)", [ns, hashes]);
     });
   }
   return tenants;

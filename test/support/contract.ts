@@ -366,13 +366,15 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
       add('outside', `maxLength ${schema.maxLength}, sent ${schema.maxLength + 1} characters`, withLength(text, schema.maxLength + 1));
     }
     if (schema.pattern !== undefined || schema.format !== undefined) {
-      // The value in place where it is a string that fits (a coerced digit string keeps its numeric bounds), else a derived one.
+      // The value in place where it is a string that fits (a coerced digit string keeps its numeric bounds), else a
+      // derived one.
       const fits =
         typeof present === 'string' || coerce
           ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) && (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid)
           : false;
       const sample = fits ? text : sampleValue({ ...schema, type: 'string' });
-      if (typeof sample === 'string') add('inside', `${schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`}, sent ${JSON.stringify(sample)}`, sample);
+      const rule = schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`;
+      if (typeof sample === 'string') add('inside', `${rule}, sent ${JSON.stringify(sample)}`, sample);
     }
     if (schema.pattern !== undefined) {
       const re = new RegExp(schema.pattern, 'u');
@@ -534,7 +536,7 @@ export function listingProblems(descriptor: ConnectorDescriptor, instanceId: str
     if (JSON.stringify(got).includes('{{')) problems.push(`${served}: a tool reference is served unrendered`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
     if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))
-      problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not the descriptor's ${JSON.stringify(tool.annotations)}`);
+      problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not ` + `the descriptor's ${JSON.stringify(tool.annotations)}`);
     if (annotationTitle !== undefined && annotationTitle !== title) problems.push(`${served}: annotations.title is not the tool title`);
     if (got.inputSchema?.type !== 'object') problems.push(`${served}: inputSchema root is not type object`);
     if (publishOutput && tool.outputSchema) {
@@ -608,7 +610,10 @@ export const REJECTED_CREDENTIALS: Readonly<Record<CredentialKind, Record<string
   managed_basic: {},
 };
 
-/** Credentials stored for connectors whose sandbox has none: they are never used (no handler runs), but make the connection check pass. */
+/**
+ * Credentials stored for connectors whose sandbox has none: they are never used (no handler runs), but make the
+ * connection check pass.
+ */
 const PLACEHOLDER_CREDENTIALS: Readonly<Record<CredentialKind, Record<string, string>>> = {
   api_key: { apiKey: 'contract-placeholder-key' },
   static_token: { token: 'contract-placeholder-token' },

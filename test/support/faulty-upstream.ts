@@ -11,7 +11,9 @@ export type FaultMode =
   | { readonly kind: 'trickle'; readonly everyMs: number }
   | { readonly kind: 'reset_mid_body' }
   | { readonly kind: 'huge_body'; readonly bytes: number }
-  /** A healthy empty answer padded with whitespace to `bytes` (valid JSON); every second one without a content-length. */
+  /**
+   * A healthy empty answer padded with whitespace to `bytes` (valid JSON); every second one without a content-length.
+   */
   | { readonly kind: 'padded_ok'; readonly bytes: number }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'non_json_200' }

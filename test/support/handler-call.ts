@@ -8,7 +8,10 @@ import { formatText, ToolError } from '../../runtime/handler-api/tool-error.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
 import type { TestToolContext } from './tool-context.ts';
 
-/** Runs `tool` of `module` with `raw` arguments; throws when the schema refuses them or the result does not match the output schema. */
+/**
+ * Runs `tool` of `module` with `raw` arguments; throws when the schema refuses them or the result does not match the
+ * output schema.
+ */
 export async function callHandler(module: ConnectorModule, tool: string, raw: Record<string, unknown>, ctx: TestToolContext): Promise<any> {
   const checked = checkArguments({ coerce: [] }, module.validators[`input_${tool}`]!, raw);
   if (!checked.ok) throw new Error(`arguments refused by the schema: ${checked.reason}`);

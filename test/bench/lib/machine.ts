@@ -22,7 +22,7 @@ export function machineInfo(): MachineInfo {
   }
   let os = `${process.platform} ${process.arch}`;
   try {
-    os = `${readFileSync('/proc/sys/kernel/ostype', 'utf8').trim()} ${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()} ${process.arch}`;
+    os = `${readFileSync('/proc/sys/kernel/ostype', 'utf8').trim()} ` + `${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()} ${process.arch}`;
   } catch {
     // not Linux
   }

@@ -145,7 +145,7 @@ function pad2(n: number): string {
 }
 
 function dateText(d: Date): string {
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())} UTC`;
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-` + `${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())} UTC`;
 }
 
 function misses(report: Report): string[] {
@@ -157,7 +157,11 @@ function misses(report: Report): string[] {
     if (!floor || !gateway) return '';
     const g = gateway.cpuUsPerCall.median;
     const f = floor.cpuUsPerCall.median;
-    return ` The gateway process used ${fmt(g, 'µs')} µs of CPU per call against ${fmt(f, 'µs')} µs for the floor (${fmt(g - f, 'µs')} µs more per call, ${fmt(g / f, '×')}×); with ${report.machine.cores} cores shared by the load generator, the upstream and the server, throughput ratios follow CPU per call only roughly.`;
+    return (
+      ` The gateway process used ${fmt(g, 'µs')} µs of CPU per call against ${fmt(f, 'µs')} µs for the floor ` +
+      `(${fmt(g - f, 'µs')} µs more per call, ${fmt(g / f, '×')}×); with ${report.machine.cores} cores shared by ` +
+      'the load generator, the upstream and the server, throughput ratios follow CPU per call only roughly.'
+    );
   };
   for (const f of report.figures) {
     const m = met(f);
@@ -170,34 +174,51 @@ function misses(report: Report): string[] {
     if (f.figure.includes('gateway ÷ floor') || f.figure.includes('PostgreSQL')) why = cpuLine();
     else if (f.figure.includes('peer')) {
       const p = row('peer');
-      why = p && gateway ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.` : '';
+      why = p && gateway ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per ` + `call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.` : '';
     } else if (f.figure.includes('p99 latency')) {
       const fr = report.fixedRate;
       why =
         fr.length === 2
-          ? ` p99 at the fixed rate: floor ${fmt(fr[0]!.p99.median, 'ms')} ms, gateway ${fmt(fr[1]!.p99.median, 'ms')} ms (p50 ${fmt(fr[0]!.p50.median, 'ms')} / ${fmt(fr[1]!.p50.median, 'ms')} ms). During those runs the gateway's event loop was late by ${fmt(report.rateDelay.p99.median, 'ms')} ms at p99 and at most ${fmt(report.rateDelay.max.median, 'ms')} ms; the embedded database executes on the gateway's own thread, so its work (usage flushes, version polls) and garbage collection set the tail.`
+          ? ` p99 at the fixed rate: floor ${fmt(fr[0]!.p99.median, 'ms')} ms, gateway ` +
+            `${fmt(fr[1]!.p99.median, 'ms')} ms (p50 ${fmt(fr[0]!.p50.median, 'ms')} / ` +
+            `${fmt(fr[1]!.p50.median, 'ms')} ms). During those runs the gateway's event loop was late by ` +
+            `${fmt(report.rateDelay.p99.median, 'ms')} ms at p99 and at most ` +
+            `${fmt(report.rateDelay.max.median, 'ms')} ms; the embedded database executes on the gateway's own ` +
+            'thread, so its work (usage flushes, version polls) and garbage collection set the tail.'
           : '';
     } else if (f.figure.includes('Resident memory')) {
       const m = report.memory;
       why = Number.isFinite(m.idlePostgres)
-        ? ` The same gateway on the PostgreSQL store used ${fmt(m.idlePostgres, 'MiB')} MiB idle and ${fmt(m.loadPostgres, 'MiB')} MiB under load: the embedded database (PGlite, PostgreSQL compiled to WebAssembly, in the gateway process) accounts for about ${fmt(m.idle - m.idlePostgres, 'MiB')} MiB.`
+        ? ` The same gateway on the PostgreSQL store used ${fmt(m.idlePostgres, 'MiB')} MiB idle and ` +
+          `${fmt(m.loadPostgres, 'MiB')} MiB under load: the embedded database (PGlite, PostgreSQL compiled to ` +
+          `WebAssembly, in the gateway process) accounts for about ${fmt(m.idle - m.idlePostgres, 'MiB')} MiB.`
         : '';
     } else if (f.figure.includes('Start-up')) {
       const s = report.startup;
       why = Number.isFinite(s.createApp.median)
-        ? ` \`createApp\` and listen (opening the embedded database, migrations, snapshot, connectors) took ${fmt(s.createApp.median, 'ms')} ms of it; the rest, about ${fmt(s.total.median - s.createApp.median, 'ms')} ms, is Node start-up and loading the modules (runtime, generated validators and descriptors of all connectors, PGlite).`
+        ? ` \`createApp\` and listen (opening the embedded database, migrations, snapshot, ` +
+          `connectors) took ${fmt(s.createApp.median, 'ms')} ms of it; the rest, about ` +
+          `${fmt(s.total.median - s.createApp.median, 'ms')} ms, is Node start-up and loading the ` +
+          'modules (runtime, generated validators and descriptors of all connectors, PGlite).'
         : '';
     } else if (f.figure.includes('tools/list')) {
       const e = row('list-floor');
       const l = row('gateway-list');
       why =
         e && l
-          ? ` CPU per answer: floor ${fmt(e.cpuUsPerCall.median, 'µs')} µs, gateway tools/list ${fmt(l.cpuUsPerCall.median, 'µs')} µs (the same bytes; the list is precomputed, the difference is authentication, rate limit, routing and logging).`
+          ? ` CPU per answer: floor ${fmt(e.cpuUsPerCall.median, 'µs')} µs, gateway tools/list ` +
+            `${fmt(l.cpuUsPerCall.median, 'µs')} µs (the same bytes; the list is precomputed, the ` +
+            'difference is authentication, rate limit, routing and logging).'
           : '';
     } else if (f.figure.includes('accounts ÷')) {
-      why = ` CPU per call: ${fmt(report.large.cpuUsPerCall.median, 'µs')} µs with ${report.large.accounts.toLocaleString('en-US')} accounts, ${fmt(gateway?.cpuUsPerCall.median ?? Number.NaN, 'µs')} µs with 1.`;
+      why =
+        ` CPU per call: ${fmt(report.large.cpuUsPerCall.median, 'µs')} µs with ` +
+        `${report.large.accounts.toLocaleString('en-US')} accounts, ` +
+        `${fmt(gateway?.cpuUsPerCall.median ?? Number.NaN, 'µs')} µs with 1.`;
     }
-    out.push(`- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`);
+    out.push(
+      `- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) ` + `against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`,
+    );
   }
   return out;
 }
@@ -206,8 +227,8 @@ export function renderReport(report: Report): string {
   const { machine, options } = report;
   const lines: string[] = [];
   lines.push('# Benchmarks', '');
-  lines.push(`Written by \`npm run bench\` on ${dateText(report.date)}. Re-run it after every change that touches a hot path; the figures are only comparable on the same machine.`, '');
-  if (options.quick) lines.push('> **Development run (`--quick`)**: one short run per figure, not for publication. Run `npm run bench` on a quiet machine for the published table.', '');
+  lines.push(`Written by \`npm run bench\` on ${dateText(report.date)}. Re-run it after every change ` + 'that touches a hot path; the figures are only comparable on the same machine.', '');
+  if (options.quick) lines.push('> **Development run (`--quick`)**: one short run per figure, not for ' + 'publication. Run `npm run bench` on a quiet machine for the published table.', '');
   lines.push(
     table(
       ['Machine', ''],
@@ -245,7 +266,9 @@ export function renderReport(report: Report): string {
         report.metering.map((m) => [m.gateway, String(m.accounts), m.expected.toLocaleString('en-US'), m.totalCalls.toLocaleString('en-US'), m.expected === m.totalCalls ? 'yes' : '**NO**']),
       ),
       '',
-      'Counted over every call the harness sent to that gateway process (sanity call, warm-up and measured runs, closed and open loop). Usage is read through the API before the gateway stops, which includes counts not yet flushed.',
+      'Counted over every call the harness sent to that gateway process (sanity call, ' +
+        'warm-up and measured runs, closed and open loop). Usage is read through the API ' +
+        'before the gateway stops, which includes counts not yet flushed.',
       '',
     );
   }
@@ -274,14 +297,29 @@ export function renderReport(report: Report): string {
       report.fixedRate.map((r) => [r.label, fmt(r.achieved.median, 'calls/s'), withUnit(r.p50.median, 'ms'), `${withUnit(r.p99.median, 'ms')} (${range(r.p99, 'ms')})`]),
     ),
     '',
-    `A write and the snapshot catch-up after it (a seat change, then \`state.refresh()\`: the keys changed since the snapshot's change version are read back, nothing else), embedded store: ${withUnit(report.snapshot.writeMs.median, 'ms')} (${range(report.snapshot.writeMs, 'ms')}) with ${report.snapshot.tenants.toLocaleString('en-US')} tenants, ${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')}) with ${report.snapshot.largeTenants.toLocaleString('en-US')}. A full load of the snapshot, which now runs only at start (or when a replica fell behind the pruned change log), takes ${withUnit(report.snapshot.fullMs.median, 'ms')} and ${withUnit(report.snapshot.largeFullMs.median, 'ms')}. Other replicas' writes are caught up the same way, on their broadcast or at the latest by the change version polled every ${report.snapshot.everyMs} ms.`,
+    `A write and the snapshot catch-up after it (a seat change, then \`state.refresh()\`: the keys changed ` +
+      `since the snapshot's change version are read back, nothing else), embedded store: ` +
+      `${withUnit(report.snapshot.writeMs.median, 'ms')} (${range(report.snapshot.writeMs, 'ms')}) with ` +
+      `${report.snapshot.tenants.toLocaleString('en-US')} tenants, ` +
+      `${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')}) ` +
+      `with ${report.snapshot.largeTenants.toLocaleString('en-US')}. A full load of the snapshot, which now runs ` +
+      'only at start (or when a replica fell behind the pruned change log), takes ' +
+      `${withUnit(report.snapshot.fullMs.median, 'ms')} and ` +
+      `${withUnit(report.snapshot.largeFullMs.median, 'ms')}. Other replicas' writes are caught up the same way, ` +
+      `on their broadcast or at the latest by the change version polled every ${report.snapshot.everyMs} ms.`,
     '',
-    `Event-loop delay of the gateway process over all its measured runs, closed loop at full load included (\`monitorEventLoopDelay\`, 5 ms resolution, which the figures include): mean ${withUnit(report.gatewayDelay.delayMeanMs, 'ms')}, p99 ${withUnit(report.gatewayDelay.delayP99Ms, 'ms')}, max ${withUnit(report.gatewayDelay.delayMaxMs, 'ms')}. During the fixed-rate runs alone (1 ms resolution, beyond the interval): p99 ${withUnit(report.rateDelay.p99.median, 'ms')}, max ${withUnit(report.rateDelay.max.median, 'ms')}. A call that arrives during a stall waits for it, so the stalls set the latency tail.`,
+    'Event-loop delay of the gateway process over all its measured runs, closed loop at full load included ' +
+      `(\`monitorEventLoopDelay\`, 5 ms resolution, which the figures include): mean ` +
+      `${withUnit(report.gatewayDelay.delayMeanMs, 'ms')}, p99 ` +
+      `${withUnit(report.gatewayDelay.delayP99Ms, 'ms')}, max ${withUnit(report.gatewayDelay.delayMaxMs, 'ms')}. ` +
+      'During the fixed-rate runs alone (1 ms resolution, beyond the interval): p99 ' +
+      `${withUnit(report.rateDelay.p99.median, 'ms')}, max ${withUnit(report.rateDelay.max.median, 'ms')}. A ` +
+      'call that arrives during a stall waits for it, so the stalls set the latency tail.',
     '',
   );
 
   lines.push('## Growth', '');
-  lines.push('Entitlements come from the in-memory snapshot, so spreading the same load over more accounts should cost (almost) nothing per call:', '');
+  lines.push('Entitlements come from the in-memory snapshot, so spreading the same load ' + 'over more accounts should cost (almost) nothing per call:', '');
   lines.push(
     table(
       ['Active accounts', 'Gateway calls/s', 'Min–max', '÷ floor (same run)', 'Gateway CPU per call'],
@@ -302,7 +340,8 @@ export function renderReport(report: Report): string {
         ['Resident memory, idle', `${fmt(L.rssIdle, 'MiB')} MiB`],
         [
           'Start-up to the first served call (`bin/start.mjs`, warm data directory)',
-          `${withUnit(L.startup.median / 1000, 's')}${Number.isFinite(L.startupCreateApp.median) ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: opening the database and one full snapshot load)` : ''}`,
+          withUnit(L.startup.median / 1000, 's') +
+            (Number.isFinite(L.startupCreateApp.median) ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: ` + 'opening the database and one full snapshot load)' : ''),
         ],
         ['A write and its catch-up, embedded store (one replica)', `${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')})`],
         ...(reps
@@ -330,7 +369,12 @@ export function renderReport(report: Report): string {
     const m = report.fold.memory;
     if (m) {
       lines.push(
-        `Memory of the fold (pages of 1,000 rows made one at a time and dropped after \`add\`, as the handler reads them; heap measured with \`--expose-gc\` after a full GC): folding ${m.rows.toLocaleString('en-US')} rows retained ${m.retainedKiB.toLocaleString('en-US')} KiB (the groups) and at most ${m.peakKiB.toLocaleString('en-US')} KiB were live while a page was held, against ${m.onePageKiB.toLocaleString('en-US')} KiB for one page of rows: memory stays bounded by about one page, not by the rows read.`,
+        `Memory of the fold (pages of 1,000 rows made one at a time and dropped after \`add\`, as the handler ` +
+          `reads them; heap measured with \`--expose-gc\` after a full GC): folding ` +
+          `${m.rows.toLocaleString('en-US')} rows retained ${m.retainedKiB.toLocaleString('en-US')} KiB (the ` +
+          `groups) and at most ${m.peakKiB.toLocaleString('en-US')} KiB were live while a page was held, against ` +
+          `${m.onePageKiB.toLocaleString('en-US')} KiB for one page of rows: memory stays bounded by about one ` +
+          'page, not by the rows read.',
         '',
       );
     }
@@ -338,13 +382,33 @@ export function renderReport(report: Report): string {
 
   lines.push('## Method', '');
   lines.push(
-    '- Every server is a process of its own, started by the harness (`test/bench/run.ts`) and stopped by it: the zero-latency upstream (a node:http server answering every request with one fixed Elasticsearch `_search` hit), the floor, the peer pattern, the `tools/list` floor and the gateways. The load generator is another process. On this machine they all share the same cores.',
-    "- **Floor**: node:http, one `JSON.parse`, one undici request (keep-alive pool, through undici's handler API as the gateway makes its upstream calls: `test/bench/lib/post.ts`) to the upstream, the upstream JSON returned as the text of a JSON-RPC result. No checks of any kind.",
-    "- **Load generator** (fixed rate): undici's handler API too (`lib/post.ts`), so its own garbage collections stay short: with undici's `request()` its scavenges took ~15 ms and delayed the reading of answers from whichever server was measured.",
-    "- **Peer pattern**: the MCP TypeScript SDK's documented stateless Streamable HTTP server (`createMcpExpressApp()`, a new `McpServer` and `StreamableHTTPServerTransport({ sessionIdGenerator: undefined })` per request, SSE response as in the example), one zod-typed tool making the same undici call as the floor (`lib/post.ts`).",
-    '- **Gateway**: `createApp` from `runtime/app.ts` with all seven connectors loaded, the embedded store (PGlite) seeded with 1,000 tenants (admin user, accepted terms, subscription and seat on the register, fair use in soft mode, one token each), calling `register__hent_virksomhed` through the real register handler with the managed HTTP Basic credential. Caller authentication, the rate limit (per second and burst 1,000,000, so the limit is applied but never refuses), tool lookup, subscription, seat, connection, fair use, argument validation, the register concurrency gate (raised to 256), metering, metrics and structured logs are all on.',
-    '- A call counts as successful when it is answered HTTP 2xx with a JSON-RPC result that is not an error and not `isError`. Closed-loop runs send a fixed number of requests (the warm-up rate × the run length), so nothing is left in flight when a run ends.',
-    "- Each run measures every server once, one after the other; ratios are taken within a run, then the median (and min–max) over runs is reported. Server CPU per call is the server process's user + system time (from `/proc`) over the run divided by its successful calls.",
+    '- Every server is a process of its own, started by the harness (`test/bench/run.ts`) and stopped by ' +
+      'it: the zero-latency upstream (a node:http server answering every request with one fixed ' +
+      'Elasticsearch `_search` hit), the floor, the peer pattern, the `tools/list` floor and the gateways. ' +
+      'The load generator is another process. On this machine they all share the same cores.',
+    "- **Floor**: node:http, one `JSON.parse`, one undici request (keep-alive pool, through undici's " +
+      'handler API as the gateway makes its upstream calls: `test/bench/lib/post.ts`) to the upstream, the ' +
+      'upstream JSON returned as the text of a JSON-RPC result. No checks of any kind.',
+    "- **Load generator** (fixed rate): undici's handler API too (`lib/post.ts`), so its own " +
+      "garbage collections stay short: with undici's `request()` its scavenges took ~15 ms and " +
+      'delayed the reading of answers from whichever server was measured.',
+    "- **Peer pattern**: the MCP TypeScript SDK's documented stateless Streamable HTTP server " +
+      '(`createMcpExpressApp()`, a new `McpServer` and `StreamableHTTPServerTransport({ ' +
+      'sessionIdGenerator: undefined })` per request, SSE response as in the example), one ' +
+      'zod-typed tool making the same undici call as the floor (`lib/post.ts`).',
+    '- **Gateway**: `createApp` from `runtime/app.ts` with all seven connectors loaded, the embedded ' +
+      'store (PGlite) seeded with 1,000 tenants (admin user, accepted terms, subscription and seat on the ' +
+      'register, fair use in soft mode, one token each), calling `register__hent_virksomhed` through the ' +
+      'real register handler with the managed HTTP Basic credential. Caller authentication, the rate limit ' +
+      '(per second and burst 1,000,000, so the limit is applied but never refuses), tool lookup, ' +
+      'subscription, seat, connection, fair use, argument validation, the register concurrency gate ' +
+      '(raised to 256), metering, metrics and structured logs are all on.',
+    '- A call counts as successful when it is answered HTTP 2xx with a JSON-RPC result that is ' +
+      'not an error and not `isError`. Closed-loop runs send a fixed number of requests (the ' +
+      'warm-up rate × the run length), so nothing is left in flight when a run ends.',
+    '- Each run measures every server once, one after the other; ratios are taken within a run, then ' +
+      "the median (and min–max) over runs is reported. Server CPU per call is the server process's user " +
+      '+ system time (from `/proc`) over the run divided by its successful calls.',
     '',
   );
   for (const f of report.figures) lines.push(`- **${f.figure}**: ${f.method}${f.note ? ` _${f.note}_` : ''}`);
