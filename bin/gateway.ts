@@ -8,7 +8,9 @@
 // here are the few that decide where the store is; the rest are imported in main().
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, type GatewayConfig, isWildcardHost, loadConfig, SETTINGS, storeLocation } from '#runtime/config.ts';
+import { loadConfig, storeLocation } from '#runtime/config.ts';
+import { describeStore, describeUrl, isWildcardHost } from '#runtime/config-checks.ts';
+import { CONNECTOR_SETTINGS, ConfigError, type GatewayConfig, SETTINGS } from '#runtime/config-settings.ts';
 import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/platform/embedded-opening.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
