@@ -77,6 +77,9 @@ const CHANGE_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Deadline of each readiness check (capped by the store deadline). */
 const READINESS_TIMEOUT_MS = 1000;
 
+// Long because: it is the composition root, read top to bottom in start-up order (store, keys,
+// shared store, snapshot, the request path, timers, listen); each step uses the handles the earlier
+// ones made and `close` releases them in reverse. Candidate for splitting by phase.
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const log = options.logger ?? createLogger(config.logLevel);
