@@ -2,8 +2,9 @@
 // arguments and result, the error codes its spec lists (`errors:`) and its limits. A handler of
 // tool K gets a `<Prefix>Context<K>` whose `fail` accepts only those codes with their text
 // parameters, and whose `limits` has exactly the names the spec declares; the generated handler
-// map (emit/handlers.ts) declares `satisfies <Prefix>Handlers`, so a missing, extra or mistyped
-// handler, a misspelled code, a missing parameter or an undeclared limit is a compile error.
+// map (`generated/<key>/handlers.ts`, emitted by emit/registry.ts) declares
+// `satisfies <Prefix>Handlers`, so a missing, extra or mistyped handler, a misspelled code, a
+// missing parameter or an undeclared limit is a compile error.
 import { StructureKind } from 'ts-morph';
 import { placeholders, type ConnectorIR, type ToolIR } from '../ir.ts';
 import { errorParamsType } from './descriptor.ts';
