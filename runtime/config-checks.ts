@@ -15,7 +15,7 @@ export function defaultBodyBudget(specs: ConnectorSpecs): number {
   return Math.max(1_048_576, 2 * Math.max(0, ...Object.values(specs).map((s) => s.descriptor.upstream.maxResponseBytes)));
 }
 
-export const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
+const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
 
 export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): void {
   const ids = new Set<string>();

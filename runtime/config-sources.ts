@@ -69,7 +69,7 @@ function objectSchema(settings: readonly Setting[], extra: Record<string, JsonSc
 }
 
 /** The JSON Schema of the config file (GATEWAY_CONFIG or --config). */
-export function configFileSchema(specs: ConnectorSpecs): JsonSchema {
+function configFileSchema(specs: ConnectorSpecs): JsonSchema {
   const connector = objectSchema(CONNECTOR_SETTINGS);
   return objectSchema(SETTINGS, { connectors: { type: 'object', properties: Object.fromEntries(Object.keys(specs).map((k) => [k, connector])), additionalProperties: false } });
 }
@@ -101,7 +101,7 @@ function fileError(error: ErrorObject, specs: ConnectorSpecs, path: string): Con
 }
 
 /** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' }; a version given twice is refused. */
-export function parseSecretKeys(value: string): Record<number, string> {
+function parseSecretKeys(value: string): Record<number, string> {
   const out: Record<number, string> = {};
   for (const part of value
     .split(',')
