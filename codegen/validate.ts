@@ -186,7 +186,10 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
   return out;
 }
 
-/** The input and output roots of one tool are objects (SPEC020, SPEC032); the input, its $refs resolved, for the checks that follow. */
+/**
+ * The input and output roots of one tool are objects (SPEC020, SPEC032); returns the input, its $refs
+ * resolved, for the checks that follow.
+ */
 function lintRoots(
   source: SpecSource,
   tool: RawTool,
