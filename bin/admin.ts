@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { registry } from '#generated/registry.ts';
-import { ConfigError, describeStore, describeUrl, loadConfig, type GatewayConfig } from '#runtime/config.ts';
+import { loadConfig } from '#runtime/config/config.ts';
+import { describeStore, describeUrl } from '#runtime/config/checks.ts';
+import { ConfigError, type GatewayConfig } from '#runtime/config/settings.ts';
 import { ADMIN_SOCKET_FILE, type AdminHandler, runOverSocket } from '#runtime/operations/admin-socket.ts';
 import { auditDetail, recordAudit } from '#runtime/operations/audit.ts';
 import { lockEmbeddedDatabase } from '#runtime/store/embedded-lock.ts';

@@ -3,7 +3,7 @@
 // a second start finds the same tenant and token.
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envName, type GatewayConfig } from '#runtime/config.ts';
+import { envName, type GatewayConfig } from '#runtime/config/settings.ts';
 import type { Repositories } from '#runtime/store/store.ts';
 import type { Vault } from '#runtime/secrets/vault.ts';
 import { issueToken, tokenHash } from '#runtime/auth/caller-tokens.ts';

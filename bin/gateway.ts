@@ -8,7 +8,9 @@
 // here are the few that decide where the store is; the rest are imported in main().
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONNECTOR_SETTINGS, ConfigError, describeStore, describeUrl, type GatewayConfig, isWildcardHost, loadConfig, SETTINGS, storeLocation } from '#runtime/config.ts';
+import { loadConfig, storeLocation } from '#runtime/config/config.ts';
+import { describeStore, describeUrl, isWildcardHost } from '#runtime/config/checks.ts';
+import { CONNECTOR_SETTINGS, ConfigError, type GatewayConfig, SETTINGS } from '#runtime/config/settings.ts';
 import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/store/embedded-opening.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
@@ -49,6 +51,36 @@ function openEarly(configPath: string | undefined): EmbeddedOpening | undefined 
     return beginEmbeddedOpening(dbDir, where.storeTimeoutMs);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * docs/decisions/operations.md, 'A stop signal to any process of the start chain stops the gateway once':
+ * the first stop wins; a repeat (one Ctrl-C arrives up to three times: from the terminal, npm and
+ * bin/run.mjs) is ignored, however many come. The stop is bounded by the drain of in-flight calls;
+ * SIGKILL is the way to cut it short.
+ */
+function stopOnce(log: { info(o: object, m: string): void; error(o: object, m: string): void }, close: () => Promise<unknown>): void {
+  let stopping = false;
+  const stop = (cause: { signal: string } | { parent: 'gone' }) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(cause, 'shutting down: finishing in-flight calls and flushing usage');
+    void close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: (error as Error).message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
+  // Started by bin/run.mjs (npm start, npm run serve): its IPC channel closes when it ends, even by
+  // SIGKILL, and a gateway whose start chain is gone stops instead of serving orphaned.
+  if (process.channel) {
+    process.once('disconnect', () => stop({ parent: 'gone' }));
+    if (!process.connected) stop({ parent: 'gone' });
   }
 }
 
@@ -143,35 +175,12 @@ async function main(): Promise<void> {
     'gateway listening',
   );
 
-  // docs/decisions/operations.md, 'A stop signal to any process of the start chain stops the gateway
-  // once': the first stop wins; a repeat (one Ctrl-C arrives up to three times: from the terminal,
-  // npm and bin/run.mjs) is ignored, however many come. The stop is bounded by the drain of in-flight
-  // calls; SIGKILL is the way to cut it short.
-  let stopping = false;
-  const stop = (cause: { signal: string } | { parent: 'gone' }) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(cause, 'shutting down: finishing in-flight calls and flushing usage');
-    void adminSocket
+  stopOnce(log, () =>
+    adminSocket
       .close()
       .then(() => app.close())
-      .then(() => sandboxes?.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          log.error({ err: (error as Error).message }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
-  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
-  // Started by bin/run.mjs (npm start, npm run serve): its IPC channel closes when it ends, even by
-  // SIGKILL, and a gateway whose start chain is gone stops instead of serving orphaned.
-  if (process.channel) {
-    process.once('disconnect', () => stop({ parent: 'gone' }));
-    if (!process.connected) stop({ parent: 'gone' });
-  }
+      .then(() => sandboxes?.close()),
+  );
 }
 
 main().catch((error: unknown) => {

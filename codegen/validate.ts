@@ -139,36 +139,8 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
           out.push(diagnostic('SPEC023', file, at([...path, field]), `tool \`${name}\` has an empty ${field}`));
         }
       }
-      // Input root must be an object.
-      let input: unknown;
-      try {
-        input = resolveRefs(tool.input, definitions);
-      } catch {
-        input = undefined; // reported by the $ref walk below
-      }
-      if (isObject(input) && input.type !== 'object') {
-        out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ` + `${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
-      }
-      // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
-      // is not `type: "object"`. Checked on every connector, published or not; the one exception is
-      // a result the product spec allows to be null, on a connector that never publishes schemas.
-      let output: unknown;
-      try {
-        output = resolveRefs(tool.output, definitions);
-      } catch {
-        output = undefined; // reported by the $ref walk below
-      }
-      if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
-        const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
-        out.push(
-          diagnostic(
-            'SPEC032',
-            file,
-            at([...path, 'output']),
-            `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; ` + `an outputSchema must be \`type: object\` at its root${why}`,
-          ),
-        );
-      }
+      const { input, diagnostics } = lintRoots(source, tool, path, name, definitions, publishesOutput);
+      out.push(...diagnostics);
       const write = tool.write === true;
       if (write) {
         const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
@@ -218,6 +190,49 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
   if (connector) out.push(...lintOAuth(source, connector), ...lintConnect(source, connector, Array.isArray(data.tools) ? data.tools : []));
   out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
   return out;
+}
+
+/**
+ * The input and output roots of one tool are objects (SPEC020, SPEC032); returns the input, its $refs
+ * resolved, for the checks that follow.
+ */
+function lintRoots(
+  source: SpecSource,
+  tool: RawTool,
+  path: PathSegment[],
+  name: string | undefined,
+  definitions: Record<string, unknown>,
+  publishesOutput: boolean,
+): { input: unknown; diagnostics: Diagnostic[] } {
+  const out: Diagnostic[] = [];
+  const file = source.file;
+  const at = (p: PathSegment[]) => locate(source, p, false);
+  // Input root must be an object.
+  let input: unknown;
+  try {
+    input = resolveRefs(tool.input, definitions);
+  } catch {
+    input = undefined; // reported by the $ref walk below
+  }
+  if (isObject(input) && input.type !== 'object') {
+    out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
+  }
+  // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
+  // is not `type: "object"`. Checked on every connector, published or not; the one exception is
+  // a result the product spec allows to be null, on a connector that never publishes schemas.
+  let output: unknown;
+  try {
+    output = resolveRefs(tool.output, definitions);
+  } catch {
+    output = undefined; // reported by the $ref walk below
+  }
+  if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
+    const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
+    out.push(
+      diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`),
+    );
+  }
+  return { input, diagnostics: out };
 }
 
 /** Every limit name the file uses has a kind, in its own `limitKinds` or the platform's (SPEC036). */

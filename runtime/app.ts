@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
-import { ConfigError, describeUrl, type GatewayConfig } from './config.ts';
+import { describeUrl } from './config/checks.ts';
+import { ConfigError, type GatewayConfig } from './config/settings.ts';
 import { createAuthorizationServer } from './auth/authorization-server.ts';
 import type { MetadataFetch } from './auth/client-metadata.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
@@ -80,6 +81,9 @@ const CHANGE_LOG_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Deadline of each readiness check (capped by the store deadline). */
 const READINESS_TIMEOUT_MS = 1000;
 
+// Long because: it is the composition root, read top to bottom in start-up order (store, keys,
+// shared store, snapshot, the request path, timers, listen); each step uses the handles the earlier
+// ones made and `close` releases them in reverse. Candidate for splitting by phase.
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const log = options.logger ?? createLogger(config.logLevel);

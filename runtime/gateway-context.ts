@@ -3,7 +3,7 @@
 // Every layer of the path receives an Endpoint, so its model lives here, below all of them.
 // Nothing here switches over tool names.
 import type { Logger } from 'pino';
-import type { ConnectorConfig, GatewayConfig } from './config.ts';
+import type { ConnectorConfig, GatewayConfig } from './config/settings.ts';
 import type { PlatformSpec } from '#generated/platform/descriptor.ts';
 import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, ToolDescriptor } from './handler-api/descriptor-types.ts';
 import type { Metrics } from './operations/observability.ts';

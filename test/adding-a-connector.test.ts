@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv, sandboxTenantCredentials } from '../bin/demo.ts';
 import { run } from '../codegen/main.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { registry as exampleRegistry } from './fixtures/example-connector/generated/registry.ts';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS, HELP, runCli, UsageError } from '../bin/admin.ts';
 import { findCommand, helpFor } from '../bin/admin/commands.ts';
 import { registry } from '../generated/registry.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { ROOT } from './support/golden.ts';
 

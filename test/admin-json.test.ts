@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, runCommand } from '../bin/admin.ts';
 import { registry } from '../generated/registry.ts';
-import { describeStore, loadConfig } from '../runtime/config.ts';
+import { describeStore } from '../runtime/config/checks.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
-import * as configModule from '../runtime/config.ts';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { loadConfig } from '../runtime/config/config.ts';
+import * as configModule from '../runtime/config/settings.ts';
+import { ConfigError } from '../runtime/config/settings.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const KEY = (n: number) => Buffer.alloc(32, n).toString('base64');
@@ -124,7 +125,7 @@ describe('strict configuration', () => {
 
   it('documents every setting of the schema in the README table, and nothing else', () => {
     const { SETTINGS, CONNECTOR_SETTINGS } = configModule as unknown as Record<string, Array<{ file?: string; env: string[] }>>;
-    expect(SETTINGS, 'runtime/config.ts exports SETTINGS').toBeDefined();
+    expect(SETTINGS, 'runtime/config/settings.ts exports SETTINGS').toBeDefined();
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### Configuration'), readme.indexOf('### Operator CLI'));
     const rows = section.split('\n').filter((l) => l.startsWith('| `'));

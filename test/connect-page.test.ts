@@ -2,11 +2,11 @@
 // so until the portal has sign-in the page names the account and the user that requested it and the
 // endpoint it connects, and warns not to enter another company's credentials (account B must not
 // be able to pass its link to a user of account A unnoticed). Every interpolated value is escaped.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../runtime/store/open-store.ts';
+import { describe, expect, it } from 'vitest';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { createTenant, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+import { createTenant, rpc, type StartedGateway } from './support/gateway.ts';
 import { fetchAs, portalAs } from './support/portal.ts';
+import { gatewayForSuite } from './support/suite-gateway.ts';
 
 const resultTextOf = (r: { json: unknown }) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
 const WARNING = 'Do not enter another company&#39;s credentials';
@@ -14,14 +14,7 @@ const WARNING = 'Do not enter another company&#39;s credentials';
 describe('connect page context', () => {
   let store: PlatformStore;
   let gw: StartedGateway;
-  beforeAll(async () => {
-    store = await openStore({});
-    gw = await startGateway(store, { env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await store?.close();
-  });
+  gatewayForSuite((started) => ({ store, gw } = started));
 
   it('names the requesting account, user and endpoint, escaped, and warns against another company’s credentials', async () => {
     const hostile = `<script>alert("B")</script> & Co 'Ltd'`;

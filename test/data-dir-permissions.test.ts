@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { createApp } from '../runtime/app.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import { createLogger } from '../runtime/operations/observability.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 

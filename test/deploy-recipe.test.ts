@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { registry } from '../generated/registry.ts';
-import { CONNECTOR_SETTINGS, envName, SETTINGS } from '../runtime/config.ts';
+import { CONNECTOR_SETTINGS, envName, SETTINGS } from '../runtime/config/settings.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { startGateway, type StartedGateway } from './support/gateway.ts';

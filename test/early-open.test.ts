@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { createApp } from '../runtime/app.ts';
-import { loadConfig, storeLocation } from '../runtime/config.ts';
+import { loadConfig, storeLocation } from '../runtime/config/config.ts';
 import { beginEmbeddedOpening } from '../runtime/store/embedded-opening.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import { createLogger } from '../runtime/operations/observability.ts';

@@ -52,7 +52,7 @@ const RUNTIME_RANKS: Readonly<Record<string, number>> = {
   operations: 6, // logs and metrics, readiness, the admin socket, the audit log
   secrets: 5, // the vault, its key check, signed links, hashes of stored secrets
   store: 4, // the platform database, its repositories, the in-memory snapshot, the shared store
-  'config.ts': 3,
+  config: 3, // the settings table, reading the file and the environment, the checks of combinations
   'redact.ts': 3,
   'protocol-text.ts': 2,
   'trace-context.ts': 2,

@@ -4,7 +4,7 @@ import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { connectorKeys, registry } from '../generated/registry.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
-import type { ConnectorConfig } from '../runtime/config.ts';
+import type { ConnectorConfig } from '../runtime/config/settings.ts';
 import type { ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
 import { buildConnectorRuntime, renderToolReferences } from '../runtime/gateway-context.ts';
 import { toolsListOpen } from '../runtime/mcp/tools-list.ts';

@@ -6,7 +6,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixReferences } from '../codegen/fix-references.ts';
 import { checkSpecs } from '../codegen/generate.ts';
 import { parseSpec } from '../codegen/load.ts';
@@ -17,10 +17,10 @@ import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { registry } from '../generated/registry.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
 import { ConnectorTexts } from '../runtime/pipeline/call-context.ts';
-import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { DIAGNOSTIC_FIXTURES } from './support/diagnostics-fixture.ts';
-import { createTenant, mcpClient, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
+import { createTenant, mcpClient, rpc, type StartedGateway } from './support/gateway.ts';
+import { gatewayForSuite } from './support/suite-gateway.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const scope = (tools: string[], system: string[] = ['connect_account']) => ({
@@ -122,14 +122,7 @@ describe('per endpoint instance', () => {
 describe('a cases-2 endpoint, over HTTP', () => {
   let store: PlatformStore;
   let gw: StartedGateway;
-  beforeAll(async () => {
-    store = await openStore({});
-    gw = await startGateway(store, { env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await store?.close();
-  });
+  gatewayForSuite((started) => ({ store, gw } = started));
 
   it("its tools/list and instructions name cases-2__describe_type, never another instance's or a bare name", async () => {
     const t = await createTenant(store, { subscribe: ['cases'] });

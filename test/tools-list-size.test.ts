@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { connectorKeys, registry } from '../generated/registry.ts';
-import type { ConnectorConfig } from '../runtime/config.ts';
+import type { ConnectorConfig } from '../runtime/config/settings.ts';
 import type { ConnectorDescriptor, ToolDescriptor } from '../runtime/handler-api/descriptor-types.ts';
 import { buildConnectorRuntime } from '../runtime/gateway-context.ts';
 import { toolsListOpen } from '../runtime/mcp/tools-list.ts';

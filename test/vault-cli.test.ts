@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { CommandError, runCli, UsageError } from '../bin/admin.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { loadOrCreateKeyFile, newSecretKey, Vault, VaultError } from '../runtime/secrets/vault.ts';

@@ -3,7 +3,7 @@
 // argument helpers. A command is one entry of the table in `commands.ts`; nothing switches over names.
 import { userInfo } from 'node:os';
 import { registry, type ConnectorKey } from '#generated/registry.ts';
-import type { GatewayConfig } from '#runtime/config.ts';
+import type { GatewayConfig } from '#runtime/config/settings.ts';
 import type { PlatformStore } from '#runtime/store/store.ts';
 
 /**

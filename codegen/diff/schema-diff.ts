@@ -122,45 +122,7 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
     report(removed ? widened(side, 'constraint') : narrowed(side, 'constraint'), path, `${key} of ${path}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key], key);
   }
 
-  // Properties and required.
-  const pa = isSchema(a.properties) ? a.properties : {};
-  const pb = isSchema(b.properties) ? b.properties : {};
-  const ra = new Set(Array.isArray(a.required) ? a.required.map(String) : []);
-  const rb = new Set(Array.isArray(b.required) ? b.required.map(String) : []);
-  const isRoot = !path.includes('.');
-  for (const name of Object.keys(pa)) {
-    const at = child(path, name);
-    if (!(name in pb)) {
-      if (side === 'input') report('argument-removed', at, `${isRoot ? 'argument' : 'field'} ${at} removed`, pa[name], undefined);
-      else report('output-field-removed', at, `output field ${at} removed`, pa[name], undefined);
-      continue;
-    }
-    if (ra.has(name) !== rb.has(name)) {
-      if (side === 'input')
-        report(rb.has(name) ? 'argument-required' : 'argument-relaxed', at, `${at} is ${rb.has(name) ? 'now required' : 'no longer required'}`, ra.has(name), rb.has(name), 'required');
-      else report(rb.has(name) ? 'output-field-added' : 'output-narrowed', at, `${at} is ${rb.has(name) ? 'now always present' : 'no longer always present'}`, ra.has(name), rb.has(name), 'required');
-    }
-    diffSchema(pa[name], pb[name], side, at, report);
-  }
-  for (const name of Object.keys(pb)) {
-    if (name in pa) continue;
-    const at = child(path, name);
-    if (side === 'output') report('output-field-added', at, `output field ${at} added`, undefined, pb[name]);
-    else if (rb.has(name)) report('argument-required', at, `new required ${isRoot ? 'argument' : 'field'} ${at}`, undefined, pb[name]);
-    else report('argument-added', at, `optional ${isRoot ? 'argument' : 'field'} ${at} added`, undefined, pb[name]);
-  }
-  for (const name of new Set([...ra, ...rb])) {
-    // A required name without a property (SPEC027 prevents it in specs) still counts.
-    if (name in pa || name in pb || ra.has(name) === rb.has(name)) continue;
-    report(
-      rb.has(name) ? narrowed(side, 'constraint') : widened(side, 'constraint'),
-      path,
-      `${path} ${rb.has(name) ? 'now requires' : 'no longer requires'} ${name}`,
-      ra.has(name),
-      rb.has(name),
-      `required.${name}`,
-    );
-  }
+  diffProperties(a, b, side, path, report);
 
   // Additional properties: absent = true; a schema sits between true and false.
   if (!same(a.additionalProperties, b.additionalProperties)) {
@@ -198,5 +160,47 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (HANDLED.has(key) || same(a[key], b[key])) continue;
     report('schema-changed', path, `${key} of ${path} changed`, a[key], b[key], key);
+  }
+}
+
+/** Properties and required: a property removed, added, made required or optional, and each kept one compared. */
+function diffProperties(a: Schema, b: Schema, side: Side, path: string, report: Report): void {
+  const pa = isSchema(a.properties) ? a.properties : {};
+  const pb = isSchema(b.properties) ? b.properties : {};
+  const ra = new Set(Array.isArray(a.required) ? a.required.map(String) : []);
+  const rb = new Set(Array.isArray(b.required) ? b.required.map(String) : []);
+  const isRoot = !path.includes('.');
+  for (const name of Object.keys(pa)) {
+    const at = child(path, name);
+    if (!(name in pb)) {
+      if (side === 'input') report('argument-removed', at, `${isRoot ? 'argument' : 'field'} ${at} removed`, pa[name], undefined);
+      else report('output-field-removed', at, `output field ${at} removed`, pa[name], undefined);
+      continue;
+    }
+    if (ra.has(name) !== rb.has(name)) {
+      if (side === 'input')
+        report(rb.has(name) ? 'argument-required' : 'argument-relaxed', at, `${at} is ${rb.has(name) ? 'now required' : 'no longer required'}`, ra.has(name), rb.has(name), 'required');
+      else report(rb.has(name) ? 'output-field-added' : 'output-narrowed', at, `${at} is ${rb.has(name) ? 'now always present' : 'no longer always present'}`, ra.has(name), rb.has(name), 'required');
+    }
+    diffSchema(pa[name], pb[name], side, at, report);
+  }
+  for (const name of Object.keys(pb)) {
+    if (name in pa) continue;
+    const at = child(path, name);
+    if (side === 'output') report('output-field-added', at, `output field ${at} added`, undefined, pb[name]);
+    else if (rb.has(name)) report('argument-required', at, `new required ${isRoot ? 'argument' : 'field'} ${at}`, undefined, pb[name]);
+    else report('argument-added', at, `optional ${isRoot ? 'argument' : 'field'} ${at} added`, undefined, pb[name]);
+  }
+  for (const name of new Set([...ra, ...rb])) {
+    // A required name without a property (SPEC027 prevents it in specs) still counts.
+    if (name in pa || name in pb || ra.has(name) === rb.has(name)) continue;
+    report(
+      rb.has(name) ? narrowed(side, 'constraint') : widened(side, 'constraint'),
+      path,
+      `${path} ${rb.has(name) ? 'now requires' : 'no longer requires'} ${name}`,
+      ra.has(name),
+      rb.has(name),
+      `required.${name}`,
+    );
   }
 }

@@ -2,9 +2,10 @@
 // arguments and result, the error codes its spec lists (`errors:`) and its limits. A handler of
 // tool K gets a `<Prefix>Context<K>` whose `fail` accepts only those codes with their text
 // parameters, and whose `limits` has exactly the names the spec declares; the generated handler
-// map (emit/handlers.ts) declares `satisfies <Prefix>Handlers`, so a missing, extra or mistyped
-// handler, a misspelled code, a missing parameter or an undeclared limit is a compile error.
-import { StructureKind, VariableDeclarationKind } from 'ts-morph';
+// map (`generated/<key>/handlers.ts`, emitted by emit/registry.ts) declares
+// `satisfies <Prefix>Handlers`, so a missing, extra or mistyped handler, a misspelled code, a
+// missing parameter or an undeclared limit is a compile error.
+import { StructureKind } from 'ts-morph';
 import { placeholders, type ConnectorIR, type ToolIR } from '../ir.ts';
 import { errorParamsType } from './descriptor.ts';
 import { finish, headerLine, newSourceFile } from '../printer.ts';
@@ -91,11 +92,6 @@ export function emitContract(c: ConnectorIR): string {
     isExported: true,
     docs: ['Exactly one handler per tool of the spec.'],
     type: `{ readonly [K in ${p}ToolName]: ${p}Handler<K> }`,
-  });
-  file.addVariableStatement({
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    declarations: [{ name: `${c.key}ToolNames`, type: `readonly ${p}ToolName[]`, initializer: `[${c.tools.map((t) => `'${t.name}'`).join(', ')}]` }],
   });
   file.formatText({ indentSize: 2, convertTabsToSpaces: true });
   const text = file.getFullText();

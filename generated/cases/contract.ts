@@ -38,5 +38,3 @@ export type CasesContextWith<Codes extends keyof CasesTextParams, Limits extends
 export type CasesHandler<K extends CasesToolName> = (args: CasesTools[K]['args'], ctx: CasesContext<K>) => Promise<CasesTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type CasesHandlers = { readonly [K in CasesToolName]: CasesHandler<K> };
-
-export const casesToolNames: readonly CasesToolName[] = ['list_cases', 'find_cases', 'get_case', 'get_case_work_summary', 'list_case_hours', 'list_case_sales_invoices', 'introspect_schema', 'describe_type', 'graphql_query'];

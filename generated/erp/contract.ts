@@ -31,5 +31,3 @@ export type ErpContextWith<Codes extends keyof ErpTextParams, Limits extends obj
 export type ErpHandler<K extends ErpToolName> = (args: ErpTools[K]['args'], ctx: ErpContext<K>) => Promise<ErpTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type ErpHandlers = { readonly [K in ErpToolName]: ErpHandler<K> };
-
-export const erpToolNames: readonly ErpToolName[] = ['list_environments', 'list_companies', 'get_company_information', 'list_entity_metadata', 'query_entity'];

@@ -58,5 +58,3 @@ export type InvoicingContextWith<Codes extends keyof InvoicingTextParams, Limits
 export type InvoicingHandler<K extends InvoicingToolName> = (args: InvoicingTools[K]['args'], ctx: InvoicingContext<K>) => Promise<InvoicingTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type InvoicingHandlers = { readonly [K in InvoicingToolName]: InvoicingHandler<K> };
-
-export const invoicingToolNames: readonly InvoicingToolName[] = ['get_invoice_totals', 'list_invoices_overdue', 'list_customers', 'get_customer', 'list_booked_invoices', 'get_booked_invoice', 'download_invoice_pdf', 'list_draft_invoices', 'list_chart_of_accounts', 'list_year_account_totals', 'get_account_year_total', 'list_accounting_years', 'list_accounting_periods', 'list_account_entries', 'list_products', 'list_suppliers', 'list_vat_accounts', 'list_customer_groups', 'list_payment_terms', 'list_vat_zones', 'list_layouts', 'list_units', 'validate_connection', 'create_customer', 'update_customer', 'create_draft_invoice', 'duplicate_invoice'];

@@ -45,5 +45,3 @@ export type LedgerContextWith<Codes extends keyof LedgerTextParams, Limits exten
 export type LedgerHandler<K extends LedgerToolName> = (args: LedgerTools[K]['args'], ctx: LedgerContext<K>) => Promise<LedgerTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type LedgerHandlers = { readonly [K in LedgerToolName]: LedgerHandler<K> };
-
-export const ledgerToolNames: readonly LedgerToolName[] = ['list_companies', 'list_debtors', 'list_debtor_open_items', 'list_debtor_invoices', 'list_debtor_orders', 'list_debtor_transactions', 'list_creditors', 'list_creditor_open_items', 'list_creditor_transactions', 'list_gl_accounts', 'get_account_balance', 'list_gl_transactions', 'list_vat_codes', 'list_inventory_items', 'list_product_groups', 'list_inventory_transactions', 'query', 'aggregate', 'list_recently_added_items'];

@@ -31,5 +31,3 @@ export type RegisterContextWith<Codes extends keyof RegisterTextParams, Limits e
 export type RegisterHandler<K extends RegisterToolName> = (args: RegisterTools[K]['args'], ctx: RegisterContext<K>) => Promise<RegisterTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type RegisterHandlers = { readonly [K in RegisterToolName]: RegisterHandler<K> };
-
-export const registerToolNames: readonly RegisterToolName[] = ['soeg_virksomhed', 'hent_virksomhed', 'find_produktionsenheder', 'find_ejere', 'find_virksomheder_for_person'];

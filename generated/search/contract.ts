@@ -33,5 +33,3 @@ export type SearchContextWith<Codes extends keyof SearchTextParams, Limits exten
 export type SearchHandler<K extends SearchToolName> = (args: SearchTools[K]['args'], ctx: SearchContext<K>) => Promise<SearchTools[K]['result']>;
 /** Exactly one handler per tool of the spec. */
 export type SearchHandlers = { readonly [K in SearchToolName]: SearchHandler<K> };
-
-export const searchToolNames: readonly SearchToolName[] = ['list_sites', 'top_queries', 'top_pages', 'query_performance', 'page_performance', 'compare_periods', 'search_analytics_query'];

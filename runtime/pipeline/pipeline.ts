@@ -3,123 +3,30 @@
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 // The steps are numbered as IMPLEMENTED_CHECK_ORDER (check-order.ts), which the constructor checks
 // against the order the spec declares and the catalog publishes: reorder the steps only with it.
+// The data passed along is in call-types.ts; the connect form's credential check in connect-check.ts.
 import { checkArguments } from './arguments.ts';
+import { tenantCredential, ConnectorTexts } from './call-context.ts';
+import { type CallLogFields, type CallPlan, type CallToolResult, type CredentialVerdict, type LinkedCode, type RefusalReason, scrubResult, textResult, type ToolCallRequest } from './call-types.ts';
 import { assertCheckOrder } from './check-order.ts';
-import { ConnectorTexts, tenantCredential } from './call-context.ts';
+import { type ConnectCheck, checkCredential } from './connect-check.ts';
 import { failureAnswer } from './failure-answer.ts';
 import { type CallServices, openCall } from './open-call.ts';
-import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../store/state.ts';
 import type { LinkIssuer, LinkPurpose } from '../secrets/signed-links.ts';
 import { HandlerNotImplementedError } from '../handler-api/stub.ts';
 import type { Credential, FailArgs } from '../handler-api/tool-context.ts';
 import type { PlatformErrorParams } from '#generated/platform/descriptor.ts';
-import { ToolError, formatText, type ErrorParams } from '../handler-api/tool-error.ts';
-import { UpstreamError } from '../handler-api/upstream-types.ts';
+import { formatText, type ErrorParams } from '../handler-api/tool-error.ts';
 import { VaultError } from '../secrets/vault.ts';
 import { bindDataLayer } from '../store/data-layer.ts';
 import type { OAuthGrant } from '../upstream/oauth.ts';
-import type { Reservation } from '../metering/usage.ts';
 import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
-
-export interface CallToolResult {
-  content: Array<{ type: 'text'; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-/** What every log line of a call carries (never a credential or token). */
-export interface CallLogFields {
-  readonly reqId: string;
-  readonly connector: string;
-  readonly instance: string;
-  readonly accountId: string;
-  readonly userId: string;
-  /** The call's W3C trace id (the caller's, or a new one), as upstream requests carry it. */
-  readonly traceId: string;
-  /** The gateway's span for this call. */
-  readonly spanId: string;
-}
-
-/** One tools/call as the MCP layer hands it over (runtime/mcp/methods.ts): plain data. */
-export interface ToolCallRequest {
-  readonly endpoint: Endpoint;
-  readonly identity: Identity;
-  /** The tool name and arguments as the caller sent them (checked here). */
-  readonly name: unknown;
-  readonly rawArgs: unknown;
-  readonly signal: AbortSignal;
-  readonly reqId: string;
-  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
-  readonly trace?: TraceContext | undefined;
-}
-
-/**
- * One tools/call past its checks (steps 1–6), as the run step takes it: plain data, made once per
- * call, no closures (docs/decisions/typed-platform-contract.md).
- */
-export interface CallPlan {
-  readonly endpoint: Endpoint;
-  readonly identity: Identity;
-  readonly tool: ToolDescriptor;
-  /** The validated arguments, defaults applied. */
-  readonly args: Record<string, unknown>;
-  readonly credential: Credential | null;
-  readonly signal: AbortSignal;
-  readonly fields: CallLogFields;
-  readonly trace: TraceContext;
-  /** The call's time, as the meter and fair use saw it. */
-  readonly now: Date;
-  readonly reservation: Reservation | undefined;
-  readonly redactor: Redactor;
-}
-
-/** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
-type LinkedCode = 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required';
-
-/** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
-export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
-
-export type RefusalReason =
-  | 'unknown_tool'
-  | 'not_subscribed'
-  | 'no_seat'
-  | 'not_connected'
-  | 'credential_missing'
-  | 'credential_invalid'
-  | 'credential_reconnect'
-  | 'credential_refresh_failed'
-  | 'terms_required'
-  | 'fair_use_blocked'
-  | 'invalid_arguments';
-
-/**
- * The result with every text block scrubbed. Structured content is the same value as the first
- * text block (its JSON), so it is scrubbed, as a copy, exactly when a text block had to be.
- */
-function scrubResult(result: CallToolResult, redactor: Redactor): CallToolResult {
-  let changed = false;
-  const content = result.content.map((block) => {
-    const text = redactor.text(block.text);
-    if (text === block.text) return block;
-    changed = true;
-    return { ...block, text };
-  });
-  if (!changed) return result;
-  const scrubbed: CallToolResult = { ...result, content };
-  if (result.structuredContent) scrubbed.structuredContent = redactor.value(result.structuredContent) as Record<string, unknown>;
-  return scrubbed;
-}
-
-function textResult(text: string, isError: boolean): CallToolResult {
-  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
-}
 
 export class Pipeline {
   readonly #g: GatewayContext;
@@ -368,71 +275,15 @@ export class Pipeline {
     return { credential: tenantCredential(endpoint.connector, stored) };
   }
 
-  /**
-   * The connect form's check (spec `connector.connect`), before a submitted credential is stored:
-   * the connector's `verify` read tool runs once with it — one real upstream request under the
-   * connector's policy (deadline, no redirects, size cap), not metered. The upstream refusing it
-   * (an `auth` failure, or a reconnect text of the tool) is `rejected` with the spec's `rejected`
-   * text; any other failure is `unverified`. Log lines name the outcome, never the credential
-   * (they are scrubbed of it like a call's).
-   */
-  async checkCredential(endpoint: Endpoint, accountId: string, values: Readonly<Record<string, string>>, signal: AbortSignal): Promise<CredentialVerdict> {
-    const connector = endpoint.connector;
-    const { descriptor, config } = connector;
-    if (descriptor.appSecret && !config.appSecret) return { ok: false, reason: 'not_configured', text: this.platformText('credential_missing', { connector_id: config.id }) };
-    const check = descriptor.connect;
-    if (!check) return { ok: true };
-    const texts = this.#textsOf(endpoint);
-    const log = this.#g.log;
-    const logBase = { connector: config.id, instance: endpoint.instanceId, accountId };
-    const fields = { ...logBase, tool: check.verify };
-    const unverified = (): CredentialVerdict => ({ ok: false, reason: 'unverified', text: texts.render('connect_unverified') });
-    const tool = connector.tools.get(check.verify);
-    const handler = connector.handlers[check.verify];
-    const validator = connector.validators[`input_${check.verify}`];
-    const args = tool && validator ? checkArguments(tool, validator, {}) : undefined;
-    if (!tool || !handler || !args?.ok) {
-      log.error(fields, 'connect check impossible: the verify tool has no handler or takes arguments');
-      return unverified();
-    }
-    const credential = tenantCredential(connector, values);
-    const redactor = Redactor.of(credential);
-    return redactor.run(async () => {
-      // The same opening as a call's, never writing, metered by nobody.
-      const { ctx } = openCall(this.#services, {
-        descriptor,
-        connectorId: config.id,
-        baseUrl: config.baseUrl,
-        instanceId: endpoint.instanceId,
-        accountId,
-        tool,
-        credential,
-        signal,
-        trace: startTrace(),
-        confirmed: false,
-        mayWrite: false,
-        dataLayer: undefined,
-        texts,
-        redactor,
-        logger: log,
-        logFields: logBase,
-      });
-      try {
-        await handler(args.args, ctx);
-        log.info({ ...fields, outcome: 'ok' }, 'connect check');
-        return { ok: true };
-      } catch (error) {
-        const status =
-          error instanceof UpstreamError && error.kind === 'auth' ? error.status : error instanceof ToolError && texts.entry(error.code)?.reconnect ? (error.params.status ?? error.code) : undefined;
-        if (status !== undefined) {
-          log.info({ ...fields, outcome: 'rejected', status }, 'connect check');
-          return { ok: false, reason: 'rejected', text: texts.render(check.rejected, { status }) };
-        }
-        const kind = error instanceof UpstreamError ? `upstream_${error.kind}` : error instanceof ToolError ? error.code : 'handler_error';
-        log.warn({ ...fields, outcome: kind, ...(error instanceof UpstreamError && error.status ? { status: error.status } : {}) }, 'connect check');
-        return unverified();
-      }
-    });
+  /** The connect form's check of a submitted credential (connect-check.ts), with this pipeline's texts and log. */
+  checkCredential(endpoint: Endpoint, accountId: string, values: Readonly<Record<string, string>>, signal: AbortSignal): Promise<CredentialVerdict> {
+    const check: ConnectCheck = {
+      services: this.#services,
+      texts: this.#textsOf(endpoint),
+      log: this.#g.log,
+      credentialMissing: (connectorId) => this.platformText('credential_missing', { connector_id: connectorId }),
+    };
+    return checkCredential(check, endpoint, accountId, values, signal);
   }
 
   #connectorText(endpoint: Endpoint, code: string, params: ErrorParams): string {

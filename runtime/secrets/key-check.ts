@@ -3,7 +3,7 @@
 // replicas that each made their own key file) instead of starting "healthy" with every stored
 // credential unreadable. A database from before key checks is probed with a few stored
 // credentials of each version: refused when some are well-formed and none of them opens.
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/config.ts';
 import type { PlatformStore } from '../store/store.ts';
 import type { Vault } from './vault.ts';
 

@@ -3,7 +3,7 @@
 // links are also single-use (recorded in the store, consumed atomically). The issuer makes them for
 // the tools/call pipeline and the initialize instructions; the portal pages verify them.
 import { randomBytes } from 'node:crypto';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/config.ts';
 import { deadline } from '../store/sql-client.ts';
 import type { Identity } from '../store/state.ts';
 import type { Repositories } from '../store/store.ts';

@@ -92,6 +92,9 @@ class AddressFailures implements AuthFailures {
   }
 }
 
+// Long because: the router and its MCP, usage and CORS handlers share the server's state (requests in
+// flight, the allowed origins, the failure buckets, per-endpoint OAuth metadata) as one closure.
+// Candidate for splitting into route modules like the portal's.
 export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
   // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again

@@ -142,6 +142,8 @@ function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { code?: string }).code === 'UND_ERR_ABORTED');
 }
 
+// Long because: one request's attempts (`once`), reading and parsing (`readAndParse`) and the retry
+// loop share the connector's policy, gate, body budget and request counter made once per client.
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const { policy } = options;
   const base = options.baseUrl ?? policy.baseUrl;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from 'pino';
-import type { OAuthClientConfig } from '../config.ts';
+import type { OAuthClientConfig } from '../config/config.ts';
 import type { OAuthProvider } from '../handler-api/descriptor-types.ts';
 import type { Connection, LockedConnectionWrite, Repositories } from '../store/store.ts';
 import type { Vault } from '../secrets/vault.ts';

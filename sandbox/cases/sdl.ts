@@ -19,7 +19,7 @@ export const DEFAULT_SCHEMA_SHAPES: Readonly<CasesSchemaShapes> = { caseTexts: '
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The SDL of one schema mode with its shapes. Longer than the 120-line rule on purpose: it is one
+ * The SDL of one schema mode with its shapes. Long because: it is one
  * template literal, the schema as the upstream publishes it, read top to bottom like a .graphql file.
  */
 export function casesSdl(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShapes> = DEFAULT_SCHEMA_SHAPES): string {

@@ -3,7 +3,7 @@
 // registration of the gateway's callback, and a grant for the demo tenant (what a completed
 // consent would give, without a browser). Shared by the ERP and search-analytics sandboxes.
 import type { RunningSandbox } from '../sandbox.ts';
-import type { IdentityProvider } from './server.ts';
+import type { IdentityProvider } from './types.ts';
 import type { IdentityStyle } from './styles.ts';
 
 export interface SandboxOAuthClient {

@@ -3,7 +3,8 @@
 // skip this folder; the connectors' sandboxes start it themselves with startIdentityProvider.
 export { sandboxOAuth } from './connection.ts';
 export type { SandboxOAuthClient } from './connection.ts';
-export { demoClients, startIdentityProvider, verifyAccessToken } from './server.ts';
+export { demoClients, startIdentityProvider } from './server.ts';
+export { verifyAccessToken } from './state.ts';
 export type {
   AccessTokenCheck,
   ClientAuthMethod,
@@ -16,7 +17,7 @@ export type {
   RefreshFailure,
   StyleEndpoints,
   TokenRequestRecord,
-} from './server.ts';
+} from './types.ts';
 export { ENTRA_BC_RESOURCE, ENTRA_TENANT_ID, IDENTITY_STYLES, STYLES } from './styles.ts';
 export type { IdentityStyle } from './styles.ts';
 

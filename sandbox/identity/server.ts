@@ -52,21 +52,6 @@ import { defaultSwitches, SWITCH_CHECKS } from './switches.ts';
 import { handleToken } from './token.ts';
 import type { ClientRegistration, IdentityProvider, IdentityProviderOptions, StyleEndpoints } from './types.ts';
 
-export { verifyAccessToken } from './state.ts';
-export type {
-  AccessTokenCheck,
-  ClientAuthMethod,
-  ClientRegistration,
-  IdentityProvider,
-  IdentityProviderOptions,
-  IdentityStats,
-  IdentitySwitches,
-  IssuedTokens,
-  RefreshFailure,
-  StyleEndpoints,
-  TokenRequestRecord,
-} from './types.ts';
-
 type EndpointHandler = (s: IdentityState, req: IncomingMessage, res: ServerResponse, style: StyleDefinition, url: URL) => Promise<void>;
 
 /** Each style's authorize, consent and token endpoints under its prefix. */

@@ -19,7 +19,7 @@ import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants 
 import v8 from 'node:v8';
 import pino from 'pino';
 import { createApp, type App } from '../../../runtime/app.ts';
-import { loadConfig } from '../../../runtime/config.ts';
+import { loadConfig } from '../../../runtime/config/config.ts';
 import { createLogger } from '../../../runtime/operations/observability.ts';
 import { createPgliteThreadClient, createPostgresClient, type SqlClient } from '../../../runtime/store/sql-client.ts';
 import { SqlPlatformStore } from '../../../runtime/store/sql-store.ts';

@@ -1,0 +1,101 @@
+// The data a tools/call passes along the pipeline (the request as the MCP layer hands it over, the
+// plan the run step takes, the log fields of every line) and the result envelopes it answers with.
+import type { ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type { Credential } from '../handler-api/tool-context.ts';
+import type { Endpoint } from '../gateway-context.ts';
+import type { Identity } from '../store/state.ts';
+import type { Reservation } from '../metering/usage.ts';
+import type { Redactor } from '../redact.ts';
+import type { TraceContext } from '../trace-context.ts';
+
+export interface CallToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** What every log line of a call carries (never a credential or token). */
+export interface CallLogFields {
+  readonly reqId: string;
+  readonly connector: string;
+  readonly instance: string;
+  readonly accountId: string;
+  readonly userId: string;
+  /** The call's W3C trace id (the caller's, or a new one), as upstream requests carry it. */
+  readonly traceId: string;
+  /** The gateway's span for this call. */
+  readonly spanId: string;
+}
+
+/** One tools/call as the MCP layer hands it over (runtime/mcp/methods.ts): plain data. */
+export interface ToolCallRequest {
+  readonly endpoint: Endpoint;
+  readonly identity: Identity;
+  /** The tool name and arguments as the caller sent them (checked here). */
+  readonly name: unknown;
+  readonly rawArgs: unknown;
+  readonly signal: AbortSignal;
+  readonly reqId: string;
+  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
+  readonly trace?: TraceContext | undefined;
+}
+
+/**
+ * One tools/call past its checks (steps 1–6), as the run step takes it: plain data, made once per
+ * call, no closures (docs/decisions/typed-platform-contract.md).
+ */
+export interface CallPlan {
+  readonly endpoint: Endpoint;
+  readonly identity: Identity;
+  readonly tool: ToolDescriptor;
+  /** The validated arguments, defaults applied. */
+  readonly args: Record<string, unknown>;
+  readonly credential: Credential | null;
+  readonly signal: AbortSignal;
+  readonly fields: CallLogFields;
+  readonly trace: TraceContext;
+  /** The call's time, as the meter and fair use saw it. */
+  readonly now: Date;
+  readonly reservation: Reservation | undefined;
+  readonly redactor: Redactor;
+}
+
+/** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
+export type LinkedCode = 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required';
+
+/** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
+export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
+
+export type RefusalReason =
+  | 'unknown_tool'
+  | 'not_subscribed'
+  | 'no_seat'
+  | 'not_connected'
+  | 'credential_missing'
+  | 'credential_invalid'
+  | 'credential_reconnect'
+  | 'credential_refresh_failed'
+  | 'terms_required'
+  | 'fair_use_blocked'
+  | 'invalid_arguments';
+/**
+ * The result with every text block scrubbed. Structured content is the same value as the first
+ * text block (its JSON), so it is scrubbed, as a copy, exactly when a text block had to be.
+ */
+export function scrubResult(result: CallToolResult, redactor: Redactor): CallToolResult {
+  let changed = false;
+  const content = result.content.map((block) => {
+    const text = redactor.text(block.text);
+    if (text === block.text) return block;
+    changed = true;
+    return { ...block, text };
+  });
+  if (!changed) return result;
+  const scrubbed: CallToolResult = { ...result, content };
+  if (result.structuredContent) scrubbed.structuredContent = redactor.value(result.structuredContent) as Record<string, unknown>;
+  return scrubbed;
+}
+
+export function textResult(text: string, isError: boolean): CallToolResult {
+  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
