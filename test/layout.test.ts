@@ -57,6 +57,7 @@ const RUNTIME_RANKS: Readonly<Record<string, number>> = {
   'protocol-text.ts': 2,
   'trace-context.ts': 2,
   'sleep.ts': 2,
+  'tool-selection.ts': 2, // which tools of an endpoint a caller may see and call, narrowed by each party
   io: 2, // capped reading of bodies, JSON answers: shared by the inbound and the upstream side
   'handler-api': 1, // what handlers may import; imports nothing above it
 };

@@ -1,0 +1,48 @@
+// Which tools of one endpoint a caller may see and call. Several parties narrow it — the client
+// (header or path), the account's administrator (per instance), the API token or the assistant's
+// OAuth grant — and the narrowest applies: `narrow` intersects. tools/list and tools/call read the
+// same selection, so a tool outside it is listed nowhere and answers "Unknown tool." unmetered.
+import type { ToolDescriptor } from './handler-api/descriptor-types.ts';
+
+export interface ToolSelection {
+  /** Toolset ids the caller may use; absent means every toolset. */
+  readonly toolsets?: ReadonlySet<string>;
+  /** Tool names (without the instance prefix) turned off; absent means none. */
+  readonly disabledTools?: ReadonlySet<string>;
+  /** Only tools annotated `readOnlyHint: true`. */
+  readonly readOnly?: boolean;
+}
+
+/** No narrowing: every tool, as the spec's tools/list requires without a selection. */
+export const EVERY_TOOL: ToolSelection = Object.freeze({});
+
+/** The narrowest of two selections: toolsets intersected, disabled tools joined, read-only if either is. */
+export function narrow(a: ToolSelection, b: ToolSelection): ToolSelection {
+  if (a === EVERY_TOOL) return b;
+  if (b === EVERY_TOOL) return a;
+  const toolsets = a.toolsets && b.toolsets ? new Set([...a.toolsets].filter((id) => b.toolsets!.has(id))) : (a.toolsets ?? b.toolsets);
+  const disabled = a.disabledTools && b.disabledTools ? new Set([...a.disabledTools, ...b.disabledTools]) : (a.disabledTools ?? b.disabledTools);
+  return {
+    ...(toolsets ? { toolsets } : {}),
+    ...(disabled ? { disabledTools: disabled } : {}),
+    ...(a.readOnly || b.readOnly ? { readOnly: true } : {}),
+  };
+}
+
+/**
+ * Whether a connector tool is inside the selection. System tools (no toolset, such as
+ * connect_account) are not connector tools and are not passed here.
+ */
+export function allows(selection: ToolSelection, tool: ToolDescriptor): boolean {
+  if (selection === EVERY_TOOL) return true;
+  if (selection.readOnly && !tool.annotations.readOnlyHint) return false;
+  if (selection.toolsets && !(tool.toolset !== undefined && selection.toolsets.has(tool.toolset))) return false;
+  return !selection.disabledTools?.has(tool.name);
+}
+
+/** A canonical text for a selection ('' for every tool): the key under which its tools/list is cached. */
+export function selectionKey(selection: ToolSelection): string {
+  if (selection === EVERY_TOOL) return '';
+  const sorted = (set: ReadonlySet<string> | undefined) => (set ? [...set].sort().join(',') : '*');
+  return `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}|${selection.readOnly ? 'ro' : ''}`;
+}
