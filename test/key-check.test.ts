@@ -102,6 +102,8 @@ describe('key check', () => {
     const out: string[] = [];
     await expect(runCli(['keys', 'reencrypt'], config, store, (l) => out.push(l))).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
     const account = await store.accounts.createAccount({ name: 'CLI' });
+    // Subscribed, so the CLI's own check passes and the key check is what refuses.
+    await store.accounts.setSubscription(account.id, 'cases', true);
     await expect(
       runCli(
         ['connections', 'set', account.id, 'cases'],

@@ -783,6 +783,8 @@ export function mentionsErrorCode(descriptor: ConnectorDescriptor, code: string,
   const entry = descriptor.errors[code];
   if (!entry) return false;
   const filled = entry.text.replaceAll('{upstream}', descriptor.upstream.name);
+  // A long expected text may be split into concatenated literals ('… the ' + 'property …').
+  text = text.replace(/(['"`])\s*\+\s*\1/g, '');
   const pattern = filled
     .split(/\{[A-Za-z0-9_]+\}/)
     .map(escapeRegExp)
