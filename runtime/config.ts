@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Ajv, ErrorObject } from 'ajv';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
+import { checkConnectorCombinations, checkDeploymentCombinations } from './config-combinations.ts';
 import type { ConnectorDescriptor } from './handler-api/descriptor-types.ts';
 
 /** What configuration needs of each connector: its spec (generated/registry.ts holds them all). */
@@ -443,6 +444,15 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       );
     };
     const concurrent = (setting('maxConcurrent') as number | undefined) ?? spec.limits.maxConcurrent;
+    const alone = checkConnectorCombinations({
+      key,
+      envKey: envName(key),
+      credential: spec.credential,
+      username: setting('managedCredential.username'),
+      password: setting('managedCredential.password'),
+      oauth: { clientId: setting('oauth.clientId'), clientSecret: setting('oauth.clientSecret'), baseUrl: setting('oauth.baseUrl') },
+    });
+    if (alone) throw new ConfigError(alone);
     const managed =
       spec.credential === 'managed_basic'
         ? { username: setting('managedCredential.username') as string | undefined, password: setting('managedCredential.password') as string | undefined }
@@ -473,6 +483,8 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
   const databaseUrl = value<string | undefined>('databaseUrl', undefined);
   const redisUrl = value<string | undefined>('redisUrl', undefined);
+  const alone = checkDeploymentCombinations({ redisUrl, redisPrefix: value<string | undefined>('redisPrefix', undefined) });
+  if (alone) throw new ConfigError(alone);
   const config: GatewayConfig = {
     host,
     port,
