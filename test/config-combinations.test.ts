@@ -38,7 +38,8 @@ describe('settings refused alone', () => {
   });
 
   it('never echoes the secret it refuses', () => {
-    for (const env of <Record<string, string>[]>[{ REGISTER_PASSWORD: SECRET }, { CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET }, { CONNECTOR_REGISTER_OAUTH_CLIENT_SECRET: SECRET }]) {
+    const envs: Record<string, string>[] = [{ REGISTER_PASSWORD: SECRET }, { CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET }, { CONNECTOR_REGISTER_OAUTH_CLIENT_SECRET: SECRET }];
+    for (const env of envs) {
       expect(() => load(env)).toThrow();
       try {
         load(env);
