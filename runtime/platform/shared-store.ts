@@ -108,7 +108,7 @@ export class RedisSharedStore implements SharedStore {
   readonly #prefix: string;
   readonly #onError: (error: unknown) => void;
   readonly #health: StoreHealth | undefined;
-  readonly #stall = new StallWatch();
+  readonly #stall: StallWatch;
   /** Connections replaced because they stopped answering (tests, logs). */
   replaced = 0;
 
@@ -118,6 +118,8 @@ export class RedisSharedStore implements SharedStore {
     this.#prefix = prefix;
     this.#onError = onError;
     this.#health = health;
+    // Silent for three deadlines, with three misses in a row: stalled (a late reply resets both).
+    this.#stall = new StallWatch(3 * timeoutMs);
   }
 
   static async connect(url: string, options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void; health?: StoreHealth } = {}): Promise<RedisSharedStore> {
@@ -146,9 +148,13 @@ export class RedisSharedStore implements SharedStore {
    * (docs/decisions/operations.md, 'A Redis connection that stops answering is replaced').
    */
   async #timed<T>(command: Promise<T>, what: string): Promise<T> {
+    // Any reply, late ones included, shows the connection still answers.
+    command.then(
+      () => this.#stall.replied(),
+      () => {},
+    );
     try {
       const answer = await withTimeout(command, this.#timeoutMs, what);
-      this.#stall.answered();
       this.#health?.ok();
       return answer;
     } catch (error) {

@@ -11,26 +11,38 @@ export interface StoreHealth {
   fault(what: string, error: unknown): void;
 }
 
-/** Consecutive deadline misses, with no answer in between, after which a connection is replaced. */
+/** Consecutive deadline misses, with no reply in between, after which a connection is replaced. */
 export const STALLED_AFTER_MISSES = 3;
 
-/** Counts deadline misses since the last answer; `missed()` is true once per stall. */
+/**
+ * Counts deadline misses since the last reply (a late reply counts: a slow but answering
+ * connection is kept, only a silent one is replaced). `missed()` is true when `limit` misses in a
+ * row came with no reply for `quietMs`.
+ */
 export class StallWatch {
   readonly #limit: number;
+  readonly #quietMs: number;
+  readonly #now: () => number;
   #misses = 0;
+  #lastReply: number;
 
-  constructor(limit = STALLED_AFTER_MISSES) {
+  constructor(quietMs: number, limit = STALLED_AFTER_MISSES, now: () => number = Date.now) {
     this.#limit = limit;
+    this.#quietMs = quietMs;
+    this.#now = now;
+    this.#lastReply = now();
   }
 
-  answered(): void {
+  /** A reply arrived, in time or late. */
+  replied(): void {
     this.#misses = 0;
+    this.#lastReply = this.#now();
   }
 
   /** Counts a miss; true when the connection is to be replaced now (the count starts again). */
   missed(): boolean {
-    if (++this.#misses < this.#limit) return false;
-    this.#misses = 0;
+    if (++this.#misses < this.#limit || this.#now() - this.#lastReply < this.#quietMs) return false;
+    this.replied();
     return true;
   }
 }
