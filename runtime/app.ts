@@ -13,6 +13,8 @@ import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './ga
 import type { ConnectorRegistry } from './handler-api/descriptor-types.ts';
 import { createMethods } from './mcp/methods.ts';
 import { createLogger, flushLogger, Metrics } from './operations/observability.ts';
+import { OutageLog } from './operations/outage-log.ts';
+import { namingSetting } from './operations/startup-errors.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
 import { checkKeys, type KeySource } from './secrets/key-check.ts';
@@ -89,16 +91,21 @@ export async function createApp(options: AppOptions): Promise<App> {
   const log = options.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
+  // Store outages: one line when they start, one when they end (docs/decisions/operations.md, 'Store outages are logged when they start and end').
+  const redisOutage = new OutageLog({ store: 'redis', setting: 'REDIS_URL', log, probe: async () => shared?.ping() });
+  const storeOutage = new OutageLog({ store: config.databaseUrl ? 'postgres' : 'embedded', setting: config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', log });
 
   const embedded = !options.store && !config.databaseUrl;
+  // A failure in the data directory names DATA_DIR (docs/decisions/operations.md, 'Start-up failures name the setting').
+  const inDataDir = <T>(step: () => T) => namingSetting('DATA_DIR', config.dataDir, 'cannot be used', step);
   // In every mode: token hashes, ciphertexts, the key file and the admin socket are for this user only.
-  const opened = makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES);
+  const opened = await inDataDir(() => makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES));
   if (opened > 0) log.warn({ dataDir: config.dataDir, entries: opened }, 'the data directory was open to other users: made it private (directories 0700, files 0600)');
   let keys = config.secretKeys;
   let keySource: KeySource = { kind: 'env' };
   if (!keys) {
     const keyFile = join(config.dataDir, 'secret.key');
-    const loaded = loadOrCreateKeyFile(keyFile);
+    const loaded = await inDataDir(() => loadOrCreateKeyFile(keyFile));
     if (loaded.created) log.warn({ keyFile }, 'created a credential encryption key file (mode 0600); back it up, or set GATEWAY_SECRET_KEYS in production');
     keys = loaded.keys;
     keySource = { kind: 'file', path: keyFile };
@@ -113,11 +120,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     opening.releaseLock();
     opening = undefined;
   }
-  const releaseLock = embedded ? (opening?.releaseLock ?? lockEmbeddedDatabase(dbDir, 'gateway')) : undefined;
+  const releaseLock = embedded ? (opening?.releaseLock ?? (await inDataDir(() => lockEmbeddedDatabase(dbDir, 'gateway')))) : undefined;
   const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   let store: PlatformStore;
   try {
-    store = options.store ?? (await openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: dbDir, ...(opening ? { opening } : {}) }), queryTimeoutMs: storeTimeoutMs }));
+    const open = () => openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: dbDir, ...(opening ? { opening } : {}) }), queryTimeoutMs: storeTimeoutMs });
+    store = options.store ?? (config.databaseUrl ? await namingSetting('DATABASE_URL', describeUrl(config.databaseUrl), 'could not be opened', open) : await inDataDir(open));
   } catch (error) {
     releaseLock?.();
     throw error;
@@ -134,22 +142,21 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (config.redisUrl) {
     // Loaded only when configured: the Redis client costs ~240 ms of start-up.
     const { RedisSharedStore } = await import('./store/shared-store.ts');
-    let lastErrorLog = 0;
     try {
       shared = await RedisSharedStore.connect(config.redisUrl, {
         timeoutMs: config.fairUse.storeTimeoutMs,
         prefix: config.redisPrefix,
+        // A dropped connection: the client reconnects with backoff; callers fail open meanwhile.
+        // Logged once when the outage starts and once when it ends (runtime/operations/outage-log.ts).
         onError: (error) => {
-          // A dropped connection: the client reconnects with backoff; callers fail open meanwhile.
           failOpen('shared_store');
-          if (Date.now() - lastErrorLog > 10_000) {
-            lastErrorLog = Date.now();
-            log.warn({ err: { message: (error as Error)?.message } }, 'shared store connection error; reconnecting');
-          }
+          redisOutage.fault('connection', error);
         },
+        health: redisOutage,
       });
     } catch (error) {
       // Name the setting and where it points (never a password), and leave nothing open behind.
+      redisOutage.close();
       if (!options.store) await store.close().catch(() => {});
       releaseLock?.();
       throw new ConfigError(`REDIS_URL ${describeUrl(config.redisUrl)} did not answer: ${(error as Error).message}`);
@@ -158,7 +165,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const state = new PlatformState(store);
   await state.reload();
-  state.start(config.snapshotRefreshMs);
+  // A refresh that fails starts a store outage (logged once); the next one that succeeds ends it.
+  state.start(config.snapshotRefreshMs, (error) => (error === undefined ? storeOutage.ok() : storeOutage.fault('snapshot refresh', error)));
 
   const meter = new UsageMeter({
     store,
@@ -175,15 +183,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   metrics.usageBacklog = () => meter.backlog();
 
   const rateLimiter: RateLimiter = shared
-    ? new SharedRateLimiter(shared, config.rateLimit, (error) => {
-        failOpen('rate_limit');
-        log.warn({ err: (error as Error).message }, 'rate limiter store unavailable; failing open');
-      })
+    ? // The failure itself is in the Redis outage log (one line per outage, not one per call).
+      new SharedRateLimiter(shared, config.rateLimit, () => failOpen('rate_limit'))
     : new MemoryRateLimiter(config.rateLimit);
-  const upstreamQuotas = new UpstreamQuotas(shared, (error) => {
-    failOpen('upstream_quota');
-    log.warn({ err: (error as Error).message }, 'upstream quota store unavailable; counting per process');
-  });
+  const upstreamQuotas = new UpstreamQuotas(shared, () => failOpen('upstream_quota'));
 
   const runtimes = config.connectors.flatMap((c) => {
     const module = options.registry[c.key];
@@ -335,6 +338,10 @@ export async function createApp(options: AppOptions): Promise<App> {
       await closed;
       state.stop();
       clearInterval(linkPurge);
+      http.refusals.flush();
+      http.refusals.close();
+      redisOutage.close();
+      storeOutage.close();
       await meter.stop().catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
       await shared?.close();
       if (!options.store) await store.close();

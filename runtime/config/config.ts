@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { defaultBodyBudget, isWildcardHost, validateConfig } from './checks.ts';
+import { checkConnectorCombinations, checkDeploymentCombinations } from './combinations.ts';
 import { ConfigError, type ConnectorConfig, CONNECTOR_SETTINGS, type ConnectorSpecs, type Env, envName, type GatewayConfig, type OAuthClientConfig, SETTINGS } from './settings.ts';
 import { checkConnectorEnv, envValue, get, makeAjv, readSettings } from './sources.ts';
 
@@ -65,6 +66,15 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       );
     };
     const concurrent = (setting('maxConcurrent') as number | undefined) ?? spec.limits.maxConcurrent;
+    const alone = checkConnectorCombinations({
+      key,
+      envKey: envName(key),
+      credential: spec.credential,
+      username: setting('managedCredential.username'),
+      password: setting('managedCredential.password'),
+      oauth: { clientId: setting('oauth.clientId'), clientSecret: setting('oauth.clientSecret'), baseUrl: setting('oauth.baseUrl') },
+    });
+    if (alone) throw new ConfigError(alone);
     const managed =
       spec.credential === 'managed_basic'
         ? { username: setting('managedCredential.username') as string | undefined, password: setting('managedCredential.password') as string | undefined }
@@ -95,6 +105,8 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
   const databaseUrl = value<string | undefined>('databaseUrl', undefined);
   const redisUrl = value<string | undefined>('redisUrl', undefined);
+  const aloneSettings = checkDeploymentCombinations({ redisUrl, redisPrefix: value<string | undefined>('redisPrefix', undefined) });
+  if (aloneSettings) throw new ConfigError(aloneSettings);
   const config: GatewayConfig = {
     host,
     port,

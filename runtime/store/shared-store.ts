@@ -3,6 +3,7 @@
 // bounded wait; callers fail open when it throws.
 import { randomUUID } from 'node:crypto';
 import { createClient, type RedisClientType } from 'redis';
+import { StallWatch, type StoreHealth } from './store-health.ts';
 
 export interface SharedStore {
   /** Token bucket: true when a token was taken. */
@@ -87,29 +88,41 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
 return 1`;
 
+class DeadlineMissed extends Error {}
+
+/** Further attempts of a slot release that failed (after 200, 400, 800, 1600 ms). */
+const RELEASE_RETRIES = 4;
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shared store: ${what} took longer than ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DeadlineMissed(`shared store: ${what} took longer than ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export class RedisSharedStore implements SharedStore {
-  readonly #client: RedisClientType;
+  #client: RedisClientType;
   #subscriber: RedisClientType | undefined;
   readonly #timeoutMs: number;
   readonly #prefix: string;
   readonly #onError: (error: unknown) => void;
+  readonly #health: StoreHealth | undefined;
+  readonly #stall: StallWatch;
+  /** Connections replaced because they stopped answering (tests, logs). */
+  replaced = 0;
 
-  private constructor(client: RedisClientType, timeoutMs: number, prefix: string, onError: (error: unknown) => void) {
+  private constructor(client: RedisClientType, timeoutMs: number, prefix: string, onError: (error: unknown) => void, health: StoreHealth | undefined) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
     this.#prefix = prefix;
     this.#onError = onError;
+    this.#health = health;
+    // Silent for three deadlines, with three misses in a row: stalled (a late reply resets both).
+    this.#stall = new StallWatch(3 * timeoutMs);
   }
 
-  static async connect(url: string, options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void } = {}): Promise<RedisSharedStore> {
+  static async connect(url: string, options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void; health?: StoreHealth } = {}): Promise<RedisSharedStore> {
     const client = createClient({
       url,
       socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(retries * 200, 2000) },
@@ -125,7 +138,41 @@ export class RedisSharedStore implements SharedStore {
       client.destroy();
       throw error;
     }
-    return new RedisSharedStore(client, options.timeoutMs ?? 100, options.prefix ?? 'cg:', onError);
+    return new RedisSharedStore(client, options.timeoutMs ?? 100, options.prefix ?? 'cg:', onError, options.health);
+  }
+
+  /**
+   * Every command with its deadline. Its outcome goes to the health report; a connection whose
+   * commands keep missing their deadline with no answer between them (replies lost, a half-open
+   * socket) is replaced by a fresh one instead of costing every later call its deadline
+   * (docs/decisions/operations.md, 'A Redis connection that stops answering is replaced').
+   */
+  async #timed<T>(command: Promise<T>, what: string): Promise<T> {
+    // Any reply, late ones included, shows the connection still answers.
+    command.then(
+      () => this.#stall.replied(),
+      () => {},
+    );
+    try {
+      const answer = await withTimeout(command, this.#timeoutMs, what);
+      this.#health?.ok();
+      return answer;
+    } catch (error) {
+      this.#health?.fault(what, error);
+      if (error instanceof DeadlineMissed && this.#stall.missed()) this.#replace();
+      throw error;
+    }
+  }
+
+  #replace(): void {
+    const old = this.#client;
+    const fresh = old.duplicate() as RedisClientType;
+    fresh.on('error', this.#onError);
+    this.#client = fresh;
+    this.replaced++;
+    // Commands meanwhile fail at once (no offline queue) and their callers fail open.
+    void fresh.connect().catch((error: unknown) => this.#onError(error));
+    old.destroy();
   }
 
   #k(key: string): string {
@@ -133,7 +180,7 @@ export class RedisSharedStore implements SharedStore {
   }
 
   async #eval(script: string, keys: string[], args: (string | number)[], what: string): Promise<unknown> {
-    return withTimeout(this.#client.eval(script, { keys: keys.map((k) => this.#k(k)), arguments: args.map(String) }), this.#timeoutMs, what);
+    return this.#timed(this.#client.eval(script, { keys: keys.map((k) => this.#k(k)), arguments: args.map(String) }), what);
   }
 
   async tokenBucket(key: string, perSecond: number, burst: number): Promise<boolean> {
@@ -144,7 +191,7 @@ export class RedisSharedStore implements SharedStore {
     const run = this.#client.eval(RESERVE, { keys: [this.#k(key)], arguments: [String(limit), String(ttlSeconds), seed === undefined ? '' : String(seed)] }) as Promise<[number, number]>;
     let answered = false;
     try {
-      const [ok, used] = await withTimeout(run, this.#timeoutMs, 'fair-use reserve');
+      const [ok, used] = await this.#timed(run, 'fair-use reserve');
       answered = true;
       return ok === -1 ? null : { allowed: ok === 1, used: Number(used) };
     } finally {
@@ -164,21 +211,56 @@ export class RedisSharedStore implements SharedStore {
   }
 
   async getUnits(key: string): Promise<number | null> {
-    const value = await withTimeout(this.#client.get(this.#k(key)), this.#timeoutMs, 'fair-use read');
+    const value = await this.#timed(this.#client.get(this.#k(key)), 'fair-use read');
     return value === null ? null : Number(value);
   }
 
   async tryAcquireSlot(key: string, limit: number, leaseMs: number): Promise<string | null> {
     const slot = randomUUID();
-    return (await this.#eval(ACQUIRE, [key], [limit, leaseMs, slot], 'slot acquire')) === 1 ? slot : null;
+    const run = this.#client.eval(ACQUIRE, { keys: [this.#k(key)], arguments: [String(limit), String(leaseMs), slot] });
+    let answered = false;
+    try {
+      const granted = (await this.#timed(run, 'slot acquire')) === 1;
+      answered = true;
+      return granted ? slot : null;
+    } finally {
+      // The caller went on without a slot: one granted after all is given back at once, not held
+      // until its lease ends (docs/decisions/operations.md, 'A late slot grant is released').
+      // A command lost with its connection may still have run: its slot id is removed all the same.
+      if (!answered)
+        void run
+          .then(
+            (granted) => granted === 1,
+            () => true,
+          )
+          .then((held) => (held ? this.releaseSlot(key, slot) : undefined))
+          .catch(() => {});
+    }
   }
 
   async releaseSlot(key: string, slot: string): Promise<void> {
-    await withTimeout(this.#client.zRem(this.#k(key), slot), this.#timeoutMs, 'slot release');
+    try {
+      await this.#timed(this.#client.zRem(this.#k(key), slot), 'slot release');
+    } catch (error) {
+      this.#retryRelease(key, slot, 1);
+      throw error;
+    }
+  }
+
+  /** A release that missed its deadline is tried again a few times, so a short stall holds no slot until its lease ends. */
+  #retryRelease(key: string, slot: string, attempt: number): void {
+    if (attempt > RELEASE_RETRIES) return;
+    const timer = setTimeout(
+      () => {
+        this.#timed(this.#client.zRem(this.#k(key), slot), 'slot release').catch(() => this.#retryRelease(key, slot, attempt + 1));
+      },
+      100 * 2 ** attempt,
+    );
+    timer.unref();
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await withTimeout(this.#client.publish(this.#k(channel), message), this.#timeoutMs, 'publish');
+    await this.#timed(this.#client.publish(this.#k(channel), message), 'publish');
   }
 
   async subscribe(channel: string, onMessage: (message: string) => void, onResubscribed?: () => void): Promise<void> {
@@ -202,7 +284,7 @@ export class RedisSharedStore implements SharedStore {
   }
 
   async ping(): Promise<void> {
-    await withTimeout(this.#client.ping(), this.#timeoutMs, 'ping');
+    await this.#timed(this.#client.ping(), 'ping');
     if (this.#subscriber && !this.#subscriber.isReady) throw new Error('shared store: the subscriber is reconnecting');
   }
 

@@ -305,9 +305,17 @@ export class PlatformState {
    * Every `refreshMs`, one tiny read of the store's change version; changes are read only when it
    * moved (a missed broadcast is caught up here, incrementally).
    */
-  start(refreshMs: number): void {
+  start(refreshMs: number, onRefresh?: (error?: unknown) => void): void {
     this.stop();
-    this.#timer = setInterval(() => void this.refreshIfChanged().catch(() => {}), refreshMs);
+    // `onRefresh` hears each outcome (the outage log); a failure no longer goes unnoticed.
+    this.#timer = setInterval(
+      () =>
+        void this.refreshIfChanged().then(
+          () => onRefresh?.(),
+          (error: unknown) => onRefresh?.(error),
+        ),
+      refreshMs,
+    );
     this.#timer.unref();
   }
 

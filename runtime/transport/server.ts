@@ -5,6 +5,7 @@
 // floor, and routing here is four prefixes.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { RefusalLog } from '../operations/refusal-log.ts';
 import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
@@ -49,7 +50,12 @@ export interface HttpApp {
   readonly server: Server;
   /** Requests being handled right now (graceful shutdown waits for them). */
   inFlight(): number;
+  /** Refusals before a call, counted and logged per reason and interval. */
+  readonly refusals: RefusalLog;
 }
+
+/** The refusal reasons of a caller check, by HTTP status. */
+const CALLER_REFUSALS: Readonly<Record<number, string>> = { 401: 'unauthorized', 429: 'auth_rate_limited', 503: 'caller_unverifiable' };
 
 /** Method names a metric label may take (the rest is `other`: a label set must stay bounded). */
 const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'notifications/initialized', 'notifications/cancelled']);
@@ -97,6 +103,7 @@ class AddressFailures implements AuthFailures {
 // Candidate for splitting into route modules like the portal's.
 export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
   let inFlight = 0;
+  const refusals = new RefusalLog(gateway.log, gateway.metrics);
   // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
   // when the public base URL changes: without PUBLIC_BASE_URL it is the listening address, known
   // only once listening (a port 0 is chosen then).
@@ -148,7 +155,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const caller = checked instanceof Promise ? await checked : checked;
     if (!caller.ok) {
       req.resume();
-      if (caller.status === 429) gateway.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason: 'auth_rate_limited' });
+      refusals.refused(CALLER_REFUSALS[caller.status] ?? `status_${caller.status}`, endpoint.connector.config.id, req.socket.remoteAddress);
       // MCP authorization: a 401 names the endpoint's protected-resource metadata (RFC 9728 §5.1).
       if (caller.status === 401) {
         const challenge = unauthorizedAt(resourceMetadataUrlOf(gateway.config.publicBaseUrl, endpoint.instanceId), bearerToken(req.headers.authorization) !== undefined);
@@ -174,7 +181,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     if (decision.failOpen) gateway.metrics.failOpen.inc({ component: 'rate_limit' });
     const rate = checkRate(decision);
     if (!rate.ok) {
-      gateway.metrics.refusals.inc({ connector: connector.id, reason: 'rate_limited' });
+      refusals.refused('rate_limited', connector.id, req.socket.remoteAddress);
       return refuse(res, rate, requestIdOf(parsed.ok ? parsed.body : undefined), modern);
     }
     if (!parsed.ok) return refuse(res, parsed, null, modern);
@@ -352,5 +359,5 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       },
     );
   });
-  return { server, inFlight: () => inFlight };
+  return { server, inFlight: () => inFlight, refusals };
 }

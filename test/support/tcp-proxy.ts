@@ -1,7 +1,9 @@
 // A TCP proxy in front of PostgreSQL or Redis that a test can cut and restore, so the real servers
 // keep running: `forward` passes bytes through, `refuse` closes every connection at once, `hang`
-// accepts connections and never answers. `drop()` closes the connections open now.
+// accepts connections and never answers. `drop()` closes the connections open now; `stall()` holds
+// the bytes of the open connections (both ways) until `resume()`, as a paused network path would.
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 export type ProxyMode = 'forward' | 'refuse' | 'hang';
 
@@ -12,11 +14,24 @@ export interface TcpProxy {
   setMode(mode: ProxyMode): void;
   /** Closes every connection open now (clients see the server go away). */
   drop(): void;
+  /** Holds every byte in either direction, on open and new connections, until `resume()`. */
+  stall(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward';
+  let stalled = false;
+  const held: Array<() => void> = [];
+  // A chunk that arrives while stalled waits for resume(); the next one waits behind it (in order).
+  const valve = () =>
+    new Transform({
+      transform(chunk, _encoding, done) {
+        if (stalled) held.push(() => done(null, chunk));
+        else done(null, chunk);
+      },
+    });
   const sockets = new Set<Socket>();
   const track = (s: Socket) => {
     sockets.add(s);
@@ -32,8 +47,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     if (mode === 'hang') return;
     const upstream = connect(targetPort, targetHost);
     track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.pipe(valve()).pipe(upstream);
+    upstream.pipe(valve()).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -54,6 +69,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       mode = next;
     },
     drop,
+    stall() {
+      stalled = true;
+    },
+    resume() {
+      stalled = false;
+      for (const pass of held.splice(0)) pass();
+    },
     close() {
       drop();
       return new Promise((resolve) => server.close(() => resolve()));
