@@ -45,7 +45,11 @@ export function mcpTarget(endpoints: ReadonlyMap<string, Endpoint>, inner: strin
   let i = 1;
   let toolsets: string | undefined;
   if (parts[i] === 'x' && parts[i + 1]) {
-    toolsets = decodeURIComponent(parts[i + 1]!);
+    try {
+      toolsets = decodeURIComponent(parts[i + 1]!);
+    } catch {
+      return undefined; // a broken percent-encoding names nothing
+    }
     i += 2;
   }
   const readOnly = parts[i] === 'readonly';
