@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import type { ConnectorConfig } from '../runtime/config/settings.ts';
 import { buildConnectorRuntime, type Endpoint } from '../runtime/gateway-context.ts';
-import { clientSelection, mcpTarget } from '../runtime/mcp/client-selection.ts';
+import { clientSelection, mcpTarget, READONLY_HEADER, TOOLSETS_HEADER } from '../runtime/mcp/client-selection.ts';
+import { CORS_ALLOW_HEADERS } from '../runtime/transport/cors.ts';
 import { EVERY_TOOL, selectionKey } from '../runtime/tool-selection.ts';
 
 const { descriptor, validators } = registry.books;
@@ -57,5 +58,9 @@ describe('client selection', () => {
     expect(keyOf('books-2', { 'x-mcp-toolsets': 'a,b' })).toBe(`refused: Unknown toolset a, b on books-2. Valid toolsets: ${valid}.`);
     const long = clientSelection(mcpTarget(endpoints, 'books')!, { 'x-mcp-toolsets': 'z'.repeat(500) });
     expect(!long.ok && long.message.length).toBeLessThan(400);
+  });
+
+  it('a browser client may send both headers (CORS allow-headers)', () => {
+    expect(CORS_ALLOW_HEADERS.split(', ')).toEqual(expect.arrayContaining([TOOLSETS_HEADER, READONLY_HEADER]));
   });
 });
