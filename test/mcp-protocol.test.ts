@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMethods, dispatch } from '../runtime/mcp/methods.ts';
 import { ErrorCode, LATEST, SERVED_PROTOCOL_VERSIONS, classify, negotiateVersion, resultJson } from '../runtime/mcp/protocol.ts';
 import { protocolText } from '../runtime/protocol-text.ts';
+import { EVERY_TOOL } from '../runtime/tool-selection.ts';
 
 describe('MCP protocol constants', () => {
   it('match the SDK', () => {
@@ -54,7 +55,7 @@ describe('MCP method map (runtime/mcp/methods.ts)', () => {
 
   it('dispatches by method name; an unknown method is "method not found" with the request id', async () => {
     const methods = new Map([['ping', (r: { id: string | number }) => resultJson(r.id, '{}')]]);
-    const request = { id: 7, params: {}, reqId: 'r', signal: () => new AbortController().signal, endpoint: unused, identity: unused };
+    const request = { id: 7, params: {}, reqId: 'r', signal: () => new AbortController().signal, endpoint: unused, identity: unused, selection: EVERY_TOOL };
     expect(await dispatch(methods, 'ping', request)).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');
     expect(JSON.parse(String(await dispatch(methods, 'resources/list', request)))).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: resources/list' } });
   });

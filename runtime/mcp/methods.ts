@@ -5,6 +5,7 @@
 // `dispatch`; a method not in its era's map is "method not found". A handler answers with the
 // whole JSON-RPC response body (HTTP 200).
 import { renderToolReferences, type Endpoint, type GatewayContext } from '../gateway-context.ts';
+import type { PlatformDescriptor } from '../handler-api/descriptor-types.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { LinkIssuer } from '../secrets/signed-links.ts';
@@ -14,6 +15,7 @@ import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } fr
 import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
+import type { ToolSelection } from '../tool-selection.ts';
 
 /** One JSON-RPC request to one endpoint instance, from an authenticated caller. */
 export interface McpRequest {
@@ -25,6 +27,8 @@ export interface McpRequest {
   readonly reqId: string;
   /** The HTTP request's headers (a `traceparent` header when `_meta` carries none). */
   readonly headers?: TraceHeaders;
+  /** Which tools the client selected (client-selection.ts): tools/list and tools/call read the same value. */
+  readonly selection: ToolSelection;
   /** Aborted when the client goes away; made on first use (only tools/call asks for it). */
   readonly signal: () => AbortSignal;
 }
@@ -62,10 +66,18 @@ function modernTail(endpoint: Endpoint): string {
 
 /** The connector's instructions as an instance serves them (tool references rendered), made once. */
 const instructionTexts = new WeakMap<Endpoint, string>();
-function instructionsOf(endpoint: Endpoint): string {
+function instructionsOf(endpoint: Endpoint, platform: PlatformDescriptor): string {
   let text = instructionTexts.get(endpoint);
   if (text === undefined) {
     text = renderToolReferences(endpoint.connector.descriptor.instructions, endpoint.instanceId);
+    const { toolsets } = endpoint.connector.descriptor;
+    const template = platform.instructions.toolsets;
+    // How to load only some of the tools (docs/decisions/mcp-surface.md, 'Toolsets and read-only
+    // chosen by the client, by header or path'), where there is more than one toolset.
+    if (toolsets.length > 1 && template !== undefined) {
+      const names = toolsets.map((set) => `${set.id} (${set.title})`).join(', ');
+      text = `${text}\n\n${formatText(template, { toolsets: names, instance_id: endpoint.instanceId })}`;
+    }
     instructionTexts.set(endpoint, text);
   }
   return text;
@@ -86,8 +98,8 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;
     const { descriptor, config } = endpoint.connector;
-    if (subscribed(request)) return instructionsOf(endpoint);
-    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? instructionsOf(endpoint), {
+    if (subscribed(request)) return instructionsOf(endpoint, gateway.platform);
+    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? instructionsOf(endpoint, gateway.platform), {
       connector_id: config.id,
       connector_title: descriptor.title,
       purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),
@@ -116,9 +128,9 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
     `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":${listOpen}${tail}}}`;
 
   // The list is precomputed as text; only the envelope around it is built per request.
-  const toolsList = (request: McpRequest): McpReply => envelope(request, toolsListOpen(request.endpoint, gateway.platform, listsAll(request)), '');
-  const modernToolsList = (request: McpRequest): McpReply =>
-    envelope(request, toolsListOpen(request.endpoint, gateway.platform, listsAll(request)), `${cacheHint(request)}${modernTail(request.endpoint)}`);
+  const listOpen = (request: McpRequest) => toolsListOpen(request.endpoint, gateway.platform, listsAll(request), request.selection);
+  const toolsList = (request: McpRequest): McpReply => envelope(request, listOpen(request), '');
+  const modernToolsList = (request: McpRequest): McpReply => envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
@@ -128,6 +140,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
         identity: request.identity,
         name,
         rawArgs: args,
+        selection: request.selection,
         signal: request.signal(),
         reqId: request.reqId,
         trace: traceContextFrom(request.params._meta, request.headers),

@@ -7,6 +7,7 @@ import type { Identity } from '../store/state.ts';
 import type { Reservation } from '../metering/usage.ts';
 import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
+import type { ToolSelection } from '../tool-selection.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -36,6 +37,8 @@ export interface ToolCallRequest {
   readonly rawArgs: unknown;
   readonly signal: AbortSignal;
   readonly reqId: string;
+  /** The client's selection of the endpoint's tools (absent: every tool); a tool outside it is unknown. */
+  readonly selection?: ToolSelection | undefined;
   /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
   readonly trace?: TraceContext | undefined;
 }

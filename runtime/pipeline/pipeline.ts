@@ -23,6 +23,7 @@ import { bindDataLayer } from '../store/data-layer.ts';
 import type { OAuthGrant } from '../upstream/oauth.ts';
 import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
+import { allows, EVERY_TOOL } from '../tool-selection.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
@@ -199,7 +200,10 @@ export class Pipeline {
     const prefix = `${endpoint.instanceId}__`;
     // 1. tool_name: namespaced to this instance, or the unprefixed system tool where it is listed.
     if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity, fields);
-    const tool = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
+    const found = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
+    // A tool outside the client's selection is unknown like one the endpoint does not serve
+    // (docs/decisions/mcp-surface.md, 'Toolsets and read-only chosen by the client, by header or path').
+    const tool = found && (request.selection === undefined || request.selection === EVERY_TOOL || allows(request.selection, found)) ? found : undefined;
     // The name as asked (cut short: it is the caller's input) is logged for an unknown tool.
     if (!tool) return this.#refuse(endpoint, fields, typeof name === 'string' ? name.slice(0, 100) : typeof name, 'unknown_tool', this.platformText('unknown_tool'));
     // 2–3. subscription, seat.

@@ -33,7 +33,8 @@ export const CORS_ALLOW_METHODS = 'POST, GET, DELETE';
  * `@modelcontextprotocol/client` (authorization, content-type, accept, mcp-protocol-version,
  * mcp-session-id, mcp-method and mcp-name of the 2026 revision, last-event-id on a resumed
  * stream), W3C trace context (traceparent and tracestate, read by the gateway; baggage, which
- * browser tracing sends beside them) and x-request-id (the gateway's request id, when given).
+ * browser tracing sends beside them), x-request-id (the gateway's request id, when given) and the
+ * client's selection of tools (x-mcp-toolsets, x-mcp-readonly; mcp/client-selection.ts).
  */
 export const CORS_ALLOW_HEADERS = [
   'authorization',
@@ -48,6 +49,8 @@ export const CORS_ALLOW_HEADERS = [
   'tracestate',
   'baggage',
   'x-request-id',
+  'x-mcp-toolsets',
+  'x-mcp-readonly',
 ].join(', ');
 
 /** Response headers a client reads beyond the CORS-safelisted ones. */

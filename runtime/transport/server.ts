@@ -10,6 +10,7 @@ import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets, type McpReply } from '../mcp/methods.ts';
+import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
 import { protocolText } from '../protocol-text.ts';
@@ -134,16 +135,17 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     return entry;
   };
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string): Promise<number> {
+  async function mcp(req: IncomingMessage, res: ServerResponse, target: McpTarget, reqId: string): Promise<number> {
     const modern = headersSayModern(req.headers);
     // The method as the 2026 Mcp-Method header names it, until the body (checked against it) tells.
     const seen: { method?: string } = modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
-    const status = await mcpRequest(req, res, endpoint, reqId, modern, seen);
+    const status = await mcpRequest(req, res, target, reqId, modern, seen);
     gateway.metrics.mcpRequests.inc(modern ? '2026' : '2025', methodLabel(seen.method), status);
     return status;
   }
 
-  async function mcpRequest(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, reqId: string, modern: boolean, seen: { method?: string }): Promise<number> {
+  async function mcpRequest(req: IncomingMessage, res: ServerResponse, target: McpTarget, reqId: string, modern: boolean, seen: { method?: string }): Promise<number> {
+    const { endpoint } = target;
     const method = checkHttpMethod(req.method);
     if (!method.ok) {
       req.resume();
@@ -164,6 +166,12 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       return refuse(res, caller, null, modern);
     }
     const { identity } = caller;
+    // The client's selection of tools (path segments and headers), refused when it names an unknown toolset.
+    const selected = clientSelection(target, req.headers);
+    if (!selected.ok) {
+      req.resume();
+      return refuse(res, selected, null, modern);
+    }
     const maxBytes = gateway.config.maxBodyBytes;
     let raw: Buffer;
     try {
@@ -226,7 +234,7 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     };
     let reply: McpReply;
     try {
-      reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal });
+      reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal, selection: selected.selection });
     } catch (error) {
       // A method that failed (tools/call answers every fault as a tool result itself): the body was
       // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
@@ -311,8 +319,8 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       // CORS for browser clients on allowed origins; a request without Origin (not a browser) skips it.
       const answered = req.headers.origin ? cors(req, res, req.headers.origin) : undefined;
       if (answered !== undefined) return ['mcp', answered];
-      const endpoint = gateway.endpoints.get(path.slice(1, -4));
-      if (endpoint) return ['mcp', await mcp(req, res, endpoint, reqId)];
+      const target = mcpTarget(gateway.endpoints, path.slice(1, -4));
+      if (target) return ['mcp', await mcp(req, res, target, reqId)];
       req.resume();
       sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
       return ['mcp', 404];
