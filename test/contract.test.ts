@@ -444,7 +444,7 @@ for (const key of connectorKeys) {
         return formatText(text.slice(0, text.search(/\{[a-z_]+_url\}/)), params);
       };
       it.skipIf(!tool)(
-        'every refusal path answers one text block with its link: unknown tool, not connected, not subscribed, no seat, terms not accepted; unmetered, no upstream request',
+        'every refusal path answers one text block with its link: unknown tool, not connected, not subscribed, no ' + 'seat, terms not accepted; unmetered, no upstream request',
         async () => {
           const upstream = env.upstreams[key]!;
           const upstreamBefore = upstream.requests();
@@ -488,7 +488,7 @@ for (const key of connectorKeys) {
       );
 
       it.skipIf(!tool || !descriptor.tenantCredential)(
-        `a credential the upstream rejects (on ${id}-2) fails in one text block; a reconnect text carries the instruction and link of ${id}-2 in it`,
+        `a credential the upstream rejects (on ${id}-2) fails in one text block; a reconnect text carries the ` + `instruction and link of ${id}-2 in it`,
         async () => {
           const { rejected } = await failureTenants();
           env.counts.calls++;

@@ -600,15 +600,18 @@ describe('query_entity: cursors', () => {
     ['a bare extra name', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&debug`],
   ];
 
-  it.each([...elsewhere, ...foreignOptions])('an upstream next link with %s ends the first page with `Invalid cursor` (metered: the page was read) and is never requested', async (_name, link) => {
-    upstream((s) => (s.url.startsWith(SET('customers')) && !s.url.includes('skiptoken') ? page1(link) : s.url.includes('skiptoken') ? [200, { value: [{ id: 'c2' }] }] : undefined));
-    const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] });
-    expect(error).toBeInstanceOf(ToolError);
-    expect(error).not.toBeInstanceOf(ArgumentRefusal);
-    expect(code).toBe('invalid_cursor');
-    expect(text).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
-    expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`]);
-  });
+  it.each([...elsewhere, ...foreignOptions])(
+    'an upstream next link with %s ends the first page with `Invalid cursor` (metered: the page was read) and is ' + 'never requested',
+    async (_name, link) => {
+      upstream((s) => (s.url.startsWith(SET('customers')) && !s.url.includes('skiptoken') ? page1(link) : s.url.includes('skiptoken') ? [200, { value: [{ id: 'c2' }] }] : undefined));
+      const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] });
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error).not.toBeInstanceOf(ArgumentRefusal);
+      expect(code).toBe('invalid_cursor');
+      expect(text).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
+      expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`]);
+    },
+  );
 
   it.each([...elsewhere, ...foreignOptions])('a cursor whose link has %s is `Invalid cursor` when followed, before any request', async (_name, link) => {
     upstream(() => [200, { value: [{ id: 'c2' }] }]);

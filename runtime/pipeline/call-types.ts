@@ -36,7 +36,9 @@ export interface ToolCallRequest {
   readonly rawArgs: unknown;
   readonly signal: AbortSignal;
   readonly reqId: string;
-  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
+  /**
+   * The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace.
+   */
   readonly trace?: TraceContext | undefined;
 }
 

@@ -75,12 +75,15 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
   const nav = layout.nav;
   const header = nav
     ? `<header><nav aria-label="Portal"><ul>${nav.items
-        .map((i) => `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>${escapeHtml(i.text)}</a></li>`)
+        .map((i) => `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>` + `${escapeHtml(i.text)}` + '</a></li>')
         .join(
           '',
         )}</ul></nav><form method="post" action="/portal/sign-out"><span class="note">${escapeHtml(nav.signedInAs)}</span>${csrfField(nav.csrf)}<button type="submit" class="secondary">${escapeHtml(nav.signOut)}</button></form></header>`
     : '';
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(layout.documentTitle ?? layout.title)}</title><style>${STYLE}</style></head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${layout.body}</main></body></html>`;
+  const html =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ' +
+    `initial-scale=1"><title>${escapeHtml(layout.documentTitle ?? layout.title)}</title><style>${STYLE}</style>` +
+    `</head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${layout.body}</main></body></html>`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -89,7 +92,7 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " + "base-uri 'none'",
     ...layout.headers,
   });
   res.end(html);
@@ -110,7 +113,9 @@ export function postButton(action: string, csrf: string, label: string, hidden: 
   const fields = Object.entries(hidden)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  return `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"${className ? ` class="${className}"` : ''}>${escapeHtml(label)}</button></form>`;
+  return (
+    `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"` + `${className ? ` class="${className}"` : ''}` + `>${escapeHtml(label)}</button></form>`
+  );
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */
@@ -125,8 +130,17 @@ export function barChart(bars: ReadonlyArray<{ label: string; value: number }>, 
     .map((b, i) => {
       const y = gap + i * (barHeight + gap);
       const w = Math.round(((width - labelWidth - 60) * b.value) / max);
-      return `<text x="0" y="${y + 15}">${escapeHtml(b.label.length > 34 ? `${b.label.slice(0, 33)}…` : b.label)}</text><rect x="${labelWidth}" y="${y}" width="${Math.max(w, 1)}" height="${barHeight}" fill="#2456c9"></rect><text x="${labelWidth + Math.max(w, 1) + 6}" y="${y + 15}">${b.value}</text>`;
+      return (
+        `<text x="0" y="${y + 15}">${escapeHtml(b.label.length > 34 ? `${b.label.slice(0, 33)}…` : b.label)}</text>` +
+        `<rect x="${labelWidth}" y="${y}" width="${Math.max(w, 1)}" height="${barHeight}" fill="#2456c9"></rect>` +
+        `<text x="${labelWidth + Math.max(w, 1) + 6}" y="${y + 15}">${b.value}</text>`
+      );
     })
     .join('');
-  return `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">${escapeHtml(description)}</desc>${rows}</svg>`;
+  return (
+    `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">` +
+    `${escapeHtml(description)}` +
+    `</desc>${rows}</svg>`
+  );
 }

@@ -16,7 +16,7 @@ export class SqlDataLayer implements DataLayerRepository {
 
   async enableDataLayer(accountId: string, instanceId: string, at: Date): Promise<DataLayerState> {
     try {
-      await this.#db.query('INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT (account_id, instance_id) DO NOTHING', [accountId, instanceId, at]);
+      await this.#db.query('INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT ' + '(account_id, instance_id) DO NOTHING', [accountId, instanceId, at]);
     } catch (err) {
       translate(err, `Data layer of ${accountId}/${instanceId}`);
     }
