@@ -38,7 +38,7 @@ describe('a private data directory and a checked admin socket', () => {
   const root = mkdtempSync(join(tmpdir(), 'admin-private-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('the gateway makes an open data directory private with DATABASE_URL and GATEWAY_SECRET_KEYS set too, and says so', async () => {
+  it('makes an open data directory private with DATABASE_URL and GATEWAY_SECRET_KEYS set, and says so', async () => {
     const dataDir = join(root, 'production');
     mkdirSync(dataDir);
     chmodSync(dataDir, 0o777);
