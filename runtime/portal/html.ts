@@ -52,22 +52,30 @@ export interface Layout {
   readonly headers?: Readonly<Record<string, string | string[]>>;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 3rem;line-height:1.5;color:#1d2330}
-header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;border-bottom:1px solid #dde;padding:.6rem 0;margin-bottom:1rem}
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 3rem;
+line-height:1.5;color:#1d2330}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;border-bottom:1px solid #dde;padding:.6rem 0;
+margin-bottom:1rem}
 header nav ul{display:flex;flex-wrap:wrap;gap:.2rem .9rem;list-style:none;margin:0;padding:0}
 header a{color:#1a44a8}header a[aria-current=page]{font-weight:700;color:#1d2330}
 header form{margin-left:auto;display:flex;gap:.5rem;align-items:center}header form button{margin:0}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}label.inline{display:inline;font-weight:400;margin:0}
-input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
-button{margin-top:1rem;padding:.55rem 1.1rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}
+input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;
+padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
+button{margin-top:1rem;padding:.55rem 1.1rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;
+cursor:pointer}
 button.secondary{background:#fff;color:#1a44a8;border:1px solid #1a44a8}button.danger{background:#a11}
 td button,td form{margin:0}
-.note{color:#4a5160}.error{color:#a11;font-weight:600}.ok{border-left:4px solid #1a7f37;padding:.4rem .8rem;background:#eef8f0}
+.note{color:#4a5160}.error{color:#a11;font-weight:600}
+.ok{border-left:4px solid #1a7f37;padding:.4rem .8rem;background:#eef8f0}
 .warning{border-left:4px solid #b36b00;padding:.4rem .8rem;background:#fff7e6}
-.secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;word-break:break-all}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
+.secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;
+word-break:break-all}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
-.status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}.status-never{color:#4a5160;font-weight:600}
+.status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
+.status-never{color:#4a5160;font-weight:600}
 svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}`;
 
 /** Writes a complete page: security headers, no caching, and the layout. */

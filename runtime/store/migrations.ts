@@ -134,12 +134,18 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER tokens_changed AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_bump_version();
+CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_bump_version();
+CREATE TRIGGER tokens_changed AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_bump_version();
+CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE
+  FUNCTION platform_bump_version();
+CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_bump_version();
+CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_bump_version();
 `,
   },
   {
@@ -333,40 +339,58 @@ BEGIN
     IF e IN ('accounts', 'users', 'tokens') THEN
       INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, OLD.id) ON CONFLICT DO NOTHING;
     ELSIF e = 'subscriptions' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'seats' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.user_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.user_id, OLD.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'connections' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.instance_id) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.instance_id) ON
+        CONFLICT DO NOTHING;
     END IF;
   END IF;
   IF TG_OP <> 'DELETE' THEN
     IF e IN ('accounts', 'users', 'tokens') THEN
       INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, NEW.id) ON CONFLICT DO NOTHING;
     ELSIF e = 'subscriptions' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'seats' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.user_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.user_id, NEW.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'connections' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.instance_id) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.instance_id) ON
+        CONFLICT DO NOTHING;
     END IF;
   END IF;
   RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER accounts_change_begin BEFORE INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER users_change_begin BEFORE INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER tokens_change_begin BEFORE INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER subscriptions_change_begin BEFORE INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER seats_change_begin BEFORE INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER connections_change_begin BEFORE INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER accounts_change_row AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER users_change_row AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER tokens_change_row AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER subscriptions_change_row AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+CREATE TRIGGER accounts_change_begin BEFORE INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
+CREATE TRIGGER users_change_begin BEFORE INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
+CREATE TRIGGER tokens_change_begin BEFORE INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
+CREATE TRIGGER subscriptions_change_begin BEFORE INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE
+  FUNCTION platform_begin_change();
+CREATE TRIGGER seats_change_begin BEFORE INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
+CREATE TRIGGER connections_change_begin BEFORE INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE
+  FUNCTION platform_begin_change();
+CREATE TRIGGER accounts_change_row AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
+CREATE TRIGGER users_change_row AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
+CREATE TRIGGER tokens_change_row AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
+CREATE TRIGGER subscriptions_change_row AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
+CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
+CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION
+  platform_log_change();
 `,
   },
   {
@@ -424,7 +448,8 @@ CREATE INDEX mcp_tokens_expires_at_idx ON mcp_tokens (expires_at);
 
 -- A changed or revoked grant moves the change version (migration 10's statement trigger), so every
 -- replica's snapshot version moves and the access tokens it holds in memory are looked up again.
-CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
 `,
   },
 ];

@@ -165,7 +165,8 @@ export class SqlChanges implements ChangesRepository {
     const { rows } = await this.#db.query<{ n: string | number }>(
       `WITH gone AS (DELETE FROM platform_change_log WHERE changed_at < $1 RETURNING version),
             top AS (SELECT count(*) AS n, max(version) AS v FROM gone),
-            mark AS (UPDATE platform_changes SET pruned_through = greatest(pruned_through, top.v) FROM top WHERE id = 1 AND top.v IS NOT NULL RETURNING 1)
+            mark AS (UPDATE platform_changes SET pruned_through = greatest(pruned_through, top.v) FROM top WHERE id = 1
+              AND top.v IS NOT NULL RETURNING 1)
        SELECT n FROM top`,
       [before],
     );

@@ -4,7 +4,8 @@ import type { DataLayerRepository, DataLayerState, SeenItem } from '../store.ts'
 import { type DataLayerRow, date, type SeenItemRow, StoreError, toDataLayer, translate } from './rows.ts';
 
 const DATA_LAYER_SELECT = `SELECT d.account_id, d.instance_id, d.enabled_at, d.baseline_at,
-       (SELECT count(*) FROM data_layer_items i WHERE i.account_id = d.account_id AND i.instance_id = d.instance_id) AS item_count
+       (SELECT count(*) FROM data_layer_items i WHERE i.account_id = d.account_id AND i.instance_id = d.instance_id) AS
+         item_count
   FROM data_layers d WHERE d.account_id = $1 AND d.instance_id = $2`;
 
 export class SqlDataLayer implements DataLayerRepository {
