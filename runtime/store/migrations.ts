@@ -8,6 +8,13 @@ export interface Migration {
   readonly sql: string;
 }
 
+/** The trigger `<table>_<name>` on each platform table, one statement a line (the text migrations 1 and 4 released). */
+function platformTriggers(name: string, when: 'AFTER' | 'BEFORE', each: 'ROW' | 'STATEMENT', fn: string): string {
+  return ['accounts', 'users', 'tokens', 'subscriptions', 'seats', 'connections']
+    .map((t) => `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ${each} EXECUTE FUNCTION ${fn}();`)
+    .join('\n');
+}
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -134,18 +141,7 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_bump_version();
-CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_bump_version();
-CREATE TRIGGER tokens_changed AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_bump_version();
-CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE
-  FUNCTION platform_bump_version();
-CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_bump_version();
-CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_bump_version();
+${platformTriggers('changed', 'AFTER', 'STATEMENT', 'platform_bump_version')}
 `,
   },
   {
@@ -367,30 +363,8 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER accounts_change_begin BEFORE INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_begin_change();
-CREATE TRIGGER users_change_begin BEFORE INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_begin_change();
-CREATE TRIGGER tokens_change_begin BEFORE INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_begin_change();
-CREATE TRIGGER subscriptions_change_begin BEFORE INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE
-  FUNCTION platform_begin_change();
-CREATE TRIGGER seats_change_begin BEFORE INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION
-  platform_begin_change();
-CREATE TRIGGER connections_change_begin BEFORE INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE
-  FUNCTION platform_begin_change();
-CREATE TRIGGER accounts_change_row AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
-CREATE TRIGGER users_change_row AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
-CREATE TRIGGER tokens_change_row AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
-CREATE TRIGGER subscriptions_change_row AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
-CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
-CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION
-  platform_log_change();
+${platformTriggers('change_begin', 'BEFORE', 'STATEMENT', 'platform_begin_change')}
+${platformTriggers('change_row', 'AFTER', 'ROW', 'platform_log_change')}
 `,
   },
   {
