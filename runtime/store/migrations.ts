@@ -11,7 +11,7 @@ export interface Migration {
 /** The trigger `<table>_<name>` on each platform table, one statement a line (the text migrations 1 and 4 released). */
 function platformTriggers(name: string, when: 'AFTER' | 'BEFORE', each: 'ROW' | 'STATEMENT', fn: string): string {
   return ['accounts', 'users', 'tokens', 'subscriptions', 'seats', 'connections']
-    .map((t) => `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ${each} EXECUTE FUNCTION ${fn}();`)
+    .map((t) => `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} ` + `FOR EACH ${each} EXECUTE FUNCTION ${fn}();`)
     .join('\n');
 }
 
