@@ -72,7 +72,10 @@ export interface CommandPlace {
   readonly via: 'direct' | 'admin socket';
 }
 
-/** The exit code and kind of an error (docs/decisions/operations.md, 'The admin CLI names its store, answers JSON and exits with a code per kind of failure'). */
+/**
+ * The exit code and kind of an error (docs/decisions/operations.md, 'The admin CLI names its store, answers JSON and
+ * exits with a code per kind of failure').
+ */
 function classify(error: unknown): { kind: string; exitCode: number; message: string } {
   if (error instanceof CommandError) return { kind: error.kind, exitCode: error.exitCode, message: error.message };
   if (error instanceof ConfigError) return { kind: 'configuration', exitCode: 5, message: `configuration: ${error.message}` };
@@ -84,7 +87,7 @@ function errorText(argv: readonly string[], error: { kind: string; message: stri
   if (error.kind !== 'usage') return error.message;
   const found = findCommand(argv.filter((a) => a !== '--json'));
   if (!found) return `${error.message}\n${PROGRAM} help lists the commands`;
-  return `${error.message}\nUsage: ${PROGRAM} ${usageLine(found.command)}   (${PROGRAM} ${found.command.name} --help explains it)`;
+  return `${error.message}\nUsage: ${PROGRAM} ${usageLine(found.command)}   (${PROGRAM} ${found.command.name} --help ` + 'explains it)';
 }
 
 /** The JSON answer of a command that could not run (no store, a refused socket, a bad configuration). */
@@ -241,7 +244,7 @@ async function main(): Promise<number> {
   try {
     const code = await runCommand(argv, config, store, place, { out: (line) => console.log(line), err: (line) => console.error(line) }, stdinCredential);
     if (code === 0 && config.redisUrl && !(await publishInvalidation(config))) {
-      announce(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within SNAPSHOT_REFRESH_MS`);
+      announce(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within ` + 'SNAPSHOT_REFRESH_MS');
     }
     return code;
   } finally {

@@ -100,14 +100,16 @@ export const DIAGNOSTICS = {
   SPEC040: {
     title: 'Tool not in a toolset',
     severity: 'error',
-    hint: 'Every connector tool names the toolset it belongs to with `toolset: <id>`, one of the ids under the top-level `toolsets:` list; clients and administrators select tools by toolset.',
+    hint: 'Every connector tool names the toolset it belongs to with `toolset: <id>`, one of the ids under the ' + 'top-level `toolsets:` list; clients and administrators select tools by toolset.',
   },
-  SPEC041: { title: 'Unknown toolset', severity: 'error', hint: "A tool's `toolset:` must name an id declared under the top-level `toolsets:` list; fix the spelling or declare the toolset." },
-  SPEC042: { title: 'Empty toolset', severity: 'error', hint: 'A toolset no tool names would be selectable but list nothing: move a tool into it with `toolset: <id>`, or remove it.' },
+  SPEC041: { title: 'Unknown toolset', severity: 'error', hint: "A tool's `toolset:` must name an id declared under the top-level `toolsets:` list; fix the spelling or " + 'declare the toolset.' },
+  SPEC042: { title: 'Empty toolset', severity: 'error', hint: 'A toolset no tool names would be selectable but list nothing: move a tool into it with `toolset: <id>`, or ' + 'remove it.' },
   SPEC043: {
     title: 'Invalid toolset id',
     severity: 'error',
-    hint: 'A toolset id is lowercase kebab or snake case (^[a-z][a-z0-9]*([-_][a-z0-9]+)*$, e.g. `invoices`, `sales-documents`): clients name it in the X-MCP-Toolsets header and in /x/<toolset> paths.',
+    hint:
+      'A toolset id is lowercase kebab or snake case (^[a-z][a-z0-9]*([-_][a-z0-9]+)*$, e.g. `invoices`, ' +
+      '`sales-documents`): clients name it in the X-MCP-Toolsets header and in /x/<toolset> paths.',
   },
   SPEC044: { title: 'Duplicate toolset id', severity: 'error', hint: 'Toolset ids must be unique within a connector; rename or merge one of them.' },
 } as const satisfies Record<string, DiagnosticInfo>;

@@ -44,7 +44,7 @@ export function lintToolsets(source: SpecSource): Diagnostic[] {
           'SPEC041',
           file,
           at(['tools', index, 'toolset']),
-          `tool \`${name}\` names toolset \`${tool.toolset}\`, which \`toolsets:\` does not declare${ids.length ? ` (declared: ${ids.join(', ')})` : ''}`,
+          `tool \`${name}\` names toolset \`${tool.toolset}\`, which \`toolsets:\` does not declare` + `${ids.length ? ` (declared: ${ids.join(', ')})` : ''}`,
           guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC041.hint}` : undefined,
         ),
       );

@@ -215,7 +215,7 @@ function lintRoots(
     input = undefined; // reported by the $ref walk below
   }
   if (isObject(input) && input.type !== 'object') {
-    out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: object\``));
+    out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: ` + `object\``));
   }
   // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
   // is not `type: "object"`. Checked on every connector, published or not; the one exception is
@@ -229,7 +229,7 @@ function lintRoots(
   if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
     const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
     out.push(
-      diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be \`type: object\` at its root${why}`),
+      diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be ` + `\`type: object\` at its root${why}`),
     );
   }
   return { input, diagnostics: out };

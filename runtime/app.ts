@@ -53,7 +53,10 @@ export interface AppOptions {
   /** How portal set-password links (invitations) reach their users; the default logs them. */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
-  /** How client ID metadata documents of OAuth clients are fetched (tests); the default connects to public addresses only. */
+  /**
+   * How client ID metadata documents of OAuth clients are fetched (tests); the default connects to public addresses
+   * only.
+   */
   readonly fetchClientMetadata?: MetadataFetch;
   /** Deadline of every store query (default `DEFAULT_QUERY_TIMEOUT_MS`, 5 s); also bounds readiness. */
   readonly storeTimeoutMs?: number;
@@ -322,7 +325,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         http.server.once('error', reject);
         http.server.listen(port, host, () => {
           const address = http.server.address() as AddressInfo;
-          app.url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+          app.url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:` + `${address.port}`;
           // Links must point at where the gateway really listens unless a public URL was configured.
           if (!config.publicBaseUrlExplicit) (config as { publicBaseUrl: string }).publicBaseUrl = app.url;
           resolve(app.url);

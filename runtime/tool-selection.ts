@@ -44,5 +44,5 @@ export function allows(selection: ToolSelection, tool: ToolDescriptor): boolean 
 export function selectionKey(selection: ToolSelection): string {
   if (selection === EVERY_TOOL) return '';
   const sorted = (set: ReadonlySet<string> | undefined) => (set ? [...set].sort().join(',') : '*');
-  return `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}|${selection.readOnly ? 'ro' : ''}`;
+  return `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}` + `|${selection.readOnly ? 'ro' : ''}`;
 }

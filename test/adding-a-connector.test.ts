@@ -105,7 +105,7 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     expect(resultText(refused)).toBe('Tool invocation failed.');
   });
 
-  it('answers an upstream failure the handler lets through with the text the spec declares for it (upstream: [auth])', async () => {
+  it("answers an upstream failure the handler lets through with the spec's text (upstream: [auth])", async () => {
     const other = await createTenant(store, { subscribe: ['example'] });
     await connectTenant(gw, other, 'example', { apiKey: 'revoked-key' });
     const otherClient = await mcpClient(gw.url, 'example', other.token);

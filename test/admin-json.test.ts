@@ -148,7 +148,7 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     expect(gone).toMatchObject({ code: 3, err: [expect.stringContaining(`no such connection ${account.id}/cases`)] });
   });
 
-  it('answers a usage error with the message and the command’s own usage line (exit 2), never the whole help', async () => {
+  it('answers a usage error with the message and the command’s usage line (exit 2), never the whole help', async () => {
     const bad = await run('seats', 'set', 'usr_1');
     expect(bad.code).toBe(2);
     expect(bad.out).toEqual([]);

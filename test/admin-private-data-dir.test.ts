@@ -38,7 +38,7 @@ describe('a private data directory and a checked admin socket', () => {
   const root = mkdtempSync(join(tmpdir(), 'admin-private-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('the gateway makes an open data directory private with DATABASE_URL and GATEWAY_SECRET_KEYS set too, and says so', async () => {
+  it('makes an open data directory private with DATABASE_URL and GATEWAY_SECRET_KEYS set, and says so', async () => {
     const dataDir = join(root, 'production');
     mkdirSync(dataDir);
     chmodSync(dataDir, 0o777);
@@ -82,7 +82,7 @@ describe('a private data directory and a checked admin socket', () => {
       expect(ran.out).toBe('handled\n');
       const err = ran.err.split('\n');
       expect(err[0]).toBe(`note: ${dataDir} was open to other users; made it private (directories 0700, files 0600)`);
-      expect(err[1]).toBe(`store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ${join(dataDir, 'admin.sock')})`);
+      expect(err[1]).toBe(`store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` + `${join(dataDir, 'admin.sock')}` + ')');
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
       expect(heard).toEqual([['accounts', 'list']]);
 
@@ -90,7 +90,7 @@ describe('a private data directory and a checked admin socket', () => {
       const other = await cli({ DATA_DIR: dataDir, DATABASE_URL: PG_URL }, ['connections', 'set', 'acc_1', 'cases']);
       expect(other.code).toBe(4);
       expect(other.out).toBe('');
-      expect(other.err).toContain(`serves embedded ${join(dataDir, 'db')}, but this configuration names PostgreSQL postgres://admin@127.0.0.1:5999/elsewhere: refusing`);
+      expect(other.err).toContain(`serves embedded ${join(dataDir, 'db')}, but this configuration names PostgreSQL ` + 'postgres://admin@127.0.0.1:5999/elsewhere: refusing');
       const otherJson = await cli({ DATA_DIR: dataDir, DATABASE_URL: PG_URL }, ['accounts', 'list', '--json']);
       expect(otherJson.code).toBe(4);
       expect(otherJson.err).toBe('');

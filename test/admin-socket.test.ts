@@ -48,7 +48,7 @@ function start(dataDir: string): Promise<{ child: ChildProcess; url: string; out
 
 describe('admin CLI while the gateway runs (embedded database)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-admin-socket-'));
-  const viaSocket = `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ${join(dataDir, 'admin.sock')})`;
+  const viaSocket = `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` + `${join(dataDir, 'admin.sock')}` + ')';
   let gateway: Awaited<ReturnType<typeof start>>;
 
   beforeAll(async () => {
@@ -142,7 +142,7 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect(audit.find((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toMatchObject({ source: 'admin socket', detail: expect.stringContaining('reason=admin') });
   }, 60_000);
 
-  it('reads a credential piped on standard input through the socket, and refuses bad usage with its usage line', async () => {
+  it('reads a credential piped on standard input through the socket; bad usage gets its usage line', async () => {
     const stored = await cli(dataDir, ['connections', 'set', 'acc_demo', 'cases-2'], 'apiKey=piped-over-socket-Zq4\n');
     expect(stored.err).toBe(`${viaSocket}\n`);
     expect(stored.out).toContain('stored (encrypted, key version 1)');
@@ -151,7 +151,7 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect(listed.out).not.toContain('piped-over-socket-Zq4');
     const bad = await cli(dataDir, ['seats', 'set', 'usr_demo']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe(`${viaSocket}\nmissing userId, connector and on|off\nUsage: npm run admin -- seats set <userId> <connector> on|off   (npm run admin -- seats set --help explains it)\n`);
+    expect(bad.err).toBe(`${viaSocket}\nmissing userId, connector and on|off\nUsage: npm run admin -- seats set <userId> <connector> ` + `on|off   (npm run admin -- seats set --help explains it)\n`);
   }, 60_000);
 
   it('records each change with the CLI as its actor, and never a secret', async () => {

@@ -56,7 +56,7 @@ describe('argument refusals by handlers', () => {
     });
   }
 
-  it("cases__graphql_query refuses the issue's alias bomb (660 × cases(limit 200)) with the cost text, no upstream request, no unit", async () => {
+  it('cases__graphql_query refuses the alias bomb (660 × cases(limit 200)): cost text, unsent, unmetered', async () => {
     const client = await mcpClient(gw.url, 'cases', tenant.token);
     clients.push(client);
     const alias = (i: number): string => `c${i}: cases(pagination: { limit: 200 }) { items { id } }`;

@@ -159,7 +159,7 @@ describe('books end to end: Visma Connect tokens refresh silently; a revoked gra
     await client.close();
   });
 
-  it('a revoked grant (refresh answered invalid_grant) → AccessTokenExpiredError with a reconnect link, no upstream request, not metered', async () => {
+  it('a revoked grant (invalid_grant) → AccessTokenExpiredError, reconnect link, no request, unmetered', async () => {
     const { tenant, client } = await staleTenant('revoked@dinero.example');
     idp.revoke({ subject: 'revoked@dinero.example' });
     const requestsBefore = dinero.stats.requests;

@@ -564,7 +564,7 @@ describe('books: every catalog tool against the Dinero sandbox', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('books: the fields every tool asks for are documented for its endpoint', () => {
-  it('derives the fields per tool from the recorded requests; every name is in the endpoint documented set, and every such endpoint is exercised', async () => {
+  it("derives each tool's fields from recorded requests; all documented, every such endpoint exercised", async () => {
     // Every catalog tool once, plus the variants that reach another endpoint or another field list.
     const runs: [string, Record<string, unknown>][] = [
       ...catalogTools.map((t) => [t.name, TABLE[t.name]!.args()] as [string, Record<string, unknown>]),
@@ -600,14 +600,14 @@ describe('books: the fields every tool asks for are documented for its endpoint'
     expect(asked.get('list_deposit_accounts')!.map((a) => a.fields.some((f) => f.startsWith('Bank')))).toEqual([true, false]);
   });
 
-  it('an undocumented field is refused by the sandbox (400 code 42) and recorded, so drift cannot pass unnoticed', async () => {
+  it('an undocumented field is refused by the sandbox (400 code 42) and recorded: drift cannot pass', async () => {
     const response = await fetch(`${sandbox.url}/v1/${O}/products?fields=Name,Comment`, { headers: { authorization: `Bearer ${BOOKS_SANDBOX_TOKEN}` } });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Comment'." } });
     expect(sandbox.stats.undocumentedFields).toEqual([{ path: `/v1/${O}/products`, field: 'Comment' }]);
   });
 
-  it("deletedFilter 'all' reads /v2/{o}/contacts without deletedOnly (live and deleted rows together); the others v1 with it", async () => {
+  it("deletedFilter 'all' reads /v2/{o}/contacts without deletedOnly (live, deleted); others v1 with it", async () => {
     const all = await call('list_contacts', { organizationId: O, deletedFilter: 'all', pageSize: 1000 });
     expect(last().path).toBe(`/v2/${O}/contacts`);
     expect(last().query).not.toHaveProperty('deletedOnly');
@@ -646,7 +646,7 @@ describe('books: the error table', () => {
     expect(sandbox.stats.requests).toBe(0);
   });
 
-  it('403 (no Pro plan, code 90 or 48) → ProPlanRequiredError on every tool but the two organisation tools', async () => {
+  it('403 (no Pro plan, code 90 or 48) → ProPlanRequiredError on every tool but the organisation tools', async () => {
     for (const code of [90, 48] as const) {
       sandbox.setSwitches({ proPlanCode: code });
       const f = await failure('get_result_report', { organizationId: BOOKS_FREE_ORG_ID, accountingYear: '2025' });
@@ -677,7 +677,7 @@ describe('books: the error table', () => {
     nock.cleanAll();
   });
 
-  it('429 → retried exactly once, then UpstreamRateLimitError (the throttled organisation; with and without Retry-After)', async () => {
+  it('429 → retried once, then UpstreamRateLimitError (with and without Retry-After)', async () => {
     for (const retryAfterSeconds of [null, 2]) {
       sandbox.resetStats();
       sandbox.setSwitches({ retryAfterSeconds });
@@ -696,7 +696,7 @@ describe('books: the error table', () => {
     expect(sandbox.stats.requests).toBe(2);
   });
 
-  it("the upstream's quota of 100 per minute per organisation: the sandbox's 101st answer is 429 → UpstreamRateLimitError", async () => {
+  it("the upstream's 100/minute per organisation: the 101st answer is 429 → UpstreamRateLimitError", async () => {
     sandbox.setSwitches({ rateLimitPerMinute: 100 });
     for (let i = 0; i < 100; i++) await call('get_sales_settings', { organizationId: O });
     const f = await failure('get_sales_settings', { organizationId: O });
@@ -706,7 +706,7 @@ describe('books: the error table', () => {
     expect((await call('list_organizations', {})).count).toBe(3);
   });
 
-  it('the connector keeps the budget itself (upstreamRequestsPerMinute per organisation): past it, a call that cannot wait is held back without a request', async () => {
+  it('the connector keeps the per-organisation budget: past it, a call that cannot wait sends nothing', async () => {
     // A sleep that returns at once: the budget never refills during the wait (quotaMaxWaitMs of simulated waiting).
     let waits = 0;
     const quotas = new UpstreamQuotas(
@@ -868,7 +868,7 @@ describe('books: the error table', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('books: paging and casing', () => {
-  it('the envelope: totalWithoutFilter is ResultWithoutFilter verbatim under both readings; hasMore only from a full page', async () => {
+  it('the envelope: totalWithoutFilter is ResultWithoutFilter in both readings; hasMore from a full page', async () => {
     const filtered = { organizationId: O, name: 'nordic', pageSize: 5 };
     sandbox.setSwitches({ resultWithoutFilter: 'beforePaging' });
     const a = await call('list_contacts', filtered);
@@ -905,7 +905,7 @@ describe('books: paging and casing', () => {
     expect(page.items.every((i) => i['status'] === 'Draft')).toBe(true);
   });
 
-  it('the state of account keeps the most recent maxEntries entries with a running balance that ends in the current balance', async () => {
+  it('state of account: the latest maxEntries entries, with a running balance ending in the balance', async () => {
     const contact = booked().ContactGuid as string;
     const full = await call('get_contact_state_of_account', { organizationId: O, contactGuid: contact });
     const cut = await call('get_contact_state_of_account', { organizationId: O, contactGuid: contact, maxEntries: 1 });
@@ -929,7 +929,7 @@ describe('books: paging and casing', () => {
     ]);
   });
 
-  it('the calculators persist nothing: the same calculation twice gives the same answer and the invoice list is unchanged', async () => {
+  it('the calculators persist nothing: a calculation twice gives the same answer, invoices unchanged', async () => {
     const before = await call('list_invoices', { organizationId: O, pageSize: 1 });
     const args = {
       organizationId: O,

@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
-  it('overdue invoice rows carry their currency and a DKK total; the list says the totals are not what remains, and where that is', async () => {
+  it('overdue invoice rows carry currency and a DKK total; the list says totals are not what remains', async () => {
     const overdue = await call('list_invoices_overdue', { organizationId: O, pageSize: 1000 });
     const rows = overdue.items as unknown as InvoiceRow[];
     expect(rows.length).toBeGreaterThan(20);
@@ -85,7 +85,7 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
     expect(overdue.amountsNote).toContain('per currency');
   });
 
-  it('what remains lives in list_invoice_payments: partly paid overdue invoices (also foreign ones) remain below their totals, so summing totals overstates what is owed', async () => {
+  it('what remains is in list_invoice_payments: partly paid overdue invoices remain below their totals', async () => {
     const rows = (await call('list_invoices_overdue', { organizationId: O, pageSize: 1000 })).items as unknown as InvoiceRow[];
     let owedByTotals = 0;
     let owedByRemaining = 0;
@@ -117,7 +117,7 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
     expect((await call('list_credit_notes', { organizationId: O })).amountsNote).toBe(note('creditNoteAmountsNote'));
   });
 
-  it('the published schemas say it too: currency per row, totals are not what remains, the remaining amount and the sign of report amounts', () => {
+  it('the published schemas say it too: currency per row, totals are not what remains, report signs', () => {
     for (const name of ['list_invoices_overdue', 'list_invoices', 'list_sales', 'list_credit_notes']) {
       const output = tool(name).outputSchema as Schema;
       expect(output.required, name).toContain('amountsNote');

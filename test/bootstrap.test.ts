@@ -44,7 +44,7 @@ const LOCK = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_module
 const INSTALLED = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED }, false);
 
 describe('when npm ci runs first', () => {
-  it('never when node_modules holds what package-lock.json lists (another platform’s optional binaries may be absent)', () => {
+  it("never when node_modules holds package-lock.json's list (other platforms’ optional binaries may lack)", () => {
     expect(installReason({ nodeModules: true, lock: LOCK, hidden: INSTALLED })).toBeUndefined();
   });
 

@@ -198,7 +198,7 @@ describe('case management end to end against its sandbox', () => {
     expect(documents.some((q) => /field: (startTime|date)\b/.test(q))).toBe(false);
   });
 
-  it('learns the enum spelling from the validation answer when introspection is disabled, and remembers it', async () => {
+  it('learns the enum spelling from the validation answer without introspection, and remembers it', async () => {
     sandbox.setSwitches({ schemaMode: 'upper-enum', introspection: false });
     expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
     expect(json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
@@ -239,7 +239,7 @@ describe('case management end to end against its sandbox', () => {
     expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
   });
 
-  it('cases-2 connected with a key the upstream rejects: get_case answers one text block holding the spec text and the connect link of cases-2', async () => {
+  it('cases-2 with a key the upstream rejects: get_case answers one text block: spec text, connect link', async () => {
     const t = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, t, 'cases', { apiKey: 'rejected-by-the-sandbox-4Rw' }, 'cases-2');
     const other = await mcpClient(gw.url, 'cases-2', t.token);
@@ -256,7 +256,7 @@ describe('case management end to end against its sandbox', () => {
     }
   });
 
-  it('answers a broad find_cases with the newest matches that fit the result cap, the count of all matches and how to narrow', async () => {
+  it('answers a broad find_cases with the newest matches that fit, the match count and how to narrow', async () => {
     const cap = casesDescriptor.limits.resultMaxChars!;
     expect(cap).toBe(100_000);
     for (const [args, pages] of [
@@ -344,7 +344,7 @@ describe('case management end to end against its sandbox', () => {
       expect(sent.filter((q) => /ListCases|FindCases/.test(q)).every((q) => /orderBy: \{ field: "(updatedAt|id)", direction: (ASC|DESC) \}/.test(q))).toBe(true);
     });
 
-    it('list_case_hours, list_case_sales_invoices and get_case_work_summary: one case only, capped as before', async () => {
+    it('list_case_hours, list_case_sales_invoices and get_case_work_summary: one case, capped as before', async () => {
       const data = company();
       const parentHours = data.hoursByCase.get(PARENT_CASE_ID)!;
       const subHours = data.casesById.get(PARENT_CASE_ID)!.subCaseIds.flatMap((id) => data.hoursByCase.get(id) ?? []);

@@ -114,7 +114,7 @@ describe('case-management handlers (nock)', () => {
     expect(result).toMatchObject({ id: 3, foreman: { fullName: 'Anne' }, offerTotal: 150, subCases: null, economy: { materialsCostprice: 5, revenue: null } });
   });
 
-  it('learns scalar status/caseType, a single-object orderBy and an input-object case filter under another type name from introspection', async () => {
+  it('introspection: scalar status/caseType, object orderBy, an input-object filter of another name', async () => {
     const scalar = { kind: 'SCALAR', name: 'String', ofType: null };
     const discovery = {
       ...PUBLIC_DISCOVERY,
@@ -182,7 +182,7 @@ describe('case-management handlers (nock)', () => {
     expect(sent.slice(before).map((b) => b.query.match(/query (\w+)/)![1])).toEqual(['CaseHours']);
   });
 
-  it('learns the shapes from a graphql-php validation answer when introspection is disabled, once per connection', async () => {
+  it('learns the shapes from a graphql-php validation answer without introspection, once per connection', async () => {
     upstream((b) => {
       if (b.query.includes('__type')) return [200, { errors: [{ message: 'GraphQL introspection is not allowed, but the query contained __schema or __type' }] }];
       if (flat(b.query).includes('status { text }'))
@@ -271,7 +271,7 @@ describe('case-management handlers (nock)', () => {
     }
   });
 
-  it('retries a throttled request once (429 or a throttle exception inside a 200), then gives the throttle text', async () => {
+  it('retries a throttled request once (429 or a throttle exception in a 200), then the throttle text', async () => {
     let n = 0;
     upstream((b) => {
       if (b.query.includes('CaseConnectorDiscovery')) return [200, { data: EXTENDED_DISCOVERY }];
@@ -285,7 +285,7 @@ describe('case-management handlers (nock)', () => {
     expect(await errorText(casesHandlers.list_cases({ limit: 5, orderBy: 'updatedAt', direction: 'DESC' }, ctx('list_cases')))).toBe(texts.throttled.text.replace('{upstream}', 'Ordrestyring'));
   });
 
-  it('filters hours on the start time with the discovered enum spelling and the next local midnight, dropping rows at the bound', async () => {
+  it('filters hours on start time with the learnt enum spelling and next local midnight, bound excluded', async () => {
     const from = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
     const to = localMidnightUnix('2025-10-27', 'Europe/Copenhagen');
     upstream((b) => {
@@ -333,7 +333,7 @@ describe('case-management handlers (nock)', () => {
     expect(summary.salesInvoices).toMatchObject({ count: 102, amountTotal: 123457.3 });
   });
 
-  it('fails every data-sized case tool with the generic text over resultMaxChars; find_cases returns the matches that fit', async () => {
+  it('fails data-sized case tools with the generic text over resultMaxChars; find_cases gives what fits', async () => {
     const day = localMidnightUnix('2025-10-26', 'Europe/Copenhagen');
     const long = 'x'.repeat(1000);
     const cases = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, caseNumber: String(i + 1), description: `e ${long}` }));
@@ -387,7 +387,7 @@ describe('case-management handlers (nock)', () => {
     expect(sent.filter((b) => b.query.includes('CaseHours')).map((b) => b.variables?.cursor)).toEqual([null, 'p1', 'p2']);
   });
 
-  it('refuses every document that could write before it reaches the upstream, as a refusal of the arguments', async () => {
+  it('refuses every document that could write before the upstream, as a refusal of the arguments', async () => {
     upstream(() => [200, { data: { updateCase: { id: 1 } } }]);
     for (const query of [
       'mutation { updateCase(id: 1, description: "x") { id } }',
@@ -407,7 +407,7 @@ describe('case-management handlers (nock)', () => {
     expect(sent).toHaveLength(0);
   });
 
-  it('graphql_query returns data unchanged, and fails on any GraphQL error even with partial data, or over 100,000 characters', async () => {
+  it('graphql_query returns data unchanged; fails on any GraphQL error, even with data, or over 100,000', async () => {
     upstream((b) => {
       if (b.query.includes('Partial')) return [200, { data: { caseById: { id: 1 } }, errors: [{ message: 'SQLSTATE[42000]: syntax error' }] }];
       if (b.query.includes('Big')) return [200, { data: { x: 'y'.repeat(100_001) } }];
@@ -421,7 +421,7 @@ describe('case-management handlers (nock)', () => {
     expect(await errorText(casesHandlers.graphql_query({ query: 'query Big { x }' }, ctx('graphql_query')))).toBe('Tool invocation failed.');
   });
 
-  it('introspect_schema returns one-line signatures filtered by search, and describe_type its sections or found: false', async () => {
+  it('introspect_schema gives one-line signatures by search; describe_type its sections or found: false', async () => {
     const t = (name: string) => ({ kind: 'SCALAR', name, ofType: null });
     const nn = (inner: unknown) => ({ kind: 'NON_NULL', name: null, ofType: inner });
     upstream((b) => {

@@ -179,7 +179,7 @@ describe('catalog diff: a fixture pair per change class', () => {
     ]);
   });
 
-  it('a renamed tool: the texts naming it follow as information, an error text too; words changed as well are a changed text', () => {
+  it('a renamed tool: texts naming it follow as information, an error text too; changed words: changed text', () => {
     const before = base();
     before.connectors[0].errors.rejected.text = 'Refused: call demo__list_orders again.';
     const after = structuredClone(before);
@@ -407,7 +407,7 @@ describe('npm run catalog:diff', () => {
     expect(io.errors).toContain('neither a catalog file nor a git ref');
   });
 
-  it('against git refs: the merge base with main by default, a no-op in --ci on main itself or without main', async () => {
+  it('against git refs: the merge base with main by default, a no-op in --ci on main or without main', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-diff-git-'));
     dirs.push(dir);
     const git = (...args: string[]) =>

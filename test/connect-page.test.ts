@@ -16,7 +16,7 @@ describe('connect page context', () => {
   let gw: StartedGateway;
   gatewayForSuite((started) => ({ store, gw } = started));
 
-  it('names the requesting account, user and endpoint, escaped, and warns against another company’s credentials', async () => {
+  it('names the requesting account, user and endpoint, escaped, and warns against others’ credentials', async () => {
     const hostile = `<script>alert("B")</script> & Co 'Ltd'`;
     const account = await store.accounts.createAccount({ name: hostile });
     const b = await createTenant(store, { subscribe: ['cases'], accountId: account.id });

@@ -33,7 +33,7 @@ describe('outputProblem', () => {
     expect(missing).toMatch(/^output_list_environments: \(root\) must have required property 'count'/);
   });
 
-  it('checks the form of the answer: one JSON text block, structuredContent only where published and equal to the text', () => {
+  it("checks the answer's form: one JSON text block, structuredContent only where published, equal to the text", () => {
     expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue))).toBe('structuredContent missing');
     expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue, { structuredContent: { count: 1, items: [] } }))).toBe('structuredContent differs from the JSON text');
     expect(outputProblem(ledger.descriptor, ledger.validators, transactions, textResult(ledgerValue, { structuredContent: ledgerValue }))).toMatch(/^structuredContent answered/);

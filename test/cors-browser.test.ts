@@ -173,7 +173,7 @@ describe('a browser-based MCP client on an allowed origin', skipWith(chromiumPat
     expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(1);
   });
 
-  it('is blocked by the browser on an origin not allowed: nothing reaches the upstream, nothing is metered', async () => {
+  it('is blocked by the browser on an origin not allowed: nothing reaches the upstream or the meter', async () => {
     const requests = sandbox.stats.requests;
     const calls = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
     const { outcome, console } = await runPage(foreignSite.origin);

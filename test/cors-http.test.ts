@@ -54,7 +54,7 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     await store?.close();
   });
 
-  it("answers an allowed origin's preflight 204 on both path forms of an endpoint, with the methods and headers MCP clients send", async () => {
+  it("answers an allowed origin's preflight 204 on both path forms with MCP clients' methods, headers", async () => {
     for (const path of ['/cases/mcp', '/cases-2/mcp']) {
       const res = await preflight(`${gw.url}${path}`, APP);
       expect(res.status, path).toBe(204);
@@ -75,7 +75,7 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     expect(own.headers.get('access-control-allow-origin')).toBe(publicOrigin);
   });
 
-  it('gives the POSTs of an allowed origin its Access-Control-Allow-Origin and exposed headers: initialize, a notification, tools/list, tools/call', async () => {
+  it("gives an allowed origin's POSTs allow-origin and exposed headers: initialize, notify, list, call", async () => {
     const headers = { origin: APP };
     const init = await rpc(gw.url, 'cases', tenant.token, INIT, headers);
     expect(init.status).toBe(200);
@@ -117,7 +117,7 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     expect(corsHeaders(malformed.headers)).toEqual(ALLOWED_ANSWER);
   });
 
-  it('refuses a foreign origin 403 with no allow header, preflight and POST alike, before the upstream and the meter', async () => {
+  it('refuses a foreign origin 403 with no allow header, preflight and POST, before upstream and meter', async () => {
     const before = sandbox.stats.requests;
     const refusedPreflight = await preflight(`${gw.url}/cases/mcp`, FOREIGN);
     expect(refusedPreflight.status).toBe(403);
@@ -145,7 +145,7 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     expect(corsHeaders(options.headers)).toEqual({});
   });
 
-  it('serves the OAuth metadata and the token and registration endpoints to any origin (public, no credentials)', async () => {
+  it('serves the OAuth metadata, token and registration endpoints to any origin (public, no credentials)', async () => {
     for (const path of ['/.well-known/oauth-protected-resource/cases/mcp', '/.well-known/oauth-authorization-server']) {
       const pre = await fetch(`${gw.url}${path}`, {
         method: 'OPTIONS',

@@ -14,7 +14,7 @@ describe('corsPolicy', () => {
     }
   });
 
-  it("answers an allowed origin's preflight with its origin, the methods and headers MCP clients send, a max age and Vary", () => {
+  it("answers an allowed origin's preflight with its origin, MCP clients' methods and headers, max age, Vary", () => {
     for (const origin of [APP, PUBLIC]) {
       expect(cors('OPTIONS', origin, 'POST')).toEqual({
         kind: 'preflight',

@@ -110,7 +110,7 @@ describe('a warm start opens the embedded database first', () => {
     expect(existsSync(join(dataDir, 'db.lock'))).toBe(false);
   }, 120_000);
 
-  it('closes the early database properly when the configuration is then refused (exit 2, lock released, data intact)', async () => {
+  it('closes the early database when the configuration is refused (exit 2, lock released, data kept)', async () => {
     const refused = startGateway({ ...env(), RATE_LIMIT_PER_SECOND: 'lots' });
     const { exitCode, output } = await refused.outcome;
     expect(exitCode, output).toBe(2);

@@ -382,7 +382,7 @@ describe('query_entity: allow-list', () => {
     },
   );
 
-  it('a name outside the list is `Unknown entity` with up to five closest matches from both spellings, before any request', async () => {
+  it('a name outside the list is `Unknown entity` with up to five near matches of both spellings, unsent', async () => {
     upstream();
     const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'companies' });
     expect(error).toBeInstanceOf(ArgumentRefusal);
@@ -514,7 +514,7 @@ describe('query_entity: cursors', () => {
     return cursor!;
   }
 
-  it('wraps @odata.nextLink opaquely; the continuation sends it verbatim with the new page size, ignoring the other options', async () => {
+  it('wraps @odata.nextLink opaquely; the continuation sends it verbatim with the new page size only', async () => {
     const cursor = await firstCursor();
     expect(cursor).not.toContain('skiptoken');
     expect(cursor).not.toContain('bc.test');
@@ -600,15 +600,18 @@ describe('query_entity: cursors', () => {
     ['a bare extra name', `${q}$filter=balance%20gt%200&$select=id&$skiptoken=1&debug`],
   ];
 
-  it.each([...elsewhere, ...foreignOptions])('an upstream next link with %s ends the first page with `Invalid cursor` (metered: the page was read) and is never requested', async (_name, link) => {
-    upstream((s) => (s.url.startsWith(SET('customers')) && !s.url.includes('skiptoken') ? page1(link) : s.url.includes('skiptoken') ? [200, { value: [{ id: 'c2' }] }] : undefined));
-    const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] });
-    expect(error).toBeInstanceOf(ToolError);
-    expect(error).not.toBeInstanceOf(ArgumentRefusal);
-    expect(code).toBe('invalid_cursor');
-    expect(text).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
-    expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`]);
-  });
+  it.each([...elsewhere, ...foreignOptions])(
+    'an upstream next link with %s ends the first page with `Invalid cursor` (metered: the page was read) and is ' + 'never requested',
+    async (_name, link) => {
+      upstream((s) => (s.url.startsWith(SET('customers')) && !s.url.includes('skiptoken') ? page1(link) : s.url.includes('skiptoken') ? [200, { value: [{ id: 'c2' }] }] : undefined));
+      const { error, code, text } = await failure('query_entity', { companyId: COMPANY, entity: 'customers', filter: 'balance gt 0', select: ['id'] });
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error).not.toBeInstanceOf(ArgumentRefusal);
+      expect(code).toBe('invalid_cursor');
+      expect(text).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
+      expect(dataRequests().map((s) => s.url)).toEqual([`${SET('customers')}?$filter=balance%20gt%200&$select=id`]);
+    },
+  );
 
   it.each([...elsewhere, ...foreignOptions])('a cursor whose link has %s is `Invalid cursor` when followed, before any request', async (_name, link) => {
     upstream(() => [200, { value: [{ id: 'c2' }] }]);
@@ -629,7 +632,7 @@ describe('query_entity: cursors', () => {
     }
   });
 
-  it('a cursor minted before the sent options were recorded (no `query`) is `Invalid cursor`, before any request', async () => {
+  it('a cursor minted before sent options were recorded (no `query`) is `Invalid cursor`, unsent', async () => {
     upstream(() => [200, { value: [] }]);
     for (const payload of [
       { link: page2Link, environment: 'Production' },
@@ -642,7 +645,7 @@ describe('query_entity: cursors', () => {
     expect(sent).toHaveLength(0);
   });
 
-  it("every page of a chain keeps the first page's options: a tampered third-page link ends the second page", async () => {
+  it("every page of a chain keeps the first page's options: a tampered third-page link ends page two", async () => {
     const link = (token: string, extra = '') => `${q}$filter=balance%20gt%200&$select=id&$skiptoken=${token}${extra}`;
     upstream((s) => {
       if (!s.url.startsWith(SET('customers'))) return undefined;
@@ -742,7 +745,7 @@ describe('the ERP error table', () => {
     ]);
   });
 
-  it('a 400 also after the retry: `Business Central rejected the request (400 <code>): <message>`, the message cut at 500', async () => {
+  it('a 400 after the retry: `Business Central rejected the request (400 <code>): <message>` (≤ 500)', async () => {
     const message = `Invalid filter expression 'postingDate ge '2024-01-01''. ${'m'.repeat(600)} CorrelationId: 4.`;
     upstream(route({ [`${SET('customers')}?$filter=bad`]: [400, { error: { code: 'Application_FilterErrorException', message } }] }));
     const { code, text } = await failure('query_entity', { ...customers, filter: 'bad' });

@@ -132,7 +132,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     return { t, month };
   }
 
-  it('200 concurrent calls over both replicas with 50 units of headroom and a slow database: exactly 50 allowed, overshoot 0, 50 metered', async () => {
+  it('200 concurrent calls on two replicas, 50 units headroom, slow database: 50 allowed, overshoot 0', async () => {
     const { t, month } = await hardTenant(80, 30);
     const failOpenBefore = (await metric(a.url, 'gateway_fail_open_total', '{component="fair_use"}')) + (await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}'));
     // Every database read of the month's units now takes longer than the hot-path wait.
@@ -156,7 +156,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     await until('both replicas flushed', async () => (await stores[0]!.usage.getMonthCostUnits(t.account.id, month)) === 80);
   });
 
-  it('raises a counter that is behind the database (units metered by a replica without Redis) after the next flush', async () => {
+  it('raises a counter behind the database (units metered by a replica without Redis) at the next flush', async () => {
     const { t, month } = await hardTenant(45, 0);
     const key = `fu:${t.account.id}:${month}`;
     expect((await search(a, t)).blocked).toBe(false); // seeds the counter: 1
@@ -169,7 +169,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect(await counters.getUnits(key)).toBe(45);
   });
 
-  it("a process's first check of an account catches a stale counter up with the database before reserving", async () => {
+  it("a process's first check of an account catches a stale counter up with the database, then reserves", async () => {
     const { t, month } = await hardTenant(10, 0);
     const key = `fu:${t.account.id}:${month}`;
     // The counter says 2, but 8 units were metered without a reservation (the account was in soft
@@ -193,7 +193,7 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect(decisions[2]).toMatchObject({ used: 10, limit: 10 });
   });
 
-  it('fails open only while Redis is unreachable (logged and counted), and catches the counter up once it is back', async () => {
+  it('fails open only while Redis is unreachable (logged, counted), and catches the counter up after', async () => {
     const { t, month } = await hardTenant(3, 0);
     const key = `fu:${t.account.id}:${month}`;
     const first = await Promise.all([search(b, t), search(b, t), search(b, t), search(b, t)]);

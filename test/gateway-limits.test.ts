@@ -34,7 +34,7 @@ describe('request-rate limit and fail-open', () => {
     nock.cleanAll();
   });
 
-  it('answers 429 with Retry-After: 1 and -32029 carrying the request id once the burst is spent; instances share the bucket', async () => {
+  it('answers 429, Retry-After: 1 and -32029 with the request id once the burst is spent; shared bucket', async () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     const other = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();

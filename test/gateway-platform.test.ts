@@ -158,7 +158,7 @@ describe('gateway platform rules', () => {
     await client.close();
   });
 
-  it('serves the connect form of each credential kind: static grant token, and username + password + company id', async () => {
+  it('serves the connect form of each credential kind: grant token, and username + password + company id', async () => {
     const t = await createTenant(store, { subscribe: ['invoicing', 'ledger'] });
     await gw.app.context.state.refresh();
     const cases: Array<[string, string, string, string]> = [
@@ -350,7 +350,7 @@ describe('gateway platform rules', () => {
     expect((bad.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });
   });
 
-  it('never puts a credential or the caller token into a response, and never sends the caller token upstream', async () => {
+  it('never puts a credential or the caller token into a response, nor sends the caller token upstream', async () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     let seenAuth = '';

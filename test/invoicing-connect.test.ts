@@ -95,7 +95,7 @@ describe('the invoicing connect form checks the grant token with the upstream be
     expect(sandbox.stats.requests).toBe(0);
   });
 
-  it('a token the upstream rejects (401) is not connected: the spec text is shown, nothing is stored, the upstream saw exactly one read', async () => {
+  it('a token the upstream rejects (401) is not connected: spec text shown, nothing stored, one read', async () => {
     const { tenant, url } = await linkFor();
     const page = await submit(url, UNKNOWN);
     expect(page.status).toBe(400);
@@ -164,7 +164,7 @@ describe('the invoicing connect form checks the grant token with the upstream be
     expect((await submit(url, GRANT)).status).toBe(200);
   });
 
-  it('a gateway without the app secret token setting stores nothing and asks the upstream nothing; its calls say it is not configured', async () => {
+  it('without the app secret token setting nothing is stored or asked; calls say it is not configured', async () => {
     const bare = await startGateway(store, { logger, env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' } });
     try {
       const tenant = await createTenant(store, { subscribe: ['invoicing'] });

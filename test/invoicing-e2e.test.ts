@@ -264,7 +264,7 @@ describe('invoicing end to end against its sandbox', () => {
       expect(invoicingDescriptor.tools.filter((t) => t.write).map((t) => t.name)).toEqual(WRITE_TOOLS);
     });
 
-    it('annotations per DECISIONS §3: reads read-only and closed-world; writes not read-only, not idempotent, destructive only for update_customer', async () => {
+    it('annotations (DECISIONS §3): reads read-only, closed-world; writes not idempotent; 1 destructive', async () => {
       const { tools } = await client.listTools();
       for (const tool of tools) {
         const name = tool.name.slice('invoicing__'.length);
@@ -309,7 +309,7 @@ describe('invoicing end to end against its sandbox', () => {
       expect(last.items).toHaveLength(20);
     });
 
-    it('a filter on a field the upstream does not filter on is its 400, naming the fields that may be used', async () => {
+    it('a filter on a field the upstream cannot filter on is its 400, naming the fields that may be used', async () => {
       const result = await call('list_customers', { filter: 'shoeSize$eq:42' });
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/^e-conomic rejected the request: .*shoeSize.*; fields that may be used: .*customerNumber/);
@@ -317,7 +317,7 @@ describe('invoicing end to end against its sandbox', () => {
   });
 
   describe('filter-grammar injection attempts, end to end', () => {
-    it('query-string characters in a value stay one filter value: no other parameter reaches the upstream, nothing widens', async () => {
+    it('query-string characters in a value stay one filter value: no other parameter reaches upstream', async () => {
       sandbox.resetStats();
       const result = await call('list_customers', { filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
       expect(result.isError ?? false, resultText(result)).toBe(false);
@@ -326,7 +326,7 @@ describe('invoicing end to end against its sandbox', () => {
       expect(sandbox.requests[0]!.query).toEqual({ skippages: '0', pagesize: '20', filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
     });
 
-    it('a value cannot close a group or add list items: the grammar characters reach the upstream escaped', async () => {
+    it('a value cannot close a group or add list items: grammar characters reach the upstream escaped', async () => {
       sandbox.resetStats();
       const result = await call('list_customers', { filter: '(name$eq:Smith (Holdings))$or:customerNumber$in:[1001,1002]' });
       expect(result.isError ?? false, resultText(result)).toBe(false);
@@ -345,7 +345,7 @@ describe('invoicing end to end against its sandbox', () => {
     });
   });
 
-  it('previews a draft invoice without writing, creates it once confirmed, and a repeated confirmation creates nothing new', async () => {
+  it('previews a draft invoice without writing, creates it once confirmed; a repeat adds nothing', async () => {
     const [customer] = await rows('list_customers', { pagesize: 5 });
     const [product] = await rows('list_products', { pagesize: 5 });
     const [layout] = await rows('list_layouts');
@@ -379,7 +379,7 @@ describe('invoicing end to end against its sandbox', () => {
     expect(sandbox.stats.forbidden).toEqual([]);
   });
 
-  it("every tool passes the sandbox in its strictest documented readings: undocumented query or body properties refused, read-only fields on a PUT refused, the PDF only by the invoice's link, writes answered without a body", async () => {
+  it("every tool passes the sandbox's strictest documented readings (unknown or read-only fields, PDF)", async () => {
     sandbox.setSwitches({ unknownQuery: 'reject', unknownProperties: 'reject', readOnlyOnPut: 'reject', pdfPath: 'linkOnly', writeAnswer: 'empty' });
     try {
       sandbox.resetStats();
@@ -439,7 +439,7 @@ describe('invoicing end to end against its sandbox', () => {
       }
     });
 
-    it('a read-only grant reads, and its write 403 is write_forbidden (the grant may lack write permission)', async () => {
+    it('a read-only grant reads; its write 403 is write_forbidden (the grant may lack write permission)', async () => {
       const other = await tenantWith(INVOICING_SANDBOX_READONLY_GRANT);
       try {
         expect((await call('get_customer', { customerNumber: ids.customerNumber }, other)).isError ?? false).toBe(false);

@@ -178,7 +178,7 @@ describe('request shapes', () => {
     expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('filter')).toBe('name$like:*acme a/s*$and:city$eq:Aarhus C');
   });
 
-  it('a pagesize over the upstream maximum (1000) or below 1, and a negative skippages, are refused by the schema', () => {
+  it('a pagesize over the upstream maximum (1000) or below 1, or a negative skippages, is refused', () => {
     for (const args of [{ pagesize: 1001 }, { pagesize: 0 }, { skippages: -1 }]) expect(checkArguments({ coerce: [] }, validator('input_list_customers'), args).ok).toBe(false);
     expect(checkArguments({ coerce: [] }, validator('input_list_customers'), { pagesize: 1000 }).ok).toBe(true);
   });
@@ -211,14 +211,14 @@ describe('request shapes', () => {
     expect(await call('get_customer', { customerNumber: 5 })).toEqual({ customerNumber: 5, name: 'Old', balance: 0 });
   });
 
-  it('the app secret token is the deployment setting (credential.appSecret), the grant token the stored one', async () => {
+  it('the app secret token is the deployment setting (credential.appSecret), the grant token stored', async () => {
     always([200, {}]);
     await call('validate_connection', {});
     expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
   });
 
-  it('a token stored as `<appSecret>:<grant>` before the deployment setting existed keeps its own app secret (a grant belongs to one app)', async () => {
+  it('a token stored as `<appSecret>:<grant>` before the setting existed keeps its own app secret', async () => {
     always([200, {}]);
     await call('validate_connection', {}, { kind: 'static_token', token: `${APP_SECRET}:${GRANT}`, appSecret: 'Other9deploymentSecret' });
     expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
@@ -257,7 +257,7 @@ describe('the list envelope', () => {
     expect((await call('list_customers', {})).pagination).toEqual({ results: 1, pageSize: 20, skipPages: 0, hasMore: true });
   });
 
-  it('the last page has no nextPage: hasMore false; the results count is the filtered total, not resultsWithoutFilter', async () => {
+  it('the last page has no nextPage: hasMore false; the count is the filtered total, not the unfiltered', async () => {
     always([200, collection([{ customerNumber: 41 }], { results: 41, resultsWithoutFilter: 57, pageSize: 20, skipPages: 2, previousPage: `${ORIGIN}/p` })]);
     expect((await call('list_customers', { skippages: 2 })).pagination).toEqual({ results: 41, pageSize: 20, skipPages: 2, hasMore: false });
   });
@@ -290,7 +290,7 @@ describe('answers read in every documented reading (audit against invoicing.md)'
     expect((await call('list_vat_accounts', {})).items).toEqual([{ vatCode: '25' }]);
   });
 
-  it('get_account_year_total: a single object (the docs), or its row when answered in the collection envelope', async () => {
+  it('get_account_year_total: a single object (the docs), or its row in the collection envelope', async () => {
     const total = { account: { accountNumber: 1010 }, fromDate: '2024-01-01', toDate: '2024-12-31', totalInBaseCurrency: 12.5 };
     always([200, collection([total])]);
     expect(await call('get_account_year_total', { accountNumber: 1010, year: '2024' })).toEqual(total);
@@ -402,7 +402,7 @@ describe('the filter grammar', () => {
     expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('filter')).toBe('notes.heading$eq:Order $(12$)');
   });
 
-  it('a refused filter (here an unclosed group) is `invalid_filter` with the position, sent nowhere and not metered (ArgumentRefusal)', async () => {
+  it('a refused filter (an unclosed group) is `invalid_filter` with the position, unsent, unmetered', async () => {
     always([200, collection([])]);
     const { error, code, text } = await failure('list_customers', { filter: 'name$eq:x$or:(city$eq:y' });
     expect(error).toBeInstanceOf(ArgumentRefusal);
@@ -455,7 +455,7 @@ describe('PDFs', () => {
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
   });
 
-  it('the documented path answering 404: the invoice is read and its pdf.download (or pdf.self) link followed once (§5)', async () => {
+  it('the documented path answering 404: the invoice is read, its pdf.download (or self) link followed', async () => {
     const pdf = Buffer.from('%PDF-1.7\n%%EOF');
     for (const key of ['download', 'self']) {
       nock.cleanAll();
@@ -473,7 +473,7 @@ describe('PDFs', () => {
     }
   });
 
-  it('a 404 whose invoice links the same path, or no PDF, or is itself missing, is the generic text without a loop', async () => {
+  it('a 404 whose invoice links the same path, no PDF, or is missing is the generic text without a loop', async () => {
     for (const invoice of [{ bookedInvoiceNumber: 7, pdf: { self: `${ORIGIN}/invoices/booked/7/pdf` } }, { bookedInvoiceNumber: 7 }, undefined]) {
       nock.cleanAll();
       sent.length = 0;
@@ -483,7 +483,7 @@ describe('PDFs', () => {
     }
   });
 
-  it('a link on another host (the public one, written by a proxy or fake) is asked of the configured upstream: the tokens never leave it', async () => {
+  it('a link to another host (by a proxy or fake) is asked of the configured upstream: tokens stay there', async () => {
     const pdf = Buffer.from('%PDF-1.7\n%%EOF');
     upstream((s) =>
       s.url === '/invoices/booked/7'
@@ -603,7 +603,7 @@ describe('errors', () => {
     expect((await failure('get_booked_invoice', { bookedInvoiceNumber: 1 })).text).toBe('Tool invocation failed.');
   });
 
-  it("429 (with or without Retry-After), 501 and a proxy HTML page end in the generic text after exactly one request (no retry: the spec's policy)", async () => {
+  it('429, 501 and a proxy HTML page end in the generic text after one request (no retry: spec policy)', async () => {
     for (const reply of [
       [429, { message: 'Too many requests.' }, { 'retry-after': '0' }],
       [429, 'slow down', { 'content-type': 'text/plain', 'token-limit-10000-per-60-seconds': '10000/10000' }],

@@ -104,7 +104,7 @@ describe('previews: nothing is written without confirm: true', () => {
     expect(scope.pendingMocks()).toHaveLength(2);
   });
 
-  it('create_draft_invoice previews the nested POST body (date today in Copenhagen, no invented description), with no request', async () => {
+  it('create_draft_invoice previews the nested POST body (today in Copenhagen, no invented text), unsent', async () => {
     const scope = nock(BASE).post(/.*/).reply(201, createdDraft);
     const result = await createDraftInvoice({ ...draftArgs, notesHeading: 'March', confirm: false }, ctxFor('create_draft_invoice', false));
     expect(result).toMatchObject({
@@ -130,7 +130,7 @@ describe('previews: nothing is written without confirm: true', () => {
     expect(scope.isDone()).toBe(false);
   });
 
-  it('update_customer previews after one live GET: merged over the full record, server fields and links stripped, allow-list only, no pollution', async () => {
+  it('update_customer previews after one live GET: merged, server fields and links stripped, allow-list', async () => {
     let put = 0;
     const scope = nock(BASE, { reqheaders: headers })
       .get('/customers/101')
@@ -167,7 +167,7 @@ describe('previews: nothing is written without confirm: true', () => {
     expect((body as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('duplicate_invoice previews after one live GET of the source: numbers, amounts and booking fields stripped', async () => {
+  it('duplicate_invoice previews after one live GET of the source: numbers, amounts, booking stripped', async () => {
     const booked = {
       bookedInvoiceNumber: 20001,
       date: '2026-01-10',
@@ -252,7 +252,7 @@ describe('previews: nothing is written without confirm: true', () => {
 });
 
 describe('confirmed writes', () => {
-  it('create_customer with confirm: true POSTs exactly the previewed body once and returns the created customer', async () => {
+  it('create_customer with confirm: true POSTs the previewed body once and returns the created customer', async () => {
     const preview = (await createCustomer({ ...customerArgs, confirm: false }, ctxFor('create_customer', false))) as { preview: { request: { body: unknown } } };
     let sent: unknown;
     nock(BASE, { reqheaders: { ...headers, 'content-type': 'application/json' } })
@@ -266,7 +266,7 @@ describe('confirmed writes', () => {
     expect(result).toMatchObject({ customerNumber: 5001, name: 'Acme ApS' });
   });
 
-  it('update_customer with confirm: true GETs, then PUTs the merged record and returns the updated customer', async () => {
+  it('update_customer with confirm: true GETs, then PUTs the merged record, returning the customer', async () => {
     let sent: Record<string, unknown> | undefined;
     nock(BASE)
       .get('/customers/101')
@@ -282,7 +282,7 @@ describe('confirmed writes', () => {
     expect(result).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
   });
 
-  it('duplicate_invoice with confirm: true and replaceLines creates a fresh draft with only the new lines', async () => {
+  it('duplicate_invoice with confirm: true and replaceLines creates a fresh draft with only new lines', async () => {
     let sent: Record<string, unknown> | undefined;
     nock(BASE)
       .get('/invoices/drafts/31')
@@ -321,7 +321,7 @@ describe('confirmed writes', () => {
     expect(error).toMatchObject({ code: 'upstream_rejected', params: { details: 'currency: Currency not found.; lines[0].unitNetPrice: Maximum 2 decimals allowed.' } });
   });
 
-  it('a 403 to the write says the grant may lack write permission; a 403 to the live read is reconnect-required', async () => {
+  it('a 403 to the write says the grant may lack write permission; a 403 to the live read: reconnect', async () => {
     nock(BASE).post('/customers').reply(403, { message: 'Forbidden', httpStatusCode: 403 });
     const write = await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true)).catch((e: unknown) => e);
     expect(write).toMatchObject({ code: 'write_forbidden' });
@@ -357,7 +357,7 @@ describe('confirmed writes', () => {
     expect(gets).toBe(2);
   });
 
-  it('an answer without a body (empty 201 with Location, 204 to the PUT) is read back from where the record is', async () => {
+  it('an answer without a body (201 with Location, 204 to the PUT) is read back from where the record is', async () => {
     nock(BASE)
       .post('/customers')
       .reply(201, '', { Location: `${BASE}/customers/5002` })
@@ -396,7 +396,7 @@ describe('confirmed writes', () => {
     expect(nock.pendingMocks()).toEqual([]);
   });
 
-  it('duplicate_invoice writes the references inside recipient and references as a write takes them ({ xNumber }, else { self })', async () => {
+  it('duplicate_invoice writes recipient and references as a write takes them ({ xNumber } or { self })', async () => {
     const source = {
       draftInvoiceNumber: 40,
       currency: 'DKK',
@@ -431,7 +431,7 @@ describe('confirmed writes', () => {
     });
   });
 
-  it('update_customer writes every reference of the record as a write takes it, including ones not named in the docs', async () => {
+  it('update_customer writes each reference of the record as a write takes it, also ones the docs omit', async () => {
     nock(BASE)
       .get('/customers/101')
       .reply(200, {
@@ -470,7 +470,7 @@ describe('no DELETE and no booking path anywhere in the client', () => {
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) expect(readFileSync(file, 'utf8'), file).not.toMatch(/\bDELETE\b|['"`]delete['"`]/);
   });
-  it('no POST or PUT in the invoicing handlers goes anywhere but /customers and /invoices/drafts (never /invoices/booked)', () => {
+  it('no POST or PUT of the invoicing handlers goes anywhere but /customers and /invoices/drafts', () => {
     const writes: string[] = [];
     for (const file of files.filter((f) => f.startsWith('handlers/'))) {
       for (const match of readFileSync(file, 'utf8').matchAll(/method:\s*'(POST|PUT|PATCH)',\s*path(?::\s*([^,}]+))?/g)) writes.push(`${match[1]} ${match[2]?.trim() ?? 'path'}`);
@@ -558,7 +558,7 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     });
   }
 
-  it('confirm as "true" or 1 is not a confirmation: refused like any invalid argument, nothing sent, nothing metered', async () => {
+  it('confirm as "true" or 1 is not a confirmation: refused as an invalid argument, unsent, unmetered', async () => {
     const t = await tenant();
     const scope = nock(GW_BASE).post(/.*/).reply(201, createdDraft).get(/.*/).reply(200, {});
     for (const confirm of ['true', 1, 'yes', null]) {
@@ -582,7 +582,7 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     expect(r.text).not.toContain(GRANT);
   });
 
-  it('a prototype-pollution attempt in the arguments is refused by the closed schema: nothing read, nothing written', async () => {
+  it('a prototype-pollution attempt in the arguments is refused by the closed schema: nothing sent', async () => {
     const t = await tenant();
     const scope = nock(GW_BASE).get(/.*/).reply(200, currentCustomer).put(/.*/).reply(200, {});
     for (const raw of ['{"customerNumber":101,"__proto__":{"polluted":true},"confirm":true}', '{"customerNumber":101,"constructor":{"prototype":{"polluted":true}},"confirm":true}']) {
@@ -593,7 +593,7 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('identical confirmed writes on both replicas at once: exactly one upstream POST, both callers get the same result; a repeat within the window writes nothing', async () => {
+  it('identical confirmed writes on both replicas: one upstream POST, one result; repeats write nothing', async () => {
     const t = await tenant();
     let posts = 0;
     const before = claims.count;
@@ -624,7 +624,7 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     expect(posts).toBe(2);
   });
 
-  it('an upstream 400 names the field through the gateway, and the corrected call is not deduplicated away', async () => {
+  it('an upstream 400 names the field through the gateway; the corrected call is not deduplicated away', async () => {
     const t = await tenant();
     nock(GW_BASE)
       .post('/customers')
@@ -659,7 +659,7 @@ describe('on the embedded store (one process)', () => {
     await store?.close();
   });
 
-  it('claims a key once; the others see null until the outcome is stored; an outcome not to reuse frees the key', async () => {
+  it('claims a key once; others see null until an outcome is stored; an outcome not reused frees it', async () => {
     const at = clock;
     expect(await store.writes.claimWrite('k1', at, at - 60_000)).toEqual({ claimed: true });
     expect(await store.writes.claimWrite('k1', at + 1, at + 1 - 60_000)).toEqual({ claimed: false, outcome: null });
@@ -674,7 +674,7 @@ describe('on the embedded store (one process)', () => {
     expect(await store.writes.writeOutcome('k2')).toBeUndefined();
   });
 
-  it('identical confirmed writes at once reach the upstream once; after the 60 s window the same write is sent again', async () => {
+  it('identical confirmed writes at once reach the upstream once; after the 60 s window it is sent again', async () => {
     const t = await createTenant(store, { subscribe: ['invoicing'] });
     await connectTenant(gw, t, 'invoicing', { token: GRANT });
     let posts = 0;

@@ -36,7 +36,8 @@ const imports = (dir: string) => sources(dir).flatMap((file) => specifiers(file)
  * at its root) has a rank, and a file imports only its own folder or a folder of lower rank. Two
  * folders of one rank do not import each other (transport/ and portal/ are both entered from the
  * server; metering/ and operations/ both sit over the store). A new folder or root file needs a row
- * (docs/decisions/runtime-layout.md, 'runtime/ has one folder per stage of the request path, ranked, and imports point down').
+ * (docs/decisions/runtime-layout.md, 'runtime/ has one folder per stage of the request path, ranked, and imports point
+ * down').
  */
 const RUNTIME_RANKS: Readonly<Record<string, number>> = {
   'app.ts': 14, // the composition root: builds everything below

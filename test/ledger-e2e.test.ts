@@ -88,7 +88,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger end to end against its sand
     }
   }, 60_000);
 
-  it('needs no undocumented property: aggregate of 50,000+ postings by Account and list_inventory_items by sales price answer, and no request names RowId', async () => {
+  it('needs no undocumented property: 50,000+ postings aggregated and items by sales price, no RowId', async () => {
     sandbox.resetStats();
     // Before: every sorted or paged read added RowId; an upstream rejecting unknown properties
     // answered 400 ("Uniconta rejected the query … HTTP 400" / "Tool invocation failed.").
@@ -111,7 +111,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger end to end against its sand
     expect(sandbox.switches.unknownProperties).toBe(mode);
   }, 60_000);
 
-  it('pages list_inventory_items by sales price with nextOffset: every item exactly once, even with ties in unstable order', async () => {
+  it('pages list_inventory_items by sales price with nextOffset: each item once, unstable ties too', async () => {
     sandbox.setSwitches({ unstableTieOrder: true });
     try {
       const seen: string[] = [];
@@ -150,7 +150,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger end to end against its sand
     expect(q.items[0]).toHaveProperty('Brand');
   });
 
-  it('matches exact arguments exactly: a wildcard is refused before any request, never matched or replaced by another row', async () => {
+  it('matches exact arguments exactly: a wildcard is refused before any request, never matched', async () => {
     const before = sandbox.stats.requests;
     // Before: get_account_balance {"account":"10*"} returned account 1000 and list_debtors {"cvr":"*"} every debtor.
     for (const [tool, args] of [
@@ -198,7 +198,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger end to end against its sand
     }
   });
 
-  it('an HTML maintenance page at login is an outage (generic text), not a refused login; the connection keeps working afterwards', async () => {
+  it('an HTML maintenance page at login is an outage (generic text), not a refused login; no harm done', async () => {
     try {
       for (const status of [200, 503] as const) {
         sandbox.setSwitches({ loginMaintenancePage: status });
@@ -244,7 +244,7 @@ describe('ledger: the connector timeout bounds the whole call, login and query t
     await store?.close();
   });
 
-  it('a slow login followed by a slow query ends at the deadline with the timeout text, not after the sum', async () => {
+  it('a slow login then a slow query ends at the deadline with the timeout text, not after the sum', async () => {
     const client = await mcpClient(gw.url, 'ledger', tenant.token);
     try {
       // Healthy first: the same call answers when the upstream is quick.

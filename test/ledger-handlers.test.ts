@@ -416,7 +416,7 @@ eachUpstream('ledger: list results', () => {
     expect(debtor).not.toHaveProperty('total');
   });
 
-  it('maps every sortBy onto its property, reads one page and marks a full page truncated without total or cursor', async () => {
+  it('maps each sortBy to its property, reads one page, marks a full one truncated, no total or cursor', async () => {
     const expected = { item: 'Item', name: 'Name', sales_price: 'SalesPrice1', cost_price: 'CostPrice', quantity: 'QtyOnStock', last_movement: 'LastMovement' };
     upstream(table({ InvItemClient: rowsOf(5, (i) => ({ Item: `I-${i}`, Name: `Item ${i}`, LastMovement: '2025-03-01T00:00:00' })) }));
     for (const [sortBy, property] of Object.entries(expected)) {
@@ -459,7 +459,7 @@ eachUpstream('ledger: list results', () => {
     expect(exactEnd).toMatchObject({ count: 2, truncated: true, offset: 3, nextOffset: 5 });
   });
 
-  it('says when the page at nextOffset may repeat or skip rows: a tie across the page end, or no order at all', async () => {
+  it('says when the page at nextOffset may repeat or skip rows: a tie across the page end, or no order', async () => {
     let data: Row[] = [];
     upstream((_entity, body) => {
       const page = body.find((e) => 'Take' in e)!;
@@ -767,7 +767,7 @@ eachUpstream('ledger: aggregate', (mode) => {
     });
   });
 
-  it('pages GLTransClient in voucher-line order, never by RowId, and says when a page boundary may repeat or skip rows', async () => {
+  it('pages GLTransClient in voucher-line order, never by RowId, saying when a boundary may repeat rows', async () => {
     pagedRows(2500, (i) => ({ Voucher: Math.floor(i / 2), VoucherLine: (i % 2) + 1, Account: 'A', Amount: 1 }));
     const exact = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] });
     expect(exact).toMatchObject({ rowsScanned: 2500, pages: 3, truncated: false, groups: [{ count: 2500 }] });
@@ -867,7 +867,7 @@ eachUpstream('ledger: aggregate', (mode) => {
     expect(sent).toEqual([]);
   });
 
-  it('checks groupBy and sum names against the rows: a wrong case is mapped to the upstream spelling, an unknown name is query_rejected', async () => {
+  it('checks groupBy and sum names: a wrong case maps to the upstream spelling, unknown: query_rejected', async () => {
     pagedRows(3, (i) => ({ Account: `A${i % 2}`, Amount: 1.5, ...(i === 2 ? { Dimension1: 'D' } : {}) }));
     // Before: sum ["amount"] gave { amount: 0 } (the fold is exact-case) and groupBy ["account"] one null group.
     const cased = await call('aggregate', { entity: 'GLTransClient', groupBy: ['account'], sum: ['amount'] });

@@ -120,7 +120,7 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       }
     });
 
-    it('answers discover with the same instructions and identity as the 2025 initialize (entitlement-aware)', async () => {
+    it('answers discover with the instructions and identity of the 2025 initialize (entitlement-aware)', async () => {
       for (const { instanceId } of endpoints.filter((e) => e.first)) {
         const modern = await open(instanceId);
         const legacy = await mcpClient(url, instanceId, tenant.token);
@@ -333,7 +333,7 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       expect(upstreamRequests()).toBe(before);
     });
 
-    it('Mcp-Name: the Base64 sentinel and surrounding whitespace are accepted; header names are case-insensitive', async () => {
+    it('Mcp-Name: the Base64 sentinel and surrounding whitespace are accepted; header names ignore case', async () => {
       const sentinel = await post(callBody(31), modernHeaders('tools/call', b64(toolName())));
       expect(sentinel.status, sentinel.text).toBe(200);
       expect(resultOf(sentinel).isError).toBeFalsy();

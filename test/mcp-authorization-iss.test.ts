@@ -121,7 +121,7 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
     }
   });
 
-  it('pre-redirect refusals (unknown client, unregistered redirect URI) are answered directly, never redirected', async () => {
+  it('pre-redirect refusals (unknown client, unregistered redirect URI) are answered, never redirected', async () => {
     const unregistered = await authorize({ ...good(), redirect_uri: 'https://attacker.example/cb' });
     expect(unregistered.status).toBe(400);
     expect(unregistered.headers.get('location')).toBeNull();

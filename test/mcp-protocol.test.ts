@@ -47,7 +47,7 @@ describe('JSON-RPC envelope texts (specs/platform.yaml protocolErrors)', () => {
 describe('MCP method map (runtime/mcp/methods.ts)', () => {
   const unused = {} as never;
 
-  it('serves initialize, ping, tools/list and tools/call to the 2025 revisions, server/discover, tools/list and tools/call to 2026-07-28', () => {
+  it('serves initialize, ping, tools/list and tools/call to 2025, server/discover, list and call to 2026-07-28', () => {
     const methods = createMethods(unused, unused, unused);
     expect([...methods.legacy.keys()].sort()).toEqual(['initialize', 'ping', 'tools/call', 'tools/list']);
     expect([...methods.modern.keys()].sort()).toEqual(['server/discover', 'tools/call', 'tools/list']);

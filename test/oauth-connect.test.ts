@@ -152,7 +152,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect((await store.connections.getConnection(t.account.id, 'erp'))!.ciphertext).toBe(row!.ciphertext);
   });
 
-  it('refuses a callback without a state, with an unknown one, or with an expired one, with a page and no stack', async () => {
+  it('refuses a callback without a state, with an unknown or expired one, with a page and no stack', async () => {
     const missing = await finish(`${gw.url}/portal/oauth/callback?code=abc`);
     expect(missing.status).toBe(400);
     const text = await missing.text();
@@ -194,7 +194,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(await store.connections.getConnection(b.account.id, 'erp')).toBeNull();
   });
 
-  it('checks the granted scopes as a closed set: an extra scope or no ERP API scope rejects, tolerated ones pass', async () => {
+  it('checks granted scopes as a closed set: an extra or no ERP API scope rejects, tolerated ones pass', async () => {
     const t = await createTenant(store, { subscribe: ['erp'] });
     await gw.app.context.state.refresh();
 
@@ -237,7 +237,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(await store.connections.getConnection(t.account.id, 'erp')).toBeNull();
   });
 
-  it('connects from the connections page of a signed-in user (the same flow, its own single-use link record)', async () => {
+  it('connects from the connections page of a signed-in user (same flow, its own single-use link)', async () => {
     const t = await createTenant(store, { subscribe: ['erp'] });
     await gw.app.context.state.refresh();
     const portal = await portalAs(gw, t.user);
@@ -289,7 +289,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       return { t, accessToken, refreshToken };
     }
 
-    it('refreshes a token expiring within 60 s once, stores the rotated refresh token, and concurrent calls share the refresh', async () => {
+    it('refreshes a token expiring in 60 s once, storing the rotated refresh token; parallel calls share', async () => {
       const { t, accessToken, refreshToken } = await expiringConnection(30_000);
       const before = idp.requests.refresh_token;
       const results = await Promise.all([call(t), call(t), call(t)]);
@@ -314,7 +314,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       expect(idp.requests.refresh_token).toBe(before);
     });
 
-    it('invalid_grant: answers the reconnect text with a link, marks the connection, and tries no further refresh', async () => {
+    it('invalid_grant: answers the reconnect text with a link, marks the connection, refreshes no more', async () => {
       const { t } = await expiringConnection(-1000);
       idp.refreshMode = 'invalid_grant';
       const before = idp.requests.refresh_token;
@@ -340,7 +340,7 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       expect(served.isError).toBeUndefined();
     });
 
-    it('invalid_client and a 500 at the token endpoint are platform faults: the generic text, logged, not marked, no loop', async () => {
+    it('invalid_client and a token endpoint 500 are platform faults: generic text, logged, unmarked', async () => {
       for (const mode of ['invalid_client', 'server_error'] as const) {
         const { t } = await expiringConnection(-1000);
         idp.refreshMode = mode;

@@ -42,7 +42,7 @@ describe('refusals in the log', () => {
     await store?.close();
   });
 
-  it('logs a connection stored through the portal with its account, user, connector and instance, and no credential', async () => {
+  it('logs a connection stored through the portal with account, user, connector, instance, no credential', async () => {
     const tenant = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
     const client = await mcpClient(gw.url, 'cases', tenant.token);

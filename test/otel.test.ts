@@ -142,7 +142,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     expect(refused!.status?.code).toBe(2); // ERROR
   });
 
-  it('exports each upstream request as a child of the tools/call span, under the span id its traceparent carried', () => {
+  it("exports each upstream request as a child of the tools/call span, under its traceparent's span id", () => {
     const call = spans.find((s) => s.name === 'tools/call list_debtors')!;
     const upstream = spans.filter((s) => s.parentSpanId === call.spanId);
     // The ledger's login and its query: both reached the proxy with these span ids.

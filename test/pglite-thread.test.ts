@@ -136,7 +136,7 @@ describe('the embedded database in its own thread', () => {
     }
   });
 
-  it('bounds each statement, not a whole transaction, and never leaves a transaction open behind a deadline', async () => {
+  it('bounds each statement, not a transaction, and never leaves a transaction open behind a deadline', async () => {
     const bounded = createPgliteThreadClient({ dataDir: await freshDatabase('db-bounded'), queryTimeoutMs: 400 });
     try {
       // Three statements of 0.2 s: each within the deadline, together past it (a snapshot of many tenants).

@@ -39,7 +39,7 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
     await admin?.close();
   });
 
-  it('accepts a session made on one replica on the other, and ends it on both when signing out everywhere', async () => {
+  it('accepts a session made on one replica on the other, and ends it on both when signing out all', async () => {
     const onA = new PortalClient(a.url);
     expect((await onA.signIn(tenant.user.email)).status).toBe(303);
     const onB = new PortalClient(b.url);

@@ -207,7 +207,7 @@ describe('portal', () => {
     expect(actions.some((x) => x.startsWith('seats.set'))).toBe(true);
   });
 
-  it('binds a connect link to its user: anonymous sees a sign-in prompt, another user is refused, the user connects', async () => {
+  it('binds a connect link to its user: anonymous gets a sign-in prompt, another user is refused', async () => {
     const url = await connectUrlOf(gw, a);
     const path = url.replace(gw.url, '');
     const anonymous = new PortalClient(gw.url);

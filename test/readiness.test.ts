@@ -63,7 +63,7 @@ describe('/readyz', needs('postgres', 'redis'), () => {
     expect(metrics).toContain('gateway_ready{check="all"} 1');
   });
 
-  it('names the database, the migrations and a stale snapshot while PostgreSQL is away; /healthz stays live', async () => {
+  it('names the database, the migrations and a stale snapshot while PostgreSQL is away; /healthz lives', async () => {
     pg.setMode('refuse');
     pg.drop();
     await until('snapshot stale', async () => (await readyz(gw.url)).body.failing?.includes('snapshot') ?? false);

@@ -28,7 +28,7 @@ describe('reconnect links', () => {
     await store?.close();
   });
 
-  it("follows the reconnect text with a single-use link to this instance's form, which reconnects the user", async () => {
+  it("follows the reconnect text with a single-use link to this instance's form, which reconnects", async () => {
     const tenant = await createTenant(store, { subscribe: ['ledger'] });
     await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: 'not-the-password-7f3', companyId: String(LEDGER_DEMO_COMPANY_ID) }, 'ledger-2');
     const client = await mcpClient(gw.url, 'ledger-2', tenant.token);

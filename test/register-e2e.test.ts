@@ -75,7 +75,7 @@ describe('company register end to end against its sandbox', () => {
     expect(String(sandbox.stats.lastRequest?.headers.authorization)).toBe(`Basic ${Buffer.from('gw:sandbox-secret').toString('base64')}`);
   });
 
-  it('publishes cvrNummer as an 8-digit integer or exactly 8 digits as a string, on every tool taking one, and refuses a 3-digit string before any lookup, unmetered', async () => {
+  it('publishes cvrNummer as 8 digits (integer or string) on every tool; 3 digits are refused, unmetered', async () => {
     const client = await mcpClient(gw.url, 'register', tenant.token);
     const ajv = new Ajv({ strict: false });
     const { tools } = await client.listTools();

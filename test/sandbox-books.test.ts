@@ -61,7 +61,7 @@ describe('Dinero sandbox: tokens and organisations', () => {
 });
 
 describe('Dinero sandbox: rate limit, brownout, faults', () => {
-  it('100 requests a minute per organisation, then 429 text/plain without Retry-After (a switch adds one)', async () => {
+  it('100 requests a minute per organisation, then 429 text/plain without Retry-After (a switch adds it)', async () => {
     for (let i = 0; i < 100; i++) expect((await get(`/v1/${O}/vatTypes`)).status).toBe(200);
     const over = await get(`/v1/${O}/vatTypes`);
     expect(over.status).toBe(429);
@@ -140,7 +140,7 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
     expect((await get(`/v1/${O}/contacts?fields=Name,Nope`)).json).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Nope'." } });
   });
 
-  it('fields: only the names each endpoint documents (documented-fields.ts); others → 400 and recorded, or left out by switch', async () => {
+  it("fields: only each endpoint's documented names; others → 400 and recorded, or left out by switch", async () => {
     for (const [endpoint, spec] of Object.entries(BOOKS_FIELDS)) {
       const path = spec.path
         .replace('{o}', String(O))
@@ -163,7 +163,7 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
     expect(sandbox.stats.undocumentedFields.at(-1)).toEqual({ path: '/v1/organizations', field: 'CountryKey' });
   });
 
-  it('contacts: v1 leaves deleted rows out unless deletedOnly; v2 without deletedOnly returns live and deleted rows together', async () => {
+  it('contacts: v1 leaves deleted rows out unless deletedOnly; v2 without it returns live and deleted', async () => {
     const count = async (path: string) => ((await get(path)).json.Collection as Row[]).length;
     const live = await count(`/v1/${O}/contacts?pageSize=1000`);
     const deleted = await count(`/v1/${O}/contacts?pageSize=1000&deletedOnly=true`);
@@ -173,7 +173,7 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
     expect(await count(`/v2/${O}/contacts?pageSize=1000&deletedOnly=true`)).toBe(deleted);
   });
 
-  it('queryFilter: eq/contains, single-quoted values, ; as AND; a bare term, a foreign field or a broken clause → 400', async () => {
+  it('queryFilter: eq/contains, single quotes, ; as AND; a bare term, foreign field, broken clause → 400', async () => {
     const hits = (await get(`/v1/${O}/contacts?fields=Name,IsPerson&pageSize=1000&` + `queryFilter=${q("Name contains 'nordic';IsPerson eq 'false'")}`)).json.Collection as Row[];
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((c) => String(c.Name).toLowerCase().includes('nordic') && c.IsPerson === false)).toBe(true);
@@ -183,7 +183,7 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
     }
   });
 
-  it('invoice filters: startDate needs endDate; drafts ignore the date filter; statusFilter list; sort and sortOrder', async () => {
+  it('invoice filters: startDate needs endDate; drafts ignore dates; statusFilter list; sort, sortOrder', async () => {
     expect((await get(`/v1/${O}/invoices?startDate=2025-01-01`)).status).toBe(400);
     expect((await get(`/v1/${O}/invoices?endDate=2025-01-01`)).status).toBe(400);
     const future = (await get(`/v1/${O}/invoices?startDate=2031-01-01&endDate=2031-12-31&pageSize=1000&fields=Status`)).json.Collection as Row[];

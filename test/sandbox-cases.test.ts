@@ -466,7 +466,7 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
     expect(ok.caseById.responsibleUser.fullName).toEqual(expect.any(String));
   });
 
-  it('serves scalar status/caseType, a single-object orderBy and an object hours case filter behind switches', async () => {
+  it('serves scalar status/caseType, an object orderBy and an object hours case filter behind switches', async () => {
     const demo = casesDataset().companies.get(1)!.casesById.get(DEMO_CASE_ID)!;
     const parentHours = casesDataset().companies.get(1)!.hoursByCase.get(PARENT_CASE_ID)!.length;
     const subHours = SUB_CASE_IDS.reduce((n, id) => n + (casesDataset().companies.get(1)!.hoursByCase.get(id)?.length ?? 0), 0);
@@ -684,7 +684,7 @@ describe('cases sandbox: seeded data', () => {
     expect(casesDataset().companies.get(1)!.casesById.get(DEMO_CASE_ID)!.caseNumber).toBe(DEMO_CASE_NUMBER);
   });
 
-  it(`has a case with ${BIG_HOURS_COUNT} hour rows, one with ${SIX_HUNDRED_HOURS_COUNT} and one with ${MANY_INVOICES_COUNT} invoices`, async () => {
+  it(`has cases of ${BIG_HOURS_COUNT}, ${SIX_HUNDRED_HOURS_COUNT} hours, ${MANY_INVOICES_COUNT} invoices`, async () => {
     const big = await allPages(HOURS_PAGE, 'hours', { case: BIG_HOURS_CASE_ID });
     expect(big.items).toHaveLength(BIG_HOURS_COUNT);
     expect(big.pages).toBe(Math.ceil(BIG_HOURS_COUNT / 200));

@@ -131,7 +131,7 @@ describe('base URL and path forms', () => {
 });
 
 describe('environments', () => {
-  it('lists Production (type production), Sandbox without countryCode, and one foreign applicationFamily entry', async () => {
+  it('lists Production (type production), Sandbox without countryCode, one foreign applicationFamily', async () => {
     const r = await call(`${sb.url}/environments/v1.2`);
     expect(r.status).toBe(200);
     const envs = r.json().value as Row[];
@@ -250,7 +250,7 @@ describe('demo data', () => {
 });
 
 describe('service document and $metadata', () => {
-  it('lists real names incl. companies, subscriptions and pdfDocument, and omits one allow-listed set, which answers 404', async () => {
+  it('lists real names incl. companies, subscriptions, pdfDocument; one allow-listed set is 404', async () => {
     const r = await call(api());
     expect(r.status).toBe(200);
     const body = r.json();
@@ -274,7 +274,7 @@ describe('service document and $metadata', () => {
     expect(r.text).toContain('<NavigationProperty Name="salesInvoiceLines" Type="Collection(Microsoft.NAV.salesInvoiceLine)" />');
   });
 
-  it('lists environment-level subscriptions (with clientState), reads one by its string key, and answers 404 for a GUID key', async () => {
+  it('lists environment subscriptions (with clientState), reads one by string key, 404 for a GUID key', async () => {
     const list = await call(`${api()}/subscriptions`);
     expect(list.status).toBe(200);
     const rows = list.json().value as Row[];
@@ -414,7 +414,7 @@ describe('$filter', () => {
     await expectSubset('generalLedgerEntries', `accountId eq ${account}`, gl, (r) => r.accountId === account);
   });
 
-  it('answers 400 BadRequest for a quoted date, an unknown field, or across two fields, and an unknown $select field', async () => {
+  it('answers 400 BadRequest for a quoted date, an unknown or two-field filter, an unknown $select', async () => {
     const bad = async (query: string) => expectError(await call(`${company()}/generalLedgerEntries?${query}`), 400, 'BadRequest');
     expect((await bad(`$filter=${encodeURIComponent("postingDate ge '2026-01-01'")}`)).message).toContain("'Edm.Date' and 'Edm.String'");
     expect((await bad(`$filter=${encodeURIComponent('postingDat ge 2026-01-01')}`)).message).toContain("Could not find a property named 'postingDat'");
@@ -563,7 +563,7 @@ describe('switches', () => {
     expect((await call(url)).status).toBe(200);
   });
 
-  it('injects 429, 503 with Retry-After, 408, 504, an HTML 502 and a non-JSON 200, for a counted number of requests', async () => {
+  it('injects 429, 503 with Retry-After, 408, 504, HTML 502 and non-JSON 200 for a counted few requests', async () => {
     const url = `${company()}/customers?$top=1`;
     sb.setSwitches({ fault: 'throttled', faultCount: 1, retryAfter429: 'seconds' });
     expect((await call(url)).status).toBe(429);

@@ -188,7 +188,7 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     expect(verifyAccessToken(tokens.access_token).subject).toBe('second.user@example.dk');
   });
 
-  it('redirects with access_denied and the state when the user cancels; the request cannot be answered twice', async () => {
+  it('redirects with access_denied and the state on cancel; the request cannot be answered twice', async () => {
     const started = await authorizeUrl(style);
     const page = await get(started.url);
     const answer = await submitConsent(page.text, 'deny');
@@ -391,7 +391,7 @@ describe('refresh tokens per style', () => {
     expect(verifyAccessToken(third.access_token).valid).toBe(true);
   });
 
-  it('google gives a refresh token only with access_type=offline, and then only on first consent unless prompt=consent', async () => {
+  it('google gives a refresh token only with access_type=offline, on first consent unless prompt=consent', async () => {
     const login = 'first.consent@example.dk';
     const online = await codeTokens('google', await consent('google', { access_type: null, prompt: null }, login));
     expect(online.refresh_token).toBeUndefined();

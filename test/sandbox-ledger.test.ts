@@ -385,7 +385,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       }
     });
 
-    it('an unknown PropertyName is ignored silently (ignore) or answered 400 naming it (reject), for filters and sorts alike', async () => {
+    it('an unknown PropertyName is ignored (ignore) or 400 naming it (reject), for filters and sorts', async () => {
       const all = await rows('DebtorClient', []);
       await expectUnknown(mode, 'DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }], 'NoSuchProperty', async () => {
         expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }])).toEqual(all);
@@ -491,7 +491,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       expect(new Set(items.map((r) => r.Item)).size).toBe(items.length);
     });
 
-    it('unstableTieOrder: pages sorted on Date alone repeat and skip rows; Voucher and VoucherLine as tie-breakers keep them exact', async () => {
+    it('unstableTieOrder: pages sorted on Date alone repeat and skip rows; Voucher, VoucherLine fix it', async () => {
       sandbox.setSwitches({ unstableTieOrder: true });
       const range = { PropertyName: 'Date', FilterValue: '01-01-2025..31-03-2025' };
       const whole = await rows('GLTransClient', [range]);
@@ -589,7 +589,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
   });
 
   describe('ledger sandbox: …ClientUser custom fields', () => {
-    it('InvItemClientUser returns and filters Brand and WarrantyMonths; InvItemClient has neither and ignores the filter', async () => {
+    it('InvItemClientUser returns and filters Brand, WarrantyMonths; InvItemClient ignores the filter', async () => {
       const [brandField, warrantyField] = LEDGER_USER_FIELDS.InvItemClientUser;
       const user = await rows('InvItemClientUser', [{ PropertyName: 'Group', FilterValue: 'EBIKES' }]);
       for (const it of user) {
@@ -628,7 +628,7 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
   });
 
   describe('ledger sandbox: companies and scoping', () => {
-    it('CompanyClient lists every company of the user by default, only the logged-in one in loggedIn mode', async () => {
+    it('CompanyClient lists every company of the user by default, the logged-in one in loggedIn mode', async () => {
       const all = await rows('CompanyClient');
       expect(all.map((c) => c.PrimaryKeyId).sort()).toEqual([LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_SECOND_COMPANY_ID]);
       for (const c of all) {
@@ -850,7 +850,7 @@ describe('ledger sandbox: demo data', () => {
     expect((await rows('CreditorTransOpenClient')).length).toBeGreaterThan(0);
   });
 
-  it('has about 4,000 InvTransClient rows; sales lines have negative Qty in every quarter of 2025 and 2026', async () => {
+  it('has about 4,000 InvTransClient rows; sales lines have negative Qty each quarter of 2025 and 2026', async () => {
     const trans = await rows('InvTransClient');
     expect(trans.length).toBeGreaterThan(3500);
     expect(trans.length).toBeLessThan(4500);

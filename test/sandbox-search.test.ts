@@ -104,7 +104,7 @@ describe('Search Console sandbox', () => {
     expect((await ok(DOMAIN, { ...may, dimensions: ['QUERY'], aggregationType: 'BY_PAGE', searchType: 'WEB', rowLimit: 1 })).responseAggregationType).toBe('byPage');
   });
 
-  it('has 30,000+ query rows in a month: rowLimit 25,000 and startRow paging reach every one, sorted by clicks', async () => {
+  it('has 30,000+ query rows a month: rowLimit 25,000 and startRow paging reach all, sorted by clicks', async () => {
     const first = await ok(DOMAIN, { ...may, dimensions: ['query'], rowLimit: 25_000 });
     const second = await ok(DOMAIN, { ...may, dimensions: ['query'], rowLimit: 25_000, startRow: 25_000 });
     expect(first.rows).toHaveLength(25_000);
@@ -145,7 +145,7 @@ describe('Search Console sandbox', () => {
     expect(pages.every((r) => r.keys![0]!.startsWith(WWW))).toBe(true);
   });
 
-  it('filters: equals is case-sensitive on query, contains is not; countries and devices; search appearance', async () => {
+  it('filters: equals is case-sensitive on query, contains is not; countries, devices; search appearance', async () => {
     const [top] = (await ok(DOMAIN, { ...may, dimensions: ['query'], rowLimit: 1 })).rows!;
     const filter = (dimension: string, operator: string, expression: string) => ({ ...may, dimensionFilterGroups: [{ groupType: 'and', filters: [{ dimension, operator, expression }] }] });
     const [exact] = (await ok(DOMAIN, filter('query', 'equals', top!.keys![0]!))).rows!;
@@ -161,7 +161,7 @@ describe('Search Console sandbox', () => {
     expect(appearances.every((r) => /^[A-Z_]+$/.test(r.keys![0]!))).toBe(true);
   });
 
-  it('serves final data up to three days before today, fresh data with dataState all, and nothing older than 16 months', async () => {
+  it('serves final data to three days ago, fresh data with dataState all, nothing older than 16 months', async () => {
     const recent = { startDate: '2025-06-01', endDate: '2025-06-12', dimensions: ['date'] };
     const final = (await ok(DOMAIN, recent)).rows!.map((r) => r.keys![0]).sort();
     expect(final.at(-1)).toBe('2025-06-07');
@@ -223,7 +223,7 @@ describe('Search Console sandbox', () => {
     expect((await get('/webmasters/v3/sites')).status).toBe(200);
   });
 
-  it('serves hourly data with dataState hourly_all: Pacific hour keys with their offset, the newest 10 days, hours adding up to their day', async () => {
+  it('hourly data with dataState hourly_all: Pacific hour keys with offset, newest 10 days, sum to days', async () => {
     const week = { startDate: '2025-06-03', endDate: '2025-06-09' };
     expect((await query(DOMAIN, { ...week, dimensions: ['hour'] })).status).toBe(400);
     const hourly = await ok(DOMAIN, { ...week, dimensions: ['hour'], dataState: 'HOURLY_ALL', rowLimit: 25_000 });

@@ -171,7 +171,7 @@ describe('search analytics end to end against its sandbox', () => {
     expect(await metered()).toBe(before);
   });
 
-  it("every fault the sandbox shows: quota (429 and the legacy 403) → the quota text, 5xx and HTML bodies → the generic text; the gateway's requests are fully encoded JSON", async () => {
+  it('every sandbox fault: quota (429, legacy 403) → quota text, 5xx and HTML → generic; JSON requests', async () => {
     const q = { siteUrl: WWW, ...LAST_MONTH, limit: 1 };
     sandbox.setSwitches({ quotaPerMinute: 1 });
     try {
@@ -217,7 +217,7 @@ describe('search analytics end to end against its sandbox', () => {
     }
   });
 
-  it('a grant revoked at Google: the refresh answers invalid_grant → AccessTokenExpiredError, not metered; an upstream 401 → the same text', async () => {
+  it('a grant revoked at Google: invalid_grant → AccessTokenExpiredError, unmetered; a 401 the same', async () => {
     const revoked = await connected();
     try {
       idp.revoke({ clientId: oauth.clientId, accessTokens: true });

@@ -65,7 +65,7 @@ afterEach(() => {
 });
 
 describe('request paths and bodies', () => {
-  it('list_sites: GET /webmasters/v3/sites with the bearer token; unverified entries dropped, permissionLevel unchanged', async () => {
+  it('list_sites: GET /webmasters/v3/sites with the bearer token; unverified dropped, levels kept', async () => {
     upstream(() => [
       200,
       {
@@ -94,7 +94,7 @@ describe('request paths and bodies', () => {
     expect(await call('list_sites', {})).toEqual({ sites: [] });
   });
 
-  it('top_queries: POST to the property as one encoded segment (both kinds), grouped by query, rowLimit = limit (default 10), sorted by clicks', async () => {
+  it('top_queries: POST to the property as one segment, by query, rowLimit = limit (10), by clicks', async () => {
     upstream(() => [200, { rows: [row(['b'], 5, 50, 3), row(['a'], 9, 90, 2.5), row(['c'], 5, 70, 4)], responseAggregationType: 'byProperty' }]);
     const result = await call('top_queries', { siteUrl: DOMAIN, ...period });
     expect(sent[0]!.method).toBe('POST');
@@ -122,7 +122,7 @@ describe('request paths and bodies', () => {
     expect((await call('top_pages', { siteUrl: PREFIX, ...period })).pages).toEqual([]);
   });
 
-  it('query_performance and page_performance: an exact equals filter without grouping; the keyless row as reported, zeros without rows', async () => {
+  it('query_performance, page_performance: an equals filter, no grouping; keyless row as is, else zeros', async () => {
     upstream((s) => [200, (s.body as any).dimensionFilterGroups[0].filters[0].dimension === 'query' ? { rows: [row(undefined, 7, 140, 6.25)], responseAggregationType: 'byProperty' } : {}]);
     const q = await call('query_performance', { siteUrl: DOMAIN, query: 'Sofa Tilbud', ...period });
     expect(sent[0]!.body).toEqual({ ...period, dimensionFilterGroups: [{ groupType: 'and', filters: [{ dimension: 'query', operator: 'equals', expression: 'Sofa Tilbud' }] }] });
@@ -132,7 +132,7 @@ describe('request paths and bodies', () => {
     expect(p.metrics).toEqual({ clicks: 0, impressions: 0, ctr: 0, position: 0 });
   });
 
-  it('search_analytics_query: the allow-listed body is sent as given; metadata is dropped, rows and aggregation type passed through', async () => {
+  it('search_analytics_query: the allow-listed body sent as given; metadata dropped, rows passed through', async () => {
     const requestBody = {
       ...period,
       dimensions: ['date', 'device'],
@@ -157,7 +157,7 @@ describe('request paths and bodies', () => {
     expect(result).toEqual({ siteUrl: DOMAIN, responseAggregationType: 'byProperty', rows: [row(['2025-05-02', 'MOBILE'], 1, 10, 2)] });
   });
 
-  it('search_analytics_query: hourly data (hour keys with their offset) forwarded and read; metadata in either key casing dropped; kind ignored', async () => {
+  it('search_analytics_query: hourly data (keys with offset) read; metadata in either casing dropped', async () => {
     const requestBody = { startDate: '2025-04-07', endDate: '2025-04-07', dimensions: ['HOUR'], dataState: 'HOURLY_ALL' };
     const hourRow = row(['2025-04-07T00:00:00-07:00'], 2, 40, 3.5);
     upstream((_s, i) => [
@@ -249,7 +249,7 @@ describe('compare_periods arithmetic (hand-computed)', () => {
     expect(result.delta).toEqual({ clicks: { absolute: 4, percent: null }, impressions: { absolute: -100, percent: -50 }, ctr: { absolute: 0.04 }, position: { absolute: -2 } });
   });
 
-  it('pages with startRow += 25,000 until a page has no rows (a short page is not the end), and sums every page', async () => {
+  it('pages with startRow += 25,000 until a page has no rows (a short one is not the end), sums all', async () => {
     const full = Array.from({ length: 25_000 }, (_, i) => row([`q${i}`], 1, 10, 2));
     periods(
       // A fake that answers fewer rows than asked before its last page (the doc does not promise full pages).
@@ -312,7 +312,7 @@ describe('error texts', () => {
     });
   }
 
-  it('the texts: reconnect on 401, the property named on 403 forbidden, Google’s message (cut at 500) on 400', async () => {
+  it('the texts: reconnect on 401, the property on 403 forbidden, Google’s message (cut at 500) on 400', async () => {
     upstream((_s, i) =>
       i === 0 ? [401, googleError(401, 'authError')] : i === 1 ? [403, googleError(403, 'forbidden')] : [400, googleError(400, 'badRequest', `startDate is too old. ${'x'.repeat(600)}`)],
     );
@@ -332,7 +332,7 @@ describe('error texts', () => {
     expect((await failure('top_queries', { siteUrl: PREFIX, ...period })).code).toBe('insufficient_scope');
   });
 
-  it('403 accessNotConfigured (the API disabled for the project: usageLimits, not a quota) → the generic text, not the property or quota text', async () => {
+  it('403 accessNotConfigured (API disabled: usageLimits, not quota) → the generic text', async () => {
     upstream(() => [
       403,
       {
@@ -394,7 +394,7 @@ describe('error texts', () => {
     expect(sent).toHaveLength(0);
   });
 
-  it('a period that ends before it starts is refused before any request (not metered: an argument refusal)', async () => {
+  it('a period ending before it starts is refused before any request (unmetered: an argument refusal)', async () => {
     upstream(() => [200, {}]);
     const cases: Array<[string, Record<string, unknown>]> = [
       ['top_queries', { siteUrl: DOMAIN, startDate: '2025-05-31', endDate: '2025-05-01' }],

@@ -59,7 +59,7 @@ describe('a secret echoed by the upstream', () => {
   /** The secret in any form the upstream may have echoed, or the caller's own token. */
   const leaks = (text: string) => [SECRET, encodeURIComponent(SECRET), Buffer.from(SECRET).toString('base64'), tenant.token].filter((s) => text.includes(s));
 
-  it('is redacted from the spec text "<upstream> rejected the request: <field>: <messages>" the client reads', async () => {
+  it('is redacted from the spec text "<upstream> rejected the request: <field>: <messages>"', async () => {
     const result = await query(async (request) => {
       // The upstream really was sent the key (as a bearer token), and echoes it back.
       expect(request.headers.get('authorization')).toBe(`Bearer ${SECRET}`);
@@ -70,7 +70,7 @@ describe('a secret echoed by the upstream', () => {
     expect(leaks(JSON.stringify(result))).toEqual([]);
   });
 
-  it('is redacted from the "handler failed" log line of an upstream error that repeats it, with a bearer header and the caller token', async () => {
+  it('is redacted from the "handler failed" log line of an upstream error, bearer and caller token too', async () => {
     const before = lines.length;
     const result = await query(() => [
       500,
@@ -90,7 +90,7 @@ describe('a secret echoed by the upstream', () => {
     expect(leaks(JSON.stringify(result))).toEqual([]);
   });
 
-  it('is redacted from what a handler logs through ctx.log, and appears in no log line and no metric at all', async () => {
+  it('is redacted from what a handler logs through ctx.log, and is in no log line and no metric', async () => {
     // The document check logs why it refused a document through the handler's own logger; a
     // secret shaped like a GraphQL name reaches that line as an unknown fragment's name.
     const nameSecret = 'zq9XechoKeyAsName7731Wv';

@@ -175,7 +175,7 @@ async function heldCall(url: string, token: string): Promise<{ finish: () => Pro
 }
 
 describe('a stop signal to one process of the start chain', () => {
-  it('SIGTERM to the npm process of `npm start`: one shutdown line, the in-flight call finishes, usage is flushed, nothing survives', async () => {
+  it("SIGTERM to `npm start`'s npm process: one shutdown line, in-flight call finishes, usage flushed", async () => {
     const dir = dataDir();
     const chain = await npmRun('start', dir);
     const pids = chainOf(chain);

@@ -110,7 +110,7 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     expect(line, JSON.stringify(lines.slice(-5))).toMatchObject({ level: 40, connector: 'cases', instance: 'cases', userId: tenant.user.id, purpose: 'connect' });
   }
 
-  it('refusing connections (a closed port): a not-connected call answers the not-connected text without a link, connect_account the generic text, a rejected key its text without the reconnect link; unmetered refusals, no upstream request', async () => {
+  it('refusing connections: no-link texts, connect_account generic, unmetered, no upstream request', async () => {
     const { gw, pg, lines, fresh, rejected } = await gatewayOverProxy();
     // The database's port closes: every new connection is refused, the open ones are gone.
     await pg.close();
@@ -133,7 +133,7 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     expectLinkFaultLogged(lines, rejected, 'list_cases');
   });
 
-  it('hanging (accepts connections, never answers): a not-connected call answers the not-connected text without a link once the store deadline passes', async () => {
+  it('hanging (never answers): a not-connected call gets the no-link text once the store deadline passes', async () => {
     const { gw, pg, lines, fresh } = await gatewayOverProxy();
     pg.setMode('hang');
     pg.drop();
@@ -176,7 +176,7 @@ describe('a fault while answering a JSON-RPC request', () => {
     await new Promise((resolve) => upstream?.close(resolve));
   });
 
-  it('every refusal whose link cannot be made answers its no-link variant in one text block (not subscribed, no seat, not connected, terms), connect_account the generic text', async () => {
+  it('each refusal whose link cannot be made answers its no-link variant; connect_account generic text', async () => {
     // The gateway's own pipeline, with a link issuer that always fails (purchase, team and terms
     // links are signed, not stored: only this way can they fail).
     const pipeline = new Pipeline(gw.app.context, { issue: () => Promise.reject(new Error('links unavailable (test)')) });
@@ -213,7 +213,7 @@ describe('a fault while answering a JSON-RPC request', () => {
     ]);
   });
 
-  it('an internal error echoes the request id (HTTP 500, -32603), and its log line names the account, connector instance and method', async () => {
+  it('an internal error echoes the request id (500, -32603); its log names account, instance, method', async () => {
     const spy = vi.spyOn(gw.app.context.state, 'isSubscribed').mockImplementation(() => {
       throw new Error('snapshot unavailable (test)');
     });
@@ -230,7 +230,7 @@ describe('a fault while answering a JSON-RPC request', () => {
     expect(line).toMatchObject({ level: 50, accountId: tenant.account.id, connector: 'cases', instance: 'cases', err: { message: 'snapshot unavailable (test)' } });
   });
 
-  it('a tools/call fault answers the generic text as a tool result with the request id, unmetered, no upstream request, logged with account, connector and tool', async () => {
+  it('a tools/call fault: generic text with the request id, unmetered, no request, logged with context', async () => {
     const meteredBefore = gw.app.context.meter.backlog();
     const spy = vi.spyOn(gw.app.context.state, 'isSubscribed').mockImplementation(() => {
       throw new Error('snapshot unavailable (test)');

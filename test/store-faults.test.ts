@@ -64,7 +64,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     nock.cleanAll();
   });
 
-  it('survives Redis connections dying (the subscriber too), fails open meanwhile and hears invalidations after the reconnect', async () => {
+  it('survives Redis connections dying (subscriber too), fails open, hears invalidations after reconnect', async () => {
     const redis = await startTcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
     proxies.push(redis);
     const prefix = `test-${schema}:`;
@@ -127,7 +127,7 @@ describe('store faults', needs('postgres', 'redis'), () => {
     expect((await meter.usageRecord(t.account, now)).usage.totalCalls).toBe(4);
   });
 
-  it('answers tool calls from the snapshot during a PostgreSQL outage, keeps usage in memory and flushes it exactly once', async () => {
+  it('serves tool calls from the snapshot while PostgreSQL is out, keeps usage in memory, flushes once', async () => {
     const pg = await startTcpProxy('127.0.0.1', Number(new URL(DATABASE_URL).port || 5432));
     proxies.push(pg);
     const store = await openStore({ databaseUrl: pg.url(DATABASE_URL), schema, queryTimeoutMs: 400 });

@@ -38,7 +38,7 @@ describe('the store as repositories over one SQL client', () => {
     expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
   });
 
-  it('a repository opened alone on the same client reads what the composed store wrote, and the change version moves', async () => {
+  it("a repository opened alone on the same client reads the composed store's writes; the version moves", async () => {
     const changes = new SqlChanges(client);
     const before = await changes.changeVersion();
     const account = await store.accounts.createAccount({ name: 'Composed Ltd' });

@@ -274,7 +274,7 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       await expect(store.usage.addUsage([{ ...row, calls: -1, costUnits: 0 }])).rejects.toThrow(RangeError);
     });
 
-    it('applies a usage batch once: the same batch id again (its answer was lost) adds nothing, concurrently too', async () => {
+    it('applies a usage batch once: the same batch id again (answer lost) adds nothing, concurrently too', async () => {
       const { account } = await seed();
       const rows = [
         { accountId: account.id, month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 2, costUnits: 2 },

@@ -124,7 +124,7 @@ describe('a cases-2 endpoint, over HTTP', () => {
   let gw: StartedGateway;
   gatewayForSuite((started) => ({ store, gw } = started));
 
-  it("its tools/list and instructions name cases-2__describe_type, never another instance's or a bare name", async () => {
+  it("its tools/list and instructions name cases-2__describe_type, never another instance's or bare", async () => {
     const t = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
     const client = await mcpClient(gw.url, 'cases-2', t.token);
@@ -150,7 +150,7 @@ describe('a cases-2 endpoint, over HTTP', () => {
 });
 
 describe('--fix-references', () => {
-  it('rewrites every name SPEC039 finds as a reference, quoting a plain text that would start with `{`, and the file then checks', () => {
+  it('rewrites every SPEC039 reference, quoting a plain text starting with `{`; the file then checks', () => {
     const root = mkdtempSync(join(tmpdir(), 'fix-references-'));
     try {
       const specs = join(root, 'specs');

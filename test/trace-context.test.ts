@@ -111,7 +111,7 @@ describe('traceContextFrom', () => {
     expect(traceContextFrom({ traceparent: VALID }, { traceparent: OTHER, tracestate: 'congo=2' })).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01' });
   });
 
-  it('falls back to the headers when the `_meta` traceparent is invalid, and takes no tracestate across sources', () => {
+  it('falls back to the headers when `_meta` traceparent is invalid, and mixes no tracestate across sources', () => {
     expect(traceContextFrom({ traceparent: VALID.toUpperCase(), tracestate: 'rojo=1' }, { traceparent: OTHER })).toEqual({ traceId: 'a'.repeat(32), parentId: 'b'.repeat(16), flags: '00' });
   });
 
@@ -178,7 +178,7 @@ describe('upstream client with a trace', () => {
 
   const policy = (): UpstreamPolicy => ({ name: 'Test', baseUrl, timeoutMs: 2000, retry: { onThrottle: 'once', maxWaitMs: 10, defaultWaitMs: 0 }, maxResponseBytes: 1024 });
 
-  it('sends every request, a retry too, the same trace with its own span id, and the tracestate unchanged', async () => {
+  it('sends every request, a retry too, in the same trace with its own span id, tracestate unchanged', async () => {
     seen.length = 0;
     const trace = { ...parseTraceparent(VALID)!, tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE' };
     const client = createUpstreamClient({ policy: policy(), trace, sleep: async () => {} });

@@ -123,7 +123,7 @@ describe('trace context from the caller to the upstream', () => {
     expect(JSON.stringify(lines)).not.toContain(TRACE_ID.toUpperCase());
   });
 
-  it('continues the trace of `params._meta.traceparent` upstream with a new span id per request and the tracestate unchanged', async () => {
+  it('continues `params._meta.traceparent` upstream with a new span id per request, tracestate unchanged', async () => {
     const c = await call({ traceparent: `00-${TRACE_ID}-${PARENT_ID}-00`, tracestate: TRACESTATE }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
     expectOneTrace(c, TRACE_ID, '00', PARENT_ID);
     for (const r of c.upstream) expect(r.headers.tracestate).toBe(TRACESTATE);

@@ -155,7 +155,7 @@ describe('checkCaller (authentication)', () => {
       headers: { 'retry-after': '1' },
     };
 
-    it('counts every refusal, and once the bucket is spent refuses unknown tokens with 429 without any lookup', async () => {
+    it('counts every refusal; once the bucket is spent, unknown tokens get 429 without any lookup', async () => {
       const failures = bucket(3);
       lookups.length = 0;
       expect(refused(await checkCaller('Bearer cgw_unknown-token-0001', identify, failures))).toEqual(UNAUTHORIZED);

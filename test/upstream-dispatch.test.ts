@@ -101,7 +101,7 @@ describe('dispatchRequest', () => {
     expect(await untilClosed(before + 1)).toBeGreaterThan(before);
   });
 
-  it('a request still queued behind a busy connection is answered at once when its signal aborts, and never sent', async () => {
+  it('a request queued behind a busy connection is answered at once when its signal aborts, never sent', async () => {
     const single = new Agent({ connections: 1 });
     const before = requests;
     handle = () => {}; // the first request holds the only connection
@@ -150,7 +150,7 @@ describe('dispatchRequest', () => {
     await expect(readCapped(unread.body, 1000, () => new Error('too large'), 'destroy')).rejects.toThrow('deadline');
   });
 
-  it('a body destroyed half-read (over the cap) aborts the exchange: the connection is closed, not read on', async () => {
+  it('a body destroyed half-read (over the cap) aborts the exchange: the connection closes, unread', async () => {
     const before = closed.length;
     handle = (_req, res) => {
       res.writeHead(200);
@@ -175,7 +175,7 @@ describe('dispatchRequest', () => {
     });
   });
 
-  it('connections are reused after complete answers (as with undici request(): 2 sockets for 20 calls in a row)', async () => {
+  it('connections are reused after complete answers (like undici request(): 2 sockets for 20 calls)', async () => {
     handle = (_req, res) => res.end('ok');
     const socketsBefore = sockets.size;
     for (let i = 0; i < 20; i++) {

@@ -136,7 +136,7 @@ describe('upstream faults end to end (company register against a faulty upstream
   ];
 
   for (const { header } of retryAfters) {
-    it(`429 with Retry-After ${JSON.stringify(header ?? 'absent')} ends in register_api 429 without a retry (the spec's onThrottle: none)`, async () => {
+    it(`429 with Retry-After ${JSON.stringify(header ?? 'absent')} ends in register_api 429, no retry`, async () => {
       const r = await callIn({ kind: 'throttle', retryAfter: header, times: 2 });
       expect(r.text).toBe(apiText(429));
       expect(r.requests).toBe(1);
@@ -147,7 +147,7 @@ describe('upstream faults end to end (company register against a faulty upstream
   }
 
   for (const { header, wait } of retryAfters) {
-    it(`with onThrottle: once, Retry-After ${JSON.stringify(header ?? 'absent')} waits within the bounds and retries once`, async () => {
+    it(`onThrottle once, Retry-After ${JSON.stringify(header ?? 'absent')}: waits in bounds, retries`, async () => {
       waits.length = 0;
       const again = await callIn({ kind: 'throttle', retryAfter: header, times: 2 }, retrying);
       expect(again.text).toBe(apiText(429));

@@ -305,7 +305,7 @@ describe('upstream body budget', () => {
     }
   });
 
-  it("a body that waits past its call's deadline ends the call as a timeout and leaves the budget as it was", async () => {
+  it("a body waiting past its call's deadline ends the call as a timeout, leaving the budget as it was", async () => {
     const MiB = 1024 * 1024;
     const server = await halfWayServer(MiB);
     const budget = new BodyBudget(1.5 * MiB);

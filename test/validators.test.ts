@@ -18,7 +18,7 @@ describe('generated validators', () => {
     expect(raw).toEqual({});
   });
 
-  it('works on a deep copy: nested defaults never reach the caller object, and a JSON `__proto__` key stays data', () => {
+  it('works on a deep copy: nested defaults never reach the caller object; a JSON `__proto__` stays data', () => {
     const body = { startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'] };
     const raw = { siteUrl: 'sc-domain:example.com', requestBody: body };
     const r = check('search', 'search_analytics_query', raw);

@@ -34,7 +34,7 @@ describe('vault', () => {
     expect(() => vault.open(parts.join('.'), 'acc_a', 'cases')).toThrow(VaultError);
   });
 
-  it('refuses a stored tag shorter than 16 bytes (a 4- or 12-byte prefix of the real tag), and opens the full one', async () => {
+  it('refuses a stored tag under 16 bytes (a 4- or 12-byte prefix of the real tag), opens the full one', async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error & { code?: string }) => warnings.push(warning.code ?? warning.message);
     process.on('warning', onWarning);
@@ -246,7 +246,7 @@ describe('admin CLI input checks', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a malformed email, a seat without a subscription, an unknown credential field and a month 13', async () => {
+  it('refuses a malformed email, a seat without subscription, an unknown credential field, month 13', async () => {
     const account = await store.accounts.createAccount({ name: 'Checks' });
     for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com']) await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
     await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no such account acc_nosuch');

@@ -28,7 +28,10 @@ export class NotFoundError extends CommandError {
   override readonly kind: string = 'not_found';
 }
 
-/** A well-formed command a rule refuses (the last administrator, an unsubscribed connector, an unsafe socket). Exit code 4. */
+/**
+ * A well-formed command a rule refuses (the last administrator, an unsubscribed connector, an unsafe socket). Exit code
+ * 4.
+ */
 export class RefusedError extends CommandError {
   override readonly exitCode: number = 4;
   override readonly kind: string = 'refused';
@@ -67,7 +70,10 @@ export interface CommandContext {
   readonly store: PlatformStore;
   /** The credential of `connections set` (standard input, or the admin socket's client). */
   readonly input: CredentialInput;
-  /** A line beside the result (a credential that could not be re-encrypted): standard error, or the JSON answer's `notes`. */
+  /**
+   * A line beside the result (a credential that could not be re-encrypted): standard error, or the JSON answer's
+   * `notes`.
+   */
   note(line: string): void;
   /**
    * The command's result: `value` is its data (the JSON answer's `result`); on a terminal `text`

@@ -40,11 +40,14 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   ctx.print({ accountId, instanceId, connector: endpointConnector.key, keyVersion: sealed.keyVersion }, `stored (encrypted, key version ${sealed.keyVersion})`);
 }
 
-/** An OAuth credential's expiresAt (epoch milliseconds, or an ISO 8601 time) as the grant holds it: epoch milliseconds, in the future. */
+/**
+ * An OAuth credential's expiresAt (epoch milliseconds, or an ISO 8601 time) as the grant holds it: epoch milliseconds,
+ * in the future.
+ */
 function futureExpiry(value: string): number {
   const at = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(at)) throw new UsageError('expiresAt is epoch milliseconds or an ISO 8601 time (2030-01-31T12:00:00Z)');
-  if (at <= Date.now()) throw new RefusedError(`expiresAt ${new Date(at).toISOString()} is in the past: the access token would be refreshed (or refused) at the first call`);
+  if (at <= Date.now()) throw new RefusedError(`expiresAt ${new Date(at).toISOString()} is in the past: the access token would be refreshed (or refused) ` + 'at the first call');
   return at;
 }
 
@@ -80,10 +83,13 @@ async function reencrypt(ctx: CommandContext): Promise<void> {
       if (await ctx.store.connections.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
     } catch (error) {
       failed++;
-      ctx.note(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ${error instanceof VaultError ? error.message : 'unreadable'}`);
+      ctx.note(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ` + `${error instanceof VaultError ? error.message : 'unreadable'}`);
     }
   }
-  ctx.print({ reencrypted: changed, failed, keyVersion: vault.activeVersion }, `re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}${failed ? `; ${failed} failed` : ''}`);
+  ctx.print(
+    { reencrypted: changed, failed, keyVersion: vault.activeVersion },
+    `re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}` + `${failed ? `; ${failed} failed` : ''}`,
+  );
   if (failed) throw new CommandError(`${failed} credential(s) could not be re-encrypted`);
 }
 
@@ -149,7 +155,7 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
     details: ['With GATEWAY_SECRET_KEYS set, add the new "<version>:<base64>" entry there instead.', 'Then restart the gateway and run keys reencrypt.'],
     run: async (ctx) => {
       const { config } = ctx;
-      if (config.secretKeys) throw new RefusedError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one with: openssl rand -base64 32)');
+      if (config.secretKeys) throw new RefusedError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one ' + 'with: openssl rand -base64 32)');
       const file = join(config.dataDir, 'secret.key');
       const { keys } = loadOrCreateKeyFile(file);
       const version = Math.max(...Object.keys(keys).map(Number)) + 1;

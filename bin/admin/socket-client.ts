@@ -14,7 +14,7 @@ export function checkDataDirOwner(dataDir: string): void {
   const uid = process.getuid?.();
   const stat = lstatSync(dataDir);
   if (!stat.isDirectory()) throw new RefusedError(`DATA_DIR ${dataDir} is not a directory`);
-  if (uid !== undefined && stat.uid !== uid) throw new RefusedError(`DATA_DIR ${dataDir} belongs to uid ${stat.uid}, not to you (uid ${uid}): run the admin CLI as the gateway's user`);
+  if (uid !== undefined && stat.uid !== uid) throw new RefusedError(`DATA_DIR ${dataDir} belongs to uid ${stat.uid}, not to you (uid ${uid}): run the admin CLI as the ` + "gateway's user");
 }
 
 /**
@@ -31,7 +31,7 @@ export function checkedSocket(path: string): boolean {
     throw error;
   }
   const uid = process.getuid?.();
-  const refuse = (why: string) => new RefusedError(`${path} ${why}: refusing to send anything over it (stop the process that made it, or remove it if no gateway runs here)`);
+  const refuse = (why: string) => new RefusedError(`${path} ${why}: refusing to send anything over it (stop the process that made it, or remove it if no ` + 'gateway runs here)');
   if (!stat.isSocket()) throw refuse('is not a socket');
   if (uid !== undefined && stat.uid !== uid) throw refuse(`belongs to uid ${stat.uid}, not to you (uid ${uid})`);
   if ((stat.mode & GROUP_OR_OTHER) !== 0) throw refuse(`is open to other users (mode ${mode(stat)}, the gateway makes it 0600)`);
@@ -73,6 +73,7 @@ export function socketStore(path: string, timeoutMs = 5000): Promise<string | un
 /** The refusal of a socket whose gateway serves another store than the configured one. */
 export function otherStore(path: string, theirs: string, mine: string): RefusedError {
   return new RefusedError(
-    `the gateway on ${path} serves ${theirs}, but this configuration names ${mine}: refusing to guess which one you mean. Give the CLI the gateway's DATABASE_URL, or give each store its own DATA_DIR`,
+    `the gateway on ${path} serves ${theirs}, but this configuration names ${mine}: refusing to guess which one ` +
+      "you mean. Give the CLI the gateway's DATABASE_URL, or give each store its own DATA_DIR",
   );
 }

@@ -49,7 +49,7 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       const on = onOff(state);
       const user = await existingUser(ctx, userId!);
       if (on && !(await ctx.store.accounts.listSubscriptions(user.accountId)).includes(connector)) {
-        throw new RefusedError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ${connector} on" first`);
+        throw new RefusedError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ` + `${connector}` + ' on" first');
       }
       await ctx.store.users.setSeat(userId!, connector, on);
       await ctx.audit(user.accountId, 'seats.set', user.accountId, { changes: `${user.email}:${connector}:${on ? 'on' : 'off'}` });

@@ -39,7 +39,7 @@ export function diffToolsets(a: CatalogConnector, b: CatalogConnector, report: R
       report(
         'tool-toolset-changed',
         `${at}/${t.name}`,
-        `tool ${t.name} moved from toolset \`${was}\` to \`${String(t.toolset ?? 'none')}\`: a client that selected \`${was}\` loses it`,
+        `tool ${t.name} moved from toolset \`${was}\` to \`${String(t.toolset ?? 'none')}\`: a client that ` + `selected \`${was}\` loses it`,
         was,
         t.toolset,
       );

@@ -189,7 +189,7 @@ function limitsText(limits: Readonly<Record<string, number>>, kinds: Readonly<Re
 function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<string, string>>): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
   const lines = [`### \`${served}\` — ${tool.title}`, '', ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()), ''];
-  lines.push(`${tool.toolset ? `Toolset: \`${tool.toolset}\` · ` : ''}${tool.write ? '**Write (confirm-gated).** ' : ''}Annotations: ${annotationText(tool)}`, '');
+  lines.push(`${tool.toolset ? `Toolset: \`${tool.toolset}\` · ` : ''}${tool.write ? '**Write (confirm-gated).** ' : ''}` + `Annotations: ${annotationText(tool)}`, '');
   const args = argumentsOf(tool);
   if (args.length === 0) lines.push('Arguments: none', '');
   else {
@@ -246,7 +246,11 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
   lines.push('| Connector | Default id | Stability | Credential | Tools | Toolsets | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|---|');
   for (const c of ir.connectors) {
     lines.push(
-      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}${c.connectAccount ? ' + connect_account' : ''} | ${c.toolsets.map((s) => `\`${s.id}\``).join(', ')} | ${c.upstream.timeoutMs / 1000} s | ${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'} |`,
+      `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}` +
+        `${c.connectAccount ? ' + connect_account' : ''}` +
+        ` | ${c.toolsets.map((s) => `\`${s.id}\``).join(', ')} | ${c.upstream.timeoutMs / 1000} s | ` +
+        `${c.upstream.retry.onThrottle === 'once' ? `once, ≤ ${c.upstream.retry.maxWaitMs / 1000} s` : 'none'}` +
+        ' |',
     );
   }
   lines.push('', '## Platform', '');

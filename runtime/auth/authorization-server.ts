@@ -1,4 +1,5 @@
-// The gateway as an OAuth 2.1 authorization server for assistants (docs/decisions/mcp-authorization.md; MCP authorization of
+// The gateway as an OAuth 2.1 authorization server for assistants (docs/decisions/mcp-authorization.md; MCP
+// authorization of
 // 2025-06-18, 2025-11-25 and 2026-07-28). The protocol endpoints are the MCP SDK's server-side
 // handlers (authorize, token, register, revoke: parameter checks, PKCE S256 verification, error
 // responses) on an express app that sees only the `/oauth/` paths; this file is their provider
@@ -38,7 +39,9 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 export const PROTECTED_RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 
 export interface AuthorizationServerOptions {
-  /** How client ID metadata documents are fetched (tests give a fake; the default connects to public addresses only). */
+  /**
+   * How client ID metadata documents are fetched (tests give a fake; the default connects to public addresses only).
+   */
   readonly fetchClientMetadata?: MetadataFetch;
 }
 
@@ -48,7 +51,10 @@ export interface AuthorizationServer {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
 }
 
-/** The request being handled: its client address (for the audit entries of the SDK's callbacks), and the redirect URIs of the client it names. */
+/**
+ * The request being handled: its client address (for the audit entries of the SDK's callbacks), and the redirect URIs
+ * of the client it names.
+ */
 interface RequestContext {
   readonly address: string;
   redirectUris?: readonly string[];

@@ -1,4 +1,5 @@
-// MCP authorization (docs/decisions/mcp-authorization.md): what the authorization server (runtime/auth/) and the consent page
+// MCP authorization (docs/decisions/mcp-authorization.md): what the authorization server (runtime/auth/) and the
+// consent page
 // (runtime/portal/authorize-page.ts) share. Opaque random secrets (256 bits, prefixed by kind) of
 // which the store keeps only SHA-256 hashes, like the pasted caller tokens (caller-tokens.ts); the signed
 // consent request that carries a validated authorization request to the portal; the resource
@@ -25,7 +26,10 @@ export const issuerOf = (publicBaseUrl: string): string => publicBaseUrl.replace
 /** The canonical URI of an endpoint instance: the resource its tokens are bound to. */
 export const resourceUrlOf = (publicBaseUrl: string, instanceId: string): string => `${issuerOf(publicBaseUrl)}/${instanceId}/mcp`;
 
-/** Where the protected-resource metadata (RFC 9728 §3.1) of an endpoint is: the well-known path before the endpoint's path. */
+/**
+ * Where the protected-resource metadata (RFC 9728 §3.1) of an endpoint is: the well-known path before the endpoint's
+ * path.
+ */
 export function resourceMetadataUrlOf(publicBaseUrl: string, instanceId: string): string {
   const base = new URL(issuerOf(publicBaseUrl));
   const path = base.pathname === '/' ? '' : base.pathname;

@@ -8,7 +8,10 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from '
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 
-/** IPv4 ranges that are not a public server: IANA's special-purpose registry (not globally reachable), multicast, reserved. */
+/**
+ * IPv4 ranges that are not a public server: IANA's special-purpose registry (not globally reachable), multicast,
+ * reserved.
+ */
 const SPECIAL_IPV4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], // "this network", unspecified
   ['10.0.0.0', 8], // private

@@ -46,7 +46,7 @@ export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): vo
 export function describeUrl(value: string): string {
   try {
     const url = new URL(value);
-    return `${url.protocol}//${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+    return `${url.protocol}//${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}` + `${url.pathname === '/' ? '' : url.pathname}`;
   } catch {
     return '(unparsable URL)';
   }

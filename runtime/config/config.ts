@@ -88,7 +88,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     const appSecret = setting('appSecretToken') as string | undefined;
     // A secret for a connector that takes none is a mistake (a wrong key, a copy-paste), not a no-op.
     if (appSecret !== undefined && !spec.appSecret)
-      throw new ConfigError(`${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, connectors.${key}.appSecretToken)`);
+      throw new ConfigError(`${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, ` + `connectors.${key}.appSecretToken)`);
     return {
       key,
       id: (setting('id') as string | undefined) ?? spec.defaultId,

@@ -127,7 +127,7 @@ export const SETTINGS: readonly Setting[] = [
     env: ['GATEWAY_SECRET_KEYS'],
     form: 'secretKeys',
     schema: { type: 'object', minProperties: 1, propertyNames: { pattern: '^[1-9][0-9]{0,5}$' }, additionalProperties: { type: 'string', format: 'secret-key' } },
-    expected: 'key versions with 32-byte base64 keys, "2:<base64 key>,1:<base64 key>" (generate one with: openssl rand -base64 32)',
+    expected: 'key versions with 32-byte base64 keys, "2:<base64 key>,1:<base64 key>" (generate one with: openssl rand ' + '-base64 32)',
   },
   { env: ['CONNECTORS_ENABLED'], form: 'list', schema: { type: 'array', items: { type: 'string', format: 'connector-key' } }, expected: 'a comma list of connector keys' },
   { file: 'rateLimit.perSecond', env: ['RATE_LIMIT_PER_SECOND'], form: 'number', schema: { type: 'number', exclusiveMinimum: 0 }, expected: 'a positive number of requests per second' },
@@ -182,6 +182,6 @@ export const CONNECTOR_SETTINGS: readonly Setting[] = [
     env: ['CONNECTOR_<KEY>_APP_SECRET_TOKEN'],
     form: 'string',
     schema: { type: 'string', minLength: 1, pattern: '^[\\x21-\\x7e]+$' },
-    expected: "the integrator's application secret token (printable characters, no spaces), for a connector whose spec declares `appSecret`",
+    expected: "the integrator's application secret token (printable characters, no spaces), for a connector whose spec " + 'declares `appSecret`',
   },
 ];

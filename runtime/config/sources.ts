@@ -94,10 +94,10 @@ function fileError(error: ErrorObject, specs: ConnectorSpecs, path: string): Con
             ? [...new Set(CONNECTOR_SETTINGS.map((s) => s.file!.split('.').slice(parent.length - 2)[0]!))]
             : SETTINGS.flatMap((s) => (s.file?.startsWith(`${parent.join('.')}.`) ? [s.file.slice(parent.join('.').length + 1)] : []));
     const what = parent[0] === 'connectors' && parent.length === 1 ? 'connector key' : 'setting';
-    return new ConfigError(`config file ${path}: unknown ${what} "${[...parent, unknown].join('.')}"; ${suggest(unknown, [...new Set(known)])}`);
+    return new ConfigError(`config file ${path}: unknown ${what} "${[...parent, unknown].join('.')}"; ` + `${suggest(unknown, [...new Set(known)])}`);
   }
   const setting = settingAt(error.instancePath);
-  return new ConfigError(`config file ${path}: "${at || '(top level)'}" must be ${setting?.expected ?? error.message ?? 'valid'}${at ? '' : ' (a JSON object)'}`);
+  return new ConfigError(`config file ${path}: "${at || '(top level)'}" must be ${setting?.expected ?? error.message ?? 'valid'}` + `${at ? '' : ' (a JSON object)'}`);
 }
 
 /** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' }; a version given twice is refused. */

@@ -28,7 +28,9 @@ export interface ToolDescriptor {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  /** Id of the connector toolset the tool belongs to (one of `ConnectorDescriptor.toolsets`); system tools have none. */
+  /**
+   * Id of the connector toolset the tool belongs to (one of `ConnectorDescriptor.toolsets`); system tools have none.
+   */
   readonly toolset?: string;
   readonly write: boolean;
   readonly annotations: ToolAnnotations;

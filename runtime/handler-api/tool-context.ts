@@ -117,7 +117,10 @@ export type FailArgs<E> = { [C in keyof E & string]: Record<string, never> exten
 export interface FailureSummary {
   /** The spec's error name (`UpstreamValidationError`), or the kind of an unexpected failure. */
   readonly name: string;
-  /** The spec text with its parameters filled in; the generic text for a failure the spec does not name (never its own message). */
+  /**
+   * The spec text with its parameters filled in; the generic text for a failure the spec does not name (never its own
+   * message).
+   */
   readonly message: string;
 }
 

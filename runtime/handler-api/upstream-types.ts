@@ -58,7 +58,10 @@ export interface UpstreamResponse<T = unknown> {
 }
 
 export interface UpstreamClient {
-  /** The connector's base URL as configured (deployment override, else the spec's): the origin and path prefix requests go to. */
+  /**
+   * The connector's base URL as configured (deployment override, else the spec's): the origin and path prefix requests
+   * go to.
+   */
   readonly baseUrl: string;
   request<T = unknown>(request: UpstreamRequest): Promise<UpstreamResponse<T>>;
 }

@@ -125,7 +125,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
 
   /** The precomputed `{"tools":[…]` (no closing brace), then the 2026 fields when `tail` has them. */
   const envelope = (request: McpRequest, listOpen: string, tail: string): string =>
-    `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":${listOpen}${tail}}}`;
+    `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":` + `${listOpen}` + `${tail}}}`;
 
   // The list is precomputed as text; only the envelope around it is built per request.
   const listOpen = (request: McpRequest) => toolsListOpen(request.endpoint, gateway.platform, listsAll(request), request.selection);

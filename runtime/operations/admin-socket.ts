@@ -68,7 +68,10 @@ export function socketAlive(path: string): Promise<boolean> {
   });
 }
 
-/** Serves the admin CLI on `path` (mode 0600); a stale socket file is replaced. `store` names the store it serves (describeStore). */
+/**
+ * Serves the admin CLI on `path` (mode 0600); a stale socket file is replaced. `store` names the store it serves
+ * (describeStore).
+ */
 export async function serveAdminSocket(path: string, handler: AdminHandler, hello: { readonly store: string }): Promise<{ close(): Promise<void> }> {
   if (await socketAlive(path)) throw new Error(`another gateway serves the admin socket ${path}`);
   rmSync(path, { force: true });

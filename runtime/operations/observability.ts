@@ -112,7 +112,8 @@ export class Metrics {
   /** Counted per request: `inc(era, method, status)`. */
   readonly mcpRequests = new CellCounter({
     name: 'gateway_mcp_requests_total',
-    help: 'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of a request refused before its body was read comes from its Mcp-Method header',
+    help:
+      'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of ' + 'a request refused before its body was read comes from its Mcp-Method header',
     labelNames: ['era', 'method', 'status'] as const,
     registers: [this.registry],
   });

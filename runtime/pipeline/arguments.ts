@@ -35,7 +35,8 @@ export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: C
   const args = copyJson(raw) as Record<string, unknown>;
   for (const name of tool.coerce) {
     const value = args[name];
-    // Only a string of digits (no sign, blank or other decoration) becomes a number (docs/decisions/codegen-and-catalog.md, 'Integer coercion takes only a bare digit string').
+    // Only a string of digits (no sign, blank or other decoration) becomes a number
+    // (docs/decisions/codegen-and-catalog.md, 'Integer coercion takes only a bare digit string').
     if (typeof value === 'string' && DIGITS.test(value)) args[name] = Number(value);
   }
   if (validate(args)) return { ok: true, args };

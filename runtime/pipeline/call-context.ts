@@ -79,7 +79,7 @@ export class ConnectorTexts {
       return { name: 'ToolError', message: this.render('generic') };
     }
     if (error instanceof UpstreamError) {
-      return { name: `Upstream${error.kind[0]!.toUpperCase()}${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}Error`, message: this.render('generic') };
+      return { name: `Upstream${error.kind[0]!.toUpperCase()}` + `${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}` + 'Error', message: this.render('generic') };
     }
     return { name: error instanceof Error ? error.name : 'Error', message: this.render('generic') };
   }

@@ -39,7 +39,9 @@ export interface ToolCallRequest {
   readonly reqId: string;
   /** The client's selection of the endpoint's tools (absent: every tool); a tool outside it is unknown. */
   readonly selection?: ToolSelection | undefined;
-  /** The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace. */
+  /**
+   * The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace.
+   */
   readonly trace?: TraceContext | undefined;
 }
 

@@ -21,8 +21,10 @@ export function assertCheckOrder(declared: readonly string[] | undefined): void 
   if (same) return;
   const shown = declared?.length ? declared.join(' → ') : '(none)';
   throw new Error(
-    `check order mismatch: specs/platform.yaml declares platform.checkOrder ${shown} (generated/platform/descriptor.ts), ` +
+    `check order mismatch: specs/platform.yaml declares platform.checkOrder ${shown} ` +
+      '(generated/platform/descriptor.ts), ' +
       `but runtime/pipeline/pipeline.ts checks a tools/call in the order ${IMPLEMENTED_CHECK_ORDER.join(' → ')}. ` +
-      'The catalog publishes the declared order: change the spec and the pipeline (and IMPLEMENTED_CHECK_ORDER in runtime/pipeline/check-order.ts) together, then run `npm run codegen`.',
+      'The catalog publishes the declared order: change the spec and the pipeline (and IMPLEMENTED_CHECK_ORDER in ' +
+      'runtime/pipeline/check-order.ts) together, then run `npm run codegen`.',
   );
 }

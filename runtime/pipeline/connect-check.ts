@@ -11,7 +11,10 @@ import { type ConnectorTexts, tenantCredential } from './call-context.ts';
 import type { CredentialVerdict } from './call-types.ts';
 import { type CallServices, openCall } from './open-call.ts';
 
-/** What the check needs from the pipeline: the endpoint's texts, the log, and the platform's text for a missing application secret. */
+/**
+ * What the check needs from the pipeline: the endpoint's texts, the log, and the platform's text for a missing
+ * application secret.
+ */
 export interface ConnectCheck {
   readonly services: CallServices;
   readonly texts: ConnectorTexts;

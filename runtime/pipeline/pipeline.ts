@@ -69,7 +69,10 @@ export class Pipeline {
     return texts;
   }
 
-  /** A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not compile. */
+  /**
+   * A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not
+   * compile.
+   */
   platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
     return formatText(this.#g.platform.errors[code].text, params ?? {});
   }
@@ -175,7 +178,8 @@ export class Pipeline {
         accountId: identity.account.id,
         userId: identity.user.id,
         traceId: trace.traceId,
-        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's input).
+        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's
+        // input).
         tool: typeof name !== 'string' ? typeof name : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(0, 100),
         err: { message: (error as Error)?.message, name: (error as Error)?.name },
       },
@@ -379,7 +383,8 @@ export class Pipeline {
       const text = await this.#linkedText('connect_terms_required', 'terms', 'terms_url', { connector_id: config.id }, identity, endpoint, fields, 'connect_account');
       return this.#refuse(endpoint, fields, 'connect_account', 'terms_required', text);
     }
-    // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic text.
+    // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic
+    // text.
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
     if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
     const instructions = formatText(this.#g.platform.instructions.connect_account, { connector_title: descriptor.title, instance_id: endpoint.instanceId });

@@ -3,7 +3,9 @@
 import type { CredentialKind } from '../handler-api/descriptor-types.ts';
 import type { User, UserRole } from '../store/store.ts';
 
-/** Whether giving `target` the role `role` leaves the account without an administrator: the last one cannot step down. */
+/**
+ * Whether giving `target` the role `role` leaves the account without an administrator: the last one cannot step down.
+ */
 export function demotesLastAdmin(users: readonly Pick<User, 'role'>[], target: Pick<User, 'role'>, role: UserRole): boolean {
   return role === 'member' && target.role === 'admin' && users.filter((u) => u.role === 'admin').length <= 1;
 }

@@ -24,11 +24,13 @@ function returnToClient(res: ServerResponse, request: ConsentRequest, params: Re
   return 302;
 }
 
-/** The form's CSP: it may post here and the answer may redirect to the client (Chrome checks form-action on redirects). */
+/**
+ * The form's CSP: it may post here and the answer may redirect to the client (Chrome checks form-action on redirects).
+ */
 function consentCsp(redirectUri: string): string {
   const url = new URL(redirectUri);
   const target = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
-  return `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${target}; frame-ancestors 'none'; base-uri 'none'`;
+  return `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${target}; frame-ancestors ` + "'none'; base-uri 'none'";
 }
 
 export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<number> {
@@ -65,14 +67,17 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
   r.req.resume();
   const { host, local } = redirectHostOf(request.redirectUri);
   const endpoints = request.endpoints
-    .map((id) => `<li><code>${escapeHtml(resourceUrlOf(g.config.publicBaseUrl, id))}</code> — ${escapeHtml(g.endpoints.get(id)!.connector.descriptor.title)}</li>`)
+    .map((id) => `<li><code>${escapeHtml(resourceUrlOf(g.config.publicBaseUrl, id))}</code> — ` + `${escapeHtml(g.endpoints.get(id)!.connector.descriptor.title)}` + '</li>')
     .join('');
   const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">`;
   const body =
-    `<p>${kit.t('authorize_intro', { client: request.clientName, email: s.user.email, account: s.account.name })}</p><ul>${endpoints}</ul>` +
+    `<p>${kit.t('authorize_intro', { client: request.clientName, email: s.user.email, account: s.account.name })}` +
+    `</p><ul>${endpoints}</ul>` +
     `<p class="note">${kit.t('authorize_client_id', { client_id: request.clientId })}</p>` +
     `<p>${kit.t('authorize_redirect', { host })}</p>` +
     (local ? `<p class="warning">${kit.t('authorize_localhost', { host })}</p>` : '') +
-    `<form method="post" action="${escapeHtml(self)}">${hidden}<button type="submit" name="decision" value="allow">${kit.t('authorize_allow')}</button> <button type="submit" name="decision" value="deny" class="secondary">${kit.t('authorize_deny')}</button></form>`;
+    `<form method="post" action="${escapeHtml(self)}">${hidden}<button type="submit" name="decision" ` +
+    `value="allow">${kit.t('authorize_allow')}</button> <button type="submit" name="decision" value="deny" ` +
+    `class="secondary">${kit.t('authorize_deny')}</button></form>`;
   return kit.view(r, 200, kit.text.plain('authorize_title', { client: request.clientName }), body, { 'content-security-policy': consentCsp(request.redirectUri), 'cache-control': 'no-store' });
 }

@@ -52,22 +52,30 @@ export interface Layout {
   readonly headers?: Readonly<Record<string, string | string[]>>;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 3rem;line-height:1.5;color:#1d2330}
-header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;border-bottom:1px solid #dde;padding:.6rem 0;margin-bottom:1rem}
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 3rem;
+line-height:1.5;color:#1d2330}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;border-bottom:1px solid #dde;padding:.6rem 0;
+margin-bottom:1rem}
 header nav ul{display:flex;flex-wrap:wrap;gap:.2rem .9rem;list-style:none;margin:0;padding:0}
 header a{color:#1a44a8}header a[aria-current=page]{font-weight:700;color:#1d2330}
 header form{margin-left:auto;display:flex;gap:.5rem;align-items:center}header form button{margin:0}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}label.inline{display:inline;font-weight:400;margin:0}
-input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
-button{margin-top:1rem;padding:.55rem 1.1rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;cursor:pointer}
+input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;
+padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
+button{margin-top:1rem;padding:.55rem 1.1rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;
+cursor:pointer}
 button.secondary{background:#fff;color:#1a44a8;border:1px solid #1a44a8}button.danger{background:#a11}
 td button,td form{margin:0}
-.note{color:#4a5160}.error{color:#a11;font-weight:600}.ok{border-left:4px solid #1a7f37;padding:.4rem .8rem;background:#eef8f0}
+.note{color:#4a5160}.error{color:#a11;font-weight:600}
+.ok{border-left:4px solid #1a7f37;padding:.4rem .8rem;background:#eef8f0}
 .warning{border-left:4px solid #b36b00;padding:.4rem .8rem;background:#fff7e6}
-.secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;word-break:break-all}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
+.secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;
+word-break:break-all}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
-.status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}.status-never{color:#4a5160;font-weight:600}
+.status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
+.status-never{color:#4a5160;font-weight:600}
 svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}`;
 
 /** Writes a complete page: security headers, no caching, and the layout. */
@@ -75,12 +83,15 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
   const nav = layout.nav;
   const header = nav
     ? `<header><nav aria-label="Portal"><ul>${nav.items
-        .map((i) => `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>${escapeHtml(i.text)}</a></li>`)
+        .map((i) => `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>` + `${escapeHtml(i.text)}` + '</a></li>')
         .join(
           '',
         )}</ul></nav><form method="post" action="/portal/sign-out"><span class="note">${escapeHtml(nav.signedInAs)}</span>${csrfField(nav.csrf)}<button type="submit" class="secondary">${escapeHtml(nav.signOut)}</button></form></header>`
     : '';
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(layout.documentTitle ?? layout.title)}</title><style>${STYLE}</style></head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${layout.body}</main></body></html>`;
+  const html =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ' +
+    `initial-scale=1"><title>${escapeHtml(layout.documentTitle ?? layout.title)}</title><style>${STYLE}</style>` +
+    `</head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${layout.body}</main></body></html>`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -89,7 +100,7 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " + "base-uri 'none'",
     ...layout.headers,
   });
   res.end(html);
@@ -110,7 +121,9 @@ export function postButton(action: string, csrf: string, label: string, hidden: 
   const fields = Object.entries(hidden)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  return `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"${className ? ` class="${className}"` : ''}>${escapeHtml(label)}</button></form>`;
+  return (
+    `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"` + `${className ? ` class="${className}"` : ''}` + `>${escapeHtml(label)}</button></form>`
+  );
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */
@@ -125,8 +138,17 @@ export function barChart(bars: ReadonlyArray<{ label: string; value: number }>, 
     .map((b, i) => {
       const y = gap + i * (barHeight + gap);
       const w = Math.round(((width - labelWidth - 60) * b.value) / max);
-      return `<text x="0" y="${y + 15}">${escapeHtml(b.label.length > 34 ? `${b.label.slice(0, 33)}…` : b.label)}</text><rect x="${labelWidth}" y="${y}" width="${Math.max(w, 1)}" height="${barHeight}" fill="#2456c9"></rect><text x="${labelWidth + Math.max(w, 1) + 6}" y="${y + 15}">${b.value}</text>`;
+      return (
+        `<text x="0" y="${y + 15}">${escapeHtml(b.label.length > 34 ? `${b.label.slice(0, 33)}…` : b.label)}</text>` +
+        `<rect x="${labelWidth}" y="${y}" width="${Math.max(w, 1)}" height="${barHeight}" fill="#2456c9"></rect>` +
+        `<text x="${labelWidth + Math.max(w, 1) + 6}" y="${y + 15}">${b.value}</text>`
+      );
     })
     .join('');
-  return `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">${escapeHtml(description)}</desc>${rows}</svg>`;
+  return (
+    `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">` +
+    `${escapeHtml(description)}` +
+    `</desc>${rows}</svg>`
+  );
 }

@@ -188,7 +188,7 @@ export class PortalKit {
       r,
       reason === 'expired' ? 410 : 400,
       this.text.plain('link_invalid_title'),
-      `<p class="error">${this.t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p class="note">${this.t('link_ask_again')}</p>`,
+      `<p class="error">${this.t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p ` + `class="note">${this.t('link_ask_again')}</p>`,
     );
   }
 

@@ -98,7 +98,7 @@ export class PortalSessions {
   }
 
   #cookie(name: string, value: string, maxAgeSeconds: number, sameSite: 'Lax' | 'Strict'): string {
-    return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}${this.#secure ? '; Secure' : ''}`;
+    return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}` + `${this.#secure ? '; Secure' : ''}`;
   }
 
   /** The signed-in user of a request, or undefined (no cookie, unknown or expired session). */

@@ -16,13 +16,17 @@ export type KeySource = { readonly kind: 'env' } | { readonly kind: 'file'; read
 function mismatch(version: number, source: KeySource, shared: boolean): ConfigError {
   if (source.kind === 'env') {
     return new ConfigError(
-      `GATEWAY_SECRET_KEYS key version ${version} is not the key this database's credentials were sealed with (its key check differs): a wrong key? Every process using this database needs the same GATEWAY_SECRET_KEYS`,
+      `GATEWAY_SECRET_KEYS key version ${version} is not the key this database's credentials were sealed with ` +
+        '(its key check differs): a wrong key? Every process using this database needs the same GATEWAY_SECRET_KEYS',
     );
   }
   return new ConfigError(
     shared
-      ? `the key file ${source.path} holds a key version ${version} other than the one this shared database (DATABASE_URL) was first used with: each replica made its own key file. Set GATEWAY_SECRET_KEYS to the same "<version>:<base64 key>" list on every replica (the first replica's key file holds the keys in use)`
-      : `the key file ${source.path} holds a key version ${version} other than the one this database was first used with: restore the key file from its backup, or set GATEWAY_SECRET_KEYS to the keys in use`,
+      ? `the key file ${source.path} holds a key version ${version} other than the one this shared database ` +
+          '(DATABASE_URL) was first used with: each replica made its own key file. Set GATEWAY_SECRET_KEYS to the ' +
+          `same "<version>:<base64 key>" list on every replica (the first replica's key file holds the keys in use)`
+      : `the key file ${source.path} holds a key version ${version} other than the one this database was first used ` +
+          'with: restore the key file from its backup, or set GATEWAY_SECRET_KEYS to the keys in use',
   );
 }
 

@@ -75,7 +75,7 @@ export class Vault {
     // GCM accepts tags cut down to 4 bytes unless told the length: a truncated tag is forged with
     // far less work, so only the full 16-byte tag this vault writes is accepted.
     const tag = Buffer.from(parts[4]!, 'base64url');
-    if (tag.length !== TAG_BYTES) throw new VaultError(`credential authentication tag must be ${TAG_BYTES} bytes (got ${tag.length}); the ciphertext is damaged or forged`);
+    if (tag.length !== TAG_BYTES) throw new VaultError(`credential authentication tag must be ${TAG_BYTES} bytes (got ${tag.length}); the ciphertext is damaged ` + 'or forged');
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'), { authTagLength: TAG_BYTES });
       decipher.setAAD(aad(accountId, instanceId, version));
@@ -94,7 +94,7 @@ export class Vault {
     const key = this.#keys.get(version);
     if (!key) throw new VaultError(`key version ${version} is not configured`);
     const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'connector-gateway/key-check', 32));
-    return `v1.${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`;
+    return 'v1.' + `${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`;
   }
 
   /**
@@ -194,7 +194,7 @@ export function loadOrCreateKeyFile(path: string): { keys: Record<number, string
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const keys = { 1: newSecretKey() };
-  writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:${keys[1]}\n`, { mode: 0o600 });
+  writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:` + `${keys[1]}` + `\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return { keys, created: true };
 }

@@ -8,6 +8,13 @@ export interface Migration {
   readonly sql: string;
 }
 
+/** The trigger `<table>_<name>` on each platform table, one statement a line (the text migrations 1 and 4 released). */
+function platformTriggers(name: string, when: 'AFTER' | 'BEFORE', each: 'ROW' | 'STATEMENT', fn: string): string {
+  return ['accounts', 'users', 'tokens', 'subscriptions', 'seats', 'connections']
+    .map((t) => `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} ` + `FOR EACH ${each} EXECUTE FUNCTION ${fn}();`)
+    .join('\n');
+}
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -134,12 +141,7 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER tokens_changed AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER seats_changed AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
-CREATE TRIGGER connections_changed AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_bump_version();
+${platformTriggers('changed', 'AFTER', 'STATEMENT', 'platform_bump_version')}
 `,
   },
   {
@@ -333,40 +335,36 @@ BEGIN
     IF e IN ('accounts', 'users', 'tokens') THEN
       INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, OLD.id) ON CONFLICT DO NOTHING;
     ELSIF e = 'subscriptions' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'seats' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.user_id, OLD.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.user_id, OLD.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'connections' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.instance_id) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, OLD.account_id, OLD.instance_id) ON
+        CONFLICT DO NOTHING;
     END IF;
   END IF;
   IF TG_OP <> 'DELETE' THEN
     IF e IN ('accounts', 'users', 'tokens') THEN
       INSERT INTO platform_change_log (version, entity, key1) VALUES (v, e, NEW.id) ON CONFLICT DO NOTHING;
     ELSIF e = 'subscriptions' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'seats' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.user_id, NEW.connector_key) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.user_id, NEW.connector_key) ON
+        CONFLICT DO NOTHING;
     ELSIF e = 'connections' THEN
-      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.instance_id) ON CONFLICT DO NOTHING;
+      INSERT INTO platform_change_log (version, entity, key1, key2) VALUES (v, e, NEW.account_id, NEW.instance_id) ON
+        CONFLICT DO NOTHING;
     END IF;
   END IF;
   RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER accounts_change_begin BEFORE INSERT OR UPDATE OR DELETE ON accounts FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER users_change_begin BEFORE INSERT OR UPDATE OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER tokens_change_begin BEFORE INSERT OR UPDATE OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER subscriptions_change_begin BEFORE INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER seats_change_begin BEFORE INSERT OR UPDATE OR DELETE ON seats FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER connections_change_begin BEFORE INSERT OR UPDATE OR DELETE ON connections FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
-CREATE TRIGGER accounts_change_row AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER users_change_row AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER tokens_change_row AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER subscriptions_change_row AFTER INSERT OR UPDATE OR DELETE ON subscriptions FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER seats_change_row AFTER INSERT OR UPDATE OR DELETE ON seats FOR EACH ROW EXECUTE FUNCTION platform_log_change();
-CREATE TRIGGER connections_change_row AFTER INSERT OR UPDATE OR DELETE ON connections FOR EACH ROW EXECUTE FUNCTION platform_log_change();
+${platformTriggers('change_begin', 'BEFORE', 'STATEMENT', 'platform_begin_change')}
+${platformTriggers('change_row', 'AFTER', 'ROW', 'platform_log_change')}
 `,
   },
   {
@@ -424,7 +422,8 @@ CREATE INDEX mcp_tokens_expires_at_idx ON mcp_tokens (expires_at);
 
 -- A changed or revoked grant moves the change version (migration 10's statement trigger), so every
 -- replica's snapshot version moves and the access tokens it holds in memory are looked up again.
-CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR EACH STATEMENT EXECUTE FUNCTION platform_begin_change();
+CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR EACH STATEMENT EXECUTE FUNCTION
+  platform_begin_change();
 `,
   },
 ];

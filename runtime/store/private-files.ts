@@ -11,7 +11,10 @@ const FILE_MODE = 0o600;
 /** Group and other bits: none may be set on anything in the data directory. */
 const OPEN_TO_OTHERS = 0o077;
 
-/** Creates `dir` (and missing parents) private, or makes an existing `dir` itself 0700. Returns whether it had to be tightened. */
+/**
+ * Creates `dir` (and missing parents) private, or makes an existing `dir` itself 0700. Returns whether it had to be
+ * tightened.
+ */
 export function ensurePrivateDir(dir: string): boolean {
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   return tighten(dir, DIR_MODE);

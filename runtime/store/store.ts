@@ -350,7 +350,10 @@ export interface DataLayerRepository {
   recordSeenItems(accountId: string, instanceId: string, keys: readonly string[], at: Date): Promise<SeenItem[] | null>;
 }
 
-/** Confirmed writes claimed once across processes (docs/decisions/upstream-calls.md, 'Identical writes are deduplicated for a window'). */
+/**
+ * Confirmed writes claimed once across processes (docs/decisions/upstream-calls.md, 'Identical writes are deduplicated
+ * for a window').
+ */
 export interface WritesRepository {
   /**
    * Claims a confirmed write under `key`, atomically across processes: the first

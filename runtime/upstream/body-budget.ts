@@ -50,7 +50,10 @@ export class BodyBudget {
     return this.#queue.length === 0 && this.#reserved + n <= this.total ? this.#take(n) : undefined;
   }
 
-  /** Resolves with a release function once `bytes` (at most the whole budget) are reserved; rejects when `signal` aborts first. */
+  /**
+   * Resolves with a release function once `bytes` (at most the whole budget) are reserved; rejects when `signal` aborts
+   * first.
+   */
   reserve(bytes: number, signal: AbortSignal): Promise<() => void> {
     const n = this.#size(bytes);
     if (signal.aborted) return Promise.reject(new UpstreamError('timeout', 'the call was aborted before its response body could be read'));

@@ -55,7 +55,7 @@ export async function capabilityLink(kit: PortalKit, r: PortalRequest, purpose: 
     csrf: form.csrf,
     posted,
     view: (status, title, body) => kit.view({ ...r, signedIn: undefined }, status, title, body, cookie),
-    signInHint: `<p class="note">${t('link_sign_in_hint')} <a href="/portal/sign-in?next=${encodeURIComponent(action)}">${t('sign_in_button')}</a></p>`,
+    signInHint: `<p class="note">${t('link_sign_in_hint')} <a href="/portal/sign-in?next=${encodeURIComponent(action)}">` + `${t('sign_in_button')}` + '</a></p>',
   };
   if (purpose === 'terms') return termsLink(kit, r, page);
   return purpose === 'purchase' ? purchaseLink(kit, r, page, connector!) : teamLink(kit, r, page, connector!);
@@ -92,7 +92,9 @@ async function purchaseLink(kit: PortalKit, r: PortalRequest, { user, account, a
   return view(
     200,
     title,
-    `<p>${t('purchase_intro', { connector: c.descriptor.title, id: c.config.id, account: account.name })}</p>${postButton(action, csrf, plain('subscribe_button', { connector: c.descriptor.title }))}${signInHint}`,
+    `<p>${t('purchase_intro', { connector: c.descriptor.title, id: c.config.id, account: account.name })}</p>` +
+      `${postButton(action, csrf, plain('subscribe_button', { connector: c.descriptor.title }))}` +
+      `${signInHint}`,
   );
 }
 
@@ -125,14 +127,24 @@ async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, actio
       const has = g.state.hasSeat(u.id, key);
       const id = `seat-${escapeHtml(u.id)}`;
       const cell = admin
-        ? `<input type="checkbox" id="${id}" name="seat" value="${escapeHtml(`${u.id}|${key}`)}"${has ? ' checked' : ''}> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}</label>`
+        ? `<input type="checkbox" id="${id}" name="seat" value="${escapeHtml(`${u.id}|${key}`)}"` +
+          `${has ? ' checked' : ''}` +
+          `> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}` +
+          '</label>'
         : t(has ? 'answer_yes' : 'answer_no');
-      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}</td><td>${cell}</td></tr>`;
+      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` + `</td><td>${cell}</td></tr>`;
     })
     .join('');
-  const table = `<table><caption>${t('seats_in_use_of', { connector: c.descriptor.title, used, users: users.length })}</caption><thead><tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">${t('col_role')}</th><th scope="col">${t('col_seat_on', { connector: c.config.id })}</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const table =
+    `<table><caption>${t('seats_in_use_of', { connector: c.descriptor.title, used, users: users.length })}</caption>` +
+    `<thead><tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">` +
+    `${t('col_role')}` +
+    `</th><th scope="col">${t('col_seat_on', { connector: c.config.id })}</th></tr></thead><tbody>${rows}</tbody>` +
+    '</table>';
   const body = admin
-    ? `${top}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">${table}<button type="submit">${t('save_seats')}</button></form>${signInHint}`
+    ? `${top}<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="csrf" value="` +
+      `${escapeHtml(csrf)}` +
+      `">${table}<button type="submit">${t('save_seats')}</button></form>${signInHint}`
     : `${table}<p class="note">${t('team_member_note', {
         admins:
           users

@@ -55,7 +55,10 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
   }
   const title = plain('connect_title', { connector: connector.descriptor.title });
   const { account, user } = requester;
-  const context = `<p>${t('connect_context_link', { name: user.name, email: user.email, account: account.name, connector: connector.descriptor.title, endpoint: kit.endpointUrl(instanceId), path: `/${instanceId}/mcp` })}</p><p class="warning">${t('connect_warning', { account: account.name })}</p>`;
+  const context =
+    '<p>' +
+    `${t('connect_context_link', { name: user.name, email: user.email, account: account.name, connector: connector.descriptor.title, endpoint: kit.endpointUrl(instanceId), path: `/${instanceId}/mcp` })}` +
+    `</p><p class="warning">${t('connect_warning', { account: account.name })}</p>`;
   const signedIn = r.signedIn;
   if (!signedIn) {
     r.req.resume();
@@ -63,13 +66,15 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
       r,
       r.req.method === 'POST' ? 401 : 200,
       title,
-      `${context}<p>${t('connect_sign_in_first', { email: user.email })}</p><p><a href="/portal/sign-in?next=${encodeURIComponent(`/portal/connect/${token}`)}">${t('sign_in_to_continue')}</a></p>`,
+      `${context}<p>${t('connect_sign_in_first', { email: user.email })}</p><p><a href="/portal/sign-in?next=` +
+        `${encodeURIComponent(`/portal/connect/${token}`)}` +
+        `">${t('sign_in_to_continue')}</a></p>`,
     );
   }
   if (signedIn.user.id !== user.id) {
     r.req.resume();
     g.log.warn({ linkUser: user.id, signedInUser: signedIn.user.id, instance: instanceId }, 'connect link refused: signed in as another user');
-    return kit.view(r, 403, title, `${context}<p class="error" role="alert">${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}</p>`);
+    return kit.view(r, 403, title, `${context}<p class="error" role="alert">` + `${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}` + '</p>');
   }
   if (!signedIn.user.termsAcceptedAt) {
     r.req.resume();
@@ -77,7 +82,7 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
       r,
       403,
       plain('terms_first_title'),
-      `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(`/portal/connect/${token}`)}">${t('terms_open')}</a></p>`,
+      `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=` + `${encodeURIComponent(`/portal/connect/${token}`)}` + `">${t('terms_open')}</a></p>`,
     );
   }
   return { connector, kind, instanceId, jti: payload.jti, account, user, signedIn, title, context };
@@ -96,7 +101,7 @@ async function oauthStart(kit: PortalKit, r: PortalRequest, { connector, instanc
     r,
     200,
     title,
-    `${context}<p class="note">${t('connect_oauth_note')}</p>${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
+    `${context}<p class="note">${t('connect_oauth_note')}</p>` + `${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
   );
 }
 
@@ -133,6 +138,9 @@ async function credentialForm(kit: PortalKit, r: PortalRequest, target: LinkTarg
     r,
     error ? status : 200,
     target.title,
-    `${target.context}<p class="note">${t('connect_stored_note')}</p>${error}<form method="post" action="/portal/connect/${escapeHtml(token)}"><input type="hidden" name="csrf" value="${escapeHtml(target.signedIn.csrf)}">${credentialInputs(kit, fields)}<button type="submit">${t('connect_button')}</button></form>`,
+    `${target.context}<p class="note">${t('connect_stored_note')}</p>${error}<form method="post" ` +
+      `action="/portal/connect/${escapeHtml(token)}"><input type="hidden" name="csrf" value="` +
+      `${escapeHtml(target.signedIn.csrf)}` +
+      `">${credentialInputs(kit, fields)}<button type="submit">${t('connect_button')}</button></form>`,
   );
 }

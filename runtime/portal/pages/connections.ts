@@ -33,20 +33,25 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
       const kind = e.connector.descriptor.credential;
       const title = escapeHtml(e.connector.descriptor.title);
       const url = `<code>${escapeHtml(kit.endpointUrl(e.instanceId))}</code>`;
-      if (kind === 'managed_basic') return `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td>${t('status_managed')}</td><td></td></tr>`;
+      if (kind === 'managed_basic') return `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td>` + `${t('status_managed')}` + '</td><td></td></tr>';
       const connection = stored.get(e.instanceId);
       const status = connectionStatus(connection);
-      const since = connection ? ` <span class="note">${t('status_since', { date: fmtDate(connection.reconnectRequiredAt ?? connection.updatedAt) })}</span>` : '';
+      const since = connection ? ' <span class="note">' + `${t('status_since', { date: fmtDate(connection.reconnectRequiredAt ?? connection.updatedAt) })}` + '</span>' : '';
       const actions: string[] = [];
       if (g.state.hasSeat(user.id, e.connector.config.key)) {
-        actions.push(`<a href="/portal/connections/${escapeHtml(e.instanceId)}/connect">${t(status === 'never' ? 'connect_action' : 'reconnect_action', { instance: e.instanceId })}</a>`);
+        actions.push(`<a href="/portal/connections/${escapeHtml(e.instanceId)}/connect">` + `${t(status === 'never' ? 'connect_action' : 'reconnect_action', { instance: e.instanceId })}` + '</a>');
       }
       if (connection && kit.isAdmin(r))
         actions.push(postButton(`/portal/connections/${e.instanceId}/disconnect`, r.signedIn.csrf, plain('disconnect_button', { instance: e.instanceId }), {}, 'danger'));
-      return `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td><span class="status-${status}">${t(`status_${status}`)}</span>${since}</td><td>${actions.join(' ')}</td></tr>`;
+      return (
+        `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td><span ` +
+        `class="status-${status}">${t(`status_${status}`)}</span>${since}</td><td>${actions.join(' ')}</td></tr>`
+      );
     })
     .join('');
-  const body = `${kit.done(r)}<p>${t('connections_intro')}</p>${rows ? `<table><caption>${t('connections_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_endpoint')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('team_no_subscriptions')}</p>`}`;
+  const body =
+    `${kit.done(r)}<p>${t('connections_intro')}</p>` +
+    `${rows ? `<table><caption>${t('connections_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_endpoint')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('team_no_subscriptions')}</p>`}`;
   return kit.view(r, 200, plain('connections_title'), body);
 }
 
@@ -87,7 +92,11 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
       await kit.audit(r, { ...user }, 'connection.oauth_start', instanceId, { connector: connector.config.key });
       return startOAuth(kit, r, { accountId: account.id, userId: user.id, instanceId, jti }, connector);
     }
-    const body = `<p>${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}</p><p class="note">${t('connect_oauth_note')}</p>${postButton(r.path, r.signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`;
+    const body =
+      '<p>' +
+      `${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}` +
+      `</p><p class="note">${t('connect_oauth_note')}</p>` +
+      `${postButton(r.path, r.signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`;
     return kit.view(r, 200, title, body);
   }
   const fields = CREDENTIAL_FORM_FIELDS[kind];
@@ -108,11 +117,16 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
     error = refused.html;
     status = refused.status;
   }
-  const body = `<p>${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}</p><p class="note">${t('connect_stored_note')}</p>${error}<form method="post" action="${escapeHtml(r.path)}"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}">${credentialInputs(kit, fields)}<button type="submit">${t('connect_button')}</button></form>`;
+  const body =
+    '<p>' +
+    `${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}` +
+    `</p><p class="note">${t('connect_stored_note')}</p>${error}<form method="post" action="${escapeHtml(r.path)}">` +
+    `<input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}">${credentialInputs(kit, fields)}` +
+    `<button type="submit">${t('connect_button')}</button></form>`;
   return kit.view(r, error ? status : 200, title, body);
 }
 
 function termsFirst(kit: PortalKit, r: SignedInRequest, next: string): number {
   const { t, plain } = kit.text;
-  return kit.view(r, 403, plain('terms_first_title'), `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(next)}">${t('terms_open')}</a></p>`);
+  return kit.view(r, 403, plain('terms_first_title'), `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(next)}">` + `${t('terms_open')}` + '</a></p>');
 }

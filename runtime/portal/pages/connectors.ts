@@ -31,9 +31,12 @@ export async function connectorsPage(kit: PortalKit, r: SignedInRequest): Promis
       else if (!kit.isAdmin(r)) action = t('purchase_admin_only');
       else action = postButton('/portal/connectors', r.signedIn.csrf, plain('subscribe_button', { connector: c.descriptor.title }), { connector: key });
       const seats = subscribed ? t('seats_in_use', { used: kit.seatCount(users, key), users: users.length }) : '—';
-      return `<tr><th scope="row">${escapeHtml(c.descriptor.title)}</th><td><code>${escapeHtml(c.config.id)}</code></td><td>${seats}</td><td>${action}</td></tr>`;
+      return `<tr><th scope="row">${escapeHtml(c.descriptor.title)}</th><td><code>${escapeHtml(c.config.id)}</code></td>` + `<td>${seats}</td><td>${action}</td></tr>`;
     })
     .join('');
-  const body = `${kit.done(r)}<p>${t('connectors_intro')}</p><table><caption>${t('connectors_caption')}</caption><thead><tr><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_id')}</th><th scope="col">${t('col_seats')}</th><th scope="col">${t('col_subscription')}</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const body =
+    `${kit.done(r)}<p>${t('connectors_intro')}</p><table><caption>${t('connectors_caption')}</caption><thead><tr>` +
+    `<th scope="col">${t('col_connector')}</th><th scope="col">${t('col_id')}</th><th scope="col">${t('col_seats')}` +
+    `</th><th scope="col">${t('col_subscription')}</th></tr></thead><tbody>${rows}</tbody></table>`;
   return kit.view(r, 200, plain('connectors_title'), body);
 }

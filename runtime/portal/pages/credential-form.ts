@@ -25,7 +25,9 @@ export const CREDENTIAL_FORM_FIELDS: Readonly<Record<Exclude<CredentialKind, 'ma
 /** The labelled inputs of the fields (never prefilled: a credential is not sent back). */
 export function credentialInputs(kit: PortalKit, fields: readonly CredentialFormField[]): string {
   const { t } = kit.text;
-  return fields.map((f) => `<label for="${f.name}">${t(f.label)}</label><input id="${f.name}" name="${f.name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off" required>`).join('');
+  return fields
+    .map((f) => `<label for="${f.name}">${t(f.label)}</label><input id="${f.name}" name="${f.name}" type="` + `${f.secret ? 'password' : 'text'}` + '" autocomplete="off" required>')
+    .join('');
 }
 
 /**
@@ -42,7 +44,7 @@ export async function postedCredential(
   const { t, plain } = kit.text;
   const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]));
   const missing = fields.filter((f) => !values[f.name]);
-  if (missing.length > 0) return { values, refused: { html: `<p class="error" role="alert">${t('fill_in', { fields: missing.map((f) => plain(f.label)).join(', ') })}</p>`, status: 400 } };
+  if (missing.length > 0) return { values, refused: { html: `<p class="error" role="alert">${t('fill_in', { fields: missing.map((f) => plain(f.label)).join(', ') })}` + '</p>', status: 400 } };
   const refused = await kit.verifyCredential(r, at, values);
   return refused ? { values, refused } : { values };
 }

@@ -30,8 +30,10 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
       { instance: e.instanceId, enabled: layer ? 'off' : 'on' },
       layer ? 'danger' : '',
     );
-    rows.push(`<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${escapeHtml(e.connector.descriptor.title)}</td><td>${state}</td><td>${button}</td></tr>`);
+    rows.push(`<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>` + `${escapeHtml(e.connector.descriptor.title)}` + `</td><td>${state}</td><td>${button}</td></tr>`);
   }
-  const body = `${kit.done(r)}<p>${t('data_layer_intro')}</p>${rows.length ? `<table><caption>${t('data_layer_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : `<p>${t('data_layer_none')}</p>`}`;
+  const body =
+    `${kit.done(r)}<p>${t('data_layer_intro')}</p>` +
+    `${rows.length ? `<table><caption>${t('data_layer_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : `<p>${t('data_layer_none')}</p>`}`;
   return kit.view(r, 200, plain('data_layer_title'), body);
 }

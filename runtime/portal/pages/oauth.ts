@@ -56,7 +56,7 @@ export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { acc
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     // SameSite=Lax: sent on the provider's top-level redirect back to the callback.
-    'set-cookie': `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=${Math.floor(validMs / 1000)}; HttpOnly; SameSite=Lax${secure}`,
+    'set-cookie': `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=` + `${Math.floor(validMs / 1000)}` + `; HttpOnly; SameSite=Lax${secure}`,
   });
   r.res.end();
   return 302;
@@ -116,7 +116,9 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
         const list = (scopes: readonly string[]) => scopes.join(', ');
         return notConnected(
           400,
-          `<p class="error">${done.reason === 'missing_required' ? t('oauth_scope_missing', { scopes: list(client.provider.grantedScopes.requireOneOf) }) : t('oauth_scope_refused', { scopes: list(done.scopes) })}</p>`,
+          '<p class="error">' +
+            `${done.reason === 'missing_required' ? t('oauth_scope_missing', { scopes: list(client.provider.grantedScopes.requireOneOf) }) : t('oauth_scope_refused', { scopes: list(done.scopes) })}` +
+            '</p>',
         );
       }
     }
@@ -130,6 +132,6 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
     r,
     200,
     plain('connected_title', { connector: title }),
-    `<p role="status">${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}</p>`,
+    '<p role="status">' + `${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}` + '</p>',
   );
 }

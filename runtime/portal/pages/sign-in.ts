@@ -10,7 +10,13 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
   const next = safeNext(r.query.get('next'));
   const show = (status: number, message: string, email = '') => {
     const form = kit.sessions.formToken(r.req);
-    const body = `${message}<form method="post" action="/portal/sign-in?next=${encodeURIComponent(next)}"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}"><label for="email">${t('field_email')}</label><input type="email" id="email" name="email" autocomplete="username" required value="${escapeHtml(email)}"><label for="password">${t('field_password')}</label><input type="password" id="password" name="password" autocomplete="current-password" required><button type="submit">${t('sign_in_button')}</button></form><p class="note">${t('sign_in_note')}</p>`;
+    const body =
+      `${message}<form method="post" action="/portal/sign-in?next=${encodeURIComponent(next)}"><input type="hidden" ` +
+      `name="csrf" value="${escapeHtml(form.csrf)}"><label for="email">${t('field_email')}</label><input ` +
+      `type="email" id="email" name="email" autocomplete="username" required value="${escapeHtml(email)}"><label ` +
+      `for="password">${t('field_password')}</label><input type="password" id="password" name="password" ` +
+      `autocomplete="current-password" required><button type="submit">${t('sign_in_button')}</button></form><p ` +
+      `class="note">${t('sign_in_note')}</p>`;
     return kit.view(r, status, plain('sign_in_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
   };
   if (r.req.method === 'GET') {
@@ -27,7 +33,7 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
   if (!outcome.ok) {
     g.log.info({ address: clientAddress(r.req), reason: outcome.reason }, 'portal sign-in refused');
     return outcome.reason === 'rate_limited'
-      ? show(429, `<p class="error" role="alert">${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds / 60) })}</p>`, email)
+      ? show(429, '<p class="error" role="alert">' + `${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds / 60) })}` + '</p>', email)
       : show(401, `<p class="error" role="alert">${t('sign_in_failed')}</p>`, email);
   }
   await kit.audit(r, outcome.user, 'session.sign_in', outcome.user.id);
@@ -48,7 +54,16 @@ export async function setPassword(kit: PortalKit, r: PortalRequest, token: strin
   const { t, plain } = kit.text;
   const show = (status: number, message: string) => {
     const form = kit.sessions.formToken(r.req);
-    const body = `${message}<p>${t('set_password_intro', { min: MIN_PASSWORD_LENGTH })}</p><form method="post" action="/portal/set-password/${escapeHtml(token)}"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}"><label for="password">${t('field_new_password')}</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><label for="confirm">${t('field_confirm_password')}</label><input type="password" id="confirm" name="confirm" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><button type="submit">${t('set_password_button')}</button></form>`;
+    const body =
+      `${message}<p>${t('set_password_intro', { min: MIN_PASSWORD_LENGTH })}</p><form method="post" ` +
+      `action="/portal/set-password/${escapeHtml(token)}"><input type="hidden" name="csrf" value="` +
+      `${escapeHtml(form.csrf)}` +
+      `"><label for="password">${t('field_new_password')}</label><input type="password" id="password" ` +
+      `name="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><label for="confirm">` +
+      `${t('field_confirm_password')}</label><input type="password" id="confirm" name="confirm" ` +
+      `autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><button type="submit">` +
+      `${t('set_password_button')}` +
+      '</button></form>';
     return kit.view(r, status, plain('set_password_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
   };
   if (r.req.method === 'GET') return show(200, '');

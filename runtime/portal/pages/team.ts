@@ -66,7 +66,7 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       const link = await newPasswordLink(kit, invited.id);
       kit.options.deliverPasswordLink?.({ email: invited.email, name: invited.name }, link);
       await kit.audit(r, { ...user }, 'user.invite', invited.id, { email: invited.email, role });
-      const shown = `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p><p>${t('invite_link_note')}</p><p class="secret">${escapeHtml(link)}</p></div>`;
+      const shown = `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p><p>` + `${t('invite_link_note')}` + `</p><p class="secret">${escapeHtml(link)}</p></div>`;
       return teamPage(kit, r, await kit.accountUsers(r), subscribed, 200, shown);
     }
     return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
@@ -88,9 +88,12 @@ function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], su
   const admin = kit.isAdmin(r);
   const { csrf } = r.signedIn;
   const counts = subscribed.length
-    ? `<ul>${subscribed.map((c) => `<li>${t('seats_in_use_of', { connector: c.descriptor.title, used: kit.seatCount(users, c.config.key), users: users.length })}</li>`).join('')}</ul>`
+    ? '<ul>' + `${subscribed.map((c) => `<li>${t('seats_in_use_of', { connector: c.descriptor.title, used: kit.seatCount(users, c.config.key), users: users.length })}</li>`).join('')}` + '</ul>'
     : `<p>${t('team_no_subscriptions')}</p>`;
-  const head = `<tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">${t('col_role')}</th>${subscribed.map((c) => `<th scope="col">${t('col_seat_on', { connector: c.config.id })}</th>`).join('')}</tr>`;
+  const head =
+    `<tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">${t('col_role')}` +
+    `</th>${subscribed.map((c) => `<th scope="col">${t('col_seat_on', { connector: c.config.id })}</th>`).join('')}` +
+    '</tr>';
   const rows = users
     .map((u) => {
       const seats = subscribed
@@ -98,10 +101,15 @@ function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], su
           const has = g.state.hasSeat(u.id, c.config.key);
           if (!admin) return `<td>${t(has ? 'answer_yes' : 'answer_no')}</td>`;
           const id = `seat-${escapeHtml(u.id)}-${escapeHtml(c.config.key)}`;
-          return `<td><input type="checkbox" id="${id}" name="seat" value="${escapeHtml(`${u.id}|${c.config.key}`)}"${has ? ' checked' : ''}> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}</label></td>`;
+          return (
+            `<td><input type="checkbox" id="${id}" name="seat" value="${escapeHtml(`${u.id}|${c.config.key}`)}"` +
+            `${has ? ' checked' : ''}` +
+            `> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}` +
+            '</label></td>'
+          );
         })
         .join('');
-      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}</td>${seats}</tr>`;
+      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` + `</td>${seats}</tr>`;
     })
     .join('');
   const table = `<table><caption>${t('team_caption')}</caption><thead>${head}</thead><tbody>${rows}</tbody></table>`;
@@ -111,10 +119,28 @@ function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], su
     body += `${table}<p class="note">${t('team_member_note', { admins: admins.join(', ') || '—' })}</p>`;
     return kit.view(r, status, plain('team_title'), body);
   }
-  body += `<form method="post" action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="seats">${table}${subscribed.length ? `<button type="submit">${t('save_seats')}</button>` : ''}</form>`;
+  body +=
+    `<form method="post" action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input ` +
+    `type="hidden" name="action" value="seats">${table}` +
+    `${subscribed.length ? `<button type="submit">${t('save_seats')}</button>` : ''}` +
+    '</form>';
   const userOptions = users.map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.email})`)}</option>`).join('');
   const roleOptions = (['member', 'admin'] as const).map((role) => `<option value="${role}">${t(`role_${role}`)}</option>`).join('');
-  body += `<h2>${t('team_role_heading')}</h2><form method="post" action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="role"><label for="role-user">${t('field_user')}</label><select id="role-user" name="user">${userOptions}</select><label for="role-role">${t('field_role')}</label><select id="role-role" name="role">${roleOptions}</select><button type="submit">${t('save_role')}</button></form>`;
-  body += `<h2>${t('team_invite_heading')}</h2><p class="note">${t('team_invite_note')}</p><form method="post" action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="invite"><label for="invite-name">${t('field_name')}</label><input type="text" id="invite-name" name="name" required autocomplete="off"><label for="invite-email">${t('field_email')}</label><input type="email" id="invite-email" name="email" required autocomplete="off"><label for="invite-role">${t('field_role')}</label><select id="invite-role" name="role">${roleOptions}</select><button type="submit">${t('invite_button')}</button></form>`;
+  body +=
+    `<h2>${t('team_role_heading')}</h2><form method="post" action="/portal/team"><input type="hidden" name="csrf" ` +
+    `value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="role"><label for="role-user">` +
+    `${t('field_user')}` +
+    `</label><select id="role-user" name="user">${userOptions}</select><label for="role-role">${t('field_role')}` +
+    `</label><select id="role-role" name="role">${roleOptions}</select><button type="submit">${t('save_role')}` +
+    '</button></form>';
+  body +=
+    `<h2>${t('team_invite_heading')}</h2><p class="note">${t('team_invite_note')}</p><form method="post" ` +
+    `action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" ` +
+    `name="action" value="invite"><label for="invite-name">${t('field_name')}</label><input type="text" ` +
+    `id="invite-name" name="name" required autocomplete="off"><label for="invite-email">${t('field_email')}</label>` +
+    '<input type="email" id="invite-email" name="email" required autocomplete="off"><label for="invite-role">' +
+    `${t('field_role')}` +
+    `</label><select id="invite-role" name="role">${roleOptions}</select><button type="submit">${t('invite_button')}` +
+    '</button></form>';
   return kit.view(r, status, plain('team_title'), body);
 }

@@ -20,7 +20,7 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     const { token, record } = await issueToken(g.store, user.id, label);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'token.create', record.id, { label });
-    top = `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p class="secret">${escapeHtml(token)}</p></div>`;
+    top = `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p ` + `class="secret">${escapeHtml(token)}</p></div>`;
   } else if (r.req.method === 'POST' && sub === 'revoke') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
@@ -52,17 +52,30 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
       const owner = byId.get(x.userId);
       const state = x.revokedAt ? t('token_revoked_at', { date: fmtDate(x.revokedAt) }) : t('token_active');
       const action = x.revokedAt ? '' : postButton('/portal/tokens/revoke', r.signedIn.csrf, plain('revoke_button', { label: x.label }), { token: x.id }, 'danger');
-      return `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>${fmtDate(x.createdAt)}</td><td>${state}</td><td>${action}</td></tr>`;
+      return `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>` + `${fmtDate(x.createdAt)}` + `</td><td>${state}</td><td>${action}</td></tr>`;
     })
     .join('');
-  const body = `${top}<p>${t('tokens_intro')}</p><h2>${t('token_create_heading')}</h2><form method="post" action="/portal/tokens/create"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}</h2>${rows ? `<table><caption>${t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption')}</caption><thead><tr><th scope="col">${t('col_label')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('tokens_none')}</p>`}`;
+  const body =
+    `${top}<p>${t('tokens_intro')}</p><h2>${t('token_create_heading')}</h2><form method="post" ` +
+    `action="/portal/tokens/create"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label ` +
+    `for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" ` +
+    `autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}` +
+    '</h2>' +
+    `${rows ? `<table><caption>${t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption')}</caption><thead><tr><th scope="col">${t('col_label')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('tokens_none')}</p>`}`;
   const grantRows = (await visibleGrants())
     .filter((x) => !x.revokedAt)
     .map((x) => {
       const action = postButton('/portal/tokens/revoke-grant', r.signedIn.csrf, plain('grant_revoke_button', { client: x.clientName }), { grant: x.id }, 'danger');
-      return `<tr><th scope="row">${escapeHtml(x.clientName)}<br><span class="note">${escapeHtml(x.clientId)}</span></th><td>${escapeHtml(byId.get(x.userId)?.email ?? '')}</td><td>${x.endpoints.map((e) => `<code>${escapeHtml(e)}</code>`).join(' ')}</td><td>${fmtDate(x.createdAt)}</td><td>${action}</td></tr>`;
+      return (
+        `<tr><th scope="row">${escapeHtml(x.clientName)}<br><span class="note">${escapeHtml(x.clientId)}</span></th>` +
+        `<td>${escapeHtml(byId.get(x.userId)?.email ?? '')}</td><td>` +
+        `${x.endpoints.map((e) => `<code>${escapeHtml(e)}</code>`).join(' ')}` +
+        `</td><td>${fmtDate(x.createdAt)}</td><td>${action}</td></tr>`
+      );
     })
     .join('');
-  const grants = `<h2>${t('grants_heading')}</h2><p>${t('grants_intro')}</p>${grantRows ? `<table><caption>${t('grants_caption')}</caption><thead><tr><th scope="col">${t('col_client')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_endpoints')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${grantRows}</tbody></table>` : `<p>${t('grants_none')}</p>`}`;
+  const grants =
+    `<h2>${t('grants_heading')}</h2><p>${t('grants_intro')}</p>` +
+    `${grantRows ? `<table><caption>${t('grants_caption')}</caption><thead><tr><th scope="col">${t('col_client')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_endpoints')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${grantRows}</tbody></table>` : `<p>${t('grants_none')}</p>`}`;
   return kit.view(r, 200, plain('tokens_title'), body + grants);
 }

@@ -33,13 +33,25 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
       )
     : `<p>${t('usage_none')}</p>`;
   const tools = byConnector
-    .flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => `<tr><th scope="row"><code>${escapeHtml(id)}</code></th><td><code>${escapeHtml(tool)}</code></td><td>${n}</td></tr>`))
+    .flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => `<tr><th scope="row"><code>${escapeHtml(id)}</code></th><td><code>${escapeHtml(tool)}</code></td><td>${n}` + '</td></tr>'))
     .join('');
   const state = fairUse.mode === 'off' ? 'fair_use_off' : fairUse.withinQuota ? 'fair_use_within' : fairUse.mode === 'hard' ? 'fair_use_blocked_state' : 'fair_use_over_soft';
   let quotaForm = '';
   if (quotaAllowed) {
-    quotaForm = `<h2>${t('quota_heading')}</h2><form method="post" action="/portal/usage"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label for="quota">${t('field_quota')}</label><input type="number" id="quota" name="quota" min="0" step="1" value="${current.fairUseQuota ?? ''}" aria-describedby="quota-note"><p class="note" id="quota-note">${t('quota_note', { default: g.config.fairUse.defaultQuota })}</p><button type="submit">${t('save_quota')}</button></form>`;
+    quotaForm =
+      `<h2>${t('quota_heading')}</h2><form method="post" action="/portal/usage"><input type="hidden" name="csrf" ` +
+      `value="${escapeHtml(r.signedIn.csrf)}"><label for="quota">${t('field_quota')}</label><input type="number" ` +
+      `id="quota" name="quota" min="0" step="1" value="${current.fairUseQuota ?? ''}" aria-describedby="quota-note">` +
+      `<p class="note" id="quota-note">${t('quota_note', { default: g.config.fairUse.defaultQuota })}</p><button ` +
+      `type="submit">${t('save_quota')}</button></form>`;
   } else if (kit.isAdmin(r)) quotaForm = `<p class="note">${t('quota_by_operator')}</p>`;
-  const body = `${kit.done(r)}<p>${t('usage_period', { from: u.from, to: u.to })}</p><p>${t('usage_summary', { used: fairUse.used, limit: fairUse.limit, month: fairUse.month })}</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p><h2>${t('usage_by_connector')}</h2>${chart}${tools ? `<table><caption>${t('usage_by_tool')}</caption><thead><tr><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_tool')}</th><th scope="col">${t('col_calls')}</th></tr></thead><tbody>${tools}</tbody></table>` : ''}${quotaForm}`;
+  const body =
+    `${kit.done(r)}<p>${t('usage_period', { from: u.from, to: u.to })}</p><p>` +
+    `${t('usage_summary', { used: fairUse.used, limit: fairUse.limit, month: fairUse.month })}` +
+    `</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p><h2>` +
+    `${t('usage_by_connector')}` +
+    `</h2>${chart}` +
+    `${tools ? `<table><caption>${t('usage_by_tool')}</caption><thead><tr><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_tool')}</th><th scope="col">${t('col_calls')}</th></tr></thead><tbody>${tools}</tbody></table>` : ''}` +
+    `${quotaForm}`;
   return kit.view(r, 200, plain('usage_title'), body);
 }

@@ -127,7 +127,7 @@ export class SqlChanges implements ChangesRepository {
       const sub = subscriptions.length
         ? (
             await tx.query<{ account_id: string; connector_key: string }>(
-              'SELECT s.account_id, s.connector_key FROM subscriptions s JOIN unnest($1::text[], $2::text[]) AS k(a, c) ON s.account_id = k.a AND s.connector_key = k.c',
+              'SELECT s.account_id, s.connector_key FROM subscriptions s JOIN unnest($1::text[], $2::text[]) AS ' + 'k(a, c) ON s.account_id = k.a AND s.connector_key = k.c',
               [firsts(subscriptions), seconds(subscriptions)],
             )
           ).rows
@@ -135,7 +135,7 @@ export class SqlChanges implements ChangesRepository {
       const seat = seats.length
         ? (
             await tx.query<{ user_id: string; connector_key: string }>(
-              'SELECT s.user_id, s.connector_key FROM seats s JOIN unnest($1::text[], $2::text[]) AS k(u, c) ON s.user_id = k.u AND s.connector_key = k.c',
+              'SELECT s.user_id, s.connector_key FROM seats s JOIN unnest($1::text[], $2::text[]) AS k(u, c) ON ' + 's.user_id = k.u AND s.connector_key = k.c',
               [firsts(seats), seconds(seats)],
             )
           ).rows
@@ -143,7 +143,7 @@ export class SqlChanges implements ChangesRepository {
       const conn = connections.length
         ? (
             await tx.query<ConnectionRow>(
-              `SELECT ${qualified('c', CONNECTION_COLUMNS)} FROM connections c JOIN unnest($1::text[], $2::text[]) AS k(a, i) ON c.account_id = k.a AND c.instance_id = k.i`,
+              `SELECT ${qualified('c', CONNECTION_COLUMNS)} FROM connections c JOIN unnest($1::text[], ` + '$2::text[]) AS k(a, i) ON c.account_id = k.a AND c.instance_id = k.i',
               [firsts(connections), seconds(connections)],
             )
           ).rows
@@ -165,7 +165,8 @@ export class SqlChanges implements ChangesRepository {
     const { rows } = await this.#db.query<{ n: string | number }>(
       `WITH gone AS (DELETE FROM platform_change_log WHERE changed_at < $1 RETURNING version),
             top AS (SELECT count(*) AS n, max(version) AS v FROM gone),
-            mark AS (UPDATE platform_changes SET pruned_through = greatest(pruned_through, top.v) FROM top WHERE id = 1 AND top.v IS NOT NULL RETURNING 1)
+            mark AS (UPDATE platform_changes SET pruned_through = greatest(pruned_through, top.v) FROM top WHERE id = 1
+              AND top.v IS NOT NULL RETURNING 1)
        SELECT n FROM top`,
       [before],
     );

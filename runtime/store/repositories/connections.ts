@@ -79,14 +79,14 @@ export class SqlConnections implements ConnectionsRepository {
       const { rows } = await db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2${lock}`, [accountId, instanceId]);
       const { write, value } = await fn(rows[0] === undefined ? null : toConnection(rows[0]));
       if (write && 'ciphertext' in write) {
-        await db.query('UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE account_id = $1 AND instance_id = $2', [
+        await db.query('UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE ' + 'account_id = $1 AND instance_id = $2', [
           accountId,
           instanceId,
           write.ciphertext,
           write.keyVersion,
         ]);
       } else if (write) {
-        await db.query('UPDATE connections SET reconnect_required_at = now() WHERE account_id = $1 AND instance_id = $2 AND reconnect_required_at IS NULL', [accountId, instanceId]);
+        await db.query('UPDATE connections SET reconnect_required_at = now() WHERE account_id = $1 AND instance_id = $2 AND ' + 'reconnect_required_at IS NULL', [accountId, instanceId]);
       }
       return value;
     };

@@ -4,7 +4,8 @@ import type { DataLayerRepository, DataLayerState, SeenItem } from '../store.ts'
 import { type DataLayerRow, date, type SeenItemRow, StoreError, toDataLayer, translate } from './rows.ts';
 
 const DATA_LAYER_SELECT = `SELECT d.account_id, d.instance_id, d.enabled_at, d.baseline_at,
-       (SELECT count(*) FROM data_layer_items i WHERE i.account_id = d.account_id AND i.instance_id = d.instance_id) AS item_count
+       (SELECT count(*) FROM data_layer_items i WHERE i.account_id = d.account_id AND i.instance_id = d.instance_id) AS
+         item_count
   FROM data_layers d WHERE d.account_id = $1 AND d.instance_id = $2`;
 
 export class SqlDataLayer implements DataLayerRepository {
@@ -16,7 +17,7 @@ export class SqlDataLayer implements DataLayerRepository {
 
   async enableDataLayer(accountId: string, instanceId: string, at: Date): Promise<DataLayerState> {
     try {
-      await this.#db.query('INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT (account_id, instance_id) DO NOTHING', [accountId, instanceId, at]);
+      await this.#db.query('INSERT INTO data_layers (account_id, instance_id, enabled_at) VALUES ($1, $2, $3) ON CONFLICT ' + '(account_id, instance_id) DO NOTHING', [accountId, instanceId, at]);
     } catch (err) {
       translate(err, `Data layer of ${accountId}/${instanceId}`);
     }

@@ -67,7 +67,7 @@ export class SqlLinks implements LinksRepository {
 
   async consumeOAuthState(stateHash: string, now: Date): Promise<OAuthStateOutcome> {
     return this.#db.transaction(async (tx) => {
-      const { rows } = await tx.query<OAuthStateRow>(`UPDATE oauth_states SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING ${OAUTH_STATE_COLUMNS}`, [
+      const { rows } = await tx.query<OAuthStateRow>('UPDATE oauth_states SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 ' + `RETURNING ${OAUTH_STATE_COLUMNS}`, [
         stateHash,
         now,
       ]);

@@ -35,7 +35,7 @@ export class SqlMcp implements McpRepository {
 
   async createMcpGrant(grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>, code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date }): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.query('INSERT INTO mcp_grants (id, client_id, client_name, user_id, account_id, endpoints) VALUES ($1, $2, $3, $4, $5, $6)', [
+      await tx.query('INSERT INTO mcp_grants (id, client_id, client_name, user_id, account_id, endpoints) VALUES ($1, $2, $3, ' + '$4, $5, $6)', [
         grant.id,
         grant.clientId,
         grant.clientName,
@@ -43,7 +43,7 @@ export class SqlMcp implements McpRepository {
         grant.accountId,
         JSON.stringify(grant.endpoints),
       ]);
-      await tx.query('INSERT INTO mcp_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+      await tx.query('INSERT INTO mcp_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at) VALUES ($1, $2, $3,' + ' $4, $5)', [
         code.codeHash,
         grant.id,
         code.redirectUri,
@@ -55,7 +55,8 @@ export class SqlMcp implements McpRepository {
 
   async findMcpCode(codeHash: string): Promise<McpCode | null> {
     const { rows } = await this.#db.query<Record<string, unknown>>(
-      `SELECT c.redirect_uri, c.code_challenge, c.expires_at AS c_expires_at, c.used_at AS c_used_at, ${GRANT_SELECT} FROM mcp_codes c JOIN mcp_grants g ON g.id = c.grant_id WHERE c.code_hash = $1`,
+      `SELECT c.redirect_uri, c.code_challenge, c.expires_at AS c_expires_at, c.used_at AS c_used_at, ${GRANT_SELECT}` +
+        ' FROM mcp_codes c JOIN mcp_grants g ON g.id = c.grant_id WHERE c.code_hash = $1',
       [codeHash],
     );
     const r = rows[0];
@@ -80,12 +81,14 @@ export class SqlMcp implements McpRepository {
   /** Marks a single-use row used when it is unused, unexpired and its grant live; else tells why not. */
   async #consumeOnce(table: 'mcp_codes' | 'mcp_tokens', key: string, value: string, extra: string, now: Date): Promise<McpSingleUse> {
     const { rows } = await this.#db.query<{ grant_id: string }>(
-      `UPDATE ${table} x SET used_at = $2 FROM mcp_grants g WHERE x.${key} = $1${extra} AND g.id = x.grant_id AND x.used_at IS NULL AND x.expires_at > $2 AND g.revoked_at IS NULL RETURNING x.grant_id`,
+      `UPDATE ${table} x SET used_at = $2 FROM mcp_grants g WHERE x.${key} = $1${extra} AND g.id = x.grant_id AND ` +
+        'x.used_at IS NULL AND x.expires_at > $2 AND g.revoked_at IS NULL RETURNING x.grant_id',
       [value, now],
     );
-    const found = await this.#db.query<Record<string, unknown>>(`SELECT x.used_at AS x_used_at, ${GRANT_SELECT} FROM ${table} x JOIN mcp_grants g ON g.id = x.grant_id WHERE x.${key} = $1${extra}`, [
-      value,
-    ]);
+    const found = await this.#db.query<Record<string, unknown>>(
+      `SELECT x.used_at AS x_used_at, ${GRANT_SELECT} FROM ${table} x JOIN mcp_grants g ON g.id = x.grant_id ` + `WHERE x.${key} = $1${extra}`,
+      [value],
+    );
     const r = found.rows[0];
     if (!r) return { outcome: 'missing' };
     const grant = toGrant(r);
@@ -104,7 +107,7 @@ export class SqlMcp implements McpRepository {
 
   async findMcpAccessToken(tokenHash: string): Promise<{ grant: McpGrant; expiresAt: Date } | null> {
     const { rows } = await this.#db.query<Record<string, unknown>>(
-      `SELECT t.expires_at AS t_expires_at, ${GRANT_SELECT} FROM mcp_tokens t JOIN mcp_grants g ON g.id = t.grant_id WHERE t.token_hash = $1 AND t.kind = 'access' AND g.revoked_at IS NULL`,
+      `SELECT t.expires_at AS t_expires_at, ${GRANT_SELECT} FROM mcp_tokens t JOIN mcp_grants g ON g.id = ` + "t.grant_id WHERE t.token_hash = $1 AND t.kind = 'access' AND g.revoked_at IS NULL",
       [tokenHash],
     );
     const r = rows[0];
@@ -142,7 +145,8 @@ export class SqlMcp implements McpRepository {
 }
 
 const GRANT_SELECT =
-  'g.id AS g_id, g.client_id AS g_client_id, g.client_name AS g_client_name, g.user_id AS g_user_id, g.account_id AS g_account_id, g.endpoints AS g_endpoints, g.created_at AS g_created_at, g.revoked_at AS g_revoked_at';
+  'g.id AS g_id, g.client_id AS g_client_id, g.client_name AS g_client_name, g.user_id AS g_user_id, g.account_id ' +
+  'AS g_account_id, g.endpoints AS g_endpoints, g.created_at AS g_created_at, g.revoked_at AS g_revoked_at';
 
 function toGrant(r: Record<string, unknown>): McpGrant {
   return {

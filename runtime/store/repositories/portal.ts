@@ -77,7 +77,7 @@ export class SqlPortal implements PortalRepository {
     const counts = new Map(scopeKeys.map((k) => [k, 0]));
     if (scopeKeys.length === 0) return counts;
     const { rows } = await this.#db.query<{ scope_key: string; n: number | string }>(
-      'SELECT scope_key, count(*) AS n FROM sign_in_failures WHERE scope_key = ANY($1::text[]) AND at > $2 GROUP BY scope_key',
+      'SELECT scope_key, count(*) AS n FROM sign_in_failures WHERE scope_key = ANY($1::text[]) AND at > $2 GROUP ' + 'BY scope_key',
       [[...scopeKeys], since],
     );
     for (const r of rows) counts.set(r.scope_key, num(r.n));
@@ -93,7 +93,7 @@ export class SqlPortal implements PortalRepository {
   }
 
   async consumePasswordLink(tokenHash: string, now: Date): Promise<PasswordLinkOutcome> {
-    const { rows } = await this.#db.query<{ user_id: string }>('UPDATE password_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING user_id', [
+    const { rows } = await this.#db.query<{ user_id: string }>('UPDATE password_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 ' + 'RETURNING user_id', [
       tokenHash,
       now,
     ]);

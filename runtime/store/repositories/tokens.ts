@@ -69,7 +69,7 @@ export class SqlTokens implements TokensRepository {
 
   async listAccountTokens(accountId: string): Promise<TokenRecord[]> {
     const { rows } = await this.#db.query<TokenRow>(
-      `SELECT ${prefixed('t', TOKEN_COLUMNS).replace(/ AS t_/g, ' AS ')} FROM tokens t JOIN users u ON u.id = t.user_id WHERE u.account_id = $1 ORDER BY t.created_at DESC, t.id`,
+      `SELECT ${prefixed('t', TOKEN_COLUMNS).replace(/ AS t_/g, ' AS ')} FROM tokens t JOIN users u ON u.id = ` + 't.user_id WHERE u.account_id = $1 ORDER BY t.created_at DESC, t.id',
       [accountId],
     );
     return rows.map(toToken);

@@ -95,7 +95,7 @@ export class SqlUsage implements UsageRepository {
     const totals = new Map<string, number>(accountIds.map((id) => [id, 0]));
     if (accountIds.length === 0) return totals;
     const { rows } = await this.#db.query<{ account_id: string; total: number | string }>(
-      'SELECT account_id, sum(cost_units) AS total FROM usage WHERE account_id = ANY($1::text[]) AND month = $2 GROUP BY account_id',
+      'SELECT account_id, sum(cost_units) AS total FROM usage WHERE account_id = ANY($1::text[]) AND month = $2 ' + 'GROUP BY account_id',
       [[...accountIds], month],
     );
     for (const r of rows) totals.set(r.account_id, num(r.total));
