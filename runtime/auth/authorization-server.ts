@@ -73,36 +73,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
   const issuer = () => issuerOf(g.config.publicBaseUrl);
   const audit = (accountId: string | null, actor: string, action: string, target: string, detail: string) =>
     recordAudit(g.store, { accountId, actor, action, target, detail, source: requestAddress() }, g.log);
-
-  function authorizationServerMetadata(): Record<string, unknown> {
-    const base = issuer();
-    return {
-      issuer: base,
-      authorization_endpoint: `${base}/oauth/authorize`,
-      token_endpoint: `${base}/oauth/token`,
-      registration_endpoint: `${base}/oauth/register`,
-      revocation_endpoint: `${base}/oauth/revoke`,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
-      client_id_metadata_document_supported: true,
-      authorization_response_iss_parameter_supported: true,
-    };
-  }
-
-  function protectedResourceMetadata(instanceId: string): Record<string, unknown> | undefined {
-    const endpoint = g.endpoints.get(instanceId);
-    if (!endpoint) return undefined;
-    return {
-      resource: resourceUrlOf(g.config.publicBaseUrl, instanceId),
-      authorization_servers: [issuer()],
-      bearer_methods_supported: ['header'],
-      resource_name: endpoint.connector.descriptor.title,
-    };
-  }
+  const context: ServerContext = { g, documents, issuer, audit, accessSeconds, refreshSeconds, consentSeconds };
 
   // The SDK's handlers load zod and express (~150 ms): only when the first OAuth request arrives.
   let appPromise: Promise<(req: IncomingMessage, res: ServerResponse) => void> | undefined;
@@ -117,7 +88,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       import('@modelcontextprotocol/sdk/server/auth/handlers/register.js'),
       import('@modelcontextprotocol/sdk/server/auth/handlers/revoke.js'),
     ]);
-    const provider = createProvider(errors);
+    const provider = createProvider(context, errors);
     const server = express();
     server.disable('x-powered-by');
     server.set('trust proxy', false);
@@ -148,141 +119,6 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
     return server;
   }
 
-  function createProvider(errors: SdkErrors): OAuthServerProvider {
-    const { InvalidGrantError, InvalidTargetError, CustomOAuthError, InvalidRequestError } = errors;
-
-    async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-      if (isMetadataDocumentId(clientId)) {
-        const doc = await documents.get(clientId);
-        if (!doc) throw new CustomOAuthError('invalid_client', protocolText('oauth_client_metadata_invalid'));
-        return publicClient(clientId, doc.clientName, doc.redirectUris);
-      }
-      if (clientId.length > 200) return undefined;
-      const found = await g.store.mcp.getMcpClient(clientId);
-      if (!found) return undefined;
-      return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
-    }
-
-    const clientsStore: OAuthRegisteredClientsStore = {
-      async getClient(clientId) {
-        const client = await findClient(clientId);
-        // Where this request may send the browser back (withIssuer adds `iss` there only).
-        const context = requestContext.getStore();
-        if (context && client) context.redirectUris = client.redirect_uris;
-        return client;
-      },
-      async registerClient(info) {
-        const uris = info.redirect_uris;
-        if (uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed)) throw new CustomOAuthError('invalid_redirect_uri', protocolText('oauth_redirect_uri_invalid'));
-        const clientId = (info as { client_id?: string }).client_id!;
-        const name = (info.client_name ?? '').trim().slice(0, 200);
-        // A public client whatever it asked for: no secret is issued or kept.
-        const { client_secret: _secret, client_secret_expires_at: _expires, ...metadata } = info as OAuthClientInformationFull;
-        const answered: OAuthClientInformationFull = { ...metadata, ...publicClient(clientId, name, uris), client_id_issued_at: Math.floor(g.now().getTime() / 1000) };
-        const json = JSON.stringify(answered);
-        if (json.length > 16_384) throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
-        await g.store.mcp.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
-        await audit(null, `client:${clientId}`, 'oauth.client.register', clientId, `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`);
-        return answered;
-      },
-    };
-
-    /** A grant seen replayed (code or refresh token): revoked with every token of it. */
-    async function revokeReplayed(grant: McpGrant, what: 'code' | 'refresh_token'): Promise<void> {
-      if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
-        await g.state.refresh();
-        await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=${what}_replayed client=${grant.clientName}`);
-        g.log.warn({ grant: grant.id, accountId: grant.accountId, what }, 'OAuth grant revoked: a used code or refresh token was presented again');
-      }
-    }
-
-    function boundEndpoint(resource: URL | undefined, grant: McpGrant): void {
-      if (resource === undefined) return;
-      const id = endpointOfResource(resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
-      if (!id || !grant.endpoints.includes(id)) throw new InvalidTargetError(protocolText('oauth_resource_not_granted'));
-    }
-
-    return {
-      clientsStore,
-
-      async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: ExpressResponse): Promise<void> {
-        if (!params.resource) throw new InvalidTargetError(protocolText('oauth_resource_required'));
-        const id = endpointOfResource(params.resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
-        if (!id) throw new InvalidTargetError(protocolText('oauth_resource_unknown'));
-        if (params.state !== undefined && params.state.length > MAX_STATE_CHARS) throw new InvalidRequestError('state');
-        const request = signConsentRequest(g.vault, {
-          clientId: client.client_id,
-          clientName: client.client_name || client.client_id,
-          redirectUri: params.redirectUri,
-          codeChallenge: params.codeChallenge,
-          ...(params.state !== undefined ? { state: params.state } : {}),
-          endpoints: [id],
-          exp: Math.floor(g.now().getTime() / 1000) + consentSeconds,
-        });
-        res.setHeader('referrer-policy', 'no-referrer');
-        res.redirect(302, `${issuer()}/portal/authorize?request=${request}`);
-      },
-
-      async challengeForAuthorizationCode(client, code) {
-        const found = await g.store.mcp.findMcpCode(secretHash(code));
-        if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-        if (found.usedAt) {
-          await revokeReplayed(found.grant, 'code');
-          throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-        }
-        if (found.expiresAt <= g.now() || found.grant.revokedAt) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-        return found.codeChallenge;
-      },
-
-      async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
-        const hash = secretHash(code);
-        const found = await g.store.mcp.findMcpCode(hash);
-        if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-        if (redirectUri !== undefined && redirectUri !== found.redirectUri) throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
-        boundEndpoint(resource, found.grant);
-        const used = await g.store.mcp.consumeMcpCode(hash, g.now());
-        if (used.outcome === 'used') await revokeReplayed(used.grant, 'code');
-        if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-        return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
-      },
-
-      async exchangeRefreshToken(client, refreshToken, _scopes, resource): Promise<OAuthTokens> {
-        if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-        const hash = secretHash(refreshToken);
-        const owner = await g.store.mcp.findMcpTokenGrant(hash);
-        if (!owner || owner.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-        boundEndpoint(resource, owner);
-        const used = await g.store.mcp.consumeMcpRefreshToken(hash, g.now());
-        if (used.outcome === 'used') await revokeReplayed(used.grant, 'refresh_token');
-        if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-        return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
-      },
-
-      async verifyAccessToken(token): Promise<AuthInfo> {
-        const found = await g.store.mcp.findMcpAccessToken(secretHash(token));
-        if (!found || found.expiresAt <= g.now()) throw new errors.InvalidTokenError(protocolText('unauthorized'));
-        return {
-          token,
-          clientId: found.grant.clientId,
-          scopes: [],
-          expiresAt: Math.floor(found.expiresAt.getTime() / 1000),
-          resource: new URL(resourceUrlOf(g.config.publicBaseUrl, found.grant.endpoints[0]!)),
-        };
-      },
-
-      async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-        // RFC 7009: an unknown token, or one of another client, is answered 200 all the same.
-        if (request.token.length > 200) return;
-        const grant = await g.store.mcp.findMcpTokenGrant(secretHash(request.token));
-        if (!grant || grant.clientId !== client.client_id) return;
-        if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
-          await g.state.refresh();
-          await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=client_revoked client=${grant.clientName}`);
-        }
-      },
-    };
-  }
-
   return {
     owns(path) {
       return path.startsWith(OAUTH_PATH_PREFIX) || path === AUTHORIZATION_SERVER_METADATA_PATH || path.startsWith(PROTECTED_RESOURCE_METADATA_PREFIX);
@@ -300,7 +136,7 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
         });
         return 429;
       }
-      if (!path.startsWith(OAUTH_PATH_PREFIX)) return metadata(req, res, path);
+      if (!path.startsWith(OAUTH_PATH_PREFIX)) return metadata(context, req, res, path);
       const handler = await app();
       return requestContext.run({ address }, () => {
         const done = new Promise<number>((resolve) => {
@@ -312,32 +148,213 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       });
     },
   };
+}
 
-  function metadata(req: IncomingMessage, res: ServerResponse, path: string): number {
-    req.resume();
-    // Public documents: any web client may read them (CORS), nothing in them is per caller.
-    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { ...cors, 'access-control-max-age': '7200' }).end();
-      return 204;
+/** What the provider and the metadata documents read of the authorization server they serve. */
+interface ServerContext {
+  readonly g: GatewayContext;
+  readonly documents: ClientMetadataDocuments;
+  readonly issuer: () => string;
+  readonly audit: (accountId: string | null, actor: string, action: string, target: string, detail: string) => Promise<void>;
+  readonly accessSeconds: number;
+  readonly refreshSeconds: number;
+  readonly consentSeconds: number;
+}
+
+function authorizationServerMetadata(issuer: () => string): Record<string, unknown> {
+  const base = issuer();
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+function protectedResourceMetadata({ g, issuer }: ServerContext, instanceId: string): Record<string, unknown> | undefined {
+  const endpoint = g.endpoints.get(instanceId);
+  if (!endpoint) return undefined;
+  return {
+    resource: resourceUrlOf(g.config.publicBaseUrl, instanceId),
+    authorization_servers: [issuer()],
+    bearer_methods_supported: ['header'],
+    resource_name: endpoint.connector.descriptor.title,
+  };
+}
+
+/** The registered clients: stored ones, and client ID metadata documents fetched by their https client_id. */
+function createClientsStore({ g, documents, audit }: ServerContext, { CustomOAuthError }: SdkErrors): OAuthRegisteredClientsStore {
+  async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (isMetadataDocumentId(clientId)) {
+      const doc = await documents.get(clientId);
+      if (!doc) throw new CustomOAuthError('invalid_client', protocolText('oauth_client_metadata_invalid'));
+      return publicClient(clientId, doc.clientName, doc.redirectUris);
     }
-    if (req.method !== 'GET') {
-      sendJson(res, 405, JSON.stringify({ error: protocolText('not_found') }), { ...cors, allow: 'GET, OPTIONS' });
-      return 405;
-    }
-    let doc: Record<string, unknown> | undefined;
-    if (path === AUTHORIZATION_SERVER_METADATA_PATH) doc = authorizationServerMetadata();
-    else {
-      const m = /^\/\.well-known\/oauth-protected-resource\/([A-Za-z0-9_-]{1,100})\/mcp$/.exec(path);
-      doc = m ? protectedResourceMetadata(m[1]!) : undefined;
-    }
-    if (!doc) {
-      sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }), cors);
-      return 404;
-    }
-    sendJson(res, 200, JSON.stringify(doc), { ...cors, 'cache-control': 'public, max-age=300' });
-    return 200;
+    if (clientId.length > 200) return undefined;
+    const found = await g.store.mcp.getMcpClient(clientId);
+    if (!found) return undefined;
+    return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
   }
+
+  return {
+    async getClient(clientId) {
+      const client = await findClient(clientId);
+      // Where this request may send the browser back (withIssuer adds `iss` there only).
+      const context = requestContext.getStore();
+      if (context && client) context.redirectUris = client.redirect_uris;
+      return client;
+    },
+    async registerClient(info) {
+      const uris = info.redirect_uris;
+      if (uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed)) throw new CustomOAuthError('invalid_redirect_uri', protocolText('oauth_redirect_uri_invalid'));
+      const clientId = (info as { client_id?: string }).client_id!;
+      const name = (info.client_name ?? '').trim().slice(0, 200);
+      // A public client whatever it asked for: no secret is issued or kept.
+      const { client_secret: _secret, client_secret_expires_at: _expires, ...metadata } = info as OAuthClientInformationFull;
+      const answered: OAuthClientInformationFull = { ...metadata, ...publicClient(clientId, name, uris), client_id_issued_at: Math.floor(g.now().getTime() / 1000) };
+      const json = JSON.stringify(answered);
+      if (json.length > 16_384) throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
+      await g.store.mcp.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
+      await audit(null, `client:${clientId}`, 'oauth.client.register', clientId, `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`);
+      return answered;
+    },
+  };
+}
+
+function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerProvider {
+  const { g, issuer, audit, accessSeconds, refreshSeconds, consentSeconds } = context;
+  const { InvalidGrantError, InvalidTargetError, InvalidRequestError } = errors;
+  const clientsStore = createClientsStore(context, errors);
+
+  /** A grant seen replayed (code or refresh token): revoked with every token of it. */
+  async function revokeReplayed(grant: McpGrant, what: 'code' | 'refresh_token'): Promise<void> {
+    if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
+      await g.state.refresh();
+      await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=${what}_replayed client=${grant.clientName}`);
+      g.log.warn({ grant: grant.id, accountId: grant.accountId, what }, 'OAuth grant revoked: a used code or refresh token was presented again');
+    }
+  }
+
+  function boundEndpoint(resource: URL | undefined, grant: McpGrant): void {
+    if (resource === undefined) return;
+    const id = endpointOfResource(resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
+    if (!id || !grant.endpoints.includes(id)) throw new InvalidTargetError(protocolText('oauth_resource_not_granted'));
+  }
+
+  return {
+    clientsStore,
+
+    async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: ExpressResponse): Promise<void> {
+      if (!params.resource) throw new InvalidTargetError(protocolText('oauth_resource_required'));
+      const id = endpointOfResource(params.resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
+      if (!id) throw new InvalidTargetError(protocolText('oauth_resource_unknown'));
+      if (params.state !== undefined && params.state.length > MAX_STATE_CHARS) throw new InvalidRequestError('state');
+      const request = signConsentRequest(g.vault, {
+        clientId: client.client_id,
+        clientName: client.client_name || client.client_id,
+        redirectUri: params.redirectUri,
+        codeChallenge: params.codeChallenge,
+        ...(params.state !== undefined ? { state: params.state } : {}),
+        endpoints: [id],
+        exp: Math.floor(g.now().getTime() / 1000) + consentSeconds,
+      });
+      res.setHeader('referrer-policy', 'no-referrer');
+      res.redirect(302, `${issuer()}/portal/authorize?request=${request}`);
+    },
+
+    async challengeForAuthorizationCode(client, code) {
+      const found = await g.store.mcp.findMcpCode(secretHash(code));
+      if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      if (found.usedAt) {
+        await revokeReplayed(found.grant, 'code');
+        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      }
+      if (found.expiresAt <= g.now() || found.grant.revokedAt) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      return found.codeChallenge;
+    },
+
+    async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
+      const hash = secretHash(code);
+      const found = await g.store.mcp.findMcpCode(hash);
+      if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      if (redirectUri !== undefined && redirectUri !== found.redirectUri) throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
+      boundEndpoint(resource, found.grant);
+      const used = await g.store.mcp.consumeMcpCode(hash, g.now());
+      if (used.outcome === 'used') await revokeReplayed(used.grant, 'code');
+      if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
+    },
+
+    async exchangeRefreshToken(client, refreshToken, _scopes, resource): Promise<OAuthTokens> {
+      if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
+      const hash = secretHash(refreshToken);
+      const owner = await g.store.mcp.findMcpTokenGrant(hash);
+      if (!owner || owner.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
+      boundEndpoint(resource, owner);
+      const used = await g.store.mcp.consumeMcpRefreshToken(hash, g.now());
+      if (used.outcome === 'used') await revokeReplayed(used.grant, 'refresh_token');
+      if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
+      return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
+    },
+
+    async verifyAccessToken(token): Promise<AuthInfo> {
+      const found = await g.store.mcp.findMcpAccessToken(secretHash(token));
+      if (!found || found.expiresAt <= g.now()) throw new errors.InvalidTokenError(protocolText('unauthorized'));
+      return {
+        token,
+        clientId: found.grant.clientId,
+        scopes: [],
+        expiresAt: Math.floor(found.expiresAt.getTime() / 1000),
+        resource: new URL(resourceUrlOf(g.config.publicBaseUrl, found.grant.endpoints[0]!)),
+      };
+    },
+
+    async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
+      // RFC 7009: an unknown token, or one of another client, is answered 200 all the same.
+      if (request.token.length > 200) return;
+      const grant = await g.store.mcp.findMcpTokenGrant(secretHash(request.token));
+      if (!grant || grant.clientId !== client.client_id) return;
+      if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
+        await g.state.refresh();
+        await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=client_revoked client=${grant.clientName}`);
+      }
+    },
+  };
+}
+
+function metadata(context: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): number {
+  req.resume();
+  // Public documents: any web client may read them (CORS), nothing in them is per caller.
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, { ...cors, 'access-control-max-age': '7200' }).end();
+    return 204;
+  }
+  if (req.method !== 'GET') {
+    sendJson(res, 405, JSON.stringify({ error: protocolText('not_found') }), { ...cors, allow: 'GET, OPTIONS' });
+    return 405;
+  }
+  let doc: Record<string, unknown> | undefined;
+  if (path === AUTHORIZATION_SERVER_METADATA_PATH) doc = authorizationServerMetadata(context.issuer);
+  else {
+    const m = /^\/\.well-known\/oauth-protected-resource\/([A-Za-z0-9_-]{1,100})\/mcp$/.exec(path);
+    doc = m ? protectedResourceMetadata(context, m[1]!) : undefined;
+  }
+  if (!doc) {
+    sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }), cors);
+    return 404;
+  }
+  sendJson(res, 200, JSON.stringify(doc), { ...cors, 'cache-control': 'public, max-age=300' });
+  return 200;
 }
 
 /**
