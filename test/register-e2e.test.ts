@@ -171,8 +171,6 @@ describe('company register end to end against its sandbox', () => {
       await dormant.close();
     }
     // A username without its password is refused by name (docs/decisions/operations.md).
-    await expect(startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw' } })).rejects.toThrow(
-      /REGISTER_USERNAME .*without REGISTER_PASSWORD/,
-    );
+    await expect(startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw' } })).rejects.toThrow(/REGISTER_USERNAME .*without REGISTER_PASSWORD/);
   });
 });
