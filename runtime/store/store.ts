@@ -183,15 +183,19 @@ export interface McpTokenRow {
   readonly expiresAt: Date;
 }
 
-/** Everything the hot path needs, read once and held in memory. */
-export interface PlatformSnapshot {
+/** The rows of the hot-path tables, as a full snapshot holds them and as a change set answers them. */
+export interface HotPathRows {
   readonly accounts: readonly Account[];
   readonly users: readonly User[];
-  /** Tokens that are not revoked. */
+  /** In a snapshot: tokens that are not revoked; in a change set: revoked ones too. */
   readonly tokens: readonly TokenRecord[];
   readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
   readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
   readonly connections: readonly Connection[];
+}
+
+/** Everything the hot path needs, read once and held in memory. */
+export interface PlatformSnapshot extends HotPathRows {
   /** The change version this snapshot reflects (see `changeVersion`). */
   readonly version: number;
 }
@@ -201,7 +205,7 @@ export interface PlatformSnapshot {
  * current rows of those keys. A touched key without a current row was deleted; a token row is
  * answered also when revoked (so a replica drops it).
  */
-export interface PlatformChanges {
+export interface PlatformChanges extends HotPathRows {
   /** The change version the snapshot reflects once these changes are applied. */
   readonly version: number;
   readonly touched: {
@@ -212,12 +216,6 @@ export interface PlatformChanges {
     readonly seats: readonly (readonly [userId: string, connectorKey: string])[];
     readonly connections: readonly (readonly [accountId: string, instanceId: string])[];
   };
-  readonly accounts: readonly Account[];
-  readonly users: readonly User[];
-  readonly tokens: readonly TokenRecord[];
-  readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
-  readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
-  readonly connections: readonly Connection[];
 }
 
 /** Accounts, with their subscriptions (which connectors an account has taken). */
