@@ -16,7 +16,16 @@ import { lockEmbeddedDatabase } from '#runtime/store/embedded-lock.ts';
 import { openStore } from '#runtime/store/open-store.ts';
 import { DATA_DIR_ENTRIES, makeDataDirPrivate } from '#runtime/store/private-files.ts';
 import type { PlatformStore } from '#runtime/store/store.ts';
-import { type CliActor, CommandError, type CommandContext, type CredentialInput, type CredentialPrompt, localActor, RefusedError, UsageError } from './admin/command.ts';
+import {
+  type CliActor,
+  CommandError,
+  type CommandContext,
+  type CredentialInput,
+  type CredentialPrompt,
+  localActor,
+  RefusedError,
+  UsageError,
+} from './admin/command.ts';
 import { findCommand, HELP, helpFor, PROGRAM, usageLine } from './admin/commands.ts';
 import { NO_INPUT, stdinCredential } from './admin/credentials.ts';
 import { checkDataDirOwner, checkedSocket, otherStore, socketStore } from './admin/socket-client.ts';
@@ -47,7 +56,9 @@ export async function runCli(
   const found = findCommand(words);
   if (!found) {
     const [group, command] = words;
-    throw new UsageError(group ? `unknown command "${[group, command].filter(Boolean).join(' ')}"` : 'no command given');
+    throw new UsageError(
+      group ? `unknown command "${[group, command].filter(Boolean).join(' ')}"` : 'no command given',
+    );
   }
   let result: unknown;
   const context: CommandContext = {
@@ -59,7 +70,15 @@ export async function runCli(
       result = value;
       if (!json) out(text ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
     },
-    audit: (accountId, action, target, detail = {}) => recordAudit(store, { accountId, actor: who.actor, action, target, detail: auditDetail(detail), source: who.source }),
+    audit: (accountId, action, target, detail = {}) =>
+      recordAudit(store, {
+        accountId,
+        actor: who.actor,
+        action,
+        target,
+        detail: auditDetail(detail),
+        source: who.source,
+      }),
     accountOfUser: async (userId) => (await store.users.getUser(userId))?.accountId ?? null,
   };
   await found.command.run(context, [...found.args]);
@@ -78,7 +97,8 @@ export interface CommandPlace {
  */
 function classify(error: unknown): { kind: string; exitCode: number; message: string } {
   if (error instanceof CommandError) return { kind: error.kind, exitCode: error.exitCode, message: error.message };
-  if (error instanceof ConfigError) return { kind: 'configuration', exitCode: 5, message: `configuration: ${error.message}` };
+  if (error instanceof ConfigError)
+    return { kind: 'configuration', exitCode: 5, message: `configuration: ${error.message}` };
   return { kind: 'failure', exitCode: 1, message: `failed: ${(error as Error)?.message ?? String(error)}` };
 }
 
@@ -87,14 +107,22 @@ function errorText(argv: readonly string[], error: { kind: string; message: stri
   if (error.kind !== 'usage') return error.message;
   const found = findCommand(argv.filter((a) => a !== '--json'));
   if (!found) return `${error.message}\n${PROGRAM} help lists the commands`;
-  return `${error.message}\nUsage: ${PROGRAM} ${usageLine(found.command)}   (${PROGRAM} ${found.command.name} --help ` + 'explains it)';
+  return (
+    `${error.message}\nUsage: ${PROGRAM} ${usageLine(found.command)}   (${PROGRAM} ${found.command.name} --help ` +
+    'explains it)'
+  );
 }
 
 /** The JSON answer of a command that could not run (no store, a refused socket, a bad configuration). */
 export function jsonFailure(argv: readonly string[], place: CommandPlace | undefined, error: unknown): string {
   const found = findCommand(argv.filter((a) => a !== '--json'));
   const { kind, exitCode, message } = classify(error);
-  return JSON.stringify({ ok: false, ...(place ? { store: place.store, via: place.via } : {}), command: found?.command.name ?? null, error: { kind, message, exitCode } });
+  return JSON.stringify({
+    ok: false,
+    ...(place ? { store: place.store, via: place.via } : {}),
+    command: found?.command.name ?? null,
+    error: { kind, message, exitCode },
+  });
 }
 
 /**
@@ -113,7 +141,15 @@ export async function runCommand(
   const json = argv.includes('--json') && !argv.includes('--help') && !argv.includes('-h');
   const notes: string[] = [];
   try {
-    const result = await runCli([...argv], config, store, io.out, input, who, json ? (line) => notes.push(line) : io.err);
+    const result = await runCli(
+      [...argv],
+      config,
+      store,
+      io.out,
+      input,
+      who,
+      json ? (line) => notes.push(line) : io.err,
+    );
     if (json)
       io.out(
         JSON.stringify({
@@ -141,7 +177,9 @@ export async function runCommand(
 export async function publishInvalidation(config: GatewayConfig): Promise<boolean> {
   if (!config.redisUrl) return false;
   const { RedisSharedStore } = await import('#runtime/store/shared-store.ts');
-  const shared = await RedisSharedStore.connect(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: 2000 }).catch(() => undefined);
+  const shared = await RedisSharedStore.connect(config.redisUrl, { prefix: config.redisPrefix, timeoutMs: 2000 }).catch(
+    () => undefined,
+  );
   if (!shared) return false;
   try {
     await shared.publish('platform-invalidate', String(Date.now()));
@@ -157,11 +195,23 @@ export async function publishInvalidation(config: GatewayConfig): Promise<boolea
  * The gateway's side of the admin socket: runs a command against the gateway's own store, then
  * reloads its snapshot (a revoked token is refused at once) and tells other replicas.
  */
-export function adminSocketHandler(config: GatewayConfig, store: PlatformStore, refresh: () => Promise<void>): AdminHandler {
+export function adminSocketHandler(
+  config: GatewayConfig,
+  store: PlatformStore,
+  refresh: () => Promise<void>,
+): AdminHandler {
   return async ({ argv, actor, input, out }) => {
     const errors: string[] = [];
     const place: CommandPlace = { store: describeStore(config), via: 'admin socket' };
-    const code = await runCommand(argv, config, store, place, { out, err: (line) => errors.push(line) }, (fields) => input(fields), { actor, source: 'admin socket' });
+    const code = await runCommand(
+      argv,
+      config,
+      store,
+      place,
+      { out, err: (line) => errors.push(line) },
+      (fields) => input(fields),
+      { actor, source: 'admin socket' },
+    );
     if (code === 0) await refresh();
     return errors.length ? { code, error: errors.join('\n') } : { code };
   };
@@ -183,7 +233,14 @@ async function main(): Promise<number> {
   /** A failure before the command runs: short on standard error, or the JSON answer. */
   const failed = (error: unknown) => {
     if (json) console.log(jsonFailure(argv, place, error));
-    else console.error(error instanceof CommandError ? error.message : error instanceof ConfigError ? `configuration: ${error.message}` : `failed: ${(error as Error).message}`);
+    else
+      console.error(
+        error instanceof CommandError
+          ? error.message
+          : error instanceof ConfigError
+            ? `configuration: ${error.message}`
+            : `failed: ${(error as Error).message}`,
+      );
     return error instanceof CommandError ? error.exitCode : error instanceof ConfigError ? 5 : 1;
   };
   const announce = (line: string) => {
@@ -203,7 +260,8 @@ async function main(): Promise<number> {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     checkDataDirOwner(config.dataDir);
     // Private in every mode (the admin socket is here even when the store is PostgreSQL).
-    if (makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES) > 0) announce(`note: ${config.dataDir} was open to other users; made it private (directories 0700, files 0600)`);
+    if (makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES) > 0)
+      announce(`note: ${config.dataDir} was open to other users; made it private (directories 0700, files 0600)`);
     // A gateway running here serves the CLI over its admin socket: no need to stop it. Its owner,
     // its mode and the store it serves are checked before anything is sent over it.
     if (checkedSocket(socket)) gatewayStore = await socketStore(socket);
@@ -227,7 +285,9 @@ async function main(): Promise<number> {
       return failed(new Error(`the gateway's admin socket ${socket} did not answer: ${(error as Error).message}`));
     }
   }
-  announce(`store: ${place.store}${config.databaseUrl || existsSync(join(config.dataDir, 'db')) ? '' : ' (new: creating it)'}`);
+  announce(
+    `store: ${place.store}${config.databaseUrl || existsSync(join(config.dataDir, 'db')) ? '' : ' (new: creating it)'}`,
+  );
   let releaseLock: (() => void) | undefined;
   try {
     if (!config.databaseUrl) releaseLock = lockEmbeddedDatabase(join(config.dataDir, 'db'), 'admin CLI');
@@ -236,15 +296,27 @@ async function main(): Promise<number> {
   }
   let store: PlatformStore;
   try {
-    store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') });
+    store = await openStore(
+      config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, 'db') },
+    );
   } catch (error) {
     releaseLock?.();
     return failed(error);
   }
   try {
-    const code = await runCommand(argv, config, store, place, { out: (line) => console.log(line), err: (line) => console.error(line) }, stdinCredential);
+    const code = await runCommand(
+      argv,
+      config,
+      store,
+      place,
+      { out: (line) => console.log(line), err: (line) => console.error(line) },
+      stdinCredential,
+    );
     if (code === 0 && config.redisUrl && !(await publishInvalidation(config))) {
-      announce(`note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within ` + 'SNAPSHOT_REFRESH_MS');
+      announce(
+        `note: Redis at ${describeUrl(config.redisUrl)} could not be reached; gateways see the change within ` +
+          'SNAPSHOT_REFRESH_MS',
+      );
     }
     return code;
   } finally {

@@ -55,12 +55,16 @@ export function installReason({ nodeModules, lock, hidden }) {
     }
     for (const field of IDENTITY) {
       if (entry[field] !== undefined && have[field] !== undefined && entry[field] !== have[field]) {
-        return `node_modules has ${packageName(path)} ${have.version ?? '?'}, ` + `package-lock.json wants ${entry.version ?? entry[field]}`;
+        return (
+          `node_modules has ${packageName(path)} ${have.version ?? '?'}, ` +
+          `package-lock.json wants ${entry.version ?? entry[field]}`
+        );
       }
     }
   }
   for (const path of Object.keys(installed)) {
-    if (path.includes('node_modules/') && !(path in wanted)) return `node_modules has ${packageName(path)}, which package-lock.json no longer lists`;
+    if (path.includes('node_modules/') && !(path in wanted))
+      return `node_modules has ${packageName(path)}, which package-lock.json no longer lists`;
   }
   return undefined;
 }
@@ -92,7 +96,8 @@ export function childCommand(argv, node) {
   const options = [];
   while (argv[options.length]?.startsWith('--')) options.push(argv[options.length]);
   const rest = argv.slice(options.length);
-  if (!rest[0] || rest[0].startsWith('-')) throw new Error('usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]');
+  if (!rest[0] || rest[0].startsWith('-'))
+    throw new Error('usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]');
   return { command: node, args: [...options, ...rest], shell: false };
 }
 

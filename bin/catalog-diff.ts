@@ -4,7 +4,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ACKNOWLEDGEMENTS_FILE, AcknowledgementError, applyAcknowledgements, parseAcknowledgements } from '../codegen/diff/acknowledge.ts';
+import {
+  ACKNOWLEDGEMENTS_FILE,
+  AcknowledgementError,
+  applyAcknowledgements,
+  parseAcknowledgements,
+} from '../codegen/diff/acknowledge.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { loadArgument, loadWorkingTree, mergeBase, SourceError, type Loaded } from '../codegen/diff/sources.ts';
@@ -92,10 +97,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         return 2;
       }
       if (options.ci && found.commit === found.head && positional[1] === undefined) {
-        io.out(`catalog:diff: HEAD is the merge base with ${found.main} ` + `(${found.commit.slice(0, 10)}): nothing to compare.\n`);
+        io.out(
+          `catalog:diff: HEAD is the merge base with ${found.main} ` +
+            `(${found.commit.slice(0, 10)}): nothing to compare.\n`,
+        );
         return 0;
       }
-      base = { ...loadArgument(root, found.commit), label: `merge base with ${found.main} (${found.commit.slice(0, 10)})` };
+      base = {
+        ...loadArgument(root, found.commit),
+        label: `merge base with ${found.main} (${found.commit.slice(0, 10)})`,
+      };
     }
     const head = positional[1] !== undefined ? loadArgument(root, positional[1]) : await loadWorkingTree(root);
     const ackFile = options.ack ?? resolve(root, ACKNOWLEDGEMENTS_FILE);
@@ -103,7 +114,13 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const acks = existsSync(ackFile) ? parseAcknowledgements(readFileSync(ackFile, 'utf8'), ackFile) : [];
     const verdict = applyAcknowledgements(diffCatalogs(base.catalog, head.catalog), acks);
     const labels = { base: base.label, head: head.label };
-    io.out(options.format === 'json' ? renderJson(verdict, labels) : options.format === 'markdown' ? renderMarkdown(verdict, labels) : renderText(verdict, labels, io.colour));
+    io.out(
+      options.format === 'json'
+        ? renderJson(verdict, labels)
+        : options.format === 'markdown'
+          ? renderMarkdown(verdict, labels)
+          : renderText(verdict, labels, io.colour),
+    );
     return verdict.ok ? 0 : 1;
   } catch (error) {
     if (error instanceof SourceError || error instanceof AcknowledgementError) {
@@ -115,7 +132,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  run(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), colour: useColour(process.stdout, process.env) }).then(
+  run(process.argv.slice(2), {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    colour: useColour(process.stdout, process.env),
+  }).then(
     (code) => {
       process.exitCode = code;
     },

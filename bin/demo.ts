@@ -28,18 +28,32 @@ export async function seedDemoTenant(
   config: GatewayConfig,
   tenantCredentials: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
 ): Promise<DemoTenant> {
-  if (!(await store.accounts.getAccount(DEMO_ACCOUNT_ID))) await store.accounts.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
-  if (!(await store.users.getUser(DEMO_USER_ID))) await store.users.createUser({ id: DEMO_USER_ID, accountId: DEMO_ACCOUNT_ID, email: DEMO_EMAIL, name: 'Demo Admin', role: 'admin' });
+  if (!(await store.accounts.getAccount(DEMO_ACCOUNT_ID)))
+    await store.accounts.createAccount({ id: DEMO_ACCOUNT_ID, name: 'Demo ApS' });
+  if (!(await store.users.getUser(DEMO_USER_ID)))
+    await store.users.createUser({
+      id: DEMO_USER_ID,
+      accountId: DEMO_ACCOUNT_ID,
+      email: DEMO_EMAIL,
+      name: 'Demo Admin',
+      role: 'admin',
+    });
   const user = (await store.users.getUser(DEMO_USER_ID))!;
   if (!user.termsAcceptedAt) await store.users.acceptTerms(DEMO_USER_ID, new Date());
-  if (!(await store.portal.getPasswordHash(DEMO_USER_ID))) await store.portal.setPasswordHash(DEMO_USER_ID, await hashPassword(DEMO_PASSWORD));
+  if (!(await store.portal.getPasswordHash(DEMO_USER_ID)))
+    await store.portal.setPasswordHash(DEMO_USER_ID, await hashPassword(DEMO_PASSWORD));
   for (const c of config.connectors.filter((x) => x.enabled)) {
     await store.accounts.setSubscription(DEMO_ACCOUNT_ID, c.key, true);
     await store.users.setSeat(DEMO_USER_ID, c.key, true);
     const credential = tenantCredentials[c.key];
     if (credential) {
       const sealed = vault.seal(JSON.stringify(credential), DEMO_ACCOUNT_ID, c.id);
-      await store.connections.putConnection({ accountId: DEMO_ACCOUNT_ID, instanceId: c.id, connectorKey: c.key, ...sealed });
+      await store.connections.putConnection({
+        accountId: DEMO_ACCOUNT_ID,
+        instanceId: c.id,
+        connectorKey: c.key,
+        ...sealed,
+      });
     }
   }
   // The demo token is kept in the data directory (mode 0600) so every start prints the same one.
@@ -79,7 +93,10 @@ export function sandboxEnv(sandboxes: SandboxSet): Record<string, string> {
  * gateway's callback (`redirectUri`, so other accounts can connect through its consent page), then
  * grants the demo tenant as a completed consent would.
  */
-export function sandboxTenantCredentials(sandboxes: SandboxSet, redirectUri?: string): Record<string, Record<string, unknown>> {
+export function sandboxTenantCredentials(
+  sandboxes: SandboxSet,
+  redirectUri?: string,
+): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [key, { running }] of sandboxes.started) {
     if (running.tenantCredential) out[key] = { ...running.tenantCredential };
@@ -127,14 +144,17 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     '',
     'MCP endpoints (POST, Authorization: Bearer <token>):',
     ...enabled.map((c) => {
-      const note = sandboxes.started.has(c.key) ? '' : '   (no sandbox: answers with its texts until an upstream is configured)';
+      const note = sandboxes.started.has(c.key)
+        ? ''
+        : '   (no sandbox: answers with its texts until an upstream is configured)';
       return `  ${c.key.padEnd(10)} ${mcpUrl(c.id)}${note}`;
     }),
     '',
     `Demo token (account ${DEMO_ACCOUNT_ID}, user ${DEMO_EMAIL}): ${token}`,
     '',
     `Portal: ${url}/portal — sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD} (the demo administrator)`,
-    'Admin CLI while the gateway runs: npm run admin -- help   (it ' + `talks to this process over ${config.dataDir}/admin.sock)`,
+    'Admin CLI while the gateway runs: npm run admin -- help   (it ' +
+      `talks to this process over ${config.dataDir}/admin.sock)`,
     '',
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,
@@ -144,7 +164,15 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     `  claude mcp add --transport http ${first.id} ${mcpUrl(first.id)} ${auth}`,
     '',
     'Client configuration (Claude Desktop, Cursor, … — any client with streamable HTTP):',
-    JSON.stringify({ mcpServers: { [first.id]: { type: 'http', url: mcpUrl(first.id), headers: { Authorization: `Bearer ${token}` } } } }, null, 2)
+    JSON.stringify(
+      {
+        mcpServers: {
+          [first.id]: { type: 'http', url: mcpUrl(first.id), headers: { Authorization: `Bearer ${token}` } },
+        },
+      },
+      null,
+      2,
+    )
       .split('\n')
       .map((l) => `  ${l}`)
       .join('\n'),

@@ -32,7 +32,11 @@ function parseArgs(argv: string[]): { demo: boolean; help: boolean; config?: str
   const known = ['--demo', '--help', '-h', '--config'];
   const unknown = argv.find((a, n) => !known.includes(a) && argv[n - 1] !== '--config');
   if (unknown) throw new ConfigError(`unknown argument "${unknown}" (see --help)`);
-  return { demo: argv.includes('--demo'), help: argv.includes('--help') || argv.includes('-h'), ...(i >= 0 ? { config: argv[i + 1] } : {}) };
+  return {
+    demo: argv.includes('--demo'),
+    help: argv.includes('--help') || argv.includes('-h'),
+    ...(i >= 0 ? { config: argv[i + 1] } : {}),
+  };
 }
 
 // A last resort, never the normal path: an error nothing handled is logged (name and message
@@ -60,7 +64,10 @@ function openEarly(configPath: string | undefined): EmbeddedOpening | undefined 
  * bin/run.mjs) is ignored, however many come. The stop is bounded by the drain of in-flight calls;
  * SIGKILL is the way to cut it short.
  */
-function stopOnce(log: { info(o: object, m: string): void; error(o: object, m: string): void }, close: () => Promise<unknown>): void {
+function stopOnce(
+  log: { info(o: object, m: string): void; error(o: object, m: string): void },
+  close: () => Promise<unknown>,
+): void {
   let stopping = false;
   const stop = (cause: { signal: string } | { parent: 'gone' }) => {
     if (stopping) return;
@@ -114,7 +121,15 @@ async function main(): Promise<void> {
     await closeEarly();
     throw error;
   });
-  const [{ registry }, { createApp }, { exitOnUnhandledFaults }, { createLogger }, { ADMIN_SOCKET_FILE, serveAdminSocket }, { adminSocketHandler }, demo] = modules;
+  const [
+    { registry },
+    { createApp },
+    { exitOnUnhandledFaults },
+    { createLogger },
+    { ADMIN_SOCKET_FILE, serveAdminSocket },
+    { adminSocketHandler },
+    demo,
+  ] = modules;
   const { banner, sandboxEnv, sandboxTenantCredentials, seedDemoTenant } = demo;
   let config: GatewayConfig;
   let sandboxes: SandboxSet | undefined;
@@ -122,7 +137,10 @@ async function main(): Promise<void> {
     config = loadConfig(registry, process.env, args.config);
     // A wildcard listen address is no link target: production must say where it is reached.
     if (!args.demo && isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
-      throw new ConfigError(`HOST=${config.host} listens on every interface, so links (connect, purchase, team) ` + 'need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com');
+      throw new ConfigError(
+        `HOST=${config.host} listens on every interface, so links (connect, purchase, team) ` +
+          'need PUBLIC_BASE_URL, e.g. PUBLIC_BASE_URL=https://gateway.example.com',
+      );
     }
   } catch (error) {
     await closeEarly();
@@ -141,7 +159,14 @@ async function main(): Promise<void> {
   // New: private from the start; an existing one is checked (and tightened, with a warning) by createApp.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const started = performance.now();
-  const app = await createApp({ config, registry, logger: log, selfServicePurchase: args.demo, selfServiceQuota: args.demo, ...(early ? { embeddedOpening: early } : {}) });
+  const app = await createApp({
+    config,
+    registry,
+    logger: log,
+    selfServicePurchase: args.demo,
+    selfServiceQuota: args.demo,
+    ...(early ? { embeddedOpening: early } : {}),
+  });
   const url = await app.listen();
   // The admin CLI talks to this process while it runs (the embedded database has one owner).
   const adminSocket = await serveAdminSocket(
@@ -151,14 +176,23 @@ async function main(): Promise<void> {
   );
   if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
     // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.
-    (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
+    (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(
+      /^http:\/\/(0\.0\.0\.0|\[::\])/,
+      'http://127.0.0.1',
+    );
     log.warn(
       { host: config.host, publicBaseUrl: app.context.config.publicBaseUrl },
-      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use ' + '127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
+      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use ' +
+        '127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
     );
   }
   if (args.demo) {
-    const tenant = await seedDemoTenant(app.context.store, app.context.vault, config, sandboxTenantCredentials(sandboxes!, `${app.context.config.publicBaseUrl}/portal/oauth/callback`));
+    const tenant = await seedDemoTenant(
+      app.context.store,
+      app.context.vault,
+      config,
+      sandboxTenantCredentials(sandboxes!, `${app.context.config.publicBaseUrl}/portal/oauth/callback`),
+    );
     await app.context.state.refresh();
     console.log(banner(config, app.context.config.publicBaseUrl, tenant.token, sandboxes!));
   }

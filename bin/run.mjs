@@ -60,7 +60,9 @@ function installedMajor(prefix, bin, { ask }) {
     }
   }
   try {
-    return nodeMajor(execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    return nodeMajor(
+      execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    );
   } catch {
     return 0;
   }
@@ -72,13 +74,22 @@ function node24() {
   const prefix = join(homedir(), '.node24');
   const bin = windows ? join(prefix, 'node_modules', 'node', 'bin', 'node.exe') : join(prefix, 'bin', 'node');
   if (installedMajor(prefix, bin, { ask: false }) >= WANTED_NODE_MAJOR) return bin;
-  say(`Node ${process.versions.node} is older than ${WANTED_NODE_MAJOR}: getting Node ` + `${WANTED_NODE_MAJOR} from the npm registry into ${prefix} (once)`);
+  say(
+    `Node ${process.versions.node} is older than ${WANTED_NODE_MAJOR}: getting Node ` +
+      `${WANTED_NODE_MAJOR} from the npm registry into ${prefix} (once)`,
+  );
   mkdirSync(prefix, { recursive: true });
   const install = ['install', '--global', '--prefix', prefix, `node@${WANTED_NODE_MAJOR}`];
   // The package's install script fetches the platform's binary; an npm that does not run install
   // scripts by default needs to be told to (as .ci/run does).
   // The environment carries the quiet settings to the npm that the install script starts.
-  const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_loglevel: 'error' };
+  const env = {
+    ...process.env,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    npm_config_loglevel: 'error',
+  };
   for (const extra of [[], ['--allow-scripts=node']]) {
     npm([...install, ...extra], { node: process.execPath, env, cwd: prefix });
     if (installedMajor(prefix, bin, { ask: true }) >= WANTED_NODE_MAJOR) return bin;
@@ -101,7 +112,10 @@ function ensureInstalled(node, env) {
   if (!reason) return;
   if (link) {
     // A shared node_modules (a git worktree's link to the main checkout's) is not ours to replace.
-    say(`${reason}; node_modules links to ` + `${nodeModules ? realpathSync(modules) : 'a missing folder'}, so it is left as it is (run npm ci there)`);
+    say(
+      `${reason}; node_modules links to ` +
+        `${nodeModules ? realpathSync(modules) : 'a missing folder'}, so it is left as it is (run npm ci there)`,
+    );
     return;
   }
   say(`${reason}: running npm ci first`);

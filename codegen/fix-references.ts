@@ -34,8 +34,12 @@ const fromNames = (text: string, hits: ReturnType<typeof findBareNames>): string
 export function fixReferences(specDir: string, root: string): FixReport[] {
   const files = listSpecFiles(specDir);
   const platformFile = files.find((f) => f.endsWith('/platform.yaml'));
-  const platformData = platformFile ? parseSpec(readFileSync(platformFile, 'utf8'), 'platform.yaml').source.data : undefined;
-  const systemTools = systemToolScope(isObject(platformData) && isObject(platformData.platform) ? platformData.platform : undefined);
+  const platformData = platformFile
+    ? parseSpec(readFileSync(platformFile, 'utf8'), 'platform.yaml').source.data
+    : undefined;
+  const systemTools = systemToolScope(
+    isObject(platformData) && isObject(platformData.platform) ? platformData.platform : undefined,
+  );
   const reports: FixReport[] = [];
   for (const path of files) {
     const file = path.slice(root.length + 1);
@@ -63,14 +67,24 @@ export function fixReferences(specDir: string, root: string): FixReport[] {
         // cannot start with `{`: such a text is written as a double-quoted (JSON) string instead.
         const plain = node.type === 'PLAIN';
         const quote = rawHits.length !== hits.length || (plain && (quotePlain || expected.startsWith('{')));
-        edits.push({ path: site.path, start, end, raw: quote ? JSON.stringify(expected) : fromNames(raw, rawHits), expected });
+        edits.push({
+          path: site.path,
+          start,
+          end,
+          raw: quote ? JSON.stringify(expected) : fromNames(raw, rawHits),
+          expected,
+        });
         count += hits.length;
       }
       if (edits.length === 0) break;
       let fixed = text;
-      for (const e of [...edits].sort((a, b) => b.start - a.start)) fixed = fixed.slice(0, e.start) + e.raw + fixed.slice(e.end);
+      for (const e of [...edits].sort((a, b) => b.start - a.start))
+        fixed = fixed.slice(0, e.start) + e.raw + fixed.slice(e.end);
       const check = parseSpec(fixed, file);
-      const wrong = check.diagnostics.length > 0 ? 'the edited file does not parse' : edits.find((e) => check.source.doc.getIn(e.path) !== e.expected)?.path.join('.');
+      const wrong =
+        check.diagnostics.length > 0
+          ? 'the edited file does not parse'
+          : edits.find((e) => check.source.doc.getIn(e.path) !== e.expected)?.path.join('.');
       result = wrong ? `${wrong}: convert it by hand` : { fixed, count };
       if (!wrong) break;
     }

@@ -35,16 +35,33 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
   const platformSource = sources.find((s) => s.file.endsWith(`/${PLATFORM_FILE}`));
   if (!platformSource) {
     const parsed = diagnostics.some((d) => d.file.endsWith(`/${PLATFORM_FILE}`));
-    if (!parsed) diagnostics.push(diagnostic('SPEC031', `${specDir.replace(`${root}/`, '')}/${PLATFORM_FILE}`, { line: 1, col: 1 }, `${PLATFORM_FILE} is missing`));
+    if (!parsed)
+      diagnostics.push(
+        diagnostic(
+          'SPEC031',
+          `${specDir.replace(`${root}/`, '')}/${PLATFORM_FILE}`,
+          { line: 1, col: 1 },
+          `${PLATFORM_FILE} is missing`,
+        ),
+      );
   }
-  const platformData = platformSource && isObject(platformSource.data) && isObject(platformSource.data.platform) ? platformSource.data.platform : undefined;
+  const platformData =
+    platformSource && isObject(platformSource.data) && isObject(platformSource.data.platform)
+      ? platformSource.data.platform
+      : undefined;
   const platformErrors = new Set(isObject(platformData?.errors) ? Object.keys(platformData.errors) : []);
   const platformLimitKinds = new Set(isObject(platformData?.limitKinds) ? Object.keys(platformData.limitKinds) : []);
   const systemTools = systemToolScope(platformData);
-  for (const source of sources) diagnostics.push(...lintSpec(source, platformErrors, platformLimitKinds), ...lintReferences(source, systemTools), ...lintToolsets(source));
+  for (const source of sources)
+    diagnostics.push(
+      ...lintSpec(source, platformErrors, platformLimitKinds),
+      ...lintReferences(source, systemTools),
+      ...lintToolsets(source),
+    );
   diagnostics.push(...lintConnectorIds(sources));
 
-  if (diagnostics.some((d) => d.severity === 'error') || !platformSource) return { diagnostics: sortDiagnostics(diagnostics) };
+  if (diagnostics.some((d) => d.severity === 'error') || !platformSource)
+    return { diagnostics: sortDiagnostics(diagnostics) };
 
   const platform = buildPlatform(platformSource);
   const connectorSources = sources.filter((s) => s !== platformSource);
@@ -81,11 +98,17 @@ export async function emitAll(ir: SpecIR): Promise<EmitResult> {
   files.set('registry.ts', emitRegistry(ir));
   files.set('catalog.json', emitCatalogJson(ir));
   files.set('CATALOG.md', emitCatalogMarkdown(ir));
-  return { files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))), diagnostics: sortDiagnostics(diagnostics) };
+  return {
+    files: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+    diagnostics: sortDiagnostics(diagnostics),
+  };
 }
 
 /** Check, then emit: all diagnostics of both stages, and the files when there is no error. */
-export async function runPipeline(specDir: string, root: string): Promise<{ diagnostics: Diagnostic[]; ir?: SpecIR; files?: Map<string, string> }> {
+export async function runPipeline(
+  specDir: string,
+  root: string,
+): Promise<{ diagnostics: Diagnostic[]; ir?: SpecIR; files?: Map<string, string> }> {
   const checked = checkSpecs(specDir, root);
   if (!checked.ir) return { diagnostics: checked.diagnostics };
   const emitted = await emitAll(checked.ir);

@@ -40,7 +40,17 @@ export interface ErrorIR {
 }
 
 /** How the upstream client classifies a failure (runtime/handler-api/upstream-types.ts). */
-export type UpstreamFailureClass = 'auth' | 'throttled' | 'validation' | 'not_found' | 'timeout' | 'server' | 'client' | 'bad_body' | 'too_large' | 'network';
+export type UpstreamFailureClass =
+  | 'auth'
+  | 'throttled'
+  | 'validation'
+  | 'not_found'
+  | 'timeout'
+  | 'server'
+  | 'client'
+  | 'bad_body'
+  | 'too_large'
+  | 'network';
 
 /** A text the runtime answers with before any tool runs (HTTP checks, the JSON-RPC envelope). */
 export interface ProtocolErrorIR {
@@ -104,7 +114,11 @@ export interface OAuthIR {
   readonly pkce: 'S256';
   readonly clientAuth: 'client_secret_post' | 'client_secret_basic' | 'none';
   readonly requireRefreshToken: boolean;
-  readonly grantedScopes: { readonly requireOneOf: readonly string[]; readonly tolerated: readonly string[]; readonly closed: boolean };
+  readonly grantedScopes: {
+    readonly requireOneOf: readonly string[];
+    readonly tolerated: readonly string[];
+    readonly closed: boolean;
+  };
   readonly refreshAheadSeconds: number;
   readonly tokenTimeoutMs: number;
   readonly refreshFailed: string;
@@ -210,7 +224,16 @@ export function placeholders(text: string): string[] {
 function buildErrors(raw: unknown, resolve: Resolve = asWritten): ErrorIR[] {
   if (!isObject(raw)) return [];
   return Object.entries(raw).map(([code, value]) => {
-    const entry = typeof value === 'string' ? { text: value } : (value as { text: string; name?: string; when?: string; reconnect?: boolean; upstream?: UpstreamFailureClass[] });
+    const entry =
+      typeof value === 'string'
+        ? { text: value }
+        : (value as {
+            text: string;
+            name?: string;
+            when?: string;
+            reconnect?: boolean;
+            upstream?: UpstreamFailureClass[];
+          });
     const text = resolve(entry.text);
     return {
       code,
@@ -234,18 +257,28 @@ function buildProtocolErrors(raw: unknown, resolve: Resolve = asWritten): Protoc
 }
 
 function numberMap(raw: unknown): Record<string, number> {
-  return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number')) : {};
+  return isObject(raw)
+    ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number'))
+    : {};
 }
 
 function kindMap(raw: unknown): Record<string, LimitKind> {
-  return isObject(raw) ? Object.fromEntries(Object.entries(raw).filter((e): e is [string, LimitKind] => LIMIT_KINDS.includes(e[1] as LimitKind))) : {};
+  return isObject(raw)
+    ? Object.fromEntries(
+        Object.entries(raw).filter((e): e is [string, LimitKind] => LIMIT_KINDS.includes(e[1] as LimitKind)),
+      )
+    : {};
 }
 
 /**
  * Every limit name a connector file uses (connector and tools), with its kind; undeclared names are left out (SPEC036
  * reports them).
  */
-function resolveLimitKinds(names: Iterable<string>, own: Record<string, LimitKind>, platform: Readonly<Record<string, LimitKind>>): Record<string, LimitKind> {
+function resolveLimitKinds(
+  names: Iterable<string>,
+  own: Record<string, LimitKind>,
+  platform: Readonly<Record<string, LimitKind>>,
+): Record<string, LimitKind> {
   const out: Record<string, LimitKind> = {};
   for (const name of [...new Set(names)].sort()) {
     const kind = own[name] ?? platform[name];
@@ -293,7 +326,8 @@ function internalCoercion(schema: unknown): unknown {
 function mapChildren(schema: Record<string, unknown>, fn: (child: unknown) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([n, c]) => [n, fn(c)]));
+    if (key === 'properties' && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([n, c]) => [n, fn(c)]));
     else if ((key === 'items' || key === 'additionalProperties') && isObject(value)) out[key] = fn(value);
     else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map(fn);
     else out[key] = value;
@@ -339,8 +373,15 @@ function buildTool(
   const validationSchema = stripKeys(internalCoercion(inputRoot), ['coerce']) as JsonSchema;
   const inputSchema = publishCoercion(inputRoot) as JsonSchema;
   const argsTypeSchema = defaultsRequired(validationSchema) as JsonSchema;
-  const outputSchema = raw.output === undefined ? undefined : (stripKeys(mapDescriptions(resolveRefs(raw.output, definitions), resolve), ['coerce']) as JsonSchema);
-  const base = platformAnnotations ? (write ? platformAnnotations.write : platformAnnotations.read) : annotationsOf(undefined);
+  const outputSchema =
+    raw.output === undefined
+      ? undefined
+      : (stripKeys(mapDescriptions(resolveRefs(raw.output, definitions), resolve), ['coerce']) as JsonSchema);
+  const base = platformAnnotations
+    ? write
+      ? platformAnnotations.write
+      : platformAnnotations.read
+    : annotationsOf(undefined);
   const override = isObject(raw.annotations) ? raw.annotations : {};
   const annotations = annotationsOf({ ...base, ...override });
   return {
@@ -372,7 +413,9 @@ export function buildPlatform(source: SpecSource): PlatformIR {
   // Platform texts may name system tools only, which are served unprefixed: resolved here entirely.
   const scope = referenceScope(p, systemToolScope(p));
   const resolve: Resolve = (text) => resolveReferences(text, scope);
-  const instructions = isObject(p.instructions) ? Object.fromEntries(Object.entries(p.instructions).map(([k, v]) => [k, resolve(String(v).trim())])) : {};
+  const instructions = isObject(p.instructions)
+    ? Object.fromEntries(Object.entries(p.instructions).map(([k, v]) => [k, resolve(String(v).trim())]))
+    : {};
   return {
     source: source.file,
     errors: buildErrors(p.errors, resolve),
@@ -383,20 +426,34 @@ export function buildPlatform(source: SpecSource): PlatformIR {
     limits: numberMap(p.limits),
     limitKinds: kindMap(p.limitKinds),
     checkOrder: Array.isArray(p.checkOrder) ? (p.checkOrder as CheckStep[]) : [],
-    systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) => buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i], resolve)),
+    systemTools: (p.systemTools as Record<string, unknown>[]).map((t, i) =>
+      buildTool(t, {}, annotations, true, source, ['platform', 'systemTools', i], resolve),
+    ),
   };
 }
 
 export function buildConnector(source: SpecSource, platform: PlatformIR): ConnectorIR {
-  const data = source.data as { connector: Record<string, unknown>; definitions?: Record<string, unknown>; tools: Record<string, unknown>[]; toolsets?: Record<string, unknown>[] };
+  const data = source.data as {
+    connector: Record<string, unknown>;
+    definitions?: Record<string, unknown>;
+    tools: Record<string, unknown>[];
+    toolsets?: Record<string, unknown>[];
+  };
   const c = data.connector;
   const upstream = c.upstream as Record<string, unknown>;
   const retry = isObject(upstream.retry) ? upstream.retry : { onThrottle: 'none' };
   const credential = c.credential as CredentialKind;
-  const systemTools = new Map(platform.systemTools.map((t) => [t.name, new Set(Object.keys(isObject(t.inputSchema.properties) ? t.inputSchema.properties : {}))]));
+  const systemTools = new Map(
+    platform.systemTools.map((t) => [
+      t.name,
+      new Set(Object.keys(isObject(t.inputSchema.properties) ? t.inputSchema.properties : {})),
+    ]),
+  );
   const scope = referenceScope(data, systemTools);
   const resolve: Resolve = (text) => resolveReferences(text, scope);
-  const tools = data.tools.map((t, i) => buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i], resolve));
+  const tools = data.tools.map((t, i) =>
+    buildTool(t, data.definitions ?? {}, platform.annotations, false, source, ['tools', i], resolve),
+  );
   const limits = numberMap(c.limits);
   const served = c.connectAccount === true ? platform.systemTools.filter((t) => t.name === 'connect_account') : [];
   const limitNames = [...Object.keys(limits), ...[...tools, ...served].flatMap((t) => Object.keys(t.limits))];
@@ -411,7 +468,9 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     ...(isObject(c.oauth) ? { oauth: buildOAuth(c.oauth) } : {}),
     tenantCredential: credential !== 'managed_basic',
     appSecret: c.appSecret === true,
-    ...(isObject(c.connect) ? { connect: { verify: String(c.connect.verify), rejected: String(c.connect.rejected) } } : {}),
+    ...(isObject(c.connect)
+      ? { connect: { verify: String(c.connect.verify), rejected: String(c.connect.rejected) } }
+      : {}),
     connectAccount: c.connectAccount === true,
     structuredContent: c.structuredContent === true,
     upstream: {
@@ -423,14 +482,21 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
         maxWaitMs: typeof retry.maxWaitMs === 'number' ? retry.maxWaitMs : 5000,
         defaultWaitMs: typeof retry.defaultWaitMs === 'number' ? retry.defaultWaitMs : 1000,
       },
-      maxResponseBytes: typeof upstream.maxResponseBytes === 'number' ? upstream.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
+      maxResponseBytes:
+        typeof upstream.maxResponseBytes === 'number' ? upstream.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
     },
     limits,
     limitKinds: resolveLimitKinds(limitNames, kindMap(c.limitKinds), platform.limitKinds),
     errors: buildErrors(c.errors, resolve),
-    texts: isObject(c.texts) ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, resolve(String(v).trim())])) : {},
+    texts: isObject(c.texts)
+      ? Object.fromEntries(Object.entries(c.texts).map(([k, v]) => [k, resolve(String(v).trim())]))
+      : {},
     tools,
-    toolsets: (data.toolsets ?? []).map((t) => ({ id: String(t.id), title: String(t.title), description: resolve(String(t.description).trim()) })),
+    toolsets: (data.toolsets ?? []).map((t) => ({
+      id: String(t.id),
+      title: String(t.title),
+      description: resolve(String(t.description).trim()),
+    })),
     typePrefix: pascalCase(source.stem),
   };
 }
@@ -448,11 +514,18 @@ function buildOAuth(raw: Record<string, unknown>): OAuthIR {
     authorizePath: String(raw.authorizePath),
     tokenPath: String(raw.tokenPath),
     scopes: strings(raw.scopes),
-    authorizeParams: isObject(raw.authorizeParams) ? Object.fromEntries(Object.entries(raw.authorizeParams).map(([k, v]) => [k, String(v)])) : {},
+    authorizeParams: isObject(raw.authorizeParams)
+      ? Object.fromEntries(Object.entries(raw.authorizeParams).map(([k, v]) => [k, String(v)]))
+      : {},
     pkce: 'S256',
-    clientAuth: raw.clientAuth === 'client_secret_basic' || raw.clientAuth === 'none' ? raw.clientAuth : 'client_secret_post',
+    clientAuth:
+      raw.clientAuth === 'client_secret_basic' || raw.clientAuth === 'none' ? raw.clientAuth : 'client_secret_post',
     requireRefreshToken: raw.requireRefreshToken !== false,
-    grantedScopes: { requireOneOf: strings(granted.requireOneOf), tolerated: strings(granted.tolerated), closed: granted.closed === true },
+    grantedScopes: {
+      requireOneOf: strings(granted.requireOneOf),
+      tolerated: strings(granted.tolerated),
+      closed: granted.closed === true,
+    },
     refreshAheadSeconds: typeof raw.refreshAheadSeconds === 'number' ? raw.refreshAheadSeconds : 60,
     tokenTimeoutMs: typeof raw.tokenTimeoutMs === 'number' ? raw.tokenTimeoutMs : 4000,
     refreshFailed: String(raw.refreshFailed),

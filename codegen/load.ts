@@ -34,7 +34,9 @@ export function parseSpec(text: string, file: string): { source: SpecSource; dia
   const diagnostics: Diagnostic[] = [];
   for (const error of doc.errors) {
     const [offset] = error.pos;
-    diagnostics.push(diagnostic('SPEC001', file, toPosition(lines, offset), error.message.split('\n')[0] ?? error.message));
+    diagnostics.push(
+      diagnostic('SPEC001', file, toPosition(lines, offset), error.message.split('\n')[0] ?? error.message),
+    );
   }
   const stem = file
     .split('/')
@@ -60,7 +62,9 @@ export function locate(source: SpecSource, path: readonly PathSegment[], key = f
   for (const segment of path) {
     keyNode = null;
     if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = node.items.find(
+        (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+      );
       if (!pair) break;
       keyNode = pair.key as Node;
       node = pair.value;

@@ -29,7 +29,11 @@ let project: Project | undefined;
 function formattingProject(): Project {
   project ??= new Project({
     useInMemoryFileSystem: true,
-    manipulationSettings: { indentationText: IndentationText.TwoSpaces, newLineKind: NewLineKind.LineFeed, quoteKind: QuoteKind.Single },
+    manipulationSettings: {
+      indentationText: IndentationText.TwoSpaces,
+      newLineKind: NewLineKind.LineFeed,
+      quoteKind: QuoteKind.Single,
+    },
   });
   return project;
 }

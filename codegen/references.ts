@@ -60,7 +60,8 @@ export function mapDescriptions(schema: unknown, fn: (text: string) => string): 
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'description' && typeof value === 'string') out[key] = fn(value);
     // Property names are names, not keywords: a property called `default` is a schema.
-    else if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, mapDescriptions(child, fn)]));
+    else if (key === 'properties' && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, mapDescriptions(child, fn)]));
     else if (VALUE_KEYS.has(key)) out[key] = value;
     else out[key] = mapDescriptions(value, fn);
   }
@@ -85,7 +86,10 @@ function argumentNames(input: unknown, definitions: Record<string, unknown>): Se
 }
 
 /** The scope of a file: its tools (connector or system) and the system tools it may name. */
-export function referenceScope(data: Record<string, unknown>, systemTools: ReadonlyMap<string, ReadonlySet<string>>): ReferenceScope {
+export function referenceScope(
+  data: Record<string, unknown>,
+  systemTools: ReadonlyMap<string, ReadonlySet<string>>,
+): ReferenceScope {
   const definitions = isObject(data.definitions) ? data.definitions : {};
   const tools = new Map<string, ReadonlySet<string>>();
   for (const t of Array.isArray(data.tools) ? data.tools : []) {
@@ -93,7 +97,12 @@ export function referenceScope(data: Record<string, unknown>, systemTools: Reado
   }
   const connector = isObject(data.connector) ? data.connector : undefined;
   const listed = connector ? (connector.connectAccount === true ? ['connect_account'] : []) : [...systemTools.keys()];
-  return { tools, systemTools, listedSystemTools: new Set(listed.filter((n) => systemTools.has(n))), ...(typeof connector?.id === 'string' ? { id: connector.id } : {}) };
+  return {
+    tools,
+    systemTools,
+    listedSystemTools: new Set(listed.filter((n) => systemTools.has(n))),
+    ...(typeof connector?.id === 'string' ? { id: connector.id } : {}),
+  };
 }
 
 /** System tools of the platform file, with their argument names. */
@@ -104,15 +113,28 @@ export function systemToolScope(platformData: Record<string, unknown> | undefine
   return out;
 }
 
-function schemaSites(schema: unknown, path: PathSegment[], what: string, ownTool: string | undefined, out: TextSite[]): void {
+function schemaSites(
+  schema: unknown,
+  path: PathSegment[],
+  what: string,
+  ownTool: string | undefined,
+  out: TextSite[],
+): void {
   if (Array.isArray(schema)) {
     for (const [i, s] of schema.entries()) schemaSites(s, [...path, i], what, ownTool, out);
     return;
   }
   if (!isObject(schema)) return;
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'description' && typeof value === 'string') out.push({ path: [...path, key], what: `${what} (${describeSchemaPath(path)})`, text: value, ...(ownTool ? { ownTool } : {}) });
-    else if (key === 'properties' && isObject(value)) for (const [name, child] of Object.entries(value)) schemaSites(child, [...path, key, name], what, ownTool, out);
+    if (key === 'description' && typeof value === 'string')
+      out.push({
+        path: [...path, key],
+        what: `${what} (${describeSchemaPath(path)})`,
+        text: value,
+        ...(ownTool ? { ownTool } : {}),
+      });
+    else if (key === 'properties' && isObject(value))
+      for (const [name, child] of Object.entries(value)) schemaSites(child, [...path, key, name], what, ownTool, out);
     else if (!VALUE_KEYS.has(key)) schemaSites(value, [...path, key], what, ownTool, out);
   }
 }
@@ -134,8 +156,10 @@ function errorSites(errors: unknown, base: PathSegment[], label: string, out: Te
   for (const [code, entry] of Object.entries(errors)) {
     if (typeof entry === 'string') out.push({ path: [...base, code], what: `${label} \`${code}\``, text: entry });
     else if (isObject(entry)) {
-      if (typeof entry.text === 'string') out.push({ path: [...base, code, 'text'], what: `${label} \`${code}\``, text: entry.text });
-      if (typeof entry.when === 'string') out.push({ path: [...base, code, 'when'], what: `\`when\` of ${label} \`${code}\``, text: entry.when });
+      if (typeof entry.text === 'string')
+        out.push({ path: [...base, code, 'text'], what: `${label} \`${code}\``, text: entry.text });
+      if (typeof entry.when === 'string')
+        out.push({ path: [...base, code, 'when'], what: `\`when\` of ${label} \`${code}\``, text: entry.when });
     }
   }
 }
@@ -146,7 +170,13 @@ function toolSites(tools: unknown, base: PathSegment[], out: TextSite[]): void {
     if (!isObject(t) || typeof t.name !== 'string') return;
     const name = t.name;
     for (const field of ['title', 'description'] as const) {
-      if (typeof t[field] === 'string') out.push({ path: [...base, i, field], what: `${field} of tool \`${name}\``, text: t[field] as string, ownTool: name });
+      if (typeof t[field] === 'string')
+        out.push({
+          path: [...base, i, field],
+          what: `${field} of tool \`${name}\``,
+          text: t[field] as string,
+          ownTool: name,
+        });
     }
     schemaSites(t.input, [...base, i, 'input'], `tool \`${name}\``, name, out);
     schemaSites(t.output, [...base, i, 'output'], `tool \`${name}\``, name, out);
@@ -158,13 +188,21 @@ export function textSites(data: Record<string, unknown>): TextSite[] {
   const out: TextSite[] = [];
   const connector = isObject(data.connector) ? data.connector : undefined;
   if (connector) {
-    if (typeof connector.description === 'string') out.push({ path: ['connector', 'description'], what: 'the connector description (initialize instructions)', text: connector.description });
+    if (typeof connector.description === 'string')
+      out.push({
+        path: ['connector', 'description'],
+        what: 'the connector description (initialize instructions)',
+        text: connector.description,
+      });
     errorSites(connector.errors, ['connector', 'errors'], 'error', out);
     if (isObject(connector.texts)) {
-      for (const [name, text] of Object.entries(connector.texts)) if (typeof text === 'string') out.push({ path: ['connector', 'texts', name], what: `text \`${name}\``, text });
+      for (const [name, text] of Object.entries(connector.texts))
+        if (typeof text === 'string') out.push({ path: ['connector', 'texts', name], what: `text \`${name}\``, text });
     }
     toolSites(data.tools, ['tools'], out);
-    if (isObject(data.definitions)) for (const [name, def] of Object.entries(data.definitions)) schemaSites(def, ['definitions', name], `definition \`${name}\``, undefined, out);
+    if (isObject(data.definitions))
+      for (const [name, def] of Object.entries(data.definitions))
+        schemaSites(def, ['definitions', name], `definition \`${name}\``, undefined, out);
   }
   const platform = isObject(data.platform) ? data.platform : undefined;
   if (platform) {
@@ -172,7 +210,9 @@ export function textSites(data: Record<string, unknown>): TextSite[] {
     errorSites(platform.protocolErrors, ['platform', 'protocolErrors'], 'protocol error', out);
     errorSites(platform.portal, ['platform', 'portal'], 'portal text', out);
     if (isObject(platform.instructions)) {
-      for (const [name, text] of Object.entries(platform.instructions)) if (typeof text === 'string') out.push({ path: ['platform', 'instructions', name], what: `instructions \`${name}\``, text });
+      for (const [name, text] of Object.entries(platform.instructions))
+        if (typeof text === 'string')
+          out.push({ path: ['platform', 'instructions', name], what: `instructions \`${name}\``, text });
     }
     toolSites(platform.systemTools, ['platform', 'systemTools'], out);
   }
@@ -195,19 +235,31 @@ function checkReference(inner: string, site: TextSite, scope: ReferenceScope): s
     if (scope.systemTools.has(name)) {
       return scope.listedSystemTools.has(name)
         ? undefined
-        : `${site.what} refers to \`{{tool:${name}}}\`, but this connector's ` + `endpoints do not list ${name} (connector.connectAccount is not true)`;
+        : `${site.what} refers to \`{{tool:${name}}}\`, but this connector's ` +
+            `endpoints do not list ${name} (connector.connectAccount is not true)`;
     }
     const guess = closest(name, [...scope.tools.keys(), ...scope.listedSystemTools]);
     const where = scope.id ? ` in connector ${scope.id}` : ' among the system tools';
-    return `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool ` + `\`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`;
+    return (
+      `${site.what} refers to \`{{tool:${name}}}\`, but there is no tool ` +
+      `\`${name}\`${where}${guess ? `; did you mean \`{{tool:${guess}}}\`?` : ''}`
+    );
   }
   const arg = ARG_REF.exec(inner);
   if (arg) {
     const [, toolName, argName] = arg as unknown as [string, string | undefined, string];
     const owner = toolName ?? site.ownTool;
-    if (owner === undefined) return `${site.what} refers to \`{{arg:${argName}}}\` outside a tool's own ` + `texts: ${write(`arg:<tool>.${argName}`)} naming the tool`;
+    if (owner === undefined)
+      return (
+        `${site.what} refers to \`{{arg:${argName}}}\` outside a tool's own ` +
+        `texts: ${write(`arg:<tool>.${argName}`)} naming the tool`
+      );
     const args = scope.tools.get(owner) ?? scope.systemTools.get(owner);
-    if (!args) return `${site.what} refers to \`{{${inner}}}\`, but there is no tool ` + `\`${owner}\`${scope.id ? ` in connector ${scope.id}` : ''}`;
+    if (!args)
+      return (
+        `${site.what} refers to \`{{${inner}}}\`, but there is no tool ` +
+        `\`${owner}\`${scope.id ? ` in connector ${scope.id}` : ''}`
+      );
     if (args.has(argName)) return undefined;
     const guess = closest(argName, args);
     const prefix = toolName ? `${toolName}.` : '';
@@ -216,7 +268,10 @@ function checkReference(inner: string, site: TextSite, scope: ReferenceScope): s
       `${[...args].join(', ') || 'none'})${guess ? `; did you mean \`{{arg:${prefix}${guess}}}\`?` : ''}`
     );
   }
-  return `${site.what} has \`{{${inner}}}\`, which is not a reference: write ` + `\`{{tool:<name>}}\` or \`{{arg:<name>}}\` / \`{{arg:<tool>.<name>}}\``;
+  return (
+    `${site.what} has \`{{${inner}}}\`, which is not a reference: write ` +
+    `\`{{tool:<name>}}\` or \`{{arg:<name>}}\` / \`{{arg:<tool>.<name>}}\``
+  );
 }
 
 /** Words before a one-word tool name that make it a tool's name rather than an English word. */
@@ -243,7 +298,10 @@ export function findBareNames(text: string, scope: Pick<ReferenceScope, 'tools' 
   if (names.length === 0) return [];
   // References are blanked out first, so the names inside them are not counted.
   const plain = text.replace(BRACES, (whole) => ' '.repeat(whole.length));
-  const pattern = new RegExp(`(?<![A-Za-z0-9_.:/-])((?:[a-z][a-z0-9-]*__)?)(${names.map(escapeName).join('|')})(?![A-Za-z0-9_-])`, 'g');
+  const pattern = new RegExp(
+    `(?<![A-Za-z0-9_.:/-])((?:[a-z][a-z0-9-]*__)?)(${names.map(escapeName).join('|')})(?![A-Za-z0-9_-])`,
+    'g',
+  );
   const found: BareName[] = [];
   for (const match of plain.matchAll(pattern)) {
     const name = match[2]!;
@@ -271,7 +329,10 @@ function escapeName(name: string): string {
 }
 
 /** SPEC038 and SPEC039 over every text of one spec file. */
-export function lintReferences(source: SpecSource, systemTools: ReadonlyMap<string, ReadonlySet<string>>): Diagnostic[] {
+export function lintReferences(
+  source: SpecSource,
+  systemTools: ReadonlyMap<string, ReadonlySet<string>>,
+): Diagnostic[] {
   if (!isObject(source.data)) return [];
   const scope = referenceScope(source.data, systemTools);
   const out: Diagnostic[] = [];
@@ -287,7 +348,8 @@ export function lintReferences(source: SpecSource, systemTools: ReadonlyMap<stri
           'SPEC039',
           source.file,
           at,
-          `${site.what} names the tool \`${name}\`${count > 1 ? ` (${count} times)` : ''} without a ` + `reference: write \`{{tool:${name}}}\` instead (served as ${served(scope, name)})`,
+          `${site.what} names the tool \`${name}\`${count > 1 ? ` (${count} times)` : ''} without a ` +
+            `reference: write \`{{tool:${name}}}\` instead (served as ${served(scope, name)})`,
         ),
       );
     }

@@ -12,7 +12,11 @@ const CHILD_SCHEMAS = ['items', 'additionalProperties'] as const;
 const CHILD_LISTS = ['anyOf', 'oneOf'] as const;
 
 /** Calls `visit` for the schema and every sub-schema, with its path relative to `path`. */
-export function walkSchema(schema: unknown, path: PathSegment[], visit: (node: JsonSchema, path: PathSegment[]) => void): void {
+export function walkSchema(
+  schema: unknown,
+  path: PathSegment[],
+  visit: (node: JsonSchema, path: PathSegment[]) => void,
+): void {
   if (!isObject(schema)) return;
   visit(schema, path);
   for (const key of CHILD_MAPS) {
@@ -32,7 +36,9 @@ export class RefError extends Error {
   readonly ref: string;
   readonly reason: 'missing' | 'circular';
   constructor(ref: string, reason: 'missing' | 'circular') {
-    super(reason === 'missing' ? `$ref ${ref} names no entry of this file's definitions` : `$ref ${ref} refers to itself`);
+    super(
+      reason === 'missing' ? `$ref ${ref} names no entry of this file's definitions` : `$ref ${ref} refers to itself`,
+    );
     this.ref = ref;
     this.reason = reason;
   }
@@ -42,7 +48,11 @@ export class RefError extends Error {
  * Inlines every `$ref: '#/definitions/x'`; keys beside `$ref` override the definition's keys
  * (so a tool can reuse a shared argument with its own default or description).
  */
-export function resolveRefs(schema: unknown, definitions: Record<string, unknown>, seen: readonly string[] = []): unknown {
+export function resolveRefs(
+  schema: unknown,
+  definitions: Record<string, unknown>,
+  seen: readonly string[] = [],
+): unknown {
   if (Array.isArray(schema)) return schema.map((item) => resolveRefs(item, definitions, seen));
   if (!isObject(schema)) return schema;
   let base: Record<string, unknown> = schema;
@@ -62,11 +72,17 @@ export function resolveRefs(schema: unknown, definitions: Record<string, unknown
   return resolveChildren(base, definitions, stack);
 }
 
-function resolveChildren(schema: Record<string, unknown>, definitions: Record<string, unknown>, seen: readonly string[]): Record<string, unknown> {
+function resolveChildren(
+  schema: Record<string, unknown>,
+  definitions: Record<string, unknown>,
+  seen: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' && isObject(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, resolveRefs(child, definitions, seen)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, child]) => [name, resolveRefs(child, definitions, seen)]),
+      );
     } else if ((key === 'items' || key === 'additionalProperties') && isObject(value)) {
       out[key] = resolveRefs(value, definitions, seen);
     } else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
@@ -89,28 +105,45 @@ function typeOfValue(value: unknown): string {
 export function checkValue(value: unknown, schema: JsonSchema): string | null {
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
   const actual = typeOfValue(value);
-  const coerced = schema.coerce === 'integer' && typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
-  if (types.length > 0 && !types.some((t) => t === actual || (t === 'number' && actual === 'integer') || (schema.coerce === 'integer' && actual === 'string'))) {
+  const coerced =
+    schema.coerce === 'integer' && typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  if (
+    types.length > 0 &&
+    !types.some(
+      (t) =>
+        t === actual ||
+        (t === 'number' && actual === 'integer') ||
+        (schema.coerce === 'integer' && actual === 'string'),
+    )
+  ) {
     return `is ${actual}, but the schema's type is ${types.join(' | ')}`;
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
     return `is not one of the enum values ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   }
-  if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return `is not the const value ${JSON.stringify(schema.const)}`;
+  if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value))
+    return `is not the const value ${JSON.stringify(schema.const)}`;
   if (typeof coerced === 'number') {
     if (typeof schema.minimum === 'number' && coerced < schema.minimum) return `is below the minimum ${schema.minimum}`;
     if (typeof schema.maximum === 'number' && coerced > schema.maximum) return `is above the maximum ${schema.maximum}`;
-    if (typeof schema.exclusiveMinimum === 'number' && coerced <= schema.exclusiveMinimum) return `is not above ${schema.exclusiveMinimum}`;
-    if (typeof schema.exclusiveMaximum === 'number' && coerced >= schema.exclusiveMaximum) return `is not below ${schema.exclusiveMaximum}`;
+    if (typeof schema.exclusiveMinimum === 'number' && coerced <= schema.exclusiveMinimum)
+      return `is not above ${schema.exclusiveMinimum}`;
+    if (typeof schema.exclusiveMaximum === 'number' && coerced >= schema.exclusiveMaximum)
+      return `is not below ${schema.exclusiveMaximum}`;
   }
   if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && [...value].length < schema.minLength) return `is shorter than minLength ${schema.minLength}`;
-    if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength) return `is longer than maxLength ${schema.maxLength}`;
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) return `does not match the pattern ${schema.pattern}`;
+    if (typeof schema.minLength === 'number' && [...value].length < schema.minLength)
+      return `is shorter than minLength ${schema.minLength}`;
+    if (typeof schema.maxLength === 'number' && [...value].length > schema.maxLength)
+      return `is longer than maxLength ${schema.maxLength}`;
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+      return `does not match the pattern ${schema.pattern}`;
   }
   if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `has fewer than minItems ${schema.minItems}`;
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `has more than maxItems ${schema.maxItems}`;
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+      return `has fewer than minItems ${schema.minItems}`;
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+      return `has more than maxItems ${schema.maxItems}`;
     if (isObject(schema.items)) {
       for (const [i, item] of value.entries()) {
         const why = checkValue(item, schema.items);

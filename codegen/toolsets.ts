@@ -21,9 +21,25 @@ export function lintToolsets(source: SpecSource): Diagnostic[] {
   toolsets.forEach((entry, index) => {
     if (!isObject(entry) || typeof entry.id !== 'string') return;
     const id = entry.id;
-    if (!TOOLSET_ID_PATTERN.test(id)) out.push(diagnostic('SPEC043', file, at(['toolsets', index, 'id']), `toolset id \`${id}\` must match ${TOOLSET_ID_PATTERN.source}`));
+    if (!TOOLSET_ID_PATTERN.test(id))
+      out.push(
+        diagnostic(
+          'SPEC043',
+          file,
+          at(['toolsets', index, 'id']),
+          `toolset id \`${id}\` must match ${TOOLSET_ID_PATTERN.source}`,
+        ),
+      );
     const first = declared.get(id);
-    if (first !== undefined) out.push(diagnostic('SPEC044', file, at(['toolsets', index, 'id']), `toolset \`${id}\` is declared twice (first at line ${at(['toolsets', first, 'id']).line})`));
+    if (first !== undefined)
+      out.push(
+        diagnostic(
+          'SPEC044',
+          file,
+          at(['toolsets', index, 'id']),
+          `toolset \`${id}\` is declared twice (first at line ${at(['toolsets', first, 'id']).line})`,
+        ),
+      );
     else declared.set(id, index);
   });
   const used = new Set<string>();
@@ -33,7 +49,10 @@ export function lintToolsets(source: SpecSource): Diagnostic[] {
     const name = typeof tool.name === 'string' ? tool.name : `#${index}`;
     if (typeof tool.toolset !== 'string') {
       const choices = ids.length ? ` (declared: ${ids.join(', ')})` : ' (the file declares no `toolsets:`)';
-      if (tool.toolset === undefined) out.push(diagnostic('SPEC040', file, at(['tools', index, 'name']), `tool \`${name}\` names no \`toolset:\`${choices}`));
+      if (tool.toolset === undefined)
+        out.push(
+          diagnostic('SPEC040', file, at(['tools', index, 'name']), `tool \`${name}\` names no \`toolset:\`${choices}`),
+        );
       return;
     }
     used.add(tool.toolset);
@@ -44,14 +63,16 @@ export function lintToolsets(source: SpecSource): Diagnostic[] {
           'SPEC041',
           file,
           at(['tools', index, 'toolset']),
-          `tool \`${name}\` names toolset \`${tool.toolset}\`, which \`toolsets:\` does not declare` + `${ids.length ? ` (declared: ${ids.join(', ')})` : ''}`,
+          `tool \`${name}\` names toolset \`${tool.toolset}\`, which \`toolsets:\` does not declare` +
+            `${ids.length ? ` (declared: ${ids.join(', ')})` : ''}`,
           guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC041.hint}` : undefined,
         ),
       );
     }
   });
   for (const [id, index] of declared) {
-    if (!used.has(id)) out.push(diagnostic('SPEC042', file, at(['toolsets', index, 'id']), `toolset \`${id}\` has no tools`));
+    if (!used.has(id))
+      out.push(diagnostic('SPEC042', file, at(['toolsets', index, 'id']), `toolset \`${id}\` has no tools`));
   }
   return out;
 }

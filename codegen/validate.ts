@@ -49,18 +49,31 @@ export function checkFormat(source: SpecSource): Diagnostic[] {
       const key = String((error.params as { additionalProperty: string }).additionalProperty);
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       const guess = closest(key, allowed);
-      d = diagnostic('SPEC003', source.file, locate(source, [...path, key], true), `unknown key \`${key}\` in ${where}`, guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC003.hint}` : undefined);
+      d = diagnostic(
+        'SPEC003',
+        source.file,
+        locate(source, [...path, key], true),
+        `unknown key \`${key}\` in ${where}`,
+        guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC003.hint}` : undefined,
+      );
     } else if (error.keyword === 'false schema') {
       d = diagnostic('SPEC003', source.file, locate(source, path, true), `\`${where}\` is not allowed in this file`);
     } else if (error.keyword === 'required') {
       const missing = String((error.params as { missingProperty: string }).missingProperty);
-      const isTool = /^(tools|platform\.systemTools)\[/.test(where) && !where.includes('.input') && !where.includes('.output');
+      const isTool =
+        /^(tools|platform\.systemTools)\[/.test(where) && !where.includes('.input') && !where.includes('.output');
       const code = isTool && (missing === 'title' || missing === 'description') ? 'SPEC023' : 'SPEC004';
       d = diagnostic(code, source.file, locate(source, path), `${where} is missing \`${missing}\``);
     } else {
-      const values = error.keyword === 'enum' ? (error.params as { allowedValues: unknown[] }).allowedValues : undefined;
+      const values =
+        error.keyword === 'enum' ? (error.params as { allowedValues: unknown[] }).allowedValues : undefined;
       const allowed = values ? ` (allowed: ${values.map((v) => JSON.stringify(v)).join(', ')})` : '';
-      d = diagnostic('SPEC002', source.file, locate(source, path), `${where} ${error.message ?? 'is invalid'}${allowed}`);
+      d = diagnostic(
+        'SPEC002',
+        source.file,
+        locate(source, path),
+        `${where} ${error.message ?? 'is invalid'}${allowed}`,
+      );
     }
     const dedupe = `${d.code}|${d.position.line}|${d.position.col}|${d.message}`;
     if (!seen.has(dedupe)) {
@@ -86,7 +99,11 @@ interface RawTool {
  * Lints over one file; `platformErrors` are the codes specs/platform.yaml defines, `platformLimitKinds` the limit names
  * it gives a kind.
  */
-export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>, platformLimitKinds: ReadonlySet<string> = new Set()): Diagnostic[] {
+export function lintSpec(
+  source: SpecSource,
+  platformErrors: ReadonlySet<string>,
+  platformLimitKinds: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const data = isObject(source.data) ? source.data : {};
   const definitions = isObject(data.definitions) ? data.definitions : {};
@@ -99,13 +116,21 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
   // Only these connectors publish output schemas in tools/list (system tools never do).
   const publishesOutput = connector?.structuredContent === true;
   if (connector && id !== undefined && (!CONNECTOR_ID_PATTERN.test(id) || id.includes('__'))) {
-    out.push(diagnostic('SPEC012', file, at(['connector', 'id']), `connector id \`${id}\` must match ${CONNECTOR_ID_PATTERN.source} and must not contain \`__\``));
+    out.push(
+      diagnostic(
+        'SPEC012',
+        file,
+        at(['connector', 'id']),
+        `connector id \`${id}\` must match ${CONNECTOR_ID_PATTERN.source} and must not contain \`__\``,
+      ),
+    );
   }
 
   const toolLists: Array<{ tools: unknown[]; base: PathSegment[] }> = [];
   if (Array.isArray(data.tools)) toolLists.push({ tools: data.tools, base: ['tools'] });
   const platform = isObject(data.platform) ? data.platform : undefined;
-  if (platform && Array.isArray(platform.systemTools)) toolLists.push({ tools: platform.systemTools, base: ['platform', 'systemTools'] });
+  if (platform && Array.isArray(platform.systemTools))
+    toolLists.push({ tools: platform.systemTools, base: ['platform', 'systemTools'] });
 
   const usedErrors = new Set<string>();
   for (const { tools, base } of toolLists) {
@@ -118,7 +143,14 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
       if (name !== undefined) {
         const first = names.get(name);
         if (first !== undefined) {
-          out.push(diagnostic('SPEC010', file, at([...path, 'name']), `tool \`${name}\` is declared twice (first at line ${at([...base, first, 'name']).line})`));
+          out.push(
+            diagnostic(
+              'SPEC010',
+              file,
+              at([...path, 'name']),
+              `tool \`${name}\` is declared twice (first at line ${at([...base, first, 'name']).line})`,
+            ),
+          );
         } else names.set(name, index);
         const full = `${id ?? 'x'}${MAX_INSTANCE_SUFFIX}__${name}`;
         if (connector && (full.length > MAX_TOOL_NAME || !/^[A-Za-z0-9_-]+$/.test(name))) {
@@ -146,13 +178,27 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
         const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
         const required = isObject(input) && Array.isArray(input.required) ? input.required : [];
         if (!isObject(confirm) || confirm.type !== 'boolean' || required.includes('confirm')) {
-          out.push(diagnostic('SPEC024', file, at([...path, 'input']), `write tool \`${name}\` has no optional boolean \`confirm\` argument`));
+          out.push(
+            diagnostic(
+              'SPEC024',
+              file,
+              at([...path, 'input']),
+              `write tool \`${name}\` has no optional boolean \`confirm\` argument`,
+            ),
+          );
         }
       }
       if (isObject(tool.annotations)) {
         const ro = tool.annotations.readOnlyHint;
         if ((write && ro === true) || (!write && ro === false)) {
-          out.push(diagnostic('SPEC029', file, at([...path, 'annotations', 'readOnlyHint']), `${write ? 'write' : 'read'} tool \`${name}\` sets readOnlyHint: ${String(ro)}`));
+          out.push(
+            diagnostic(
+              'SPEC029',
+              file,
+              at([...path, 'annotations', 'readOnlyHint']),
+              `${write ? 'write' : 'read'} tool \`${name}\` sets readOnlyHint: ${String(ro)}`,
+            ),
+          );
         }
       }
       if (Array.isArray(tool.errors)) {
@@ -177,17 +223,31 @@ export function lintSpec(source: SpecSource, platformErrors: ReadonlySet<string>
       lintSchema(source, tool.output, [...path, 'output'], definitions, out, false);
     });
   }
-  for (const [name, def] of Object.entries(definitions)) lintSchema(source, def, ['definitions', name], definitions, out, false);
+  for (const [name, def] of Object.entries(definitions))
+    lintSchema(source, def, ['definitions', name], definitions, out, false);
 
   // The text the connect form shows for a refused credential is in use, though no tool lists it.
-  if (connector && isObject(connector.connect) && typeof connector.connect.rejected === 'string') usedErrors.add(connector.connect.rejected);
+  if (connector && isObject(connector.connect) && typeof connector.connect.rejected === 'string')
+    usedErrors.add(connector.connect.rejected);
   if (connector && isObject(connector.errors)) {
     for (const code of Object.keys(connector.errors)) {
-      if (!usedErrors.has(code)) out.push(diagnostic('SPEC030', file, at(['connector', 'errors', code], true), `error \`${code}\` is defined but no tool lists it`));
+      if (!usedErrors.has(code))
+        out.push(
+          diagnostic(
+            'SPEC030',
+            file,
+            at(['connector', 'errors', code], true),
+            `error \`${code}\` is defined but no tool lists it`,
+          ),
+        );
     }
     out.push(...lintUpstreamAnswers(source, connector.errors));
   }
-  if (connector) out.push(...lintOAuth(source, connector), ...lintConnect(source, connector, Array.isArray(data.tools) ? data.tools : []));
+  if (connector)
+    out.push(
+      ...lintOAuth(source, connector),
+      ...lintConnect(source, connector, Array.isArray(data.tools) ? data.tools : []),
+    );
   out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
   return out;
 }
@@ -215,7 +275,15 @@ function lintRoots(
     input = undefined; // reported by the $ref walk below
   }
   if (isObject(input) && input.type !== 'object') {
-    out.push(diagnostic('SPEC020', file, at([...path, 'input']), `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: ` + `object\``));
+    out.push(
+      diagnostic(
+        'SPEC020',
+        file,
+        at([...path, 'input']),
+        `input of \`${name}\` has type ${JSON.stringify(input.type ?? 'unset')}; tool arguments must be \`type: ` +
+          `object\``,
+      ),
+    );
   }
   // Output root must be an object too: MCP clients refuse a tools/list whose outputSchema root
   // is not `type: "object"`. Checked on every connector, published or not; the one exception is
@@ -229,7 +297,13 @@ function lintRoots(
   if (isObject(output) && output.type !== 'object' && !(isNullableObject(output) && !publishesOutput)) {
     const why = isNullableObject(output) ? ' (a result that may be null cannot be structuredContent)' : '';
     out.push(
-      diagnostic('SPEC032', file, at([...path, 'output']), `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be ` + `\`type: object\` at its root${why}`),
+      diagnostic(
+        'SPEC032',
+        file,
+        at([...path, 'output']),
+        `output of \`${name}\` has type ${JSON.stringify(output.type ?? 'unset')}; an outputSchema must be ` +
+          `\`type: object\` at its root${why}`,
+      ),
     );
   }
   return { input, diagnostics: out };
@@ -246,10 +320,12 @@ function lintLimitKinds(
   const sectionKey = section === (source.data as Record<string, unknown>).platform ? 'platform' : 'connector';
   const own = new Set(isObject(section.limitKinds) ? Object.keys(section.limitKinds) : []);
   const uses: Array<{ name: string; path: PathSegment[] }> = [];
-  if (isObject(section.limits)) for (const name of Object.keys(section.limits)) uses.push({ name, path: [sectionKey, 'limits', name] });
+  if (isObject(section.limits))
+    for (const name of Object.keys(section.limits)) uses.push({ name, path: [sectionKey, 'limits', name] });
   for (const { tools, base } of toolLists) {
     tools.forEach((tool, index) => {
-      if (isObject(tool) && isObject(tool.limits)) for (const name of Object.keys(tool.limits)) uses.push({ name, path: [...base, index, 'limits', name] });
+      if (isObject(tool) && isObject(tool.limits))
+        for (const name of Object.keys(tool.limits)) uses.push({ name, path: [...base, index, 'limits', name] });
     });
   }
   const out: Diagnostic[] = [];
@@ -262,7 +338,8 @@ function lintLimitKinds(
         'SPEC036',
         source.file,
         locate(source, path, true),
-        `limit \`${name}\` has no kind in ` + `\`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`,
+        `limit \`${name}\` has no kind in ` +
+          `\`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`,
       ),
     );
   }
@@ -282,12 +359,26 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
   const out: Diagnostic[] = [];
   const kind = String(connector.credential);
   if (connector.appSecret === true && !FORM_CREDENTIALS.has(connector.credential)) {
-    out.push(diagnostic('SPEC037', source.file, at(['connector', 'appSecret'], true), `\`connector.appSecret\` is only for credentials typed into the connect form, not \`${kind}\``));
+    out.push(
+      diagnostic(
+        'SPEC037',
+        source.file,
+        at(['connector', 'appSecret'], true),
+        `\`connector.appSecret\` is only for credentials typed into the connect form, not \`${kind}\``,
+      ),
+    );
   }
   const connect = isObject(connector.connect) ? connector.connect : undefined;
   if (!connect) return out;
   if (!FORM_CREDENTIALS.has(connector.credential)) {
-    out.push(diagnostic('SPEC037', source.file, at(['connector', 'connect'], true), `\`connector.connect\` is only for credentials typed into the connect form, not \`${kind}\``));
+    out.push(
+      diagnostic(
+        'SPEC037',
+        source.file,
+        at(['connector', 'connect'], true),
+        `\`connector.connect\` is only for credentials typed into the connect form, not \`${kind}\``,
+      ),
+    );
     return out;
   }
   const tool = tools.find((t): t is Record<string, unknown> => isObject(t) && t.name === connect.verify);
@@ -298,13 +389,21 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
         'SPEC037',
         source.file,
         at(['connector', 'connect', 'verify']),
-        `\`connect.verify\` names \`${connect.verify}\`, which is not a ` + 'read tool of this connector without required arguments',
+        `\`connect.verify\` names \`${connect.verify}\`, which is not a ` +
+          'read tool of this connector without required arguments',
       ),
     );
   }
-  const entry = isObject(connector.errors) && typeof connect.rejected === 'string' ? connector.errors[connect.rejected] : undefined;
-  const text = typeof entry === 'string' ? entry : isObject(entry) && typeof entry.text === 'string' ? entry.text : undefined;
-  const extra = text === undefined ? [] : [...text.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)].map((m) => m[1]!).filter((p) => p !== 'upstream' && p !== 'status');
+  const entry =
+    isObject(connector.errors) && typeof connect.rejected === 'string' ? connector.errors[connect.rejected] : undefined;
+  const text =
+    typeof entry === 'string' ? entry : isObject(entry) && typeof entry.text === 'string' ? entry.text : undefined;
+  const extra =
+    text === undefined
+      ? []
+      : [...text.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)]
+          .map((m) => m[1]!)
+          .filter((p) => p !== 'upstream' && p !== 'status');
   if (typeof connect.rejected === 'string' && (text === undefined || extra.length > 0)) {
     out.push(
       diagnostic(
@@ -313,7 +412,8 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
         at(['connector', 'connect', 'rejected']),
         text === undefined
           ? `\`connect.rejected\` names \`${connect.rejected}\`, which is not an error of this connector`
-          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs ` + `{${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
+          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs ` +
+              `{${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
       ),
     );
   }
@@ -327,15 +427,35 @@ function lintConnect(source: SpecSource, connector: Record<string, unknown>, too
 function lintOAuth(source: SpecSource, connector: Record<string, unknown>): Diagnostic[] {
   const at = (path: PathSegment[], key = false) => locate(source, path, key);
   const oauth = isObject(connector.oauth) ? connector.oauth : undefined;
-  if (connector.credential === 'oauth2' && !oauth) return [diagnostic('SPEC035', source.file, at(['connector', 'credential']), 'an `oauth2` connector needs a `connector.oauth` block')];
+  if (connector.credential === 'oauth2' && !oauth)
+    return [
+      diagnostic(
+        'SPEC035',
+        source.file,
+        at(['connector', 'credential']),
+        'an `oauth2` connector needs a `connector.oauth` block',
+      ),
+    ];
   if (!oauth) return [];
   if (connector.credential !== 'oauth2')
-    return [diagnostic('SPEC035', source.file, at(['connector', 'oauth'], true), `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``)];
+    return [
+      diagnostic(
+        'SPEC035',
+        source.file,
+        at(['connector', 'oauth'], true),
+        `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``,
+      ),
+    ];
   const code = oauth.refreshFailed;
   const entry = isObject(connector.errors) && typeof code === 'string' ? connector.errors[code] : undefined;
   if (typeof code === 'string' && !(isObject(entry) && entry.reconnect === true)) {
     return [
-      diagnostic('SPEC035', source.file, at(['connector', 'oauth', 'refreshFailed']), `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``),
+      diagnostic(
+        'SPEC035',
+        source.file,
+        at(['connector', 'oauth', 'refreshFailed']),
+        `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``,
+      ),
     ];
   }
   return [];
@@ -354,17 +474,26 @@ function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>
     for (const [i, kind] of entry.upstream.entries()) {
       const first = claimed.get(String(kind));
       if (first)
-        out.push(diagnostic('SPEC033', source.file, at(['connector', 'errors', code, 'upstream', i]), `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``));
+        out.push(
+          diagnostic(
+            'SPEC033',
+            source.file,
+            at(['connector', 'errors', code, 'upstream', i]),
+            `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``,
+          ),
+        );
       else claimed.set(String(kind), code);
     }
-    const extra = typeof entry.text === 'string' ? placeholders(entry.text).filter((p) => p !== 'upstream' && p !== 'status') : [];
+    const extra =
+      typeof entry.text === 'string' ? placeholders(entry.text).filter((p) => p !== 'upstream' && p !== 'status') : [];
     if (extra.length > 0)
       out.push(
         diagnostic(
           'SPEC034',
           source.file,
           at(['connector', 'errors', code, 'upstream']),
-          `error \`${code}\` answers upstream failures, but its text needs ` + `{${extra.join('}, {')}}, which only a handler knows`,
+          `error \`${code}\` answers upstream failures, but its text needs ` +
+            `{${extra.join('}, {')}}, which only a handler knows`,
         ),
       );
   }
@@ -373,7 +502,8 @@ function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>
 
 /** An object-or-null root: `type: [object, null]`, or anyOf/oneOf of object branches and `type: null`. */
 function isNullableObject(schema: Record<string, unknown>): boolean {
-  if (Array.isArray(schema.type)) return schema.type.length === 2 && schema.type.includes('object') && schema.type.includes('null');
+  if (Array.isArray(schema.type))
+    return schema.type.length === 2 && schema.type.includes('object') && schema.type.includes('null');
   if (schema.type !== undefined) return false;
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (!branches?.every(isObject)) return false;
@@ -381,7 +511,14 @@ function isNullableObject(schema: Record<string, unknown>): boolean {
   return types.includes('null') && types.every((t) => t === 'null' || t === 'object');
 }
 
-function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], definitions: Record<string, unknown>, out: Diagnostic[], isInput: boolean): void {
+function lintSchema(
+  source: SpecSource,
+  schema: unknown,
+  base: PathSegment[],
+  definitions: Record<string, unknown>,
+  out: Diagnostic[],
+  isInput: boolean,
+): void {
   const file = source.file;
   walkSchema(schema, base, (node, path) => {
     let resolved: JsonSchema = node;
@@ -389,13 +526,22 @@ function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], de
       try {
         resolved = resolveRefs(node, definitions) as JsonSchema;
       } catch (error) {
-        if (error instanceof RefError) out.push(diagnostic('SPEC026', file, locate(source, [...path, '$ref']), error.message));
+        if (error instanceof RefError)
+          out.push(diagnostic('SPEC026', file, locate(source, [...path, '$ref']), error.message));
         return;
       }
     }
     if ('default' in node) {
       const why = checkValue(node.default, resolved);
-      if (why) out.push(diagnostic('SPEC021', file, locate(source, [...path, 'default']), `default ${JSON.stringify(node.default)} ${why}`));
+      if (why)
+        out.push(
+          diagnostic(
+            'SPEC021',
+            file,
+            locate(source, [...path, 'default']),
+            `default ${JSON.stringify(node.default)} ${why}`,
+          ),
+        );
     }
     if (Array.isArray(resolved.required)) {
       // A `$ref` with a sibling `required` may name properties of the referenced definition.
@@ -404,7 +550,14 @@ function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], de
         if (typeof name !== 'string') return;
         const prop = props[name];
         if (prop === undefined) {
-          out.push(diagnostic('SPEC027', file, locate(source, [...path, 'required', i]), `\`${name}\` is required but not declared under properties`));
+          out.push(
+            diagnostic(
+              'SPEC027',
+              file,
+              locate(source, [...path, 'required', i]),
+              `\`${name}\` is required but not declared under properties`,
+            ),
+          );
           return;
         }
         if (!isInput) return;
@@ -415,7 +568,14 @@ function lintSchema(source: SpecSource, schema: unknown, base: PathSegment[], de
           return;
         }
         if (isObject(resolvedProp) && 'default' in resolvedProp) {
-          out.push(diagnostic('SPEC022', file, locate(source, [...path, 'properties', name]), `required argument \`${name}\` has a default (${JSON.stringify(resolvedProp.default)})`));
+          out.push(
+            diagnostic(
+              'SPEC022',
+              file,
+              locate(source, [...path, 'properties', name]),
+              `required argument \`${name}\` has a default (${JSON.stringify(resolvedProp.default)})`,
+            ),
+          );
         }
       });
     }
@@ -429,7 +589,15 @@ export function lintConnectorIds(sources: readonly SpecSource[]): Diagnostic[] {
     const connector = isObject(source.data) && isObject(source.data.connector) ? source.data.connector : undefined;
     if (typeof connector?.id !== 'string') continue;
     const first = seen.get(connector.id);
-    if (first) out.push(diagnostic('SPEC013', source.file, locate(source, ['connector', 'id']), `connector id \`${connector.id}\` is already used by ${first.file}`));
+    if (first)
+      out.push(
+        diagnostic(
+          'SPEC013',
+          source.file,
+          locate(source, ['connector', 'id']),
+          `connector id \`${connector.id}\` is already used by ${first.file}`,
+        ),
+      );
     else seen.set(connector.id, source);
   }
   return out;

@@ -18,7 +18,12 @@ import { namingSetting } from './operations/startup-errors.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
 import { checkKeys, type KeySource } from './secrets/key-check.ts';
-import { createLinkIssuer, EXPIRED_LINK_RETENTION_MS, LINK_PURGE_INTERVAL_MS, purgeExpiredLinks } from './secrets/signed-links.ts';
+import {
+  createLinkIssuer,
+  EXPIRED_LINK_RETENTION_MS,
+  LINK_PURGE_INTERVAL_MS,
+  purgeExpiredLinks,
+} from './secrets/signed-links.ts';
 import { OAuthClient, OAuthRefresher } from './upstream/oauth.ts';
 import type { EmbeddedOpening } from './store/embedded-opening.ts';
 import { openStore } from './store/open-store.ts';
@@ -96,20 +101,32 @@ export async function createApp(options: AppOptions): Promise<App> {
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
   // Store outages: one line when they start, one when they end (docs/decisions/operations.md, 'Store outages are logged when they start and end').
   const redisOutage = new OutageLog({ store: 'redis', setting: 'REDIS_URL', log, probe: async () => shared?.ping() });
-  const storeOutage = new OutageLog({ store: config.databaseUrl ? 'postgres' : 'embedded', setting: config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR', log });
+  const storeOutage = new OutageLog({
+    store: config.databaseUrl ? 'postgres' : 'embedded',
+    setting: config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR',
+    log,
+  });
 
   const embedded = !options.store && !config.databaseUrl;
   // A failure in the data directory names DATA_DIR (docs/decisions/operations.md, 'Start-up failures name the setting').
   const inDataDir = <T>(step: () => T) => namingSetting('DATA_DIR', config.dataDir, 'cannot be used', step);
   // In every mode: token hashes, ciphertexts, the key file and the admin socket are for this user only.
   const opened = await inDataDir(() => makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES));
-  if (opened > 0) log.warn({ dataDir: config.dataDir, entries: opened }, 'the data directory was open to other users: made it private (directories 0700, files 0600)');
+  if (opened > 0)
+    log.warn(
+      { dataDir: config.dataDir, entries: opened },
+      'the data directory was open to other users: made it private (directories 0700, files 0600)',
+    );
   let keys = config.secretKeys;
   let keySource: KeySource = { kind: 'env' };
   if (!keys) {
     const keyFile = join(config.dataDir, 'secret.key');
     const loaded = await inDataDir(() => loadOrCreateKeyFile(keyFile));
-    if (loaded.created) log.warn({ keyFile }, 'created a credential encryption key file (mode 0600); back it up, or set GATEWAY_SECRET_KEYS in production');
+    if (loaded.created)
+      log.warn(
+        { keyFile },
+        'created a credential encryption key file (mode 0600); back it up, or set GATEWAY_SECRET_KEYS in production',
+      );
     keys = loaded.keys;
     keySource = { kind: 'file', path: keyFile };
   }
@@ -123,12 +140,24 @@ export async function createApp(options: AppOptions): Promise<App> {
     opening.releaseLock();
     opening = undefined;
   }
-  const releaseLock = embedded ? (opening?.releaseLock ?? (await inDataDir(() => lockEmbeddedDatabase(dbDir, 'gateway')))) : undefined;
+  const releaseLock = embedded
+    ? (opening?.releaseLock ?? (await inDataDir(() => lockEmbeddedDatabase(dbDir, 'gateway'))))
+    : undefined;
   const storeTimeoutMs = options.storeTimeoutMs ?? config.storeTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   let store: PlatformStore;
   try {
-    const open = () => openStore({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: dbDir, ...(opening ? { opening } : {}) }), queryTimeoutMs: storeTimeoutMs });
-    store = options.store ?? (config.databaseUrl ? await namingSetting('DATABASE_URL', describeUrl(config.databaseUrl), 'could not be opened', open) : await inDataDir(open));
+    const open = () =>
+      openStore({
+        ...(config.databaseUrl
+          ? { databaseUrl: config.databaseUrl }
+          : { dataDir: dbDir, ...(opening ? { opening } : {}) }),
+        queryTimeoutMs: storeTimeoutMs,
+      });
+    store =
+      options.store ??
+      (config.databaseUrl
+        ? await namingSetting('DATABASE_URL', describeUrl(config.databaseUrl), 'could not be opened', open)
+        : await inDataDir(open));
   } catch (error) {
     releaseLock?.();
     throw error;
@@ -169,7 +198,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const state = new PlatformState(store);
   await state.reload();
   // A refresh that fails starts a store outage (logged once); the next one that succeeds ends it.
-  state.start(config.snapshotRefreshMs, (error) => (error === undefined ? storeOutage.ok() : storeOutage.fault('snapshot refresh', error)));
+  state.start(config.snapshotRefreshMs, (error) =>
+    error === undefined ? storeOutage.ok() : storeOutage.fault('snapshot refresh', error),
+  );
 
   const meter = new UsageMeter({
     store,
@@ -202,7 +233,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     const queueTimeoutMs = r.descriptor.limits.queueTimeoutMs ?? r.descriptor.upstream.timeoutMs;
     gates.set(
       r.config.key,
-      shared ? new SharedGate(shared, `gate:${r.config.key}`, limit, queueTimeoutMs, r.descriptor.upstream.timeoutMs + 5000, () => failOpen('gate')) : new LocalGate(limit, queueTimeoutMs),
+      shared
+        ? new SharedGate(
+            shared,
+            `gate:${r.config.key}`,
+            limit,
+            queueTimeoutMs,
+            r.descriptor.upstream.timeoutMs + 5000,
+            () => failOpen('gate'),
+          )
+        : new LocalGate(limit, queueTimeoutMs),
     );
   }
 
@@ -211,7 +251,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   for (const r of runtimes) {
     const provider = r.descriptor.oauth;
     const clientId = r.config.oauth?.clientId;
-    if (provider && clientId) oauthClients.set(r.config.key, new OAuthClient(provider, { ...r.config.oauth, clientId }));
+    if (provider && clientId)
+      oauthClients.set(r.config.key, new OAuthClient(provider, { ...r.config.oauth, clientId }));
   }
   const now = options.now ?? (() => new Date());
   const oauthRefresher = new OAuthRefresher({ store, vault, log, now, onWrite: () => state.refresh() });
@@ -259,7 +300,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (shared) {
     // The message is the change version the write produced: a replica already there does nothing,
     // one behind reads only the changes since its own version (any other message: catch up).
-    state.onLocalChange((version) => void shared!.publish(INVALIDATE_CHANNEL, String(version)).catch(() => failOpen('shared_store')));
+    state.onLocalChange(
+      (version) => void shared!.publish(INVALIDATE_CHANNEL, String(version)).catch(() => failOpen('shared_store')),
+    );
     const heard = (message: string) => void state.syncTo(Number(message)).catch(() => {});
     // After a reconnect the broadcasts sent meanwhile were missed: catch up by change version once.
     const resubscribed = () => void state.sync().catch(() => {});
@@ -282,7 +325,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const purgeLinks = () =>
     void purgeExpiredLinks(store, context.now()).then(
       (n) => n > 0 && log.info({ links: n }, 'expired connect links purged'),
-      (error: unknown) => log.warn({ err: { message: (error as Error)?.message } }, 'purging expired connect links failed; retrying in an hour'),
+      (error: unknown) =>
+        log.warn(
+          { err: { message: (error as Error)?.message } },
+          'purging expired connect links failed; retrying in an hour',
+        ),
     );
   purgeLinks();
   // OAuth states live as long as the connect link they came from; purged with the links.
@@ -297,7 +344,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   purgeStates();
   // The change log behind incremental snapshot updates: a day is kept (a replica further behind reloads in full).
-  const pruneChanges = () => void store.changes.pruneChangeLog(new Date(context.now().getTime() - CHANGE_LOG_RETENTION_MS)).catch(() => {});
+  const pruneChanges = () =>
+    void store.changes.pruneChangeLog(new Date(context.now().getTime() - CHANGE_LOG_RETENTION_MS)).catch(() => {});
   const linkPurge = setInterval(() => {
     purgeLinks();
     purgeStates();
@@ -308,11 +356,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, {
     selfServicePurchase: options.selfServicePurchase ?? false,
-    checkCredential: (endpoint, accountId, values, signal) => pipeline.checkCredential(endpoint, accountId, values, signal),
+    checkCredential: (endpoint, accountId, values, signal) =>
+      pipeline.checkCredential(endpoint, accountId, values, signal),
     selfServiceQuota: options.selfServiceQuota ?? false,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
-  const authorization = createAuthorizationServer(context, options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {});
+  const authorization = createAuthorizationServer(
+    context,
+    options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {},
+  );
   const http = createHttpApp(context, methods, portal, authorization);
 
   const app: App = {
@@ -325,7 +377,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         http.server.once('error', reject);
         http.server.listen(port, host, () => {
           const address = http.server.address() as AddressInfo;
-          app.url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:` + `${address.port}`;
+          app.url =
+            `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:` + `${address.port}`;
           // Links must point at where the gateway really listens unless a public URL was configured.
           if (!config.publicBaseUrlExplicit) (config as { publicBaseUrl: string }).publicBaseUrl = app.url;
           resolve(app.url);
@@ -345,7 +398,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.refusals.close();
       redisOutage.close();
       storeOutage.close();
-      await meter.stop().catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
+      await meter
+        .stop()
+        .catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
       await shared?.close();
       if (!options.store) await store.close();
       releaseLock?.();

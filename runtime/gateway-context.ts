@@ -5,7 +5,13 @@
 import type { Logger } from 'pino';
 import type { ConnectorConfig, GatewayConfig } from './config/settings.ts';
 import type { PlatformSpec } from '#generated/platform/descriptor.ts';
-import type { CompiledValidator, ConnectorDescriptor, ConnectorModule, ErasedHandler, ToolDescriptor } from './handler-api/descriptor-types.ts';
+import type {
+  CompiledValidator,
+  ConnectorDescriptor,
+  ConnectorModule,
+  ErasedHandler,
+  ToolDescriptor,
+} from './handler-api/descriptor-types.ts';
 import type { Metrics } from './operations/observability.ts';
 import type { OAuthClient, OAuthRefresher } from './upstream/oauth.ts';
 import type { RateLimiter, UpstreamQuotas } from './metering/rate-limit.ts';
@@ -75,7 +81,10 @@ export function renderToolReferences(text: string, instanceId: string): string {
   return text.includes('{{') ? text.replace(TOOL_REFERENCE, (_, name: string) => `${instanceId}__${name}`) : text;
 }
 
-export function buildConnectorRuntime(config: ConnectorConfig, { descriptor, validators, handlers }: ConnectorModule): ConnectorRuntime {
+export function buildConnectorRuntime(
+  config: ConnectorConfig,
+  { descriptor, validators, handlers }: ConnectorModule,
+): ConnectorRuntime {
   return {
     config,
     descriptor,
@@ -91,7 +100,8 @@ export function buildEndpoints(connectors: readonly ConnectorRuntime[]): Map<str
     if (!connector.config.enabled) continue;
     const { id, maxInstances } = connector.config;
     endpoints.set(id, { instanceId: id, instance: 1, connector });
-    for (let n = 2; n <= maxInstances; n++) endpoints.set(`${id}-${n}`, { instanceId: `${id}-${n}`, instance: n, connector });
+    for (let n = 2; n <= maxInstances; n++)
+      endpoints.set(`${id}-${n}`, { instanceId: `${id}-${n}`, instance: n, connector });
   }
   return endpoints;
 }

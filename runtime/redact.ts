@@ -36,7 +36,14 @@ const GATEWAY_TOKEN = /cgw_[A-Za-z0-9_-]{16,}/g;
 /** The forms a secret value travels in: as is, URL- and form-encoded, JSON-escaped, base64. */
 function encodings(value: string): string[] {
   const url = encodeURIComponent(value);
-  return [value, url, url.replace(/%20/g, '+'), JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64'), Buffer.from(value).toString('base64url')];
+  return [
+    value,
+    url,
+    url.replace(/%20/g, '+'),
+    JSON.stringify(value).slice(1, -1),
+    Buffer.from(value).toString('base64'),
+    Buffer.from(value).toString('base64url'),
+  ];
 }
 
 export class Redactor {
@@ -48,7 +55,8 @@ export class Redactor {
 
   constructor(secrets: readonly string[]) {
     const needles = new Set<string>();
-    for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS) for (const form of encodings(secret)) needles.add(form);
+    for (const secret of secrets)
+      if (secret.length >= MIN_SECRET_CHARS) for (const form of encodings(secret)) needles.add(form);
     this.#needles = [...needles].sort((a, b) => b.length - a.length);
   }
 
@@ -71,10 +79,12 @@ export class Redactor {
 
   static #build(credential: Credential): Redactor {
     const secrets: string[] = [];
-    for (const [field, value] of Object.entries(credential)) if (typeof value === 'string' && !NOT_SECRET.has(field)) secrets.push(value);
+    for (const [field, value] of Object.entries(credential))
+      if (typeof value === 'string' && !NOT_SECRET.has(field)) secrets.push(value);
     const { username, password } = credential as { username?: unknown; password?: unknown };
     // HTTP Basic: base64 of `user:password` is among the pair's encodings.
-    if (typeof username === 'string' && typeof password === 'string' && password.length > 0) secrets.push(`${username}:${password}`);
+    if (typeof username === 'string' && typeof password === 'string' && password.length > 0)
+      secrets.push(`${username}:${password}`);
     return secrets.length === 0 ? Redactor.patterns : new Redactor(secrets);
   }
 

@@ -20,8 +20,14 @@ export const EVERY_TOOL: ToolSelection = Object.freeze({});
 export function narrow(a: ToolSelection, b: ToolSelection): ToolSelection {
   if (a === EVERY_TOOL) return b;
   if (b === EVERY_TOOL) return a;
-  const toolsets = a.toolsets && b.toolsets ? new Set([...a.toolsets].filter((id) => b.toolsets!.has(id))) : (a.toolsets ?? b.toolsets);
-  const disabled = a.disabledTools && b.disabledTools ? new Set([...a.disabledTools, ...b.disabledTools]) : (a.disabledTools ?? b.disabledTools);
+  const toolsets =
+    a.toolsets && b.toolsets
+      ? new Set([...a.toolsets].filter((id) => b.toolsets!.has(id)))
+      : (a.toolsets ?? b.toolsets);
+  const disabled =
+    a.disabledTools && b.disabledTools
+      ? new Set([...a.disabledTools, ...b.disabledTools])
+      : (a.disabledTools ?? b.disabledTools);
   return {
     ...(toolsets ? { toolsets } : {}),
     ...(disabled ? { disabledTools: disabled } : {}),
@@ -44,5 +50,8 @@ export function allows(selection: ToolSelection, tool: ToolDescriptor): boolean 
 export function selectionKey(selection: ToolSelection): string {
   if (selection === EVERY_TOOL) return '';
   const sorted = (set: ReadonlySet<string> | undefined) => (set ? [...set].sort().join(',') : '*');
-  return `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}` + `|${selection.readOnly ? 'ro' : ''}`;
+  return (
+    `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}` +
+    `|${selection.readOnly ? 'ro' : ''}`
+  );
 }

@@ -52,15 +52,34 @@ export interface JsonStyle {
  * override them), in that order, or with `callHeadersFirst` the call's `headers` first; the body
  * is `JSON.stringify(body)` (pretty: indented, newline-terminated).
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, style: JsonStyle = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+  style: JsonStyle = {},
+): void {
   const text = style.pretty === true ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
-  const own = { 'content-type': style.contentType ?? JSON_CONTENT_TYPE, ...style.headers, 'content-length': Buffer.byteLength(text) };
+  const own = {
+    'content-type': style.contentType ?? JSON_CONTENT_TYPE,
+    ...style.headers,
+    'content-length': Buffer.byteLength(text),
+  };
   res.writeHead(status, style.callHeadersFirst === true ? { ...headers, ...own } : { ...own, ...headers });
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -77,7 +96,10 @@ export async function listen(server: Server, port: number, host: string): Promis
     });
   });
   const address = server.address() as AddressInfo;
-  return { origin: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`, port: address.port };
+  return {
+    origin: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+    port: address.port,
+  };
 }
 
 /**
@@ -125,19 +147,32 @@ export interface SandboxControls {
  * `GET/POST /__sandbox/switches`, `GET /__sandbox/stats`, `GET /__sandbox/requests` (when kept), `POST
  * /__sandbox/reset`.
  */
-export function serveControls(method: string, path: string, text: string, res: ServerResponse, controls: SandboxControls): void {
+export function serveControls(
+  method: string,
+  path: string,
+  text: string,
+  res: ServerResponse,
+  controls: SandboxControls,
+): void {
   if (path === '/__sandbox/switches' && method === 'GET') sendJson(res, 200, controls.switches());
   else if (path === '/__sandbox/switches' && method === 'POST') {
     const error = controls.setSwitches(parseJsonLoose(text));
     if (error === undefined) sendJson(res, 200, controls.switches());
     else sendJson(res, 400, { error, switches: controls.switchNames });
   } else if (path === '/__sandbox/stats' && method === 'GET') sendJson(res, 200, controls.stats());
-  else if (path === '/__sandbox/requests' && method === 'GET' && controls.requests !== undefined) sendJson(res, 200, controls.requests());
+  else if (path === '/__sandbox/requests' && method === 'GET' && controls.requests !== undefined)
+    sendJson(res, 200, controls.requests());
   else if (path === '/__sandbox/reset' && method === 'POST') sendJson(res, 200, controls.reset());
   else
     sendJson(res, 404, {
       error: `no sandbox control at ${method} ${path}`,
-      controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', ...(controls.requests === undefined ? [] : ['GET /__sandbox/requests']), 'POST /__sandbox/reset'],
+      controls: [
+        'GET /__sandbox/switches',
+        'POST /__sandbox/switches',
+        'GET /__sandbox/stats',
+        ...(controls.requests === undefined ? [] : ['GET /__sandbox/requests']),
+        'POST /__sandbox/reset',
+      ],
     });
 }
 
@@ -167,8 +202,12 @@ export function closeOnSignals(close: () => Promise<void>): void {
 }
 
 /** Why a partial switch object is refused (an unknown name or a value its check rejects), or undefined. */
-export function switchError(partial: unknown, checks: Readonly<Record<string, (value: unknown) => boolean>>): string | undefined {
-  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return 'expected a JSON object of switches';
+export function switchError(
+  partial: unknown,
+  checks: Readonly<Record<string, (value: unknown) => boolean>>,
+): string | undefined {
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial))
+    return 'expected a JSON object of switches';
   for (const [key, value] of Object.entries(partial)) {
     const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
     if (check === undefined) return `unknown switch ${JSON.stringify(key)}`;
@@ -181,7 +220,10 @@ export function switchError(partial: unknown, checks: Readonly<Record<string, (v
  * `setSwitches` and `switchNames` of SandboxControls for switches validated by `checks`
  * (switchError); `apply` only sees a partial that passed them.
  */
-export function checkedSwitches<T>(checks: Readonly<Record<string, (value: unknown) => boolean>>, apply: (partial: Partial<T>) => unknown): Pick<SandboxControls, 'setSwitches' | 'switchNames'> {
+export function checkedSwitches<T>(
+  checks: Readonly<Record<string, (value: unknown) => boolean>>,
+  apply: (partial: Partial<T>) => unknown,
+): Pick<SandboxControls, 'setSwitches' | 'switchNames'> {
   return {
     setSwitches: (partial) => {
       const error = switchError(partial, checks);
@@ -204,7 +246,11 @@ export interface Route<H> {
 }
 
 /** The first route whose method and path match, with the pattern's groups (`[]` for an exact path). */
-export function findRoute<H>(routes: readonly Route<H>[], method: string, path: string): { handle: H; params: string[] } | undefined {
+export function findRoute<H>(
+  routes: readonly Route<H>[],
+  method: string,
+  path: string,
+): { handle: H; params: string[] } | undefined {
   for (const route of routes) {
     if (route.method !== undefined && route.method !== method) continue;
     if (typeof route.path === 'string') {
@@ -224,7 +270,11 @@ export function findRoute<H>(routes: readonly Route<H>[], method: string, path: 
  * A template ending in `/*` also matches any number (zero or more) of further segments, which are
  * not handed over: for an upstream that checks a prefix (a guid) before it finds no such route.
  */
-export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string, segments: readonly string[]): { handle: H; params: string[] } | undefined {
+export function findSegmentRoute<H>(
+  routes: readonly Route<H>[],
+  method: string,
+  segments: readonly string[],
+): { handle: H; params: string[] } | undefined {
   for (const route of routes) {
     if (route.method !== undefined && route.method !== method) continue;
     if (typeof route.path !== 'string') continue;
@@ -233,7 +283,8 @@ export function findSegmentRoute<H>(routes: readonly Route<H>[], method: string,
     const template = open ? parts.slice(0, -1) : parts;
     if (open ? segments.length < template.length : template.length !== segments.length) continue;
     const params: string[] = [];
-    if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i]))) return { handle: route.handle, params };
+    if (template.every((part, i) => (part.startsWith(':') ? params.push(segments[i]!) > 0 : part === segments[i])))
+      return { handle: route.handle, params };
   }
   return undefined;
 }

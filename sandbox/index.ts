@@ -16,7 +16,8 @@ export async function listSandboxes(): Promise<Sandbox[]> {
     if (!entry.isDirectory() || !existsSync(file)) continue;
     const module = (await import(file)) as { sandbox?: unknown; sandboxHelper?: unknown };
     if (module.sandbox === undefined && isSandboxHelper(module.sandboxHelper)) continue;
-    if (!isSandbox(module.sandbox)) throw new Error(`sandbox/${entry.name}/index.ts must export \`sandbox\` (see sandbox/sandbox.ts)`);
+    if (!isSandbox(module.sandbox))
+      throw new Error(`sandbox/${entry.name}/index.ts must export \`sandbox\` (see sandbox/sandbox.ts)`);
     found.push(module.sandbox);
   }
   return found.sort((a, b) => (a.connector < b.connector ? -1 : 1));
@@ -34,14 +35,19 @@ export interface SandboxSet {
 }
 
 /** Starts the sandboxes of `connectors` (all when omitted); ports from `basePort` upwards, else free ones. */
-export async function startSandboxes(options: { host?: string; basePort?: number; connectors?: readonly string[] } = {}): Promise<SandboxSet> {
+export async function startSandboxes(
+  options: { host?: string; basePort?: number; connectors?: readonly string[] } = {},
+): Promise<SandboxSet> {
   const host = options.host ?? '127.0.0.1';
   const all = await listSandboxes();
   const chosen = options.connectors ? all.filter((s) => options.connectors!.includes(s.connector)) : all;
   const started = new Map<string, StartedSandbox>();
   try {
     for (const [i, sandbox] of chosen.entries()) {
-      started.set(sandbox.connector, { sandbox, running: await sandbox.start({ host, port: options.basePort ? options.basePort + i : 0 }) });
+      started.set(sandbox.connector, {
+        sandbox,
+        running: await sandbox.start({ host, port: options.basePort ? options.basePort + i : 0 }),
+      });
     }
   } catch (error) {
     await Promise.all([...started.values()].map((s) => s.running.close()));

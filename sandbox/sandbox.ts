@@ -29,7 +29,12 @@ export interface RunningSandbox {
     readonly clientId: string;
     readonly clientSecret: string;
     register(redirectUri: string): void;
-    demoGrant(): { readonly accessToken: string; readonly refreshToken?: string; readonly expiresAt: number; readonly scope: string };
+    demoGrant(): {
+      readonly accessToken: string;
+      readonly refreshToken?: string;
+      readonly expiresAt: number;
+      readonly scope: string;
+    };
   };
   close(): Promise<void>;
 }
@@ -46,7 +51,12 @@ export interface Sandbox {
 export function isSandbox(value: unknown): value is Sandbox {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.connector === 'string' && typeof v.title === 'string' && Array.isArray(v.examples) && typeof v.start === 'function';
+  return (
+    typeof v.connector === 'string' &&
+    typeof v.title === 'string' &&
+    Array.isArray(v.examples) &&
+    typeof v.start === 'function'
+  );
 }
 
 /**

@@ -17,7 +17,10 @@ export function mulberry32(seed: number): () => number {
  * day, say) on demand instead of generating and keeping every cell.
  */
 export function hash01(a: number, b = 0, c = 0): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b ^ 0xc2b2ae35, 0x27d4eb2f) ^ Math.imul(c ^ 0x165667b1, 0x9e3779b1);
+  let h =
+    Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^
+    Math.imul(b ^ 0xc2b2ae35, 0x27d4eb2f) ^
+    Math.imul(c ^ 0x165667b1, 0x9e3779b1);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return ((h ^ (h >>> 16)) >>> 0) / 4_294_967_296;

@@ -13,7 +13,18 @@ import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { registry as exampleRegistry } from './fixtures/example-connector/generated/registry.ts';
 import { sandbox } from './fixtures/example-connector/sandbox/example/index.ts';
-import { createTenant, mcpClient, reconnectParts, resultJson, resultText, startGateway, TEST_SECRET, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
+import {
+  createTenant,
+  mcpClient,
+  reconnectParts,
+  resultJson,
+  resultText,
+  startGateway,
+  TEST_SECRET,
+  type StartedGateway,
+  type Tenant,
+  connectTenant,
+} from './support/gateway.ts';
 import { ROOT } from './support/golden.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
@@ -38,7 +49,14 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     const running = await sandbox.start({ host: '127.0.0.1', port: 0 });
     sandboxes = { started: new Map([[sandbox.connector, { sandbox, running }]]), close: () => running.close() };
     // The same composition as `npm start`: configuration from the registry and the sandbox's URL.
-    const config = { ...loadConfig(exampleRegistry, { DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', ...sandboxEnv(sandboxes) }), secretKeys: TEST_SECRET };
+    const config = {
+      ...loadConfig(exampleRegistry, {
+        DATA_DIR: '/tmp/cg-test-unused',
+        LOG_LEVEL: 'silent',
+        ...sandboxEnv(sandboxes),
+      }),
+      secretKeys: TEST_SECRET,
+    };
     gw = await startGateway(store, { config, registry: exampleRegistry, logger: pino({ level: 'silent' }) });
     tenant = await createTenant(store, { subscribe: ['example'] });
     await connectTenant(gw, tenant, 'example', sandboxTenantCredentials(sandboxes).example!);
@@ -85,7 +103,11 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
 
   it('is served by the unchanged runtime: tools/list through the SDK Client, then both tools', async () => {
     const listed = await client.listTools();
-    expect(listed.tools.map((t) => t.name).sort()).toEqual(['connect_account', 'example__get_item', 'example__search_items']);
+    expect(listed.tools.map((t) => t.name).sort()).toEqual([
+      'connect_account',
+      'example__get_item',
+      'example__search_items',
+    ]);
     const found = resultJson(await client.callTool({ name: 'example__search_items', arguments: { query: 'oak' } }));
     expect(found).toEqual({
       total: 2,
@@ -94,7 +116,11 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
         { id: 2, name: 'Oak shelf', stock: 0 },
       ],
     });
-    expect(resultJson(await client.callTool({ name: 'example__get_item', arguments: { id: '3' } }))).toEqual({ id: 3, name: 'Steel chair', stock: 12 });
+    expect(resultJson(await client.callTool({ name: 'example__get_item', arguments: { id: '3' } }))).toEqual({
+      id: 3,
+      name: 'Steel chair',
+      stock: 12,
+    });
   });
 
   it('answers with its spec texts', async () => {
@@ -114,7 +140,9 @@ describe('adding a connector (docs/adding-a-connector.md)', () => {
     expect(rejected.isError).toBe(true);
     // One text block: the spec's text, then (a `reconnect: true` text) the instruction with a connect link.
     const { text, link } = reconnectParts(rejected);
-    expect(text).toBe('Stockly rejected the API key. Reconnect with a valid key: call connect_account to get the link.');
+    expect(text).toBe(
+      'Stockly rejected the API key. Reconnect with a valid key: call connect_account to get the link.',
+    );
     expect(link).toMatch(/\/portal\/connect\/\S+$/);
   });
 });

@@ -110,7 +110,9 @@ describe('admin command table', () => {
       }
     }
     // After arguments too, and for a group: the group's commands.
-    expect((await run(['tokens', 'issue', 'usr_1', '--label', 'x', '--help']))[0]).toMatch(/^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n/);
+    expect((await run(['tokens', 'issue', 'usr_1', '--label', 'x', '--help']))[0]).toMatch(
+      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n/,
+    );
     const group = (await run(['tokens', '--help']))[0]!;
     expect(group).toMatch(/^Usage: npm run admin -- tokens <command> \[arguments\]\n/);
     for (const name of ['tokens issue', 'tokens list', 'tokens revoke']) expect(group).toContain(`  ${name} `);
@@ -127,10 +129,13 @@ describe('admin command table', () => {
   it('npm run admin -- <command> --help prints the usage and exits 0 without opening the data directory', () => {
     const dataDir = join(dir, 'never-made');
     const env = { ...process.env, DATA_DIR: dataDir };
-    const spawn = (...args: string[]) => spawnSync(process.execPath, ['bin/admin.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    const spawn = (...args: string[]) =>
+      spawnSync(process.execPath, ['bin/admin.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
     const help = spawn('tokens', 'issue', '--help');
     expect(help.status, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n\nIssues an API token/);
+    expect(help.stdout).toMatch(
+      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n\nIssues an API token/,
+    );
     expect(help.stderr).toBe('');
     const asked = spawn('help', 'tokens', 'issue');
     expect(asked.status, asked.stderr).toBe(0);

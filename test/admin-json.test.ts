@@ -28,7 +28,14 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
   const run = async (...argv: string[]): Promise<Answer> => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCommand(argv, config, store, { store: describeStore(config), via: 'direct' }, { out: (l) => out.push(l), err: (l) => err.push(l) }, async () => stdin);
+    const code = await runCommand(
+      argv,
+      config,
+      store,
+      { store: describeStore(config), via: 'direct' },
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      async () => stdin,
+    );
     return { code, out, err };
   };
   /** Runs with --json: exactly one line of output, a JSON object naming the store and the command. */
@@ -36,7 +43,14 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     const answer = await run(...argv, '--json');
     expect(answer.err, argv.join(' ')).toEqual([]);
     expect(answer.out, argv.join(' ')).toHaveLength(1);
-    const parsed = JSON.parse(answer.out[0]!) as { ok: boolean; store: string; via: string; command: string | null; result?: unknown; error?: { kind: string; message: string; exitCode: number } };
+    const parsed = JSON.parse(answer.out[0]!) as {
+      ok: boolean;
+      store: string;
+      via: string;
+      command: string | null;
+      result?: unknown;
+      error?: { kind: string; message: string; exitCode: number };
+    };
     expect(parsed.store).toBe(describeStore(config));
     expect(parsed.ok).toBe(answer.code === 0);
     if (!parsed.ok) expect(parsed.error!.exitCode).toBe(answer.code);
@@ -69,8 +83,16 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     const member = await ok('users', 'create', accountId, 'member@json.test', 'Mo');
     const userId = String(member.id);
     expect(await ok('users', 'list', accountId)).toHaveLength(2);
-    expect(await ok('users', 'invite-link', userId)).toMatchObject({ userId, email: 'member@json.test', link: expect.stringContaining('/portal/set-password/') });
-    expect(await ok('users', 'set-role', userId, 'admin')).toEqual({ userId, email: 'member@json.test', role: 'admin' });
+    expect(await ok('users', 'invite-link', userId)).toMatchObject({
+      userId,
+      email: 'member@json.test',
+      link: expect.stringContaining('/portal/set-password/'),
+    });
+    expect(await ok('users', 'set-role', userId, 'admin')).toEqual({
+      userId,
+      email: 'member@json.test',
+      role: 'admin',
+    });
     expect(await ok('sessions', 'end', userId)).toEqual({ userId, ended: 0 });
     const issued = await ok('tokens', 'issue', userId, '--label', 'json');
     expect(issued).toEqual({ id: expect.any(String), userId, label: 'json', token: expect.stringMatching(/^cgw_/) });
@@ -79,12 +101,21 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     expect(await ok('tokens', 'revoke', String(issued.id))).toEqual({ tokenId: issued.id, revoked: true });
     expect(await ok('grants', 'list', '--account', accountId)).toEqual([]);
     expect(await ok('terms', 'accept', userId)).toMatchObject({ userId, acceptedAt: expect.any(String) });
-    expect(await ok('subscriptions', 'set', accountId, 'cases', 'on')).toEqual({ accountId, connector: 'cases', subscribed: true });
+    expect(await ok('subscriptions', 'set', accountId, 'cases', 'on')).toEqual({
+      accountId,
+      connector: 'cases',
+      subscribed: true,
+    });
     expect(await ok('subscriptions', 'list', accountId)).toEqual(['cases']);
     expect(await ok('seats', 'set', userId, 'cases', 'on')).toEqual({ userId, connector: 'cases', seat: true });
     expect(await ok('seats', 'list', userId)).toEqual(['cases']);
     stdin = 'apiKey=json-secret-Vq8\n';
-    expect(await ok('connections', 'set', accountId, 'cases')).toEqual({ accountId, instanceId: 'cases', connector: 'cases', keyVersion: 1 });
+    expect(await ok('connections', 'set', accountId, 'cases')).toEqual({
+      accountId,
+      instanceId: 'cases',
+      connector: 'cases',
+      keyVersion: 1,
+    });
     const connections = await ok('connections', 'list', accountId);
     expect(connections).toHaveLength(1);
     expect(JSON.stringify(connections)).not.toContain('json-secret-Vq8');
@@ -94,32 +125,67 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     expect(await ok('data-layer', 'status', accountId, 'ledger')).toEqual({ enabled: false });
     expect(await ok('data-layer', 'enable', accountId, 'ledger')).toMatchObject({ enabled: true });
     expect(await ok('data-layer', 'disable', accountId, 'ledger')).toEqual({ enabled: false, wasEnabled: true });
-    expect(await ok('fair-use', 'set', accountId, '--mode', 'hard', '--quota', '500')).toEqual({ accountId, mode: 'hard', quota: 500 });
+    expect(await ok('fair-use', 'set', accountId, '--mode', 'hard', '--quota', '500')).toEqual({
+      accountId,
+      mode: 'hard',
+      quota: 500,
+    });
     expect(await ok('audit', 'list', accountId, '--limit', '3')).toHaveLength(3);
     expect(await ok('keys', 'add')).toMatchObject({ keyVersion: 2 });
     expect(await ok('keys', 'reencrypt')).toEqual({ reencrypted: 2, failed: 0, keyVersion: 2 });
-    expect(await ok('connections', 'delete', accountId, 'ledger', '--yes')).toEqual({ deleted: { accountId, instanceId: 'ledger' } });
+    expect(await ok('connections', 'delete', accountId, 'ledger', '--yes')).toEqual({
+      deleted: { accountId, instanceId: 'ledger' },
+    });
     await store.mcp.createMcpGrant(
-      { id: 'grant-json', clientId: 'client-json', clientName: 'Json assistant', userId, accountId, endpoints: ['cases'] },
-      { codeHash: 'c'.repeat(64), redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: 'challenge', expiresAt: new Date(Date.now() + 3600_000) },
+      {
+        id: 'grant-json',
+        clientId: 'client-json',
+        clientName: 'Json assistant',
+        userId,
+        accountId,
+        endpoints: ['cases'],
+      },
+      {
+        codeHash: 'c'.repeat(64),
+        redirectUri: 'http://127.0.0.1:4000/cb',
+        codeChallenge: 'challenge',
+        expiresAt: new Date(Date.now() + 3600_000),
+      },
     );
-    expect(await ok('grants', 'revoke', 'grant-json')).toEqual({ grantId: 'grant-json', revoked: true, client: 'Json assistant' });
-    expect(await ok('grants', 'revoke', 'grant-json')).toEqual({ grantId: 'grant-json', revoked: false, alreadyRevoked: true });
+    expect(await ok('grants', 'revoke', 'grant-json')).toEqual({
+      grantId: 'grant-json',
+      revoked: true,
+      client: 'Json assistant',
+    });
+    expect(await ok('grants', 'revoke', 'grant-json')).toEqual({
+      grantId: 'grant-json',
+      revoked: false,
+      alreadyRevoked: true,
+    });
     // One shape for usage, with or without --month.
     const thisMonth = await ok('usage', accountId);
     const other = await ok('usage', accountId, '--month', '2025-02');
     expect(Object.keys(other)).toEqual(Object.keys(thisMonth));
-    expect(other).toMatchObject({ usage: { from: '2025-02-01', to: '2025-02-28', totalCalls: 0 }, fairUse: { month: '2025-02', limit: 500, mode: 'hard' } });
+    expect(other).toMatchObject({
+      usage: { from: '2025-02-01', to: '2025-02-28', totalCalls: 0 },
+      fairUse: { month: '2025-02', limit: 500, mode: 'hard' },
+    });
     expect(await ok('users', 'set-role', String(admin.id), 'member')).toMatchObject({ role: 'member' });
     expect(await ok('accounts', 'delete', accountId, '--yes')).toEqual({ deleted: { accountId, name: 'Json ApS' } });
     expect([...seen].sort()).toEqual(COMMANDS.map((c) => c.name).sort());
 
     // Without --json: a result that is data is JSON alone, parseable as a whole.
     const again = JSON.parse((await run('accounts', 'create', 'Plain')).out.join('\n')) as { id: string };
-    const user = JSON.parse((await run('users', 'create', again.id, 'plain@json.test', 'P')).out.join('\n')) as { id: string };
+    const user = JSON.parse((await run('users', 'create', again.id, 'plain@json.test', 'P')).out.join('\n')) as {
+      id: string;
+    };
     const plain = await run('tokens', 'issue', user.id);
     expect(plain.code).toBe(0);
-    expect(JSON.parse(plain.out.join('\n'))).toMatchObject({ userId: user.id, label: 'cli', token: expect.stringMatching(/^cgw_/) });
+    expect(JSON.parse(plain.out.join('\n'))).toMatchObject({
+      userId: user.id,
+      label: 'cli',
+      token: expect.stringMatching(/^cgw_/),
+    });
     expect(plain.err).toEqual(['the token is shown once and stored only as a hash: copy it now']);
   });
 
@@ -158,43 +224,81 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
       'Usage: npm run admin -- seats set <userId> <connector> on|off   (npm run admin -- seats set --help explains it)',
     ]);
     const unknown = await run('tokens', 'create');
-    expect(unknown).toEqual({ code: 2, out: [], err: ['unknown command "tokens create"\nnpm run admin -- help lists the commands'] });
-    expect(await json('tokens', 'create')).toMatchObject({ ok: false, command: null, error: { kind: 'usage', message: 'unknown command "tokens create"', exitCode: 2 } });
+    expect(unknown).toEqual({
+      code: 2,
+      out: [],
+      err: ['unknown command "tokens create"\nnpm run admin -- help lists the commands'],
+    });
+    expect(await json('tokens', 'create')).toMatchObject({
+      ok: false,
+      command: null,
+      error: { kind: 'usage', message: 'unknown command "tokens create"', exitCode: 2 },
+    });
   });
 
   it('refuses what the portal refuses, and what needs a confirmation or says nothing', async () => {
     const account = await store.accounts.createAccount({ name: 'Rules' });
-    const admin = await store.users.createUser({ accountId: account.id, email: 'only-admin@json.test', name: 'A', role: 'admin' });
+    const admin = await store.users.createUser({
+      accountId: account.id,
+      email: 'only-admin@json.test',
+      name: 'A',
+      role: 'admin',
+    });
     // The last administrator cannot step down (exit 4), as in the portal.
     const demoted = await json('users', 'set-role', admin.id, 'member');
-    expect(demoted).toMatchObject({ ok: false, error: { kind: 'refused', exitCode: 4, message: expect.stringContaining('last administrator') } });
+    expect(demoted).toMatchObject({
+      ok: false,
+      error: { kind: 'refused', exitCode: 4, message: expect.stringContaining('last administrator') },
+    });
     expect((await store.users.getUser(admin.id))?.role).toBe('admin');
     // Nothing to set, an empty name: usage errors that change nothing.
-    expect(await run('fair-use', 'set', account.id)).toMatchObject({ code: 2, err: [expect.stringContaining('nothing to set')] });
-    expect(await run('accounts', 'create', '')).toMatchObject({ code: 2, err: [expect.stringContaining('the name is empty')] });
+    expect(await run('fair-use', 'set', account.id)).toMatchObject({
+      code: 2,
+      err: [expect.stringContaining('nothing to set')],
+    });
+    expect(await run('accounts', 'create', '')).toMatchObject({
+      code: 2,
+      err: [expect.stringContaining('the name is empty')],
+    });
     expect(await run('accounts', 'create', '  ')).toMatchObject({ code: 2 });
     // Deleting needs --yes; without it nothing is deleted.
-    expect(await run('accounts', 'delete', account.id)).toMatchObject({ code: 2, err: [expect.stringContaining('add --yes to confirm')] });
+    expect(await run('accounts', 'delete', account.id)).toMatchObject({
+      code: 2,
+      err: [expect.stringContaining('add --yes to confirm')],
+    });
     expect(await store.accounts.getAccount(account.id)).not.toBeNull();
     stdin = 'apiKey=rules-secret-Kp3\n';
     // A connector the account is not subscribed to: refused before the credential is read or stored.
     let read = false;
-    const unsubscribed = await runCommand(['connections', 'set', account.id, 'cases'], config, store, { store: describeStore(config), via: 'direct' }, { out: () => {}, err: () => {} }, async () => {
-      read = true;
-      return stdin;
-    });
+    const unsubscribed = await runCommand(
+      ['connections', 'set', account.id, 'cases'],
+      config,
+      store,
+      { store: describeStore(config), via: 'direct' },
+      { out: () => {}, err: () => {} },
+      async () => {
+        read = true;
+        return stdin;
+      },
+    );
     expect(unsubscribed).toBe(4);
     expect(read).toBe(false);
     expect(await store.connections.listConnections(account.id)).toEqual([]);
     await store.accounts.setSubscription(account.id, 'cases', true);
     expect((await run('connections', 'set', account.id, 'cases')).code).toBe(0);
-    expect(await run('connections', 'delete', account.id, 'cases')).toMatchObject({ code: 2, err: [expect.stringContaining('add --yes to confirm')] });
+    expect(await run('connections', 'delete', account.id, 'cases')).toMatchObject({
+      code: 2,
+      err: [expect.stringContaining('add --yes to confirm')],
+    });
     expect(await store.connections.getConnection(account.id, 'cases')).not.toBeNull();
     // An OAuth credential that expired already is refused; a future one is stored as epoch milliseconds.
     await store.accounts.setSubscription(account.id, 'books', true);
     expect(registry.books.descriptor.credential).toBe('oauth2');
     stdin = 'accessToken=rules-secret-Kp3\nexpiresAt=2020-01-01T00:00:00Z\n';
-    expect(await json('connections', 'set', account.id, 'books')).toMatchObject({ ok: false, error: { kind: 'refused', message: expect.stringContaining('is in the past') } });
+    expect(await json('connections', 'set', account.id, 'books')).toMatchObject({
+      ok: false,
+      error: { kind: 'refused', message: expect.stringContaining('is in the past') },
+    });
     expect(await store.connections.getConnection(account.id, 'books')).toBeNull();
     stdin = `accessToken=rules-secret-Kp3\nexpiresAt=${Date.now() + 3600_000}\n`;
     expect((await json('connections', 'set', account.id, 'books')).ok).toBe(true);

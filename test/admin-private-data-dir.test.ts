@@ -49,12 +49,19 @@ describe('a private data directory and a checked admin socket', () => {
         done();
       },
     });
-    const config = loadConfig(registry, { DATA_DIR: dataDir, DATABASE_URL: PG_URL, GATEWAY_SECRET_KEYS: `1:${newSecretKey()}`, USAGE_FLUSH_MS: '60000' });
+    const config = loadConfig(registry, {
+      DATA_DIR: dataDir,
+      DATABASE_URL: PG_URL,
+      GATEWAY_SECRET_KEYS: `1:${newSecretKey()}`,
+      USAGE_FLUSH_MS: '60000',
+    });
     const store = await openStore({});
     const app = await createApp({ config, registry, store, logger: createLogger('info', destination) });
     try {
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-      const warning = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.msg).startsWith('the data directory was open to other users'));
+      const warning = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => String(l.msg).startsWith('the data directory was open to other users'));
       expect(warning).toMatchObject({ level: 40, dataDir });
     } finally {
       await app.close();
@@ -82,7 +89,11 @@ describe('a private data directory and a checked admin socket', () => {
       expect(ran.out).toBe('handled\n');
       const err = ran.err.split('\n');
       expect(err[0]).toBe(`note: ${dataDir} was open to other users; made it private (directories 0700, files 0600)`);
-      expect(err[1]).toBe(`store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` + `${join(dataDir, 'admin.sock')}` + ')');
+      expect(err[1]).toBe(
+        `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` +
+          `${join(dataDir, 'admin.sock')}` +
+          ')',
+      );
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
       expect(heard).toEqual([['accounts', 'list']]);
 
@@ -90,17 +101,27 @@ describe('a private data directory and a checked admin socket', () => {
       const other = await cli({ DATA_DIR: dataDir, DATABASE_URL: PG_URL }, ['connections', 'set', 'acc_1', 'cases']);
       expect(other.code).toBe(4);
       expect(other.out).toBe('');
-      expect(other.err).toContain(`serves embedded ${join(dataDir, 'db')}, but this configuration names PostgreSQL ` + 'postgres://admin@127.0.0.1:5999/elsewhere: refusing');
+      expect(other.err).toContain(
+        `serves embedded ${join(dataDir, 'db')}, but this configuration names PostgreSQL ` +
+          'postgres://admin@127.0.0.1:5999/elsewhere: refusing',
+      );
       const otherJson = await cli({ DATA_DIR: dataDir, DATABASE_URL: PG_URL }, ['accounts', 'list', '--json']);
       expect(otherJson.code).toBe(4);
       expect(otherJson.err).toBe('');
-      expect(JSON.parse(otherJson.out)).toMatchObject({ ok: false, command: 'accounts list', store: 'PostgreSQL postgres://admin@127.0.0.1:5999/elsewhere', error: { kind: 'refused', exitCode: 4 } });
+      expect(JSON.parse(otherJson.out)).toMatchObject({
+        ok: false,
+        command: 'accounts list',
+        store: 'PostgreSQL postgres://admin@127.0.0.1:5999/elsewhere',
+        error: { kind: 'refused', exitCode: 4 },
+      });
 
       // A socket open to other users: refused before anything is sent.
       chmodSync(join(dataDir, 'admin.sock'), 0o666);
       const open = await cli({ DATA_DIR: dataDir }, ['accounts', 'list']);
       expect(open.code).toBe(4);
-      expect(open.err).toContain('is open to other users (mode 0666, the gateway makes it 0600): refusing to send anything over it');
+      expect(open.err).toContain(
+        'is open to other users (mode 0666, the gateway makes it 0600): refusing to send anything over it',
+      );
       expect(heard).toHaveLength(1);
     } finally {
       await server.close();

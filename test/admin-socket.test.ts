@@ -17,8 +17,16 @@ import { PortalClient } from './support/portal.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
-function cli(dataDir: string, args: string[], stdin?: string): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'] });
+function cli(
+  dataDir: string,
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -28,7 +36,11 @@ function cli(dataDir: string, args: string[], stdin?: string): Promise<{ code: n
 }
 
 function start(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['bin/start.mjs', '--demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/start.mjs', '--demo'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -48,7 +60,10 @@ function start(dataDir: string): Promise<{ child: ChildProcess; url: string; out
 
 describe('admin CLI while the gateway runs (embedded database)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-admin-socket-'));
-  const viaSocket = `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` + `${join(dataDir, 'admin.sock')}` + ')';
+  const viaSocket =
+    `store: embedded ${join(dataDir, 'db')} (through the running gateway's admin socket ` +
+    `${join(dataDir, 'admin.sock')}` +
+    ')';
   let gateway: Awaited<ReturnType<typeof start>>;
 
   beforeAll(async () => {
@@ -84,10 +99,20 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(200);
     const revoked = await cli(dataDir, ['tokens', 'revoke', id, '--json']);
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.out)).toEqual({ ok: true, store: `embedded ${join(dataDir, 'db')}`, via: 'admin socket', command: 'tokens revoke', result: { tokenId: id, revoked: true } });
+    expect(JSON.parse(revoked.out)).toEqual({
+      ok: true,
+      store: `embedded ${join(dataDir, 'db')}`,
+      via: 'admin socket',
+      command: 'tokens revoke',
+      result: { tokenId: id, revoked: true },
+    });
     // A token that does not exist: "no such token", exit 3, through the socket too.
     const missing = await cli(dataDir, ['tokens', 'revoke', 'tok_nope']);
-    expect(missing).toMatchObject({ code: 3, out: '', err: `${viaSocket}\nno such token tok_nope (tokens list <userId> shows them)\n` });
+    expect(missing).toMatchObject({
+      code: 3,
+      out: '',
+      err: `${viaSocket}\nno such token tok_nope (tokens list <userId> shows them)\n`,
+    });
     // Refused at the very next call: the gateway reloaded its snapshot when the command finished.
     expect((await rpc(gateway.url, 'register', token!, list)).status).toBe(401);
   }, 60_000);
@@ -103,7 +128,14 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     const verifier = randomBytes(32).toString('base64url');
     const resource = `${gateway.url}/register/mcp`;
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256', resource });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource,
+    });
     const started = await fetch(`${gateway.url}/oauth/authorize?${query}`, { redirect: 'manual' });
     const portal = new PortalClient(gateway.url);
     expect((await portal.signIn(DEMO_EMAIL, DEMO_PASSWORD)).status).toBe(303);
@@ -114,7 +146,14 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
       await fetch(`${gateway.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id: clientId, resource }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: redirect,
+          client_id: clientId,
+          resource,
+        }).toString(),
       })
     ).json()) as { access_token: string; refresh_token: string };
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
@@ -122,9 +161,21 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
 
     const listed = await cli(dataDir, ['grants', 'list', '--account', 'acc_demo']);
     expect(listed.code).toBe(0);
-    const grants = JSON.parse(listed.out) as Array<{ id: string; client: string; clientId: string; user: string; endpoints: string[]; revokedAt: string | null }>;
+    const grants = JSON.parse(listed.out) as Array<{
+      id: string;
+      client: string;
+      clientId: string;
+      user: string;
+      endpoints: string[];
+      revokedAt: string | null;
+    }>;
     const grant = grants.find((x) => x.clientId === clientId)!;
-    expect(grant).toMatchObject({ client: 'Socket assistant', user: DEMO_EMAIL, endpoints: ['register'], revokedAt: null });
+    expect(grant).toMatchObject({
+      client: 'Socket assistant',
+      user: DEMO_EMAIL,
+      endpoints: ['register'],
+      revokedAt: null,
+    });
     for (const secret of [code, tokens.access_token, tokens.refresh_token]) expect(listed.out).not.toContain(secret);
 
     const revoked = await cli(dataDir, ['grants', 'revoke', grant.id]);
@@ -135,11 +186,23 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     const refreshed = await fetch(`${gateway.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      }).toString(),
     });
     expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
-    const audit = JSON.parse((await cli(dataDir, ['audit', 'list', 'acc_demo'])).out) as Array<{ action: string; target: string; source: string; detail: string }>;
-    expect(audit.find((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toMatchObject({ source: 'admin socket', detail: expect.stringContaining('reason=admin') });
+    const audit = JSON.parse((await cli(dataDir, ['audit', 'list', 'acc_demo'])).out) as Array<{
+      action: string;
+      target: string;
+      source: string;
+      detail: string;
+    }>;
+    expect(audit.find((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toMatchObject({
+      source: 'admin socket',
+      detail: expect.stringContaining('reason=admin'),
+    });
   }, 60_000);
 
   it('reads a credential piped on standard input through the socket; bad usage gets its usage line', async () => {
@@ -151,7 +214,10 @@ describe('admin CLI while the gateway runs (embedded database)', () => {
     expect(listed.out).not.toContain('piped-over-socket-Zq4');
     const bad = await cli(dataDir, ['seats', 'set', 'usr_demo']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe(`${viaSocket}\nmissing userId, connector and on|off\nUsage: npm run admin -- seats set <userId> <connector> ` + `on|off   (npm run admin -- seats set --help explains it)\n`);
+    expect(bad.err).toBe(
+      `${viaSocket}\nmissing userId, connector and on|off\nUsage: npm run admin -- seats set <userId> <connector> ` +
+        `on|off   (npm run admin -- seats set --help explains it)\n`,
+    );
   }, 60_000);
 
   it('records each change with the CLI as its actor, and never a secret', async () => {

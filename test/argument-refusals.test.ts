@@ -8,7 +8,16 @@ import type { PlatformStore } from '../runtime/store/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { createTenant, mcpClient, resultText, startGateway, usageOf, type StartedGateway, type Tenant, connectTenant } from './support/gateway.ts';
+import {
+  createTenant,
+  mcpClient,
+  resultText,
+  startGateway,
+  usageOf,
+  type StartedGateway,
+  type Tenant,
+  connectTenant,
+} from './support/gateway.ts';
 
 describe('argument refusals by handlers', () => {
   let store: PlatformStore;
@@ -22,9 +31,15 @@ describe('argument refusals by handlers', () => {
     store = await openStore({});
     ledger = await startLedgerSandbox({});
     cases = await startCasesSandbox({ rateLimitPerMinute: 6000 });
-    gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: ledger.url, CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_LEDGER_BASE_URL: ledger.url, CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' },
+    });
     tenant = await createTenant(store, { subscribe: ['ledger', 'cases'] });
-    await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    await connectTenant(gw, tenant, 'ledger', {
+      username: LEDGER_DEMO_USER,
+      password: LEDGER_DEMO_PASSWORD,
+      companyId: String(LEDGER_DEMO_COMPANY_ID),
+    });
     await connectTenant(gw, tenant, 'cases', { apiKey: cases.tokens.demo });
   }, 60_000);
   afterAll(async () => {
@@ -78,7 +93,11 @@ describe('argument refusals by handlers', () => {
     // An ordinary query of a few pages still goes through (and is metered once).
     const ordinary = await client.callTool({
       name: 'cases__graphql_query',
-      arguments: { query: '{ a: cases(pagination: { limit: 200 }) { items { id } } b: ' + 'cases(pagination: { limit: 5 }) { items { id caseNumber } } }' },
+      arguments: {
+        query:
+          '{ a: cases(pagination: { limit: 200 }) { items { id } } b: ' +
+          'cases(pagination: { limit: 5 }) { items { id caseNumber } } }',
+      },
     });
     expect(ordinary.isError).toBeFalsy();
     expect(cases.stats.requests).toBe(casesBefore + 1);

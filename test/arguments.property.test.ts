@@ -15,7 +15,11 @@ interface Tool {
 
 const tools: Tool[] = connectorKeys.flatMap((key) => {
   const validators = registry[key].validators as unknown as Record<string, CompiledValidator>;
-  return registry[key].descriptor.tools.map((tool) => ({ id: `${key}.${tool.name}`, tool: tool as ToolDescriptor, validate: validators[`input_${tool.name}`]! }));
+  return registry[key].descriptor.tools.map((tool) => ({
+    id: `${key}.${tool.name}`,
+    tool: tool as ToolDescriptor,
+    validate: validators[`input_${tool.name}`]!,
+  }));
 });
 
 type Schema = Readonly<Record<string, unknown>>;
@@ -27,7 +31,11 @@ function arbitraryFor(schema: Schema, depth: number): fc.Arbitrary<unknown> {
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
   const alternatives = (schema['anyOf'] ?? schema['oneOf']) as Schema[] | undefined;
   if (alternatives) return fc.oneof(...alternatives.map((s) => arbitraryFor(s, depth)));
-  const types = Array.isArray(schema['type']) ? (schema['type'] as string[]) : typeof schema['type'] === 'string' ? [schema['type'] as string] : [];
+  const types = Array.isArray(schema['type'])
+    ? (schema['type'] as string[])
+    : typeof schema['type'] === 'string'
+      ? [schema['type'] as string]
+      : [];
   if (types.length === 0) return fc.jsonValue({ maxDepth: 2 });
   return fc.oneof(...types.map((t) => arbitraryForType(t, schema, depth)));
 }
@@ -38,7 +46,13 @@ function arbitraryForType(type: string, schema: Schema, depth: number): fc.Arbit
       const min = num(schema['minimum']) ?? -1000;
       const max = num(schema['maximum']) ?? Math.max(min + 1000, 1000);
       return fc.oneof(
-        { arbitrary: fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) }), weight: 6 },
+        {
+          arbitrary: fc.integer({
+            min: Math.max(min, Number.MIN_SAFE_INTEGER),
+            max: Math.min(max, Number.MAX_SAFE_INTEGER),
+          }),
+          weight: 6,
+        },
         { arbitrary: fc.constantFrom(min - 1, min, max, max + 1), weight: 2 },
         { arbitrary: fc.integer(), weight: 1 },
       );
@@ -50,17 +64,38 @@ function arbitraryForType(type: string, schema: Schema, depth: number): fc.Arbit
     case 'null':
       return fc.constant(null);
     case 'string': {
-      const arbs: fc.Arbitrary<unknown>[] = [fc.string({ minLength: num(schema['minLength']) ?? 0, maxLength: Math.min(num(schema['maxLength']) ?? 20, 40) })];
-      if (schema['format'] === 'date') arbs.push(fc.date({ min: new Date('1990-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
-      if (schema['format'] === 'date-time') arbs.push(fc.date({ min: new Date('1990-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()));
-      if (typeof schema['pattern'] === 'string') arbs.push(fc.stringMatching(new RegExp(schema['pattern'])).filter((s) => s.length <= 40));
+      const arbs: fc.Arbitrary<unknown>[] = [
+        fc.string({
+          minLength: num(schema['minLength']) ?? 0,
+          maxLength: Math.min(num(schema['maxLength']) ?? 20, 40),
+        }),
+      ];
+      if (schema['format'] === 'date')
+        arbs.push(
+          fc
+            .date({ min: new Date('1990-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+            .map((d) => d.toISOString().slice(0, 10)),
+        );
+      if (schema['format'] === 'date-time')
+        arbs.push(
+          fc
+            .date({ min: new Date('1990-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+            .map((d) => d.toISOString()),
+        );
+      if (typeof schema['pattern'] === 'string')
+        arbs.push(fc.stringMatching(new RegExp(schema['pattern'])).filter((s) => s.length <= 40));
       // The format or pattern, when there is one, most of the time; any string of the lengths otherwise.
-      return arbs.length === 1 ? arbs[0]! : fc.oneof({ arbitrary: arbs[0]!, weight: 1 }, ...arbs.slice(1).map((arbitrary) => ({ arbitrary, weight: 4 })));
+      return arbs.length === 1
+        ? arbs[0]!
+        : fc.oneof({ arbitrary: arbs[0]!, weight: 1 }, ...arbs.slice(1).map((arbitrary) => ({ arbitrary, weight: 4 })));
     }
     case 'array': {
       if (depth > 2) return fc.constant([]);
       const items = (schema['items'] as Schema | undefined) ?? {};
-      return fc.array(arbitraryFor(items, depth + 1), { minLength: num(schema['minItems']) ?? 0, maxLength: Math.min(num(schema['maxItems']) ?? 4, 6) });
+      return fc.array(arbitraryFor(items, depth + 1), {
+        minLength: num(schema['minItems']) ?? 0,
+        maxLength: Math.min(num(schema['maxItems']) ?? 4, 6),
+      });
     }
     case 'object':
       return depth > 2 ? fc.constant({}) : objectFor(schema, depth + 1);
@@ -79,7 +114,11 @@ function objectFor(schema: Schema, depth: number): fc.Arbitrary<Record<string, u
   const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
   const required = new Set((schema['required'] ?? []) as string[]);
   const model: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, s] of Object.entries(properties)) model[name] = fc.oneof({ arbitrary: arbitraryFor(s, depth), weight: 12 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 });
+  for (const [name, s] of Object.entries(properties))
+    model[name] = fc.oneof(
+      { arbitrary: arbitraryFor(s, depth), weight: 12 },
+      { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
+    );
   const names = Object.keys(properties);
   return fc
     .tuple(
@@ -104,7 +143,9 @@ const inputs = tools.map((t) =>
     { arbitrary: fc.constantFrom<unknown>(undefined, null, [], '', 0, {}), weight: 1 },
   ),
 );
-const toolAndInput = fc.integer({ min: 0, max: tools.length - 1 }).chain((i) => fc.tuple(fc.constant(tools[i]!), inputs[i]!));
+const toolAndInput = fc
+  .integer({ min: 0, max: tools.length - 1 })
+  .chain((i) => fc.tuple(fc.constant(tools[i]!), inputs[i]!));
 
 const requiredOf = (schema: JsonSchemaObject): string[] => ((schema as Schema)['required'] ?? []) as string[];
 
@@ -151,10 +192,16 @@ describe('checkArguments, property-based over every tool of the registry', () =>
 
   it('a coerce argument with anything besides its digits is refused', () => {
     const decorated = fc
-      .tuple(fc.stringMatching(/^[0-9]{1,9}$/), fc.constantFrom(' ', '\t', '\n', '+', '-', '.0', 'e3', ',', '_', '0x', '\u00a0', 'a'), fc.boolean())
+      .tuple(
+        fc.stringMatching(/^[0-9]{1,9}$/),
+        fc.constantFrom(' ', '\t', '\n', '+', '-', '.0', 'e3', ',', '_', '0x', '\u00a0', 'a'),
+        fc.boolean(),
+      )
       .map(([digits, extra, before]) => (before ? extra + digits : digits + extra));
     const otherStrings = fc.string({ maxLength: 20 }).filter((s) => !/^[0-9]{1,15}$/.test(s));
-    const fullWidth = fc.stringMatching(/^[0-9]{8}$/).map((s) => s.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d))));
+    const fullWidth = fc
+      .stringMatching(/^[0-9]{8}$/)
+      .map((s) => s.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d))));
     const tooLong = fc.stringMatching(/^[1-9][0-9]{15,20}$/);
     fc.assert(
       fc.property(fc.constantFrom(...coercing), fc.oneof(decorated, otherStrings, fullWidth, tooLong), (t, value) => {

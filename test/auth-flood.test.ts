@@ -46,7 +46,10 @@ describe('unknown tokens on two replicas sharing PostgreSQL', needs('postgres'),
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     // No timer refresh during the test: what A learns of B's writes, it learns through the token check.
     const env = { SNAPSHOT_REFRESH_MS: '600000', AUTH_FAILURES_PER_SECOND: '100000', AUTH_FAILURE_BURST: '100000' };
     a = await startGateway(stores[0]!, { env });
@@ -62,7 +65,9 @@ describe('unknown tokens on two replicas sharing PostgreSQL', needs('postgres'),
   });
 
   it('refuses 300 concurrent random tokens with no per-token lookup and one version read in flight', async () => {
-    const statuses = await Promise.all(Array.from({ length: 300 }, () => rpc(a.url, 'register', randomToken(), PING).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, () => rpc(a.url, 'register', randomToken(), PING).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 401)).toBe(true);
     expect(reads.lookups).toBe(0);
     expect(reads.maxInFlight).toBe(1);
@@ -111,7 +116,12 @@ describe('failed authentications per client address', () => {
     const limited = await rpc(gw.url, 'register', randomToken(), PING);
     expect(limited.headers.get('retry-after')).toBe('1');
     expect(limited.json).toMatchObject({
-      error: { code: -32029, message: 'Too many failed authentication attempts from this address. Retry ' + 'after 1 second with a token issued by this gateway.' },
+      error: {
+        code: -32029,
+        message:
+          'Too many failed authentication attempts from this address. Retry ' +
+          'after 1 second with a token issued by this gateway.',
+      },
     });
     expect((await rpc(gw.url, 'register', known.token, PING)).status).toBe(200);
     expect(reads.versionReads).toBe(5);

@@ -31,13 +31,29 @@ import {
   booksDataset,
   type Row,
 } from '../sandbox/books/data.ts';
-import { BOOKS_FIELDS, type BooksFieldsEndpoint, fieldsEndpointOf, isDocumentedField } from '../sandbox/books/documented-fields.ts';
-import { BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksRecordedRequest, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
+import {
+  BOOKS_FIELDS,
+  type BooksFieldsEndpoint,
+  fieldsEndpointOf,
+  isDocumentedField,
+} from '../sandbox/books/documented-fields.ts';
+import {
+  BOOKS_SANDBOX_OTHER_USER_TOKEN,
+  BOOKS_SANDBOX_TOKEN,
+  type BooksRecordedRequest,
+  type BooksSandbox,
+  startBooksSandbox,
+} from '../sandbox/books/server.ts';
 import { testContext } from './support/tool-context.ts';
 import { needs, REDIS_URL } from './support/services.ts';
 
 const O = BOOKS_DEMO_ORG_ID;
-const CREDENTIAL: Credential = { kind: 'oauth2', accessToken: BOOKS_SANDBOX_TOKEN, refreshToken: 'rt-books-Zx81-refresh', expiresAt: 4102444800000 };
+const CREDENTIAL: Credential = {
+  kind: 'oauth2',
+  accessToken: BOOKS_SANDBOX_TOKEN,
+  refreshToken: 'rt-books-Zx81-refresh',
+  expiresAt: 4102444800000,
+};
 const CATALOG = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as {
   connectors: { key: string; tools: { name: string; system: boolean; result: { required?: string[] } }[] }[];
 };
@@ -53,7 +69,11 @@ interface CallOptions {
   readonly quotas?: UpstreamQuotas;
 }
 
-async function call<K extends BooksToolName>(tool: K, raw: Record<string, unknown>, options: CallOptions = {}): Promise<BooksTools[K]['result']> {
+async function call<K extends BooksToolName>(
+  tool: K,
+  raw: Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<BooksTools[K]['result']> {
   const input = (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!;
   const checked = checkArguments({ coerce: [] }, input, raw);
   if (!checked.ok) throw new Error(`arguments refused by the schema: ${checked.reason}`);
@@ -73,7 +93,11 @@ async function call<K extends BooksToolName>(tool: K, raw: Record<string, unknow
   return result;
 }
 
-async function failure(tool: BooksToolName, raw: Record<string, unknown>, options: CallOptions = {}): Promise<{ error: unknown; code?: string; text?: string; refusal?: boolean }> {
+async function failure(
+  tool: BooksToolName,
+  raw: Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<{ error: unknown; code?: string; text?: string; refusal?: boolean }> {
   const error = await call(tool, raw, options).then(
     () => undefined,
     (e: unknown) => e,
@@ -83,7 +107,10 @@ async function failure(tool: BooksToolName, raw: Record<string, unknown>, option
   if (!(error instanceof ToolError)) return { error };
   const entry = booksDescriptor.errors[error.code as keyof typeof booksDescriptor.errors];
   // As the default instance answers it (the pipeline renders tool references per instance).
-  const text = formatText(renderToolReferences(entry.text, booksDescriptor.defaultId), { upstream: booksDescriptor.upstream.name, ...error.params });
+  const text = formatText(renderToolReferences(entry.text, booksDescriptor.defaultId), {
+    upstream: booksDescriptor.upstream.name,
+    ...error.params,
+  });
   return { error, code: error.code, text, refusal: error.name === 'ArgumentRefusal' };
 }
 
@@ -140,18 +167,29 @@ const first = <T>(rows: readonly T[], test: (row: T) => boolean, what: string): 
   if (row === undefined) throw new Error(`no ${what} in the demo data`);
   return row;
 };
-const booked = () => first(org.invoices, (i) => i.Status === 'Paid' && org.mailouts.has(i.Guid as string), 'paid invoice with mail-outs');
+const booked = () =>
+  first(org.invoices, (i) => i.Status === 'Paid' && org.mailouts.has(i.Guid as string), 'paid invoice with mail-outs');
 const contactWithNotes = () => first(org.contacts, (c) => org.notes.has(c.ContactGuid as string), 'contact with notes');
 const creditNote = () => first(org.creditNotes, (c) => c.Status !== 'Draft', 'booked credit note');
 const tradeOffer = () => first(org.tradeOffers, (t) => t.Status === 'Sent', 'sent trade offer');
-const purchase = () => first(org.purchaseVouchers, (v) => (org.purchasePayments.get(v.Guid as string) ?? []).length > 0, 'paid purchase voucher');
+const purchase = () =>
+  first(
+    org.purchaseVouchers,
+    (v) => (org.purchasePayments.get(v.Guid as string) ?? []).length > 0,
+    'paid purchase voucher',
+  );
 const attached = () => first(org.invoices, (i) => org.attachments.has(i.Guid as string), 'invoice with attachments');
 const smallFile = () => first(org.files, (f) => f.FileGuid !== BOOKS_BIG_FILE_GUID, 'small file');
 const pdfBase64 = (result: { base64: string; mimeType: string }) => {
   expect(Buffer.from(result.base64, 'base64').subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(result.mimeType).toBe('application/pdf');
 };
-const reportQuery = { showZeroAccount: 'false', includeSummaryAccount: 'false', includeLedgerEntries: 'false', showAccountNo: 'true' };
+const reportQuery = {
+  showZeroAccount: 'false',
+  includeSummaryAccount: 'false',
+  includeLedgerEntries: 'false',
+  showAccountNo: 'true',
+};
 
 const TABLE: Readonly<Record<string, Expected>> = {
   list_organizations: {
@@ -161,15 +199,40 @@ const TABLE: Readonly<Record<string, Expected>> = {
       expect(r.count).toBe(3);
       // CountryKey is not among the `fields` /v1/organizations documents (sandbox/books/documented-fields.ts): not
       // asked, so null.
-      expect(r.organizations.find((o: Row) => o.id === O)).toMatchObject({ id: O, isPro: true, countryKey: null, vatNumber: expect.any(String) });
+      expect(r.organizations.find((o: Row) => o.id === O)).toMatchObject({
+        id: O,
+        isPro: true,
+        countryKey: null,
+        vatNumber: expect.any(String),
+      });
       expect(r.organizations.find((o: Row) => o.id === BOOKS_FREE_ORG_ID).isPro).toBe(false);
     },
   },
-  validate_connection: { args: () => ({}), path: () => '/v1/organizations', check: (r) => expect(r).toMatchObject({ connected: true, organizationCount: 3 }) },
-  list_accounting_years: { args: () => ({ organizationId: O }), path: () => `/v1/${O}/accountingyears`, check: (r) => expect(r.years.map((y: Row) => y.name)).toEqual(['2024', '2025']) },
-  list_countries: { args: () => ({ search: 'sver' }), path: () => '/v1/countries', check: (r) => expect(r.countries.map((c: Row) => c.countryKey)).toEqual(['SE']) },
-  list_vat_types: { args: () => ({ organizationId: O }), path: () => `/v1/${O}/vatTypes`, check: (r) => expect(r.vatTypes.find((v: Row) => v.vatCode === 'I25').vatRate).toBe(0.25) },
-  get_sales_settings: { args: () => ({ organizationId: O }), path: () => `/v1/${O}/sales/settings`, check: (r) => expect(r.reminderFee).toBe(100) },
+  validate_connection: {
+    args: () => ({}),
+    path: () => '/v1/organizations',
+    check: (r) => expect(r).toMatchObject({ connected: true, organizationCount: 3 }),
+  },
+  list_accounting_years: {
+    args: () => ({ organizationId: O }),
+    path: () => `/v1/${O}/accountingyears`,
+    check: (r) => expect(r.years.map((y: Row) => y.name)).toEqual(['2024', '2025']),
+  },
+  list_countries: {
+    args: () => ({ search: 'sver' }),
+    path: () => '/v1/countries',
+    check: (r) => expect(r.countries.map((c: Row) => c.countryKey)).toEqual(['SE']),
+  },
+  list_vat_types: {
+    args: () => ({ organizationId: O }),
+    path: () => `/v1/${O}/vatTypes`,
+    check: (r) => expect(r.vatTypes.find((v: Row) => v.vatCode === 'I25').vatRate).toBe(0.25),
+  },
+  get_sales_settings: {
+    args: () => ({ organizationId: O }),
+    path: () => `/v1/${O}/sales/settings`,
+    check: (r) => expect(r.reminderFee).toBe(100),
+  },
   list_chart_of_accounts: {
     args: () => ({ organizationId: O, accountNumberFrom: 1000, accountNumberTo: 3999, pageSize: 10 }),
     path: () => `/v1/${O}/accounts/entry`,
@@ -184,7 +247,10 @@ const TABLE: Readonly<Record<string, Expected>> = {
   list_deposit_accounts: {
     args: () => ({ organizationId: O, includeBankDetails: true }),
     path: () => `/v1/${O}/accounts/deposit`,
-    query: { fields: 'AccountNumber,Name,IsDefault,IsHidden,BankRegistrationNumber,BankAccountNumber,BankSwiftNumber,BankIbanNumber' },
+    query: {
+      fields:
+        'AccountNumber,Name,IsDefault,IsHidden,BankRegistrationNumber,BankAccountNumber,BankSwiftNumber,BankIbanNumber',
+    },
     check: (r) => {
       expect(r.count).toBe(2); // the hidden one left out
       expect(r.accounts[0]).toMatchObject({ accountNumber: 5800, isDefault: true, bankRegistrationNumber: '5301' });
@@ -237,7 +303,12 @@ const TABLE: Readonly<Record<string, Expected>> = {
     },
   },
   list_entry_changes: {
-    args: () => ({ organizationId: O, changesFrom: '2025-03-01T00:00:00.000Z', changesTo: '2025-03-31T00:00:00+00:00', includePrimo: false }),
+    args: () => ({
+      organizationId: O,
+      changesFrom: '2025-03-01T00:00:00.000Z',
+      changesTo: '2025-03-31T00:00:00+00:00',
+      includePrimo: false,
+    }),
     path: () => `/v1/${O}/entries/changes`,
     query: { changesFrom: '2025-03-01T00:00:00Z', changesTo: '2025-03-31T00:00:00Z', includePrimo: 'false' },
     check: (r) => expect(r.totalCount).toBeGreaterThan(0),
@@ -245,7 +316,12 @@ const TABLE: Readonly<Record<string, Expected>> = {
   list_contacts: {
     args: () => ({ organizationId: O, name: 'nordic', isPerson: false, pageSize: 5 }),
     path: () => `/v1/${O}/contacts`,
-    query: { queryFilter: "Name contains 'nordic';IsPerson eq 'false'", page: '0', pageSize: '5', deletedOnly: 'false' },
+    query: {
+      queryFilter: "Name contains 'nordic';IsPerson eq 'false'",
+      page: '0',
+      pageSize: '5',
+      deletedOnly: 'false',
+    },
     check: (r) => {
       expect(r.items.length).toBeGreaterThan(0);
       expect(r.items.every((c: Row) => String(c.name).toLowerCase().includes('nordic'))).toBe(true);
@@ -287,9 +363,26 @@ const TABLE: Readonly<Record<string, Expected>> = {
     },
   },
   list_invoices: {
-    args: () => ({ organizationId: O, status: 'Overdue', startDate: '2024-01-01', endDate: '2025-12-31', sort: 'VoucherDate', sortOrder: 'ascending', pageSize: 10 }),
+    args: () => ({
+      organizationId: O,
+      status: 'Overdue',
+      startDate: '2024-01-01',
+      endDate: '2025-12-31',
+      sort: 'VoucherDate',
+      sortOrder: 'ascending',
+      pageSize: 10,
+    }),
     path: () => `/v1/${O}/invoices`,
-    query: { statusFilter: 'Overdue', startDate: '2024-01-01', endDate: '2025-12-31', sort: 'VoucherDate', sortOrder: 'ascending', page: '0', pageSize: '10', deletedOnly: 'false' },
+    query: {
+      statusFilter: 'Overdue',
+      startDate: '2024-01-01',
+      endDate: '2025-12-31',
+      sort: 'VoucherDate',
+      sortOrder: 'ascending',
+      page: '0',
+      pageSize: '10',
+      deletedOnly: 'false',
+    },
     check: (r) => {
       expect(r.items).toHaveLength(10);
       expect(r.items.every((i: Row) => i.status === 'Overdue')).toBe(true);
@@ -330,18 +423,31 @@ const TABLE: Readonly<Record<string, Expected>> = {
     check: (r) => expect(r).toMatchObject({ remainingAmount: 0, paidAmount: booked().TotalInclVat }),
   },
   calculate_invoice_totals: {
-    args: () => ({ organizationId: O, productLines: [{ description: 'Rådgivning', quantity: 2, accountNumber: 1000, baseAmountValue: 500, discount: 10 }], date: '2025-06-01' }),
+    args: () => ({
+      organizationId: O,
+      productLines: [
+        { description: 'Rådgivning', quantity: 2, accountNumber: 1000, baseAmountValue: 500, discount: 10 },
+      ],
+      date: '2025-06-01',
+    }),
     method: 'POST',
     path: () => `/v1/${O}/invoices/fetch`,
     check: (r) => {
       expect(r).toMatchObject({ totalExclVat: 900, totalVat: 225, totalInclVat: 1125, paymentDate: '2025-06-09' });
       const body = last().body as Row;
-      expect(body.ProductLines).toEqual([{ Description: 'Rådgivning', Quantity: 2, AccountNumber: 1000, Discount: 10, BaseAmountValue: 500 }]);
+      expect(body.ProductLines).toEqual([
+        { Description: 'Rådgivning', Quantity: 2, AccountNumber: 1000, Discount: 10, BaseAmountValue: 500 },
+      ]);
       expect(sandbox.stats.calculations).toBe(1);
     },
   },
   list_invoice_mailouts: {
-    args: () => ({ organizationId: O, invoiceGuid: booked().Guid, includeSms: false, changesSince: '2020-01-01T00:00:00Z' }),
+    args: () => ({
+      organizationId: O,
+      invoiceGuid: booked().Guid,
+      includeSms: false,
+      changesSince: '2020-01-01T00:00:00Z',
+    }),
     path: (a) => `/v1/${O}/invoices/${a.invoiceGuid}/mailouts`,
     query: { includeSms: 'false', changesSince: '2020-01-01T00:00:00Z' },
     check: (r) => expect(r.mailouts.every((m: Row) => m.isSmsMessage === false)).toBe(true),
@@ -355,13 +461,21 @@ const TABLE: Readonly<Record<string, Expected>> = {
     },
   },
   get_invoice_reminder: {
-    args: () => ({ organizationId: O, invoiceGuid: BOOKS_REMINDED_INVOICE_GUID, reminderId: org.reminders.get(BOOKS_REMINDED_INVOICE_GUID)![2]!.Id }),
+    args: () => ({
+      organizationId: O,
+      invoiceGuid: BOOKS_REMINDED_INVOICE_GUID,
+      reminderId: org.reminders.get(BOOKS_REMINDED_INVOICE_GUID)![2]!.Id,
+    }),
     path: (a) => `/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders/${a.reminderId}`,
     accept: 'application/json',
     check: (r) => expect(r.withDebtCollectionWarning).toBe(true),
   },
   download_invoice_reminder_pdf: {
-    args: () => ({ organizationId: O, invoiceGuid: BOOKS_REMINDED_INVOICE_GUID, reminderId: org.reminders.get(BOOKS_REMINDED_INVOICE_GUID)![0]!.Id }),
+    args: () => ({
+      organizationId: O,
+      invoiceGuid: BOOKS_REMINDED_INVOICE_GUID,
+      reminderId: org.reminders.get(BOOKS_REMINDED_INVOICE_GUID)![0]!.Id,
+    }),
     path: (a) => `/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders/${a.reminderId}`,
     accept: 'application/octet-stream',
     check: (r) => pdfBase64(r),
@@ -374,7 +488,11 @@ const TABLE: Readonly<Record<string, Expected>> = {
   preview_invoice_reminder: {
     args: () => ({
       organizationId: O,
-      invoiceGuid: first(org.invoices, (i) => i.Status === 'Overdue' && !org.reminders.has(i.Guid as string), 'overdue invoice without reminders').Guid,
+      invoiceGuid: first(
+        org.invoices,
+        (i) => i.Status === 'Overdue' && !org.reminders.has(i.Guid as string),
+        'overdue invoice without reminders',
+      ).Guid,
       date: '2025-06-20',
       withFee: true,
       withInterestFee: false,
@@ -384,8 +502,20 @@ const TABLE: Readonly<Record<string, Expected>> = {
     method: 'POST',
     path: (a) => `/v1/${O}/invoices/${a.invoiceGuid}/reminders/fetch`,
     check: (r) => {
-      expect(r).toMatchObject({ number: 1, feeAmount: 100, interestAmount: 0, compensationFeeAmount: 310, date: '2025-06-20' });
-      expect(last().body).toEqual({ Date: '2025-06-20', WithFee: true, WithInterestFee: false, WithCompensationFee: true, WithDebtCollectionWarning: false });
+      expect(r).toMatchObject({
+        number: 1,
+        feeAmount: 100,
+        interestAmount: 0,
+        compensationFeeAmount: 310,
+        date: '2025-06-20',
+      });
+      expect(last().body).toEqual({
+        Date: '2025-06-20',
+        WithFee: true,
+        WithInterestFee: false,
+        WithCompensationFee: true,
+        WithDebtCollectionWarning: false,
+      });
     },
   },
   list_sales: {
@@ -401,7 +531,9 @@ const TABLE: Readonly<Record<string, Expected>> = {
     check: (r) => {
       const creditNoteGuids = new Set(org.creditNotes.map((c) => c.Guid));
       expect(r.items.length).toBeGreaterThan(0);
-      expect(r.items.every((i: Row) => creditNoteGuids.has(i.guid) && i.contactGuid === creditNote().ContactGuid)).toBe(true);
+      expect(r.items.every((i: Row) => creditNoteGuids.has(i.guid) && i.contactGuid === creditNote().ContactGuid)).toBe(
+        true,
+      );
       // The credit-note list documents neither Type nor LatestMailOutType: not asked for.
       expect(r.items[0]).not.toHaveProperty('type');
     },
@@ -434,7 +566,14 @@ const TABLE: Readonly<Record<string, Expected>> = {
     },
   },
   list_trade_offers: {
-    args: () => ({ organizationId: O, status: 'Accepted', currency: 'DKK', sort: 'TradeOfferNumber', sortOrder: 'ascending', pageSize: 10 }),
+    args: () => ({
+      organizationId: O,
+      status: 'Accepted',
+      currency: 'DKK',
+      sort: 'TradeOfferNumber',
+      sortOrder: 'ascending',
+      pageSize: 10,
+    }),
     path: () => `/v1/${O}/tradeoffers`,
     query: { queryFilter: "Currency eq 'DKK'", sort: 'TradeOfferNumber', sortOrder: 'ascending', pageSize: '10' },
     check: (r) => {
@@ -505,9 +644,23 @@ const TABLE: Readonly<Record<string, Expected>> = {
     check: (r) => expect(r).toHaveProperty('comment'),
   },
   list_files: {
-    args: () => ({ organizationId: O, extensions: 'pdf', uploadedAfter: '2024-01-01', uploadedBefore: '2025-12-31', fileStatus: 'Used', pageSize: 5 }),
+    args: () => ({
+      organizationId: O,
+      extensions: 'pdf',
+      uploadedAfter: '2024-01-01',
+      uploadedBefore: '2025-12-31',
+      fileStatus: 'Used',
+      pageSize: 5,
+    }),
     path: () => `/v1/${O}/files`,
-    query: { extensions: 'pdf', uploadedAfter: '2024/01/01', uploadedBefore: '2025/12/31', fileStatus: 'Used', page: '0', pageSize: '5' },
+    query: {
+      extensions: 'pdf',
+      uploadedAfter: '2024/01/01',
+      uploadedBefore: '2025/12/31',
+      fileStatus: 'Used',
+      page: '0',
+      pageSize: '5',
+    },
     check: (r) => {
       expect(r).toMatchObject({ count: 5, hasMore: true });
       expect(r.files.every((f: Row) => f.extension === 'pdf' && (f.linked as Row[]).length > 0)).toBe(true);
@@ -522,7 +675,8 @@ const TABLE: Readonly<Record<string, Expected>> = {
   list_document_attachments: {
     args: () => ({ organizationId: O, documentGuid: attached().Guid }),
     path: (a) => `/v1/${O}/attachments/${a.documentGuid}`,
-    check: (r) => expect(r.attachments[0]).toMatchObject({ organizationId: O, fileGuid: expect.stringMatching(/^[a-z0-9]{32}$/) }),
+    check: (r) =>
+      expect(r.attachments[0]).toMatchObject({ organizationId: O, fileGuid: expect.stringMatching(/^[a-z0-9]{32}$/) }),
   },
 };
 
@@ -546,7 +700,8 @@ describe('books: every catalog tool against the Dinero sandbox', () => {
       expect(request.path).toBe(row!.path(args));
       expect(request.headers.authorization).toBe(`Bearer ${BOOKS_SANDBOX_TOKEN}`);
       expect(request.headers.accept).toBe(row!.accept ?? 'application/json');
-      for (const [name, value] of Object.entries(row!.query ?? {})) expect(request.query[name], `query ${name}`).toBe(value);
+      for (const [name, value] of Object.entries(row!.query ?? {}))
+        expect(request.query[name], `query ${name}`).toBe(value);
       // `fields` only on an endpoint that documents it, and only documented names (the sandbox would have answered
       // 400).
       expectDocumentedFields(request);
@@ -589,19 +744,27 @@ describe('books: the fields every tool asks for are documented for its endpoint'
     }
     const exercised = new Set([...asked.values()].flat().map((a) => a.endpoint));
     expect([...exercised].sort()).toEqual(Object.keys(BOOKS_FIELDS).sort());
-    const of = (tool: string, endpoint: BooksFieldsEndpoint) => asked.get(tool)!.find((a) => a.endpoint === endpoint)!.fields;
+    const of = (tool: string, endpoint: BooksFieldsEndpoint) =>
+      asked.get(tool)!.find((a) => a.endpoint === endpoint)!.fields;
     // What the spec's results need is asked where the endpoint documents it:
     expect(of('list_trade_offers', 'tradeOffers')).toContain('Status'); // the client-side status filter
     expect(of('list_sales', 'sales')).toContain('Type'); // "a type field tells them apart"
     expect(of('list_invoices', 'invoices')).not.toContain('Type');
     expect(of('list_credit_notes', 'creditNotes')).not.toContain('LatestMailOutType');
-    expect(of('list_organizations', 'organizations')).toEqual(expect.arrayContaining(['Id', 'Name', 'VatNumber', 'IsPro']));
+    expect(of('list_organizations', 'organizations')).toEqual(
+      expect.arrayContaining(['Id', 'Name', 'VatNumber', 'IsPro']),
+    );
     expect(of('list_organizations', 'organizations')).not.toContain('CountryKey');
-    expect(asked.get('list_deposit_accounts')!.map((a) => a.fields.some((f) => f.startsWith('Bank')))).toEqual([true, false]);
+    expect(asked.get('list_deposit_accounts')!.map((a) => a.fields.some((f) => f.startsWith('Bank')))).toEqual([
+      true,
+      false,
+    ]);
   });
 
   it('an undocumented field is refused by the sandbox (400 code 42) and recorded: drift cannot pass', async () => {
-    const response = await fetch(`${sandbox.url}/v1/${O}/products?fields=Name,Comment`, { headers: { authorization: `Bearer ${BOOKS_SANDBOX_TOKEN}` } });
+    const response = await fetch(`${sandbox.url}/v1/${O}/products?fields=Name,Comment`, {
+      headers: { authorization: `Bearer ${BOOKS_SANDBOX_TOKEN}` },
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Comment'." } });
     expect(sandbox.stats.undocumentedFields).toEqual([{ path: `/v1/${O}/products`, field: 'Comment' }]);
@@ -626,7 +789,8 @@ describe('books: the fields every tool asks for are documented for its endpoint'
 
 const texts = booksDescriptor.errors;
 /** A text as the default instance answers it: sibling tools named `books__<tool>`. */
-const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) => formatText(renderToolReferences(texts[code].text, 'books'), { upstream: 'Dinero', ...params });
+const rendered = (code: keyof typeof texts, params: Record<string, string> = {}) =>
+  formatText(renderToolReferences(texts[code].text, 'books'), { upstream: 'Dinero', ...params });
 
 describe('books: the error table', () => {
   it('401 → AccessTokenExpiredError, on every tool kind, never retried', async () => {
@@ -654,26 +818,44 @@ describe('books: the error table', () => {
       expect(f.text).toMatch(/^ProPlanRequiredError: /);
     }
     // The organisation list itself works for the free organisation's user and shows isPro: false.
-    const orgs = await call('list_organizations', {}, { credential: { kind: 'oauth2', accessToken: BOOKS_SANDBOX_OTHER_USER_TOKEN } });
+    const orgs = await call(
+      'list_organizations',
+      {},
+      { credential: { kind: 'oauth2', accessToken: BOOKS_SANDBOX_OTHER_USER_TOKEN } },
+    );
     expect(orgs.organizations).toMatchObject([{ id: BOOKS_FREE_ORG_ID, isPro: false }]);
   });
 
   it('403 for an organisation the user cannot reach → ProPlanRequiredError (its text covers both causes)', async () => {
-    const f = await failure('list_invoices', { organizationId: O }, { credential: { kind: 'oauth2', accessToken: BOOKS_SANDBOX_OTHER_USER_TOKEN } });
+    const f = await failure(
+      'list_invoices',
+      { organizationId: O },
+      { credential: { kind: 'oauth2', accessToken: BOOKS_SANDBOX_OTHER_USER_TOKEN } },
+    );
     expect(f.code).toBe('pro_plan_required');
     expect(f.text).toContain('no access to this organisation');
   });
 
   it('403 on /v1/organizations is passed through with the upstream words, not ProPlanRequiredError', async () => {
-    nock('https://dinero.test').get('/v1/organizations').query(true).reply(403, { code: 41, message: 'Client not allowed.' });
-    const ctx = testContext({ descriptor: booksDescriptor, tool: 'validate_connection', credential: CREDENTIAL, baseUrl: 'https://dinero.test' });
+    nock('https://dinero.test')
+      .get('/v1/organizations')
+      .query(true)
+      .reply(403, { code: 41, message: 'Client not allowed.' });
+    const ctx = testContext({
+      descriptor: booksDescriptor,
+      tool: 'validate_connection',
+      credential: CREDENTIAL,
+      baseUrl: 'https://dinero.test',
+    });
     const error = await booksHandlers.validate_connection({}, ctx as never).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).code).toBe('upstream_rejected');
-    expect(formatText(texts.upstream_rejected.text, { upstream: 'Dinero', ...(error as ToolError).params })).toBe('Dinero rejected the request (HTTP 403): Client not allowed.');
+    expect(formatText(texts.upstream_rejected.text, { upstream: 'Dinero', ...(error as ToolError).params })).toBe(
+      'Dinero rejected the request (HTTP 403): Client not allowed.',
+    );
     nock.cleanAll();
   });
 
@@ -716,70 +898,85 @@ describe('books: the error table', () => {
         waits++;
       },
     );
-    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++) await call('get_sales_settings', { organizationId: O }, { quotas });
+    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++)
+      await call('get_sales_settings', { organizationId: O }, { quotas });
     const before = sandbox.stats.requests;
     const f = await failure('get_sales_settings', { organizationId: O }, { quotas });
     expect(f.text).toBe(rendered('upstream_rate_limit'));
     expect(sandbox.stats.requests).toBe(before);
-    expect(waits).toBe(Math.floor(booksDescriptor.limits.quotaMaxWaitMs! / Math.ceil(60_000 / booksDescriptor.limits.upstreamRequestsPerMinute!)));
+    expect(waits).toBe(
+      Math.floor(
+        booksDescriptor.limits.quotaMaxWaitMs! / Math.ceil(60_000 / booksDescriptor.limits.upstreamRequestsPerMinute!),
+      ),
+    );
     // Per organisation: the free organisation's budget is untouched (its 403 comes from upstream).
-    expect((await failure('list_vat_types', { organizationId: BOOKS_FREE_ORG_ID }, { quotas })).code).toBe('pro_plan_required');
+    expect((await failure('list_vat_types', { organizationId: BOOKS_FREE_ORG_ID }, { quotas })).code).toBe(
+      'pro_plan_required',
+    );
     // Not on the organisation list, which has no organisation.
     expect((await call('list_organizations', {}, { quotas })).count).toBe(3);
   });
 
   it('past the budget a call is paced, not refused: it waits for the next refill and is then sent', async () => {
     const quotas = new UpstreamQuotas(undefined, () => {});
-    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++) await call('get_sales_settings', { organizationId: O }, { quotas });
+    for (let i = 0; i < booksDescriptor.limits.upstreamRequestsPerMinute!; i++)
+      await call('get_sales_settings', { organizationId: O }, { quotas });
     const before = sandbox.stats.requests;
     expect((await call('get_sales_settings', { organizationId: O }, { quotas })).reminderFee).toBe(100);
     expect(sandbox.stats.requests).toBe(before + 1);
   });
 
-  it('the budget is shared across replicas through the shared store, and counted per process while it is down', needs('redis'), async () => {
-    const prefix = `test-books-quota-${randomBytes(4).toString('hex')}:`;
-    const url = REDIS_URL;
-    const [a, b] = [await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }), await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 })];
-    try {
-      const noWait = async () => {};
-      const replicas = [new UpstreamQuotas(a, () => {}, noWait), new UpstreamQuotas(b, () => {}, noWait)];
-      const perMinute = booksDescriptor.limits.upstreamRequestsPerMinute!;
-      // Twice the budget, alternating replicas. The bucket refills at perMinute/60 per second while
-      // the calls run, so the successes are bounded by the budget plus that refill (per-process
-      // budgets would let all of them through), and both replicas are refused with no request.
-      const before = sandbox.stats.requests;
-      const started = performance.now();
-      const refused = [0, 0];
-      let answered = 0;
-      for (let i = 0; i < 2 * perMinute; i++) {
-        const r = await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! }).then(
-          () => null,
-          (error: unknown) => error,
-        );
-        if (r === null) answered++;
-        else {
-          expect(r).toBeInstanceOf(ToolError);
-          expect((r as ToolError).code).toBe('upstream_rate_limit');
-          refused[i % 2]!++;
+  it(
+    'the budget is shared across replicas through the shared store, and counted per process while it is down',
+    needs('redis'),
+    async () => {
+      const prefix = `test-books-quota-${randomBytes(4).toString('hex')}:`;
+      const url = REDIS_URL;
+      const [a, b] = [
+        await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }),
+        await RedisSharedStore.connect(url, { prefix, timeoutMs: 1000 }),
+      ];
+      try {
+        const noWait = async () => {};
+        const replicas = [new UpstreamQuotas(a, () => {}, noWait), new UpstreamQuotas(b, () => {}, noWait)];
+        const perMinute = booksDescriptor.limits.upstreamRequestsPerMinute!;
+        // Twice the budget, alternating replicas. The bucket refills at perMinute/60 per second while
+        // the calls run, so the successes are bounded by the budget plus that refill (per-process
+        // budgets would let all of them through), and both replicas are refused with no request.
+        const before = sandbox.stats.requests;
+        const started = performance.now();
+        const refused = [0, 0];
+        let answered = 0;
+        for (let i = 0; i < 2 * perMinute; i++) {
+          const r = await call('get_sales_settings', { organizationId: O }, { quotas: replicas[i % 2]! }).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          if (r === null) answered++;
+          else {
+            expect(r).toBeInstanceOf(ToolError);
+            expect((r as ToolError).code).toBe('upstream_rate_limit');
+            refused[i % 2]!++;
+          }
         }
+        const refill = ((performance.now() - started) / 1000) * (perMinute / 60);
+        expect(answered).toBeGreaterThanOrEqual(perMinute);
+        expect(answered).toBeLessThanOrEqual(perMinute + Math.ceil(refill) + 1);
+        expect(refused[0]).toBeGreaterThan(0);
+        expect(refused[1]).toBeGreaterThan(0);
+        expect(sandbox.stats.requests - before).toBe(answered);
+        // The shared store down: the replica counts in its own process and says so.
+        let failedOpen = 0;
+        const cut = new UpstreamQuotas(a, () => failedOpen++, noWait);
+        await a.close();
+        await call('get_sales_settings', { organizationId: O }, { quotas: cut });
+        expect(failedOpen).toBe(1);
+      } finally {
+        await b.close();
+        await a.close().catch(() => {});
       }
-      const refill = ((performance.now() - started) / 1000) * (perMinute / 60);
-      expect(answered).toBeGreaterThanOrEqual(perMinute);
-      expect(answered).toBeLessThanOrEqual(perMinute + Math.ceil(refill) + 1);
-      expect(refused[0]).toBeGreaterThan(0);
-      expect(refused[1]).toBeGreaterThan(0);
-      expect(sandbox.stats.requests - before).toBe(answered);
-      // The shared store down: the replica counts in its own process and says so.
-      let failedOpen = 0;
-      const cut = new UpstreamQuotas(a, () => failedOpen++, noWait);
-      await a.close();
-      await call('get_sales_settings', { organizationId: O }, { quotas: cut });
-      expect(failedOpen).toBe(1);
-    } finally {
-      await b.close();
-      await a.close().catch(() => {});
-    }
-  });
+    },
+  );
 
   it('480 (brownout of a deprecated endpoint) → its own text, not retried', async () => {
     sandbox.setSwitches({ brownoutPath: '/sales/settings' });
@@ -791,12 +988,18 @@ describe('books: the error table', () => {
 
   it('other 4xx → the upstream message, never retried: 400 validation and 404 not found', async () => {
     const crossing = await failure('list_entries', { organizationId: O, fromDate: '2024-12-01', toDate: '2025-01-31' });
-    expect(crossing.text).toBe('Dinero rejected the request (HTTP 400): Validation failed; toDate: ' + 'fromDate and toDate must be within the same accounting year.');
+    expect(crossing.text).toBe(
+      'Dinero rejected the request (HTTP 400): Validation failed; toDate: ' +
+        'fromDate and toDate must be within the same accounting year.',
+    );
     expect(sandbox.stats.requests).toBe(1);
     const year = await failure('get_saldo_balance_report', { organizationId: O, accountingYear: '1999' });
     expect(year.text).toContain("accountingYear: The accounting year '1999' does not exist.");
     sandbox.resetStats();
-    const missing = await failure('get_invoice', { organizationId: O, invoiceGuid: '00000000-0000-4000-8000-000000000000' });
+    const missing = await failure('get_invoice', {
+      organizationId: O,
+      invoiceGuid: '00000000-0000-4000-8000-000000000000',
+    });
     expect(missing.text).toBe('Dinero rejected the request (HTTP 404): The invoice was not found.');
     expect(sandbox.stats.requests).toBe(1);
     const draft = first(org.invoices, (i) => i.Status === 'Draft', 'draft');
@@ -811,7 +1014,9 @@ describe('books: the error table', () => {
     expect(sandbox.stats.requests).toBe(1);
     sandbox.setSwitches({ fault: 'nonJson' });
     expect((await failure('list_vat_types', { organizationId: O })).code).toBeUndefined();
-    expect((await failure('download_invoice_pdf', { organizationId: O, invoiceGuid: booked().Guid })).code).toBeUndefined();
+    expect(
+      (await failure('download_invoice_pdf', { organizationId: O, invoiceGuid: booked().Guid })).code,
+    ).toBeUndefined();
   });
 
   it('a single quote in any filter value is refused with a friendly text before any request', async () => {
@@ -844,10 +1049,18 @@ describe('books: the error table', () => {
   });
 
   it('a changes window over 31 days is refused before any request; 31 days exactly is sent', async () => {
-    const f = await failure('list_entry_changes', { organizationId: O, changesFrom: '2025-01-01T00:00:00Z', changesTo: '2025-02-01T00:00:01Z' });
+    const f = await failure('list_entry_changes', {
+      organizationId: O,
+      changesFrom: '2025-01-01T00:00:00Z',
+      changesTo: '2025-02-01T00:00:01Z',
+    });
     expect(f).toMatchObject({ refusal: true, text: rendered('change_window_too_long') });
     expect(sandbox.stats.requests).toBe(0);
-    await call('list_entry_changes', { organizationId: O, changesFrom: '2025-01-01T00:00:00Z', changesTo: '2025-02-01T00:00:00Z' });
+    await call('list_entry_changes', {
+      organizationId: O,
+      changesFrom: '2025-01-01T00:00:00Z',
+      changesTo: '2025-02-01T00:00:00Z',
+    });
     expect(sandbox.stats.requests).toBe(1);
   });
 
@@ -878,7 +1091,8 @@ describe('books: paging and casing', () => {
     for (const page of [a, b]) expect(page.pagination.hasMore).toBe(true);
     // 250 contacts, 10 of them deleted: three pages of 100, the last one partial.
     const pages = [];
-    for (let page = 0; page < 3; page++) pages.push(await call('list_contacts', { organizationId: O, page, pageSize: 100 }));
+    for (let page = 0; page < 3; page++)
+      pages.push(await call('list_contacts', { organizationId: O, page, pageSize: 100 }));
     expect(pages.map((p) => p.items.length)).toEqual([100, 100, 40]);
     expect(pages.map((p) => p.pagination.hasMore)).toEqual([true, true, false]);
     const deleted = await call('list_contacts', { organizationId: O, deletedFilter: 'deleted', pageSize: 100 });
@@ -900,7 +1114,12 @@ describe('books: paging and casing', () => {
   });
 
   it('drafts ignore the date range, as the upstream does', async () => {
-    const page = await call('list_invoices', { organizationId: O, startDate: '2030-01-01', endDate: '2030-12-31', pageSize: 1000 });
+    const page = await call('list_invoices', {
+      organizationId: O,
+      startDate: '2030-01-01',
+      endDate: '2030-12-31',
+      pageSize: 1000,
+    });
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.items.every((i) => i['status'] === 'Draft')).toBe(true);
   });
@@ -917,23 +1136,18 @@ describe('books: paging and casing', () => {
   });
 
   it('camel-cases keys with the acronym rule', () => {
-    expect(['SENumber', 'CCToSender', 'Id', 'VAT', 'FikCode', 'PNumber', 'contactGuid', 'IsPro'].map(camelKey)).toEqual([
-      'seNumber',
-      'ccToSender',
-      'id',
-      'vat',
-      'fikCode',
-      'pNumber',
-      'contactGuid',
-      'isPro',
-    ]);
+    expect(['SENumber', 'CCToSender', 'Id', 'VAT', 'FikCode', 'PNumber', 'contactGuid', 'IsPro'].map(camelKey)).toEqual(
+      ['seNumber', 'ccToSender', 'id', 'vat', 'fikCode', 'pNumber', 'contactGuid', 'isPro'],
+    );
   });
 
   it('the calculators persist nothing: a calculation twice gives the same answer, invoices unchanged', async () => {
     const before = await call('list_invoices', { organizationId: O, pageSize: 1 });
     const args = {
       organizationId: O,
-      productLines: [{ productGuid: org.products[0]!.ProductGuid, quantity: 1, accountNumber: 1000, baseAmountValue: 125 }],
+      productLines: [
+        { productGuid: org.products[0]!.ProductGuid, quantity: 1, accountNumber: 1000, baseAmountValue: 125 },
+      ],
       showLinesInclVat: true,
       contactGuid: booked().ContactGuid,
     };

@@ -22,7 +22,12 @@ import { renderToolReferences } from '../runtime/gateway-context.ts';
 const note = (name: string) => renderToolReferences(booksDescriptor.texts[name]!, booksDescriptor.defaultId);
 
 const O = BOOKS_DEMO_ORG_ID;
-const CREDENTIAL: Credential = { kind: 'oauth2', accessToken: BOOKS_SANDBOX_TOKEN, refreshToken: 'rt-books-Qm42-refresh', expiresAt: 4102444800000 };
+const CREDENTIAL: Credential = {
+  kind: 'oauth2',
+  accessToken: BOOKS_SANDBOX_TOKEN,
+  refreshToken: 'rt-books-Qm42-refresh',
+  expiresAt: 4102444800000,
+};
 
 let sandbox: BooksSandbox;
 
@@ -77,7 +82,9 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
     for (const row of rows) {
       expect(typeof row.totalInclVat).toBe('number');
       // The DKK column converts the row's own currency: equal for DKK, at the rate for the others.
-      expect(Math.abs(row.totalInclVatInDkk - (row.totalInclVat * BOOKS_EXCHANGE_RATES[row.currency]!) / 100)).toBeLessThanOrEqual(0.0051);
+      expect(
+        Math.abs(row.totalInclVatInDkk - (row.totalInclVat * BOOKS_EXCHANGE_RATES[row.currency]!) / 100),
+      ).toBeLessThanOrEqual(0.0051);
     }
     expect(overdue.amountsNote).toBe(note('invoiceAmountsNote'));
     expect(overdue.amountsNote).toContain('books__list_invoice_payments');
@@ -86,13 +93,18 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
   });
 
   it('what remains is in list_invoice_payments: partly paid overdue invoices remain below their totals', async () => {
-    const rows = (await call('list_invoices_overdue', { organizationId: O, pageSize: 1000 })).items as unknown as InvoiceRow[];
+    const rows = (await call('list_invoices_overdue', { organizationId: O, pageSize: 1000 }))
+      .items as unknown as InvoiceRow[];
     let owedByTotals = 0;
     let owedByRemaining = 0;
     const partlyPaid: InvoiceRow[] = [];
     for (const row of rows) {
       const payments = await call('list_invoice_payments', { organizationId: O, invoiceGuid: row.guid });
-      const { paidAmount, remainingAmount, invoiceTotalIncludingReminderExpenses } = payments as { paidAmount: number; remainingAmount: number; invoiceTotalIncludingReminderExpenses: number };
+      const { paidAmount, remainingAmount, invoiceTotalIncludingReminderExpenses } = payments as {
+        paidAmount: number;
+        remainingAmount: number;
+        invoiceTotalIncludingReminderExpenses: number;
+      };
       expect(remainingAmount).toBeCloseTo(invoiceTotalIncludingReminderExpenses - paidAmount, 2);
       for (const p of (payments.payments ?? []) as Array<{ currency: string }>) expect(p.currency).toBe(row.currency);
       if (paidAmount > 0) {
@@ -110,7 +122,9 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
   });
 
   it('list_invoices, list_sales and list_credit_notes carry their own amountsNote', async () => {
-    expect((await call('list_invoices', { organizationId: O, status: 'Overdue' })).amountsNote).toBe(note('invoiceAmountsNote'));
+    expect((await call('list_invoices', { organizationId: O, status: 'Overdue' })).amountsNote).toBe(
+      note('invoiceAmountsNote'),
+    );
     const sales = await call('list_sales', { organizationId: O });
     expect(sales.amountsNote).toBe(note('salesAmountsNote'));
     expect(sales.amountsNote).toContain('list_credit_note_payments');
@@ -129,14 +143,23 @@ describe('books: amounts an assistant can add up (issue 31, item 7)', () => {
     expect(tool('list_invoices_overdue').description).toMatch(/list_invoice_payments \(`remainingAmount`\)/);
     const payments = tool('list_invoice_payments').outputSchema as Schema;
     expect(payments.properties!['remainingAmount']!.description).toMatch(/still unpaid, in the document's currency/);
-    for (const name of ['get_saldo_balance_report', 'get_result_report', 'get_balance_report', 'get_primo_balance_report']) {
+    for (const name of [
+      'get_saldo_balance_report',
+      'get_result_report',
+      'get_balance_report',
+      'get_primo_balance_report',
+    ]) {
       const output = tool(name).outputSchema as Schema;
       expect(output.description, name).toMatch(/negative for a profit/);
-      expect(output.properties!['rows']!.items!.properties!['amount']!.description, name).toMatch(/debit positive, credit negative/);
+      expect(output.properties!['rows']!.items!.properties!['amount']!.description, name).toMatch(
+        /debit positive, credit negative/,
+      );
     }
     expect(tool('get_result_report').description).toMatch(/a negative result is a profit/);
     // What tools/list shows the assistant: the descriptions in the descriptor say the same.
-    expect(booksDescriptor.tools.find((t) => t.name === 'get_result_report')!.description).toMatch(/a negative result is a profit/);
+    expect(booksDescriptor.tools.find((t) => t.name === 'get_result_report')!.description).toMatch(
+      /a negative result is a profit/,
+    );
   });
 
   it('the result report is signed as the description says: income accounts negative', async () => {

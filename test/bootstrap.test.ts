@@ -4,11 +4,28 @@
 // (npm ci runs once and says why in one line; the second run calls no npm; exit status and
 // signals of the command come through).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childCommand, installReason, needsNode, nodeMajor, prependPath, shellQuote, WANTED_NODE_MAJOR } from '../bin/bootstrap.mjs';
+import {
+  childCommand,
+  installReason,
+  needsNode,
+  nodeMajor,
+  prependPath,
+  shellQuote,
+  WANTED_NODE_MAJOR,
+} from '../bin/bootstrap.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -34,14 +51,27 @@ describe('which Node runs the command', () => {
 
 /** A lockfile text with the given packages (path → entry), as npm writes both lockfiles. */
 const lockfile = (packages: Record<string, object>, root = true) =>
-  JSON.stringify({ name: 'p', lockfileVersion: 3, requires: true, packages: { ...(root ? { '': { name: 'p', dependencies: { a: '^1.0.0' } } } : {}), ...packages } });
+  JSON.stringify({
+    name: 'p',
+    lockfileVersion: 3,
+    requires: true,
+    packages: { ...(root ? { '': { name: 'p', dependencies: { a: '^1.0.0' } } } : {}), ...packages },
+  });
 
 const A1 = { version: '1.0.0', integrity: 'sha512-aaa' };
 const B2 = { version: '2.0.0', integrity: 'sha512-bbb', dev: true };
 const NESTED = { version: '0.1.0', integrity: 'sha512-ccc' };
 const OTHER_PLATFORM = { version: '3.0.0', integrity: 'sha512-ddd', optional: true, os: ['darwin'] };
-const LOCK = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED, 'node_modules/@x/darwin': OTHER_PLATFORM });
-const INSTALLED = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED }, false);
+const LOCK = lockfile({
+  'node_modules/a': A1,
+  'node_modules/b': B2,
+  'node_modules/b/node_modules/c': NESTED,
+  'node_modules/@x/darwin': OTHER_PLATFORM,
+});
+const INSTALLED = lockfile(
+  { 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED },
+  false,
+);
 
 describe('when npm ci runs first', () => {
   it("never when node_modules holds package-lock.json's list (other platforms’ optional binaries may lack)", () => {
@@ -50,26 +80,63 @@ describe('when npm ci runs first', () => {
 
   it('when node_modules is missing, or was not installed by npm', () => {
     expect(installReason({ nodeModules: false, lock: LOCK, hidden: undefined })).toBe('node_modules is missing');
-    expect(installReason({ nodeModules: true, lock: LOCK, hidden: undefined })).toBe('node_modules has no .package-lock.json (not installed by npm ci)');
-    expect(installReason({ nodeModules: true, lock: LOCK, hidden: '{"packages":' })).toBe('node_modules/.package-lock.json is unreadable');
+    expect(installReason({ nodeModules: true, lock: LOCK, hidden: undefined })).toBe(
+      'node_modules has no .package-lock.json (not installed by npm ci)',
+    );
+    expect(installReason({ nodeModules: true, lock: LOCK, hidden: '{"packages":' })).toBe(
+      'node_modules/.package-lock.json is unreadable',
+    );
   });
 
   it('when the lockfile wants another copy of a package (version, integrity) or one more package', () => {
-    const bumped = lockfile({ 'node_modules/a': { version: '1.1.0', integrity: 'sha512-new' }, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED });
-    expect(installReason({ nodeModules: true, lock: bumped, hidden: INSTALLED })).toBe('node_modules has a 1.0.0, package-lock.json wants 1.1.0');
-    const republished = lockfile({ 'node_modules/a': { version: '1.0.0', integrity: 'sha512-other' }, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED });
-    expect(installReason({ nodeModules: true, lock: republished, hidden: INSTALLED })).toBe('node_modules has a 1.0.0, package-lock.json wants 1.0.0');
-    const added = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED, 'node_modules/@s/d': { version: '4.0.0', dev: true } });
+    const bumped = lockfile({
+      'node_modules/a': { version: '1.1.0', integrity: 'sha512-new' },
+      'node_modules/b': B2,
+      'node_modules/b/node_modules/c': NESTED,
+    });
+    expect(installReason({ nodeModules: true, lock: bumped, hidden: INSTALLED })).toBe(
+      'node_modules has a 1.0.0, package-lock.json wants 1.1.0',
+    );
+    const republished = lockfile({
+      'node_modules/a': { version: '1.0.0', integrity: 'sha512-other' },
+      'node_modules/b': B2,
+      'node_modules/b/node_modules/c': NESTED,
+    });
+    expect(installReason({ nodeModules: true, lock: republished, hidden: INSTALLED })).toBe(
+      'node_modules has a 1.0.0, package-lock.json wants 1.0.0',
+    );
+    const added = lockfile({
+      'node_modules/a': A1,
+      'node_modules/b': B2,
+      'node_modules/b/node_modules/c': NESTED,
+      'node_modules/@s/d': { version: '4.0.0', dev: true },
+    });
     expect(installReason({ nodeModules: true, lock: added, hidden: INSTALLED })).toBe('node_modules lacks @s/d 4.0.0');
-    const nestedMissing = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED });
+    const nestedMissing = lockfile({
+      'node_modules/a': A1,
+      'node_modules/b': B2,
+      'node_modules/b/node_modules/c': NESTED,
+    });
     const hiddenWithoutNested = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2 }, false);
-    expect(installReason({ nodeModules: true, lock: nestedMissing, hidden: hiddenWithoutNested })).toBe('node_modules lacks c 0.1.0');
+    expect(installReason({ nodeModules: true, lock: nestedMissing, hidden: hiddenWithoutNested })).toBe(
+      'node_modules lacks c 0.1.0',
+    );
   });
 
   it('when node_modules holds a package the lockfile no longer lists', () => {
     const removed = lockfile({ 'node_modules/a': A1, 'node_modules/b/node_modules/c': NESTED, 'node_modules/b': B2 });
-    const extra = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED, 'node_modules/old': { version: '0.0.1' } }, false);
-    expect(installReason({ nodeModules: true, lock: removed, hidden: extra })).toBe('node_modules has old, which package-lock.json no longer lists');
+    const extra = lockfile(
+      {
+        'node_modules/a': A1,
+        'node_modules/b': B2,
+        'node_modules/b/node_modules/c': NESTED,
+        'node_modules/old': { version: '0.0.1' },
+      },
+      false,
+    );
+    expect(installReason({ nodeModules: true, lock: removed, hidden: extra })).toBe(
+      'node_modules has old, which package-lock.json no longer lists',
+    );
   });
 
   it('not over fields that say nothing about the copy, nor over a field only one side records', () => {
@@ -80,8 +147,15 @@ describe('when npm ci runs first', () => {
     });
     expect(installReason({ nodeModules: true, lock: LOCK, hidden: withResolved })).toBeUndefined();
     // devOptional is needed when dev dependencies are installed, as npm ci installs them.
-    const devOptional = lockfile({ 'node_modules/a': A1, 'node_modules/b': B2, 'node_modules/b/node_modules/c': NESTED, 'node_modules/e': { version: '5.0.0', devOptional: true } });
-    expect(installReason({ nodeModules: true, lock: devOptional, hidden: INSTALLED })).toBe('node_modules lacks e 5.0.0');
+    const devOptional = lockfile({
+      'node_modules/a': A1,
+      'node_modules/b': B2,
+      'node_modules/b/node_modules/c': NESTED,
+      'node_modules/e': { version: '5.0.0', devOptional: true },
+    });
+    expect(installReason({ nodeModules: true, lock: devOptional, hidden: INSTALLED })).toBe(
+      'node_modules lacks e 5.0.0',
+    );
   });
 
   it('leaves a broken or absent package-lock.json to npm itself', () => {
@@ -92,16 +166,35 @@ describe('when npm ci runs first', () => {
   it('agrees that this checkout is installed', () => {
     const hidden = join(ROOT, 'node_modules', '.package-lock.json');
     expect(existsSync(hidden)).toBe(true);
-    expect(installReason({ nodeModules: true, lock: readFileSync(join(ROOT, 'package-lock.json'), 'utf8'), hidden: readFileSync(hidden, 'utf8') })).toBeUndefined();
+    expect(
+      installReason({
+        nodeModules: true,
+        lock: readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
+        hidden: readFileSync(hidden, 'utf8'),
+      }),
+    ).toBeUndefined();
   });
 });
 
 describe('what runs', () => {
   it('a file on Node 24 without a shell, its arguments untouched', () => {
-    expect(childCommand(['bin/start.mjs', '--demo'], '/n/bin/node')).toEqual({ command: '/n/bin/node', args: ['bin/start.mjs', '--demo'], shell: false });
-    expect(childCommand(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /'], 'node').args).toEqual(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /']);
+    expect(childCommand(['bin/start.mjs', '--demo'], '/n/bin/node')).toEqual({
+      command: '/n/bin/node',
+      args: ['bin/start.mjs', '--demo'],
+      shell: false,
+    });
+    expect(childCommand(['bin/admin.ts', 'accounts', 'create', 'A b; rm -rf /'], 'node').args).toEqual([
+      'bin/admin.ts',
+      'accounts',
+      'create',
+      'A b; rm -rf /',
+    ]);
     // Node's own options before the file go to node, as on a node command line.
-    expect(childCommand(['--liftoff-only', 'bin/start.mjs', '--demo'], 'node').args).toEqual(['--liftoff-only', 'bin/start.mjs', '--demo']);
+    expect(childCommand(['--liftoff-only', 'bin/start.mjs', '--demo'], 'node').args).toEqual([
+      '--liftoff-only',
+      'bin/start.mjs',
+      '--demo',
+    ]);
   });
 
   it('a command line through the shell, extra arguments quoted onto its end', () => {
@@ -118,7 +211,9 @@ describe('what runs', () => {
   });
 
   it('puts Node 24 and node_modules/.bin first on PATH, once each', () => {
-    expect(prependPath('/usr/bin:/n24/bin:/bin', ['/n24/bin', '/p/node_modules/.bin'], ':')).toBe('/n24/bin:/p/node_modules/.bin:/usr/bin:/bin');
+    expect(prependPath('/usr/bin:/n24/bin:/bin', ['/n24/bin', '/p/node_modules/.bin'], ':')).toBe(
+      '/n24/bin:/p/node_modules/.bin:/usr/bin:/bin',
+    );
     expect(prependPath(undefined, ['/n24/bin'], ':')).toBe('/n24/bin');
     expect(prependPath('C:\\Windows;;C:\\n', ['C:\\n'], ';')).toBe('C:\\n;C:\\Windows');
   });
@@ -141,7 +236,11 @@ fs.mkdirSync('node_modules', { recursive: true });
 fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)});`,
   );
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [join(dir, 'bin', 'run.mjs'), ...args], { cwd: dir, env: { ...process.env, npm_execpath: fakeNpm, ...env }, encoding: 'utf8' });
+    spawnSync(process.execPath, [join(dir, 'bin', 'run.mjs'), ...args], {
+      cwd: dir,
+      env: { ...process.env, npm_execpath: fakeNpm, ...env },
+      encoding: 'utf8',
+    });
   const npmCalls = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : []);
 
   it('runs npm ci once, says why in one line, and the command runs after it', () => {
@@ -179,7 +278,9 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
       const result = run(['-c', 'echo must not run'], { npm_execpath: failing });
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toBe('node_modules is missing: running npm ci first\nnpm ci failed (see above); the command did not run.\n');
+      expect(result.stderr).toBe(
+        'node_modules is missing: running npm ci first\nnpm ci failed (see above); the command did not run.\n',
+      );
     } finally {
       run(['-c', 'true']);
     }
@@ -196,7 +297,9 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
       const before = npmCalls().length;
       const result = run(['-c', 'echo ran']);
       expect(result.stdout).toBe('ran\n');
-      expect(result.stderr).toMatch(/^node_modules has a 0\.9\.0, package-lock\.json wants 1\.0\.0; node_modules links to /);
+      expect(result.stderr).toMatch(
+        /^node_modules has a 0\.9\.0, package-lock\.json wants 1\.0\.0; node_modules links to /,
+      );
       expect(result.stderr).toMatch(/other-checkout-modules, so it is left as it is \(run npm ci there\)\n$/);
       expect(npmCalls()).toHaveLength(before);
       expect(existsSync(join(other, '.package-lock.json'))).toBe(true);
@@ -225,7 +328,11 @@ const second = process.env.PATH.split(${JSON.stringify(delimiter)})[1];
 console.log('node_modules/.bin second on PATH:', second === ${JSON.stringify(join(dir, 'node_modules', '.bin'))});
 setInterval(() => {}, 1000);`,
     );
-    const child = spawn(process.execPath, [join(dir, 'bin', 'run.mjs'), 'serve.mjs'], { cwd: dir, env: { ...process.env, npm_execpath: fakeNpm }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(dir, 'bin', 'run.mjs'), 'serve.mjs'], {
+      cwd: dir,
+      env: { ...process.env, npm_execpath: fakeNpm },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await new Promise<void>((resolve) =>
@@ -242,6 +349,8 @@ setInterval(() => {}, 1000);`,
   it('a usage error costs nothing and says how to call it', () => {
     const result = run([]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe('usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]\n');
+    expect(result.stderr).toBe(
+      'usage: node bin/run.mjs [--node-option…] <file> [args…] | -c "<command line>" [args…]\n',
+    );
   });
 });

@@ -25,7 +25,11 @@ function commentPadded(length: number): string {
 function fragmentBomb(n: number, nested: boolean): string {
   const parts = ['query { ...F0 }'];
   for (let i = 0; i < n - 1; i++) {
-    parts.push(nested ? `fragment F${i} on Query { x { ...F${i + 1} } y { ...F${i + 1} } }` : `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`);
+    parts.push(
+      nested
+        ? `fragment F${i} on Query { x { ...F${i + 1} } y { ...F${i + 1} } }`
+        : `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+    );
   }
   parts.push(`fragment F${n - 1} on Query { a b }`);
   return parts.join('\n');
@@ -57,8 +61,16 @@ const hostile: [string, string, DocumentRefusal | DocumentRefusal[]][] = [
   ['anonymous-looking mutation with variables', 'mutation M($id: Int!) { updateCase(id: $id) { id } }', 'not_a_query'],
   ['subscription', 'subscription { caseUpdated { id } }', 'not_a_query'],
   ['mutation with a fragment', 'mutation { updateCase(id: 1) { ...C } } fragment C on Case { id }', 'not_a_query'],
-  ['mutation hidden after a query', '{ cases { items { id } } }\n\n\n mutation { updateCase(id: 1) { id } }', 'several_operations'],
-  ['query plus mutation, as operationName would pick the query', 'query Read { caseById(id: 1) { id } } mutation Write { updateCase(id: 1) { id } }', 'several_operations'],
+  [
+    'mutation hidden after a query',
+    '{ cases { items { id } } }\n\n\n mutation { updateCase(id: 1) { id } }',
+    'several_operations',
+  ],
+  [
+    'query plus mutation, as operationName would pick the query',
+    'query Read { caseById(id: 1) { id } } mutation Write { updateCase(id: 1) { id } }',
+    'several_operations',
+  ],
   ['two queries', 'query A { a } query B { b }', 'several_operations'],
   ['anonymous and named query', '{ a } query B { b }', 'several_operations'],
   ['object type definition', 'type X { a: Int }', 'type_system_definition'],
@@ -90,8 +102,16 @@ const hostile: [string, string, DocumentRefusal | DocumentRefusal[]][] = [
   ['deep list type', `query($v: ${'['.repeat(30_000)}Int${']'.repeat(30_000)}) { a }`, 'too_deep'],
   ['deep nesting after an unterminated string', `{ a(x: "abc\n${'{a'.repeat(20_000)}`, 'too_deep'],
   ['depth 41 (within the raw nesting limit)', '{a'.repeat(41) + '}'.repeat(41), 'too_deep'],
-  ['depth through a chain of fragments', fragmentChain(60, false).replace(/\{\.\.\.a(\d+)\}/g, '{x{...a$1}}'), 'too_deep'],
-  ['50,000 aliases', `{ ${Array.from({ length: 50_000 }, (_, i) => `a${i}: caseById(id: ${i}) { id }`).join(' ')} }`, ['too_long', 'too_many_tokens', 'too_many_fields']],
+  [
+    'depth through a chain of fragments',
+    fragmentChain(60, false).replace(/\{\.\.\.a(\d+)\}/g, '{x{...a$1}}'),
+    'too_deep',
+  ],
+  [
+    '50,000 aliases',
+    `{ ${Array.from({ length: 50_000 }, (_, i) => `a${i}: caseById(id: ${i}) { id }`).join(' ')} }`,
+    ['too_long', 'too_many_tokens', 'too_many_fields'],
+  ],
   ['alias fan-out within 65,536 characters', `{${'a:b '.repeat(16_000)}}`, 'too_many_tokens'],
   ['alias fan-out within 20,000 tokens', `{${'a:b '.repeat(6_000)}}`, 'too_many_fields'],
   ['2,001 fields', `{${'a '.repeat(2_001)}}`, 'too_many_fields'],
@@ -119,13 +139,22 @@ const accepted: [string, string][] = [
       'updatedAt } } } fragment CaseFields on Case { id caseNumber customer { ' +
       '...Customer } } fragment Customer on Customer { name fullAddress }',
   ],
-  ['@include and @skip', 'query Q($a: Boolean!) { caseById(id: 1) { id description @include(if: $a) status @skip(if: $a) { text } } }'],
+  [
+    '@include and @skip',
+    'query Q($a: Boolean!) { caseById(id: 1) { id description @include(if: $a) status @skip(if: $a) { text } } }',
+  ],
   ['full introspection query', fullIntrospection],
   ['a field named mutation', '{ mutation subscription }'],
   ['strings containing braces and mutation text', '{ a(x: "} mutation { updateCase(id: 1) { id } } {{{{") }'],
   ['escaped quotes in a string', '{ a(x: "\\" } mutation { x } \\"") }'],
-  ['block string with braces and mutation text', '{ a(x: """\n} mutation { updateCase(id: 1) { id } }\n\\""" still inside {{{ \n""") }'],
-  ['comments with braces and mutation text', '# mutation { updateCase(id: 1) { id } }\n{ a # }}}} mutation { x }\n b }'],
+  [
+    'block string with braces and mutation text',
+    '{ a(x: """\n} mutation { updateCase(id: 1) { id } }\n\\""" still inside {{{ \n""") }',
+  ],
+  [
+    'comments with braces and mutation text',
+    '# mutation { updateCase(id: 1) { id } }\n{ a # }}}} mutation { x }\n b }',
+  ],
   ['a description on the operation', '"Read one case" query { caseById(id: 1) { id } }'],
   ['unused fragment', '{ a } fragment A on Q { b }'],
   ['exactly 65,536 characters', padTo('{ a }', MAX)],
@@ -141,7 +170,12 @@ const accepted: [string, string][] = [
 
 describe('checkDocument', () => {
   it('exports the spec limits as defaults', () => {
-    expect(DEFAULT_DOCUMENT_LIMITS).toMatchObject({ maxChars: 65_536, maxTokens: 20_000, maxDepth: 40, maxFields: 2_000 });
+    expect(DEFAULT_DOCUMENT_LIMITS).toMatchObject({
+      maxChars: 65_536,
+      maxTokens: 20_000,
+      maxDepth: 40,
+      maxFields: 2_000,
+    });
     expect(Object.isFrozen(DEFAULT_DOCUMENT_LIMITS)).toBe(true);
   });
 
@@ -232,12 +266,20 @@ function aliases(n: number, limit: number | null, inner = 'id'): string {
 describe('checkDocument cost limit (list selections and estimated rows)', () => {
   const cost = (source: string, variables?: Record<string, unknown>) => {
     const r = checkDocument(source, undefined, variables);
-    return r.ok ? { ok: true, ...r.cost } : r.reason === 'too_costly' ? { ok: false, ...r.cost } : { ok: false, reason: r.reason };
+    return r.ok
+      ? { ok: true, ...r.cost }
+      : r.reason === 'too_costly'
+        ? { ok: false, ...r.cost }
+        : { ok: false, reason: r.reason };
   };
 
   it('uses the limits declared in specs/cases.yaml as its defaults', () => {
     const limits = casesDescriptor.limits;
-    expect(limits).toMatchObject({ documentMaxListSelections: 20, documentMaxEstimatedRows: 10_000, documentAssumedPageSize: 200 });
+    expect(limits).toMatchObject({
+      documentMaxListSelections: 20,
+      documentMaxEstimatedRows: 10_000,
+      documentAssumedPageSize: 200,
+    });
     expect(DEFAULT_DOCUMENT_LIMITS).toMatchObject({
       maxListSelections: limits.documentMaxListSelections,
       maxEstimatedRows: limits.documentMaxEstimatedRows,
@@ -260,7 +302,9 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
     expect(cost(`{ ${aliases(20, 200)} }`)).toEqual({ ok: true, listSelections: 20, estimatedRows: 4_000 });
     expect(cost(`{ ${aliases(21, 10)} }`)).toEqual({ ok: false, listSelections: 21, estimatedRows: 210 });
     // The same list field spread through a fragment many times counts each time.
-    const spread = `{ ${Array.from({ length: 21 }, (_, i) => `f${i}: caseById(id: ${i}) { ...Hours }`).join(' ')} ` + '} fragment Hours on Case { hours(pagination: { limit: 1 }) { items { id } } }';
+    const spread =
+      `{ ${Array.from({ length: 21 }, (_, i) => `f${i}: caseById(id: ${i}) { ...Hours }`).join(' ')} ` +
+      '} fragment Hours on Case { hours(pagination: { limit: 1 }) { items { id } } }';
     expect(cost(spread)).toEqual({ ok: false, listSelections: 21, estimatedRows: 21 });
     // A fragment of list fields spread 7 times: 3 × 7 = 21.
     const fragment =
@@ -271,14 +315,22 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
   });
 
   it('estimates rows as the product of page sizes along nested lists, summed, at the boundary of 10,000', () => {
-    const nested = (outer: number, inner: number) => `{ cases(pagination: { limit: ${outer} }) { items { id ` + `hours(pagination: { limit: ${inner} }) { items { id } } } } }`;
+    const nested = (outer: number, inner: number) =>
+      `{ cases(pagination: { limit: ${outer} }) { items { id ` +
+      `hours(pagination: { limit: ${inner} }) { items { id } } } } }`;
     expect(cost(nested(200, 49))).toEqual({ ok: true, listSelections: 2, estimatedRows: 200 + 200 * 49 });
     expect(cost(nested(200, 50))).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 50 });
     // Through a fragment spread inside a list: the fragment's rows scale with the rows it is spread into.
-    const viaFragment = '{ cases(pagination: { limit: 100 }) { items { ...H } } } fragment H on ' + 'Case { hours(pagination: { limit: 100 }) { items { id } } }';
+    const viaFragment =
+      '{ cases(pagination: { limit: 100 }) { items { ...H } } } fragment H on ' +
+      'Case { hours(pagination: { limit: 100 }) { items { id } } }';
     expect(cost(viaFragment)).toEqual({ ok: false, listSelections: 2, estimatedRows: 100 + 100 * 100 });
     // A single page over the limit is refused too (the spec caps `limit` at 200 anyway).
-    expect(cost('{ cases(pagination: { limit: 10001 }) { items { id } } }')).toEqual({ ok: false, listSelections: 1, estimatedRows: 10_001 });
+    expect(cost('{ cases(pagination: { limit: 10001 }) { items { id } } }')).toEqual({
+      ok: false,
+      listSelections: 1,
+      estimatedRows: 10_001,
+    });
     // Depth 40 of nested lists saturates instead of overflowing.
     const deep = `{ ${'l: cases(pagination: { limit: 200 }) { items { '.repeat(13)}id${' } }'.repeat(13)} }`;
     const r = checkDocument(deep);
@@ -286,20 +338,36 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
   });
 
   it('reads page sizes from variables and their defaults, and assumes 200 where none is given', () => {
-    const byVariable = 'query Q($n: Int!) { cases(pagination: { limit: $n }) { items { id ' + 'hours(pagination: { limit: $n }) { items { id } } } } }';
+    const byVariable =
+      'query Q($n: Int!) { cases(pagination: { limit: $n }) { items { id ' +
+      'hours(pagination: { limit: $n }) { items { id } } } } }';
     expect(cost(byVariable, { n: 10 })).toEqual({ ok: true, listSelections: 2, estimatedRows: 110 });
     expect(cost(byVariable, { n: 100 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 10_100 });
     expect(cost(byVariable)).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
     expect(cost(byVariable, { n: 'ten' })).toEqual({ ok: false, listSelections: 2, estimatedRows: 200 + 200 * 200 });
-    const withDefault = 'query Q($n: Int = 5) { cases(pagination: { limit: $n }) { items { id ' + 'hours(pagination: { limit: $n }) { items { id } } } } }';
+    const withDefault =
+      'query Q($n: Int = 5) { cases(pagination: { limit: $n }) { items { id ' +
+      'hours(pagination: { limit: $n }) { items { id } } } } }';
     expect(cost(withDefault)).toEqual({ ok: true, listSelections: 2, estimatedRows: 30 });
     expect(cost(withDefault, { n: 150 })).toEqual({ ok: false, listSelections: 2, estimatedRows: 150 + 150 * 150 });
-    const wholeObject = 'query Q($p: PaginationInput!) { cases(pagination: $p) { items { id hours(pagination: $p) { items { id } } } } }';
-    expect(cost(wholeObject, { p: { cursor: null, limit: 20 } })).toEqual({ ok: true, listSelections: 2, estimatedRows: 420 });
+    const wholeObject =
+      'query Q($p: PaginationInput!) { cases(pagination: $p) { items { id hours(pagination: $p) { items { id } } } } }';
+    expect(cost(wholeObject, { p: { cursor: null, limit: 20 } })).toEqual({
+      ok: true,
+      listSelections: 2,
+      estimatedRows: 420,
+    });
     expect(cost(wholeObject, { p: { cursor: null } })).toEqual({ ok: false, listSelections: 2, estimatedRows: 40_200 });
     // A collection without pagination (caseMaterials takes it optionally) is known by its `items`.
-    expect(cost('{ cases(pagination: { limit: 50 }) { items { caseMaterials(type: MATERIAL) { items { id } } } } }')).toEqual({ ok: false, listSelections: 2, estimatedRows: 50 + 50 * 200 });
-    expect(cost('{ caseById(id: 1) { caseMaterials(type: MATERIAL) { ...Items } } } ' + 'fragment Items on CaseMaterialConnection { items { id } }')).toEqual({
+    expect(
+      cost('{ cases(pagination: { limit: 50 }) { items { caseMaterials(type: MATERIAL) { items { id } } } } }'),
+    ).toEqual({ ok: false, listSelections: 2, estimatedRows: 50 + 50 * 200 });
+    expect(
+      cost(
+        '{ caseById(id: 1) { caseMaterials(type: MATERIAL) { ...Items } } } ' +
+          'fragment Items on CaseMaterialConnection { items { id } }',
+      ),
+    ).toEqual({
       ok: true,
       listSelections: 1,
       estimatedRows: 200,
@@ -316,7 +384,9 @@ describe('checkDocument cost limit (list selections and estimated rows)', () => 
       one: caseById(id: 1) { id hours(pagination: { limit: 200 }) { items { id } } }
       two: caseById(id: 2) { id hours(pagination: { limit: 200 }) { items { id } } } }`;
     expect(cost(dashboard)).toEqual({ ok: true, listSelections: 6, estimatedRows: 1_200 });
-    expect(cost('{ cases(pagination: { limit: 50 }) { items { id hours(pagination: { limit: 10 }) { items { id } } } } }')).toEqual({ ok: true, listSelections: 2, estimatedRows: 550 });
+    expect(
+      cost('{ cases(pagination: { limit: 50 }) { items { id hours(pagination: { limit: 10 }) { items { id } } } } }'),
+    ).toEqual({ ok: true, listSelections: 2, estimatedRows: 550 });
   });
 
   it('checks the cost after every other refusal, and honours partial cost limits', () => {

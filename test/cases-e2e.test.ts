@@ -24,7 +24,16 @@ import {
 } from '../sandbox/cases/data.ts';
 import type { CasesSchemaShapes } from '../sandbox/cases/schema.ts';
 import { startCasesSandbox, type CasesSandbox, type CasesSwitches } from '../sandbox/cases/server.ts';
-import { createTenant, mcpClient, startGateway, type StartedGateway, reconnectParts, resultJson, resultText, connectTenant } from './support/gateway.ts';
+import {
+  createTenant,
+  mcpClient,
+  startGateway,
+  type StartedGateway,
+  reconnectParts,
+  resultJson,
+  resultText,
+  connectTenant,
+} from './support/gateway.ts';
 
 const NOW = new Date('2026-11-13T15:00:00Z');
 const json = resultJson;
@@ -34,7 +43,8 @@ const company = () => casesDataset().companies.get(1)!;
 
 /** The cases most recently updated first (ties on id, descending), as the upstream orders them. */
 const newestFirst = (): CaseRecord[] => [...company().cases].sort((a, b) => b.updatedAt - a.updatedAt || b.id - a.id);
-const matches = (c: CaseRecord, needle: string) => [c.caseNumber, c.description, c.customer.name].some((v) => v.toLocaleLowerCase('da-DK').includes(needle));
+const matches = (c: CaseRecord, needle: string) =>
+  [c.caseNumber, c.description, c.customer.name].some((v) => v.toLocaleLowerCase('da-DK').includes(needle));
 
 /**
  * The schema shapes public material disagrees on (docs/decisions/connector-cases.md, 'Case-management schema shapes
@@ -50,7 +60,11 @@ const SHAPES: ReadonlyArray<[name: string, shapes: CasesSchemaShapes, introspect
   ['object hours case filter', { caseTexts: 'object', orderBy: 'list', hoursCaseFilter: 'object' }, true],
   ['all three public-client shapes', { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' }, true],
   ["today's shapes, introspection disabled", { caseTexts: 'object', orderBy: 'list', hoursCaseFilter: 'int' }, false],
-  ['all three public-client shapes, introspection disabled', { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' }, false],
+  [
+    'all three public-client shapes, introspection disabled',
+    { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' },
+    false,
+  ],
 ];
 const switchesOf = (shapes: CasesSchemaShapes, introspection: boolean): Partial<CasesSwitches> => ({
   caseTexts: shapes.caseTexts,
@@ -64,12 +78,16 @@ describe('case management end to end against its sandbox', () => {
   let sandbox: CasesSandbox;
   let gw: StartedGateway;
   let client: Client;
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name: `cases__${name}`, arguments: args });
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name: `cases__${name}`, arguments: args });
 
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 100_000 });
-    gw = await startGateway(store, { env: { CONNECTOR_CASES_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' }, now: () => NOW });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_CASES_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' },
+      now: () => NOW,
+    });
     const t = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, t, 'cases', { apiKey: sandbox.tokens.demo });
     client = await mcpClient(gw.url, 'cases', t.token);
@@ -90,7 +108,11 @@ describe('case management end to end against its sandbox', () => {
     expect(found).toMatchObject({ scanned: 600, pagesScanned: 3, truncated: true });
     expect(found.count).toBe(3);
     // The note names list_cases as this endpoint serves it.
-    expect(found.note).toBe(renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases').replace('{scanned}', '600').replace('{pages}', '3'));
+    expect(found.note).toBe(
+      renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases')
+        .replace('{scanned}', '600')
+        .replace('{pages}', '3'),
+    );
     expect(found.note).toContain('page through cases__list_cases.');
     const wider = json(await call('find_cases', { text: SEARCH_WORD.toUpperCase(), maxPages: 5 }));
     expect(wider).toMatchObject({ count: 4, scanned: 1000, pagesScanned: 5, truncated: true });
@@ -114,7 +136,9 @@ describe('case management end to end against its sandbox', () => {
     expect(hourType.fields.items.map((f: { name: string }) => f.name)).toContain('billableHours');
     const data = json(
       await call('graphql_query', {
-        query: 'query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: ' + '$case }) { items { id billableHours description } nextCursor } }',
+        query:
+          'query Q($case: Int) { hours(pagination: { limit: 3 }, filters: { case: ' +
+          '$case }) { items { id billableHours description } nextCursor } }',
         variables: { case: SIX_HUNDRED_HOURS_CASE_ID },
       }),
     );
@@ -125,18 +149,27 @@ describe('case management end to end against its sandbox', () => {
   it('pages list_cases with the upstream cursor, and reads one case or a validation error', async () => {
     const first = json(await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC' }));
     expect(first).toMatchObject({ count: 2, hasMore: true });
-    const second = json(await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC', cursor: first.nextCursor }));
+    const second = json(
+      await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC', cursor: first.nextCursor }),
+    );
     expect(second.items[0].id).toBeGreaterThan(first.items[1].id);
     expect(json(await call('get_case', { id: DEMO_CASE_ID }))).toMatchObject({ id: DEMO_CASE_ID, caseNumber: '24003' });
-    expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe('Ordrestyring rejected the request: id: The selected id is invalid.');
+    expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe(
+      'Ordrestyring rejected the request: id: The selected id is invalid.',
+    );
     sandbox.setSwitches({ validationLayout: 'legacy' });
-    expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe('Ordrestyring rejected the request: id: The selected id is invalid.');
+    expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe(
+      'Ordrestyring rejected the request: id: The selected id is invalid.',
+    );
   });
 
   it('caps hours and invoices at maxRows and the summary at 2,000 rows, with truncated set', async () => {
     const hours = json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
     expect(hours).toMatchObject({ count: 500, truncated: true });
-    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID, maxRows: 2000 }))).toMatchObject({ count: 600, truncated: false });
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID, maxRows: 2000 }))).toMatchObject({
+      count: 600,
+      truncated: false,
+    });
     const summary = json(await call('get_case_work_summary', { caseId: BIG_HOURS_CASE_ID }));
     expect(summary.hours).toMatchObject({ rows: 2000, truncated: true });
     const invoices = json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }));
@@ -157,7 +190,9 @@ describe('case management end to end against its sandbox', () => {
         expected.reduce((s, h) => s + h.costPrice, 0),
         6,
       );
-      expect(r.period.toUnix - r.period.fromUnix).toBe(day.endsWith('-03-30') || day.endsWith('-03-29') ? 23 * 3600 : 25 * 3600);
+      expect(r.period.toUnix - r.period.fromUnix).toBe(
+        day.endsWith('-03-30') || day.endsWith('-03-29') ? 23 * 3600 : 25 * 3600,
+      );
     }
     sandbox.setSwitches({ betweenTo: 'exclusive' });
     clearSchemaMaps();
@@ -175,14 +210,19 @@ describe('case management end to end against its sandbox', () => {
     expect(c.foreman === null || typeof c.foreman.fullName === 'string').toBe(true);
     sandbox.setSwitches({ schemaMode: 'upper-enum' });
     clearSchemaMaps();
-    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID, from: '2000-01-01' })).count).toBe(500);
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID, from: '2000-01-01' })).count).toBe(
+      500,
+    );
   });
 
   it('a transient failure of schema discovery does not poison the next call (upper-case enum spellings)', async () => {
     sandbox.setSwitches({ schemaMode: 'upper-enum', failNext: { count: 1, status: 500 } });
     // The first call of the connection meets a 500 on discovery: the public names serve this call
     // only (the enum spelling comes from the validation answer), and nothing of it is remembered.
-    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({
+      count: 500,
+      truncated: true,
+    });
     expect(sandbox.switches.failNext.count).toBe(0);
     sandbox.resetStats();
     const hours = json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
@@ -200,8 +240,14 @@ describe('case management end to end against its sandbox', () => {
 
   it('learns the enum spelling from the validation answer without introspection, and remembers it', async () => {
     sandbox.setSwitches({ schemaMode: 'upper-enum', introspection: false });
-    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
-    expect(json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+    expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({
+      count: 500,
+      truncated: true,
+    });
+    expect(json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }))).toMatchObject({
+      count: 500,
+      truncated: true,
+    });
     sandbox.resetStats();
     const summary = json(await call('get_case_work_summary', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
     expect(summary.hours).toMatchObject({ rows: 600, truncated: false });
@@ -225,14 +271,19 @@ describe('case management end to end against its sandbox', () => {
       expect(r.isError).toBe(true);
       // One text block: the spec's text, then the reconnect instruction with its link.
       expect(r.content).toHaveLength(1);
-      expect(reconnectParts(r)).toMatchObject({ text: reconnect, link: expect.stringMatching(/\/portal\/connect\/\S+$/) });
+      expect(reconnectParts(r)).toMatchObject({
+        text: reconnect,
+        link: expect.stringMatching(/\/portal\/connect\/\S+$/),
+      });
     }
     sandbox.resetSwitches();
     sandbox.setSwitches({ throttleNext: 1, retryAfter: 30 });
     // throttled once, retried after the clamped wait
     expect(json(await call('list_cases', { limit: 1 })).count).toBe(1);
     sandbox.setSwitches({ throttleNext: 2, throttleMode: 'http200' });
-    expect(text(await call('list_cases', { limit: 1 }))).toBe(texts.throttled.text.replace('{upstream}', 'Ordrestyring'));
+    expect(text(await call('list_cases', { limit: 1 }))).toBe(
+      texts.throttled.text.replace('{upstream}', 'Ordrestyring'),
+    );
     sandbox.resetSwitches();
     sandbox.setSwitches({ introspection: false });
     expect(text(await call('introspect_schema'))).toBe('Tool invocation failed.');
@@ -249,7 +300,9 @@ describe('case management end to end against its sandbox', () => {
       expect(r.content).toEqual([{ type: 'text', text: expect.any(String) }]);
       const { text: first, instruction, link } = reconnectParts(r);
       expect(first).toBe(texts.key_rejected.text.replace('{upstream}', 'Ordrestyring'));
-      expect(instruction).toMatch(/^Reconnect .+ for the endpoint cases-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
+      expect(instruction).toMatch(
+        /^Reconnect .+ for the endpoint cases-2 here \(.*\): http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/,
+      );
       expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/connect\/\S+$/);
     } finally {
       await other.close();
@@ -296,7 +349,11 @@ describe('case management end to end against its sandbox', () => {
     expect(narrow.isError).toBeFalsy();
     expect(text(narrow).length).toBeLessThanOrEqual(cap);
     expect(json(narrow)).toMatchObject({ count: 4, matched: 4 });
-    expect(json(narrow).note).toBe(renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases').replace('{scanned}', '1000').replace('{pages}', '5'));
+    expect(json(narrow).note).toBe(
+      renderToolReferences(casesDescriptor.texts.findCasesTruncated!, 'cases')
+        .replace('{scanned}', '1000')
+        .replace('{pages}', '5'),
+    );
     // A full page of 200 cases answers (under the cap), a big hour listing answers too.
     expect(text(await call('list_cases', { limit: 200 })).length).toBeLessThanOrEqual(cap);
     expect(json(await call('list_case_hours', { caseId: BIG_HOURS_CASE_ID, maxRows: 2000 })).count).toBe(2000);
@@ -318,8 +375,12 @@ describe('case management end to end against its sandbox', () => {
       for (const [i, item] of page.items.entries()) expect(item).toMatchObject(caseTexts(newest[i]!));
       const byId = [...company().cases].sort((a, b) => a.id - b.id);
       const first = json(await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC' }));
-      const second = json(await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC', cursor: first.nextCursor }));
-      expect([...first.items, ...second.items].map((c: { id: number }) => c.id)).toEqual(byId.slice(0, 4).map((c) => c.id));
+      const second = json(
+        await call('list_cases', { limit: 2, orderBy: 'id', direction: 'ASC', cursor: first.nextCursor }),
+      );
+      expect([...first.items, ...second.items].map((c: { id: number }) => c.id)).toEqual(
+        byId.slice(0, 4).map((c) => c.id),
+      );
 
       const found = json(await call('find_cases', { text: SEARCH_WORD }));
       const expected = newest.slice(0, 600).filter((c) => matches(c, SEARCH_WORD));
@@ -330,18 +391,32 @@ describe('case management end to end against its sandbox', () => {
       expect(broad.count).toBeLessThan(broad.matched);
 
       const demo = company().casesById.get(DEMO_CASE_ID)!;
-      expect(json(await call('get_case', { id: DEMO_CASE_ID }))).toMatchObject({ id: DEMO_CASE_ID, caseNumber: demo.caseNumber, ...caseTexts(demo), customer: { name: demo.customer.name } });
-      expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe('Ordrestyring rejected the request: id: The selected id is invalid.');
+      expect(json(await call('get_case', { id: DEMO_CASE_ID }))).toMatchObject({
+        id: DEMO_CASE_ID,
+        caseNumber: demo.caseNumber,
+        ...caseTexts(demo),
+        customer: { name: demo.customer.name },
+      });
+      expect(text(await call('get_case', { id: UNKNOWN_CASE_ID }))).toBe(
+        'Ordrestyring rejected the request: id: The selected id is invalid.',
+      );
 
       // The documents follow the shapes learned from the schema; without introspection the first
       // document may meet the upstream's validation answer, once: the shape learned is remembered.
       const sent = documents();
       const caseDocuments = sent.filter((q) => /ListCases|FindCases|GetCase/.test(q));
       expect(caseDocuments.length).toBeGreaterThan(5);
-      const shaped = (q: string) => (shapes.caseTexts === 'scalar' ? /\bstatus caseType\b/.test(q) : q.includes('status { text } caseType { text }'));
-      expect(caseDocuments.filter((q) => !shaped(q))).toHaveLength(introspection || shapes.caseTexts === 'object' ? 0 : 1);
+      const shaped = (q: string) =>
+        shapes.caseTexts === 'scalar' ? /\bstatus caseType\b/.test(q) : q.includes('status { text } caseType { text }');
+      expect(caseDocuments.filter((q) => !shaped(q))).toHaveLength(
+        introspection || shapes.caseTexts === 'object' ? 0 : 1,
+      );
       expect(shaped(caseDocuments.at(-1)!)).toBe(true);
-      expect(sent.filter((q) => /ListCases|FindCases/.test(q)).every((q) => /orderBy: \{ field: "(updatedAt|id)", direction: (ASC|DESC) \}/.test(q))).toBe(true);
+      expect(
+        sent
+          .filter((q) => /ListCases|FindCases/.test(q))
+          .every((q) => /orderBy: \{ field: "(updatedAt|id)", direction: (ASC|DESC) \}/.test(q)),
+      ).toBe(true);
     });
 
     it('list_case_hours, list_case_sales_invoices and get_case_work_summary: one case, capped as before', async () => {
@@ -355,20 +430,35 @@ describe('case management end to end against its sandbox', () => {
         parentHours.reduce((sum, h) => sum + h.costPrice, 0),
         6,
       );
-      expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({ count: 500, truncated: true });
+      expect(json(await call('list_case_hours', { caseId: SIX_HUNDRED_HOURS_CASE_ID }))).toMatchObject({
+        count: 500,
+        truncated: true,
+      });
       const invoices = json(await call('list_case_sales_invoices', { caseId: MANY_INVOICES_CASE_ID }));
       expect(invoices).toMatchObject({ count: 500, truncated: true });
       const summary = json(await call('get_case_work_summary', { caseId: SIX_HUNDRED_HOURS_CASE_ID }));
       expect(summary.hours).toMatchObject({ rows: 600, truncated: false });
-      expect(summary.materials).toEqual({ totalCostPrice: data.casesById.get(SIX_HUNDRED_HOURS_CASE_ID)!.economy.materialsCostprice, scope: casesDescriptor.texts.materialsScope });
-      expect(summary.salesInvoices).toMatchObject({ count: (data.invoicesByCase.get(SIX_HUNDRED_HOURS_CASE_ID) ?? []).length, truncated: false });
+      expect(summary.materials).toEqual({
+        totalCostPrice: data.casesById.get(SIX_HUNDRED_HOURS_CASE_ID)!.economy.materialsCostprice,
+        scope: casesDescriptor.texts.materialsScope,
+      });
+      expect(summary.salesInvoices).toMatchObject({
+        count: (data.invoicesByCase.get(SIX_HUNDRED_HOURS_CASE_ID) ?? []).length,
+        truncated: false,
+      });
       const hourDocuments = documents().filter((q) => q.includes('CaseHours'));
       expect(hourDocuments.length).toBeGreaterThan(2);
       // Introspected: sub-cases excluded explicitly. Without introspection `includeSubcases` is
       // unknown, so only `id` is sent (after one validation answer, remembered).
       const filter =
-        shapes.hoursCaseFilter === 'int' ? 'filters: { case: $caseId }' : introspection ? 'filters: { case: { id: $caseId, includeSubcases: false } }' : 'filters: { case: { id: $caseId } }';
-      expect(hourDocuments.filter((q) => !q.includes(filter))).toHaveLength(introspection || shapes.hoursCaseFilter === 'int' ? 0 : 1);
+        shapes.hoursCaseFilter === 'int'
+          ? 'filters: { case: $caseId }'
+          : introspection
+            ? 'filters: { case: { id: $caseId, includeSubcases: false } }'
+            : 'filters: { case: { id: $caseId } }';
+      expect(hourDocuments.filter((q) => !q.includes(filter))).toHaveLength(
+        introspection || shapes.hoursCaseFilter === 'int' ? 0 : 1,
+      );
     });
 
     it('introspect_schema, describe_type and graphql_query: the schema as served', async () => {
@@ -378,9 +468,13 @@ describe('case management end to end against its sandbox', () => {
         expect(signature).toContain(shapes.orderBy === 'list' ? 'orderBy: [OrderByInput]' : 'orderBy: OrderByInput');
         const caseType = json(await call('describe_type', { name: 'Case' }));
         expect(caseType.found).toBe(true);
-        expect(caseType.fields.items.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['status', 'caseType']));
+        expect(caseType.fields.items.map((f: { name: string }) => f.name)).toEqual(
+          expect.arrayContaining(['status', 'caseType']),
+        );
         const filter = json(await call('describe_type', { name: 'HoursFilterInput' }));
-        expect(JSON.stringify(filter.inputFields.items)).toContain(shapes.hoursCaseFilter === 'object' ? 'HourCaseFilterInput' : 'Int');
+        expect(JSON.stringify(filter.inputFields.items)).toContain(
+          shapes.hoursCaseFilter === 'object' ? 'HourCaseFilterInput' : 'Int',
+        );
       } else {
         // The spec: the schema tools fail when introspection is disabled for the account.
         expect(text(await call('introspect_schema', { search: 'cases' }))).toBe(texts.generic.text);
@@ -397,7 +491,11 @@ describe('case management end to end against its sandbox', () => {
           variables: { id: PARENT_CASE_ID },
         }),
       );
-      expect(data.caseById.status).toEqual(shapes.caseTexts === 'scalar' ? company().casesById.get(PARENT_CASE_ID)!.status.text : { text: company().casesById.get(PARENT_CASE_ID)!.status.text });
+      expect(data.caseById.status).toEqual(
+        shapes.caseTexts === 'scalar'
+          ? company().casesById.get(PARENT_CASE_ID)!.status.text
+          : { text: company().casesById.get(PARENT_CASE_ID)!.status.text },
+      );
       expect(data.cases.items).toEqual([{ id: newestFirst()[0]!.id }]);
       expect(data.hours.items).toHaveLength(company().hoursByCase.get(PARENT_CASE_ID)!.length);
     });

@@ -52,13 +52,20 @@ describe('catalog diff: toolsets', () => {
       ['tool-toolset-changed:demo/get_customer', 'dangerous'],
     ]);
     expect(applyAcknowledgements(changes, []).ok).toBe(false);
-    const acknowledged = applyAcknowledgements(changes, [{ change: 'toolset-removed:demo/toolsets.customers', reason: 'Customers are read through orders now.' }]);
+    const acknowledged = applyAcknowledgements(changes, [
+      { change: 'toolset-removed:demo/toolsets.customers', reason: 'Customers are read through orders now.' },
+    ]);
     expect(acknowledged.ok).toBe(true);
   });
 
   it('information: a toolset added, and a toolset described differently (changes model behaviour)', () => {
     const head = base();
-    head.connectors[0].toolsets.push({ id: 'refunds', title: 'Refunds', description: 'Refunds of orders.', toolCount: 0 });
+    head.connectors[0].toolsets.push({
+      id: 'refunds',
+      title: 'Refunds',
+      description: 'Refunds of orders.',
+      toolCount: 0,
+    });
     head.connectors[0].toolsets[0].description = 'Orders and their notes, newest first.';
     const changes = diffCatalogs(base(), head);
     expect(changes.map((c) => [c.id, c.severity])).toEqual([
@@ -82,12 +89,16 @@ describe('catalog diff: toolsets', () => {
     const root = mkdtempSync(join(tmpdir(), 'catalog-diff-toolsets-'));
     try {
       cpSync(join(GOLDEN, 'specs'), join(root, 'specs'), { recursive: true });
-      const generate = async () => JSON.parse((await runPipeline(join(root, 'specs'), root)).files!.get('catalog.json')!) as Catalog;
+      const generate = async () =>
+        JSON.parse((await runPipeline(join(root, 'specs'), root)).files!.get('catalog.json')!) as Catalog;
       const before = await generate();
       const demo = join(root, 'specs/demo.yaml');
       const text = readFileSync(demo, 'utf8');
       expect(text).toContain('  - name: update_note\n    toolset: orders\n');
-      writeFileSync(demo, text.replace('  - name: update_note\n    toolset: orders\n', '  - name: update_note\n    toolset: customers\n'));
+      writeFileSync(
+        demo,
+        text.replace('  - name: update_note\n    toolset: orders\n', '  - name: update_note\n    toolset: customers\n'),
+      );
       expect(summary(before, await generate())).toEqual([['tool-toolset-changed:demo/update_note', 'dangerous']]);
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -17,17 +17,41 @@ const schema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<s
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.record(
-      { type: fc.constant('integer'), minimum: fc.integer({ min: 0, max: 10 }), maximum: fc.integer({ min: 11, max: 1000 }), default: fc.integer({ min: 0, max: 10 }), description: text },
+      {
+        type: fc.constant('integer'),
+        minimum: fc.integer({ min: 0, max: 10 }),
+        maximum: fc.integer({ min: 11, max: 1000 }),
+        default: fc.integer({ min: 0, max: 10 }),
+        description: text,
+      },
       { requiredKeys: ['type'] },
     ),
     fc.record(
-      { type: fc.constant('string'), minLength: fc.nat(3), maxLength: fc.integer({ min: 4, max: 500 }), pattern: fc.constant('^[0-9]+$'), format: fc.constantFrom('date', 'uri') },
+      {
+        type: fc.constant('string'),
+        minLength: fc.nat(3),
+        maxLength: fc.integer({ min: 4, max: 500 }),
+        pattern: fc.constant('^[0-9]+$'),
+        format: fc.constantFrom('date', 'uri'),
+      },
       { requiredKeys: ['type'] },
     ),
-    fc.record({ enum: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }), description: text }, { requiredKeys: ['enum'] }),
+    fc.record(
+      { enum: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }), description: text },
+      { requiredKeys: ['enum'] },
+    ),
     fc.record({ type: fc.constant(['number', 'null']) }),
     fc.record({ type: fc.constant('boolean'), default: fc.boolean() }, { requiredKeys: ['type'] }),
-    fc.record({ type: fc.constant('array'), items: tie('node'), minItems: fc.nat(2), maxItems: fc.integer({ min: 3, max: 50 }), uniqueItems: fc.constant(true) }, { requiredKeys: ['type', 'items'] }),
+    fc.record(
+      {
+        type: fc.constant('array'),
+        items: tie('node'),
+        minItems: fc.nat(2),
+        maxItems: fc.integer({ min: 3, max: 50 }),
+        uniqueItems: fc.constant(true),
+      },
+      { requiredKeys: ['type', 'items'] },
+    ),
     fc.dictionary(word, tie('node'), { maxKeys: 3 }).chain((properties) =>
       fc.record(
         {
@@ -43,12 +67,22 @@ const schema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<s
   ),
 })).node;
 
-const objectSchema = fc
-  .dictionary(word, schema, { minKeys: 1, maxKeys: 4 })
-  .chain((properties) => fc.record({ type: fc.constant('object'), properties: fc.constant(properties), required: fc.subarray(Object.keys(properties)), additionalProperties: fc.constant(false) }));
+const objectSchema = fc.dictionary(word, schema, { minKeys: 1, maxKeys: 4 }).chain((properties) =>
+  fc.record({
+    type: fc.constant('object'),
+    properties: fc.constant(properties),
+    required: fc.subarray(Object.keys(properties)),
+    additionalProperties: fc.constant(false),
+  }),
+);
 
 const annotations = fc.record(
-  { readOnlyHint: fc.boolean(), destructiveHint: fc.boolean(), idempotentHint: fc.boolean(), openWorldHint: fc.boolean() },
+  {
+    readOnlyHint: fc.boolean(),
+    destructiveHint: fc.boolean(),
+    idempotentHint: fc.boolean(),
+    openWorldHint: fc.boolean(),
+  },
   { requiredKeys: ['readOnlyHint', 'destructiveHint', 'openWorldHint'] },
 );
 
@@ -67,10 +101,18 @@ const tool = fc.record(
   { requiredKeys: ['title', 'description', 'write', 'annotations', 'input', 'limits', 'errors', 'result'] },
 );
 
-const tools = fc.uniqueArray(fc.tuple(word, tool), { minLength: 1, maxLength: 3, selector: ([name]) => name }).map((list) => list.map(([name, t]) => ({ name, ...t })));
+const tools = fc
+  .uniqueArray(fc.tuple(word, tool), { minLength: 1, maxLength: 3, selector: ([name]) => name })
+  .map((list) => list.map(([name, t]) => ({ name, ...t })));
 
 const errorEntry = fc.record(
-  { text, name: fc.constant('DemoError'), reconnect: fc.boolean(), upstream: fc.subarray(['auth', 'throttled', 'timeout'], { minLength: 1 }), when: text },
+  {
+    text,
+    name: fc.constant('DemoError'),
+    reconnect: fc.boolean(),
+    upstream: fc.subarray(['auth', 'throttled', 'timeout'], { minLength: 1 }),
+    when: text,
+  },
   { requiredKeys: ['text', 'reconnect'] },
 );
 const errors = fc.record(Object.fromEntries(CODES.map((c) => [c, errorEntry])));
@@ -105,17 +147,28 @@ const catalog: fc.Arbitrary<Catalog> = fc
       annotations: fc.record({ read: annotations, write: annotations }),
       limits: fc.dictionary(fc.constantFrom(...LIMIT_NAMES), fc.integer({ min: 1, max: 100000 }), { maxKeys: 2 }),
       kinds: fc.record(Object.fromEntries(LIMIT_NAMES.map((n) => [n, KIND]))),
-      checkOrder: fc.shuffledSubarray(['tool_name', 'subscription', 'seat', 'connection', 'fair_use', 'arguments', 'upstream'], { minLength: 2 }),
+      checkOrder: fc.shuffledSubarray(
+        ['tool_name', 'subscription', 'seat', 'connection', 'fair_use', 'arguments', 'upstream'],
+        { minLength: 2 },
+      ),
       systemTools: tools,
     }),
-    connectors: fc.uniqueArray(fc.tuple(word, connector), { minLength: 1, maxLength: 2, selector: ([key]) => key }).map((list) => list.map(([key, c]) => ({ key, ...withKinds(c, c.tools) }))),
+    connectors: fc
+      .uniqueArray(fc.tuple(word, connector), { minLength: 1, maxLength: 2, selector: ([key]) => key })
+      .map((list) => list.map(([key, c]) => ({ key, ...withKinds(c, c.tools) }))),
   })
-  .map(({ platform, connectors }) => ({ format: 2, platform: withKinds(platform, platform.systemTools), connectors }) as unknown as Catalog);
+  .map(
+    ({ platform, connectors }) =>
+      ({ format: 2, platform: withKinds(platform, platform.systemTools), connectors }) as unknown as Catalog,
+  );
 
 /**
  * As the generator does: `limitKinds` has a kind for every limit name the section and its tools use, and only those.
  */
-function withKinds<T extends { kinds: Record<string, string>; limits: Record<string, number> }>(section: T, list: ReadonlyArray<{ limits: Record<string, number> }>) {
+function withKinds<T extends { kinds: Record<string, string>; limits: Record<string, number> }>(
+  section: T,
+  list: ReadonlyArray<{ limits: Record<string, number> }>,
+) {
   const { kinds, ...rest } = section;
   const used = new Set([...Object.keys(section.limits), ...list.flatMap((t) => Object.keys(t.limits))]);
   return { ...rest, limitKinds: Object.fromEntries(Object.entries(kinds).filter(([n]) => used.has(n))) };
@@ -135,9 +188,11 @@ function places(value: unknown, path: Path = []): Array<{ path: Path; kind: 'cha
   // Removing an empty container changes nothing a client sees ({} and [] mean "none").
   const empty = typeof value === 'object' && value !== null && Object.keys(value).length === 0;
   const isDefault = typeof last === 'string' && last in DEFAULTS && DEFAULTS[last] === value;
-  if (path.length > 1 && !(typeof last === 'string' && STRUCTURAL.has(last)) && !empty && !isDefault) out.push({ path, kind: 'remove' });
+  if (path.length > 1 && !(typeof last === 'string' && STRUCTURAL.has(last)) && !empty && !isDefault)
+    out.push({ path, kind: 'remove' });
   if (Array.isArray(value)) value.forEach((v, i) => void out.push(...places(v, [...path, i])));
-  else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) out.push(...places(v, [...path, k]));
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) out.push(...places(v, [...path, k]));
   else if (path.length > 1) out.push({ path, kind: 'change' });
   return out;
 }
@@ -152,7 +207,16 @@ function mutate(root: Catalog, { path, kind }: { path: Path; kind: 'change' | 'r
     else delete parent[key];
   } else {
     const v = parent[key];
-    parent[key] = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : typeof v === 'string' ? `${v}~` : v === null ? {} : v;
+    parent[key] =
+      typeof v === 'number'
+        ? v + 1
+        : typeof v === 'boolean'
+          ? !v
+          : typeof v === 'string'
+            ? `${v}~`
+            : v === null
+              ? {}
+              : v;
   }
   return copy as unknown as Catalog;
 }

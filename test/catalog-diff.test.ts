@@ -34,9 +34,21 @@ interface Pair {
 
 const severityPairs: Record<Severity, Pair[]> = {
   breaking: [
-    { name: 'tool removed', change: (c) => c.connectors[0].tools.splice(c.connectors[0].tools.indexOf(tool(c, 'get_customer')), 1), expect: [{ code: 'tool-removed', where: 'demo/get_customer' }] },
-    { name: 'tool renamed', change: (c) => (tool(c, 'get_customer').name = 'find_customer'), expect: [{ code: 'tool-renamed', where: 'demo/get_customer' }] },
-    { name: 'argument removed', change: (c) => delete orders(c).input.properties.status, expect: [{ code: 'argument-removed', where: 'demo/list_orders/input.status' }] },
+    {
+      name: 'tool removed',
+      change: (c) => c.connectors[0].tools.splice(c.connectors[0].tools.indexOf(tool(c, 'get_customer')), 1),
+      expect: [{ code: 'tool-removed', where: 'demo/get_customer' }],
+    },
+    {
+      name: 'tool renamed',
+      change: (c) => (tool(c, 'get_customer').name = 'find_customer'),
+      expect: [{ code: 'tool-renamed', where: 'demo/get_customer' }],
+    },
+    {
+      name: 'argument removed',
+      change: (c) => delete orders(c).input.properties.status,
+      expect: [{ code: 'argument-removed', where: 'demo/list_orders/input.status' }],
+    },
     {
       name: 'new required argument',
       change: (c) => {
@@ -45,36 +57,109 @@ const severityPairs: Record<Severity, Pair[]> = {
       },
       expect: [{ code: 'argument-required', where: 'demo/list_orders/input.shop' }],
     },
-    { name: 'optional argument made required', change: (c) => (orders(c).input.required = ['status']), expect: [{ code: 'argument-required', where: 'demo/list_orders/input.status' }] },
-    { name: 'narrowed type', change: (c) => (tool(c, 'get_customer').input.properties.regNo.type = 'integer'), expect: [{ code: 'type-narrowed', where: 'demo/get_customer/input.regNo' }] },
-    { name: 'removed enum value', change: (c) => (orders(c).input.properties.status.enum = ['open']), expect: [{ code: 'enum-value-removed', where: 'demo/list_orders/input.status' }] },
-    { name: 'tightened minimum', change: (c) => (orders(c).input.properties.limit.minimum = 5), expect: [{ code: 'constraint-tightened', where: 'demo/list_orders/input.limit' }] },
-    { name: 'tightened maximum', change: (c) => (orders(c).input.properties.limit.maximum = 100), expect: [{ code: 'constraint-tightened', where: 'demo/list_orders/input.limit' }] },
-    { name: 'tightened length', change: (c) => (tool(c, 'update_note').input.properties.note.maxLength = 200), expect: [{ code: 'constraint-tightened', where: 'demo/update_note/input.note' }] },
-    { name: 'lower result cap', change: (c) => (orders(c).limits.resultMaxChars = 20000), expect: [{ code: 'limit-lowered', where: 'demo/list_orders/limits.resultMaxChars' }] },
-    { name: 'lower upstream response cap', change: (c) => (c.connectors[0].upstream.maxResponseBytes = 1024), expect: [{ code: 'limit-lowered', where: 'demo/upstream.maxResponseBytes' }] },
-    { name: 'output field removed', change: (c) => delete orders(c).result.properties.count, expect: [{ code: 'output-field-removed', where: 'demo/list_orders/result.count' }] },
+    {
+      name: 'optional argument made required',
+      change: (c) => (orders(c).input.required = ['status']),
+      expect: [{ code: 'argument-required', where: 'demo/list_orders/input.status' }],
+    },
+    {
+      name: 'narrowed type',
+      change: (c) => (tool(c, 'get_customer').input.properties.regNo.type = 'integer'),
+      expect: [{ code: 'type-narrowed', where: 'demo/get_customer/input.regNo' }],
+    },
+    {
+      name: 'removed enum value',
+      change: (c) => (orders(c).input.properties.status.enum = ['open']),
+      expect: [{ code: 'enum-value-removed', where: 'demo/list_orders/input.status' }],
+    },
+    {
+      name: 'tightened minimum',
+      change: (c) => (orders(c).input.properties.limit.minimum = 5),
+      expect: [{ code: 'constraint-tightened', where: 'demo/list_orders/input.limit' }],
+    },
+    {
+      name: 'tightened maximum',
+      change: (c) => (orders(c).input.properties.limit.maximum = 100),
+      expect: [{ code: 'constraint-tightened', where: 'demo/list_orders/input.limit' }],
+    },
+    {
+      name: 'tightened length',
+      change: (c) => (tool(c, 'update_note').input.properties.note.maxLength = 200),
+      expect: [{ code: 'constraint-tightened', where: 'demo/update_note/input.note' }],
+    },
+    {
+      name: 'lower result cap',
+      change: (c) => (orders(c).limits.resultMaxChars = 20000),
+      expect: [{ code: 'limit-lowered', where: 'demo/list_orders/limits.resultMaxChars' }],
+    },
+    {
+      name: 'lower upstream response cap',
+      change: (c) => (c.connectors[0].upstream.maxResponseBytes = 1024),
+      expect: [{ code: 'limit-lowered', where: 'demo/upstream.maxResponseBytes' }],
+    },
+    {
+      name: 'output field removed',
+      change: (c) => delete orders(c).result.properties.count,
+      expect: [{ code: 'output-field-removed', where: 'demo/list_orders/result.count' }],
+    },
     {
       name: 'output field narrowed',
       change: (c) => (orders(c).result.properties.items.items.properties.total.type = 'number'),
       expect: [{ code: 'output-narrowed', where: 'demo/list_orders/result.items[].total' }],
     },
-    { name: 'changed error text', change: (c) => (c.connectors[0].errors.rejected.text = 'Refused.'), expect: [{ code: 'error-text-changed', where: 'demo/errors.rejected' }] },
-    { name: 'removed error text', change: (c) => delete c.connectors[0].errors.rejected, expect: [{ code: 'error-removed', where: 'demo/errors.rejected' }] },
-    { name: 'changed platform error text', change: (c) => (c.platform.errors.generic.text = 'Failed.'), expect: [{ code: 'error-text-changed', where: 'platform/errors.generic' }] },
-    { name: 'connector id changed (endpoint moves)', change: (c) => (c.connectors[0].defaultId = 'shop'), expect: [{ code: 'connector-id-changed', where: 'demo' }] },
-    { name: 'connector removed', change: (c) => c.connectors.pop(), expect: [{ code: 'connector-removed', where: 'demo' }] },
+    {
+      name: 'changed error text',
+      change: (c) => (c.connectors[0].errors.rejected.text = 'Refused.'),
+      expect: [{ code: 'error-text-changed', where: 'demo/errors.rejected' }],
+    },
+    {
+      name: 'removed error text',
+      change: (c) => delete c.connectors[0].errors.rejected,
+      expect: [{ code: 'error-removed', where: 'demo/errors.rejected' }],
+    },
+    {
+      name: 'changed platform error text',
+      change: (c) => (c.platform.errors.generic.text = 'Failed.'),
+      expect: [{ code: 'error-text-changed', where: 'platform/errors.generic' }],
+    },
+    {
+      name: 'connector id changed (endpoint moves)',
+      change: (c) => (c.connectors[0].defaultId = 'shop'),
+      expect: [{ code: 'connector-id-changed', where: 'demo' }],
+    },
+    {
+      name: 'connector removed',
+      change: (c) => c.connectors.pop(),
+      expect: [{ code: 'connector-removed', where: 'demo' }],
+    },
   ],
   dangerous: [
-    { name: 'changed default', change: (c) => (orders(c).input.properties.limit.default = 50), expect: [{ code: 'default-changed', where: 'demo/list_orders/input.limit' }] },
-    { name: 'flipped readOnlyHint', change: (c) => (orders(c).annotations.readOnlyHint = false), expect: [{ code: 'annotation-changed', where: 'demo/list_orders/annotations' }] },
+    {
+      name: 'changed default',
+      change: (c) => (orders(c).input.properties.limit.default = 50),
+      expect: [{ code: 'default-changed', where: 'demo/list_orders/input.limit' }],
+    },
+    {
+      name: 'flipped readOnlyHint',
+      change: (c) => (orders(c).annotations.readOnlyHint = false),
+      expect: [{ code: 'annotation-changed', where: 'demo/list_orders/annotations' }],
+    },
     {
       name: 'flipped destructiveHint',
-      change: (c) => (tool(c, 'update_note').annotations.destructiveHint = !tool(c, 'update_note').annotations.destructiveHint),
+      change: (c) =>
+        (tool(c, 'update_note').annotations.destructiveHint = !tool(c, 'update_note').annotations.destructiveHint),
       expect: [{ code: 'annotation-changed', where: 'demo/update_note/annotations' }],
     },
-    { name: 'flipped idempotentHint', change: (c) => (tool(c, 'update_note').annotations.idempotentHint = true), expect: [{ code: 'annotation-changed', where: 'demo/update_note/annotations' }] },
-    { name: 'flipped openWorldHint', change: (c) => (orders(c).annotations.openWorldHint = true), expect: [{ code: 'annotation-changed', where: 'demo/list_orders/annotations' }] },
+    {
+      name: 'flipped idempotentHint',
+      change: (c) => (tool(c, 'update_note').annotations.idempotentHint = true),
+      expect: [{ code: 'annotation-changed', where: 'demo/update_note/annotations' }],
+    },
+    {
+      name: 'flipped openWorldHint',
+      change: (c) => (orders(c).annotations.openWorldHint = true),
+      expect: [{ code: 'annotation-changed', where: 'demo/list_orders/annotations' }],
+    },
     {
       name: 'changed check order',
       change: (c) => c.platform.checkOrder.splice(4, 2, 'arguments', 'fair_use'),
@@ -82,7 +167,13 @@ const severityPairs: Record<Severity, Pair[]> = {
     },
     {
       name: 'write tool added',
-      change: (c) => c.connectors[0].tools.push({ ...structuredClone(tool(c, 'update_note')), name: 'delete_note', title: 'Delete note', description: 'Deletes a note.' }),
+      change: (c) =>
+        c.connectors[0].tools.push({
+          ...structuredClone(tool(c, 'update_note')),
+          name: 'delete_note',
+          title: 'Delete note',
+          description: 'Deletes a note.',
+        }),
       expect: [{ code: 'write-tool-added', where: 'demo/delete_note' }],
     },
     {
@@ -90,7 +181,11 @@ const severityPairs: Record<Severity, Pair[]> = {
       change: (c) => (c.connectors[0].limits.upstreamPageSize = 500),
       expect: [{ code: 'limit-raised-upstream', where: 'demo/limits.upstreamPageSize' }],
     },
-    { name: 'setting changed', change: (c) => (c.platform.limits.connectLinkValidSeconds = 60), expect: [{ code: 'setting-changed', where: 'platform/limits.connectLinkValidSeconds' }] },
+    {
+      name: 'setting changed',
+      change: (c) => (c.platform.limits.connectLinkValidSeconds = 60),
+      expect: [{ code: 'setting-changed', where: 'platform/limits.connectLinkValidSeconds' }],
+    },
     {
       name: 'output widened',
       change: (c) => orders(c).result.properties.items.items.properties.status.enum.push('void'),
@@ -98,31 +193,67 @@ const severityPairs: Record<Severity, Pair[]> = {
     },
     {
       name: 'a text now names another tool',
-      change: (c) => (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'demo__get_customer')),
+      change: (c) =>
+        (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'demo__get_customer')),
       expect: [{ code: 'tool-reference-changed', where: 'demo' }],
     },
   ],
   info: [
     {
       name: 'added tool',
-      change: (c) => c.connectors[0].tools.push({ ...structuredClone(orders(c)), name: 'list_refunds', title: 'List refunds', description: 'Lists refunds.' }),
+      change: (c) =>
+        c.connectors[0].tools.push({
+          ...structuredClone(orders(c)),
+          name: 'list_refunds',
+          title: 'List refunds',
+          description: 'Lists refunds.',
+        }),
       expect: [{ code: 'tool-added', where: 'demo/list_refunds' }],
     },
-    { name: 'optional argument', change: (c) => (orders(c).input.properties.to = { type: 'string', format: 'date' }), expect: [{ code: 'argument-added', where: 'demo/list_orders/input.to' }] },
-    { name: 'widened limit', change: (c) => (orders(c).limits.resultMaxChars = 80000), expect: [{ code: 'limit-raised', where: 'demo/list_orders/limits.resultMaxChars' }] },
-    { name: 'widened argument bound', change: (c) => (orders(c).input.properties.limit.maximum = 500), expect: [{ code: 'constraint-loosened', where: 'demo/list_orders/input.limit' }] },
-    { name: 'added enum value', change: (c) => orders(c).input.properties.status.enum.push('void'), expect: [{ code: 'enum-value-added', where: 'demo/list_orders/input.status' }] },
-    { name: 'tool description', change: (c) => (orders(c).description += ' Newest first.'), expect: [{ code: 'description-changed', where: 'demo/list_orders' }] },
-    { name: 'tool title', change: (c) => (orders(c).title = 'Orders'), expect: [{ code: 'title-changed', where: 'demo/list_orders' }] },
+    {
+      name: 'optional argument',
+      change: (c) => (orders(c).input.properties.to = { type: 'string', format: 'date' }),
+      expect: [{ code: 'argument-added', where: 'demo/list_orders/input.to' }],
+    },
+    {
+      name: 'widened limit',
+      change: (c) => (orders(c).limits.resultMaxChars = 80000),
+      expect: [{ code: 'limit-raised', where: 'demo/list_orders/limits.resultMaxChars' }],
+    },
+    {
+      name: 'widened argument bound',
+      change: (c) => (orders(c).input.properties.limit.maximum = 500),
+      expect: [{ code: 'constraint-loosened', where: 'demo/list_orders/input.limit' }],
+    },
+    {
+      name: 'added enum value',
+      change: (c) => orders(c).input.properties.status.enum.push('void'),
+      expect: [{ code: 'enum-value-added', where: 'demo/list_orders/input.status' }],
+    },
+    {
+      name: 'tool description',
+      change: (c) => (orders(c).description += ' Newest first.'),
+      expect: [{ code: 'description-changed', where: 'demo/list_orders' }],
+    },
+    {
+      name: 'tool title',
+      change: (c) => (orders(c).title = 'Orders'),
+      expect: [{ code: 'title-changed', where: 'demo/list_orders' }],
+    },
     {
       name: 'argument description',
       change: (c) => (orders(c).input.properties.limit.description = 'Orders per page.'),
       expect: [{ code: 'description-changed', where: 'demo/list_orders/input.limit' }],
     },
-    { name: 'connector description (instructions)', change: (c) => (c.connectors[0].description = 'Reads orders.'), expect: [{ code: 'description-changed', where: 'demo' }] },
+    {
+      name: 'connector description (instructions)',
+      change: (c) => (c.connectors[0].description = 'Reads orders.'),
+      expect: [{ code: 'description-changed', where: 'demo' }],
+    },
     {
       name: 'a text names the same tool another way (bare, as before references)',
-      change: (c) => (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'list_orders')),
+      change: (c) =>
+        (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'list_orders')),
       expect: [{ code: 'tool-reference-renamed', where: 'demo' }],
     },
   ],
@@ -142,7 +273,9 @@ describe('catalog diff: a fixture pair per change class', () => {
         pair.change(head);
         const changes = diffCatalogs(base(), head);
         for (const want of pair.expect) {
-          const found = changes.filter((c) => c.code === want.code && (want.where === undefined || c.where === want.where));
+          const found = changes.filter(
+            (c) => c.code === want.code && (want.where === undefined || c.where === want.where),
+          );
           expect(found, `${want.code} at ${want.where} in ${JSON.stringify(changes.map((c) => c.id))}`).not.toEqual([]);
           expect(found.every((c) => c.severity === severity)).toBe(true);
         }
@@ -194,9 +327,13 @@ describe('catalog diff: a fixture pair per change class', () => {
     // The same text edit without the rename sends the assistant to a tool that does not exist.
     const unrenamed = structuredClone(before);
     unrenamed.connectors[0].errors.rejected.text = 'Refused: call demo__get_customer again.';
-    expect(diffCatalogs(before, unrenamed).map((c) => [c.id, c.severity])).toEqual([['tool-reference-changed:demo/errors.rejected#text', 'dangerous']]);
+    expect(diffCatalogs(before, unrenamed).map((c) => [c.id, c.severity])).toEqual([
+      ['tool-reference-changed:demo/errors.rejected#text', 'dangerous'],
+    ]);
     after.connectors[0].errors.rejected.text = 'Refused for good: call demo__find_orders again.';
-    expect(diffCatalogs(before, after).find((c) => c.where === 'demo/errors.rejected')?.code).toBe('error-text-changed');
+    expect(diffCatalogs(before, after).find((c) => c.where === 'demo/errors.rejected')?.code).toBe(
+      'error-text-changed',
+    );
   });
 
   it('a rename is one breaking change, not a removal and an addition', () => {
@@ -243,7 +380,9 @@ describe('catalog diff: stability', () => {
 
   it('the ERP connector is early access in the specs', () => {
     const real = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8'));
-    expect(Object.fromEntries(real.connectors.map((c: { key: string; stability: string }) => [c.key, c.stability]))).toMatchObject({ erp: 'early-access', cases: 'stable' });
+    expect(
+      Object.fromEntries(real.connectors.map((c: { key: string; stability: string }) => [c.key, c.stability])),
+    ).toMatchObject({ erp: 'early-access', cases: 'stable' });
   });
 });
 
@@ -256,7 +395,10 @@ describe('catalog diff: acknowledgements', () => {
 
   it('fails on an unacknowledged breaking change and passes once a reviewer accepts it with a reason', () => {
     expect(applyAcknowledgements(removal(), []).ok).toBe(false);
-    const acks = parseAcknowledgements('acknowledged:\n  - change: argument-removed:demo/list_orders/input.status\n   ' + ' reason: The shop dropped order states; no client sends it.\n');
+    const acks = parseAcknowledgements(
+      'acknowledged:\n  - change: argument-removed:demo/list_orders/input.status\n   ' +
+        ' reason: The shop dropped order states; no client sends it.\n',
+    );
     const verdict = applyAcknowledgements(removal(), acks);
     expect(verdict.ok).toBe(true);
     expect(verdict.changes[0]!.acknowledged).toBe('The shop dropped order states; no client sends it.');
@@ -264,19 +406,28 @@ describe('catalog diff: acknowledgements', () => {
   });
 
   it('an acknowledgement of another change does not help, and is listed as unused', () => {
-    const acks = parseAcknowledgements('acknowledged:\n  - change: tool-removed:demo/list_orders\n    ' + 'reason: Replaced by search_orders in this release.\n');
+    const acks = parseAcknowledgements(
+      'acknowledged:\n  - change: tool-removed:demo/list_orders\n    ' +
+        'reason: Replaced by search_orders in this release.\n',
+    );
     const verdict = applyAcknowledgements(removal(), acks);
     expect(verdict.ok).toBe(false);
     expect(verdict.unused.map((a) => a.change)).toEqual(['tool-removed:demo/list_orders']);
   });
 
   it('refuses a malformed file instead of acknowledging nothing', () => {
-    expect(() => parseAcknowledgements('acknowledged:\n  - change: tool-removed:demo/x\n')).toThrow(AcknowledgementError);
-    expect(() => parseAcknowledgements('acknowledged:\n  - change: x\n    reason: long enough reason\n')).toThrow(/id catalog:diff prints/);
+    expect(() => parseAcknowledgements('acknowledged:\n  - change: tool-removed:demo/x\n')).toThrow(
+      AcknowledgementError,
+    );
+    expect(() => parseAcknowledgements('acknowledged:\n  - change: x\n    reason: long enough reason\n')).toThrow(
+      /id catalog:diff prints/,
+    );
     expect(() => parseAcknowledgements('acknowledged: yes\n')).toThrow(/must be a list/);
     expect(() => parseAcknowledgements('acknowleged: []\n')).toThrow(/unknown key/);
     expect(parseAcknowledgements('# nothing yet\n')).toEqual([]);
-    expect(parseAcknowledgements(readFileSync(new URL('../catalog-acknowledgements.yaml', import.meta.url), 'utf8'))).toBeInstanceOf(Array);
+    expect(
+      parseAcknowledgements(readFileSync(new URL('../catalog-acknowledgements.yaml', import.meta.url), 'utf8')),
+    ).toBeInstanceOf(Array);
   });
 });
 
@@ -323,7 +474,11 @@ describe('catalog diff: outputs', () => {
     const parsed = JSON.parse(renderJson(verdict(), labels));
     expect(parsed.ok).toBe(false);
     expect(parsed.summary).toEqual({ breaking: 1, acknowledged: 0, dangerous: 0, info: 2 });
-    expect(parsed.changes.map((c: { code: string }) => c.code).sort()).toEqual(['argument-removed', 'limit-raised', 'title-changed']);
+    expect(parsed.changes.map((c: { code: string }) => c.code).sort()).toEqual([
+      'argument-removed',
+      'limit-raised',
+      'title-changed',
+    ]);
   });
 });
 
@@ -332,13 +487,19 @@ describe('catalog diff: from spec to verdict', () => {
     const root = mkdtempSync(join(tmpdir(), 'catalog-diff-spec-'));
     try {
       cpSync(join(GOLDEN, 'specs'), join(root, 'specs'), { recursive: true });
-      const generate = async () => JSON.parse((await runPipeline(join(root, 'specs'), root)).files!.get('catalog.json')!) as Catalog;
+      const generate = async () =>
+        JSON.parse((await runPipeline(join(root, 'specs'), root)).files!.get('catalog.json')!) as Catalog;
       const before = await generate();
       const demo = join(root, 'specs/demo.yaml');
       const text = readFileSync(demo, 'utf8');
       expect(text).toContain('upstreamPageSize: 100');
       // The same enum is an argument and an output field: removing a value narrows both.
-      writeFileSync(demo, text.replaceAll('enum: [open, closed]', 'enum: [open]').replace('upstreamPageSize: 100', 'upstreamPageSize: 400'));
+      writeFileSync(
+        demo,
+        text
+          .replaceAll('enum: [open, closed]', 'enum: [open]')
+          .replace('upstreamPageSize: 100', 'upstreamPageSize: 400'),
+      );
       const changes = diffCatalogs(before, await generate());
       expect(changes.map((c) => [c.code, c.severity])).toEqual(
         expect.arrayContaining([
@@ -348,7 +509,10 @@ describe('catalog diff: from spec to verdict', () => {
         ]),
       );
       // The golden connector is early access: the removed enum value is breaking for a stable one.
-      expect(changes.find((c) => c.code === 'enum-value-removed')).toMatchObject({ classSeverity: 'breaking', stability: 'early-access' });
+      expect(changes.find((c) => c.code === 'enum-value-removed')).toMatchObject({
+        classSeverity: 'breaking',
+        stability: 'early-access',
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -372,7 +536,13 @@ describe('npm run catalog:diff', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   const capture = () => {
-    const io = { text: '', errors: '', out: (t: string) => (io.text += t), err: (t: string) => (io.errors += t), colour: false };
+    const io = {
+      text: '',
+      errors: '',
+      out: (t: string) => (io.text += t),
+      err: (t: string) => (io.errors += t),
+      colour: false,
+    };
     return io;
   };
   const files = (head: Mutable) => {
@@ -390,12 +560,21 @@ describe('npm run catalog:diff', () => {
     const io = capture();
     expect(await run([join(dir, 'base.json'), join(dir, 'head.json'), '--ack', join(dir, 'none.yaml')], io)).toBe(2);
     expect(io.errors).toContain('does not exist');
-    writeFileSync(join(dir, 'acks.yaml'), 'acknowledged:\n  - change: ' + 'argument-removed:demo/list_orders/input.status\n    reason: Order states are gone upstream.\n');
+    writeFileSync(
+      join(dir, 'acks.yaml'),
+      'acknowledged:\n  - change: ' +
+        'argument-removed:demo/list_orders/input.status\n    reason: Order states are gone upstream.\n',
+    );
     const failing = capture();
     expect(await run([join(dir, 'base.json'), join(dir, 'head.json'), '--root', dir], failing)).toBe(1);
     expect(failing.text).toContain('BREAKING (1)');
     const passing = capture();
-    expect(await run([join(dir, 'base.json'), join(dir, 'head.json'), '--ack', join(dir, 'acks.yaml'), '--format', 'json'], passing)).toBe(0);
+    expect(
+      await run(
+        [join(dir, 'base.json'), join(dir, 'head.json'), '--ack', join(dir, 'acks.yaml'), '--format', 'json'],
+        passing,
+      ),
+    ).toBe(0);
     expect(JSON.parse(passing.text).changes[0].acknowledged).toBe('Order states are gone upstream.');
   });
 
@@ -411,7 +590,17 @@ describe('npm run catalog:diff', () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-diff-git-'));
     dirs.push(dir);
     const git = (...args: string[]) =>
-      execFileSync('git', args, { cwd: dir, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+      execFileSync('git', args, {
+        cwd: dir,
+        stdio: 'pipe',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
     const write = (c: Mutable) => {
       mkdirSync(join(dir, 'generated'), { recursive: true });
       writeFileSync(join(dir, 'generated/catalog.json'), JSON.stringify(c));

@@ -12,14 +12,25 @@ import { closeOnce, listen } from '../sandbox/http-kit.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { assertCheckOrder, type CheckStep, IMPLEMENTED_CHECK_ORDER } from '../runtime/pipeline/check-order.ts';
-import { connectTenant, createTenant, resultText, rpc, startGateway, usageOf, type StartedGateway } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  resultText,
+  rpc,
+  startGateway,
+  usageOf,
+  type StartedGateway,
+} from './support/gateway.ts';
 
-const catalog = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as { platform: { checkOrder: string[] } };
+const catalog = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as {
+  platform: { checkOrder: string[] };
+};
 const declared = catalog.platform.checkOrder as CheckStep[];
 
 const texts = platformDescriptor.errors;
 /** A spec text with its `{placeholders}` as wildcards, matched whole. */
-const template = (text: string) => new RegExp(`^${text.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[a-z_]+\}/g, '.+')}$`, 's');
+const template = (text: string) =>
+  new RegExp(`^${text.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[a-z_]+\}/g, '.+')}$`, 's');
 
 // The case-management connector: a tenant credential (so `connection` can fail per tenant) and a
 // free-query tool whose arguments are easy to make invalid.
@@ -68,7 +79,9 @@ describe('check order of a tools/call', () => {
     const { origin } = await listen(server, 0, '127.0.0.1');
     closeUpstream = closeOnce(server);
     store = await openStore({});
-    gw = await startGateway(store, { env: { CONNECTOR_CASES_BASE_URL: `${origin}/graphql`, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_CASES_BASE_URL: `${origin}/graphql`, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -79,7 +92,10 @@ describe('check order of a tools/call', () => {
   /** One call on a fresh tenant that fails exactly the given steps and passes every other. */
   async function callFailing(...faults: CheckStep[]): Promise<Outcome> {
     const fails = new Set(faults);
-    const t = await createTenant(store, { subscribe: fails.has('subscription') ? [] : [CONNECTOR], seats: fails.has('seat') ? [] : [CONNECTOR] });
+    const t = await createTenant(store, {
+      subscribe: fails.has('subscription') ? [] : [CONNECTOR],
+      seats: fails.has('seat') ? [] : [CONNECTOR],
+    });
     if (!fails.has('connection')) await connectTenant(gw, t, CONNECTOR, { apiKey: 'check-order-key' });
     if (fails.has('fair_use')) await store.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 0 });
     await gw.app.context.state.refresh();
@@ -87,7 +103,12 @@ describe('check order of a tools/call', () => {
     const before = upstreamRequests;
     const name = fails.has('tool_name') ? `${CONNECTOR}__no_such_tool` : TOOL;
     const args = fails.has('arguments') ? INVALID_ARGS : VALID_ARGS;
-    const r = await rpc(gw.url, CONNECTOR, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const r = await rpc(gw.url, CONNECTOR, t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
     expect(r.status).toBe(200);
     const result = (r.json as { result: { isError?: boolean } }).result;
     const upstreamMade = upstreamRequests - before;
@@ -99,7 +120,10 @@ describe('check order of a tools/call', () => {
   function expectRefusedAt(outcome: Outcome, step: CheckStep): void {
     const want = REFUSAL[step];
     expect(outcome.text).toMatch(want.text);
-    expect({ upstreamRequests: outcome.upstreamRequests, metered: outcome.metered }).toEqual({ upstreamRequests: want.upstreamRequests, metered: want.metered });
+    expect({ upstreamRequests: outcome.upstreamRequests, metered: outcome.metered }).toEqual({
+      upstreamRequests: want.upstreamRequests,
+      metered: want.metered,
+    });
   }
 
   it('the catalog and the generated platform data declare the same order, of steps this test can fail', () => {
@@ -122,7 +146,10 @@ describe('check order of a tools/call', () => {
   it('a call failing nothing reaches the upstream once and is metered once', async () => {
     const outcome = await callFailing();
     expect(JSON.parse(outcome.text)).toEqual({ ping: 'pong' });
-    expect({ upstreamRequests: outcome.upstreamRequests, metered: outcome.metered }).toEqual({ upstreamRequests: 1, metered: 1 });
+    expect({ upstreamRequests: outcome.upstreamRequests, metered: outcome.metered }).toEqual({
+      upstreamRequests: 1,
+      metered: 1,
+    });
   });
 
   // Each fault alone gives its own step's answer: so a pair test below cannot pass because the later fault was never

@@ -53,12 +53,26 @@ const NON_PUBLIC = [
   '2002:7f00:1::1',
   'not-an-address',
 ];
-const PUBLIC = ['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+const PUBLIC = [
+  '93.184.216.34',
+  '8.8.8.8',
+  '1.1.1.1',
+  '172.32.0.1',
+  '100.128.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001:82a::200e',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+];
 
 /** A resolver that answers the given addresses for every name, and counts its calls. */
 function fakeResolver(addresses: readonly string[]): ResolveAll & { calls: string[] } {
   const calls: string[] = [];
-  const resolve = ((hostname: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+  const resolve = ((
+    hostname: string,
+    _options: unknown,
+    callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) => {
     calls.push(hostname);
     queueMicrotask(() =>
       callback(
@@ -71,8 +85,15 @@ function fakeResolver(addresses: readonly string[]): ResolveAll & { calls: strin
   return resolve;
 }
 
-function lookupOnce(resolve: ResolveAll, all: boolean): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }> {
-  return new Promise((done) => guardedLookup({ resolve })('client.example.com', { all }, (error, address, family) => done({ error, address, family })));
+function lookupOnce(
+  resolve: ResolveAll,
+  all: boolean,
+): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }> {
+  return new Promise((done) =>
+    guardedLookup({ resolve })('client.example.com', { all }, (error, address, family) =>
+      done({ error, address, family }),
+    ),
+  );
 }
 
 describe('public addresses (net.BlockList)', () => {
@@ -85,13 +106,16 @@ describe('public addresses (net.BlockList)', () => {
 });
 
 describe('the guarded lookup of a connection (fake resolver)', () => {
-  it.each(['127.0.0.1', '10.0.0.7', '169.254.169.254', '::1', 'fc00::', '::ffff:127.0.0.1'])('fails the connection when the name resolves to %s', async (address) => {
-    for (const all of [true, false]) {
-      const answer = await lookupOnce(fakeResolver([address]), all);
-      expect(answer.error?.code).toBe('ERR_NON_PUBLIC_ADDRESS');
-      expect(answer.error?.message).not.toContain(address);
-    }
-  });
+  it.each(['127.0.0.1', '10.0.0.7', '169.254.169.254', '::1', 'fc00::', '::ffff:127.0.0.1'])(
+    'fails the connection when the name resolves to %s',
+    async (address) => {
+      for (const all of [true, false]) {
+        const answer = await lookupOnce(fakeResolver([address]), all);
+        expect(answer.error?.code).toBe('ERR_NON_PUBLIC_ADDRESS');
+        expect(answer.error?.message).not.toContain(address);
+      }
+    },
+  );
 
   it('fails when any one of the addresses is not public (a rebinding answer that mixes them)', async () => {
     const answer = await lookupOnce(fakeResolver(['93.184.216.34', '127.0.0.1']), true);
@@ -158,7 +182,9 @@ describe('the undici Agent of the default metadata fetch (fake resolver, local s
       expect(await documents.get(url)).toBeUndefined();
       expect(resolve.calls).toEqual(['client.example.com']);
       // Refused for its address (not some other failure), and no connection reached the server.
-      const error = await fetchFn(url, { signal: AbortSignal.timeout(5000), redirect: 'error', headers: {} }).catch((e: unknown) => e as { cause?: NodeJS.ErrnoException });
+      const error = await fetchFn(url, { signal: AbortSignal.timeout(5000), redirect: 'error', headers: {} }).catch(
+        (e: unknown) => e as { cause?: NodeJS.ErrnoException },
+      );
       expect((error as { cause?: NodeJS.ErrnoException }).cause?.code).toBe('ERR_NON_PUBLIC_ADDRESS');
       expect(tcpConnections).toBe(before);
     }
@@ -194,7 +220,9 @@ describe('the undici Agent of the default metadata fetch (fake resolver, local s
       expect(await ok.json()).toEqual({ ok: true });
       expect(hosts.at(-1)).toBe(`client.example.com:${httpPort}`);
       const served = hosts.length;
-      const error = await undiciFetch(`http://client.example.com:${httpPort}/oauth/client.json`, { dispatcher: strict }).catch((e: unknown) => e as Error & { cause?: NodeJS.ErrnoException });
+      const error = await undiciFetch(`http://client.example.com:${httpPort}/oauth/client.json`, {
+        dispatcher: strict,
+      }).catch((e: unknown) => e as Error & { cause?: NodeJS.ErrnoException });
       expect(error).toBeInstanceOf(Error);
       expect((error as { cause?: NodeJS.ErrnoException }).cause?.code).toBe('ERR_NON_PUBLIC_ADDRESS');
       expect(hosts.length).toBe(served);

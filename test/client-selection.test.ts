@@ -10,7 +10,13 @@ import { CORS_ALLOW_HEADERS } from '../runtime/transport/cors.ts';
 import { EVERY_TOOL, selectionKey } from '../runtime/tool-selection.ts';
 
 const { descriptor, validators } = registry.books;
-const config: ConnectorConfig = { key: 'books', id: 'books', enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 2 };
+const config: ConnectorConfig = {
+  key: 'books',
+  id: 'books',
+  enabled: true,
+  baseUrl: descriptor.upstream.baseUrl,
+  maxInstances: 2,
+};
 const connector = buildConnectorRuntime(config, { descriptor, validators, handlers: {} });
 const endpoints = new Map<string, Endpoint>([
   ['books', { instanceId: 'books', instance: 1, connector }],
@@ -27,10 +33,26 @@ const keyOf = (inner: string, headers: Record<string, string> = {}) => {
 describe('client selection', () => {
   it('resolves the path forms, in their one order, on every instance', () => {
     expect(mcpTarget(endpoints, 'books')).toBe(mcpTarget(endpoints, 'books'));
-    expect(mcpTarget(endpoints, 'books-2/x/contacts')).toMatchObject({ endpoint: endpoints.get('books-2'), toolsets: 'contacts', readOnly: false });
+    expect(mcpTarget(endpoints, 'books-2/x/contacts')).toMatchObject({
+      endpoint: endpoints.get('books-2'),
+      toolsets: 'contacts',
+      readOnly: false,
+    });
     expect(mcpTarget(endpoints, 'books/readonly')).toMatchObject({ readOnly: true });
-    expect(mcpTarget(endpoints, 'books/x/contacts%2Cinvoices/readonly')).toMatchObject({ toolsets: 'contacts,invoices', readOnly: true });
-    for (const inner of ['books-3', 'books/x', 'books/x/', 'books/readonly/x/contacts', 'books/readonly/readonly', 'books/y/contacts', 'books/x/%E0%A4%A', 'nope/x/contacts']) {
+    expect(mcpTarget(endpoints, 'books/x/contacts%2Cinvoices/readonly')).toMatchObject({
+      toolsets: 'contacts,invoices',
+      readOnly: true,
+    });
+    for (const inner of [
+      'books-3',
+      'books/x',
+      'books/x/',
+      'books/readonly/x/contacts',
+      'books/readonly/readonly',
+      'books/y/contacts',
+      'books/x/%E0%A4%A',
+      'nope/x/contacts',
+    ]) {
       expect(mcpTarget(endpoints, inner), inner).toBeUndefined();
     }
   });
@@ -55,7 +77,9 @@ describe('client selection', () => {
   it('an unknown toolset in the path or the header is refused with the valid ones', () => {
     const valid = descriptor.toolsets.map((s) => s.id).join(', ');
     expect(keyOf('books/x/contacts,nope')).toBe(`refused: Unknown toolset nope on books. Valid toolsets: ${valid}.`);
-    expect(keyOf('books-2', { 'x-mcp-toolsets': 'a,b' })).toBe(`refused: Unknown toolset a, b on books-2. Valid toolsets: ${valid}.`);
+    expect(keyOf('books-2', { 'x-mcp-toolsets': 'a,b' })).toBe(
+      `refused: Unknown toolset a, b on books-2. Valid toolsets: ${valid}.`,
+    );
     const long = clientSelection(mcpTarget(endpoints, 'books')!, { 'x-mcp-toolsets': 'z'.repeat(500) });
     expect(!long.ok && long.message.length).toBeLessThan(400);
   });

@@ -82,7 +82,9 @@ describe('codegen check mode', () => {
         () => {},
       ),
     ).toBe(0);
-    expect(readFileSync(join(tmp, 'handlers/register/hent-branche.ts'), 'utf8')).toContain("stub('register', 'hent_branche')");
+    expect(readFileSync(join(tmp, 'handlers/register/hent-branche.ts'), 'utf8')).toContain(
+      "stub('register', 'hent_branche')",
+    );
     const map = readFileSync(join(tmp, 'generated/register/handlers.ts'), 'utf8');
     expect(map).toContain("import { hentBranche } from '../../handlers/register/hent-branche.ts';");
     expect(map).toContain('hent_branche: hentBranche');

@@ -33,7 +33,9 @@ describe('spec diagnostics', () => {
 
   it('reports every problem of one file in one run', async () => {
     const { codes: found } = await checkFixture(MULTI);
-    expect(new Set(found)).toEqual(new Set(['SPEC002', 'SPEC003', 'SPEC010', 'SPEC021', 'SPEC022', 'SPEC023', 'SPEC025']));
+    expect(new Set(found)).toEqual(
+      new Set(['SPEC002', 'SPEC003', 'SPEC010', 'SPEC021', 'SPEC022', 'SPEC023', 'SPEC025']),
+    );
   });
 
   it('suggests the key an author probably meant', async () => {
@@ -41,8 +43,16 @@ describe('spec diagnostics', () => {
     expect(lines[0]).toContain('unknown key `titel`');
     expect(hints[0]).toContain('did you mean `title`?');
     expect((await checkFixture('SPEC025')).hints[0]).toContain('did you mean `generic`?');
-    const d = diagnostic('SPEC003', 'specs/x.yaml', { line: 3, col: 5 }, 'unknown key `titel`', 'did you mean `title`?');
-    expect(formatDiagnostic(d)).toBe('specs/x.yaml:3:5 error SPEC003 unknown key `titel`\n    hint: did you mean `title`?');
+    const d = diagnostic(
+      'SPEC003',
+      'specs/x.yaml',
+      { line: 3, col: 5 },
+      'unknown key `titel`',
+      'did you mean `title`?',
+    );
+    expect(formatDiagnostic(d)).toBe(
+      'specs/x.yaml:3:5 error SPEC003 unknown key `titel`\n    hint: did you mean `title`?',
+    );
   });
 });
 

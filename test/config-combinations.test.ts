@@ -20,16 +20,31 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('settings refused alone', () => {
   it('REGISTER_PASSWORD without REGISTER_USERNAME, and the other way round', () => {
-    expect(() => load({ REGISTER_PASSWORD: SECRET })).toThrow('REGISTER_PASSWORD (connectors.register.managedCredential.password) is set without REGISTER_USERNAME');
-    expect(() => load({ REGISTER_USERNAME: 'gateway' })).toThrow('REGISTER_USERNAME (connectors.register.managedCredential.username) is set without REGISTER_PASSWORD');
-    expect(() => load({}, { connectors: { register: { managedCredential: { password: SECRET } } } })).toThrow(/without REGISTER_USERNAME/);
-    expect(load({ REGISTER_USERNAME: 'gateway', REGISTER_PASSWORD: SECRET }).connectors.find((c) => c.key === 'register')?.managedCredential).toEqual({ username: 'gateway', password: SECRET });
+    expect(() => load({ REGISTER_PASSWORD: SECRET })).toThrow(
+      'REGISTER_PASSWORD (connectors.register.managedCredential.password) is set without REGISTER_USERNAME',
+    );
+    expect(() => load({ REGISTER_USERNAME: 'gateway' })).toThrow(
+      'REGISTER_USERNAME (connectors.register.managedCredential.username) is set without REGISTER_PASSWORD',
+    );
+    expect(() => load({}, { connectors: { register: { managedCredential: { password: SECRET } } } })).toThrow(
+      /without REGISTER_USERNAME/,
+    );
+    expect(
+      load({ REGISTER_USERNAME: 'gateway', REGISTER_PASSWORD: SECRET }).connectors.find((c) => c.key === 'register')
+        ?.managedCredential,
+    ).toEqual({ username: 'gateway', password: SECRET });
   });
 
   it('an OAuth client secret or base URL without the client id', () => {
-    expect(() => load({ CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET })).toThrow('CONNECTOR_ERP_OAUTH_CLIENT_SECRET (connectors.erp.oauth.clientSecret) is set without CONNECTOR_ERP_OAUTH_CLIENT_ID');
-    expect(() => load({ CONNECTOR_ERP_OAUTH_BASE_URL: 'https://idp.example.com' })).toThrow(/CONNECTOR_ERP_OAUTH_BASE_URL .* is set without CONNECTOR_ERP_OAUTH_CLIENT_ID/);
-    expect(() => load({ CONNECTOR_ERP_OAUTH_CLIENT_ID: 'client', CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET })).not.toThrow();
+    expect(() => load({ CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET })).toThrow(
+      'CONNECTOR_ERP_OAUTH_CLIENT_SECRET (connectors.erp.oauth.clientSecret) is set without CONNECTOR_ERP_OAUTH_CLIENT_ID',
+    );
+    expect(() => load({ CONNECTOR_ERP_OAUTH_BASE_URL: 'https://idp.example.com' })).toThrow(
+      /CONNECTOR_ERP_OAUTH_BASE_URL .* is set without CONNECTOR_ERP_OAUTH_CLIENT_ID/,
+    );
+    expect(() =>
+      load({ CONNECTOR_ERP_OAUTH_CLIENT_ID: 'client', CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET }),
+    ).not.toThrow();
   });
 
   it('REDIS_PREFIX without REDIS_URL', () => {
@@ -38,7 +53,11 @@ describe('settings refused alone', () => {
   });
 
   it('never echoes the secret it refuses', () => {
-    const envs: Record<string, string>[] = [{ REGISTER_PASSWORD: SECRET }, { CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET }, { CONNECTOR_REGISTER_OAUTH_CLIENT_SECRET: SECRET }];
+    const envs: Record<string, string>[] = [
+      { REGISTER_PASSWORD: SECRET },
+      { CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET },
+      { CONNECTOR_REGISTER_OAUTH_CLIENT_SECRET: SECRET },
+    ];
     for (const env of envs) {
       expect(() => load(env)).toThrow();
       try {
@@ -55,10 +74,14 @@ describe('settings a connector does not read', () => {
     expect(() => load({ CONNECTOR_REGISTER_OAUTH_CLIENT_ID: 'client' })).toThrow(
       'unknown setting CONNECTOR_REGISTER_OAUTH_CLIENT_ID (connectors.register.oauth.clientId): the register connector does not use OAuth and does not read it',
     );
-    expect(() => load({}, { connectors: { register: { oauth: { clientId: 'client' } } } })).toThrow(/unknown setting .*connectors\.register\.oauth\.clientId/);
+    expect(() => load({}, { connectors: { register: { oauth: { clientId: 'client' } } } })).toThrow(
+      /unknown setting .*connectors\.register\.oauth\.clientId/,
+    );
   });
 
   it('refuses a deployment account for a connector that has none', () => {
-    expect(() => load({}, { connectors: { erp: { managedCredential: { username: 'u', password: SECRET } } } })).toThrow('unknown setting connectors.erp.managedCredential');
+    expect(() => load({}, { connectors: { erp: { managedCredential: { username: 'u', password: SECRET } } } })).toThrow(
+      'unknown setting connectors.erp.managedCredential',
+    );
   });
 });

@@ -23,7 +23,8 @@ const refusal = (env: Record<string, string>, configPath?: string): string => {
 };
 
 const base = { DATA_DIR: '/tmp/cg-config-test' };
-const connector = (env: Record<string, string>, key: string) => loadConfig(registry, { ...base, ...env }).connectors.find((c) => c.key === key)!;
+const connector = (env: Record<string, string>, key: string) =>
+  loadConfig(registry, { ...base, ...env }).connectors.find((c) => c.key === key)!;
 
 describe('configuration', () => {
   it('has one entry per connector of the registry, with the spec defaults', () => {
@@ -31,7 +32,12 @@ describe('configuration', () => {
     expect(config.connectors.map((c) => c.key).sort()).toEqual(Object.keys(registry).sort());
     for (const c of config.connectors) {
       const { descriptor } = registry[c.key as keyof typeof registry];
-      expect(c).toMatchObject({ id: descriptor.defaultId, baseUrl: descriptor.upstream.baseUrl, maxInstances: 99, enabled: true });
+      expect(c).toMatchObject({
+        id: descriptor.defaultId,
+        baseUrl: descriptor.upstream.baseUrl,
+        maxInstances: 99,
+        enabled: true,
+      });
       expect(c.maxConcurrent).toBe((descriptor.limits as Record<string, number>).maxConcurrent);
     }
   });
@@ -54,7 +60,9 @@ describe('configuration', () => {
 
   it('refuses a concurrency cap that is not a positive integer', () => {
     for (const value of ['0', '-1', '1.5', 'many']) {
-      expect(() => loadConfig(registry, { ...base, CONNECTOR_LEDGER_MAX_CONCURRENT: value }), value).toThrow(ConfigError);
+      expect(() => loadConfig(registry, { ...base, CONNECTOR_LEDGER_MAX_CONCURRENT: value }), value).toThrow(
+        ConfigError,
+      );
     }
   });
 });
@@ -67,7 +75,10 @@ describe('strict configuration', () => {
       [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must be a Redis URL/],
       [{ PORT: '99999' }, /^PORT must be a port number from 0 to 65535, got "99999"/],
       [{ PORT: 'eighty' }, /^PORT must be a port number/],
-      [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/],
+      [
+        { LOG_LEVEL: 'verbose' },
+        /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
+      ],
       [{ PUBLIC_BASE_URL: 'gateway.example.com' }, /^PUBLIC_BASE_URL must be an http\(s\) URL/],
       [{ ALLOWED_ORIGINS: 'https://ok.example,app.example' }, /^ALLOWED_ORIGINS must be a comma list of origins/],
       [{ RATE_LIMIT_PER_SECOND: '0' }, /^RATE_LIMIT_PER_SECOND must be a positive number/],
@@ -87,14 +98,25 @@ describe('strict configuration', () => {
   });
 
   it('refuses a key version given twice in GATEWAY_SECRET_KEYS', () => {
-    expect(refusal({ GATEWAY_SECRET_KEYS: `2:${KEY(2)},1:${KEY(1)},2:${KEY(3)}` })).toMatch(/^GATEWAY_SECRET_KEYS names key version 2 twice/);
-    expect(loadConfig(registry, { ...base, GATEWAY_SECRET_KEYS: `2:${KEY(2)},1:${KEY(1)}` }).secretKeys).toEqual({ 1: KEY(1), 2: KEY(2) });
+    expect(refusal({ GATEWAY_SECRET_KEYS: `2:${KEY(2)},1:${KEY(1)},2:${KEY(3)}` })).toMatch(
+      /^GATEWAY_SECRET_KEYS names key version 2 twice/,
+    );
+    expect(loadConfig(registry, { ...base, GATEWAY_SECRET_KEYS: `2:${KEY(2)},1:${KEY(1)}` }).secretKeys).toEqual({
+      1: KEY(1),
+      2: KEY(2),
+    });
   });
 
   it('refuses unknown connector keys and connector variables with the closest valid name', () => {
-    expect(refusal({ CONNECTORS_ENABLED: 'nosuch' })).toMatch(/^CONNECTORS_ENABLED: unknown connector key "nosuch"; valid: books, cases/);
-    expect(refusal({ CONNECTORS_ENABLED: 'cases,ledgr' })).toBe('CONNECTORS_ENABLED: unknown connector key "ledgr"; did you mean "ledger"?');
-    expect(refusal({ CONNECTOR_CASES_MAX_INSTANCE: '3' })).toBe('unknown setting CONNECTOR_CASES_MAX_INSTANCE; did you mean "CONNECTOR_CASES_MAX_INSTANCES"?');
+    expect(refusal({ CONNECTORS_ENABLED: 'nosuch' })).toMatch(
+      /^CONNECTORS_ENABLED: unknown connector key "nosuch"; valid: books, cases/,
+    );
+    expect(refusal({ CONNECTORS_ENABLED: 'cases,ledgr' })).toBe(
+      'CONNECTORS_ENABLED: unknown connector key "ledgr"; did you mean "ledger"?',
+    );
+    expect(refusal({ CONNECTOR_CASES_MAX_INSTANCE: '3' })).toBe(
+      'unknown setting CONNECTOR_CASES_MAX_INSTANCE; did you mean "CONNECTOR_CASES_MAX_INSTANCES"?',
+    );
     expect(refusal({ CONNECTOR_CASSES_ID: 'x' })).toMatch(/did you mean "CONNECTOR_CASES_ID"\?/);
   });
 
@@ -108,14 +130,31 @@ describe('strict configuration', () => {
     try {
       expect(refusal({}, file({ prot: 8080 }))).toMatch(/unknown setting "prot"; did you mean "port"\?$/);
       expect(refusal({}, file({ logLevl: 'info' }))).toMatch(/unknown setting "logLevl"; did you mean "logLevel"\?$/);
-      expect(refusal({}, file({ rateLimit: { burts: 5 } }))).toMatch(/unknown setting "rateLimit.burts"; did you mean "burst"\?$/);
-      expect(refusal({}, file({ connectors: { casse: {} } }))).toMatch(/unknown connector key "connectors.casse"; did you mean "cases"\?$/);
-      expect(refusal({}, file({ connectors: { cases: { baseUrll: 'http://x' } } }))).toMatch(/unknown setting "connectors.cases.baseUrll"; did you mean "baseUrl"\?$/);
+      expect(refusal({}, file({ rateLimit: { burts: 5 } }))).toMatch(
+        /unknown setting "rateLimit.burts"; did you mean "burst"\?$/,
+      );
+      expect(refusal({}, file({ connectors: { casse: {} } }))).toMatch(
+        /unknown connector key "connectors.casse"; did you mean "cases"\?$/,
+      );
+      expect(refusal({}, file({ connectors: { cases: { baseUrll: 'http://x' } } }))).toMatch(
+        /unknown setting "connectors.cases.baseUrll"; did you mean "baseUrl"\?$/,
+      );
       expect(refusal({}, file({ port: 99999 }))).toMatch(/"port" must be a port number from 0 to 65535$/);
       expect(refusal({}, file({ logLevel: 'verbose' }))).toMatch(/"logLevel" must be one of fatal, error/);
-      expect(refusal({}, file({ connectors: { cases: { maxInstances: 0 } } }))).toMatch(/"connectors.cases.maxInstances" must be an integer from 1 to 99$/);
+      expect(refusal({}, file({ connectors: { cases: { maxInstances: 0 } } }))).toMatch(
+        /"connectors.cases.maxInstances" must be an integer from 1 to 99$/,
+      );
       expect(refusal({}, file([1, 2]))).toMatch(/must be .*a JSON object/);
-      const config = loadConfig(registry, { ...base, PORT: '9000' }, file({ port: 8080, logLevel: 'warn', rateLimit: { burst: 5 }, connectors: { cases: { maxInstances: 5, enabled: false } } }));
+      const config = loadConfig(
+        registry,
+        { ...base, PORT: '9000' },
+        file({
+          port: 8080,
+          logLevel: 'warn',
+          rateLimit: { burst: 5 },
+          connectors: { cases: { maxInstances: 5, enabled: false } },
+        }),
+      );
       expect(config).toMatchObject({ port: 9000, logLevel: 'warn', rateLimit: { burst: 5, perSecond: 10 } });
       expect(config.connectors.find((c) => c.key === 'cases')).toMatchObject({ maxInstances: 5, enabled: false });
     } finally {
@@ -124,12 +163,16 @@ describe('strict configuration', () => {
   });
 
   it('documents every setting of the schema in the README table, and nothing else', () => {
-    const { SETTINGS, CONNECTOR_SETTINGS } = configModule as unknown as Record<string, Array<{ file?: string; env: string[] }>>;
+    const { SETTINGS, CONNECTOR_SETTINGS } = configModule as unknown as Record<
+      string,
+      Array<{ file?: string; env: string[] }>
+    >;
     expect(SETTINGS, 'runtime/config/settings.ts exports SETTINGS').toBeDefined();
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### Configuration'), readme.indexOf('### Operator CLI'));
     const rows = section.split('\n').filter((l) => l.startsWith('| `'));
-    const cells = (n: number) => new Set(rows.flatMap((r) => [...(r.split('|')[n] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!)));
+    const cells = (n: number) =>
+      new Set(rows.flatMap((r) => [...(r.split('|')[n] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!)));
     const documentedEnv = cells(1);
     const documentedFile = cells(2);
     const schemaEnv = new Set([...SETTINGS!, ...CONNECTOR_SETTINGS!].flatMap((s) => s.env));
@@ -145,7 +188,12 @@ describe('strict configuration', () => {
 
 describe('entry points', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, DATA_DIR: join(tmpdir(), 'cg-entry-unused'), ...env }, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: join(tmpdir(), 'cg-entry-unused'), ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('print help and exit 0 on --help instead of starting', () => {
     for (const args of [
@@ -178,6 +226,8 @@ describe('entry points', () => {
   it('npm run serve refuses HOST=0.0.0.0 without PUBLIC_BASE_URL: links must not point at 0.0.0.0', () => {
     const result = run(['bin/start.mjs'], { HOST: '0.0.0.0', PORT: '0' });
     expect(result.status, result.stderr).toBe(2);
-    expect(result.stderr).toContain('configuration: HOST=0.0.0.0 listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL');
+    expect(result.stderr).toContain(
+      'configuration: HOST=0.0.0.0 listens on every interface, so links (connect, purchase, team) need PUBLIC_BASE_URL',
+    );
   });
 });

@@ -8,7 +8,8 @@ import { createTenant, rpc, type StartedGateway } from './support/gateway.ts';
 import { fetchAs, portalAs } from './support/portal.ts';
 import { gatewayForSuite } from './support/suite-gateway.ts';
 
-const resultTextOf = (r: { json: unknown }) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+const resultTextOf = (r: { json: unknown }) =>
+  (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
 const WARNING = 'Do not enter another company&#39;s credentials';
 
 describe('connect page context', () => {
@@ -21,12 +22,18 @@ describe('connect page context', () => {
     const account = await store.accounts.createAccount({ name: hostile });
     const b = await createTenant(store, { subscribe: ['cases'], accountId: account.id });
     await gw.app.context.state.refresh();
-    const r = await rpc(gw.url, 'cases-2', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+    const r = await rpc(gw.url, 'cases-2', b.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'connect_account', arguments: {} },
+    });
     const { connect_url: url } = JSON.parse(resultTextOf(r)) as { connect_url: string };
     // The link is bound to its user (docs/decisions/portal.md, 'Sign-in, sessions, CSRF, connect links bound to their
     // user'): the page is read signed in as that user.
     const portal = await portalAs(gw, b.user);
-    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) =>
+      fetchAs(portal, u, init);
 
     const shown = await fetch(url);
     expect(shown.status).toBe(200);
@@ -44,7 +51,11 @@ describe('connect page context', () => {
     expect(html).toContain('name="apiKey"');
 
     // A form sent back incomplete shows the same context again; the link stays usable.
-    const incomplete = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const incomplete = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(incomplete.status).toBe(400);
     const again = await incomplete.text();
     expect(again).toContain(b.user.email);
@@ -52,7 +63,11 @@ describe('connect page context', () => {
     expect(again).not.toContain('<script>');
 
     // Connected: the confirmation names the account too.
-    const done = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=k-7Qx9-connect-page' });
+    const done = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'apiKey=k-7Qx9-connect-page',
+    });
     expect(done.status).toBe(200);
     const confirmation = await done.text();
     expect(confirmation).toContain('&lt;script&gt;');
@@ -63,7 +78,12 @@ describe('connect page context', () => {
   it('shows the first instance path on the link of a not-connected refusal', async () => {
     const a = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
-    const r = await rpc(gw.url, 'cases', a.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    const r = await rpc(gw.url, 'cases', a.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
     const message = resultTextOf(r);
     const url = message.slice(message.indexOf('http'));
     const html = await (await fetchAs(await portalAs(gw, a.user), url)).text();

@@ -8,8 +8,12 @@ import { outputProblem } from './support/contract.ts';
 
 const erp: ConnectorModule = registry.erp;
 const ledger: ConnectorModule = registry.ledger;
-const toolOf = (module: ConnectorModule, name: string): ToolDescriptor => module.descriptor.tools.find((t) => t.name === name)!;
-const textResult = (value: unknown, extra: Record<string, unknown> = {}) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], ...extra });
+const toolOf = (module: ConnectorModule, name: string): ToolDescriptor =>
+  module.descriptor.tools.find((t) => t.name === name)!;
+const textResult = (value: unknown, extra: Record<string, unknown> = {}) => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  ...extra,
+});
 
 describe('outputProblem', () => {
   const environments = toolOf(erp, 'list_environments');
@@ -20,24 +24,63 @@ describe('outputProblem', () => {
   it('accepts results that match, in either form, and ignores failures', () => {
     expect(erp.descriptor.structuredContent).toBe(true);
     expect(ledger.descriptor.structuredContent).toBe(false);
-    expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue, { structuredContent: erpValue }))).toBeUndefined();
+    expect(
+      outputProblem(
+        erp.descriptor,
+        erp.validators,
+        environments,
+        textResult(erpValue, { structuredContent: erpValue }),
+      ),
+    ).toBeUndefined();
     expect(outputProblem(ledger.descriptor, ledger.validators, transactions, textResult(ledgerValue))).toBeUndefined();
-    expect(outputProblem(ledger.descriptor, ledger.validators, transactions, { isError: true, content: [{ type: 'text', text: 'not JSON' }] })).toBeUndefined();
+    expect(
+      outputProblem(ledger.descriptor, ledger.validators, transactions, {
+        isError: true,
+        content: [{ type: 'text', text: 'not JSON' }],
+      }),
+    ).toBeUndefined();
   });
 
   it('names the validator and the failing path of a result that does not match', () => {
     const wrong = { ...ledgerValue, items: [{ Account: '1000', Amount: { value: 12.5 } }] };
     const problem = outputProblem(ledger.descriptor, ledger.validators, transactions, textResult(wrong));
     expect(problem).toMatch(/^output_list_gl_transactions: \/items\/0\/Amount must be number,string/);
-    const missing = outputProblem(erp.descriptor, erp.validators, environments, textResult({ items: [] }, { structuredContent: { items: [] } }));
+    const missing = outputProblem(
+      erp.descriptor,
+      erp.validators,
+      environments,
+      textResult({ items: [] }, { structuredContent: { items: [] } }),
+    );
     expect(missing).toMatch(/^output_list_environments: \(root\) must have required property 'count'/);
   });
 
   it("checks the answer's form: one JSON text block, structuredContent only where published, equal to the text", () => {
-    expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue))).toBe('structuredContent missing');
-    expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue, { structuredContent: { count: 1, items: [] } }))).toBe('structuredContent differs from the JSON text');
-    expect(outputProblem(ledger.descriptor, ledger.validators, transactions, textResult(ledgerValue, { structuredContent: ledgerValue }))).toMatch(/^structuredContent answered/);
-    expect(outputProblem(ledger.descriptor, ledger.validators, transactions, { content: [{ type: 'text', text: 'rows: 1' }] })).toMatch(/^the text is not JSON/);
-    expect(outputProblem(ledger.descriptor, ledger.validators, transactions, { content: [] })).toBe('a successful result is not exactly one text block');
+    expect(outputProblem(erp.descriptor, erp.validators, environments, textResult(erpValue))).toBe(
+      'structuredContent missing',
+    );
+    expect(
+      outputProblem(
+        erp.descriptor,
+        erp.validators,
+        environments,
+        textResult(erpValue, { structuredContent: { count: 1, items: [] } }),
+      ),
+    ).toBe('structuredContent differs from the JSON text');
+    expect(
+      outputProblem(
+        ledger.descriptor,
+        ledger.validators,
+        transactions,
+        textResult(ledgerValue, { structuredContent: ledgerValue }),
+      ),
+    ).toMatch(/^structuredContent answered/);
+    expect(
+      outputProblem(ledger.descriptor, ledger.validators, transactions, {
+        content: [{ type: 'text', text: 'rows: 1' }],
+      }),
+    ).toMatch(/^the text is not JSON/);
+    expect(outputProblem(ledger.descriptor, ledger.validators, transactions, { content: [] })).toBe(
+      'a successful result is not exactly one text block',
+    );
   });
 });

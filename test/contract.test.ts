@@ -37,7 +37,13 @@ import {
 } from './support/contract.ts';
 import { createTenant, mcpClient, resultText, rpc, type Tenant, usageOf } from './support/gateway.ts';
 import { renderToolReferences } from '../runtime/gateway-context.ts';
-import { BOOKS_BIG_FILE_GUID, BOOKS_DEMO_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_YEARS, booksDataset } from '../sandbox/books/data.ts';
+import {
+  BOOKS_BIG_FILE_GUID,
+  BOOKS_DEMO_ORG_ID,
+  BOOKS_REMINDED_INVOICE_GUID,
+  BOOKS_YEARS,
+  booksDataset,
+} from '../sandbox/books/data.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { ERP_DEMO_COMPANY_ID } from '../sandbox/erp/data.ts';
 import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
@@ -98,12 +104,17 @@ const sandboxOverrides = (): BaseValueOverrides => {
   for (const [entry, value] of Object.entries(SANDBOX_VALUES)) {
     const [key, arg] = entry.split('.');
     const connector = (Object.keys(registry) as ConnectorKey[]).find((k) => k === key);
-    for (const tool of connector ? registry[connector].descriptor.tools : []) if (inputSchemaOf(tool).required?.includes(arg ?? '')) out[`${key}.${tool.name}.${arg}`] = value;
+    for (const tool of connector ? registry[connector].descriptor.tools : [])
+      if (inputSchemaOf(tool).required?.includes(arg ?? '')) out[`${key}.${tool.name}.${arg}`] = value;
   }
   return out;
 };
 
-const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...sandboxOverrides(), ...SCHEMA_BASE_VALUES, ...HANDLER_BASE_VALUES };
+const BASE_VALUE_OVERRIDES: BaseValueOverrides = {
+  ...sandboxOverrides(),
+  ...SCHEMA_BASE_VALUES,
+  ...HANDLER_BASE_VALUES,
+};
 
 /**
  * Inside probes that the schema accepts but the handler refuses before any upstream request
@@ -113,15 +124,22 @@ const BASE_VALUE_OVERRIDES: BaseValueOverrides = { ...sandboxOverrides(), ...SCH
  */
 const HANDLER_REFUSALS: Readonly<Record<string, string>> = {
   'cases.graphql_query query: maxLength 65536': 'a string of 65,536 characters is not a GraphQL document',
-  'ledger.list_recently_added_items since: pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}, sent "0000-00-00"': 'matches the pattern, but is no calendar date',
+  'ledger.list_recently_added_items since: pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}, sent "0000-00-00"':
+    'matches the pattern, but is no calendar date',
   'erp.query_entity entity: minLength 1': 'letters only, but no allow-listed entity set is one character long',
   'erp.query_entity entity: maxLength 80': 'letters only, but no allow-listed entity set is 80 characters long',
-  'books.list_invoices startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
-  'books.list_invoices endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
-  'books.list_sales startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
-  'books.list_sales endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
-  'books.list_credit_notes startDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
-  'books.list_credit_notes endDate: format date, sent "2025-01-15"': 'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_invoices startDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_invoices endDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_sales startDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_sales endDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_credit_notes startDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
+  'books.list_credit_notes endDate: format date, sent "2025-01-15"':
+    'one date of the pair alone (doc 001: startDate and endDate must be passed together)',
 };
 
 /** Handler refusals whose spec text is the tool's own rather than the generic one (doc 000's ERP table). */
@@ -179,8 +197,17 @@ function failureTenants(): Promise<FailureTenants> {
       const { descriptor } = registry[key];
       if (!descriptor.tenantCredential) continue;
       const instanceId = `${env.instanceIds[key]}-2`;
-      const sealed = env.gateway.app.context.vault.seal(JSON.stringify(REJECTED_CREDENTIALS[descriptor.credential]), rejected.account.id, instanceId);
-      await store.connections.putConnection({ accountId: rejected.account.id, instanceId, connectorKey: key, ...sealed });
+      const sealed = env.gateway.app.context.vault.seal(
+        JSON.stringify(REJECTED_CREDENTIALS[descriptor.credential]),
+        rejected.account.id,
+        instanceId,
+      );
+      await store.connections.putConnection({
+        accountId: rejected.account.id,
+        instanceId,
+        connectorKey: key,
+        ...sealed,
+      });
     }
     await env.gateway.app.context.state.refresh();
     return { unsubscribed, seatless, termsPending, rejected };
@@ -215,9 +242,13 @@ afterAll(async () => {
         `${tally.outputsChecked} successful results of ` +
         `${outputsChecked.size} tools checked against their output schema`,
     );
-    const unchecked = connectorKeys.flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`)).filter((t) => !outputsChecked.has(t));
+    const unchecked = connectorKeys
+      .flatMap((key) => registry[key].descriptor.tools.map((t) => `${key}.${t.name}`))
+      .filter((t) => !outputsChecked.has(t));
     const why = unchecked.map((t) => `${t} (${failedWith.get(t) ?? 'no inside probe ran'})`);
-    console.info(`contract suite: no successful result to check against the output schema: ${why.join('; ') || '(none)'}`);
+    console.info(
+      `contract suite: no successful result to check against the output schema: ${why.join('; ') || '(none)'}`,
+    );
   }
   await env?.close();
 });
@@ -236,7 +267,8 @@ describe('contract suite lists', () => {
       const descriptor = connector ? registry[connector].descriptor : undefined;
       const tool = descriptor?.tools.find((t) => t.name === toolName);
       if (!descriptor || !tool) stale.push(`${entry}: no such tool`);
-      else if (!descriptor.structuredContent || !tool.outputSchema || tool.outputSchema.type === 'object') stale.push(`${entry}: its published outputSchema root is type object now`);
+      else if (!descriptor.structuredContent || !tool.outputSchema || tool.outputSchema.type === 'object')
+        stale.push(`${entry}: its published outputSchema root is type object now`);
     }
     expect(stale, 'remove these entries from KNOWN_LISTING_BUGS').toEqual([]);
   });
@@ -245,7 +277,8 @@ describe('contract suite lists', () => {
     const generated = new Set<string>();
     for (const key of connectorKeys) {
       for (const tool of registry[key].descriptor.tools) {
-        for (const p of toolProbes(tool, baseArguments(key, tool, BASE_VALUE_OVERRIDES).args)) if (p.side === 'outside') generated.add(`${key}.${tool.name} ${p.label}`);
+        for (const p of toolProbes(tool, baseArguments(key, tool, BASE_VALUE_OVERRIDES).args))
+          if (p.side === 'outside') generated.add(`${key}.${tool.name} ${p.label}`);
       }
     }
     expect(
@@ -259,7 +292,8 @@ describe('contract suite lists', () => {
     for (const key of connectorKeys) {
       for (const tool of registry[key].descriptor.tools) {
         const base = baseArguments(key, tool, BASE_VALUE_OVERRIDES);
-        for (const p of toolProbes(tool, base.args)) if (p.side === 'inside') generated.add(`${key}.${tool.name} ${p.label}`);
+        for (const p of toolProbes(tool, base.args))
+          if (p.side === 'inside') generated.add(`${key}.${tool.name} ${p.label}`);
       }
     }
     expect(
@@ -278,7 +312,9 @@ describe('contract suite lists', () => {
 
   it('every base value override is still needed', () => {
     expect(staleOverrides(SCHEMA_BASE_VALUES), 'remove these entries from SCHEMA_BASE_VALUES').toEqual([]);
-    const unknown = staleOverrides(HANDLER_BASE_VALUES).filter((entry) => !entry.endsWith('derivation works without it'));
+    const unknown = staleOverrides(HANDLER_BASE_VALUES).filter(
+      (entry) => !entry.endsWith('derivation works without it'),
+    );
     expect(unknown, 'remove these entries from HANDLER_BASE_VALUES').toEqual([]);
   });
 
@@ -292,12 +328,16 @@ describe('contract suite lists', () => {
   });
 
   it('the catalog serves the same tools as the descriptors', () => {
-    const catalog = JSON.parse(readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8')) as CatalogFile;
+    const catalog = JSON.parse(
+      readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8'),
+    ) as CatalogFile;
     expect(catalog.connectors.map((c) => c.key).sort()).toEqual([...connectorKeys].sort());
     for (const c of catalog.connectors) {
       const descriptor = registry[c.key as ConnectorKey].descriptor;
       const served = c.tools.filter((t) => !t.system).map((t) => [t.name, t.servedAs]);
-      expect(served.sort(), c.key).toEqual(descriptor.tools.map((t) => [t.name, `${descriptor.defaultId}__${t.name}`]).sort());
+      expect(served.sort(), c.key).toEqual(
+        descriptor.tools.map((t) => [t.name, `${descriptor.defaultId}__${t.name}`]).sort(),
+      );
       expect(c.toolCount, c.key).toBe(descriptor.tools.length);
     }
   });
@@ -318,8 +358,12 @@ for (const key of connectorKeys) {
     describe('tools/list', () => {
       for (const suffix of ['', '-2']) {
         const instance = `${descriptor.defaultId}${suffix}`;
-        const expectedProblems = knownBugs.map(([tool]) => `${instance}__${tool}: outputSchema root is not type object`).sort();
-        const sdkTitle = `${instance}: the SDK Client lists every tool with its ` + 'title, description, annotations and object schemas';
+        const expectedProblems = knownBugs
+          .map(([tool]) => `${instance}__${tool}: outputSchema root is not type object`)
+          .sort();
+        const sdkTitle =
+          `${instance}: the SDK Client lists every tool with its ` +
+          'title, description, annotations and object schemas';
         const sdkTest = async () => {
           const client = await mcpClient(env.gateway.url, env.instanceIds[key] + suffix, env.tenant.token);
           try {
@@ -338,20 +382,27 @@ for (const key of connectorKeys) {
             await client.close();
           }
         };
-        if (knownBugs.length > 0) it.fails(`${sdkTitle} — KNOWN BUG ${knownBugs.map(([t, what]) => `${t}: ${what}`).join('; ')}`, sdkTest);
+        if (knownBugs.length > 0)
+          it.fails(`${sdkTitle} — KNOWN BUG ${knownBugs.map(([t, what]) => `${t}: ${what}`).join('; ')}`, sdkTest);
         else it(sdkTitle, sdkTest);
 
         const listTitle = `${instance}: the raw tools/list serves every tool as the descriptor declares`;
         it(`${listTitle}${expectedProblems.length ? ` (known: ${expectedProblems.length})` : ''}`, async () => {
           env.counts.lists++;
-          const answer = await rpc(env.gateway.url, env.instanceIds[key] + suffix, env.tenant.token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+          const answer = await rpc(env.gateway.url, env.instanceIds[key] + suffix, env.tenant.token, {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/list',
+          });
           expect(answer.status).toBe(200);
           const tools = (answer.json as { result: { tools: ListedTool[] } }).result.tools;
           expect(listingProblems(descriptor, env.instanceIds[key] + suffix, tools).sort()).toEqual(expectedProblems);
           // The published schemas are the descriptor's, their descriptions naming tools as this instance serves them.
           for (const tool of descriptor.tools) {
             const listed = tools.find((t) => t.name === `${env.instanceIds[key]}${suffix}__${tool.name}`);
-            expect(listed?.inputSchema, tool.name).toEqual(JSON.parse(renderToolReferences(JSON.stringify(tool.inputSchema), env.instanceIds[key] + suffix)));
+            expect(listed?.inputSchema, tool.name).toEqual(
+              JSON.parse(renderToolReferences(JSON.stringify(tool.inputSchema), env.instanceIds[key] + suffix)),
+            );
           }
         });
       }
@@ -378,23 +429,40 @@ for (const key of connectorKeys) {
           const before = await env.metered(instance, tool.name);
           const upstreamBefore = upstream.requests();
           env.counts.calls += batch.length;
-          const results = await Promise.all(batch.map(async (p) => ({ p, result: await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } }) })));
+          const results = await Promise.all(
+            batch.map(async (p) => ({
+              p,
+              result: await client.callTool({ name: `${instance}__${tool.name}`, arguments: { ...p.args } }),
+            })),
+          );
           const wrong = results
             .filter(({ result }) => result.isError !== true || resultText(result) !== generic)
-            .map(({ p, result }) => `${p.label}: isError ${String(result.isError)}, ${resultText(result).slice(0, 160)}`);
+            .map(
+              ({ p, result }) => `${p.label}: isError ${String(result.isError)}, ${resultText(result).slice(0, 160)}`,
+            );
           expect(wrong, `outside probes not refused with "${generic}"`).toEqual([]);
           expect(await env.metered(instance, tool.name), 'outside probes are not metered').toEqual(before);
           expect(upstream.requests() - upstreamBefore, 'outside probes make no upstream request').toBe(0);
         };
 
         it(`${tool.name}: ${outside.length} probes just outside the bounds: generic error, unsent, free`, async () => {
-          expect(base.underived, 'required arguments without a derivable base value: add BASE_VALUE_OVERRIDES entries').toEqual([]);
-          const disagreements = probeDisagreements(tool, validators[`input_${tool.name}`], probes).filter((d) => !knownBugProbes.some((p) => d.startsWith(`${p.label} (`)));
-          expect(disagreements, "probes the gateway's argument check (runtime/pipeline/arguments.ts + " + 'generated validator) judges differently from the published schema').toEqual([]);
+          expect(
+            base.underived,
+            'required arguments without a derivable base value: add BASE_VALUE_OVERRIDES entries',
+          ).toEqual([]);
+          const disagreements = probeDisagreements(tool, validators[`input_${tool.name}`], probes).filter(
+            (d) => !knownBugProbes.some((p) => d.startsWith(`${p.label} (`)),
+          );
+          expect(
+            disagreements,
+            "probes the gateway's argument check (runtime/pipeline/arguments.ts + " +
+              'generated validator) judges differently from the published schema',
+          ).toEqual([]);
           await refuseAll(outside);
         });
 
-        for (const p of knownBugProbes) it.fails(`${tool.name}: KNOWN BUG ${p.label} — ${knownBug(p)}`, () => refuseAll([p]));
+        for (const p of knownBugProbes)
+          it.fails(`${tool.name}: KNOWN BUG ${p.label} — ${knownBug(p)}`, () => refuseAll([p]));
 
         if (isPending) {
           it.skip(`${tool.name}: ${inside.length} probes just inside the bounds (skipped: handler pending)`, () => {});
@@ -421,31 +489,44 @@ for (const key of connectorKeys) {
               const refusedByHandler = HANDLER_REFUSALS[`${key}.${tool.name} ${p.label}`] !== undefined;
               const expected = refusedByHandler ? 0 : 1;
               if (now.tool - previous.tool !== expected || now.total - previous.total !== expected)
-                wrong.push(`${p.label}: metered ${now.tool - previous.tool} (account ` + `${now.total - previous.total}), ${resultText(result).slice(0, 160)}`);
+                wrong.push(
+                  `${p.label}: metered ${now.tool - previous.tool} (account ` +
+                    `${now.total - previous.total}), ${resultText(result).slice(0, 160)}`,
+                );
               const refusalText = HANDLER_REFUSAL_TEXTS[`${key}.${tool.name} ${p.label}`];
               const expectedText = refusalText ? refusalText.test(resultText(result)) : resultText(result) === generic;
               if (refusedByHandler && (!expectedText || upstream.requests() !== upstreamBefore))
-                wrong.push(`${p.label}: a handler refusal must be the generic text (or its ` + 'HANDLER_REFUSAL_TEXTS one) with no upstream request');
+                wrong.push(
+                  `${p.label}: a handler refusal must be the generic text (or its ` +
+                    'HANDLER_REFUSAL_TEXTS one) with no upstream request',
+                );
               previous = now;
             }
             expect(wrong, 'inside probes not metered exactly once').toEqual([]);
-            expect(outputWrong, `${key}.${tool.name}: successful results that do not match the tool's output schema`).toEqual([]);
+            expect(
+              outputWrong,
+              `${key}.${tool.name}: successful results that do not match the tool's output schema`,
+            ).toEqual([]);
           });
         }
       }
     });
 
     describe('failure results', () => {
-      const tool = descriptor.tools.find((t) => !t.write && !pending.includes(t.name)) ?? descriptor.tools.find((t) => !pending.includes(t.name));
+      const tool =
+        descriptor.tools.find((t) => !t.write && !pending.includes(t.name)) ??
+        descriptor.tools.find((t) => !pending.includes(t.name));
       const id = descriptor.defaultId;
-      const platformText = (code: PlatformErrorCode, params: Record<string, string>) => formatText(platformDescriptor.errors[code]!.text, params);
+      const platformText = (code: PlatformErrorCode, params: Record<string, string>) =>
+        formatText(platformDescriptor.errors[code]!.text, params);
       /** The text before a `{…_url}` placeholder: the refusal with its link starts with it. */
       const beforeLink = (code: PlatformErrorCode, params: Record<string, string>) => {
         const text = platformDescriptor.errors[code]!.text;
         return formatText(text.slice(0, text.search(/\{[a-z_]+_url\}/)), params);
       };
       it.skipIf(!tool)(
-        'every refusal path answers one text block with its link: unknown tool, not connected, not subscribed, no ' + 'seat, terms not accepted; unmetered, no upstream request',
+        'every refusal path answers one text block with its link: unknown tool, not connected, not subscribed, no ' +
+          'seat, terms not accepted; unmetered, no upstream request',
         async () => {
           const upstream = env.upstreams[key]!;
           const upstreamBefore = upstream.requests();
@@ -456,11 +537,19 @@ for (const key of connectorKeys) {
             return (await env.client(instance, token)).callTool({ name, arguments: { ...args } });
           };
           const answers: Array<[string, unknown, (text: string) => boolean]> = [];
-          answers.push(['unknown tool', await call(id, `${id}__no_such_tool`), (text) => text === platformText('unknown_tool', {})]);
+          answers.push([
+            'unknown tool',
+            await call(id, `${id}__no_such_tool`),
+            (text) => text === platformText('unknown_tool', {}),
+          ]);
           if (descriptor.tenantCredential) {
             // The suite's tenant is connected on `<id>` only.
             const prefix = beforeLink('not_connected', { instance_id: `${id}-2` });
-            answers.push(['not connected', await call(`${id}-2`, `${id}-2__${tool!.name}`), (text) => text.startsWith(prefix) && /\/portal\/connect\/\S+$/.test(text)]);
+            answers.push([
+              'not connected',
+              await call(`${id}-2`, `${id}-2__${tool!.name}`),
+              (text) => text.startsWith(prefix) && /\/portal\/connect\/\S+$/.test(text),
+            ]);
           }
           const strangers = await failureTenants();
           const unsubscribedPrefix = beforeLink('not_subscribed', { connector_id: id });
@@ -470,38 +559,58 @@ for (const key of connectorKeys) {
             (text) => text.startsWith(unsubscribedPrefix) && /\/portal\/purchase\/\S+$/.test(text),
           ]);
           const seatPrefix = beforeLink('no_seat', { connector_id: id });
-          answers.push(['no seat', await call(id, `${id}__${tool!.name}`, strangers.seatless.token), (text) => text.startsWith(seatPrefix) && /\/portal\/team\/\S+$/.test(text)]);
+          answers.push([
+            'no seat',
+            await call(id, `${id}__${tool!.name}`, strangers.seatless.token),
+            (text) => text.startsWith(seatPrefix) && /\/portal\/team\/\S+$/.test(text),
+          ]);
           if (descriptor.connectAccount) {
             const termsPrefix = beforeLink('connect_terms_required', { connector_id: id });
-            answers.push(['terms not accepted', await call(id, 'connect_account', strangers.termsPending.token), (text) => text.startsWith(termsPrefix) && /\/portal\/terms\/\S+$/.test(text)]);
+            answers.push([
+              'terms not accepted',
+              await call(id, 'connect_account', strangers.termsPending.token),
+              (text) => text.startsWith(termsPrefix) && /\/portal\/terms\/\S+$/.test(text),
+            ]);
           }
           const wrong = answers.flatMap(([what, result, textOk]) => {
-            const problem = failureShapeProblem(result) ?? ((result as { isError?: boolean }).isError !== true ? 'not a failure' : undefined);
+            const problem =
+              failureShapeProblem(result) ??
+              ((result as { isError?: boolean }).isError !== true ? 'not a failure' : undefined);
             if (problem) return [`${what}: ${problem}`];
             return textOk(resultText(result)) ? [] : [`${what}: ${resultText(result).slice(0, 200)}`];
           });
           expect(wrong).toEqual([]);
           expect(upstream.requests() - upstreamBefore, 'refusals make no upstream request').toBe(0);
-          expect(await env.metered(env.instanceIds[key]!, tool!.name), 'refusals are not metered').toEqual(meteredBefore);
+          expect(await env.metered(env.instanceIds[key]!, tool!.name), 'refusals are not metered').toEqual(
+            meteredBefore,
+          );
           // The tenants only ever refused (the seatless user's account is the suite's, read above).
-          for (const t of [strangers.unsubscribed, strangers.termsPending]) expect((await usageOf(env.gateway.url, t.token)).usage.totalCostUnits).toBe(0);
+          for (const t of [strangers.unsubscribed, strangers.termsPending])
+            expect((await usageOf(env.gateway.url, t.token)).usage.totalCostUnits).toBe(0);
         },
       );
 
       it.skipIf(!tool || !descriptor.tenantCredential)(
-        `a credential the upstream rejects (on ${id}-2) fails in one text block; a reconnect text carries the ` + `instruction and link of ${id}-2 in it`,
+        `a credential the upstream rejects (on ${id}-2) fails in one text block; a reconnect text carries the ` +
+          `instruction and link of ${id}-2 in it`,
         async () => {
           const { rejected } = await failureTenants();
           env.counts.calls++;
           const client = await env.client(`${id}-2`, rejected.token);
-          const result = await client.callTool({ name: `${id}-2__${tool!.name}`, arguments: { ...baseArguments(key, tool!, BASE_VALUE_OVERRIDES).args } });
+          const result = await client.callTool({
+            name: `${id}-2__${tool!.name}`,
+            arguments: { ...baseArguments(key, tool!, BASE_VALUE_OVERRIDES).args },
+          });
           expect(result.isError).toBe(true);
           expect(failureShapeProblem(result)).toBeUndefined();
           const text = resultText(result);
           const cut = text.lastIndexOf('\n\n');
           if (cut >= 0) {
             const reconnect = platformDescriptor.instructions.reconnect!;
-            const lead = formatText(reconnect.slice(0, reconnect.indexOf('{connect_url}')), { connector_title: descriptor.title, instance_id: `${id}-2` });
+            const lead = formatText(reconnect.slice(0, reconnect.indexOf('{connect_url}')), {
+              connector_title: descriptor.title,
+              instance_id: `${id}-2`,
+            });
             expect(text.slice(cut + 2).startsWith(lead), text).toBe(true);
             expect(text).toMatch(/\/portal\/connect\/\S+$/);
           }

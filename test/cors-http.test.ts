@@ -9,18 +9,40 @@ import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../runtime/transport/cors.ts';
 import { type CasesSandbox, startCasesSandbox } from '../sandbox/cases/server.ts';
-import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 
 const APP = 'https://inspector.example.test';
 const FOREIGN = 'https://evil.example.test';
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } } };
-const CALL = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'cases__describe_type', arguments: { name: 'Hour' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'browser', version: '1' } },
+};
+const CALL = {
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'cases__describe_type', arguments: { name: 'Hour' } },
+};
 
 /** The preflight a browser sends before a POST with a bearer token and a JSON body. */
 function preflight(url: string, origin: string, method = 'POST') {
   return fetch(url, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version' },
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization,content-type,mcp-protocol-version',
+    },
   });
 }
 
@@ -33,7 +55,11 @@ function corsHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-const ALLOWED_ANSWER = { 'access-control-allow-origin': APP, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'Origin' };
+const ALLOWED_ANSWER = {
+  'access-control-allow-origin': APP,
+  'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+  vary: 'Origin',
+};
 
 describe('CORS of the MCP endpoints over HTTP', () => {
   let store: PlatformStore;
@@ -44,7 +70,14 @@ describe('CORS of the MCP endpoints over HTTP', () => {
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 100_000 });
-    gw = await startGateway(store, { env: { CONNECTOR_CASES_BASE_URL: sandbox.url, ALLOWED_ORIGINS: APP, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' } });
+    gw = await startGateway(store, {
+      env: {
+        CONNECTOR_CASES_BASE_URL: sandbox.url,
+        ALLOWED_ORIGINS: APP,
+        RATE_LIMIT_BURST: '1000',
+        RATE_LIMIT_PER_SECOND: '1000',
+      },
+    });
     tenant = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, tenant, 'cases', { apiKey: sandbox.tokens.demo });
   });
@@ -80,26 +113,46 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     const init = await rpc(gw.url, 'cases', tenant.token, INIT, headers);
     expect(init.status).toBe(200);
     expect(corsHeaders(init.headers)).toEqual(ALLOWED_ANSWER);
-    const note = await rpc(gw.url, 'cases', tenant.token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const note = await rpc(
+      gw.url,
+      'cases',
+      tenant.token,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      headers,
+    );
     expect(note.status).toBe(202);
     expect(corsHeaders(note.headers)).toEqual(ALLOWED_ANSWER);
-    const list = await rpc(gw.url, 'cases', tenant.token, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...headers, 'mcp-protocol-version': '2025-06-18' });
+    const list = await rpc(
+      gw.url,
+      'cases',
+      tenant.token,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { ...headers, 'mcp-protocol-version': '2025-06-18' },
+    );
     expect(list.status).toBe(200);
     expect(corsHeaders(list.headers)).toEqual(ALLOWED_ANSWER);
-    expect((list.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain('cases__describe_type');
+    expect((list.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain(
+      'cases__describe_type',
+    );
     const call = await rpc(gw.url, 'cases', tenant.token, CALL, { ...headers, 'mcp-protocol-version': '2025-06-18' });
     expect(call.status).toBe(200);
     expect(corsHeaders(call.headers)).toEqual(ALLOWED_ANSWER);
-    expect(JSON.parse((call.json as { result: { content: { text: string }[] } }).result.content[0]!.text)).toMatchObject({ found: true });
+    expect(
+      JSON.parse((call.json as { result: { content: { text: string }[] } }).result.content[0]!.text),
+    ).toMatchObject({ found: true });
   });
 
   it("gives an allowed origin's refusals the same headers: 401 with WWW-Authenticate, 405, 404, 413, 400", async () => {
     const unauthorized = await rpc(gw.url, 'cases', null, INIT, { origin: APP });
     expect(unauthorized.status).toBe(401);
     expect(corsHeaders(unauthorized.headers)).toEqual(ALLOWED_ANSWER);
-    expect(unauthorized.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`);
+    expect(unauthorized.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`,
+    );
     // A Streamable HTTP client opens a GET stream after initialize: it must read the 405, not fail.
-    const get = await fetch(`${gw.url}/cases/mcp`, { headers: { origin: APP, accept: 'text/event-stream', authorization: `Bearer ${tenant.token}` } });
+    const get = await fetch(`${gw.url}/cases/mcp`, {
+      headers: { origin: APP, accept: 'text/event-stream', authorization: `Bearer ${tenant.token}` },
+    });
     expect(get.status).toBe(405);
     expect(corsHeaders(get.headers)).toEqual(ALLOWED_ANSWER);
     // OPTIONS that is not a preflight (no Access-Control-Request-Method): the endpoint's 405.
@@ -109,7 +162,13 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     const unknown = await rpc(gw.url, 'nosuch', tenant.token, INIT, { origin: APP });
     expect(unknown.status).toBe(404);
     expect(corsHeaders(unknown.headers)).toEqual(ALLOWED_ANSWER);
-    const huge = await rpc(gw.url, 'cases', tenant.token, { ...CALL, params: { name: 'cases__describe_type', arguments: { name: 'x'.repeat(2 * 1024 * 1024) } } }, { origin: APP });
+    const huge = await rpc(
+      gw.url,
+      'cases',
+      tenant.token,
+      { ...CALL, params: { name: 'cases__describe_type', arguments: { name: 'x'.repeat(2 * 1024 * 1024) } } },
+      { origin: APP },
+    );
     expect(huge.status).toBe(413);
     expect(corsHeaders(huge.headers)).toEqual(ALLOWED_ANSWER);
     const malformed = await rpc(gw.url, 'cases', tenant.token, '{"jsonrpc":', { origin: APP });
@@ -122,7 +181,11 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     const refusedPreflight = await preflight(`${gw.url}/cases/mcp`, FOREIGN);
     expect(refusedPreflight.status).toBe(403);
     expect(corsHeaders(refusedPreflight.headers)).toEqual({ vary: 'Origin' });
-    expect(await refusedPreflight.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Origin not allowed.' } });
+    expect(await refusedPreflight.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Origin not allowed.' },
+    });
     const post = await rpc(gw.url, 'cases', tenant.token, CALL, { origin: FOREIGN });
     expect(post.status).toBe(403);
     expect(corsHeaders(post.headers)).toEqual({ vary: 'Origin' });
@@ -139,7 +202,10 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     expect(init.status).toBe(200);
     expect(corsHeaders(init.headers)).toEqual({});
     // An OPTIONS without Origin is no preflight: the endpoint's 405 as before.
-    const options = await fetch(`${gw.url}/cases/mcp`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+    const options = await fetch(`${gw.url}/cases/mcp`, {
+      method: 'OPTIONS',
+      headers: { 'access-control-request-method': 'POST' },
+    });
     expect(options.status).toBe(405);
     expect(options.headers.get('allow')).toBe('POST');
     expect(corsHeaders(options.headers)).toEqual({});
@@ -149,7 +215,11 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     for (const path of ['/.well-known/oauth-protected-resource/cases/mcp', '/.well-known/oauth-authorization-server']) {
       const pre = await fetch(`${gw.url}${path}`, {
         method: 'OPTIONS',
-        headers: { origin: FOREIGN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+        headers: {
+          origin: FOREIGN,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'mcp-protocol-version',
+        },
       });
       expect(pre.status, path).toBe(204);
       expect(pre.headers.get('access-control-allow-origin'), path).toBe('*');
@@ -163,12 +233,23 @@ describe('CORS of the MCP endpoints over HTTP', () => {
     expect(openid.status).toBe(404);
     expect(openid.headers.get('access-control-allow-origin')).toBe('*');
     for (const path of ['/oauth/token', '/oauth/register']) {
-      const pre = await fetch(`${gw.url}${path}`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const pre = await fetch(`${gw.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: APP,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
       expect(pre.status, path).toBe(204);
       expect(pre.headers.get('access-control-allow-origin'), path).toBe('*');
       expect(pre.headers.get('access-control-allow-credentials'), path).toBeNull();
     }
-    const token = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { origin: APP, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code' });
+    const token = await fetch(`${gw.url}/oauth/token`, {
+      method: 'POST',
+      headers: { origin: APP, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=authorization_code',
+    });
     expect(token.status).toBe(400);
     expect(token.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -180,7 +261,9 @@ describe('CORS of the rate-limit answers', () => {
 
   beforeAll(async () => {
     store = await openStore({});
-    gw = await startGateway(store, { env: { ALLOWED_ORIGINS: APP, RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_SECOND: '0.001' } });
+    gw = await startGateway(store, {
+      env: { ALLOWED_ORIGINS: APP, RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_SECOND: '0.001' },
+    });
   });
   afterAll(async () => {
     await gw?.close();

@@ -31,7 +31,18 @@ describe('corsPolicy', () => {
 
   it('allows every request header the SDK 1.x and 2.x clients send, and trace context', () => {
     const allowed = CORS_ALLOW_HEADERS.split(', ');
-    for (const name of ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id', 'traceparent', 'tracestate']) {
+    for (const name of [
+      'authorization',
+      'content-type',
+      'accept',
+      'mcp-protocol-version',
+      'mcp-session-id',
+      'mcp-method',
+      'mcp-name',
+      'last-event-id',
+      'traceparent',
+      'tracestate',
+    ]) {
       expect(allowed, name).toContain(name);
     }
     // Lowercase, as browsers send Access-Control-Request-Headers and compare them (case-insensitively).
@@ -47,18 +58,42 @@ describe('corsPolicy', () => {
     for (const method of ['POST', 'GET', 'DELETE', 'PUT']) {
       expect(cors(method, APP, undefined), method).toEqual({
         kind: 'allowed',
-        headers: { 'access-control-allow-origin': APP, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'Origin' },
+        headers: {
+          'access-control-allow-origin': APP,
+          'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+          vary: 'Origin',
+        },
       });
     }
     // A POST that carries Access-Control-Request-Method is still not a preflight.
     expect(cors('POST', APP, 'POST')).toMatchObject({ kind: 'allowed' });
-    expect(CORS_EXPOSE_HEADERS.split(', ')).toEqual(['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after']);
+    expect(CORS_EXPOSE_HEADERS.split(', ')).toEqual([
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'www-authenticate',
+      'retry-after',
+    ]);
   });
 
   it('gives a foreign origin no allow header, only Vary, and says whether it was a preflight', () => {
-    for (const origin of ['https://evil.example.test', 'https://inspector.example.test:443', 'https://INSPECTOR.example.test', 'http://inspector.example.test', 'null', `${APP}, ${APP}`]) {
-      expect(cors('POST', origin, undefined), origin).toEqual({ kind: 'foreign', preflight: false, headers: { vary: 'Origin' } });
-      expect(cors('OPTIONS', origin, 'POST'), origin).toEqual({ kind: 'foreign', preflight: true, headers: { vary: 'Origin' } });
+    for (const origin of [
+      'https://evil.example.test',
+      'https://inspector.example.test:443',
+      'https://INSPECTOR.example.test',
+      'http://inspector.example.test',
+      'null',
+      `${APP}, ${APP}`,
+    ]) {
+      expect(cors('POST', origin, undefined), origin).toEqual({
+        kind: 'foreign',
+        preflight: false,
+        headers: { vary: 'Origin' },
+      });
+      expect(cors('OPTIONS', origin, 'POST'), origin).toEqual({
+        kind: 'foreign',
+        preflight: true,
+        headers: { vary: 'Origin' },
+      });
     }
   });
 

@@ -38,8 +38,17 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     store = await openStore({ databaseUrl: url.toString() });
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 1_000_000 });
     tenant = await createTenant(store, { subscribe: ['cases'] });
-    const sealed = new Vault({ 1: key }).seal(JSON.stringify({ apiKey: sandbox.tokens.demo }), tenant.account.id, 'cases');
-    await store.connections.putConnection({ accountId: tenant.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+    const sealed = new Vault({ 1: key }).seal(
+      JSON.stringify({ apiKey: sandbox.tokens.demo }),
+      tenant.account.id,
+      'cases',
+    );
+    await store.connections.putConnection({
+      accountId: tenant.account.id,
+      instanceId: 'cases',
+      connectorKey: 'cases',
+      ...sealed,
+    });
     dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
   });
   afterAll(async () => {
@@ -90,7 +99,12 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     const worker = async () => {
       for (let n = 0; ; n++) {
         try {
-          const r = await rpc(gatewayUrl, 'cases', tenant.token, { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'cases__get_case', arguments: { id: DEMO_CASE_ID } } });
+          const r = await rpc(gatewayUrl, 'cases', tenant.token, {
+            jsonrpc: '2.0',
+            id: n,
+            method: 'tools/call',
+            params: { name: 'cases__get_case', arguments: { id: DEMO_CASE_ID } },
+          });
           const result = (r.json as { result?: { isError?: boolean } } | undefined)?.result;
           expect(result && !result.isError, r.text).toBe(true);
           answeredAt.push(Date.now());
@@ -104,7 +118,8 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     const workers = [1, 2, 3, 4].map(worker);
     // Several flush intervals of load, then the kill in the middle of one: at least 300 answers, and
     // the first of them older than the loss bound, so the check below is never vacuous on a busy machine.
-    while (answeredAt.length < 300 || Date.now() - answeredAt[0]! < FLUSH_MS + FLUSH_COMMIT_MS + 500) await new Promise((r) => setTimeout(r, 10));
+    while (answeredAt.length < 300 || Date.now() - answeredAt[0]! < FLUSH_MS + FLUSH_COMMIT_MS + 500)
+      await new Promise((r) => setTimeout(r, 10));
     killedAt = Date.now();
     child.kill('SIGKILL');
     await exited;
@@ -112,7 +127,10 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     expect(failedAfterKill).toBe(4);
 
     const month = new Date().toISOString().slice(0, 7);
-    const recorded = (await store.usage.getUsage(tenant.account.id, month)).reduce((sum, r) => sum + Number(r.calls), 0);
+    const recorded = (await store.usage.getUsage(tenant.account.id, month)).reduce(
+      (sum, r) => sum + Number(r.calls),
+      0,
+    );
     const answered = answeredAt.length;
     const answeredBeforeBound = answeredAt.filter((t) => t <= killedAt - FLUSH_MS - FLUSH_COMMIT_MS).length;
     // Never counted twice: at most the calls answered plus the 4 in flight at the kill, and never

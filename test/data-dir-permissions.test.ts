@@ -22,7 +22,9 @@ function openToOthers(root: string): string[] {
 }
 
 function countEntries(root: string): number {
-  return lstatSync(root).isDirectory() ? 1 + readdirSync(root).reduce((n, name) => n + countEntries(join(root, name)), 0) : 1;
+  return lstatSync(root).isDirectory()
+    ? 1 + readdirSync(root).reduce((n, name) => n + countEntries(join(root, name)), 0)
+    : 1;
 }
 
 /** Opens everything up the way an older version left it: directories 0755, files 0666. */
@@ -42,7 +44,13 @@ describe('data directory permissions', () => {
     const store = await openStore({ dataDir: join(dataDir, 'db') });
     try {
       const account = await store.accounts.createAccount({ name: 'Private' });
-      await store.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
+      await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'cases',
+        connectorKey: 'cases',
+        ciphertext: 'c',
+        keyVersion: 1,
+      });
       expect(countEntries(join(dataDir, 'db'))).toBeGreaterThan(100);
       expect(openToOthers(dataDir)).toEqual([]);
     } finally {
@@ -62,7 +70,11 @@ describe('data directory permissions', () => {
       },
     });
     // First start: a new directory, key file and database; nothing to warn about.
-    const first = await createApp({ config: loadConfig(registry, env), registry, logger: createLogger('info', destination) });
+    const first = await createApp({
+      config: loadConfig(registry, env),
+      registry,
+      logger: createLogger('info', destination),
+    });
     await first.close();
     expect(openToOthers(dataDir)).toEqual([]);
     expect(lines.join('\n')).not.toContain('open to other users');
@@ -72,10 +84,18 @@ describe('data directory permissions', () => {
     loosen(dataDir);
     const opened = countEntries(dataDir);
     expect(openToOthers(dataDir)).toHaveLength(opened);
-    const second = await createApp({ config: loadConfig(registry, env), registry, logger: createLogger('info', destination) });
+    const second = await createApp({
+      config: loadConfig(registry, env),
+      registry,
+      logger: createLogger('info', destination),
+    });
     try {
       expect(openToOthers(dataDir)).toEqual([]);
-      const warning = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'the data directory was open to other users: made it private (directories 0700, files 0600)');
+      const warning = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find(
+          (l) => l.msg === 'the data directory was open to other users: made it private (directories 0700, files 0600)',
+        );
       expect(warning).toMatchObject({ level: 40, dataDir, entries: opened });
     } finally {
       await second.close();

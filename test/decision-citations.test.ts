@@ -8,7 +8,14 @@ import { ROOT } from './support/golden.ts';
 
 const DECISIONS = 'docs/decisions';
 const ROOTS = ['runtime', 'handlers', 'sandbox', 'bin', 'codegen', 'specs', 'test', 'docs', 'generated'];
-const TOP_FILES = ['README.md', 'AGENTS.md', 'CONTRIBUTING.md', 'REVIEW.md', 'BENCHMARKS.md', 'catalog-acknowledgements.yaml'];
+const TOP_FILES = [
+  'README.md',
+  'AGENTS.md',
+  'CONTRIBUTING.md',
+  'REVIEW.md',
+  'BENCHMARKS.md',
+  'catalog-acknowledgements.yaml',
+];
 const TEXT = /\.(?:ts|mjs|md|yaml|json)$/;
 
 function files(dir: string): string[] {
@@ -48,7 +55,8 @@ function citations(from: string): Citation[] {
   }
   // Inside the folder, a decision in another file is cited as `<file>.md, '<heading>'`.
   if (from.startsWith(`${DECISIONS}/`)) {
-    for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*\.md),\s*'(.+?)'(?=[\s),.;:`]|$)/g)) found.push({ from, file: m[1]!, heading: m[2] });
+    for (const m of text.matchAll(/(?<![\w/.-])([a-z][a-z0-9-]*\.md),\s*'(.+?)'(?=[\s),.;:`]|$)/g))
+      found.push({ from, file: m[1]!, heading: m[2] });
   }
   return found;
 }
@@ -67,14 +75,18 @@ describe('decision citations', () => {
         wrong.push(`${c.from}: no file ${DECISIONS}/${c.file}`);
         continue;
       }
-      if (c.heading !== undefined && !headings(c.file).has(c.heading)) wrong.push(`${c.from}: ${c.file} has no heading '${c.heading}'`);
+      if (c.heading !== undefined && !headings(c.file).has(c.heading))
+        wrong.push(`${c.from}: ${c.file} has no heading '${c.heading}'`);
     }
     expect(wrong).toEqual([]);
   });
 
   it('nothing cites the single decisions file that was split up', () => {
     const old = [...ROOTS.flatMap(files), ...TOP_FILES.filter((file) => existsSync(join(ROOT, file)))].filter(
-      (file) => file !== 'test/decision-citations.test.ts' && file !== `${DECISIONS}/README.md` && /docs\/decisions\.md/.test(readFileSync(join(ROOT, file), 'utf8')),
+      (file) =>
+        file !== 'test/decision-citations.test.ts' &&
+        file !== `${DECISIONS}/README.md` &&
+        /docs\/decisions\.md/.test(readFileSync(join(ROOT, file), 'utf8')),
     );
     expect(old).toEqual([]);
   });

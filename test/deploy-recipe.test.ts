@@ -14,7 +14,12 @@ import { startGateway, type StartedGateway } from './support/gateway.ts';
 const read = (path: string) => readFileSync(new URL(`../deploy/${path}`, import.meta.url), 'utf8');
 
 /** Every environment name the gateway reads: the settings, and the per-connector ones for each connector. */
-const KNOWN = new Set([...SETTINGS.flatMap((s) => s.env), ...Object.keys(registry).flatMap((key) => CONNECTOR_SETTINGS.flatMap((s) => s.env.map((name) => name.replace('<KEY>', envName(key)))))]);
+const KNOWN = new Set([
+  ...SETTINGS.flatMap((s) => s.env),
+  ...Object.keys(registry).flatMap((key) =>
+    CONNECTOR_SETTINGS.flatMap((s) => s.env.map((name) => name.replace('<KEY>', envName(key)))),
+  ),
+]);
 const unknown = (names: readonly string[]) => names.filter((name) => !KNOWN.has(name));
 
 interface Instruction {
@@ -37,9 +42,21 @@ function instructions(text: string): Instruction[] {
 
 const containerfile = instructions(read('Containerfile'));
 const compose = parse(read('compose.yaml'), { merge: true }) as {
-  services: Record<string, { build?: unknown; image?: string; command?: unknown; entrypoint?: unknown; environment?: Record<string, string>; healthcheck?: { test: string[] } }>;
+  services: Record<
+    string,
+    {
+      build?: unknown;
+      image?: string;
+      command?: unknown;
+      entrypoint?: unknown;
+      environment?: Record<string, string>;
+      healthcheck?: { test: string[] };
+    }
+  >;
 };
-const gatewayServices = Object.entries(compose.services).filter(([, s]) => s.build !== undefined || s.image === 'connector-gateway');
+const gatewayServices = Object.entries(compose.services).filter(
+  ([, s]) => s.build !== undefined || s.image === 'connector-gateway',
+);
 const kube = parseAllDocuments(read('kubernetes/gateway.yaml')).map((d) => d.toJS()) as Array<Record<string, any>>;
 const deployment = kube.find((d) => d.kind === 'Deployment')!;
 const containers = deployment.spec.template.spec.containers as Array<{
@@ -54,12 +71,19 @@ const secret = kube.find((d) => d.kind === 'Secret')!;
 
 describe('the deploy recipe', () => {
   it('names no setting the configuration schema lacks (and the check catches one)', () => {
-    expect(unknown(['PORT', 'CONNECTOR_REGISTER_MAX_CONCURRENT', 'REGISTER_USERNAME', 'PROT', 'CONNECTOR_NOPE_ID'])).toEqual(['PROT', 'CONNECTOR_NOPE_ID']);
-    const fromContainerfile = containerfile.filter((i) => i.keyword === 'ENV').flatMap((i) => [...i.rest.matchAll(/(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!));
+    expect(
+      unknown(['PORT', 'CONNECTOR_REGISTER_MAX_CONCURRENT', 'REGISTER_USERNAME', 'PROT', 'CONNECTOR_NOPE_ID']),
+    ).toEqual(['PROT', 'CONNECTOR_NOPE_ID']);
+    const fromContainerfile = containerfile
+      .filter((i) => i.keyword === 'ENV')
+      .flatMap((i) => [...i.rest.matchAll(/(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!));
     const fromCompose = gatewayServices.flatMap(([, s]) => Object.keys(s.environment ?? {}));
     const fromKubernetes = containers.flatMap((c) => c.env.map((e) => e.name));
     expect(fromContainerfile).toEqual(['HOST', 'PORT', 'DATA_DIR']);
-    for (const names of [fromCompose, fromKubernetes]) expect(names).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'GATEWAY_SECRET_KEYS', 'PUBLIC_BASE_URL', 'DATA_DIR']));
+    for (const names of [fromCompose, fromKubernetes])
+      expect(names).toEqual(
+        expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'GATEWAY_SECRET_KEYS', 'PUBLIC_BASE_URL', 'DATA_DIR']),
+      );
     expect(unknown([...fromContainerfile, ...fromCompose, ...fromKubernetes])).toEqual([]);
   });
 
@@ -71,7 +95,9 @@ describe('the deploy recipe', () => {
     expect(containerfile.filter((i) => i.keyword === 'ENTRYPOINT')).toEqual([]);
     const user = containerfile.filter((i) => i.keyword === 'USER').at(-1);
     expect(user?.rest).toBe('node');
-    expect(containerfile.findIndex((i) => i.keyword === 'USER')).toBeLessThan(containerfile.findIndex((i) => i.keyword === 'CMD'));
+    expect(containerfile.findIndex((i) => i.keyword === 'USER')).toBeLessThan(
+      containerfile.findIndex((i) => i.keyword === 'CMD'),
+    );
     expect(containerfile.find((i) => i.keyword === 'RUN' && i.rest.includes('npm ci'))?.rest).toContain('--omit=dev');
     // Neither compose nor Kubernetes puts anything before it.
     expect(gatewayServices.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2']);
@@ -88,7 +114,9 @@ describe('the deploy recipe', () => {
   });
 
   it('keeps the secret keys and the database URL in a Secret', () => {
-    const fromSecret = Object.fromEntries(containers[0]!.env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef]));
+    const fromSecret = Object.fromEntries(
+      containers[0]!.env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef]),
+    );
     expect(Object.keys(fromSecret).sort()).toEqual(['DATABASE_URL', 'GATEWAY_SECRET_KEYS']);
     for (const ref of Object.values(fromSecret)) {
       expect(ref.name).toBe(secret.metadata.name);
@@ -109,12 +137,21 @@ describe('the deploy recipe', () => {
     });
 
     it('ask paths the gateway answers with 200: /healthz for liveness, /readyz for readiness', async () => {
-      const composePaths = gatewayServices.flatMap(([, s]) => [...s.healthcheck!.test.join(' ').matchAll(/http:\/\/127\.0\.0\.1:8787(\/[a-z]+)/g)].map((m) => m[1]!));
+      const composePaths = gatewayServices.flatMap(([, s]) =>
+        [...s.healthcheck!.test.join(' ').matchAll(/http:\/\/127\.0\.0\.1:8787(\/[a-z]+)/g)].map((m) => m[1]!),
+      );
       expect(new Set(composePaths)).toEqual(new Set(['/healthz', '/readyz']));
       const container = containers[0]!;
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
-      const paths = new Set([...composePaths, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe?.httpGet.path].filter(Boolean));
+      const paths = new Set(
+        [
+          ...composePaths,
+          container.livenessProbe.httpGet.path,
+          container.readinessProbe.httpGet.path,
+          container.startupProbe?.httpGet.path,
+        ].filter(Boolean),
+      );
       for (const path of paths) expect((await fetch(`${gw.url}${path}`)).status, path).toBe(200);
       expect((await fetch(`${gw.url}/no-such-probe`)).status).toBe(404); // an unknown path would not pass
     });

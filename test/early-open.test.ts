@@ -25,15 +25,29 @@ describe('storeLocation reads the store settings as loadConfig does', () => {
 
   it('defaults to ./data, takes the config file, and lets the environment win', () => {
     expect(storeLocation({})).toEqual({ dataDir: resolve('data'), storeTimeoutMs: 5000 });
-    writeFileSync(file, JSON.stringify({ dataDir: '/srv/from-file', storeTimeoutMs: 900, connectors: { cases: { enabled: false } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ dataDir: '/srv/from-file', storeTimeoutMs: 900, connectors: { cases: { enabled: false } } }),
+    );
     expect(storeLocation({ GATEWAY_CONFIG: file })).toEqual({ dataDir: '/srv/from-file', storeTimeoutMs: 900 });
-    expect(storeLocation({ GATEWAY_CONFIG: file, DATA_DIR: '/srv/from-env', STORE_TIMEOUT_MS: '1200' })).toEqual({ dataDir: '/srv/from-env', storeTimeoutMs: 1200 });
+    expect(storeLocation({ GATEWAY_CONFIG: file, DATA_DIR: '/srv/from-env', STORE_TIMEOUT_MS: '1200' })).toEqual({
+      dataDir: '/srv/from-env',
+      storeTimeoutMs: 1200,
+    });
     expect(storeLocation({}, file)).toEqual({ dataDir: '/srv/from-file', storeTimeoutMs: 900 });
-    expect(storeLocation({ DATABASE_URL: 'postgres://gw@db:5432/gateway' })).toMatchObject({ databaseUrl: 'postgres://gw@db:5432/gateway' });
+    expect(storeLocation({ DATABASE_URL: 'postgres://gw@db:5432/gateway' })).toMatchObject({
+      databaseUrl: 'postgres://gw@db:5432/gateway',
+    });
   });
 
   it('agrees with loadConfig wherever loadConfig accepts the settings', () => {
-    for (const env of [{}, { DATA_DIR: '/srv/a' }, { DATA_DIR: 'relative/b', STORE_TIMEOUT_MS: '250' }, { GATEWAY_CONFIG: file }, { GATEWAY_CONFIG: file, DATA_DIR: '/srv/c' }]) {
+    for (const env of [
+      {},
+      { DATA_DIR: '/srv/a' },
+      { DATA_DIR: 'relative/b', STORE_TIMEOUT_MS: '250' },
+      { GATEWAY_CONFIG: file },
+      { GATEWAY_CONFIG: file, DATA_DIR: '/srv/c' },
+    ]) {
       const config = loadConfig(registry, env);
       expect(storeLocation(env)).toEqual({ dataDir: config.dataDir, storeTimeoutMs: config.storeTimeoutMs });
     }
@@ -50,23 +64,32 @@ describe('storeLocation reads the store settings as loadConfig does', () => {
 });
 
 /** Runs `node bin/start.mjs` until it logs `gateway listening` (resolves its lines) or exits (resolves its code). */
-function startGateway(env: Record<string, string>): { child: ChildProcess; outcome: Promise<{ lines: Record<string, unknown>[]; exitCode?: number | null; output: string }> } {
-  const child = spawn(process.execPath, ['--liftoff-only', 'bin/start.mjs'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startGateway(env: Record<string, string>): {
+  child: ChildProcess;
+  outcome: Promise<{ lines: Record<string, unknown>[]; exitCode?: number | null; output: string }>;
+} {
+  const child = spawn(process.execPath, ['--liftoff-only', 'bin/start.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const parse = () =>
     output
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-  const outcome = new Promise<{ lines: Record<string, unknown>[]; exitCode?: number | null; output: string }>((resolveOutcome) => {
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
-      if (output.includes('"gateway listening"')) resolveOutcome({ lines: parse(), output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => resolveOutcome({ lines: parse(), exitCode: code, output }));
-  });
+  const outcome = new Promise<{ lines: Record<string, unknown>[]; exitCode?: number | null; output: string }>(
+    (resolveOutcome) => {
+      const onData = (d: Buffer) => {
+        output += d.toString('utf8');
+        if (output.includes('"gateway listening"')) resolveOutcome({ lines: parse(), output });
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.on('exit', (code) => resolveOutcome({ lines: parse(), exitCode: code, output }));
+    },
+  );
   return { child, outcome };
 }
 
@@ -171,7 +194,12 @@ describe('the embedded database thread going away under a running gateway', () =
     const dir = mkdtempSync(join(tmpdir(), 'thread-gone-'));
     try {
       const opening = beginEmbeddedOpening(join(dir, 'db'));
-      const config = loadConfig(registry, { DATA_DIR: dir, GATEWAY_SECRET_KEYS: KEYS, PORT: '0', USAGE_FLUSH_MS: '60000' });
+      const config = loadConfig(registry, {
+        DATA_DIR: dir,
+        GATEWAY_SECRET_KEYS: KEYS,
+        PORT: '0',
+        USAGE_FLUSH_MS: '60000',
+      });
       const app = await createApp({ config, registry, logger: createLogger('silent'), embeddedOpening: opening });
       const tenant = await createTenant(app.context.store, { subscribe: ['register'] });
       await app.context.state.refresh();
@@ -179,7 +207,12 @@ describe('the embedded database thread going away under a running gateway', () =
       const list = () =>
         fetch(`${url}/register/mcp`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          headers: {
+            authorization: `Bearer ${tenant.token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
         });
       expect((await list()).status).toBe(200);

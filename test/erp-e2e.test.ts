@@ -6,9 +6,24 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { ERP_APOSTROPHE_CUSTOMER, ERP_DEMO_COMPANY_ID, ERP_DEMO_COMPANY_NAME, ERP_SUBSCRIPTION_CLIENT_STATE } from '../sandbox/erp/data.ts';
+import {
+  ERP_APOSTROPHE_CUSTOMER,
+  ERP_DEMO_COMPANY_ID,
+  ERP_DEMO_COMPANY_NAME,
+  ERP_SUBSCRIPTION_CLIENT_STATE,
+} from '../sandbox/erp/data.ts';
 import { ERP_SANDBOX_TOKEN, startErpSandbox } from '../sandbox/erp/server.ts';
-import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  mcpClient,
+  resultJson,
+  resultText,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 
 describe('ERP end to end against its sandbox', () => {
   let store: PlatformStore;
@@ -16,12 +31,15 @@ describe('ERP end to end against its sandbox', () => {
   let gw: StartedGateway;
   let tenant: Tenant;
   let client: Client;
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name: `erp__${name}`, arguments: args });
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name: `erp__${name}`, arguments: args });
 
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startErpSandbox({});
-    gw = await startGateway(store, { env: { CONNECTOR_ERP_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' } });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_ERP_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' },
+    });
     tenant = await createTenant(store, { subscribe: ['erp'] });
     await connectTenant(gw, tenant, 'erp', { accessToken: ERP_SANDBOX_TOKEN });
     client = await mcpClient(gw.url, 'erp', tenant.token);
@@ -34,7 +52,9 @@ describe('ERP end to end against its sandbox', () => {
   });
 
   it('lists the Business Central environments and the companies of Production', async () => {
-    const envs = resultJson(await call('list_environments')) as { environments?: { name: string }[] } | { name: string }[];
+    const envs = resultJson(await call('list_environments')) as
+      | { environments?: { name: string }[] }
+      | { name: string }[];
     expect(JSON.stringify(envs)).toContain('Production');
     expect(JSON.stringify(envs)).toContain('Sandbox');
     expect(JSON.stringify(envs)).not.toContain('FieldServiceProd');
@@ -57,7 +77,15 @@ describe('ERP end to end against its sandbox', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id', 'displayName'], pageSize: 50, ...(cursor ? { cursor } : {}) })) as {
+      const page = resultJson(
+        await call('query_entity', {
+          companyId: ERP_DEMO_COMPANY_ID,
+          entity: 'customers',
+          select: ['id', 'displayName'],
+          pageSize: 50,
+          ...(cursor ? { cursor } : {}),
+        }),
+      ) as {
         items?: { id: string }[];
         value?: { id: string }[];
         nextCursor?: string | null;
@@ -74,10 +102,16 @@ describe('ERP end to end against its sandbox', () => {
   });
 
   it('refuses an altered cursor without any request upstream', async () => {
-    const first = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 })) as { nextCursor: string };
+    const first = resultJson(
+      await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 }),
+    ) as { nextCursor: string };
     const before = sandbox.stats.requests;
     const altered = `${first.nextCursor.slice(0, -2)}${first.nextCursor.endsWith('A') ? 'BB' : 'AA'}`;
-    const refused = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', cursor: altered });
+    const refused = await call('query_entity', {
+      companyId: ERP_DEMO_COMPANY_ID,
+      entity: 'customers',
+      cursor: altered,
+    });
     expect(refused.isError).toBe(true);
     expect(resultText(refused)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
     expect(sandbox.stats.requests).toBe(before);
@@ -88,7 +122,12 @@ describe('ERP end to end against its sandbox', () => {
     try {
       const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
       sandbox.resetStats();
-      const first = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 });
+      const first = await call('query_entity', {
+        companyId: ERP_DEMO_COMPANY_ID,
+        entity: 'customers',
+        select: ['id'],
+        pageSize: 50,
+      });
       expect(first.isError).toBe(true);
       expect(resultText(first)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
       // The page was read (one unit, DECISIONS §8); the tampered link was never requested.
@@ -101,12 +140,25 @@ describe('ERP end to end against its sandbox', () => {
       sandbox.resetSwitches();
     }
     // The clean link of the same query pages on, and a refused continuation costs nothing.
-    const clean = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 })) as { nextCursor: string };
-    const next = resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', cursor: clean.nextCursor, pageSize: 50 })) as { items: unknown[] };
+    const clean = resultJson(
+      await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['id'], pageSize: 50 }),
+    ) as { nextCursor: string };
+    const next = resultJson(
+      await call('query_entity', {
+        companyId: ERP_DEMO_COMPANY_ID,
+        entity: 'customers',
+        cursor: clean.nextCursor,
+        pageSize: 50,
+      }),
+    ) as { items: unknown[] };
     expect(next.items).toHaveLength(50);
     const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
     const requests = sandbox.stats.requests;
-    const refused = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'vendors', cursor: clean.nextCursor });
+    const refused = await call('query_entity', {
+      companyId: ERP_DEMO_COMPANY_ID,
+      entity: 'vendors',
+      cursor: clean.nextCursor,
+    });
     expect(resultText(refused)).toBe('Invalid cursor. Restart the query without a cursor to get a fresh first page.');
     expect(sandbox.stats.requests).toBe(requests);
     expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
@@ -115,11 +167,25 @@ describe('ERP end to end against its sandbox', () => {
   it('filters with a doubled quote and expands invoice lines', async () => {
     const found = JSON.stringify(
       resultJson(
-        await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', filter: `displayName eq '${ERP_APOSTROPHE_CUSTOMER.replaceAll("'", "''")}'`, select: ['displayName'] }),
+        await call('query_entity', {
+          companyId: ERP_DEMO_COMPANY_ID,
+          entity: 'customers',
+          filter: `displayName eq '${ERP_APOSTROPHE_CUSTOMER.replaceAll("'", "''")}'`,
+          select: ['displayName'],
+        }),
       ),
     );
     expect(found).toContain('Brien');
-    const invoices = JSON.stringify(resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'salesInvoices', expand: 'salesInvoiceLines', pageSize: 2 })));
+    const invoices = JSON.stringify(
+      resultJson(
+        await call('query_entity', {
+          companyId: ERP_DEMO_COMPANY_ID,
+          entity: 'salesInvoices',
+          expand: 'salesInvoiceLines',
+          pageSize: 2,
+        }),
+      ),
+    );
     expect(invoices).toContain('salesInvoiceLines');
     expect(invoices).not.toContain('@odata');
   });
@@ -127,13 +193,19 @@ describe('ERP end to end against its sandbox', () => {
   it('answers an unknown entity with the closest matches, and a bad filter with the upstream message', async () => {
     const unknown = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'custmers' });
     expect(resultText(unknown)).toMatch(/^Unknown entity 'custmers'\. Closest matches: .*customers/);
-    const bad = await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', filter: 'nosuchfield eq 1' });
+    const bad = await call('query_entity', {
+      companyId: ERP_DEMO_COMPANY_ID,
+      entity: 'customers',
+      filter: 'nosuchfield eq 1',
+    });
     expect(bad.isError).toBe(true);
     expect(resultText(bad)).toMatch(/^Business Central|rejected the request \(400 /);
   });
 
   it('never sends a write and never returns the webhook secret of a subscription', async () => {
-    const subs = JSON.stringify(resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'subscriptions' })));
+    const subs = JSON.stringify(
+      resultJson(await call('query_entity', { companyId: ERP_DEMO_COMPANY_ID, entity: 'subscriptions' })),
+    );
     expect(subs).not.toContain(ERP_SUBSCRIPTION_CLIENT_STATE);
     expect(sandbox.stats.writeLog).toEqual([]);
   });

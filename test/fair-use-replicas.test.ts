@@ -12,7 +12,15 @@ import { RedisSharedStore } from '../runtime/store/shared-store.ts';
 import { UsageMeter } from '../runtime/metering/usage.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore, Repositories } from '../runtime/store/store.ts';
-import { createTenant, rpc, silentLogger, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  createTenant,
+  rpc,
+  silentLogger,
+  startGateway,
+  usageOf,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
@@ -35,7 +43,12 @@ async function until(what: string, check: () => Promise<boolean> | boolean, trie
 
 /** The result text of a tools/call, and whether it was refused by fair use. */
 async function search(gw: StartedGateway, t: Tenant): Promise<{ text: string; blocked: boolean }> {
-  const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } });
+  const r = await rpc(gw.url, 'register', t.token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } },
+  });
   const text = (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
   return { text, blocked: BLOCKED.test(text) };
 }
@@ -76,7 +89,10 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     for (const s of stores) slowReads(s, delay);
     counters = await RedisSharedStore.connect(REDIS_URL, { prefix, timeoutMs: 2000 });
     // Replica B reaches Redis through a proxy the test can cut.
@@ -101,7 +117,10 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
       },
     });
     a = await startGateway(stores[0]!, { env: { ...env, REDIS_URL } });
-    b = await startGateway(stores[1]!, { env: { ...env, REDIS_URL: redisProxy.url(REDIS_URL) }, logger: pino({ level: 'info' }, sink) });
+    b = await startGateway(stores[1]!, {
+      env: { ...env, REDIS_URL: redisProxy.url(REDIS_URL) },
+      logger: pino({ level: 'info' }, sink),
+    });
     nock(HOST)
       .post('/cvr-permanent/virksomhed/_search')
       .reply(() => {
@@ -126,7 +145,17 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     const t = await createTenant(stores[0]!, { subscribe: ['register'] });
     await stores[0]!.accounts.setFairUse(t.account.id, { mode: 'hard', quota });
     const month = a.app.context.meter.month(new Date());
-    if (alreadyUsed > 0) await stores[0]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: alreadyUsed, costUnits: alreadyUsed }]);
+    if (alreadyUsed > 0)
+      await stores[0]!.usage.addUsage([
+        {
+          accountId: t.account.id,
+          month,
+          connectorId: 'register',
+          tool: 'soeg_virksomhed',
+          calls: alreadyUsed,
+          costUnits: alreadyUsed,
+        },
+      ]);
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
     return { t, month };
@@ -134,7 +163,9 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
 
   it('200 concurrent calls on two replicas, 50 units headroom, slow database: 50 allowed, overshoot 0', async () => {
     const { t, month } = await hardTenant(80, 30);
-    const failOpenBefore = (await metric(a.url, 'gateway_fail_open_total', '{component="fair_use"}')) + (await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}'));
+    const failOpenBefore =
+      (await metric(a.url, 'gateway_fail_open_total', '{component="fair_use"}')) +
+      (await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}'));
     // Every database read of the month's units now takes longer than the hot-path wait.
     delay.ms = 1500;
     delay.reads = 0;
@@ -147,13 +178,18 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect(upstreamRequests - before).toBe(50);
     // A seed read per replica (a late straggler may read again), not one per call; no fail-open.
     expect(delay.reads).toBeLessThanOrEqual(4);
-    const failOpenAfter = (await metric(a.url, 'gateway_fail_open_total', '{component="fair_use"}')) + (await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}'));
+    const failOpenAfter =
+      (await metric(a.url, 'gateway_fail_open_total', '{component="fair_use"}')) +
+      (await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}'));
     expect(failOpenAfter - failOpenBefore).toBe(0);
     expect(await counters.getUnits(`fu:${t.account.id}:${month}`)).toBe(80);
     const usage = await usageOf(a.url, t.token);
     expect(usage.usage.totalCalls).toBe(80);
     expect(usage.fairUse).toMatchObject({ used: 80, limit: 80, withinQuota: true, mode: 'hard' });
-    await until('both replicas flushed', async () => (await stores[0]!.usage.getMonthCostUnits(t.account.id, month)) === 80);
+    await until(
+      'both replicas flushed',
+      async () => (await stores[0]!.usage.getMonthCostUnits(t.account.id, month)) === 80,
+    );
   });
 
   it('raises a counter behind the database (units metered by a replica without Redis) at the next flush', async () => {
@@ -162,7 +198,9 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect((await search(a, t)).blocked).toBe(false); // seeds the counter: 1
     expect(await counters.getUnits(key)).toBe(1);
     // A replica that ran without Redis metered 40 units straight into the database.
-    await stores[1]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'hent_virksomhed', calls: 40, costUnits: 40 }]);
+    await stores[1]!.usage.addUsage([
+      { accountId: t.account.id, month, connectorId: 'register', tool: 'hent_virksomhed', calls: 40, costUnits: 40 },
+    ]);
     await until('the counter is raised to the database total', async () => (await counters.getUnits(key)) === 41);
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => search(i % 2 ? b : a, t)));
     expect(results.filter((r) => !r.blocked)).toHaveLength(4);
@@ -175,7 +213,9 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     // The counter says 2, but 8 units were metered without a reservation (the account was in soft
     // mode meanwhile, or a replica ran without Redis) and the replicas checking it have stopped.
     await counters.reserveUnit(key, 10, 60, 1);
-    await stores[0]!.usage.addUsage([{ accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: 8, costUnits: 8 }]);
+    await stores[0]!.usage.addUsage([
+      { accountId: t.account.id, month, connectorId: 'register', tool: 'soeg_virksomhed', calls: 8, costUnits: 8 },
+    ]);
     const fresh = new UsageMeter({
       store: stores[0]!,
       timeZone: 'Europe/Copenhagen',
@@ -188,7 +228,11 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     });
     const account = (await stores[0]!.accounts.getAccount(t.account.id))!;
     const now = new Date();
-    const decisions = [await fresh.check(account, now), await fresh.check(account, now), await fresh.check(account, now)];
+    const decisions = [
+      await fresh.check(account, now),
+      await fresh.check(account, now),
+      await fresh.check(account, now),
+    ];
     expect(decisions.map((d) => d.blocked)).toEqual([false, false, true]);
     expect(decisions[2]).toMatchObject({ used: 10, limit: 10 });
   });
@@ -211,7 +255,9 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect(upstreamRequests - before).toBe(5);
     expect((await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}')) - failOpenBefore).toBe(5);
     // One line for the outage, not one per call (docs/decisions/operations.md, 'Store outages are logged when they start and end').
-    expect(logLines.filter((l) => l.includes('redis (REDIS_URL) unavailable: outage started')).length - outagesBefore).toBe(1);
+    expect(
+      logLines.filter((l) => l.includes('redis (REDIS_URL) unavailable: outage started')).length - outagesBefore,
+    ).toBe(1);
     expect(logLines.filter((l) => l.includes('fair-use counter unavailable'))).toHaveLength(0);
 
     // Redis is back: the 5 units metered meanwhile reach the counter, and the account is blocked.
@@ -220,6 +266,8 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     const after = await search(b, t);
     expect(after.text).toMatch(`for register in ${month}: 8 of 3 cost units used.`);
     expect(logLines.some((l) => l.includes('fair-use counters were behind the database; raised'))).toBe(true);
-    await until('the end of the outage is logged', async () => logLines.some((l) => l.includes('redis (REDIS_URL) available again: outage ended after')));
+    await until('the end of the outage is logged', async () =>
+      logLines.some((l) => l.includes('redis (REDIS_URL) available again: outage ended after')),
+    );
   });
 });

@@ -24,7 +24,13 @@ describe('request-rate limit and fail-open', () => {
       },
     });
     gw = await startGateway(store, {
-      env: { REGISTER_USERNAME: 'limits-user', REGISTER_PASSWORD: 'limits-secret-pw', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '5' },
+      env: {
+        REGISTER_USERNAME: 'limits-user',
+        REGISTER_PASSWORD: 'limits-secret-pw',
+        CONNECTOR_REGISTER_BASE_URL: REGISTER,
+        RATE_LIMIT_PER_SECOND: '0.001',
+        RATE_LIMIT_BURST: '5',
+      },
       logger: pino({ level: 'debug' }, sink),
     });
   });
@@ -39,13 +45,24 @@ describe('request-rate limit and fail-open', () => {
     const other = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
-    for (let i = 0; i < 2; i++) statuses.push((await rpc(gw.url, 'register-2', t.token, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
+    for (let i = 0; i < 2; i++)
+      statuses.push((await rpc(gw.url, 'register-2', t.token, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
-    const limited = await rpc(gw.url, 'register-3', t.token, { jsonrpc: '2.0', id: 'call-42', method: 'tools/call', params: { name: 'register-3__soeg_virksomhed', arguments: { query: 'x' } } });
+    const limited = await rpc(gw.url, 'register-3', t.token, {
+      jsonrpc: '2.0',
+      id: 'call-42',
+      method: 'tools/call',
+      params: { name: 'register-3__soeg_virksomhed', arguments: { query: 'x' } },
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('1');
-    expect(limited.json).toEqual({ jsonrpc: '2.0', id: 'call-42', error: { code: -32029, message: expect.stringContaining('Rate limit'), data: { retryAfterSeconds: 1 } } });
+    expect(limited.json).toEqual({
+      jsonrpc: '2.0',
+      id: 'call-42',
+      error: { code: -32029, message: expect.stringContaining('Rate limit'), data: { retryAfterSeconds: 1 } },
+    });
     // Another account has its own bucket; a rate-limited call is not metered.
     expect((await rpc(gw.url, 'register', other.token, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
     expect((await usageOf(gw.url, t.token)).usage.totalCalls).toBe(0);
@@ -61,7 +78,12 @@ describe('request-rate limit and fail-open', () => {
     const original = store.usage.getMonthCostUnits.bind(store.usage);
     store.usage.getMonthCostUnits = () => Promise.reject(new Error('store down'));
     try {
-      const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'nothing' } } });
+      const r = await rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'register__soeg_virksomhed', arguments: { query: 'nothing' } },
+      });
       expect(r.json).toMatchObject({ result: { content: [{ type: 'text', text: '{"total":0,"companies":[]}' }] } });
     } finally {
       store.usage.getMonthCostUnits = original;

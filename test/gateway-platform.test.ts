@@ -22,7 +22,8 @@ const env = {
 };
 const texts = platformDescriptor.errors;
 const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
-const prefixOf = (template: string) => template.slice(0, template.indexOf('{') >= 0 ? template.indexOf('{') : undefined);
+const prefixOf = (template: string) =>
+  template.slice(0, template.indexOf('{') >= 0 ? template.indexOf('{') : undefined);
 
 function esHit(cvr: number) {
   return {
@@ -31,7 +32,14 @@ function esHit(cvr: number) {
       hits: [
         {
           _id: '4000' + cvr,
-          _source: { Vrvirksomhed: { cvrNummer: cvr, enhedsNummer: 4000, reklamebeskyttet: false, virksomhedMetadata: { nyesteNavn: { navn: 'Demo Byg ApS' }, sammensatStatus: 'NORMAL' } } },
+          _source: {
+            Vrvirksomhed: {
+              cvrNummer: cvr,
+              enhedsNummer: 4000,
+              reklamebeskyttet: false,
+              virksomhedMetadata: { nyesteNavn: { navn: 'Demo Byg ApS' }, sammensatStatus: 'NORMAL' },
+            },
+          },
         },
       ],
     },
@@ -81,7 +89,12 @@ describe('gateway platform rules', () => {
       ['2025-11-25', '2025-11-25'],
       ['1999-01-01', '2025-11-25'],
     ]) {
-      const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const r = await rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
       expect((r.json as { result: { protocolVersion: string } }).result.protocolVersion).toBe(got);
     }
   });
@@ -89,10 +102,24 @@ describe('gateway platform rules', () => {
   it('refuses unknown, bare and foreign tool names with "Unknown tool." and meters nothing', async () => {
     const t = await createTenant(store, { subscribe: ['register', 'cases'] });
     await gw.app.context.state.refresh();
-    for (const name of ['soeg_virksomhed', 'cases__list_cases', 'register__nope', 'register-2__soeg_virksomhed', 'connect_account']) {
-      const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: {} } });
+    for (const name of [
+      'soeg_virksomhed',
+      'cases__list_cases',
+      'register__nope',
+      'register-2__soeg_virksomhed',
+      'connect_account',
+    ]) {
+      const r = await rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name, arguments: {} },
+      });
       expect(r.status).toBe(200);
-      expect((r.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Unknown tool.' }], isError: true });
+      expect((r.json as { result: unknown }).result).toEqual({
+        content: [{ type: 'text', text: 'Unknown tool.' }],
+        isError: true,
+      });
     }
     const usage = await usageOf(gw.url, t.token);
     expect(usage.usage.totalCalls).toBe(0);
@@ -101,7 +128,12 @@ describe('gateway platform rules', () => {
   it('applies the check order: subscription, then seat, then connection, with working links', async () => {
     const t = await createTenant(store, { subscribe: [] });
     await gw.app.context.state.refresh();
-    let r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: { limit: 5000 } } });
+    let r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: { limit: 5000 } },
+    });
     const notSubscribed = textOf((r.json as { result: unknown }).result);
     expect(notSubscribed.startsWith('You are not subscribed to cases. Purchase it here first: ')).toBe(true);
     const purchaseUrl = notSubscribed.slice(notSubscribed.indexOf('http'));
@@ -112,18 +144,37 @@ describe('gateway platform rules', () => {
     expect((await browser.post(purchaseUrl, {})).status).toBe(200);
     await store.users.setSeat(t.user.id, 'cases', false);
     await gw.app.context.state.refresh();
-    r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
     const noSeat = textOf((r.json as { result: unknown }).result);
-    expect(noSeat).toBe(formatText(texts.no_seat.text, { connector_id: 'cases', team_url: noSeat.slice(noSeat.lastIndexOf('http')) }));
+    expect(noSeat).toBe(
+      formatText(texts.no_seat.text, { connector_id: 'cases', team_url: noSeat.slice(noSeat.lastIndexOf('http')) }),
+    );
     const teamUrl = noSeat.slice(noSeat.lastIndexOf('http'));
     expect((await fetch(teamUrl)).status).toBe(200);
     await store.users.setSeat(t.user.id, 'cases', true);
     await gw.app.context.state.refresh();
-    r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
     const notConnected = textOf((r.json as { result: unknown }).result);
     expect(notConnected.startsWith('cases is not connected yet. Connect it here: http')).toBe(true);
-    r = await rpc(gw.url, 'cases-2', t.token, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'cases-2__list_cases', arguments: {} } });
-    expect(textOf((r.json as { result: unknown }).result).startsWith('cases-2 is not connected yet. Connect it here: http')).toBe(true);
+    r = await rpc(gw.url, 'cases-2', t.token, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'cases-2__list_cases', arguments: {} },
+    });
+    expect(
+      textOf((r.json as { result: unknown }).result).startsWith('cases-2 is not connected yet. Connect it here: http'),
+    ).toBe(true);
     const usage = await usageOf(gw.url, t.token);
     expect(usage.usage.totalCalls).toBe(0);
   });
@@ -140,20 +191,36 @@ describe('gateway platform rules', () => {
     expect(instructions).toContain('cases-2');
     // The link is bound to its user: the form and its POST need that user signed in.
     const portal = await portalAs(gw, t.user);
-    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) =>
+      fetchAs(portal, u, init);
     const form = await fetch(url);
     expect(form.status).toBe(200);
     expect(await form.text()).toContain('name="apiKey"');
-    const post = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=key-for-instance-2' });
+    const post = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'apiKey=key-for-instance-2',
+    });
     expect(post.status).toBe(200);
     // Single use.
-    const again = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=other' });
+    const again = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'apiKey=other',
+    });
     expect(again.status).toBe(400);
     const conn = await store.connections.getConnection(t.account.id, 'cases-2');
     expect(conn?.ciphertext).not.toContain('key-for-instance-2');
-    expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, 'cases-2')).toBe('{"apiKey":"key-for-instance-2"}');
+    expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, 'cases-2')).toBe(
+      '{"apiKey":"key-for-instance-2"}',
+    );
     // The first instance is still not connected: its credential is its own.
-    const r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    const r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
     expect(textOf((r.json as { result: unknown }).result).startsWith('cases is not connected yet.')).toBe(true);
     await client.close();
   });
@@ -163,21 +230,47 @@ describe('gateway platform rules', () => {
     await gw.app.context.state.refresh();
     const cases: Array<[string, string, string, string]> = [
       ['invoicing', 'name="token"', 'token=grant-123', '{"token":"grant-123"}'],
-      ['ledger', 'name="companyId"', 'username=srv&password=pw&companyId=42', '{"username":"srv","password":"pw","companyId":"42"}'],
+      [
+        'ledger',
+        'name="companyId"',
+        'username=srv&password=pw&companyId=42',
+        '{"username":"srv","password":"pw","companyId":"42"}',
+      ],
     ];
     const portal = await portalAs(gw, t.user);
-    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) => fetchAs(portal, u, init);
+    const fetch = (u: string, init?: { method?: string; body?: string; headers?: Record<string, string> }) =>
+      fetchAs(portal, u, init);
     for (const [id, field, form, stored] of cases) {
-      const r = await rpc(gw.url, id, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${id}__${id === 'ledger' ? 'list_companies' : 'list_customers'}`, arguments: {} } });
+      const r = await rpc(gw.url, id, t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: `${id}__${id === 'ledger' ? 'list_companies' : 'list_customers'}`, arguments: {} },
+      });
       const message = textOf((r.json as { result: unknown }).result);
       expect(message.startsWith(`${id} is not connected yet. Connect it here: `)).toBe(true);
       const url = message.slice(message.indexOf('http'));
       expect(await (await fetch(url)).text()).toContain(field);
-      const missing = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      const missing = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
       expect(missing.status).toBe(400); // nothing stored, the link is still usable
       // The invoicing spec checks the grant with one read of the upstream root before storing it.
-      const check = id === 'invoicing' ? nock(ECONOMIC).get('/').matchHeader('x-agreementgranttoken', 'grant-123').reply(200, { resources: [] }) : undefined;
-      expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })).status).toBe(200);
+      const check =
+        id === 'invoicing'
+          ? nock(ECONOMIC).get('/').matchHeader('x-agreementgranttoken', 'grant-123').reply(200, { resources: [] })
+          : undefined;
+      expect(
+        (
+          await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: form,
+          })
+        ).status,
+      ).toBe(200);
       if (check) expect(check.isDone()).toBe(true);
       const conn = await store.connections.getConnection(t.account.id, id);
       expect(gw.app.context.vault.open(conn!.ciphertext, t.account.id, id)).toBe(stored);
@@ -187,7 +280,12 @@ describe('gateway platform rules', () => {
   it('refuses expired, tampered and foreign connect links', async () => {
     const t = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
-    const r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+    const r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'connect_account', arguments: {} },
+    });
     const url = (JSON.parse(textOf((r.json as { result: unknown }).result)) as { connect_url: string }).connect_url;
     const token = url.slice(url.lastIndexOf('/') + 1);
     const [body, sig] = token.split('.') as [string, string];
@@ -195,21 +293,33 @@ describe('gateway platform rules', () => {
     const forged = Buffer.from(JSON.stringify({ ...payload, accountId: 'acc_someoneelse' })).toString('base64url');
     expect((await fetch(`${gw.url}/portal/connect/${forged}.${sig}`)).status).toBe(400);
     const expired = Buffer.from(JSON.stringify({ ...payload, exp: 1 })).toString('base64url');
-    expect((await fetch(`${gw.url}/portal/connect/${expired}.${gw.app.context.vault.sign(`link:${expired}`)}`)).status).toBe(410);
+    expect(
+      (await fetch(`${gw.url}/portal/connect/${expired}.${gw.app.context.vault.sign(`link:${expired}`)}`)).status,
+    ).toBe(410);
     expect((await fetch(url)).status).toBe(200);
   });
 
   it('refuses connect_account before the terms are accepted, with a working terms page', async () => {
     const t = await createTenant(store, { subscribe: ['cases'], terms: false });
     await gw.app.context.state.refresh();
-    const r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+    const r = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'connect_account', arguments: {} },
+    });
     const text = textOf((r.json as { result: unknown }).result);
     expect(text.startsWith(prefixOf(texts.connect_terms_required.text))).toBe(true);
     const termsUrl = text.slice(text.lastIndexOf('http'));
     const browser = new PortalClient(gw.url);
     expect((await browser.get(termsUrl)).status).toBe(200);
     expect((await browser.post(termsUrl, {})).status).toBe(200);
-    const again = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+    const again = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'connect_account', arguments: {} },
+    });
     expect(JSON.parse(textOf((again.json as { result: unknown }).result)).connect_url).toMatch(/\/portal\/connect\//);
   });
 
@@ -258,7 +368,13 @@ describe('gateway platform rules', () => {
     expect((huge.json as { error: { code: number } }).error.code).toBe(-32600);
     const get = await fetch(`${gw.url}/register/mcp`, { headers: { authorization: `Bearer ${t.token}` } });
     expect(get.status).toBe(405);
-    const foreign = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' });
+    const foreign = await rpc(
+      gw.url,
+      'register',
+      t.token,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { origin: 'https://evil.example' },
+    );
     expect(foreign.status).toBe(403);
     const note = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(note.status).toBe(202);
@@ -271,9 +387,23 @@ describe('gateway platform rules', () => {
     const t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     const scope = nock('https://cvr.test').post(/.*/).reply(200, esHit(12345678));
-    for (const args of [{ query: 'x', size: 51 }, { query: 'x', size: '10' }, { size: 3 }, { query: 5 }, { query: 'x', extra: true }]) {
-      const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: args } });
-      expect((r.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });
+    for (const args of [
+      { query: 'x', size: 51 },
+      { query: 'x', size: '10' },
+      { size: 3 },
+      { query: 5 },
+      { query: 'x', extra: true },
+    ]) {
+      const r = await rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'register__soeg_virksomhed', arguments: args },
+      });
+      expect((r.json as { result: unknown }).result).toEqual({
+        content: [{ type: 'text', text: 'Tool invocation failed.' }],
+        isError: true,
+      });
     }
     expect(scope.isDone()).toBe(false);
     const usage = await usageOf(gw.url, t.token);
@@ -320,16 +450,25 @@ describe('gateway platform rules', () => {
     const soft = await createTenant(store, { subscribe: ['register'] });
     await store.accounts.setFairUse(soft.account.id, { mode: 'soft', quota: 2 });
     await gw.app.context.state.refresh();
-    const call = (token: string) => rpc(gw.url, 'register', token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } } });
+    const call = (token: string) =>
+      rpc(gw.url, 'register', token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } },
+      });
     const hardResults = await Promise.all([call(hard.token), call(hard.token), call(hard.token), call(hard.token)]);
-    const blocked = hardResults.map((r) => textOf((r.json as { result: unknown }).result)).filter((x) => x.startsWith('Fair-use quota reached'));
+    const blocked = hardResults
+      .map((r) => textOf((r.json as { result: unknown }).result))
+      .filter((x) => x.startsWith('Fair-use quota reached'));
     expect(blocked).toHaveLength(2);
     expect(blocked[0]).toMatch(/^Fair-use quota reached for register in \d{4}-\d{2}: 2 of 2 cost units used\. /);
     expect(blocked[0]).toContain('cost units used. An administrator can raise the quota');
     const hardUsage = await usageOf(gw.url, hard.token);
     expect(hardUsage.fairUse).toMatchObject({ used: 2, limit: 2, mode: 'hard', withinQuota: true });
     expect(hardUsage.usage.totalCalls).toBe(2);
-    for (let i = 0; i < 3; i++) expect((await call(soft.token)).json).toMatchObject({ result: { content: [{ type: 'text' }] } });
+    for (let i = 0; i < 3; i++)
+      expect((await call(soft.token)).json).toMatchObject({ result: { content: [{ type: 'text' }] } });
     const softUsage = await usageOf(gw.url, soft.token);
     expect(softUsage.fairUse).toMatchObject({ used: 3, limit: 2, mode: 'soft', withinQuota: false });
   });
@@ -338,16 +477,48 @@ describe('gateway platform rules', () => {
     const a = await createTenant(store, { subscribe: ['cases'] });
     const b = await createTenant(store, { subscribe: ['cases'] });
     const sealed = gw.app.context.vault.seal('{"apiKey":"secret-a"}', a.account.id, 'cases');
-    await store.connections.putConnection({ accountId: a.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
-    await store.connections.putConnection({ accountId: b.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
+    await store.connections.putConnection({
+      accountId: a.account.id,
+      instanceId: 'cases',
+      connectorKey: 'cases',
+      ...sealed,
+    });
+    await store.connections.putConnection({
+      accountId: b.account.id,
+      instanceId: 'cases',
+      connectorKey: 'cases',
+      ...sealed,
+    });
     const tampered = gw.app.context.vault.seal('{"apiKey":"secret-c"}', a.account.id, 'cases-2');
     const flipped = tampered.ciphertext.slice(0, -3) + (tampered.ciphertext.endsWith('A') ? 'BAA' : 'AAA');
-    await store.connections.putConnection({ accountId: a.account.id, instanceId: 'cases-2', connectorKey: 'cases', ciphertext: flipped, keyVersion: tampered.keyVersion });
+    await store.connections.putConnection({
+      accountId: a.account.id,
+      instanceId: 'cases-2',
+      connectorKey: 'cases',
+      ciphertext: flipped,
+      keyVersion: tampered.keyVersion,
+    });
     await gw.app.context.state.refresh();
-    const copied = await rpc(gw.url, 'cases', b.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
-    expect((copied.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });
-    const bad = await rpc(gw.url, 'cases-2', a.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases-2__list_cases', arguments: {} } });
-    expect((bad.json as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: 'Tool invocation failed.' }], isError: true });
+    const copied = await rpc(gw.url, 'cases', b.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
+    expect((copied.json as { result: unknown }).result).toEqual({
+      content: [{ type: 'text', text: 'Tool invocation failed.' }],
+      isError: true,
+    });
+    const bad = await rpc(gw.url, 'cases-2', a.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases-2__list_cases', arguments: {} },
+    });
+    expect((bad.json as { result: unknown }).result).toEqual({
+      content: [{ type: 'text', text: 'Tool invocation failed.' }],
+      isError: true,
+    });
   });
 
   it('never puts a credential or the caller token into a response, nor sends the caller token upstream', async () => {
@@ -364,7 +535,12 @@ describe('gateway platform rules', () => {
     })
       .post('/cvr-permanent/virksomhed/_search')
       .reply(401, 'no');
-    const r = await rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } } });
+    const r = await rpc(gw.url, 'register', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345678 } },
+    });
     expect(seenAuth).toBe(`Basic ${Buffer.from('platform-user:platform-secret-pw').toString('base64')}`);
     expect(seenAuth).not.toContain(t.token);
     expect(r.text).not.toContain('platform-secret-pw');

@@ -7,7 +7,11 @@ import type { CasesContext } from '../generated/cases/contract.ts';
 import type { LedgerContext } from '../generated/ledger/contract.ts';
 import type { RegisterContext, RegisterContextWith, RegisterHandler } from '../generated/register/contract.ts';
 
-function misuses(register: RegisterContext<'soeg_virksomhed'>, ledger: LedgerContext<'query'>, cases: CasesContext<'find_cases'>): void {
+function misuses(
+  register: RegisterContext<'soeg_virksomhed'>,
+  ledger: LedgerContext<'query'>,
+  cases: CasesContext<'find_cases'>,
+): void {
   register.fail('register_api', { status: 502 });
   register.fail('credential_missing', { connector_id: 'register' });
   // @ts-expect-error a misspelled code

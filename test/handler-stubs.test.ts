@@ -5,7 +5,9 @@ import { registry } from '../generated/registry.ts';
 import { HandlerNotImplementedError, stub, stubInfo } from '../runtime/handler-api/stub.ts';
 import { pendingHandlers } from './pending-handlers.ts';
 
-const handlerMaps: Record<string, Readonly<Record<string, unknown>>> = Object.fromEntries(Object.entries(registry).map(([key, c]) => [key, c.handlers]));
+const handlerMaps: Record<string, Readonly<Record<string, unknown>>> = Object.fromEntries(
+  Object.entries(registry).map(([key, c]) => [key, c.handlers]),
+);
 
 function stubsPresent(): Record<string, string[]> {
   const out: Record<string, string[]> = {};

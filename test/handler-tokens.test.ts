@@ -22,7 +22,8 @@ describe('handler tokens', () => {
     const token = tokens.seal('payload', 'b');
     const parts = token.split('.');
     const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
-    for (const i of [2, 3, 4]) expect(tokens.open(parts.map((p, j) => (j === i ? flip(p) : p)).join('.'), 'b')).toBeUndefined();
+    for (const i of [2, 3, 4])
+      expect(tokens.open(parts.map((p, j) => (j === i ? flip(p) : p)).join('.'), 'b')).toBeUndefined();
     expect(tokens.open(parts.slice(0, 4).join('.'), 'b')).toBeUndefined();
     expect(tokens.open([...parts.slice(0, 4), parts[4]!.slice(0, 8)].join('.'), 'b')).toBeUndefined();
     expect(tokens.open(['t1', '7', ...parts.slice(2)].join('.'), 'b')).toBeUndefined();

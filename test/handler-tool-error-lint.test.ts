@@ -19,24 +19,40 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** Biome's verdict on one probe handler: its exit status and the rules it names. */
 function lint(name: string, source: string): { status: number | null; output: string } {
   writeFileSync(join(scratch, 'handlers', 'probe', `${name}.ts`), source);
-  const run = spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['lint', `--config-path=${scratch}`, `handlers/probe/${name}.ts`], { cwd: scratch, encoding: 'utf8' });
+  const run = spawnSync(
+    join(root, 'node_modules', '.bin', 'biome'),
+    ['lint', `--config-path=${scratch}`, `handlers/probe/${name}.ts`],
+    { cwd: scratch, encoding: 'utf8' },
+  );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 describe('handlers cannot construct a ToolError (biome.json)', () => {
   it('refuses `new ToolError(…)` in a handler', () => {
-    const verdict = lint('named', "import { ToolError } from '#runtime/handler-api/tool-error.ts';\n\nexport const " + "fail = (): never => {\n  throw new ToolError('key_rejectd');\n};\n");
+    const verdict = lint(
+      'named',
+      "import { ToolError } from '#runtime/handler-api/tool-error.ts';\n\nexport const " +
+        "fail = (): never => {\n  throw new ToolError('key_rejectd');\n};\n",
+    );
     expect(verdict.status).toBe(1);
     expect(verdict.output).toContain('lint/style/noRestrictedImports');
     expect(verdict.output).toContain('ctx.fail');
   });
 
   it('refuses the class through a namespace import and ArgumentRefusal too', () => {
-    expect(lint('namespace', "import * as errors from '#runtime/handler-api/tool-error.ts';\n\nexport const " + "fail = (): never => {\n  throw new errors.ToolError('x');\n};\n").output).toContain(
-      'noRestrictedImports',
-    );
     expect(
-      lint('refusal', "import { ArgumentRefusal } from '#runtime/handler-api/tool-error.ts';\n\nexport " + "const refuse = (): never => {\n  throw new ArgumentRefusal('x');\n};\n").output,
+      lint(
+        'namespace',
+        "import * as errors from '#runtime/handler-api/tool-error.ts';\n\nexport const " +
+          "fail = (): never => {\n  throw new errors.ToolError('x');\n};\n",
+      ).output,
+    ).toContain('noRestrictedImports');
+    expect(
+      lint(
+        'refusal',
+        "import { ArgumentRefusal } from '#runtime/handler-api/tool-error.ts';\n\nexport " +
+          "const refuse = (): never => {\n  throw new ArgumentRefusal('x');\n};\n",
+      ).output,
     ).toContain('noRestrictedImports');
   });
 

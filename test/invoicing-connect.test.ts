@@ -35,10 +35,13 @@ const logger = pino(
   }),
 );
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const rejectedText = (status: number) => formatText(invoicingDescriptor.errors.grant_rejected.text, { upstream: 'e-conomic', status });
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const rejectedText = (status: number) =>
+  formatText(invoicingDescriptor.errors.grant_rejected.text, { upstream: 'e-conomic', status });
 const unverifiedText = formatText(platformDescriptor.errors.connect_unverified!.text, { upstream: 'e-conomic' });
-const resultText = (r: { json: unknown }) => (r.json as { result: { content: Array<{ text: string }> } }).result.content.map((c) => c.text);
+const resultText = (r: { json: unknown }) =>
+  (r.json as { result: { content: Array<{ text: string }> } }).result.content.map((c) => c.text);
 
 describe('the invoicing connect form checks the grant token with the upstream before storing it', () => {
   let store: PlatformStore;
@@ -47,11 +50,19 @@ describe('the invoicing connect form checks the grant token with the upstream be
 
   beforeAll(async () => {
     store = await openStore({});
-    sandbox = await startInvoicingSandbox({ appSecrets: [APP_SECRET], grants: { [GRANT]: 'readWrite', [REVOKED]: 'readWrite', [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly' } });
+    sandbox = await startInvoicingSandbox({
+      appSecrets: [APP_SECRET],
+      grants: { [GRANT]: 'readWrite', [REVOKED]: 'readWrite', [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly' },
+    });
     sandbox.revokeGrant(REVOKED);
     gw = await startGateway(store, {
       logger,
-      env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, CONNECTOR_INVOICING_APP_SECRET_TOKEN: APP_SECRET, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' },
+      env: {
+        CONNECTOR_INVOICING_BASE_URL: sandbox.url,
+        CONNECTOR_INVOICING_APP_SECRET_TOKEN: APP_SECRET,
+        RATE_LIMIT_BURST: '1000',
+        RATE_LIMIT_PER_SECOND: '1000',
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -76,7 +87,14 @@ describe('the invoicing connect form checks the grant token with the upstream be
   async function linkFor(target: StartedGateway = gw): Promise<{ tenant: Tenant; url: string }> {
     const tenant = await createTenant(store, { subscribe: ['invoicing'] });
     await target.app.context.state.refresh();
-    const [text] = resultText(await rpc(target.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
+    const [text] = resultText(
+      await rpc(target.url, 'invoicing', tenant.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'invoicing__list_units', arguments: {} },
+      }),
+    );
     expect(text).toMatch(/^invoicing is not connected yet\. Connect it here: http/);
     const url = text!.slice(text!.indexOf('http'));
     clients.set(url.replace(target.url, gw.url), await portalAs(gw, tenant.user));
@@ -84,13 +102,19 @@ describe('the invoicing connect form checks the grant token with the upstream be
   }
 
   const fetch = (url: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url);
-  const submit = (url: string, token: string) => fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url, { method: 'POST', body: `token=${encodeURIComponent(token)}` });
+  const submit = (url: string, token: string) =>
+    fetchAs(clientOf(url.replace(/^http:\/\/[^/]+/, gw.url)), url, {
+      method: 'POST',
+      body: `token=${encodeURIComponent(token)}`,
+    });
   const stored = async (tenant: Tenant) => store.connections.getConnection(tenant.account.id, 'invoicing');
 
   it('the form asks only for the agreement grant token', async () => {
     const { url } = await linkFor();
     const html = await (await fetch(url)).text();
-    expect([...html.matchAll(/<input [^>]*name="([^"]+)"/g)].map((m) => m[1]).filter((name) => name !== 'csrf')).toEqual(['token']);
+    expect(
+      [...html.matchAll(/<input [^>]*name="([^"]+)"/g)].map((m) => m[1]).filter((name) => name !== 'csrf'),
+    ).toEqual(['token']);
     expect(html).toContain('type="password"');
     expect(sandbox.stats.requests).toBe(0);
   });
@@ -109,7 +133,14 @@ describe('the invoicing connect form checks the grant token with the upstream be
     expect(sandbox.requests[0]!.headers['x-appsecrettoken']).toBe(APP_SECRET);
     expect(sandbox.stats.writeLog).toEqual([]);
     // Still not connected for the tools, and the link was not used up.
-    const [text] = resultText(await rpc(gw.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
+    const [text] = resultText(
+      await rpc(gw.url, 'invoicing', tenant.token, {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'invoicing__list_units', arguments: {} },
+      }),
+    );
     expect(text).toMatch(/^invoicing is not connected yet\./);
     expect((await fetch(url)).status).toBe(200);
   });
@@ -134,12 +165,19 @@ describe('the invoicing connect form checks the grant token with the upstream be
     expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /']);
     const connection = await stored(tenant);
     expect(connection?.ciphertext).not.toContain(GRANT);
-    expect(gw.app.context.vault.open(connection!.ciphertext, tenant.account.id, 'invoicing')).toBe(JSON.stringify({ token: GRANT }));
+    expect(gw.app.context.vault.open(connection!.ciphertext, tenant.account.id, 'invoicing')).toBe(
+      JSON.stringify({ token: GRANT }),
+    );
     // The link is single-use: a second submission asks the upstream nothing.
     sandbox.resetStats();
     expect((await submit(url, GRANT)).status).toBe(400);
     expect(sandbox.stats.requests).toBe(0);
-    const r = await rpc(gw.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'invoicing__validate_connection', arguments: {} } });
+    const r = await rpc(gw.url, 'invoicing', tenant.token, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'invoicing__validate_connection', arguments: {} },
+    });
     expect(JSON.parse(resultText(r)[0]!)).toEqual({ connected: true });
     expect(sandbox.requests.at(-1)!.headers['x-agreementgranttoken']).toBe(GRANT);
     expect(sandbox.requests.at(-1)!.headers['x-appsecrettoken']).toBe(APP_SECRET);
@@ -165,15 +203,34 @@ describe('the invoicing connect form checks the grant token with the upstream be
   });
 
   it('without the app secret token setting nothing is stored or asked; calls say it is not configured', async () => {
-    const bare = await startGateway(store, { logger, env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' } });
+    const bare = await startGateway(store, {
+      logger,
+      env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' },
+    });
     try {
       const tenant = await createTenant(store, { subscribe: ['invoicing'] });
       await bare.app.context.state.refresh();
-      const notConfigured = formatText(platformDescriptor.errors.credential_missing.text, { connector_id: 'invoicing' });
-      const [text] = resultText(await rpc(bare.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
+      const notConfigured = formatText(platformDescriptor.errors.credential_missing.text, {
+        connector_id: 'invoicing',
+      });
+      const [text] = resultText(
+        await rpc(bare.url, 'invoicing', tenant.token, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'invoicing__list_units', arguments: {} },
+        }),
+      );
       expect(text).toBe(notConfigured);
       // The form of a link issued elsewhere (the same account on a configured replica) refuses too.
-      const [first] = resultText(await rpc(gw.url, 'invoicing', tenant.token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'invoicing__list_units', arguments: {} } }));
+      const [first] = resultText(
+        await rpc(gw.url, 'invoicing', tenant.token, {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'invoicing__list_units', arguments: {} },
+        }),
+      );
       const link = first!.slice(first!.indexOf('http'));
       clients.set(link, await portalAs(gw, tenant.user));
       const url = link.replace(gw.url, bare.url);
@@ -205,7 +262,9 @@ describe('the invoicing connect form checks the grant token with the upstream be
     sandbox.resetSwitches();
     const accepted = await portal.post(path, { token: GRANT });
     expect(accepted.status).toBe(303);
-    expect(gw.app.context.vault.open((await stored(tenant))!.ciphertext, tenant.account.id, 'invoicing')).toBe(JSON.stringify({ token: GRANT }));
+    expect(gw.app.context.vault.open((await stored(tenant))!.ciphertext, tenant.account.id, 'invoicing')).toBe(
+      JSON.stringify({ token: GRANT }),
+    );
   });
 
   it('the metrics carry no secret', async () => {

@@ -17,9 +17,29 @@ import type { CompiledValidator } from '../runtime/handler-api/descriptor-types.
 import { formatText } from '../runtime/handler-api/tool-error.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT, INVOICING_DEMO_COUNTS, INVOICING_SPLIT_YEAR } from '../sandbox/invoicing/data.ts';
-import { INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT, INVOICING_SANDBOX_READONLY_GRANT, startInvoicingSandbox } from '../sandbox/invoicing/server.ts';
-import { connectTenant, createTenant, mcpClient, reconnectParts, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import {
+  INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT,
+  INVOICING_DEMO_COUNTS,
+  INVOICING_SPLIT_YEAR,
+} from '../sandbox/invoicing/data.ts';
+import {
+  INVOICING_SANDBOX_APP_SECRET,
+  INVOICING_SANDBOX_GRANT,
+  INVOICING_SANDBOX_READONLY_GRANT,
+  startInvoicingSandbox,
+} from '../sandbox/invoicing/server.ts';
+import {
+  connectTenant,
+  createTenant,
+  mcpClient,
+  reconnectParts,
+  resultJson,
+  resultText,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 
 type Row = Record<string, unknown>;
 const REVOCABLE_GRANT = 'inv-revocable-grant-Jx5w';
@@ -48,13 +68,20 @@ function listShape(row: (item: Row) => void, expected: { pageSize?: number; skip
     expect(Object.keys(body).sort()).toEqual(['items', 'pagination']);
     const pagination = body.pagination as Row;
     expect(Object.keys(pagination).sort()).toEqual(['hasMore', 'pageSize', 'results', 'skipPages']);
-    expect(isInt(pagination.results) && isInt(pagination.pageSize) && isInt(pagination.skipPages) && typeof pagination.hasMore === 'boolean').toBe(true);
+    expect(
+      isInt(pagination.results) &&
+        isInt(pagination.pageSize) &&
+        isInt(pagination.skipPages) &&
+        typeof pagination.hasMore === 'boolean',
+    ).toBe(true);
     expect(pagination.pageSize).toBe(expected.pageSize ?? 20);
     expect(pagination.skipPages).toBe(expected.skipPages ?? 0);
     const items = body.items as Row[];
     expect(items.length).toBeGreaterThan(0);
     expect(items.length).toBeLessThanOrEqual(pagination.pageSize as number);
-    expect(pagination.hasMore).toBe(((pagination.skipPages as number) + 1) * (pagination.pageSize as number) < (pagination.results as number));
+    expect(pagination.hasMore).toBe(
+      ((pagination.skipPages as number) + 1) * (pagination.pageSize as number) < (pagination.results as number),
+    );
     for (const item of items) row(item);
   };
 }
@@ -62,7 +89,8 @@ function listShape(row: (item: Row) => void, expected: { pageSize?: number; skip
 const invoiceRow = (item: Row) => {
   expect(isInt(item.bookedInvoiceNumber)).toBe(true);
   expect(isStr(item.date) && isStr(item.dueDate)).toBe(true);
-  for (const amount of ['netAmount', 'grossAmount', 'vatAmount', 'remainder']) expect(isNum(item[amount]), amount).toBe(true);
+  for (const amount of ['netAmount', 'grossAmount', 'vatAmount', 'remainder'])
+    expect(isNum(item[amount]), amount).toBe(true);
   expect(isInt((item.customer as Row).customerNumber)).toBe(true);
   expect(item).not.toHaveProperty('lines');
 };
@@ -84,7 +112,9 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
       const unpaid = booked.unpaid as Row;
       expect(isNum(unpaid.grossRemainderInBaseCurrency)).toBe(true);
       expect(isInt((unpaid.overdue as Row).invoiceCount) && isInt((unpaid.notOverdue as Row).invoiceCount)).toBe(true);
-      expect(((unpaid.overdue as Row).invoiceCount as number) + ((unpaid.notOverdue as Row).invoiceCount as number)).toBe(unpaid.invoiceCount);
+      expect(
+        ((unpaid.overdue as Row).invoiceCount as number) + ((unpaid.notOverdue as Row).invoiceCount as number),
+      ).toBe(unpaid.invoiceCount);
       expect(isInt((booked.paid as Row).invoiceCount)).toBe(true);
     },
   },
@@ -101,8 +131,14 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
     check: (body) => {
       listShape(
         (item) => {
-          expect(isInt(item.customerNumber) && isStr(item.name) && isStr(item.currency) && isNum(item.balance)).toBe(true);
-          expect(isInt((item.paymentTerms as Row).paymentTermsNumber) && isInt((item.customerGroup as Row).customerGroupNumber) && isInt((item.vatZone as Row).vatZoneNumber)).toBe(true);
+          expect(isInt(item.customerNumber) && isStr(item.name) && isStr(item.currency) && isNum(item.balance)).toBe(
+            true,
+          );
+          expect(
+            isInt((item.paymentTerms as Row).paymentTermsNumber) &&
+              isInt((item.customerGroup as Row).customerGroupNumber) &&
+              isInt((item.vatZone as Row).vatZoneNumber),
+          ).toBe(true);
         },
         { skipPages: 1 },
       )(body);
@@ -121,10 +157,12 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
     args: (ids) => ({ bookedInvoiceNumber: ids.bookedInvoiceNumber }),
     check: (body, ids) => {
       expect(body.bookedInvoiceNumber).toBe(ids.bookedInvoiceNumber);
-      for (const amount of ['netAmount', 'grossAmount', 'vatAmount', 'remainder']) expect(isNum(body[amount]), amount).toBe(true);
+      for (const amount of ['netAmount', 'grossAmount', 'vatAmount', 'remainder'])
+        expect(isNum(body[amount]), amount).toBe(true);
       const lines = body.lines as Row[];
       expect(lines.length).toBeGreaterThan(0);
-      for (const line of lines) expect(isStr(line.description) && isNum(line.quantity) && isNum(line.unitNetPrice)).toBe(true);
+      for (const line of lines)
+        expect(isStr(line.description) && isNum(line.quantity) && isNum(line.unitNetPrice)).toBe(true);
     },
   },
   download_invoice_pdf: {
@@ -150,8 +188,12 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
   list_chart_of_accounts: {
     args: () => ({ sort: '-accountNumber' }),
     check: listShape((item) => {
-      expect(isInt(item.accountNumber) && isStr(item.name) && isStr(item.accountType) && isNum(item.balance)).toBe(true);
-      expect(['profitAndLoss', 'status', 'totalFrom', 'heading', 'headingStart', 'sumInterval', 'sumAlpha']).toContain(item.accountType);
+      expect(isInt(item.accountNumber) && isStr(item.name) && isStr(item.accountType) && isNum(item.balance)).toBe(
+        true,
+      );
+      expect(['profitAndLoss', 'status', 'totalFrom', 'heading', 'headingStart', 'sumInterval', 'sumAlpha']).toContain(
+        item.accountType,
+      );
       // Headings carry no debit/credit side upstream; every other account does.
       if (!String(item.accountType).startsWith('heading')) expect(['debit', 'credit']).toContain(item.debitCredit);
     }),
@@ -159,7 +201,12 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
   list_year_account_totals: {
     args: (ids) => ({ year: ids.year }),
     check: listShape((item) => {
-      expect(isInt((item.account as Row).accountNumber) && isStr(item.fromDate) && isStr(item.toDate) && isNum(item.totalInBaseCurrency)).toBe(true);
+      expect(
+        isInt((item.account as Row).accountNumber) &&
+          isStr(item.fromDate) &&
+          isStr(item.toDate) &&
+          isNum(item.totalInBaseCurrency),
+      ).toBe(true);
     }),
   },
   get_account_year_total: {
@@ -178,7 +225,9 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
   },
   list_accounting_periods: {
     args: (ids) => ({ year: ids.year }),
-    check: listShape((item) => expect(isInt(item.periodNumber) && isStr(item.fromDate) && isStr(item.toDate)).toBe(true)),
+    check: listShape((item) =>
+      expect(isInt(item.periodNumber) && isStr(item.fromDate) && isStr(item.toDate)).toBe(true),
+    ),
   },
   list_account_entries: {
     args: (ids) => ({ accountNumber: ids.accountNumber, year: ids.year, filter: 'amount$ne:0' }),
@@ -189,10 +238,24 @@ const READS: Readonly<Record<string, { args: (ids: Ids) => Row; check: (body: Ro
   },
   list_products: {
     args: () => ({}),
-    check: listShape((item) => expect(isStr(item.productNumber) && isStr(item.name) && isNum(item.salesPrice) && isNum(item.costPrice)).toBe(true)),
+    check: listShape((item) =>
+      expect(isStr(item.productNumber) && isStr(item.name) && isNum(item.salesPrice) && isNum(item.costPrice)).toBe(
+        true,
+      ),
+    ),
   },
-  list_suppliers: { args: () => ({}), check: listShape((item) => expect(isInt(item.supplierNumber) && isStr(item.name) && isStr(item.currency)).toBe(true)) },
-  list_vat_accounts: { args: () => ({}), check: listShape((item) => expect(isStr(item.vatCode) && isStr(item.name) && isNum(item.ratePercentage)).toBe(true)) },
+  list_suppliers: {
+    args: () => ({}),
+    check: listShape((item) =>
+      expect(isInt(item.supplierNumber) && isStr(item.name) && isStr(item.currency)).toBe(true),
+    ),
+  },
+  list_vat_accounts: {
+    args: () => ({}),
+    check: listShape((item) =>
+      expect(isStr(item.vatCode) && isStr(item.name) && isNum(item.ratePercentage)).toBe(true),
+    ),
+  },
   list_customer_groups: { args: () => ({}), check: listShape(lookup('customerGroupNumber')) },
   list_payment_terms: {
     args: () => ({}),
@@ -214,7 +277,8 @@ describe('invoicing end to end against its sandbox', () => {
   let tenant: Tenant;
   let client: Client;
   const ids: Ids = { customerNumber: 0, bookedInvoiceNumber: 0, accountNumber: 0, year: INVOICING_SPLIT_YEAR };
-  const call = (name: string, args: Record<string, unknown> = {}, c: Client = client) => c.callTool({ name: `invoicing__${name}`, arguments: args });
+  const call = (name: string, args: Record<string, unknown> = {}, c: Client = client) =>
+    c.callTool({ name: `invoicing__${name}`, arguments: args });
   /** The rows of a list tool's result. */
   const rows = async (name: string, args: Record<string, unknown> = {}): Promise<Row[]> => {
     const result = await call(name, args);
@@ -233,10 +297,19 @@ describe('invoicing end to end against its sandbox', () => {
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startInvoicingSandbox({
-      grants: { [INVOICING_SANDBOX_GRANT]: 'readWrite', [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly', [REVOCABLE_GRANT]: 'readWrite' },
+      grants: {
+        [INVOICING_SANDBOX_GRANT]: 'readWrite',
+        [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly',
+        [REVOCABLE_GRANT]: 'readWrite',
+      },
     });
     gw = await startGateway(store, {
-      env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET, RATE_LIMIT_BURST: '10000', RATE_LIMIT_PER_SECOND: '10000' },
+      env: {
+        CONNECTOR_INVOICING_BASE_URL: sandbox.url,
+        CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET,
+        RATE_LIMIT_BURST: '10000',
+        RATE_LIMIT_PER_SECOND: '10000',
+      },
     });
     tenant = await createTenant(store, { subscribe: ['invoicing'] });
     // The connect form stores the grant token alone; the app secret token is the deployment's.
@@ -245,7 +318,9 @@ describe('invoicing end to end against its sandbox', () => {
     const customers = await rows('list_customers', { filter: 'dueAmount$gt:0', pagesize: 1 });
     ids.customerNumber = customers[0]!.customerNumber as number;
     ids.bookedInvoiceNumber = (await rows('list_booked_invoices', { pagesize: 1 }))[0]!.bookedInvoiceNumber as number;
-    ids.accountNumber = ((await rows('list_year_account_totals', { year: INVOICING_SPLIT_YEAR, pagesize: 1 }))[0]!.account as Row).accountNumber as number;
+    ids.accountNumber = (
+      (await rows('list_year_account_totals', { year: INVOICING_SPLIT_YEAR, pagesize: 1 }))[0]!.account as Row
+    ).accountNumber as number;
   }, 60_000);
   afterAll(async () => {
     await client?.close();
@@ -258,7 +333,9 @@ describe('invoicing end to end against its sandbox', () => {
     it('lists the 27 tools (23 reads, 4 writes), no connect_account', async () => {
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(27);
-      expect(tools.map((t) => t.name).sort()).toEqual(invoicingDescriptor.tools.map((t) => `invoicing__${t.name}`).sort());
+      expect(tools.map((t) => t.name).sort()).toEqual(
+        invoicingDescriptor.tools.map((t) => `invoicing__${t.name}`).sort(),
+      );
       expect(READ_TOOLS).toHaveLength(23);
       expect(Object.keys(READS).sort()).toEqual([...READ_TOOLS].sort());
       expect(invoicingDescriptor.tools.filter((t) => t.write).map((t) => t.name)).toEqual(WRITE_TOOLS);
@@ -270,11 +347,19 @@ describe('invoicing end to end against its sandbox', () => {
         const name = tool.name.slice('invoicing__'.length);
         expect(isStr(tool.title) && isStr(tool.description), name).toBe(true);
         const expected = WRITE_TOOLS.includes(name)
-          ? { title: tool.title, readOnlyHint: false, destructiveHint: name === 'update_customer', idempotentHint: false, openWorldHint: false }
+          ? {
+              title: tool.title,
+              readOnlyHint: false,
+              destructiveHint: name === 'update_customer',
+              idempotentHint: false,
+              openWorldHint: false,
+            }
           : { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false };
         expect(tool.annotations, name).toEqual(expected);
       }
-      expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual(['invoicing__update_customer']);
+      expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name)).toEqual([
+        'invoicing__update_customer',
+      ]);
     });
   });
 
@@ -305,14 +390,21 @@ describe('invoicing end to end against its sandbox', () => {
 
     it('the last page of the customers says hasMore false', async () => {
       const last = resultJson(await call('list_customers', { skippages: 2 })) as { items: Row[]; pagination: Row };
-      expect(last.pagination).toEqual({ results: INVOICING_DEMO_COUNTS.customers, pageSize: 20, skipPages: 2, hasMore: false });
+      expect(last.pagination).toEqual({
+        results: INVOICING_DEMO_COUNTS.customers,
+        pageSize: 20,
+        skipPages: 2,
+        hasMore: false,
+      });
       expect(last.items).toHaveLength(20);
     });
 
     it('a filter on a field the upstream cannot filter on is its 400, naming the fields that may be used', async () => {
       const result = await call('list_customers', { filter: 'shoeSize$eq:42' });
       expect(result.isError).toBe(true);
-      expect(resultText(result)).toMatch(/^e-conomic rejected the request: .*shoeSize.*; fields that may be used: .*customerNumber/);
+      expect(resultText(result)).toMatch(
+        /^e-conomic rejected the request: .*shoeSize.*; fields that may be used: .*customerNumber/,
+      );
     });
   });
 
@@ -321,14 +413,24 @@ describe('invoicing end to end against its sandbox', () => {
       sandbox.resetStats();
       const result = await call('list_customers', { filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
       expect(result.isError ?? false, resultText(result)).toBe(false);
-      expect((resultJson(result) as { pagination: Row }).pagination).toMatchObject({ results: 0, pageSize: 20, hasMore: false });
+      expect((resultJson(result) as { pagination: Row }).pagination).toMatchObject({
+        results: 0,
+        pageSize: 20,
+        hasMore: false,
+      });
       expect(sandbox.requests).toHaveLength(1);
-      expect(sandbox.requests[0]!.query).toEqual({ skippages: '0', pagesize: '20', filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x' });
+      expect(sandbox.requests[0]!.query).toEqual({
+        skippages: '0',
+        pagesize: '20',
+        filter: 'name$like:*a*&pagesize=1000&sort=-customerNumber#x',
+      });
     });
 
     it('a value cannot close a group or add list items: grammar characters reach the upstream escaped', async () => {
       sandbox.resetStats();
-      const result = await call('list_customers', { filter: '(name$eq:Smith (Holdings))$or:customerNumber$in:[1001,1002]' });
+      const result = await call('list_customers', {
+        filter: '(name$eq:Smith (Holdings))$or:customerNumber$in:[1001,1002]',
+      });
       expect(result.isError ?? false, resultText(result)).toBe(false);
       expect(sandbox.requests[0]!.query.filter).toBe('(name$eq:Smith $(Holdings$))$or:customerNumber$in:[1001,1002]');
       expect((resultJson(result) as { items: Row[] }).items.map((c) => c.customerNumber)).toEqual([1001, 1002]);
@@ -339,7 +441,9 @@ describe('invoicing end to end against its sandbox', () => {
       const before = (await usageOf(gw.url, tenant.token)).usage.totalCalls;
       const result = await call('list_customers', { filter: 'name$eq:x$or:(customerNumber$gt:0' });
       expect(result.isError).toBe(true);
-      expect(resultText(result)).toMatch(/^The filter was not sent to e-conomic: it is not a valid filter expression near character \d+/);
+      expect(resultText(result)).toMatch(
+        /^The filter was not sent to e-conomic: it is not a valid filter expression near character \d+/,
+      );
       expect(sandbox.stats.requests).toBe(0);
       expect((await usageOf(gw.url, tenant.token)).usage.totalCalls).toBe(before);
     });
@@ -358,7 +462,9 @@ describe('invoicing end to end against its sandbox', () => {
       paymentTermsNumber: terms!.paymentTermsNumber,
       recipientName: String(customer!.name ?? 'Customer'),
       recipientVatZoneNumber: zone!.vatZoneNumber,
-      lines: [{ productNumber: String(product!.productNumber), quantity: 2, unitNetPrice: 150, description: 'Consulting' }],
+      lines: [
+        { productNumber: String(product!.productNumber), quantity: 2, unitNetPrice: 150, description: 'Consulting' },
+      ],
     };
     const writesBefore = sandbox.stats.writeLog.length;
 
@@ -380,7 +486,13 @@ describe('invoicing end to end against its sandbox', () => {
   });
 
   it("every tool passes the sandbox's strictest documented readings (unknown or read-only fields, PDF)", async () => {
-    sandbox.setSwitches({ unknownQuery: 'reject', unknownProperties: 'reject', readOnlyOnPut: 'reject', pdfPath: 'linkOnly', writeAnswer: 'empty' });
+    sandbox.setSwitches({
+      unknownQuery: 'reject',
+      unknownProperties: 'reject',
+      readOnlyOnPut: 'reject',
+      pdfPath: 'linkOnly',
+      writeAnswer: 'empty',
+    });
     try {
       sandbox.resetStats();
       const pdf = await call('download_invoice_pdf', { bookedInvoiceNumber: ids.bookedInvoiceNumber });
@@ -390,17 +502,33 @@ describe('invoicing end to end against its sandbox', () => {
           .subarray(0, 5)
           .toString(),
       ).toBe('%PDF-');
-      for (const tool of READ_TOOLS) expect((await call(tool, READS[tool]!.args(ids))).isError ?? false, tool).toBe(false);
-      const updated = await call('update_customer', { customerNumber: ids.customerNumber, city: 'Odense', confirm: true });
+      for (const tool of READ_TOOLS)
+        expect((await call(tool, READS[tool]!.args(ids))).isError ?? false, tool).toBe(false);
+      const updated = await call('update_customer', {
+        customerNumber: ids.customerNumber,
+        city: 'Odense',
+        confirm: true,
+      });
       expect(updated.isError ?? false, resultText(updated)).toBe(false);
-      const duplicated = await call('duplicate_invoice', { source: 'booked', invoiceNumber: ids.bookedInvoiceNumber, date: '2025-06-30', confirm: true });
+      const duplicated = await call('duplicate_invoice', {
+        source: 'booked',
+        invoiceNumber: ids.bookedInvoiceNumber,
+        date: '2025-06-30',
+        confirm: true,
+      });
       expect(duplicated.isError ?? false, resultText(duplicated)).toBe(false);
       expect(sandbox.stats.undocumentedQuery).toEqual([]);
       expect(sandbox.stats.undocumentedProperties).toEqual([]);
       // Both writes answered without a body (a PUT 204, a POST 201 + Location): read back.
       expect(resultJson(updated)).toMatchObject({ customerNumber: ids.customerNumber, city: 'Odense' });
-      expect(resultJson(duplicated)).toMatchObject({ draftInvoiceNumber: expect.any(Number), netAmount: expect.any(Number) });
-      expect(sandbox.stats.writeLog.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([`PUT /customers/${ids.customerNumber} 204`, 'POST /invoices/drafts 201']);
+      expect(resultJson(duplicated)).toMatchObject({
+        draftInvoiceNumber: expect.any(Number),
+        netAmount: expect.any(Number),
+      });
+      expect(sandbox.stats.writeLog.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+        `PUT /customers/${ids.customerNumber} 204`,
+        'POST /invoices/drafts 201',
+      ]);
       expect(sandbox.stats.forbidden).toEqual([]);
     } finally {
       sandbox.resetSwitches();
@@ -427,12 +555,18 @@ describe('invoicing end to end against its sandbox', () => {
         const result = await call('list_customers', {}, other);
         expect(result.isError).toBe(true);
         const text = reconnectText(result);
-        expect(text).toBe(formatText(invoicingDescriptor.errors.reconnect_required.text, { upstream: 'e-conomic', status: 401 }));
+        expect(text).toBe(
+          formatText(invoicingDescriptor.errors.reconnect_required.text, { upstream: 'e-conomic', status: 401 }),
+        );
         // validate_connection is the spec's revoked-grant check: the same answer.
         expect(reconnectText(await call('validate_connection', {}, other))).toBe(text);
         // A write's live read (update_customer's preview) says the same, and nothing is written.
         const writes = sandbox.stats.writeLog.length;
-        expect(reconnectText(await call('update_customer', { customerNumber: ids.customerNumber, city: 'Aarhus', confirm: true }, other))).toBe(text);
+        expect(
+          reconnectText(
+            await call('update_customer', { customerNumber: ids.customerNumber, city: 'Aarhus', confirm: true }, other),
+          ),
+        ).toBe(text);
         expect(sandbox.stats.writeLog.length).toBe(writes);
       } finally {
         await other.close();
@@ -442,17 +576,30 @@ describe('invoicing end to end against its sandbox', () => {
     it('a read-only grant reads; its write 403 is write_forbidden (the grant may lack write permission)', async () => {
       const other = await tenantWith(INVOICING_SANDBOX_READONLY_GRANT);
       try {
-        expect((await call('get_customer', { customerNumber: ids.customerNumber }, other)).isError ?? false).toBe(false);
+        expect((await call('get_customer', { customerNumber: ids.customerNumber }, other)).isError ?? false).toBe(
+          false,
+        );
         const writes = sandbox.stats.writeLog.length;
-        const args = { name: 'Read Only ApS', currency: 'DKK', customerGroupNumber: 1, paymentTermsNumber: 1, vatZoneNumber: 1, layoutNumber: 19 };
+        const args = {
+          name: 'Read Only ApS',
+          currency: 'DKK',
+          customerGroupNumber: 1,
+          paymentTermsNumber: 1,
+          vatZoneNumber: 1,
+          layoutNumber: 19,
+        };
         // The preview writes nothing, whatever the grant.
         expect((await call('create_customer', args, other)).isError ?? false).toBe(false);
         expect(sandbox.stats.writeLog.length).toBe(writes);
         const result = await call('create_customer', { ...args, confirm: true }, other);
         expect(result.isError).toBe(true);
-        expect(reconnectText(result)).toBe(formatText(invoicingDescriptor.errors.write_forbidden.text, { upstream: 'e-conomic' }));
+        expect(reconnectText(result)).toBe(
+          formatText(invoicingDescriptor.errors.write_forbidden.text, { upstream: 'e-conomic' }),
+        );
         // The one POST was refused upstream (403), not retried.
-        expect(sandbox.stats.writeLog.slice(writes).map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(['POST /customers 403']);
+        expect(sandbox.stats.writeLog.slice(writes).map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+          'POST /customers 403',
+        ]);
       } finally {
         await other.close();
       }
@@ -463,7 +610,9 @@ describe('invoicing end to end against its sandbox', () => {
       try {
         sandbox.resetStats();
         expect(resultJson(await call('validate_connection', {}, other))).toEqual({ connected: true });
-        expect(sandbox.requests.map((r) => [r.headers['x-appsecrettoken'], r.headers['x-agreementgranttoken']])).toEqual([[INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT]]);
+        expect(
+          sandbox.requests.map((r) => [r.headers['x-appsecrettoken'], r.headers['x-agreementgranttoken']]),
+        ).toEqual([[INVOICING_SANDBOX_APP_SECRET, INVOICING_SANDBOX_GRANT]]);
       } finally {
         await other.close();
       }
@@ -483,10 +632,21 @@ describe('the 15 s upstream timeout', () => {
     store = await openStore({});
     sandbox = await startInvoicingSandbox({});
     const invoicing = registry.invoicing;
-    const shortened = { ...registry, invoicing: { ...invoicing, descriptor: { ...invoicing.descriptor, upstream: { ...invoicing.descriptor.upstream, timeoutMs: TIMEOUT_MS } } } } as typeof registry;
+    const shortened = {
+      ...registry,
+      invoicing: {
+        ...invoicing,
+        descriptor: { ...invoicing.descriptor, upstream: { ...invoicing.descriptor.upstream, timeoutMs: TIMEOUT_MS } },
+      },
+    } as typeof registry;
     gw = await startGateway(store, {
       registry: shortened,
-      env: { CONNECTOR_INVOICING_BASE_URL: sandbox.url, CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET, RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' },
+      env: {
+        CONNECTOR_INVOICING_BASE_URL: sandbox.url,
+        CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET,
+        RATE_LIMIT_BURST: '1000',
+        RATE_LIMIT_PER_SECOND: '1000',
+      },
     });
     const tenant = await createTenant(store, { subscribe: ['invoicing'] });
     await connectTenant(gw, tenant, 'invoicing', { token: INVOICING_SANDBOX_GRANT });
@@ -516,7 +676,15 @@ describe('the 15 s upstream timeout', () => {
   it('a hanging confirmed write is not retried either', async () => {
     sandbox.setSwitches({ fault: 'slow', slowDelayMs: 600_000, faultPath: '/customers' });
     sandbox.resetStats();
-    const args = { name: 'Slow ApS', currency: 'DKK', customerGroupNumber: 1, paymentTermsNumber: 1, vatZoneNumber: 1, layoutNumber: 19, confirm: true };
+    const args = {
+      name: 'Slow ApS',
+      currency: 'DKK',
+      customerGroupNumber: 1,
+      paymentTermsNumber: 1,
+      vatZoneNumber: 1,
+      layoutNumber: 19,
+      confirm: true,
+    };
     const result = await client.callTool({ name: 'invoicing__create_customer', arguments: args });
     expect(allTexts(result)).toEqual([platformDescriptor.errors.generic!.text]);
     expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /customers']);

@@ -50,9 +50,16 @@ function upstream(respond: (sent: Sent) => Reply | undefined) {
       const url = new URL(request.url);
       const entry: Sent = { method: request.method, url: url.pathname + url.search, headers: request.headers };
       sent.push(entry);
-      const [status, body, headers] = respond(entry) ?? [404, { message: 'Not found.', httpStatusCode: 404, logId: 'x' }];
+      const [status, body, headers] = respond(entry) ?? [
+        404,
+        { message: 'Not found.', httpStatusCode: 404, logId: 'x' },
+      ];
       const raw = Buffer.isBuffer(body) || typeof body === 'string' ? body : JSON.stringify(body);
-      return [status, raw, { 'content-type': 'application/json', ...headers }] as [number, string, Record<string, string>];
+      return [status, raw, { 'content-type': 'application/json', ...headers }] as [
+        number,
+        string,
+        Record<string, string>,
+      ];
     })
     .persist();
 }
@@ -61,21 +68,43 @@ const always = (reply: Reply) => upstream(() => reply);
 function collection(rows: Row[], pagination: Row = {}): Row {
   return {
     collection: rows,
-    pagination: { maxPageSizeAllowed: 1000, skipPages: 0, pageSize: 20, results: rows.length, resultsWithoutFilter: rows.length, firstPage: `${ORIGIN}/x`, lastPage: `${ORIGIN}/x`, ...pagination },
+    pagination: {
+      maxPageSizeAllowed: 1000,
+      skipPages: 0,
+      pageSize: 20,
+      results: rows.length,
+      resultsWithoutFilter: rows.length,
+      firstPage: `${ORIGIN}/x`,
+      lastPage: `${ORIGIN}/x`,
+      ...pagination,
+    },
     self: `${ORIGIN}/x`,
   };
 }
 
 function context(tool: InvoicingToolName, credential: Credential | null = CREDENTIAL): TestToolContext {
-  return testContext({ descriptor: invoicingDescriptor, tool, credential, baseUrl: ORIGIN, wrapUpstream: recordingMethods(methods) });
+  return testContext({
+    descriptor: invoicingDescriptor,
+    tool,
+    credential,
+    baseUrl: ORIGIN,
+    wrapUpstream: recordingMethods(methods),
+  });
 }
 
 const validator = (name: string) => (validators as unknown as Record<string, CompiledValidator>)[name]!;
 
-async function call<K extends InvoicingToolName>(tool: K, raw: Row, credential?: Credential): Promise<InvoicingTools[K]['result']> {
+async function call<K extends InvoicingToolName>(
+  tool: K,
+  raw: Row,
+  credential?: Credential,
+): Promise<InvoicingTools[K]['result']> {
   const checked = checkArguments({ coerce: [] }, validator(`input_${tool}`), raw);
   if (!checked.ok) throw new Error(`arguments refused by the schema: ${checked.reason}`);
-  const handler = invoicingHandlers[tool] as (args: unknown, ctx: TestToolContext) => Promise<InvoicingTools[K]['result']>;
+  const handler = invoicingHandlers[tool] as (
+    args: unknown,
+    ctx: TestToolContext,
+  ) => Promise<InvoicingTools[K]['result']>;
   const result = await handler(checked.args, context(tool, credential));
   const output = validator(`output_${tool}`);
   output(result);
@@ -137,10 +166,20 @@ describe('request shapes', () => {
     ['list_booked_invoices', {}, '/invoices/booked', { bookedInvoiceNumber: 1 }],
     ['list_draft_invoices', {}, '/invoices/drafts', { draftInvoiceNumber: 1 }],
     ['list_chart_of_accounts', {}, '/accounts', { accountNumber: 1000 }],
-    ['list_year_account_totals', { year: '2024' }, '/accounting-years/2024/totals', { account: { accountNumber: 1000 }, totalInBaseCurrency: 5 }],
+    [
+      'list_year_account_totals',
+      { year: '2024' },
+      '/accounting-years/2024/totals',
+      { account: { accountNumber: 1000 }, totalInBaseCurrency: 5 },
+    ],
     ['list_accounting_years', {}, '/accounting-years', { year: '2024', fromDate: '2024-01-01', toDate: '2024-12-31' }],
     ['list_accounting_periods', { year: '2024' }, '/accounting-years/2024/periods', { periodNumber: 13 }],
-    ['list_account_entries', { accountNumber: 5820, year: '2024' }, '/accounts/5820/accounting-years/2024/entries', { entryNumber: 1, amount: 10 }],
+    [
+      'list_account_entries',
+      { accountNumber: 5820, year: '2024' },
+      '/accounts/5820/accounting-years/2024/entries',
+      { entryNumber: 1, amount: 10 },
+    ],
     ['list_products', {}, '/products', { productNumber: 'A-100' }],
     ['list_suppliers', {}, '/suppliers', { supplierNumber: 3 }],
     ['list_vat_accounts', {}, '/vat-accounts', { vatCode: 'U25', ratePercentage: 25 }],
@@ -151,43 +190,68 @@ describe('request shapes', () => {
     ['list_units', {}, '/units', { unitNumber: 1, name: 'stk.' }],
   ];
 
-  it.each(LISTS)('%s: GET %s with skippages=0&pagesize=20, both tokens, items = collection', async (tool, args, path, row) => {
-    always([200, collection([row])]);
-    const result = (await call(tool, args)) as { items: Row[]; pagination: Row };
-    expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([`GET ${path}?skippages=0&pagesize=20`]);
-    expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
-    expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
-    expect(sent[0]!.headers.get('accept')).toBe('application/json');
-    expect(result.items).toEqual([row]);
-    expect(result.pagination).toEqual({ results: 1, pageSize: 20, skipPages: 0, hasMore: false });
-  });
+  it.each(LISTS)(
+    '%s: GET %s with skippages=0&pagesize=20, both tokens, items = collection',
+    async (tool, args, path, row) => {
+      always([200, collection([row])]);
+      const result = (await call(tool, args)) as { items: Row[]; pagination: Row };
+      expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([`GET ${path}?skippages=0&pagesize=20`]);
+      expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
+      expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
+      expect(sent[0]!.headers.get('accept')).toBe('application/json');
+      expect(result.items).toEqual([row]);
+      expect(result.pagination).toEqual({ results: 1, pageSize: 20, skipPages: 0, hasMore: false });
+    },
+  );
 
   it('the list tools are exactly the 17 read tools with `items`', () => {
     const lists = READ_TOOLS.filter(
-      (t) => invoicingDescriptor.tools.find((d) => d.name === t)!.inputSchema['properties'] && 'pagesize' in (invoicingDescriptor.tools.find((d) => d.name === t)!.inputSchema['properties'] as Row),
+      (t) =>
+        invoicingDescriptor.tools.find((d) => d.name === t)!.inputSchema['properties'] &&
+        'pagesize' in (invoicingDescriptor.tools.find((d) => d.name === t)!.inputSchema['properties'] as Row),
     );
     expect(lists.sort()).toEqual(LISTS.map(([tool]) => tool).sort());
   });
 
   it('pagesize, skippages, filter and sort go upstream lower-case, each percent-encoded as a whole', async () => {
     always([200, collection([], { pageSize: 1000, skipPages: 3, results: 0 })]);
-    await call('list_customers', { pagesize: 1000, skippages: 3, filter: 'name$like:*acme a/s*$and:city$eq:Aarhus C', sort: '-balance,~name' });
+    await call('list_customers', {
+      pagesize: 1000,
+      skippages: 3,
+      filter: 'name$like:*acme a/s*$and:city$eq:Aarhus C',
+      sort: '-balance,~name',
+    });
     expect(sent.map((s) => s.url)).toEqual([
-      '/customers?skippages=3&pagesize=1000&' + `filter=${encodeURIComponent('name$like:*acme a/s*$and:city$eq:Aarhus C')}&` + `sort=${encodeURIComponent('-balance,~name')}`,
+      '/customers?skippages=3&pagesize=1000&' +
+        `filter=${encodeURIComponent('name$like:*acme a/s*$and:city$eq:Aarhus C')}&` +
+        `sort=${encodeURIComponent('-balance,~name')}`,
     ]);
     expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('filter')).toBe('name$like:*acme a/s*$and:city$eq:Aarhus C');
   });
 
   it('a pagesize over the upstream maximum (1000) or below 1, or a negative skippages, is refused', () => {
-    for (const args of [{ pagesize: 1001 }, { pagesize: 0 }, { skippages: -1 }]) expect(checkArguments({ coerce: [] }, validator('input_list_customers'), args).ok).toBe(false);
+    for (const args of [{ pagesize: 1001 }, { pagesize: 0 }, { skippages: -1 }])
+      expect(checkArguments({ coerce: [] }, validator('input_list_customers'), args).ok).toBe(false);
     expect(checkArguments({ coerce: [] }, validator('input_list_customers'), { pagesize: 1000 }).ok).toBe(true);
   });
 
   it('single reads: customer, booked invoice (with lines), totals, account year total, the root', async () => {
     const customer = { customerNumber: 42, name: 'Acme', balance: 100, self: `${ORIGIN}/customers/42` };
-    const invoice = { bookedInvoiceNumber: 7, netAmount: 100, lines: [{ lineNumber: 1, product: { productNumber: 'A-1' }, quantity: 2 }] };
-    const totals = { drafts: { invoiceCount: 2, netAmountInBaseCurrency: 50 }, booked: { invoiceCount: 9, unpaid: { grossRemainderInBaseCurrency: 10 } } };
-    const yearTotal = { account: { accountNumber: 1010 }, fromDate: '2023-07-01', toDate: '2024-06-30', totalInBaseCurrency: -5 };
+    const invoice = {
+      bookedInvoiceNumber: 7,
+      netAmount: 100,
+      lines: [{ lineNumber: 1, product: { productNumber: 'A-1' }, quantity: 2 }],
+    };
+    const totals = {
+      drafts: { invoiceCount: 2, netAmountInBaseCurrency: 50 },
+      booked: { invoiceCount: 9, unpaid: { grossRemainderInBaseCurrency: 10 } },
+    };
+    const yearTotal = {
+      account: { accountNumber: 1010 },
+      fromDate: '2023-07-01',
+      toDate: '2024-06-30',
+      totalInBaseCurrency: -5,
+    };
     upstream((s) => {
       const routes: Record<string, Reply> = {
         '/customers/42': [200, customer],
@@ -203,7 +267,13 @@ describe('request shapes', () => {
     expect(await call('get_invoice_totals', {})).toEqual(totals);
     expect(await call('get_account_year_total', { accountNumber: 1010, year: '2023/2024' })).toEqual(yearTotal);
     expect(await call('validate_connection', {})).toEqual({ connected: true });
-    expect(sent.map((s) => s.url)).toEqual(['/customers/42', '/invoices/booked/7', '/invoices/totals', '/accounts/1010/accounting-years/2023_6_2024/totals', '/']);
+    expect(sent.map((s) => s.url)).toEqual([
+      '/customers/42',
+      '/invoices/booked/7',
+      '/invoices/totals',
+      '/accounts/1010/accounting-years/2023_6_2024/totals',
+      '/',
+    ]);
   });
 
   it('a customer without dueAmount (older schema) is fine', async () => {
@@ -220,7 +290,11 @@ describe('request shapes', () => {
 
   it('a token stored as `<appSecret>:<grant>` before the setting existed keeps its own app secret', async () => {
     always([200, {}]);
-    await call('validate_connection', {}, { kind: 'static_token', token: `${APP_SECRET}:${GRANT}`, appSecret: 'Other9deploymentSecret' });
+    await call(
+      'validate_connection',
+      {},
+      { kind: 'static_token', token: `${APP_SECRET}:${GRANT}`, appSecret: 'Other9deploymentSecret' },
+    );
     expect(sent[0]!.headers.get('x-appsecrettoken')).toBe(APP_SECRET);
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
   });
@@ -248,18 +322,58 @@ describe('request shapes', () => {
 
 describe('the list envelope', () => {
   it('hasMore follows nextPage', async () => {
-    always([200, collection([{ customerNumber: 1 }], { results: 41, pageSize: 1, skipPages: 0, nextPage: `${ORIGIN}/customers?skippages=1&pagesize=1` })]);
-    expect((await call('list_customers', { pagesize: 1 })).pagination).toEqual({ results: 41, pageSize: 1, skipPages: 0, hasMore: true });
+    always([
+      200,
+      collection([{ customerNumber: 1 }], {
+        results: 41,
+        pageSize: 1,
+        skipPages: 0,
+        nextPage: `${ORIGIN}/customers?skippages=1&pagesize=1`,
+      }),
+    ]);
+    expect((await call('list_customers', { pagesize: 1 })).pagination).toEqual({
+      results: 41,
+      pageSize: 1,
+      skipPages: 0,
+      hasMore: true,
+    });
   });
 
   it('a linked nextPage alone says hasMore, whatever the counts', async () => {
-    always([200, collection([{ customerNumber: 1 }], { results: undefined, pageSize: 20, skipPages: 0, nextPage: `${ORIGIN}/customers?skippages=1` })]);
-    expect((await call('list_customers', {})).pagination).toEqual({ results: 1, pageSize: 20, skipPages: 0, hasMore: true });
+    always([
+      200,
+      collection([{ customerNumber: 1 }], {
+        results: undefined,
+        pageSize: 20,
+        skipPages: 0,
+        nextPage: `${ORIGIN}/customers?skippages=1`,
+      }),
+    ]);
+    expect((await call('list_customers', {})).pagination).toEqual({
+      results: 1,
+      pageSize: 20,
+      skipPages: 0,
+      hasMore: true,
+    });
   });
 
   it('the last page has no nextPage: hasMore false; the count is the filtered total, not the unfiltered', async () => {
-    always([200, collection([{ customerNumber: 41 }], { results: 41, resultsWithoutFilter: 57, pageSize: 20, skipPages: 2, previousPage: `${ORIGIN}/p` })]);
-    expect((await call('list_customers', { skippages: 2 })).pagination).toEqual({ results: 41, pageSize: 20, skipPages: 2, hasMore: false });
+    always([
+      200,
+      collection([{ customerNumber: 41 }], {
+        results: 41,
+        resultsWithoutFilter: 57,
+        pageSize: 20,
+        skipPages: 2,
+        previousPage: `${ORIGIN}/p`,
+      }),
+    ]);
+    expect((await call('list_customers', { skippages: 2 })).pagination).toEqual({
+      results: 41,
+      pageSize: 20,
+      skipPages: 2,
+      hasMore: false,
+    });
   });
 
   it('without nextPage the counts still tell a further page (fallback of §3 #2)', async () => {
@@ -291,12 +405,19 @@ describe('answers read in every documented reading (audit against invoicing.md)'
   });
 
   it('get_account_year_total: a single object (the docs), or its row in the collection envelope', async () => {
-    const total = { account: { accountNumber: 1010 }, fromDate: '2024-01-01', toDate: '2024-12-31', totalInBaseCurrency: 12.5 };
+    const total = {
+      account: { accountNumber: 1010 },
+      fromDate: '2024-01-01',
+      toDate: '2024-12-31',
+      totalInBaseCurrency: 12.5,
+    };
     always([200, collection([total])]);
     expect(await call('get_account_year_total', { accountNumber: 1010, year: '2024' })).toEqual(total);
     nock.cleanAll();
     always([200, collection([])]);
-    expect((await failure('get_account_year_total', { accountNumber: 1010, year: '2024' })).text).toBe('Tool invocation failed.');
+    expect((await failure('get_account_year_total', { accountNumber: 1010, year: '2024' })).text).toBe(
+      'Tool invocation failed.',
+    );
   });
 
   it('an $in: list written with spaces goes upstream in the documented form [2,5,7]', async () => {
@@ -319,18 +440,27 @@ describe('accounting-year path encoding (§2, §3 #1)', () => {
   it.each([
     ['list_accounting_periods', { year: '2023/2024' }, '/accounting-years/2023_6_2024/periods'],
     ['list_year_account_totals', { year: '2023/2024' }, '/accounting-years/2023_6_2024/totals'],
-    ['list_account_entries', { accountNumber: 5820, year: '2023/2024' }, '/accounts/5820/accounting-years/2023_6_2024/entries'],
-  ] as Array<[InvoicingToolName, Row, string]>)('%s: a split year goes as _6_, never as a slash or its percent-encoding', async (tool, args, path) => {
-    always([200, collection([])]);
-    await call(tool, args);
-    expect(sent.map((s) => s.url)).toEqual([`${path}?skippages=0&pagesize=20`]);
-    expect(sent[0]!.url).not.toMatch(/%2F/i);
-  });
+    [
+      'list_account_entries',
+      { accountNumber: 5820, year: '2023/2024' },
+      '/accounts/5820/accounting-years/2023_6_2024/entries',
+    ],
+  ] as Array<[InvoicingToolName, Row, string]>)(
+    '%s: a split year goes as _6_, never as a slash or its percent-encoding',
+    async (tool, args, path) => {
+      always([200, collection([])]);
+      await call(tool, args);
+      expect(sent.map((s) => s.url)).toEqual([`${path}?skippages=0&pagesize=20`]);
+      expect(sent[0]!.url).not.toMatch(/%2F/i);
+    },
+  );
 
   it('a year that tries to climb out of its path segment stays one segment', async () => {
     always([200, collection([])]);
     await call('list_accounting_periods', { year: '../../customers?x=1#' });
-    expect(sent.map((s) => s.url)).toEqual(['/accounting-years/_11__11__6__11__11__6_customers_10_x%3D1_12_/periods?skippages=0&pagesize=20']);
+    expect(sent.map((s) => s.url)).toEqual([
+      '/accounting-years/_11__11__6__11__11__6_customers_10_x%3D1_12_/periods?skippages=0&pagesize=20',
+    ]);
   });
 });
 
@@ -431,25 +561,34 @@ describe('the sort grammar', () => {
     expect(new URL(ORIGIN + sent[0]!.url).searchParams.get('sort')).toBe('-salesPrice,~name,productNumber');
   });
 
-  it.each(['name&filter=x', 'name desc', '', '-', 'name,', '--name', 'a;b'])('%j is refused with `invalid_sort`, nothing sent', async (sort) => {
-    always([200, collection([])]);
-    const { error, code, text } = await failure('list_customers', { sort });
-    expect(error).toBeInstanceOf(ArgumentRefusal);
-    expect(code).toBe('invalid_sort');
-    expect(text).toBe(
-      `The sort \`${sort}\` was not sent to e-conomic: give field names separated by commas, each optionally ` +
-        `prefixed with \`-\` (descending) or \`~\` (alphabetical), for example \`-date,name\`.`,
-    );
-    expect(sent).toEqual([]);
-  });
+  it.each(['name&filter=x', 'name desc', '', '-', 'name,', '--name', 'a;b'])(
+    '%j is refused with `invalid_sort`, nothing sent',
+    async (sort) => {
+      always([200, collection([])]);
+      const { error, code, text } = await failure('list_customers', { sort });
+      expect(error).toBeInstanceOf(ArgumentRefusal);
+      expect(code).toBe('invalid_sort');
+      expect(text).toBe(
+        `The sort \`${sort}\` was not sent to e-conomic: give field names separated by commas, each optionally ` +
+          `prefixed with \`-\` (descending) or \`~\` (alphabetical), for example \`-date,name\`.`,
+      );
+      expect(sent).toEqual([]);
+    },
+  );
 });
 
 describe('PDFs', () => {
   it('download_invoice_pdf: GET /invoices/booked/{n}/pdf, the raw bytes base64-encoded', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from([0, 1, 2, 255, 254]), Buffer.from('\n%%EOF')]);
-    upstream((s) => (s.url === '/invoices/booked/7/pdf' ? [200, pdf, { 'content-type': 'application/pdf' }] : undefined));
+    upstream((s) =>
+      s.url === '/invoices/booked/7/pdf' ? [200, pdf, { 'content-type': 'application/pdf' }] : undefined,
+    );
     const result = await call('download_invoice_pdf', { bookedInvoiceNumber: 7 });
-    expect(result).toEqual({ bookedInvoiceNumber: 7, contentType: 'application/pdf', pdfBase64: pdf.toString('base64') });
+    expect(result).toEqual({
+      bookedInvoiceNumber: 7,
+      contentType: 'application/pdf',
+      pdfBase64: pdf.toString('base64'),
+    });
     expect(Buffer.from(result.pdfBase64, 'base64').equals(pdf)).toBe(true);
     expect(sent[0]!.headers.get('accept')).toBe('application/pdf');
     expect(sent[0]!.headers.get('x-agreementgranttoken')).toBe(GRANT);
@@ -469,12 +608,20 @@ describe('PDFs', () => {
       );
       const result = await call('download_invoice_pdf', { bookedInvoiceNumber: 7 });
       expect(result.pdfBase64).toBe(pdf.toString('base64'));
-      expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7', '/invoices/booked/7/document']);
+      expect(sent.map((s) => s.url)).toEqual([
+        '/invoices/booked/7/pdf',
+        '/invoices/booked/7',
+        '/invoices/booked/7/document',
+      ]);
     }
   });
 
   it('a 404 whose invoice links the same path, no PDF, or is missing is the generic text without a loop', async () => {
-    for (const invoice of [{ bookedInvoiceNumber: 7, pdf: { self: `${ORIGIN}/invoices/booked/7/pdf` } }, { bookedInvoiceNumber: 7 }, undefined]) {
+    for (const invoice of [
+      { bookedInvoiceNumber: 7, pdf: { self: `${ORIGIN}/invoices/booked/7/pdf` } },
+      { bookedInvoiceNumber: 7 },
+      undefined,
+    ]) {
       nock.cleanAll();
       sent.length = 0;
       upstream((s) => (s.url === '/invoices/booked/7' && invoice ? [200, invoice] : undefined));
@@ -487,19 +634,37 @@ describe('PDFs', () => {
     const pdf = Buffer.from('%PDF-1.7\n%%EOF');
     upstream((s) =>
       s.url === '/invoices/booked/7'
-        ? [200, { bookedInvoiceNumber: 7, pdf: { download: 'https://restapi.e-conomic.com/invoices/booked/7/document?x=1' } }]
+        ? [
+            200,
+            {
+              bookedInvoiceNumber: 7,
+              pdf: { download: 'https://restapi.e-conomic.com/invoices/booked/7/document?x=1' },
+            },
+          ]
         : s.url === '/invoices/booked/7/document?x=1'
           ? [200, pdf]
           : undefined,
     );
     expect((await call('download_invoice_pdf', { bookedInvoiceNumber: 7 })).pdfBase64).toBe(pdf.toString('base64'));
-    expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7', '/invoices/booked/7/document?x=1']);
+    expect(sent.map((s) => s.url)).toEqual([
+      '/invoices/booked/7/pdf',
+      '/invoices/booked/7',
+      '/invoices/booked/7/document?x=1',
+    ]);
     // The same path on another host is the path already tried; a link that is no http(s) URL is not followed.
-    for (const download of ['https://restapi.e-conomic.com/invoices/booked/7/pdf', 'mailto:x@example.test', 'not a link']) {
+    for (const download of [
+      'https://restapi.e-conomic.com/invoices/booked/7/pdf',
+      'mailto:x@example.test',
+      'not a link',
+    ]) {
       nock.cleanAll();
       sent.length = 0;
-      upstream((s) => (s.url === '/invoices/booked/7' ? [200, { bookedInvoiceNumber: 7, pdf: { download } }] : undefined));
-      expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text, download).toBe('Tool invocation failed.');
+      upstream((s) =>
+        s.url === '/invoices/booked/7' ? [200, { bookedInvoiceNumber: 7, pdf: { download } }] : undefined,
+      );
+      expect((await failure('download_invoice_pdf', { bookedInvoiceNumber: 7 })).text, download).toBe(
+        'Tool invocation failed.',
+      );
       expect(sent.map((s) => s.url)).toEqual(['/invoices/booked/7/pdf', '/invoices/booked/7']);
     }
   });
@@ -513,22 +678,38 @@ describe('PDFs', () => {
 });
 
 describe('errors', () => {
-  const reconnect = (status: number) => `e-conomic refused the stored grant token (HTTP ${status}): it is invalid or has ` + 'been revoked. Reconnect this account from the portal, then try again.';
+  const reconnect = (status: number) =>
+    `e-conomic refused the stored grant token (HTTP ${status}): it is invalid or has ` +
+    'been revoked. Reconnect this account from the portal, then try again.';
 
-  it.each(READ_TOOLS.map((tool) => [tool]))('%s: 401 and 403 end in reconnect_required (declared `upstream: [auth]`, `reconnect: true`)', async (tool) => {
-    const args: Row = { customerNumber: 1, bookedInvoiceNumber: 1, accountNumber: 1, year: '2024' };
-    const properties = Object.keys((invoicingDescriptor.tools.find((t) => t.name === tool)!.inputSchema['properties'] ?? {}) as Row);
-    const own = Object.fromEntries(Object.entries(args).filter(([k]) => properties.includes(k)));
-    for (const status of [401, 403]) {
-      nock.cleanAll();
-      always([status, { message: 'Unauthorized.', developerHint: 'Grant revoked.', logId: 'l', httpStatusCode: status, logTime: 't' }]);
-      const { error, code, text } = await failure(tool, own);
-      expect(error).toBeInstanceOf(UpstreamError);
-      expect(code).toBe('reconnect_required');
-      expect(text).toBe(reconnect(status));
-      expect(invoicingDescriptor.errors.reconnect_required.reconnect).toBe(true);
-    }
-  });
+  it.each(READ_TOOLS.map((tool) => [tool]))(
+    '%s: 401 and 403 end in reconnect_required (declared `upstream: [auth]`, `reconnect: true`)',
+    async (tool) => {
+      const args: Row = { customerNumber: 1, bookedInvoiceNumber: 1, accountNumber: 1, year: '2024' };
+      const properties = Object.keys(
+        (invoicingDescriptor.tools.find((t) => t.name === tool)!.inputSchema['properties'] ?? {}) as Row,
+      );
+      const own = Object.fromEntries(Object.entries(args).filter(([k]) => properties.includes(k)));
+      for (const status of [401, 403]) {
+        nock.cleanAll();
+        always([
+          status,
+          {
+            message: 'Unauthorized.',
+            developerHint: 'Grant revoked.',
+            logId: 'l',
+            httpStatusCode: status,
+            logTime: 't',
+          },
+        ]);
+        const { error, code, text } = await failure(tool, own);
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect(code).toBe('reconnect_required');
+        expect(text).toBe(reconnect(status));
+        expect(invoicingDescriptor.errors.reconnect_required.reconnect).toBe(true);
+      }
+    },
+  );
 
   it('an annotated 400 names each rejected field with its message (arrayIndex → lines[i])', async () => {
     always([
@@ -540,14 +721,19 @@ describe('errors', () => {
         httpStatusCode: 400,
         errors: {
           currency: { errors: [{ errorCode: 'E06000', message: 'Currency not found.', value: 'ZUL' }] },
-          lines: [{ arrayIndex: 2, unitNetPrice: { errors: [{ errorCode: 'E04740', message: 'At most 2 decimals.' }] } }],
+          lines: [
+            { arrayIndex: 2, unitNetPrice: { errors: [{ errorCode: 'E04740', message: 'At most 2 decimals.' }] } },
+          ],
           recipient: { vatZone: { errors: [{ errorCode: 'E06000', message: 'VAT zone not found.' }] } },
         },
       },
     ]);
     const { code, text } = await failure('get_customer', { customerNumber: 1 });
     expect(code).toBe('upstream_rejected');
-    expect(text).toBe('e-conomic rejected the request: currency: Currency not found.; ' + 'lines[2].unitNetPrice: At most 2 decimals.; recipient.vatZone: VAT zone not found.');
+    expect(text).toBe(
+      'e-conomic rejected the request: currency: Currency not found.; ' +
+        'lines[2].unitNetPrice: At most 2 decimals.; recipient.vatZone: VAT zone not found.',
+    );
   });
 
   it('the query-string 400 joins its errors and names the fields that may be used', async () => {
@@ -564,12 +750,17 @@ describe('errors', () => {
     ]);
     const { code, text } = await failure('list_customers', { filter: 'shoeSize$eq:42' });
     expect(code).toBe('upstream_rejected');
-    expect(text).toBe('e-conomic rejected the request: Filtering is not allowed on property ' + "'shoeSize'.; fields that may be used: name, email, customerNumber");
+    expect(text).toBe(
+      'e-conomic rejected the request: Filtering is not allowed on property ' +
+        "'shoeSize'.; fields that may be used: name, email, customerNumber",
+    );
   });
 
   it('a 400 with only a message passes the message; a non-JSON 400 passes its text', () => {
     const allowed = (fields: string) => `allowed: ${fields}`;
-    expect(rejectionDetails({ message: 'Sorting is not allowed on property x.' }, allowed)).toBe('Sorting is not allowed on property x.');
+    expect(rejectionDetails({ message: 'Sorting is not allowed on property x.' }, allowed)).toBe(
+      'Sorting is not allowed on property x.',
+    );
     expect(rejectionDetails('Bad Request', allowed)).toBe('Bad Request');
     expect(rejectionDetails(null, allowed)).toBe('HTTP 400');
     // Not the documented shapes: a multi-line text is one line, a proxy's HTML page is not passed on.
@@ -577,19 +768,24 @@ describe('errors', () => {
     expect(rejectionDetails('<html><body><h1>400 Bad Request</h1></body></html>', allowed)).toBe('HTTP 400');
     expect(rejectionDetails('<!DOCTYPE html><html></html>', allowed)).toBe('HTTP 400');
     // An annotated entry that is a bare string still names its field.
-    expect(rejectionDetails({ errors: { currency: { errors: ['Currency not found.'] } } }, allowed)).toBe('currency: Currency not found.');
+    expect(rejectionDetails({ errors: { currency: { errors: ['Currency not found.'] } } }, allowed)).toBe(
+      'currency: Currency not found.',
+    );
   });
 
   it('a long 400 is capped at rejectionDetailsMaxChars', async () => {
     always([400, { errors: { name: { errors: [{ message: 'x'.repeat(5000) }] } } }]);
     const { text } = await failure('list_suppliers', {});
-    expect(text.length).toBeLessThanOrEqual('e-conomic rejected the request: '.length + invoicingDescriptor.limits.rejectionDetailsMaxChars!);
+    expect(text.length).toBeLessThanOrEqual(
+      'e-conomic rejected the request: '.length + invoicingDescriptor.limits.rejectionDetailsMaxChars!,
+    );
     expect(text.endsWith('…')).toBe(true);
   });
 
   it('tools whose spec lists no upstream_rejected (totals, the root) answer a 400 with the generic text', async () => {
     always([400, { message: 'Validation error.' }]);
-    for (const tool of ['get_invoice_totals', 'validate_connection'] as const) expect((await failure(tool, {})).text).toBe('Tool invocation failed.');
+    for (const tool of ['get_invoice_totals', 'validate_connection'] as const)
+      expect((await failure(tool, {})).text).toBe('Tool invocation failed.');
   });
 
   it('404, 5xx and a body that is not JSON end in the generic text', async () => {
@@ -620,7 +816,10 @@ describe('errors', () => {
 
   it('a connection without a static token is the generic text and sends nothing', async () => {
     always([200, {}]);
-    const error = await (invoicingHandlers.validate_connection as (a: unknown, c: TestToolContext) => Promise<unknown>)({}, context('validate_connection', null)).then(
+    const error = await (invoicingHandlers.validate_connection as (a: unknown, c: TestToolContext) => Promise<unknown>)(
+      {},
+      context('validate_connection', null),
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -630,6 +829,8 @@ describe('errors', () => {
   });
 
   it('the spec texts rendered here are the descriptor texts', () => {
-    expect(formatText(invoicingDescriptor.errors.upstream_rejected.text, { upstream: 'e-conomic', details: 'd' })).toBe('e-conomic rejected the request: d');
+    expect(formatText(invoicingDescriptor.errors.upstream_rejected.text, { upstream: 'e-conomic', details: 'd' })).toBe(
+      'e-conomic rejected the request: d',
+    );
   });
 });

@@ -21,7 +21,15 @@ import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { canonicalJson, writeKey } from '../runtime/pipeline/write-guard.ts';
-import { connectTenant, createTenant, rpc, startGateway, usageOf, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  rpc,
+  startGateway,
+  usageOf,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { testContext } from './support/tool-context.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
@@ -32,10 +40,26 @@ const credential = { kind: 'static_token' as const, token: GRANT, appSecret: SEC
 const headers = { 'x-appsecrettoken': SECRET, 'x-agreementgranttoken': GRANT };
 
 function ctxFor(tool: string, confirmed: boolean, policy = descriptor.upstream) {
-  return testContext({ descriptor, tool, credential, baseUrl: BASE, confirmed, policy, now: () => new Date('2026-03-04T10:00:00Z') });
+  return testContext({
+    descriptor,
+    tool,
+    credential,
+    baseUrl: BASE,
+    confirmed,
+    policy,
+    now: () => new Date('2026-03-04T10:00:00Z'),
+  });
 }
 
-const customerArgs = { name: 'Acme ApS', currency: 'DKK', customerGroupNumber: 1, paymentTermsNumber: 2, vatZoneNumber: 1, layoutNumber: 19, email: 'billing@acme.test' };
+const customerArgs = {
+  name: 'Acme ApS',
+  currency: 'DKK',
+  customerGroupNumber: 1,
+  paymentTermsNumber: 2,
+  vatZoneNumber: 1,
+  layoutNumber: 19,
+  email: 'billing@acme.test',
+};
 const draftArgs: Omit<CreateDraftInvoiceArgs, 'confirm'> = {
   customerNumber: 101,
   currency: 'DKK',
@@ -45,7 +69,14 @@ const draftArgs: Omit<CreateDraftInvoiceArgs, 'confirm'> = {
   recipientVatZoneNumber: 1,
   lines: [{ productNumber: 'A-100', quantity: 2, unitNetPrice: 150.5 }],
 };
-const createdDraft = { draftInvoiceNumber: 31, netAmount: 301, grossAmount: 376.25, vatAmount: 75.25, currency: 'DKK', self: `${BASE}/invoices/drafts/31` };
+const createdDraft = {
+  draftInvoiceNumber: 31,
+  netAmount: 301,
+  grossAmount: 376.25,
+  vatAmount: 75.25,
+  currency: 'DKK',
+  self: `${BASE}/invoices/drafts/31`,
+};
 
 /** The current customer as the upstream returns it, with server-owned fields, links and hostile keys. */
 const currentCustomer = JSON.parse(
@@ -70,7 +101,10 @@ const currentCustomer = JSON.parse(
     totals: { self: `${BASE}/customers/101/totals` },
     templates: { self: `${BASE}/customers/101/templates` },
     self: `${BASE}/customers/101`,
-  }).replace('"city"', '"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"prototype":{"polluted":true},"city"'),
+  }).replace(
+    '"city"',
+    '"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"prototype":{"polluted":true},"city"',
+  ),
 );
 
 afterEach(() => {
@@ -106,7 +140,10 @@ describe('previews: nothing is written without confirm: true', () => {
 
   it('create_draft_invoice previews the nested POST body (today in Copenhagen, no invented text), unsent', async () => {
     const scope = nock(BASE).post(/.*/).reply(201, createdDraft);
-    const result = await createDraftInvoice({ ...draftArgs, notesHeading: 'March', confirm: false }, ctxFor('create_draft_invoice', false));
+    const result = await createDraftInvoice(
+      { ...draftArgs, notesHeading: 'March', confirm: false },
+      ctxFor('create_draft_invoice', false),
+    );
     expect(result).toMatchObject({
       preview: {
         action: 'create_draft_invoice',
@@ -140,13 +177,22 @@ describe('previews: nothing is written without confirm: true', () => {
         put++;
         return [200, {}];
       });
-    const result = await updateCustomer({ customerNumber: 101, email: 'new@acme.test', vatZoneNumber: 2, confirm: false }, ctxFor('update_customer', false));
+    const result = await updateCustomer(
+      { customerNumber: 101, email: 'new@acme.test', vatZoneNumber: 2, confirm: false },
+      ctxFor('update_customer', false),
+    );
     expect(put).toBe(0);
     expect(scope.pendingMocks()).toHaveLength(1); // the PUT
-    const preview = (result as { preview: { request: { method: string; path: string; body: Record<string, unknown> }; summary: string } }).preview;
+    const preview = (
+      result as {
+        preview: { request: { method: string; path: string; body: Record<string, unknown> }; summary: string };
+      }
+    ).preview;
     expect(preview.request.method).toBe('PUT');
     expect(preview.request.path).toBe('/customers/101');
-    expect(preview.summary).toBe('Replace customer 101 with its current record merged with the changed fields: email, vatZoneNumber.');
+    expect(preview.summary).toBe(
+      'Replace customer 101 with its current record merged with the changed fields: email, vatZoneNumber.',
+    );
     expect(preview.request.body).toEqual({
       customerNumber: 101,
       name: 'Acme ApS',
@@ -162,7 +208,9 @@ describe('previews: nothing is written without confirm: true', () => {
     });
     const body = preview.request.body;
     expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
-    expect(Object.hasOwn(body, '__proto__') || Object.hasOwn(body, 'constructor') || Object.hasOwn(body, 'prototype')).toBe(false);
+    expect(
+      Object.hasOwn(body, '__proto__') || Object.hasOwn(body, 'constructor') || Object.hasOwn(body, 'prototype'),
+    ).toBe(false);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((body as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -184,7 +232,13 @@ describe('previews: nothing is written without confirm: true', () => {
       customer: { customerNumber: 101, self: `${BASE}/customers/101` },
       recipient: { name: 'Acme ApS', vatZone: { vatZoneNumber: 1, self: `${BASE}/vat-zones/1` } },
       notes: { heading: 'January' },
-      paymentTerms: { paymentTermsNumber: 2, daysOfCredit: 30, name: 'Net 30', paymentTermsType: 'net', self: `${BASE}/payment-terms/2` },
+      paymentTerms: {
+        paymentTermsNumber: 2,
+        daysOfCredit: 30,
+        name: 'Net 30',
+        paymentTermsType: 'net',
+        self: `${BASE}/payment-terms/2`,
+      },
       layout: { layoutNumber: 19, self: `${BASE}/layouts/19` },
       pdf: { self: `${BASE}/invoices/booked/20001/pdf` },
       sent: `${BASE}/invoices/booked/20001/sent`,
@@ -205,8 +259,15 @@ describe('previews: nothing is written without confirm: true', () => {
       ],
       self: `${BASE}/invoices/booked/20001`,
     };
-    const scope = nock(BASE, { reqheaders: headers }).get('/invoices/booked/20001').reply(200, booked).post(/.*/).reply(201, createdDraft);
-    const result = await duplicateInvoice({ source: 'booked', invoiceNumber: 20001, date: '2026-03-01', confirm: false }, ctxFor('duplicate_invoice', false));
+    const scope = nock(BASE, { reqheaders: headers })
+      .get('/invoices/booked/20001')
+      .reply(200, booked)
+      .post(/.*/)
+      .reply(201, createdDraft);
+    const result = await duplicateInvoice(
+      { source: 'booked', invoiceNumber: 20001, date: '2026-03-01', confirm: false },
+      ctxFor('duplicate_invoice', false),
+    );
     expect(scope.pendingMocks()).toHaveLength(1); // the POST
     expect((result as { preview: { request: unknown } }).preview.request).toEqual({
       method: 'POST',
@@ -220,7 +281,16 @@ describe('previews: nothing is written without confirm: true', () => {
         paymentTerms: { paymentTermsNumber: 2 },
         layout: { layoutNumber: 19 },
         notes: { heading: 'January' },
-        lines: [{ description: 'Widget', product: { productNumber: 'A-100' }, quantity: 4, unitNetPrice: 250, discountPercentage: 0, unit: { unitNumber: 1 } }],
+        lines: [
+          {
+            description: 'Widget',
+            product: { productNumber: 'A-100' },
+            quantity: 4,
+            unitNetPrice: 250,
+            discountPercentage: 0,
+            unit: { unitNumber: 1 },
+          },
+        ],
       },
     });
     const text = JSON.stringify(result);
@@ -245,7 +315,10 @@ describe('previews: nothing is written without confirm: true', () => {
 
   it('a preview whose live read fails surfaces the read error (401 → reconnect), and writes nothing', async () => {
     nock(BASE).get('/invoices/drafts/7').reply(401, { message: 'Unauthorized', httpStatusCode: 401 });
-    const error = await duplicateInvoice({ source: 'draft', invoiceNumber: 7, confirm: false }, ctxFor('duplicate_invoice', false)).catch((e: unknown) => e);
+    const error = await duplicateInvoice(
+      { source: 'draft', invoiceNumber: 7, confirm: false },
+      ctxFor('duplicate_invoice', false),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({ code: 'reconnect_required', params: { status: 401 } });
   });
@@ -253,13 +326,19 @@ describe('previews: nothing is written without confirm: true', () => {
 
 describe('confirmed writes', () => {
   it('create_customer with confirm: true POSTs the previewed body once and returns the created customer', async () => {
-    const preview = (await createCustomer({ ...customerArgs, confirm: false }, ctxFor('create_customer', false))) as { preview: { request: { body: unknown } } };
+    const preview = (await createCustomer({ ...customerArgs, confirm: false }, ctxFor('create_customer', false))) as {
+      preview: { request: { body: unknown } };
+    };
     let sent: unknown;
     nock(BASE, { reqheaders: { ...headers, 'content-type': 'application/json' } })
       .post('/customers')
       .reply(async (request: Request) => {
         sent = await request.json();
-        return [201, { customerNumber: 5001, ...(sent as object), balance: 0, self: `${BASE}/customers/5001` }, { Location: `${BASE}/customers/5001` }];
+        return [
+          201,
+          { customerNumber: 5001, ...(sent as object), balance: 0, self: `${BASE}/customers/5001` },
+          { Location: `${BASE}/customers/5001` },
+        ];
       });
     const result = await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true));
     expect(sent).toEqual(preview.preview.request.body);
@@ -276,8 +355,16 @@ describe('confirmed writes', () => {
         sent = (await request.json()) as Record<string, unknown>;
         return [200, { ...sent, balance: 1234.5 }];
       });
-    const result = await updateCustomer({ customerNumber: 101, name: 'Acme A/S', confirm: true }, ctxFor('update_customer', true));
-    expect(sent).toMatchObject({ customerNumber: 101, name: 'Acme A/S', city: 'Aarhus', vatZone: { vatZoneNumber: 1 } });
+    const result = await updateCustomer(
+      { customerNumber: 101, name: 'Acme A/S', confirm: true },
+      ctxFor('update_customer', true),
+    );
+    expect(sent).toMatchObject({
+      customerNumber: 101,
+      name: 'Acme A/S',
+      city: 'Aarhus',
+      vatZone: { vatZoneNumber: 1 },
+    });
     expect(Object.keys(sent!)).not.toContain('balance');
     expect(result).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
   });
@@ -286,14 +373,27 @@ describe('confirmed writes', () => {
     let sent: Record<string, unknown> | undefined;
     nock(BASE)
       .get('/invoices/drafts/31')
-      .reply(200, { draftInvoiceNumber: 31, currency: 'EUR', customer: { customerNumber: 101 }, date: '2026-01-01', lines: [{ description: 'old', quantity: 1, unitNetPrice: 1 }], netAmount: 1 })
+      .reply(200, {
+        draftInvoiceNumber: 31,
+        currency: 'EUR',
+        customer: { customerNumber: 101 },
+        date: '2026-01-01',
+        lines: [{ description: 'old', quantity: 1, unitNetPrice: 1 }],
+        netAmount: 1,
+      })
       .post('/invoices/drafts')
       .reply(async (request: Request) => {
         sent = (await request.json()) as Record<string, unknown>;
         return [201, { ...createdDraft, draftInvoiceNumber: 32 }];
       });
     const result = await duplicateInvoice(
-      { source: 'draft', invoiceNumber: 31, newCustomerNumber: 202, replaceLines: [{ productNumber: '7', quantity: 1, unitNetPrice: 10, unitNumber: 2 }], confirm: true },
+      {
+        source: 'draft',
+        invoiceNumber: 31,
+        newCustomerNumber: 202,
+        replaceLines: [{ productNumber: '7', quantity: 1, unitNetPrice: 10, unitNumber: 2 }],
+        confirm: true,
+      },
       ctxFor('duplicate_invoice', true),
     );
     expect(sent).toEqual({
@@ -314,19 +414,34 @@ describe('confirmed writes', () => {
         logId: 'abc',
         errors: {
           currency: { errors: [{ errorCode: 'E06000', message: 'Currency not found.', value: 'ZUL' }] },
-          lines: [{ arrayIndex: 0, unitNetPrice: { errors: [{ errorCode: 'E04740', message: 'Maximum 2 decimals allowed.' }] } }],
+          lines: [
+            {
+              arrayIndex: 0,
+              unitNetPrice: { errors: [{ errorCode: 'E04740', message: 'Maximum 2 decimals allowed.' }] },
+            },
+          ],
         },
       });
-    const error = await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'upstream_rejected', params: { details: 'currency: Currency not found.; lines[0].unitNetPrice: Maximum 2 decimals allowed.' } });
+    const error = await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'upstream_rejected',
+      params: { details: 'currency: Currency not found.; lines[0].unitNetPrice: Maximum 2 decimals allowed.' },
+    });
   });
 
   it('a 403 to the write says the grant may lack write permission; a 403 to the live read: reconnect', async () => {
     nock(BASE).post('/customers').reply(403, { message: 'Forbidden', httpStatusCode: 403 });
-    const write = await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true)).catch((e: unknown) => e);
+    const write = await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true)).catch(
+      (e: unknown) => e,
+    );
     expect(write).toMatchObject({ code: 'write_forbidden' });
     nock(BASE).get('/customers/9').reply(403, { message: 'Forbidden', httpStatusCode: 403 });
-    const read = await updateCustomer({ customerNumber: 9, name: 'x', confirm: true }, ctxFor('update_customer', true)).catch((e: unknown) => e);
+    const read = await updateCustomer(
+      { customerNumber: 9, name: 'x', confirm: true },
+      ctxFor('update_customer', true),
+    ).catch((e: unknown) => e);
     expect(read).toMatchObject({ code: 'reconnect_required', params: { status: 403 } });
   });
 
@@ -340,7 +455,10 @@ describe('confirmed writes', () => {
         posts++;
         return [429, { message: 'Too many requests' }, { 'Retry-After': '0' }];
       });
-    const error = await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true, retrying)).catch((e: unknown) => e);
+    const error = await createCustomer(
+      { ...customerArgs, confirm: true },
+      ctxFor('create_customer', true, retrying),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).status).toBe(429);
     expect(posts).toBe(1);
@@ -363,14 +481,21 @@ describe('confirmed writes', () => {
       .reply(201, '', { Location: `${BASE}/customers/5002` })
       .get('/customers/5002')
       .reply(200, { customerNumber: 5002, name: 'Acme ApS', currency: 'DKK' });
-    expect(await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true))).toMatchObject({ customerNumber: 5002 });
+    expect(await createCustomer({ ...customerArgs, confirm: true }, ctxFor('create_customer', true))).toMatchObject({
+      customerNumber: 5002,
+    });
     // A Location on another host (the public one) is read on the configured upstream.
     nock(BASE)
       .post('/customers')
       .reply(201, '', { Location: 'https://restapi.e-conomic.com/customers/5003' })
       .get('/customers/5003')
       .reply(200, { customerNumber: 5003, name: 'Acme ApS', currency: 'DKK' });
-    expect(await createCustomer({ ...customerArgs, email: 'other@acme.test', confirm: true }, ctxFor('create_customer', true))).toMatchObject({ customerNumber: 5003 });
+    expect(
+      await createCustomer(
+        { ...customerArgs, email: 'other@acme.test', confirm: true },
+        ctxFor('create_customer', true),
+      ),
+    ).toMatchObject({ customerNumber: 5003 });
     nock(BASE)
       .get('/customers/101')
       .reply(200, currentCustomer)
@@ -378,7 +503,9 @@ describe('confirmed writes', () => {
       .reply(204)
       .get('/customers/101')
       .reply(200, { ...currentCustomer, name: 'Acme A/S' });
-    expect(await updateCustomer({ customerNumber: 101, name: 'Acme A/S', confirm: true }, ctxFor('update_customer', true))).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
+    expect(
+      await updateCustomer({ customerNumber: 101, name: 'Acme A/S', confirm: true }, ctxFor('update_customer', true)),
+    ).toMatchObject({ customerNumber: 101, name: 'Acme A/S' });
     // A read back that fails (here 404, then 401) is not the write's failure: no status, so the dedup key is kept.
     for (const status of [404, 401]) {
       nock(BASE)
@@ -386,13 +513,20 @@ describe('confirmed writes', () => {
         .reply(201, '', { Location: `${BASE}/customers/5004` })
         .get('/customers/5004')
         .reply(status, { message: 'x' });
-      const error = await createCustomer({ ...customerArgs, city: `City ${status}`, confirm: true }, ctxFor('create_customer', true)).catch((e: unknown) => e);
+      const error = await createCustomer(
+        { ...customerArgs, city: `City ${status}`, confirm: true },
+        ctxFor('create_customer', true),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error).toMatchObject({ kind: 'bad_body', status: undefined });
     }
     // Without a Location there is nowhere to read from: the generic text (the write may have happened).
     nock(BASE).post('/invoices/drafts').reply(201, '');
-    expect(await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch((e: unknown) => e)).toMatchObject({ kind: 'bad_body' });
+    expect(
+      await createDraftInvoice({ ...draftArgs, confirm: true }, ctxFor('create_draft_invoice', true)).catch(
+        (e: unknown) => e,
+      ),
+    ).toMatchObject({ kind: 'bad_body' });
     expect(nock.pendingMocks()).toEqual([]);
   });
 
@@ -405,7 +539,13 @@ describe('confirmed writes', () => {
       recipient: {
         name: 'Acme ApS',
         address: 'Old Street 1',
-        vatZone: { name: 'Domestic', vatZoneNumber: 1, enabledForCustomer: true, enabledForSupplier: true, self: `${BASE}/vat-zones/1` },
+        vatZone: {
+          name: 'Domestic',
+          vatZoneNumber: 1,
+          enabledForCustomer: true,
+          enabledForSupplier: true,
+          self: `${BASE}/vat-zones/1`,
+        },
         attention: { customerContactNumber: 3, self: `${BASE}/customers/101/contacts/3` },
       },
       references: {
@@ -419,13 +559,26 @@ describe('confirmed writes', () => {
       self: `${BASE}/invoices/drafts/40`,
     };
     nock(BASE).get('/invoices/drafts/40').reply(200, source);
-    const result = (await duplicateInvoice({ source: 'draft', invoiceNumber: 40, confirm: false }, ctxFor('duplicate_invoice', false))) as { preview: { request: { body: Record<string, unknown> } } };
+    const result = (await duplicateInvoice(
+      { source: 'draft', invoiceNumber: 40, confirm: false },
+      ctxFor('duplicate_invoice', false),
+    )) as { preview: { request: { body: Record<string, unknown> } } };
     expect(result.preview.request.body).toEqual({
       currency: 'DKK',
       date: '2026-01-05',
       customer: { customerNumber: 101 },
-      recipient: { name: 'Acme ApS', address: 'Old Street 1', vatZone: { vatZoneNumber: 1 }, attention: { customerContactNumber: 3 } },
-      references: { other: 'PO-1', salesPerson: { employeeNumber: 2 }, customerContact: { self: `${BASE}/customers/101/contacts/4` }, vendorReference: { self: `${BASE}/employees/9` } },
+      recipient: {
+        name: 'Acme ApS',
+        address: 'Old Street 1',
+        vatZone: { vatZoneNumber: 1 },
+        attention: { customerContactNumber: 3 },
+      },
+      references: {
+        other: 'PO-1',
+        salesPerson: { employeeNumber: 2 },
+        customerContact: { self: `${BASE}/customers/101/contacts/4` },
+        vendorReference: { self: `${BASE}/employees/9` },
+      },
       delivery: { address: 'Dock 4', city: 'Aarhus', deliveryDate: '2026-01-06' },
       lines: [],
     });
@@ -440,7 +593,10 @@ describe('confirmed writes', () => {
         priceGroup: { priceGroupNumber: 2, name: 'Retail' },
         defaultDeliveryLocation: { self: `${BASE}/customers/101/delivery-locations/1` },
       });
-    const result = (await updateCustomer({ customerNumber: 101, confirm: false }, ctxFor('update_customer', false))) as { preview: { request: { body: Record<string, unknown> } } };
+    const result = (await updateCustomer(
+      { customerNumber: 101, confirm: false },
+      ctxFor('update_customer', false),
+    )) as { preview: { request: { body: Record<string, unknown> } } };
     expect(result.preview.request.body).toMatchObject({
       salesPerson: { employeeNumber: 5 },
       priceGroup: { priceGroupNumber: 2 },
@@ -455,7 +611,12 @@ describe('confirmed writes', () => {
     await expect(ctx.upstream.request({ method: 'POST', path: '/customers', json: {} })).rejects.toThrow(/ctx\.write/);
     expect(scope.isDone()).toBe(false);
     // and a read tool cannot write at all
-    await expect(ctxFor('list_customers', true).write.send({ method: 'POST', path: '/customers', body: {} }, { summary: '', confirmHint: '' })).rejects.toThrow();
+    await expect(
+      ctxFor('list_customers', true).write.send(
+        { method: 'POST', path: '/customers', body: {} },
+        { summary: '', confirmHint: '' },
+      ),
+    ).rejects.toThrow();
   });
 });
 
@@ -473,13 +634,23 @@ describe('no DELETE and no booking path anywhere in the client', () => {
   it('no POST or PUT of the invoicing handlers goes anywhere but /customers and /invoices/drafts', () => {
     const writes: string[] = [];
     for (const file of files.filter((f) => f.startsWith('handlers/'))) {
-      for (const match of readFileSync(file, 'utf8').matchAll(/method:\s*'(POST|PUT|PATCH)',\s*path(?::\s*([^,}]+))?/g)) writes.push(`${match[1]} ${match[2]?.trim() ?? 'path'}`);
+      for (const match of readFileSync(file, 'utf8').matchAll(/method:\s*'(POST|PUT|PATCH)',\s*path(?::\s*([^,}]+))?/g))
+        writes.push(`${match[1]} ${match[2]?.trim() ?? 'path'}`);
     }
-    expect(writes.sort()).toEqual(["POST '/customers'", "POST '/invoices/drafts'", "POST '/invoices/drafts'", 'PUT path']);
+    expect(writes.sort()).toEqual([
+      "POST '/customers'",
+      "POST '/invoices/drafts'",
+      "POST '/invoices/drafts'",
+      'PUT path',
+    ]);
     // The one PUT's path is the customer's.
-    expect(readFileSync('handlers/invoicing/update-customer.ts', 'utf8')).toMatch(/const path = `\/customers\/\$\{args\.customerNumber\}`;/);
+    expect(readFileSync('handlers/invoicing/update-customer.ts', 'utf8')).toMatch(
+      /const path = `\/customers\/\$\{args\.customerNumber\}`;/,
+    );
     // A line that sends anything but a GET never names the booked-invoice collection.
-    for (const file of files) for (const line of readFileSync(file, 'utf8').split('\n')) if (/'(POST|PUT|PATCH)'/.test(line)) expect(line, file).not.toMatch(/booked/);
+    for (const file of files)
+      for (const line of readFileSync(file, 'utf8').split('\n'))
+        if (/'(POST|PUT|PATCH)'/.test(line)) expect(line, file).not.toMatch(/booked/);
   });
   it('the upstream request type has no DELETE method', () => {
     const types = readFileSync('runtime/handler-api/upstream-types.ts', 'utf8');
@@ -490,7 +661,9 @@ describe('no DELETE and no booking path anywhere in the client', () => {
 
 describe('write dedup key', () => {
   it('is the same for the same arguments in any key order, and differs per account, instance, tool and value', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { f: 1, e: 2 }], c: 2 } })).toBe('{"a":{"c":2,"d":[1,{"e":2,"f":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 1, e: 2 }], c: 2 } })).toBe(
+      '{"a":{"c":2,"d":[1,{"e":2,"f":1}]},"b":1}',
+    );
     const key = writeKey('acc', 'invoicing', 'create_customer', { name: 'x', currency: 'DKK', confirm: true });
     expect(writeKey('acc', 'invoicing', 'create_customer', { confirm: true, currency: 'DKK', name: 'x' })).toBe(key);
     for (const other of [
@@ -516,7 +689,10 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     for (const store of stores) {
       const claim = store.writes.claimWrite.bind(store.writes);
       store.writes.claimWrite = async (...args) => {
@@ -526,7 +702,12 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
         return answer;
       };
     }
-    const env = { CONNECTOR_INVOICING_BASE_URL: GW_BASE, CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' };
+    const env = {
+      CONNECTOR_INVOICING_BASE_URL: GW_BASE,
+      CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET,
+      RATE_LIMIT_PER_SECOND: '1000',
+      RATE_LIMIT_BURST: '1000',
+    };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
   });
@@ -545,8 +726,18 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     return t;
   }
 
-  async function call(gw: StartedGateway, t: Tenant, tool: string, args: unknown): Promise<{ text: string; isError: boolean }> {
-    const r = await rpc(gw.url, 'invoicing', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `invoicing__${tool}`, arguments: args } });
+  async function call(
+    gw: StartedGateway,
+    t: Tenant,
+    tool: string,
+    args: unknown,
+  ): Promise<{ text: string; isError: boolean }> {
+    const r = await rpc(gw.url, 'invoicing', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: `invoicing__${tool}`, arguments: args },
+    });
     const result = (r.json as { result: { content: Array<{ text: string }>; isError?: boolean } }).result;
     return { text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true };
   }
@@ -575,7 +766,9 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     const scope = nock(GW_BASE).post(/.*/).reply(201, createdDraft);
     const r = await call(b, t, 'create_draft_invoice', draftArgs);
     expect(r.isError).toBe(false);
-    expect(JSON.parse(r.text)).toMatchObject({ preview: { action: 'create_draft_invoice', request: { method: 'POST', path: '/invoices/drafts' } } });
+    expect(JSON.parse(r.text)).toMatchObject({
+      preview: { action: 'create_draft_invoice', request: { method: 'POST', path: '/invoices/drafts' } },
+    });
     expect(scope.isDone()).toBe(false);
     // The preview shows the request, never the credential headers.
     expect(r.text).not.toContain(SECRET);
@@ -585,7 +778,10 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
   it('a prototype-pollution attempt in the arguments is refused by the closed schema: nothing sent', async () => {
     const t = await tenant();
     const scope = nock(GW_BASE).get(/.*/).reply(200, currentCustomer).put(/.*/).reply(200, {});
-    for (const raw of ['{"customerNumber":101,"__proto__":{"polluted":true},"confirm":true}', '{"customerNumber":101,"constructor":{"prototype":{"polluted":true}},"confirm":true}']) {
+    for (const raw of [
+      '{"customerNumber":101,"__proto__":{"polluted":true},"confirm":true}',
+      '{"customerNumber":101,"constructor":{"prototype":{"polluted":true}},"confirm":true}',
+    ]) {
       const r = await call(a, t, 'update_customer', JSON.parse(raw));
       expect(r).toEqual({ text: 'Tool invocation failed.', isError: true });
     }
@@ -609,7 +805,10 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     const args = { ...draftArgs, confirm: true };
     const [first, second] = await Promise.all([
       call(a, t, 'create_draft_invoice', args),
-      call(b, t, 'create_draft_invoice', { ...args, lines: [{ unitNetPrice: 150.5, quantity: 2, productNumber: 'A-100' }] }),
+      call(b, t, 'create_draft_invoice', {
+        ...args,
+        lines: [{ unitNetPrice: 150.5, quantity: 2, productNumber: 'A-100' }],
+      }),
     ]);
     expect(posts).toBe(1);
     expect(first.isError).toBe(false);
@@ -628,10 +827,19 @@ describe('through two gateway replicas on PostgreSQL', needs('postgres'), () => 
     const t = await tenant();
     nock(GW_BASE)
       .post('/customers')
-      .reply(400, { message: 'Validation error.', httpStatusCode: 400, errors: { vatNumber: { errors: [{ errorCode: 'E07000', message: 'VAT number is not allowed on this agreement.' }] } } });
+      .reply(400, {
+        message: 'Validation error.',
+        httpStatusCode: 400,
+        errors: {
+          vatNumber: { errors: [{ errorCode: 'E07000', message: 'VAT number is not allowed on this agreement.' }] },
+        },
+      });
     const args = { ...customerArgs, vatNumber: 'DK123', confirm: true };
     const rejected = await call(a, t, 'create_customer', args);
-    expect(rejected).toEqual({ text: 'e-conomic rejected the request: vatNumber: VAT number is not allowed on this agreement.', isError: true });
+    expect(rejected).toEqual({
+      text: 'e-conomic rejected the request: vatNumber: VAT number is not allowed on this agreement.',
+      isError: true,
+    });
     // Nothing was written, so the same call may be tried again (the upstream answers it anew).
     let posts = 0;
     nock(GW_BASE)
@@ -652,7 +860,10 @@ describe('on the embedded store (one process)', () => {
   let clock = Date.parse('2026-03-04T10:00:00Z');
   beforeAll(async () => {
     store = await openStore({});
-    gw = await startGateway(store, { env: { CONNECTOR_INVOICING_BASE_URL: GW_BASE, CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET }, now: () => new Date(clock) });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_INVOICING_BASE_URL: GW_BASE, CONNECTOR_INVOICING_APP_SECRET_TOKEN: SECRET },
+      now: () => new Date(clock),
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -664,7 +875,10 @@ describe('on the embedded store (one process)', () => {
     expect(await store.writes.claimWrite('k1', at, at - 60_000)).toEqual({ claimed: true });
     expect(await store.writes.claimWrite('k1', at + 1, at + 1 - 60_000)).toEqual({ claimed: false, outcome: null });
     await store.writes.finishWrite('k1', '{"result":1}', true);
-    expect(await store.writes.claimWrite('k1', at + 2, at + 2 - 60_000)).toEqual({ claimed: false, outcome: '{"result":1}' });
+    expect(await store.writes.claimWrite('k1', at + 2, at + 2 - 60_000)).toEqual({
+      claimed: false,
+      outcome: '{"result":1}',
+    });
     // After the window the key is claimed anew (and its old outcome is gone).
     expect(await store.writes.claimWrite('k1', at + 60_001, at + 1)).toEqual({ claimed: true });
     expect(await store.writes.writeOutcome('k1')).toBeNull();
@@ -686,7 +900,12 @@ describe('on the embedded store (one process)', () => {
         return [201, { customerNumber: 8000 + posts, name: 'Acme ApS' }];
       });
     const call = () =>
-      rpc(gw.url, 'invoicing', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'invoicing__create_customer', arguments: { ...customerArgs, confirm: true } } });
+      rpc(gw.url, 'invoicing', t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'invoicing__create_customer', arguments: { ...customerArgs, confirm: true } },
+      });
     const results = (await Promise.all([call(), call(), call()])).map((r) => JSON.stringify(r.json));
     expect(posts).toBe(1);
     expect(new Set(results).size).toBe(1);

@@ -53,10 +53,19 @@ describe('key check', () => {
       // Credentials sealed before any key check was recorded (a database from an older build).
       const t = await createTenant(old, { subscribe: ['cases'] });
       const sealed = new Vault({ 1: RIGHT }).seal('{"apiKey":"k"}', t.account.id, 'cases');
-      await old.connections.putConnection({ accountId: t.account.id, instanceId: 'cases', connectorKey: 'cases', ...sealed });
-      await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
+      await old.connections.putConnection({
+        accountId: t.account.id,
+        instanceId: 'cases',
+        connectorKey: 'cases',
+        ...sealed,
+      });
+      await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(
+        /GATEWAY_SECRET_KEYS key version 1/,
+      );
       await (await startGateway(old, { config: keyed({ 1: RIGHT }) })).close();
-      await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
+      await expect(startGateway(old, { config: keyed({ 1: WRONG }) })).rejects.toThrow(
+        /GATEWAY_SECRET_KEYS key version 1/,
+      );
     } finally {
       await old.close();
     }
@@ -91,16 +100,23 @@ describe('key check', () => {
     try {
       const config = { ...testConfig({ DATA_DIR: dir }) };
       delete (config as { secretKeys?: unknown }).secretKeys;
-      await expect(startGateway(store, { config })).rejects.toThrow(new RegExp(`key file ${join(dir, 'secret.key')}.*key version 1`));
+      await expect(startGateway(store, { config })).rejects.toThrow(
+        new RegExp(`key file ${join(dir, 'secret.key')}.*key version 1`),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('the admin CLI refuses to seal or re-encrypt with a wrong key', async () => {
-    const config = loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', GATEWAY_SECRET_KEYS: `3:${newSecretKey()},1:${WRONG}` });
+    const config = loadConfig(registry, {
+      DATA_DIR: '/tmp/cg-test-unused',
+      GATEWAY_SECRET_KEYS: `3:${newSecretKey()},1:${WRONG}`,
+    });
     const out: string[] = [];
-    await expect(runCli(['keys', 'reencrypt'], config, store, (l) => out.push(l))).rejects.toThrow(/GATEWAY_SECRET_KEYS key version 1/);
+    await expect(runCli(['keys', 'reencrypt'], config, store, (l) => out.push(l))).rejects.toThrow(
+      /GATEWAY_SECRET_KEYS key version 1/,
+    );
     const account = await store.accounts.createAccount({ name: 'CLI' });
     // Subscribed, so the CLI's own check passes and the key check is what refuses.
     await store.accounts.setSubscription(account.id, 'cases', true);
@@ -124,7 +140,14 @@ describe('key check', () => {
       await checkKeys(new Vault({ 1: RIGHT }), db, { kind: 'env' });
       await db.close();
       const child = spawnSync(process.execPath, ['bin/start.mjs'], {
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dir, GATEWAY_SECRET_KEYS: `1:${WRONG}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATA_DIR: dir,
+          GATEWAY_SECRET_KEYS: `1:${WRONG}`,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
+        },
         encoding: 'utf8',
         timeout: 30_000,
       });
@@ -145,7 +168,10 @@ describe('replicas sharing a database, each with its own key file', needs('postg
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
   });
   afterAll(async () => {
     for (const s of stores) await s.close();
@@ -155,7 +181,8 @@ describe('replicas sharing a database, each with its own key file', needs('postg
   });
 
   it('the second replica refuses to start and says to set GATEWAY_SECRET_KEYS', async () => {
-    const config = (dir: string) => loadConfig(registry, { DATA_DIR: dir, DATABASE_URL, LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000' });
+    const config = (dir: string) =>
+      loadConfig(registry, { DATA_DIR: dir, DATABASE_URL, LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000' });
     expect(config(dirs[0]!).secretKeys).toBeUndefined();
     const first = await startGateway(stores[0]!, { config: config(dirs[0]!) });
     try {

@@ -89,12 +89,17 @@ describe('key rotation across two replicas under load', needs('postgres', 'redis
         const gw = live[n % live.length]!;
         const t = tenants[n % tenants.length]!;
         inFlight.set(gw, (inFlight.get(gw) ?? 0) + 1);
-        const r = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'cases__get_case', arguments: { id: DEMO_CASE_ID } } }).finally(() =>
-          inFlight.set(gw, inFlight.get(gw)! - 1),
-        );
+        const r = await rpc(gw.url, 'cases', t.token, {
+          jsonrpc: '2.0',
+          id: n,
+          method: 'tools/call',
+          params: { name: 'cases__get_case', arguments: { id: DEMO_CASE_ID } },
+        }).finally(() => inFlight.set(gw, inFlight.get(gw)! - 1));
         calls++;
-        const result = (r.json as { result?: { isError?: boolean; content: Array<{ text: string }> } } | undefined)?.result;
-        if (r.status !== 200 || !result || result.isError || !result.content[0]!.text.includes('"caseNumber"')) failures.push(`${r.status} ${r.text.slice(0, 200)}`);
+        const result = (r.json as { result?: { isError?: boolean; content: Array<{ text: string }> } } | undefined)
+          ?.result;
+        if (r.status !== 200 || !result || result.isError || !result.content[0]!.text.includes('"caseNumber"'))
+          failures.push(`${r.status} ${r.text.slice(0, 200)}`);
       }
     };
     const workers = [0, 1, 2, 3].map(load);
@@ -111,7 +116,10 @@ describe('key rotation across two replicas under load', needs('postgres', 'redis
       }
       // A replica given only the new key before re-encryption is not ready (and says why).
       const early = await replica(`2:${NEW}`);
-      const ready = (await (await fetch(`${early.url}/readyz`)).json()) as { failing: string[]; checks: Record<string, string> };
+      const ready = (await (await fetch(`${early.url}/readyz`)).json()) as {
+        failing: string[];
+        checks: Record<string, string>;
+      };
       await early.close();
       expect(ready.failing).toEqual(['keys']);
       expect(ready.checks.keys).toContain('key version 1');

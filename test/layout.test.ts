@@ -29,7 +29,8 @@ function target(file: string, specifier: string): string | undefined {
   return undefined;
 }
 
-const imports = (dir: string) => sources(dir).flatMap((file) => specifiers(file).map((s) => ({ file, specifier: s, target: target(file, s) })));
+const imports = (dir: string) =>
+  sources(dir).flatMap((file) => specifiers(file).map((s) => ({ file, specifier: s, target: target(file, s) })));
 
 /**
  * The runtime along the request path, from the caller down: each folder of runtime/ (and each file
@@ -67,7 +68,10 @@ const RUNTIME_RANKS: Readonly<Record<string, number>> = {
 const unitOf = (path: string) => path.slice('runtime/'.length).split('/')[0]!;
 
 /** Imports inside runtime/ that point up the request path (or sideways between folders of one rank). */
-function upwardImports(edges: readonly { file: string; target: string | undefined }[], ranks: Readonly<Record<string, number>>): string[] {
+function upwardImports(
+  edges: readonly { file: string; target: string | undefined }[],
+  ranks: Readonly<Record<string, number>>,
+): string[] {
   return edges.flatMap(({ file, target: t }) => {
     if (!t?.startsWith('runtime/')) return [];
     const from = unitOf(file);
@@ -80,14 +84,23 @@ function upwardImports(edges: readonly { file: string; target: string | undefine
 describe('layout', () => {
   it('runtime/ imports neither handlers/ nor sandbox/, and of generated/ only the platform', () => {
     const wrong = imports('runtime').filter(
-      ({ target: t }) => t && (t.startsWith('handlers/') || t.startsWith('sandbox/') || t.startsWith('bin/') || (t.startsWith('generated/') && !t.startsWith('generated/platform/'))),
+      ({ target: t }) =>
+        t &&
+        (t.startsWith('handlers/') ||
+          t.startsWith('sandbox/') ||
+          t.startsWith('bin/') ||
+          (t.startsWith('generated/') && !t.startsWith('generated/platform/'))),
     );
     expect(wrong).toEqual([]);
   });
 
   it('handlers/ reach the runtime only through runtime/handler-api/', () => {
     const wrong = imports('handlers').filter(
-      ({ target: t }) => t && (t.startsWith('runtime/') ? !t.startsWith('runtime/handler-api/') : t.startsWith('sandbox/') || t.startsWith('bin/') || t.startsWith('test/')),
+      ({ target: t }) =>
+        t &&
+        (t.startsWith('runtime/')
+          ? !t.startsWith('runtime/handler-api/')
+          : t.startsWith('sandbox/') || t.startsWith('bin/') || t.startsWith('test/')),
     );
     expect(wrong).toEqual([]);
   });
@@ -127,7 +140,9 @@ describe('layout', () => {
       // Tool names with an underscore are unmistakable; one-word names (query, aggregate) are ordinary words.
       for (const tool of descriptor.tools) if (tool.name.includes('_')) names.add(tool.name);
     }
-    const pattern = new RegExp(`(['"\`])(${[...names].join('|')})\\1|\\b(${[...names].filter((n) => n.includes('_')).join('|')})\\b`);
+    const pattern = new RegExp(
+      `(['"\`])(${[...names].join('|')})\\1|\\b(${[...names].filter((n) => n.includes('_')).join('|')})\\b`,
+    );
     const hits = sources('runtime').flatMap((file) =>
       readFileSync(join(ROOT, file), 'utf8')
         .split('\n')
@@ -138,7 +153,8 @@ describe('layout', () => {
 
   it('the generated wiring casts nothing', () => {
     const wiring = ['generated/registry.ts', ...Object.keys(registry).map((key) => `generated/${key}/handlers.ts`)];
-    for (const file of wiring) expect(readFileSync(join(ROOT, file), 'utf8'), file).not.toMatch(/(?<!\*\s)\bas\s+(?!const\b)|<\w+>\s*\w/);
+    for (const file of wiring)
+      expect(readFileSync(join(ROOT, file), 'utf8'), file).not.toMatch(/(?<!\*\s)\bas\s+(?!const\b)|<\w+>\s*\w/);
   });
 
   it('has no import cycle in runtime/', () => {

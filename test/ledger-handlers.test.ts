@@ -23,7 +23,12 @@ import { createTenant, mcpClient, startGateway, testConfig, connectTenant } from
 import { testContext, type TestToolContext } from './support/tool-context.ts';
 
 const ORIGIN = 'https://ledger.test';
-const CREDENTIAL: Credential = { kind: 'login_company', username: 'api-user', password: 'S3cret pw', companyId: '4711' };
+const CREDENTIAL: Credential = {
+  kind: 'login_company',
+  username: 'api-user',
+  password: 'S3cret pw',
+  companyId: '4711',
+};
 const LOGIN_BODY = { Username: '004711/api-user', Password: 'S3cret pw' };
 const TOKEN = 'jwt-for-this-call';
 
@@ -47,7 +52,8 @@ const queries = () => sent.filter((s) => s.path.startsWith('/Query/Get/'));
  * caller-named properties run in both modes (`describe.each`).
  */
 const DOCUMENTED: Readonly<Record<string, string>> = {
-  CompanyClient: 'PrimaryKeyId Id CompanyName Country CountryName Currency VatNumber Address1 Address2 Address3 Email Phone',
+  CompanyClient:
+    'PrimaryKeyId Id CompanyName Country CountryName Currency VatNumber Address1 Address2 Address3 Email Phone',
   DebtorClient:
     'Account Name Group Address1 Address2 Address3 ZipCode City Country CountryName ' +
     'CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment ' +
@@ -60,9 +66,15 @@ const DOCUMENTED: Readonly<Record<string, string>> = {
     'Date DocumentDate Account Voucher VoucherLine Invoice Amount AmountCur AmountVat ' +
     'AmountBase Text Vat TransType Currency DCType DCAccount ReferenceNumber Qty ' +
     'Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
-  GLAccountClient: 'Account Name AccountType Vat Currency Balance CurBalanceCur ThisYear ThisYearDebit ' + 'ThisYearCredit PrevYear PrevYearDebit PrevYearCredit Blocked DebetCredit',
-  InvItemClient: 'Item Name ItemType EAN CostPrice PurchasePrice SalesPrice1 SalesPrice2 SalesPrice3 Unit ' + 'Group Qty QtyOnStock QtyReserved QtyOrdered Available LastMovement Blocked',
-  InvTransClient: 'LineNumber Date Item ItemName DCAccount AccountName MovementType Qty NetAmount ' + 'CostPrice SalesPrice Currency OrderNumber InvoiceNumber Warehouse Text',
+  GLAccountClient:
+    'Account Name AccountType Vat Currency Balance CurBalanceCur ThisYear ThisYearDebit ' +
+    'ThisYearCredit PrevYear PrevYearDebit PrevYearCredit Blocked DebetCredit',
+  InvItemClient:
+    'Item Name ItemType EAN CostPrice PurchasePrice SalesPrice1 SalesPrice2 SalesPrice3 Unit ' +
+    'Group Qty QtyOnStock QtyReserved QtyOrdered Available LastMovement Blocked',
+  InvTransClient:
+    'LineNumber Date Item ItemName DCAccount AccountName MovementType Qty NetAmount ' +
+    'CostPrice SalesPrice Currency OrderNumber InvoiceNumber Warehouse Text',
 };
 type UnknownProperties = 'ignore' | 'reject';
 let unknownProperties: UnknownProperties = 'ignore';
@@ -72,7 +84,10 @@ const served = new Map<string, Set<string>>();
 /** The first PropertyName of `body` that `entity` does not have, in reject mode. */
 function rejectedProperty(entity: string, body: Row[]): string | undefined {
   if (unknownProperties === 'ignore' || !Array.isArray(body)) return undefined;
-  const known = new Set([...(DOCUMENTED[entity.replace(/User$/, '')]?.split(' ') ?? []), ...(served.get(entity) ?? [])]);
+  const known = new Set([
+    ...(DOCUMENTED[entity.replace(/User$/, '')]?.split(' ') ?? []),
+    ...(served.get(entity) ?? []),
+  ]);
   for (const entry of body) {
     const name = entry['PropertyName'];
     if (typeof name === 'string' && name !== '' && !known.has(name)) return name;
@@ -94,7 +109,10 @@ function eachUpstream(name: string, body: (mode: UnknownProperties) => void): vo
 }
 
 /** The fake WebAPI: `/login` answers `login`, every `/Query/Get/{Entity}` answers `respond`. */
-function upstream(respond: Responder, login: () => Reply = () => [200, { token: TOKEN, refreshToken: 'b7e1', refreshTokenExpiry: '2026-12-01T00:00:00Z' }]) {
+function upstream(
+  respond: Responder,
+  login: () => Reply = () => [200, { token: TOKEN, refreshToken: 'b7e1', refreshTokenExpiry: '2026-12-01T00:00:00Z' }],
+) {
   nock(ORIGIN)
     .post(/.*/)
     // nock 15 calls a reply function with the request (a fetch Request).
@@ -111,7 +129,8 @@ function upstream(respond: Responder, login: () => Reply = () => [200, { token: 
         served.set(entity, names);
       }
       const unknown = rejectedProperty(entity, body as Row[]);
-      if (unknown !== undefined) return [400, `Unknown property: ${unknown} is not a property of ${entity}`] as [number, string];
+      if (unknown !== undefined)
+        return [400, `Unknown property: ${unknown} is not a property of ${entity}`] as [number, string];
       return reply as [number, string];
     })
     .persist();
@@ -123,7 +142,10 @@ const table =
   (entity) =>
     entity in data ? [200, data[entity]] : [400, `Unknown entity ${entity}`];
 
-function ctxFor(tool: LedgerToolName, options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {}): TestToolContext {
+function ctxFor(
+  tool: LedgerToolName,
+  options: { credential?: Credential | null; dataLayer?: DataLayer; now?: () => Date } = {},
+): TestToolContext {
   return testContext({
     descriptor: ledgerDescriptor,
     tool,
@@ -142,9 +164,17 @@ function expectValid(tool: LedgerToolName, result: unknown): void {
 }
 
 /** Validates the raw arguments as the runtime would (defaults filled in), runs the handler, validates the result. */
-async function call<K extends LedgerToolName>(tool: K, raw: Record<string, unknown> = {}, options: Parameters<typeof ctxFor>[1] = {}): Promise<LedgerTools[K]['result']> {
+async function call<K extends LedgerToolName>(
+  tool: K,
+  raw: Record<string, unknown> = {},
+  options: Parameters<typeof ctxFor>[1] = {},
+): Promise<LedgerTools[K]['result']> {
   const descriptor = ledgerDescriptor.tools.find((t) => t.name === tool)!;
-  const checked = checkArguments(descriptor, (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!, raw);
+  const checked = checkArguments(
+    descriptor,
+    (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!,
+    raw,
+  );
   if (!checked.ok) throw new Error(`invalid arguments: ${checked.reason}`);
   const handler = ledgerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<LedgerTools[K]['result']>;
   const result = await handler(checked.args, ctxFor(tool, options));
@@ -154,7 +184,8 @@ async function call<K extends LedgerToolName>(tool: K, raw: Record<string, unkno
 
 function argsValid(tool: LedgerToolName, raw: Record<string, unknown>): boolean {
   const descriptor = ledgerDescriptor.tools.find((t) => t.name === tool)!;
-  return checkArguments(descriptor, (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!, raw).ok;
+  return checkArguments(descriptor, (validators as unknown as Record<string, CompiledValidator>)[`input_${tool}`]!, raw)
+    .ok;
 }
 
 /** The text the client would see for a failed call. */
@@ -162,7 +193,11 @@ async function failure(p: Promise<unknown>): Promise<string> {
   try {
     await p;
   } catch (error) {
-    if (error instanceof ToolError) return formatText(ledgerDescriptor.errors[error.code as keyof typeof ledgerDescriptor.errors].text, { upstream: 'Uniconta', ...error.params });
+    if (error instanceof ToolError)
+      return formatText(ledgerDescriptor.errors[error.code as keyof typeof ledgerDescriptor.errors].text, {
+        upstream: 'Uniconta',
+        ...error.params,
+      });
     if (error instanceof UpstreamError) return `upstream ${error.kind} ${error.status ?? ''}`.trim();
     return `${(error as Error).name}: ${(error as Error).message}`;
   }
@@ -173,7 +208,8 @@ const GENERIC = ledgerDescriptor.errors.generic.text;
 /** The spec's bound on the rows read to count `total` (connector limit `maxScanRows`). */
 const SCAN = (ledgerDescriptor.limits as Record<string, number>)['maxScanRows']!;
 const RECONNECT = ledgerDescriptor.errors.reconnect_required.text;
-const rowsOf = (n: number, make: (i: number) => Row = (i) => ({ Account: String(1000 + i), Name: `Debtor ${i}` })) => Array.from({ length: n }, (_, i) => make(i));
+const rowsOf = (n: number, make: (i: number) => Row = (i) => ({ Account: String(1000 + i), Name: `Debtor ${i}` })) =>
+  Array.from({ length: n }, (_, i) => make(i));
 
 beforeEach(() => {
   sent.length = 0;
@@ -206,7 +242,12 @@ describe('ledger: login and the Query/Get wire format', () => {
   });
 
   const cases: Array<[LedgerToolName, Record<string, unknown>, string, unknown[]]> = [
-    ['list_debtor_open_items', { account: '1001' }, 'DebtorTransOpenClient', [{ PropertyName: 'Account', FilterValue: '1001' }]],
+    [
+      'list_debtor_open_items',
+      { account: '1001' },
+      'DebtorTransOpenClient',
+      [{ PropertyName: 'Account', FilterValue: '1001' }],
+    ],
     [
       'list_debtor_invoices',
       { account: '1001', fromDate: '2025-01-01', toDate: '2025-05-31' },
@@ -216,7 +257,12 @@ describe('ledger: login and the Query/Get wire format', () => {
         { PropertyName: 'Date', FilterValue: '01-01-2025..31-05-2025' },
       ],
     ],
-    ['list_debtor_orders', { account: '1001' }, 'DebtorOrderClient', [{ PropertyName: 'Account', FilterValue: '1001' }]],
+    [
+      'list_debtor_orders',
+      { account: '1001' },
+      'DebtorOrderClient',
+      [{ PropertyName: 'Account', FilterValue: '1001' }],
+    ],
     [
       'list_debtor_transactions',
       { account: '1001', fromDate: '2024-02-29' },
@@ -279,7 +325,12 @@ describe('ledger: login and the Query/Get wire format', () => {
       ],
     ],
     ['list_companies', {}, 'CompanyClient', []],
-    ['query', { entity: 'ProjectClient', filters: [{ PropertyName: 'Group', FilterValue: 'A;B' }] }, 'ProjectClient', [{ PropertyName: 'Group', FilterValue: 'A;B' }]],
+    [
+      'query',
+      { entity: 'ProjectClient', filters: [{ PropertyName: 'Group', FilterValue: 'A;B' }] },
+      'ProjectClient',
+      [{ PropertyName: 'Group', FilterValue: 'A;B' }],
+    ],
   ];
   it.each(cases)('%s sends exactly the documented Query/Get body', async (tool, args, entity, body) => {
     upstream(() => [200, []]);
@@ -318,7 +369,8 @@ describe('ledger: filters', () => {
       ['list_inventory_transactions', { item: ' ; ' }],
       ['list_inventory_transactions', { account: '1;2' }],
     ];
-    for (const [tool, args] of refused) expect(await failure(call(tool, args)), `${tool} ${JSON.stringify(args)}`).toBe(GENERIC);
+    for (const [tool, args] of refused)
+      expect(await failure(call(tool, args)), `${tool} ${JSON.stringify(args)}`).toBe(GENERIC);
     expect(sent).toEqual([]);
   });
 
@@ -343,7 +395,8 @@ describe('ledger: filters', () => {
       ['list_inventory_transactions', 'account'],
     ];
     for (const [tool, name] of exactArguments) {
-      for (const value of ['10*', '*', '10?0', 'A;B*']) expect(await failure(call(tool, { [name]: value })), `${tool} ${name}=${value}`).toBe(GENERIC);
+      for (const value of ['10*', '*', '10?0', 'A;B*'])
+        expect(await failure(call(tool, { [name]: value })), `${tool} ${name}=${value}`).toBe(GENERIC);
     }
     expect(sent).toEqual([]);
   });
@@ -407,31 +460,66 @@ eachUpstream('ledger: list results', () => {
     // Exactly maxScanRows rows: the whole set was read, total is known.
     nock.cleanAll();
     upstream(() => [200, rowsOf(SCAN, (i) => ({ Account: '1010', Voucher: i }))]);
-    expect(await call('list_gl_transactions', { limit: 5 })).toEqual(expect.objectContaining({ count: 5, total: SCAN }));
+    expect(await call('list_gl_transactions', { limit: 5 })).toEqual(
+      expect.objectContaining({ count: 5, total: SCAN }),
+    );
     // A row test after the read (debtor postings) still marks a bounded scan truncated.
     nock.cleanAll();
-    upstream(() => [200, rowsOf(SCAN + 1, (i) => ({ Account: '1010', Voucher: i, DCAccount: 'D1', DCType: i % 2 === 0 ? 'Debtor' : 'Creditor' }))]);
+    upstream(() => [
+      200,
+      rowsOf(SCAN + 1, (i) => ({
+        Account: '1010',
+        Voucher: i,
+        DCAccount: 'D1',
+        DCType: i % 2 === 0 ? 'Debtor' : 'Creditor',
+      })),
+    ]);
     const debtor = await call('list_debtor_transactions', { limit: 5 });
     expect(debtor).toMatchObject({ count: 5, truncated: true });
     expect(debtor).not.toHaveProperty('total');
   });
 
   it('maps each sortBy to its property, reads one page, marks a full one truncated, no total or cursor', async () => {
-    const expected = { item: 'Item', name: 'Name', sales_price: 'SalesPrice1', cost_price: 'CostPrice', quantity: 'QtyOnStock', last_movement: 'LastMovement' };
-    upstream(table({ InvItemClient: rowsOf(5, (i) => ({ Item: `I-${i}`, Name: `Item ${i}`, LastMovement: '2025-03-01T00:00:00' })) }));
+    const expected = {
+      item: 'Item',
+      name: 'Name',
+      sales_price: 'SalesPrice1',
+      cost_price: 'CostPrice',
+      quantity: 'QtyOnStock',
+      last_movement: 'LastMovement',
+    };
+    upstream(
+      table({
+        InvItemClient: rowsOf(5, (i) => ({ Item: `I-${i}`, Name: `Item ${i}`, LastMovement: '2025-03-01T00:00:00' })),
+      }),
+    );
     for (const [sortBy, property] of Object.entries(expected)) {
       sent.length = 0;
       const result = await call('list_inventory_items', { sortBy, limit: 5 });
       // The item number, the documented key of InvItemClient, breaks ties (never an undocumented RowId).
       const tieBreak = property === 'Item' ? [] : [{ PropertyName: 'Item', OrderBy: true }];
-      expect(queries()[0]!.body).toEqual([{ PropertyName: property, OrderByDescending: true }, ...tieBreak, { Take: 5 }]);
+      expect(queries()[0]!.body).toEqual([
+        { PropertyName: property, OrderByDescending: true },
+        ...tieBreak,
+        { Take: 5 },
+      ]);
       expect(result).toEqual({ entity: 'InvItemClient', count: 5, truncated: true, items: expect.any(Array) });
       expect(result).not.toHaveProperty('total');
       expect(result).not.toHaveProperty('nextOffset');
     }
     sent.length = 0;
-    const ascending = await call('list_inventory_items', { sortBy: 'name', sortDescending: false, group: 'G1', limit: 10 });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Group', FilterValue: 'G1' }, { PropertyName: 'Name', OrderBy: true }, { PropertyName: 'Item', OrderBy: true }, { Take: 10 }]);
+    const ascending = await call('list_inventory_items', {
+      sortBy: 'name',
+      sortDescending: false,
+      group: 'G1',
+      limit: 10,
+    });
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'Group', FilterValue: 'G1' },
+      { PropertyName: 'Name', OrderBy: true },
+      { PropertyName: 'Item', OrderBy: true },
+      { Take: 10 },
+    ]);
     expect(ascending).toMatchObject({ count: 5, truncated: false });
   });
 
@@ -452,9 +540,23 @@ eachUpstream('ledger: list results', () => {
       // One row past the page, never returned: it shows whether the next page starts cleanly.
       { Skip: 0, Take: 3 },
     ]);
-    expect(first).toEqual({ entity: 'InvTransClient', count: 2, truncated: true, offset: 0, nextOffset: 2, items: all.slice(0, 2) });
+    expect(first).toEqual({
+      entity: 'InvTransClient',
+      count: 2,
+      truncated: true,
+      offset: 0,
+      nextOffset: 2,
+      items: all.slice(0, 2),
+    });
     const last = await call('list_inventory_transactions', { offset: 4, limit: 2 });
-    expect(last).toEqual({ entity: 'InvTransClient', count: 1, truncated: false, offset: 4, nextOffset: null, items: all.slice(4) });
+    expect(last).toEqual({
+      entity: 'InvTransClient',
+      count: 1,
+      truncated: false,
+      offset: 4,
+      nextOffset: null,
+      items: all.slice(4),
+    });
     const exactEnd = await call('list_inventory_items', { offset: 3, limit: 2 });
     expect(exactEnd).toMatchObject({ count: 2, truncated: true, offset: 3, nextOffset: 5 });
   });
@@ -468,7 +570,11 @@ eachUpstream('ledger: list results', () => {
     });
     // Postings of one day and item without a line number tie on every documented sort value.
     data = rowsOf(5, () => ({ Item: 'I-1', Date: '2025-01-01T00:00:00', Qty: -1 }));
-    expect(await call('list_inventory_transactions', { offset: 0, limit: 2 })).toMatchObject({ count: 2, nextOffset: 2, unstableOrder: true });
+    expect(await call('list_inventory_transactions', { offset: 0, limit: 2 })).toMatchObject({
+      count: 2,
+      nextOffset: 2,
+      unstableOrder: true,
+    });
     // The last page has no next row: nothing can be repeated or skipped after it.
     expect(await call('list_inventory_transactions', { offset: 3, limit: 2 })).not.toHaveProperty('unstableOrder');
     // Line numbers tell the rows apart.
@@ -482,11 +588,18 @@ eachUpstream('ledger: list results', () => {
     // query on an entity without a documented key and without orderBy: no order at all.
     data = rowsOf(5, (i) => ({ Number: `P${i}`, Name: 'Project' }));
     sent.length = 0;
-    expect(await call('query', { entity: 'ProjectClient', offset: 0, limit: 2 })).toMatchObject({ nextOffset: 2, unstableOrder: true });
+    expect(await call('query', { entity: 'ProjectClient', offset: 0, limit: 2 })).toMatchObject({
+      nextOffset: 2,
+      unstableOrder: true,
+    });
     expect(queries()[0]!.body).toEqual([{ Skip: 0, Take: 3 }]);
-    expect(await call('query', { entity: 'ProjectClient', offset: 2, limit: 1 })).toMatchObject({ unstableOrder: true });
+    expect(await call('query', { entity: 'ProjectClient', offset: 2, limit: 1 })).toMatchObject({
+      unstableOrder: true,
+    });
     // ... with a unique orderBy the boundary is checked and clean.
-    expect(await call('query', { entity: 'ProjectClient', orderBy: 'Number', offset: 2, limit: 2 })).not.toHaveProperty('unstableOrder');
+    expect(await call('query', { entity: 'ProjectClient', orderBy: 'Number', offset: 2, limit: 2 })).not.toHaveProperty(
+      'unstableOrder',
+    );
   });
 
   it('caps a page the upstream sent too long (Take ignored) and marks it truncated', async () => {
@@ -502,7 +615,13 @@ eachUpstream('ledger: list results', () => {
     ];
     upstream(table({ InvItemClient: items }));
     const result = await call('list_inventory_items', { fields: ['Item', 'QtyOnStock', 'Colour', 'Item'] });
-    expect(result).toEqual({ entity: 'InvItemClient', count: 2, total: 2, unknownFields: ['Colour'], items: [{ Item: 'A' }, { Item: 'B', QtyOnStock: 4 }] });
+    expect(result).toEqual({
+      entity: 'InvItemClient',
+      count: 2,
+      total: 2,
+      unknownFields: ['Colour'],
+      items: [{ Item: 'A' }, { Item: 'B', QtyOnStock: 4 }],
+    });
     const known = await call('list_inventory_items', { fields: ['Name'] });
     expect(known).not.toHaveProperty('unknownFields');
     expect(known.items).toEqual([{ Name: 'Skrue' }, { Name: 'Møtrik' }]);
@@ -514,7 +633,9 @@ eachUpstream('ledger: list results', () => {
     const result = await call('list_inventory_items', { includeCustomFields: true, group: 'G1' });
     expect(queries()[0]!.path).toBe('/Query/Get/InvItemClientUser');
     expect(result).toEqual({ entity: 'InvItemClientUser', count: 1, total: 1, items: rows });
-    expect(await call('list_inventory_items', { includeCustomFields: true, fields: ['Item', 'Colour'] })).toMatchObject({ items: [{ Item: 'A', Colour: 'Rød' }] });
+    expect(await call('list_inventory_items', { includeCustomFields: true, fields: ['Item', 'Colour'] })).toMatchObject(
+      { items: [{ Item: 'A', Colour: 'Rød' }] },
+    );
   });
 
   it('list_companies sets CompanyId from CompanyId or PrimaryKeyId and marks the logged-in company', async () => {
@@ -531,7 +652,15 @@ eachUpstream('ledger: list results', () => {
     expect(result).toEqual({
       count: 3,
       companies: [
-        { PrimaryKeyId: 4711, Id: 'DEMO', CompanyName: 'Demo ApS', Country: 57, VatNumber: '12345678', CompanyId: 4711, LoggedIn: true },
+        {
+          PrimaryKeyId: 4711,
+          Id: 'DEMO',
+          CompanyName: 'Demo ApS',
+          Country: 57,
+          VatNumber: '12345678',
+          CompanyId: 4711,
+          LoggedIn: true,
+        },
         { PrimaryKeyId: 99, Id: 'SØSTER', CompanyName: 'Søster ApS', CompanyId: 815, LoggedIn: false },
         { Id: 'X', CompanyName: 'Unknown id' },
       ],
@@ -547,7 +676,13 @@ eachUpstream('ledger: list results', () => {
         ],
       }),
     );
-    expect(await call('get_account_balance', { account: '5810' })).toEqual({ Account: '5810', Name: 'Bank', Balance: 1200.5, ThisYear: 10, PrevYear: 9 });
+    expect(await call('get_account_balance', { account: '5810' })).toEqual({
+      Account: '5810',
+      Name: 'Bank',
+      Balance: 1200.5,
+      ThisYear: 10,
+      PrevYear: 9,
+    });
     nock.cleanAll();
     upstream(table({ GLAccountClient: [] }));
     expect(await call('get_account_balance', { account: '9999' })).toBeNull();
@@ -564,7 +699,9 @@ eachUpstream('ledger: list results', () => {
           { Account: '1001', Name: 'A' },
           { Account: '1001', Voucher: 17, Invoice: '2001', DueDate: '2025-02-01T00:00:00', AmountOpen: 250 },
         ],
-        DebtorInvoiceClient: [{ InvoiceNumber: 2001, Account: '1001', NetAmount: 100, VatAmount: 25, TotalAmount: 125 }],
+        DebtorInvoiceClient: [
+          { InvoiceNumber: 2001, Account: '1001', NetAmount: 100, VatAmount: 25, TotalAmount: 125 },
+        ],
       }),
     );
     expect((await call('list_debtor_open_items', {})).items).toHaveLength(2);
@@ -575,17 +712,35 @@ eachUpstream('ledger: list results', () => {
 eachUpstream('ledger: query', (mode) => {
   it('passes filters through, sorts and pages server-side', async () => {
     upstream(table({ DebtorClient: rowsOf(2) }));
-    const result = await call('query', { entity: 'DebtorClient', filters: [{ PropertyName: 'Account', FilterValue: '1000..1999' }], orderBy: 'Name', limit: 2, offset: 4, fields: ['Account'] });
+    const result = await call('query', {
+      entity: 'DebtorClient',
+      filters: [{ PropertyName: 'Account', FilterValue: '1000..1999' }],
+      orderBy: 'Name',
+      limit: 2,
+      offset: 4,
+      fields: ['Account'],
+    });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'Account', FilterValue: '1000..1999' },
       { PropertyName: 'Name', OrderByDescending: true },
       { PropertyName: 'Account', OrderBy: true },
       { Skip: 4, Take: 3 },
     ]);
-    expect(result).toEqual({ entity: 'DebtorClient', count: 2, truncated: true, offset: 4, nextOffset: 6, items: [{ Account: '1000' }, { Account: '1001' }] });
+    expect(result).toEqual({
+      entity: 'DebtorClient',
+      count: 2,
+      truncated: true,
+      offset: 4,
+      nextOffset: 6,
+      items: [{ Account: '1000' }, { Account: '1001' }],
+    });
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Name', descending: false });
-    expect(queries()[0]!.body).toEqual([{ PropertyName: 'Name', OrderBy: true }, { PropertyName: 'Account', OrderBy: true }, { Take: 50 }]);
+    expect(queries()[0]!.body).toEqual([
+      { PropertyName: 'Name', OrderBy: true },
+      { PropertyName: 'Account', OrderBy: true },
+      { Take: 50 },
+    ]);
     sent.length = 0;
     await call('query', { entity: 'DebtorClient', orderBy: 'Account', offset: 0 });
     expect(queries()[0]!.body).toEqual([
@@ -597,7 +752,8 @@ eachUpstream('ledger: query', (mode) => {
   it('answers an unknown entity or property (a 4xx) with query_rejected and the status', async () => {
     upstream(table({}));
     expect(await failure(call('query', { entity: 'NoSuchClient' }))).toBe(
-      'Uniconta rejected the query with HTTP 400. Check the entity name and the ' + 'property names used in filters, orderBy, groupBy, sum and dateField.',
+      'Uniconta rejected the query with HTTP 400. Check the entity name and the ' +
+        'property names used in filters, orderBy, groupBy, sum and dateField.',
     );
     nock.cleanAll();
     upstream(() => [404, 'not found']);
@@ -608,14 +764,18 @@ eachUpstream('ledger: query', (mode) => {
     // A filter on a property the entity does not have: rejected (400) or ignored, as the upstream does.
     nock.cleanAll();
     upstream(table({ DebtorClient: rowsOf(2) }));
-    const filtered = call('query', { entity: 'DebtorClient', filters: [{ PropertyName: 'Colour', FilterValue: 'Red' }] });
+    const filtered = call('query', {
+      entity: 'DebtorClient',
+      filters: [{ PropertyName: 'Colour', FilterValue: 'Red' }],
+    });
     if (mode === 'reject') expect(await failure(filtered)).toContain('rejected the query with HTTP 400');
     else expect(await filtered).toMatchObject({ count: 2, total: 2 });
   });
 
   it('refuses an entity name that is not a plain identifier before any request', async () => {
     upstream(() => [200, []]);
-    for (const entity of ['../Crud/Insert', 'Debtor Client', 'Debtor/Client', '', 'Debtor?x=1']) expect(await failure(call('query', { entity }))).toBe(GENERIC);
+    for (const entity of ['../Crud/Insert', 'Debtor Client', 'Debtor/Client', '', 'Debtor?x=1'])
+      expect(await failure(call('query', { entity }))).toBe(GENERIC);
     expect(sent).toEqual([]);
   });
 
@@ -646,19 +806,37 @@ describe('ledger: reconnect required', () => {
 
   // Before: every one of these was reported as a refused login (reconnect_required).
   const outages: Array<[string, number, string, Record<string, string>]> = [
-    ['an HTML maintenance page with 200', 200, '<!DOCTYPE html><html><body><h1>Uniconta is down for maintenance</h1></body></html>', { 'content-type': 'text/html; charset=utf-8' }],
+    [
+      'an HTML maintenance page with 200',
+      200,
+      '<!DOCTYPE html><html><body><h1>Uniconta is down for maintenance</h1></body></html>',
+      { 'content-type': 'text/html; charset=utf-8' },
+    ],
     ['an HTML page with 200 and no content type', 200, '  <html><body>Service Unavailable</body></html>', {}],
-    ['a plain-text body with 200 (not the JSON the WebAPI answers)', 200, 'Invalid credentials', { 'content-type': 'text/plain' }],
+    [
+      'a plain-text body with 200 (not the JSON the WebAPI answers)',
+      200,
+      'Invalid credentials',
+      { 'content-type': 'text/plain' },
+    ],
     ['an HTML page with 503', 503, '<html><body>Maintenance</body></html>', { 'content-type': 'text/html' }],
-    ['an HTML page with 404 (a proxy, not the WebAPI)', 404, '<html><body>Not Found</body></html>', { 'content-type': 'text/html' }],
+    [
+      'an HTML page with 404 (a proxy, not the WebAPI)',
+      404,
+      '<html><body>Not Found</body></html>',
+      { 'content-type': 'text/html' },
+    ],
   ];
-  it.each(outages)('a login answered with %s is an outage (generic), not a refusal', async (_label, status, page, headers) => {
-    nock(ORIGIN).post('/login').reply(status, page, headers).persist();
-    const text = await failure(call('list_debtors'));
-    expect(text).not.toBe(RECONNECT);
-    expect(text).toMatch(/^upstream /);
-    expect(queries()).toEqual([]);
-  });
+  it.each(outages)(
+    'a login answered with %s is an outage (generic), not a refusal',
+    async (_label, status, page, headers) => {
+      nock(ORIGIN).post('/login').reply(status, page, headers).persist();
+      const text = await failure(call('list_debtors'));
+      expect(text).not.toBe(RECONNECT);
+      expect(text).toMatch(/^upstream /);
+      expect(queries()).toEqual([]);
+    },
+  );
 
   it('a 401 on the first query right after login', async () => {
     upstream(() => [401, 'Token invalid']);
@@ -670,7 +848,9 @@ describe('ledger: reconnect required', () => {
   it('a missing or incomplete credential', async () => {
     upstream(() => [200, []]);
     expect(await failure(call('list_debtors', {}, { credential: null }))).toBe(RECONNECT);
-    expect(await failure(call('list_debtors', {}, { credential: { ...CREDENTIAL, companyId: '' } as Credential }))).toBe(RECONNECT);
+    expect(
+      await failure(call('list_debtors', {}, { credential: { ...CREDENTIAL, companyId: '' } as Credential })),
+    ).toBe(RECONNECT);
     expect(await failure(call('list_debtors', {}, { credential: { kind: 'api_key', apiKey: 'k' } }))).toBe(RECONNECT);
     expect(sent).toEqual([]);
   });
@@ -692,7 +872,9 @@ describe('ledger: reconnect required', () => {
   it('a 401 after a first successful page is an ordinary failure', async () => {
     let n = 0;
     upstream(() => (++n === 1 ? [200, rowsOf(1000, (i) => ({ Account: String(i), Amount: 1 }))] : [401, 'expired']));
-    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe('upstream auth 401');
+    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe(
+      'upstream auth 401',
+    );
   });
 });
 
@@ -747,14 +929,25 @@ eachUpstream('ledger: aggregate', (mode) => {
 
   it('uses the caller orderBy and dateField, and gives one grand-total row without groupBy', async () => {
     pagedRows(3, (i) => ({ PostingDate: '2025-01-01T00:00:00', Amount: i + 0.1 }));
-    const result = await call('aggregate', { entity: 'GLTransClient', dateField: 'PostingDate', fromDate: '2025-01-01', orderBy: 'Voucher', sum: ['Amount'] });
+    const result = await call('aggregate', {
+      entity: 'GLTransClient',
+      dateField: 'PostingDate',
+      fromDate: '2025-01-01',
+      orderBy: 'Voucher',
+      sum: ['Amount'],
+    });
     expect(queries()[0]!.body).toEqual([
       { PropertyName: 'PostingDate', FilterValue: '01-01-2025..31-12-2099' },
       { PropertyName: 'Voucher', OrderBy: true },
       { PropertyName: 'VoucherLine', OrderBy: true },
       { Skip: 0, Take: 1000 },
     ]);
-    expect(result).toMatchObject({ groupCount: 1, pages: 1, rowsScanned: 3, groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }] });
+    expect(result).toMatchObject({
+      groupCount: 1,
+      pages: 1,
+      rowsScanned: 3,
+      groups: [{ key: {}, count: 3, sums: { Amount: 3.3 } }],
+    });
     nock.cleanAll();
     upstream(() => [200, []]);
     expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toEqual({
@@ -781,15 +974,23 @@ eachUpstream('ledger: aggregate', (mode) => {
     // Postings without voucher lines tie at every page boundary.
     nock.cleanAll();
     pagedRows(2500, () => ({ Account: 'A', Amount: 1 }));
-    expect(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] })).toMatchObject({ rowsScanned: 2500, unstableOrder: true });
+    expect(await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] })).toMatchObject({
+      rowsScanned: 2500,
+      unstableOrder: true,
+    });
     // An entity without a documented key and no orderBy: no sort entry at all, so more than one page is unverified.
     nock.cleanAll();
     sent.length = 0;
     pagedRows(2500, (i) => ({ Number: i, Amount: 1 }));
-    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'] })).toMatchObject({ pages: 3, unstableOrder: true });
+    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'] })).toMatchObject({
+      pages: 3,
+      unstableOrder: true,
+    });
     expect(queries()[0]!.body).toEqual([{ Skip: 0, Take: 1000 }]);
     // ... a unique orderBy makes the boundaries checkable, and one page needs no order.
-    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'], orderBy: 'Number' })).not.toHaveProperty('unstableOrder');
+    expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'], orderBy: 'Number' })).not.toHaveProperty(
+      'unstableOrder',
+    );
     nock.cleanAll();
     pagedRows(999, (i) => ({ Number: i, Amount: 1 }));
     expect(await call('aggregate', { entity: 'ProjectClient', sum: ['Amount'] })).not.toHaveProperty('unstableOrder');
@@ -804,14 +1005,21 @@ eachUpstream('ledger: aggregate', (mode) => {
     // Group 1001 appears on the second page; the third page is never asked for.
     pagedRows(5000, (i) => ({ Account: `A${i}`, Amount: 1 }));
     expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'] }))).toBe(
-      'The grouping produces more than 1000 groups. Group by fewer or ' + 'coarser properties, or narrow the filters or the date range.',
+      'The grouping produces more than 1000 groups. Group by fewer or ' +
+        'coarser properties, or narrow the filters or the date range.',
     );
     expect(queries()).toHaveLength(2);
   });
 
   it('groups by up to three properties, absent values as null', async () => {
-    pagedRows(4, (i) => (i === 3 ? { Account: '1010', Amount: 5 } : { Account: '1010', Vat: 'S25', Dimension1: i % 2, Amount: 1 }));
-    const result = await call('aggregate', { entity: 'GLTransClient', groupBy: ['Account', 'Vat', 'Dimension1'], sum: ['Amount'] });
+    pagedRows(4, (i) =>
+      i === 3 ? { Account: '1010', Amount: 5 } : { Account: '1010', Vat: 'S25', Dimension1: i % 2, Amount: 1 },
+    );
+    const result = await call('aggregate', {
+      entity: 'GLTransClient',
+      groupBy: ['Account', 'Vat', 'Dimension1'],
+      sum: ['Amount'],
+    });
     expect(result.groups).toEqual([
       { key: { Account: '1010', Vat: null, Dimension1: null }, count: 1, sums: { Amount: 5 } },
       { key: { Account: '1010', Vat: 'S25', Dimension1: 0 }, count: 2, sums: { Amount: 2 } },
@@ -820,10 +1028,27 @@ eachUpstream('ledger: aggregate', (mode) => {
   });
 
   it('skips and counts unparseable numbers per property, never summing them as 0', async () => {
-    const values: unknown[] = [10, '2.5', ' -1 ', 'n/a', '', true, { x: 1 }, null, undefined, '1,5', '0x10', 'Infinity', '0', '1e2'];
+    const values: unknown[] = [
+      10,
+      '2.5',
+      ' -1 ',
+      'n/a',
+      '',
+      true,
+      { x: 1 },
+      null,
+      undefined,
+      '1,5',
+      '0x10',
+      'Infinity',
+      '0',
+      '1e2',
+    ];
     pagedRows(values.length, (i) => ({ Item: 'A', Qty: values[i], Cost: 1 }));
     const result = await call('aggregate', { entity: 'InvTransClient', groupBy: ['Item'], sum: ['Qty', 'Cost'] });
-    expect(result.groups).toEqual([{ key: { Item: 'A' }, count: values.length, sums: { Qty: 111.5, Cost: values.length } }]);
+    expect(result.groups).toEqual([
+      { key: { Item: 'A' }, count: values.length, sums: { Qty: 111.5, Cost: values.length } },
+    ]);
     // 'n/a', '', true, {x:1}, '1,5', '0x10', 'Infinity'; null and absent are no value
     expect(result.nonNumeric).toEqual({ Qty: 7 });
     nock.cleanAll();
@@ -853,7 +1078,11 @@ eachUpstream('ledger: aggregate', (mode) => {
 
   it('49,999 rows end on a short page, not truncated', async () => {
     pagedRows(49_999, () => ({ Amount: 1 }));
-    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({ pages: 50, rowsScanned: 49_999, truncated: false });
+    expect(await call('aggregate', { entity: 'GLTransClient', sum: ['Amount'] })).toMatchObject({
+      pages: 50,
+      rowsScanned: 49_999,
+      truncated: false,
+    });
   });
 
   it('limits groupBy to 3 and sum to 10 through the validator, and refuses a bad entity', async () => {
@@ -878,16 +1107,23 @@ eachUpstream('ledger: aggregate', (mode) => {
     // A property present in only some rows is a real property.
     expect((await call('aggregate', { entity: 'GLTransClient', groupBy: ['Dimension1'] })).groupCount).toBe(2);
     // A dateField no row has: the upstream ignored the range filter (unknown names are ignored), so refuse.
-    for (const args of [{ groupBy: ['Nope'] }, { sum: ['Amount', 'Amont'] }, { dateField: 'PostingDay', fromDate: '2025-01-01' }]) {
+    for (const args of [
+      { groupBy: ['Nope'] },
+      { sum: ['Amount', 'Amont'] },
+      { dateField: 'PostingDay', fromDate: '2025-01-01' },
+    ]) {
       expect(await failure(call('aggregate', { entity: 'GLTransClient', ...args }))).toBe(
-        'Uniconta rejected the query with HTTP 400. Check the entity name and the ' + 'property names used in filters, orderBy, groupBy, sum and dateField.',
+        'Uniconta rejected the query with HTTP 400. Check the entity name and the ' +
+          'property names used in filters, orderBy, groupBy, sum and dateField.',
       );
     }
   });
 
   it('answers a 4xx from Query/Get with query_rejected', async () => {
     upstream(() => [400, 'Unknown property Foo']);
-    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Foo'] }))).toContain('rejected the query with HTTP 400');
+    expect(await failure(call('aggregate', { entity: 'GLTransClient', groupBy: ['Foo'] }))).toContain(
+      'rejected the query with HTTP 400',
+    );
     // A caller orderBy the entity does not have: rejected (400), or ignored and then unverifiable.
     nock.cleanAll();
     pagedRows(1500, () => ({ Account: 'A', Amount: 1 }));
@@ -919,7 +1155,11 @@ describe('ledger: the fold on its own', () => {
   });
 
   it('groups by raw values (absent with null), sums without float noise, sorted by key', () => {
-    const result = foldPages([[{ K: 10, V: 0.1 }, { K: 9, V: 0.2 }, { K: 10, V: 0.2 }, { K: null, V: 1 }, { V: 1 }]], { groupBy: ['K'], sum: ['V'], maxGroups: 10 });
+    const result = foldPages([[{ K: 10, V: 0.1 }, { K: 9, V: 0.2 }, { K: 10, V: 0.2 }, { K: null, V: 1 }, { V: 1 }]], {
+      groupBy: ['K'],
+      sum: ['V'],
+      maxGroups: 10,
+    });
     expect(result.groups).toEqual([
       { key: { K: null }, count: 2, sums: { V: 2 } },
       { key: { K: 9 }, count: 1, sums: { V: 0.2 } },
@@ -929,16 +1169,41 @@ describe('ledger: the fold on its own', () => {
 
   it('sums in exact integer micro-units: large amounts that cancel leave no floating-point noise', () => {
     const rows: Row[] = [];
-    for (let i = 0; i < 1000; i++) rows.push({ A: 1_000_000_000.01, B: 0.1, C: '12345678901.23' }, { A: -1_000_000_000, B: 0.2, C: '-12345678901.2' });
+    for (let i = 0; i < 1000; i++)
+      rows.push(
+        { A: 1_000_000_000.01, B: 0.1, C: '12345678901.23' },
+        { A: -1_000_000_000, B: 0.2, C: '-12345678901.2' },
+      );
     // Before: A summed to 9.99999 (the float sum, rounded to micro-units, kept the drift).
-    expect(foldPages([rows], { groupBy: [], sum: ['A', 'B', 'C'], maxGroups: 10 }).groups[0]!.sums).toEqual({ A: 10, B: 300, C: 30 });
+    expect(foldPages([rows], { groupBy: [], sum: ['A', 'B', 'C'], maxGroups: 10 }).groups[0]!.sums).toEqual({
+      A: 10,
+      B: 300,
+      C: 30,
+    });
     const big = Array.from({ length: 50_000 }, (_, i) => ({ A: 98_765_432.1 + (i % 100) / 100 }));
     expect(foldPages([big], { groupBy: [], sum: ['A'], maxGroups: 10 }).groups[0]!.sums.A).toBe(4_938_271_629_750);
   });
 
   it('parses numbers without accepting blanks, radix prefixes or infinities', () => {
     expect([1.5, '1.5', ' 2 ', '-0', '0.0', '1e3', '+4'].map(parseNumber)).toEqual([1.5, 1.5, 2, -0, 0, 1000, 4]);
-    expect(['', ' ', '0x10', ' 0b1', '0o7', 'Infinity', '-Infinity', 'NaN', '1,5', 'abc', true, {}, Number.NaN, Infinity].map(parseNumber)).toEqual(Array(14).fill(undefined));
+    expect(
+      [
+        '',
+        ' ',
+        '0x10',
+        ' 0b1',
+        '0o7',
+        'Infinity',
+        '-Infinity',
+        'NaN',
+        '1,5',
+        'abc',
+        true,
+        {},
+        Number.NaN,
+        Infinity,
+      ].map(parseNumber),
+    ).toEqual(Array(14).fill(undefined));
   });
 });
 
@@ -948,7 +1213,13 @@ describe('ledger: recently added items (opt-in data layer)', () => {
   beforeAll(async () => {
     store = await openStore({});
     accountId = (await store.accounts.createAccount({ name: 'Data layer' })).id;
-    await store.connections.putConnection({ accountId, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+    await store.connections.putConnection({
+      accountId,
+      instanceId: 'ledger',
+      connectorKey: 'ledger',
+      ciphertext: 'x',
+      keyVersion: 1,
+    });
   });
   afterAll(async () => {
     await store.close();
@@ -960,7 +1231,11 @@ describe('ledger: recently added items (opt-in data layer)', () => {
 
   it('without the opt-in returns the structured hint and reads nothing', async () => {
     upstream(() => [200, []]);
-    const result = await call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') });
+    const result = await call(
+      'list_recently_added_items',
+      {},
+      { dataLayer: bindDataLayer(store, accountId, 'ledger') },
+    );
     expect(result).toEqual({ hint: 'data_layer_not_enabled', message: ledgerDescriptor.texts['dataLayerNotEnabled'] });
     expect(sent).toEqual([]);
     expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toBeNull();
@@ -1001,19 +1276,33 @@ describe('ledger: recently added items (opt-in data layer)', () => {
 
     // `since`: a date is local midnight (Europe/Copenhagen); a date-time is taken as given.
     now = new Date('2025-05-11T12:00:00.000Z');
-    expect(await call('list_recently_added_items', { since: '2025-05-10' }, { dataLayer, now: () => now })).toMatchObject({ total: 1, items: [{ Item: 'C' }] });
+    expect(
+      await call('list_recently_added_items', { since: '2025-05-10' }, { dataLayer, now: () => now }),
+    ).toMatchObject({ total: 1, items: [{ Item: 'C' }] });
     // 2025-05-10 starts at 22:00 UTC the day before in Copenhagen (summer time), 23:00 in winter.
-    expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-05-10')?.toISOString()).toBe('2025-05-09T22:00:00.000Z');
-    expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-01-10')?.toISOString()).toBe('2025-01-09T23:00:00.000Z');
-    expect(await call('list_recently_added_items', { since: '2025-05-10T12:00:01Z' }, { dataLayer, now: () => now })).toMatchObject({ count: 0, total: 0, items: [] });
-    expect(await call('list_recently_added_items', { since: '2025-04-30' }, { dataLayer, now: () => now })).toMatchObject({ total: 3 });
+    expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-05-10')?.toISOString()).toBe(
+      '2025-05-09T22:00:00.000Z',
+    );
+    expect(sinceInstant(ctxFor('list_recently_added_items'), '2025-01-10')?.toISOString()).toBe(
+      '2025-01-09T23:00:00.000Z',
+    );
+    expect(
+      await call('list_recently_added_items', { since: '2025-05-10T12:00:01Z' }, { dataLayer, now: () => now }),
+    ).toMatchObject({ count: 0, total: 0, items: [] });
+    expect(
+      await call('list_recently_added_items', { since: '2025-04-30' }, { dataLayer, now: () => now }),
+    ).toMatchObject({ total: 3 });
     expect(await failure(call('list_recently_added_items', { since: '2025-02-30' }, { dataLayer }))).toBe(GENERIC);
-    expect(await failure(call('list_recently_added_items', { since: '2025-05-10Tnonsense' }, { dataLayer }))).toBe(GENERIC);
+    expect(await failure(call('list_recently_added_items', { since: '2025-05-10Tnonsense' }, { dataLayer }))).toBe(
+      GENERIC,
+    );
     expect(argsValid('list_recently_added_items', { since: 'yesterday' })).toBe(false);
 
     // Opting out deletes the records; the hint is back.
     await store.dataLayer.disableDataLayer(accountId, 'ledger');
-    expect(await call('list_recently_added_items', {}, { dataLayer })).toMatchObject({ hint: 'data_layer_not_enabled' });
+    expect(await call('list_recently_added_items', {}, { dataLayer })).toMatchObject({
+      hint: 'data_layer_not_enabled',
+    });
   });
 
   it('a refused login is a reconnect, and nothing is recorded', async () => {
@@ -1022,7 +1311,9 @@ describe('ledger: recently added items (opt-in data layer)', () => {
       () => [200, [{ Item: 'A' }]],
       () => [200, JSON.stringify('Invalid credentials')],
     );
-    expect(await failure(call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') }))).toBe(RECONNECT);
+    expect(
+      await failure(call('list_recently_added_items', {}, { dataLayer: bindDataLayer(store, accountId, 'ledger') })),
+    ).toBe(RECONNECT);
     expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toMatchObject({ baselineAt: null, itemCount: 0 });
     await store.dataLayer.disableDataLayer(accountId, 'ledger');
   });
@@ -1034,7 +1325,13 @@ describe('ledger: recently added items (opt-in data layer)', () => {
     await run(['data-layer', 'status', accountId, 'ledger']);
     expect(JSON.parse(out.pop()!)).toEqual({ enabled: false });
     await run(['data-layer', 'enable', accountId, 'ledger']);
-    expect(JSON.parse(out.pop()!)).toMatchObject({ enabled: true, accountId, instanceId: 'ledger', baselineAt: null, itemCount: 0 });
+    expect(JSON.parse(out.pop()!)).toMatchObject({
+      enabled: true,
+      accountId,
+      instanceId: 'ledger',
+      baselineAt: null,
+      itemCount: 0,
+    });
     await run(['data-layer', 'status', accountId, 'ledger']);
     expect(JSON.parse(out.pop()!)).toMatchObject({ enabled: true });
     await run(['data-layer', 'disable', accountId, 'ledger']);
@@ -1045,7 +1342,9 @@ describe('ledger: recently added items (opt-in data layer)', () => {
   });
 
   it('through the gateway: the pipeline hands the data layer of the caller connection to the tool', async () => {
-    const gw = await startGateway(store, { env: { CONNECTOR_LEDGER_BASE_URL: ORIGIN, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' } });
+    const gw = await startGateway(store, {
+      env: { CONNECTOR_LEDGER_BASE_URL: ORIGIN, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
+    });
     try {
       const tenant = await createTenant(store, { subscribe: ['ledger'] });
       await connectTenant(gw, tenant, 'ledger', { username: 'api-user', password: 'S3cret pw', companyId: '4711' });
@@ -1053,13 +1352,19 @@ describe('ledger: recently added items (opt-in data layer)', () => {
       const client = await mcpClient(gw.url, 'ledger', tenant.token);
       try {
         const text = async () => {
-          const r = (await client.callTool({ name: 'ledger__list_recently_added_items', arguments: {} })) as { content: Array<{ text: string }>; isError?: boolean };
+          const r = (await client.callTool({ name: 'ledger__list_recently_added_items', arguments: {} })) as {
+            content: Array<{ text: string }>;
+            isError?: boolean;
+          };
           expect(r.isError ?? false).toBe(false);
           return JSON.parse(r.content[0]!.text) as Record<string, unknown>;
         };
         expect(await text()).toMatchObject({ hint: 'data_layer_not_enabled' });
         await store.dataLayer.enableDataLayer(tenant.account.id, 'ledger', new Date('2025-01-01T00:00:00Z'));
-        expect(await text()).toMatchObject({ total: 1, items: [{ Item: 'A', firstSeenAt: '2025-01-01T00:00:00.000Z', baseline: true }] });
+        expect(await text()).toMatchObject({
+          total: 1,
+          items: [{ Item: 'A', firstSeenAt: '2025-01-01T00:00:00.000Z', baseline: true }],
+        });
         expect(sent.find((s) => s.path === '/login')?.body).toEqual(LOGIN_BODY);
         // Another account's layer is untouched.
         expect(await store.dataLayer.getDataLayer(accountId, 'ledger')).toBeNull();

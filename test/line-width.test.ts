@@ -38,7 +38,9 @@ describe('line width', () => {
 
   it('reads every hand-written folder', () => {
     const folders = new Set(sources('').map((file) => file.split('/')[0]));
-    expect([...folders].sort()).toEqual(expect.arrayContaining(['bin', 'codegen', 'handlers', 'runtime', 'sandbox', 'test']));
+    expect([...folders].sort()).toEqual(
+      expect.arrayContaining(['bin', 'codegen', 'handlers', 'runtime', 'sandbox', 'test']),
+    );
     expect(sources('').some((file) => file.startsWith('generated/') || file.startsWith('test/fixtures/'))).toBe(false);
   });
 });

@@ -19,7 +19,13 @@ afterAll(async () => {
 
 it('purges links expired more than a day ago when the gateway starts, and keeps the others', async () => {
   const tenant = await createTenant(store);
-  const link = (hoursAgo: number) => ({ jti: newId('jti_'), accountId: tenant.account.id, userId: tenant.user.id, instanceId: 'cases', expiresAt: new Date(Date.now() - hoursAgo * 3600_000) });
+  const link = (hoursAgo: number) => ({
+    jti: newId('jti_'),
+    accountId: tenant.account.id,
+    userId: tenant.user.id,
+    instanceId: 'cases',
+    expiresAt: new Date(Date.now() - hoursAgo * 3600_000),
+  });
   const stale = [link(25), link(24 * 40)];
   const kept = link(23);
   for (const l of [...stale, kept]) await store.links.createConnectLink(l);

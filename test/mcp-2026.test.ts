@@ -15,7 +15,16 @@ import type { PlatformStore } from '../runtime/store/store.ts';
 import { DEMO_CVR } from '../sandbox/register/data.ts';
 import { startRegisterSandbox, type RegisterSandbox } from '../sandbox/register/server.ts';
 import { startContractEnvironment, type ContractEnvironment } from './support/contract.ts';
-import { createTenant, mcpClient, resultJson, resultText, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  createTenant,
+  mcpClient,
+  resultJson,
+  resultText,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 
 const MODERN = '2026-07-28';
 const LEGACY = ['2025-03-26', '2025-06-18', '2025-11-25'];
@@ -25,10 +34,20 @@ const INFO = 'io.modelcontextprotocol/clientInfo';
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /** One real tool call per implemented connector, with what its real result must show. */
-const REAL_CALLS: Readonly<Partial<Record<ConnectorKey, { tool: string; args: Record<string, unknown>; check: (json: any) => void }>>> = {
-  register: { tool: 'hent_virksomhed', args: { cvrNummer: String(DEMO_CVR) }, check: (j) => expect(j).toMatchObject({ cvrNummer: DEMO_CVR, kapitalValuta: 'DKK' }) },
+const REAL_CALLS: Readonly<
+  Partial<Record<ConnectorKey, { tool: string; args: Record<string, unknown>; check: (json: any) => void }>>
+> = {
+  register: {
+    tool: 'hent_virksomhed',
+    args: { cvrNummer: String(DEMO_CVR) },
+    check: (j) => expect(j).toMatchObject({ cvrNummer: DEMO_CVR, kapitalValuta: 'DKK' }),
+  },
   cases: { tool: 'describe_type', args: { name: 'Hour' }, check: (j) => expect(j.found).toBe(true) },
-  ledger: { tool: 'list_product_groups', args: {}, check: (j) => expect(j.items.map((g: { Group: string }) => g.Group)).toContain('EBIKES') },
+  ledger: {
+    tool: 'list_product_groups',
+    args: {},
+    check: (j) => expect(j.items.map((g: { Group: string }) => g.Group)).toContain('EBIKES'),
+  },
 };
 
 /**
@@ -37,14 +56,24 @@ const REAL_CALLS: Readonly<Partial<Record<ConnectorKey, { tool: string; args: Re
  */
 function expectedTools(instanceId: string, key: ConnectorKey): string[] {
   const { descriptor } = registry[key];
-  return [...descriptor.tools.map((t) => `${instanceId}__${t.name}`), ...(descriptor.connectAccount ? ['connect_account'] : [])].sort();
+  return [
+    ...descriptor.tools.map((t) => `${instanceId}__${t.name}`),
+    ...(descriptor.connectAccount ? ['connect_account'] : []),
+  ].sort();
 }
 
 type Mode = 'auto' | { pin: string };
 
-async function modernClient(url: string, instanceId: string, token: string, mode: Mode = { pin: MODERN }): Promise<ModernClient> {
+async function modernClient(
+  url: string,
+  instanceId: string,
+  token: string,
+  mode: Mode = { pin: MODERN },
+): Promise<ModernClient> {
   const client = new ModernClient({ name: 'gateway-test-2026', version: '2.0.0' }, { versionNegotiation: { mode } });
-  const transport = new ModernTransport(new URL(`${url}/${instanceId}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new ModernTransport(new URL(`${url}/${instanceId}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return client;
 }
@@ -65,7 +94,11 @@ const resultOf = (r: Raw) => (r.json as { result?: any }).result;
 
 /** An HTTP 400/404 refusal in the revision's shape: the status, the code and the request id echoed. */
 function expectRefusal(r: Raw, status: number, code: number, id: string | number): void {
-  expect({ status: r.status, code: errorOf(r)?.code, id: (r.json as { id?: unknown })?.id }, r.text).toEqual({ status, code, id });
+  expect({ status: r.status, code: errorOf(r)?.code, id: (r.json as { id?: unknown })?.id }, r.text).toEqual({
+    status,
+    code,
+    id,
+  });
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
 }
 
@@ -89,7 +122,11 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     env = await startContractEnvironment();
     url = env.gateway.url;
     tenant = env.tenant;
-    endpoints = [...env.gateway.app.context.endpoints.values()].map((e) => ({ instanceId: e.instanceId, key: e.connector.config.key as ConnectorKey, first: e.instance === 1 }));
+    endpoints = [...env.gateway.app.context.endpoints.values()].map((e) => ({
+      instanceId: e.instanceId,
+      key: e.connector.config.key as ConnectorKey,
+      first: e.instance === 1,
+    }));
   }, 120_000);
   afterAll(async () => {
     for (const c of modernClients) await c.close().catch(() => {});
@@ -135,7 +172,9 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
 
     it('calls a real tool on every implemented connector and gets the real result', async () => {
-      for (const [key, call] of Object.entries(REAL_CALLS) as Array<[ConnectorKey, NonNullable<(typeof REAL_CALLS)[ConnectorKey]>]>) {
+      for (const [key, call] of Object.entries(REAL_CALLS) as Array<
+        [ConnectorKey, NonNullable<(typeof REAL_CALLS)[ConnectorKey]>]
+      >) {
         const instanceId = env.instanceIds[key]!;
         const client = await open(instanceId);
         const before = env.upstreams[key]!.requests();
@@ -159,7 +198,10 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       if ('code' in unknown) expect(unknown.code).toBe(-32602);
       else expect(unknown).toEqual({ isError: true, text: 'Unknown tool.' });
       // Invalid arguments are a tool execution error (isError), in both eras.
-      const invalid = await client.callTool({ name: `${instanceId}__hent_virksomhed`, arguments: { cvrNummer: 'abc' } });
+      const invalid = await client.callTool({
+        name: `${instanceId}__hent_virksomhed`,
+        arguments: { cvrNummer: 'abc' },
+      });
       expect(invalid.isError).toBe(true);
       expect(resultText(invalid)).toBe('Tool invocation failed.');
       expect(upstreamRequests()).toBe(requests);
@@ -181,7 +223,10 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     it('calls a real tool', async () => {
       const client = await open(env.instanceIds.register!, 'auto');
       expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-      const result = await client.callTool({ name: `${env.instanceIds.register}__hent_virksomhed`, arguments: { cvrNummer: String(DEMO_CVR) } });
+      const result = await client.callTool({
+        name: `${env.instanceIds.register}__hent_virksomhed`,
+        arguments: { cvrNummer: String(DEMO_CVR) },
+      });
       expect(result.isError).toBeFalsy();
       REAL_CALLS.register!.check(resultJson(result));
     });
@@ -218,14 +263,41 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
           params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
         });
         expect(init.status).toBe(200);
-        expect(Object.keys(resultOf(init)).sort()).toEqual(['capabilities', 'instructions', 'protocolVersion', 'serverInfo']);
+        expect(Object.keys(resultOf(init)).sort()).toEqual([
+          'capabilities',
+          'instructions',
+          'protocolVersion',
+          'serverInfo',
+        ]);
         expect(resultOf(init).protocolVersion).toBe(version);
-        const ping = await rpc(url, id, tenant.token, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-protocol-version': version });
+        const ping = await rpc(
+          url,
+          id,
+          tenant.token,
+          { jsonrpc: '2.0', id: 2, method: 'ping' },
+          { 'mcp-protocol-version': version },
+        );
         expect(ping.json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
-        const list = await rpc(url, id, tenant.token, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': version });
+        const list = await rpc(
+          url,
+          id,
+          tenant.token,
+          { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+          { 'mcp-protocol-version': version },
+        );
         expect(Object.keys(resultOf(list))).toEqual(['tools']);
-        const call = await rpc(url, id, tenant.token, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: `${id}__no_such_tool`, arguments: {} } }, { 'mcp-protocol-version': version });
-        expect(call.json).toEqual({ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'Unknown tool.' }], isError: true } });
+        const call = await rpc(
+          url,
+          id,
+          tenant.token,
+          { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: `${id}__no_such_tool`, arguments: {} } },
+          { 'mcp-protocol-version': version },
+        );
+        expect(call.json).toEqual({
+          jsonrpc: '2.0',
+          id: 4,
+          result: { content: [{ type: 'text', text: 'Unknown tool.' }], isError: true },
+        });
       }
       // No header at all is 2025-03-26, as before; an unknown old version negotiates the latest 2025 one.
       const bare = await rpc(url, id, tenant.token, { jsonrpc: '2.0', id: 5, method: 'tools/list' });
@@ -242,7 +314,8 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
 
   describe('the 2026-07-28 wire, raw', () => {
     let id: string;
-    const post = (body: unknown, headers: Record<string, string>, token: string = tenant.token) => rpc(url, id, token, body, headers);
+    const post = (body: unknown, headers: Record<string, string>, token: string = tenant.token) =>
+      rpc(url, id, token, body, headers);
     const toolName = () => `${id}__hent_virksomhed`;
     const callBody = (rid: string | number, name = toolName(), meta = envelope()) => ({
       jsonrpc: '2.0',
@@ -255,7 +328,10 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
 
     it('server/discover: versions, capabilities, identity, cache hints and resultType', async () => {
-      const r = await post({ jsonrpc: '2.0', id: 'discover-1', method: 'server/discover', params: { _meta: envelope() } }, modernHeaders('server/discover'));
+      const r = await post(
+        { jsonrpc: '2.0', id: 'discover-1', method: 'server/discover', params: { _meta: envelope() } },
+        modernHeaders('server/discover'),
+      );
       expect(r.status, r.text).toBe(200);
       const result = resultOf(r);
       expect((r.json as { id: unknown }).id).toBe('discover-1');
@@ -272,7 +348,10 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
 
     it('tools/list: resultType, serverInfo and private cache hints', async () => {
-      const r = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope() } }, modernHeaders('tools/list'));
+      const r = await post(
+        { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope() } },
+        modernHeaders('tools/list'),
+      );
       expect(r.status, r.text).toBe(200);
       const result = resultOf(r);
       expect(result.resultType).toBe('complete');
@@ -283,7 +362,10 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
 
     it('tools/call without clientInfo (optional) is served', async () => {
-      const r = await post(callBody(8, toolName(), { [PV]: MODERN, [CAPS]: {} }), modernHeaders('tools/call', toolName()));
+      const r = await post(
+        callBody(8, toolName(), { [PV]: MODERN, [CAPS]: {} }),
+        modernHeaders('tools/call', toolName()),
+      );
       expect(r.status, r.text).toBe(200);
       expect(resultOf(r).resultType).toBe('complete');
       expect(resultOf(r).isError).toBeFalsy();
@@ -292,20 +374,59 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     it('missing _meta fields: 400 with -32602, echoing the id', async () => {
       const headers = modernHeaders('tools/list');
       expectRefusal(await post({ jsonrpc: '2.0', id: 'm1', method: 'tools/list' }, headers), 400, -32602, 'm1');
-      expectRefusal(await post({ jsonrpc: '2.0', id: 'm2', method: 'tools/list', params: {} }, headers), 400, -32602, 'm2');
-      expectRefusal(await post({ jsonrpc: '2.0', id: 'm3', method: 'tools/list', params: { _meta: { [CAPS]: {} } } }, headers), 400, -32602, 'm3');
-      expectRefusal(await post({ jsonrpc: '2.0', id: 'm4', method: 'tools/list', params: { _meta: { [PV]: MODERN } } }, headers), 400, -32602, 'm4');
-      expectRefusal(await post({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { [PV]: MODERN, [CAPS]: 'none' } } }, headers), 400, -32602, 5);
-      expectRefusal(await post({ jsonrpc: '2.0', id: 6, method: 'server/discover', params: { _meta: { [PV]: MODERN } } }, modernHeaders('server/discover')), 400, -32602, 6);
+      expectRefusal(
+        await post({ jsonrpc: '2.0', id: 'm2', method: 'tools/list', params: {} }, headers),
+        400,
+        -32602,
+        'm2',
+      );
+      expectRefusal(
+        await post({ jsonrpc: '2.0', id: 'm3', method: 'tools/list', params: { _meta: { [CAPS]: {} } } }, headers),
+        400,
+        -32602,
+        'm3',
+      );
+      expectRefusal(
+        await post({ jsonrpc: '2.0', id: 'm4', method: 'tools/list', params: { _meta: { [PV]: MODERN } } }, headers),
+        400,
+        -32602,
+        'm4',
+      );
+      expectRefusal(
+        await post(
+          { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { [PV]: MODERN, [CAPS]: 'none' } } },
+          headers,
+        ),
+        400,
+        -32602,
+        5,
+      );
+      expectRefusal(
+        await post(
+          { jsonrpc: '2.0', id: 6, method: 'server/discover', params: { _meta: { [PV]: MODERN } } },
+          modernHeaders('server/discover'),
+        ),
+        400,
+        -32602,
+        6,
+      );
     });
 
     it('an unsupported version: 400 with -32022, data.supported and data.requested', async () => {
-      const discover = resultOf(await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, modernHeaders('server/discover')));
+      const discover = resultOf(
+        await post(
+          { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } },
+          modernHeaders('server/discover'),
+        ),
+      );
       for (const [rid, version] of [
         [11, 'v999.0.0'],
         ['u2', '2099-01-01'],
       ] as const) {
-        const r = await post({ jsonrpc: '2.0', id: rid, method: 'tools/list', params: { _meta: envelope(version) } }, modernHeaders('tools/list', undefined, version));
+        const r = await post(
+          { jsonrpc: '2.0', id: rid, method: 'tools/list', params: { _meta: envelope(version) } },
+          modernHeaders('tools/list', undefined, version),
+        );
         expectRefusal(r, 400, -32022, rid);
         const data = errorOf(r)!.data;
         expect(data.requested).toBe(version);
@@ -319,7 +440,12 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       const before = upstreamRequests();
       const list = { jsonrpc: '2.0', id: 'h1', method: 'tools/list', params: { _meta: envelope() } };
       // MCP-Protocol-Version names another version than the body.
-      expectRefusal(await post({ ...list, params: { _meta: envelope('v999.0.0') } }, modernHeaders('tools/list')), 400, -32020, 'h1');
+      expectRefusal(
+        await post({ ...list, params: { _meta: envelope('v999.0.0') } }, modernHeaders('tools/list')),
+        400,
+        -32020,
+        'h1',
+      );
       expectRefusal(await post(list, modernHeaders('tools/list', undefined, '2025-11-25')), 400, -32020, 'h1');
       // Mcp-Method: another method, another case (values are case-sensitive), or missing.
       expectRefusal(await post(list, modernHeaders('tools/call')), 400, -32020, 'h1');
@@ -340,7 +466,11 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
       const spaced = await post(callBody(32), modernHeaders('tools/call', `  ${toolName()}\t`));
       expect(spaced.status, spaced.text).toBe(200);
       expect(resultOf(spaced).isError).toBeFalsy();
-      const shouting = await post(callBody(33), { 'MCP-PROTOCOL-VERSION': MODERN, 'MCP-METHOD': 'tools/call', 'MCP-NAME': toolName() });
+      const shouting = await post(callBody(33), {
+        'MCP-PROTOCOL-VERSION': MODERN,
+        'MCP-METHOD': 'tools/call',
+        'MCP-NAME': toolName(),
+      });
       expect(shouting.status, shouting.text).toBe(200);
       // A non-ASCII name can only travel Base64-encoded: it is decoded and compared (an unknown tool, in-band or
       // -32602).
@@ -349,20 +479,44 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     });
 
     it('removed and unserved methods with a modern envelope: 404 with -32601, echoing the id', async () => {
-      for (const [n, method] of ['initialize', 'ping', 'logging/setLevel', 'resources/list', 'prompts/list', 'subscriptions/listen', 'resources/subscribe'].entries()) {
+      for (const [n, method] of [
+        'initialize',
+        'ping',
+        'logging/setLevel',
+        'resources/list',
+        'prompts/list',
+        'subscriptions/listen',
+        'resources/subscribe',
+      ].entries()) {
         const params =
           method === 'initialize'
-            ? { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'raw', version: '1' }, _meta: envelope() }
+            ? {
+                protocolVersion: MODERN,
+                capabilities: {},
+                clientInfo: { name: 'raw', version: '1' },
+                _meta: envelope(),
+              }
             : method === 'logging/setLevel'
               ? { level: 'info', _meta: envelope() }
               : { _meta: envelope() };
-        expectRefusal(await post({ jsonrpc: '2.0', id: `r${n}`, method, params }, modernHeaders(method)), 404, -32601, `r${n}`);
+        expectRefusal(
+          await post({ jsonrpc: '2.0', id: `r${n}`, method, params }, modernHeaders(method)),
+          404,
+          -32601,
+          `r${n}`,
+        );
       }
     });
 
     it('authentication is unchanged: 401 without a token on server/discover and tools/list', async () => {
       for (const method of ['server/discover', 'tools/list']) {
-        const r = await rpc(url, id, null, { jsonrpc: '2.0', id: 1, method, params: { _meta: envelope() } }, modernHeaders(method));
+        const r = await rpc(
+          url,
+          id,
+          null,
+          { jsonrpc: '2.0', id: 1, method, params: { _meta: envelope() } },
+          modernHeaders(method),
+        );
         expect(r.status).toBe(401);
         expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
       }
@@ -376,7 +530,13 @@ describe('MCP 2026-07-28 end to end (issue 13)', () => {
     let unseated: Tenant;
     let instanceId: string;
     const list = async (t: Tenant) => {
-      const r = await rpc(url, instanceId, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } }, modernHeaders('tools/list'));
+      const r = await rpc(
+        url,
+        instanceId,
+        t.token,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } },
+        modernHeaders('tools/list'),
+      );
       expect(r.status, r.text).toBe(200);
       const { _meta, ...rest } = resultOf(r) as Record<string, unknown>;
       return rest as { tools: Array<{ name: string }>; ttlMs: number; cacheScope: string };
@@ -456,11 +616,18 @@ describe('trace context reaches the upstream request (issue 13, item 5)', () => 
   const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
   const traceparent = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
   const upstreamTraceparent = () => String(sandbox.stats.lastRequest?.headers.traceparent ?? '');
-  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: String(DEMO_CVR) } } });
+  const call = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: String(DEMO_CVR) } },
+  });
   beforeAll(async () => {
     store = await openStore({});
     sandbox = await startRegisterSandbox({ username: 'gw', password: 'sandbox-secret' });
-    gw = await startGateway(store, { env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret' } });
+    gw = await startGateway(store, {
+      env: { CONNECTOR_REGISTER_BASE_URL: sandbox.url, REGISTER_USERNAME: 'gw', REGISTER_PASSWORD: 'sandbox-secret' },
+    });
     t = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
   });

@@ -27,9 +27,14 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
   let appClientId = '';
 
   const resource = (id: string) => `${gw.url}/${id}/mcp`;
-  const authorize = (params: Record<string, string>) => fetch(`${gw.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
+  const authorize = (params: Record<string, string>) =>
+    fetch(`${gw.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
   const register = async (name: string, uris: string[]) => {
-    const res = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: uris }) });
+    const res = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: uris }),
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as { client_id: string }).client_id;
   };
@@ -42,7 +47,8 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
     state: 'st-9',
     resource: resource('register'),
   });
-  const without = (params: Record<string, string>, name: string) => Object.fromEntries(Object.entries(params).filter(([k]) => k !== name));
+  const without = (params: Record<string, string>, name: string) =>
+    Object.fromEntries(Object.entries(params).filter(([k]) => k !== name));
 
   /** The redirect of a response: to the client's redirect URI, with `error` and one `iss`, ours. */
   function expectBackWithIss(res: Response, error: string, redirectUri = REDIRECT, what = error): URLSearchParams {
@@ -60,7 +66,8 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
     gw = await startGateway(store, { env: { RATE_LIMIT_BURST: '1000', RATE_LIMIT_PER_SECOND: '1000' } });
     tenant = await createTenant(store, { subscribe: ['register'] });
     portal = await portalAs(gw, tenant.user);
-    issuer = ((await (await fetch(`${gw.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer;
+    issuer = ((await (await fetch(`${gw.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string })
+      .issuer;
     clientId = await register('Iss assistant', [REDIRECT]);
     appClientId = await register('Desktop app', [APP_REDIRECT]);
   }, 60_000);
@@ -75,13 +82,33 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
 
   type Change = (params: Record<string, string>) => Record<string, string>;
   it.each<[string, Change, string]>([
-    ['a resource that is not an endpoint here (provider: invalid_target)', (p) => ({ ...p, resource: 'https://elsewhere.example/mcp' }), 'invalid_target'],
+    [
+      'a resource that is not an endpoint here (provider: invalid_target)',
+      (p) => ({ ...p, resource: 'https://elsewhere.example/mcp' }),
+      'invalid_target',
+    ],
     ['no resource (provider: invalid_target)', (p) => without(p, 'resource'), 'invalid_target'],
-    ['a state past 1024 characters (provider: invalid_request)', (p) => ({ ...p, state: 's'.repeat(1025) }), 'invalid_request'],
-    ['an unsupported response type (SDK: invalid_request)', (p) => ({ ...p, response_type: 'token' }), 'invalid_request'],
-    ['the plain PKCE method (SDK: invalid_request)', (p) => ({ ...p, code_challenge_method: 'plain' }), 'invalid_request'],
+    [
+      'a state past 1024 characters (provider: invalid_request)',
+      (p) => ({ ...p, state: 's'.repeat(1025) }),
+      'invalid_request',
+    ],
+    [
+      'an unsupported response type (SDK: invalid_request)',
+      (p) => ({ ...p, response_type: 'token' }),
+      'invalid_request',
+    ],
+    [
+      'the plain PKCE method (SDK: invalid_request)',
+      (p) => ({ ...p, code_challenge_method: 'plain' }),
+      'invalid_request',
+    ],
     ['no code challenge (SDK: invalid_request)', (p) => without(p, 'code_challenge'), 'invalid_request'],
-    ['no redirect_uri, the client having one (SDK: invalid_request)', (p) => ({ ...without(p, 'redirect_uri'), response_type: 'token' }), 'invalid_request'],
+    [
+      'no redirect_uri, the client having one (SDK: invalid_request)',
+      (p) => ({ ...without(p, 'redirect_uri'), response_type: 'token' }),
+      'invalid_request',
+    ],
   ])('an error redirect for %s carries iss', async (what, change, error) => {
     const params = change(good());
     const back = expectBackWithIss(await authorize(params), error, REDIRECT, what);
@@ -100,7 +127,12 @@ describe('iss (and state) on every redirect back to the client (RFC 9207)', () =
   });
 
   it("an error redirect to an app's own URI scheme (no web origin) carries iss", async () => {
-    const res = await authorize({ ...good(), client_id: appClientId, redirect_uri: APP_REDIRECT, resource: 'https://elsewhere.example/mcp' });
+    const res = await authorize({
+      ...good(),
+      client_id: appClientId,
+      redirect_uri: APP_REDIRECT,
+      resource: 'https://elsewhere.example/mcp',
+    });
     expectBackWithIss(res, 'invalid_target', APP_REDIRECT);
   });
 
@@ -137,20 +169,46 @@ describe('withIssuer (the wrapper of the SDK handler redirects)', () => {
     expect(withIssuer('https://app.example/cb?error=invalid_request&state=x', ['https://app.example/cb'], ISS)).toBe(
       'https://app.example/cb?error=invalid_request&state=x&iss=https%3A%2F%2Fgateway.example',
     );
-    expect(new URL(withIssuer('https://app.example/cb?tenant=1&code=c', ['https://app.example/cb?tenant=1'], ISS)).searchParams.get('iss')).toBe(ISS);
-    expect(new URL(withIssuer('cursor://anysphere/cb?error=x', ['cursor://anysphere/cb'], ISS)).searchParams.get('iss')).toBe(ISS);
+    expect(
+      new URL(
+        withIssuer('https://app.example/cb?tenant=1&code=c', ['https://app.example/cb?tenant=1'], ISS),
+      ).searchParams.get('iss'),
+    ).toBe(ISS);
+    expect(
+      new URL(withIssuer('cursor://anysphere/cb?error=x', ['cursor://anysphere/cb'], ISS)).searchParams.get('iss'),
+    ).toBe(ISS);
     // The request's state when an error response lacks it; never a second one, nor on a code.
-    expect(new URL(withIssuer('https://app.example/cb?error=x', ['https://app.example/cb'], ISS, 's 1')).searchParams.get('state')).toBe('s 1');
-    expect(new URL(withIssuer('https://app.example/cb?error=x&state=a', ['https://app.example/cb'], ISS, 'b')).searchParams.getAll('state')).toEqual(['a']);
-    expect(new URL(withIssuer('https://app.example/cb?code=c', ['https://app.example/cb'], ISS, 'b')).searchParams.has('state')).toBe(false);
+    expect(
+      new URL(withIssuer('https://app.example/cb?error=x', ['https://app.example/cb'], ISS, 's 1')).searchParams.get(
+        'state',
+      ),
+    ).toBe('s 1');
+    expect(
+      new URL(
+        withIssuer('https://app.example/cb?error=x&state=a', ['https://app.example/cb'], ISS, 'b'),
+      ).searchParams.getAll('state'),
+    ).toEqual(['a']);
+    expect(
+      new URL(withIssuer('https://app.example/cb?code=c', ['https://app.example/cb'], ISS, 'b')).searchParams.has(
+        'state',
+      ),
+    ).toBe(false);
     // One iss, ours, whatever was there.
-    expect(new URL(withIssuer('https://app.example/cb?error=x&iss=https://evil.example', ['https://app.example/cb'], ISS)).searchParams.getAll('iss')).toEqual([ISS]);
+    expect(
+      new URL(
+        withIssuer('https://app.example/cb?error=x&iss=https://evil.example', ['https://app.example/cb'], ISS),
+      ).searchParams.getAll('iss'),
+    ).toEqual([ISS]);
   });
   it('leaves every other location unchanged', () => {
     const consent = `${ISS}/portal/authorize?request=abc.def`;
     expect(withIssuer(consent, ['https://app.example/cb'], ISS)).toBe(consent);
-    expect(withIssuer('https://app.example/cb?state=x', ['https://app.example/cb'], ISS)).toBe('https://app.example/cb?state=x');
-    expect(withIssuer('https://app.example/other?error=x', ['https://app.example/cb'], ISS, 'st')).toBe('https://app.example/other?error=x');
+    expect(withIssuer('https://app.example/cb?state=x', ['https://app.example/cb'], ISS)).toBe(
+      'https://app.example/cb?state=x',
+    );
+    expect(withIssuer('https://app.example/other?error=x', ['https://app.example/cb'], ISS, 'st')).toBe(
+      'https://app.example/other?error=x',
+    );
     expect(withIssuer('https://app.example/cb?error=x', [], ISS)).toBe('https://app.example/cb?error=x');
     expect(withIssuer('not a url', ['https://app.example/cb'], ISS)).toBe('not a url');
   });

@@ -23,17 +23,37 @@ describe('MCP authorization across two replicas (PostgreSQL and Redis)', needs('
   let tenant: Tenant;
 
   const form = (url: string, body: Record<string, string>) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() }).then(async (r) => ({
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    }).then(async (r) => ({
       status: r.status,
       json: (await r.json()) as any,
     }));
-  const listTools = (gw: StartedGateway, token: string) => rpc(gw.url, 'register', token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+  const listTools = (gw: StartedGateway, token: string) =>
+    rpc(
+      gw.url,
+      'register',
+      token,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
 
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
-    const env = { REDIS_URL, REDIS_PREFIX: `test-${schema}:`, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000', SNAPSHOT_REFRESH_MS: '600000' };
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
+    const env = {
+      REDIS_URL,
+      REDIS_PREFIX: `test-${schema}:`,
+      RATE_LIMIT_PER_SECOND: '1000',
+      RATE_LIMIT_BURST: '1000',
+      SNAPSHOT_REFRESH_MS: '600000',
+    };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
     tenant = await createTenant(stores[0]!, { subscribe: ['register'] });
@@ -53,7 +73,11 @@ describe('MCP authorization across two replicas (PostgreSQL and Redis)', needs('
     const registered = await fetch(`${a.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Replica assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_name: 'Replica assistant',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      }),
     });
     const clientId = ((await registered.json()) as any).client_id as string;
     const verifier = randomBytes(32).toString('base64url');
@@ -73,15 +97,33 @@ describe('MCP authorization across two replicas (PostgreSQL and Redis)', needs('
     const answer = await portal.post(consentUrl, { decision: 'allow' });
     const code = new URL(answer.location!).searchParams.get('code')!;
     // The code is redeemed on the other replica (the client is known there: one database).
-    const tokens = await form(`${b.url}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const tokens = await form(`${b.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(tokens.status).toBe(200);
     expect((await listTools(a, tokens.json.access_token)).status).toBe(200);
     expect((await listTools(b, tokens.json.access_token)).status).toBe(200);
     // A replay on the first replica is refused: the code was used on the second.
-    expect((await form(`${a.url}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId })).json.error).toBe('invalid_grant');
+    expect(
+      (
+        await form(`${a.url}/oauth/token`, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id: clientId,
+        })
+      ).json.error,
+    ).toBe('invalid_grant');
     // ... and it revoked the grant: at once where it happened, on the other replica as soon as
     // Redis tells it (it held the token in memory).
     expect((await listTools(a, tokens.json.access_token)).status).toBe(401);
-    await expect.poll(async () => (await listTools(b, tokens.json.access_token)).status, { timeout: 5000, interval: 50 }).toBe(401);
+    await expect
+      .poll(async () => (await listTools(b, tokens.json.access_token)).status, { timeout: 5000, interval: 50 })
+      .toBe(401);
   });
 });

@@ -33,12 +33,20 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
   const resource = (id: string) => `${gw.url}/${id}/mcp`;
 
   async function register(body: Record<string, unknown>): Promise<{ status: number; json: any }> {
-    const res = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, json: await res.json() };
   }
 
   async function token(form: Record<string, string>): Promise<{ status: number; json: any }> {
-    const res = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const res = await fetch(`${gw.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
     return { status: res.status, json: await res.json() };
   }
 
@@ -48,7 +56,15 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
   }
 
   /** The whole front channel: authorize, consent as the signed-in portal user, the redirect back. */
-  async function consent(options: { client?: string; resourceId?: string; verifier?: string; decision?: 'allow' | 'deny'; redirectUri?: string } = {}): Promise<URLSearchParams> {
+  async function consent(
+    options: {
+      client?: string;
+      resourceId?: string;
+      verifier?: string;
+      decision?: 'allow' | 'deny';
+      redirectUri?: string;
+    } = {},
+  ): Promise<URLSearchParams> {
     const verifier = options.verifier ?? verifierOf();
     const started = await authorize({
       response_type: 'code',
@@ -74,12 +90,26 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
   async function tokensFor(resourceId = 'cases'): Promise<any> {
     const verifier = verifierOf();
     const code = (await consent({ verifier, resourceId })).get('code')!;
-    const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource: resource(resourceId) });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      resource: resource(resourceId),
+    });
     expect(res.status).toBe(200);
     return res.json;
   }
 
-  const listTools = (id: string, bearer: string) => rpc(gw.url, id, bearer, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+  const listTools = (id: string, bearer: string) =>
+    rpc(
+      gw.url,
+      id,
+      bearer,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
 
   beforeAll(async () => {
     store = await openStore({});
@@ -90,7 +120,10 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
       fetchClientMetadata: async (url) => {
         fetched.push(url);
         const doc = documents.get(url);
-        return new Response(doc?.body ?? 'missing', { status: doc?.status ?? 404, headers: { 'content-type': 'application/json' } });
+        return new Response(doc?.body ?? 'missing', {
+          status: doc?.status ?? 404,
+          headers: { 'content-type': 'application/json' },
+        });
       },
     });
     tenant = await createTenant(store, { subscribe: ['cases', 'register'] });
@@ -119,22 +152,43 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
   });
 
   it('answers 401 with the resource metadata URL and nothing else, token or not', async () => {
-    const none = await rpc(gw.url, 'cases', null, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+    const none = await rpc(
+      gw.url,
+      'cases',
+      null,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`);
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`,
+    );
     const bogus = await listTools('cases', `cgwa_${randomBytes(32).toString('base64url')}`);
     const pasted = await listTools('cases', `cgw_${randomBytes(24).toString('base64url')}`);
-    expect(bogus.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`);
+    expect(bogus.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${gw.url}/.well-known/oauth-protected-resource/cases/mcp"`,
+    );
     expect(pasted.headers.get('www-authenticate')).toBe(bogus.headers.get('www-authenticate'));
     expect(bogus.text).toBe(pasted.text);
     // The same under MCP 2026-07-28 (its error code range, the same challenge).
-    const modern = await rpc(gw.url, 'cases', null, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+    const modern = await rpc(
+      gw.url,
+      'cases',
+      null,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    );
     expect(modern.status).toBe(401);
     expect(modern.headers.get('www-authenticate')).toBe(none.headers.get('www-authenticate'));
   });
 
   it('registers a public client dynamically (no secret) and refuses an unusable redirect URI', async () => {
-    const ok = await register({ client_name: 'Test assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] });
+    const ok = await register({
+      client_name: 'Test assistant',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.client_secret).toBeUndefined();
     expect(ok.json.token_endpoint_auth_method).toBe('none');
@@ -152,7 +206,14 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(back.get('state')).toBe('st-123');
     expect(back.get('iss')).toBe(gw.url);
     const code = back.get('code')!;
-    const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource: resource('cases') });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      resource: resource('cases'),
+    });
     expect(res.status).toBe(200);
     expect(res.json.token_type).toBe('Bearer');
     expect(res.json.expires_in).toBe(3600);
@@ -172,13 +233,31 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
   it('refuses a wrong PKCE verifier, then a replayed code, with invalid_grant', async () => {
     const verifier = verifierOf();
     const code = (await consent({ verifier })).get('code')!;
-    const wrong = await token({ grant_type: 'authorization_code', code, code_verifier: verifierOf(), redirect_uri: REDIRECT, client_id: clientId });
+    const wrong = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifierOf(),
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.json.error).toBe('invalid_grant');
-    const first = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const first = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(first.status).toBe(200);
     expect((await listTools('cases', first.json.access_token)).status).toBe(200);
-    const replay = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const replay = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(replay.status).toBe(400);
     expect(replay.json.error).toBe('invalid_grant');
     // The replay revoked what the code had given.
@@ -192,18 +271,39 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(elsewhere.status).toBe(401);
     expect(elsewhere.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource/register/mcp');
     // Neither the usage API.
-    expect((await fetch(`${gw.url}/api/usage`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${gw.url}/api/usage`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status,
+    ).toBe(401);
     const verifier = verifierOf();
     const code = (await consent({ verifier })).get('code')!;
-    const other = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource: resource('register') });
+    const other = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      resource: resource('register'),
+    });
     expect(other.status).toBe(400);
     expect(other.json.error).toBe('invalid_target');
-    const refresh = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId, resource: resource('register') });
+    const refresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      resource: resource('register'),
+    });
     expect(refresh.json.error).toBe('invalid_target');
   });
 
   it('sends invalid_target back to the client for a resource that is not an endpoint here, or none', async () => {
-    const base = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challengeOf(verifierOf()), code_challenge_method: 'S256', state: 'x' };
+    const base = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challengeOf(verifierOf()),
+      code_challenge_method: 'S256',
+      state: 'x',
+    };
     for (const params of [{ ...base, resource: 'https://elsewhere.example/mcp' }, base]) {
       const res = await authorize(params);
       expect(res.status).toBe(302);
@@ -225,16 +325,33 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(((await res.json()) as any).error).toBe('invalid_request');
-    const unknown = await authorize({ response_type: 'code', client_id: 'no-such-client', redirect_uri: REDIRECT, code_challenge: 'x', code_challenge_method: 'S256' });
+    const unknown = await authorize({
+      response_type: 'code',
+      client_id: 'no-such-client',
+      redirect_uri: REDIRECT,
+      code_challenge: 'x',
+      code_challenge_method: 'S256',
+    });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as any).error).toBe('invalid_client');
-    const plain = await authorize({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: 'abc', code_challenge_method: 'plain', resource: resource('cases') });
+    const plain = await authorize({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: 'abc',
+      code_challenge_method: 'plain',
+      resource: resource('cases'),
+    });
     expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
   });
 
   it('rotates refresh tokens; a reused one revokes the grant', async () => {
     const first = await tokensFor();
-    const second = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
+    const second = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: clientId,
+    });
     expect(second.status).toBe(200);
     expect(second.json.refresh_token).not.toBe(first.refresh_token);
     expect((await listTools('cases', second.json.access_token)).status).toBe(200);
@@ -242,7 +359,11 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(reuse.status).toBe(400);
     expect(reuse.json.error).toBe('invalid_grant');
     expect((await listTools('cases', second.json.access_token)).status).toBe(401);
-    const after = await token({ grant_type: 'refresh_token', refresh_token: second.json.refresh_token, client_id: clientId });
+    const after = await token({
+      grant_type: 'refresh_token',
+      refresh_token: second.json.refresh_token,
+      client_id: clientId,
+    });
     expect(after.json.error).toBe('invalid_grant');
   });
 
@@ -254,7 +375,11 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     try {
       expect((await listTools('cases', tokens.access_token)).status).toBe(401);
       // The refresh token still gives a new one.
-      const renewed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      const renewed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
       expect((await listTools('cases', renewed.json.access_token)).status).toBe(200);
     } finally {
       clockOffsetMs = 0;
@@ -271,7 +396,9 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     });
     expect(revoked.status).toBe(200);
     expect((await listTools('cases', a.access_token)).status).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token, client_id: clientId })).json.error).toBe('invalid_grant');
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token, client_id: clientId })).json.error,
+    ).toBe('invalid_grant');
 
     const b = await tokensFor();
     expect((await listTools('cases', b.access_token)).status).toBe(200);
@@ -294,17 +421,39 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
 
   it('takes a client ID metadata document as client_id, and refuses one that does not fit', async () => {
     const docUrl = 'https://assistant.example.com/oauth/client.json';
-    documents.set(docUrl, { status: 200, body: JSON.stringify({ client_id: docUrl, client_name: 'Metadata assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+    documents.set(docUrl, {
+      status: 200,
+      body: JSON.stringify({
+        client_id: docUrl,
+        client_name: 'Metadata assistant',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
     const verifier = verifierOf();
     const code = (await consent({ client: docUrl, verifier })).get('code')!;
-    const res = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: docUrl, resource: resource('cases') });
+    const res = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: docUrl,
+      resource: resource('cases'),
+    });
     expect(res.status).toBe(200);
     expect((await listTools('cases', res.json.access_token)).status).toBe(200);
     // Another client may not redeem its code.
     expect(fetched).toContain(docUrl);
 
     const lying = 'https://lying.example.com/client.json';
-    documents.set(lying, { status: 200, body: JSON.stringify({ client_id: 'https://other.example.com/client.json', client_name: 'Liar', redirect_uris: [REDIRECT] }) });
+    documents.set(lying, {
+      status: 200,
+      body: JSON.stringify({
+        client_id: 'https://other.example.com/client.json',
+        client_name: 'Liar',
+        redirect_uris: [REDIRECT],
+      }),
+    });
     const r1 = await authorize({
       response_type: 'code',
       client_id: lying,
@@ -317,7 +466,13 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(((await r1.json()) as any).error).toBe('invalid_client');
     // Never fetched: a local address as client_id.
     const before = fetched.length;
-    const r2 = await authorize({ response_type: 'code', client_id: 'https://127.0.0.1/client.json', redirect_uri: REDIRECT, code_challenge: 'x', code_challenge_method: 'S256' });
+    const r2 = await authorize({
+      response_type: 'code',
+      client_id: 'https://127.0.0.1/client.json',
+      redirect_uri: REDIRECT,
+      code_challenge: 'x',
+      code_challenge_method: 'S256',
+    });
     expect(r2.status).toBe(400);
     expect(fetched.length).toBe(before);
   });

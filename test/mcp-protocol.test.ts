@@ -1,16 +1,28 @@
 // The gateway keeps the MCP constants it needs at start-up itself (the SDK's runtime module loads
 // every zod schema); this keeps them in step with the SDK the clients use. Also the envelope's
 // texts and the method map.
-import { ErrorCode as SdkErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode as SdkErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createMethods, dispatch } from '../runtime/mcp/methods.ts';
-import { ErrorCode, LATEST, SERVED_PROTOCOL_VERSIONS, classify, negotiateVersion, resultJson } from '../runtime/mcp/protocol.ts';
+import {
+  ErrorCode,
+  LATEST,
+  SERVED_PROTOCOL_VERSIONS,
+  classify,
+  negotiateVersion,
+  resultJson,
+} from '../runtime/mcp/protocol.ts';
 import { protocolText } from '../runtime/protocol-text.ts';
 import { EVERY_TOOL } from '../runtime/tool-selection.ts';
 
 describe('MCP protocol constants', () => {
   it('match the SDK', () => {
-    for (const [name, code] of Object.entries(ErrorCode)) expect(SdkErrorCode[name as keyof typeof SdkErrorCode], name).toBe(code);
+    for (const [name, code] of Object.entries(ErrorCode))
+      expect(SdkErrorCode[name as keyof typeof SdkErrorCode], name).toBe(code);
     expect(LATEST).toBe(LATEST_PROTOCOL_VERSION);
     for (const v of SERVED_PROTOCOL_VERSIONS) expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(v);
   });
@@ -18,12 +30,22 @@ describe('MCP protocol constants', () => {
   it('negotiates and classifies', () => {
     expect(negotiateVersion('2025-06-18')).toBe('2025-06-18');
     expect(negotiateVersion('2024-11-05')).toBe(LATEST);
-    expect(classify({ jsonrpc: '2.0', id: 1, method: 'ping' })).toMatchObject({ kind: 'request', id: 1, method: 'ping' });
-    expect(classify({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({ kind: 'notification', method: 'notifications/initialized' });
+    expect(classify({ jsonrpc: '2.0', id: 1, method: 'ping' })).toMatchObject({
+      kind: 'request',
+      id: 1,
+      method: 'ping',
+    });
+    expect(classify({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({
+      kind: 'notification',
+      method: 'notifications/initialized',
+    });
     expect(classify({ jsonrpc: '2.0', id: 1, result: {} })).toEqual({ kind: 'response' });
     expect(classify([])).toMatchObject({ kind: 'invalid', code: -32600 });
     expect(classify({ jsonrpc: '2.0', id: {}, method: 'x' })).toMatchObject({ kind: 'invalid', code: -32600 });
-    expect(classify({ jsonrpc: '2.0', id: 1, method: 'x', params: [] })).toMatchObject({ kind: 'invalid', code: -32602 });
+    expect(classify({ jsonrpc: '2.0', id: 1, method: 'x', params: [] })).toMatchObject({
+      kind: 'invalid',
+      code: -32602,
+    });
   });
 });
 
@@ -55,8 +77,20 @@ describe('MCP method map (runtime/mcp/methods.ts)', () => {
 
   it('dispatches by method name; an unknown method is "method not found" with the request id', async () => {
     const methods = new Map([['ping', (r: { id: string | number }) => resultJson(r.id, '{}')]]);
-    const request = { id: 7, params: {}, reqId: 'r', signal: () => new AbortController().signal, endpoint: unused, identity: unused, selection: EVERY_TOOL };
+    const request = {
+      id: 7,
+      params: {},
+      reqId: 'r',
+      signal: () => new AbortController().signal,
+      endpoint: unused,
+      identity: unused,
+      selection: EVERY_TOOL,
+    };
     expect(await dispatch(methods, 'ping', request)).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');
-    expect(JSON.parse(String(await dispatch(methods, 'resources/list', request)))).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: resources/list' } });
+    expect(JSON.parse(String(await dispatch(methods, 'resources/list', request)))).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32601, message: 'Method not found: resources/list' },
+    });
   });
 });

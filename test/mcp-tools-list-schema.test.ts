@@ -27,7 +27,9 @@ function toolsList(key: (typeof connectorKeys)[number], instanceId: string): { t
   const connect = platformDescriptor.systemTools.find((t) => t.name === 'connect_account');
   if (descriptor.connectAccount && connect) tools.push(listedTool(connect, connect.name, false));
   // Sibling tools named in descriptions (`{{tool:<name>}}`) read as this instance serves them.
-  return JSON.parse(renderToolReferences(JSON.stringify({ tools }), instanceId)) as { tools: Record<string, unknown>[] };
+  return JSON.parse(renderToolReferences(JSON.stringify({ tools }), instanceId)) as {
+    tools: Record<string, unknown>[];
+  };
 }
 
 function sdkIssues(result: unknown): string[] {
@@ -59,9 +61,19 @@ describe('published output schemas', () => {
 
     it(`${key}: the runtime's tools/list text parses with the MCP SDK's ListToolsResultSchema`, () => {
       const { descriptor, validators } = registry[key];
-      const config: ConnectorConfig = { key, id: descriptor.defaultId, enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 1 };
+      const config: ConnectorConfig = {
+        key,
+        id: descriptor.defaultId,
+        enabled: true,
+        baseUrl: descriptor.upstream.baseUrl,
+        maxInstances: 1,
+      };
       const connector = buildConnectorRuntime(config, { descriptor, validators, handlers: {} });
-      const open = toolsListOpen({ instanceId: descriptor.defaultId, instance: 1, connector }, platformDescriptor, true);
+      const open = toolsListOpen(
+        { instanceId: descriptor.defaultId, instance: 1, connector },
+        platformDescriptor,
+        true,
+      );
       const result = JSON.parse(`${open}}`) as unknown;
       expect(result).toEqual(toolsList(key, descriptor.defaultId));
       expect(sdkIssues(result)).toEqual([]);

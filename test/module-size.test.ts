@@ -17,20 +17,29 @@ function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'fixtures') return [];
-    return statSync(join(ROOT, path)).isDirectory() ? sources(path) : /\.(ts|mjs)$/.test(path) && !/^sandbox\/[^/]+\/data\.ts$/.test(path) ? [path] : [];
+    return statSync(join(ROOT, path)).isDirectory()
+      ? sources(path)
+      : /\.(ts|mjs)$/.test(path) && !/^sandbox\/[^/]+\/data\.ts$/.test(path)
+        ? [path]
+        : [];
   });
 }
 
 const FILES = FOLDERS.flatMap(sources);
 
 type FunctionLike = ts.FunctionDeclaration | ts.MethodDeclaration | ts.ArrowFunction | ts.FunctionExpression;
-const isFunctionLike = (node: ts.Node): node is FunctionLike => ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node);
+const isFunctionLike = (node: ts.Node): node is FunctionLike =>
+  ts.isFunctionDeclaration(node) ||
+  ts.isMethodDeclaration(node) ||
+  ts.isArrowFunction(node) ||
+  ts.isFunctionExpression(node);
 
 /** The function's name: its own, or that of the variable, property or method it is assigned to. */
 function nameOf(node: FunctionLike, source: ts.SourceFile): string {
   if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) return node.name.getText(source);
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(source);
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(source);
   return '(anonymous)';
 }
 
@@ -38,10 +47,19 @@ function nameOf(node: FunctionLike, source: ts.SourceFile): string {
 function leadingComments(node: FunctionLike, source: ts.SourceFile): string {
   let holder: ts.Node = node;
   if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
-    while (holder.parent && !ts.isSourceFile(holder.parent) && !ts.isStatement(holder) && !ts.isPropertyDeclaration(holder) && !ts.isPropertyAssignment(holder)) holder = holder.parent;
+    while (
+      holder.parent &&
+      !ts.isSourceFile(holder.parent) &&
+      !ts.isStatement(holder) &&
+      !ts.isPropertyDeclaration(holder) &&
+      !ts.isPropertyAssignment(holder)
+    )
+      holder = holder.parent;
   }
   const text = source.getFullText();
-  return (ts.getLeadingCommentRanges(text, holder.getFullStart()) ?? []).map((c) => text.slice(c.pos, c.end)).join('\n');
+  return (ts.getLeadingCommentRanges(text, holder.getFullStart()) ?? [])
+    .map((c) => text.slice(c.pos, c.end))
+    .join('\n');
 }
 
 /** Functions over the limit without a reason, as `file:line name (lines)`. */
@@ -53,7 +71,8 @@ function longFunctions(file: string): string[] {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
       const name = nameOf(node, source);
-      if (lines > MAX_FUNCTION_LINES && !REASON.test(leadingComments(node, source))) long.push(`${file}:${first + 1} ${name} (${lines} lines)`);
+      if (lines > MAX_FUNCTION_LINES && !REASON.test(leadingComments(node, source)))
+        long.push(`${file}:${first + 1} ${name} (${lines} lines)`);
     }
     ts.forEachChild(node, visit);
   };
@@ -68,7 +87,10 @@ describe('module size', () => {
   });
 
   it(`has no file over ${MAX_FILE_LINES} lines`, () => {
-    const long = FILES.map((file) => ({ file, lines: readFileSync(join(ROOT, file), 'utf8').split('\n').length })).filter((f) => f.lines > MAX_FILE_LINES);
+    const long = FILES.map((file) => ({
+      file,
+      lines: readFileSync(join(ROOT, file), 'utf8').split('\n').length,
+    })).filter((f) => f.lines > MAX_FILE_LINES);
     expect(long).toEqual([]);
   });
 

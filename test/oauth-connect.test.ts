@@ -13,7 +13,14 @@ import { storeOAuthGrant } from '../runtime/upstream/oauth.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
-import { createTenant, reconnectParts, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  createTenant,
+  reconnectParts,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { portalAs } from './support/portal.ts';
 
 const CLIENT_ID = 'cg-test-client-4f1e';
@@ -23,9 +30,16 @@ const digest = (value: string) => createHash('sha256').update(value).digest('hex
 /** The ERP handlers are stubs on this branch: this one proves which access token the call got. */
 const seeToken: ErasedHandler = async (_args, ctx) => {
   const credential = ctx.credential;
-  return { context: { environment: 'Production' }, environments: [], tokenDigest: credential?.kind === 'oauth2' ? digest(credential.accessToken) : null };
+  return {
+    context: { environment: 'Production' },
+    environments: [],
+    tokenDigest: credential?.kind === 'oauth2' ? digest(credential.accessToken) : null,
+  };
 };
-const testRegistry: ConnectorRegistry = { ...registry, erp: { ...registry.erp!, handlers: { ...registry.erp!.handlers, list_environments: seeToken } } };
+const testRegistry: ConnectorRegistry = {
+  ...registry,
+  erp: { ...registry.erp!, handlers: { ...registry.erp!.handlers, list_environments: seeToken } },
+};
 
 type RpcResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 const resultOf = (r: { json: unknown }) => (r.json as { result: RpcResult }).result;
@@ -73,7 +87,12 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
   });
 
   const call = (t: Tenant, name = 'erp__list_environments', instance = 'erp') =>
-    rpc(gw.url, instance, t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }).then(resultOf);
+    rpc(gw.url, instance, t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: {} },
+    }).then(resultOf);
 
   async function connectUrl(t: Tenant, instance = 'erp'): Promise<string> {
     const r = await call(t, 'connect_account', instance);
@@ -99,11 +118,19 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     return { callback: consent.headers.get('location')!, cookie, authorizeUrl };
   }
 
-  const finish = (callback: string, cookie?: string) => fetch(callback, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
+  const finish = (callback: string, cookie?: string) =>
+    fetch(callback, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
 
   async function connected(t: Tenant, instance = 'erp') {
     const row = await store.connections.getConnection(t.account.id, instance);
-    return row ? (JSON.parse(gw.app.context.vault.open(row.ciphertext, t.account.id, instance)) as { accessToken: string; refreshToken?: string; expiresAt?: number; scope?: string }) : null;
+    return row
+      ? (JSON.parse(gw.app.context.vault.open(row.ciphertext, t.account.id, instance)) as {
+          accessToken: string;
+          refreshToken?: string;
+          expiresAt?: number;
+          scope?: string;
+        })
+      : null;
   }
 
   it('connects through the provider and a following tools/call sees the stored, sealed token', async () => {
@@ -132,7 +159,9 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
 
     const row = await store.connections.getConnection(t.account.id, 'erp');
     const grant = await connected(t);
-    expect(grant).toMatchObject({ scope: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access' });
+    expect(grant).toMatchObject({
+      scope: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access',
+    });
     expect(grant!.refreshToken).toMatch(/^rt-/);
     expect(grant!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
     // Sealed: the ciphertext holds neither token.
@@ -198,7 +227,9 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     const t = await createTenant(store, { subscribe: ['erp'] });
     await gw.app.context.state.refresh();
 
-    idp.next.scope = 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All ' + 'offline_access https://graph.microsoft.com/Mail.Read';
+    idp.next.scope =
+      'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All ' +
+      'offline_access https://graph.microsoft.com/Mail.Read';
     let flow = await authorize(await connectUrl(t));
     let r = await finish(flow.callback, flow.cookie);
     expect(r.status).toBe(400);
@@ -277,7 +308,9 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
      */
     async function expiringConnection(inMs: number) {
       const t = await createTenant(store, { subscribe: ['erp'] });
-      const refreshToken = idp.grantRefreshToken('https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access');
+      const refreshToken = idp.grantRefreshToken(
+        'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access',
+      );
       const accessToken = `at-stale-${digest(refreshToken).slice(0, 16)}`;
       idp.issued.push(accessToken);
       await storeOAuthGrant(
@@ -300,7 +333,8 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       expect(stored!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
       // The scope the refresh answered (or the stored one) is kept.
       expect(stored!.scope).toBeTruthy();
-      for (const r of results) expect(JSON.parse(r.content[0]!.text)).toMatchObject({ tokenDigest: digest(stored!.accessToken) });
+      for (const r of results)
+        expect(JSON.parse(r.content[0]!.text)).toMatchObject({ tokenDigest: digest(stored!.accessToken) });
       // Fresh now: the next call makes no token request.
       await call(t);
       expect(idp.requests.refresh_token - before).toBe(1);
@@ -322,7 +356,9 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
       expect(r.isError).toBe(true);
       const first = reconnectParts(r);
       expect(first.text).toBe(registry.erp!.descriptor.errors.access_expired!.text);
-      expect(first.instruction).toMatch(/^Reconnect Business Central ERP for the endpoint erp here .*: http.*\/portal\/connect\//);
+      expect(first.instruction).toMatch(
+        /^Reconnect Business Central ERP for the endpoint erp here .*: http.*\/portal\/connect\//,
+      );
       expect((await store.connections.getConnection(t.account.id, 'erp'))!.reconnectRequiredAt).toBeInstanceOf(Date);
       expect(idp.requests.refresh_token - before).toBe(1);
       // No loop: later calls answer the same text without asking the provider again.
@@ -354,7 +390,11 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
           .slice(linesBefore)
           .map((l) => JSON.parse(l) as { msg: string; tokenEndpoint?: { kind: string; status?: number } })
           .find((l) => l.msg.startsWith('oauth token endpoint failed'));
-        expect(logged?.tokenEndpoint).toEqual(mode === 'invalid_client' ? { kind: 'invalid_client', status: 401 } : { kind: 'OAUTH_RESPONSE_IS_NOT_CONFORM', status: 500 });
+        expect(logged?.tokenEndpoint).toEqual(
+          mode === 'invalid_client'
+            ? { kind: 'invalid_client', status: 401 }
+            : { kind: 'OAUTH_RESPONSE_IS_NOT_CONFORM', status: 500 },
+        );
       }
     });
   });

@@ -12,14 +12,27 @@ import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { startFakeIdp, type FakeIdp } from './support/fake-idp.ts';
-import { createTenant, reconnectParts, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  createTenant,
+  reconnectParts,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 const CLIENT_ID = 'cg-replica-client-71ad';
 const CLIENT_SECRET = 'Rw2~replica-secret-Yh6qN4';
 const digest = (value: string) => createHash('sha256').update(value).digest('hex');
-const seeToken: ErasedHandler = async (_args, ctx) => ({ environments: [], tokenDigest: ctx.credential?.kind === 'oauth2' ? digest(ctx.credential.accessToken) : null });
-const testRegistry: ConnectorRegistry = { ...registry, erp: { ...registry.erp!, handlers: { ...registry.erp!.handlers, list_environments: seeToken } } };
+const seeToken: ErasedHandler = async (_args, ctx) => ({
+  environments: [],
+  tokenDigest: ctx.credential?.kind === 'oauth2' ? digest(ctx.credential.accessToken) : null,
+});
+const testRegistry: ConnectorRegistry = {
+  ...registry,
+  erp: { ...registry.erp!, handlers: { ...registry.erp!.handlers, list_environments: seeToken } },
+};
 type RpcResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), () => {
@@ -32,7 +45,10 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     idp = await startFakeIdp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     const env = {
       RATE_LIMIT_PER_SECOND: '1000',
@@ -54,7 +70,12 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
   });
 
   const call = (gw: StartedGateway, t: Tenant) =>
-    rpc(gw.url, 'erp', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'erp__list_environments', arguments: {} } }).then((r) => (r.json as { result: RpcResult }).result);
+    rpc(gw.url, 'erp', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'erp__list_environments', arguments: {} },
+    }).then((r) => (r.json as { result: RpcResult }).result);
 
   /** Sessions of this test's schema waiting for a row lock. */
   async function lockWaiters(): Promise<number> {
@@ -67,8 +88,14 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
 
   it('makes exactly one token request when both replicas refresh the same expired connection at once', async () => {
     const t = await createTenant(stores[0]!, { subscribe: ['erp'] });
-    const refreshToken = idp.grantRefreshToken('https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access');
-    await storeOAuthGrant(a.app.context, { accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp' }, { accessToken: 'at-expired-replicas-Qm4', refreshToken, expiresAt: Date.now() - 1000 });
+    const refreshToken = idp.grantRefreshToken(
+      'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access',
+    );
+    await storeOAuthGrant(
+      a.app.context,
+      { accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp' },
+      { accessToken: 'at-expired-replicas-Qm4', refreshToken, expiresAt: Date.now() - 1000 },
+    );
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
 
@@ -93,9 +120,13 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
 
     expect(idp.requests.refresh_token - before).toBe(1);
     const row = await stores[0]!.connections.getConnection(t.account.id, 'erp');
-    const stored = JSON.parse(a.app.context.vault.open(row!.ciphertext, t.account.id, 'erp')) as { accessToken: string; refreshToken: string };
+    const stored = JSON.parse(a.app.context.vault.open(row!.ciphertext, t.account.id, 'erp')) as {
+      accessToken: string;
+      refreshToken: string;
+    };
     expect(stored.refreshToken).not.toBe(refreshToken); // rotated, stored with the access token
-    for (const r of [ra, rb]) expect(JSON.parse(r.content[0]!.text)).toMatchObject({ tokenDigest: digest(stored.accessToken) });
+    for (const r of [ra, rb])
+      expect(JSON.parse(r.content[0]!.text)).toMatchObject({ tokenDigest: digest(stored.accessToken) });
     // Both replicas now call with the fresh token and no further token request.
     await b.app.context.state.refresh();
     await call(b, t);
@@ -106,7 +137,11 @@ describe('OAuth refresh across two replicas on PostgreSQL', needs('postgres'), (
   it('a grant refused at refresh on one replica is not retried by the other', async () => {
     const t = await createTenant(stores[0]!, { subscribe: ['erp'] });
     const refreshToken = idp.grantRefreshToken('Financials.ReadWrite.All offline_access');
-    await storeOAuthGrant(a.app.context, { accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp' }, { accessToken: 'at-expired-revoked-Kd2', refreshToken, expiresAt: Date.now() - 1000 });
+    await storeOAuthGrant(
+      a.app.context,
+      { accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp' },
+      { accessToken: 'at-expired-revoked-Kd2', refreshToken, expiresAt: Date.now() - 1000 },
+    );
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
     idp.onRefresh = undefined;

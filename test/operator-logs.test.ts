@@ -34,7 +34,10 @@ describe('refusals in the log', () => {
   beforeAll(async () => {
     store = await openStore({});
     cases = await startCasesSandbox({ rateLimitPerMinute: 6000 });
-    gw = await startGateway(store, { logger: createLogger('info', destination), env: { CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      logger: createLogger('info', destination),
+      env: { CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000' },
+    });
   }, 60_000);
   afterAll(async () => {
     await gw?.close();
@@ -46,11 +49,19 @@ describe('refusals in the log', () => {
     const tenant = await createTenant(store, { subscribe: ['cases'] });
     await gw.app.context.state.refresh();
     const client = await mcpClient(gw.url, 'cases', tenant.token);
-    const link = JSON.parse(((await client.callTool({ name: 'connect_account', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text) as { connect_url: string };
+    const link = JSON.parse(
+      ((await client.callTool({ name: 'connect_account', arguments: {} })) as { content: Array<{ text: string }> })
+        .content[0]!.text,
+    ) as { connect_url: string };
     await client.close();
-    const stored = await fetchAs(await portalAs(gw, tenant.user), link.connect_url, { method: 'POST', body: `apiKey=${cases.tokens.demo}` });
+    const stored = await fetchAs(await portalAs(gw, tenant.user), link.connect_url, {
+      method: 'POST',
+      body: `apiKey=${cases.tokens.demo}`,
+    });
     expect(stored.status).toBe(200);
-    const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'connection stored' && l.accountId === tenant.account.id);
+    const line = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'connection stored' && l.accountId === tenant.account.id);
     expect(line).toMatchObject({ level: 30, userId: tenant.user.id, connector: 'cases', instance: 'cases' });
     expect(lines.join('\n')).not.toContain(cases.tokens.demo);
   });
@@ -111,7 +122,10 @@ describe('refusals in the log', () => {
 
 describe('start-up lines', () => {
   it('describes the store without a password', () => {
-    const pg = loadConfig(registry, { DATA_DIR: '/tmp/cg-logs', DATABASE_URL: 'postgres://gw:s3cret-pw@db.internal:5432/gateway' });
+    const pg = loadConfig(registry, {
+      DATA_DIR: '/tmp/cg-logs',
+      DATABASE_URL: 'postgres://gw:s3cret-pw@db.internal:5432/gateway',
+    });
     expect(describeStore(pg)).toBe('PostgreSQL postgres://gw@db.internal:5432/gateway');
     expect(describeStore(loadConfig(registry, { DATA_DIR: '/tmp/cg-logs' }))).toBe('embedded /tmp/cg-logs/db');
   });
@@ -141,7 +155,10 @@ describe('start-up lines', () => {
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(lines.find((l) => String(l.msg).startsWith('created a credential encryption key file'))).toMatchObject({ level: 40, keyFile: join(dataDir, 'secret.key') });
+      expect(lines.find((l) => String(l.msg).startsWith('created a credential encryption key file'))).toMatchObject({
+        level: 40,
+        keyFile: join(dataDir, 'secret.key'),
+      });
       const listening = lines.find((l) => l.msg === 'gateway listening')!;
       expect(listening.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(listening.store).toBe(`embedded ${join(dataDir, 'db')}`);

@@ -21,7 +21,14 @@ import { telemetrySignals } from '../runtime/telemetry/telemetry.ts';
 import { createUpstreamClient } from '../runtime/upstream/client.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { connectTenant, createTenant, resultJson, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  resultJson,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { ROOT } from './support/golden.ts';
 
 const TRACE_ID = '5cf92f3577b34da6a3ce929d0e0e4799';
@@ -40,7 +47,11 @@ interface OtlpSpan {
 }
 
 /** A local OTLP/HTTP receiver: keeps every request's path, headers and raw body. */
-async function startReceiver(): Promise<{ url: string; received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }>; close(): Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}> {
   const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -51,19 +62,34 @@ async function startReceiver(): Promise<{ url: string; received: Array<{ path: s
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A proxy in front of the sandbox recording the headers of every upstream request (traceparent, the session token). */
-async function startRecordingProxy(target: string): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
+async function startRecordingProxy(
+  target: string,
+): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
   const to = new URL(target);
   const seen: IncomingHttpHeaders[] = [];
   const server: Server = createServer((req, res) => {
     seen.push(req.headers);
-    const upstream = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: to.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -74,7 +100,9 @@ async function startRecordingProxy(target: string): Promise<{ url: string; seen:
 
 const attr = (span: OtlpSpan, key: string): unknown => {
   const value = span.attributes.find((a) => a.key === key)?.value;
-  return value === undefined ? undefined : (value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue)));
+  return value === undefined
+    ? undefined
+    : (value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue)));
 };
 
 describe('OpenTelemetry export over OTLP/HTTP', () => {
@@ -92,20 +120,36 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     sandbox = await startLedgerSandbox({});
     proxy = await startRecordingProxy(sandbox.url);
     receiver = await startReceiver();
-    const telemetryEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gateway-under-test', OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${COLLECTOR_SECRET}` };
+    const telemetryEnv = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: 'gateway-under-test',
+      OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${COLLECTOR_SECRET}`,
+    };
     // The OTLP exporters read their variables from the process, as in production.
     Object.assign(process.env, telemetryEnv);
-    gw = await startGateway(store, { telemetryEnv, env: { CONNECTOR_LEDGER_BASE_URL: proxy.url, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      telemetryEnv,
+      env: { CONNECTOR_LEDGER_BASE_URL: proxy.url, RATE_LIMIT_BURST: '1000' },
+    });
     tenant = await createTenant(store, { subscribe: ['ledger'] });
-    await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    await connectTenant(gw, tenant, 'ledger', {
+      username: LEDGER_DEMO_USER,
+      password: LEDGER_DEMO_PASSWORD,
+      companyId: String(LEDGER_DEMO_COMPANY_ID),
+    });
 
     const client = new Client({ name: 'otel-test', version: '1.0.0' });
     const headers = { authorization: `Bearer ${tenant.token}`, traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` };
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/ledger/mcp`), { requestInit: { headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/ledger/mcp`), { requestInit: { headers } }),
+    );
     const result = await client.callTool({ name: 'ledger__list_debtors', arguments: { search: ARGUMENT_SECRET } });
     expect(resultJson(result)).toMatchObject({ items: [] });
     // A refusal is a span too: an argument the schema refuses.
-    const refused = await client.callTool({ name: 'ledger__list_debtors', arguments: { limit: `${ARGUMENT_SECRET}-limit` } });
+    const refused = await client.callTool({
+      name: 'ledger__list_debtors',
+      arguments: { limit: `${ARGUMENT_SECRET}-limit` },
+    });
     expect(refused.isError).toBe(true);
     await client.close();
     // Closing the gateway flushes the span exporter and makes a last metrics collection.
@@ -115,11 +159,15 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     payload = receiver.received.map((r) => r.body).join('\n');
     spans = receiver.received
       .filter((r) => r.path === '/v1/traces')
-      .flatMap((r) => (JSON.parse(r.body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }).resourceSpans)
+      .flatMap(
+        (r) =>
+          (JSON.parse(r.body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }).resourceSpans,
+      )
       .flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
   }, 180_000);
   afterAll(async () => {
-    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_HEADERS']) delete process.env[name];
+    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_HEADERS'])
+      delete process.env[name];
     await gw?.close();
     await proxy?.close();
     await receiver?.close();
@@ -131,14 +179,22 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const calls = spans.filter((s) => attr(s, 'mcp.method.name') === 'tools/call');
     expect(calls).toHaveLength(2);
     const [ok, refused] = calls;
-    for (const span of calls) expect(span).toMatchObject({ traceId: TRACE_ID, parentSpanId: CALLER_SPAN, kind: 2 /* SERVER */ });
+    for (const span of calls)
+      expect(span).toMatchObject({ traceId: TRACE_ID, parentSpanId: CALLER_SPAN, kind: 2 /* SERVER */ });
     expect(ok!.name).toBe('tools/call list_debtors');
-    expect({ connector: attr(ok!, 'gateway.connector.id'), tool: attr(ok!, 'gen_ai.tool.name'), outcome: attr(ok!, 'gateway.call.outcome') }).toEqual({
+    expect({
+      connector: attr(ok!, 'gateway.connector.id'),
+      tool: attr(ok!, 'gen_ai.tool.name'),
+      outcome: attr(ok!, 'gateway.call.outcome'),
+    }).toEqual({
       connector: 'ledger',
       tool: 'list_debtors',
       outcome: 'ok',
     });
-    expect({ outcome: attr(refused!, 'gateway.call.outcome'), reason: attr(refused!, 'gateway.refusal.reason') }).toEqual({ outcome: 'refused', reason: 'invalid_arguments' });
+    expect({
+      outcome: attr(refused!, 'gateway.call.outcome'),
+      reason: attr(refused!, 'gateway.refusal.reason'),
+    }).toEqual({ outcome: 'refused', reason: 'invalid_arguments' });
     expect(refused!.status?.code).toBe(2); // ERROR
   });
 
@@ -154,7 +210,11 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     for (const span of upstream) {
       expect(span).toMatchObject({ traceId: TRACE_ID, kind: 3 /* CLIENT */ });
       expect(attr(span, 'http.request.method')).toBe(span.name);
-      expect({ host: attr(span, 'server.address'), port: attr(span, 'server.port'), status: attr(span, 'http.response.status_code') }).toEqual({ host: '127.0.0.1', port, status: 200 });
+      expect({
+        host: attr(span, 'server.address'),
+        port: attr(span, 'server.port'),
+        status: attr(span, 'http.response.status_code'),
+      }).toEqual({ host: '127.0.0.1', port, status: 200 });
       expect(span.attributes.map((a) => a.key).filter((k) => k.startsWith('url.') && k !== 'url.scheme')).toEqual([]);
     }
   });
@@ -172,9 +232,12 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
 
   it('exports no secret: no password, session token, gateway token, argument or collector header value', () => {
     expect(spans.length).toBeGreaterThan(0);
-    const sessionTokens = proxy.seen.map((h) => String(h.authorization ?? '').replace(/^\S+\s+/, '')).filter((t) => t.length >= 8);
+    const sessionTokens = proxy.seen
+      .map((h) => String(h.authorization ?? '').replace(/^\S+\s+/, ''))
+      .filter((t) => t.length >= 8);
     expect(sessionTokens.length).toBeGreaterThan(0);
-    for (const secret of [LEDGER_DEMO_PASSWORD, tenant.token, ARGUMENT_SECRET, COLLECTOR_SECRET, ...sessionTokens]) expect(payload).not.toContain(secret);
+    for (const secret of [LEDGER_DEMO_PASSWORD, tenant.token, ARGUMENT_SECRET, COLLECTOR_SECRET, ...sessionTokens])
+      expect(payload).not.toContain(secret);
   });
 });
 
@@ -190,11 +253,24 @@ describe('upstream request spans', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const attempts: UpstreamAttempt[] = [];
-      const policy: UpstreamPolicy = { name: 'Test', baseUrl: `http://127.0.0.1:${port}/api`, timeoutMs: 5000, retry: { onThrottle: 'once', maxWaitMs: 10, defaultWaitMs: 0 }, maxResponseBytes: 1024 };
-      const client = createUpstreamClient({ policy, trace: startTrace(), spans: { attempt: (a) => attempts.push(a) }, sleep: async () => {} });
+      const policy: UpstreamPolicy = {
+        name: 'Test',
+        baseUrl: `http://127.0.0.1:${port}/api`,
+        timeoutMs: 5000,
+        retry: { onThrottle: 'once', maxWaitMs: 10, defaultWaitMs: 0 },
+        maxResponseBytes: 1024,
+      };
+      const client = createUpstreamClient({
+        policy,
+        trace: startTrace(),
+        spans: { attempt: (a) => attempts.push(a) },
+        sleep: async () => {},
+      });
       await client.request({ method: 'GET', path: '/items', query: { q: ARGUMENT_SECRET } });
       expect(seen).toHaveLength(2);
-      expect(attempts.map((a) => ({ status: a.status, outcome: a.outcome, resend: a.resend, origin: a.origin }))).toEqual([
+      expect(
+        attempts.map((a) => ({ status: a.status, outcome: a.outcome, resend: a.resend, origin: a.origin })),
+      ).toEqual([
         { status: 429, outcome: 'throttled', resend: false, origin: `http://127.0.0.1:${port}` },
         { status: 200, outcome: 'ok', resend: true, origin: `http://127.0.0.1:${port}` },
       ]);
@@ -210,9 +286,18 @@ describe('upstream request spans', () => {
 describe('without the OTLP variables', () => {
   it('asks for no signal (and OTEL_SDK_DISABLED or *_EXPORTER=none switch one off)', () => {
     expect(telemetrySignals({})).toEqual({ traces: false, metrics: false });
-    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces' })).toEqual({ traces: true, metrics: false });
-    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_METRICS_EXPORTER: 'none' })).toEqual({ traces: true, metrics: false });
-    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' })).toEqual({ traces: false, metrics: false });
+    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/v1/traces' })).toEqual({
+      traces: true,
+      metrics: false,
+    });
+    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_METRICS_EXPORTER: 'none' })).toEqual({
+      traces: true,
+      metrics: false,
+    });
+    expect(telemetrySignals({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' })).toEqual({
+      traces: false,
+      metrics: false,
+    });
   });
 
   /**
@@ -233,7 +318,11 @@ describe('without the OTLP variables', () => {
       process.stdout.write(JSON.stringify({ started: telemetry !== undefined, packages: [...seen].sort() }));
     `;
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { ...clean, ...env }, timeout: 50_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...clean, ...env },
+      timeout: 50_000,
+    });
     return JSON.parse(stdout) as { started: boolean; packages: string[] };
   }
 
@@ -246,7 +335,13 @@ describe('without the OTLP variables', () => {
     try {
       const on = await packagesLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
       expect(on.started).toBe(true);
-      expect(on.packages).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/sdk-metrics']));
+      expect(on.packages).toEqual(
+        expect.arrayContaining([
+          '@opentelemetry/sdk-trace',
+          '@opentelemetry/exporter-trace-otlp-http',
+          '@opentelemetry/sdk-metrics',
+        ]),
+      );
     } finally {
       await receiver.close();
     }

@@ -9,7 +9,12 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteThreadClient, EmbeddedDatabaseGone, type PgliteThreadClient, StoreTimeoutError } from '../runtime/store/sql-client.ts';
+import {
+  createPgliteThreadClient,
+  EmbeddedDatabaseGone,
+  type PgliteThreadClient,
+  StoreTimeoutError,
+} from '../runtime/store/sql-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let dir: string;
@@ -52,8 +57,16 @@ afterAll(async () => {
 describe('the embedded database in its own thread', () => {
   it('answers statements with their rows, parameters and types intact', async () => {
     const at = new Date('2026-11-27T08:00:00.000Z');
-    await db.query('INSERT INTO item (id, name, at, data) VALUES ($1, $2, $3, $4)', [1, 'første', at, new Uint8Array([0, 255])]);
-    const { rows } = await db.query<{ id: number; name: string; at: Date; data: Uint8Array }>('SELECT id, name, at, data FROM item WHERE id = $1', [1]);
+    await db.query('INSERT INTO item (id, name, at, data) VALUES ($1, $2, $3, $4)', [
+      1,
+      'første',
+      at,
+      new Uint8Array([0, 255]),
+    ]);
+    const { rows } = await db.query<{ id: number; name: string; at: Date; data: Uint8Array }>(
+      'SELECT id, name, at, data FROM item WHERE id = $1',
+      [1],
+    );
     expect(rows).toEqual([{ id: 1, name: 'første', at, data: new Uint8Array([0, 255]) }]);
   });
 
@@ -151,7 +164,9 @@ describe('the embedded database in its own thread', () => {
       const waiting = await bounded.transaction((tx) => tx.query('SELECT 1')).catch((e: unknown) => e);
       expect(waiting).toBeInstanceOf(StoreTimeoutError);
       expect(await long).toBeInstanceOf(StoreTimeoutError);
-      await untilAnswered(() => bounded.transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok')).then((r) => r.rows)).toEqual([{ ok: 1 }]);
+      await untilAnswered(() =>
+        bounded.transaction((tx) => tx.query<{ ok: number }>('SELECT 1 AS ok')).then((r) => r.rows),
+      ).toEqual([{ ok: 1 }]);
     } finally {
       await bounded.close();
     }

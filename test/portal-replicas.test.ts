@@ -22,8 +22,17 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
-    const env = { REDIS_URL, REDIS_PREFIX: `test-${schema}:`, RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000', SNAPSHOT_REFRESH_MS: '600000' };
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
+    const env = {
+      REDIS_URL,
+      REDIS_PREFIX: `test-${schema}:`,
+      RATE_LIMIT_PER_SECOND: '1000',
+      RATE_LIMIT_BURST: '1000',
+      SNAPSHOT_REFRESH_MS: '600000',
+    };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
     tenant = await createTenant(stores[0]!, { subscribe: ['register'] });
@@ -78,6 +87,8 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
     expect((await portal.post('/portal/tokens/revoke', { token: record.id })).status).toBe(303);
     expect((await rpc(a.url, 'register', token, list)).status).toBe(401);
     // B holds the token in its snapshot; the invalidation through Redis reloads it (no 10-minute wait).
-    await expect.poll(async () => (await rpc(b.url, 'register', token, list)).status, { timeout: 5000, interval: 50 }).toBe(401);
+    await expect
+      .poll(async () => (await rpc(b.url, 'register', token, list)).status, { timeout: 5000, interval: 50 })
+      .toBe(401);
   });
 });

@@ -45,7 +45,8 @@ describe('portal route table', () => {
 });
 
 describe('the portal’s tables', () => {
-  const reached = <R extends PortalRequest>(routes: readonly Route<R>[], path: string, method = 'GET') => matchRoute(routes, path, method) !== undefined;
+  const reached = <R extends PortalRequest>(routes: readonly Route<R>[], path: string, method = 'GET') =>
+    matchRoute(routes, path, method) !== undefined;
 
   it('reach every page anyone may open', () => {
     for (const path of [
@@ -62,7 +63,13 @@ describe('the portal’s tables', () => {
       expect(reached(PUBLIC_ROUTES, path), path).toBe(true);
     }
     // Not a link (no signature part), too short a set-password token, another purpose.
-    for (const path of ['/portal/connect/abc', `/portal/set-password/${'a'.repeat(19)}`, '/portal/tokens/abc.def', '/portal', '/portal/oauth/callback']) {
+    for (const path of [
+      '/portal/connect/abc',
+      `/portal/set-password/${'a'.repeat(19)}`,
+      '/portal/tokens/abc.def',
+      '/portal',
+      '/portal/oauth/callback',
+    ]) {
       expect(reached(PUBLIC_ROUTES, path), path).toBe(false);
     }
   });
@@ -88,14 +95,23 @@ describe('the portal’s tables', () => {
     for (const path of pages) expect(reached(ACCOUNT_ROUTES, path), path).toBe(true);
     expect(reached(ACCOUNT_ROUTES, '/portal/sign-out-everywhere', 'POST')).toBe(true);
     expect(reached(ACCOUNT_ROUTES, '/portal/sign-out-everywhere', 'GET')).toBe(false);
-    for (const path of ['/portal/nowhere', '/portal/tokens/delete', '/portal/connections/cases/remove', '/portal/sign-in']) {
+    for (const path of [
+      '/portal/nowhere',
+      '/portal/tokens/delete',
+      '/portal/connections/cases/remove',
+      '/portal/sign-in',
+    ]) {
       expect(reached(ACCOUNT_ROUTES, path), path).toBe(false);
     }
   });
 
   it('never route one path to both a public and a signed-in page', () => {
-    const exact = (routes: readonly { path: string | RegExp }[]) => routes.flatMap((r) => (typeof r.path === 'string' ? [r.path] : []));
-    const shared = exact(PUBLIC_ROUTES).filter((p) => exact(ACCOUNT_ROUTES).includes(p) || ACCOUNT_ROUTES.some((r) => r.path instanceof RegExp && r.path.test(p)));
+    const exact = (routes: readonly { path: string | RegExp }[]) =>
+      routes.flatMap((r) => (typeof r.path === 'string' ? [r.path] : []));
+    const shared = exact(PUBLIC_ROUTES).filter(
+      (p) =>
+        exact(ACCOUNT_ROUTES).includes(p) || ACCOUNT_ROUTES.some((r) => r.path instanceof RegExp && r.path.test(p)),
+    );
     expect(shared).toEqual([]);
   });
 });

@@ -10,7 +10,12 @@ import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, ty
 import { givePassword, PortalClient, TEST_PASSWORD } from './support/portal.ts';
 
 const connectUrlOf = async (gw: StartedGateway, tenant: Tenant, instance = 'cases'): Promise<string> => {
-  const r = await rpc(gw.url, instance, tenant.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'connect_account', arguments: {} } });
+  const r = await rpc(gw.url, instance, tenant.token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'connect_account', arguments: {} },
+  });
   const text = (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
   return (JSON.parse(text) as { connect_url: string }).connect_url;
 };
@@ -47,7 +52,10 @@ describe('portal', () => {
     expect(page.status).toBe(303);
     expect(page.location).toBe('/portal/sign-in?next=%2Fportal%2Fusage');
     await client.get(page.location!);
-    const signedIn = await client.post('/portal/sign-in?next=%2Fportal%2Fusage', { email: a.user.email, password: TEST_PASSWORD });
+    const signedIn = await client.post('/portal/sign-in?next=%2Fportal%2Fusage', {
+      email: a.user.email,
+      password: TEST_PASSWORD,
+    });
     expect(signedIn.status).toBe(303);
     expect(signedIn.location).toBe('/portal/usage');
     const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('cg_session='))!;
@@ -71,7 +79,10 @@ describe('portal', () => {
     expect(unknown.html).toContain('The email address or the password is not right.');
     expect(wrong.html).toContain('The email address or the password is not right.');
     await client.get('/portal/sign-in');
-    const away = await client.post('/portal/sign-in?next=https%3A%2F%2Fevil.example%2F', { email: a.user.email, password: TEST_PASSWORD });
+    const away = await client.post('/portal/sign-in?next=https%3A%2F%2Fevil.example%2F', {
+      email: a.user.email,
+      password: TEST_PASSWORD,
+    });
     expect(away.location).toBe('/portal');
   });
 
@@ -97,7 +108,8 @@ describe('portal', () => {
     // Every client of this file signs in from 127.0.0.1: start from no failures.
     await store.portal.purgePortal(new Date(Date.now() + 3600_000));
     const client = new PortalClient(gw.url);
-    for (let i = 0; i < limit; i++) expect((await client.signIn(`ghost-${i}@example.test`, 'Not-the-Password-4411')).status).toBe(401);
+    for (let i = 0; i < limit; i++)
+      expect((await client.signIn(`ghost-${i}@example.test`, 'Not-the-Password-4411')).status).toBe(401);
     expect((await client.signIn(other.user.email)).status).toBe(429);
     // Another account's failures on this address are the address's; clean up for the other tests.
     await store.portal.purgePortal(new Date(Date.now() + 3600_000));
@@ -114,13 +126,18 @@ describe('portal', () => {
     await client.get('/portal/tokens');
     expect((await client.post('/portal/tokens/create', { label: 'no-csrf' }, false)).status).toBe(403);
     expect((await client.post('/portal/tokens/create', { label: 'foreign-csrf' }, other.csrf!)).status).toBe(403);
-    const cross = await client.request('/portal/tokens/create', { form: { label: 'cross-origin' }, headers: { origin: 'https://evil.example' } });
+    const cross = await client.request('/portal/tokens/create', {
+      form: { label: 'cross-origin' },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(cross.status).toBe(403);
     expect(cross.html).toContain('security token');
     expect((await store.tokens.listTokens(a.user.id)).length).toBe(before);
     // Sign-in itself needs the form cookie's token.
     const bare = new PortalClient(gw.url);
-    expect((await bare.post('/portal/sign-in', { email: a.user.email, password: TEST_PASSWORD }, false)).status).toBe(403);
+    expect((await bare.post('/portal/sign-in', { email: a.user.email, password: TEST_PASSWORD }, false)).status).toBe(
+      403,
+    );
   });
 
   it('creates a token shown once, lists it, and revokes it so that its next call is refused', async () => {
@@ -156,7 +173,15 @@ describe('portal', () => {
     await client.post('/portal/team', { action: 'seats', seat: [`${a.user.id}|cases`, `${b.user.id}|cases`] });
     expect(gw.app.context.state.hasSeat(b.user.id, 'cases')).toBe(true);
     expect((await client.post('/portal/team', { action: 'role', user: b.user.id, role: 'member' })).status).toBe(400);
-    for (const page of ['/portal', '/portal/team', '/portal/tokens', '/portal/usage', '/portal/connections', '/portal/audit', '/portal/connectors']) {
+    for (const page of [
+      '/portal',
+      '/portal/team',
+      '/portal/tokens',
+      '/portal/usage',
+      '/portal/connections',
+      '/portal/audit',
+      '/portal/connectors',
+    ]) {
       const html = (await client.get(page)).html;
       expect(html, page).not.toContain(b.user.email);
       expect(html, page).not.toContain(b.account.name);
@@ -168,7 +193,12 @@ describe('portal', () => {
     await client.signIn(a.user.email);
     const team = await client.get('/portal/team');
     expect(team.html).toContain('1 of 1 users hold a seat');
-    const invited = await client.post('/portal/team', { action: 'invite', name: 'Colleague Ann', email: `ann-${Date.now()}@example.test`, role: 'member' });
+    const invited = await client.post('/portal/team', {
+      action: 'invite',
+      name: 'Colleague Ann',
+      email: `ann-${Date.now()}@example.test`,
+      role: 'member',
+    });
     expect(invited.status).toBe(200);
     expect(delivered.length).toBe(1);
     expect(invited.html).toContain(delivered[0]!);
@@ -176,7 +206,10 @@ describe('portal', () => {
     const page = await client.get('/portal/team');
     const id = `seat-${ann.id}-cases`;
     expect(page.html).toContain(`<label class="inline" for="${id}">Seat for Colleague Ann on Case management</label>`);
-    const saved = await client.post('/portal/team', { action: 'seats', seat: [`${a.user.id}|cases`, `${ann.id}|cases`] });
+    const saved = await client.post('/portal/team', {
+      action: 'seats',
+      seat: [`${a.user.id}|cases`, `${ann.id}|cases`],
+    });
     expect(saved.location).toBe('/portal/team?done=seats_saved');
     const after = await client.get(saved.location!);
     expect(after.html).toContain('Seats saved.');
@@ -187,7 +220,10 @@ describe('portal', () => {
     const annClient = new PortalClient(gw.url);
     const setPage = await annClient.get(delivered[0]!);
     expect(setPage.status).toBe(200);
-    const set = await annClient.post(delivered[0]!.replace(gw.url, ''), { password: 'Ann-Pw-77-long-enough', confirm: 'Ann-Pw-77-long-enough' });
+    const set = await annClient.post(delivered[0]!.replace(gw.url, ''), {
+      password: 'Ann-Pw-77-long-enough',
+      confirm: 'Ann-Pw-77-long-enough',
+    });
     expect(set.status).toBe(303);
     expect((await annClient.get('/portal')).html).toContain('your role: member');
     // A member: no audit log, no data layer, no team changes, no disconnect.
@@ -197,10 +233,25 @@ describe('portal', () => {
     expect((await annClient.post('/portal/team', { action: 'role', user: ann.id, role: 'admin' })).status).toBe(403);
     expect(gw.app.context.state.user(ann.id)?.role).toBe('member');
     // The invitation link works once.
-    expect((await new PortalClient(gw.url).post(delivered[0]!.replace(gw.url, ''), { password: 'Other-Pw-88-long', confirm: 'Other-Pw-88-long' }, false)).status).toBe(403);
+    expect(
+      (
+        await new PortalClient(gw.url).post(
+          delivered[0]!.replace(gw.url, ''),
+          { password: 'Other-Pw-88-long', confirm: 'Other-Pw-88-long' },
+          false,
+        )
+      ).status,
+    ).toBe(403);
     const second = new PortalClient(gw.url);
     await second.get(delivered[0]!);
-    expect((await second.post(delivered[0]!.replace(gw.url, ''), { password: 'Other-Pw-88-long', confirm: 'Other-Pw-88-long' })).status).toBe(400);
+    expect(
+      (
+        await second.post(delivered[0]!.replace(gw.url, ''), {
+          password: 'Other-Pw-88-long',
+          confirm: 'Other-Pw-88-long',
+        })
+      ).status,
+    ).toBe(400);
 
     const actions = (await store.audit.listAudit(a.account.id, 50)).map((e) => `${e.action} ${e.actor}`);
     expect(actions.some((x) => x.startsWith('user.invite'))).toBe(true);
@@ -228,7 +279,10 @@ describe('portal', () => {
     const owner = new PortalClient(gw.url);
     const signIn = await owner.get(`/portal/sign-in?next=${encodeURIComponent(path)}`);
     expect(signIn.status).toBe(200);
-    const done = await owner.post(`/portal/sign-in?next=${encodeURIComponent(path)}`, { email: a.user.email, password: TEST_PASSWORD });
+    const done = await owner.post(`/portal/sign-in?next=${encodeURIComponent(path)}`, {
+      email: a.user.email,
+      password: TEST_PASSWORD,
+    });
     expect(done.location).toBe(path);
     const form = await owner.get(path);
     expect(form.html).toContain('name="apiKey"');
@@ -243,7 +297,12 @@ describe('portal', () => {
     await givePassword(store, t.user.id);
     await gw.app.context.state.refresh();
     // A tool call of a user who never accepted the terms answers not-connected with a connect link.
-    const refused = await rpc(gw.url, 'cases', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'cases__list_cases', arguments: {} } });
+    const refused = await rpc(gw.url, 'cases', t.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
     const url = /https?:\/\/[^\s"\\]+\/portal\/connect\/[A-Za-z0-9_.-]+/.exec(refused.text)?.[0] ?? '';
     expect(url, refused.text).not.toBe('');
     const client = new PortalClient(gw.url);
@@ -260,7 +319,9 @@ describe('portal', () => {
     await client.get('/portal/terms');
     expect((await client.post('/portal/terms', {})).status).toBe(303);
     await client.get('/portal/connections/cases/connect');
-    expect((await client.post('/portal/connections/cases/connect', { apiKey: 'k-terms-Zx81' })).location).toBe('/portal/connections?done=connected');
+    expect((await client.post('/portal/connections/cases/connect', { apiKey: 'k-terms-Zx81' })).location).toBe(
+      '/portal/connections?done=connected',
+    );
     expect(await store.connections.getConnection(t.account.id, 'cases')).not.toBeNull();
   });
 
@@ -297,7 +358,9 @@ describe('portal', () => {
     await client.signIn(t.user.email);
     const page = await client.get('/portal/data-layer');
     expect(page.html).toContain('Opt ledger in');
-    expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'on' })).location).toBe('/portal/data-layer?done=data_layer_enabled');
+    expect((await client.post('/portal/data-layer', { instance: 'ledger', enabled: 'on' })).location).toBe(
+      '/portal/data-layer?done=data_layer_enabled',
+    );
     expect(await store.dataLayer.getDataLayer(t.account.id, 'ledger')).not.toBeNull();
     expect((await client.get('/portal/data-layer')).html).toContain('Opt ledger out and delete its records');
     // An instance that is not this account's connection is refused.

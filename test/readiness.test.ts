@@ -43,7 +43,10 @@ describe('/readyz', needs('postgres', 'redis'), () => {
     pg = await startTcpProxy('127.0.0.1', Number(new URL(DATABASE_URL).port || 5432));
     redis = await startTcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
     store = await openStore({ databaseUrl: pg.url(DATABASE_URL), schema, queryTimeoutMs: 400 });
-    gw = await startGateway(store, { storeTimeoutMs: 400, env: { REDIS_URL: redis.url(REDIS_URL), REDIS_PREFIX: `test-${schema}:`, SNAPSHOT_REFRESH_MS: '100' } });
+    gw = await startGateway(store, {
+      storeTimeoutMs: 400,
+      env: { REDIS_URL: redis.url(REDIS_URL), REDIS_PREFIX: `test-${schema}:`, SNAPSHOT_REFRESH_MS: '100' },
+    });
   });
   afterAll(async () => {
     pg?.setMode('forward');
@@ -58,7 +61,13 @@ describe('/readyz', needs('postgres', 'redis'), () => {
 
   it('is ready when every check passes', async () => {
     const r = await readyz(gw.url);
-    expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', shared_store: 'ok', migrations: 'ok', snapshot: 'ok', keys: 'ok' } } });
+    expect(r).toEqual({
+      status: 200,
+      body: {
+        status: 'ready',
+        checks: { store: 'ok', shared_store: 'ok', migrations: 'ok', snapshot: 'ok', keys: 'ok' },
+      },
+    });
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('gateway_ready{check="all"} 1');
   });
@@ -95,7 +104,9 @@ describe('/readyz', needs('postgres', 'redis'), () => {
   });
 
   it('names migrations this build has and the database lacks', async () => {
-    const { rows } = await admin.query<{ version: number; name: string }>(`SELECT version, name FROM ${schema}.schema_migrations ORDER BY version DESC LIMIT 1`);
+    const { rows } = await admin.query<{ version: number; name: string }>(
+      `SELECT version, name FROM ${schema}.schema_migrations ORDER BY version DESC LIMIT 1`,
+    );
     const last = rows[0]!;
     await admin.query(`DELETE FROM ${schema}.schema_migrations WHERE version = $1`, [last.version]);
     try {
@@ -104,7 +115,10 @@ describe('/readyz', needs('postgres', 'redis'), () => {
       expect(r.body.failing).toEqual(['migrations']);
       expect(r.body.checks.migrations).toBe('1 database migrations are not applied');
     } finally {
-      await admin.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [last.version, last.name]);
+      await admin.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        last.version,
+        last.name,
+      ]);
     }
     expect((await readyz(gw.url)).status).toBe(200);
   });

@@ -46,7 +46,10 @@ describe('a stalled Redis connection', needs('redis'), () => {
       expect(failedOpen).toBe(1);
       proxy.resume(); // the stalled acquire runs in Redis now and is granted
       release();
-      await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:late`)).toBe(0), { timeout: 5000, interval: 50 });
+      await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:late`)).toBe(0), {
+        timeout: 5000,
+        interval: 50,
+      });
       expect(store.replaced).toBe(0); // one miss: the connection was kept
     } finally {
       proxy.resume();
@@ -86,7 +89,10 @@ describe('a 300 ms Redis stall on one of two replicas', needs('postgres', 'redis
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     proxy = await startTcpProxy(redisTarget().host, redisTarget().port);
     direct = createClient({ url: REDIS_URL }) as RedisClientType;
     await direct.connect();
@@ -123,8 +129,14 @@ describe('a 300 ms Redis stall on one of two replicas', needs('postgres', 'redis
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
     const call = (gw: StartedGateway, id: number) =>
-      rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } });
-    const ok = (r: Awaited<ReturnType<typeof call>>) => r.status === 200 && (r.json as { result?: { isError?: boolean } }).result?.isError !== true;
+      rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } },
+      });
+    const ok = (r: Awaited<ReturnType<typeof call>>) =>
+      r.status === 200 && (r.json as { result?: { isError?: boolean } }).result?.isError !== true;
 
     proxy.stall();
     const onA = await call(a, 1); // A fails open on its Redis commands and still answers
@@ -132,12 +144,18 @@ describe('a 300 ms Redis stall on one of two replicas', needs('postgres', 'redis
     proxy.resume();
     expect(ok(onA)).toBe(true);
     // Nothing A asked for during the stall stays held: not a late grant, not a lost command.
-    await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:register`)).toBe(0), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:register`)).toBe(0), {
+      timeout: 5000,
+      interval: 50,
+    });
 
     const onB = [];
     for (let i = 0; i < 5; i++) onB.push(await call(b, 10 + i));
     expect(onB.map(ok)).toEqual([true, true, true, true, true]);
-    await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:register`)).toBe(0), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await direct.zCard(`${prefix}gate:register`)).toBe(0), {
+      timeout: 5000,
+      interval: 50,
+    });
     // A answers through Redis again (on the same or a replaced connection).
     expect(ok(await call(a, 20))).toBe(true);
     expect(await direct.zCard(`${prefix}gate:register`)).toBe(0);

@@ -32,7 +32,10 @@ describe('a flood of bad tokens', () => {
   beforeAll(async () => {
     store = await openStore({});
     // Failed authentications are not limited here, so every one of the 1,000 is a 401.
-    gw = await startGateway(store, { logger: log, env: { AUTH_FAILURES_PER_SECOND: '100000', AUTH_FAILURE_BURST: '100000' } });
+    gw = await startGateway(store, {
+      logger: log,
+      env: { AUTH_FAILURES_PER_SECOND: '100000', AUTH_FAILURE_BURST: '100000' },
+    });
   }, 60_000);
   afterAll(async () => {
     await gw?.close();
@@ -43,7 +46,9 @@ describe('a flood of bad tokens', () => {
     const started = Date.now();
     const tokens = Array.from({ length: 1000 }, () => `cgw_${randomBytes(24).toString('base64url')}`);
     for (let i = 0; i < tokens.length; i += 50) {
-      const statuses = await Promise.all(tokens.slice(i, i + 50).map(async (token) => (await rpc(gw.url, 'cases', token, PING)).status));
+      const statuses = await Promise.all(
+        tokens.slice(i, i + 50).map(async (token) => (await rpc(gw.url, 'cases', token, PING)).status),
+      );
       expect(statuses.every((s) => s === 401)).toBe(true);
     }
     gw.app.http.refusals.flush(); // the end of the interval
@@ -56,7 +61,8 @@ describe('a flood of bad tokens', () => {
     expect(refusalLines[0]).toMatchObject({ level: 40, connector: 'cases', source: '127.0.0.1' });
     const counted = refusalLines.slice(1).reduce((n, l) => n + (l.count as number), 0);
     expect(1 + counted).toBe(1000);
-    for (const line of refusalLines.slice(1)) expect(line).toMatchObject({ sources: { '127.0.0.1': line.count }, distinctSources: 1, connectors: ['cases'] });
+    for (const line of refusalLines.slice(1))
+      expect(line).toMatchObject({ sources: { '127.0.0.1': line.count }, distinctSources: 1, connectors: ['cases'] });
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toContain('gateway_refusals_total{connector="cases",reason="unauthorized"} 1000');
     raw.push(...lines.map((l) => JSON.stringify(l)));

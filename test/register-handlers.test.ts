@@ -41,12 +41,26 @@ function harness(tool: RegisterToolName, credential: Credential | null = UP, ups
       done();
     },
   });
-  const ctx = testContext({ descriptor: registerDescriptor, tool, credential, baseUrl: BASE, logger: pino({ level: 'trace' }, stream), ...(upstream ? { upstream } : {}) });
+  const ctx = testContext({
+    descriptor: registerDescriptor,
+    tool,
+    credential,
+    baseUrl: BASE,
+    logger: pino({ level: 'trace' }, stream),
+    ...(upstream ? { upstream } : {}),
+  });
   return { ctx, logs };
 }
 
-async function call<K extends RegisterToolName>(tool: K, args: RegisterTools[K]['args'], credential: Credential | null = UP): Promise<RegisterTools[K]['result']> {
-  const handler = registerHandlers[tool] as (a: RegisterTools[K]['args'], c: TestToolContext) => Promise<RegisterTools[K]['result']>;
+async function call<K extends RegisterToolName>(
+  tool: K,
+  args: RegisterTools[K]['args'],
+  credential: Credential | null = UP,
+): Promise<RegisterTools[K]['result']> {
+  const handler = registerHandlers[tool] as (
+    a: RegisterTools[K]['args'],
+    c: TestToolContext,
+  ) => Promise<RegisterTools[K]['result']>;
   const result = await handler(args, harness(tool, credential).ctx);
   expectValid(tool, result);
   return result;
@@ -60,7 +74,11 @@ function expectValid(tool: RegisterToolName, result: unknown): void {
 }
 
 /** Intercepts one `_search`, recording the body; checks the Basic header. */
-function intercept(index: string, reply: { status?: number; body: unknown; headers?: Record<string, string> }, authorization = BASIC_UP): { body?: unknown; scope: nock.Scope } {
+function intercept(
+  index: string,
+  reply: { status?: number; body: unknown; headers?: Record<string, string> },
+  authorization = BASIC_UP,
+): { body?: unknown; scope: nock.Scope } {
   const seen: { body?: unknown; scope: nock.Scope } = { scope: nock(ORIGIN) };
   seen.scope = nock(ORIGIN)
     .matchHeader('authorization', authorization)
@@ -69,11 +87,19 @@ function intercept(index: string, reply: { status?: number; body: unknown; heade
       seen.body = body;
       return true;
     })
-    .reply(reply.status ?? 200, typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body), reply.headers ?? { 'content-type': 'application/json' });
+    .reply(
+      reply.status ?? 200,
+      typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+      reply.headers ?? { 'content-type': 'application/json' },
+    );
   return seen;
 }
 
-function es(total: number | { value: number; relation: string }, sources: readonly Record<string, unknown>[], ids: readonly (string | undefined)[] = []): unknown {
+function es(
+  total: number | { value: number; relation: string },
+  sources: readonly Record<string, unknown>[],
+  ids: readonly (string | undefined)[] = [],
+): unknown {
   return {
     took: 3,
     timed_out: false,
@@ -81,7 +107,13 @@ function es(total: number | { value: number; relation: string }, sources: readon
     hits: {
       total,
       max_score: 11.2,
-      hits: sources.map((source, i) => ({ _index: 'cvr-v-20220630', _type: '_doc', _id: ids[i] ?? String(4_000_000 + i), _score: 11.2, _source: source })),
+      hits: sources.map((source, i) => ({
+        _index: 'cvr-v-20220630',
+        _type: '_doc',
+        _id: ids[i] ?? String(4_000_000 + i),
+        _score: 11.2,
+        _source: source,
+      })),
     },
   };
 }
@@ -89,8 +121,17 @@ function es(total: number | { value: number; relation: string }, sources: readon
 type Periode = { gyldigFra: string | null; gyldigTil: string | null };
 const open = (gyldigFra: string | null): Periode => ({ gyldigFra, gyldigTil: null });
 const closed = (gyldigFra: string | null, gyldigTil: string): Periode => ({ gyldigFra, gyldigTil });
-const value = (vaerdi: string, periode: Periode) => ({ vaerdi, periode, sidstOpdateret: '2024-05-02T10:00:00.000+02:00' });
-const attr = (type: string, vaerdier: unknown[], vaerditype = 'string') => ({ type, vaerditype, sekvensnr: 0, vaerdier });
+const value = (vaerdi: string, periode: Periode) => ({
+  vaerdi,
+  periode,
+  sidstOpdateret: '2024-05-02T10:00:00.000+02:00',
+});
+const attr = (type: string, vaerdier: unknown[], vaerditype = 'string') => ({
+  type,
+  vaerditype,
+  sekvensnr: 0,
+  vaerdier,
+});
 const org = (hovedtype: string, navn: string, medlemsData: unknown[], navnPeriode = open('1999-03-01')) => ({
   enhedsNummerOrganisation: 900_000 + navn.length,
   hovedtype,
@@ -127,7 +168,11 @@ const NORDISK = {
     cvrNummer: 12345678,
     reklamebeskyttet: true,
     attributter: [
-      attr('KAPITAL', [value('500000.00', closed('1999-03-01', '2012-06-30')), value('1000000.00', open('2012-07-01'))], 'decimal'),
+      attr(
+        'KAPITAL',
+        [value('500000.00', closed('1999-03-01', '2012-06-30')), value('1000000.00', open('2012-07-01'))],
+        'decimal',
+      ),
       attr('KAPITALVALUTA', [value('DKK', open('1999-03-01'))]),
       attr('FORMÅL', [value('At drive handel med træ.', open('1999-03-01'))]),
     ],
@@ -147,8 +192,22 @@ const NORDISK = {
         intervalKodeAntalAarsvaerk: 'ANTAL_20_29',
         intervalKodeAntalInklusivEjere: null,
       },
-      nyesteKvartalsbeskaeftigelse: { aar: 2024, kvartal: 1, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_10_19' },
-      nyesteMaanedsbeskaeftigelse: { aar: 2024, maaned: 4, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_20_49' },
+      nyesteKvartalsbeskaeftigelse: {
+        aar: 2024,
+        kvartal: 1,
+        antalAnsatte: null,
+        antalAarsvaerk: null,
+        intervalKodeAntalAnsatte: 'ANTAL_20_49',
+        intervalKodeAntalAarsvaerk: 'ANTAL_10_19',
+      },
+      nyesteMaanedsbeskaeftigelse: {
+        aar: 2024,
+        maaned: 4,
+        antalAnsatte: null,
+        antalAarsvaerk: null,
+        intervalKodeAntalAnsatte: 'ANTAL_20_49',
+        intervalKodeAntalAarsvaerk: 'ANTAL_20_49',
+      },
       nyesteErstMaanedsbeskaeftigelse: null,
     },
   },
@@ -196,7 +255,15 @@ const NORDISK_COMPANY = {
   },
   stiftelsesDato: '1999-03-01',
   // The newest series (April 2024) wins although only codes are known; counts stay null.
-  beskaeftigelse: { aar: 2024, kvartal: null, maaned: 4, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_20_49', intervalKodeAntalAarsvaerk: 'ANTAL_20_49' },
+  beskaeftigelse: {
+    aar: 2024,
+    kvartal: null,
+    maaned: 4,
+    antalAnsatte: null,
+    antalAarsvaerk: null,
+    intervalKodeAntalAnsatte: 'ANTAL_20_49',
+    intervalKodeAntalAarsvaerk: 'ANTAL_20_49',
+  },
   reklamebeskyttet: true,
 };
 
@@ -215,7 +282,12 @@ const COMPANY_SOURCE = [
   'Vrvirksomhed.virksomhedMetadata.nyesteErstMaanedsbeskaeftigelse',
 ];
 
-const deltager = (enhedsNummer: number, enhedstype: string, navne: unknown[], forretningsnoegle: number | string | null = enhedsNummer) => ({
+const deltager = (
+  enhedsNummer: number,
+  enhedstype: string,
+  navne: unknown[],
+  forretningsnoegle: number | string | null = enhedsNummer,
+) => ({
   enhedsNummer,
   enhedstype,
   forretningsnoegle,
@@ -239,55 +311,99 @@ const OWNERS_DOC = {
         organisationer: [
           org('LEDELSESORGAN', 'Direktion', [member(attr('FUNKTION', [value('adm. dir', open('2012-01-01'))]))]),
           org('LEDELSESORGAN', 'Bestyrelse', [
-            member(attr('FUNKTION', [value('MEDLEM', closed('2010-01-01', '2015-04-30')), value('FORMAND', open('2015-05-01'))]), attr('VALGFORM', [value('Generalforsamling', open('2010-01-01'))])),
+            member(
+              attr('FUNKTION', [
+                value('MEDLEM', closed('2010-01-01', '2015-04-30')),
+                value('FORMAND', open('2015-05-01')),
+              ]),
+              attr('VALGFORM', [value('Generalforsamling', open('2010-01-01'))]),
+            ),
           ]),
           org('REGISTER', 'EJERREGISTER', [
             member(
-              attr('EJERANDEL_PROCENT', [value('0.3333', closed('2010-01-01', '2018-03-31')), value('0.6667', open('2018-04-01'))], 'decimal'),
+              attr(
+                'EJERANDEL_PROCENT',
+                [value('0.3333', closed('2010-01-01', '2018-03-31')), value('0.6667', open('2018-04-01'))],
+                'decimal',
+              ),
               attr('EJERANDEL_STEMMERET_PROCENT', [value('0.6667', open('2018-04-01'))], 'decimal'),
               attr('EJERANDEL_MEDDELELSE_DATO', [value('2018-04-03', open('2018-04-01'))], 'date'),
             ),
           ]),
           org('REGISTER', 'Reelle ejere', [
-            member(attr('EJERANDEL_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal')),
+            member(
+              attr('EJERANDEL_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'),
+              attr('EJERANDEL_STEMMERET_PROCENT', [value('0.7', open('2018-04-01'))], 'decimal'),
+            ),
           ]),
         ],
       },
       {
         // A company owner: its CVR number is the business key, never the enhedsNummer.
-        deltager: deltager(4000002, 'VIRKSOMHED', [{ navn: 'Moder Holding ApS', periode: open('2004-01-01') }], 87654321),
+        deltager: deltager(
+          4000002,
+          'VIRKSOMHED',
+          [{ navn: 'Moder Holding ApS', periode: open('2004-01-01') }],
+          87654321,
+        ),
         organisationer: [
           org('REGISTER', 'EJERREGISTER', [
-            member(attr('EJERANDEL_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal')),
+            member(
+              attr('EJERANDEL_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'),
+              attr('EJERANDEL_STEMMERET_PROCENT', [value('0.05', open('2019-01-01'))], 'decimal'),
+            ),
           ]),
         ],
       },
       {
         // ANDEN_DELTAGER (a foreign foundation): VIRKSOMHED without a CVR number (DECISIONS §20).
-        deltager: deltager(4000003, 'ANDEN_DELTAGER', [{ navn: 'Stiftung Nordwald', periode: open('2016-01-01') }], 4000003),
-        organisationer: [org('REGISTER', 'EJERREGISTER', [member(attr('EJERANDEL_PROCENT', [value('0.25', open('2016-01-01'))], 'decimal'))])],
+        deltager: deltager(
+          4000003,
+          'ANDEN_DELTAGER',
+          [{ navn: 'Stiftung Nordwald', periode: open('2016-01-01') }],
+          4000003,
+        ),
+        organisationer: [
+          org('REGISTER', 'EJERREGISTER', [
+            member(attr('EJERANDEL_PROCENT', [value('0.25', open('2016-01-01'))], 'decimal')),
+          ]),
+        ],
       },
       {
         // Former board member: historical only.
         deltager: deltager(4000004, 'PERSON', [{ navn: 'Bent Hansen', periode: open(null) }]),
-        organisationer: [org('LEDELSESORGAN', 'Bestyrelse', [member(attr('FUNKTION', [value('MEDLEM', closed('2010-01-01', '2016-06-30'))]))])],
+        organisationer: [
+          org('LEDELSESORGAN', 'Bestyrelse', [
+            member(attr('FUNKTION', [value('MEDLEM', closed('2010-01-01', '2016-06-30'))])),
+          ]),
+        ],
       },
       {
         // Auditor without member attributes: active through the organ's period, not counted as active owner/management.
-        deltager: deltager(4000005, 'VIRKSOMHED', [{ navn: 'Revisorhuset P/S', periode: open('2000-01-01') }], '33963556'),
+        deltager: deltager(
+          4000005,
+          'VIRKSOMHED',
+          [{ navn: 'Revisorhuset P/S', periode: open('2000-01-01') }],
+          '33963556',
+        ),
         organisationer: [org('REVISION', 'Revision', [member()], open('2014-01-01'))],
       },
       {
         // Founder: active founder role, excluded from antalAktive.
         deltager: deltager(4000006, 'PERSON', [{ navn: 'Carl Stifter', periode: open(null) }]),
-        organisationer: [org('STIFTERE', 'Stiftere', [member(attr('FUNKTION', [value('STIFTER', open('1999-03-01'))]))])],
+        organisationer: [
+          org('STIFTERE', 'Stiftere', [member(attr('FUNKTION', [value('STIFTER', open('1999-03-01'))]))]),
+        ],
       },
       {
         // Beneficial owner only, exact value and a different voting share.
         deltager: deltager(4000007, 'PERSON', [{ navn: 'Dorte Holm', periode: open(null) }]),
         organisationer: [
           org('REGISTER', 'Reelle ejere', [
-            member(attr('EJERANDEL_PROCENT', [value('0.688', open('2020-01-01'))], 'decimal'), attr('EJERANDEL_STEMMERET_PROCENT', [value('0.25', open('2020-01-01'))], 'decimal')),
+            member(
+              attr('EJERANDEL_PROCENT', [value('0.688', open('2020-01-01'))], 'decimal'),
+              attr('EJERANDEL_STEMMERET_PROCENT', [value('0.25', open('2020-01-01'))], 'decimal'),
+            ),
           ]),
         ],
       },
@@ -320,7 +436,13 @@ const UNITS = [
         nyesteHovedbranche: { branchekode: '023000', branchetekst: 'Skovning' },
         nyesteCvrNummerRelation: 12345678,
         sammensatStatus: 'Aktiv',
-        nyesteAarsbeskaeftigelse: { aar: 2023, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_5_9', intervalKodeAntalAarsvaerk: 'ANTAL_2_4' },
+        nyesteAarsbeskaeftigelse: {
+          aar: 2023,
+          antalAnsatte: null,
+          antalAarsvaerk: null,
+          intervalKodeAntalAnsatte: 'ANTAL_5_9',
+          intervalKodeAntalAarsvaerk: 'ANTAL_2_4',
+        },
       },
     },
   },
@@ -335,13 +457,25 @@ const UNITS = [
         nyesteCvrNummerRelation: 12345678,
         sammensatStatus: 'Ophørt',
         // An object whose counts and codes are all null is no headcount at all.
-        nyesteMaanedsbeskaeftigelse: { aar: 2020, maaned: 11, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: null, intervalKodeAntalAarsvaerk: null },
+        nyesteMaanedsbeskaeftigelse: {
+          aar: 2020,
+          maaned: 11,
+          antalAnsatte: null,
+          antalAarsvaerk: null,
+          intervalKodeAntalAnsatte: null,
+          intervalKodeAntalAarsvaerk: null,
+        },
       },
     },
   },
 ];
 
-const PERSON_SOURCE = ['Vrdeltagerperson.enhedsNummer', 'Vrdeltagerperson.enhedstype', 'Vrdeltagerperson.navne', 'Vrdeltagerperson.virksomhedSummariskRelation'];
+const PERSON_SOURCE = [
+  'Vrdeltagerperson.enhedsNummer',
+  'Vrdeltagerperson.enhedstype',
+  'Vrdeltagerperson.navne',
+  'Vrdeltagerperson.virksomhedSummariskRelation',
+];
 
 const PERSONS = [
   {
@@ -362,18 +496,36 @@ const PERSONS = [
               { navn: 'Nordisk Træ A/S', periode: open('2001-01-01') },
             ],
           },
-          organisationer: [org('LEDELSESORGAN', 'Direktion', [member(attr('FUNKTION', [value('adm. dir', open('2012-01-01'))]))])],
+          organisationer: [
+            org('LEDELSESORGAN', 'Direktion', [member(attr('FUNKTION', [value('adm. dir', open('2012-01-01'))]))]),
+          ],
         },
         {
-          virksomhed: { enhedstype: 'VIRKSOMHED', cvrNummer: 34567890, navne: [{ navn: 'Skovgaard ApS', periode: closed('2008-01-01', '2016-12-31') }] },
-          organisationer: [org('LEDELSESORGAN', 'Bestyrelse', [member(attr('FUNKTION', [value('formand', closed('2009-01-01', '2014-12-31'))]))], closed('2008-01-01', '2016-12-31'))],
+          virksomhed: {
+            enhedstype: 'VIRKSOMHED',
+            cvrNummer: 34567890,
+            navne: [{ navn: 'Skovgaard ApS', periode: closed('2008-01-01', '2016-12-31') }],
+          },
+          organisationer: [
+            org(
+              'LEDELSESORGAN',
+              'Bestyrelse',
+              [member(attr('FUNKTION', [value('formand', closed('2009-01-01', '2014-12-31'))]))],
+              closed('2008-01-01', '2016-12-31'),
+            ),
+          ],
         },
       ],
     },
   },
   {
     // A namesake with an extra middle name (matched by the AND query); no company relations.
-    Vrdeltagerperson: { enhedsNummer: 4000009, enhedstype: 'PERSON', navne: [{ navn: 'Anna Marie Jensen', periode: open(null) }], virksomhedSummariskRelation: [] },
+    Vrdeltagerperson: {
+      enhedsNummer: 4000009,
+      enhedstype: 'PERSON',
+      navne: [{ navn: 'Anna Marie Jensen', periode: open(null) }],
+      virksomhedSummariskRelation: [],
+    },
   },
 ];
 
@@ -399,7 +551,9 @@ describe('soeg_virksomhed', () => {
     const seen = intercept('virksomhed', { body: es(37, [NORDISK, OPLOEST]) });
     const result = await call('soeg_virksomhed', { query: 'nordisk træ', size: 2 });
     expect(seen.body).toEqual({
-      query: { match: { 'Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn': { query: 'nordisk træ', operator: 'and' } } },
+      query: {
+        match: { 'Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn': { query: 'nordisk træ', operator: 'and' } },
+      },
       size: 2,
       _source: COMPANY_SOURCE,
     });
@@ -428,7 +582,9 @@ describe('soeg_virksomhed', () => {
   });
 
   it('keeps a code-only yearly headcount when it is the newest and never invents counts', async () => {
-    const doc = structuredClone(NORDISK) as unknown as { Vrvirksomhed: { virksomhedMetadata: Record<string, unknown> } };
+    const doc = structuredClone(NORDISK) as unknown as {
+      Vrvirksomhed: { virksomhedMetadata: Record<string, unknown> };
+    };
     doc.Vrvirksomhed.virksomhedMetadata['nyesteAarsbeskaeftigelse'] = {
       aar: 2024,
       antalAnsatte: null,
@@ -472,12 +628,21 @@ describe('hent_virksomhed', () => {
   it('looks the company up by a term on cvrNummer (size 1) and returns capital from the open period', async () => {
     const seen = intercept('virksomhed', { body: es(1, [NORDISK]) });
     const result = await call('hent_virksomhed', { cvrNummer: 12345678 });
-    expect(seen.body).toEqual({ query: { term: { 'Vrvirksomhed.cvrNummer': 12345678 } }, size: 1, _source: [...COMPANY_SOURCE, 'Vrvirksomhed.attributter'] });
+    expect(seen.body).toEqual({
+      query: { term: { 'Vrvirksomhed.cvrNummer': 12345678 } },
+      size: 1,
+      _source: [...COMPANY_SOURCE, 'Vrvirksomhed.attributter'],
+    });
     expect(result).toEqual({ ...NORDISK_COMPANY, kapital: 1000000, kapitalValuta: 'DKK' });
   });
 
   it('gives null capital when no KAPITAL value is open', async () => {
-    const doc = { Vrvirksomhed: { ...OPLOEST.Vrvirksomhed, attributter: [attr('KAPITAL', [value('125000.00', closed('2005-01-01', '2019-12-31'))], 'decimal')] } };
+    const doc = {
+      Vrvirksomhed: {
+        ...OPLOEST.Vrvirksomhed,
+        attributter: [attr('KAPITAL', [value('125000.00', closed('2005-01-01', '2019-12-31'))], 'decimal')],
+      },
+    };
     intercept('virksomhed', { body: es(1, [doc]) });
     const result = await call('hent_virksomhed', { cvrNummer: 23456789 });
     expect(result).toMatchObject({ cvrNummer: 23456789, kapital: null, kapitalValuta: null, reklamebeskyttet: false });
@@ -493,7 +658,11 @@ describe('find_produktionsenheder', () => {
   it('terms on the current parent, keeps `total` from `{ value }` and maps ceased units too', async () => {
     const seen = intercept('produktionsenhed', { body: es({ value: 3, relation: 'eq' }, UNITS) });
     const result = await call('find_produktionsenheder', { cvrNummer: 12345678, size: 2 });
-    expect(seen.body).toEqual({ query: { term: { 'VrproduktionsEnhed.produktionsEnhedMetadata.nyesteCvrNummerRelation': 12345678 } }, size: 2, _source: UNIT_SOURCE });
+    expect(seen.body).toEqual({
+      query: { term: { 'VrproduktionsEnhed.produktionsEnhedMetadata.nyesteCvrNummerRelation': 12345678 } },
+      size: 2,
+      _source: UNIT_SOURCE,
+    });
     expect(result).toEqual({
       total: 3,
       units: [
@@ -504,7 +673,15 @@ describe('find_produktionsenheder', () => {
           branchekode: '023000',
           branchetekst: 'Skovning',
           adresse: { ...NORDISK_COMPANY.adresse, kommune: null },
-          beskaeftigelse: { aar: 2023, kvartal: null, maaned: null, antalAnsatte: null, antalAarsvaerk: null, intervalKodeAntalAnsatte: 'ANTAL_5_9', intervalKodeAntalAarsvaerk: 'ANTAL_2_4' },
+          beskaeftigelse: {
+            aar: 2023,
+            kvartal: null,
+            maaned: null,
+            antalAnsatte: null,
+            antalAarsvaerk: null,
+            intervalKodeAntalAnsatte: 'ANTAL_5_9',
+            intervalKodeAntalAarsvaerk: 'ANTAL_2_4',
+          },
           reklamebeskyttet: true,
         },
         {
@@ -535,7 +712,11 @@ describe('find_ejere', () => {
     expect(seen.body).toEqual({
       query: { term: { 'Vrvirksomhed.cvrNummer': 12345678 } },
       size: 1,
-      _source: ['Vrvirksomhed.cvrNummer', 'Vrvirksomhed.virksomhedMetadata.nyesteNavn', 'Vrvirksomhed.deltagerRelation'],
+      _source: [
+        'Vrvirksomhed.cvrNummer',
+        'Vrvirksomhed.virksomhedMetadata.nyesteNavn',
+        'Vrvirksomhed.deltagerRelation',
+      ],
     });
     if ('found' in result) throw new Error('expected owners');
     expect(result.cvrNummer).toBe(12345678);
@@ -551,11 +732,41 @@ describe('find_ejere', () => {
       cvrNummer: null,
       aktiv: true,
       roller: [
-        { organisation: 'Direktion', hovedtype: 'LEDELSESORGAN', funktion: 'adm. dir', aktiv: true, periode: { gyldigFra: '2012-01-01', gyldigTil: null } },
-        { organisation: 'Bestyrelse', hovedtype: 'LEDELSESORGAN', funktion: 'MEDLEM', aktiv: false, periode: { gyldigFra: '2010-01-01', gyldigTil: '2015-04-30' } },
-        { organisation: 'Bestyrelse', hovedtype: 'LEDELSESORGAN', funktion: 'FORMAND', aktiv: true, periode: { gyldigFra: '2015-05-01', gyldigTil: null } },
-        { organisation: 'EJERREGISTER', hovedtype: 'REGISTER', funktion: null, aktiv: true, periode: { gyldigFra: '2010-01-01', gyldigTil: null } },
-        { organisation: 'Reelle ejere', hovedtype: 'REGISTER', funktion: null, aktiv: true, periode: { gyldigFra: '2018-04-01', gyldigTil: null } },
+        {
+          organisation: 'Direktion',
+          hovedtype: 'LEDELSESORGAN',
+          funktion: 'adm. dir',
+          aktiv: true,
+          periode: { gyldigFra: '2012-01-01', gyldigTil: null },
+        },
+        {
+          organisation: 'Bestyrelse',
+          hovedtype: 'LEDELSESORGAN',
+          funktion: 'MEDLEM',
+          aktiv: false,
+          periode: { gyldigFra: '2010-01-01', gyldigTil: '2015-04-30' },
+        },
+        {
+          organisation: 'Bestyrelse',
+          hovedtype: 'LEDELSESORGAN',
+          funktion: 'FORMAND',
+          aktiv: true,
+          periode: { gyldigFra: '2015-05-01', gyldigTil: null },
+        },
+        {
+          organisation: 'EJERREGISTER',
+          hovedtype: 'REGISTER',
+          funktion: null,
+          aktiv: true,
+          periode: { gyldigFra: '2010-01-01', gyldigTil: null },
+        },
+        {
+          organisation: 'Reelle ejere',
+          hovedtype: 'REGISTER',
+          funktion: null,
+          aktiv: true,
+          periode: { gyldigFra: '2018-04-01', gyldigTil: null },
+        },
       ],
       funktioner: ['adm. dir', 'FORMAND'],
       // Both registers hold a value: the legal owners' register wins, raw value kept.
@@ -589,7 +800,15 @@ describe('find_ejere', () => {
       enhedsNummer: 4000004,
       cvrNummer: null,
       aktiv: false,
-      roller: [{ organisation: 'Bestyrelse', hovedtype: 'LEDELSESORGAN', funktion: 'MEDLEM', aktiv: false, periode: { gyldigFra: '2010-01-01', gyldigTil: '2016-06-30' } }],
+      roller: [
+        {
+          organisation: 'Bestyrelse',
+          hovedtype: 'LEDELSESORGAN',
+          funktion: 'MEDLEM',
+          aktiv: false,
+          periode: { gyldigFra: '2010-01-01', gyldigTil: '2016-06-30' },
+        },
+      ],
       funktioner: [],
       ejerandel: null,
       stemmeret: null,
@@ -601,10 +820,26 @@ describe('find_ejere', () => {
       enhedsNummer: 4000005,
       cvrNummer: 33963556,
       aktiv: true,
-      roller: [{ organisation: 'Revision', hovedtype: 'REVISION', funktion: null, aktiv: true, periode: { gyldigFra: '2014-01-01', gyldigTil: null } }],
+      roller: [
+        {
+          organisation: 'Revision',
+          hovedtype: 'REVISION',
+          funktion: null,
+          aktiv: true,
+          periode: { gyldigFra: '2014-01-01', gyldigTil: null },
+        },
+      ],
     });
-    expect(carl).toMatchObject({ aktiv: true, funktioner: ['STIFTER'], roller: [{ organisation: 'Stiftere', hovedtype: 'STIFTERE', funktion: 'STIFTER', aktiv: true }] });
-    expect(dorte).toMatchObject({ type: 'PERSON', ejerandel: { procent: 68.8, raavaerdi: '0.688', kilde: 'Reelle ejere' }, stemmeret: { procent: 25, raavaerdi: '0.25', kilde: 'Reelle ejere' } });
+    expect(carl).toMatchObject({
+      aktiv: true,
+      funktioner: ['STIFTER'],
+      roller: [{ organisation: 'Stiftere', hovedtype: 'STIFTERE', funktion: 'STIFTER', aktiv: true }],
+    });
+    expect(dorte).toMatchObject({
+      type: 'PERSON',
+      ejerandel: { procent: 68.8, raavaerdi: '0.688', kilde: 'Reelle ejere' },
+      stemmeret: { procent: 25, raavaerdi: '0.25', kilde: 'Reelle ejere' },
+    });
 
     // No participant ever gets its enhedsNummer as cvrNummer.
     for (const p of result.ejere) expect(p.cvrNummer === null || p.cvrNummer !== p.enhedsNummer).toBe(true);
@@ -618,11 +853,19 @@ describe('find_ejere', () => {
         deltagerRelation: [
           {
             deltager: deltager(4000011, 'PERSON', [{ navn: 'Ida Hansen', periode: open(null) }]),
-            organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', open('2011-01-01'))]))])],
+            organisationer: [
+              org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [
+                member(attr('FUNKTION', [value('INTERESSENT', open('2011-01-01'))])),
+              ]),
+            ],
           },
           {
             deltager: deltager(4000012, 'PERSON', [{ navn: 'Jens Holm', periode: open(null) }]),
-            organisationer: [org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [member(attr('FUNKTION', [value('INTERESSENT', closed('2011-01-01', '2013-12-31'))]))])],
+            organisationer: [
+              org('FULDT_ANSVARLIG_DELTAGERE', 'Interessenter', [
+                member(attr('FUNKTION', [value('INTERESSENT', closed('2011-01-01', '2013-12-31'))])),
+              ]),
+            ],
           },
         ],
       },
@@ -645,7 +888,10 @@ describe('find_virksomheder_for_person', () => {
     expect(seen.body).toEqual({
       query: {
         bool: {
-          must: [{ match: { 'Vrdeltagerperson.navne.navn': { query: 'Anna Jensen', operator: 'and' } } }, { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } }],
+          must: [
+            { match: { 'Vrdeltagerperson.navne.navn': { query: 'Anna Jensen', operator: 'and' } } },
+            { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } },
+          ],
         },
       },
       size: 5,
@@ -662,13 +908,29 @@ describe('find_virksomheder_for_person', () => {
               cvrNummer: 12345678,
               navn: 'Nordisk Træ A/S',
               aktiv: true,
-              roller: [{ organisation: 'Direktion', hovedtype: 'LEDELSESORGAN', funktion: 'adm. dir', aktiv: true, periode: { gyldigFra: '2012-01-01', gyldigTil: null } }],
+              roller: [
+                {
+                  organisation: 'Direktion',
+                  hovedtype: 'LEDELSESORGAN',
+                  funktion: 'adm. dir',
+                  aktiv: true,
+                  periode: { gyldigFra: '2012-01-01', gyldigTil: null },
+                },
+              ],
             },
             {
               cvrNummer: 34567890,
               navn: 'Skovgaard ApS',
               aktiv: false,
-              roller: [{ organisation: 'Bestyrelse', hovedtype: 'LEDELSESORGAN', funktion: 'formand', aktiv: false, periode: { gyldigFra: '2009-01-01', gyldigTil: '2014-12-31' } }],
+              roller: [
+                {
+                  organisation: 'Bestyrelse',
+                  hovedtype: 'LEDELSESORGAN',
+                  funktion: 'formand',
+                  aktiv: false,
+                  periode: { gyldigFra: '2009-01-01', gyldigTil: '2014-12-31' },
+                },
+              ],
             },
           ],
         },
@@ -678,8 +940,17 @@ describe('find_virksomheder_for_person', () => {
   });
 
   it('falls back to `_id` when the document lacks enhedsNummer', async () => {
-    intercept('deltager', { body: es(1, [{ Vrdeltagerperson: { enhedstype: 'PERSON', navne: [{ navn: 'Ole Lund', periode: open(null) }] } }], ['4000042']) });
-    expect(await call('find_virksomheder_for_person', { navn: 'Ole Lund', size: 10 })).toEqual({ total: 1, personer: [{ enhedsNummer: 4000042, navn: 'Ole Lund', virksomheder: [] }] });
+    intercept('deltager', {
+      body: es(
+        1,
+        [{ Vrdeltagerperson: { enhedstype: 'PERSON', navne: [{ navn: 'Ole Lund', periode: open(null) }] } }],
+        ['4000042'],
+      ),
+    });
+    expect(await call('find_virksomheder_for_person', { navn: 'Ole Lund', size: 10 })).toEqual({
+      total: 1,
+      personer: [{ enhedsNummer: 4000042, navn: 'Ole Lund', virksomheder: [] }],
+    });
   });
 });
 
@@ -707,17 +978,41 @@ describe('share normalisation', () => {
 });
 
 describe('errors', () => {
-  async function failure(tool: RegisterToolName, reply: Parameters<typeof intercept>[1], credential: Credential = SECRET_CREDENTIAL): Promise<{ error: unknown; text: string; logs: string }> {
-    intercept(tool === 'find_produktionsenheder' ? 'produktionsenhed' : tool === 'find_virksomheder_for_person' ? 'deltager' : 'virksomhed', reply, `Basic ${SECRET_HEADER}`);
+  async function failure(
+    tool: RegisterToolName,
+    reply: Parameters<typeof intercept>[1],
+    credential: Credential = SECRET_CREDENTIAL,
+  ): Promise<{ error: unknown; text: string; logs: string }> {
+    intercept(
+      tool === 'find_produktionsenheder'
+        ? 'produktionsenhed'
+        : tool === 'find_virksomheder_for_person'
+          ? 'deltager'
+          : 'virksomhed',
+      reply,
+      `Basic ${SECRET_HEADER}`,
+    );
     const h = harness(tool, credential);
     const args = { query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 };
-    const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)(args, h.ctx).then(
+    const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)(
+      args,
+      h.ctx,
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
-    const text = error instanceof ToolError ? formatText((registerDescriptor.errors as Record<string, { text: string }>)[error.code]!.text, error.params) : String(error);
+    const text =
+      error instanceof ToolError
+        ? formatText((registerDescriptor.errors as Record<string, { text: string }>)[error.code]!.text, error.params)
+        : String(error);
     const logs = h.logs.join('');
-    for (const haystack of [text, String(error), JSON.stringify(error), JSON.stringify((error as { body?: unknown }).body ?? null), logs]) {
+    for (const haystack of [
+      text,
+      String(error),
+      JSON.stringify(error),
+      JSON.stringify((error as { body?: unknown }).body ?? null),
+      logs,
+    ]) {
       expect(haystack).not.toContain(SECRET);
       expect(haystack).not.toContain(SECRET_HEADER);
     }
@@ -725,20 +1020,32 @@ describe('errors', () => {
   }
 
   it.each([401, 403])('HTTP %i → register_auth', async (status) => {
-    const { error, text } = await failure('soeg_virksomhed', { status, body: 'Unauthorized', headers: { 'content-type': 'text/plain' } });
+    const { error, text } = await failure('soeg_virksomhed', {
+      status,
+      body: 'Unauthorized',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({ code: 'register_auth', params: {} });
     expect(text).toMatch(/^RegisterAuthError: /);
   });
 
   it('HTTP 500 → register_api with the status', async () => {
-    const { error, text } = await failure('hent_virksomhed', { status: 500, body: '<html><body>Internal Server Error</body></html>', headers: { 'content-type': 'text/html' } });
+    const { error, text } = await failure('hent_virksomhed', {
+      status: 500,
+      body: '<html><body>Internal Server Error</body></html>',
+      headers: { 'content-type': 'text/html' },
+    });
     expect(error).toMatchObject({ code: 'register_api', params: { status: 500 } });
     expect(text).toBe('RegisterApiError: the company register answered HTTP 500.');
   });
 
   it('an HTML page with 200 → register_api 200', async () => {
-    const { error, text } = await failure('find_ejere', { status: 200, body: '<!DOCTYPE html><html><title>Vedligeholdelse</title></html>', headers: { 'content-type': 'text/html' } });
+    const { error, text } = await failure('find_ejere', {
+      status: 200,
+      body: '<!DOCTYPE html><html><title>Vedligeholdelse</title></html>',
+      headers: { 'content-type': 'text/html' },
+    });
     expect(error).toMatchObject({ code: 'register_api', params: { status: 200 } });
     expect(text).toBe('RegisterApiError: the company register answered HTTP 200.');
   });
@@ -750,7 +1057,13 @@ describe('errors', () => {
 
   it('an ES 400 error → register_api 400, the ES error type logged without secrets', async () => {
     const esError = {
-      error: { root_cause: [{ type: 'parsing_exception', reason: '[match] query malformed' }], type: 'parsing_exception', reason: '[match] query malformed', line: 1, col: 30 },
+      error: {
+        root_cause: [{ type: 'parsing_exception', reason: '[match] query malformed' }],
+        type: 'parsing_exception',
+        reason: '[match] query malformed',
+        line: 1,
+        col: 30,
+      },
       status: 400,
     };
     const { error, text, logs } = await failure('find_virksomheder_for_person', { status: 400, body: esError });
@@ -760,7 +1073,10 @@ describe('errors', () => {
   });
 
   it('HTTP 404 → register_api 404', async () => {
-    const { error } = await failure('soeg_virksomhed', { status: 404, body: { error: 'index_not_found_exception', status: 404 } });
+    const { error } = await failure('soeg_virksomhed', {
+      status: 404,
+      body: { error: 'index_not_found_exception', status: 404 },
+    });
     expect(error).toMatchObject({ code: 'register_api', params: { status: 404 } });
   });
 
@@ -776,7 +1092,10 @@ describe('errors', () => {
   }
 
   it.each(['network', 'timeout'] as const)('a %s fault is rethrown for the generic text', async (kind) => {
-    const fault = new UpstreamError(kind, kind === 'timeout' ? 'upstream did not answer within 20000 ms' : 'upstream unreachable: ECONNRESET');
+    const fault = new UpstreamError(
+      kind,
+      kind === 'timeout' ? 'upstream did not answer within 20000 ms' : 'upstream unreachable: ECONNRESET',
+    );
     const h = failingUpstream('find_ejere', fault);
     const error = await registerHandlers.find_ejere({ cvrNummer: 12345678 }, h.ctx).catch((e: unknown) => e);
     expect(error).toBe(fault);
@@ -784,9 +1103,21 @@ describe('errors', () => {
   });
 
   it.each<[string, UpstreamError, number]>([
-    ['a body over the size cap (no status)', new UpstreamError('too_large', 'upstream response passed the 8388608-byte cap'), 502],
-    ['a refused off-origin request (no status)', new UpstreamError('client', "refusing a request outside the connector's origin"), 502],
-    ['a 429 (the register has no retry policy)', new UpstreamError('throttled', 'upstream answered HTTP 429', { status: 429 }), 429],
+    [
+      'a body over the size cap (no status)',
+      new UpstreamError('too_large', 'upstream response passed the 8388608-byte cap'),
+      502,
+    ],
+    [
+      'a refused off-origin request (no status)',
+      new UpstreamError('client', "refusing a request outside the connector's origin"),
+      502,
+    ],
+    [
+      'a 429 (the register has no retry policy)',
+      new UpstreamError('throttled', 'upstream answered HTTP 429', { status: 429 }),
+      429,
+    ],
     ['a redirect (never followed)', new UpstreamError('client', 'upstream answered HTTP 302', { status: 302 }), 302],
   ])('%s → register_api %i', async (_label, fault, status) => {
     const h = failingUpstream('soeg_virksomhed', fault);
@@ -797,7 +1128,10 @@ describe('errors', () => {
 
   it('results never carry the credential', async () => {
     intercept('virksomhed', { body: es(1, [NORDISK]) }, `Basic ${SECRET_HEADER}`);
-    const result = await registerHandlers.hent_virksomhed({ cvrNummer: 12345678 }, harness('hent_virksomhed', SECRET_CREDENTIAL).ctx);
+    const result = await registerHandlers.hent_virksomhed(
+      { cvrNummer: 12345678 },
+      harness('hent_virksomhed', SECRET_CREDENTIAL).ctx,
+    );
     expect(JSON.stringify(result)).not.toContain(SECRET);
     expect(JSON.stringify(result)).not.toContain(SECRET_HEADER);
   });
@@ -812,7 +1146,13 @@ describe('credential', () => {
     ["':' in the username", { kind: 'managed_basic', username: 'cvr:svc', password: SECRET }],
     ['another credential kind', { kind: 'api_key', apiKey: SECRET }],
   ])('%s → register_config, nothing sent upstream', async (_label, credential) => {
-    for (const tool of ['soeg_virksomhed', 'hent_virksomhed', 'find_produktionsenheder', 'find_ejere', 'find_virksomheder_for_person'] as const) {
+    for (const tool of [
+      'soeg_virksomhed',
+      'hent_virksomhed',
+      'find_produktionsenheder',
+      'find_ejere',
+      'find_virksomheder_for_person',
+    ] as const) {
       const error = await (registerHandlers[tool] as (a: unknown, c: TestToolContext) => Promise<unknown>)(
         { query: 'x', navn: 'x', cvrNummer: 12345678, size: 10 },
         harness(tool, credential).ctx,
@@ -827,7 +1167,9 @@ describe('credential', () => {
   });
 
   it('no credential at all → the platform CredentialMissingError', async () => {
-    const error = await registerHandlers.soeg_virksomhed({ query: 'x', size: 10 }, harness('soeg_virksomhed', null).ctx).catch((e: unknown) => e);
+    const error = await registerHandlers
+      .soeg_virksomhed({ query: 'x', size: 10 }, harness('soeg_virksomhed', null).ctx)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'credential_missing', params: { connector_id: 'register' } });
   });
 
@@ -838,7 +1180,14 @@ describe('credential', () => {
   });
 
   it('a size outside 1 to 50 never reaches the register', async () => {
-    await expect(registerHandlers.soeg_virksomhed({ query: 'x', size: 500 }, harness('soeg_virksomhed').ctx)).rejects.toThrow(/size/);
-    await expect(registerHandlers.find_produktionsenheder({ cvrNummer: 12345678, size: 0 }, harness('find_produktionsenheder').ctx)).rejects.toThrow(/size/);
+    await expect(
+      registerHandlers.soeg_virksomhed({ query: 'x', size: 500 }, harness('soeg_virksomhed').ctx),
+    ).rejects.toThrow(/size/);
+    await expect(
+      registerHandlers.find_produktionsenheder(
+        { cvrNummer: 12345678, size: 0 },
+        harness('find_produktionsenheder').ctx,
+      ),
+    ).rejects.toThrow(/size/);
   });
 });

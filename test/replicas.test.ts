@@ -20,7 +20,10 @@ describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis')
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     const env = {
       REDIS_URL,
       REDIS_PREFIX: `test-${schema}:`,
@@ -63,9 +66,17 @@ describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis')
     await stores[0]!.accounts.setFairUse(t.account.id, { mode: 'hard', quota: 3 });
     await a.app.context.state.refresh();
     await b.app.context.state.refresh();
-    const call = (gw: StartedGateway) => rpc(gw.url, 'register', t.token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } });
+    const call = (gw: StartedGateway) =>
+      rpc(gw.url, 'register', t.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } },
+      });
     const results = await Promise.all([call(a), call(b), call(a), call(b), call(a), call(b)]);
-    const texts = results.map((r) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text);
+    const texts = results.map(
+      (r) => (r.json as { result: { content: Array<{ text: string }> } }).result.content[0]!.text,
+    );
     expect(texts.filter((x) => x.startsWith('Fair-use quota reached'))).toHaveLength(3);
     await a.app.context.meter.flush();
     await b.app.context.meter.flush();
@@ -81,7 +92,8 @@ describe('two replicas sharing PostgreSQL and Redis', needs('postgres', 'redis')
     expect(b.app.context.state.isSubscribed(t.account.id, 'register')).toBe(false);
     await stores[0]!.accounts.setSubscription(t.account.id, 'register', true);
     await a.app.context.state.refresh();
-    for (let i = 0; i < 50 && !b.app.context.state.isSubscribed(t.account.id, 'register'); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && !b.app.context.state.isSubscribed(t.account.id, 'register'); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(b.app.context.state.isSubscribed(t.account.id, 'register')).toBe(true);
   });
 });

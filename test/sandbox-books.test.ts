@@ -3,19 +3,39 @@
 // echo, the queryFilter grammar, invoice filters, bare arrays, PDFs, reports, entries, brownout,
 // faults, and the demo data. No connector code is involved.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BOOKS_BIG_FILE_BYTES, BOOKS_BIG_FILE_GUID, BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_REMINDED_INVOICE_GUID, BOOKS_THROTTLED_ORG_ID, type Row } from '../sandbox/books/data.ts';
+import {
+  BOOKS_BIG_FILE_BYTES,
+  BOOKS_BIG_FILE_GUID,
+  BOOKS_DEMO_ORG_ID,
+  BOOKS_FREE_ORG_ID,
+  BOOKS_REMINDED_INVOICE_GUID,
+  BOOKS_THROTTLED_ORG_ID,
+  type Row,
+} from '../sandbox/books/data.ts';
 import { BOOKS_FIELDS } from '../sandbox/books/documented-fields.ts';
-import { BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksSandbox, startBooksSandbox } from '../sandbox/books/server.ts';
+import {
+  BOOKS_SANDBOX_OTHER_USER_TOKEN,
+  BOOKS_SANDBOX_TOKEN,
+  type BooksSandbox,
+  startBooksSandbox,
+} from '../sandbox/books/server.ts';
 
 const O = BOOKS_DEMO_ORG_ID;
 let sandbox: BooksSandbox;
 
-async function get(path: string, options: { token?: string | null; accept?: string; method?: string; body?: unknown } = {}) {
+async function get(
+  path: string,
+  options: { token?: string | null; accept?: string; method?: string; body?: unknown } = {},
+) {
   const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
   const token = options.token === undefined ? BOOKS_SANDBOX_TOKEN : options.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${sandbox.url}${path}`, { method: options.method ?? 'GET', headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: options.method ?? 'GET',
+    headers,
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
   const bytes = Buffer.from(await res.arrayBuffer());
   const text = bytes.toString('utf8');
   let json: any;
@@ -41,9 +61,13 @@ beforeEach(() => {
 
 describe('Dinero sandbox: tokens and organisations', () => {
   it('no token, an unknown token or an expired one → 401 {code: 41}', async () => {
-    for (const token of [null, 'nope']) expect(await get(`/v1/organizations`, { token })).toMatchObject({ status: 401, json: { code: 41 } });
+    for (const token of [null, 'nope'])
+      expect(await get(`/v1/organizations`, { token })).toMatchObject({ status: 401, json: { code: 41 } });
     sandbox.setSwitches({ tokenExpired: true });
-    expect((await get(`/v1/${O}/accountingyears`)).json).toMatchObject({ code: 41, message: 'The access token has expired.' });
+    expect((await get(`/v1/${O}/accountingyears`)).json).toMatchObject({
+      code: 41,
+      message: 'The access token has expired.',
+    });
   });
 
   it('a free organisation → 403 {code: 90} everywhere except /v1/organizations (48 by switch)', async () => {
@@ -56,7 +80,9 @@ describe('Dinero sandbox: tokens and organisations', () => {
 
   it('an organisation outside the token set → 403', async () => {
     expect((await get(`/v1/${O}/vatTypes`, { token: BOOKS_SANDBOX_OTHER_USER_TOKEN })).status).toBe(403);
-    expect((await get('/v1/organizations', { token: BOOKS_SANDBOX_OTHER_USER_TOKEN })).json).toEqual([{ id: BOOKS_FREE_ORG_ID, name: 'Solo Design (gratis)', isPro: false }]);
+    expect((await get('/v1/organizations', { token: BOOKS_SANDBOX_OTHER_USER_TOKEN })).json).toEqual([
+      { id: BOOKS_FREE_ORG_ID, name: 'Solo Design (gratis)', isPro: false },
+    ]);
   });
 });
 
@@ -79,7 +105,10 @@ describe('Dinero sandbox: rate limit, brownout, faults', () => {
     expect((await get(`/v1/${O}/products`)).status).toBe(480);
     expect((await get(`/v1/${O}/vatTypes`)).status).toBe(200);
     sandbox.setSwitches({ fault: 'serverError', faultCount: 1 });
-    expect(await get(`/v1/${O}/vatTypes`)).toMatchObject({ status: 500, json: { code: 500, message: expect.any(String) } });
+    expect(await get(`/v1/${O}/vatTypes`)).toMatchObject({
+      status: 500,
+      json: { code: 500, message: expect.any(String) },
+    });
     expect((await get(`/v1/${O}/vatTypes`)).status).toBe(200);
     sandbox.setSwitches({ fault: 'nonJson', faultPath: '/invoices' });
     expect((await get(`/v1/${O}/invoices`)).json).toBeUndefined();
@@ -87,7 +116,10 @@ describe('Dinero sandbox: rate limit, brownout, faults', () => {
   });
 
   it('latency injection still answers; the controls are served over HTTP and reject unknown switches', async () => {
-    const set = await fetch(`${sandbox.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ latencyMs: 50 }) });
+    const set = await fetch(`${sandbox.url}/__sandbox/switches`, {
+      method: 'POST',
+      body: JSON.stringify({ latencyMs: 50 }),
+    });
     expect(((await set.json()) as { latencyMs: number }).latencyMs).toBe(50);
     expect((await get(`/v1/${O}/vatTypes`)).status).toBe(200);
     const bad = await fetch(`${sandbox.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ nope: 1 }) });
@@ -100,12 +132,24 @@ describe('Dinero sandbox: rate limit, brownout, faults', () => {
     expect((await get(`/v1/${O}/contacts`, { method: 'POST', body: { Name: 'x' } })).status).toBe(405);
     expect((await get(`/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}`, { method: 'DELETE' })).status).toBe(405);
     expect(sandbox.stats.writeLog.map((w) => w.method)).toEqual(['POST', 'DELETE']);
-    const calc = await get(`/v1/${O}/invoices/fetch`, { method: 'POST', body: { ProductLines: [{ Description: 'x', Quantity: 1, AccountNumber: 1000, BaseAmountValue: 100 }] } });
+    const calc = await get(`/v1/${O}/invoices/fetch`, {
+      method: 'POST',
+      body: { ProductLines: [{ Description: 'x', Quantity: 1, AccountNumber: 1000, BaseAmountValue: 100 }] },
+    });
     expect(calc.json).toMatchObject({ TotalExclVat: 100, TotalVat: 25, TotalInclVat: 125 });
-    expect((await get(`/v1/${O}/invoices/fetch`, { method: 'POST', body: { ProductLines: [] } })).json).toMatchObject({ code: 42, validationErrors: { ProductLines: expect.any(String) } });
+    expect((await get(`/v1/${O}/invoices/fetch`, { method: 'POST', body: { ProductLines: [] } })).json).toMatchObject({
+      code: 42,
+      validationErrors: { ProductLines: expect.any(String) },
+    });
     const preview = await get(`/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders/fetch`, {
       method: 'POST',
-      body: { Date: '2025-06-20', WithFee: true, WithInterestFee: true, WithCompensationFee: false, WithDebtCollectionWarning: true },
+      body: {
+        Date: '2025-06-20',
+        WithFee: true,
+        WithInterestFee: true,
+        WithCompensationFee: false,
+        WithDebtCollectionWarning: true,
+      },
     });
     expect(preview.json.code).toBe(42); // already 3 reminders
     expect(sandbox.stats.calculations).toBe(3);
@@ -118,7 +162,13 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
   it('the envelope: exact keys, 0-based page, default 100, pageSize over 1000 → 400 (or clamped)', async () => {
     const page = (await get(`/v1/${O}/contacts`)).json;
     expect(Object.keys(page)).toEqual(['Collection', 'Pagination']);
-    expect(page.Pagination).toEqual({ MaxPageSizeAllowed: 1000, PageSize: 100, Result: 100, ResultWithoutFilter: 240, Page: 0 });
+    expect(page.Pagination).toEqual({
+      MaxPageSizeAllowed: 1000,
+      PageSize: 100,
+      Result: 100,
+      ResultWithoutFilter: 240,
+      Page: 0,
+    });
     expect((await get(`/v1/${O}/contacts?page=2`)).json.Pagination).toMatchObject({ Page: 2, Result: 40 });
     expect(await get(`/v1/${O}/contacts?pageSize=1001`)).toMatchObject({ status: 400, json: { code: 42 } });
     sandbox.setSwitches({ pageSizeOverMax: 'clamp' });
@@ -134,17 +184,30 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
   });
 
   it('fields: exactly the requested names in the requested casing; lower-case defaults without it', async () => {
-    expect(Object.keys((await get(`/v1/${O}/contacts?fields=contactGUID,NAME`)).json.Collection[0])).toEqual(['contactGUID', 'NAME']);
+    expect(Object.keys((await get(`/v1/${O}/contacts?fields=contactGUID,NAME`)).json.Collection[0])).toEqual([
+      'contactGUID',
+      'NAME',
+    ]);
     expect(Object.keys((await get(`/v1/${O}/contacts`)).json.Collection[0])).toEqual(['name', 'contactGuid']);
     expect(Object.keys((await get('/v1/organizations')).json[0])).toEqual(['id', 'name', 'isPro']);
-    expect((await get(`/v1/${O}/contacts?fields=Name,Nope`)).json).toMatchObject({ code: 42, validationErrors: { fields: "Unknown field 'Nope'." } });
+    expect((await get(`/v1/${O}/contacts?fields=Name,Nope`)).json).toMatchObject({
+      code: 42,
+      validationErrors: { fields: "Unknown field 'Nope'." },
+    });
   });
 
   it("fields: only each endpoint's documented names; others → 400 and recorded, or left out by switch", async () => {
     for (const [endpoint, spec] of Object.entries(BOOKS_FIELDS)) {
       const path = spec.path
         .replace('{o}', String(O))
-        .replace('{guid}', String(sandbox.data.organizations.get(O)!.contacts.find((c) => sandbox.data.organizations.get(O)!.notes.has(c.ContactGuid as string))!.ContactGuid));
+        .replace(
+          '{guid}',
+          String(
+            sandbox.data.organizations
+              .get(O)!
+              .contacts.find((c) => sandbox.data.organizations.get(O)!.notes.has(c.ContactGuid as string))!.ContactGuid,
+          ),
+        );
       // Every documented name is accepted (null where a row lacks it), in the requested casing.
       const answer = await get(`${path}?fields=${spec.documented.join(',')}`);
       expect(answer.status, endpoint).toBe(200);
@@ -152,9 +215,15 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
       expect(Object.keys(rows[0]!), endpoint).toEqual([...spec.documented]);
       // Without fields: the documented defaults, in their documented casing.
       const defaults = await get(path);
-      expect(Object.keys(((Array.isArray(defaults.json) ? defaults.json : defaults.json.Collection) as Row[])[0]!), endpoint).toEqual([...spec.defaults]);
+      expect(
+        Object.keys(((Array.isArray(defaults.json) ? defaults.json : defaults.json.Collection) as Row[])[0]!),
+        endpoint,
+      ).toEqual([...spec.defaults]);
       // A name the endpoint does not document: 400 code 42.
-      expect(await get(`${path}?fields=${spec.documented[0]},Website`), endpoint).toMatchObject({ status: 400, json: { code: 42, validationErrors: { fields: "Unknown field 'Website'." } } });
+      expect(await get(`${path}?fields=${spec.documented[0]},Website`), endpoint).toMatchObject({
+        status: 400,
+        json: { code: 42, validationErrors: { fields: "Unknown field 'Website'." } },
+      });
     }
     expect(sandbox.stats.undocumentedFields).toHaveLength(Object.keys(BOOKS_FIELDS).length);
     expect(sandbox.stats.undocumentedFields[0]).toEqual({ path: '/v1/organizations', field: 'Website' });
@@ -174,26 +243,40 @@ describe('Dinero sandbox: envelopes, fields and filters', () => {
   });
 
   it('queryFilter: eq/contains, single quotes, ; as AND; a bare term, foreign field, broken clause → 400', async () => {
-    const hits = (await get(`/v1/${O}/contacts?fields=Name,IsPerson&pageSize=1000&` + `queryFilter=${q("Name contains 'nordic';IsPerson eq 'false'")}`)).json.Collection as Row[];
+    const hits = (
+      await get(
+        `/v1/${O}/contacts?fields=Name,IsPerson&pageSize=1000&` +
+          `queryFilter=${q("Name contains 'nordic';IsPerson eq 'false'")}`,
+      )
+    ).json.Collection as Row[];
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((c) => String(c.Name).toLowerCase().includes('nordic') && c.IsPerson === false)).toBe(true);
     for (const bad of ['acme', "Street eq 'x'", 'Name eq acme', "Name like 'x'", "Name eq 'x' AND Email eq 'y'"]) {
       const answer = await get(`/v1/${O}/contacts?queryFilter=${q(bad)}`);
-      expect(answer, bad).toMatchObject({ status: 400, json: { code: 42, message: 'Validation failed', validationErrors: { queryFilter: expect.any(String) } } });
+      expect(answer, bad).toMatchObject({
+        status: 400,
+        json: { code: 42, message: 'Validation failed', validationErrors: { queryFilter: expect.any(String) } },
+      });
     }
   });
 
   it('invoice filters: startDate needs endDate; drafts ignore dates; statusFilter list; sort, sortOrder', async () => {
     expect((await get(`/v1/${O}/invoices?startDate=2025-01-01`)).status).toBe(400);
     expect((await get(`/v1/${O}/invoices?endDate=2025-01-01`)).status).toBe(400);
-    const future = (await get(`/v1/${O}/invoices?startDate=2031-01-01&endDate=2031-12-31&pageSize=1000&fields=Status`)).json.Collection as Row[];
+    const future = (await get(`/v1/${O}/invoices?startDate=2031-01-01&endDate=2031-12-31&pageSize=1000&fields=Status`))
+      .json.Collection as Row[];
     expect(future.length).toBeGreaterThan(0);
     expect(new Set(future.map((i) => i.Status))).toEqual(new Set(['Draft']));
-    const some = (await get(`/v1/${O}/invoices?statusFilter=Paid,OverPaid&pageSize=1000&fields=Status`)).json.Collection as Row[];
+    const some = (await get(`/v1/${O}/invoices?statusFilter=Paid,OverPaid&pageSize=1000&fields=Status`)).json
+      .Collection as Row[];
     expect(new Set(some.map((i) => i.Status))).toEqual(new Set(['Paid', 'OverPaid']));
     expect((await get(`/v1/${O}/invoices?statusFilter=Unpaid`)).status).toBe(400);
-    const asc = (await get(`/v1/${O}/invoices?statusFilter=Paid&sort=VoucherNumber&sortOrder=ascending&fields=Number&pageSize=5`)).json.Collection as Row[];
-    expect(asc.map((i) => i.Number)).toEqual([...asc.map((i) => i.Number)].sort((a, b) => (a as number) - (b as number)));
+    const asc = (
+      await get(`/v1/${O}/invoices?statusFilter=Paid&sort=VoucherNumber&sortOrder=ascending&fields=Number&pageSize=5`)
+    ).json.Collection as Row[];
+    expect(asc.map((i) => i.Number)).toEqual(
+      [...asc.map((i) => i.Number)].sort((a, b) => (a as number) - (b as number)),
+    );
     expect((await get(`/v1/${O}/invoices?changesSince=2025-01-01`)).status).toBe(400);
   });
 });
@@ -202,7 +285,12 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
   beforeEach(() => sandbox.setSwitches({ rateLimitPerMinute: 0 }));
 
   it('bare arrays stay bare; /files pages and wants yyyy/MM/dd dates', async () => {
-    for (const path of ['accountingyears', 'vatTypes', 'accounts/deposit', `invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders`])
+    for (const path of [
+      'accountingyears',
+      'vatTypes',
+      'accounts/deposit',
+      `invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders`,
+    ])
       expect(Array.isArray((await get(`/v1/${O}/${path}`)).json), path).toBe(true);
     expect(Array.isArray((await get('/v1/countries')).json)).toBe(true);
     expect((await get(`/v1/${O}/files?pageSize=3&page=1`)).json).toHaveLength(3);
@@ -220,8 +308,20 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
     expect((await get(`/v1/${O}/invoices/${bookedInvoice.Guid}`)).json.Guid).toBe(bookedInvoice.Guid);
     expect((await get(`/v1/${O}/invoices/${draft.Guid}`, { accept: 'application/octet-stream' })).status).toBe(400);
     const reminder = data.reminders.get(BOOKS_REMINDED_INVOICE_GUID)![0]!;
-    expect((await get(`/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders/${reminder.Id}`, { accept: 'application/octet-stream' })).bytes.subarray(0, 4).toString()).toBe('%PDF');
-    expect((await get(`/v1/${O}/tradeoffers/${data.tradeOffers[0]!.Guid}`, { accept: 'application/octet-stream' })).bytes.subarray(0, 4).toString()).toBe('%PDF');
+    expect(
+      (
+        await get(`/v1/${O}/invoices/${BOOKS_REMINDED_INVOICE_GUID}/reminders/${reminder.Id}`, {
+          accept: 'application/octet-stream',
+        })
+      ).bytes
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('%PDF');
+    expect(
+      (await get(`/v1/${O}/tradeoffers/${data.tradeOffers[0]!.Guid}`, { accept: 'application/octet-stream' })).bytes
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('%PDF');
     sandbox.setSwitches({ pdfContentDisposition: false });
     const contact = data.invoices[0]!.ContactGuid;
     expect((await get(`/v1/${O}/state-of-account/${contact}/pdf`)).headers.get('content-disposition')).toBeNull();
@@ -230,7 +330,11 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
   it('reports only under /{year}/reports/{kind}; an unknown year → 400; summary rows by default', async () => {
     const saldo = (await get(`/v1/${O}/2025/reports/saldo`)).json as Row[];
     expect(saldo.some((r) => r.AccountNumber === 3999)).toBe(true);
-    expect(((await get(`/v1/${O}/2025/reports/saldo?includeSummaryAccount=false`)).json as Row[]).some((r) => r.AccountNumber === 3999)).toBe(false);
+    expect(
+      ((await get(`/v1/${O}/2025/reports/saldo?includeSummaryAccount=false`)).json as Row[]).some(
+        (r) => r.AccountNumber === 3999,
+      ),
+    ).toBe(false);
     expect((await get(`/v1/${O}/2023/reports/saldo`)).status).toBe(400);
     expect((await get(`/v1/${O}/reports/saldo`)).status).toBe(404);
     const zero = ((await get(`/v1/${O}/2025/reports/balance?showZeroAccount=true`)).json as Row[]).length;
@@ -240,8 +344,12 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
   it('entries: a range across accounting years → 400; a changes window over 31 days → 400', async () => {
     expect((await get(`/v1/${O}/entries?fromDate=2024-12-01&toDate=2025-01-31`)).status).toBe(400);
     expect((await get(`/v1/${O}/entries?fromDate=2025-01-01&toDate=2025-01-31`)).status).toBe(200);
-    expect((await get(`/v1/${O}/entries/changes?changesFrom=2025-01-01T00:00:00Z&changesTo=2025-02-02T00:00:00Z`)).status).toBe(400);
-    expect((await get(`/v1/${O}/entries/changes?changesFrom=2025-01-01T00:00:00Z&changesTo=2025-02-01T00:00:00Z`)).status).toBe(200);
+    expect(
+      (await get(`/v1/${O}/entries/changes?changesFrom=2025-01-01T00:00:00Z&changesTo=2025-02-02T00:00:00Z`)).status,
+    ).toBe(400);
+    expect(
+      (await get(`/v1/${O}/entries/changes?changesFrom=2025-01-01T00:00:00Z&changesTo=2025-02-01T00:00:00Z`)).status,
+    ).toBe(200);
   });
 
   it('files: 32-character FileGuids, one over 6 MB, bytes with or without Content-Length', async () => {
@@ -271,7 +379,9 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
     expect(data.contacts).toHaveLength(250);
     expect(data.contacts.some((c) => c.DeletedAt !== null)).toBe(true);
     expect(data.invoices).toHaveLength(300);
-    expect(new Set(data.invoices.map((i) => i.Status))).toEqual(new Set(['Draft', 'Booked', 'Paid', 'OverPaid', 'Overdue']));
+    expect(new Set(data.invoices.map((i) => i.Status))).toEqual(
+      new Set(['Draft', 'Booked', 'Paid', 'OverPaid', 'Overdue']),
+    );
     expect(data.reminders.get(BOOKS_REMINDED_INVOICE_GUID)).toHaveLength(3);
     expect(data.creditNotes.every((c) => data.invoices.some((i) => i.Guid === c.CreditNoteFor))).toBe(true);
     expect(new Set(data.tradeOffers.map((t) => t.Status)).size).toBeGreaterThanOrEqual(5);
@@ -281,7 +391,8 @@ describe('Dinero sandbox: bare arrays, documents, reports, entries, data', () =>
     expect(data.vatTypes.every((v) => (v.VatRate as number) >= 0 && (v.VatRate as number) < 1)).toBe(true);
     // Every voucher is balanced: its entries sum to zero.
     const byVoucher = new Map<string, number>();
-    for (const e of data.entries) byVoucher.set(String(e.VoucherGuid), (byVoucher.get(String(e.VoucherGuid)) ?? 0) + (e.Amount as number));
+    for (const e of data.entries)
+      byVoucher.set(String(e.VoucherGuid), (byVoucher.get(String(e.VoucherGuid)) ?? 0) + (e.Amount as number));
     expect([...byVoucher.values()].every((sum) => Math.abs(sum) < 0.01)).toBe(true);
   });
 });

@@ -56,21 +56,40 @@ interface GqlOptions {
 
 let sandbox: CasesSandbox;
 
-async function post(url: string, body: string | undefined, options: { token?: string | null; method?: string; signal?: AbortSignal } = {}): Promise<Reply> {
+async function post(
+  url: string,
+  body: string | undefined,
+  options: { token?: string | null; method?: string; signal?: AbortSignal } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.token !== null) headers.authorization = `Bearer ${options.token ?? CASES_DEMO_TOKEN}`;
-  const res = await fetch(url, { method: options.method ?? 'POST', headers, ...(body === undefined ? {} : { body }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  const res = await fetch(url, {
+    method: options.method ?? 'POST',
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
 }
 
 function gql(query: string, variables?: Record<string, unknown>, options: GqlOptions = {}): Promise<Reply> {
-  const body = options.raw ?? JSON.stringify({ query, ...(variables === undefined ? {} : { variables }), ...(options.operationName === undefined ? {} : { operationName: options.operationName }) });
+  const body =
+    options.raw ??
+    JSON.stringify({
+      query,
+      ...(variables === undefined ? {} : { variables }),
+      ...(options.operationName === undefined ? {} : { operationName: options.operationName }),
+    });
   return post(options.url ?? sandbox.url, options.method === 'GET' ? undefined : body, options);
 }
 
 /** Runs a query that must succeed without errors and returns `data`. */
-async function data(query: string, variables?: Record<string, unknown>, token: string = CASES_DEMO_TOKEN): Promise<any> {
+async function data(
+  query: string,
+  variables?: Record<string, unknown>,
+  token: string = CASES_DEMO_TOKEN,
+): Promise<any> {
   const r = await gql(query, variables, { token });
   expect(r.status).toBe(200);
   const body = r.json();
@@ -80,7 +99,11 @@ async function data(query: string, variables?: Record<string, unknown>, token: s
 
 function control(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<Reply> {
   const base = sandbox.url.replace(/\/graphql$/, '');
-  return fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then(async (res) => {
+  return fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(async (res) => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
   });
@@ -108,7 +131,12 @@ const INVOICES_PAGE = `query Invoices($cursor: String, $case: Int, $between: Sal
   }
 }`;
 
-async function allPages(query: string, root: string, variables: Record<string, unknown>, token = CASES_DEMO_TOKEN): Promise<{ items: any[]; pages: number }> {
+async function allPages(
+  query: string,
+  root: string,
+  variables: Record<string, unknown>,
+  token = CASES_DEMO_TOKEN,
+): Promise<{ items: any[]; pages: number }> {
   const items: any[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -146,8 +174,12 @@ describe('cases sandbox: HTTP surface', () => {
     expect(broken.status).toBe(400);
     expect(broken.json().errors[0].message).toMatch(/JSON/);
     expect((await gql('', undefined, { raw: '{"variables":{}}' })).status).toBe(400);
-    expect((await gql('{ __typename }', undefined, { raw: '{"query":"{ __typename }","variables":[1]}' })).status).toBe(400);
-    expect((await gql('{ __typename }', undefined, { url: sandbox.url.replace(/graphql$/, 'graphiql') })).status).toBe(404);
+    expect((await gql('{ __typename }', undefined, { raw: '{"query":"{ __typename }","variables":[1]}' })).status).toBe(
+      400,
+    );
+    expect((await gql('{ __typename }', undefined, { url: sandbox.url.replace(/graphql$/, 'graphiql') })).status).toBe(
+      404,
+    );
   });
 
   it('returns parse and validation errors with HTTP 200, locations and no data', async () => {
@@ -194,7 +226,10 @@ describe('cases sandbox: bearer auth and isolation', () => {
     sandbox.setSwitches({ unauthenticated: 'http200' });
     const r = await gql('{ __typename }', undefined, { token: 'wrong' });
     expect(r.status).toBe(200);
-    expect(r.json()).toEqual({ data: null, errors: [{ message: 'Unauthenticated.', extensions: { category: 'authentication' } }] });
+    expect(r.json()).toEqual({
+      data: null,
+      errors: [{ message: 'Unauthenticated.', extensions: { category: 'authentication' } }],
+    });
     sandbox.setSwitches({ unauthenticated: 'http403' });
     expect((await gql('{ __typename }', undefined, { token: null })).status).toBe(403);
   });
@@ -209,22 +244,33 @@ describe('cases sandbox: bearer auth and isolation', () => {
     const other = await allPages(CASES_PAGE, 'cases', { limit: 200 }, CASES_OTHER_TOKEN);
     expect(other.items.map((c) => c.id).sort()).toEqual([...OTHER_COMPANY_CASE_IDS].sort());
     const a = await data('query($n: String!) { caseByCaseNumber(caseNumber: $n) { id } }', { n: SHARED_CASE_NUMBER });
-    const b = await data('query($n: String!) { caseByCaseNumber(caseNumber: $n) { id } }', { n: SHARED_CASE_NUMBER }, CASES_OTHER_TOKEN);
+    const b = await data(
+      'query($n: String!) { caseByCaseNumber(caseNumber: $n) { id } }',
+      { n: SHARED_CASE_NUMBER },
+      CASES_OTHER_TOKEN,
+    );
     expect(a.caseByCaseNumber.id).not.toBe(b.caseByCaseNumber.id);
     expect(OTHER_COMPANY_CASE_IDS).toContain(b.caseByCaseNumber.id);
-    const foreign = (await gql('query($id: Int!) { caseById(id: $id) { id } }', { id: OTHER_COMPANY_CASE_IDS[0] })).json();
+    const foreign = (
+      await gql('query($id: Int!) { caseById(id: $id) { id } }', { id: OTHER_COMPANY_CASE_IDS[0] })
+    ).json();
     expect(foreign.data.caseById).toBeNull();
     expect(foreign.errors[0].extensions.validation).toEqual({ id: ['The selected id is invalid.'] });
     const hours = await data(HOURS_PAGE, { case: OTHER_COMPANY_CASE_IDS[0] });
     expect(hours.hours.items).toEqual([]);
     const invoices = await data(INVOICES_PAGE, {}, CASES_OTHER_TOKEN);
-    expect(invoices.salesInvoices.items.every((i: any) => (OTHER_COMPANY_CASE_IDS as readonly number[]).includes(i.case.id))).toBe(true);
+    expect(
+      invoices.salesInvoices.items.every((i: any) => (OTHER_COMPANY_CASE_IDS as readonly number[]).includes(i.case.id)),
+    ).toBe(true);
   });
 });
 
 describe('cases sandbox: cursors, limit and orderBy', () => {
   it('walks every demo case in updatedAt DESC order with ties broken on id', async () => {
-    const { items, pages } = await allPages(CASES_PAGE, 'cases', { limit: 200, orderBy: [{ field: 'updatedAt', direction: 'DESC' }] });
+    const { items, pages } = await allPages(CASES_PAGE, 'cases', {
+      limit: 200,
+      orderBy: [{ field: 'updatedAt', direction: 'DESC' }],
+    });
     expect(items).toHaveLength(DEMO_CASE_COUNT);
     expect(pages).toBe(Math.ceil(DEMO_CASE_COUNT / 200));
     expect(new Set(items.map((c) => c.id)).size).toBe(DEMO_CASE_COUNT);
@@ -246,18 +292,34 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
     expect(first.previousCursor).toBeNull();
     expect(first.nextCursor).toMatch(/^[A-Za-z0-9_-]+$/);
     const last = first.items[2];
-    expect(decodeCursor(first.nextCursor)).toEqual({ updatedAt: last.updatedAt, id: last.id, _pointsToNextItems: true });
-    const second = (await data(CASES_PAGE, { limit: 3, cursor: first.nextCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })).cases;
+    expect(decodeCursor(first.nextCursor)).toEqual({
+      updatedAt: last.updatedAt,
+      id: last.id,
+      _pointsToNextItems: true,
+    });
+    const second = (
+      await data(CASES_PAGE, { limit: 3, cursor: first.nextCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })
+    ).cases;
     expect(second.items[0].id).not.toBe(last.id);
     expect(decodeCursor(second.previousCursor)).toMatchObject({ id: second.items[0].id, _pointsToNextItems: false });
-    const back = (await data(CASES_PAGE, { limit: 3, cursor: second.previousCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })).cases;
+    const back = (
+      await data(CASES_PAGE, {
+        limit: 3,
+        cursor: second.previousCursor,
+        orderBy: { field: 'updatedAt', direction: 'DESC' },
+      })
+    ).cases;
     expect(back.items).toEqual(first.items);
     expect(back.previousCursor).toBeNull();
     const byId = (await data(CASES_PAGE, { limit: 2, orderBy: { field: 'id', direction: 'ASC' } })).cases;
     expect(decodeCursor(byId.nextCursor)).toEqual({ id: byId.items[1].id, _pointsToNextItems: true });
     const tail = (await data(CASES_PAGE, { limit: 200, orderBy: { field: 'id', direction: 'DESC' } })).cases;
     const lastPage = (
-      await data(CASES_PAGE, { limit: 200, orderBy: { field: 'id', direction: 'ASC' }, cursor: Buffer.from(JSON.stringify({ id: tail.items[5].id, _pointsToNextItems: true })).toString('base64url') })
+      await data(CASES_PAGE, {
+        limit: 200,
+        orderBy: { field: 'id', direction: 'ASC' },
+        cursor: Buffer.from(JSON.stringify({ id: tail.items[5].id, _pointsToNextItems: true })).toString('base64url'),
+      })
     ).cases;
     expect(lastPage.items).toHaveLength(5);
     expect(lastPage.nextCursor).toBeNull();
@@ -265,7 +327,9 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
 
   it('rejects malformed and foreign-order cursors with a GraphQL error', async () => {
     const byId = (await data(CASES_PAGE, { limit: 2, orderBy: { field: 'id', direction: 'ASC' } })).cases;
-    const foreign = (await gql(CASES_PAGE, { limit: 2, cursor: byId.nextCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })).json();
+    const foreign = (
+      await gql(CASES_PAGE, { limit: 2, cursor: byId.nextCursor, orderBy: { field: 'updatedAt', direction: 'DESC' } })
+    ).json();
     expect(foreign.data.cases).toBeNull();
     expect(foreign.errors[0]).toMatchObject({ message: FOREIGN_CURSOR_MESSAGE, path: ['cases'] });
     for (const cursor of [
@@ -281,23 +345,43 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
   });
 
   it('accepts orderBy as a list or a single object and checks the field name', async () => {
-    const single = await data('{ cases(pagination: { limit: 5 }, orderBy: { field: ' + '"caseNumber", direction: ASC }) { items { id caseNumber } } }');
-    const list = await data('{ cases(pagination: { limit: 5 }, orderBy: [{ field: ' + '"caseNumber", direction: ASC }]) { items { id caseNumber } } }');
+    const single = await data(
+      '{ cases(pagination: { limit: 5 }, orderBy: { field: ' +
+        '"caseNumber", direction: ASC }) { items { id caseNumber } } }',
+    );
+    const list = await data(
+      '{ cases(pagination: { limit: 5 }, orderBy: [{ field: ' +
+        '"caseNumber", direction: ASC }]) { items { id caseNumber } } }',
+    );
     expect(single).toEqual(list);
     const numbers = single.cases.items.map((c: any) => c.caseNumber);
     expect(numbers).toEqual([...numbers].sort());
-    for (const field of ['createdAt', 'id', 'updatedAt']) await data(`{ cases(pagination: { limit: 1 }, orderBy: { field: "${field}", direction: DESC }) { items { id } } }`);
-    const bad = (await gql('{ cases(pagination: { limit: 1 }, orderBy: [{ field: "id", direction: ASC }, ' + '{ field: "updated_at", direction: DESC }]) { items { id } } }')).json();
+    for (const field of ['createdAt', 'id', 'updatedAt'])
+      await data(
+        `{ cases(pagination: { limit: 1 }, orderBy: { field: "${field}", direction: DESC }) { items { id } } }`,
+      );
+    const bad = (
+      await gql(
+        '{ cases(pagination: { limit: 1 }, orderBy: [{ field: "id", direction: ASC }, ' +
+          '{ field: "updated_at", direction: DESC }]) { items { id } } }',
+      )
+    ).json();
     expect(bad.data.cases).toBeNull();
-    expect(bad.errors[0].extensions.validation).toEqual({ 'orderBy.1.field': ['The selected orderBy.1.field is invalid.'] });
-    const enumDirection = (await gql('{ cases(pagination: { limit: 1 }, orderBy: { field: "id", direction: "ASC" }) { items { id } } }')).json();
+    expect(bad.errors[0].extensions.validation).toEqual({
+      'orderBy.1.field': ['The selected orderBy.1.field is invalid.'],
+    });
+    const enumDirection = (
+      await gql('{ cases(pagination: { limit: 1 }, orderBy: { field: "id", direction: "ASC" }) { items { id } } }')
+    ).json();
     expect(enumDirection.data).toBeUndefined();
   });
 
   it('rejects limit < 1 and limit over the cap, or clamps when switched', async () => {
     for (const limit of [0, -1]) {
       const r = (await gql(CASES_PAGE, { limit })).json();
-      expect(r.errors[0].extensions.validation).toEqual({ 'pagination.limit': ['The pagination.limit must be at least 1.'] });
+      expect(r.errors[0].extensions.validation).toEqual({
+        'pagination.limit': ['The pagination.limit must be at least 1.'],
+      });
     }
     const over = (await gql(CASES_PAGE, { limit: 201 })).json();
     expect(over.errors[0].extensions.validation['pagination.limit'][0]).toMatch(/greater than 200/);
@@ -307,13 +391,21 @@ describe('cases sandbox: cursors, limit and orderBy', () => {
   });
 
   it('filters and searches cases server-side', async () => {
-    const found = await data('query($q: String) { cases(pagination: { limit: 50 }, search: { query: $q, ' + 'fields: ["description"] }) { items { id description } } }', {
-      q: SEARCH_WORD.toUpperCase(),
-    });
+    const found = await data(
+      'query($q: String) { cases(pagination: { limit: 50 }, search: { query: $q, ' +
+        'fields: ["description"] }) { items { id description } } }',
+      {
+        q: SEARCH_WORD.toUpperCase(),
+      },
+    );
     expect(found.cases.items.map((c: any) => c.id).sort()).toEqual(SEARCH_WORD_CASES.map((c) => c.id).sort());
-    const badField = (await gql('{ cases(pagination: { limit: 1 }, search: { query: "x", fields: ["nope"] }) { items { id } } }')).json();
+    const badField = (
+      await gql('{ cases(pagination: { limit: 1 }, search: { query: "x", fields: ["nope"] }) { items { id } } }')
+    ).json();
     expect(badField.errors[0].extensions.validation).toHaveProperty(['search.fields.0']);
-    const closed = await data('{ cases(pagination: { limit: 200 }, filters: { statuses: [5] }) { items { status { text } } } }');
+    const closed = await data(
+      '{ cases(pagination: { limit: 200 }, filters: { statuses: [5] }) { items { status { text } } } }',
+    );
     expect(closed.cases.items.length).toBeGreaterThan(0);
     expect(new Set(closed.cases.items.map((c: any) => c.status.text))).toEqual(new Set(['Lukket']));
   });
@@ -334,7 +426,8 @@ describe('cases sandbox: between bounds (Unix seconds)', () => {
       expect(exclusive.every((h: any) => h.startTime >= from && h.startTime < to)).toBe(true);
       expect(exclusive.some((h: any) => h.startTime === from)).toBe(true);
       expect(exclusive.some((h: any) => h.startTime === to - 1)).toBe(true);
-      const invoices = (await data(INVOICES_PAGE, { case: DST_CASE_ID, between: { field: 'date', from, to } })).salesInvoices.items;
+      const invoices = (await data(INVOICES_PAGE, { case: DST_CASE_ID, between: { field: 'date', from, to } }))
+        .salesInvoices.items;
       expect(invoices.map((i: any) => i.date).sort()).toEqual([from, to]);
     }
   });
@@ -350,7 +443,10 @@ describe('cases sandbox: between bounds (Unix seconds)', () => {
     expect(values.__type.enumValues.map((v: any) => v.name)).toEqual(['START_TIME', 'CREATED_AT', 'UPDATED_AT']);
     const invoiceColumns = await data('{ __type(name: "SalesInvoiceBetweenColumn") { enumValues { name } } }');
     expect(invoiceColumns.__type.enumValues.map((v: any) => v.name)).toEqual(['DATE', 'CREATED_AT']);
-    expect((await data(INVOICES_PAGE, { case: DST_CASE_ID, between: { field: 'DATE', from: 0, to: 2_000_000_000 } })).salesInvoices.items.length).toBeGreaterThan(0);
+    expect(
+      (await data(INVOICES_PAGE, { case: DST_CASE_ID, between: { field: 'DATE', from: 0, to: 2_000_000_000 } }))
+        .salesInvoices.items.length,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -361,7 +457,11 @@ describe('cases sandbox: validation error layouts', () => {
     const body = r.json();
     expect(body.data).toEqual({ caseById: null });
     expect(body.errors).toHaveLength(1);
-    expect(body.errors[0]).toMatchObject({ message: 'validation', path: ['caseById'], extensions: { validation: { id: ['The selected id is invalid.'] } } });
+    expect(body.errors[0]).toMatchObject({
+      message: 'validation',
+      path: ['caseById'],
+      extensions: { validation: { id: ['The selected id is invalid.'] } },
+    });
     expect(body.errors[0].locations).toHaveLength(1);
   });
 
@@ -369,7 +469,12 @@ describe('cases sandbox: validation error layouts', () => {
     sandbox.setSwitches({ validationLayout: 'legacy' });
     const body = (await gql('query($id: Int!) { caseById(id: $id) { id } }', { id: UNKNOWN_CASE_ID })).json();
     expect(body.data).toEqual({ caseById: null });
-    expect(body.errors[0]).toMatchObject({ message: 'validation', path: ['caseById'], type: 'ValidationError', validation: { id: ['The selected id is invalid.'] } });
+    expect(body.errors[0]).toMatchObject({
+      message: 'validation',
+      path: ['caseById'],
+      type: 'ValidationError',
+      validation: { id: ['The selected id is invalid.'] },
+    });
     expect(body.errors[0].extensions?.validation).toBeUndefined();
   });
 
@@ -379,7 +484,11 @@ describe('cases sandbox: validation error layouts', () => {
 });
 
 describe('cases sandbox: throttling', () => {
-  const headersOf = (r: Reply) => ({ limit: r.headers.get('x-ratelimit-limit'), remaining: r.headers.get('x-ratelimit-remaining'), retryAfter: r.headers.get('retry-after') });
+  const headersOf = (r: Reply) => ({
+    limit: r.headers.get('x-ratelimit-limit'),
+    remaining: r.headers.get('x-ratelimit-remaining'),
+    retryAfter: r.headers.get('retry-after'),
+  });
 
   it('throttles exactly the next N requests with 429, Retry-After and the Laravel body', async () => {
     sandbox.setSwitches({ throttleNext: 2 });
@@ -404,7 +513,10 @@ describe('cases sandbox: throttling', () => {
     sandbox.setSwitches({ throttleNext: 1, retryAfter: 'auto', throttleMode: 'http200' });
     const inside = await gql('{ __typename }');
     expect(inside.status).toBe(200);
-    expect(inside.json()).toEqual({ data: null, errors: [{ message: 'Too Many Attempts.', type: 'ThrottleRequestsException' }] });
+    expect(inside.json()).toEqual({
+      data: null,
+      errors: [{ message: 'Too Many Attempts.', type: 'ThrottleRequestsException' }],
+    });
     expect(headersOf(inside).retryAfter).toBe('1');
   });
 
@@ -434,7 +546,8 @@ describe('cases sandbox: throttling', () => {
 });
 
 describe('cases sandbox: introspection, schema modes and deprecation', () => {
-  const CASE_FIELDS = '{ __type(name: "Case") { fields { name } } economy: __type(name: "Economy") { fields { name } } }';
+  const CASE_FIELDS =
+    '{ __type(name: "Case") { fields { name } } economy: __type(name: "Economy") { fields { name } } }';
   const names = (d: any, key: string): string[] => d[key].fields.map((f: any) => f.name);
 
   it('serves genuine introspection by default and refuses it when switched off', async () => {
@@ -458,7 +571,19 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
     const pub = await data(CASE_FIELDS);
     for (const f of spec) expect(names(pub, '__type')).not.toContain(f);
     for (const f of specEconomy) expect(names(pub, 'economy')).not.toContain(f);
-    expect(names(pub, '__type')).toEqual(expect.arrayContaining(['id', 'caseNumber', 'description', 'status', 'caseType', 'customer', 'responsibleUser', 'economy', 'updatedAt']));
+    expect(names(pub, '__type')).toEqual(
+      expect.arrayContaining([
+        'id',
+        'caseNumber',
+        'description',
+        'status',
+        'caseType',
+        'customer',
+        'responsibleUser',
+        'economy',
+        'updatedAt',
+      ]),
+    );
     const failing = (await gql('{ caseById(id: 1003) { id foreman { fullName } } }')).json();
     expect(failing.data).toBeUndefined();
     expect(failing.errors[0].message).toMatch(/foreman/);
@@ -469,22 +594,32 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
   it('serves scalar status/caseType, an object orderBy and an object hours case filter behind switches', async () => {
     const demo = casesDataset().companies.get(1)!.casesById.get(DEMO_CASE_ID)!;
     const parentHours = casesDataset().companies.get(1)!.hoursByCase.get(PARENT_CASE_ID)!.length;
-    const subHours = SUB_CASE_IDS.reduce((n, id) => n + (casesDataset().companies.get(1)!.hoursByCase.get(id)?.length ?? 0), 0);
+    const subHours = SUB_CASE_IDS.reduce(
+      (n, id) => n + (casesDataset().companies.get(1)!.hoursByCase.get(id)?.length ?? 0),
+      0,
+    );
     const shapes =
       '{ s: __type(name: "Case") { fields { name type { kind name } } } q: __type(name: "Query") ' +
       '{ fields { name args { name type { kind name ofType { kind name } } } } } f: __type(name: ' +
       '"HoursFilterInput") { inputFields { name type { kind name } } } }';
     const typeOf = (d: any, field: string) => d.s.fields.find((f: any) => f.name === field).type;
-    const orderByOf = (d: any) => d.q.fields.find((f: any) => f.name === 'cases').args.find((a: any) => a.name === 'orderBy').type;
+    const orderByOf = (d: any) =>
+      d.q.fields.find((f: any) => f.name === 'cases').args.find((a: any) => a.name === 'orderBy').type;
     const caseFilterOf = (d: any) => d.f.inputFields.find((f: any) => f.name === 'case').type;
 
     // Today's shapes (the defaults).
     const today = await data(shapes);
     expect(typeOf(today, 'status')).toEqual({ kind: 'OBJECT', name: 'CaseStatus' });
     expect(typeOf(today, 'caseType')).toEqual({ kind: 'OBJECT', name: 'CaseType' });
-    expect(orderByOf(today)).toEqual({ kind: 'LIST', name: null, ofType: { kind: 'INPUT_OBJECT', name: 'OrderByInput' } });
+    expect(orderByOf(today)).toEqual({
+      kind: 'LIST',
+      name: null,
+      ofType: { kind: 'INPUT_OBJECT', name: 'OrderByInput' },
+    });
     expect(caseFilterOf(today)).toEqual({ kind: 'SCALAR', name: 'Int' });
-    expect((await gql('{ caseById(id: 1003) { status } }')).json().errors[0].message).toMatch(/must have a selection of subfields/);
+    expect((await gql('{ caseById(id: 1003) { status } }')).json().errors[0].message).toMatch(
+      /must have a selection of subfields/,
+    );
 
     sandbox.setSwitches({ caseTexts: 'scalar', orderByShape: 'object', hoursCaseFilter: 'object' });
     const other = await data(shapes);
@@ -492,8 +627,12 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
     expect(typeOf(other, 'caseType')).toEqual({ kind: 'SCALAR', name: 'String' });
     expect(orderByOf(other)).toEqual({ kind: 'INPUT_OBJECT', name: 'OrderByInput', ofType: null });
     expect(caseFilterOf(other)).toEqual({ kind: 'INPUT_OBJECT', name: 'HourCaseFilterInput' });
-    expect(await data('{ caseById(id: 1003) { status caseType } }')).toEqual({ caseById: { status: demo.status.text, caseType: demo.caseType.text } });
-    expect((await gql('{ caseById(id: 1003) { status { text } } }')).json().errors[0].message).toMatch(/must not have a selection/);
+    expect(await data('{ caseById(id: 1003) { status caseType } }')).toEqual({
+      caseById: { status: demo.status.text, caseType: demo.caseType.text },
+    });
+    expect((await gql('{ caseById(id: 1003) { status { text } } }')).json().errors[0].message).toMatch(
+      /must not have a selection/,
+    );
     // The single-object form validates under both declarations; a list only under the list one.
     const single = '{ cases(pagination: { limit: 3 }, orderBy: { field: "id", direction: DESC }) { items { id } } }';
     expect((await data(single)).cases.items.map((c: any) => c.id)).toEqual(
@@ -502,25 +641,52 @@ describe('cases sandbox: introspection, schema modes and deprecation', () => {
         .slice(0, 3)
         .map((c) => c.id),
     );
-    expect((await gql('{ cases(pagination: { limit: 3 }, orderBy: [{ field: "id", direction: DESC }]) { items { id } } }')).json().errors).toHaveLength(1);
-    const hours = (filter: string) => data(`{ hours(pagination: { limit: 200 }, filters: { case: ${filter} }) { items { id } } }`);
+    expect(
+      (
+        await gql('{ cases(pagination: { limit: 3 }, orderBy: [{ field: "id", direction: DESC }]) { items { id } } }')
+      ).json().errors,
+    ).toHaveLength(1);
+    const hours = (filter: string) =>
+      data(`{ hours(pagination: { limit: 200 }, filters: { case: ${filter} }) { items { id } } }`);
     expect((await hours(`{ id: ${PARENT_CASE_ID} }`)).hours.items).toHaveLength(parentHours);
     expect((await hours(`{ id: ${PARENT_CASE_ID}, includeSubcases: false }`)).hours.items).toHaveLength(parentHours);
-    expect((await hours(`{ id: ${PARENT_CASE_ID}, includeSubcases: true }`)).hours.items).toHaveLength(parentHours + subHours);
-    expect((await gql(`{ hours(pagination: { limit: 5 }, filters: { case: ${PARENT_CASE_ID} }) { items { id } } }`)).json().errors).toHaveLength(1);
+    expect((await hours(`{ id: ${PARENT_CASE_ID}, includeSubcases: true }`)).hours.items).toHaveLength(
+      parentHours + subHours,
+    );
+    expect(
+      (await gql(`{ hours(pagination: { limit: 5 }, filters: { case: ${PARENT_CASE_ID} }) { items { id } } }`)).json()
+        .errors,
+    ).toHaveLength(1);
 
     sandbox.resetSwitches();
     expect((await data(single)).cases.items).toHaveLength(3);
-    expect(await data('{ caseById(id: 1003) { status { text } } }')).toEqual({ caseById: { status: { text: demo.status.text } } });
+    expect(await data('{ caseById(id: 1003) { status { text } } }')).toEqual({
+      caseById: { status: { text: demo.status.text } },
+    });
   });
 
   it('hides the deprecated gpsEntries from introspection but still executes it', async () => {
-    const fields = await data('{ __schema { queryType { fields { name } } } all: __type(name: "Query") { ' + 'fields(includeDeprecated: true) { name isDeprecated } } }');
+    const fields = await data(
+      '{ __schema { queryType { fields { name } } } all: __type(name: "Query") { ' +
+        'fields(includeDeprecated: true) { name isDeprecated } } }',
+    );
     const visible = fields.__schema.queryType.fields.map((f: any) => f.name);
-    expect(visible).toEqual(expect.arrayContaining(['cases', 'caseById', 'caseByCaseNumber', 'hours', 'hourAggregate', 'caseMaterials', 'salesInvoices']));
+    expect(visible).toEqual(
+      expect.arrayContaining([
+        'cases',
+        'caseById',
+        'caseByCaseNumber',
+        'hours',
+        'hourAggregate',
+        'caseMaterials',
+        'salesInvoices',
+      ]),
+    );
     expect(visible).not.toContain('gpsEntries');
     expect(fields.all.fields).toContainEqual({ name: 'gpsEntries', isDeprecated: true });
-    const gps = await data('{ gpsEntries(pagination: { limit: 3 }) { items { id latitude timestamp user { fullName } } nextCursor } }');
+    const gps = await data(
+      '{ gpsEntries(pagination: { limit: 3 }) { items { id latitude timestamp user { fullName } } nextCursor } }',
+    );
     expect(gps.gpsEntries.items).toHaveLength(3);
   });
 });
@@ -535,7 +701,11 @@ describe('cases sandbox: mutations', () => {
     const r = await data('mutation { updateCase(id: 1003, description: "hacked") { id description } }');
     expect(r.updateCase).toEqual({ id: DEMO_CASE_ID, description: 'hacked' });
     expect(sandbox.mutationLog).toHaveLength(1);
-    expect(JSON.parse(sandbox.mutationLog[0]!)).toMatchObject({ field: 'updateCase', companyId: 1, args: { id: 1003, description: 'hacked' } });
+    expect(JSON.parse(sandbox.mutationLog[0]!)).toMatchObject({
+      field: 'updateCase',
+      companyId: 1,
+      args: { id: 1003, description: 'hacked' },
+    });
     expect(await data('{ caseById(id: 1003) { description } }')).toEqual(before);
     sandbox.resetStats();
     expect(sandbox.mutationLog).toEqual([]);
@@ -545,7 +715,9 @@ describe('cases sandbox: mutations', () => {
 describe('cases sandbox: faults', () => {
   it('fails one field with an SQLSTATE error beside partial data', async () => {
     sandbox.setSwitches({ sqlErrorField: 'Query.salesInvoices' });
-    const body = (await gql('{ caseById(id: 1003) { id } salesInvoices(pagination: { limit: 1 }) { items { id } } }')).json();
+    const body = (
+      await gql('{ caseById(id: 1003) { id } salesInvoices(pagination: { limit: 1 }) { items { id } } }')
+    ).json();
     expect(body.data).toEqual({ caseById: { id: DEMO_CASE_ID }, salesInvoices: null });
     expect(body.errors).toHaveLength(1);
     expect(body.errors[0]).toMatchObject({ message: SQL_ERROR_MESSAGE, path: ['salesInvoices'] });
@@ -605,7 +777,10 @@ describe('cases sandbox: control endpoints', () => {
     expect((await control('/__sandbox/switches')).json().retryAfter).toBe(30);
     const unknown = await control('/__sandbox/switches', { nope: true });
     expect(unknown.status).toBe(400);
-    expect(unknown.json()).toEqual({ error: 'unknown switch "nope"', switches: expect.arrayContaining(['schemaMode', 'limitCap', 'failNext']) });
+    expect(unknown.json()).toEqual({
+      error: 'unknown switch "nope"',
+      switches: expect.arrayContaining(['schemaMode', 'limitCap', 'failNext']),
+    });
     const invalid = await control('/__sandbox/switches', { schemaMode: 'weird' });
     expect(invalid.status).toBe(400);
     expect(invalid.json().error).toBe('invalid value for schemaMode: "weird"');
@@ -614,11 +789,20 @@ describe('cases sandbox: control endpoints', () => {
     expect(sandbox.switches.schemaMode).toBe('extended');
     expect(() => sandbox.setSwitches({ betweenTo: 'sometimes' as never })).toThrow(TypeError);
     const reset = await control('/__sandbox/reset', {});
-    expect(reset.json()).toMatchObject({ validationLayout: 'extensions', retryAfter: 'auto', rateLimitPerMinute: 1_000_000 });
+    expect(reset.json()).toMatchObject({
+      validationLayout: 'extensions',
+      retryAfter: 'auto',
+      rateLimitPerMinute: 1_000_000,
+    });
     expect((await control('/__sandbox/nothing')).status).toBe(404);
     const noLog = await control('/__sandbox/requests');
     expect(noLog.status).toBe(404);
-    expect(noLog.json().controls).toEqual(['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'POST /__sandbox/reset']);
+    expect(noLog.json().controls).toEqual([
+      'GET /__sandbox/switches',
+      'POST /__sandbox/switches',
+      'GET /__sandbox/stats',
+      'POST /__sandbox/reset',
+    ]);
   });
 
   it('starts in the schema mode given as an option', async () => {
@@ -631,7 +815,10 @@ describe('cases sandbox: control endpoints', () => {
       await local.close();
     }
     await expect(startCasesSandbox({ schemaMode: 'odd' as never })).rejects.toThrow(TypeError);
-    const shaped = await startCasesSandbox({ port: 0, shapes: { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' } });
+    const shaped = await startCasesSandbox({
+      port: 0,
+      shapes: { caseTexts: 'scalar', orderBy: 'object', hoursCaseFilter: 'object' },
+    });
     try {
       expect(shaped.switches).toMatchObject({ caseTexts: 'scalar', orderByShape: 'object', hoursCaseFilter: 'object' });
       shaped.resetSwitches();
@@ -665,7 +852,11 @@ describe('cases sandbox: seeded data', () => {
   it('is deterministic: a fresh process builds a byte-identical dataset', async () => {
     const fingerprint = (ds: ReturnType<typeof casesDataset>): string =>
       createHash('sha256')
-        .update(JSON.stringify([...ds.companies.values()].map((c) => [c.cases, c.hours, c.invoices, c.materials, c.products])))
+        .update(
+          JSON.stringify(
+            [...ds.companies.values()].map((c) => [c.cases, c.hours, c.invoices, c.materials, c.products]),
+          ),
+        )
         .digest('hex');
     const dataModule = fileURLToPath(new URL('../sandbox/cases/data.ts', import.meta.url));
     const script =
@@ -673,7 +864,9 @@ describe('cases sandbox: seeded data', () => {
       'const ds = casesDataset(); ' +
       `process.stdout.write(createHash('sha256').update(JSON.stringify([...ds.companies.values()].map((c) => ` +
       `[c.cases, c.hours, c.invoices, c.materials, c.products]))).digest('hex'));`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (output += chunk));
@@ -693,7 +886,8 @@ describe('cases sandbox: seeded data', () => {
     const invoices = await allPages(INVOICES_PAGE, 'salesInvoices', { case: MANY_INVOICES_CASE_ID });
     expect(invoices.items).toHaveLength(MANY_INVOICES_COUNT);
     const agg = await data(
-      'query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name ' + 'totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }',
+      'query($id: Int!) { hourAggregate(caseId: $id) { totalCostPrice totalHours hourTypes { name ' +
+        'totalCostPrice totalHours } } caseById(id: $id) { economy { hoursCostprice } } }',
       { id: BIG_HOURS_CASE_ID },
     );
     const sum = big.items.reduce((s, h) => s + h.costPrice, 0);
@@ -707,7 +901,8 @@ describe('cases sandbox: seeded data', () => {
   it('places hours and invoices on Copenhagen midnights and DST days, with hours over the change', async () => {
     const hours = (
       await allPages(
-        'query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: ' + '1012 }) { items { id description startTime stopTime billableHours } nextCursor } }',
+        'query($cursor: String) { hours(pagination: { cursor: $cursor, limit: 200 }, filters: { case: ' +
+          '1012 }) { items { id description startTime stopTime billableHours } nextCursor } }',
         'hours',
         {},
       )
@@ -728,7 +923,9 @@ describe('cases sandbox: seeded data', () => {
       expect(local(midnight)).toMatch(/, 00:00:00$/);
       expect(copenhagenDate(midnight)).toBe(day);
       expect(hours.some((h) => h.startTime === midnight)).toBe(true);
-      const over = hours.find((h) => h.description === 'Akut udkald over tidsskift' && copenhagenDate(h.startTime) === day);
+      const over = hours.find(
+        (h) => h.description === 'Akut udkald over tidsskift' && copenhagenDate(h.startTime) === day,
+      );
       expect(over).toBeDefined();
       // 01:30 to 03:30 on the wall clock: one real hour in March, three in October.
       expect(over.stopTime - over.startTime).toBe(day.slice(5, 7) === '03' ? 3600 : 3 * 3600);
@@ -743,7 +940,10 @@ describe('cases sandbox: seeded data', () => {
   });
 
   it('has parent/sub-case pairs that agree both ways', async () => {
-    const d = await data('query($id: Int!) { caseById(id: $id) { id subCases { id parentCaseId caseNumber } caseNumber } }', { id: PARENT_CASE_ID });
+    const d = await data(
+      'query($id: Int!) { caseById(id: $id) { id subCases { id parentCaseId caseNumber } caseNumber } }',
+      { id: PARENT_CASE_ID },
+    );
     expect(d.caseById.subCases.map((s: any) => s.id)).toEqual([...SUB_CASE_IDS]);
     for (const sub of d.caseById.subCases) {
       expect(sub.parentCaseId).toBe(PARENT_CASE_ID);
@@ -774,14 +974,18 @@ describe('cases sandbox: seeded data', () => {
     );
     expect(d.caseById.offerTotal).toBe(d.caseById.economy.revisedOffer ?? d.caseById.economy.offer);
     const products = await data('{ products(pagination: { limit: 5 }) { items { costPrice listPrice } } }');
-    for (const p of products.products.items) expect(Number.isInteger(p.listPrice) && Number.isInteger(p.costPrice)).toBe(true);
+    for (const p of products.products.items)
+      expect(Number.isInteger(p.listPrice) && Number.isInteger(p.costPrice)).toBe(true);
   });
 });
 
 describe('cases sandbox: script mode', () => {
   it('starts, prints its URL and the demo token when run with node', async () => {
     const script = fileURLToPath(new URL('../sandbox/cases/server.ts', import.meta.url));
-    const child = spawn(process.execPath, [script], { env: { ...process.env, CASES_SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, CASES_SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let output = '';
       child.stdout.setEncoding('utf8');

@@ -21,7 +21,14 @@ import {
   ERP_UNKNOWN_COMPANY_ID,
 } from '../sandbox/erp/data.ts';
 import { sandbox as erpSandboxRecord } from '../sandbox/erp/index.ts';
-import { ERP_DEFAULT_SLOW_DELAY_MS, ERP_SANDBOX_TOKEN, ERP_SANDBOX_UNLICENSED_TOKEN, type ErpSandbox, type ErpTokenVerdict, startErpSandbox } from '../sandbox/erp/server.ts';
+import {
+  ERP_DEFAULT_SLOW_DELAY_MS,
+  ERP_SANDBOX_TOKEN,
+  ERP_SANDBOX_UNLICENSED_TOKEN,
+  type ErpSandbox,
+  type ErpTokenVerdict,
+  startErpSandbox,
+} from '../sandbox/erp/server.ts';
 
 type Row = Record<string, any>;
 
@@ -55,7 +62,12 @@ async function call(url: string, options: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   const token = options.token === undefined ? ERP_SANDBOX_TOKEN : options.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url, { method: options.method ?? 'GET', headers, ...(options.body === undefined ? {} : { body: options.body }), ...(options.signal ? { signal: options.signal } : {}) });
+  const res = await fetch(url, {
+    method: options.method ?? 'GET',
+    headers,
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
 }
@@ -106,10 +118,16 @@ describe('base URL and path forms', () => {
     expect(bare.status).toBe(200);
     expect(withTenant.json().value).toEqual(bare.json().value);
     expect(withDomain.json().value).toEqual(bare.json().value);
-    expect(withTenant.json()['@odata.context']).toBe(`${sb.url}/v2.0/${ERP_TENANT_ID}/Production/api/v2.0/$metadata#companies`);
+    expect(withTenant.json()['@odata.context']).toBe(
+      `${sb.url}/v2.0/${ERP_TENANT_ID}/Production/api/v2.0/$metadata#companies`,
+    );
     expect(bare.json()['@odata.context']).toBe(`${sb.url}/v2.0/Production/api/v2.0/$metadata#companies`);
     expect(bare.headers.get('odata-version')).toBe('4.0');
-    expectError(await call(`${sb.url}/v2.0/11111111-2222-4333-8444-555555555555/Production/api/v2.0/companies`), 401, 'Authentication_InvalidCredentials');
+    expectError(
+      await call(`${sb.url}/v2.0/11111111-2222-4333-8444-555555555555/Production/api/v2.0/companies`),
+      401,
+      'Authentication_InvalidCredentials',
+    );
   });
 
   it('serves under a configured base path and puts the configured public origin into absolute links', async () => {
@@ -119,10 +137,17 @@ describe('base URL and path forms', () => {
       expect(other.publicUrl).toBe('http://erp.test.invalid:8443/bc');
       const origin = other.url.slice(0, -'/bc'.length);
       expect((await call(`${origin}/v2.0/Production/api/v2.0/companies`)).status).toBe(404);
-      const r = await call(`${other.url}/v2.0/Production/api/v2.0/companies(${ERP_DEMO_COMPANY_ID})/customers`, { headers: pageOf(50) });
+      const r = await call(`${other.url}/v2.0/Production/api/v2.0/companies(${ERP_DEMO_COMPANY_ID})/customers`, {
+        headers: pageOf(50),
+      });
       expect(r.status).toBe(200);
-      expect(r.json()['@odata.context']).toBe('http://erp.test.invalid:8443/bc/v2.0/Production/api/v2.0/' + `$metadata#companies(${ERP_DEMO_COMPANY_ID})/customers`);
-      expect(r.json()['@odata.nextLink']).toMatch(/^http:\/\/erp\.test\.invalid:8443\/bc\/v2\.0\/Production\/api\/v2\.0\/companies\(/);
+      expect(r.json()['@odata.context']).toBe(
+        'http://erp.test.invalid:8443/bc/v2.0/Production/api/v2.0/' +
+          `$metadata#companies(${ERP_DEMO_COMPANY_ID})/customers`,
+      );
+      expect(r.json()['@odata.nextLink']).toMatch(
+        /^http:\/\/erp\.test\.invalid:8443\/bc\/v2\.0\/Production\/api\/v2\.0\/companies\(/,
+      );
       expect((await call(`${other.url}/environments/v1.2`)).status).toBe(200);
     } finally {
       await other.close();
@@ -136,18 +161,37 @@ describe('environments', () => {
     expect(r.status).toBe(200);
     const envs = r.json().value as Row[];
     const byName = new Map(envs.map((e) => [e.name, e]));
-    expect(byName.get('Production')).toMatchObject({ type: 'production', applicationFamily: 'BusinessCentral', countryCode: 'DK', aadTenantId: ERP_TENANT_ID });
+    expect(byName.get('Production')).toMatchObject({
+      type: 'production',
+      applicationFamily: 'BusinessCentral',
+      countryCode: 'DK',
+      aadTenantId: ERP_TENANT_ID,
+    });
     expect(byName.get('Sandbox')).toMatchObject({ applicationFamily: 'BusinessCentral' });
     expect('countryCode' in byName.get('Sandbox')!).toBe(false);
     const foreign = envs.filter((e) => e.applicationFamily !== 'BusinessCentral');
     expect(foreign.map((e) => e.name)).toEqual([ERP_FOREIGN_ENV]);
-    for (const e of envs) for (const key of ['aadTenantId', 'applicationFamily', 'type', 'name', 'webServiceUrl', 'webClientLoginUrl', 'ringName']) expect(e).toHaveProperty(key);
+    for (const e of envs)
+      for (const key of [
+        'aadTenantId',
+        'applicationFamily',
+        'type',
+        'name',
+        'webServiceUrl',
+        'webClientLoginUrl',
+        'ringName',
+      ])
+        expect(e).toHaveProperty(key);
   });
 
   it('answers 404 for an unknown or foreign environment and 403 on the admin API', async () => {
     expectError(await call(`${api('Staging')}/companies`), 404, 'BadRequest_NotFound');
     expectError(await call(`${api(ERP_FOREIGN_ENV)}/companies`), 404, 'BadRequest_NotFound');
-    expectError(await call(`${sb.url}/admin/v2.24/applications/BusinessCentral/environments`), 403, 'Authorization_InsufficientPermissions');
+    expectError(
+      await call(`${sb.url}/admin/v2.24/applications/BusinessCentral/environments`),
+      403,
+      'Authorization_InsufficientPermissions',
+    );
   });
 });
 
@@ -159,7 +203,19 @@ describe('companies and companyInformation', () => {
     expect(sandboxEnv.map((c) => c.id)).toEqual([ERP_SANDBOX_COMPANY_ID]);
     for (const c of [...prod, ...sandboxEnv]) {
       expect(Object.keys(c).sort()).toEqual(
-        ['@odata.etag', 'id', 'systemVersion', 'timestamp', 'name', 'displayName', 'businessProfileId', 'systemCreatedAt', 'systemCreatedBy', 'systemModifiedAt', 'systemModifiedBy'].sort(),
+        [
+          '@odata.etag',
+          'id',
+          'systemVersion',
+          'timestamp',
+          'name',
+          'displayName',
+          'businessProfileId',
+          'systemCreatedAt',
+          'systemCreatedBy',
+          'systemModifiedAt',
+          'systemModifiedBy',
+        ].sort(),
       );
     }
     expect(new Set(prod.map((c) => c['@odata.etag'])).size).toBe(2);
@@ -193,7 +249,9 @@ describe('companies and companyInformation', () => {
     ]) {
       expect(demo.value[0]).toHaveProperty([key]);
     }
-    expect((await call(`${company(ERP_SANDBOX_COMPANY_ID, 'Sandbox')}/companyInformation`)).json().value).toHaveLength(1);
+    expect((await call(`${company(ERP_SANDBOX_COMPANY_ID, 'Sandbox')}/companyInformation`)).json().value).toHaveLength(
+      1,
+    );
     const empty = await call(`${company(ERP_SECOND_COMPANY_ID)}/companyInformation`);
     expect(empty.status).toBe(200);
     expect(empty.json().value).toEqual([]);
@@ -228,7 +286,9 @@ describe('demo data', () => {
     const aged = await all('agedAccountsReceivables');
     expect(aged.length).toBeGreaterThan(0);
     const open = new Map<string, number>();
-    for (const inv of invoices) if (inv.status === 'Open') open.set(inv.customerId, (open.get(inv.customerId) ?? 0) + inv.totalAmountIncludingTax);
+    for (const inv of invoices)
+      if (inv.status === 'Open')
+        open.set(inv.customerId, (open.get(inv.customerId) ?? 0) + inv.totalAmountIncludingTax);
     expect(new Set(aged.map((a) => a.customerId))).toEqual(new Set(open.keys()));
     for (const a of aged) {
       expect(a.balanceDue).toBeCloseTo(open.get(a.customerId)!, 2);
@@ -237,7 +297,16 @@ describe('demo data', () => {
   });
 
   it('serves every other allow-listed set empty, under its real v2.0 name', async () => {
-    const withData = new Set(['customers', 'vendors', 'items', 'generalLedgerEntries', 'salesInvoices', 'salesInvoiceLines', 'agedAccountsReceivables', 'companyInformation']);
+    const withData = new Set([
+      'customers',
+      'vendors',
+      'items',
+      'generalLedgerEntries',
+      'salesInvoices',
+      'salesInvoiceLines',
+      'agedAccountsReceivables',
+      'companyInformation',
+    ]);
     for (const set of ERP_SERVED_ALLOW_LISTED) {
       if (set === 'subscriptions') continue;
       const r = await call(`${company()}/${set}`);
@@ -257,9 +326,19 @@ describe('service document and $metadata', () => {
     expect(body['@odata.context']).toBe(`${api()}/$metadata`);
     const names = (body.value as Row[]).map((e) => e.name);
     for (const e of body.value as Row[]) expect(e).toEqual({ name: e.name, kind: 'EntitySet', url: e.name });
-    for (const n of ['companies', 'subscriptions', 'pdfDocument', 'agedAccountsReceivables', 'agedAccountsPayables', 'salespeoplePurchasers', 'customers', 'generalLedgerEntries'])
+    for (const n of [
+      'companies',
+      'subscriptions',
+      'pdfDocument',
+      'agedAccountsReceivables',
+      'agedAccountsPayables',
+      'salespeoplePurchasers',
+      'customers',
+      'generalLedgerEntries',
+    ])
       expect(names).toContain(n);
-    for (const n of ['agedAccountsReceivable', 'agedAccountsPayable', 'salespersonsPurchasers', ERP_OMITTED_SET]) expect(names).not.toContain(n);
+    for (const n of ['agedAccountsReceivable', 'agedAccountsPayable', 'salespersonsPurchasers', ERP_OMITTED_SET])
+      expect(names).not.toContain(n);
     const missing = ERP_SPEC_ALLOW_LIST.map((n) => ERP_REAL_NAMES[n] ?? n).filter((n) => !names.includes(n));
     expect(ERP_SPEC_ALLOW_LIST).toHaveLength(85);
     expect(missing).toEqual([ERP_OMITTED_SET]);
@@ -271,7 +350,9 @@ describe('service document and $metadata', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(r.text).toContain('<EntitySet Name="customers" EntityType="Microsoft.NAV.customer" />');
-    expect(r.text).toContain('<NavigationProperty Name="salesInvoiceLines" Type="Collection(Microsoft.NAV.salesInvoiceLine)" />');
+    expect(r.text).toContain(
+      '<NavigationProperty Name="salesInvoiceLines" Type="Collection(Microsoft.NAV.salesInvoiceLine)" />',
+    );
   });
 
   it('lists environment subscriptions (with clientState), reads one by string key, 404 for a GUID key', async () => {
@@ -291,7 +372,9 @@ describe('service document and $metadata', () => {
 describe('paging', () => {
   it('pages customers in 3 pages at 50 through absolute nextLinks that keep the other options', async () => {
     const reference = await all('customers', '?$orderby=number desc&$select=id,number,displayName');
-    const first = `${company()}/customers?$select=id,number,displayName&` + `$orderby=number desc&$filter=${encodeURIComponent("number ne 'X'")}`;
+    const first =
+      `${company()}/customers?$select=id,number,displayName&` +
+      `$orderby=number desc&$filter=${encodeURIComponent("number ne 'X'")}`;
     const seen: Row[] = [];
     const sizes: number[] = [];
     let next: string | undefined = first;
@@ -348,7 +431,11 @@ describe('paging', () => {
 
   it('reports @odata.count only with $count=true', async () => {
     expect((await call(`${company()}/vendors`, { headers: pageOf(10) })).json()).not.toHaveProperty(['@odata.count']);
-    const counted = (await call(`${company()}/vendors?$count=true&$filter=${encodeURIComponent('balance gt 20000')}`, { headers: pageOf(10) })).json();
+    const counted = (
+      await call(`${company()}/vendors?$count=true&$filter=${encodeURIComponent('balance gt 20000')}`, {
+        headers: pageOf(10),
+      })
+    ).json();
     expect(counted['@odata.count']).toBe((await filtered('vendors', 'balance gt 20000')).length);
     expect((await call(`${company()}/customers/$count`)).text).toBe(String(ERP_DEMO_COUNTS.customers));
   });
@@ -384,19 +471,40 @@ describe('$filter', () => {
   });
 
   it('combines with and, or on one field, not and parentheses', async () => {
-    await expectSubset('customers', "creditLimit ge 10000 and city eq 'Aarhus C'", customers, (r) => r.creditLimit >= 10000 && r.city === 'Aarhus C');
-    await expectSubset('customers', "(city eq 'Aarhus C' or city eq 'Vejle') and taxLiable eq true", customers, (r) => (r.city === 'Aarhus C' || r.city === 'Vejle') && r.taxLiable);
+    await expectSubset(
+      'customers',
+      "creditLimit ge 10000 and city eq 'Aarhus C'",
+      customers,
+      (r) => r.creditLimit >= 10000 && r.city === 'Aarhus C',
+    );
+    await expectSubset(
+      'customers',
+      "(city eq 'Aarhus C' or city eq 'Vejle') and taxLiable eq true",
+      customers,
+      (r) => (r.city === 'Aarhus C' || r.city === 'Vejle') && r.taxLiable,
+    );
     await expectSubset('customers', "not (city eq 'Aarhus C')", customers, (r) => r.city !== 'Aarhus C');
   });
 
   it('applies contains, startswith, endswith, substring, tolower and toupper', async () => {
-    await expectSubset('customers', "contains(displayName,'Trading')", customers, (r) => r.displayName.includes('Trading'));
-    await expectSubset('customers', "startswith(displayName,'Nordic')", customers, (r) => r.displayName.startsWith('Nordic'));
+    await expectSubset('customers', "contains(displayName,'Trading')", customers, (r) =>
+      r.displayName.includes('Trading'),
+    );
+    await expectSubset('customers', "startswith(displayName,'Nordic')", customers, (r) =>
+      r.displayName.startsWith('Nordic'),
+    );
     await expectSubset('customers', "endswith(displayName,'ApS')", customers, (r) => r.displayName.endsWith('ApS'));
     await expectSubset('customers', "substring(number,1,2) eq '01'", customers, (r) => r.number.slice(1, 3) === '01');
     await expectSubset('customers', "tolower(city) eq 'vejle'", customers, (r) => r.city.toLowerCase() === 'vejle');
-    await expectSubset('customers', "contains(toupper(displayName),'TRADING')", customers, (r) => r.displayName.toUpperCase().includes('TRADING'));
-    await expectSubset('customers', "contains(displayName,'Trading') eq false", customers, (r) => !r.displayName.includes('Trading'));
+    await expectSubset('customers', "contains(toupper(displayName),'TRADING')", customers, (r) =>
+      r.displayName.toUpperCase().includes('TRADING'),
+    );
+    await expectSubset(
+      'customers',
+      "contains(displayName,'Trading') eq false",
+      customers,
+      (r) => !r.displayName.includes('Trading'),
+    );
   });
 
   it('reads doubled quotes inside string literals', async () => {
@@ -407,21 +515,50 @@ describe('$filter', () => {
 
   it('takes bare dates and datetimes', async () => {
     await expectSubset('generalLedgerEntries', 'postingDate ge 2026-01-01', gl, (r) => r.postingDate >= '2026-01-01');
-    await expectSubset('generalLedgerEntries', 'postingDate ge 2025-03-01 and postingDate lt 2025-04-01', gl, (r) => r.postingDate >= '2025-03-01' && r.postingDate < '2025-04-01');
-    await expectSubset('generalLedgerEntries', 'lastModifiedDateTime gt 2026-01-01T00:00:00Z', gl, (r) => Date.parse(r.lastModifiedDateTime) > Date.parse('2026-01-01T00:00:00Z'));
-    await expectSubset('customers', 'lastModifiedDateTime lt 2025-06-01T12:00:00+02:00', customers, (r) => Date.parse(r.lastModifiedDateTime) < Date.parse('2025-06-01T10:00:00Z'));
+    await expectSubset(
+      'generalLedgerEntries',
+      'postingDate ge 2025-03-01 and postingDate lt 2025-04-01',
+      gl,
+      (r) => r.postingDate >= '2025-03-01' && r.postingDate < '2025-04-01',
+    );
+    await expectSubset(
+      'generalLedgerEntries',
+      'lastModifiedDateTime gt 2026-01-01T00:00:00Z',
+      gl,
+      (r) => Date.parse(r.lastModifiedDateTime) > Date.parse('2026-01-01T00:00:00Z'),
+    );
+    await expectSubset(
+      'customers',
+      'lastModifiedDateTime lt 2025-06-01T12:00:00+02:00',
+      customers,
+      (r) => Date.parse(r.lastModifiedDateTime) < Date.parse('2025-06-01T10:00:00Z'),
+    );
     const account = gl[0]!.accountId;
     await expectSubset('generalLedgerEntries', `accountId eq ${account}`, gl, (r) => r.accountId === account);
   });
 
   it('answers 400 BadRequest for a quoted date, an unknown or two-field filter, an unknown $select', async () => {
-    const bad = async (query: string) => expectError(await call(`${company()}/generalLedgerEntries?${query}`), 400, 'BadRequest');
-    expect((await bad(`$filter=${encodeURIComponent("postingDate ge '2026-01-01'")}`)).message).toContain("'Edm.Date' and 'Edm.String'");
-    expect((await bad(`$filter=${encodeURIComponent('postingDat ge 2026-01-01')}`)).message).toContain("Could not find a property named 'postingDat'");
-    expect((await bad(`$filter=${encodeURIComponent("accountNumber eq '2910' or documentType eq 'Payment'")}`)).message).toContain("'or'");
+    const bad = async (query: string) =>
+      expectError(await call(`${company()}/generalLedgerEntries?${query}`), 400, 'BadRequest');
+    expect((await bad(`$filter=${encodeURIComponent("postingDate ge '2026-01-01'")}`)).message).toContain(
+      "'Edm.Date' and 'Edm.String'",
+    );
+    expect((await bad(`$filter=${encodeURIComponent('postingDat ge 2026-01-01')}`)).message).toContain(
+      "Could not find a property named 'postingDat'",
+    );
+    expect(
+      (await bad(`$filter=${encodeURIComponent("accountNumber eq '2910' or documentType eq 'Payment'")}`)).message,
+    ).toContain("'or'");
     expect((await bad('$select=entryNumber,amount')).message).toContain("Could not find a property named 'amount'");
     // or on one field stays allowed; and across fields too.
-    expect((await call(`${company()}/generalLedgerEntries?` + `$filter=${encodeURIComponent("accountNumber eq '2910' or accountNumber eq '1110'")}`)).status).toBe(200);
+    expect(
+      (
+        await call(
+          `${company()}/generalLedgerEntries?` +
+            `$filter=${encodeURIComponent("accountNumber eq '2910' or accountNumber eq '1110'")}`,
+        )
+      ).status,
+    ).toBe(200);
     await bad(`$orderby=amount desc`);
     await bad(`$filter=${encodeURIComponent("displayName eq 'unterminated")}`);
     await bad(`$filter=${encodeURIComponent('entryNumber eq')}`);
@@ -440,7 +577,9 @@ describe('$select, $expand, $orderby', () => {
   });
 
   it('expands nested navigations with their own $select, $filter and $expand', async () => {
-    const query = '?$select=number,customerId&$expand=salesInvoiceLines($select=quantity,itemId;' + '$filter=quantity gt 5;$expand=item($select=number,id)),customer($select=id,displayName)';
+    const query =
+      '?$select=number,customerId&$expand=salesInvoiceLines($select=quantity,itemId;' +
+      '$filter=quantity gt 5;$expand=item($select=number,id)),customer($select=id,displayName)';
     const rows = await all('salesInvoices', query.replace(/ /g, '%20'));
     let children = 0;
     for (const inv of rows) {
@@ -497,7 +636,10 @@ describe('authentication and not-found errors', () => {
     expectError(await call(url, { token: 'not-a-token' }), 401, 'Authentication_InvalidCredentials');
     expectError(await call(url, { token: 'idp-token-expired-Pe37' }), 401, 'Authentication_InvalidCredentials');
     expectError(await call(`${sb.url}/environments/v1.2`, { token: null }), 401, 'Authentication_InvalidCredentials');
-    const r = await call(url, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, token: null });
+    const r = await call(url, {
+      headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      token: null,
+    });
     expectError(r, 401, 'Authentication_InvalidCredentials');
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
     sb.setSwitches({ tokenExpired: true });
@@ -507,13 +649,24 @@ describe('authentication and not-found errors', () => {
 
   it('accepts tokens the verifier passes, and answers 403 for an unlicensed user', async () => {
     expect((await call(`${company()}/customers?$top=1`, { token: 'idp-token-valid-Zq81' })).status).toBe(200);
-    expectError(await call(`${company()}/customers`, { token: 'idp-token-nolicence-Xr90' }), 403, 'Authorization_InsufficientPermissions');
-    expectError(await call(`${company()}/customers`, { token: ERP_SANDBOX_UNLICENSED_TOKEN }), 403, 'Authorization_InsufficientPermissions');
+    expectError(
+      await call(`${company()}/customers`, { token: 'idp-token-nolicence-Xr90' }),
+      403,
+      'Authorization_InsufficientPermissions',
+    );
+    expectError(
+      await call(`${company()}/customers`, { token: ERP_SANDBOX_UNLICENSED_TOKEN }),
+      403,
+      'Authorization_InsufficientPermissions',
+    );
     expect(sb.stats.forbidden).toBe(2);
   });
 
   it('accepts no static token when told so', async () => {
-    const strict = await startErpSandbox({ accessToken: null, verifyToken: (t) => ({ valid: t === 'only-this-one-Jd62' }) });
+    const strict = await startErpSandbox({
+      accessToken: null,
+      verifyToken: (t) => ({ valid: t === 'only-this-one-Jd62' }),
+    });
     try {
       expectError(await call(`${strict.url}/environments/v1.2`), 401, 'Authentication_InvalidCredentials');
       expect((await call(`${strict.url}/environments/v1.2`, { token: 'only-this-one-Jd62' })).status).toBe(200);
@@ -613,7 +766,12 @@ describe('switches', () => {
   });
 
   it('takes switches over the control API, refuses unknown ones, and resets', async () => {
-    const post = (body: unknown) => fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${sb.url}/__sandbox/switches`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post({ fault: 'gatewayTimeout' })).status).toBe(200);
     expect(sb.switches.fault).toBe('gatewayTimeout');
     expect((await post({ fault: 'meltdown' })).status).toBe(400);
@@ -627,7 +785,11 @@ describe('switches', () => {
 describe('read-only and the request log', () => {
   it('answers 405 to every method but GET and records each attempt', async () => {
     for (const method of ['POST', 'PATCH', 'PUT', 'DELETE']) {
-      const r = await call(`${company()}/customers`, { method, body: method === 'DELETE' ? undefined : '{"displayName":"x"}', headers: { 'content-type': 'application/json' } });
+      const r = await call(`${company()}/customers`, {
+        method,
+        body: method === 'DELETE' ? undefined : '{"displayName":"x"}',
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(r, 405, 'BadRequest_MethodNotAllowed');
     }
     await call(`${company()}/customers?$top=1`);
@@ -638,7 +800,9 @@ describe('read-only and the request log', () => {
   });
 
   it('records method, path, decoded query and headers of every upstream request', async () => {
-    await call(`${company()}/customers?$filter=${encodeURIComponent("city eq 'Vejle'")}&$select=id`, { headers: { ...pageOf(7), 'data-access-intent': 'ReadOnly' } });
+    await call(`${company()}/customers?$filter=${encodeURIComponent("city eq 'Vejle'")}&$select=id`, {
+      headers: { ...pageOf(7), 'data-access-intent': 'ReadOnly' },
+    });
     const [entry] = sb.requests;
     expect(entry).toMatchObject({
       method: 'GET',
@@ -661,7 +825,8 @@ describe('the sandbox record', () => {
     try {
       const example = erpSandboxRecord.examples.find((e) => e.tool === 'query_entity')!;
       const r = await call(
-        `${running.url}/v2.0/Production/api/v2.0/companies(${example.args.companyId as string})/` + `${example.args.entity as string}?$select=${(example.args.select as string[]).join(',')}`,
+        `${running.url}/v2.0/Production/api/v2.0/companies(${example.args.companyId as string})/` +
+          `${example.args.entity as string}?$select=${(example.args.select as string[]).join(',')}`,
       );
       expect(r.status).toBe(200);
       expect(r.json().value).toHaveLength(ERP_DEMO_COUNTS.customers);

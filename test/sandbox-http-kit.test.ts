@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { findRoute, findSegmentRoute, JSON_CONTENT_TYPE, type Route, sendJson } from '../sandbox/http-kit.ts';
 
 /** A ServerResponse stand-in recording writeHead and end. */
-function recorder(): { res: ServerResponse; status: () => number; headers: () => [string, unknown][]; body: () => string } {
+function recorder(): {
+  res: ServerResponse;
+  status: () => number;
+  headers: () => [string, unknown][];
+  body: () => string;
+} {
   let status = 0;
   let headers: Record<string, unknown> = {};
   let body = '';
@@ -24,7 +29,12 @@ function recorder(): { res: ServerResponse; status: () => number; headers: () =>
       return res;
     },
   };
-  return { res: res as unknown as ServerResponse, status: () => status, headers: () => Object.entries(headers), body: () => body };
+  return {
+    res: res as unknown as ServerResponse,
+    status: () => status,
+    headers: () => Object.entries(headers),
+    body: () => body,
+  };
 }
 
 describe('sandbox http-kit: sendJson', () => {
@@ -42,14 +52,26 @@ describe('sandbox http-kit: sendJson', () => {
 
   it("keeps an upstream's spelling and its fixed headers between content-type and content-length", () => {
     const r = recorder();
-    sendJson(r.res, 400, { error: 'invalid_grant' }, {}, { contentType: 'application/json; charset=UTF-8', headers: { 'cache-control': 'no-store', pragma: 'no-cache' } });
+    sendJson(
+      r.res,
+      400,
+      { error: 'invalid_grant' },
+      {},
+      { contentType: 'application/json; charset=UTF-8', headers: { 'cache-control': 'no-store', pragma: 'no-cache' } },
+    );
     expect(r.headers().map(([k]) => k)).toEqual(['content-type', 'cache-control', 'pragma', 'content-length']);
     expect(r.headers()[0]).toEqual(['content-type', 'application/json; charset=UTF-8']);
   });
 
   it("writes the call's headers first when the style asks (Laravel: rate-limit headers before content-type)", () => {
     const r = recorder();
-    sendJson(r.res, 429, { message: 'x' }, { 'x-ratelimit-limit': '60', 'retry-after': '3' }, { contentType: 'application/json', callHeadersFirst: true });
+    sendJson(
+      r.res,
+      429,
+      { message: 'x' },
+      { 'x-ratelimit-limit': '60', 'retry-after': '3' },
+      { contentType: 'application/json', callHeadersFirst: true },
+    );
     expect(r.headers()).toEqual([
       ['x-ratelimit-limit', '60'],
       ['retry-after', '3'],
@@ -83,7 +105,10 @@ describe('sandbox http-kit: route tables', () => {
   });
 
   it("hands a pattern's groups to the handler ('' for a group that did not take part)", () => {
-    expect(findRoute(routes, 'GET', '/sites/sc-domain%3Aexample.dk/query')).toEqual({ handle: 'site', params: ['sc-domain%3Aexample.dk', 'query'] });
+    expect(findRoute(routes, 'GET', '/sites/sc-domain%3Aexample.dk/query')).toEqual({
+      handle: 'site',
+      params: ['sc-domain%3Aexample.dk', 'query'],
+    });
     expect(findRoute(routes, 'GET', '/sites/a')).toEqual({ handle: 'site', params: ['a', ''] });
   });
 
@@ -95,8 +120,14 @@ describe('sandbox http-kit: route tables', () => {
       { method: 'PUT', path: '/customers/:n', handle: 'put' },
     ];
     expect(findSegmentRoute(segmentRoutes, 'GET', [])).toEqual({ handle: 'root', params: [] });
-    expect(findSegmentRoute(segmentRoutes, 'GET', ['accounting-years', '2023/2024', 'periods'])).toEqual({ handle: 'periods', params: ['2023/2024'] });
-    expect(findSegmentRoute(segmentRoutes, 'GET', ['customers', '7'])).toEqual({ handle: 'item', params: ['customers', '7'] });
+    expect(findSegmentRoute(segmentRoutes, 'GET', ['accounting-years', '2023/2024', 'periods'])).toEqual({
+      handle: 'periods',
+      params: ['2023/2024'],
+    });
+    expect(findSegmentRoute(segmentRoutes, 'GET', ['customers', '7'])).toEqual({
+      handle: 'item',
+      params: ['customers', '7'],
+    });
     expect(findSegmentRoute(segmentRoutes, 'PUT', ['customers', '7'])).toEqual({ handle: 'put', params: ['7'] });
     expect(findSegmentRoute(segmentRoutes, 'PUT', ['customers'])).toBeUndefined();
     expect(findSegmentRoute(segmentRoutes, 'GET', ['accounting-years', '2023', 'totals'])).toBeUndefined();
@@ -109,7 +140,10 @@ describe('sandbox http-kit: route tables', () => {
     ];
     expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g', 'notes'])).toEqual({ handle: 'notes', params: ['g'] });
     expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'g'])).toEqual({ handle: 'below', params: ['g'] });
-    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'a/b', 'x', 'y'])).toEqual({ handle: 'below', params: ['a/b'] });
+    expect(findSegmentRoute(openRoutes, 'GET', ['contacts', 'a/b', 'x', 'y'])).toEqual({
+      handle: 'below',
+      params: ['a/b'],
+    });
     expect(findSegmentRoute(openRoutes, 'GET', ['contacts'])).toBeUndefined();
     expect(findSegmentRoute(openRoutes, 'POST', ['contacts', 'g', 'x'])).toBeUndefined();
   });
@@ -125,7 +159,10 @@ describe('sandbox servers built on the kit', () => {
     const long = folders.flatMap((folder) =>
       readdirSync(join(root, folder))
         .filter((file) => file.endsWith('.ts') && file !== 'data.ts')
-        .map((file) => ({ file: `${folder}/${file}`, lines: readFileSync(join(root, folder, file), 'utf8').split('\n').length }))
+        .map((file) => ({
+          file: `${folder}/${file}`,
+          lines: readFileSync(join(root, folder, file), 'utf8').split('\n').length,
+        }))
         .filter(({ lines }) => lines > 500),
     );
     expect(long).toEqual([]);
@@ -138,12 +175,21 @@ describe('sandbox servers built on the kit', () => {
     const long: string[] = [];
     for (const folder of folders)
       for (const file of readdirSync(join(root, folder)).filter((name) => name.endsWith('.ts') && name !== 'data.ts')) {
-        project.createSourceFile(`${folder}/${file}`, readFileSync(join(root, folder, file), 'utf8')).forEachDescendant((node) => {
-          if (!Node.isFunctionDeclaration(node) && !Node.isArrowFunction(node) && !Node.isFunctionExpression(node) && !Node.isMethodDeclaration(node)) return;
-          const lines = node.getEndLineNumber() - node.getStartLineNumber() + 1;
-          const name = Node.isFunctionDeclaration(node) ? node.getName() : undefined;
-          if (lines > 120 && !explained.has(`${folder}/${file}:${name}`)) long.push(`${folder}/${file}:${node.getStartLineNumber()} (${lines} lines)`);
-        });
+        project
+          .createSourceFile(`${folder}/${file}`, readFileSync(join(root, folder, file), 'utf8'))
+          .forEachDescendant((node) => {
+            if (
+              !Node.isFunctionDeclaration(node) &&
+              !Node.isArrowFunction(node) &&
+              !Node.isFunctionExpression(node) &&
+              !Node.isMethodDeclaration(node)
+            )
+              return;
+            const lines = node.getEndLineNumber() - node.getStartLineNumber() + 1;
+            const name = Node.isFunctionDeclaration(node) ? node.getName() : undefined;
+            if (lines > 120 && !explained.has(`${folder}/${file}:${name}`))
+              long.push(`${folder}/${file}:${node.getStartLineNumber()} (${lines} lines)`);
+          });
       }
     expect(long).toEqual([]);
   });

@@ -4,14 +4,27 @@
 // authentication), rotation per style, every switch, the control API, and verifyAccessToken.
 import * as oauth from 'oauth4webapi';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ENTRA_BC_RESOURCE, ENTRA_TENANT_ID, startIdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
+import {
+  ENTRA_BC_RESOURCE,
+  ENTRA_TENANT_ID,
+  startIdentityProvider,
+  verifyAccessToken,
+} from '../sandbox/identity/index.ts';
 import type { IdentityProvider, IdentityStyle } from '../sandbox/identity/index.ts';
 import { listSandboxes } from '../sandbox/index.ts';
 
 const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
 // Distinctive secrets (REVIEW.md): never an ordinary word.
-const SECRETS: Record<IdentityStyle, string> = { entra: 'Zq8-entra-sEcr3t-77xk', google: 'Gw4-google-sEcr3t-19pv', visma: 'Vm2-visma-sEcr3t-53rt' };
-const CLIENTS: Record<IdentityStyle, string> = { entra: 'entra-client-1', google: 'google-client-1.apps.googleusercontent.com', visma: 'isv_test_1' };
+const SECRETS: Record<IdentityStyle, string> = {
+  entra: 'Zq8-entra-sEcr3t-77xk',
+  google: 'Gw4-google-sEcr3t-19pv',
+  visma: 'Vm2-visma-sEcr3t-53rt',
+};
+const CLIENTS: Record<IdentityStyle, string> = {
+  entra: 'entra-client-1',
+  google: 'google-client-1.apps.googleusercontent.com',
+  visma: 'isv_test_1',
+};
 const SCOPES: Record<IdentityStyle, string> = {
   entra: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access',
   google: 'https://www.googleapis.com/auth/webmasters.readonly',
@@ -24,7 +37,11 @@ const GRANTED: Record<IdentityStyle, string> = {
   visma: 'dineropublicapi:read offline_access',
 };
 /** Extra authorize parameters each style's doc names. */
-const EXTRA: Record<IdentityStyle, Record<string, string>> = { entra: { response_mode: 'query' }, google: { access_type: 'offline', prompt: 'consent' }, visma: {} };
+const EXTRA: Record<IdentityStyle, Record<string, string>> = {
+  entra: { response_mode: 'query' },
+  google: { access_type: 'offline', prompt: 'consent' },
+  visma: {},
+};
 const STYLE_LIST: IdentityStyle[] = ['entra', 'google', 'visma'];
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
@@ -33,9 +50,20 @@ let idp: IdentityProvider;
 beforeAll(async () => {
   idp = await startIdentityProvider({
     clients: [
-      ...STYLE_LIST.map((style) => ({ style, clientId: CLIENTS[style], clientSecret: SECRETS[style], redirectUris: [REDIRECT] })),
+      ...STYLE_LIST.map((style) => ({
+        style,
+        clientId: CLIENTS[style],
+        clientSecret: SECRETS[style],
+        redirectUris: [REDIRECT],
+      })),
       { style: 'entra', clientId: 'entra-client-2', clientSecret: 'Zq8-second-sEcr3t-04', redirectUris: [REDIRECT] },
-      { style: 'visma', clientId: 'isv_basic_only', clientSecret: 'Vm2-basic-sEcr3t-88', redirectUris: [REDIRECT], authMethods: ['client_secret_basic'] },
+      {
+        style: 'visma',
+        clientId: 'isv_basic_only',
+        clientSecret: 'Vm2-basic-sEcr3t-88',
+        redirectUris: [REDIRECT],
+        authMethods: ['client_secret_basic'],
+      },
     ],
   });
 });
@@ -47,7 +75,11 @@ afterEach(() => {
 });
 
 function as(style: IdentityStyle): oauth.AuthorizationServer {
-  return { issuer: idp.endpoints[style].base, authorization_endpoint: idp.endpoints[style].authorize, token_endpoint: idp.endpoints[style].token };
+  return {
+    issuer: idp.endpoints[style].base,
+    authorization_endpoint: idp.endpoints[style].authorize,
+    token_endpoint: idp.endpoints[style].token,
+  };
 }
 
 interface Started {
@@ -82,7 +114,11 @@ async function get(url: URL | string): Promise<{ status: number; location: strin
 }
 
 /** The consent page's form, submitted like a browser would. */
-async function submitConsent(html: string, decision: 'approve' | 'deny', login?: string): Promise<{ status: number; location: string | null }> {
+async function submitConsent(
+  html: string,
+  decision: 'approve' | 'deny',
+  login?: string,
+): Promise<{ status: number; location: string | null }> {
   const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
   const request = /name="request" value="([^"]+)"/.exec(html)?.[1];
   const prefilled = /id="login" name="login" type="text" autocomplete="username" value="([^"]*)"/.exec(html)?.[1];
@@ -99,13 +135,22 @@ async function submitConsent(html: string, decision: 'approve' | 'deny', login?:
 }
 
 /** Authorize → consent page → approve → the callback parameters, validated by oauth4webapi. */
-async function consent(style: IdentityStyle, overrides: Record<string, string | null> = {}, login?: string): Promise<Started & { callback: URLSearchParams }> {
+async function consent(
+  style: IdentityStyle,
+  overrides: Record<string, string | null> = {},
+  login?: string,
+): Promise<Started & { callback: URLSearchParams }> {
   const started = await authorizeUrl(style, overrides);
   const page = await get(started.url);
   expect(page.status).toBe(200);
   const answer = await submitConsent(page.text, 'approve', login);
   expect(answer.status).toBe(303);
-  const callback = oauth.validateAuthResponse(as(style), { client_id: CLIENTS[style] }, new URL(answer.location!), started.state);
+  const callback = oauth.validateAuthResponse(
+    as(style),
+    { client_id: CLIENTS[style] },
+    new URL(answer.location!),
+    started.state,
+  );
   return { ...started, callback };
 }
 
@@ -119,26 +164,59 @@ async function exchange(
   options: { method?: 'post' | 'basic'; clientId?: string; secret?: string } = {},
 ): Promise<Response> {
   const client = { client_id: options.clientId ?? CLIENTS[style] };
-  return oauth.authorizationCodeGrantRequest(as(style), client, auth(style, options.method, options.secret), flow.callback, REDIRECT, flow.verifier, insecure);
+  return oauth.authorizationCodeGrantRequest(
+    as(style),
+    client,
+    auth(style, options.method, options.secret),
+    flow.callback,
+    REDIRECT,
+    flow.verifier,
+    insecure,
+  );
 }
 
-async function codeTokens(style: IdentityStyle, flow: { callback: URLSearchParams; verifier: string }): Promise<oauth.TokenEndpointResponse> {
+async function codeTokens(
+  style: IdentityStyle,
+  flow: { callback: URLSearchParams; verifier: string },
+): Promise<oauth.TokenEndpointResponse> {
   return oauth.processAuthorizationCodeResponse(as(style), { client_id: CLIENTS[style] }, await exchange(style, flow));
 }
 
-async function refresh(style: IdentityStyle, refreshToken: string, clientId = CLIENTS[style], secret = SECRETS[style]): Promise<Response> {
-  return oauth.refreshTokenGrantRequest(as(style), { client_id: clientId }, auth(style, 'post', secret), refreshToken, insecure);
+async function refresh(
+  style: IdentityStyle,
+  refreshToken: string,
+  clientId = CLIENTS[style],
+  secret = SECRETS[style],
+): Promise<Response> {
+  return oauth.refreshTokenGrantRequest(
+    as(style),
+    { client_id: clientId },
+    auth(style, 'post', secret),
+    refreshToken,
+    insecure,
+  );
 }
 
 async function refreshTokens(style: IdentityStyle, refreshToken: string): Promise<oauth.TokenEndpointResponse> {
-  return oauth.processRefreshTokenResponse(as(style), { client_id: CLIENTS[style] }, await refresh(style, refreshToken));
+  return oauth.processRefreshTokenResponse(
+    as(style),
+    { client_id: CLIENTS[style] },
+    await refresh(style, refreshToken),
+  );
 }
 
 /** The oauth4webapi error of a refused token response. */
-async function refused(style: IdentityStyle, response: Promise<Response>, kind: 'code' | 'refresh' = 'code'): Promise<oauth.ResponseBodyError> {
+async function refused(
+  style: IdentityStyle,
+  response: Promise<Response>,
+  kind: 'code' | 'refresh' = 'code',
+): Promise<oauth.ResponseBodyError> {
   const res = await response;
   const client = { client_id: CLIENTS[style] };
-  const error = await (kind === 'code' ? oauth.processAuthorizationCodeResponse(as(style), client, res) : oauth.processRefreshTokenResponse(as(style), client, res)).then(
+  const error = await (kind === 'code'
+    ? oauth.processAuthorizationCodeResponse(as(style), client, res)
+    : oauth.processRefreshTokenResponse(as(style), client, res)
+  ).then(
     () => null,
     (e: unknown) => e,
   );
@@ -150,7 +228,12 @@ async function refused(style: IdentityStyle, response: Promise<Response>, kind: 
 function expectErrorShape(style: IdentityStyle, error: oauth.ResponseBodyError, code: string, aadsts?: number): void {
   expect(error.error).toBe(code);
   if (style === 'entra') {
-    expect(error.cause).toMatchObject({ error: code, error_codes: [aadsts], trace_id: expect.stringMatching(/^[0-9a-f-]{36}$/), correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(error.cause).toMatchObject({
+      error: code,
+      error_codes: [aadsts],
+      trace_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(error.error_description).toMatch(new RegExp(`^AADSTS${aadsts}: `));
   } else if (style === 'google') {
     expect(Object.keys(error.cause).sort()).toEqual(['error', 'error_description']);
@@ -169,8 +252,16 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     expect(typeof tokens.refresh_token).toBe('string');
     if (style === 'entra') expect(tokens.ext_expires_in).toBe(3600);
     const check = verifyAccessToken(tokens.access_token);
-    expect(check).toMatchObject({ valid: true, expired: false, style, clientId: CLIENTS[style], scope: GRANTED[style].split(' ') });
-    expect(check.subject).toBe({ entra: 'demo@contoso.onmicrosoft.com', google: 'demo.sandbox@gmail.com', visma: 'demo@dinero.example' }[style]);
+    expect(check).toMatchObject({
+      valid: true,
+      expired: false,
+      style,
+      clientId: CLIENTS[style],
+      scope: GRANTED[style].split(' '),
+    });
+    expect(check.subject).toBe(
+      { entra: 'demo@contoso.onmicrosoft.com', google: 'demo.sandbox@gmail.com', visma: 'demo@dinero.example' }[style],
+    );
     expect(check.tenantId).toBe(style === 'entra' ? ENTRA_TENANT_ID : null);
     expect(idp.stats).toMatchObject({ authorizeRequests: 1, consentPagesShown: 1, approvals: 1, tokenRequests: 1 });
   });
@@ -183,7 +274,12 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     expect(page.text).toMatch(/<button type="submit" name="decision" value="approve">Accept<\/button>/);
     for (const scope of SCOPES[style].split(' ')) expect(page.text).toContain(`<li>${scope}</li>`);
     const answer = await submitConsent(page.text, 'approve', 'second.user@example.dk');
-    const callback = oauth.validateAuthResponse(as(style), { client_id: CLIENTS[style] }, new URL(answer.location!), started.state);
+    const callback = oauth.validateAuthResponse(
+      as(style),
+      { client_id: CLIENTS[style] },
+      new URL(answer.location!),
+      started.state,
+    );
     const tokens = await codeTokens(style, { callback, verifier: started.verifier });
     expect(verifyAccessToken(tokens.access_token).subject).toBe('second.user@example.dk');
   });
@@ -211,7 +307,12 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     const started = await authorizeUrl(style);
     const answer = await get(started.url);
     expect(answer.status).toBe(302);
-    const callback = oauth.validateAuthResponse(as(style), { client_id: CLIENTS[style] }, new URL(answer.location!), started.state);
+    const callback = oauth.validateAuthResponse(
+      as(style),
+      { client_id: CLIENTS[style] },
+      new URL(answer.location!),
+      started.state,
+    );
     const tokens = await codeTokens(style, { callback, verifier: started.verifier });
     expect(verifyAccessToken(tokens.access_token).subject).toBe('auto@example.dk');
     expect(idp.stats.consentPagesShown).toBe(0);
@@ -219,9 +320,17 @@ describe.each(STYLE_LIST)('%s style', (style) => {
 
   it('accepts client_secret_basic as well as client_secret_post', async () => {
     const flow = await consent(style);
-    const tokens = await oauth.processAuthorizationCodeResponse(as(style), { client_id: CLIENTS[style] }, await exchange(style, flow, { method: 'basic' }));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as(style),
+      { client_id: CLIENTS[style] },
+      await exchange(style, flow, { method: 'basic' }),
+    );
     expect(verifyAccessToken(tokens.access_token).valid).toBe(true);
-    expect(idp.stats.tokenLog.at(-1)).toMatchObject({ clientAuth: 'basic', grantType: 'authorization_code', status: 200 });
+    expect(idp.stats.tokenLog.at(-1)).toMatchObject({
+      clientAuth: 'basic',
+      grantType: 'authorization_code',
+      status: 200,
+    });
   });
 
   it('refuses a wrong PKCE verifier, and the code still works with the right one', async () => {
@@ -246,12 +355,23 @@ describe.each(STYLE_LIST)('%s style', (style) => {
 
   it('refuses a code redeemed with another redirect_uri, and a code of another client', async () => {
     const flow = await consent(style);
-    const res = await oauth.authorizationCodeGrantRequest(as(style), { client_id: CLIENTS[style] }, auth(style), flow.callback, 'http://127.0.0.1:9/elsewhere', flow.verifier, insecure);
+    const res = await oauth.authorizationCodeGrantRequest(
+      as(style),
+      { client_id: CLIENTS[style] },
+      auth(style),
+      flow.callback,
+      'http://127.0.0.1:9/elsewhere',
+      flow.verifier,
+      insecure,
+    );
     const body = (await res.json()) as Record<string, unknown>;
     expect(res.status).toBe(400);
     expect(body.error).toBe({ entra: 'invalid_grant', google: 'redirect_uri_mismatch', visma: 'invalid_grant' }[style]);
     if (style === 'entra') {
-      const other = await refused(style, exchange(style, flow, { clientId: 'entra-client-2', secret: 'Zq8-second-sEcr3t-04' }));
+      const other = await refused(
+        style,
+        exchange(style, flow, { clientId: 'entra-client-2', secret: 'Zq8-second-sEcr3t-04' }),
+      );
       expectErrorShape(style, other, 'invalid_grant', 9002313);
     }
   });
@@ -293,7 +413,11 @@ describe.each(STYLE_LIST)('%s style', (style) => {
   it('revoking with accessTokens also invalidates the issued access tokens', async () => {
     const tokens = await codeTokens(style, await consent(style, {}, 'revoked.user@example.dk'));
     expect(idp.revoke({ subject: 'revoked.user@example.dk', accessTokens: true })).toBe(1);
-    expect(verifyAccessToken(tokens.access_token)).toMatchObject({ valid: false, expired: false, subject: 'revoked.user@example.dk' });
+    expect(verifyAccessToken(tokens.access_token)).toMatchObject({
+      valid: false,
+      expired: false,
+      subject: 'revoked.user@example.dk',
+    });
   });
 
   it('switch omitRefreshToken: the token response has no refresh_token', async () => {
@@ -308,7 +432,11 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     const extra = await codeTokens(style, await consent(style));
     expect(extra.scope).toBe(`${GRANTED[style]} https://graph.microsoft.com/Mail.Send`);
     expect(verifyAccessToken(extra.access_token).scope).toContain('https://graph.microsoft.com/Mail.Send');
-    const api = { entra: 'Financials.ReadWrite.All', google: 'https://www.googleapis.com/auth/webmasters.readonly', visma: 'dineropublicapi:read' }[style];
+    const api = {
+      entra: 'Financials.ReadWrite.All',
+      google: 'https://www.googleapis.com/auth/webmasters.readonly',
+      visma: 'dineropublicapi:read',
+    }[style];
     idp.setSwitches({ extraScopes: [], dropScopes: [api] });
     const missing = await codeTokens(style, await consent(style));
     expect(missing.scope ?? '').not.toContain(api);
@@ -320,7 +448,9 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     idp.setSwitches({ tokenServerError: 500 });
     const res = await exchange(style, flow);
     expect(res.status).toBe(500);
-    expect(((await res.json()) as { error: string }).error).toBe({ entra: 'temporarily_unavailable', google: 'internal_failure', visma: 'server_error' }[style]);
+    expect(((await res.json()) as { error: string }).error).toBe(
+      { entra: 'temporarily_unavailable', google: 'internal_failure', visma: 'server_error' }[style],
+    );
     idp.setSwitches({ tokenServerError: null });
     expect(verifyAccessToken((await codeTokens(style, flow)).access_token).valid).toBe(true);
   });
@@ -337,7 +467,15 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     const flow = await consent(style);
     idp.setSwitches({ tokenDelayMs: 600_000 });
     const controller = new AbortController();
-    const pending = oauth.authorizationCodeGrantRequest(as(style), { client_id: CLIENTS[style] }, auth(style), flow.callback, REDIRECT, flow.verifier, { ...insecure, signal: controller.signal });
+    const pending = oauth.authorizationCodeGrantRequest(
+      as(style),
+      { client_id: CLIENTS[style] },
+      auth(style),
+      flow.callback,
+      REDIRECT,
+      flow.verifier,
+      { ...insecure, signal: controller.signal },
+    );
     await vi.waitFor(() => expect(idp.stats.tokenRequests).toBe(1));
     // Received but not answered: nothing logged (the log is written with the answer).
     expect(idp.stats.tokenLog).toEqual([]);
@@ -362,7 +500,15 @@ describe.each(STYLE_LIST)('%s style', (style) => {
     await refresh(style, tokens.refresh_token!);
     await exchange(style, flow, { secret: 'not-the-sEcr3t-0000' });
     const text = JSON.stringify(idp.stats);
-    for (const secret of [SECRETS[style], 'not-the-sEcr3t-0000', flow.callback.get('code')!, flow.verifier, tokens.access_token, tokens.refresh_token!]) expect(text).not.toContain(secret);
+    for (const secret of [
+      SECRETS[style],
+      'not-the-sEcr3t-0000',
+      flow.callback.get('code')!,
+      flow.verifier,
+      tokens.access_token,
+      tokens.refresh_token!,
+    ])
+      expect(text).not.toContain(secret);
     expect(idp.stats.tokenLog.map((r) => [r.grantType, r.status])).toEqual([
       ['authorization_code', 200],
       ['refresh_token', 200],
@@ -372,15 +518,23 @@ describe.each(STYLE_LIST)('%s style', (style) => {
 });
 
 describe('refresh tokens per style', () => {
-  it.each(['entra', 'visma'] as const)('%s rotates: a new refresh token each time, the used one is refused', async (style) => {
-    const first = await codeTokens(style, await consent(style));
-    const second = await refreshTokens(style, first.refresh_token!);
-    expect(second.refresh_token).toBeDefined();
-    expect(second.refresh_token).not.toBe(first.refresh_token);
-    expectErrorShape(style, await refused(style, refresh(style, first.refresh_token!), 'refresh'), 'invalid_grant', 70000);
-    const third = await refreshTokens(style, second.refresh_token!);
-    expect(verifyAccessToken(third.access_token).valid).toBe(true);
-  });
+  it.each(['entra', 'visma'] as const)(
+    '%s rotates: a new refresh token each time, the used one is refused',
+    async (style) => {
+      const first = await codeTokens(style, await consent(style));
+      const second = await refreshTokens(style, first.refresh_token!);
+      expect(second.refresh_token).toBeDefined();
+      expect(second.refresh_token).not.toBe(first.refresh_token);
+      expectErrorShape(
+        style,
+        await refused(style, refresh(style, first.refresh_token!), 'refresh'),
+        'invalid_grant',
+        70000,
+      );
+      const third = await refreshTokens(style, second.refresh_token!);
+      expect(verifyAccessToken(third.access_token).valid).toBe(true);
+    },
+  );
 
   it('google keeps its refresh token: none in the refresh answer, the same one works again', async () => {
     const first = await codeTokens('google', await consent('google'));
@@ -408,7 +562,12 @@ describe('refresh tokens per style', () => {
     idp.advanceClock(89 * 86_400);
     const kept = await refreshTokens('entra', entra.refresh_token!);
     idp.advanceClock(90 * 86_400);
-    expectErrorShape('entra', await refused('entra', refresh('entra', kept.refresh_token!), 'refresh'), 'invalid_grant', 700082);
+    expectErrorShape(
+      'entra',
+      await refused('entra', refresh('entra', kept.refresh_token!), 'refresh'),
+      'invalid_grant',
+      700082,
+    );
 
     const google = await codeTokens('google', await consent('google'));
     idp.advanceClock(182 * 86_400);
@@ -416,7 +575,9 @@ describe('refresh tokens per style', () => {
     idp.advanceClock(182 * 86_400);
     await refreshTokens('google', google.refresh_token!);
     idp.advanceClock(183 * 86_400);
-    expect((await refused('google', refresh('google', google.refresh_token!), 'refresh')).error_description).toBe('Token has been expired or revoked.');
+    expect((await refused('google', refresh('google', google.refresh_token!), 'refresh')).error_description).toBe(
+      'Token has been expired or revoked.',
+    );
   });
 
   it.each([
@@ -428,7 +589,12 @@ describe('refresh tokens per style', () => {
   });
 
   it('entra qualifies bare API scopes and does not echo offline_access or the OpenID scopes', async () => {
-    const tokens = await codeTokens('entra', await consent('entra', { scope: 'openid profile email offline_access Financials.ReadWrite.All user_impersonation' }));
+    const tokens = await codeTokens(
+      'entra',
+      await consent('entra', {
+        scope: 'openid profile email offline_access Financials.ReadWrite.All user_impersonation',
+      }),
+    );
     expect(tokens.scope).toBe(`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All ${ENTRA_BC_RESOURCE}user_impersonation`);
   });
 });
@@ -450,12 +616,24 @@ describe('authorize request checks', () => {
     expect(again).toMatch(/<p role="alert">You can&#39;t sign in here with a personal account/);
     // Same request, now with a work account.
     const answer = await submitConsent(again, 'approve', 'worker@contoso.onmicrosoft.com');
-    const callback = oauth.validateAuthResponse(as('entra'), { client_id: CLIENTS.entra }, new URL(answer.location!), started.state);
-    expect(verifyAccessToken((await codeTokens('entra', { callback, verifier: started.verifier })).access_token).subject).toBe('worker@contoso.onmicrosoft.com');
+    const callback = oauth.validateAuthResponse(
+      as('entra'),
+      { client_id: CLIENTS.entra },
+      new URL(answer.location!),
+      started.state,
+    );
+    expect(
+      verifyAccessToken((await codeTokens('entra', { callback, verifier: started.verifier })).access_token).subject,
+    ).toBe('worker@contoso.onmicrosoft.com');
   });
 
   it('shows an error page, and redirects nowhere, for an unknown client or an unregistered redirect_uri', async () => {
-    const cases: Record<string, string | null>[] = [{ client_id: 'nobody' }, { client_id: CLIENTS.google }, { redirect_uri: 'http://127.0.0.1:9/evil' }, { redirect_uri: null }];
+    const cases: Record<string, string | null>[] = [
+      { client_id: 'nobody' },
+      { client_id: CLIENTS.google },
+      { redirect_uri: 'http://127.0.0.1:9/evil' },
+      { redirect_uri: null },
+    ];
     for (const overrides of cases) {
       const answer = await get((await authorizeUrl('entra', overrides)).url);
       expect(answer.status, JSON.stringify(overrides)).toBe(400);
@@ -509,38 +687,89 @@ describe('token endpoint checks', () => {
     const flow = await consent('entra');
     const res = await fetch(idp.endpoints.entra.token, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENTS.entra}:${SECRETS.entra}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: flow.callback.get('code')!, redirect_uri: REDIRECT, code_verifier: flow.verifier, client_secret: SECRETS.entra }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${CLIENTS.entra}:${SECRETS.entra}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: flow.callback.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: flow.verifier,
+        client_secret: SECRETS.entra,
+      }).toString(),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
 
     const visma = await consent('visma', { client_id: 'isv_basic_only' });
     const client = { client_id: 'isv_basic_only' };
-    const post = await oauth.authorizationCodeGrantRequest(as('visma'), client, oauth.ClientSecretPost('Vm2-basic-sEcr3t-88'), visma.callback, REDIRECT, visma.verifier, insecure);
+    const post = await oauth.authorizationCodeGrantRequest(
+      as('visma'),
+      client,
+      oauth.ClientSecretPost('Vm2-basic-sEcr3t-88'),
+      visma.callback,
+      REDIRECT,
+      visma.verifier,
+      insecure,
+    );
     expect(((await post.json()) as { error: string }).error).toBe('invalid_client');
-    const basic = await oauth.authorizationCodeGrantRequest(as('visma'), client, oauth.ClientSecretBasic('Vm2-basic-sEcr3t-88'), visma.callback, REDIRECT, visma.verifier, insecure);
-    expect(verifyAccessToken((await oauth.processAuthorizationCodeResponse(as('visma'), client, basic)).access_token).valid).toBe(true);
+    const basic = await oauth.authorizationCodeGrantRequest(
+      as('visma'),
+      client,
+      oauth.ClientSecretBasic('Vm2-basic-sEcr3t-88'),
+      visma.callback,
+      REDIRECT,
+      visma.verifier,
+      insecure,
+    );
+    expect(
+      verifyAccessToken((await oauth.processAuthorizationCodeResponse(as('visma'), client, basic)).access_token).valid,
+    ).toBe(true);
   });
 
   it('refuses a missing code_verifier, an unknown grant type and a body that is not form-encoded', async () => {
     const flow = await consent('google');
     const post = (body: Record<string, string>, type = 'application/x-www-form-urlencoded') =>
-      fetch(idp.endpoints.google.token, { method: 'POST', headers: { 'content-type': type }, body: type.includes('json') ? JSON.stringify(body) : new URLSearchParams(body).toString() });
-    const base = { client_id: CLIENTS.google, client_secret: SECRETS.google, redirect_uri: REDIRECT, code: flow.callback.get('code')! };
-    expect(await (await post({ ...base, grant_type: 'authorization_code' })).json()).toEqual({ error: 'invalid_grant', error_description: 'Missing code verifier.' });
-    expect(await (await post({ ...base, grant_type: 'password' })).json()).toEqual({ error: 'unsupported_grant_type', error_description: 'Invalid grant_type: password' });
-    expect((await post({ ...base, grant_type: 'authorization_code', code_verifier: flow.verifier }, 'application/json')).status).toBe(400);
+      fetch(idp.endpoints.google.token, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: type.includes('json') ? JSON.stringify(body) : new URLSearchParams(body).toString(),
+      });
+    const base = {
+      client_id: CLIENTS.google,
+      client_secret: SECRETS.google,
+      redirect_uri: REDIRECT,
+      code: flow.callback.get('code')!,
+    };
+    expect(await (await post({ ...base, grant_type: 'authorization_code' })).json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'Missing code verifier.',
+    });
+    expect(await (await post({ ...base, grant_type: 'password' })).json()).toEqual({
+      error: 'unsupported_grant_type',
+      error_description: 'Invalid grant_type: password',
+    });
+    expect(
+      (await post({ ...base, grant_type: 'authorization_code', code_verifier: flow.verifier }, 'application/json'))
+        .status,
+    ).toBe(400);
     // None of those consumed the code.
     expect(verifyAccessToken((await codeTokens('google', flow)).access_token).valid).toBe(true);
   });
 
   it('a refresh cannot widen the granted scope', async () => {
     const tokens = await codeTokens('entra', await consent('entra'));
-    const res = await oauth.refreshTokenGrantRequest(as('entra'), { client_id: CLIENTS.entra }, auth('entra'), tokens.refresh_token!, {
-      ...insecure,
-      additionalParameters: { scope: 'Financials.ReadWrite.All user_impersonation' },
-    });
+    const res = await oauth.refreshTokenGrantRequest(
+      as('entra'),
+      { client_id: CLIENTS.entra },
+      auth('entra'),
+      tokens.refresh_token!,
+      {
+        ...insecure,
+        additionalParameters: { scope: 'Financials.ReadWrite.All user_impersonation' },
+      },
+    );
     expectErrorShape('entra', await refused('entra', Promise.resolve(res), 'refresh'), 'invalid_scope', 70011);
   });
 });
@@ -552,25 +781,57 @@ describe('switches per client and the control API', () => {
     expect(typeof mine.refresh_token).toBe('string');
     const started = await authorizeUrl('entra', { client_id: 'entra-client-2' });
     const answer = await submitConsent((await get(started.url)).text, 'approve');
-    const callback = oauth.validateAuthResponse(as('entra'), { client_id: 'entra-client-2' }, new URL(answer.location!), started.state);
-    const res = await oauth.authorizationCodeGrantRequest(as('entra'), { client_id: 'entra-client-2' }, oauth.ClientSecretPost('Zq8-second-sEcr3t-04'), callback, REDIRECT, started.verifier, insecure);
+    const callback = oauth.validateAuthResponse(
+      as('entra'),
+      { client_id: 'entra-client-2' },
+      new URL(answer.location!),
+      started.state,
+    );
+    const res = await oauth.authorizationCodeGrantRequest(
+      as('entra'),
+      { client_id: 'entra-client-2' },
+      oauth.ClientSecretPost('Zq8-second-sEcr3t-04'),
+      callback,
+      REDIRECT,
+      started.verifier,
+      insecure,
+    );
     const theirs = await oauth.processAuthorizationCodeResponse(as('entra'), { client_id: 'entra-client-2' }, res);
     expect(theirs.refresh_token).toBeUndefined();
   });
 
   it('registers clients, sets switches, revokes and moves the clock over HTTP', async () => {
     const control = async (path: string, body?: unknown) => {
-      const res = await fetch(`${idp.url}/__sandbox/${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(
+        `${idp.url}/__sandbox/${path}`,
+        body === undefined
+          ? {}
+          : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      );
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
-    expect((await control('clients', { style: 'google', clientId: 'late-client', clientSecret: 'Lc7-late-sEcr3t-61', redirectUris: [REDIRECT] })).status).toBe(200);
+    expect(
+      (
+        await control('clients', {
+          style: 'google',
+          clientId: 'late-client',
+          clientSecret: 'Lc7-late-sEcr3t-61',
+          redirectUris: [REDIRECT],
+        })
+      ).status,
+    ).toBe(200);
     expect((await control('clients', { style: 'okta', clientId: 'x', redirectUris: [REDIRECT] })).status).toBe(400);
     expect(await control('switches', { autoApprove: 'yes' })).toEqual({
       status: 400,
-      json: { error: 'invalid value for autoApprove: "yes"', switches: expect.arrayContaining(['autoApprove', 'tokenDelayMs']) },
+      json: {
+        error: 'invalid value for autoApprove: "yes"',
+        switches: expect.arrayContaining(['autoApprove', 'tokenDelayMs']),
+      },
     });
     expect((await control('switches', ['autoApprove'])).status).toBe(400);
-    expect((await control('switches?client=late-client', { autoApprove: true, accessTokenLifetimeSeconds: 30 })).json).toMatchObject({ autoApprove: true, accessTokenLifetimeSeconds: 30 });
+    expect(
+      (await control('switches?client=late-client', { autoApprove: true, accessTokenLifetimeSeconds: 30 })).json,
+    ).toMatchObject({ autoApprove: true, accessTokenLifetimeSeconds: 30 });
     expect((await control('switches')).json.autoApprove).toBe(false);
 
     const started = await authorizeUrl('google', { client_id: 'late-client' });
@@ -578,32 +839,58 @@ describe('switches per client and the control API', () => {
     expect(answer.status).toBe(302);
     const client = { client_id: 'late-client' };
     const callback = oauth.validateAuthResponse(as('google'), client, new URL(answer.location!), started.state);
-    const res = await oauth.authorizationCodeGrantRequest(as('google'), client, oauth.ClientSecretPost('Lc7-late-sEcr3t-61'), callback, REDIRECT, started.verifier, insecure);
+    const res = await oauth.authorizationCodeGrantRequest(
+      as('google'),
+      client,
+      oauth.ClientSecretPost('Lc7-late-sEcr3t-61'),
+      callback,
+      REDIRECT,
+      started.verifier,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as('google'), client, res);
     expect(tokens.expires_in).toBe(30);
 
     expect((await control('clock', { advanceSeconds: 30 })).status).toBe(200);
     expect(verifyAccessToken(tokens.access_token).expired).toBe(true);
     expect((await control('revoke', { clientId: 'late-client' })).json).toEqual({ revoked: 1 });
-    const again = await oauth.refreshTokenGrantRequest(as('google'), client, oauth.ClientSecretPost('Lc7-late-sEcr3t-61'), tokens.refresh_token!, insecure);
-    expect(await again.json()).toEqual({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' });
+    const again = await oauth.refreshTokenGrantRequest(
+      as('google'),
+      client,
+      oauth.ClientSecretPost('Lc7-late-sEcr3t-61'),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect(await again.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'Token has been expired or revoked.',
+    });
     expect((await control('stats')).json.tokenRequests).toBe(2);
     expect((await control('reset', {})).status).toBe(200);
     expect((await control('switches?client=late-client')).json.autoApprove).toBe(false);
   });
 
   it('issueGrant seeds a connection without the browser', () => {
-    const tokens = idp.issueGrant({ clientId: CLIENTS.entra, scope: SCOPES.entra.split(' '), subject: 'seeded@contoso.onmicrosoft.com' });
+    const tokens = idp.issueGrant({
+      clientId: CLIENTS.entra,
+      scope: SCOPES.entra.split(' '),
+      subject: 'seeded@contoso.onmicrosoft.com',
+    });
     expect(tokens.scope).toBe(GRANTED.entra);
     expect(typeof tokens.refresh_token).toBe('string');
-    expect(verifyAccessToken(tokens.access_token)).toMatchObject({ valid: true, subject: 'seeded@contoso.onmicrosoft.com' });
+    expect(verifyAccessToken(tokens.access_token)).toMatchObject({
+      valid: true,
+      subject: 'seeded@contoso.onmicrosoft.com',
+    });
   });
 });
 
 describe('verifyAccessToken and discovery', () => {
   it('knows nothing of unknown tokens, nor of a closed provider', async () => {
     expect(verifyAccessToken('made-up')).toMatchObject({ valid: false, expired: false, subject: null, scope: [] });
-    const other = await startIdentityProvider({ clients: [{ style: 'visma', clientId: 'isv_x', clientSecret: 'Xx9-other-sEcr3t-12', redirectUris: [REDIRECT] }] });
+    const other = await startIdentityProvider({
+      clients: [{ style: 'visma', clientId: 'isv_x', clientSecret: 'Xx9-other-sEcr3t-12', redirectUris: [REDIRECT] }],
+    });
     const tokens = other.issueGrant({ clientId: 'isv_x', scope: ['dineropublicapi:read'] });
     expect(verifyAccessToken(tokens.access_token).valid).toBe(true);
     await other.close();

@@ -48,7 +48,10 @@ const PUBLIC = 'https://restapi.example.test';
 let sb: InvoicingSandbox;
 let direct: InvoicingSandbox;
 /** The live data, loosely typed for assertions. */
-type LooseData = { [K in Exclude<keyof InvoicingData, 'entries' | 'periods'>]: Row[] } & Pick<InvoicingData, 'entries' | 'periods'>;
+type LooseData = { [K in Exclude<keyof InvoicingData, 'entries' | 'periods'>]: Row[] } & Pick<
+  InvoicingData,
+  'entries' | 'periods'
+>;
 const data = (): LooseData => sb.data;
 
 async function call(path: string, options: CallOptions = {}, on: InvoicingSandbox = sb): Promise<Reply> {
@@ -62,7 +65,9 @@ async function call(path: string, options: CallOptions = {}, on: InvoicingSandbo
   const res = await fetch(on.url + path, {
     method: options.method ?? 'GET',
     headers,
-    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const text = await res.text();
@@ -78,7 +83,12 @@ const f = (expr: string): string => `filter=${encodeURIComponent(expr)}`;
 const numbers = (body: Row, key = 'customerNumber'): unknown[] => body.collection.map((r: Row) => r[key]);
 
 function expectErrorBody(body: Row, status: number): void {
-  expect(body).toMatchObject({ message: expect.any(String), developerHint: expect.any(String), httpStatusCode: status, logTime: expect.any(String) });
+  expect(body).toMatchObject({
+    message: expect.any(String),
+    developerHint: expect.any(String),
+    httpStatusCode: status,
+    logTime: expect.any(String),
+  });
   expect(body.logId).toMatch(/^[0-9a-f-]{36}$/);
 }
 
@@ -96,7 +106,13 @@ afterEach(() => {
 
 describe('authentication: both token headers', () => {
   it('answers 401 with the documented body when either header is missing or unknown', async () => {
-    for (const options of [{ secret: null }, { grant: null }, { secret: null, grant: null }, { secret: 'not-the-secret-Kq3' }, { grant: 'unknown-grant-Zr8' }]) {
+    for (const options of [
+      { secret: null },
+      { grant: null },
+      { secret: null, grant: null },
+      { secret: 'not-the-secret-Kq3' },
+      { grant: 'unknown-grant-Zr8' },
+    ]) {
       const r = await call('/customers', options);
       expect(r.status).toBe(401);
       expectErrorBody(r.json(), 401);
@@ -107,7 +123,11 @@ describe('authentication: both token headers', () => {
   it('accepts the grant and the secret together', async () => {
     expect((await call('/customers')).status).toBe(200);
     expect((await call('/')).json().resources.map((r: Row) => r.name)).toContain('customers');
-    expect(await get('/self')).toMatchObject({ agreementNumber: expect.any(Number), company: { name: expect.any(String) }, user: expect.any(Object) });
+    expect(await get('/self')).toMatchObject({
+      agreementNumber: expect.any(Number),
+      company: { name: expect.any(String) },
+      user: expect.any(Object),
+    });
   });
 
   it('demo/demo and ?demo=true read but may not write', async () => {
@@ -122,9 +142,15 @@ describe('authentication: both token headers', () => {
 
   it('a read-only grant reads and gets 403 on POST and PUT', async () => {
     expect((await call('/customers', { grant: INVOICING_SANDBOX_READONLY_GRANT })).status).toBe(200);
-    expect((await call('/customers', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'POST', body: {} })).status).toBe(403);
-    expect((await call('/customers/1001', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'PUT', body: {} })).status).toBe(403);
-    expect((await call('/invoices/drafts', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'POST', body: {} })).status).toBe(403);
+    expect(
+      (await call('/customers', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'POST', body: {} })).status,
+    ).toBe(403);
+    expect(
+      (await call('/customers/1001', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'PUT', body: {} })).status,
+    ).toBe(403);
+    expect(
+      (await call('/invoices/drafts', { grant: INVOICING_SANDBOX_READONLY_GRANT, method: 'POST', body: {} })).status,
+    ).toBe(403);
   });
 
   it('a revoked grant answers 401 from then on', async () => {
@@ -141,7 +167,11 @@ describe('authentication: both token headers', () => {
 
 describe('methods: 415, 405, and no DELETE or booking', () => {
   it('a write without a JSON content type is 415', async () => {
-    const r = await call('/customers', { method: 'POST', body: 'name=x', contentType: 'application/x-www-form-urlencoded' });
+    const r = await call('/customers', {
+      method: 'POST',
+      body: 'name=x',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(r.status).toBe(415);
     expectErrorBody(r.json(), 415);
     expect((await call('/customers', { method: 'POST', body: '{}', contentType: null })).status).toBe(415);
@@ -157,7 +187,11 @@ describe('methods: 415, 405, and no DELETE or booking', () => {
     expect((await call('/invoices/drafts/1', { method: 'DELETE' })).status).toBe(405);
     const book = await call('/invoices/booked', { method: 'POST', body: { draftInvoice: { draftInvoiceNumber: 1 } } });
     expect(book.status).toBe(405);
-    expect(sb.stats.forbidden.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(['DELETE /customers/1001 405', 'DELETE /invoices/drafts/1 405', 'POST /invoices/booked 405']);
+    expect(sb.stats.forbidden.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual([
+      'DELETE /customers/1001 405',
+      'DELETE /invoices/drafts/1 405',
+      'POST /invoices/booked 405',
+    ]);
     expect(sb.stats.forbidden[2]!.body).toEqual({ draftInvoice: { draftInvoiceNumber: 1 } });
     // Nothing was deleted or booked.
     expect(data().customers.some((c) => c.customerNumber === 1001)).toBe(true);
@@ -201,7 +235,9 @@ describe('the pagination block', () => {
     const d = await call('/customers?pagesize=25', {}, direct);
     const next = d.json().pagination.nextPage as string;
     expect(next.startsWith(direct.url)).toBe(true);
-    const r = await fetch(next, { headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': INVOICING_SANDBOX_GRANT } });
+    const r = await fetch(next, {
+      headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': INVOICING_SANDBOX_GRANT },
+    });
     expect(((await r.json()) as Row).pagination.skipPages).toBe(1);
   });
 
@@ -228,12 +264,14 @@ describe('the pagination block', () => {
     const r = await call('/invoices/booked?pagesize=1001');
     expect(r.status).toBe(400);
     expect(Array.isArray(r.json().errors)).toBe(true);
-    for (const q of ['pagesize=0', 'pagesize=abc', 'skippages=-1']) expect((await call(`/customers?${q}`)).status).toBe(400);
+    for (const q of ['pagesize=0', 'pagesize=abc', 'skippages=-1'])
+      expect((await call(`/customers?${q}`)).status).toBe(400);
   });
 });
 
 describe('the filter grammar', () => {
-  const count = async (resource: string, expr: string): Promise<number> => (await get(`/${resource}?pagesize=1000&${f(expr)}`)).pagination.results;
+  const count = async (resource: string, expr: string): Promise<number> =>
+    (await get(`/${resource}?pagesize=1000&${f(expr)}`)).pagination.results;
 
   it('every comparison operator', async () => {
     const c = data().customers;
@@ -244,18 +282,28 @@ describe('the filter grammar', () => {
     expect(await count('customers', 'customerNumber$lt:1005')).toBe(4);
     expect(await count('customers', 'customerNumber$lte:1005')).toBe(5);
     expect(await count('customers', 'balance$gt:0')).toBe(c.filter((x) => x.balance > 0).length);
-    expect(await count('invoices/booked', 'date$gte:2024-07-01$and:date$lte:2024-12-31')).toBe(data().booked.filter((b) => b.date >= '2024-07-01' && b.date <= '2024-12-31').length);
+    expect(await count('invoices/booked', 'date$gte:2024-07-01$and:date$lte:2024-12-31')).toBe(
+      data().booked.filter((b) => b.date >= '2024-07-01' && b.date <= '2024-12-31').length,
+    );
   });
 
   it('$like: with wildcards, without (contains), case-insensitive; $eq: on strings is case-insensitive', async () => {
     const body = await get(`/customers?${f('name$like:acme*')}`);
     expect(body.collection.map((x: Row) => x.name)).toEqual(['Acme (Nordic) ApS']);
-    expect(await count('customers', 'name$like:NORDIC')).toBe(data().customers.filter((x) => /nordic/i.test(x.name)).length);
-    expect(await count('customers', 'name$like:*aps')).toBe(data().customers.filter((x) => /aps$/i.test(x.name)).length);
+    expect(await count('customers', 'name$like:NORDIC')).toBe(
+      data().customers.filter((x) => /nordic/i.test(x.name)).length,
+    );
+    expect(await count('customers', 'name$like:*aps')).toBe(
+      data().customers.filter((x) => /aps$/i.test(x.name)).length,
+    );
     // Without a wildcard `$like:` is "contains"; with a trailing one it is "starts with".
     expect(await count('customers', 'name$like:nordic')).toBeGreaterThan(await count('customers', 'name$like:nordic*'));
-    expect(await count('customers', 'name$like:nordic*')).toBe(data().customers.filter((x) => /^nordic/i.test(x.name)).length);
-    expect(await count('customers', 'currency$eq:dkk')).toBe(data().customers.filter((x) => x.currency === 'DKK').length);
+    expect(await count('customers', 'name$like:nordic*')).toBe(
+      data().customers.filter((x) => /^nordic/i.test(x.name)).length,
+    );
+    expect(await count('customers', 'currency$eq:dkk')).toBe(
+      data().customers.filter((x) => x.currency === 'DKK').length,
+    );
   });
 
   it('$in: and $nin: take numeric lists of at most 200 items', async () => {
@@ -264,7 +312,9 @@ describe('the filter grammar', () => {
     expect((await call(`/customers?${f('name$in:[a,b]')}`)).status).toBe(400);
     const many = Array.from({ length: 201 }, (_, i) => i + 1).join(',');
     expect((await call(`/customers?${f(`customerNumber$in:[${many}]`)}`)).status).toBe(400);
-    expect((await call(`/customers?${f(`customerNumber$in:[${many.split(',').slice(0, 200).join(',')}]`)}`)).status).toBe(200);
+    expect(
+      (await call(`/customers?${f(`customerNumber$in:[${many.split(',').slice(0, 200).join(',')}]`)}`)).status,
+    ).toBe(200);
   });
 
   it('$null: matches a missing value; escapes keep special characters literal', async () => {
@@ -283,10 +333,18 @@ describe('the filter grammar', () => {
 
   it('$and: binds tighter than $or:; parentheses group', async () => {
     const c = data().customers;
-    const expected = c.filter((x) => x.customerNumber === 1001 || (x.currency === 'EUR' && x.customerNumber > 1030)).length;
-    expect(await count('customers', 'customerNumber$eq:1001$or:currency$eq:EUR$and:customerNumber$gt:1030')).toBe(expected);
-    const grouped = c.filter((x) => (x.customerNumber === 1001 || x.currency === 'EUR') && x.customerNumber > 1030).length;
-    expect(await count('customers', '(customerNumber$eq:1001$or:currency$eq:EUR)$and:customerNumber$gt:1030')).toBe(grouped);
+    const expected = c.filter(
+      (x) => x.customerNumber === 1001 || (x.currency === 'EUR' && x.customerNumber > 1030),
+    ).length;
+    expect(await count('customers', 'customerNumber$eq:1001$or:currency$eq:EUR$and:customerNumber$gt:1030')).toBe(
+      expected,
+    );
+    const grouped = c.filter(
+      (x) => (x.customerNumber === 1001 || x.currency === 'EUR') && x.customerNumber > 1030,
+    ).length;
+    expect(await count('customers', '(customerNumber$eq:1001$or:currency$eq:EUR)$and:customerNumber$gt:1030')).toBe(
+      grouped,
+    );
     expect(grouped).not.toBe(expected);
   });
 
@@ -295,7 +353,9 @@ describe('the filter grammar', () => {
     expect(barred).toBeGreaterThan(0);
     expect(await count('customers', 'barred$eq:true')).toBe(barred);
     expect(await count('customers', 'barred$eq:false')).toBe(60 - barred);
-    expect(await count('invoices/booked', 'customer.customerNumber$eq:1017')).toBe(data().booked.filter((b) => b.customer.customerNumber === 1017).length);
+    expect(await count('invoices/booked', 'customer.customerNumber$eq:1017')).toBe(
+      data().booked.filter((b) => b.customer.customerNumber === 1017).length,
+    );
   });
 
   it('a non-filterable property is the string-array 400 with allowedFilteringFields', async () => {
@@ -310,7 +370,16 @@ describe('the filter grammar', () => {
   });
 
   it('malformed expressions and injection attempts are 400, never a widened result', async () => {
-    for (const expr of ['name', 'name$xx:1', 'name$eq:a$and:', '(name$eq:a', 'name$eq:a)', 'name$eq:a$or:self$eq:x', 'name$eq:a$', 'name$eq:a$and:(x$eq:1)']) {
+    for (const expr of [
+      'name',
+      'name$xx:1',
+      'name$eq:a$and:',
+      '(name$eq:a',
+      'name$eq:a)',
+      'name$eq:a$or:self$eq:x',
+      'name$eq:a$',
+      'name$eq:a$and:(x$eq:1)',
+    ]) {
       const r = await call(`/customers?${f(expr)}`);
       expect(r.status, expr).toBe(400);
       expect(Array.isArray(r.json().errors), expr).toBe(true);
@@ -324,16 +393,25 @@ describe('sort', () => {
     expect(asc).toEqual([1001, 1002, 1003]);
     expect(numbers(await get('/customers?sort=-customerNumber&pagesize=3'))).toEqual([1060, 1059, 1058]);
     const multi = (await get('/customers?sort=-currency,name&pagesize=100')).collection as Row[];
-    const text = (x: string, y: string): number => (x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0);
-    const expected = [...data().customers].sort((a, b) => (a.currency === b.currency ? text(a.name, b.name) : a.currency < b.currency ? 1 : -1));
+    const text = (x: string, y: string): number =>
+      x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0;
+    const expected = [...data().customers].sort((a, b) =>
+      a.currency === b.currency ? text(a.name, b.name) : a.currency < b.currency ? 1 : -1,
+    );
     expect(multi.map((c) => c.customerNumber)).toEqual(expected.map((c) => c.customerNumber));
     // `~` sorts numbers as text: draft 10 comes before draft 2.
-    const alpha = (await get('/vat-accounts?sort=~ratePercentage')).collection.map((r: Row) => String(r.ratePercentage));
+    const alpha = (await get('/vat-accounts?sort=~ratePercentage')).collection.map((r: Row) =>
+      String(r.ratePercentage),
+    );
     expect(alpha).toEqual([...alpha].sort());
-    const numeric = (await get('/invoices/drafts?sort=~draftInvoiceNumber&pagesize=1000')).collection.map((r: Row) => String(r.draftInvoiceNumber));
+    const numeric = (await get('/invoices/drafts?sort=~draftInvoiceNumber&pagesize=1000')).collection.map((r: Row) =>
+      String(r.draftInvoiceNumber),
+    );
     expect(numeric.slice(0, 3)).toEqual(['1', '10', '2']);
     expect(numeric).toEqual([...numeric].sort());
-    expect(numbers(await get('/invoices/drafts?sort=draftInvoiceNumber&pagesize=3'), 'draftInvoiceNumber')).toEqual([1, 2, 3]);
+    expect(numbers(await get('/invoices/drafts?sort=draftInvoiceNumber&pagesize=3'), 'draftInvoiceNumber')).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('a non-sortable property is 400 naming the allowed fields', async () => {
@@ -347,8 +425,18 @@ describe('sort', () => {
 describe('identifier path encoding', () => {
   it('the split year is addressed as 2023_6_2024; a raw slash or %2F is 404', async () => {
     const year = await get('/accounting-years/2023_6_2024');
-    expect(year).toMatchObject({ year: INVOICING_SPLIT_YEAR, fromDate: '2023-07-01', toDate: '2024-06-30', self: `${PUBLIC}/accounting-years/2023_6_2024` });
-    for (const path of ['/accounting-years/2023/2024', '/accounting-years/2023%2F2024', '/accounting-years/2023%2f2024/periods', '/accounting-years/2023_99_2024']) {
+    expect(year).toMatchObject({
+      year: INVOICING_SPLIT_YEAR,
+      fromDate: '2023-07-01',
+      toDate: '2024-06-30',
+      self: `${PUBLIC}/accounting-years/2023_6_2024`,
+    });
+    for (const path of [
+      '/accounting-years/2023/2024',
+      '/accounting-years/2023%2F2024',
+      '/accounting-years/2023%2f2024/periods',
+      '/accounting-years/2023_99_2024',
+    ]) {
       const r = await call(path);
       expect(r.status, path).toBe(404);
       expectErrorBody(r.json(), 404);
@@ -381,12 +469,18 @@ describe('customers: writes', () => {
     expectErrorBody(body, 400);
     expect(body.message).toBe('Validation error.');
     expect(Object.keys(body.errors).sort()).toEqual(['currency', 'customerGroup', 'name', 'paymentTerms', 'vatZone']);
-    expect(body.errors.name.errors[0]).toMatchObject({ errorCode: expect.stringMatching(/^E\d{5}$/), message: expect.any(String) });
+    expect(body.errors.name.errors[0]).toMatchObject({
+      errorCode: expect.stringMatching(/^E\d{5}$/),
+      message: expect.any(String),
+    });
     expect(data().customers.length).toBe(before);
   });
 
   it('unknown currency and references are E06000 with the value', async () => {
-    const r = await call('/customers', { method: 'POST', body: { ...NEW, currency: 'ZUL', vatZone: { vatZoneNumber: 9 } } });
+    const r = await call('/customers', {
+      method: 'POST',
+      body: { ...NEW, currency: 'ZUL', vatZone: { vatZoneNumber: 9 } },
+    });
     expect(r.status).toBe(400);
     expect(r.json().errors.currency.errors[0]).toMatchObject({ errorCode: 'E06000', value: 'ZUL' });
     expect(r.json().errors.vatZone.errors[0]).toMatchObject({ errorCode: 'E06000', value: 9 });
@@ -411,11 +505,16 @@ describe('customers: writes', () => {
     expect(body).not.toHaveProperty('barred'); // false booleans are omitted
     expect(body.customerGroup).toEqual({ customerGroupNumber: 1, self: `${PUBLIC}/customer-groups/1` });
     expect(await get(`/customers/${max + 1}`)).toEqual(body);
-    expect(sb.stats.writeLog).toEqual([{ method: 'POST', path: '/customers', body: { ...NEW, balance: 999, barred: false, self: 'x' }, status: 201 }]);
+    expect(sb.stats.writeLog).toEqual([
+      { method: 'POST', path: '/customers', body: { ...NEW, balance: 999, barred: false, self: 'x' }, status: 201 },
+    ]);
   });
 
   it('POST by `self` reference and with a chosen number; a taken number is 400', async () => {
-    const r = await call('/customers', { method: 'POST', body: { ...NEW, customerNumber: 777_001, customerGroup: { self: `${PUBLIC}/customer-groups/2` } } });
+    const r = await call('/customers', {
+      method: 'POST',
+      body: { ...NEW, customerNumber: 777_001, customerGroup: { self: `${PUBLIC}/customer-groups/2` } },
+    });
     expect(r.status).toBe(201);
     expect(r.json().customerGroup.customerGroupNumber).toBe(2);
     expect((await call('/customers', { method: 'POST', body: { ...NEW, customerNumber: 777_001 } })).status).toBe(400);
@@ -426,7 +525,10 @@ describe('customers: writes', () => {
     const current = await get('/customers/1003');
     expect(current.email).toBeDefined();
     const { email: _email, ...rest } = current;
-    const r = await call('/customers/1003', { method: 'PUT', body: { ...rest, name: 'Renamed A/S', balance: 1, dueAmount: 2, barred: true } });
+    const r = await call('/customers/1003', {
+      method: 'PUT',
+      body: { ...rest, name: 'Renamed A/S', balance: 1, dueAmount: 2, barred: true },
+    });
     expect(r.status).toBe(200);
     const body = r.json();
     expect(body.name).toBe('Renamed A/S');
@@ -438,7 +540,9 @@ describe('customers: writes', () => {
     expect(await get('/customers/1003')).toEqual(body);
     expect((await call('/customers/1003', { method: 'PUT', body: { name: 'only a name' } })).status).toBe(400);
     expect((await call('/customers/9999999', { method: 'PUT', body: rest })).status).toBe(404);
-    expect((await call('/customers/1003', { method: 'PUT', body: { ...rest, customerNumber: 1004 } })).status).toBe(400);
+    expect((await call('/customers/1003', { method: 'PUT', body: { ...rest, customerNumber: 1004 } })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -453,7 +557,14 @@ describe('draft invoices: writes', () => {
     notes: { heading: 'Consulting' },
     lines: [
       { description: 'Bike', product: { productNumber: 'P-100' }, quantity: 2, unitNetPrice: 100.5 },
-      { description: 'Hours', product: { productNumber: 'SVC/HOUR 1' }, quantity: 3, unitNetPrice: 800, discountPercentage: 10, unit: { unitNumber: 2 } },
+      {
+        description: 'Hours',
+        product: { productNumber: 'SVC/HOUR 1' },
+        quantity: 3,
+        unitNetPrice: 800,
+        discountPercentage: 10,
+        unit: { unitNumber: 2 },
+      },
     ],
   };
 
@@ -463,14 +574,27 @@ describe('draft invoices: writes', () => {
     const body = r.json();
     expect(body.draftInvoiceNumber).toBe(11);
     expect(r.headers.get('location')).toBe(`${PUBLIC}/invoices/drafts/11`);
-    expect(body).toMatchObject({ netAmount: 2361, vatAmount: 590.25, grossAmount: 2951.25, dueDate: '2025-06-28', recipient: { name: 'Blue Energy Ltd' } });
-    expect(body.lines[1]).toMatchObject({ totalNetAmount: 2160, unit: { unitNumber: 2, name: 'timer' }, product: { productNumber: 'SVC/HOUR 1' } });
+    expect(body).toMatchObject({
+      netAmount: 2361,
+      vatAmount: 590.25,
+      grossAmount: 2951.25,
+      dueDate: '2025-06-28',
+      recipient: { name: 'Blue Energy Ltd' },
+    });
+    expect(body.lines[1]).toMatchObject({
+      totalNetAmount: 2160,
+      unit: { unitNumber: 2, name: 'timer' },
+      product: { productNumber: 'SVC/HOUR 1' },
+    });
     expect(await get('/invoices/drafts/11')).toEqual(body);
     expect((await get('/invoices/drafts')).pagination.results).toBe(11);
   });
 
   it('no VAT outside the domestic zone', async () => {
-    const r = await call('/invoices/drafts', { method: 'POST', body: { ...DRAFT, recipient: { name: 'EU AB', vatZone: { vatZoneNumber: 2 } } } });
+    const r = await call('/invoices/drafts', {
+      method: 'POST',
+      body: { ...DRAFT, recipient: { name: 'EU AB', vatZone: { vatZoneNumber: 2 } } },
+    });
     expect(r.status).toBe(201);
     expect(r.json()).toMatchObject({ netAmount: 2361, vatAmount: 0, grossAmount: 2361 });
   });
@@ -524,7 +648,14 @@ describe('draft invoices: writes', () => {
     expect(lines[0]!.unitNetPrice.errors[0]).toMatchObject({ errorCode: 'E04740', value: 1.234 });
     expect(lines[1]!.quantity.errors[0].errorCode).toBe('E04730');
     expect(lines[2]!.product.errors[0].errorCode).toBe('E04500');
-    expect((await call('/invoices/drafts', { method: 'POST', body: { ...DRAFT, lines: [{ description: 'a', quantity: 1, unitNetPrice: 1.2 }] } })).status).toBe(201);
+    expect(
+      (
+        await call('/invoices/drafts', {
+          method: 'POST',
+          body: { ...DRAFT, lines: [{ description: 'a', quantity: 1, unitNetPrice: 1.2 }] },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('a product line without description is 400 naming lines[i].description (switchable)', async () => {
@@ -554,7 +685,9 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
     const one = await get('/invoices/booked/20001');
     expect(one.lines.length).toBeGreaterThan(0);
     expect(one.pdf.self).toBe(`${PUBLIC}/invoices/booked/20001/pdf`);
-    const r = await fetch(`${sb.url}/invoices/booked/20001/pdf`, { headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': INVOICING_SANDBOX_GRANT } });
+    const r = await fetch(`${sb.url}/invoices/booked/20001/pdf`, {
+      headers: { 'x-appsecrettoken': INVOICING_SANDBOX_APP_SECRET, 'x-agreementgranttoken': INVOICING_SANDBOX_GRANT },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/pdf');
     const bytes = Buffer.from(await r.arrayBuffer());
@@ -588,7 +721,13 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
 
   it('accounting years, periods, year totals, account year total and entries', async () => {
     const years = (await get('/accounting-years')).collection as Row[];
-    expect(years.map((y) => y.year)).toEqual(['2022', INVOICING_SHORT_YEAR, INVOICING_SPLIT_YEAR, '2024/2025', '2025/2026']);
+    expect(years.map((y) => y.year)).toEqual([
+      '2022',
+      INVOICING_SHORT_YEAR,
+      INVOICING_SPLIT_YEAR,
+      '2024/2025',
+      '2025/2026',
+    ]);
     const short = (await get(`/accounting-years/${INVOICING_SHORT_YEAR}/periods`)).collection as Row[];
     expect(short.map((p) => p.periodNumber)).toEqual([1, 2, 3, 4, 5, 6]);
     const split = (await get('/accounting-years/2023_6_2024/periods')).collection as Row[];
@@ -602,13 +741,21 @@ describe('reads: invoices, PDFs, totals, overdue', () => {
     const sum = Math.round(entries.collection.reduce((s: number, e: Row) => s + e.amountInBaseCurrency, 0) * 100) / 100;
     expect(totals.collection[0].totalInBaseCurrency).toBe(sum);
     const one = await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/totals`);
-    expect(one).toMatchObject({ account: { accountNumber }, fromDate: '2023-07-01', toDate: '2024-06-30', totalInBaseCurrency: sum });
+    expect(one).toMatchObject({
+      account: { accountNumber },
+      fromDate: '2023-07-01',
+      toDate: '2024-06-30',
+      totalInBaseCurrency: sum,
+    });
     expect(Array.isArray(one.collection)).toBe(false);
-    expect((await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/entries?${f('amount$gt:0')}&pagesize=1000`)).pagination.results).toBe(
-      entries.collection.filter((e: Row) => e.amount > 0).length,
-    );
+    expect(
+      (await get(`/accounts/${accountNumber}/accounting-years/2023_6_2024/entries?${f('amount$gt:0')}&pagesize=1000`))
+        .pagination.results,
+    ).toBe(entries.collection.filter((e: Row) => e.amount > 0).length);
     expect((await call(`/accounts/${accountNumber}/accounting-years/2023/2024/entries`)).status).toBe(404);
-    expect((await get('/accounting-years/2023_6_2024/entries?pagesize=1')).pagination.results).toBeGreaterThan(entries.collection.length);
+    expect((await get('/accounting-years/2023_6_2024/entries?pagesize=1')).pagination.results).toBeGreaterThan(
+      entries.collection.length,
+    );
   });
 
   it('lookups and the other lists answer in the envelope', async () => {
@@ -678,11 +825,20 @@ describe('faults', () => {
 
   it('switches are validated and reachable over HTTP; reset restores them', async () => {
     expect(() => sb.setSwitches({ fault: 'nope' as never })).toThrow();
-    const post = await fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ today: '2025-01-01' }) });
+    const post = await fetch(`${sb.url}/__sandbox/switches`, {
+      method: 'POST',
+      body: JSON.stringify({ today: '2025-01-01' }),
+    });
     expect(((await post.json()) as Row).today).toBe('2025-01-01');
-    const refused = await fetch(`${sb.url}/__sandbox/switches`, { method: 'POST', body: JSON.stringify({ unknown: 1 }) });
+    const refused = await fetch(`${sb.url}/__sandbox/switches`, {
+      method: 'POST',
+      body: JSON.stringify({ unknown: 1 }),
+    });
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toEqual({ error: 'unknown switch "unknown"', switches: expect.arrayContaining(['today', 'fault', 'slowDelayMs']) });
+    expect(await refused.json()).toEqual({
+      error: 'unknown switch "unknown"',
+      switches: expect.arrayContaining(['today', 'fault', 'slowDelayMs']),
+    });
     expect(sb.switches.today).toBe('2025-01-01');
     const reset = await fetch(`${sb.url}/__sandbox/reset`, { method: 'POST' });
     expect(await reset.json()).toEqual({ reset: true });
@@ -742,7 +898,9 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
     sb.resetStats();
     const customer = await call('/customers', { method: 'POST', body: { ...CUSTOMER, customerGroupNumber: 1 } });
     expect(customer.status).toBe(400);
-    expect(customer.json().errors.customerGroupNumber.errors[0]).toMatchObject({ errorCode: expect.stringMatching(/^E\d{5}$/) });
+    expect(customer.json().errors.customerGroupNumber.errors[0]).toMatchObject({
+      errorCode: expect.stringMatching(/^E\d{5}$/),
+    });
     const draft = await call('/invoices/drafts', {
       method: 'POST',
       body: {
@@ -758,8 +916,15 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
     });
     expect(draft.status).toBe(400);
     expect(draft.json().errors.recipientName).toBeDefined();
-    expect(draft.json().errors.lines[0]).toMatchObject({ arrayIndex: 0, productNumber: { errors: [expect.any(Object)] } });
-    expect(sb.stats.undocumentedProperties).toEqual(['customer.customerGroupNumber', 'draft.recipientName', 'line.productNumber']);
+    expect(draft.json().errors.lines[0]).toMatchObject({
+      arrayIndex: 0,
+      productNumber: { errors: [expect.any(Object)] },
+    });
+    expect(sb.stats.undocumentedProperties).toEqual([
+      'customer.customerGroupNumber',
+      'draft.recipientName',
+      'line.productNumber',
+    ]);
     sb.setSwitches({ unknownProperties: 'ignore' });
     expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, shoeSize: 42 } })).status).toBe(201);
     expect(sb.stats.undocumentedProperties).toContain('customer.shoeSize');
@@ -770,18 +935,36 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
     sb.setSwitches({ readOnlyOnPut: 'reject' });
     const r = await call('/customers/1005', { method: 'PUT', body: current });
     expect(r.status).toBe(400);
-    expect(Object.keys(r.json().errors)).toEqual(expect.arrayContaining(['balance', 'lastUpdated', 'self', 'contacts', 'invoices', 'totals', 'templates']));
-    const { balance: _b, dueAmount: _d, lastUpdated: _l, self: _s, contacts: _c, deliveryLocations: _dl, invoices: _i, totals: _t, templates: _tp, ...writable } = current;
+    expect(Object.keys(r.json().errors)).toEqual(
+      expect.arrayContaining(['balance', 'lastUpdated', 'self', 'contacts', 'invoices', 'totals', 'templates']),
+    );
+    const {
+      balance: _b,
+      dueAmount: _d,
+      lastUpdated: _l,
+      self: _s,
+      contacts: _c,
+      deliveryLocations: _dl,
+      invoices: _i,
+      totals: _t,
+      templates: _tp,
+      ...writable
+    } = current;
     expect((await call('/customers/1005', { method: 'PUT', body: writable })).status).toBe(200);
   });
 
   it('vatNumber on a customer write: accepted, or 400 naming it under vatNumberPolicy: reject (§3 #4)', async () => {
-    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, vatNumber: 'DK12345678' } })).status).toBe(201);
+    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, vatNumber: 'DK12345678' } })).status).toBe(
+      201,
+    );
     sb.setSwitches({ vatNumberPolicy: 'reject' });
     const r = await call('/customers', { method: 'POST', body: { ...CUSTOMER, vatNumber: 'DK12345678' } });
     expect(r.status).toBe(400);
     expect(Object.keys(r.json().errors)).toEqual(['vatNumber']);
-    expect((await call('/customers', { method: 'POST', body: { ...CUSTOMER, corporateIdentificationNumber: '12345678' } })).status).toBe(201);
+    expect(
+      (await call('/customers', { method: 'POST', body: { ...CUSTOMER, corporateIdentificationNumber: '12345678' } }))
+        .status,
+    ).toBe(201);
   });
 
   it('pdfPath: linkOnly serves the PDF only where the invoice links it (pdf.download); the path is 404', async () => {
@@ -805,7 +988,18 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
     const path = new URL(location).pathname;
     const record = await get(path);
     expect(record.name).toBe('Strict ApS');
-    const { balance: _b, dueAmount: _d, lastUpdated: _l, self: _s, contacts: _c, deliveryLocations: _dl, invoices: _i, totals: _t, templates: _tp, ...writable } = record;
+    const {
+      balance: _b,
+      dueAmount: _d,
+      lastUpdated: _l,
+      self: _s,
+      contacts: _c,
+      deliveryLocations: _dl,
+      invoices: _i,
+      totals: _t,
+      templates: _tp,
+      ...writable
+    } = record;
     const put = await call(path, { method: 'PUT', body: { ...writable, name: 'Strict A/S' } });
     expect(put.status).toBe(204);
     expect(put.text).toBe('');
@@ -813,8 +1007,10 @@ describe('strictness and the remaining faults (audit against invoicing.md)', () 
   });
 
   it('a bare [ ] or , in a scalar filter value is 400 (the docs make them escapes $[ $] $,)', async () => {
-    for (const expr of ['name$eq:a,b', 'name$eq:[x]', 'name$like:a]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(400);
-    for (const expr of ['name$eq:a$,b', 'name$eq:$[x$]']) expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(200);
+    for (const expr of ['name$eq:a,b', 'name$eq:[x]', 'name$like:a]'])
+      expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(400);
+    for (const expr of ['name$eq:a$,b', 'name$eq:$[x$]'])
+      expect((await call(`/customers?${f(expr)}`)).status, expr).toBe(200);
   });
 });
 
@@ -822,7 +1018,9 @@ describe('demo data', () => {
   it('has the documented shape and sizes', async () => {
     const d = data();
     expect(d.customers.filter((c) => c.customerNumber <= 1060)).toHaveLength(60);
-    expect(d.customers.find((c) => c.customerNumber === INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT)).not.toHaveProperty('dueAmount');
+    expect(d.customers.find((c) => c.customerNumber === INVOICING_CUSTOMER_WITHOUT_DUE_AMOUNT)).not.toHaveProperty(
+      'dueAmount',
+    );
     expect(d.customers.filter((c) => c.customerNumber <= 1060 && !('dueAmount' in c))).toHaveLength(1);
     expect(d.booked).toHaveLength(150);
     const credit = d.booked.find((b) => b.bookedInvoiceNumber === INVOICING_CREDIT_NOTE_NUMBER)!;
@@ -830,7 +1028,9 @@ describe('demo data', () => {
     expect(credit.grossAmount).toBeLessThan(0);
     expect(d.booked.filter((b) => b.netAmount < 0)).toHaveLength(1);
     expect(d.accounts).toHaveLength(80);
-    expect(new Set(d.accounts.map((a) => a.accountType))).toEqual(new Set(['profitAndLoss', 'status', 'totalFrom', 'heading', 'headingStart', 'sumInterval', 'sumAlpha']));
+    expect(new Set(d.accounts.map((a) => a.accountType))).toEqual(
+      new Set(['profitAndLoss', 'status', 'totalFrom', 'heading', 'headingStart', 'sumInterval', 'sumAlpha']),
+    );
     expect(d.entries.size).toBeGreaterThan(20);
     expect(d.vatZones).toHaveLength(3);
     expect(d.paymentTerms.filter((t) => t.paymentTermsType === 'dueDate')).toHaveLength(1);
@@ -858,7 +1058,11 @@ describe('request log and sandbox record', () => {
     await call(`/customers?pagesize=2&${f('name$like:a')}`);
     await fetch(`${sb.url}/__sandbox/stats`);
     expect(sb.requests).toHaveLength(1);
-    expect(sb.requests[0]).toMatchObject({ method: 'GET', path: '/customers', query: { pagesize: '2', filter: 'name$like:a' } });
+    expect(sb.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/customers',
+      query: { pagesize: '2', filter: 'name$like:a' },
+    });
     expect(sb.requests[0]!.headers['x-agreementgranttoken']).toBe(INVOICING_SANDBOX_GRANT);
     const logged = (await (await fetch(`${sb.url}/__sandbox/requests`)).json()) as Row[];
     expect(logged).toHaveLength(1);
@@ -874,12 +1078,18 @@ describe('request log and sandbox record', () => {
       // deployment's (CONNECTOR_INVOICING_APP_SECRET_TOKEN, wired by bin/demo.ts from `appSecret`).
       expect(running.tenantCredential).toEqual({ token: INVOICING_SANDBOX_GRANT });
       expect(running.appSecret).toBe(INVOICING_SANDBOX_APP_SECRET);
-      const set: SandboxSet = { started: new Map([['invoicing', { sandbox: invoicingSandboxRecord, running }]]), close: async () => {} };
+      const set: SandboxSet = {
+        started: new Map([['invoicing', { sandbox: invoicingSandboxRecord, running }]]),
+        close: async () => {},
+      };
       expect(sandboxEnv(set)).toMatchObject({
         CONNECTOR_INVOICING_BASE_URL: running.url,
         CONNECTOR_INVOICING_APP_SECRET_TOKEN: INVOICING_SANDBOX_APP_SECRET,
       });
-      const demoHeaders = { 'x-appsecrettoken': running.appSecret!, 'x-agreementgranttoken': running.tenantCredential!.token! };
+      const demoHeaders = {
+        'x-appsecrettoken': running.appSecret!,
+        'x-agreementgranttoken': running.tenantCredential!.token!,
+      };
       const r = await fetch(`${running.url}/accounting-years/2023_6_2024/periods`, { headers: demoHeaders });
       expect(r.status).toBe(200);
       const filter = invoicingSandboxRecord.examples.find((e) => e.tool === 'list_customers')!.args.filter as string;

@@ -100,7 +100,13 @@ function useSandbox(mode: LedgerUnknownProperties): void {
 }
 
 /** A Query/Get naming `property`, which `entity` does not have: ignored, or 400 naming it when rejected. */
-async function expectUnknown(mode: LedgerUnknownProperties, entity: string, body: unknown[], property: string, ignored: () => Promise<void> | void): Promise<void> {
+async function expectUnknown(
+  mode: LedgerUnknownProperties,
+  entity: string,
+  body: unknown[],
+  property: string,
+  ignored: () => Promise<void> | void,
+): Promise<void> {
   const r = await query(entity, body);
   if (mode === 'ignore') {
     expect(r.status, r.text.slice(0, 200)).toBe(200);
@@ -129,12 +135,17 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
 
     it('answers unknown paths 404 and non-POST reads 405', async () => {
       expect((await call('/Query/Read/DebtorClient', [], { token: demoToken })).status).toBe(404);
-      expect((await call('/Query/Get/DebtorClient', undefined, { method: 'GET', token: demoToken, contentType: null })).status).toBe(405);
+      expect(
+        (await call('/Query/Get/DebtorClient', undefined, { method: 'GET', token: demoToken, contentType: null }))
+          .status,
+      ).toBe(405);
     });
 
     it('matches paths case-insensitively', async () => {
       expect((await call('/query/get/DebtorClient', [], { token: demoToken })).status).toBe(200);
-      expect((await call('/Login', { Username: sandbox.credentials.loginUsername, Password: LEDGER_DEMO_PASSWORD })).status).toBe(200);
+      expect(
+        (await call('/Login', { Username: sandbox.credentials.loginUsername, Password: LEDGER_DEMO_PASSWORD })).status,
+      ).toBe(200);
     });
   });
 
@@ -162,17 +173,40 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
     });
 
     it('reads the member names and the user name case-insensitively', async () => {
-      const r = await call('/login', { username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER.toUpperCase()}`, password: LEDGER_DEMO_PASSWORD });
+      const r = await call('/login', {
+        username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER.toUpperCase()}`,
+        password: LEDGER_DEMO_PASSWORD,
+      });
       expect(r.status).toBe(200);
       expect(typeof r.json().token).toBe('string');
     });
 
     it.each([
       ['no 00<companyId>/ prefix', LEDGER_DEMO_USER, LEDGER_DEMO_PASSWORD, LEDGER_LOGIN_ERRORS.noCompanyId],
-      ['an unknown company', `00${LEDGER_UNKNOWN_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD, LEDGER_LOGIN_ERRORS.noCompanyId],
-      ['a wrong password', `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, 'wrong', LEDGER_LOGIN_ERRORS.invalidCredentials],
-      ['an unknown user', `00${LEDGER_DEMO_COMPANY_ID}/nobody`, LEDGER_DEMO_PASSWORD, LEDGER_LOGIN_ERRORS.invalidCredentials],
-      ['a user that is not a server-login user', `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_INTERACTIVE_USER}`, LEDGER_DEMO_INTERACTIVE_PASSWORD, LEDGER_LOGIN_ERRORS.notServerLogin],
+      [
+        'an unknown company',
+        `00${LEDGER_UNKNOWN_COMPANY_ID}/${LEDGER_DEMO_USER}`,
+        LEDGER_DEMO_PASSWORD,
+        LEDGER_LOGIN_ERRORS.noCompanyId,
+      ],
+      [
+        'a wrong password',
+        `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`,
+        'wrong',
+        LEDGER_LOGIN_ERRORS.invalidCredentials,
+      ],
+      [
+        'an unknown user',
+        `00${LEDGER_DEMO_COMPANY_ID}/nobody`,
+        LEDGER_DEMO_PASSWORD,
+        LEDGER_LOGIN_ERRORS.invalidCredentials,
+      ],
+      [
+        'a user that is not a server-login user',
+        `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_INTERACTIVE_USER}`,
+        LEDGER_DEMO_INTERACTIVE_PASSWORD,
+        LEDGER_LOGIN_ERRORS.notServerLogin,
+      ],
     ])('refuses %s with a bare JSON string (status 200 by default)', async (_label, username, password, expected) => {
       const r = await login(username, password);
       expect(r.status).toBe(200);
@@ -191,7 +225,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       const bad = await login(`00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, 'wrong');
       expect(bad.status).toBe(status);
       expect(bad.json()).toBe(LEDGER_LOGIN_ERRORS.invalidCredentials);
-      expect((await login(`00${LEDGER_UNKNOWN_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD)).json()).toBe(LEDGER_LOGIN_ERRORS.noCompanyId);
+      expect((await login(`00${LEDGER_UNKNOWN_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD)).json()).toBe(
+        LEDGER_LOGIN_ERRORS.noCompanyId,
+      );
       expect((await login(`00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD)).status).toBe(200);
     });
 
@@ -245,7 +281,8 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
 
     it('refuses an expired token (tokenLifetimeSeconds 0 mints already-expired tokens)', async () => {
       sandbox.setSwitches({ tokenLifetimeSeconds: 0 });
-      const expired = (await login(`00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD)).json().token as string;
+      const expired = (await login(`00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, LEDGER_DEMO_PASSWORD)).json()
+        .token as string;
       const r = await query('DebtorClient', [], expired);
       expect(r.status).toBe(401);
       expect(r.text).toMatch(/expired/);
@@ -284,7 +321,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       }
       expect((await call('/Query/Get/DebtorClient', undefined, { token: demoToken, raw: '[{' })).status).toBe(400);
       expect((await call('/Query/Get/DebtorClient', undefined, { token: demoToken, raw: '' })).status).toBe(400);
-      expect((await call('/Query/Get/DebtorClient', [], { token: demoToken, contentType: 'text/plain' })).status).toBe(415);
+      expect((await call('/Query/Get/DebtorClient', [], { token: demoToken, contentType: 'text/plain' })).status).toBe(
+        415,
+      );
     });
 
     it('answers 400 text for an unknown entity; entity names are case-insensitive', async () => {
@@ -387,18 +426,44 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
 
     it('an unknown PropertyName is ignored (ignore) or 400 naming it (reject), for filters and sorts', async () => {
       const all = await rows('DebtorClient', []);
-      await expectUnknown(mode, 'DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }], 'NoSuchProperty', async () => {
-        expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }])).toEqual(all);
-      });
-      await expectUnknown(mode, 'DebtorClient', [{ PropertyName: 'account', FilterValue: '10001' }], 'account', async () => {
-        expect(await rows('DebtorClient', [{ PropertyName: 'account', FilterValue: '10001' }])).toEqual(all);
-      });
-      await expectUnknown(mode, 'DebtorClient', [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }], 'NoSuchProperty', async () => {
-        expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }])).toEqual(all);
-      });
+      await expectUnknown(
+        mode,
+        'DebtorClient',
+        [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }],
+        'NoSuchProperty',
+        async () => {
+          expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }])).toEqual(all);
+        },
+      );
+      await expectUnknown(
+        mode,
+        'DebtorClient',
+        [{ PropertyName: 'account', FilterValue: '10001' }],
+        'account',
+        async () => {
+          expect(await rows('DebtorClient', [{ PropertyName: 'account', FilterValue: '10001' }])).toEqual(all);
+        },
+      );
+      await expectUnknown(
+        mode,
+        'DebtorClient',
+        [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }],
+        'NoSuchProperty',
+        async () => {
+          expect(await rows('DebtorClient', [{ PropertyName: 'NoSuchProperty', OrderByDescending: true }])).toEqual(
+            all,
+          );
+        },
+      );
       // Not an upstream property: RowId is in no document (docs/decisions/connector-ledger.md, 'The ledger pages
       // without RowId: documented keys, checked boundaries').
-      await expectUnknown(mode, 'GLTransClient', [{ PropertyName: 'RowId', OrderBy: true }, { Take: 3 }], 'RowId', () => {});
+      await expectUnknown(
+        mode,
+        'GLTransClient',
+        [{ PropertyName: 'RowId', OrderBy: true }, { Take: 3 }],
+        'RowId',
+        () => {},
+      );
       // An empty FilterValue on a real property is no filter in either mode.
       expect(await rows('DebtorClient', [{ PropertyName: 'Name', FilterValue: '' }])).toEqual(all);
       expect(sandbox.switches.unknownProperties).toBe(mode);
@@ -423,7 +488,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       const byGroup = await rows('InvItemClient', [{ PropertyName: 'Group', OrderBy: true }]);
       const natural = await rows('InvItemClient', []);
       for (const g of LEDGER_PRODUCT_GROUPS) {
-        expect(byGroup.filter((it) => it.Group === g).map((it) => it.Item)).toEqual(natural.filter((it) => it.Group === g).map((it) => it.Item));
+        expect(byGroup.filter((it) => it.Group === g).map((it) => it.Item)).toEqual(
+          natural.filter((it) => it.Group === g).map((it) => it.Item),
+        );
       }
     });
 
@@ -452,7 +519,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       const all = await rows('InvItemClient', [{ PropertyName: 'Group', FilterValue: 'PARTS' }]);
       const merged = await rows('InvItemClient', [{ PropertyName: 'Group', FilterValue: 'PARTS', Skip: 2, Take: 3 }]);
       expect(merged).toEqual(all.slice(2, 5));
-      const sortedMerged = await rows('InvItemClient', [{ PropertyName: 'Name', FilterValue: 'Chain*', OrderByDescending: true, Skip: 0, Take: 1 }]);
+      const sortedMerged = await rows('InvItemClient', [
+        { PropertyName: 'Name', FilterValue: 'Chain*', OrderByDescending: true, Skip: 0, Take: 1 },
+      ]);
       expect(sortedMerged).toHaveLength(1);
       expect(sortedMerged[0].Name).toBe('Chain, standard');
     });
@@ -484,7 +553,8 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
 
   describe('ledger sandbox: no invented row id, and unstable tie order', () => {
     it('no entity carries RowId; the documented keys identify the rows', async () => {
-      for (const entity of LEDGER_ENTITIES) for (const row of await rows(entity)) expect(row).not.toHaveProperty('RowId');
+      for (const entity of LEDGER_ENTITIES)
+        for (const row of await rows(entity)) expect(row).not.toHaveProperty('RowId');
       const postings = await rows('GLTransClient');
       expect(new Set(postings.map((r) => `${r.Voucher}/${r.VoucherLine}`)).size).toBe(postings.length);
       const items = await rows('InvItemClient');
@@ -518,7 +588,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
     it('reject mode is an option and a switch: the reset returns to the option', async () => {
       const other = mode === 'ignore' ? 'reject' : 'ignore';
       sandbox.setSwitches({ unknownProperties: other });
-      expect((await query('DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }])).status).toBe(other === 'reject' ? 400 : 200);
+      expect((await query('DebtorClient', [{ PropertyName: 'NoSuchProperty', FilterValue: 'x' }])).status).toBe(
+        other === 'reject' ? 400 : 200,
+      );
       expect(() => sandbox.setSwitches({ unknownProperties: 'strict' as never })).toThrow(TypeError);
       sandbox.resetSwitches();
       expect(sandbox.switches.unknownProperties).toBe(mode);
@@ -528,7 +600,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
     it('logs the Query/Get requests it saw (entity and body), the most recent 1000', async () => {
       sandbox.resetStats();
       await rows('InvItemClient', [{ PropertyName: 'Item', OrderBy: true }, { Take: 2 }]);
-      expect(sandbox.stats.queryLog).toEqual([{ entity: 'InvItemClient', body: [{ PropertyName: 'Item', OrderBy: true }, { Take: 2 }] }]);
+      expect(sandbox.stats.queryLog).toEqual([
+        { entity: 'InvItemClient', body: [{ PropertyName: 'Item', OrderBy: true }, { Take: 2 }] },
+      ]);
       for (let i = 0; i < 1005; i++) sandbox.stats.queryLog.push({ entity: 'X', body: [] });
       await rows('InvGroupClient');
       expect(sandbox.stats.queryLog).toHaveLength(1000);
@@ -548,7 +622,8 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
           for (const [key, value] of Object.entries(row)) {
             expect(key, `${entity}.${key}`).toMatch(/^[A-Z][A-Za-z0-9]*$/);
             expect(value, `${entity}.${key}`).not.toBeNull();
-            if (/Date$|^LastMovement$|^NextInvoice$|^SubscriptionEnded$/.test(key)) expect(value, `${entity}.${key}`).toMatch(ISO_DAY);
+            if (/Date$|^LastMovement$|^NextInvoice$|^SubscriptionEnded$/.test(key))
+              expect(value, `${entity}.${key}`).toMatch(ISO_DAY);
           }
         }
       }
@@ -568,10 +643,35 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       for (const entity of ['DebtorTransOpenClient', 'CreditorTransOpenClient']) {
         const list = await rows(entity);
         expect(list.length, entity).toBeGreaterThan(0);
-        for (const row of list) for (const key of ['Account', 'Name', 'Date', 'Voucher', 'Invoice', 'DueDate', 'Amount', 'AmountOpen', 'Text']) expect(row, `${entity}.${key}`).toHaveProperty(key);
+        for (const row of list)
+          for (const key of [
+            'Account',
+            'Name',
+            'Date',
+            'Voucher',
+            'Invoice',
+            'DueDate',
+            'Amount',
+            'AmountOpen',
+            'Text',
+          ])
+            expect(row, `${entity}.${key}`).toHaveProperty(key);
       }
       const [inv] = await rows('DebtorInvoiceClient', [{ Take: 1 }]);
-      for (const key of ['PrimaryKeyId', 'InvoiceNumber', 'Account', 'Name', 'Date', 'DueDate', 'NetAmount', 'VatAmount', 'TotalAmount', 'SalesValue', 'Margin', 'Paid'])
+      for (const key of [
+        'PrimaryKeyId',
+        'InvoiceNumber',
+        'Account',
+        'Name',
+        'Date',
+        'DueDate',
+        'NetAmount',
+        'VatAmount',
+        'TotalAmount',
+        'SalesValue',
+        'Margin',
+        'Paid',
+      ])
         expect(inv).toHaveProperty(key);
     });
 
@@ -580,10 +680,16 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       expect(unpaid.length).toBeGreaterThan(0);
       expect(unpaid.length).toBeLessThan(200);
       sandbox.setSwitches({ invoicePaidFlag: false });
-      await expectUnknown(mode, 'DebtorInvoiceClient', [{ PropertyName: 'Paid', FilterValue: 'false' }], 'Paid', async () => {
-        const list = await rows('DebtorInvoiceClient', [{ PropertyName: 'Paid', FilterValue: 'false' }]);
-        expect(list).toHaveLength(200);
-      });
+      await expectUnknown(
+        mode,
+        'DebtorInvoiceClient',
+        [{ PropertyName: 'Paid', FilterValue: 'false' }],
+        'Paid',
+        async () => {
+          const list = await rows('DebtorInvoiceClient', [{ PropertyName: 'Paid', FilterValue: 'false' }]);
+          expect(list).toHaveLength(200);
+        },
+      );
       for (const inv of await rows('DebtorInvoiceClient')) expect(inv).not.toHaveProperty('Paid');
     });
   });
@@ -600,9 +706,15 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       expect(voltvej.length).toBeGreaterThan(0);
       expect(voltvej.length).toBeLessThan(150);
       for (const it of voltvej) expect(it.Brand).toBe('Voltvej');
-      await expectUnknown(mode, 'InvItemClient', [{ PropertyName: brandField, FilterValue: 'voltvej' }], brandField, async () => {
-        expect(await rows('InvItemClient', [{ PropertyName: brandField, FilterValue: 'voltvej' }])).toHaveLength(150);
-      });
+      await expectUnknown(
+        mode,
+        'InvItemClient',
+        [{ PropertyName: brandField, FilterValue: 'voltvej' }],
+        brandField,
+        async () => {
+          expect(await rows('InvItemClient', [{ PropertyName: brandField, FilterValue: 'voltvej' }])).toHaveLength(150);
+        },
+      );
       const base = await rows('InvItemClient');
       for (const it of base) {
         expect(it).not.toHaveProperty(brandField);
@@ -618,9 +730,15 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       const publicSector = await rows('DebtorClientUser', [{ PropertyName: segment, FilterValue: 'Public' }]);
       expect(publicSector.length).toBe(4);
       for (const d of publicSector) expect(typeof d[salesRep]).toBe('string');
-      await expectUnknown(mode, 'DebtorClient', [{ PropertyName: segment, FilterValue: 'Public' }], segment, async () => {
-        expect(await rows('DebtorClient', [{ PropertyName: segment, FilterValue: 'Public' }])).toHaveLength(40);
-      });
+      await expectUnknown(
+        mode,
+        'DebtorClient',
+        [{ PropertyName: segment, FilterValue: 'Public' }],
+        segment,
+        async () => {
+          expect(await rows('DebtorClient', [{ PropertyName: segment, FilterValue: 'Public' }])).toHaveLength(40);
+        },
+      );
       for (const d of await rows('DebtorClient')) expect(d).not.toHaveProperty(segment);
       const sortedByRep = await rows('DebtorClientUser', [{ PropertyName: salesRep, OrderBy: true }]);
       expect(sortedByRep[0]).not.toHaveProperty(salesRep); // missing values sort first
@@ -638,7 +756,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       }
       sandbox.setSwitches({ companyClientMode: 'loggedIn' });
       expect((await rows('CompanyClient')).map((c) => c.PrimaryKeyId)).toEqual([LEDGER_DEMO_COMPANY_ID]);
-      expect((await rows('CompanyClient', [], secondToken)).map((c) => c.PrimaryKeyId)).toEqual([LEDGER_DEMO_SECOND_COMPANY_ID]);
+      expect((await rows('CompanyClient', [], secondToken)).map((c) => c.PrimaryKeyId)).toEqual([
+        LEDGER_DEMO_SECOND_COMPANY_ID,
+      ]);
     });
 
     it("answers every query from the token's company only", async () => {
@@ -754,7 +874,9 @@ describe.each(LEDGER_UNKNOWN_PROPERTY_MODES)('ledger sandbox, unknown properties
       expect((await rows('CompanyClient')).length).toBe(1);
       expect((await call('/__sandbox/switches', { latencyMs: -1 })).status).toBe(400);
       expect((await call('/__sandbox/switches', { noSuchSwitch: true })).status).toBe(400);
-      expect((await call('/__sandbox/switches', undefined, { method: 'GET' })).json()).toMatchObject({ companyClientMode: 'loggedIn' });
+      expect((await call('/__sandbox/switches', undefined, { method: 'GET' })).json()).toMatchObject({
+        companyClientMode: 'loggedIn',
+      });
       const stats = (await call('/__sandbox/stats', undefined, { method: 'GET' })).json();
       expect(stats).toMatchObject({ writeLog: [] });
       expect(stats.queries).toBeGreaterThan(0);
@@ -780,7 +902,9 @@ describe('ledger sandbox: demo data', () => {
     expect(gl.length).toBeLessThan(70_000);
     const years = new Set(gl.map((t) => t.Date.slice(0, 4)));
     expect([...years].sort()).toEqual(['2025', '2026']);
-    for (const t of gl.slice(0, 2000)) for (const key of ['Date', 'Account', 'Voucher', 'VoucherLine', 'Amount', 'Text', 'TransType']) expect(t).toHaveProperty(key);
+    for (const t of gl.slice(0, 2000))
+      for (const key of ['Date', 'Account', 'Voucher', 'VoucherLine', 'Amount', 'Text', 'TransType'])
+        expect(t).toHaveProperty(key);
     const dc = gl.filter((t) => t.DCAccount !== undefined);
     expect(new Set(dc.map((t) => t.DCType))).toEqual(new Set(['Debtor', 'Creditor']));
   });
@@ -833,7 +957,8 @@ describe('ledger sandbox: demo data', () => {
     const groups = await rows('InvGroupClient');
     expect(groups.map((g) => g.Group)).toEqual([...LEDGER_PRODUCT_GROUPS]);
     for (const it of items) expect(LEDGER_PRODUCT_GROUPS).toContain(it.Group);
-    for (const g of LEDGER_PRODUCT_GROUPS) expect(items.filter((it) => it.Group === g).length).toBeGreaterThanOrEqual(10);
+    for (const g of LEDGER_PRODUCT_GROUPS)
+      expect(items.filter((it) => it.Group === g).length).toBeGreaterThanOrEqual(10);
   });
 
   it('has open items, some overdue, and debtor balances equal to their open items', async () => {
@@ -857,8 +982,19 @@ describe('ledger sandbox: demo data', () => {
     for (const t of trans) expect(LEDGER_MOVEMENT_TYPES).toContain(t.MovementType);
     const sales = trans.filter((t) => t.MovementType === 'Debtor' && t.Qty < 0);
     expect(sales.length).toBeGreaterThan(trans.length / 2);
-    const quarters = new Set(sales.map((t) => `${t.Date.slice(0, 4)}-Q${Math.floor((Number(t.Date.slice(5, 7)) - 1) / 3) + 1}`));
-    expect([...quarters].sort()).toEqual(['2025-Q1', '2025-Q2', '2025-Q3', '2025-Q4', '2026-Q1', '2026-Q2', '2026-Q3', '2026-Q4']);
+    const quarters = new Set(
+      sales.map((t) => `${t.Date.slice(0, 4)}-Q${Math.floor((Number(t.Date.slice(5, 7)) - 1) / 3) + 1}`),
+    );
+    expect([...quarters].sort()).toEqual([
+      '2025-Q1',
+      '2025-Q2',
+      '2025-Q3',
+      '2025-Q4',
+      '2026-Q1',
+      '2026-Q2',
+      '2026-Q3',
+      '2026-Q4',
+    ]);
     expect(trans.filter((t) => t.MovementType === 'Creditor').every((t) => t.Qty > 0)).toBe(true);
     // Units sold per product group can be derived as the spec's rule 4 describes.
     const items = await rows('InvItemClient', [{ PropertyName: 'Group', FilterValue: 'EBIKES' }]);
@@ -880,7 +1016,11 @@ describe('ledger sandbox: demo data', () => {
       });
       const { token } = (await res.json()) as { token: string };
       const body = JSON.stringify([{ PropertyName: 'Account', FilterValue: '1060' }, { Take: 200 }]);
-      const a = await fetch(`${other.url}/Query/Get/GLTransClient`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body }).then((r) => r.text());
+      const a = await fetch(`${other.url}/Query/Get/GLTransClient`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      }).then((r) => r.text());
       const b = (await query('GLTransClient', JSON.parse(body))).text;
       expect(a).toBe(b);
     } finally {
@@ -892,7 +1032,10 @@ describe('ledger sandbox: demo data', () => {
 describe('ledger sandbox: script mode', () => {
   it('starts with the demo credentials and prints its URL when run with node', async () => {
     const script = fileURLToPath(new URL('../sandbox/ledger/server.ts', import.meta.url));
-    const child = spawn(process.execPath, [script], { env: { ...process.env, LEDGER_SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, LEDGER_SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let output = '';
       child.stdout.setEncoding('utf8');
@@ -909,10 +1052,17 @@ describe('ledger sandbox: script mode', () => {
       const res = await fetch(`${url}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ Username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`, Password: LEDGER_DEMO_PASSWORD }),
+        body: JSON.stringify({
+          Username: `00${LEDGER_DEMO_COMPANY_ID}/${LEDGER_DEMO_USER}`,
+          Password: LEDGER_DEMO_PASSWORD,
+        }),
       });
       const { token } = (await res.json()) as { token: string };
-      const list = await fetch(`${url}/Query/Get/GLVatClient`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '[]' }).then((r) => r.json());
+      const list = await fetch(`${url}/Query/Get/GLVatClient`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: '[]',
+      }).then((r) => r.json());
       expect(list).toHaveLength(8);
     } finally {
       child.kill('SIGTERM');

@@ -59,7 +59,11 @@ async function call(base: string, path: string, body?: unknown, options: CallOpt
 }
 
 /** Every `vaerdi`, history element and metadata field, walked generically. */
-function walk(value: unknown, visit: (node: Record<string, unknown>, key: string | null) => void, key: string | null = null): void {
+function walk(
+  value: unknown,
+  visit: (node: Record<string, unknown>, key: string | null) => void,
+  key: string | null = null,
+): void {
   if (Array.isArray(value)) {
     for (const element of value) walk(element, visit, key);
     return;
@@ -130,7 +134,11 @@ describe('register sandbox: HTTP surface', () => {
     expect(all.json().hits.total).toBe(1);
     expect(all.json().hits.hits[0]._index).toMatch(/^cvr-p-/);
     expect(all.json()._shards.total).toBe(18);
-    const counts = await Promise.all(['/virksomhed/_search', '/produktionsenhed/_search', '/deltager/_search', '/_search'].map((p) => search(p, { size: 0 })));
+    const counts = await Promise.all(
+      ['/virksomhed/_search', '/produktionsenhed/_search', '/deltager/_search', '/_search'].map((p) =>
+        search(p, { size: 0 }),
+      ),
+    );
     const [v, p, d, total] = counts.map((c) => c.json().hits.total as number);
     expect(v).toBe(25);
     expect(p).toBe(40);
@@ -169,7 +177,11 @@ describe('register sandbox: HTTP surface', () => {
   it('records the last request for tests', async () => {
     const body = { query: { term: { 'Vrvirksomhed.cvrNummer': DEMO_CVR } }, size: 1 };
     await search('/virksomhed/_search', body);
-    expect(sandbox.stats.lastRequest).toMatchObject({ method: 'POST', path: '/cvr-permanent/virksomhed/_search', body });
+    expect(sandbox.stats.lastRequest).toMatchObject({
+      method: 'POST',
+      path: '/cvr-permanent/virksomhed/_search',
+      body,
+    });
     expect(sandbox.stats.lastRequest?.headers.authorization).toBe(AUTH);
     expect(sandbox.stats.lastRequest?.headers['content-type']).toBe('application/json');
   });
@@ -195,26 +207,41 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
   });
 
   it('returns total 0, no hits and a null max_score for an unknown cvrNummer', async () => {
-    const r = await search('/virksomhed/_search', { query: { term: { 'Vrvirksomhed.cvrNummer': UNKNOWN_CVR } }, size: 1 });
+    const r = await search('/virksomhed/_search', {
+      query: { term: { 'Vrvirksomhed.cvrNummer': UNKNOWN_CVR } },
+      size: 1,
+    });
     expect(r.json().hits).toEqual({ total: 0, max_score: null, hits: [] });
   });
 
   it('fails a non-numeric term on a numeric field like ES does', async () => {
     const r = await search('/virksomhed/_search', { query: { term: { 'Vrvirksomhed.cvrNummer': 'abc' } } });
     expect(r.status).toBe(400);
-    expect(r.json().error).toMatchObject({ type: 'search_phase_execution_exception', root_cause: [{ type: 'query_shard_exception' }] });
+    expect(r.json().error).toMatchObject({
+      type: 'search_phase_execution_exception',
+      root_cause: [{ type: 'query_shard_exception' }],
+    });
   });
 
   it('matches names with operator and, case-insensitively, across Danish letters', async () => {
     const names = async (query: unknown): Promise<string[]> => {
-      const r = await search('/virksomhed/_search', { query: { match: { [COMPANY_NAME]: query } }, size: 50, _source: [COMPANY_NAME] });
+      const r = await search('/virksomhed/_search', {
+        query: { match: { [COMPANY_NAME]: query } },
+        size: 50,
+        _source: [COMPANY_NAME],
+      });
       expect(r.status).toBe(200);
       return r.json().hits.hits.map((h: any) => h._source.Vrvirksomhed.virksomhedMetadata.nyesteNavn.navn);
     };
     const demo = await names({ query: 'Demo', operator: 'and' });
     expect(demo.length).toBeGreaterThanOrEqual(4);
-    expect(demo).toEqual(expect.arrayContaining(['Demo Data A/S', 'Demo Byg ApS', 'Demo Data Services ApS', 'Demo Holding ApS']));
-    expect((await names({ query: 'demo DATA', operator: 'and' })).sort()).toEqual(['Demo Data A/S', 'Demo Data Services ApS']);
+    expect(demo).toEqual(
+      expect.arrayContaining(['Demo Data A/S', 'Demo Byg ApS', 'Demo Data Services ApS', 'Demo Holding ApS']),
+    );
+    expect((await names({ query: 'demo DATA', operator: 'and' })).sort()).toEqual([
+      'Demo Data A/S',
+      'Demo Data Services ApS',
+    ]);
     expect(await names({ query: 'Demo Data A/S', operator: 'AND' })).toEqual(['Demo Data A/S']);
     // the default operator is or: any word suffices
     expect((await names('demo ærtebjerg')).length).toBe(demo.length + 1);
@@ -257,17 +284,31 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
     const limited = await search('/virksomhed/_search', {
       query,
       size: 1,
-      _source: ['Vrvirksomhed.cvrNummer', 'Vrvirksomhed.virksomhedMetadata.nyesteNavn', 'Vrvirksomhed.deltagerRelation'],
+      _source: [
+        'Vrvirksomhed.cvrNummer',
+        'Vrvirksomhed.virksomhedMetadata.nyesteNavn',
+        'Vrvirksomhed.deltagerRelation',
+      ],
     });
     const doc = limited.json().hits.hits[0]._source.Vrvirksomhed;
     expect(Object.keys(doc).sort()).toEqual(['cvrNummer', 'deltagerRelation', 'virksomhedMetadata']);
     expect(Object.keys(doc.virksomhedMetadata)).toEqual(['nyesteNavn']);
     expect(doc.virksomhedMetadata.nyesteNavn).toMatchObject({ navn: 'Demo Data A/S', periode: { gyldigTil: null } });
     expect(doc.deltagerRelation.length).toBeGreaterThan(3);
-    const leaf = await search('/virksomhed/_search', { query, _source: 'Vrvirksomhed.deltagerRelation.deltager.enhedstype' });
+    const leaf = await search('/virksomhed/_search', {
+      query,
+      _source: 'Vrvirksomhed.deltagerRelation.deltager.enhedstype',
+    });
     const relations = leaf.json().hits.hits[0]._source.Vrvirksomhed.deltagerRelation;
-    expect(relations.every((r: any) => Object.keys(r).join() === 'deltager' && Object.keys(r.deltager).join() === 'enhedstype')).toBe(true);
-    const wildcard = await search('/virksomhed/_search', { query, _source: { includes: ['Vrvirksomhed.virksomhedMetadata.*'], excludes: ['*.nyesteBeliggenhedsadresse'] } });
+    expect(
+      relations.every(
+        (r: any) => Object.keys(r).join() === 'deltager' && Object.keys(r.deltager).join() === 'enhedstype',
+      ),
+    ).toBe(true);
+    const wildcard = await search('/virksomhed/_search', {
+      query,
+      _source: { includes: ['Vrvirksomhed.virksomhedMetadata.*'], excludes: ['*.nyesteBeliggenhedsadresse'] },
+    });
     const metadata = wildcard.json().hits.hits[0]._source.Vrvirksomhed.virksomhedMetadata;
     expect(metadata.sammensatStatus).toBe('NORMAL');
     expect(metadata).not.toHaveProperty('nyesteBeliggenhedsadresse');
@@ -287,8 +328,12 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
     expect(current.map((u) => u.pNummer)).toContain(DEMO_CEASED_PNUMMER);
     expect(current.map((u) => u.pNummer)).not.toContain(MOVED_PNUMMER);
     expect(ever.length).toBe(current.length + 1);
-    expect(ever.find((u) => u.pNummer === MOVED_PNUMMER).produktionsEnhedMetadata.nyesteCvrNummerRelation).toBe(DEMO_SUBSIDIARY_CVR);
-    expect(current.find((u) => u.pNummer === DEMO_CEASED_PNUMMER).produktionsEnhedMetadata.sammensatStatus).toBe('Ophørt');
+    expect(ever.find((u) => u.pNummer === MOVED_PNUMMER).produktionsEnhedMetadata.nyesteCvrNummerRelation).toBe(
+      DEMO_SUBSIDIARY_CVR,
+    );
+    expect(current.find((u) => u.pNummer === DEMO_CEASED_PNUMMER).produktionsEnhedMetadata.sammensatStatus).toBe(
+      'Ophørt',
+    );
   });
 
   it('finds persons with bool.must of an AND name match and a match on enhedstype', async () => {
@@ -296,7 +341,10 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
       const r = await search('/deltager/_search', {
         query: {
           bool: {
-            must: [{ match: { 'Vrdeltagerperson.navne.navn': { query: navn, operator: 'and' } } }, { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } }],
+            must: [
+              { match: { 'Vrdeltagerperson.navne.navn': { query: navn, operator: 'and' } } },
+              { match: { 'Vrdeltagerperson.enhedstype': 'PERSON' } },
+            ],
           },
         },
         size: 10,
@@ -311,7 +359,9 @@ describe('register sandbox: query subset and ES 6 envelope', () => {
     expect((await persons('jens hansen')).length).toBe(3);
     const lars = await persons('Lars Bøgh Jensen');
     expect(lars.map((p) => p.enhedsNummer)).toEqual([BENEFICIAL_OWNER_ENHEDSNUMMER]);
-    expect(lars[0].virksomhedSummariskRelation.map((r: any) => r.virksomhed.cvrNummer)).toEqual(expect.arrayContaining([DEMO_CVR, DEMO_HOLDING_CVR]));
+    expect(lars[0].virksomhedSummariskRelation.map((r: any) => r.virksomhed.cvrNummer)).toEqual(
+      expect.arrayContaining([DEMO_CVR, DEMO_HOLDING_CVR]),
+    );
     // an estate is ANDEN_DELTAGER, not PERSON
     expect(await persons('Boet efter Karen Mikkelsen')).toEqual([]);
   });
@@ -355,7 +405,8 @@ describe('register sandbox: demo data', () => {
   let participants: any[];
 
   beforeAll(async () => {
-    const fetchAll = async (alias: string): Promise<any[]> => (await search(`/${alias}/_search`, { size: 100 })).json().hits.hits.map((h: any) => h._source);
+    const fetchAll = async (alias: string): Promise<any[]> =>
+      (await search(`/${alias}/_search`, { size: 100 })).json().hits.hits.map((h: any) => h._source);
     companies = (await fetchAll('virksomhed')).map((s) => s.Vrvirksomhed);
     units = (await fetchAll('produktionsenhed')).map((s) => s.VrproduktionsEnhed);
     participants = (await fetchAll('deltager')).map((s) => s.Vrdeltagerperson);
@@ -366,7 +417,11 @@ describe('register sandbox: demo data', () => {
   const memberValues = (relation: any, organ: string, type: string): any[] =>
     relation.organisationer
       .filter((o: any) => o.organisationsNavn[0].navn === organ)
-      .flatMap((o: any) => o.medlemsData.flatMap((m: any) => m.attributter.filter((a: any) => a.type === type).flatMap((a: any) => a.vaerdier)));
+      .flatMap((o: any) =>
+        o.medlemsData.flatMap((m: any) =>
+          m.attributter.filter((a: any) => a.type === type).flatMap((a: any) => a.vaerdier),
+        ),
+      );
 
   it('has about 25 companies, 40 units and 30 participants with unique ids', () => {
     expect(companies).toHaveLength(25);
@@ -404,8 +459,12 @@ describe('register sandbox: demo data', () => {
       expect(m.nyesteVirksomhedsform).toEqual(lastOf(c.virksomhedsform));
       expect(m.nyesteBeliggenhedsadresse).toEqual(lastOf(c.beliggenhedsadresse));
       expect(m.nyesteHovedbranche).toEqual(lastOf(c.hovedbranche));
-      expect(m.nyesteAarsbeskaeftigelse).toEqual(c.aarsbeskaeftigelse.length === 0 ? null : lastOf(c.aarsbeskaeftigelse));
-      expect(m.nyesteKvartalsbeskaeftigelse).toEqual(c.kvartalsbeskaeftigelse.length === 0 ? null : lastOf(c.kvartalsbeskaeftigelse));
+      expect(m.nyesteAarsbeskaeftigelse).toEqual(
+        c.aarsbeskaeftigelse.length === 0 ? null : lastOf(c.aarsbeskaeftigelse),
+      );
+      expect(m.nyesteKvartalsbeskaeftigelse).toEqual(
+        c.kvartalsbeskaeftigelse.length === 0 ? null : lastOf(c.kvartalsbeskaeftigelse),
+      );
       expect(m.antalPenheder).toBe(c.penheder.filter((p: any) => p.periode.gyldigTil === null).length);
       expect(m.stiftelsesDato).toBe(c.livsforloeb[0].periode.gyldigFra);
       expect(typeof m.nyesteHovedbranche.branchekode).toBe('string');
@@ -442,29 +501,48 @@ describe('register sandbox: demo data', () => {
     expect(company(ESTATE_OWNED_CVR).virksomhedMetadata.nyesteHovedbranche.branchekode).toBe('031100');
     // advertising protection on a company and its units
     expect(company(PROTECTED_CVR).reklamebeskyttet).toBe(true);
-    expect(units.filter((u) => u.produktionsEnhedMetadata.nyesteCvrNummerRelation === PROTECTED_CVR).every((u) => u.reklamebeskyttet)).toBe(true);
+    expect(
+      units
+        .filter((u) => u.produktionsEnhedMetadata.nyesteCvrNummerRelation === PROTECTED_CVR)
+        .every((u) => u.reklamebeskyttet),
+    ).toBe(true);
     // a dissolved company: everything closed
     const dissolved = company(DISSOLVED_CVR);
     expect(dissolved.virksomhedMetadata.sammensatStatus).toBe('OPLØSTEFTERFRIVILLIGLIKVIDATION');
     expect(dissolved.livsforloeb[0].periode.gyldigTil).toBe('2021-06-30');
     expect(dissolved.virksomhedMetadata.nyesteNavn.periode.gyldigTil).not.toBeNull();
     // a 100 % subsidiary: the owner's CVR in forretningsnoegle, enhedsNummer an internal number
-    const parent = relations(DEMO_SUBSIDIARY_CVR).find((r) => r.deltager.enhedstype === 'VIRKSOMHED' && memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').length > 0);
+    const parent = relations(DEMO_SUBSIDIARY_CVR).find(
+      (r) => r.deltager.enhedstype === 'VIRKSOMHED' && memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').length > 0,
+    );
     expect(parent.deltager.forretningsnoegle).toBe(DEMO_CVR);
     expect(parent.deltager.enhedsNummer).not.toBe(DEMO_CVR);
     expect(memberValues(parent, 'EJERREGISTER', 'EJERANDEL_PROCENT').map((v) => v.vaerdi)).toEqual(['1.0']);
     // legal owners at the band lower bounds
-    const legal = companies.flatMap((c) => c.deltagerRelation.flatMap((r: any) => memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').map((v) => v.vaerdi)));
+    const legal = companies.flatMap((c) =>
+      c.deltagerRelation.flatMap((r: any) => memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').map((v) => v.vaerdi)),
+    );
     expect(legal).toEqual(expect.arrayContaining(['0.05', '0.3333', '0.6667', '1.0']));
     // a beneficial owner at an exact 0.688 with a different voting share
     const lars = relations(DEMO_CVR).find((r) => r.deltager.enhedsNummer === BENEFICIAL_OWNER_ENHEDSNUMMER);
     const share = memberValues(lars, 'Reelle ejere', 'EJERANDEL_PROCENT').find((v) => v.periode.gyldigTil === null);
-    const votes = memberValues(lars, 'Reelle ejere', 'EJERANDEL_STEMMERET_PROCENT').find((v) => v.periode.gyldigTil === null);
+    const votes = memberValues(lars, 'Reelle ejere', 'EJERANDEL_STEMMERET_PROCENT').find(
+      (v) => v.periode.gyldigTil === null,
+    );
     expect(share.vaerdi).toBe('0.688');
     expect(votes.vaerdi).not.toBe('0.688');
     // an ANDEN_DELTAGER owner
-    expect(relations(ESTATE_OWNED_CVR).some((r) => r.deltager.enhedstype === 'ANDEN_DELTAGER' && memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').length > 0)).toBe(true);
-    expect(participants.filter((p) => p.enhedstype === 'ANDEN_DELTAGER').every((p) => p.attributter.some((a: any) => a.type === 'ANDRE_DELT_TYPE'))).toBe(true);
+    expect(
+      relations(ESTATE_OWNED_CVR).some(
+        (r) =>
+          r.deltager.enhedstype === 'ANDEN_DELTAGER' && memberValues(r, 'EJERREGISTER', 'EJERANDEL_PROCENT').length > 0,
+      ),
+    ).toBe(true);
+    expect(
+      participants
+        .filter((p) => p.enhedstype === 'ANDEN_DELTAGER')
+        .every((p) => p.attributter.some((a: any) => a.type === 'ANDRE_DELT_TYPE')),
+    ).toBe(true);
     // former board members and owners, an auditor
     const demo = relations(DEMO_CVR);
     const closed = (organ: string, type: string): boolean =>
@@ -487,8 +565,13 @@ describe('register sandbox: demo data', () => {
     expect(attribute('KAPITAL').vaerdi).toBe('1000000.00');
     expect(attribute('KAPITALVALUTA').vaerdi).toBe('DKK');
     // a ceased unit and a unit that moved to another company
-    expect(units.find((u) => u.pNummer === DEMO_CEASED_PNUMMER).produktionsEnhedMetadata.sammensatStatus).toBe('Ophørt');
-    expect(units.find((u) => u.pNummer === MOVED_PNUMMER).virksomhedsrelation.map((r: any) => r.cvrNummer)).toEqual([DEMO_CVR, DEMO_SUBSIDIARY_CVR]);
+    expect(units.find((u) => u.pNummer === DEMO_CEASED_PNUMMER).produktionsEnhedMetadata.sammensatStatus).toBe(
+      'Ophørt',
+    );
+    expect(units.find((u) => u.pNummer === MOVED_PNUMMER).virksomhedsrelation.map((r: any) => r.cvrNummer)).toEqual([
+      DEMO_CVR,
+      DEMO_SUBSIDIARY_CVR,
+    ]);
   });
 });
 
@@ -540,7 +623,9 @@ describe('register sandbox: faults', () => {
     expect((await search('/virksomhed/_search', ok)).status).toBe(200);
     expect((await call(base, '/__sandbox/fault', { fault: 'explode' }, { auth: null })).status).toBe(400);
     expect((await call(base, '/__sandbox/fault', { fault: 'none' }, { auth: null })).status).toBe(200);
-    expect((await call(base, '/__sandbox/fault', undefined, { method: 'GET', auth: null })).json()).toMatchObject({ fault: 'none' });
+    expect((await call(base, '/__sandbox/fault', undefined, { method: 'GET', auth: null })).json()).toMatchObject({
+      fault: 'none',
+    });
     expect((await search('/virksomhed/_search', ok)).status).toBe(200);
     expect(() => sandbox.setFault('explode' as never)).toThrow();
   });
@@ -587,7 +672,10 @@ describe('register sandbox: concurrency counter', () => {
       for (let i = 0; i < 3; i++) expect((await call(local.url, '/virksomhed/_search', { size: 1 })).status).toBe(200);
       expect(local.stats).toMatchObject({ requests: 3, maxConcurrentSeen: 1, overLimitEvents: 0 });
       const base = local.url.replace(/\/cvr-permanent$/, '');
-      expect((await call(base, '/__sandbox/stats', undefined, { method: 'GET', auth: null })).json()).toMatchObject({ requests: 3, overLimitEvents: 0 });
+      expect((await call(base, '/__sandbox/stats', undefined, { method: 'GET', auth: null })).json()).toMatchObject({
+        requests: 3,
+        overLimitEvents: 0,
+      });
     } finally {
       await local.close();
     }
@@ -597,7 +685,10 @@ describe('register sandbox: concurrency counter', () => {
 describe('register sandbox: script mode', () => {
   it('starts with demo/demo and prints its URL when run with node', async () => {
     const script = fileURLToPath(new URL('../sandbox/register/server.ts', import.meta.url));
-    const child = spawn(process.execPath, [script], { env: { ...process.env, REGISTER_SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, REGISTER_SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let output = '';
       child.stdout.setEncoding('utf8');
@@ -611,7 +702,12 @@ describe('register sandbox: script mode', () => {
       });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cvr-permanent$/);
       const demoAuth = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
-      const r = await call(url, '/virksomhed/_search', { query: { term: { 'Vrvirksomhed.cvrNummer': DEMO_CVR } } }, { auth: demoAuth });
+      const r = await call(
+        url,
+        '/virksomhed/_search',
+        { query: { term: { 'Vrvirksomhed.cvrNummer': DEMO_CVR } } },
+        { auth: demoAuth },
+      );
       expect(r.json().hits.total).toBe(1);
     } finally {
       child.kill('SIGTERM');

@@ -21,7 +21,16 @@ describe('Search Console sandbox', () => {
   let token: string;
 
   beforeAll(async () => {
-    idp = await startIdentityProvider({ clients: [{ style: 'google', clientId: CLIENT, clientSecret: 'sandbox-search-Secret-9', redirectUris: ['http://127.0.0.1/cb'] }] });
+    idp = await startIdentityProvider({
+      clients: [
+        {
+          style: 'google',
+          clientId: CLIENT,
+          clientSecret: 'sandbox-search-Secret-9',
+          redirectUris: ['http://127.0.0.1/cb'],
+        },
+      ],
+    });
     sandbox = await startSearchSandbox({ verifyToken: verifyAccessToken, switches: { today: TODAY } });
     token = idp.issueGrant({ clientId: CLIENT, scope: [SEARCH_SCOPES[0]!] }).access_token;
   });
@@ -30,7 +39,8 @@ describe('Search Console sandbox', () => {
     await idp?.close();
   });
 
-  const get = (path: string, bearer: string | null = token) => fetch(`${sandbox.url}${path}`, { headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
+  const get = (path: string, bearer: string | null = token) =>
+    fetch(`${sandbox.url}${path}`, { headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
   const query = async (site: string, body: unknown, bearer = token): Promise<{ status: number; json: any }> => {
     const res = await fetch(`${sandbox.url}/webmasters/v3/sites/${encodeURIComponent(site)}/searchAnalytics/query`, {
       method: 'POST',
@@ -44,7 +54,11 @@ describe('Search Console sandbox', () => {
     expect(answer.status, JSON.stringify(answer.json).slice(0, 300)).toBe(200);
     return answer.json as Answer;
   };
-  const sum = (rows: readonly Row[] = []) => rows.reduce((a, r) => ({ clicks: a.clicks + r.clicks, impressions: a.impressions + r.impressions }), { clicks: 0, impressions: 0 });
+  const sum = (rows: readonly Row[] = []) =>
+    rows.reduce((a, r) => ({ clicks: a.clicks + r.clicks, impressions: a.impressions + r.impressions }), {
+      clicks: 0,
+      impressions: 0,
+    });
   const may = { startDate: '2025-05-01', endDate: '2025-05-31' };
 
   it('lists both property kinds for the demo account and nothing for another account', async () => {
@@ -53,10 +67,20 @@ describe('Search Console sandbox', () => {
     const body = (await res.json()) as { siteEntry: Array<{ siteUrl: string; permissionLevel: string }> };
     expect(body.siteEntry).toContainEqual({ siteUrl: DOMAIN, permissionLevel: 'siteOwner' });
     expect(body.siteEntry).toContainEqual({ siteUrl: WWW, permissionLevel: 'siteFullUser' });
-    expect(body.siteEntry).toContainEqual({ siteUrl: 'https://shop.example.dk/', permissionLevel: 'siteUnverifiedUser' });
-    const other = idp.issueGrant({ clientId: CLIENT, scope: [SEARCH_SCOPES[0]!], subject: 'someone.else@gmail.com' }).access_token;
+    expect(body.siteEntry).toContainEqual({
+      siteUrl: 'https://shop.example.dk/',
+      permissionLevel: 'siteUnverifiedUser',
+    });
+    const other = idp.issueGrant({
+      clientId: CLIENT,
+      scope: [SEARCH_SCOPES[0]!],
+      subject: 'someone.else@gmail.com',
+    }).access_token;
     expect(await (await get('/webmasters/v3/sites', other)).json()).toEqual({});
-    expect(await (await get(`/webmasters/v3/sites/${encodeURIComponent(WWW)}`)).json()).toEqual({ siteUrl: WWW, permissionLevel: 'siteFullUser' });
+    expect(await (await get(`/webmasters/v3/sites/${encodeURIComponent(WWW)}`)).json()).toEqual({
+      siteUrl: WWW,
+      permissionLevel: 'siteFullUser',
+    });
   });
 
   it("answers Google's 401 and 403 bodies", async () => {
@@ -65,7 +89,11 @@ describe('Search Console sandbox', () => {
     expect(((await none.json()) as any).error.errors[0].reason).toBe('required');
     const bad = await get('/webmasters/v3/sites', 'ya29.not-a-token');
     expect(bad.status).toBe(401);
-    expect(((await bad.json()) as any).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED', errors: [{ reason: 'authError' }] });
+    expect(((await bad.json()) as any).error).toMatchObject({
+      code: 401,
+      status: 'UNAUTHENTICATED',
+      errors: [{ reason: 'authError' }],
+    });
     const noScope = idp.issueGrant({ clientId: CLIENT, scope: ['openid', 'email'] }).access_token;
     const scope = await query(DOMAIN, may, noScope);
     expect(scope.status).toBe(403);
@@ -93,7 +121,10 @@ describe('Search Console sandbox', () => {
       { ...may, unknownField: 1 },
       { ...may, dimensions: ['page'], aggregationType: 'byProperty' },
       { ...may, dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'like', expression: 'x' }] }] },
-      { ...may, dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'includingRegex', expression: '(' }] }] },
+      {
+        ...may,
+        dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'includingRegex', expression: '(' }] }],
+      },
     ];
     for (const body of bad) {
       const answer = await query(DOMAIN, body);
@@ -101,7 +132,10 @@ describe('Search Console sandbox', () => {
       expect(answer.json.error.status).toBe('INVALID_ARGUMENT');
     }
     // Enums in the discovery document's upper-snake case are accepted too.
-    expect((await ok(DOMAIN, { ...may, dimensions: ['QUERY'], aggregationType: 'BY_PAGE', searchType: 'WEB', rowLimit: 1 })).responseAggregationType).toBe('byPage');
+    expect(
+      (await ok(DOMAIN, { ...may, dimensions: ['QUERY'], aggregationType: 'BY_PAGE', searchType: 'WEB', rowLimit: 1 }))
+        .responseAggregationType,
+    ).toBe('byPage');
   });
 
   it('has 30,000+ query rows a month: rowLimit 25,000 and startRow paging reach all, sorted by clicks', async () => {
@@ -147,11 +181,19 @@ describe('Search Console sandbox', () => {
 
   it('filters: equals is case-sensitive on query, contains is not; countries, devices; search appearance', async () => {
     const [top] = (await ok(DOMAIN, { ...may, dimensions: ['query'], rowLimit: 1 })).rows!;
-    const filter = (dimension: string, operator: string, expression: string) => ({ ...may, dimensionFilterGroups: [{ groupType: 'and', filters: [{ dimension, operator, expression }] }] });
+    const filter = (dimension: string, operator: string, expression: string) => ({
+      ...may,
+      dimensionFilterGroups: [{ groupType: 'and', filters: [{ dimension, operator, expression }] }],
+    });
     const [exact] = (await ok(DOMAIN, filter('query', 'equals', top!.keys![0]!))).rows!;
-    expect({ clicks: exact!.clicks, impressions: exact!.impressions }).toEqual({ clicks: top!.clicks, impressions: top!.impressions });
+    expect({ clicks: exact!.clicks, impressions: exact!.impressions }).toEqual({
+      clicks: top!.clicks,
+      impressions: top!.impressions,
+    });
     expect((await ok(DOMAIN, filter('query', 'equals', top!.keys![0]!.toUpperCase()))).rows).toBeUndefined();
-    expect((await ok(DOMAIN, filter('query', 'contains', top!.keys![0]!.toUpperCase()))).rows![0]!.impressions).toBeGreaterThanOrEqual(top!.impressions);
+    expect(
+      (await ok(DOMAIN, filter('query', 'contains', top!.keys![0]!.toUpperCase()))).rows![0]!.impressions,
+    ).toBeGreaterThanOrEqual(top!.impressions);
     const countries = (await ok(DOMAIN, { ...may, dimensions: ['country'] })).rows!.map((r) => r.keys![0]);
     expect(countries.sort()).toEqual(['deu', 'dnk', 'nor', 'swe', 'usa']);
     const dnk = (await ok(DOMAIN, { ...filter('country', 'equals', 'DNK'), dimensions: ['device'] })).rows!;
@@ -237,9 +279,24 @@ describe('Search Console sandbox', () => {
       expect(sum(hours), day.keys![0]).toEqual({ clicks: day.clicks, impressions: day.impressions });
     }
     // Older than 10 days: no hourly rows (`rows` absent); hourly_all without hour is `all`.
-    expect((await ok(DOMAIN, { startDate: '2025-05-01', endDate: '2025-05-30', dimensions: ['hour'], dataState: 'hourly_all' })).rows).toBeUndefined();
-    expect((await ok(DOMAIN, { ...may, dimensions: ['hour'], dataState: 'hourly_all' })).rows?.every((r) => r.keys![0]!.startsWith('2025-05-31'))).toBe(true);
-    expect(sum((await ok(DOMAIN, { ...week, dataState: 'hourly_all' })).rows)).toEqual(sum((await ok(DOMAIN, { ...week, dataState: 'all' })).rows));
+    expect(
+      (
+        await ok(DOMAIN, {
+          startDate: '2025-05-01',
+          endDate: '2025-05-30',
+          dimensions: ['hour'],
+          dataState: 'hourly_all',
+        })
+      ).rows,
+    ).toBeUndefined();
+    expect(
+      (await ok(DOMAIN, { ...may, dimensions: ['hour'], dataState: 'hourly_all' })).rows?.every((r) =>
+        r.keys![0]!.startsWith('2025-05-31'),
+      ),
+    ).toBe(true);
+    expect(sum((await ok(DOMAIN, { ...week, dataState: 'hourly_all' })).rows)).toEqual(
+      sum((await ok(DOMAIN, { ...week, dataState: 'all' })).rows),
+    );
     // Winter days carry -08:00; the spring-forward day switches at 02:00.
     expect(hourKey(dayNumber('2025-01-15')!, 0)).toBe('2025-01-15T00:00:00-08:00');
     expect(hourKey(dayNumber('2025-03-09')!, 1)).toBe('2025-03-09T01:00:00-08:00');
@@ -277,7 +334,12 @@ describe('Search Console sandbox', () => {
 
   it("the demo examples' dates are Pacific calendar days inside the final data", async () => {
     const { daysAgo } = await import('../sandbox/search/index.ts');
-    const pacific = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+    const pacific = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/Los_Angeles',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(new Date());
     const expected = new Date(Date.parse(`${pacific}T00:00:00Z`) - 4 * 86_400_000).toISOString().slice(0, 10);
     expect(daysAgo(4)).toBe(expected);
   });

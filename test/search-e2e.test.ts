@@ -9,9 +9,24 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { type IdentityProvider, sandboxOAuth, startIdentityProvider, verifyAccessToken } from '../sandbox/identity/index.ts';
+import {
+  type IdentityProvider,
+  sandboxOAuth,
+  startIdentityProvider,
+  verifyAccessToken,
+} from '../sandbox/identity/index.ts';
 import { SEARCH_SCOPES, type SearchSandbox, startSearchSandbox } from '../sandbox/search/server.ts';
-import { connectTenant, createTenant, mcpClient, resultJson, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  mcpClient,
+  resultJson,
+  resultText,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 
 const DOMAIN = 'sc-domain:example.dk';
 const WWW = 'https://www.example.dk/';
@@ -19,7 +34,13 @@ const TODAY = '2025-06-10';
 const LAST_MONTH = { startDate: '2025-05-01', endDate: '2025-05-31' };
 const MONTH_BEFORE = { startDate: '2025-04-01', endDate: '2025-04-30' };
 /** compare_periods of the month before (A, the baseline) against last month (B). */
-const MONTHS = { siteUrl: DOMAIN, periodAStart: MONTH_BEFORE.startDate, periodAEnd: MONTH_BEFORE.endDate, periodBStart: LAST_MONTH.startDate, periodBEnd: LAST_MONTH.endDate };
+const MONTHS = {
+  siteUrl: DOMAIN,
+  periodAStart: MONTH_BEFORE.startDate,
+  periodAEnd: MONTH_BEFORE.endDate,
+  periodBStart: LAST_MONTH.startDate,
+  periodBEnd: LAST_MONTH.endDate,
+};
 
 type Metrics = { clicks: number; impressions: number; ctr: number; position: number };
 
@@ -32,7 +53,8 @@ describe('search analytics end to end against its sandbox', () => {
   let tenant: Tenant;
   let client: Client;
   let clockOffsetMs = 0;
-  const call = (name: string, args: Record<string, unknown> = {}, c = client) => c.callTool({ name: `search__${name}`, arguments: args });
+  const call = (name: string, args: Record<string, unknown> = {}, c = client) =>
+    c.callTool({ name: `search__${name}`, arguments: args });
   const metered = async (t = tenant) => (await usageOf(gw.url, t.token)).usage.byConnector.search?.calls ?? 0;
 
   async function connected(): Promise<{ tenant: Tenant; client: Client }> {
@@ -45,7 +67,11 @@ describe('search analytics end to end against its sandbox', () => {
     store = await openStore({});
     idp = await startIdentityProvider({});
     sandbox = await startSearchSandbox({ verifyToken: verifyAccessToken, switches: { today: TODAY } });
-    oauth = sandboxOAuth(idp, { style: 'google', clientId: 'search-e2e.apps.googleusercontent.com', clientSecret: 'search-e2e-Secret-7q' }, { apiPath: '', scope: [SEARCH_SCOPES[0]!] });
+    oauth = sandboxOAuth(
+      idp,
+      { style: 'google', clientId: 'search-e2e.apps.googleusercontent.com', clientSecret: 'search-e2e-Secret-7q' },
+      { apiPath: '', scope: [SEARCH_SCOPES[0]!] },
+    );
     gw = await startGateway(store, {
       now: () => new Date(Date.now() + clockOffsetMs),
       env: {
@@ -69,15 +95,20 @@ describe('search analytics end to end against its sandbox', () => {
   });
 
   it('list_sites: the verified properties of both kinds, the unverified one left out', async () => {
-    const { sites } = resultJson(await call('list_sites')) as { sites: Array<{ siteUrl: string; permissionLevel: string }> };
+    const { sites } = resultJson(await call('list_sites')) as {
+      sites: Array<{ siteUrl: string; permissionLevel: string }>;
+    };
     expect(sites.map((s) => s.siteUrl).sort()).toEqual([WWW, 'http://www.example.dk/', DOMAIN].sort());
     expect(sites.find((s) => s.siteUrl === DOMAIN)!.permissionLevel).toBe('siteOwner');
   });
 
   it('top queries of last month, and last month against the month before, with numbers that add up', async () => {
-    const top = resultJson(await call('top_queries', { siteUrl: DOMAIN, ...LAST_MONTH, limit: 20 })) as { queries: Array<Metrics & { query: string }> };
+    const top = resultJson(await call('top_queries', { siteUrl: DOMAIN, ...LAST_MONTH, limit: 20 })) as {
+      queries: Array<Metrics & { query: string }>;
+    };
     expect(top.queries).toHaveLength(20);
-    for (let i = 1; i < top.queries.length; i++) expect(top.queries[i - 1]!.clicks).toBeGreaterThanOrEqual(top.queries[i]!.clicks);
+    for (let i = 1; i < top.queries.length; i++)
+      expect(top.queries[i - 1]!.clicks).toBeGreaterThanOrEqual(top.queries[i]!.clicks);
     const cmp = resultJson(await call('compare_periods', MONTHS));
     const a = cmp.periodA.totals as Metrics;
     const b = cmp.periodB.totals as Metrics;
@@ -85,13 +116,21 @@ describe('search analytics end to end against its sandbox', () => {
     expect(a.clicks).toBeGreaterThan(0);
     // The property totals hold every query row (and the anonymised ones): the top 20 are a part.
     expect(top.queries.reduce((n, q) => n + q.clicks, 0)).toBeLessThan(b.clicks);
-    expect(cmp.delta.clicks).toEqual({ absolute: b.clicks - a.clicks, percent: ((b.clicks - a.clicks) / a.clicks) * 100 });
-    expect(cmp.delta.impressions).toEqual({ absolute: b.impressions - a.impressions, percent: ((b.impressions - a.impressions) / a.impressions) * 100 });
+    expect(cmp.delta.clicks).toEqual({
+      absolute: b.clicks - a.clicks,
+      percent: ((b.clicks - a.clicks) / a.clicks) * 100,
+    });
+    expect(cmp.delta.impressions).toEqual({
+      absolute: b.impressions - a.impressions,
+      percent: ((b.impressions - a.impressions) / a.impressions) * 100,
+    });
     expect(cmp.delta.ctr.absolute).toBeCloseTo(b.ctr - a.ctr, 12);
     expect(cmp.delta.position.absolute).toBeCloseTo(b.position - a.position, 12);
     expect(b.ctr).toBeCloseTo(b.clicks / b.impressions, 12);
     // The same month by day, summed by hand, is the same total; and so is compare_periods by date.
-    const days = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['date'] } })).rows as Array<Metrics & { keys: string[] }>;
+    const days = resultJson(
+      await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['date'] } }),
+    ).rows as Array<Metrics & { keys: string[] }>;
     expect(days).toHaveLength(31);
     const clicks = days.reduce((n, r) => n + r.clicks, 0);
     const impressions = days.reduce((n, r) => n + r.impressions, 0);
@@ -108,8 +147,18 @@ describe('search analytics end to end against its sandbox', () => {
     const bodies = sandbox.requests.slice(before).map((r) => r.body as { startRow: number; rowLimit: number });
     // Paged as upstreams/search.md §2 documents: startRow += rowLimit until a page has no rows.
     expect(bodies.map((b) => b.startRow).sort((x, y) => x - y)).toEqual([0, 0, 25_000, 25_000, 50_000, 50_000]);
-    const first = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000 } })).rows as Metrics[];
-    const second = resultJson(await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000, startRow: 25_000 } })).rows as Metrics[];
+    const first = resultJson(
+      await call('search_analytics_query', {
+        siteUrl: DOMAIN,
+        requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000 },
+      }),
+    ).rows as Metrics[];
+    const second = resultJson(
+      await call('search_analytics_query', {
+        siteUrl: DOMAIN,
+        requestBody: { ...LAST_MONTH, dimensions: ['query'], rowLimit: 25_000, startRow: 25_000 },
+      }),
+    ).rows as Metrics[];
     expect(first).toHaveLength(25_000);
     expect(first.length + second.length).toBeGreaterThan(30_000);
     expect(cmp.periodB.totals.clicks).toBe([...first, ...second].reduce((n, r) => n + r.clicks, 0));
@@ -119,20 +168,35 @@ describe('search analytics end to end against its sandbox', () => {
   });
 
   it('top_pages, query_performance and page_performance agree with each other; zeros without data', async () => {
-    const pages = resultJson(await call('top_pages', { siteUrl: WWW, ...LAST_MONTH, limit: 5 })).pages as Array<Metrics & { page: string }>;
+    const pages = resultJson(await call('top_pages', { siteUrl: WWW, ...LAST_MONTH, limit: 5 })).pages as Array<
+      Metrics & { page: string }
+    >;
     expect(pages).toHaveLength(5);
     expect(pages.every((p) => p.page.startsWith(WWW))).toBe(true);
     const page = resultJson(await call('page_performance', { siteUrl: WWW, page: pages[0]!.page, ...LAST_MONTH }));
-    expect(page.metrics).toEqual({ clicks: pages[0]!.clicks, impressions: pages[0]!.impressions, ctr: pages[0]!.ctr, position: pages[0]!.position });
-    const [top] = resultJson(await call('top_queries', { siteUrl: DOMAIN, ...LAST_MONTH, limit: 1 })).queries as Array<Metrics & { query: string }>;
+    expect(page.metrics).toEqual({
+      clicks: pages[0]!.clicks,
+      impressions: pages[0]!.impressions,
+      ctr: pages[0]!.ctr,
+      position: pages[0]!.position,
+    });
+    const [top] = resultJson(await call('top_queries', { siteUrl: DOMAIN, ...LAST_MONTH, limit: 1 })).queries as Array<
+      Metrics & { query: string }
+    >;
     const one = resultJson(await call('query_performance', { siteUrl: DOMAIN, query: top!.query, ...LAST_MONTH }));
     expect(one.metrics.clicks).toBe(top!.clicks);
     expect(one.metrics.impressions).toBe(top!.impressions);
-    const none = resultJson(await call('query_performance', { siteUrl: DOMAIN, query: top!.query.toUpperCase(), ...LAST_MONTH }));
+    const none = resultJson(
+      await call('query_performance', { siteUrl: DOMAIN, query: top!.query.toUpperCase(), ...LAST_MONTH }),
+    );
     expect(none.metrics).toEqual({ clicks: 0, impressions: 0, ctr: 0, position: 0 });
-    const gone = resultJson(await call('page_performance', { siteUrl: WWW, page: `${WWW}no-such-page/`, ...LAST_MONTH }));
+    const gone = resultJson(
+      await call('page_performance', { siteUrl: WWW, page: `${WWW}no-such-page/`, ...LAST_MONTH }),
+    );
     expect(gone.metrics).toEqual({ clicks: 0, impressions: 0, ctr: 0, position: 0 });
-    expect(resultJson(await call('search_analytics_query', { siteUrl: 'http://www.example.dk/', requestBody: LAST_MONTH }))).toEqual({
+    expect(
+      resultJson(await call('search_analytics_query', { siteUrl: 'http://www.example.dk/', requestBody: LAST_MONTH })),
+    ).toEqual({
       siteUrl: 'http://www.example.dk/',
       responseAggregationType: 'byProperty',
       rows: [],
@@ -144,8 +208,13 @@ describe('search analytics end to end against its sandbox', () => {
     const denied = await call('top_queries', { siteUrl: 'https://shop.example.dk/', ...LAST_MONTH });
     expect(denied.isError).toBe(true);
     expect(resultText(denied)).toContain('denied access to the property https://shop.example.dk/');
-    const rejected = await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { ...LAST_MONTH, dimensions: ['page'], aggregationType: 'byProperty' } });
-    expect(resultText(rejected)).toMatch(/^Google Search Console rejected the request \(400\): Cannot aggregate by property/);
+    const rejected = await call('search_analytics_query', {
+      siteUrl: DOMAIN,
+      requestBody: { ...LAST_MONTH, dimensions: ['page'], aggregationType: 'byProperty' },
+    });
+    expect(resultText(rejected)).toMatch(
+      /^Google Search Console rejected the request \(400\): Cannot aggregate by property/,
+    );
     expect(await metered()).toBe(before + 2);
   });
 
@@ -153,7 +222,10 @@ describe('search analytics end to end against its sandbox', () => {
     const hostile = [
       { ...LAST_MONTH, searchType: 'web' },
       JSON.parse('{"startDate":"2025-05-01","endDate":"2025-05-31","__proto__":{"rowLimit":1}}'),
-      { ...LAST_MONTH, dimensionFilterGroups: [{ filters: [{ dimension: 'query', expression: 'x', nested: { a: 1 } }] }] },
+      {
+        ...LAST_MONTH,
+        dimensionFilterGroups: [{ filters: [{ dimension: 'query', expression: 'x', nested: { a: 1 } }] }],
+      },
       { ...LAST_MONTH, dimensions: [{ query: 1 }] },
       { ...LAST_MONTH, rowLimit: 1_000_000 },
       { ...LAST_MONTH, startDate: { $gte: '2025-05-01' } },
@@ -165,7 +237,10 @@ describe('search analytics end to end against its sandbox', () => {
       expect(result.isError, JSON.stringify(requestBody)).toBe(true);
       expect(resultText(result)).toBe('Tool invocation failed.');
     }
-    const reversed = await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { startDate: '2025-05-31', endDate: '2025-05-01' } });
+    const reversed = await call('search_analytics_query', {
+      siteUrl: DOMAIN,
+      requestBody: { startDate: '2025-05-31', endDate: '2025-05-01' },
+    });
     expect(resultText(reversed)).toMatch(/^The period 2025-05-31 to 2025-05-01 ends before it starts/);
     expect(sandbox.stats.requests).toBe(requests);
     expect(await metered()).toBe(before);
@@ -197,15 +272,26 @@ describe('search analytics end to end against its sandbox', () => {
 
   it('search_analytics_query: hourly data of the newest days, Pacific hour keys', async () => {
     const result = resultJson(
-      await call('search_analytics_query', { siteUrl: DOMAIN, requestBody: { startDate: '2025-06-08', endDate: '2025-06-09', dimensions: ['hour'], dataState: 'hourly_all', rowLimit: 48 } }),
+      await call('search_analytics_query', {
+        siteUrl: DOMAIN,
+        requestBody: {
+          startDate: '2025-06-08',
+          endDate: '2025-06-09',
+          dimensions: ['hour'],
+          dataState: 'hourly_all',
+          rowLimit: 48,
+        },
+      }),
     );
     expect(result.rows).toHaveLength(48);
-    for (const r of result.rows as Array<{ keys: string[] }>) expect(r.keys[0]).toMatch(/^2025-06-0[89]T\d\d:00:00-07:00$/);
+    for (const r of result.rows as Array<{ keys: string[] }>)
+      expect(r.keys[0]).toMatch(/^2025-06-0[89]T\d\d:00:00-07:00$/);
     expect(result).not.toHaveProperty('metadata');
   });
 
   it('refreshes an expiring access token silently', async () => {
-    const refreshes = () => idp.stats.tokenLog.filter((r) => r.grantType === 'refresh_token' && r.status === 200).length;
+    const refreshes = () =>
+      idp.stats.tokenLog.filter((r) => r.grantType === 'refresh_token' && r.status === 200).length;
     const before = refreshes();
     clockOffsetMs = 3_570_000;
     try {

@@ -10,7 +10,14 @@ import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { MIN_SECRET_CHARS, REDACTED, Redactor } from '../runtime/redact.ts';
 import { UpstreamGraphQLError } from '../handlers/cases/graphql-client.ts';
-import { connectTenant, createTenant, mcpClient, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  mcpClient,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { testContext } from './support/tool-context.ts';
 
 // Distinctive, with characters that URL-encoding changes (the upstream may echo either form).
@@ -33,7 +40,10 @@ describe('a secret echoed by the upstream', () => {
 
   beforeAll(async () => {
     store = await openStore({});
-    gw = await startGateway(store, { logger: createLogger('debug', destination), env: { CONNECTOR_CASES_BASE_URL: `${UPSTREAM}/graphql`, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      logger: createLogger('debug', destination),
+      env: { CONNECTOR_CASES_BASE_URL: `${UPSTREAM}/graphql`, RATE_LIMIT_BURST: '1000' },
+    });
     tenant = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, tenant, 'cases', { apiKey: SECRET });
   }, 60_000);
@@ -43,13 +53,18 @@ describe('a secret echoed by the upstream', () => {
   });
   afterEach(() => nock.cleanAll());
 
-  const query = async (reply: (request: Request) => Promise<[number, unknown]> | [number, unknown]): Promise<Result> => {
+  const query = async (
+    reply: (request: Request) => Promise<[number, unknown]> | [number, unknown],
+  ): Promise<Result> => {
     const scope = nock(UPSTREAM)
       .post('/graphql')
       .reply(async (request: Request) => reply(request));
     const client = await mcpClient(gw.url, 'cases', tenant.token);
     try {
-      return (await client.callTool({ name: 'cases__graphql_query', arguments: { query: '{ cases { items { id } } }' } })) as Result;
+      return (await client.callTool({
+        name: 'cases__graphql_query',
+        arguments: { query: '{ cases { items { id } } }' },
+      })) as Result;
     } finally {
       await client.close();
       expect(scope.isDone()).toBe(true);
@@ -57,16 +72,33 @@ describe('a secret echoed by the upstream', () => {
   };
 
   /** The secret in any form the upstream may have echoed, or the caller's own token. */
-  const leaks = (text: string) => [SECRET, encodeURIComponent(SECRET), Buffer.from(SECRET).toString('base64'), tenant.token].filter((s) => text.includes(s));
+  const leaks = (text: string) =>
+    [SECRET, encodeURIComponent(SECRET), Buffer.from(SECRET).toString('base64'), tenant.token].filter((s) =>
+      text.includes(s),
+    );
 
   it('is redacted from the spec text "<upstream> rejected the request: <field>: <messages>"', async () => {
     const result = await query(async (request) => {
       // The upstream really was sent the key (as a bearer token), and echoes it back.
       expect(request.headers.get('authorization')).toBe(`Bearer ${SECRET}`);
-      return [200, { errors: [{ message: 'validation', extensions: { validation: { apiKey: [`The key ${SECRET} (${encodeURIComponent(SECRET)}) has no access`] } } }] }];
+      return [
+        200,
+        {
+          errors: [
+            {
+              message: 'validation',
+              extensions: {
+                validation: { apiKey: [`The key ${SECRET} (${encodeURIComponent(SECRET)}) has no access`] },
+              },
+            },
+          ],
+        },
+      ];
     });
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toBe(`Ordrestyring rejected the request: apiKey: The key ${REDACTED} (${REDACTED}) has no access`);
+    expect(result.content[0]!.text).toBe(
+      `Ordrestyring rejected the request: apiKey: The key ${REDACTED} (${REDACTED}) has no access`,
+    );
     expect(leaks(JSON.stringify(result))).toEqual([]);
   });
 
@@ -74,12 +106,22 @@ describe('a secret echoed by the upstream', () => {
     const before = lines.length;
     const result = await query(() => [
       500,
-      { errors: [{ message: `key ${SECRET} refused; sent Authorization: bearer ${SECRET}; caller ` + `${tenant.token}; basic ${Buffer.from(SECRET).toString('base64')}` }] },
+      {
+        errors: [
+          {
+            message:
+              `key ${SECRET} refused; sent Authorization: bearer ${SECRET}; caller ` +
+              `${tenant.token}; basic ${Buffer.from(SECRET).toString('base64')}`,
+          },
+        ],
+      },
     ]);
     expect(result.content[0]!.text).toBe('Tool invocation failed.');
     const logged = lines.slice(before).map((l) => JSON.parse(l) as { msg: string; err?: { message: string } });
     const failed = logged.find((l) => l.msg === 'handler failed');
-    expect(failed?.err?.message).toBe(`key ${REDACTED} refused; sent Authorization: bearer ${REDACTED}; caller ${REDACTED}; basic ${REDACTED}`);
+    expect(failed?.err?.message).toBe(
+      `key ${REDACTED} refused; sent Authorization: bearer ${REDACTED}; caller ${REDACTED}; basic ${REDACTED}`,
+    );
     expect(leaks(lines.slice(before).join('\n'))).toEqual([]);
   });
 
@@ -99,7 +141,10 @@ describe('a secret echoed by the upstream', () => {
     const before = lines.length;
     const client = await mcpClient(gw.url, 'cases', other.token);
     try {
-      const refused = (await client.callTool({ name: 'cases__graphql_query', arguments: { query: `{ ...${nameSecret} }` } })) as Result;
+      const refused = (await client.callTool({
+        name: 'cases__graphql_query',
+        arguments: { query: `{ ...${nameSecret} }` },
+      })) as Result;
       expect(refused.content[0]!.text).toBe('Tool invocation failed.');
     } finally {
       await client.close();
@@ -122,12 +167,17 @@ describe('Redactor', () => {
   it("replaces a connection's secret values in their usual encodings, and bearer-shaped tokens of anyone", () => {
     const r = Redactor.of({ kind: 'login_company', username: 'ops-user', password: 'pw-Secret%42 x', companyId: '7' });
     const basic = Buffer.from('ops-user:pw-Secret%42 x').toString('base64');
-    expect(r.text(`p=pw-Secret%42 x u=${encodeURIComponent('pw-Secret%42 x')} ` + `f=pw-Secret%2542+x b=${basic} j=${JSON.stringify('pw-Secret%42 x')}`)).toBe(
-      `p=${REDACTED} u=${REDACTED} f=${REDACTED} b=${REDACTED} j="${REDACTED}"`,
-    );
+    expect(
+      r.text(
+        `p=pw-Secret%42 x u=${encodeURIComponent('pw-Secret%42 x')} ` +
+          `f=pw-Secret%2542+x b=${basic} j=${JSON.stringify('pw-Secret%42 x')}`,
+      ),
+    ).toBe(`p=${REDACTED} u=${REDACTED} f=${REDACTED} b=${REDACTED} j="${REDACTED}"`);
     // A username or company number names rather than authenticates: it stays readable.
     expect(r.text('user ops-user in company 7')).toBe('user ops-user in company 7');
-    expect(r.text('Authorization: BEARER abc.def-ghi_jkl and Bearer tokens')).toBe(`Authorization: BEARER ${REDACTED} and Bearer tokens`);
+    expect(r.text('Authorization: BEARER abc.def-ghi_jkl and Bearer tokens')).toBe(
+      `Authorization: BEARER ${REDACTED} and Bearer tokens`,
+    );
     expect(Redactor.patterns.text('token cgw_AbCdEfGhIjKlMnOpQrStUvWxYz012345 used')).toBe(`token ${REDACTED} used`);
   });
 
@@ -140,7 +190,10 @@ describe('Redactor', () => {
     const r = Redactor.of({ kind: 'static_token', token: 'tok-9f8e7d' });
     const clean = { a: [1, { b: 'x' }] };
     expect(r.value(clean)).toBe(clean);
-    expect(r.value({ a: [{ 'tok-9f8e7d': 'tok-9f8e7d' }], e: new Error('bad tok-9f8e7d') })).toMatchObject({ a: [{ [REDACTED]: REDACTED }], e: { message: `bad ${REDACTED}` } });
+    expect(r.value({ a: [{ 'tok-9f8e7d': 'tok-9f8e7d' }], e: new Error('bad tok-9f8e7d') })).toMatchObject({
+      a: [{ [REDACTED]: REDACTED }],
+      e: { message: `bad ${REDACTED}` },
+    });
     const echoed = new UpstreamGraphQLError('x');
     Object.assign(echoed, { body: { errors: [{ message: 'tok-9f8e7d' }] } });
     const copy = r.value(echoed) as UpstreamGraphQLError & { body: unknown };
@@ -150,15 +203,26 @@ describe('Redactor', () => {
   });
 
   it('scrubs the failure summary a handler puts into a result before the handler can cut it short', () => {
-    const ctx = testContext({ descriptor: registry.cases.descriptor, tool: 'get_case_work_summary', credential: { kind: 'api_key', apiKey: SECRET }, baseUrl: UPSTREAM });
+    const ctx = testContext({
+      descriptor: registry.cases.descriptor,
+      tool: 'get_case_work_summary',
+      credential: { kind: 'api_key', apiKey: SECRET },
+      baseUrl: UPSTREAM,
+    });
     let caught: unknown;
     try {
       ctx.fail('upstream_validation', { field: 'caseId', messages: `${'x'.repeat(150)} ${SECRET}` });
     } catch (error) {
       caught = error;
     }
-    expect(ctx.describeFailure(caught)).toEqual({ name: 'UpstreamValidationError', message: `Ordrestyring rejected the request: caseId: ${'x'.repeat(150)} ${REDACTED}` });
+    expect(ctx.describeFailure(caught)).toEqual({
+      name: 'UpstreamValidationError',
+      message: `Ordrestyring rejected the request: caseId: ${'x'.repeat(150)} ${REDACTED}`,
+    });
     // A failure the spec does not name is the generic text: neither its words nor the secret in them reach the result.
-    expect(ctx.describeFailure(new UpstreamGraphQLError(`${'x'.repeat(190)} ${SECRET}`))).toEqual({ name: 'GraphQLError', message: registry.cases.descriptor.errors.generic.text });
+    expect(ctx.describeFailure(new UpstreamGraphQLError(`${'x'.repeat(190)} ${SECRET}`))).toEqual({
+      name: 'GraphQLError',
+      message: registry.cases.descriptor.errors.generic.text,
+    });
   });
 });

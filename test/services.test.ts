@@ -11,7 +11,9 @@ import { probe, requiredButMissing } from './support/service-probe.ts';
 const ROOT = new URL('..', import.meta.url).pathname;
 
 /** A TCP server that answers its first bytes with `reply` (or closes, or stays silent). */
-async function fakeServer(reply: string | Buffer | 'close' | 'silent'): Promise<{ url: (scheme: string) => string; close(): Promise<void> }> {
+async function fakeServer(
+  reply: string | Buffer | 'close' | 'silent',
+): Promise<{ url: (scheme: string) => string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
@@ -64,15 +66,21 @@ describe('the probe', () => {
 
   it('tells a closed port, a foreign service, a hang-up and silence apart, never naming the password', async () => {
     const port = await closedPort();
-    expect(await probe('postgres', `postgres://u:pw-Zq8-not-a-word@127.0.0.1:${port}/test`)).toBe(`PostgreSQL at 127.0.0.1:${port} (TEST_DATABASE_URL) is not reachable (ECONNREFUSED)`);
+    expect(await probe('postgres', `postgres://u:pw-Zq8-not-a-word@127.0.0.1:${port}/test`)).toBe(
+      `PostgreSQL at 127.0.0.1:${port} (TEST_DATABASE_URL) is not reachable (ECONNREFUSED)`,
+    );
     const http = await fakeServer('HTTP/1.1 400 Bad Request\r\n\r\n');
     const hangUp = await fakeServer('close');
     const silent = await fakeServer('silent');
     try {
       const foreign = await probe('redis', http.url('redis'));
       expect(foreign).toMatch(/^something answers at 127\.0\.0\.1:\d+, but not as Redis \(TEST_REDIS_URL\)$/);
-      expect(await probe('postgres', hangUp.url('postgres'))).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ \(TEST_DATABASE_URL\) closed the connection without an answer$/);
-      expect(await probe('redis', silent.url('redis'), 200)).toMatch(/^no answer from Redis at 127\.0\.0\.1:\d+ \(TEST_REDIS_URL\) within 0\.2 s$/);
+      expect(await probe('postgres', hangUp.url('postgres'))).toMatch(
+        /^PostgreSQL at 127\.0\.0\.1:\d+ \(TEST_DATABASE_URL\) closed the connection without an answer$/,
+      );
+      expect(await probe('redis', silent.url('redis'), 200)).toMatch(
+        /^no answer from Redis at 127\.0\.0\.1:\d+ \(TEST_REDIS_URL\) within 0\.2 s$/,
+      );
       expect(foreign).not.toContain('pw-Zq8');
     } finally {
       await Promise.all([http.close(), hangUp.close(), silent.close()]);
@@ -80,10 +88,15 @@ describe('the probe', () => {
   });
 
   it('fails the run only with REQUIRE_SERVICES=1, naming every missing service', () => {
-    const status = { postgres: 'PostgreSQL at h:1 (TEST_DATABASE_URL) is not reachable (ECONNREFUSED)', redis: 'Redis at h:2 (TEST_REDIS_URL) is not reachable (ECONNREFUSED)' };
+    const status = {
+      postgres: 'PostgreSQL at h:1 (TEST_DATABASE_URL) is not reachable (ECONNREFUSED)',
+      redis: 'Redis at h:2 (TEST_REDIS_URL) is not reachable (ECONNREFUSED)',
+    };
     expect(requiredButMissing(status, {})).toBeNull();
     expect(requiredButMissing(status, { REQUIRE_SERVICES: '0' })).toBeNull();
-    expect(requiredButMissing(status, { REQUIRE_SERVICES: '1' })).toBe(`REQUIRE_SERVICES=1, but ${status.postgres}; ${status.redis}`);
+    expect(requiredButMissing(status, { REQUIRE_SERVICES: '1' })).toBe(
+      `REQUIRE_SERVICES=1, but ${status.postgres}; ${status.redis}`,
+    );
     expect(requiredButMissing({ postgres: null, redis: null }, { REQUIRE_SERVICES: '1' })).toBeNull();
   });
 });
@@ -94,7 +107,12 @@ describe('a run without the servers', () => {
   let pgPort: number;
   let redisPort: number;
   beforeAll(async () => {
-    [pg, redis, pgPort, redisPort] = await Promise.all([fakeServer('N'), fakeServer('+PONG\r\n'), closedPort(), closedPort()]);
+    [pg, redis, pgPort, redisPort] = await Promise.all([
+      fakeServer('N'),
+      fakeServer('+PONG\r\n'),
+      closedPort(),
+      closedPort(),
+    ]);
   });
   afterAll(async () => {
     await pg?.close();
@@ -104,18 +122,25 @@ describe('a run without the servers', () => {
   /** The fixture suites in a child vitest with these service addresses (async: the fakes answer from this process). */
   const vitest = (env: Record<string, string>) =>
     new Promise<{ status: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'test/fixtures/skip-lines/vitest.config.ts'], {
-        cwd: ROOT,
-        env: { ...process.env, REQUIRE_SERVICES: '', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'test/fixtures/skip-lines/vitest.config.ts'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REQUIRE_SERVICES: '', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));
       child.on('error', reject);
       child.on('close', (status) => resolve({ status, output }));
     });
-  const missing = () => ({ TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/test`, TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+  const missing = () => ({
+    TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/test`,
+    TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  });
 
   it('runs everything else and names each skipped suite or test with the reason, one line each', async () => {
     const { status, output } = await vitest(missing());
@@ -132,16 +157,25 @@ describe('a run without the servers', () => {
   });
 
   it('runs them all and names nothing where both servers answer', async () => {
-    const { status, output } = await vitest({ TEST_DATABASE_URL: pg.url('postgres'), TEST_REDIS_URL: redis.url('redis') });
+    const { status, output } = await vitest({
+      TEST_DATABASE_URL: pg.url('postgres'),
+      TEST_REDIS_URL: redis.url('redis'),
+    });
     expect(status, output).toBe(0);
     expect(output).toMatch(/Tests\s+6 passed \(6\)/);
     expect(output).not.toMatch(/^skipped /m);
   });
 
   it('fails with REQUIRE_SERVICES=1 (.ci/run), naming what is missing, and runs nothing', async () => {
-    const { status, output } = await vitest({ ...missing(), TEST_DATABASE_URL: pg.url('postgres'), REQUIRE_SERVICES: '1' });
+    const { status, output } = await vitest({
+      ...missing(),
+      TEST_DATABASE_URL: pg.url('postgres'),
+      REQUIRE_SERVICES: '1',
+    });
     expect(status).toBe(1);
-    expect(output).toContain(`REQUIRE_SERVICES=1, but Redis at 127.0.0.1:${redisPort} (TEST_REDIS_URL) is not reachable (ECONNREFUSED)`);
+    expect(output).toContain(
+      `REQUIRE_SERVICES=1, but Redis at 127.0.0.1:${redisPort} (TEST_REDIS_URL) is not reachable (ECONNREFUSED)`,
+    );
     expect(output).not.toContain('PostgreSQL at');
     expect(output).not.toMatch(/Tests\s+\d+ passed/);
   });

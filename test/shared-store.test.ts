@@ -21,7 +21,10 @@ describe('Redis shared store', needs('redis'), () => {
   });
 
   it('two replicas never hold more register slots than the limit, and slots pass on when released', async () => {
-    const gates = [new SharedGate(a, 'gate:register', 2, 2000, 5000, () => {}), new SharedGate(b, 'gate:register', 2, 2000, 5000, () => {})];
+    const gates = [
+      new SharedGate(a, 'gate:register', 2, 2000, 5000, () => {}),
+      new SharedGate(b, 'gate:register', 2, 2000, 5000, () => {}),
+    ];
     const signal = new AbortController().signal;
     let inside = 0;
     let most = 0;
@@ -79,7 +82,9 @@ describe('Redis shared store', needs('redis'), () => {
 });
 
 describe('failing open', () => {
-  const broken: SharedStore = new Proxy({} as SharedStore, { get: () => () => Promise.reject(new Error('store down')) });
+  const broken: SharedStore = new Proxy({} as SharedStore, {
+    get: () => () => Promise.reject(new Error('store down')),
+  });
 
   it('the rate limiter lets the request through and reports it', async () => {
     const events: unknown[] = [];

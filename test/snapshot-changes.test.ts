@@ -18,7 +18,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
 
 /** Everything the hot path reads, in a comparable form. */
-function view(state: PlatformState, store: { tokens: string[]; accounts: string[]; users: string[]; pairs: [string, string][] }) {
+function view(
+  state: PlatformState,
+  store: { tokens: string[]; accounts: string[]; users: string[]; pairs: [string, string][] },
+) {
   return {
     identities: store.tokens.map((h) => {
       const id = state.known(h);
@@ -68,7 +71,13 @@ for (const kind of ['embedded', 'postgres'] as const) {
       await store.tokens.revokeToken(tokens[0]!.id, new Date());
       await store.users.setSeat(t.user.id, 'register', false);
       await store.accounts.setSubscription(t.account.id, 'erp', true);
-      await store.connections.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c', keyVersion: 1 });
+      await store.connections.putConnection({
+        accountId: t.account.id,
+        instanceId: 'erp',
+        connectorKey: 'erp',
+        ciphertext: 'c',
+        keyVersion: 1,
+      });
       const changes = (await store.changes.loadChanges(since, 1000))!;
       expect(changes.version).toBe(await store.changes.changeVersion());
       expect(changes.touched).toEqual({
@@ -92,9 +101,15 @@ for (const kind of ['embedded', 'postgres'] as const) {
       expect(gone.touched.users).toEqual([t.user.id]);
       expect(gone.touched.tokens).toEqual([tokens[0]!.id]);
       expect(gone.touched.connections).toEqual([[t.account.id, 'erp']]);
-      expect([gone.accounts, gone.users, gone.tokens, gone.subscriptions, gone.seats, gone.connections].every((rows) => rows.length === 0)).toBe(true);
+      expect(
+        [gone.accounts, gone.users, gone.tokens, gone.subscriptions, gone.seats, gone.connections].every(
+          (rows) => rows.length === 0,
+        ),
+      ).toBe(true);
       // Nothing since the current version; too many keys, or a version ahead of the store: a full load.
-      expect((await store.changes.loadChanges(await store.changes.changeVersion(), 1000))!.touched.accounts).toEqual([]);
+      expect((await store.changes.loadChanges(await store.changes.changeVersion(), 1000))!.touched.accounts).toEqual(
+        [],
+      );
       expect(await store.changes.loadChanges(since, 2)).toBeNull();
       expect(await store.changes.loadChanges((await store.changes.changeVersion()) + 5, 1000)).toBeNull();
     });
@@ -104,9 +119,15 @@ for (const kind of ['embedded', 'postgres'] as const) {
       await state.reload();
       const random = prng(kind === 'embedded' ? 20 : 21);
       const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-      const tenants = [await createTenant(store, { subscribe: ['register'] }), await createTenant(store, { subscribe: ['erp'] })];
+      const tenants = [
+        await createTenant(store, { subscribe: ['register'] }),
+        await createTenant(store, { subscribe: ['erp'] }),
+      ];
       const hashes = tenants.map((t) => tokenHash(t.token));
-      const tokenIds = [...(await store.tokens.listTokens(tenants[0]!.user.id)), ...(await store.tokens.listTokens(tenants[1]!.user.id))].map((x) => x.id);
+      const tokenIds = [
+        ...(await store.tokens.listTokens(tenants[0]!.user.id)),
+        ...(await store.tokens.listTokens(tenants[1]!.user.id)),
+      ].map((x) => x.id);
       const users = tenants.map((t) => t.user.id);
       const accounts = tenants.map((t) => t.account.id);
       const steps: Array<() => Promise<unknown>> = [
@@ -119,13 +140,28 @@ for (const kind of ['embedded', 'postgres'] as const) {
         () => store.tokens.revokeToken(pick(tokenIds), new Date()),
         () => store.users.setSeat(pick(users), pick(['register', 'erp']), random() < 0.5),
         () => store.accounts.setSubscription(pick(accounts), pick(['register', 'erp']), random() < 0.5),
-        () => store.accounts.setFairUse(pick(accounts), { mode: pick(['off', 'soft', 'hard'] as const), quota: Math.floor(random() * 100) }),
+        () =>
+          store.accounts.setFairUse(pick(accounts), {
+            mode: pick(['off', 'soft', 'hard'] as const),
+            quota: Math.floor(random() * 100),
+          }),
         () => store.users.acceptTerms(pick(users), new Date(1_700_000_000_000 + Math.floor(random() * 1e9))),
-        () => store.connections.putConnection({ accountId: pick(accounts), instanceId: pick(['register', 'erp', 'erp-2']), connectorKey: 'erp', ciphertext: 'x', keyVersion: pick([1, 2, 3]) }),
+        () =>
+          store.connections.putConnection({
+            accountId: pick(accounts),
+            instanceId: pick(['register', 'erp', 'erp-2']),
+            connectorKey: 'erp',
+            ciphertext: 'x',
+            keyVersion: pick([1, 2, 3]),
+          }),
         () => store.connections.deleteConnection(pick(accounts), pick(['register', 'erp', 'erp-2'])),
         async () => {
           const account = pick(accounts);
-          const user = await store.users.createUser({ accountId: account, email: `m-${randomBytes(5).toString('hex')}@example.test`, name: 'Member' });
+          const user = await store.users.createUser({
+            accountId: account,
+            email: `m-${randomBytes(5).toString('hex')}@example.test`,
+            name: 'Member',
+          });
           users.push(user.id);
           const { token, record } = await issueToken(store, user.id, 'member');
           hashes.push(tokenHash(token));
@@ -151,11 +187,14 @@ for (const kind of ['embedded', 'postgres'] as const) {
         const writes = 1 + Math.floor(random() * 3);
         // A write that names a row deleted earlier (a revoked user's token, a deleted account) fails
         // with not_found and changes nothing; the comparison below still holds.
-        for (let w = 0; w < writes; w++) await pick(steps)().catch((error: unknown) => expect(error).toMatchObject({ code: 'not_found' }));
+        for (let w = 0; w < writes; w++)
+          await pick(steps)().catch((error: unknown) => expect(error).toMatchObject({ code: 'not_found' }));
         await state.sync();
         const fresh = new PlatformState(store);
         await fresh.reload();
-        const pairs = accounts.flatMap((a) => ['register', 'erp', 'erp-2'].map((k): [string, string] => [a, k])).concat(users.flatMap((u) => ['register', 'erp'].map((k): [string, string] => [u, k])));
+        const pairs = accounts
+          .flatMap((a) => ['register', 'erp', 'erp-2'].map((k): [string, string] => [a, k]))
+          .concat(users.flatMap((u) => ['register', 'erp'].map((k): [string, string] => [u, k])));
         const keys = { tokens: hashes, accounts, users, pairs };
         expect(view(state, keys)).toEqual(view(fresh, keys));
         expect(state.storeVersion).toBe(fresh.storeVersion);
@@ -214,9 +253,18 @@ describe('two replicas: a write reaches the other one incrementally', () => {
   beforeAll(async () => {
     admin = createPostgresClient({ connectionString: DATABASE_URL, max: 1 });
     await admin.exec(`CREATE SCHEMA ${schema}`);
-    stores = [await openStore({ databaseUrl: DATABASE_URL, schema }), await openStore({ databaseUrl: DATABASE_URL, schema })];
+    stores = [
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+      await openStore({ databaseUrl: DATABASE_URL, schema }),
+    ];
     // No timer catch-up during the test: B learns of A's writes from A's broadcast, or when asked.
-    const env = { REDIS_URL, REDIS_PREFIX: `test-${schema}:`, SNAPSHOT_REFRESH_MS: '600000', REGISTER_USERNAME: 'u', REGISTER_PASSWORD: 'p' };
+    const env = {
+      REDIS_URL,
+      REDIS_PREFIX: `test-${schema}:`,
+      SNAPSHOT_REFRESH_MS: '600000',
+      REGISTER_USERNAME: 'u',
+      REGISTER_PASSWORD: 'p',
+    };
     a = await startGateway(stores[0]!, { env });
     b = await startGateway(stores[1]!, { env });
   });
@@ -252,7 +300,15 @@ describe('two replicas: a write reaches the other one incrementally', () => {
     await throughA(() => stores[0]!.accounts.setSubscription(t.account.id, 'erp', true));
     expect(await until(() => bState.isSubscribed(t.account.id, 'erp'))).toBe(true);
 
-    await throughA(() => stores[0]!.connections.putConnection({ accountId: t.account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'sealed', keyVersion: 1 }));
+    await throughA(() =>
+      stores[0]!.connections.putConnection({
+        accountId: t.account.id,
+        instanceId: 'erp',
+        connectorKey: 'erp',
+        ciphertext: 'sealed',
+        keyVersion: 1,
+      }),
+    );
     expect(await until(() => bState.connection(t.account.id, 'erp')?.ciphertext === 'sealed')).toBe(true);
 
     const [token] = await stores[0]!.tokens.listTokens(t.user.id);

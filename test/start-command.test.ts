@@ -11,7 +11,11 @@ import { mcpClient, usageOf } from './support/gateway.ts';
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function start(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string; output: () => string }> {
-  const child = spawn(process.execPath, ['bin/start.mjs', '--demo'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/start.mjs', '--demo'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -47,7 +51,8 @@ describe('npm start (embedded defaults)', () => {
     const banner = first.output();
     expect(banner).toContain('npx @modelcontextprotocol/inspector --cli');
     expect(banner).toContain('"mcpServers"');
-    for (const id of ['cases', 'erp', 'search', 'invoicing', 'books', 'ledger', 'register']) expect(banner).toContain(`/${id}/mcp`);
+    for (const id of ['cases', 'erp', 'search', 'invoicing', 'books', 'ledger', 'register'])
+      expect(banner).toContain(`/${id}/mcp`);
     const client = await mcpClient(first.url, 'register', first.token);
     expect((await client.listTools()).tools).toHaveLength(5);
     const result = await client.callTool({ name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } });
@@ -74,7 +79,9 @@ describe('npm start (embedded defaults)', () => {
     expect(usage.usage.byConnector.cases?.calls).toBe(1); // flushed on SIGTERM, kept on disk
     // Every Inspector example the banner prints works as printed: its --tool-arg values read as the
     // Inspector CLI reads them (JSON when they parse, else the plain string) pass the tool's checks.
-    const examples = [...second.output().matchAll(/--cli (\S+) .* --tool-name (\S+)((?: --tool-arg (?:'(?:[^']|'\\'')*'|\S+))*)$/gm)];
+    const examples = [
+      ...second.output().matchAll(/--cli (\S+) .* --tool-name (\S+)((?: --tool-arg (?:'(?:[^']|'\\'')*'|\S+))*)$/gm),
+    ];
     expect(examples.length).toBeGreaterThanOrEqual(7);
     for (const [, url, tool, rawArgs] of examples) {
       const args = Object.fromEntries(

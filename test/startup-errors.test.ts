@@ -32,7 +32,9 @@ describe('start-up failures', () => {
       GATEWAY_SECRET_KEYS: `1:${Buffer.alloc(32, 3).toString('base64')}`,
     });
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error.message).toMatch(/^DATABASE_URL postgres:\/\/.*127\.0\.0\.1:5999.* could not be opened: .*ECONNREFUSED/);
+    expect(error.message).toMatch(
+      /^DATABASE_URL postgres:\/\/.*127\.0\.0\.1:5999.* could not be opened: .*ECONNREFUSED/,
+    );
     expect(error.message).not.toContain(PASSWORD);
   });
 

@@ -34,12 +34,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, output?: () => string): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  output?: () => string,
+): Promise<T> {
   const deadline = Date.now() + BOUND_MS;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${BOUND_MS / 1000} s${output ? `\n${output()}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${BOUND_MS / 1000} s${output ? `\n${output()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -52,7 +57,14 @@ function dataDir(): string {
 
 /** `npm run <script>` in its own process group, as a supervisor starts it; resolves once it listens. */
 async function npmRun(script: 'start' | 'serve', dir: string): Promise<Chain> {
-  const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}` };
+  const env = {
+    ...process.env,
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}`,
+  };
   const npm = spawn('npm', ['run', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.push(npm);
   let out = '';
@@ -130,9 +142,13 @@ async function stopped(chain: Chain, pids: number[]): Promise<Array<Record<strin
 /** The processes under npm: bin/run.mjs (exec'd by npm's shell) and the gateway under it. */
 function chainOf(chain: Chain): { run: number; gateway: number; all: number[] } {
   const below = descendants(chain.npm.pid!);
-  const table = new Map(below.map((pid) => [pid, execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim()]));
+  const table = new Map(
+    below.map((pid) => [pid, execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim()]),
+  );
   const run = below.find((pid) => /bin\/run\.mjs/.test(table.get(pid)!));
-  const gateway = below.find((pid) => /bin\/start\.mjs/.test(table.get(pid)!) && !/bin\/run\.mjs/.test(table.get(pid)!));
+  const gateway = below.find(
+    (pid) => /bin\/start\.mjs/.test(table.get(pid)!) && !/bin\/run\.mjs/.test(table.get(pid)!),
+  );
   expect(run, [...table.values()].join('\n')).toBeDefined();
   expect(gateway, [...table.values()].join('\n')).toBeDefined();
   return { run: run!, gateway: gateway!, all: [chain.npm.pid!, ...below] };
@@ -140,7 +156,12 @@ function chainOf(chain: Chain): { run: number; gateway: number; all: number[] } 
 
 /** A tools/call whose body is held back after the gateway took the request (it answered 100 Continue). */
 async function heldCall(url: string, token: string): Promise<{ finish: () => Promise<string> }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } },
+  });
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   let answer = '';
@@ -180,7 +201,12 @@ describe('a stop signal to one process of the start chain', () => {
     const chain = await npmRun('start', dir);
     const pids = chainOf(chain);
     const token = /Demo token \(account acc_demo, user demo@example\.com\): (\S+)/.exec(chain.output())![1]!;
-    const before = await rpc(chain.url, 'register', token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } } });
+    const before = await rpc(chain.url, 'register', token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'register__soeg_virksomhed', arguments: { query: 'Demo' } },
+    });
     expect(before.status).toBe(200);
     const held = await heldCall(chain.url, token);
 
@@ -221,7 +247,9 @@ describe('a stop signal to one process of the start chain', () => {
     const pids = chainOf(chain);
     process.kill(chain.npm.pid!, 'SIGKILL');
     const lines = await stopped(chain, pids.all);
-    expect(chain.output()).toContain(`bin/run.mjs: the process that started it (pid ${chain.npm.pid}) is gone; stopping the command`);
+    expect(chain.output()).toContain(
+      `bin/run.mjs: the process that started it (pid ${chain.npm.pid}) is gone; stopping the command`,
+    );
     expect(lines.filter((l) => l.msg === SHUTDOWN)).toEqual([expect.objectContaining({ signal: 'SIGTERM' })]);
   }, 300_000);
 

@@ -19,7 +19,15 @@ import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
-import { connectTenant, createTenant, failureText, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  failureText,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
@@ -39,9 +47,19 @@ function logSink(): { lines: LogLine[]; logger: ReturnType<typeof createLogger> 
   return { lines, logger: createLogger('info', destination) };
 }
 
-type RpcBody = { jsonrpc: string; id: unknown; result?: { isError?: boolean; content: unknown[] }; error?: { code: number; message: string } };
+type RpcBody = {
+  jsonrpc: string;
+  id: unknown;
+  result?: { isError?: boolean; content: unknown[] };
+  error?: { code: number; message: string };
+};
 
-const callBody = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const callBody = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('tools/call while the platform database is away', needs('postgres'), () => {
   const schema = `fault_answers_${randomBytes(6).toString('hex')}`;
@@ -74,7 +92,13 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
   });
 
   /** A gateway whose store reaches PostgreSQL through a proxy the test cuts; its tenants are in its snapshot. */
-  async function gatewayOverProxy(): Promise<{ gw: StartedGateway; pg: TcpProxy; lines: LogLine[]; fresh: Tenant; rejected: Tenant }> {
+  async function gatewayOverProxy(): Promise<{
+    gw: StartedGateway;
+    pg: TcpProxy;
+    lines: LogLine[];
+    fresh: Tenant;
+    rejected: Tenant;
+  }> {
     const pg = await startTcpProxy('127.0.0.1', Number(new URL(DATABASE_URL).port || 5432));
     proxies.push(pg);
     const store = await openStore({ databaseUrl: pg.url(DATABASE_URL), schema, queryTimeoutMs: 0 });
@@ -83,7 +107,12 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     const gw = await startGateway(store, {
       logger,
       storeTimeoutMs: STORE_TIMEOUT_MS,
-      env: { CONNECTOR_CASES_BASE_URL: cases.url, RATE_LIMIT_BURST: '1000', SNAPSHOT_REFRESH_MS: '600000', USAGE_FLUSH_MS: '600000' },
+      env: {
+        CONNECTOR_CASES_BASE_URL: cases.url,
+        RATE_LIMIT_BURST: '1000',
+        SNAPSHOT_REFRESH_MS: '600000',
+        USAGE_FLUSH_MS: '600000',
+      },
     });
     gateways.push(gw);
     // Subscribed and seated; one not connected, one connected with a key the upstream rejects.
@@ -101,13 +130,26 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     const body = answer.json as RpcBody;
     expect(body.id).toBe(id);
     expect(body.error).toBeUndefined();
-    expect(failureText(body.result)).toBe(formatText(platformDescriptor.errors.not_connected_no_link!.text, { instance_id: 'cases' }));
+    expect(failureText(body.result)).toBe(
+      formatText(platformDescriptor.errors.not_connected_no_link!.text, { instance_id: 'cases' }),
+    );
   }
 
   /** The log line of a link that could not be stored names the account, the connector instance and the tool. */
   function expectLinkFaultLogged(lines: LogLine[], tenant: Tenant, tool: string): void {
-    const line = lines.find((l) => l.msg === 'link could not be made; answering without it' && l.accountId === tenant.account.id && l.tool === tool);
-    expect(line, JSON.stringify(lines.slice(-5))).toMatchObject({ level: 40, connector: 'cases', instance: 'cases', userId: tenant.user.id, purpose: 'connect' });
+    const line = lines.find(
+      (l) =>
+        l.msg === 'link could not be made; answering without it' &&
+        l.accountId === tenant.account.id &&
+        l.tool === tool,
+    );
+    expect(line, JSON.stringify(lines.slice(-5))).toMatchObject({
+      level: 40,
+      connector: 'cases',
+      instance: 'cases',
+      userId: tenant.user.id,
+      purpose: 'connect',
+    });
   }
 
   it('refusing connections: no-link texts, connect_account generic, unmetered, no upstream request', async () => {
@@ -127,9 +169,12 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     expect(cases.stats.requests).toBe(before);
 
     // A reconnect text whose link cannot be stored: the spec's text alone, one block.
-    const refusedKey = (await rpc(gw.url, 'cases', rejected.token, callBody('call-3', 'cases__list_cases'))).json as RpcBody;
+    const refusedKey = (await rpc(gw.url, 'cases', rejected.token, callBody('call-3', 'cases__list_cases')))
+      .json as RpcBody;
     expect(refusedKey.id).toBe('call-3');
-    expect(failureText(refusedKey.result)).toBe(formatText(casesDescriptor.errors.key_rejected.text, { upstream: 'Ordrestyring' }));
+    expect(failureText(refusedKey.result)).toBe(
+      formatText(casesDescriptor.errors.key_rejected.text, { upstream: 'Ordrestyring' }),
+    );
     expectLinkFaultLogged(lines, rejected, 'list_cases');
   });
 
@@ -140,7 +185,9 @@ describe('tools/call while the platform database is away', needs('postgres'), ()
     // The store has no deadline of its own here: only the gateway's bounds the wait.
     await expectNotConnectedWithoutLink(gw, fresh, 'hang-1');
     expectLinkFaultLogged(lines, fresh, 'list_cases');
-    expect(lines.find((l) => l.msg === 'link could not be made; answering without it')?.err).toMatchObject({ name: 'StoreTimeoutError' });
+    expect(lines.find((l) => l.msg === 'link could not be made; answering without it')?.err).toMatchObject({
+      name: 'StoreTimeoutError',
+    });
     expect(gw.app.context.meter.backlog()).toEqual({ rows: 0, calls: 0 });
   });
 });
@@ -165,7 +212,10 @@ describe('a fault while answering a JSON-RPC request', () => {
     const sink = logSink();
     lines = sink.lines;
     const port = (upstream.address() as { port: number }).port;
-    gw = await startGateway(store, { logger: sink.logger, env: { CONNECTOR_CASES_BASE_URL: `http://127.0.0.1:${port}/graphql`, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      logger: sink.logger,
+      env: { CONNECTOR_CASES_BASE_URL: `http://127.0.0.1:${port}/graphql`, RATE_LIMIT_BURST: '1000' },
+    });
     tenant = await createTenant(store, { subscribe: ['cases'] });
     await connectTenant(gw, tenant, 'cases', { apiKey: 'fault-test-key-3Lp' });
   }, 60_000);
@@ -179,7 +229,9 @@ describe('a fault while answering a JSON-RPC request', () => {
   it('each refusal whose link cannot be made answers its no-link variant; connect_account generic text', async () => {
     // The gateway's own pipeline, with a link issuer that always fails (purchase, team and terms
     // links are signed, not stored: only this way can they fail).
-    const pipeline = new Pipeline(gw.app.context, { issue: () => Promise.reject(new Error('links unavailable (test)')) });
+    const pipeline = new Pipeline(gw.app.context, {
+      issue: () => Promise.reject(new Error('links unavailable (test)')),
+    });
     const endpoint = gw.app.context.endpoints.get('cases')!;
     const unsubscribed = await createTenant(store, { subscribe: [] });
     const seatless = await createTenant(store, { accountId: tenant.account.id, seats: [] });
@@ -190,20 +242,34 @@ describe('a fault while answering a JSON-RPC request', () => {
     const ask = (t: Tenant, name: string) =>
       pipeline.call({
         endpoint,
-        identity: { account: t.account, user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() }, tokenId: 'test' },
+        identity: {
+          account: t.account,
+          user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() },
+          tokenId: 'test',
+        },
         name,
         rawArgs: {},
         signal: new AbortController().signal,
         reqId: 'req-test',
       });
     const errors = platformDescriptor.errors;
-    expect(failureText(await ask(unsubscribed, 'cases__list_cases'))).toBe(formatText(errors.not_subscribed_no_link!.text, { connector_id: 'cases' }));
-    expect(failureText(await ask(seatless, 'cases__list_cases'))).toBe(formatText(errors.no_seat_no_link!.text, { connector_id: 'cases' }));
-    expect(failureText(await ask(fresh, 'cases__list_cases'))).toBe(formatText(errors.not_connected_no_link!.text, { instance_id: 'cases' }));
-    expect(failureText(await ask(termsPending, 'connect_account'))).toBe(formatText(errors.connect_terms_required_no_link!.text, { connector_id: 'cases' }));
+    expect(failureText(await ask(unsubscribed, 'cases__list_cases'))).toBe(
+      formatText(errors.not_subscribed_no_link!.text, { connector_id: 'cases' }),
+    );
+    expect(failureText(await ask(seatless, 'cases__list_cases'))).toBe(
+      formatText(errors.no_seat_no_link!.text, { connector_id: 'cases' }),
+    );
+    expect(failureText(await ask(fresh, 'cases__list_cases'))).toBe(
+      formatText(errors.not_connected_no_link!.text, { instance_id: 'cases' }),
+    );
+    expect(failureText(await ask(termsPending, 'connect_account'))).toBe(
+      formatText(errors.connect_terms_required_no_link!.text, { connector_id: 'cases' }),
+    );
     expect(failureText(await ask(fresh, 'connect_account'))).toBe(errors.generic!.text);
     expect(upstreamRequests).toBe(0);
-    const purposes = lines.filter((l) => l.msg === 'link could not be made; answering without it').map((l) => `${String(l.accountId)} ${String(l.tool)} ${String(l.purpose)}`);
+    const purposes = lines
+      .filter((l) => l.msg === 'link could not be made; answering without it')
+      .map((l) => `${String(l.accountId)} ${String(l.tool)} ${String(l.purpose)}`);
     expect(purposes).toEqual([
       `${unsubscribed.account.id} list_cases purchase`,
       `${tenant.account.id} list_cases team`,
@@ -221,13 +287,23 @@ describe('a fault while answering a JSON-RPC request', () => {
       for (const id of ['list-7', 8]) {
         const answer = await rpc(gw.url, 'cases', tenant.token, { jsonrpc: '2.0', id, method: 'tools/list' });
         expect(answer.status).toBe(500);
-        expect(answer.json).toEqual({ jsonrpc: '2.0', id, error: { code: -32603, message: protocolText('internal_error') } });
+        expect(answer.json).toEqual({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32603, message: protocolText('internal_error') },
+        });
       }
     } finally {
       spy.mockRestore();
     }
     const line = lines.find((l) => l.msg === 'request failed' && l.method === 'tools/list');
-    expect(line).toMatchObject({ level: 50, accountId: tenant.account.id, connector: 'cases', instance: 'cases', err: { message: 'snapshot unavailable (test)' } });
+    expect(line).toMatchObject({
+      level: 50,
+      accountId: tenant.account.id,
+      connector: 'cases',
+      instance: 'cases',
+      err: { message: 'snapshot unavailable (test)' },
+    });
   });
 
   it('a tools/call fault: generic text with the request id, unmetered, no request, logged with context', async () => {
@@ -248,6 +324,13 @@ describe('a fault while answering a JSON-RPC request', () => {
     expect(upstreamRequests).toBe(0);
     expect(gw.app.context.meter.backlog()).toEqual(meteredBefore);
     const line = lines.find((l) => l.msg === 'tool call failed; answering the generic text');
-    expect(line).toMatchObject({ level: 50, accountId: tenant.account.id, connector: 'cases', instance: 'cases', tool: 'list_cases', err: { message: 'snapshot unavailable (test)' } });
+    expect(line).toMatchObject({
+      level: 50,
+      accountId: tenant.account.id,
+      connector: 'cases',
+      instance: 'cases',
+      tool: 'list_cases',
+      err: { message: 'snapshot unavailable (test)' },
+    });
   });
 });

@@ -16,11 +16,22 @@ import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 
 const REGISTER = 'https://cvr-faults.test/cvr-permanent';
 const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
-const search = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } } };
+const search = {
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'register__soeg_virksomhed', arguments: { query: 'x' } },
+};
 
 async function metric(url: string, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name}{`) === false && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(`${name}${labels} `) ||
+        (labels === '' && l.startsWith(`${name}{`) === false && l.startsWith(`${name} `)),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -39,7 +50,12 @@ function upstream(times: number): void {
     .reply(200, { hits: { total: 0, hits: [] } });
 }
 
-const baseEnv = { REGISTER_USERNAME: 'u', REGISTER_PASSWORD: 'p', CONNECTOR_REGISTER_BASE_URL: REGISTER, RATE_LIMIT_BURST: '1000' };
+const baseEnv = {
+  REGISTER_USERNAME: 'u',
+  REGISTER_PASSWORD: 'p',
+  CONNECTOR_REGISTER_BASE_URL: REGISTER,
+  RATE_LIMIT_BURST: '1000',
+};
 
 describe('store faults', needs('postgres', 'redis'), () => {
   const schema = `faults_${randomBytes(6).toString('hex')}`;
@@ -68,11 +84,21 @@ describe('store faults', needs('postgres', 'redis'), () => {
     const redis = await startTcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
     proxies.push(redis);
     const prefix = `test-${schema}:`;
-    const a = await startGateway(direct, { env: { ...baseEnv, REDIS_URL, REDIS_PREFIX: prefix, FAIR_USE_STORE_TIMEOUT_MS: '1000' } });
+    const a = await startGateway(direct, {
+      env: { ...baseEnv, REDIS_URL, REDIS_PREFIX: prefix, FAIR_USE_STORE_TIMEOUT_MS: '1000' },
+    });
     const bStore = await openStore({ databaseUrl: DATABASE_URL, schema });
     stores.push(bStore);
     // B refreshes its snapshot only when told (no timer within the test): invalidation must work.
-    const b = await startGateway(bStore, { env: { ...baseEnv, REDIS_URL: redis.url(REDIS_URL), REDIS_PREFIX: prefix, FAIR_USE_STORE_TIMEOUT_MS: '300', SNAPSHOT_REFRESH_MS: '600000' } });
+    const b = await startGateway(bStore, {
+      env: {
+        ...baseEnv,
+        REDIS_URL: redis.url(REDIS_URL),
+        REDIS_PREFIX: prefix,
+        FAIR_USE_STORE_TIMEOUT_MS: '300',
+        SNAPSHOT_REFRESH_MS: '600000',
+      },
+    });
     gateways.push(a, b);
     const t = await createTenant(direct, { subscribe: ['register'] });
     await a.app.context.state.refresh();
@@ -87,7 +113,12 @@ describe('store faults', needs('postgres', 'redis'), () => {
 
     // Redis is back: B reconnects both clients and hears A's invalidations again.
     redis.setMode('forward');
-    await until('B reconnected', async () => (await rpc(b.url, 'register', t.token, ping)).status === 200 && (await metric(b.url, 'gateway_ready', '{check="shared_store"}')) === 1);
+    await until(
+      'B reconnected',
+      async () =>
+        (await rpc(b.url, 'register', t.token, ping)).status === 200 &&
+        (await metric(b.url, 'gateway_ready', '{check="shared_store"}')) === 1,
+    );
     await direct.accounts.setSubscription(t.account.id, 'register', false);
     await until('B hears the invalidation', async () => {
       await a.app.context.state.refresh(); // publishes again until the resubscription is in place
@@ -114,7 +145,14 @@ describe('store faults', needs('postgres', 'redis'), () => {
         getMonthCostUnitsOf: (...args) => usage.getMonthCostUnitsOf(...args),
       },
     };
-    const meter = new UsageMeter({ store: flaky, timeZone: 'Europe/Copenhagen', defaultQuota: 100, flushMs: 60_000, counterTimeoutMs: 1000, log: silentLogger() });
+    const meter = new UsageMeter({
+      store: flaky,
+      timeZone: 'Europe/Copenhagen',
+      defaultQuota: 100,
+      flushMs: 60_000,
+      counterTimeoutMs: 1000,
+      log: silentLogger(),
+    });
     const now = new Date();
     for (let i = 0; i < 3; i++) meter.record(t.account.id, 'register', 'soeg_virksomhed', now);
     await expect(meter.flush()).rejects.toThrow('Connection terminated');
@@ -139,7 +177,10 @@ describe('store faults', needs('postgres', 'redis'), () => {
     upstream(6);
 
     expect((await rpc(gw.url, 'register', t.token, search)).status).toBe(200);
-    await until('first call flushed', async () => (await direct.usage.getUsage(t.account.id, gw.app.context.meter.month(new Date()))).length === 1);
+    await until(
+      'first call flushed',
+      async () => (await direct.usage.getUsage(t.account.id, gw.app.context.meter.month(new Date()))).length === 1,
+    );
 
     // The database goes away: calls still answer; their usage waits in memory.
     pg.setMode('refuse');
@@ -184,9 +225,18 @@ describe('the last resort of the start entry point', () => {
       'setTimeout(() => {}, 5000);',
     ].join('\n');
     const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd() }, (_error, out) => resolve({ code: child.exitCode, stdout: out }));
+      const child = execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        { cwd: process.cwd() },
+        (_error, out) => resolve({ code: child.exitCode, stdout: out }),
+      );
     });
     expect(code).toBe(1);
-    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ level: 60, msg: 'unhandled promise rejection; exiting', err: { message: 'a bug nobody handled' } });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({
+      level: 60,
+      msg: 'unhandled promise rejection; exiting',
+      err: { message: 'a bug nobody handled' },
+    });
   });
 });

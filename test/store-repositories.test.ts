@@ -8,9 +8,28 @@ import { SqlChanges } from '../runtime/store/repositories/changes.ts';
 import { createPgliteClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import { SqlPlatformStore } from '../runtime/store/sql-store.ts';
 import { PlatformState } from '../runtime/store/state.ts';
-import type { Account, ChangesRepository, PlatformChanges, PlatformSnapshot, WritesRepository } from '../runtime/store/store.ts';
+import type {
+  Account,
+  ChangesRepository,
+  PlatformChanges,
+  PlatformSnapshot,
+  WritesRepository,
+} from '../runtime/store/store.ts';
 
-const REPOSITORIES = ['accounts', 'users', 'tokens', 'connections', 'links', 'usage', 'changes', 'dataLayer', 'writes', 'portal', 'audit', 'mcp'];
+const REPOSITORIES = [
+  'accounts',
+  'users',
+  'tokens',
+  'connections',
+  'links',
+  'usage',
+  'changes',
+  'dataLayer',
+  'writes',
+  'portal',
+  'audit',
+  'mcp',
+];
 
 /** The public methods of a repository object (its class's prototype). */
 function methods(repository: object): string[] {
@@ -71,7 +90,13 @@ describe('a consumer over only the repository it uses (no database)', () => {
         return rows.has(key) ? rows.get(key)!.outcome : undefined;
       },
     };
-    const replica = () => new WriteDedup({ store: { writes }, now: () => 1_000_000, pollMs: 1, sleep: () => new Promise((r) => setTimeout(r, 1)) });
+    const replica = () =>
+      new WriteDedup({
+        store: { writes },
+        now: () => 1_000_000,
+        pollMs: 1,
+        sleep: () => new Promise((r) => setTimeout(r, 1)),
+      });
     let written = 0;
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -94,10 +119,25 @@ describe('a consumer over only the repository it uses (no database)', () => {
   it('the snapshot over one `changes` repository loads in full once, then applies changes by key', async () => {
     const at = new Date('2026-01-01T00:00:00Z');
     const account: Account = { id: 'acc_1', name: 'Before', fairUseMode: 'off', fairUseQuota: null, createdAt: at };
-    const snapshot: PlatformSnapshot = { accounts: [account], users: [], tokens: [], subscriptions: [], seats: [], connections: [], version: 1 };
+    const snapshot: PlatformSnapshot = {
+      accounts: [account],
+      users: [],
+      tokens: [],
+      subscriptions: [],
+      seats: [],
+      connections: [],
+      version: 1,
+    };
     const renamed: PlatformChanges = {
       version: 2,
-      touched: { accounts: ['acc_1'], users: [], tokens: [], subscriptions: [['acc_1', 'register']], seats: [], connections: [] },
+      touched: {
+        accounts: ['acc_1'],
+        users: [],
+        tokens: [],
+        subscriptions: [['acc_1', 'register']],
+        seats: [],
+        connections: [],
+      },
       accounts: [{ ...account, name: 'After' }],
       users: [],
       tokens: [],

@@ -43,7 +43,12 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     async function seed(role: 'admin' | 'member' = 'admin') {
       const account = await store.accounts.createAccount({ name: 'Acme ApS' });
-      const user = await store.users.createUser({ accountId: account.id, email: `${newId('u')}@acme.example`, name: 'Ada', role });
+      const user = await store.users.createUser({
+        accountId: account.id,
+        email: `${newId('u')}@acme.example`,
+        name: 'Ada',
+        role,
+      });
       return { account, user };
     }
 
@@ -63,7 +68,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(await store.accounts.getAccount('acc_missing')).toBeNull();
       const ids = (await store.accounts.listAccounts()).map((x) => x.id);
       expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
-      await expect(store.accounts.createAccount({ id: givenId, name: 'Again' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(store.accounts.createAccount({ id: givenId, name: 'Again' })).rejects.toMatchObject({
+        code: 'conflict',
+      });
     });
 
     it('sets fair-use mode and quota independently', async () => {
@@ -92,9 +99,19 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(await store.users.findUserByEmail(email.toLowerCase())).toEqual(u);
       expect(await store.users.findUserByEmail(email.toUpperCase())).toEqual(u);
       expect(await store.users.findUserByEmail('nobody@example.com')).toBeNull();
-      await expect(store.users.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(store.users.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' })).rejects.toMatchObject({ code: 'not_found' });
-      const admin = await store.users.createUser({ id: newId('usr_given_'), accountId: account.id, email: `${newId('a')}@example.com`, name: 'Al', role: 'admin' });
+      await expect(
+        store.users.createUser({ accountId: account.id, email: email.toUpperCase(), name: 'Twin' }),
+      ).rejects.toMatchObject({ code: 'conflict' });
+      await expect(
+        store.users.createUser({ accountId: 'acc_missing', email: `${newId('x')}@example.com`, name: 'Lost' }),
+      ).rejects.toMatchObject({ code: 'not_found' });
+      const admin = await store.users.createUser({
+        id: newId('usr_given_'),
+        accountId: account.id,
+        email: `${newId('a')}@example.com`,
+        name: 'Al',
+        role: 'admin',
+      });
       expect(admin.role).toBe('admin');
       const listed = (await store.users.listUsers(account.id)).map((x) => x.id).sort();
       expect(listed).toEqual([u.id, admin.id].sort());
@@ -117,9 +134,16 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       const found = await store.tokens.findByTokenHash(tokenHash);
       expect(found).toEqual({ token: t, user, account });
       expect(await store.tokens.findByTokenHash(hash())).toBeNull();
-      await expect(store.tokens.createToken({ userId: user.id, label: 'copy', tokenHash })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(store.tokens.createToken({ userId: user.id, label: 'copy', tokenHash })).rejects.toMatchObject({
+        code: 'conflict',
+      });
 
-      const other = await store.tokens.createToken({ id: newId('tok_given_'), userId: user.id, label: 'phone', tokenHash: hash() });
+      const other = await store.tokens.createToken({
+        id: newId('tok_given_'),
+        userId: user.id,
+        label: 'phone',
+        tokenHash: hash(),
+      });
       await store.tokens.revokeToken(t.id, minutes(1));
       expect(await store.tokens.findByTokenHash(tokenHash)).toBeNull();
       expect((await store.tokens.findByTokenHash(other.tokenHash))?.token.id).toBe(other.id);
@@ -150,24 +174,50 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(await store.users.listSeats(user.id)).toEqual(['books']);
       expect(await store.accounts.listSubscriptions('acc_missing')).toEqual([]);
       expect(await store.users.listSeats('usr_missing')).toEqual([]);
-      await expect(store.accounts.setSubscription('acc_missing', 'erp', true)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(store.accounts.setSubscription('acc_missing', 'erp', true)).rejects.toMatchObject({
+        code: 'not_found',
+      });
     });
 
     it('stores connections and replaces them on reconnect, keeping createdAt', async () => {
       const { account } = await seed();
-      const first = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
-      expect(first).toMatchObject({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c1', keyVersion: 1 });
+      const first = await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'erp',
+        connectorKey: 'erp',
+        ciphertext: 'c1',
+        keyVersion: 1,
+      });
+      expect(first).toMatchObject({
+        accountId: account.id,
+        instanceId: 'erp',
+        connectorKey: 'erp',
+        ciphertext: 'c1',
+        keyVersion: 1,
+      });
       expect(first.createdAt).toBeInstanceOf(Date);
       expect(first.updatedAt).toBeInstanceOf(Date);
       expect(await store.connections.getConnection(account.id, 'erp')).toEqual(first);
 
-      const again = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'c2', keyVersion: 2 });
+      const again = await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'erp',
+        connectorKey: 'erp',
+        ciphertext: 'c2',
+        keyVersion: 2,
+      });
       expect(again).toMatchObject({ ciphertext: 'c2', keyVersion: 2 });
       expect(again.createdAt).toEqual(first.createdAt);
       expect(again.updatedAt.getTime()).toBeGreaterThanOrEqual(first.updatedAt.getTime());
       expect(await store.connections.getConnection(account.id, 'erp')).toEqual(again);
 
-      const second = await store.connections.putConnection({ accountId: account.id, instanceId: 'erp-2', connectorKey: 'erp', ciphertext: 'd1', keyVersion: 1 });
+      const second = await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'erp-2',
+        connectorKey: 'erp',
+        ciphertext: 'd1',
+        keyVersion: 1,
+      });
       expect((await store.connections.listConnections(account.id)).map((c) => c.instanceId)).toEqual(['erp', 'erp-2']);
       const all = await store.connections.listConnections();
       expect(all).toEqual(expect.arrayContaining([again, second]));
@@ -176,18 +226,41 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       await store.connections.deleteConnection(account.id, 'erp'); // already gone: no error
       expect(await store.connections.getConnection(account.id, 'erp')).toBeNull();
       expect(await store.connections.listConnections(account.id)).toEqual([second]);
-      await expect(store.connections.putConnection({ accountId: 'acc_missing', instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(
+        store.connections.putConnection({
+          accountId: 'acc_missing',
+          instanceId: 'erp',
+          connectorKey: 'erp',
+          ciphertext: 'x',
+          keyVersion: 1,
+        }),
+      ).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('replaces a ciphertext only when the key version still matches', async () => {
       const { account } = await seed();
-      await store.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'v1', keyVersion: 1 });
+      await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'cases',
+        connectorKey: 'cases',
+        ciphertext: 'v1',
+        keyVersion: 1,
+      });
       expect(await store.connections.replaceCiphertext(account.id, 'cases', 7, 'wrong', 8)).toBe(false);
-      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v1', keyVersion: 1 });
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({
+        ciphertext: 'v1',
+        keyVersion: 1,
+      });
       expect(await store.connections.replaceCiphertext(account.id, 'cases', 1, 'v2', 2)).toBe(true);
-      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({
+        ciphertext: 'v2',
+        keyVersion: 2,
+      });
       expect(await store.connections.replaceCiphertext(account.id, 'cases', 1, 'stale', 2)).toBe(false);
-      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'v2', keyVersion: 2 });
+      expect(await store.connections.getConnection(account.id, 'cases')).toMatchObject({
+        ciphertext: 'v2',
+        keyVersion: 2,
+      });
       expect(await store.connections.replaceCiphertext(account.id, 'nothing', 1, 'x', 2)).toBe(false);
     });
 
@@ -216,7 +289,13 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     it('purges connect links a day after they expired, used or not, and keeps the rest', async () => {
       const { account, user } = await seed();
-      const link = (expiresAt: Date) => ({ jti: newId('jti_'), accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt });
+      const link = (expiresAt: Date) => ({
+        jti: newId('jti_'),
+        accountId: account.id,
+        userId: user.id,
+        instanceId: 'cases',
+        expiresAt,
+      });
       const day = 24 * 60;
       const old = link(minutes(-day - 5));
       const oldUsed = link(minutes(-day - 1));
@@ -235,8 +314,16 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
     it('gives exactly one of 20 concurrent consumers of a link the ok', async () => {
       const { account, user } = await seed();
       const jti = newId('jti_');
-      await store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'cases', expiresAt: minutes(10) });
-      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.links.consumeConnectLink(jti, minutes(1))));
+      await store.links.createConnectLink({
+        jti,
+        accountId: account.id,
+        userId: user.id,
+        instanceId: 'cases',
+        expiresAt: minutes(10),
+      });
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => store.links.consumeConnectLink(jti, minutes(1))),
+      );
       expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
       expect(outcomes.filter((o) => o === 'used')).toHaveLength(19);
     });
@@ -259,7 +346,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
         { ...row, tool: 'list_companies', calls: 1, costUnits: 1 },
         { ...row, calls: 6, costUnits: 6 },
       ]);
-      expect(await store.usage.getUsage(account.id, '2025-04')).toEqual([{ ...row, month: '2025-04', calls: 5, costUnits: 5 }]);
+      expect(await store.usage.getUsage(account.id, '2025-04')).toEqual([
+        { ...row, month: '2025-04', calls: 5, costUnits: 5 },
+      ]);
       expect(await store.usage.getMonthCostUnits(account.id, '2025-03')).toBe(7);
       expect(await store.usage.getMonthCostUnits(account.id, '2025-04')).toBe(5);
       expect(await store.usage.getMonthCostUnits(account.id, '2025-05')).toBe(0);
@@ -278,7 +367,14 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       const { account } = await seed();
       const rows = [
         { accountId: account.id, month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 2, costUnits: 2 },
-        { accountId: 'acc_deleted_meanwhile', month: '2025-06', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
+        {
+          accountId: 'acc_deleted_meanwhile',
+          month: '2025-06',
+          connectorId: 'cases',
+          tool: 'get_case',
+          calls: 1,
+          costUnits: 1,
+        },
       ];
       const batchId = `batch_${newId('')}`;
       await store.usage.addUsage(rows, batchId);
@@ -294,7 +390,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     it('drops the ids of settled batches with the next batch, and keeps the ones still in doubt', async () => {
       const { account } = await seed();
-      const rows = [{ accountId: account.id, month: '2025-07', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 }];
+      const rows = [
+        { accountId: account.id, month: '2025-07', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
+      ];
       const [b1, b2, b3] = [`batch_${newId('')}`, `batch_${newId('')}`, `batch_${newId('')}`];
       await store.usage.addUsage(rows, b1);
       await store.usage.addUsage(rows, b2, [b1]); // b1's answer arrived: its id goes
@@ -316,7 +414,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
         { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
         { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'list_cases', calls: 2, costUnits: 2 },
       ];
-      await Promise.all(Array.from({ length: 10 }, (_, i) => store.usage.addUsage(i % 2 === 0 ? rows : [...rows].reverse())));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.usage.addUsage(i % 2 === 0 ? rows : [...rows].reverse())),
+      );
       expect(await store.usage.getMonthCostUnits(account.id, '2025-03')).toBe(30);
       expect((await store.usage.getUsage(account.id, '2025-03')).map((r) => r.calls)).toEqual([10, 20]);
     });
@@ -334,13 +434,23 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     it('loads a snapshot of everything the hot path needs', async () => {
       const { account, user } = await seed();
-      const member = await store.users.createUser({ accountId: account.id, email: `${newId('m')}@acme.example`, name: 'Mo' });
+      const member = await store.users.createUser({
+        accountId: account.id,
+        email: `${newId('m')}@acme.example`,
+        name: 'Mo',
+      });
       const live = await store.tokens.createToken({ userId: user.id, label: 'live', tokenHash: hash() });
       const revoked = await store.tokens.createToken({ userId: member.id, label: 'old', tokenHash: hash() });
       await store.tokens.revokeToken(revoked.id, BASE);
       await store.accounts.setSubscription(account.id, 'ledger', true);
       await store.users.setSeat(member.id, 'ledger', true);
-      const conn = await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 3 });
+      const conn = await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'ledger',
+        connectorKey: 'ledger',
+        ciphertext: 'x',
+        keyVersion: 3,
+      });
       await store.accounts.setFairUse(account.id, { mode: 'hard', quota: 10 });
 
       const snap = await store.changes.loadSnapshot();
@@ -355,7 +465,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(snap.tokens.find((t) => t.id === live.id)).toEqual(live);
       expect(snap.tokens.some((t) => t.id === revoked.id)).toBe(false);
       expect(snap.tokens.every((t) => t.revokedAt === null)).toBe(true);
-      expect(snap.subscriptions.filter((s) => s.accountId === account.id)).toEqual([{ accountId: account.id, connectorKey: 'ledger' }]);
+      expect(snap.subscriptions.filter((s) => s.accountId === account.id)).toEqual([
+        { accountId: account.id, connectorKey: 'ledger' },
+      ]);
       expect(snap.seats.filter((s) => s.userId === member.id)).toEqual([{ userId: member.id, connectorKey: 'ledger' }]);
       expect(snap.seats.some((s) => s.userId === user.id)).toBe(false);
       expect(snap.connections.filter((c) => c.accountId === account.id)).toEqual([conn]);
@@ -363,14 +475,34 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
 
     it('keeps an opt-in data layer per connection: a baseline, then first-seen times of new keys', async () => {
       const { account } = await seed();
-      await expect(store.dataLayer.enableDataLayer(account.id, 'ledger', BASE)).rejects.toMatchObject({ code: 'not_found' });
-      await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
-      await store.connections.putConnection({ accountId: account.id, instanceId: 'ledger-2', connectorKey: 'ledger', ciphertext: 'x', keyVersion: 1 });
+      await expect(store.dataLayer.enableDataLayer(account.id, 'ledger', BASE)).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'ledger',
+        connectorKey: 'ledger',
+        ciphertext: 'x',
+        keyVersion: 1,
+      });
+      await store.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'ledger-2',
+        connectorKey: 'ledger',
+        ciphertext: 'x',
+        keyVersion: 1,
+      });
       expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toBeNull();
       expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', ['A'], minutes(1))).toBeNull();
 
       const enabled = await store.dataLayer.enableDataLayer(account.id, 'ledger', BASE);
-      expect(enabled).toEqual({ accountId: account.id, instanceId: 'ledger', enabledAt: BASE, baselineAt: null, itemCount: 0 });
+      expect(enabled).toEqual({
+        accountId: account.id,
+        instanceId: 'ledger',
+        enabledAt: BASE,
+        baselineAt: null,
+        itemCount: 0,
+      });
       // idempotent, keeps the first time
       expect(await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(5))).toEqual(enabled);
 
@@ -380,7 +512,10 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
         { key: 'A', firstSeenAt: BASE, baseline: true },
         { key: 'B', firstSeenAt: BASE, baseline: true },
       ]);
-      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 2 });
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({
+        baselineAt: minutes(10),
+        itemCount: 2,
+      });
 
       // Later reads add only unseen keys, at the time they were first seen; a vanished key is kept.
       const second = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['B', 'C'], minutes(20));
@@ -391,16 +526,23 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       const third = await store.dataLayer.recordSeenItems(account.id, 'ledger', ['C', 'D'], minutes(30));
       expect(third?.find((x) => x.key === 'C')).toEqual({ key: 'C', firstSeenAt: minutes(20), baseline: false });
       expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', [], minutes(31))).toEqual([]);
-      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({ baselineAt: minutes(10), itemCount: 4 });
+      expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toMatchObject({
+        baselineAt: minutes(10),
+        itemCount: 4,
+      });
 
       // Another instance of the same account is separate.
       expect(await store.dataLayer.getDataLayer(account.id, 'ledger-2')).toBeNull();
 
       // Concurrent first syncs: exactly one baseline.
       await store.dataLayer.enableDataLayer(account.id, 'ledger-2', BASE);
-      const results = await Promise.all([1, 2, 3].map((n) => store.dataLayer.recordSeenItems(account.id, 'ledger-2', ['X', `Y${n}`], minutes(n))));
+      const results = await Promise.all(
+        [1, 2, 3].map((n) => store.dataLayer.recordSeenItems(account.id, 'ledger-2', ['X', `Y${n}`], minutes(n))),
+      );
       const all = results.flatMap((r) => r ?? []);
-      expect(new Set(all.filter((r) => r.key === 'X').map((r) => r.firstSeenAt.getTime()))).toEqual(new Set([BASE.getTime()]));
+      expect(new Set(all.filter((r) => r.key === 'X').map((r) => r.firstSeenAt.getTime()))).toEqual(
+        new Set([BASE.getTime()]),
+      );
       expect(all.filter((r) => r.baseline).length).toBe(4); // X in all three answers, plus the baseline call's own Y
       expect((await store.dataLayer.getDataLayer(account.id, 'ledger-2'))?.itemCount).toBe(4);
 
@@ -409,7 +551,9 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(await store.dataLayer.disableDataLayer(account.id, 'ledger')).toBe(false);
       expect(await store.dataLayer.getDataLayer(account.id, 'ledger')).toBeNull();
       await store.dataLayer.enableDataLayer(account.id, 'ledger', minutes(40));
-      expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', ['C'], minutes(41))).toEqual([{ key: 'C', firstSeenAt: minutes(40), baseline: true }]);
+      expect(await store.dataLayer.recordSeenItems(account.id, 'ledger', ['C'], minutes(41))).toEqual([
+        { key: 'C', firstSeenAt: minutes(40), baseline: true },
+      ]);
 
       // The layer lives and dies with its connection.
       await store.connections.deleteConnection(account.id, 'ledger');
@@ -426,11 +570,25 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       for (const { account: a, user: u } of [{ account, user }, keep]) {
         await store.accounts.setSubscription(a.id, 'erp', true);
         await store.users.setSeat(u.id, 'erp', true);
-        await store.connections.putConnection({ accountId: a.id, instanceId: 'erp', connectorKey: 'erp', ciphertext: 'x', keyVersion: 1 });
-        await store.usage.addUsage([{ accountId: a.id, month: '2025-03', connectorId: 'erp', tool: 'list_companies', calls: 1, costUnits: 1 }]);
+        await store.connections.putConnection({
+          accountId: a.id,
+          instanceId: 'erp',
+          connectorKey: 'erp',
+          ciphertext: 'x',
+          keyVersion: 1,
+        });
+        await store.usage.addUsage([
+          { accountId: a.id, month: '2025-03', connectorId: 'erp', tool: 'list_companies', calls: 1, costUnits: 1 },
+        ]);
       }
       const jti = newId('jti_');
-      await store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId: 'erp', expiresAt: minutes(10) });
+      await store.links.createConnectLink({
+        jti,
+        accountId: account.id,
+        userId: user.id,
+        instanceId: 'erp',
+        expiresAt: minutes(10),
+      });
 
       await store.accounts.deleteAccount(account.id);
       await store.accounts.deleteAccount(account.id); // already gone: no error
@@ -499,8 +657,16 @@ describe('embedded store on a data directory', () => {
       await Promise.all([first.migrate(), first.migrate()]);
       const account = await first.accounts.createAccount({ name: 'Durable' });
       const user = await first.users.createUser({ accountId: account.id, email: 'durable@example.com', name: 'Di' });
-      await first.connections.putConnection({ accountId: account.id, instanceId: 'cases', connectorKey: 'cases', ciphertext: 'c', keyVersion: 1 });
-      await first.usage.addUsage([{ accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 4, costUnits: 4 }]);
+      await first.connections.putConnection({
+        accountId: account.id,
+        instanceId: 'cases',
+        connectorKey: 'cases',
+        ciphertext: 'c',
+        keyVersion: 1,
+      });
+      await first.usage.addUsage([
+        { accountId: account.id, month: '2025-03', connectorId: 'cases', tool: 'get_case', calls: 4, costUnits: 4 },
+      ]);
       await first.close();
 
       const reopened = await openStore({ dataDir });
@@ -508,7 +674,10 @@ describe('embedded store on a data directory', () => {
         expect(reopened.kind).toBe('embedded');
         expect(await reopened.accounts.getAccount(account.id)).toEqual(account);
         expect(await reopened.users.findUserByEmail('DURABLE@example.com')).toEqual(user);
-        expect(await reopened.connections.getConnection(account.id, 'cases')).toMatchObject({ ciphertext: 'c', keyVersion: 1 });
+        expect(await reopened.connections.getConnection(account.id, 'cases')).toMatchObject({
+          ciphertext: 'c',
+          keyVersion: 1,
+        });
         expect(await reopened.usage.getMonthCostUnits(account.id, '2025-03')).toBe(4);
       } finally {
         await reopened.close();
@@ -544,7 +713,9 @@ storeContract(
     },
     async openEmptyPair() {
       const schema = await freshSchema();
-      const pair = [0, 1].map(() => new SqlPlatformStore(createPostgresClient({ connectionString: DATABASE_URL, schema })));
+      const pair = [0, 1].map(
+        () => new SqlPlatformStore(createPostgresClient({ connectionString: DATABASE_URL, schema })),
+      );
       opened.push(...pair);
       return [pair[0]!, pair[1]!] as const;
     },
@@ -594,9 +765,20 @@ describe('migrate on a database that is up to date', () => {
       expect(log).toEqual(['SELECT version,']);
       // A build with one more migration takes the locked path and applies just that one.
       log.length = 0;
-      await migrate(recording(db, log), [...first, { version: 3, name: 'three', sql: 'CREATE TABLE m_three (id int)' }]);
-      expect(log).toEqual(expect.arrayContaining(['transaction', "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'),", 'CREATE TABLE']));
-      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows).toEqual([{ n: 3 }]);
+      await migrate(recording(db, log), [
+        ...first,
+        { version: 3, name: 'three', sql: 'CREATE TABLE m_three (id int)' },
+      ]);
+      expect(log).toEqual(
+        expect.arrayContaining([
+          'transaction',
+          "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'),",
+          'CREATE TABLE',
+        ]),
+      );
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows).toEqual([
+        { n: 3 },
+      ]);
     } finally {
       await db.close();
     }
@@ -607,8 +789,12 @@ describe('migrate on a database that is up to date', () => {
     try {
       await migrate(db, first);
       const renamed = [first[0]!, { ...first[1]!, name: 'second' }];
-      await expect(migrate(db, renamed)).rejects.toThrow("Migration 2 is recorded as 'two' but this build calls it 'second'.");
-      await expect(migrate(db, [...renamed, { version: 3, name: 'three', sql: 'SELECT 1' }])).rejects.toThrow('is recorded as');
+      await expect(migrate(db, renamed)).rejects.toThrow(
+        "Migration 2 is recorded as 'two' but this build calls it 'second'.",
+      );
+      await expect(migrate(db, [...renamed, { version: 3, name: 'three', sql: 'SELECT 1' }])).rejects.toThrow(
+        'is recorded as',
+      );
     } finally {
       await db.close();
     }

@@ -14,7 +14,11 @@ describe('handler stub emitter', () => {
   it('writes one stub per tool for a new connector (golden)', () => {
     const changes = planStubs(goldenIR(), join(dir, 'fresh'));
     const byPath = Object.fromEntries(changes.map((c) => [c.path, c.content]));
-    expect(Object.keys(byPath).sort()).toEqual(['handlers/demo/get-customer.ts', 'handlers/demo/list-orders.ts', 'handlers/demo/update-note.ts']);
+    expect(Object.keys(byPath).sort()).toEqual([
+      'handlers/demo/get-customer.ts',
+      'handlers/demo/list-orders.ts',
+      'handlers/demo/update-note.ts',
+    ]);
     for (const [path, content] of Object.entries(byPath)) {
       expect(content, path).toBe(readFileSync(join(GOLDEN, path), 'utf8'));
     }

@@ -33,22 +33,34 @@ describe('finding tools named without a reference', () => {
   const names = (text: string) => findBareNames(text, demo).map((h) => `${h.prefix}${h.name}`);
 
   it('finds a name with an underscore anywhere, bare or with an id written out, but not inside a reference', () => {
-    expect(names('Use list_things, then get_thing (or demo-2__get_thing).')).toEqual(['list_things', 'get_thing', 'demo-2__get_thing']);
+    expect(names('Use list_things, then get_thing (or demo-2__get_thing).')).toEqual([
+      'list_things',
+      'get_thing',
+      'demo-2__get_thing',
+    ]);
     expect(names('Use {{tool:list_things}} first; {{arg:list_things.limit}} rows.')).toEqual([]);
     expect(names('list_thingsX, my_list_things and list_things_all are other words')).toEqual([]);
   });
 
   it('finds a one-word name only where it cannot be an English word', () => {
     expect(names('The query is sent as written; use query for the rest.')).toEqual([]);
-    expect(names('Call query, or the query tool, or `query`, or demo__query.')).toEqual(['query', 'query', 'query', 'demo__query']);
+    expect(names('Call query, or the query tool, or `query`, or demo__query.')).toEqual([
+      'query',
+      'query',
+      'query',
+      'demo__query',
+    ]);
   });
 });
 
 describe('resolving references for the descriptor', () => {
   it('keeps a connector tool for the endpoint, and resolves arguments and system tools', () => {
-    expect(resolveReferences('Use {{tool:get_thing}}, lower {{arg:limit}} or {{arg:get_thing.limit}}; {{tool:connect_account}}.', scope(['get_thing']))).toBe(
-      'Use {{tool:get_thing}}, lower limit or limit; connect_account.',
-    );
+    expect(
+      resolveReferences(
+        'Use {{tool:get_thing}}, lower {{arg:limit}} or {{arg:get_thing.limit}}; {{tool:connect_account}}.',
+        scope(['get_thing']),
+      ),
+    ).toBe('Use {{tool:get_thing}}, lower limit or limit; connect_account.');
   });
 });
 
@@ -103,18 +115,25 @@ describe('per endpoint instance', () => {
     expect(erpDescriptor.errors.not_found_404.text).toContain('{{tool:list_companies}}');
     expect(erp3.render('not_found_404', {})).toContain('erp-3__list_companies');
     expect(erp3.render('not_found_404', {})).not.toContain('{{');
-    expect(new ConnectorTexts(erpDescriptor, platformDescriptor).render('not_found_404', {})).toContain('erp__list_companies');
+    expect(new ConnectorTexts(erpDescriptor, platformDescriptor).render('not_found_404', {})).toContain(
+      'erp__list_companies',
+    );
     const cases2 = new ConnectorTexts(casesDescriptor, platformDescriptor, 'cases-2');
-    expect(cases2.note('findCasesTruncated', { scanned: 600, pages: 3 })).toContain('page through cases-2__list_cases.');
+    expect(cases2.note('findCasesTruncated', { scanned: 600, pages: 3 })).toContain(
+      'page through cases-2__list_cases.',
+    );
     // A parameter value is never searched for references.
-    expect(cases2.render('upstream_validation', { field: '{{tool:describe_type}}', messages: 'x' })).toContain('{{tool:describe_type}}');
+    expect(cases2.render('upstream_validation', { field: '{{tool:describe_type}}', messages: 'x' })).toContain(
+      '{{tool:describe_type}}',
+    );
   });
 
   it('every descriptor text that names a tool names one of its own connector', () => {
     for (const [key, { descriptor }] of Object.entries(registry)) {
       const own = new Set(descriptor.tools.map((t) => t.name));
       const all = JSON.stringify(descriptor);
-      for (const m of all.matchAll(/\{\{tool:([A-Za-z0-9_-]+)\}\}/g)) expect(own.has(m[1]!), `${key}: ${m[1]}`).toBe(true);
+      for (const m of all.matchAll(/\{\{tool:([A-Za-z0-9_-]+)\}\}/g))
+        expect(own.has(m[1]!), `${key}: ${m[1]}`).toBe(true);
     }
   });
 });
@@ -138,7 +157,9 @@ describe('a cases-2 endpoint, over HTTP', () => {
       const listed = JSON.stringify(tools);
       expect(listed).not.toContain('{{');
       expect(listed).not.toMatch(/(?<![-\w])cases__/);
-      for (const tool of tools) for (const hit of findBareNames(tool.description ?? '', scope(casesDescriptor.tools.map((x) => x.name)))) expect(hit.prefix).toBe('cases-2__');
+      for (const tool of tools)
+        for (const hit of findBareNames(tool.description ?? '', scope(casesDescriptor.tools.map((x) => x.name))))
+          expect(hit.prefix).toBe('cases-2__');
     } finally {
       await client.close();
     }
@@ -162,9 +183,13 @@ describe('--fix-references', () => {
       expect(fixReferences(specs, root)).toEqual([{ file: 'specs/demo.yaml', count: 8 }]);
       expect(checkSpecs(specs, root).diagnostics).toEqual([]);
       const fixed = readFileSync(join(specs, 'demo.yaml'), 'utf8');
-      const data = parseSpec(fixed, 'specs/demo.yaml').source.data as { connector: { errors: { gone: { when: string } }; description: string } };
+      const data = parseSpec(fixed, 'specs/demo.yaml').source.data as {
+        connector: { errors: { gone: { when: string } }; description: string };
+      };
       expect(data.connector.errors.gone.when).toBe('{{tool:get_thing}} for an unknown id.');
-      expect(data.connector.description).toContain('the {{tool:query}} tool takes a filter, and `{{tool:query}}` is its name');
+      expect(data.connector.description).toContain(
+        'the {{tool:query}} tool takes a filter, and `{{tool:query}}` is its name',
+      );
       expect(data.connector.description).toContain('Use query for anything else');
       // Converted once, nothing is left to do.
       expect(fixReferences(specs, root)).toEqual([]);

@@ -15,7 +15,8 @@ import { resultText, rpc } from './support/gateway.ts';
 
 const books = registry.books.descriptor;
 const invoicing = registry.invoicing.descriptor;
-const namesOf = (tools: ReadonlyArray<{ name: string }>, instanceId: string) => tools.map((t) => `${instanceId}__${t.name}`).sort();
+const namesOf = (tools: ReadonlyArray<{ name: string }>, instanceId: string) =>
+  tools.map((t) => `${instanceId}__${t.name}`).sort();
 const booksContacts = books.tools.filter((t) => t.toolset === 'contacts');
 const invoicingReads = invoicing.tools.filter((t) => t.annotations.readOnlyHint);
 const invoicingWrites = invoicing.tools.filter((t) => !t.annotations.readOnlyHint);
@@ -30,15 +31,22 @@ describe('tool selection by the client (header, path, read-only)', () => {
   /** The 1.x client on a path (`books`, `books/x/contacts`, `invoicing-2/readonly` …) with extra headers. */
   async function legacyClient(path: string, headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'selection-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${url}/${path}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.tenant.token}`, ...headers } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/${path}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${env.tenant.token}`, ...headers } },
+    });
     await client.connect(transport);
     opened.push(client);
     return client;
   }
 
   async function modernClient(path: string, headers: Record<string, string> = {}): Promise<ModernClient> {
-    const client = new ModernClient({ name: 'selection-test-2026', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    const transport = new ModernTransport(new URL(`${url}/${path}/mcp`), { requestInit: { headers: { authorization: `Bearer ${env.tenant.token}`, ...headers } } });
+    const client = new ModernClient(
+      { name: 'selection-test-2026', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const transport = new ModernTransport(new URL(`${url}/${path}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${env.tenant.token}`, ...headers } },
+    });
     await client.connect(transport);
     opened.push(client);
     return client;
@@ -111,7 +119,8 @@ describe('tool selection by the client (header, path, read-only)', () => {
     expect(invoicingWrites).toHaveLength(4);
     const client = await legacyClient('invoicing', { 'X-MCP-Readonly': 'true' });
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(namesOf(invoicingReads, 'invoicing'));
-    for (const tool of invoicingWrites) await expectHidden(() => client.callTool({ name: `invoicing__${tool.name}`, arguments: {} }));
+    for (const tool of invoicingWrites)
+      await expectHidden(() => client.callTool({ name: `invoicing__${tool.name}`, arguments: {} }));
   });
 
   it('invoicing read-only by path (/readonly) on the 2.x client and on the -2 instance', async () => {
@@ -124,7 +133,9 @@ describe('tool selection by the client (header, path, read-only)', () => {
   });
 
   it('toolsets and read-only combined on a -2 instance: /x/<toolsets>/readonly', async () => {
-    const set = invoicing.toolsets.find((s) => invoicing.tools.some((t) => t.toolset === s.id && !t.annotations.readOnlyHint))!;
+    const set = invoicing.toolsets.find((s) =>
+      invoicing.tools.some((t) => t.toolset === s.id && !t.annotations.readOnlyHint),
+    )!;
     const client = await modernClient(`invoicing-2/x/${set.id}/readonly`);
     const expected = invoicing.tools.filter((t) => t.toolset === set.id && t.annotations.readOnlyHint);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(namesOf(expected, 'invoicing-2'));
@@ -143,14 +154,23 @@ describe('tool selection by the client (header, path, read-only)', () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     const byHeader = await rpc(url, 'books', env.tenant.token, list, { 'X-MCP-Toolsets': 'contacts,nope' });
     expect(byHeader.status).toBe(400);
-    expect(byHeader.json).toMatchObject({ error: { code: -32602, message: `Unknown toolset nope on books. Valid toolsets: ${valid.join(', ')}.`, data: { unknown: ['nope'], valid } } });
+    expect(byHeader.json).toMatchObject({
+      error: {
+        code: -32602,
+        message: `Unknown toolset nope on books. Valid toolsets: ${valid.join(', ')}.`,
+        data: { unknown: ['nope'], valid },
+      },
+    });
     const byPath = await rpc(url, 'books-2/x/nope', env.tenant.token, list);
     expect(byPath.status).toBe(400);
     expect((byPath.json as { error: { message: string } }).error.message).toContain('Unknown toolset nope on books-2');
     await expect(legacyClient('books/x/nope')).rejects.toThrow(/Unknown toolset nope/);
     // The 2.x client reports a failed server/discover as failed negotiation; the wire shows the refusal.
     await expect(modernClient('books', { 'X-MCP-Toolsets': 'nope' })).rejects.toThrow();
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     const modern = await rpc(
       url,
       'books/x/nope',
@@ -167,10 +187,21 @@ describe('tool selection by the client (header, path, read-only)', () => {
   });
 
   it('2026-07-28 lists carry the same cache hints under a selection, and each selection its own tools', async () => {
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     const list = (path: string, headers: Record<string, string> = {}) =>
-      rpc(url, path, env.tenant.token, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', ...headers });
-    const whole = (await list('books')).json as { result: { tools: Array<{ name: string }>; ttlMs: number; cacheScope: string } };
+      rpc(
+        url,
+        path,
+        env.tenant.token,
+        { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: meta } },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', ...headers },
+      );
+    const whole = (await list('books')).json as {
+      result: { tools: Array<{ name: string }>; ttlMs: number; cacheScope: string };
+    };
     const contacts = (await list('books', { 'X-MCP-Toolsets': 'contacts' })).json as typeof whole;
     const organisations = (await list('books/x/organisations')).json as typeof whole;
     expect(contacts.result.tools.map((t) => t.name).sort()).toEqual(namesOf(booksContacts, 'books'));
@@ -181,7 +212,11 @@ describe('tool selection by the client (header, path, read-only)', () => {
       ),
     );
     expect(whole.result.tools).toHaveLength(books.tools.length);
-    for (const r of [contacts, organisations]) expect({ ttlMs: r.result.ttlMs, cacheScope: r.result.cacheScope }).toEqual({ ttlMs: whole.result.ttlMs, cacheScope: 'private' });
+    for (const r of [contacts, organisations])
+      expect({ ttlMs: r.result.ttlMs, cacheScope: r.result.cacheScope }).toEqual({
+        ttlMs: whole.result.ttlMs,
+        cacheScope: 'private',
+      });
   });
 
   it('a path that is not one of the forms is no endpoint (404)', async () => {

@@ -12,12 +12,23 @@ import { EVERY_TOOL, type ToolSelection } from '../runtime/tool-selection.ts';
 
 function endpointOf(key: 'books' | 'invoicing', instance = 1): Endpoint {
   const { descriptor, validators } = registry[key];
-  const config: ConnectorConfig = { key, id: descriptor.defaultId, enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 2 };
+  const config: ConnectorConfig = {
+    key,
+    id: descriptor.defaultId,
+    enabled: true,
+    baseUrl: descriptor.upstream.baseUrl,
+    maxInstances: 2,
+  };
   const connector = buildConnectorRuntime(config, { descriptor, validators, handlers: {} });
-  return { instanceId: instance === 1 ? descriptor.defaultId : `${descriptor.defaultId}-${instance}`, instance, connector };
+  return {
+    instanceId: instance === 1 ? descriptor.defaultId : `${descriptor.defaultId}-${instance}`,
+    instance,
+    connector,
+  };
 }
 
-const names = (open: string) => (JSON.parse(`${open}}`) as { tools: Array<{ name: string }> }).tools.map((t) => t.name).sort();
+const names = (open: string) =>
+  (JSON.parse(`${open}}`) as { tools: Array<{ name: string }> }).tools.map((t) => t.name).sort();
 
 describe('tools/list per selection', () => {
   it('a list cached for one selection is never served for another, in any order', () => {
@@ -61,7 +72,9 @@ describe('tools/list per selection', () => {
 
   it('an account that lists only connect_account gets that list whatever the selection', () => {
     const endpoint = endpointOf('books');
-    expect(toolsListOpen(endpoint, platformDescriptor, false, { toolsets: new Set(['contacts']) })).toBe(toolsListOpen(endpoint, platformDescriptor, false));
+    expect(toolsListOpen(endpoint, platformDescriptor, false, { toolsets: new Set(['contacts']) })).toBe(
+      toolsListOpen(endpoint, platformDescriptor, false),
+    );
   });
 
   it(`keeps at most ${SELECTED_LISTS_PER_ENDPOINT} selected lists per instance, dropping the least recently used`, () => {
@@ -69,10 +82,12 @@ describe('tools/list per selection', () => {
     const selections: ToolSelection[] = [];
     // Distinct selections: one disabled tool each (the administrator's kind of narrowing), with and without read-only.
     for (const tool of registry.books.descriptor.tools) selections.push({ disabledTools: new Set([tool.name]) });
-    for (const tool of registry.books.descriptor.tools) selections.push({ disabledTools: new Set([tool.name]), readOnly: true });
+    for (const tool of registry.books.descriptor.tools)
+      selections.push({ disabledTools: new Set([tool.name]), readOnly: true });
     expect(selections.length).toBeGreaterThan(SELECTED_LISTS_PER_ENDPOINT);
     const first = toolsListOpen(endpoint, platformDescriptor, true, selections[0]!);
-    for (const s of selections.slice(1, SELECTED_LISTS_PER_ENDPOINT)) toolsListOpen(endpoint, platformDescriptor, true, s);
+    for (const s of selections.slice(1, SELECTED_LISTS_PER_ENDPOINT))
+      toolsListOpen(endpoint, platformDescriptor, true, s);
     expect(selectedListCount(endpoint)).toBe(SELECTED_LISTS_PER_ENDPOINT);
     // Using the first again makes it the most recent: the next new selection drops the second instead.
     expect(toolsListOpen(endpoint, platformDescriptor, true, selections[0]!)).toBe(first);
@@ -82,6 +97,8 @@ describe('tools/list per selection', () => {
       expect(selectedListCount(endpoint)).toBe(SELECTED_LISTS_PER_ENDPOINT);
     }
     expect(toolsListOpen(endpoint, platformDescriptor, true, selections[0]!)).toBe(first);
-    expect(names(toolsListOpen(endpoint, platformDescriptor, true, selections[1]!))).not.toContain(`books__${registry.books.descriptor.tools[1]!.name}`);
+    expect(names(toolsListOpen(endpoint, platformDescriptor, true, selections[1]!))).not.toContain(
+      `books__${registry.books.descriptor.tools[1]!.name}`,
+    );
   });
 });

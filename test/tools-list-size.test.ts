@@ -28,7 +28,13 @@ interface Row {
 function listBytes(key: (typeof connectorKeys)[number], tools: readonly ToolDescriptor[]): number {
   const { descriptor, validators } = registry[key];
   const narrowed: ConnectorDescriptor = { ...descriptor, tools };
-  const config: ConnectorConfig = { key, id: descriptor.defaultId, enabled: true, baseUrl: descriptor.upstream.baseUrl, maxInstances: 1 };
+  const config: ConnectorConfig = {
+    key,
+    id: descriptor.defaultId,
+    enabled: true,
+    baseUrl: descriptor.upstream.baseUrl,
+    maxInstances: 1,
+  };
   const connector = buildConnectorRuntime(config, { descriptor: narrowed, validators, handlers: {} });
   const open = toolsListOpen({ instanceId: descriptor.defaultId, instance: 1, connector }, platformDescriptor, true);
   return Buffer.byteLength(`${open}}`, 'utf8');
@@ -39,7 +45,8 @@ function rows(): Row[] {
   for (const key of connectorKeys) {
     const { descriptor } = registry[key];
     const system = descriptor.connectAccount ? 1 : 0;
-    const row = (label: string, tools: readonly ToolDescriptor[]) => out.push({ label, tools: tools.length + system, bytes: listBytes(key, tools) });
+    const row = (label: string, tools: readonly ToolDescriptor[]) =>
+      out.push({ label, tools: tools.length + system, bytes: listBytes(key, tools) });
     row(`**\`${descriptor.defaultId}\`** (every tool)`, descriptor.tools);
     for (const set of descriptor.toolsets)
       row(
@@ -58,7 +65,8 @@ const number = new Intl.NumberFormat('en-US');
 
 function table(list: readonly Row[]): string {
   const lines = ['| Endpoint and selection | Tools | Bytes | ≈ Tokens |', '|---|--:|--:|--:|'];
-  for (const r of list) lines.push(`| ${r.label} | ${r.tools} | ${number.format(r.bytes)} | ${number.format(Math.round(r.bytes / 4))} |`);
+  for (const r of list)
+    lines.push(`| ${r.label} | ${r.tools} | ${number.format(r.bytes)} | ${number.format(Math.round(r.bytes / 4))} |`);
   return lines.join('\n');
 }
 
@@ -85,7 +93,8 @@ describe('what an assistant loads (tools/list size)', () => {
     for (const key of connectorKeys) {
       for (const tool of registry[key].descriptor.tools) {
         const first = tool.description.split(/(?<=\.)\s/)[0] ?? '';
-        if (!/^Use (first|when|only|before|to|for|it)\b/.test(first) || first.length > 120) without.push(`${key}/${tool.name}: ${first}`);
+        if (!/^Use (first|when|only|before|to|for|it)\b/.test(first) || first.length > 120)
+          without.push(`${key}/${tool.name}: ${first}`);
       }
     }
     expect(without).toEqual([]);
@@ -101,6 +110,7 @@ describe('what an assistant loads (tools/list size)', () => {
     expect(end).toBeGreaterThan(start);
     const next = `${readme.slice(0, start + START.length)}\n${rendered}\n${readme.slice(end)}`;
     if (process.env.UPDATE_README === '1') writeFileSync(README, next);
-    else expect(readme, 'README table is stale: UPDATE_README=1 npx vitest run test/tools-list-size.test.ts').toBe(next);
+    else
+      expect(readme, 'README table is stale: UPDATE_README=1 npx vitest run test/tools-list-size.test.ts').toBe(next);
   });
 });

@@ -5,7 +5,16 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamPolicy } from '../runtime/handler-api/descriptor-types.ts';
-import { childTraceparent, newSpanId, parseTraceparent, parseTracestate, startTrace, traceContextFrom, traceHeaders, TRACESTATE_MAX } from '../runtime/trace-context.ts';
+import {
+  childTraceparent,
+  newSpanId,
+  parseTraceparent,
+  parseTracestate,
+  startTrace,
+  traceContextFrom,
+  traceHeaders,
+  TRACESTATE_MAX,
+} from '../runtime/trace-context.ts';
 import { createUpstreamClient } from '../runtime/upstream/client.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -15,7 +24,11 @@ const VALID = `00-${TRACE_ID}-${PARENT_ID}-01`;
 describe('parseTraceparent', () => {
   it('reads a version-00 traceparent', () => {
     expect(parseTraceparent(VALID)).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01' });
-    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_ID}-00`)).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '00' });
+    expect(parseTraceparent(`00-${TRACE_ID}-${PARENT_ID}-00`)).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '00',
+    });
   });
 
   it('keeps the sampled (and random) bit and zeroes flags it does not know', () => {
@@ -52,13 +65,21 @@ describe('parseTraceparent', () => {
   });
 
   it('refuses what is not a string', () => {
-    for (const value of [undefined, null, 1, {}, [VALID], { traceparent: VALID }]) expect(parseTraceparent(value)).toBeUndefined();
+    for (const value of [undefined, null, 1, {}, [VALID], { traceparent: VALID }])
+      expect(parseTraceparent(value)).toBeUndefined();
   });
 });
 
 describe('parseTracestate', () => {
   it('passes a valid tracestate on exactly as received', () => {
-    for (const value of ['rojo=00f067aa0ba902b7', 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE', 'congo=t61rcWkgMzE , rojo=00f067aa0ba902b7', 'a=1,,b=2', 'tenant@vendor=x y', 'k=v']) {
+    for (const value of [
+      'rojo=00f067aa0ba902b7',
+      'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE',
+      'congo=t61rcWkgMzE , rojo=00f067aa0ba902b7',
+      'a=1,,b=2',
+      'tenant@vendor=x y',
+      'k=v',
+    ]) {
       expect(parseTracestate(value)).toBe(value);
     }
   });
@@ -99,20 +120,40 @@ describe('traceContextFrom', () => {
   const OTHER = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-00`;
 
   it('reads `_meta` traceparent and tracestate', () => {
-    expect(traceContextFrom({ traceparent: VALID, tracestate: 'rojo=1' }, {})).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01', tracestate: 'rojo=1' });
+    expect(traceContextFrom({ traceparent: VALID, tracestate: 'rojo=1' }, {})).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '01',
+      tracestate: 'rojo=1',
+    });
   });
 
   it('reads the headers when `_meta` has none', () => {
-    expect(traceContextFrom(undefined, { traceparent: VALID, tracestate: 'rojo=1' })).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01', tracestate: 'rojo=1' });
-    expect(traceContextFrom({ progressToken: 1 }, { traceparent: VALID })).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01' });
+    expect(traceContextFrom(undefined, { traceparent: VALID, tracestate: 'rojo=1' })).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '01',
+      tracestate: 'rojo=1',
+    });
+    expect(traceContextFrom({ progressToken: 1 }, { traceparent: VALID })).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '01',
+    });
   });
 
   it('lets the `_meta` keys win over the headers, tracestate included', () => {
-    expect(traceContextFrom({ traceparent: VALID }, { traceparent: OTHER, tracestate: 'congo=2' })).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01' });
+    expect(traceContextFrom({ traceparent: VALID }, { traceparent: OTHER, tracestate: 'congo=2' })).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '01',
+    });
   });
 
   it('falls back to the headers when `_meta` traceparent is invalid, and mixes no tracestate across sources', () => {
-    expect(traceContextFrom({ traceparent: VALID.toUpperCase(), tracestate: 'rojo=1' }, { traceparent: OTHER })).toEqual({ traceId: 'a'.repeat(32), parentId: 'b'.repeat(16), flags: '00' });
+    expect(
+      traceContextFrom({ traceparent: VALID.toUpperCase(), tracestate: 'rojo=1' }, { traceparent: OTHER }),
+    ).toEqual({ traceId: 'a'.repeat(32), parentId: 'b'.repeat(16), flags: '00' });
   });
 
   it('has nothing without a valid traceparent, whatever the tracestate', () => {
@@ -125,11 +166,17 @@ describe('traceContextFrom', () => {
   it('refuses repeated traceparent headers and combines repeated tracestate headers', () => {
     expect(traceContextFrom(undefined, { traceparent: [VALID, OTHER] })).toBeUndefined();
     expect(traceContextFrom(undefined, { traceparent: `${VALID}, ${OTHER}` })).toBeUndefined();
-    expect(traceContextFrom(undefined, { traceparent: [VALID], tracestate: ['rojo=1', 'congo=2'] })?.tracestate).toBe('rojo=1,congo=2');
+    expect(traceContextFrom(undefined, { traceparent: [VALID], tracestate: ['rojo=1', 'congo=2'] })?.tracestate).toBe(
+      'rojo=1,congo=2',
+    );
   });
 
   it('drops an invalid tracestate and keeps the traceparent', () => {
-    expect(traceContextFrom({ traceparent: VALID, tracestate: 'x'.repeat(600) }, {})).toEqual({ traceId: TRACE_ID, parentId: PARENT_ID, flags: '01' });
+    expect(traceContextFrom({ traceparent: VALID, tracestate: 'x'.repeat(600) }, {})).toEqual({
+      traceId: TRACE_ID,
+      parentId: PARENT_ID,
+      flags: '01',
+    });
   });
 });
 
@@ -151,7 +198,10 @@ describe('new ids', () => {
     const child = parseTraceparent(childTraceparent(trace));
     expect(child).toMatchObject({ traceId: TRACE_ID, flags: '00' });
     expect(child!.parentId).not.toBe(PARENT_ID);
-    expect(traceHeaders({ ...trace, tracestate: 'rojo=1' })).toEqual({ traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)), tracestate: 'rojo=1' });
+    expect(traceHeaders({ ...trace, tracestate: 'rojo=1' })).toEqual({
+      traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)),
+      tracestate: 'rojo=1',
+    });
     expect(traceHeaders(trace)).not.toHaveProperty('tracestate');
   });
 });
@@ -176,7 +226,13 @@ describe('upstream client with a trace', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const policy = (): UpstreamPolicy => ({ name: 'Test', baseUrl, timeoutMs: 2000, retry: { onThrottle: 'once', maxWaitMs: 10, defaultWaitMs: 0 }, maxResponseBytes: 1024 });
+  const policy = (): UpstreamPolicy => ({
+    name: 'Test',
+    baseUrl,
+    timeoutMs: 2000,
+    retry: { onThrottle: 'once', maxWaitMs: 10, defaultWaitMs: 0 },
+    maxResponseBytes: 1024,
+  });
 
   it('sends every request, a retry too, in the same trace with its own span id, tracestate unchanged', async () => {
     seen.length = 0;
@@ -184,7 +240,12 @@ describe('upstream client with a trace', () => {
     const client = createUpstreamClient({ policy: policy(), trace, sleep: async () => {} });
     throttleNext = 1;
     await client.request({ method: 'GET', path: '/a' }); // 429, then the retry
-    await client.request({ method: 'POST', path: '/b', json: {}, headers: { traceparent: 'handler-made', tracestate: 'not=this' } });
+    await client.request({
+      method: 'POST',
+      path: '/b',
+      json: {},
+      headers: { traceparent: 'handler-made', tracestate: 'not=this' },
+    });
     expect(seen).toHaveLength(3);
     const parents = seen.map((h) => parseTraceparent(h.traceparent));
     for (const p of parents) expect(p).toMatchObject({ traceId: TRACE_ID, flags: '01' });

@@ -14,22 +14,41 @@ import type { PlatformStore } from '../runtime/store/store.ts';
 import { parseTraceparent } from '../runtime/trace-context.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { connectTenant, createTenant, resultJson, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  resultJson,
+  rpc,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+} from './support/gateway.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 const TRACESTATE = 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE';
 
 /** An HTTP proxy to `target` that records the path and headers of every request it forwards. */
-async function startRecordingProxy(target: string): Promise<{ url: string; seen: Array<{ path: string; headers: IncomingHttpHeaders }>; close(): Promise<void> }> {
+async function startRecordingProxy(
+  target: string,
+): Promise<{ url: string; seen: Array<{ path: string; headers: IncomingHttpHeaders }>; close(): Promise<void> }> {
   const to = new URL(target);
   const seen: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
   const server: Server = createServer((req, res) => {
     seen.push({ path: req.url ?? '', headers: req.headers });
-    const upstream = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: to.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -47,7 +66,8 @@ describe('trace context from the caller to the upstream', () => {
   const lines: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of String(chunk).split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -61,7 +81,13 @@ describe('trace context from the caller to the upstream', () => {
     const reqId = `trace-${++seq}`;
     const from = proxy.seen.length;
     const params = { name: 'ledger__list_companies', arguments: {}, ...(meta ? { _meta: meta } : {}) };
-    const res = await rpc(gw.url, 'ledger', tenant.token, { jsonrpc: '2.0', id: seq, method: 'tools/call', params }, { 'x-request-id': reqId, ...headers });
+    const res = await rpc(
+      gw.url,
+      'ledger',
+      tenant.token,
+      { jsonrpc: '2.0', id: seq, method: 'tools/call', params },
+      { 'x-request-id': reqId, ...headers },
+    );
     expect(res.status).toBe(200);
     const result = (res.json as { result: unknown }).result;
     expect(resultJson(result)).toBeTruthy();
@@ -75,9 +101,16 @@ describe('trace context from the caller to the upstream', () => {
     store = await openStore({});
     sandbox = await startLedgerSandbox({});
     proxy = await startRecordingProxy(sandbox.url);
-    gw = await startGateway(store, { logger: createLogger('info', destination), env: { CONNECTOR_LEDGER_BASE_URL: proxy.url, RATE_LIMIT_BURST: '1000' } });
+    gw = await startGateway(store, {
+      logger: createLogger('info', destination),
+      env: { CONNECTOR_LEDGER_BASE_URL: proxy.url, RATE_LIMIT_BURST: '1000' },
+    });
     tenant = await createTenant(store, { subscribe: ['ledger'] });
-    await connectTenant(gw, tenant, 'ledger', { username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, companyId: String(LEDGER_DEMO_COMPANY_ID) });
+    await connectTenant(gw, tenant, 'ledger', {
+      username: LEDGER_DEMO_USER,
+      password: LEDGER_DEMO_PASSWORD,
+      companyId: String(LEDGER_DEMO_COMPANY_ID),
+    });
   }, 60_000);
   afterAll(async () => {
     await gw?.close();
@@ -94,12 +127,16 @@ describe('trace context from the caller to the upstream', () => {
    * too.
    */
   function expectOneTrace(c: Awaited<ReturnType<typeof call>>, traceId: string, flags: string, parentId?: string) {
-    expect(c.upstream.map((r) => r.path)).toEqual(expect.arrayContaining([expect.stringMatching(/\/login$/), expect.stringMatching(/\/Query\/Get\//)]));
+    expect(c.upstream.map((r) => r.path)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/\/login$/), expect.stringMatching(/\/Query\/Get\//)]),
+    );
     for (const p of c.parents) expect(p).toMatchObject({ traceId, flags });
     const spans = c.parents.map((p) => p!.parentId);
     const gatewaySpan = c.line?.spanId;
     expect(c.line).toMatchObject({ traceId, spanId: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    expect(new Set([...spans, gatewaySpan, ...(parentId ? [parentId] : [])]).size).toBe(spans.length + 1 + (parentId ? 1 : 0));
+    expect(new Set([...spans, gatewaySpan, ...(parentId ? [parentId] : [])]).size).toBe(
+      spans.length + 1 + (parentId ? 1 : 0),
+    );
   }
 
   it('starts a new trace for a call that brought none: its log line and every upstream request carry it', async () => {
@@ -115,7 +152,10 @@ describe('trace context from the caller to the upstream', () => {
 
   it('ignores an invalid traceparent and echoes it nowhere', async () => {
     const bogus = `00-${TRACE_ID.toUpperCase()}-${PARENT_ID}-01`;
-    const c = await call({ traceparent: bogus, tracestate: TRACESTATE }, { traceparent: `ff-${TRACE_ID}-${PARENT_ID}-01` });
+    const c = await call(
+      { traceparent: bogus, tracestate: TRACESTATE },
+      { traceparent: `ff-${TRACE_ID}-${PARENT_ID}-01` },
+    );
     expect(c.parents[0]?.traceId).not.toBe(TRACE_ID);
     expectOneTrace(c, c.parents[0]!.traceId, '01');
     expect(JSON.stringify(c.upstream)).not.toContain(TRACE_ID.toUpperCase());
@@ -124,7 +164,10 @@ describe('trace context from the caller to the upstream', () => {
   });
 
   it('continues `params._meta.traceparent` upstream with a new span id per request, tracestate unchanged', async () => {
-    const c = await call({ traceparent: `00-${TRACE_ID}-${PARENT_ID}-00`, tracestate: TRACESTATE }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
+    const c = await call(
+      { traceparent: `00-${TRACE_ID}-${PARENT_ID}-00`, tracestate: TRACESTATE },
+      { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` },
+    );
     expectOneTrace(c, TRACE_ID, '00', PARENT_ID);
     for (const r of c.upstream) expect(r.headers.tracestate).toBe(TRACESTATE);
   });

@@ -4,7 +4,18 @@
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../runtime/store/state.ts';
 import { tokenHash } from '../runtime/auth/caller-tokens.ts';
-import { bearerToken, checkBodySize, checkCaller, checkHttpMethod, checkOrigin, checkProtocolVersion, checkRate, type IdentityLookup, parseBody, type Verdict } from '../runtime/transport/checks.ts';
+import {
+  bearerToken,
+  checkBodySize,
+  checkCaller,
+  checkHttpMethod,
+  checkOrigin,
+  checkProtocolVersion,
+  checkRate,
+  type IdentityLookup,
+  parseBody,
+  type Verdict,
+} from '../runtime/transport/checks.ts';
 
 /** The refusal of a verdict (fails the test when it passed). */
 function refused(verdict: Verdict): Omit<Extract<Verdict, { ok: false }>, 'ok'> {
@@ -44,8 +55,18 @@ describe('checkOrigin', () => {
   });
 
   it('refuses any other origin with 403 and -32600, including near misses', () => {
-    for (const origin of ['https://evil.example.test', 'https://app.example.test:443', 'https://APP.example.test', 'http://app.example.test', 'null']) {
-      expect(refused(checkOrigin(origin, allowed)), origin).toEqual({ status: 403, code: -32600, message: 'Origin not allowed.' });
+    for (const origin of [
+      'https://evil.example.test',
+      'https://app.example.test:443',
+      'https://APP.example.test',
+      'http://app.example.test',
+      'null',
+    ]) {
+      expect(refused(checkOrigin(origin, allowed)), origin).toEqual({
+        status: 403,
+        code: -32600,
+        message: 'Origin not allowed.',
+      });
     }
   });
 });
@@ -86,7 +107,10 @@ describe('checkCaller (authentication)', () => {
   const known = new Map([[tokenHash(token), identity]]);
   const lookups: string[] = [];
   /** A lookup whose memory holds `inMemory` and whose store read (`identify`) finds `known`. */
-  const lookupOf = (find: (hash: string) => Identity | undefined | Promise<Identity | undefined>, inMemory = new Map<string, Identity>()): IdentityLookup => ({
+  const lookupOf = (
+    find: (hash: string) => Identity | undefined | Promise<Identity | undefined>,
+    inMemory = new Map<string, Identity>(),
+  ): IdentityLookup => ({
     known: (hash) => inMemory.get(hash),
     identify: find,
   });
@@ -115,7 +139,8 @@ describe('checkCaller (authentication)', () => {
       ok: false,
       status: 503,
       code: -32603,
-      message: 'The gateway cannot check this token right now: its platform database does not answer. Try again shortly.',
+      message:
+        'The gateway cannot check this token right now: its platform database does not answer. Try again shortly.',
       headers: { 'retry-after': '5' },
     });
   });
@@ -150,7 +175,9 @@ describe('checkCaller (authentication)', () => {
     const LIMITED = {
       status: 429,
       code: -32029,
-      message: 'Too many failed authentication attempts from this address. Retry ' + 'after 1 second with a token issued by this gateway.',
+      message:
+        'Too many failed authentication attempts from this address. Retry ' +
+        'after 1 second with a token issued by this gateway.',
       data: { retryAfterSeconds: 1 },
       headers: { 'retry-after': '1' },
     };
@@ -163,7 +190,10 @@ describe('checkCaller (authentication)', () => {
       expect(refused(await checkCaller('Bearer cgw_unknown-token-0002', identify, failures))).toEqual(UNAUTHORIZED);
       expect(failures.left()).toBe(0);
       expect(lookups).toHaveLength(2);
-      for (let i = 0; i < 50; i++) expect(refused(await checkCaller(`Bearer cgw_unknown-token-1${String(i).padStart(3, '0')}`, identify, failures))).toEqual(LIMITED);
+      for (let i = 0; i < 50; i++)
+        expect(
+          refused(await checkCaller(`Bearer cgw_unknown-token-1${String(i).padStart(3, '0')}`, identify, failures)),
+        ).toEqual(LIMITED);
       expect(lookups).toHaveLength(2);
     });
 
@@ -193,7 +223,12 @@ describe('checkBodySize', () => {
   });
 
   it('refuses a larger body with 413, -32600, the limit in the text, and Connection: close', () => {
-    expect(refused(checkBodySize(1025, 1024))).toEqual({ status: 413, code: -32600, message: 'Request body larger than 1024 bytes.', headers: { connection: 'close' } });
+    expect(refused(checkBodySize(1025, 1024))).toEqual({
+      status: 413,
+      code: -32600,
+      message: 'Request body larger than 1024 bytes.',
+      headers: { connection: 'close' },
+    });
     expect(refused(checkBodySize(5_000_000, 1_048_576)).message).toBe('Request body larger than 1048576 bytes.');
   });
 });
@@ -217,14 +252,21 @@ describe('checkRate (the rate limiter decision)', () => {
 
 describe('parseBody', () => {
   it('passes JSON with the parsed value, whatever its shape (the envelope is judged later)', () => {
-    expect(parseBody(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'))).toEqual({ ok: true, body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    expect(parseBody(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'))).toEqual({
+      ok: true,
+      body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
     expect(parseBody(Buffer.from('[]'))).toEqual({ ok: true, body: [] });
     expect(parseBody(Buffer.from('null'))).toEqual({ ok: true, body: null });
   });
 
   it('refuses what is not JSON with 400 and -32700', () => {
     for (const raw of ['{not json', '', '{"a":1}}', '\u00ff']) {
-      expect(refused(parseBody(Buffer.from(raw))), raw).toEqual({ status: 400, code: -32700, message: 'Parse error: the body is not valid JSON.' });
+      expect(refused(parseBody(Buffer.from(raw))), raw).toEqual({
+        status: 400,
+        code: -32700,
+        message: 'Parse error: the body is not valid JSON.',
+      });
     }
   });
 });
@@ -241,6 +283,8 @@ describe('checkProtocolVersion', () => {
       code: -32600,
       message: 'Unsupported MCP-Protocol-Version 2024-11-05; served: 2025-11-25, 2025-06-18, 2025-03-26.',
     });
-    expect(refused(checkProtocolVersion('')).message).toBe('Unsupported MCP-Protocol-Version ; served: 2025-11-25, 2025-06-18, 2025-03-26.');
+    expect(refused(checkProtocolVersion('')).message).toBe(
+      'Unsupported MCP-Protocol-Version ; served: 2025-11-25, 2025-06-18, 2025-03-26.',
+    );
   });
 });

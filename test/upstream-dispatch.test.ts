@@ -43,7 +43,8 @@ afterAll(async () => {
 });
 
 const at = (path: string) => ({ href: `${origin}${path}`, origin });
-const get = (path: string, signal = new AbortController().signal) => dispatchRequest(agent, at(path), { method: 'GET', headers: { accept: 'application/json' }, signal });
+const get = (path: string, signal = new AbortController().signal) =>
+  dispatchRequest(agent, at(path), { method: 'GET', headers: { accept: 'application/json' }, signal });
 const untilClosed = async (count: number) => {
   for (let i = 0; i < 200 && closed.length < count; i++) await new Promise((r) => setTimeout(r, 10));
   return closed.length;
@@ -75,7 +76,16 @@ describe('dispatchRequest', () => {
         res.end();
       });
     };
-    const res = await dispatchRequest(agent, { href: origin, origin }, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', signal: new AbortController().signal });
+    const res = await dispatchRequest(
+      agent,
+      { href: origin, origin },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+        signal: new AbortController().signal,
+      },
+    );
     await readCapped(res.body, 10, () => new Error('too large'), 'destroy');
     expect(seen).toBe('POST / {"a":1}');
   });
@@ -158,7 +168,9 @@ describe('dispatchRequest', () => {
       // the rest never comes: an exchange still reading would keep the socket open
     };
     const res = await get('/big');
-    await expect(readCapped(res.body, 100, (bytes) => new Error(`over the cap at ${bytes}`), 'destroy')).rejects.toThrow('over the cap');
+    await expect(
+      readCapped(res.body, 100, (bytes) => new Error(`over the cap at ${bytes}`), 'destroy'),
+    ).rejects.toThrow('over the cap');
     expect(await untilClosed(before + 1)).toBeGreaterThan(before);
   });
 
@@ -170,7 +182,13 @@ describe('dispatchRequest', () => {
     probe.close();
     await once(probe, 'close');
     const refused = `http://127.0.0.1:${port}`;
-    await expect(dispatchRequest(agent, { href: `${refused}/x`, origin: refused }, { method: 'GET', headers: {}, signal: new AbortController().signal })).rejects.toMatchObject({
+    await expect(
+      dispatchRequest(
+        agent,
+        { href: `${refused}/x`, origin: refused },
+        { method: 'GET', headers: {}, signal: new AbortController().signal },
+      ),
+    ).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
   });

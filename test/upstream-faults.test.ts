@@ -7,8 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { type FaultMode, type FaultyUpstream, startCountingServer, startFaultyUpstream } from './support/faulty-upstream.ts';
-import { createTenant, mcpClient, resultText, startGateway, type StartedGateway, type Tenant, usageOf } from './support/gateway.ts';
+import {
+  type FaultMode,
+  type FaultyUpstream,
+  startCountingServer,
+  startFaultyUpstream,
+} from './support/faulty-upstream.ts';
+import {
+  createTenant,
+  mcpClient,
+  resultText,
+  startGateway,
+  type StartedGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 
 const USERNAME = 'gw-faults';
 const PASSWORD = 'Qv8-faulty-9zx';
@@ -22,7 +35,13 @@ const apiText = (status: number) => register.errors.register_api.text.replace('{
 
 /** The generated registry with the register's deadline (and, optionally, its retry policy) changed. */
 function registryWith(retry: typeof register.upstream.retry = register.upstream.retry): typeof registry {
-  return { ...registry, register: { ...registry.register, descriptor: { ...register, upstream: { ...register.upstream, timeoutMs: TIMEOUT_MS, retry } } } } as typeof registry;
+  return {
+    ...registry,
+    register: {
+      ...registry.register,
+      descriptor: { ...register, upstream: { ...register.upstream, timeoutMs: TIMEOUT_MS, retry } },
+    },
+  } as typeof registry;
 }
 
 describe('upstream faults end to end (company register against a faulty upstream)', () => {
@@ -38,7 +57,12 @@ describe('upstream faults end to end (company register against a faulty upstream
     store = await openStore({});
     upstream = await startFaultyUpstream();
     elsewhere = await startCountingServer('127.0.0.2');
-    const env = { CONNECTOR_REGISTER_BASE_URL: upstream.url, REGISTER_USERNAME: USERNAME, REGISTER_PASSWORD: PASSWORD, RATE_LIMIT_BURST: '1000' };
+    const env = {
+      CONNECTOR_REGISTER_BASE_URL: upstream.url,
+      REGISTER_USERNAME: USERNAME,
+      REGISTER_PASSWORD: PASSWORD,
+      RATE_LIMIT_BURST: '1000',
+    };
     gw = await startGateway(store, { env, registry: registryWith() });
     retrying = await startGateway(store, {
       env,
@@ -66,7 +90,10 @@ describe('upstream faults end to end (company register against a faulty upstream
   });
 
   /** One call in `mode`: its text, the upstream requests it made, and the metering it caused. */
-  async function callIn(mode: FaultMode, through: StartedGateway = gw): Promise<{ text: string; isError: boolean; requests: number; metered: number; raw: string }> {
+  async function callIn(
+    mode: FaultMode,
+    through: StartedGateway = gw,
+  ): Promise<{ text: string; isError: boolean; requests: number; metered: number; raw: string }> {
     upstream.setMode(mode);
     const before = upstream.requests.length;
     const usedBefore = (await usageOf(through.url, tenant.token)).usage.totalCalls;
@@ -74,7 +101,13 @@ describe('upstream faults end to end (company register against a faulty upstream
     try {
       const result = await client.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: CVR } });
       const usedAfter = (await usageOf(through.url, tenant.token)).usage.totalCalls;
-      return { text: resultText(result), isError: result.isError === true, requests: upstream.requests.length - before, metered: usedAfter - usedBefore, raw: JSON.stringify(result) };
+      return {
+        text: resultText(result),
+        isError: result.isError === true,
+        requests: upstream.requests.length - before,
+        metered: usedAfter - usedBefore,
+        raw: JSON.stringify(result),
+      };
     } finally {
       await client.close();
       upstream.setMode({ kind: 'ok' });
@@ -171,7 +204,13 @@ describe('upstream faults end to end (company register against a faulty upstream
     const BUDGET = 2 * MiB;
     // A gateway of its own with a small budget and the spec's deadline; bodies of 1.5 MiB, half of
     // them chunked (those reserve the register's 8 MiB cap, that is the whole budget).
-    const env = { CONNECTOR_REGISTER_BASE_URL: upstream.url, REGISTER_USERNAME: USERNAME, REGISTER_PASSWORD: PASSWORD, RATE_LIMIT_BURST: '1000', UPSTREAM_BODY_BUDGET_BYTES: String(BUDGET) };
+    const env = {
+      CONNECTOR_REGISTER_BASE_URL: upstream.url,
+      REGISTER_USERNAME: USERNAME,
+      REGISTER_PASSWORD: PASSWORD,
+      RATE_LIMIT_BURST: '1000',
+      UPSTREAM_BODY_BUDGET_BYTES: String(BUDGET),
+    };
     const small = await startGateway(store, { env });
     const clients: Array<Awaited<ReturnType<typeof mcpClient>>> = [];
     let sampling = true;
@@ -190,7 +229,9 @@ describe('upstream faults end to end (company register against a faulty upstream
         }
       })();
       upstream.setMode({ kind: 'padded_ok', bytes: 1.5 * MiB });
-      const results = await Promise.all(clients.map((c) => c.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: CVR } })));
+      const results = await Promise.all(
+        clients.map((c) => c.callTool({ name: 'register__hent_virksomhed', arguments: { cvrNummer: CVR } })),
+      );
       sampling = false;
       await sampler;
       for (const r of results) expect(JSON.parse(resultText(r))).toEqual({ found: false, cvrNummer: CVR });

@@ -38,15 +38,28 @@ describe('upstream client', () => {
   afterEach(() => nock.cleanAll());
 
   it('joins the base path, sends JSON and parses JSON', async () => {
-    const scope = nock('https://up.test').post('/api/things/_search', { q: 1 }).query({ a: 'b' }).matchHeader('content-type', 'application/json').reply(200, { ok: true });
-    const res = await client().request({ method: 'POST', path: '/things/_search', query: { a: 'b', skip: undefined }, json: { q: 1 } });
+    const scope = nock('https://up.test')
+      .post('/api/things/_search', { q: 1 })
+      .query({ a: 'b' })
+      .matchHeader('content-type', 'application/json')
+      .reply(200, { ok: true });
+    const res = await client().request({
+      method: 'POST',
+      path: '/things/_search',
+      query: { a: 'b', skip: undefined },
+      json: { q: 1 },
+    });
     expect(res.body).toEqual({ ok: true });
     expect(scope.isDone()).toBe(true);
   });
 
   it('retries a 429 exactly once after Retry-After, clamped to 5 s', async () => {
     const waits: number[] = [];
-    nock('https://up.test').get('/api/x').reply(429, 'slow down', { 'retry-after': '30' }).get('/api/x').reply(200, { ok: 1 });
+    nock('https://up.test')
+      .get('/api/x')
+      .reply(429, 'slow down', { 'retry-after': '30' })
+      .get('/api/x')
+      .reply(200, { ok: 1 });
     expect((await client({}, waits).request({ method: 'GET', path: '/x' })).body).toEqual({ ok: 1 });
     expect(waits).toEqual([5000]);
   });
@@ -68,9 +81,20 @@ describe('upstream client', () => {
   it('never retries without the policy, nor a write', async () => {
     const waits: number[] = [];
     nock('https://up.test').post('/api/w').reply(429, '{}');
-    expect((await failure(client({}, waits).request({ method: 'POST', path: '/w', json: {}, write: true }))).kind).toBe('throttled');
+    expect((await failure(client({}, waits).request({ method: 'POST', path: '/w', json: {}, write: true }))).kind).toBe(
+      'throttled',
+    );
     nock('https://up.test').get('/api/x').reply(429, '{}');
-    expect((await failure(client({ retry: { onThrottle: 'none', maxWaitMs: 0, defaultWaitMs: 0 } }, waits).request({ method: 'GET', path: '/x' }))).kind).toBe('throttled');
+    expect(
+      (
+        await failure(
+          client({ retry: { onThrottle: 'none', maxWaitMs: 0, defaultWaitMs: 0 } }, waits).request({
+            method: 'GET',
+            path: '/x',
+          }),
+        )
+      ).kind,
+    ).toBe('throttled');
     expect(waits).toEqual([]);
   });
 
@@ -256,7 +280,10 @@ describe('upstream body budget', () => {
       const chunked = req.url === '/chunked';
       const head = `{"i":${i},"pad":"`;
       const body = head + 'x'.repeat(bytes - head.length - 2) + '"}';
-      res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(body.length) }) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(chunked ? {} : { 'content-length': String(body.length) }),
+      });
       res.write(body.slice(0, bytes >> 1));
       held.push({ res, rest: body.slice(bytes >> 1) });
     });
@@ -286,7 +313,12 @@ describe('upstream body budget', () => {
     try {
       const p = policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 60_000 });
       const paths = ['/a', '/b', '/c', '/d', '/e', '/f', '/chunked', '/chunked'];
-      const calls = paths.map((path) => createUpstreamClient({ policy: p, bodyBudget: budget }).request<{ i: number; pad: string }>({ method: 'GET', path }));
+      const calls = paths.map((path) =>
+        createUpstreamClient({ policy: p, bodyBudget: budget }).request<{ i: number; pad: string }>({
+          method: 'GET',
+          path,
+        }),
+      );
       // Every request has its headers and half a body; the bodies that fit hold the budget and the
       // rest wait for it (a chunked body reserves the cap: 4 MiB, at most the whole budget).
       await until(() => server.held.length === paths.length && budget.waiting >= 6);
@@ -310,9 +342,15 @@ describe('upstream body budget', () => {
     const server = await halfWayServer(MiB);
     const budget = new BodyBudget(1.5 * MiB);
     try {
-      const first = createUpstreamClient({ policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 60_000 }), bodyBudget: budget }).request({ method: 'GET', path: '/a' });
+      const first = createUpstreamClient({
+        policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 60_000 }),
+        bodyBudget: budget,
+      }).request({ method: 'GET', path: '/a' });
       await until(() => budget.reserved === MiB);
-      const second = createUpstreamClient({ policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 300 }), bodyBudget: budget }).request({ method: 'GET', path: '/b' });
+      const second = createUpstreamClient({
+        policy: policy({ baseUrl: server.url, maxResponseBytes: 4 * MiB, timeoutMs: 300 }),
+        bodyBudget: budget,
+      }).request({ method: 'GET', path: '/b' });
       const error = await failure(second);
       expect(error.kind).toBe('timeout');
       expect(error.message).toMatch(/body budget/);

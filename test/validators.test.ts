@@ -45,8 +45,16 @@ describe('generated validators', () => {
     expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-2-3' }).ok).toBe(false);
     expect(check('cases', 'list_case_hours', { caseId: 1, from: '2024-02-29' }).ok).toBe(true);
     expect(check('erp', 'query_entity', { companyId: 'not-a-guid', entity: 'customers' }).ok).toBe(false);
-    expect(check('erp', 'query_entity', { companyId: '6f1e7c0e-3b7a-4c1f-9a55-1f0a2b3c4d5e', entity: 'customers', pageSize: 501 }).ok).toBe(false);
-    expect(check('books', 'get_account_balance', { organizationId: 1, accountingYear: '2024', accountNumbers: [] }).ok).toBe(false);
+    expect(
+      check('erp', 'query_entity', {
+        companyId: '6f1e7c0e-3b7a-4c1f-9a55-1f0a2b3c4d5e',
+        entity: 'customers',
+        pageSize: 501,
+      }).ok,
+    ).toBe(false);
+    expect(
+      check('books', 'get_account_balance', { organizationId: 1, accountingYear: '2024', accountNumbers: [] }).ok,
+    ).toBe(false);
     expect(check('ledger', 'aggregate', { entity: 'GLTransClient', groupBy: ['a', 'b', 'c', 'd'] }).ok).toBe(false);
     expect(check('register', 'soeg_virksomhed', { query: 'x', size: 51 }).ok).toBe(false);
   });
@@ -59,16 +67,34 @@ describe('generated validators', () => {
   });
 
   it('coerces a numeric-string cvrNummer and still checks its 8 digits', () => {
-    expect(check('register', 'hent_virksomhed', { cvrNummer: '12345678' })).toEqual({ ok: true, args: { cvrNummer: 12345678 } });
-    expect(check('register', 'hent_virksomhed', { cvrNummer: 12345678 })).toEqual({ ok: true, args: { cvrNummer: 12345678 } });
+    expect(check('register', 'hent_virksomhed', { cvrNummer: '12345678' })).toEqual({
+      ok: true,
+      args: { cvrNummer: 12345678 },
+    });
+    expect(check('register', 'hent_virksomhed', { cvrNummer: 12345678 })).toEqual({
+      ok: true,
+      args: { cvrNummer: 12345678 },
+    });
     expect(check('register', 'hent_virksomhed', { cvrNummer: '1234567' }).ok).toBe(false);
     expect(check('register', 'hent_virksomhed', { cvrNummer: '12a45678' }).ok).toBe(false);
   });
 
   it("accepts the search requestBody only with the upstream's known fields (DECISIONS §18)", () => {
     const body = { startDate: '2024-01-01', endDate: '2024-01-31', dimensions: ['query'], rowLimit: 25000 };
-    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: body }).ok).toBe(true);
-    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: { ...body, rowLimit: 25001 } }).ok).toBe(false);
-    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: { ...body, searchType: 'web' } }).ok).toBe(false);
+    expect(check('search', 'search_analytics_query', { siteUrl: 'sc-domain:example.com', requestBody: body }).ok).toBe(
+      true,
+    );
+    expect(
+      check('search', 'search_analytics_query', {
+        siteUrl: 'sc-domain:example.com',
+        requestBody: { ...body, rowLimit: 25001 },
+      }).ok,
+    ).toBe(false);
+    expect(
+      check('search', 'search_analytics_query', {
+        siteUrl: 'sc-domain:example.com',
+        requestBody: { ...body, searchType: 'web' },
+      }).ok,
+    ).toBe(false);
   });
 });

@@ -44,7 +44,9 @@ describe('vault', () => {
     expect(tag.length).toBe(16);
     for (const length of [4, 12, 15]) {
       const cut = [...parts.slice(0, 4), tag.subarray(0, length).toString('base64url')].join('.');
-      expect(() => vault.open(cut, 'acc_a', 'cases'), `${length}-byte tag`).toThrow(/authentication tag must be 16 bytes/);
+      expect(() => vault.open(cut, 'acc_a', 'cases'), `${length}-byte tag`).toThrow(
+        /authentication tag must be 16 bytes/,
+      );
       // No evidence about the key either way (the key check at start-up ignores it).
       expect(vault.tryOpen(cut, 'acc_a', 'cases')).toBe('malformed');
     }
@@ -125,7 +127,10 @@ describe('admin CLI', () => {
     expect(out.at(-1)).not.toContain('from-the-cli');
     expect(out.at(-1)).toContain('cases-2');
     await cli('fair-use', 'set', String(account.id), '--mode', 'hard', '--quota', '500');
-    expect(await store.accounts.getAccount(String(account.id))).toMatchObject({ fairUseMode: 'hard', fairUseQuota: 500 });
+    expect(await store.accounts.getAccount(String(account.id))).toMatchObject({
+      fairUseMode: 'hard',
+      fairUseQuota: 500,
+    });
     await cli('usage', String(account.id));
     expect(last()).toMatchObject({ usage: { totalCalls: 0 }, fairUse: { limit: 500, mode: 'hard' } });
     await expect(cli('subscriptions', 'set', String(account.id), 'nope', 'on')).rejects.toThrow(UsageError);
@@ -135,14 +140,36 @@ describe('admin CLI', () => {
   it('lists OAuth grants (never a token or hash) and revokes one with every token of it', async () => {
     const account = await store.accounts.createAccount({ name: 'Grants' });
     const other = await store.accounts.createAccount({ name: 'Other' });
-    const user = await store.users.createUser({ accountId: account.id, email: 'grants@acme.test', name: 'G', role: 'member' });
-    const stranger = await store.users.createUser({ accountId: other.id, email: 'other@acme.test', name: 'O', role: 'member' });
+    const user = await store.users.createUser({
+      accountId: account.id,
+      email: 'grants@acme.test',
+      name: 'G',
+      role: 'member',
+    });
+    const stranger = await store.users.createUser({
+      accountId: other.id,
+      email: 'other@acme.test',
+      name: 'O',
+      role: 'member',
+    });
     const now = new Date();
     const hour = new Date(now.getTime() + 3600_000);
     const seed = async (id: string, owner: { id: string; accountId: string }, clientName: string, secret: string) => {
       await store.mcp.createMcpGrant(
-        { id, clientId: `client-${id}`, clientName, userId: owner.id, accountId: owner.accountId, endpoints: ['cases'] },
-        { codeHash: secretHash(`cgwc_${secret}`), redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: 'challenge', expiresAt: hour },
+        {
+          id,
+          clientId: `client-${id}`,
+          clientName,
+          userId: owner.id,
+          accountId: owner.accountId,
+          endpoints: ['cases'],
+        },
+        {
+          codeHash: secretHash(`cgwc_${secret}`),
+          redirectUri: 'http://127.0.0.1:4000/cb',
+          codeChallenge: 'challenge',
+          expiresAt: hour,
+        },
       );
       await store.mcp.storeMcpTokens(id, [
         { tokenHash: secretHash(`cgwa_${secret}`), kind: 'access', expiresAt: hour },
@@ -171,7 +198,8 @@ describe('admin CLI', () => {
     const all = out.at(-1)!;
     expect(all).toContain('grant-cli-1');
     expect(all).toContain('grant-cli-2');
-    for (const secret of ['one', 'two']) for (const kind of ['cgwc_', 'cgwa_', 'cgwr_']) expect(all).not.toContain(secretHash(`${kind}${secret}`));
+    for (const secret of ['one', 'two'])
+      for (const kind of ['cgwc_', 'cgwa_', 'cgwr_']) expect(all).not.toContain(secretHash(`${kind}${secret}`));
     expect(all).not.toMatch(/hash|cgw[acr]_/i);
 
     expect(await store.mcp.findMcpAccessToken(secretHash('cgwa_one'))).not.toBeNull();
@@ -183,14 +211,22 @@ describe('admin CLI', () => {
     // The other account's grant is untouched.
     expect(await store.mcp.findMcpAccessToken(secretHash('cgwa_two'))).not.toBeNull();
     const audit = await store.audit.listAudit(account.id, 5);
-    expect(audit[0]).toMatchObject({ action: 'oauth.grant.revoke', target: 'grant-cli-1', actor: expect.stringMatching(/^cli:/) });
-    expect(audit[0]!.detail).toBe('reason=admin client=Desk assistant client_id=client-grant-cli-1 owner=grants@acme.test');
+    expect(audit[0]).toMatchObject({
+      action: 'oauth.grant.revoke',
+      target: 'grant-cli-1',
+      actor: expect.stringMatching(/^cli:/),
+    });
+    expect(audit[0]!.detail).toBe(
+      'reason=admin client=Desk assistant client_id=client-grant-cli-1 owner=grants@acme.test',
+    );
     await cli('grants', 'list', '--account', account.id);
     expect((JSON.parse(out.at(-1)!) as Array<{ revokedAt: string | null }>)[0]!.revokedAt).not.toBeNull();
 
     await cli('grants', 'revoke', 'grant-cli-1');
     expect(out.at(-1)).toBe('grant grant-cli-1 was already revoked');
-    expect((await store.audit.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(1);
+    expect((await store.audit.listAudit(account.id, 5)).filter((e) => e.action === 'oauth.grant.revoke')).toHaveLength(
+      1,
+    );
     await expect(cli('grants', 'revoke', 'no-such-grant')).rejects.toThrow(/no such grant no-such-grant/);
     await expect(cli('grants', 'revoke')).rejects.toThrow(/missing grantId/);
     await expect(cli('grants', 'list', '--account', 'acc_nosuch')).rejects.toThrow(/no such account acc_nosuch/);
@@ -210,7 +246,11 @@ describe('admin CLI', () => {
     const conn = (await store.connections.getConnection(account.id, 'ledger'))!;
     expect(conn.keyVersion).toBe(2);
     const vault = new Vault(loadOrCreateKeyFile(join(dir, 'secret.key')).keys);
-    expect(JSON.parse(vault.open(conn.ciphertext, account.id, 'ledger'))).toEqual({ username: 'u', password: 'p', companyId: '7' });
+    expect(JSON.parse(vault.open(conn.ciphertext, account.id, 'ledger'))).toEqual({
+      username: 'u',
+      password: 'p',
+      companyId: '7',
+    });
   });
 });
 
@@ -248,36 +288,73 @@ describe('admin CLI input checks', () => {
 
   it('refuses a malformed email, a seat without subscription, an unknown credential field, month 13', async () => {
     const account = await store.accounts.createAccount({ name: 'Checks' });
-    for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com']) await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
+    for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'space @example.com'])
+      await refused(['users', 'create', account.id, email, 'Name'], `"${email}" is not an email address`);
     await refused(['users', 'create', 'acc_nosuch', 'ok@example.com', 'Name'], 'no such account acc_nosuch');
     await cli('users', 'create', account.id, 'ok@example.com', 'Ok', 'User');
     const user = JSON.parse(out.at(-1)!) as { id: string };
 
-    await refused(['seats', 'set', user.id, 'cases', 'on'], `account ${account.id} is not subscribed to cases: run "subscriptions set ${account.id} cases on" first`);
+    await refused(
+      ['seats', 'set', user.id, 'cases', 'on'],
+      `account ${account.id} is not subscribed to cases: run "subscriptions set ${account.id} cases on" first`,
+    );
     expect(await store.users.listSeats(user.id)).toEqual([]);
     await cli('subscriptions', 'set', account.id, 'cases', 'on');
     await cli('subscriptions', 'set', account.id, 'ledger', 'on');
     await cli('seats', 'set', user.id, 'cases', 'on');
     expect(await store.users.listSeats(user.id)).toEqual(['cases']);
 
-    await refused(['connections', 'set', account.id, 'cases'], 'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?', 'apiKy=secret-value');
-    await refused(['connections', 'set', account.id, 'cases'], 'expected field=value lines (fields: apiKey); a line has no "field="', 'secret-value');
-    await refused(['connections', 'set', account.id, 'ledger'], /ledger \(login_company\) needs username=… password=… companyId=…; missing companyId/, 'username=u\npassword=p');
-    await refused(['connections', 'set', account.id, 'ledger'], 'did you mean "companyId"?', 'username=u\npassword=p\ncompanyid=7');
-    await refused(['connections', 'set', account.id, 'register'], /uses the deployment's own account \(REGISTER_USERNAME and REGISTER_PASSWORD\)/, 'username=u');
-    await refused(['connections', 'set', account.id, 'cases-100'], 'no connector serves the instance "cases-100"', 'apiKey=k');
+    await refused(
+      ['connections', 'set', account.id, 'cases'],
+      'unknown credential field "apiKy" for cases (api_key); did you mean "apiKey"?',
+      'apiKy=secret-value',
+    );
+    await refused(
+      ['connections', 'set', account.id, 'cases'],
+      'expected field=value lines (fields: apiKey); a line has no "field="',
+      'secret-value',
+    );
+    await refused(
+      ['connections', 'set', account.id, 'ledger'],
+      /ledger \(login_company\) needs username=… password=… companyId=…; missing companyId/,
+      'username=u\npassword=p',
+    );
+    await refused(
+      ['connections', 'set', account.id, 'ledger'],
+      'did you mean "companyId"?',
+      'username=u\npassword=p\ncompanyid=7',
+    );
+    await refused(
+      ['connections', 'set', account.id, 'register'],
+      /uses the deployment's own account \(REGISTER_USERNAME and REGISTER_PASSWORD\)/,
+      'username=u',
+    );
+    await refused(
+      ['connections', 'set', account.id, 'cases-100'],
+      'no connector serves the instance "cases-100"',
+      'apiKey=k',
+    );
     await refused(['connections', 'set', account.id, 'casse'], 'did you mean "cases"?', 'apiKey=k');
     // A credential on the command line is refused before anything is read or stored, and not echoed.
-    await refused(['connections', 'set', account.id, 'cases', 'apiKey=secret-value'], /takes no credential on the command line \(every local user can read arguments in the process list\)/);
+    await refused(
+      ['connections', 'set', account.id, 'cases', 'apiKey=secret-value'],
+      /takes no credential on the command line \(every local user can read arguments in the process list\)/,
+    );
     expect(await store.connections.listConnections(account.id)).toEqual([]);
     for (const line of out) expect(line).not.toContain('secret-value');
 
-    await refused(['usage', account.id, '--month', '2026-13'], '--month is YYYY-MM with a month from 01 to 12, got "2026-13"');
+    await refused(
+      ['usage', account.id, '--month', '2026-13'],
+      '--month is YYYY-MM with a month from 01 to 12, got "2026-13"',
+    );
     await refused(['usage', account.id, '--month', '2026-1'], '--month is YYYY-MM');
     await cli('usage', account.id, '--month', '2026-12');
   });
 
-  it('announces a change to running gateways on the configured REDIS_PREFIX', { ...needs('redis'), timeout: 90_000 }, async () => {
+  it('announces a change to running gateways on the configured REDIS_PREFIX', {
+    ...needs('redis'),
+    timeout: 90_000,
+  }, async () => {
     const { RedisSharedStore } = await import('../runtime/store/shared-store.ts');
     const prefix = `cg-admin-test-${process.pid}-${Date.now()}:`;
     const listener = await RedisSharedStore.connect(REDIS_URL, { prefix, timeoutMs: 2000 });
@@ -308,7 +385,13 @@ describe('admin CLI credential from standard input', () => {
     const root = new URL('..', import.meta.url).pathname;
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-stdin-'));
     const admin = (input: string, ...argv: string[]) =>
-      spawnSync(process.execPath, ['bin/admin.ts', ...argv], { cwd: root, input, env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: '' }, encoding: 'utf8', timeout: 60_000 });
+      spawnSync(process.execPath, ['bin/admin.ts', ...argv], {
+        cwd: root,
+        input,
+        env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     try {
       const created = admin('', 'accounts', 'create', 'Piped');
       expect(created.status, created.stderr).toBe(0);

@@ -3,7 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { sha256Hex } from '#runtime/secrets/hash.ts';
 import { demotesLastAdmin } from '#runtime/portal/account-rules.ts';
-import { type AdminCommand, confirmed, EMAIL, existingAccount, existingUser, flag, need, noMore, RefusedError, UsageError } from './command.ts';
+import {
+  type AdminCommand,
+  confirmed,
+  EMAIL,
+  existingAccount,
+  existingUser,
+  flag,
+  need,
+  noMore,
+  RefusedError,
+  UsageError,
+} from './command.ts';
 
 export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
   {
@@ -59,7 +70,12 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       const [accountId, email, ...name] = need(args, 3, 'accountId, email and name');
       if (!EMAIL.test(email!)) throw new UsageError(`"${email}" is not an email address (name@example.com)`);
       await existingAccount(ctx, accountId!);
-      const user = await ctx.store.users.createUser({ accountId: accountId!, email: email!, name: name.join(' '), role });
+      const user = await ctx.store.users.createUser({
+        accountId: accountId!,
+        email: email!,
+        name: name.join(' '),
+        role,
+      });
       await ctx.audit(accountId!, 'user.create', user.id, { email: user.email, role });
       ctx.print(user);
     },
@@ -73,7 +89,11 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       const user = await existingUser(ctx, userId);
       const token = randomBytes(32).toString('base64url');
       const validSeconds = platformDescriptor.limits.passwordLinkValidSeconds;
-      await ctx.store.portal.createPasswordLink({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(Date.now() + validSeconds * 1000) });
+      await ctx.store.portal.createPasswordLink({
+        tokenHash: sha256Hex(token),
+        userId,
+        expiresAt: new Date(Date.now() + validSeconds * 1000),
+      });
       await ctx.audit(user.accountId, 'user.password_link', userId, { email: user.email });
       const link = `${ctx.config.publicBaseUrl}/portal/set-password/${token}`;
       ctx.print(
@@ -92,10 +112,15 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
       const user = await existingUser(ctx, userId!);
       // The portal's rule (runtime/portal/account-rules.ts): someone must be able to manage the account.
       if (demotesLastAdmin(await ctx.store.users.listUsers(user.accountId), user, role))
-        throw new RefusedError(`${user.email} is the last administrator of ${user.accountId}: make another user admin first`);
+        throw new RefusedError(
+          `${user.email} is the last administrator of ${user.accountId}: make another user admin first`,
+        );
       await ctx.store.users.setUserRole(userId!, role);
       await ctx.audit(user.accountId, 'user.role', userId!, { email: user.email, role });
-      ctx.print({ userId: user.id, email: user.email, role }, `${user.email} is now ${role === 'admin' ? 'an admin' : 'a member'}`);
+      ctx.print(
+        { userId: user.id, email: user.email, role },
+        `${user.email} is now ${role === 'admin' ? 'an admin' : 'a member'}`,
+      );
     },
   },
   {
@@ -116,7 +141,8 @@ export const ACCOUNT_COMMANDS: readonly AdminCommand[] = [
     details: ['--limit is the number of entries, from 1 to 10000 (50 without it).'],
     run: async (ctx, args) => {
       const limit = Number(flag(args, '--limit') ?? '50');
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit is an integer from 1 to 10000');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw new UsageError('--limit is an integer from 1 to 10000');
       const account = await existingAccount(ctx, need(args, 1, 'accountId')[0]!);
       ctx.print(await ctx.store.audit.listAudit(account.id, limit));
     },

@@ -38,7 +38,8 @@ export class RefusedError extends CommandError {
 }
 
 /** The exit codes, for the help and the JSON answer. */
-export const EXIT_CODES_LINE = 'Exit codes: 0 done, 1 failure, 2 usage (the command line), 3 not found, 4 refused, 5 configuration.';
+export const EXIT_CODES_LINE =
+  'Exit codes: 0 done, 1 failure, 2 usage (the command line), 3 not found, 4 refused, 5 configuration.';
 
 /** One credential field the CLI asks for. */
 export interface CredentialPrompt {
@@ -131,7 +132,8 @@ export function noMore(args: readonly string[], n: number): void {
 const isConnectorKey = (key: string): key is ConnectorKey => Object.hasOwn(registry, key);
 
 export function connectorKey(key: string): ConnectorKey {
-  if (!isConnectorKey(key)) throw new UsageError(`unknown connector "${key}" (known: ${Object.keys(registry).join(', ')})`);
+  if (!isConnectorKey(key))
+    throw new UsageError(`unknown connector "${key}" (known: ${Object.keys(registry).join(', ')})`);
   return key;
 }
 

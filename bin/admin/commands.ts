@@ -8,7 +8,8 @@ import { SUBSCRIPTION_COMMANDS } from './subscription-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 
 /** The commands of a module whose first word is the group's. */
-const group = (commands: readonly AdminCommand[], name: string) => commands.filter((c) => c.name.split(' ')[0] === name);
+const group = (commands: readonly AdminCommand[], name: string) =>
+  commands.filter((c) => c.name.split(' ')[0] === name);
 
 /** Every command, in the order of the help (the order operators met them in). */
 export const COMMANDS: readonly AdminCommand[] = [
@@ -30,7 +31,9 @@ export const COMMANDS: readonly AdminCommand[] = [
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 
 /** The command argv names, and the words after its name; undefined when it names none. */
-export function findCommand(argv: readonly string[]): { readonly command: AdminCommand; readonly args: string[] } | undefined {
+export function findCommand(
+  argv: readonly string[],
+): { readonly command: AdminCommand; readonly args: string[] } | undefined {
   const [group, command] = argv;
   if (group === undefined) return undefined;
   // A one-word command (usage) takes its first argument where others have their second word.
@@ -48,7 +51,9 @@ export const usageLine = (c: AdminCommand) => `${c.name}${c.args ? ` ${c.args}` 
 /** A listing line: the usage, then the summary from a common column (on the next line after a long usage). */
 function listed(c: AdminCommand): string {
   const left = `  ${usageLine(c)}`;
-  return left.length <= SUMMARY_COLUMN - 2 ? `${left.padEnd(SUMMARY_COLUMN)}${c.summary}` : `${left}\n${' '.repeat(SUMMARY_COLUMN)}${c.summary}`;
+  return left.length <= SUMMARY_COLUMN - 2
+    ? `${left.padEnd(SUMMARY_COLUMN)}${c.summary}`
+    : `${left}\n${' '.repeat(SUMMARY_COLUMN)}${c.summary}`;
 }
 
 export const HELP = `Usage: ${PROGRAM} <command> [arguments]
@@ -68,7 +73,12 @@ needs stopping; a socket of a gateway on another store than the configured one i
 
 /** One command's help: its usage line, its summary and its details. */
 export function commandHelp(c: AdminCommand): string {
-  return [`Usage: ${PROGRAM} ${usageLine(c)}`, '', `${c.summary[0]!.toUpperCase()}${c.summary.slice(1)}.`, ...(c.details ?? [])].join('\n');
+  return [
+    `Usage: ${PROGRAM} ${usageLine(c)}`,
+    '',
+    `${c.summary[0]!.toUpperCase()}${c.summary.slice(1)}.`,
+    ...(c.details ?? []),
+  ].join('\n');
 }
 
 /**
@@ -81,6 +91,10 @@ export function helpFor(argv: readonly string[]): string {
   if (found) return commandHelp(found.command);
   const commands = group(COMMANDS, words[0] ?? '');
   if (commands.length > 0)
-    return `Usage: ${PROGRAM} ${words[0]} <command> ` + `[arguments]\n\n${commands.map(listed).join('\n')}\n\nEach command explains itself: ` + `${PROGRAM} ${commands[0]!.name} --help`;
+    return (
+      `Usage: ${PROGRAM} ${words[0]} <command> ` +
+      `[arguments]\n\n${commands.map(listed).join('\n')}\n\nEach command explains itself: ` +
+      `${PROGRAM} ${commands[0]!.name} --help`
+    );
   return HELP;
 }

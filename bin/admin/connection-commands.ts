@@ -4,8 +4,29 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadOrCreateKeyFile, newSecretKey, VaultError } from '#runtime/secrets/vault.ts';
 import { connectionRefusal } from '#runtime/portal/account-rules.ts';
-import { type AdminCommand, CommandError, type CommandContext, confirmed, connectorKey, existingAccount, need, noMore, NotFoundError, RefusedError, UsageError } from './command.ts';
-import { CREDENTIAL_FIELDS, CREDENTIAL_FIELDS_LINE, checkedVault, credentialFields, credentialKind, dataLayerConnector, SECRET_FIELD, servingConnector } from './credentials.ts';
+import {
+  type AdminCommand,
+  CommandError,
+  type CommandContext,
+  confirmed,
+  connectorKey,
+  existingAccount,
+  need,
+  noMore,
+  NotFoundError,
+  RefusedError,
+  UsageError,
+} from './command.ts';
+import {
+  CREDENTIAL_FIELDS,
+  CREDENTIAL_FIELDS_LINE,
+  checkedVault,
+  credentialFields,
+  credentialKind,
+  dataLayerConnector,
+  SECRET_FIELD,
+  servingConnector,
+} from './credentials.ts';
 
 /** Stores a connection: the credential from the input (never the command line), sealed. */
 async function setConnection(ctx: CommandContext, args: string[]): Promise<void> {
@@ -24,10 +45,15 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   await existingAccount(ctx, accountId!);
   // The portal's rule (runtime/portal/account-rules.ts), before any credential is read.
   if (connectionRefusal((await store.accounts.listSubscriptions(accountId!)).includes(key), kind)) {
-    throw new RefusedError(`account ${accountId} is not subscribed to ${key}: run "subscriptions set ${accountId} ${key} on" first`);
+    throw new RefusedError(
+      `account ${accountId} is not subscribed to ${key}: run "subscriptions set ${accountId} ${key} on" first`,
+    );
   }
   const { required, optional } = CREDENTIAL_FIELDS[kind];
-  const prompts = [...required.map((name) => ({ name, required: true })), ...optional.map((name) => ({ name, required: false }))].map((f) => ({ ...f, secret: SECRET_FIELD.test(f.name) }));
+  const prompts = [
+    ...required.map((name) => ({ name, required: true })),
+    ...optional.map((name) => ({ name, required: false })),
+  ].map((f) => ({ ...f, secret: SECRET_FIELD.test(f.name) }));
   const lines = (await ctx.input(prompts))
     .split(/\r?\n/)
     .map((l) => l.trim())
@@ -35,9 +61,17 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
   const fields: Record<string, string | number> = credentialFields(key, lines);
   if (fields.expiresAt !== undefined) fields.expiresAt = futureExpiry(String(fields.expiresAt));
   const sealed = (await checkedVault(config, store)).seal(JSON.stringify(fields), accountId!, instanceId!);
-  await store.connections.putConnection({ accountId: accountId!, instanceId: instanceId!, connectorKey: endpointConnector.key, ...sealed });
+  await store.connections.putConnection({
+    accountId: accountId!,
+    instanceId: instanceId!,
+    connectorKey: endpointConnector.key,
+    ...sealed,
+  });
   await ctx.audit(accountId!, 'connection.set', instanceId!, { connector: endpointConnector.key });
-  ctx.print({ accountId, instanceId, connector: endpointConnector.key, keyVersion: sealed.keyVersion }, `stored (encrypted, key version ${sealed.keyVersion})`);
+  ctx.print(
+    { accountId, instanceId, connector: endpointConnector.key, keyVersion: sealed.keyVersion },
+    `stored (encrypted, key version ${sealed.keyVersion})`,
+  );
 }
 
 /**
@@ -46,8 +80,13 @@ async function setConnection(ctx: CommandContext, args: string[]): Promise<void>
  */
 function futureExpiry(value: string): number {
   const at = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(at)) throw new UsageError('expiresAt is epoch milliseconds or an ISO 8601 time (2030-01-31T12:00:00Z)');
-  if (at <= Date.now()) throw new RefusedError(`expiresAt ${new Date(at).toISOString()} is in the past: the access token would be refreshed (or refused) ` + 'at the first call');
+  if (!Number.isFinite(at))
+    throw new UsageError('expiresAt is epoch milliseconds or an ISO 8601 time (2030-01-31T12:00:00Z)');
+  if (at <= Date.now())
+    throw new RefusedError(
+      `expiresAt ${new Date(at).toISOString()} is in the past: the access token would be refreshed (or refused) ` +
+        'at the first call',
+    );
   return at;
 }
 
@@ -57,7 +96,8 @@ async function dataLayer(ctx: CommandContext, args: string[], command: 'enable' 
   const [accountId, instanceId] = need(args, 2, 'accountId and instanceId');
   dataLayerConnector(ctx.config, instanceId!);
   if (command === 'enable') {
-    if (!(await store.connections.getConnection(accountId!, instanceId!))) throw new RefusedError(`${accountId}/${instanceId} has no connection: connect it first`);
+    if (!(await store.connections.getConnection(accountId!, instanceId!)))
+      throw new RefusedError(`${accountId}/${instanceId} has no connection: connect it first`);
     const enabled = await store.dataLayer.enableDataLayer(accountId!, instanceId!, new Date());
     await ctx.audit(accountId!, 'data_layer.enable', instanceId!);
     return ctx.print({ enabled: true, ...enabled });
@@ -65,7 +105,10 @@ async function dataLayer(ctx: CommandContext, args: string[], command: 'enable' 
   if (command === 'disable') {
     await ctx.audit(accountId!, 'data_layer.disable', instanceId!);
     const was = await store.dataLayer.disableDataLayer(accountId!, instanceId!);
-    return ctx.print({ enabled: false, wasEnabled: was }, was ? 'disabled; the recorded items were deleted' : 'was not enabled');
+    return ctx.print(
+      { enabled: false, wasEnabled: was },
+      was ? 'disabled; the recorded items were deleted' : 'was not enabled',
+    );
   }
   const state = await store.dataLayer.getDataLayer(accountId!, instanceId!);
   ctx.print(state ? { enabled: true, ...state } : { enabled: false });
@@ -80,15 +123,28 @@ async function reencrypt(ctx: CommandContext): Promise<void> {
     if (c.keyVersion === vault.activeVersion) continue;
     try {
       const sealed = vault.seal(vault.open(c.ciphertext, c.accountId, c.instanceId), c.accountId, c.instanceId);
-      if (await ctx.store.connections.replaceCiphertext(c.accountId, c.instanceId, c.keyVersion, sealed.ciphertext, sealed.keyVersion)) changed++;
+      if (
+        await ctx.store.connections.replaceCiphertext(
+          c.accountId,
+          c.instanceId,
+          c.keyVersion,
+          sealed.ciphertext,
+          sealed.keyVersion,
+        )
+      )
+        changed++;
     } catch (error) {
       failed++;
-      ctx.note(`cannot re-encrypt ${c.accountId}/${c.instanceId}: ` + `${error instanceof VaultError ? error.message : 'unreadable'}`);
+      ctx.note(
+        `cannot re-encrypt ${c.accountId}/${c.instanceId}: ` +
+          `${error instanceof VaultError ? error.message : 'unreadable'}`,
+      );
     }
   }
   ctx.print(
     { reencrypted: changed, failed, keyVersion: vault.activeVersion },
-    `re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}` + `${failed ? `; ${failed} failed` : ''}`,
+    `re-encrypted ${changed} credential(s) under key version ${vault.activeVersion}` +
+      `${failed ? `; ${failed} failed` : ''}`,
   );
   if (failed) throw new CommandError(`${failed} credential(s) could not be re-encrypted`);
 }
@@ -129,7 +185,10 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
       const [accountId, instanceId] = need(args, 2, 'accountId and instanceId');
       noMore(args, 2);
       await existingAccount(ctx, accountId!);
-      if (!(await ctx.store.connections.getConnection(accountId!, instanceId!))) throw new NotFoundError(`no such connection ${accountId}/${instanceId} (connections list ${accountId} shows them)`);
+      if (!(await ctx.store.connections.getConnection(accountId!, instanceId!)))
+        throw new NotFoundError(
+          `no such connection ${accountId}/${instanceId} (connections list ${accountId} shows them)`,
+        );
       await ctx.store.connections.deleteConnection(accountId!, instanceId!);
       await ctx.audit(accountId!, 'connection.delete', instanceId!);
       ctx.print({ deleted: { accountId, instanceId } }, `deleted the connection ${accountId}/${instanceId}`);
@@ -152,15 +211,25 @@ export const CONNECTION_COMMANDS: readonly AdminCommand[] = [
     name: 'keys add',
     args: '',
     summary: 'adds a new key version to the key file (embedded default)',
-    details: ['With GATEWAY_SECRET_KEYS set, add the new "<version>:<base64>" entry there instead.', 'Then restart the gateway and run keys reencrypt.'],
+    details: [
+      'With GATEWAY_SECRET_KEYS set, add the new "<version>:<base64>" entry there instead.',
+      'Then restart the gateway and run keys reencrypt.',
+    ],
     run: async (ctx) => {
       const { config } = ctx;
-      if (config.secretKeys) throw new RefusedError('keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one ' + 'with: openssl rand -base64 32)');
+      if (config.secretKeys)
+        throw new RefusedError(
+          'keys come from GATEWAY_SECRET_KEYS here: add a new "<version>:<base64>" entry there (generate one ' +
+            'with: openssl rand -base64 32)',
+        );
       const file = join(config.dataDir, 'secret.key');
       const { keys } = loadOrCreateKeyFile(file);
       const version = Math.max(...Object.keys(keys).map(Number)) + 1;
       appendFileSync(file, `${version}:${newSecretKey()}\n`);
-      ctx.print({ keyVersion: version, file }, `added key version ${version} to ${file}; run "keys reencrypt" after restarting the gateway`);
+      ctx.print(
+        { keyVersion: version, file },
+        `added key version ${version} to ${file}; run "keys reencrypt" after restarting the gateway`,
+      );
     },
   },
   {

@@ -14,7 +14,9 @@ import { loadOrCreateKeyFile, Vault } from '#runtime/secrets/vault.ts';
 import { connectorKey, type CredentialInput, UsageError } from './command.ts';
 
 /** Credential fields an operator may set, by the connector's credential kind (required first). */
-export const CREDENTIAL_FIELDS: Readonly<Record<CredentialKind, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
+export const CREDENTIAL_FIELDS: Readonly<
+  Record<CredentialKind, { readonly required: readonly string[]; readonly optional: readonly string[] }>
+> = {
   api_key: { required: ['apiKey'], optional: [] },
   static_token: { required: ['token'], optional: [] },
   login_company: { required: ['username', 'password', 'companyId'], optional: [] },
@@ -34,7 +36,10 @@ export const CREDENTIAL_FIELDS_LINE = `Credential fields of connections set: ${O
   })
   .join('; ')}.`;
 
-export const NO_INPUT: CredentialInput = () => Promise.reject(new UsageError('connections set reads the credential from standard input, and none is available here'));
+export const NO_INPUT: CredentialInput = () =>
+  Promise.reject(
+    new UsageError('connections set reads the credential from standard input, and none is available here'),
+  );
 
 /**
  * The credential of `connections set` from this process's standard input: prompted field by field
@@ -44,7 +49,12 @@ export const stdinCredential: CredentialInput = async (fields) => {
   if (!process.stdin.isTTY) return text(process.stdin);
   const lines: string[] = [];
   for (const f of fields) {
-    const value = await read({ prompt: `${f.name}${f.required ? '' : ' (optional)'}: `, silent: f.secret, replace: f.secret ? '*' : '', output: process.stderr });
+    const value = await read({
+      prompt: `${f.name}${f.required ? '' : ' (optional)'}: `,
+      silent: f.secret,
+      replace: f.secret ? '*' : '',
+      output: process.stderr,
+    });
     if (value !== '') lines.push(`${f.name}=${value}`);
   }
   return lines.join('\n');
@@ -68,7 +78,11 @@ export function servingConnector(config: GatewayConfig, instanceId: string): Gat
 /** The credential kind of a connector that takes tenant connections. */
 export function credentialKind(key: ConnectorKey): Exclude<CredentialKind, 'managed_basic'> {
   const kind = registry[key].descriptor.credential;
-  if (kind === 'managed_basic') throw new UsageError(`the ${key} connector uses the deployment's own account ` + `(${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`);
+  if (kind === 'managed_basic')
+    throw new UsageError(
+      `the ${key} connector uses the deployment's own account ` +
+        `(${envName(key)}_USERNAME and ${envName(key)}_PASSWORD), not a tenant connection`,
+    );
   return kind;
 }
 
@@ -81,14 +95,19 @@ export function credentialFields(key: ConnectorKey, pairs: readonly string[]): R
   for (const p of pairs) {
     const eq = p.indexOf('=');
     // The line itself is never echoed: it may be a bare secret.
-    if (eq <= 0) throw new UsageError(`expected field=value lines (fields: ${known.join(', ')}); a line has no "field="`);
+    if (eq <= 0)
+      throw new UsageError(`expected field=value lines (fields: ${known.join(', ')}); a line has no "field="`);
     const name = p.slice(0, eq);
-    if (!known.includes(name)) throw new UsageError(`unknown credential field "${name}" for ${key} (${kind}); ${suggest(name, known)}`);
+    if (!known.includes(name))
+      throw new UsageError(`unknown credential field "${name}" for ${key} (${kind}); ${suggest(name, known)}`);
     if (Object.hasOwn(fields, name)) throw new UsageError(`credential field "${name}" is given twice`);
     fields[name] = p.slice(eq + 1);
   }
   const missing = required.filter((f) => !fields[f]);
-  if (missing.length) throw new UsageError(`${key} (${kind}) needs ${required.map((f) => `${f}=…`).join(' ')}; missing ${missing.join(', ')}`);
+  if (missing.length)
+    throw new UsageError(
+      `${key} (${kind}) needs ${required.map((f) => `${f}=…`).join(' ')}; missing ${missing.join(', ')}`,
+    );
   return fields;
 }
 
@@ -96,7 +115,8 @@ export function credentialFields(key: ConnectorKey, pairs: readonly string[]): R
 export function dataLayerConnector(config: GatewayConfig, instanceId: string): ConnectorKey {
   const served = servingConnector(config, instanceId);
   const key = connectorKey(served.key);
-  if (!registry[key].descriptor.tools.some((t) => t.dataLayer)) throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
+  if (!registry[key].descriptor.tools.some((t) => t.dataLayer))
+    throw new UsageError(`the ${key} connector has no tool that uses the data layer`);
   return key;
 }
 
@@ -105,8 +125,15 @@ export function vaultFor(config: GatewayConfig): Vault {
 }
 
 /** The vault, after the key check against the database: never seal with a wrong key. */
-export async function checkedVault(config: GatewayConfig, store: Pick<PlatformStore, 'kind' | 'connections'>): Promise<Vault> {
+export async function checkedVault(
+  config: GatewayConfig,
+  store: Pick<PlatformStore, 'kind' | 'connections'>,
+): Promise<Vault> {
   const vault = vaultFor(config);
-  await checkKeys(vault, store, config.secretKeys ? { kind: 'env' } : { kind: 'file', path: join(config.dataDir, 'secret.key') });
+  await checkKeys(
+    vault,
+    store,
+    config.secretKeys ? { kind: 'env' } : { kind: 'file', path: join(config.dataDir, 'secret.key') },
+  );
   return vault;
 }

@@ -14,7 +14,11 @@ export function checkDataDirOwner(dataDir: string): void {
   const uid = process.getuid?.();
   const stat = lstatSync(dataDir);
   if (!stat.isDirectory()) throw new RefusedError(`DATA_DIR ${dataDir} is not a directory`);
-  if (uid !== undefined && stat.uid !== uid) throw new RefusedError(`DATA_DIR ${dataDir} belongs to uid ${stat.uid}, not to you (uid ${uid}): run the admin CLI as the ` + "gateway's user");
+  if (uid !== undefined && stat.uid !== uid)
+    throw new RefusedError(
+      `DATA_DIR ${dataDir} belongs to uid ${stat.uid}, not to you (uid ${uid}): run the admin CLI as the ` +
+        "gateway's user",
+    );
 }
 
 /**
@@ -31,10 +35,15 @@ export function checkedSocket(path: string): boolean {
     throw error;
   }
   const uid = process.getuid?.();
-  const refuse = (why: string) => new RefusedError(`${path} ${why}: refusing to send anything over it (stop the process that made it, or remove it if no ` + 'gateway runs here)');
+  const refuse = (why: string) =>
+    new RefusedError(
+      `${path} ${why}: refusing to send anything over it (stop the process that made it, or remove it if no ` +
+        'gateway runs here)',
+    );
   if (!stat.isSocket()) throw refuse('is not a socket');
   if (uid !== undefined && stat.uid !== uid) throw refuse(`belongs to uid ${stat.uid}, not to you (uid ${uid})`);
-  if ((stat.mode & GROUP_OR_OTHER) !== 0) throw refuse(`is open to other users (mode ${mode(stat)}, the gateway makes it 0600)`);
+  if ((stat.mode & GROUP_OR_OTHER) !== 0)
+    throw refuse(`is open to other users (mode ${mode(stat)}, the gateway makes it 0600)`);
   return true;
 }
 

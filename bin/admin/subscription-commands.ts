@@ -2,7 +2,19 @@
 import pino from 'pino';
 import type { FairUseMode } from '#runtime/store/store.ts';
 import { UsageMeter } from '#runtime/metering/usage.ts';
-import { type AdminCommand, CONNECTOR_KEYS_LINE, connectorKey, existingAccount, existingUser, flag, MONTH, need, onOff, RefusedError, UsageError } from './command.ts';
+import {
+  type AdminCommand,
+  CONNECTOR_KEYS_LINE,
+  connectorKey,
+  existingAccount,
+  existingUser,
+  flag,
+  MONTH,
+  need,
+  onOff,
+  RefusedError,
+  UsageError,
+} from './command.ts';
 
 export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
   {
@@ -26,7 +38,10 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       await existingAccount(ctx, accountId!);
       await ctx.store.accounts.setSubscription(accountId!, connector, on);
       await ctx.audit(accountId!, 'subscription.set', key!, { subscribed: state });
-      ctx.print({ accountId, connector, subscribed: on }, `${accountId} ${on ? 'is subscribed to' : 'is no longer subscribed to'} ${connector}`);
+      ctx.print(
+        { accountId, connector, subscribed: on },
+        `${accountId} ${on ? 'is subscribed to' : 'is no longer subscribed to'} ${connector}`,
+      );
     },
   },
   {
@@ -49,11 +64,20 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       const on = onOff(state);
       const user = await existingUser(ctx, userId!);
       if (on && !(await ctx.store.accounts.listSubscriptions(user.accountId)).includes(connector)) {
-        throw new RefusedError(`account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ` + `${connector}` + ' on" first');
+        throw new RefusedError(
+          `account ${user.accountId} is not subscribed to ${connector}: run "subscriptions set ${user.accountId} ` +
+            `${connector}` +
+            ' on" first',
+        );
       }
       await ctx.store.users.setSeat(userId!, connector, on);
-      await ctx.audit(user.accountId, 'seats.set', user.accountId, { changes: `${user.email}:${connector}:${on ? 'on' : 'off'}` });
-      ctx.print({ userId: user.id, connector, seat: on }, `${user.email} ${on ? 'holds' : 'no longer holds'} a seat of ${connector}`);
+      await ctx.audit(user.accountId, 'seats.set', user.accountId, {
+        changes: `${user.email}:${connector}:${on ? 'on' : 'off'}`,
+      });
+      ctx.print(
+        { userId: user.id, connector, seat: on },
+        `${user.email} ${on ? 'holds' : 'no longer holds'} a seat of ${connector}`,
+      );
     },
   },
   {
@@ -66,30 +90,47 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       const quotaArg = flag(args, '--quota');
       if (mode && !['off', 'soft', 'hard'].includes(mode)) throw new UsageError('--mode is off, soft or hard');
       const quota = quotaArg === undefined ? undefined : quotaArg === 'default' ? null : Number(quotaArg);
-      if (quota !== undefined && quota !== null && (!Number.isInteger(quota) || quota < 0)) throw new UsageError('--quota is a non-negative integer or "default"');
+      if (quota !== undefined && quota !== null && (!Number.isInteger(quota) || quota < 0))
+        throw new UsageError('--quota is a non-negative integer or "default"');
       const accountId = need(args, 1, 'accountId')[0]!;
       if (!mode && quota === undefined) throw new UsageError('nothing to set: give --mode, --quota or both');
       await existingAccount(ctx, accountId);
-      await ctx.store.accounts.setFairUse(accountId, { ...(mode ? { mode } : {}), ...(quota !== undefined ? { quota } : {}) });
+      await ctx.store.accounts.setFairUse(accountId, {
+        ...(mode ? { mode } : {}),
+        ...(quota !== undefined ? { quota } : {}),
+      });
       await ctx.audit(accountId, 'fair_use.set', accountId, { mode, quota: quota === null ? 'default' : quota });
       const account = await existingAccount(ctx, accountId);
-      ctx.print({ accountId, mode: account.fairUseMode, quota: account.fairUseQuota }, `${accountId}: fair use ${account.fairUseMode}, quota ${account.fairUseQuota ?? 'the deployment default'}`);
+      ctx.print(
+        { accountId, mode: account.fairUseMode, quota: account.fairUseQuota },
+        `${accountId}: fair use ${account.fairUseMode}, quota ${account.fairUseQuota ?? 'the deployment default'}`,
+      );
     },
   },
   {
     name: 'usage',
     args: '<accountId> [--month YYYY-MM]',
     summary: "the account's calls this month (or the month given) and its fair-use state",
-    details: ['The same record with or without --month: calls per connector and tool, and the fair-use state of that month.'],
+    details: [
+      'The same record with or without --month: calls per connector and tool, and the fair-use state of that month.',
+    ],
     run: async (ctx, words) => {
       // The account id is the word right after "usage"; the flags come after it.
       const [accountId, ...args] = words;
       const monthArg = flag(args, '--month');
-      if (monthArg !== undefined && !MONTH.test(monthArg)) throw new UsageError(`--month is YYYY-MM with a month from 01 to 12, got "${monthArg}"`);
+      if (monthArg !== undefined && !MONTH.test(monthArg))
+        throw new UsageError(`--month is YYYY-MM with a month from 01 to 12, got "${monthArg}"`);
       if (!accountId) throw new UsageError('missing accountId');
       const account = await existingAccount(ctx, accountId);
       const { store, config } = ctx;
-      const meter = new UsageMeter({ store, timeZone: config.timeZone, defaultQuota: config.fairUse.defaultQuota, flushMs: 60_000, counterTimeoutMs: 1000, log: pino({ level: 'silent' }) });
+      const meter = new UsageMeter({
+        store,
+        timeZone: config.timeZone,
+        defaultQuota: config.fairUse.defaultQuota,
+        flushMs: 60_000,
+        counterTimeoutMs: 1000,
+        log: pino({ level: 'silent' }),
+      });
       const now = new Date();
       // Another month is read as of its last day in the deployment's time zone.
       const [year, month] = (monthArg ?? '').split('-').map(Number);

@@ -1,13 +1,23 @@
 // API tokens of users, and the grants of assistants connected with OAuth
 // (docs/decisions/mcp-authorization.md).
 import { issueToken } from '#runtime/auth/caller-tokens.ts';
-import { type AdminCommand, type CommandContext, existingAccount, existingUser, flag, need, NotFoundError, UsageError } from './command.ts';
+import {
+  type AdminCommand,
+  type CommandContext,
+  existingAccount,
+  existingUser,
+  flag,
+  need,
+  NotFoundError,
+  UsageError,
+} from './command.ts';
 
 /** Assistants connected with OAuth: who let which client reach which endpoints. */
 async function listGrants(ctx: CommandContext, args: string[]): Promise<void> {
   // Never a code, token or hash: the grant holds none (its tokens are rows of their own).
   const accountId = flag(args, '--account');
-  if (args.length > 0) throw new UsageError(`grants list takes no argument "${args[0]}" (the account goes with --account)`);
+  if (args.length > 0)
+    throw new UsageError(`grants list takes no argument "${args[0]}" (the account goes with --account)`);
   if (accountId !== undefined) await existingAccount(ctx, accountId);
   const emails = new Map<string, string | null>();
   const emailOf = async (userId: string) => {
@@ -37,7 +47,10 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
     name: 'tokens issue',
     args: '<userId> [--label <label>]',
     summary: 'issues an API token for the user and prints it once',
-    details: ['Its label is "cli" unless --label names one. Prints {id, userId, label, token}: the token is shown', 'this once and stored only as a hash, so copy it now.'],
+    details: [
+      'Its label is "cli" unless --label names one. Prints {id, userId, label, token}: the token is shown',
+      'this once and stored only as a hash, so copy it now.',
+    ],
     run: async (ctx, args) => {
       const label = flag(args, '--label') ?? 'cli';
       const user = await existingUser(ctx, need(args, 1, 'userId')[0]!);
@@ -85,14 +98,21 @@ export const TOKEN_COMMANDS: readonly AdminCommand[] = [
       if (!grant) throw new NotFoundError(`no such grant ${grantId} (grants list shows them)`);
       // The grant's tokens are refused from now on (they are valid only while it is not revoked);
       // the change version moves, so every replica drops its cached access tokens.
-      if (!(await ctx.store.mcp.revokeMcpGrant(grant.id, new Date()))) return ctx.print({ grantId: grant.id, revoked: false, alreadyRevoked: true }, `grant ${grant.id} was already revoked`);
+      if (!(await ctx.store.mcp.revokeMcpGrant(grant.id, new Date())))
+        return ctx.print(
+          { grantId: grant.id, revoked: false, alreadyRevoked: true },
+          `grant ${grant.id} was already revoked`,
+        );
       await ctx.audit(grant.accountId, 'oauth.grant.revoke', grant.id, {
         reason: 'admin',
         client: grant.clientName,
         client_id: grant.clientId,
         owner: (await ctx.store.users.getUser(grant.userId))?.email,
       });
-      ctx.print({ grantId: grant.id, revoked: true, client: grant.clientName }, `revoked grant ${grant.id} (${grant.clientName}) and every token of it`);
+      ctx.print(
+        { grantId: grant.id, revoked: true, client: grant.clientName },
+        `revoked grant ${grant.id} (${grant.clientName}) and every token of it`,
+      );
     },
   },
 ];

@@ -19,18 +19,25 @@ export function parseAcknowledgements(text: string, file = ACKNOWLEDGEMENTS_FILE
   if (doc.errors.length) throw new AcknowledgementError(`${file}: ${doc.errors[0]!.message.split('\n')[0]}`);
   const data = doc.toJS() as unknown;
   if (data === null || data === undefined) return [];
-  if (typeof data !== 'object' || Array.isArray(data)) throw new AcknowledgementError(`${file}: expected a mapping with \`acknowledged\``);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new AcknowledgementError(`${file}: expected a mapping with \`acknowledged\``);
   const extra = Object.keys(data).filter((k) => k !== 'acknowledged');
   if (extra.length) throw new AcknowledgementError(`${file}: unknown key \`${extra[0]}\` (only \`acknowledged\`)`);
   const list = (data as Record<string, unknown>).acknowledged;
   if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw new AcknowledgementError(`${file}: \`acknowledged\` must be a list of { change, reason }`);
+  if (!Array.isArray(list))
+    throw new AcknowledgementError(`${file}: \`acknowledged\` must be a list of { change, reason }`);
   return list.map((entry, i) => {
     const e = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
     const unknown = Object.keys(e).filter((k) => k !== 'change' && k !== 'reason');
-    if (typeof e.change !== 'string' || !/^[a-z-]+:\S/.test(e.change)) throw new AcknowledgementError(`${file}: entry ${i + 1} needs \`change\`: the id catalog:diff prints (\`<class>:<where>\`)`);
+    if (typeof e.change !== 'string' || !/^[a-z-]+:\S/.test(e.change))
+      throw new AcknowledgementError(
+        `${file}: entry ${i + 1} needs \`change\`: the id catalog:diff prints (\`<class>:<where>\`)`,
+      );
     if (typeof e.reason !== 'string' || e.reason.trim().length < 10)
-      throw new AcknowledgementError(`${file}: entry ${i + 1} (${e.change}) needs a \`reason\` a later reader understands (10 characters or more)`);
+      throw new AcknowledgementError(
+        `${file}: entry ${i + 1} (${e.change}) needs a \`reason\` a later reader understands (10 characters or more)`,
+      );
     if (unknown.length) throw new AcknowledgementError(`${file}: entry ${i + 1} has unknown key \`${unknown[0]}\``);
     return { change: e.change, reason: e.reason.trim() };
   });
@@ -50,5 +57,10 @@ export function applyAcknowledgements(changes: readonly CatalogChange[], acks: r
   const marked = changes.map((c) => (byId.has(c.id) ? { ...c, acknowledged: byId.get(c.id)!.reason } : c));
   const ids = new Set(changes.map((c) => c.id));
   const unacknowledged = marked.filter((c) => c.severity === 'breaking' && c.acknowledged === undefined);
-  return { changes: marked, unacknowledged, unused: acks.filter((a) => !ids.has(a.change)), ok: unacknowledged.length === 0 };
+  return {
+    changes: marked,
+    unacknowledged,
+    unused: acks.filter((a) => !ids.has(a.change)),
+    ok: unacknowledged.length === 0,
+  };
 }

@@ -16,7 +16,10 @@ interface ClassInfo {
 export const CHANGE_CLASSES = {
   // Breaking: an assistant's existing prompts or a client's existing calls may stop working.
   'connector-removed': { severity: 'breaking', title: 'connector removed' },
-  'connector-id-changed': { severity: 'breaking', title: 'connector id changed (every endpoint path and tool name moves)' },
+  'connector-id-changed': {
+    severity: 'breaking',
+    title: 'connector id changed (every endpoint path and tool name moves)',
+  },
   'credential-changed': { severity: 'breaking', title: 'credential kind changed (tenants must connect again)' },
   'tool-removed': { severity: 'breaking', title: 'tool removed' },
   'tool-renamed': { severity: 'breaking', title: 'tool renamed' },
@@ -28,7 +31,10 @@ export const CHANGE_CLASSES = {
   'limit-lowered': { severity: 'breaking', title: 'result, input or upstream limit lowered' },
   'output-field-removed': { severity: 'breaking', title: 'output field removed' },
   'output-narrowed': { severity: 'breaking', title: 'output field narrowed' },
-  'structured-content-removed': { severity: 'breaking', title: 'structuredContent and output schemas no longer served' },
+  'structured-content-removed': {
+    severity: 'breaking',
+    title: 'structuredContent and output schemas no longer served',
+  },
   'error-removed': { severity: 'breaking', title: 'error text removed' },
   'error-text-changed': { severity: 'breaking', title: 'error text changed' },
   'toolset-removed': { severity: 'breaking', title: 'toolset removed (a client that selects it is refused)' },
@@ -37,7 +43,10 @@ export const CHANGE_CLASSES = {
   'annotation-changed': { severity: 'dangerous', title: 'annotation flipped' },
   'write-changed': { severity: 'dangerous', title: 'tool switched between read and write' },
   'write-tool-added': { severity: 'dangerous', title: 'write tool added' },
-  'tool-toolset-changed': { severity: 'dangerous', title: 'tool moved to another toolset (a client that selected the old one loses it)' },
+  'tool-toolset-changed': {
+    severity: 'dangerous',
+    title: 'tool moved to another toolset (a client that selected the old one loses it)',
+  },
   'check-order-changed': { severity: 'dangerous', title: 'check order changed' },
   'limit-raised-upstream': { severity: 'dangerous', title: 'limit raised that costs upstream budget' },
   'setting-changed': { severity: 'dangerous', title: 'setting, timeout or retry changed' },
@@ -49,7 +58,11 @@ export const CHANGE_CLASSES = {
   'error-behaviour-changed': { severity: 'dangerous', title: 'error reconnect flag or upstream classes changed' },
   'data-layer-changed': { severity: 'dangerous', title: 'data layer use changed' },
   'stability-lowered': { severity: 'dangerous', title: 'stability lowered' },
-  'tool-reference-changed': { severity: 'dangerous', title: 'text now names another tool (changes model behaviour)', modelBehaviour: true },
+  'tool-reference-changed': {
+    severity: 'dangerous',
+    title: 'text now names another tool (changes model behaviour)',
+    modelBehaviour: true,
+  },
   'schema-changed': { severity: 'dangerous', title: 'schema changed in a way the diff cannot rank' },
   changed: { severity: 'dangerous', title: 'catalog entry changed' },
   // Information.
@@ -74,7 +87,10 @@ export const CHANGE_CLASSES = {
   'description-changed': { severity: 'info', title: 'description changed', modelBehaviour: true },
   'text-changed': { severity: 'info', title: 'result note text changed', modelBehaviour: true },
   'instructions-changed': { severity: 'info', title: 'instructions changed', modelBehaviour: true },
-  'tool-reference-renamed': { severity: 'info', title: 'text names the same tools by new names (a rename, reported on its own, or a reference now rendered)' },
+  'tool-reference-renamed': {
+    severity: 'info',
+    title: 'text names the same tools by new names (a rename, reported on its own, or a reference now rendered)',
+  },
 } as const satisfies Record<string, ClassInfo>;
 
 export type ChangeCode = keyof typeof CHANGE_CLASSES;

@@ -46,7 +46,8 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 const json = (v: unknown) => JSON.stringify(v);
 const same = (a: unknown, b: unknown) => json(a) === json(b);
 const obj = (v: unknown): Json => (isObj(v) ? v : {});
-const stabilityOf = (c: Json | undefined): Stability => (c?.stability === 'early-access' || c?.stability === 'experimental' ? c.stability : 'stable');
+const stabilityOf = (c: Json | undefined): Stability =>
+  c?.stability === 'early-access' || c?.stability === 'experimental' ? c.stability : 'stable';
 
 type LimitKind = 'result' | 'input' | 'upstream' | 'setting';
 
@@ -54,7 +55,15 @@ class Collector {
   readonly changes: CatalogChange[] = [];
   readonly #ids = new Set<string>();
 
-  add(stability: Stability, code: ChangeCode, where: string, message: string, before?: unknown, after?: unknown, key?: string): void {
+  add(
+    stability: Stability,
+    code: ChangeCode,
+    where: string,
+    message: string,
+    before?: unknown,
+    after?: unknown,
+    key?: string,
+  ): void {
     let id = `${code}:${where}${key ? (key.startsWith('=') ? key : `#${key}`) : ''}`;
     for (let n = 2; this.#ids.has(id); n++) id = `${id.replace(/~\d+$/, '')}~${n}`;
     this.#ids.add(id);
@@ -92,7 +101,14 @@ const NO_NAMES: ToolNames = { renames: new Map() };
 function toolNames(names: Iterable<string>, renames: ReadonlyMap<string, string>): ToolNames {
   const list = [...new Set(names)].filter((n) => /^[A-Za-z0-9_-]+$/.test(n)).sort((a, b) => b.length - a.length);
   if (list.length === 0) return { renames };
-  return { pattern: new RegExp('(?<![A-Za-z0-9_.:/-])(?:[a-z][a-z0-9-]*__)?' + `(${list.map((n) => n.replace(/-/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`, 'g'), renames };
+  return {
+    pattern: new RegExp(
+      '(?<![A-Za-z0-9_.:/-])(?:[a-z][a-z0-9-]*__)?' +
+        `(${list.map((n) => n.replace(/-/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`,
+      'g',
+    ),
+    renames,
+  };
 }
 
 /**
@@ -117,16 +133,48 @@ function referenceOnly(x: unknown, y: unknown, names: ToolNames): 'same' | 'othe
 }
 
 /** A changed text: a reference change when only the tools it names differ, else `code`. */
-function addText(out: Collector, stability: Stability, code: ChangeCode, where: string, message: string, x: unknown, y: unknown, names: ToolNames, key?: string): void {
+function addText(
+  out: Collector,
+  stability: Stability,
+  code: ChangeCode,
+  where: string,
+  message: string,
+  x: unknown,
+  y: unknown,
+  names: ToolNames,
+  key?: string,
+): void {
   const refs = referenceOnly(x, y, names);
   const subject = message.split(':')[0];
-  if (refs === 'same') out.add(stability, 'tool-reference-renamed', where, `${subject}: only the names of the tools it names changed (a tool was renamed, or is now named as served)`, x, y, key);
-  else if (refs === 'other') out.add(stability, 'tool-reference-changed', where, `${subject}: now names another tool, so the assistant is sent elsewhere`, x, y, key);
+  if (refs === 'same')
+    out.add(
+      stability,
+      'tool-reference-renamed',
+      where,
+      `${subject}: only the names of the tools it names changed (a tool was renamed, or is now named as served)`,
+      x,
+      y,
+      key,
+    );
+  else if (refs === 'other')
+    out.add(
+      stability,
+      'tool-reference-changed',
+      where,
+      `${subject}: now names another tool, so the assistant is sent elsewhere`,
+      x,
+      y,
+      key,
+    );
   else out.add(stability, code, where, message, x, y, key);
 }
 
 /** Removed tools matched to added ones: same arguments, result, write flag, and title or description. */
-function matchRenames(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTool[], inputOf: (t: CatalogTool) => Json): Map<string, CatalogTool> {
+function matchRenames(
+  toolsA: readonly CatalogTool[],
+  toolsB: readonly CatalogTool[],
+  inputOf: (t: CatalogTool) => Json,
+): Map<string, CatalogTool> {
   const byNameB = new Set(toolsB.map((t) => t.name));
   const byNameA = new Set(toolsA.map((t) => t.name));
   const removed = toolsA.filter((t) => !byNameB.has(t.name));
@@ -134,7 +182,12 @@ function matchRenames(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTo
   const renamedTo = new Map<string, CatalogTool>();
   for (const r of removed) {
     const match = added.find(
-      (t) => ![...renamedTo.values()].includes(t) && same(inputOf(t), inputOf(r)) && same(t.result, r.result) && t.write === r.write && (same(t.title, r.title) || same(t.description, r.description)),
+      (t) =>
+        ![...renamedTo.values()].includes(t) &&
+        same(inputOf(t), inputOf(r)) &&
+        same(t.result, r.result) &&
+        t.write === r.write &&
+        (same(t.title, r.title) || same(t.description, r.description)),
     );
     if (match) renamedTo.set(r.name, match);
   }
@@ -142,7 +195,12 @@ function matchRenames(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTo
 }
 
 /** Tool names of a section (its tools in both catalogs, plus the system tools) and its renames. */
-function namesOf(toolsA: readonly CatalogTool[], toolsB: readonly CatalogTool[], extra: readonly CatalogTool[], inputOf: (t: CatalogTool) => Json): ToolNames {
+function namesOf(
+  toolsA: readonly CatalogTool[],
+  toolsB: readonly CatalogTool[],
+  extra: readonly CatalogTool[],
+  inputOf: (t: CatalogTool) => Json,
+): ToolNames {
   const renames = new Map([...matchRenames(toolsA, toolsB, inputOf)].map(([from, to]) => [from, to.name]));
   return toolNames(
     [...toolsA, ...toolsB, ...extra].map((t) => t.name),
@@ -161,7 +219,12 @@ function summarySchema(tool: CatalogTool): Json {
     properties: Object.fromEntries(
       args.map((a) => [
         String(a.name),
-        { 'x-type': a.type, 'x-constraints': a.constraints, ...(a.description ? { description: a.description } : {}), ...('default' in a ? { default: a.default } : {}) },
+        {
+          'x-type': a.type,
+          'x-constraints': a.constraints,
+          ...(a.description ? { description: a.description } : {}),
+          ...('default' in a ? { default: a.default } : {}),
+        },
       ]),
     ),
     required: args.filter((a) => a.required === true).map((a) => String(a.name)),
@@ -194,18 +257,63 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
         systemNames,
       );
   }
-  for (const kind of keys(pa.annotations, pb.annotations)) diffAnnotations(out, 'stable', `platform/annotations.${kind}`, obj(obj(pa.annotations)[kind]), obj(obj(pb.annotations)[kind]));
+  for (const kind of keys(pa.annotations, pb.annotations))
+    diffAnnotations(
+      out,
+      'stable',
+      `platform/annotations.${kind}`,
+      obj(obj(pa.annotations)[kind]),
+      obj(obj(pb.annotations)[kind]),
+    );
   diffLimits(out, 'stable', 'platform', obj(pa.limits), obj(pb.limits), obj(pa.limitKinds), obj(pb.limitKinds));
-  diffLimitKinds(out, 'stable', 'platform', obj(pa.limitKinds), obj(pb.limitKinds), usedLimits(pa.limits, pa.systemTools ?? []), usedLimits(pb.limits, pb.systemTools ?? []));
+  diffLimitKinds(
+    out,
+    'stable',
+    'platform',
+    obj(pa.limitKinds),
+    obj(pb.limitKinds),
+    usedLimits(pa.limits, pa.systemTools ?? []),
+    usedLimits(pb.limits, pb.systemTools ?? []),
+  );
   // A catalog from before format 2 does not publish the order: nothing to compare then.
   if (withSchemas && !same(pa.checkOrder ?? [], pb.checkOrder ?? [])) {
     const order = (o: unknown) => (Array.isArray(o) && o.length ? o.join(' → ') : 'none');
-    out.add('stable', 'check-order-changed', 'platform/checkOrder', `check order: ${order(pa.checkOrder)} ⇒ ${order(pb.checkOrder)}`, pa.checkOrder, pb.checkOrder);
+    out.add(
+      'stable',
+      'check-order-changed',
+      'platform/checkOrder',
+      `check order: ${order(pa.checkOrder)} ⇒ ${order(pb.checkOrder)}`,
+      pa.checkOrder,
+      pb.checkOrder,
+    );
   }
-  diffTools(out, 'stable', 'platform', pa.systemTools ?? [], pb.systemTools ?? [], obj(pa.limitKinds), obj(pb.limitKinds), inputOf, systemNames);
+  diffTools(
+    out,
+    'stable',
+    'platform',
+    pa.systemTools ?? [],
+    pb.systemTools ?? [],
+    obj(pa.limitKinds),
+    obj(pb.limitKinds),
+    inputOf,
+    systemNames,
+  );
   for (const key of keys(pa, pb)) {
-    if (['errors', 'protocolErrors', 'instructions', 'annotations', 'limits', 'limitKinds', 'checkOrder', 'systemTools'].includes(key)) continue;
-    if (!same(pa[key], pb[key])) out.add('stable', 'changed', `platform/${key}`, `platform ${key} changed`, pa[key], pb[key]);
+    if (
+      [
+        'errors',
+        'protocolErrors',
+        'instructions',
+        'annotations',
+        'limits',
+        'limitKinds',
+        'checkOrder',
+        'systemTools',
+      ].includes(key)
+    )
+      continue;
+    if (!same(pa[key], pb[key]))
+      out.add('stable', 'changed', `platform/${key}`, `platform ${key} changed`, pa[key], pb[key]);
   }
 
   // Connectors.
@@ -215,15 +323,27 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
     const b = connectorsB.get(a.key);
     const stability = stabilityOf(a);
     if (!b) {
-      out.add(stability, 'connector-removed', a.key, `connector ${a.key} (\`${a.defaultId}\`) removed with its ${a.tools.length} tools`);
+      out.add(
+        stability,
+        'connector-removed',
+        a.key,
+        `connector ${a.key} (\`${a.defaultId}\`) removed with its ${a.tools.length} tools`,
+      );
       continue;
     }
     diffConnector(out, stability, a, b, inputOf, withSchemas, [...(pa.systemTools ?? []), ...(pb.systemTools ?? [])]);
   }
   for (const b of head.connectors) {
     if (connectorsA.has(b.key)) continue;
-    out.add(stabilityOf(b), 'connector-added', b.key, `connector ${b.key} (\`${b.defaultId}\`) added with ${b.tools.length} tools`);
-    for (const t of b.tools) if (t.write === true) out.add(stabilityOf(b), 'write-tool-added', `${b.key}/${t.name}`, `write tool ${b.key}/${t.name} added`);
+    out.add(
+      stabilityOf(b),
+      'connector-added',
+      b.key,
+      `connector ${b.key} (\`${b.defaultId}\`) added with ${b.tools.length} tools`,
+    );
+    for (const t of b.tools)
+      if (t.write === true)
+        out.add(stabilityOf(b), 'write-tool-added', `${b.key}/${t.name}`, `write tool ${b.key}/${t.name} added`);
   }
   return out.changes;
 }
@@ -245,17 +365,48 @@ function diffConnector(
   const at = a.key;
   const names = namesOf(a.tools, b.tools, systemTools, inputOf);
   if (a.defaultId !== b.defaultId)
-    out.add(stability, 'connector-id-changed', at, `connector id \`${a.defaultId}\` → \`${b.defaultId}\`: endpoint /${a.defaultId}/mcp and every tool name move`, a.defaultId, b.defaultId);
+    out.add(
+      stability,
+      'connector-id-changed',
+      at,
+      `connector id \`${a.defaultId}\` → \`${b.defaultId}\`: endpoint /${a.defaultId}/mcp and every tool name move`,
+      a.defaultId,
+      b.defaultId,
+    );
   if (!same(a.stability ?? 'stable', b.stability ?? 'stable')) {
     // An unknown level promises nothing: it ranks below experimental.
     const rank = (v: unknown) => ({ stable: 3, 'early-access': 2, experimental: 1 })[String(v ?? 'stable')] ?? 0;
     const [sa, sb] = [a.stability ?? 'stable', b.stability ?? 'stable'];
-    out.add(stability, rank(sb) < rank(sa) ? 'stability-lowered' : 'stability-raised', at, `stability ${String(sa)} → ${String(sb)}`, sa, sb);
+    out.add(
+      stability,
+      rank(sb) < rank(sa) ? 'stability-lowered' : 'stability-raised',
+      at,
+      `stability ${String(sa)} → ${String(sb)}`,
+      sa,
+      sb,
+    );
   }
-  if (!same(a.credential, b.credential)) out.add(stability, 'credential-changed', at, `credential ${String(a.credential)} → ${String(b.credential)}`, a.credential, b.credential);
+  if (!same(a.credential, b.credential))
+    out.add(
+      stability,
+      'credential-changed',
+      at,
+      `credential ${String(a.credential)} → ${String(b.credential)}`,
+      a.credential,
+      b.credential,
+    );
   if (!same(a.title, b.title)) out.add(stability, 'title-changed', at, `connector title changed`, a.title, b.title);
   if ((complete || ('description' in a && 'description' in b)) && !same(a.description, b.description))
-    addText(out, stability, 'description-changed', at, 'connector description (the initialize instructions) changed', a.description, b.description, names);
+    addText(
+      out,
+      stability,
+      'description-changed',
+      at,
+      'connector description (the initialize instructions) changed',
+      a.description,
+      b.description,
+      names,
+    );
   if (!same(a.structuredContent, b.structuredContent)) {
     out.add(
       stability,
@@ -268,19 +419,61 @@ function diffConnector(
   }
   diffUpstream(out, stability, at, obj(a.upstream), obj(b.upstream));
   diffLimits(out, stability, at, obj(a.limits), obj(b.limits), obj(a.limitKinds), obj(b.limitKinds));
-  diffLimitKinds(out, stability, at, obj(a.limitKinds), obj(b.limitKinds), usedLimits(a.limits, a.tools), usedLimits(b.limits, b.tools));
+  diffLimitKinds(
+    out,
+    stability,
+    at,
+    obj(a.limitKinds),
+    obj(b.limitKinds),
+    usedLimits(a.limits, a.tools),
+    usedLimits(b.limits, b.tools),
+  );
   diffErrors(out, stability, at, obj(a.errors), obj(b.errors), names);
   for (const name of keys(a.texts, b.texts)) {
     const x = obj(a.texts)[name];
     const y = obj(b.texts)[name];
-    if (!same(x, y)) addText(out, stability, 'text-changed', `${at}/texts.${name}`, `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, x, y, names);
+    if (!same(x, y))
+      addText(
+        out,
+        stability,
+        'text-changed',
+        `${at}/texts.${name}`,
+        `text \`${name}\` ${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`,
+        x,
+        y,
+        names,
+      );
   }
   diffTools(out, stability, at, a.tools, b.tools, obj(a.limitKinds), obj(b.limitKinds), inputOf, names);
-  diffToolsets(a, b, (code, where, message, before, after, key) => out.add(stability, code, where, message, before, after, key));
+  diffToolsets(a, b, (code, where, message, before, after, key) =>
+    out.add(stability, code, where, message, before, after, key),
+  );
   for (const key of keys(a, b)) {
-    const handled = ['key', 'defaultId', 'stability', 'credential', 'title', 'description', 'structuredContent', 'upstream', 'limits', 'limitKinds', 'errors', 'texts', 'toolsets'];
+    const handled = [
+      'key',
+      'defaultId',
+      'stability',
+      'credential',
+      'title',
+      'description',
+      'structuredContent',
+      'upstream',
+      'limits',
+      'limitKinds',
+      'errors',
+      'texts',
+      'toolsets',
+    ];
     if (handled.includes(key) || DERIVED_CONNECTOR_KEYS.has(key)) continue;
-    if (!same(a[key], b[key])) out.add(stability, 'changed', `${at}/${key}`, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key]);
+    if (!same(a[key], b[key]))
+      out.add(
+        stability,
+        'changed',
+        `${at}/${key}`,
+        `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`,
+        a[key],
+        b[key],
+      );
   }
 }
 
@@ -290,14 +483,38 @@ function diffUpstream(out: Collector, stability: Stability, at: string, a: Json,
     const where = `${at}/upstream.${key}`;
     if (key === 'maxResponseBytes' && typeof a[key] === 'number' && typeof b[key] === 'number') {
       const lower = (b[key] as number) < (a[key] as number);
-      out.add(stability, lower ? 'limit-lowered' : 'limit-raised', where, `upstream response cap ${String(a[key])} → ${String(b[key])} bytes`, a[key], b[key]);
-    } else if (key === 'name' || key === 'baseUrl') out.add(stability, 'upstream-changed', where, `upstream ${key} ${json(a[key])} → ${json(b[key])}`, a[key], b[key]);
-    else out.add(stability, 'setting-changed', where, `upstream ${key} ${json(a[key])} → ${json(b[key])}`, a[key], b[key]);
+      out.add(
+        stability,
+        lower ? 'limit-lowered' : 'limit-raised',
+        where,
+        `upstream response cap ${String(a[key])} → ${String(b[key])} bytes`,
+        a[key],
+        b[key],
+      );
+    } else if (key === 'name' || key === 'baseUrl')
+      out.add(
+        stability,
+        'upstream-changed',
+        where,
+        `upstream ${key} ${json(a[key])} → ${json(b[key])}`,
+        a[key],
+        b[key],
+      );
+    else
+      out.add(stability, 'setting-changed', where, `upstream ${key} ${json(a[key])} → ${json(b[key])}`, a[key], b[key]);
   }
 }
 
 /** Limits of a section, each classified by its kind (a tool's limits by its connector's kinds). */
-function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b: Json, kindsA: Json, kindsB: Json): void {
+function diffLimits(
+  out: Collector,
+  stability: Stability,
+  at: string,
+  a: Json,
+  b: Json,
+  kindsA: Json,
+  kindsB: Json,
+): void {
   for (const name of keys(a, b)) {
     const x = a[name];
     const y = b[name];
@@ -307,21 +524,39 @@ function diffLimits(out: Collector, stability: Stability, at: string, a: Json, b
     const label = `limit ${name}${kind ? ` (${kind})` : ''}`;
     if (typeof x !== 'number') out.add(stability, 'limit-added', where, `${label} added: ${String(y)}`, x, y);
     else if (typeof y !== 'number') out.add(stability, 'limit-removed', where, `${label} removed (was ${x})`, x, y);
-    else if (kind === 'setting' || kind === undefined) out.add(stability, 'setting-changed', where, `${label} ${x} → ${y}`, x, y);
+    else if (kind === 'setting' || kind === undefined)
+      out.add(stability, 'setting-changed', where, `${label} ${x} → ${y}`, x, y);
     else if (y < x) out.add(stability, 'limit-lowered', where, `${label} lowered ${x} → ${y}`, x, y);
-    else out.add(stability, kind === 'upstream' ? 'limit-raised-upstream' : 'limit-raised', where, `${label} raised ${x} → ${y}${kind === 'upstream' ? ': costs upstream budget' : ''}`, x, y);
+    else
+      out.add(
+        stability,
+        kind === 'upstream' ? 'limit-raised-upstream' : 'limit-raised',
+        where,
+        `${label} raised ${x} → ${y}${kind === 'upstream' ? ': costs upstream budget' : ''}`,
+        x,
+        y,
+      );
   }
 }
 
 /** Kinds of the limit names both sides use (a limit that appears or goes is reported as such, with its kind). */
-function diffLimitKinds(out: Collector, stability: Stability, at: string, kindsA: Json, kindsB: Json, usedA: ReadonlySet<string>, usedB: ReadonlySet<string>): void {
+function diffLimitKinds(
+  out: Collector,
+  stability: Stability,
+  at: string,
+  kindsA: Json,
+  kindsB: Json,
+  usedA: ReadonlySet<string>,
+  usedB: ReadonlySet<string>,
+): void {
   for (const name of keys(kindsA, kindsB)) {
     if (same(kindsA[name], kindsB[name]) || !usedA.has(name) || !usedB.has(name)) continue;
     out.add(
       stability,
       'limit-kind-changed',
       `${at}/limitKinds.${name}`,
-      `limit ${name} is now ${String(kindsB[name] ?? 'without a kind')} ` + `(was ${String(kindsA[name] ?? 'without a kind')})`,
+      `limit ${name} is now ${String(kindsB[name] ?? 'without a kind')} ` +
+        `(was ${String(kindsA[name] ?? 'without a kind')})`,
       kindsA[name],
       kindsB[name],
     );
@@ -333,7 +568,14 @@ function usedLimits(limits: unknown, tools: readonly CatalogTool[]): Set<string>
   return new Set([...Object.keys(obj(limits)), ...tools.flatMap((t) => Object.keys(obj(t.limits)))]);
 }
 
-function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b: Json, names: ToolNames = NO_NAMES): void {
+function diffErrors(
+  out: Collector,
+  stability: Stability,
+  at: string,
+  a: Json,
+  b: Json,
+  names: ToolNames = NO_NAMES,
+): void {
   for (const code of keys(a, b)) {
     const x = a[code];
     const y = b[code];
@@ -344,25 +586,64 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
       continue;
     }
     if (y === undefined) {
-      out.add(stability, 'error-removed', where, `error \`${code}\` removed: an assistant may rely on its text`, x, undefined);
+      out.add(
+        stability,
+        'error-removed',
+        where,
+        `error \`${code}\` removed: an assistant may rely on its text`,
+        x,
+        undefined,
+      );
       continue;
     }
     const ex = obj(x);
     const ey = obj(y);
-    if (!same(ex.name, ey.name)) out.add(stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, 'text');
-    else if (!same(ex.text, ey.text)) addText(out, stability, 'error-text-changed', where, `text of \`${code}\` changed: an assistant may rely on it`, ex.text, ey.text, names, 'text');
+    if (!same(ex.name, ey.name))
+      out.add(
+        stability,
+        'error-text-changed',
+        where,
+        `text of \`${code}\` changed: an assistant may rely on it`,
+        ex.text,
+        ey.text,
+        'text',
+      );
+    else if (!same(ex.text, ey.text))
+      addText(
+        out,
+        stability,
+        'error-text-changed',
+        where,
+        `text of \`${code}\` changed: an assistant may rely on it`,
+        ex.text,
+        ey.text,
+        names,
+        'text',
+      );
     if (!same(ex.reconnect ?? false, ey.reconnect ?? false) || !same(ex.upstream ?? [], ey.upstream ?? [])) {
       out.add(
         stability,
         'error-behaviour-changed',
         where,
-        `\`${code}\`: reconnect ${String(ex.reconnect ?? false)} → ` + `${String(ey.reconnect ?? false)}, upstream ${json(ex.upstream ?? [])} → ${json(ey.upstream ?? [])}`,
+        `\`${code}\`: reconnect ${String(ex.reconnect ?? false)} → ` +
+          `${String(ey.reconnect ?? false)}, upstream ${json(ex.upstream ?? [])} → ${json(ey.upstream ?? [])}`,
         x,
         y,
         'behaviour',
       );
     }
-    if (!same(ex.when, ey.when)) addText(out, stability, 'error-when-changed', where, `when \`${code}\` is answered: described differently`, ex.when, ey.when, names, 'when');
+    if (!same(ex.when, ey.when))
+      addText(
+        out,
+        stability,
+        'error-when-changed',
+        where,
+        `when \`${code}\` is answered: described differently`,
+        ex.when,
+        ey.when,
+        names,
+        'when',
+      );
     for (const key of keys(ex, ey)) {
       if (['text', 'name', 'reconnect', 'upstream', 'when'].includes(key) || same(ex[key], ey[key])) continue;
       out.add(stability, 'changed', where, `${key} of \`${code}\` changed`, ex[key], ey[key], key);
@@ -372,7 +653,16 @@ function diffErrors(out: Collector, stability: Stability, at: string, a: Json, b
 
 function diffAnnotations(out: Collector, stability: Stability, where: string, a: Json, b: Json): void {
   for (const hint of keys(a, b)) {
-    if (!same(a[hint], b[hint])) out.add(stability, 'annotation-changed', where, `${hint}: ${json(a[hint]) ?? 'unset'} → ${json(b[hint]) ?? 'unset'}`, a[hint], b[hint], hint);
+    if (!same(a[hint], b[hint]))
+      out.add(
+        stability,
+        'annotation-changed',
+        where,
+        `${hint}: ${json(a[hint]) ?? 'unset'} → ${json(b[hint]) ?? 'unset'}`,
+        a[hint],
+        b[hint],
+        hint,
+      );
   }
 }
 
@@ -400,7 +690,14 @@ function diffTools(
     }
     const to = renamedTo.get(a.name);
     if (to) {
-      out.add(stability, 'tool-renamed', where, `tool ${a.name} renamed to ${to.name}: prompts naming it break`, a.name, to.name);
+      out.add(
+        stability,
+        'tool-renamed',
+        where,
+        `tool ${a.name} renamed to ${to.name}: prompts naming it break`,
+        a.name,
+        to.name,
+      );
       diffTool(out, stability, `${at}/${to.name}`, { ...a, name: to.name }, to, kindsA, kindsB, inputOf, names);
     } else out.add(stability, 'tool-removed', where, `tool ${a.name} removed`);
   }
@@ -413,10 +710,30 @@ function diffTools(
   }
 }
 
-function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTool, b: CatalogTool, kindsA: Json, kindsB: Json, inputOf: (t: CatalogTool) => Json, names: ToolNames = NO_NAMES): void {
-  if (!same(a.title, b.title)) addText(out, stability, 'title-changed', at, 'tool title changed', a.title, b.title, names);
-  if (!same(a.description, b.description)) addText(out, stability, 'description-changed', at, 'tool description changed', a.description, b.description, names);
-  if (!same(a.write, b.write)) out.add(stability, 'write-changed', at, `${b.write === true ? 'now a confirm-gated write tool' : 'no longer a write tool'}`, a.write, b.write);
+function diffTool(
+  out: Collector,
+  stability: Stability,
+  at: string,
+  a: CatalogTool,
+  b: CatalogTool,
+  kindsA: Json,
+  kindsB: Json,
+  inputOf: (t: CatalogTool) => Json,
+  names: ToolNames = NO_NAMES,
+): void {
+  if (!same(a.title, b.title))
+    addText(out, stability, 'title-changed', at, 'tool title changed', a.title, b.title, names);
+  if (!same(a.description, b.description))
+    addText(out, stability, 'description-changed', at, 'tool description changed', a.description, b.description, names);
+  if (!same(a.write, b.write))
+    out.add(
+      stability,
+      'write-changed',
+      at,
+      `${b.write === true ? 'now a confirm-gated write tool' : 'no longer a write tool'}`,
+      a.write,
+      b.write,
+    );
   diffAnnotations(out, stability, `${at}/annotations`, obj(a.annotations), obj(b.annotations));
   const report: Report = (code, path, message, before, after, key) =>
     code === 'description-changed' || code === 'title-changed'
@@ -426,15 +743,63 @@ function diffTool(out: Collector, stability: Stability, at: string, a: CatalogTo
   diffSchema(a.result ?? null, b.result ?? null, 'output', 'result', report);
   diffLimits(out, stability, at, obj(a.limits), obj(b.limits), kindsA, kindsB);
   if (!same(a.dataLayer ?? false, b.dataLayer ?? false))
-    out.add(stability, 'data-layer-changed', at, `data layer ${b.dataLayer === true ? 'now used' : 'no longer used'}`, a.dataLayer ?? false, b.dataLayer ?? false);
+    out.add(
+      stability,
+      'data-layer-changed',
+      at,
+      `data layer ${b.dataLayer === true ? 'now used' : 'no longer used'}`,
+      a.dataLayer ?? false,
+      b.dataLayer ?? false,
+    );
   const ea = new Set(a.errors ?? []);
   const eb = new Set(b.errors ?? []);
-  for (const code of ea) if (!eb.has(code)) out.add(stability, 'tool-error-removed', `${at}/errors`, `no longer lists error \`${code}\``, code, undefined, `=${code}`);
-  for (const code of eb) if (!ea.has(code)) out.add(stability, 'tool-error-added', `${at}/errors`, `may now end with error \`${code}\``, undefined, code, `=${code}`);
+  for (const code of ea)
+    if (!eb.has(code))
+      out.add(
+        stability,
+        'tool-error-removed',
+        `${at}/errors`,
+        `no longer lists error \`${code}\``,
+        code,
+        undefined,
+        `=${code}`,
+      );
+  for (const code of eb)
+    if (!ea.has(code))
+      out.add(
+        stability,
+        'tool-error-added',
+        `${at}/errors`,
+        `may now end with error \`${code}\``,
+        undefined,
+        code,
+        `=${code}`,
+      );
   for (const key of keys(a, b)) {
     // `toolset`: a move is reported with the connector's toolsets (diff/toolsets.ts).
-    const handled = ['name', 'title', 'description', 'write', 'annotations', 'input', 'result', 'limits', 'dataLayer', 'errors', 'toolset'];
+    const handled = [
+      'name',
+      'title',
+      'description',
+      'write',
+      'annotations',
+      'input',
+      'result',
+      'limits',
+      'dataLayer',
+      'errors',
+      'toolset',
+    ];
     if (handled.includes(key) || DERIVED_TOOL_KEYS.has(key)) continue;
-    if (!same(a[key], b[key])) out.add(stability, 'changed', at, `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key], key);
+    if (!same(a[key], b[key]))
+      out.add(
+        stability,
+        'changed',
+        at,
+        `${key} of ${at}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`,
+        a[key],
+        b[key],
+        key,
+      );
   }
 }

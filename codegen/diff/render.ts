@@ -48,7 +48,9 @@ export function renderText(v: Verdict, labels: Labels, colour: boolean): string 
     for (const c of list) {
       const extra = notes(c);
       const ack = c.acknowledged !== undefined ? paint(DIM, ` — acknowledged: ${c.acknowledged}`) : '';
-      lines.push(`  ${paint(COLOURS[severity], c.where)}: ${c.message}${extra.length ? ` (${extra.join('; ')})` : ''}${ack}`);
+      lines.push(
+        `  ${paint(COLOURS[severity], c.where)}: ${c.message}${extra.length ? ` (${extra.join('; ')})` : ''}${ack}`,
+      );
       lines.push(`    ${paint(DIM, c.id)}`);
     }
   }
@@ -61,7 +63,8 @@ export function renderText(v: Verdict, labels: Labels, colour: boolean): string 
     lines.push(
       paint(
         COLOURS.breaking,
-        `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add ` + `each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`,
+        `${v.unacknowledged.length} breaking change(s) not acknowledged. If they are intended, add ` +
+          `each id with a reason to ${ACKNOWLEDGEMENTS_FILE} (docs/catalog-diff.md).`,
       ),
     );
   }
@@ -74,18 +77,38 @@ export function renderMarkdown(v: Verdict, labels: Labels): string {
   const n = counts(v);
   const lines = [`### Catalog diff: ${labels.base} → ${labels.head}`, ''];
   if (v.changes.length === 0) return `${lines.join('\n')}No changes to the tool surface.\n`;
-  lines.push(v.ok ? '✅ No unacknowledged breaking change.' : `❌ **${v.unacknowledged.length} breaking change(s) not acknowledged.**`, '');
-  lines.push('| Breaking | Acknowledged | Dangerous | Info |', '|---|---|---|---|', `| ${n.breaking} | ${n.acknowledged} | ${n.dangerous} | ${n.info} |`, '');
+  lines.push(
+    v.ok
+      ? '✅ No unacknowledged breaking change.'
+      : `❌ **${v.unacknowledged.length} breaking change(s) not acknowledged.**`,
+    '',
+  );
+  lines.push(
+    '| Breaking | Acknowledged | Dangerous | Info |',
+    '|---|---|---|---|',
+    `| ${n.breaking} | ${n.acknowledged} | ${n.dangerous} | ${n.info} |`,
+    '',
+  );
   for (const severity of SEVERITIES) {
     const list = v.changes.filter((c) => c.severity === severity);
     if (!list.length) continue;
     const body = ['| Where | Change | Note | Id |', '|---|---|---|---|'];
     for (const c of list) {
-      const note = [...notes(c), ...(c.acknowledged !== undefined ? [`acknowledged: ${c.acknowledged}`] : [])].join('; ');
+      const note = [...notes(c), ...(c.acknowledged !== undefined ? [`acknowledged: ${c.acknowledged}`] : [])].join(
+        '; ',
+      );
       body.push(`| \`${c.where}\` | ${cell(c.message)} | ${cell(note)} | \`${c.id}\` |`);
     }
     // Information is folded away; breaking and dangerous changes are open.
-    if (severity === 'info') lines.push(`<details><summary>${HEADINGS[severity]} (${list.length})</summary>`, '', ...body, '', '</details>', '');
+    if (severity === 'info')
+      lines.push(
+        `<details><summary>${HEADINGS[severity]} (${list.length})</summary>`,
+        '',
+        ...body,
+        '',
+        '</details>',
+        '',
+      );
     else lines.push(`#### ${HEADINGS[severity]} (${list.length})`, '', ...body, '');
   }
   if (!v.ok) lines.push(`To accept a breaking change, add its id with a reason to \`${ACKNOWLEDGEMENTS_FILE}\`.`, '');
@@ -93,6 +116,13 @@ export function renderMarkdown(v: Verdict, labels: Labels): string {
 }
 
 export function renderJson(v: Verdict, labels: Labels): string {
-  const report = { base: labels.base, head: labels.head, ok: v.ok, summary: counts(v), changes: v.changes, unusedAcknowledgements: v.unused };
+  const report = {
+    base: labels.base,
+    head: labels.head,
+    ok: v.ok,
+    summary: counts(v),
+    changes: v.changes,
+    unusedAcknowledgements: v.unused,
+  };
   return `${JSON.stringify(report, null, 2)}\n`;
 }

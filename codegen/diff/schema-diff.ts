@@ -9,7 +9,14 @@ export type Side = 'input' | 'output';
 type Schema = Record<string, unknown>;
 
 /** Reports one change: class, path inside the tool (`input.limit`), words, values before and after. */
-export type Report = (code: ChangeCode, path: string, message: string, before?: unknown, after?: unknown, key?: string) => void;
+export type Report = (
+  code: ChangeCode,
+  path: string,
+  message: string,
+  before?: unknown,
+  after?: unknown,
+  key?: string,
+) => void;
 
 const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
 const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
@@ -69,15 +76,32 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
   if (!isSchema(a) || !isSchema(b)) {
     // A published result schema appears or disappears (or a boolean schema changes).
     if (side === 'output' && a == null) report('output-field-added', path, `${path} now has a published schema`, a, b);
-    else if (side === 'output' && b == null) report('output-field-removed', path, `${path} no longer has a published schema`, a, b);
+    else if (side === 'output' && b == null)
+      report('output-field-removed', path, `${path} no longer has a published schema`, a, b);
     else report('schema-changed', path, `${path} changed`, a, b);
     return;
   }
 
   for (const key of ['title', 'description'] as const) {
-    if (!same(a[key], b[key])) report(key === 'title' ? 'title-changed' : 'description-changed', path, `${key} of ${path} changed`, a[key], b[key], key);
+    if (!same(a[key], b[key]))
+      report(
+        key === 'title' ? 'title-changed' : 'description-changed',
+        path,
+        `${key} of ${path} changed`,
+        a[key],
+        b[key],
+        key,
+      );
   }
-  if (!same(a.default, b.default)) report('default-changed', path, `default of ${path}: ${json(a.default) ?? 'none'} → ${json(b.default) ?? 'none'}`, a.default, b.default, 'default');
+  if (!same(a.default, b.default))
+    report(
+      'default-changed',
+      path,
+      `default of ${path}: ${json(a.default) ?? 'none'} → ${json(b.default) ?? 'none'}`,
+      a.default,
+      b.default,
+      'default',
+    );
 
   // Types (absent = any type).
   const ta = typesOf(a);
@@ -85,9 +109,12 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
   if (!same(ta && [...ta].sort(), tb && [...tb].sort())) {
     const removed = ta ? [...ta].filter((t) => !tb || !covered(t, tb)) : tb ? ['any other type'] : [];
     const added = tb ? [...tb].filter((t) => !ta || !covered(t, ta)) : ta ? ['any type'] : [];
-    if (removed.length) report(narrowed(side, 'type'), path, `${path} no longer accepts ${removed.join(', ')}`, a.type, b.type, 'type');
-    if (added.length) report(widened(side, 'type'), path, `${path} now accepts ${added.join(', ')}`, a.type, b.type, 'type');
-    if (!removed.length && !added.length) report('schema-changed', path, `${path} spells its type differently`, a.type, b.type, 'type');
+    if (removed.length)
+      report(narrowed(side, 'type'), path, `${path} no longer accepts ${removed.join(', ')}`, a.type, b.type, 'type');
+    if (added.length)
+      report(widened(side, 'type'), path, `${path} now accepts ${added.join(', ')}`, a.type, b.type, 'type');
+    if (!removed.length && !added.length)
+      report('schema-changed', path, `${path} spells its type differently`, a.type, b.type, 'type');
   }
 
   // Enumerations (const is a one-value enum).
@@ -97,10 +124,30 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
     if (va && vb) {
       const inB = new Set(vb.map(json));
       const inA = new Set(va.map(json));
-      for (const v of va) if (!inB.has(json(v))) report(narrowed(side, 'enum'), path, `${path} no longer takes ${json(v)}`, v, undefined, `=${json(v)}`);
-      for (const v of vb) if (!inA.has(json(v))) report(widened(side, 'enum'), path, `${path} now takes ${json(v)}`, undefined, v, `=${json(v)}`);
-    } else if (vb) report(narrowed(side, 'constraint'), path, `${path} is now limited to ${vb.map(json).join(', ')}`, undefined, vb, 'enum');
-    else report(widened(side, 'constraint'), path, `${path} is no longer limited to ${va!.map(json).join(', ')}`, va, undefined, 'enum');
+      for (const v of va)
+        if (!inB.has(json(v)))
+          report(narrowed(side, 'enum'), path, `${path} no longer takes ${json(v)}`, v, undefined, `=${json(v)}`);
+      for (const v of vb)
+        if (!inA.has(json(v)))
+          report(widened(side, 'enum'), path, `${path} now takes ${json(v)}`, undefined, v, `=${json(v)}`);
+    } else if (vb)
+      report(
+        narrowed(side, 'constraint'),
+        path,
+        `${path} is now limited to ${vb.map(json).join(', ')}`,
+        undefined,
+        vb,
+        'enum',
+      );
+    else
+      report(
+        widened(side, 'constraint'),
+        path,
+        `${path} is no longer limited to ${va!.map(json).join(', ')}`,
+        va,
+        undefined,
+        'enum',
+      );
   }
 
   // Bounds.
@@ -119,7 +166,14 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
   for (const key of ['pattern', 'format', 'uniqueItems'] as const) {
     if (same(a[key], b[key])) continue;
     const removed = b[key] === undefined || b[key] === false;
-    report(removed ? widened(side, 'constraint') : narrowed(side, 'constraint'), path, `${key} of ${path}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`, a[key], b[key], key);
+    report(
+      removed ? widened(side, 'constraint') : narrowed(side, 'constraint'),
+      path,
+      `${key} of ${path}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`,
+      a[key],
+      b[key],
+      key,
+    );
   }
 
   diffProperties(a, b, side, path, report);
@@ -142,8 +196,16 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
   // Items.
   if (!same(a.items, b.items)) {
     if (isSchema(a.items) && isSchema(b.items)) diffSchema(a.items, b.items, side, `${path}[]`, report);
-    else if (a.items === undefined) report(narrowed(side, 'constraint'), `${path}[]`, `items of ${path} are now constrained`, undefined, b.items);
-    else report(widened(side, 'constraint'), `${path}[]`, `items of ${path} are no longer constrained`, a.items, undefined);
+    else if (a.items === undefined)
+      report(narrowed(side, 'constraint'), `${path}[]`, `items of ${path} are now constrained`, undefined, b.items);
+    else
+      report(
+        widened(side, 'constraint'),
+        `${path}[]`,
+        `items of ${path} are no longer constrained`,
+        a.items,
+        undefined,
+      );
   }
 
   // Alternatives, by position.
@@ -152,8 +214,22 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
     const xb = Array.isArray(b[key]) ? (b[key] as unknown[]) : [];
     if (same(xa, xb)) continue;
     for (let i = 0; i < Math.min(xa.length, xb.length); i++) diffSchema(xa[i], xb[i], side, `${path}|${i}`, report);
-    for (let i = xb.length; i < xa.length; i++) report(xb.length === 0 ? widened(side, 'constraint') : narrowed(side, 'type'), `${path}|${i}`, `${path} lost alternative ${i}`, xa[i], undefined);
-    for (let i = xa.length; i < xb.length; i++) report(xa.length === 0 ? narrowed(side, 'constraint') : widened(side, 'type'), `${path}|${i}`, `${path} gained alternative ${i}`, undefined, xb[i]);
+    for (let i = xb.length; i < xa.length; i++)
+      report(
+        xb.length === 0 ? widened(side, 'constraint') : narrowed(side, 'type'),
+        `${path}|${i}`,
+        `${path} lost alternative ${i}`,
+        xa[i],
+        undefined,
+      );
+    for (let i = xa.length; i < xb.length; i++)
+      report(
+        xa.length === 0 ? narrowed(side, 'constraint') : widened(side, 'type'),
+        `${path}|${i}`,
+        `${path} gained alternative ${i}`,
+        undefined,
+        xb[i],
+      );
   }
 
   // Anything outside the subset: reported, not ranked.
@@ -173,14 +249,30 @@ function diffProperties(a: Schema, b: Schema, side: Side, path: string, report: 
   for (const name of Object.keys(pa)) {
     const at = child(path, name);
     if (!(name in pb)) {
-      if (side === 'input') report('argument-removed', at, `${isRoot ? 'argument' : 'field'} ${at} removed`, pa[name], undefined);
+      if (side === 'input')
+        report('argument-removed', at, `${isRoot ? 'argument' : 'field'} ${at} removed`, pa[name], undefined);
       else report('output-field-removed', at, `output field ${at} removed`, pa[name], undefined);
       continue;
     }
     if (ra.has(name) !== rb.has(name)) {
       if (side === 'input')
-        report(rb.has(name) ? 'argument-required' : 'argument-relaxed', at, `${at} is ${rb.has(name) ? 'now required' : 'no longer required'}`, ra.has(name), rb.has(name), 'required');
-      else report(rb.has(name) ? 'output-field-added' : 'output-narrowed', at, `${at} is ${rb.has(name) ? 'now always present' : 'no longer always present'}`, ra.has(name), rb.has(name), 'required');
+        report(
+          rb.has(name) ? 'argument-required' : 'argument-relaxed',
+          at,
+          `${at} is ${rb.has(name) ? 'now required' : 'no longer required'}`,
+          ra.has(name),
+          rb.has(name),
+          'required',
+        );
+      else
+        report(
+          rb.has(name) ? 'output-field-added' : 'output-narrowed',
+          at,
+          `${at} is ${rb.has(name) ? 'now always present' : 'no longer always present'}`,
+          ra.has(name),
+          rb.has(name),
+          'required',
+        );
     }
     diffSchema(pa[name], pb[name], side, at, report);
   }
@@ -188,7 +280,8 @@ function diffProperties(a: Schema, b: Schema, side: Side, path: string, report: 
     if (name in pa) continue;
     const at = child(path, name);
     if (side === 'output') report('output-field-added', at, `output field ${at} added`, undefined, pb[name]);
-    else if (rb.has(name)) report('argument-required', at, `new required ${isRoot ? 'argument' : 'field'} ${at}`, undefined, pb[name]);
+    else if (rb.has(name))
+      report('argument-required', at, `new required ${isRoot ? 'argument' : 'field'} ${at}`, undefined, pb[name]);
     else report('argument-added', at, `optional ${isRoot ? 'argument' : 'field'} ${at} added`, undefined, pb[name]);
   }
   for (const name of new Set([...ra, ...rb])) {

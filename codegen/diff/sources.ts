@@ -21,7 +21,12 @@ export interface Loaded {
 
 function git(root: string, args: readonly string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
   } catch {
     return undefined;
   }
@@ -51,13 +56,15 @@ export function parseCatalog(text: string, origin: string): Catalog {
     throw new SourceError(`${origin} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   const c = data as Partial<Catalog> | null;
-  if (!c || typeof c !== 'object' || typeof c.platform !== 'object' || !Array.isArray(c.connectors)) throw new SourceError(`${origin} is not a tool catalog (no platform and connectors)`);
+  if (!c || typeof c !== 'object' || typeof c.platform !== 'object' || !Array.isArray(c.connectors))
+    throw new SourceError(`${origin} is not a tool catalog (no platform and connectors)`);
   return c as Catalog;
 }
 
 /** A catalog file, or a git ref's committed catalog. */
 export function loadArgument(root: string, arg: string): Loaded {
-  if (existsSync(arg) && statSync(arg).isFile()) return { catalog: parseCatalog(readFileSync(arg, 'utf8'), arg), label: arg };
+  if (existsSync(arg) && statSync(arg).isFile())
+    return { catalog: parseCatalog(readFileSync(arg, 'utf8'), arg), label: arg };
   const commit = commitOf(root, arg);
   if (!commit) throw new SourceError(`\`${arg}\` is neither a catalog file nor a git ref`);
   const text = git(root, ['show', `${commit}:${CATALOG_PATH}`]);
@@ -71,7 +78,10 @@ export async function loadWorkingTree(root: string): Promise<Loaded> {
   const text = files?.get('catalog.json');
   if (!text) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
-    throw new SourceError(`the working tree's specs do not generate (${errors.length} ` + `error(s)):\n${errors.map(formatDiagnostic).join('\n')}`);
+    throw new SourceError(
+      `the working tree's specs do not generate (${errors.length} ` +
+        `error(s)):\n${errors.map(formatDiagnostic).join('\n')}`,
+    );
   }
   return { catalog: parseCatalog(text, 'working tree'), label: 'working tree' };
 }

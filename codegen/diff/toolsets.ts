@@ -4,7 +4,14 @@
 import type { ChangeCode } from './changes.ts';
 import type { CatalogConnector } from './classify.ts';
 
-type Report = (code: ChangeCode, where: string, message: string, before?: unknown, after?: unknown, key?: string) => void;
+type Report = (
+  code: ChangeCode,
+  where: string,
+  message: string,
+  before?: unknown,
+  after?: unknown,
+  key?: string,
+) => void;
 
 interface ToolsetEntry {
   readonly id: string;
@@ -13,7 +20,11 @@ interface ToolsetEntry {
 }
 
 function toolsetsOf(c: CatalogConnector): ToolsetEntry[] {
-  return Array.isArray(c.toolsets) ? (c.toolsets as unknown[]).filter((s): s is ToolsetEntry => typeof s === 'object' && s !== null && typeof (s as ToolsetEntry).id === 'string') : [];
+  return Array.isArray(c.toolsets)
+    ? (c.toolsets as unknown[]).filter(
+        (s): s is ToolsetEntry => typeof s === 'object' && s !== null && typeof (s as ToolsetEntry).id === 'string',
+      )
+    : [];
 }
 
 export function diffToolsets(a: CatalogConnector, b: CatalogConnector, report: Report): void {
@@ -23,14 +34,29 @@ export function diffToolsets(a: CatalogConnector, b: CatalogConnector, report: R
   for (const [id, s] of before) {
     const now = after.get(id);
     if (!now) {
-      report('toolset-removed', `${at}/toolsets.${id}`, `toolset \`${id}\` removed: a client that selects it is refused`, s, undefined);
+      report(
+        'toolset-removed',
+        `${at}/toolsets.${id}`,
+        `toolset \`${id}\` removed: a client that selects it is refused`,
+        s,
+        undefined,
+      );
       continue;
     }
     for (const field of ['title', 'description'] as const) {
-      if (JSON.stringify(s[field]) !== JSON.stringify(now[field])) report('toolset-changed', `${at}/toolsets.${id}`, `${field} of toolset \`${id}\` changed`, s[field], now[field], field);
+      if (JSON.stringify(s[field]) !== JSON.stringify(now[field]))
+        report(
+          'toolset-changed',
+          `${at}/toolsets.${id}`,
+          `${field} of toolset \`${id}\` changed`,
+          s[field],
+          now[field],
+          field,
+        );
     }
   }
-  for (const [id, s] of after) if (!before.has(id)) report('toolset-added', `${at}/toolsets.${id}`, `toolset \`${id}\` added`, undefined, s);
+  for (const [id, s] of after)
+    if (!before.has(id)) report('toolset-added', `${at}/toolsets.${id}`, `toolset \`${id}\` added`, undefined, s);
   // A tool whose toolset was not published before (a catalog without toolsets) has not moved.
   const toolsetA = new Map(a.tools.map((t) => [t.name, t.toolset]));
   for (const t of b.tools) {
@@ -39,7 +65,8 @@ export function diffToolsets(a: CatalogConnector, b: CatalogConnector, report: R
       report(
         'tool-toolset-changed',
         `${at}/${t.name}`,
-        `tool ${t.name} moved from toolset \`${was}\` to \`${String(t.toolset ?? 'none')}\`: a client that ` + `selected \`${was}\` loses it`,
+        `tool ${t.name} moved from toolset \`${was}\` to \`${String(t.toolset ?? 'none')}\`: a client that ` +
+          `selected \`${was}\` loses it`,
         was,
         t.toolset,
       );

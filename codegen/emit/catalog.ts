@@ -18,7 +18,10 @@ const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1
 
 /** The MCP revisions every endpoint speaks (test/catalog.test.ts checks them against the runtime's). */
 export const MCP_REVISIONS: readonly { readonly version: string; readonly how: string }[] = [
-  { version: '2026-07-28', how: 'stateless (server/discover, per-request _meta, Mcp-Method/Mcp-Name headers, cache hints)' },
+  {
+    version: '2026-07-28',
+    how: 'stateless (server/discover, per-request _meta, Mcp-Method/Mcp-Name headers, cache hints)',
+  },
   { version: '2025-11-25', how: 'initialize handshake' },
   { version: '2025-06-18', how: 'initialize handshake' },
   { version: '2025-03-26', how: 'initialize handshake' },
@@ -27,9 +30,12 @@ export const MCP_REVISIONS: readonly { readonly version: string; readonly how: s
 export function typeLabel(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.anyOf ?? schema.oneOf)) return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' | ');
+  if (Array.isArray(schema.anyOf ?? schema.oneOf))
+    return ((schema.anyOf ?? schema.oneOf) as JsonSchema[]).map(typeLabel).join(' | ');
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [String(schema.type)] : ['any'];
-  return types.map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t)).join(' | ');
+  return types
+    .map((t) => (t === 'array' ? `${isObject(schema.items) ? typeLabel(schema.items) : 'any'}[]` : t))
+    .join(' | ');
 }
 
 export function constraintsOf(schema: JsonSchema): string {
@@ -44,12 +50,15 @@ export function constraintsOf(schema: JsonSchema): string {
   range(schema.minItems, schema.maxItems, 'items ');
   if (typeof schema.format === 'string') parts.push(`format ${schema.format}`);
   if (typeof schema.pattern === 'string') parts.push(`pattern \`${schema.pattern}\``);
-  if (schema.additionalProperties === false && isObject(schema.properties)) parts.push(`keys: ${Object.keys(schema.properties).join(', ')}`);
+  if (schema.additionalProperties === false && isObject(schema.properties))
+    parts.push(`keys: ${Object.keys(schema.properties).join(', ')}`);
   return parts.join('; ');
 }
 
 export function argumentsOf(tool: ToolIR): ArgumentSummary[] {
-  const props = isObject(tool.inputSchema.properties) ? (tool.inputSchema.properties as Record<string, JsonSchema>) : {};
+  const props = isObject(tool.inputSchema.properties)
+    ? (tool.inputSchema.properties as Record<string, JsonSchema>)
+    : {};
   const required = Array.isArray(tool.inputSchema.required) ? (tool.inputSchema.required as string[]) : [];
   return Object.entries(props)
     .map(([name, schema]) => ({
@@ -67,12 +76,25 @@ function errorsJson(errors: readonly ErrorIR[]): Record<string, unknown> {
   return Object.fromEntries(
     [...errors]
       .sort((a, b) => (a.code < b.code ? -1 : 1))
-      .map((e) => [e.code, { text: e.text, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}), ...(e.when ? { when: e.when } : {}) }]),
+      .map((e) => [
+        e.code,
+        {
+          text: e.text,
+          ...(e.name ? { name: e.name } : {}),
+          reconnect: e.reconnect,
+          ...(e.upstream.length ? { upstream: e.upstream } : {}),
+          ...(e.when ? { when: e.when } : {}),
+        },
+      ]),
   );
 }
 
 function protocolErrorsJson(errors: readonly ProtocolErrorIR[]): Record<string, unknown> {
-  return Object.fromEntries([...errors].sort((a, b) => (a.code < b.code ? -1 : 1)).map((e) => [e.code, { text: e.text, ...(e.when ? { when: e.when } : {}) }]));
+  return Object.fromEntries(
+    [...errors]
+      .sort((a, b) => (a.code < b.code ? -1 : 1))
+      .map((e) => [e.code, { text: e.text, ...(e.when ? { when: e.when } : {}) }]),
+  );
 }
 
 function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unknown> {
@@ -97,7 +119,12 @@ function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unkn
 
 /** A connector's toolsets in spec order, each with its number of tools (each tool names its `toolset`). */
 function toolsetsJson(c: ConnectorIR): Record<string, unknown>[] {
-  return c.toolsets.map((s) => ({ id: s.id, title: s.title, description: s.description, toolCount: c.tools.filter((t) => t.toolset === s.id).length }));
+  return c.toolsets.map((s) => ({
+    id: s.id,
+    title: s.title,
+    description: s.description,
+    toolCount: c.tools.filter((t) => t.toolset === s.id).length,
+  }));
 }
 
 /**
@@ -118,7 +145,8 @@ export function servedTools(c: ConnectorIR, platform: PlatformIR): ToolIR[] {
  * endpoint with that id serves them: reviewers read the names clients call. (Tool names are
  * [A-Za-z0-9_-], so rendering the JSON text is the same as rendering every string in it.)
  */
-const renderedWithDefaultId = <T>(entry: T, id: string): T => JSON.parse(renderToolMarkers(JSON.stringify(entry), id)) as T;
+const renderedWithDefaultId = <T>(entry: T, id: string): T =>
+  JSON.parse(renderToolMarkers(JSON.stringify(entry), id)) as T;
 
 export function emitCatalogJson(ir: SpecIR): string {
   const connectors = ir.connectors.map((c) =>
@@ -175,7 +203,9 @@ function resultText(tool: ToolIR): string {
   const out = tool.outputSchema;
   if (!out) return 'not specified';
   const variants = Array.isArray(out.anyOf) ? (out.anyOf as JsonSchema[]) : [out];
-  return variants.map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``)).join(' or ');
+  return variants
+    .map((v) => (isObject(v.properties) ? `\`{ ${Object.keys(v.properties).join(', ')} }\`` : `\`${typeLabel(v)}\``))
+    .join(' or ');
 }
 
 /** `name value (kind)` for every limit, sorted by name. */
@@ -188,18 +218,32 @@ function limitsText(limits: Readonly<Record<string, number>>, kinds: Readonly<Re
 
 function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<string, string>>): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
-  const lines = [`### \`${served}\` — ${tool.title}`, '', ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()), ''];
-  lines.push(`${tool.toolset ? `Toolset: \`${tool.toolset}\` · ` : ''}${tool.write ? '**Write (confirm-gated).** ' : ''}` + `Annotations: ${annotationText(tool)}`, '');
+  const lines = [
+    `### \`${served}\` — ${tool.title}`,
+    '',
+    ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()),
+    '',
+  ];
+  lines.push(
+    `${tool.toolset ? `Toolset: \`${tool.toolset}\` · ` : ''}${tool.write ? '**Write (confirm-gated).** ' : ''}` +
+      `Annotations: ${annotationText(tool)}`,
+    '',
+  );
   const args = argumentsOf(tool);
   if (args.length === 0) lines.push('Arguments: none', '');
   else {
     lines.push('| Argument | Type | Required | Default | Limits | Description |', '|---|---|---|---|---|---|');
-    for (const a of args) lines.push(`| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ` + `${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`);
+    for (const a of args)
+      lines.push(
+        `| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ` +
+          `${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`,
+      );
     lines.push('');
   }
   lines.push(`Result: ${resultText(tool)}`, '');
   if (Object.keys(tool.limits).length) lines.push(`Limits: ${limitsText(tool.limits, kinds)}`, '');
-  if (tool.dataLayer) lines.push("Data layer: reads and records the tenant's opt-in first-seen records (`ctx.dataLayer`)", '');
+  if (tool.dataLayer)
+    lines.push("Data layer: reads and records the tenant's opt-in first-seen records (`ctx.dataLayer`)", '');
   lines.push(
     `Errors: ${
       [...tool.errors]
@@ -218,7 +262,9 @@ function toolsetsMarkdown(c: ConnectorIR): string[] {
   const lines = ['Toolsets:', '', '| Toolset | Title | Description | Tools |', '|---|---|---|---|'];
   for (const s of c.toolsets) {
     const tools = c.tools.filter((t) => t.toolset === s.id).map((t) => `\`${c.id}__${t.name}\``);
-    lines.push(`| \`${s.id}\` | ${cell(s.title)} | ${cell(s.description)} | ${tools.length}: ${tools.sort().join(', ')} |`);
+    lines.push(
+      `| \`${s.id}\` | ${cell(s.title)} | ${cell(s.description)} | ${tools.length}: ${tools.sort().join(', ')} |`,
+    );
   }
   return [...lines, ''];
 }
@@ -227,7 +273,11 @@ function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[
   const lines = ['| Code | Text | When |', '|---|---|---|'];
   for (const e of [...errors].sort((a, b) => (a.code < b.code ? -1 : 1))) {
     const answers = 'upstream' in e && e.upstream.length ? ` (answers upstream ${e.upstream.join(', ')})` : '';
-    lines.push(`| \`${e.code}\`` + `${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''}${answers} | ` + `${cell(e.text)} | ${cell(e.when ?? '')} |`);
+    lines.push(
+      `| \`${e.code}\`` +
+        `${'reconnect' in e && e.reconnect ? ' (reconnect)' : ''}${answers} | ` +
+        `${cell(e.text)} | ${cell(e.when ?? '')} |`,
+    );
   }
   return [...lines, ''];
 }
@@ -235,15 +285,27 @@ function errorsMarkdown(errors: readonly (ErrorIR | ProtocolErrorIR)[]): string[
 export function emitCatalogMarkdown(ir: SpecIR): string {
   const total = ir.connectors.reduce((n, c) => n + c.tools.length, 0);
   const entries = ir.connectors.reduce((n, c) => n + servedTools(c, ir.platform).length, 0);
-  const lines = [headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'md'), '', '# Tool catalog', ''];
-  lines.push(`${ir.connectors.length} connectors, ${total} tools, ${entries} catalog ` + 'entries (system tools counted on every endpoint that lists them).', '');
+  const lines = [
+    headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'md'),
+    '',
+    '# Tool catalog',
+    '',
+  ];
+  lines.push(
+    `${ir.connectors.length} connectors, ${total} tools, ${entries} catalog ` +
+      'entries (system tools counted on every endpoint that lists them).',
+    '',
+  );
   lines.push(
     `Every endpoint (\`POST /<id>/mcp\`, \`/<id>-<n>/mcp\`) speaks MCP ` +
       `${MCP_REVISIONS.map((r) => `\`${r.version}\``).join(', ')}: ` +
       `${MCP_REVISIONS.map((r) => `${r.version} ${r.how}`).join('; ')}.`,
     '',
   );
-  lines.push('| Connector | Default id | Stability | Credential | Tools | Toolsets | Upstream timeout | Throttle retry |', '|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '| Connector | Default id | Stability | Credential | Tools | Toolsets | Upstream timeout | Throttle retry |',
+    '|---|---|---|---|---|---|---|---|',
+  );
   for (const c of ir.connectors) {
     lines.push(
       `| [${c.title}](#${c.key}) | \`${c.id}\` | ${c.stability} | ${c.credential} | ${c.tools.length}` +
@@ -254,12 +316,21 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
     );
   }
   lines.push('', '## Platform', '');
-  if (ir.platform.checkOrder.length) lines.push(`Check order of a tools/call: ${ir.platform.checkOrder.join(' → ')}`, '');
-  if (Object.keys(ir.platform.limits).length) lines.push(`Limits: ${limitsText(ir.platform.limits, ir.platform.limitKinds)}`, '');
+  if (ir.platform.checkOrder.length)
+    lines.push(`Check order of a tools/call: ${ir.platform.checkOrder.join(' → ')}`, '');
+  if (Object.keys(ir.platform.limits).length)
+    lines.push(`Limits: ${limitsText(ir.platform.limits, ir.platform.limitKinds)}`, '');
   lines.push('Texts shared by every connector:', '', ...errorsMarkdown(ir.platform.errors));
-  if (ir.platform.protocolErrors.length) lines.push('Protocol errors (refusals before any tool runs: HTTP checks, the JSON-RPC envelope):', '', ...errorsMarkdown(ir.platform.protocolErrors));
-  for (const [k, v] of Object.entries(ir.platform.instructions).sort()) lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
-  for (const tool of [...ir.platform.systemTools].sort(byName)) lines.push(...toolMarkdown(tool, '', ir.platform.limitKinds));
+  if (ir.platform.protocolErrors.length)
+    lines.push(
+      'Protocol errors (refusals before any tool runs: HTTP checks, the JSON-RPC envelope):',
+      '',
+      ...errorsMarkdown(ir.platform.protocolErrors),
+    );
+  for (const [k, v] of Object.entries(ir.platform.instructions).sort())
+    lines.push(`Instructions \`${k}\`: ${cell(v)}`, '');
+  for (const tool of [...ir.platform.systemTools].sort(byName))
+    lines.push(...toolMarkdown(tool, '', ir.platform.limitKinds));
   for (const c of ir.connectors) {
     const start = lines.length;
     lines.push(`<a id="${c.key}"></a>`, '', `## ${c.title} (\`${c.id}\`)`, '');
@@ -270,12 +341,25 @@ export function emitCatalogMarkdown(ir: SpecIR): string {
         `bytes${c.structuredContent ? ' · structuredContent with published output schemas' : ''}`,
       '',
     );
-    lines.push('Instructions (initialize, for a subscribed account):', '', ...c.description.split('\n').map((l) => `> ${l}`.trimEnd()), '');
+    lines.push(
+      'Instructions (initialize, for a subscribed account):',
+      '',
+      ...c.description.split('\n').map((l) => `> ${l}`.trimEnd()),
+      '',
+    );
     if (Object.keys(c.limits).length) lines.push(`Limits: ${limitsText(c.limits, c.limitKinds)}`, '');
     lines.push('Error texts:', '', ...errorsMarkdown(c.errors));
     lines.push(...toolsetsMarkdown(c));
     const texts = Object.entries(c.texts).sort(([a], [b]) => (a < b ? -1 : 1));
-    if (texts.length) lines.push('Other texts:', '', '| Name | Text |', '|---|---|', ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`), '');
+    if (texts.length)
+      lines.push(
+        'Other texts:',
+        '',
+        '| Name | Text |',
+        '|---|---|',
+        ...texts.map(([k, v]) => `| \`${k}\` | ${cell(v)} |`),
+        '',
+      );
     for (const tool of servedTools(c, ir.platform)) lines.push(...toolMarkdown(tool, c.id, c.limitKinds));
     // Tool references read as the default endpoint serves them (`cases__describe_type`).
     for (let i = start; i < lines.length; i++) lines[i] = renderToolMarkers(lines[i]!, c.id);

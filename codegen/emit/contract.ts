@@ -23,9 +23,24 @@ export function emitContract(c: ConnectorIR): string {
   const p = c.typePrefix;
   const file = newSourceFile(`/contract-${c.key}.ts`);
   file.addImportDeclarations([
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '#runtime/handler-api/tool-context.ts', namedImports: ['ToolContext'] },
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: '../platform/descriptor.ts', namedImports: ['PlatformErrorParams'] },
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './descriptor.ts', namedImports: [`${p}ErrorParams`] },
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: '#runtime/handler-api/tool-context.ts',
+      namedImports: ['ToolContext'],
+    },
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: '../platform/descriptor.ts',
+      namedImports: ['PlatformErrorParams'],
+    },
+    {
+      kind: StructureKind.ImportDeclaration,
+      isTypeOnly: true,
+      moduleSpecifier: './descriptor.ts',
+      namedImports: [`${p}ErrorParams`],
+    },
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
@@ -36,14 +51,21 @@ export function emitContract(c: ConnectorIR): string {
   file.addTypeAlias({
     name: `${p}TextParams`,
     isExported: true,
-    docs: [`Parameters of every text the ${c.title} tools can end with: the connector's own ` + `codes, then the platform's. \`{upstream}\` is filled in by the runtime.`],
+    docs: [
+      `Parameters of every text the ${c.title} tools can end with: the connector's own ` +
+        `codes, then the platform's. \`{upstream}\` is filled in by the runtime.`,
+    ],
     type: `${p}ErrorParams & Omit<PlatformErrorParams, keyof ${p}ErrorParams>`,
   });
   file.addStatements(
     errorParamsType(
       `${p}ResultTexts`,
       Object.entries(c.texts).map(([code, text]) => ({ code, params: placeholders(text) })),
-    ).replace('export interface', `/** The connector's other texts (\`connector.texts\`), by name, with their ` + `parameters: \`ctx.text(name, params)\`. */\nexport interface`),
+    ).replace(
+      'export interface',
+      `/** The connector's other texts (\`connector.texts\`), by name, with their ` +
+        `parameters: \`ctx.text(name, params)\`. */\nexport interface`,
+    ),
   );
   file.addTypeAlias({
     name: `${p}Limits`,
@@ -54,7 +76,10 @@ export function emitContract(c: ConnectorIR): string {
   file.addInterface({
     name: `${p}Tools`,
     isExported: true,
-    docs: ['Arguments (after validation and defaults), result, error codes (the ' + `tool's \`errors:\`) and limits of every ${c.title} tool.`],
+    docs: [
+      'Arguments (after validation and defaults), result, error codes (the ' +
+        `tool's \`errors:\`) and limits of every ${c.title} tool.`,
+    ],
     properties: c.tools.map((t) => ({
       name: t.name,
       isReadonly: true,
@@ -68,7 +93,10 @@ export function emitContract(c: ConnectorIR): string {
     name: `${p}Context`,
     isExported: true,
     typeParameters: [{ name: 'K', constraint: `${p}ToolName` }],
-    docs: ['What the handler of tool K may touch: `fail`/`refuseArguments` take only ' + 'the codes its spec lists, `limits` only the names it declares.'],
+    docs: [
+      'What the handler of tool K may touch: `fail`/`refuseArguments` take only ' +
+        'the codes its spec lists, `limits` only the names it declares.',
+    ],
     type: `ToolContext<Pick<${p}TextParams, ${p}Tools[K]['errors']>, ${p}Tools[K]['limits'], ${p}ResultTexts>`,
   });
   file.addTypeAlias({
@@ -78,7 +106,10 @@ export function emitContract(c: ConnectorIR): string {
       { name: 'Codes', constraint: `keyof ${p}TextParams` },
       { name: 'Limits', constraint: 'object', default: '{}' },
     ],
-    docs: ['The context a helper shared by several tools asks for: the codes it may end a call with ' + 'and the limits it reads. Only tools whose spec lists those codes can call it.'],
+    docs: [
+      'The context a helper shared by several tools asks for: the codes it may end a call with ' +
+        'and the limits it reads. Only tools whose spec lists those codes can call it.',
+    ],
     type: `ToolContext<Pick<${p}TextParams, Codes>, Limits, ${p}ResultTexts>`,
   });
   file.addTypeAlias({

@@ -21,7 +21,16 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
 
 export function errorTable(errors: readonly ErrorIR[]): Record<string, unknown> {
   return Object.fromEntries(
-    errors.map((e) => [e.code, { text: e.text, params: e.params, ...(e.name ? { name: e.name } : {}), reconnect: e.reconnect, ...(e.upstream.length ? { upstream: e.upstream } : {}) }]),
+    errors.map((e) => [
+      e.code,
+      {
+        text: e.text,
+        params: e.params,
+        ...(e.name ? { name: e.name } : {}),
+        reconnect: e.reconnect,
+        ...(e.upstream.length ? { upstream: e.upstream } : {}),
+      },
+    ]),
   );
 }
 
@@ -37,7 +46,9 @@ export function errorParamsType(name: string, errors: readonly Pick<ErrorIR, 'co
   const rows = errors.map((e) => {
     const params = e.params.filter((p) => !RUNTIME_PARAMS.has(p));
     // No parameters: `Record<string, never>`, so a stray parameter is refused too (`{}` would take any).
-    return params.length === 0 ? `  ${e.code}: Record<string, never>;` : `  ${e.code}: {${params.map((p) => ` ${p}: string | number;`).join('')} };`;
+    return params.length === 0
+      ? `  ${e.code}: Record<string, never>;`
+      : `  ${e.code}: {${params.map((p) => ` ${p}: string | number;`).join('')} };`;
   });
   return `export interface ${name} {\n${rows.join('\n')}\n}`;
 }
@@ -96,7 +107,8 @@ export function emitPlatform(platform: PlatformIR): string {
     '',
     errorParamsType('PlatformErrorParams', platform.errors),
     '',
-    'export type PlatformProtocolErrorCode = ' + `${platform.protocolErrors.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
+    'export type PlatformProtocolErrorCode = ' +
+      `${platform.protocolErrors.map((e) => `'${e.code}'`).join(' | ') || 'never'};`,
     '',
     errorParamsType('PlatformProtocolErrorParams', platform.protocolErrors),
     '',
@@ -116,7 +128,8 @@ export function emitPlatform(platform: PlatformIR): string {
       .join('\n')}\n}`,
     '',
     '/** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */',
-    'export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, ' + 'PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;',
+    'export type PlatformSpec = PlatformDescriptor<PlatformErrorCode, ' +
+      'PlatformProtocolErrorCode, PlatformPortalText, PlatformLimits, PlatformInstruction>;',
     '',
     `export const platformDescriptor: PlatformSpec = ${literal(body)};`,
   ].join('\n');

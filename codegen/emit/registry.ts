@@ -21,7 +21,8 @@ export function emitHandlerMap(c: ConnectorIR): string {
     `import type { ${c.typePrefix}Handlers } from './contract.ts';`,
     ...imports,
     '',
-    `/** Every ${c.title} tool's handler ` + `(\`handlers/${c.key}/<tool>.ts\`); a missing, extra or mistyped one is a type error. */`,
+    `/** Every ${c.title} tool's handler ` +
+      `(\`handlers/${c.key}/<tool>.ts\`); a missing, extra or mistyped one is a type error. */`,
     `export const ${c.key}Handlers = {`,
     ...rows,
     `} satisfies ${c.typePrefix}Handlers;`,
@@ -45,9 +46,13 @@ export function emitRegistry(ir: SpecIR): string {
     '',
     `export const connectorKeys: readonly ConnectorKey[] = [${keys.join(', ')}];`,
     '',
-    '/** What the runtime serves: per connector, its descriptor, ' + '`input_<tool>`/`output_<tool>` validators and handlers. */',
+    '/** What the runtime serves: per connector, its descriptor, ' +
+      '`input_<tool>`/`output_<tool>` validators and handlers. */',
     'export const registry = {',
-    ...ir.connectors.map((c) => `  ${c.key}: { descriptor: ${c.key}Descriptor, validators: ${c.key}Validators, handlers: ${c.key}Handlers },`),
+    ...ir.connectors.map(
+      (c) =>
+        `  ${c.key}: { descriptor: ${c.key}Descriptor, validators: ${c.key}Validators, handlers: ${c.key}Handlers },`,
+    ),
     '} as const satisfies { readonly [K in ConnectorKey]: ConnectorModule };',
   ].join('\n');
   return finish(headerLine([ir.platform.source, ...ir.connectors.map((c) => c.source)], 'ts'), text);

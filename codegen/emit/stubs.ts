@@ -29,7 +29,11 @@ export function planStubs(ir: SpecIR, handlersDir: string, handlersRel = 'handle
     for (const tool of c.tools) {
       const fileName = `${kebabCase(tool.name)}.ts`;
       if (existsSync(join(handlersDir, c.key, fileName))) continue;
-      changes.push({ path: `${handlersRel}/${c.key}/${fileName}`, content: stubFile(c, tool.name), reason: `stub for new tool ${c.key}.${tool.name}` });
+      changes.push({
+        path: `${handlersRel}/${c.key}/${fileName}`,
+        content: stubFile(c, tool.name),
+        reason: `stub for new tool ${c.key}.${tool.name}`,
+      });
     }
   }
   return changes;

@@ -4,7 +4,13 @@ import type { ConnectorIR, ToolIR } from '../ir.ts';
 import { finish, formatTs, headerLine } from '../printer.ts';
 import { stripKeys, type JsonSchema } from '../schema.ts';
 
-const OPTIONS = { bannerComment: '', format: false, strictIndexSignatures: true, unknownAny: true, declareExternallyReferenced: true } as const;
+const OPTIONS = {
+  bannerComment: '',
+  format: false,
+  strictIndexSignatures: true,
+  unknownAny: true,
+  declareExternallyReferenced: true,
+} as const;
 
 /** Nested `title`s would become separately named interfaces that collide across tools. */
 function forTypes(schema: JsonSchema): JsonSchema {

@@ -7,9 +7,11 @@ import type { ToolIR } from '../ir.ts';
 import { finish, headerLine } from '../printer.ts';
 
 type AddFormats = (ajv: Ajv, options?: { mode: 'fast' | 'full' }) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 type StandaloneCode = (ajv: Ajv, refsOrFunc: Record<string, string>) => string;
-const standaloneCode = ((standaloneCodeModule as unknown as { default?: StandaloneCode }).default ?? standaloneCodeModule) as unknown as StandaloneCode;
+const standaloneCode = ((standaloneCodeModule as unknown as { default?: StandaloneCode }).default ??
+  standaloneCodeModule) as unknown as StandaloneCode;
 
 /**
  * The validation rules of the gateway: strict schemas, defaults filled in (handlers receive them),
@@ -61,7 +63,14 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string; di
         exports[name] = id;
       } catch (error) {
         ajv.removeSchema(id);
-        diagnostics.push(diagnostic('SPEC028', tool.at.file, tool.at[part], `${part} schema of \`${tool.name}\`: ${(error as Error).message.split('\n')[0]}`));
+        diagnostics.push(
+          diagnostic(
+            'SPEC028',
+            tool.at.file,
+            tool.at[part],
+            `${part} schema of \`${tool.name}\`: ${(error as Error).message.split('\n')[0]}`,
+          ),
+        );
       }
     }
   }
@@ -74,7 +83,9 @@ export function emitValidators(set: ValidatorSet): { js: string; dts: string; di
   const names = Object.keys(exports).sort();
   const dts = finish(
     header,
-    'import type { CompiledValidator } from ' + `'#runtime/handler-api/descriptor-types.ts';` + `\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
+    'import type { CompiledValidator } from ' +
+      `'#runtime/handler-api/descriptor-types.ts';` +
+      `\n\n${names.map((n) => `export declare const ${n}: CompiledValidator;`).join('\n')}`,
   );
   return { js, dts, diagnostics };
 }

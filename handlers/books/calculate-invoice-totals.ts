@@ -26,5 +26,10 @@ export const calculateInvoiceTotals: BooksHandler<'calculate_invoice_totals'> = 
     ShowLinesInclVat: args.showLinesInclVat,
   };
   // A POST to the "fetch" calculator: it persists nothing (books.md §1).
-  return camelRow(objectBody(await dineroJson(ctx, { method: 'POST', path: orgPath(args.organizationId, '/invoices/fetch'), json }), 'the invoice calculation'));
+  return camelRow(
+    objectBody(
+      await dineroJson(ctx, { method: 'POST', path: orgPath(args.organizationId, '/invoices/fetch'), json }),
+      'the invoice calculation',
+    ),
+  );
 };

@@ -11,8 +11,17 @@ import { UpstreamError, type UpstreamResponse } from '#runtime/handler-api/upstr
 export type Row = Record<string, unknown>;
 
 /** The codes every Dinero request can end with. */
-type WireCodes = 'generic' | 'access_token_expired' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected';
-type WireLimits = { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number };
+type WireCodes =
+  | 'generic'
+  | 'access_token_expired'
+  | 'upstream_rate_limit'
+  | 'deprecated_endpoint'
+  | 'upstream_rejected';
+type WireLimits = {
+  readonly errorMessageMaxChars: number;
+  readonly upstreamRequestsPerMinute: number;
+  readonly quotaMaxWaitMs: number;
+};
 /** The two organisation-list tools: a 403 there is not ProPlanRequiredError (doc 001). */
 export type BooksWireContext = BooksContextWith<WireCodes, WireLimits>;
 /** Every other tool: a 403 is ProPlanRequiredError. */
@@ -38,7 +47,8 @@ export function isRow(value: unknown): value is Row {
 /** The connection's access token; without one the access is unusable (reconnect). */
 function bearer(ctx: BooksWireContext): string {
   const credential = ctx.credential;
-  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '') return ctx.fail('access_token_expired');
+  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '')
+    return ctx.fail('access_token_expired');
   return credential.accessToken;
 }
 
@@ -53,7 +63,9 @@ export function errorMessage(body: unknown, max: number): string {
     const details = body['validationErrors'] ?? body['ValidationErrors'];
     const parts: string[] = [];
     if (typeof message === 'string' && message.trim() !== '') parts.push(message.trim());
-    if (isRow(details)) for (const [field, value] of Object.entries(details)) parts.push(`${field}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    if (isRow(details))
+      for (const [field, value] of Object.entries(details))
+        parts.push(`${field}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
     text = parts.join('; ');
   } else if (typeof body === 'string') text = body.trim();
   if (text === '') text = 'no details given';
@@ -61,7 +73,11 @@ export function errorMessage(body: unknown, max: number): string {
 }
 
 /** One request; failures mapped to the spec's texts. `on403` answers a 403 (absent: passed through as a 4xx). */
-export async function dineroCall(ctx: BooksWireContext, request: DineroRequest, on403?: () => never): Promise<UpstreamResponse<unknown>> {
+export async function dineroCall(
+  ctx: BooksWireContext,
+  request: DineroRequest,
+  on403?: () => never,
+): Promise<UpstreamResponse<unknown>> {
   const token = bearer(ctx);
   const bytes = request.accept === 'bytes';
   try {
@@ -82,7 +98,10 @@ export async function dineroCall(ctx: BooksWireContext, request: DineroRequest, 
     if (error.kind === 'throttled') return ctx.fail('upstream_rate_limit');
     if (status === 480) return ctx.fail('deprecated_endpoint');
     if (status !== undefined && status >= 400 && status < 500 && status !== 408)
-      return ctx.fail('upstream_rejected', { status: String(status), message: errorMessage(error.body, ctx.limits.errorMessageMaxChars) });
+      return ctx.fail('upstream_rejected', {
+        status: String(status),
+        message: errorMessage(error.body, ctx.limits.errorMessageMaxChars),
+      });
     throw error;
   }
 }
@@ -102,7 +121,15 @@ const ORGANIZATION_PATH = /^\/v[\d.]+\/(\d+)(?:\/|$)/;
  */
 export async function dinero(ctx: BooksContext, request: DineroRequest): Promise<UpstreamResponse<unknown>> {
   const organization = ORGANIZATION_PATH.exec(request.path)?.[1];
-  if (organization !== undefined && !(await ctx.upstreamQuota.take(`org:${organization}`, ctx.limits.upstreamRequestsPerMinute, ctx.limits.quotaMaxWaitMs))) return ctx.fail('upstream_rate_limit');
+  if (
+    organization !== undefined &&
+    !(await ctx.upstreamQuota.take(
+      `org:${organization}`,
+      ctx.limits.upstreamRequestsPerMinute,
+      ctx.limits.quotaMaxWaitMs,
+    ))
+  )
+    return ctx.fail('upstream_rate_limit');
   return dineroCall(ctx, request, () => ctx.fail('pro_plan_required'));
 }
 
@@ -143,7 +170,8 @@ export function camelKey(key: string): string {
   if (m === null) return key;
   const run = m[0];
   if (run.length === key.length) return key.toLowerCase();
-  if (run.length === 1 || !/[a-z]/.test(key[run.length]!)) return run.length === 1 ? run.toLowerCase() + key.slice(1) : run.toLowerCase() + key.slice(run.length);
+  if (run.length === 1 || !/[a-z]/.test(key[run.length]!))
+    return run.length === 1 ? run.toLowerCase() + key.slice(1) : run.toLowerCase() + key.slice(run.length);
   return run.slice(0, -1).toLowerCase() + key.slice(run.length - 1);
 }
 
@@ -170,7 +198,8 @@ export function prop(row: Row, name: string): unknown {
   return undefined;
 }
 
-export const numberOr = (value: unknown, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+export const numberOr = (value: unknown, fallback: number): number =>
+  typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 export const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 // ---- Arguments → query ----
@@ -181,10 +210,14 @@ export function utcTimestamp(value: string): string {
 }
 
 /** `changesSince` (and the like) in the upstream's form, or nothing. */
-export const since = (value: string | undefined): string | undefined => (value === undefined ? undefined : utcTimestamp(value));
+export const since = (value: string | undefined): string | undefined =>
+  value === undefined ? undefined : utcTimestamp(value);
 
 /** Paging sent explicitly (the upstream's defaults differ from the spec's, books.md §3 #1). */
-export function pagingQuery(args: { readonly page: number; readonly pageSize: number }): { page: number; pageSize: number } {
+export function pagingQuery(args: { readonly page: number; readonly pageSize: number }): {
+  page: number;
+  pageSize: number;
+} {
   return { page: args.page, pageSize: args.pageSize };
 }
 
@@ -197,7 +230,12 @@ type QuoteContext = BooksContextWith<'quote_in_filter', object>;
  */
 export function queryFilter(
   ctx: QuoteContext,
-  clauses: readonly (readonly [argument: string, field: string, op: 'eq' | 'contains', value: string | number | boolean | undefined])[],
+  clauses: readonly (readonly [
+    argument: string,
+    field: string,
+    op: 'eq' | 'contains',
+    value: string | number | boolean | undefined,
+  ])[],
 ): string | undefined {
   const parts: string[] = [];
   for (const [argument, field, op, value] of clauses) {
@@ -221,10 +259,15 @@ export type Envelope = {
  * `ResultWithoutFilter` verbatim; `hasMore` only from the page coming back full, never from that
  * total (§3 #2). Items camel-cased.
  */
-export function envelopeOf(body: unknown, requested: { readonly page: number; readonly pageSize: number }, what: string): Envelope {
+export function envelopeOf(
+  body: unknown,
+  requested: { readonly page: number; readonly pageSize: number },
+  what: string,
+): Envelope {
   const root = objectBody(body, what);
   const collection = prop(root, 'Collection');
-  if (collection !== null && collection !== undefined && !Array.isArray(collection)) throw new Error(`Dinero answered ${what} without a Collection array`);
+  if (collection !== null && collection !== undefined && !Array.isArray(collection))
+    throw new Error(`Dinero answered ${what} without a Collection array`);
   const rows = (collection ?? []).filter(isRow);
   const pagination = isRow(prop(root, 'Pagination')) ? (prop(root, 'Pagination') as Row) : {};
   const pageSize = numberOr(prop(pagination, 'PageSize'), requested.pageSize);
@@ -253,9 +296,19 @@ export async function readEnvelope(
 }
 
 /** One page of a list the connector filtered itself (`{items, totalCount, page, pageSize, hasMore}`). */
-export function slicePage<T>(rows: readonly T[], page: number, pageSize: number): { items: T[]; totalCount: number; page: number; pageSize: number; hasMore: boolean } {
+export function slicePage<T>(
+  rows: readonly T[],
+  page: number,
+  pageSize: number,
+): { items: T[]; totalCount: number; page: number; pageSize: number; hasMore: boolean } {
   const start = page * pageSize;
-  return { items: rows.slice(start, start + pageSize), totalCount: rows.length, page, pageSize, hasMore: start + pageSize < rows.length };
+  return {
+    items: rows.slice(start, start + pageSize),
+    totalCount: rows.length,
+    page,
+    pageSize,
+    hasMore: start + pageSize < rows.length,
+  };
 }
 
 // ---- Documents ----
@@ -280,15 +333,28 @@ export function fileNameOf(disposition: string | undefined): string | undefined 
  * A PDF read (`Accept: application/octet-stream`, books.md §3 #13): the bytes base64-encoded, the
  * name from `Content-Disposition` or `fallbackName`. A body that is not a PDF is the generic text.
  */
-export async function readPdf(ctx: BooksContext, request: DineroRequest, fallbackName: string): Promise<{ fileName: string; mimeType: string; base64: string }> {
+export async function readPdf(
+  ctx: BooksContext,
+  request: DineroRequest,
+  fallbackName: string,
+): Promise<{ fileName: string; mimeType: string; base64: string }> {
   const response = await dinero(ctx, { ...request, accept: 'bytes' });
   const bytes = response.body;
-  if (!Buffer.isBuffer(bytes) || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new Error('Dinero answered a PDF request with something other than a PDF');
-  return { fileName: fileNameOf(response.headers['content-disposition']) ?? fallbackName, mimeType: 'application/pdf', base64: bytes.toString('base64') };
+  if (!Buffer.isBuffer(bytes) || bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw new Error('Dinero answered a PDF request with something other than a PDF');
+  return {
+    fileName: fileNameOf(response.headers['content-disposition']) ?? fallbackName,
+    mimeType: 'application/pdf',
+    base64: bytes.toString('base64'),
+  };
 }
 
 /** `{ count, <key>: rows }` of a bare-array endpoint, camel-cased. */
-export async function countedList(ctx: BooksContext, request: DineroRequest, what: string): Promise<{ count: number; rows: Row[] }> {
+export async function countedList(
+  ctx: BooksContext,
+  request: DineroRequest,
+  what: string,
+): Promise<{ count: number; rows: Row[] }> {
   const rows = arrayBody(await dineroJson(ctx, request), what).map(camelRow);
   return { count: rows.length, rows };
 }

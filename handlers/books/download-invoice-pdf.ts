@@ -7,5 +7,9 @@ import { orgPath, readPdf, segment } from './client.ts';
  */
 export const downloadInvoicePdf: BooksHandler<'download_invoice_pdf'> = async (args, ctx) => ({
   invoiceGuid: args.invoiceGuid,
-  ...(await readPdf(ctx, { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}`) }, `invoice-${args.invoiceGuid}.pdf`)),
+  ...(await readPdf(
+    ctx,
+    { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}`) },
+    `invoice-${args.invoiceGuid}.pdf`,
+  )),
 });

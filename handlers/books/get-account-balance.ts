@@ -7,7 +7,12 @@ import { readReport } from './reports.ts';
  */
 export const getAccountBalance: BooksHandler<'get_account_balance'> = async (args, ctx) => {
   const wanted = [...new Set(args.accountNumbers)].slice(0, ctx.limits.maxAccountNumbers);
-  const report = await readReport(ctx, 'saldo', { organizationId: args.organizationId, accountingYear: args.accountingYear, includeZeroAccounts: true, includeSummaryAccounts: true });
+  const report = await readReport(ctx, 'saldo', {
+    organizationId: args.organizationId,
+    accountingYear: args.accountingYear,
+    includeZeroAccounts: true,
+    includeSummaryAccounts: true,
+  });
   const byNumber = new Map(report.rows.map((row) => [row.accountNumber, row]));
   return {
     accountingYear: args.accountingYear,

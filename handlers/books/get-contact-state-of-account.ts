@@ -9,7 +9,13 @@ import { stateOfAccountQuery } from './state-of-account.ts';
  * full number and `truncated` says that older entries were left out.
  */
 export const getContactStateOfAccount: BooksHandler<'get_contact_state_of_account'> = async (args, ctx) => {
-  const body = objectBody(await dineroJson(ctx, { path: orgPath(args.organizationId, `/state-of-account/${segment(args.contactGuid)}`), query: stateOfAccountQuery(args) }), 'a state of account');
+  const body = objectBody(
+    await dineroJson(ctx, {
+      path: orgPath(args.organizationId, `/state-of-account/${segment(args.contactGuid)}`),
+      query: stateOfAccountQuery(args),
+    }),
+    'a state of account',
+  );
   const raw = prop(body, 'Entries');
   const rows = raw === null || raw === undefined ? [] : arrayBody(raw, 'the state-of-account entries');
   let running = 0;

@@ -3,7 +3,10 @@ import { arrayBody, camelRow, dineroJson, orgPath, prop } from './client.ts';
 
 /** `GET /v1/{o}/accountingyears`: `[{Name, FromDate, ToDate}]`; the name is the reports' `accountingYear`. */
 export const listAccountingYears: BooksHandler<'list_accounting_years'> = async (args, ctx) => {
-  const rows = arrayBody(await dineroJson(ctx, { path: orgPath(args.organizationId, '/accountingyears') }), 'the accounting years');
+  const rows = arrayBody(
+    await dineroJson(ctx, { path: orgPath(args.organizationId, '/accountingyears') }),
+    'the accounting years',
+  );
   const years = rows.flatMap((row) => {
     const name = prop(row, 'Name');
     const fromDate = prop(row, 'FromDate');

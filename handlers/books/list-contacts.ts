@@ -2,7 +2,9 @@ import type { BooksHandler } from '#generated/books/contract.ts';
 import { orgPath, queryFilter, readEnvelope, since } from './client.ts';
 
 /** The columns asked for (the defaults are only `name` and `contactGuid`, books.md §2 "Casing"). */
-const CONTACT_FIELDS = 'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Email,VatNumber,' + 'EanNumber,IsPerson,ExternalReference,CreatedAt,UpdatedAt,DeletedAt';
+const CONTACT_FIELDS =
+  'ContactGuid,Name,Street,ZipCode,City,CountryKey,Phone,Email,VatNumber,' +
+  'EanNumber,IsPerson,ExternalReference,CreatedAt,UpdatedAt,DeletedAt';
 
 /**
  * `deletedFilter` (values "not shown" in the spec): `deleted`/`only`/`true` → only deleted contacts,

@@ -5,7 +5,10 @@ import { countedList, orgPath, segment, since } from './client.ts';
 export const listInvoiceReminders: BooksHandler<'list_invoice_reminders'> = async (args, ctx) => {
   const { count, rows } = await countedList(
     ctx,
-    { path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders`), query: { changesSince: since(args.changesSince) } },
+    {
+      path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders`),
+      query: { changesSince: since(args.changesSince) },
+    },
     'the reminders',
   );
   return { count, reminders: rows };

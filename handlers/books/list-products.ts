@@ -14,7 +14,9 @@ export const listProducts: BooksHandler<'list_products'> = async (args, ctx) => 
     {
       // The product columns (books.md names no product model; the OpenAPI `fields` list does, and
       // ProductGuid is in its default). Quantity and TotalAmount* are an invoice line's defaults, not asked for.
-      fields: 'ProductGuid,Name,ProductNumber,Unit,AccountNumber,BaseAmountValue,' + 'BaseAmountValueInclVat,ExternalReference,CreatedAt,UpdatedAt,DeletedAt',
+      fields:
+        'ProductGuid,Name,ProductNumber,Unit,AccountNumber,BaseAmountValue,' +
+        'BaseAmountValueInclVat,ExternalReference,CreatedAt,UpdatedAt,DeletedAt',
       freeTextSearch: args.search,
       queryFilter: filter,
       changesSince: since(args.changesSince),

@@ -16,7 +16,9 @@ export const listTradeOffers: BooksHandler<'list_trade_offers'> = async (args, c
     orgPath(args.organizationId, '/tradeoffers'),
     args,
     {
-      fields: 'Number,Guid,ExternalReference,Date,Description,Status,ContactName,ContactGuid,' + 'Currency,TotalExclVat,TotalInclVat,CreatedAt,UpdatedAt,DeletedAt',
+      fields:
+        'Number,Guid,ExternalReference,Date,Description,Status,ContactName,ContactGuid,' +
+        'Currency,TotalExclVat,TotalInclVat,CreatedAt,UpdatedAt,DeletedAt',
       queryFilter: filter,
       freeTextSearch: args.freeTextSearch,
       changesSince: since(args.changesSince),
@@ -29,5 +31,7 @@ export const listTradeOffers: BooksHandler<'list_trade_offers'> = async (args, c
   // No server-side status filter: the returned page is filtered here; `pagination` (and `hasMore`)
   // still describe the upstream page (books.md §3 #10).
   const status = args.status?.toLowerCase();
-  return status === undefined ? page : { ...page, items: page.items.filter((item) => String(item['status'] ?? '').toLowerCase() === status) };
+  return status === undefined
+    ? page
+    : { ...page, items: page.items.filter((item) => String(item['status'] ?? '').toLowerCase() === status) };
 };

@@ -11,7 +11,8 @@ import { arrayBody, type BooksWireContext, camelRow, dineroCall, prop } from './
  * the OpenAPI text omits both and books.md §5 leaves CountryKey unconfirmed there, so neither is
  * asked for: `countryKey` is read when an answer carries it and is null otherwise (the spec allows null).
  */
-export const ORGANIZATION_FIELDS = 'Id,Name,Type,IsPro,IsPayingPro,IsVatFree,Email,Phone,Street,City,ZipCode,AttPerson,IsTaxFreeUnion,VatNumber';
+export const ORGANIZATION_FIELDS =
+  'Id,Name,Type,IsPro,IsPayingPro,IsVatFree,Email,Phone,Street,City,ZipCode,AttPerson,IsTaxFreeUnion,VatNumber';
 
 export async function readOrganizations(ctx: BooksWireContext): Promise<Organization[]> {
   const body = (await dineroCall(ctx, { path: '/v1/organizations', query: { fields: ORGANIZATION_FIELDS } })).body;

@@ -10,6 +10,10 @@ export const previewInvoiceReminder: BooksHandler<'preview_invoice_reminder'> = 
     WithCompensationFee: args.withCompensationFee,
     WithDebtCollectionWarning: args.withDebtCollectionWarning,
   };
-  const body = await dineroJson(ctx, { method: 'POST', path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders/fetch`), json });
+  const body = await dineroJson(ctx, {
+    method: 'POST',
+    path: orgPath(args.organizationId, `/invoices/${segment(args.invoiceGuid)}/reminders/fetch`),
+    json,
+  });
   return camelRow(objectBody(body, 'the reminder preview'));
 };

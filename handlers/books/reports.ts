@@ -2,7 +2,17 @@
 // `/v1/{o}/{accountingYear}/reports/{kind}` with every option sent explicitly, because the
 // upstream's defaults differ from the spec's (`includeSummaryAccount` defaults to true upstream,
 // `showZeroAccount` is the spec's `includeZeroAccounts`, §3 #4–5). The account range is applied here.
-import { type BooksContext, dineroJson, isRow, numberOr, orgPath, prop, segment, stringOrNull, type Row } from './client.ts';
+import {
+  type BooksContext,
+  dineroJson,
+  isRow,
+  numberOr,
+  orgPath,
+  prop,
+  segment,
+  stringOrNull,
+  type Row,
+} from './client.ts';
 
 export type ReportKind = 'saldo' | 'result' | 'balance' | 'primo';
 
@@ -41,7 +51,11 @@ function accountNumberOf(value: unknown): number | undefined {
   return undefined;
 }
 
-export async function readReport(ctx: BooksContext, kind: ReportKind, options: ReportOptions): Promise<{ accountingYear: string; count: number; rows: ReportRow[] }> {
+export async function readReport(
+  ctx: BooksContext,
+  kind: ReportKind,
+  options: ReportOptions,
+): Promise<{ accountingYear: string; count: number; rows: ReportRow[] }> {
   const query: Record<string, boolean> = {
     showZeroAccount: options.includeZeroAccounts,
     includeSummaryAccount: options.includeSummaryAccounts,
@@ -49,14 +63,21 @@ export async function readReport(ctx: BooksContext, kind: ReportKind, options: R
     showVatType: false,
   };
   if (kind !== 'primo') query.includeLedgerEntries = false;
-  const body = await dineroJson(ctx, { path: orgPath(options.organizationId, `/${segment(options.accountingYear)}/reports/${kind}`), query });
+  const body = await dineroJson(ctx, {
+    path: orgPath(options.organizationId, `/${segment(options.accountingYear)}/reports/${kind}`),
+    query,
+  });
   const rows: ReportRow[] = [];
   for (const row of rowsOf(body)) {
     const accountNumber = accountNumberOf(prop(row, 'AccountNumber'));
     if (accountNumber === undefined) continue;
     if (options.accountNumberFrom !== undefined && accountNumber < options.accountNumberFrom) continue;
     if (options.accountNumberTo !== undefined && accountNumber > options.accountNumberTo) continue;
-    rows.push({ accountNumber, accountName: stringOrNull(prop(row, 'AccountName')), amount: numberOr(prop(row, 'Amount'), 0) });
+    rows.push({
+      accountNumber,
+      accountName: stringOrNull(prop(row, 'AccountName')),
+      amount: numberOr(prop(row, 'Amount'), 0),
+    });
   }
   return { accountingYear: options.accountingYear, count: rows.length, rows };
 }

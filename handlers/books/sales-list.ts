@@ -5,8 +5,19 @@
 import type { BooksContextWith, BooksResultTexts } from '#generated/books/contract.ts';
 import { type Envelope, queryFilter, readEnvelope, since } from './client.ts';
 
-type Codes = 'generic' | 'access_token_expired' | 'pro_plan_required' | 'upstream_rate_limit' | 'deprecated_endpoint' | 'upstream_rejected' | 'quote_in_filter' | 'date_range_incomplete';
-export type SalesListContext = BooksContextWith<Codes, { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number }>;
+type Codes =
+  | 'generic'
+  | 'access_token_expired'
+  | 'pro_plan_required'
+  | 'upstream_rate_limit'
+  | 'deprecated_endpoint'
+  | 'upstream_rejected'
+  | 'quote_in_filter'
+  | 'date_range_incomplete';
+export type SalesListContext = BooksContextWith<
+  Codes,
+  { readonly errorMessageMaxChars: number; readonly upstreamRequestsPerMinute: number; readonly quotaMaxWaitMs: number }
+>;
 
 /**
  * The columns asked for (PascalCase; the defaults omit most of them): books.md §2 "Invoice list item"
@@ -50,8 +61,15 @@ export function withAmountsNote(ctx: BooksContextWith<never>, envelope: Envelope
   return { ...envelope, amountsNote: ctx.text(note) };
 }
 
-export async function salesList(ctx: SalesListContext, path: string, fields: string, args: SalesListArgs, note: AmountsNote): Promise<SalesEnvelope> {
-  if ((args.startDate === undefined) !== (args.endDate === undefined)) return ctx.refuseArguments('date_range_incomplete');
+export async function salesList(
+  ctx: SalesListContext,
+  path: string,
+  fields: string,
+  args: SalesListArgs,
+  note: AmountsNote,
+): Promise<SalesEnvelope> {
+  if ((args.startDate === undefined) !== (args.endDate === undefined))
+    return ctx.refuseArguments('date_range_incomplete');
   const filter = queryFilter(ctx, [
     ['contactGuid', 'ContactGuid', 'eq', args.contactGuid],
     ['externalReference', 'ExternalReference', 'eq', args.externalReference],

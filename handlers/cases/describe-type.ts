@@ -43,11 +43,20 @@ export const describeType: CasesHandler<'describe_type'> = async (args, ctx) => 
     description: t.description ?? null,
     found: true,
     fields: section(
-      (t.fields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) })),
+      (t.fields ?? []).map((f) => ({
+        name: f.name,
+        description: f.description ?? null,
+        signature: signature(f.name, f.args, f.type),
+      })),
       args.limit,
     ),
     inputFields: section(
-      (t.inputFields ?? []).map((f) => ({ name: f.name, description: f.description ?? null, type: printType(f.type), ...(f.defaultValue != null ? { defaultValue: f.defaultValue } : {}) })),
+      (t.inputFields ?? []).map((f) => ({
+        name: f.name,
+        description: f.description ?? null,
+        type: printType(f.type),
+        ...(f.defaultValue != null ? { defaultValue: f.defaultValue } : {}),
+      })),
       args.limit,
     ),
     enumValues: section(

@@ -37,7 +37,14 @@
 // (package.json requires ^17.1.0). The parsed DocumentNode also carries a non-enumerable
 // `tokenCount`.
 import { Kind, OperationTypeNode, parse, GraphQLError, valueFromASTUntyped } from 'graphql';
-import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  OperationDefinitionNode,
+  SelectionSetNode,
+  ValueNode,
+} from 'graphql';
 
 export type DocumentRefusal =
   | 'too_long' // over maxChars UTF-16 code units (checked before anything else)
@@ -112,7 +119,11 @@ function refuse(reason: Exclude<DocumentRefusal, 'too_costly'>, detail: string):
  * allowed), within the size, token, nesting, depth, field and cost limits. `variables` (the values
  * sent with the document) resolve page sizes given as variables. Never throws on any input.
  */
-export function checkDocument(source: string, limits?: Partial<DocumentLimits>, variables?: Readonly<Record<string, unknown>>): DocumentCheck {
+export function checkDocument(
+  source: string,
+  limits?: Partial<DocumentLimits>,
+  variables?: Readonly<Record<string, unknown>>,
+): DocumentCheck {
   const l: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, ...definedOnly(limits) };
   if (typeof source !== 'string') return refuse('syntax', 'The document is not a string.');
 
@@ -160,7 +171,10 @@ export function checkDocument(source: string, limits?: Partial<DocumentLimits>, 
   }
   if (operations.length === 0) return refuse('no_operation', 'The document contains no operation.');
   if (operations.length > 1) {
-    return refuse('several_operations', `The document contains ${operations.length} operations; exactly one query is allowed.`);
+    return refuse(
+      'several_operations',
+      `The document contains ${operations.length} operations; exactly one query is allowed.`,
+    );
   }
   const operation = operations[0]!;
   if (operation.operation !== OperationTypeNode.QUERY) {
@@ -191,7 +205,10 @@ export function checkDocument(source: string, limits?: Partial<DocumentLimits>, 
   }
   const total = measure(operation.selectionSet, measured, cap);
   if (total.depth > l.maxDepth) {
-    return refuse('too_deep', `Fields are nested ${total.depth} levels deep after expanding fragments; at most ${l.maxDepth} are allowed.`);
+    return refuse(
+      'too_deep',
+      `Fields are nested ${total.depth} levels deep after expanding fragments; at most ${l.maxDepth} are allowed.`,
+    );
   }
   if (total.fields > l.maxFields) {
     return refuse('too_many_fields', `The query selects more than ${l.maxFields} fields after expanding fragments.`);
@@ -206,7 +223,9 @@ export function checkDocument(source: string, limits?: Partial<DocumentLimits>, 
     return {
       ok: false,
       reason: 'too_costly',
-      detail: `The query selects ${listSelections} list fields (at most ${l.maxListSelections}) ` + `with an estimated ${estimatedRows} rows (at most ${l.maxEstimatedRows}).`,
+      detail:
+        `The query selects ${listSelections} list fields (at most ${l.maxListSelections}) ` +
+        `with an estimated ${estimatedRows} rows (at most ${l.maxEstimatedRows}).`,
       cost: { listSelections, estimatedRows },
     };
   }
@@ -306,7 +325,10 @@ function directSpreads(root: SelectionSetNode): string[] {
 }
 
 /** Fragment names with every fragment after the fragments it spreads, or a fragment on a cycle. */
-function dependencyOrder(fragments: ReadonlyMap<string, FragmentDefinitionNode>, spreads: ReadonlyMap<string, readonly string[]>): { ok: true; names: string[] } | { ok: false; fragment: string } {
+function dependencyOrder(
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  spreads: ReadonlyMap<string, readonly string[]>,
+): { ok: true; names: string[] } | { ok: false; fragment: string } {
   // Iterative depth-first post-order: 1 = on the current path, 2 = done.
   const state = new Map<string, 1 | 2>();
   const names: string[] = [];
@@ -378,7 +400,11 @@ const mulCapped = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(C
  * the rows below it by its page size. Fragment costs are linear in the parent's rows, so a spread
  * adds the fragment's cost scaled by the rows it is spread into. Explicit stack, no recursion.
  */
-function cost(root: SelectionSetNode, fragments: ReadonlyMap<string, FragmentCost>, pageSize: (field: FieldNode) => number): FragmentCost {
+function cost(
+  root: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentCost>,
+  pageSize: (field: FieldNode) => number,
+): FragmentCost {
   let listSelections = 0;
   let rows = 0;
   const selectsItems = selectsItemsDirectly(root, fragments);
@@ -435,15 +461,21 @@ function selectsItemsDirectly(root: SelectionSetNode, fragments: ReadonlyMap<str
  * the limit may be a variable (its value from `variables`, else the variable's default); anything
  * that is not a non-negative number is `assumed`.
  */
-function pageSizeReader(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | undefined, assumed: number): (field: FieldNode) => number {
+function pageSizeReader(
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+  assumed: number,
+): (field: FieldNode) => number {
   const values = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     if (variables && Object.hasOwn(variables, name)) values.set(name, variables[name]);
     else if (definition.defaultValue) values.set(name, valueFromASTUntyped(definition.defaultValue));
   }
-  const asSize = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : assumed);
-  const resolve = (node: ValueNode): unknown => (node.kind === Kind.VARIABLE ? values.get(node.name.value) : valueFromASTUntyped(node));
+  const asSize = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : assumed;
+  const resolve = (node: ValueNode): unknown =>
+    node.kind === Kind.VARIABLE ? values.get(node.name.value) : valueFromASTUntyped(node);
   return (field) => {
     const pagination = field.arguments?.find((a) => a.name.value === 'pagination')?.value;
     if (!pagination) return assumed;

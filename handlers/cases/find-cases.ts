@@ -1,7 +1,15 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { FindCasesResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
-import { type CaseObject, caseSelection, casesOrderBy, type SchemaMap, schemaMap, toCase, withLearnedShapes } from './schema-map.ts';
+import {
+  type CaseObject,
+  caseSelection,
+  casesOrderBy,
+  type SchemaMap,
+  schemaMap,
+  toCase,
+  withLearnedShapes,
+} from './schema-map.ts';
 import { capResult } from './shared.ts';
 
 /**
@@ -26,7 +34,8 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
     let pagesScanned = 0;
     let more = false;
     do {
-      const data: { cases: { items: Array<Record<string, unknown>>; nextCursor: string | null } | null } = await runQuery(ctx, query, { cursor, limit: pageSize });
+      const data: { cases: { items: Array<Record<string, unknown>>; nextCursor: string | null } | null } =
+        await runQuery(ctx, query, { cursor, limit: pageSize });
       const page = data.cases?.items ?? [];
       pagesScanned++;
       scanned += page.length;
@@ -51,7 +60,8 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
   const resultOf = (count: number) => {
     const notes: string[] = [];
     if (truncated) notes.push(ctx.text('findCasesTruncated', { scanned, pages: pagesScanned }));
-    if (count < matches.length) notes.push(ctx.text('findCasesOverflow', { matched: matches.length, scanned, count, max_chars: maxChars }));
+    if (count < matches.length)
+      notes.push(ctx.text('findCasesOverflow', { matched: matches.length, scanned, count, max_chars: maxChars }));
     const result: FindCasesResult & { amountsNote: string } = {
       count,
       matched: matches.length,

@@ -20,7 +20,11 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
   const pageSize = ctx.limits.upstreamPageSize;
   const cut = ctx.limits.unavailableMessageMaxChars;
   const [hours, materials, invoices] = await Promise.allSettled([
-    readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows, pageSize).then(({ rows, truncated }) => ({ rows: rows.length, costPriceTotal: sum(rows.map((r) => r.costPrice)), truncated })),
+    readHours(ctx, map, args.caseId, period, ctx.limits.hoursMaxRows, pageSize).then(({ rows, truncated }) => ({
+      rows: rows.length,
+      costPriceTotal: sum(rows.map((r) => r.costPrice)),
+      truncated,
+    })),
     (async () => {
       if (!map.economyFields.has('materialsCostprice')) ctx.fail('materials_total_unknown');
       const data = await runQuery<{ caseById: { economy: { materialsCostprice: unknown } | null } | null }>(
@@ -32,12 +36,14 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
       const total = data.caseById.economy?.materialsCostprice;
       return { totalCostPrice: typeof total === 'number' ? total : 0, scope: ctx.text('materialsScope') };
     })(),
-    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows, pageSize).then(({ rows, truncated }) => ({
-      count: rows.length,
-      amountTotal: sum(rows.map((r) => r.amount)),
-      invoiceIds: rows.map((r) => r.id),
-      truncated,
-    })),
+    readInvoices(ctx, map, args.caseId, period, ctx.limits.salesInvoicesMaxRows, pageSize).then(
+      ({ rows, truncated }) => ({
+        count: rows.length,
+        amountTotal: sum(rows.map((r) => r.amount)),
+        invoiceIds: rows.map((r) => r.id),
+        truncated,
+      }),
+    ),
   ]);
   const sections = [hours, materials, invoices];
   for (const s of sections) if (s.status === 'rejected' && fatal(s.reason)) throw s.reason;
@@ -46,6 +52,14 @@ export const getCaseWorkSummary: CasesHandler<'get_case_work_summary'> = async (
     if (failureCode(first) !== undefined) throw first;
     ctx.fail('generic');
   }
-  const value = <T>(s: PromiseSettledResult<T>) => (s.status === 'fulfilled' ? s.value : unavailable(ctx.describeFailure(s.reason), cut));
-  return capResult(ctx, { caseId: args.caseId, period, hours: value(hours), materials: value(materials), salesInvoices: value(invoices), amountsNote: ctx.text('amountsNote') });
+  const value = <T>(s: PromiseSettledResult<T>) =>
+    s.status === 'fulfilled' ? s.value : unavailable(ctx.describeFailure(s.reason), cut);
+  return capResult(ctx, {
+    caseId: args.caseId,
+    period,
+    hours: value(hours),
+    materials: value(materials),
+    salesInvoices: value(invoices),
+    amountsNote: ctx.text('amountsNote'),
+  });
 };

@@ -6,7 +6,11 @@ import { capResult } from './shared.ts';
 /** The case or null; an unknown id comes back from the upstream as a validation error naming `id`. */
 export const getCase: CasesHandler<'get_case'> = async (args, ctx) => {
   const data = await withLearnedShapes(ctx, await schemaMap(ctx), (map) =>
-    runQuery<{ caseById: Record<string, unknown> | null }>(ctx, `query GetCase($id: Int!) { caseById(id: $id) { ${caseSelection(map)} } }`, { id: args.id }),
+    runQuery<{ caseById: Record<string, unknown> | null }>(
+      ctx,
+      `query GetCase($id: Int!) { caseById(id: $id) { ${caseSelection(map)} } }`,
+      { id: args.id },
+    ),
   );
   return capResult(ctx, data.caseById ? { ...toCase(data.caseById), amountsNote: ctx.text('amountsNote') } : null);
 };

@@ -15,7 +15,11 @@ export interface GraphQLErrorShape {
   readonly type?: string;
   readonly path?: readonly unknown[];
   readonly validation?: Record<string, unknown>;
-  readonly extensions?: { readonly validation?: Record<string, unknown>; readonly category?: string; readonly [k: string]: unknown };
+  readonly extensions?: {
+    readonly validation?: Record<string, unknown>;
+    readonly category?: string;
+    readonly [k: string]: unknown;
+  };
 }
 
 interface GraphQLResponse<T> {
@@ -32,11 +36,20 @@ export class UpstreamGraphQLError extends Error {
 }
 
 /** What every upstream request of the case connector may end with, and the limits it reads. */
-export type CasesCallContext = CasesContextWith<'generic' | 'key_rejected' | 'throttled' | 'upstream_validation', CasesLimits>;
+export type CasesCallContext = CasesContextWith<
+  'generic' | 'key_rejected' | 'throttled' | 'upstream_validation',
+  CasesLimits
+>;
 
-const isAuthError = (e: GraphQLErrorShape) => /unauthenticated/i.test(e.message ?? '') || /authentication/i.test(e.type ?? '') || /authentication/i.test(String(e.extensions?.category ?? ''));
+const isAuthError = (e: GraphQLErrorShape) =>
+  /unauthenticated/i.test(e.message ?? '') ||
+  /authentication/i.test(e.type ?? '') ||
+  /authentication/i.test(String(e.extensions?.category ?? ''));
 
-const isThrottleError = (e: GraphQLErrorShape) => /throttle/i.test(e.type ?? '') || /too many attempts/i.test(e.message ?? '') || /throttl/i.test(String(e.extensions?.category ?? ''));
+const isThrottleError = (e: GraphQLErrorShape) =>
+  /throttle/i.test(e.type ?? '') ||
+  /too many attempts/i.test(e.message ?? '') ||
+  /throttl/i.test(String(e.extensions?.category ?? ''));
 
 /** A throttle exception inside an HTTP 200 is handled like a 429 (one retry, then the text). */
 export function throttledBody(body: unknown): boolean {
@@ -66,7 +79,12 @@ function authorization(ctx: CasesCallContext): string {
  * refuses ends the call before any request: `refuseCostly` (for a document over the cost limit,
  * given by a tool that has a text for it) or the generic text.
  */
-export async function runQuery<T>(ctx: CasesCallContext, query: string, variables?: Record<string, unknown>, refuseCostly?: (cost: DocumentCost) => never): Promise<T> {
+export async function runQuery<T>(
+  ctx: CasesCallContext,
+  query: string,
+  variables?: Record<string, unknown>,
+  refuseCostly?: (cost: DocumentCost) => never,
+): Promise<T> {
   const [{ print }, { checkDocument }] = await loadGraphql();
   const check = checkDocument(
     query,
@@ -109,7 +127,8 @@ export async function runQuery<T>(ctx: CasesCallContext, query: string, variable
     throw error;
   }
   if (response.errors && response.errors.length > 0) classify(ctx, response.errors);
-  if (response.data === undefined || response.data === null) throw new UpstreamGraphQLError('the upstream answered without data');
+  if (response.data === undefined || response.data === null)
+    throw new UpstreamGraphQLError('the upstream answered without data');
   return response.data;
 }
 

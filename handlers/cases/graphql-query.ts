@@ -7,14 +7,18 @@ import { capResult } from './shared.ts';
  * `data` returned unchanged.
  */
 export const graphqlQuery: CasesHandler<'graphql_query'> = async (args, ctx) => {
-  const data = await runQuery<Record<string, unknown>>(ctx, args.query, args.variables as Record<string, unknown> | undefined, (cost) =>
-    ctx.refuseArguments('document_too_costly', {
-      list_selections: cost.listSelections,
-      max_list_selections: ctx.limits.documentMaxListSelections,
-      estimated_rows: cost.estimatedRows,
-      max_estimated_rows: ctx.limits.documentMaxEstimatedRows,
-      assumed_page_size: ctx.limits.documentAssumedPageSize,
-    }),
+  const data = await runQuery<Record<string, unknown>>(
+    ctx,
+    args.query,
+    args.variables as Record<string, unknown> | undefined,
+    (cost) =>
+      ctx.refuseArguments('document_too_costly', {
+        list_selections: cost.listSelections,
+        max_list_selections: ctx.limits.documentMaxListSelections,
+        estimated_rows: cost.estimatedRows,
+        max_estimated_rows: ctx.limits.documentMaxEstimatedRows,
+        assumed_page_size: ctx.limits.documentAssumedPageSize,
+      }),
   );
   return capResult(ctx, data);
 };

@@ -28,10 +28,16 @@ const QUERY = (includeTypes: boolean) => `query IntrospectSchema {
 
 /** Root query fields matching `search`, as one-line signatures; never the whole schema. */
 export const introspectSchema: CasesHandler<'introspect_schema'> = async (args, ctx) => {
-  const data = await runQuery<{ __schema: { queryType: { name: string; fields: QueryField[] | null }; types?: Array<{ name: string }> } }>(ctx, QUERY(args.includeTypes));
+  const data = await runQuery<{
+    __schema: { queryType: { name: string; fields: QueryField[] | null }; types?: Array<{ name: string }> };
+  }>(ctx, QUERY(args.includeTypes));
   const needle = args.search?.toLowerCase();
-  const matches = (data.__schema.queryType.fields ?? []).filter((f) => !needle || f.name.toLowerCase().includes(needle) || (f.description ?? '').toLowerCase().includes(needle));
-  const fields = matches.slice(0, args.limit).map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) }));
+  const matches = (data.__schema.queryType.fields ?? []).filter(
+    (f) => !needle || f.name.toLowerCase().includes(needle) || (f.description ?? '').toLowerCase().includes(needle),
+  );
+  const fields = matches
+    .slice(0, args.limit)
+    .map((f) => ({ name: f.name, description: f.description ?? null, signature: signature(f.name, f.args, f.type) }));
   const result: IntrospectSchemaResult = {
     queryTypeName: data.__schema.queryType.name,
     total: matches.length,

@@ -8,5 +8,13 @@ export const listCaseHours: CasesHandler<'list_case_hours'> = async (args, ctx) 
   const map = await schemaMap(ctx);
   const { rows, truncated } = await readHours(ctx, map, args.caseId, period, args.maxRows, ctx.limits.upstreamPageSize);
   const items = rows.map((r) => ({ costPrice: r.costPrice }));
-  return capResult(ctx, { caseId: args.caseId, period, count: items.length, costPriceTotal: sum(items.map((i) => i.costPrice)), items, truncated, amountsNote: ctx.text('amountsNote') });
+  return capResult(ctx, {
+    caseId: args.caseId,
+    period,
+    count: items.length,
+    costPriceTotal: sum(items.map((i) => i.costPrice)),
+    items,
+    truncated,
+    amountsNote: ctx.text('amountsNote'),
+  });
 };

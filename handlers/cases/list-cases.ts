@@ -19,5 +19,11 @@ export const listCases: CasesHandler<'list_cases'> = async (args, ctx) => {
   );
   const items = (data.cases?.items ?? []).map(toCase);
   const nextCursor = data.cases?.nextCursor ?? null;
-  return capResult(ctx, { count: items.length, items, nextCursor, hasMore: nextCursor !== null, amountsNote: ctx.text('amountsNote') });
+  return capResult(ctx, {
+    count: items.length,
+    items,
+    nextCursor,
+    hasMore: nextCursor !== null,
+    amountsNote: ctx.text('amountsNote'),
+  });
 };

@@ -28,7 +28,12 @@ export function nextDay(date: string): string {
 export const DEFAULT_FROM = '2000-01-01';
 
 /** The period for `from`/`to` arguments, or null when `from` is after `to`. */
-export function resolvePeriod(from: string | undefined, to: string | undefined, now: Date, timeZone: typeof COPENHAGEN = COPENHAGEN): Period | null {
+export function resolvePeriod(
+  from: string | undefined,
+  to: string | undefined,
+  now: Date,
+  timeZone: typeof COPENHAGEN = COPENHAGEN,
+): Period | null {
   const first = from ?? DEFAULT_FROM;
   const last = to ?? localDate(now, timeZone);
   if (first > last) return null;

@@ -19,11 +19,27 @@ export interface InvoiceRow {
 
 const inPeriod = (t: unknown, p: Period) => typeof t === 'number' && t >= p.fromUnix && t < p.toUnix;
 
-export function readHours(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
-  return withLearnedShapes(ctx, map, (shaped) => withKnownSpelling(ctx, shaped, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize)));
+export function readHours(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  caseId: number,
+  period: Period,
+  maxRows: number,
+  pageSize: number,
+) {
+  return withLearnedShapes(ctx, map, (shaped) =>
+    withKnownSpelling(ctx, shaped, 'hourStartColumn', (m) => readHoursAs(ctx, m, caseId, period, maxRows, pageSize)),
+  );
 }
 
-async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+async function readHoursAs(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  caseId: number,
+  period: Period,
+  maxRows: number,
+  pageSize: number,
+) {
   const column = enumLiteral(ctx, map.hourStartColumn);
   const filter = hoursCaseFilter(map);
   const query = `query CaseHours($cursor: String, $limit: Int!, $caseId: ${filter.variableType}, $from: Int, $to: Int) {
@@ -48,19 +64,49 @@ async function readHoursAs(ctx: CasesCallContext, map: SchemaMap, caseId: number
   return result;
 }
 
-export function readInvoices(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
-  return withKnownSpelling(ctx, map, 'invoiceBetweenColumn', (m) => readInvoicesAs(ctx, m, caseId, period, maxRows, pageSize));
+export function readInvoices(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  caseId: number,
+  period: Period,
+  maxRows: number,
+  pageSize: number,
+) {
+  return withKnownSpelling(ctx, map, 'invoiceBetweenColumn', (m) =>
+    readInvoicesAs(ctx, m, caseId, period, maxRows, pageSize),
+  );
 }
 
-async function readInvoicesAs(ctx: CasesCallContext, map: SchemaMap, caseId: number, period: Period, maxRows: number, pageSize: number) {
+async function readInvoicesAs(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  caseId: number,
+  period: Period,
+  maxRows: number,
+  pageSize: number,
+) {
   const inv = map.invoices;
   const amount = enumLiteral(ctx, inv.amountField);
   const date = inv.dateField ? enumLiteral(ctx, inv.dateField) : null;
   const args = ['pagination: { cursor: $cursor, limit: $limit }'];
   if (inv.betweenColumn) args.push(`between: { field: ${enumLiteral(ctx, inv.betweenColumn)}, from: $from, to: $to }`);
   if (inv.caseFilterKey) args.push(`filters: { ${enumLiteral(ctx, inv.caseFilterKey)}: $caseId }`);
-  const selection = ['id', `amount: ${amount}`, date ? `date: ${date}` : '', !inv.caseFilterKey && inv.caseField ? 'case { id }' : ''].filter(Boolean).join(' ');
-  const variables = [`$cursor: String`, `$limit: Int!`, inv.betweenColumn ? '$from: Int, $to: Int' : '', inv.caseFilterKey ? '$caseId: Int' : ''].filter(Boolean).join(', ');
+  const selection = [
+    'id',
+    `amount: ${amount}`,
+    date ? `date: ${date}` : '',
+    !inv.caseFilterKey && inv.caseField ? 'case { id }' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const variables = [
+    `$cursor: String`,
+    `$limit: Int!`,
+    inv.betweenColumn ? '$from: Int, $to: Int' : '',
+    inv.caseFilterKey ? '$caseId: Int' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const query = `query CaseSalesInvoices(${variables}) {
   salesInvoices(${args.join(', ')}) {
     items { ${selection} }
@@ -70,13 +116,21 @@ async function readInvoicesAs(ctx: CasesCallContext, map: SchemaMap, caseId: num
   const result = await accumulate<InvoiceRow & { date?: number; case?: { id: number } | null }>({
     ctx,
     query,
-    variables: { ...(inv.betweenColumn ? { from: period.fromUnix, to: period.toUnix } : {}), ...(inv.caseFilterKey ? { caseId } : {}) },
+    variables: {
+      ...(inv.betweenColumn ? { from: period.fromUnix, to: period.toUnix } : {}),
+      ...(inv.caseFilterKey ? { caseId } : {}),
+    },
     pageSize,
     maxRows,
-    pick: (d) => (d as { salesInvoices: { items: Array<InvoiceRow & { date?: number }>; nextCursor: string | null } | null }).salesInvoices,
+    pick: (d) =>
+      (d as { salesInvoices: { items: Array<InvoiceRow & { date?: number }>; nextCursor: string | null } | null })
+        .salesInvoices,
     keep: (row) => (date ? inPeriod(row.date, period) : true) && (inv.caseFilterKey ? true : row.case?.id === caseId),
     // Without a server-side case filter every invoice is scanned: stop after maxRows scanned rows.
     ...(inv.caseFilterKey ? {} : { maxScanned: maxRows }),
   });
-  return { ...result, rows: result.rows.map((r) => ({ id: r.id, amount: typeof r.amount === 'number' ? r.amount : null })) };
+  return {
+    ...result,
+    rows: result.rows.map((r) => ({ id: r.id, amount: typeof r.amount === 'number' ? r.amount : null })),
+  };
 }

@@ -40,7 +40,12 @@ export interface SchemaMap {
  */
 export type HoursCaseFilter =
   | { readonly kind: 'scalar'; readonly idType: string }
-  | { readonly kind: 'object'; readonly idField: string; readonly idType: string; readonly subcasesField: string | null };
+  | {
+      readonly kind: 'object';
+      readonly idField: string;
+      readonly idType: string;
+      readonly subcasesField: string | null;
+    };
 
 interface TypeRef {
   kind: string;
@@ -56,13 +61,28 @@ interface Field {
 }
 
 const PUBLIC: SchemaMap = {
-  caseFields: new Set(['id', 'caseNumber', 'description', 'status', 'caseType', 'customer', 'responsibleUser', 'economy']),
+  caseFields: new Set([
+    'id',
+    'caseNumber',
+    'description',
+    'status',
+    'caseType',
+    'customer',
+    'responsibleUser',
+    'economy',
+  ]),
   economyFields: new Set(['hoursCostprice', 'hoursSalesprice', 'offer', 'revisedOffer', 'materialsCostprice']),
   scalarCaseFields: new Set(),
   casesOrderBy: 'list',
   hoursCaseFilter: { kind: 'scalar', idType: 'Int' },
   hourStartColumn: 'startTime',
-  invoices: { betweenColumn: 'date', caseFilterKey: 'case', amountField: 'amount', dateField: 'date', caseField: false },
+  invoices: {
+    betweenColumn: 'date',
+    caseFilterKey: 'case',
+    amountField: 'amount',
+    dateField: 'date',
+    caseField: false,
+  },
   introspected: false,
 };
 
@@ -79,7 +99,8 @@ const named = (t: TypeRef | null | undefined): string | null => (!t ? null : (t.
 /** The named type under the wrappers (NON_NULL, LIST). */
 const namedRef = (t: TypeRef | null | undefined): TypeRef | null => (!t ? null : t.name ? t : namedRef(t.ofType));
 /** Whether a type is a list once an outer NON_NULL is taken off. */
-const isList = (t: TypeRef | null | undefined): boolean => (t?.kind === 'NON_NULL' ? isList(t.ofType) : t?.kind === 'LIST');
+const isList = (t: TypeRef | null | undefined): boolean =>
+  t?.kind === 'NON_NULL' ? isList(t.ofType) : t?.kind === 'LIST';
 /** A scalar name usable in a variable declaration. */
 const scalarName = (t: TypeRef | null | undefined): string | null => {
   const n = namedRef(t);
@@ -89,7 +110,9 @@ const scalarName = (t: TypeRef | null | undefined): string | null => {
 const TYPE_REF = 'kind name ofType { kind name ofType { kind name ofType { kind name } } }';
 
 /** Input fields with their types, and the input fields of an input-object type one level down. */
-const INPUT_FIELDS = `inputFields { name type { kind name inputFields { name type { ${TYPE_REF} } } ` + `ofType { kind name inputFields { name type { ${TYPE_REF} } } } } }`;
+const INPUT_FIELDS =
+  `inputFields { name type { kind name inputFields { name type { ${TYPE_REF} } } ` +
+  `ofType { kind name inputFields { name type { ${TYPE_REF} } } } } }`;
 
 const DISCOVER = `query CaseConnectorDiscovery {
   caseType: __type(name: "Case") { fields { name type { ${TYPE_REF} } } }
@@ -99,22 +122,30 @@ const DISCOVER = `query CaseConnectorDiscovery {
   queryType: __type(name: "Query") { fields { name type { ${TYPE_REF} } args { name type { ${TYPE_REF} } } } }
 }`;
 
-const DESCRIBE_INVOICES = (between: string, filter: string, connection: string) => `query CaseConnectorInvoiceDiscovery {
+const DESCRIBE_INVOICES = (
+  between: string,
+  filter: string,
+  connection: string,
+) => `query CaseConnectorInvoiceDiscovery {
   between: __type(name: ${JSON.stringify(between)}) { inputFields { name type { ${TYPE_REF} } } }
   filter: __type(name: ${JSON.stringify(filter)}) { inputFields { name } }
   connection: __type(name: ${JSON.stringify(connection)}) { fields { name type { ${TYPE_REF} } } }
 }`;
 
-const INPUT_TYPE = (name: string) => `query CaseConnectorInput { t: __type(name: ${JSON.stringify(name)}) { name ${INPUT_FIELDS} } }`;
+const INPUT_TYPE = (name: string) =>
+  `query CaseConnectorInput { t: __type(name: ${JSON.stringify(name)}) { name ${INPUT_FIELDS} } }`;
 
-const ENUM_VALUES = (name: string) => `query CaseConnectorEnum { e: __type(name: ${JSON.stringify(name)}) { enumValues { name } } }`;
-const TYPE_FIELDS = (name: string) => `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
+const ENUM_VALUES = (name: string) =>
+  `query CaseConnectorEnum { e: __type(name: ${JSON.stringify(name)}) { enumValues { name } } }`;
+const TYPE_FIELDS = (name: string) =>
+  `query CaseConnectorFields { t: __type(name: ${JSON.stringify(name)}) { fields { name } } }`;
 
 /** A rejected key or a rate limit ends the call; discovery never swallows them. */
 const fatal = (error: unknown) => failureCode(error) === 'key_rejected' || failureCode(error) === 'throttled';
 
 /** The upstream's answer that introspection is off (graphql-js, Lighthouse: "... introspection ..."). */
-const introspectionDisabled = (error: unknown) => error instanceof UpstreamGraphQLError && /introspection/i.test(error.message);
+const introspectionDisabled = (error: unknown) =>
+  error instanceof UpstreamGraphQLError && /introspection/i.test(error.message);
 
 /** A discovered map, and whether it may be cached (false for a fallback taken after a failure). */
 interface Discovery {
@@ -131,7 +162,10 @@ async function discover(ctx: CasesCallContext): Promise<Discovery> {
     // cached and the enum spellings learned from validation answers. Anything else (a 500, a
     // timeout, garbage) falls back for this call only.
     const disabled = introspectionDisabled(error);
-    ctx.log.info({ err: (error as Error).message, cached: disabled }, 'schema introspection unavailable; using the public field names');
+    ctx.log.info(
+      { err: (error as Error).message, cached: disabled },
+      'schema introspection unavailable; using the public field names',
+    );
     return { map: PUBLIC, cacheable: disabled };
   }
 }
@@ -147,7 +181,14 @@ async function introspect(ctx: CasesCallContext): Promise<Discovery> {
   const caseFieldList = root.caseType?.fields ?? [];
   const caseFields = new Set(caseFieldList.map((f) => f.name));
   // A field whose type the answer leaves out keeps the public object shape.
-  const scalarCaseFields = new Set(caseFieldList.filter((f) => (f.name === 'status' || f.name === 'caseType') && ['SCALAR', 'ENUM'].includes(namedRef(f.type)?.kind ?? '')).map((f) => f.name));
+  const scalarCaseFields = new Set(
+    caseFieldList
+      .filter(
+        (f) =>
+          (f.name === 'status' || f.name === 'caseType') && ['SCALAR', 'ENUM'].includes(namedRef(f.type)?.kind ?? ''),
+      )
+      .map((f) => f.name),
+  );
   const economyFields = new Set((root.economyType?.fields ?? []).map((f) => f.name));
   const hourColumns = (root.hourColumns?.enumValues ?? []).map((v) => v.name);
   const hourStartColumn = hourColumns.find((n) => /start/i.test(n)) ?? PUBLIC.hourStartColumn;
@@ -155,12 +196,25 @@ async function introspect(ctx: CasesCallContext): Promise<Discovery> {
   let cacheable = true;
   const casesField = root.queryType?.fields?.find((f) => f.name === 'cases');
   const orderByArg = casesField?.args?.find((a) => a.name === 'orderBy');
-  const casesOrderBy = !casesField ? PUBLIC.casesOrderBy : !orderByArg ? 'absent' : isList(orderByArg.type) ? 'list' : 'object';
+  const casesOrderBy = !casesField
+    ? PUBLIC.casesOrderBy
+    : !orderByArg
+      ? 'absent'
+      : isList(orderByArg.type)
+        ? 'list'
+        : 'object';
   let hoursCaseFilter = PUBLIC.hoursCaseFilter;
-  const filterType = named(root.queryType?.fields?.find((f) => f.name === 'hours')?.args?.find((a) => a.name === 'filters')?.type) ?? root.hoursFilter?.name ?? null;
+  const filterType =
+    named(root.queryType?.fields?.find((f) => f.name === 'hours')?.args?.find((a) => a.name === 'filters')?.type) ??
+    root.hoursFilter?.name ??
+    null;
   if (filterType) {
     try {
-      const described = root.hoursFilter?.name === filterType ? root.hoursFilter : (await runQuery<{ t: { name: string; inputFields: Field[] | null } | null }>(ctx, INPUT_TYPE(filterType))).t;
+      const described =
+        root.hoursFilter?.name === filterType
+          ? root.hoursFilter
+          : (await runQuery<{ t: { name: string; inputFields: Field[] | null } | null }>(ctx, INPUT_TYPE(filterType)))
+              .t;
       hoursCaseFilter = caseFilterOf(described?.inputFields?.find((f) => f.name === 'case')?.type);
     } catch (error) {
       if (fatal(error)) throw error;
@@ -175,17 +229,28 @@ async function introspect(ctx: CasesCallContext): Promise<Discovery> {
     const connection = named(invoiceField.type);
     if (connection) {
       try {
-        const d = await runQuery<{ between: { inputFields: Field[] } | null; filter: { inputFields: Field[] } | null; connection: { fields: Field[] } | null }>(
-          ctx,
-          DESCRIBE_INVOICES(between ?? '-', filter ?? '-', connection),
-        );
+        const d = await runQuery<{
+          between: { inputFields: Field[] } | null;
+          filter: { inputFields: Field[] } | null;
+          connection: { fields: Field[] } | null;
+        }>(ctx, DESCRIBE_INVOICES(between ?? '-', filter ?? '-', connection));
         const columnEnum = named(d.between?.inputFields.find((f) => f.name === 'field')?.type);
-        const columns = columnEnum ? ((await runQuery<{ e: { enumValues: Array<{ name: string }> } | null }>(ctx, ENUM_VALUES(columnEnum))).e?.enumValues ?? []).map((v) => v.name) : [];
+        const columns = columnEnum
+          ? (
+              (await runQuery<{ e: { enumValues: Array<{ name: string }> } | null }>(ctx, ENUM_VALUES(columnEnum))).e
+                ?.enumValues ?? []
+            ).map((v) => v.name)
+          : [];
         const filterKeys = (d.filter?.inputFields ?? []).map((f) => f.name);
         const itemType = named(d.connection?.fields.find((f) => f.name === 'items')?.type);
-        const itemFields = itemType ? ((await runQuery<{ t: { fields: Field[] } | null }>(ctx, TYPE_FIELDS(itemType))).t?.fields ?? []).map((f) => f.name) : [];
+        const itemFields = itemType
+          ? ((await runQuery<{ t: { fields: Field[] } | null }>(ctx, TYPE_FIELDS(itemType))).t?.fields ?? []).map(
+              (f) => f.name,
+            )
+          : [];
         invoices = {
-          betweenColumn: columns.find((c) => /^(invoice_?)?date$/i.test(c)) ?? columns.find((c) => /date/i.test(c)) ?? null,
+          betweenColumn:
+            columns.find((c) => /^(invoice_?)?date$/i.test(c)) ?? columns.find((c) => /date/i.test(c)) ?? null,
           caseFilterKey: filterKeys.find((k) => /^case(_?id)?s?$/i.test(k)) ?? null,
           amountField: itemFields.find((f) => /^(amount|total|totalAmount|amountTotal)$/i.test(f)) ?? 'amount',
           dateField: itemFields.find((f) => /^(invoice_?)?date$/i.test(f)) ?? null,
@@ -198,7 +263,19 @@ async function introspect(ctx: CasesCallContext): Promise<Discovery> {
       }
     }
   }
-  return { map: { caseFields, economyFields, scalarCaseFields, casesOrderBy, hoursCaseFilter, hourStartColumn, invoices, introspected: true }, cacheable };
+  return {
+    map: {
+      caseFields,
+      economyFields,
+      scalarCaseFields,
+      casesOrderBy,
+      hoursCaseFilter,
+      hourStartColumn,
+      invoices,
+      introspected: true,
+    },
+    cacheable,
+  };
 }
 
 /** The shape of the hours `case` filter from its input-field type (the public `Int` when unclear). */
@@ -242,7 +319,9 @@ function spelling(map: SchemaMap, slot: SpellingSlot): string | null {
 }
 
 function respelled(map: SchemaMap, slot: SpellingSlot, value: string): SchemaMap {
-  return slot === 'hourStartColumn' ? { ...map, hourStartColumn: value } : { ...map, invoices: { ...map.invoices, betweenColumn: value } };
+  return slot === 'hourStartColumn'
+    ? { ...map, hourStartColumn: value }
+    : { ...map, invoices: { ...map.invoices, betweenColumn: value } };
 }
 
 /**
@@ -250,12 +329,23 @@ function respelled(map: SchemaMap, slot: SpellingSlot, value: string): SchemaMap
  * upstream's answer names that literal (an unknown enum value), the other known spelling is tried
  * once; if it works it is remembered for the connection (when its map is cached).
  */
-export async function withKnownSpelling<T>(ctx: CasesCallContext, map: SchemaMap, slot: SpellingSlot, read: (map: SchemaMap) => Promise<T>): Promise<T> {
+export async function withKnownSpelling<T>(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  slot: SpellingSlot,
+  read: (map: SchemaMap) => Promise<T>,
+): Promise<T> {
   try {
     return await read(map);
   } catch (error) {
     const current = spelling(map, slot);
-    if (map.introspected || current === null || !(error instanceof UpstreamGraphQLError) || !new RegExp(`\\b${current}\\b`).test(error.message)) throw error;
+    if (
+      map.introspected ||
+      current === null ||
+      !(error instanceof UpstreamGraphQLError) ||
+      !new RegExp(`\\b${current}\\b`).test(error.message)
+    )
+      throw error;
     const other = SPELLINGS[slot].find((v) => v !== current);
     if (other === undefined) throw error;
     const result = await read(respelled(map, slot, other));
@@ -278,14 +368,18 @@ const BUILT_IN_SCALARS = new Set(['Int', 'Float', 'String', 'Boolean', 'ID']);
 function shapesFromAnswer(map: SchemaMap, message: string): SchemaMap | null {
   const scalar = new Set(map.scalarCaseFields);
   for (const m of message.matchAll(/Field "(status|caseType)" must not have a selection/g)) scalar.add(m[1]!);
-  for (const m of message.matchAll(/Field "(status|caseType)" of type "[^"]*" must have a selection of subfields/g)) scalar.delete(m[1]!);
+  for (const m of message.matchAll(/Field "(status|caseType)" of type "[^"]*" must have a selection of subfields/g))
+    scalar.delete(m[1]!);
   let filter = map.hoursCaseFilter;
-  const position = /Variable "\$caseId" of type "[^"]*" used in position expecting type "([A-Za-z_][A-Za-z0-9_]*)!?"/.exec(message);
+  const position =
+    /Variable "\$caseId" of type "[^"]*" used in position expecting type "([A-Za-z_][A-Za-z0-9_]*)!?"/.exec(message);
   if (position) {
     const expected = position[1]!;
     // The id of an input object is assumed to be `id: Int` (the public client's `{ id, includeSubcases }`);
     // whether it has `includeSubcases` is unknown without introspection, so it is not sent.
-    filter = BUILT_IN_SCALARS.has(expected) ? { kind: 'scalar', idType: expected } : { kind: 'object', idField: 'id', idType: 'Int', subcasesField: null };
+    filter = BUILT_IN_SCALARS.has(expected)
+      ? { kind: 'scalar', idType: expected }
+      : { kind: 'object', idField: 'id', idType: 'Int', subcasesField: null };
   }
   const sameTexts = scalar.size === map.scalarCaseFields.size && [...scalar].every((f) => map.scalarCaseFields.has(f));
   const sameFilter = JSON.stringify(filter) === JSON.stringify(map.hoursCaseFilter);
@@ -298,7 +392,11 @@ function shapesFromAnswer(map: SchemaMap, message: string): SchemaMap | null {
  * another shape, `read` is run once more with it, and the shape is remembered for the connection
  * (when its map is cached). An introspected map is never second-guessed.
  */
-export async function withLearnedShapes<T>(ctx: CasesCallContext, map: SchemaMap, read: (map: SchemaMap) => Promise<T>): Promise<T> {
+export async function withLearnedShapes<T>(
+  ctx: CasesCallContext,
+  map: SchemaMap,
+  read: (map: SchemaMap) => Promise<T>,
+): Promise<T> {
   try {
     return await read(map);
   } catch (error) {
@@ -307,8 +405,16 @@ export async function withLearnedShapes<T>(ctx: CasesCallContext, map: SchemaMap
     if (!learned) throw error;
     const result = await read(learned);
     const entry = cache.get(cacheKey(ctx));
-    if (entry && !entry.map.introspected) entry.map = { ...entry.map, scalarCaseFields: learned.scalarCaseFields, hoursCaseFilter: learned.hoursCaseFilter };
-    ctx.log.info({ scalarCaseFields: [...learned.scalarCaseFields], hoursCaseFilter: learned.hoursCaseFilter.kind }, 'schema shapes learned from the upstream validation answer');
+    if (entry && !entry.map.introspected)
+      entry.map = {
+        ...entry.map,
+        scalarCaseFields: learned.scalarCaseFields,
+        hoursCaseFilter: learned.hoursCaseFilter,
+      };
+    ctx.log.info(
+      { scalarCaseFields: [...learned.scalarCaseFields], hoursCaseFilter: learned.hoursCaseFilter.kind },
+      'schema shapes learned from the upstream validation answer',
+    );
     return result;
   }
 }
@@ -321,7 +427,16 @@ export function clearSchemaMaps(): void {
 /** The case selection: spec fields where the upstream has them, their public sources otherwise. */
 export function caseSelection(map: SchemaMap): string {
   const has = (f: string) => map.caseFields.has(f);
-  const econ = ['hoursCostprice', 'hoursSalesprice', 'offer', 'revisedOffer', 'materialsCostprice', 'materialsSalesprice', 'expectedCoverageRatio', 'revenue'].filter((f) => map.economyFields.has(f));
+  const econ = [
+    'hoursCostprice',
+    'hoursSalesprice',
+    'offer',
+    'revisedOffer',
+    'materialsCostprice',
+    'materialsSalesprice',
+    'expectedCoverageRatio',
+    'revenue',
+  ].filter((f) => map.economyFields.has(f));
   const parts = ['id', 'caseNumber'];
   if (has('description')) parts.push('description');
   for (const f of ['status', 'caseType']) if (has(f)) parts.push(map.scalarCaseFields.has(f) ? f : `${f} { text }`);
@@ -351,7 +466,10 @@ export function hoursCaseFilter(map: SchemaMap): { value: string; variableType: 
   const f = map.hoursCaseFilter;
   if (f.kind === 'scalar') return { value: '{ case: $caseId }', variableType: `${f.idType}!` };
   // Only the case itself, as with the scalar filter: sub-cases are excluded explicitly.
-  return { value: `{ case: { ${f.idField}: $caseId${f.subcasesField ? `, ${f.subcasesField}: false` : ''} } }`, variableType: `${f.idType}!` };
+  return {
+    value: `{ case: { ${f.idField}: $caseId${f.subcasesField ? `, ${f.subcasesField}: false` : ''} } }`,
+    variableType: `${f.idType}!`,
+  };
 }
 
 type Raw = Record<string, unknown> | null | undefined;
@@ -380,7 +498,9 @@ export function toCase(raw: Record<string, unknown>): CaseObject {
     offerTotal: num(raw.offerTotal) ?? num(economy?.revisedOffer) ?? num(economy?.offer),
   };
   if (typeof raw.parentCaseId === 'number') out.parentCaseId = raw.parentCaseId;
-  out.subCases = Array.isArray(raw.subCases) ? raw.subCases.map((s) => ({ id: Number((s as { id: unknown }).id) })) : null;
+  out.subCases = Array.isArray(raw.subCases)
+    ? raw.subCases.map((s) => ({ id: Number((s as { id: unknown }).id) }))
+    : null;
   out.economy = economy
     ? {
         expectedCoverageRatio: num(economy.expectedCoverageRatio),

@@ -34,7 +34,11 @@ export async function accumulate<T>(options: {
   let cursor: string | null = null;
   let scanned = 0;
   for (;;) {
-    const data = await runQuery<unknown>(options.ctx, options.query, { ...options.variables, cursor, limit: options.pageSize });
+    const data = await runQuery<unknown>(options.ctx, options.query, {
+      ...options.variables,
+      cursor,
+      limit: options.pageSize,
+    });
     const page = options.pick(data);
     const items = page?.items ?? [];
     for (let i = 0; i < items.length; i++) {
@@ -48,7 +52,9 @@ export async function accumulate<T>(options: {
     if (!cursor || items.length === 0) return { rows, truncated: false, scanned };
     if (rows.length === options.maxRows) {
       // A full result with more pages: truncated only if another matching row exists. Look once.
-      const next = options.pick(await runQuery<unknown>(options.ctx, options.query, { ...options.variables, cursor, limit: options.pageSize }));
+      const next = options.pick(
+        await runQuery<unknown>(options.ctx, options.query, { ...options.variables, cursor, limit: options.pageSize }),
+      );
       return { rows, truncated: (next?.items ?? []).some(options.keep) || Boolean(next?.nextCursor), scanned };
     }
     if (options.maxScanned !== undefined && scanned >= options.maxScanned) return { rows, truncated: true, scanned };

@@ -13,7 +13,8 @@ export interface ArgRef {
 }
 
 /** Deep enough for `[[T!]!]!` and the usual wrappers. */
-export const TYPE_REF_SELECTION = 'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }';
+export const TYPE_REF_SELECTION =
+  'kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }';
 
 export function printType(t: TypeRef | null | undefined): string {
   if (!t) return '?';
@@ -22,8 +23,13 @@ export function printType(t: TypeRef | null | undefined): string {
   return t.name ?? '?';
 }
 
-export function signature(name: string, args: readonly ArgRef[] | null | undefined, type: TypeRef | null | undefined): string {
-  const arg = (a: ArgRef): string => `${a.name}: ${printType(a.type)}${a.defaultValue != null ? ` = ${a.defaultValue}` : ''}`;
+export function signature(
+  name: string,
+  args: readonly ArgRef[] | null | undefined,
+  type: TypeRef | null | undefined,
+): string {
+  const arg = (a: ArgRef): string =>
+    `${a.name}: ${printType(a.type)}${a.defaultValue != null ? ` = ${a.defaultValue}` : ''}`;
   const list = args && args.length > 0 ? `(${args.map(arg).join(', ')})` : '';
   return `${name}${list}: ${printType(type)}`;
 }

@@ -151,7 +151,9 @@ export function closestEntitySets(name: string, count: number): string[] {
     const lower = candidate.toLowerCase();
     const related = lower.includes(wanted) || wanted.includes(lower);
     return { candidate, related, edits: distance(wanted, lower) };
-  }).sort((x, y) => Number(y.related) - Number(x.related) || x.edits - y.edits || x.candidate.localeCompare(y.candidate));
+  }).sort(
+    (x, y) => Number(y.related) - Number(x.related) || x.edits - y.edits || x.candidate.localeCompare(y.candidate),
+  );
   const close = ranked.filter((r) => r.related || r.edits <= Math.max(2, Math.ceil(wanted.length / 2)));
   return (close.length > 0 ? close : ranked).slice(0, count).map((r) => r.candidate);
 }

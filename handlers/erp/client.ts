@@ -11,13 +11,27 @@ import { UpstreamError } from '#runtime/handler-api/upstream-types.ts';
 export type Row = Record<string, unknown>;
 
 /** The codes every ERP request can end with. */
-type WireCodes = 'generic' | 'access_expired' | 'access_rejected_401' | 'forbidden_403' | 'bad_request_400' | 'throttled';
+type WireCodes =
+  | 'generic'
+  | 'access_expired'
+  | 'access_rejected_401'
+  | 'forbidden_403'
+  | 'bad_request_400'
+  | 'throttled';
 export type ErpWireContext = ErpContextWith<WireCodes, { readonly errorMessageMaxChars: number }>;
 /** A tool that reads inside an environment: also an unknown environment and a not-found answer. */
-export type ErpEnvironmentContext = ErpContextWith<WireCodes | 'unknown_environment' | 'not_found_404', { readonly errorMessageMaxChars: number }>;
+export type ErpEnvironmentContext = ErpContextWith<
+  WireCodes | 'unknown_environment' | 'not_found_404',
+  { readonly errorMessageMaxChars: number }
+>;
 
 /** 400 codes that mean "no such company or record" (upstreams/erp.md §3, "Wrong companyId"). */
-const NOT_FOUND_CODES = new Set(['internal_companynotfound', 'internal_recordnotfound', 'badrequest_notfound', 'badrequest_resourcenotfound']);
+const NOT_FOUND_CODES = new Set([
+  'internal_companynotfound',
+  'internal_recordnotfound',
+  'badrequest_notfound',
+  'badrequest_resourcenotfound',
+]);
 
 export function isRow(value: unknown): value is Row {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,7 +40,8 @@ export function isRow(value: unknown): value is Row {
 /** The connection's access token; without one the stored access is unusable (reconnect). */
 function bearer(ctx: ErpWireContext): string {
   const credential = ctx.credential;
-  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '') return ctx.fail('access_expired');
+  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '')
+    return ctx.fail('access_expired');
   return credential.accessToken;
 }
 
@@ -34,7 +49,8 @@ function bearer(ctx: ErpWireContext): string {
 function errorOf(body: unknown): { code: string | undefined; message: string | undefined } {
   const error = isRow(body) && isRow(body['error']) ? body['error'] : undefined;
   const code = typeof error?.['code'] === 'string' ? error['code'] : undefined;
-  const message = typeof error?.['message'] === 'string' ? error['message'] : typeof body === 'string' ? body : undefined;
+  const message =
+    typeof error?.['message'] === 'string' ? error['message'] : typeof body === 'string' ? body : undefined;
   return { code, message };
 }
 
@@ -57,7 +73,13 @@ export async function erpGet(ctx: ErpWireContext, request: ErpRequest): Promise<
   if (request.pageSize !== undefined) headers['prefer'] = `odata.maxpagesize=${request.pageSize}`;
   try {
     try {
-      return (await ctx.upstream.request<unknown>({ method: 'GET', path: request.path, headers: { ...headers, 'data-access-intent': 'ReadOnly' } })).body;
+      return (
+        await ctx.upstream.request<unknown>({
+          method: 'GET',
+          path: request.path,
+          headers: { ...headers, 'data-access-intent': 'ReadOnly' },
+        })
+      ).body;
     } catch (error) {
       if (!(error instanceof UpstreamError) || error.status !== 400) throw error;
       // An API page may refuse the read-only intent: the one retry without it (doc 000 "Authentication").
@@ -72,7 +94,10 @@ export async function erpGet(ctx: ErpWireContext, request: ErpRequest): Promise<
     if (error.status === 404 && request.notFound) return request.notFound();
     if (error.status === 400) {
       if (request.notFound && code !== undefined && NOT_FOUND_CODES.has(code.toLowerCase())) return request.notFound();
-      return ctx.fail('bad_request_400', { code: code ?? 'BadRequest', message: (message ?? '').slice(0, ctx.limits.errorMessageMaxChars) });
+      return ctx.fail('bad_request_400', {
+        code: code ?? 'BadRequest',
+        message: (message ?? '').slice(0, ctx.limits.errorMessageMaxChars),
+      });
     }
     throw error;
   }
@@ -143,7 +168,12 @@ export async function readEnvironments(ctx: ErpWireContext): Promise<{ names: st
       );
       continue;
     }
-    items.push({ name, type, countryCode: stringOrNull(row['countryCode']), aadTenantId: stringOrNull(row['aadTenantId']) });
+    items.push({
+      name,
+      type,
+      countryCode: stringOrNull(row['countryCode']),
+      aadTenantId: stringOrNull(row['aadTenantId']),
+    });
   }
   return { names, items };
 }

@@ -61,7 +61,12 @@ function keepsOnlySentOptions(url: URL, sent: SentQuery): boolean {
  * as the configured base, no userinfo, no fragment,
  * `/v2.0/[tenant/]<environment>/api/v2.0/companies(<companyId>)/<set>`; otherwise undefined.
  */
-export function acceptedNextLink(baseUrl: string, payload: CursorPayload, companyId: string, entitySet: string): string | undefined {
+export function acceptedNextLink(
+  baseUrl: string,
+  payload: CursorPayload,
+  companyId: string,
+  entitySet: string,
+): string | undefined {
   let url: URL;
   let base: URL;
   try {
@@ -97,7 +102,12 @@ export function sealCursor(tokens: SealedTokens, payload: CursorPayload, company
  * The payload of a cursor minted for this company and set, unchecked; undefined when it is not one (or predates the
  * sent options).
  */
-export function openCursorPayload(tokens: SealedTokens, cursor: string, companyId: string, entitySet: string): CursorPayload | undefined {
+export function openCursorPayload(
+  tokens: SealedTokens,
+  cursor: string,
+  companyId: string,
+  entitySet: string,
+): CursorPayload | undefined {
   const plain = tokens.open(cursor, cursorBinding(companyId, entitySet));
   let payload: unknown;
   try {
@@ -105,7 +115,8 @@ export function openCursorPayload(tokens: SealedTokens, cursor: string, companyI
   } catch {
     return undefined;
   }
-  if (!isRow(payload) || typeof payload['link'] !== 'string' || typeof payload['environment'] !== 'string') return undefined;
+  if (!isRow(payload) || typeof payload['link'] !== 'string' || typeof payload['environment'] !== 'string')
+    return undefined;
   const query = payload['query'];
   if (!isRow(query) || !Object.values(query).every((value) => typeof value === 'string')) return undefined;
   return { link: payload['link'], environment: payload['environment'], query: query as SentQuery };

@@ -7,7 +7,13 @@ import { apiPath, erpGet, isRow, notFoundIn, objectBody, resolveEnvironment, str
  */
 export const getCompanyInformation: ErpHandler<'get_company_information'> = async (args, ctx) => {
   const environment = await resolveEnvironment(ctx, args.environment);
-  const body = objectBody(await erpGet(ctx, { path: apiPath(environment, `/companies(${args.companyId})/companyInformation`), notFound: notFoundIn(ctx, environment) }), 'the company information');
+  const body = objectBody(
+    await erpGet(ctx, {
+      path: apiPath(environment, `/companies(${args.companyId})/companyInformation`),
+      notFound: notFoundIn(ctx, environment),
+    }),
+    'the company information',
+  );
   const value = body['value'];
   const record = Array.isArray(value) ? value.find(isRow) : body;
   const companyInformation = record === undefined ? null : (stripOData(record) as Record<string, unknown>);

@@ -9,7 +9,10 @@ import { apiPath, capResult, collection, erpGet, notFoundIn, resolveEnvironment 
  */
 export const listEntityMetadata: ErpHandler<'list_entity_metadata'> = async (args, ctx) => {
   const environment = await resolveEnvironment(ctx, args.environment);
-  const rows = collection(await erpGet(ctx, { path: apiPath(environment), notFound: notFoundIn(ctx, environment) }), 'the service document');
+  const rows = collection(
+    await erpGet(ctx, { path: apiPath(environment), notFound: notFoundIn(ctx, environment) }),
+    'the service document',
+  );
   let items = rows.flatMap((row) => {
     const name = row['name'];
     if (typeof name !== 'string' || name === '') return [];

@@ -1,8 +1,27 @@
 import type { ErpContext, ErpHandler } from '#generated/erp/contract.ts';
 import type { QueryEntityResult } from '#generated/erp/types.ts';
 import { closestEntitySets, ENVIRONMENT_LEVEL_SET, resolveEntitySet } from './allow-list.ts';
-import { acceptedNextLink, type CursorPayload, openCursorPayload, type SentQuery, sealCursor, setPath } from './cursor.ts';
-import { apiPath, capResult, collection, erpGet, isRow, notFoundIn, objectBody, odataQuery, resolveEnvironment, stripOData, type Row } from './client.ts';
+import {
+  acceptedNextLink,
+  type CursorPayload,
+  openCursorPayload,
+  type SentQuery,
+  sealCursor,
+  setPath,
+} from './cursor.ts';
+import {
+  apiPath,
+  capResult,
+  collection,
+  erpGet,
+  isRow,
+  notFoundIn,
+  objectBody,
+  odataQuery,
+  resolveEnvironment,
+  stripOData,
+  type Row,
+} from './client.ts';
 
 type Context = ErpContext<'query_entity'>;
 
@@ -11,13 +30,16 @@ const ENTITY_NAME = /^[A-Za-z0-9]+$/;
 
 /** The options that are set (an absent argument sends no option). */
 function sentOptions(options: Readonly<Record<string, string | undefined>>): SentQuery {
-  return Object.fromEntries(Object.entries(options).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(options).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** The caller's cursor, opened and checked (DECISIONS §16), or `Invalid cursor` before any request. */
 function openCursor(ctx: Context, cursor: string, companyId: string, entitySet: string): CursorPayload {
   const payload = openCursorPayload(ctx.tokens, cursor, companyId, entitySet);
-  const link = payload === undefined ? undefined : acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet);
+  const link =
+    payload === undefined ? undefined : acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet);
   if (payload === undefined || link === undefined) return ctx.refuseArguments('invalid_cursor');
   return { ...payload, link };
 }
@@ -27,11 +49,22 @@ function openCursor(ctx: Context, cursor: string, companyId: string, entitySet: 
  * elsewhere or carries options the gateway did not send ends the call with `Invalid cursor`
  * (metered: the page was read), so no cursor the gateway hands out leads anywhere else.
  */
-function mintCursor(ctx: Context, nextLink: unknown, environment: string, query: SentQuery, companyId: string, entitySet: string): string | null {
+function mintCursor(
+  ctx: Context,
+  nextLink: unknown,
+  environment: string,
+  query: SentQuery,
+  companyId: string,
+  entitySet: string,
+): string | null {
   if (typeof nextLink !== 'string' || nextLink === '') return null;
   const payload: CursorPayload = { link: nextLink, environment, query };
   if (acceptedNextLink(ctx.upstream.baseUrl, payload, companyId, entitySet) === undefined) {
-    ctx.log.warn({ entitySet }, 'ERP next link refused: not the configured API, this company and set, ' + 'or options other than the ones sent plus one $skiptoken');
+    ctx.log.warn(
+      { entitySet },
+      'ERP next link refused: not the configured API, this company and set, ' +
+        'or options other than the ones sent plus one $skiptoken',
+    );
     return ctx.fail('invalid_cursor');
   }
   return sealCursor(ctx.tokens, payload, companyId, entitySet);
@@ -52,7 +85,11 @@ function rowOf(row: Row, entitySet: string): Row {
 export const queryEntity: ErpHandler<'query_entity'> = async (args, ctx) => {
   if (!ENTITY_NAME.test(args.entity)) return ctx.refuseArguments('invalid_entity', { entity: args.entity });
   const entitySet = resolveEntitySet(args.entity);
-  if (entitySet === undefined) return ctx.refuseArguments('unknown_entity', { entity: args.entity, matches: closestEntitySets(args.entity, ctx.limits.closestMatchCount).join(', ') });
+  if (entitySet === undefined)
+    return ctx.refuseArguments('unknown_entity', {
+      entity: args.entity,
+      matches: closestEntitySets(args.entity, ctx.limits.closestMatchCount).join(', '),
+    });
   const companyId = args.companyId;
 
   let environment: string;
@@ -78,7 +115,10 @@ export const queryEntity: ErpHandler<'query_entity'> = async (args, ctx) => {
   }
 
   const context = { environment, companyId };
-  const body = objectBody(await erpGet(ctx, { path, ...(single ? {} : { pageSize: args.pageSize }), notFound: notFoundIn(ctx, environment) }), `the ${entitySet} read`);
+  const body = objectBody(
+    await erpGet(ctx, { path, ...(single ? {} : { pageSize: args.pageSize }), notFound: notFoundIn(ctx, environment) }),
+    `the ${entitySet} read`,
+  );
   let result: QueryEntityResult;
   if (single) {
     // A bare record (`…/$entity`), or the same wrapped in `value` as some samples show.

@@ -4,7 +4,18 @@
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
 import { customerResult, type Row, sendWrite } from './write-wire.ts';
 
-const OPTIONAL = ['customerNumber', 'email', 'address', 'city', 'zip', 'country', 'telephoneAndFaxNumber', 'corporateIdentificationNumber', 'vatNumber', 'ean'] as const;
+const OPTIONAL = [
+  'customerNumber',
+  'email',
+  'address',
+  'city',
+  'zip',
+  'country',
+  'telephoneAndFaxNumber',
+  'corporateIdentificationNumber',
+  'vatNumber',
+  'ean',
+] as const;
 
 export const createCustomer: InvoicingHandler<'create_customer'> = async (args, ctx) => {
   const body: Row = {
@@ -16,7 +27,11 @@ export const createCustomer: InvoicingHandler<'create_customer'> = async (args, 
     layout: { layoutNumber: args.layoutNumber },
   };
   for (const key of OPTIONAL) if (args[key] !== undefined) body[key] = args[key];
-  const outcome = await sendWrite(ctx, { method: 'POST', path: '/customers', body }, ctx.text('previewCreateCustomer', { name: args.name, currency: args.currency }));
+  const outcome = await sendWrite(
+    ctx,
+    { method: 'POST', path: '/customers', body },
+    ctx.text('previewCreateCustomer', { name: args.name, currency: args.currency }),
+  );
   if ('preview' in outcome) return outcome.preview;
   return customerResult(outcome.body);
 };

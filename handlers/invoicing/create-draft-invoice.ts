@@ -18,7 +18,11 @@ export const createDraftInvoice: InvoicingHandler<'create_draft_invoice'> = asyn
   if (args.dueDate !== undefined) body.dueDate = args.dueDate;
   const notes = notesBody(undefined, args);
   if (notes) body.notes = notes;
-  const summary = ctx.text('previewCreateDraftInvoice', { customer_number: args.customerNumber, currency: args.currency, lines: args.lines.length });
+  const summary = ctx.text('previewCreateDraftInvoice', {
+    customer_number: args.customerNumber,
+    currency: args.currency,
+    lines: args.lines.length,
+  });
   const outcome = await sendWrite(ctx, { method: 'POST', path: '/invoices/drafts', body }, summary);
   if ('preview' in outcome) return outcome.preview;
   return createdDraftResult(outcome.body);

@@ -27,12 +27,20 @@ export const downloadInvoicePdf: InvoicingHandler<'download_invoice_pdf'> = asyn
     if (link === undefined || sameAddress(link, path, ctx.upstream.baseUrl)) throw error;
     bytes = await economicGetBytes(ctx, link);
   }
-  if (!bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) throw new Error('e-conomic answered an invoice PDF with bytes that are not a PDF');
-  return { bookedInvoiceNumber: args.bookedInvoiceNumber, contentType: 'application/pdf', pdfBase64: bytes.toString('base64') };
+  if (!bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC))
+    throw new Error('e-conomic answered an invoice PDF with bytes that are not a PDF');
+  return {
+    bookedInvoiceNumber: args.bookedInvoiceNumber,
+    contentType: 'application/pdf',
+    pdfBase64: bytes.toString('base64'),
+  };
 };
 
 /** The invoice's PDF link (`pdf.download`, else `pdf.self`), or undefined when it has none. */
-async function pdfLink(ctx: Parameters<typeof downloadInvoicePdf>[1], invoicePath: string): Promise<string | undefined> {
+async function pdfLink(
+  ctx: Parameters<typeof downloadInvoicePdf>[1],
+  invoicePath: string,
+): Promise<string | undefined> {
   let invoice: unknown;
   try {
     invoice = await economicGet(ctx, invoicePath);
@@ -50,7 +58,8 @@ async function pdfLink(ctx: Parameters<typeof downloadInvoicePdf>[1], invoicePat
 
 /** Whether a link (absolute on the base URL's origin, or a path on the base URL) names the path already tried. */
 function sameAddress(link: string, path: string, baseUrl: string): boolean {
-  const onBase = (p: string) => (/^https?:\/\//i.test(p) ? p : `${baseUrl.replace(/\/+$/, '')}/${p.replace(/^\/+/, '')}`);
+  const onBase = (p: string) =>
+    /^https?:\/\//i.test(p) ? p : `${baseUrl.replace(/\/+$/, '')}/${p.replace(/^\/+/, '')}`;
   try {
     return new URL(onBase(link)).href === new URL(onBase(path)).href;
   } catch {

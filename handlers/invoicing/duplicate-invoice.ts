@@ -5,7 +5,17 @@
 // amounts, margins, remainders, `pdf sent soap templates self` are dropped; then the overrides.
 // The source is never changed, and the new draft is never booked.
 import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
-import { cleanCopy, createdDraftResult, isRow, lineBody, notesBody, readRecord, reference, type Row, sendWrite } from './write-wire.ts';
+import {
+  cleanCopy,
+  createdDraftResult,
+  isRow,
+  lineBody,
+  notesBody,
+  readRecord,
+  reference,
+  type Row,
+  sendWrite,
+} from './write-wire.ts';
 
 /** Kept as they are (without `self` links and null values). */
 const KEPT = ['currency', 'date', 'dueDate', 'delivery'] as const;
@@ -22,14 +32,19 @@ const REFERENCES = ['customer', 'paymentTerms', 'layout'] as const;
 function copiedLine(line: Row): Row {
   const out: Row = {};
   if (typeof line.description === 'string') out.description = line.description;
-  if (isRow(line.product) && line.product.productNumber !== undefined && line.product.productNumber !== null) out.product = { productNumber: line.product.productNumber };
-  for (const key of ['quantity', 'unitNetPrice', 'discountPercentage'] as const) if (typeof line[key] === 'number') out[key] = line[key];
+  if (isRow(line.product) && line.product.productNumber !== undefined && line.product.productNumber !== null)
+    out.product = { productNumber: line.product.productNumber };
+  for (const key of ['quantity', 'unitNetPrice', 'discountPercentage'] as const)
+    if (typeof line[key] === 'number') out[key] = line[key];
   if (isRow(line.unit) && typeof line.unit.unitNumber === 'number') out.unit = { unitNumber: line.unit.unitNumber };
   return out;
 }
 
 export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = async (args, ctx) => {
-  const source = await readRecord(ctx, `/invoices/${args.source === 'booked' ? 'booked' : 'drafts'}/${args.invoiceNumber}`);
+  const source = await readRecord(
+    ctx,
+    `/invoices/${args.source === 'booked' ? 'booked' : 'drafts'}/${args.invoiceNumber}`,
+  );
   const body: Row = {};
   for (const key of KEPT) {
     const value = source[key];
@@ -59,7 +74,9 @@ export const duplicateInvoice: InvoicingHandler<'duplicate_invoice'> = async (ar
   if (args.newCustomerNumber !== undefined) body.customer = { customerNumber: args.newCustomerNumber };
   if (args.date !== undefined) body.date = args.date;
   if (args.dueDate !== undefined) body.dueDate = args.dueDate;
-  body.lines = args.replaceLines ? args.replaceLines.map(lineBody) : (Array.isArray(source.lines) ? source.lines : []).filter(isRow).map(copiedLine);
+  body.lines = args.replaceLines
+    ? args.replaceLines.map(lineBody)
+    : (Array.isArray(source.lines) ? source.lines : []).filter(isRow).map(copiedLine);
   const summary = ctx.text('previewDuplicateInvoice', { source: args.source, invoice_number: args.invoiceNumber });
   const outcome = await sendWrite(ctx, { method: 'POST', path: '/invoices/drafts', body }, summary);
   if ('preview' in outcome) return outcome.preview;

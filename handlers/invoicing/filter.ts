@@ -167,7 +167,11 @@ export function normalizeFilter(input: string, maxInItems: number): string {
     out += text;
   };
 
-  const ends = (at: number): boolean => at === input.length || input.startsWith('$and:', at) || input.startsWith('$or:', at) || (depth > 0 && input[at] === ')');
+  const ends = (at: number): boolean =>
+    at === input.length ||
+    input.startsWith('$and:', at) ||
+    input.startsWith('$or:', at) ||
+    (depth > 0 && input[at] === ')');
 
   if (input.trim() === '') throw new FilterSyntaxError(0);
   expression();

@@ -13,7 +13,13 @@ export const getAccountYearTotal: InvoicingHandler<'get_account_year_total'> = a
   if (!isRow(body)) throw new Error('e-conomic answered an account year total with something other than an object');
   const rows = body['collection'];
   if (!Array.isArray(rows)) return body;
-  const row = rows.find((r) => isRow(r) && (!isRow(r['account']) || r['account']['accountNumber'] === undefined || r['account']['accountNumber'] === args.accountNumber));
+  const row = rows.find(
+    (r) =>
+      isRow(r) &&
+      (!isRow(r['account']) ||
+        r['account']['accountNumber'] === undefined ||
+        r['account']['accountNumber'] === args.accountNumber),
+  );
   if (!isRow(row)) throw new Error('e-conomic answered an account year total with an empty collection');
   return row;
 };

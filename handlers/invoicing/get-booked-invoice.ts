@@ -8,6 +8,7 @@ const isBookedInvoice = withInteger('bookedInvoiceNumber');
 /** `invoicing__get_booked_invoice`: GET /invoices/booked/{n}, with its lines (upstreams/invoicing.md §2). */
 export const getBookedInvoice: InvoicingHandler<'get_booked_invoice'> = async (args, ctx) => {
   const body = await economicRead(ctx, `/invoices/booked/${encodeIdentifier(args.bookedInvoiceNumber)}`);
-  if (!isRow(body) || !isBookedInvoice(body)) throw new Error('e-conomic answered a booked-invoice read without a bookedInvoiceNumber');
+  if (!isRow(body) || !isBookedInvoice(body))
+    throw new Error('e-conomic answered a booked-invoice read without a bookedInvoiceNumber');
   return body;
 };

@@ -8,4 +8,9 @@ import { accountYearPath } from './paths.ts';
  * no sort (upstreams/invoicing.md §2), as the spec's list result.
  */
 export const listAccountEntries: InvoicingHandler<'list_account_entries'> = async (args, ctx) =>
-  readList(ctx, `${accountYearPath(args.accountNumber, args.year)}/entries`, { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter) }, anyRow);
+  readList(
+    ctx,
+    `${accountYearPath(args.accountNumber, args.year)}/entries`,
+    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter) },
+    anyRow,
+  );

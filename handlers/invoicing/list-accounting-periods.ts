@@ -7,4 +7,9 @@ import { yearPath } from './paths.ts';
  * 2023_6_2024) (upstreams/invoicing.md §2), as the spec's list result.
  */
 export const listAccountingPeriods: InvoicingHandler<'list_accounting_periods'> = async (args, ctx) =>
-  readList(ctx, `${yearPath(args.year)}/periods`, { pagesize: args.pagesize, skippages: args.skippages }, withInteger('periodNumber'));
+  readList(
+    ctx,
+    `${yearPath(args.year)}/periods`,
+    { pagesize: args.pagesize, skippages: args.skippages },
+    withInteger('periodNumber'),
+  );

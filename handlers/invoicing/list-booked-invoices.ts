@@ -10,6 +10,11 @@ export const listBookedInvoices: InvoicingHandler<'list_booked_invoices'> = asyn
   readList(
     ctx,
     '/invoices/booked',
-    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
     withInteger('bookedInvoiceNumber'),
   );

@@ -7,6 +7,11 @@ export const listCustomerGroups: InvoicingHandler<'list_customer_groups'> = asyn
   readList(
     ctx,
     '/customer-groups',
-    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
     withInteger('customerGroupNumber'),
   );

@@ -7,6 +7,11 @@ export const listDraftInvoices: InvoicingHandler<'list_draft_invoices'> = async 
   readList(
     ctx,
     '/invoices/drafts',
-    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
     withInteger('draftInvoiceNumber'),
   );

@@ -7,6 +7,11 @@ export const listInvoicesOverdue: InvoicingHandler<'list_invoices_overdue'> = as
   readList(
     ctx,
     '/invoices/overdue',
-    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
     withInteger('bookedInvoiceNumber'),
   );

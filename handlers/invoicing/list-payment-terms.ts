@@ -7,6 +7,11 @@ export const listPaymentTerms: InvoicingHandler<'list_payment_terms'> = async (a
   readList(
     ctx,
     '/payment-terms',
-    { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) },
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
     withInteger('paymentTermsNumber'),
   );

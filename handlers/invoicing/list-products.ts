@@ -7,4 +7,14 @@ import { withString, readList } from './list.ts';
  * result.
  */
 export const listProducts: InvoicingHandler<'list_products'> = async (args, ctx) =>
-  readList(ctx, '/products', { pagesize: args.pagesize, skippages: args.skippages, filter: checkedFilter(ctx, args.filter), sort: checkedSort(ctx, args.sort) }, withString('productNumber'));
+  readList(
+    ctx,
+    '/products',
+    {
+      pagesize: args.pagesize,
+      skippages: args.skippages,
+      filter: checkedFilter(ctx, args.filter),
+      sort: checkedSort(ctx, args.sort),
+    },
+    withString('productNumber'),
+  );

@@ -20,20 +20,29 @@ export interface Pagination {
   hasMore: boolean;
 }
 
-const integer = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) ? value : undefined);
+const integer = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 
 /** `path?skippages=…&pagesize=…&filter=…&sort=…` (each value percent-encoded as a whole). */
 export function listPath(path: string, page: ListPage): string {
-  return path + queryString({ skippages: page.skippages, pagesize: page.pagesize, filter: page.filter, sort: page.sort });
+  return (
+    path + queryString({ skippages: page.skippages, pagesize: page.pagesize, filter: page.filter, sort: page.sort })
+  );
 }
 
 /**
  * One page of a collection. `keep` tells the rows the spec's item type describes (its required
  * number); a collection holding anything else is not what the upstream documents (generic text).
  */
-export async function readList<T>(ctx: InvoicingReadContext, path: string, page: ListPage, keep: (row: Row) => row is Row & T): Promise<{ items: T[]; pagination: Pagination }> {
+export async function readList<T>(
+  ctx: InvoicingReadContext,
+  path: string,
+  page: ListPage,
+  keep: (row: Row) => row is Row & T,
+): Promise<{ items: T[]; pagination: Pagination }> {
   const body = await economicRead(ctx, listPath(path, page));
-  if (!isRow(body) || !Array.isArray(body['collection'])) throw new Error(`e-conomic answered ${path} without a collection`);
+  if (!isRow(body) || !Array.isArray(body['collection']))
+    throw new Error(`e-conomic answered ${path} without a collection`);
   const items: T[] = [];
   for (const row of body['collection']) {
     if (!isRow(row) || !keep(row)) throw new Error(`e-conomic answered ${path} with a row the spec does not describe`);

@@ -7,9 +7,31 @@ import type { InvoicingHandler } from '../../generated/invoicing/contract.ts';
 import { cleanCopy, customerResult, isRow, readRecord, reference, sendWrite } from './write-wire.ts';
 
 /** Read-only or server-computed fields and link properties, never written back. */
-const SERVER_OWNED: ReadonlySet<string> = new Set(['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates', 'metaData']);
+const SERVER_OWNED: ReadonlySet<string> = new Set([
+  'balance',
+  'dueAmount',
+  'lastUpdated',
+  'self',
+  'contacts',
+  'deliveryLocations',
+  'invoices',
+  'totals',
+  'templates',
+  'metaData',
+]);
 /** The fields the caller may change, as they go into the record. */
-const PLAIN = ['name', 'email', 'address', 'city', 'zip', 'country', 'telephoneAndFaxNumber', 'corporateIdentificationNumber', 'vatNumber', 'ean'] as const;
+const PLAIN = [
+  'name',
+  'email',
+  'address',
+  'city',
+  'zip',
+  'country',
+  'telephoneAndFaxNumber',
+  'corporateIdentificationNumber',
+  'vatNumber',
+  'ean',
+] as const;
 const BY_NUMBER = [
   ['paymentTermsNumber', 'paymentTerms'],
   ['customerGroupNumber', 'customerGroup'],
@@ -45,7 +67,10 @@ export const updateCustomer: InvoicingHandler<'update_customer'> = async (args, 
   }
   // The record keeps its number: the path names the customer.
   body.customerNumber = args.customerNumber;
-  const summary = ctx.text('previewUpdateCustomer', { customer_number: args.customerNumber, fields: changed.length ? changed.join(', ') : '(none)' });
+  const summary = ctx.text('previewUpdateCustomer', {
+    customer_number: args.customerNumber,
+    fields: changed.length ? changed.join(', ') : '(none)',
+  });
   const outcome = await sendWrite(ctx, { method: 'PUT', path, body }, summary);
   if ('preview' in outcome) return outcome.preview;
   return customerResult(outcome.body);

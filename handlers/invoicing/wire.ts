@@ -16,7 +16,10 @@ export function isRow(value: unknown): value is Row {
 /** What any invoicing request needs: the credential (and nothing it can end with but the generic text). */
 export type InvoicingWireContext = InvoicingContextWith<'generic'>;
 /** A request whose 400 is passed through with the rejected fields named. */
-export type InvoicingReadContext = InvoicingContextWith<'generic' | 'upstream_rejected', { readonly rejectionDetailsMaxChars: number }>;
+export type InvoicingReadContext = InvoicingContextWith<
+  'generic' | 'upstream_rejected',
+  { readonly rejectionDetailsMaxChars: number }
+>;
 
 /**
  * `X-AppSecretToken` and `X-AgreementGrantToken` (upstreams/invoicing.md §2). The app secret token
@@ -29,9 +32,14 @@ export type InvoicingReadContext = InvoicingContextWith<'generic' | 'upstream_re
  */
 export function tokenHeaders(ctx: InvoicingWireContext): Record<string, string> {
   const credential = ctx.credential;
-  if (credential?.kind !== 'static_token' || credential.token === '') throw new Error('the invoicing connection holds no static grant token');
+  if (credential?.kind !== 'static_token' || credential.token === '')
+    throw new Error('the invoicing connection holds no static grant token');
   const separator = credential.token.indexOf(':');
-  if (separator > 0) return { 'x-appsecrettoken': credential.token.slice(0, separator), 'x-agreementgranttoken': credential.token.slice(separator + 1) };
+  if (separator > 0)
+    return {
+      'x-appsecrettoken': credential.token.slice(0, separator),
+      'x-agreementgranttoken': credential.token.slice(separator + 1),
+    };
   if (!credential.appSecret) throw new Error('the invoicing connector has no app secret token configured');
   return { 'x-appsecrettoken': credential.appSecret, 'x-agreementgranttoken': credential.token };
 }
@@ -68,13 +76,24 @@ export function linkOnBase(link: string, baseUrl: string): string | undefined {
 
 /** One GET whose failures all pass through (auth: the runtime's reconnect text; anything else generic). */
 export async function economicGet(ctx: InvoicingWireContext, path: string): Promise<unknown> {
-  return (await ctx.upstream.request<unknown>({ method: 'GET', path, headers: { ...tokenHeaders(ctx), accept: 'application/json' } })).body;
+  return (
+    await ctx.upstream.request<unknown>({
+      method: 'GET',
+      path,
+      headers: { ...tokenHeaders(ctx), accept: 'application/json' },
+    })
+  ).body;
 }
 
 /** One GET of raw bytes (a PDF). */
 export async function economicGetBytes(ctx: InvoicingReadContext, path: string): Promise<Buffer> {
   try {
-    const response = await ctx.upstream.request<Buffer>({ method: 'GET', path, headers: { ...tokenHeaders(ctx), accept: 'application/pdf' }, expect: 'bytes' });
+    const response = await ctx.upstream.request<Buffer>({
+      method: 'GET',
+      path,
+      headers: { ...tokenHeaders(ctx), accept: 'application/pdf' },
+      expect: 'bytes',
+    });
     return response.body;
   } catch (error) {
     return rejected(ctx, error);
@@ -119,7 +138,9 @@ export function rejectionDetails(body: unknown, allowed: (fields: string) => str
   const errors = body['errors'];
   if (Array.isArray(errors)) {
     for (const entry of errors) if (typeof entry === 'string' && entry !== '') parts.push(entry);
-    const fields = [body['allowedFilteringFields'], body['allowedSortingFields']].flatMap((list) => (Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : []));
+    const fields = [body['allowedFilteringFields'], body['allowedSortingFields']].flatMap((list) =>
+      Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [],
+    );
     if (fields.length) parts.push(allowed([...new Set(fields)].join(', ')));
   } else if (isRow(errors)) {
     collectFieldErrors(errors, '', parts);

@@ -12,7 +12,10 @@ export type { Row } from './wire.ts';
 export { isRow } from './wire.ts';
 
 /** What a write tool may end with (its spec lists exactly these codes). */
-export type InvoicingWriteContext = InvoicingContextWith<'generic' | 'reconnect_required' | 'write_forbidden' | 'upstream_rejected', { readonly rejectionDetailsMaxChars: number }>;
+export type InvoicingWriteContext = InvoicingContextWith<
+  'generic' | 'reconnect_required' | 'write_forbidden' | 'upstream_rejected',
+  { readonly rejectionDetailsMaxChars: number }
+>;
 
 /** Keys that never become properties of an object built here (prototype pollution). */
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -26,7 +29,11 @@ export function cleanCopy(source: Row, skip: ReadonlySet<string> = new Set()): R
     if (FORBIDDEN_KEYS.has(key) || skip.has(key) || key === 'self') continue;
     const value = source[key];
     if (value === null || value === undefined) continue;
-    out[key] = isRow(value) ? cleanCopy(value) : Array.isArray(value) ? value.map((item) => (isRow(item) ? cleanCopy(item) : item)) : value;
+    out[key] = isRow(value)
+      ? cleanCopy(value)
+      : Array.isArray(value)
+        ? value.map((item) => (isRow(item) ? cleanCopy(item) : item))
+        : value;
   }
   return out;
 }
@@ -38,7 +45,9 @@ export function cleanCopy(source: Row, skip: ReadonlySet<string> = new Set()): R
  */
 export function reference(value: unknown): Row | undefined {
   if (!isRow(value)) return undefined;
-  const numbers = Object.keys(value).filter((key) => key.endsWith('Number') && !FORBIDDEN_KEYS.has(key) && value[key] !== null && value[key] !== undefined);
+  const numbers = Object.keys(value).filter(
+    (key) => key.endsWith('Number') && !FORBIDDEN_KEYS.has(key) && value[key] !== null && value[key] !== undefined,
+  );
   if (numbers.length === 0) {
     // Writes take a reference by number or by `self` (upstreams/invoicing.md §2 "Conventions").
     if (typeof value.self === 'string' && value.self !== '') return { self: value.self };
@@ -84,10 +93,18 @@ export async function readRecord(ctx: InvoicingWriteContext, path: string): Prom
  * The write: without `confirm: true` the preview of exactly this request (no request made); with
  * it, the request sent once and the upstream's JSON body.
  */
-export async function sendWrite(ctx: InvoicingWriteContext, request: WriteRequest, summary: string): Promise<{ readonly preview: WritePreview } | { readonly body: Row }> {
+export async function sendWrite(
+  ctx: InvoicingWriteContext,
+  request: WriteRequest,
+  summary: string,
+): Promise<{ readonly preview: WritePreview } | { readonly body: Row }> {
   let outcome: Awaited<ReturnType<typeof ctx.write.send>>;
   try {
-    outcome = await ctx.write.send(request, { summary, confirmHint: ctx.text('writeConfirmHint'), headers: writeHeaders(ctx) });
+    outcome = await ctx.write.send(request, {
+      summary,
+      confirmHint: ctx.text('writeConfirmHint'),
+      headers: writeHeaders(ctx),
+    });
   } catch (error) {
     return mapFailure(ctx, error, request.method);
   }
@@ -96,8 +113,10 @@ export async function sendWrite(ctx: InvoicingWriteContext, request: WriteReques
   if (isRow(body)) return { body };
   // The docs answer a POST with 201 + Location + the full body and a PUT with 200 + the body; an
   // answer without a body (204, or an empty 201) is read back from where the record now is.
-  const location = typeof headers['location'] === 'string' ? linkOnBase(headers['location'], ctx.upstream.baseUrl) : undefined;
-  if (body === null && request.method === 'POST' && location !== undefined) return { body: await readBack(ctx, location) };
+  const location =
+    typeof headers['location'] === 'string' ? linkOnBase(headers['location'], ctx.upstream.baseUrl) : undefined;
+  if (body === null && request.method === 'POST' && location !== undefined)
+    return { body: await readBack(ctx, location) };
   if (body === null && request.method === 'PUT') return { body: await readBack(ctx, request.path) };
   throw new UpstreamError('bad_body', 'the written record is not a JSON object');
 }
@@ -118,14 +137,22 @@ async function readBack(ctx: InvoicingWriteContext, path: string): Promise<Row> 
 /** The customer the upstream answered, as the spec's result (its number is required). */
 export function customerResult(body: Row): Row & { customerNumber: number } {
   const number = body.customerNumber;
-  if (typeof number !== 'number') throw new UpstreamError('bad_body', 'the upstream answered a customer without customerNumber');
+  if (typeof number !== 'number')
+    throw new UpstreamError('bad_body', 'the upstream answered a customer without customerNumber');
   return { ...body, customerNumber: number };
 }
 
 /** The draft the upstream created, as the spec's result (number and the calculated amounts are required). */
-export function createdDraftResult(body: Row): Row & { draftInvoiceNumber: number; netAmount: number; grossAmount: number; vatAmount: number } {
+export function createdDraftResult(
+  body: Row,
+): Row & { draftInvoiceNumber: number; netAmount: number; grossAmount: number; vatAmount: number } {
   const { draftInvoiceNumber, netAmount, grossAmount, vatAmount } = body;
-  if (typeof draftInvoiceNumber !== 'number' || typeof netAmount !== 'number' || typeof grossAmount !== 'number' || typeof vatAmount !== 'number') {
+  if (
+    typeof draftInvoiceNumber !== 'number' ||
+    typeof netAmount !== 'number' ||
+    typeof grossAmount !== 'number' ||
+    typeof vatAmount !== 'number'
+  ) {
     throw new UpstreamError('bad_body', 'the upstream answered a draft without its number or amounts');
   }
   return { ...body, draftInvoiceNumber, netAmount, grossAmount, vatAmount };
@@ -135,8 +162,19 @@ export function createdDraftResult(body: Row): Row & { draftInvoiceNumber: numbe
  * An invoice line of the write tools as the upstream takes it (§3 #8, #9): `unit` only when given, no invented
  * description.
  */
-export function lineBody(line: { productNumber: string; quantity: number; unitNetPrice: number; description?: string; unitNumber?: number; discountPercentage?: number }): Row {
-  const out: Row = { product: { productNumber: line.productNumber }, quantity: line.quantity, unitNetPrice: line.unitNetPrice };
+export function lineBody(line: {
+  productNumber: string;
+  quantity: number;
+  unitNetPrice: number;
+  description?: string;
+  unitNumber?: number;
+  discountPercentage?: number;
+}): Row {
+  const out: Row = {
+    product: { productNumber: line.productNumber },
+    quantity: line.quantity,
+    unitNetPrice: line.unitNetPrice,
+  };
   if (line.description !== undefined) out.description = line.description;
   if (line.unitNumber !== undefined) out.unit = { unitNumber: line.unitNumber };
   if (line.discountPercentage !== undefined) out.discountPercentage = line.discountPercentage;
@@ -144,7 +182,10 @@ export function lineBody(line: { productNumber: string; quantity: number; unitNe
 }
 
 /** `notes` from the flat arguments, over the ones given (`heading`, `textLine1`, `textLine2`). */
-export function notesBody(base: Row | undefined, args: { notesHeading?: string; notesTextLine1?: string; notesTextLine2?: string }): Row | undefined {
+export function notesBody(
+  base: Row | undefined,
+  args: { notesHeading?: string; notesTextLine1?: string; notesTextLine2?: string },
+): Row | undefined {
   const notes: Row = base ? cleanCopy(base) : {};
   if (args.notesHeading !== undefined) notes.heading = args.notesHeading;
   if (args.notesTextLine1 !== undefined) notes.textLine1 = args.notesTextLine1;

@@ -24,12 +24,19 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   const pageSize = ctx.limits.upstreamPageSize;
   const maxPages = ctx.limits.maxPages;
   const maxGroups = ctx.limits.maxGroups;
-  const filters = body(...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })), dateRange(ctx, args.dateField, args.fromDate, args.toDate));
+  const filters = body(
+    ...args.filters.map((f): QueryFilter => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue })),
+    dateRange(ctx, args.dateField, args.fromDate, args.toDate),
+  );
   // Paging needs one order for every page: the caller's key, then the entity's documented key.
   // Without either, a bounded date field (already a property of the query) is the best there is.
   const bounded = args.fromDate !== undefined || args.toDate !== undefined;
-  let order = pagingOrder(entity, args.orderBy === undefined ? undefined : { property: args.orderBy, descending: false });
-  if (order.properties.length === 0 && bounded) order = pagingOrder(entity, { property: args.dateField, descending: false });
+  let order = pagingOrder(
+    entity,
+    args.orderBy === undefined ? undefined : { property: args.orderBy, descending: false },
+  );
+  if (order.properties.length === 0 && bounded)
+    order = pagingOrder(entity, { property: args.dateField, descending: false });
   const session = await openSession(ctx, { onRejectedQuery: (status) => ctx.fail('query_rejected', { status }) });
   let pages = 0;
   let rowsScanned = 0;
@@ -70,5 +77,14 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
   }
   if (missing.size > 0) ctx.fail('query_rejected', { status: 400 });
   const { groups, nonNumeric } = (fold ?? new GroupFold({ groupBy: args.groupBy, sum: args.sum, maxGroups })).result();
-  return { entity, groupCount: groups.length, rowsScanned, pages, truncated, groups, ...(nonNumeric ? { nonNumeric } : {}), ...(unstableOrder ? { unstableOrder } : {}) };
+  return {
+    entity,
+    groupCount: groups.length,
+    rowsScanned,
+    pages,
+    truncated,
+    groups,
+    ...(nonNumeric ? { nonNumeric } : {}),
+    ...(unstableOrder ? { unstableOrder } : {}),
+  };
 };

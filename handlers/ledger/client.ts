@@ -73,7 +73,8 @@ function isHtmlPage(error: UpstreamError): boolean {
 /** Logs in with the connection's server-login user; every reply without a token is a reconnect. */
 async function login(ctx: SessionContext): Promise<{ token: string; companyId: string }> {
   const credential = ctx.credential;
-  if (credential?.kind !== 'login_company' || !credential.username || !credential.password || !credential.companyId) return ctx.fail('reconnect_required');
+  if (credential?.kind !== 'login_company' || !credential.username || !credential.password || !credential.companyId)
+    return ctx.fail('reconnect_required');
   let body: unknown;
   try {
     const response = await ctx.upstream.request<unknown>({
@@ -91,7 +92,10 @@ async function login(ctx: SessionContext): Promise<{ token: string; companyId: s
       const status = error.status ?? 0;
       const refused = status >= 400 && status < 500 && status !== 408 && status !== 429 && !isHtmlPage(error);
       if (refused) {
-        ctx.log.info({ status, reason: typeof error.body === 'string' ? error.body.slice(0, 80) : undefined }, 'ledger login refused');
+        ctx.log.info(
+          { status, reason: typeof error.body === 'string' ? error.body.slice(0, 80) : undefined },
+          'ledger login refused',
+        );
         ctx.fail('reconnect_required');
       }
     }
@@ -128,7 +132,15 @@ export async function openSession(ctx: SessionContext, options: SessionOptions =
           // company cannot read (§3 #15). A later 401 is an ordinary failure.
           if (error.status === 401 && !answered) ctx.fail('reconnect_required');
           const status = error.status;
-          if (options.onRejectedQuery && status >= 400 && status < 500 && status !== 401 && status !== 408 && status !== 429) options.onRejectedQuery(status);
+          if (
+            options.onRejectedQuery &&
+            status >= 400 &&
+            status < 500 &&
+            status !== 401 &&
+            status !== 408 &&
+            status !== 429
+          )
+            options.onRejectedQuery(status);
         }
         throw error;
       }

@@ -57,10 +57,18 @@ export function ledgerDate(date: string): string {
  * The inclusive range `dd-MM-yyyy..dd-MM-yyyy` on a date property; a missing bound is open
  * (1900-01-01 / 2099-12-31). A range that ends before it starts is refused.
  */
-export function dateRange(ctx: FilterContext, property: string, from: string | undefined, to: string | undefined): QueryFilter | undefined {
+export function dateRange(
+  ctx: FilterContext,
+  property: string,
+  from: string | undefined,
+  to: string | undefined,
+): QueryFilter | undefined {
   if (from === undefined && to === undefined) return undefined;
   if (from !== undefined && to !== undefined && from > to) ctx.refuseArguments('generic');
-  return { PropertyName: property, FilterValue: `${from === undefined ? OPEN_FROM : ledgerDate(from)}..${to === undefined ? OPEN_TO : ledgerDate(to)}` };
+  return {
+    PropertyName: property,
+    FilterValue: `${from === undefined ? OPEN_FROM : ledgerDate(from)}..${to === undefined ? OPEN_TO : ledgerDate(to)}`,
+  };
 }
 
 /** A sort entry: `OrderByDescending: true`, or `OrderBy: true` for ascending. */

@@ -20,7 +20,10 @@
  * case-insensitively, the fold reads exact keys). Names no row of the page has stay as given and
  * are listed in `missing` (a property may be absent from a page because it is null there).
  */
-export function resolveNames(rows: readonly unknown[], names: readonly string[]): { names: string[]; missing: string[] } {
+export function resolveNames(
+  rows: readonly unknown[],
+  names: readonly string[],
+): { names: string[]; missing: string[] } {
   const byLower = new Map<string, string>();
   const exact = new Set<string>();
   for (const row of rows) {
@@ -257,7 +260,8 @@ export class GroupFold {
     const groupBy = this.#groupBy;
     const sum = this.#sum;
     const entries = [...this.#groups];
-    if (groupBy.length === 0 && entries.length === 0) entries.push({ values: [], count: 0, sums: new Float64Array(2 * sum.length) });
+    if (groupBy.length === 0 && entries.length === 0)
+      entries.push({ values: [], count: 0, sums: new Float64Array(2 * sum.length) });
     entries.sort((a, b) => {
       for (let j = 0; j < groupBy.length; j++) {
         const c = compareValues(a.values[j], b.values[j]);
@@ -287,7 +291,10 @@ export class GroupFold {
 }
 
 /** Folds all pages at once (tests and the benchmark); `overflow` when a group beyond the limit appeared. */
-export function foldPages(pages: Iterable<readonly unknown[]>, options: FoldOptions): FoldResult & { rows: number; overflow: boolean } {
+export function foldPages(
+  pages: Iterable<readonly unknown[]>,
+  options: FoldOptions,
+): FoldResult & { rows: number; overflow: boolean } {
   const fold = new GroupFold(options);
   for (const page of pages) if (!fold.add(page)) break;
   return { ...fold.result(), rows: fold.rows, overflow: fold.overflow };

@@ -6,5 +6,10 @@ import { readWholeSet } from './list-result.ts';
 /** `CreditorTransOpenClient`; inherited property names tolerated when absent (§3 #7). */
 export const listCreditorOpenItems: LedgerHandler<'list_creditor_open_items'> = async (args, ctx) => {
   const filters = body(exact(ctx, 'Account', args.account));
-  return readWholeSet(await openSession(ctx), { entity: 'CreditorTransOpenClient', filters, limit: args.limit, maxScanRows: ctx.limits.maxScanRows });
+  return readWholeSet(await openSession(ctx), {
+    entity: 'CreditorTransOpenClient',
+    filters,
+    limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
+  });
 };

@@ -7,5 +7,11 @@ import { postingOf } from './shared.ts';
 /** `GLTransClient` postings of creditors: `account` on `DCAccount`, debtor postings dropped (§3 #6). */
 export const listCreditorTransactions: LedgerHandler<'list_creditor_transactions'> = async (args, ctx) => {
   const filters = body(exact(ctx, 'DCAccount', args.account), dateRange(ctx, 'Date', args.fromDate, args.toDate));
-  return readWholeSet(await openSession(ctx), { entity: 'GLTransClient', filters, limit: args.limit, maxScanRows: ctx.limits.maxScanRows, keep: postingOf('creditor') });
+  return readWholeSet(await openSession(ctx), {
+    entity: 'GLTransClient',
+    filters,
+    limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
+    keep: postingOf('creditor'),
+  });
 };

@@ -8,5 +8,10 @@ import { readWholeSet } from './list-result.ts';
  */
 export const listDebtorOpenItems: LedgerHandler<'list_debtor_open_items'> = async (args, ctx) => {
   const filters = body(exact(ctx, 'Account', args.account));
-  return readWholeSet(await openSession(ctx), { entity: 'DebtorTransOpenClient', filters, limit: args.limit, maxScanRows: ctx.limits.maxScanRows });
+  return readWholeSet(await openSession(ctx), {
+    entity: 'DebtorTransOpenClient',
+    filters,
+    limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
+  });
 };

@@ -6,5 +6,10 @@ import { readWholeSet } from './list-result.ts';
 /** `GLTransClient` postings by exact G/L `Account` and posting `Date`. */
 export const listGlTransactions: LedgerHandler<'list_gl_transactions'> = async (args, ctx) => {
   const filters = body(exact(ctx, 'Account', args.account), dateRange(ctx, 'Date', args.fromDate, args.toDate));
-  return readWholeSet(await openSession(ctx), { entity: 'GLTransClient', filters, limit: args.limit, maxScanRows: ctx.limits.maxScanRows });
+  return readWholeSet(await openSession(ctx), {
+    entity: 'GLTransClient',
+    filters,
+    limit: args.limit,
+    maxScanRows: ctx.limits.maxScanRows,
+  });
 };

@@ -19,7 +19,11 @@ export const SORT_PROPERTIES: Readonly<Record<NonNullable<ListInventoryItemsArgs
  * and `offset` the whole filtered set is read; otherwise one page.
  */
 export const listInventoryItems: LedgerHandler<'list_inventory_items'> = async (args, ctx) => {
-  const filters = body(search(ctx, 'Name', args.search), exact(ctx, 'Item', args.item), exact(ctx, 'Group', args.group));
+  const filters = body(
+    search(ctx, 'Name', args.search),
+    exact(ctx, 'Item', args.item),
+    exact(ctx, 'Group', args.group),
+  );
   const entity = args.includeCustomFields ? 'InvItemClientUser' : 'InvItemClient';
   return readList(await openSession(ctx), {
     entity,

@@ -14,7 +14,8 @@ export const listRecentlyAddedItems: LedgerHandler<'list_recently_added_items'> 
   const layer = ctx.dataLayer;
   if (!layer) throw new Error('the data layer capability is missing (spec dataLayer: true)');
   const since = sinceInstant(ctx, args.since);
-  if (!(await layer.status()).enabled) return { hint: 'data_layer_not_enabled', message: ctx.text('dataLayerNotEnabled') };
+  if (!(await layer.status()).enabled)
+    return { hint: 'data_layer_not_enabled', message: ctx.text('dataLayerNotEnabled') };
   const rows = await (await openSession(ctx)).query(ENTITY, []);
   const keyed: Array<{ key: string; row: Row }> = [];
   for (const row of rows) {
@@ -29,7 +30,11 @@ export const listRecentlyAddedItems: LedgerHandler<'list_recently_added_items'> 
   for (const { key, row } of keyed) {
     const record = seen.get(key);
     if (!record || (since && record.firstSeenAt < since)) continue;
-    found.push({ key, at: record.firstSeenAt.getTime(), item: { ...row, firstSeenAt: record.firstSeenAt.toISOString(), baseline: record.baseline } });
+    found.push({
+      key,
+      at: record.firstSeenAt.getTime(),
+      item: { ...row, firstSeenAt: record.firstSeenAt.toISOString(), baseline: record.baseline },
+    });
   }
   found.sort((a, b) => b.at - a.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const items = found.slice(0, args.limit).map((f) => f.item);

@@ -67,7 +67,10 @@ export function project(rows: readonly Row[], fields: readonly string[]): { item
   return { items, unknownFields: names.filter((n) => !present.has(n)) };
 }
 
-function withFields<T extends { items: Row[]; unknownFields?: string[] }>(result: T, fields: readonly string[] | undefined): T {
+function withFields<T extends { items: Row[]; unknownFields?: string[] }>(
+  result: T,
+  fields: readonly string[] | undefined,
+): T {
   if (fields === undefined) return result;
   const { items, unknownFields } = project(result.items, fields);
   result.items = items;
@@ -76,13 +79,24 @@ function withFields<T extends { items: Row[]; unknownFields?: string[] }>(result
 }
 
 /** The whole-set result of rows already read (pure: the list rules without the upstream). */
-export function wholeSetResult(entity: string, rows: readonly Row[], limit: number, fields?: readonly string[]): WholeSetResult {
+export function wholeSetResult(
+  entity: string,
+  rows: readonly Row[],
+  limit: number,
+  fields?: readonly string[],
+): WholeSetResult {
   const items = rows.slice(0, limit);
   return withFields({ entity, count: items.length, total: rows.length, items }, fields);
 }
 
 /** The page result of one page already read (pure). */
-export function pageResult(entity: string, rows: readonly Row[], limit: number, offset: number | undefined, fields?: readonly string[]): PageResult {
+export function pageResult(
+  entity: string,
+  rows: readonly Row[],
+  limit: number,
+  offset: number | undefined,
+  fields?: readonly string[],
+): PageResult {
   // An upstream that ignored `Take` still yields at most `limit` rows, marked truncated.
   const items = rows.slice(0, limit);
   const full = rows.length >= limit;
@@ -99,7 +113,10 @@ export function pageResult(entity: string, rows: readonly Row[], limit: number, 
  * counts the rows `keep` accepts when the whole set came back, else it is left out and the result
  * is `truncated`.
  */
-export async function readWholeSet(session: LedgerSession, request: Omit<ListRequest, 'sort' | 'offset'>): Promise<WholeSetResult> {
+export async function readWholeSet(
+  session: LedgerSession,
+  request: Omit<ListRequest, 'sort' | 'offset'>,
+): Promise<WholeSetResult> {
   const rows = await session.query(request.entity, [...request.filters, pageEntry(request.maxScanRows + 1, undefined)]);
   const bounded = rows.length > request.maxScanRows;
   const scanned = bounded ? rows.slice(0, request.maxScanRows) : rows;
@@ -120,7 +137,11 @@ export async function readPage(session: LedgerSession, request: ListRequest): Pr
   const order = pagingOrder(request.entity, request.sort);
   const paged = request.offset !== undefined;
   const take = paged ? request.limit + 1 : request.limit;
-  const rows = await session.query(request.entity, [...request.filters, ...order.entries, pageEntry(take, request.offset)]);
+  const rows = await session.query(request.entity, [
+    ...request.filters,
+    ...order.entries,
+    pageEntry(take, request.offset),
+  ]);
   // An upstream that ignored `Take` still yields at most `limit` rows, marked truncated.
   const page = rows.slice(0, request.limit);
   // A row test after a page read could only shrink the page; `truncated` still follows the page.
@@ -132,11 +153,14 @@ export async function readPage(session: LedgerSession, request: ListRequest): Pr
   }
   const next = rows[request.limit];
   const unorderedMiddle = order.properties.length === 0 && (request.offset ?? 0) > 0;
-  if (paged && (unorderedMiddle || (next !== undefined && boundaryUnstable(order, page[page.length - 1]!, next)))) result.unstableOrder = true;
+  if (paged && (unorderedMiddle || (next !== undefined && boundaryUnstable(order, page[page.length - 1]!, next))))
+    result.unstableOrder = true;
   return result;
 }
 
 /** A page when the request sorts or pages server-side, else the whole set. */
 export function readList(session: LedgerSession, request: ListRequest): Promise<WholeSetResult | PageResult> {
-  return request.sort !== undefined || request.offset !== undefined ? readPage(session, request) : readWholeSet(session, request);
+  return request.sort !== undefined || request.offset !== undefined
+    ? readPage(session, request)
+    : readWholeSet(session, request);
 }

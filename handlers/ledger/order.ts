@@ -51,7 +51,8 @@ export interface PagingOrder {
 export function pagingOrder(entity: string, sort: SortRequest | undefined): PagingOrder {
   const sorts: SortRequest[] = sort === undefined ? [] : [sort];
   for (const property of DOCUMENTED_KEYS.get(entity.toLowerCase()) ?? []) {
-    if (!sorts.some((s) => s.property.toLowerCase() === property.toLowerCase())) sorts.push({ property, descending: false });
+    if (!sorts.some((s) => s.property.toLowerCase() === property.toLowerCase()))
+      sorts.push({ property, descending: false });
   }
   return { entries: sorts.map((s) => sortEntry(s.property, s.descending)), properties: sorts.map((s) => s.property) };
 }

@@ -8,7 +8,10 @@ import { readList } from './list-result.ts';
  */
 export const query: LedgerHandler<'query'> = async (args, ctx) => {
   const entity = entityName(ctx, args.entity);
-  const filters: QueryFilter[] = args.filters.map((f) => ({ PropertyName: f.PropertyName, FilterValue: f.FilterValue }));
+  const filters: QueryFilter[] = args.filters.map((f) => ({
+    PropertyName: f.PropertyName,
+    FilterValue: f.FilterValue,
+  }));
   return readList(await openSession(ctx, { onRejectedQuery: (status) => ctx.fail('query_rejected', { status }) }), {
     entity,
     filters,

@@ -6,7 +6,10 @@ import type { RegisterContextWith, RegisterLimits } from '#generated/register/co
 import { UpstreamError, type UpstreamResponse } from '#runtime/handler-api/upstream-types.ts';
 
 /** Every register tool can end with these texts; the helpers below ask for no more. */
-type RegisterCallContext = RegisterContextWith<'register_auth' | 'register_api' | 'register_config' | 'credential_missing', Pick<RegisterLimits, 'maxSize'>>;
+type RegisterCallContext = RegisterContextWith<
+  'register_auth' | 'register_api' | 'register_config' | 'credential_missing',
+  Pick<RegisterLimits, 'maxSize'>
+>;
 
 /** The three alias paths of the distribution API, relative to the configured base URL. */
 export type RegisterIndex = 'virksomhed' | 'produktionsenhed' | 'deltager';
@@ -37,7 +40,13 @@ export function basicAuthHeader(ctx: RegisterCallContext): string {
   if (credential === null) return ctx.fail('credential_missing', { connector_id: ctx.connectorId });
   if (credential.kind !== 'managed_basic') return ctx.fail('register_config');
   const { username, password } = credential;
-  if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '' || username.includes(':')) {
+  if (
+    typeof username !== 'string' ||
+    typeof password !== 'string' ||
+    username === '' ||
+    password === '' ||
+    username.includes(':')
+  ) {
     return ctx.fail('register_config');
   }
   return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
@@ -71,7 +80,10 @@ export function parseSearchBody(body: unknown): SearchResult | undefined {
   for (const hit of rawHits) {
     if (!isRecord(hit)) return undefined;
     const id = hit['_id'];
-    hits.push({ id: typeof id === 'string' || typeof id === 'number' ? String(id) : undefined, source: isRecord(hit['_source']) ? hit['_source'] : {} });
+    hits.push({
+      id: typeof id === 'string' || typeof id === 'number' ? String(id) : undefined,
+      source: isRecord(hit['_source']) ? hit['_source'] : {},
+    });
   }
   const total = readTotal(hitsObject['total']) ?? hits.length;
   return { total: Math.max(total, hits.length), hits };
@@ -93,23 +105,38 @@ export function failFromUpstream(ctx: RegisterCallContext, error: unknown): neve
   if (!(error instanceof UpstreamError)) throw error;
   if (error.kind === 'timeout' || error.kind === 'network') throw error;
   const status = error.status ?? NO_STATUS;
-  ctx.log.warn({ upstream: 'register', kind: error.kind, status, esError: esErrorType(error.body) }, 'company register call failed');
+  ctx.log.warn(
+    { upstream: 'register', kind: error.kind, status, esError: esErrorType(error.body) },
+    'company register call failed',
+  );
   if (error.kind === 'auth') return ctx.fail('register_auth');
   return ctx.fail('register_api', { status });
 }
 
 /** One bounded `POST /<index>/_search`; the body must carry its own `size`. */
-export async function search(ctx: RegisterCallContext, index: RegisterIndex, body: Readonly<Record<string, unknown>>): Promise<SearchResult> {
+export async function search(
+  ctx: RegisterCallContext,
+  index: RegisterIndex,
+  body: Readonly<Record<string, unknown>>,
+): Promise<SearchResult> {
   const authorization = basicAuthHeader(ctx);
   let response: UpstreamResponse;
   try {
-    response = await ctx.upstream.request({ method: 'POST', path: `/${index}/_search`, headers: { authorization }, json: body });
+    response = await ctx.upstream.request({
+      method: 'POST',
+      path: `/${index}/_search`,
+      headers: { authorization },
+      json: body,
+    });
   } catch (error) {
     return failFromUpstream(ctx, error);
   }
   const parsed = parseSearchBody(response.body);
   if (!parsed) {
-    ctx.log.warn({ upstream: 'register', kind: 'bad_body', status: response.status, esError: esErrorType(response.body) }, 'company register answered an unexpected body');
+    ctx.log.warn(
+      { upstream: 'register', kind: 'bad_body', status: response.status, esError: esErrorType(response.body) },
+      'company register answered an unexpected body',
+    );
     return ctx.fail('register_api', { status: response.status });
   }
   return parsed;

@@ -1,7 +1,13 @@
 // From CVR Elasticsearch documents to the spec's records (upstreams/register.md §2 field mapping,
 // §3 resolutions). Documents are read defensively: a missing or oddly typed field becomes null,
 // never a guessed value (no null count turned into 0, no enhedsNummer passed off as a CVR number).
-import type { FindEjereResult, FindProduktionsenhederResult, FindVirksomhederForPersonResult, HentVirksomhedResult, SoegVirksomhedResult } from '#generated/register/types.ts';
+import type {
+  FindEjereResult,
+  FindProduktionsenhederResult,
+  FindVirksomhederForPersonResult,
+  HentVirksomhedResult,
+  SoegVirksomhedResult,
+} from '#generated/register/types.ts';
 
 export type Company = SoegVirksomhedResult['companies'][number];
 export type CompanyDetail = Exclude<HentVirksomhedResult, { found: false }>;
@@ -161,9 +167,14 @@ export function mapEmployment(metadata: Doc | undefined): Employment | null {
       intervalKodeAntalAnsatte: text(e['intervalKodeAntalAnsatte']),
       intervalKodeAntalAarsvaerk: text(e['intervalKodeAntalAarsvaerk']),
     };
-    const hasData = employment.antalAnsatte !== null || employment.antalAarsvaerk !== null || employment.intervalKodeAntalAnsatte !== null || employment.intervalKodeAntalAarsvaerk !== null;
+    const hasData =
+      employment.antalAnsatte !== null ||
+      employment.antalAarsvaerk !== null ||
+      employment.intervalKodeAntalAnsatte !== null ||
+      employment.intervalKodeAntalAarsvaerk !== null;
     if (!hasData) continue;
-    const endMonth = grain === 'aar' ? 12 : grain === 'kvartal' ? (employment.kvartal ?? 0) * 3 : (employment.maaned ?? 0);
+    const endMonth =
+      grain === 'aar' ? 12 : grain === 'kvartal' ? (employment.kvartal ?? 0) * 3 : (employment.maaned ?? 0);
     const rank = (aar ?? 0) * 100 + endMonth;
     if (!best || rank > best.rank) best = { employment, rank };
   }
@@ -262,7 +273,13 @@ export function normaliseShare(raw: string, kilde: string): Share | null {
 // Roles: `organisationer[{ hovedtype, organisationsNavn[], medlemsData[{ attributter[] }] }]`
 
 /** A role as returned, with the organ's main type kept (`LEDELSESORGAN`, `REGISTER`, …). */
-export type TypedRole = Role & { organisation: string; funktion: string | null; aktiv: boolean; periode: Period; hovedtype: string | null };
+export type TypedRole = Role & {
+  organisation: string;
+  funktion: string | null;
+  aktiv: boolean;
+  periode: Period;
+  hovedtype: string | null;
+};
 
 /** Organs whose open membership makes a participant count in `antalAktive` (not auditors, not founders). */
 const ACTIVE_COUNT_TYPES: ReadonlySet<string> = new Set(['LEDELSESORGAN', 'REGISTER', 'FULDT_ANSVARLIG_DELTAGERE']);
@@ -306,10 +323,17 @@ export function mapRoles(organisationer: unknown): TypedRole[] {
       if (functions.length > 0) {
         for (const value of functions) {
           const periode = periodOf(value);
-          roles.push({ organisation: name, hovedtype, funktion: text(value['vaerdi']), aktiv: isOpen(periode), periode });
+          roles.push({
+            organisation: name,
+            hovedtype,
+            funktion: text(value['vaerdi']),
+            aktiv: isOpen(periode),
+            periode,
+          });
         }
       } else {
-        const periode = membershipPeriod(attributter) ?? (nameEntry ? periodOf(nameEntry) : { gyldigFra: null, gyldigTil: null });
+        const periode =
+          membershipPeriod(attributter) ?? (nameEntry ? periodOf(nameEntry) : { gyldigFra: null, gyldigTil: null });
         roles.push({ organisation: name, hovedtype, funktion: null, aktiv: isOpen(periode), periode });
       }
     }
@@ -320,7 +344,8 @@ export function mapRoles(organisationer: unknown): TypedRole[] {
 /** Open `FUNKTION` values, each once, in register order. */
 function openFunctions(roles: readonly TypedRole[]): string[] {
   const out: string[] = [];
-  for (const role of roles) if (role.aktiv && role.funktion !== null && !out.includes(role.funktion)) out.push(role.funktion);
+  for (const role of roles)
+    if (role.aktiv && role.funktion !== null && !out.includes(role.funktion)) out.push(role.funktion);
   return out;
 }
 
@@ -338,7 +363,8 @@ function openShare(organisationer: unknown, type: 'EJERANDEL_PROCENT' | 'EJERAND
   for (const organisationValue of list(organisationer)) {
     const organisation = rec(organisationValue);
     if (!organisation) continue;
-    const kilde = text(current(organisation['organisationsNavn'])?.['navn']) ?? text(organisation['hovedtype']) ?? 'UKENDT';
+    const kilde =
+      text(current(organisation['organisationsNavn'])?.['navn']) ?? text(organisation['hovedtype']) ?? 'UKENDT';
     const rank = registerRank(kilde);
     if (best && best.rank <= rank) continue;
     for (const memberValue of list(organisation['medlemsData'])) {
@@ -378,7 +404,9 @@ export function mapParticipant(relationValue: unknown): { participant: Participa
   // DECISIONS §20: ANDEN_DELTAGER (and any other non-person type) is reported as VIRKSOMHED
   // without a CVR number, the raw type kept alongside.
   if (rawType !== null && kind !== 'PERSON' && kind !== 'VIRKSOMHED') participant.enhedstype = rawType;
-  const countsActive = roles.some((r) => r.aktiv && r.hovedtype !== null && ACTIVE_COUNT_TYPES.has(r.hovedtype.trim().toUpperCase()));
+  const countsActive = roles.some(
+    (r) => r.aktiv && r.hovedtype !== null && ACTIVE_COUNT_TYPES.has(r.hovedtype.trim().toUpperCase()),
+  );
   return { participant, countsActive };
 }
 

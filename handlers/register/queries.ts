@@ -6,23 +6,59 @@ const COMPANY = 'Vrvirksomhed';
 const UNIT = 'VrproduktionsEnhed';
 const PARTICIPANT = 'Vrdeltagerperson';
 
-const EMPLOYMENT = ['nyesteAarsbeskaeftigelse', 'nyesteKvartalsbeskaeftigelse', 'nyesteMaanedsbeskaeftigelse', 'nyesteErstMaanedsbeskaeftigelse'];
+const EMPLOYMENT = [
+  'nyesteAarsbeskaeftigelse',
+  'nyesteKvartalsbeskaeftigelse',
+  'nyesteMaanedsbeskaeftigelse',
+  'nyesteErstMaanedsbeskaeftigelse',
+];
 
-const COMPANY_METADATA = ['nyesteNavn', 'nyesteVirksomhedsform', 'nyesteBeliggenhedsadresse', 'nyesteHovedbranche', 'sammensatStatus', 'stiftelsesDato', ...EMPLOYMENT];
+const COMPANY_METADATA = [
+  'nyesteNavn',
+  'nyesteVirksomhedsform',
+  'nyesteBeliggenhedsadresse',
+  'nyesteHovedbranche',
+  'sammensatStatus',
+  'stiftelsesDato',
+  ...EMPLOYMENT,
+];
 
 /** Company master data as returned by `soeg_virksomhed` (no capital). */
-export const COMPANY_SOURCE: readonly string[] = [`${COMPANY}.cvrNummer`, `${COMPANY}.reklamebeskyttet`, ...COMPANY_METADATA.map((f) => `${COMPANY}.virksomhedMetadata.${f}`)];
+export const COMPANY_SOURCE: readonly string[] = [
+  `${COMPANY}.cvrNummer`,
+  `${COMPANY}.reklamebeskyttet`,
+  ...COMPANY_METADATA.map((f) => `${COMPANY}.virksomhedMetadata.${f}`),
+];
 
 /** `hent_virksomhed` adds the attributes holding KAPITAL and KAPITALVALUTA. */
 export const COMPANY_DETAIL_SOURCE: readonly string[] = [...COMPANY_SOURCE, `${COMPANY}.attributter`];
 
-export const OWNERS_SOURCE: readonly string[] = [`${COMPANY}.cvrNummer`, `${COMPANY}.virksomhedMetadata.nyesteNavn`, `${COMPANY}.deltagerRelation`];
+export const OWNERS_SOURCE: readonly string[] = [
+  `${COMPANY}.cvrNummer`,
+  `${COMPANY}.virksomhedMetadata.nyesteNavn`,
+  `${COMPANY}.deltagerRelation`,
+];
 
-const UNIT_METADATA = ['nyesteNavn', 'nyesteBeliggenhedsadresse', 'nyesteHovedbranche', 'sammensatStatus', ...EMPLOYMENT];
+const UNIT_METADATA = [
+  'nyesteNavn',
+  'nyesteBeliggenhedsadresse',
+  'nyesteHovedbranche',
+  'sammensatStatus',
+  ...EMPLOYMENT,
+];
 
-export const UNIT_SOURCE: readonly string[] = [`${UNIT}.pNummer`, `${UNIT}.reklamebeskyttet`, ...UNIT_METADATA.map((f) => `${UNIT}.produktionsEnhedMetadata.${f}`)];
+export const UNIT_SOURCE: readonly string[] = [
+  `${UNIT}.pNummer`,
+  `${UNIT}.reklamebeskyttet`,
+  ...UNIT_METADATA.map((f) => `${UNIT}.produktionsEnhedMetadata.${f}`),
+];
 
-export const PERSON_SOURCE: readonly string[] = [`${PARTICIPANT}.enhedsNummer`, `${PARTICIPANT}.enhedstype`, `${PARTICIPANT}.navne`, `${PARTICIPANT}.virksomhedSummariskRelation`];
+export const PERSON_SOURCE: readonly string[] = [
+  `${PARTICIPANT}.enhedsNummer`,
+  `${PARTICIPANT}.enhedstype`,
+  `${PARTICIPANT}.navne`,
+  `${PARTICIPANT}.virksomhedSummariskRelation`,
+];
 
 /** `soeg_virksomhed`: every word of the query in the newest registered name. */
 export function companySearchBody(query: string, size: number): Record<string, unknown> {
@@ -59,7 +95,10 @@ export function personSearchBody(navn: string, size: number): Record<string, unk
   return {
     query: {
       bool: {
-        must: [{ match: { [`${PARTICIPANT}.navne.navn`]: { query: navn, operator: 'and' } } }, { match: { [`${PARTICIPANT}.enhedstype`]: 'PERSON' } }],
+        must: [
+          { match: { [`${PARTICIPANT}.navne.navn`]: { query: navn, operator: 'and' } } },
+          { match: { [`${PARTICIPANT}.enhedstype`]: 'PERSON' } },
+        ],
       },
     },
     size,

@@ -16,7 +16,10 @@ type Row = Record<string, unknown>;
 type WireCodes = 'generic' | 'access_token_expired' | 'insufficient_scope' | 'quota_exceeded';
 export type SearchWireContext = SearchContextWith<WireCodes>;
 /** A request about one property: also the property, 400 and date-range texts. */
-export type SearchSiteContext = SearchContextWith<WireCodes | 'property_access_denied' | 'bad_request' | 'invalid_date_range', { readonly upstreamMessageMaxChars: number }>;
+export type SearchSiteContext = SearchContextWith<
+  WireCodes | 'property_access_denied' | 'bad_request' | 'invalid_date_range',
+  { readonly upstreamMessageMaxChars: number }
+>;
 
 /** The four metrics of the upstream analytics API. */
 export type Metrics = {
@@ -37,7 +40,11 @@ export interface AnalyticsBody {
   readonly type?: string;
   readonly dimensionFilterGroups?: ReadonlyArray<{
     readonly groupType?: string;
-    readonly filters?: ReadonlyArray<{ readonly dimension?: string; readonly operator?: string; readonly expression?: string }>;
+    readonly filters?: ReadonlyArray<{
+      readonly dimension?: string;
+      readonly operator?: string;
+      readonly expression?: string;
+    }>;
   }>;
   readonly aggregationType?: string;
   readonly rowLimit?: number;
@@ -65,7 +72,8 @@ export function checkPeriod(ctx: SearchSiteContext, start: string, end: string):
 /** The connection's access token; without one the stored access is unusable (reconnect). */
 function bearer(ctx: SearchWireContext): string {
   const credential = ctx.credential;
-  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '') return ctx.fail('access_token_expired');
+  if (credential?.kind !== 'oauth2' || typeof credential.accessToken !== 'string' || credential.accessToken === '')
+    return ctx.fail('access_token_expired');
   return credential.accessToken;
 }
 
@@ -83,19 +91,33 @@ function googleError(body: unknown): { message: string | undefined; status: stri
     for (const item of list) if (isRow(item) && typeof item['reason'] === 'string') reasons.add(item['reason']);
   }
   const text = typeof body === 'string' ? body.trim() : '';
-  const message = typeof error?.['message'] === 'string' ? error['message'] : text !== '' && !text.startsWith('<') ? text : undefined;
+  const message =
+    typeof error?.['message'] === 'string' ? error['message'] : text !== '' && !text.startsWith('<') ? text : undefined;
   const status = typeof error?.['status'] === 'string' ? error['status'] : undefined;
   return { message, status, reasons };
 }
 
 const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'];
-const QUOTA_REASONS = ['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED'];
+const QUOTA_REASONS = [
+  'quotaExceeded',
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'dailyLimitExceeded',
+  'RATE_LIMIT_EXCEEDED',
+  'RESOURCE_EXHAUSTED',
+];
 
 /**
  * 403 reasons about the deployment's Google project, not the user or the property (the API not
  * enabled, a bad key): the generic text, never "no access to this property".
  */
-const PLATFORM_REASONS = ['accessNotConfigured', 'SERVICE_DISABLED', 'keyInvalid', 'API_KEY_INVALID', 'dailyLimitExceededUnreg'];
+const PLATFORM_REASONS = [
+  'accessNotConfigured',
+  'SERVICE_DISABLED',
+  'keyInvalid',
+  'API_KEY_INVALID',
+  'dailyLimitExceededUnreg',
+];
 
 /**
  * A quota answer in any form Google documents (upstreams/search.md §2, §5): HTTP 429; a legacy 403
@@ -141,7 +163,8 @@ async function send(
     if (isQuota(error.status, parsed)) return ctx.fail('quota_exceeded');
     if (isScope(error, parsed)) return ctx.fail('insufficient_scope');
     if (PLATFORM_REASONS.some((reason) => parsed.reasons.has(reason))) throw error;
-    if (property && (error.status === 403 || error.status === 404 || error.status === 400)) return property(error, parsed.message);
+    if (property && (error.status === 403 || error.status === 404 || error.status === 400))
+      return property(error, parsed.message);
     throw error;
   }
 }
@@ -152,7 +175,8 @@ export async function listSiteEntries(ctx: SearchWireContext): Promise<Row[]> {
   if (!isRow(body)) throw new Error('Search Console answered sites.list with something other than a JSON object');
   const entries = body['siteEntry'];
   if (entries === undefined) return [];
-  if (!Array.isArray(entries)) throw new Error('Search Console answered sites.list with a siteEntry that is not an array');
+  if (!Array.isArray(entries))
+    throw new Error('Search Console answered sites.list with a siteEntry that is not an array');
   return entries.filter(isRow);
 }
 
@@ -162,11 +186,18 @@ function analyticsRow(value: unknown): AnalyticsRow {
   if (!isRow(value)) throw new Error('Search Console answered a row that is not an object');
   for (const name of METRICS) {
     const metric = value[name];
-    if (typeof metric !== 'number' || !Number.isFinite(metric)) throw new Error(`Search Console answered a row whose ${name} is not a number`);
+    if (typeof metric !== 'number' || !Number.isFinite(metric))
+      throw new Error(`Search Console answered a row whose ${name} is not a number`);
   }
   const keys = value['keys'];
-  if (keys !== undefined && !(Array.isArray(keys) && keys.every((k) => typeof k === 'string'))) throw new Error('Search Console answered a row whose keys are not strings');
-  const row = { clicks: value['clicks'] as number, impressions: value['impressions'] as number, ctr: value['ctr'] as number, position: value['position'] as number };
+  if (keys !== undefined && !(Array.isArray(keys) && keys.every((k) => typeof k === 'string')))
+    throw new Error('Search Console answered a row whose keys are not strings');
+  const row = {
+    clicks: value['clicks'] as number,
+    impressions: value['impressions'] as number,
+    ctr: value['ctr'] as number,
+    position: value['position'] as number,
+  };
   return keys === undefined ? row : { keys: keys as string[], ...row };
 }
 
@@ -174,16 +205,32 @@ function analyticsRow(value: unknown): AnalyticsRow {
  * One `searchanalytics.query` call: the rows (`[]` when `rows` is absent) and `responseAggregationType` (null when
  * absent).
  */
-export async function queryAnalytics(ctx: SearchSiteContext, siteUrl: string, body: AnalyticsBody): Promise<{ rows: AnalyticsRow[]; responseAggregationType: string | null }> {
-  const answer = await send(ctx, { method: 'POST', path: `${sitePath(siteUrl)}/searchAnalytics/query`, json: body }, (error, message) => {
-    if (error.status === 400) return ctx.fail('bad_request', { message: (message ?? 'no message given').slice(0, ctx.limits.upstreamMessageMaxChars) });
-    return ctx.fail('property_access_denied', { site_url: siteUrl });
-  });
-  if (!isRow(answer)) throw new Error('Search Console answered searchanalytics.query with something other than a JSON object');
+export async function queryAnalytics(
+  ctx: SearchSiteContext,
+  siteUrl: string,
+  body: AnalyticsBody,
+): Promise<{ rows: AnalyticsRow[]; responseAggregationType: string | null }> {
+  const answer = await send(
+    ctx,
+    { method: 'POST', path: `${sitePath(siteUrl)}/searchAnalytics/query`, json: body },
+    (error, message) => {
+      if (error.status === 400)
+        return ctx.fail('bad_request', {
+          message: (message ?? 'no message given').slice(0, ctx.limits.upstreamMessageMaxChars),
+        });
+      return ctx.fail('property_access_denied', { site_url: siteUrl });
+    },
+  );
+  if (!isRow(answer))
+    throw new Error('Search Console answered searchanalytics.query with something other than a JSON object');
   const rows = answer['rows'];
-  if (rows !== undefined && !Array.isArray(rows)) throw new Error('Search Console answered searchanalytics.query with rows that are not an array');
+  if (rows !== undefined && !Array.isArray(rows))
+    throw new Error('Search Console answered searchanalytics.query with rows that are not an array');
   const aggregation = answer['responseAggregationType'];
-  return { rows: (rows ?? []).map(analyticsRow), responseAggregationType: typeof aggregation === 'string' ? aggregation : null };
+  return {
+    rows: (rows ?? []).map(analyticsRow),
+    responseAggregationType: typeof aggregation === 'string' ? aggregation : null,
+  };
 }
 
 /** Running sums of rows: clicks, impressions, and position × impressions for the impression-weighted average. */
@@ -201,7 +248,12 @@ export class MetricSums {
   /** ctr = clicks / impressions and the impression-weighted position; both 0 without impressions. */
   totals(): Metrics {
     if (this.impressions <= 0) return { clicks: this.clicks, impressions: this.impressions, ctr: 0, position: 0 };
-    return { clicks: this.clicks, impressions: this.impressions, ctr: Math.min(1, this.clicks / this.impressions), position: this.#weightedPosition / this.impressions };
+    return {
+      clicks: this.clicks,
+      impressions: this.impressions,
+      ctr: Math.min(1, this.clicks / this.impressions),
+      position: this.#weightedPosition / this.impressions,
+    };
   }
 }
 
@@ -219,10 +271,22 @@ export function metricsOf(rows: readonly AnalyticsRow[]): Metrics {
 /**
  * Rows of one dimension as `{ [name]: key, …metrics }`, sorted by clicks descending (ties keep the upstream's order).
  */
-export function keyedRows<K extends string>(rows: readonly AnalyticsRow[], name: K): Array<Record<K, string> & Metrics> {
+export function keyedRows<K extends string>(
+  rows: readonly AnalyticsRow[],
+  name: K,
+): Array<Record<K, string> & Metrics> {
   return rows
     .filter((row) => typeof row.keys?.[0] === 'string')
-    .map((row) => ({ [name]: row.keys![0]!, clicks: row.clicks, impressions: row.impressions, ctr: row.ctr, position: row.position }) as Record<K, string> & Metrics)
+    .map(
+      (row) =>
+        ({
+          [name]: row.keys![0]!,
+          clicks: row.clicks,
+          impressions: row.impressions,
+          ctr: row.ctr,
+          position: row.position,
+        }) as Record<K, string> & Metrics,
+    )
     .sort((a, b) => b.clicks - a.clicks);
 }
 
@@ -236,7 +300,12 @@ export async function topRows<K extends 'query' | 'page'>(
   dimension: K,
 ): Promise<Array<Record<K, string> & Metrics>> {
   checkPeriod(ctx, args.startDate, args.endDate);
-  const { rows } = await queryAnalytics(ctx, args.siteUrl, { startDate: args.startDate, endDate: args.endDate, dimensions: [dimension], rowLimit: args.limit });
+  const { rows } = await queryAnalytics(ctx, args.siteUrl, {
+    startDate: args.startDate,
+    endDate: args.endDate,
+    dimensions: [dimension],
+    rowLimit: args.limit,
+  });
   return keyedRows(rows, dimension).slice(0, args.limit);
 }
 

@@ -1,5 +1,12 @@
 import type { SearchHandler } from '#generated/search/contract.ts';
-import { type AnalyticsRow, checkPeriod, type Metrics, MetricSums, queryAnalytics, type SearchSiteContext } from './client.ts';
+import {
+  type AnalyticsRow,
+  checkPeriod,
+  type Metrics,
+  MetricSums,
+  queryAnalytics,
+  type SearchSiteContext,
+} from './client.ts';
 
 /** What tells one page of rows from the next: a page equal to the one before is an upstream that ignored `startRow`. */
 function pageSignature(rows: readonly AnalyticsRow[]): string {
@@ -29,7 +36,13 @@ async function periodTotals(
   const rowLimit = ctx.limits.upstreamRowLimit;
   let previous: string | undefined;
   for (let startRow = 0; ; startRow += rowLimit) {
-    const { rows } = await queryAnalytics(ctx, siteUrl, { startDate, endDate, dimensions: [dimension], rowLimit, startRow });
+    const { rows } = await queryAnalytics(ctx, siteUrl, {
+      startDate,
+      endDate,
+      dimensions: [dimension],
+      rowLimit,
+      startRow,
+    });
     if (rows.length === 0) return sums.totals();
     const signature = pageSignature(rows);
     if (signature === previous) return sums.totals();
@@ -48,7 +61,10 @@ export const comparePeriods: SearchHandler<'compare_periods'> = async (args, ctx
   const { siteUrl, periodAStart, periodAEnd, periodBStart, periodBEnd } = args;
   checkPeriod(ctx, periodAStart, periodAEnd);
   checkPeriod(ctx, periodBStart, periodBEnd);
-  const [a, b] = await Promise.all([periodTotals(ctx, siteUrl, periodAStart, periodAEnd, args.dimension), periodTotals(ctx, siteUrl, periodBStart, periodBEnd, args.dimension)]);
+  const [a, b] = await Promise.all([
+    periodTotals(ctx, siteUrl, periodAStart, periodAEnd, args.dimension),
+    periodTotals(ctx, siteUrl, periodBStart, periodBEnd, args.dimension),
+  ]);
   return {
     siteUrl,
     dimension: args.dimension ?? null,

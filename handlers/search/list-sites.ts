@@ -11,7 +11,12 @@ const UNVERIFIED = 'siteUnverifiedUser';
 export const listSites: SearchHandler<'list_sites'> = async (_args, ctx) => {
   const sites = (await listSiteEntries(ctx)).flatMap((entry) => {
     const { siteUrl, permissionLevel } = entry;
-    if (typeof siteUrl !== 'string' || typeof permissionLevel !== 'string' || permissionLevel.toLowerCase().replace(/_/g, '') === UNVERIFIED.toLowerCase()) return [];
+    if (
+      typeof siteUrl !== 'string' ||
+      typeof permissionLevel !== 'string' ||
+      permissionLevel.toLowerCase().replace(/_/g, '') === UNVERIFIED.toLowerCase()
+    )
+      return [];
     return [{ siteUrl, permissionLevel }];
   });
   return { sites };

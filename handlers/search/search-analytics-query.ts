@@ -10,7 +10,10 @@ type RequestBody = SearchAnalyticsQueryArgs['requestBody'];
  * meter then); rebuilding keeps it so even if a validator changed.
  */
 function allowListed(body: RequestBody): AnalyticsBody {
-  const out: { -readonly [K in keyof AnalyticsBody]: AnalyticsBody[K] } = { startDate: body.startDate, endDate: body.endDate };
+  const out: { -readonly [K in keyof AnalyticsBody]: AnalyticsBody[K] } = {
+    startDate: body.startDate,
+    endDate: body.endDate,
+  };
   if (body.dimensions !== undefined) out.dimensions = [...body.dimensions];
   if (body.type !== undefined) out.type = body.type;
   if (body.dimensionFilterGroups !== undefined)

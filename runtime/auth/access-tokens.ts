@@ -26,7 +26,11 @@ export class McpAccessTokens {
   readonly #now: () => Date;
   readonly #cache = new Map<string, Cached>();
 
-  constructor(store: Pick<Repositories, 'mcp'>, state: Pick<PlatformState, 'version' | 'user' | 'account'>, now: () => Date) {
+  constructor(
+    store: Pick<Repositories, 'mcp'>,
+    state: Pick<PlatformState, 'version' | 'user' | 'account'>,
+    now: () => Date,
+  ) {
     this.#store = store;
     this.#state = state;
     this.#now = now;

@@ -22,12 +22,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction } from 'express';
 import type { GatewayContext } from '../gateway-context.ts';
 import { protocolText } from '../protocol-text.ts';
 import { recordAudit } from '../operations/audit.ts';
-import { endpointOfResource, issueTokens, issuerOf, REFRESH_TOKEN_PREFIX, redirectUriAllowed, resourceUrlOf, secretHash, signConsentRequest } from './mcp-authorization.ts';
+import {
+  endpointOfResource,
+  issueTokens,
+  issuerOf,
+  REFRESH_TOKEN_PREFIX,
+  redirectUriAllowed,
+  resourceUrlOf,
+  secretHash,
+  signConsentRequest,
+} from './mcp-authorization.ts';
 import { MemoryRateLimiter } from '../metering/rate-limit.ts';
 import type { McpGrant } from '../store/store.ts';
 import { sendJson } from '../io/http-io.ts';
@@ -66,8 +79,16 @@ const MAX_STATE_CHARS = 1024;
 
 type SdkErrors = typeof import('@modelcontextprotocol/sdk/server/auth/errors.js');
 
-export function createAuthorizationServer(g: GatewayContext, options: AuthorizationServerOptions = {}): AuthorizationServer {
-  const { mcpAccessTokenSeconds: accessSeconds, mcpRefreshTokenSeconds: refreshSeconds, mcpConsentSeconds: consentSeconds, mcpAuthRequestsPerMinute: perMinute } = g.platform.limits;
+export function createAuthorizationServer(
+  g: GatewayContext,
+  options: AuthorizationServerOptions = {},
+): AuthorizationServer {
+  const {
+    mcpAccessTokenSeconds: accessSeconds,
+    mcpRefreshTokenSeconds: refreshSeconds,
+    mcpConsentSeconds: consentSeconds,
+    mcpAuthRequestsPerMinute: perMinute,
+  } = g.platform.limits;
   const limiter = new MemoryRateLimiter({ perSecond: perMinute / 60, burst: perMinute });
   const documents = new ClientMetadataDocuments(options.fetchClientMetadata);
   const issuer = () => issuerOf(g.config.publicBaseUrl);
@@ -80,7 +101,14 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
   const app = () => (appPromise ??= buildApp());
 
   async function buildApp(): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
-    const [{ default: express }, errors, { authorizationHandler }, { tokenHandler }, { clientRegistrationHandler }, { revocationHandler }] = await Promise.all([
+    const [
+      { default: express },
+      errors,
+      { authorizationHandler },
+      { tokenHandler },
+      { clientRegistrationHandler },
+      { revocationHandler },
+    ] = await Promise.all([
       import('express'),
       import('@modelcontextprotocol/sdk/server/auth/errors.js'),
       import('@modelcontextprotocol/sdk/server/auth/handlers/authorize.js'),
@@ -105,23 +133,41 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
     });
     server.use('/oauth/authorize', authorizationHandler({ provider, rateLimit: false }));
     server.use('/oauth/token', tokenHandler({ provider, rateLimit: false }));
-    server.use('/oauth/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit: false, clientSecretExpirySeconds: 0 }));
+    server.use(
+      '/oauth/register',
+      clientRegistrationHandler({
+        clientsStore: provider.clientsStore,
+        rateLimit: false,
+        clientSecretExpirySeconds: 0,
+      }),
+    );
     server.use('/oauth/revoke', revocationHandler({ provider, rateLimit: false }));
     server.use((_req: ExpressRequest, res: ExpressResponse) => {
       sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
     });
     server.use((error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction) => {
       // A body that is not JSON or form data, or a failure: no stack trace to the client.
-      const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
-      if (status >= 500) g.log.error({ err: { message: (error as Error)?.message } }, 'authorization server request failed');
-      if (!res.headersSent) sendJson(res, status >= 500 ? 500 : 400, JSON.stringify({ error: status >= 500 ? 'server_error' : 'invalid_request' }));
+      const status =
+        typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
+      if (status >= 500)
+        g.log.error({ err: { message: (error as Error)?.message } }, 'authorization server request failed');
+      if (!res.headersSent)
+        sendJson(
+          res,
+          status >= 500 ? 500 : 400,
+          JSON.stringify({ error: status >= 500 ? 'server_error' : 'invalid_request' }),
+        );
     });
     return server;
   }
 
   return {
     owns(path) {
-      return path.startsWith(OAUTH_PATH_PREFIX) || path === AUTHORIZATION_SERVER_METADATA_PATH || path.startsWith(PROTECTED_RESOURCE_METADATA_PREFIX);
+      return (
+        path.startsWith(OAUTH_PATH_PREFIX) ||
+        path === AUTHORIZATION_SERVER_METADATA_PATH ||
+        path.startsWith(PROTECTED_RESOURCE_METADATA_PREFIX)
+      );
     },
 
     async handle(req, res, path) {
@@ -129,11 +175,16 @@ export function createAuthorizationServer(g: GatewayContext, options: Authorizat
       if (!limiter.take(address).allowed) {
         req.resume();
         // Readable by a browser client too (the SDK's handlers answer CORS with `*`, the metadata as well).
-        sendJson(res, 429, JSON.stringify({ error: 'too_many_requests', error_description: protocolText('oauth_rate_limited') }), {
-          'retry-after': '60',
-          'access-control-allow-origin': '*',
-          'access-control-expose-headers': 'retry-after',
-        });
+        sendJson(
+          res,
+          429,
+          JSON.stringify({ error: 'too_many_requests', error_description: protocolText('oauth_rate_limited') }),
+          {
+            'retry-after': '60',
+            'access-control-allow-origin': '*',
+            'access-control-expose-headers': 'retry-after',
+          },
+        );
         return 429;
       }
       if (!path.startsWith(OAUTH_PATH_PREFIX)) return metadata(context, req, res, path);
@@ -155,7 +206,13 @@ interface ServerContext {
   readonly g: GatewayContext;
   readonly documents: ClientMetadataDocuments;
   readonly issuer: () => string;
-  readonly audit: (accountId: string | null, actor: string, action: string, target: string, detail: string) => Promise<void>;
+  readonly audit: (
+    accountId: string | null,
+    actor: string,
+    action: string,
+    target: string,
+    detail: string,
+  ) => Promise<void>;
   readonly accessSeconds: number;
   readonly refreshSeconds: number;
   readonly consentSeconds: number;
@@ -180,7 +237,10 @@ function authorizationServerMetadata(issuer: () => string): Record<string, unkno
   };
 }
 
-function protectedResourceMetadata({ g, issuer }: ServerContext, instanceId: string): Record<string, unknown> | undefined {
+function protectedResourceMetadata(
+  { g, issuer }: ServerContext,
+  instanceId: string,
+): Record<string, unknown> | undefined {
   const endpoint = g.endpoints.get(instanceId);
   if (!endpoint) return undefined;
   return {
@@ -192,7 +252,10 @@ function protectedResourceMetadata({ g, issuer }: ServerContext, instanceId: str
 }
 
 /** The registered clients: stored ones, and client ID metadata documents fetched by their https client_id. */
-function createClientsStore({ g, documents, audit }: ServerContext, { CustomOAuthError }: SdkErrors): OAuthRegisteredClientsStore {
+function createClientsStore(
+  { g, documents, audit }: ServerContext,
+  { CustomOAuthError }: SdkErrors,
+): OAuthRegisteredClientsStore {
   async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     if (isMetadataDocumentId(clientId)) {
       const doc = await documents.get(clientId);
@@ -202,7 +265,10 @@ function createClientsStore({ g, documents, audit }: ServerContext, { CustomOAut
     if (clientId.length > 200) return undefined;
     const found = await g.store.mcp.getMcpClient(clientId);
     if (!found) return undefined;
-    return { ...(JSON.parse(found.metadata) as Record<string, unknown>), ...publicClient(found.clientId, found.clientName, found.redirectUris) };
+    return {
+      ...(JSON.parse(found.metadata) as Record<string, unknown>),
+      ...publicClient(found.clientId, found.clientName, found.redirectUris),
+    };
   }
 
   return {
@@ -215,16 +281,38 @@ function createClientsStore({ g, documents, audit }: ServerContext, { CustomOAut
     },
     async registerClient(info) {
       const uris = info.redirect_uris;
-      if (uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed)) throw new CustomOAuthError('invalid_redirect_uri', protocolText('oauth_redirect_uri_invalid'));
+      if (uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed))
+        throw new CustomOAuthError('invalid_redirect_uri', protocolText('oauth_redirect_uri_invalid'));
       const clientId = (info as { client_id?: string }).client_id!;
       const name = (info.client_name ?? '').trim().slice(0, 200);
       // A public client whatever it asked for: no secret is issued or kept.
-      const { client_secret: _secret, client_secret_expires_at: _expires, ...metadata } = info as OAuthClientInformationFull;
-      const answered: OAuthClientInformationFull = { ...metadata, ...publicClient(clientId, name, uris), client_id_issued_at: Math.floor(g.now().getTime() / 1000) };
+      const {
+        client_secret: _secret,
+        client_secret_expires_at: _expires,
+        ...metadata
+      } = info as OAuthClientInformationFull;
+      const answered: OAuthClientInformationFull = {
+        ...metadata,
+        ...publicClient(clientId, name, uris),
+        client_id_issued_at: Math.floor(g.now().getTime() / 1000),
+      };
       const json = JSON.stringify(answered);
-      if (json.length > 16_384) throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
-      await g.store.mcp.registerMcpClient({ clientId, clientName: name, redirectUris: uris, metadata: json, source: requestAddress().slice(0, 64) });
-      await audit(null, `client:${clientId}`, 'oauth.client.register', clientId, `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`);
+      if (json.length > 16_384)
+        throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
+      await g.store.mcp.registerMcpClient({
+        clientId,
+        clientName: name,
+        redirectUris: uris,
+        metadata: json,
+        source: requestAddress().slice(0, 64),
+      });
+      await audit(
+        null,
+        `client:${clientId}`,
+        'oauth.client.register',
+        clientId,
+        `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`,
+      );
       return answered;
     },
   };
@@ -239,8 +327,17 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
   async function revokeReplayed(grant: McpGrant, what: 'code' | 'refresh_token'): Promise<void> {
     if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
       await g.state.refresh();
-      await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=${what}_replayed client=${grant.clientName}`);
-      g.log.warn({ grant: grant.id, accountId: grant.accountId, what }, 'OAuth grant revoked: a used code or refresh token was presented again');
+      await audit(
+        grant.accountId,
+        `client:${grant.clientId}`,
+        'oauth.grant.revoke',
+        grant.id,
+        `reason=${what}_replayed client=${grant.clientName}`,
+      );
+      g.log.warn(
+        { grant: grant.id, accountId: grant.accountId, what },
+        'OAuth grant revoked: a used code or refresh token was presented again',
+      );
     }
   }
 
@@ -253,7 +350,11 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
   return {
     clientsStore,
 
-    async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: ExpressResponse): Promise<void> {
+    async authorize(
+      client: OAuthClientInformationFull,
+      params: AuthorizationParams,
+      res: ExpressResponse,
+    ): Promise<void> {
       if (!params.resource) throw new InvalidTargetError(protocolText('oauth_resource_required'));
       const id = endpointOfResource(params.resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
       if (!id) throw new InvalidTargetError(protocolText('oauth_resource_unknown'));
@@ -273,20 +374,24 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
 
     async challengeForAuthorizationCode(client, code) {
       const found = await g.store.mcp.findMcpCode(secretHash(code));
-      if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      if (!found || found.grant.clientId !== client.client_id)
+        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
       if (found.usedAt) {
         await revokeReplayed(found.grant, 'code');
         throw new InvalidGrantError(protocolText('oauth_code_invalid'));
       }
-      if (found.expiresAt <= g.now() || found.grant.revokedAt) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      if (found.expiresAt <= g.now() || found.grant.revokedAt)
+        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
       return found.codeChallenge;
     },
 
     async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
       const hash = secretHash(code);
       const found = await g.store.mcp.findMcpCode(hash);
-      if (!found || found.grant.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      if (redirectUri !== undefined && redirectUri !== found.redirectUri) throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
+      if (!found || found.grant.clientId !== client.client_id)
+        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
+      if (redirectUri !== undefined && redirectUri !== found.redirectUri)
+        throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
       boundEndpoint(resource, found.grant);
       const used = await g.store.mcp.consumeMcpCode(hash, g.now());
       if (used.outcome === 'used') await revokeReplayed(used.grant, 'code');
@@ -295,10 +400,12 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
     },
 
     async exchangeRefreshToken(client, refreshToken, _scopes, resource): Promise<OAuthTokens> {
-      if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
+      if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200)
+        throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
       const hash = secretHash(refreshToken);
       const owner = await g.store.mcp.findMcpTokenGrant(hash);
-      if (!owner || owner.clientId !== client.client_id) throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
+      if (!owner || owner.clientId !== client.client_id)
+        throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
       boundEndpoint(resource, owner);
       const used = await g.store.mcp.consumeMcpRefreshToken(hash, g.now());
       if (used.outcome === 'used') await revokeReplayed(used.grant, 'refresh_token');
@@ -325,7 +432,13 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
       if (!grant || grant.clientId !== client.client_id) return;
       if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
         await g.state.refresh();
-        await audit(grant.accountId, `client:${grant.clientId}`, 'oauth.grant.revoke', grant.id, `reason=client_revoked client=${grant.clientName}`);
+        await audit(
+          grant.accountId,
+          `client:${grant.clientId}`,
+          'oauth.grant.revoke',
+          grant.id,
+          `reason=client_revoked client=${grant.clientName}`,
+        );
       }
     },
   };
@@ -334,7 +447,11 @@ function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerP
 function metadata(context: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): number {
   req.resume();
   // Public documents: any web client may read them (CORS), nothing in them is per caller.
-  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, OPTIONS',
+    'access-control-allow-headers': 'mcp-protocol-version',
+  };
   if (req.method === 'OPTIONS') {
     res.writeHead(204, { ...cors, 'access-control-max-age': '7200' }).end();
     return 204;
@@ -396,7 +513,8 @@ export function withIssuer(location: string, redirectUris: readonly string[], is
   if (!url.searchParams.has('code') && !url.searchParams.has('error')) return location;
   const target = withoutQuery(url.href);
   if (!redirectUris.some((uri) => withoutQuery(uri) === target)) return location;
-  if (state !== undefined && url.searchParams.has('error') && !url.searchParams.has('state')) url.searchParams.set('state', state);
+  if (state !== undefined && url.searchParams.has('error') && !url.searchParams.has('state'))
+    url.searchParams.set('state', state);
   url.searchParams.set('iss', issuer);
   return url.href;
 }

@@ -14,7 +14,12 @@ export function newToken(): string {
 }
 
 /** Creates a token for a user; the returned `token` is the only time it exists in clear. */
-export async function issueToken(store: Pick<Repositories, 'tokens'>, userId: string, label: string, token = newToken()): Promise<{ token: string; record: TokenRecord }> {
+export async function issueToken(
+  store: Pick<Repositories, 'tokens'>,
+  userId: string,
+  label: string,
+  token = newToken(),
+): Promise<{ token: string; record: TokenRecord }> {
   const record = await store.tokens.createToken({ userId, label, tokenHash: tokenHash(token) });
   return { token, record };
 }

@@ -11,7 +11,10 @@ import type { Agent } from 'undici';
 import { redirectUriAllowed } from './mcp-authorization.ts';
 import { type PublicEgressOptions, publicEgressAgent } from './public-egress.ts';
 
-export type MetadataFetch = (url: string, init: { signal: AbortSignal; redirect: 'error'; headers: Record<string, string> }) => Promise<Response>;
+export type MetadataFetch = (
+  url: string,
+  init: { signal: AbortSignal; redirect: 'error'; headers: Record<string, string> },
+) => Promise<Response>;
 
 export interface ClientDescription {
   readonly clientId: string;
@@ -54,7 +57,15 @@ function fetchableUrl(clientId: string): URL | undefined {
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'https:' || url.username || url.password || url.hash || url.pathname === '/' || url.href !== clientId) return undefined;
+  if (
+    url.protocol !== 'https:' ||
+    url.username ||
+    url.password ||
+    url.hash ||
+    url.pathname === '/' ||
+    url.href !== clientId
+  )
+    return undefined;
   if (/\/\.\.?(\/|$)/.test(url.pathname)) return undefined;
   const host = url.hostname.toLowerCase();
   // IP literals (v4 and v6) and local names: the gateway's own network is not the client's.
@@ -106,7 +117,11 @@ export class ClientMetadataDocuments {
     let response: Response;
     let text: string | undefined;
     try {
-      response = await this.#fetch(url.href, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error', headers: { accept: 'application/json' } });
+      response = await this.#fetch(url.href, {
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        redirect: 'error',
+        headers: { accept: 'application/json' },
+      });
       if (response.status !== 200) {
         await response.body?.cancel().catch(() => {});
         return undefined;
@@ -126,10 +141,12 @@ export class ClientMetadataDocuments {
     }
     if (doc.client_id !== clientId) return undefined;
     const uris = doc.redirect_uris;
-    if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed)) return undefined;
+    if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed))
+      return undefined;
     const method = doc.token_endpoint_auth_method;
     if (method !== undefined && method !== 'none') return undefined;
-    const name = typeof doc.client_name === 'string' && doc.client_name.trim() ? doc.client_name.trim().slice(0, 200) : url.host;
+    const name =
+      typeof doc.client_name === 'string' && doc.client_name.trim() ? doc.client_name.trim().slice(0, 200) : url.host;
     const description: ClientDescription = { clientId, clientName: name, redirectUris: uris };
     const ttl = maxAgeMs(response.headers.get('cache-control'));
     if (ttl > 0) {

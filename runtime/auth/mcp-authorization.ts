@@ -24,7 +24,8 @@ export function newSecret(prefix: string): string {
 export const issuerOf = (publicBaseUrl: string): string => publicBaseUrl.replace(/\/+$/, '');
 
 /** The canonical URI of an endpoint instance: the resource its tokens are bound to. */
-export const resourceUrlOf = (publicBaseUrl: string, instanceId: string): string => `${issuerOf(publicBaseUrl)}/${instanceId}/mcp`;
+export const resourceUrlOf = (publicBaseUrl: string, instanceId: string): string =>
+  `${issuerOf(publicBaseUrl)}/${instanceId}/mcp`;
 
 /**
  * Where the protected-resource metadata (RFC 9728 §3.1) of an endpoint is: the well-known path before the endpoint's
@@ -37,7 +38,11 @@ export function resourceMetadataUrlOf(publicBaseUrl: string, instanceId: string)
 }
 
 /** The endpoint instance a `resource` parameter names, if it names one of `known` exactly. */
-export function endpointOfResource(resource: string, publicBaseUrl: string, known: (instanceId: string) => boolean): string | undefined {
+export function endpointOfResource(
+  resource: string,
+  publicBaseUrl: string,
+  known: (instanceId: string) => boolean,
+): string | undefined {
   let url: URL;
   try {
     url = new URL(resource);
@@ -68,8 +73,24 @@ export function redirectUriAllowed(value: unknown): value is string {
   if (url.hash || url.username || url.password) return false;
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (scheme === 'https') return true;
-  if (scheme === 'http') return url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  return !['javascript', 'data', 'file', 'vbscript', 'about', 'blob', 'filesystem', 'ftp', 'ws', 'wss', 'mailto', 'tel'].includes(scheme) && /^[a-z][a-z0-9+.-]*$/.test(scheme);
+  if (scheme === 'http')
+    return url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  return (
+    ![
+      'javascript',
+      'data',
+      'file',
+      'vbscript',
+      'about',
+      'blob',
+      'filesystem',
+      'ftp',
+      'ws',
+      'wss',
+      'mailto',
+      'tel',
+    ].includes(scheme) && /^[a-z][a-z0-9+.-]*$/.test(scheme)
+  );
 }
 
 /** The host a user is sent back to (shown on the consent page), or the scheme of an app's own URI. */
@@ -130,8 +151,20 @@ export async function approveConsent(
   const code = newSecret(CODE_PREFIX);
   const grantId = randomUUID();
   await store.mcp.createMcpGrant(
-    { id: grantId, clientId: request.clientId, clientName: request.clientName, userId: user.id, accountId: user.accountId, endpoints: request.endpoints },
-    { codeHash: secretHash(code), redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, expiresAt: new Date(now.getTime() + codeSeconds * 1000) },
+    {
+      id: grantId,
+      clientId: request.clientId,
+      clientName: request.clientName,
+      userId: user.id,
+      accountId: user.accountId,
+      endpoints: request.endpoints,
+    },
+    {
+      codeHash: secretHash(code),
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      expiresAt: new Date(now.getTime() + codeSeconds * 1000),
+    },
   );
   return { code, grantId };
 }
@@ -144,7 +177,13 @@ export interface IssuedTokens {
 }
 
 /** A new access token and refresh token for a grant (the refresh token replaces the one used, if any). */
-export async function issueTokens(store: Pick<Repositories, 'mcp'>, grant: McpGrant, now: Date, accessSeconds: number, refreshSeconds: number): Promise<IssuedTokens> {
+export async function issueTokens(
+  store: Pick<Repositories, 'mcp'>,
+  grant: McpGrant,
+  now: Date,
+  accessSeconds: number,
+  refreshSeconds: number,
+): Promise<IssuedTokens> {
   const access = newSecret(ACCESS_TOKEN_PREFIX);
   const refresh = newSecret(REFRESH_TOKEN_PREFIX);
   await store.mcp.storeMcpTokens(grant.id, [

@@ -95,7 +95,11 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** A name resolution that answers every address (`dns.lookup` with `all: true`; tests give a fake). */
-export type ResolveAll = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type ResolveAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface PublicEgressOptions {
   /** Name resolution (default `dns.lookup`). */
@@ -108,7 +112,9 @@ export interface PublicEgressOptions {
 
 /** The error of a connection refused for its address; `code` ERR_NON_PUBLIC_ADDRESS. */
 function refused(hostname: string): NodeJS.ErrnoException {
-  const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to an address that is not public; not connecting`);
+  const error: NodeJS.ErrnoException = new Error(
+    `${hostname} resolves to an address that is not public; not connecting`,
+  );
   error.code = 'ERR_NON_PUBLIC_ADDRESS';
   return error;
 }
@@ -143,7 +149,11 @@ export function guardedLookup(options: PublicEgressOptions = {}): LookupFunction
  */
 export function publicConnector(options: PublicEgressOptions = {}): buildConnector.connector {
   const allowed = options.addressAllowed ?? isPublicAddress;
-  const connect = buildConnector({ timeout: options.connectTimeoutMs ?? 5000, allowH2: false, lookup: guardedLookup(options) });
+  const connect = buildConnector({
+    timeout: options.connectTimeoutMs ?? 5000,
+    allowH2: false,
+    lookup: guardedLookup(options),
+  });
   return (connectOptions, callback) => {
     const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) !== 0 && !allowed(host)) {

@@ -12,7 +12,10 @@ export const isWildcardHost = (host: string): boolean => WILDCARD_HOSTS.includes
  * of that size, or many small ones, are read at once; at least the schema's 1 MiB.
  */
 export function defaultBodyBudget(specs: ConnectorSpecs): number {
-  return Math.max(1_048_576, 2 * Math.max(0, ...Object.values(specs).map((s) => s.descriptor.upstream.maxResponseBytes)));
+  return Math.max(
+    1_048_576,
+    2 * Math.max(0, ...Object.values(specs).map((s) => s.descriptor.upstream.maxResponseBytes)),
+  );
 }
 
 const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
@@ -20,13 +23,18 @@ const CONNECTOR_ID = /^[a-z][a-z0-9-]*[a-z0-9]$/;
 export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): void {
   const ids = new Set<string>();
   for (const c of config.connectors) {
-    if (!CONNECTOR_ID.test(c.id) || c.id.includes('__')) throw new ConfigError(`connector id "${c.id}" (${c.key}) must match ${CONNECTOR_ID.source} and must not contain "__"`);
+    if (!CONNECTOR_ID.test(c.id) || c.id.includes('__'))
+      throw new ConfigError(
+        `connector id "${c.id}" (${c.key}) must match ${CONNECTOR_ID.source} and must not contain "__"`,
+      );
     if (ids.has(c.id)) throw new ConfigError(`connector id "${c.id}" is used twice`);
     ids.add(c.id);
-    if (!Number.isInteger(c.maxInstances) || c.maxInstances < 1 || c.maxInstances > 99) throw new ConfigError(`${c.key}: maxInstances must be 1 to 99`);
+    if (!Number.isInteger(c.maxInstances) || c.maxInstances < 1 || c.maxInstances > 99)
+      throw new ConfigError(`${c.key}: maxInstances must be 1 to 99`);
     for (const tool of specs[c.key]?.descriptor.tools ?? []) {
       const full = `${c.id}-${c.maxInstances}__${tool.name}`;
-      if (full.length > 64) throw new ConfigError(`connector id "${c.id}" makes the tool name ${full} longer than 64 characters`);
+      if (full.length > 64)
+        throw new ConfigError(`connector id "${c.id}" makes the tool name ${full} longer than 64 characters`);
     }
     try {
       new URL(c.baseUrl);
@@ -34,7 +42,8 @@ export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): vo
       throw new ConfigError(`${c.key}: base URL "${c.baseUrl}" is not a URL`);
     }
   }
-  if (config.rateLimit.perSecond <= 0 || config.rateLimit.burst < 1) throw new ConfigError('rate limit must be positive');
+  if (config.rateLimit.perSecond <= 0 || config.rateLimit.burst < 1)
+    throw new ConfigError('rate limit must be positive');
   try {
     new Intl.DateTimeFormat('en', { timeZone: config.timeZone });
   } catch {
@@ -46,7 +55,10 @@ export function validateConfig(config: GatewayConfig, specs: ConnectorSpecs): vo
 export function describeUrl(value: string): string {
   try {
     const url = new URL(value);
-    return `${url.protocol}//${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}` + `${url.pathname === '/' ? '' : url.pathname}`;
+    return (
+      `${url.protocol}//${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}` +
+      `${url.pathname === '/' ? '' : url.pathname}`
+    );
   } catch {
     return '(unparsable URL)';
   }
@@ -54,5 +66,7 @@ export function describeUrl(value: string): string {
 
 /** The platform store in use, for the start-up log line: the embedded path or the PostgreSQL server. */
 export function describeStore(config: GatewayConfig): string {
-  return config.databaseUrl ? `PostgreSQL ${describeUrl(config.databaseUrl)}` : `embedded ${join(config.dataDir, 'db')}`;
+  return config.databaseUrl
+    ? `PostgreSQL ${describeUrl(config.databaseUrl)}`
+    : `embedded ${join(config.dataDir, 'db')}`;
 }

@@ -6,7 +6,17 @@ import { resolve } from 'node:path';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { defaultBodyBudget, isWildcardHost, validateConfig } from './checks.ts';
 import { checkConnectorCombinations, checkDeploymentCombinations } from './combinations.ts';
-import { ConfigError, type ConnectorConfig, CONNECTOR_SETTINGS, type ConnectorSpecs, type Env, envName, type GatewayConfig, type OAuthClientConfig, SETTINGS } from './settings.ts';
+import {
+  ConfigError,
+  type ConnectorConfig,
+  CONNECTOR_SETTINGS,
+  type ConnectorSpecs,
+  type Env,
+  envName,
+  type GatewayConfig,
+  type OAuthClientConfig,
+  SETTINGS,
+} from './settings.ts';
 import { checkConnectorEnv, envValue, get, makeAjv, readSettings } from './sources.ts';
 
 // What the platform modules import from here (their import lines move with them).
@@ -34,7 +44,12 @@ export function storeLocation(env: Env = process.env, configPath?: string): Stor
     const dataDir = value<unknown>('dataDir', DEFAULT_DATA_DIR);
     const databaseUrl = value<unknown>('databaseUrl', undefined);
     const storeTimeoutMs = value<unknown>('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS);
-    if (typeof dataDir !== 'string' || (databaseUrl !== undefined && typeof databaseUrl !== 'string') || typeof storeTimeoutMs !== 'number') return undefined;
+    if (
+      typeof dataDir !== 'string' ||
+      (databaseUrl !== undefined && typeof databaseUrl !== 'string') ||
+      typeof storeTimeoutMs !== 'number'
+    )
+      return undefined;
     return { dataDir: resolve(dataDir), ...(databaseUrl ? { databaseUrl } : {}), storeTimeoutMs };
   } catch {
     return undefined;
@@ -72,12 +87,19 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       credential: spec.credential,
       username: setting('managedCredential.username'),
       password: setting('managedCredential.password'),
-      oauth: { clientId: setting('oauth.clientId'), clientSecret: setting('oauth.clientSecret'), baseUrl: setting('oauth.baseUrl') },
+      oauth: {
+        clientId: setting('oauth.clientId'),
+        clientSecret: setting('oauth.clientSecret'),
+        baseUrl: setting('oauth.baseUrl'),
+      },
     });
     if (alone) throw new ConfigError(alone);
     const managed =
       spec.credential === 'managed_basic'
-        ? { username: setting('managedCredential.username') as string | undefined, password: setting('managedCredential.password') as string | undefined }
+        ? {
+            username: setting('managedCredential.username') as string | undefined,
+            password: setting('managedCredential.password') as string | undefined,
+          }
         : undefined;
     const oauth: OAuthClientConfig = Object.fromEntries(
       (['clientId', 'clientSecret', 'baseUrl'] as const).flatMap((name) => {
@@ -88,7 +110,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     const appSecret = setting('appSecretToken') as string | undefined;
     // A secret for a connector that takes none is a mistake (a wrong key, a copy-paste), not a no-op.
     if (appSecret !== undefined && !spec.appSecret)
-      throw new ConfigError(`${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, ` + `connectors.${key}.appSecretToken)`);
+      throw new ConfigError(
+        `${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, ` +
+          `connectors.${key}.appSecretToken)`,
+      );
     return {
       key,
       id: (setting('id') as string | undefined) ?? spec.defaultId,
@@ -96,7 +121,9 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       baseUrl: (setting('baseUrl') as string | undefined) ?? spec.upstream.baseUrl,
       maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
       ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
-      ...(managed && (managed.username !== undefined || managed.password !== undefined) ? { managedCredential: managed } : {}),
+      ...(managed && (managed.username !== undefined || managed.password !== undefined)
+        ? { managedCredential: managed }
+        : {}),
       ...(spec.credential === 'oauth2' && Object.keys(oauth).length > 0 ? { oauth } : {}),
       ...(appSecret !== undefined ? { appSecret } : {}),
     };
@@ -105,7 +132,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
   const databaseUrl = value<string | undefined>('databaseUrl', undefined);
   const redisUrl = value<string | undefined>('redisUrl', undefined);
-  const aloneSettings = checkDeploymentCombinations({ redisUrl, redisPrefix: value<string | undefined>('redisPrefix', undefined) });
+  const aloneSettings = checkDeploymentCombinations({
+    redisUrl,
+    redisPrefix: value<string | undefined>('redisPrefix', undefined),
+  });
   if (aloneSettings) throw new ConfigError(aloneSettings);
   const config: GatewayConfig = {
     host,
@@ -128,7 +158,9 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     },
     timeZone: value('timeZone', 'Europe/Copenhagen'),
     allowedOrigins: [
-      ...((envValue(ajv, env, SETTINGS.find((s) => s.file === 'allowedOrigins')!, ['ALLOWED_ORIGINS'], specs) as string[] | undefined) ?? []),
+      ...((envValue(ajv, env, SETTINGS.find((s) => s.file === 'allowedOrigins')!, ['ALLOWED_ORIGINS'], specs) as
+        | string[]
+        | undefined) ?? []),
       ...((get(fileContent, 'allowedOrigins') as string[] | undefined) ?? []),
     ],
     logLevel: value('logLevel', 'info'),

@@ -5,7 +5,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Ajv, ErrorObject } from 'ajv';
-import { CONNECTOR_SETTINGS, ConfigError, type ConnectorSpecs, type Env, envName, type JsonSchema, SETTINGS, type Setting } from './settings.ts';
+import {
+  CONNECTOR_SETTINGS,
+  ConfigError,
+  type ConnectorSpecs,
+  type Env,
+  envName,
+  type JsonSchema,
+  SETTINGS,
+  type Setting,
+} from './settings.ts';
 
 /** Edit distance, for "did you mean" hints. */
 function distance(a: string, b: string): number {
@@ -15,7 +24,11 @@ function distance(a: string, b: string): number {
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      row[j] = Math.min(
+        row[j]! + 1,
+        row[j - 1]! + 1,
+        diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      );
       diagonal = above;
     }
   }
@@ -25,7 +38,8 @@ function distance(a: string, b: string): number {
 /** `did you mean "port"?` for a near miss, else the list of valid names. */
 export function suggest(name: string, known: readonly string[]): string {
   const best = [...known].sort((a, b) => distance(name, a) - distance(name, b))[0];
-  if (best !== undefined && distance(name, best) <= Math.max(2, Math.floor(best.length / 3))) return `did you mean "${best}"?`;
+  if (best !== undefined && distance(name, best) <= Math.max(2, Math.floor(best.length / 3)))
+    return `did you mean "${best}"?`;
   return `valid: ${known.join(', ')}`;
 }
 
@@ -41,7 +55,10 @@ export function makeAjv(specs: ConnectorSpecs): Ajv {
   const ajv = new Ajv({ allErrors: false, strict: true, validateSchema: false });
   ajv.addFormat('url', (value: string) => URL.canParse(value));
   ajv.addFormat('connector-key', (value: string) => Object.hasOwn(specs, value));
-  ajv.addFormat('secret-key', (value: string) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32);
+  ajv.addFormat(
+    'secret-key',
+    (value: string) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
+  );
   ajv.addFormat('time-zone', (value: string) => {
     try {
       new Intl.DateTimeFormat('en', { timeZone: value });
@@ -71,13 +88,23 @@ function objectSchema(settings: readonly Setting[], extra: Record<string, JsonSc
 /** The JSON Schema of the config file (GATEWAY_CONFIG or --config). */
 function configFileSchema(specs: ConnectorSpecs): JsonSchema {
   const connector = objectSchema(CONNECTOR_SETTINGS);
-  return objectSchema(SETTINGS, { connectors: { type: 'object', properties: Object.fromEntries(Object.keys(specs).map((k) => [k, connector])), additionalProperties: false } });
+  return objectSchema(SETTINGS, {
+    connectors: {
+      type: 'object',
+      properties: Object.fromEntries(Object.keys(specs).map((k) => [k, connector])),
+      additionalProperties: false,
+    },
+  });
 }
 
 function settingAt(path: string): Setting | undefined {
   const parts = path.split('/').filter(Boolean);
-  if (parts[0] === 'connectors' && parts.length >= 3) return CONNECTOR_SETTINGS.find((s) => s.file === parts.slice(2).join('.'));
-  return SETTINGS.find((s) => s.file === parts.join('.')) ?? SETTINGS.find((s) => s.file && parts.join('.').startsWith(`${s.file}.`));
+  if (parts[0] === 'connectors' && parts.length >= 3)
+    return CONNECTOR_SETTINGS.find((s) => s.file === parts.slice(2).join('.'));
+  return (
+    SETTINGS.find((s) => s.file === parts.join('.')) ??
+    SETTINGS.find((s) => s.file && parts.join('.').startsWith(`${s.file}.`))
+  );
 }
 
 function fileError(error: ErrorObject, specs: ConnectorSpecs, path: string): ConfigError {
@@ -92,12 +119,20 @@ function fileError(error: ErrorObject, specs: ConnectorSpecs, path: string): Con
           ? Object.keys(specs)
           : parent[0] === 'connectors'
             ? [...new Set(CONNECTOR_SETTINGS.map((s) => s.file!.split('.').slice(parent.length - 2)[0]!))]
-            : SETTINGS.flatMap((s) => (s.file?.startsWith(`${parent.join('.')}.`) ? [s.file.slice(parent.join('.').length + 1)] : []));
+            : SETTINGS.flatMap((s) =>
+                s.file?.startsWith(`${parent.join('.')}.`) ? [s.file.slice(parent.join('.').length + 1)] : [],
+              );
     const what = parent[0] === 'connectors' && parent.length === 1 ? 'connector key' : 'setting';
-    return new ConfigError(`config file ${path}: unknown ${what} "${[...parent, unknown].join('.')}"; ` + `${suggest(unknown, [...new Set(known)])}`);
+    return new ConfigError(
+      `config file ${path}: unknown ${what} "${[...parent, unknown].join('.')}"; ` +
+        `${suggest(unknown, [...new Set(known)])}`,
+    );
   }
   const setting = settingAt(error.instancePath);
-  return new ConfigError(`config file ${path}: "${at || '(top level)'}" must be ${setting?.expected ?? error.message ?? 'valid'}` + `${at ? '' : ' (a JSON object)'}`);
+  return new ConfigError(
+    `config file ${path}: "${at || '(top level)'}" must be ${setting?.expected ?? error.message ?? 'valid'}` +
+      `${at ? '' : ' (a JSON object)'}`,
+  );
 }
 
 /** `2:BASE64,1:BASE64` → { 2: 'BASE64', 1: 'BASE64' }; a version given twice is refused. */
@@ -110,7 +145,8 @@ function parseSecretKeys(value: string): Record<number, string> {
     const match = /^(\d+):(.+)$/.exec(part);
     if (!match) throw new ConfigError('GATEWAY_SECRET_KEYS must look like "2:<base64 key>,1:<base64 key>"');
     const version = Number(match[1]);
-    if (Object.hasOwn(out, version)) throw new ConfigError(`GATEWAY_SECRET_KEYS names key version ${version} twice; each version must be unique`);
+    if (Object.hasOwn(out, version))
+      throw new ConfigError(`GATEWAY_SECRET_KEYS names key version ${version} twice; each version must be unique`);
     out[version] = match[2]!;
   }
   return out;
@@ -140,7 +176,13 @@ function parsedEnvValue(env: Env, setting: Setting, names: readonly string[]): u
 }
 
 /** Checks one environment variable against its setting's schema; undefined when unset or empty. */
-export function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly string[], specs: ConnectorSpecs): unknown {
+export function envValue(
+  ajv: Ajv,
+  env: Env,
+  setting: Setting,
+  names: readonly string[],
+  specs: ConnectorSpecs,
+): unknown {
   const name = names.find((n) => env[n] !== undefined && env[n] !== '');
   if (!name) return undefined;
   const raw = env[name]!;
@@ -149,7 +191,9 @@ export function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly s
   if (!validate(value)) {
     if (name === 'CONNECTORS_ENABLED') {
       const unknown = (value as string[]).find((k) => !Object.hasOwn(specs, k))!;
-      throw new ConfigError(`CONNECTORS_ENABLED: unknown connector key "${unknown}"; ${suggest(unknown, Object.keys(specs))}`);
+      throw new ConfigError(
+        `CONNECTORS_ENABLED: unknown connector key "${unknown}"; ${suggest(unknown, Object.keys(specs))}`,
+      );
     }
     // The value is not echoed for credentials and keys.
     const shown = setting.form === 'secretKeys' || /_(PASSWORD|SECRET|TOKEN)$/.test(name) ? '' : `, got "${raw}"`;
@@ -159,14 +203,21 @@ export function envValue(ajv: Ajv, env: Env, setting: Setting, names: readonly s
 }
 
 export function get(object: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), object);
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), object);
 }
 
 /** Environment variables that look like connector settings but name no connector or setting. */
 export function checkConnectorEnv(env: Env, specs: ConnectorSpecs): void {
-  const known = Object.keys(specs).flatMap((key) => CONNECTOR_SETTINGS.flatMap((s) => s.env.filter((n) => n.startsWith('CONNECTOR_')).map((n) => n.replace('<KEY>', envName(key)))));
+  const known = Object.keys(specs).flatMap((key) =>
+    CONNECTOR_SETTINGS.flatMap((s) =>
+      s.env.filter((n) => n.startsWith('CONNECTOR_')).map((n) => n.replace('<KEY>', envName(key))),
+    ),
+  );
   for (const name of Object.keys(env)) {
-    if (name.startsWith('CONNECTOR_') && !known.includes(name)) throw new ConfigError(`unknown setting ${name}; ${suggest(name, known)}`);
+    if (name.startsWith('CONNECTOR_') && !known.includes(name))
+      throw new ConfigError(`unknown setting ${name}; ${suggest(name, known)}`);
   }
 }
 
@@ -196,7 +247,9 @@ export function readSettings(specs: ConnectorSpecs, env: Env, configPath: string
   }
   const value = <T>(file: string, fallback: T): T => {
     const setting = SETTINGS.find((s) => s.file === file)!;
-    const fromVariable = ajv ? envValue(ajv, env, setting, setting.env, specs) : parsedEnvValue(env, setting, setting.env);
+    const fromVariable = ajv
+      ? envValue(ajv, env, setting, setting.env, specs)
+      : parsedEnvValue(env, setting, setting.env);
     return (fromVariable ?? get(fileContent, file) ?? fallback) as T;
   };
   return { fileContent, value };

@@ -79,7 +79,11 @@ export interface OAuthProvider {
   readonly pkce: 'S256';
   readonly clientAuth: 'client_secret_post' | 'client_secret_basic' | 'none';
   readonly requireRefreshToken: boolean;
-  readonly grantedScopes: { readonly requireOneOf: readonly string[]; readonly tolerated: readonly string[]; readonly closed: boolean };
+  readonly grantedScopes: {
+    readonly requireOneOf: readonly string[];
+    readonly tolerated: readonly string[];
+    readonly closed: boolean;
+  };
   readonly refreshAheadSeconds: number;
   readonly tokenTimeoutMs: number;
   /** The connector error code (a reconnect text) answered when the grant is refused at refresh. */

@@ -14,7 +14,9 @@ export class HandlerNotImplementedError extends Error {
 
 const STUB = Symbol.for('connector-gateway.stub');
 
-export type StubHandler = ((args: unknown, ctx: unknown) => Promise<never>) & { readonly [STUB]: { connector: string; tool: string } };
+export type StubHandler = ((args: unknown, ctx: unknown) => Promise<never>) & {
+  readonly [STUB]: { connector: string; tool: string };
+};
 
 export function stub(connector: string, tool: string): StubHandler {
   const handler = async (): Promise<never> => {

@@ -13,8 +13,20 @@ import type { UpstreamClient, UpstreamResponse } from './upstream-types.ts';
 export type Credential =
   | { readonly kind: 'api_key'; readonly apiKey: string; readonly appSecret?: string }
   | { readonly kind: 'static_token'; readonly token: string; readonly appSecret?: string }
-  | { readonly kind: 'login_company'; readonly username: string; readonly password: string; readonly companyId: string; readonly appSecret?: string }
-  | { readonly kind: 'oauth2'; readonly accessToken: string; readonly refreshToken?: string; readonly expiresAt?: number; readonly scope?: string }
+  | {
+      readonly kind: 'login_company';
+      readonly username: string;
+      readonly password: string;
+      readonly companyId: string;
+      readonly appSecret?: string;
+    }
+  | {
+      readonly kind: 'oauth2';
+      readonly accessToken: string;
+      readonly refreshToken?: string;
+      readonly expiresAt?: number;
+      readonly scope?: string;
+    }
   /** Deployment-wide credential of a managed connector, as configured (may be incomplete). */
   | { readonly kind: 'managed_basic'; readonly username?: string; readonly password?: string };
 
@@ -102,7 +114,11 @@ export interface WriteGuard {
   readonly confirmed: boolean;
   send<T = unknown>(
     request: WriteRequest,
-    options: { readonly summary: string; readonly confirmHint: string; readonly headers?: Readonly<Record<string, string>> },
+    options: {
+      readonly summary: string;
+      readonly confirmHint: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    },
   ): Promise<{ readonly preview: WritePreview } | { readonly response: UpstreamResponse<T> }>;
 }
 
@@ -111,7 +127,9 @@ export interface WriteGuard {
  * its text has parameters, all of them. A union of tuples, so a context with more codes can be
  * passed where fewer are asked for, and a misspelled code or a missing parameter does not compile.
  */
-export type FailArgs<E> = { [C in keyof E & string]: Record<string, never> extends E[C] ? [code: C, params?: E[C]] : [code: C, params: E[C]] }[keyof E & string];
+export type FailArgs<E> = {
+  [C in keyof E & string]: Record<string, never> extends E[C] ? [code: C, params?: E[C]] : [code: C, params: E[C]];
+}[keyof E & string];
 
 /** Name and words of a failure, for a result that reports a failed section instead of failing. */
 export interface FailureSummary {

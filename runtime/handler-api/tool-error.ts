@@ -36,5 +36,7 @@ export class ArgumentRefusal extends ToolError {
 
 /** Fills `{name}` placeholders; a missing parameter is left visible rather than guessed. */
 export function formatText(text: string, params: ErrorParams): string {
-  return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name: string) =>
+    name in params ? String(params[name]) : whole,
+  );
 }

@@ -18,7 +18,11 @@ export class UpstreamError extends Error {
   /** Parsed JSON error body when there was one (for the handler's mapping), else the text (≤ 2 KB). */
   readonly body: unknown;
   readonly headers: Readonly<Record<string, string>>;
-  constructor(kind: UpstreamFailureKind, message: string, details: { status?: number; body?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    kind: UpstreamFailureKind,
+    message: string,
+    details: { status?: number; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = 'UpstreamError';
     this.kind = kind;

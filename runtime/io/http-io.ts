@@ -24,7 +24,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return readCapped(req, limit, (bytes) => new BodyTooLarge(bytes), 'drain');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }

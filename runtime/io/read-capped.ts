@@ -10,7 +10,13 @@ import type { Readable } from 'node:stream';
  * buffer of that size as they come, so a big body costs its size once instead of twice (chunks,
  * then their concatenation).
  */
-export function readCapped(stream: Readable, limit: number, overflow: (bytes: number) => Error, rest: 'drain' | 'destroy', expected?: number): Promise<Buffer> {
+export function readCapped(
+  stream: Readable,
+  limit: number,
+  overflow: (bytes: number) => Error,
+  rest: 'drain' | 'destroy',
+  expected?: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // Destroyed before anyone read it (the call's deadline passed in between): no event will come.
     if (stream.destroyed) {

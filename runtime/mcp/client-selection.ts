@@ -92,7 +92,11 @@ function toolsetSelection(endpoint: Endpoint, list: string): ToolSelection | Sel
       ok: false,
       status: 400,
       code: ErrorCode.InvalidParams,
-      message: protocolText('toolset_unknown', { toolsets: shown.join(', '), instance_id: endpoint.instanceId, valid: valid.join(', ') }),
+      message: protocolText('toolset_unknown', {
+        toolsets: shown.join(', '),
+        instance_id: endpoint.instanceId,
+        valid: valid.join(', '),
+      }),
       data: { unknown: shown, valid },
     };
   }
@@ -107,7 +111,8 @@ function toolsetSelection(endpoint: Endpoint, list: string): ToolSelection | Sel
 export function clientSelection(target: McpTarget, headers: Headers): SelectionVerdict {
   const header = headerText(headers[TOOLSETS_HEADER]);
   const readOnlyHeader = headerText(headers[READONLY_HEADER]);
-  if (target.toolsets === undefined && !target.readOnly && header === undefined && readOnlyHeader === undefined) return ALL;
+  if (target.toolsets === undefined && !target.readOnly && header === undefined && readOnlyHeader === undefined)
+    return ALL;
   let selection: ToolSelection = EVERY_TOOL;
   for (const list of [target.toolsets, header]) {
     if (list === undefined) continue;
@@ -115,6 +120,7 @@ export function clientSelection(target: McpTarget, headers: Headers): SelectionV
     if ('ok' in made) return made;
     selection = narrow(selection, made);
   }
-  if (target.readOnly || readOnlyHeader?.trim().toLowerCase() === 'true') selection = narrow(selection, { readOnly: true });
+  if (target.readOnly || readOnlyHeader?.trim().toLowerCase() === 'true')
+    selection = narrow(selection, { readOnly: true });
   return selection === EVERY_TOOL ? ALL : { ok: true, selection };
 }

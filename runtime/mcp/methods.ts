@@ -50,7 +50,11 @@ export type McpMethods = ReadonlyMap<string, MethodHandler>;
 
 /** The server's identity on an endpoint instance (initialize's serverInfo; 2026 results' `_meta`). */
 function serverInfo(endpoint: Endpoint): { name: string; title: string; version: string } {
-  return { name: `connector-gateway/${endpoint.instanceId}`, title: endpoint.connector.descriptor.title, version: SERVER_VERSION };
+  return {
+    name: `connector-gateway/${endpoint.instanceId}`,
+    title: endpoint.connector.descriptor.title,
+    version: SERVER_VERSION,
+  };
 }
 
 /** `,"resultType":"complete","_meta":{…serverInfo…}` of an instance's 2026 results, made once. */
@@ -84,26 +88,33 @@ function instructionsOf(endpoint: Endpoint, platform: PlatformDescriptor): strin
 }
 
 export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links: LinkIssuer): McpMethodSets {
-  const subscribed = ({ identity, endpoint }: McpRequest) => gateway.state.isSubscribed(identity.account.id, endpoint.connector.config.key);
+  const subscribed = ({ identity, endpoint }: McpRequest) =>
+    gateway.state.isSubscribed(identity.account.id, endpoint.connector.config.key);
   /** Whether the caller sees the connector's tools (else only connect_account). */
-  const listsAll = (request: McpRequest) => subscribed(request) || !request.endpoint.connector.descriptor.connectAccount;
+  const listsAll = (request: McpRequest) =>
+    subscribed(request) || !request.endpoint.connector.descriptor.connectAccount;
   /**
    * The 2026 cache hint of a list or discover result. Always "private": the answer depends on the
    * caller's account, so no cache may serve it to another authorization. The time to live is the
    * spec's `listCacheTtlMs` for a subscribed account and 0 otherwise: an account's list changes
    * the moment it subscribes, so a list without the tools must not be kept.
    */
-  const cacheHint = (request: McpRequest) => `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs : 0},"cacheScope":"private"`;
+  const cacheHint = (request: McpRequest) =>
+    `,"ttlMs":${subscribed(request) ? gateway.platform.limits.listCacheTtlMs : 0},"cacheScope":"private"`;
 
   async function instructionsFor(request: McpRequest): Promise<string | undefined> {
     const { endpoint, identity } = request;
     const { descriptor, config } = endpoint.connector;
     if (subscribed(request)) return instructionsOf(endpoint, gateway.platform);
-    return formatText(gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ?? instructionsOf(endpoint, gateway.platform), {
-      connector_id: config.id,
-      connector_title: descriptor.title,
-      purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),
-    });
+    return formatText(
+      gateway.platform.instructions[descriptor.connectAccount ? 'not_subscribed' : 'not_subscribed_tools_listed'] ??
+        instructionsOf(endpoint, gateway.platform),
+      {
+        connector_id: config.id,
+        connector_title: descriptor.title,
+        purchase_url: await links.issue('purchase', identity, config.key, endpoint.instanceId),
+      },
+    );
   }
 
   async function initialize(request: McpRequest): Promise<McpReply> {
@@ -119,18 +130,26 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   /** 2026-07-28: what initialize answered, without a handshake (no listChanged: no subscriptions/listen). */
   async function discover(request: McpRequest): Promise<McpReply> {
     const instructions = await instructionsFor(request);
-    const body = JSON.stringify({ supportedVersions: ALL_PROTOCOL_VERSIONS, capabilities: { tools: {} }, ...(instructions === undefined ? {} : { instructions }) });
+    const body = JSON.stringify({
+      supportedVersions: ALL_PROTOCOL_VERSIONS,
+      capabilities: { tools: {} },
+      ...(instructions === undefined ? {} : { instructions }),
+    });
     return resultJson(request.id, `${body.slice(0, -1)}${cacheHint(request)}${modernTail(request.endpoint)}}`);
   }
 
   /** The precomputed `{"tools":[…]` (no closing brace), then the 2026 fields when `tail` has them. */
   const envelope = (request: McpRequest, listOpen: string, tail: string): string =>
-    `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":` + `${listOpen}` + `${tail}}}`;
+    `{"jsonrpc":"2.0","id":${typeof request.id === 'number' ? request.id : JSON.stringify(request.id)},"result":` +
+    `${listOpen}` +
+    `${tail}}}`;
 
   // The list is precomputed as text; only the envelope around it is built per request.
-  const listOpen = (request: McpRequest) => toolsListOpen(request.endpoint, gateway.platform, listsAll(request), request.selection);
+  const listOpen = (request: McpRequest) =>
+    toolsListOpen(request.endpoint, gateway.platform, listsAll(request), request.selection);
   const toolsList = (request: McpRequest): McpReply => envelope(request, listOpen(request), '');
-  const modernToolsList = (request: McpRequest): McpReply => envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
+  const modernToolsList = (request: McpRequest): McpReply =>
+    envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
   async function callResult(request: McpRequest): Promise<string> {
     const { name, arguments: args } = request.params;
@@ -158,12 +177,18 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
     modern: new Map<string, MethodHandler>([
       ['server/discover', discover],
       ['tools/list', modernToolsList],
-      ['tools/call', async (request) => resultJson(request.id, `${(await callResult(request)).slice(0, -1)}${modernTail(request.endpoint)}}`)],
+      [
+        'tools/call',
+        async (request) =>
+          resultJson(request.id, `${(await callResult(request)).slice(0, -1)}${modernTail(request.endpoint)}}`),
+      ],
     ]),
   };
 }
 
 export function dispatch(methods: McpMethods, method: string, request: McpRequest): McpReply | Promise<McpReply> {
   const handler = methods.get(method);
-  return handler ? handler(request) : errorJson(request.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method }));
+  return handler
+    ? handler(request)
+    : errorJson(request.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method }));
 }

@@ -29,7 +29,12 @@ export const SERVER_VERSION = '0.1.0';
 export type JsonRpcId = string | number | null;
 
 export type Incoming =
-  | { readonly kind: 'request'; readonly id: string | number; readonly method: string; readonly params: Record<string, unknown> }
+  | {
+      readonly kind: 'request';
+      readonly id: string | number;
+      readonly method: string;
+      readonly params: Record<string, unknown>;
+    }
   | { readonly kind: 'notification'; readonly method: string }
   | { readonly kind: 'response' }
   | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly code: number; readonly message: string };
@@ -40,19 +45,26 @@ export function negotiateVersion(requested: unknown): string {
 
 /** Classifies one parsed body. Batches are refused: one JSON-RPC message per POST. */
 export function classify(body: unknown): Incoming {
-  if (Array.isArray(body)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('batch_not_supported') };
-  if (typeof body !== 'object' || body === null) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('not_a_message') };
+  if (Array.isArray(body))
+    return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('batch_not_supported') };
+  if (typeof body !== 'object' || body === null)
+    return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('not_a_message') };
   const msg = body as Record<string, unknown>;
   const rawId = msg.id;
   const id: JsonRpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
-  if (msg.jsonrpc !== '2.0') return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('jsonrpc_version') };
+  if (msg.jsonrpc !== '2.0')
+    return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('jsonrpc_version') };
   if (typeof msg.method !== 'string') {
     if ('result' in msg || 'error' in msg) return { kind: 'response' };
     return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('method_missing') };
   }
   if (!('id' in msg)) return { kind: 'notification', method: msg.method };
-  if (typeof rawId !== 'string' && typeof rawId !== 'number') return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('invalid_id') };
-  if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
+  if (typeof rawId !== 'string' && typeof rawId !== 'number')
+    return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('invalid_id') };
+  if (
+    msg.params !== undefined &&
+    (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))
+  ) {
     return { kind: 'invalid', id: rawId, code: ErrorCode.InvalidParams, message: protocolText('params_not_object') };
   }
   return { kind: 'request', id: rawId, method: msg.method, params: (msg.params as Record<string, unknown>) ?? {} };
@@ -60,7 +72,12 @@ export function classify(body: unknown): Incoming {
 
 /** The id of a parsed body that has not been classified yet (a refusal echoes it when it can). */
 export function requestIdOf(body: unknown): JsonRpcId {
-  return body && typeof body === 'object' && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  return body &&
+    typeof body === 'object' &&
+    'id' in body &&
+    (typeof body.id === 'string' || typeof body.id === 'number')
+    ? body.id
+    : null;
 }
 
 export function resultJson(id: string | number, resultJsonText: string): string {

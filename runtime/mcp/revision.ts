@@ -36,7 +36,10 @@ export interface RevisionRefusal {
   readonly data?: unknown;
 }
 
-export type Revision = { readonly ok: true; readonly era: 'legacy' } | { readonly ok: true; readonly era: 'modern'; readonly version: string } | RevisionRefusal;
+export type Revision =
+  | { readonly ok: true; readonly era: 'legacy' }
+  | { readonly ok: true; readonly era: 'modern'; readonly version: string }
+  | RevisionRefusal;
 
 const LEGACY: Revision = Object.freeze({ ok: true, era: 'legacy' });
 
@@ -62,7 +65,10 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 /** Whether a version string names the 2026 era or later (an unknown future date sorts after it). */
 function isModernName(version: string): boolean {
-  return MODERN_PROTOCOL_VERSIONS.includes(version) || (/^\d{4}-\d{2}-\d{2}$/.test(version) && version > MODERN_PROTOCOL_VERSIONS.at(-1)!);
+  return (
+    MODERN_PROTOCOL_VERSIONS.includes(version) ||
+    (/^\d{4}-\d{2}-\d{2}$/.test(version) && version > MODERN_PROTOCOL_VERSIONS.at(-1)!)
+  );
 }
 
 function refuse(status: number, code: number, message: string, data?: unknown): RevisionRefusal {
@@ -73,7 +79,11 @@ function refuse(status: number, code: number, message: string, data?: unknown): 
 const quoted = (value: string) => (value.length > 200 ? `${value.slice(0, 200)}…` : value);
 
 function mismatch(name: string, headerValue: string, bodyValue: string): RevisionRefusal {
-  return refuse(400, HEADER_MISMATCH, protocolText('header_mismatch', { header: name, header_value: quoted(headerValue), body_value: quoted(bodyValue) }));
+  return refuse(
+    400,
+    HEADER_MISMATCH,
+    protocolText('header_mismatch', { header: name, header_value: quoted(headerValue), body_value: quoted(bodyValue) }),
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -86,7 +96,8 @@ function envelopeProblem(meta: Record<string, unknown>): string | undefined {
   if (!(META_CLIENT_CAPABILITIES in meta)) return `${META_CLIENT_CAPABILITIES}: required`;
   if (!isObject(meta[META_CLIENT_CAPABILITIES])) return `${META_CLIENT_CAPABILITIES}: must be an object`;
   const info = meta[META_CLIENT_INFO];
-  if (info !== undefined && (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string')) return `${META_CLIENT_INFO}: must be an object with a string name and version`;
+  if (info !== undefined && (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string'))
+    return `${META_CLIENT_INFO}: must be an object with a string name and version`;
   return undefined;
 }
 
@@ -99,10 +110,14 @@ export function requestRevision(method: string, params: Record<string, unknown>,
   const headerVersion = header(headers, 'mcp-protocol-version');
   const meta = params._meta;
   const claim = isObject(meta) && META_PROTOCOL_VERSION in meta ? meta[META_PROTOCOL_VERSION] : undefined;
-  if (claim === undefined || (typeof claim === 'string' && !isModernName(claim) && SERVED_PROTOCOL_VERSIONS.includes(claim))) {
+  if (
+    claim === undefined ||
+    (typeof claim === 'string' && !isModernName(claim) && SERVED_PROTOCOL_VERSIONS.includes(claim))
+  ) {
     // No envelope (or one naming a 2025 revision, which selects legacy semantics).
     if (headerVersion !== undefined && isModernName(headerVersion)) {
-      if (method === 'initialize') return mismatch('MCP-Protocol-Version', headerVersion, 'initialize (a 2025 handshake)');
+      if (method === 'initialize')
+        return mismatch('MCP-Protocol-Version', headerVersion, 'initialize (a 2025 handshake)');
       return refuse(400, ErrorCode.InvalidParams, protocolText('envelope_missing', { version: headerVersion }));
     }
     return LEGACY;
@@ -110,20 +125,33 @@ export function requestRevision(method: string, params: Record<string, unknown>,
   const problem = envelopeProblem(meta as Record<string, unknown>);
   const version = typeof claim === 'string' ? claim : MODERN_PROTOCOL_VERSIONS[0]!;
   if (problem) return refuse(400, ErrorCode.InvalidParams, protocolText('envelope_invalid', { version, problem }));
-  if (headerVersion !== undefined && headerVersion !== version) return mismatch('MCP-Protocol-Version', headerVersion, version);
+  if (headerVersion !== undefined && headerVersion !== version)
+    return mismatch('MCP-Protocol-Version', headerVersion, version);
   const headerMethod = header(headers, 'mcp-method');
   if (headerMethod !== undefined && headerMethod !== method) return mismatch('Mcp-Method', headerMethod, method);
   if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
-    return refuse(400, UNSUPPORTED_PROTOCOL_VERSION, protocolText('protocol_version_unsupported', { requested: version, supported: ALL_PROTOCOL_VERSIONS.join(', ') }), {
-      supported: ALL_PROTOCOL_VERSIONS,
-      requested: version,
-    });
+    return refuse(
+      400,
+      UNSUPPORTED_PROTOCOL_VERSION,
+      protocolText('protocol_version_unsupported', { requested: version, supported: ALL_PROTOCOL_VERSIONS.join(', ') }),
+      {
+        supported: ALL_PROTOCOL_VERSIONS,
+        requested: version,
+      },
+    );
   }
-  if (headerVersion === undefined) return refuse(400, HEADER_MISMATCH, protocolText('header_missing', { header: 'MCP-Protocol-Version', method, version }));
-  if (headerMethod === undefined) return refuse(400, HEADER_MISMATCH, protocolText('header_missing', { header: 'Mcp-Method', method, version }));
+  if (headerVersion === undefined)
+    return refuse(
+      400,
+      HEADER_MISMATCH,
+      protocolText('header_missing', { header: 'MCP-Protocol-Version', method, version }),
+    );
+  if (headerMethod === undefined)
+    return refuse(400, HEADER_MISMATCH, protocolText('header_missing', { header: 'Mcp-Method', method, version }));
   if (method === 'tools/call') {
     const raw = header(headers, 'mcp-name');
-    if (raw === undefined) return refuse(400, HEADER_MISMATCH, protocolText('header_missing', { header: 'Mcp-Name', method, version }));
+    if (raw === undefined)
+      return refuse(400, HEADER_MISMATCH, protocolText('header_missing', { header: 'Mcp-Name', method, version }));
     const name = decodeHeaderValue(raw);
     const bodyName = typeof params.name === 'string' ? params.name : '';
     if (name === undefined) return mismatch('Mcp-Name', raw, bodyName);

@@ -35,7 +35,12 @@ const lists = new WeakMap<Endpoint, { full?: string; connect?: string; selected?
  * than bytes: an answer written as one string goes out in one socket write with the HTTP head, a
  * Buffer body is a second chunk of a writev (measured: ~12 % of the CPU per tools/list answer).
  */
-export function toolsListOpen(endpoint: Endpoint, platform: PlatformDescriptor, full: boolean, selection: ToolSelection = EVERY_TOOL): string {
+export function toolsListOpen(
+  endpoint: Endpoint,
+  platform: PlatformDescriptor,
+  full: boolean,
+  selection: ToolSelection = EVERY_TOOL,
+): string {
   let cached = lists.get(endpoint);
   if (!cached) {
     cached = {};
@@ -50,7 +55,12 @@ export function toolsListOpen(endpoint: Endpoint, platform: PlatformDescriptor, 
   return open;
 }
 
-function selectedList(endpoint: Endpoint, platform: PlatformDescriptor, selection: ToolSelection, cached: { selected?: Map<string, string> }): string {
+function selectedList(
+  endpoint: Endpoint,
+  platform: PlatformDescriptor,
+  selection: ToolSelection,
+  cached: { selected?: Map<string, string> },
+): string {
   const key = selectionKey(selection);
   if (!cached.selected) cached.selected = new Map();
   const selected = cached.selected;
@@ -74,7 +84,8 @@ function selectedList(endpoint: Endpoint, platform: PlatformDescriptor, selectio
 function render(endpoint: Endpoint, platform: PlatformDescriptor, connectorTools: readonly ToolDescriptor[]): string {
   const { descriptor } = endpoint.connector;
   const tools: Record<string, unknown>[] = [];
-  for (const tool of connectorTools) tools.push(listedTool(tool, `${endpoint.instanceId}__${tool.name}`, descriptor.structuredContent));
+  for (const tool of connectorTools)
+    tools.push(listedTool(tool, `${endpoint.instanceId}__${tool.name}`, descriptor.structuredContent));
   if (descriptor.connectAccount) {
     const connect = platform.systemTools.find((t) => t.name === 'connect_account');
     if (connect) tools.push(listedTool(connect, connect.name, false));

@@ -54,7 +54,10 @@ export class MemoryRateLimiter implements RateLimiter {
   /** Whether `take` would allow now, without taking a token. */
   available(key: string, now = performance.now()): boolean {
     const bucket = this.#buckets.get(key);
-    return !bucket || Math.min(this.#settings.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.#settings.perSecond) >= 1;
+    return (
+      !bucket ||
+      Math.min(this.#settings.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.#settings.perSecond) >= 1
+    );
   }
 
   /** Drops buckets that are full again, so idle accounts cost no memory. */
@@ -106,7 +109,11 @@ export class UpstreamQuotas {
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #memory = new Map<number, MemoryRateLimiter>();
 
-  constructor(shared: SharedStore | undefined, onFailOpen: (error: unknown) => void, sleep: (ms: number, signal: AbortSignal) => Promise<void> = abortableSleep) {
+  constructor(
+    shared: SharedStore | undefined,
+    onFailOpen: (error: unknown) => void,
+    sleep: (ms: number, signal: AbortSignal) => Promise<void> = abortableSleep,
+  ) {
     this.#shared = shared;
     this.#onFailOpen = onFailOpen;
     this.#sleep = sleep;
@@ -114,7 +121,9 @@ export class UpstreamQuotas {
 
   /** The budgets of one call of a connector's tool (its waits end with the call's `signal`). */
   forCall(connectorKey: string, signal: AbortSignal): UpstreamQuotaBudget {
-    return { take: (key, perMinute, maxWaitMs) => this.take(`uq:${connectorKey}:${key}`, perMinute, maxWaitMs, signal) };
+    return {
+      take: (key, perMinute, maxWaitMs) => this.take(`uq:${connectorKey}:${key}`, perMinute, maxWaitMs, signal),
+    };
   }
 
   async take(key: string, perMinute: number, maxWaitMs: number, signal: AbortSignal): Promise<boolean> {

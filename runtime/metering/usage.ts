@@ -33,7 +33,9 @@ export interface UsageRecord {
   };
 }
 
-export type FairUseDecision = { readonly blocked: false; readonly reservation?: Reservation } | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
+export type FairUseDecision =
+  | { readonly blocked: false; readonly reservation?: Reservation }
+  | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
 
 export interface Reservation {
   readonly accountId: string;
@@ -60,7 +62,10 @@ const RECONCILE_WINDOW_MS = 60_000;
 
 function timeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class UsageMeter {
@@ -128,7 +133,11 @@ export class UsageMeter {
         },
         (error: unknown) => {
           // Logged once per outage; the counts stay in memory and the next tick retries.
-          if (!failing) this.#o.log.error({ err: { message: (error as Error)?.message }, ...this.backlog() }, 'usage flush failed; keeping counts in memory and retrying');
+          if (!failing)
+            this.#o.log.error(
+              { err: { message: (error as Error)?.message }, ...this.backlog() },
+              'usage flush failed; keeping counts in memory and retrying',
+            );
           failing = true;
         },
       );
@@ -227,7 +236,10 @@ export class UsageMeter {
       try {
         if (this.#flushing) await this.#flushing.catch(() => {});
         for (const [month, accountIds] of byMonth) {
-          const totals = await timeout(this.#o.store.usage.getMonthCostUnitsOf(accountIds, month), this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs);
+          const totals = await timeout(
+            this.#o.store.usage.getMonthCostUnitsOf(accountIds, month),
+            this.#o.seedTimeoutMs ?? this.#o.counterTimeoutMs,
+          );
           for (const [accountId, units] of totals) counters.set(`${accountId}|${month}`, units);
         }
         for (const map of this.#unflushed()) {
@@ -241,11 +253,15 @@ export class UsageMeter {
       } finally {
         this.#reading--;
       }
-      const raised = await shared.raiseUnits(new Map([...counters].map(([key, units]) => [`fu:${key.replace('|', ':')}`, units])), FAIR_USE_TTL_SECONDS);
+      const raised = await shared.raiseUnits(
+        new Map([...counters].map(([key, units]) => [`fu:${key.replace('|', ':')}`, units])),
+        FAIR_USE_TTL_SECONDS,
+      );
       if (raised > 0) this.#o.log.info({ raised }, 'fair-use counters were behind the database; raised');
       // Accounts not checked within the window leave it (only once reconciled): their next check
       // catches the counter up first.
-      for (const [key, at] of checked) if (at < started - RECONCILE_WINDOW_MS && this.#checked.get(key) === at) this.#checked.delete(key);
+      for (const [key, at] of checked)
+        if (at < started - RECONCILE_WINDOW_MS && this.#checked.get(key) === at) this.#checked.delete(key);
     } catch {
       // Retried after the next flush (the accounts stay in the window).
     }
@@ -270,9 +286,13 @@ export class UsageMeter {
         // An absent counter is seeded (one read, shared); failing that, the call fails open.
         const r =
           (await this.#o.shared.reserveUnit(key, limit, FAIR_USE_TTL_SECONDS, floor)) ??
-          (known ? await this.#o.shared.reserveUnit(key, limit, FAIR_USE_TTL_SECONDS, await this.#seed(account.id, month)) : null);
+          (known
+            ? await this.#o.shared.reserveUnit(key, limit, FAIR_USE_TTL_SECONDS, await this.#seed(account.id, month))
+            : null);
         if (r === null) throw new Error('fair-use counter absent and the database did not answer in time to seed it');
-        return r.allowed ? { blocked: false, reservation: { accountId: account.id, month } } : { blocked: true, used: r.used, limit, month };
+        return r.allowed
+          ? { blocked: false, reservation: { accountId: account.id, month } }
+          : { blocked: true, used: r.used, limit, month };
       }
       const used = await this.#localUnits(account.id, month);
       // Synchronous from here: check and increment cannot interleave with another call.
@@ -372,11 +392,13 @@ export class UsageMeter {
     const month = this.month(now);
     const rows = await this.#o.store.usage.getUsage(account.id, month);
     const counts = new Map<string, number>();
-    for (const r of rows) counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
+    for (const r of rows)
+      counts.set(`${r.connectorId}|${r.tool}`, (counts.get(`${r.connectorId}|${r.tool}`) ?? 0) + r.calls);
     for (const map of this.#unflushed()) {
       for (const [key, n] of map) {
         const [accountId, m, connectorId, tool] = key.split('|');
-        if (accountId === account.id && m === month) counts.set(`${connectorId}|${tool}`, (counts.get(`${connectorId}|${tool}`) ?? 0) + n);
+        if (accountId === account.id && m === month)
+          counts.set(`${connectorId}|${tool}`, (counts.get(`${connectorId}|${tool}`) ?? 0) + n);
       }
     }
     const byConnector: UsageRecord['usage']['byConnector'] = {};
@@ -403,7 +425,13 @@ export class UsageMeter {
       }
     } else withinQuota = used <= limit;
     return {
-      usage: { from: `${month}-01`, to: localDate(now, this.#o.timeZone), totalCalls: total, totalCostUnits: total, byConnector },
+      usage: {
+        from: `${month}-01`,
+        to: localDate(now, this.#o.timeZone),
+        totalCalls: total,
+        totalCostUnits: total,
+        byConnector,
+      },
       fairUse: { withinQuota, used, limit, mode: account.fairUseMode, month },
     };
   }

@@ -42,7 +42,8 @@ function messages(socket: Socket, onMessage: (message: Record<string, unknown>) 
       buffer = buffer.slice(nl + 1);
       try {
         const parsed = JSON.parse(line) as unknown;
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) onMessage(parsed as Record<string, unknown>);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          onMessage(parsed as Record<string, unknown>);
         else onBad();
       } catch {
         onBad();
@@ -72,7 +73,11 @@ export function socketAlive(path: string): Promise<boolean> {
  * Serves the admin CLI on `path` (mode 0600); a stale socket file is replaced. `store` names the store it serves
  * (describeStore).
  */
-export async function serveAdminSocket(path: string, handler: AdminHandler, hello: { readonly store: string }): Promise<{ close(): Promise<void> }> {
+export async function serveAdminSocket(
+  path: string,
+  handler: AdminHandler,
+  hello: { readonly store: string },
+): Promise<{ close(): Promise<void> }> {
   if (await socketAlive(path)) throw new Error(`another gateway serves the admin socket ${path}`);
   rmSync(path, { force: true });
   const server: Server = createServer((socket) => {
@@ -88,7 +93,12 @@ export async function serveAdminSocket(path: string, handler: AdminHandler, hell
           resolve(message.value);
           return;
         }
-        if (message.type !== 'run' || started || !Array.isArray(message.argv) || !message.argv.every((a) => typeof a === 'string')) {
+        if (
+          message.type !== 'run' ||
+          started ||
+          !Array.isArray(message.argv) ||
+          !message.argv.every((a) => typeof a === 'string')
+        ) {
           send(socket, { type: 'done', code: 2, error: 'malformed admin request' });
           socket.end();
           return;

@@ -16,9 +16,18 @@ export function auditDetail(fields: Readonly<Record<string, string | number | bo
     .join(' ');
 }
 
-export async function recordAudit(store: Pick<Repositories, 'audit'>, entry: AuditEntry, log?: Pick<Logger, 'warn'>): Promise<void> {
+export async function recordAudit(
+  store: Pick<Repositories, 'audit'>,
+  entry: AuditEntry,
+  log?: Pick<Logger, 'warn'>,
+): Promise<void> {
   try {
-    await store.audit.appendAudit({ ...entry, target: entry.target.slice(0, 300), detail: entry.detail.slice(0, 2000), source: entry.source.slice(0, 100) });
+    await store.audit.appendAudit({
+      ...entry,
+      target: entry.target.slice(0, 300),
+      detail: entry.detail.slice(0, 2000),
+      source: entry.source.slice(0, 100),
+    });
   } catch (error) {
     log?.warn({ err: { message: (error as Error)?.message }, action: entry.action }, 'audit log write failed');
   }

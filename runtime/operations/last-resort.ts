@@ -6,7 +6,10 @@ import { flushLogger } from './observability.ts';
 
 export function exitOnUnhandledFaults(log: Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
   const fatal = (kind: string) => (error: unknown) => {
-    log.fatal({ err: { message: (error as Error)?.message, name: (error as Error)?.name, stack: (error as Error)?.stack } }, `${kind}; exiting`);
+    log.fatal(
+      { err: { message: (error as Error)?.message, name: (error as Error)?.name, stack: (error as Error)?.stack } },
+      `${kind}; exiting`,
+    );
     flushLogger(log);
     exit(1);
   };

@@ -11,14 +11,29 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * the output sees start-up, refusals and calls when they happen; `flushLogger` on shutdown writes
  * what is still queued.
  */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 0 })): Logger {
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 0 }),
+): Logger {
   return pino(
     {
       level,
       base: { service: 'connector-gateway' },
       // Belt and braces: log lines carry chosen fields only and never these; they are masked if
       // one ever does. Exact paths only: wildcard redaction costs every log line.
-      redact: { paths: ['authorization', 'token', 'password', 'apiKey', 'credential', 'headers.authorization', 'err.password', 'err.token'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'authorization',
+          'token',
+          'password',
+          'apiKey',
+          'credential',
+          'headers.authorization',
+          'err.password',
+          'err.token',
+        ],
+        censor: '[redacted]',
+      },
       hooks: {
         // Every line of this logger and its children: each string of its fields and message goes
         // through the redactor of the call it is written in (redact.ts), so a secret an upstream
@@ -27,7 +42,13 @@ export function createLogger(level: string, destination: pino.DestinationStream 
           const redactor = currentRedactor();
           const scrubbed = args.map((arg) => redactor.value(arg));
           // pino's own shape for `log.error(error)`: the error under `err`, its message as `msg`.
-          if (args[0] instanceof Error) scrubbed.splice(0, 1, { err: scrubbed[0] }, ...(typeof args[1] === 'string' ? [] : [redactor.text(args[0].message)]));
+          if (args[0] instanceof Error)
+            scrubbed.splice(
+              0,
+              1,
+              { err: scrubbed[0] },
+              ...(typeof args[1] === 'string' ? [] : [redactor.text(args[0].message)]),
+            );
           return method.apply(this, scrubbed as Parameters<typeof method>);
         },
       },
@@ -113,12 +134,18 @@ export class Metrics {
   readonly mcpRequests = new CellCounter({
     name: 'gateway_mcp_requests_total',
     help:
-      'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of ' + 'a request refused before its body was read comes from its Mcp-Method header',
+      'MCP requests by protocol era (2025 handshake or 2026-07-28 stateless), method and HTTP status; the method of ' +
+      'a request refused before its body was read comes from its Mcp-Method header',
     labelNames: ['era', 'method', 'status'] as const,
     registers: [this.registry],
   });
   /** Counted per request: `inc(route, status)`. */
-  readonly requests = new CellCounter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'] as const, registers: [this.registry] });
+  readonly requests = new CellCounter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
   readonly upstreamDuration = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Upstream request latency by connector and outcome',

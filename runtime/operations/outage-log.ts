@@ -40,7 +40,10 @@ export class OutageLog {
     if (this.#since !== undefined) return;
     this.#since = this.#now();
     const { store, setting } = this.#o;
-    this.#o.log.error({ store, setting, operation: what, err: { message: (error as Error)?.message ?? String(error) } }, `${store} (${setting}) unavailable: outage started`);
+    this.#o.log.error(
+      { store, setting, operation: what, err: { message: (error as Error)?.message ?? String(error) } },
+      `${store} (${setting}) unavailable: outage started`,
+    );
     if (this.#o.probe && !this.#probe) {
       this.#probe = setInterval(
         () =>
@@ -59,7 +62,10 @@ export class OutageLog {
     if (this.#since === undefined) return;
     const durationMs = this.#now() - this.#since;
     const { store, setting } = this.#o;
-    this.#o.log.warn({ store, setting, durationMs, failedOperations: this.#failures }, `${store} (${setting}) available again: outage ended after ${durationMs} ms`);
+    this.#o.log.warn(
+      { store, setting, durationMs, failedOperations: this.#failures },
+      `${store} (${setting}) available again: outage ended after ${durationMs} ms`,
+    );
     this.#since = undefined;
     this.#failures = 0;
     this.#stopProbe();

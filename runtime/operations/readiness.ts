@@ -35,7 +35,10 @@ export interface ReadinessOptions {
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   promise.catch(() => {});
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export class Readiness {
@@ -65,9 +68,20 @@ export class Readiness {
     checks.store = storeOk ? 'ok' : protocolText('not_ready_store');
     if (sharedOk !== undefined) checks.shared_store = sharedOk ? 'ok' : protocolText('not_ready_shared_store');
     // Unknown while the database does not answer: not ready either way.
-    checks.migrations = pending === 0 ? 'ok' : pending < 0 ? protocolText('not_ready_store') : protocolText('not_ready_migrations', { pending: String(pending) });
+    checks.migrations =
+      pending === 0
+        ? 'ok'
+        : pending < 0
+          ? protocolText('not_ready_store')
+          : protocolText('not_ready_migrations', { pending: String(pending) });
     const age = state.age();
-    checks.snapshot = age <= snapshotMaxAgeMs ? 'ok' : protocolText('not_ready_snapshot', { seconds: String(Math.round(age / 1000)), limit_seconds: String(Math.round(snapshotMaxAgeMs / 1000)) });
+    checks.snapshot =
+      age <= snapshotMaxAgeMs
+        ? 'ok'
+        : protocolText('not_ready_snapshot', {
+            seconds: String(Math.round(age / 1000)),
+            limit_seconds: String(Math.round(snapshotMaxAgeMs / 1000)),
+          });
     if (this.#o.keyVersions) {
       const lacking = state.connectionKeyVersions().filter((v) => !this.#o.keyVersions!.includes(v));
       checks.keys = lacking.length === 0 ? 'ok' : protocolText('not_ready_keys', { versions: lacking.join(', ') });

@@ -37,7 +37,10 @@ export class RefusalLog {
     const from = source ?? 'unknown';
     const window = this.#windows.get(reason);
     if (!window) {
-      this.#log.warn({ reason, connector, source: from }, `request refused: ${reason} (more of this reason within ${this.#intervalMs / 1000} s are counted and logged together)`);
+      this.#log.warn(
+        { reason, connector, source: from },
+        `request refused: ${reason} (more of this reason within ${this.#intervalMs / 1000} s are counted and logged together)`,
+      );
       this.#windows.set(reason, { count: 0, sources: new Map(), connectors: new Set() });
       this.#start();
       return;
@@ -57,7 +60,13 @@ export class RefusalLog {
       }
       const named = [...window.sources].sort((x, y) => y[1] - x[1]).slice(0, SOURCES_NAMED);
       this.#log.warn(
-        { reason, count: window.count, sources: Object.fromEntries(named), distinctSources: window.sources.size, connectors: [...window.connectors] },
+        {
+          reason,
+          count: window.count,
+          sources: Object.fromEntries(named),
+          distinctSources: window.sources.size,
+          connectors: [...window.connectors],
+        },
         `requests refused: ${window.count} more ${reason} in the last ${this.#intervalMs / 1000} s`,
       );
       this.#windows.set(reason, { count: 0, sources: new Map(), connectors: new Set() });

@@ -5,7 +5,12 @@
 import { ConfigError } from '../config/settings.ts';
 
 /** Runs `step`; a failure other than a ConfigError is rethrown as one naming `setting` and `where`. */
-export async function namingSetting<T>(setting: string, where: string, what: string, step: () => T | Promise<T>): Promise<T> {
+export async function namingSetting<T>(
+  setting: string,
+  where: string,
+  what: string,
+  step: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await step();
   } catch (error) {

@@ -1,7 +1,9 @@
 // Argument validation with the generated, ahead-of-time compiled validators.
 import type { CompiledValidator, ToolDescriptor } from '../handler-api/descriptor-types.ts';
 
-export type ArgumentCheck = { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly reason: string };
+export type ArgumentCheck =
+  | { readonly ok: true; readonly args: Record<string, unknown> }
+  | { readonly ok: false; readonly reason: string };
 
 const DIGITS = /^[0-9]{1,15}$/;
 
@@ -17,7 +19,8 @@ function copyJson(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const copied = copyJson((value as Record<string, unknown>)[key]);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
     else out[key] = copied;
   }
   return out;
@@ -28,7 +31,11 @@ function copyJson(value: unknown): unknown {
  * validator, which also fills in defaults. Works on a copy: the caller's object is not changed.
  * `reason` is for logs and tests only; clients get the connector's generic text.
  */
-export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: CompiledValidator, raw: unknown): ArgumentCheck {
+export function checkArguments(
+  tool: Pick<ToolDescriptor, 'coerce'>,
+  validate: CompiledValidator,
+  raw: unknown,
+): ArgumentCheck {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, reason: 'arguments must be an object' };
   // A deep copy: the validator fills in defaults at every depth (nested array items too).
@@ -41,5 +48,8 @@ export function checkArguments(tool: Pick<ToolDescriptor, 'coerce'>, validate: C
   }
   if (validate(args)) return { ok: true, args };
   const first = validate.errors?.[0];
-  return { ok: false, reason: first ? `${first.instancePath || '(arguments)'} ${first.message ?? first.keyword}` : 'invalid arguments' };
+  return {
+    ok: false,
+    reason: first ? `${first.instancePath || '(arguments)'} ${first.message ?? first.keyword}` : 'invalid arguments',
+  };
 }

@@ -3,8 +3,21 @@
 // upstream client and limits, with the connector's spec texts behind `fail`, `refuseArguments`
 // and `describeFailure`. Handlers never render a spec text themselves.
 import type { Logger } from 'pino';
-import type { ConnectorDescriptor, ErrorEntry, PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
-import type { Credential, DataLayer, FailureSummary, SealedTokens, ToolContext, UpstreamQuota, WriteGuard } from '../handler-api/tool-context.ts';
+import type {
+  ConnectorDescriptor,
+  ErrorEntry,
+  PlatformDescriptor,
+  ToolDescriptor,
+} from '../handler-api/descriptor-types.ts';
+import type {
+  Credential,
+  DataLayer,
+  FailureSummary,
+  SealedTokens,
+  ToolContext,
+  UpstreamQuota,
+  WriteGuard,
+} from '../handler-api/tool-context.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -22,7 +35,11 @@ export class ConnectorTexts {
   readonly #notes: Readonly<Record<string, string>>;
   /** Per tool: upstream failure kind → the code that answers it. */
   readonly #answers = new WeakMap<ToolDescriptor, Map<string, string>>();
-  constructor(descriptor: ConnectorDescriptor, platform: PlatformDescriptor, instanceId: string = descriptor.defaultId) {
+  constructor(
+    descriptor: ConnectorDescriptor,
+    platform: PlatformDescriptor,
+    instanceId: string = descriptor.defaultId,
+  ) {
     this.#descriptor = descriptor;
     this.#platform = platform;
     const errors: Record<string, ErrorEntry> = { ...descriptor.errors };
@@ -31,7 +48,9 @@ export class ConnectorTexts {
       if (text !== entry.text) errors[code] = { ...entry, text };
     }
     this.#errors = errors;
-    this.#notes = Object.fromEntries(Object.entries(descriptor.texts).map(([name, text]) => [name, renderToolReferences(text, instanceId)]));
+    this.#notes = Object.fromEntries(
+      Object.entries(descriptor.texts).map(([name, text]) => [name, renderToolReferences(text, instanceId)]),
+    );
   }
 
   entry(code: string): ErrorEntry | undefined {
@@ -53,7 +72,8 @@ export class ConnectorTexts {
     let byKind = this.#answers.get(tool);
     if (!byKind) {
       byKind = new Map();
-      for (const code of [...tool.errors].reverse()) for (const k of this.entry(code)?.upstream ?? []) byKind.set(k, code);
+      for (const code of [...tool.errors].reverse())
+        for (const k of this.entry(code)?.upstream ?? []) byKind.set(k, code);
       this.#answers.set(tool, byKind);
     }
     return byKind.get(kind);
@@ -79,7 +99,13 @@ export class ConnectorTexts {
       return { name: 'ToolError', message: this.render('generic') };
     }
     if (error instanceof UpstreamError) {
-      return { name: `Upstream${error.kind[0]!.toUpperCase()}` + `${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}` + 'Error', message: this.render('generic') };
+      return {
+        name:
+          `Upstream${error.kind[0]!.toUpperCase()}` +
+          `${error.kind.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}` +
+          'Error',
+        message: this.render('generic'),
+      };
     }
     return { name: error instanceof Error ? error.name : 'Error', message: this.render('generic') };
   }
@@ -116,7 +142,11 @@ export interface CallScope {
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
-export type CallContext = ToolContext<Readonly<Record<string, ErrorParams>>, Readonly<Record<string, number>>, Readonly<Record<string, ErrorParams>>>;
+export type CallContext = ToolContext<
+  Readonly<Record<string, ErrorParams>>,
+  Readonly<Record<string, number>>,
+  Readonly<Record<string, ErrorParams>>
+>;
 
 /**
  * The context of one call. A class, not an object literal: a literal with a getter of its own (the
@@ -198,9 +228,16 @@ export function createToolContext(scope: CallScope): CallContext {
  * A tenant's credential as its handlers see it: the stored (or submitted) fields, the connector's
  * credential kind, and the integrator's application secret where the spec declares `appSecret`.
  */
-export function tenantCredential(connector: { readonly descriptor: ConnectorDescriptor; readonly config: { readonly appSecret?: string } }, stored: object): Credential {
+export function tenantCredential(
+  connector: { readonly descriptor: ConnectorDescriptor; readonly config: { readonly appSecret?: string } },
+  stored: object,
+): Credential {
   const appSecret = connector.descriptor.appSecret ? connector.config.appSecret : undefined;
-  return { ...stored, kind: connector.descriptor.credential, ...(appSecret !== undefined ? { appSecret } : {}) } as Credential;
+  return {
+    ...stored,
+    kind: connector.descriptor.credential,
+    ...(appSecret !== undefined ? { appSecret } : {}),
+  } as Credential;
 }
 
 /** Connector and tool limits merged once per tool, not per call. */

@@ -69,7 +69,9 @@ export interface CallPlan {
 export type LinkedCode = 'not_subscribed' | 'no_seat' | 'not_connected' | 'connect_terms_required';
 
 /** The connect form's check of a submitted credential (`Pipeline.checkCredential`); `text` is the spec's. */
-export type CredentialVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
+export type CredentialVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string };
 
 export type RefusalReason =
   | 'unknown_tool'
@@ -97,7 +99,8 @@ export function scrubResult(result: CallToolResult, redactor: Redactor): CallToo
   });
   if (!changed) return result;
   const scrubbed: CallToolResult = { ...result, content };
-  if (result.structuredContent) scrubbed.structuredContent = redactor.value(result.structuredContent) as Record<string, unknown>;
+  if (result.structuredContent)
+    scrubbed.structuredContent = redactor.value(result.structuredContent) as Record<string, unknown>;
   return scrubbed;
 }
 

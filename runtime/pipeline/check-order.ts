@@ -11,13 +11,24 @@
  * by a refusal at step 6, and the upstream stage is last. Change this list only together with
  * Pipeline.call and `platform.checkOrder` in specs/platform.yaml (then `npm run codegen`).
  */
-export const IMPLEMENTED_CHECK_ORDER = ['tool_name', 'subscription', 'seat', 'connection', 'fair_use', 'arguments', 'upstream'] as const;
+export const IMPLEMENTED_CHECK_ORDER = [
+  'tool_name',
+  'subscription',
+  'seat',
+  'connection',
+  'fair_use',
+  'arguments',
+  'upstream',
+] as const;
 
 export type CheckStep = (typeof IMPLEMENTED_CHECK_ORDER)[number];
 
 /** Throws unless `declared` (the generated `platformDescriptor.checkOrder`) is exactly the implemented order. */
 export function assertCheckOrder(declared: readonly string[] | undefined): void {
-  const same = declared !== undefined && declared.length === IMPLEMENTED_CHECK_ORDER.length && declared.every((step, i) => step === IMPLEMENTED_CHECK_ORDER[i]);
+  const same =
+    declared !== undefined &&
+    declared.length === IMPLEMENTED_CHECK_ORDER.length &&
+    declared.every((step, i) => step === IMPLEMENTED_CHECK_ORDER[i]);
   if (same) return;
   const shown = declared?.length ? declared.join(' → ') : '(none)';
   throw new Error(

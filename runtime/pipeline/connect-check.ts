@@ -30,16 +30,27 @@ export interface ConnectCheck {
  * text; any other failure is `unverified`. Log lines name the outcome, never the credential
  * (they are scrubbed of it like a call's).
  */
-export async function checkCredential(check: ConnectCheck, endpoint: Endpoint, accountId: string, values: Readonly<Record<string, string>>, signal: AbortSignal): Promise<CredentialVerdict> {
+export async function checkCredential(
+  check: ConnectCheck,
+  endpoint: Endpoint,
+  accountId: string,
+  values: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<CredentialVerdict> {
   const connector = endpoint.connector;
   const { descriptor, config } = connector;
-  if (descriptor.appSecret && !config.appSecret) return { ok: false, reason: 'not_configured', text: check.credentialMissing(config.id) };
+  if (descriptor.appSecret && !config.appSecret)
+    return { ok: false, reason: 'not_configured', text: check.credentialMissing(config.id) };
   const connect = descriptor.connect;
   if (!connect) return { ok: true };
   const { texts, log } = check;
   const logBase = { connector: config.id, instance: endpoint.instanceId, accountId };
   const fields = { ...logBase, tool: connect.verify };
-  const unverified = (): CredentialVerdict => ({ ok: false, reason: 'unverified', text: texts.render('connect_unverified') });
+  const unverified = (): CredentialVerdict => ({
+    ok: false,
+    reason: 'unverified',
+    text: texts.render('connect_unverified'),
+  });
   const tool = connector.tools.get(connect.verify);
   const handler = connector.handlers[connect.verify];
   const validator = connector.validators[`input_${connect.verify}`];
@@ -76,13 +87,29 @@ export async function checkCredential(check: ConnectCheck, endpoint: Endpoint, a
       return { ok: true };
     } catch (error) {
       const status =
-        error instanceof UpstreamError && error.kind === 'auth' ? error.status : error instanceof ToolError && texts.entry(error.code)?.reconnect ? (error.params.status ?? error.code) : undefined;
+        error instanceof UpstreamError && error.kind === 'auth'
+          ? error.status
+          : error instanceof ToolError && texts.entry(error.code)?.reconnect
+            ? (error.params.status ?? error.code)
+            : undefined;
       if (status !== undefined) {
         log.info({ ...fields, outcome: 'rejected', status }, 'connect check');
         return { ok: false, reason: 'rejected', text: texts.render(connect.rejected, { status }) };
       }
-      const kind = error instanceof UpstreamError ? `upstream_${error.kind}` : error instanceof ToolError ? error.code : 'handler_error';
-      log.warn({ ...fields, outcome: kind, ...(error instanceof UpstreamError && error.status ? { status: error.status } : {}) }, 'connect check');
+      const kind =
+        error instanceof UpstreamError
+          ? `upstream_${error.kind}`
+          : error instanceof ToolError
+            ? error.code
+            : 'handler_error';
+      log.warn(
+        {
+          ...fields,
+          outcome: kind,
+          ...(error instanceof UpstreamError && error.status ? { status: error.status } : {}),
+        },
+        'connect check',
+      );
       return unverified();
     }
   });

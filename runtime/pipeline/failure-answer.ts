@@ -32,7 +32,12 @@ export interface FailureLog {
 
 export function failureAnswer(error: unknown, facts: FailureFacts): FailureAnswer {
   if (error instanceof ArgumentRefusal && facts.upstreamRequests === 0) {
-    return { kind: 'refusal', code: error.code, params: error.params, detail: `refused by the handler (${error.code})` };
+    return {
+      kind: 'refusal',
+      code: error.code,
+      params: error.params,
+      detail: `refused by the handler (${error.code})`,
+    };
   }
   if (error instanceof ToolError) return { kind: 'text', code: error.code, params: error.params, outcome: error.code };
   if (error instanceof UpstreamError) {
@@ -42,13 +47,26 @@ export function failureAnswer(error: unknown, facts: FailureFacts): FailureAnswe
     return {
       kind: 'generic',
       outcome: `upstream_${error.kind}`,
-      log: { level: 'warn', message: 'upstream failure without a specific text', fields: { kind: error.kind, status: error.status } },
+      log: {
+        level: 'warn',
+        message: 'upstream failure without a specific text',
+        fields: { kind: error.kind, status: error.status },
+      },
     };
   }
-  if (error instanceof HandlerNotImplementedError) return { kind: 'generic', outcome: 'not_implemented', log: { level: 'error', message: 'handler is a generated stub', fields: {} } };
+  if (error instanceof HandlerNotImplementedError)
+    return {
+      kind: 'generic',
+      outcome: 'not_implemented',
+      log: { level: 'error', message: 'handler is a generated stub', fields: {} },
+    };
   return {
     kind: 'generic',
     outcome: 'handler_error',
-    log: { level: 'error', message: 'handler failed', fields: { err: { message: (error as Error)?.message, name: (error as Error)?.name } } },
+    log: {
+      level: 'error',
+      message: 'handler failed',
+      fields: { err: { message: (error as Error)?.message, name: (error as Error)?.name } },
+    },
   };
 }

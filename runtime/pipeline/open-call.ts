@@ -14,7 +14,12 @@ import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
 import type { Telemetry } from '../telemetry/call-telemetry.ts';
 import type { BodyBudget } from '../upstream/body-budget.ts';
-import { type ConcurrencyGate, createUpstreamClient, type UpstreamCallInfo, type UpstreamClientOptions } from '../upstream/client.ts';
+import {
+  type ConcurrencyGate,
+  createUpstreamClient,
+  type UpstreamCallInfo,
+  type UpstreamClientOptions,
+} from '../upstream/client.ts';
 import { type CallContext, type ConnectorTexts, createToolContext, toolLimits } from './call-context.ts';
 import { createWriteGuard, noWrites, readOnlyClient } from './write-guard.ts';
 

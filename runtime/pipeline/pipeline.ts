@@ -6,7 +6,17 @@
 // The data passed along is in call-types.ts; the connect form's credential check in connect-check.ts.
 import { checkArguments } from './arguments.ts';
 import { tenantCredential, ConnectorTexts } from './call-context.ts';
-import { type CallLogFields, type CallPlan, type CallToolResult, type CredentialVerdict, type LinkedCode, type RefusalReason, scrubResult, textResult, type ToolCallRequest } from './call-types.ts';
+import {
+  type CallLogFields,
+  type CallPlan,
+  type CallToolResult,
+  type CredentialVerdict,
+  type LinkedCode,
+  type RefusalReason,
+  scrubResult,
+  textResult,
+  type ToolCallRequest,
+} from './call-types.ts';
 import { assertCheckOrder } from './check-order.ts';
 import { type ConnectCheck, checkCredential } from './connect-check.ts';
 import { failureAnswer } from './failure-answer.ts';
@@ -44,7 +54,11 @@ export class Pipeline {
     assertCheckOrder(gateway.platform.checkOrder);
     this.#g = gateway;
     this.#links = links;
-    this.#writes = new WriteDedup({ store: gateway.store, now: () => gateway.now().getTime(), pollMs: WRITE_DEDUP_POLL_MS });
+    this.#writes = new WriteDedup({
+      store: gateway.store,
+      now: () => gateway.now().getTime(),
+      pollMs: WRITE_DEDUP_POLL_MS,
+    });
     const { upstreamDuration } = gateway.metrics;
     this.#services = {
       vault: gateway.vault,
@@ -55,7 +69,8 @@ export class Pipeline {
       bodyBudget: gateway.bodyBudget,
       upstreamSleep: gateway.upstreamSleep,
       telemetry: gateway.telemetry,
-      observeUpstream: (connector, info) => upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
+      observeUpstream: (connector, info) =>
+        upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
     };
   }
 
@@ -78,12 +93,26 @@ export class Pipeline {
   }
 
   /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
-  #refuse(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, text: string, detail?: string): CallToolResult {
+  #refuse(
+    endpoint: Endpoint,
+    fields: CallLogFields,
+    tool: string,
+    reason: RefusalReason,
+    text: string,
+    detail?: string,
+  ): CallToolResult {
     return this.#refused(endpoint, fields, tool, reason, textResult(text, true), detail);
   }
 
   /** Counts and logs a refusal answered with `result` (the one place a refusal is recorded). */
-  #refused(endpoint: Endpoint, fields: CallLogFields, tool: string, reason: RefusalReason, result: CallToolResult, detail?: string): CallToolResult {
+  #refused(
+    endpoint: Endpoint,
+    fields: CallLogFields,
+    tool: string,
+    reason: RefusalReason,
+    result: CallToolResult,
+    detail?: string,
+  ): CallToolResult {
     this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
     this.#g.telemetry?.outcome(fields.spanId, tool, 'refused', reason);
     this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
@@ -97,13 +126,25 @@ export class Pipeline {
    * reconnect without the operator (also on endpoints that list no connect_account). The spec text
    * alone when no link can be stored.
    */
-  async #answer(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string, texts: ConnectorTexts, code: string, params: ErrorParams): Promise<CallToolResult> {
+  async #answer(
+    endpoint: Endpoint,
+    identity: Identity,
+    fields: CallLogFields,
+    tool: string,
+    texts: ConnectorTexts,
+    code: string,
+    params: ErrorParams,
+  ): Promise<CallToolResult> {
     const text = texts.render(code, params);
     if (!texts.entry(code)?.reconnect) return textResult(text, true);
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, tool);
     if (connectUrl === undefined) return textResult(text, true);
     const { descriptor } = endpoint.connector;
-    const instruction = formatText(this.#g.platform.instructions.reconnect, { connector_title: descriptor.title, instance_id: endpoint.instanceId, connect_url: connectUrl });
+    const instruction = formatText(this.#g.platform.instructions.reconnect, {
+      connector_title: descriptor.title,
+      instance_id: endpoint.instanceId,
+      connect_url: connectUrl,
+    });
     return textResult(`${text}\n\n${instruction}`, true);
   }
 
@@ -116,12 +157,21 @@ export class Pipeline {
    * down or hanging (the issuer gives up at the store deadline). Logged with the call's fields
    * (account, connector, instance) and the tool; counted as the store failing open for links.
    */
-  async #tryLink(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint, fields: CallLogFields, tool: string): Promise<string | undefined> {
+  async #tryLink(
+    purpose: LinkPurpose,
+    identity: Identity,
+    endpoint: Endpoint,
+    fields: CallLogFields,
+    tool: string,
+  ): Promise<string | undefined> {
     try {
       return await this.#link(purpose, identity, endpoint);
     } catch (error) {
       this.#g.metrics.failOpen.inc({ component: 'links' });
-      this.#g.log.warn({ ...fields, tool, purpose, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'link could not be made; answering without it');
+      this.#g.log.warn(
+        { ...fields, tool, purpose, err: { message: (error as Error)?.message, name: (error as Error)?.name } },
+        'link could not be made; answering without it',
+      );
       return undefined;
     }
   }
@@ -130,21 +180,55 @@ export class Pipeline {
    * A platform refusal text that carries a link (`not_subscribed`, `no_seat`, `not_connected`,
    * `connect_terms_required`), or its `<code>_no_link` variant when the link could not be made.
    */
-  async #linkedText(code: LinkedCode, purpose: LinkPurpose, urlParam: string, params: ErrorParams, identity: Identity, endpoint: Endpoint, fields: CallLogFields, tool: string): Promise<string> {
+  async #linkedText(
+    code: LinkedCode,
+    purpose: LinkPurpose,
+    urlParam: string,
+    params: ErrorParams,
+    identity: Identity,
+    endpoint: Endpoint,
+    fields: CallLogFields,
+    tool: string,
+  ): Promise<string> {
     const url = await this.#tryLink(purpose, identity, endpoint, fields, tool);
     const { errors } = this.#g.platform;
-    return url === undefined ? formatText(errors[`${code}_no_link`].text, params) : formatText(errors[code].text, { ...params, [urlParam]: url });
+    return url === undefined
+      ? formatText(errors[`${code}_no_link`].text, params)
+      : formatText(errors[code].text, { ...params, [urlParam]: url });
   }
 
   /** Subscription, then seat: shared by every tool including connect_account. */
-  async #entitlement(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<CallToolResult | undefined> {
+  async #entitlement(
+    endpoint: Endpoint,
+    identity: Identity,
+    fields: CallLogFields,
+    tool: string,
+  ): Promise<CallToolResult | undefined> {
     const { key, id } = endpoint.connector.config;
     if (!this.#g.state.isSubscribed(identity.account.id, key)) {
-      const text = await this.#linkedText('not_subscribed', 'purchase', 'purchase_url', { connector_id: id }, identity, endpoint, fields, tool);
+      const text = await this.#linkedText(
+        'not_subscribed',
+        'purchase',
+        'purchase_url',
+        { connector_id: id },
+        identity,
+        endpoint,
+        fields,
+        tool,
+      );
       return this.#refuse(endpoint, fields, tool, 'not_subscribed', text);
     }
     if (!this.#g.state.hasSeat(identity.user.id, key)) {
-      const text = await this.#linkedText('no_seat', 'team', 'team_url', { connector_id: id }, identity, endpoint, fields, tool);
+      const text = await this.#linkedText(
+        'no_seat',
+        'team',
+        'team_url',
+        { connector_id: id },
+        identity,
+        endpoint,
+        fields,
+        tool,
+      );
       return this.#refuse(endpoint, fields, tool, 'no_seat', text);
     }
     return undefined;
@@ -159,7 +243,9 @@ export class Pipeline {
     const trace = request.trace ?? startTrace();
     // With OpenTelemetry on, the call's span (runtime/telemetry/telemetry.ts) gives the call its span id.
     const span = this.#g.telemetry?.startCall(trace, request.endpoint.connector.config.id, request.endpoint.instanceId);
-    const answer = this.#call(request, trace, span?.spanId).catch((error: unknown) => this.#fault(request, trace, error));
+    const answer = this.#call(request, trace, span?.spanId).catch((error: unknown) =>
+      this.#fault(request, trace, error),
+    );
     return span === undefined ? answer : this.#g.telemetry!.endCall(span, answer);
   }
 
@@ -180,7 +266,13 @@ export class Pipeline {
         traceId: trace.traceId,
         // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's
         // input).
-        tool: typeof name !== 'string' ? typeof name : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(0, 100),
+        tool:
+          typeof name !== 'string'
+            ? typeof name
+            : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(
+                0,
+                100,
+              ),
         err: { message: (error as Error)?.message, name: (error as Error)?.name },
       },
       'tool call failed; answering the generic text',
@@ -203,13 +295,25 @@ export class Pipeline {
     };
     const prefix = `${endpoint.instanceId}__`;
     // 1. tool_name: namespaced to this instance, or the unprefixed system tool where it is listed.
-    if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount) return this.#connectAccount(endpoint, identity, fields);
-    const found = typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
+    if (typeof name === 'string' && name === 'connect_account' && connector.descriptor.connectAccount)
+      return this.#connectAccount(endpoint, identity, fields);
+    const found =
+      typeof name === 'string' && name.startsWith(prefix) ? connector.tools.get(name.slice(prefix.length)) : undefined;
     // A tool outside the client's selection is unknown like one the endpoint does not serve
     // (docs/decisions/mcp-surface.md, 'Toolsets and read-only chosen by the client, by header or path').
-    const tool = found && (request.selection === undefined || request.selection === EVERY_TOOL || allows(request.selection, found)) ? found : undefined;
+    const tool =
+      found && (request.selection === undefined || request.selection === EVERY_TOOL || allows(request.selection, found))
+        ? found
+        : undefined;
     // The name as asked (cut short: it is the caller's input) is logged for an unknown tool.
-    if (!tool) return this.#refuse(endpoint, fields, typeof name === 'string' ? name.slice(0, 100) : typeof name, 'unknown_tool', this.platformText('unknown_tool'));
+    if (!tool)
+      return this.#refuse(
+        endpoint,
+        fields,
+        typeof name === 'string' ? name.slice(0, 100) : typeof name,
+        'unknown_tool',
+        this.platformText('unknown_tool'),
+      );
     // 2–3. subscription, seat.
     const refused = await this.#entitlement(endpoint, identity, fields, tool.name);
     if (refused) return refused;
@@ -225,58 +329,134 @@ export class Pipeline {
         fields,
         tool.name,
         'fair_use_blocked',
-        this.platformText('fair_use_blocked', { connector_id: connector.config.id, month: fairUse.month, used: fairUse.used, limit: fairUse.limit }),
+        this.platformText('fair_use_blocked', {
+          connector_id: connector.config.id,
+          month: fairUse.month,
+          used: fairUse.used,
+          limit: fairUse.limit,
+        }),
       );
     }
     // 6. arguments, with the generated validator; invalid arguments make no upstream request.
     const validator = connector.validators[`input_${tool.name}`];
-    const checked = validator ? checkArguments(tool, validator, rawArgs) : { ok: false as const, reason: 'no validator' };
+    const checked = validator
+      ? checkArguments(tool, validator, rawArgs)
+      : { ok: false as const, reason: 'no validator' };
     if (!checked.ok) {
       if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
-      return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', this.#connectorText(endpoint, 'generic', {}), checked.reason);
+      return this.#refuse(
+        endpoint,
+        fields,
+        tool.name,
+        'invalid_arguments',
+        this.#connectorText(endpoint, 'generic', {}),
+        checked.reason,
+      );
     }
     // 7. upstream: metered once, whatever the outcome (unless the handler refuses the arguments first).
     // From here on an upstream may echo the connection's secret: every log line written inside
     // the call and the result it returns are scrubbed of it (redact.ts).
     const redactor = Redactor.of(credential.credential);
-    const plan: CallPlan = { endpoint, identity, tool, args: checked.args, credential: credential.credential, signal, fields, trace, now, reservation: fairUse.reservation, redactor };
+    const plan: CallPlan = {
+      endpoint,
+      identity,
+      tool,
+      args: checked.args,
+      credential: credential.credential,
+      signal,
+      fields,
+      trace,
+      now,
+      reservation: fairUse.reservation,
+      redactor,
+    };
     return redactor.run(async () => scrubResult(await this.#run(plan), redactor));
   }
 
-  async #credential(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
+  async #credential(
+    endpoint: Endpoint,
+    identity: Identity,
+    fields: CallLogFields,
+    tool: string,
+  ): Promise<{ credential: Credential | null } | { refusal: CallToolResult }> {
     const { descriptor, config } = endpoint.connector;
     if (!descriptor.tenantCredential) {
       if (!config.managedCredential) {
-        return { refusal: this.#refuse(endpoint, fields, tool, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
+        return {
+          refusal: this.#refuse(
+            endpoint,
+            fields,
+            tool,
+            'credential_missing',
+            this.platformText('credential_missing', { connector_id: config.id }),
+          ),
+        };
       }
       return { credential: { kind: 'managed_basic', ...config.managedCredential } };
     }
     // An upstream that also takes the integrator's secret: dormant until the deployment configures it.
     if (descriptor.appSecret && !config.appSecret) {
-      return { refusal: this.#refuse(endpoint, fields, tool, 'credential_missing', this.platformText('credential_missing', { connector_id: config.id })) };
+      return {
+        refusal: this.#refuse(
+          endpoint,
+          fields,
+          tool,
+          'credential_missing',
+          this.platformText('credential_missing', { connector_id: config.id }),
+        ),
+      };
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
-      const text = await this.#linkedText('not_connected', 'connect', 'connect_url', { instance_id: endpoint.instanceId }, identity, endpoint, fields, tool);
+      const text = await this.#linkedText(
+        'not_connected',
+        'connect',
+        'connect_url',
+        { instance_id: endpoint.instanceId },
+        identity,
+        endpoint,
+        fields,
+        tool,
+      );
       return { refusal: this.#refuse(endpoint, fields, tool, 'not_connected', text) };
     }
     let stored: object;
     try {
-      stored = JSON.parse(this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId)) as object;
+      stored = JSON.parse(
+        this.#g.vault.open(connection.ciphertext, identity.account.id, endpoint.instanceId),
+      ) as object;
     } catch (error) {
-      this.#g.log.error({ ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' }, 'stored credential refused');
+      this.#g.log.error(
+        { ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' },
+        'stored credential refused',
+      );
       return { refusal: this.#refuse(endpoint, fields, tool, 'credential_invalid', this.platformText('generic')) };
     }
     if (descriptor.credential === 'oauth2' && descriptor.oauth) {
       // An access token expiring soon is refreshed first (one refresh per connection, all replicas).
-      const fresh = await this.#g.oauth.refresher.fresh(this.#g.oauth.clients.get(config.key), connection, stored as OAuthGrant, { ...fields });
+      const fresh = await this.#g.oauth.refresher.fresh(
+        this.#g.oauth.clients.get(config.key),
+        connection,
+        stored as OAuthGrant,
+        { ...fields },
+      );
       if (!fresh.ok) {
         if (fresh.reason === 'reconnect') {
           // DECISIONS §19: the connector's "expired, could not be refreshed" text, with a connect link.
-          const answer = await this.#answer(endpoint, identity, fields, tool, this.#textsOf(endpoint), descriptor.oauth.refreshFailed, {});
+          const answer = await this.#answer(
+            endpoint,
+            identity,
+            fields,
+            tool,
+            this.#textsOf(endpoint),
+            descriptor.oauth.refreshFailed,
+            {},
+          );
           return { refusal: this.#refused(endpoint, fields, tool, 'credential_reconnect', answer) };
         }
-        return { refusal: this.#refuse(endpoint, fields, tool, 'credential_refresh_failed', this.platformText('generic')) };
+        return {
+          refusal: this.#refuse(endpoint, fields, tool, 'credential_refresh_failed', this.platformText('generic')),
+        };
       }
       stored = fresh.grant;
     }
@@ -284,7 +464,12 @@ export class Pipeline {
   }
 
   /** The connect form's check of a submitted credential (connect-check.ts), with this pipeline's texts and log. */
-  checkCredential(endpoint: Endpoint, accountId: string, values: Readonly<Record<string, string>>, signal: AbortSignal): Promise<CredentialVerdict> {
+  checkCredential(
+    endpoint: Endpoint,
+    accountId: string,
+    values: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<CredentialVerdict> {
     const check: ConnectCheck = {
       services: this.#services,
       texts: this.#textsOf(endpoint),
@@ -339,23 +524,40 @@ export class Pipeline {
       if (confirmed) {
         // DECISIONS §17: an identical confirmed write within the window gets the first outcome.
         const windowMs = (ctx.limits as Readonly<Record<string, number>>).writeDedupWindowMs;
-        if (windowMs === undefined) throw new Error(`write tool ${tool.name} without the connector limit writeDedupWindowMs`);
-        result = await this.#writes.run(writeKey(identity.account.id, endpoint.instanceId, tool.name, args), windowMs, plan.signal, () => handler(args, ctx));
+        if (windowMs === undefined)
+          throw new Error(`write tool ${tool.name} without the connector limit writeDedupWindowMs`);
+        result = await this.#writes.run(
+          writeKey(identity.account.id, endpoint.instanceId, tool.name, args),
+          windowMs,
+          plan.signal,
+          () => handler(args, ctx),
+        );
       } else {
         result = await handler(args, ctx);
       }
       const text = JSON.stringify(result ?? null);
       const envelope: CallToolResult = { content: [{ type: 'text', text }] };
-      if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result)) envelope.structuredContent = result as Record<string, unknown>;
+      if (connector.descriptor.structuredContent && result && typeof result === 'object' && !Array.isArray(result))
+        envelope.structuredContent = result as Record<string, unknown>;
       return envelope;
     } catch (error) {
-      const answer = failureAnswer(error, { upstreamRequests: upstream.requests, upstreamCode: (kind) => texts.forUpstream(tool, kind) });
+      const answer = failureAnswer(error, {
+        upstreamRequests: upstream.requests,
+        upstreamCode: (kind) => texts.forUpstream(tool, kind),
+      });
       switch (answer.kind) {
         case 'refusal':
           // Refused by the handler before any upstream request: like a schema refusal, not metered.
           metered = false;
           outcome = 'invalid_arguments';
-          return this.#refuse(endpoint, fields, tool.name, 'invalid_arguments', texts.render(answer.code, answer.params), answer.detail);
+          return this.#refuse(
+            endpoint,
+            fields,
+            tool.name,
+            'invalid_arguments',
+            texts.render(answer.code, answer.params),
+            answer.detail,
+          );
         case 'text':
           outcome = answer.outcome;
           return this.#answer(endpoint, identity, fields, tool.name, texts, answer.code, answer.params);
@@ -380,14 +582,26 @@ export class Pipeline {
     if (refused) return refused;
     const { config, descriptor } = endpoint.connector;
     if (!identity.user.termsAcceptedAt) {
-      const text = await this.#linkedText('connect_terms_required', 'terms', 'terms_url', { connector_id: config.id }, identity, endpoint, fields, 'connect_account');
+      const text = await this.#linkedText(
+        'connect_terms_required',
+        'terms',
+        'terms_url',
+        { connector_id: config.id },
+        identity,
+        endpoint,
+        fields,
+        'connect_account',
+      );
       return this.#refuse(endpoint, fields, 'connect_account', 'terms_required', text);
     }
     // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic
     // text.
     const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
     if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
-    const instructions = formatText(this.#g.platform.instructions.connect_account, { connector_title: descriptor.title, instance_id: endpoint.instanceId });
+    const instructions = formatText(this.#g.platform.instructions.connect_account, {
+      connector_title: descriptor.title,
+      instance_id: endpoint.instanceId,
+    });
     return { content: [{ type: 'text', text: JSON.stringify({ connect_url: connectUrl, instructions }) }] };
   }
 }

@@ -24,14 +24,36 @@ export function createWriteGuard(action: string, confirmed: boolean, upstream: U
   let sent = false;
   return {
     confirmed,
-    async send<T>(request: WriteRequest, options: { readonly summary: string; readonly confirmHint: string; readonly headers?: Readonly<Record<string, string>> }) {
+    async send<T>(
+      request: WriteRequest,
+      options: {
+        readonly summary: string;
+        readonly confirmHint: string;
+        readonly headers?: Readonly<Record<string, string>>;
+      },
+    ) {
       if (!confirmed) {
-        return { preview: { preview: { action, summary: options.summary, request: { method: request.method, path: request.path, body: request.body }, confirmHint: options.confirmHint } } };
+        return {
+          preview: {
+            preview: {
+              action,
+              summary: options.summary,
+              request: { method: request.method, path: request.path, body: request.body },
+              confirmHint: options.confirmHint,
+            },
+          },
+        };
       }
       // One write per call: a handler cannot loop a write.
       if (sent) throw new Error('a write tool sends one write per call');
       sent = true;
-      const response = await upstream.request<T>({ method: request.method, path: request.path, json: request.body, write: true, ...(options.headers ? { headers: options.headers } : {}) });
+      const response = await upstream.request<T>({
+        method: request.method,
+        path: request.path,
+        json: request.body,
+        write: true,
+        ...(options.headers ? { headers: options.headers } : {}),
+      });
       return { response };
     },
   };
@@ -42,7 +64,8 @@ export function readOnlyClient(client: UpstreamClient): UpstreamClient {
   return {
     baseUrl: client.baseUrl,
     request(request) {
-      if (request.method !== 'GET') return Promise.reject(new Error(`a write tool writes only through ctx.write (${request.method} refused)`));
+      if (request.method !== 'GET')
+        return Promise.reject(new Error(`a write tool writes only through ctx.write (${request.method} refused)`));
       return client.request(request);
     },
   };
@@ -53,7 +76,13 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) Object.defineProperty(sorted, k, { value: (v as Record<string, unknown>)[k], enumerable: true, configurable: true, writable: true });
+      for (const k of Object.keys(v).sort())
+        Object.defineProperty(sorted, k, {
+          value: (v as Record<string, unknown>)[k],
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
       return sorted;
     }
     return v;
@@ -61,7 +90,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** DECISIONS §17: account + instance + tool + canonical arguments, hashed. */
-export function writeKey(accountId: string, instanceId: string, tool: string, args: Readonly<Record<string, unknown>>): string {
+export function writeKey(
+  accountId: string,
+  instanceId: string,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): string {
   return createHash('sha256')
     .update(JSON.stringify([accountId, instanceId, tool, canonicalJson(args)]))
     .digest('hex');
@@ -78,7 +112,10 @@ function outcomeOf(error: unknown): { outcome: Outcome; reusable: boolean } {
   if (error instanceof ToolError) {
     // A spec text raised by the handler answers a definite upstream refusal (4xx) or an argument
     // check: nothing was written, so the next identical call may try again.
-    return { outcome: { tool: { code: error.code, params: error.params, refusal: error instanceof ArgumentRefusal } }, reusable: false };
+    return {
+      outcome: { tool: { code: error.code, params: error.params, refusal: error instanceof ArgumentRefusal } },
+      reusable: false,
+    };
   }
   if (error instanceof UpstreamError) {
     const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
@@ -90,8 +127,16 @@ function outcomeOf(error: unknown): { outcome: Outcome; reusable: boolean } {
 
 function replay(outcome: Outcome): unknown {
   if ('result' in outcome) return outcome.result;
-  if ('tool' in outcome) throw outcome.tool.refusal ? new ArgumentRefusal(outcome.tool.code, outcome.tool.params) : new ToolError(outcome.tool.code, outcome.tool.params);
-  if ('upstream' in outcome) throw new UpstreamError(outcome.upstream.kind, 'the first identical write failed', outcome.upstream.status === null ? {} : { status: outcome.upstream.status });
+  if ('tool' in outcome)
+    throw outcome.tool.refusal
+      ? new ArgumentRefusal(outcome.tool.code, outcome.tool.params)
+      : new ToolError(outcome.tool.code, outcome.tool.params);
+  if ('upstream' in outcome)
+    throw new UpstreamError(
+      outcome.upstream.kind,
+      'the first identical write failed',
+      outcome.upstream.status === null ? {} : { status: outcome.upstream.status },
+    );
   throw new Error('the first identical write failed');
 }
 

@@ -25,7 +25,10 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   { path: '/portal/connectors', page: connectorsPage },
   { path: '/portal/team', page: team },
   { path: '/portal/connections', page: connections },
-  { path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/, page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect') },
+  {
+    path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
+    page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
+  },
   { path: '/portal/usage', page: usage },
   { path: '/portal/tokens', page: (kit, r) => tokens(kit, r, '') },
   { path: '/portal/tokens/create', page: (kit, r) => tokens(kit, r, 'create') },
@@ -39,6 +42,7 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
 
 /** Routes a signed-in request; undefined when the path is not one of these pages. */
 export async function accountPage(kit: PortalKit, r: SignedInRequest): Promise<number | undefined> {
-  if (r.req.method !== 'GET' && r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
+  if (r.req.method !== 'GET' && r.req.method !== 'POST')
+    return kit.notice(r, 405, 'method_title', 'method_not_allowed');
   return routeTo(ACCOUNT_ROUTES, kit, r);
 }

@@ -6,7 +6,11 @@ import type { User, UserRole } from '../store/store.ts';
 /**
  * Whether giving `target` the role `role` leaves the account without an administrator: the last one cannot step down.
  */
-export function demotesLastAdmin(users: readonly Pick<User, 'role'>[], target: Pick<User, 'role'>, role: UserRole): boolean {
+export function demotesLastAdmin(
+  users: readonly Pick<User, 'role'>[],
+  target: Pick<User, 'role'>,
+  role: UserRole,
+): boolean {
   return role === 'member' && target.role === 'admin' && users.filter((u) => u.role === 'admin').length <= 1;
 }
 
@@ -15,7 +19,10 @@ export function demotesLastAdmin(users: readonly Pick<User, 'role'>[], target: P
  * connected (`unknown_instance`: to the account the instance does not exist), and a connector on
  * the deployment's own account takes no tenant connection (`status_managed`).
  */
-export function connectionRefusal(subscribed: boolean, kind: CredentialKind): 'unknown_instance' | 'status_managed' | undefined {
+export function connectionRefusal(
+  subscribed: boolean,
+  kind: CredentialKind,
+): 'unknown_instance' | 'status_managed' | undefined {
   if (!subscribed) return 'unknown_instance';
   return kind === 'managed_basic' ? 'status_managed' : undefined;
 }

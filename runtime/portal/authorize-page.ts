@@ -6,7 +6,14 @@
 // redirect URI with `code`, `state` and `iss` (RFC 9207); deny returns `error=access_denied`. Both
 // are audit entries of the account.
 import type { ServerResponse } from 'node:http';
-import { approveConsent, issuerOf, redirectHostOf, resourceUrlOf, verifyConsentRequest, type ConsentRequest } from '../auth/mcp-authorization.ts';
+import {
+  approveConsent,
+  issuerOf,
+  redirectHostOf,
+  resourceUrlOf,
+  verifyConsentRequest,
+  type ConsentRequest,
+} from '../auth/mcp-authorization.ts';
 import { protocolText } from '../protocol-text.ts';
 import { escapeHtml, redirect } from './html.ts';
 import type { PortalKit, PortalRequest, SignedInRequest } from './kit.ts';
@@ -14,7 +21,12 @@ import type { PortalKit, PortalRequest, SignedInRequest } from './kit.ts';
 export const AUTHORIZE_PATH = '/portal/authorize';
 
 /** Back to the client: its redirect URI with the answer's parameters (never a page of ours). */
-function returnToClient(res: ServerResponse, request: ConsentRequest, params: Record<string, string>, issuer: string): number {
+function returnToClient(
+  res: ServerResponse,
+  request: ConsentRequest,
+  params: Record<string, string>,
+  issuer: string,
+): number {
   const url = new URL(request.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (request.state !== undefined) url.searchParams.set('state', request.state);
@@ -30,7 +42,10 @@ function returnToClient(res: ServerResponse, request: ConsentRequest, params: Re
 function consentCsp(redirectUri: string): string {
   const url = new URL(redirectUri);
   const target = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
-  return `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${target}; frame-ancestors ` + "'none'; base-uri 'none'";
+  return (
+    `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${target}; frame-ancestors ` +
+    "'none'; base-uri 'none'"
+  );
 }
 
 export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<number> {
@@ -52,22 +67,43 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
     const decision = form.get('decision');
-    const detail = { client: request.clientName, client_id: request.clientId, endpoints: request.endpoints.join(','), redirect_host: redirectHostOf(request.redirectUri).host };
+    const detail = {
+      client: request.clientName,
+      client_id: request.clientId,
+      endpoints: request.endpoints.join(','),
+      redirect_host: redirectHostOf(request.redirectUri).host,
+    };
     if (decision === 'allow') {
-      const { code, grantId } = await approveConsent(g.store, request, s.user, g.now(), g.platform.limits.mcpCodeSeconds);
+      const { code, grantId } = await approveConsent(
+        g.store,
+        request,
+        s.user,
+        g.now(),
+        g.platform.limits.mcpCodeSeconds,
+      );
       await kit.audit(r, { ...s.user }, 'oauth.grant', grantId, detail);
       return returnToClient(r.res, request, { code }, issuer);
     }
     if (decision === 'deny') {
       await kit.audit(r, { ...s.user }, 'oauth.deny', request.clientId, detail);
-      return returnToClient(r.res, request, { error: 'access_denied', error_description: protocolText('oauth_access_denied') }, issuer);
+      return returnToClient(
+        r.res,
+        request,
+        { error: 'access_denied', error_description: protocolText('oauth_access_denied') },
+        issuer,
+      );
     }
     return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
   }
   r.req.resume();
   const { host, local } = redirectHostOf(request.redirectUri);
   const endpoints = request.endpoints
-    .map((id) => `<li><code>${escapeHtml(resourceUrlOf(g.config.publicBaseUrl, id))}</code> — ` + `${escapeHtml(g.endpoints.get(id)!.connector.descriptor.title)}` + '</li>')
+    .map(
+      (id) =>
+        `<li><code>${escapeHtml(resourceUrlOf(g.config.publicBaseUrl, id))}</code> — ` +
+        `${escapeHtml(g.endpoints.get(id)!.connector.descriptor.title)}` +
+        '</li>',
+    )
     .join('');
   const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">`;
   const body =
@@ -79,5 +115,8 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
     `<form method="post" action="${escapeHtml(self)}">${hidden}<button type="submit" name="decision" ` +
     `value="allow">${kit.t('authorize_allow')}</button> <button type="submit" name="decision" value="deny" ` +
     `class="secondary">${kit.t('authorize_deny')}</button></form>`;
-  return kit.view(r, 200, kit.text.plain('authorize_title', { client: request.clientName }), body, { 'content-security-policy': consentCsp(request.redirectUri), 'cache-control': 'no-store' });
+  return kit.view(r, 200, kit.text.plain('authorize_title', { client: request.clientName }), body, {
+    'content-security-policy': consentCsp(request.redirectUri),
+    'cache-control': 'no-store',
+  });
 }

@@ -6,12 +6,15 @@ import type { PlatformPortalText, PlatformPortalTextParams, PlatformSpec } from 
 import type { FailArgs } from '../handler-api/tool-context.ts';
 import { formatText } from '../handler-api/tool-error.ts';
 
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export type TextParams = Readonly<Record<string, string | number>>;
 
 /** A portal text without parameters: a label, a heading, a word. */
-export type PortalWord = { [K in keyof PlatformPortalTextParams]: Record<string, never> extends PlatformPortalTextParams[K] ? K : never }[keyof PlatformPortalTextParams];
+export type PortalWord = {
+  [K in keyof PlatformPortalTextParams]: Record<string, never> extends PlatformPortalTextParams[K] ? K : never;
+}[keyof PlatformPortalTextParams];
 
 /**
  * Renders portal texts by name: plain (`plain`) or escaped for HTML (`t`). Typed from the spec: an
@@ -31,7 +34,8 @@ export interface NamedPortalTexts {
 }
 
 export function portalTexts(platform: PlatformSpec): PortalTexts & NamedPortalTexts {
-  const plain = (name: PlatformPortalText, params: TextParams = {}): string => formatText(platform.portalTexts[name].text, params);
+  const plain = (name: PlatformPortalText, params: TextParams = {}): string =>
+    formatText(platform.portalTexts[name].text, params);
   return { plain, t: (name: PlatformPortalText, params?: TextParams) => escapeHtml(plain(name, params)) };
 }
 
@@ -48,7 +52,13 @@ export interface Layout {
   readonly documentTitle?: string;
   readonly body: string;
   /** Signed-in pages: navigation and the sign-out form. */
-  readonly nav?: { readonly items: readonly NavItem[]; readonly current: string; readonly signedInAs: string; readonly signOut: string; readonly csrf: string };
+  readonly nav?: {
+    readonly items: readonly NavItem[];
+    readonly current: string;
+    readonly signedInAs: string;
+    readonly signOut: string;
+    readonly csrf: string;
+  };
   readonly headers?: Readonly<Record<string, string | string[]>>;
 }
 
@@ -83,7 +93,12 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
   const nav = layout.nav;
   const header = nav
     ? `<header><nav aria-label="Portal"><ul>${nav.items
-        .map((i) => `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>` + `${escapeHtml(i.text)}` + '</a></li>')
+        .map(
+          (i) =>
+            `<li><a href="${escapeHtml(i.path)}"${i.path === nav.current ? ' aria-current="page"' : ''}>` +
+            `${escapeHtml(i.text)}` +
+            '</a></li>',
+        )
         .join(
           '',
         )}</ul></nav><form method="post" action="/portal/sign-out"><span class="note">${escapeHtml(nav.signedInAs)}</span>${csrfField(nav.csrf)}<button type="submit" class="secondary">${escapeHtml(nav.signOut)}</button></form></header>`
@@ -100,7 +115,9 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " + "base-uri 'none'",
+    'content-security-policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; " +
+      "base-uri 'none'",
     ...layout.headers,
   });
   res.end(html);
@@ -108,7 +125,11 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
 }
 
 /** A See Other redirect (after every successful POST, so a reload never posts twice). */
-export function redirect(res: ServerResponse, location: string, headers: Readonly<Record<string, string | string[]>> = {}): number {
+export function redirect(
+  res: ServerResponse,
+  location: string,
+  headers: Readonly<Record<string, string | string[]>> = {},
+): number {
   res.writeHead(303, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', ...headers });
   res.end();
   return 303;
@@ -117,17 +138,29 @@ export function redirect(res: ServerResponse, location: string, headers: Readonl
 export const csrfField = (token: string): string => `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`;
 
 /** A form that posts to `action` with its CSRF token and one button (and hidden fields). */
-export function postButton(action: string, csrf: string, label: string, hidden: Readonly<Record<string, string>> = {}, className = ''): string {
+export function postButton(
+  action: string,
+  csrf: string,
+  label: string,
+  hidden: Readonly<Record<string, string>> = {},
+  className = '',
+): string {
   const fields = Object.entries(hidden)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
   return (
-    `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"` + `${className ? ` class="${className}"` : ''}` + `>${escapeHtml(label)}</button></form>`
+    `<form method="post" action="${escapeHtml(action)}">${csrfField(csrf)}${fields}<button type="submit"` +
+    `${className ? ` class="${className}"` : ''}` +
+    `>${escapeHtml(label)}</button></form>`
   );
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */
-export function barChart(bars: ReadonlyArray<{ label: string; value: number }>, title: string, description: string): string {
+export function barChart(
+  bars: ReadonlyArray<{ label: string; value: number }>,
+  title: string,
+  description: string,
+): string {
   const width = 640;
   const barHeight = 22;
   const gap = 8;

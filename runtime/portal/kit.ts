@@ -11,7 +11,15 @@ import { auditDetail, recordAudit, userActor } from '../operations/audit.ts';
 import type { LinkPayload } from '../secrets/signed-links.ts';
 import type { Account, User } from '../store/store.ts';
 import { BodyTooLarge, readBody } from '../io/http-io.ts';
-import { escapeHtml, type NavItem, portalTexts, type NamedPortalTexts, type PortalTexts, type PortalWord, sendPage } from './html.ts';
+import {
+  escapeHtml,
+  type NavItem,
+  portalTexts,
+  type NamedPortalTexts,
+  type PortalTexts,
+  type PortalWord,
+  sendPage,
+} from './html.ts';
 import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
 
 /** How a set-password link (an invitation) reaches its user: pluggable; the default logs it. */
@@ -23,7 +31,10 @@ export type CredentialCheck = (
   accountId: string,
   values: Readonly<Record<string, string>>,
   signal: AbortSignal,
-) => Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string }>;
+) => Promise<
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'rejected' | 'unverified' | 'not_configured'; readonly text: string }
+>;
 
 export interface PortalOptions {
   /** Let an account admin subscribe from the portal without billing (demo and trials). */
@@ -53,7 +64,19 @@ const FORM_LIMIT_BYTES = 64 * 1024;
 /** Confirmations a page shows after a redirect (`?done=<name>`): only these names. */
 const DONE = new Map<string, PortalWord>(
   (
-    ['subscribed', 'seats_saved', 'role_saved', 'connected', 'disconnected', 'quota_saved', 'token_revoked', 'grant_revoked', 'terms_accepted', 'data_layer_enabled', 'data_layer_disabled'] as const
+    [
+      'subscribed',
+      'seats_saved',
+      'role_saved',
+      'connected',
+      'disconnected',
+      'quota_saved',
+      'token_revoked',
+      'grant_revoked',
+      'terms_accepted',
+      'data_layer_enabled',
+      'data_layer_disabled',
+    ] as const
   ).map((name) => [name, `done_${name}`]),
 );
 
@@ -100,15 +123,37 @@ export class PortalKit {
    */
   async verifyCredential(
     r: PortalRequest,
-    at: { readonly accountId: string; readonly userId: string; readonly instanceId: string; readonly connector: string },
+    at: {
+      readonly accountId: string;
+      readonly userId: string;
+      readonly instanceId: string;
+      readonly connector: string;
+    },
     values: Readonly<Record<string, string>>,
   ): Promise<{ readonly html: string; readonly status: number } | undefined> {
     const gone = new AbortController();
     r.res.once('close', () => gone.abort());
-    const verdict = await this.options.checkCredential(this.g.endpoints.get(at.instanceId)!, at.accountId, values, gone.signal);
+    const verdict = await this.options.checkCredential(
+      this.g.endpoints.get(at.instanceId)!,
+      at.accountId,
+      values,
+      gone.signal,
+    );
     if (verdict.ok) return undefined;
-    this.g.log.info({ accountId: at.accountId, userId: at.userId, connector: at.connector, instance: at.instanceId, reason: verdict.reason }, 'connection not stored');
-    return { html: `<p class="error" role="alert">${escapeHtml(verdict.text)}</p>`, status: verdict.reason === 'rejected' ? 400 : 503 };
+    this.g.log.info(
+      {
+        accountId: at.accountId,
+        userId: at.userId,
+        connector: at.connector,
+        instance: at.instanceId,
+        reason: verdict.reason,
+      },
+      'connection not stored',
+    );
+    return {
+      html: `<p class="error" role="alert">${escapeHtml(verdict.text)}</p>`,
+      status: verdict.reason === 'rejected' ? 400 : 503,
+    };
   }
 
   endpointUrl(instanceId: string): string {
@@ -132,7 +177,13 @@ export class PortalKit {
   }
 
   /** A page; signed in, with the navigation and sign-out form. */
-  view(r: PortalRequest, status: number, title: string, body: string, headers?: Readonly<Record<string, string | string[]>>): number {
+  view(
+    r: PortalRequest,
+    status: number,
+    title: string,
+    body: string,
+    headers?: Readonly<Record<string, string | string[]>>,
+  ): number {
     const s = r.signedIn;
     return sendPage(r.res, status, {
       title,
@@ -154,9 +205,20 @@ export class PortalKit {
   }
 
   /** A short refusal or notice page: both texts by name (typed), filled in with the same parameters. */
-  notice(r: PortalRequest, status: number, titleText: PlatformPortalText, messageText: PlatformPortalText, params?: Readonly<Record<string, string | number>>): number {
+  notice(
+    r: PortalRequest,
+    status: number,
+    titleText: PlatformPortalText,
+    messageText: PlatformPortalText,
+    params?: Readonly<Record<string, string | number>>,
+  ): number {
     const text = this.#named;
-    return this.view(r, status, text.plain(titleText, params), `<p${status >= 400 ? ' class="error"' : ''}>${text.t(messageText, params)}</p>`);
+    return this.view(
+      r,
+      status,
+      text.plain(titleText, params),
+      `<p${status >= 400 ? ' class="error"' : ''}>${text.t(messageText, params)}</p>`,
+    );
   }
 
   /**
@@ -175,7 +237,10 @@ export class PortalKit {
       throw error;
     }
     if (!this.sessions.checkCsrf(r.req, posted.get('csrf'), r.signedIn)) {
-      this.g.log.warn({ path: r.path, address: clientAddress(r.req) }, 'portal form refused: missing or wrong CSRF token');
+      this.g.log.warn(
+        { path: r.path, address: clientAddress(r.req) },
+        'portal form refused: missing or wrong CSRF token',
+      );
       this.notice(r, 403, 'csrf_title', 'csrf_refused');
       return undefined;
     }
@@ -188,7 +253,8 @@ export class PortalKit {
       r,
       reason === 'expired' ? 410 : 400,
       this.text.plain('link_invalid_title'),
-      `<p class="error">${this.t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p ` + `class="note">${this.t('link_ask_again')}</p>`,
+      `<p class="error">${this.t(`link_${reason === 'expired' || reason === 'used' ? reason : 'invalid'}`)}</p><p ` +
+        `class="note">${this.t('link_ask_again')}</p>`,
     );
   }
 
@@ -233,7 +299,8 @@ export class PortalKit {
 
   /** The account and user a link was issued to (the snapshot, else the store: a link from another replica). */
   async requesterOf(payload: LinkPayload): Promise<{ account: Account; user: User } | undefined> {
-    const account = this.g.state.account(payload.accountId) ?? (await this.g.store.accounts.getAccount(payload.accountId));
+    const account =
+      this.g.state.account(payload.accountId) ?? (await this.g.store.accounts.getAccount(payload.accountId));
     const user = (await this.g.store.users.getUser(payload.userId)) ?? this.g.state.user(payload.userId);
     if (!account || !user || user.accountId !== account.id) return undefined;
     return { account, user };
@@ -247,12 +314,24 @@ export class PortalKit {
     target: string,
     detail: Readonly<Record<string, string | number | boolean | null | undefined>> = {},
   ): Promise<void> {
-    return recordAudit(this.g.store, { accountId: actor.accountId, actor: userActor(actor), action, target, detail: auditDetail(detail), source: clientAddress(r.req) }, this.g.log);
+    return recordAudit(
+      this.g.store,
+      {
+        accountId: actor.accountId,
+        actor: userActor(actor),
+        action,
+        target,
+        detail: auditDetail(detail),
+        source: clientAddress(r.req),
+      },
+      this.g.log,
+    );
   }
 }
 
 /** `next=` after sign-in: a portal path of this gateway only (never another site). */
 export function safeNext(value: string | null | undefined): string {
-  if (!value?.startsWith('/portal') || value.startsWith('//') || /[\\\s]/.test(value) || value.length > 2048) return '/portal';
+  if (!value?.startsWith('/portal') || value.startsWith('//') || /[\\\s]/.test(value) || value.length > 2048)
+    return '/portal';
   return value;
 }

@@ -6,7 +6,11 @@ import type { PortalKit, PortalRequest } from './kit.ts';
 export type PageMethod = 'GET' | 'POST';
 
 /** A page handler: answers the request and returns the status sent. */
-export type Page<R extends PortalRequest> = (kit: PortalKit, r: R, params: readonly string[]) => Promise<number> | number;
+export type Page<R extends PortalRequest> = (
+  kit: PortalKit,
+  r: R,
+  params: readonly string[],
+) => Promise<number> | number;
 
 export interface Route<R extends PortalRequest> {
   readonly path: string | RegExp;
@@ -16,7 +20,11 @@ export interface Route<R extends PortalRequest> {
 }
 
 /** The first route of the table for the path and method, with the path's parameters; undefined for none. */
-export function matchRoute<R extends PortalRequest>(routes: readonly Route<R>[], path: string, method: string | undefined): { readonly page: Page<R>; readonly params: readonly string[] } | undefined {
+export function matchRoute<R extends PortalRequest>(
+  routes: readonly Route<R>[],
+  path: string,
+  method: string | undefined,
+): { readonly page: Page<R>; readonly params: readonly string[] } | undefined {
   for (const route of routes) {
     if (route.methods && !route.methods.includes(method as PageMethod)) continue;
     if (typeof route.path === 'string') {
@@ -30,7 +38,11 @@ export function matchRoute<R extends PortalRequest>(routes: readonly Route<R>[],
 }
 
 /** Routes the request to the first matching page of the table; undefined when none matches. */
-export function routeTo<R extends PortalRequest>(routes: readonly Route<R>[], kit: PortalKit, r: R): Promise<number> | number | undefined {
+export function routeTo<R extends PortalRequest>(
+  routes: readonly Route<R>[],
+  kit: PortalKit,
+  r: R,
+): Promise<number> | number | undefined {
   const found = matchRoute(routes, r.path, r.req.method);
   return found?.page(kit, r, found.params);
 }

@@ -49,7 +49,9 @@ export interface SessionOptions {
   readonly limits: SessionLimits;
 }
 
-export type SignInOutcome = { readonly ok: true; readonly user: User; readonly account: Account; readonly cookie: string } | { readonly ok: false; readonly reason: 'invalid' | 'rate_limited' };
+export type SignInOutcome =
+  | { readonly ok: true; readonly user: User; readonly account: Account; readonly cookie: string }
+  | { readonly ok: false; readonly reason: 'invalid' | 'rate_limited' };
 
 /** The minimum length of a portal password. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -98,7 +100,10 @@ export class PortalSessions {
   }
 
   #cookie(name: string, value: string, maxAgeSeconds: number, sameSite: 'Lax' | 'Strict'): string {
-    return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}` + `${this.#secure ? '; Secure' : ''}`;
+    return (
+      `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}` +
+      `${this.#secure ? '; Secure' : ''}`
+    );
   }
 
   /** The signed-in user of a request, or undefined (no cookie, unknown or expired session). */
@@ -149,7 +154,10 @@ export class PortalSessions {
     const user = email.length <= 320 ? await store.users.findUserByEmail(email) : null;
     const accountKey = user ? `account:${user.accountId}` : undefined;
     const counts = await store.portal.countSignInFailures(accountKey ? [addressKey, accountKey] : [addressKey], since);
-    if ((counts.get(addressKey) ?? 0) >= limits.failuresPerAddress || (accountKey && (counts.get(accountKey) ?? 0) >= limits.failuresPerAccount)) {
+    if (
+      (counts.get(addressKey) ?? 0) >= limits.failuresPerAddress ||
+      (accountKey && (counts.get(accountKey) ?? 0) >= limits.failuresPerAccount)
+    ) {
       return { ok: false, reason: 'rate_limited' };
     }
     const stored = user ? await store.portal.getPasswordHash(user.id) : null;
@@ -174,7 +182,12 @@ export class PortalSessions {
   async startSession(user: User, sourceIp: string): Promise<string> {
     const value = randomBytes(32).toString('base64url');
     const seconds = this.#o.limits.sessionSeconds;
-    await this.#o.store.portal.createSession({ idHash: sha256Hex(value), userId: user.id, expiresAt: new Date(this.#o.now().getTime() + seconds * 1000), sourceIp: sourceIp.slice(0, 64) });
+    await this.#o.store.portal.createSession({
+      idHash: sha256Hex(value),
+      userId: user.id,
+      expiresAt: new Date(this.#o.now().getTime() + seconds * 1000),
+      sourceIp: sourceIp.slice(0, 64),
+    });
     return this.#cookie(this.sessionCookieName, value, seconds, 'Lax');
   }
 

@@ -34,7 +34,11 @@ function mismatch(version: number, source: KeySource, shared: boolean): ConfigEr
  * Compares every configured key version with its recorded check value, recording the ones not
  * recorded yet. Throws a ConfigError naming the setting and the key version on a mismatch.
  */
-export async function checkKeys(vault: Vault, store: Pick<PlatformStore, 'kind' | 'connections'>, source: KeySource): Promise<void> {
+export async function checkKeys(
+  vault: Vault,
+  store: Pick<PlatformStore, 'kind' | 'connections'>,
+  source: KeySource,
+): Promise<void> {
   const shared = store.kind === 'postgres';
   const recorded = await store.connections.keyChecks();
   // Every version first, so a wrong key records nothing (not even a check of a new version beside it).
@@ -42,7 +46,9 @@ export async function checkKeys(vault: Vault, store: Pick<PlatformStore, 'kind' 
   for (const version of vault.versions()) {
     const stored = recorded.get(version);
     if (stored === undefined) {
-      const outcomes = (await store.connections.connectionsSealedWith(version, PROBES)).map((c) => vault.tryOpen(c.ciphertext, c.accountId, c.instanceId));
+      const outcomes = (await store.connections.connectionsSealedWith(version, PROBES)).map((c) =>
+        vault.tryOpen(c.ciphertext, c.accountId, c.instanceId),
+      );
       if (outcomes.includes('failed') && !outcomes.includes('opened')) throw mismatch(version, source, shared);
       unrecorded.push(version);
     } else if (stored !== vault.keyCheck(version)) {
@@ -51,6 +57,7 @@ export async function checkKeys(vault: Vault, store: Pick<PlatformStore, 'kind' 
   }
   // Another process may record the same version meanwhile: the first record wins, both compare with it.
   for (const version of unrecorded) {
-    if ((await store.connections.recordKeyCheck(version, vault.keyCheck(version))) !== vault.keyCheck(version)) throw mismatch(version, source, shared);
+    if ((await store.connections.recordKeyCheck(version, vault.keyCheck(version))) !== vault.keyCheck(version))
+      throw mismatch(version, source, shared);
   }
 }

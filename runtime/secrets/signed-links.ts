@@ -22,7 +22,9 @@ export interface LinkPayload {
   readonly exp: number;
 }
 
-export type LinkCheck = { readonly ok: true; readonly payload: LinkPayload } | { readonly ok: false; readonly reason: 'invalid' | 'expired' | 'wrong_purpose' };
+export type LinkCheck =
+  | { readonly ok: true; readonly payload: LinkPayload }
+  | { readonly ok: false; readonly reason: 'invalid' | 'expired' | 'wrong_purpose' };
 
 export function newJti(): string {
   return randomBytes(16).toString('base64url');
@@ -55,15 +57,37 @@ export interface LinkIssuerOptions {
   readonly storeTimeoutMs: number;
 }
 
-export function createLinkIssuer({ store, vault, config, now, connectLinkValidSeconds, portalLinkValidSeconds, storeTimeoutMs }: LinkIssuerOptions): LinkIssuer {
-  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = { connect: connectLinkValidSeconds, purchase: portalLinkValidSeconds, team: portalLinkValidSeconds, terms: portalLinkValidSeconds };
+export function createLinkIssuer({
+  store,
+  vault,
+  config,
+  now,
+  connectLinkValidSeconds,
+  portalLinkValidSeconds,
+  storeTimeoutMs,
+}: LinkIssuerOptions): LinkIssuer {
+  const ttlSeconds: Readonly<Record<LinkPurpose, number>> = {
+    connect: connectLinkValidSeconds,
+    purchase: portalLinkValidSeconds,
+    team: portalLinkValidSeconds,
+    terms: portalLinkValidSeconds,
+  };
   return {
     async issue(purpose, identity, connectorKey, instanceId) {
       const exp = Math.floor(now().getTime() / 1000) + ttlSeconds[purpose];
       const base = { purpose, accountId: identity.account.id, userId: identity.user.id, connectorKey, exp };
       if (purpose !== 'connect') return `${config.publicBaseUrl}/portal/${purpose}/${signLink(vault, base)}`;
       const jti = newJti();
-      await deadline(store.links.createConnectLink({ jti, accountId: identity.account.id, userId: identity.user.id, instanceId, expiresAt: new Date(exp * 1000) }), storeTimeoutMs);
+      await deadline(
+        store.links.createConnectLink({
+          jti,
+          accountId: identity.account.id,
+          userId: identity.user.id,
+          instanceId,
+          expiresAt: new Date(exp * 1000),
+        }),
+        storeTimeoutMs,
+      );
       return `${config.publicBaseUrl}/portal/connect/${signLink(vault, { ...base, instanceId, jti })}`;
     },
   };
@@ -89,7 +113,8 @@ export function verifyLink(vault: Vault, token: string, purpose: LinkPurpose, no
   const signature = token.slice(dot + 1);
   const expected = vault.sign(`link:${body}`);
   // Constant-time comparison of equal-length strings.
-  if (signature.length !== expected.length || !timingSafeEqualStr(signature, expected)) return { ok: false, reason: 'invalid' };
+  if (signature.length !== expected.length || !timingSafeEqualStr(signature, expected))
+    return { ok: false, reason: 'invalid' };
   let payload: LinkPayload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as LinkPayload;

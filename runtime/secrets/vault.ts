@@ -43,13 +43,16 @@ export class Vault {
     this.#keys = new Map();
     for (const [version, encoded] of Object.entries(keys)) {
       const key = Buffer.from(encoded, 'base64');
-      if (key.length !== 32) throw new VaultError(`secret key version ${version} must be 32 bytes of base64 (got ${key.length} bytes)`);
+      if (key.length !== 32)
+        throw new VaultError(`secret key version ${version} must be 32 bytes of base64 (got ${key.length} bytes)`);
       this.#keys.set(Number(version), key);
     }
     if (this.#keys.size === 0) throw new VaultError('no secret key configured');
     this.activeVersion = Math.max(...this.#keys.keys());
     // Links and portal tokens are signed with a key derived from the active secret, never the secret itself.
-    this.#signingKey = Buffer.from(hkdfSync('sha256', this.#keys.get(this.activeVersion)!, Buffer.alloc(0), 'connector-gateway/signing', 32));
+    this.#signingKey = Buffer.from(
+      hkdfSync('sha256', this.#keys.get(this.activeVersion)!, Buffer.alloc(0), 'connector-gateway/signing', 32),
+    );
   }
 
   versions(): number[] {
@@ -63,7 +66,16 @@ export class Vault {
     cipher.setAAD(aad(accountId, instanceId, version));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return { ciphertext: [FORMAT, String(version), iv.toString('base64url'), body.toString('base64url'), tag.toString('base64url')].join('.'), keyVersion: version };
+    return {
+      ciphertext: [
+        FORMAT,
+        String(version),
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        tag.toString('base64url'),
+      ].join('.'),
+      keyVersion: version,
+    };
   }
 
   open(ciphertext: string, accountId: string, instanceId: string): string {
@@ -75,9 +87,15 @@ export class Vault {
     // GCM accepts tags cut down to 4 bytes unless told the length: a truncated tag is forged with
     // far less work, so only the full 16-byte tag this vault writes is accepted.
     const tag = Buffer.from(parts[4]!, 'base64url');
-    if (tag.length !== TAG_BYTES) throw new VaultError(`credential authentication tag must be ${TAG_BYTES} bytes (got ${tag.length}); the ciphertext is damaged ` + 'or forged');
+    if (tag.length !== TAG_BYTES)
+      throw new VaultError(
+        `credential authentication tag must be ${TAG_BYTES} bytes (got ${tag.length}); the ciphertext is damaged ` +
+          'or forged',
+      );
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'), { authTagLength: TAG_BYTES });
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2]!, 'base64url'), {
+        authTagLength: TAG_BYTES,
+      });
       decipher.setAAD(aad(accountId, instanceId, version));
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]).toString('utf8');
@@ -94,7 +112,10 @@ export class Vault {
     const key = this.#keys.get(version);
     if (!key) throw new VaultError(`key version ${version} is not configured`);
     const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'connector-gateway/key-check', 32));
-    return 'v1.' + `${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`;
+    return (
+      'v1.' +
+      `${createHmac('sha256', derived).update(`connector-gateway/key-check\u0000${version}`).digest('base64url')}`
+    );
   }
 
   /**
@@ -125,7 +146,13 @@ export class Vault {
     const cipher = createCipheriv('aes-256-gcm', this.#tokenKey(version)!, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(tokenAad(binding, version));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [TOKEN_FORMAT, String(version), iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    return [
+      TOKEN_FORMAT,
+      String(version),
+      iv.toString('base64url'),
+      body.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
   }
 
   /** The plaintext of a token `sealToken` made with the same binding; undefined for anything else. */
@@ -194,7 +221,13 @@ export function loadOrCreateKeyFile(path: string): { keys: Record<number, string
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const keys = { 1: newSecretKey() };
-  writeFileSync(path, `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:` + `${keys[1]}` + `\n`, { mode: 0o600 });
+  writeFileSync(
+    path,
+    `# Credential encryption keys of this gateway ("<version>:<base64 32 bytes>"). Keep secret; back up.\n1:` +
+      `${keys[1]}` +
+      `\n`,
+    { mode: 0o600 },
+  );
   chmodSync(path, 0o600);
   return { keys, created: true };
 }

@@ -12,7 +12,11 @@ export class DataLayerDisabledError extends Error {
   }
 }
 
-export function bindDataLayer(store: Pick<Repositories, 'dataLayer'>, accountId: string, instanceId: string): DataLayer {
+export function bindDataLayer(
+  store: Pick<Repositories, 'dataLayer'>,
+  accountId: string,
+  instanceId: string,
+): DataLayer {
   return {
     async status() {
       const state = await store.dataLayer.getDataLayer(accountId, instanceId);

@@ -27,7 +27,8 @@ export function lockEmbeddedDatabase(dbDir: string, holder: string): () => void 
     const pid = Number(pidText);
     if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) {
       throw new EmbeddedLockError(
-        `the embedded database in ${dbDir} is in use by process ${pid} (${who ?? 'unknown'}). Stop it first, or ` + 'run the gateway on PostgreSQL (DATABASE_URL) to use the CLI alongside it.',
+        `the embedded database in ${dbDir} is in use by process ${pid} (${who ?? 'unknown'}). Stop it first, or ` +
+          'run the gateway on PostgreSQL (DATABASE_URL) to use the CLI alongside it.',
       );
     }
   }

@@ -18,7 +18,11 @@ export interface EmbeddedOpening {
 export function beginEmbeddedOpening(dbDir: string, queryTimeoutMs?: number): EmbeddedOpening {
   const releaseLock = lockEmbeddedDatabase(dbDir, 'gateway');
   try {
-    return { dbDir, client: createPgliteThreadClient({ dataDir: dbDir, ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }) }), releaseLock };
+    return {
+      dbDir,
+      client: createPgliteThreadClient({ dataDir: dbDir, ...(queryTimeoutMs === undefined ? {} : { queryTimeoutMs }) }),
+      releaseLock,
+    };
   } catch (error) {
     releaseLock();
     throw error;

@@ -11,7 +11,11 @@ export interface Migration {
 /** The trigger `<table>_<name>` on each platform table, one statement a line (the text migrations 1 and 4 released). */
 function platformTriggers(name: string, when: 'AFTER' | 'BEFORE', each: 'ROW' | 'STATEMENT', fn: string): string {
   return ['accounts', 'users', 'tokens', 'subscriptions', 'seats', 'connections']
-    .map((t) => `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} ` + `FOR EACH ${each} EXECUTE FUNCTION ${fn}();`)
+    .map(
+      (t) =>
+        `CREATE TRIGGER ${t}_${name} ${when} INSERT OR UPDATE OR DELETE ON ${t} ` +
+        `FOR EACH ${each} EXECUTE FUNCTION ${fn}();`,
+    )
     .join('\n');
 }
 
@@ -437,7 +441,9 @@ export async function migrate(client: SqlClient, list: readonly Migration[] = mi
   // Up to date (every start but the first after an upgrade): one read, no lock, no transaction.
   if (await upToDate(client, list)) return;
   await client.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'), hashtext(coalesce(current_schema(), '')))");
+    await tx.query(
+      "SELECT pg_advisory_xact_lock(hashtext('connector-gateway:migrate'), hashtext(coalesce(current_schema(), '')))",
+    );
     await tx.exec(`
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version integer PRIMARY KEY,
@@ -459,7 +465,8 @@ function recorded(rows: readonly { version: number; name: string }[], list: read
   const applied = new Map(rows.map((r) => [Number(r.version), r.name]));
   for (const m of list) {
     const name = applied.get(m.version);
-    if (name !== undefined && name !== m.name) throw new Error(`Migration ${m.version} is recorded as '${name}' but this build calls it '${m.name}'.`);
+    if (name !== undefined && name !== m.name)
+      throw new Error(`Migration ${m.version} is recorded as '${name}' but this build calls it '${m.name}'.`);
   }
   return new Set(applied.keys());
 }
@@ -479,10 +486,12 @@ async function upToDate(client: SqlClient, list: readonly Migration[]): Promise<
 
 /** Migrations of `list` not recorded as applied (all of them on a database never migrated). */
 export async function pendingMigrations(client: SqlClient, list: readonly Migration[] = migrations): Promise<number> {
-  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations').catch((error: unknown) => {
-    if ((error as { code?: unknown }).code === '42P01') return { rows: [] as { version: number }[] };
-    throw error;
-  });
+  const { rows } = await client
+    .query<{ version: number }>('SELECT version FROM schema_migrations')
+    .catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === '42P01') return { rows: [] as { version: number }[] };
+      throw error;
+    });
   const applied = new Set(rows.map((r) => Number(r.version)));
   return list.filter((m) => !applied.has(m.version)).length;
 }

@@ -44,7 +44,10 @@ export async function openStore(options: OpenStoreOptions): Promise<PlatformStor
 async function embeddedClient(options: OpenStoreOptions): Promise<SqlClient> {
   const timeout = options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs };
   if (!options.dataDir) return createPgliteClient(timeout);
-  const client = options.opening?.dbDir === options.dataDir ? options.opening.client : createPgliteThreadClient({ dataDir: options.dataDir, ...timeout });
+  const client =
+    options.opening?.dbDir === options.dataDir
+      ? options.opening.client
+      : createPgliteThreadClient({ dataDir: options.dataDir, ...timeout });
   try {
     await client.opened;
   } catch (error) {

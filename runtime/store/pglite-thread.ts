@@ -16,7 +16,13 @@ export interface ThreadOptions {
 }
 
 export type ThreadRequest =
-  | { readonly id: number; readonly op: 'query'; readonly sql: string; readonly params: readonly unknown[]; readonly tx?: number }
+  | {
+      readonly id: number;
+      readonly op: 'query';
+      readonly sql: string;
+      readonly params: readonly unknown[];
+      readonly tx?: number;
+    }
   | { readonly id: number; readonly op: 'exec'; readonly sql: string; readonly tx?: number }
   | { readonly id: number; readonly op: 'begin' }
   | { readonly id: number; readonly op: 'commit' | 'rollback'; readonly tx: number }
@@ -29,19 +35,36 @@ export interface ThreadFailure {
   readonly fields: Record<string, string | number | undefined>;
 }
 
-export type ThreadReply = { readonly id: number; readonly ok: true; readonly result?: unknown } | { readonly id: number; readonly ok: false; readonly error: ThreadFailure };
+export type ThreadReply =
+  | { readonly id: number; readonly ok: true; readonly result?: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: ThreadFailure };
 
 /** What the worker posts once, before any reply: opened, or why not. */
 export type ThreadReady = { readonly ready: true } | { readonly ready: false; readonly error: ThreadFailure };
 
 /** PostgreSQL's error fields PGlite sets on its DatabaseError (the store reads `code`). */
-const FIELDS = ['code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'where'] as const;
+const FIELDS = [
+  'code',
+  'detail',
+  'hint',
+  'severity',
+  'constraint',
+  'table',
+  'column',
+  'schema',
+  'position',
+  'where',
+] as const;
 
 export function describeFailure(error: unknown): ThreadFailure {
   const e = (error ?? {}) as Record<string, unknown>;
   const fields: Record<string, string | number | undefined> = {};
   for (const f of FIELDS) if (typeof e[f] === 'string' || typeof e[f] === 'number') fields[f] = e[f] as string | number;
-  return { name: typeof e['name'] === 'string' ? e['name'] : 'Error', message: typeof e['message'] === 'string' ? e['message'] : String(error), fields };
+  return {
+    name: typeof e['name'] === 'string' ? e['name'] : 'Error',
+    message: typeof e['message'] === 'string' ? e['message'] : String(error),
+    fields,
+  };
 }
 
 /** Thrown inside PGlite's transaction callback to make it roll back. */
@@ -51,7 +74,10 @@ async function serve(options: ThreadOptions): Promise<void> {
   const port = parentPort!;
   let db: PGlite;
   try {
-    db = await PGlite.create({ ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), startParams: [...PGlite.defaultStartParams, ...options.startParams] });
+    db = await PGlite.create({
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      startParams: [...PGlite.defaultStartParams, ...options.startParams],
+    });
   } catch (error) {
     port.postMessage({ ready: false, error: describeFailure(error) } satisfies ThreadReady);
     return;

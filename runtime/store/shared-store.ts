@@ -13,7 +13,12 @@ export interface SharedStore {
    * or one below it is first set to it (a seed is a lower bound of the units used, so the counter
    * is never lowered); without, an absent counter answers `null` (the caller seeds it).
    */
-  reserveUnit(key: string, limit: number, ttlSeconds: number, seed?: number): Promise<{ allowed: boolean; used: number } | null>;
+  reserveUnit(
+    key: string,
+    limit: number,
+    ttlSeconds: number,
+    seed?: number,
+  ): Promise<{ allowed: boolean; used: number } | null>;
   /** Adds `delta` to the counter if it exists (never below 0); `null` when it does not. */
   addUnits(key: string, delta: number): Promise<number | null>;
   /** Raises each existing counter to at least its value (never lowers one); how many were raised. */
@@ -112,7 +117,13 @@ export class RedisSharedStore implements SharedStore {
   /** Connections replaced because they stopped answering (tests, logs). */
   replaced = 0;
 
-  private constructor(client: RedisClientType, timeoutMs: number, prefix: string, onError: (error: unknown) => void, health: StoreHealth | undefined) {
+  private constructor(
+    client: RedisClientType,
+    timeoutMs: number,
+    prefix: string,
+    onError: (error: unknown) => void,
+    health: StoreHealth | undefined,
+  ) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
     this.#prefix = prefix;
@@ -122,7 +133,10 @@ export class RedisSharedStore implements SharedStore {
     this.#stall = new StallWatch(3 * timeoutMs);
   }
 
-  static async connect(url: string, options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void; health?: StoreHealth } = {}): Promise<RedisSharedStore> {
+  static async connect(
+    url: string,
+    options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void; health?: StoreHealth } = {},
+  ): Promise<RedisSharedStore> {
     const client = createClient({
       url,
       socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(retries * 200, 2000) },
@@ -180,15 +194,26 @@ export class RedisSharedStore implements SharedStore {
   }
 
   async #eval(script: string, keys: string[], args: (string | number)[], what: string): Promise<unknown> {
-    return this.#timed(this.#client.eval(script, { keys: keys.map((k) => this.#k(k)), arguments: args.map(String) }), what);
+    return this.#timed(
+      this.#client.eval(script, { keys: keys.map((k) => this.#k(k)), arguments: args.map(String) }),
+      what,
+    );
   }
 
   async tokenBucket(key: string, perSecond: number, burst: number): Promise<boolean> {
     return (await this.#eval(TOKEN_BUCKET, [key], [perSecond, burst], 'rate limit')) === 1;
   }
 
-  async reserveUnit(key: string, limit: number, ttlSeconds: number, seed?: number): Promise<{ allowed: boolean; used: number } | null> {
-    const run = this.#client.eval(RESERVE, { keys: [this.#k(key)], arguments: [String(limit), String(ttlSeconds), seed === undefined ? '' : String(seed)] }) as Promise<[number, number]>;
+  async reserveUnit(
+    key: string,
+    limit: number,
+    ttlSeconds: number,
+    seed?: number,
+  ): Promise<{ allowed: boolean; used: number } | null> {
+    const run = this.#client.eval(RESERVE, {
+      keys: [this.#k(key)],
+      arguments: [String(limit), String(ttlSeconds), seed === undefined ? '' : String(seed)],
+    }) as Promise<[number, number]>;
     let answered = false;
     try {
       const [ok, used] = await this.#timed(run, 'fair-use reserve');
@@ -207,7 +232,9 @@ export class RedisSharedStore implements SharedStore {
 
   async raiseUnits(counters: ReadonlyMap<string, number>, ttlSeconds: number): Promise<number> {
     if (counters.size === 0) return 0;
-    return Number(await this.#eval(RAISE, [...counters.keys()], [ttlSeconds, ...counters.values()], 'fair-use reconcile'));
+    return Number(
+      await this.#eval(RAISE, [...counters.keys()], [ttlSeconds, ...counters.values()], 'fair-use reconcile'),
+    );
   }
 
   async getUnits(key: string): Promise<number | null> {
@@ -252,7 +279,9 @@ export class RedisSharedStore implements SharedStore {
     if (attempt > RELEASE_RETRIES) return;
     const timer = setTimeout(
       () => {
-        this.#timed(this.#client.zRem(this.#k(key), slot), 'slot release').catch(() => this.#retryRelease(key, slot, attempt + 1));
+        this.#timed(this.#client.zRem(this.#k(key), slot), 'slot release').catch(() =>
+          this.#retryRelease(key, slot, attempt + 1),
+        );
       },
       100 * 2 ** attempt,
     );
@@ -290,7 +319,8 @@ export class RedisSharedStore implements SharedStore {
 
   async close(): Promise<void> {
     // A client that is reconnecting cannot quit gracefully: destroy it so no retry outlives us.
-    const end = (c: RedisClientType | undefined) => c && (c.isReady ? c.close().catch(() => c.destroy()) : Promise.resolve(c.isOpen ? c.destroy() : undefined));
+    const end = (c: RedisClientType | undefined) =>
+      c && (c.isReady ? c.close().catch(() => c.destroy()) : Promise.resolve(c.isOpen ? c.destroy() : undefined));
     await Promise.allSettled([end(this.#subscriber), end(this.#client)]);
   }
 }

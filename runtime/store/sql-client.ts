@@ -67,7 +67,18 @@ export function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
  * resident memory in an embedded engine. Measured here: reopening a data directory with these
  * settings takes ~200 MiB RSS instead of ~350 MiB.
  */
-export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16MB', '-c', 'work_mem=2MB', '-c', 'maintenance_work_mem=8MB', '-c', 'temp_buffers=2MB', '-c', 'wal_buffers=512kB'];
+export const PGLITE_START_PARAMS: readonly string[] = [
+  '-c',
+  'shared_buffers=16MB',
+  '-c',
+  'work_mem=2MB',
+  '-c',
+  'maintenance_work_mem=8MB',
+  '-c',
+  'temp_buffers=2MB',
+  '-c',
+  'wal_buffers=512kB',
+];
 
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
@@ -75,7 +86,9 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
   // Private from the first file on: the directory is 0700 before the engine writes into it, and
   // the files its initdb leaves at 0666 are made 0600 once it is open (private-files.ts).
   if (options.dataDir !== undefined) ensurePrivateDir(options.dataDir);
-  const db = await PGlite.create(options.dataDir === undefined ? { startParams } : { dataDir: options.dataDir, startParams });
+  const db = await PGlite.create(
+    options.dataDir === undefined ? { startParams } : { dataDir: options.dataDir, startParams },
+  );
   if (options.dataDir !== undefined) makePrivate(options.dataDir);
   return pgliteClient(db, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
 }
@@ -177,7 +190,12 @@ interface PgliteThread {
 
 function startPgliteThread(options: PgliteClientOptions): PgliteThread {
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
-    workerData: { pgliteThread: { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), startParams: PGLITE_START_PARAMS } },
+    workerData: {
+      pgliteThread: {
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        startParams: PGLITE_START_PARAMS,
+      },
+    },
     // Its output is PGlite's own (notices); the gateway's log is the main thread's.
     stdout: false,
     stderr: false,
@@ -346,7 +364,10 @@ export function createPostgresClient(options: PostgresClientOptions): SqlClient 
     throw new Error(`Invalid schema name '${schema}': use lowercase letters, digits and underscores.`);
   }
   const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const startup = [...(schema === undefined ? [] : [`-c search_path=${schema}`]), ...(timeoutMs > 0 ? [`-c statement_timeout=${timeoutMs}`] : [])];
+  const startup = [
+    ...(schema === undefined ? [] : [`-c search_path=${schema}`]),
+    ...(timeoutMs > 0 ? [`-c statement_timeout=${timeoutMs}`] : []),
+  ];
   // `pg` is CommonJS: required synchronously here, the first time a PostgreSQL store is opened.
   const { Pool } = require('pg') as typeof import('pg');
   const pool: PgPool = new Pool({

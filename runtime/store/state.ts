@@ -186,8 +186,17 @@ export class PlatformState {
 
   async #loadChanges(): Promise<void> {
     const startedAt = Date.now();
-    const rows = this.#accounts.size + this.#users.size + this.#tokens.size + this.#subscriptions.size + this.#seats.size + this.#connections.size;
-    const changes = await this.#store.changes.loadChanges(this.#storeVersion, Math.max(MIN_INCREMENTAL_KEYS, Math.floor(rows * MAX_INCREMENTAL_SHARE)));
+    const rows =
+      this.#accounts.size +
+      this.#users.size +
+      this.#tokens.size +
+      this.#subscriptions.size +
+      this.#seats.size +
+      this.#connections.size;
+    const changes = await this.#store.changes.loadChanges(
+      this.#storeVersion,
+      Math.max(MIN_INCREMENTAL_KEYS, Math.floor(rows * MAX_INCREMENTAL_SHARE)),
+    );
     if (changes === null) return this.#loadFull();
     if (changes.version !== this.#storeVersion) this.#applyChanges(changes);
     this.#confirmedAt = Math.max(this.#confirmedAt, startedAt);
@@ -278,7 +287,13 @@ export class PlatformState {
     }
     const t = c.touched;
     this.#stats.incremental++;
-    this.#stats.keysApplied += t.accounts.length + t.users.length + t.tokens.length + t.subscriptions.length + t.seats.length + t.connections.length;
+    this.#stats.keysApplied +=
+      t.accounts.length +
+      t.users.length +
+      t.tokens.length +
+      t.subscriptions.length +
+      t.seats.length +
+      t.connections.length;
     this.#storeVersion = c.version;
     this.#version++;
   }

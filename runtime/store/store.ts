@@ -68,10 +68,15 @@ export interface OAuthState {
   readonly expiresAt: Date;
 }
 
-export type OAuthStateOutcome = { readonly outcome: 'ok'; readonly state: OAuthState } | { readonly outcome: 'used' | 'expired' | 'missing' };
+export type OAuthStateOutcome =
+  | { readonly outcome: 'ok'; readonly state: OAuthState }
+  | { readonly outcome: 'used' | 'expired' | 'missing' };
 
 /** What a refresh under the connection's lock decided to write. */
-export type LockedConnectionWrite = { readonly ciphertext: string; readonly keyVersion: number } | { readonly reconnectRequired: true } | null;
+export type LockedConnectionWrite =
+  | { readonly ciphertext: string; readonly keyVersion: number }
+  | { readonly reconnectRequired: true }
+  | null;
 
 export interface UsageRow {
   readonly accountId: string;
@@ -141,7 +146,9 @@ export interface AuditRecord extends AuditEntry {
   readonly at: Date;
 }
 
-export type PasswordLinkOutcome = { readonly outcome: 'ok'; readonly userId: string } | { readonly outcome: 'used' | 'expired' | 'missing' };
+export type PasswordLinkOutcome =
+  | { readonly outcome: 'ok'; readonly userId: string }
+  | { readonly outcome: 'used' | 'expired' | 'missing' };
 
 /** An assistant registered as an OAuth client (RFC 7591): public (no secret), so nothing here is secret. */
 export interface McpClient {
@@ -175,7 +182,10 @@ export interface McpCode {
   readonly usedAt: Date | null;
 }
 
-export type McpSingleUse = { readonly outcome: 'ok'; readonly grant: McpGrant } | { readonly outcome: 'used'; readonly grant: McpGrant } | { readonly outcome: 'expired' | 'missing' };
+export type McpSingleUse =
+  | { readonly outcome: 'ok'; readonly grant: McpGrant }
+  | { readonly outcome: 'used'; readonly grant: McpGrant }
+  | { readonly outcome: 'expired' | 'missing' };
 
 export interface McpTokenRow {
   readonly tokenHash: string;
@@ -257,7 +267,13 @@ export interface TokensRepository {
 /** Connections (sealed credentials per endpoint instance), the key checks and the refresh lock. */
 export interface ConnectionsRepository {
   /** Inserts or replaces the credential of one endpoint instance (the reconnect path). */
-  putConnection(input: { accountId: string; instanceId: string; connectorKey: string; ciphertext: string; keyVersion: number }): Promise<Connection>;
+  putConnection(input: {
+    accountId: string;
+    instanceId: string;
+    connectorKey: string;
+    ciphertext: string;
+    keyVersion: number;
+  }): Promise<Connection>;
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
   listConnections(accountId?: string): Promise<Connection[]>;
   deleteConnection(accountId: string, instanceId: string): Promise<void>;
@@ -268,14 +284,24 @@ export interface ConnectionsRepository {
   /** Records a key version's check value unless one is recorded already; answers the recorded one. */
   recordKeyCheck(version: number, checkValue: string): Promise<string>;
   /** Re-encryption: replace ciphertexts only where the stored version still matches (compare-and-set). */
-  replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean>;
+  replaceCiphertext(
+    accountId: string,
+    instanceId: string,
+    expectedKeyVersion: number,
+    ciphertext: string,
+    keyVersion: number,
+  ): Promise<boolean>;
   /**
    * Runs `fn` with the connection row locked against other processes (PostgreSQL: SELECT … FOR
    * UPDATE in a transaction; the embedded store serves one process, which coalesces in memory),
    * then writes what `fn` answers: a new ciphertext (clearing a reconnect mark) or a reconnect
    * mark. `fn` sees the row as committed by whoever held the lock before.
    */
-  withConnectionLock<T>(accountId: string, instanceId: string, fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>): Promise<T>;
+  withConnectionLock<T>(
+    accountId: string,
+    instanceId: string,
+    fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>,
+  ): Promise<T>;
 }
 
 /** Connect links and the OAuth authorize states that hang off them (single use, atomically). */
@@ -359,7 +385,11 @@ export interface WritesRepository {
    * gets `claimed: true` and must call `finishWrite`; everyone else gets the stored outcome, or
    * null while the first caller is still writing. Claims older than `expiredBefore` are purged.
    */
-  claimWrite(key: string, at: number, expiredBefore: number): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly outcome: string | null }>;
+  claimWrite(
+    key: string,
+    at: number,
+    expiredBefore: number,
+  ): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly outcome: string | null }>;
   /** Stores the outcome of a claimed write; `reusable: false` lets the next identical call write again. */
   finishWrite(key: string, outcome: string, reusable: boolean): Promise<void>;
   /** The stored outcome of a claimed write (null while it runs; undefined when the claim is gone). */
@@ -406,7 +436,10 @@ export interface McpRepository {
   registerMcpClient(client: Omit<McpClient, 'createdAt'> & { source: string }): Promise<void>;
   getMcpClient(clientId: string): Promise<McpClient | null>;
   /** Stores a consent and its authorization code (by hash), in one transaction. */
-  createMcpGrant(grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>, code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date }): Promise<void>;
+  createMcpGrant(
+    grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>,
+    code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date },
+  ): Promise<void>;
   /** The code and its grant (used, expired or revoked ones too); null when unknown. */
   findMcpCode(codeHash: string): Promise<McpCode | null>;
   /** Atomically marks the code used; only the first call for an unexpired code of a live grant gets 'ok'. */

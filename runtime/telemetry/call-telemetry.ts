@@ -84,7 +84,16 @@ export class Telemetry {
   /** Opens the record of one tools/call; undefined when only metrics are exported. */
   startCall(trace: TraceContext, connectorId: string, instanceId: string): CallRecord | undefined {
     if (this.#sink === undefined) return undefined;
-    const record: CallRecord = { trace, spanId: newSpanId(), connectorId, instanceId, startMs: epochMs(), tool: undefined, outcome: undefined, reason: undefined };
+    const record: CallRecord = {
+      trace,
+      spanId: newSpanId(),
+      connectorId,
+      instanceId,
+      startMs: epochMs(),
+      tool: undefined,
+      outcome: undefined,
+      reason: undefined,
+    };
     this.#open.set(record.spanId, record);
     return record;
   }
@@ -114,7 +123,11 @@ export class Telemetry {
   }
 
   /** The upstream client's hook for the call whose span is `parentSpanId`; undefined when not tracing. */
-  upstreamSpans(trace: TraceContext | undefined, parentSpanId: string | undefined, connectorId: string): UpstreamSpans | undefined {
+  upstreamSpans(
+    trace: TraceContext | undefined,
+    parentSpanId: string | undefined,
+    connectorId: string,
+  ): UpstreamSpans | undefined {
     const sink = this.#sink;
     if (sink === undefined || trace === undefined || parentSpanId === undefined) return undefined;
     return {

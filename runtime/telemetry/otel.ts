@@ -3,7 +3,17 @@
 // Spans go out through the OTLP/HTTP JSON trace exporter in batches, metrics through the OTLP/HTTP
 // metric exporter from the Prometheus registry (prom-bridge.ts); both read the standard OTEL_*
 // variables themselves (endpoints, headers, timeouts). Shutdown exports what is still buffered.
-import { type Attributes, DiagLogLevel, diag, ROOT_CONTEXT, type SpanContext, SpanKind, SpanStatusCode, trace as otelTrace, type Tracer } from '@opentelemetry/api';
+import {
+  type Attributes,
+  DiagLogLevel,
+  diag,
+  ROOT_CONTEXT,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  trace as otelTrace,
+  type Tracer,
+} from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -12,7 +22,14 @@ import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, TracerProvider
 import type { Logger } from 'pino';
 import type { Metrics } from '../operations/observability.ts';
 import type { TraceContext } from '../trace-context.ts';
-import { type CallRecord, type SpanSink, Telemetry, type TelemetryEnv, type TelemetrySignals, type UpstreamAttempt } from './call-telemetry.ts';
+import {
+  type CallRecord,
+  type SpanSink,
+  Telemetry,
+  type TelemetryEnv,
+  type TelemetrySignals,
+  type UpstreamAttempt,
+} from './call-telemetry.ts';
 import { prometheusProducer } from './prom-bridge.ts';
 
 const SCOPE = 'connector-gateway';
@@ -79,7 +96,11 @@ class SdkSpans implements SpanSink {
     this.#ids.next = ids;
     let span: ReturnType<Tracer['startSpan']>;
     try {
-      span = this.#tracer.startSpan(name, { kind, startTime: startMs, attributes, root: parent === undefined }, context);
+      span = this.#tracer.startSpan(
+        name,
+        { kind, startTime: startMs, attributes, root: parent === undefined },
+        context,
+      );
     } finally {
       this.#ids.next = undefined;
     }
@@ -101,20 +122,41 @@ class SdkSpans implements SpanSink {
     if (record.reason !== undefined) attributes['gateway.refusal.reason'] = record.reason;
     if (isError) attributes['error.type'] = record.reason ?? outcome;
     // The caller's span is the parent; a call that brought no trace is the root of the one it started.
-    const parent: SpanContext | undefined = trace.parentId === undefined ? undefined : { traceId: trace.traceId, spanId: trace.parentId, traceFlags: flagsOf(trace), isRemote: true };
+    const parent: SpanContext | undefined =
+      trace.parentId === undefined
+        ? undefined
+        : { traceId: trace.traceId, spanId: trace.parentId, traceFlags: flagsOf(trace), isRemote: true };
     const ids = parent ? { spanId: record.spanId } : { traceId: trace.traceId, spanId: record.spanId };
     const name = record.tool === undefined ? 'tools/call' : `tools/call ${record.tool}`;
     this.#emit(name, SpanKind.SERVER, parent, ids, record.startMs, endMs, attributes, isError ? outcome : undefined);
   }
 
   upstream(trace: TraceContext, parentSpanId: string, connectorId: string, attempt: UpstreamAttempt): void {
-    const attributes: Attributes = { 'http.request.method': attempt.method, ...serverAttributes(attempt.origin), 'gateway.connector.id': connectorId };
+    const attributes: Attributes = {
+      'http.request.method': attempt.method,
+      ...serverAttributes(attempt.origin),
+      'gateway.connector.id': connectorId,
+    };
     if (attempt.status !== undefined) attributes['http.response.status_code'] = attempt.status;
     if (attempt.resend) attributes['http.request.resend_count'] = 1;
     const failed = attempt.outcome !== 'ok';
     if (failed) attributes['error.type'] = attempt.outcome;
-    const parent: SpanContext = { traceId: trace.traceId, spanId: parentSpanId, traceFlags: flagsOf(trace), isRemote: false };
-    this.#emit(attempt.method, SpanKind.CLIENT, parent, { spanId: attempt.spanId }, attempt.startMs, attempt.endMs, attributes, failed ? attempt.outcome : undefined);
+    const parent: SpanContext = {
+      traceId: trace.traceId,
+      spanId: parentSpanId,
+      traceFlags: flagsOf(trace),
+      isRemote: false,
+    };
+    this.#emit(
+      attempt.method,
+      SpanKind.CLIENT,
+      parent,
+      { spanId: attempt.spanId },
+      attempt.startMs,
+      attempt.endMs,
+      attributes,
+      failed ? attempt.outcome : undefined,
+    );
   }
 
   shutdown(): Promise<void> {
@@ -122,7 +164,11 @@ class SdkSpans implements SpanSink {
   }
 }
 
-export async function startOpenTelemetry(env: TelemetryEnv, signals: TelemetrySignals, deps: { readonly metrics: Metrics; readonly log: Logger }): Promise<Telemetry> {
+export async function startOpenTelemetry(
+  env: TelemetryEnv,
+  signals: TelemetrySignals,
+  deps: { readonly metrics: Metrics; readonly log: Logger },
+): Promise<Telemetry> {
   const { log } = deps;
   // The SDK's own warnings (an export that failed, a collector that refused) go to the gateway's log.
   diag.setLogger(
@@ -149,7 +195,12 @@ export async function startOpenTelemetry(env: TelemetryEnv, signals: TelemetrySi
     const provider = new TracerProvider({
       resource,
       idGenerator: ids,
-      spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...(scheduledDelayMillis === undefined ? {} : { scheduledDelayMillis }) })],
+      spanProcessors: [
+        new BatchSpanProcessor({
+          exporter: new OTLPTraceExporter(),
+          ...(scheduledDelayMillis === undefined ? {} : { scheduledDelayMillis }),
+        }),
+      ],
     });
     spans = new SdkSpans(provider.getTracer(SCOPE), ids, provider);
   }
@@ -176,10 +227,18 @@ export async function startOpenTelemetry(env: TelemetryEnv, signals: TelemetrySi
     const results = await Promise.race([done, timedOut]);
     clearTimeout(timer);
     if (results === 'timeout') {
-      log.warn({ component: 'opentelemetry', waitedMs: SHUTDOWN_WAIT_MS }, 'OpenTelemetry export at shutdown did not finish; stopping without it');
+      log.warn(
+        { component: 'opentelemetry', waitedMs: SHUTDOWN_WAIT_MS },
+        'OpenTelemetry export at shutdown did not finish; stopping without it',
+      );
       return;
     }
-    for (const r of results) if (r.status === 'rejected') log.warn({ component: 'opentelemetry', err: { message: (r.reason as Error)?.message } }, 'OpenTelemetry shutdown failed');
+    for (const r of results)
+      if (r.status === 'rejected')
+        log.warn(
+          { component: 'opentelemetry', err: { message: (r.reason as Error)?.message } },
+          'OpenTelemetry shutdown failed',
+        );
   };
   return new Telemetry(spans, shutdown);
 }

@@ -5,7 +5,14 @@
 // the call path records nothing twice.
 import { type Attributes, type HrTime, ValueType } from '@opentelemetry/api';
 import { emptyResource } from '@opentelemetry/resources';
-import { AggregationTemporality, type CollectionResult, type DataPoint, DataPointType, type MetricData, type MetricProducer } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  type CollectionResult,
+  type DataPoint,
+  DataPointType,
+  type MetricData,
+  type MetricProducer,
+} from '@opentelemetry/sdk-metrics';
 import type { Registry } from 'prom-client';
 
 type PromMetric = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
@@ -25,7 +32,10 @@ function attributes(labels: PromValue['labels'], without?: string): Attributes {
 
 /** A prom-client histogram's cumulative `le` buckets, `_sum` and `_count` as one OTel point per label set. */
 function histogramPoints(metric: PromMetric, start: HrTime, end: HrTime): Histogram[] {
-  const series = new Map<string, { attributes: Attributes; buckets: Array<[number, number]>; sum: number; count: number }>();
+  const series = new Map<
+    string,
+    { attributes: Attributes; buckets: Array<[number, number]>; sum: number; count: number }
+  >();
   for (const value of metric.values as PromValue[]) {
     const attrs = attributes(value.labels, 'le');
     const key = JSON.stringify(attrs);
@@ -51,20 +61,47 @@ function histogramPoints(metric: PromMetric, start: HrTime, end: HrTime): Histog
       return n;
     });
     if (counts.length === boundaries.length) counts.push(s.count - before);
-    return { startTime: start, endTime: end, attributes: s.attributes, value: { buckets: { boundaries, counts }, sum: s.sum, count: s.count } };
+    return {
+      startTime: start,
+      endTime: end,
+      attributes: s.attributes,
+      value: { buckets: { boundaries, counts }, sum: s.sum, count: s.count },
+    };
   });
 }
 
 function toMetricData(metric: PromMetric, start: HrTime, end: HrTime): MetricData | undefined {
   const descriptor = { name: metric.name, description: metric.help, unit: '', valueType: ValueType.DOUBLE };
-  const points = () => (metric.values as PromValue[]).map((v) => ({ startTime: start, endTime: end, attributes: attributes(v.labels), value: v.value }));
+  const points = () =>
+    (metric.values as PromValue[]).map((v) => ({
+      startTime: start,
+      endTime: end,
+      attributes: attributes(v.labels),
+      value: v.value,
+    }));
   switch (String(metric.type)) {
     case 'counter':
-      return { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.SUM, isMonotonic: true, dataPoints: points() };
+      return {
+        descriptor,
+        aggregationTemporality: AggregationTemporality.CUMULATIVE,
+        dataPointType: DataPointType.SUM,
+        isMonotonic: true,
+        dataPoints: points(),
+      };
     case 'gauge':
-      return { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.GAUGE, dataPoints: points() };
+      return {
+        descriptor,
+        aggregationTemporality: AggregationTemporality.CUMULATIVE,
+        dataPointType: DataPointType.GAUGE,
+        dataPoints: points(),
+      };
     case 'histogram':
-      return { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.HISTOGRAM, dataPoints: histogramPoints(metric, start, end) };
+      return {
+        descriptor,
+        aggregationTemporality: AggregationTemporality.CUMULATIVE,
+        dataPointType: DataPointType.HISTOGRAM,
+        dataPoints: histogramPoints(metric, start, end),
+      };
     default:
       // Summaries: the gateway registers none; their quantiles have no OTLP point type to map to.
       return undefined;
@@ -88,7 +125,10 @@ export function prometheusProducer(registry: Registry, scopeName: string, starte
         const d = toMetricData(m, start, end);
         return d === undefined || d.dataPoints.length === 0 ? [] : [d];
       });
-      return { resourceMetrics: { resource: emptyResource(), scopeMetrics: [{ scope: { name: scopeName }, metrics: data }] }, errors };
+      return {
+        resourceMetrics: { resource: emptyResource(), scopeMetrics: [{ scope: { name: scopeName }, metrics: data }] },
+        errors,
+      };
     },
   };
 }

@@ -24,7 +24,10 @@ export function telemetrySignals(env: TelemetryEnv): TelemetrySignals {
  * of OpenTelemetry. The OTLP exporters read their own variables (endpoints, headers, timeouts,
  * protocol details) as the specification defines them.
  */
-export async function startTelemetry(env: TelemetryEnv, deps: { readonly metrics: Metrics; readonly log: Logger }): Promise<Telemetry | undefined> {
+export async function startTelemetry(
+  env: TelemetryEnv,
+  deps: { readonly metrics: Metrics; readonly log: Logger },
+): Promise<Telemetry | undefined> {
   const signals = telemetrySignals(env);
   if (!signals.traces && !signals.metrics) return undefined;
   const { startOpenTelemetry } = await import('./otel.ts');

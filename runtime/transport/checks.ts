@@ -24,11 +24,18 @@ export type Verdict<Pass extends object = object> = ({ readonly ok: true } & Pas
 
 const PASS: Verdict = Object.freeze({ ok: true });
 
-function refusal(status: number, code: number, message: string, extra: Pick<Refusal, 'data' | 'headers'> = {}): Refusal {
+function refusal(
+  status: number,
+  code: number,
+  message: string,
+  extra: Pick<Refusal, 'data' | 'headers'> = {},
+): Refusal {
   return Object.freeze({ ok: false, status, code, message, ...extra });
 }
 
-const METHOD_NOT_ALLOWED = refusal(405, ErrorCode.InvalidRequest, protocolText('method_not_allowed'), { headers: { allow: 'POST' } });
+const METHOD_NOT_ALLOWED = refusal(405, ErrorCode.InvalidRequest, protocolText('method_not_allowed'), {
+  headers: { allow: 'POST' },
+});
 
 /** An MCP endpoint takes POST only (stateless, JSON responses). */
 export function checkHttpMethod(method: string | undefined): Verdict {
@@ -82,9 +89,14 @@ export interface AuthFailures {
   failed(): void;
 }
 
-const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), { headers: { 'www-authenticate': 'Bearer realm="connector-gateway"' } });
+const CALLER_UNKNOWN = refusal(401, UNAUTHORIZED, protocolText('unauthorized'), {
+  headers: { 'www-authenticate': 'Bearer realm="connector-gateway"' },
+});
 
-const AUTH_FAILURES_LIMITED = refusal(429, RATE_LIMITED, protocolText('auth_rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
+const AUTH_FAILURES_LIMITED = refusal(429, RATE_LIMITED, protocolText('auth_rate_limited'), {
+  data: { retryAfterSeconds: 1 },
+  headers: { 'retry-after': '1' },
+});
 
 /**
  * The 401 of an MCP endpoint (MCP authorization, RFC 9728 §5.1): where its protected-resource
@@ -121,7 +133,11 @@ export function checkCaller(
   return identifyUnknown(hash, lookup, failures);
 }
 
-async function identifyUnknown(hash: string, lookup: IdentityLookup, failures: AuthFailures | undefined): Promise<Verdict<{ readonly identity: Identity }>> {
+async function identifyUnknown(
+  hash: string,
+  lookup: IdentityLookup,
+  failures: AuthFailures | undefined,
+): Promise<Verdict<{ readonly identity: Identity }>> {
   let identity: Identity | undefined;
   try {
     identity = await lookup.identify(hash);
@@ -134,14 +150,23 @@ async function identifyUnknown(hash: string, lookup: IdentityLookup, failures: A
   return CALLER_UNKNOWN;
 }
 
-const CALLER_UNVERIFIABLE = refusal(503, ErrorCode.InternalError, protocolText('caller_unverifiable'), { headers: { 'retry-after': '5' } });
+const CALLER_UNVERIFIABLE = refusal(503, ErrorCode.InternalError, protocolText('caller_unverifiable'), {
+  headers: { 'retry-after': '5' },
+});
 
 /** The body, declared (Content-Length) or received, may not pass the limit; the connection closes after the refusal. */
 export function checkBodySize(bytes: number, limit: number): Verdict {
-  return bytes > limit ? refusal(413, ErrorCode.InvalidRequest, protocolText('body_too_large', { max_bytes: limit }), { headers: { connection: 'close' } }) : PASS;
+  return bytes > limit
+    ? refusal(413, ErrorCode.InvalidRequest, protocolText('body_too_large', { max_bytes: limit }), {
+        headers: { connection: 'close' },
+      })
+    : PASS;
 }
 
-const RATE_LIMITED_REFUSAL = refusal(429, RATE_LIMITED, protocolText('rate_limited'), { data: { retryAfterSeconds: 1 }, headers: { 'retry-after': '1' } });
+const RATE_LIMITED_REFUSAL = refusal(429, RATE_LIMITED, protocolText('rate_limited'), {
+  data: { retryAfterSeconds: 1 },
+  headers: { 'retry-after': '1' },
+});
 
 /** The request-rate limiter's decision for the caller's account and connector (a fail-open decision allows). */
 export function checkRate(decision: RateDecision): Verdict {
@@ -162,5 +187,9 @@ export function parseBody(raw: Buffer): Verdict<{ readonly body: unknown }> {
 /** An MCP-Protocol-Version header, when sent, must name a version this gateway serves. */
 export function checkProtocolVersion(header: string | readonly string[] | undefined): Verdict {
   if (typeof header !== 'string' || SERVED_PROTOCOL_VERSIONS.includes(header)) return PASS;
-  return refusal(400, ErrorCode.InvalidRequest, protocolText('unsupported_protocol_version', { version: header, served: SERVED_PROTOCOL_VERSIONS.join(', ') }));
+  return refusal(
+    400,
+    ErrorCode.InvalidRequest,
+    protocolText('unsupported_protocol_version', { version: header, served: SERVED_PROTOCOL_VERSIONS.join(', ') }),
+  );
 }

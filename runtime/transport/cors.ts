@@ -54,7 +54,9 @@ export const CORS_ALLOW_HEADERS = [
 ].join(', ');
 
 /** Response headers a client reads beyond the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'].join(', ');
+export const CORS_EXPOSE_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'].join(
+  ', ',
+);
 
 /** How long a browser may keep a preflight's answer (Chromium caps it at 7200 s, Firefox at 86400 s). */
 export const CORS_MAX_AGE_SECONDS = 7200;
@@ -75,7 +77,9 @@ const FOREIGN: CorsVerdict = Object.freeze({ kind: 'foreign', preflight: false, 
 const FOREIGN_PREFLIGHT: CorsVerdict = Object.freeze({ kind: 'foreign', preflight: true, headers: FOREIGN_HEADERS });
 
 /** The CORS rules of the MCP endpoints for one set of allowed origins (compared exactly, as the origin check does). */
-export function corsPolicy(allowed: ReadonlySet<string>): (method: string | undefined, origin: string | undefined, requestMethod: string | undefined) => CorsVerdict {
+export function corsPolicy(
+  allowed: ReadonlySet<string>,
+): (method: string | undefined, origin: string | undefined, requestMethod: string | undefined) => CorsVerdict {
   const preflights = new Map<string, CorsVerdict>();
   const answers = new Map<string, CorsVerdict>();
   for (const origin of allowed) {
@@ -96,7 +100,11 @@ export function corsPolicy(allowed: ReadonlySet<string>): (method: string | unde
       origin,
       Object.freeze({
         kind: 'allowed',
-        headers: Object.freeze({ 'access-control-allow-origin': origin, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'Origin' }),
+        headers: Object.freeze({
+          'access-control-allow-origin': origin,
+          'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+          vary: 'Origin',
+        }),
       }),
     );
   }

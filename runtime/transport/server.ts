@@ -56,11 +56,24 @@ export interface HttpApp {
 }
 
 /** The refusal reasons of a caller check, by HTTP status. */
-const CALLER_REFUSALS: Readonly<Record<number, string>> = { 401: 'unauthorized', 429: 'auth_rate_limited', 503: 'caller_unverifiable' };
+const CALLER_REFUSALS: Readonly<Record<number, string>> = {
+  401: 'unauthorized',
+  429: 'auth_rate_limited',
+  503: 'caller_unverifiable',
+};
 
 /** Method names a metric label may take (the rest is `other`: a label set must stay bounded). */
-const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'notifications/initialized', 'notifications/cancelled']);
-const methodLabel = (method: string | undefined) => (method === undefined ? 'unknown' : KNOWN_METHODS.has(method) ? method : 'other');
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'server/discover',
+  'notifications/initialized',
+  'notifications/cancelled',
+]);
+const methodLabel = (method: string | undefined) =>
+  method === undefined ? 'unknown' : KNOWN_METHODS.has(method) ? method : 'other';
 
 /** Bodies of the refusals that carry no request id, rendered once. */
 const refusalBodies = new WeakMap<Refusal, string>();
@@ -102,7 +115,12 @@ class AddressFailures implements AuthFailures {
 // Long because: the router and its MCP, usage and CORS handlers share the server's state (requests in
 // flight, the allowed origins, the failure buckets, per-endpoint OAuth metadata) as one closure.
 // Candidate for splitting into route modules like the portal's.
-export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, portal: PageRoutes, authorization: AuthorizationServer): HttpApp {
+export function createHttpApp(
+  gateway: GatewayContext,
+  methods: McpMethodSets,
+  portal: PageRoutes,
+  authorization: AuthorizationServer,
+): HttpApp {
   let inFlight = 0;
   const refusals = new RefusalLog(gateway.log, gateway.metrics);
   // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
@@ -116,7 +134,10 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     }
     return origins;
   };
-  const identify: IdentityLookup = { known: (hash) => gateway.state.known(hash), identify: (hash) => gateway.state.identify(hash) };
+  const identify: IdentityLookup = {
+    known: (hash) => gateway.state.known(hash),
+    identify: (hash) => gateway.state.identify(hash),
+  };
   // Failed authentication per client address, in this process (the socket's address: a proxy in
   // front makes its clients share one bucket, which only ever delays tokens this replica does not know).
   const failureBuckets = new MemoryRateLimiter(gateway.config.authFailures);
@@ -138,13 +159,21 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
   async function mcp(req: IncomingMessage, res: ServerResponse, target: McpTarget, reqId: string): Promise<number> {
     const modern = headersSayModern(req.headers);
     // The method as the 2026 Mcp-Method header names it, until the body (checked against it) tells.
-    const seen: { method?: string } = modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
+    const seen: { method?: string } =
+      modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
     const status = await mcpRequest(req, res, target, reqId, modern, seen);
     gateway.metrics.mcpRequests.inc(modern ? '2026' : '2025', methodLabel(seen.method), status);
     return status;
   }
 
-  async function mcpRequest(req: IncomingMessage, res: ServerResponse, target: McpTarget, reqId: string, modern: boolean, seen: { method?: string }): Promise<number> {
+  async function mcpRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: McpTarget,
+    reqId: string,
+    modern: boolean,
+    seen: { method?: string },
+  ): Promise<number> {
     const { endpoint } = target;
     const method = checkHttpMethod(req.method);
     if (!method.ok) {
@@ -157,10 +186,17 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const caller = checked instanceof Promise ? await checked : checked;
     if (!caller.ok) {
       req.resume();
-      refusals.refused(CALLER_REFUSALS[caller.status] ?? `status_${caller.status}`, endpoint.connector.config.id, req.socket.remoteAddress);
+      refusals.refused(
+        CALLER_REFUSALS[caller.status] ?? `status_${caller.status}`,
+        endpoint.connector.config.id,
+        req.socket.remoteAddress,
+      );
       // MCP authorization: a 401 names the endpoint's protected-resource metadata (RFC 9728 §5.1).
       if (caller.status === 401) {
-        const challenge = unauthorizedAt(resourceMetadataUrlOf(gateway.config.publicBaseUrl, endpoint.instanceId), bearerToken(req.headers.authorization) !== undefined);
+        const challenge = unauthorizedAt(
+          resourceMetadataUrlOf(gateway.config.publicBaseUrl, endpoint.instanceId),
+          bearerToken(req.headers.authorization) !== undefined,
+        );
         return refuse(res, challenge, null, modern);
       }
       return refuse(res, caller, null, modern);
@@ -217,7 +253,15 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const served = revision.era === 'modern' ? methods.modern : methods.legacy;
     if (revision.era === 'modern' && !served.has(message.method)) {
       // 2026-07-28: a method not served (initialize and ping included) is HTTP 404.
-      sendJson(res, 404, errorJson(message.id, ErrorCode.MethodNotFound, protocolText('method_not_found', { method: message.method.slice(0, 200) })));
+      sendJson(
+        res,
+        404,
+        errorJson(
+          message.id,
+          ErrorCode.MethodNotFound,
+          protocolText('method_not_found', { method: message.method.slice(0, 200) }),
+        ),
+      );
       return 404;
     }
     // The client going away aborts a call in progress; the signal is made only if a method asks.
@@ -234,12 +278,24 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     };
     let reply: McpReply;
     try {
-      reply = await dispatch(served, message.method, { endpoint, identity, id: message.id, params: message.params, reqId, headers: req.headers, signal, selection: selected.selection });
+      reply = await dispatch(served, message.method, {
+        endpoint,
+        identity,
+        id: message.id,
+        params: message.params,
+        reqId,
+        headers: req.headers,
+        signal,
+        selection: selected.selection,
+      });
     } catch (error) {
       // A method that failed (tools/call answers every fault as a tool result itself): the body was
       // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
       if (controller) res.off('close', onClose);
-      const tool = message.method === 'tools/call' && typeof message.params.name === 'string' ? { tool: message.params.name.slice(0, 100) } : {};
+      const tool =
+        message.method === 'tools/call' && typeof message.params.name === 'string'
+          ? { tool: message.params.name.slice(0, 100) }
+          : {};
       gateway.log.error(
         {
           reqId,
@@ -264,7 +320,12 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
     const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
     if (!caller.ok) {
       // The usage API answers plain JSON, not JSON-RPC.
-      const text = caller.status === 503 ? 'usage_unavailable' : caller.status === 429 ? 'auth_rate_limited' : 'usage_unauthorized';
+      const text =
+        caller.status === 503
+          ? 'usage_unavailable'
+          : caller.status === 429
+            ? 'auth_rate_limited'
+            : 'usage_unauthorized';
       sendJson(res, caller.status, JSON.stringify({ error: protocolText(text) }), caller.headers);
       return caller.status;
     }
@@ -334,7 +395,15 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       req.resume();
       const report = gateway.readiness ? await gateway.readiness.evaluate() : { ready: true, checks: {}, failing: [] };
       const status = report.ready ? 200 : 503;
-      sendJson(res, status, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks } : { status: 'not_ready', failing: report.failing, checks: report.checks }));
+      sendJson(
+        res,
+        status,
+        JSON.stringify(
+          report.ready
+            ? { status: 'ready', checks: report.checks }
+            : { status: 'not_ready', failing: report.failing, checks: report.checks },
+        ),
+      );
       return ['readyz', status];
     }
     if (path === '/metrics' && req.method === 'GET') {
@@ -343,7 +412,8 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       res.end(text);
       return ['metrics', 200];
     }
-    if (path.startsWith('/portal/') || path === '/portal' || path === '/') return ['portal', await portal.handle(req, res, path)];
+    if (path.startsWith('/portal/') || path === '/portal' || path === '/')
+      return ['portal', await portal.handle(req, res, path)];
     req.resume();
     sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
     return ['other', 404];
@@ -351,7 +421,9 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
     inFlight++;
-    const reqId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) || `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
+    const reqId =
+      (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) ||
+      `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
     // One reaction for both outcomes (not then/catch/finally: two promises and hops fewer per request).
     route(req, res, reqId).then(
       ([name, status]) => {
@@ -360,8 +432,12 @@ export function createHttpApp(gateway: GatewayContext, methods: McpMethodSets, p
       },
       (error: unknown) => {
         inFlight--;
-        gateway.log.error({ reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } }, 'request failed');
-        if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
+        gateway.log.error(
+          { reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } },
+          'request failed',
+        );
+        if (!res.headersSent)
+          sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
         else res.destroy();
         gateway.metrics.requests.inc('error', 500);
       },

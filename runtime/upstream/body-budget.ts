@@ -21,7 +21,8 @@ export class BodyBudget {
   readonly #queue: Waiter[] = [];
 
   constructor(totalBytes: number) {
-    if (!Number.isSafeInteger(totalBytes) || totalBytes < 1) throw new RangeError(`a body budget must be a positive number of bytes, not ${totalBytes}`);
+    if (!Number.isSafeInteger(totalBytes) || totalBytes < 1)
+      throw new RangeError(`a body budget must be a positive number of bytes, not ${totalBytes}`);
     this.total = totalBytes;
   }
 
@@ -56,7 +57,10 @@ export class BodyBudget {
    */
   reserve(bytes: number, signal: AbortSignal): Promise<() => void> {
     const n = this.#size(bytes);
-    if (signal.aborted) return Promise.reject(new UpstreamError('timeout', 'the call was aborted before its response body could be read'));
+    if (signal.aborted)
+      return Promise.reject(
+        new UpstreamError('timeout', 'the call was aborted before its response body could be read'),
+      );
     if (this.#queue.length === 0 && this.#reserved + n <= this.total) return Promise.resolve(this.#take(n));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -68,7 +72,12 @@ export class BodyBudget {
           const i = this.#queue.indexOf(waiter);
           if (i < 0) return;
           this.#queue.splice(i, 1);
-          reject(new UpstreamError('timeout', `the call's deadline passed while its response body waited for ${n} bytes of the upstream body budget`));
+          reject(
+            new UpstreamError(
+              'timeout',
+              `the call's deadline passed while its response body waited for ${n} bytes of the upstream body budget`,
+            ),
+          );
           this.#grant(); // the next in line may fit now
         },
       };

@@ -10,7 +10,13 @@ import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { readCapped } from '../io/read-capped.ts';
 import { abortableSleep } from '../sleep.ts';
-import { UpstreamError, type UpstreamClient, type UpstreamFailureKind, type UpstreamRequest, type UpstreamResponse } from '../handler-api/upstream-types.ts';
+import {
+  UpstreamError,
+  type UpstreamClient,
+  type UpstreamFailureKind,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../handler-api/upstream-types.ts';
 import { newSpanId, traceHeaders, type TraceContext } from '../trace-context.ts';
 import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 
@@ -65,7 +71,10 @@ export async function closeSharedDispatcher(): Promise<void> {
 }
 
 /** What one request sent came back with: a response, or a throttle answer the retry rule reads. */
-type Attempt<T> = { response?: UpstreamResponse<T>; throttled?: { status: number; headers: Record<string, string>; body: unknown } };
+type Attempt<T> = {
+  response?: UpstreamResponse<T>;
+  throttled?: { status: number; headers: Record<string, string>; body: unknown };
+};
 
 const ERROR_BODY_LIMIT = 2048;
 const EMPTY = Buffer.alloc(0);
@@ -110,7 +119,8 @@ function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): 
   let href: string;
   if (/^https?:\/\//i.test(path)) {
     const url = new URL(path);
-    if (url.origin !== b.origin) throw new UpstreamError('client', `refusing a request outside the connector's origin (${url.origin})`);
+    if (url.origin !== b.origin)
+      throw new UpstreamError('client', `refusing a request outside the connector's origin (${url.origin})`);
     href = url.href;
   } else {
     href = path === '' ? base : `${b.trimmed}/${path.replace(/^\/+/, '')}`;
@@ -125,7 +135,8 @@ function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): 
 
 function flattenHeaders(headers: DispatchedResponse['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  for (const [k, v] of Object.entries(headers))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
 }
 
@@ -139,7 +150,12 @@ function parseErrorBody(bytes: Buffer): unknown {
 }
 
 function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || (error as { code?: string }).code === 'UND_ERR_ABORTED');
+  return (
+    error instanceof Error &&
+    (error.name === 'AbortError' ||
+      error.name === 'TimeoutError' ||
+      (error as { code?: string }).code === 'UND_ERR_ABORTED')
+  );
 }
 
 // Long because: one request's attempts (`once`), reading and parsing (`readAndParse`) and the retry
@@ -157,8 +173,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const deadlineAt = performance.now() + policy.timeoutMs;
   const deadlineText = `the call's ${policy.timeoutMs} ms deadline passed`;
 
-  async function once<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }, spanId?: string): Promise<Attempt<T>> {
-    const headers: Record<string, string> = { accept: req.expect === 'bytes' ? '*/*' : 'application/json', 'user-agent': options.userAgent ?? 'connector-gateway', ...req.headers };
+  async function once<T>(
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: { readonly aborted: boolean },
+    spanId?: string,
+  ): Promise<Attempt<T>> {
+    const headers: Record<string, string> = {
+      accept: req.expect === 'bytes' ? '*/*' : 'application/json',
+      'user-agent': options.userAgent ?? 'connector-gateway',
+      ...req.headers,
+    };
     if (trace) Object.assign(headers, traceHeaders(trace, spanId));
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
@@ -171,13 +197,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     } catch (error) {
       if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream answered`);
       if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
-      throw new UpstreamError('network', `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`);
+      throw new UpstreamError(
+        'network',
+        `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`,
+      );
     }
     const responseHeaders = flattenHeaders(res.headers);
-    const cap = req.maxBytes !== undefined && req.maxBytes < policy.maxResponseBytes ? req.maxBytes : policy.maxResponseBytes;
+    const cap =
+      req.maxBytes !== undefined && req.maxBytes < policy.maxResponseBytes ? req.maxBytes : policy.maxResponseBytes;
     const tooLarge = () => new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
     const declared = Number(responseHeaders['content-length']);
-    const length = responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+    const length =
+      responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0
+        ? declared
+        : undefined;
     if (length !== undefined && length > cap) {
       res.body.destroy(); // declared over the cap: not a byte of it is read
       throw tooLarge();
@@ -187,10 +220,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     let release: (() => void) | undefined;
     if (options.bodyBudget && length !== 0) {
       try {
-        release = options.bodyBudget.tryReserve(length ?? cap) ?? (await options.bodyBudget.reserve(length ?? cap, signal));
+        release =
+          options.bodyBudget.tryReserve(length ?? cap) ?? (await options.bodyBudget.reserve(length ?? cap, signal));
       } catch (error) {
         res.body.destroy();
-        if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} while the response body waited for the body budget`);
+        if (deadline.aborted)
+          throw new UpstreamError('timeout', `${deadlineText} while the response body waited for the body budget`);
         throw error instanceof UpstreamError ? error : new UpstreamError('timeout', 'the call was aborted');
       }
     }
@@ -215,7 +250,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       bytes = await readCapped(res.body, cap, tooLarge, 'destroy', length);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream finished its answer`);
+      if (deadline.aborted)
+        throw new UpstreamError('timeout', `${deadlineText} before the upstream finished its answer`);
       throw new UpstreamError('network', 'upstream response was cut off');
     }
     const status = res.statusCode;
@@ -223,7 +259,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     if (!accepted) {
       const errorBody = parseErrorBody(bytes);
       if (status === 429) return { throttled: { status, headers: responseHeaders, body: errorBody } };
-      throw new UpstreamError(classifyStatus(status), `upstream answered HTTP ${status}`, { status, body: errorBody, headers: responseHeaders });
+      throw new UpstreamError(classifyStatus(status), `upstream answered HTTP ${status}`, {
+        status,
+        body: errorBody,
+        headers: responseHeaders,
+      });
     }
     let parsed: unknown;
     if (req.expect === 'bytes') parsed = bytes;
@@ -235,7 +275,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, { status, body: text.slice(0, ERROR_BODY_LIMIT), headers: responseHeaders });
+        throw new UpstreamError('bad_body', `upstream answered HTTP ${status} with a body that is not JSON`, {
+          status,
+          body: text.slice(0, ERROR_BODY_LIMIT),
+          headers: responseHeaders,
+        });
       }
     }
     if (req.throttledBody?.(parsed)) return { throttled: { status, headers: responseHeaders, body: parsed } };
@@ -246,8 +290,16 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    * One request sent (`resend`: the throttle retry). With telemetry it is reported when it ends,
    * under the span id its `traceparent` carried: method, origin, status and outcome only.
    */
-  function attempt<T>(req: UpstreamRequest, url: { href: string; origin: string }, signal: AbortSignal, deadline: { readonly aborted: boolean }, resend: boolean): Promise<Attempt<T>> {
-    return spans === undefined ? once<T>(req, url, signal, deadline) : traced<T>(spans, req, url, signal, deadline, resend);
+  function attempt<T>(
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: { readonly aborted: boolean },
+    resend: boolean,
+  ): Promise<Attempt<T>> {
+    return spans === undefined
+      ? once<T>(req, url, signal, deadline)
+      : traced<T>(spans, req, url, signal, deadline, resend);
   }
 
   async function traced<T>(
@@ -272,7 +324,16 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       status = error instanceof UpstreamError ? error.status : undefined;
       throw error;
     } finally {
-      hook.attempt({ spanId, method: req.method, origin: url.origin, status, outcome, resend, startMs, endMs: epochMs() });
+      hook.attempt({
+        spanId,
+        method: req.method,
+        origin: url.origin,
+        status,
+        outcome,
+        resend,
+        startMs,
+        endMs: epochMs(),
+      });
     }
   }
 
@@ -309,24 +370,38 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         try {
           release = options.gate ? await options.gate.acquire(signal) : undefined;
         } catch (error) {
-          if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
+          if (deadline.aborted)
+            throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
           throw error;
         }
         let result = await attempt<T>(req, url, signal, deadline, false);
         const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
         if (result.throttled && mayRetry) {
           retried = true;
-          const wait = retryAfterMs(result.throttled.headers['retry-after'], policy.retry.defaultWaitMs, policy.retry.maxWaitMs);
+          const wait = retryAfterMs(
+            result.throttled.headers['retry-after'],
+            policy.retry.defaultWaitMs,
+            policy.retry.maxWaitMs,
+          );
           try {
             await sleep(wait, signal);
           } catch {
-            throw new UpstreamError('timeout', deadline.aborted ? `${deadlineText} while waiting to retry` : 'the call was aborted while waiting to retry');
+            throw new UpstreamError(
+              'timeout',
+              deadline.aborted
+                ? `${deadlineText} while waiting to retry`
+                : 'the call was aborted while waiting to retry',
+            );
           }
           result = await attempt<T>(req, url, signal, deadline, true);
         }
         if (result.throttled) {
           status = 429;
-          throw new UpstreamError('throttled', `upstream answered HTTP 429${retried ? ' again after one retry' : ''}`, { status: 429, body: result.throttled.body, headers: result.throttled.headers });
+          throw new UpstreamError('throttled', `upstream answered HTTP 429${retried ? ' again after one retry' : ''}`, {
+            status: 429,
+            body: result.throttled.body,
+            headers: result.throttled.headers,
+          });
         }
         status = result.response!.status;
         return result.response!;
@@ -340,7 +415,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         clearTimeout(timer);
         outer.removeEventListener('abort', onOuterAbort);
         release?.();
-        options.onCall?.({ method: req.method, origin: url.origin, status, outcome, durationMs: performance.now() - started, retried });
+        options.onCall?.({
+          method: req.method,
+          origin: url.origin,
+          status,
+          outcome,
+          durationMs: performance.now() - started,
+          retried,
+        });
       }
     },
   };

@@ -46,12 +46,17 @@ function destroyQuietly(body: Readable, error: Error): void {
 }
 
 /** Why an exchange ended when its signal carries no reason of its own. */
-const aborted = (reason?: unknown): Error => (reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
+const aborted = (reason?: unknown): Error =>
+  reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
 /** The exchange as a promise of its head; the body follows as a stream. */
-export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: string; readonly origin: string }, options: DispatchOptions): Promise<DispatchedResponse> {
+export function dispatchRequest(
+  dispatcher: Dispatcher,
+  url: { readonly href: string; readonly origin: string },
+  options: DispatchOptions,
+): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
     const { signal } = options;
     let controller: Controller | undefined;
@@ -114,7 +119,16 @@ export function dispatchRequest(dispatcher: Dispatcher, url: { readonly href: st
       },
     };
     try {
-      dispatcher.dispatch({ origin: url.origin, path: pathOf(url), method: options.method as Dispatcher.HttpMethod, headers: options.headers, body: options.body ?? null }, handler);
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: pathOf(url),
+          method: options.method as Dispatcher.HttpMethod,
+          headers: options.headers,
+          body: options.body ?? null,
+        },
+        handler,
+      );
     } catch (error) {
       fail(error as Error);
     }

@@ -44,7 +44,14 @@ export class LocalGate implements ConcurrencyGate {
         resolve,
         reject,
         signal,
-        timer: setTimeout(() => this.#drop(waiter, new UpstreamError('timeout', `waited more than ${this.#queueTimeoutMs} ms for a free upstream slot`)), this.#queueTimeoutMs),
+        timer: setTimeout(
+          () =>
+            this.#drop(
+              waiter,
+              new UpstreamError('timeout', `waited more than ${this.#queueTimeoutMs} ms for a free upstream slot`),
+            ),
+          this.#queueTimeoutMs,
+        ),
         onAbort: () => this.#drop(waiter, new UpstreamError('timeout', 'the call was aborted while queued')),
       };
       signal.addEventListener('abort', waiter.onAbort, { once: true });
@@ -86,7 +93,14 @@ export class SharedGate implements ConcurrencyGate {
   readonly #leaseMs: number;
   readonly #onFailOpen: () => void;
 
-  constructor(store: SharedStore, key: string, limit: number, queueTimeoutMs: number, leaseMs: number, onFailOpen: () => void) {
+  constructor(
+    store: SharedStore,
+    key: string,
+    limit: number,
+    queueTimeoutMs: number,
+    leaseMs: number,
+    onFailOpen: () => void,
+  ) {
     this.#local = new LocalGate(limit, queueTimeoutMs);
     this.#store = store;
     this.#key = key;
@@ -115,7 +129,8 @@ export class SharedGate implements ConcurrencyGate {
             void this.#store.releaseSlot(this.#key, s).catch(() => {});
           };
         }
-        if (Date.now() - started + wait > this.#queueTimeoutMs) throw new UpstreamError('timeout', `waited more than ${this.#queueTimeoutMs} ms for a free upstream slot`);
+        if (Date.now() - started + wait > this.#queueTimeoutMs)
+          throw new UpstreamError('timeout', `waited more than ${this.#queueTimeoutMs} ms for a free upstream slot`);
         if (signal.aborted) throw new UpstreamError('timeout', 'the call was aborted while queued');
         await new Promise((r) => setTimeout(r, wait));
       }

@@ -23,11 +23,19 @@ export interface OAuthGrant {
 }
 
 /** The grant refused at the identity provider: the user must connect again (DECISIONS §19). */
-export const RECONNECT_ERRORS: ReadonlySet<string> = new Set(['invalid_grant', 'interaction_required', 'consent_required']);
+export const RECONNECT_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_grant',
+  'interaction_required',
+  'consent_required',
+]);
 
 /** The provider's endpoints, or the deployment's identity-provider base with the spec's paths. */
-export function endpointsOf(provider: OAuthProvider, client: OAuthClientConfig | undefined): { authorizeUrl: string; tokenUrl: string } {
-  if (client?.baseUrl) return { authorizeUrl: client.baseUrl + provider.authorizePath, tokenUrl: client.baseUrl + provider.tokenPath };
+export function endpointsOf(
+  provider: OAuthProvider,
+  client: OAuthClientConfig | undefined,
+): { authorizeUrl: string; tokenUrl: string } {
+  if (client?.baseUrl)
+    return { authorizeUrl: client.baseUrl + provider.authorizePath, tokenUrl: client.baseUrl + provider.tokenPath };
   return { authorizeUrl: provider.authorizeUrl, tokenUrl: provider.tokenUrl };
 }
 
@@ -49,7 +57,12 @@ export class OAuthClient {
     this.#as = { issuer: new URL(authorizeUrl).origin, authorization_endpoint: authorizeUrl, token_endpoint: tokenUrl };
     this.#client = { client_id: config.clientId };
     const secret = config.clientSecret ?? '';
-    this.#auth = provider.clientAuth === 'none' || !secret ? oauth.None() : provider.clientAuth === 'client_secret_basic' ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret);
+    this.#auth =
+      provider.clientAuth === 'none' || !secret
+        ? oauth.None()
+        : provider.clientAuth === 'client_secret_basic'
+          ? oauth.ClientSecretBasic(secret)
+          : oauth.ClientSecretPost(secret);
     // Plain http only where the deployment points the identity provider at one (a sandbox).
     this.#insecure = tokenUrl.startsWith('http:');
   }
@@ -81,27 +94,50 @@ export class OAuthClient {
   }
 
   /** The callback's code → tokens (oauth4webapi checks the state, the response and token type). */
-  async exchange(callback: URLSearchParams, expectedState: string, redirectUri: string, verifier: string, now: Date): Promise<OAuthGrant> {
+  async exchange(
+    callback: URLSearchParams,
+    expectedState: string,
+    redirectUri: string,
+    verifier: string,
+    now: Date,
+  ): Promise<OAuthGrant> {
     const params = new URLSearchParams(callback);
     // RFC 9207 `iss`: one provider per connector, and its issuer is not configured here.
     params.delete('iss');
     const checked = oauth.validateAuthResponse(this.#as, this.#client, params, expectedState);
-    const response = await oauth.authorizationCodeGrantRequest(this.#as, this.#client, this.#auth, checked, redirectUri, verifier, this.#options());
+    const response = await oauth.authorizationCodeGrantRequest(
+      this.#as,
+      this.#client,
+      this.#auth,
+      checked,
+      redirectUri,
+      verifier,
+      this.#options(),
+    );
     return grantOf(await oauth.processAuthorizationCodeResponse(this.#as, this.#client, response), undefined, now);
   }
 
   /** A refresh grant; a response without a refresh token keeps the old one (Google), a new one rotates it. */
   async refresh(refreshToken: string, now: Date): Promise<OAuthGrant> {
-    const response = await oauth.refreshTokenGrantRequest(this.#as, this.#client, this.#auth, refreshToken, this.#options());
+    const response = await oauth.refreshTokenGrantRequest(
+      this.#as,
+      this.#client,
+      this.#auth,
+      refreshToken,
+      this.#options(),
+    );
     return grantOf(await oauth.processRefreshTokenResponse(this.#as, this.#client, response), refreshToken, now);
   }
 
   /** The granted scope set against the spec's rule; the reason when it fails (no scope value is secret). */
-  checkScopes(grant: OAuthGrant): { ok: true } | { ok: false; reason: 'missing_required' | 'unexpected'; scopes: string[] } {
+  checkScopes(
+    grant: OAuthGrant,
+  ): { ok: true } | { ok: false; reason: 'missing_required' | 'unexpected'; scopes: string[] } {
     const rule = this.provider.grantedScopes;
     // RFC 6749 §5.1: without `scope` the granted scopes are the requested ones.
     const granted = (grant.scope ?? this.provider.scopes.join(' ')).split(/\s+/).filter(Boolean);
-    if (!granted.some((s) => rule.requireOneOf.includes(s))) return { ok: false, reason: 'missing_required', scopes: granted };
+    if (!granted.some((s) => rule.requireOneOf.includes(s)))
+      return { ok: false, reason: 'missing_required', scopes: granted };
     if (rule.closed) {
       const extra = granted.filter((s) => !rule.requireOneOf.includes(s) && !rule.tolerated.includes(s));
       if (extra.length > 0) return { ok: false, reason: 'unexpected', scopes: extra };
@@ -131,7 +167,10 @@ async function withoutIdToken(url: string, init: oauth.CustomFetchOptions<'POST'
     return new Response(text, { status: response.status, headers: response.headers });
   }
   if (body && typeof body === 'object' && 'id_token' in body) delete (body as Record<string, unknown>).id_token;
-  return new Response(JSON.stringify(body), { status: response.status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify(body), {
+    status: response.status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** Why a token endpoint call failed, for the log: an OAuth error code or a class, never a value. */
@@ -184,7 +223,12 @@ export class OAuthRefresher {
   }
 
   /** The grant to call with: `grant` itself unless it expires soon, else a refreshed one. */
-  fresh(client: OAuthClient | undefined, connection: Connection, grant: OAuthGrant, logFields: Record<string, unknown>): Promise<FreshGrant> | FreshGrant {
+  fresh(
+    client: OAuthClient | undefined,
+    connection: Connection,
+    grant: OAuthGrant,
+    logFields: Record<string, unknown>,
+  ): Promise<FreshGrant> | FreshGrant {
     const now = this.#o.now();
     if (!client || !OAuthRefresher.expiring(grant, client.provider, now)) return { ok: true, grant };
     // Refused before: no further refresh until the user reconnects (DECISIONS §19).
@@ -198,7 +242,11 @@ export class OAuthRefresher {
     return pending;
   }
 
-  async #refreshLocked(client: OAuthClient, connection: Connection, logFields: Record<string, unknown>): Promise<FreshGrant> {
+  async #refreshLocked(
+    client: OAuthClient,
+    connection: Connection,
+    logFields: Record<string, unknown>,
+  ): Promise<FreshGrant> {
     const { store, log } = this.#o;
     const { accountId, instanceId } = connection;
     let wrote = false;
@@ -209,7 +257,10 @@ export class OAuthRefresher {
         return decided;
       });
     } catch (error) {
-      log.error({ ...logFields, err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'oauth refresh could not run');
+      log.error(
+        { ...logFields, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
+        'oauth refresh could not run',
+      );
       return { ok: false, reason: 'platform' };
     } finally {
       if (wrote) await this.#o.onWrite().catch(() => {});
@@ -217,7 +268,12 @@ export class OAuthRefresher {
   }
 
   /** Under the row lock: re-read, refresh only if still expiring, and say what to write. */
-  async #decide(client: OAuthClient, connection: Connection, current: Connection | null, logFields: Record<string, unknown>): Promise<{ write: LockedConnectionWrite; value: FreshGrant }> {
+  async #decide(
+    client: OAuthClient,
+    connection: Connection,
+    current: Connection | null,
+    logFields: Record<string, unknown>,
+  ): Promise<{ write: LockedConnectionWrite; value: FreshGrant }> {
     const { vault, log } = this.#o;
     const { accountId, instanceId } = connection;
     if (!current) return { write: null, value: { ok: false, reason: 'platform' } };
@@ -225,25 +281,34 @@ export class OAuthRefresher {
     const stored = JSON.parse(vault.open(current.ciphertext, accountId, instanceId)) as OAuthGrant;
     const now = this.#o.now();
     // Refreshed meanwhile by another replica (or process): use what it stored.
-    if (!OAuthRefresher.expiring(stored, client.provider, now)) return { write: null, value: { ok: true, grant: stored } };
+    if (!OAuthRefresher.expiring(stored, client.provider, now))
+      return { write: null, value: { ok: true, grant: stored } };
     if (!stored.refreshToken) {
       // Nothing to refresh with: usable until it expires, then the user must reconnect.
-      if (stored.expiresAt !== undefined && stored.expiresAt > now.getTime()) return { write: null, value: { ok: true, grant: stored } };
+      if (stored.expiresAt !== undefined && stored.expiresAt > now.getTime())
+        return { write: null, value: { ok: true, grant: stored } };
       return { write: { reconnectRequired: true }, value: { ok: false, reason: 'reconnect' } };
     }
     try {
       const refreshed = await client.refresh(stored.refreshToken, now);
-      const grant: OAuthGrant = refreshed.scope === undefined && stored.scope ? { ...refreshed, scope: stored.scope } : refreshed;
+      const grant: OAuthGrant =
+        refreshed.scope === undefined && stored.scope ? { ...refreshed, scope: stored.scope } : refreshed;
       const sealed = vault.seal(JSON.stringify(grant), accountId, instanceId);
       log.info({ ...logFields, rotated: grant.refreshToken !== stored.refreshToken }, 'oauth access token refreshed');
       return { write: sealed, value: { ok: true, grant } };
     } catch (error) {
       const failure = describeTokenFailure(error);
       if (error instanceof oauth.ResponseBodyError && RECONNECT_ERRORS.has(error.error)) {
-        log.info({ ...logFields, tokenEndpoint: failure }, 'oauth grant refused at refresh; the connection needs a reconnect');
+        log.info(
+          { ...logFields, tokenEndpoint: failure },
+          'oauth grant refused at refresh; the connection needs a reconnect',
+        );
         return { write: { reconnectRequired: true }, value: { ok: false, reason: 'reconnect' } };
       }
-      log.warn({ ...logFields, tokenEndpoint: failure }, 'oauth token endpoint failed at refresh (platform fault; the grant is kept)');
+      log.warn(
+        { ...logFields, tokenEndpoint: failure },
+        'oauth token endpoint failed at refresh (platform fault; the grant is kept)',
+      );
       return { write: null, value: { ok: false, reason: 'platform' } };
     }
   }
@@ -265,7 +330,11 @@ export async function storeOAuthGrant(
   grant: OAuthGrant,
 ): Promise<void> {
   const sealed = deps.vault.seal(JSON.stringify(grant), target.accountId, target.instanceId);
-  await deps.store.connections.putConnection({ ...target, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+  await deps.store.connections.putConnection({
+    ...target,
+    ciphertext: sealed.ciphertext,
+    keyVersion: sealed.keyVersion,
+  });
 }
 
 /** The end of a connect: what was stored, or why nothing was. */
@@ -285,7 +354,12 @@ export async function completeOAuthConnect(
   deps: { readonly store: Pick<Repositories, 'connections'>; readonly vault: Vault },
   client: OAuthClient,
   target: { readonly accountId: string; readonly instanceId: string; readonly connectorKey: string },
-  flow: { readonly callback: URLSearchParams; readonly state: string; readonly verifier: string; readonly redirectUri: string },
+  flow: {
+    readonly callback: URLSearchParams;
+    readonly state: string;
+    readonly verifier: string;
+    readonly redirectUri: string;
+  },
   now: Date,
 ): Promise<ConnectOutcome> {
   let grant: OAuthGrant;

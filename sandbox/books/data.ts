@@ -102,9 +102,50 @@ export const BOOKS_VAT_TYPES: readonly Row[] = [
   { VatCode: 'none', Name: 'Ingen moms', VatRate: 0 },
 ];
 
-const FIRST = ['Anders', 'Birgitte', 'Carsten', 'Dorthe', 'Emil', 'Freja', 'Gustav', 'Hanne', 'Ib', 'Julie', 'Kasper', 'Lone', 'Mads', 'Nanna', 'Ole', 'Pia'];
-const LAST = ['Hansen', 'Jensen', 'Nielsen', 'Pedersen', 'Andersen', 'Christensen', 'Larsen', 'Sørensen', 'Rasmussen', 'Jørgensen'];
-const COMPANY_WORDS = ['Nordic', 'Fjord', 'Havn', 'Skov', 'Lys', 'Bølge', 'Klit', 'Eng', 'Sten', 'Vind', 'Acme', 'Polar'];
+const FIRST = [
+  'Anders',
+  'Birgitte',
+  'Carsten',
+  'Dorthe',
+  'Emil',
+  'Freja',
+  'Gustav',
+  'Hanne',
+  'Ib',
+  'Julie',
+  'Kasper',
+  'Lone',
+  'Mads',
+  'Nanna',
+  'Ole',
+  'Pia',
+];
+const LAST = [
+  'Hansen',
+  'Jensen',
+  'Nielsen',
+  'Pedersen',
+  'Andersen',
+  'Christensen',
+  'Larsen',
+  'Sørensen',
+  'Rasmussen',
+  'Jørgensen',
+];
+const COMPANY_WORDS = [
+  'Nordic',
+  'Fjord',
+  'Havn',
+  'Skov',
+  'Lys',
+  'Bølge',
+  'Klit',
+  'Eng',
+  'Sten',
+  'Vind',
+  'Acme',
+  'Polar',
+];
 const COMPANY_KINDS = ['ApS', 'A/S', 'I/S', 'Handel', 'Consult', 'Byg', 'Design', 'Data'];
 const CITIES: readonly [string, string][] = [
   ['1000', 'København K'],
@@ -116,7 +157,18 @@ const CITIES: readonly [string, string][] = [
   ['4000', 'Roskilde'],
   ['3000', 'Helsingør'],
 ];
-const PRODUCT_NAMES = ['Konsulenttime', 'Rådgivning', 'Licens', 'Support', 'Installation', 'Kursus', 'Kørsel', 'Materialer', 'Abonnement', 'Revision'];
+const PRODUCT_NAMES = [
+  'Konsulenttime',
+  'Rådgivning',
+  'Licens',
+  'Support',
+  'Installation',
+  'Kursus',
+  'Kørsel',
+  'Materialer',
+  'Abonnement',
+  'Revision',
+];
 const UNITS = ['hours', 'parts', 'km', 'day', 'month', 'package'];
 
 /** Accounts of the chart: [number, name, category, categoryName, vatCode]. Summary rows are generated below. */
@@ -218,12 +270,30 @@ function chartOfAccounts(g: Generator): Row[] {
   for (const [from, to, stem, category, categoryName, vat] of ACCOUNT_PLAN) {
     let i = 0;
     for (let n = from; n <= to; n += to - from > 100 ? 20 : 10) {
-      accounts.push({ AccountNumber: n, Name: i === 0 ? stem : `${stem} ${i + 1}`, VatCode: vat, Category: category, CategoryName: categoryName, IsHidden: i >= 8 && g.rng() < 0.6, IsSummary: false });
+      accounts.push({
+        AccountNumber: n,
+        Name: i === 0 ? stem : `${stem} ${i + 1}`,
+        VatCode: vat,
+        Category: category,
+        CategoryName: categoryName,
+        IsHidden: i >= 8 && g.rng() < 0.6,
+        IsSummary: false,
+      });
       i++;
     }
   }
   for (const [n, nameOf, from, to] of SUMMARY_ACCOUNTS)
-    accounts.push({ AccountNumber: n, Name: nameOf, VatCode: 'none', Category: 'Summary', CategoryName: 'Sum', IsHidden: false, IsSummary: true, SumFrom: from, SumTo: to });
+    accounts.push({
+      AccountNumber: n,
+      Name: nameOf,
+      VatCode: 'none',
+      Category: 'Summary',
+      CategoryName: 'Sum',
+      IsHidden: false,
+      IsSummary: true,
+      SumFrom: from,
+      SumTo: to,
+    });
   return accounts.sort((a, b) => (a.AccountNumber as number) - (b.AccountNumber as number));
 }
 
@@ -243,8 +313,28 @@ interface BuildSizes {
   readonly extraEntries: number;
 }
 
-const FULL: BuildSizes = { contacts: 250, invoices: 300, creditNotes: 24, tradeOffers: 36, purchaseVouchers: 60, manualVouchers: 20, products: 60, files: 70, extraEntries: 260 };
-const SMALL: BuildSizes = { contacts: 12, invoices: 10, creditNotes: 1, tradeOffers: 2, purchaseVouchers: 2, manualVouchers: 1, products: 3, files: 2, extraEntries: 5 };
+const FULL: BuildSizes = {
+  contacts: 250,
+  invoices: 300,
+  creditNotes: 24,
+  tradeOffers: 36,
+  purchaseVouchers: 60,
+  manualVouchers: 20,
+  products: 60,
+  files: 70,
+  extraEntries: 260,
+};
+const SMALL: BuildSizes = {
+  contacts: 12,
+  invoices: 10,
+  creditNotes: 1,
+  tradeOffers: 2,
+  purchaseVouchers: 2,
+  manualVouchers: 1,
+  products: 3,
+  files: 2,
+  extraEntries: 5,
+};
 
 function timestampOf(n: number): string {
   return n.toString(16).toUpperCase().padStart(16, '0');
@@ -261,7 +351,14 @@ function pdfFor(label: string): Buffer {
 /** A small valid PDF naming what it shows (every PDF the sandbox serves). */
 export const booksPdf = pdfFor;
 
-function buildOrganization(id: number, name: string, pro: boolean, seed: number, sizes: BuildSizes, today: string): OrganizationData {
+function buildOrganization(
+  id: number,
+  name: string,
+  pro: boolean,
+  seed: number,
+  sizes: BuildSizes,
+  today: string,
+): OrganizationData {
   const g = generator(seed);
   const org = organization(id, name, pro, g);
   const years: Row[] = BOOKS_YEARS.map((y) => ({ Name: y, FromDate: `${y}-01-01`, ToDate: `${y}-12-31` }));
@@ -278,8 +375,26 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       BankSwiftNumber: 'ALBADKKK',
       BankIbanNumber: 'DK5053010244781205',
     },
-    { AccountNumber: 5810, Name: 'Kasse', IsDefault: false, IsHidden: false, BankRegistrationNumber: null, BankAccountNumber: null, BankSwiftNumber: null, BankIbanNumber: null },
-    { AccountNumber: 5820, Name: 'MobilePay', IsDefault: false, IsHidden: true, BankRegistrationNumber: null, BankAccountNumber: null, BankSwiftNumber: null, BankIbanNumber: null },
+    {
+      AccountNumber: 5810,
+      Name: 'Kasse',
+      IsDefault: false,
+      IsHidden: false,
+      BankRegistrationNumber: null,
+      BankAccountNumber: null,
+      BankSwiftNumber: null,
+      BankIbanNumber: null,
+    },
+    {
+      AccountNumber: 5820,
+      Name: 'MobilePay',
+      IsDefault: false,
+      IsHidden: true,
+      BankRegistrationNumber: null,
+      BankAccountNumber: null,
+      BankSwiftNumber: null,
+      BankIbanNumber: null,
+    },
   ];
 
   // Contacts.
@@ -287,7 +402,12 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
   const notes = new Map<string, Row[]>();
   for (let i = 0; i < sizes.contacts; i++) {
     const person = i % 5 === 4;
-    const contactName = i === 7 ? BOOKS_APOSTROPHE_CONTACT : person ? `${g.pick(FIRST)} ${g.pick(LAST)}` : `${g.pick(COMPANY_WORDS)} ${g.pick(COMPANY_KINDS)} ${i + 1}`;
+    const contactName =
+      i === 7
+        ? BOOKS_APOSTROPHE_CONTACT
+        : person
+          ? `${g.pick(FIRST)} ${g.pick(LAST)}`
+          : `${g.pick(COMPANY_WORDS)} ${g.pick(COMPANY_KINDS)} ${i + 1}`;
     const [zip, city] = g.pick(CITIES);
     const guid = g.guid();
     const created = `${addDays('2023-06-01', i)}T09:00:00Z`;
@@ -325,7 +445,12 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
         list.push({
           Id: i * 10 + n + 1,
           NoteDate: addDays('2024-02-01', i + n * 30),
-          Text: n === 0 ? 'Aftalt betalingsplan pr. telefon.' : n === 1 ? 'Ønsker faktura som EAN.' : 'Ny kontaktperson i regnskabsafdelingen.',
+          Text:
+            n === 0
+              ? 'Aftalt betalingsplan pr. telefon.'
+              : n === 1
+                ? 'Ønsker faktura som EAN.'
+                : 'Ny kontaktperson i regnskabsafdelingen.',
           AuthorName: 'Demo Bogholder',
           AuthorEmail: 'bogholder@example.dk',
           CreatedAt: `${addDays('2024-02-01', i + n * 30)}T08:00:00Z`,
@@ -460,7 +585,14 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     const created = `${date}T09:${pad(i % 60)}:00Z`;
     const updated = `${addDays(date, i % 9)}T11:${pad(i % 60)}:00Z`;
     const deleted = !booked && i % 4 === 1;
-    const paidAmount = wanted === 'Paid' ? inclVat : wanted === 'OverPaid' ? round2(inclVat + 100) : wanted === 'Overdue' && i % 3 === 0 ? round2(inclVat / 2) : 0;
+    const paidAmount =
+      wanted === 'Paid'
+        ? inclVat
+        : wanted === 'OverPaid'
+          ? round2(inclVat + 100)
+          : wanted === 'Overdue' && i % 3 === 0
+            ? round2(inclVat / 2)
+            : 0;
     const invoice: Row = {
       Number: number,
       Guid: guid,
@@ -505,9 +637,16 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     };
     invoices.push(invoice);
     if (booked) {
-      entry(date, RECEIVABLES_ACCOUNT, inDkk(inclVat), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
-      entry(date, SALES_ACCOUNT + 10 * (i % 3), -inDkk(exclVat), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string, vatCode: 'U25' });
-      entry(date, VAT_ACCOUNT, round2(inDkk(exclVat) - inDkk(inclVat)), voucher, invoice.Description as string, { contactGuid: contact.ContactGuid as string });
+      entry(date, RECEIVABLES_ACCOUNT, inDkk(inclVat), voucher, invoice.Description as string, {
+        contactGuid: contact.ContactGuid as string,
+      });
+      entry(date, SALES_ACCOUNT + 10 * (i % 3), -inDkk(exclVat), voucher, invoice.Description as string, {
+        contactGuid: contact.ContactGuid as string,
+        vatCode: 'U25',
+      });
+      entry(date, VAT_ACCOUNT, round2(inDkk(exclVat) - inDkk(inclVat)), voucher, invoice.Description as string, {
+        contactGuid: contact.ContactGuid as string,
+      });
       const list: Row[] = [];
       if (paidAmount > 0) {
         const payDate = addDays(date, Math.min(days, 5));
@@ -523,8 +662,12 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
           Amount: paidAmount,
           AmountInForeignCurrency: paidAmount,
         });
-        entry(payDate, BANK_ACCOUNT, inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
-        entry(payDate, RECEIVABLES_ACCOUNT, -inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, { contactGuid: contact.ContactGuid as string });
+        entry(payDate, BANK_ACCOUNT, inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, {
+          contactGuid: contact.ContactGuid as string,
+        });
+        entry(payDate, RECEIVABLES_ACCOUNT, -inDkk(paidAmount), payVoucher, `Indbetaling faktura ${number}`, {
+          contactGuid: contact.ContactGuid as string,
+        });
       }
       payments.set(guid, list);
       if (i % 2 === 0) {
@@ -589,7 +732,8 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
             Date: addDays(paymentDate, 10 * (r + 1)),
             Title: `${r + 1}. rykker for faktura ${number}`,
             Description: 'Vi har endnu ikke modtaget betaling for nedenstående faktura.',
-            DebtCollectionNotificationText: r === 2 ? 'Betales beløbet ikke inden 10 dage, overgår sagen til inkasso.' : null,
+            DebtCollectionNotificationText:
+              r === 2 ? 'Betales beløbet ikke inden 10 dage, overgår sagen til inkasso.' : null,
             FeeAmount: fee,
             InterestAmount: interest,
             CompensationFeeAmount: compensation,
@@ -607,7 +751,9 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       }
       if (i % 9 === 0) {
         const fileGuid = g.fileGuid();
-        attachments.set(guid, [{ OrganizationId: id, DocumentId: guid, FileGuid: fileGuid, FileName: `bilag-faktura-${number}.pdf` }]);
+        attachments.set(guid, [
+          { OrganizationId: id, DocumentId: guid, FileGuid: fileGuid, FileName: `bilag-faktura-${number}.pdf` },
+        ]);
         files.push({
           FileGuid: fileGuid,
           Name: `bilag-faktura-${number}`,
@@ -636,7 +782,13 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     const date = addDays(inv.Date as string, 12);
     const draft = i % 6 === 5;
     const number = draft ? null : creditNumber++;
-    const line = { ...(inv.ProductLines as Row[])[0]!, TotalAmount: exclVat, TotalAmountInclVat: inclVat, Quantity: 1, BaseAmountValue: exclVat };
+    const line = {
+      ...(inv.ProductLines as Row[])[0]!,
+      TotalAmount: exclVat,
+      TotalAmountInclVat: inclVat,
+      Quantity: 1,
+      BaseAmountValue: exclVat,
+    };
     const note: Row = {
       Number: number,
       Guid: guid,
@@ -671,8 +823,13 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     creditNotes.push(note);
     if (!draft) {
       const voucher = { guid, number: number!, type: 'CreditNote' };
-      entry(date, RECEIVABLES_ACCOUNT, -inclVat, voucher, note.Description as string, { contactGuid: inv.ContactGuid as string });
-      entry(date, SALES_ACCOUNT, exclVat, voucher, note.Description as string, { contactGuid: inv.ContactGuid as string, vatCode: 'U25' });
+      entry(date, RECEIVABLES_ACCOUNT, -inclVat, voucher, note.Description as string, {
+        contactGuid: inv.ContactGuid as string,
+      });
+      entry(date, SALES_ACCOUNT, exclVat, voucher, note.Description as string, {
+        contactGuid: inv.ContactGuid as string,
+        vatCode: 'U25',
+      });
       entry(date, VAT_ACCOUNT, vat, voucher, note.Description as string, { contactGuid: inv.ContactGuid as string });
       payments.set(guid, [
         {
@@ -716,7 +873,10 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     const qty = g.int(1, 20);
     const exclVat = round2((p.BaseAmountValue as number) * qty);
     const inclVat = round2(exclVat * 1.25);
-    const invoiced = status === 'Invoiced' ? invoices.find((inv) => inv.ContactGuid === contact.ContactGuid && inv.Status !== 'Draft') : undefined;
+    const invoiced =
+      status === 'Invoiced'
+        ? invoices.find((inv) => inv.ContactGuid === contact.ContactGuid && inv.Status !== 'Draft')
+        : undefined;
     tradeOffers.push({
       Number: i + 1,
       Guid: guid,
@@ -750,10 +910,16 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       ],
       History: [
         { Date: `${date}T09:00:00Z`, Event: 'Created', Description: 'Tilbud oprettet' },
-        ...(status === 'Draft' ? [] : [{ Date: `${addDays(date, 1)}T09:00:00Z`, Event: 'Sent', Description: 'Tilbud sendt' }]),
-        ...(status === 'Accepted' || status === 'Invoiced' ? [{ Date: `${addDays(date, 5)}T09:00:00Z`, Event: 'Accepted', Description: 'Tilbud accepteret' }] : []),
+        ...(status === 'Draft'
+          ? []
+          : [{ Date: `${addDays(date, 1)}T09:00:00Z`, Event: 'Sent', Description: 'Tilbud sendt' }]),
+        ...(status === 'Accepted' || status === 'Invoiced'
+          ? [{ Date: `${addDays(date, 5)}T09:00:00Z`, Event: 'Accepted', Description: 'Tilbud accepteret' }]
+          : []),
       ],
-      GeneratedVouchers: invoiced ? [{ VoucherGuid: invoiced.Guid, VoucherNumber: invoiced.Number, VoucherType: 'Invoice' }] : [],
+      GeneratedVouchers: invoiced
+        ? [{ VoucherGuid: invoiced.Guid, VoucherNumber: invoiced.Number, VoucherType: 'Invoice' }]
+        : [],
       CreatedAt: `${date}T09:00:00Z`,
       UpdatedAt: `${addDays(date, 3)}T09:00:00Z`,
       DeletedAt: i % 12 === 11 ? `${addDays(date, 40)}T09:00:00Z` : null,
@@ -795,7 +961,9 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
   const purchaseCreditNotes: Row[] = [];
   const purchasePayments = new Map<string, Row[]>();
   const creditors = contacts.filter((c) => c.IsCreditor === true && c.DeletedAt === null);
-  const expenseAccounts = accounts.filter((a) => a.IsSummary === false && (a.AccountNumber as number) >= 1300 && (a.AccountNumber as number) < 3000);
+  const expenseAccounts = accounts.filter(
+    (a) => a.IsSummary === false && (a.AccountNumber as number) >= 1300 && (a.AccountNumber as number) < 3000,
+  );
   for (let i = 0; i < sizes.purchaseVouchers; i++) {
     const supplier = creditors[i % creditors.length]!;
     const account = expenseAccounts[(i * 3) % expenseAccounts.length]!;
@@ -822,7 +990,15 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       PurchaseType: 'Default',
       Currency: 'DKK',
       ExternalReference: `BILAG-${7000 + i}`,
-      Lines: [{ Description: account.Name, AccountNumber: account.AccountNumber, BalancingAccountNumber: PAYABLES_ACCOUNT, Amount: round2(exclVat + vat), AccountVatCode: 'I25' }],
+      Lines: [
+        {
+          Description: account.Name,
+          AccountNumber: account.AccountNumber,
+          BalancingAccountNumber: PAYABLES_ACCOUNT,
+          Amount: round2(exclVat + vat),
+          AccountVatCode: 'I25',
+        },
+      ],
       TotalExclVat: exclVat,
       TotalVat: vat,
       TotalInclVat: round2(exclVat + vat),
@@ -830,9 +1006,16 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
       CreatedAt: `${date}T14:00:00Z`,
       UpdatedAt: `${date}T14:30:00Z`,
     });
-    entry(date, account.AccountNumber as number, exclVat, voucher, `Køb hos ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string, vatCode: 'I25' });
-    entry(date, VAT_ACCOUNT + 20, vat, voucher, `Købsmoms ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
-    entry(date, PAYABLES_ACCOUNT, -round2(exclVat + vat), voucher, `Køb hos ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
+    entry(date, account.AccountNumber as number, exclVat, voucher, `Køb hos ${supplier.Name}`, {
+      contactGuid: supplier.ContactGuid as string,
+      vatCode: 'I25',
+    });
+    entry(date, VAT_ACCOUNT + 20, vat, voucher, `Købsmoms ${supplier.Name}`, {
+      contactGuid: supplier.ContactGuid as string,
+    });
+    entry(date, PAYABLES_ACCOUNT, -round2(exclVat + vat), voucher, `Køb hos ${supplier.Name}`, {
+      contactGuid: supplier.ContactGuid as string,
+    });
     files.push({
       FileGuid: fileGuid,
       Name: `kvittering-${i + 1}`,
@@ -848,9 +1031,21 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     if (paid) {
       const payDate = addDays(date, 20);
       const pay = { guid: g.guid(), number: voucherNumber++, type: 'PurchasePayment' };
-      list.push({ Guid: pay.guid, DepositAccountNumber: 5800, Currency: 'DKK', ExchangeRate: 100, PaymentDate: payDate, Description: `Betaling til ${supplier.Name}`, Amount: round2(exclVat + vat) });
-      entry(payDate, PAYABLES_ACCOUNT, round2(exclVat + vat), pay, `Betaling til ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
-      entry(payDate, BANK_ACCOUNT, -round2(exclVat + vat), pay, `Betaling til ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
+      list.push({
+        Guid: pay.guid,
+        DepositAccountNumber: 5800,
+        Currency: 'DKK',
+        ExchangeRate: 100,
+        PaymentDate: payDate,
+        Description: `Betaling til ${supplier.Name}`,
+        Amount: round2(exclVat + vat),
+      });
+      entry(payDate, PAYABLES_ACCOUNT, round2(exclVat + vat), pay, `Betaling til ${supplier.Name}`, {
+        contactGuid: supplier.ContactGuid as string,
+      });
+      entry(payDate, BANK_ACCOUNT, -round2(exclVat + vat), pay, `Betaling til ${supplier.Name}`, {
+        contactGuid: supplier.ContactGuid as string,
+      });
     }
     purchasePayments.set(guid, list);
     if (i % 12 === 5) {
@@ -867,12 +1062,34 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
         FileGuid: fileGuid,
         CreditNoteFor: guid,
         Currency: 'DKK',
-        Lines: [{ Description: account.Name, AccountNumber: account.AccountNumber, BalancingAccountNumber: PAYABLES_ACCOUNT, Amount: -round2((exclVat + vat) / 4), AccountVatCode: 'I25' }],
+        Lines: [
+          {
+            Description: account.Name,
+            AccountNumber: account.AccountNumber,
+            BalancingAccountNumber: PAYABLES_ACCOUNT,
+            Amount: -round2((exclVat + vat) / 4),
+            AccountVatCode: 'I25',
+          },
+        ],
         TotalInclVat: -round2((exclVat + vat) / 4),
         TimeStamp: timestampOf(0x60a5ea8 + i),
       });
-      entry(addDays(date, 7), account.AccountNumber as number, -round2((exclVat + vat) / 4), pcVoucher, `Kreditnota fra ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
-      entry(addDays(date, 7), PAYABLES_ACCOUNT, round2((exclVat + vat) / 4), pcVoucher, `Kreditnota fra ${supplier.Name}`, { contactGuid: supplier.ContactGuid as string });
+      entry(
+        addDays(date, 7),
+        account.AccountNumber as number,
+        -round2((exclVat + vat) / 4),
+        pcVoucher,
+        `Kreditnota fra ${supplier.Name}`,
+        { contactGuid: supplier.ContactGuid as string },
+      );
+      entry(
+        addDays(date, 7),
+        PAYABLES_ACCOUNT,
+        round2((exclVat + vat) / 4),
+        pcVoucher,
+        `Kreditnota fra ${supplier.Name}`,
+        { contactGuid: supplier.ContactGuid as string },
+      );
     }
   }
   const manualVouchers: Row[] = [];
@@ -942,7 +1159,10 @@ function buildOrganization(id: number, name: string, pro: boolean, seed: number,
     Linked: [],
     UploadedBy: 'Demo Bogholder',
   });
-  entries.sort((a, b) => (a.Date as string).localeCompare(b.Date as string) || (a.VoucherNumber as number) - (b.VoucherNumber as number));
+  entries.sort(
+    (a, b) =>
+      (a.Date as string).localeCompare(b.Date as string) || (a.VoucherNumber as number) - (b.VoucherNumber as number),
+  );
 
   const salesSettings: Row = {
     DefaultAccountNumber: SALES_ACCOUNT,

@@ -69,7 +69,22 @@ const CONTACT_LIST = [
 export const BOOKS_FIELDS = {
   organizations: {
     path: '/v1/organizations',
-    documented: ['Id', 'Name', 'Type', 'IsPro', 'IsPayingPro', 'IsVatFree', 'Email', 'Phone', 'Street', 'City', 'ZipCode', 'AttPerson', 'IsTaxFreeUnion', 'VatNumber'],
+    documented: [
+      'Id',
+      'Name',
+      'Type',
+      'IsPro',
+      'IsPayingPro',
+      'IsVatFree',
+      'Email',
+      'Phone',
+      'Street',
+      'City',
+      'ZipCode',
+      'AttPerson',
+      'IsTaxFreeUnion',
+      'VatNumber',
+    ],
     defaults: ['id', 'name', 'isPro'],
   },
   entryAccounts: {
@@ -81,7 +96,16 @@ export const BOOKS_FIELDS = {
     path: '/v1/{o}/accounts/deposit',
     // books.md #8: "`fields` + IsDefault,IsHidden (+Bank* when bank details wanted)"; the Bank* names are
     // DepositAccountReadModel's.
-    documented: ['AccountNumber', 'Name', 'IsDefault', 'IsHidden', 'BankRegistrationNumber', 'BankAccountNumber', 'BankSwiftNumber', 'BankIbanNumber'],
+    documented: [
+      'AccountNumber',
+      'Name',
+      'IsDefault',
+      'IsHidden',
+      'BankRegistrationNumber',
+      'BankAccountNumber',
+      'BankSwiftNumber',
+      'BankIbanNumber',
+    ],
     defaults: ['AccountNumber', 'Name'],
   },
   contacts: { path: '/v1/{o}/contacts', documented: CONTACT_LIST, defaults: ['name', 'contactGuid'] },
@@ -91,9 +115,21 @@ export const BOOKS_FIELDS = {
     documented: ['Id', 'NoteDate', 'Text', 'AuthorName', 'AuthorEmail', 'CreatedAt', 'UpdatedAt', 'DeletedAt'],
     defaults: ['Id', 'NoteDate', 'Text'],
   },
-  invoices: { path: '/v1/{o}/invoices', documented: [...SALES_LIST, 'LatestMailOutType'], defaults: ['Guid', 'ContactName', 'Date', 'Description'] },
-  sales: { path: '/v1/{o}/sales', documented: [...SALES_LIST, 'LatestMailOutType', 'Type'], defaults: ['Guid', 'ContactName', 'Date', 'Description', 'Type'] },
-  creditNotes: { path: '/v1/{o}/sales/creditnotes', documented: SALES_LIST, defaults: ['Guid', 'ContactName', 'Date', 'Description'] },
+  invoices: {
+    path: '/v1/{o}/invoices',
+    documented: [...SALES_LIST, 'LatestMailOutType'],
+    defaults: ['Guid', 'ContactName', 'Date', 'Description'],
+  },
+  sales: {
+    path: '/v1/{o}/sales',
+    documented: [...SALES_LIST, 'LatestMailOutType', 'Type'],
+    defaults: ['Guid', 'ContactName', 'Date', 'Description', 'Type'],
+  },
+  creditNotes: {
+    path: '/v1/{o}/sales/creditnotes',
+    documented: SALES_LIST,
+    defaults: ['Guid', 'ContactName', 'Date', 'Description'],
+  },
   tradeOffers: {
     path: '/v1/{o}/tradeoffers',
     documented: [

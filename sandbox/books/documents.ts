@@ -19,14 +19,27 @@ export function sendPdf(r: Req, label: string, fileName: string): void {
 
 export function sendFile(r: Req, file: Row): void {
   const size = file.__Bytes as number;
-  const type = file.Extension === 'pdf' ? 'application/pdf' : file.Extension === 'jpg' ? 'image/jpeg' : file.Extension === 'png' ? 'image/png' : 'application/octet-stream';
+  const type =
+    file.Extension === 'pdf'
+      ? 'application/pdf'
+      : file.Extension === 'jpg'
+        ? 'image/jpeg'
+        : file.Extension === 'png'
+          ? 'image/png'
+          : 'application/octet-stream';
   const head = file.Extension === 'pdf' ? Buffer.from('%PDF-1.4\n') : Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-  r.res.writeHead(200, { 'content-type': type, ...(r.s.switches.streamFilesWithoutLength ? {} : { 'content-length': size }) });
+  r.res.writeHead(200, {
+    'content-type': type,
+    ...(r.s.switches.streamFilesWithoutLength ? {} : { 'content-length': size }),
+  });
   let sent = 0;
   const chunk = Buffer.alloc(SMALL_FILE_CHUNK, 0x20);
   const pump = (): void => {
     while (sent < size) {
-      const piece = sent === 0 ? Buffer.concat([head, chunk]).subarray(0, Math.min(size, SMALL_FILE_CHUNK)) : chunk.subarray(0, Math.min(SMALL_FILE_CHUNK, size - sent));
+      const piece =
+        sent === 0
+          ? Buffer.concat([head, chunk]).subarray(0, Math.min(size, SMALL_FILE_CHUNK))
+          : chunk.subarray(0, Math.min(SMALL_FILE_CHUNK, size - sent));
       sent += piece.length;
       if (!r.res.write(piece)) {
         r.res.once('drain', pump);
@@ -52,7 +65,9 @@ export function stateOfAccount(org: OrganizationData, contact: Row, q: URLSearch
     if (value !== null && Number.isNaN(Date.parse(value))) throw validation(name, `'${value}' is not a date-time.`);
   const hideClosed = boolParam(q, 'hideClosed', false);
   const guid = contact.ContactGuid;
-  const docs = [...org.invoices, ...org.creditNotes].filter((d) => d.ContactGuid === guid && d.Status !== 'Draft' && d.DeletedAt === null);
+  const docs = [...org.invoices, ...org.creditNotes].filter(
+    (d) => d.ContactGuid === guid && d.Status !== 'Draft' && d.DeletedAt === null,
+  );
   const items: Row[] = [];
   for (const d of docs) {
     const paid = (org.payments.get(d.Guid as string) ?? []).reduce((s, p) => s + (p.Amount as number), 0);
@@ -82,7 +97,12 @@ export function stateOfAccount(org: OrganizationData, contact: Row, q: URLSearch
       });
   }
   const inRange = items
-    .filter((e) => (from === null || String(e.Date) >= from.slice(0, 10)) && (to === null || String(e.Date) <= to.slice(0, 10)) && (!hideClosed || e.Status === 'open'))
+    .filter(
+      (e) =>
+        (from === null || String(e.Date) >= from.slice(0, 10)) &&
+        (to === null || String(e.Date) <= to.slice(0, 10)) &&
+        (!hideClosed || e.Status === 'open'),
+    )
     .sort((a, b) => String(a.Date).localeCompare(String(b.Date)));
   let balance = 0;
   const entries = inRange.map((e) => {
@@ -91,7 +111,12 @@ export function stateOfAccount(org: OrganizationData, contact: Row, q: URLSearch
   });
   const income = entries.filter((e) => (e.Amount as number) > 0).reduce((s, e) => s + (e.Amount as number), 0);
   const expenses = entries.filter((e) => (e.Amount as number) < 0).reduce((s, e) => s + (e.Amount as number), 0);
-  return { ContactGuid: guid, Income: Math.round(income * 100) / 100, Expenses: Math.round(expenses * 100) / 100, Entries: entries };
+  return {
+    ContactGuid: guid,
+    Income: Math.round(income * 100) / 100,
+    Expenses: Math.round(expenses * 100) / 100,
+    Entries: entries,
+  };
 }
 
 export function reportRows(org: OrganizationData, year: string, kind: string, q: URLSearchParams): Row[] {
@@ -132,7 +157,10 @@ export function payments(r: Req, doc: Row, org: OrganizationData): void {
   const list = org.payments.get(doc.Guid as string) ?? [];
   const paid = Math.round(list.reduce((s, p) => s + (p.Amount as number), 0) * 100) / 100;
   const total = doc.TotalInclVat as number;
-  const fees = (org.reminders.get(doc.Guid as string) ?? []).reduce((m, x) => Math.max(m, x.AccumulatedFeesAndInterestAmount as number), 0);
+  const fees = (org.reminders.get(doc.Guid as string) ?? []).reduce(
+    (m, x) => Math.max(m, x.AccumulatedFeesAndInterestAmount as number),
+    0,
+  );
   sendJson(r.res, 200, {
     Payments: list,
     RemainingAmount: Math.round((total + fees - paid) * 100) / 100,
@@ -159,7 +187,11 @@ export function nextReminder(invoice: Row, list: readonly Row[], date: string, f
   const fee = flags.WithFee ? 100 : 0;
   const interest = flags.WithInterestFee ? Math.round((invoice.TotalInclVat as number) * 0.008 * n * 100) / 100 : 0;
   const compensation = flags.WithCompensationFee ? 310 : 0;
-  const accumulated = Math.round(((list.at(-1)?.AccumulatedFeesAndInterestAmount as number | undefined) ?? 0) * 100 + (fee + interest + compensation) * 100) / 100;
+  const accumulated =
+    Math.round(
+      ((list.at(-1)?.AccumulatedFeesAndInterestAmount as number | undefined) ?? 0) * 100 +
+        (fee + interest + compensation) * 100,
+    ) / 100;
   return {
     Id: 0,
     IsDraft: true,
@@ -167,7 +199,9 @@ export function nextReminder(invoice: Row, list: readonly Row[], date: string, f
     Date: date,
     Title: `${n}. rykker for faktura ${invoice.Number}`,
     Description: 'Vi har endnu ikke modtaget betaling for nedenstående faktura.',
-    DebtCollectionNotificationText: flags.WithDebtCollectionWarning ? 'Betales beløbet ikke inden 10 dage, overgår sagen til inkasso.' : null,
+    DebtCollectionNotificationText: flags.WithDebtCollectionWarning
+      ? 'Betales beløbet ikke inden 10 dage, overgår sagen til inkasso.'
+      : null,
     FeeAmount: fee,
     InterestAmount: interest,
     CompensationFeeAmount: compensation,
@@ -181,7 +215,8 @@ export function nextReminder(invoice: Row, list: readonly Row[], date: string, f
 export function previewReminder(r: Req, invoice: Row, list: readonly Row[]): void {
   r.s.stats.calculations++;
   const body = r.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validation('body', 'A JSON body is required.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw validation('body', 'A JSON body is required.');
   const b = body as Row;
   if (typeof b.Date !== 'string' || !DATE.test(b.Date)) throw validation('Date', 'Date is required (YYYY-MM-DD).');
   const flags: Record<string, boolean> = {};
@@ -189,7 +224,8 @@ export function previewReminder(r: Req, invoice: Row, list: readonly Row[]): voi
     if (typeof b[k] !== 'boolean') throw validation(k, `${k} is required (boolean).`);
     flags[k] = b[k] as boolean;
   }
-  if (invoice.Status === 'Draft' || invoice.Status === 'Paid' || invoice.Status === 'OverPaid') throw validation('invoice', 'Reminders can only be made for booked, unpaid invoices.');
+  if (invoice.Status === 'Draft' || invoice.Status === 'Paid' || invoice.Status === 'OverPaid')
+    throw validation('invoice', 'Reminders can only be made for booked, unpaid invoices.');
   if (list.length >= 3) throw validation('invoice', 'An invoice can have at most 3 reminders.');
   sendJson(r.res, 200, nextReminder(invoice, list, b.Date, flags));
 }
@@ -197,29 +233,35 @@ export function previewReminder(r: Req, invoice: Row, list: readonly Row[]): voi
 export function calculateInvoice(r: Req, org: OrganizationData): void {
   r.s.stats.calculations++;
   const body = r.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validation('body', 'A JSON body is required.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw validation('body', 'A JSON body is required.');
   const b = body as Row;
   const lines = b.ProductLines;
-  if (!Array.isArray(lines) || lines.length === 0) throw validation('ProductLines', 'At least one product line is required.');
+  if (!Array.isArray(lines) || lines.length === 0)
+    throw validation('ProductLines', 'At least one product line is required.');
   const inclVat = b.ShowLinesInclVat === true;
   const date = typeof b.Date === 'string' ? b.Date : r.s.switches.today;
   if (!DATE.test(date)) throw validation('Date', `'${date}' is not a date (YYYY-MM-DD).`);
-  if (b.ContactGuid !== undefined && b.ContactGuid !== null) byGuid(r.s, org.contacts, String(b.ContactGuid), 'The contact', 'ContactGuid');
+  if (b.ContactGuid !== undefined && b.ContactGuid !== null)
+    byGuid(r.s, org.contacts, String(b.ContactGuid), 'The contact', 'ContactGuid');
   const out: Row[] = [];
   let exclTotal = 0;
   let vatTotal = 0;
   for (const [i, raw] of lines.entries()) {
-    if (typeof raw !== 'object' || raw === null) throw validation(`ProductLines[${i}]`, 'A product line must be an object.');
+    if (typeof raw !== 'object' || raw === null)
+      throw validation(`ProductLines[${i}]`, 'A product line must be an object.');
     const line = raw as Row;
     if (line.LineType === 'Text') {
       out.push({ ...line, TotalAmount: 0, TotalAmountInclVat: 0 });
       continue;
     }
-    for (const k of ['Quantity', 'AccountNumber', 'BaseAmountValue']) if (typeof line[k] !== 'number') throw validation(`ProductLines[${i}].${k}`, `${k} is required (number).`);
+    for (const k of ['Quantity', 'AccountNumber', 'BaseAmountValue'])
+      if (typeof line[k] !== 'number') throw validation(`ProductLines[${i}].${k}`, `${k} is required (number).`);
     if (line.ProductGuid === undefined && (typeof line.Description !== 'string' || line.Description === ''))
       throw validation(`ProductLines[${i}].Description`, 'Description is required without a product.');
     const account = org.accounts.find((x) => x.AccountNumber === line.AccountNumber);
-    if (account === undefined) throw validation(`ProductLines[${i}].AccountNumber`, `The account ${String(line.AccountNumber)} does not exist.`);
+    if (account === undefined)
+      throw validation(`ProductLines[${i}].AccountNumber`, `The account ${String(line.AccountNumber)} does not exist.`);
     const rate = org.vatTypes.find((v) => v.VatCode === account.VatCode)?.VatRate as number | undefined;
     const discount = typeof line.Discount === 'number' ? line.Discount : 0;
     const gross = (line.Quantity as number) * (line.BaseAmountValue as number) * (1 - discount / 100);
@@ -227,7 +269,13 @@ export function calculateInvoice(r: Req, org: OrganizationData): void {
     const vat = Math.round(excl * (rate ?? 0) * 100) / 100;
     exclTotal += excl;
     vatTotal += vat;
-    out.push({ ...line, Discount: discount, AccountName: account.Name, TotalAmount: excl, TotalAmountInclVat: Math.round((excl + vat) * 100) / 100 });
+    out.push({
+      ...line,
+      Discount: discount,
+      AccountName: account.Name,
+      TotalAmount: excl,
+      TotalAmountInclVat: Math.round((excl + vat) * 100) / 100,
+    });
   }
   exclTotal = Math.round(exclTotal * 100) / 100;
   vatTotal = Math.round(vatTotal * 100) / 100;

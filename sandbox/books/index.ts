@@ -36,7 +36,10 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: sandboxOAuth(idp, client, { apiPath: VISMA_CONNECT_PATH, scope: ['dineropublicapi:read', 'offline_access'] }),
+      oauth: sandboxOAuth(idp, client, {
+        apiPath: VISMA_CONNECT_PATH,
+        scope: ['dineropublicapi:read', 'offline_access'],
+      }),
       close: async () => {
         await server.close();
         await idp.close();

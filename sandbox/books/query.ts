@@ -15,7 +15,8 @@ export const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The row's value of a property named case-insensitively, and its real name. */
 function lookup(row: Row, name: string): [string, unknown] | undefined {
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(row)) if (!key.startsWith('__') && key.toLowerCase() === wanted) return [key, value];
+  for (const [key, value] of Object.entries(row))
+    if (!key.startsWith('__') && key.toLowerCase() === wanted) return [key, value];
   return undefined;
 }
 
@@ -26,7 +27,8 @@ function fieldNames(fields: string | undefined, endpoint: BooksFieldsEndpoint): 
     .split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
-  for (const name of names) if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw validation('fields', `'${name}' is not a valid field name.`);
+  for (const name of names)
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw validation('fields', `'${name}' is not a valid field name.`);
   return names;
 }
 
@@ -49,9 +51,15 @@ export function parseQueryFilter(text: string | undefined, allowed: readonly str
   let rest = text;
   while (rest.trim() !== '') {
     const m = pattern.exec(rest);
-    if (m === null) throw validation('queryFilter', 'The query filter could not be parsed near ' + `'${rest.slice(0, 40)}'. Use <Field> eq|contains '<value>' joined by ';'.`);
+    if (m === null)
+      throw validation(
+        'queryFilter',
+        'The query filter could not be parsed near ' +
+          `'${rest.slice(0, 40)}'. Use <Field> eq|contains '<value>' joined by ';'.`,
+      );
     const field = allowed.find((f) => f.toLowerCase() === m[1]!.toLowerCase());
-    if (field === undefined) throw validation('queryFilter', `The field '${m[1]}' cannot be filtered on. Allowed: ${allowed.join(', ')}.`);
+    if (field === undefined)
+      throw validation('queryFilter', `The field '${m[1]}' cannot be filtered on. Allowed: ${allowed.join(', ')}.`);
     clauses.push({ field, op: m[2]!.toLowerCase() as Clause['op'], value: m[3]! });
     rest = rest.slice(m[0].length);
   }
@@ -83,7 +91,16 @@ export function intParam(query: URLSearchParams, name: string, fallback: number)
 
 const CONTACT_FILTER_FIELDS = ['Name', 'Email', 'Phone', 'VatNumber', 'EanNumber', 'ExternalReference', 'IsPerson'];
 const SALES_FILTER_FIELDS = ['ContactGuid', 'ExternalReference', 'Description'];
-export const TRADE_OFFER_FILTER_FIELDS = ['ContactName', 'Description', 'ExternalReference', 'Currency', 'Number', 'Date', 'Address', 'Comment'];
+export const TRADE_OFFER_FILTER_FIELDS = [
+  'ContactName',
+  'Description',
+  'ExternalReference',
+  'Currency',
+  'Number',
+  'Date',
+  'Address',
+  'Comment',
+];
 export const PRODUCT_FILTER_FIELDS = ['Name', 'ProductNumber', 'ExternalReference'];
 const STATUSES = ['Draft', 'Booked', 'Paid', 'OverPaid', 'Overdue'];
 
@@ -99,7 +116,8 @@ export function paging(s: BooksState, q: URLSearchParams, defaultSize: number): 
   let pageSize = intParam(q, 'pageSize', defaultSize);
   if (pageSize === 0) throw validation('pageSize', 'pageSize must be at least 1.');
   if (pageSize > BOOKS_MAX_PAGE_SIZE) {
-    if (s.switches.pageSizeOverMax === 'reject') throw validation('pageSize', `pageSize must be at most ${BOOKS_MAX_PAGE_SIZE}.`);
+    if (s.switches.pageSizeOverMax === 'reject')
+      throw validation('pageSize', `pageSize must be at most ${BOOKS_MAX_PAGE_SIZE}.`);
     pageSize = BOOKS_MAX_PAGE_SIZE;
   }
   return { page, pageSize };
@@ -110,7 +128,13 @@ export function paging(s: BooksState, q: URLSearchParams, defaultSize: number): 
  * is null); without it the endpoint's documented defaults. A name the endpoint does not document
  * is recorded, then refused (400 code 42) or left out, as the `unknownFields` switch says.
  */
-export function project(s: BooksState, path: string, rows: readonly Row[], fields: string | undefined, endpoint: BooksFieldsEndpoint): Row[] {
+export function project(
+  s: BooksState,
+  path: string,
+  rows: readonly Row[],
+  fields: string | undefined,
+  endpoint: BooksFieldsEndpoint,
+): Row[] {
   const names = fieldNames(fields, endpoint).filter((name) => {
     if (isDocumentedField(endpoint, name)) return true;
     s.stats.undocumentedFields.push({ path, field: name });
@@ -140,7 +164,8 @@ export function envelope(r: Req, all: readonly Row[], filtered: readonly Row[], 
 export function changesSince(q: URLSearchParams): string | undefined {
   const value = q.get('changesSince');
   if (value === null) return undefined;
-  if (!CHANGES_SINCE.test(value)) throw validation('changesSince', `'${value}' is not a UTC timestamp of the form YYYY-MM-DDTHH:mm:ssZ.`);
+  if (!CHANGES_SINCE.test(value))
+    throw validation('changesSince', `'${value}' is not a UTC timestamp of the form YYYY-MM-DDTHH:mm:ssZ.`);
   return value;
 }
 
@@ -148,7 +173,11 @@ export function changesSince(q: URLSearchParams): string | undefined {
 export function lifecycle(rows: readonly Row[], q: URLSearchParams): Row[] {
   const deletedOnly = boolParam(q, 'deletedOnly', false);
   const since = changesSince(q);
-  return rows.filter((r) => (deletedOnly ? r.DeletedAt !== null : r.DeletedAt === null) && (since === undefined || String(r.UpdatedAt ?? r.CreatedAt) >= since));
+  return rows.filter(
+    (r) =>
+      (deletedOnly ? r.DeletedAt !== null : r.DeletedAt === null) &&
+      (since === undefined || String(r.UpdatedAt ?? r.CreatedAt) >= since),
+  );
 }
 
 /** Invoices, sales and credit notes: the list filters of books.md §2 and §4 "Invoice filters". */
@@ -156,7 +185,8 @@ export function salesList(r: Req, all: readonly Row[], endpoint: BooksFieldsEndp
   const q = r.query;
   const start = q.get('startDate');
   const end = q.get('endDate');
-  if ((start === null) !== (end === null)) throw validation(start === null ? 'startDate' : 'endDate', 'startDate and endDate must be given together.');
+  if ((start === null) !== (end === null))
+    throw validation(start === null ? 'startDate' : 'endDate', 'startDate and endDate must be given together.');
   for (const [name, value] of [
     ['startDate', start],
     ['endDate', end],
@@ -164,23 +194,36 @@ export function salesList(r: Req, all: readonly Row[], endpoint: BooksFieldsEndp
     if (value !== null && !DATE.test(value)) throw validation(name, `'${value}' is not a date (YYYY-MM-DD).`);
   const statusText = q.get('statusFilter');
   const statuses = statusText === null ? undefined : statusText.split(',').map((s) => s.trim());
-  for (const s of statuses ?? []) if (!STATUSES.includes(s)) throw validation('statusFilter', `'${s}' is not a status. Allowed: ${STATUSES.join(', ')}.`);
+  for (const s of statuses ?? [])
+    if (!STATUSES.includes(s))
+      throw validation('statusFilter', `'${s}' is not a status. Allowed: ${STATUSES.join(', ')}.`);
   const clauses = parseQueryFilter(q.get('queryFilter') ?? undefined, SALES_FILTER_FIELDS);
   const free = q.get('freeTextSearch')?.toLowerCase();
   const sort = q.get('sort');
   const sortOrder = q.get('sortOrder') ?? 'descending';
-  if (sort !== null && !['VoucherNumber', 'VoucherDate', 'Status', 'Contact'].includes(sort)) throw validation('sort', `'${sort}' is not a sort field.`);
-  if (!['ascending', 'descending'].includes(sortOrder)) throw validation('sortOrder', `'${sortOrder}' must be ascending or descending.`);
+  if (sort !== null && !['VoucherNumber', 'VoucherDate', 'Status', 'Contact'].includes(sort))
+    throw validation('sort', `'${sort}' is not a sort field.`);
+  if (!['ascending', 'descending'].includes(sortOrder))
+    throw validation('sortOrder', `'${sortOrder}' must be ascending or descending.`);
   const filtered = lifecycle(all, q).filter(
     (row) =>
       // Drafts ignore the date filter.
       (start === null || row.Status === 'Draft' || (String(row.Date) >= start && String(row.Date) <= end!)) &&
       (statuses === undefined || statuses.includes(String(row.Status))) &&
       matches(row, clauses) &&
-      (free === undefined || [row.Number, row.ContactName, row.Description, row.TotalInclVat].some((v) => v !== null && String(v).toLowerCase().includes(free))),
+      (free === undefined ||
+        [row.Number, row.ContactName, row.Description, row.TotalInclVat].some(
+          (v) => v !== null && String(v).toLowerCase().includes(free),
+        )),
   );
   const keyOf = (row: Row): string | number =>
-    sort === 'VoucherNumber' ? ((row.Number as number | null) ?? -1) : sort === 'Status' ? String(row.Status) : sort === 'Contact' ? String(row.ContactName) : String(row.Date);
+    sort === 'VoucherNumber'
+      ? ((row.Number as number | null) ?? -1)
+      : sort === 'Status'
+        ? String(row.Status)
+        : sort === 'Contact'
+          ? String(row.ContactName)
+          : String(row.Date);
   filtered.sort((a, b) => {
     const x = keyOf(a);
     const y = keyOf(b);
@@ -196,7 +239,9 @@ export function contactList(r: Req, org: OrganizationData, version: 'v1' | 'v2')
   const clauses = parseQueryFilter(q.get('queryFilter') ?? undefined, CONTACT_FILTER_FIELDS);
   const bothKinds = version === 'v2' && q.get('deletedOnly') === null;
   const since = changesSince(q);
-  const base = bothKinds ? org.contacts.filter((x) => since === undefined || String(x.UpdatedAt ?? x.CreatedAt) >= since) : lifecycle(org.contacts, q);
+  const base = bothKinds
+    ? org.contacts.filter((x) => since === undefined || String(x.UpdatedAt ?? x.CreatedAt) >= since)
+    : lifecycle(org.contacts, q);
   envelope(
     r,
     bothKinds ? org.contacts : org.contacts.filter((x) => x.DeletedAt === null),

@@ -36,12 +36,49 @@
 // documents.ts (PDFs, files, reports, calculators), switches.ts and the state of state.ts.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, parseJsonLoose, readBody, type SandboxControls, sendJson, sendText, serveControls } from '../http-kit.ts';
-import { BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID, type BooksDataset, booksDataset, type OrganizationData } from './data.ts';
+import {
+  checkedSwitches,
+  closeOnce,
+  closeOnSignals,
+  listen,
+  PendingDelays,
+  parseJsonLoose,
+  readBody,
+  type SandboxControls,
+  sendJson,
+  sendText,
+  serveControls,
+} from '../http-kit.ts';
+import {
+  BOOKS_DEMO_ORG_ID,
+  BOOKS_FREE_ORG_ID,
+  BOOKS_THROTTLED_ORG_ID,
+  type BooksDataset,
+  booksDataset,
+  type OrganizationData,
+} from './data.ts';
 import { project } from './query.ts';
 import { serveOrganization } from './routes.ts';
-import { type BooksRecordedRequest, type BooksSandboxStats, type BooksState, DineroError, notFound, type Req, sendDineroError, validation } from './state.ts';
-import { BOOKS_REQUEST_LOG_MAX, BOOKS_SANDBOX_OTHER_USER_TOKEN, BOOKS_SANDBOX_TOKEN, type BooksSwitches, type BooksTokenVerifier, DEFAULT_SWITCHES, SWITCH_CHECKS, switchProblem } from './switches.ts';
+import {
+  type BooksRecordedRequest,
+  type BooksSandboxStats,
+  type BooksState,
+  DineroError,
+  notFound,
+  type Req,
+  sendDineroError,
+  validation,
+} from './state.ts';
+import {
+  BOOKS_REQUEST_LOG_MAX,
+  BOOKS_SANDBOX_OTHER_USER_TOKEN,
+  BOOKS_SANDBOX_TOKEN,
+  type BooksSwitches,
+  type BooksTokenVerifier,
+  DEFAULT_SWITCHES,
+  SWITCH_CHECKS,
+  switchProblem,
+} from './switches.ts';
 
 export type { BooksRecordedRequest, BooksSandboxStats } from './state.ts';
 export {
@@ -79,7 +116,12 @@ export interface BooksSandbox {
 
 function throttle(s: BooksState, res: ServerResponse): void {
   s.stats.throttled++;
-  sendText(res, 429, 'API calls quota exceeded! maximum admitted 100 per 1m.', s.switches.retryAfterSeconds === null ? {} : { 'retry-after': String(s.switches.retryAfterSeconds) });
+  sendText(
+    res,
+    429,
+    'API calls quota exceeded! maximum admitted 100 per 1m.',
+    s.switches.retryAfterSeconds === null ? {} : { 'retry-after': String(s.switches.retryAfterSeconds) },
+  );
 }
 
 /** The organisations the bearer token reaches and its client id; throws 401. */
@@ -92,11 +134,18 @@ function authenticate(s: BooksState, req: IncomingMessage): { organizations: rea
   if (match === null) throw unauthorized('Authorization has been denied for this request.');
   if (s.switches.tokenExpired) throw unauthorized('The access token has expired.');
   const token = match[1]!;
-  if (token === BOOKS_SANDBOX_TOKEN) return { organizations: [BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID], clientId: 'static' };
+  if (token === BOOKS_SANDBOX_TOKEN)
+    return { organizations: [BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID], clientId: 'static' };
   if (token === BOOKS_SANDBOX_OTHER_USER_TOKEN) return { organizations: [BOOKS_FREE_ORG_ID], clientId: 'static' };
   const verdict = s.verifyToken?.(token);
-  if (verdict === undefined || !verdict.valid) throw unauthorized(verdict?.expired ? 'The access token has expired.' : 'Authorization has been denied for this request.');
-  return { organizations: verdict.organizations ?? [BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID], clientId: verdict.clientId ?? 'oauth' };
+  if (verdict === undefined || !verdict.valid)
+    throw unauthorized(
+      verdict?.expired ? 'The access token has expired.' : 'Authorization has been denied for this request.',
+    );
+  return {
+    organizations: verdict.organizations ?? [BOOKS_DEMO_ORG_ID, BOOKS_FREE_ORG_ID, BOOKS_THROTTLED_ORG_ID],
+    clientId: verdict.clientId ?? 'oauth',
+  };
 }
 
 /** Counts the request in the organisation's one-minute window; false when it answered 429. */
@@ -154,13 +203,25 @@ async function handleUpstream(s: BooksState, req: IncomingMessage, res: ServerRe
     return;
   }
   if (s.switches.latencyMs > 0 && !(await s.delays.delay(s.switches.latencyMs, res))) return;
-  if (s.switches.fault !== 'none' && (s.switches.faultPath === null || url.pathname.toLowerCase().includes(s.switches.faultPath.toLowerCase()))) {
+  if (
+    s.switches.fault !== 'none' &&
+    (s.switches.faultPath === null || url.pathname.toLowerCase().includes(s.switches.faultPath.toLowerCase()))
+  ) {
     const fault = s.switches.fault;
-    if (s.switches.faultCount > 0) s.switches = { ...s.switches, faultCount: s.switches.faultCount - 1, ...(s.switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
+    if (s.switches.faultCount > 0)
+      s.switches = {
+        ...s.switches,
+        faultCount: s.switches.faultCount - 1,
+        ...(s.switches.faultCount === 1 ? { fault: 'none' as const } : {}),
+      };
     if (fault === 'serverError') return sendJson(res, 500, { code: 500, message: 'An unexpected error occurred.' });
     if (fault === 'throttled') return throttle(s, res);
-    if (fault === 'nonJson') return sendText(res, 200, '<!DOCTYPE html><html><body>Dinero maintenance</body></html>', { 'content-type': 'text/html' });
-    if (fault === 'badGateway') return sendText(res, 502, '<html><body>502 Bad Gateway</body></html>', { 'content-type': 'text/html' });
+    if (fault === 'nonJson')
+      return sendText(res, 200, '<!DOCTYPE html><html><body>Dinero maintenance</body></html>', {
+        'content-type': 'text/html',
+      });
+    if (fault === 'badGateway')
+      return sendText(res, 502, '<html><body>502 Bad Gateway</body></html>', { 'content-type': 'text/html' });
     if (fault === 'slow' && !(await s.delays.delay(s.switches.slowDelayMs, res))) return;
   }
   try {
@@ -172,17 +233,40 @@ async function handleUpstream(s: BooksState, req: IncomingMessage, res: ServerRe
       }
     });
     const { organizations, clientId } = authenticate(s, req);
-    if (s.switches.brownoutPath !== null && url.pathname.toLowerCase().includes(s.switches.brownoutPath.toLowerCase())) {
+    if (
+      s.switches.brownoutPath !== null &&
+      url.pathname.toLowerCase().includes(s.switches.brownoutPath.toLowerCase())
+    ) {
       s.stats.brownouts++;
-      throw new DineroError(480, 480, 'This endpoint is deprecated and is being browned out before ' + 'its removal. See https://developer.dinero.dk/news.');
+      throw new DineroError(
+        480,
+        480,
+        'This endpoint is deprecated and is being browned out before ' +
+          'its removal. See https://developer.dinero.dk/news.',
+      );
     }
     const accept = String(req.headers.accept ?? '');
-    const r: Req = { s, req, res, method, path: url.pathname, query: url.searchParams, body, wantsBytes: /application\/octet-stream/i.test(accept) && !/application\/json/i.test(accept) };
+    const r: Req = {
+      s,
+      req,
+      res,
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      body,
+      wantsBytes: /application\/octet-stream/i.test(accept) && !/application\/json/i.test(accept),
+    };
     const [version, second, ...rest] = segs;
     if (!version || !['v1', 'v1.1', 'v1.2', 'v2'].includes(version)) throw notFound(s, 'The resource');
     if (second === 'organizations' && rest.length === 0 && method === 'GET') {
-      const rows = [...s.data.organizations.values()].filter((o) => organizations.includes(o.org.Id as number)).map((o) => o.org);
-      return sendJson(res, 200, project(s, url.pathname, rows, url.searchParams.get('fields') ?? undefined, 'organizations'));
+      const rows = [...s.data.organizations.values()]
+        .filter((o) => organizations.includes(o.org.Id as number))
+        .map((o) => o.org);
+      return sendJson(
+        res,
+        200,
+        project(s, url.pathname, rows, url.searchParams.get('fields') ?? undefined, 'organizations'),
+      );
     }
     if (second === 'countries' && rest.length === 0 && method === 'GET') return sendJson(res, 200, s.data.countries);
     if (second === undefined) throw notFound(s, 'The resource');
@@ -195,8 +279,21 @@ async function handleUpstream(s: BooksState, req: IncomingMessage, res: ServerRe
   }
 }
 
-const freshStats = (): BooksSandboxStats => ({ requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, brownouts: 0, calculations: 0, writeLog: [], undocumentedFields: [] });
-const copySwitches = (switches: BooksSwitches): BooksSwitches => ({ ...switches, throttledOrganizations: [...switches.throttledOrganizations] });
+const freshStats = (): BooksSandboxStats => ({
+  requests: 0,
+  byStatus: {},
+  unauthorized: 0,
+  forbidden: 0,
+  throttled: 0,
+  brownouts: 0,
+  calculations: 0,
+  writeLog: [],
+  undocumentedFields: [],
+});
+const copySwitches = (switches: BooksSwitches): BooksSwitches => ({
+  ...switches,
+  throttledOrganizations: [...switches.throttledOrganizations],
+});
 
 function setSwitches(s: BooksState, partial: Partial<BooksSwitches>): void {
   const error = switchProblem(partial);

@@ -68,15 +68,20 @@ export class DineroError extends Error {
   }
 }
 
-export const validation = (field: string, message: string) => new DineroError(400, 42, 'Validation failed', { [field]: message });
+export const validation = (field: string, message: string) =>
+  new DineroError(400, 42, 'Validation failed', { [field]: message });
 
 export function sendDineroError(res: ServerResponse, error: DineroError): void {
   const body: Row = { code: error.code, message: error.message };
   if (error.validationErrors) {
     body.validationErrors = error.validationErrors;
-    body.languageSpecificMessages = Object.entries(error.validationErrors).map(([property, message]) => ({ property, message }));
+    body.languageSpecificMessages = Object.entries(error.validationErrors).map(([property, message]) => ({
+      property,
+      message,
+    }));
   }
   sendJson(res, error.status, body);
 }
 
-export const notFound = (s: BooksState, what: string): DineroError => new DineroError(s.switches.notFoundStatus, 40, `${what} was not found.`);
+export const notFound = (s: BooksState, what: string): DineroError =>
+  new DineroError(s.switches.notFoundStatus, 40, `${what} was not found.`);

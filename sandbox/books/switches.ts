@@ -98,7 +98,8 @@ export const DEFAULT_SWITCHES: BooksSwitches = {
   unknownFields: 'reject',
 };
 
-const isCount = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+const isCount = (v: unknown, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 export const SWITCH_CHECKS: { readonly [K in keyof BooksSwitches]: (value: unknown) => boolean } = {
   rateLimitPerMinute: (v) => isCount(v, 1_000_000),
   throttledOrganizations: (v) => Array.isArray(v) && v.every((x) => Number.isInteger(x)),

@@ -371,7 +371,26 @@ const CASE_TYPES: CaseTypeRecord[] = [
   { id: 5, text: 'Garanti' },
 ];
 
-const FIRST_NAMES = ['Mette', 'Lars', 'Anne', 'Søren', 'Jens', 'Camilla', 'Mads', 'Louise', 'Henrik', 'Birgitte', 'Anders', 'Rasmus', 'Ida', 'Peter', 'Kirsten', 'Jørgen', 'Sofie', 'Niels'];
+const FIRST_NAMES = [
+  'Mette',
+  'Lars',
+  'Anne',
+  'Søren',
+  'Jens',
+  'Camilla',
+  'Mads',
+  'Louise',
+  'Henrik',
+  'Birgitte',
+  'Anders',
+  'Rasmus',
+  'Ida',
+  'Peter',
+  'Kirsten',
+  'Jørgen',
+  'Sofie',
+  'Niels',
+];
 const LAST_NAMES = [
   'Jensen',
   'Nielsen',
@@ -421,7 +440,16 @@ const CITIES: ReadonlyArray<readonly [string, string]> = [
 ];
 const COMPANY_SUFFIXES = ['ApS', 'A/S', 'I/S'];
 const ORG_PREFIXES = ['Boligforeningen', 'Andelsboligforeningen', 'Ejerforeningen', 'Grundejerforeningen'];
-const ORG_NAMES = ['Solgården', 'Engparken', 'Skovbrynet', 'Havnefronten', 'Lindely', 'Bøgebakken', 'Kildevang', 'Åhaven'];
+const ORG_NAMES = [
+  'Solgården',
+  'Engparken',
+  'Skovbrynet',
+  'Havnefronten',
+  'Lindely',
+  'Bøgebakken',
+  'Kildevang',
+  'Åhaven',
+];
 const TRADES = ['Ejendomme', 'Byg', 'Holding', 'Administration', 'Invest', 'Tandklinik', 'Bageri', 'Auto'];
 
 const WORK_DESCRIPTIONS = [
@@ -609,7 +637,12 @@ function addHour(
 }
 
 /** A working-day registration on the local day `dayStart` (a local-midnight Unix time). */
-function addWorkdayHour(b: Builder, caseId: number, dayStart: number, options: { user?: UserRecord; slot?: number } = {}): HourRecord {
+function addWorkdayHour(
+  b: Builder,
+  caseId: number,
+  dayStart: number,
+  options: { user?: UserRecord; slot?: number } = {},
+): HourRecord {
   const { year, month, day } = localParts(dayStart);
   const startHour = 7 + (options.slot ?? 0) * 2;
   const start = copenhagenToUnix(year, month, day, startHour, b.r.pick([0, 0, 15, 30, 45]));
@@ -635,7 +668,10 @@ function addInvoice(b: Builder, caseId: number, date: number, amount: number): I
 function addMaterial(b: Builder, caseId: number, addedBy: AddedBy, createdAt: number): MaterialRecord {
   const { r, company } = b;
   const product = r.pick(company.products);
-  const quantity = product.unit === 'stk' || product.unit === 'spand' || product.unit === 'sæk' || product.unit === 'pk' ? r.int(1, 12) : round2(r.int(5, 400) / 10);
+  const quantity =
+    product.unit === 'stk' || product.unit === 'spand' || product.unit === 'sæk' || product.unit === 'pk'
+      ? r.int(1, 12)
+      : round2(r.int(5, 400) / 10);
   const costPrice = product.costPrice / 100;
   const salesPrice = round2(product.listPrice / 100);
   const material: MaterialRecord = {
@@ -758,7 +794,17 @@ function finishEconomy(company: CompanyData, r: Rng): void {
 }
 
 function emptyEconomy(): EconomyRecord {
-  return { hoursCostprice: 0, hoursSalesprice: 0, offer: null, revisedOffer: null, billableHoursCount: 0, materialsCostprice: 0, materialsSalesprice: 0, expectedCoverageRatio: 0, revenue: 0 };
+  return {
+    hoursCostprice: 0,
+    hoursSalesprice: 0,
+    offer: null,
+    revisedOffer: null,
+    billableHoursCount: 0,
+    materialsCostprice: 0,
+    materialsSalesprice: 0,
+    expectedCoverageRatio: 0,
+    revenue: 0,
+  };
 }
 
 function buildDemoCompany(ids: Counters): CompanyData {
@@ -840,12 +886,19 @@ function buildDemoCompany(ids: Counters): CompanyData {
     const work = r.pick(WORK_DESCRIPTIONS);
     const detail = r.pick(DESCRIPTION_DETAILS);
     let description = detail === '' ? work : `${work}. ${detail}`;
-    if (searchIds.has(id)) description = `Montering af ${SEARCH_WORD} på ${r.pick(['carport', 'tag', 'garage', 'udhus'])}. ${detail}`.trim();
+    if (searchIds.has(id))
+      description = `Montering af ${SEARCH_WORD} på ${r.pick(['carport', 'tag', 'garage', 'udhus'])}. ${detail}`.trim();
     if (parentCaseId !== null) description = `Delopgave: ${description}`;
     const responsibleUser = r.pick(company.users);
     const workAddress = r.chance(0.7)
       ? makeAddress(r, customer.name)
-      : { name: customer.name, address: customer.address, postalCode: customer.postalCode, city: customer.city, fullAddress: customer.fullAddress };
+      : {
+          name: customer.name,
+          address: customer.address,
+          postalCode: customer.postalCode,
+          city: customer.city,
+          fullAddress: customer.fullAddress,
+        };
     const record: CaseRecord = {
       id,
       companyId: company.id,
@@ -880,12 +933,19 @@ function buildDemoCompany(ids: Counters): CompanyData {
     let made = 0;
     for (const day of days) {
       const perDay = r.int(4, 5);
-      for (let slot = 0; slot < perDay && made < BIG_HOURS_COUNT; slot++, made++) addWorkdayHour(b, big.id, day, { user: company.users[(slot + made) % 6]!, slot });
+      for (let slot = 0; slot < perDay && made < BIG_HOURS_COUNT; slot++, made++)
+        addWorkdayHour(b, big.id, day, { user: company.users[(slot + made) % 6]!, slot });
       if (made >= BIG_HOURS_COUNT) break;
     }
     if (made !== BIG_HOURS_COUNT) throw new Error(`big hours case got ${made} rows`);
     big.createdAt = from - 10 * 86_400;
-    for (let i = 0; i < 24; i++) addInvoice(b, big.id, days[Math.min(days.length - 1, 20 + i * 20)]!, 18_000 + r.int(0, 40_000) + r.int(0, 99) / 100);
+    for (let i = 0; i < 24; i++)
+      addInvoice(
+        b,
+        big.id,
+        days[Math.min(days.length - 1, 20 + i * 20)]!,
+        18_000 + r.int(0, 40_000) + r.int(0, 99) / 100,
+      );
     for (let i = 0; i < 40; i++) addMaterial(b, big.id, i % 5 === 0 ? 'OFFER' : 'MATERIAL', days[i * 10]! + 10 * 3600);
   }
 
@@ -895,7 +955,8 @@ function buildDemoCompany(ids: Counters): CompanyData {
     const days = workingDays(from, six.updatedAt, 400);
     let made = 0;
     for (const day of days) {
-      for (let slot = 0; slot < 4 && made < SIX_HUNDRED_HOURS_COUNT; slot++, made++) addWorkdayHour(b, six.id, day, { user: company.users[slot + 2]!, slot });
+      for (let slot = 0; slot < 4 && made < SIX_HUNDRED_HOURS_COUNT; slot++, made++)
+        addWorkdayHour(b, six.id, day, { user: company.users[slot + 2]!, slot });
       if (made >= SIX_HUNDRED_HOURS_COUNT) break;
     }
     if (made !== SIX_HUNDRED_HOURS_COUNT) throw new Error(`six-hundred case got ${made} rows`);
@@ -923,12 +984,21 @@ function buildDemoCompany(ids: Counters): CompanyData {
       const nextMidnight = copenhagenToUnix(y, m, d + 1);
       const opts = { user: electrician, hourType: company.hourTypes[2]! };
       // Evening of the previous day running past midnight: starts on the day before.
-      addHour(b, dst.id, copenhagenToUnix(y, m, d - 1, 23, 0), midnight + 1_800, { ...opts, description: 'Vagt før midnat' });
+      addHour(b, dst.id, copenhagenToUnix(y, m, d - 1, 23, 0), midnight + 1_800, {
+        ...opts,
+        description: 'Vagt før midnat',
+      });
       // Exactly at local midnight.
       addHour(b, dst.id, midnight, copenhagenToUnix(y, m, d, 4, 0), { ...opts, description: 'Nattevagt fra midnat' });
       // Over the DST change (01:30 to 03:30 wall clock: 1 h in spring, 3 h in autumn).
-      addHour(b, dst.id, copenhagenToUnix(y, m, d, 1, 30), copenhagenToUnix(y, m, d, 3, 30), { ...opts, description: 'Akut udkald over tidsskift' });
-      addHour(b, dst.id, copenhagenToUnix(y, m, d, 7, 0), copenhagenToUnix(y, m, d, 15, 0), { user: electrician, description: 'Montage' });
+      addHour(b, dst.id, copenhagenToUnix(y, m, d, 1, 30), copenhagenToUnix(y, m, d, 3, 30), {
+        ...opts,
+        description: 'Akut udkald over tidsskift',
+      });
+      addHour(b, dst.id, copenhagenToUnix(y, m, d, 7, 0), copenhagenToUnix(y, m, d, 15, 0), {
+        user: electrician,
+        description: 'Montage',
+      });
       // The last second of the day.
       addHour(b, dst.id, nextMidnight - 1, nextMidnight + 1_799, { ...opts, description: 'Start sidste sekund' });
       // Exactly the next local midnight: outside the day when the upper bound is exclusive.
@@ -936,7 +1006,8 @@ function buildDemoCompany(ids: Counters): CompanyData {
       addInvoice(b, dst.id, midnight, 4_321.5 + d);
       addInvoice(b, dst.id, nextMidnight, 1_234.25 + d);
     }
-    for (let i = 0; i < 8; i++) addMaterial(b, dst.id, i < 6 ? 'MATERIAL' : 'OFFER', copenhagenMidnight('2025-01-15') + i * 86_400 + 36_000);
+    for (let i = 0; i < 8; i++)
+      addMaterial(b, dst.id, i < 6 ? 'MATERIAL' : 'OFFER', copenhagenMidnight('2025-01-15') + i * 86_400 + 36_000);
     dst.createdAt = copenhagenMidnight('2025-01-02') + 40_000;
   }
 
@@ -946,7 +1017,11 @@ function buildDemoCompany(ids: Counters): CompanyData {
     const hourCount = c.id === DEMO_CASE_ID ? 7 : r.int(0, 10);
     const firstDay = localParts(c.createdAt);
     for (let i = 0; i < hourCount; i++) {
-      const dayStart = copenhagenToUnix(firstDay.year, firstDay.month, firstDay.day + 1 + Math.floor((r.next() * span) / 86_400));
+      const dayStart = copenhagenToUnix(
+        firstDay.year,
+        firstDay.month,
+        firstDay.day + 1 + Math.floor((r.next() * span) / 86_400),
+      );
       if (dayStart > c.updatedAt) continue;
       addWorkdayHour(b, c.id, dayStart, { slot: r.int(0, 2) });
     }
@@ -956,7 +1031,8 @@ function buildDemoCompany(ids: Counters): CompanyData {
       addInvoice(b, c.id, copenhagenMidnight(copenhagenDate(when)), 800 + r.int(0, 60_000) + r.int(0, 99) / 100);
     }
     const materialCount = c.id === DEMO_CASE_ID ? 5 : r.int(0, 6);
-    for (let i = 0; i < materialCount; i++) addMaterial(b, c.id, r.chance(0.8) ? 'MATERIAL' : 'OFFER', c.createdAt + Math.floor(r.next() * span));
+    for (let i = 0; i < materialCount; i++)
+      addMaterial(b, c.id, r.chance(0.8) ? 'MATERIAL' : 'OFFER', c.createdAt + Math.floor(r.next() * span));
   }
 
   for (let i = 0; i < 40; i++) {

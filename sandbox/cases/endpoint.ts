@@ -7,7 +7,13 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { type JsonStyle, MAX_BODY_BYTES, type PendingDelays, parseJsonLoose, readBody, sendJson } from '../http-kit.ts';
 import { type CompanyData, casesDataset } from './data.ts';
 import { executeCasesQuery } from './schema.ts';
-import { type CasesSandboxStats, type CasesSwitches, isPlainObject, THROTTLE_BODY, UNAUTHENTICATED_MESSAGE } from './switches.ts';
+import {
+  type CasesSandboxStats,
+  type CasesSwitches,
+  isPlainObject,
+  THROTTLE_BODY,
+  UNAUTHENTICATED_MESSAGE,
+} from './switches.ts';
 
 export const ENDPOINT_PATH = '/graphql';
 const REQUEST_LOG_SIZE = 200;
@@ -16,7 +22,12 @@ const WINDOW_MS = 60_000;
 /** Laravel's JSON: `application/json`, its rate-limit headers before content-type and content-length. */
 const LARAVEL_JSON: JsonStyle = { contentType: 'application/json', callHeadersFirst: true };
 
-export function sendLaravelJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+export function sendLaravelJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   sendJson(res, status, body, headers, LARAVEL_JSON);
 }
 
@@ -52,7 +63,12 @@ function formatErrors(errors: ReadonlyArray<GraphQLError>, layout: CasesSwitches
     if (layout !== 'legacy' || validation === undefined) return json;
     const { extensions, ...rest } = json;
     const { validation: _moved, category: _category, ...otherExtensions } = extensions ?? {};
-    return { ...rest, ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}), type: 'ValidationError', validation };
+    return {
+      ...rest,
+      ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}),
+      type: 'ValidationError',
+      validation,
+    };
   });
 }
 
@@ -102,14 +118,22 @@ function failNext({ s, res, headers }: Call): boolean {
   if (s.switches.failNext.count <= 0) return false;
   s.switches.failNext = { ...s.switches.failNext, count: s.switches.failNext.count - 1 };
   const page = HTML_500.replaceAll('500', String(s.switches.failNext.status));
-  res.writeHead(s.switches.failNext.status, { ...headers, 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(page) });
+  res.writeHead(s.switches.failNext.status, {
+    ...headers,
+    'content-type': 'text/html; charset=UTF-8',
+    'content-length': Buffer.byteLength(page),
+  });
   res.end(page);
   return true;
 }
 
 function html500({ s, res, headers }: Call): boolean {
   if (!s.switches.html500) return false;
-  res.writeHead(500, { ...headers, 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(HTML_500) });
+  res.writeHead(500, {
+    ...headers,
+    'content-type': 'text/html; charset=UTF-8',
+    'content-length': Buffer.byteLength(HTML_500),
+  });
   res.end(HTML_500);
   return true;
 }
@@ -117,7 +141,12 @@ function html500({ s, res, headers }: Call): boolean {
 function throttled({ s, res, limit, headers }: Call): boolean {
   if (!limit.throttled) return false;
   s.stats.throttled++;
-  const retryAfter = s.switches.retryAfter === 'none' ? null : s.switches.retryAfter === 'auto' ? limit.retryAfter : s.switches.retryAfter;
+  const retryAfter =
+    s.switches.retryAfter === 'none'
+      ? null
+      : s.switches.retryAfter === 'auto'
+        ? limit.retryAfter
+        : s.switches.retryAfter;
   if (retryAfter !== null) {
     headers['retry-after'] = String(retryAfter);
     headers['x-ratelimit-reset'] = String(Math.floor(Date.now() / 1000) + retryAfter);
@@ -139,7 +168,12 @@ function unauthenticated(call: Call): boolean {
   const { s, res, headers } = call;
   s.stats.unauthenticated++;
   if (s.switches.unauthenticated === 'http200') {
-    sendLaravelJson(res, 200, { data: null, errors: [{ message: UNAUTHENTICATED_MESSAGE, extensions: { category: 'authentication' } }] }, headers);
+    sendLaravelJson(
+      res,
+      200,
+      { data: null, errors: [{ message: UNAUTHENTICATED_MESSAGE, extensions: { category: 'authentication' } }] },
+      headers,
+    );
   } else if (s.switches.unauthenticated === 'http403') {
     sendLaravelJson(res, 403, { message: 'This action is unauthorized.' }, headers);
   } else {
@@ -162,10 +196,13 @@ function bodyProblem(text: string): string | undefined {
   const parsed = parsedBody(text);
   if (parsed === undefined) return 'The request body is not valid JSON.';
   const body = parsed.value;
-  if (!isPlainObject(body) || typeof body.query !== 'string' || body.query.trim() === '') return 'Must provide query string.';
+  if (!isPlainObject(body) || typeof body.query !== 'string' || body.query.trim() === '')
+    return 'Must provide query string.';
   const { variables, operationName } = body;
-  if (variables !== undefined && variables !== null && !isPlainObject(variables)) return 'Variables must be provided as an object.';
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName must be a string.';
+  if (variables !== undefined && variables !== null && !isPlainObject(variables))
+    return 'Variables must be provided as an object.';
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return 'operationName must be a string.';
   return undefined;
 }
 
@@ -182,7 +219,12 @@ const CHECKS: readonly Check[] = [
   },
   ({ res, method, headers }) => {
     if (method === 'POST') return false;
-    sendLaravelJson(res, 405, { message: `The ${method} method is not supported for route graphql. Supported methods: POST.` }, { ...headers, allow: 'POST' });
+    sendLaravelJson(
+      res,
+      405,
+      { message: `The ${method} method is not supported for route graphql. Supported methods: POST.` },
+      { ...headers, allow: 'POST' },
+    );
     return true;
   },
   ({ res, tooLarge, headers }) => {
@@ -200,33 +242,53 @@ const CHECKS: readonly Check[] = [
 
 async function execute(call: Call): Promise<void> {
   const { s, res, headers } = call;
-  const body = JSON.parse(call.text) as { query: string; variables?: Record<string, unknown> | null; operationName?: string | null };
+  const body = JSON.parse(call.text) as {
+    query: string;
+    variables?: Record<string, unknown> | null;
+    operationName?: string | null;
+  };
   const result = await executeCasesQuery({
     mode: s.switches.schemaMode,
-    shapes: { caseTexts: s.switches.caseTexts, orderBy: s.switches.orderByShape, hoursCaseFilter: s.switches.hoursCaseFilter },
+    shapes: {
+      caseTexts: s.switches.caseTexts,
+      orderBy: s.switches.orderByShape,
+      hoursCaseFilter: s.switches.hoursCaseFilter,
+    },
     source: body.query,
     variableValues: body.variables ?? null,
     operationName: body.operationName ?? null,
     introspection: s.switches.introspection,
     context: {
       company: companyOf(call)!,
-      switches: { limitCap: s.switches.limitCap, overCap: s.switches.overCap, betweenTo: s.switches.betweenTo, sqlErrorField: s.switches.sqlErrorField },
+      switches: {
+        limitCap: s.switches.limitCap,
+        overCap: s.switches.overCap,
+        betweenTo: s.switches.betweenTo,
+        sqlErrorField: s.switches.sqlErrorField,
+      },
       mutationLog: s.mutationLog,
     },
   });
   const reply: Record<string, unknown> = {};
   if (result.data !== undefined) reply.data = result.data;
-  if (result.errors !== undefined && result.errors.length > 0) reply.errors = formatErrors(result.errors, s.switches.validationLayout);
+  if (result.errors !== undefined && result.errors.length > 0)
+    reply.errors = formatErrors(result.errors, s.switches.validationLayout);
   sendLaravelJson(res, 200, reply, headers);
 }
 
-export async function handleGraphql(s: CasesState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function handleGraphql(
+  s: CasesState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const { text, tooLarge } = await readBody(req);
   const recorded = parseJsonLoose(text);
   s.stats.lastRequest = { method, path: req.url ?? path, headers: { ...req.headers }, body: recorded };
   s.stats.requestBodies.push(recorded);
-  if (s.stats.requestBodies.length > REQUEST_LOG_SIZE) s.stats.requestBodies.splice(0, s.stats.requestBodies.length - REQUEST_LOG_SIZE);
+  if (s.stats.requestBodies.length > REQUEST_LOG_SIZE)
+    s.stats.requestBodies.splice(0, s.stats.requestBodies.length - REQUEST_LOG_SIZE);
 
   const token = bearerToken(req.headers.authorization);
   const limit = rateLimit(s, token === null ? `ip:${req.socket.remoteAddress ?? ''}` : `token:${token}`);

@@ -100,7 +100,12 @@ export const CASES: Collection<CaseRecord> = {
 };
 
 export const HOURS: Collection<HourRecord> = {
-  keys: { id: idKey, startTime: num((h) => h.startTime), createdAt: num((h) => h.createdAt), updatedAt: num((h) => h.updatedAt) },
+  keys: {
+    id: idKey,
+    startTime: num((h) => h.startTime),
+    createdAt: num((h) => h.createdAt),
+    updatedAt: num((h) => h.updatedAt),
+  },
   defaultOrder: [{ field: 'id', direction: 'ASC' }],
 };
 
@@ -119,13 +124,17 @@ export const PRODUCTS: Collection<ProductRecord> = {
   defaultOrder: [{ field: 'id', direction: 'ASC' }],
 };
 
-export const BY_ID: Collection<{ id: number }> = { keys: { id: idKey }, defaultOrder: [{ field: 'id', direction: 'ASC' }] };
+export const BY_ID: Collection<{ id: number }> = {
+  keys: { id: idKey },
+  defaultOrder: [{ field: 'id', direction: 'ASC' }],
+};
 
 function activeOrder<T>(orderBy: OrderByValue, collection: Collection<T>): OrderKey[] {
   const keys: OrderKey[] = [];
   const problems: Record<string, string[]> = {};
   // `orderBy: OrderByInput` (shape "object") arrives as one object, `[OrderByInput]` as a list.
-  const entries = orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy as OrderByArg];
+  const entries =
+    orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy as OrderByArg];
   entries.forEach((entry, index) => {
     if (entry === null) return;
     if (!Object.hasOwn(collection.keys, entry.field)) {
@@ -162,7 +171,11 @@ function encodeCursor(vector: readonly SortValue[], order: readonly OrderKey[], 
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
-function decodeCursor<T>(cursor: string, order: readonly OrderKey[], collection: Collection<T>): { vector: SortValue[]; next: boolean } {
+function decodeCursor<T>(
+  cursor: string,
+  order: readonly OrderKey[],
+  collection: Collection<T>,
+): { vector: SortValue[]; next: boolean } {
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw new GraphQLError(INVALID_CURSOR_MESSAGE);
   let payload: unknown;
   try {
@@ -170,12 +183,14 @@ function decodeCursor<T>(cursor: string, order: readonly OrderKey[], collection:
   } catch {
     throw new GraphQLError(INVALID_CURSOR_MESSAGE);
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new GraphQLError(INVALID_CURSOR_MESSAGE);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw new GraphQLError(INVALID_CURSOR_MESSAGE);
   const record = payload as Record<string, unknown>;
   const next = record._pointsToNextItems;
   if (typeof next !== 'boolean') throw new GraphQLError(INVALID_CURSOR_MESSAGE);
   const fields = Object.keys(record).filter((k) => k !== '_pointsToNextItems');
-  if (fields.length !== order.length || !order.every((k) => Object.hasOwn(record, k.field))) throw new GraphQLError(FOREIGN_CURSOR_MESSAGE);
+  if (fields.length !== order.length || !order.every((k) => Object.hasOwn(record, k.field)))
+    throw new GraphQLError(FOREIGN_CURSOR_MESSAGE);
   const vector = order.map((key) => {
     const value = record[key.field];
     const spec = collection.keys[key.field]!;
@@ -190,12 +205,20 @@ function checkedLimit(limit: number, switches: CasesResolverSwitches): number {
   if (limit < 1) throw validationError({ 'pagination.limit': ['The pagination.limit must be at least 1.'] });
   if (limit > switches.limitCap) {
     if (switches.overCap === 'clamp') return switches.limitCap;
-    throw validationError({ 'pagination.limit': [`The pagination.limit may not be greater than ${switches.limitCap}.`] });
+    throw validationError({
+      'pagination.limit': [`The pagination.limit may not be greater than ${switches.limitCap}.`],
+    });
   }
   return limit;
 }
 
-export function paginate<T>(items: readonly T[], collection: Collection<T>, args: { pagination?: PaginationArg | null; orderBy?: OrderByValue }, ctx: CasesContext, defaultLimit = 50): Connection<T> {
+export function paginate<T>(
+  items: readonly T[],
+  collection: Collection<T>,
+  args: { pagination?: PaginationArg | null; orderBy?: OrderByValue },
+  ctx: CasesContext,
+  defaultLimit = 50,
+): Connection<T> {
   const order = activeOrder(args.orderBy, collection);
   const limit = checkedLimit(args.pagination?.limit ?? defaultLimit, ctx.switches);
   const getters = order.map((key) => collection.keys[key.field]!.get);
@@ -230,7 +253,12 @@ function normaliseColumn(value: string): string {
   return value.replace(/_/g, '').toLowerCase();
 }
 
-export function applyBetween<T>(items: readonly T[], between: BetweenArg | null | undefined, columns: Record<string, (item: T) => number>, ctx: CasesContext): readonly T[] {
+export function applyBetween<T>(
+  items: readonly T[],
+  between: BetweenArg | null | undefined,
+  columns: Record<string, (item: T) => number>,
+  ctx: CasesContext,
+): readonly T[] {
   if (between === null || between === undefined) return items;
   const get = columns[normaliseColumn(between.field)];
   if (get === undefined) throw validationError({ 'between.field': ['The selected between.field is invalid.'] });
@@ -245,12 +273,17 @@ export function applyBetween<T>(items: readonly T[], between: BetweenArg | null 
   });
 }
 
-export function applySearch<T>(items: readonly T[], search: SearchArg | null | undefined, fields: Record<string, (item: T) => string>): readonly T[] {
+export function applySearch<T>(
+  items: readonly T[],
+  search: SearchArg | null | undefined,
+  fields: Record<string, (item: T) => string>,
+): readonly T[] {
   if (search === null || search === undefined) return items;
   const problems: Record<string, string[]> = {};
   const chosen: Array<(item: T) => string> = [];
   search.fields.forEach((field, index) => {
-    if (field === null || !Object.hasOwn(fields, field)) problems[`search.fields.${index}`] = [`The selected search.fields.${index} is invalid.`];
+    if (field === null || !Object.hasOwn(fields, field))
+      problems[`search.fields.${index}`] = [`The selected search.fields.${index} is invalid.`];
     else chosen.push(fields[field]!);
   });
   if (Object.keys(problems).length > 0) throw validationError(problems);

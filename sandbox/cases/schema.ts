@@ -25,10 +25,29 @@
 // `between: {field: <enum>, from, to}` in Unix seconds. Argument problems come back as Laravel
 // validation errors: message "validation" and `extensions.validation.<argument path>`.
 
-import { GraphQLError, NoSchemaIntrospectionCustomRule, buildSchema, defaultFieldResolver, getNamedType, graphql, isObjectType, isScalarType, specifiedRules } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  buildSchema,
+  defaultFieldResolver,
+  getNamedType,
+  graphql,
+  isObjectType,
+  isScalarType,
+  specifiedRules,
+} from 'graphql';
 import type { ExecutionResult, GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { type CasesSchemaMode, type CasesSchemaShapes, casesSdl, DEFAULT_SCHEMA_SHAPES } from './sdl.ts';
-import type { AddedBy, CaseRecord, GpsEntryRecord, HourRecord, HourTypeRecord, InvoiceRecord, MaterialRecord, UserRecord } from './data.ts';
+import type {
+  AddedBy,
+  CaseRecord,
+  GpsEntryRecord,
+  HourRecord,
+  HourTypeRecord,
+  InvoiceRecord,
+  MaterialRecord,
+  UserRecord,
+} from './data.ts';
 
 import {
   applyBetween,
@@ -48,8 +67,20 @@ import {
   validationError,
 } from './pagination.ts';
 
-export { CASES_SCHEMA_MODES, type CasesSchemaMode, type CasesSchemaShapes, casesSdl, DEFAULT_SCHEMA_SHAPES } from './sdl.ts';
-export { type CasesContext, type CasesResolverSwitches, FOREIGN_CURSOR_MESSAGE, INVALID_CURSOR_MESSAGE, validationError } from './pagination.ts';
+export {
+  CASES_SCHEMA_MODES,
+  type CasesSchemaMode,
+  type CasesSchemaShapes,
+  casesSdl,
+  DEFAULT_SCHEMA_SHAPES,
+} from './sdl.ts';
+export {
+  type CasesContext,
+  type CasesResolverSwitches,
+  FOREIGN_CURSOR_MESSAGE,
+  INVALID_CURSOR_MESSAGE,
+  validationError,
+} from './pagination.ts';
 
 /** Message of the injected backend fault (switch `sqlErrorField`). */
 export const SQL_ERROR_MESSAGE =
@@ -85,14 +116,21 @@ const CASE_SEARCH_FIELDS: Record<string, (c: CaseRecord) => string> = {
 const QUERY: Record<string, Resolver> = {
   cases(
     _root,
-    args: { pagination: PaginationArg; orderBy?: OrderByValue; search?: SearchArg | null; filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null },
+    args: {
+      pagination: PaginationArg;
+      orderBy?: OrderByValue;
+      search?: SearchArg | null;
+      filters?: { statuses?: Array<number | null> | null; customers?: Array<number | null> | null } | null;
+    },
     ctx,
   ) {
     let items: readonly CaseRecord[] = ctx.company.cases;
     const statuses = args.filters?.statuses;
-    if (statuses !== null && statuses !== undefined && statuses.length > 0) items = items.filter((c) => statuses.includes(c.status.id));
+    if (statuses !== null && statuses !== undefined && statuses.length > 0)
+      items = items.filter((c) => statuses.includes(c.status.id));
     const customers = args.filters?.customers;
-    if (customers !== null && customers !== undefined && customers.length > 0) items = items.filter((c) => customers.includes(c.customer.id));
+    if (customers !== null && customers !== undefined && customers.length > 0)
+      items = items.filter((c) => customers.includes(c.customer.id));
     items = applySearch(items, args.search, CASE_SEARCH_FIELDS);
     return paginate(items, CASES, args, ctx);
   },
@@ -108,7 +146,10 @@ const QUERY: Record<string, Resolver> = {
       pagination: PaginationArg;
       orderBy?: OrderByValue;
       between?: BetweenArg | null;
-      filters?: { case?: number | { id: number; includeSubcases?: boolean | null } | null; users?: Array<number | null> | null } | null;
+      filters?: {
+        case?: number | { id: number; includeSubcases?: boolean | null } | null;
+        users?: Array<number | null> | null;
+      } | null;
     },
     ctx,
   ) {
@@ -117,12 +158,21 @@ const QUERY: Record<string, Resolver> = {
     if (typeof filter === 'number') items = ctx.company.hoursByCase.get(filter) ?? [];
     else if (filter !== null && filter !== undefined) {
       // Shape "object": `{ id, includeSubcases }`; sub-cases' hours only when asked for.
-      const ids = [filter.id, ...(filter.includeSubcases === true ? (ctx.company.casesById.get(filter.id)?.subCaseIds ?? []) : [])];
+      const ids = [
+        filter.id,
+        ...(filter.includeSubcases === true ? (ctx.company.casesById.get(filter.id)?.subCaseIds ?? []) : []),
+      ];
       items = ids.flatMap((id) => ctx.company.hoursByCase.get(id) ?? []);
     }
     const users = args.filters?.users;
-    if (users !== null && users !== undefined && users.length > 0) items = items.filter((h) => users.includes(h.user.id));
-    items = applyBetween(items, args.between, { starttime: (h) => h.startTime, createdat: (h) => h.createdAt, updatedat: (h) => h.updatedAt }, ctx);
+    if (users !== null && users !== undefined && users.length > 0)
+      items = items.filter((h) => users.includes(h.user.id));
+    items = applyBetween(
+      items,
+      args.between,
+      { starttime: (h) => h.startTime, createdat: (h) => h.createdAt, updatedat: (h) => h.updatedAt },
+      ctx,
+    );
     return paginate(items, HOURS, args, ctx);
   },
   hourAggregate(_root, args: { caseId: number }, ctx) {
@@ -142,19 +192,45 @@ const QUERY: Record<string, Resolver> = {
     return {
       totalCostPrice: round2(cost),
       totalHours: round2(seconds / 3600),
-      hourTypes: [...byType.values()].sort((a, b) => a.type.id - b.type.id).map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
+      hourTypes: [...byType.values()]
+        .sort((a, b) => a.type.id - b.type.id)
+        .map((e) => ({ name: e.type.name, totalCostPrice: round2(e.cost), totalHours: round2(e.seconds / 3600) })),
     };
   },
-  caseMaterials(_root, args: { caseId?: number | null; type: AddedBy; pagination?: PaginationArg | null; orderBy?: OrderByValue; filters?: { caseIds?: Array<number | null> | null } | null }, ctx) {
-    let items: readonly MaterialRecord[] = args.caseId === null || args.caseId === undefined ? ctx.company.materials : (ctx.company.materialsByCase.get(args.caseId) ?? []);
+  caseMaterials(
+    _root,
+    args: {
+      caseId?: number | null;
+      type: AddedBy;
+      pagination?: PaginationArg | null;
+      orderBy?: OrderByValue;
+      filters?: { caseIds?: Array<number | null> | null } | null;
+    },
+    ctx,
+  ) {
+    let items: readonly MaterialRecord[] =
+      args.caseId === null || args.caseId === undefined
+        ? ctx.company.materials
+        : (ctx.company.materialsByCase.get(args.caseId) ?? []);
     items = items.filter((m) => m.addedBy === args.type);
     const caseIds = args.filters?.caseIds;
-    if (caseIds !== null && caseIds !== undefined && caseIds.length > 0) items = items.filter((m) => caseIds.includes(m.caseId));
+    if (caseIds !== null && caseIds !== undefined && caseIds.length > 0)
+      items = items.filter((m) => caseIds.includes(m.caseId));
     return paginate(items, MATERIALS, args, ctx);
   },
-  salesInvoices(_root, args: { pagination: PaginationArg; orderBy?: OrderByValue; between?: BetweenArg | null; filters?: { case?: number | null } | null }, ctx) {
+  salesInvoices(
+    _root,
+    args: {
+      pagination: PaginationArg;
+      orderBy?: OrderByValue;
+      between?: BetweenArg | null;
+      filters?: { case?: number | null } | null;
+    },
+    ctx,
+  ) {
     const caseId = args.filters?.case;
-    let items: readonly InvoiceRecord[] = caseId === null || caseId === undefined ? ctx.company.invoices : (ctx.company.invoicesByCase.get(caseId) ?? []);
+    let items: readonly InvoiceRecord[] =
+      caseId === null || caseId === undefined ? ctx.company.invoices : (ctx.company.invoicesByCase.get(caseId) ?? []);
     items = applyBetween(items, args.between, { date: (i) => i.date, createdat: (i) => i.createdAt }, ctx);
     return paginate(items, INVOICES, args, ctx);
   },
@@ -162,10 +238,18 @@ const QUERY: Record<string, Resolver> = {
     return paginate<UserRecord>(ctx.company.users, BY_ID, args, ctx);
   },
   hourTypes(_root, args: { pagination: PaginationArg; search?: SearchArg | null }, ctx) {
-    return paginate<HourTypeRecord>(applySearch(ctx.company.hourTypes, args.search, { name: (t) => t.name }), BY_ID, args, ctx);
+    return paginate<HourTypeRecord>(
+      applySearch(ctx.company.hourTypes, args.search, { name: (t) => t.name }),
+      BY_ID,
+      args,
+      ctx,
+    );
   },
   products(_root, args: { pagination: PaginationArg; orderBy?: OrderByValue; search?: SearchArg | null }, ctx) {
-    const items = applySearch(ctx.company.products, args.search, { name: (p) => p.name, productNumber: (p) => p.productNumber });
+    const items = applySearch(ctx.company.products, args.search, {
+      name: (p) => p.name,
+      productNumber: (p) => p.productNumber,
+    });
     return paginate(items, PRODUCTS, args, ctx);
   },
   gpsEntries(_root, args: { pagination?: PaginationArg | null }, ctx) {
@@ -189,8 +273,10 @@ const RESOLVERS: Record<string, Record<string, Resolver>> = {
   Mutation: MUTATION,
   Case: {
     // Shape "scalar": the status and case type are their text.
-    status: (c: CaseRecord, _args, _ctx, info) => (isScalarType(getNamedType(info.returnType)) ? c.status.text : c.status),
-    caseType: (c: CaseRecord, _args, _ctx, info) => (isScalarType(getNamedType(info.returnType)) ? c.caseType.text : c.caseType),
+    status: (c: CaseRecord, _args, _ctx, info) =>
+      isScalarType(getNamedType(info.returnType)) ? c.status.text : c.status,
+    caseType: (c: CaseRecord, _args, _ctx, info) =>
+      isScalarType(getNamedType(info.returnType)) ? c.caseType.text : c.caseType,
     subCases: (c: CaseRecord, _args, ctx) => c.subCaseIds.map((id) => ctx.company.casesById.get(id) ?? null),
   },
   Hour: { case: caseOf },
@@ -205,7 +291,8 @@ function attachResolvers(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       const coordinate = `${type.name}.${field.name}`;
       const own = RESOLVERS[type.name]?.[field.name];
-      const base: GraphQLFieldResolver<unknown, CasesContext> = own === undefined ? defaultFieldResolver : (source, args, ctx, info) => own(source, args, ctx, info);
+      const base: GraphQLFieldResolver<unknown, CasesContext> =
+        own === undefined ? defaultFieldResolver : (source, args, ctx, info) => own(source, args, ctx, info);
       field.resolve = (source, args, ctx: CasesContext, info) => {
         if (ctx.switches.sqlErrorField === coordinate) throw new GraphQLError(SQL_ERROR_MESSAGE);
         return base(source, args, ctx, info);
@@ -218,7 +305,10 @@ function attachResolvers(schema: GraphQLSchema): GraphQLSchema {
 const schemas = new Map<string, GraphQLSchema>();
 
 /** The executable schema of a mode with its shapes (built once per combination). */
-export function casesSchema(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShapes> = DEFAULT_SCHEMA_SHAPES): GraphQLSchema {
+export function casesSchema(
+  mode: CasesSchemaMode,
+  shapes: Readonly<CasesSchemaShapes> = DEFAULT_SCHEMA_SHAPES,
+): GraphQLSchema {
   const key = `${mode}|${shapes.caseTexts}|${shapes.orderBy}|${shapes.hoursCaseFilter}`;
   let schema = schemas.get(key);
   if (schema === undefined) {

@@ -12,7 +12,11 @@ export interface CasesSchemaShapes {
   hoursCaseFilter: 'int' | 'object';
 }
 
-export const DEFAULT_SCHEMA_SHAPES: Readonly<CasesSchemaShapes> = { caseTexts: 'object', orderBy: 'list', hoursCaseFilter: 'int' };
+export const DEFAULT_SCHEMA_SHAPES: Readonly<CasesSchemaShapes> = {
+  caseTexts: 'object',
+  orderBy: 'list',
+  hoursCaseFilter: 'int',
+};
 
 // ---------------------------------------------------------------------------------------------
 // SDL
@@ -29,8 +33,12 @@ export function casesSdl(mode: CasesSchemaMode, shapes: Readonly<CasesSchemaShap
   const caseTypeType = shapes.caseTexts === 'scalar' ? 'String' : 'CaseType';
   const hoursCase = shapes.hoursCaseFilter === 'object' ? 'HourCaseFilterInput' : 'Int';
   const hoursCaseInput =
-    shapes.hoursCaseFilter === 'object' ? '\n"One case\'s hours, with those of its sub-cases when asked for."\ninput ' + 'HourCaseFilterInput {\n  id: Int!\n  includeSubcases: Boolean\n}\n' : '';
-  const hourColumns = mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
+    shapes.hoursCaseFilter === 'object'
+      ? '\n"One case\'s hours, with those of its sub-cases when asked for."\ninput ' +
+        'HourCaseFilterInput {\n  id: Int!\n  includeSubcases: Boolean\n}\n'
+      : '';
+  const hourColumns =
+    mode === 'upper-enum' ? 'START_TIME\n  CREATED_AT\n  UPDATED_AT' : 'startTime\n  createdAt\n  updatedAt';
   const invoiceColumns = mode === 'upper-enum' ? 'DATE\n  CREATED_AT' : 'date\n  createdAt';
   const ext = (text: string): string => (extended ? text : '');
   return `"""Sort direction."""

@@ -20,13 +20,34 @@
 // This file holds the controls and the start; the endpoint, its checks and the GraphQL execution are
 // in endpoint.ts, the switches in switches.ts, the schema in schema.ts (its SDL in sdl.ts).
 import { createServer } from 'node:http';
-import { checkedSwitches, closeOnce, closeOnSignals, listen, PendingDelays, readBody, type SandboxControls, serveControls, switchError } from '../http-kit.ts';
+import {
+  checkedSwitches,
+  closeOnce,
+  closeOnSignals,
+  listen,
+  PendingDelays,
+  readBody,
+  type SandboxControls,
+  serveControls,
+  switchError,
+} from '../http-kit.ts';
 import { CASES_DEMO_TOKEN, CASES_OTHER_TOKEN } from './data.ts';
 import { type CasesState, ENDPOINT_PATH, handleGraphql, sendLaravelJson } from './endpoint.ts';
-import { type CasesSandboxOptions, type CasesSandboxStats, type CasesSwitches, defaultSwitches, SWITCH_CHECKS } from './switches.ts';
+import {
+  type CasesSandboxOptions,
+  type CasesSandboxStats,
+  type CasesSwitches,
+  defaultSwitches,
+  SWITCH_CHECKS,
+} from './switches.ts';
 
 export type { CasesSandboxOptions, CasesSandboxStats, CasesSwitches, RecordedRequest } from './switches.ts';
-export { CASES_SLOW_DELAY_MS, DEFAULT_RATE_LIMIT_PER_MINUTE, THROTTLE_BODY, UNAUTHENTICATED_MESSAGE } from './switches.ts';
+export {
+  CASES_SLOW_DELAY_MS,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  THROTTLE_BODY,
+  UNAUTHENTICATED_MESSAGE,
+} from './switches.ts';
 
 export interface CasesSandbox {
   /** Full endpoint URL, ending in /graphql. */
@@ -51,7 +72,12 @@ function setSwitches(s: CasesState, partial: Partial<CasesSwitches>): Readonly<C
   const issue = switchError(partial, SWITCH_CHECKS);
   if (issue !== undefined) throw new TypeError(issue);
   const { switches } = s;
-  s.switches = { ...switches, ...partial, revokedTokens: [...(partial.revokedTokens ?? switches.revokedTokens)], failNext: { ...(partial.failNext ?? switches.failNext) } };
+  s.switches = {
+    ...switches,
+    ...partial,
+    revokedTokens: [...(partial.revokedTokens ?? switches.revokedTokens)],
+    failNext: { ...(partial.failNext ?? switches.failNext) },
+  };
   return { ...s.switches };
 }
 
@@ -84,13 +110,31 @@ function controls(s: CasesState, options: CasesSandboxOptions): SandboxControls 
 export async function startCasesSandbox(options: CasesSandboxOptions = {}): Promise<CasesSandbox> {
   const initial = defaultSwitches(options);
   const problem = switchError(
-    { schemaMode: initial.schemaMode, caseTexts: initial.caseTexts, orderByShape: initial.orderByShape, hoursCaseFilter: initial.hoursCaseFilter, rateLimitPerMinute: initial.rateLimitPerMinute },
+    {
+      schemaMode: initial.schemaMode,
+      caseTexts: initial.caseTexts,
+      orderByShape: initial.orderByShape,
+      hoursCaseFilter: initial.hoursCaseFilter,
+      rateLimitPerMinute: initial.rateLimitPerMinute,
+    },
     SWITCH_CHECKS,
   );
   if (problem !== undefined) throw new TypeError(`startCasesSandbox: ${problem}`);
   const host = options.host ?? '127.0.0.1';
-  const stats: CasesSandboxStats = { requests: 0, throttled: 0, unauthenticated: 0, lastRequest: null, requestBodies: [] };
-  const s: CasesState = { switches: { ...initial, revokedTokens: [] }, stats, mutationLog: [], windows: new Map(), delays: new PendingDelays() };
+  const stats: CasesSandboxStats = {
+    requests: 0,
+    throttled: 0,
+    unauthenticated: 0,
+    lastRequest: null,
+    requestBodies: [],
+  };
+  const s: CasesState = {
+    switches: { ...initial, revokedTokens: [] },
+    stats,
+    mutationLog: [],
+    windows: new Map(),
+    delays: new PendingDelays(),
+  };
   const sandboxControls = controls(s, options);
 
   const server = createServer((req, res) => {

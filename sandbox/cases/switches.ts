@@ -5,7 +5,9 @@ import { CASES_SCHEMA_MODES, type CasesSchemaMode, type CasesSchemaShapes, DEFAU
 /** Suggested `delayMs` for a timeout test: longer than the gateway's 20 s upstream timeout. */
 export const CASES_SLOW_DELAY_MS = 25_000;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
-export const THROTTLE_BODY = { errors: [{ message: 'Too Many Attempts.', type: 'ThrottleRequestsException' }] } as const;
+export const THROTTLE_BODY = {
+  errors: [{ message: 'Too Many Attempts.', type: 'ThrottleRequestsException' }],
+} as const;
 export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated.';
 
 export interface CasesSwitches {
@@ -138,7 +140,11 @@ export const SWITCH_CHECKS: { [K in keyof CasesSwitches]: (value: unknown) => bo
   sqlErrorField: (v) => v === null || (typeof v === 'string' && /^[A-Za-z_]\w*\.[A-Za-z_]\w*$/.test(v)),
   delayMs: isInt(0, 600_000),
   html500: (v) => typeof v === 'boolean',
-  failNext: (v) => isPlainObject(v) && Object.keys(v).every((k) => k === 'count' || k === 'status') && isInt(0, 1_000_000)(v.count) && isInt(400, 599)(v.status),
+  failNext: (v) =>
+    isPlainObject(v) &&
+    Object.keys(v).every((k) => k === 'count' || k === 'status') &&
+    isInt(0, 1_000_000)(v.count) &&
+    isInt(400, 599)(v.status),
 };
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -2,11 +2,36 @@
 // document, $metadata, environment-level subscriptions, companies, and the company-scoped entity
 // sets with their keys, navigations and $count. OData segments (`companies({id})`) carry their key
 // in the segment, so this is a chain of segment parsers rather than a table of path templates.
-import { ERP_ENVIRONMENT_SETS, ERP_SERVICE_DOCUMENT_SETS, type ErpCompany, type ErpStoredRow, erpEtag, erpSchema } from './data.ts';
-import { companyOf, findByKey, GUID, guidKey, metadataXml, notFoundSegment, parseSegment, sendCollection, sendCount, sendEntity, sendODataJson } from './answers.ts';
+import {
+  ERP_ENVIRONMENT_SETS,
+  ERP_SERVICE_DOCUMENT_SETS,
+  type ErpCompany,
+  type ErpStoredRow,
+  erpEtag,
+  erpSchema,
+} from './data.ts';
+import {
+  companyOf,
+  findByKey,
+  GUID,
+  guidKey,
+  metadataXml,
+  notFoundSegment,
+  parseSegment,
+  sendCollection,
+  sendCount,
+  sendEntity,
+  sendODataJson,
+} from './answers.ts';
 import { type ApiScope, HttpError, type ReadRequest } from './state.ts';
 
-function serveSubscriptions(q: ReadRequest, scope: ApiScope, rest: readonly string[], key: string | undefined, context: string): void {
+function serveSubscriptions(
+  q: ReadRequest,
+  scope: ApiScope,
+  rest: readonly string[],
+  key: string | undefined,
+  context: string,
+): void {
   const schema = erpSchema('subscriptions')!;
   const rows = q.s.data.subscriptions.get(scope.environment) ?? [];
   const source = (set: string) => (set === 'subscriptions' ? rows : []);
@@ -17,12 +42,26 @@ function serveSubscriptions(q: ReadRequest, scope: ApiScope, rest: readonly stri
   if (key !== undefined && rest.length === 1) {
     const quoted = /^'((?:[^']|'')*)'$/.exec(key);
     if (quoted === null) {
-      if (GUID.test(key)) throw new HttpError(404, 'Internal_RecordNotFound', `The subscription does not exist. Identification fields and values: subscriptionId='${key}'.`);
-      throw new HttpError(400, 'BadRequest', `Bad Request - Error in query syntax: the key '${key}' of 'subscriptions' is a string and must be quoted.`);
+      if (GUID.test(key))
+        throw new HttpError(
+          404,
+          'Internal_RecordNotFound',
+          `The subscription does not exist. Identification fields and values: subscriptionId='${key}'.`,
+        );
+      throw new HttpError(
+        400,
+        'BadRequest',
+        `Bad Request - Error in query syntax: the key '${key}' of 'subscriptions' is a string and must be quoted.`,
+      );
     }
     const wanted = quoted[1]!.replace(/''/g, "'");
     const row = rows.find((r) => r.fields.subscriptionId === wanted);
-    if (row === undefined) throw new HttpError(404, 'Internal_RecordNotFound', `The subscription does not exist. Identification fields and values: subscriptionId='${wanted}'.`);
+    if (row === undefined)
+      throw new HttpError(
+        404,
+        'Internal_RecordNotFound',
+        `The subscription does not exist. Identification fields and values: subscriptionId='${wanted}'.`,
+      );
     sendEntity(q, schema, row, `${context}subscriptions`, source);
     return;
   }
@@ -36,7 +75,11 @@ function checkReadOnlyIntent(q: ReadRequest, set: string): void {
   const intent = q.req.headers['data-access-intent'];
   if (typeof intent === 'string' && intent.trim().toLowerCase() === 'readonly') {
     q.s.stats.readOnlyIntentRejections++;
-    throw new HttpError(400, 'BadRequest', `The Data-Access-Intent header value 'ReadOnly' is not supported for the entity set '${set}'.`);
+    throw new HttpError(
+      400,
+      'BadRequest',
+      `The Data-Access-Intent header value 'ReadOnly' is not supported for the entity set '${set}'.`,
+    );
   }
 }
 
@@ -76,18 +119,26 @@ function serveCompanySet(q: ReadRequest, company: ErpCompany, rest: readonly str
     sendCollection(q, target, related, navContext, source);
     return;
   }
-  if (related[0] === undefined) throw new HttpError(404, 'Internal_RecordNotFound', `The ${target.type} does not exist.`);
+  if (related[0] === undefined)
+    throw new HttpError(404, 'Internal_RecordNotFound', `The ${target.type} does not exist.`);
   sendEntity(q, target, related[0], navContext, source);
 }
 
 export function serveApi(q: ReadRequest, scope: ApiScope, rest: readonly string[]): void {
   if (rest.length === 0) {
-    sendODataJson(q.res, 200, { '@odata.context': `${scope.base}/$metadata`, value: ERP_SERVICE_DOCUMENT_SETS.map((name) => ({ name, kind: 'EntitySet', url: name })) });
+    sendODataJson(q.res, 200, {
+      '@odata.context': `${scope.base}/$metadata`,
+      value: ERP_SERVICE_DOCUMENT_SETS.map((name) => ({ name, kind: 'EntitySet', url: name })),
+    });
     return;
   }
   if (rest.length === 1 && rest[0] === '$metadata') {
     const xml = metadataXml();
-    q.res.writeHead(200, { 'content-type': 'application/xml; charset=utf-8', 'content-length': Buffer.byteLength(xml), 'odata-version': '4.0' });
+    q.res.writeHead(200, {
+      'content-type': 'application/xml; charset=utf-8',
+      'content-length': Buffer.byteLength(xml),
+      'odata-version': '4.0',
+    });
     q.res.end(xml);
     return;
   }
@@ -99,11 +150,17 @@ export function serveApi(q: ReadRequest, scope: ApiScope, rest: readonly string[
   }
   if (first.name !== 'companies') {
     if (ERP_SERVICE_DOCUMENT_SETS.includes(first.name))
-      throw new HttpError(400, 'Internal_CompanyNotFound', `The entity set '${first.name}' is company-scoped: the request URL needs a companies({id}) segment.`);
+      throw new HttpError(
+        400,
+        'Internal_CompanyNotFound',
+        `The entity set '${first.name}' is company-scoped: the request URL needs a companies({id}) segment.`,
+      );
     throw notFoundSegment(rest[0]!);
   }
   const companies = erpSchema('companies')!;
-  const companyRows = q.s.data.companies.filter((c) => c.environment === scope.environment).map((c) => ({ fields: c.row, etag: erpEtag(c.row) }));
+  const companyRows = q.s.data.companies
+    .filter((c) => c.environment === scope.environment)
+    .map((c) => ({ fields: c.row, etag: erpEtag(c.row) }));
   if (first.key === undefined) {
     if (rest.length === 1) {
       sendCollection(q, companies, companyRows, `${context}companies`, () => []);

@@ -44,7 +44,13 @@ export const ERP_SECOND_COMPANY_NAME = 'CRONUS Holding ApS';
 export const ERP_SANDBOX_COMPANY_NAME = 'CRONUS Test Sandbox';
 
 /** Demo-company row counts (the checklist's sizes). */
-export const ERP_DEMO_COUNTS = { customers: 120, vendors: 40, items: 60, generalLedgerEntries: 600, salesInvoices: 80 } as const;
+export const ERP_DEMO_COUNTS = {
+  customers: 120,
+  vendors: 40,
+  items: 60,
+  generalLedgerEntries: 600,
+  salesInvoices: 80,
+} as const;
 
 /** A demo customer whose name holds an apostrophe (for doubled quotes in `$filter`). */
 export const ERP_APOSTROPHE_CUSTOMER = "O'Brien Consulting ApS";
@@ -156,13 +162,23 @@ export const ERP_REAL_NAMES: Readonly<Record<string, string>> = {
 export const ERP_OMITTED_SET = 'workflowApprovers';
 
 /** Real v2.0 sets outside the allow-list that the service document lists (erp.md §3). */
-export const ERP_EXTRA_SETS = ['companies', 'pdfDocument', 'workflows', 'workflowSteps', 'workflowResponseOptions'] as const;
+export const ERP_EXTRA_SETS = [
+  'companies',
+  'pdfDocument',
+  'workflows',
+  'workflowSteps',
+  'workflowResponseOptions',
+] as const;
 
 /** Real names of the allow-listed sets this sandbox serves (every allow-list entry but ERP_OMITTED_SET). */
-export const ERP_SERVED_ALLOW_LISTED: readonly string[] = ERP_SPEC_ALLOW_LIST.filter((n) => n !== ERP_OMITTED_SET).map((n) => ERP_REAL_NAMES[n] ?? n);
+export const ERP_SERVED_ALLOW_LISTED: readonly string[] = ERP_SPEC_ALLOW_LIST.filter((n) => n !== ERP_OMITTED_SET).map(
+  (n) => ERP_REAL_NAMES[n] ?? n,
+);
 
 /** Entity sets listed by the service document, in its order (alphabetical, as BC lists them). */
-export const ERP_SERVICE_DOCUMENT_SETS: readonly string[] = [...ERP_SERVED_ALLOW_LISTED, ...ERP_EXTRA_SETS].sort((a, b) => a.localeCompare(b, 'en'));
+export const ERP_SERVICE_DOCUMENT_SETS: readonly string[] = [...ERP_SERVED_ALLOW_LISTED, ...ERP_EXTRA_SETS].sort(
+  (a, b) => a.localeCompare(b, 'en'),
+);
 
 /** Sets read at environment level (not under companies(…)). */
 export const ERP_ENVIRONMENT_SETS: ReadonlySet<string> = new Set(['companies', 'subscriptions']);
@@ -198,7 +214,13 @@ const AUDIT = { lastModifiedDateTime: 'datetime' } as const;
 
 const SCHEMAS: Record<string, ErpEntitySchema> = {};
 
-function schema(set: string, type: string, fields: Record<string, ErpFieldType>, navigations: Record<string, ErpNavigation> = {}, key = 'id'): void {
+function schema(
+  set: string,
+  type: string,
+  fields: Record<string, ErpFieldType>,
+  navigations: Record<string, ErpNavigation> = {},
+  key = 'id',
+): void {
   SCHEMAS[set] = { set, type, key, fields, navigations };
 }
 
@@ -452,8 +474,38 @@ function dateAdd(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-const FIRST = ['Nordic', 'Baltic', 'Aarhus', 'Fyns', 'Jysk', 'Sjællands', 'Blue', 'Green', 'North', 'Harbour', 'City', 'Coastal', 'Alpha', 'Delta', 'Polar', 'Viking'];
-const SECOND = ['Trading', 'Furniture', 'Supplies', 'Design', 'Logistics', 'Bikes', 'Electric', 'Foods', 'Interiors', 'Tools', 'Office', 'Systems'];
+const FIRST = [
+  'Nordic',
+  'Baltic',
+  'Aarhus',
+  'Fyns',
+  'Jysk',
+  'Sjællands',
+  'Blue',
+  'Green',
+  'North',
+  'Harbour',
+  'City',
+  'Coastal',
+  'Alpha',
+  'Delta',
+  'Polar',
+  'Viking',
+];
+const SECOND = [
+  'Trading',
+  'Furniture',
+  'Supplies',
+  'Design',
+  'Logistics',
+  'Bikes',
+  'Electric',
+  'Foods',
+  'Interiors',
+  'Tools',
+  'Office',
+  'Systems',
+];
 const SUFFIX = ['A/S', 'ApS', 'I/S', 'K/S'];
 const CITIES: readonly (readonly [string, string])[] = [
   ['København K', '1150'],
@@ -466,7 +518,18 @@ const CITIES: readonly (readonly [string, string])[] = [
   ['Kolding', '6000'],
 ];
 const STREETS = ['Hovedgaden', 'Strandvejen', 'Vestergade', 'Østergade', 'Industrivej', 'Havnegade', 'Bredgade'];
-const ITEM_NAMES = ['Office chair', 'Desk', 'Lamp', 'Bookshelf', 'Filing cabinet', 'Whiteboard', 'Monitor arm', 'Conference table', 'Sofa', 'Coat rack'];
+const ITEM_NAMES = [
+  'Office chair',
+  'Desk',
+  'Lamp',
+  'Bookshelf',
+  'Filing cabinet',
+  'Whiteboard',
+  'Monitor arm',
+  'Conference table',
+  'Sofa',
+  'Coat rack',
+];
 const ITEM_STYLES = ['ATHENS', 'PARIS', 'LONDON', 'ROME', 'BERLIN', 'OSLO', 'MADRID'];
 const GL_ACCOUNTS: readonly (readonly [string, string])[] = [
   ['1110', 'Sales, Retail - Dom.'],
@@ -501,7 +564,13 @@ interface Sizes {
   salesInvoices: number;
 }
 
-function companyData(seed: number, sizes: Sizes, withInformation: boolean, id: string, name: string): Map<string, ErpStoredRow[]> {
+function companyData(
+  seed: number,
+  sizes: Sizes,
+  withInformation: boolean,
+  id: string,
+  name: string,
+): Map<string, ErpStoredRow[]> {
   const rand = mulberry32(seed);
   const used = new Set<string>();
   const sets = new Map<string, ErpStoredRow[]>();
@@ -752,12 +821,24 @@ export function erpDataset(): ErpDataset {
     {
       environment: ERP_PRODUCTION,
       row: companyRow(ERP_SECOND_COMPANY_ID, ERP_SECOND_COMPANY_NAME, '2024-05-01T10:00:00Z'),
-      sets: companyData(14_002, { customers: 5, vendors: 3, items: 4, generalLedgerEntries: 10, salesInvoices: 3 }, false, ERP_SECOND_COMPANY_ID, ERP_SECOND_COMPANY_NAME),
+      sets: companyData(
+        14_002,
+        { customers: 5, vendors: 3, items: 4, generalLedgerEntries: 10, salesInvoices: 3 },
+        false,
+        ERP_SECOND_COMPANY_ID,
+        ERP_SECOND_COMPANY_NAME,
+      ),
     },
     {
       environment: ERP_SANDBOX_ENV,
       row: companyRow(ERP_SANDBOX_COMPANY_ID, ERP_SANDBOX_COMPANY_NAME, '2025-02-01T10:00:00Z'),
-      sets: companyData(14_003, { customers: 8, vendors: 2, items: 3, generalLedgerEntries: 12, salesInvoices: 2 }, true, ERP_SANDBOX_COMPANY_ID, ERP_SANDBOX_COMPANY_NAME),
+      sets: companyData(
+        14_003,
+        { customers: 8, vendors: 2, items: 3, generalLedgerEntries: 12, salesInvoices: 2 },
+        true,
+        ERP_SANDBOX_COMPANY_ID,
+        ERP_SANDBOX_COMPANY_NAME,
+      ),
     },
   ];
   const subscriptionRows = (env: string): ErpStoredRow[] =>

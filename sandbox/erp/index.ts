@@ -17,7 +17,15 @@ export const sandbox: Sandbox = {
   title: 'Business Central API v2.0',
   examples: [
     { tool: 'list_companies', args: {} },
-    { tool: 'query_entity', args: { companyId: ERP_DEMO_COMPANY_ID, entity: 'customers', select: ['number', 'displayName', 'city', 'balanceDue'], pageSize: 5 } },
+    {
+      tool: 'query_entity',
+      args: {
+        companyId: ERP_DEMO_COMPANY_ID,
+        entity: 'customers',
+        select: ['number', 'displayName', 'city', 'balanceDue'],
+        pageSize: 5,
+      },
+    },
   ],
   async start({ host, port }) {
     // The ERP's identity provider (Entra style): the demo connects through it, and the portal's
@@ -34,7 +42,10 @@ export const sandbox: Sandbox = {
     });
     return {
       url: server.url,
-      oauth: sandboxOAuth(idp, client, { apiPath: ENTRA_API_PATH, scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'] }),
+      oauth: sandboxOAuth(idp, client, {
+        apiPath: ENTRA_API_PATH,
+        scope: [`${ENTRA_BC_RESOURCE}Financials.ReadWrite.All`, 'offline_access'],
+      }),
       close: async () => {
         await server.close();
         await idp.close();

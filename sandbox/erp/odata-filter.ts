@@ -29,11 +29,24 @@ export type FilterExpr =
   | { readonly k: 'and' | 'or'; readonly l: FilterExpr; readonly r: FilterExpr }
   | { readonly k: 'not'; readonly e: FilterExpr }
   | { readonly k: 'cmp'; readonly op: CmpOp; readonly l: Operand; readonly r: Operand }
-  | { readonly k: 'fn'; readonly name: 'contains' | 'startswith' | 'endswith'; readonly a: Operand; readonly b: Operand; readonly expect: boolean };
+  | {
+      readonly k: 'fn';
+      readonly name: 'contains' | 'startswith' | 'endswith';
+      readonly a: Operand;
+      readonly b: Operand;
+      readonly expect: boolean;
+    };
 
 type CmpOp = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 const CMP_OPS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
-const OP_KIND: Record<CmpOp, string> = { eq: 'Equal', ne: 'NotEqual', gt: 'GreaterThan', ge: 'GreaterThanOrEqual', lt: 'LessThan', le: 'LessThanOrEqual' };
+const OP_KIND: Record<CmpOp, string> = {
+  eq: 'Equal',
+  ne: 'NotEqual',
+  gt: 'GreaterThan',
+  ge: 'GreaterThanOrEqual',
+  lt: 'LessThan',
+  le: 'LessThanOrEqual',
+};
 const EDM: Record<LiteralType, string> = {
   string: 'Edm.String',
   number: 'Edm.Decimal',
@@ -77,7 +90,8 @@ function tokenize(text: string): Token[] {
       let value = '';
       let j = i + 1;
       for (;;) {
-        if (j >= text.length) throw new ODataError(`There is an unterminated string literal at position ${i} in '${text}'.`);
+        if (j >= text.length)
+          throw new ODataError(`There is an unterminated string literal at position ${i} in '${text}'.`);
         if (text[j] === "'") {
           if (text[j + 1] === "'") {
             value += "'";
@@ -123,7 +137,8 @@ function tokenize(text: string): Token[] {
     m = RE_IDENT.exec(rest);
     if (m !== null) {
       const word = m[0];
-      if (word === 'true' || word === 'false') tokens.push({ t: 'lit', type: 'boolean', value: word === 'true', quoted: false });
+      if (word === 'true' || word === 'false')
+        tokens.push({ t: 'lit', type: 'boolean', value: word === 'true', quoted: false });
       else if (word === 'null') tokens.push({ t: 'lit', type: 'null', value: null, quoted: false });
       else tokens.push({ t: 'ident', v: word });
       i += word.length;
@@ -147,7 +162,8 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
   const isPunct = (tok: Token | undefined, v: string): boolean => tok?.t === 'punct' && tok.v === v;
   const expectPunct = (v: '(' | ')' | ','): void => {
     const tok = tokens[pos];
-    if (tok?.t !== 'punct' || tok.v !== v) throw new ODataError(`Syntax error: '${v}' expected at token ${pos + 1} in '${text}'.`);
+    if (tok?.t !== 'punct' || tok.v !== v)
+      throw new ODataError(`Syntax error: '${v}' expected at token ${pos + 1} in '${text}'.`);
     pos++;
   };
 
@@ -162,7 +178,8 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
       pos++;
       const next = tokens[pos];
       if (next?.t === 'punct' && next.v === '(') {
-        if (tok.v !== 'tolower' && tok.v !== 'toupper' && tok.v !== 'substring') throw new ODataError(`An unknown function with name '${tok.v}' was found.`);
+        if (tok.v !== 'tolower' && tok.v !== 'toupper' && tok.v !== 'substring')
+          throw new ODataError(`An unknown function with name '${tok.v}' was found.`);
         pos++;
         const args: Operand[] = [operand()];
         while (isPunct(peek(), ',')) {
@@ -192,7 +209,11 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
       pos++;
       return { k: 'not', e: primary() };
     }
-    if (tok?.t === 'ident' && (tok.v === 'contains' || tok.v === 'startswith' || tok.v === 'endswith') && isPunct(tokens[pos + 1], '(')) {
+    if (
+      tok?.t === 'ident' &&
+      (tok.v === 'contains' || tok.v === 'startswith' || tok.v === 'endswith') &&
+      isPunct(tokens[pos + 1], '(')
+    ) {
       pos += 2;
       const a = operand();
       expectPunct(',');
@@ -212,9 +233,13 @@ export function parseFilter(text: string, schema: ErpEntitySchema): FilterExpr {
     const l = operand();
     const opTok = peek();
     if (opTok?.t !== 'ident' || !CMP_OPS.has(opTok.v)) {
-      if (l.k === 'lit' && l.type === 'boolean') return { k: 'cmp', op: 'eq', l, r: { k: 'lit', type: 'boolean', value: true, quoted: false } };
-      if (l.k === 'field' && l.type === 'boolean') return { k: 'cmp', op: 'eq', l, r: { k: 'lit', type: 'boolean', value: true, quoted: false } };
-      throw new ODataError(`Syntax error: a comparison operator (eq ne gt ge lt le) was expected at token ${pos + 1} in '${text}'.`);
+      if (l.k === 'lit' && l.type === 'boolean')
+        return { k: 'cmp', op: 'eq', l, r: { k: 'lit', type: 'boolean', value: true, quoted: false } };
+      if (l.k === 'field' && l.type === 'boolean')
+        return { k: 'cmp', op: 'eq', l, r: { k: 'lit', type: 'boolean', value: true, quoted: false } };
+      throw new ODataError(
+        `Syntax error: a comparison operator (eq ne gt ge lt le) was expected at token ${pos + 1} in '${text}'.`,
+      );
     }
     pos++;
     const op = opTok.v as CmpOp;
@@ -254,7 +279,10 @@ function noSignature(name: string): ODataError {
 /** The argument types and count of tolower/toupper (one string) and substring (a string and one or two numbers). */
 function checkCall(name: string, args: readonly Operand[]): void {
   if (operandType(args[0]!) !== 'string') throw noSignature(name);
-  const counted = name === 'substring' ? args.length >= 2 && args.length <= 3 && args.slice(1).every((a) => operandType(a) === 'number') : args.length === 1;
+  const counted =
+    name === 'substring'
+      ? args.length >= 2 && args.length <= 3 && args.slice(1).every((a) => operandType(a) === 'number')
+      : args.length === 1;
   if (!counted) throw noSignature(name);
 }
 
@@ -270,7 +298,10 @@ function checkComparable(l: Operand, r: Operand, op: CmpOp): void {
   if (lt === 'null' || rt === 'null') {
     if (op === 'eq' || op === 'ne') return;
   } else if (lt === rt) return;
-  throw new ODataError('A binary operator with incompatible types was detected. Found operand types ' + `'${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`);
+  throw new ODataError(
+    'A binary operator with incompatible types was detected. Found operand types ' +
+      `'${EDM[lt]}' and '${EDM[rt]}' for operator kind '${OP_KIND[op]}'.`,
+  );
 }
 
 function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
@@ -296,7 +327,11 @@ function fieldsOf(e: FilterExpr, out: Set<string>): Set<string> {
 function checkOr(e: FilterExpr): void {
   if (e.k === 'or') {
     const fields = fieldsOf(e, new Set());
-    if (fields.size > 1) throw new ODataError(`The 'or' operator is supported only between conditions on the same field; this ` + `filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`);
+    if (fields.size > 1)
+      throw new ODataError(
+        `The 'or' operator is supported only between conditions on the same field; this ` +
+          `filter combines ${[...fields].map((f) => `'${f}'`).join(', ')}.`,
+      );
   }
   if (e.k === 'and' || e.k === 'or') {
     checkOr(e.l);

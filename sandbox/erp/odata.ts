@@ -79,7 +79,8 @@ function parseOrderby(text: string, schema: ErpEntitySchema): OrderKey[] {
 }
 
 function parseCount(text: string, what: string): number {
-  if (!/^\d{1,9}$/.test(text)) throw new ODataError(`Invalid value '${text}' for ${what}: a non-negative integer is expected.`);
+  if (!/^\d{1,9}$/.test(text))
+    throw new ODataError(`Invalid value '${text}' for ${what}: a non-negative integer is expected.`);
   return Number(text);
 }
 
@@ -103,14 +104,30 @@ function parseExpand(text: string, schema: ErpEntitySchema): ExpandItem[] {
   });
 }
 
-const TOP_LEVEL_OPTIONS = new Set(['$filter', '$select', '$expand', '$orderby', '$top', '$skip', '$count', '$skiptoken', '$schemaversion', '$format']);
+const TOP_LEVEL_OPTIONS = new Set([
+  '$filter',
+  '$select',
+  '$expand',
+  '$orderby',
+  '$top',
+  '$skip',
+  '$count',
+  '$skiptoken',
+  '$schemaversion',
+  '$format',
+]);
 const NESTED_OPTIONS = new Set(['$filter', '$select', '$expand', '$orderby', '$top', '$skip']);
 
 /** Parses the query options of a set read (top-level or inside $expand). */
-export function parseOptions(raw: Readonly<Record<string, string>>, schema: ErpEntitySchema, nested = false): QueryOptions {
+export function parseOptions(
+  raw: Readonly<Record<string, string>>,
+  schema: ErpEntitySchema,
+  nested = false,
+): QueryOptions {
   const allowed = nested ? NESTED_OPTIONS : TOP_LEVEL_OPTIONS;
   for (const name of Object.keys(raw)) {
-    if (name.startsWith('$') && !allowed.has(name)) throw new ODataError(`The query parameter '${name}' is not supported.`);
+    if (name.startsWith('$') && !allowed.has(name))
+      throw new ODataError(`The query parameter '${name}' is not supported.`);
   }
   const out: {
     filter?: FilterExpr;
@@ -128,7 +145,8 @@ export function parseOptions(raw: Readonly<Record<string, string>>, schema: ErpE
   if (raw.$top !== undefined) out.top = parseCount(raw.$top, '$top');
   if (raw.$skip !== undefined) out.skip = parseCount(raw.$skip, '$skip');
   if (raw.$count !== undefined) {
-    if (raw.$count !== 'true' && raw.$count !== 'false') throw new ODataError(`Invalid value '${raw.$count}' for $count: true or false is expected.`);
+    if (raw.$count !== 'true' && raw.$count !== 'false')
+      throw new ODataError(`Invalid value '${raw.$count}' for $count: true or false is expected.`);
     out.count = raw.$count === 'true';
   }
   return out;
@@ -166,7 +184,12 @@ export function selectRows(rows: readonly ErpStoredRow[], options: QueryOptions)
 }
 
 /** One row as the API returns it: `@odata.etag`, the selected fields, then expanded navigations. */
-export function shapeRow(row: ErpStoredRow, schema: ErpEntitySchema, options: QueryOptions, source: RowSource): Record<string, unknown> {
+export function shapeRow(
+  row: ErpStoredRow,
+  schema: ErpEntitySchema,
+  options: QueryOptions,
+  source: RowSource,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { '@odata.etag': row.etag };
   if (options.select === undefined) {
     for (const [key, v] of Object.entries(row.fields)) out[key] = v;
@@ -177,7 +200,9 @@ export function shapeRow(row: ErpStoredRow, schema: ErpEntitySchema, options: Qu
     const nav = schema.navigations[item.nav]!;
     const target = erpSchema(nav.target)!;
     const parentValue = row.fields[nav.parentField];
-    const related = source(nav.target).filter((child) => parentValue !== undefined && parentValue !== null && child.fields[nav.childField] === parentValue);
+    const related = source(nav.target).filter(
+      (child) => parentValue !== undefined && parentValue !== null && child.fields[nav.childField] === parentValue,
+    );
     let children = selectRows(related, item.options);
     if (item.options.skip !== undefined) children = children.slice(item.options.skip);
     if (item.options.top !== undefined) children = children.slice(0, item.options.top);

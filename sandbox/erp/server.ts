@@ -36,7 +36,19 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { closeOnce, closeOnSignals, findRoute, findSegmentRoute, listen, PendingDelays, parseJsonLoose, type Route, readBody, sendText, switchError } from '../http-kit.ts';
+import {
+  closeOnce,
+  closeOnSignals,
+  findRoute,
+  findSegmentRoute,
+  listen,
+  PendingDelays,
+  parseJsonLoose,
+  type Route,
+  readBody,
+  sendText,
+  switchError,
+} from '../http-kit.ts';
 import { BAD_GATEWAY_PAGE, NON_JSON_PAGE, sendError, sendHtml, sendODataJson } from './answers.ts';
 import { serveApi } from './api.ts';
 import { ERP_ENVIRONMENTS, ERP_TENANT_DOMAIN, ERP_TENANT_ID, erpDataset, erpEnvironmentsBody } from './data.ts';
@@ -124,15 +136,27 @@ function retryAfter429(s: ErpState): Record<string, string> {
 
 function throttle(s: ErpState, res: ServerResponse): void {
   s.stats.throttled++;
-  sendError(res, 429, 'Application_TooManyRequests', 'The request was throttled: too many requests in the sliding window. Try again later.', retryAfter429(s));
+  sendError(
+    res,
+    429,
+    'Application_TooManyRequests',
+    'The request was throttled: too many requests in the sliding window. Try again later.',
+    retryAfter429(s),
+  );
 }
 
 /** Answers the fault when one applies; 'continue' otherwise (also after a `slow` delay). */
 async function injectFault(s: ErpState, res: ServerResponse, path: string): Promise<'answered' | 'continue' | 'gone'> {
   const fault = s.switches.fault;
   if (fault === 'none') return 'continue';
-  if (s.switches.faultPath !== null && !path.toLowerCase().includes(s.switches.faultPath.toLowerCase())) return 'continue';
-  if (s.switches.faultCount > 0) s.switches = { ...s.switches, faultCount: s.switches.faultCount - 1, ...(s.switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
+  if (s.switches.faultPath !== null && !path.toLowerCase().includes(s.switches.faultPath.toLowerCase()))
+    return 'continue';
+  if (s.switches.faultCount > 0)
+    s.switches = {
+      ...s.switches,
+      faultCount: s.switches.faultCount - 1,
+      ...(s.switches.faultCount === 1 ? { fault: 'none' as const } : {}),
+    };
   switch (fault) {
     case 'slow':
       return (await s.delays.delay(s.switches.slowDelayMs, res)) ? 'continue' : 'gone';
@@ -140,7 +164,9 @@ async function injectFault(s: ErpState, res: ServerResponse, path: string): Prom
       throttle(s, res);
       return 'answered';
     case 'unavailable':
-      sendError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.', { 'retry-after': String(s.switches.retryAfterSeconds) });
+      sendError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.', {
+        'retry-after': String(s.switches.retryAfterSeconds),
+      });
       return 'answered';
     case 'requestTimeout':
       sendError(res, 408, 'RequestTimeout', 'The operation took longer than the allowed 8 minutes.');
@@ -161,13 +187,24 @@ async function authenticate(s: ErpState, req: IncomingMessage): Promise<string> 
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   const unauthorized = (why: string): HttpError => {
     s.stats.unauthorized++;
-    return new HttpError(401, 'Authentication_InvalidCredentials', `The server has rejected the client credentials (${why}).`, {
-      'www-authenticate': 'Bearer authorization_uri="https://login.microsoftonline.com/' + `${ERP_TENANT_ID}/oauth2/authorize", error="invalid_token"`,
-    });
+    return new HttpError(
+      401,
+      'Authentication_InvalidCredentials',
+      `The server has rejected the client credentials (${why}).`,
+      {
+        'www-authenticate':
+          'Bearer authorization_uri="https://login.microsoftonline.com/' +
+          `${ERP_TENANT_ID}/oauth2/authorize", error="invalid_token"`,
+      },
+    );
   };
   const forbidden = (): HttpError => {
     s.stats.forbidden++;
-    return new HttpError(403, 'Authorization_InsufficientPermissions', 'The user does not have a Dynamics 365 Business Central licence or the permission to access this resource.');
+    return new HttpError(
+      403,
+      'Authorization_InsufficientPermissions',
+      'The user does not have a Dynamics 365 Business Central licence or the permission to access this resource.',
+    );
   };
   if (match === null) throw unauthorized('no bearer token');
   const token = match[1]!;
@@ -211,14 +248,16 @@ type UpstreamHandler = (q: ReadRequest, segments: readonly string[], raw: readon
 function serveVersioned(q: ReadRequest, segments: readonly string[], raw: readonly string[]): void {
   const { s } = q;
   const apiAt = segments[2] === 'api' ? 2 : segments[3] === 'api' ? 3 : -1;
-  if (apiAt < 0 || segments[apiAt + 1] !== 'v2.0') throw new HttpError(404, 'BadRequest_NotFound', 'No HTTP resource was found that matches the request URI.');
+  if (apiAt < 0 || segments[apiAt + 1] !== 'v2.0')
+    throw new HttpError(404, 'BadRequest_NotFound', 'No HTTP resource was found that matches the request URI.');
   const tenant = apiAt === 3 ? segments[1]! : undefined;
   const environment = segments[apiAt - 1]!;
   if (tenant !== undefined && tenant.toLowerCase() !== ERP_TENANT_ID && tenant.toLowerCase() !== ERP_TENANT_DOMAIN) {
     s.stats.unauthorized++;
     throw new HttpError(401, 'Authentication_InvalidCredentials', `The token is not valid for the tenant '${tenant}'.`);
   }
-  if (!(ERP_ENVIRONMENTS as readonly string[]).includes(environment)) throw new HttpError(404, 'BadRequest_NotFound', `The environment '${environment}' does not exist.`);
+  if (!(ERP_ENVIRONMENTS as readonly string[]).includes(environment))
+    throw new HttpError(404, 'BadRequest_NotFound', `The environment '${environment}' does not exist.`);
   const base = `${s.publicUrl}${s.basePath}/${raw.slice(0, apiAt + 2).join('/')}`;
   serveApi(q, { base, environment }, segments.slice(apiAt + 2));
 }
@@ -231,7 +270,11 @@ const UPSTREAM_ROUTES: readonly Route<UpstreamHandler>[] = [
     path: '/admin/*',
     handle: (q) => {
       q.s.stats.forbidden++;
-      throw new HttpError(403, 'Authorization_InsufficientPermissions', 'The admin center API requires the Dynamics 365 administrator or global administrator role.');
+      throw new HttpError(
+        403,
+        'Authorization_InsufficientPermissions',
+        'The admin center API requires the Dynamics 365 administrator or global administrator role.',
+      );
     },
   },
   { method: 'GET', path: '/v2.0/*', handle: serveVersioned },
@@ -251,7 +294,13 @@ async function handleUpstream(s: ErpState, req: IncomingMessage, res: ServerResp
 
   if (method !== 'GET') {
     s.stats.writeLog.push({ method, path: `${url.pathname}${url.search}`, body: parseJsonLoose(text) });
-    sendError(res, 405, 'BadRequest_MethodNotAllowed', `The HTTP method '${method}' is not allowed: this sandbox is read-only.`, { allow: 'GET' });
+    sendError(
+      res,
+      405,
+      'BadRequest_MethodNotAllowed',
+      `The HTTP method '${method}' is not allowed: this sandbox is read-only.`,
+      { allow: 'GET' },
+    );
     return;
   }
   const fault = await injectFault(s, res, url.pathname);
@@ -276,7 +325,8 @@ async function handleUpstream(s: ErpState, req: IncomingMessage, res: ServerResp
     const q: ReadRequest = { s, req, res, url, query };
 
     const route = findSegmentRoute(UPSTREAM_ROUTES, method, segments);
-    if (route === undefined) throw new HttpError(404, 'BadRequest_NotFound', 'No HTTP resource was found that matches the request URI.');
+    if (route === undefined)
+      throw new HttpError(404, 'BadRequest_NotFound', 'No HTTP resource was found that matches the request URI.');
     route.handle(q, segments, raw);
   } catch (error) {
     if (error instanceof HttpError) sendError(res, error.status, error.code, error.message, error.headers);
@@ -324,7 +374,13 @@ function handleControl(s: ErpState, req: IncomingMessage, res: ServerResponse, p
   }
   sendODataJson(res, 404, {
     error: `no sandbox control at ${method} ${path}`,
-    controls: ['GET /__sandbox/switches', 'POST /__sandbox/switches', 'GET /__sandbox/stats', 'GET /__sandbox/requests', 'POST /__sandbox/reset'],
+    controls: [
+      'GET /__sandbox/switches',
+      'POST /__sandbox/switches',
+      'GET /__sandbox/stats',
+      'GET /__sandbox/requests',
+      'POST /__sandbox/reset',
+    ],
   });
 }
 
@@ -358,7 +414,15 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
   const s: ErpState = {
     switches: { ...initialSwitches },
     initialSwitches,
-    stats: { requests: 0, byStatus: {}, unauthorized: 0, forbidden: 0, throttled: 0, readOnlyIntentRejections: 0, writeLog: [] },
+    stats: {
+      requests: 0,
+      byStatus: {},
+      unauthorized: 0,
+      forbidden: 0,
+      throttled: 0,
+      readOnlyIntentRejections: 0,
+      writeLog: [],
+    },
     requestLog: [],
     windows: new Map(),
     delays: new PendingDelays(),
@@ -373,7 +437,9 @@ export async function startErpSandbox(options: ErpSandboxOptions = {}): Promise<
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const work = url.pathname.startsWith('/__sandbox/') ? readBody(req).then(({ text }) => handleControl(s, req, res, url.pathname, text)) : handleUpstream(s, req, res, url);
+    const work = url.pathname.startsWith('/__sandbox/')
+      ? readBody(req).then(({ text }) => handleControl(s, req, res, url.pathname, text))
+      : handleUpstream(s, req, res, url);
     work.catch(() => {
       if (!res.headersSent) sendText(res, 500, 'sandbox error');
       else res.destroy();

@@ -23,7 +23,16 @@ export interface ErpTokenVerdict {
 
 export type ErpTokenVerifier = (token: string) => ErpTokenVerdict | Promise<ErpTokenVerdict>;
 
-export const ERP_FAULTS = ['none', 'throttled', 'unavailable', 'requestTimeout', 'gatewayTimeout', 'badGatewayHtml', 'nonJson', 'slow'] as const;
+export const ERP_FAULTS = [
+  'none',
+  'throttled',
+  'unavailable',
+  'requestTimeout',
+  'gatewayTimeout',
+  'badGatewayHtml',
+  'nonJson',
+  'slow',
+] as const;
 /**
  * `throttled` 429 (Retry-After per `retryAfter429`); `unavailable` 503 with Retry-After;
  * `requestTimeout` 408; `gatewayTimeout` 504; `badGatewayHtml` 502 with an HTML page; `nonJson`
@@ -69,7 +78,8 @@ export interface ErpSwitches {
   nextLinkExtraQuery: string | null;
 }
 
-const isCount = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+const isCount = (v: unknown, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 
 export const SWITCH_CHECKS: { readonly [K in keyof ErpSwitches]: (value: unknown) => boolean } = {
   readOnlyIntentRejectedSet: (v) => v === null || (typeof v === 'string' && v.length > 0),

@@ -17,7 +17,11 @@ export interface SandboxOAuthClient {
  * `oauth.baseUrl` path, e.g. Entra's `/organizations/oauth2/v2.0`; '' for Google, whose paths
  * start at the host); `scope` is what the demo tenant's grant carries.
  */
-export function sandboxOAuth(idp: IdentityProvider, client: SandboxOAuthClient, options: { readonly apiPath: string; readonly scope: readonly string[] }): NonNullable<RunningSandbox['oauth']> {
+export function sandboxOAuth(
+  idp: IdentityProvider,
+  client: SandboxOAuthClient,
+  options: { readonly apiPath: string; readonly scope: readonly string[] },
+): NonNullable<RunningSandbox['oauth']> {
   const redirectUris: string[] = [];
   return {
     baseUrl: idp.endpoints[client.style].base + options.apiPath,
@@ -29,7 +33,12 @@ export function sandboxOAuth(idp: IdentityProvider, client: SandboxOAuthClient, 
     },
     demoGrant() {
       const t = idp.issueGrant({ clientId: client.clientId, scope: options.scope });
-      return { accessToken: t.access_token, ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}), expiresAt: idp.now() + t.expires_in * 1000, scope: t.scope };
+      return {
+        accessToken: t.access_token,
+        ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
+        expiresAt: idp.now() + t.expires_in * 1000,
+        scope: t.scope,
+      };
     },
   };
 }

@@ -19,7 +19,11 @@ interface ControlRequest {
 type ControlHandler = (request: ControlRequest) => void;
 
 const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
-  { method: 'GET', path: '/__sandbox/switches', handle: ({ s, res, clientId }) => sendJson(res, 200, effective(s, clientId ?? null)) },
+  {
+    method: 'GET',
+    path: '/__sandbox/switches',
+    handle: ({ s, res, clientId }) => sendJson(res, 200, effective(s, clientId ?? null)),
+  },
   {
     method: 'POST',
     path: '/__sandbox/switches',
@@ -56,7 +60,8 @@ const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
     method: 'POST',
     path: '/__sandbox/clock',
     handle: ({ s, res, body }) => {
-      if (!isPlainObject(body) || !isInt(0, 10 * 365 * 86_400)(body.advanceSeconds)) return sendJson(res, 400, { error: 'expected { advanceSeconds: non-negative integer }' });
+      if (!isPlainObject(body) || !isInt(0, 10 * 365 * 86_400)(body.advanceSeconds))
+        return sendJson(res, 400, { error: 'expected { advanceSeconds: non-negative integer }' });
       s.offsetMs += (body.advanceSeconds as number) * 1000;
       sendJson(res, 200, { now: new Date(s.now()).toISOString() });
     },
@@ -74,10 +79,23 @@ const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
   },
 ];
 
-const CONTROL_LIST = ['GET|POST /__sandbox/switches[?client=ID]', 'POST /__sandbox/clients', 'POST /__sandbox/revoke', 'POST /__sandbox/clock', 'GET /__sandbox/stats', 'POST /__sandbox/reset'];
+const CONTROL_LIST = [
+  'GET|POST /__sandbox/switches[?client=ID]',
+  'POST /__sandbox/clients',
+  'POST /__sandbox/revoke',
+  'POST /__sandbox/clock',
+  'GET /__sandbox/stats',
+  'POST /__sandbox/reset',
+];
 
 /** Answers one control request (its body already read). */
-export function serveIdentityControl(s: IdentityState, res: ServerResponse, method: string, url: URL, body: unknown): void {
+export function serveIdentityControl(
+  s: IdentityState,
+  res: ServerResponse,
+  method: string,
+  url: URL,
+  body: unknown,
+): void {
   const route = findRoute(CONTROL_ROUTES, method, url.pathname);
   if (route !== undefined) route.handle({ s, res, body, clientId: url.searchParams.get('client') ?? undefined });
   else sendJson(res, 404, { error: `no sandbox control at ${method} ${url.pathname}`, controls: CONTROL_LIST });

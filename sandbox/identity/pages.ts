@@ -7,12 +7,21 @@ import { type JsonStyle, sendJson as sendKitJson } from '../http-kit.ts';
 /** Token and control answers are never cached (RFC 6749 §5.1). */
 const OAUTH_JSON: JsonStyle = { headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendKitJson(res, status, body, headers, OAUTH_JSON);
 }
 
 export function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(html) });
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(html),
+  });
   res.end(html);
 }
 

@@ -41,7 +41,18 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import { closeOnce, closeOnSignals, findRoute, listen, PendingDelays, parseJsonLoose, type Route, readBody, sendText, switchError } from '../http-kit.ts';
+import {
+  closeOnce,
+  closeOnSignals,
+  findRoute,
+  listen,
+  PendingDelays,
+  parseJsonLoose,
+  type Route,
+  readBody,
+  sendText,
+  switchError,
+} from '../http-kit.ts';
 import { handleAuthorize, handleConsent } from './authorize.ts';
 import { serveIdentityControl } from './controls.ts';
 import { sendJson } from './pages.ts';
@@ -52,12 +63,23 @@ import { defaultSwitches, SWITCH_CHECKS } from './switches.ts';
 import { handleToken } from './token.ts';
 import type { ClientRegistration, IdentityProvider, IdentityProviderOptions, StyleEndpoints } from './types.ts';
 
-type EndpointHandler = (s: IdentityState, req: IncomingMessage, res: ServerResponse, style: StyleDefinition, url: URL) => Promise<void>;
+type EndpointHandler = (
+  s: IdentityState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  style: StyleDefinition,
+  url: URL,
+) => Promise<void>;
 
 /** Each style's authorize, consent and token endpoints under its prefix. */
-const ENDPOINT_ROUTES: readonly Route<{ style: StyleDefinition; serve: EndpointHandler }>[] = Object.values(STYLES).flatMap((style) => [
+const ENDPOINT_ROUTES: readonly Route<{ style: StyleDefinition; serve: EndpointHandler }>[] = Object.values(
+  STYLES,
+).flatMap((style) => [
   // The authorize endpoint answers synchronously (its errors are caught like the others').
-  { path: style.prefix + style.authorizePath, handle: { style, serve: async (s, req, res, st, url) => handleAuthorize(s, req, res, st, url.searchParams) } },
+  {
+    path: style.prefix + style.authorizePath,
+    handle: { style, serve: async (s, req, res, st, url) => handleAuthorize(s, req, res, st, url.searchParams) },
+  },
   { path: style.prefix + style.consentPath, handle: { style, serve: handleConsent } },
   { path: style.prefix + style.tokenPath, handle: { style, serve: handleToken } },
 ]);
@@ -117,7 +139,14 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
   const endpoints = Object.fromEntries(
     IDENTITY_STYLES.map((name) => {
       const style = STYLES[name];
-      return [name, { base: origin + style.prefix, authorize: origin + style.prefix + style.authorizePath, token: origin + style.prefix + style.tokenPath }];
+      return [
+        name,
+        {
+          base: origin + style.prefix,
+          authorize: origin + style.prefix + style.authorizePath,
+          token: origin + style.prefix + style.tokenPath,
+        },
+      ];
     }),
   ) as Record<IdentityStyle, StyleEndpoints>;
   live.add(instance);
@@ -135,7 +164,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
     setSwitches: (partial, clientId) => setSwitches(s, partial, clientId),
     revoke: (filter) => revoke(s, filter),
     advanceClock(seconds) {
-      if (!Number.isFinite(seconds) || seconds < 0) throw new TypeError('advanceClock: seconds must be a non-negative number');
+      if (!Number.isFinite(seconds) || seconds < 0)
+        throw new TypeError('advanceClock: seconds must be a non-negative number');
       s.offsetMs += seconds * 1000;
     },
     now: s.now,
@@ -157,7 +187,12 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
 export function demoClients(redirectUri: string): ClientRegistration[] {
   return [
     { style: 'entra', clientId: 'demo-entra-client', clientSecret: 'demo-entra-secret', redirectUris: [redirectUri] },
-    { style: 'google', clientId: 'demo-google-client.apps.googleusercontent.com', clientSecret: 'demo-google-secret', redirectUris: [redirectUri] },
+    {
+      style: 'google',
+      clientId: 'demo-google-client.apps.googleusercontent.com',
+      clientSecret: 'demo-google-secret',
+      redirectUris: [redirectUri],
+    },
     { style: 'visma', clientId: 'isv_demo', clientSecret: 'demo-visma-secret', redirectUris: [redirectUri] },
   ];
 }
@@ -167,7 +202,11 @@ if (import.meta.main) {
   const redirectUri = process.env.IDENTITY_SANDBOX_REDIRECT_URI ?? 'http://127.0.0.1:3000/oauth/callback';
   const idp = await startIdentityProvider({ port, clients: demoClients(redirectUri) });
   process.stdout.write(`${idp.url}\n`);
-  for (const style of IDENTITY_STYLES) process.stdout.write(`  ${style.padEnd(6)} authorize ` + `${idp.endpoints[style].authorize}\n         token     ${idp.endpoints[style].token}\n`);
+  for (const style of IDENTITY_STYLES)
+    process.stdout.write(
+      `  ${style.padEnd(6)} authorize ` +
+        `${idp.endpoints[style].authorize}\n         token     ${idp.endpoints[style].token}\n`,
+    );
   process.stdout.write(`Demo clients redirect to ${redirectUri} (IDENTITY_SANDBOX_REDIRECT_URI overrides).\n`);
   closeOnSignals(() => idp.close());
 }

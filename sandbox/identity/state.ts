@@ -6,7 +6,14 @@ import { switchError } from '../http-kit.ts';
 import { ENTRA_TENANT_ID, STYLES } from './styles.ts';
 import type { IdentityStyle, StyleDefinition } from './styles.ts';
 import { registrationProblem, SWITCH_CHECKS } from './switches.ts';
-import type { AccessTokenCheck, ClientAuthMethod, ClientRegistration, IdentityStats, IdentitySwitches, IssuedTokens } from './types.ts';
+import type {
+  AccessTokenCheck,
+  ClientAuthMethod,
+  ClientRegistration,
+  IdentityStats,
+  IdentitySwitches,
+  IssuedTokens,
+} from './types.ts';
 
 export interface AccessRecord {
   readonly style: IdentityStyle;
@@ -25,7 +32,15 @@ export interface Instance {
 
 export const live = new Set<Instance>();
 
-const UNKNOWN: AccessTokenCheck = { valid: false, scope: [], subject: null, expired: false, style: null, clientId: null, tenantId: null };
+const UNKNOWN: AccessTokenCheck = {
+  valid: false,
+  scope: [],
+  subject: null,
+  expired: false,
+  style: null,
+  clientId: null,
+  tenantId: null,
+};
 
 /** Checks a bearer token issued by any identity provider running in this process. */
 export function verifyAccessToken(token: string): AccessTokenCheck {
@@ -130,7 +145,11 @@ export function registerClient(s: IdentityState, client: ClientRegistration): vo
   });
 }
 
-export function setSwitches(s: IdentityState, partial: Partial<IdentitySwitches>, clientId?: string): Readonly<IdentitySwitches> {
+export function setSwitches(
+  s: IdentityState,
+  partial: Partial<IdentitySwitches>,
+  clientId?: string,
+): Readonly<IdentitySwitches> {
   const issue = switchError(partial, SWITCH_CHECKS);
   if (issue !== undefined) throw new TypeError(issue);
   if (clientId === undefined) {
@@ -141,7 +160,10 @@ export function setSwitches(s: IdentityState, partial: Partial<IdentitySwitches>
   return effective(s, clientId);
 }
 
-export function revoke(s: IdentityState, filter: { clientId?: string; subject?: string; accessTokens?: boolean }): number {
+export function revoke(
+  s: IdentityState,
+  filter: { clientId?: string; subject?: string; accessTokens?: boolean },
+): number {
   let count = 0;
   for (const grant of s.grants.values()) {
     if (grant.revoked) continue;
@@ -150,7 +172,8 @@ export function revoke(s: IdentityState, filter: { clientId?: string; subject?: 
     grant.revoked = true;
     count++;
     s.consents.delete(`${grant.clientId}|${grant.subject}`);
-    if (filter.accessTokens === true) for (const record of s.accessTokens.values()) if (record.grantId === grant.id) record.revoked = true;
+    if (filter.accessTokens === true)
+      for (const record of s.accessTokens.values()) if (record.grantId === grant.id) record.revoked = true;
   }
   return count;
 }
@@ -166,12 +189,20 @@ export function resetStats(s: IdentityState): void {
 
 /** Applies the scope switches to what the style grants. */
 export function granted(style: StyleDefinition, requested: readonly string[], sw: IdentitySwitches): string[] {
-  const dropped = style.grantedScope(requested).filter((s) => !sw.dropScopes.some((d) => s === d || s.slice(s.lastIndexOf('/') + 1) === d));
+  const dropped = style
+    .grantedScope(requested)
+    .filter((s) => !sw.dropScopes.some((d) => s === d || s.slice(s.lastIndexOf('/') + 1) === d));
   return [...new Set([...dropped, ...sw.extraScopes])];
 }
 
 /** Issues an access token (and a refresh token when asked) for a grant; the success body. */
-export function issue(s: IdentityState, style: StyleDefinition, grant: Grant, withRefresh: boolean, sw: IdentitySwitches): IssuedTokens & Record<string, unknown> {
+export function issue(
+  s: IdentityState,
+  style: StyleDefinition,
+  grant: Grant,
+  withRefresh: boolean,
+  sw: IdentitySwitches,
+): IssuedTokens & Record<string, unknown> {
   const expiresIn = sw.accessTokenLifetimeSeconds ?? style.accessTokenLifetimeSeconds;
   const accessToken = token(style.accessTokenPrefix);
   s.accessTokens.set(accessToken, {
@@ -198,13 +229,30 @@ export function issue(s: IdentityState, style: StyleDefinition, grant: Grant, wi
   return body;
 }
 
-export function newGrant(s: IdentityState, style: StyleDefinition, clientId: string, subject: string, requested: readonly string[], sw: IdentitySwitches): Grant {
-  const grant: Grant = { id: randomUUID(), style: style.style, clientId, subject, scope: granted(style, requested, sw), revoked: false };
+export function newGrant(
+  s: IdentityState,
+  style: StyleDefinition,
+  clientId: string,
+  subject: string,
+  requested: readonly string[],
+  sw: IdentitySwitches,
+): Grant {
+  const grant: Grant = {
+    id: randomUUID(),
+    style: style.style,
+    clientId,
+    subject,
+    scope: granted(style, requested, sw),
+    revoked: false,
+  };
   s.grants.set(grant.id, grant);
   return grant;
 }
 
-export function issueGrant(s: IdentityState, input: { clientId: string; scope: readonly string[]; subject?: string }): IssuedTokens {
+export function issueGrant(
+  s: IdentityState,
+  input: { clientId: string; scope: readonly string[]; subject?: string },
+): IssuedTokens {
   const client = s.clients.get(input.clientId);
   if (client === undefined) throw new TypeError(`issueGrant: unknown client ${input.clientId}`);
   const style = STYLES[client.style];
@@ -213,5 +261,11 @@ export function issueGrant(s: IdentityState, input: { clientId: string; scope: r
   const firstConsent = !s.consents.has(`${client.clientId}|${subject}`);
   s.consents.add(`${client.clientId}|${subject}`);
   const grant = newGrant(s, style, client.clientId, subject, input.scope, sw);
-  return issue(s, style, grant, style.issuesRefreshToken(input.scope, { accessType: 'offline', firstConsent, promptConsent: true }), sw);
+  return issue(
+    s,
+    style,
+    grant,
+    style.issuesRefreshToken(input.scope, { accessType: 'offline', firstConsent, promptConsent: true }),
+    sw,
+  );
 }

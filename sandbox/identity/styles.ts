@@ -67,7 +67,10 @@ export interface StyleDefinition {
   /** The `scope` the token response reports for the requested scopes (before switches). */
   grantedScope(requested: readonly string[]): string[];
   /** Whether a refresh token comes with a code exchange (Google also needs the first consent or prompt=consent). */
-  issuesRefreshToken(requested: readonly string[], authorize: { accessType: string | null; firstConsent: boolean; promptConsent: boolean }): boolean;
+  issuesRefreshToken(
+    requested: readonly string[],
+    authorize: { accessType: string | null; firstConsent: boolean; promptConsent: boolean },
+  ): boolean;
   tokenError(failure: IdentityFailure, detail: string): StyleError;
   /** error + error_description appended to redirect_uri for an authorize failure. */
   authorizeError(error: string, detail: string): Record<string, string>;
@@ -83,32 +86,80 @@ const ENTRA_API_SCOPES = ['Financials.ReadWrite.All', 'user_impersonation'];
 
 const ENTRA: Record<IdentityFailure, readonly [error: string, code: number, text: string, status?: number]> = {
   code_unknown: ['invalid_grant', 9002313, 'Invalid request. Request is malformed or invalid.'],
-  code_reused: ['invalid_grant', 54005, 'OAuth2 Authorization code was already redeemed, please retry with ' + 'a new valid code or use an existing refresh token.'],
+  code_reused: [
+    'invalid_grant',
+    54005,
+    'OAuth2 Authorization code was already redeemed, please retry with ' +
+      'a new valid code or use an existing refresh token.',
+  ],
   code_expired: [
     'invalid_grant',
     70008,
-    'The provided authorization code or refresh token has expired due to inactivity. ' + 'Send a new interactive authorization request for this user and resource.',
+    'The provided authorization code or refresh token has expired due to inactivity. ' +
+      'Send a new interactive authorization request for this user and resource.',
   ],
-  verifier_missing: ['invalid_request', 900144, "The request body must contain the following parameter: 'code_verifier'."],
-  verifier_mismatch: ['invalid_grant', 501481, 'The Code_Verifier does not match the code_challenge supplied in the authorization request.'],
-  redirect_mismatch: ['invalid_grant', 500112, 'The reply address does not match the reply address provided when requesting Authorization code.'],
+  verifier_missing: [
+    'invalid_request',
+    900144,
+    "The request body must contain the following parameter: 'code_verifier'.",
+  ],
+  verifier_mismatch: [
+    'invalid_grant',
+    501481,
+    'The Code_Verifier does not match the code_challenge supplied in the authorization request.',
+  ],
+  redirect_mismatch: [
+    'invalid_grant',
+    500112,
+    'The reply address does not match the reply address provided when requesting Authorization code.',
+  ],
   refresh_unknown: ['invalid_grant', 9002313, 'Invalid request. Request is malformed or invalid.'],
   refresh_reused: ['invalid_grant', 70000, 'Provided grant is invalid or malformed.'],
-  refresh_revoked: ['invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token ' + 'is needed. The user might have changed or reset their password.'],
+  refresh_revoked: [
+    'invalid_grant',
+    50173,
+    'The provided grant has expired due to it being revoked, a fresh auth token ' +
+      'is needed. The user might have changed or reset their password.',
+  ],
   refresh_expired: ['invalid_grant', 700082, 'The refresh token has expired due to inactivity.'],
-  client_unknown: ['unauthorized_client', 700016, "Application with identifier '{detail}' was not found in the directory."],
-  client_secret_wrong: ['invalid_client', 7000215, 'Invalid client secret provided. Ensure the secret being sent in the ' + 'request is the client secret value, not the client secret ID.', 401],
-  client_secret_missing: ['invalid_client', 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.", 401],
+  client_unknown: [
+    'unauthorized_client',
+    700016,
+    "Application with identifier '{detail}' was not found in the directory.",
+  ],
+  client_secret_wrong: [
+    'invalid_client',
+    7000215,
+    'Invalid client secret provided. Ensure the secret being sent in the ' +
+      'request is the client secret value, not the client secret ID.',
+    401,
+  ],
+  client_secret_missing: [
+    'invalid_client',
+    7000218,
+    "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.",
+    401,
+  ],
   client_auth_method: ['invalid_request', 90023, 'Only one client authentication method may be used: {detail}.'],
   missing_parameter: ['invalid_request', 900144, "The request body must contain the following parameter: '{detail}'."],
   unsupported_grant_type: ['unsupported_grant_type', 70003, "The app requested an unsupported grant type '{detail}'."],
-  invalid_scope: ['invalid_scope', 70011, "The provided value for the input parameter 'scope' is not valid. The scope {detail} is not valid."],
+  invalid_scope: [
+    'invalid_scope',
+    70011,
+    "The provided value for the input parameter 'scope' is not valid. The scope {detail} is not valid.",
+  ],
   interaction_required: [
     'interaction_required',
     50076,
-    'Due to a configuration change made by your administrator, or because you moved to a new ' + 'location, you must use multi-factor authentication to access the resource.',
+    'Due to a configuration change made by your administrator, or because you moved to a new ' +
+      'location, you must use multi-factor authentication to access the resource.',
   ],
-  consent_required: ['consent_required', 65001, 'The user or administrator has not consented to use the application. Send an ' + 'interactive authorization request for this user and resource.'],
+  consent_required: [
+    'consent_required',
+    65001,
+    'The user or administrator has not consented to use the application. Send an ' +
+      'interactive authorization request for this user and resource.',
+  ],
   server_error: ['temporarily_unavailable', 90033, 'A transient error has occurred. Please try again.'],
   bad_request: ['invalid_request', 90014, '{detail}'],
 };
@@ -129,12 +180,19 @@ const entra: StyleDefinition = {
   refreshTokens: 'rotate',
   refreshIdleDays: 90,
   // "work or school accounts only" (erp.md): the organisations endpoint refuses personal accounts.
-  refusesAccount: (login) => (/@(outlook|hotmail|live|msn)\.[a-z.]+$/i.test(login) ? "You can't sign in here with a personal account. Use your work or school account instead." : null),
+  refusesAccount: (login) =>
+    /@(outlook|hotmail|live|msn)\.[a-z.]+$/i.test(login)
+      ? "You can't sign in here with a personal account. Use your work or school account instead."
+      : null,
   defaultSubject: 'demo@contoso.onmicrosoft.com',
-  knownScope: (scope) => ['offline_access', ...OIDC_SCOPES].includes(scope) || ENTRA_API_SCOPES.includes(scope.startsWith(ENTRA_BC_RESOURCE) ? scope.slice(ENTRA_BC_RESOURCE.length) : scope),
+  knownScope: (scope) =>
+    ['offline_access', ...OIDC_SCOPES].includes(scope) ||
+    ENTRA_API_SCOPES.includes(scope.startsWith(ENTRA_BC_RESOURCE) ? scope.slice(ENTRA_BC_RESOURCE.length) : scope),
   // As the v2 auth-code doc's sample: the token's scope lists the resource's permissions, qualified;
   // `offline_access` and the OpenID scopes are not echoed.
-  grantedScope: (requested) => [...new Set(requested.filter((s) => s !== 'offline_access' && !OIDC_SCOPES.includes(s)).map(entraQualified))],
+  grantedScope: (requested) => [
+    ...new Set(requested.filter((s) => s !== 'offline_access' && !OIDC_SCOPES.includes(s)).map(entraQualified)),
+  ],
   issuesRefreshToken: (requested) => requested.includes('offline_access'),
   tokenError(failure, detail) {
     const [error, code, text, status = 400] = ENTRA[failure];
@@ -145,7 +203,9 @@ const entra: StyleDefinition = {
       status,
       body: {
         error,
-        error_description: `AADSTS${code}: ${text.replace('{detail}', detail)} Trace ID: ${traceId} ` + `Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
+        error_description:
+          `AADSTS${code}: ${text.replace('{detail}', detail)} Trace ID: ${traceId} ` +
+          `Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
         error_codes: [code],
         timestamp: timestamp.replace('T', ' '),
         trace_id: traceId,
@@ -154,7 +214,10 @@ const entra: StyleDefinition = {
       },
     };
   },
-  authorizeError: (error, detail) => ({ error, error_description: `AADSTS${ENTRA_AUTHORIZE_CODES[error] ?? 90014}: ${detail}` }),
+  authorizeError: (error, detail) => ({
+    error,
+    error_description: `AADSTS${ENTRA_AUTHORIZE_CODES[error] ?? 90014}: ${detail}`,
+  }),
   accessTokenPrefix: 'eyJ0eXAiOiJKV1Qi.',
   refreshTokenPrefix: '1.AQ',
   extraSuccessFields: (expiresIn) => ({ ext_expires_in: expiresIn }),
@@ -170,8 +233,15 @@ const ENTRA_AUTHORIZE_CODES: Record<string, number> = {
 
 // --- Google --------------------------------------------------------------------------------------
 
-const GOOGLE_API_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
-const GOOGLE_OIDC_SCOPES = [...OIDC_SCOPES, 'https://www.googleapis.com/auth/userinfo.email', 'https://www.googleapis.com/auth/userinfo.profile'];
+const GOOGLE_API_SCOPES = [
+  'https://www.googleapis.com/auth/webmasters.readonly',
+  'https://www.googleapis.com/auth/webmasters',
+];
+const GOOGLE_OIDC_SCOPES = [
+  ...OIDC_SCOPES,
+  'https://www.googleapis.com/auth/userinfo.email',
+  'https://www.googleapis.com/auth/userinfo.profile',
+];
 
 const GOOGLE: Record<IdentityFailure, readonly [error: string, description: string, status?: number]> = {
   code_unknown: ['invalid_grant', 'Malformed auth code.'],
@@ -214,7 +284,8 @@ const google: StyleDefinition = {
   grantedScope: (requested) => [...new Set(requested)],
   // A refresh token only with access_type=offline, and then only on the user's first consent to the
   // client unless prompt=consent asked for consent again (search.md "OAuth").
-  issuesRefreshToken: (_requested, { accessType, firstConsent, promptConsent }) => accessType === 'offline' && (firstConsent || promptConsent),
+  issuesRefreshToken: (_requested, { accessType, firstConsent, promptConsent }) =>
+    accessType === 'offline' && (firstConsent || promptConsent),
   tokenError(failure, detail) {
     const [error, description, status = 400] = GOOGLE[failure];
     return { status, body: { error, error_description: description.replace('{detail}', detail) } };

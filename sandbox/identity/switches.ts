@@ -22,8 +22,10 @@ export function defaultSwitches(): IdentitySwitches {
   };
 }
 
-export const isStringList = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0);
-export const isInt = (min: number, max: number) => (v: unknown) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
+export const isStringList = (v: unknown): boolean =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0);
+export const isInt = (min: number, max: number) => (v: unknown) =>
+  Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
 
 export const SWITCH_CHECKS: { [K in keyof IdentitySwitches]: (value: unknown) => boolean } = {
   autoApprove: (v) => typeof v === 'boolean',
@@ -40,12 +42,24 @@ export const SWITCH_CHECKS: { [K in keyof IdentitySwitches]: (value: unknown) =>
 
 export function registrationProblem(value: unknown): string | null {
   if (!isPlainObject(value)) return 'expected an object';
-  if (!IDENTITY_STYLES.includes(value.style as IdentityStyle)) return `style must be one of ${IDENTITY_STYLES.join(', ')}`;
+  if (!IDENTITY_STYLES.includes(value.style as IdentityStyle))
+    return `style must be one of ${IDENTITY_STYLES.join(', ')}`;
   if (typeof value.clientId !== 'string' || value.clientId === '') return 'clientId must be a non-empty string';
-  if (value.clientSecret !== undefined && value.clientSecret !== null && (typeof value.clientSecret !== 'string' || value.clientSecret === ''))
+  if (
+    value.clientSecret !== undefined &&
+    value.clientSecret !== null &&
+    (typeof value.clientSecret !== 'string' || value.clientSecret === '')
+  )
     return 'clientSecret must be a non-empty string or null';
-  if (!isStringList(value.redirectUris) || (value.redirectUris as string[]).length === 0) return 'redirectUris must be a non-empty list of strings';
-  if (value.authMethods !== undefined && !(Array.isArray(value.authMethods) && value.authMethods.every((m) => m === 'client_secret_post' || m === 'client_secret_basic'))) {
+  if (!isStringList(value.redirectUris) || (value.redirectUris as string[]).length === 0)
+    return 'redirectUris must be a non-empty list of strings';
+  if (
+    value.authMethods !== undefined &&
+    !(
+      Array.isArray(value.authMethods) &&
+      value.authMethods.every((m) => m === 'client_secret_post' || m === 'client_secret_basic')
+    )
+  ) {
     return 'authMethods must list client_secret_post and/or client_secret_basic';
   }
   return null;

@@ -4,20 +4,39 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../http-kit.ts';
 import { basicCredentials, safeEqual, sendJson } from './pages.ts';
-import { type ClientRecord, effective, type Grant, type IdentityState, issue, newGrant, PKCE_VERIFIER, TOKEN_LOG_SIZE } from './state.ts';
+import {
+  type ClientRecord,
+  effective,
+  type Grant,
+  type IdentityState,
+  issue,
+  newGrant,
+  PKCE_VERIFIER,
+  TOKEN_LOG_SIZE,
+} from './state.ts';
 import type { IdentityFailure, StyleDefinition } from './styles.ts';
 import type { ClientAuthMethod, IdentitySwitches, IssuedTokens, TokenRequestRecord } from './types.ts';
 
 /** A refusal in the style's token-error body, or the tokens of a successful grant. */
-type Outcome = { readonly failure: IdentityFailure; readonly detail?: string } | { readonly tokens: IssuedTokens & Record<string, unknown> };
+type Outcome =
+  | { readonly failure: IdentityFailure; readonly detail?: string }
+  | { readonly tokens: IssuedTokens & Record<string, unknown> };
 
 const refuse = (failure: IdentityFailure, detail = ''): Outcome => ({ failure, detail });
 
 /** Client authentication, exactly one method: the client, or why it is refused. */
-function authenticateClient(s: IdentityState, style: StyleDefinition, form: URLSearchParams, basic: ReturnType<typeof basicCredentials>, claimedId: string | null): ClientRecord | Outcome {
+function authenticateClient(
+  s: IdentityState,
+  style: StyleDefinition,
+  form: URLSearchParams,
+  basic: ReturnType<typeof basicCredentials>,
+  claimedId: string | null,
+): ClientRecord | Outcome {
   if (basic === 'malformed') return refuse('client_secret_wrong');
-  if (basic !== null && form.has('client_secret')) return refuse('client_auth_method', 'client_secret_basic and client_secret_post');
-  if (basic !== null && form.has('client_id') && form.get('client_id') !== basic.id) return refuse('client_auth_method', 'client_id differs from the Basic user');
+  if (basic !== null && form.has('client_secret'))
+    return refuse('client_auth_method', 'client_secret_basic and client_secret_post');
+  if (basic !== null && form.has('client_id') && form.get('client_id') !== basic.id)
+    return refuse('client_auth_method', 'client_id differs from the Basic user');
   if (claimedId === null || claimedId === '') return refuse('missing_parameter', 'client_id');
   const client = s.clients.get(claimedId);
   if (client === undefined || client.style !== style.style) return refuse('client_unknown', claimedId);
@@ -26,7 +45,8 @@ function authenticateClient(s: IdentityState, style: StyleDefinition, form: URLS
     const presented = basic !== null ? basic.secret : form.get('client_secret');
     const method: ClientAuthMethod = basic !== null ? 'client_secret_basic' : 'client_secret_post';
     if (presented === null) return refuse('client_secret_missing');
-    if (!client.authMethods.includes(method)) return refuse('client_auth_method', `${method} is not allowed for this client`);
+    if (!client.authMethods.includes(method))
+      return refuse('client_auth_method', `${method} is not allowed for this client`);
     if (!safeEqual(presented, client.secret)) return refuse('client_secret_wrong');
   } else if (basic !== null || form.has('client_secret')) {
     return refuse('client_secret_wrong');
@@ -34,7 +54,13 @@ function authenticateClient(s: IdentityState, style: StyleDefinition, form: URLS
   return client;
 }
 
-type GrantHandler = (s: IdentityState, style: StyleDefinition, client: ClientRecord, form: URLSearchParams, sw: IdentitySwitches) => Outcome;
+type GrantHandler = (
+  s: IdentityState,
+  style: StyleDefinition,
+  client: ClientRecord,
+  form: URLSearchParams,
+  sw: IdentitySwitches,
+) => Outcome;
 
 /** `authorization_code`: a single-use, unexpired code of this client, its redirect URI and PKCE verifier. */
 const codeGrant: GrantHandler = (s, style, client, form, sw) => {
@@ -50,10 +76,15 @@ const codeGrant: GrantHandler = (s, style, client, form, sw) => {
   const verifier = form.get('code_verifier');
   if (verifier === null || verifier === '') return refuse('verifier_missing');
   const computed = createHash('sha256').update(verifier).digest('base64url');
-  if (!PKCE_VERIFIER.test(verifier) || !safeEqual(computed, record.request.challenge)) return refuse('verifier_mismatch');
+  if (!PKCE_VERIFIER.test(verifier) || !safeEqual(computed, record.request.challenge))
+    return refuse('verifier_mismatch');
   record.used = true;
   const grant = newGrant(s, style, client.clientId, record.subject, record.request.scope, sw);
-  const withRefresh = style.issuesRefreshToken(record.request.scope, { accessType: record.request.accessType, firstConsent: record.firstConsent, promptConsent: record.request.promptConsent });
+  const withRefresh = style.issuesRefreshToken(record.request.scope, {
+    accessType: record.request.accessType,
+    firstConsent: record.firstConsent,
+    promptConsent: record.request.promptConsent,
+  });
   return { tokens: issue(s, style, grant, withRefresh, sw) };
 };
 
@@ -65,12 +96,15 @@ const refreshGrant: GrantHandler = (s, style, client, form, sw) => {
   if (presented === null || presented === '') return refuse('missing_parameter', 'refresh_token');
   const record = s.refreshTokens.get(presented);
   const grant = record === undefined ? undefined : s.grants.get(record.grantId);
-  if (record === undefined || grant === undefined || grant.clientId !== client.clientId) return refuse('refresh_unknown');
+  if (record === undefined || grant === undefined || grant.clientId !== client.clientId)
+    return refuse('refresh_unknown');
   if (grant.revoked) return refuse('refresh_revoked');
   if (record.used) return refuse('refresh_reused');
-  if (style.refreshIdleDays !== null && s.now() - record.lastUsedAt >= style.refreshIdleDays * 86_400_000) return refuse('refresh_expired');
+  if (style.refreshIdleDays !== null && s.now() - record.lastUsedAt >= style.refreshIdleDays * 86_400_000)
+    return refuse('refresh_expired');
   record.lastUsedAt = s.now();
-  if (sw.refreshError !== null) return refuse(sw.refreshError === 'invalid_grant' ? 'refresh_revoked' : sw.refreshError);
+  if (sw.refreshError !== null)
+    return refuse(sw.refreshError === 'invalid_grant' ? 'refresh_revoked' : sw.refreshError);
   const scopeText = form.get('scope');
   let scope = grant.scope;
   if (scopeText !== null && scopeText.trim() !== '') {
@@ -114,8 +148,10 @@ async function tokenOutcome(
     return 'answered';
   }
   if (req.method !== 'POST') return refuse('bad_request', 'The token endpoint takes POST.');
-  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return refuse('bad_request', 'The request body must be application/x-www-form-urlencoded.');
-  for (const name of new Set(form.keys())) if (form.getAll(name).length > 1) return refuse('bad_request', `The parameter '${name}' is repeated.`);
+  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? ''))
+    return refuse('bad_request', 'The request body must be application/x-www-form-urlencoded.');
+  for (const name of new Set(form.keys()))
+    if (form.getAll(name).length > 1) return refuse('bad_request', `The parameter '${name}' is repeated.`);
   const client = authenticateClient(s, style, form, basic, claimedId);
   if ('failure' in client || 'tokens' in client) return client;
   const grantType = form.get('grant_type') ?? '';
@@ -125,12 +161,18 @@ async function tokenOutcome(
   return grant(s, style, client, form, effective(s, client.clientId));
 }
 
-export async function handleToken(s: IdentityState, req: IncomingMessage, res: ServerResponse, style: StyleDefinition): Promise<void> {
+export async function handleToken(
+  s: IdentityState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  style: StyleDefinition,
+): Promise<void> {
   s.stats.tokenRequests++;
   const { text } = await readBody(req);
   const form = new URLSearchParams(text);
   const basic = basicCredentials(req.headers.authorization);
-  const clientAuth: TokenRequestRecord['clientAuth'] = basic !== null && basic !== 'malformed' ? 'basic' : form.has('client_secret') ? 'post' : 'none';
+  const clientAuth: TokenRequestRecord['clientAuth'] =
+    basic !== null && basic !== 'malformed' ? 'basic' : form.has('client_secret') ? 'post' : 'none';
   const claimedId = basic !== null && basic !== 'malformed' ? basic.id : form.get('client_id');
   const grantType = form.get('grant_type') ?? '';
   const log = (status: number, error: string | null): void => {

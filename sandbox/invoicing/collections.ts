@@ -54,18 +54,49 @@ export const SPECS: Readonly<Record<string, CollectionSpec>> = {
   },
   booked: { filterable: ['bookedInvoiceNumber', ...INVOICE_FIELDS, 'remainder'], defaultSort: 'bookedInvoiceNumber' },
   drafts: { filterable: ['draftInvoiceNumber', ...INVOICE_FIELDS], defaultSort: 'draftInvoiceNumber' },
-  accounts: { filterable: ['accountNumber', 'accountType', 'balance', 'debitCredit', 'name', 'barred'], defaultSort: 'accountNumber', booleans: ['barred'] },
-  products: { filterable: ['productNumber', 'name', 'salesPrice', 'costPrice', 'barred'], defaultSort: 'productNumber', booleans: ['barred'] },
+  accounts: {
+    filterable: ['accountNumber', 'accountType', 'balance', 'debitCredit', 'name', 'barred'],
+    defaultSort: 'accountNumber',
+    booleans: ['barred'],
+  },
+  products: {
+    filterable: ['productNumber', 'name', 'salesPrice', 'costPrice', 'barred'],
+    defaultSort: 'productNumber',
+    booleans: ['barred'],
+  },
   suppliers: { filterable: ['supplierNumber', 'name', 'currency'], defaultSort: 'supplierNumber' },
   'vat-accounts': { filterable: ['vatCode', 'name', 'ratePercentage'], defaultSort: 'vatCode' },
   'customer-groups': { filterable: ['customerGroupNumber', 'name'], defaultSort: 'customerGroupNumber' },
-  'payment-terms': { filterable: ['paymentTermsNumber', 'name', 'paymentTermsType', 'daysOfCredit'], defaultSort: 'paymentTermsNumber' },
+  'payment-terms': {
+    filterable: ['paymentTermsNumber', 'name', 'paymentTermsType', 'daysOfCredit'],
+    defaultSort: 'paymentTermsNumber',
+  },
   'vat-zones': { filterable: ['vatZoneNumber', 'name'], defaultSort: 'vatZoneNumber' },
   layouts: { filterable: ['layoutNumber', 'name'], defaultSort: 'layoutNumber', booleans: ['deleted'] },
   units: { filterable: ['unitNumber', 'name'], defaultSort: 'unitNumber' },
-  'accounting-years': { filterable: ['year', 'fromDate', 'toDate', 'closed'], defaultSort: 'fromDate', booleans: ['closed'] },
-  periods: { filterable: ['periodNumber', 'fromDate', 'toDate', 'closed'], defaultSort: 'periodNumber', booleans: ['closed'] },
-  entries: { filterable: ['entryNumber', 'entryType', 'date', 'amount', 'text', 'voucherNumber', 'account.accountNumber', 'customer.customerNumber'], defaultSort: 'entryNumber' },
+  'accounting-years': {
+    filterable: ['year', 'fromDate', 'toDate', 'closed'],
+    defaultSort: 'fromDate',
+    booleans: ['closed'],
+  },
+  periods: {
+    filterable: ['periodNumber', 'fromDate', 'toDate', 'closed'],
+    defaultSort: 'periodNumber',
+    booleans: ['closed'],
+  },
+  entries: {
+    filterable: [
+      'entryNumber',
+      'entryType',
+      'date',
+      'amount',
+      'text',
+      'voucherNumber',
+      'account.accountNumber',
+      'customer.customerNumber',
+    ],
+    defaultSort: 'entryNumber',
+  },
   'year-totals': { filterable: ['account.accountNumber', 'totalInBaseCurrency'], defaultSort: 'account.accountNumber' },
 };
 
@@ -92,7 +123,8 @@ export function absolutize(value: Json, base: string): Json {
   if (Array.isArray(value)) return value.map((v) => absolutize(v, base));
   if (value === null || typeof value !== 'object') return value;
   const out: Row = {};
-  for (const [k, v] of Object.entries(value)) out[k] = typeof v === 'string' && LINK_KEYS.has(k) && v.startsWith('/') ? base + v : absolutize(v, base);
+  for (const [k, v] of Object.entries(value))
+    out[k] = typeof v === 'string' && LINK_KEYS.has(k) && v.startsWith('/') ? base + v : absolutize(v, base);
   return out;
 }
 
@@ -100,7 +132,9 @@ export function intParam(query: URLSearchParams, name: string, fallback: number,
   const raw = query.get(name);
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min)
-    throw fail(400, `Could not parse query string ${name}.`, `${name} must be an integer of at least ${min}.`, { errors: [`The value '${raw}' is not valid for ${name}.`] });
+    throw fail(400, `Could not parse query string ${name}.`, `${name} must be an integer of at least ${min}.`, {
+      errors: [`The value '${raw}' is not valid for ${name}.`],
+    });
   return Number(raw);
 }
 
@@ -132,7 +166,14 @@ export const PDF_BYTES = (n: number): Buffer =>
   );
 
 /** One page of `rows` as e-conomic answers a collection: filtered, sorted, paged, with links. */
-export function collection(s: InvoicingState, rows: readonly Row[], spec: CollectionSpec, path: string, query: URLSearchParams, metaData?: Row): Row {
+export function collection(
+  s: InvoicingState,
+  rows: readonly Row[],
+  spec: CollectionSpec,
+  path: string,
+  query: URLSearchParams,
+  metaData?: Row,
+): Row {
   let pageSize = intParam(query, 'pagesize', INVOICING_DEFAULT_PAGE_SIZE, 1);
   if (pageSize > INVOICING_MAX_PAGE_SIZE) {
     if (s.switches.pageSizeOverMax === 'reject')

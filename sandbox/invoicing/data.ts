@@ -13,7 +13,14 @@ export type Row = { [key: string]: Json };
 /** The agreement's base currency. */
 export const INVOICING_BASE_CURRENCY = 'DKK';
 /** Currencies the agreement knows (anything else is E06000 on a write); exchange rate per 100 units. */
-export const INVOICING_CURRENCIES: Readonly<Record<string, number>> = { DKK: 100, EUR: 745.6, SEK: 64.2, NOK: 63.1, USD: 688.4, GBP: 871.3 };
+export const INVOICING_CURRENCIES: Readonly<Record<string, number>> = {
+  DKK: 100,
+  EUR: 745.6,
+  SEK: 64.2,
+  NOK: 63.1,
+  USD: 688.4,
+  GBP: 871.3,
+};
 /** The default "today" that totals and overdue lists are computed against. */
 export const INVOICING_DEFAULT_TODAY = '2025-06-15';
 /** Domestic VAT rate (VAT zone 1). */
@@ -55,11 +62,36 @@ export const yearPath = (year: string): string => year.replaceAll('/', '_6_');
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 const iso = (d: Date): string => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-export const addDays = (date: string, days: number): string => iso(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
+export const addDays = (date: string, days: number): string =>
+  iso(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
 export const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-const FIRST = ['Nordic', 'Blue', 'Hansen', 'Jensen', 'Fjord', 'Copenhagen', 'Aarhus', 'Baltic', 'Viking', 'Green', 'Odense', 'Polar'];
-const SECOND = ['Trading', 'Consulting', 'Design', 'Logistics', 'Foods', 'Systems', 'Bikes', 'Media', 'Build', 'Energy'];
+const FIRST = [
+  'Nordic',
+  'Blue',
+  'Hansen',
+  'Jensen',
+  'Fjord',
+  'Copenhagen',
+  'Aarhus',
+  'Baltic',
+  'Viking',
+  'Green',
+  'Odense',
+  'Polar',
+];
+const SECOND = [
+  'Trading',
+  'Consulting',
+  'Design',
+  'Logistics',
+  'Foods',
+  'Systems',
+  'Bikes',
+  'Media',
+  'Build',
+  'Energy',
+];
 const SUFFIX = ['ApS', 'A/S', 'IVS', 'AB', 'GmbH', 'Ltd'];
 const CITIES: ReadonlyArray<readonly [string, string, string]> = [
   ['København K', '1050', 'Denmark'],
@@ -105,7 +137,9 @@ const ENCODE_TABLE: Readonly<Record<string, string>> = {
   '#': '_12_',
   '+': '_13_',
 };
-export const DECODE_TABLE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(ENCODE_TABLE).map(([k, v]) => [v, k]));
+export const DECODE_TABLE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(ENCODE_TABLE).map(([k, v]) => [v, k]),
+);
 export function encodeIdentifier(id: string): string {
   return [...id].map((c) => ENCODE_TABLE[c] ?? encodeURIComponent(c)).join('');
 }
@@ -114,7 +148,11 @@ export function customerLinks(n: number): Row {
   return {
     contacts: `/customers/${n}/contacts`,
     deliveryLocations: `/customers/${n}/delivery-locations`,
-    invoices: { drafts: `/customers/${n}/invoices/drafts`, booked: `/customers/${n}/invoices/booked`, self: `/customers/${n}/invoices` },
+    invoices: {
+      drafts: `/customers/${n}/invoices/drafts`,
+      booked: `/customers/${n}/invoices/booked`,
+      self: `/customers/${n}/invoices`,
+    },
     totals: `/customers/${n}/totals`,
     templates: `/customers/${n}/templates`,
     self: `/customers/${n}`,
@@ -136,7 +174,14 @@ export function invoiceAmounts(lines: readonly Row[], vatZoneNumber: number, exc
   const vat = vatZoneNumber === 1 ? round2((net * INVOICING_DOMESTIC_VAT_PERCENT) / 100) : 0;
   const gross = round2(net + vat);
   const base = (v: number): number => round2((v * exchangeRate) / 100);
-  return { netAmount: net, grossAmount: gross, vatAmount: vat, roundingAmount: 0, netAmountInBaseCurrency: base(net), grossAmountInBaseCurrency: base(gross) };
+  return {
+    netAmount: net,
+    grossAmount: gross,
+    vatAmount: vat,
+    roundingAmount: 0,
+    netAmountInBaseCurrency: base(net),
+    grossAmountInBaseCurrency: base(gross),
+  };
 }
 
 export function lineTotal(quantity: number, unitNetPrice: number, discountPercentage: number): number {
@@ -162,14 +207,53 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
     { unitNumber: 4, name: 'm²', self: '/units/4' },
   ];
   const customerGroups: Row[] = [
-    { customerGroupNumber: 1, name: 'Indenlandske kunder', account: ref('accounts', 'accountNumber', 5600), self: '/customer-groups/1' },
-    { customerGroupNumber: 2, name: 'EU-kunder', account: ref('accounts', 'accountNumber', 5600), self: '/customer-groups/2' },
-    { customerGroupNumber: 3, name: 'Udenlandske kunder', account: ref('accounts', 'accountNumber', 5600), self: '/customer-groups/3' },
+    {
+      customerGroupNumber: 1,
+      name: 'Indenlandske kunder',
+      account: ref('accounts', 'accountNumber', 5600),
+      self: '/customer-groups/1',
+    },
+    {
+      customerGroupNumber: 2,
+      name: 'EU-kunder',
+      account: ref('accounts', 'accountNumber', 5600),
+      self: '/customer-groups/2',
+    },
+    {
+      customerGroupNumber: 3,
+      name: 'Udenlandske kunder',
+      account: ref('accounts', 'accountNumber', 5600),
+      self: '/customer-groups/3',
+    },
   ];
 
   // Accounts: 80 of mixed types, numbered 1000.., with headings and sums between them.
-  const TYPES = ['profitAndLoss', 'profitAndLoss', 'profitAndLoss', 'status', 'status', 'heading', 'headingStart', 'totalFrom', 'sumInterval', 'sumAlpha'] as const;
-  const ACCOUNT_WORDS = ['Salg', 'Varekøb', 'Løn', 'Husleje', 'Kontorartikler', 'Bank', 'Debitorer', 'Kreditorer', 'Moms', 'Renter', 'Afskrivninger', 'Inventar'];
+  const TYPES = [
+    'profitAndLoss',
+    'profitAndLoss',
+    'profitAndLoss',
+    'status',
+    'status',
+    'heading',
+    'headingStart',
+    'totalFrom',
+    'sumInterval',
+    'sumAlpha',
+  ] as const;
+  const ACCOUNT_WORDS = [
+    'Salg',
+    'Varekøb',
+    'Løn',
+    'Husleje',
+    'Kontorartikler',
+    'Bank',
+    'Debitorer',
+    'Kreditorer',
+    'Moms',
+    'Renter',
+    'Afskrivninger',
+    'Inventar',
+  ];
   const accounts: Row[] = [];
   for (let i = 0; i < INVOICING_DEMO_COUNTS.accounts; i++) {
     const accountNumber = i === 79 ? 5600 : 1000 + i * 50;
@@ -180,7 +264,9 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
       accountType,
       balance: posting ? round2((rnd() - 0.4) * 500_000) : 0,
       draftBalance: posting ? round2((rnd() - 0.5) * 2000) : 0,
-      ...(accountType === 'heading' || accountType === 'headingStart' ? {} : { debitCredit: rnd() < 0.5 ? 'debit' : 'credit' }),
+      ...(accountType === 'heading' || accountType === 'headingStart'
+        ? {}
+        : { debitCredit: rnd() < 0.5 ? 'debit' : 'credit' }),
       name: `${pick(ACCOUNT_WORDS)} ${accountNumber}`,
       ...(i % 23 === 22 ? { barred: true } : {}),
       ...(posting && i % 3 === 0 ? { vatAccount: ref('vat-accounts', 'vatCode', i % 2 === 0 ? 'U25' : 'I25') } : {}),
@@ -191,10 +277,38 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
   accounts.sort((a, b) => (a.accountNumber as number) - (b.accountNumber as number));
 
   const vatAccounts: Row[] = [
-    { vatCode: 'I25', name: 'Salgsmoms 25 %', ratePercentage: 25, account: ref('accounts', 'accountNumber', 1050), vatType: { vatTypeNumber: 1, name: 'Salgsmoms' }, self: '/vat-accounts/I25' },
-    { vatCode: 'U25', name: 'Købsmoms 25 %', ratePercentage: 25, account: ref('accounts', 'accountNumber', 1100), vatType: { vatTypeNumber: 2, name: 'Købsmoms' }, self: '/vat-accounts/U25' },
-    { vatCode: 'UEUV', name: 'Moms af varekøb i EU', ratePercentage: 25, account: ref('accounts', 'accountNumber', 1150), vatType: { vatTypeNumber: 3, name: 'EU-køb' }, self: '/vat-accounts/UEUV' },
-    { vatCode: 'I0', name: 'Momsfrit salg', ratePercentage: 0, account: ref('accounts', 'accountNumber', 1050), vatType: { vatTypeNumber: 1, name: 'Salgsmoms' }, self: '/vat-accounts/I0' },
+    {
+      vatCode: 'I25',
+      name: 'Salgsmoms 25 %',
+      ratePercentage: 25,
+      account: ref('accounts', 'accountNumber', 1050),
+      vatType: { vatTypeNumber: 1, name: 'Salgsmoms' },
+      self: '/vat-accounts/I25',
+    },
+    {
+      vatCode: 'U25',
+      name: 'Købsmoms 25 %',
+      ratePercentage: 25,
+      account: ref('accounts', 'accountNumber', 1100),
+      vatType: { vatTypeNumber: 2, name: 'Købsmoms' },
+      self: '/vat-accounts/U25',
+    },
+    {
+      vatCode: 'UEUV',
+      name: 'Moms af varekøb i EU',
+      ratePercentage: 25,
+      account: ref('accounts', 'accountNumber', 1150),
+      vatType: { vatTypeNumber: 3, name: 'EU-køb' },
+      self: '/vat-accounts/UEUV',
+    },
+    {
+      vatCode: 'I0',
+      name: 'Momsfrit salg',
+      ratePercentage: 0,
+      account: ref('accounts', 'accountNumber', 1050),
+      vatType: { vatTypeNumber: 1, name: 'Salgsmoms' },
+      self: '/vat-accounts/I0',
+    },
   ];
 
   // Accounting years: calendar 2022, the short 2023 (six periods), the split years.
@@ -271,7 +385,8 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
     const foreign = country !== 'Denmark';
     const zone = !foreign ? 1 : country === 'United Kingdom' ? 3 : 2;
     const currency = !foreign ? 'DKK' : country === 'Sweden' ? 'SEK' : country === 'United Kingdom' ? 'GBP' : 'EUR';
-    const name = i === 5 ? 'Acme (Nordic) ApS' : i === 6 ? 'Ærø Fiskeri A/S' : `${pick(FIRST)} ${pick(SECOND)} ${pick(SUFFIX)}`;
+    const name =
+      i === 5 ? 'Acme (Nordic) ApS' : i === 6 ? 'Ærø Fiskeri A/S' : `${pick(FIRST)} ${pick(SECOND)} ${pick(SUFFIX)}`;
     customers.push({
       customerNumber,
       name,
@@ -293,7 +408,9 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
             }${customerNumber}.example`,
           }),
       telephoneAndFaxNumber: `+45 ${int(20, 99)} ${int(10, 99)} ${int(10, 99)} ${int(10, 99)}`,
-      ...(foreign ? { vatNumber: `${country.slice(0, 2).toUpperCase()}${int(10_000_000, 99_999_999)}` } : { corporateIdentificationNumber: String(int(10_000_000, 99_999_999)) }),
+      ...(foreign
+        ? { vatNumber: `${country.slice(0, 2).toUpperCase()}${int(10_000_000, 99_999_999)}` }
+        : { corporateIdentificationNumber: String(int(10_000_000, 99_999_999)) }),
       creditLimit: int(0, 10) * 10_000,
       ...(i % 17 === 16 ? { barred: true } : {}),
       lastUpdated: `2025-0${int(1, 5)}-${pad(int(1, 28))}T${pad(int(6, 18))}:${pad(int(0, 59))}:00Z`,
@@ -365,8 +482,17 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
       paymentTerms: paymentTermsRef(terms),
       customer: customerRef(c),
       recipient: recipientOf(c),
-      delivery: { address: c.address as string, zip: c.zip as string, city: c.city as string, country: c.country as string, deliveryDate: date },
-      notes: { heading: credit ? `Kreditnota til faktura ${bookedInvoiceNumber - 40}` : `Faktura ${bookedInvoiceNumber}`, ...(i % 4 === 0 ? { textLine1: 'Tak for handlen' } : {}) },
+      delivery: {
+        address: c.address as string,
+        zip: c.zip as string,
+        city: c.city as string,
+        country: c.country as string,
+        deliveryDate: date,
+      },
+      notes: {
+        heading: credit ? `Kreditnota til faktura ${bookedInvoiceNumber - 40}` : `Faktura ${bookedInvoiceNumber}`,
+        ...(i % 4 === 0 ? { textLine1: 'Tak for handlen' } : {}),
+      },
       references: { ...(i % 5 === 0 ? { other: `PO-${4000 + i}` } : {}) },
       layout: ref('layouts', 'layoutNumber', 19),
       pdf: { self: `/invoices/booked/${bookedInvoiceNumber}/pdf` },
@@ -380,7 +506,12 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
     const open = booked.filter((b) => (b.customer as Row).customerNumber === c.customerNumber);
     const remaining = round2(open.reduce((s, b) => s + (b.remainder as number), 0));
     c.balance = remaining;
-    if ('dueAmount' in c) c.dueAmount = round2(open.filter((b) => (b.dueDate as string) < INVOICING_DEFAULT_TODAY).reduce((s, b) => s + (b.remainder as number), 0));
+    if ('dueAmount' in c)
+      c.dueAmount = round2(
+        open
+          .filter((b) => (b.dueDate as string) < INVOICING_DEFAULT_TODAY)
+          .reduce((s, b) => s + (b.remainder as number), 0),
+      );
   }
 
   const drafts: Row[] = [];
@@ -401,7 +532,9 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
       ...amounts,
       costPriceInBaseCurrency: round2((cost * rate) / 100),
       marginInBaseCurrency: round2(((amounts.netAmount as number) * rate) / 100 - (cost * rate) / 100),
-      marginPercentage: amounts.netAmount ? round2((100 * ((amounts.netAmount as number) - cost)) / (amounts.netAmount as number)) : 0,
+      marginPercentage: amounts.netAmount
+        ? round2((100 * ((amounts.netAmount as number) - cost)) / (amounts.netAmount as number))
+        : 0,
       dueDate: addDays(date, terms === 1 ? 8 : terms === 2 ? 14 : 30),
       paymentTerms: paymentTermsRef(terms),
       customer: customerRef(c),
@@ -410,7 +543,10 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
       references: {},
       layout: ref('layouts', 'layoutNumber', 19),
       soap: { currentInvoiceHandle: { id: 100 + draftInvoiceNumber } },
-      templates: { bookingInstructions: `/invoices/drafts/${draftInvoiceNumber}/templates/booking-instructions`, self: `/invoices/drafts/${draftInvoiceNumber}/templates` },
+      templates: {
+        bookingInstructions: `/invoices/drafts/${draftInvoiceNumber}/templates/booking-instructions`,
+        self: `/invoices/drafts/${draftInvoiceNumber}/templates`,
+      },
       lines,
       self: `/invoices/drafts/${draftInvoiceNumber}`,
     });
@@ -452,5 +588,21 @@ export function buildInvoicingData(seed = 15_015): InvoicingData {
     entries.set(a.accountNumber as number, byYear);
   }
 
-  return { customers, booked, drafts, accounts, years, periods, entries, products, suppliers, vatAccounts, vatZones, layouts, units, paymentTerms, customerGroups };
+  return {
+    customers,
+    booked,
+    drafts,
+    accounts,
+    years,
+    periods,
+    entries,
+    products,
+    suppliers,
+    vatAccounts,
+    vatZones,
+    layouts,
+    units,
+    paymentTerms,
+    customerGroups,
+  };
 }

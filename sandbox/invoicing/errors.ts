@@ -25,8 +25,13 @@ export const errorBody = (status: number, message: string, developerHint: string
   logTime: new Date().toISOString().slice(0, 19),
   ...extra,
 });
-export const fail = (status: number, message: string, hint: string, extra: Row = {}, headers: Record<string, string> = {}): HttpError =>
-  new HttpError(status, errorBody(status, message, hint, extra), headers);
+export const fail = (
+  status: number,
+  message: string,
+  hint: string,
+  extra: Row = {},
+  headers: Record<string, string> = {},
+): HttpError => new HttpError(status, errorBody(status, message, hint, extra), headers);
 export const notFound = (): HttpError => fail(404, 'Not found.', 'The requested resource does not exist.');
 
 /** Annotated validation errors mirroring the request body (§2 "Errors"). */
@@ -55,15 +60,29 @@ export class Validation {
       node = node[key] as Row;
     }
     if (node.errors === undefined) node.errors = [];
-    (node.errors as Json[]).push({ errorCode, message, ...(value === undefined ? {} : { value }), developerHint: message });
+    (node.errors as Json[]).push({
+      errorCode,
+      message,
+      ...(value === undefined ? {} : { value }),
+      developerHint: message,
+    });
   }
   throwIfAny(): void {
-    if (this.count > 0) throw fail(400, 'Validation error.', 'The request body did not validate; see errors for each property.', { errors: this.tree });
+    if (this.count > 0)
+      throw fail(400, 'Validation error.', 'The request body did not validate; see errors for each property.', {
+        errors: this.tree,
+      });
   }
 }
 
 export function queryError(e: QueryError): HttpError {
   return e.kind === 'filter'
-    ? fail(400, 'Could not parse query string filter.', 'See the filtering section of the documentation.', { errors: [e.message], allowedFilteringFields: [...e.allowed] })
-    : fail(400, 'Could not parse query string sort.', 'See the sorting section of the documentation.', { errors: [e.message], allowedSortingFields: [...e.allowed] });
+    ? fail(400, 'Could not parse query string filter.', 'See the filtering section of the documentation.', {
+        errors: [e.message],
+        allowedFilteringFields: [...e.allowed],
+      })
+    : fail(400, 'Could not parse query string sort.', 'See the sorting section of the documentation.', {
+        errors: [e.message],
+        allowedSortingFields: [...e.allowed],
+      });
 }

@@ -18,6 +18,11 @@ export const sandbox: Sandbox = {
   ],
   async start({ host, port }) {
     const server = await startInvoicingSandbox({ host, port });
-    return { url: server.url, appSecret: INVOICING_SANDBOX_APP_SECRET, tenantCredential: { token: INVOICING_SANDBOX_GRANT }, close: () => server.close() };
+    return {
+      url: server.url,
+      appSecret: INVOICING_SANDBOX_APP_SECRET,
+      tenantCredential: { token: INVOICING_SANDBOX_GRANT },
+      close: () => server.close(),
+    };
   },
 };

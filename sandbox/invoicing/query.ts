@@ -21,8 +21,13 @@ export class QueryError extends Error {
   }
 }
 
-type Value = { readonly kind: 'null' } | { readonly kind: 'text'; readonly text: string; readonly literalStars: readonly number[] } | { readonly kind: 'list'; readonly items: readonly number[] };
-type Node = { readonly op: 'and' | 'or'; readonly left: Node; readonly right: Node } | { readonly op: 'cmp'; readonly prop: string; readonly operator: Operator; readonly value: Value };
+type Value =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'text'; readonly text: string; readonly literalStars: readonly number[] }
+  | { readonly kind: 'list'; readonly items: readonly number[] };
+type Node =
+  | { readonly op: 'and' | 'or'; readonly left: Node; readonly right: Node }
+  | { readonly op: 'cmp'; readonly prop: string; readonly operator: Operator; readonly value: Value };
 
 const ESCAPABLE = '$()*,[]';
 
@@ -32,7 +37,8 @@ export function parseFilter(source: string, filterable: readonly string[]): Node
   const fail = (message: string): never => {
     throw new QueryError('filter', message, filterable);
   };
-  const startsJoin = (): 'and' | 'or' | null => (source.startsWith('$and:', i) ? 'and' : source.startsWith('$or:', i) ? 'or' : null);
+  const startsJoin = (): 'and' | 'or' | null =>
+    source.startsWith('$and:', i) ? 'and' : source.startsWith('$or:', i) ? 'or' : null;
 
   const parseValue = (operator: Operator): Value => {
     if (source.startsWith('$null:', i)) {
@@ -96,9 +102,15 @@ export function parseFilter(source: string, filterable: readonly string[]): Node
     const prop = m![1]!;
     const operator = m![2]! as Operator;
     if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) fail(`Unknown operator '$${operator}:'.`);
-    if (!filterable.some((f) => f.toLowerCase() === prop.toLowerCase())) fail(`Filtering is not allowed on property '${prop}'.`);
+    if (!filterable.some((f) => f.toLowerCase() === prop.toLowerCase()))
+      fail(`Filtering is not allowed on property '${prop}'.`);
     i += m![0].length;
-    return { op: 'cmp', prop: filterable.find((f) => f.toLowerCase() === prop.toLowerCase())!, operator, value: parseValue(operator) };
+    return {
+      op: 'cmp',
+      prop: filterable.find((f) => f.toLowerCase() === prop.toLowerCase())!,
+      operator,
+      value: parseValue(operator),
+    };
   };
   const parseAnd = (): Node => {
     let left = parseTerm();
@@ -170,7 +182,9 @@ function like(actual: Json | undefined, value: { text: string; literalStars: rea
 
 export function matches(node: Node, row: Row, booleanFields: ReadonlySet<string>): boolean {
   if (node.op !== 'cmp')
-    return node.op === 'and' ? matches(node.left, row, booleanFields) && matches(node.right, row, booleanFields) : matches(node.left, row, booleanFields) || matches(node.right, row, booleanFields);
+    return node.op === 'and'
+      ? matches(node.left, row, booleanFields) && matches(node.right, row, booleanFields)
+      : matches(node.left, row, booleanFields) || matches(node.right, row, booleanFields);
   const actual = valueAt(row, node.prop);
   const v = node.value;
   const missing = actual === undefined || actual === null;

@@ -18,7 +18,8 @@ interface ReadRequest {
 /** A JSON body, or the bytes of a PDF. */
 type ReadHandler = (request: ReadRequest, params: string[]) => Row | Buffer;
 
-const overdue = (s: InvoicingState, b: Row): boolean => (b.remainder as number) !== 0 && (b.dueDate as string) < s.switches.today;
+const overdue = (s: InvoicingState, b: Row): boolean =>
+  (b.remainder as number) !== 0 && (b.dueDate as string) < s.switches.today;
 const withoutLines = (b: Row): Row => {
   const { lines: _lines, ...rest } = b;
   return rest;
@@ -35,15 +36,26 @@ function totals(s: InvoicingState): Row {
     grossRemainderInBaseCurrency: sum(rows, (r) => base(r.remainder as number, r)),
   });
   return {
-    drafts: { invoiceCount: s.data.drafts.length, netAmountInBaseCurrency: sum(s.data.drafts, (r) => r.netAmountInBaseCurrency as number), self: '/invoices/totals/drafts' },
+    drafts: {
+      invoiceCount: s.data.drafts.length,
+      netAmountInBaseCurrency: sum(s.data.drafts, (r) => r.netAmountInBaseCurrency as number),
+      self: '/invoices/totals/drafts',
+    },
     booked: {
       invoiceCount: s.data.booked.length,
       netAmountInBaseCurrency: sum(s.data.booked, (r) => r.netAmountInBaseCurrency as number),
-      paid: { invoiceCount: paid.length, netAmountInBaseCurrency: sum(paid, (r) => r.netAmountInBaseCurrency as number), self: '/invoices/totals/booked/paid' },
+      paid: {
+        invoiceCount: paid.length,
+        netAmountInBaseCurrency: sum(paid, (r) => r.netAmountInBaseCurrency as number),
+        self: '/invoices/totals/booked/paid',
+      },
       unpaid: {
         ...part(unpaid),
         overdue: { ...part(unpaid.filter((b) => overdue(s, b))), self: '/invoices/totals/booked/unpaid/overdue' },
-        notOverdue: { ...part(unpaid.filter((b) => !overdue(s, b))), self: '/invoices/totals/booked/unpaid/not-overdue' },
+        notOverdue: {
+          ...part(unpaid.filter((b) => !overdue(s, b))),
+          self: '/invoices/totals/booked/unpaid/not-overdue',
+        },
         self: '/invoices/totals/booked/unpaid',
       },
       self: '/invoices/totals/booked',
@@ -111,7 +123,12 @@ const self: ReadHandler = ({ s }) =>
       agreementNumber: INVOICING_AGREEMENT_NUMBER,
       agreementType: { agreementTypeNumber: 1, name: 'Small' },
       company: { name: 'Demo Bikes ApS', companyIdentificationNumber: '12345678', vatNumber: 'DK12345678' },
-      user: { agreementNumber: INVOICING_AGREEMENT_NUMBER, loginId: 'demo', name: 'Demo User', email: 'demo@example.com' },
+      user: {
+        agreementNumber: INVOICING_AGREEMENT_NUMBER,
+        loginId: 'demo',
+        name: 'Demo User',
+        email: 'demo@example.com',
+      },
       bankInformation: {},
       settings: { baseCurrency: INVOICING_BASE_CURRENCY },
       canSendElectronicInvoice: false,
@@ -139,7 +156,11 @@ const invoice: ReadHandler = ({ s }, [kind, id, document]) => {
   const row = byKey(kind === 'booked' ? s.data.booked : s.data.drafts, key, id!);
   const number = row[key] as number;
   const linkOnly = kind === 'booked' && s.switches.pdfPath === 'linkOnly';
-  if (document === undefined) return absolutize(linkOnly ? { ...row, pdf: { download: `/invoices/booked/${number}/document` } } : row, s.publicUrl) as Row;
+  if (document === undefined)
+    return absolutize(
+      linkOnly ? { ...row, pdf: { download: `/invoices/booked/${number}/document` } } : row,
+      s.publicUrl,
+    ) as Row;
   if (document === (linkOnly ? 'document' : 'pdf')) return PDF_BYTES(number);
   throw notFound();
 };
@@ -148,9 +169,11 @@ const accountingYear: ReadHandler = ({ s, path, query }, [id, part, n]) => {
   const y = yearOf(s, id!);
   const year = y.year as string;
   if (part === undefined) return absolutize(y, s.publicUrl) as Row;
-  if (part === 'periods' && n === undefined) return collection(s, s.data.periods.get(year)!, SPECS.periods!, path, query);
+  if (part === 'periods' && n === undefined)
+    return collection(s, s.data.periods.get(year)!, SPECS.periods!, path, query);
   if (part === 'periods') return absolutize(byKey(s.data.periods.get(year)!, 'periodNumber', n!), s.publicUrl) as Row;
-  if (part === 'totals' && n === undefined) return collection(s, yearTotals(s, year), SPECS['year-totals']!, path, query);
+  if (part === 'totals' && n === undefined)
+    return collection(s, yearTotals(s, year), SPECS['year-totals']!, path, query);
   if (part === 'entries' && n === undefined)
     return collection(
       s,
@@ -174,13 +197,19 @@ const accountYears: ReadHandler = ({ s, path, query }, [id, part, yearId, what])
     const y = yearOf(s, year);
     return absolutize(
       {
-        ...(t ?? { account: { accountNumber, self: account.self as string }, fromDate: y.fromDate as string, toDate: y.toDate as string, totalInBaseCurrency: 0 }),
+        ...(t ?? {
+          account: { accountNumber, self: account.self as string },
+          fromDate: y.fromDate as string,
+          toDate: y.toDate as string,
+          totalInBaseCurrency: 0,
+        }),
         self: `/accounts/${accountNumber}/accounting-years/${yearPath(year)}/totals`,
       },
       s.publicUrl,
     ) as Row;
   }
-  if (what === 'entries') return collection(s, s.data.entries.get(accountNumber)?.get(year) ?? [], SPECS.entries!, path, query);
+  if (what === 'entries')
+    return collection(s, s.data.entries.get(accountNumber)?.get(year) ?? [], SPECS.entries!, path, query);
   throw notFound();
 };
 
@@ -193,7 +222,9 @@ const simpleList: ReadHandler = ({ s, path, query }, [resource]) => {
     SPECS[resource!]!,
     path,
     query,
-    resource === 'customers' ? { create: { description: 'Create a new customer.', href: '/customers', httpMethod: 'post' } } : undefined,
+    resource === 'customers'
+      ? { create: { description: 'Create a new customer.', href: '/customers', httpMethod: 'post' } }
+      : undefined,
   );
 };
 
@@ -210,7 +241,10 @@ const READ_ROUTES: readonly Route<ReadHandler>[] = [
   { path: '/invoices/:list', handle: invoiceList },
   { path: '/invoices/:kind/:n', handle: invoice },
   { path: '/invoices/:kind/:n/:document', handle: invoice },
-  { path: '/accounting-years', handle: ({ s, path, query }) => collection(s, s.data.years, SPECS['accounting-years']!, path, query) },
+  {
+    path: '/accounting-years',
+    handle: ({ s, path, query }) => collection(s, s.data.years, SPECS['accounting-years']!, path, query),
+  },
   { path: '/accounting-years/:year', handle: accountingYear },
   { path: '/accounting-years/:year/:part', handle: accountingYear },
   { path: '/accounting-years/:year/:part/:n', handle: accountingYear },

@@ -162,20 +162,37 @@ const count = (s: InvoicingState, status: number): void => {
  * delay waited (true when the client went away meanwhile).
  */
 async function answerFault({ s, res, rawPath, logWrite }: Exchange): Promise<boolean> {
-  if (s.switches.fault === 'none' || (s.switches.faultPath !== null && !rawPath.toLowerCase().includes(s.switches.faultPath.toLowerCase()))) return false;
+  if (
+    s.switches.fault === 'none' ||
+    (s.switches.faultPath !== null && !rawPath.toLowerCase().includes(s.switches.faultPath.toLowerCase()))
+  )
+    return false;
   const fault = s.switches.fault;
   if (s.switches.faultCount > 0 && --s.switches.faultCount === 0) s.switches = { ...s.switches, fault: 'none' };
   if (fault === 'throttled')
-    throw fail(429, 'Too many requests.', 'The request was throttled; try again later.', {}, s.switches.retryAfterSeconds === null ? {} : { 'retry-after': String(s.switches.retryAfterSeconds) });
+    throw fail(
+      429,
+      'Too many requests.',
+      'The request was throttled; try again later.',
+      {},
+      s.switches.retryAfterSeconds === null ? {} : { 'retry-after': String(s.switches.retryAfterSeconds) },
+    );
   if (fault === 'serverError') throw fail(500, 'An error occurred.', 'Internal server error.');
   if (fault === 'notImplemented') throw fail(501, 'Not implemented.', 'This operation is not implemented.');
-  if (fault === 'forbidden') throw fail(403, 'Access denied.', 'The agreement grant role has no access to this resource.');
+  if (fault === 'forbidden')
+    throw fail(403, 'Access denied.', 'The agreement grant role has no access to this resource.');
   if (fault === 'htmlError' || fault === 'notJson') {
     const status = fault === 'htmlError' ? 502 : 200;
-    const text = fault === 'htmlError' ? '<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>' : 'OK, but not JSON';
+    const text =
+      fault === 'htmlError'
+        ? '<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>'
+        : 'OK, but not JSON';
     count(s, status);
     logWrite(status);
-    res.writeHead(status, { 'content-type': fault === 'htmlError' ? 'text/html' : 'text/plain', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, {
+      'content-type': fault === 'htmlError' ? 'text/html' : 'text/plain',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
     return true;
   }
@@ -188,21 +205,38 @@ function role({ s, req, url, rawPath }: Exchange): 'readWrite' | 'readOnly' | 'd
   const grant = req.headers['x-agreementgranttoken'];
   if ((secret === 'demo' && grant === 'demo') || url.searchParams.get('demo') === 'true') return 'demo';
   const demoLink = `${s.publicUrl}${rawPath}?demo=true`;
-  if (typeof secret !== 'string' || !s.appSecrets.has(secret)) throw fail(401, 'The app secret token is missing or not valid.', `Send a valid X-AppSecretToken header. Try the demo: ${demoLink}`);
+  if (typeof secret !== 'string' || !s.appSecrets.has(secret))
+    throw fail(
+      401,
+      'The app secret token is missing or not valid.',
+      `Send a valid X-AppSecretToken header. Try the demo: ${demoLink}`,
+    );
   const r = typeof grant === 'string' ? s.grants.get(grant) : undefined;
-  if (r === undefined) throw fail(401, 'The agreement grant token is missing, not valid or has been revoked.', `Send a valid X-AgreementGrantToken header. Try the demo: ${demoLink}`);
+  if (r === undefined)
+    throw fail(
+      401,
+      'The agreement grant token is missing, not valid or has been revoked.',
+      `Send a valid X-AgreementGrantToken header. Try the demo: ${demoLink}`,
+    );
   return r;
 }
 
 /** Query parameters the docs do not describe: recorded, and a 400 unless `unknownQuery: 'ignore'`. */
 function checkQuery(s: InvoicingState, url: URL): void {
-  const unknown = [...new Set(url.searchParams.keys())].filter((k) => !(INVOICING_QUERY_PARAMETERS as readonly string[]).includes(k));
+  const unknown = [...new Set(url.searchParams.keys())].filter(
+    (k) => !(INVOICING_QUERY_PARAMETERS as readonly string[]).includes(k),
+  );
   if (unknown.length === 0) return;
   s.stats.undocumentedQuery.push(...unknown);
   if (s.switches.unknownQuery === 'reject')
-    throw fail(400, 'Could not parse query string.', `Query parameters are ${INVOICING_QUERY_PARAMETERS.join(', ')} (lower-case).`, {
-      errors: unknown.map((k) => `The query parameter '${k}' is not supported.`),
-    });
+    throw fail(
+      400,
+      'Could not parse query string.',
+      `Query parameters are ${INVOICING_QUERY_PARAMETERS.join(', ')} (lower-case).`,
+      {
+        errors: unknown.map((k) => `The query parameter '${k}' is not supported.`),
+      },
+    );
 }
 
 function answerRead(x: Exchange, seg: string[]): void {
@@ -220,17 +254,25 @@ function answerRead(x: Exchange, seg: string[]): void {
 function answerWrite(x: Exchange, seg: string[], grantRole: 'readWrite' | 'readOnly' | 'demo'): void {
   const { s, req, res, method, rawPath, bodyText, logWrite } = x;
   const route = findSegmentRoute(WRITE_ROUTES, method, seg);
-  if (route === undefined) throw fail(405, 'Method not allowed.', `${method} is not supported on ${rawPath}.`, {}, { allow: 'GET' });
-  if (grantRole !== 'readWrite') throw fail(403, 'Access denied.', grantRole === 'demo' ? 'The demo agreement is read-only.' : 'The agreement grant role does not allow writes.');
+  if (route === undefined)
+    throw fail(405, 'Method not allowed.', `${method} is not supported on ${rawPath}.`, {}, { allow: 'GET' });
+  if (grantRole !== 'readWrite')
+    throw fail(
+      403,
+      'Access denied.',
+      grantRole === 'demo' ? 'The demo agreement is read-only.' : 'The agreement grant role does not allow writes.',
+    );
   const type = String(req.headers['content-type'] ?? '');
-  if (!/^application\/json\b/i.test(type)) throw fail(415, 'Unsupported media type.', 'Send Content-Type: application/json.');
+  if (!/^application\/json\b/i.test(type))
+    throw fail(415, 'Unsupported media type.', 'Send Content-Type: application/json.');
   let body: unknown;
   try {
     body = JSON.parse(bodyText);
   } catch {
     throw fail(400, 'Could not parse the request body.', 'The body is not valid JSON.');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail(400, 'Could not parse the request body.', 'The body must be a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw fail(400, 'Could not parse the request body.', 'The body must be a JSON object.');
   const out = write(s, route.handle, route.params, body as Row);
   if (s.switches.writeAnswer === 'empty') {
     // The statuses the docs list include 204: a PUT answered 204, a POST 201 + Location, no body.
@@ -249,14 +291,16 @@ function answerWrite(x: Exchange, seg: string[], grantRole: 'readWrite' | 'readO
 async function handle(s: InvoicingState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sandbox');
   const rawPath = url.pathname;
-  if (rawPath.startsWith('/__sandbox/')) return serveControls(req.method ?? 'GET', rawPath, (await readBody(req)).text, res, controls(s));
+  if (rawPath.startsWith('/__sandbox/'))
+    return serveControls(req.method ?? 'GET', rawPath, (await readBody(req)).text, res, controls(s));
   const method = (req.method ?? 'GET').toUpperCase();
   s.stats.requests++;
   s.requests.push({ method, path: rawPath, query: Object.fromEntries(url.searchParams), headers: req.headers });
   if (s.requests.length > INVOICING_REQUEST_LOG_MAX) s.requests.shift();
   const bodyText = method === 'GET' || method === 'HEAD' ? '' : (await readBody(req)).text;
   const rawSegments = rawPath.split('/').filter((segment) => segment !== '');
-  const forbidden = method === 'DELETE' || (method === 'POST' && rawSegments[0] === 'invoices' && rawSegments[1] === 'booked');
+  const forbidden =
+    method === 'DELETE' || (method === 'POST' && rawSegments[0] === 'invoices' && rawSegments[1] === 'booked');
   const logWrite = (status: number): void => {
     const entry = { method, path: rawPath, body: parseJsonLoose(bodyText), status };
     if (forbidden) s.stats.forbidden.push(entry);
@@ -276,7 +320,10 @@ async function handle(s: InvoicingState, req: IncomingMessage, res: ServerRespon
     if (method === 'GET') answerRead(x, seg);
     else answerWrite(x, seg, grantRole);
   } catch (error) {
-    const e = error instanceof HttpError ? error : fail(500, 'An error occurred.', error instanceof Error ? error.message : String(error));
+    const e =
+      error instanceof HttpError
+        ? error
+        : fail(500, 'An error occurred.', error instanceof Error ? error.message : String(error));
     logWrite(e.status);
     count(s, e.status);
     sendJson(res, e.status, e.body, e.headers);
@@ -289,11 +336,22 @@ export async function startInvoicingSandbox(options: InvoicingSandboxOptions = {
     data: buildInvoicingData(options.seed),
     initialSwitches,
     switches: { ...initialSwitches },
-    stats: { requests: 0, byStatus: {}, writeLog: [], forbidden: [], undocumentedQuery: [], undocumentedProperties: [] },
+    stats: {
+      requests: 0,
+      byStatus: {},
+      writeLog: [],
+      forbidden: [],
+      undocumentedQuery: [],
+      undocumentedProperties: [],
+    },
     requests: [],
     delays: new PendingDelays(),
     appSecrets: new Set(options.appSecrets ?? [INVOICING_SANDBOX_APP_SECRET]),
-    grants: new Map(Object.entries(options.grants ?? { [INVOICING_SANDBOX_GRANT]: 'readWrite', [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly' })),
+    grants: new Map(
+      Object.entries(
+        options.grants ?? { [INVOICING_SANDBOX_GRANT]: 'readWrite', [INVOICING_SANDBOX_READONLY_GRANT]: 'readOnly' },
+      ),
+    ),
     publicUrl: '',
   };
   const server = createServer((req, res) => {

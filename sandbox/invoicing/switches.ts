@@ -39,7 +39,16 @@ export const INVOICING_ERROR_CODES = {
  * (a grant role without access to the resource, also on reads), `htmlError` a 502 whose body is an
  * HTML page (a proxy in front), `notJson` a 200 whose body is not JSON, `slow` past the timeout.
  */
-export const INVOICING_FAULTS = ['none', 'throttled', 'serverError', 'notImplemented', 'forbidden', 'htmlError', 'notJson', 'slow'] as const;
+export const INVOICING_FAULTS = [
+  'none',
+  'throttled',
+  'serverError',
+  'notImplemented',
+  'forbidden',
+  'htmlError',
+  'notJson',
+  'slow',
+] as const;
 /** Query parameters the docs describe on a collection (and `demo`). */
 export const INVOICING_QUERY_PARAMETERS = ['skippages', 'pagesize', 'filter', 'sort', 'demo'] as const;
 /**
@@ -135,7 +144,17 @@ export const INVOICING_DOCUMENTED_PROPERTIES = {
   ]),
 } as const;
 /** Customer fields a PUT must not carry under `readOnlyOnPut: 'reject'` (server-owned and link properties). */
-export const INVOICING_CUSTOMER_READ_ONLY = ['balance', 'dueAmount', 'lastUpdated', 'self', 'contacts', 'deliveryLocations', 'invoices', 'totals', 'templates'] as const;
+export const INVOICING_CUSTOMER_READ_ONLY = [
+  'balance',
+  'dueAmount',
+  'lastUpdated',
+  'self',
+  'contacts',
+  'deliveryLocations',
+  'invoices',
+  'totals',
+  'templates',
+] as const;
 export type InvoicingFault = (typeof INVOICING_FAULTS)[number];
 
 export interface InvoicingSwitches {
@@ -200,7 +219,8 @@ export const DEFAULT_SWITCHES: InvoicingSwitches = {
   writeAnswer: 'body',
 };
 
-const isCount = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+const isCount = (v: unknown, max: number): boolean =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 export const SWITCH_CHECKS: { readonly [K in keyof InvoicingSwitches]: (v: unknown) => boolean } = {
   fault: (v) => (INVOICING_FAULTS as readonly unknown[]).includes(v),
   faultCount: (v) => isCount(v, 1_000_000),

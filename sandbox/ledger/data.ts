@@ -67,13 +67,19 @@ function schema(spec: Partial<Record<LedgerPropertyType, string>>): LedgerEntity
 }
 
 const DEBTOR_SCHEMA = schema({
-  string: 'Account Name Group Address1 Address2 Address3 ZipCode City CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment VatZone Vat',
+  string:
+    'Account Name Group Address1 Address2 Address3 ZipCode City CountryName CompanyRegNo VatNumber EAN Currency Phone ContactEmail InvoiceEmail Payment VatZone Vat',
   number: 'CreditMax CurBalance Overdue CurBalanceCur OverdueCur',
   integer: 'Country',
   boolean: 'Blocked',
 });
 
-const OPEN_ITEM_INHERITED = { string: 'Currency Text', number: 'Amount AmountOpen AmountOpenCur', integer: 'Voucher Invoice', date: 'Date DueDate' };
+const OPEN_ITEM_INHERITED = {
+  string: 'Currency Text',
+  number: 'Amount AmountOpen AmountOpenCur',
+  integer: 'Voucher Invoice',
+  date: 'Date DueDate',
+};
 
 const INV_ITEM_SCHEMA = schema({
   string: 'Item Name ItemType EAN Unit Group',
@@ -135,7 +141,8 @@ const SCHEMAS: Readonly<Record<LedgerEntity, LedgerEntitySchema>> = {
   }),
   GLTransClient: schema({
     date: 'Date DocumentDate',
-    string: 'Account Text Vat TransType Currency DCType DCAccount ReferenceNumber Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
+    string:
+      'Account Text Vat TransType Currency DCType DCAccount ReferenceNumber Project Dimension1 Dimension2 Dimension3 Dimension4 Dimension5',
     integer: 'Voucher VoucherLine Invoice',
     number: 'Amount AmountCur AmountVat AmountBase Qty',
   }),
@@ -204,8 +211,20 @@ export interface LedgerUser {
 }
 
 export const LEDGER_USERS: readonly LedgerUser[] = [
-  { userId: 7001, username: LEDGER_DEMO_USER, password: LEDGER_DEMO_PASSWORD, serverLogin: true, companies: [LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_SECOND_COMPANY_ID] },
-  { userId: 7002, username: LEDGER_DEMO_INTERACTIVE_USER, password: LEDGER_DEMO_INTERACTIVE_PASSWORD, serverLogin: false, companies: [LEDGER_DEMO_COMPANY_ID] },
+  {
+    userId: 7001,
+    username: LEDGER_DEMO_USER,
+    password: LEDGER_DEMO_PASSWORD,
+    serverLogin: true,
+    companies: [LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_SECOND_COMPANY_ID],
+  },
+  {
+    userId: 7002,
+    username: LEDGER_DEMO_INTERACTIVE_USER,
+    password: LEDGER_DEMO_INTERACTIVE_PASSWORD,
+    serverLogin: false,
+    companies: [LEDGER_DEMO_COMPANY_ID],
+  },
 ];
 
 /** User names are matched case-insensitively, passwords exactly. */
@@ -409,7 +428,8 @@ function createBook(firstVoucher: number): Book {
     post(day, transType, text, lines, documentDay) {
       let balance = 0;
       for (const line of lines) if (typeof line.amount === 'number') balance += line.amount;
-      if (Math.abs(balance) > 0.005) throw new Error(`ledger sandbox data: voucher on day ${day} (${text}) is off by ${balance}`);
+      if (Math.abs(balance) > 0.005)
+        throw new Error(`ledger sandbox data: voucher on day ${day} (${text}) is off by ${balance}`);
       voucher++;
       lines.forEach((line, i) => {
         if (typeof line.amount === 'number') {
@@ -468,7 +488,22 @@ function createBook(firstVoucher: number): Book {
 // Chart of accounts and VAT codes
 // ---------------------------------------------------------------------------------------------
 
-type AccountType = 'Header' | 'Sum' | 'Revenue' | 'CostOfSales' | 'Expense' | 'Depreciation' | 'Financial' | 'Asset' | 'Bank' | 'Debtor' | 'Creditor' | 'Inventory' | 'Equity' | 'Liability' | 'Vat';
+type AccountType =
+  | 'Header'
+  | 'Sum'
+  | 'Revenue'
+  | 'CostOfSales'
+  | 'Expense'
+  | 'Depreciation'
+  | 'Financial'
+  | 'Asset'
+  | 'Bank'
+  | 'Debtor'
+  | 'Creditor'
+  | 'Inventory'
+  | 'Equity'
+  | 'Liability'
+  | 'Vat';
 
 interface AccountDef {
   account: string;
@@ -481,7 +516,13 @@ interface AccountDef {
   blocked?: boolean;
 }
 
-const PROFIT_AND_LOSS: ReadonlySet<AccountType> = new Set(['Revenue', 'CostOfSales', 'Expense', 'Depreciation', 'Financial']);
+const PROFIT_AND_LOSS: ReadonlySet<AccountType> = new Set([
+  'Revenue',
+  'CostOfSales',
+  'Expense',
+  'Depreciation',
+  'Financial',
+]);
 
 const RATES: Readonly<Record<string, number>> = { EUR: 7.46, SEK: 0.69 };
 
@@ -729,7 +770,14 @@ interface RevenueLine {
 }
 
 /** Posts a debtor invoice (or credit note, negative nets) and returns its record. */
-function postDebtorInvoice(book: Book, day: number, number: number, party: Party, lines: readonly RevenueLine[], creditNote: boolean): IssuedInvoice {
+function postDebtorInvoice(
+  book: Book,
+  day: number,
+  number: number,
+  party: Party,
+  lines: readonly RevenueLine[],
+  creditNote: boolean,
+): IssuedInvoice {
   const rate = party.currency === undefined ? 1 : RATES[party.currency]!;
   const vatCode = party.vat ?? 'S25';
   const vatRate = vatCode === 'S25' ? 0.25 : 0;
@@ -799,7 +847,8 @@ function postDebtorInvoice(book: Book, day: number, number: number, party: Party
 /** Posts a (partial) payment of a debtor invoice into the bank. */
 function postDebtorPayment(book: Book, day: number, inv: IssuedInvoice, fraction: number): void {
   const amountDkk = fraction >= 1 ? inv.openDkk : round2(inv.openDkk * fraction);
-  const amountCur = inv.party.currency === undefined ? undefined : fraction >= 1 ? inv.openCur : round2(inv.openCur * fraction);
+  const amountCur =
+    inv.party.currency === undefined ? undefined : fraction >= 1 ? inv.openCur : round2(inv.openCur * fraction);
   if (amountDkk === 0) return;
   const bank = inv.party.currency === 'EUR' ? '5310' : '5300';
   book.post(day, 'PAYMENT', `Payment ${inv.creditNote ? 'credit note' : 'invoice'} ${inv.number} ${inv.party.name}`, [
@@ -857,7 +906,13 @@ interface CostLine {
 }
 
 /** Posts a creditor invoice (amounts in the creditor's currency) and returns its record. */
-function postCreditorInvoice(book: Book, day: number, number: number, party: Party, lines: readonly CostLine[]): IssuedInvoice {
+function postCreditorInvoice(
+  book: Book,
+  day: number,
+  number: number,
+  party: Party,
+  lines: readonly CostLine[],
+): IssuedInvoice {
   const rate = party.currency === undefined ? 1 : RATES[party.currency]!;
   const posting: PostingLine[] = [];
   let payableDkk = 0;
@@ -869,7 +924,10 @@ function postCreditorInvoice(book: Book, day: number, number: number, party: Par
     switch (l.vat) {
       case 'K25': {
         const vat = round2(netDkk * 0.25);
-        posting.push({ account: l.account, amount: netDkk, vat: 'K25', amountVat: vat }, { account: '6210', amount: vat, vat: 'K25' });
+        posting.push(
+          { account: l.account, amount: netDkk, vat: 'K25', amountVat: vat },
+          { account: '6210', amount: vat, vat: 'K25' },
+        );
         payableDkk += netDkk + vat;
         vatTotal += vat;
         break;
@@ -877,7 +935,10 @@ function postCreditorInvoice(book: Book, day: number, number: number, party: Par
       case 'KREP': {
         const vat = round2(netDkk * 0.25);
         const deductible = round2(vat * 0.25);
-        posting.push({ account: l.account, amount: round2(netDkk + vat - deductible), vat: 'KREP', amountVat: deductible }, { account: '6210', amount: deductible, vat: 'KREP' });
+        posting.push(
+          { account: l.account, amount: round2(netDkk + vat - deductible), vat: 'KREP', amountVat: deductible },
+          { account: '6210', amount: deductible, vat: 'KREP' },
+        );
         payableDkk += netDkk + vat;
         vatTotal += vat;
         break;
@@ -886,7 +947,14 @@ function postCreditorInvoice(book: Book, day: number, number: number, party: Par
       case 'EUY': {
         const vat = round2(netDkk * 0.25);
         posting.push(
-          { account: l.account, amount: netDkk, vat: l.vat, amountVat: vat, currency: party.currency, amountCur: party.currency === undefined ? undefined : l.net },
+          {
+            account: l.account,
+            amount: netDkk,
+            vat: l.vat,
+            amountVat: vat,
+            currency: party.currency,
+            amountCur: party.currency === undefined ? undefined : l.net,
+          },
           { account: '6210', amount: vat, vat: l.vat },
           { account: '6220', amount: -vat, vat: l.vat },
         );
@@ -936,8 +1004,20 @@ function postCreditorPayment(book: Book, day: number, inv: IssuedInvoice): void 
   if (amountDkk === 0) return;
   const bank = inv.party.currency === 'EUR' ? '5310' : '5300';
   book.post(day, 'PAYMENT', `Payment invoice ${inv.number} ${inv.party.name}`, [
-    { account: '6110', amount: amountDkk, dc: { type: 'Creditor', account: inv.party.account }, invoice: inv.number, currency: inv.party.currency, amountCur },
-    { account: bank, amount: -amountDkk, currency: inv.party.currency, amountCur: amountCur === undefined ? undefined : -amountCur },
+    {
+      account: '6110',
+      amount: amountDkk,
+      dc: { type: 'Creditor', account: inv.party.account },
+      invoice: inv.number,
+      currency: inv.party.currency,
+      amountCur,
+    },
+    {
+      account: bank,
+      amount: -amountDkk,
+      currency: inv.party.currency,
+      amountCur: amountCur === undefined ? undefined : -amountCur,
+    },
   ]);
   inv.openDkk = 0;
   inv.openCur = 0;
@@ -1068,9 +1148,30 @@ const C1_ACCOUNTS: readonly AccountDef[] = [
 const STANDARD_VAT: readonly VatDef[] = [
   { vat: 'S25', name: 'Output VAT 25%', account: '6200', type: 'Sales', rate: 25 },
   { vat: 'K25', name: 'Input VAT 25%', account: '6210', type: 'Purchase', rate: 25 },
-  { vat: 'KREP', name: 'Input VAT entertainment (25% deductible)', account: '6210', type: 'Purchase', rate: 25, rate2: 6.25 },
-  { vat: 'EUV', name: 'EU purchase of goods (reverse charge)', account: '6220', offset: '6210', type: 'Purchase', rate: 25 },
-  { vat: 'EUY', name: 'EU purchase of services (reverse charge)', account: '6220', offset: '6210', type: 'Purchase', rate: 25 },
+  {
+    vat: 'KREP',
+    name: 'Input VAT entertainment (25% deductible)',
+    account: '6210',
+    type: 'Purchase',
+    rate: 25,
+    rate2: 6.25,
+  },
+  {
+    vat: 'EUV',
+    name: 'EU purchase of goods (reverse charge)',
+    account: '6220',
+    offset: '6210',
+    type: 'Purchase',
+    rate: 25,
+  },
+  {
+    vat: 'EUY',
+    name: 'EU purchase of services (reverse charge)',
+    account: '6220',
+    offset: '6210',
+    type: 'Purchase',
+    rate: 25,
+  },
   { vat: 'EUS', name: 'EU sale of goods (zero-rated)', account: '6200', type: 'Sales', rate: 0, exempt: true },
   { vat: 'EXP', name: 'Export outside the EU (zero-rated)', account: '6200', type: 'Sales', rate: 0, exempt: true },
   { vat: 'FRI', name: 'VAT exempt', account: '6200', type: 'Sales', rate: 0, exempt: true },
@@ -1191,7 +1292,16 @@ const GROUPS: readonly ProductGroup[] = [
     prefix: 'TY',
     salesAccount: '1050',
     costAccount: '1150',
-    models: ['Tyre 28x1.40', 'Tyre 28x1.75', 'Tyre 26x2.10', 'Tyre 20x1.75', 'Tube 28"', 'Tube 26"', 'Tube 20"', 'Puncture-proof tyre 28"'],
+    models: [
+      'Tyre 28x1.40',
+      'Tyre 28x1.75',
+      'Tyre 26x2.10',
+      'Tyre 20x1.75',
+      'Tube 28"',
+      'Tube 26"',
+      'Tube 20"',
+      'Puncture-proof tyre 28"',
+    ],
     variants: ['standard', 'reflex'],
     count: 16,
     price: [60, 450],
@@ -1208,7 +1318,20 @@ const GROUPS: readonly ProductGroup[] = [
     prefix: 'AC',
     salesAccount: '1060',
     costAccount: '1160',
-    models: ['Front light', 'Rear light', 'Light set', 'Chain lock', 'Frame lock', 'D-lock', 'Bell', 'Pannier bag', 'Basket', 'Child seat', 'Floor pump', 'Mini pump'],
+    models: [
+      'Front light',
+      'Rear light',
+      'Light set',
+      'Chain lock',
+      'Frame lock',
+      'D-lock',
+      'Bell',
+      'Pannier bag',
+      'Basket',
+      'Child seat',
+      'Floor pump',
+      'Mini pump',
+    ],
     variants: ['basic', 'deluxe'],
     count: 24,
     price: [50, 1400],
@@ -1242,7 +1365,18 @@ const GROUPS: readonly ProductGroup[] = [
     prefix: 'SV',
     salesAccount: '1080',
     costAccount: '1180',
-    models: ['Basic service', 'Full service', 'E-bike service', 'Puncture repair', 'Brake adjustment', 'Gear adjustment', 'Wheel truing', 'Assembly of new bike', 'Workshop hour', 'Winter storage'],
+    models: [
+      'Basic service',
+      'Full service',
+      'E-bike service',
+      'Puncture repair',
+      'Brake adjustment',
+      'Gear adjustment',
+      'Wheel truing',
+      'Assembly of new bike',
+      'Workshop hour',
+      'Winter storage',
+    ],
     variants: [''],
     count: 10,
     price: [120, 1100],
@@ -1303,10 +1437,28 @@ const CITIES: ReadonlyArray<readonly [string, string]> = [
   ['7620', 'Lemvig'],
   ['8400', 'Ebeltoft'],
 ];
-const STREETS = ['Søndergade', 'Vestergade', 'Østergade', 'Nørregade', 'Frederiks Allé', 'Skolevej', 'Industrivej', 'Havnegade', 'Banegårdsgade', 'Kirkevej', 'Parkvej', 'Møllevej'];
+const STREETS = [
+  'Søndergade',
+  'Vestergade',
+  'Østergade',
+  'Nørregade',
+  'Frederiks Allé',
+  'Skolevej',
+  'Industrivej',
+  'Havnegade',
+  'Banegårdsgade',
+  'Kirkevej',
+  'Parkvej',
+  'Møllevej',
+];
 const SALES_REPS = ['Mette Holm', 'Lars Bech', 'Anne Kjær'];
 
-type DebtorSeed = readonly [name: string, group: 'B2B' | 'PUBLIC' | 'EXPORT' | 'CASH', behaviour: PayBehaviour, segment: string];
+type DebtorSeed = readonly [
+  name: string,
+  group: 'B2B' | 'PUBLIC' | 'EXPORT' | 'CASH',
+  behaviour: PayBehaviour,
+  segment: string,
+];
 
 const C1_DEBTORS: readonly DebtorSeed[] = [
   ['Counter sales', 'CASH', 'prompt', 'Walk-in'],
@@ -1359,7 +1511,14 @@ const DEBTOR_GROUP_NAMES: Readonly<Record<string, string>> = {
   TENANT: 'Tenants',
 };
 
-function makeParty(r: Rng, account: string, name: string, group: string, behaviour: PayBehaviour, cityIndex: number): Party {
+function makeParty(
+  r: Rng,
+  account: string,
+  name: string,
+  group: string,
+  behaviour: PayBehaviour,
+  cityIndex: number,
+): Party {
   const [zip, city] = CITIES[cityIndex % CITIES.length]!;
   const slug = name
     .toLowerCase()
@@ -1461,35 +1620,212 @@ interface CreditorSeed {
 }
 
 const C1_CREDITORS: readonly CreditorSeed[] = [
-  { name: 'Nordic Bike Distribution A/S', account: ['BIKES', 'KIDS'], vat: 'K25', schedule: 'biweekly', amount: [0, 0], method: 'BankTransfer' },
-  { name: 'Voltvej E-Mobility ApS', account: ['EBIKES'], vat: 'K25', schedule: 'biweekly', amount: [0, 0], method: 'BankTransfer' },
-  { name: 'Cykeldele Engros ApS', account: ['PARTS'], vat: 'K25', schedule: 'biweekly', amount: [0, 0], method: 'FIK71' },
-  { name: 'Dækcentralen Vejle ApS', account: ['TYRES'], vat: 'K25', schedule: 'biweekly', amount: [0, 0], method: 'FIK71' },
-  { name: 'Accessory House Scandinavia A/S', account: ['ACC', 'CLOTH'], vat: 'K25', schedule: 'biweekly', amount: [0, 0], method: 'BankTransfer' },
-  { name: 'Velo Parts GmbH', account: ['PARTS'], vat: 'EUV', schedule: 'occasional', amount: [800, 4500], currency: 'EUR', method: 'IBAN' },
-  { name: LEDGER_DEMO_SECOND_COMPANY_NAME, account: '2410', vat: 'K25', schedule: 'monthly', amount: [28_000, 28_000], method: 'BankTransfer' },
-  { name: 'Aarhus Forsyning A/S', account: '2430', vat: 'K25', schedule: 'monthly', amount: [1_800, 4_600], method: 'FIK71' },
-  { name: 'Jysk Energi A/S', account: '2420', vat: 'K25', schedule: 'monthly', amount: [2_200, 5_400], method: 'FIK71' },
+  {
+    name: 'Nordic Bike Distribution A/S',
+    account: ['BIKES', 'KIDS'],
+    vat: 'K25',
+    schedule: 'biweekly',
+    amount: [0, 0],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Voltvej E-Mobility ApS',
+    account: ['EBIKES'],
+    vat: 'K25',
+    schedule: 'biweekly',
+    amount: [0, 0],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Cykeldele Engros ApS',
+    account: ['PARTS'],
+    vat: 'K25',
+    schedule: 'biweekly',
+    amount: [0, 0],
+    method: 'FIK71',
+  },
+  {
+    name: 'Dækcentralen Vejle ApS',
+    account: ['TYRES'],
+    vat: 'K25',
+    schedule: 'biweekly',
+    amount: [0, 0],
+    method: 'FIK71',
+  },
+  {
+    name: 'Accessory House Scandinavia A/S',
+    account: ['ACC', 'CLOTH'],
+    vat: 'K25',
+    schedule: 'biweekly',
+    amount: [0, 0],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Velo Parts GmbH',
+    account: ['PARTS'],
+    vat: 'EUV',
+    schedule: 'occasional',
+    amount: [800, 4500],
+    currency: 'EUR',
+    method: 'IBAN',
+  },
+  {
+    name: LEDGER_DEMO_SECOND_COMPANY_NAME,
+    account: '2410',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [28_000, 28_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Aarhus Forsyning A/S',
+    account: '2430',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [1_800, 4_600],
+    method: 'FIK71',
+  },
+  {
+    name: 'Jysk Energi A/S',
+    account: '2420',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [2_200, 5_400],
+    method: 'FIK71',
+  },
   { name: 'TeleNord A/S', account: '2620', vat: 'K25', schedule: 'monthly', amount: [890, 1_450], method: 'FIK71' },
-  { name: 'Midtjysk Forsikring G/S', account: '2640', vat: 'none', schedule: 'quarterly', amount: [9_500, 11_000], method: 'FIK71' },
-  { name: 'Revisionsfirmaet Balance I/S', account: '2650', vat: 'K25', schedule: 'quarterly', amount: [6_000, 14_000], method: 'BankTransfer' },
-  { name: 'Smedegaard Logistik ApS', account: '1190', vat: 'K25', schedule: 'monthly', amount: [1_500, 6_500], method: 'BankTransfer' },
-  { name: 'Annoncehuset Aarhus ApS', account: '2210', vat: 'K25', schedule: 'occasional', amount: [2_000, 12_000], method: 'BankTransfer' },
-  { name: 'SearchAds Europe Ltd', account: '2220', vat: 'EUY', schedule: 'monthly', amount: [300, 1_200], currency: 'EUR', method: 'IBAN' },
-  { name: 'Kontorland A/S', account: '2610', vat: 'K25', schedule: 'occasional', amount: [300, 2_500], method: 'FIK71' },
-  { name: 'Bogføringssystemer ApS', account: '2630', vat: 'K25', schedule: 'monthly', amount: [650, 650], method: 'FIK71' },
-  { name: 'Rengøringsfirmaet Skinnende ApS', account: '2440', vat: 'K25', schedule: 'monthly', amount: [2_400, 2_400], method: 'BankTransfer' },
-  { name: 'Værktøjsgrossisten A/S', account: '2450', vat: 'K25', schedule: 'occasional', amount: [500, 7_000], method: 'FIK71' },
-  { name: 'Pakkepost Danmark A/S', account: '2670', vat: 'K25', schedule: 'monthly', amount: [400, 2_200], method: 'FIK71' },
-  { name: 'Kaffebaren Aarhus ApS', account: '2050', vat: 'K25', schedule: 'monthly', amount: [600, 1_400], method: 'BankTransfer' },
-  { name: 'Bilcentret Aarhus A/S', account: '2680', vat: 'K25', schedule: 'occasional', amount: [800, 6_000], method: 'FIK71' },
-  { name: 'Messecenter Herning A/S', account: '2230', vat: 'K25', schedule: 'occasional', amount: [4_000, 18_000], method: 'BankTransfer' },
-  { name: 'Grafisk Trykkeri Midt ApS', account: '2210', vat: 'K25', schedule: 'occasional', amount: [1_200, 6_000], method: 'BankTransfer' },
-  { name: 'Restaurant Åkanten ApS', account: '2240', vat: 'KREP', schedule: 'occasional', amount: [900, 4_500], method: 'BankTransfer' },
+  {
+    name: 'Midtjysk Forsikring G/S',
+    account: '2640',
+    vat: 'none',
+    schedule: 'quarterly',
+    amount: [9_500, 11_000],
+    method: 'FIK71',
+  },
+  {
+    name: 'Revisionsfirmaet Balance I/S',
+    account: '2650',
+    vat: 'K25',
+    schedule: 'quarterly',
+    amount: [6_000, 14_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Smedegaard Logistik ApS',
+    account: '1190',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [1_500, 6_500],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Annoncehuset Aarhus ApS',
+    account: '2210',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [2_000, 12_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'SearchAds Europe Ltd',
+    account: '2220',
+    vat: 'EUY',
+    schedule: 'monthly',
+    amount: [300, 1_200],
+    currency: 'EUR',
+    method: 'IBAN',
+  },
+  {
+    name: 'Kontorland A/S',
+    account: '2610',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [300, 2_500],
+    method: 'FIK71',
+  },
+  {
+    name: 'Bogføringssystemer ApS',
+    account: '2630',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [650, 650],
+    method: 'FIK71',
+  },
+  {
+    name: 'Rengøringsfirmaet Skinnende ApS',
+    account: '2440',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [2_400, 2_400],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Værktøjsgrossisten A/S',
+    account: '2450',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [500, 7_000],
+    method: 'FIK71',
+  },
+  {
+    name: 'Pakkepost Danmark A/S',
+    account: '2670',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [400, 2_200],
+    method: 'FIK71',
+  },
+  {
+    name: 'Kaffebaren Aarhus ApS',
+    account: '2050',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [600, 1_400],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Bilcentret Aarhus A/S',
+    account: '2680',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [800, 6_000],
+    method: 'FIK71',
+  },
+  {
+    name: 'Messecenter Herning A/S',
+    account: '2230',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [4_000, 18_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Grafisk Trykkeri Midt ApS',
+    account: '2210',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [1_200, 6_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Restaurant Åkanten ApS',
+    account: '2240',
+    vat: 'KREP',
+    schedule: 'occasional',
+    amount: [900, 4_500],
+    method: 'BankTransfer',
+  },
 ];
 
 function creditorParty(r: Rng, seed: CreditorSeed, i: number, accountBase: number): Party {
-  const p = makeParty(r, String(accountBase + i), seed.name, seed.currency === undefined ? 'DK' : 'EU', 'prompt', i + 5);
+  const p = makeParty(
+    r,
+    String(accountBase + i),
+    seed.name,
+    seed.currency === undefined ? 'DK' : 'EU',
+    'prompt',
+    i + 5,
+  );
   p.paymentDays = seed.schedule === 'biweekly' ? 30 : r.pick([8, 14, 14, 30]);
   p.payment = `Net ${p.paymentDays} days`;
   p.creditMax = 0;
@@ -1608,7 +1944,15 @@ function buildNordlysCykler(): CompanyBuild {
     const qty = rMisc.int(it.group.openingStock[0], it.group.openingStock[1]);
     stock.set(it, qty);
     openingStockValue += qty * it.cost;
-    invLines.push({ day: 0, seq: invSeq++, item: it, qty, net: round2(qty * it.cost), movement: 'Counting', text: 'Opening stock count' });
+    invLines.push({
+      day: 0,
+      seq: invSeq++,
+      item: it,
+      qty,
+      net: round2(qty * it.cost),
+      movement: 'Counting',
+      text: 'Opening stock count',
+    });
   }
   openingStockValue = round2(openingStockValue);
   const opening: PostingLine[] = [
@@ -1629,7 +1973,9 @@ function buildNordlysCykler(): CompanyBuild {
   const nonNumericDays = [2, 95, 181, 366, 455, 640];
   LEDGER_NON_NUMERIC_AMOUNTS.forEach((amount, i) => {
     book.schedule(nonNumericDays[i]!, () => {
-      book.post(nonNumericDays[i]!, 'IMPORT', 'Imported from legacy system (amount unreadable)', [{ account: LEDGER_NON_NUMERIC_ACCOUNT, amount, reference: `LEGACY-${1001 + i}` }]);
+      book.post(nonNumericDays[i]!, 'IMPORT', 'Imported from legacy system (amount unreadable)', [
+        { account: LEDGER_NON_NUMERIC_ACCOUNT, amount, reference: `LEGACY-${1001 + i}` },
+      ]);
     });
   });
 
@@ -1644,7 +1990,15 @@ function buildNordlysCykler(): CompanyBuild {
   const stockItems = items.filter((it) => !it.group.service && !it.blocked);
   const serviceItems = items.filter((it) => it.group.service);
 
-  function sell(day: number, it: Item, qty: number, party: Party, invoice: number | undefined, text: string, currency?: string): number {
+  function sell(
+    day: number,
+    it: Item,
+    qty: number,
+    party: Party,
+    invoice: number | undefined,
+    text: string,
+    currency?: string,
+  ): number {
     const rate = currency === undefined ? 1 : RATES[currency]!;
     const unit = currency === undefined ? it.price : round2(it.price / rate);
     const net = round2(qty * unit);
@@ -1658,10 +2012,17 @@ function buildNordlysCykler(): CompanyBuild {
     const lines: RevenueLine[] = [];
     if (creditOf !== undefined) {
       // Return of one line of an earlier invoice.
-      const original = invLines.find((l) => l.invoice === creditOf.number && l.movement === 'Debtor' && !l.item.group.service);
+      const original = invLines.find(
+        (l) => l.invoice === creditOf.number && l.movement === 'Debtor' && !l.item.group.service,
+      );
       const it = original?.item ?? rInv.pick(stockItems);
       const net = sell(day, it, -1, party, invoiceNumber, `Return on invoice ${creditOf.number}`, party.currency);
-      lines.push({ account: party.vat === 'EUS' ? '1090' : party.vat === 'EXP' ? '1095' : it.group.salesAccount, net, cost: -it.cost, dimension1: 'B2B' });
+      lines.push({
+        account: party.vat === 'EUS' ? '1090' : party.vat === 'EXP' ? '1095' : it.group.salesAccount,
+        net,
+        cost: -it.cost,
+        dimension1: 'B2B',
+      });
     } else {
       const n = rInv.int(1, 5);
       for (let j = 0; j < n; j++) {
@@ -1702,7 +2063,18 @@ function buildNordlysCykler(): CompanyBuild {
           if (qty <= 0) continue;
           const unit = round2(it.purchase / rate);
           const net = round2(qty * unit);
-          invLines.push({ day, seq: invSeq++, item: it, qty, net, movement: 'Creditor', party, invoice: number, text: `Purchase ${party.name}`, currency: party.currency });
+          invLines.push({
+            day,
+            seq: invSeq++,
+            item: it,
+            qty,
+            net,
+            movement: 'Creditor',
+            party,
+            invoice: number,
+            text: `Purchase ${party.name}`,
+            currency: party.currency,
+          });
           stock.set(it, onHand + qty);
           byAccount.set(it.group.costAccount, round2((byAccount.get(it.group.costAccount) ?? 0) + net));
           bought++;
@@ -1719,7 +2091,9 @@ function buildNordlysCykler(): CompanyBuild {
     const inv = postCreditorInvoice(book, day, number, party, lines);
     creditorInvoices.push(inv);
     // Creditors are paid on the due date, except two disputed invoices (overdue) and what falls after the end.
-    const disputed = (ci === 12 && creditorInvoices.filter((c) => c.party === party).length === 17) || (ci === 18 && creditorInvoices.filter((c) => c.party === party).length === 5);
+    const disputed =
+      (ci === 12 && creditorInvoices.filter((c) => c.party === party).length === 17) ||
+      (ci === 18 && creditorInvoices.filter((c) => c.party === party).length === 5);
     if (disputed) return;
     const payDay = Math.max(day, inv.dueDay);
     book.schedule(payDay, () => postCreditorPayment(book, payDay, inv));
@@ -1766,7 +2140,13 @@ function buildNordlysCykler(): CompanyBuild {
         if (method === '5330') mobilePay = round2(mobilePay + gross);
         book.post(day, 'POS', revenueTillText(receipt), [
           { account: method, amount: gross },
-          { account: g.salesAccount, amount: -net, vat: 'S25', amountVat: -vat, dimension1: g.service ? 'WORKSHOP' : 'SHOP' },
+          {
+            account: g.salesAccount,
+            amount: -net,
+            vat: 'S25',
+            amountVat: -vat,
+            dimension1: g.service ? 'WORKSHOP' : 'SHOP',
+          },
           { account: '6200', amount: -vat, vat: 'S25' },
         ]);
       }
@@ -1790,14 +2170,20 @@ function buildNordlysCykler(): CompanyBuild {
         if (creditOf !== undefined) issueInvoice(day, creditOf.party, creditOf);
         else issueInvoice(day, rInv.pick(invoiceDebtors));
       } else {
-        issueInvoice(day, rInv.weighted(invoiceDebtors.map((d) => [d, d.group === 'PUBLIC' ? 3 : d.group === 'EXPORT' ? 1.5 : 1] as const)));
+        issueInvoice(
+          day,
+          rInv.weighted(
+            invoiceDebtors.map((d) => [d, d.group === 'PUBLIC' ? 3 : d.group === 'EXPORT' ? 1.5 : 1] as const),
+          ),
+        );
       }
     }
 
     // Supplier invoices.
     if (w >= 1 && w <= 5) {
       C1_CREDITORS.forEach((seed, ci) => {
-        if (seed.schedule === 'biweekly' && Math.floor(day / 7) % 2 === biweeklyOffset[ci]! % 2 && w === 1 + (ci % 5)) purchaseFromCreditor(day, ci);
+        if (seed.schedule === 'biweekly' && Math.floor(day / 7) % 2 === biweeklyOffset[ci]! % 2 && w === 1 + (ci % 5))
+          purchaseFromCreditor(day, ci);
       });
     }
     const dom = new Date(START_MS + day * DAY_MS).getUTCDate();
@@ -1880,14 +2266,30 @@ function buildNordlysCykler(): CompanyBuild {
     for (let k = 0; k < 8; k++) {
       const it = rCount.pick(stockItems);
       const delta = rCount.chance(0.7) ? -rCount.int(1, 2) : rCount.int(1, 2);
-      invLines.push({ day, seq: invSeq++, item: it, qty: delta, net: round2(delta * it.cost), movement: 'Counting', text: 'Stock count correction' });
+      invLines.push({
+        day,
+        seq: invSeq++,
+        item: it,
+        qty: delta,
+        net: round2(delta * it.cost),
+        movement: 'Counting',
+        text: 'Stock count correction',
+      });
       stock.set(it, (stock.get(it) ?? 0) + delta);
     }
   }
   for (const it of stockItems) {
     const qty = stock.get(it) ?? 0;
     if (qty < 0) {
-      invLines.push({ day: AS_OF_DAY, seq: invSeq++, item: it, qty: -qty, net: round2(-qty * it.cost), movement: 'Counting', text: 'Year-end stock count' });
+      invLines.push({
+        day: AS_OF_DAY,
+        seq: invSeq++,
+        item: it,
+        qty: -qty,
+        net: round2(-qty * it.cost),
+        movement: 'Counting',
+        text: 'Year-end stock count',
+      });
       stock.set(it, 0);
     }
   }
@@ -1930,7 +2332,9 @@ function buildNordlysCykler(): CompanyBuild {
     let cost = 0;
     const n = subscription ? 1 : rOrders.int(1, 6);
     for (let j = 0; j < n; j++) {
-      const it = subscription ? serviceItems.find((s) => s.name === (k === 13 ? 'Winter storage' : 'Full service'))! : rOrders.pick(stockItems);
+      const it = subscription
+        ? serviceItems.find((s) => s.name === (k === 13 ? 'Winter storage' : 'Full service'))!
+        : rOrders.pick(stockItems);
       const qty = subscription ? rOrders.int(4, 12) : rOrders.int(1, 6);
       sales += qty * it.price;
       cost += qty * it.cost;
@@ -1989,7 +2393,16 @@ function buildNordlysCykler(): CompanyBuild {
     itemUserRows.push(compact({ ...base, Brand: it.brand, WarrantyMonths: it.group.warranty }));
   }
 
-  const groupRows = GROUPS.map((g) => compact({ Group: g.group, Name: g.name, SalesAccount: g.salesAccount, CostAccount: g.costAccount, PurchaseAccount: g.costAccount, InvAccount: '5100' }));
+  const groupRows = GROUPS.map((g) =>
+    compact({
+      Group: g.group,
+      Name: g.name,
+      SalesAccount: g.salesAccount,
+      CostAccount: g.costAccount,
+      PurchaseAccount: g.costAccount,
+      InvAccount: '5100',
+    }),
+  );
 
   const openCreditor = creditorInvoices.filter((inv) => inv.openDkk !== 0);
   return {
@@ -1999,7 +2412,9 @@ function buildNordlysCykler(): CompanyBuild {
       DebtorTransOpenClient: debtorOpenRows(openDebtor),
       DebtorInvoiceClient: invoiceRows(debtorInvoices, 900_001),
       DebtorOrderClient: orderRows,
-      CreditorClient: creditors.map((c) => partyRow(c, openCreditor, { PaymentMethod: c.paymentMethod, PaymentId: c.paymentId })),
+      CreditorClient: creditors.map((c) =>
+        partyRow(c, openCreditor, { PaymentMethod: c.paymentMethod, PaymentId: c.paymentId }),
+      ),
       CreditorTransOpenClient: creditorOpenRows(openCreditor),
       GLAccountClient: glAccountRows(C1_ACCOUNTS, book),
       GLVatClient: vatRows(STANDARD_VAT),
@@ -2079,10 +2494,38 @@ const C2_TENANTS: ReadonlyArray<readonly [string, number, PayBehaviour]> = [
 ];
 
 const C2_CREDITORS: readonly CreditorSeed[] = [
-  { name: 'Aarhus Forsyning A/S', account: '2420', vat: 'K25', schedule: 'monthly', amount: [2_000, 5_500], method: 'FIK71' },
-  { name: 'Midtjysk Forsikring G/S', account: '2640', vat: 'none', schedule: 'quarterly', amount: [7_500, 7_500], method: 'FIK71' },
-  { name: 'Ejendomsservice Jylland ApS', account: '2410', vat: 'K25', schedule: 'occasional', amount: [1_500, 24_000], method: 'BankTransfer' },
-  { name: 'Revisionsfirmaet Balance I/S', account: '2650', vat: 'K25', schedule: 'quarterly', amount: [3_500, 5_000], method: 'BankTransfer' },
+  {
+    name: 'Aarhus Forsyning A/S',
+    account: '2420',
+    vat: 'K25',
+    schedule: 'monthly',
+    amount: [2_000, 5_500],
+    method: 'FIK71',
+  },
+  {
+    name: 'Midtjysk Forsikring G/S',
+    account: '2640',
+    vat: 'none',
+    schedule: 'quarterly',
+    amount: [7_500, 7_500],
+    method: 'FIK71',
+  },
+  {
+    name: 'Ejendomsservice Jylland ApS',
+    account: '2410',
+    vat: 'K25',
+    schedule: 'occasional',
+    amount: [1_500, 24_000],
+    method: 'BankTransfer',
+  },
+  {
+    name: 'Revisionsfirmaet Balance I/S',
+    account: '2650',
+    vat: 'K25',
+    schedule: 'quarterly',
+    amount: [3_500, 5_000],
+    method: 'BankTransfer',
+  },
 ];
 
 function buildNordlysEjendomme(): CompanyBuild {
@@ -2126,10 +2569,15 @@ function buildNordlysEjendomme(): CompanyBuild {
       });
     }
     C2_CREDITORS.forEach((seed, ci) => {
-      const due = (seed.schedule === 'monthly' && dom === 12) || (seed.schedule === 'quarterly' && dom === 20 && month % 3 === 0) || (seed.schedule === 'occasional' && dom === 8 && month % 2 === 1);
+      const due =
+        (seed.schedule === 'monthly' && dom === 12) ||
+        (seed.schedule === 'quarterly' && dom === 20 && month % 3 === 0) ||
+        (seed.schedule === 'occasional' && dom === 8 && month % 2 === 1);
       if (!due) return;
       creditorNumber += 3;
-      const inv = postCreditorInvoice(book, day, creditorNumber, creditors[ci]!, [{ account: seed.account as string, net: r.amount(seed.amount[0], seed.amount[1]), vat: seed.vat }]);
+      const inv = postCreditorInvoice(book, day, creditorNumber, creditors[ci]!, [
+        { account: seed.account as string, net: r.amount(seed.amount[0], seed.amount[1]), vat: seed.vat },
+      ]);
       creditorInvoices.push(inv);
       const payDay = Math.max(day, inv.dueDay);
       book.schedule(payDay, () => postCreditorPayment(book, payDay, inv));
@@ -2154,11 +2602,15 @@ function buildNordlysEjendomme(): CompanyBuild {
   return {
     entities: {
       DebtorClient: tenantRows,
-      DebtorClientUser: tenants.map((_t, i) => compact({ ...tenantRows[i]!, Segment: 'Tenant', SalesRep: i % 2 === 0 ? 'Jens Nordlys' : undefined })),
+      DebtorClientUser: tenants.map((_t, i) =>
+        compact({ ...tenantRows[i]!, Segment: 'Tenant', SalesRep: i % 2 === 0 ? 'Jens Nordlys' : undefined }),
+      ),
       DebtorTransOpenClient: debtorOpenRows(open),
       DebtorInvoiceClient: invoiceRows(invoices, 800_001),
       DebtorOrderClient: [],
-      CreditorClient: creditors.map((c) => partyRow(c, openCreditor, { PaymentMethod: c.paymentMethod, PaymentId: c.paymentId })),
+      CreditorClient: creditors.map((c) =>
+        partyRow(c, openCreditor, { PaymentMethod: c.paymentMethod, PaymentId: c.paymentId }),
+      ),
       CreditorTransOpenClient: creditorOpenRows(openCreditor),
       GLAccountClient: glAccountRows(C2_ACCOUNTS, book),
       GLVatClient: vatRows(C2_VAT),

@@ -3,8 +3,21 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson, sendText } from '../http-kit.ts';
-import { findLedgerUser, LEDGER_COMPANY_ROWS, LEDGER_LOGIN_ERRORS, type LedgerRow, ledgerCompanyData, ledgerCompanyRow } from './data.ts';
-import { LedgerQueryError, ledgerEntitySchema, parseLedgerQuery, resolveLedgerEntity, runLedgerQuery } from './query.ts';
+import {
+  findLedgerUser,
+  LEDGER_COMPANY_ROWS,
+  LEDGER_LOGIN_ERRORS,
+  type LedgerRow,
+  ledgerCompanyData,
+  ledgerCompanyRow,
+} from './data.ts';
+import {
+  LedgerQueryError,
+  ledgerEntitySchema,
+  parseLedgerQuery,
+  resolveLedgerEntity,
+  runLedgerQuery,
+} from './query.ts';
 import { checkToken, countCall, mintTokens, unauthorized } from './session.ts';
 import type { LedgerState } from './state.ts';
 
@@ -40,7 +53,12 @@ export function handleLogin(s: LedgerState, res: ServerResponse, body: unknown):
   }
   const prefixed = /^00(\d+)\/(.+)$/.exec(username.trim());
   const companyId = prefixed === null ? undefined : Number(prefixed[1]);
-  const name = prefixed !== null ? prefixed[2]! : username.includes('/') ? username.slice(username.lastIndexOf('/') + 1) : username;
+  const name =
+    prefixed !== null
+      ? prefixed[2]!
+      : username.includes('/')
+        ? username.slice(username.lastIndexOf('/') + 1)
+        : username;
   const user = findLedgerUser(name.trim());
   if (user !== undefined && s.switches.quotaCountsLogin && !countCall(s, res, user)) return;
   if (user === undefined || user.password !== password) {
@@ -69,7 +87,14 @@ export function handleRefresh(s: LedgerState, res: ServerResponse, body: unknown
   sendJson(res, 200, mintTokens(s, entry.user, entry.companyId));
 }
 
-export function handleQuery(s: LedgerState, req: IncomingMessage, res: ServerResponse, entityName: string, text: string, tooLarge: boolean): void {
+export function handleQuery(
+  s: LedgerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entityName: string,
+  text: string,
+  tooLarge: boolean,
+): void {
   const check = checkToken(s, req.headers.authorization);
   if (!check.ok) {
     unauthorized(s, res, check.reason);
@@ -108,7 +133,10 @@ export function handleQuery(s: LedgerState, req: IncomingMessage, res: ServerRes
   }
   const omit = entity === 'DebtorInvoiceClient' && !s.switches.invoicePaidFlag ? new Set(['Paid']) : undefined;
   try {
-    const query = parseLedgerQuery(ledgerEntitySchema(entity), body, { acceptIsoDates: s.switches.acceptIsoDates, ...(omit === undefined ? {} : { omit }) });
+    const query = parseLedgerQuery(ledgerEntitySchema(entity), body, {
+      acceptIsoDates: s.switches.acceptIsoDates,
+      ...(omit === undefined ? {} : { omit }),
+    });
     const unknown = query.ignoredProperties[0];
     if (s.switches.unknownProperties === 'reject' && unknown !== undefined) {
       sendText(res, 400, `Unknown property: ${unknown} is not a property of ${entity}`);

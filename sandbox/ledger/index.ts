@@ -5,10 +5,25 @@ import { startLedgerSandbox } from './server.ts';
 export const sandbox: Sandbox = {
   connector: 'ledger',
   title: 'Uniconta WebAPI',
-  examples: [{ tool: 'aggregate', args: { entity: 'GLTransClient', groupBy: ['Account'], sum: ['Amount'], fromDate: '2025-01-01', toDate: '2025-12-31' } }],
+  examples: [
+    {
+      tool: 'aggregate',
+      args: {
+        entity: 'GLTransClient',
+        groupBy: ['Account'],
+        sum: ['Amount'],
+        fromDate: '2025-01-01',
+        toDate: '2025-12-31',
+      },
+    },
+  ],
   async start({ host, port }) {
     const server = await startLedgerSandbox({ host, port });
     const { username, password, companyId } = server.credentials;
-    return { url: server.url, tenantCredential: { username, password, companyId: String(companyId) }, close: () => server.close() };
+    return {
+      url: server.url,
+      tenantCredential: { username, password, companyId: String(companyId) },
+      close: () => server.close(),
+    };
   },
 };

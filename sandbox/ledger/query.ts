@@ -88,7 +88,8 @@ function members(entry: Record<string, unknown>): Partial<Record<Member, unknown
 function readCount(value: unknown, name: string, index: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`Invalid ${name} in query entry ${index}: ${JSON.stringify(value)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw badRequest(`Invalid ${name} in query entry ${index}: ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -99,7 +100,11 @@ function readFlag(value: unknown, name: string, index: number): boolean {
 }
 
 /** Parses and compiles a Query/Get body for one entity schema. Throws LedgerQueryError (400). */
-export function parseLedgerQuery(schema: LedgerEntitySchema, body: unknown, options: LedgerQueryOptions): ParsedLedgerQuery {
+export function parseLedgerQuery(
+  schema: LedgerEntitySchema,
+  body: unknown,
+  options: LedgerQueryOptions,
+): ParsedLedgerQuery {
   if (!Array.isArray(body)) throw badRequest('The request body must be a JSON array of QueryFilter objects.');
   const filters: RowPredicate[] = [];
   const sort: SortKey[] = [];
@@ -119,7 +124,13 @@ export function parseLedgerQuery(schema: LedgerEntitySchema, body: unknown, opti
     if (property === undefined || property === null || property === '') return;
     if (typeof property !== 'string') throw badRequest(`Invalid PropertyName in query entry ${index}.`);
     const raw = m.filtervalue;
-    if (raw !== undefined && raw !== null && typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
+    if (
+      raw !== undefined &&
+      raw !== null &&
+      typeof raw !== 'string' &&
+      typeof raw !== 'number' &&
+      typeof raw !== 'boolean'
+    ) {
       throw badRequest(`Invalid FilterValue in query entry ${index}.`);
     }
     const type = options.omit?.has(property) ? undefined : schema[property];
@@ -162,7 +173,14 @@ function parseDateLiteral(text: string, property: string, options: LedgerQueryOp
       d = Number(iso[3]);
     }
   }
-  const valid = y !== undefined && mo !== undefined && d !== undefined && mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  const valid =
+    y !== undefined &&
+    mo !== undefined &&
+    d !== undefined &&
+    mo >= 1 &&
+    mo <= 12 &&
+    d >= 1 &&
+    d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (!valid) {
     const expected = options.acceptIsoDates ? 'dd-MM-yyyy or yyyy-MM-dd' : 'dd-MM-yyyy';
     throw badRequest(`Invalid date '${text}' in filter on ${property}; expected ${expected}.`);
@@ -184,7 +202,12 @@ function parseBooleanLiteral(text: string, property: string): number {
 }
 
 /** Comparable form of a filter literal for range and exact matching. */
-function literal(type: LedgerPropertyType, text: string, property: string, options: LedgerQueryOptions): string | number {
+function literal(
+  type: LedgerPropertyType,
+  text: string,
+  property: string,
+  options: LedgerQueryOptions,
+): string | number {
   switch (type) {
     case 'number':
     case 'integer':
@@ -218,11 +241,17 @@ function comparable(type: LedgerPropertyType, value: LedgerValue | undefined): s
 function wildcardTexts(type: LedgerPropertyType, value: LedgerValue | undefined): string[] {
   if (value === undefined) return [''];
   const text = String(value);
-  if (type === 'date' && /^\d{4}-\d{2}-\d{2}/.test(text)) return [text, `${text.slice(8, 10)}-${text.slice(5, 7)}-${text.slice(0, 4)}`];
+  if (type === 'date' && /^\d{4}-\d{2}-\d{2}/.test(text))
+    return [text, `${text.slice(8, 10)}-${text.slice(5, 7)}-${text.slice(0, 4)}`];
   return [text];
 }
 
-function compileAlternative(property: string, type: LedgerPropertyType, alt: string, options: LedgerQueryOptions): ValueMatcher {
+function compileAlternative(
+  property: string,
+  type: LedgerPropertyType,
+  alt: string,
+  options: LedgerQueryOptions,
+): ValueMatcher {
   const rangeAt = alt.indexOf('..');
   if (rangeAt >= 0) {
     const loText = alt.slice(0, rangeAt).trim();
@@ -254,7 +283,12 @@ function compileAlternative(property: string, type: LedgerPropertyType, alt: str
   return (value) => comparable(type, value) === exact;
 }
 
-function compileFilter(property: string, type: LedgerPropertyType, filterValue: string, options: LedgerQueryOptions): RowPredicate {
+function compileFilter(
+  property: string,
+  type: LedgerPropertyType,
+  filterValue: string,
+  options: LedgerQueryOptions,
+): RowPredicate {
   const alternatives = filterValue
     .split(';')
     .map((a) => a.trim())
@@ -341,7 +375,12 @@ function sortedOrder(rows: readonly LedgerRow[], sort: readonly SortKey[], tieSe
  * Applies filters, sort, Skip and Take to `rows` (which must not change afterwards: sort orders are
  * cached per array). With `tieSeed`, rows that the sort leaves tied come in a seed-dependent order.
  */
-export function runLedgerQuery(rows: readonly LedgerRow[], query: ParsedLedgerQuery, omit?: ReadonlySet<string>, tieSeed?: number): LedgerRow[] {
+export function runLedgerQuery(
+  rows: readonly LedgerRow[],
+  query: ParsedLedgerQuery,
+  omit?: ReadonlySet<string>,
+  tieSeed?: number,
+): LedgerRow[] {
   const order = query.sort.length === 0 ? undefined : sortedOrder(rows, query.sort, tieSeed);
   const { filters, skip, take } = query;
   const out: LedgerRow[] = [];

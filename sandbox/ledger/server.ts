@@ -48,7 +48,13 @@ import {
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from './data.ts';
 import { handleLogin, handleQuery, handleRefresh, isJsonContentType } from './endpoints.ts';
 import type { LedgerSandboxStats, LedgerState } from './state.ts';
-import { DEFAULT_TOKEN_LIFETIME_SECONDS, defaultSwitches, type LedgerSwitches, type LedgerUnknownProperties, SWITCH_CHECKS } from './switches.ts';
+import {
+  DEFAULT_TOKEN_LIFETIME_SECONDS,
+  defaultSwitches,
+  type LedgerSwitches,
+  type LedgerUnknownProperties,
+  SWITCH_CHECKS,
+} from './switches.ts';
 
 export type { LedgerSandboxStats, RecordedRequest, WriteAttempt } from './state.ts';
 export { LEDGER_UNKNOWN_PROPERTY_MODES } from './switches.ts';
@@ -116,11 +122,16 @@ interface LedgerRoute {
 }
 
 const MAINTENANCE_PAGE =
-  '<!DOCTYPE html>\n<html><head><title>Uniconta - ' + 'maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try ' + 'again later.</p></body></html>\n';
+  '<!DOCTYPE html>\n<html><head><title>Uniconta - ' +
+  'maintenance</title></head><body><h1>Uniconta is down for maintenance</h1><p>Please try ' +
+  'again later.</p></body></html>\n';
 
 function login({ s, req, res, body }: Exchange): void {
   if (s.switches.loginMaintenancePage !== 0) {
-    res.writeHead(s.switches.loginMaintenancePage, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(MAINTENANCE_PAGE) });
+    res.writeHead(s.switches.loginMaintenancePage, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(MAINTENANCE_PAGE),
+    });
     res.end(MAINTENANCE_PAGE);
     return;
   }
@@ -141,7 +152,10 @@ function logout({ s, res, url }: Exchange): void {
 
 /** Matched against the lower-cased path without trailing slashes; any method (a non-POST answers 405). */
 const ROUTES: readonly Route<LedgerRoute>[] = [
-  { path: /^\/query\/get\/([^/]+)$/, handle: { kind: 'query', serve: (x) => handleQuery(x.s, x.req, x.res, entityName(x.path), x.text, x.tooLarge) } },
+  {
+    path: /^\/query\/get\/([^/]+)$/,
+    handle: { kind: 'query', serve: (x) => handleQuery(x.s, x.req, x.res, entityName(x.path), x.text, x.tooLarge) },
+  },
   { path: '/login', handle: { kind: 'login', serve: login } },
   { path: '/refresh', handle: { kind: 'login', serve: (x) => handleRefresh(x.s, x.res, x.body) } },
   { path: '/logout', handle: { kind: 'login', serve: logout } },
@@ -238,9 +252,11 @@ function controls(s: LedgerState): SandboxControls {
 export async function startLedgerSandbox(options: LedgerSandboxOptions = {}): Promise<LedgerSandbox> {
   const host = options.host ?? '127.0.0.1';
   const initialLifetime = options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
-  if (!SWITCH_CHECKS.tokenLifetimeSeconds(initialLifetime)) throw new TypeError(`invalid tokenLifetimeSeconds: ${String(initialLifetime)}`);
+  if (!SWITCH_CHECKS.tokenLifetimeSeconds(initialLifetime))
+    throw new TypeError(`invalid tokenLifetimeSeconds: ${String(initialLifetime)}`);
   const initialUnknown: LedgerUnknownProperties = options.unknownProperties ?? 'ignore';
-  if (!SWITCH_CHECKS.unknownProperties(initialUnknown)) throw new TypeError(`invalid unknownProperties: ${String(initialUnknown)}`);
+  if (!SWITCH_CHECKS.unknownProperties(initialUnknown))
+    throw new TypeError(`invalid unknownProperties: ${String(initialUnknown)}`);
   const s: LedgerState = {
     secret: randomBytes(32),
     switches: defaultSwitches(initialLifetime, initialUnknown),

@@ -25,7 +25,11 @@ export function sign(s: LedgerState, input: string): string {
   return createHmac('sha256', s.secret).update(input).digest('base64url');
 }
 
-export function mintTokens(s: LedgerState, user: LedgerUser, companyId: number): { token: string; refreshToken: string; refreshTokenExpiry: string } {
+export function mintTokens(
+  s: LedgerState,
+  user: LedgerUser,
+  companyId: number,
+): { token: string; refreshToken: string; refreshTokenExpiry: string } {
   const now = Math.floor(Date.now() / 1000);
   const claims: TokenClaims = {
     iss: 'ledger-sandbox',
@@ -50,14 +54,16 @@ export function checkToken(s: LedgerState, header: string | undefined): TokenChe
   if (parts.length !== 3) return { ok: false, reason: 'invalid token' };
   const expected = Buffer.from(sign(s, `${parts[0]}.${parts[1]}`));
   const given = Buffer.from(parts[2]!);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'invalid token' };
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    return { ok: false, reason: 'invalid token' };
   let claims: TokenClaims;
   try {
     claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as TokenClaims;
   } catch {
     return { ok: false, reason: 'invalid token' };
   }
-  if (typeof claims.exp !== 'number' || typeof claims.cid !== 'number' || typeof claims.sub !== 'string') return { ok: false, reason: 'invalid token' };
+  if (typeof claims.exp !== 'number' || typeof claims.cid !== 'number' || typeof claims.sub !== 'string')
+    return { ok: false, reason: 'invalid token' };
   if (Date.now() / 1000 >= claims.exp) return { ok: false, reason: 'token expired' };
   const user = findLedgerUser(claims.sub);
   if (user === undefined) return { ok: false, reason: 'invalid token' };
@@ -66,7 +72,9 @@ export function checkToken(s: LedgerState, header: string | undefined): TokenChe
 
 export function unauthorized(s: LedgerState, res: ServerResponse, reason: string): void {
   s.stats.unauthorized++;
-  sendText(res, 401, `Unauthorized: ${reason}`, { 'www-authenticate': `Bearer error="invalid_token", error_description="${reason}"` });
+  sendText(res, 401, `Unauthorized: ${reason}`, {
+    'www-authenticate': `Bearer error="invalid_token", error_description="${reason}"`,
+  });
 }
 
 /** Counts one call for `user`; false (and the reply sent) when the quota is used up. */
@@ -78,7 +86,11 @@ export function countCall(s: LedgerState, res: ServerResponse, user: LedgerUser)
   }
   const used = s.stats.callsByUser[user.username] ?? 0;
   if (s.switches.quotaEnabled && used >= s.switches.quotaPerDay) {
-    sendText(res, s.switches.quotaStatus, `The daily limit of ${s.switches.quotaPerDay} API calls for user ${user.username} has been reached.`);
+    sendText(
+      res,
+      s.switches.quotaStatus,
+      `The daily limit of ${s.switches.quotaPerDay} API calls for user ${user.username} has been reached.`,
+    );
     return false;
   }
   s.stats.callsByUser[user.username] = used + 1;

@@ -60,7 +60,8 @@ export type LedgerUnknownProperties = 'ignore' | 'reject';
 export const LEDGER_UNKNOWN_PROPERTY_MODES: readonly LedgerUnknownProperties[] = ['ignore', 'reject'];
 
 const isStatus = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599;
-const isCount = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+const isCount = (v: unknown, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
 
 export const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unknown) => boolean } = {
   loginFailureStatus: (v) => v === 200 || v === 400 || v === 401,
@@ -81,7 +82,10 @@ export const SWITCH_CHECKS: { readonly [K in keyof LedgerSwitches]: (value: unkn
   unknownProperties: (v) => v === 'ignore' || v === 'reject',
 };
 
-export function defaultSwitches(tokenLifetimeSeconds: number, unknownProperties: LedgerUnknownProperties): LedgerSwitches {
+export function defaultSwitches(
+  tokenLifetimeSeconds: number,
+  unknownProperties: LedgerUnknownProperties,
+): LedgerSwitches {
   return {
     loginFailureStatus: 200,
     tokenLifetimeSeconds,

@@ -87,7 +87,9 @@ export function textStats(index: SearchIndex, field: string): FieldStats {
   const stats: FieldStats = { docs: [], docFreq: new Map(), docCount: 0, avgLength: 0 };
   let totalLength = 0;
   index.docs.forEach((doc, i) => {
-    const tokens = extract(doc.source, segments, 0, []).flatMap((v) => (typeof v === 'object' ? [] : analyze(String(v))));
+    const tokens = extract(doc.source, segments, 0, []).flatMap((v) =>
+      typeof v === 'object' ? [] : analyze(String(v)),
+    );
     if (tokens.length === 0) return;
     const tf = new Map<string, number>();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);

@@ -423,7 +423,11 @@ function spanTo<T>(span: Span<T>): string | null {
 }
 
 function hist<T extends object>(fields: T, span: Span<unknown>): T & Historik {
-  return { ...fields, periode: periode(spanFrom(span), spanTo(span)), sidstOpdateret: stamp(spanFrom(span) ?? spanTo(span)) };
+  return {
+    ...fields,
+    periode: periode(spanFrom(span), spanTo(span)),
+    sidstOpdateret: stamp(spanFrom(span) ?? spanTo(span)),
+  };
 }
 
 function last<T>(items: readonly T[]): T {
@@ -490,10 +494,30 @@ function address(spec: AddressSpec, span: Span<unknown>): AdresseEntry {
 }
 
 const FORMS = {
-  ENK: { virksomhedsformkode: 10, kortBeskrivelse: 'ENK', langBeskrivelse: 'Enkeltmandsvirksomhed', ansvarligDataleverandoer: 'T&S' },
-  IS: { virksomhedsformkode: 30, kortBeskrivelse: 'I/S', langBeskrivelse: 'Interessentskab', ansvarligDataleverandoer: 'T&S' },
-  AS: { virksomhedsformkode: 60, kortBeskrivelse: 'A/S', langBeskrivelse: 'Aktieselskab', ansvarligDataleverandoer: 'E&S' },
-  APS: { virksomhedsformkode: 80, kortBeskrivelse: 'APS', langBeskrivelse: 'Anpartsselskab', ansvarligDataleverandoer: 'E&S' },
+  ENK: {
+    virksomhedsformkode: 10,
+    kortBeskrivelse: 'ENK',
+    langBeskrivelse: 'Enkeltmandsvirksomhed',
+    ansvarligDataleverandoer: 'T&S',
+  },
+  IS: {
+    virksomhedsformkode: 30,
+    kortBeskrivelse: 'I/S',
+    langBeskrivelse: 'Interessentskab',
+    ansvarligDataleverandoer: 'T&S',
+  },
+  AS: {
+    virksomhedsformkode: 60,
+    kortBeskrivelse: 'A/S',
+    langBeskrivelse: 'Aktieselskab',
+    ansvarligDataleverandoer: 'E&S',
+  },
+  APS: {
+    virksomhedsformkode: 80,
+    kortBeskrivelse: 'APS',
+    langBeskrivelse: 'Anpartsselskab',
+    ansvarligDataleverandoer: 'E&S',
+  },
 } as const;
 type FormKey = keyof typeof FORMS;
 
@@ -540,7 +564,12 @@ interface EmploymentArrays {
 }
 
 function employment(spec: EmploymentSpec | null): EmploymentArrays {
-  const out: EmploymentArrays = { aarsbeskaeftigelse: [], kvartalsbeskaeftigelse: [], maanedsbeskaeftigelse: [], erstMaanedsbeskaeftigelse: [] };
+  const out: EmploymentArrays = {
+    aarsbeskaeftigelse: [],
+    kvartalsbeskaeftigelse: [],
+    maanedsbeskaeftigelse: [],
+    erstMaanedsbeskaeftigelse: [],
+  };
   if (spec === null) return out;
   const annual = spec.annualBand ?? spec.band;
   const lastYear = spec.lastYear ?? 2023;
@@ -646,8 +675,15 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     ],
     branches: [[['620100', 'Computerprogrammering'], '2012-03-01']],
     addresses: [
-      [{ vej: 'Vesterbrogade', nr: 10, etage: '2', postnr: 1620, distrikt: 'København V', kommune: cph }, '2012-03-01', '2018-04-30'],
-      [{ vej: 'Njalsgade', nr: 21, bogstav: 'F', etage: '3', postnr: 2300, distrikt: 'København S', kommune: cph }, '2018-05-01'],
+      [
+        { vej: 'Vesterbrogade', nr: 10, etage: '2', postnr: 1620, distrikt: 'København V', kommune: cph },
+        '2012-03-01',
+        '2018-04-30',
+      ],
+      [
+        { vej: 'Njalsgade', nr: 21, bogstav: 'F', etage: '3', postnr: 2300, distrikt: 'København S', kommune: cph },
+        '2018-05-01',
+      ],
     ],
     start: '2012-03-01',
     statuses: [['NORMAL', '2012-03-01']],
@@ -669,7 +705,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Demo Data Services ApS', '2022-09-01']],
     forms: [['APS', '2022-09-01']],
     branches: [[['620200', 'Konsulentbistand vedrørende informationsteknologi'], '2022-09-01']],
-    addresses: [[{ vej: 'Njalsgade', nr: 21, bogstav: 'F', etage: '4', postnr: 2300, distrikt: 'København S', kommune: cph }, '2022-09-01']],
+    addresses: [
+      [
+        { vej: 'Njalsgade', nr: 21, bogstav: 'F', etage: '4', postnr: 2300, distrikt: 'København S', kommune: cph },
+        '2022-09-01',
+      ],
+    ],
     start: '2022-09-01',
     statuses: [['NORMAL', '2022-09-01']],
     sammensatStatus: 'NORMAL',
@@ -687,7 +728,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     ],
     forms: [['APS', '2015-01-05']],
     branches: [[['642020', 'Ikke-finansielle holdingselskaber'], '2015-01-05']],
-    addresses: [[{ vej: 'Strandvejen', nr: 150, postnr: 2900, distrikt: 'Hellerup', kommune: KOMMUNER.gentofte }, '2015-01-05']],
+    addresses: [
+      [{ vej: 'Strandvejen', nr: 150, postnr: 2900, distrikt: 'Hellerup', kommune: KOMMUNER.gentofte }, '2015-01-05'],
+    ],
     start: '2015-01-05',
     statuses: [['NORMAL', '2015-01-05']],
     sammensatStatus: 'NORMAL',
@@ -703,7 +746,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Demo Byg ApS', '2017-04-03']],
     forms: [['APS', '2017-04-03']],
     branches: [[['412000', 'Opførelse af nye bygninger'], '2017-04-03']],
-    addresses: [[{ vej: 'Sønder Allé', nr: 9, postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2017-04-03']],
+    addresses: [
+      [{ vej: 'Sønder Allé', nr: 9, postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2017-04-03'],
+    ],
     start: '2017-04-03',
     statuses: [['NORMAL', '2017-04-03']],
     sammensatStatus: 'NORMAL',
@@ -718,7 +763,21 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Demo Consult ApS', '2014-02-01', '2021-06-30']],
     forms: [['APS', '2014-02-01', '2021-06-30']],
     branches: [[['702200', 'Virksomhedsrådgivning og anden rådgivning om driftsledelse'], '2014-02-01', '2021-06-30']],
-    addresses: [[{ vej: 'Gammel Kongevej', nr: 120, etage: 'st', side: 'th', postnr: 1850, distrikt: 'Frederiksberg C', kommune: KOMMUNER.frederiksberg }, '2014-02-01', '2021-06-30']],
+    addresses: [
+      [
+        {
+          vej: 'Gammel Kongevej',
+          nr: 120,
+          etage: 'st',
+          side: 'th',
+          postnr: 1850,
+          distrikt: 'Frederiksberg C',
+          kommune: KOMMUNER.frederiksberg,
+        },
+        '2014-02-01',
+        '2021-06-30',
+      ],
+    ],
     start: '2014-02-01',
     end: '2021-06-30',
     statuses: [
@@ -739,7 +798,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Bageriet Ærtebjerg ApS', '2009-08-17']],
     forms: [['APS', '2009-08-17']],
     branches: [[['107100', 'Fremstilling af brød og friske bagværk og kager'], '2009-08-17']],
-    addresses: [[{ vej: 'Algade', nr: 31, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2009-08-17']],
+    addresses: [
+      [{ vej: 'Algade', nr: 31, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2009-08-17'],
+    ],
     start: '2009-08-17',
     statuses: [['NORMAL', '2009-08-17']],
     sammensatStatus: 'NORMAL',
@@ -754,7 +815,19 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Østergaard Landbrug I/S', '1998-04-01']],
     forms: [['IS', '1998-04-01']],
     branches: [[['011100', 'Dyrkning af korn (undtagen ris), bælgfrugter og olieholdige frø'], '1998-04-01']],
-    addresses: [[{ vej: 'Østergaardvej', nr: 12, postnr: 9310, distrikt: 'Vodskov', kommune: KOMMUNER.aalborg, bynavn: 'Østrup' }, '1998-04-01']],
+    addresses: [
+      [
+        {
+          vej: 'Østergaardvej',
+          nr: 12,
+          postnr: 9310,
+          distrikt: 'Vodskov',
+          kommune: KOMMUNER.aalborg,
+          bynavn: 'Østrup',
+        },
+        '1998-04-01',
+      ],
+    ],
     start: '1998-04-01',
     statuses: [],
     sammensatStatus: 'Aktiv',
@@ -766,7 +839,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Skagen Havfiskeri ApS', '2003-06-01']],
     forms: [['APS', '2003-06-01']],
     branches: [[['031100', 'Havfiskeri'], '2003-06-01']],
-    addresses: [[{ vej: 'Auktionsvej', nr: 8, postnr: 9990, distrikt: 'Skagen', kommune: KOMMUNER.frederikshavn }, '2003-06-01']],
+    addresses: [
+      [{ vej: 'Auktionsvej', nr: 8, postnr: 9990, distrikt: 'Skagen', kommune: KOMMUNER.frederikshavn }, '2003-06-01'],
+    ],
     start: '2003-06-01',
     statuses: [['NORMAL', '2003-06-01']],
     sammensatStatus: 'NORMAL',
@@ -781,7 +856,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Kaffebaren Trekanten ApS', '2015-09-01']],
     forms: [['APS', '2015-09-01']],
     branches: [[['563000', 'Caféer, værtshuse, diskoteker mv.'], '2015-09-01']],
-    addresses: [[{ vej: 'Kongensgade', nr: 40, postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2015-09-01']],
+    addresses: [
+      [{ vej: 'Kongensgade', nr: 40, postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2015-09-01'],
+    ],
     start: '2015-09-01',
     statuses: [['NORMAL', '2015-09-01']],
     sammensatStatus: 'NORMAL',
@@ -796,7 +873,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Fjordens Tømrer & Snedker ApS', '2011-01-10']],
     forms: [['APS', '2011-01-10']],
     branches: [[['433200', 'Tømrer- og bygningssnedkervirksomhed'], '2011-01-10']],
-    addresses: [[{ vej: 'Vestre Engvej', nr: 12, postnr: 7100, distrikt: 'Vejle', kommune: KOMMUNER.vejle }, '2011-01-10']],
+    addresses: [
+      [{ vej: 'Vestre Engvej', nr: 12, postnr: 7100, distrikt: 'Vejle', kommune: KOMMUNER.vejle }, '2011-01-10'],
+    ],
     start: '2011-01-10',
     statuses: [['NORMAL', '2011-01-10']],
     sammensatStatus: 'NORMAL',
@@ -829,7 +908,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     ],
     forms: [['AS', '2005-03-15']],
     branches: [[['494100', 'Vejgodstransport'], '2005-03-15']],
-    addresses: [[{ vej: 'Priorparken', nr: 700, postnr: 2605, distrikt: 'Brøndby', kommune: KOMMUNER.broendby }, '2005-03-15']],
+    addresses: [
+      [{ vej: 'Priorparken', nr: 700, postnr: 2605, distrikt: 'Brøndby', kommune: KOMMUNER.broendby }, '2005-03-15'],
+    ],
     start: '2005-03-15',
     statuses: [['NORMAL', '2005-03-15']],
     sammensatStatus: 'NORMAL',
@@ -844,7 +925,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Hansen & Søn VVS ApS', '1999-11-01']],
     forms: [['APS', '1999-11-01']],
     branches: [[['432200', 'VVS- og blikkenslagerforretninger'], '1999-11-01']],
-    addresses: [[{ vej: 'Kongensgade', nr: 88, postnr: 6700, distrikt: 'Esbjerg', kommune: KOMMUNER.esbjerg }, '1999-11-01']],
+    addresses: [
+      [{ vej: 'Kongensgade', nr: 88, postnr: 6700, distrikt: 'Esbjerg', kommune: KOMMUNER.esbjerg }, '1999-11-01'],
+    ],
     start: '1999-11-01',
     statuses: [['NORMAL', '1999-11-01']],
     sammensatStatus: 'NORMAL',
@@ -860,7 +943,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Lille Ø Boghandel v/Sofie Lykke Øberg', '2016-08-01']],
     forms: [['ENK', '2016-08-01']],
     branches: [[['476110', 'Boghandel'], '2016-08-01']],
-    addresses: [[{ vej: 'Storegade', nr: 21, postnr: 6200, distrikt: 'Aabenraa', kommune: KOMMUNER.aabenraa }, '2016-08-01']],
+    addresses: [
+      [{ vej: 'Storegade', nr: 21, postnr: 6200, distrikt: 'Aabenraa', kommune: KOMMUNER.aabenraa }, '2016-08-01'],
+    ],
     start: '2016-08-01',
     statuses: [],
     sammensatStatus: 'Aktiv',
@@ -872,7 +957,13 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Møllers Cykler', '2001-03-01', '2019-12-31']],
     forms: [['ENK', '2001-03-01', '2019-12-31']],
     branches: [[['476420', 'Cykelforhandlere'], '2001-03-01', '2019-12-31']],
-    addresses: [[{ vej: 'Nørregade', nr: 14, postnr: 8800, distrikt: 'Viborg', kommune: KOMMUNER.viborg }, '2001-03-01', '2019-12-31']],
+    addresses: [
+      [
+        { vej: 'Nørregade', nr: 14, postnr: 8800, distrikt: 'Viborg', kommune: KOMMUNER.viborg },
+        '2001-03-01',
+        '2019-12-31',
+      ],
+    ],
     start: '2001-03-01',
     end: '2019-12-31',
     statuses: [],
@@ -885,7 +976,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Grøn Energi Rådgivning ApS', '2020-02-20']],
     forms: [['APS', '2020-02-20']],
     branches: [[['711290', 'Anden teknisk rådgivning'], '2020-02-20']],
-    addresses: [[{ vej: 'Vesterbro', nr: 54, etage: '1', postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '2020-02-20']],
+    addresses: [
+      [
+        { vej: 'Vesterbro', nr: 54, etage: '1', postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg },
+        '2020-02-20',
+      ],
+    ],
     start: '2020-02-20',
     statuses: [['NORMAL', '2020-02-20']],
     sammensatStatus: 'NORMAL',
@@ -900,7 +996,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Aalborg Maskinfabrik A/S', '1987-06-01']],
     forms: [['AS', '1987-06-01']],
     branches: [[['282900', 'Fremstilling af andre maskiner til generelle formål i.a.n.'], '1987-06-01']],
-    addresses: [[{ vej: 'Hjulmagervej', nr: 20, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '1987-06-01']],
+    addresses: [
+      [{ vej: 'Hjulmagervej', nr: 20, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '1987-06-01'],
+    ],
     start: '1987-06-01',
     statuses: [
       ['NORMAL', '1987-06-01', '2024-02-14'],
@@ -918,7 +1016,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Vestkystens Rengøring ApS', '2018-10-01']],
     forms: [['APS', '2018-10-01']],
     branches: [[['812100', 'Almindelig rengøring i bygninger'], '2018-10-01']],
-    addresses: [[{ vej: 'Gl. Vardevej', nr: 50, postnr: 6715, distrikt: 'Esbjerg N', kommune: KOMMUNER.esbjerg }, '2018-10-01']],
+    addresses: [
+      [{ vej: 'Gl. Vardevej', nr: 50, postnr: 6715, distrikt: 'Esbjerg N', kommune: KOMMUNER.esbjerg }, '2018-10-01'],
+    ],
     start: '2018-10-01',
     statuses: [['NORMAL', '2018-10-01']],
     sammensatStatus: 'NORMAL',
@@ -933,7 +1033,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Bornholmsk Røgeri ApS', '2010-05-01']],
     forms: [['APS', '2010-05-01']],
     branches: [[['102000', 'Forarbejdning og konservering af fisk, krebsdyr og bløddyr'], '2010-05-01']],
-    addresses: [[{ vej: 'Nordre Kystvej', nr: 8, postnr: 3700, distrikt: 'Rønne', kommune: KOMMUNER.bornholm }, '2010-05-01']],
+    addresses: [
+      [{ vej: 'Nordre Kystvej', nr: 8, postnr: 3700, distrikt: 'Rønne', kommune: KOMMUNER.bornholm }, '2010-05-01'],
+    ],
     start: '2010-05-01',
     statuses: [['NORMAL', '2010-05-01']],
     sammensatStatus: 'NORMAL',
@@ -948,7 +1050,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Sønderjysk Gartneri I/S', '2006-03-01']],
     forms: [['IS', '2006-03-01']],
     branches: [[['011300', 'Dyrkning af grøntsager, meloner, rod- og knoldfrugter'], '2006-03-01']],
-    addresses: [[{ vej: 'Ahlefeldtvej', nr: 3, postnr: 6300, distrikt: 'Gråsten', kommune: KOMMUNER.soenderborg }, '2006-03-01']],
+    addresses: [
+      [{ vej: 'Ahlefeldtvej', nr: 3, postnr: 6300, distrikt: 'Gråsten', kommune: KOMMUNER.soenderborg }, '2006-03-01'],
+    ],
     start: '2006-03-01',
     statuses: [],
     sammensatStatus: 'Aktiv',
@@ -961,7 +1065,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['København Kaffebrænderi ApS', '2019-11-01']],
     forms: [['APS', '2019-11-01']],
     branches: [[['108300', 'Forarbejdning af te og kaffe'], '2019-11-01']],
-    addresses: [[{ vej: 'Refshalevej', nr: 163, bogstav: 'A', postnr: 1432, distrikt: 'København K', kommune: cph }, '2019-11-01']],
+    addresses: [
+      [
+        { vej: 'Refshalevej', nr: 163, bogstav: 'A', postnr: 1432, distrikt: 'København K', kommune: cph },
+        '2019-11-01',
+      ],
+    ],
     start: '2019-11-01',
     statuses: [['NORMAL', '2019-11-01']],
     sammensatStatus: 'NORMAL',
@@ -976,7 +1085,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Lykke & Skov Advokater I/S', '2013-01-01']],
     forms: [['IS', '2013-01-01']],
     branches: [[['691000', 'Juridisk bistand'], '2013-01-01']],
-    addresses: [[{ vej: 'Mejlgade', nr: 15, etage: '1', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2013-01-01']],
+    addresses: [
+      [
+        { vej: 'Mejlgade', nr: 15, etage: '1', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus },
+        '2013-01-01',
+      ],
+    ],
     start: '2013-01-01',
     statuses: [],
     sammensatStatus: 'Aktiv',
@@ -988,7 +1102,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Nordlys Software ApS', '2021-06-15']],
     forms: [['APS', '2021-06-15']],
     branches: [[['582900', 'Anden udgivelse af software'], '2021-06-15']],
-    addresses: [[{ vej: 'Inge Lehmanns Gade', nr: 10, etage: '6', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2021-06-15']],
+    addresses: [
+      [
+        { vej: 'Inge Lehmanns Gade', nr: 10, etage: '6', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus },
+        '2021-06-15',
+      ],
+    ],
     start: '2021-06-15',
     statuses: [['NORMAL', '2021-06-15']],
     sammensatStatus: 'NORMAL',
@@ -1003,7 +1122,9 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Fyns Elektriker Service ApS', '2008-09-01']],
     forms: [['APS', '2008-09-01']],
     branches: [[['432100', 'El-installation'], '2008-09-01']],
-    addresses: [[{ vej: 'Rugårdsvej', nr: 55, postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2008-09-01']],
+    addresses: [
+      [{ vej: 'Rugårdsvej', nr: 55, postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2008-09-01'],
+    ],
     start: '2008-09-01',
     statuses: [['NORMAL', '2008-09-01']],
     sammensatStatus: 'NORMAL',
@@ -1018,7 +1139,12 @@ const COMPANY_SPECS: readonly CompanySpec[] = [
     names: [['Havnens Fiskehus ApS', '2012-05-01']],
     forms: [['APS', '2012-05-01']],
     branches: [[['472300', 'Detailhandel med fisk, krebsdyr og bløddyr'], '2012-05-01']],
-    addresses: [[{ vej: 'Fiskehuskajen', nr: 2, postnr: 9990, distrikt: 'Skagen', kommune: KOMMUNER.frederikshavn }, '2012-05-01']],
+    addresses: [
+      [
+        { vej: 'Fiskehuskajen', nr: 2, postnr: 9990, distrikt: 'Skagen', kommune: KOMMUNER.frederikshavn },
+        '2012-05-01',
+      ],
+    ],
     start: '2012-05-01',
     statuses: [['NORMAL', '2012-05-01']],
     sammensatStatus: 'NORMAL',
@@ -1071,7 +1197,12 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Demo Data A/S, Aarhus', '2019-09-01']],
     parents: [['demoData', '2019-09-01']],
-    addresses: [[{ vej: 'Åboulevarden', nr: 80, etage: '2', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2019-09-01']],
+    addresses: [
+      [
+        { vej: 'Åboulevarden', nr: 80, etage: '2', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus },
+        '2019-09-01',
+      ],
+    ],
     start: '2019-09-01',
     employment: { band: 'ANTAL_5_9', series: 'annual+quarterly' },
   },
@@ -1082,7 +1213,13 @@ const UNIT_SPECS: readonly UnitSpec[] = [
       ['Demo Data A/S, Odense', '2016-07-01', '2020-06-30'],
     ],
     parents: [['demoData', '2014-01-01', '2020-06-30']],
-    addresses: [[{ vej: 'Vestergade', nr: 45, etage: '1', postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense }, '2014-01-01', '2020-06-30']],
+    addresses: [
+      [
+        { vej: 'Vestergade', nr: 45, etage: '1', postnr: 5000, distrikt: 'Odense C', kommune: KOMMUNER.odense },
+        '2014-01-01',
+        '2020-06-30',
+      ],
+    ],
     start: '2014-01-01',
     end: '2020-06-30',
     employment: { band: 'ANTAL_2_4', series: 'annual', lastYear: 2019 },
@@ -1098,7 +1235,9 @@ const UNIT_SPECS: readonly UnitSpec[] = [
       ['demoData', '2018-05-01', '2022-12-31'],
       ['demoServices', '2023-01-01'],
     ],
-    addresses: [[{ vej: 'Jernbanegade', nr: 3, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2018-05-01']],
+    addresses: [
+      [{ vej: 'Jernbanegade', nr: 3, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2018-05-01'],
+    ],
     branche: ['822000', 'Callcentre'],
     start: '2018-05-01',
     employment: { band: 'ANTAL_5_9', series: 'all' },
@@ -1109,7 +1248,9 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Demo Byg ApS, Materialegård', '2020-03-01']],
     parents: [['demoByg', '2020-03-01']],
-    addresses: [[{ vej: 'Industrivej', nr: 4, postnr: 8260, distrikt: 'Viby J', kommune: KOMMUNER.aarhus }, '2020-03-01']],
+    addresses: [
+      [{ vej: 'Industrivej', nr: 4, postnr: 8260, distrikt: 'Viby J', kommune: KOMMUNER.aarhus }, '2020-03-01'],
+    ],
     branche: ['467300', 'Engroshandel med træ, byggematerialer og sanitetsartikler'],
     start: '2020-03-01',
     employment: { band: 'ANTAL_1_1', series: 'annual' },
@@ -1119,7 +1260,12 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Bageriet Ærtebjerg, Trekroner', '2017-02-01']],
     parents: [['bageri', '2017-02-01']],
-    addresses: [[{ vej: 'Trekroner Centervej', nr: 2, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde }, '2017-02-01']],
+    addresses: [
+      [
+        { vej: 'Trekroner Centervej', nr: 2, postnr: 4000, distrikt: 'Roskilde', kommune: KOMMUNER.roskilde },
+        '2017-02-01',
+      ],
+    ],
     start: '2017-02-01',
     employment: { band: 'ANTAL_5_9', series: 'annual+quarterly' },
   },
@@ -1138,14 +1284,21 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Nørgaard & Holm Revision A/S, Aarhus', '2004-01-01']],
     parents: [['revision', '2004-01-01']],
-    addresses: [[{ vej: 'Frederiksgade', nr: 72, etage: '3', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus }, '2004-01-01']],
+    addresses: [
+      [
+        { vej: 'Frederiksgade', nr: 72, etage: '3', postnr: 8000, distrikt: 'Aarhus C', kommune: KOMMUNER.aarhus },
+        '2004-01-01',
+      ],
+    ],
     start: '2004-01-01',
     employment: { band: 'ANTAL_20_49', series: 'annual+quarterly', counts: [33, 30.1] },
   },
   {
     names: [['Nørgaard & Holm Revision A/S, Aalborg', '2011-08-01']],
     parents: [['revision', '2011-08-01']],
-    addresses: [[{ vej: 'Boulevarden', nr: 13, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '2011-08-01']],
+    addresses: [
+      [{ vej: 'Boulevarden', nr: 13, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '2011-08-01'],
+    ],
     start: '2011-08-01',
     employment: { band: 'ANTAL_10_19', series: 'annual+quarterly', counts: [18, 17.2] },
   },
@@ -1153,7 +1306,9 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Nordisk Logistik A/S, Kolding', '2012-01-01']],
     parents: [['logistik', '2012-01-01']],
-    addresses: [[{ vej: 'Vejlevej', nr: 140, postnr: 6000, distrikt: 'Kolding', kommune: KOMMUNER.kolding }, '2012-01-01']],
+    addresses: [
+      [{ vej: 'Vejlevej', nr: 140, postnr: 6000, distrikt: 'Kolding', kommune: KOMMUNER.kolding }, '2012-01-01'],
+    ],
     branche: ['522900', 'Andre serviceydelser i forbindelse med transport'],
     start: '2012-01-01',
     employment: { band: 'ANTAL_20_49', annualBand: 'ANTAL_20_29', series: 'annual+quarterly' },
@@ -1161,7 +1316,9 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Nordisk Logistik A/S, Padborg', '2014-06-01']],
     parents: [['logistik', '2014-06-01']],
-    addresses: [[{ vej: 'Transitvej', nr: 10, postnr: 6330, distrikt: 'Padborg', kommune: KOMMUNER.aabenraa }, '2014-06-01']],
+    addresses: [
+      [{ vej: 'Transitvej', nr: 10, postnr: 6330, distrikt: 'Padborg', kommune: KOMMUNER.aabenraa }, '2014-06-01'],
+    ],
     start: '2014-06-01',
     employment: { band: 'ANTAL_10_19', series: 'annual+quarterly' },
   },
@@ -1171,7 +1328,13 @@ const UNIT_SPECS: readonly UnitSpec[] = [
       ['Nordisk Logistik A/S, Aalborg', '2011-01-01', '2019-09-30'],
     ],
     parents: [['logistik', '2008-02-01', '2019-09-30']],
-    addresses: [[{ vej: 'Sindalsvej', nr: 34, postnr: 9200, distrikt: 'Aalborg SV', kommune: KOMMUNER.aalborg }, '2008-02-01', '2019-09-30']],
+    addresses: [
+      [
+        { vej: 'Sindalsvej', nr: 34, postnr: 9200, distrikt: 'Aalborg SV', kommune: KOMMUNER.aalborg },
+        '2008-02-01',
+        '2019-09-30',
+      ],
+    ],
     start: '2008-02-01',
     end: '2019-09-30',
     employment: { band: 'ANTAL_5_9', series: 'annual', lastYear: 2018 },
@@ -1179,7 +1342,12 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Nordisk Logistik A/S, Taulov', '2021-04-01']],
     parents: [['logistik', '2021-04-01']],
-    addresses: [[{ vej: 'Taulov Kirkevej', nr: 30, postnr: 7000, distrikt: 'Fredericia', kommune: KOMMUNER.fredericia }, '2021-04-01']],
+    addresses: [
+      [
+        { vej: 'Taulov Kirkevej', nr: 30, postnr: 7000, distrikt: 'Fredericia', kommune: KOMMUNER.fredericia },
+        '2021-04-01',
+      ],
+    ],
     start: '2021-04-01',
     employment: { band: 'ANTAL_20_49', annualBand: 'ANTAL_20_29', series: 'all' },
   },
@@ -1191,7 +1359,9 @@ const UNIT_SPECS: readonly UnitSpec[] = [
   {
     names: [['Aalborg Maskinfabrik A/S, Lager', '2001-05-01']],
     parents: [['maskinfabrik', '2001-05-01']],
-    addresses: [[{ vej: 'Hjulmagervej', nr: 26, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '2001-05-01']],
+    addresses: [
+      [{ vej: 'Hjulmagervej', nr: 26, postnr: 9000, distrikt: 'Aalborg', kommune: KOMMUNER.aalborg }, '2001-05-01'],
+    ],
     branche: ['521000', 'Oplagring'],
     start: '2001-05-01',
     employment: { band: 'ANTAL_2_4', series: 'annual' },
@@ -1236,7 +1406,12 @@ interface ParticipantSpec {
 
 let nextPerson = 4000800001;
 function person(key: string, ...names: Array<Span<string>>): ParticipantSpec {
-  return { key, enhedsNummer: nextPerson++, type: 'PERSON', names: names.length === 1 ? [[names[0]![0], null]] : names };
+  return {
+    key,
+    enhedsNummer: nextPerson++,
+    type: 'PERSON',
+    names: names.length === 1 ? [[names[0]![0], null]] : names,
+  };
 }
 
 const PARTICIPANT_SPECS: readonly ParticipantSpec[] = [
@@ -1273,8 +1448,20 @@ const PARTICIPANT_SPECS: readonly ParticipantSpec[] = [
   person('ida', ['Ida Lykke', null]),
   person('martin', ['Martin Skov', null]),
   person('soeren', ['Søren Ørum', null]),
-  { key: 'boet', enhedsNummer: ANDEN_DELTAGER_ENHEDSNUMMER, type: 'ANDEN_DELTAGER', names: [['Boet efter Karen Mikkelsen', '2023-03-14']], andreDeltType: 'DØDSBO' },
-  { key: 'nordsjoe', enhedsNummer: 4000809002, type: 'ANDEN_DELTAGER', names: [['Nordsjø Invest AS', '2005-03-15']], andreDeltType: 'UDENLANDSK_VIRKSOMHED' },
+  {
+    key: 'boet',
+    enhedsNummer: ANDEN_DELTAGER_ENHEDSNUMMER,
+    type: 'ANDEN_DELTAGER',
+    names: [['Boet efter Karen Mikkelsen', '2023-03-14']],
+    andreDeltType: 'DØDSBO',
+  },
+  {
+    key: 'nordsjoe',
+    enhedsNummer: 4000809002,
+    type: 'ANDEN_DELTAGER',
+    names: [['Nordsjø Invest AS', '2005-03-15']],
+    andreDeltType: 'UDENLANDSK_VIRKSOMHED',
+  },
 ];
 
 type Organ = 'Bestyrelse' | 'Direktion' | 'EJERREGISTER' | 'Reelle ejere' | 'Revision' | 'Stiftere' | 'Interessenter';
@@ -1581,10 +1768,18 @@ const RELATION_SPECS: readonly RelationSpec[] = [
       { organ: 'Direktion', funktion: [['adm. direktør', '1996-05-01']] },
     ],
   },
-  { company: 'revision', who: 'martin', roles: [{ organ: 'Bestyrelse', funktion: [['BESTYRELSESMEDLEM', '2018-04-25']] }] },
+  {
+    company: 'revision',
+    who: 'martin',
+    roles: [{ organ: 'Bestyrelse', funktion: [['BESTYRELSESMEDLEM', '2018-04-25']] }],
+  },
 
   // ---- Nordisk Logistik A/S ------------------------------------------------------------------
-  { company: 'logistik', who: 'nordsjoe', roles: [{ organ: 'EJERREGISTER', andel: [['0.3333', '2005-03-15']], stemmeret: [['0.5', '2005-03-15']] }] },
+  {
+    company: 'logistik',
+    who: 'nordsjoe',
+    roles: [{ organ: 'EJERREGISTER', andel: [['0.3333', '2005-03-15']], stemmeret: [['0.5', '2005-03-15']] }],
+  },
   {
     company: 'logistik',
     who: 'bent',
@@ -1610,7 +1805,11 @@ const RELATION_SPECS: readonly RelationSpec[] = [
     ],
   },
   { company: 'logistik', who: 'line', roles: [{ organ: 'Bestyrelse', funktion: [['NÆSTFORMAND', '2018-04-21']] }] },
-  { company: 'logistik', who: 'niels', roles: [{ organ: 'Bestyrelse', funktion: [['BESTYRELSESMEDLEM', '2005-03-15', '2018-04-20']] }] },
+  {
+    company: 'logistik',
+    who: 'niels',
+    roles: [{ organ: 'Bestyrelse', funktion: [['BESTYRELSESMEDLEM', '2005-03-15', '2018-04-20']] }],
+  },
   { company: 'logistik', who: 'revision', roles: [{ organ: 'Revision', from: '2005-03-15' }] },
 
   // ---- Hansen & Søn VVS ApS -------------------------------------------------------------------
@@ -1776,7 +1975,9 @@ function buildCompanyBase(spec: CompanySpec, index: number): CompanyBase {
     virksomhedsform: spec.forms.map((s) => hist({ ...FORMS[s[0]] }, s)),
     virksomhedsstatus: spec.statuses.map((s) => hist({ status: s[0] }, s)),
     livsforloeb: [hist({}, [null, spec.start, spec.end ?? null])],
-    sidstOpdateret: stamp(newestDate([...spec.names, ...spec.statuses, ...spec.addresses, [null, spec.start, spec.end ?? null]])),
+    sidstOpdateret: stamp(
+      newestDate([...spec.names, ...spec.statuses, ...spec.addresses, [null, spec.start, spec.end ?? null]]),
+    ),
   };
 }
 
@@ -1804,7 +2005,10 @@ function buildUnit(spec: UnitSpec, index: number): VrproduktionsEnhed {
   const navne = spec.names.map((s) => hist({ navn: s[0] }, s));
   const beliggenhedsadresse = spec.addresses.map((s) => address(s[0], s));
   const brancheSpan: Span<unknown> = [null, spec.start, spec.end ?? null];
-  const branche = spec.branche ?? [last(lastParent.hovedbranche).branchekode, last(lastParent.hovedbranche).branchetekst];
+  const branche = spec.branche ?? [
+    last(lastParent.hovedbranche).branchekode,
+    last(lastParent.hovedbranche).branchetekst,
+  ];
   const hovedbranche = [hist({ branchekode: branche[0], branchetekst: branche[1] }, brancheSpan)];
   const virksomhedsrelation = spec.parents.map((s) => hist({ cvrNummer: companyBase(s[0]).spec.cvr }, s));
   const emp = employment(spec.employment);
@@ -1964,8 +2168,10 @@ function companyAttributes(spec: CompanySpec): Attribut[] {
     out.push(attribute('REGNSKABSÅR_SLUT', 'gMonthDay', [['--12-31', spec.start, spec.end ?? null]]));
   }
   if (spec.purpose !== undefined) out.push(attribute('FORMÅL', 'string', [[spec.purpose, whole[1], spanTo(whole)]]));
-  if (spec.signing !== undefined) out.push(attribute('TEGNINGSREGEL', 'string', [[spec.signing, whole[1], spanTo(whole)]]));
-  if (spec.auditOptOut !== undefined) out.push(attribute('REVISION_FRAVALGT', 'boolean', [['true', spec.auditOptOut, spec.end ?? null]]));
+  if (spec.signing !== undefined)
+    out.push(attribute('TEGNINGSREGEL', 'string', [[spec.signing, whole[1], spanTo(whole)]]));
+  if (spec.auditOptOut !== undefined)
+    out.push(attribute('REVISION_FRAVALGT', 'boolean', [['true', spec.auditOptOut, spec.end ?? null]]));
   return out;
 }
 
@@ -1981,7 +2187,11 @@ function buildCompany(base: CompanyBase): Vrvirksomhed {
   penheder.sort((a, b) => (a.periode.gyldigFra ?? '').localeCompare(b.periode.gyldigFra ?? ''));
   const deltagerRelation: DeltagerRelation[] = relationOrganisations
     .filter((r) => r.spec.company === spec.key)
-    .map((r) => ({ deltager: deltagerFor(r.spec.who), kontorsteder: [], organisationer: structuredClone(r.organisationer) }));
+    .map((r) => ({
+      deltager: deltagerFor(r.spec.who),
+      kontorsteder: [],
+      organisationer: structuredClone(r.organisationer),
+    }));
   return {
     cvrNummer: spec.cvr,
     regNummer: [],
@@ -2068,7 +2278,10 @@ function buildParticipant(spec: ParticipantSpec): Vrdeltagerperson {
       };
       return { virksomhed, organisationer: structuredClone(r.organisationer) };
     });
-  const attributter: Attribut[] = spec.andreDeltType === undefined ? [] : [attribute('ANDRE_DELT_TYPE', 'string', [[spec.andreDeltType, spanFrom(spec.names[0]!)]])];
+  const attributter: Attribut[] =
+    spec.andreDeltType === undefined
+      ? []
+      : [attribute('ANDRE_DELT_TYPE', 'string', [[spec.andreDeltType, spanFrom(spec.names[0]!)]])];
   return {
     enhedsNummer: spec.enhedsNummer,
     enhedstype: spec.type,
@@ -2103,4 +2316,6 @@ export const companySources: readonly CompanySource[] = companyBases.map((b) => 
 export const unitSources: readonly UnitSource[] = units.map((u) => ({ VrproduktionsEnhed: u }));
 
 /** `_source` documents of the `deltager` alias (persons and other participants). */
-export const participantSources: readonly ParticipantSource[] = PARTICIPANT_SPECS.map((p) => ({ Vrdeltagerperson: buildParticipant(p) }));
+export const participantSources: readonly ParticipantSource[] = PARTICIPANT_SPECS.map((p) => ({
+  Vrdeltagerperson: buildParticipant(p),
+}));

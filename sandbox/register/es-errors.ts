@@ -13,7 +13,13 @@ export interface EsErrorBody {
 }
 
 /** An Elasticsearch error body: `{ error: { root_cause: [...], type, reason, ... }, status }`. */
-export function esErrorBody(status: number, type: string, reason: string, extra: Record<string, unknown> = {}, rootCause?: EsErrorCause[]): EsErrorBody {
+export function esErrorBody(
+  status: number,
+  type: string,
+  reason: string,
+  extra: Record<string, unknown> = {},
+  rootCause?: EsErrorCause[],
+): EsErrorBody {
   return { error: { root_cause: rootCause ?? [{ type, reason }], type, reason, ...extra }, status };
 }
 
@@ -38,9 +44,13 @@ export function illegalArgument(reason: string): QueryError {
 /** A failure raised on the shards: wrapped in `search_phase_execution_exception` as ES 6 does. */
 export function shardFailure(index: string, cause: EsErrorCause): QueryError {
   return new QueryError(
-    esErrorBody(400, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [{ shard: 0, index, node: 'sandbox-node-0', reason: cause }] }, [
-      { ...cause, index_uuid: 'sandbox', index },
-    ]),
+    esErrorBody(
+      400,
+      'search_phase_execution_exception',
+      'all shards failed',
+      { phase: 'query', grouped: true, failed_shards: [{ shard: 0, index, node: 'sandbox-node-0', reason: cause }] },
+      [{ ...cause, index_uuid: 'sandbox', index }],
+    ),
   );
 }
 

@@ -11,6 +11,10 @@ export const sandbox: Sandbox = {
   examples: [{ tool: 'soeg_virksomhed', args: { query: 'Demo' } }],
   async start({ host, port }) {
     const server = await startRegisterSandbox({ host, port, username: USERNAME, password: PASSWORD });
-    return { url: server.url, managedCredential: { username: USERNAME, password: PASSWORD }, close: () => server.close() };
+    return {
+      url: server.url,
+      managedCredential: { username: USERNAME, password: PASSWORD },
+      close: () => server.close(),
+    };
   },
 };

@@ -67,10 +67,19 @@ const ES_MATCH_OPTIONS = new Set([
   '_name',
 ]);
 
-const ES_BOOL_CLAUSES = new Set(['filter', 'should', 'must_not', 'minimum_should_match', 'adjust_pure_negative', 'disable_coord', '_name']);
+const ES_BOOL_CLAUSES = new Set([
+  'filter',
+  'should',
+  'must_not',
+  'minimum_should_match',
+  'adjust_pure_negative',
+  'disable_coord',
+  '_name',
+]);
 
 function parseBoost(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw parsingError(`[${name}] query malformed, [boost] must be a non-negative number`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw parsingError(`[${name}] query malformed, [boost] must be a non-negative number`);
   return value;
 }
 
@@ -78,7 +87,8 @@ function singleField(name: string, body: unknown): [string, unknown] {
   if (!isPlainObject(body)) throw parsingError(`[${name}] query malformed, no start_object after query name`);
   const keys = Object.keys(body);
   if (keys.length === 0) throw parsingError(`[${name}] query malformed, no field to query`);
-  if (keys.length > 1) throw parsingError(`[${name}] query doesn't support multiple fields, found [${keys[0]}] and [${keys[1]}]`);
+  if (keys.length > 1)
+    throw parsingError(`[${name}] query doesn't support multiple fields, found [${keys[0]}] and [${keys[1]}]`);
   const field = keys[0]!;
   return [field, body[field]];
 }
@@ -86,7 +96,9 @@ function singleField(name: string, body: unknown): [string, unknown] {
 function fieldType(name: string, field: string): FieldType {
   const type = FIELDS.get(field);
   if (type === undefined) {
-    throw parsingError(`[${name}] on field [${field}] ${NOT_IN_SANDBOX}; supported fields: ${SUPPORTED_FIELDS.join(', ')}`);
+    throw parsingError(
+      `[${name}] on field [${field}] ${NOT_IN_SANDBOX}; supported fields: ${SUPPORTED_FIELDS.join(', ')}`,
+    );
   }
   return type;
 }
@@ -99,7 +111,10 @@ function isScalar(value: unknown): value is string | number | boolean {
 function parseLong(name: string, field: string, value: string | number | boolean, indexName: string): number {
   const text = String(value).trim();
   if (typeof value !== 'boolean' && /^[+-]?\d{1,15}$/.test(text)) return Number(text);
-  const reason = typeof value === 'number' && Number.isFinite(value) ? `Value [${value}] has a decimal part` : `For input string: "${String(value)}"`;
+  const reason =
+    typeof value === 'number' && Number.isFinite(value)
+      ? `Value [${value}] has a decimal part`
+      : `For input string: "${String(value)}"`;
   throw shardFailure(indexName, {
     type: 'query_shard_exception',
     reason: `failed to create query: {\n  "${name}" : {\n    "${field}" : ${JSON.stringify(value)}\n  }\n}`,
@@ -140,7 +155,8 @@ function parseMatch(body: unknown, indexName: string): QueryNode {
       else if (key === 'boost') boost = parseBoost('match', v);
       else if (key === 'operator') {
         const op = typeof v === 'string' ? v.toLowerCase() : '';
-        if (op !== 'and' && op !== 'or') throw parsingError(`[match] query does not support [operator] value [${String(v)}], expected [and] or [or]`);
+        if (op !== 'and' && op !== 'or')
+          throw parsingError(`[match] query does not support [operator] value [${String(v)}], expected [and] or [or]`);
         operator = op;
       } else if (ES_MATCH_OPTIONS.has(key)) throw parsingError(`[match] option [${key}] ${NOT_IN_SANDBOX}`);
       else throw parsingError(`[match] query does not support [${key}]`);
@@ -192,7 +208,8 @@ function parseQuery(value: unknown, indexName: string): QueryNode {
     case 'bool':
       return parseBool(body, indexName);
     default:
-      if (ES_QUERY_TYPES.has(name)) throw parsingError(`[${name}] query ${NOT_IN_SANDBOX}; use term, match, match_all or bool.must`);
+      if (ES_QUERY_TYPES.has(name))
+        throw parsingError(`[${name}] query ${NOT_IN_SANDBOX}; use term, match, match_all or bool.must`);
       throw parsingError(`no [query] registered for [${name}]`);
   }
 }
@@ -244,7 +261,8 @@ const ES_TOP_LEVEL_KEYS = new Set([
 
 function parseCount(name: 'size' | 'from', value: unknown): number {
   const n = typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw parsingError(`[${name}] must be an integer, found [${tokenKind(value)}]`);
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    throw parsingError(`[${name}] must be an integer, found [${tokenKind(value)}]`);
   if (n < 0) throw illegalArgument(`[${name}] parameter cannot be negative, found [${n}]`);
   return n;
 }
@@ -258,7 +276,8 @@ function stringList(name: string, value: unknown): string[] {
 function parseSource(value: unknown): SourceFilter | false {
   if (value === true) return { includes: [], excludes: [] };
   if (value === false) return false;
-  if (typeof value === 'string' || Array.isArray(value)) return { includes: stringList('includes', value), excludes: [] };
+  if (typeof value === 'string' || Array.isArray(value))
+    return { includes: stringList('includes', value), excludes: [] };
   if (isPlainObject(value)) {
     const filter: SourceFilter = { includes: [], excludes: [] };
     for (const [key, v] of Object.entries(value)) {
@@ -272,7 +291,12 @@ function parseSource(value: unknown): SourceFilter | false {
 }
 
 export function parseSearchBody(body: unknown, indexName: string): ParsedSearch {
-  const parsed: ParsedSearch = { query: { kind: 'match_all', boost: 1 }, size: DEFAULT_SIZE, from: 0, source: { includes: [], excludes: [] } };
+  const parsed: ParsedSearch = {
+    query: { kind: 'match_all', boost: 1 },
+    size: DEFAULT_SIZE,
+    from: 0,
+    source: { includes: [], excludes: [] },
+  };
   if (body === undefined || body === null) return parsed;
   if (!isPlainObject(body)) throw parsingError(`Expected [START_OBJECT] but found [${tokenKind(body)}]`);
   for (const [key, value] of Object.entries(body)) {

@@ -14,7 +14,15 @@
 // scoring are analysis.ts, the ES error bodies es-errors.ts.
 
 import { REGISTER_INDEX_NAMES, companySources, participantSources, unitSources } from './data.ts';
-import { bm25, esFloat, extract, type RegisterAlias, type SearchDocument, type SearchIndex, textStats } from './analysis.ts';
+import {
+  bm25,
+  esFloat,
+  extract,
+  type RegisterAlias,
+  type SearchDocument,
+  type SearchIndex,
+  textStats,
+} from './analysis.ts';
 import { type EsErrorBody, QueryError, isPlainObject } from './es-errors.ts';
 import { type ParsedSearch, parseSearchBody, type QueryNode, type SourceFilter } from './query-parse.ts';
 
@@ -55,14 +63,24 @@ function toDocuments(sources: ReadonlyArray<object>, root: string): SearchDocume
 
 /** The three aliases of the sandbox, filled with the seeded demo documents. */
 export const registerIndices: Readonly<Record<RegisterAlias, SearchIndex>> = {
-  virksomhed: { alias: 'virksomhed', index: REGISTER_INDEX_NAMES.virksomhed, root: 'Vrvirksomhed', docs: toDocuments(companySources, 'Vrvirksomhed') },
+  virksomhed: {
+    alias: 'virksomhed',
+    index: REGISTER_INDEX_NAMES.virksomhed,
+    root: 'Vrvirksomhed',
+    docs: toDocuments(companySources, 'Vrvirksomhed'),
+  },
   produktionsenhed: {
     alias: 'produktionsenhed',
     index: REGISTER_INDEX_NAMES.produktionsenhed,
     root: 'VrproduktionsEnhed',
     docs: toDocuments(unitSources, 'VrproduktionsEnhed'),
   },
-  deltager: { alias: 'deltager', index: REGISTER_INDEX_NAMES.deltager, root: 'Vrdeltagerperson', docs: toDocuments(participantSources, 'Vrdeltagerperson') },
+  deltager: {
+    alias: 'deltager',
+    index: REGISTER_INDEX_NAMES.deltager,
+    root: 'Vrdeltagerperson',
+    docs: toDocuments(participantSources, 'Vrdeltagerperson'),
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -75,7 +93,9 @@ function evaluate(node: QueryNode, index: SearchIndex, docIndex: number): number
       return node.boost;
     case 'long': {
       const values = extract(index.docs[docIndex]!.source, node.field.split('.'), 0, []);
-      return values.some((v) => (typeof v === 'number' || typeof v === 'string') && Number(v) === node.value) ? node.boost : null;
+      return values.some((v) => (typeof v === 'number' || typeof v === 'string') && Number(v) === node.value)
+        ? node.boost
+        : null;
     }
     case 'text': {
       if (node.tokens.length === 0) return null;
@@ -126,7 +146,12 @@ function mayMatchBelow(pattern: string, path: string): boolean {
 }
 
 /** ES source filtering: dotted include/exclude paths (with `*`), looking through arrays. */
-function filterSource(value: unknown, path: string, filter: SourceFilter, included: boolean): { keep: boolean; value: unknown } {
+function filterSource(
+  value: unknown,
+  path: string,
+  filter: SourceFilter,
+  included: boolean,
+): { keep: boolean; value: unknown } {
   if (path !== '' && filter.excludes.some((p) => matchesPattern(p, path))) return { keep: false, value: undefined };
   const inside = included || (path !== '' && filter.includes.some((p) => matchesPattern(p, path)));
   if (Array.isArray(value)) {
@@ -143,7 +168,8 @@ function filterSource(value: unknown, path: string, filter: SourceFilter, includ
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
       const childPath = path === '' ? key : `${path}.${key}`;
-      if (!inside && !filter.includes.some((p) => matchesPattern(p, childPath) || mayMatchBelow(p, childPath))) continue;
+      if (!inside && !filter.includes.some((p) => matchesPattern(p, childPath) || mayMatchBelow(p, childPath)))
+        continue;
       const r = filterSource(child, childPath, filter, inside);
       if (r.keep) out[key] = r.value;
     }

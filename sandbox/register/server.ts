@@ -21,7 +21,20 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { REGISTER_ALIASES, esErrorBody, executeSearch, registerIndices } from './query.ts';
 import type { RegisterAlias, SearchIndex } from './query.ts';
-import { closeOnce, closeOnSignals, findRoute, type JsonStyle, listen, MAX_BODY_BYTES, PendingDelays, parseJsonLoose, type Route, readBody, sendJson as sendKitJson, sendText } from '../http-kit.ts';
+import {
+  closeOnce,
+  closeOnSignals,
+  findRoute,
+  type JsonStyle,
+  listen,
+  MAX_BODY_BYTES,
+  PendingDelays,
+  parseJsonLoose,
+  type Route,
+  readBody,
+  sendJson as sendKitJson,
+  sendText,
+} from '../http-kit.ts';
 
 export const REGISTER_FAULTS = ['none', 'unauthorized', 'forbidden', 'server_error', 'html_200', 'slow'] as const;
 
@@ -141,7 +154,10 @@ function setFault(state: RegisterState, next: RegisterFault, faultOptions?: { de
 function postFault(state: RegisterState, res: ServerResponse, text: string): void {
   const body = parseJsonLoose(text);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    sendJson(res, 400, { error: 'expected a JSON object { "fault": ..., "delayMs"?: number }', faults: REGISTER_FAULTS });
+    sendJson(res, 400, {
+      error: 'expected a JSON object { "fault": ..., "delayMs"?: number }',
+      faults: REGISTER_FAULTS,
+    });
     return;
   }
   const { fault: next, delayMs } = body as { fault?: unknown; delayMs?: unknown };
@@ -161,16 +177,38 @@ type ControlHandler = (state: RegisterState, res: ServerResponse, text: string) 
 
 /** The sandbox controls (paths below the base path are served too). */
 const CONTROL_ROUTES: readonly Route<ControlHandler>[] = [
-  { method: 'GET', path: '/__sandbox/stats', handle: (state, res) => sendJson(res, 200, { ...state.stats, fault: state.fault, delayMs: state.slowDelayMs, maxConcurrent: state.maxConcurrent }) },
-  { method: 'GET', path: '/__sandbox/fault', handle: (state, res) => sendJson(res, 200, { fault: state.fault, delayMs: state.slowDelayMs }) },
+  {
+    method: 'GET',
+    path: '/__sandbox/stats',
+    handle: (state, res) =>
+      sendJson(res, 200, {
+        ...state.stats,
+        fault: state.fault,
+        delayMs: state.slowDelayMs,
+        maxConcurrent: state.maxConcurrent,
+      }),
+  },
+  {
+    method: 'GET',
+    path: '/__sandbox/fault',
+    handle: (state, res) => sendJson(res, 200, { fault: state.fault, delayMs: state.slowDelayMs }),
+  },
   { method: 'POST', path: '/__sandbox/fault', handle: postFault },
 ];
 
-async function handleControl(state: RegisterState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function handleControl(
+  state: RegisterState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const { text } = await readBody(req);
   const route = findRoute(CONTROL_ROUTES, req.method ?? '', path);
   if (route !== undefined) return route.handle(state, res, text);
-  sendJson(res, 404, { error: `no sandbox control at ${req.method ?? ''} ${path}`, controls: ['POST /__sandbox/fault', 'GET /__sandbox/fault', 'GET /__sandbox/stats'] });
+  sendJson(res, 404, {
+    error: `no sandbox control at ${req.method ?? ''} ${path}`,
+    controls: ['POST /__sandbox/fault', 'GET /__sandbox/fault', 'GET /__sandbox/stats'],
+  });
 }
 
 function sendUnauthorized(res: ServerResponse): void {
@@ -188,10 +226,23 @@ async function answerFault(state: RegisterState, res: ServerResponse): Promise<b
       sendText(res, 403, '403 Forbidden: this account has no access to the CVR distribution\n');
       return true;
     case 'server_error':
-      sendJson(res, 503, esErrorBody(503, 'search_phase_execution_exception', 'all shards failed', { phase: 'query', grouped: true, failed_shards: [] }, []));
+      sendJson(
+        res,
+        503,
+        esErrorBody(
+          503,
+          'search_phase_execution_exception',
+          'all shards failed',
+          { phase: 'query', grouped: true, failed_shards: [] },
+          [],
+        ),
+      );
       return true;
     case 'html_200':
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(MAINTENANCE_PAGE) });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(MAINTENANCE_PAGE),
+      });
       res.end(MAINTENANCE_PAGE);
       return true;
     default:
@@ -207,21 +258,49 @@ function sendNoRoute(res: ServerResponse, path: string, method: string): void {
     return;
   }
   const name = decodeURIComponent(indexMatch[1]!);
-  sendJson(res, 404, esErrorBody(404, 'index_not_found_exception', 'no such index', { 'resource.type': 'index_or_alias', 'resource.id': name, index_uuid: '_na_', index: name }));
+  sendJson(
+    res,
+    404,
+    esErrorBody(404, 'index_not_found_exception', 'no such index', {
+      'resource.type': 'index_or_alias',
+      'resource.id': name,
+      index_uuid: '_na_',
+      index: name,
+    }),
+  );
 }
 
 /** The request's JSON body (undefined when empty), or the answer that refuses the request. */
-function searchBody(req: IncomingMessage, url: URL, text: string, tooLarge: boolean): { body: unknown } | { status: number; answer: unknown } {
+function searchBody(
+  req: IncomingMessage,
+  url: URL,
+  text: string,
+  tooLarge: boolean,
+): { body: unknown } | { status: number; answer: unknown } {
   const path = url.pathname;
   for (const param of url.searchParams.keys()) {
     if (param !== 'pretty')
-      return { status: 400, answer: esErrorBody(400, 'illegal_argument_exception', `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`) };
+      return {
+        status: 400,
+        answer: esErrorBody(
+          400,
+          'illegal_argument_exception',
+          `request [${path}] contains unrecognized parameter: [${param}] (the register sandbox accepts only [pretty])`,
+        ),
+      };
   }
-  if (tooLarge) return { status: 413, answer: esErrorBody(413, 'content_too_long_exception', `request body is larger than ${MAX_BODY_BYTES} bytes`) };
+  if (tooLarge)
+    return {
+      status: 413,
+      answer: esErrorBody(413, 'content_too_long_exception', `request body is larger than ${MAX_BODY_BYTES} bytes`),
+    };
   const contentType = req.headers['content-type'];
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (text.length > 0 && mediaType !== 'application/json') {
-    const reason = contentType === undefined ? 'Content-Type header is missing' : `Content-Type header [${contentType}] is not supported`;
+    const reason =
+      contentType === undefined
+        ? 'Content-Type header is missing'
+        : `Content-Type header [${contentType}] is not supported`;
     return { status: 406, answer: { error: reason, status: 406 } };
   }
   if (text.trim() === '') return { body: undefined };
@@ -229,11 +308,19 @@ function searchBody(req: IncomingMessage, url: URL, text: string, tooLarge: bool
     return { body: JSON.parse(text) as unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'malformed JSON';
-    return { status: 400, answer: esErrorBody(400, 'json_parse_exception', `Unexpected character in request body: ${reason}`) };
+    return {
+      status: 400,
+      answer: esErrorBody(400, 'json_parse_exception', `Unexpected character in request body: ${reason}`),
+    };
   }
 }
 
-async function handleRegister(state: RegisterState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function handleRegister(
+  state: RegisterState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const { text, tooLarge } = await readBody(req);
   state.stats.lastRequest = { method, path: req.url ?? '', headers: { ...req.headers }, body: parseJsonLoose(text) };
@@ -244,7 +331,10 @@ async function handleRegister(state: RegisterState, req: IncomingMessage, res: S
   if (aliases === undefined) return sendNoRoute(res, path, method);
   if (method !== 'POST') {
     res.setHeader('allow', 'POST');
-    sendJson(res, 405, { error: `Incorrect HTTP method for uri [${req.url ?? path}] and method [${method}], allowed: [POST]`, status: 405 });
+    sendJson(res, 405, {
+      error: `Incorrect HTTP method for uri [${req.url ?? path}] and method [${method}], allowed: [POST]`,
+      status: 405,
+    });
     return;
   }
   const parsed = searchBody(req, url, text, tooLarge);
@@ -280,7 +370,13 @@ export async function startRegisterSandbox(options: RegisterSandboxOptions): Pro
   if (typeof options.username !== 'string' || typeof options.password !== 'string') {
     throw new TypeError('startRegisterSandbox: username and password are required');
   }
-  const stats: RegisterSandboxStats = { requests: 0, inFlight: 0, maxConcurrentSeen: 0, overLimitEvents: 0, lastRequest: null };
+  const stats: RegisterSandboxStats = {
+    requests: 0,
+    inFlight: 0,
+    maxConcurrentSeen: 0,
+    overLimitEvents: 0,
+    lastRequest: null,
+  };
   const state: RegisterState = {
     username: options.username,
     password: options.password,

@@ -1,7 +1,17 @@
 // searchAnalytics.query over the generated traffic of data.ts: the available days against
 // "today" in Pacific time, the aggregation (kept while further pages are likely asked for), the
 // page of rows and the fresh-data metadata (search.md §2).
-import { aggregate, type Aggregation, dateOfDay, dayNumber, hourKey, SEARCH_FRESH_DAYS, SEARCH_HISTORY_DAYS, SEARCH_HOURLY_DAYS, type SearchSite } from './data.ts';
+import {
+  aggregate,
+  type Aggregation,
+  dateOfDay,
+  dayNumber,
+  hourKey,
+  SEARCH_FRESH_DAYS,
+  SEARCH_HISTORY_DAYS,
+  SEARCH_HOURLY_DAYS,
+  type SearchSite,
+} from './data.ts';
 import { parseQuery } from './query-body.ts';
 
 /** A grouping above this many rows answers 429 RESOURCE_EXHAUSTED, like Google's load quota. */
@@ -9,7 +19,14 @@ export const SEARCH_MAX_GROUPS = 500_000;
 
 /** Today in Pacific time (Search Console's calendar), as a day number of data.ts. */
 export function pacificToday(): number {
-  return dayNumber(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()))!;
+  return dayNumber(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/Los_Angeles',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(new Date()),
+  )!;
 }
 
 /** The two newest aggregations with further pages, so paging with startRow does not sum everything again (60 s). */
@@ -47,7 +64,12 @@ export class AggregationCache {
  * The answer to a valid query of `found` against "today" (`today`: YYYY-MM-DD, null the real date);
  * `cache` keeps an aggregation that has further pages.
  */
-export function analytics(found: SearchSite, body: unknown, todaySwitch: string | null, cache: AggregationCache): Record<string, unknown> {
+export function analytics(
+  found: SearchSite,
+  body: unknown,
+  todaySwitch: string | null,
+  cache: AggregationCache,
+): Record<string, unknown> {
   const q = parseQuery(body);
   const today = todaySwitch === null ? pacificToday() : dayNumber(todaySwitch)!;
   const byHour = q.dimensions.includes('hour');
@@ -62,7 +84,15 @@ export function analytics(found: SearchSite, body: unknown, todaySwitch: string 
     const key = JSON.stringify([found.prefix, q.type, firstDay, lastDay, q.dimensions, q.filterKey]);
     let result = cache.find(key);
     if (result === undefined) {
-      result = aggregate({ prefix: found.prefix, type: q.type, firstDay, lastDay, dimensions: q.dimensions, filters: q.filters, maxGroups: SEARCH_MAX_GROUPS });
+      result = aggregate({
+        prefix: found.prefix,
+        type: q.type,
+        firstDay,
+        lastDay,
+        dimensions: q.dimensions,
+        filters: q.filters,
+        maxGroups: SEARCH_MAX_GROUPS,
+      });
       // Kept only while a next page is likely asked for, and never longer than a minute (idle memory).
       if (result.length > q.startRow + q.rowLimit) cache.remember(key, result);
     }
@@ -76,6 +106,7 @@ export function analytics(found: SearchSite, body: unknown, todaySwitch: string 
   answer.responseAggregationType = aggregationType;
   const fresh = q.dataState !== 'final' && q.lastDay >= today - SEARCH_FRESH_DAYS;
   if (fresh && byHour) answer.metadata = { first_incomplete_hour: hourKey(today - SEARCH_FRESH_DAYS, 0) };
-  else if (fresh && q.dimensions.includes('date')) answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
+  else if (fresh && q.dimensions.includes('date'))
+    answer.metadata = { first_incomplete_date: dateOfDay(today - SEARCH_FRESH_DAYS) };
   return answer;
 }

@@ -45,13 +45,33 @@ export const SEARCH_DEVICES = ['DESKTOP', 'MOBILE', 'TABLET'] as const;
 const DEVICE_SHARES = [0.38, 0.57, 0.05];
 /** Position offset per device (mobile results rank a little lower). */
 const DEVICE_POSITION = [-0.15, 0.25, 0.1];
-export const SEARCH_APPEARANCES = ['PRODUCT_SNIPPETS', 'REVIEW_SNIPPET', 'VIDEO', 'MERCHANT_LISTINGS', 'FAQ_RICH_RESULT'] as const;
+export const SEARCH_APPEARANCES = [
+  'PRODUCT_SNIPPETS',
+  'REVIEW_SNIPPET',
+  'VIDEO',
+  'MERCHANT_LISTINGS',
+  'FAQ_RICH_RESULT',
+] as const;
 
 export const SEARCH_TYPES = ['web', 'image', 'video', 'news', 'discover', 'googleNews'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
 /** Traffic of each search type relative to web search, and its hash salt. */
-const TYPE_SCALE: Readonly<Record<SearchType, number>> = { web: 1, image: 0.12, video: 0.03, news: 0.02, discover: 0.05, googleNews: 0.01 };
-const TYPE_SALT: Readonly<Record<SearchType, number>> = { web: 11, image: 23, video: 37, news: 41, discover: 53, googleNews: 67 };
+const TYPE_SCALE: Readonly<Record<SearchType, number>> = {
+  web: 1,
+  image: 0.12,
+  video: 0.03,
+  news: 0.02,
+  discover: 0.05,
+  googleNews: 0.01,
+};
+const TYPE_SALT: Readonly<Record<SearchType, number>> = {
+  web: 11,
+  image: 23,
+  video: 37,
+  news: 41,
+  discover: 53,
+  googleNews: 67,
+};
 
 export const SEARCH_QUERY_COUNT = 36_000;
 export const SEARCH_PAGE_COUNT = 400;
@@ -62,14 +82,26 @@ export const SEARCH_FRESH_DAYS = 2;
 /** Days of hourly data (the `hour` dimension with `dataState: hourly_all`): the newest ones only. */
 export const SEARCH_HOURLY_DAYS = 10;
 /** Share of a day's traffic in each Pacific hour (low at night, a peak in the evening), summing to 1. */
-const HOUR_WEIGHTS = Array.from({ length: 24 }, (_, h) => 1.15 + Math.sin(((h - 9) * Math.PI) / 12) + 0.35 * Math.exp(-((h - 20) ** 2) / 4));
+const HOUR_WEIGHTS = Array.from(
+  { length: 24 },
+  (_, h) => 1.15 + Math.sin(((h - 9) * Math.PI) / 12) + 0.35 * Math.exp(-((h - 20) ** 2) / 4),
+);
 const HOUR_SHARES = HOUR_WEIGHTS.map((w) => w / HOUR_WEIGHTS.reduce((a, b) => a + b, 0));
 /** Anonymised impressions per page, relative to the page's visible ones (a fifth of the total). */
 const ANONYMISED_SHARE = 0.25;
 
 // ---- Queries ---------------------------------------------------------------------------------
 
-const HEAD = ['example', 'example.dk', 'example shop', 'example sofa', 'example kundeservice', 'example åbningstider', 'example rabatkode', 'example outlet'];
+const HEAD = [
+  'example',
+  'example.dk',
+  'example shop',
+  'example sofa',
+  'example kundeservice',
+  'example åbningstider',
+  'example rabatkode',
+  'example outlet',
+];
 const MODIFIERS = [
   '',
   'billig',
@@ -202,7 +234,8 @@ function pageUrl(index: number): string {
   if (index === 1) return SEARCH_HOSTS[1];
   const noun = NOUNS[index % NOUNS.length]!;
   // Every fourth page is on the shop host; the www pages are spread over the sections.
-  if (index % 4 === 3) return `${SEARCH_HOSTS[1]}produkter/${noun}/${MODIFIERS[1 + (index % (MODIFIERS.length - 1))]}-${noun}-${index}/`;
+  if (index % 4 === 3)
+    return `${SEARCH_HOSTS[1]}produkter/${noun}/${MODIFIERS[1 + (index % (MODIFIERS.length - 1))]}-${noun}-${index}/`;
   return `${SEARCH_HOSTS[0]}${SECTIONS[index % SECTIONS.length]}/${noun}${index >= NOUNS.length ? `-${Math.floor(index / NOUNS.length)}` : ''}/`;
 }
 
@@ -245,7 +278,15 @@ function buildTables(): Tables {
     anonymised[landing] = anonymised[landing]! + lambda[r]! * ANONYMISED_SHARE;
   }
   for (let p = 0; p < SEARCH_PAGE_COUNT; p++) anonymisedPosition[p] = 4 + 20 * hash01(p, 4, 7);
-  return { lambda, position, page, appearance, anonymised, anonymisedPosition, pages: Array.from({ length: SEARCH_PAGE_COUNT }, (_, i) => pageUrl(i)) };
+  return {
+    lambda,
+    position,
+    page,
+    appearance,
+    anonymised,
+    anonymisedPosition,
+    pages: Array.from({ length: SEARCH_PAGE_COUNT }, (_, i) => pageUrl(i)),
+  };
 }
 
 function data(): Tables {
@@ -276,7 +317,12 @@ export function dateOfDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
-const PACIFIC_CLOCK = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hourCycle: 'h23', hour: '2-digit', day: '2-digit' });
+const PACIFIC_CLOCK = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/Los_Angeles',
+  hourCycle: 'h23',
+  hour: '2-digit',
+  day: '2-digit',
+});
 
 /**
  * An hour key as Search Console writes it (upstreams/search.md §2): the start of a Pacific hour with
@@ -287,7 +333,9 @@ export function hourKey(day: number, hour: number): string {
   const hh = String(hour).padStart(2, '0');
   // Standard time (UTC−8) if that instant reads as the same Pacific day and hour, else summer time.
   const parts = PACIFIC_CLOCK.formatToParts(new Date(day * DAY_MS + (hour + 8) * 3_600_000));
-  const standard = parts.find((p) => p.type === 'hour')?.value === hh && Number(parts.find((p) => p.type === 'day')?.value) === Number(date.slice(8));
+  const standard =
+    parts.find((p) => p.type === 'hour')?.value === hh &&
+    Number(parts.find((p) => p.type === 'day')?.value) === Number(date.slice(8));
   return `${date}T${hh}:00:00${standard ? '-08:00' : '-07:00'}`;
 }
 
@@ -348,7 +396,14 @@ export interface Aggregation {
 export class GroupLimitError extends Error {}
 
 /** Radix of each dimension's component in a numeric group key (43 bits in all). */
-const RADIX: Readonly<Record<Exclude<SearchDimension, 'hour'>, number>> = { query: 65_536, date: 1024, page: 512, country: 8, device: 4, searchAppearance: 8 };
+const RADIX: Readonly<Record<Exclude<SearchDimension, 'hour'>, number>> = {
+  query: 65_536,
+  date: 1024,
+  page: 512,
+  country: 8,
+  device: 4,
+  searchAppearance: 8,
+};
 /** The hour component counts hours from the request's first day: the range must stay short (SEARCH_HOURLY_DAYS). */
 const radixOf = (d: SearchDimension, days: number) => (d === 'hour' ? days * 24 : RADIX[d]);
 
@@ -365,18 +420,24 @@ export function aggregate(request: AggregateRequest): Aggregation {
   const byQuery = has('query') || request.filters.some((f) => f.query !== undefined);
   const byAppearance = has('searchAppearance');
   const needCountry = has('country') || request.filters.some((f) => f.country !== undefined);
-  const pagePass = (p: number) => t.pages[p]!.startsWith(request.prefix) && request.filters.every((f) => f.page === undefined || f.page(p));
+  const pagePass = (p: number) =>
+    t.pages[p]!.startsWith(request.prefix) && request.filters.every((f) => f.page === undefined || f.page(p));
   const pageOk = Uint8Array.from({ length: SEARCH_PAGE_COUNT }, (_, p) => (pagePass(p) ? 1 : 0));
   const queryFilters = request.filters.filter((f) => f.query !== undefined).map((f) => f.query!);
   const deviceFilters = request.filters.filter((f) => f.device !== undefined).map((f) => f.device!);
   const countryFilters = request.filters.filter((f) => f.country !== undefined).map((f) => f.country!);
-  const appearanceFilters = request.filters.filter((f) => f.searchAppearance !== undefined).map((f) => f.searchAppearance!);
+  const appearanceFilters = request.filters
+    .filter((f) => f.searchAppearance !== undefined)
+    .map((f) => f.searchAppearance!);
   const deviceOk = SEARCH_DEVICES.map((_, i) => deviceFilters.every((f) => f(i)));
   const countryOk = SEARCH_COUNTRIES.map((_, i) => countryFilters.every((f) => f(i)));
   /** By stored appearance (0 none, else SEARCH_APPEARANCES index + 1): whether its cells count. */
-  const appearanceOk = Uint8Array.from({ length: SEARCH_APPEARANCES.length + 1 }, (_, app) => ((app > 0 || !byAppearance) && appearanceFilters.every((f) => f(app - 1)) ? 1 : 0));
+  const appearanceOk = Uint8Array.from({ length: SEARCH_APPEARANCES.length + 1 }, (_, app) =>
+    (app > 0 || !byAppearance) && appearanceFilters.every((f) => f(app - 1)) ? 1 : 0,
+  );
   let queryOk: Uint8Array | undefined;
-  if (queryFilters.length > 0) queryOk = Uint8Array.from({ length: SEARCH_QUERY_COUNT }, (_, r) => (queryFilters.every((f) => f(r)) ? 1 : 0));
+  if (queryFilters.length > 0)
+    queryOk = Uint8Array.from({ length: SEARCH_QUERY_COUNT }, (_, r) => (queryFilters.every((f) => f(r)) ? 1 : 0));
 
   const scale = TYPE_SCALE[request.type];
   const salt = TYPE_SALT[request.type];
@@ -433,7 +494,19 @@ export function aggregate(request: AggregateRequest): Aggregation {
    * Adds one (device, country) cell, or with the `hour` dimension its 24 Pacific hours: impressions
    * split by HOUR_SHARES with the same conserving stochastic rounding, clicks following them.
    */
-  const put = (id: number, day: number, rank: number, page: number, country: number, device: number, app: number, c: number, n: number, pos: number, salt2: number) => {
+  const put = (
+    id: number,
+    day: number,
+    rank: number,
+    page: number,
+    country: number,
+    device: number,
+    app: number,
+    c: number,
+    n: number,
+    pos: number,
+    salt2: number,
+  ) => {
     if (!byHour) return add(keyOf(rank, day, page, country, device, app), c, n, pos);
     let restI = n;
     let restC = c;
@@ -447,7 +520,14 @@ export function aggregate(request: AggregateRequest): Aggregation {
       } else {
         ni = Math.min(restI, Math.floor((restI * HOUR_SHARES[h]!) / share + hash01(id * 32 + h, day, salt2)));
         const after = restI - ni;
-        nc = restI === 0 ? 0 : Math.min(ni, restC, Math.max(restC - after, Math.floor((restC * ni) / restI + hash01(id * 32 + h, day, salt2 + 1))));
+        nc =
+          restI === 0
+            ? 0
+            : Math.min(
+                ni,
+                restC,
+                Math.max(restC - after, Math.floor((restC * ni) / restI + hash01(id * 32 + h, day, salt2 + 1))),
+              );
       }
       restI -= ni;
       restC -= nc;
@@ -460,12 +540,23 @@ export function aggregate(request: AggregateRequest): Aggregation {
   const deviceClicks = [0, 0, 0];
   const devicePosition = [0, 0, 0];
   /** Splits one (query or anonymised page, day) cell over devices and countries and adds what passes. */
-  const emit = (id: number, day: number, total: number, basePosition: number, rank: number, page: number, app: number) => {
+  const emit = (
+    id: number,
+    day: number,
+    total: number,
+    basePosition: number,
+    rank: number,
+    page: number,
+    app: number,
+  ) => {
     // Devices: sequential stochastic rounding of the shares, the last takes the rest.
     let rest = total;
     let restShare = 1;
     for (let dv = 0; dv < 3; dv++) {
-      const n = dv === 2 ? rest : Math.min(rest, Math.floor((rest * DEVICE_SHARES[dv]!) / restShare + hash01(id, day, salt + 100 + dv)));
+      const n =
+        dv === 2
+          ? rest
+          : Math.min(rest, Math.floor((rest * DEVICE_SHARES[dv]!) / restShare + hash01(id, day, salt + 100 + dv)));
       rest -= n;
       restShare -= DEVICE_SHARES[dv]!;
       const pos = Math.max(1, basePosition + DEVICE_POSITION[dv]!);
@@ -493,9 +584,16 @@ export function aggregate(request: AggregateRequest): Aggregation {
           ni = restI;
           nc = restC;
         } else {
-          ni = Math.min(restI, Math.floor((restI * COUNTRY_SHARES[ct]!) / share + hash01(id, day, salt + 300 + dv * 8 + ct)));
+          ni = Math.min(
+            restI,
+            Math.floor((restI * COUNTRY_SHARES[ct]!) / share + hash01(id, day, salt + 300 + dv * 8 + ct)),
+          );
           const after = restI - ni;
-          nc = Math.min(ni, restC, Math.max(restC - after, Math.floor((restC * ni) / restI + hash01(id, day, salt + 400 + dv * 8 + ct))));
+          nc = Math.min(
+            ni,
+            restC,
+            Math.max(restC - after, Math.floor((restC * ni) / restI + hash01(id, day, salt + 400 + dv * 8 + ct))),
+          );
         }
         restI -= ni;
         restC -= nc;
@@ -525,13 +623,24 @@ export function aggregate(request: AggregateRequest): Aggregation {
       if (pageOk[p] === 0) continue;
       const x = t.anonymised[p]! * factor * (0.85 + 0.3 * hash01(p, day, salt + 3));
       const total = Math.floor(x + hash01(p, day, salt + 4));
-      if (total > 0) emit(SEARCH_QUERY_COUNT + p, day, total, t.anonymisedPosition[p]! * (0.92 + 0.16 * hash01(p, day, salt + 5)), -1, p, 0);
+      if (total > 0)
+        emit(
+          SEARCH_QUERY_COUNT + p,
+          day,
+          total,
+          t.anonymisedPosition[p]! * (0.92 + 0.16 * hash01(p, day, salt + 5)),
+          -1,
+          p,
+          0,
+        );
     }
   }
 
   // The closures below share this scope's context: drop the key index so it is not kept with the rows.
   slots.clear();
-  const order = Uint32Array.from(keys.keys()).sort((a, b) => clicks[b]! - clicks[a]! || impressions[b]! - impressions[a]! || a - b);
+  const order = Uint32Array.from(keys.keys()).sort(
+    (a, b) => clicks[b]! - clicks[a]! || impressions[b]! - impressions[a]! || a - b,
+  );
   const firstDay = request.firstDay;
   return {
     length: order.length,
@@ -539,7 +648,13 @@ export function aggregate(request: AggregateRequest): Aggregation {
       const slot = order[index]!;
       const i = impressions[slot]!;
       const c = clicks[slot]!;
-      return { keys: decodeKey(keys[slot]!, dims, firstDay, days), clicks: c, impressions: i, ctr: c / i, position: weighted[slot]! / i };
+      return {
+        keys: decodeKey(keys[slot]!, dims, firstDay, days),
+        clicks: c,
+        impressions: i,
+        ctr: c / i,
+        position: weighted[slot]! / i,
+      };
     },
   };
 }

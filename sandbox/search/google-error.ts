@@ -14,10 +14,20 @@ export class GoogleError extends Error {
     this.domain = domain;
   }
   body(): unknown {
-    const error: Record<string, unknown> = { code: this.code, message: this.message, errors: [{ message: this.message, domain: this.domain, reason: this.reason }], status: this.status };
+    const error: Record<string, unknown> = {
+      code: this.code,
+      message: this.message,
+      errors: [{ message: this.message, domain: this.domain, reason: this.reason }],
+      status: this.status,
+    };
     if (this.reason === 'insufficientPermissions')
       error.details = [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { service: 'searchconsole.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+          domain: 'googleapis.com',
+          metadata: { service: 'searchconsole.googleapis.com' },
+        },
       ];
     return { error };
   }

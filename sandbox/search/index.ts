@@ -29,7 +29,11 @@ export const sandbox: Sandbox = {
     // Google's identity provider: the demo connects through it, and the portal's connect flow of
     // any other account goes through its consent page.
     const idp = await startIdentityProvider({ host });
-    const client = { style: 'google' as const, clientId: 'demo-search-client.apps.googleusercontent.com', clientSecret: 'demo-search-secret' };
+    const client = {
+      style: 'google' as const,
+      clientId: 'demo-search-client.apps.googleusercontent.com',
+      clientSecret: 'demo-search-secret',
+    };
     const server = await startSearchSandbox({ host, port, verifyToken: verifyAccessToken });
     return {
       url: server.url,

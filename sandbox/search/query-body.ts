@@ -23,11 +23,23 @@ const fold = (value: string) => value.replace(/_/g, '').toLowerCase();
 
 function enumValue<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
   const found = typeof value === 'string' ? allowed.find((a) => fold(a) === fold(value)) : undefined;
-  if (found === undefined) throw invalid(`Invalid value at '${field}' (${JSON.stringify(value)}): expected one of ${allowed.join(', ')}.`);
+  if (found === undefined)
+    throw invalid(`Invalid value at '${field}' (${JSON.stringify(value)}): expected one of ${allowed.join(', ')}.`);
   return found;
 }
 
-const BODY_FIELDS = ['startDate', 'endDate', 'dimensions', 'type', 'searchType', 'dimensionFilterGroups', 'aggregationType', 'rowLimit', 'startRow', 'dataState'];
+const BODY_FIELDS = [
+  'startDate',
+  'endDate',
+  'dimensions',
+  'type',
+  'searchType',
+  'dimensionFilterGroups',
+  'aggregationType',
+  'rowLimit',
+  'startRow',
+  'dataState',
+];
 const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingRegex', 'excludingRegex'] as const;
 const AGGREGATIONS = ['auto', 'byProperty', 'byPage', 'byNewsShowcasePanel'] as const;
 const DATA_STATES = ['final', 'all', 'hourlyAll'] as const;
@@ -53,7 +65,8 @@ function integerField(body: Record<string, unknown>, name: string, fallback: num
   if (value === undefined) return fallback;
   // Google's JSON mapping also takes an int32 as a digit string.
   const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (!Number.isSafeInteger(n) || (n as number) < min || (n as number) > max) throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be an integer from ${min} to ${max}.`);
+  if (!Number.isSafeInteger(n) || (n as number) < min || (n as number) > max)
+    throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be an integer from ${min} to ${max}.`);
   return n as number;
 }
 
@@ -61,14 +74,21 @@ function dateField(body: Record<string, unknown>, name: string): number {
   const value = body[name];
   if (value === undefined) throw invalid(`${name} field is required.`);
   const day = typeof value === 'string' ? dayNumber(value) : undefined;
-  if (day === undefined) throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be a date in the format YYYY-MM-DD.`);
+  if (day === undefined)
+    throw invalid(`Invalid value at '${name}' (${JSON.stringify(value)}): must be a date in the format YYYY-MM-DD.`);
   return day;
 }
 
-function compileFilter(raw: unknown, at: string): { filter: CellFilter; dimension: (typeof FILTER_DIMENSIONS)[number] } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid(`Invalid value at '${at}': expected an object.`);
+function compileFilter(
+  raw: unknown,
+  at: string,
+): { filter: CellFilter; dimension: (typeof FILTER_DIMENSIONS)[number] } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalid(`Invalid value at '${at}': expected an object.`);
   const f = raw as Record<string, unknown>;
-  for (const key of Object.keys(f)) if (!['dimension', 'operator', 'expression'].includes(key)) throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
+  for (const key of Object.keys(f))
+    if (!['dimension', 'operator', 'expression'].includes(key))
+      throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
   const dimension = enumValue(f.dimension, FILTER_DIMENSIONS, `${at}.dimension`);
   const operator = f.operator === undefined ? 'equals' : enumValue(f.operator, OPERATORS, `${at}.operator`);
   const expression = f.expression;
@@ -107,9 +127,12 @@ function compileFilter(raw: unknown, at: string): { filter: CellFilter; dimensio
 }
 
 export function parseQuery(body: unknown): ParsedQuery {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Invalid JSON payload received. Expected an object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('Invalid JSON payload received. Expected an object.');
   const b = body as Record<string, unknown>;
-  for (const key of Object.keys(b)) if (!BODY_FIELDS.includes(key)) throw invalid(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
+  for (const key of Object.keys(b))
+    if (!BODY_FIELDS.includes(key))
+      throw invalid(`Invalid JSON payload received. Unknown name "${key}": Cannot find field.`);
   const firstDay = dateField(b, 'startDate');
   const lastDay = dateField(b, 'endDate');
   if (firstDay > lastDay) throw invalid('startDate must be earlier than or equal to endDate.');
@@ -118,7 +141,8 @@ export function parseQuery(body: unknown): ParsedQuery {
   const dimensions: SearchDimension[] = [];
   for (const [i, d] of rawDimensions.entries()) {
     const dimension = enumValue(d, SEARCH_DIMENSIONS, `dimensions[${i}]`);
-    if (dimensions.includes(dimension)) throw invalid(`Invalid value at 'dimensions[${i}]': the dimension ${dimension} is requested twice.`);
+    if (dimensions.includes(dimension))
+      throw invalid(`Invalid value at 'dimensions[${i}]': the dimension ${dimension} is requested twice.`);
     dimensions.push(dimension);
   }
   const type = enumValue(b.type ?? b.searchType ?? 'web', SEARCH_TYPES, b.type !== undefined ? 'type' : 'searchType');
@@ -128,9 +152,12 @@ export function parseQuery(body: unknown): ParsedQuery {
   if (!Array.isArray(groups)) throw invalid("Invalid value at 'dimensionFilterGroups': expected a list.");
   for (const [g, group] of groups.entries()) {
     const at = `dimensionFilterGroups[${g}]`;
-    if (typeof group !== 'object' || group === null || Array.isArray(group)) throw invalid(`Invalid value at '${at}': expected an object.`);
+    if (typeof group !== 'object' || group === null || Array.isArray(group))
+      throw invalid(`Invalid value at '${at}': expected an object.`);
     const gr = group as Record<string, unknown>;
-    for (const key of Object.keys(gr)) if (key !== 'groupType' && key !== 'filters') throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
+    for (const key of Object.keys(gr))
+      if (key !== 'groupType' && key !== 'filters')
+        throw invalid(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`);
     if (gr.groupType !== undefined) enumValue(gr.groupType, ['and'], `${at}.groupType`);
     const list = gr.filters ?? [];
     if (!Array.isArray(list)) throw invalid(`Invalid value at '${at}.filters': expected a list.`);
@@ -142,11 +169,15 @@ export function parseQuery(body: unknown): ParsedQuery {
   }
   const byPage = pageFilter || dimensions.includes('page');
   const aggregation = enumValue(b.aggregationType ?? 'auto', AGGREGATIONS, 'aggregationType');
-  if (aggregation === 'byProperty' && byPage) throw invalid('Cannot aggregate by property when grouping or filtering by page.');
+  if (aggregation === 'byProperty' && byPage)
+    throw invalid('Cannot aggregate by property when grouping or filtering by page.');
   if (aggregation === 'byNewsShowcasePanel' && ((type !== 'news' && type !== 'googleNews') || byPage))
-    throw invalid('byNewsShowcasePanel aggregation needs search type news or googleNews and no page grouping or filtering.');
+    throw invalid(
+      'byNewsShowcasePanel aggregation needs search type news or googleNews and no page grouping or filtering.',
+    );
   const dataState = enumValue(b.dataState ?? 'final', DATA_STATES, 'dataState');
-  if (dimensions.includes('hour') && dataState !== 'hourlyAll') throw invalid('The hour dimension needs dataState HOURLY_ALL.');
+  if (dimensions.includes('hour') && dataState !== 'hourlyAll')
+    throw invalid('The hour dimension needs dataState HOURLY_ALL.');
   return {
     firstDay,
     lastDay,

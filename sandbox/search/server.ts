@@ -40,7 +40,19 @@
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { closeOnce, findRoute, type JsonStyle, listen, PendingDelays, parseJsonLoose, type Route, readBody, sendJson as sendKitJson, sendText, switchError } from '../http-kit.ts';
+import {
+  closeOnce,
+  findRoute,
+  type JsonStyle,
+  listen,
+  PendingDelays,
+  parseJsonLoose,
+  type Route,
+  readBody,
+  sendJson as sendKitJson,
+  sendText,
+  switchError,
+} from '../http-kit.ts';
 import { AggregationCache, analytics, pacificToday } from './analytics.ts';
 import { dateOfDay, GroupLimitError, SEARCH_SITES, type SearchSite } from './data.ts';
 import { GoogleError, invalid } from './google-error.ts';
@@ -103,18 +115,27 @@ function authenticate(state: SearchState, req: IncomingMessage): string {
       401,
       'UNAUTHENTICATED',
       'required',
-      'Request is missing required authentication credential. Expected OAuth 2 ' + 'access token, login cookie or other valid authentication credential.',
+      'Request is missing required authentication credential. Expected OAuth 2 ' +
+        'access token, login cookie or other valid authentication credential.',
     );
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  const check = token === undefined || state.options.verifyToken === undefined ? undefined : state.options.verifyToken(token);
+  const check =
+    token === undefined || state.options.verifyToken === undefined ? undefined : state.options.verifyToken(token);
   if (check === undefined || !check.valid || check.subject === null)
     throw new GoogleError(
       401,
       'UNAUTHENTICATED',
       'authError',
-      'Request had invalid authentication credentials. Expected OAuth 2 access ' + 'token, login cookie or other valid authentication credential.',
+      'Request had invalid authentication credentials. Expected OAuth 2 access ' +
+        'token, login cookie or other valid authentication credential.',
     );
-  if (!check.scope.some((s) => SEARCH_SCOPES.includes(s))) throw new GoogleError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.');
+  if (!check.scope.some((s) => SEARCH_SCOPES.includes(s)))
+    throw new GoogleError(
+      403,
+      'PERMISSION_DENIED',
+      'insufficientPermissions',
+      'Request had insufficient authentication scopes.',
+    );
   return check.subject;
 }
 
@@ -125,7 +146,8 @@ function site(state: SearchState, subject: string, siteUrl: string): SearchSite 
       403,
       'PERMISSION_DENIED',
       'forbidden',
-      `User does not have sufficient permission for site '${siteUrl}'. See ` + 'also: https://support.google.com/webmasters/answer/2451999.',
+      `User does not have sufficient permission for site '${siteUrl}'. See ` +
+        'also: https://support.google.com/webmasters/answer/2451999.',
     );
   return found;
 }
@@ -142,8 +164,20 @@ function countQuota(state: SearchState, subject: string, siteUrl: string): void 
     const n = (minute.counts.get(key) ?? 0) + 1;
     minute.counts.set(key, n);
     if (n > switches.quotaPerMinute) {
-      if (switches.quotaForm === 'legacy403') throw new GoogleError(403, 'PERMISSION_DENIED', 'quotaExceeded', 'Quota exceeded for quota metric.', 'usageLimits');
-      throw new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Quota exceeded for quota metric: Search Analytics queries per minute per user and per site.');
+      if (switches.quotaForm === 'legacy403')
+        throw new GoogleError(
+          403,
+          'PERMISSION_DENIED',
+          'quotaExceeded',
+          'Quota exceeded for quota metric.',
+          'usageLimits',
+        );
+      throw new GoogleError(
+        429,
+        'RESOURCE_EXHAUSTED',
+        'rateLimitExceeded',
+        'Quota exceeded for quota metric: Search Analytics queries per minute per user and per site.',
+      );
     }
   }
 }
@@ -159,13 +193,17 @@ function siteUrlOf(state: SearchState, encodedSite: string): string {
   if (!fullyEncoded(encodedSite, siteUrl)) {
     state.stats.notFullyEncoded++;
     if (state.switches.siteEncoding === 'strict')
-      throw invalid(`The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send ` + `encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`);
+      throw invalid(
+        `The siteUrl path segment '${encodedSite}' is not fully percent-encoded: send ` +
+          `encodeURIComponent('${siteUrl}') = '${encodeURIComponent(siteUrl)}'.`,
+      );
   }
   return siteUrl;
 }
 
 function allow(method: string, expected: string): void {
-  if (method !== expected) throw new GoogleError(405, 'INVALID_ARGUMENT', 'badRequest', `Method ${method} is not allowed here.`);
+  if (method !== expected)
+    throw new GoogleError(405, 'INVALID_ARGUMENT', 'badRequest', `Method ${method} is not allowed here.`);
 }
 
 // ---- Routes ------------------------------------------------------------------------------------
@@ -207,7 +245,10 @@ const API_ROUTES: readonly Route<ApiHandler>[] = [
       allow(method, 'POST');
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
         state.stats.notJsonContentType++;
-        throw invalid('Invalid JSON payload received: the request body must be sent as ' + `application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`);
+        throw invalid(
+          'Invalid JSON payload received: the request body must be sent as ' +
+            `application/json (got ${JSON.stringify(req.headers['content-type'] ?? null)}).`,
+        );
       }
       countQuota(state, subject, siteUrl);
       const found = site(state, subject, siteUrl);
@@ -220,17 +261,41 @@ const API_ROUTES: readonly Route<ApiHandler>[] = [
 ];
 
 /** Status and body of one upstream request. */
-function answer(state: SearchState, req: IncomingMessage, method: string, url: URL, body: unknown, tooLarge: boolean, fault: SearchFault): [number, unknown] {
-  if (fault === 'serverError') return [500, new GoogleError(500, 'INTERNAL', 'backendError', 'Internal error encountered.').body()];
-  if (fault === 'unavailable') return [503, new GoogleError(503, 'UNAVAILABLE', 'backendError', 'The service is currently unavailable.').body()];
+function answer(
+  state: SearchState,
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  body: unknown,
+  tooLarge: boolean,
+  fault: SearchFault,
+): [number, unknown] {
+  if (fault === 'serverError')
+    return [500, new GoogleError(500, 'INTERNAL', 'backendError', 'Internal error encountered.').body()];
+  if (fault === 'unavailable')
+    return [503, new GoogleError(503, 'UNAVAILABLE', 'backendError', 'The service is currently unavailable.').body()];
   try {
     const route = findRoute(API_ROUTES, method, url.pathname);
-    if (route === undefined) throw new GoogleError(404, 'NOT_FOUND', 'notFound', `The requested URL ${url.pathname} was not found on this server.`);
+    if (route === undefined)
+      throw new GoogleError(
+        404,
+        'NOT_FOUND',
+        'notFound',
+        `The requested URL ${url.pathname} was not found on this server.`,
+      );
     const subject = authenticate(state, req);
     return route.handle({ state, req, method, subject, body, tooLarge }, route.params);
   } catch (error) {
     if (error instanceof GroupLimitError)
-      return [429, new GoogleError(429, 'RESOURCE_EXHAUSTED', 'rateLimitExceeded', 'Search Analytics load quota exceeded: ask for a shorter date range or fewer dimensions.').body()];
+      return [
+        429,
+        new GoogleError(
+          429,
+          'RESOURCE_EXHAUSTED',
+          'rateLimitExceeded',
+          'Search Analytics load quota exceeded: ask for a shorter date range or fewer dimensions.',
+        ).body(),
+      ];
     if (!(error instanceof GoogleError)) throw error;
     return [error.code, error.body()];
   }
@@ -255,10 +320,20 @@ async function handleUpstream(state: SearchState, req: IncomingMessage, res: Ser
   const fault = state.switches.fault;
   if (fault !== 'none') {
     const switches = state.switches;
-    if (switches.faultCount > 0) state.switches = { ...switches, faultCount: switches.faultCount - 1, ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}) };
+    if (switches.faultCount > 0)
+      state.switches = {
+        ...switches,
+        faultCount: switches.faultCount - 1,
+        ...(switches.faultCount === 1 ? { fault: 'none' as const } : {}),
+      };
     if (fault === 'slow' && !(await state.pending.delay(state.switches.slowDelayMs, res))) return;
     if (fault === 'badGateway') return sendHtml(res, 502, BAD_GATEWAY_PAGE);
-    if (fault === 'notJson') return sendHtml(res, 200, '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>');
+    if (fault === 'notJson')
+      return sendHtml(
+        res,
+        200,
+        '<!DOCTYPE html><html><head><title>Google Search Console</title></head><body>Sign in to continue</body></html>',
+      );
   }
   sendJson(res, ...answer(state, req, method, url, body, tooLarge, fault));
 }
@@ -347,8 +422,20 @@ export async function startSearchSandbox(options: SearchSandboxOptions = {}): Pr
 
 if (import.meta.main) {
   const { startIdentityProvider, verifyAccessToken } = await import('../identity/index.ts');
-  const idp = await startIdentityProvider({ clients: [{ style: 'google', clientId: 'search-sandbox-cli', clientSecret: 'search-sandbox-cli-secret', redirectUris: ['http://127.0.0.1/unused'] }] });
-  const sandbox = await startSearchSandbox({ port: Number(process.env.SEARCH_SANDBOX_PORT ?? 4107), verifyToken: verifyAccessToken });
+  const idp = await startIdentityProvider({
+    clients: [
+      {
+        style: 'google',
+        clientId: 'search-sandbox-cli',
+        clientSecret: 'search-sandbox-cli-secret',
+        redirectUris: ['http://127.0.0.1/unused'],
+      },
+    ],
+  });
+  const sandbox = await startSearchSandbox({
+    port: Number(process.env.SEARCH_SANDBOX_PORT ?? 4107),
+    verifyToken: verifyAccessToken,
+  });
   const token = idp.issueGrant({ clientId: 'search-sandbox-cli', scope: [SEARCH_SCOPES[0]!] }).access_token;
   const auth = `-H 'authorization: Bearer ${token}'`;
   process.stdout.write(

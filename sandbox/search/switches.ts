@@ -4,7 +4,10 @@ import { type PendingDelays, switchError } from '../http-kit.ts';
 import type { AggregationCache } from './analytics.ts';
 import { dayNumber, type SearchSite } from './data.ts';
 
-export const SEARCH_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
+export const SEARCH_SCOPES = [
+  'https://www.googleapis.com/auth/webmasters.readonly',
+  'https://www.googleapis.com/auth/webmasters',
+];
 /** The account that sees the demo properties (the identity provider's Google demo user). */
 export const SEARCH_DEMO_SUBJECT = 'demo.sandbox@gmail.com';
 export const SEARCH_REQUEST_LOG_MAX = 1_000;

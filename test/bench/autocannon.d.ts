@@ -34,6 +34,9 @@ declare module 'autocannon' {
     stop(): void;
   }
 
-  function autocannon(options: AutocannonOptions, callback: (error: Error | null, result: AutocannonResult) => void): Instance;
+  function autocannon(
+    options: AutocannonOptions,
+    callback: (error: Error | null, result: AutocannonResult) => void,
+  ): Instance;
   export default autocannon;
 }

@@ -32,7 +32,12 @@ export function syntheticRows(n: number): Row[] {
       Voucher: 100000 + Math.floor(i / 3),
       Text: `Posting ${i + 1}`,
       // Mostly numbers; a few numeric strings and a few unparseable values, as upstream data has.
-      Amount: i % 97 === 0 ? 'n/a' : i % 31 === 0 ? String(Math.round(next() * 100000) / 100) : Math.round((next() - 0.4) * 1000000) / 100,
+      Amount:
+        i % 97 === 0
+          ? 'n/a'
+          : i % 31 === 0
+            ? String(Math.round(next() * 100000) / 100)
+            : Math.round((next() - 0.4) * 1000000) / 100,
       Qty: i % 13 === 0 ? null : Math.floor(next() * 20),
     });
   }
@@ -58,7 +63,8 @@ function foldedAll(result: unknown, rows: number): boolean {
  * `new GroupFold(options)` with `add(page)` and `result()`. Pages are cut before the clock starts.
  */
 async function loadFolder(): Promise<{ fold: (p: readonly Row[][]) => unknown; how: string } | { skipped: string }> {
-  if (!existsSync(FOLD_MODULE)) return { skipped: 'handlers/ledger/fold.ts does not exist yet (the ledger connector is being written).' };
+  if (!existsSync(FOLD_MODULE))
+    return { skipped: 'handlers/ledger/fold.ts does not exist yet (the ledger connector is being written).' };
   const mod = (await import(pathToFileURL(FOLD_MODULE).href)) as Record<string, unknown>;
   const options = { groupBy: GROUP_BY, sum: SUM, maxGroups: 1000 };
   const shapes: Array<[string, (p: readonly Row[][]) => unknown]> = [];
@@ -67,7 +73,9 @@ async function loadFolder(): Promise<{ fold: (p: readonly Row[][]) => unknown; h
     shapes.push(['foldPages(pages of 1,000 rows, { groupBy, sum, maxGroups: 1000 })', (p) => foldPages(p, options)]);
   }
   if (typeof mod['GroupFold'] === 'function') {
-    const GroupFold = mod['GroupFold'] as new (o: typeof options) => { add(page: readonly unknown[]): boolean; result(): unknown };
+    const GroupFold = mod['GroupFold'] as new (
+      o: typeof options,
+    ) => { add(page: readonly unknown[]): boolean; result(): unknown };
     shapes.push([
       'new GroupFold({ groupBy, sum, maxGroups: 1000 }), add() per page of 1,000 rows, result()',
       (p) => {
@@ -110,14 +118,20 @@ export interface FoldMemory {
   readonly onePageKiB: number;
 }
 
-export type FoldResult = { readonly skipped: string } | { readonly how: string; readonly figures: FoldFigure[]; readonly memory?: FoldMemory };
+export type FoldResult =
+  | { readonly skipped: string }
+  | { readonly how: string; readonly figures: FoldFigure[]; readonly memory?: FoldMemory };
 
 /** Needs --expose-gc; without it the memory figure is left out. */
 export async function measureMemory(rowsTotal: number): Promise<FoldMemory | undefined> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc || !existsSync(FOLD_MODULE)) return undefined;
   const mod = (await import(pathToFileURL(FOLD_MODULE).href)) as {
-    GroupFold?: new (o: { groupBy: string[]; sum: string[]; maxGroups: number }) => { add(page: readonly unknown[]): boolean; result(): unknown };
+    GroupFold?: new (o: {
+      groupBy: string[];
+      sum: string[];
+      maxGroups: number;
+    }) => { add(page: readonly unknown[]): boolean; result(): unknown };
   };
   if (!mod.GroupFold) return undefined;
   const heap = () => {
@@ -141,7 +155,12 @@ export async function measureMemory(rowsTotal: number): Promise<FoldMemory | und
   const retained = heap() - start;
   if (!foldedAll(result, rowsTotal)) throw new Error('the streamed fold did not count every row');
   void page;
-  return { rows: rowsTotal, retainedKiB: Math.round(retained / 1024), peakKiB: Math.round(peak / 1024), onePageKiB: Math.round(onePage / 1024) };
+  return {
+    rows: rowsTotal,
+    retainedKiB: Math.round(retained / 1024),
+    peakKiB: Math.round(peak / 1024),
+    onePageKiB: Math.round(onePage / 1024),
+  };
 }
 
 async function measure(sizes: readonly number[], repeats: number): Promise<FoldResult> {

@@ -63,24 +63,33 @@ function closed(job: LoadJob): Promise<LoadResult> {
       }
     };
     const tokens = job.tokens.length > 0 ? job.tokens : [undefined];
-    const requests = tokens.map((token) => ({ method: 'POST', path: job.path, headers: headersFor(token), body: job.body, onResponse }));
+    const requests = tokens.map((token) => ({
+      method: 'POST',
+      path: job.path,
+      headers: headersFor(token),
+      body: job.body,
+      onResponse,
+    }));
     const amount = Math.max(job.amount ?? 1000, job.connections);
     let startedAt = 0;
     let lastAt = 0;
-    const instance = autocannon({ url: job.url, connections: job.connections, amount, pipelining: 1, timeout: 30, sampleInt: 100, requests }, (error, result) => {
-      if (error) return reject(error);
-      const seconds = (lastAt - startedAt) / 1000;
-      resolve({
-        sent: amount,
-        ok,
-        failed,
-        transportErrors: result.errors,
-        seconds,
-        rps: seconds > 0 ? ok / seconds : 0,
-        latency: latency.summary(),
-        ...(firstFailure ? { firstFailure } : {}),
-      });
-    });
+    const instance = autocannon(
+      { url: job.url, connections: job.connections, amount, pipelining: 1, timeout: 30, sampleInt: 100, requests },
+      (error, result) => {
+        if (error) return reject(error);
+        const seconds = (lastAt - startedAt) / 1000;
+        resolve({
+          sent: amount,
+          ok,
+          failed,
+          transportErrors: result.errors,
+          seconds,
+          rps: seconds > 0 ? ok / seconds : 0,
+          latency: latency.summary(),
+          ...(firstFailure ? { firstFailure } : {}),
+        });
+      },
+    );
     startedAt = performance.now();
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
       latency.push(ms);
@@ -138,7 +147,16 @@ async function rate(job: LoadJob): Promise<LoadResult> {
   });
   await pool.close();
   const seconds = (lastAt - start) / 1000;
-  return { sent, ok, failed, transportErrors, seconds, rps: seconds > 0 ? ok / seconds : 0, latency: latency.summary(), ...(firstFailure ? { firstFailure } : {}) };
+  return {
+    sent,
+    ok,
+    failed,
+    transportErrors,
+    seconds,
+    rps: seconds > 0 ? ok / seconds : 0,
+    latency: latency.summary(),
+    ...(firstFailure ? { firstFailure } : {}),
+  };
 }
 
 onJob(async (job: Job) => {

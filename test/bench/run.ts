@@ -91,14 +91,18 @@ function parseOptions(argv: readonly string[]): Options {
     cpuProf: argv.includes('--cpu-prof'),
     // A quick run is for development: never over the published table.
     out: resolve(ROOT, value('out') ?? (quick ? '.bench/BENCHMARKS-quick.md' : 'BENCHMARKS.md')),
-    databaseUrl: argv.includes('--no-postgres') ? undefined : (value('database-url') ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL),
+    databaseUrl: argv.includes('--no-postgres')
+      ? undefined
+      : (value('database-url') ?? process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL),
     // Five starts: one start is ~0.6 s, and the median of three moved with a single slow one.
     startupRuns: Math.round(num('startup-runs', quick ? 1 : Math.max(5, runs))),
     codegenRuns: Math.round(num('codegen-runs', quick ? 1 : Math.max(3, runs))),
     foldRepeats: Math.round(num('fold-repeats', quick ? 3 : 7)),
     growth: [1, 10, 1000],
     largeAccounts: Math.round(num('large-accounts', 100_000)),
-    redisUrl: argv.includes('--no-redis') ? undefined : (value('redis-url') ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'),
+    redisUrl: argv.includes('--no-redis')
+      ? undefined
+      : (value('redis-url') ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'),
   };
 }
 
@@ -111,7 +115,12 @@ const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(process.env.TZ ? { TZ: process.env.TZ } : {}), ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
+    ...extra,
+  };
 }
 
 function freePort(): Promise<number> {
@@ -135,7 +144,8 @@ async function cleanup(): Promise<void> {
   if (cleaned) return;
   cleaned = true;
   killAll();
-  for (const fn of cleanups.reverse()) await fn().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
+  for (const fn of cleanups.reverse())
+    await fn().catch((error: unknown) => console.error(`cleanup: ${(error as Error).message}`));
   killAll();
 }
 process.on('exit', () => killAll());
@@ -149,13 +159,22 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-const CALL_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345674 } } });
+const CALL_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345674 } },
+});
 const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 async function once(url: string, body: string, token?: string): Promise<{ status: number; text: string }> {
   const res = await request(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body,
   });
   return { status: res.statusCode, text: await res.body.text() };
@@ -199,7 +218,11 @@ function describeGc(windows: readonly GcPauses[]): string {
       t.maxMs = Math.max(t.maxMs, g.maxMs);
     }
   const kinds = Object.entries(total).filter(([kind]) => kind !== 'weakcb');
-  return kinds.length ? kinds.map(([kind, g]) => `${kind} ${g.count} (${g.ms.toFixed(0)} ms in all, longest ${g.maxMs.toFixed(1)} ms)`).join(', ') : 'none';
+  return kinds.length
+    ? kinds
+        .map(([kind, g]) => `${kind} ${g.count} (${g.ms.toFixed(0)} ms in all, longest ${g.maxMs.toFixed(1)} ms)`)
+        .join(', ')
+    : 'none';
 }
 
 interface RefreshCost {
@@ -235,10 +258,15 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
   const tmp = mkdtempSync(join(tmpdir(), 'cg-bench-rep-'));
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   const store = ['--store', 'postgres', '--database-url', databaseUrl, '--schema', schema, '--upstream', upstreamUrl];
-  const seed = await startChild('seed-replicas', join(BENCH, 'servers/gateway.ts'), [...store, '--data-dir', join(tmp, 'seed'), '--accounts', String(options.largeAccounts), '--bulk', '--seed-only'], {
-    env: childEnv(),
-    readyTimeoutMs: 600_000,
-  });
+  const seed = await startChild(
+    'seed-replicas',
+    join(BENCH, 'servers/gateway.ts'),
+    [...store, '--data-dir', join(tmp, 'seed'), '--accounts', String(options.largeAccounts), '--bulk', '--seed-only'],
+    {
+      env: childEnv(),
+      readyTimeoutMs: 600_000,
+    },
+  );
   await seed.stop();
   const tokens = seed.info['tokens'] as string[];
   const userIds = seed.info['userIds'] as string[];
@@ -247,7 +275,18 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
     startChild(
       name,
       join(BENCH, 'servers/gateway.ts'),
-      [...store, '--data-dir', join(tmp, name), '--seeded', '--redis', options.redisUrl!, '--redis-prefix', `${schema}:`, '--log-level', options.logLevel],
+      [
+        ...store,
+        '--data-dir',
+        join(tmp, name),
+        '--seeded',
+        '--redis',
+        options.redisUrl!,
+        '--redis-prefix',
+        `${schema}:`,
+        '--log-level',
+        options.logLevel,
+      ],
       {
         env: childEnv(),
         readyTimeoutMs: 300_000,
@@ -258,7 +297,10 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
   const replicaReadyMs = performance.now() - t0;
   const b = await replica('replica-b');
   try {
-    const before = [await a.job<{ fullLoads: number }>({ op: 'stats' }), await b.job<{ fullLoads: number }>({ op: 'stats' })];
+    const before = [
+      await a.job<{ fullLoads: number }>({ op: 'stats' }),
+      await b.job<{ fullLoads: number }>({ op: 'stats' }),
+    ];
     const revoke: number[] = [];
     const seat: number[] = [];
     const local: number[] = [];
@@ -267,19 +309,38 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
       const n = Math.floor(((i + 0.5) * tokens.length) / (writes * 2));
       const kind = i % 2 === 0 ? 'revoke' : 'seat';
       await b.job({ op: 'arm' });
-      const w = await a.job<{ at: number; localMs: number }>({ op: 'write', kind, tokenId: tokenIds[n], userId: userIds[n], seated: false });
+      const w = await a.job<{ at: number; localMs: number }>({
+        op: 'write',
+        kind,
+        tokenId: tokenIds[n],
+        userId: userIds[n],
+        seated: false,
+      });
       const seen = await b.job<{ at: number }>({ op: 'collect' });
       (kind === 'revoke' ? revoke : seat).push(seen.at - w.at);
       local.push(w.localMs);
       if (kind === 'revoke') {
         const r = await once(`${String(b.info['url'])}/register/mcp`, CALL_BODY, tokens[n]);
-        if (r.status !== 401) problems.push(`replica B answered a token revoked through replica A with HTTP ${r.status}`);
+        if (r.status !== 401)
+          problems.push(`replica B answered a token revoked through replica A with HTTP ${r.status}`);
       }
     }
-    const after = [await a.job<{ fullLoads: number }>({ op: 'stats' }), await b.job<{ fullLoads: number }>({ op: 'stats' })];
+    const after = [
+      await a.job<{ fullLoads: number }>({ op: 'stats' }),
+      await b.job<{ fullLoads: number }>({ op: 'stats' }),
+    ];
     const fullLoads = after[0]!.fullLoads - before[0]!.fullLoads + (after[1]!.fullLoads - before[1]!.fullLoads);
-    if (fullLoads > 0) problems.push(`replicas: ${fullLoads} full snapshot load(s) during single writes (expected none)`);
-    return { reachMs: spread([...revoke, ...seat]), revokeMs: spread(revoke), seatMs: spread(seat), localMs: spread(local), fullLoads, accounts: options.largeAccounts, replicaReadyMs };
+    if (fullLoads > 0)
+      problems.push(`replicas: ${fullLoads} full snapshot load(s) during single writes (expected none)`);
+    return {
+      reachMs: spread([...revoke, ...seat]),
+      revokeMs: spread(revoke),
+      seatMs: spread(seat),
+      localMs: spread(local),
+      fullLoads,
+      accounts: options.largeAccounts,
+      replicaReadyMs,
+    };
   } finally {
     await Promise.all([a.stop(30_000), b.stop(30_000)]);
   }
@@ -300,7 +361,8 @@ async function main(): Promise<void> {
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   const problems: string[] = [];
   log(
-    `${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${options.runs} run(s) of ` + `~${options.durationSec} s, ${options.connections} connections${options.quick ? ' (quick)' : ''}`,
+    `${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${options.runs} run(s) of ` +
+      `~${options.durationSec} s, ${options.connections} connections${options.quick ? ' (quick)' : ''}`,
   );
 
   // ---- servers -------------------------------------------------------------------------------
@@ -308,28 +370,66 @@ async function main(): Promise<void> {
   const upstreamUrl = String(upstream.info['url']);
   const profDir = join(ROOT, '.bench/profiles');
   if (options.cpuProf) mkdirSync(profDir, { recursive: true });
-  const profileFile = options.cpuProf ? join(profDir, `gateway-${date.toISOString().replace(/[:.]/g, '-')}.cpuprofile`) : undefined;
+  const profileFile = options.cpuProf
+    ? join(profDir, `gateway-${date.toISOString().replace(/[:.]/g, '-')}.cpuprofile`)
+    : undefined;
   const maxAccounts = Math.max(...options.growth);
   // The embedded gateways serve a warm data directory, seeded by a process of its own first (as a
   // restarted deployment does): the one-time initdb of a new directory is not what runs in production.
-  log(`seeding ${maxAccounts} and ` + `${options.largeAccounts.toLocaleString('en-US')} tenants into two embedded data directories`);
+  log(
+    `seeding ${maxAccounts} and ` +
+      `${options.largeAccounts.toLocaleString('en-US')} tenants into two embedded data directories`,
+  );
   const seedInto = (name: string, dir: string, accounts: number) =>
-    startChild(name, join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', dir, '--accounts', String(accounts), '--bulk', '--upstream', upstreamUrl, '--seed-only'], {
-      env: childEnv(),
-      readyTimeoutMs: 600_000,
-    });
-  const [seedSmall, seedLarge] = await Promise.all([seedInto('seed', join(tmp, 'gateway'), maxAccounts), seedInto('seed-large', join(tmp, 'gateway-large'), options.largeAccounts)]);
+    startChild(
+      name,
+      join(BENCH, 'servers/gateway.ts'),
+      [
+        '--store',
+        'embedded',
+        '--data-dir',
+        dir,
+        '--accounts',
+        String(accounts),
+        '--bulk',
+        '--upstream',
+        upstreamUrl,
+        '--seed-only',
+      ],
+      {
+        env: childEnv(),
+        readyTimeoutMs: 600_000,
+      },
+    );
+  const [seedSmall, seedLarge] = await Promise.all([
+    seedInto('seed', join(tmp, 'gateway'), maxAccounts),
+    seedInto('seed-large', join(tmp, 'gateway-large'), options.largeAccounts),
+  ]);
   await Promise.all([seedSmall.stop(), seedLarge.stop()]);
   const tokens = seedSmall.info['tokens'] as string[];
   const userIds = seedSmall.info['userIds'] as string[];
   const largeTokens = seedLarge.info['tokens'] as string[];
   const largeUserIds = seedLarge.info['userIds'] as string[];
-  log(`seeded (${Math.round(Number(seedSmall.info['seedMs']))} ms and ` + `${Math.round(Number(seedLarge.info['seedMs']))} ms)`);
+  log(
+    `seeded (${Math.round(Number(seedSmall.info['seedMs']))} ms and ` +
+      `${Math.round(Number(seedLarge.info['seedMs']))} ms)`,
+  );
   const embeddedGateway = (name: string, dir: string) =>
     startChild(
       name,
       join(BENCH, 'servers/gateway.ts'),
-      ['--store', 'embedded', '--data-dir', dir, '--seeded', '--upstream', upstreamUrl, '--log-level', options.logLevel, ...(profileFile && name === 'gateway' ? ['--profile', profileFile] : [])],
+      [
+        '--store',
+        'embedded',
+        '--data-dir',
+        dir,
+        '--seeded',
+        '--upstream',
+        upstreamUrl,
+        '--log-level',
+        options.logLevel,
+        ...(profileFile && name === 'gateway' ? ['--profile', profileFile] : []),
+      ],
       { env: childEnv(), execArgv: EMBEDDED_NODE_FLAGS, readyTimeoutMs: 300_000 },
     );
   log('starting floor, peer pattern and the two embedded gateways');
@@ -343,14 +443,23 @@ async function main(): Promise<void> {
   // The tools/list floor answers exactly the bytes the gateway answers.
   const listed = await once(`${String(gateway.info['url'])}/register/mcp`, LIST_BODY, tokens[0]);
   const listResult = (JSON.parse(listed.text) as { result?: unknown }).result;
-  if (listed.status !== 200 || listResult === undefined) throw new Error(`the gateway's tools/list answered HTTP ${listed.status}: ${listed.text.slice(0, 300)}`);
+  if (listed.status !== 200 || listResult === undefined)
+    throw new Error(`the gateway's tools/list answered HTTP ${listed.status}: ${listed.text.slice(0, 300)}`);
   const listFile = join(tmp, 'tools-list-result.json');
   writeFileSync(listFile, JSON.stringify(listResult));
-  const listFloor = await startChild('list-floor', join(BENCH, 'servers/list-floor.ts'), ['--result', listFile], { env: childEnv() });
+  const listFloor = await startChild('list-floor', join(BENCH, 'servers/list-floor.ts'), ['--result', listFile], {
+    env: childEnv(),
+  });
   const floorListed = await once(`${String(listFloor.info['url'])}/mcp`, LIST_BODY);
   if (Buffer.byteLength(floorListed.text) !== Buffer.byteLength(listed.text))
-    throw new Error(`the tools/list floor answers ${Buffer.byteLength(floorListed.text)} ` + `bytes, the gateway ${Buffer.byteLength(listed.text)}`);
-  const largeActive = Array.from({ length: Math.min(LARGE_ACTIVE, largeTokens.length) }, (_, i) => largeTokens[Math.floor((i * largeTokens.length) / Math.min(LARGE_ACTIVE, largeTokens.length))]!);
+    throw new Error(
+      `the tools/list floor answers ${Buffer.byteLength(floorListed.text)} ` +
+        `bytes, the gateway ${Buffer.byteLength(listed.text)}`,
+    );
+  const largeActive = Array.from(
+    { length: Math.min(LARGE_ACTIVE, largeTokens.length) },
+    (_, i) => largeTokens[Math.floor((i * largeTokens.length) / Math.min(LARGE_ACTIVE, largeTokens.length))]!,
+  );
 
   let pgGateway: ChildHandle | undefined;
   let pgSkip: string | undefined;
@@ -390,7 +499,9 @@ async function main(): Promise<void> {
       );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
-      pgSkip = `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} ` + `not usable: ${(error as Error).message.split('\n')[0]}`;
+      pgSkip =
+        `PostgreSQL at ${options.databaseUrl.replace(/\/\/[^@]*@/, '//…@')} ` +
+        `not usable: ${(error as Error).message.split('\n')[0]}`;
       log(pgSkip);
     } finally {
       await client.end().catch(() => {});
@@ -407,8 +518,24 @@ async function main(): Promise<void> {
   const load = await startChild('load', join(BENCH, 'load.ts'), [], { env: childEnv() });
 
   const cases: Case[] = [
-    { id: 'floor', label: 'Floor (node:http + undici)', server: floor, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
-    { id: 'peer', label: 'Peer pattern (SDK stateless, per-request McpServer)', server: peer, path: '/mcp', body: CALL_BODY, tokens: [], metered: false },
+    {
+      id: 'floor',
+      label: 'Floor (node:http + undici)',
+      server: floor,
+      path: '/mcp',
+      body: CALL_BODY,
+      tokens: [],
+      metered: false,
+    },
+    {
+      id: 'peer',
+      label: 'Peer pattern (SDK stateless, per-request McpServer)',
+      server: peer,
+      path: '/mcp',
+      body: CALL_BODY,
+      tokens: [],
+      metered: false,
+    },
     ...options.growth.map(
       (n): Case => ({
         id: `gateway-${n}`,
@@ -435,15 +562,33 @@ async function main(): Promise<void> {
       : []),
     {
       id: 'gateway-large',
-      label: `Gateway, ${options.largeAccounts.toLocaleString('en-US')} accounts ` + `(${largeActive.length.toLocaleString('en-US')} active)`,
+      label:
+        `Gateway, ${options.largeAccounts.toLocaleString('en-US')} accounts ` +
+        `(${largeActive.length.toLocaleString('en-US')} active)`,
       server: large,
       path: '/register/mcp',
       body: CALL_BODY,
       tokens: largeActive,
       metered: true,
     },
-    { id: 'list-floor', label: 'Floor serving the same `tools/list` bytes', server: listFloor, path: '/mcp', body: LIST_BODY, tokens: [], metered: false },
-    { id: 'gateway-list', label: 'Gateway tools/list, 1 account', server: gateway, path: '/register/mcp', body: LIST_BODY, tokens: tokens.slice(0, 1), metered: false },
+    {
+      id: 'list-floor',
+      label: 'Floor serving the same `tools/list` bytes',
+      server: listFloor,
+      path: '/mcp',
+      body: LIST_BODY,
+      tokens: [],
+      metered: false,
+    },
+    {
+      id: 'gateway-list',
+      label: 'Gateway tools/list, 1 account',
+      server: gateway,
+      path: '/register/mcp',
+      body: LIST_BODY,
+      tokens: tokens.slice(0, 1),
+      metered: false,
+    },
   ];
   const okCounted = new Map<ChildHandle, number>();
   /** The tokens each metered gateway was called with (usage is read back for exactly these). */
@@ -459,7 +604,8 @@ async function main(): Promise<void> {
   // ---- sanity: one call each, and a clear failure when a server answers wrongly ---------------
   for (const c of cases) {
     const r = await once(`${String(c.server.info['url'])}${c.path}`, c.body, c.tokens[0]);
-    if (!isSuccess(r.status, r.text)) throw new Error(`${c.label} did not answer the benchmark request: HTTP ${r.status} ${r.text.slice(0, 500)}`);
+    if (!isSuccess(r.status, r.text))
+      throw new Error(`${c.label} did not answer the benchmark request: HTTP ${r.status} ${r.text.slice(0, 500)}`);
     count(c, 1);
   }
 
@@ -480,7 +626,10 @@ async function main(): Promise<void> {
     const cpu = cpuMs(c.server.pid) - cpu0;
     count(c, result.ok);
     if (result.failed > 0 || result.transportErrors > 0)
-      problems.push(`${c.label}: ${result.failed} failed and ${result.transportErrors} transport ` + `errors of ${result.sent}; first: ${result.firstFailure ?? ''}`);
+      problems.push(
+        `${c.label}: ${result.failed} failed and ${result.transportErrors} transport ` +
+          `errors of ${result.sent}; first: ${result.firstFailure ?? ''}`,
+      );
     return { result, cpuUsPerCall: result.ok > 0 ? (cpu * 1000) / result.ok : Number.NaN, rssMaxMiB: rssMax };
   };
 
@@ -536,14 +685,26 @@ async function main(): Promise<void> {
       if (c.server === gateway) rssLoad = Math.max(rssLoad, run.rssMaxMiB ?? 0);
       if (pgGateway && c.server === pgGateway) rssLoadPg = Math.max(rssLoadPg, run.rssMaxMiB ?? 0);
       (runs.get(c.id) ?? runs.set(c.id, []).get(c.id)!).push(run);
-      log(`run ${r + 1}/${options.runs} ${c.id}: ${Math.round(run.result.rps)} calls/s, p99 ` + `${run.result.latency.p99.toFixed(2)} ms, ${Math.round(run.cpuUsPerCall)} µs CPU/call`);
+      log(
+        `run ${r + 1}/${options.runs} ${c.id}: ${Math.round(run.result.rps)} calls/s, p99 ` +
+          `${run.result.latency.p99.toFixed(2)} ms, ${Math.round(run.cpuUsPerCall)} µs CPU/call`,
+      );
     }
     for (const c of rateCases) {
       // One second at the fixed rate first, not measured: the closed-loop runs just before leave the
       // processes with work of their own (garbage of ~5,000 calls/s, a usage backlog to write), and
       // the figure is the tail at a steady 1,000 calls/s, not the aftermath of another load.
       const settle = await load.job<LoadResult>({
-        load: { kind: 'rate', url: String(c.server.info['url']), path: c.path, body: c.body, tokens: c.tokens, connections: options.connections, rate: options.rate, durationSec: 1 } satisfies LoadJob,
+        load: {
+          kind: 'rate',
+          url: String(c.server.info['url']),
+          path: c.path,
+          body: c.body,
+          tokens: c.tokens,
+          connections: options.connections,
+          rate: options.rate,
+          durationSec: 1,
+        } satisfies LoadJob,
       });
       count(c, settle.ok);
       const sampler = c.server === gateway ? rssSampler(gateway.pid) : undefined;
@@ -570,9 +731,15 @@ async function main(): Promise<void> {
       }
       count(c, result.ok);
       if (result.failed > 0 || result.transportErrors > 0)
-        problems.push(`${c.label} at ${options.rate}/s: ${result.failed} failed, ` + `${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`);
+        problems.push(
+          `${c.label} at ${options.rate}/s: ${result.failed} failed, ` +
+            `${result.transportErrors} transport errors; first: ${result.firstFailure ?? ''}`,
+        );
       (rateRuns.get(c.id) ?? rateRuns.set(c.id, []).get(c.id)!).push(result);
-      log(`run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ` + `${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`);
+      log(
+        `run ${r + 1}/${options.runs} ${c.id} at ${options.rate}/s: p50 ` +
+          `${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms`,
+      );
     }
   }
 
@@ -617,8 +784,13 @@ async function main(): Promise<void> {
   const pairedPg = await paired('gateway-pg', 'floor');
   const pairedLarge = await paired('gateway-large', 'gateway-1');
 
-  const gatewayDelay = await gateway.job<{ delayMaxMs: number; delayP99Ms: number; delayMeanMs: number }>({ op: 'delay' });
-  log('gateway event-loop delay during the measured runs: p99 ' + `${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`);
+  const gatewayDelay = await gateway.job<{ delayMaxMs: number; delayP99Ms: number; delayMeanMs: number }>({
+    op: 'delay',
+  });
+  log(
+    'gateway event-loop delay during the measured runs: p99 ' +
+      `${gatewayDelay.delayP99Ms.toFixed(1)} ms, max ${gatewayDelay.delayMaxMs.toFixed(1)} ms`,
+  );
   // The profile covers the measured runs only, not the usage reads below.
   if (profileFile) await gateway.job({ op: 'stop-profile' });
   const refreshCost = await gateway.job<RefreshCost>({ op: 'refresh-cost', userId: userIds[1] ?? userIds[0] });
@@ -627,7 +799,11 @@ async function main(): Promise<void> {
       `${refreshCost.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ` +
       `${refreshCost.fullMs.map((v) => v.toFixed(0)).join(', ')} ms`,
   );
-  const refreshCostLarge = await large.job<RefreshCost>({ op: 'refresh-cost', userId: largeUserIds[1] ?? largeUserIds[0], fullLoads: 1 });
+  const refreshCostLarge = await large.job<RefreshCost>({
+    op: 'refresh-cost',
+    userId: largeUserIds[1] ?? largeUserIds[0],
+    fullLoads: 1,
+  });
   log(
     `the same with ${options.largeAccounts} tenants: ` +
       `${refreshCostLarge.writeMs.map((v) => v.toFixed(1)).join(', ')} ms; a full load ` +
@@ -637,7 +813,10 @@ async function main(): Promise<void> {
     ['gateway', refreshCost],
     ['gateway-large', refreshCostLarge],
   ] as const) {
-    if (cost.fullLoadsDuringWrites > 0) problems.push(`${name}: ${cost.fullLoadsDuringWrites} full snapshot load(s) during single writes (expected none)`);
+    if (cost.fullLoadsDuringWrites > 0)
+      problems.push(
+        `${name}: ${cost.fullLoadsDuringWrites} full snapshot load(s) during single writes (expected none)`,
+      );
   }
 
   // ---- metering must be exact ------------------------------------------------------------------
@@ -648,35 +827,59 @@ async function main(): Promise<void> {
     for (let i = 0; i < serverTokens.length; i += 16) {
       const batch = await Promise.all(
         serverTokens.slice(i, i + 16).map(async (token) => {
-          const res = await request(`${String(server.info['url'])}/api/usage`, { headers: { authorization: `Bearer ${token}` } });
+          const res = await request(`${String(server.info['url'])}/api/usage`, {
+            headers: { authorization: `Bearer ${token}` },
+          });
           const body = (await res.body.json()) as { usage?: { totalCalls?: number } };
-          if (res.statusCode !== 200 || typeof body.usage?.totalCalls !== 'number') throw new Error(`GET /api/usage answered ${res.statusCode}`);
+          if (res.statusCode !== 200 || typeof body.usage?.totalCalls !== 'number')
+            throw new Error(`GET /api/usage answered ${res.statusCode}`);
           return body.usage.totalCalls;
         }),
       );
       for (const n of batch) total += n;
     }
     metering.push({ gateway: server.name, expected, totalCalls: total, accounts: serverTokens.length });
-    log(`metering ${server.name}: usage totalCalls ${total}, successful calls counted ` + `${expected} ${total === expected ? '(exact)' : '(MISMATCH)'}`);
+    log(
+      `metering ${server.name}: usage totalCalls ${total}, successful calls counted ` +
+        `${expected} ${total === expected ? '(exact)' : '(MISMATCH)'}`,
+    );
   }
 
   log('stopping the servers');
   await load.stop();
-  await Promise.all([floor.stop(), peer.stop(), listFloor.stop(), gateway.stop(30_000), large.stop(30_000), pgGateway?.stop(30_000)]);
+  await Promise.all([
+    floor.stop(),
+    peer.stop(),
+    listFloor.stop(),
+    gateway.stop(30_000),
+    large.stop(30_000),
+    pgGateway?.stop(30_000),
+  ]);
 
   // ---- a write reaching every replica: two replicas on PostgreSQL + Redis with the large tenant count
   const replicas =
     options.databaseUrl && options.redisUrl
-      ? await measureReplicas(options, upstreamUrl, problems).catch((error: unknown) => ({ skipped: (error as Error).message.split('\n')[0]! }))
+      ? await measureReplicas(options, upstreamUrl, problems).catch((error: unknown) => ({
+          skipped: (error as Error).message.split('\n')[0]!,
+        }))
       : { skipped: options.databaseUrl ? 'skipped with --no-redis' : 'skipped with --no-postgres' };
   if ('skipped' in replicas) log(`replicas: ${replicas.skipped}`);
-  else log(`a write reaches the other replica in ${replicas.reachMs.median.toFixed(1)} ms (median of ` + `${replicas.reachMs.values.length}); full loads during the writes: ${replicas.fullLoads}`);
+  else
+    log(
+      `a write reaches the other replica in ${replicas.reachMs.median.toFixed(1)} ms (median of ` +
+        `${replicas.reachMs.values.length}); full loads during the writes: ${replicas.fullLoads}`,
+    );
 
   // ---- start-up of `node bin/start.mjs` on a prepared data directory -------------------------
   const startupDir = join(tmp, 'startup');
-  const seeded = await startChild('seed', join(BENCH, 'servers/gateway.ts'), ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'], {
-    env: childEnv(),
-  });
+  const seeded = await startChild(
+    'seed',
+    join(BENCH, 'servers/gateway.ts'),
+    ['--store', 'embedded', '--data-dir', startupDir, '--accounts', '1', '--upstream', upstreamUrl, '--seed-only'],
+    {
+      env: childEnv(),
+    },
+  );
   const startupToken = (seeded.info['tokens'] as string[])[0]!;
   await seeded.stop();
   // `warmups` starts first, not in the figure: the first start of a fresh checkout also fills
@@ -691,11 +894,16 @@ async function main(): Promise<void> {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/register/mcp`;
       const t0 = performance.now();
-      const proc = startProcess('gateway-main', process.execPath, [...EMBEDDED_NODE_FLAGS, join(ROOT, 'bin/start.mjs')], {
-        env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port })),
-        cwd: ROOT,
-        captureStdout: true,
-      });
+      const proc = startProcess(
+        'gateway-main',
+        process.execPath,
+        [...EMBEDDED_NODE_FLAGS, join(ROOT, 'bin/start.mjs')],
+        {
+          env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port })),
+          cwd: ROOT,
+          captureStdout: true,
+        },
+      );
       let exited = false;
       void proc.exited.then(() => (exited = true));
       let elapsed = Number.NaN;
@@ -711,7 +919,11 @@ async function main(): Promise<void> {
         }
         await sleep(5);
       }
-      if (Number.isNaN(elapsed)) problems.push(`start-up (${label}) run ${i + 1}: no successful tools/call within 120 ` + `s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`);
+      if (Number.isNaN(elapsed))
+        problems.push(
+          `start-up (${label}) run ${i + 1}: no successful tools/call within 120 ` +
+            `s${exited ? ' (the process exited)' : ''}: ${proc.stderr().slice(-500)}`,
+        );
       if (i < 0) {
         cold.push(elapsed);
         await proc.stop();
@@ -732,7 +944,12 @@ async function main(): Promise<void> {
   const startupMs = small.ms;
   const startupRss = small.rss;
   const createAppMs = small.createApp;
-  const startupLarge = await measureStartup(`${options.largeAccounts} tenants`, join(tmp, 'gateway-large'), largeTokens[0]!, 1);
+  const startupLarge = await measureStartup(
+    `${options.largeAccounts} tenants`,
+    join(tmp, 'gateway-large'),
+    largeTokens[0]!,
+    1,
+  );
   await upstream.stop();
 
   // ---- full code generation --------------------------------------------------------------------
@@ -740,7 +957,12 @@ async function main(): Promise<void> {
   for (let i = 0; i < options.codegenRuns; i++) {
     const outDir = join(tmp, `codegen-${i}`);
     const t0 = performance.now();
-    const proc = startProcess('codegen', process.execPath, [join(ROOT, 'codegen/main.ts'), '--out', outDir, '--no-stubs'], { env: childEnv(), cwd: ROOT });
+    const proc = startProcess(
+      'codegen',
+      process.execPath,
+      [join(ROOT, 'codegen/main.ts'), '--out', outDir, '--no-stubs'],
+      { env: childEnv(), cwd: ROOT },
+    );
     const code = await proc.exited;
     const ms = performance.now() - t0;
     if (code !== 0) problems.push(`code generation exited ${String(code)}: ${proc.stderr().slice(-500)}`);
@@ -752,7 +974,11 @@ async function main(): Promise<void> {
   const folder = await startChild('fold', join(BENCH, 'fold.ts'), [], { env: childEnv(), execArgv: ['--expose-gc'] });
   const fold = await folder.job<FoldResult>({ sizes: [5_000, 50_000], repeats: options.foldRepeats });
   await folder.stop();
-  log('skipped' in fold ? `fold: skipped (${fold.skipped})` : `fold: ${fold.figures.map((f) => `${f.rows} rows ${f.cpuMs.median.toFixed(1)} ms CPU`).join(', ')}`);
+  log(
+    'skipped' in fold
+      ? `fold: skipped (${fold.skipped})`
+      : `fold: ${fold.figures.map((f) => `${f.rows} rows ${f.cpuMs.median.toFixed(1)} ms CPU`).join(', ')}`,
+  );
 
   // ---- young generation per call ----------------------------------------------------------------
   const youngChild = await startChild('young-generation', join(BENCH, 'young-generation.ts'), [], { env: childEnv() });
@@ -887,7 +1113,9 @@ async function main(): Promise<void> {
         `${cpuRatio('gateway-large', `gateway-${maxAccounts}`).median.toFixed(2)}×.`,
     },
     {
-      figure: 'A write reaching every replica ' + `(${options.largeAccounts.toLocaleString('en-US')} accounts, PostgreSQL + Redis)`,
+      figure:
+        'A write reaching every replica ' +
+        `(${options.largeAccounts.toLocaleString('en-US')} accounts, PostgreSQL + Redis)`,
       spread: 'skipped' in replicas ? spread([]) : replicas.reachMs,
       unit: 'ms',
       target: { op: '<=', value: 100 },
@@ -926,7 +1154,8 @@ async function main(): Promise<void> {
         'The same gateway on the PostgreSQL store (no embedded database in ' +
         'the process; no special Node flags), 1 s after ready.' +
         (memoryIdlePg
-          ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ` + `${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.`
+          ? ` V8 heap ${mib(memoryIdlePg.heapTotal)} MiB (${mib(memoryIdlePg.heapUsed)} used), external ` +
+            `${mib(memoryIdlePg.external)} MiB; ${rssLoadPg.toFixed(0)} MiB at most under load.`
           : ''),
       ...(pgSkip ? { note: pgSkip } : {}),
     },
@@ -993,7 +1222,15 @@ async function main(): Promise<void> {
   const report: Report = {
     date,
     machine,
-    options: { runs: options.runs, durationSec: options.durationSec, connections: options.connections, rate: options.rate, quick: options.quick, logLevel: options.logLevel, cpuProf: options.cpuProf },
+    options: {
+      runs: options.runs,
+      durationSec: options.durationSec,
+      connections: options.connections,
+      rate: options.rate,
+      quick: options.quick,
+      logLevel: options.logLevel,
+      cpuProf: options.cpuProf,
+    },
     figures,
     throughput: cases.map((c) => {
       const list = runs.get(c.id) ?? [];
@@ -1009,10 +1246,23 @@ async function main(): Promise<void> {
     }),
     fixedRate: rateCases.map((c) => {
       const list = rateRuns.get(c.id) ?? [];
-      return { label: c.label, p50: spread(list.map((r) => r.latency.p50)), p99: spread(list.map((r) => r.latency.p99)), achieved: spread(list.map((r) => r.rps)) };
+      return {
+        label: c.label,
+        p50: spread(list.map((r) => r.latency.p50)),
+        p99: spread(list.map((r) => r.latency.p99)),
+        achieved: spread(list.map((r) => r.rps)),
+      };
     }),
-    growth: options.growth.map((n) => ({ accounts: n, rps: spread(rps(`gateway-${n}`)), ratio: ratio(`gateway-${n}`, 'floor'), cpuUsPerCall: spread(perRun(`gateway-${n}`, (r) => r.cpuUsPerCall)) })),
-    fold: 'skipped' in fold ? { skipped: fold.skipped } : { figures: fold.figures, ...(fold.memory ? { memory: fold.memory } : {}) },
+    growth: options.growth.map((n) => ({
+      accounts: n,
+      rps: spread(rps(`gateway-${n}`)),
+      ratio: ratio(`gateway-${n}`, 'floor'),
+      cpuUsPerCall: spread(perRun(`gateway-${n}`, (r) => r.cpuUsPerCall)),
+    })),
+    fold:
+      'skipped' in fold
+        ? { skipped: fold.skipped }
+        : { figures: fold.figures, ...(fold.memory ? { memory: fold.memory } : {}) },
     metering,
     gatewayDelay,
     snapshot: {
@@ -1036,7 +1286,13 @@ async function main(): Promise<void> {
       startupCreateApp: spread(startupLarge.createApp),
       replicas: 'skipped' in replicas ? undefined : replicas,
     },
-    memory: { idle: rssIdle, load: rssLoad, idlePostgres: rssIdlePg, loadPostgres: pgGateway ? rssLoadPg : Number.NaN, freshMain: spread(startupRss).median },
+    memory: {
+      idle: rssIdle,
+      load: rssLoad,
+      idlePostgres: rssIdlePg,
+      loadPostgres: pgGateway ? rssLoadPg : Number.NaN,
+      freshMain: spread(startupRss).median,
+    },
     startup: { total: spread(startupMs), createApp: spread(createAppMs) },
     problems,
     ...(profileFile ? { profileFile: relative(ROOT, profileFile) } : {}),
@@ -1047,7 +1303,10 @@ async function main(): Promise<void> {
   for (const f of figures) log(`  ${f.figure}: ${f.spread.median.toFixed(2)} ${f.unit}${f.note ? ` (${f.note})` : ''}`);
 
   if (!meteringExact) {
-    console.error('\n[bench] METERING WAS NOT EXACT: usage totalCalls differs from ' + 'the successful calls the load generator counted.');
+    console.error(
+      '\n[bench] METERING WAS NOT EXACT: usage totalCalls differs from ' +
+        'the successful calls the load generator counted.',
+    );
     for (const m of metering) console.error(`  ${m.gateway}: totalCalls ${m.totalCalls}, counted ${m.expected}`);
     process.exitCode = 1;
   }

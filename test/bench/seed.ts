@@ -12,14 +12,24 @@ export interface BenchTenant {
   readonly token: string;
 }
 
-export async function seedTenants(store: PlatformStore, count: number, connectorKey = 'register'): Promise<BenchTenant[]> {
+export async function seedTenants(
+  store: PlatformStore,
+  count: number,
+  connectorKey = 'register',
+): Promise<BenchTenant[]> {
   const tenants: BenchTenant[] = [];
   const now = new Date();
   for (let i = 0; i < count; i++) {
     const n = String(i + 1).padStart(4, '0');
     const account = await store.accounts.createAccount({ id: `acc_bench_${n}`, name: `Bench ${n} ApS` });
     await store.accounts.setFairUse(account.id, { mode: 'soft' });
-    const user = await store.users.createUser({ id: `usr_bench_${n}`, accountId: account.id, email: `bench-${n}@example.test`, name: `Bench user ${n}`, role: 'admin' });
+    const user = await store.users.createUser({
+      id: `usr_bench_${n}`,
+      accountId: account.id,
+      email: `bench-${n}@example.test`,
+      name: `Bench user ${n}`,
+      role: 'admin',
+    });
     await store.users.acceptTerms(user.id, now);
     await store.accounts.setSubscription(account.id, connectorKey, true);
     await store.users.setSeat(user.id, connectorKey, true);
@@ -50,16 +60,31 @@ export async function seedTenantsBulk(db: SqlClient, count: number, connectorKey
       tenants.push({ accountId: `acc_bench_${n}`, userId: `usr_bench_${n}`, tokenId: `tok_bench_${n}`, token });
     }
     await db.transaction(async (tx) => {
-      await tx.query("INSERT INTO accounts (id, name, fair_use_mode) SELECT 'acc_bench_' || n, " + "'Bench ' || n || ' ApS', 'soft' FROM unnest($1::text[]) AS n", [ns]);
+      await tx.query(
+        "INSERT INTO accounts (id, name, fair_use_mode) SELECT 'acc_bench_' || n, " +
+          "'Bench ' || n || ' ApS', 'soft' FROM unnest($1::text[]) AS n",
+        [ns],
+      );
       await tx.query(
         'INSERT INTO users (id, account_id, email, name, role, terms_accepted_at) ' +
           "SELECT 'usr_bench_' || n, 'acc_bench_' || n, 'bench-' || n || '@example.test', " +
           "'Bench user ' || n, 'admin', $2 FROM unnest($1::text[]) AS n",
         [ns, now],
       );
-      await tx.query('INSERT INTO subscriptions (account_id, connector_key) SELECT ' + "'acc_bench_' || n, $2 FROM unnest($1::text[]) AS n", [ns, connectorKey]);
-      await tx.query("INSERT INTO seats (user_id, connector_key) SELECT 'usr_bench_' || n, $2 FROM unnest($1::text[]) AS n", [ns, connectorKey]);
-      await tx.query("INSERT INTO tokens (id, user_id, label, token_hash) SELECT 'tok_bench_' || n, " + "'usr_bench_' || n, 'bench', h FROM unnest($1::text[], $2::text[]) AS x(n, h)", [ns, hashes]);
+      await tx.query(
+        'INSERT INTO subscriptions (account_id, connector_key) SELECT ' +
+          "'acc_bench_' || n, $2 FROM unnest($1::text[]) AS n",
+        [ns, connectorKey],
+      );
+      await tx.query(
+        "INSERT INTO seats (user_id, connector_key) SELECT 'usr_bench_' || n, $2 FROM unnest($1::text[]) AS n",
+        [ns, connectorKey],
+      );
+      await tx.query(
+        "INSERT INTO tokens (id, user_id, label, token_hash) SELECT 'tok_bench_' || n, " +
+          "'usr_bench_' || n, 'bench', h FROM unnest($1::text[], $2::text[]) AS x(n, h)",
+        [ns, hashes],
+      );
     });
   }
   return tenants;

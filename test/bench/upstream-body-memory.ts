@@ -39,20 +39,35 @@ if (process.argv.includes('--upstream')) {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url === '/login') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: 'bench-token' }));
+      if (req.url === '/login')
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ token: 'bench-token' }));
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
     });
   });
-  server.listen(0, '127.0.0.1', () => process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bytes: body.length, rows: parts.length }));
+  server.listen(0, '127.0.0.1', () =>
+    process.send?.({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      bytes: body.length,
+      rows: parts.length,
+    }),
+  );
   process.on('disconnect', () => process.exit(0));
 } else {
   const calls = Number(argValue('calls', '8'));
   const budget = argValue('budget');
   const child = fork(process.argv[1]!, ['--upstream', '--mb', argValue('mb', '60')!], { stdio: 'inherit' });
-  const upstream = await new Promise<{ url: string; bytes: number; rows: number }>((resolve) => child.once('message', (m) => resolve(m as never)));
+  const upstream = await new Promise<{ url: string; bytes: number; rows: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as never)),
+  );
   const store = await openStore({});
   const gw = await startGateway(store, {
-    env: { CONNECTOR_LEDGER_BASE_URL: upstream.url, RATE_LIMIT_BURST: '1000', ...(budget ? { UPSTREAM_BODY_BUDGET_BYTES: budget } : {}) },
+    env: {
+      CONNECTOR_LEDGER_BASE_URL: upstream.url,
+      RATE_LIMIT_BURST: '1000',
+      ...(budget ? { UPSTREAM_BODY_BUDGET_BYTES: budget } : {}),
+    },
   });
   const tenant = await createTenant(store, { subscribe: ['ledger'] });
   await connectTenant(gw, tenant, 'ledger', { username: 'bench', password: 'Zq7-bench-secret', companyId: '12345' });
@@ -66,7 +81,12 @@ if (process.argv.includes('--upstream')) {
   };
   const mem = () => {
     const m = process.memoryUsage();
-    return { rss: Math.round(m.rss / MB), heapUsed: Math.round(m.heapUsed / MB), external: Math.round(m.external / MB), arrayBuffers: Math.round(m.arrayBuffers / MB) };
+    return {
+      rss: Math.round(m.rss / MB),
+      heapUsed: Math.round(m.heapUsed / MB),
+      external: Math.round(m.external / MB),
+      arrayBuffers: Math.round(m.arrayBuffers / MB),
+    };
   };
   await settle();
   const before = mem();
@@ -75,7 +95,9 @@ if (process.argv.includes('--upstream')) {
     peak = Math.max(peak, Math.round(process.memoryUsage().rss / MB));
   }, 10);
   const started = performance.now();
-  const results = await Promise.all(clients.map((c) => c.callTool({ name: 'ledger__list_debtors', arguments: { limit: 5 } })));
+  const results = await Promise.all(
+    clients.map((c) => c.callTool({ name: 'ledger__list_debtors', arguments: { limit: 5 } })),
+  );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const ok = results.filter((r) => !r.isError).length;

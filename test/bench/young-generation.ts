@@ -77,11 +77,22 @@ async function contextFigure(calls: number): Promise<number> {
   return survival;
 }
 
-async function callFigure(warmUp: number, calls: number): Promise<Omit<YoungGenerationResult, 'contextSurvival' | 'contextCalls'>> {
+async function callFigure(
+  warmUp: number,
+  calls: number,
+): Promise<Omit<YoungGenerationResult, 'contextSurvival' | 'contextCalls'>> {
   // The register's search API answering one company, as the bench's zero-latency upstream does.
   const source = companySources.find((s) => s.Vrvirksomhed.cvrNummer === DEMO_CVR)!;
   const answer = Buffer.from(
-    JSON.stringify({ took: 1, timed_out: false, hits: { total: 1, max_score: 1, hits: [{ _index: 'cvr-permanent-virksomhed', _id: String(DEMO_CVR), _score: 1, _source: source }] } }),
+    JSON.stringify({
+      took: 1,
+      timed_out: false,
+      hits: {
+        total: 1,
+        max_score: 1,
+        hits: [{ _index: 'cvr-permanent-virksomhed', _id: String(DEMO_CVR), _score: 1, _source: source }],
+      },
+    }),
   );
   const upstream = http.createServer((req, res) => {
     req.resume();
@@ -108,7 +119,12 @@ async function callFigure(warmUp: number, calls: number): Promise<Omit<YoungGene
     const tenant = await createTenant(store, { subscribe: ['register'] });
     await gw.app.context.state.refresh();
     const url = new URL(`${gw.url}/register/mcp`);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: DEMO_CVR } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: DEMO_CVR } },
+    });
     const call = () =>
       new Promise<string>((done, fail) => {
         const req = http.request(
@@ -118,7 +134,12 @@ async function callFigure(warmUp: number, calls: number): Promise<Omit<YoungGene
             port: url.port,
             path: url.pathname,
             method: 'POST',
-            headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) },
+            headers: {
+              authorization: `Bearer ${tenant.token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'content-length': Buffer.byteLength(body),
+            },
           },
           (res) => {
             const chunks: Buffer[] = [];
@@ -136,8 +157,14 @@ async function callFigure(warmUp: number, calls: number): Promise<Omit<YoungGene
     };
     await run(warmUp);
     const young = await youngGeneration(() => run(calls));
-    if (answered !== warmUp + calls) throw new Error(`${warmUp + calls - answered} of ${warmUp + calls} calls did not answer the company`);
-    return { callSurvival: young.survival, callPromotedBytesPerCall: young.promotedBytes / calls, callScavenges: young.scavenges, calls };
+    if (answered !== warmUp + calls)
+      throw new Error(`${warmUp + calls - answered} of ${warmUp + calls} calls did not answer the company`);
+    return {
+      callSurvival: young.survival,
+      callPromotedBytesPerCall: young.promotedBytes / calls,
+      callScavenges: young.scavenges,
+      calls,
+    };
   } finally {
     agent.destroy();
     await gw.close();
@@ -146,7 +173,9 @@ async function callFigure(warmUp: number, calls: number): Promise<Omit<YoungGene
   }
 }
 
-export async function measureYoungGeneration(options: { contextCalls?: number; warmUp?: number; calls?: number } = {}): Promise<YoungGenerationResult> {
+export async function measureYoungGeneration(
+  options: { contextCalls?: number; warmUp?: number; calls?: number } = {},
+): Promise<YoungGenerationResult> {
   const contextCalls = options.contextCalls ?? 20_000;
   const contextSurvival = await contextFigure(contextCalls);
   return { contextSurvival, contextCalls, ...(await callFigure(options.warmUp ?? 1_000, options.calls ?? 5_000)) };

@@ -51,10 +51,13 @@ async function startTokenProxy(target: ProxyTarget): Promise<{ url: string; serv
       return;
     }
     const headers = { ...req.headers, authorization: `Bearer ${target.token}` };
-    const upstream = httpRequest({ hostname: target.url.hostname, port: target.url.port, method: req.method, path: target.url.pathname, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      { hostname: target.url.hostname, port: target.url.port, method: req.method, path: target.url.pathname, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
@@ -79,7 +82,8 @@ function runCli(args: readonly string[]): Promise<number> {
 async function main(): Promise<number> {
   const started = performance.now();
   const endpoint = (process.env.CONFORMANCE_ENDPOINT ?? 'register') as ConnectorKey;
-  if (!(endpoint in registry)) throw new Error(`CONFORMANCE_ENDPOINT=${endpoint}: not a connector (${Object.keys(registry).join(', ')})`);
+  if (!(endpoint in registry))
+    throw new Error(`CONFORMANCE_ENDPOINT=${endpoint}: not a connector (${Object.keys(registry).join(', ')})`);
   const target: ProxyTarget = {};
   const proxy = await startTokenProxy(target);
   const sandboxes = await startSandboxes();
@@ -93,7 +97,9 @@ async function main(): Promise<number> {
     RATE_LIMIT_BURST: '100000',
     ALLOWED_ORIGINS: `http://localhost:${port},http://127.0.0.1:${port}`,
   });
-  const gateway = await startGateway(store, { config: { ...config, connectors: config.connectors.map((c) => ({ ...c, enabled: true })) } });
+  const gateway = await startGateway(store, {
+    config: { ...config, connectors: config.connectors.map((c) => ({ ...c, enabled: true })) },
+  });
   try {
     const tenant = await createTenant(store, { subscribe: Object.keys(registry) });
     const credential = sandboxTenantCredentials(sandboxes)[endpoint];
@@ -104,12 +110,25 @@ async function main(): Promise<number> {
     target.token = tenant.token;
     const output = mkdtempSync(join(tmpdir(), 'conformance-'));
     const setupMs = Math.round(performance.now() - started);
-    console.log(`conformance: ${target.url.href} through ${proxy.url}/mcp (set up in ${setupMs} ms); results in ${output}`);
+    console.log(
+      `conformance: ${target.url.href} through ${proxy.url}/mcp (set up in ${setupMs} ms); results in ${output}`,
+    );
     let worst = 0;
     for (const selection of process.argv.length > 2 ? [process.argv.slice(2)] : RUNS) {
       const runStarted = performance.now();
-      const code = await runCli(['server', '--url', `${proxy.url}/mcp`, ...selection, '--expected-failures', join(here, 'expected-failures.yaml'), '-o', output]);
-      console.log(`conformance: ${selection.join(' ')}: exit ${code} in ${Math.round(performance.now() - runStarted)} ms`);
+      const code = await runCli([
+        'server',
+        '--url',
+        `${proxy.url}/mcp`,
+        ...selection,
+        '--expected-failures',
+        join(here, 'expected-failures.yaml'),
+        '-o',
+        output,
+      ]);
+      console.log(
+        `conformance: ${selection.join(' ')}: exit ${code} in ${Math.round(performance.now() - runStarted)} ms`,
+      );
       worst = Math.max(worst, code);
     }
     console.log(`conformance: exit ${worst}; total ${Math.round(performance.now() - started)} ms`);

@@ -12,14 +12,28 @@ import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
 import { renderToolReferences } from '../../runtime/gateway-context.ts';
-import type { CompiledValidator, ConnectorDescriptor, ConnectorRegistry, CredentialKind, ToolDescriptor } from '../../runtime/handler-api/descriptor-types.ts';
+import type {
+  CompiledValidator,
+  ConnectorDescriptor,
+  ConnectorRegistry,
+  CredentialKind,
+  ToolDescriptor,
+} from '../../runtime/handler-api/descriptor-types.ts';
 
 const modules: ConnectorRegistry = registry;
 import { openStore } from '../../runtime/store/open-store.ts';
 import type { PlatformStore } from '../../runtime/store/store.ts';
 import { sandboxEnv, sandboxTenantCredentials } from '../../bin/demo.ts';
 import { startSandboxes, type SandboxSet } from '../../sandbox/index.ts';
-import { createTenant, mcpClient, startGateway, testConfig, usageOf, type StartedGateway, type Tenant } from './gateway.ts';
+import {
+  createTenant,
+  mcpClient,
+  startGateway,
+  testConfig,
+  usageOf,
+  type StartedGateway,
+  type Tenant,
+} from './gateway.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -79,13 +93,16 @@ export const inputSchemaOf = (tool: ToolDescriptor): ArgSchema => tool.inputSche
 export function unsupportedKeywords(schema: ArgSchema, path = '(arguments)'): string[] {
   const out: string[] = [];
   for (const key of Object.keys(schema)) if (!PROBED_KEYWORDS.has(key)) out.push(`${path}: ${key}`);
-  for (const [name, child] of Object.entries(schema.properties ?? {})) out.push(...unsupportedKeywords(child, `${path}.${name}`));
+  for (const [name, child] of Object.entries(schema.properties ?? {}))
+    out.push(...unsupportedKeywords(child, `${path}.${name}`));
   if (schema.items) out.push(...unsupportedKeywords(schema.items, `${path}[]`));
-  if (typeof schema.additionalProperties === 'object') out.push(...unsupportedKeywords(schema.additionalProperties, `${path}{*}`));
+  if (typeof schema.additionalProperties === 'object')
+    out.push(...unsupportedKeywords(schema.additionalProperties, `${path}{*}`));
   return out;
 }
 
-const typesOf = (schema: ArgSchema): readonly string[] => (schema.type === undefined ? [] : typeof schema.type === 'string' ? [schema.type] : schema.type);
+const typesOf = (schema: ArgSchema): readonly string[] =>
+  schema.type === undefined ? [] : typeof schema.type === 'string' ? [schema.type] : schema.type;
 
 function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -176,18 +193,21 @@ const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 function lowerBound(schema: ArgSchema, step: number): number | undefined {
   if (schema.minimum !== undefined) return schema.minimum;
-  if (schema.exclusiveMinimum !== undefined) return round(step === 1 ? Math.floor(schema.exclusiveMinimum) + 1 : schema.exclusiveMinimum + step);
+  if (schema.exclusiveMinimum !== undefined)
+    return round(step === 1 ? Math.floor(schema.exclusiveMinimum) + 1 : schema.exclusiveMinimum + step);
   return undefined;
 }
 
 function upperBound(schema: ArgSchema, step: number): number | undefined {
   if (schema.maximum !== undefined) return schema.maximum;
-  if (schema.exclusiveMaximum !== undefined) return round(step === 1 ? Math.ceil(schema.exclusiveMaximum) - 1 : schema.exclusiveMaximum - step);
+  if (schema.exclusiveMaximum !== undefined)
+    return round(step === 1 ? Math.ceil(schema.exclusiveMaximum) - 1 : schema.exclusiveMaximum - step);
   return undefined;
 }
 
 /** Pads or cuts a string to `length`, keeping its start. */
-const withLength = (value: string, length: number): string => (value.length >= length ? value.slice(0, length) : value + 'x'.repeat(length - value.length));
+const withLength = (value: string, length: number): string =>
+  value.length >= length ? value.slice(0, length) : value + 'x'.repeat(length - value.length);
 
 /** A value that satisfies the schema (derived, not hand-written); undefined where it cannot be derived. */
 export function sampleValue(schema: ArgSchema): unknown {
@@ -209,8 +229,10 @@ export function sampleValue(schema: ArgSchema): unknown {
       else if (schema.pattern !== undefined) value = stringMatching(schema.pattern);
       else value = 'x';
       if (value === undefined) return undefined;
-      if (schema.minLength !== undefined && value.length < schema.minLength) value = withLength(value, schema.minLength);
-      if (schema.maxLength !== undefined && value.length > schema.maxLength) value = withLength(value, schema.maxLength);
+      if (schema.minLength !== undefined && value.length < schema.minLength)
+        value = withLength(value, schema.minLength);
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        value = withLength(value, schema.maxLength);
       if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return undefined;
       return value;
     }
@@ -278,7 +300,12 @@ export function staleOverrides(overrides: BaseValueOverrides): string[] {
   const stale: string[] = [];
   for (const entry of Object.keys(overrides)) {
     const [key, toolName, arg] = entry.split('.');
-    const connector = (registry as Record<string, { descriptor: ConnectorDescriptor; validators: Readonly<Record<string, CompiledValidator>> }>)[key ?? ''];
+    const connector = (
+      registry as Record<
+        string,
+        { descriptor: ConnectorDescriptor; validators: Readonly<Record<string, CompiledValidator>> }
+      >
+    )[key ?? ''];
     const tool = connector?.descriptor.tools.find((t) => t.name === toolName);
     const schema = tool ? inputSchemaOf(tool) : undefined;
     if (!tool || !arg || !schema?.required?.includes(arg)) {
@@ -287,7 +314,8 @@ export function staleOverrides(overrides: BaseValueOverrides): string[] {
     }
     const derived = baseArguments(key!, tool, {});
     const validator = connector!.validators[`input_${tool.name}`];
-    if (derived.underived.length === 0 && validator && checkArguments(tool, validator, derived.args).ok) stale.push(`${entry}: derivation works without it`);
+    if (derived.underived.length === 0 && validator && checkArguments(tool, validator, derived.args).ok)
+      stale.push(`${entry}: derivation works without it`);
   }
   return stale;
 }
@@ -326,9 +354,15 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
     if (!types.includes('null')) add('outside', `type ${declared}, sent null`, null);
     const numeric = types.includes('integer') || types.includes('number');
     // No coercion beyond `coerce: integer`: a number as a string is the wrong type.
-    if (numeric && !types.includes('string') && !coerce) add('outside', `type ${declared}, sent the number as a string`, String(typeof present === 'number' ? present : 1));
+    if (numeric && !types.includes('string') && !coerce)
+      add(
+        'outside',
+        `type ${declared}, sent the number as a string`,
+        String(typeof present === 'number' ? present : 1),
+      );
     if (types.includes('string') && !numeric && wrong !== 7) add('outside', `type ${declared}, sent a number`, 7);
-    if (types.includes('integer') && !types.includes('number')) add('outside', 'integer, sent a fraction', round((typeof present === 'number' ? present : 1) + 0.5));
+    if (types.includes('integer') && !types.includes('number'))
+      add('outside', 'integer, sent a fraction', round((typeof present === 'number' ? present : 1) + 0.5));
   }
   if (types.includes('integer') || types.includes('number')) {
     const step = numericStep(types);
@@ -338,20 +372,38 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
       add('outside', `minimum ${schema.minimum}, sent ${round(schema.minimum - step)}`, round(schema.minimum - step));
       if (digits) {
         add('inside', `minimum ${schema.minimum} as a digit string`, String(schema.minimum));
-        if (schema.minimum - 1 >= 0) add('outside', `minimum ${schema.minimum}, sent the digit string "${schema.minimum - 1}"`, String(schema.minimum - 1));
+        if (schema.minimum - 1 >= 0)
+          add(
+            'outside',
+            `minimum ${schema.minimum}, sent the digit string "${schema.minimum - 1}"`,
+            String(schema.minimum - 1),
+          );
       }
     }
     if (schema.maximum !== undefined) {
       add('inside', `maximum ${schema.maximum}`, schema.maximum);
       add('outside', `maximum ${schema.maximum}, sent ${round(schema.maximum + step)}`, round(schema.maximum + step));
-      if (digits) add('outside', `maximum ${schema.maximum}, sent the digit string "${schema.maximum + 1}"`, String(schema.maximum + 1));
+      if (digits)
+        add(
+          'outside',
+          `maximum ${schema.maximum}, sent the digit string "${schema.maximum + 1}"`,
+          String(schema.maximum + 1),
+        );
     }
     if (schema.exclusiveMinimum !== undefined) {
-      add('inside', `exclusiveMinimum ${schema.exclusiveMinimum}, sent ${round(schema.exclusiveMinimum + step)}`, round(schema.exclusiveMinimum + step));
+      add(
+        'inside',
+        `exclusiveMinimum ${schema.exclusiveMinimum}, sent ${round(schema.exclusiveMinimum + step)}`,
+        round(schema.exclusiveMinimum + step),
+      );
       add('outside', `exclusiveMinimum ${schema.exclusiveMinimum}, sent it`, schema.exclusiveMinimum);
     }
     if (schema.exclusiveMaximum !== undefined) {
-      add('inside', `exclusiveMaximum ${schema.exclusiveMaximum}, sent ${round(schema.exclusiveMaximum - step)}`, round(schema.exclusiveMaximum - step));
+      add(
+        'inside',
+        `exclusiveMaximum ${schema.exclusiveMaximum}, sent ${round(schema.exclusiveMaximum - step)}`,
+        round(schema.exclusiveMaximum - step),
+      );
       add('outside', `exclusiveMaximum ${schema.exclusiveMaximum}, sent it`, schema.exclusiveMaximum);
     }
   }
@@ -359,18 +411,28 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
     const text = typeof present === 'string' ? present : typeof present === 'number' ? String(present) : 'x';
     if (schema.minLength !== undefined) {
       add('inside', `minLength ${schema.minLength}`, withLength(text, schema.minLength));
-      if (schema.minLength > 0) add('outside', `minLength ${schema.minLength}, sent ${schema.minLength - 1} characters`, withLength(text, schema.minLength - 1));
+      if (schema.minLength > 0)
+        add(
+          'outside',
+          `minLength ${schema.minLength}, sent ${schema.minLength - 1} characters`,
+          withLength(text, schema.minLength - 1),
+        );
     }
     if (schema.maxLength !== undefined) {
       add('inside', `maxLength ${schema.maxLength}`, withLength(text, schema.maxLength));
-      add('outside', `maxLength ${schema.maxLength}, sent ${schema.maxLength + 1} characters`, withLength(text, schema.maxLength + 1));
+      add(
+        'outside',
+        `maxLength ${schema.maxLength}, sent ${schema.maxLength + 1} characters`,
+        withLength(text, schema.maxLength + 1),
+      );
     }
     if (schema.pattern !== undefined || schema.format !== undefined) {
       // The value in place where it is a string that fits (a coerced digit string keeps its numeric bounds), else a
       // derived one.
       const fits =
         typeof present === 'string' || coerce
-          ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) && (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid)
+          ? (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(text)) &&
+            (schema.format === undefined || text === FORMAT_SAMPLES[schema.format]?.valid)
           : false;
       const sample = fits ? text : sampleValue({ ...schema, type: 'string' });
       const rule = schema.format === undefined ? `pattern ${schema.pattern}` : `format ${schema.format}`;
@@ -378,12 +440,17 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
     }
     if (schema.pattern !== undefined) {
       const re = new RegExp(schema.pattern, 'u');
-      const fits = (s: string) => !re.test(s) && (schema.minLength === undefined || s.length >= schema.minLength) && (schema.maxLength === undefined || s.length <= schema.maxLength);
+      const fits = (s: string) =>
+        !re.test(s) &&
+        (schema.minLength === undefined || s.length >= schema.minLength) &&
+        (schema.maxLength === undefined || s.length <= schema.maxLength);
       const candidate = [`!${text.slice(1)}`, `${text}!`, '!', ''].find(fits);
-      if (candidate !== undefined) add('outside', `pattern ${schema.pattern}, sent ${JSON.stringify(candidate)}`, candidate);
+      if (candidate !== undefined)
+        add('outside', `pattern ${schema.pattern}, sent ${JSON.stringify(candidate)}`, candidate);
       // Surrounding whitespace is the classic sloppy input; where the pattern refuses it, so must the gateway.
       const padded = `${text} `;
-      if (fits(padded) && padded !== candidate) add('outside', `pattern ${schema.pattern}, sent ${JSON.stringify(padded)}`, padded);
+      if (fits(padded) && padded !== candidate)
+        add('outside', `pattern ${schema.pattern}, sent ${JSON.stringify(padded)}`, padded);
     }
     if (schema.format !== undefined) {
       const sample = FORMAT_SAMPLES[schema.format];
@@ -396,16 +463,27 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
     const outside = typeof first === 'string' ? `${first}Contract` : 'contract-not-in-enum';
     if (!schema.enum.includes(outside)) add('outside', `enum, sent ${JSON.stringify(outside)}`, outside);
   }
-  if (schema.const !== undefined) add('outside', 'const, sent another value', typeof schema.const === 'string' ? `${schema.const}Contract` : 'contract-not-const');
+  if (schema.const !== undefined)
+    add(
+      'outside',
+      'const, sent another value',
+      typeof schema.const === 'string' ? `${schema.const}Contract` : 'contract-not-const',
+    );
   if (types.includes('array')) {
     const itemSchema = schema.items ?? {};
     const item = schema.items ? sampleValue(schema.items) : 'x';
     const existing = Array.isArray(present) ? present : [];
-    const ofLength = (n: number): unknown[] => Array.from({ length: n }, (_, i) => (i < existing.length ? existing[i] : item));
+    const ofLength = (n: number): unknown[] =>
+      Array.from({ length: n }, (_, i) => (i < existing.length ? existing[i] : item));
     if (item !== undefined) {
       if (schema.minItems !== undefined) {
         add('inside', `minItems ${schema.minItems}`, ofLength(schema.minItems));
-        if (schema.minItems > 0) add('outside', `minItems ${schema.minItems}, sent ${schema.minItems - 1} items`, ofLength(schema.minItems - 1));
+        if (schema.minItems > 0)
+          add(
+            'outside',
+            `minItems ${schema.minItems}, sent ${schema.minItems - 1} items`,
+            ofLength(schema.minItems - 1),
+          );
       }
       if (schema.maxItems !== undefined) {
         add('inside', `maxItems ${schema.maxItems}`, ofLength(schema.maxItems));
@@ -414,35 +492,51 @@ function valueProbes(schema: ArgSchema, present: unknown, path: string, coerce: 
       // The first item's own bounds, in an array that is otherwise valid.
       const holder = ofLength(Math.max(schema.minItems ?? 0, 1));
       if (schema.maxItems === undefined || holder.length <= schema.maxItems) {
-        for (const p of valueProbes(itemSchema, holder[0], `${path}[0]`, false)) out.push({ label: p.label, side: p.side, value: [p.value, ...holder.slice(1)] });
+        for (const p of valueProbes(itemSchema, holder[0], `${path}[0]`, false))
+          out.push({ label: p.label, side: p.side, value: [p.value, ...holder.slice(1)] });
       }
     }
   }
   if (types.includes('object') || (types.length === 0 && schema.properties)) {
-    const base = present && typeof present === 'object' && !Array.isArray(present) ? (present as Record<string, unknown>) : {};
+    const base =
+      present && typeof present === 'object' && !Array.isArray(present) ? (present as Record<string, unknown>) : {};
     for (const p of objectProbes(schema, base, `${path}.`)) out.push({ label: p.label, side: p.side, value: p.args });
   }
   return out;
 }
 
 /** Probes of an object's properties: their bounds, each required one omitted, an unknown one added. */
-function objectProbes(schema: ArgSchema, base: Readonly<Record<string, unknown>>, prefix: string, coerce: readonly string[] = []): Probe[] {
+function objectProbes(
+  schema: ArgSchema,
+  base: Readonly<Record<string, unknown>>,
+  prefix: string,
+  coerce: readonly string[] = [],
+): Probe[] {
   const out: Probe[] = [];
   for (const [name, child] of Object.entries(schema.properties ?? {})) {
     const present = name in base ? base[name] : sampleValue(child);
-    for (const p of valueProbes(child, present, `${prefix}${name}`, coerce.includes(name))) out.push({ label: p.label, side: p.side, args: { ...base, [name]: p.value } });
+    for (const p of valueProbes(child, present, `${prefix}${name}`, coerce.includes(name)))
+      out.push({ label: p.label, side: p.side, args: { ...base, [name]: p.value } });
   }
   for (const name of schema.required ?? []) {
     const { [name]: _omitted, ...rest } = base;
     out.push({ label: `${prefix}${name}: required, omitted`, side: 'outside', args: rest });
   }
-  if (schema.additionalProperties === false) out.push({ label: `${prefix}${UNKNOWN_ARGUMENT}: additionalProperties false`, side: 'outside', args: { ...base, [UNKNOWN_ARGUMENT]: 'x' } });
+  if (schema.additionalProperties === false)
+    out.push({
+      label: `${prefix}${UNKNOWN_ARGUMENT}: additionalProperties false`,
+      side: 'outside',
+      args: { ...base, [UNKNOWN_ARGUMENT]: 'x' },
+    });
   return out;
 }
 
 /** Every probe of a tool: the base arguments (inside), then every argument's bounds from both sides. */
 export function toolProbes(tool: ToolDescriptor, base: Readonly<Record<string, unknown>>): Probe[] {
-  const probes = [{ label: 'base arguments', side: 'inside' as const, args: base }, ...objectProbes(inputSchemaOf(tool), base, '', tool.coerce)];
+  const probes = [
+    { label: 'base arguments', side: 'inside' as const, args: base },
+    ...objectProbes(inputSchemaOf(tool), base, '', tool.coerce),
+  ];
   const seen = new Set<string>();
   return probes.filter((p) => {
     const id = `${p.side}|${JSON.stringify(p.args)}`;
@@ -453,9 +547,15 @@ export function toolProbes(tool: ToolDescriptor, base: Readonly<Record<string, u
 }
 
 /** Probes whose side the generated validator does not share (a probe-generator or validator bug). */
-export function probeDisagreements(tool: ToolDescriptor, validator: CompiledValidator | undefined, probes: readonly Probe[]): string[] {
+export function probeDisagreements(
+  tool: ToolDescriptor,
+  validator: CompiledValidator | undefined,
+  probes: readonly Probe[],
+): string[] {
   if (!validator) return [`no validator input_${tool.name}`];
-  return probes.filter((p) => checkArguments(tool, validator, p.args).ok !== (p.side === 'inside')).map((p) => `${p.label} (${p.side})`);
+  return probes
+    .filter((p) => checkArguments(tool, validator, p.args).ok !== (p.side === 'inside'))
+    .map((p) => `${p.label} (${p.side})`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,13 +568,23 @@ export function probeDisagreements(tool: ToolDescriptor, validator: CompiledVali
  * `structuredContent` answers the result as `structuredContent` and as its JSON text, which must
  * agree; the others answer the JSON text only, which is checked in its place.
  */
-export function outputProblem(descriptor: ConnectorDescriptor, validators: Readonly<Record<string, CompiledValidator>>, tool: ToolDescriptor, result: unknown): string | undefined {
-  const { isError, content, structuredContent } = (result ?? {}) as { isError?: unknown; content?: unknown; structuredContent?: unknown };
+export function outputProblem(
+  descriptor: ConnectorDescriptor,
+  validators: Readonly<Record<string, CompiledValidator>>,
+  tool: ToolDescriptor,
+  result: unknown,
+): string | undefined {
+  const { isError, content, structuredContent } = (result ?? {}) as {
+    isError?: unknown;
+    content?: unknown;
+    structuredContent?: unknown;
+  };
   if (isError === true) return undefined;
   const validate = validators[`output_${tool.name}`];
   if (!validate) return `no validator output_${tool.name}`;
   const [block] = Array.isArray(content) ? (content as Array<{ type?: unknown; text?: unknown }>) : [];
-  if (!Array.isArray(content) || content.length !== 1 || block?.type !== 'text' || typeof block.text !== 'string') return 'a successful result is not exactly one text block';
+  if (!Array.isArray(content) || content.length !== 1 || block?.type !== 'text' || typeof block.text !== 'string')
+    return 'a successful result is not exactly one text block';
   let parsed: unknown;
   try {
     parsed = JSON.parse(block.text);
@@ -483,12 +593,16 @@ export function outputProblem(descriptor: ConnectorDescriptor, validators: Reado
   }
   if (descriptor.structuredContent && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
     if (structuredContent === undefined) return 'structuredContent missing';
-    if (JSON.stringify(structuredContent) !== JSON.stringify(parsed)) return 'structuredContent differs from the JSON text';
-  } else if (structuredContent !== undefined) return 'structuredContent answered although the connector publishes no output schema';
+    if (JSON.stringify(structuredContent) !== JSON.stringify(parsed))
+      return 'structuredContent differs from the JSON text';
+  } else if (structuredContent !== undefined)
+    return 'structuredContent answered although the connector publishes no output schema';
   // The validators fill in defaults (AJV_OPTIONS.useDefaults; no output schema declares one yet): check a copy.
   const value = structuredContent ?? parsed;
   if (validate(structuredClone(value))) return undefined;
-  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
+  const errors = (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`,
+  );
   return `output_${tool.name}: ${errors.join('; ')}`;
 }
 
@@ -506,8 +620,15 @@ export interface ListedTool {
 }
 
 /** The tools an instance must list: every descriptor tool, namespaced, plus connect_account where declared. */
-export function expectedTools(descriptor: ConnectorDescriptor, instanceId: string): Array<{ readonly served: string; readonly tool: ToolDescriptor; readonly publishOutput: boolean }> {
-  const out = descriptor.tools.map((tool) => ({ served: `${instanceId}__${tool.name}`, tool, publishOutput: descriptor.structuredContent }));
+export function expectedTools(
+  descriptor: ConnectorDescriptor,
+  instanceId: string,
+): Array<{ readonly served: string; readonly tool: ToolDescriptor; readonly publishOutput: boolean }> {
+  const out = descriptor.tools.map((tool) => ({
+    served: `${instanceId}__${tool.name}`,
+    tool,
+    publishOutput: descriptor.structuredContent,
+  }));
   if (descriptor.connectAccount) {
     const connect = platformDescriptor.systemTools.find((t) => t.name === 'connect_account');
     if (connect) out.push({ served: connect.name, tool: connect, publishOutput: false });
@@ -516,7 +637,11 @@ export function expectedTools(descriptor: ConnectorDescriptor, instanceId: strin
 }
 
 /** Everything wrong with a tools/list result, as `<served name>: <problem>` lines. */
-export function listingProblems(descriptor: ConnectorDescriptor, instanceId: string, listed: readonly ListedTool[]): string[] {
+export function listingProblems(
+  descriptor: ConnectorDescriptor,
+  instanceId: string,
+  listed: readonly ListedTool[],
+): string[] {
   const problems: string[] = [];
   const expected = expectedTools(descriptor, instanceId);
   const byName = new Map(listed.map((t) => [t.name, t]));
@@ -531,18 +656,25 @@ export function listingProblems(descriptor: ConnectorDescriptor, instanceId: str
     }
     // Texts name sibling tools as this instance serves them (`{{tool:x}}` → `<instance>__x`).
     const title = renderToolReferences(tool.title, instanceId);
-    if (!got.title || got.title !== title) problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
-    if (!got.description || got.description !== renderToolReferences(tool.description, instanceId)) problems.push(`${served}: description is missing or not the descriptor's`);
+    if (!got.title || got.title !== title)
+      problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
+    if (!got.description || got.description !== renderToolReferences(tool.description, instanceId))
+      problems.push(`${served}: description is missing or not the descriptor's`);
     if (JSON.stringify(got).includes('{{')) problems.push(`${served}: a tool reference is served unrendered`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
     if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))
-      problems.push(`${served}: annotations ${JSON.stringify(annotations)} are not ` + `the descriptor's ${JSON.stringify(tool.annotations)}`);
-    if (annotationTitle !== undefined && annotationTitle !== title) problems.push(`${served}: annotations.title is not the tool title`);
+      problems.push(
+        `${served}: annotations ${JSON.stringify(annotations)} are not ` +
+          `the descriptor's ${JSON.stringify(tool.annotations)}`,
+      );
+    if (annotationTitle !== undefined && annotationTitle !== title)
+      problems.push(`${served}: annotations.title is not the tool title`);
     if (got.inputSchema?.type !== 'object') problems.push(`${served}: inputSchema root is not type object`);
     if (publishOutput && tool.outputSchema) {
       if (!got.outputSchema) problems.push(`${served}: outputSchema missing`);
       else if (got.outputSchema.type !== 'object') problems.push(`${served}: outputSchema root is not type object`);
-    } else if (got.outputSchema) problems.push(`${served}: outputSchema published although the descriptor does not publish one`);
+    } else if (got.outputSchema)
+      problems.push(`${served}: outputSchema published although the descriptor does not publish one`);
   }
   return problems;
 }
@@ -573,10 +705,20 @@ async function startCountingUpstream(target: URL | undefined): Promise<CountingU
       return;
     }
     const headers = { ...req.headers, host: target.host };
-    const upstream = httpRequest({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
@@ -637,7 +779,8 @@ export function failureShapeProblem(result: unknown): string | undefined {
   const { isError, content } = (result ?? {}) as { isError?: unknown; content?: unknown };
   if (isError !== true) return undefined;
   if (!Array.isArray(content)) return 'no content array';
-  if (content.length !== 1) return `${content.length} content blocks (${content.map((b: { type?: unknown }) => String(b?.type)).join(', ')})`;
+  if (content.length !== 1)
+    return `${content.length} content blocks (${content.map((b: { type?: unknown }) => String(b?.type)).join(', ')})`;
   const [block] = content as Array<{ type?: unknown; text?: unknown }>;
   if (block!.type !== 'text' || typeof block!.text !== 'string') return `one block of type ${String(block!.type)}`;
   return undefined;
@@ -709,7 +852,12 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
       if (!descriptor.tenantCredential) continue;
       const credential = credentials[c.key] ?? PLACEHOLDER_CREDENTIALS[descriptor.credential];
       const sealed = vault.seal(JSON.stringify(credential), tenant.account.id, c.id);
-      await store.connections.putConnection({ accountId: tenant.account.id, instanceId: c.id, connectorKey: c.key, ...sealed });
+      await store.connections.putConnection({
+        accountId: tenant.account.id,
+        instanceId: c.id,
+        connectorKey: c.key,
+        ...sealed,
+      });
     }
     await gateway.app.context.state.refresh();
     const url = gateway.url;
@@ -749,14 +897,18 @@ export async function startContractEnvironment(): Promise<ContractEnvironment> {
 // ---------------------------------------------------------------------------------------------
 
 /** Every `*.test.ts` under `dir` (recursively), except the excluded paths (relative to `dir`). */
-export function testFiles(dir: string, exclude: readonly string[]): Array<{ readonly path: string; readonly text: string }> {
+export function testFiles(
+  dir: string,
+  exclude: readonly string[],
+): Array<{ readonly path: string; readonly text: string }> {
   const out: Array<{ path: string; text: string }> = [];
   const walk = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const full = join(d, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(full);
-      } else if (entry.name.endsWith('.test.ts') && !exclude.includes(relative(dir, full))) out.push({ path: relative(dir, full), text: readFileSync(full, 'utf8') });
+      } else if (entry.name.endsWith('.test.ts') && !exclude.includes(relative(dir, full)))
+        out.push({ path: relative(dir, full), text: readFileSync(full, 'utf8') });
     }
   };
   walk(dir);

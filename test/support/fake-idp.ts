@@ -41,7 +41,10 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
-  const codes = new Map<string, { challenge: string; redirectUri: string; scope: string; refreshToken: boolean; expiresIn: number }>();
+  const codes = new Map<
+    string,
+    { challenge: string; redirectUri: string; scope: string; refreshToken: boolean; expiresIn: number }
+  >();
   const refreshTokens = new Map<string, string>(); // token → scope
   const token = (prefix: string, issued: string[]) => {
     const t = `${prefix}-${b64url(randomBytes(18))}`;
@@ -50,7 +53,11 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
   };
   const idp: FakeIdp = {
     url: '',
-    next: { scope: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access', refreshToken: true, expiresIn: 3600 },
+    next: {
+      scope: 'https://api.businesscentral.dynamics.com/Financials.ReadWrite.All offline_access',
+      refreshToken: true,
+      expiresIn: 3600,
+    },
     refreshMode: 'ok',
     requests: { authorization_code: 0, refresh_token: 0 },
     authorizeQueries: [],
@@ -74,7 +81,12 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
       if (req.method === 'GET' && url.pathname === '/tenant/authorize') {
         idp.authorizeQueries.push(url.searchParams);
         const q = url.searchParams;
-        if (q.get('response_type') !== 'code' || q.get('client_id') !== options.clientId || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) {
+        if (
+          q.get('response_type') !== 'code' ||
+          q.get('client_id') !== options.clientId ||
+          q.get('code_challenge_method') !== 'S256' ||
+          !q.get('code_challenge')
+        ) {
           json(res, 400, { error: 'invalid_request' });
           return;
         }
@@ -90,7 +102,10 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
       if (req.method === 'POST' && url.pathname === '/tenant/token') {
         const form = await formOf(req);
         if (form.get('client_id') !== options.clientId || form.get('client_secret') !== options.clientSecret) {
-          json(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+          json(res, 401, {
+            error: 'invalid_client',
+            error_description: 'AADSTS7000215: Invalid client secret provided.',
+          });
           return;
         }
         const grant = form.get('grant_type');
@@ -99,12 +114,22 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
           const entry = codes.get(form.get('code') ?? '');
           codes.delete(form.get('code') ?? '');
           const verifier = form.get('code_verifier') ?? '';
-          if (!entry || entry.redirectUri !== form.get('redirect_uri') || b64url(createHash('sha256').update(verifier).digest()) !== entry.challenge) {
+          if (
+            !entry ||
+            entry.redirectUri !== form.get('redirect_uri') ||
+            b64url(createHash('sha256').update(verifier).digest()) !== entry.challenge
+          ) {
             json(res, 400, { error: 'invalid_grant', error_description: 'AADSTS70008: code or verifier invalid.' });
             return;
           }
           const refresh = entry.refreshToken ? idp.grantRefreshToken(entry.scope) : undefined;
-          json(res, 200, { token_type: 'Bearer', expires_in: entry.expiresIn, scope: entry.scope, access_token: token('at', idp.issued), ...(refresh ? { refresh_token: refresh } : {}) });
+          json(res, 200, {
+            token_type: 'Bearer',
+            expires_in: entry.expiresIn,
+            scope: entry.scope,
+            access_token: token('at', idp.issued),
+            ...(refresh ? { refresh_token: refresh } : {}),
+          });
           return;
         }
         if (grant === 'refresh_token') {
@@ -117,18 +142,30 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
             return;
           }
           if (idp.refreshMode === 'invalid_client') {
-            json(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000222: The provided client secret keys are expired.' });
+            json(res, 401, {
+              error: 'invalid_client',
+              error_description: 'AADSTS7000222: The provided client secret keys are expired.',
+            });
             return;
           }
           const old = form.get('refresh_token') ?? '';
           const scope = refreshTokens.get(old);
           if (idp.refreshMode === 'invalid_grant' || scope === undefined) {
-            json(res, 400, { error: 'invalid_grant', error_description: 'AADSTS700082: The refresh token has expired due to inactivity.' });
+            json(res, 400, {
+              error: 'invalid_grant',
+              error_description: 'AADSTS700082: The refresh token has expired due to inactivity.',
+            });
             return;
           }
           // Rotation: the old refresh token dies, a new one is issued.
           refreshTokens.delete(old);
-          json(res, 200, { token_type: 'Bearer', expires_in: 3600, scope, access_token: token('at', idp.issued), refresh_token: idp.grantRefreshToken(scope) });
+          json(res, 200, {
+            token_type: 'Bearer',
+            expires_in: 3600,
+            scope,
+            access_token: token('at', idp.issued),
+            refresh_token: idp.grantRefreshToken(scope),
+          });
           return;
         }
         json(res, 400, { error: 'unsupported_grant_type' });

@@ -53,13 +53,24 @@ export interface FaultyUpstream {
 }
 
 /** An ES envelope with no hits: what a healthy register answers for an unknown number. */
-export const EMPTY_SEARCH = JSON.stringify({ took: 1, timed_out: false, hits: { total: 0, max_score: null, hits: [] } });
+export const EMPTY_SEARCH = JSON.stringify({
+  took: 1,
+  timed_out: false,
+  hits: { total: 0, max_score: null, hits: [] },
+});
 
 /** A server that answers every request with a 200 and counts what it saw (the redirect target). */
-export async function startCountingServer(host: string): Promise<{ url: string; requests: SeenRequest[]; close(): Promise<void> }> {
+export async function startCountingServer(
+  host: string,
+): Promise<{ url: string; requests: SeenRequest[]; close(): Promise<void> }> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, closed: (ms) => closedWithin(req.socket, ms) });
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      closed: (ms) => closedWithin(req.socket, ms),
+    });
     res.writeHead(200, { 'content-type': 'application/json' }).end(EMPTY_SEARCH);
   });
   const { origin } = await listen(server, 0, host);
@@ -77,7 +88,12 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
 
   const server = createServer((req, res) => {
     const socket = req.socket;
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, closed: (ms) => closedWithin(socket, ms) });
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      closed: (ms) => closedWithin(socket, ms),
+    });
     busy.add(socket);
     res.on('close', () => busy.delete(socket));
     res.on('error', () => {});
@@ -120,7 +136,9 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
         return;
       }
       case 'reset_mid_body': {
-        const body = JSON.stringify({ hits: { total: 1, hits: [{ _id: '1', _source: { padding: 'x'.repeat(4096) } }] } });
+        const body = JSON.stringify({
+          hits: { total: 1, hits: [{ _id: '1', _source: { padding: 'x'.repeat(4096) } }] },
+        });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
         res.write(body.slice(0, body.length >> 1), () => later(20, () => socket.destroy()));
         return;
@@ -143,7 +161,12 @@ export async function startFaultyUpstream(): Promise<FaultyUpstream> {
       case 'padded_ok': {
         const body = EMPTY_SEARCH + ' '.repeat(Math.max(0, m.bytes - EMPTY_SEARCH.length));
         const chunked = requests.length % 2 === 0;
-        res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(body.length) }) }).end(body);
+        res
+          .writeHead(200, {
+            'content-type': 'application/json',
+            ...(chunked ? {} : { 'content-length': String(body.length) }),
+          })
+          .end(body);
         return;
       }
       case 'redirect':

@@ -14,7 +14,12 @@ import type { UsageRecord } from '../../runtime/metering/usage.ts';
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
 
 export function testConfig(env: Record<string, string> = {}): GatewayConfig {
-  const base = loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '60000', ...env });
+  const base = loadConfig(registry, {
+    DATA_DIR: '/tmp/cg-test-unused',
+    LOG_LEVEL: 'silent',
+    USAGE_FLUSH_MS: '60000',
+    ...env,
+  });
   return { ...base, secretKeys: TEST_SECRET };
 }
 
@@ -25,9 +30,19 @@ export interface StartedGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(store: PlatformStore, options: Partial<AppOptions> & { env?: Record<string, string> } = {}): Promise<StartedGateway> {
+export async function startGateway(
+  store: PlatformStore,
+  options: Partial<AppOptions> & { env?: Record<string, string> } = {},
+): Promise<StartedGateway> {
   const config = options.config ?? testConfig(options.env);
-  const app = await createApp({ logger: pino({ level: 'silent' }), upstreamSleep: async () => {}, ...options, registry: options.registry ?? registry, config, store });
+  const app = await createApp({
+    logger: pino({ level: 'silent' }),
+    upstreamSleep: async () => {},
+    ...options,
+    registry: options.registry ?? registry,
+    config,
+    store,
+  });
   const url = await app.listen(0, '127.0.0.1');
   return { app, url, store, close: () => app.close() };
 }
@@ -36,7 +51,13 @@ export async function startGateway(store: PlatformStore, options: Partial<AppOpt
  * Stores a tenant's connection for one endpoint instance, sealed by the gateway's vault as the
  * connect form would, and refreshes the gateway's snapshot. `instanceId` defaults to the key.
  */
-export async function connectTenant(gw: StartedGateway, tenant: Tenant, connectorKey: string, credential: Readonly<Record<string, unknown>>, instanceId = connectorKey): Promise<void> {
+export async function connectTenant(
+  gw: StartedGateway,
+  tenant: Tenant,
+  connectorKey: string,
+  credential: Readonly<Record<string, unknown>>,
+  instanceId = connectorKey,
+): Promise<void> {
   const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
   await gw.store.connections.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
   await gw.app.context.state.refresh();
@@ -51,10 +72,18 @@ export interface Tenant {
 let counter = 0;
 export async function createTenant(
   store: Pick<Repositories, 'accounts' | 'users' | 'tokens'>,
-  options: { subscribe?: string[]; seats?: string[]; terms?: boolean; role?: 'admin' | 'member'; accountId?: string } = {},
+  options: {
+    subscribe?: string[];
+    seats?: string[];
+    terms?: boolean;
+    role?: 'admin' | 'member';
+    accountId?: string;
+  } = {},
 ): Promise<Tenant> {
   const n = ++counter;
-  const account = options.accountId ? (await store.accounts.getAccount(options.accountId))! : await store.accounts.createAccount({ name: `Tenant ${n} ${Date.now()}` });
+  const account = options.accountId
+    ? (await store.accounts.getAccount(options.accountId))!
+    : await store.accounts.createAccount({ name: `Tenant ${n} ${Date.now()}` });
   const user = await store.users.createUser({
     accountId: account.id,
     email: `user${n}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`,
@@ -70,7 +99,9 @@ export async function createTenant(
 
 export async function mcpClient(gatewayUrl: string, instanceId: string, token: string): Promise<Client> {
   const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/${instanceId}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/${instanceId}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return client;
 }
@@ -85,7 +116,12 @@ export async function rpc(
 ): Promise<{ status: number; headers: Headers; json: unknown; text: string }> {
   const res = await fetch(`${gatewayUrl}/${instanceId}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -110,7 +146,8 @@ export async function usageOf(gatewayUrl: string, token: string): Promise<UsageR
 }
 
 /** The text block of a tool result, and the same parsed as JSON. */
-export const resultText = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text;
+export const resultText = (result: unknown): string =>
+  (result as { content: Array<{ text: string }> }).content[0]!.text;
 export const resultJson = (result: unknown): any => JSON.parse(resultText(result));
 
 /**
@@ -119,7 +156,13 @@ export const resultJson = (result: unknown): any => JSON.parse(resultText(result
  */
 export function failureText(result: unknown): string {
   const { isError, content } = result as { isError?: boolean; content?: Array<{ type?: string; text?: unknown }> };
-  if (isError !== true || !Array.isArray(content) || content.length !== 1 || content[0]!.type !== 'text' || typeof content[0]!.text !== 'string') {
+  if (
+    isError !== true ||
+    !Array.isArray(content) ||
+    content.length !== 1 ||
+    content[0]!.type !== 'text' ||
+    typeof content[0]!.text !== 'string'
+  ) {
     throw new Error(`not a failure of exactly one text block: ${JSON.stringify(result).slice(0, 300)}`);
   }
   return content[0]!.text;

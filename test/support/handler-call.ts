@@ -12,7 +12,12 @@ import type { TestToolContext } from './tool-context.ts';
  * Runs `tool` of `module` with `raw` arguments; throws when the schema refuses them or the result does not match the
  * output schema.
  */
-export async function callHandler(module: ConnectorModule, tool: string, raw: Record<string, unknown>, ctx: TestToolContext): Promise<any> {
+export async function callHandler(
+  module: ConnectorModule,
+  tool: string,
+  raw: Record<string, unknown>,
+  ctx: TestToolContext,
+): Promise<any> {
   const checked = checkArguments({ coerce: [] }, module.validators[`input_${tool}`]!, raw);
   if (!checked.ok) throw new Error(`arguments refused by the schema: ${checked.reason}`);
   const result = await module.handlers[tool]!(checked.args, ctx);
@@ -23,7 +28,10 @@ export async function callHandler(module: ConnectorModule, tool: string, raw: Re
 }
 
 /** The failure of a call: the error, and for a spec error its code, whether it was a refusal, and the rendered text. */
-export async function failureOf(module: ConnectorModule, call: Promise<unknown>): Promise<{ error: unknown; code?: string; refusal?: boolean; text?: string }> {
+export async function failureOf(
+  module: ConnectorModule,
+  call: Promise<unknown>,
+): Promise<{ error: unknown; code?: string; refusal?: boolean; text?: string }> {
   const error = await call.then(
     () => undefined,
     (e: unknown) => e,
@@ -33,6 +41,9 @@ export async function failureOf(module: ConnectorModule, call: Promise<unknown>)
   const { descriptor } = module;
   const entry = descriptor.errors[error.code]!;
   // As the default instance answers it: sibling tools named `<default id>__<tool>`.
-  const text = formatText(renderToolReferences(entry.text, descriptor.defaultId), { upstream: descriptor.upstream.name, ...error.params });
+  const text = formatText(renderToolReferences(entry.text, descriptor.defaultId), {
+    upstream: descriptor.upstream.name,
+    ...error.params,
+  });
   return { error, code: error.code, refusal: error.name === 'ArgumentRefusal', text };
 }

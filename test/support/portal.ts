@@ -6,7 +6,11 @@ import type { Repositories } from '../../runtime/store/store.ts';
 /** A password for tests: long, not a word that appears in any text. */
 export const TEST_PASSWORD = 'Qz7-portal-Vx93-kept';
 
-export async function givePassword(store: Pick<Repositories, 'portal'>, userId: string, password = TEST_PASSWORD): Promise<void> {
+export async function givePassword(
+  store: Pick<Repositories, 'portal'>,
+  userId: string,
+  password = TEST_PASSWORD,
+): Promise<void> {
   await store.portal.setPasswordHash(userId, await hashPassword(password));
 }
 
@@ -47,19 +51,36 @@ export class PortalClient {
     }
   }
 
-  async request(path: string, init: { method?: string; form?: Record<string, string | string[]>; csrf?: string | false; headers?: Record<string, string> } = {}): Promise<PortalResponse> {
+  async request(
+    path: string,
+    init: {
+      method?: string;
+      form?: Record<string, string | string[]>;
+      csrf?: string | false;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<PortalResponse> {
     const url = path.startsWith('http') ? path : `${this.base}${path}`;
-    const headers: Record<string, string> = { ...(this.cookies.size ? { cookie: this.cookieHeader } : {}), ...init.headers };
+    const headers: Record<string, string> = {
+      ...(this.cookies.size ? { cookie: this.cookieHeader } : {}),
+      ...init.headers,
+    };
     let body: string | undefined;
     if (init.form) {
       const params = new URLSearchParams();
       const csrf = init.csrf === undefined ? this.csrf : init.csrf;
       if (csrf) params.append('csrf', csrf);
-      for (const [k, v] of Object.entries(init.form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+      for (const [k, v] of Object.entries(init.form))
+        for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
       body = params.toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const res = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const res = await fetch(url, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     this.#keep(res.headers);
     const html = await res.text();
     const csrf = csrfOf(html);
@@ -89,7 +110,10 @@ const signedIn = new Map<string, PortalClient>();
  * A portal client signed in as `user` (given the test password first if it has none), with its
  * session's CSRF token read: what a connect link needs since it is bound to its user.
  */
-export async function portalAs(gw: { url: string; store: Pick<Repositories, 'portal'> }, user: { id: string; email: string }): Promise<PortalClient> {
+export async function portalAs(
+  gw: { url: string; store: Pick<Repositories, 'portal'> },
+  user: { id: string; email: string },
+): Promise<PortalClient> {
   const key = `${gw.url}|${user.id}`;
   const known = signedIn.get(key);
   if (known && (await known.get('/portal')).status === 200) return known;
@@ -106,9 +130,17 @@ export async function portalAs(gw: { url: string; store: Pick<Repositories, 'por
  * `fetch` through a signed-in portal client: its cookies go along, and a form body gets the
  * session's CSRF token. Answers a plain Response (redirects are not followed).
  */
-export async function fetchAs(client: PortalClient, url: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function fetchAs(
+  client: PortalClient,
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const method = init.method ?? 'GET';
   const form = method === 'POST' ? Object.fromEntries(new URLSearchParams(init.body ?? '')) : undefined;
-  const r = await client.request(url, { method, ...(form ? { form } : {}), ...(init.headers ? { headers: init.headers } : {}) });
+  const r = await client.request(url, {
+    method,
+    ...(form ? { form } : {}),
+    ...(init.headers ? { headers: init.headers } : {}),
+  });
   return new Response(r.status === 204 || r.status === 304 ? null : r.html, { status: r.status, headers: r.headers });
 }

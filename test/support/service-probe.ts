@@ -57,15 +57,22 @@ export function probe(service: Service, url: string, timeoutMs = 2000): Promise<
     };
     socket.setTimeout(timeoutMs, () => done(`no answer from ${where} within ${timeoutMs / 1000} s`));
     socket.once('connect', () => socket.write(spec.hello));
-    socket.once('data', (reply: Buffer) => done(spec.answers(reply) ? null : `something answers at ${host}:${port}, but not as ${spec.label} (${spec.env})`));
-    socket.once('error', (error: NodeJS.ErrnoException) => done(`${where} is not reachable (${error.code ?? error.message})`));
+    socket.once('data', (reply: Buffer) =>
+      done(spec.answers(reply) ? null : `something answers at ${host}:${port}, but not as ${spec.label} (${spec.env})`),
+    );
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(`${where} is not reachable (${error.code ?? error.message})`),
+    );
     socket.once('end', () => done(`${where} closed the connection without an answer`));
   });
 }
 
 /** Probes every service at once. */
 export async function probeAll(timeoutMs?: number): Promise<ServiceStatus> {
-  const [postgres, redis] = await Promise.all([probe('postgres', DATABASE_URL, timeoutMs), probe('redis', REDIS_URL, timeoutMs)]);
+  const [postgres, redis] = await Promise.all([
+    probe('postgres', DATABASE_URL, timeoutMs),
+    probe('redis', REDIS_URL, timeoutMs),
+  ]);
   return { postgres, redis };
 }
 

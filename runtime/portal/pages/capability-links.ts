@@ -26,7 +26,13 @@ interface LinkPage {
  * Purchase, team and terms links. The link's user signed in: the portal page. Otherwise the
  * link is the capability it always was, on the same page content (with its own CSRF token).
  */
-export async function capabilityLink(kit: PortalKit, r: PortalRequest, purpose: 'purchase' | 'team' | 'terms', payload: LinkPayload, token: string): Promise<number> {
+export async function capabilityLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  purpose: 'purchase' | 'team' | 'terms',
+  payload: LinkPayload,
+  token: string,
+): Promise<number> {
   const { t } = kit.text;
   const requester = await kit.requesterOf(payload);
   const connector = kit.connectorOf(payload.connectorKey);
@@ -55,38 +61,63 @@ export async function capabilityLink(kit: PortalKit, r: PortalRequest, purpose: 
     csrf: form.csrf,
     posted,
     view: (status, title, body) => kit.view({ ...r, signedIn: undefined }, status, title, body, cookie),
-    signInHint: `<p class="note">${t('link_sign_in_hint')} <a href="/portal/sign-in?next=${encodeURIComponent(action)}">` + `${t('sign_in_button')}` + '</a></p>',
+    signInHint:
+      `<p class="note">${t('link_sign_in_hint')} <a href="/portal/sign-in?next=${encodeURIComponent(action)}">` +
+      `${t('sign_in_button')}` +
+      '</a></p>',
   };
   if (purpose === 'terms') return termsLink(kit, r, page);
   return purpose === 'purchase' ? purchaseLink(kit, r, page, connector!) : teamLink(kit, r, page, connector!);
 }
 
 /** A terms link: the terms, and accepting them for the link's user. */
-async function termsLink(kit: PortalKit, r: PortalRequest, { user, action, csrf, posted, view, signInHint }: LinkPage): Promise<number> {
+async function termsLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  { user, action, csrf, posted, view, signInHint }: LinkPage,
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   if (posted) {
     await g.store.users.acceptTerms(user.id, g.now());
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'terms.accept', user.id, { via: 'link' });
-    return view(200, plain('terms_title'), `<p class="ok" role="status">${t('done_terms_accepted')}</p><p>${t('terms_accepted_next')}</p>`);
+    return view(
+      200,
+      plain('terms_title'),
+      `<p class="ok" role="status">${t('done_terms_accepted')}</p><p>${t('terms_accepted_next')}</p>`,
+    );
   }
-  return view(200, plain('terms_title'), `<p>${t('terms_text')}</p>${postButton(action, csrf, plain('terms_accept'))}${signInHint}`);
+  return view(
+    200,
+    plain('terms_title'),
+    `<p>${t('terms_text')}</p>${postButton(action, csrf, plain('terms_accept'))}${signInHint}`,
+  );
 }
 
 /** A purchase link: subscribing the account to the link's connector (an administrator, where self-service is on). */
-async function purchaseLink(kit: PortalKit, r: PortalRequest, { user, account, action, csrf, posted, view, signInHint }: LinkPage, c: ConnectorRuntime): Promise<number> {
+async function purchaseLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  { user, account, action, csrf, posted, view, signInHint }: LinkPage,
+  c: ConnectorRuntime,
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const title = plain('purchase_title', { connector: c.descriptor.title });
-  if (g.state.isSubscribed(account.id, c.config.key)) return view(200, title, `<p>${t('purchase_subscribed')}</p>${signInHint}`);
+  if (g.state.isSubscribed(account.id, c.config.key))
+    return view(200, title, `<p>${t('purchase_subscribed')}</p>${signInHint}`);
   if (!kit.options.selfServicePurchase) return view(200, title, `<p>${t('purchase_by_operator')}</p>`);
   if (user.role !== 'admin') return view(403, title, `<p>${t('purchase_admin_only')}</p>`);
   if (posted) {
     await g.store.accounts.setSubscription(account.id, c.config.key, true);
     await g.store.users.setSeat(user.id, c.config.key, true);
     await g.state.refresh();
-    await kit.audit(r, { ...user }, 'subscription.set', c.config.key, { subscribed: 'on', seat_for: user.email, via: 'link' });
+    await kit.audit(r, { ...user }, 'subscription.set', c.config.key, {
+      subscribed: 'on',
+      seat_for: user.email,
+      via: 'link',
+    });
     return view(200, title, `<p class="ok" role="status">${t('purchase_done')}</p>${signInHint}`);
   }
   return view(
@@ -99,7 +130,12 @@ async function purchaseLink(kit: PortalKit, r: PortalRequest, { user, account, a
 }
 
 /** A team link: the seats of the link's connector (an administrator changes them). */
-async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, action, csrf, posted, view, signInHint }: LinkPage, c: ConnectorRuntime): Promise<number> {
+async function teamLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  { user, account, action, csrf, posted, view, signInHint }: LinkPage,
+  c: ConnectorRuntime,
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const users = await g.store.users.listUsers(account.id);
@@ -118,7 +154,8 @@ async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, actio
       }
     }
     await g.state.refresh();
-    if (changes.length) await kit.audit(r, { ...user }, 'seats.set', account.id, { changes: changes.join(','), via: 'link' });
+    if (changes.length)
+      await kit.audit(r, { ...user }, 'seats.set', account.id, { changes: changes.join(','), via: 'link' });
     top = `<p class="ok" role="status">${t('done_seats_saved')}</p>`;
   }
   const used = users.filter((u) => g.state.hasSeat(u.id, key)).length;
@@ -132,7 +169,10 @@ async function teamLink(kit: PortalKit, r: PortalRequest, { user, account, actio
           `> <label class="inline" for="${id}">${t('seat_label', { name: u.name, connector: c.descriptor.title })}` +
           '</label>'
         : t(has ? 'answer_yes' : 'answer_no');
-      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` + `</td><td>${cell}</td></tr>`;
+      return (
+        `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` +
+        `</td><td>${cell}</td></tr>`
+      );
     })
     .join('');
   const table =

@@ -7,7 +7,12 @@ import type { Account, User } from '../../store/store.ts';
 import { escapeHtml, postButton } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 import type { SignedIn } from '../session.ts';
-import { CREDENTIAL_FORM_FIELDS, type CredentialFormField, credentialInputs, postedCredential } from './credential-form.ts';
+import {
+  CREDENTIAL_FORM_FIELDS,
+  type CredentialFormField,
+  credentialInputs,
+  postedCredential,
+} from './credential-form.ts';
 import { startOAuth } from './oauth.ts';
 
 /** A connect link checked: its instance, and its user, who is the one signed in. */
@@ -25,7 +30,12 @@ interface LinkTarget {
 }
 
 /** A connect link: bound to its user, who must be signed in and have accepted the terms. */
-export async function connectLink(kit: PortalKit, r: PortalRequest, payload: LinkPayload, token: string): Promise<number> {
+export async function connectLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  payload: LinkPayload,
+  token: string,
+): Promise<number> {
   const target = await checkedTarget(kit, r, payload, token);
   if (typeof target === 'number') return target;
   const { kind } = target;
@@ -37,7 +47,12 @@ export async function connectLink(kit: PortalKit, r: PortalRequest, payload: Lin
  * The link's target, or the page already sent: invalid, used or expired (at once, not after the
  * user signed in or typed a credential), not signed in, signed in as another user, terms first.
  */
-async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayload, token: string): Promise<LinkTarget | number> {
+async function checkedTarget(
+  kit: PortalKit,
+  r: PortalRequest,
+  payload: LinkPayload,
+  token: string,
+): Promise<LinkTarget | number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const connector = kit.connectorOf(payload.connectorKey);
@@ -73,8 +88,18 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
   }
   if (signedIn.user.id !== user.id) {
     r.req.resume();
-    g.log.warn({ linkUser: user.id, signedInUser: signedIn.user.id, instance: instanceId }, 'connect link refused: signed in as another user');
-    return kit.view(r, 403, title, `${context}<p class="error" role="alert">` + `${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}` + '</p>');
+    g.log.warn(
+      { linkUser: user.id, signedInUser: signedIn.user.id, instance: instanceId },
+      'connect link refused: signed in as another user',
+    );
+    return kit.view(
+      r,
+      403,
+      title,
+      `${context}<p class="error" role="alert">` +
+        `${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}` +
+        '</p>',
+    );
   }
   if (!signedIn.user.termsAcceptedAt) {
     r.req.resume();
@@ -82,31 +107,48 @@ async function checkedTarget(kit: PortalKit, r: PortalRequest, payload: LinkPayl
       r,
       403,
       plain('terms_first_title'),
-      `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=` + `${encodeURIComponent(`/portal/connect/${token}`)}` + `">${t('terms_open')}</a></p>`,
+      `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=` +
+        `${encodeURIComponent(`/portal/connect/${token}`)}` +
+        `">${t('terms_open')}</a></p>`,
     );
   }
   return { connector, kind, instanceId, jti: payload.jti, account, user, signedIn, title, context };
 }
 
 /** An OAuth connector's link: a button that starts the flow with the provider. */
-async function oauthStart(kit: PortalKit, r: PortalRequest, { connector, instanceId, jti, account, user, signedIn, title, context }: LinkTarget, token: string): Promise<number> {
+async function oauthStart(
+  kit: PortalKit,
+  r: PortalRequest,
+  { connector, instanceId, jti, account, user, signedIn, title, context }: LinkTarget,
+  token: string,
+): Promise<number> {
   const { t, plain } = kit.text;
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
-    await kit.audit(r, { ...signedIn.user }, 'connection.oauth_start', instanceId, { connector: connector.config.key, via: 'link' });
+    await kit.audit(r, { ...signedIn.user }, 'connection.oauth_start', instanceId, {
+      connector: connector.config.key,
+      via: 'link',
+    });
     return startOAuth(kit, r, { accountId: account.id, userId: user.id, instanceId, jti }, connector);
   }
   return kit.view(
     r,
     200,
     title,
-    `${context}<p class="note">${t('connect_oauth_note')}</p>` + `${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
+    `${context}<p class="note">${t('connect_oauth_note')}</p>` +
+      `${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
   );
 }
 
 /** The credential form of the link; a posted credential the upstream accepts is stored and the link used up. */
-async function credentialForm(kit: PortalKit, r: PortalRequest, target: LinkTarget, token: string, fields: readonly CredentialFormField[]): Promise<number> {
+async function credentialForm(
+  kit: PortalKit,
+  r: PortalRequest,
+  target: LinkTarget,
+  token: string,
+  fields: readonly CredentialFormField[],
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const { connector, instanceId, account, user } = target;
@@ -115,14 +157,28 @@ async function credentialForm(kit: PortalKit, r: PortalRequest, target: LinkTarg
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
-    const { values, refused } = await postedCredential(kit, r, form, fields, { accountId: account.id, userId: user.id, instanceId, connector: connector.config.id });
+    const { values, refused } = await postedCredential(kit, r, form, fields, {
+      accountId: account.id,
+      userId: user.id,
+      instanceId,
+      connector: connector.config.id,
+    });
     if (!refused) {
       const outcome = await g.store.links.consumeConnectLink(target.jti, g.now());
       if (outcome !== 'ok') return kit.linkInvalid(r, outcome);
       const sealed = g.vault.seal(JSON.stringify(values), account.id, instanceId);
-      await g.store.connections.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+      await g.store.connections.putConnection({
+        accountId: account.id,
+        instanceId,
+        connectorKey: connector.config.key,
+        ciphertext: sealed.ciphertext,
+        keyVersion: sealed.keyVersion,
+      });
       await g.state.refresh();
-      g.log.info({ accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId }, 'connection stored');
+      g.log.info(
+        { accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId },
+        'connection stored',
+      );
       await kit.audit(r, { ...user }, 'connection.set', instanceId, { connector: connector.config.key, via: 'link' });
       return kit.view(
         r,

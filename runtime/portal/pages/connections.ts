@@ -33,16 +33,37 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
       const kind = e.connector.descriptor.credential;
       const title = escapeHtml(e.connector.descriptor.title);
       const url = `<code>${escapeHtml(kit.endpointUrl(e.instanceId))}</code>`;
-      if (kind === 'managed_basic') return `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td>` + `${t('status_managed')}` + '</td><td></td></tr>';
+      if (kind === 'managed_basic')
+        return (
+          `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td>` +
+          `${t('status_managed')}` +
+          '</td><td></td></tr>'
+        );
       const connection = stored.get(e.instanceId);
       const status = connectionStatus(connection);
-      const since = connection ? ' <span class="note">' + `${t('status_since', { date: fmtDate(connection.reconnectRequiredAt ?? connection.updatedAt) })}` + '</span>' : '';
+      const since = connection
+        ? ' <span class="note">' +
+          `${t('status_since', { date: fmtDate(connection.reconnectRequiredAt ?? connection.updatedAt) })}` +
+          '</span>'
+        : '';
       const actions: string[] = [];
       if (g.state.hasSeat(user.id, e.connector.config.key)) {
-        actions.push(`<a href="/portal/connections/${escapeHtml(e.instanceId)}/connect">` + `${t(status === 'never' ? 'connect_action' : 'reconnect_action', { instance: e.instanceId })}` + '</a>');
+        actions.push(
+          `<a href="/portal/connections/${escapeHtml(e.instanceId)}/connect">` +
+            `${t(status === 'never' ? 'connect_action' : 'reconnect_action', { instance: e.instanceId })}` +
+            '</a>',
+        );
       }
       if (connection && kit.isAdmin(r))
-        actions.push(postButton(`/portal/connections/${e.instanceId}/disconnect`, r.signedIn.csrf, plain('disconnect_button', { instance: e.instanceId }), {}, 'danger'));
+        actions.push(
+          postButton(
+            `/portal/connections/${e.instanceId}/disconnect`,
+            r.signedIn.csrf,
+            plain('disconnect_button', { instance: e.instanceId }),
+            {},
+            'danger',
+          ),
+        );
       return (
         `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>${title}</td><td>${url}</td><td><span ` +
         `class="status-${status}">${t(`status_${status}`)}</span>${since}</td><td>${actions.join(' ')}</td></tr>`
@@ -56,12 +77,23 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
 }
 
 /** `/portal/connections/<instance>/connect` and `/disconnect`. */
-export async function connectionAction(kit: PortalKit, r: SignedInRequest, instanceId: string, action: 'connect' | 'disconnect'): Promise<number> {
+export async function connectionAction(
+  kit: PortalKit,
+  r: SignedInRequest,
+  instanceId: string,
+  action: 'connect' | 'disconnect',
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
   const endpoint = g.endpoints.get(instanceId);
-  if (!endpoint || connectionRefusal(g.state.isSubscribed(account.id, endpoint.connector.config.key), endpoint.connector.descriptor.credential) === 'unknown_instance') {
+  if (
+    !endpoint ||
+    connectionRefusal(
+      g.state.isSubscribed(account.id, endpoint.connector.config.key),
+      endpoint.connector.descriptor.credential,
+    ) === 'unknown_instance'
+  ) {
     return kit.notice(r, 404, 'not_found_title', 'unknown_instance');
   }
   const connector = endpoint.connector;
@@ -77,7 +109,8 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
     await kit.audit(r, { ...user }, 'connection.delete', instanceId, { connector: connector.config.key });
     return redirect(r.res, '/portal/connections?done=disconnected');
   }
-  if (!g.state.hasSeat(user.id, connector.config.key)) return kit.notice(r, 403, 'forbidden_title', 'connect_needs_seat', { connector: connector.descriptor.title });
+  if (!g.state.hasSeat(user.id, connector.config.key))
+    return kit.notice(r, 403, 'forbidden_title', 'connect_needs_seat', { connector: connector.descriptor.title });
   // The terms gate holds on every connect path, as it does for connect_account.
   if (!user.termsAcceptedAt) return termsFirst(kit, r, r.path);
   const title = plain('connect_title', { connector: connector.descriptor.title });
@@ -88,7 +121,13 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
       // The same flow a connect link starts, from a single-use link record made for this session.
       const jti = randomBytes(16).toString('base64url');
       const validMs = g.platform.limits.connectLinkValidSeconds * 1000;
-      await g.store.links.createConnectLink({ jti, accountId: account.id, userId: user.id, instanceId, expiresAt: new Date(g.now().getTime() + validMs) });
+      await g.store.links.createConnectLink({
+        jti,
+        accountId: account.id,
+        userId: user.id,
+        instanceId,
+        expiresAt: new Date(g.now().getTime() + validMs),
+      });
       await kit.audit(r, { ...user }, 'connection.oauth_start', instanceId, { connector: connector.config.key });
       return startOAuth(kit, r, { accountId: account.id, userId: user.id, instanceId, jti }, connector);
     }
@@ -105,12 +144,26 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
-    const { values, refused } = await postedCredential(kit, r, form, fields, { accountId: account.id, userId: user.id, instanceId, connector: connector.config.id });
+    const { values, refused } = await postedCredential(kit, r, form, fields, {
+      accountId: account.id,
+      userId: user.id,
+      instanceId,
+      connector: connector.config.id,
+    });
     if (!refused) {
       const sealed = g.vault.seal(JSON.stringify(values), account.id, instanceId);
-      await g.store.connections.putConnection({ accountId: account.id, instanceId, connectorKey: connector.config.key, ciphertext: sealed.ciphertext, keyVersion: sealed.keyVersion });
+      await g.store.connections.putConnection({
+        accountId: account.id,
+        instanceId,
+        connectorKey: connector.config.key,
+        ciphertext: sealed.ciphertext,
+        keyVersion: sealed.keyVersion,
+      });
       await g.state.refresh();
-      g.log.info({ accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId }, 'connection stored');
+      g.log.info(
+        { accountId: account.id, userId: user.id, connector: connector.config.id, instance: instanceId },
+        'connection stored',
+      );
       await kit.audit(r, { ...user }, 'connection.set', instanceId, { connector: connector.config.key });
       return redirect(r.res, '/portal/connections?done=connected');
     }
@@ -128,5 +181,12 @@ export async function connectionAction(kit: PortalKit, r: SignedInRequest, insta
 
 function termsFirst(kit: PortalKit, r: SignedInRequest, next: string): number {
   const { t, plain } = kit.text;
-  return kit.view(r, 403, plain('terms_first_title'), `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(next)}">` + `${t('terms_open')}` + '</a></p>');
+  return kit.view(
+    r,
+    403,
+    plain('terms_first_title'),
+    `<p class="warning">${t('terms_first')}</p><p><a href="/portal/terms?next=${encodeURIComponent(next)}">` +
+      `${t('terms_open')}` +
+      '</a></p>',
+  );
 }

@@ -17,7 +17,10 @@ export async function connectorsPage(kit: PortalKit, r: SignedInRequest): Promis
     await g.store.accounts.setSubscription(account.id, connector.config.key, true);
     await g.store.users.setSeat(r.signedIn.user.id, connector.config.key, true);
     await g.state.refresh();
-    await kit.audit(r, { ...r.signedIn.user }, 'subscription.set', connector.config.key, { subscribed: 'on', seat_for: r.signedIn.user.email });
+    await kit.audit(r, { ...r.signedIn.user }, 'subscription.set', connector.config.key, {
+      subscribed: 'on',
+      seat_for: r.signedIn.user.email,
+    });
     return redirect(r.res, '/portal/connectors?done=subscribed');
   }
   const rows = kit
@@ -29,9 +32,18 @@ export async function connectorsPage(kit: PortalKit, r: SignedInRequest): Promis
       if (subscribed) action = t('connectors_subscribed');
       else if (!kit.options.selfServicePurchase) action = t('purchase_by_operator');
       else if (!kit.isAdmin(r)) action = t('purchase_admin_only');
-      else action = postButton('/portal/connectors', r.signedIn.csrf, plain('subscribe_button', { connector: c.descriptor.title }), { connector: key });
+      else
+        action = postButton(
+          '/portal/connectors',
+          r.signedIn.csrf,
+          plain('subscribe_button', { connector: c.descriptor.title }),
+          { connector: key },
+        );
       const seats = subscribed ? t('seats_in_use', { used: kit.seatCount(users, key), users: users.length }) : '—';
-      return `<tr><th scope="row">${escapeHtml(c.descriptor.title)}</th><td><code>${escapeHtml(c.config.id)}</code></td>` + `<td>${seats}</td><td>${action}</td></tr>`;
+      return (
+        `<tr><th scope="row">${escapeHtml(c.descriptor.title)}</th><td><code>${escapeHtml(c.config.id)}</code></td>` +
+        `<td>${seats}</td><td>${action}</td></tr>`
+      );
     })
     .join('');
   const body =

@@ -12,7 +12,9 @@ export interface CredentialFormField {
 }
 
 /** The form fields of each credential kind a tenant enters (OAuth connects through the provider). */
-export const CREDENTIAL_FORM_FIELDS: Readonly<Record<Exclude<CredentialKind, 'managed_basic' | 'oauth2'>, readonly CredentialFormField[]>> = {
+export const CREDENTIAL_FORM_FIELDS: Readonly<
+  Record<Exclude<CredentialKind, 'managed_basic' | 'oauth2'>, readonly CredentialFormField[]>
+> = {
   api_key: [{ name: 'apiKey', label: 'field_api_key', secret: true }],
   static_token: [{ name: 'token', label: 'field_grant_token', secret: true }],
   login_company: [
@@ -26,7 +28,12 @@ export const CREDENTIAL_FORM_FIELDS: Readonly<Record<Exclude<CredentialKind, 'ma
 export function credentialInputs(kit: PortalKit, fields: readonly CredentialFormField[]): string {
   const { t } = kit.text;
   return fields
-    .map((f) => `<label for="${f.name}">${t(f.label)}</label><input id="${f.name}" name="${f.name}" type="` + `${f.secret ? 'password' : 'text'}` + '" autocomplete="off" required>')
+    .map(
+      (f) =>
+        `<label for="${f.name}">${t(f.label)}</label><input id="${f.name}" name="${f.name}" type="` +
+        `${f.secret ? 'password' : 'text'}` +
+        '" autocomplete="off" required>',
+    )
     .join('');
 }
 
@@ -40,11 +47,25 @@ export async function postedCredential(
   form: URLSearchParams,
   fields: readonly CredentialFormField[],
   at: { readonly accountId: string; readonly userId: string; readonly instanceId: string; readonly connector: string },
-): Promise<{ readonly values: Record<string, string>; readonly refused?: { readonly html: string; readonly status: number } }> {
+): Promise<{
+  readonly values: Record<string, string>;
+  readonly refused?: { readonly html: string; readonly status: number };
+}> {
   const { t, plain } = kit.text;
-  const values: Record<string, string> = Object.fromEntries(fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]));
+  const values: Record<string, string> = Object.fromEntries(
+    fields.map((f) => [f.name, (form.get(f.name) ?? '').trim()]),
+  );
   const missing = fields.filter((f) => !values[f.name]);
-  if (missing.length > 0) return { values, refused: { html: `<p class="error" role="alert">${t('fill_in', { fields: missing.map((f) => plain(f.label)).join(', ') })}` + '</p>', status: 400 } };
+  if (missing.length > 0)
+    return {
+      values,
+      refused: {
+        html:
+          `<p class="error" role="alert">${t('fill_in', { fields: missing.map((f) => plain(f.label)).join(', ') })}` +
+          '</p>',
+        status: 400,
+      },
+    };
   const refused = await kit.verifyCredential(r, at, values);
   return refused ? { values, refused } : { values };
 }

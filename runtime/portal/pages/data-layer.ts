@@ -7,7 +7,11 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
   const { t, plain } = kit.text;
   if (!kit.isAdmin(r)) return kit.adminOnly(r);
   const { account, user } = r.signedIn;
-  const eligible = kit.subscribedEndpoints(account.id).filter((e) => e.connector.descriptor.tools.some((x) => x.dataLayer) && g.state.connection(account.id, e.instanceId));
+  const eligible = kit
+    .subscribedEndpoints(account.id)
+    .filter(
+      (e) => e.connector.descriptor.tools.some((x) => x.dataLayer) && g.state.connection(account.id, e.instanceId),
+    );
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
@@ -16,13 +20,17 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
     if (!endpoint) return kit.notice(r, 400, 'bad_request_title', 'unknown_instance');
     if (on) await g.store.dataLayer.enableDataLayer(account.id, endpoint.instanceId, g.now());
     else await g.store.dataLayer.disableDataLayer(account.id, endpoint.instanceId);
-    await kit.audit(r, { ...user }, on ? 'data_layer.enable' : 'data_layer.disable', endpoint.instanceId, { connector: endpoint.connector.config.key });
+    await kit.audit(r, { ...user }, on ? 'data_layer.enable' : 'data_layer.disable', endpoint.instanceId, {
+      connector: endpoint.connector.config.key,
+    });
     return redirect(r.res, `/portal/data-layer?done=${on ? 'data_layer_enabled' : 'data_layer_disabled'}`);
   }
   const rows: string[] = [];
   for (const e of eligible) {
     const layer = await g.store.dataLayer.getDataLayer(account.id, e.instanceId);
-    const state = layer ? t('data_layer_on', { date: fmtDate(layer.enabledAt), items: layer.itemCount }) : t('data_layer_off');
+    const state = layer
+      ? t('data_layer_on', { date: fmtDate(layer.enabledAt), items: layer.itemCount })
+      : t('data_layer_off');
     const button = postButton(
       '/portal/data-layer',
       r.signedIn.csrf,
@@ -30,7 +38,11 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
       { instance: e.instanceId, enabled: layer ? 'off' : 'on' },
       layer ? 'danger' : '',
     );
-    rows.push(`<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>` + `${escapeHtml(e.connector.descriptor.title)}` + `</td><td>${state}</td><td>${button}</td></tr>`);
+    rows.push(
+      `<tr><th scope="row"><code>${escapeHtml(e.instanceId)}</code></th><td>` +
+        `${escapeHtml(e.connector.descriptor.title)}` +
+        `</td><td>${state}</td><td>${button}</td></tr>`,
+    );
   }
   const body =
     `${kit.done(r)}<p>${t('data_layer_intro')}</p>` +

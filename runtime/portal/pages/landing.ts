@@ -7,7 +7,11 @@ export function landing(kit: PortalKit, r: PortalRequest, status: number): numbe
   r.req.resume();
   const list = [...kit.g.endpoints.values()]
     .filter((e) => e.instance === 1)
-    .map((e) => `<li><code>${escapeHtml(kit.endpointUrl(e.instanceId))}</code> — ${escapeHtml(e.connector.descriptor.title)}` + '</li>')
+    .map(
+      (e) =>
+        `<li><code>${escapeHtml(kit.endpointUrl(e.instanceId))}</code> — ${escapeHtml(e.connector.descriptor.title)}` +
+        '</li>',
+    )
     .join('');
   return kit.view(
     r,

@@ -29,11 +29,19 @@ const redirectUri = (g: GatewayContext) => `${g.config.publicBaseUrl}${OAUTH_CAL
  * redirect to the provider's authorize endpoint with PKCE S256. The link record `jti` is consumed
  * when the callback stores the grant.
  */
-export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { accountId: string; userId: string; instanceId: string; jti: string }, connector: ConnectorRuntime): Promise<number> {
+export async function startOAuth(
+  kit: PortalKit,
+  r: PortalRequest,
+  target: { accountId: string; userId: string; instanceId: string; jti: string },
+  connector: ConnectorRuntime,
+): Promise<number> {
   const g = kit.g;
   const client = g.oauth.clients.get(connector.config.key);
   if (!client) {
-    g.log.warn({ connector: connector.config.id }, 'oauth connect refused: no OAuth client id is configured for this connector');
+    g.log.warn(
+      { connector: connector.config.id },
+      'oauth connect refused: no OAuth client id is configured for this connector',
+    );
     return kit.notice(r, 503, 'connect_title', 'oauth_not_set_up', { connector: connector.descriptor.title });
   }
   const flow = await client.authorizeRedirect(redirectUri(g));
@@ -56,7 +64,10 @@ export async function startOAuth(kit: PortalKit, r: PortalRequest, target: { acc
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     // SameSite=Lax: sent on the provider's top-level redirect back to the callback.
-    'set-cookie': `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=` + `${Math.floor(validMs / 1000)}` + `; HttpOnly; SameSite=Lax${secure}`,
+    'set-cookie':
+      `${stateCookie(flow.state)}=${browser.value}; Path=${OAUTH_CALLBACK_PATH}; Max-Age=` +
+      `${Math.floor(validMs / 1000)}` +
+      `; HttpOnly; SameSite=Lax${secure}`,
   });
   r.res.end();
   return 302;
@@ -67,7 +78,13 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   const g = kit.g;
   const { t, plain } = kit.text;
   r.req.resume();
-  const refused = (status: number, why: PortalWord) => kit.view(r, status, plain('oauth_refused_title'), `<p class="error">${t(why)}</p><p class="note">${t('oauth_ask_again')}</p>`);
+  const refused = (status: number, why: PortalWord) =>
+    kit.view(
+      r,
+      status,
+      plain('oauth_refused_title'),
+      `<p class="error">${t(why)}</p><p class="note">${t('oauth_ask_again')}</p>`,
+    );
   if (r.req.method !== 'GET') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
   const state = r.query.get('state');
   if (!state || state.length > 512) return refused(400, 'oauth_no_state');
@@ -77,7 +94,10 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   const outcome = await g.store.links.consumeOAuthState(stateHash, g.now());
   if (outcome.outcome !== 'ok') {
     g.log.info({ outcome: outcome.outcome }, 'oauth callback refused');
-    return refused(outcome.outcome === 'expired' ? 410 : 400, outcome.outcome === 'expired' ? 'oauth_expired' : outcome.outcome === 'used' ? 'oauth_used' : 'oauth_unknown');
+    return refused(
+      outcome.outcome === 'expired' ? 410 : 400,
+      outcome.outcome === 'expired' ? 'oauth_expired' : outcome.outcome === 'used' ? 'oauth_used' : 'oauth_unknown',
+    );
   }
   const flow = outcome.state;
   const fields = { accountId: flow.accountId, userId: flow.userId, instance: flow.instanceId };
@@ -88,11 +108,21 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   const endpoint = g.endpoints.get(flow.instanceId);
   const connector = endpoint?.connector;
   const client = connector ? g.oauth.clients.get(connector.config.key) : undefined;
-  if (!endpoint || !connector || !client || connector.config.key !== flow.connectorKey) return refused(400, 'oauth_unknown');
+  if (!endpoint || !connector || !client || connector.config.key !== flow.connectorKey)
+    return refused(400, 'oauth_unknown');
   const title = connector.descriptor.title;
-  const notConnected = (status: number, html: string) => kit.view(r, status, plain('not_connected_title', { connector: title }), `${html}<p class="note">${t('oauth_try_again')}</p>`);
+  const notConnected = (status: number, html: string) =>
+    kit.view(
+      r,
+      status,
+      plain('not_connected_title', { connector: title }),
+      `${html}<p class="note">${t('oauth_try_again')}</p>`,
+    );
   if (r.query.has('error')) {
-    g.log.info({ ...fields, providerError: (r.query.get('error') ?? '').slice(0, 64) }, 'oauth authorize answered an error');
+    g.log.info(
+      { ...fields, providerError: (r.query.get('error') ?? '').slice(0, 64) },
+      'oauth authorize answered an error',
+    );
     return notConnected(400, `<p class="error">${t('oauth_cancelled')}</p>`);
   }
   let verifier: string;
@@ -102,7 +132,13 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
     return refused(400, 'oauth_unknown');
   }
   const target = { accountId: flow.accountId, instanceId: flow.instanceId, connectorKey: connector.config.key };
-  const done = await completeOAuthConnect(g, client, target, { callback: r.query, state, verifier, redirectUri: redirectUri(g) }, g.now());
+  const done = await completeOAuthConnect(
+    g,
+    client,
+    target,
+    { callback: r.query, state, verifier, redirectUri: redirectUri(g) },
+    g.now(),
+  );
   if (!done.ok) {
     switch (done.reason) {
       case 'exchange_failed':
@@ -112,7 +148,10 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
         g.log.info(fields, 'oauth connect refused: no refresh token in the token response');
         return notConnected(400, `<p class="error">${t('oauth_no_refresh_token')}</p>`);
       default: {
-        g.log.info({ ...fields, reason: done.reason, scopes: done.scopes.slice(0, 20) }, 'oauth connect refused: granted scopes');
+        g.log.info(
+          { ...fields, reason: done.reason, scopes: done.scopes.slice(0, 20) },
+          'oauth connect refused: granted scopes',
+        );
         const list = (scopes: readonly string[]) => scopes.join(', ');
         return notConnected(
           400,
@@ -126,12 +165,15 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   await g.state.refresh();
   g.log.info({ ...fields, connector: connector.config.id }, 'connection stored');
   const user = await g.store.users.getUser(flow.userId);
-  if (user) await kit.audit(r, user, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
+  if (user)
+    await kit.audit(r, user, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
   const account = g.state.account(flow.accountId);
   return kit.view(
     r,
     200,
     plain('connected_title', { connector: title }),
-    '<p role="status">' + `${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}` + '</p>',
+    '<p role="status">' +
+      `${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}` +
+      '</p>',
   );
 }

@@ -22,7 +22,9 @@ export async function overview(kit: PortalKit, r: SignedInRequest): Promise<numb
         `${subscribed.map((c) => `<li>${escapeHtml(c.descriptor.title)} (<code>${escapeHtml(c.config.id)}</code>)${g.state.hasSeat(user.id, c.config.key) ? ` — ${t('overview_you_hold_seat')}` : ''}</li>`).join('')}` +
         '</ul>'
       : `<p>${t('overview_no_subscriptions')} <a href="/portal/connectors">${t('nav_connectors')}</a></p>`,
-    `<h2>${t('overview_usage')}</h2><p>` + `${t('usage_summary', { used: record.fairUse.used, limit: record.fairUse.limit, month: record.fairUse.month })}` + '</p>',
+    `<h2>${t('overview_usage')}</h2><p>` +
+      `${t('usage_summary', { used: record.fairUse.used, limit: record.fairUse.limit, month: record.fairUse.month })}` +
+      '</p>',
     `<h2>${t('overview_connections')}</h2><p>` +
       `${t('overview_connections_count', { connected: connections.filter((c) => !c.reconnectRequiredAt).length, reconnect: connections.filter((c) => c.reconnectRequiredAt).length })}` +
       ` <a href="/portal/connections">${t('nav_connections')}</a></p>`,

@@ -17,12 +17,21 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
       `for="password">${t('field_password')}</label><input type="password" id="password" name="password" ` +
       `autocomplete="current-password" required><button type="submit">${t('sign_in_button')}</button></form><p ` +
       `class="note">${t('sign_in_note')}</p>`;
-    return kit.view(r, status, plain('sign_in_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
+    return kit.view(
+      r,
+      status,
+      plain('sign_in_title'),
+      body,
+      form.setCookie ? { 'set-cookie': form.setCookie } : undefined,
+    );
   };
   if (r.req.method === 'GET') {
     if (r.signedIn) return redirect(r.res, next);
     const done = r.query.get('done');
-    const message = done === 'signed_out' || done === 'signed_out_everywhere' || done === 'password_set' ? `<p class="ok" role="status">${t(`done_${done}`)}</p>` : '';
+    const message =
+      done === 'signed_out' || done === 'signed_out_everywhere' || done === 'password_set'
+        ? `<p class="ok" role="status">${t(`done_${done}`)}</p>`
+        : '';
     return show(200, message);
   }
   if (r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
@@ -33,7 +42,13 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
   if (!outcome.ok) {
     g.log.info({ address: clientAddress(r.req), reason: outcome.reason }, 'portal sign-in refused');
     return outcome.reason === 'rate_limited'
-      ? show(429, '<p class="error" role="alert">' + `${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds / 60) })}` + '</p>', email)
+      ? show(
+          429,
+          '<p class="error" role="alert">' +
+            `${t('sign_in_rate_limited', { minutes: Math.ceil(g.platform.limits.signInWindowSeconds / 60) })}` +
+            '</p>',
+          email,
+        )
       : show(401, `<p class="error" role="alert">${t('sign_in_failed')}</p>`, email);
   }
   await kit.audit(r, outcome.user, 'session.sign_in', outcome.user.id);
@@ -64,14 +79,21 @@ export async function setPassword(kit: PortalKit, r: PortalRequest, token: strin
       `autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required><button type="submit">` +
       `${t('set_password_button')}` +
       '</button></form>';
-    return kit.view(r, status, plain('set_password_title'), body, form.setCookie ? { 'set-cookie': form.setCookie } : undefined);
+    return kit.view(
+      r,
+      status,
+      plain('set_password_title'),
+      body,
+      form.setCookie ? { 'set-cookie': form.setCookie } : undefined,
+    );
   };
   if (r.req.method === 'GET') return show(200, '');
   if (r.req.method !== 'POST') return kit.notice(r, 405, 'method_title', 'method_not_allowed');
   const form = await kit.form(r);
   if (!form) return r.res.statusCode;
   const password = form.get('password') ?? '';
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) return show(400, `<p class="error" role="alert">${t('password_too_short', { min: MIN_PASSWORD_LENGTH })}</p>`);
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024)
+    return show(400, `<p class="error" role="alert">${t('password_too_short', { min: MIN_PASSWORD_LENGTH })}</p>`);
   if (password !== form.get('confirm')) return show(400, `<p class="error" role="alert">${t('password_mismatch')}</p>`);
   const outcome = await g.store.portal.consumePasswordLink(sha256Hex(token), g.now());
   if (outcome.outcome !== 'ok') return kit.linkInvalid(r, outcome.outcome);

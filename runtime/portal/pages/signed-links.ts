@@ -9,11 +9,17 @@ import { connectLink } from './connect-link.ts';
 export const SIGNED_LINK = /^\/portal\/(connect|purchase|team|terms)\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 /** `/portal/<purpose>/<token>`, with the purpose and token of SIGNED_LINK as parameters. */
-export function signedLink(kit: PortalKit, r: PortalRequest, [purpose, token]: readonly string[]): Promise<number> | number {
+export function signedLink(
+  kit: PortalKit,
+  r: PortalRequest,
+  [purpose, token]: readonly string[],
+): Promise<number> | number {
   const check = verifyLink(kit.g.vault, token!, purpose as LinkPurpose, kit.g.now());
   if (!check.ok) {
     r.req.resume();
     return kit.linkInvalid(r, check.reason);
   }
-  return purpose === 'connect' ? connectLink(kit, r, check.payload, token!) : capabilityLink(kit, r, purpose as 'purchase' | 'team' | 'terms', check.payload, token!);
+  return purpose === 'connect'
+    ? connectLink(kit, r, check.payload, token!)
+    : capabilityLink(kit, r, purpose as 'purchase' | 'team' | 'terms', check.payload, token!);
 }

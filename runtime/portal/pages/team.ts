@@ -42,7 +42,8 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
     if (action === 'role') {
       const target = users.find((u) => u.id === form.get('user'));
       const role = form.get('role');
-      if (!target || (role !== 'admin' && role !== 'member')) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
+      if (!target || (role !== 'admin' && role !== 'member'))
+        return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
       // The last administrator cannot step down: someone must be able to manage the account.
       if (demotesLastAdmin(users, target, role)) return kit.notice(r, 400, 'bad_request_title', 'last_admin');
       await g.store.users.setUserRole(target.id, role as UserRole);
@@ -54,19 +55,24 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       const email = (form.get('email') ?? '').trim();
       const name = (form.get('name') ?? '').trim().slice(0, 200);
       const role = form.get('role') === 'admin' ? 'admin' : 'member';
-      if (!EMAIL.test(email) || email.length > MAX_EMAIL || !name) return teamPage(kit, r, users, subscribed, 400, `<p class="error" role="alert">${t('invite_invalid')}</p>`);
+      if (!EMAIL.test(email) || email.length > MAX_EMAIL || !name)
+        return teamPage(kit, r, users, subscribed, 400, `<p class="error" role="alert">${t('invite_invalid')}</p>`);
       let invited: User;
       try {
         invited = await g.store.users.createUser({ accountId: account.id, email, name, role });
       } catch (error) {
-        if (error instanceof StoreError && error.code === 'conflict') return teamPage(kit, r, users, subscribed, 409, `<p class="error" role="alert">${t('invite_exists')}</p>`);
+        if (error instanceof StoreError && error.code === 'conflict')
+          return teamPage(kit, r, users, subscribed, 409, `<p class="error" role="alert">${t('invite_exists')}</p>`);
         throw error;
       }
       await g.state.refresh();
       const link = await newPasswordLink(kit, invited.id);
       kit.options.deliverPasswordLink?.({ email: invited.email, name: invited.name }, link);
       await kit.audit(r, { ...user }, 'user.invite', invited.id, { email: invited.email, role });
-      const shown = `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p><p>` + `${t('invite_link_note')}` + `</p><p class="secret">${escapeHtml(link)}</p></div>`;
+      const shown =
+        `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p><p>` +
+        `${t('invite_link_note')}` +
+        `</p><p class="secret">${escapeHtml(link)}</p></div>`;
       return teamPage(kit, r, await kit.accountUsers(r), subscribed, 200, shown);
     }
     return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
@@ -78,17 +84,30 @@ async function newPasswordLink(kit: PortalKit, userId: string): Promise<string> 
   const g = kit.g;
   const token = randomBytes(32).toString('base64url');
   const validSeconds = g.platform.limits.passwordLinkValidSeconds;
-  await g.store.portal.createPasswordLink({ tokenHash: sha256Hex(token), userId, expiresAt: new Date(g.now().getTime() + validSeconds * 1000) });
+  await g.store.portal.createPasswordLink({
+    tokenHash: sha256Hex(token),
+    userId,
+    expiresAt: new Date(g.now().getTime() + validSeconds * 1000),
+  });
   return `${g.config.publicBaseUrl}/portal/set-password/${token}`;
 }
 
-function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], subscribed: readonly ConnectorRuntime[], status: number, top: string): number {
+function teamPage(
+  kit: PortalKit,
+  r: SignedInRequest,
+  users: readonly User[],
+  subscribed: readonly ConnectorRuntime[],
+  status: number,
+  top: string,
+): number {
   const g = kit.g;
   const { t, plain } = kit.text;
   const admin = kit.isAdmin(r);
   const { csrf } = r.signedIn;
   const counts = subscribed.length
-    ? '<ul>' + `${subscribed.map((c) => `<li>${t('seats_in_use_of', { connector: c.descriptor.title, used: kit.seatCount(users, c.config.key), users: users.length })}</li>`).join('')}` + '</ul>'
+    ? '<ul>' +
+      `${subscribed.map((c) => `<li>${t('seats_in_use_of', { connector: c.descriptor.title, used: kit.seatCount(users, c.config.key), users: users.length })}</li>`).join('')}` +
+      '</ul>'
     : `<p>${t('team_no_subscriptions')}</p>`;
   const head =
     `<tr><th scope="col">${t('col_name')}</th><th scope="col">${t('col_email')}</th><th scope="col">${t('col_role')}` +
@@ -109,7 +128,10 @@ function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], su
           );
         })
         .join('');
-      return `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` + `</td>${seats}</tr>`;
+      return (
+        `<tr><th scope="row">${escapeHtml(u.name)}</th><td>${escapeHtml(u.email)}</td><td>${t(`role_${u.role}`)}` +
+        `</td>${seats}</tr>`
+      );
     })
     .join('');
   const table = `<table><caption>${t('team_caption')}</caption><thead>${head}</thead><tbody>${rows}</tbody></table>`;
@@ -124,8 +146,12 @@ function teamPage(kit: PortalKit, r: SignedInRequest, users: readonly User[], su
     `type="hidden" name="action" value="seats">${table}` +
     `${subscribed.length ? `<button type="submit">${t('save_seats')}</button>` : ''}` +
     '</form>';
-  const userOptions = users.map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.email})`)}</option>`).join('');
-  const roleOptions = (['member', 'admin'] as const).map((role) => `<option value="${role}">${t(`role_${role}`)}</option>`).join('');
+  const userOptions = users
+    .map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.email})`)}</option>`)
+    .join('');
+  const roleOptions = (['member', 'admin'] as const)
+    .map((role) => `<option value="${role}">${t(`role_${role}`)}</option>`)
+    .join('');
   body +=
     `<h2>${t('team_role_heading')}</h2><form method="post" action="/portal/team"><input type="hidden" name="csrf" ` +
     `value="${escapeHtml(csrf)}"><input type="hidden" name="action" value="role"><label for="role-user">` +

@@ -14,10 +14,17 @@ export async function terms(kit: PortalKit, r: SignedInRequest): Promise<number>
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'terms.accept', user.id);
     const target = form.get('next');
-    return redirect(r.res, target?.startsWith('/portal/') && !target.startsWith('//') ? target : '/portal/terms?done=terms_accepted');
+    return redirect(
+      r.res,
+      target?.startsWith('/portal/') && !target.startsWith('//') ? target : '/portal/terms?done=terms_accepted',
+    );
   }
-  const accepted = user.termsAcceptedAt ? `<p class="ok">${t('overview_terms_accepted', { date: fmtDate(user.termsAcceptedAt) })}</p>` : '';
+  const accepted = user.termsAcceptedAt
+    ? `<p class="ok">${t('overview_terms_accepted', { date: fmtDate(user.termsAcceptedAt) })}</p>`
+    : '';
   const hidden: Record<string, string> = next?.startsWith('/portal/') && !next.startsWith('//') ? { next } : {};
-  const body = `${kit.done(r)}${accepted}<p>${t('terms_text')}</p>` + `${user.termsAcceptedAt ? '' : postButton('/portal/terms', r.signedIn.csrf, plain('terms_accept'), hidden)}`;
+  const body =
+    `${kit.done(r)}${accepted}<p>${t('terms_text')}</p>` +
+    `${user.termsAcceptedAt ? '' : postButton('/portal/terms', r.signedIn.csrf, plain('terms_accept'), hidden)}`;
   return kit.view(r, 200, plain('terms_title'), body);
 }

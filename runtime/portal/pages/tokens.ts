@@ -3,15 +3,23 @@ import { issueToken } from '../../auth/caller-tokens.ts';
 import { escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
-export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'create' | 'revoke' | 'revoke-grant'): Promise<number> {
+export async function tokens(
+  kit: PortalKit,
+  r: SignedInRequest,
+  sub: '' | 'create' | 'revoke' | 'revoke-grant',
+): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
   const users = await kit.accountUsers(r);
   const byId = new Map(users.map((u) => [u.id, u]));
-  const visible = async () => (kit.isAdmin(r) ? await g.store.tokens.listAccountTokens(account.id) : (await g.store.tokens.listTokens(user.id)).reverse());
+  const visible = async () =>
+    kit.isAdmin(r)
+      ? await g.store.tokens.listAccountTokens(account.id)
+      : (await g.store.tokens.listTokens(user.id)).reverse();
   // An administrator sees (and may revoke) every assistant of the account; a member their own.
-  const visibleGrants = async () => (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
+  const visibleGrants = async () =>
+    (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
   let top = kit.done(r);
   if (r.req.method === 'POST' && sub === 'create') {
     const form = await kit.form(r);
@@ -20,7 +28,9 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     const { token, record } = await issueToken(g.store, user.id, label);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'token.create', record.id, { label });
-    top = `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p ` + `class="secret">${escapeHtml(token)}</p></div>`;
+    top =
+      `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p ` +
+      `class="secret">${escapeHtml(token)}</p></div>`;
   } else if (r.req.method === 'POST' && sub === 'revoke') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
@@ -32,7 +42,10 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     // Effective at once: this replica reloads, and the others hear of it (shared store) or see
     // the changed version at their next identify of an unknown token or refresh.
     await g.state.refresh();
-    await kit.audit(r, { ...user }, 'token.revoke', target.id, { label: target.label, owner: byId.get(target.userId)?.email });
+    await kit.audit(r, { ...user }, 'token.revoke', target.id, {
+      label: target.label,
+      owner: byId.get(target.userId)?.email,
+    });
     return redirect(r.res, '/portal/tokens?done=token_revoked');
   } else if (r.req.method === 'POST' && sub === 'revoke-grant') {
     // An assistant connected with OAuth (docs/decisions/mcp-authorization.md): its grant, and so every token of it.
@@ -43,7 +56,12 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
     await g.store.mcp.revokeMcpGrant(target.id, g.now());
     await g.state.refresh();
-    await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, { reason: 'portal', client: target.clientName, client_id: target.clientId, owner: byId.get(target.userId)?.email });
+    await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, {
+      reason: 'portal',
+      client: target.clientName,
+      client_id: target.clientId,
+      owner: byId.get(target.userId)?.email,
+    });
     return redirect(r.res, '/portal/tokens?done=grant_revoked');
   } else if (r.req.method === 'POST') return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
   const list = await visible();
@@ -51,8 +69,20 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
     .map((x) => {
       const owner = byId.get(x.userId);
       const state = x.revokedAt ? t('token_revoked_at', { date: fmtDate(x.revokedAt) }) : t('token_active');
-      const action = x.revokedAt ? '' : postButton('/portal/tokens/revoke', r.signedIn.csrf, plain('revoke_button', { label: x.label }), { token: x.id }, 'danger');
-      return `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>` + `${fmtDate(x.createdAt)}` + `</td><td>${state}</td><td>${action}</td></tr>`;
+      const action = x.revokedAt
+        ? ''
+        : postButton(
+            '/portal/tokens/revoke',
+            r.signedIn.csrf,
+            plain('revoke_button', { label: x.label }),
+            { token: x.id },
+            'danger',
+          );
+      return (
+        `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>` +
+        `${fmtDate(x.createdAt)}` +
+        `</td><td>${state}</td><td>${action}</td></tr>`
+      );
     })
     .join('');
   const body =
@@ -65,7 +95,13 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | 'crea
   const grantRows = (await visibleGrants())
     .filter((x) => !x.revokedAt)
     .map((x) => {
-      const action = postButton('/portal/tokens/revoke-grant', r.signedIn.csrf, plain('grant_revoke_button', { client: x.clientName }), { grant: x.id }, 'danger');
+      const action = postButton(
+        '/portal/tokens/revoke-grant',
+        r.signedIn.csrf,
+        plain('grant_revoke_button', { client: x.clientName }),
+        { grant: x.id },
+        'danger',
+      );
       return (
         `<tr><th scope="row">${escapeHtml(x.clientName)}<br><span class="note">${escapeHtml(x.clientId)}</span></th>` +
         `<td>${escapeHtml(byId.get(x.userId)?.email ?? '')}</td><td>` +

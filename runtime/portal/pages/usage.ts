@@ -27,15 +27,30 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
   const byConnector = Object.entries(u.byConnector);
   const chart = byConnector.length
     ? barChart(
-        byConnector.flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => ({ label: `${id} · ${tool}`, value: n }))),
+        byConnector.flatMap(([id, c]) =>
+          Object.entries(c.byTool).map(([tool, n]) => ({ label: `${id} · ${tool}`, value: n })),
+        ),
         plain('usage_chart_title', { month: fairUse.month }),
         plain('usage_chart_desc', { summary: byConnector.map(([id, c]) => `${id} ${c.calls}`).join(', ') }),
       )
     : `<p>${t('usage_none')}</p>`;
   const tools = byConnector
-    .flatMap(([id, c]) => Object.entries(c.byTool).map(([tool, n]) => `<tr><th scope="row"><code>${escapeHtml(id)}</code></th><td><code>${escapeHtml(tool)}</code></td><td>${n}` + '</td></tr>'))
+    .flatMap(([id, c]) =>
+      Object.entries(c.byTool).map(
+        ([tool, n]) =>
+          `<tr><th scope="row"><code>${escapeHtml(id)}</code></th><td><code>${escapeHtml(tool)}</code></td><td>${n}` +
+          '</td></tr>',
+      ),
+    )
     .join('');
-  const state = fairUse.mode === 'off' ? 'fair_use_off' : fairUse.withinQuota ? 'fair_use_within' : fairUse.mode === 'hard' ? 'fair_use_blocked_state' : 'fair_use_over_soft';
+  const state =
+    fairUse.mode === 'off'
+      ? 'fair_use_off'
+      : fairUse.withinQuota
+        ? 'fair_use_within'
+        : fairUse.mode === 'hard'
+          ? 'fair_use_blocked_state'
+          : 'fair_use_over_soft';
   let quotaForm = '';
   if (quotaAllowed) {
     quotaForm =

@@ -1,7 +1,16 @@
 // Accounts, with their subscriptions (which connectors an account has taken).
 import type { SqlClient } from '../sql-client.ts';
 import type { Account, AccountsRepository, FairUseMode } from '../store.ts';
-import { ACCOUNT_COLUMNS, type AccountRow, assertCount, first, newId, StoreError, toAccount, translate } from './rows.ts';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  assertCount,
+  first,
+  newId,
+  StoreError,
+  toAccount,
+  translate,
+} from './rows.ts';
 
 export class SqlAccounts implements AccountsRepository {
   readonly #db: SqlClient;
@@ -12,7 +21,10 @@ export class SqlAccounts implements AccountsRepository {
 
   async createAccount(input: { id?: string; name: string }): Promise<Account> {
     try {
-      const { rows } = await this.#db.query<AccountRow>(`INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`, [input.id ?? newId('acc_'), input.name]);
+      const { rows } = await this.#db.query<AccountRow>(
+        `INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`,
+        [input.id ?? newId('acc_'), input.name],
+      );
       return toAccount(first(rows, 'createAccount'));
     } catch (err) {
       translate(err, `Account ${input.id ?? ''}`.trim());
@@ -25,7 +37,9 @@ export class SqlAccounts implements AccountsRepository {
   }
 
   async listAccounts(): Promise<Account[]> {
-    const { rows } = await this.#db.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`);
+    const { rows } = await this.#db.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`,
+    );
     return rows.map(toAccount);
   }
 
@@ -41,7 +55,10 @@ export class SqlAccounts implements AccountsRepository {
       params.push(settings.quota);
       sets.push(`fair_use_quota = $${params.length}`);
     }
-    const sql = sets.length === 0 ? 'SELECT id FROM accounts WHERE id = $1' : `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING id`;
+    const sql =
+      sets.length === 0
+        ? 'SELECT id FROM accounts WHERE id = $1'
+        : `UPDATE accounts SET ${sets.join(', ')} WHERE id = $1 RETURNING id`;
     const { rows } = await this.#db.query<{ id: string }>(sql, params);
     if (rows.length === 0) throw new StoreError('not_found', `Account ${accountId} does not exist.`);
   }
@@ -55,7 +72,9 @@ export class SqlAccounts implements AccountsRepository {
   async setSubscription(accountId: string, connectorKey: string, subscribed: boolean): Promise<void> {
     try {
       await this.#db.query(
-        subscribed ? 'INSERT INTO subscriptions (account_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING' : 'DELETE FROM subscriptions WHERE account_id = $1 AND connector_key = $2',
+        subscribed
+          ? 'INSERT INTO subscriptions (account_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+          : 'DELETE FROM subscriptions WHERE account_id = $1 AND connector_key = $2',
         [accountId, connectorKey],
       );
     } catch (err) {
@@ -64,7 +83,10 @@ export class SqlAccounts implements AccountsRepository {
   }
 
   async listSubscriptions(accountId: string): Promise<string[]> {
-    const { rows } = await this.#db.query<{ connector_key: string }>('SELECT connector_key FROM subscriptions WHERE account_id = $1 ORDER BY connector_key', [accountId]);
+    const { rows } = await this.#db.query<{ connector_key: string }>(
+      'SELECT connector_key FROM subscriptions WHERE account_id = $1 ORDER BY connector_key',
+      [accountId],
+    );
     return rows.map((r) => r.connector_key);
   }
 }

@@ -18,7 +18,13 @@ import {
 } from './rows.ts';
 
 /** Rows of one table, one statement (`columns` as a `, `-separated list). */
-async function plainRows<T>(db: SqlClient, columns: string, table: string, where: string, order: string): Promise<{ rows: T[] }> {
+async function plainRows<T>(
+  db: SqlClient,
+  columns: string,
+  table: string,
+  where: string,
+  order: string,
+): Promise<{ rows: T[] }> {
   return db.query<T>(`SELECT ${columns} FROM ${table} ${where} ORDER BY ${order}`);
 }
 
@@ -26,9 +32,17 @@ async function plainRows<T>(db: SqlClient, columns: string, table: string, where
  * The same rows aggregated into one JSON array of arrays by the database and parsed at once, then
  * named by `columns` (timestamps arrive as ISO strings, numbers as numbers: the row mappers take both).
  */
-async function jsonRows<T>(db: SqlClient, columns: string, table: string, where: string, order: string): Promise<{ rows: T[] }> {
+async function jsonRows<T>(
+  db: SqlClient,
+  columns: string,
+  table: string,
+  where: string,
+  order: string,
+): Promise<{ rows: T[] }> {
   const names = columns.split(', ');
-  const { rows } = await db.query<{ j: string }>(`SELECT coalesce(json_agg(json_build_array(${columns}) ORDER BY ${order}), '[]')::text AS j FROM ${table} ${where}`);
+  const { rows } = await db.query<{ j: string }>(
+    `SELECT coalesce(json_agg(json_build_array(${columns}) ORDER BY ${order}), '[]')::text AS j FROM ${table} ${where}`,
+  );
   const arrays = JSON.parse(rows[0]?.j ?? '[]') as unknown[][];
   return {
     rows: arrays.map((values) => {
@@ -58,9 +72,27 @@ export class SqlChanges implements ChangesRepository {
       const accounts = await rows<AccountRow>(tx, ACCOUNT_COLUMNS, 'accounts', '', 'created_at, id');
       const users = await rows<UserRow>(tx, USER_COLUMNS, 'users', '', 'created_at, id');
       const tokens = await rows<TokenRow>(tx, TOKEN_COLUMNS, 'tokens', 'WHERE revoked_at IS NULL', 'created_at, id');
-      const subscriptions = await rows<{ account_id: string; connector_key: string }>(tx, 'account_id, connector_key', 'subscriptions', '', 'account_id, connector_key');
-      const seats = await rows<{ user_id: string; connector_key: string }>(tx, 'user_id, connector_key', 'seats', '', 'user_id, connector_key');
-      const connections = await rows<ConnectionRow>(tx, CONNECTION_COLUMNS, 'connections', '', 'account_id, instance_id');
+      const subscriptions = await rows<{ account_id: string; connector_key: string }>(
+        tx,
+        'account_id, connector_key',
+        'subscriptions',
+        '',
+        'account_id, connector_key',
+      );
+      const seats = await rows<{ user_id: string; connector_key: string }>(
+        tx,
+        'user_id, connector_key',
+        'seats',
+        '',
+        'user_id, connector_key',
+      );
+      const connections = await rows<ConnectionRow>(
+        tx,
+        CONNECTION_COLUMNS,
+        'connections',
+        '',
+        'account_id, instance_id',
+      );
       const version = await tx.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
       return {
         accounts: accounts.rows.map(toAccount),
@@ -75,7 +107,9 @@ export class SqlChanges implements ChangesRepository {
   }
 
   async changeVersion(): Promise<number> {
-    const { rows } = await this.#db.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
+    const { rows } = await this.#db.query<{ version: string | number }>(
+      'SELECT version FROM platform_changes WHERE id = 1',
+    );
     return Number(rows[0]?.version ?? 0);
   }
 
@@ -83,7 +117,9 @@ export class SqlChanges implements ChangesRepository {
     return this.#db.transaction(async (tx) => {
       // The version, the log and the rows from one consistent view, like loadSnapshot.
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const head = await tx.query<{ version: string | number; pruned_through: string | number }>('SELECT version, pruned_through FROM platform_changes WHERE id = 1');
+      const head = await tx.query<{ version: string | number; pruned_through: string | number }>(
+        'SELECT version, pruned_through FROM platform_changes WHERE id = 1',
+      );
       const version = Number(head.rows[0]?.version ?? 0);
       // Behind the pruned part of the log, or ahead of the store (another database): reload in full.
       if (since < Number(head.rows[0]?.pruned_through ?? 0) || since > version) return null;
@@ -104,11 +140,10 @@ export class SqlChanges implements ChangesRepository {
         connections: [],
       };
       if (since === version) return changes;
-      const log = await tx.query<{ entity: string; key1: string; key2: string }>('SELECT DISTINCT entity, key1, key2 FROM platform_change_log WHERE version > $1 AND version <= $2 LIMIT $3', [
-        since,
-        version,
-        maxKeys + 1,
-      ]);
+      const log = await tx.query<{ entity: string; key1: string; key2: string }>(
+        'SELECT DISTINCT entity, key1, key2 FROM platform_change_log WHERE version > $1 AND version <= $2 LIMIT $3',
+        [since, version, maxKeys + 1],
+      );
       if (log.rows.length > maxKeys) return null;
       for (const r of log.rows) {
         if (r.entity === 'accounts') accounts.push(r.key1);
@@ -121,13 +156,21 @@ export class SqlChanges implements ChangesRepository {
       const firsts = (pairs: readonly (readonly [string, string])[]) => pairs.map((p) => p[0]);
       const seconds = (pairs: readonly (readonly [string, string])[]) => pairs.map((p) => p[1]);
       // One statement per kind of row that changed (one transaction is one connection: in turn).
-      const a = accounts.length ? (await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[])`, [accounts])).rows : [];
-      const u = users.length ? (await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ANY($1::text[])`, [users])).rows : [];
-      const t = tokens.length ? (await tx.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ANY($1::text[])`, [tokens])).rows : [];
+      const a = accounts.length
+        ? (await tx.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[])`, [accounts]))
+            .rows
+        : [];
+      const u = users.length
+        ? (await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ANY($1::text[])`, [users])).rows
+        : [];
+      const t = tokens.length
+        ? (await tx.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ANY($1::text[])`, [tokens])).rows
+        : [];
       const sub = subscriptions.length
         ? (
             await tx.query<{ account_id: string; connector_key: string }>(
-              'SELECT s.account_id, s.connector_key FROM subscriptions s JOIN unnest($1::text[], $2::text[]) AS ' + 'k(a, c) ON s.account_id = k.a AND s.connector_key = k.c',
+              'SELECT s.account_id, s.connector_key FROM subscriptions s JOIN unnest($1::text[], $2::text[]) AS ' +
+                'k(a, c) ON s.account_id = k.a AND s.connector_key = k.c',
               [firsts(subscriptions), seconds(subscriptions)],
             )
           ).rows
@@ -135,7 +178,8 @@ export class SqlChanges implements ChangesRepository {
       const seat = seats.length
         ? (
             await tx.query<{ user_id: string; connector_key: string }>(
-              'SELECT s.user_id, s.connector_key FROM seats s JOIN unnest($1::text[], $2::text[]) AS k(u, c) ON ' + 's.user_id = k.u AND s.connector_key = k.c',
+              'SELECT s.user_id, s.connector_key FROM seats s JOIN unnest($1::text[], $2::text[]) AS k(u, c) ON ' +
+                's.user_id = k.u AND s.connector_key = k.c',
               [firsts(seats), seconds(seats)],
             )
           ).rows
@@ -143,7 +187,8 @@ export class SqlChanges implements ChangesRepository {
       const conn = connections.length
         ? (
             await tx.query<ConnectionRow>(
-              `SELECT ${qualified('c', CONNECTION_COLUMNS)} FROM connections c JOIN unnest($1::text[], ` + '$2::text[]) AS k(a, i) ON c.account_id = k.a AND c.instance_id = k.i',
+              `SELECT ${qualified('c', CONNECTION_COLUMNS)} FROM connections c JOIN unnest($1::text[], ` +
+                '$2::text[]) AS k(a, i) ON c.account_id = k.a AND c.instance_id = k.i',
               [firsts(connections), seconds(connections)],
             )
           ).rows

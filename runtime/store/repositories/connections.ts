@@ -12,7 +12,13 @@ export class SqlConnections implements ConnectionsRepository {
     this.#kind = db.kind;
   }
 
-  async putConnection(input: { accountId: string; instanceId: string; connectorKey: string; ciphertext: string; keyVersion: number }): Promise<Connection> {
+  async putConnection(input: {
+    accountId: string;
+    instanceId: string;
+    connectorKey: string;
+    ciphertext: string;
+    keyVersion: number;
+  }): Promise<Connection> {
     try {
       const { rows } = await this.#db.query<ConnectionRow>(
         `INSERT INTO connections (account_id, instance_id, connector_key, ciphertext, key_version)
@@ -30,15 +36,23 @@ export class SqlConnections implements ConnectionsRepository {
   }
 
   async getConnection(accountId: string, instanceId: string): Promise<Connection | null> {
-    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2`, [accountId, instanceId]);
+    const { rows } = await this.#db.query<ConnectionRow>(
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2`,
+      [accountId, instanceId],
+    );
     return rows[0] === undefined ? null : toConnection(rows[0]);
   }
 
   async listConnections(accountId?: string): Promise<Connection[]> {
     const { rows } =
       accountId === undefined
-        ? await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`)
-        : await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 ORDER BY instance_id`, [accountId]);
+        ? await this.#db.query<ConnectionRow>(
+            `SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY account_id, instance_id`,
+          )
+        : await this.#db.query<ConnectionRow>(
+            `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 ORDER BY instance_id`,
+            [accountId],
+          );
     return rows.map(toConnection);
   }
 
@@ -47,23 +61,40 @@ export class SqlConnections implements ConnectionsRepository {
   }
 
   async connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]> {
-    const { rows } = await this.#db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE key_version = $1 LIMIT $2`, [keyVersion, limit]);
+    const { rows } = await this.#db.query<ConnectionRow>(
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE key_version = $1 LIMIT $2`,
+      [keyVersion, limit],
+    );
     return rows.map(toConnection);
   }
 
   async keyChecks(): Promise<Map<number, string>> {
-    const { rows } = await this.#db.query<{ version: number; check_value: string }>('SELECT version, check_value FROM key_checks');
+    const { rows } = await this.#db.query<{ version: number; check_value: string }>(
+      'SELECT version, check_value FROM key_checks',
+    );
     return new Map(rows.map((r) => [Number(r.version), r.check_value]));
   }
 
   async recordKeyCheck(version: number, checkValue: string): Promise<string> {
     // Two processes recording the same version at once: the first insert wins, both read it back.
-    await this.#db.query('INSERT INTO key_checks (version, check_value) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING', [version, checkValue]);
-    const { rows } = await this.#db.query<{ check_value: string }>('SELECT check_value FROM key_checks WHERE version = $1', [version]);
+    await this.#db.query(
+      'INSERT INTO key_checks (version, check_value) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING',
+      [version, checkValue],
+    );
+    const { rows } = await this.#db.query<{ check_value: string }>(
+      'SELECT check_value FROM key_checks WHERE version = $1',
+      [version],
+    );
     return rows[0]!.check_value;
   }
 
-  async replaceCiphertext(accountId: string, instanceId: string, expectedKeyVersion: number, ciphertext: string, keyVersion: number): Promise<boolean> {
+  async replaceCiphertext(
+    accountId: string,
+    instanceId: string,
+    expectedKeyVersion: number,
+    ciphertext: string,
+    keyVersion: number,
+  ): Promise<boolean> {
     // The credential itself is unchanged, so `updated_at` (last connect) stays.
     const { rows } = await this.#db.query<{ instance_id: string }>(
       `UPDATE connections SET ciphertext = $4, key_version = $5
@@ -74,19 +105,29 @@ export class SqlConnections implements ConnectionsRepository {
     return rows.length > 0;
   }
 
-  async withConnectionLock<T>(accountId: string, instanceId: string, fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>): Promise<T> {
+  async withConnectionLock<T>(
+    accountId: string,
+    instanceId: string,
+    fn: (current: Connection | null) => Promise<{ write: LockedConnectionWrite; value: T }>,
+  ): Promise<T> {
     const run = async (db: SqlClient, lock: string): Promise<T> => {
-      const { rows } = await db.query<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2${lock}`, [accountId, instanceId]);
+      const { rows } = await db.query<ConnectionRow>(
+        `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE account_id = $1 AND instance_id = $2${lock}`,
+        [accountId, instanceId],
+      );
       const { write, value } = await fn(rows[0] === undefined ? null : toConnection(rows[0]));
       if (write && 'ciphertext' in write) {
-        await db.query('UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE ' + 'account_id = $1 AND instance_id = $2', [
-          accountId,
-          instanceId,
-          write.ciphertext,
-          write.keyVersion,
-        ]);
+        await db.query(
+          'UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE ' +
+            'account_id = $1 AND instance_id = $2',
+          [accountId, instanceId, write.ciphertext, write.keyVersion],
+        );
       } else if (write) {
-        await db.query('UPDATE connections SET reconnect_required_at = now() WHERE account_id = $1 AND instance_id = $2 AND ' + 'reconnect_required_at IS NULL', [accountId, instanceId]);
+        await db.query(
+          'UPDATE connections SET reconnect_required_at = now() WHERE account_id = $1 AND instance_id = $2 AND ' +
+            'reconnect_required_at IS NULL',
+          [accountId, instanceId],
+        );
       }
       return value;
     };

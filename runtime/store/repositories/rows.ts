@@ -2,7 +2,17 @@
 // (the snapshot and the joins read accounts, users, tokens and connections), the row mappers and
 // the small helpers around PostgreSQL's answers.
 import { randomBytes } from 'node:crypto';
-import type { Account, Connection, DataLayerState, FairUseMode, OAuthState, TokenRecord, UsageRow, User, UserRole } from '../store.ts';
+import type {
+  Account,
+  Connection,
+  DataLayerState,
+  FairUseMode,
+  OAuthState,
+  TokenRecord,
+  UsageRow,
+  User,
+  UserRole,
+} from '../store.ts';
 
 /** A write the data refuses: a duplicate (`conflict`) or a reference to nothing (`not_found`). */
 export class StoreError extends Error {
@@ -64,7 +74,8 @@ export interface TokenRow {
   revoked_at: Date | null;
 }
 
-export const CONNECTION_COLUMNS = 'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at, reconnect_required_at';
+export const CONNECTION_COLUMNS =
+  'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at, reconnect_required_at';
 export interface ConnectionRow {
   account_id: string;
   instance_id: string;
@@ -76,7 +87,8 @@ export interface ConnectionRow {
   reconnect_required_at: Date | null;
 }
 
-export const OAUTH_STATE_COLUMNS = 'state_hash, account_id, user_id, instance_id, connector_key, link_jti, verifier_sealed, browser_hash, expires_at';
+export const OAUTH_STATE_COLUMNS =
+  'state_hash, account_id, user_id, instance_id, connector_key, link_jti, verifier_sealed, browser_hash, expires_at';
 export interface OAuthStateRow {
   state_hash: string;
   account_id: string;
@@ -227,7 +239,8 @@ export function unprefixed<T>(row: Record<string, unknown>, alias: string): T {
 export function translate(err: unknown, what: string): never {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === '23505') throw new StoreError('conflict', `${what} already exists.`, { cause: err });
-  if (code === '23503') throw new StoreError('not_found', `${what} refers to a record that does not exist.`, { cause: err });
+  if (code === '23503')
+    throw new StoreError('not_found', `${what} refers to a record that does not exist.`, { cause: err });
   throw err;
 }
 

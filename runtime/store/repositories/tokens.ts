@@ -28,12 +28,10 @@ export class SqlTokens implements TokensRepository {
 
   async createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord> {
     try {
-      const { rows } = await this.#db.query<TokenRow>(`INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`, [
-        input.id ?? newId('tok_'),
-        input.userId,
-        input.label,
-        input.tokenHash,
-      ]);
+      const { rows } = await this.#db.query<TokenRow>(
+        `INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
+        [input.id ?? newId('tok_'), input.userId, input.label, input.tokenHash],
+      );
       return toToken(first(rows, 'createToken'));
     } catch (err) {
       translate(err, 'Token');
@@ -57,26 +55,36 @@ export class SqlTokens implements TokensRepository {
   }
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
-    const { rows } = await this.#db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    const { rows } = await this.#db.query<TokenRow>(
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
     return rows.map(toToken);
   }
 
   async revokeToken(tokenId: string, at: Date): Promise<void> {
     // Revoking twice keeps the first time.
-    const { rows } = await this.#db.query<{ id: string }>('UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id', [tokenId, at]);
+    const { rows } = await this.#db.query<{ id: string }>(
+      'UPDATE tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id',
+      [tokenId, at],
+    );
     if (rows.length === 0) throw new StoreError('not_found', `Token ${tokenId} does not exist.`);
   }
 
   async listAccountTokens(accountId: string): Promise<TokenRecord[]> {
     const { rows } = await this.#db.query<TokenRow>(
-      `SELECT ${prefixed('t', TOKEN_COLUMNS).replace(/ AS t_/g, ' AS ')} FROM tokens t JOIN users u ON u.id = ` + 't.user_id WHERE u.account_id = $1 ORDER BY t.created_at DESC, t.id',
+      `SELECT ${prefixed('t', TOKEN_COLUMNS).replace(/ AS t_/g, ' AS ')} FROM tokens t JOIN users u ON u.id = ` +
+        't.user_id WHERE u.account_id = $1 ORDER BY t.created_at DESC, t.id',
       [accountId],
     );
     return rows.map(toToken);
   }
 
   async getTokenOwner(tokenId: string): Promise<{ userId: string; accountId: string } | null> {
-    const { rows } = await this.#db.query<{ user_id: string; account_id: string }>('SELECT t.user_id, u.account_id FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1', [tokenId]);
+    const { rows } = await this.#db.query<{ user_id: string; account_id: string }>(
+      'SELECT t.user_id, u.account_id FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1',
+      [tokenId],
+    );
     return rows[0] ? { userId: rows[0].user_id, accountId: rows[0].account_id } : null;
   }
 }

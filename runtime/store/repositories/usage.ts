@@ -15,7 +15,10 @@ export class SqlUsage implements UsageRepository {
 
   async addUsage(rows: readonly UsageRow[], batchId?: string, settledBatchIds: readonly string[] = []): Promise<void> {
     // Merge duplicates and sort, so concurrent batches lock rows in the same order.
-    const merged = new Map<string, { accountId: string; month: string; connectorId: string; tool: string; calls: number; costUnits: number }>();
+    const merged = new Map<
+      string,
+      { accountId: string; month: string; connectorId: string; tool: string; calls: number; costUnits: number }
+    >();
     for (const r of rows) {
       assertCount(r.calls, 'calls');
       assertCount(r.costUnits, 'costUnits');
@@ -42,7 +45,12 @@ export class SqlUsage implements UsageRepository {
   /** When the next flush prunes old usage batch ids (performance.now() time). */
   #batchesPruneAt = 0;
 
-  async #insertUsage(db: SqlClient, ordered: readonly UsageRow[], batchId?: string, settledBatchIds: readonly string[] = []): Promise<void> {
+  async #insertUsage(
+    db: SqlClient,
+    ordered: readonly UsageRow[],
+    batchId?: string,
+    settledBatchIds: readonly string[] = [],
+  ): Promise<void> {
     // One statement for the whole batch (the embedded engine runs on the event loop's thread, so a
     // statement per row would stall calls during a flush of many accounts). Rows of an account
     // deleted meanwhile are dropped instead of failing the whole batch: the accounts of the batch
@@ -87,7 +95,10 @@ export class SqlUsage implements UsageRepository {
   }
 
   async getMonthCostUnits(accountId: string, month: string): Promise<number> {
-    const { rows } = await this.#db.query<{ total: number | string }>('SELECT coalesce(sum(cost_units), 0) AS total FROM usage WHERE account_id = $1 AND month = $2', [accountId, month]);
+    const { rows } = await this.#db.query<{ total: number | string }>(
+      'SELECT coalesce(sum(cost_units), 0) AS total FROM usage WHERE account_id = $1 AND month = $2',
+      [accountId, month],
+    );
     return num(first(rows, 'getMonthCostUnits').total);
   }
 
@@ -95,7 +106,8 @@ export class SqlUsage implements UsageRepository {
     const totals = new Map<string, number>(accountIds.map((id) => [id, 0]));
     if (accountIds.length === 0) return totals;
     const { rows } = await this.#db.query<{ account_id: string; total: number | string }>(
-      'SELECT account_id, sum(cost_units) AS total FROM usage WHERE account_id = ANY($1::text[]) AND month = $2 ' + 'GROUP BY account_id',
+      'SELECT account_id, sum(cost_units) AS total FROM usage WHERE account_id = ANY($1::text[]) AND month = $2 ' +
+        'GROUP BY account_id',
       [[...accountIds], month],
     );
     for (const r of rows) totals.set(r.account_id, num(r.total));

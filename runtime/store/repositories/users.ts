@@ -10,15 +10,18 @@ export class SqlUsers implements UsersRepository {
     this.#db = db;
   }
 
-  async createUser(input: { id?: string; accountId: string; email: string; name: string; role?: UserRole }): Promise<User> {
+  async createUser(input: {
+    id?: string;
+    accountId: string;
+    email: string;
+    name: string;
+    role?: UserRole;
+  }): Promise<User> {
     try {
-      const { rows } = await this.#db.query<UserRow>(`INSERT INTO users (id, account_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`, [
-        input.id ?? newId('usr_'),
-        input.accountId,
-        input.email,
-        input.name,
-        input.role ?? 'member',
-      ]);
+      const { rows } = await this.#db.query<UserRow>(
+        `INSERT INTO users (id, account_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
+        [input.id ?? newId('usr_'), input.accountId, input.email, input.name, input.role ?? 'member'],
+      );
       return toUser(first(rows, 'createUser'));
     } catch (err) {
       translate(err, `User ${input.email}`);
@@ -31,38 +34,54 @@ export class SqlUsers implements UsersRepository {
   }
 
   async findUserByEmail(email: string): Promise<User | null> {
-    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
+    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [
+      email,
+    ]);
     return rows[0] === undefined ? null : toUser(rows[0]);
   }
 
   async listUsers(accountId: string): Promise<User[]> {
-    const { rows } = await this.#db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+    const { rows } = await this.#db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    );
     return rows.map(toUser);
   }
 
   async acceptTerms(userId: string, at: Date): Promise<void> {
-    const { rows } = await this.#db.query<{ id: string }>('UPDATE users SET terms_accepted_at = $2 WHERE id = $1 RETURNING id', [userId, at]);
+    const { rows } = await this.#db.query<{ id: string }>(
+      'UPDATE users SET terms_accepted_at = $2 WHERE id = $1 RETURNING id',
+      [userId, at],
+    );
     if (rows.length === 0) throw new StoreError('not_found', `User ${userId} does not exist.`);
   }
 
   async setUserRole(userId: string, role: UserRole): Promise<void> {
-    const { rows } = await this.#db.query<{ id: string }>('UPDATE users SET role = $2 WHERE id = $1 RETURNING id', [userId, role]);
+    const { rows } = await this.#db.query<{ id: string }>('UPDATE users SET role = $2 WHERE id = $1 RETURNING id', [
+      userId,
+      role,
+    ]);
     if (rows.length === 0) throw new StoreError('not_found', `User ${userId} does not exist.`);
   }
 
   async setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void> {
     try {
-      await this.#db.query(seated ? 'INSERT INTO seats (user_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING' : 'DELETE FROM seats WHERE user_id = $1 AND connector_key = $2', [
-        userId,
-        connectorKey,
-      ]);
+      await this.#db.query(
+        seated
+          ? 'INSERT INTO seats (user_id, connector_key) VALUES ($1, $2) ON CONFLICT DO NOTHING'
+          : 'DELETE FROM seats WHERE user_id = $1 AND connector_key = $2',
+        [userId, connectorKey],
+      );
     } catch (err) {
       translate(err, `Seat of ${userId}`);
     }
   }
 
   async listSeats(userId: string): Promise<string[]> {
-    const { rows } = await this.#db.query<{ connector_key: string }>('SELECT connector_key FROM seats WHERE user_id = $1 ORDER BY connector_key', [userId]);
+    const { rows } = await this.#db.query<{ connector_key: string }>(
+      'SELECT connector_key FROM seats WHERE user_id = $1 ORDER BY connector_key',
+      [userId],
+    );
     return rows.map((r) => r.connector_key);
   }
 }

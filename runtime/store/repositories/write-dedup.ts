@@ -9,7 +9,11 @@ export class SqlWrites implements WritesRepository {
     this.#db = db;
   }
 
-  async claimWrite(key: string, at: number, expiredBefore: number): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly outcome: string | null }> {
+  async claimWrite(
+    key: string,
+    at: number,
+    expiredBefore: number,
+  ): Promise<{ readonly claimed: true } | { readonly claimed: false; readonly outcome: string | null }> {
     // Insert-if-absent; a claim older than the window is taken over in the same statement (the
     // row lock makes a concurrent second claimer wait, then see the fresh claim and lose).
     const { rows } = await this.#db.query<{ key: string }>(
@@ -30,11 +34,19 @@ export class SqlWrites implements WritesRepository {
   async finishWrite(key: string, outcome: string, reusable: boolean): Promise<void> {
     // A write that must not be reused keeps its outcome for the callers already waiting, but its
     // claim is dated 0, so the next identical call claims it anew.
-    await this.#db.query(reusable ? 'UPDATE write_dedup SET outcome = $2 WHERE key = $1' : 'UPDATE write_dedup SET outcome = $2, claimed_at = 0 WHERE key = $1', [key, outcome]);
+    await this.#db.query(
+      reusable
+        ? 'UPDATE write_dedup SET outcome = $2 WHERE key = $1'
+        : 'UPDATE write_dedup SET outcome = $2, claimed_at = 0 WHERE key = $1',
+      [key, outcome],
+    );
   }
 
   async writeOutcome(key: string): Promise<string | null | undefined> {
-    const { rows } = await this.#db.query<{ outcome: string | null }>('SELECT outcome FROM write_dedup WHERE key = $1', [key]);
+    const { rows } = await this.#db.query<{ outcome: string | null }>(
+      'SELECT outcome FROM write_dedup WHERE key = $1',
+      [key],
+    );
     return rows.length === 0 ? undefined : rows[0]!.outcome;
   }
 }

@@ -59,7 +59,12 @@ function track(child: ChildProcess, name: string): { tail: () => string; exited:
 }
 
 /** Starts `node <script> …args` with an IPC channel and waits for its ready message. */
-export async function startChild(name: string, script: string, args: readonly string[], options: ChildOptions = {}): Promise<ChildHandle> {
+export async function startChild(
+  name: string,
+  script: string,
+  args: readonly string[],
+  options: ChildOptions = {},
+): Promise<ChildHandle> {
   const child = spawn(process.execPath, [...(options.execArgv ?? []), script, ...args], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: options.env ?? { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
@@ -75,7 +80,10 @@ export async function startChild(name: string, script: string, args: readonly st
     pending.clear();
   });
   const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${tail()}`)), options.readyTimeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} was not ready within ${options.readyTimeoutMs ?? 120_000} ms:\n${tail()}`)),
+      options.readyTimeoutMs ?? 120_000,
+    );
     child.on('message', (message: { type?: string; id?: number; ok?: boolean; result?: unknown; error?: string }) => {
       if (message?.type === 'ready') {
         clearTimeout(timer);
@@ -125,7 +133,12 @@ export interface PlainProcess {
 }
 
 /** Starts a process without IPC (output discarded except stderr), tracked like the others. */
-export function startProcess(name: string, command: string, args: readonly string[], options: { env?: Record<string, string>; cwd?: string; captureStdout?: boolean } = {}): PlainProcess {
+export function startProcess(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; captureStdout?: boolean } = {},
+): PlainProcess {
   const child = spawn(command, args, {
     stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe'],
     env: options.env ?? { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },

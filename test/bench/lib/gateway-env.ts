@@ -4,7 +4,12 @@
 export const BENCH_SECRET_KEYS = `1:${Buffer.alloc(32, 11).toString('base64')}`;
 
 /** The environment of a benchmarked gateway (also used for the `bin/start.mjs` start-up figure). */
-export function gatewayEnv(options: { upstream: string; dataDir: string; logLevel: string; port?: number }): Record<string, string> {
+export function gatewayEnv(options: {
+  upstream: string;
+  dataDir: string;
+  logLevel: string;
+  port?: number;
+}): Record<string, string> {
   return {
     HOST: '127.0.0.1',
     PORT: String(options.port ?? 0),

@@ -22,7 +22,9 @@ export function machineInfo(): MachineInfo {
   }
   let os = `${process.platform} ${process.arch}`;
   try {
-    os = `${readFileSync('/proc/sys/kernel/ostype', 'utf8').trim()} ` + `${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()} ${process.arch}`;
+    os =
+      `${readFileSync('/proc/sys/kernel/ostype', 'utf8').trim()} ` +
+      `${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()} ${process.arch}`;
   } catch {
     // not Linux
   }
@@ -32,7 +34,14 @@ export function machineInfo(): MachineInfo {
   } catch {
     // not Linux
   }
-  return { cpuModel, cores: cpus().length, ramGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10, node: process.version, os, loadAverage };
+  return {
+    cpuModel,
+    cores: cpus().length,
+    ramGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    os,
+    loadAverage,
+  };
 }
 
 let ticksPerSecond: number | undefined;

@@ -11,7 +11,12 @@ export interface Posted {
   readonly text: string;
 }
 
-export function post(dispatcher: Dispatcher, path: string, headers: Record<string, string>, body: string): Promise<Posted> {
+export function post(
+  dispatcher: Dispatcher,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Posted> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let status = 0;

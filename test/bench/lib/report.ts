@@ -59,15 +59,35 @@ export interface Report {
   };
   readonly figures: readonly Figure[];
   readonly throughput: readonly ThroughputRow[];
-  readonly fixedRate: readonly { readonly label: string; readonly achieved: Spread; readonly p50: Spread; readonly p99: Spread }[];
-  readonly growth: readonly { readonly accounts: number; readonly rps: Spread; readonly ratio: Spread; readonly cpuUsPerCall: Spread }[];
+  readonly fixedRate: readonly {
+    readonly label: string;
+    readonly achieved: Spread;
+    readonly p50: Spread;
+    readonly p99: Spread;
+  }[];
+  readonly growth: readonly {
+    readonly accounts: number;
+    readonly rps: Spread;
+    readonly ratio: Spread;
+    readonly cpuUsPerCall: Spread;
+  }[];
   readonly fold:
     | { readonly skipped: string }
     | {
         readonly figures: readonly { readonly rows: number; readonly cpuMs: Spread; readonly wallMs: Spread }[];
-        readonly memory?: { readonly rows: number; readonly retainedKiB: number; readonly peakKiB: number; readonly onePageKiB: number };
+        readonly memory?: {
+          readonly rows: number;
+          readonly retainedKiB: number;
+          readonly peakKiB: number;
+          readonly onePageKiB: number;
+        };
       };
-  readonly metering: readonly { readonly gateway: string; readonly accounts: number; readonly expected: number; readonly totalCalls: number }[];
+  readonly metering: readonly {
+    readonly gateway: string;
+    readonly accounts: number;
+    readonly expected: number;
+    readonly totalCalls: number;
+  }[];
   /** Event-loop delay of the embedded gateway over its measured runs. */
   readonly gatewayDelay: { readonly delayMaxMs: number; readonly delayP99Ms: number; readonly delayMeanMs: number };
   /** What a write costs the in-memory snapshot (catch-up by the keys it changed), and a full load for comparison. */
@@ -95,7 +115,13 @@ export interface Report {
     readonly replicas: ReplicaFigures | undefined;
   };
   /** MiB. */
-  readonly memory: { readonly idle: number; readonly load: number; readonly idlePostgres: number; readonly loadPostgres: number; readonly freshMain: number };
+  readonly memory: {
+    readonly idle: number;
+    readonly load: number;
+    readonly idlePostgres: number;
+    readonly loadPostgres: number;
+    readonly freshMain: number;
+  };
   /** ms. */
   readonly startup: { readonly total: Spread; readonly createApp: Spread };
   readonly problems: readonly string[];
@@ -106,7 +132,14 @@ const OP_TEXT: Record<Target['op'], string> = { '>=': '≥', '<=': '≤', '<': '
 
 function fmt(value: number, unit: string): string {
   if (!Number.isFinite(value)) return '—';
-  const digits = unit === 'calls/s' || unit === 'µs' || unit === 'MiB' ? 0 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  const digits =
+    unit === 'calls/s' || unit === 'µs' || unit === 'MiB'
+      ? 0
+      : Math.abs(value) >= 100
+        ? 0
+        : Math.abs(value) >= 10
+          ? 1
+          : 2;
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
@@ -145,7 +178,10 @@ function pad2(n: number): string {
 }
 
 function dateText(d: Date): string {
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-` + `${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())} UTC`;
+  return (
+    `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-` +
+    `${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())} UTC`
+  );
 }
 
 function misses(report: Report): string[] {
@@ -174,7 +210,11 @@ function misses(report: Report): string[] {
     if (f.figure.includes('gateway ÷ floor') || f.figure.includes('PostgreSQL')) why = cpuLine();
     else if (f.figure.includes('peer')) {
       const p = row('peer');
-      why = p && gateway ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per ` + `call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.` : '';
+      why =
+        p && gateway
+          ? ` The peer pattern used ${fmt(p.cpuUsPerCall.median, 'µs')} µs of CPU per ` +
+            `call, the gateway ${fmt(gateway.cpuUsPerCall.median, 'µs')} µs.`
+          : '';
     } else if (f.figure.includes('p99 latency')) {
       const fr = report.fixedRate;
       why =
@@ -217,7 +257,8 @@ function misses(report: Report): string[] {
         `${fmt(gateway?.cpuUsPerCall.median ?? Number.NaN, 'µs')} µs with 1.`;
     }
     out.push(
-      `- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) ` + `against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`,
+      `- **${f.figure}**: ${withUnit(f.spread.median, f.unit)} (median; ${range(f.spread, f.unit)}) ` +
+        `against a target of ${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}.${why}`,
     );
   }
   return out;
@@ -227,8 +268,17 @@ export function renderReport(report: Report): string {
   const { machine, options } = report;
   const lines: string[] = [];
   lines.push('# Benchmarks', '');
-  lines.push(`Written by \`npm run bench\` on ${dateText(report.date)}. Re-run it after every change ` + 'that touches a hot path; the figures are only comparable on the same machine.', '');
-  if (options.quick) lines.push('> **Development run (`--quick`)**: one short run per figure, not for ' + 'publication. Run `npm run bench` on a quiet machine for the published table.', '');
+  lines.push(
+    `Written by \`npm run bench\` on ${dateText(report.date)}. Re-run it after every change ` +
+      'that touches a hot path; the figures are only comparable on the same machine.',
+    '',
+  );
+  if (options.quick)
+    lines.push(
+      '> **Development run (`--quick`)**: one short run per figure, not for ' +
+        'publication. Run `npm run bench` on a quiet machine for the published table.',
+      '',
+    );
   lines.push(
     table(
       ['Machine', ''],
@@ -239,10 +289,18 @@ export function renderReport(report: Report): string {
         ['OS', machine.os],
         ['Node', machine.node],
         ['Load average at start', machine.loadAverage || '—'],
-        ['Runs', `${options.runs} run(s) per figure, ~${options.durationSec} s each, after a warm-up; medians with min–max`],
-        ['Concurrency', `${options.connections} keep-alive connections (throughput); ${options.rate} calls/s open loop (latency)`],
+        [
+          'Runs',
+          `${options.runs} run(s) per figure, ~${options.durationSec} s each, after a warm-up; medians with min–max`,
+        ],
+        [
+          'Concurrency',
+          `${options.connections} keep-alive connections (throughput); ${options.rate} calls/s open loop (latency)`,
+        ],
         ['Gateway log level', `${options.logLevel} (JSON logs to /dev/null)`],
-        ...(options.cpuProf ? [['CPU profiler', "on in the embedded gateway: its figures include the profiler's overhead"]] : []),
+        ...(options.cpuProf
+          ? [['CPU profiler', "on in the embedded gateway: its figures include the profiler's overhead"]]
+          : []),
       ],
     ),
     '',
@@ -252,7 +310,13 @@ export function renderReport(report: Report): string {
   lines.push(
     table(
       ['Figure', 'Median', 'Min–max', 'Target', 'Met'],
-      report.figures.map((f) => [f.figure, withUnit(f.spread.median, f.unit), range(f.spread, f.unit), `${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}`, metText(f)]),
+      report.figures.map((f) => [
+        f.figure,
+        withUnit(f.spread.median, f.unit),
+        range(f.spread, f.unit),
+        `${OP_TEXT[f.target.op]} ${withUnit(f.target.value, f.unit)}`,
+        metText(f),
+      ]),
     ),
     '',
   );
@@ -262,8 +326,20 @@ export function renderReport(report: Report): string {
   else {
     lines.push(
       table(
-        ['Gateway process', 'Accounts', 'Successful calls counted by the load generator', 'Usage `totalCalls` (sum of `GET /api/usage`)', 'Exact'],
-        report.metering.map((m) => [m.gateway, String(m.accounts), m.expected.toLocaleString('en-US'), m.totalCalls.toLocaleString('en-US'), m.expected === m.totalCalls ? 'yes' : '**NO**']),
+        [
+          'Gateway process',
+          'Accounts',
+          'Successful calls counted by the load generator',
+          'Usage `totalCalls` (sum of `GET /api/usage`)',
+          'Exact',
+        ],
+        report.metering.map((m) => [
+          m.gateway,
+          String(m.accounts),
+          m.expected.toLocaleString('en-US'),
+          m.totalCalls.toLocaleString('en-US'),
+          m.expected === m.totalCalls ? 'yes' : '**NO**',
+        ]),
       ),
       '',
       'Counted over every call the harness sent to that gateway process (sanity call, ' +
@@ -294,7 +370,12 @@ export function renderReport(report: Report): string {
   lines.push(
     table(
       ['Server', 'Achieved calls/s', 'p50', 'p99'],
-      report.fixedRate.map((r) => [r.label, fmt(r.achieved.median, 'calls/s'), withUnit(r.p50.median, 'ms'), `${withUnit(r.p99.median, 'ms')} (${range(r.p99, 'ms')})`]),
+      report.fixedRate.map((r) => [
+        r.label,
+        fmt(r.achieved.median, 'calls/s'),
+        withUnit(r.p50.median, 'ms'),
+        `${withUnit(r.p99.median, 'ms')} (${range(r.p99, 'ms')})`,
+      ]),
     ),
     '',
     `A write and the snapshot catch-up after it (a seat change, then \`state.refresh()\`: the keys changed ` +
@@ -319,11 +400,21 @@ export function renderReport(report: Report): string {
   );
 
   lines.push('## Growth', '');
-  lines.push('Entitlements come from the in-memory snapshot, so spreading the same load ' + 'over more accounts should cost (almost) nothing per call:', '');
+  lines.push(
+    'Entitlements come from the in-memory snapshot, so spreading the same load ' +
+      'over more accounts should cost (almost) nothing per call:',
+    '',
+  );
   lines.push(
     table(
       ['Active accounts', 'Gateway calls/s', 'Min–max', '÷ floor (same run)', 'Gateway CPU per call'],
-      report.growth.map((g) => [g.accounts.toLocaleString('en-US'), fmt(g.rps.median, 'calls/s'), range(g.rps, 'calls/s'), withUnit(g.ratio.median, '×'), withUnit(g.cpuUsPerCall.median, 'µs')]),
+      report.growth.map((g) => [
+        g.accounts.toLocaleString('en-US'),
+        fmt(g.rps.median, 'calls/s'),
+        range(g.rps, 'calls/s'),
+        withUnit(g.ratio.median, '×'),
+        withUnit(g.cpuUsPerCall.median, 'µs'),
+      ]),
     ),
     '',
   );
@@ -335,20 +426,38 @@ export function renderReport(report: Report): string {
     table(
       ['Figure', 'Value'],
       [
-        [`\`tools/call\` with ${L.active.toLocaleString('en-US')} of them active, calls/s`, `${fmt(L.rps.median, 'calls/s')} (${range(L.rps, 'calls/s')})`],
-        ['CPU per call', `${withUnit(L.cpuUsPerCall.median, 'µs')}, ${withUnit(L.cpuRatio.median, '×')} of 1 account's (paired runs)`],
+        [
+          `\`tools/call\` with ${L.active.toLocaleString('en-US')} of them active, calls/s`,
+          `${fmt(L.rps.median, 'calls/s')} (${range(L.rps, 'calls/s')})`,
+        ],
+        [
+          'CPU per call',
+          `${withUnit(L.cpuUsPerCall.median, 'µs')}, ${withUnit(L.cpuRatio.median, '×')} of 1 account's (paired runs)`,
+        ],
         ['Resident memory, idle', `${fmt(L.rssIdle, 'MiB')} MiB`],
         [
           'Start-up to the first served call (`bin/start.mjs`, warm data directory)',
           withUnit(L.startup.median / 1000, 's') +
-            (Number.isFinite(L.startupCreateApp.median) ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: ` + 'opening the database and one full snapshot load)' : ''),
+            (Number.isFinite(L.startupCreateApp.median)
+              ? ` (createApp and listen ${withUnit(L.startupCreateApp.median, 'ms')}: ` +
+                'opening the database and one full snapshot load)'
+              : ''),
         ],
-        ['A write and its catch-up, embedded store (one replica)', `${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')})`],
+        [
+          'A write and its catch-up, embedded store (one replica)',
+          `${withUnit(report.snapshot.largeWriteMs.median, 'ms')} (${range(report.snapshot.largeWriteMs, 'ms')})`,
+        ],
         ...(reps
           ? [
-              ['A write reaching the other replica (PostgreSQL + Redis): token revoke', `${withUnit(reps.revokeMs.median, 'ms')} (${range(reps.revokeMs, 'ms')})`],
+              [
+                'A write reaching the other replica (PostgreSQL + Redis): token revoke',
+                `${withUnit(reps.revokeMs.median, 'ms')} (${range(reps.revokeMs, 'ms')})`,
+              ],
               ['… seat change', `${withUnit(reps.seatMs.median, 'ms')} (${range(reps.seatMs, 'ms')})`],
-              ['… on the writing replica (write, catch-up, broadcast)', `${withUnit(reps.localMs.median, 'ms')} (${range(reps.localMs, 'ms')})`],
+              [
+                '… on the writing replica (write, catch-up, broadcast)',
+                `${withUnit(reps.localMs.median, 'ms')} (${range(reps.localMs, 'ms')})`,
+              ],
               ['Full snapshot loads during those writes', String(reps.fullLoads)],
               ['A replica process from start to ready (PostgreSQL)', withUnit(reps.replicaReadyMs, 'ms')],
             ]
@@ -362,7 +471,12 @@ export function renderReport(report: Report): string {
     lines.push(
       table(
         ['`aggregate` fold', 'CPU (median)', 'Min–max', 'Wall (median)'],
-        report.fold.figures.map((f) => [`${f.rows.toLocaleString('en-US')} rows`, withUnit(f.cpuMs.median, 'ms'), range(f.cpuMs, 'ms'), withUnit(f.wallMs.median, 'ms')]),
+        report.fold.figures.map((f) => [
+          `${f.rows.toLocaleString('en-US')} rows`,
+          withUnit(f.cpuMs.median, 'ms'),
+          range(f.cpuMs, 'ms'),
+          withUnit(f.wallMs.median, 'ms'),
+        ]),
       ),
       '',
     );

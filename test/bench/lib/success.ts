@@ -4,5 +4,11 @@
  * inside the result, so `"error":` can only match a JSON-RPC error object.
  */
 export function isSuccess(status: number, body: string): boolean {
-  return status >= 200 && status < 300 && body.includes('"result":') && !body.includes('"isError":true') && !body.includes('"error":');
+  return (
+    status >= 200 &&
+    status < 300 &&
+    body.includes('"result":') &&
+    !body.includes('"isError":true') &&
+    !body.includes('"error":')
+  );
 }

@@ -19,7 +19,8 @@ export interface YoungGeneration {
 }
 
 type HeapStats = v8.GCProfilerResult['statistics'][number]['afterGC'];
-const spaceUsed = (stats: HeapStats, name: string) => stats.heapSpaceStatistics.find((space) => space.spaceName === name)?.spaceUsedSize ?? 0;
+const spaceUsed = (stats: HeapStats, name: string) =>
+  stats.heapSpaceStatistics.find((space) => space.spaceName === name)?.spaceUsedSize ?? 0;
 
 /** Runs `work` from an empty young generation and reports what its scavenges kept. */
 export async function youngGeneration(work: () => void | Promise<void>): Promise<YoungGeneration> {

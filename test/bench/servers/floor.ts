@@ -25,18 +25,35 @@ function readBody(req: IncomingMessage): Promise<string> {
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   readBody(req)
     .then(async (raw) => {
-      const message = JSON.parse(raw) as { id: string | number; method: string; params?: { name?: string; arguments?: Record<string, unknown> } };
+      const message = JSON.parse(raw) as {
+        id: string | number;
+        method: string;
+        params?: { name?: string; arguments?: Record<string, unknown> };
+      };
       if (message.method !== 'tools/call') throw new Error(`unsupported method ${message.method}`);
       const cvrNummer = Number(message.params?.arguments?.['cvrNummer']);
-      const response = await post(pool, '/virksomhed/_search', { 'content-type': 'application/json' }, JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': cvrNummer } }, size: 1 }));
+      const response = await post(
+        pool,
+        '/virksomhed/_search',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': cvrNummer } }, size: 1 }),
+      );
       if (response.status !== 200) throw new Error(`upstream answered HTTP ${response.status}`);
       const upstreamJson = JSON.parse(response.text) as unknown;
-      const out = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: JSON.stringify(upstreamJson) }] } });
+      const out = JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: { content: [{ type: 'text', text: JSON.stringify(upstreamJson) }] },
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
       res.end(out);
     })
     .catch((error: unknown) => {
-      const out = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: (error as Error).message } });
+      const out = JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: (error as Error).message },
+      });
       res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
       res.end(out);
     });

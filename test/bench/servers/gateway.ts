@@ -59,21 +59,38 @@ async function main(): Promise<void> {
   await store.migrate();
   const seedStarted = performance.now();
   const seeded = process.argv.includes('--seeded');
-  const tenants: BenchTenant[] = seeded ? [] : process.argv.includes('--bulk') ? await seedTenantsBulk(db, accounts) : await seedTenants(store, accounts);
+  const tenants: BenchTenant[] = seeded
+    ? []
+    : process.argv.includes('--bulk')
+      ? await seedTenantsBulk(db, accounts)
+      : await seedTenants(store, accounts);
   const seedMs = performance.now() - seedStarted;
 
   if (process.argv.includes('--seed-only')) {
     await store.close();
     // Stays until the harness stops it: a disconnect right after a large ready message could drop it.
     exitWithParent();
-    ready({ tokens: tenants.map((t) => t.token), userIds: tenants.map((t) => t.userId), tokenIds: tenants.map((t) => t.tokenId), seedMs });
+    ready({
+      tokens: tenants.map((t) => t.token),
+      userIds: tenants.map((t) => t.userId),
+      tokenIds: tenants.map((t) => t.tokenId),
+      seedMs,
+    });
     return;
   }
 
   const redis = argValue('redis');
-  const config = loadConfig(registry, { ...gatewayEnv({ upstream, dataDir, logLevel }), ...(redis ? { REDIS_URL: redis, REDIS_PREFIX: argValue('redis-prefix', 'bench:')! } : {}) });
+  const config = loadConfig(registry, {
+    ...gatewayEnv({ upstream, dataDir, logLevel }),
+    ...(redis ? { REDIS_URL: redis, REDIS_PREFIX: argValue('redis-prefix', 'bench:')! } : {}),
+  });
   // Logs go to stdout, which the harness points at /dev/null: the work of logging is measured.
-  const app: App = await createApp({ config, registry, store, logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel) });
+  const app: App = await createApp({
+    config,
+    registry,
+    store,
+    logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel),
+  });
   const url = await app.listen(0, '127.0.0.1');
   // --profile FILE: a CPU profile (as node --cpu-prof writes) of the serving phase only, from ready
   // to stop, so seeding and start-up do not drown the hot path.
@@ -130,13 +147,24 @@ async function main(): Promise<void> {
     if (job['op'] === 'window') {
       windowDelay.disable();
       const beyond = (ns: number) => Math.max(0, ns / 1e6 - 1);
-      return { p99Ms: beyond(windowDelay.percentile(99)), maxMs: beyond(windowDelay.max), meanMs: beyond(windowDelay.mean) };
+      return {
+        p99Ms: beyond(windowDelay.percentile(99)),
+        maxMs: beyond(windowDelay.max),
+        meanMs: beyond(windowDelay.mean),
+      };
     }
     if (job['op'] === 'memory') {
       // Where the resident memory goes: V8's heap, buffers and WebAssembly memory (external), the rest.
       const m = process.memoryUsage();
       const heap = v8.getHeapStatistics();
-      return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, mallocedMemory: heap.malloced_memory };
+      return {
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        heapTotal: m.heapTotal,
+        external: m.external,
+        arrayBuffers: m.arrayBuffers,
+        mallocedMemory: heap.malloced_memory,
+      };
     }
     if (job['op'] === 'gc') {
       const taken = gc;
@@ -199,7 +227,15 @@ async function main(): Promise<void> {
     await app.close();
     await store.close();
   });
-  ready({ url, tokens: tenants.map((t) => t.token), userIds: tenants.map((t) => t.userId), tokenIds: tenants.map((t) => t.tokenId), seedMs, store: store.kind, stats: app.context.state.stats() });
+  ready({
+    url,
+    tokens: tenants.map((t) => t.token),
+    userIds: tenants.map((t) => t.userId),
+    tokenIds: tenants.map((t) => t.tokenId),
+    seedMs,
+    store: store.kind,
+    stats: app.context.state.stats(),
+  });
 }
 
 main().catch((error: unknown) => {

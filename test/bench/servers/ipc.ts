@@ -43,7 +43,8 @@ export function onJob(handler: (job: Job) => Promise<unknown>): void {
     if (job?.type !== 'job') return;
     handler(job).then(
       (result) => send({ type: 'reply', id: job.id, ok: true, result }),
-      (error: unknown) => send({ type: 'reply', id: job.id, ok: false, error: (error as Error)?.stack ?? String(error) }),
+      (error: unknown) =>
+        send({ type: 'reply', id: job.id, ok: false, error: (error as Error)?.stack ?? String(error) }),
     );
   });
 }

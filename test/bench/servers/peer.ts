@@ -25,10 +25,17 @@ function getServer(): McpServer {
     {
       title: 'Get company',
       description: 'One company by CVR number.',
-      inputSchema: { cvrNummer: z.union([z.number().int().min(10000000).max(99999999), z.string().regex(/^[0-9]{8}$/)]) },
+      inputSchema: {
+        cvrNummer: z.union([z.number().int().min(10000000).max(99999999), z.string().regex(/^[0-9]{8}$/)]),
+      },
     },
     async ({ cvrNummer }) => {
-      const response = await post(pool, '/virksomhed/_search', { 'content-type': 'application/json' }, JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': Number(cvrNummer) } }, size: 1 }));
+      const response = await post(
+        pool,
+        '/virksomhed/_search',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': Number(cvrNummer) } }, size: 1 }),
+      );
       if (response.status !== 200) throw new Error(`upstream answered HTTP ${response.status}`);
       const json = JSON.parse(response.text) as unknown;
       return { content: [{ type: 'text' as const, text: JSON.stringify(json) }] };
@@ -50,7 +57,10 @@ app.post('/mcp', async (req: IncomingMessage & { body?: unknown }, res: ServerRe
     });
   } catch (error) {
     console.error('Error handling MCP request:', error);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+    if (!res.headersSent)
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
   }
 });
 

@@ -22,7 +22,9 @@ function fixedSearchResponse(): string {
     'nyesteKvartalsbeskaeftigelse',
     'nyesteMaanedsbeskaeftigelse',
   ];
-  const attributter = (v['attributter'] as Array<{ type: string }>).filter((a) => a.type === 'KAPITAL' || a.type === 'KAPITALVALUTA');
+  const attributter = (v['attributter'] as Array<{ type: string }>).filter(
+    (a) => a.type === 'KAPITAL' || a.type === 'KAPITALVALUTA',
+  );
   const projected = {
     Vrvirksomhed: {
       cvrNummer: v['cvrNummer'],
@@ -35,7 +37,13 @@ function fixedSearchResponse(): string {
     took: 1,
     timed_out: false,
     _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
-    hits: { total: 1, max_score: 1, hits: [{ _index: 'cvr-permanent-virksomhed', _type: '_doc', _id: String(DEMO_CVR), _score: 1, _source: projected }] },
+    hits: {
+      total: 1,
+      max_score: 1,
+      hits: [
+        { _index: 'cvr-permanent-virksomhed', _type: '_doc', _id: String(DEMO_CVR), _score: 1, _source: projected },
+      ],
+    },
   });
 }
 
