@@ -99,7 +99,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const log = options.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
-  // Store outages: one line when they start, one when they end (docs/decisions/operations.md, 'Store outages are logged when they start and end').
+  // Store outages: one line when they start, one when they end
+  // (docs/decisions/operations.md, 'Store outages are logged when they start and end').
   const redisOutage = new OutageLog({ store: 'redis', setting: 'REDIS_URL', log, probe: async () => shared?.ping() });
   const storeOutage = new OutageLog({
     store: config.databaseUrl ? 'postgres' : 'embedded',
@@ -108,7 +109,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const embedded = !options.store && !config.databaseUrl;
-  // A failure in the data directory names DATA_DIR (docs/decisions/operations.md, 'Start-up failures name the setting').
+  // A failure in the data directory names DATA_DIR
+  // (docs/decisions/operations.md, 'Start-up failures name the setting').
   const inDataDir = <T>(step: () => T) => namingSetting('DATA_DIR', config.dataDir, 'cannot be used', step);
   // In every mode: token hashes, ciphertexts, the key file and the admin socket are for this user only.
   const opened = await inDataDir(() => makeDataDirPrivate(config.dataDir, DATA_DIR_ENTRIES));

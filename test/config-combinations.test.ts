@@ -37,7 +37,8 @@ describe('settings refused alone', () => {
 
   it('an OAuth client secret or base URL without the client id', () => {
     expect(() => load({ CONNECTOR_ERP_OAUTH_CLIENT_SECRET: SECRET })).toThrow(
-      'CONNECTOR_ERP_OAUTH_CLIENT_SECRET (connectors.erp.oauth.clientSecret) is set without CONNECTOR_ERP_OAUTH_CLIENT_ID',
+      'CONNECTOR_ERP_OAUTH_CLIENT_SECRET (connectors.erp.oauth.clientSecret) is set without ' +
+        'CONNECTOR_ERP_OAUTH_CLIENT_ID',
     );
     expect(() => load({ CONNECTOR_ERP_OAUTH_BASE_URL: 'https://idp.example.com' })).toThrow(
       /CONNECTOR_ERP_OAUTH_BASE_URL .* is set without CONNECTOR_ERP_OAUTH_CLIENT_ID/,
@@ -72,7 +73,8 @@ describe('settings refused alone', () => {
 describe('settings a connector does not read', () => {
   it('refuses OAuth settings of a connector that does not use OAuth like an unknown setting', () => {
     expect(() => load({ CONNECTOR_REGISTER_OAUTH_CLIENT_ID: 'client' })).toThrow(
-      'unknown setting CONNECTOR_REGISTER_OAUTH_CLIENT_ID (connectors.register.oauth.clientId): the register connector does not use OAuth and does not read it',
+      'unknown setting CONNECTOR_REGISTER_OAUTH_CLIENT_ID (connectors.register.oauth.clientId): ' +
+        'the register connector does not use OAuth and does not read it',
     );
     expect(() => load({}, { connectors: { register: { oauth: { clientId: 'client' } } } })).toThrow(
       /unknown setting .*connectors\.register\.oauth\.clientId/,

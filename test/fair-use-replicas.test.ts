@@ -254,7 +254,8 @@ describe('fair use in hard mode across two replicas', needs('postgres', 'redis')
     expect(during.filter((r) => r.blocked)).toHaveLength(0);
     expect(upstreamRequests - before).toBe(5);
     expect((await metric(b.url, 'gateway_fail_open_total', '{component="fair_use"}')) - failOpenBefore).toBe(5);
-    // One line for the outage, not one per call (docs/decisions/operations.md, 'Store outages are logged when they start and end').
+    // One line for the outage, not one per call
+    // (docs/decisions/operations.md, 'Store outages are logged when they start and end').
     expect(
       logLines.filter((l) => l.includes('redis (REDIS_URL) unavailable: outage started')).length - outagesBefore,
     ).toBe(1);

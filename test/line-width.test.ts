@@ -25,9 +25,11 @@ function sources(dir: string): string[] {
 const biome = JSON.parse(readFileSync(join(ROOT, 'biome.json'), 'utf8')) as { formatter: { lineWidth: number } };
 
 describe('line width', () => {
-  // Until Biome formats at 120 (biome.json formatter.lineWidth), the formatter itself writes longer
-  // lines, so the rule cannot hold yet; the commit that sets the width to 120 turns this test on.
-  it.skipIf(biome.formatter.lineWidth > MAX_LINE)(`has no line over ${MAX_LINE} characters`, () => {
+  it('formats at the same width (biome.json formatter.lineWidth)', () => {
+    expect(biome.formatter.lineWidth).toBe(MAX_LINE);
+  });
+
+  it(`has no line over ${MAX_LINE} characters`, () => {
     const long = sources('').flatMap((file) =>
       readFileSync(join(ROOT, file), 'utf8')
         .split('\n')

@@ -309,7 +309,14 @@ describe('without the OTLP variables', () => {
     const script = `
       import { registerHooks } from 'node:module';
       const seen = new Set();
-      registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); const m = /node_modules\\/(@opentelemetry\\/[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
+      registerHooks({
+        resolve(specifier, context, next) {
+          const r = next(specifier, context);
+          const m = /node_modules\\/(@opentelemetry\\/[^/]+)/.exec(r.url);
+          if (m) seen.add(m[1]);
+          return r;
+        },
+      });
       await import('./runtime/app.ts');
       const { Metrics, createLogger } = await import('./runtime/operations/observability.ts');
       const { startTelemetry } = await import('./runtime/telemetry/telemetry.ts');

@@ -83,7 +83,7 @@ describe('tool selection by the client (header, path, read-only)', () => {
     expect(whole).toBeGreaterThan(5 * bytes);
   });
 
-  it('a books tool outside the selection answers "Unknown tool." unmetered with no upstream request; one inside reaches the upstream', async () => {
+  it('outside the selection: "Unknown tool.", unmetered, nothing sent upstream; inside: sent upstream', async () => {
     const client = await legacyClient('books', { 'X-MCP-Toolsets': 'contacts' });
     await expectHidden(() => client.callTool({ name: 'books__list_organizations', arguments: {} }));
     // The same call without a selection reaches the upstream: the counters above can move.
@@ -96,7 +96,7 @@ describe('tool selection by the client (header, path, read-only)', () => {
     expect(await metered()).toBeGreaterThan(unitsBefore);
   });
 
-  it('the 2.x client (2026-07-28) with the path form lists the same tools, and refuses outside calls the same way', async () => {
+  it('the 2.x client (2026-07-28), path form: the same tools listed, outside calls refused the same way', async () => {
     const client = await modernClient('books/x/contacts');
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(namesOf(booksContacts, 'books'));
@@ -148,7 +148,7 @@ describe('tool selection by the client (header, path, read-only)', () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('connect_account');
   });
 
-  it('an unknown toolset is refused with HTTP 400 and the list of valid ones, by header and by path, on both eras', async () => {
+  it('an unknown toolset: HTTP 400 with the list of valid ones, by header and by path, on both eras', async () => {
     const valid = books.toolsets.map((s) => s.id);
     const before = upstreamRequests();
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };

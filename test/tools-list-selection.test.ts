@@ -77,7 +77,7 @@ describe('tools/list per selection', () => {
     );
   });
 
-  it(`keeps at most ${SELECTED_LISTS_PER_ENDPOINT} selected lists per instance, dropping the least recently used`, () => {
+  it(`keeps at most ${SELECTED_LISTS_PER_ENDPOINT} selected lists per instance, dropping the least recent`, () => {
     const endpoint = endpointOf('books');
     const selections: ToolSelection[] = [];
     // Distinct selections: one disabled tool each (the administrator's kind of narrowing), with and without read-only.

@@ -36,7 +36,10 @@ export function checkConnectorCombinations(c: ConnectorSettingsRead): string | u
     if (c.credential !== 'oauth2')
       return `unknown setting ${setting}: the ${c.key} connector does not use OAuth and does not read it`;
     if (name !== 'clientId' && c.oauth.clientId === undefined)
-      return `${setting} is set without CONNECTOR_${c.envKey}_OAUTH_CLIENT_ID (connectors.${c.key}.oauth.clientId); set the client id too`;
+      return (
+        `${setting} is set without CONNECTOR_${c.envKey}_OAUTH_CLIENT_ID ` +
+        `(connectors.${c.key}.oauth.clientId); set the client id too`
+      );
   }
   return undefined;
 }

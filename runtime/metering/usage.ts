@@ -301,7 +301,8 @@ export class UsageMeter {
       this.#units.set(`${account.id}|${month}`, current + 1);
       return { blocked: false, reservation: { accountId: account.id, month } };
     } catch (error) {
-      // Per call, so debug only: a shared-store outage is logged once when it starts and ends (runtime/operations/outage-log.ts).
+      // Per call, so debug only: a shared-store outage is logged once when it starts and ends
+      // (runtime/operations/outage-log.ts).
       this.#o.log.debug({ err: error, accountId: account.id }, 'fair-use counter unavailable; failing open');
       this.#o.onFailOpen?.('fair_use');
       return { blocked: false };

@@ -39,7 +39,8 @@ export class RefusalLog {
     if (!window) {
       this.#log.warn(
         { reason, connector, source: from },
-        `request refused: ${reason} (more of this reason within ${this.#intervalMs / 1000} s are counted and logged together)`,
+        `request refused: ${reason} ` +
+          `(more of this reason within ${this.#intervalMs / 1000} s are counted and logged together)`,
       );
       this.#windows.set(reason, { count: 0, sources: new Map(), connectors: new Set() });
       this.#start();
@@ -51,7 +52,10 @@ export class RefusalLog {
     window.sources.set(key, (window.sources.get(key) ?? 0) + 1);
   }
 
-  /** Writes one line per reason refused since the last one; a reason with none is closed (its next refusal is logged at once). */
+  /**
+   * Writes one line per reason refused since the last one; a reason with none is closed (its next
+   * refusal is logged at once).
+   */
   flush(): void {
     for (const [reason, window] of this.#windows) {
       if (window.count === 0) {

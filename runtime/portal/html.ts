@@ -99,9 +99,10 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
             `${escapeHtml(i.text)}` +
             '</a></li>',
         )
-        .join(
-          '',
-        )}</ul></nav><form method="post" action="/portal/sign-out"><span class="note">${escapeHtml(nav.signedInAs)}</span>${csrfField(nav.csrf)}<button type="submit" class="secondary">${escapeHtml(nav.signOut)}</button></form></header>`
+        .join('')}</ul></nav>` +
+      `<form method="post" action="/portal/sign-out"><span class="note">${escapeHtml(nav.signedInAs)}</span>` +
+      `${csrfField(nav.csrf)}<button type="submit" class="secondary">${escapeHtml(nav.signOut)}</button>` +
+      '</form></header>'
     : '';
   const html =
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ' +
@@ -153,6 +154,12 @@ export function postButton(
     `${className ? ` class="${className}"` : ''}` +
     `>${escapeHtml(label)}</button></form>`
   );
+}
+
+/** A table of rows already rendered as `<tr>`s, under a caption and column headers (both already escaped). */
+export function dataTable(caption: string, headers: readonly string[], rows: string): string {
+  const head = headers.map((h) => `<th scope="col">${h}</th>`).join('');
+  return `<table><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */

@@ -274,7 +274,10 @@ export class RedisSharedStore implements SharedStore {
     }
   }
 
-  /** A release that missed its deadline is tried again a few times, so a short stall holds no slot until its lease ends. */
+  /**
+   * A release that missed its deadline is tried again a few times, so a short stall holds no slot
+   * until its lease ends.
+   */
   #retryRelease(key: string, slot: string, attempt: number): void {
     if (attempt > RELEASE_RETRIES) return;
     const timer = setTimeout(

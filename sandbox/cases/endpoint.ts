@@ -35,7 +35,8 @@ const HTML_500 = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Server Error</title></head>
 <body>
-<div class="flex-center position-ref full-height"><div class="code">500</div><div class="message">Server Error</div></div>
+<div class="flex-center position-ref full-height">\
+<div class="code">500</div><div class="message">Server Error</div></div>
 </body>
 </html>
 `;

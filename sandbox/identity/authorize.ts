@@ -43,12 +43,15 @@ export function consentPage(
     page(
       style.title,
       `<h1>${escapeHtml(style.title)}</h1>
-${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}<p>The application <strong>${escapeHtml(request.client.clientId)}</strong> asks for access to your account:</p>
+${problem === null ? '' : `<p role="alert">${escapeHtml(problem)}</p>\n`}\
+<p>The application <strong>${escapeHtml(request.client.clientId)}</strong> asks for access to your account:</p>
 <ul>${scopes}</ul>
 <form method="post" action="${escapeHtml(style.prefix + style.consentPath)}">
 <input type="hidden" name="request" value="${escapeHtml(id)}">
-<p><label for="login">Account</label> <input id="login" name="login" type="text" autocomplete="username" value="${escapeHtml(subject)}" required></p>
-<p><button type="submit" name="decision" value="approve">Accept</button> <button type="submit" name="decision" value="deny">Cancel</button></p>
+<p><label for="login">Account</label> \
+<input id="login" name="login" type="text" autocomplete="username" value="${escapeHtml(subject)}" required></p>
+<p><button type="submit" name="decision" value="approve">Accept</button> \
+<button type="submit" name="decision" value="deny">Cancel</button></p>
 </form>`,
     ),
   );

@@ -37,7 +37,8 @@ export function escapeHtml(text: string): string {
 export function page(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
+<title>${escapeHtml(title)}</title></head>
 <body>
 <main>
 ${body}

@@ -1,5 +1,5 @@
 // The account's audit log (administrators): the newest entries.
-import { escapeHtml } from '../html.ts';
+import { dataTable, escapeHtml } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
 export async function audit(kit: PortalKit, r: SignedInRequest): Promise<number> {
@@ -16,6 +16,12 @@ export async function audit(kit: PortalKit, r: SignedInRequest): Promise<number>
     .join('');
   const body =
     `<p>${t('audit_intro', { count: entries.length })}</p>` +
-    `${rows ? `<table><caption>${t('audit_caption')}</caption><thead><tr><th scope="col">${t('col_when')}</th><th scope="col">${t('col_who')}</th><th scope="col">${t('col_what')}</th><th scope="col">${t('col_target')}</th><th scope="col">${t('col_detail')}</th><th scope="col">${t('col_from')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('audit_none')}</p>`}`;
+    (rows
+      ? dataTable(
+          t('audit_caption'),
+          [t('col_when'), t('col_who'), t('col_what'), t('col_target'), t('col_detail'), t('col_from')],
+          rows,
+        )
+      : `<p>${t('audit_none')}</p>`);
   return kit.view(r, 200, plain('audit_title'), body);
 }

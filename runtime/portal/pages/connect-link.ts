@@ -72,7 +72,14 @@ async function checkedTarget(
   const { account, user } = requester;
   const context =
     '<p>' +
-    `${t('connect_context_link', { name: user.name, email: user.email, account: account.name, connector: connector.descriptor.title, endpoint: kit.endpointUrl(instanceId), path: `/${instanceId}/mcp` })}` +
+    t('connect_context_link', {
+      name: user.name,
+      email: user.email,
+      account: account.name,
+      connector: connector.descriptor.title,
+      endpoint: kit.endpointUrl(instanceId),
+      path: `/${instanceId}/mcp`,
+    }) +
     `</p><p class="warning">${t('connect_warning', { account: account.name })}</p>`;
   const signedIn = r.signedIn;
   if (!signedIn) {
@@ -137,7 +144,11 @@ async function oauthStart(
     200,
     title,
     `${context}<p class="note">${t('connect_oauth_note')}</p>` +
-      `${postButton(`/portal/connect/${token}`, signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`,
+      postButton(
+        `/portal/connect/${token}`,
+        signedIn.csrf,
+        plain('connect_oauth_button', { connector: connector.descriptor.title }),
+      ),
   );
 }
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../store/store.ts';
 import { connectionRefusal } from '../account-rules.ts';
-import { escapeHtml, postButton, redirect } from '../html.ts';
+import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';
 import { startOAuth } from './oauth.ts';
@@ -72,7 +72,13 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
     .join('');
   const body =
     `${kit.done(r)}<p>${t('connections_intro')}</p>` +
-    `${rows ? `<table><caption>${t('connections_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_endpoint')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('team_no_subscriptions')}</p>`}`;
+    (rows
+      ? dataTable(
+          t('connections_caption'),
+          [t('col_instance'), t('col_connector'), t('col_endpoint'), t('col_status'), t('col_actions')],
+          rows,
+        )
+      : `<p>${t('team_no_subscriptions')}</p>`);
   return kit.view(r, 200, plain('connections_title'), body);
 }
 
@@ -133,9 +139,13 @@ export async function connectionAction(
     }
     const body =
       '<p>' +
-      `${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}` +
+      t('connect_context_session', {
+        connector: connector.descriptor.title,
+        account: account.name,
+        endpoint: kit.endpointUrl(instanceId),
+      }) +
       `</p><p class="note">${t('connect_oauth_note')}</p>` +
-      `${postButton(r.path, r.signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }))}`;
+      postButton(r.path, r.signedIn.csrf, plain('connect_oauth_button', { connector: connector.descriptor.title }));
     return kit.view(r, 200, title, body);
   }
   const fields = CREDENTIAL_FORM_FIELDS[kind];
@@ -172,7 +182,11 @@ export async function connectionAction(
   }
   const body =
     '<p>' +
-    `${t('connect_context_session', { connector: connector.descriptor.title, account: account.name, endpoint: kit.endpointUrl(instanceId) })}` +
+    t('connect_context_session', {
+      connector: connector.descriptor.title,
+      account: account.name,
+      endpoint: kit.endpointUrl(instanceId),
+    }) +
     `</p><p class="note">${t('connect_stored_note')}</p>${error}<form method="post" action="${escapeHtml(r.path)}">` +
     `<input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}">${credentialInputs(kit, fields)}` +
     `<button type="submit">${t('connect_button')}</button></form>`;

@@ -1,5 +1,5 @@
 // The data-layer opt-in per connected instance (administrators): first-seen records on or off.
-import { escapeHtml, postButton, redirect } from '../html.ts';
+import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
 export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<number> {
@@ -46,6 +46,12 @@ export async function dataLayer(kit: PortalKit, r: SignedInRequest): Promise<num
   }
   const body =
     `${kit.done(r)}<p>${t('data_layer_intro')}</p>` +
-    `${rows.length ? `<table><caption>${t('data_layer_caption')}</caption><thead><tr><th scope="col">${t('col_instance')}</th><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : `<p>${t('data_layer_none')}</p>`}`;
+    (rows.length
+      ? dataTable(
+          t('data_layer_caption'),
+          [t('col_instance'), t('col_connector'), t('col_status'), t('col_actions')],
+          rows.join(''),
+        )
+      : `<p>${t('data_layer_none')}</p>`);
   return kit.view(r, 200, plain('data_layer_title'), body);
 }

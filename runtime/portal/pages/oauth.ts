@@ -156,7 +156,9 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
         return notConnected(
           400,
           '<p class="error">' +
-            `${done.reason === 'missing_required' ? t('oauth_scope_missing', { scopes: list(client.provider.grantedScopes.requireOneOf) }) : t('oauth_scope_refused', { scopes: list(done.scopes) })}` +
+            (done.reason === 'missing_required'
+              ? t('oauth_scope_missing', { scopes: list(client.provider.grantedScopes.requireOneOf) })
+              : t('oauth_scope_refused', { scopes: list(done.scopes) })) +
             '</p>',
         );
       }
@@ -173,7 +175,7 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
     200,
     plain('connected_title', { connector: title }),
     '<p role="status">' +
-      `${t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId })}` +
+      t('connected_text', { endpoint: kit.endpointUrl(flow.instanceId), account: account?.name ?? flow.accountId }) +
       '</p>',
   );
 }

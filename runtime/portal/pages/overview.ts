@@ -19,14 +19,23 @@ export async function overview(kit: PortalKit, r: SignedInRequest): Promise<numb
     `<h2>${t('overview_subscriptions')}</h2>`,
     subscribed.length
       ? '<ul>' +
-        `${subscribed.map((c) => `<li>${escapeHtml(c.descriptor.title)} (<code>${escapeHtml(c.config.id)}</code>)${g.state.hasSeat(user.id, c.config.key) ? ` — ${t('overview_you_hold_seat')}` : ''}</li>`).join('')}` +
+        subscribed
+          .map(
+            (c) =>
+              `<li>${escapeHtml(c.descriptor.title)} (<code>${escapeHtml(c.config.id)}</code>)` +
+              `${g.state.hasSeat(user.id, c.config.key) ? ` — ${t('overview_you_hold_seat')}` : ''}</li>`,
+          )
+          .join('') +
         '</ul>'
       : `<p>${t('overview_no_subscriptions')} <a href="/portal/connectors">${t('nav_connectors')}</a></p>`,
     `<h2>${t('overview_usage')}</h2><p>` +
       `${t('usage_summary', { used: record.fairUse.used, limit: record.fairUse.limit, month: record.fairUse.month })}` +
       '</p>',
     `<h2>${t('overview_connections')}</h2><p>` +
-      `${t('overview_connections_count', { connected: connections.filter((c) => !c.reconnectRequiredAt).length, reconnect: connections.filter((c) => c.reconnectRequiredAt).length })}` +
+      t('overview_connections_count', {
+        connected: connections.filter((c) => !c.reconnectRequiredAt).length,
+        reconnect: connections.filter((c) => c.reconnectRequiredAt).length,
+      }) +
       ` <a href="/portal/connections">${t('nav_connections')}</a></p>`,
     `<h2>${t('overview_sessions')}</h2><p class="note">${t('overview_sessions_note')}</p>`,
     postButton('/portal/sign-out-everywhere', r.signedIn.csrf, plain('sign_out_everywhere'), {}, 'secondary'),

@@ -106,7 +106,16 @@ function teamPage(
   const { csrf } = r.signedIn;
   const counts = subscribed.length
     ? '<ul>' +
-      `${subscribed.map((c) => `<li>${t('seats_in_use_of', { connector: c.descriptor.title, used: kit.seatCount(users, c.config.key), users: users.length })}</li>`).join('')}` +
+      subscribed
+        .map(
+          (c) =>
+            `<li>${t('seats_in_use_of', {
+              connector: c.descriptor.title,
+              used: kit.seatCount(users, c.config.key),
+              users: users.length,
+            })}</li>`,
+        )
+        .join('') +
       '</ul>'
     : `<p>${t('team_no_subscriptions')}</p>`;
   const head =

@@ -1,6 +1,6 @@
 // API tokens (create, list, revoke) and the assistants connected with OAuth (their grants).
 import { issueToken } from '../../auth/caller-tokens.ts';
-import { escapeHtml, postButton, redirect } from '../html.ts';
+import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
 export async function tokens(
@@ -91,7 +91,13 @@ export async function tokens(
     `for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" ` +
     `autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}` +
     '</h2>' +
-    `${rows ? `<table><caption>${t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption')}</caption><thead><tr><th scope="col">${t('col_label')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_status')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>${t('tokens_none')}</p>`}`;
+    (rows
+      ? dataTable(
+          t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption'),
+          [t('col_label'), t('col_user'), t('col_created'), t('col_status'), t('col_actions')],
+          rows,
+        )
+      : `<p>${t('tokens_none')}</p>`);
   const grantRows = (await visibleGrants())
     .filter((x) => !x.revokedAt)
     .map((x) => {
@@ -112,6 +118,12 @@ export async function tokens(
     .join('');
   const grants =
     `<h2>${t('grants_heading')}</h2><p>${t('grants_intro')}</p>` +
-    `${grantRows ? `<table><caption>${t('grants_caption')}</caption><thead><tr><th scope="col">${t('col_client')}</th><th scope="col">${t('col_user')}</th><th scope="col">${t('col_endpoints')}</th><th scope="col">${t('col_created')}</th><th scope="col">${t('col_actions')}</th></tr></thead><tbody>${grantRows}</tbody></table>` : `<p>${t('grants_none')}</p>`}`;
+    (grantRows
+      ? dataTable(
+          t('grants_caption'),
+          [t('col_client'), t('col_user'), t('col_endpoints'), t('col_created'), t('col_actions')],
+          grantRows,
+        )
+      : `<p>${t('grants_none')}</p>`);
   return kit.view(r, 200, plain('tokens_title'), body + grants);
 }

@@ -1,6 +1,6 @@
 // The usage page: calls this month by connector and tool, the fair-use state, the quota form.
 import type { FairUseMode } from '../../store/store.ts';
-import { barChart, escapeHtml, redirect } from '../html.ts';
+import { barChart, dataTable, escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
 
 export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number> {
@@ -66,7 +66,7 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     `</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p><h2>` +
     `${t('usage_by_connector')}` +
     `</h2>${chart}` +
-    `${tools ? `<table><caption>${t('usage_by_tool')}</caption><thead><tr><th scope="col">${t('col_connector')}</th><th scope="col">${t('col_tool')}</th><th scope="col">${t('col_calls')}</th></tr></thead><tbody>${tools}</tbody></table>` : ''}` +
+    (tools ? dataTable(t('usage_by_tool'), [t('col_connector'), t('col_tool'), t('col_calls')], tools) : '') +
     `${quotaForm}`;
   return kit.view(r, 200, plain('usage_title'), body);
 }

@@ -58,7 +58,8 @@ export class SqlPortal implements PortalRepository {
     now: Date,
   ): Promise<{ session: PortalSession; user: User; account: Account } | null> {
     const { rows } = await this.#db.query<Record<string, unknown>>(
-      `SELECT s.id_hash AS s_id_hash, s.user_id AS s_user_id, s.created_at AS s_created_at, s.expires_at AS s_expires_at, s.source_ip AS s_source_ip,
+      `SELECT s.id_hash AS s_id_hash, s.user_id AS s_user_id, s.created_at AS s_created_at,
+              s.expires_at AS s_expires_at, s.source_ip AS s_source_ip,
               ${prefixed('u', USER_COLUMNS)}, ${prefixed('a', ACCOUNT_COLUMNS)}
          FROM portal_sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
         WHERE s.id_hash = $1 AND s.expires_at > $2`,

@@ -63,12 +63,17 @@ export class SqlUsage implements UsageRepository {
     // are kept (a replica flushing every second no longer leaves 86,400 ids a day for 30 days).
     const batched = batchId !== undefined;
     const settle = batched && settledBatchIds.length > 0;
+    const settled = settle ? ', settled AS (DELETE FROM usage_batches WHERE id = ANY($8::text[]))' : '';
+    const withBatch = batched
+      ? `WITH batch AS (INSERT INTO usage_batches (id) VALUES ($7) ON CONFLICT (id) DO NOTHING RETURNING id)${settled} `
+      : '';
     await db.query(
-      `${batched ? `WITH batch AS (INSERT INTO usage_batches (id) VALUES ($7) ON CONFLICT (id) DO NOTHING RETURNING id)${settle ? ', settled AS (DELETE FROM usage_batches WHERE id = ANY($8::text[]))' : ''} ` : ''}INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
+      `${withBatch}INSERT INTO usage (account_id, month, connector_id, tool, calls, cost_units)
        SELECT u.account_id, u.month, u.connector_id, u.tool, u.calls, u.cost_units
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
               AS u(account_id, month, connector_id, tool, calls, cost_units)
-        WHERE ${batched ? 'EXISTS (SELECT 1 FROM batch) AND ' : ''}u.account_id = ANY (ARRAY(SELECT a.id FROM accounts a WHERE a.id = ANY($1::text[])))
+        WHERE ${batched ? 'EXISTS (SELECT 1 FROM batch) AND ' : ''}
+              u.account_id = ANY (ARRAY(SELECT a.id FROM accounts a WHERE a.id = ANY($1::text[])))
         ORDER BY u.account_id, u.month, u.connector_id, u.tool
        ON CONFLICT (account_id, month, connector_id, tool) DO UPDATE
           SET calls = usage.calls + excluded.calls, cost_units = usage.cost_units + excluded.cost_units`,
