@@ -91,6 +91,20 @@ function stopOnce(
   }
 }
 
+/** Demo only (serve refuses a wildcard HOST without PUBLIC_BASE_URL): links point at this machine, never at 0.0.0.0. */
+function linksToLoopback(
+  config: { host: string; publicBaseUrl: string },
+  url: string,
+  log: { warn(fields: object, message: string): void },
+): void {
+  config.publicBaseUrl = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1');
+  log.warn(
+    { host: config.host, publicBaseUrl: config.publicBaseUrl },
+    'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use ' +
+      '127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
+  );
+}
+
 async function main(): Promise<void> {
   let args: ReturnType<typeof parseArgs>;
   try {
@@ -174,18 +188,7 @@ async function main(): Promise<void> {
     adminSocketHandler(app.context.config, app.context.store, () => app.context.state.refresh()),
     { store: describeStore(config) },
   );
-  if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) {
-    // Demo only (serve refuses this above): links point at this machine, never at http://0.0.0.0.
-    (app.context.config as { publicBaseUrl: string }).publicBaseUrl = url.replace(
-      /^http:\/\/(0\.0\.0\.0|\[::\])/,
-      'http://127.0.0.1',
-    );
-    log.warn(
-      { host: config.host, publicBaseUrl: app.context.config.publicBaseUrl },
-      'HOST listens on every interface but PUBLIC_BASE_URL is unset: links use ' +
-        '127.0.0.1 and work only on this machine; set PUBLIC_BASE_URL',
-    );
-  }
+  if (isWildcardHost(config.host) && !config.publicBaseUrlExplicit) linksToLoopback(app.context.config, url, log);
   if (args.demo) {
     const tenant = await seedDemoTenant(
       app.context.store,

@@ -56,6 +56,23 @@ export function checkedSort(ctx: SortContext, sort: string | undefined): string 
   return ctx.refuseArguments('invalid_sort', { sort: printable(sort.slice(0, 200)) });
 }
 
+/** The `[2,5,7]` list of an `$in`/`$nin` clause starting at `i`: its items and the index after `]`. */
+function numberList(input: string, i: number, maxInItems: number): { items: string[]; next: number } {
+  if (input[i] !== '[') throw new FilterSyntaxError(i);
+  const end = input.indexOf(']', i);
+  if (end < 0) throw new FilterSyntaxError(i);
+  const raw = input.slice(i + 1, end).split(',');
+  if (raw.length > maxInItems) throw new FilterSyntaxError(i);
+  // Spaces around an item (`[2, 5]`) are dropped: the documented form is `[2,5,7]`.
+  const items = raw.map((item) => item.trim());
+  let at = i + 1;
+  for (const [k, item] of items.entries()) {
+    if (!NUMBER.test(item)) throw new FilterSyntaxError(at);
+    at += raw[k]!.length + 1;
+  }
+  return { items, next: end + 1 };
+}
+
 /** Parses and re-serialises a filter expression; throws FilterSyntaxError with the offending position. */
 export function normalizeFilter(input: string, maxInItems: number): string {
   let i = 0;
@@ -106,21 +123,9 @@ export function normalizeFilter(input: string, maxInItems: number): string {
   };
 
   const list = (): void => {
-    const start = i;
-    if (input[i] !== '[') throw new FilterSyntaxError(i);
-    const end = input.indexOf(']', i);
-    if (end < 0) throw new FilterSyntaxError(i);
-    const raw = input.slice(i + 1, end).split(',');
-    if (raw.length > maxInItems) throw new FilterSyntaxError(start);
-    // Spaces around an item (`[2, 5]`) are dropped: the documented form is `[2,5,7]`.
-    const items = raw.map((item) => item.trim());
-    let at = i + 1;
-    for (const [k, item] of items.entries()) {
-      if (!NUMBER.test(item)) throw new FilterSyntaxError(at);
-      at += raw[k]!.length + 1;
-    }
-    out += `[${items.join(',')}]`;
-    i = end + 1;
+    const end = numberList(input, i, maxInItems);
+    out += `[${end.items.join(',')}]`;
+    i = end.next;
   };
 
   /** A scalar value up to `$and:`, `$or:`, the `)` closing a group, or the end. */

@@ -2,8 +2,9 @@
 // authorization of
 // 2025-06-18, 2025-11-25 and 2026-07-28). The protocol endpoints are the MCP SDK's server-side
 // handlers (authorize, token, register, revoke: parameter checks, PKCE S256 verification, error
-// responses) on an express app that sees only the `/oauth/` paths; this file is their provider
-// (the `OAuthServerProvider` interface) over the platform store, plus the two metadata documents:
+// responses) on an express app that sees only the `/oauth/` paths, over our provider
+// (oauth-provider.ts: the `OAuthServerProvider` interface over the platform store); this file mounts
+// them, rate limits every path, and serves the two metadata documents:
 //
 // - `/.well-known/oauth-authorization-server` (RFC 8414), with `client_id_metadata_document_supported`
 //   and `authorization_response_iss_parameter_supported` (RFC 9207: every answer sent back to a
@@ -17,34 +18,16 @@
 // consents on the portal's page (/portal/authorize). Codes, access and refresh tokens are opaque
 // 256-bit secrets stored as SHA-256 hashes; codes and refresh tokens are single-use, and a replayed
 // one revokes its whole grant. The endpoints are rate limited per client address.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type {
-  OAuthClientInformationFull,
-  OAuthTokenRevocationRequest,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction } from 'express';
 import type { GatewayContext } from '../gateway-context.ts';
-import { protocolText } from '../protocol-text.ts';
-import { recordAudit } from '../operations/audit.ts';
-import {
-  endpointOfResource,
-  issueTokens,
-  issuerOf,
-  REFRESH_TOKEN_PREFIX,
-  redirectUriAllowed,
-  resourceUrlOf,
-  secretHash,
-  signConsentRequest,
-} from './mcp-authorization.ts';
-import { MemoryRateLimiter } from '../metering/rate-limit.ts';
-import type { McpGrant } from '../store/store.ts';
 import { sendJson } from '../io/http-io.ts';
-import { ClientMetadataDocuments, isMetadataDocumentId, type MetadataFetch } from './client-metadata.ts';
+import { MemoryRateLimiter } from '../metering/rate-limit.ts';
+import { recordAudit } from '../operations/audit.ts';
+import { protocolText } from '../protocol-text.ts';
+import { ClientMetadataDocuments, type MetadataFetch } from './client-metadata.ts';
+import { issuerOf, resourceUrlOf } from './mcp-authorization.ts';
+import { createProvider, requestAddress, requestContext, type ServerContext } from './oauth-provider.ts';
 
 /** The paths this module answers (the HTTP server routes them here). */
 export const OAUTH_PATH_PREFIX = '/oauth/';
@@ -63,21 +46,6 @@ export interface AuthorizationServer {
   owns(path: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<number>;
 }
-
-/**
- * The request being handled: its client address (for the audit entries of the SDK's callbacks), and the redirect URIs
- * of the client it names.
- */
-interface RequestContext {
-  readonly address: string;
-  redirectUris?: readonly string[];
-}
-const requestContext = new AsyncLocalStorage<RequestContext>();
-const requestAddress = () => requestContext.getStore()?.address ?? '';
-
-const MAX_STATE_CHARS = 1024;
-
-type SdkErrors = typeof import('@modelcontextprotocol/sdk/server/auth/errors.js');
 
 export function createAuthorizationServer(
   g: GatewayContext,
@@ -145,19 +113,7 @@ export function createAuthorizationServer(
     server.use((_req: ExpressRequest, res: ExpressResponse) => {
       sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
     });
-    server.use((error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction) => {
-      // A body that is not JSON or form data, or a failure: no stack trace to the client.
-      const status =
-        typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
-      if (status >= 500)
-        g.log.error({ err: { message: (error as Error)?.message } }, 'authorization server request failed');
-      if (!res.headersSent)
-        sendJson(
-          res,
-          status >= 500 ? 500 : 400,
-          JSON.stringify({ error: status >= 500 ? 'server_error' : 'invalid_request' }),
-        );
-    });
+    server.use(answerFailure(g));
     return server;
   }
 
@@ -201,23 +157,6 @@ export function createAuthorizationServer(
   };
 }
 
-/** What the provider and the metadata documents read of the authorization server they serve. */
-interface ServerContext {
-  readonly g: GatewayContext;
-  readonly documents: ClientMetadataDocuments;
-  readonly issuer: () => string;
-  readonly audit: (
-    accountId: string | null,
-    actor: string,
-    action: string,
-    target: string,
-    detail: string,
-  ) => Promise<void>;
-  readonly accessSeconds: number;
-  readonly refreshSeconds: number;
-  readonly consentSeconds: number;
-}
-
 function authorizationServerMetadata(issuer: () => string): Record<string, unknown> {
   const base = issuer();
   return {
@@ -248,199 +187,6 @@ function protectedResourceMetadata(
     authorization_servers: [issuer()],
     bearer_methods_supported: ['header'],
     resource_name: endpoint.connector.descriptor.title,
-  };
-}
-
-/** The registered clients: stored ones, and client ID metadata documents fetched by their https client_id. */
-function createClientsStore(
-  { g, documents, audit }: ServerContext,
-  { CustomOAuthError }: SdkErrors,
-): OAuthRegisteredClientsStore {
-  async function findClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    if (isMetadataDocumentId(clientId)) {
-      const doc = await documents.get(clientId);
-      if (!doc) throw new CustomOAuthError('invalid_client', protocolText('oauth_client_metadata_invalid'));
-      return publicClient(clientId, doc.clientName, doc.redirectUris);
-    }
-    if (clientId.length > 200) return undefined;
-    const found = await g.store.mcp.getMcpClient(clientId);
-    if (!found) return undefined;
-    return {
-      ...(JSON.parse(found.metadata) as Record<string, unknown>),
-      ...publicClient(found.clientId, found.clientName, found.redirectUris),
-    };
-  }
-
-  return {
-    async getClient(clientId) {
-      const client = await findClient(clientId);
-      // Where this request may send the browser back (withIssuer adds `iss` there only).
-      const context = requestContext.getStore();
-      if (context && client) context.redirectUris = client.redirect_uris;
-      return client;
-    },
-    async registerClient(info) {
-      const uris = info.redirect_uris;
-      if (uris.length === 0 || uris.length > 10 || !uris.every(redirectUriAllowed))
-        throw new CustomOAuthError('invalid_redirect_uri', protocolText('oauth_redirect_uri_invalid'));
-      const clientId = (info as { client_id?: string }).client_id!;
-      const name = (info.client_name ?? '').trim().slice(0, 200);
-      // A public client whatever it asked for: no secret is issued or kept.
-      const {
-        client_secret: _secret,
-        client_secret_expires_at: _expires,
-        ...metadata
-      } = info as OAuthClientInformationFull;
-      const answered: OAuthClientInformationFull = {
-        ...metadata,
-        ...publicClient(clientId, name, uris),
-        client_id_issued_at: Math.floor(g.now().getTime() / 1000),
-      };
-      const json = JSON.stringify(answered);
-      if (json.length > 16_384)
-        throw new CustomOAuthError('invalid_client_metadata', protocolText('oauth_client_metadata_invalid'));
-      await g.store.mcp.registerMcpClient({
-        clientId,
-        clientName: name,
-        redirectUris: uris,
-        metadata: json,
-        source: requestAddress().slice(0, 64),
-      });
-      await audit(
-        null,
-        `client:${clientId}`,
-        'oauth.client.register',
-        clientId,
-        `name=${name.slice(0, 100)} redirect_hosts=${uris.map(hostOf).join(',')}`,
-      );
-      return answered;
-    },
-  };
-}
-
-function createProvider(context: ServerContext, errors: SdkErrors): OAuthServerProvider {
-  const { g, issuer, audit, accessSeconds, refreshSeconds, consentSeconds } = context;
-  const { InvalidGrantError, InvalidTargetError, InvalidRequestError } = errors;
-  const clientsStore = createClientsStore(context, errors);
-
-  /** A grant seen replayed (code or refresh token): revoked with every token of it. */
-  async function revokeReplayed(grant: McpGrant, what: 'code' | 'refresh_token'): Promise<void> {
-    if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
-      await g.state.refresh();
-      await audit(
-        grant.accountId,
-        `client:${grant.clientId}`,
-        'oauth.grant.revoke',
-        grant.id,
-        `reason=${what}_replayed client=${grant.clientName}`,
-      );
-      g.log.warn(
-        { grant: grant.id, accountId: grant.accountId, what },
-        'OAuth grant revoked: a used code or refresh token was presented again',
-      );
-    }
-  }
-
-  function boundEndpoint(resource: URL | undefined, grant: McpGrant): void {
-    if (resource === undefined) return;
-    const id = endpointOfResource(resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
-    if (!id || !grant.endpoints.includes(id)) throw new InvalidTargetError(protocolText('oauth_resource_not_granted'));
-  }
-
-  return {
-    clientsStore,
-
-    async authorize(
-      client: OAuthClientInformationFull,
-      params: AuthorizationParams,
-      res: ExpressResponse,
-    ): Promise<void> {
-      if (!params.resource) throw new InvalidTargetError(protocolText('oauth_resource_required'));
-      const id = endpointOfResource(params.resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
-      if (!id) throw new InvalidTargetError(protocolText('oauth_resource_unknown'));
-      if (params.state !== undefined && params.state.length > MAX_STATE_CHARS) throw new InvalidRequestError('state');
-      const request = signConsentRequest(g.vault, {
-        clientId: client.client_id,
-        clientName: client.client_name || client.client_id,
-        redirectUri: params.redirectUri,
-        codeChallenge: params.codeChallenge,
-        ...(params.state !== undefined ? { state: params.state } : {}),
-        endpoints: [id],
-        exp: Math.floor(g.now().getTime() / 1000) + consentSeconds,
-      });
-      res.setHeader('referrer-policy', 'no-referrer');
-      res.redirect(302, `${issuer()}/portal/authorize?request=${request}`);
-    },
-
-    async challengeForAuthorizationCode(client, code) {
-      const found = await g.store.mcp.findMcpCode(secretHash(code));
-      if (!found || found.grant.clientId !== client.client_id)
-        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      if (found.usedAt) {
-        await revokeReplayed(found.grant, 'code');
-        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      }
-      if (found.expiresAt <= g.now() || found.grant.revokedAt)
-        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      return found.codeChallenge;
-    },
-
-    async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
-      const hash = secretHash(code);
-      const found = await g.store.mcp.findMcpCode(hash);
-      if (!found || found.grant.clientId !== client.client_id)
-        throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      if (redirectUri !== undefined && redirectUri !== found.redirectUri)
-        throw new InvalidGrantError(protocolText('oauth_redirect_mismatch'));
-      boundEndpoint(resource, found.grant);
-      const used = await g.store.mcp.consumeMcpCode(hash, g.now());
-      if (used.outcome === 'used') await revokeReplayed(used.grant, 'code');
-      if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_code_invalid'));
-      return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
-    },
-
-    async exchangeRefreshToken(client, refreshToken, _scopes, resource): Promise<OAuthTokens> {
-      if (!refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 200)
-        throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-      const hash = secretHash(refreshToken);
-      const owner = await g.store.mcp.findMcpTokenGrant(hash);
-      if (!owner || owner.clientId !== client.client_id)
-        throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-      boundEndpoint(resource, owner);
-      const used = await g.store.mcp.consumeMcpRefreshToken(hash, g.now());
-      if (used.outcome === 'used') await revokeReplayed(used.grant, 'refresh_token');
-      if (used.outcome !== 'ok') throw new InvalidGrantError(protocolText('oauth_refresh_invalid'));
-      return issueTokens(g.store, used.grant, g.now(), accessSeconds, refreshSeconds);
-    },
-
-    async verifyAccessToken(token): Promise<AuthInfo> {
-      const found = await g.store.mcp.findMcpAccessToken(secretHash(token));
-      if (!found || found.expiresAt <= g.now()) throw new errors.InvalidTokenError(protocolText('unauthorized'));
-      return {
-        token,
-        clientId: found.grant.clientId,
-        scopes: [],
-        expiresAt: Math.floor(found.expiresAt.getTime() / 1000),
-        resource: new URL(resourceUrlOf(g.config.publicBaseUrl, found.grant.endpoints[0]!)),
-      };
-    },
-
-    async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-      // RFC 7009: an unknown token, or one of another client, is answered 200 all the same.
-      if (request.token.length > 200) return;
-      const grant = await g.store.mcp.findMcpTokenGrant(secretHash(request.token));
-      if (!grant || grant.clientId !== client.client_id) return;
-      if (await g.store.mcp.revokeMcpGrant(grant.id, g.now())) {
-        await g.state.refresh();
-        await audit(
-          grant.accountId,
-          `client:${grant.clientId}`,
-          'oauth.grant.revoke',
-          grant.id,
-          `reason=client_revoked client=${grant.clientName}`,
-        );
-      }
-    },
   };
 }
 
@@ -519,22 +265,18 @@ export function withIssuer(location: string, redirectUris: readonly string[], is
   return url.href;
 }
 
-function publicClient(clientId: string, name: string, redirectUris: readonly string[]): OAuthClientInformationFull {
-  return {
-    client_id: clientId,
-    ...(name ? { client_name: name } : {}),
-    redirect_uris: [...redirectUris],
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
+/** The express app's last handler: a body that is not JSON or form data, or a failure; no stack trace to the client. */
+function answerFailure(g: GatewayContext) {
+  return (error: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction): void => {
+    const status =
+      typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
+    if (status >= 500)
+      g.log.error({ err: { message: (error as Error)?.message } }, 'authorization server request failed');
+    if (!res.headersSent)
+      sendJson(
+        res,
+        status >= 500 ? 500 : 400,
+        JSON.stringify({ error: status >= 500 ? 'server_error' : 'invalid_request' }),
+      );
   };
-}
-
-function hostOf(uri: string): string {
-  try {
-    const url = new URL(uri);
-    return url.host || url.protocol;
-  } catch {
-    return '?';
-  }
 }

@@ -3,39 +3,44 @@ import { issueToken } from '../../auth/caller-tokens.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
-export async function tokens(
-  kit: PortalKit,
-  r: SignedInRequest,
-  sub: '' | 'create' | 'revoke' | 'revoke-grant',
-): Promise<number> {
+type TokenAction = 'create' | 'revoke' | 'revoke-grant';
+
+/** What a signed-in user may see and act on: an administrator every token and assistant, a member their own. */
+function visibility(kit: PortalKit, r: SignedInRequest) {
+  const g = kit.g;
+  const { account, user } = r.signedIn;
+  return {
+    tokens: async () =>
+      kit.isAdmin(r)
+        ? await g.store.tokens.listAccountTokens(account.id)
+        : (await g.store.tokens.listTokens(user.id)).reverse(),
+    grants: async () =>
+      (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id),
+  };
+}
+
+/** A POST: the page's status when it answered, or the notice to show above the page (a new token). */
+async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promise<number | string> {
   const g = kit.g;
   const { t, plain } = kit.text;
-  const { account, user } = r.signedIn;
-  const users = await kit.accountUsers(r);
-  const byId = new Map(users.map((u) => [u.id, u]));
-  const visible = async () =>
-    kit.isAdmin(r)
-      ? await g.store.tokens.listAccountTokens(account.id)
-      : (await g.store.tokens.listTokens(user.id)).reverse();
-  // An administrator sees (and may revoke) every assistant of the account; a member their own.
-  const visibleGrants = async () =>
-    (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id);
-  let top = kit.done(r);
-  if (r.req.method === 'POST' && sub === 'create') {
-    const form = await kit.form(r);
-    if (!form) return r.res.statusCode;
+  const { user } = r.signedIn;
+  const form = await kit.form(r);
+  if (!form) return r.res.statusCode;
+  const visible = visibility(kit, r);
+  const ownerEmail = async (userId: string) => (await kit.accountUsers(r)).find((u) => u.id === userId)?.email;
+  if (sub === 'create') {
     const label = (form.get('label') ?? '').trim().slice(0, 100) || plain('token_default_label');
     const { token, record } = await issueToken(g.store, user.id, label);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'token.create', record.id, { label });
-    top =
+    return (
       `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p ` +
-      `class="secret">${escapeHtml(token)}</p></div>`;
-  } else if (r.req.method === 'POST' && sub === 'revoke') {
-    const form = await kit.form(r);
-    if (!form) return r.res.statusCode;
+      `class="secret">${escapeHtml(token)}</p></div>`
+    );
+  }
+  if (sub === 'revoke') {
     const id = form.get('token') ?? '';
-    const target = (await visible()).find((x) => x.id === id);
+    const target = (await visible.tokens()).find((x) => x.id === id);
     // A token of another account (or, for a member, of another user) is unknown here.
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_token');
     await g.store.tokens.revokeToken(target.id, g.now());
@@ -44,27 +49,38 @@ export async function tokens(
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'token.revoke', target.id, {
       label: target.label,
-      owner: byId.get(target.userId)?.email,
+      owner: await ownerEmail(target.userId),
     });
     return redirect(r.res, '/portal/tokens?done=token_revoked');
-  } else if (r.req.method === 'POST' && sub === 'revoke-grant') {
-    // An assistant connected with OAuth (docs/decisions/mcp-authorization.md): its grant, and so every token of it.
-    const form = await kit.form(r);
-    if (!form) return r.res.statusCode;
-    const id = form.get('grant') ?? '';
-    const target = (await visibleGrants()).find((x) => x.id === id && !x.revokedAt);
-    if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
-    await g.store.mcp.revokeMcpGrant(target.id, g.now());
-    await g.state.refresh();
-    await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, {
-      reason: 'portal',
-      client: target.clientName,
-      client_id: target.clientId,
-      owner: byId.get(target.userId)?.email,
-    });
-    return redirect(r.res, '/portal/tokens?done=grant_revoked');
-  } else if (r.req.method === 'POST') return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
-  const list = await visible();
+  }
+  // An assistant connected with OAuth (docs/decisions/mcp-authorization.md): its grant, and so every token of it.
+  const id = form.get('grant') ?? '';
+  const target = (await visible.grants()).find((x) => x.id === id && !x.revokedAt);
+  if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
+  await g.store.mcp.revokeMcpGrant(target.id, g.now());
+  await g.state.refresh();
+  await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, {
+    reason: 'portal',
+    client: target.clientName,
+    client_id: target.clientId,
+    owner: await ownerEmail(target.userId),
+  });
+  return redirect(r.res, '/portal/tokens?done=grant_revoked');
+}
+
+export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | TokenAction): Promise<number> {
+  const { t, plain } = kit.text;
+  let top = kit.done(r);
+  if (r.req.method === 'POST') {
+    if (sub === '') return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
+    const answer = await act(kit, r, sub);
+    if (typeof answer === 'number') return answer;
+    top = answer;
+  }
+  const users = await kit.accountUsers(r);
+  const byId = new Map(users.map((u) => [u.id, u]));
+  const visible = visibility(kit, r);
+  const list = await visible.tokens();
   const rows = list
     .map((x) => {
       const owner = byId.get(x.userId);
@@ -98,7 +114,7 @@ export async function tokens(
           rows,
         )
       : `<p>${t('tokens_none')}</p>`);
-  const grantRows = (await visibleGrants())
+  const grantRows = (await visible.grants())
     .filter((x) => !x.revokedAt)
     .map((x) => {
       const action = postButton(
