@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { DIAGNOSTICS, diagnostic, type Diagnostic } from './diagnostics.ts';
 import { locate, pointerToPath, type PathSegment, type SpecSource } from './load.ts';
 import { closest } from './closest.ts';
-import { placeholders } from './ir.ts';
+import { lintConnect, lintLimitKinds, lintOAuth, lintUpstreamAnswers } from './validate-connector.ts';
 import { checkValue, isObject, RefError, resolveRefs, walkSchema, type JsonSchema } from './schema.ts';
 
 const FORMAT_SCHEMA_URL = new URL('../specs/spec-format.schema.json', import.meta.url);
@@ -133,6 +133,16 @@ export function lintSpec(
     toolLists.push({ tools: platform.systemTools, base: ['platform', 'systemTools'] });
 
   const usedErrors = new Set<string>();
+  const lint: ToolLint = {
+    source,
+    at,
+    out,
+    definitions,
+    publishesOutput,
+    connectorErrors,
+    platformErrors,
+    usedErrors,
+  };
   for (const { tools, base } of toolLists) {
     const names = new Map<string, number>();
     tools.forEach((rawTool, index) => {
@@ -166,61 +176,7 @@ export function lintSpec(
           );
         }
       }
-      for (const field of ['title', 'description'] as const) {
-        if (typeof tool[field] === 'string' && (tool[field] as string).trim() === '') {
-          out.push(diagnostic('SPEC023', file, at([...path, field]), `tool \`${name}\` has an empty ${field}`));
-        }
-      }
-      const { input, diagnostics } = lintRoots(source, tool, path, name, definitions, publishesOutput);
-      out.push(...diagnostics);
-      const write = tool.write === true;
-      if (write) {
-        const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
-        const required = isObject(input) && Array.isArray(input.required) ? input.required : [];
-        if (!isObject(confirm) || confirm.type !== 'boolean' || required.includes('confirm')) {
-          out.push(
-            diagnostic(
-              'SPEC024',
-              file,
-              at([...path, 'input']),
-              `write tool \`${name}\` has no optional boolean \`confirm\` argument`,
-            ),
-          );
-        }
-      }
-      if (isObject(tool.annotations)) {
-        const ro = tool.annotations.readOnlyHint;
-        if ((write && ro === true) || (!write && ro === false)) {
-          out.push(
-            diagnostic(
-              'SPEC029',
-              file,
-              at([...path, 'annotations', 'readOnlyHint']),
-              `${write ? 'write' : 'read'} tool \`${name}\` sets readOnlyHint: ${String(ro)}`,
-            ),
-          );
-        }
-      }
-      if (Array.isArray(tool.errors)) {
-        tool.errors.forEach((code, i) => {
-          if (typeof code !== 'string') return;
-          usedErrors.add(code);
-          if (!connectorErrors.has(code) && !platformErrors.has(code)) {
-            const guess = closest(code, [...connectorErrors, ...platformErrors]);
-            out.push(
-              diagnostic(
-                'SPEC025',
-                file,
-                at([...path, 'errors', i]),
-                `tool \`${name}\` lists error code \`${code}\`, which no spec defines`,
-                guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC025.hint}` : undefined,
-              ),
-            );
-          }
-        });
-      }
-      lintSchema(source, tool.input, [...path, 'input'], definitions, out, true);
-      lintSchema(source, tool.output, [...path, 'output'], definitions, out, false);
+      lintTool(lint, tool, path, name);
     });
   }
   for (const [name, def] of Object.entries(definitions))
@@ -250,6 +206,80 @@ export function lintSpec(
     );
   out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
   return out;
+}
+
+/** What the lints of one tool read of its file, and where they write. */
+interface ToolLint {
+  readonly source: SpecSource;
+  readonly at: (path: PathSegment[], key?: boolean) => ReturnType<typeof locate>;
+  readonly out: Diagnostic[];
+  readonly definitions: Record<string, unknown>;
+  readonly publishesOutput: boolean;
+  readonly connectorErrors: ReadonlySet<string>;
+  readonly platformErrors: ReadonlySet<string>;
+  /** Error codes some tool lists (SPEC030 reports the others). */
+  readonly usedErrors: Set<string>;
+}
+
+/** Titles, roots, `confirm` of a write, readOnlyHint, listed error codes and both schemas of one tool. */
+function lintTool(l: ToolLint, tool: RawTool, path: PathSegment[], name: string | undefined): void {
+  for (const field of ['title', 'description'] as const) {
+    if (typeof tool[field] === 'string' && (tool[field] as string).trim() === '') {
+      l.out.push(
+        diagnostic('SPEC023', l.source.file, l.at([...path, field]), `tool \`${name}\` has an empty ${field}`),
+      );
+    }
+  }
+  const { input, diagnostics } = lintRoots(l.source, tool, path, name, l.definitions, l.publishesOutput);
+  l.out.push(...diagnostics);
+  const write = tool.write === true;
+  if (write) {
+    const confirm = isObject(input) && isObject(input.properties) ? input.properties.confirm : undefined;
+    const required = isObject(input) && Array.isArray(input.required) ? input.required : [];
+    if (!isObject(confirm) || confirm.type !== 'boolean' || required.includes('confirm')) {
+      l.out.push(
+        diagnostic(
+          'SPEC024',
+          l.source.file,
+          l.at([...path, 'input']),
+          `write tool \`${name}\` has no optional boolean \`confirm\` argument`,
+        ),
+      );
+    }
+  }
+  if (isObject(tool.annotations)) {
+    const ro = tool.annotations.readOnlyHint;
+    if ((write && ro === true) || (!write && ro === false)) {
+      l.out.push(
+        diagnostic(
+          'SPEC029',
+          l.source.file,
+          l.at([...path, 'annotations', 'readOnlyHint']),
+          `${write ? 'write' : 'read'} tool \`${name}\` sets readOnlyHint: ${String(ro)}`,
+        ),
+      );
+    }
+  }
+  if (Array.isArray(tool.errors)) {
+    tool.errors.forEach((code, i) => {
+      if (typeof code !== 'string') return;
+      l.usedErrors.add(code);
+      if (!l.connectorErrors.has(code) && !l.platformErrors.has(code)) {
+        const guess = closest(code, [...l.connectorErrors, ...l.platformErrors]);
+        l.out.push(
+          diagnostic(
+            'SPEC025',
+            l.source.file,
+            l.at([...path, 'errors', i]),
+            `tool \`${name}\` lists error code \`${code}\`, which no spec defines`,
+            guess ? `did you mean \`${guess}\`? ${DIAGNOSTICS.SPEC025.hint}` : undefined,
+          ),
+        );
+      }
+    });
+  }
+  lintSchema(l.source, tool.input, [...path, 'input'], l.definitions, l.out, true);
+  lintSchema(l.source, tool.output, [...path, 'output'], l.definitions, l.out, false);
 }
 
 /**
@@ -307,197 +337,6 @@ function lintRoots(
     );
   }
   return { input, diagnostics: out };
-}
-
-/** Every limit name the file uses has a kind, in its own `limitKinds` or the platform's (SPEC036). */
-function lintLimitKinds(
-  source: SpecSource,
-  section: Record<string, unknown> | undefined,
-  toolLists: Array<{ tools: unknown[]; base: PathSegment[] }>,
-  platformLimitKinds: ReadonlySet<string>,
-): Diagnostic[] {
-  if (!section) return [];
-  const sectionKey = section === (source.data as Record<string, unknown>).platform ? 'platform' : 'connector';
-  const own = new Set(isObject(section.limitKinds) ? Object.keys(section.limitKinds) : []);
-  const uses: Array<{ name: string; path: PathSegment[] }> = [];
-  if (isObject(section.limits))
-    for (const name of Object.keys(section.limits)) uses.push({ name, path: [sectionKey, 'limits', name] });
-  for (const { tools, base } of toolLists) {
-    tools.forEach((tool, index) => {
-      if (isObject(tool) && isObject(tool.limits))
-        for (const name of Object.keys(tool.limits)) uses.push({ name, path: [...base, index, 'limits', name] });
-    });
-  }
-  const out: Diagnostic[] = [];
-  const reported = new Set<string>();
-  for (const { name, path } of uses) {
-    if (own.has(name) || platformLimitKinds.has(name) || reported.has(name)) continue;
-    reported.add(name);
-    out.push(
-      diagnostic(
-        'SPEC036',
-        source.file,
-        locate(source, path, true),
-        `limit \`${name}\` has no kind in ` +
-          `\`${sectionKey}.limitKinds\`${sectionKey === 'connector' ? ' or platform.limitKinds' : ''}`,
-      ),
-    );
-  }
-  return out;
-}
-
-/** Credentials a tenant types into the connect form: the only ones `appSecret` and `connect` apply to. */
-const FORM_CREDENTIALS: ReadonlySet<unknown> = new Set(['api_key', 'static_token', 'login_company']);
-
-/**
- * `connector.appSecret` and `connector.connect` (SPEC037): only for a credential typed into the
- * connect form; `connect.verify` names a read tool of the connector without required arguments,
- * `connect.rejected` an error of the connector the runtime can fill in by itself.
- */
-function lintConnect(source: SpecSource, connector: Record<string, unknown>, tools: readonly unknown[]): Diagnostic[] {
-  const at = (path: PathSegment[], key = false) => locate(source, path, key);
-  const out: Diagnostic[] = [];
-  const kind = String(connector.credential);
-  if (connector.appSecret === true && !FORM_CREDENTIALS.has(connector.credential)) {
-    out.push(
-      diagnostic(
-        'SPEC037',
-        source.file,
-        at(['connector', 'appSecret'], true),
-        `\`connector.appSecret\` is only for credentials typed into the connect form, not \`${kind}\``,
-      ),
-    );
-  }
-  const connect = isObject(connector.connect) ? connector.connect : undefined;
-  if (!connect) return out;
-  if (!FORM_CREDENTIALS.has(connector.credential)) {
-    out.push(
-      diagnostic(
-        'SPEC037',
-        source.file,
-        at(['connector', 'connect'], true),
-        `\`connector.connect\` is only for credentials typed into the connect form, not \`${kind}\``,
-      ),
-    );
-    return out;
-  }
-  const tool = tools.find((t): t is Record<string, unknown> => isObject(t) && t.name === connect.verify);
-  const required = tool && isObject(tool.input) && Array.isArray(tool.input.required) ? tool.input.required : [];
-  if (typeof connect.verify === 'string' && (!tool || tool.write === true || required.length > 0)) {
-    out.push(
-      diagnostic(
-        'SPEC037',
-        source.file,
-        at(['connector', 'connect', 'verify']),
-        `\`connect.verify\` names \`${connect.verify}\`, which is not a ` +
-          'read tool of this connector without required arguments',
-      ),
-    );
-  }
-  const entry =
-    isObject(connector.errors) && typeof connect.rejected === 'string' ? connector.errors[connect.rejected] : undefined;
-  const text =
-    typeof entry === 'string' ? entry : isObject(entry) && typeof entry.text === 'string' ? entry.text : undefined;
-  const extra =
-    text === undefined
-      ? []
-      : [...text.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)]
-          .map((m) => m[1]!)
-          .filter((p) => p !== 'upstream' && p !== 'status');
-  if (typeof connect.rejected === 'string' && (text === undefined || extra.length > 0)) {
-    out.push(
-      diagnostic(
-        'SPEC037',
-        source.file,
-        at(['connector', 'connect', 'rejected']),
-        text === undefined
-          ? `\`connect.rejected\` names \`${connect.rejected}\`, which is not an error of this connector`
-          : `\`connect.rejected\` names \`${connect.rejected}\`, whose text needs ` +
-              `{${extra.join('}, {')}}; the runtime fills in only {upstream} and {status}`,
-      ),
-    );
-  }
-  return out;
-}
-
-/**
- * `connector.oauth`: present exactly on `oauth2` connectors, naming a reconnect text to answer a refused grant
- * (SPEC035).
- */
-function lintOAuth(source: SpecSource, connector: Record<string, unknown>): Diagnostic[] {
-  const at = (path: PathSegment[], key = false) => locate(source, path, key);
-  const oauth = isObject(connector.oauth) ? connector.oauth : undefined;
-  if (connector.credential === 'oauth2' && !oauth)
-    return [
-      diagnostic(
-        'SPEC035',
-        source.file,
-        at(['connector', 'credential']),
-        'an `oauth2` connector needs a `connector.oauth` block',
-      ),
-    ];
-  if (!oauth) return [];
-  if (connector.credential !== 'oauth2')
-    return [
-      diagnostic(
-        'SPEC035',
-        source.file,
-        at(['connector', 'oauth'], true),
-        `\`connector.oauth\` is only for \`oauth2\` connectors, not \`${String(connector.credential)}\``,
-      ),
-    ];
-  const code = oauth.refreshFailed;
-  const entry = isObject(connector.errors) && typeof code === 'string' ? connector.errors[code] : undefined;
-  if (typeof code === 'string' && !(isObject(entry) && entry.reconnect === true)) {
-    return [
-      diagnostic(
-        'SPEC035',
-        source.file,
-        at(['connector', 'oauth', 'refreshFailed']),
-        `\`oauth.refreshFailed\` names \`${code}\`, which is not an error of this connector marked \`reconnect: true\``,
-      ),
-    ];
-  }
-  return [];
-}
-
-/**
- * `upstream:` on an error: each failure class answered by one code only (SPEC033), and a text the
- * runtime can fill in by itself, with no parameter but `{upstream}` and `{status}` (SPEC034).
- */
-function lintUpstreamAnswers(source: SpecSource, errors: Record<string, unknown>): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const at = (path: (string | number)[]) => locate(source, path);
-  const claimed = new Map<string, string>();
-  for (const [code, entry] of Object.entries(errors)) {
-    if (!isObject(entry) || !Array.isArray(entry.upstream)) continue;
-    for (const [i, kind] of entry.upstream.entries()) {
-      const first = claimed.get(String(kind));
-      if (first)
-        out.push(
-          diagnostic(
-            'SPEC033',
-            source.file,
-            at(['connector', 'errors', code, 'upstream', i]),
-            `upstream failure \`${String(kind)}\` is answered by both \`${first}\` and \`${code}\``,
-          ),
-        );
-      else claimed.set(String(kind), code);
-    }
-    const extra =
-      typeof entry.text === 'string' ? placeholders(entry.text).filter((p) => p !== 'upstream' && p !== 'status') : [];
-    if (extra.length > 0)
-      out.push(
-        diagnostic(
-          'SPEC034',
-          source.file,
-          at(['connector', 'errors', code, 'upstream']),
-          `error \`${code}\` answers upstream failures, but its text needs ` +
-            `{${extra.join('}, {')}}, which only a handler knows`,
-        ),
-      );
-  }
-  return out;
 }
 
 /** An object-or-null root: `type: [object, null]`, or anyOf/oneOf of object branches and `type: null`. */

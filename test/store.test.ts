@@ -11,7 +11,8 @@ import { createPgliteClient, createPostgresClient } from '../runtime/store/sql-c
 import type { SqlClient } from '../runtime/store/sql-client.ts';
 import { newId, SqlPlatformStore, StoreError } from '../runtime/store/sql-store.ts';
 import { purgeExpiredLinks } from '../runtime/secrets/signed-links.ts';
-import { migrate, type Migration } from '../runtime/store/migrations.ts';
+import { migrate } from '../runtime/store/migrate.ts';
+import type { Migration } from '../runtime/store/migrations.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 

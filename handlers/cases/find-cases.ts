@@ -1,15 +1,8 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import type { FindCasesResult } from '#generated/cases/types.ts';
 import { runQuery } from './graphql-client.ts';
-import {
-  type CaseObject,
-  caseSelection,
-  casesOrderBy,
-  type SchemaMap,
-  schemaMap,
-  toCase,
-  withLearnedShapes,
-} from './schema-map.ts';
+import { type CaseObject, toCase } from './case-object.ts';
+import { caseSelection, casesOrderBy, type SchemaMap, schemaMap, withLearnedShapes } from './schema-map.ts';
 import { capResult } from './shared.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import { runQuery } from './graphql-client.ts';
-import { caseSelection, schemaMap, toCase, withLearnedShapes } from './schema-map.ts';
+import { toCase } from './case-object.ts';
+import { caseSelection, schemaMap, withLearnedShapes } from './schema-map.ts';
 import { capResult } from './shared.ts';
 
 /** The case or null; an unknown id comes back from the upstream as a validation error naming `id`. */

@@ -1,6 +1,7 @@
 import type { CasesHandler } from '#generated/cases/contract.ts';
 import { runQuery } from './graphql-client.ts';
-import { caseSelection, casesOrderBy, schemaMap, toCase, withLearnedShapes } from './schema-map.ts';
+import { toCase } from './case-object.ts';
+import { caseSelection, casesOrderBy, schemaMap, withLearnedShapes } from './schema-map.ts';
 import { capResult } from './shared.ts';
 
 /** One page of cases with the upstream's cursor passed through; orderBy in the single-object form. */

@@ -1,7 +1,7 @@
 // `PlatformStore` over SQL: the same statements for the embedded PostgreSQL and a server. The store
 // is a composition of one repository per aggregate (`repositories/`), all over one SQL client,
 // opened, migrated and closed here.
-import { migrate, pendingMigrations } from './migrations.ts';
+import { migrate, pendingMigrations } from './migrate.ts';
 import { SqlAccounts } from './repositories/accounts.ts';
 import { SqlAudit } from './repositories/audit.ts';
 import { SqlChanges } from './repositories/changes.ts';
