@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyAcknowledgements } from '../codegen/diff/acknowledge.ts';
-import { diffCatalogs, type Catalog } from '../codegen/diff/classify.ts';
+import type { Catalog } from '../codegen/diff/catalog.ts';
+import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { runPipeline } from '../codegen/generate.ts';
 import { GOLDEN } from './support/golden.ts';
 

@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHANGE_CLASSES, SEVERITIES } from '../codegen/diff/changes.ts';
-import { diffCatalogs, type Catalog } from '../codegen/diff/classify.ts';
+import type { Catalog } from '../codegen/diff/catalog.ts';
+import { diffCatalogs } from '../codegen/diff/classify.ts';
 
 const word = fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/);
 const text = fc.stringMatching(/^[A-Za-z {}.]{1,20}$/);

@@ -10,7 +10,8 @@ import { run } from '../bin/catalog-diff.ts';
 import { runPipeline } from '../codegen/generate.ts';
 import { AcknowledgementError, applyAcknowledgements, parseAcknowledgements } from '../codegen/diff/acknowledge.ts';
 import { CHANGE_CLASSES, type ChangeCode, type Severity } from '../codegen/diff/changes.ts';
-import { diffCatalogs, type Catalog } from '../codegen/diff/classify.ts';
+import type { Catalog } from '../codegen/diff/catalog.ts';
+import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { GOLDEN } from './support/golden.ts';
 

@@ -117,38 +117,7 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
       report('schema-changed', path, `${path} spells its type differently`, a.type, b.type, 'type');
   }
 
-  // Enumerations (const is a one-value enum).
-  const va = valuesOf(a);
-  const vb = valuesOf(b);
-  if (!same(va, vb)) {
-    if (va && vb) {
-      const inB = new Set(vb.map(json));
-      const inA = new Set(va.map(json));
-      for (const v of va)
-        if (!inB.has(json(v)))
-          report(narrowed(side, 'enum'), path, `${path} no longer takes ${json(v)}`, v, undefined, `=${json(v)}`);
-      for (const v of vb)
-        if (!inA.has(json(v)))
-          report(widened(side, 'enum'), path, `${path} now takes ${json(v)}`, undefined, v, `=${json(v)}`);
-    } else if (vb)
-      report(
-        narrowed(side, 'constraint'),
-        path,
-        `${path} is now limited to ${vb.map(json).join(', ')}`,
-        undefined,
-        vb,
-        'enum',
-      );
-    else
-      report(
-        widened(side, 'constraint'),
-        path,
-        `${path} is no longer limited to ${va!.map(json).join(', ')}`,
-        va,
-        undefined,
-        'enum',
-      );
-  }
+  diffValues(a, b, side, path, report);
 
   // Bounds.
   for (const key of LOWER_BOUNDS) bound(a[key], b[key], 'lower', key);
@@ -208,6 +177,53 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
       );
   }
 
+  diffAlternatives(a, b, side, path, report);
+
+  // Anything outside the subset: reported, not ranked.
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (HANDLED.has(key) || same(a[key], b[key])) continue;
+    report('schema-changed', path, `${key} of ${path} changed`, a[key], b[key], key);
+  }
+}
+
+/** Enumerations (const is a one-value enum): each value taken away or added. */
+function diffValues(a: Schema, b: Schema, side: Side, path: string, report: Report): void {
+  // Enumerations (const is a one-value enum).
+  const va = valuesOf(a);
+  const vb = valuesOf(b);
+  if (!same(va, vb)) {
+    if (va && vb) {
+      const inB = new Set(vb.map(json));
+      const inA = new Set(va.map(json));
+      for (const v of va)
+        if (!inB.has(json(v)))
+          report(narrowed(side, 'enum'), path, `${path} no longer takes ${json(v)}`, v, undefined, `=${json(v)}`);
+      for (const v of vb)
+        if (!inA.has(json(v)))
+          report(widened(side, 'enum'), path, `${path} now takes ${json(v)}`, undefined, v, `=${json(v)}`);
+    } else if (vb)
+      report(
+        narrowed(side, 'constraint'),
+        path,
+        `${path} is now limited to ${vb.map(json).join(', ')}`,
+        undefined,
+        vb,
+        'enum',
+      );
+    else
+      report(
+        widened(side, 'constraint'),
+        path,
+        `${path} is no longer limited to ${va!.map(json).join(', ')}`,
+        va,
+        undefined,
+        'enum',
+      );
+  }
+}
+
+/** Alternatives (anyOf, oneOf), compared by position. */
+function diffAlternatives(a: Schema, b: Schema, side: Side, path: string, report: Report): void {
   // Alternatives, by position.
   for (const key of ['anyOf', 'oneOf'] as const) {
     const xa = Array.isArray(a[key]) ? (a[key] as unknown[]) : [];
@@ -230,12 +246,6 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
         undefined,
         xb[i],
       );
-  }
-
-  // Anything outside the subset: reported, not ranked.
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (HANDLED.has(key) || same(a[key], b[key])) continue;
-    report('schema-changed', path, `${key} of ${path} changed`, a[key], b[key], key);
   }
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
 import { runPipeline } from '../generate.ts';
-import type { Catalog } from './classify.ts';
+import type { Catalog } from './catalog.ts';
 
 export const CATALOG_PATH = 'generated/catalog.json';
 /** Main branch names tried for the default base, in order. */

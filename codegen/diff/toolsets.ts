@@ -2,7 +2,7 @@
 // selects it, a tool moved to another toolset disappears from a client that selected the old one,
 // a toolset added (or the toolsets introduced in a catalog that had none) is information.
 import type { ChangeCode } from './changes.ts';
-import type { CatalogConnector } from './classify.ts';
+import type { CatalogConnector } from './catalog.ts';
 
 type Report = (
   code: ChangeCode,
