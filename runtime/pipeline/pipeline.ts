@@ -3,7 +3,8 @@
 // a small function returning a refusal or nothing; the texts come from the generated descriptors.
 // The steps are numbered as IMPLEMENTED_CHECK_ORDER (check-order.ts), which the constructor checks
 // against the order the spec declares and the catalog publishes: reorder the steps only with it.
-// The data passed along is in call-types.ts; the connect form's credential check in connect-check.ts.
+// The data passed along is in call-types.ts; refusals and the links they carry in refusals.ts; the
+// connect form's credential check in connect-check.ts.
 import { checkArguments } from './arguments.ts';
 import { tenantCredential, ConnectorTexts } from './call-context.ts';
 import {
@@ -11,8 +12,6 @@ import {
   type CallPlan,
   type CallToolResult,
   type CredentialVerdict,
-  type LinkedCode,
-  type RefusalReason,
   scrubResult,
   textResult,
   type ToolCallRequest,
@@ -20,10 +19,11 @@ import {
 import { assertCheckOrder } from './check-order.ts';
 import { type ConnectCheck, checkCredential } from './connect-check.ts';
 import { failureAnswer } from './failure-answer.ts';
+import { Refusals } from './refusals.ts';
 import { type CallServices, openCall } from './open-call.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../store/state.ts';
-import type { LinkIssuer, LinkPurpose } from '../secrets/signed-links.ts';
+import type { LinkIssuer } from '../secrets/signed-links.ts';
 import { HandlerNotImplementedError } from '../handler-api/stub.ts';
 import type { Credential, FailArgs } from '../handler-api/tool-context.ts';
 import type { PlatformErrorParams } from '#generated/platform/descriptor.ts';
@@ -41,11 +41,12 @@ const WRITE_DEDUP_POLL_MS = 50;
 
 export class Pipeline {
   readonly #g: GatewayContext;
-  readonly #links: LinkIssuer;
   /** Spec texts per connector, made once. */
   readonly #texts = new WeakMap<object, ConnectorTexts>();
   /** Confirmed writes: one per key and window, across replicas (DECISIONS §17). */
   readonly #writes: WriteDedup;
+  /** Refusals and tool error texts, with the links they carry. */
+  readonly #refusals: Refusals;
   /** What opening a call needs from the gateway (open-call.ts), made once. */
   readonly #services: CallServices;
 
@@ -53,7 +54,7 @@ export class Pipeline {
     // Once at start-up, never per call: the published check order must be the one made below.
     assertCheckOrder(gateway.platform.checkOrder);
     this.#g = gateway;
-    this.#links = links;
+    this.#refusals = new Refusals(gateway, links);
     this.#writes = new WriteDedup({
       store: gateway.store,
       now: () => gateway.now().getTime(),
@@ -90,148 +91,6 @@ export class Pipeline {
    */
   platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
     return formatText(this.#g.platform.errors[code].text, params ?? {});
-  }
-
-  /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
-  #refuse(
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-    reason: RefusalReason,
-    text: string,
-    detail?: string,
-  ): CallToolResult {
-    return this.#refused(endpoint, fields, tool, reason, textResult(text, true), detail);
-  }
-
-  /** Counts and logs a refusal answered with `result` (the one place a refusal is recorded). */
-  #refused(
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-    reason: RefusalReason,
-    result: CallToolResult,
-    detail?: string,
-  ): CallToolResult {
-    this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
-    this.#g.telemetry?.outcome(fields.spanId, tool, 'refused', reason);
-    this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
-    return result;
-  }
-
-  /**
-   * A tool's error text, as one text block (a failure is exactly one). A text the spec marks
-   * `reconnect: true` is followed, in the same block after a blank line, by the platform's reconnect
-   * instruction with a connect link to the portal form of this very instance, so the user can
-   * reconnect without the operator (also on endpoints that list no connect_account). The spec text
-   * alone when no link can be stored.
-   */
-  async #answer(
-    endpoint: Endpoint,
-    identity: Identity,
-    fields: CallLogFields,
-    tool: string,
-    texts: ConnectorTexts,
-    code: string,
-    params: ErrorParams,
-  ): Promise<CallToolResult> {
-    const text = texts.render(code, params);
-    if (!texts.entry(code)?.reconnect) return textResult(text, true);
-    const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, tool);
-    if (connectUrl === undefined) return textResult(text, true);
-    const { descriptor } = endpoint.connector;
-    const instruction = formatText(this.#g.platform.instructions.reconnect, {
-      connector_title: descriptor.title,
-      instance_id: endpoint.instanceId,
-      connect_url: connectUrl,
-    });
-    return textResult(`${text}\n\n${instruction}`, true);
-  }
-
-  #link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {
-    return this.#links.issue(purpose, identity, endpoint.connector.config.key, endpoint.instanceId);
-  }
-
-  /**
-   * A link, or undefined when it could not be made: a connect link is stored, and the store may be
-   * down or hanging (the issuer gives up at the store deadline). Logged with the call's fields
-   * (account, connector, instance) and the tool; counted as the store failing open for links.
-   */
-  async #tryLink(
-    purpose: LinkPurpose,
-    identity: Identity,
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-  ): Promise<string | undefined> {
-    try {
-      return await this.#link(purpose, identity, endpoint);
-    } catch (error) {
-      this.#g.metrics.failOpen.inc({ component: 'links' });
-      this.#g.log.warn(
-        { ...fields, tool, purpose, err: { message: (error as Error)?.message, name: (error as Error)?.name } },
-        'link could not be made; answering without it',
-      );
-      return undefined;
-    }
-  }
-
-  /**
-   * A platform refusal text that carries a link (`not_subscribed`, `no_seat`, `not_connected`,
-   * `connect_terms_required`), or its `<code>_no_link` variant when the link could not be made.
-   */
-  async #linkedText(
-    code: LinkedCode,
-    purpose: LinkPurpose,
-    urlParam: string,
-    params: ErrorParams,
-    identity: Identity,
-    endpoint: Endpoint,
-    fields: CallLogFields,
-    tool: string,
-  ): Promise<string> {
-    const url = await this.#tryLink(purpose, identity, endpoint, fields, tool);
-    const { errors } = this.#g.platform;
-    return url === undefined
-      ? formatText(errors[`${code}_no_link`].text, params)
-      : formatText(errors[code].text, { ...params, [urlParam]: url });
-  }
-
-  /** Subscription, then seat: shared by every tool including connect_account. */
-  async #entitlement(
-    endpoint: Endpoint,
-    identity: Identity,
-    fields: CallLogFields,
-    tool: string,
-  ): Promise<CallToolResult | undefined> {
-    const { key, id } = endpoint.connector.config;
-    if (!this.#g.state.isSubscribed(identity.account.id, key)) {
-      const text = await this.#linkedText(
-        'not_subscribed',
-        'purchase',
-        'purchase_url',
-        { connector_id: id },
-        identity,
-        endpoint,
-        fields,
-        tool,
-      );
-      return this.#refuse(endpoint, fields, tool, 'not_subscribed', text);
-    }
-    if (!this.#g.state.hasSeat(identity.user.id, key)) {
-      const text = await this.#linkedText(
-        'no_seat',
-        'team',
-        'team_url',
-        { connector_id: id },
-        identity,
-        endpoint,
-        fields,
-        tool,
-      );
-      return this.#refuse(endpoint, fields, tool, 'no_seat', text);
-    }
-    return undefined;
   }
 
   /**
@@ -307,7 +166,7 @@ export class Pipeline {
         : undefined;
     // The name as asked (cut short: it is the caller's input) is logged for an unknown tool.
     if (!tool)
-      return this.#refuse(
+      return this.#refusals.refuse(
         endpoint,
         fields,
         typeof name === 'string' ? name.slice(0, 100) : typeof name,
@@ -315,7 +174,7 @@ export class Pipeline {
         this.platformText('unknown_tool'),
       );
     // 2–3. subscription, seat.
-    const refused = await this.#entitlement(endpoint, identity, fields, tool.name);
+    const refused = await this.#refusals.entitlement(endpoint, identity, fields, tool.name);
     if (refused) return refused;
     // 4. connection (a tenant credential of this very instance, or the deployment's managed one).
     const credential = await this.#credential(endpoint, identity, fields, tool.name);
@@ -324,7 +183,7 @@ export class Pipeline {
     const now = this.#g.now();
     const fairUse = await this.#g.meter.check(identity.account, now);
     if (fairUse.blocked) {
-      return this.#refuse(
+      return this.#refusals.refuse(
         endpoint,
         fields,
         tool.name,
@@ -344,7 +203,7 @@ export class Pipeline {
       : { ok: false as const, reason: 'no validator' };
     if (!checked.ok) {
       if (fairUse.reservation) await this.#g.meter.release(fairUse.reservation);
-      return this.#refuse(
+      return this.#refusals.refuse(
         endpoint,
         fields,
         tool.name,
@@ -383,7 +242,7 @@ export class Pipeline {
     if (!descriptor.tenantCredential) {
       if (!config.managedCredential) {
         return {
-          refusal: this.#refuse(
+          refusal: this.#refusals.refuse(
             endpoint,
             fields,
             tool,
@@ -397,7 +256,7 @@ export class Pipeline {
     // An upstream that also takes the integrator's secret: dormant until the deployment configures it.
     if (descriptor.appSecret && !config.appSecret) {
       return {
-        refusal: this.#refuse(
+        refusal: this.#refusals.refuse(
           endpoint,
           fields,
           tool,
@@ -408,7 +267,7 @@ export class Pipeline {
     }
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
-      const text = await this.#linkedText(
+      const text = await this.#refusals.linkedText(
         'not_connected',
         'connect',
         'connect_url',
@@ -418,7 +277,7 @@ export class Pipeline {
         fields,
         tool,
       );
-      return { refusal: this.#refuse(endpoint, fields, tool, 'not_connected', text) };
+      return { refusal: this.#refusals.refuse(endpoint, fields, tool, 'not_connected', text) };
     }
     let stored: object;
     try {
@@ -430,7 +289,9 @@ export class Pipeline {
         { ...fields, err: error instanceof VaultError ? error.message : 'credential unreadable' },
         'stored credential refused',
       );
-      return { refusal: this.#refuse(endpoint, fields, tool, 'credential_invalid', this.platformText('generic')) };
+      return {
+        refusal: this.#refusals.refuse(endpoint, fields, tool, 'credential_invalid', this.platformText('generic')),
+      };
     }
     if (descriptor.credential === 'oauth2' && descriptor.oauth) {
       // An access token expiring soon is refreshed first (one refresh per connection, all replicas).
@@ -443,7 +304,7 @@ export class Pipeline {
       if (!fresh.ok) {
         if (fresh.reason === 'reconnect') {
           // DECISIONS §19: the connector's "expired, could not be refreshed" text, with a connect link.
-          const answer = await this.#answer(
+          const answer = await this.#refusals.answer(
             endpoint,
             identity,
             fields,
@@ -452,10 +313,16 @@ export class Pipeline {
             descriptor.oauth.refreshFailed,
             {},
           );
-          return { refusal: this.#refused(endpoint, fields, tool, 'credential_reconnect', answer) };
+          return { refusal: this.#refusals.refused(endpoint, fields, tool, 'credential_reconnect', answer) };
         }
         return {
-          refusal: this.#refuse(endpoint, fields, tool, 'credential_refresh_failed', this.platformText('generic')),
+          refusal: this.#refusals.refuse(
+            endpoint,
+            fields,
+            tool,
+            'credential_refresh_failed',
+            this.platformText('generic'),
+          ),
         };
       }
       stored = fresh.grant;
@@ -550,7 +417,7 @@ export class Pipeline {
           // Refused by the handler before any upstream request: like a schema refusal, not metered.
           metered = false;
           outcome = 'invalid_arguments';
-          return this.#refuse(
+          return this.#refusals.refuse(
             endpoint,
             fields,
             tool.name,
@@ -560,7 +427,7 @@ export class Pipeline {
           );
         case 'text':
           outcome = answer.outcome;
-          return this.#answer(endpoint, identity, fields, tool.name, texts, answer.code, answer.params);
+          return this.#refusals.answer(endpoint, identity, fields, tool.name, texts, answer.code, answer.params);
       }
       outcome = answer.outcome;
       g.log[answer.log.level]({ ...fields, tool: tool.name, ...answer.log.fields }, answer.log.message);
@@ -578,11 +445,11 @@ export class Pipeline {
 
   /** Gateway rule 4: a single-use link to the portal connect form of this endpoint. Not metered. */
   async #connectAccount(endpoint: Endpoint, identity: Identity, fields: CallLogFields): Promise<CallToolResult> {
-    const refused = await this.#entitlement(endpoint, identity, fields, 'connect_account');
+    const refused = await this.#refusals.entitlement(endpoint, identity, fields, 'connect_account');
     if (refused) return refused;
     const { config, descriptor } = endpoint.connector;
     if (!identity.user.termsAcceptedAt) {
-      const text = await this.#linkedText(
+      const text = await this.#refusals.linkedText(
         'connect_terms_required',
         'terms',
         'terms_url',
@@ -592,11 +459,11 @@ export class Pipeline {
         fields,
         'connect_account',
       );
-      return this.#refuse(endpoint, fields, 'connect_account', 'terms_required', text);
+      return this.#refusals.refuse(endpoint, fields, 'connect_account', 'terms_required', text);
     }
     // The link is the whole answer: without one (the store is unavailable) nothing sensible is left but the generic
     // text.
-    const connectUrl = await this.#tryLink('connect', identity, endpoint, fields, 'connect_account');
+    const connectUrl = await this.#refusals.tryLink('connect', identity, endpoint, fields, 'connect_account');
     if (connectUrl === undefined) return textResult(this.platformText('generic'), true);
     const instructions = formatText(this.#g.platform.instructions.connect_account, {
       connector_title: descriptor.title,

@@ -9,7 +9,7 @@ import { RefusalLog } from '../operations/refusal-log.ts';
 import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
-import { dispatch, type McpMethodSets, type McpReply } from '../mcp/methods.ts';
+import { dispatch, type McpMethodSets, type McpMethods, type McpReply, type McpRequest } from '../mcp/methods.ts';
 import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
 import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
@@ -264,54 +264,57 @@ export function createHttpApp(
       );
       return 404;
     }
-    // The client going away aborts a call in progress; the signal is made only if a method asks.
-    let controller: AbortController | undefined;
-    const onClose = () => {
-      if (!res.writableFinished) controller!.abort();
+    const aborted = abortOnClose(res);
+    const request: McpRequest = {
+      endpoint,
+      identity,
+      id: message.id,
+      params: message.params,
+      reqId,
+      headers: req.headers,
+      signal: aborted.signal,
+      selection: selected.selection,
     };
-    const signal = () => {
-      if (!controller) {
-        controller = new AbortController();
-        res.once('close', onClose);
-      }
-      return controller.signal;
-    };
+    return answer(res, served, message.method, request, aborted.release);
+  }
+
+  /**
+   * Runs one JSON-RPC request that passed every check and sends its answer.
+   */
+  async function answer(
+    res: ServerResponse,
+    served: McpMethods,
+    method: string,
+    request: McpRequest,
+    release: () => void,
+  ): Promise<number> {
     let reply: McpReply;
     try {
-      reply = await dispatch(served, message.method, {
-        endpoint,
-        identity,
-        id: message.id,
-        params: message.params,
-        reqId,
-        headers: req.headers,
-        signal,
-        selection: selected.selection,
-      });
+      reply = await dispatch(served, method, request);
     } catch (error) {
       // A method that failed (tools/call answers every fault as a tool result itself): the body was
       // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
-      if (controller) res.off('close', onClose);
+      release();
       const tool =
-        message.method === 'tools/call' && typeof message.params.name === 'string'
-          ? { tool: message.params.name.slice(0, 100) }
+        method === 'tools/call' && typeof request.params.name === 'string'
+          ? { tool: request.params.name.slice(0, 100) }
           : {};
       gateway.log.error(
         {
-          reqId,
-          accountId: identity.account.id,
-          connector: connector.id,
-          instance: endpoint.instanceId,
-          method: message.method,
+          reqId: request.reqId,
+          accountId: request.identity.account.id,
+          connector: request.endpoint.connector.config.id,
+          instance: request.endpoint.instanceId,
+          method,
           ...tool,
           err: { message: (error as Error)?.message, name: (error as Error)?.name },
         },
         'request failed',
       );
-      sendJson(res, 500, errorJson(message.id, ErrorCode.InternalError, protocolText('internal_error')));
+      sendJson(res, 500, errorJson(request.id, ErrorCode.InternalError, protocolText('internal_error')));
       return 500;
     }
-    if (controller) res.off('close', onClose);
+    release();
     sendJson(res, 200, reply);
     return 200;
   }
@@ -444,4 +447,27 @@ export function createHttpApp(
     );
   });
   return { server, inFlight: () => inFlight, refusals };
+}
+
+/**
+ * The client going away aborts a call in progress: the signal (and the listener) is made only if a
+ * method asks for it; `release` drops the listener once the answer is ready.
+ */
+function abortOnClose(res: ServerResponse): { signal: () => AbortSignal; release: () => void } {
+  let controller: AbortController | undefined;
+  const onClose = () => {
+    if (!res.writableFinished) controller!.abort();
+  };
+  return {
+    signal: () => {
+      if (!controller) {
+        controller = new AbortController();
+        res.once('close', onClose);
+      }
+      return controller.signal;
+    },
+    release: () => {
+      if (controller) res.off('close', onClose);
+    },
+  };
 }
