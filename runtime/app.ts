@@ -35,6 +35,7 @@ import type { SharedStore } from './store/shared-store.ts';
 import { PlatformState } from './store/state.ts';
 import type { PlatformStore } from './store/store.ts';
 import { UsageMeter } from './metering/usage.ts';
+import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
@@ -215,6 +216,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     onFailOpen: failOpen,
   });
+  // docs/decisions/operations.md, 'Usage counted during a database outage is spilled on stop'.
+  await applySpills(config.dataDir, store.usage, log);
   meter.start();
   metrics.usageBacklog = () => meter.backlog();
 
@@ -292,6 +295,7 @@ export async function createApp(options: AppOptions): Promise<App> {
           if (report.checks[check] !== undefined) metrics.ready.set({ check }, report.checks[check] === 'ok' ? 1 : 0);
         }
         metrics.ready.set({ check: 'all' }, report.ready ? 1 : 0);
+        if (shared) metrics.degraded.set({ dependency: 'redis' }, report.degraded.includes('shared_store') ? 1 : 0);
       },
     }),
     ...(options.upstreamSleep ? { upstreamSleep: options.upstreamSleep } : {}),
@@ -400,9 +404,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.refusals.close();
       redisOutage.close();
       storeOutage.close();
-      await meter
-        .stop()
-        .catch((error: unknown) => log.error({ err: (error as Error).message }, 'final usage flush failed'));
+      const kept = await stopMeter(meter, config.dataDir, config.usageDrainTimeoutMs, log);
       await shared?.close();
       if (!options.store) await store.close();
       releaseLock?.();
@@ -410,7 +412,42 @@ export async function createApp(options: AppOptions): Promise<App> {
       // After the last call: its spans and a final metrics collection are exported.
       await telemetry?.shutdown();
       flushLogger(log);
+      if (!kept) throw new Error('usage counted during a database outage could be neither flushed nor spilled');
     },
   };
   return app;
+}
+
+/**
+ * The final flush, then a spill of what the database did not take within the drain time. Returns
+ * whether every count was kept.
+ */
+async function stopMeter(meter: UsageMeter, dataDir: string, drainMs: number, log: Logger): Promise<boolean> {
+  const counted = meter.backlog().calls;
+  const left = await meter.stop(drainMs);
+  const spilled = spillCalls(left);
+  if (left.length === 0) {
+    if (counted > 0) log.info({ kept: counted, flushed: counted, spilled: 0 }, 'final usage flush');
+    return true;
+  }
+  try {
+    const file = writeSpill(dataDir, left);
+    log.warn(
+      { kept: counted, flushed: counted - spilled, spilled, file },
+      'final usage flush incomplete: the rest is spilled to the data directory',
+    );
+    return true;
+  } catch (error) {
+    log.error(
+      {
+        kept: counted - spilled,
+        flushed: counted - spilled,
+        spilled: 0,
+        lost: spilled,
+        err: { message: (error as Error).message },
+      },
+      'final usage flush failed and the spill could not be written',
+    );
+    return false;
+  }
 }

@@ -14,6 +14,7 @@ import { REDIS_URL, DATABASE_URL, needs } from './support/services.ts';
 interface Ready {
   status: string;
   failing?: string[];
+  degraded?: string[];
   checks: Record<string, string>;
 }
 
@@ -92,15 +93,18 @@ describe('/readyz', needs('postgres', 'redis'), () => {
     await until('ready again', async () => (await readyz(gw.url)).status === 200);
   });
 
-  it('names the shared store while Redis is away, and is ready again after the reconnect', async () => {
+  it('Redis away: ready, degraded in the body and the metric; not degraded after the reconnect', async () => {
     redis.setMode('refuse');
     redis.drop();
     const r = await readyz(gw.url);
-    expect(r.status).toBe(503);
-    expect(r.body.failing).toEqual(['shared_store']);
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('ready');
+    expect(r.body.degraded).toEqual(['shared_store']);
     expect(r.body.checks.shared_store).toBe('the shared store (Redis) does not answer');
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain('gateway_degraded{dependency="redis"} 1');
     redis.setMode('forward');
-    await until('ready again', async () => (await readyz(gw.url)).status === 200);
+    await until('not degraded again', async () => (await readyz(gw.url)).body.degraded === undefined);
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain('gateway_degraded{dependency="redis"} 0');
   });
 
   it('names migrations this build has and the database lacks', async () => {

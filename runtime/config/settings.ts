@@ -64,6 +64,8 @@ export interface GatewayConfig {
   readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
   readonly usageFlushMs: number;
+  /** On a stop, how long to retry the final usage flush before spilling the rest to the data directory. */
+  readonly usageDrainTimeoutMs: number;
   readonly maxBodyBytes: number;
   /** How often each replica re-reads accounts, tokens and entitlements written elsewhere. */
   readonly snapshotRefreshMs: number;
@@ -259,6 +261,13 @@ export const SETTINGS: readonly Setting[] = [
     form: 'number',
     schema: MS,
     expected: 'milliseconds, a positive integer',
+  },
+  {
+    file: 'usageDrainTimeoutMs',
+    env: ['USAGE_DRAIN_TIMEOUT_MS'],
+    form: 'number',
+    schema: { type: 'integer', minimum: 0 },
+    expected: 'milliseconds, 0 or more',
   },
   {
     file: 'maxBodyBytes',

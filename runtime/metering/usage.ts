@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
 import type { Account, FairUseMode, Repositories, UsageRow } from '../store/store.ts';
 import type { SharedStore } from '../store/shared-store.ts';
+import type { UsageBatch } from './usage-spill.ts';
 
 export interface UsageRecord {
   readonly usage: {
@@ -88,6 +89,7 @@ export class UsageMeter {
   readonly #checked = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
+  #inFlightId: string | undefined;
   #reading = 0;
 
   constructor(options: UsageOptions) {
@@ -152,10 +154,40 @@ export class UsageMeter {
     this.#timer.unref();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the ticks and flushes, retrying while the database does not answer, for up to
+   * `drainMs`. Returns what is still not known to be in the store, as batches with their ids
+   * (a failed batch keeps its id, so writing it again later cannot count it twice).
+   */
+  async stop(drainMs = 0): Promise<UsageBatch[]> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.flush(true);
+    const deadline = Date.now() + drainMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      try {
+        await timeout(this.flush(true), Math.max(left, 1));
+        return [];
+      } catch {
+        if (Date.now() >= deadline) break;
+        await new Promise((r) => setTimeout(r, Math.min(200, Math.max(deadline - Date.now(), 1))));
+      }
+    }
+    return this.#leftovers();
+  }
+
+  #leftovers(): UsageBatch[] {
+    const rowsOf = (counts: Map<string, number>): UsageRow[] =>
+      [...counts].map(([key, calls]) => {
+        const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
+        return { accountId, month, connectorId, tool, calls, costUnits: calls };
+      });
+    const batches: UsageBatch[] = [];
+    if (this.#failed) batches.push({ id: this.#failed.id, rows: rowsOf(this.#failed.counts) });
+    if (this.#inFlight.size > 0 && this.#inFlightId)
+      batches.push({ id: this.#inFlightId, rows: rowsOf(this.#inFlight) });
+    if (this.#pending.size > 0) batches.push({ id: randomUUID(), rows: rowsOf(this.#pending) });
+    return batches;
   }
 
   /** Units of the month in the store plus everything this process has not flushed. */
@@ -367,6 +399,7 @@ export class UsageMeter {
       const [accountId, month, connectorId, tool] = key.split('|') as [string, string, string, string];
       return { accountId, month, connectorId, tool, calls, costUnits: calls };
     });
+    this.#inFlightId = id;
     const run = this.#o.store.usage.addUsage(rows, id, this.#settled);
     // Readers wait for this flush to settle, whatever its outcome; nobody else may see it reject.
     this.#flushing = run.then(

@@ -197,6 +197,12 @@ export class Metrics {
     registers: [this.registry],
     collect: (): void => this.upstreamBodiesWaiting.set(this.upstreamBodies().waiting),
   });
+  readonly degraded = new Gauge({
+    name: 'gateway_degraded',
+    help: 'A dependency the replica serves without (failing open): 1 while it does not answer, 0 when it does',
+    labelNames: ['dependency'] as const,
+    registers: [this.registry],
+  });
   readonly ready = new Gauge({
     name: 'gateway_ready',
     help: 'Readiness by check (store, shared_store, migrations, snapshot) and overall (all): 1 ready, 0 not',

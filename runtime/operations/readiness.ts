@@ -1,9 +1,10 @@
 // Readiness (`/readyz`), as opposed to liveness (`/healthz`: the process serves). Ready only when
-// the platform database answers a cheap query within a short deadline, the shared store (when
-// configured) answers, every migration of this build is applied, and the in-memory snapshot was
-// refreshed or confirmed within its bound, and no stored credential is sealed with a key version
-// this process lacks (a key retired before `keys reencrypt` finished, or a replica not yet given a
-// new key). Each check answers ok or the reason it fails.
+// the platform database answers a cheap query within a short deadline, every migration of this
+// build is applied, the in-memory snapshot was refreshed or confirmed within its bound, and no
+// stored credential is sealed with a key version this process lacks (a key retired before
+// `keys reencrypt` finished, or a replica not yet given a new key). A shared store (Redis) that does not answer only degrades the replica: it serves,
+// failing open (docs/decisions/operations.md, 'A replica without Redis stays ready, degraded').
+// Each check answers ok or the reason it fails.
 import { protocolText } from '../protocol-text.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import type { PlatformState } from '../store/state.ts';
@@ -16,7 +17,15 @@ export interface ReadinessReport {
   /** `ok`, or the reason the check fails. */
   readonly checks: Readonly<Partial<Record<ReadinessCheckName, string>>>;
   readonly failing: readonly ReadinessCheckName[];
+  /**
+   * Checks that fail without taking the replica out of service: it serves, failing open
+   * (docs/decisions/operations.md, 'A replica without Redis stays ready, degraded').
+   */
+  readonly degraded: readonly ReadinessCheckName[];
 }
+
+/** A shared store that does not answer degrades a replica (rate limits, fair use, gates fail open); it still serves. */
+const DEGRADING: readonly ReadinessCheckName[] = ['shared_store'];
 
 export interface ReadinessOptions {
   readonly store: Pick<PlatformStore, 'ping' | 'pendingMigrations'>;
@@ -86,8 +95,10 @@ export class Readiness {
       const lacking = state.connectionKeyVersions().filter((v) => !this.#o.keyVersions!.includes(v));
       checks.keys = lacking.length === 0 ? 'ok' : protocolText('not_ready_keys', { versions: lacking.join(', ') });
     }
-    const failing = (Object.keys(checks) as ReadinessCheckName[]).filter((k) => checks[k] !== 'ok');
-    const report = { ready: failing.length === 0, checks, failing };
+    const notOk = (Object.keys(checks) as ReadinessCheckName[]).filter((k) => checks[k] !== 'ok');
+    const failing = notOk.filter((k) => !DEGRADING.includes(k));
+    const degraded = notOk.filter((k) => DEGRADING.includes(k));
+    const report = { ready: failing.length === 0, checks, failing, degraded };
     this.#o.onReport?.(report);
     return report;
   }

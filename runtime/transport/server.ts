@@ -396,14 +396,20 @@ export function createHttpApp(
     }
     if (path === '/readyz') {
       req.resume();
-      const report = gateway.readiness ? await gateway.readiness.evaluate() : { ready: true, checks: {}, failing: [] };
+      const report = gateway.readiness
+        ? await gateway.readiness.evaluate()
+        : { ready: true, checks: {}, failing: [], degraded: [] };
       const status = report.ready ? 200 : 503;
       sendJson(
         res,
         status,
         JSON.stringify(
           report.ready
-            ? { status: 'ready', checks: report.checks }
+            ? {
+                status: 'ready',
+                ...(report.degraded.length > 0 ? { degraded: report.degraded } : {}),
+                checks: report.checks,
+              }
             : { status: 'not_ready', failing: report.failing, checks: report.checks },
         ),
       );
