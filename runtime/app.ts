@@ -188,6 +188,16 @@ export async function createApp(options: AppOptions): Promise<App> {
           redisOutage.fault('connection', error);
         },
         health: redisOutage,
+        // docs/decisions/operations.md, 'A replica can start while Redis is down': it starts
+        // degraded (readiness says so) and uses Redis as soon as it answers.
+        startDegraded: (error) => {
+          failOpen('shared_store');
+          redisOutage.fault('connection', error);
+          log.warn(
+            { redis: describeUrl(config.redisUrl!), err: { message: (error as Error)?.message } },
+            'Redis did not answer at start: serving degraded (rate limits, fair use and gates fail open) until it does',
+          );
+        },
       });
     } catch (error) {
       // Name the setting and where it points (never a password), and leave nothing open behind.

@@ -3,6 +3,8 @@
 // version this process lacks. Not ready: 503 naming each failing check, and the same in the
 // `gateway_ready` gauges.
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
@@ -127,16 +129,45 @@ describe('/readyz', needs('postgres', 'redis'), () => {
     expect((await readyz(gw.url)).status).toBe(200);
   });
 
-  it('refuses to start when Redis does not answer, naming REDIS_URL without its password', async () => {
-    const closed = await startTcpProxy('127.0.0.1', 6379);
-    closed.setMode('refuse');
-    const url = `redis://ops:not-a-real-pw-41@127.0.0.1:${closed.port}`;
+  it('starts while Redis does not answer: ready and degraded, then uses Redis once it answers', async () => {
+    const late = await startTcpProxy('127.0.0.1', Number(new URL(REDIS_URL).port || 6379));
+    late.setMode('refuse');
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const url = late.url(REDIS_URL);
+    const started = await startGateway(store, {
+      logger: pino({ level: 'warn' }, sink),
+      env: { REDIS_URL: url, REDIS_PREFIX: `test-late-${schema}:`, FAIR_USE_STORE_TIMEOUT_MS: '300' },
+    });
+    try {
+      const down = await readyz(started.url);
+      expect(down.status).toBe(200);
+      expect(down.body.degraded).toEqual(['shared_store']);
+      const warning = lines.find((l) => l.includes('Redis did not answer at start'));
+      expect(warning).toContain(`redis://127.0.0.1:${late.port}`);
+      // Calls are served meanwhile (failing open), as during any Redis outage.
+      expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+      late.setMode('forward');
+      await until('Redis used once it answers', async () => (await readyz(started.url)).body.degraded === undefined);
+      expect(await (await fetch(`${started.url}/metrics`)).text()).toContain('gateway_degraded{dependency="redis"} 0');
+    } finally {
+      await started.close();
+      await late.close();
+    }
+  });
+
+  it('refuses to start when Redis answers with an error (a wrong password), naming REDIS_URL without it', async () => {
+    const url = REDIS_URL.replace('redis://', 'redis://ops:not-a-real-pw-41@');
     const failure = await startGateway(store, { env: { REDIS_URL: url, FAIR_USE_STORE_TIMEOUT_MS: '300' } }).then(
       (started) => started.close().then(() => undefined),
       (error: unknown) => error as Error,
     );
-    await closed.close();
-    expect(failure?.message).toMatch(/^REDIS_URL redis:\/\/ops@127\.0\.0\.1:\d+ did not answer: /);
+    expect(failure?.message).toMatch(/^REDIS_URL redis:\/\/ops@127\.0\.0\.1:\d+ did not answer: WRONGPASS/);
     expect(failure?.message).not.toContain('not-a-real-pw-41');
   });
 });

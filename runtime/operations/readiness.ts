@@ -2,8 +2,9 @@
 // the platform database answers a cheap query within a short deadline, every migration of this
 // build is applied, the in-memory snapshot was refreshed or confirmed within its bound, and no
 // stored credential is sealed with a key version this process lacks (a key retired before
-// `keys reencrypt` finished, or a replica not yet given a new key). A shared store (Redis) that does not answer only degrades the replica: it serves,
-// failing open (docs/decisions/operations.md, 'A replica without Redis stays ready, degraded').
+// `keys reencrypt` finished, or a replica not yet given a new key). A shared store (Redis) that
+// does not answer only degrades the replica: it serves, failing open (docs/decisions/operations.md,
+// 'A replica without Redis stays ready, degraded').
 // Each check answers ok or the reason it fails.
 import { protocolText } from '../protocol-text.ts';
 import type { SharedStore } from '../store/shared-store.ts';

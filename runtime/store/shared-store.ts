@@ -2,7 +2,7 @@
 // cluster-wide concurrency slots of throttled connectors, and snapshot invalidation. Every operation has a
 // bounded wait; callers fail open when it throws.
 import { randomUUID } from 'node:crypto';
-import { createClient, type RedisClientType } from 'redis';
+import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { StallWatch, type StoreHealth } from './store-health.ts';
 
 export interface SharedStore {
@@ -133,9 +133,22 @@ export class RedisSharedStore implements SharedStore {
     this.#stall = new StallWatch(3 * timeoutMs);
   }
 
+  /**
+   * Connects within 3 s. Without `startDegraded` a server that does not answer is an error; with
+   * it, `startDegraded` is told and the store is returned anyway: the client keeps connecting in
+   * the background (its reconnect strategy) and every command fails until then, so callers fail
+   * open as during any outage (docs/decisions/operations.md, 'A replica can start while Redis is
+   * down').
+   */
   static async connect(
     url: string,
-    options: { timeoutMs?: number; prefix?: string; onError?: (error: unknown) => void; health?: StoreHealth } = {},
+    options: {
+      timeoutMs?: number;
+      prefix?: string;
+      onError?: (error: unknown) => void;
+      health?: StoreHealth;
+      startDegraded?: (error: unknown) => void;
+    } = {},
   ): Promise<RedisSharedStore> {
     const client = createClient({
       url,
@@ -146,11 +159,26 @@ export class RedisSharedStore implements SharedStore {
     // The client reconnects by itself (reconnectStrategy); meanwhile commands fail and callers fail open.
     const onError = (error: unknown) => options.onError?.(error);
     client.on('error', onError);
+    // A server that answers with an error (a wrong password, an unknown user) is a configuration
+    // to fix, not an outage to wait out: it is refused even where starting degraded is allowed.
+    let answered: ErrorReply | undefined;
+    const onReply = (error: unknown) => {
+      if (error instanceof ErrorReply) answered = error;
+    };
+    client.on('error', onReply);
+    const connecting = client.connect();
     try {
-      await withTimeout(client.connect(), 3000, 'connect');
+      await withTimeout(connecting, 3000, 'connect');
     } catch (error) {
-      client.destroy();
-      throw error;
+      if (!options.startDegraded || answered) {
+        client.destroy();
+        throw answered ?? error;
+      }
+      // Settles when the server answers at last, or rejects when close() ends the attempts.
+      connecting.catch(() => {});
+      options.startDegraded(error);
+    } finally {
+      client.off('error', onReply);
     }
     return new RedisSharedStore(client, options.timeoutMs ?? 100, options.prefix ?? 'cg:', onError, options.health);
   }
@@ -311,8 +339,21 @@ export class RedisSharedStore implements SharedStore {
       });
       if (subscriber.isReady) first = false;
     }
-    if (!subscriber.isOpen) await withTimeout(subscriber.connect(), 3000, 'connect');
-    await withTimeout(subscriber.subscribe(this.#k(channel), onMessage), 3000, 'subscribe');
+    // A subscription that misses its deadline (Redis down at start) is still made when the server
+    // answers; the broadcasts missed until then are caught up like after a reconnect.
+    let late = false;
+    const subscribing = (async () => {
+      if (!subscriber.isOpen) await subscriber.connect();
+      await subscriber.subscribe(this.#k(channel), onMessage);
+      if (late) onResubscribed?.();
+    })();
+    try {
+      await withTimeout(subscribing, 3000, 'subscribe');
+    } catch (error) {
+      late = true;
+      subscribing.catch(() => {});
+      throw error;
+    }
   }
 
   async ping(): Promise<void> {
