@@ -165,6 +165,8 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     // One shape for usage, with or without --month.
     const thisMonth = await ok('usage', accountId);
     const other = await ok('usage', accountId, '--month', '2025-02');
+    // No spill file in this data directory: nothing applied.
+    expect(await ok('usage', 'apply-spill')).toEqual({ files: [], calls: 0 });
     expect(Object.keys(other)).toEqual(Object.keys(thisMonth));
     expect(other).toMatchObject({
       usage: { from: '2025-02-01', to: '2025-02-28', totalCalls: 0 },

@@ -36,11 +36,11 @@ export function findCommand(
 ): { readonly command: AdminCommand; readonly args: string[] } | undefined {
   const [group, command] = argv;
   if (group === undefined) return undefined;
+  const found = command === undefined ? undefined : BY_NAME.get(`${group} ${command}`);
+  if (found) return { command: found, args: argv.slice(2) };
   // A one-word command (usage) takes its first argument where others have their second word.
   const single = BY_NAME.get(group);
-  if (single) return { command: single, args: argv.slice(1) };
-  const found = command === undefined ? undefined : BY_NAME.get(`${group} ${command}`);
-  return found && { command: found, args: argv.slice(2) };
+  return single && { command: single, args: argv.slice(1) };
 }
 
 export const PROGRAM = 'npm run admin --';

@@ -1,7 +1,9 @@
 // What an account pays for and uses: subscriptions, seats, the fair-use policy and usage.
+import { existsSync } from 'node:fs';
 import pino from 'pino';
 import type { FairUseMode } from '#runtime/store/store.ts';
 import { UsageMeter } from '#runtime/metering/usage.ts';
+import { applySpill, spillFiles } from '#runtime/metering/usage-spill.ts';
 import {
   type AdminCommand,
   CONNECTOR_KEYS_LINE,
@@ -11,6 +13,7 @@ import {
   flag,
   MONTH,
   need,
+  NotFoundError,
   onOff,
   RefusedError,
   UsageError,
@@ -137,6 +140,31 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
       let at = monthArg === undefined || monthArg === meter.month(now) ? now : new Date(Date.UTC(year!, month!, 0, 12));
       if (meter.month(at) !== (monthArg ?? meter.month(now))) at = new Date(at.getTime() - 12 * 3600_000);
       ctx.print(await meter.usageRecord(account, at));
+    },
+  },
+  {
+    name: 'usage apply-spill',
+    args: '[<file>]',
+    summary: 'apply usage spill files (usage a stop during a database outage kept) once',
+    details: [
+      'Without <file>: every usage-spill-*.json of DATA_DIR. A gateway applies them itself at start; this is',
+      'for a file moved from another replica, or to apply without a restart. Each batch is added under its',
+      'id, so a file applied twice counts once; an applied file is removed.',
+    ],
+    run: async (ctx, args) => {
+      const [file] = args;
+      const paths = file === undefined ? spillFiles(ctx.config.dataDir) : [file];
+      if (file !== undefined && !existsSync(file)) throw new NotFoundError(`no such spill file: ${file}`);
+      const applied: { file: string; calls: number }[] = [];
+      for (const path of paths) applied.push({ file: path, calls: await applySpill(path, ctx.store.usage) });
+      const calls = applied.reduce((sum, a) => sum + a.calls, 0);
+      if (applied.length > 0) await ctx.audit(null, 'usage.spill_apply', 'usage', { files: applied.length, calls });
+      ctx.print(
+        { files: applied, calls },
+        applied.length === 0
+          ? 'no usage spill file to apply'
+          : applied.map((a) => `applied ${a.file}: ${a.calls} calls`).join('\n'),
+      );
     },
   },
 ];
