@@ -55,3 +55,22 @@ export function selectionKey(selection: ToolSelection): string {
     `|${selection.readOnly ? 'ro' : ''}`
   );
 }
+
+/**
+ * The selection an API token's scope allows on one connector: null when the token may not reach
+ * it (refused before the body is read), EVERY_TOOL for an unscoped token.
+ */
+export function scopeSelection(
+  scope: {
+    readonly connectors: readonly string[];
+    readonly toolsets?: Readonly<Record<string, readonly string[]>>;
+    readonly readOnly?: boolean;
+  } | null,
+  connectorKey: string,
+): ToolSelection | null {
+  if (scope === null) return EVERY_TOOL;
+  if (!scope.connectors.includes(connectorKey)) return null;
+  const toolsets = scope.toolsets?.[connectorKey];
+  if (toolsets === undefined && !scope.readOnly) return EVERY_TOOL;
+  return { ...(toolsets ? { toolsets: new Set(toolsets) } : {}), ...(scope.readOnly ? { readOnly: true } : {}) };
+}

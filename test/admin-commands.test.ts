@@ -112,7 +112,7 @@ describe('admin command table', () => {
     }
     // After arguments too, and for a group: the group's commands.
     expect((await run(['tokens', 'issue', 'usr_1', '--label', 'x', '--help']))[0]).toMatch(
-      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n/,
+      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\] \[--connectors a,b\] .*\[--read-only\]\n/,
     );
     const group = (await run(['tokens', '--help']))[0]!;
     expect(group).toMatch(/^Usage: npm run admin -- tokens <command> \[arguments\]\n/);
@@ -135,7 +135,7 @@ describe('admin command table', () => {
     const help = spawn('tokens', 'issue', '--help');
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(
-      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\]\n\nIssues an API token/,
+      /^Usage: npm run admin -- tokens issue <userId> \[--label <label>\] .*\n\nIssues an API token/,
     );
     expect(help.stderr).toBe('');
     const asked = spawn('help', 'tokens', 'issue');

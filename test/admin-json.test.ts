@@ -95,8 +95,20 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     });
     expect(await ok('sessions', 'end', userId)).toEqual({ userId, ended: 0 });
     const issued = await ok('tokens', 'issue', userId, '--label', 'json');
-    expect(issued).toEqual({ id: expect.any(String), userId, label: 'json', token: expect.stringMatching(/^cgw_/) });
-    expect(await ok('tokens', 'list', userId)).toHaveLength(1);
+    expect(issued).toEqual({
+      id: expect.any(String),
+      userId,
+      label: 'json',
+      scope: null,
+      token: expect.stringMatching(/^cgw_/),
+    });
+    const scoped = await ok('tokens', 'issue', userId, '--connectors', 'cases', '--read-only');
+    expect(scoped.scope).toEqual({ connectors: ['cases'], readOnly: true });
+    expect((await json('tokens', 'issue', userId, '--toolsets', 'cases:nope')).error).toMatchObject({
+      kind: 'usage',
+      message: expect.stringContaining('unknown toolset "nope" of cases'),
+    });
+    expect(await ok('tokens', 'list', userId)).toHaveLength(2);
     expect(JSON.stringify(await ok('tokens', 'list', userId))).not.toContain(String(issued.token));
     expect(await ok('tokens', 'revoke', String(issued.id))).toEqual({ tokenId: issued.id, revoked: true });
     expect(await ok('grants', 'list', '--account', accountId)).toEqual([]);

@@ -161,6 +161,37 @@ describe('portal', () => {
     expect(JSON.stringify(audit)).not.toContain(token!);
   });
 
+  it('creates a scoped token (connectors, toolsets, read-only) and refuses a scope naming an unknown toolset', async () => {
+    const client = new PortalClient(gw.url);
+    await client.signIn(a.user.email);
+    const page = await client.get('/portal/tokens');
+    expect(page.html).toContain('name="connector" value="cases"');
+    const before = (await store.tokens.listTokens(a.user.id)).length;
+    const wrong = await client.post('/portal/tokens/create', {
+      label: 'bad',
+      connector: 'cases',
+      toolsets: 'cases:nope',
+    });
+    expect(wrong.status).toBe(200);
+    expect(wrong.html).toContain('The scope cannot be used: unknown toolset');
+    expect((await store.tokens.listTokens(a.user.id)).length).toBe(before);
+    const created = await client.post('/portal/tokens/create', { label: 'ro', connector: 'cases', read_only: 'on' });
+    const token = /cgw_[A-Za-z0-9_-]+/.exec(created.html)?.[0];
+    expect(token).toBeDefined();
+    const record = (await store.tokens.listTokens(a.user.id)).find((x) => x.label === 'ro')!;
+    expect(record.scope).toEqual({ connectors: ['cases'], readOnly: true });
+    expect((await client.get('/portal/tokens')).html).toContain('cases (read-only)');
+    const list = await rpc(gw.url, 'cases', token!, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const names = (list.json as { result: { tools: { name: string; annotations?: { readOnlyHint?: boolean } }[] } })
+      .result.tools;
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((x) => x.name === 'cases__connect_account' || x.annotations?.readOnlyHint === true)).toBe(true);
+    const audit = await store.audit.listAudit(a.account.id, 50);
+    expect(audit.find((e) => e.action === 'token.create' && e.target === record.id)?.detail).toContain(
+      'cases (read-only)',
+    );
+  });
+
   it('never shows or changes another account’s data', async () => {
     const client = new PortalClient(gw.url);
     await client.signIn(a.user.email);

@@ -246,6 +246,7 @@ describe('a fault while answering a JSON-RPC request', () => {
           account: t.account,
           user: { ...t.user, termsAcceptedAt: t === termsPending ? null : new Date() },
           tokenId: 'test',
+          scope: null,
         },
         name,
         rawArgs: {},

@@ -14,6 +14,7 @@ import { purgeExpiredLinks } from '../runtime/secrets/signed-links.ts';
 import { migrate } from '../runtime/store/migrate.ts';
 import type { Migration } from '../runtime/store/migrations.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
+import { PlatformState } from '../runtime/store/state.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 interface StoreTarget {
@@ -154,6 +155,25 @@ function storeContract(name: string, target: StoreTarget, options: TestOptions =
       expect(listed.find((x) => x.id === t.id)?.revokedAt).toEqual(minutes(1));
       expect(listed.find((x) => x.id === other.id)?.revokedAt).toBeNull();
       await expect(store.tokens.revokeToken('tok_missing', BASE)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('stores a token scope and carries it into the snapshot, full load and incremental', async () => {
+      const { user } = await seed();
+      const scope = { connectors: ['cases'], toolsets: { cases: ['cases', 'case-economics'] }, readOnly: true };
+      const state = new PlatformState(store);
+      await state.reload();
+      const scoped = await store.tokens.createToken({ userId: user.id, label: 'ci', tokenHash: hash(), scope });
+      const plain = await store.tokens.createToken({ userId: user.id, label: 'laptop', tokenHash: hash() });
+      expect(scoped.scope).toEqual(scope);
+      expect(plain.scope).toBeNull();
+      expect((await store.tokens.findByTokenHash(scoped.tokenHash))?.token.scope).toEqual(scope);
+      expect((await store.tokens.listTokens(user.id)).map((t) => t.scope)).toEqual([scope, null]);
+      await state.refresh(); // incremental
+      expect(state.known(scoped.tokenHash)?.scope).toEqual(scope);
+      expect(state.known(plain.tokenHash)?.scope).toBeNull();
+      const fresh = new PlatformState(store);
+      await fresh.reload(); // full load
+      expect(fresh.known(scoped.tokenHash)?.scope).toEqual(scope);
     });
 
     it('turns subscriptions and seats on and off idempotently', async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../generated/registry.ts';
 import { startContractEnvironment, type ContractEnvironment } from './support/contract.ts';
 import { resultText, rpc } from './support/gateway.ts';
+import { issueToken } from '../runtime/auth/caller-tokens.ts';
 
 const books = registry.books.descriptor;
 const invoicing = registry.invoicing.descriptor;
@@ -235,5 +236,32 @@ describe('tool selection by the client (header, path, read-only)', () => {
     expect(text).toContain('X-MCP-Readonly');
     const modern = await modernClient('books-2/x/contacts');
     expect(modern.getInstructions()).toContain('/books-2/x/');
+  });
+
+  it('token scoped to invoicing read-only: 403 insufficient_scope on books, only read tools on invoicing', async () => {
+    const store = env.gateway.app.context.store;
+    const scope = { connectors: ['invoicing'], readOnly: true };
+    const { token } = await issueToken(store, env.tenant.user.id, 'scoped', undefined, scope);
+    await env.gateway.app.context.state.refresh();
+    const refused = await rpc(
+      url,
+      'books',
+      token,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope"');
+    expect(refused.text).toContain('This token may not reach books: its scope allows invoicing.');
+    const client = new Client({ name: 'scoped-token', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/invoicing/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    opened.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(namesOf(invoicingReads, 'invoicing'));
+    for (const tool of invoicingWrites)
+      await expectHidden(() => client.callTool({ name: `invoicing__${tool.name}`, arguments: {} }));
   });
 });

@@ -1,6 +1,8 @@
 // API tokens of users, and the grants of assistants connected with OAuth
 // (docs/decisions/mcp-authorization.md).
+import { registry } from '#generated/registry.ts';
 import { issueToken } from '#runtime/auth/caller-tokens.ts';
+import { describeTokenScope, parseTokenScope, type ScopeCatalog } from '#runtime/auth/token-scope.ts';
 import {
   type AdminCommand,
   type CommandContext,
@@ -8,9 +10,14 @@ import {
   existingUser,
   flag,
   need,
+  noMore,
   NotFoundError,
   UsageError,
 } from './command.ts';
+
+/** Every connector with its toolset ids: what a token scope may name. */
+const scopeCatalog = (): ScopeCatalog =>
+  new Map(Object.entries(registry).map(([key, m]) => [key, new Set(m.descriptor.toolsets.map((t) => t.id))]));
 
 /** Assistants connected with OAuth: who let which client reach which endpoints. */
 async function listGrants(ctx: CommandContext, args: string[]): Promise<void> {
@@ -45,19 +52,29 @@ async function listGrants(ctx: CommandContext, args: string[]): Promise<void> {
 export const TOKEN_COMMANDS: readonly AdminCommand[] = [
   {
     name: 'tokens issue',
-    args: '<userId> [--label <label>]',
-    summary: 'issues an API token for the user and prints it once',
+    args: '<userId> [--label <label>] [--connectors a,b] [--toolsets <key>:<toolset>,…] [--read-only]',
+    summary: 'issues an API token for the user (optionally scoped) and prints it once',
     details: [
-      'Its label is "cli" unless --label names one. Prints {id, userId, label, token}: the token is shown',
-      'this once and stored only as a hash, so copy it now.',
+      'Its label is "cli" unless --label names one. Prints {id, userId, label, scope, token}: the token is',
+      'shown this once and stored only as a hash, so copy it now.',
+      'A scope narrows what the token reaches, whatever the client asks for: --connectors (keys), --toolsets',
+      '(pairs such as books:contacts), --read-only (only read-only tools). Without them the token reaches',
+      "everything the user's seats allow (docs/decisions/mcp-authorization.md, 'Scopes on API tokens').",
     ],
     run: async (ctx, args) => {
       const label = flag(args, '--label') ?? 'cli';
+      const connectors = flag(args, '--connectors');
+      const toolsets = flag(args, '--toolsets');
+      const readOnly = args.includes('--read-only');
+      if (readOnly) args.splice(args.indexOf('--read-only'), 1);
+      const scope = parseTokenScope({ connectors, toolsets, readOnly }, scopeCatalog());
+      if (scope !== null && 'error' in scope) throw new UsageError(scope.error);
       const user = await existingUser(ctx, need(args, 1, 'userId')[0]!);
-      const { token, record } = await issueToken(ctx.store, user.id, label);
-      await ctx.audit(user.accountId, 'token.create', record.id, { label });
+      noMore(args, 1);
+      const { token, record } = await issueToken(ctx.store, user.id, label, undefined, scope);
+      await ctx.audit(user.accountId, 'token.create', record.id, { label, scope: describeTokenScope(scope) });
       ctx.note('the token is shown once and stored only as a hash: copy it now');
-      ctx.print({ id: record.id, userId: record.userId, label: record.label, token });
+      ctx.print({ id: record.id, userId: record.userId, label: record.label, scope: record.scope, token });
     },
   },
   {

@@ -1,7 +1,7 @@
 // Caller tokens (DECISIONS §1): issued per user, shown once, stored only as a SHA-256 hash.
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../secrets/hash.ts';
-import type { Repositories, TokenRecord } from '../store/store.ts';
+import type { Repositories, TokenRecord, TokenScope } from '../store/store.ts';
 
 export function tokenHash(token: string): string {
   return sha256Hex(token);
@@ -19,7 +19,8 @@ export async function issueToken(
   userId: string,
   label: string,
   token = newToken(),
+  scope: TokenScope | null = null,
 ): Promise<{ token: string; record: TokenRecord }> {
-  const record = await store.tokens.createToken({ userId, label, tokenHash: tokenHash(token) });
+  const record = await store.tokens.createToken({ userId, label, tokenHash: tokenHash(token), scope });
   return { token, record };
 }

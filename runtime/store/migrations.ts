@@ -429,4 +429,15 @@ CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR
   platform_begin_change();
 `,
   },
+  {
+    version: 12,
+    name: 'token_scopes',
+    // Scopes on API tokens (docs/decisions/mcp-authorization.md, 'Scopes on API tokens'): NULL is an
+    // unscoped token (every connector, every tool); otherwise a JSON text of the connectors (keys) it
+    // may reach, per connector the toolsets, and whether only read-only tools. Loaded with the token
+    // into the in-memory snapshot, so the request path reads it without a query.
+    sql: `
+ALTER TABLE tokens ADD COLUMN scope text;
+`,
+  },
 ];

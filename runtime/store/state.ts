@@ -5,12 +5,22 @@
 // the store's change log, so a write costs O(changes), never O(accounts). A full reload is only the
 // fallback when the log no longer reaches back to the snapshot's version (or holds more changes
 // than a reload costs).
-import type { Account, Connection, PlatformChanges, PlatformSnapshot, Repositories, User } from './store.ts';
+import type {
+  Account,
+  Connection,
+  PlatformChanges,
+  PlatformSnapshot,
+  Repositories,
+  TokenScope,
+  User,
+} from './store.ts';
 
 export interface Identity {
   readonly user: User;
   readonly account: Account;
   readonly tokenId: string;
+  /** The token's scope (null: unscoped), carried here so the request path reads it without a query. */
+  readonly scope: TokenScope | null;
 }
 
 /** How the snapshot was kept current (tests and the benchmark read it). */
@@ -32,6 +42,7 @@ const MIN_INCREMENTAL_KEYS = 1_000;
 interface TokenEntry {
   readonly tokenHash: string;
   readonly userId: string;
+  readonly scope: TokenScope | null;
 }
 
 /**
@@ -215,11 +226,11 @@ export class PlatformState {
     this.#identities = new Map();
     for (const t of s.tokens) {
       if (t.revokedAt) continue;
-      this.#tokens.set(t.id, { tokenHash: t.tokenHash, userId: t.userId });
+      this.#tokens.set(t.id, { tokenHash: t.tokenHash, userId: t.userId, scope: t.scope ?? null });
       addTo(this.#tokensByUser, t.userId, t.id);
       const user = this.#users.get(t.userId);
       const account = user && this.#accounts.get(user.accountId);
-      if (user && account) this.#identities.set(t.tokenHash, { user, account, tokenId: t.id });
+      if (user && account) this.#identities.set(t.tokenHash, { user, account, tokenId: t.id, scope: t.scope ?? null });
     }
     this.#subscriptions = new Map();
     for (const x of s.subscriptions) addTo(this.#subscriptions, x.accountId, x.connectorKey);
@@ -264,7 +275,7 @@ export class PlatformState {
       }
       const row = tokens.get(id);
       if (row && !row.revokedAt) {
-        this.#tokens.set(id, { tokenHash: row.tokenHash, userId: row.userId });
+        this.#tokens.set(id, { tokenHash: row.tokenHash, userId: row.userId, scope: row.scope ?? null });
         addTo(this.#tokensByUser, row.userId, id);
         this.#misses.delete(row.tokenHash);
         dirtyUsers.add(row.userId);
@@ -281,7 +292,7 @@ export class PlatformState {
       const account = user && this.#accounts.get(user.accountId);
       for (const tokenId of valuesOf(this.#tokensByUser, userId)) {
         const token = this.#tokens.get(tokenId)!;
-        if (user && account) this.#identities.set(token.tokenHash, { user, account, tokenId });
+        if (user && account) this.#identities.set(token.tokenHash, { user, account, tokenId, scope: token.scope });
         else this.#identities.delete(token.tokenHash);
       }
     }

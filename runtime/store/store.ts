@@ -34,6 +34,18 @@ export interface TokenRecord {
   readonly tokenHash: string;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
+  /** What the token may reach; null is unscoped (every connector, every tool). */
+  readonly scope: TokenScope | null;
+}
+
+/**
+ * The scope of an API token: the connectors (keys) it may reach, per connector the toolsets it may
+ * use (a connector absent from `toolsets` keeps every toolset), and read-only tools only.
+ */
+export interface TokenScope {
+  readonly connectors: readonly string[];
+  readonly toolsets?: Readonly<Record<string, readonly string[]>>;
+  readonly readOnly?: boolean;
 }
 
 export interface Connection {
@@ -253,7 +265,13 @@ export interface UsersRepository {
 
 /** Access tokens (as hashes) and the user and account behind one. */
 export interface TokensRepository {
-  createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord>;
+  createToken(input: {
+    id?: string;
+    userId: string;
+    label: string;
+    tokenHash: string;
+    scope?: TokenScope | null;
+  }): Promise<TokenRecord>;
   /** The user, account and token for a non-revoked token hash. */
   findByTokenHash(tokenHash: string): Promise<{ token: TokenRecord; user: User; account: Account } | null>;
   listTokens(userId: string): Promise<TokenRecord[]>;

@@ -8,6 +8,7 @@ import { protocolText } from '../protocol-text.ts';
 import type { RateDecision } from '../metering/rate-limit.ts';
 import type { Identity } from '../store/state.ts';
 import { tokenHash } from '../auth/caller-tokens.ts';
+import { narrow, scopeSelection, type ToolSelection } from '../tool-selection.ts';
 
 /** A request refused before any JSON-RPC method runs. */
 export interface Refusal {
@@ -192,4 +193,29 @@ export function checkProtocolVersion(header: string | readonly string[] | undefi
     ErrorCode.InvalidRequest,
     protocolText('unsupported_protocol_version', { version: header, served: SERVED_PROTOCOL_VERSIONS.join(', ') }),
   );
+}
+
+/**
+ * The client's selection narrowed by the caller's token scope (docs/decisions/mcp-authorization.md,
+ * 'Scopes on API tokens'): a token whose scope does not list the connector is refused with 403 and
+ * `WWW-Authenticate: Bearer error="insufficient_scope"`, before the body is read.
+ */
+export function checkTokenScope(
+  identity: Identity,
+  connectorKey: string,
+  selection: ToolSelection,
+): Verdict<{ readonly selection: ToolSelection }> {
+  const scoped = scopeSelection(identity.scope, connectorKey);
+  if (scoped === null) {
+    const allowed = identity.scope!.connectors.join(', ') || 'no connector';
+    return refusal(
+      403,
+      ErrorCode.InvalidRequest,
+      protocolText('token_scope_connector', { connector_id: connectorKey, allowed }),
+      {
+        headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
+      },
+    );
+  }
+  return { ok: true, selection: narrow(selection, scoped) };
 }

@@ -26,6 +26,7 @@ import {
   checkProtocolVersion,
   checkRate,
   parseBody,
+  checkTokenScope,
   type IdentityLookup,
   type Refusal,
   unauthorizedAt,
@@ -203,7 +204,8 @@ export function createHttpApp(
     }
     const { identity } = caller;
     // The client's selection of tools (path segments and headers), refused when it names an unknown toolset.
-    const selected = clientSelection(target, req.headers);
+    const chosen = clientSelection(target, req.headers);
+    const selected = chosen.ok ? checkTokenScope(identity, endpoint.connector.config.key, chosen.selection) : chosen;
     if (!selected.ok) {
       req.resume();
       return refuse(res, selected, null, modern);

@@ -1,5 +1,6 @@
 // API tokens (create, list, revoke) and the assistants connected with OAuth (their grants).
 import { issueToken } from '../../auth/caller-tokens.ts';
+import { describeTokenScope, parseTokenScope, type ScopeCatalog } from '../../auth/token-scope.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 
@@ -19,6 +20,36 @@ function visibility(kit: PortalKit, r: SignedInRequest) {
   };
 }
 
+/** The account's subscribed connectors with their toolset ids: what a token made here may be scoped to. */
+function scopeCatalog(kit: PortalKit, r: SignedInRequest): ScopeCatalog {
+  const catalog = new Map<string, ReadonlySet<string>>();
+  for (const e of kit.subscribedEndpoints(r.signedIn.account.id)) {
+    const { key } = e.connector.config;
+    if (!catalog.has(key)) catalog.set(key, new Set(e.connector.descriptor.toolsets.map((x) => x.id)));
+  }
+  return catalog;
+}
+
+/** The create form's scope fields: a checkbox per subscribed connector, toolset pairs, read-only. */
+function scopeFields(kit: PortalKit, r: SignedInRequest): string {
+  const { t } = kit.text;
+  const boxes = [...scopeCatalog(kit, r).entries()]
+    .map(
+      ([key, ids]) =>
+        `<label class="check"><input type="checkbox" name="connector" value="${escapeHtml(key)}"> ` +
+        `${escapeHtml(key)} <span class="note">(${escapeHtml([...ids].join(', '))})</span></label>`,
+    )
+    .join('');
+  return (
+    `<fieldset><legend>${t('token_scope_legend')}</legend>` +
+    `<p>${t('field_scope_connectors')}</p>${boxes}` +
+    `<label for="token-toolsets">${t('field_scope_toolsets')}</label>` +
+    '<input type="text" id="token-toolsets" name="toolsets" maxlength="2000" autocomplete="off">' +
+    `<label class="check"><input type="checkbox" name="read_only"> ${t('field_scope_read_only')}</label>` +
+    '</fieldset>'
+  );
+}
+
 /** A POST: the page's status when it answered, or the notice to show above the page (a new token). */
 async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promise<number | string> {
   const g = kit.g;
@@ -30,9 +61,19 @@ async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promis
   const ownerEmail = async (userId: string) => (await kit.accountUsers(r)).find((u) => u.id === userId)?.email;
   if (sub === 'create') {
     const label = (form.get('label') ?? '').trim().slice(0, 100) || plain('token_default_label');
-    const { token, record } = await issueToken(g.store, user.id, label);
+    const scope = parseTokenScope(
+      {
+        connectors: form.getAll('connector').join(','),
+        toolsets: (form.get('toolsets') ?? '').slice(0, 2000),
+        readOnly: form.get('read_only') === 'on',
+      },
+      scopeCatalog(kit, r),
+    );
+    if (scope !== null && 'error' in scope)
+      return `<div class="error" role="alert"><p>${t('token_scope_invalid', { reason: scope.error })}</p></div>`;
+    const { token, record } = await issueToken(g.store, user.id, label, undefined, scope);
     await g.state.refresh();
-    await kit.audit(r, { ...user }, 'token.create', record.id, { label });
+    await kit.audit(r, { ...user }, 'token.create', record.id, { label, scope: describeTokenScope(scope) });
     return (
       `<div class="ok" role="status"><p>${t('token_created', { label })}</p><p>${t('token_shown_once')}</p><p ` +
       `class="secret">${escapeHtml(token)}</p></div>`
@@ -96,8 +137,9 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | Token
           );
       return (
         `<tr><th scope="row">${escapeHtml(x.label)}</th><td>${escapeHtml(owner?.email ?? '')}</td><td>` +
-        `${fmtDate(x.createdAt)}` +
-        `</td><td>${state}</td><td>${action}</td></tr>`
+        `${fmtDate(x.createdAt)}</td>` +
+        `<td>${x.scope === null ? t('scope_all') : escapeHtml(describeTokenScope(x.scope))}</td>` +
+        `<td>${state}</td><td>${action}</td></tr>`
       );
     })
     .join('');
@@ -105,12 +147,13 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | Token
     `${top}<p>${t('tokens_intro')}</p><h2>${t('token_create_heading')}</h2><form method="post" ` +
     `action="/portal/tokens/create"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><label ` +
     `for="token-label">${t('field_label')}</label><input type="text" id="token-label" name="label" maxlength="100" ` +
-    `autocomplete="off"><button type="submit">${t('token_create_button')}</button></form><h2>${t('tokens_heading')}` +
+    `autocomplete="off">${scopeFields(kit, r)}<button type="submit">${t('token_create_button')}</button></form>` +
+    `<h2>${t('tokens_heading')}` +
     '</h2>' +
     (rows
       ? dataTable(
           t(kit.isAdmin(r) ? 'tokens_caption_admin' : 'tokens_caption'),
-          [t('col_label'), t('col_user'), t('col_created'), t('col_status'), t('col_actions')],
+          [t('col_label'), t('col_user'), t('col_created'), t('col_scope'), t('col_status'), t('col_actions')],
           rows,
         )
       : `<p>${t('tokens_none')}</p>`);

@@ -9,6 +9,7 @@ import type {
   FairUseMode,
   OAuthState,
   TokenRecord,
+  TokenScope,
   UsageRow,
   User,
   UserRole,
@@ -64,7 +65,7 @@ export interface UserRow {
   created_at: Date;
 }
 
-export const TOKEN_COLUMNS = 'id, user_id, label, token_hash, created_at, revoked_at';
+export const TOKEN_COLUMNS = 'id, user_id, label, token_hash, created_at, revoked_at, scope';
 export interface TokenRow {
   id: string;
   user_id: string;
@@ -72,6 +73,7 @@ export interface TokenRow {
   token_hash: string;
   created_at: Date;
   revoked_at: Date | null;
+  scope: string | null;
 }
 
 export const CONNECTION_COLUMNS =
@@ -167,6 +169,7 @@ export function toToken(r: TokenRow): TokenRecord {
     tokenHash: r.token_hash,
     createdAt: date(r.created_at),
     revokedAt: dateOrNull(r.revoked_at),
+    scope: r.scope === null || r.scope === undefined ? null : (JSON.parse(r.scope) as TokenScope),
   };
 }
 

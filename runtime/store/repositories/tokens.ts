@@ -1,6 +1,6 @@
 // Access tokens (as hashes) and the user and account behind one.
 import type { SqlClient } from '../sql-client.ts';
-import type { Account, TokenRecord, TokensRepository, User } from '../store.ts';
+import type { Account, TokenRecord, TokenScope, TokensRepository, User } from '../store.ts';
 import {
   ACCOUNT_COLUMNS,
   type AccountRow,
@@ -26,11 +26,24 @@ export class SqlTokens implements TokensRepository {
     this.#db = db;
   }
 
-  async createToken(input: { id?: string; userId: string; label: string; tokenHash: string }): Promise<TokenRecord> {
+  async createToken(input: {
+    id?: string;
+    userId: string;
+    label: string;
+    tokenHash: string;
+    scope?: TokenScope | null;
+  }): Promise<TokenRecord> {
     try {
       const { rows } = await this.#db.query<TokenRow>(
-        `INSERT INTO tokens (id, user_id, label, token_hash) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
-        [input.id ?? newId('tok_'), input.userId, input.label, input.tokenHash],
+        `INSERT INTO tokens (id, user_id, label, token_hash, scope) VALUES ($1, $2, $3, $4, $5)
+         RETURNING ${TOKEN_COLUMNS}`,
+        [
+          input.id ?? newId('tok_'),
+          input.userId,
+          input.label,
+          input.tokenHash,
+          input.scope ? JSON.stringify(input.scope) : null,
+        ],
       );
       return toToken(first(rows, 'createToken'));
     } catch (err) {

@@ -1,0 +1,60 @@
+// The scope of an API token as people write it (admin CLI flags, the portal's Tokens form) and read
+// it (token lists, audit entries): docs/decisions/mcp-authorization.md, 'Scopes on API tokens'.
+import type { TokenScope } from '../store/store.ts';
+
+/** The connectors a scope may name, each with its toolset ids. */
+export type ScopeCatalog = ReadonlyMap<string, ReadonlySet<string>>;
+
+/** What a person asked for: comma-separated lists, as typed. */
+export interface ScopeInput {
+  /** Connector keys (`cases,erp`); empty with toolsets: the connectors the toolsets name. */
+  readonly connectors?: string;
+  /** `<connector>:<toolset>` pairs (`books:contacts,books:invoices`). */
+  readonly toolsets?: string;
+  readonly readOnly?: boolean;
+}
+
+const list = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+
+/**
+ * The scope, null for an unscoped token (nothing asked), or the reason it cannot be made (an unknown
+ * connector or toolset, a toolset of a connector the scope leaves out). Read-only alone reaches
+ * every connector known now, read-only.
+ */
+export function parseTokenScope(input: ScopeInput, catalog: ScopeCatalog): TokenScope | null | { error: string } {
+  const connectors = list(input.connectors);
+  const pairs = list(input.toolsets);
+  if (connectors.length === 0 && pairs.length === 0 && !input.readOnly) return null;
+  for (const key of connectors)
+    if (!catalog.has(key)) return { error: `unknown connector "${key}" (one of ${[...catalog.keys()].join(', ')})` };
+  const toolsets: Record<string, string[]> = {};
+  for (const pair of pairs) {
+    const [key, id] = pair.split(':');
+    const known = key === undefined ? undefined : catalog.get(key);
+    if (!known || id === undefined) return { error: `toolsets are <connector>:<toolset>, got "${pair}"` };
+    if (!known.has(id)) return { error: `unknown toolset "${id}" of ${key} (one of ${[...known].join(', ')})` };
+    if (connectors.length > 0 && !connectors.includes(key!))
+      return { error: `toolset ${pair} names a connector the scope leaves out` };
+    (toolsets[key!] ??= []).push(id);
+  }
+  const reached = connectors.length > 0 ? connectors : pairs.length > 0 ? Object.keys(toolsets) : [...catalog.keys()];
+  return {
+    connectors: [...new Set(reached)],
+    ...(Object.keys(toolsets).length > 0 ? { toolsets } : {}),
+    ...(input.readOnly ? { readOnly: true } : {}),
+  };
+}
+
+/** One line for lists and audit entries: `cases (read-only); books: contacts, invoices`, or `all`. */
+export function describeTokenScope(scope: TokenScope | null): string {
+  if (scope === null) return 'all';
+  const parts = scope.connectors.map((key) => {
+    const ids = scope.toolsets?.[key];
+    return ids ? `${key}: ${ids.join(', ')}` : key;
+  });
+  return `${parts.join('; ') || 'no connector'}${scope.readOnly ? ' (read-only)' : ''}`;
+}
