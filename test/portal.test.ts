@@ -161,7 +161,7 @@ describe('portal', () => {
     expect(JSON.stringify(audit)).not.toContain(token!);
   });
 
-  it('creates a scoped token (connectors, toolsets, read-only) and refuses a scope naming an unknown toolset', async () => {
+  it('creates a scoped token (connectors, toolsets, read-only); refuses one naming an unknown toolset', async () => {
     const client = new PortalClient(gw.url);
     await client.signIn(a.user.email);
     const page = await client.get('/portal/tokens');

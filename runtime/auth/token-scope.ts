@@ -39,7 +39,7 @@ export function parseTokenScope(input: ScopeInput, catalog: ScopeCatalog): Token
     if (!known.has(id)) return { error: `unknown toolset "${id}" of ${key} (one of ${[...known].join(', ')})` };
     if (connectors.length > 0 && !connectors.includes(key!))
       return { error: `toolset ${pair} names a connector the scope leaves out` };
-    (toolsets[key!] ??= []).push(id);
+    toolsets[key!] = [...(toolsets[key!] ?? []), id];
   }
   const reached = connectors.length > 0 ? connectors : pairs.length > 0 ? Object.keys(toolsets) : [...catalog.keys()];
   return {

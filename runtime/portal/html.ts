@@ -70,7 +70,8 @@ header nav ul{display:flex;flex-wrap:wrap;gap:.2rem .9rem;list-style:none;margin
 header a{color:#1a44a8}header a[aria-current=page]{font-weight:700;color:#1d2330}
 header form{margin-left:auto;display:flex;gap:.5rem;align-items:center}header form button{margin:0}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}label.inline{display:inline;font-weight:400;margin:0}
-label.check{font-weight:400;margin:.3rem 0}fieldset{border:1px solid #dde;border-radius:4px;margin:1rem 0;padding:.4rem 1rem}
+label.check{font-weight:400;margin:.3rem 0}
+fieldset{border:1px solid #dde;border-radius:4px;margin:1rem 0;padding:.4rem 1rem}
 legend{font-weight:600;padding:0 .3rem}
 input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;
 padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
