@@ -74,3 +74,35 @@ export function scopeSelection(
   if (toolsets === undefined && !scope.readOnly) return EVERY_TOOL;
   return { ...(toolsets ? { toolsets: new Set(toolsets) } : {}), ...(scope.readOnly ? { readOnly: true } : {}) };
 }
+
+/** What an administrator turned off for one instance (store `InstanceToolSettings`). */
+interface TurnedOff {
+  readonly disabledToolsets: readonly string[];
+  readonly disabledTools: readonly string[];
+  readonly readOnly: boolean;
+}
+
+const accountSelections = new WeakMap<TurnedOff, ToolSelection>();
+
+/**
+ * The selection the account's tool settings of an instance leave: every toolset of the connector
+ * but the ones turned off, without the tools turned off, read-only when set. Made once per settings
+ * row (the snapshot replaces the row when it changes).
+ */
+export function accountSelection(
+  settings: TurnedOff | undefined,
+  toolsets: readonly { readonly id: string }[],
+): ToolSelection {
+  if (settings === undefined) return EVERY_TOOL;
+  let made = accountSelections.get(settings);
+  if (!made) {
+    const off = new Set(settings.disabledToolsets);
+    made = {
+      ...(off.size > 0 ? { toolsets: new Set(toolsets.map((t) => t.id).filter((id) => !off.has(id))) } : {}),
+      ...(settings.disabledTools.length > 0 ? { disabledTools: new Set(settings.disabledTools) } : {}),
+      ...(settings.readOnly ? { readOnly: true } : {}),
+    };
+    accountSelections.set(settings, made);
+  }
+  return made;
+}

@@ -31,7 +31,7 @@ async function run(argv: string[]): Promise<string[]> {
 }
 
 describe('admin command table', () => {
-  it('holds the 30 commands operators have, each once, with a one-line summary', () => {
+  it('holds the 32 commands operators have, each once, with a one-line summary', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(names).toEqual([
       'accounts list',
@@ -59,6 +59,8 @@ describe('admin command table', () => {
       'data-layer enable',
       'data-layer disable',
       'data-layer status',
+      'tools show',
+      'tools set',
       'fair-use set',
       'usage',
       'usage apply-spill',

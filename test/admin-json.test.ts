@@ -177,6 +177,19 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     // One shape for usage, with or without --month.
     const thisMonth = await ok('usage', accountId);
     const other = await ok('usage', accountId, '--month', '2025-02');
+    expect(await ok('tools', 'set', accountId, 'cases', '--off-tools', 'describe_type', '--read-only', 'on')).toEqual({
+      accountId,
+      instanceId: 'cases',
+      connector: 'cases',
+      disabledToolsets: [],
+      disabledTools: ['describe_type'],
+      readOnly: true,
+    });
+    expect((await ok('tools', 'show', accountId, 'cases')).disabledTools).toEqual(['describe_type']);
+    expect((await json('tools', 'set', accountId, 'cases', '--off-toolsets', 'nope')).error).toMatchObject({
+      kind: 'usage',
+      message: expect.stringContaining('unknown toolset "nope"'),
+    });
     // No spill file in this data directory: nothing applied.
     expect(await ok('usage', 'apply-spill')).toEqual({ files: [], calls: 0 });
     expect(Object.keys(other)).toEqual(Object.keys(thisMonth));

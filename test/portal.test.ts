@@ -192,6 +192,28 @@ describe('portal', () => {
     );
   });
 
+  it('lets an administrator turn toolsets of an instance off for the account (audited) and on again', async () => {
+    const client = new PortalClient(gw.url);
+    await client.signIn(a.user.email);
+    expect((await client.get('/portal/connections')).html).toContain('/portal/connections/cases/tools');
+    const page = await client.get('/portal/connections/cases/tools');
+    expect(page.status).toBe(200);
+    const ids = [...page.html.matchAll(/name="toolset" value="([a-z0-9_-]+)"/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(1);
+    const wrong = await client.post('/portal/connections/cases/tools', { toolset: ids, tools: 'no_such_tool' });
+    expect(wrong.html).toContain('These settings cannot be used: unknown tool');
+    const saved = await client.post('/portal/connections/cases/tools', { toolset: ids.slice(1), read_only: 'on' });
+    expect(saved.status).toBe(303);
+    expect(gw.app.context.state.toolSettings(a.account.id, 'cases')).toMatchObject({
+      disabledToolsets: [ids[0]],
+      readOnly: true,
+    });
+    const audit = await store.audit.listAudit(a.account.id, 20);
+    expect(audit.find((e) => e.action === 'tools.set')?.detail).toContain(`off_toolsets=${ids[0]}`);
+    await client.post('/portal/connections/cases/tools', { toolset: ids });
+    expect(gw.app.context.state.toolSettings(a.account.id, 'cases')).toBeUndefined();
+  });
+
   it('never shows or changes another account’s data', async () => {
     const client = new PortalClient(gw.url);
     await client.signIn(a.user.email);

@@ -126,6 +126,7 @@ describe('a consumer over only the repository it uses (no database)', () => {
       subscriptions: [],
       seats: [],
       connections: [],
+      toolSettings: [],
       version: 1,
     };
     const renamed: PlatformChanges = {
@@ -137,6 +138,7 @@ describe('a consumer over only the repository it uses (no database)', () => {
         subscriptions: [['acc_1', 'register']],
         seats: [],
         connections: [],
+        toolSettings: [],
       },
       accounts: [{ ...account, name: 'After' }],
       users: [],
@@ -144,6 +146,7 @@ describe('a consumer over only the repository it uses (no database)', () => {
       subscriptions: [{ accountId: 'acc_1', connectorKey: 'register' }],
       seats: [],
       connections: [],
+      toolSettings: [],
     };
     const reads: string[] = [];
     const changes: ChangesRepository = {

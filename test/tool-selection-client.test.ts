@@ -264,4 +264,42 @@ describe('tool selection by the client (header, path, read-only)', () => {
     for (const tool of invoicingWrites)
       await expectHidden(() => client.callTool({ name: `invoicing__${tool.name}`, arguments: {} }));
   });
+
+  it("the account's tool settings of an instance narrow every caller's list, and turn a listed tool away", async () => {
+    const { store, state } = env.gateway.app.context;
+    const accountId = env.tenant.account.id;
+    const customers = invoicing.tools.filter((t) => t.toolset === 'customers').map((t) => t.name);
+    const offTool = invoicingReads.find((t) => t.toolset === 'invoices')!.name;
+    await store.connections.putToolSettings({
+      accountId,
+      instanceId: 'invoicing',
+      disabledToolsets: ['customers'],
+      disabledTools: [offTool],
+      readOnly: false,
+    });
+    await state.refresh();
+    try {
+      const client = await legacyClient('invoicing');
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      const expected = invoicing.tools
+        .filter((t) => !customers.includes(t.name) && t.name !== offTool)
+        .map((t) => `invoicing__${t.name}`);
+      expect(listed.filter((n) => n !== 'invoicing__connect_account').sort()).toEqual(expected.sort());
+      await expectHidden(() => client.callTool({ name: `invoicing__${offTool}`, arguments: {} }));
+      await expectHidden(() => client.callTool({ name: `invoicing__${customers[0]}`, arguments: {} }));
+      // The client asking for the toolset turned off gets nothing of it either.
+      const asking = await legacyClient('invoicing', { 'X-MCP-Toolsets': 'customers' });
+      expect((await asking.listTools()).tools.filter((t) => t.name !== 'invoicing__connect_account')).toEqual([]);
+    } finally {
+      await store.connections.putToolSettings({
+        accountId,
+        instanceId: 'invoicing',
+        disabledToolsets: [],
+        disabledTools: [],
+        readOnly: false,
+      });
+      await state.refresh();
+    }
+    expect(await store.connections.getToolSettings(accountId, 'invoicing')).toBeNull();
+  });
 });

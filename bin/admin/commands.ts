@@ -6,6 +6,7 @@ import { CONNECTION_COMMANDS } from './connection-commands.ts';
 import { CREDENTIAL_FIELDS_LINE } from './credentials.ts';
 import { SUBSCRIPTION_COMMANDS } from './subscription-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
+import { TOOL_SETTINGS_COMMANDS } from './tool-settings-commands.ts';
 
 /** The commands of a module whose first word is the group's. */
 const group = (commands: readonly AdminCommand[], name: string) =>
@@ -23,6 +24,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   ...group(SUBSCRIPTION_COMMANDS, 'seats'),
   ...group(CONNECTION_COMMANDS, 'connections'),
   ...group(CONNECTION_COMMANDS, 'data-layer'),
+  ...TOOL_SETTINGS_COMMANDS,
   ...group(SUBSCRIPTION_COMMANDS, 'fair-use'),
   ...group(SUBSCRIPTION_COMMANDS, 'usage'),
   ...group(CONNECTION_COMMANDS, 'keys'),

@@ -58,3 +58,27 @@ export function describeTokenScope(scope: TokenScope | null): string {
   });
   return `${parts.join('; ') || 'no connector'}${scope.readOnly ? ' (read-only)' : ''}`;
 }
+
+/** The names an instance's tool settings may turn off: its connector's toolset ids and tool names. */
+export interface ToolNames {
+  readonly toolsets: readonly string[];
+  readonly tools: readonly string[];
+}
+
+/**
+ * Comma-separated toolset ids and tool names to turn off for an instance (`none` or empty for
+ * none), checked against the connector's: the lists, or the reason they cannot be used.
+ */
+export function parseTurnedOff(
+  input: { readonly toolsets?: string; readonly tools?: string },
+  names: ToolNames,
+): { disabledToolsets: string[]; disabledTools: string[] } | { error: string } {
+  const listed = (text: string | undefined) => (text?.trim() === 'none' ? [] : [...new Set(list(text))]);
+  const disabledToolsets = listed(input.toolsets);
+  const disabledTools = listed(input.tools);
+  const unknownSet = disabledToolsets.find((id) => !names.toolsets.includes(id));
+  if (unknownSet) return { error: `unknown toolset "${unknownSet}" (one of ${names.toolsets.join(', ')})` };
+  const unknownTool = disabledTools.find((name) => !names.tools.includes(name));
+  if (unknownTool) return { error: `unknown tool "${unknownTool}" of this connector` };
+  return { disabledToolsets, disabledTools };
+}

@@ -16,6 +16,7 @@ import { signOutEverywhere } from './pages/sign-in.ts';
 import { team } from './pages/team.ts';
 import { terms } from './pages/terms.ts';
 import { tokens } from './pages/tokens.ts';
+import { toolSettings } from './pages/tool-settings.ts';
 import { usage } from './pages/usage.ts';
 import { routeTo, type Route } from './routes.ts';
 
@@ -28,6 +29,10 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
     page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
+  },
+  {
+    path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/tools$/,
+    page: (kit, r, [instanceId]) => toolSettings(kit, r, instanceId!),
   },
   { path: '/portal/usage', page: usage },
   { path: '/portal/tokens', page: (kit, r) => tokens(kit, r, '') },

@@ -76,6 +76,7 @@ const DONE = new Map<string, PortalWord>(
       'terms_accepted',
       'data_layer_enabled',
       'data_layer_disabled',
+      'tools_saved',
     ] as const
   ).map((name) => [name, `done_${name}`]),
 );

@@ -8,6 +8,7 @@
 import type {
   Account,
   Connection,
+  InstanceToolSettings,
   PlatformChanges,
   PlatformSnapshot,
   Repositories,
@@ -93,6 +94,8 @@ export class PlatformState {
   #subscriptions: Index = new Map();
   #seats: Index = new Map();
   #connections = new Map<string, Connection>();
+  /** Tool settings by `accountId|instanceId`. */
+  #toolSettings = new Map<string, InstanceToolSettings>();
   /** Stored credentials per key version. */
   #keyVersionCounts = new Map<number, number>();
   #keyVersions: number[] | undefined = [];
@@ -239,6 +242,7 @@ export class PlatformState {
     this.#connections = new Map();
     this.#keyVersionCounts = new Map();
     for (const c of s.connections) this.#putConnection(c);
+    this.#toolSettings = new Map(s.toolSettings.map((x) => [`${x.accountId}|${x.instanceId}`, x]));
     this.#misses.clear();
     this.#storeVersion = s.version;
     this.#version++;
@@ -246,6 +250,7 @@ export class PlatformState {
 
   /** Applies the current rows of the keys that changed; identities are rebuilt for the users they touch. */
   #applyChanges(c: PlatformChanges): void {
+    const t = c.touched;
     const dirtyUsers = new Set<string>();
     const accounts = new Map(c.accounts.map((a) => [a.id, a]));
     for (const id of c.touched.accounts) {
@@ -287,6 +292,8 @@ export class PlatformState {
     for (const x of c.seats) addTo(this.#seats, x.userId, x.connectorKey);
     for (const [accountId, instanceId] of c.touched.connections) this.#deleteConnection(`${accountId}|${instanceId}`);
     for (const x of c.connections) this.#putConnection(x);
+    for (const [accountId, instanceId] of t.toolSettings) this.#toolSettings.delete(`${accountId}|${instanceId}`);
+    for (const x of c.toolSettings) this.#toolSettings.set(`${x.accountId}|${x.instanceId}`, x);
     for (const userId of dirtyUsers) {
       const user = this.#users.get(userId);
       const account = user && this.#accounts.get(user.accountId);
@@ -296,7 +303,6 @@ export class PlatformState {
         else this.#identities.delete(token.tokenHash);
       }
     }
-    const t = c.touched;
     this.#stats.incremental++;
     this.#stats.keysApplied +=
       t.accounts.length +
@@ -304,7 +310,8 @@ export class PlatformState {
       t.tokens.length +
       t.subscriptions.length +
       t.seats.length +
-      t.connections.length;
+      t.connections.length +
+      t.toolSettings.length;
     this.#storeVersion = c.version;
     this.#version++;
   }
@@ -429,6 +436,11 @@ export class PlatformState {
 
   hasSeat(userId: string, connectorKey: string): boolean {
     return holds(this.#seats, userId, connectorKey);
+  }
+
+  /** The account's tool settings of one instance, undefined when it narrows nothing. */
+  toolSettings(accountId: string, instanceId: string): InstanceToolSettings | undefined {
+    return this.#toolSettings.get(`${accountId}|${instanceId}`);
   }
 
   connection(accountId: string, instanceId: string): Connection | undefined {

@@ -48,6 +48,19 @@ export interface TokenScope {
   readonly readOnly?: boolean;
 }
 
+/**
+ * An administrator's narrowing of one endpoint instance for the whole account: toolsets and tools
+ * turned off, and read-only (docs/decisions/mcp-authorization.md, 'Tool settings of an instance').
+ */
+export interface InstanceToolSettings {
+  readonly accountId: string;
+  readonly instanceId: string;
+  readonly disabledToolsets: readonly string[];
+  readonly disabledTools: readonly string[];
+  readonly readOnly: boolean;
+  readonly updatedAt: Date;
+}
+
 export interface Connection {
   readonly accountId: string;
   /** Endpoint instance: the connector id, or `<id>-<n>` for further instances. */
@@ -214,6 +227,7 @@ export interface HotPathRows {
   readonly subscriptions: readonly { readonly accountId: string; readonly connectorKey: string }[];
   readonly seats: readonly { readonly userId: string; readonly connectorKey: string }[];
   readonly connections: readonly Connection[];
+  readonly toolSettings: readonly InstanceToolSettings[];
 }
 
 /** Everything the hot path needs, read once and held in memory. */
@@ -237,6 +251,7 @@ export interface PlatformChanges extends HotPathRows {
     readonly subscriptions: readonly (readonly [accountId: string, connectorKey: string])[];
     readonly seats: readonly (readonly [userId: string, connectorKey: string])[];
     readonly connections: readonly (readonly [accountId: string, instanceId: string])[];
+    readonly toolSettings: readonly (readonly [accountId: string, instanceId: string])[];
   };
 }
 
@@ -295,6 +310,10 @@ export interface ConnectionsRepository {
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
   listConnections(accountId?: string): Promise<Connection[]>;
   deleteConnection(accountId: string, instanceId: string): Promise<void>;
+  /** The instance's tool settings (null: none, every tool). */
+  getToolSettings(accountId: string, instanceId: string): Promise<InstanceToolSettings | null>;
+  /** Stores the settings; settings that narrow nothing are removed. */
+  putToolSettings(input: Omit<InstanceToolSettings, 'updatedAt'>): Promise<void>;
   /** Up to `limit` stored credentials sealed with the given key version (the key check of an older database). */
   connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]>;
   /** The recorded check value of each credential key version. */

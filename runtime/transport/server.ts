@@ -32,6 +32,7 @@ import {
   unauthorizedAt,
 } from './checks.ts';
 import { corsPolicy } from './cors.ts';
+import { accountSelection, narrow } from '../tool-selection.ts';
 import { BodyTooLarge, readBody, sendJson } from '../io/http-io.ts';
 
 // node:http through getBuiltinModule, not an ESM import: importing it as a module makes Node fill
@@ -205,7 +206,20 @@ export function createHttpApp(
     const { identity } = caller;
     // The client's selection of tools (path segments and headers), refused when it names an unknown toolset.
     const chosen = clientSelection(target, req.headers);
-    const selected = chosen.ok ? checkTokenScope(identity, endpoint.connector.config.key, chosen.selection) : chosen;
+    // Narrowed by the token's scope and the account's settings of this instance: the narrowest applies.
+    const selected = chosen.ok
+      ? checkTokenScope(
+          identity,
+          endpoint.connector.config.key,
+          narrow(
+            chosen.selection,
+            accountSelection(
+              gateway.state.toolSettings(identity.account.id, endpoint.instanceId),
+              endpoint.connector.descriptor.toolsets,
+            ),
+          ),
+        )
+      : chosen;
     if (!selected.ok) {
       req.resume();
       return refuse(res, selected, null, modern);

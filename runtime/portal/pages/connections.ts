@@ -54,6 +54,10 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
             '</a>',
         );
       }
+      actions.push(
+        `<a href="/portal/connections/${escapeHtml(e.instanceId)}/tools">` +
+          `${t('tools_action', { instance: e.instanceId })}</a>`,
+      );
       if (connection && kit.isAdmin(r))
         actions.push(
           postButton(

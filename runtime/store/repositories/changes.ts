@@ -11,7 +11,10 @@ import {
   toConnection,
   TOKEN_COLUMNS,
   type TokenRow,
+  TOOL_SETTINGS_COLUMNS,
+  type ToolSettingsRow,
   toToken,
+  toToolSettings,
   toUser,
   USER_COLUMNS,
   type UserRow,
@@ -93,6 +96,13 @@ export class SqlChanges implements ChangesRepository {
         '',
         'account_id, instance_id',
       );
+      const toolSettings = await rows<ToolSettingsRow>(
+        tx,
+        TOOL_SETTINGS_COLUMNS,
+        'instance_tool_settings',
+        '',
+        'account_id, instance_id',
+      );
       const version = await tx.query<{ version: string | number }>('SELECT version FROM platform_changes WHERE id = 1');
       return {
         accounts: accounts.rows.map(toAccount),
@@ -101,6 +111,7 @@ export class SqlChanges implements ChangesRepository {
         subscriptions: subscriptions.rows.map((r) => ({ accountId: r.account_id, connectorKey: r.connector_key })),
         seats: seats.rows.map((r) => ({ userId: r.user_id, connectorKey: r.connector_key })),
         connections: connections.rows.map(toConnection),
+        toolSettings: toolSettings.rows.map(toToolSettings),
         version: Number(version.rows[0]?.version ?? 0),
       };
     });
@@ -129,15 +140,17 @@ export class SqlChanges implements ChangesRepository {
       const subscriptions: [string, string][] = [];
       const seats: [string, string][] = [];
       const connections: [string, string][] = [];
+      const toolSettings: [string, string][] = [];
       const changes: PlatformChanges = {
         version,
-        touched: { accounts, users, tokens, subscriptions, seats, connections },
+        touched: { accounts, users, tokens, subscriptions, seats, connections, toolSettings },
         accounts: [],
         users: [],
         tokens: [],
         subscriptions: [],
         seats: [],
         connections: [],
+        toolSettings: [],
       };
       if (since === version) return changes;
       const log = await tx.query<{ entity: string; key1: string; key2: string }>(
@@ -152,6 +165,7 @@ export class SqlChanges implements ChangesRepository {
         else if (r.entity === 'subscriptions') subscriptions.push([r.key1, r.key2]);
         else if (r.entity === 'seats') seats.push([r.key1, r.key2]);
         else if (r.entity === 'connections') connections.push([r.key1, r.key2]);
+        else if (r.entity === 'instance_tool_settings') toolSettings.push([r.key1, r.key2]);
       }
       const firsts = (pairs: readonly (readonly [string, string])[]) => pairs.map((p) => p[0]);
       const seconds = (pairs: readonly (readonly [string, string])[]) => pairs.map((p) => p[1]);
@@ -193,6 +207,15 @@ export class SqlChanges implements ChangesRepository {
             )
           ).rows
         : [];
+      const settings = toolSettings.length
+        ? (
+            await tx.query<ToolSettingsRow>(
+              `SELECT ${qualified('s', TOOL_SETTINGS_COLUMNS)} FROM instance_tool_settings s JOIN ` +
+                'unnest($1::text[], $2::text[]) AS k(a, i) ON s.account_id = k.a AND s.instance_id = k.i',
+              [firsts(toolSettings), seconds(toolSettings)],
+            )
+          ).rows
+        : [];
       return {
         ...changes,
         accounts: a.map(toAccount),
@@ -201,6 +224,7 @@ export class SqlChanges implements ChangesRepository {
         subscriptions: sub.map((r) => ({ accountId: r.account_id, connectorKey: r.connector_key })),
         seats: seat.map((r) => ({ userId: r.user_id, connectorKey: r.connector_key })),
         connections: conn.map(toConnection),
+        toolSettings: settings.map(toToolSettings),
       };
     });
   }

@@ -1,7 +1,16 @@
 // Connections (sealed credentials per endpoint instance), the key checks and the refresh lock.
 import type { SqlClient } from '../sql-client.ts';
-import type { Connection, ConnectionsRepository, LockedConnectionWrite } from '../store.ts';
-import { CONNECTION_COLUMNS, type ConnectionRow, first, toConnection, translate } from './rows.ts';
+import type { Connection, ConnectionsRepository, InstanceToolSettings, LockedConnectionWrite } from '../store.ts';
+import {
+  CONNECTION_COLUMNS,
+  type ConnectionRow,
+  first,
+  TOOL_SETTINGS_COLUMNS,
+  type ToolSettingsRow,
+  toConnection,
+  toToolSettings,
+  translate,
+} from './rows.ts';
 
 export class SqlConnections implements ConnectionsRepository {
   readonly #kind: 'embedded' | 'postgres';
@@ -58,6 +67,43 @@ export class SqlConnections implements ConnectionsRepository {
 
   async deleteConnection(accountId: string, instanceId: string): Promise<void> {
     await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
+  }
+
+  async getToolSettings(accountId: string, instanceId: string): Promise<InstanceToolSettings | null> {
+    const { rows } = await this.#db.query<ToolSettingsRow>(
+      `SELECT ${TOOL_SETTINGS_COLUMNS} FROM instance_tool_settings WHERE account_id = $1 AND instance_id = $2`,
+      [accountId, instanceId],
+    );
+    return rows[0] ? toToolSettings(rows[0]) : null;
+  }
+
+  async putToolSettings(input: Omit<InstanceToolSettings, 'updatedAt'>): Promise<void> {
+    const narrows = input.disabledToolsets.length > 0 || input.disabledTools.length > 0 || input.readOnly;
+    if (!narrows) {
+      await this.#db.query('DELETE FROM instance_tool_settings WHERE account_id = $1 AND instance_id = $2', [
+        input.accountId,
+        input.instanceId,
+      ]);
+      return;
+    }
+    try {
+      await this.#db.query(
+        `INSERT INTO instance_tool_settings (account_id, instance_id, disabled_toolsets, disabled_tools, read_only)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, instance_id) DO UPDATE
+            SET disabled_toolsets = excluded.disabled_toolsets, disabled_tools = excluded.disabled_tools,
+                read_only = excluded.read_only, updated_at = now()`,
+        [
+          input.accountId,
+          input.instanceId,
+          JSON.stringify(input.disabledToolsets),
+          JSON.stringify(input.disabledTools),
+          input.readOnly,
+        ],
+      );
+    } catch (err) {
+      translate(err, `Account ${input.accountId}`);
+    }
   }
 
   async connectionsSealedWith(keyVersion: number, limit: number): Promise<Connection[]> {

@@ -7,6 +7,7 @@ import type {
   Connection,
   DataLayerState,
   FairUseMode,
+  InstanceToolSettings,
   OAuthState,
   TokenRecord,
   TokenScope,
@@ -87,6 +88,17 @@ export interface ConnectionRow {
   created_at: Date;
   updated_at: Date;
   reconnect_required_at: Date | null;
+}
+
+export const TOOL_SETTINGS_COLUMNS =
+  'account_id, instance_id, disabled_toolsets, disabled_tools, read_only, updated_at';
+export interface ToolSettingsRow {
+  account_id: string;
+  instance_id: string;
+  disabled_toolsets: string;
+  disabled_tools: string;
+  read_only: boolean;
+  updated_at: Date;
 }
 
 export const OAUTH_STATE_COLUMNS =
@@ -183,6 +195,17 @@ export function toConnection(r: ConnectionRow): Connection {
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
     reconnectRequiredAt: dateOrNull(r.reconnect_required_at ?? null),
+  };
+}
+
+export function toToolSettings(r: ToolSettingsRow): InstanceToolSettings {
+  return {
+    accountId: r.account_id,
+    instanceId: r.instance_id,
+    disabledToolsets: JSON.parse(r.disabled_toolsets) as string[],
+    disabledTools: JSON.parse(r.disabled_tools) as string[],
+    readOnly: r.read_only === true,
+    updatedAt: date(r.updated_at),
   };
 }
 
