@@ -14,6 +14,7 @@ import { startSandboxes, type SandboxSet } from '../sandbox/index.ts';
 import { sandboxEnv } from '../bin/demo.ts';
 import { createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
 import { portalAs, type PortalClient } from './support/portal.ts';
+import { casesDescriptor } from '../generated/cases/descriptor.ts';
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 const verifierOf = () => randomBytes(32).toString('base64url');
@@ -63,6 +64,8 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
       verifier?: string;
       decision?: 'allow' | 'deny';
       redirectUri?: string;
+      scope?: string;
+      consentPage?: (html: string) => void;
     } = {},
   ): Promise<URLSearchParams> {
     const verifier = options.verifier ?? verifierOf();
@@ -74,12 +77,14 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
       code_challenge_method: 'S256',
       state: 'st-123',
       resource: resource(options.resourceId ?? 'cases'),
+      ...(options.scope ? { scope: options.scope } : {}),
     });
     expect(started.status).toBe(302);
     const consentUrl = started.headers.get('location')!;
     expect(consentUrl.startsWith(`${gw.url}/portal/authorize?request=`)).toBe(true);
     const page = await portal.get(consentUrl);
     expect(page.status).toBe(200);
+    options.consentPage?.(page.html);
     const answer = await portal.post(consentUrl, { decision: options.decision ?? 'allow' });
     expect(answer.status).toBe(302);
     const back = new URL(answer.location!);
@@ -87,9 +92,11 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     return back.searchParams;
   }
 
-  async function tokensFor(resourceId = 'cases'): Promise<any> {
+  async function tokensFor(resourceId = 'cases', scope?: string, consentPage?: (html: string) => void): Promise<any> {
     const verifier = verifierOf();
-    const code = (await consent({ verifier, resourceId })).get('code')!;
+    const code = (
+      await consent({ verifier, resourceId, ...(scope ? { scope } : {}), ...(consentPage ? { consentPage } : {}) })
+    ).get('code')!;
     const res = await token({
       grant_type: 'authorization_code',
       code,
@@ -293,6 +300,39 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
       resource: resource('register'),
     });
     expect(refresh.json.error).toBe('invalid_target');
+  });
+
+  it('narrows a grant to the OAuth scope the assistant asked for, and refuses an unknown scope', async () => {
+    const prm = (await (await fetch(`${gw.url}/.well-known/oauth-protected-resource/cases/mcp`)).json()) as any;
+    const toolsets = casesDescriptor.toolsets.map((t) => t.id);
+    expect(prm.scopes_supported).toEqual(['tools:read', 'tools:write', ...toolsets.map((id) => `toolset:${id}`)]);
+    let shown = '';
+    const scoped = await tokensFor('cases', `tools:read toolset:${toolsets[0]}`, (html) => (shown = html));
+    expect(shown).toContain(`only: cases: ${toolsets[0]} (read-only)`);
+    const listed = ((await listTools('cases', scoped.access_token)).json as any).result.tools.map(
+      (t: { name: string }) => t.name,
+    );
+    const expected = casesDescriptor.tools
+      .filter((t) => t.toolset === toolsets[0] && t.annotations.readOnlyHint)
+      .map((t) => `cases__${t.name}`);
+    expect(listed.filter((n: string) => !n.endsWith('connect_account')).sort()).toEqual(expected.sort());
+    // Every value offered is everything: an unscoped grant.
+    const all = await tokensFor('cases', prm.scopes_supported.join(' '));
+    const everything = ((await listTools('cases', all.access_token)).json as any).result.tools;
+    expect(everything.length).toBe(casesDescriptor.tools.length + 1);
+    const refused = await authorize({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challengeOf(verifierOf()),
+      code_challenge_method: 'S256',
+      state: 'x',
+      resource: resource('cases'),
+      scope: 'admin:everything',
+    });
+    const back = new URL(refused.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('invalid_scope');
+    expect(back.searchParams.get('error_description')).toContain('Unknown scope admin:everything');
   });
 
   it('sends invalid_target back to the client for a resource that is not an endpoint here, or none', async () => {

@@ -58,6 +58,6 @@ export class McpAccessTokens {
     const user = this.#state.user(entry.grant.userId);
     const account = this.#state.account(entry.grant.accountId);
     if (!user || !account || user.accountId !== account.id) return undefined;
-    return { user, account, tokenId: `oauth:${entry.grant.id}`, scope: null };
+    return { user, account, tokenId: `oauth:${entry.grant.id}`, scope: entry.grant.scope };
   }
 }

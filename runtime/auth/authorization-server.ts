@@ -27,6 +27,7 @@ import { recordAudit } from '../operations/audit.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ClientMetadataDocuments, type MetadataFetch } from './client-metadata.ts';
 import { issuerOf, resourceUrlOf } from './mcp-authorization.ts';
+import { oauthScopesOf } from './token-scope.ts';
 import { createProvider, requestAddress, requestContext, type ServerContext } from './oauth-provider.ts';
 
 /** The paths this module answers (the HTTP server routes them here). */
@@ -186,6 +187,8 @@ function protectedResourceMetadata(
     resource: resourceUrlOf(g.config.publicBaseUrl, instanceId),
     authorization_servers: [issuer()],
     bearer_methods_supported: ['header'],
+    // Asking for every value is asking for everything; fewer narrow the grant (token-scope.ts).
+    scopes_supported: oauthScopesOf(endpoint.connector.descriptor.toolsets.map((t) => t.id)),
     resource_name: endpoint.connector.descriptor.title,
   };
 }

@@ -5,7 +5,7 @@
 // consent request that carries a validated authorization request to the portal; the resource
 // (RFC 8707) ↔ endpoint mapping; and the issue of a grant, its code and its tokens.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { McpGrant, Repositories } from '../store/store.ts';
+import type { McpGrant, Repositories, TokenScope } from '../store/store.ts';
 import { tokenHash } from './caller-tokens.ts';
 import type { Vault } from '../secrets/vault.ts';
 
@@ -112,6 +112,8 @@ export interface ConsentRequest {
   readonly state?: string;
   /** Endpoint instance ids (the resources). */
   readonly endpoints: readonly string[];
+  /** The narrowing the client asked for with its OAuth `scope` (token-scope.ts parseOAuthScope). */
+  readonly scope?: TokenScope;
   /** Expiry, epoch seconds. */
   readonly exp: number;
 }
@@ -158,6 +160,7 @@ export async function approveConsent(
       userId: user.id,
       accountId: user.accountId,
       endpoints: request.endpoints,
+      scope: request.scope ?? null,
     },
     {
       codeHash: secretHash(code),

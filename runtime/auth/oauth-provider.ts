@@ -25,6 +25,7 @@ import {
   secretHash,
   signConsentRequest,
 } from './mcp-authorization.ts';
+import { parseOAuthScope } from './token-scope.ts';
 
 /**
  * The request being handled: its client address (for the audit entries of the SDK's callbacks), and the redirect URIs
@@ -172,7 +173,15 @@ export function createProvider(context: ServerContext, errors: SdkErrors): OAuth
       const id = endpointOfResource(params.resource.href, g.config.publicBaseUrl, (x) => g.endpoints.has(x));
       if (!id) throw new InvalidTargetError(protocolText('oauth_resource_unknown'));
       if (params.state !== undefined && params.state.length > MAX_STATE_CHARS) throw new InvalidRequestError('state');
+      const { connector } = g.endpoints.get(id)!;
+      const toolsetIds = connector.descriptor.toolsets.map((t) => t.id);
+      const scope = parseOAuthScope(params.scopes ?? [], connector.config.key, toolsetIds);
+      if (scope !== null && 'error' in scope) {
+        const unknown = (params.scopes ?? []).find((v) => v !== 'tools:read' && v !== 'tools:write') ?? '';
+        throw new errors.InvalidScopeError(protocolText('oauth_scope_unknown', { scope: unknown.slice(0, 100) }));
+      }
       const request = signConsentRequest(g.vault, {
+        ...(scope ? { scope } : {}),
         clientId: client.client_id,
         clientName: client.client_name || client.client_id,
         redirectUri: params.redirectUri,

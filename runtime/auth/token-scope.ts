@@ -82,3 +82,38 @@ export function parseTurnedOff(
   if (unknownTool) return { error: `unknown tool "${unknownTool}" of this connector` };
   return { disabledToolsets, disabledTools };
 }
+
+/** The OAuth scope values of an endpoint (RFC 9728 `scopes_supported`): asking for all is asking for everything. */
+export function oauthScopesOf(toolsetIds: readonly string[]): string[] {
+  return ['tools:read', 'tools:write', ...toolsetIds.map((id) => `toolset:${id}`)];
+}
+
+/**
+ * The grant scope an assistant asked for (the OAuth `scope` values) on an endpoint of `connectorKey`:
+ * `toolset:<id>` values keep only those toolsets, `tools:read` without `tools:write` keeps only
+ * read-only tools; no value that narrows (none, or every value) is null, an unscoped grant. An
+ * unknown value is the reason to refuse (`invalid_scope`).
+ */
+export function parseOAuthScope(
+  scopes: readonly string[],
+  connectorKey: string,
+  toolsetIds: readonly string[],
+): TokenScope | null | { error: string } {
+  const toolsets: string[] = [];
+  let read = false;
+  let write = false;
+  for (const value of scopes) {
+    if (value === 'tools:read') read = true;
+    else if (value === 'tools:write') write = true;
+    else if (value.startsWith('toolset:') && toolsetIds.includes(value.slice(8))) toolsets.push(value.slice(8));
+    else return { error: `unknown scope "${value.slice(0, 100)}"` };
+  }
+  const someToolsets = toolsets.length > 0 && toolsets.length < toolsetIds.length;
+  const readOnly = read && !write;
+  if (!someToolsets && !readOnly) return null;
+  return {
+    connectors: [connectorKey],
+    ...(someToolsets ? { toolsets: { [connectorKey]: [...new Set(toolsets)] } } : {}),
+    ...(readOnly ? { readOnly: true } : {}),
+  };
+}

@@ -15,6 +15,7 @@ import {
   type ConsentRequest,
 } from '../auth/mcp-authorization.ts';
 import { protocolText } from '../protocol-text.ts';
+import { describeTokenScope } from '../auth/token-scope.ts';
 import { escapeHtml, redirect } from './html.ts';
 import type { PortalKit, PortalRequest, SignedInRequest } from './kit.ts';
 
@@ -109,6 +110,9 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
   const body =
     `<p>${kit.t('authorize_intro', { client: request.clientName, email: s.user.email, account: s.account.name })}` +
     `</p><ul>${endpoints}</ul>` +
+    (request.scope
+      ? `<p>${kit.t('authorize_scope', { client: request.clientName, scope: describeTokenScope(request.scope) })}</p>`
+      : '') +
     `<p class="note">${kit.t('authorize_client_id', { client_id: request.clientId })}</p>` +
     `<p>${kit.t('authorize_redirect', { host })}</p>` +
     (local ? `<p class="warning">${kit.t('authorize_localhost', { host })}</p>` : '') +

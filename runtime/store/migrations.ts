@@ -504,4 +504,13 @@ CREATE TRIGGER instance_tool_settings_change_row AFTER INSERT OR UPDATE OR DELET
   FOR EACH ROW EXECUTE FUNCTION platform_log_change();
 `,
   },
+  {
+    version: 14,
+    name: 'grant_scopes',
+    // The scope an assistant asked for when it was connected with OAuth (docs/decisions/
+    // mcp-authorization.md, 'Scopes of OAuth grants'): NULL is everything the user may do.
+    sql: `
+ALTER TABLE mcp_grants ADD COLUMN scope text;
+`,
+  },
 ];

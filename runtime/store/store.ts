@@ -195,6 +195,8 @@ export interface McpGrant {
   readonly accountId: string;
   /** Endpoint instance ids the grant's tokens are bound to (RFC 8707 resources). */
   readonly endpoints: readonly string[];
+  /** What the assistant asked to be narrowed to (OAuth `scope`); null: everything the user may do. */
+  readonly scope: TokenScope | null;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
 }
@@ -474,7 +476,7 @@ export interface McpRepository {
   getMcpClient(clientId: string): Promise<McpClient | null>;
   /** Stores a consent and its authorization code (by hash), in one transaction. */
   createMcpGrant(
-    grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>,
+    grant: Omit<McpGrant, 'createdAt' | 'revokedAt' | 'scope'> & { scope?: TokenScope | null },
     code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date },
   ): Promise<void>;
   /** The code and its grant (used, expired or revoked ones too); null when unknown. */

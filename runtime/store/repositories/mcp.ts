@@ -1,6 +1,6 @@
 // MCP authorization: registered clients, grants, and their codes and tokens (as hashes).
 import type { SqlClient } from '../sql-client.ts';
-import type { McpClient, McpCode, McpGrant, McpRepository, McpSingleUse, McpTokenRow } from '../store.ts';
+import type { McpClient, McpCode, McpGrant, McpRepository, McpSingleUse, McpTokenRow, TokenScope } from '../store.ts';
 import { date, translate } from './rows.ts';
 
 export class SqlMcp implements McpRepository {
@@ -44,14 +44,22 @@ export class SqlMcp implements McpRepository {
   }
 
   async createMcpGrant(
-    grant: Omit<McpGrant, 'createdAt' | 'revokedAt'>,
+    grant: Omit<McpGrant, 'createdAt' | 'revokedAt' | 'scope'> & { scope?: TokenScope | null },
     code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date },
   ): Promise<void> {
     await this.#db.transaction(async (tx) => {
       await tx.query(
-        'INSERT INTO mcp_grants (id, client_id, client_name, user_id, account_id, endpoints) VALUES ($1, $2, $3, ' +
-          '$4, $5, $6)',
-        [grant.id, grant.clientId, grant.clientName, grant.userId, grant.accountId, JSON.stringify(grant.endpoints)],
+        'INSERT INTO mcp_grants (id, client_id, client_name, user_id, account_id, endpoints, scope) VALUES ($1, ' +
+          '$2, $3, $4, $5, $6, $7)',
+        [
+          grant.id,
+          grant.clientId,
+          grant.clientName,
+          grant.userId,
+          grant.accountId,
+          JSON.stringify(grant.endpoints),
+          grant.scope ? JSON.stringify(grant.scope) : null,
+        ],
       );
       await tx.query(
         'INSERT INTO mcp_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at) VALUES ($1, $2, $3,' +
@@ -187,7 +195,8 @@ export class SqlMcp implements McpRepository {
 
 const GRANT_SELECT =
   'g.id AS g_id, g.client_id AS g_client_id, g.client_name AS g_client_name, g.user_id AS g_user_id, g.account_id ' +
-  'AS g_account_id, g.endpoints AS g_endpoints, g.created_at AS g_created_at, g.revoked_at AS g_revoked_at';
+  'AS g_account_id, g.endpoints AS g_endpoints, g.created_at AS g_created_at, g.revoked_at AS g_revoked_at, ' +
+  'g.scope AS g_scope';
 
 function toGrant(r: Record<string, unknown>): McpGrant {
   return {
@@ -197,6 +206,7 @@ function toGrant(r: Record<string, unknown>): McpGrant {
     userId: String(r.g_user_id),
     accountId: String(r.g_account_id),
     endpoints: JSON.parse(String(r.g_endpoints)) as string[],
+    scope: typeof r.g_scope === 'string' ? (JSON.parse(r.g_scope) as TokenScope) : null,
     createdAt: date(r.g_created_at as Date),
     revokedAt: r.g_revoked_at ? date(r.g_revoked_at as Date) : null,
   };
