@@ -335,6 +335,32 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     expect(back.searchParams.get('error_description')).toContain('Unknown scope admin:everything');
   });
 
+  it('authorizes a selection path (/cases/x/<toolset>/mcp) as its own resource, for the instance', async () => {
+    const toolset = casesDescriptor.toolsets[1]!.id;
+    const path = `cases/x/${toolset}`;
+    const refused = await rpc(
+      gw.url,
+      path,
+      null,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(refused.status).toBe(401);
+    const metadataUrl = `${gw.url}/.well-known/oauth-protected-resource/${path}/mcp`;
+    expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${metadataUrl}"`);
+    const prm = (await (await fetch(metadataUrl)).json()) as any;
+    expect(prm.resource).toBe(resource(path));
+    expect((await fetch(`${gw.url}/.well-known/oauth-protected-resource/cases/y/z/mcp`)).status).toBe(404);
+    const tokens = await tokensFor(path);
+    const listed = ((await listTools(path, tokens.access_token)).json as any).result.tools.map(
+      (t: { name: string }) => t.name,
+    );
+    const expected = casesDescriptor.tools.filter((t) => t.toolset === toolset).map((t) => `cases__${t.name}`);
+    expect(listed.filter((n: string) => !n.endsWith('connect_account')).sort()).toEqual(expected.sort());
+    // The grant is for the instance: the same token works on its plain path too.
+    expect((await listTools('cases', tokens.access_token)).status).toBe(200);
+  });
+
   it('sends invalid_target back to the client for a resource that is not an endpoint here, or none', async () => {
     const base = {
       response_type: 'code',

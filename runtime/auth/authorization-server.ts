@@ -26,7 +26,7 @@ import { MemoryRateLimiter } from '../metering/rate-limit.ts';
 import { recordAudit } from '../operations/audit.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ClientMetadataDocuments, type MetadataFetch } from './client-metadata.ts';
-import { issuerOf, resourceUrlOf } from './mcp-authorization.ts';
+import { issuerOf, RESOURCE_PATH, resourceUrlOf } from './mcp-authorization.ts';
 import { oauthScopesOf } from './token-scope.ts';
 import { createProvider, requestAddress, requestContext, type ServerContext } from './oauth-provider.ts';
 
@@ -177,14 +177,16 @@ function authorizationServerMetadata(issuer: () => string): Record<string, unkno
   };
 }
 
+/** The metadata of an endpoint, or of one of its selection paths (`inner`): its own URL is the resource. */
 function protectedResourceMetadata(
   { g, issuer }: ServerContext,
   instanceId: string,
+  inner: string,
 ): Record<string, unknown> | undefined {
   const endpoint = g.endpoints.get(instanceId);
   if (!endpoint) return undefined;
   return {
-    resource: resourceUrlOf(g.config.publicBaseUrl, instanceId),
+    resource: resourceUrlOf(g.config.publicBaseUrl, inner),
     authorization_servers: [issuer()],
     bearer_methods_supported: ['header'],
     // Asking for every value is asking for everything; fewer narrow the grant (token-scope.ts).
@@ -212,8 +214,9 @@ function metadata(context: ServerContext, req: IncomingMessage, res: ServerRespo
   let doc: Record<string, unknown> | undefined;
   if (path === AUTHORIZATION_SERVER_METADATA_PATH) doc = authorizationServerMetadata(context.issuer);
   else {
-    const m = /^\/\.well-known\/oauth-protected-resource\/([A-Za-z0-9_-]{1,100})\/mcp$/.exec(path);
-    doc = m ? protectedResourceMetadata(context, m[1]!) : undefined;
+    const inner = /^\/\.well-known\/oauth-protected-resource\/(.+)\/mcp$/.exec(path)?.[1];
+    const id = inner === undefined ? undefined : RESOURCE_PATH.exec(inner)?.[1];
+    doc = id ? protectedResourceMetadata(context, id, inner!) : undefined;
   }
   if (!doc) {
     sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }), cors);

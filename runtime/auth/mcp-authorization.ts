@@ -37,6 +37,9 @@ export function resourceMetadataUrlOf(publicBaseUrl: string, instanceId: string)
   return `${base.origin}/.well-known/oauth-protected-resource${path}/${instanceId}/mcp`;
 }
 
+/** The path of an endpoint between `/` and `/mcp`: its instance id, then selection segments. */
+export const RESOURCE_PATH = /^([A-Za-z0-9_-]{1,100})(?:\/x\/[^/?#]{1,500})?(?:\/readonly)?$/;
+
 /** The endpoint instance a `resource` parameter names, if it names one of `known` exactly. */
 export function endpointOfResource(
   resource: string,
@@ -53,8 +56,10 @@ export function endpointOfResource(
   const prefix = new URL(`${issuerOf(publicBaseUrl)}/`).href;
   const href = url.href.replace(/\/$/, '');
   if (!href.startsWith(prefix) || !href.endsWith('/mcp')) return undefined;
-  const id = href.slice(prefix.length, -4);
-  return /^[A-Za-z0-9_-]{1,100}$/.test(id) && known(id) ? id : undefined;
+  // The endpoint itself, or one of its selection paths (`/<id>/x/<toolsets>`, `/readonly`): a
+  // grant is for the instance, whichever selection the client connected with.
+  const id = RESOURCE_PATH.exec(href.slice(prefix.length, -4))?.[1];
+  return id !== undefined && known(id) ? id : undefined;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface McpTarget {
   readonly toolsets?: string;
   /** A `/readonly` segment. */
   readonly readOnly: boolean;
+  /** The path between `/` and `/mcp` as the client wrote it: its OAuth resource is this URL. */
+  readonly inner: string;
 }
 
 /** The target of a path without selection segments, one per instance (the fast path allocates nothing). */
@@ -34,7 +36,7 @@ export function mcpTarget(endpoints: ReadonlyMap<string, Endpoint>, inner: strin
   if (plain) {
     let target = plainTargets.get(plain);
     if (!target) {
-      target = Object.freeze({ endpoint: plain, readOnly: false });
+      target = Object.freeze({ endpoint: plain, readOnly: false, inner });
       plainTargets.set(plain, target);
     }
     return target;
@@ -55,7 +57,7 @@ export function mcpTarget(endpoints: ReadonlyMap<string, Endpoint>, inner: strin
   const readOnly = parts[i] === 'readonly';
   if (readOnly) i++;
   if (i !== parts.length || i === 1) return undefined;
-  return toolsets === undefined ? { endpoint, readOnly } : { endpoint, toolsets, readOnly };
+  return toolsets === undefined ? { endpoint, readOnly, inner } : { endpoint, toolsets, readOnly, inner };
 }
 
 /** A refusal of the selection: HTTP 400 with a JSON-RPC error naming the valid toolsets. */

@@ -196,7 +196,7 @@ export function createHttpApp(
       // MCP authorization: a 401 names the endpoint's protected-resource metadata (RFC 9728 §5.1).
       if (caller.status === 401) {
         const challenge = unauthorizedAt(
-          resourceMetadataUrlOf(gateway.config.publicBaseUrl, endpoint.instanceId),
+          resourceMetadataUrlOf(gateway.config.publicBaseUrl, target.inner),
           bearerToken(req.headers.authorization) !== undefined,
         );
         return refuse(res, challenge, null, modern);
