@@ -11,17 +11,10 @@ import type { Catalog } from '../codegen/diff/catalog.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { runPipeline } from '../codegen/generate.ts';
 import { GOLDEN } from './support/golden.ts';
+import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 
-type Mutable = any;
-const GOLDEN_CATALOG = readFileSync(join(GOLDEN, 'generated/catalog.json'), 'utf8');
-
-/** The golden catalog, its connector declared stable so every class shows its own severity. */
-function base(): Mutable {
-  const c = JSON.parse(GOLDEN_CATALOG);
-  c.connectors[0].stability = 'stable';
-  return c;
-}
-const tool = (c: Mutable, name: string) => c.connectors[0].tools.find((t: { name: string }) => t.name === name);
+const base = (): Mutable => goldenCatalog();
+const tool = catalogTool;
 const summary = (a: Catalog, b: Catalog) => diffCatalogs(a, b).map((c) => [c.id, c.severity]);
 
 describe('catalog diff: toolsets', () => {

@@ -14,17 +14,10 @@ import type { Catalog } from '../codegen/diff/catalog.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { GOLDEN } from './support/golden.ts';
+import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 
-type Mutable = any;
-const GOLDEN_CATALOG = readFileSync(join(GOLDEN, 'generated/catalog.json'), 'utf8');
-
-/** The golden catalog, its connector declared stable so every class shows its own severity. */
-function base(stability = 'stable'): Mutable {
-  const c = JSON.parse(GOLDEN_CATALOG);
-  c.connectors[0].stability = stability;
-  return c;
-}
-const tool = (c: Mutable, name: string) => c.connectors[0].tools.find((t: { name: string }) => t.name === name);
+const base = goldenCatalog;
+const tool = catalogTool;
 const orders = (c: Mutable) => tool(c, 'list_orders');
 
 interface Pair {
