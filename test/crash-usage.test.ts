@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
-import { newSecretKey, Vault } from '../runtime/secrets/vault.ts';
+import { newSecretKey } from '../runtime/secrets/vault.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { startCasesSandbox, type CasesSandbox } from '../sandbox/cases/server.ts';
-import { createTenant, rpc, type Tenant } from './support/gateway.ts';
+import { createTenant, rpc, storeSealedConnection, type Tenant } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
 const FLUSH_MS = 200;
@@ -38,17 +38,7 @@ describe('kill -9 of a replica under load', needs('postgres'), () => {
     store = await openStore({ databaseUrl: url.toString() });
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 1_000_000 });
     tenant = await createTenant(store, { subscribe: ['cases'] });
-    const sealed = new Vault({ 1: key }).seal(
-      JSON.stringify({ apiKey: sandbox.tokens.demo }),
-      tenant.account.id,
-      'cases',
-    );
-    await store.connections.putConnection({
-      accountId: tenant.account.id,
-      instanceId: 'cases',
-      connectorKey: 'cases',
-      ...sealed,
-    });
+    await storeSealedConnection(store, key, tenant, 'cases', { apiKey: sandbox.tokens.demo });
     dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
   });
   afterAll(async () => {

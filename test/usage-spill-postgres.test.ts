@@ -9,13 +9,13 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSecretKey, Vault } from '../runtime/secrets/vault.ts';
+import { newSecretKey } from '../runtime/secrets/vault.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { DEMO_CASE_ID } from '../sandbox/cases/data.ts';
 import { type CasesSandbox, startCasesSandbox } from '../sandbox/cases/server.ts';
-import { createTenant, rpc, type Tenant } from './support/gateway.ts';
+import { createTenant, rpc, storeSealedConnection, type Tenant } from './support/gateway.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
@@ -100,17 +100,7 @@ describe('a stop during a database outage', needs('postgres'), () => {
     proxy = await startTcpProxy('127.0.0.1', Number(direct.port || 5432));
     sandbox = await startCasesSandbox({ rateLimitPerMinute: 1_000_000 });
     tenant = await createTenant(store, { subscribe: ['cases'] });
-    const sealed = new Vault({ 1: key }).seal(
-      JSON.stringify({ apiKey: sandbox.tokens.demo }),
-      tenant.account.id,
-      'cases',
-    );
-    await store.connections.putConnection({
-      accountId: tenant.account.id,
-      instanceId: 'cases',
-      connectorKey: 'cases',
-      ...sealed,
-    });
+    await storeSealedConnection(store, key, tenant, 'cases', { apiKey: sandbox.tokens.demo });
     dataDir = mkdtempSync(join(tmpdir(), 'spill-'));
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../runtime/config/settings.ts';
 import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
 import type { Account, PlatformStore, Repositories, User } from '../../runtime/store/store.ts';
 import { issueToken } from '../../runtime/auth/caller-tokens.ts';
+import { Vault } from '../../runtime/secrets/vault.ts';
 import type { UsageRecord } from '../../runtime/metering/usage.ts';
 
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
@@ -61,6 +62,22 @@ export async function connectTenant(
   const sealed = gw.app.context.vault.seal(JSON.stringify(credential), tenant.account.id, instanceId);
   await gw.store.connections.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
   await gw.app.context.state.refresh();
+}
+
+/**
+ * Stores a tenant's connection sealed with a key of the gateway process a test starts itself
+ * (`GATEWAY_SECRET_KEYS=1:<key>`), before that process runs.
+ */
+export async function storeSealedConnection(
+  store: Pick<Repositories, 'connections'>,
+  key: string,
+  tenant: Tenant,
+  connectorKey: string,
+  credential: Readonly<Record<string, unknown>>,
+  instanceId = connectorKey,
+): Promise<void> {
+  const sealed = new Vault({ 1: key }).seal(JSON.stringify(credential), tenant.account.id, instanceId);
+  await store.connections.putConnection({ accountId: tenant.account.id, instanceId, connectorKey, ...sealed });
 }
 
 export interface Tenant {
