@@ -32,6 +32,7 @@ export const findCases: CasesHandler<'find_cases'> = async (args, ctx) => {
       const page = data.cases?.items ?? [];
       pagesScanned++;
       scanned += page.length;
+      ctx.progress(pagesScanned, args.maxPages, `${scanned} cases scanned`);
       for (const raw of page) {
         const c = toCase(raw);
         const haystack = [c.caseNumber, c.description, c.customer?.name]

@@ -52,6 +52,7 @@ export const aggregate: LedgerHandler<'aggregate'> = async (args, ctx) => {
     const rows = await session.query(entity, [...filters, ...order.entries, pageEntry(pageSize, pages * pageSize)]);
     pages++;
     rowsScanned += rows.length;
+    ctx.progress(pages, undefined, `${rowsScanned} rows read`);
     if (last !== undefined && rows.length > 0 && boundaryUnstable(order, last, rows[0]!)) unstableOrder = true;
     last = rows.at(-1);
     if (fold === undefined) {

@@ -156,8 +156,14 @@ export interface ToolContext<E = object, L = object, T = object> {
   /** The connector's and the tool's limits from the spec (tool limits win on a name clash). */
   readonly limits: L;
   readonly log: Logger;
-  /** Aborted when the call's deadline passes or the client goes away. */
+  /** Aborted when the call's deadline passes, the client goes away or cancels the call. */
   readonly signal: AbortSignal;
+  /**
+   * Reports progress (a client that asked for it sees `notifications/progress`): `done` units of
+   * work, of `total` when known, with a short message. Call it per upstream page or unit of work;
+   * the runtime drops reports that come too fast or do not grow. A no-op when nobody asked.
+   */
+  progress(done: number, total?: number, message?: string): void;
   readonly now: () => Date;
   /** Billing and calendar time zone of the deployment (default Europe/Copenhagen). */
   readonly timeZone: string;

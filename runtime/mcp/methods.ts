@@ -16,6 +16,7 @@ import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
+import type { CallProgress } from '../pipeline/progress.ts';
 
 /** One JSON-RPC request to one endpoint instance, from an authenticated caller. */
 export interface McpRequest {
@@ -31,6 +32,8 @@ export interface McpRequest {
   readonly selection: ToolSelection;
   /** Aborted when the client goes away; made on first use (only tools/call asks for it). */
   readonly signal: () => AbortSignal;
+  /** tools/call's progress, when the client asked for it and can receive it (an event stream). */
+  readonly progress?: CallProgress | undefined;
 }
 
 /** The methods of both protocol eras. */
@@ -163,6 +166,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
         signal: request.signal(),
         reqId: request.reqId,
         trace: traceContextFrom(request.params._meta, request.headers),
+        progress: request.progress,
       }),
     );
   }

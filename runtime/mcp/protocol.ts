@@ -35,7 +35,7 @@ export type Incoming =
       readonly method: string;
       readonly params: Record<string, unknown>;
     }
-  | { readonly kind: 'notification'; readonly method: string }
+  | { readonly kind: 'notification'; readonly method: string; readonly params: unknown }
   | { readonly kind: 'response' }
   | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly code: number; readonly message: string };
 
@@ -58,7 +58,7 @@ export function classify(body: unknown): Incoming {
     if ('result' in msg || 'error' in msg) return { kind: 'response' };
     return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: protocolText('method_missing') };
   }
-  if (!('id' in msg)) return { kind: 'notification', method: msg.method };
+  if (!('id' in msg)) return { kind: 'notification', method: msg.method, params: msg.params };
   if (typeof rawId !== 'string' && typeof rawId !== 'number')
     return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: protocolText('invalid_id') };
   if (

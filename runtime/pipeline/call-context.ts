@@ -21,6 +21,7 @@ import type {
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
+import type { CallProgress } from './progress.ts';
 import { renderToolReferences } from '../gateway-context.ts';
 
 /**
@@ -139,6 +140,8 @@ export interface CallScope {
   readonly redactor: Redactor;
   /** Writes of a `write: true` tool (runtime/pipeline/write-guard.ts); read tools get one that refuses. */
   readonly write: WriteGuard;
+  /** The call's progress, when its client asked for it (runtime/pipeline/progress.ts). */
+  readonly progress?: CallProgress | undefined;
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
@@ -191,6 +194,10 @@ class CallToolContext implements CallContext {
     this.tokens = scope.tokens;
     this.upstreamQuota = scope.upstreamQuota;
     this.write = scope.write;
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    this.#scope.progress?.report(done, total, message);
   }
 
   /** Made on the handler's first log line (a child logger costs a call that never logs). */

@@ -8,6 +8,7 @@ import type { Reservation } from '../metering/usage.ts';
 import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
+import type { CallProgress } from './progress.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
@@ -43,6 +44,8 @@ export interface ToolCallRequest {
    * The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace.
    */
   readonly trace?: TraceContext | undefined;
+  /** Progress notifications, when the client asked for them (`_meta.progressToken`). */
+  readonly progress?: CallProgress | undefined;
 }
 
 /**
@@ -63,6 +66,7 @@ export interface CallPlan {
   readonly now: Date;
   readonly reservation: Reservation | undefined;
   readonly redactor: Redactor;
+  readonly progress: CallProgress | undefined;
 }
 
 /** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */

@@ -21,6 +21,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.ts';
 import { type CallContext, type ConnectorTexts, createToolContext, toolLimits } from './call-context.ts';
+import type { CallProgress } from './progress.ts';
 import { createWriteGuard, noWrites, readOnlyClient } from './write-guard.ts';
 
 /** What opening a call needs from the deployment: made once (the gateway's, or a test's). */
@@ -64,6 +65,8 @@ export interface CallOpening {
   readonly logFields: object | undefined;
   /** Test hooks: the connector policy replaced, the client made by hand, or wrapped to record requests. */
   readonly policy?: UpstreamPolicy;
+  /** The call's progress, when its client asked for it: upstream answers count until the handler reports. */
+  readonly progress?: CallProgress | undefined;
   readonly upstream?: UpstreamClient;
   readonly wrapUpstream?: (client: UpstreamClient) => UpstreamClient;
 }
@@ -75,14 +78,22 @@ export interface CallOpening {
 export class CountingClient implements UpstreamClient {
   readonly baseUrl: string;
   readonly #inner: UpstreamClient;
+  readonly #progress: CallProgress | undefined;
   requests = 0;
-  constructor(inner: UpstreamClient) {
+  #answered = 0;
+  constructor(inner: UpstreamClient, progress?: CallProgress) {
     this.#inner = inner;
     this.baseUrl = inner.baseUrl;
+    this.#progress = progress;
   }
   request<T = unknown>(request: UpstreamRequest): Promise<UpstreamResponse<T>> {
     this.requests++;
-    return this.#inner.request<T>(request);
+    const answer = this.#inner.request<T>(request);
+    if (this.#progress === undefined) return answer;
+    return answer.then((response) => {
+      this.#progress!.upstreamAnswered(++this.#answered);
+      return response;
+    });
   }
 }
 
@@ -109,6 +120,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
         ...(spans ? { spans } : {}),
         ...(observe ? { onCall: (info: UpstreamCallInfo) => observe(connectorId, info) } : {}),
       }),
+    call.progress,
   );
   const write = call.mayWrite && tool.write;
   // A write tool reads through ctx.upstream and writes only through ctx.write (preview unless confirmed).
@@ -133,6 +145,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
     upstreamQuota: services.upstreamQuotas.forCall(descriptor.key, call.signal),
     texts: call.texts,
     redactor: call.redactor,
+    progress: call.progress,
   });
   return { ctx, upstream };
 }

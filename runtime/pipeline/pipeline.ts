@@ -228,6 +228,7 @@ export class Pipeline {
       now,
       reservation: fairUse.reservation,
       redactor,
+      progress: request.progress,
     };
     return redactor.run(async () => scrubResult(await this.#run(plan), redactor));
   }
@@ -383,6 +384,7 @@ export class Pipeline {
       redactor: plan.redactor,
       logger: g.log,
       logFields: fields,
+      progress: plan.progress,
     });
     try {
       const handler = connector.handlers[tool.name];

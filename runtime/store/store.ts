@@ -38,28 +38,8 @@ export interface TokenRecord {
   readonly scope: TokenScope | null;
 }
 
-/**
- * The scope of an API token: the connectors (keys) it may reach, per connector the toolsets it may
- * use (a connector absent from `toolsets` keeps every toolset), and read-only tools only.
- */
-export interface TokenScope {
-  readonly connectors: readonly string[];
-  readonly toolsets?: Readonly<Record<string, readonly string[]>>;
-  readonly readOnly?: boolean;
-}
-
-/**
- * An administrator's narrowing of one endpoint instance for the whole account: toolsets and tools
- * turned off, and read-only (docs/decisions/mcp-authorization.md, 'Tool settings of an instance').
- */
-export interface InstanceToolSettings {
-  readonly accountId: string;
-  readonly instanceId: string;
-  readonly disabledToolsets: readonly string[];
-  readonly disabledTools: readonly string[];
-  readonly readOnly: boolean;
-  readonly updatedAt: Date;
-}
+export type { InstanceToolSettings, TokenScope } from './scopes.ts';
+import type { InstanceToolSettings, TokenScope } from './scopes.ts';
 
 export interface Connection {
   readonly accountId: string;
@@ -175,50 +155,9 @@ export type PasswordLinkOutcome =
   | { readonly outcome: 'ok'; readonly userId: string }
   | { readonly outcome: 'used' | 'expired' | 'missing' };
 
-/** An assistant registered as an OAuth client (RFC 7591): public (no secret), so nothing here is secret. */
-export interface McpClient {
-  readonly clientId: string;
-  readonly clientName: string;
-  readonly redirectUris: readonly string[];
-  /** The registered client metadata (RFC 7591 §2) as JSON, as answered to the client. */
-  readonly metadata: string;
-  readonly createdAt: Date;
-}
-
-/** One consent: a user let a client reach some endpoints; its codes and tokens hang off it. */
-export interface McpGrant {
-  readonly id: string;
-  /** A registered client id, or the URL of a client ID metadata document. */
-  readonly clientId: string;
-  readonly clientName: string;
-  readonly userId: string;
-  readonly accountId: string;
-  /** Endpoint instance ids the grant's tokens are bound to (RFC 8707 resources). */
-  readonly endpoints: readonly string[];
-  /** What the assistant asked to be narrowed to (OAuth `scope`); null: everything the user may do. */
-  readonly scope: TokenScope | null;
-  readonly createdAt: Date;
-  readonly revokedAt: Date | null;
-}
-
-export interface McpCode {
-  readonly grant: McpGrant;
-  readonly redirectUri: string;
-  readonly codeChallenge: string;
-  readonly expiresAt: Date;
-  readonly usedAt: Date | null;
-}
-
-export type McpSingleUse =
-  | { readonly outcome: 'ok'; readonly grant: McpGrant }
-  | { readonly outcome: 'used'; readonly grant: McpGrant }
-  | { readonly outcome: 'expired' | 'missing' };
-
-export interface McpTokenRow {
-  readonly tokenHash: string;
-  readonly kind: 'access' | 'refresh';
-  readonly expiresAt: Date;
-}
+// MCP authorization's records and repository live in mcp-store.ts; named here with the rest.
+export type { McpClient, McpCode, McpGrant, McpRepository, McpSingleUse, McpTokenRow } from './mcp-store.ts';
+import type { McpRepository } from './mcp-store.ts';
 
 /** The rows of the hot-path tables, as a full snapshot holds them and as a change set answers them. */
 export interface HotPathRows {
@@ -464,39 +403,6 @@ export interface AuditRepository {
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The newest `limit` entries of an account, newest first. */
   listAudit(accountId: string, limit: number): Promise<AuditRecord[]>;
-}
-
-/**
- * MCP authorization (docs/decisions/mcp-authorization.md, 'The gateway is the OAuth authorization
- * server of the assistants'): clients, grants, codes and tokens (codes and tokens only as hashes,
- * so a copy of the database opens no assistant's access).
- */
-export interface McpRepository {
-  registerMcpClient(client: Omit<McpClient, 'createdAt'> & { source: string }): Promise<void>;
-  getMcpClient(clientId: string): Promise<McpClient | null>;
-  /** Stores a consent and its authorization code (by hash), in one transaction. */
-  createMcpGrant(
-    grant: Omit<McpGrant, 'createdAt' | 'revokedAt' | 'scope'> & { scope?: TokenScope | null },
-    code: { codeHash: string; redirectUri: string; codeChallenge: string; expiresAt: Date },
-  ): Promise<void>;
-  /** The code and its grant (used, expired or revoked ones too); null when unknown. */
-  findMcpCode(codeHash: string): Promise<McpCode | null>;
-  /** Atomically marks the code used; only the first call for an unexpired code of a live grant gets 'ok'. */
-  consumeMcpCode(codeHash: string, now: Date): Promise<McpSingleUse>;
-  storeMcpTokens(grantId: string, tokens: readonly McpTokenRow[]): Promise<void>;
-  /** Atomically marks a refresh token used (rotation); 'used' names the grant of a replayed one. */
-  consumeMcpRefreshToken(tokenHash: string, now: Date): Promise<McpSingleUse>;
-  /** The grant of an access token, and its expiry, when the grant is not revoked. */
-  findMcpAccessToken(tokenHash: string): Promise<{ grant: McpGrant; expiresAt: Date } | null>;
-  /** The grant of any token (access or refresh), revoked or not. */
-  findMcpTokenGrant(tokenHash: string): Promise<McpGrant | null>;
-  /** Revokes a grant and so every token of it; answers whether it was live. */
-  revokeMcpGrant(grantId: string, at: Date): Promise<boolean>;
-  getMcpGrant(grantId: string): Promise<McpGrant | null>;
-  /** The account's grants (every account's when none is named), newest first. */
-  listMcpGrants(accountId?: string): Promise<McpGrant[]>;
-  /** Deletes codes and tokens that expired before `before`; answers how many. */
-  purgeMcpAuthorization(before: Date): Promise<number>;
 }
 
 /**

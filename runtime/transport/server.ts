@@ -11,8 +11,8 @@ import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets, type McpMethods, type McpReply, type McpRequest } from '../mcp/methods.ts';
 import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
-import { headersSayModern, modernCode, requestRevision } from '../mcp/revision.ts';
-import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION, type JsonRpcId } from '../mcp/protocol.ts';
+import { headersSayModern, requestRevision } from '../mcp/revision.ts';
+import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../auth/mcp-authorization.ts';
 import { MemoryRateLimiter } from '../metering/rate-limit.ts';
@@ -28,11 +28,13 @@ import {
   parseBody,
   checkTokenScope,
   type IdentityLookup,
-  type Refusal,
   unauthorizedAt,
 } from './checks.ts';
 import { corsPolicy } from './cors.ts';
+import { AddressFailures, CALLER_REFUSALS, methodLabel, refuse } from './refusals.ts';
+import type { Identity } from '../store/state.ts';
 import { accountSelection, narrow } from '../tool-selection.ts';
+import { abortOnClose, InFlightCalls, type ProgressStream, progressStream } from './call-stream.ts';
 import { BodyTooLarge, readBody, sendJson } from '../io/http-io.ts';
 
 // node:http through getBuiltinModule, not an ESM import: importing it as a module makes Node fill
@@ -57,63 +59,6 @@ export interface HttpApp {
   readonly refusals: RefusalLog;
 }
 
-/** The refusal reasons of a caller check, by HTTP status. */
-const CALLER_REFUSALS: Readonly<Record<number, string>> = {
-  401: 'unauthorized',
-  429: 'auth_rate_limited',
-  503: 'caller_unverifiable',
-};
-
-/** Method names a metric label may take (the rest is `other`: a label set must stay bounded). */
-const KNOWN_METHODS = new Set([
-  'initialize',
-  'ping',
-  'tools/list',
-  'tools/call',
-  'server/discover',
-  'notifications/initialized',
-  'notifications/cancelled',
-]);
-const methodLabel = (method: string | undefined) =>
-  method === undefined ? 'unknown' : KNOWN_METHODS.has(method) ? method : 'other';
-
-/** Bodies of the refusals that carry no request id, rendered once. */
-const refusalBodies = new WeakMap<Refusal, string>();
-const modernRefusalBodies = new WeakMap<Refusal, string>();
-
-/**
- * Sends a refusal as it is: its status, its JSON-RPC error (with the request id when known) and
- * headers. To a request of the 2026 era (known from its MCP-Protocol-Version header, before the
- * body is read) the gateway's own codes are given from the application range instead: 2026-07-28
- * forbids undefined codes in -32020…-32099 (rate limited was -32029) and discourages -32000…-32019.
- */
-function refuse(res: ServerResponse, refusal: Refusal, id: JsonRpcId = null, modern = false): number {
-  const cache = modern ? modernRefusalBodies : refusalBodies;
-  let body = id === null ? cache.get(refusal) : undefined;
-  if (body === undefined) {
-    body = errorJson(id, modern ? modernCode(refusal.code) : refusal.code, refusal.message, refusal.data);
-    if (id === null) cache.set(refusal, body);
-  }
-  sendJson(res, refusal.status, body, refusal.headers);
-  return refusal.status;
-}
-
-/** Failed authentication of one request's client address (AuthFailures over the address buckets). */
-class AddressFailures implements AuthFailures {
-  readonly #buckets: MemoryRateLimiter;
-  readonly #req: IncomingMessage;
-  constructor(buckets: MemoryRateLimiter, req: IncomingMessage) {
-    this.#buckets = buckets;
-    this.#req = req;
-  }
-  exhausted(): boolean {
-    return !this.#buckets.available(this.#req.socket.remoteAddress ?? 'unknown');
-  }
-  failed(): void {
-    this.#buckets.take(this.#req.socket.remoteAddress ?? 'unknown');
-  }
-}
-
 // Long because: the router and its MCP, usage and CORS handlers share the server's state (requests in
 // flight, the allowed origins, the failure buckets, per-endpoint OAuth metadata) as one closure.
 // Candidate for splitting into route modules like the portal's.
@@ -125,6 +70,7 @@ export function createHttpApp(
 ): HttpApp {
   let inFlight = 0;
   const refusals = new RefusalLog(gateway.log, gateway.metrics);
+  const callsInFlight = new InFlightCalls();
   // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
   // when the public base URL changes: without PUBLIC_BASE_URL it is the listening address, known
   // only once listening (a port 0 is chosen then).
@@ -168,24 +114,28 @@ export function createHttpApp(
     return status;
   }
 
-  async function mcpRequest(
+  /** The caller behind the bearer token, or the status of the refusal already answered. */
+  function callerOf(
     req: IncomingMessage,
     res: ServerResponse,
     target: McpTarget,
-    reqId: string,
     modern: boolean,
-    seen: { method?: string },
-  ): Promise<number> {
+  ): Identity | number | Promise<Identity | number> {
+    const checked = checkCaller(req.headers.authorization, identify, failuresOf(req), oauthOf(target.endpoint));
+    // A token known to the snapshot is checked without a promise: no await on the hot path.
+    return checked instanceof Promise
+      ? checked.then((caller) => callerVerdict(req, res, target, modern, caller))
+      : callerVerdict(req, res, target, modern, checked);
+  }
+
+  function callerVerdict(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: McpTarget,
+    modern: boolean,
+    caller: Awaited<ReturnType<typeof checkCaller>>,
+  ): Identity | number {
     const { endpoint } = target;
-    const method = checkHttpMethod(req.method);
-    if (!method.ok) {
-      req.resume();
-      return refuse(res, method, null, modern);
-    }
-    const origin = checkOrigin(req.headers.origin, originsNow().allowed);
-    if (!origin.ok) return refuse(res, origin, null, modern);
-    const checked = checkCaller(req.headers.authorization, identify, failuresOf(req), oauthOf(endpoint));
-    const caller = checked instanceof Promise ? await checked : checked;
     if (!caller.ok) {
       req.resume();
       refusals.refused(
@@ -203,23 +153,44 @@ export function createHttpApp(
       }
       return refuse(res, caller, null, modern);
     }
-    const { identity } = caller;
-    // The client's selection of tools (path segments and headers), refused when it names an unknown toolset.
-    const chosen = clientSelection(target, req.headers);
-    // Narrowed by the token's scope and the account's settings of this instance: the narrowest applies.
-    const selected = chosen.ok
-      ? checkTokenScope(
-          identity,
-          endpoint.connector.config.key,
-          narrow(
-            chosen.selection,
-            accountSelection(
-              gateway.state.toolSettings(identity.account.id, endpoint.instanceId),
-              endpoint.connector.descriptor.toolsets,
-            ),
-          ),
-        )
-      : chosen;
+    return caller.identity;
+  }
+
+  /**
+   * The client's selection of tools (path segments and headers; an unknown toolset is refused),
+   * narrowed by the token's scope and the account's settings of this instance: the narrowest applies.
+   */
+  function selectionOf(target: McpTarget, headers: IncomingMessage['headers'], identity: Identity) {
+    const { endpoint } = target;
+    const chosen = clientSelection(target, headers);
+    if (!chosen.ok) return chosen;
+    const account = accountSelection(
+      gateway.state.toolSettings(identity.account.id, endpoint.instanceId),
+      endpoint.connector.descriptor.toolsets,
+    );
+    return checkTokenScope(identity, endpoint.connector.config.key, narrow(chosen.selection, account));
+  }
+
+  async function mcpRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: McpTarget,
+    reqId: string,
+    modern: boolean,
+    seen: { method?: string },
+  ): Promise<number> {
+    const { endpoint } = target;
+    const method = checkHttpMethod(req.method);
+    if (!method.ok) {
+      req.resume();
+      return refuse(res, method, null, modern);
+    }
+    const origin = checkOrigin(req.headers.origin, originsNow().allowed);
+    if (!origin.ok) return refuse(res, origin, null, modern);
+    const found = callerOf(req, res, target, modern);
+    const identity = found instanceof Promise ? await found : found;
+    if (typeof identity === 'number') return identity;
+    const selected = selectionOf(target, req.headers, identity);
     if (!selected.ok) {
       req.resume();
       return refuse(res, selected, null, modern);
@@ -251,7 +222,10 @@ export function createHttpApp(
       return 400;
     }
     if (message.kind !== 'request') {
-      // A notification or a response (neither era answers one).
+      // A notification or a response (neither era answers one). A cancellation of one of this
+      // caller's calls in flight on this process aborts it (docs/decisions/progress-and-cancellation.md).
+      if (message.kind === 'notification' && message.method === 'notifications/cancelled')
+        callsInFlight.cancel(identity.tokenId, message.params);
       res.writeHead(202).end();
       return 202;
     }
@@ -281,6 +255,10 @@ export function createHttpApp(
       return 404;
     }
     const aborted = abortOnClose(res);
+    const stream =
+      message.method === 'tools/call' ? progressStream(res, message.params, req.headers.accept) : undefined;
+    const untrack =
+      message.method === 'tools/call' ? callsInFlight.track(identity.tokenId, message.id, aborted) : undefined;
     const request: McpRequest = {
       endpoint,
       identity,
@@ -290,8 +268,13 @@ export function createHttpApp(
       headers: req.headers,
       signal: aborted.signal,
       selection: selected.selection,
+      progress: stream?.progress,
     };
-    return answer(res, served, message.method, request, aborted.release);
+    try {
+      return await answer(res, served, message.method, request, aborted.release, stream);
+    } finally {
+      untrack?.();
+    }
   }
 
   /**
@@ -303,6 +286,7 @@ export function createHttpApp(
     method: string,
     request: McpRequest,
     release: () => void,
+    stream?: ProgressStream,
   ): Promise<number> {
     let reply: McpReply;
     try {
@@ -327,10 +311,14 @@ export function createHttpApp(
         },
         'request failed',
       );
-      sendJson(res, 500, errorJson(request.id, ErrorCode.InternalError, protocolText('internal_error')));
+      const failure = errorJson(request.id, ErrorCode.InternalError, protocolText('internal_error'));
+      if (stream?.started) return stream.end(failure);
+      sendJson(res, 500, failure);
       return 500;
     }
     release();
+    // Progress already went out as an event stream: the result is its last event.
+    if (stream?.started) return stream.end(reply);
     sendJson(res, 200, reply);
     return 200;
   }
@@ -469,27 +457,4 @@ export function createHttpApp(
     );
   });
   return { server, inFlight: () => inFlight, refusals };
-}
-
-/**
- * The client going away aborts a call in progress: the signal (and the listener) is made only if a
- * method asks for it; `release` drops the listener once the answer is ready.
- */
-function abortOnClose(res: ServerResponse): { signal: () => AbortSignal; release: () => void } {
-  let controller: AbortController | undefined;
-  const onClose = () => {
-    if (!res.writableFinished) controller!.abort();
-  };
-  return {
-    signal: () => {
-      if (!controller) {
-        controller = new AbortController();
-        res.once('close', onClose);
-      }
-      return controller.signal;
-    },
-    release: () => {
-      if (controller) res.off('close', onClose);
-    },
-  };
 }
