@@ -78,6 +78,13 @@ for (const kind of ['embedded', 'postgres'] as const) {
         ciphertext: 'c',
         keyVersion: 1,
       });
+      await store.connections.putToolSettings({
+        accountId: t.account.id,
+        instanceId: 'erp',
+        disabledToolsets: [],
+        disabledTools: ['list_items'],
+        readOnly: true,
+      });
       const changes = (await store.changes.loadChanges(since, 1000))!;
       expect(changes.version).toBe(await store.changes.changeVersion());
       expect(changes.touched).toEqual({
@@ -87,7 +94,11 @@ for (const kind of ['embedded', 'postgres'] as const) {
         subscriptions: [[t.account.id, 'erp']],
         seats: [[t.user.id, 'register']],
         connections: [[t.account.id, 'erp']],
+        toolSettings: [[t.account.id, 'erp']],
       });
+      expect(changes.toolSettings).toMatchObject([
+        { instanceId: 'erp', disabledTools: ['list_items'], readOnly: true },
+      ]);
       expect(changes.tokens.map((x) => [x.id, x.revokedAt instanceof Date])).toEqual([[tokens[0]!.id, true]]);
       expect(changes.seats).toEqual([]);
       expect(changes.subscriptions).toEqual([{ accountId: t.account.id, connectorKey: 'erp' }]);
