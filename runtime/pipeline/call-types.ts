@@ -8,11 +8,16 @@ import type { Reservation } from '../metering/usage.ts';
 import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
+import type { PersonConfirmRequest } from './person-confirm.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** MCP 2026-07-28 multi round-trip (runtime/pipeline/person-confirm.ts): the person must answer first. */
+  resultType?: 'input_required';
+  inputRequests?: Record<string, unknown>;
+  requestState?: string;
 }
 
 /** What every log line of a call carries (never a credential or token). */
@@ -43,6 +48,8 @@ export interface ToolCallRequest {
    * The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace.
    */
   readonly trace?: TraceContext | undefined;
+  /** Whether and how the person confirms a write (runtime/pipeline/person-confirm.ts); absent: `confirm: true` suffices. */
+  readonly personConfirm?: PersonConfirmRequest | undefined;
 }
 
 /**
@@ -63,6 +70,7 @@ export interface CallPlan {
   readonly now: Date;
   readonly reservation: Reservation | undefined;
   readonly redactor: Redactor;
+  readonly personConfirm?: PersonConfirmRequest | undefined;
 }
 
 /** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
@@ -97,6 +105,11 @@ export function scrubResult(result: CallToolResult, redactor: Redactor): CallToo
     changed = true;
     return { ...block, text };
   });
+  if (result.inputRequests) {
+    // The preview shown to the person may quote what an upstream echoed.
+    const inputRequests = redactor.value(result.inputRequests) as Record<string, unknown>;
+    if (inputRequests !== result.inputRequests) return { ...result, content, inputRequests };
+  }
   if (!changed) return result;
   const scrubbed: CallToolResult = { ...result, content };
   if (result.structuredContent)
