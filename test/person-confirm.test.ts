@@ -141,7 +141,7 @@ describe('the pipeline steps', () => {
     const s = services(NOW, used);
     expect(await personStep(s, plan({}))).toEqual({ kind: 'ask' });
     const asked = await askPerson(s, plan({}), { preview });
-    expect(asked.kind).toBe('answer');
+    expect(asked.kind).toBe('input_required');
     const result = (asked as { result: { resultType?: string; requestState?: string } }).result;
     expect(result.resultType).toBe('input_required');
     const retry = plan({ requestState: result.requestState, inputResponses: yes });

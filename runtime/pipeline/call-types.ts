@@ -48,7 +48,7 @@ export interface ToolCallRequest {
    * The caller's trace context (`traceContextFrom(params._meta, headers)`); without one the call starts a new trace.
    */
   readonly trace?: TraceContext | undefined;
-  /** Whether and how the person confirms a write (runtime/pipeline/person-confirm.ts); absent: `confirm: true` suffices. */
+  /** Whether and how the person confirms a write (runtime/pipeline/person-confirm.ts); absent: `confirm: true` does. */
   readonly personConfirm?: PersonConfirmRequest | undefined;
 }
 

@@ -327,7 +327,12 @@ export async function askPerson(
   s: PersonServices,
   plan: PersonPlan,
   result: unknown,
-): Promise<Answer | { readonly kind: 'write'; readonly previewDigest: string } | { readonly kind: 'pass' }> {
+): Promise<
+  | Answer
+  | { readonly kind: 'input_required'; readonly result: Answer['result'] }
+  | { readonly kind: 'write'; readonly previewDigest: string }
+  | { readonly kind: 'pass' }
+> {
   const preview = previewOf(result);
   if (!preview) return { kind: 'pass' };
   const ask = plan.personConfirm?.askPerson;
@@ -337,9 +342,5 @@ export async function askPerson(
     return { kind: 'write', previewDigest: previewDigest(preview) };
   }
   const state = sealRequestState(s.vault, bindingOf(plan), plan.args, preview, s.now() + ttlMs(s));
-  return {
-    kind: 'answer',
-    code: 'confirm_declined',
-    result: { content: [], ...inputRequired(preview, textsOf(s), state) },
-  };
+  return { kind: 'input_required', result: { content: [], ...inputRequired(preview, textsOf(s), state) } };
 }

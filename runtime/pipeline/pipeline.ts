@@ -553,7 +553,7 @@ export class Pipeline {
       }
       if (step.kind === 'ask') {
         const asked = await askPerson(this.#personServices, plan, result);
-        if (asked.kind === 'answer') return asked.result;
+        if (asked.kind === 'answer' || asked.kind === 'input_required') return asked.result;
         if (asked.kind === 'write')
           return await this.#run({ ...plan, personConfirm: { elicitation: true, accepted: asked.previewDigest } });
       }
