@@ -167,6 +167,11 @@ describe('person-confirmed writes end to end (2.x client, 2026-07-28)', () => {
     expect(typeof (resultJson(result) as { draftInvoiceNumber?: unknown }).draftInvoiceNumber).toBe('number');
     expect(seen).toHaveLength(1);
     expect(posts()).toBe(before + 1);
+    // The write dedup holds across paths: the same arguments with `confirm: true` from a client
+    // without the capability, within the window, get the first outcome and write nothing.
+    const again = resultOf(await raw({ arguments: argsWith(4) }, {}));
+    expect(JSON.parse(again.content[0].text)).toEqual(resultJson(result));
+    expect(posts()).toBe(before + 1);
     await client.close();
   });
 
