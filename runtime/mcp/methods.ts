@@ -12,7 +12,8 @@ import type { LinkIssuer } from '../secrets/signed-links.ts';
 import type { Identity } from '../store/state.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
-import { ALL_PROTOCOL_VERSIONS, META_SERVER_INFO } from './revision.ts';
+import { ALL_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_SERVER_INFO } from './revision.ts';
+import type { PersonConfirmRequest } from '../pipeline/person-confirm.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
@@ -154,10 +155,11 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   const modernToolsList = (request: McpRequest): McpReply =>
     envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
-  async function callResult(request: McpRequest): Promise<string> {
+  async function callResult(request: McpRequest, personConfirm?: PersonConfirmRequest): Promise<string> {
     const { name, arguments: args } = request.params;
     return JSON.stringify(
       await pipeline.call({
+        personConfirm,
         endpoint: request.endpoint,
         identity: request.identity,
         name,
@@ -183,11 +185,32 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       ['tools/list', modernToolsList],
       [
         'tools/call',
-        async (request) =>
-          resultJson(request.id, `${(await callResult(request)).slice(0, -1)}${modernTail(request.endpoint)}}`),
+        async (request) => {
+          const result = await callResult(request, modernPersonConfirm(request.params));
+          // An input_required result carries its own resultType (runtime/pipeline/person-confirm.ts).
+          const tail = modernTail(request.endpoint);
+          const own = result.includes('"resultType":"input_required"') ? tail.slice(tail.indexOf(',"_meta"')) : tail;
+          return resultJson(request.id, `${result.slice(0, -1)}${own}}`);
+        },
       ],
     ]),
   };
+}
+
+/**
+ * 2026-07-28: the client's capabilities come with every request (`_meta`); a form-mode elicitation
+ * capability (`elicitation: {}` or `{ form: {} }`) lets the person confirm writes, and a retry
+ * carries `inputResponses` and `requestState`.
+ */
+export function modernPersonConfirm(params: Record<string, unknown>): PersonConfirmRequest {
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const capabilities = meta?.[META_CLIENT_CAPABILITIES] as Record<string, unknown> | undefined;
+  const elicitation = capabilities?.elicitation;
+  const form =
+    !!elicitation &&
+    typeof elicitation === 'object' &&
+    (Object.keys(elicitation).length === 0 || 'form' in (elicitation as Record<string, unknown>));
+  return { elicitation: form, inputResponses: params.inputResponses, requestState: params.requestState };
 }
 
 export function dispatch(methods: McpMethods, method: string, request: McpRequest): McpReply | Promise<McpReply> {

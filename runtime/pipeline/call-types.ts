@@ -9,11 +9,16 @@ import type { Redactor } from '../redact.ts';
 import type { TraceContext } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
 import type { CallProgress } from './progress.ts';
+import type { PersonConfirmRequest } from './person-confirm.ts';
 
 export interface CallToolResult {
   content: Array<{ type: 'text'; text: string }>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** MCP 2026-07-28 multi round-trip (runtime/pipeline/person-confirm.ts): the person must answer first. */
+  resultType?: 'input_required';
+  inputRequests?: Record<string, unknown>;
+  requestState?: string;
 }
 
 /** What every log line of a call carries (never a credential or token). */
@@ -46,6 +51,8 @@ export interface ToolCallRequest {
   readonly trace?: TraceContext | undefined;
   /** Progress notifications, when the client asked for them (`_meta.progressToken`). */
   readonly progress?: CallProgress | undefined;
+  /** Whether and how the person confirms a write (runtime/pipeline/person-confirm.ts); absent: `confirm: true` does. */
+  readonly personConfirm?: PersonConfirmRequest | undefined;
 }
 
 /**
@@ -67,6 +74,7 @@ export interface CallPlan {
   readonly reservation: Reservation | undefined;
   readonly redactor: Redactor;
   readonly progress: CallProgress | undefined;
+  readonly personConfirm?: PersonConfirmRequest | undefined;
 }
 
 /** The platform refusals whose text carries a link, each with a `<code>_no_link` variant for when none can be made. */
@@ -101,6 +109,11 @@ export function scrubResult(result: CallToolResult, redactor: Redactor): CallToo
     changed = true;
     return { ...block, text };
   });
+  if (result.inputRequests) {
+    // The preview shown to the person may quote what an upstream echoed.
+    const inputRequests = redactor.value(result.inputRequests) as Record<string, unknown>;
+    if (inputRequests !== result.inputRequests) return { ...result, content, inputRequests };
+  }
   if (!changed) return result;
   const scrubbed: CallToolResult = { ...result, content };
   if (result.structuredContent)

@@ -55,6 +55,8 @@ export interface CallOpening {
   readonly spanId?: string;
   /** `confirm === true` on a write tool's call (runtime/pipeline/write-guard.ts); false otherwise. */
   readonly confirmed: boolean;
+  /** The digest of the preview the person accepted (runtime/pipeline/person-confirm.ts), when they did. */
+  readonly expectPreview?: string | undefined;
   /** false for the connect form's check: its verify tool never writes. */
   readonly mayWrite: boolean;
   readonly dataLayer: DataLayer | undefined;
@@ -131,7 +133,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
     accountId: call.accountId,
     credential: call.credential,
     upstream: call.wrapUpstream ? call.wrapUpstream(handlerUpstream) : handlerUpstream,
-    write: write ? createWriteGuard(tool.name, call.confirmed, upstream) : noWrites,
+    write: write ? createWriteGuard(tool.name, call.confirmed, upstream, call.expectPreview) : noWrites,
     limits: toolLimits(descriptor, tool),
     logger: call.logger,
     logFields: call.logFields,

@@ -35,6 +35,7 @@ import { Redactor } from '../redact.ts';
 import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
 import { allows, EVERY_TOOL } from '../tool-selection.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
+import { askPerson, personStep, type PersonServices } from './person-confirm.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
@@ -49,6 +50,8 @@ export class Pipeline {
   readonly #refusals: Refusals;
   /** What opening a call needs from the gateway (open-call.ts), made once. */
   readonly #services: CallServices;
+  /** Writes the person confirms (person-confirm.ts), made once. */
+  readonly #personServices: PersonServices;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     // Once at start-up, never per call: the published check order must be the one made below.
@@ -60,6 +63,12 @@ export class Pipeline {
       now: () => gateway.now().getTime(),
       pollMs: WRITE_DEDUP_POLL_MS,
     });
+    this.#personServices = {
+      vault: gateway.vault,
+      writes: gateway.store.writes,
+      now: () => gateway.now().getTime(),
+      platform: gateway.platform,
+    };
     const { upstreamDuration } = gateway.metrics;
     this.#services = {
       vault: gateway.vault,
@@ -229,6 +238,7 @@ export class Pipeline {
       reservation: fairUse.reservation,
       redactor,
       progress: request.progress,
+      personConfirm: request.personConfirm,
     };
     return redactor.run(async () => scrubResult(await this.#run(plan), redactor));
   }
@@ -357,6 +367,11 @@ export class Pipeline {
    * request. A failure is answered as `failureAnswer` decides.
    */
   async #run(plan: CallPlan): Promise<CallToolResult> {
+    const step = await personStep(this.#personServices, plan);
+    if (step.kind === 'answer') {
+      this.#g.log.info({ ...plan.fields, tool: plan.tool.name, outcome: step.code }, 'write not confirmed');
+      return step.result;
+    }
     const { endpoint, identity, tool, args, fields, now, reservation } = plan;
     const g = this.#g;
     const connector = endpoint.connector;
@@ -365,7 +380,7 @@ export class Pipeline {
     let outcome = 'ok';
     let metered = true;
     const texts = this.#textsOf(endpoint);
-    const confirmed = tool.write && isConfirmed(args);
+    const confirmed = tool.write && isConfirmed(args) && step.kind !== 'ask';
     const { ctx, upstream } = openCall(this.#services, {
       descriptor: connector.descriptor,
       connectorId,
@@ -378,6 +393,7 @@ export class Pipeline {
       trace: plan.trace,
       spanId: fields.spanId,
       confirmed,
+      expectPreview: step.kind === 'write' ? step.previewDigest : undefined,
       mayWrite: true,
       dataLayer: tool.dataLayer ? bindDataLayer(g.store, identity.account.id, endpoint.instanceId) : undefined,
       texts,
@@ -403,6 +419,12 @@ export class Pipeline {
         );
       } else {
         result = await handler(args, ctx);
+      }
+      if (step.kind === 'ask') {
+        const asked = await askPerson(this.#personServices, plan, result);
+        if (asked.kind === 'answer' || asked.kind === 'input_required') return asked.result;
+        if (asked.kind === 'write')
+          return await this.#run({ ...plan, personConfirm: { elicitation: true, accepted: asked.previewDigest } });
       }
       const text = JSON.stringify(result ?? null);
       const envelope: CallToolResult = { content: [{ type: 'text', text }] };

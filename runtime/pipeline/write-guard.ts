@@ -19,8 +19,17 @@ export const noWrites: WriteGuard = {
   send: () => Promise.reject(new Error('a read tool cannot write')),
 };
 
-/** The guard of one write-tool call; `upstream` is the unrestricted client (counted by the pipeline). */
-export function createWriteGuard(action: string, confirmed: boolean, upstream: UpstreamClient): WriteGuard {
+/**
+ * The guard of one write-tool call; `upstream` is the unrestricted client (counted by the pipeline).
+ * `expectPreview`: the digest of the preview the person accepted (runtime/pipeline/person-confirm.ts);
+ * a write that differs from it is not sent.
+ */
+export function createWriteGuard(
+  action: string,
+  confirmed: boolean,
+  upstream: UpstreamClient,
+  expectPreview?: string,
+): WriteGuard {
   let sent = false;
   return {
     confirmed,
@@ -44,6 +53,8 @@ export function createWriteGuard(action: string, confirmed: boolean, upstream: U
           },
         };
       }
+      if (expectPreview !== undefined && previewDigest({ action, request }) !== expectPreview)
+        throw new ToolError('confirm_preview_changed', {});
       // One write per call: a handler cannot loop a write.
       if (sent) throw new Error('a write tool sends one write per call');
       sent = true;
@@ -87,6 +98,22 @@ export function canonicalJson(value: unknown): string {
     }
     return v;
   });
+}
+
+/** The digest of what a write sends (action, method, path, body): what the person accepted. */
+export function previewDigest(preview: {
+  readonly action: string;
+  readonly request: { readonly method: string; readonly path: string; readonly body?: unknown };
+}): string {
+  const { method, path, body } = preview.request;
+  return createHash('sha256')
+    .update(canonicalJson([preview.action, method, path, body ?? null]))
+    .digest('base64url');
+}
+
+/** The digest of a call's arguments (canonical JSON: key order does not matter). */
+export function argumentsDigest(args: Readonly<Record<string, unknown>>): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('base64url');
 }
 
 /** DECISIONS §17: account + instance + tool + canonical arguments, hashed. */
