@@ -4,6 +4,7 @@ import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { formatText, type ErrorParams } from '../handler-api/tool-error.ts';
 import type { LinkIssuer, LinkPurpose } from '../secrets/signed-links.ts';
 import type { Identity } from '../store/state.ts';
+import { currentRedactor } from '../redact.ts';
 import type { ConnectorTexts } from './call-context.ts';
 import {
   type CallLogFields,
@@ -67,6 +68,7 @@ export class Refusals {
   ): Promise<CallToolResult> {
     const text = texts.render(code, params);
     if (!texts.entry(code)?.reconnect) return textResult(text, true);
+    await this.#markReconnect(identity, endpoint, fields, currentRedactor().text(text));
     const connectUrl = await this.tryLink('connect', identity, endpoint, fields, tool);
     if (connectUrl === undefined) return textResult(text, true);
     const { descriptor } = endpoint.connector;
@@ -76,6 +78,26 @@ export class Refusals {
       connect_url: connectUrl,
     });
     return textResult(`${text}\n\n${instruction}`, true);
+  }
+
+  /**
+   * The connection needs a reconnect: the Connections page and the overview say so, with the time
+   * and the text, until a reconnect clears it. A store that fails is logged, never the call's answer.
+   */
+  async #markReconnect(identity: Identity, endpoint: Endpoint, fields: CallLogFields, reason: string): Promise<void> {
+    try {
+      const marked = await this.#g.store.connections.markReconnectRequired(
+        identity.account.id,
+        endpoint.instanceId,
+        reason,
+      );
+      if (marked) {
+        this.#g.log.warn({ ...fields, reason }, 'connection needs reconnecting');
+        await this.#g.state.refresh();
+      }
+    } catch (error) {
+      this.#g.log.warn({ ...fields, err: { message: (error as Error)?.message } }, 'reconnect mark not stored');
+    }
   }
 
   link(purpose: LinkPurpose, identity: Identity, endpoint: Endpoint): Promise<string> {

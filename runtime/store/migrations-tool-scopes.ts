@@ -1,5 +1,6 @@
-// Migrations 12–14: what narrows the tools a caller reaches — scopes on API tokens, an account's
-// tool settings per instance, scopes of OAuth grants (docs/decisions/mcp-authorization.md).
+// Migrations 12–15: what narrows the tools a caller reaches — scopes on API tokens, an account's
+// tool settings per instance, scopes of OAuth grants (docs/decisions/mcp-authorization.md) — and why
+// a connection needs reconnecting.
 // Part of `migrations` (migrations.ts); never edited once released.
 // Typed by shape, not by importing Migration: migrations.ts imports this file.
 export const TOOL_SCOPE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -85,6 +86,15 @@ CREATE TRIGGER instance_tool_settings_change_row AFTER INSERT OR UPDATE OR DELET
     // mcp-authorization.md, 'Scopes of OAuth grants'): NULL is everything the user may do.
     sql: `
 ALTER TABLE mcp_grants ADD COLUMN scope text;
+`,
+  },
+  {
+    version: 15,
+    name: 'connection_reconnect_reason',
+    // Why a connection needs reconnecting (issue 36: connection health): the connector's text a call
+    // got (key rejected, access expired), set with reconnect_required_at and cleared with it.
+    sql: `
+ALTER TABLE connections ADD COLUMN reconnect_reason text;
 `,
   },
 ];

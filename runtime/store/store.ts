@@ -54,6 +54,8 @@ export interface Connection {
   readonly updatedAt: Date;
   /** When the identity provider refused the grant at refresh (OAuth); null otherwise. A reconnect clears it. */
   readonly reconnectRequiredAt?: Date | null;
+  /** The connector's text that made it need reconnecting (a rejected key, expired access); null otherwise. */
+  readonly reconnectReason?: string | null;
 }
 
 /** One authorize redirect in flight (OAuth connect), as stored: never the state or verifier in clear. */
@@ -251,6 +253,11 @@ export interface ConnectionsRepository {
   getConnection(accountId: string, instanceId: string): Promise<Connection | null>;
   listConnections(accountId?: string): Promise<Connection[]>;
   deleteConnection(accountId: string, instanceId: string): Promise<void>;
+  /**
+   * Marks the connection as needing a reconnect because a call got `reason` (the connector's text
+   * for a rejected key or expired access); answers whether it was not marked yet. A reconnect clears it.
+   */
+  markReconnectRequired(accountId: string, instanceId: string, reason: string): Promise<boolean>;
   /** The instance's tool settings (null: none, every tool). */
   getToolSettings(accountId: string, instanceId: string): Promise<InstanceToolSettings | null>;
   /** Stores the settings; settings that narrow nothing are removed. */

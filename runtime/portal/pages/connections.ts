@@ -44,7 +44,10 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
       const since = connection
         ? ' <span class="note">' +
           `${t('status_since', { date: fmtDate(connection.reconnectRequiredAt ?? connection.updatedAt) })}` +
-          '</span>'
+          '</span>' +
+          (connection.reconnectRequiredAt && connection.reconnectReason
+            ? `<br><span class="note">${escapeHtml(connection.reconnectReason)}</span>`
+            : '')
         : '';
       const actions: string[] = [];
       if (g.state.hasSeat(user.id, e.connector.config.key)) {

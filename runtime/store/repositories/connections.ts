@@ -34,7 +34,8 @@ export class SqlConnections implements ConnectionsRepository {
          VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (account_id, instance_id) DO UPDATE
             SET connector_key = excluded.connector_key, ciphertext = excluded.ciphertext,
-                key_version = excluded.key_version, updated_at = now(), reconnect_required_at = NULL
+                key_version = excluded.key_version, updated_at = now(), reconnect_required_at = NULL,
+                reconnect_reason = NULL
          RETURNING ${CONNECTION_COLUMNS}`,
         [input.accountId, input.instanceId, input.connectorKey, input.ciphertext, input.keyVersion],
       );
@@ -67,6 +68,15 @@ export class SqlConnections implements ConnectionsRepository {
 
   async deleteConnection(accountId: string, instanceId: string): Promise<void> {
     await this.#db.query('DELETE FROM connections WHERE account_id = $1 AND instance_id = $2', [accountId, instanceId]);
+  }
+
+  async markReconnectRequired(accountId: string, instanceId: string, reason: string): Promise<boolean> {
+    const { rows } = await this.#db.query<{ instance_id: string }>(
+      'UPDATE connections SET reconnect_required_at = coalesce(reconnect_required_at, now()), reconnect_reason = ' +
+        '$3 WHERE account_id = $1 AND instance_id = $2 AND reconnect_reason IS NULL RETURNING instance_id',
+      [accountId, instanceId, reason.slice(0, 500)],
+    );
+    return rows.length > 0;
   }
 
   async getToolSettings(accountId: string, instanceId: string): Promise<InstanceToolSettings | null> {
@@ -164,7 +174,8 @@ export class SqlConnections implements ConnectionsRepository {
       const { write, value } = await fn(rows[0] === undefined ? null : toConnection(rows[0]));
       if (write && 'ciphertext' in write) {
         await db.query(
-          'UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL WHERE ' +
+          'UPDATE connections SET ciphertext = $3, key_version = $4, reconnect_required_at = NULL, ' +
+            'reconnect_reason = NULL WHERE ' +
             'account_id = $1 AND instance_id = $2',
           [accountId, instanceId, write.ciphertext, write.keyVersion],
         );

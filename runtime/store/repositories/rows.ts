@@ -78,7 +78,8 @@ export interface TokenRow {
 }
 
 export const CONNECTION_COLUMNS =
-  'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at, reconnect_required_at';
+  'account_id, instance_id, connector_key, ciphertext, key_version, created_at, updated_at, reconnect_required_at, ' +
+  'reconnect_reason';
 export interface ConnectionRow {
   account_id: string;
   instance_id: string;
@@ -88,6 +89,7 @@ export interface ConnectionRow {
   created_at: Date;
   updated_at: Date;
   reconnect_required_at: Date | null;
+  reconnect_reason?: string | null;
 }
 
 export const TOOL_SETTINGS_COLUMNS =
@@ -195,6 +197,7 @@ export function toConnection(r: ConnectionRow): Connection {
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
     reconnectRequiredAt: dateOrNull(r.reconnect_required_at ?? null),
+    reconnectReason: r.reconnect_reason ?? null,
   };
 }
 
