@@ -35,7 +35,7 @@ describe('connection health', () => {
     await store?.close();
   });
 
-  it('marks a connection whose key the upstream rejects, shows why and since when, and clears on reconnect', async () => {
+  it('marks a connection whose key is rejected, shows why and since when, clears on reconnect', async () => {
     await connectTenant(gw, tenant, 'cases', { apiKey: 'not-the-key' });
     const portal = await portalAs(gw, tenant.user);
     expect((await portal.get('/portal')).html).toContain('1 connected, 0 to reconnect.');

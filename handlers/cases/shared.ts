@@ -41,6 +41,7 @@ export async function accumulate<T>(options: {
     });
     const page = options.pick(data);
     const items = page?.items ?? [];
+    options.ctx.progress(scanned + items.length, undefined, `${scanned + items.length} rows read`);
     for (let i = 0; i < items.length; i++) {
       const row = items[i]!;
       scanned++;

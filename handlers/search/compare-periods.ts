@@ -44,6 +44,7 @@ async function periodTotals(
       startRow,
     });
     if (rows.length === 0) return sums.totals();
+    ctx.progress(startRow + rows.length, undefined, `${startRow + rows.length} rows of ${startDate}–${endDate} read`);
     const signature = pageSignature(rows);
     if (signature === previous) return sums.totals();
     previous = signature;
