@@ -5,7 +5,9 @@
 // accepted requestState, a tampered state and changed arguments write nothing more. A client
 // without the elicitation capability keeps the `confirm: true` flow.
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { formatText } from '../runtime/handler-api/tool-error.ts';
@@ -209,5 +211,36 @@ describe('person-confirmed writes end to end (2.x client, 2026-07-28)', () => {
     expect(result.resultType).toBe('complete');
     expect(JSON.parse(result.content[0].text).draftInvoiceNumber).toEqual(expect.any(Number));
     expect(posts()).toBe(before + 1);
+  });
+
+  it('2025-06-18: the official 1.x client with an elicitation handler is asked on the call stream', async () => {
+    const seen: string[] = [];
+    let reply: Answer = { action: 'decline' };
+    const client = new Client({ name: 'person-confirm-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      seen.push(request.params.message);
+      return reply;
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/invoicing/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${tenant.token}` } },
+      }),
+    );
+    try {
+      const before = posts();
+      const declined = await client.callTool({ name: TOOL, arguments: argsWith(11) });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toContain('/invoices/drafts');
+      expect(resultText(declined)).toMatch(/^Nothing has been written/);
+      expect(posts()).toBe(before);
+      reply = { action: 'accept', content: { confirm: true } };
+      const accepted = await client.callTool({ name: TOOL, arguments: argsWith(12) });
+      expect(seen).toHaveLength(2);
+      expect(accepted.isError ?? false, resultText(accepted)).toBe(false);
+      expect(JSON.parse(resultText(accepted)).draftInvoiceNumber).toEqual(expect.any(Number));
+      expect(posts()).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
   });
 });

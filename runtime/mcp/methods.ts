@@ -13,7 +13,7 @@ import type { Identity } from '../store/state.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
 import { ALL_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_SERVER_INFO } from './revision.ts';
-import type { PersonConfirmRequest } from '../pipeline/person-confirm.ts';
+import type { AskPerson, PersonConfirmRequest } from '../pipeline/person-confirm.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
@@ -35,6 +35,8 @@ export interface McpRequest {
   readonly signal: () => AbortSignal;
   /** tools/call's progress, when the client asked for it and can receive it (an event stream). */
   readonly progress?: CallProgress | undefined;
+  /** 2025 revisions: asks the person on the call's event stream (`elicitation/create`), when the client can show it. */
+  readonly askPerson?: ((question: unknown, signal: AbortSignal) => Promise<unknown>) | undefined;
 }
 
 /** The methods of both protocol eras. */
@@ -178,7 +180,17 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       ['initialize', initialize],
       ['ping', (request) => resultJson(request.id, '{}')],
       ['tools/list', toolsList],
-      ['tools/call', async (request) => resultJson(request.id, await callResult(request))],
+      [
+        'tools/call',
+        async (request) =>
+          resultJson(
+            request.id,
+            await callResult(
+              request,
+              request.askPerson ? { elicitation: true, askPerson: request.askPerson as AskPerson } : undefined,
+            ),
+          ),
+      ],
     ]),
     modern: new Map<string, MethodHandler>([
       ['server/discover', discover],

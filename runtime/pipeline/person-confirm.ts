@@ -196,8 +196,7 @@ export function judgeRetry(
   } catch {
     claims = undefined;
   }
-  if (claims?.v !== 1 || claims.a !== argumentsDigest(args))
-    return { kind: 'refuse', code: 'confirm_state_invalid' };
+  if (claims?.v !== 1 || claims.a !== argumentsDigest(args)) return { kind: 'refuse', code: 'confirm_state_invalid' };
   if (!(now < claims.e)) return { kind: 'refuse', code: 'confirm_state_expired' };
   const answer =
     inputResponses && typeof inputResponses === 'object'

@@ -34,7 +34,15 @@ import { corsPolicy } from './cors.ts';
 import { AddressFailures, CALLER_REFUSALS, methodLabel, refuse } from './refusals.ts';
 import type { Identity } from '../store/state.ts';
 import { accountSelection, narrow } from '../tool-selection.ts';
-import { abortOnClose, InFlightCalls, type ProgressStream, progressStream } from './call-stream.ts';
+import {
+  abortOnClose,
+  ClientAnswers,
+  ElicitingCallers,
+  hasProgressToken,
+  InFlightCalls,
+  type ProgressStream,
+  progressStream,
+} from './call-stream.ts';
 import { BodyTooLarge, readBody, sendJson } from '../io/http-io.ts';
 
 // node:http through getBuiltinModule, not an ESM import: importing it as a module makes Node fill
@@ -71,6 +79,8 @@ export function createHttpApp(
   let inFlight = 0;
   const refusals = new RefusalLog(gateway.log, gateway.metrics);
   const callsInFlight = new InFlightCalls();
+  const clientAnswers = new ClientAnswers();
+  const eliciting = new ElicitingCallers();
   // Browser origins allowed on the MCP endpoints: the public origin and ALLOWED_ORIGINS. Built again
   // when the public base URL changes: without PUBLIC_BASE_URL it is the listening address, known
   // only once listening (a port 0 is chosen then).
@@ -226,6 +236,8 @@ export function createHttpApp(
       // caller's calls in flight on this process aborts it (docs/decisions/progress-and-cancellation.md).
       if (message.kind === 'notification' && message.method === 'notifications/cancelled')
         callsInFlight.cancel(identity.tokenId, message.params);
+      // A client's answer to a question the gateway asked on a call's stream (elicitation/create).
+      else if (message.kind === 'response' && parsed.ok) clientAnswers.settle(identity.tokenId, parsed.body);
       res.writeHead(202).end();
       return 202;
     }
@@ -254,9 +266,15 @@ export function createHttpApp(
       );
       return 404;
     }
+    if (revision.era === 'legacy' && message.method === 'initialize')
+      eliciting.initialized(identity.tokenId, message.params);
     const aborted = abortOnClose(res);
+    // The person can be asked on a 2025 call's stream when its client said it shows elicitations.
+    const askable = revision.era === 'legacy' && eliciting.has(identity.tokenId);
     const stream =
-      message.method === 'tools/call' ? progressStream(res, message.params, req.headers.accept) : undefined;
+      message.method === 'tools/call' && (hasProgressToken(message.params) || askable)
+        ? progressStream(res, message.params, req.headers.accept, clientAnswers, identity.tokenId)
+        : undefined;
     const untrack =
       message.method === 'tools/call' ? callsInFlight.track(identity.tokenId, message.id, aborted) : undefined;
     const request: McpRequest = {
@@ -269,6 +287,8 @@ export function createHttpApp(
       signal: aborted.signal,
       selection: selected.selection,
       progress: stream?.progress,
+      askPerson:
+        askable && stream ? (question, signal) => stream.request('elicitation/create', question, signal) : undefined,
     };
     try {
       return await answer(res, served, message.method, request, aborted.release, stream);
