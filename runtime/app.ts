@@ -102,7 +102,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
   // Store outages: one line when they start, one when they end
   // (docs/decisions/operations.md, 'Store outages are logged when they start and end').
-  const redisOutage = new OutageLog({ store: 'redis', setting: 'REDIS_URL', log, probe: async () => shared?.ping() });
+  const redisOutage = new OutageLog({
+    store: 'redis',
+    setting: 'REDIS_URL',
+    log,
+    probe: async () => {
+      // Started without Redis: until connect() has returned the store, nothing answers yet.
+      if (!shared) throw new Error('shared store: not connected yet');
+      await shared.ping();
+    },
+  });
   const storeOutage = new OutageLog({
     store: config.databaseUrl ? 'postgres' : 'embedded',
     setting: config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR',

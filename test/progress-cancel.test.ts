@@ -2,6 +2,7 @@
 // accepts an event stream gets `notifications/progress` and then its result on that stream; without
 // a token the answer stays one JSON body; `notifications/cancelled` naming a call in flight aborts
 // it, and its upstream requests stop within one page.
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,38 @@ describe('progress and cancellation of a long tools/call', () => {
       sandbox.setSwitches({ latencyMs: 0 });
     }
   }, 90_000);
+
+  it.each([
+    ['pinned to 2026-07-28', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
+    ['in auto mode', {}],
+  ])(
+    'sends progress to the official 2.x client %s, then the result',
+    async (_mode, options) => {
+      sandbox.setSwitches({ latencyMs: 120 });
+      try {
+        const client = new ModernClient({ name: 'progress-2x', version: '2.0.0' }, options as never);
+        await client.connect(
+          new ModernTransport(new URL(`${gw.url}/ledger/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${tenant.token}` } },
+          }),
+        );
+        const seen: number[] = [];
+        try {
+          const result = await client.callTool({ name: 'ledger__aggregate', arguments: AGGREGATE }, {
+            onprogress: (p: { progress: number }) => seen.push(p.progress),
+            timeout: 60_000,
+          } as never);
+          expect(result.isError).toBeFalsy();
+          expect(seen.length).toBeGreaterThan(1);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        sandbox.setSwitches({ latencyMs: 0 });
+      }
+    },
+    90_000,
+  );
 
   it('answers one JSON body without a progress token, and for a call that ends before any progress', async () => {
     const plain = await post({

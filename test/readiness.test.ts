@@ -141,7 +141,7 @@ describe('/readyz', needs('postgres', 'redis'), () => {
     });
     const url = late.url(REDIS_URL);
     const started = await startGateway(store, {
-      logger: pino({ level: 'warn' }, sink),
+      logger: pino({ level: 'info' }, sink),
       env: { REDIS_URL: url, REDIS_PREFIX: `test-late-${schema}:`, FAIR_USE_STORE_TIMEOUT_MS: '300' },
     });
     try {
@@ -155,6 +155,10 @@ describe('/readyz', needs('postgres', 'redis'), () => {
       late.setMode('forward');
       await until('Redis used once it answers', async () => (await readyz(started.url)).body.degraded === undefined);
       expect(await (await fetch(`${started.url}/metrics`)).text()).toContain('gateway_degraded{dependency="redis"} 0');
+      // One outage: started at the failed connect, ended once Redis answered (not before it existed).
+      await until('the outage logged as ended', async () => lines.some((l) => l.includes('outage ended')));
+      expect(lines.filter((l) => l.includes('outage started') && l.includes('REDIS_URL'))).toHaveLength(1);
+      expect(lines.filter((l) => l.includes('outage ended'))).toHaveLength(1);
     } finally {
       await started.close();
       await late.close();
@@ -168,6 +172,15 @@ describe('/readyz', needs('postgres', 'redis'), () => {
       (error: unknown) => error as Error,
     );
     expect(failure?.message).toMatch(/^REDIS_URL redis:\/\/ops@127\.0\.0\.1:\d+ did not answer: WRONGPASS/);
+    expect(failure?.message).not.toContain('not-a-real-pw-41');
+  });
+
+  it('refuses a REDIS_URL that is not a URL, without echoing its password', async () => {
+    const failure = await startGateway(store, { env: { REDIS_URL: 'redis://ops:not-a-real-pw-41@[bad' } }).then(
+      (started) => started.close().then(() => undefined),
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toMatch(/REDIS_URL/);
     expect(failure?.message).not.toContain('not-a-real-pw-41');
   });
 });

@@ -196,7 +196,9 @@ export function envValue(
       );
     }
     // The value is not echoed for credentials and keys.
-    const shown = setting.form === 'secretKeys' || /_(PASSWORD|SECRET|TOKEN)$/.test(name) ? '' : `, got "${raw}"`;
+    // A URL is echoed without the password of its user information (redis://user:pw@host).
+    const echoed = raw.replace(/(\/\/[^:@/]*):[^@/]*@/, '$1@');
+    const shown = setting.form === 'secretKeys' || /_(PASSWORD|SECRET|TOKEN)$/.test(name) ? '' : `, got "${echoed}"`;
     throw new ConfigError(`${name} must be ${setting.expected}${shown}`);
   }
   return value;
