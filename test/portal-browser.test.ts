@@ -165,6 +165,15 @@ describe(
       expect(await page.textContent('[role=status]')).toContain('Connected.');
       expect(await page.textContent('main')).toContain('connected');
       await check(page, '10-connections-connected');
+      // The instance's tool settings: every toolset on, nothing changed yet; usable on a phone too.
+      await page.getByRole('link', { name: 'Tools of cases', exact: true }).click();
+      expect(await page.getByRole('checkbox', { checked: true }).count()).toBeGreaterThan(1);
+      await check(page, '10a-tools');
+      await page.setViewportSize({ width: 375, height: 800 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      await check(page, '10b-tools-375');
+      await page.setViewportSize({ width: 1100, height: 800 });
+      await page.goto(`${gw.url}/portal/connections`);
     }, 60_000);
 
     it('creates a token for the assistant (shown once) and sees usage grow as the assistant calls tools', async () => {

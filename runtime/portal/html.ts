@@ -74,7 +74,7 @@ label.check{font-weight:400;margin:.3rem 0}
 fieldset{border:1px solid #dde;border-radius:4px;margin:1rem 0;padding:.4rem 1rem}
 legend{font-weight:600;padding:0 .3rem}
 input[type=text],input[type=password],input[type=email],input[type=number],select{width:100%;max-width:28rem;
-padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem}
+padding:.5rem;border:1px solid #667;border-radius:4px;font-size:1rem;box-sizing:border-box}
 button{margin-top:1rem;padding:.55rem 1.1rem;border:0;border-radius:4px;background:#2456c9;color:#fff;font-size:1rem;
 cursor:pointer}
 button.secondary{background:#fff;color:#1a44a8;border:1px solid #1a44a8}button.danger{background:#a11}
