@@ -126,3 +126,41 @@ export function renderJson(v: Verdict, labels: Labels): string {
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
+
+/** GitHub workflow command escaping: data escapes %, CR, LF; a property also `:` and `,`. */
+const ghData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const ghProperty = (text: string) => ghData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/**
+ * GitHub Actions annotations on the spec lines: `::error` for a breaking change not acknowledged
+ * (and a dangerous one when `failOn` is dangerous), `::warning` for a dangerous one, `::notice` for
+ * an acknowledged breaking one; information is not annotated. A change no spec line holds is
+ * annotated without a file. Ends with the summary line.
+ */
+export function renderGithub(
+  v: Verdict,
+  locate: (where: string) => { file: string; line: number } | undefined,
+  failOn: 'breaking' | 'dangerous' = 'breaking',
+): string {
+  const lines: string[] = [];
+  for (const c of v.changes) {
+    if (c.severity === 'info') continue;
+    const level =
+      c.severity === 'breaking'
+        ? c.acknowledged === undefined
+          ? 'error'
+          : 'notice'
+        : failOn === 'dangerous'
+          ? 'error'
+          : 'warning';
+    const at = locate(c.where);
+    const props = [
+      ...(at ? [`file=${ghProperty(at.file)}`, `line=${at.line}`] : []),
+      `title=${ghProperty(`${c.severity}: ${c.code}`)}`,
+    ];
+    const ack = c.acknowledged !== undefined ? ` (acknowledged: ${c.acknowledged})` : '';
+    lines.push(`::${level} ${props.join(',')}::${ghData(`${c.where}: ${c.message}${ack} [${c.id}]`)}`);
+  }
+  lines.push(summaryLine(v));
+  return `${lines.join('\n')}\n`;
+}
