@@ -8,7 +8,7 @@ import { run } from '../bin/catalog-diff.ts';
 import { applyAcknowledgements } from '../codegen/diff/acknowledge.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { specLocator } from '../codegen/diff/locations.ts';
-import { renderGithub } from '../codegen/diff/render.ts';
+import { renderGithub, renderMarkdown, textChange } from '../codegen/diff/render.ts';
 import { GOLDEN } from './support/golden.ts';
 import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 
@@ -90,5 +90,31 @@ describe('--format github and --fail-on', () => {
     io = capture();
     expect(await run([...files(head), '--fail-on', 'info'], io)).toBe(2);
     expect(io.errors).toContain('unknown --fail-on `info`');
+  });
+});
+
+describe('text changes show both texts', () => {
+  it('a changed error text: both texts in the Markdown, and the tools that return it', () => {
+    const head = goldenCatalog();
+    head.connectors[0].errors.rejected.text = 'Refused by the shop.';
+    const md = renderMarkdown(applyAcknowledgements(diffCatalogs(goldenCatalog(), head), []), {
+      base: 'main',
+      head: 'branch',
+    });
+    const row = md.split('\n').find((l) => l.includes('error-text-changed:demo/errors.rejected'))!;
+    expect(row).toContain(
+      'before: “{upstream} rejected the request: {field}: {messages}” → after: “Refused by the shop.”',
+    );
+    const returning = goldenCatalog()
+      .connectors[0].tools.filter((t: { errors?: string[] }) => t.errors?.includes('rejected'))
+      .map((t: { name: string }) => `demo__${t.name}`);
+    expect(returning.length).toBeGreaterThan(0);
+    expect(row).toContain(`returned by ${returning.join(', ')}`);
+  });
+
+  it('a long text is shown as a word diff', () => {
+    const long = 'word '.repeat(40);
+    expect(textChange(`${long}old tail`, `${long}new tail`)).toBe('word diff: … [-old-] {+new+} …');
+    expect(textChange('short', undefined)).toBe('before: “short” → after: “none”');
   });
 });

@@ -445,7 +445,7 @@ describe('catalog diff: outputs', () => {
     expect(plain).not.toContain('\x1b[');
     expect(plain).toContain('BREAKING (1)\n  demo/list_orders/input.status: argument input.status removed');
     expect(plain).toContain('argument-removed:demo/list_orders/input.status');
-    expect(plain).toContain('(changes model behaviour)');
+    expect(plain).toContain('tool title changed (before: “List orders” → after: “Orders”; changes model behaviour)');
     expect(plain).toContain('1 breaking (0 acknowledged), 0 dangerous, 2 info');
     expect(plain).toContain('not acknowledged');
     expect(renderText(verdict(), labels, true)).toContain('\x1b[31m');

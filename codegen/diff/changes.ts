@@ -117,6 +117,8 @@ export interface CatalogChange {
   readonly before?: unknown;
   readonly after?: unknown;
   readonly modelBehaviour?: true;
+  /** For a changed error text: the tools that can return it (their `errors` list its code). */
+  readonly tools?: readonly string[];
   /** The reviewer's reason, when an acknowledgement names this change. */
   readonly acknowledged?: string;
 }

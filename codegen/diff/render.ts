@@ -25,8 +25,44 @@ function counts(v: Verdict) {
   return { breaking: of('breaking'), acknowledged, dangerous: of('dangerous'), info: of('info') };
 }
 
+/** Texts longer than this are shown as a word diff (the changed words between the common ends). */
+const LONG_TEXT = 120;
+
+/** The old and the new text of a text change, or a word diff `… [-old-] {+new+} …` for long ones. */
+export function textChange(before: unknown, after: unknown): string | undefined {
+  if (typeof before !== 'string' && typeof after !== 'string') return undefined;
+  const a = typeof before === 'string' ? before : '';
+  const b = typeof after === 'string' ? after : '';
+  if (a.length <= LONG_TEXT && b.length <= LONG_TEXT)
+    return `before: “${typeof before === 'string' ? a : 'none'}” → after: “${typeof after === 'string' ? b : 'none'}”`;
+  const wa = a.split(/(\s+)/);
+  const wb = b.split(/(\s+)/);
+  let head = 0;
+  while (head < wa.length && head < wb.length && wa[head] === wb[head]) head++;
+  let tail = 0;
+  while (tail < wa.length - head && tail < wb.length - head && wa[wa.length - 1 - tail] === wb[wb.length - 1 - tail])
+    tail++;
+  const removed = wa
+    .slice(head, wa.length - tail)
+    .join('')
+    .trim();
+  const added = wb
+    .slice(head, wb.length - tail)
+    .join('')
+    .trim();
+  const lead = head > 0 ? '… ' : '';
+  const trail = tail > 0 ? ' …' : '';
+  const change = [removed ? `[-${removed}-]` : '', added ? `{+${added}+}` : ''].filter(Boolean).join(' ');
+  return `word diff: ${lead}${change}${trail}`;
+}
+
 function notes(c: CatalogChange): string[] {
   const out: string[] = [];
+  if (c.modelBehaviour || c.code.startsWith('error-') || c.code.startsWith('tool-reference-')) {
+    const text = textChange(c.before, c.after);
+    if (text) out.push(text);
+  }
+  if (c.tools?.length) out.push(`returned by ${c.tools.join(', ')}`);
   if (c.stability) out.push(`${c.stability}: ${c.classSeverity} → ${c.severity}`);
   if (c.modelBehaviour) out.push('changes model behaviour');
   return out;
