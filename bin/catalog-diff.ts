@@ -11,7 +11,8 @@ import {
   parseAcknowledgements,
 } from '../codegen/diff/acknowledge.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
-import { renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
+import { specLocator } from '../codegen/diff/locations.ts';
+import { renderGithub, renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { loadArgument, loadWorkingTree, mergeBase, SourceError, type Loaded } from '../codegen/diff/sources.ts';
 
 export const HELP = `Usage: npm run catalog:diff -- [BASE] [HEAD] [options]
@@ -19,13 +20,17 @@ export const HELP = `Usage: npm run catalog:diff -- [BASE] [HEAD] [options]
   BASE, HEAD         a git ref (its committed generated/catalog.json) or a catalog file;
                      BASE defaults to the merge base of HEAD with main (origin/main, else main),
                      HEAD to the working tree (its specs, generated in memory)
-  --format <f>       text (default; colour on a terminal unless NO_COLOR), markdown, json
+  --format <f>       text (default; colour on a terminal unless NO_COLOR), markdown, json,
+                     github (::error/::warning annotations on the spec lines)
+  --fail-on <s>      breaking (default: fail on an unacknowledged breaking change) or
+                     dangerous (fail on a dangerous change too)
   --ack <file>       acknowledgements (default: ${ACKNOWLEDGEMENTS_FILE} in the checkout)
   --ci               a no-op when there is no merge base with main, or HEAD is the merge base
   --root <dir>       checkout to read (default: this one)
   --help             print this help
 
-Exit status: 0 no unacknowledged breaking change, 1 there is one, 2 the diff could not run.`;
+Exit status: 0 nothing to fail on, 1 an unacknowledged breaking change (or with --fail-on dangerous
+a dangerous one), 2 the diff could not run.`;
 
 export interface Io {
   readonly out: (text: string) => void;
@@ -35,7 +40,8 @@ export interface Io {
 
 interface Options {
   readonly positional: string[];
-  readonly format: 'text' | 'markdown' | 'json';
+  readonly format: 'text' | 'markdown' | 'json' | 'github';
+  readonly failOn: 'breaking' | 'dangerous';
   readonly ack?: string;
   readonly ci: boolean;
   readonly root: string;
@@ -44,6 +50,7 @@ interface Options {
 function parseArgs(argv: readonly string[]): Options | string {
   const positional: string[] = [];
   let format: Options['format'] = 'text';
+  let failOn: Options['failOn'] = 'breaking';
   let ack: string | undefined;
   let ci = false;
   let root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,8 +64,13 @@ function parseArgs(argv: readonly string[]): Options | string {
     try {
       if (arg === '--format') {
         const f = value();
-        if (f !== 'text' && f !== 'markdown' && f !== 'json') return `unknown format \`${f}\` (text, markdown, json)`;
+        if (f !== 'text' && f !== 'markdown' && f !== 'json' && f !== 'github')
+          return `unknown format \`${f}\` (text, markdown, json, github)`;
         format = f;
+      } else if (arg === '--fail-on') {
+        const f = value();
+        if (f !== 'breaking' && f !== 'dangerous') return `unknown --fail-on \`${f}\` (breaking, dangerous)`;
+        failOn = f;
       } else if (arg === '--ack') ack = value();
       else if (arg === '--root') root = resolve(value());
       else if (arg === '--ci') ci = true;
@@ -69,7 +81,7 @@ function parseArgs(argv: readonly string[]): Options | string {
     }
   }
   if (positional.length > 2) return 'at most two catalogs: BASE and HEAD';
-  return { positional, format, ...(ack ? { ack } : {}), ci, root };
+  return { positional, format, failOn, ...(ack ? { ack } : {}), ci, root };
 }
 
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -119,9 +131,14 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         ? renderJson(verdict, labels)
         : options.format === 'markdown'
           ? renderMarkdown(verdict, labels)
-          : renderText(verdict, labels, io.colour),
+          : options.format === 'github'
+            ? renderGithub(verdict, specLocator(root), options.failOn)
+            : renderText(verdict, labels, io.colour),
     );
-    return verdict.ok ? 0 : 1;
+    const dangerous = options.failOn === 'dangerous' && verdict.changes.some((c) => c.severity === 'dangerous');
+    if (dangerous && options.format !== 'github')
+      io.err('catalog:diff: --fail-on dangerous: the diff has dangerous changes.\n');
+    return verdict.ok && !dangerous ? 0 : 1;
   } catch (error) {
     if (error instanceof SourceError || error instanceof AcknowledgementError) {
       io.err(`catalog:diff: ${error.message}\n`);

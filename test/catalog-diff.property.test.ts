@@ -1,11 +1,14 @@
 // Properties of catalog:diff over random catalogs (fast-check): a catalog diffed with itself is
 // empty, and every single mutation (a value changed, or a member or element removed) anywhere in
 // a random catalog is reported, each change in a named class, none in the catch-all `changed`.
+// Over random schema pairs (a, b) with b a narrowing of a: narrowing an input or widening an
+// output is breaking, widening an input or narrowing an output is information only.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHANGE_CLASSES, SEVERITIES } from '../codegen/diff/changes.ts';
 import type { Catalog } from '../codegen/diff/catalog.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
+import { diffSchema, type Side } from '../codegen/diff/schema-diff.ts';
 
 const word = fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/);
 const text = fc.stringMatching(/^[A-Za-z {}.]{1,20}$/);
@@ -251,6 +254,112 @@ describe('catalog diff properties', () => {
         expect(new Set(changes.map((x) => x.id)).size).toBe(changes.length);
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+type Node = Record<string, any>;
+
+/** Every way to narrow one node of a schema (each accepts a subset of what the node accepted). */
+function narrowings(node: Node): Array<(n: Node) => void> {
+  const ops: Array<(n: Node) => void> = [];
+  for (const key of ['minimum', 'minLength', 'minItems'])
+    if (typeof node[key] === 'number') ops.push((n) => (n[key] += 1));
+  for (const key of ['maximum', 'maxLength', 'maxItems'])
+    if (typeof node[key] === 'number') ops.push((n) => (n[key] -= 1));
+  if (node.type === 'integer' && node.maximum === undefined) ops.push((n) => (n.maximum = 5000));
+  if (node.type === 'string') {
+    if (node.pattern === undefined) ops.push((n) => (n.pattern = '^[0-9]+$'));
+    else if (node.pattern === '^[0-9]+$') ops.push((n) => (n.pattern = '^[0-9]{1,8}$'));
+    if (node.format === undefined) ops.push((n) => (n.format = 'date'));
+  }
+  if (Array.isArray(node.enum) && node.enum.length > 1) ops.push((n) => n.enum.pop());
+  if (Array.isArray(node.type) && node.type.includes('null')) {
+    ops.push((n) => (n.type = 'number'));
+    ops.push((n) => (n.type = 'integer'));
+  }
+  if (node.type === 'array' && node.uniqueItems === undefined) ops.push((n) => (n.uniqueItems = true));
+  if (node.type === 'object') {
+    const required: string[] = node.required ?? [];
+    for (const name of Object.keys(node.properties ?? {}))
+      if (!required.includes(name)) ops.push((n) => (n.required = [...(n.required ?? []), name]));
+    if (node.additionalProperties !== false) ops.push((n) => (n.additionalProperties = false));
+  }
+  return ops;
+}
+
+/** The nodes of a schema, by path: the root, its properties' and its items' schemas. */
+function nodes(node: Node, path: Array<string> = []): Array<{ path: string[]; node: Node }> {
+  const out = [{ path, node }];
+  for (const [name, child] of Object.entries<Node>(node.properties ?? {}))
+    out.push(...nodes(child, [...path, 'properties', name]));
+  if (node.items && typeof node.items === 'object') out.push(...nodes(node.items, [...path, 'items']));
+  return out;
+}
+
+/** One narrowing step anywhere in the schema, or none when no node can be narrowed. */
+function narrowOnce(schema: Node): fc.Arbitrary<Node | undefined> {
+  const steps = nodes(schema).flatMap(({ path, node }) => narrowings(node).map((op) => ({ path, op })));
+  if (steps.length === 0) return fc.constant(undefined);
+  return fc.constantFrom(...steps).map(({ path, op }) => {
+    const copy = structuredClone(schema);
+    op(path.reduce<Node>((n, seg) => n[seg], copy));
+    return copy;
+  });
+}
+
+/** A schema and a narrowing of it by one to three steps (schemas nothing in can be narrowed are left out). */
+const narrowedPair = objectSchema
+  .chain((a) =>
+    narrowOnce(a)
+      .chain((b) =>
+        b
+          ? fc.oneof(
+              fc.constant(b),
+              narrowOnce(b).map((c) => c ?? b),
+            )
+          : fc.constant(undefined),
+      )
+      .chain((b) =>
+        b
+          ? fc.oneof(
+              fc.constant(b),
+              narrowOnce(b).map((c) => c ?? b),
+            )
+          : fc.constant(undefined),
+      )
+      .map((b): readonly [Node, Node | undefined] => [a, b]),
+  )
+  .filter((pair): pair is readonly [Node, Node] => pair[1] !== undefined);
+
+function severities(a: Node, b: Node, side: Side): string[] {
+  const out: string[] = [];
+  diffSchema(a, b, side, side === 'input' ? 'input' : 'result', (code) => out.push(CHANGE_CLASSES[code].severity));
+  return out;
+}
+
+describe('catalog diff properties: schemas in their direction', () => {
+  it('b narrows a: input a→b breaks, output a→b is information only', () => {
+    fc.assert(
+      fc.property(narrowedPair, ([a, b]) => {
+        expect(severities(a, b, 'input')).toContain('breaking');
+        const output = severities(a, b, 'output');
+        expect(output.length).toBeGreaterThan(0);
+        expect(output.every((s) => s === 'info')).toBe(true);
+      }),
+      { numRuns: 500, endOnFailure: true },
+    );
+  });
+
+  it('and symmetric: input b→a is information only, output b→a breaks', () => {
+    fc.assert(
+      fc.property(narrowedPair, ([a, b]) => {
+        const input = severities(b, a, 'input');
+        expect(input.length).toBeGreaterThan(0);
+        expect(input.every((s) => s === 'info')).toBe(true);
+        expect(severities(b, a, 'output')).toContain('breaking');
+      }),
+      { numRuns: 500, endOnFailure: true },
     );
   });
 });

@@ -97,9 +97,14 @@ const severityPairs: Record<Severity, Pair[]> = {
       expect: [{ code: 'output-field-removed', where: 'demo/list_orders/result.count' }],
     },
     {
-      name: 'output field narrowed',
-      change: (c) => (orders(c).result.properties.items.items.properties.total.type = 'number'),
-      expect: [{ code: 'output-narrowed', where: 'demo/list_orders/result.items[].total' }],
+      name: 'output widened (a value clients were not promised)',
+      change: (c) => orders(c).result.properties.items.items.properties.status.enum.push('void'),
+      expect: [{ code: 'output-widened', where: 'demo/list_orders/result.items[].status' }],
+    },
+    {
+      name: 'output field no longer always present',
+      change: (c) => (orders(c).result.required = ['items']),
+      expect: [{ code: 'output-widened', where: 'demo/list_orders/result.count' }],
     },
     {
       name: 'changed error text',
@@ -181,11 +186,6 @@ const severityPairs: Record<Severity, Pair[]> = {
       expect: [{ code: 'setting-changed', where: 'platform/limits.connectLinkValidSeconds' }],
     },
     {
-      name: 'output widened',
-      change: (c) => orders(c).result.properties.items.items.properties.status.enum.push('void'),
-      expect: [{ code: 'output-widened', where: 'demo/list_orders/result.items[].status' }],
-    },
-    {
       name: 'a text now names another tool',
       change: (c) =>
         (c.connectors[0].description = c.connectors[0].description.replace('demo__list_orders', 'demo__get_customer')),
@@ -218,6 +218,11 @@ const severityPairs: Record<Severity, Pair[]> = {
       name: 'widened argument bound',
       change: (c) => (orders(c).input.properties.limit.maximum = 500),
       expect: [{ code: 'constraint-loosened', where: 'demo/list_orders/input.limit' }],
+    },
+    {
+      name: 'output narrowed (fewer values than promised)',
+      change: (c) => (orders(c).result.properties.items.items.properties.total.type = 'number'),
+      expect: [{ code: 'output-narrowed', where: 'demo/list_orders/result.items[].total' }],
     },
     {
       name: 'added enum value',
@@ -440,7 +445,7 @@ describe('catalog diff: outputs', () => {
     expect(plain).not.toContain('\x1b[');
     expect(plain).toContain('BREAKING (1)\n  demo/list_orders/input.status: argument input.status removed');
     expect(plain).toContain('argument-removed:demo/list_orders/input.status');
-    expect(plain).toContain('(changes model behaviour)');
+    expect(plain).toContain('tool title changed (before: “List orders” → after: “Orders”; changes model behaviour)');
     expect(plain).toContain('1 breaking (0 acknowledged), 0 dangerous, 2 info');
     expect(plain).toContain('not acknowledged');
     expect(renderText(verdict(), labels, true)).toContain('\x1b[31m');
@@ -498,7 +503,7 @@ describe('catalog diff: from spec to verdict', () => {
       expect(changes.map((c) => [c.code, c.severity])).toEqual(
         expect.arrayContaining([
           ['enum-value-removed', 'dangerous'],
-          ['output-narrowed', 'dangerous'],
+          ['output-narrowed', 'info'],
           ['limit-raised-upstream', 'dangerous'],
         ]),
       );

@@ -30,7 +30,10 @@ export const CHANGE_CLASSES = {
   'constraint-tightened': { severity: 'breaking', title: 'argument constraint tightened' },
   'limit-lowered': { severity: 'breaking', title: 'result, input or upstream limit lowered' },
   'output-field-removed': { severity: 'breaking', title: 'output field removed' },
-  'output-narrowed': { severity: 'breaking', title: 'output field narrowed' },
+  'output-widened': {
+    severity: 'breaking',
+    title: 'output widened (clients may get values or absences they were not promised)',
+  },
   'structured-content-removed': {
     severity: 'breaking',
     title: 'structuredContent and output schemas no longer served',
@@ -53,7 +56,6 @@ export const CHANGE_CLASSES = {
   'limit-added': { severity: 'dangerous', title: 'limit added' },
   'limit-removed': { severity: 'dangerous', title: 'limit removed' },
   'limit-kind-changed': { severity: 'dangerous', title: 'limit kind changed' },
-  'output-widened': { severity: 'dangerous', title: 'output widened (clients may see values they do not handle)' },
   'upstream-changed': { severity: 'dangerous', title: 'upstream changed' },
   'error-behaviour-changed': { severity: 'dangerous', title: 'error reconnect flag or upstream classes changed' },
   'data-layer-changed': { severity: 'dangerous', title: 'data layer use changed' },
@@ -77,6 +79,10 @@ export const CHANGE_CLASSES = {
   'constraint-loosened': { severity: 'info', title: 'argument constraint loosened' },
   'limit-raised': { severity: 'info', title: 'limit widened' },
   'output-field-added': { severity: 'info', title: 'output field added or now always present' },
+  'output-narrowed': {
+    severity: 'info',
+    title: 'output narrowed (fewer values: a client of the wider output handles them)',
+  },
   'structured-content-added': { severity: 'info', title: 'structuredContent and output schemas now served' },
   'error-added': { severity: 'info', title: 'error text added' },
   'error-when-changed': { severity: 'info', title: 'error situation described differently' },
@@ -111,6 +117,8 @@ export interface CatalogChange {
   readonly before?: unknown;
   readonly after?: unknown;
   readonly modelBehaviour?: true;
+  /** For a changed error text: the tools that can return it (their `errors` list its code). */
+  readonly tools?: readonly string[];
   /** The reviewer's reason, when an acknowledgement names this change. */
   readonly acknowledged?: string;
 }

@@ -181,7 +181,25 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
       if (t.write === true)
         out.add(stabilityOf(b), 'write-tool-added', `${b.key}/${t.name}`, `write tool ${b.key}/${t.name} added`);
   }
-  return out.changes;
+  return out.changes.map((c) => withTools(c, head));
+}
+
+/** An error text change names the tools of the head catalog that list its code (a platform error: any tool's). */
+function withTools(c: CatalogChange, head: Catalog): CatalogChange {
+  const m = /^([^/]+)\/errors\.([^/#]+)$/.exec(c.where);
+  if (!m || (c.code !== 'error-text-changed' && c.code !== 'error-removed')) return c;
+  const [, key, code] = m;
+  const sections =
+    key === 'platform'
+      ? [
+          { prefix: '', tools: head.platform.systemTools ?? [] },
+          ...head.connectors.map((x) => ({ prefix: `${x.defaultId}__`, tools: x.tools })),
+        ]
+      : head.connectors.filter((x) => x.key === key).map((x) => ({ prefix: `${x.defaultId}__`, tools: x.tools }));
+  const tools = sections.flatMap((s) =>
+    s.tools.filter((t) => t.errors?.includes(code!)).map((t) => `${s.prefix}${t.name}`),
+  );
+  return tools.length ? { ...c, tools } : c;
 }
 
 /** `complete`: both catalogs are format 2 or later, so a key one lacks was removed rather than not yet published. */

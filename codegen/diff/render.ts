@@ -25,8 +25,44 @@ function counts(v: Verdict) {
   return { breaking: of('breaking'), acknowledged, dangerous: of('dangerous'), info: of('info') };
 }
 
+/** Texts longer than this are shown as a word diff (the changed words between the common ends). */
+const LONG_TEXT = 120;
+
+/** The old and the new text of a text change, or a word diff `… [-old-] {+new+} …` for long ones. */
+export function textChange(before: unknown, after: unknown): string | undefined {
+  if (typeof before !== 'string' && typeof after !== 'string') return undefined;
+  const a = typeof before === 'string' ? before : '';
+  const b = typeof after === 'string' ? after : '';
+  if (a.length <= LONG_TEXT && b.length <= LONG_TEXT)
+    return `before: “${typeof before === 'string' ? a : 'none'}” → after: “${typeof after === 'string' ? b : 'none'}”`;
+  const wa = a.split(/(\s+)/);
+  const wb = b.split(/(\s+)/);
+  let head = 0;
+  while (head < wa.length && head < wb.length && wa[head] === wb[head]) head++;
+  let tail = 0;
+  while (tail < wa.length - head && tail < wb.length - head && wa[wa.length - 1 - tail] === wb[wb.length - 1 - tail])
+    tail++;
+  const removed = wa
+    .slice(head, wa.length - tail)
+    .join('')
+    .trim();
+  const added = wb
+    .slice(head, wb.length - tail)
+    .join('')
+    .trim();
+  const lead = head > 0 ? '… ' : '';
+  const trail = tail > 0 ? ' …' : '';
+  const change = [removed ? `[-${removed}-]` : '', added ? `{+${added}+}` : ''].filter(Boolean).join(' ');
+  return `word diff: ${lead}${change}${trail}`;
+}
+
 function notes(c: CatalogChange): string[] {
   const out: string[] = [];
+  if (c.modelBehaviour || c.code.startsWith('error-') || c.code.startsWith('tool-reference-')) {
+    const text = textChange(c.before, c.after);
+    if (text) out.push(text);
+  }
+  if (c.tools?.length) out.push(`returned by ${c.tools.join(', ')}`);
   if (c.stability) out.push(`${c.stability}: ${c.classSeverity} → ${c.severity}`);
   if (c.modelBehaviour) out.push('changes model behaviour');
   return out;
@@ -125,4 +161,42 @@ export function renderJson(v: Verdict, labels: Labels): string {
     unusedAcknowledgements: v.unused,
   };
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** GitHub workflow command escaping: data escapes %, CR, LF; a property also `:` and `,`. */
+const ghData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const ghProperty = (text: string) => ghData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/**
+ * GitHub Actions annotations on the spec lines: `::error` for a breaking change not acknowledged
+ * (and a dangerous one when `failOn` is dangerous), `::warning` for a dangerous one, `::notice` for
+ * an acknowledged breaking one; information is not annotated. A change no spec line holds is
+ * annotated without a file. Ends with the summary line.
+ */
+export function renderGithub(
+  v: Verdict,
+  locate: (where: string) => { file: string; line: number } | undefined,
+  failOn: 'breaking' | 'dangerous' = 'breaking',
+): string {
+  const lines: string[] = [];
+  for (const c of v.changes) {
+    if (c.severity === 'info') continue;
+    const level =
+      c.severity === 'breaking'
+        ? c.acknowledged === undefined
+          ? 'error'
+          : 'notice'
+        : failOn === 'dangerous'
+          ? 'error'
+          : 'warning';
+    const at = locate(c.where);
+    const props = [
+      ...(at ? [`file=${ghProperty(at.file)}`, `line=${at.line}`] : []),
+      `title=${ghProperty(`${c.severity}: ${c.code}`)}`,
+    ];
+    const ack = c.acknowledged !== undefined ? ` (acknowledged: ${c.acknowledged})` : '';
+    lines.push(`::${level} ${props.join(',')}::${ghData(`${c.where}: ${c.message}${ack} [${c.id}]`)}`);
+  }
+  lines.push(summaryLine(v));
+  return `${lines.join('\n')}\n`;
 }

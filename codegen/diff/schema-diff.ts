@@ -1,9 +1,13 @@
-// Compares two JSON Schemas of the spec format's subset (docs/spec-format.md) in a direction:
-// for an input a narrower schema refuses calls that passed before (breaking) and a wider one is
-// information; for an output a narrower schema takes away what clients read (breaking) and a wider
-// one hands them values they may not handle (dangerous). No installed package ranks schema changes
-// by direction (json-schema-compare only says equal or not), and the subset is small and closed.
+// Compares two JSON Schemas of the spec format's subset (docs/spec-format.md) in a direction. Each
+// keyword's change makes the set of valid values narrower or wider: for an input a narrower schema
+// refuses calls that passed before (breaking) and a wider one is information; for an output a
+// wider schema hands clients values they were not promised (breaking) and a narrower one only
+// values a client of the wider one already handles (information). A change whose direction cannot
+// be told (a pattern that is neither narrower nor wider) counts as the breaking one for its side.
+// No installed package ranks schema changes by direction (json-schema-compare only says equal or
+// not), and the subset is small and closed; patterns are compared as languages (patterns.ts).
 import type { ChangeCode } from './changes.ts';
+import { comparePatterns } from './patterns.ts';
 
 export type Side = 'input' | 'output';
 type Schema = Record<string, unknown>;
@@ -68,6 +72,9 @@ function widened(side: Side, kind: 'type' | 'enum' | 'constraint'): ChangeCode {
   return kind === 'type' ? 'type-widened' : kind === 'enum' ? 'enum-value-added' : 'constraint-loosened';
 }
 
+/** Both narrower and wider (or not known): what breaks on this side (an input refuses, an output surprises). */
+const eitherWay = (side: Side): ChangeCode => (side === 'output' ? 'output-widened' : 'constraint-tightened');
+
 /** `input.a.b[]` style paths; a root property of the input is an argument. */
 const child = (path: string, name: string) => `${path}.${name}`;
 
@@ -131,19 +138,7 @@ export function diffSchema(a: unknown, b: unknown, side: Side, path: string, rep
     report(tighter ? narrowed(side, 'constraint') : widened(side, 'constraint'), path, words, x, y, key);
   }
 
-  // Pattern, format, uniqueness: added or changed counts as tighter (a changed pattern may refuse old values).
-  for (const key of ['pattern', 'format', 'uniqueItems'] as const) {
-    if (same(a[key], b[key])) continue;
-    const removed = b[key] === undefined || b[key] === false;
-    report(
-      removed ? widened(side, 'constraint') : narrowed(side, 'constraint'),
-      path,
-      `${key} of ${path}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`,
-      a[key],
-      b[key],
-      key,
-    );
-  }
+  diffKeywords(a, b, side, path, report);
 
   diffProperties(a, b, side, path, report);
 
@@ -276,7 +271,7 @@ function diffProperties(a: Schema, b: Schema, side: Side, path: string, report: 
         );
       else
         report(
-          rb.has(name) ? 'output-field-added' : 'output-narrowed',
+          rb.has(name) ? 'output-field-added' : 'output-widened',
           at,
           `${at} is ${rb.has(name) ? 'now always present' : 'no longer always present'}`,
           ra.has(name),
@@ -305,5 +300,28 @@ function diffProperties(a: Schema, b: Schema, side: Side, path: string, report: 
       rb.has(name),
       `required.${name}`,
     );
+  }
+}
+
+/**
+ * Pattern, format, uniqueness. Added is narrower and removed wider; a changed pattern is compared
+ * as a language; a changed format is neither (each format accepts strings the other refuses).
+ */
+function diffKeywords(a: Schema, b: Schema, side: Side, path: string, report: Report): void {
+  for (const key of ['pattern', 'format', 'uniqueItems'] as const) {
+    if (same(a[key], b[key])) continue;
+    const absent = (v: unknown) => v === undefined || v === false;
+    const words = `${key} of ${path}: ${json(a[key]) ?? 'none'} → ${json(b[key]) ?? 'none'}`;
+    let direction: 'narrower' | 'wider' | 'equal' | 'either';
+    if (absent(b[key])) direction = 'wider';
+    else if (absent(a[key])) direction = 'narrower';
+    else if (key === 'pattern' && typeof a[key] === 'string' && typeof b[key] === 'string') {
+      const relation = comparePatterns(a[key], b[key]);
+      direction = relation === 'other' || relation === 'unknown' ? 'either' : relation;
+    } else direction = 'either';
+    if (direction === 'equal') report('schema-changed', path, `${words} (the same strings)`, a[key], b[key], key);
+    else if (direction === 'narrower') report(narrowed(side, 'constraint'), path, words, a[key], b[key], key);
+    else if (direction === 'wider') report(widened(side, 'constraint'), path, words, a[key], b[key], key);
+    else report(eitherWay(side), path, `${words} (neither narrower nor wider)`, a[key], b[key], key);
   }
 }
