@@ -170,7 +170,10 @@ describe(
       expect(await page.getByRole('checkbox', { checked: true }).count()).toBeGreaterThan(1);
       await check(page, '10a-tools');
       await page.setViewportSize({ width: 375, height: 800 });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      const pageWidth = () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+          .scrollWidth;
+      expect(await page.evaluate(pageWidth)).toBeLessThanOrEqual(375);
       await check(page, '10b-tools-375');
       await page.setViewportSize({ width: 1100, height: 800 });
       await page.goto(`${gw.url}/portal/connections`);
