@@ -49,12 +49,19 @@ export function allows(selection: ToolSelection, tool: ToolDescriptor): boolean 
 /** A canonical text for a selection ('' for every tool): the key under which its tools/list is cached. */
 export function selectionKey(selection: ToolSelection): string {
   if (selection === EVERY_TOOL) return '';
-  const sorted = (set: ReadonlySet<string> | undefined) => (set ? [...set].sort().join(',') : '*');
-  return (
-    `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}` +
-    `|${selection.readOnly ? 'ro' : ''}`
-  );
+  let key = selectionKeys.get(selection);
+  if (key === undefined) {
+    const sorted = (set: ReadonlySet<string> | undefined) => (set ? [...set].sort().join(',') : '*');
+    key =
+      `${sorted(selection.toolsets)}|${selection.disabledTools ? [...selection.disabledTools].sort().join(',') : ''}` +
+      `|${selection.readOnly ? 'ro' : ''}`;
+    selectionKeys.set(selection, key);
+  }
+  return key;
 }
+
+/** Keys of selections made once and reused (a path's selection, an account's settings row). */
+const selectionKeys = new WeakMap<ToolSelection, string>();
 
 /**
  * The selection an API token's scope allows on one connector: null when the token may not reach

@@ -31,6 +31,21 @@ const keyOf = (inner: string, headers: Record<string, string> = {}) => {
 };
 
 describe('client selection', () => {
+  it('makes a selection path\'s target and verdict once, and never keeps a path that names nothing', () => {
+    const first = mcpTarget(endpoints, 'books/x/contacts/readonly')!;
+    expect(mcpTarget(endpoints, 'books/x/contacts/readonly')).toBe(first);
+    expect(clientSelection(first, {})).toBe(clientSelection(first, {}));
+    // A header still narrows per request, from the same kept target.
+    const withHeader = clientSelection(first, { [TOOLSETS_HEADER]: 'invoices' });
+    expect(withHeader).not.toBe(clientSelection(first, {}));
+    expect(withHeader.ok && [...(withHeader.selection.toolsets ?? [])]).toEqual([]);
+    // Other endpoint sets (another gateway in the same process) do not share kept targets.
+    const other = new Map(endpoints);
+    expect(mcpTarget(other, 'books/x/contacts/readonly')).not.toBe(first);
+    expect(mcpTarget(endpoints, 'books/x/%E0%A4%A/mcp')).toBeUndefined();
+    expect(mcpTarget(endpoints, 'nobooks/x/contacts')).toBeUndefined();
+  });
+
   it('resolves the path forms, in their one order, on every instance', () => {
     expect(mcpTarget(endpoints, 'books')).toBe(mcpTarget(endpoints, 'books'));
     expect(mcpTarget(endpoints, 'books-2/x/contacts')).toMatchObject({

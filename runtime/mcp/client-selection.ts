@@ -41,6 +41,28 @@ export function mcpTarget(endpoints: ReadonlyMap<string, Endpoint>, inner: strin
     }
     return target;
   }
+  // A client uses one selection path for every request of a conversation: its target (and below,
+  // its selection) is made once per set of endpoints, a bounded number of paths kept.
+  let known = selectionTargets.get(endpoints);
+  if (!known) {
+    known = new Map();
+    selectionTargets.set(endpoints, known);
+  }
+  const seen = known.get(inner);
+  if (seen) return seen;
+  const target = parseTarget(endpoints, inner);
+  if (target) {
+    if (known.size >= SELECTION_PATHS_KEPT) known.delete(known.keys().next().value!);
+    known.set(inner, Object.freeze(target));
+  }
+  return target;
+}
+
+/** Selection paths (`/<instance>/x/…`, `/readonly`) whose target is kept per set of endpoints. */
+const SELECTION_PATHS_KEPT = 256;
+const selectionTargets = new WeakMap<ReadonlyMap<string, Endpoint>, Map<string, McpTarget>>();
+
+function parseTarget(endpoints: ReadonlyMap<string, Endpoint>, inner: string): McpTarget | undefined {
   const parts = inner.split('/');
   const endpoint = endpoints.get(parts[0]!);
   if (!endpoint) return undefined;
@@ -113,8 +135,23 @@ function toolsetSelection(endpoint: Endpoint, list: string): ToolSelection | Sel
 export function clientSelection(target: McpTarget, headers: Headers): SelectionVerdict {
   const header = headerText(headers[TOOLSETS_HEADER]);
   const readOnlyHeader = headerText(headers[READONLY_HEADER]);
-  if (target.toolsets === undefined && !target.readOnly && header === undefined && readOnlyHeader === undefined)
-    return ALL;
+  if (header === undefined && readOnlyHeader === undefined) {
+    if (target.toolsets === undefined && !target.readOnly) return ALL;
+    // The path alone selects: the same verdict for every request on this (kept) target.
+    let verdict = pathVerdicts.get(target);
+    if (!verdict) {
+      verdict = select(target, undefined, undefined);
+      pathVerdicts.set(target, verdict);
+    }
+    return verdict;
+  }
+  return select(target, header, readOnlyHeader);
+}
+
+/** The verdict of a target's path segments alone, made once per target. */
+const pathVerdicts = new WeakMap<McpTarget, SelectionVerdict>();
+
+function select(target: McpTarget, header: string | undefined, readOnlyHeader: string | undefined): SelectionVerdict {
   let selection: ToolSelection = EVERY_TOOL;
   for (const list of [target.toolsets, header]) {
     if (list === undefined) continue;

@@ -166,6 +166,8 @@ const CALL_BODY = JSON.stringify({
   params: { name: 'register__hent_virksomhed', arguments: { cvrNummer: 12345674 } },
 });
 const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+/** A selection in use: the register endpoint narrowed to one toolset by the path form. */
+const SELECTED_LIST_PATH = '/register/x/companies/mcp';
 
 async function once(url: string, body: string, token?: string): Promise<{ status: number; text: string }> {
   const res = await request(url, {
@@ -456,6 +458,30 @@ async function main(): Promise<void> {
       `the tools/list floor answers ${Buffer.byteLength(floorListed.text)} ` +
         `bytes, the gateway ${Buffer.byteLength(listed.text)}`,
     );
+  // The same with a selection in use (issue 34): one toolset by the path form. Its list is cached apart
+  // from the whole list; the floor again answers exactly the gateway's bytes.
+  const selectedListed = await once(`${String(gateway.info['url'])}${SELECTED_LIST_PATH}`, LIST_BODY, tokens[0]);
+  const selectedResult = (JSON.parse(selectedListed.text) as { result?: { tools?: unknown[] } }).result;
+  if (selectedListed.status !== 200 || selectedResult?.tools === undefined)
+    throw new Error(
+      `the selected tools/list answered HTTP ${selectedListed.status}: ${selectedListed.text.slice(0, 300)}`,
+    );
+  if (selectedResult.tools.length >= ((listResult as { tools?: unknown[] }).tools?.length ?? 0))
+    throw new Error('the selected tools/list is not narrower than the whole list');
+  const selectedFile = join(tmp, 'tools-list-selected.json');
+  writeFileSync(selectedFile, JSON.stringify(selectedResult));
+  const selectedFloor = await startChild(
+    'list-floor-selected',
+    join(BENCH, 'servers/list-floor.ts'),
+    ['--result', selectedFile],
+    { env: childEnv() },
+  );
+  const floorSelected = await once(`${String(selectedFloor.info['url'])}/mcp`, LIST_BODY);
+  if (Buffer.byteLength(floorSelected.text) !== Buffer.byteLength(selectedListed.text))
+    throw new Error(
+      `the selected tools/list floor answers ${Buffer.byteLength(floorSelected.text)} ` +
+        `bytes, the gateway ${Buffer.byteLength(selectedListed.text)}`,
+    );
   const largeActive = Array.from(
     { length: Math.min(LARGE_ACTIVE, largeTokens.length) },
     (_, i) => largeTokens[Math.floor((i * largeTokens.length) / Math.min(LARGE_ACTIVE, largeTokens.length))]!,
@@ -585,6 +611,24 @@ async function main(): Promise<void> {
       label: 'Gateway tools/list, 1 account',
       server: gateway,
       path: '/register/mcp',
+      body: LIST_BODY,
+      tokens: tokens.slice(0, 1),
+      metered: false,
+    },
+    {
+      id: 'list-floor-selected',
+      label: 'Floor serving the same selected `tools/list` bytes',
+      server: selectedFloor,
+      path: '/mcp',
+      body: LIST_BODY,
+      tokens: [],
+      metered: false,
+    },
+    {
+      id: 'gateway-list-selected',
+      label: `Gateway tools/list at ${SELECTED_LIST_PATH}, 1 account`,
+      server: gateway,
+      path: SELECTED_LIST_PATH,
       body: LIST_BODY,
       tokens: tokens.slice(0, 1),
       metered: false,
@@ -781,6 +825,7 @@ async function main(): Promise<void> {
   const pairedFloor = await paired('gateway-1', 'floor');
   const pairedPeer = await paired('gateway-1', 'peer');
   const pairedList = await paired('gateway-list', 'list-floor');
+  const pairedListSelected = await paired('gateway-list-selected', 'list-floor-selected');
   const pairedPg = await paired('gateway-pg', 'floor');
   const pairedLarge = await paired('gateway-large', 'gateway-1');
 
@@ -851,6 +896,7 @@ async function main(): Promise<void> {
     floor.stop(),
     peer.stop(),
     listFloor.stop(),
+    selectedFloor.stop(),
     gateway.stop(30_000),
     large.stop(30_000),
     pgGateway?.stop(30_000),
@@ -1066,6 +1112,18 @@ async function main(): Promise<void> {
         `list result (${Buffer.byteLength(listed.text).toLocaleString('en-US')} bytes, checked equal in ` +
         `length before the runs) with the request's id; paired runs as the first figure. In the ` +
         `${options.runs} runs below: ${ratio('gateway-list', 'list-floor').median.toFixed(2)}×.`,
+    },
+    {
+      figure: '`tools/list` throughput with a toolset selected ÷ floor serving the same bytes',
+      spread: pairedListSelected!.rps,
+      unit: '×',
+      target: { op: '>=', value: 0.8 },
+      method:
+        `As the row above on \`${SELECTED_LIST_PATH}\` (the register endpoint narrowed to one toolset by ` +
+        `the path form; its list is precomputed and cached apart from the whole list): ` +
+        `${Buffer.byteLength(selectedListed.text).toLocaleString('en-US')} bytes against ` +
+        `${Buffer.byteLength(listed.text).toLocaleString('en-US')} unselected. In the ${options.runs} runs ` +
+        `below: ${ratio('gateway-list-selected', 'list-floor-selected').median.toFixed(2)}×.`,
     },
     {
       figure: '`tools/call` throughput with PostgreSQL, gateway ÷ floor',
