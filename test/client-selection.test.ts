@@ -31,7 +31,7 @@ const keyOf = (inner: string, headers: Record<string, string> = {}) => {
 };
 
 describe('client selection', () => {
-  it('makes a selection path\'s target and verdict once, and never keeps a path that names nothing', () => {
+  it("makes a selection path's target and verdict once, and never keeps a path that names nothing", () => {
     const first = mcpTarget(endpoints, 'books/x/contacts/readonly')!;
     expect(mcpTarget(endpoints, 'books/x/contacts/readonly')).toBe(first);
     expect(clientSelection(first, {})).toBe(clientSelection(first, {}));
