@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { describeUrl } from './config/checks.ts';
-import { ConfigError, type GatewayConfig } from './config/settings.ts';
+import { ConfigError, DEFAULT_UPSTREAM_CONNECTIONS, type GatewayConfig } from './config/settings.ts';
+import type { Agent } from 'undici';
 import { createAuthorizationServer } from './auth/authorization-server.ts';
 import type { MetadataFetch } from './auth/client-metadata.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
@@ -41,7 +42,12 @@ import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './po
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
 import { startTelemetry } from './telemetry/telemetry.ts';
-import { closeSharedDispatcher, type ConcurrencyGate, type UpstreamClientOptions } from './upstream/client.ts';
+import {
+  closeSharedDispatcher,
+  type ConcurrencyGate,
+  type UpstreamClientOptions,
+  upstreamAgent,
+} from './upstream/client.ts';
 import { BodyBudget } from './upstream/body-budget.ts';
 import { LocalGate, SharedGate } from './upstream/gate.ts';
 
@@ -270,6 +276,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     );
   }
 
+  // One upstream Agent per connector: its connections per origin are the deployment's setting.
+  const dispatchers = new Map<string, Agent>();
+  for (const r of runtimes)
+    dispatchers.set(r.config.key, upstreamAgent(r.config.maxConnections ?? DEFAULT_UPSTREAM_CONNECTIONS));
+
   // OAuth clients of the oauth2 connectors the deployment registered a client id for.
   const oauthClients = new Map<string, OAuthClient>();
   for (const r of runtimes) {
@@ -297,6 +308,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     metrics,
     gates,
+    dispatchers,
     bodyBudget,
     endpoints: buildEndpoints(runtimes),
     now,
@@ -427,6 +439,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await shared?.close();
       if (!options.store) await store.close();
       releaseLock?.();
+      await Promise.all([...dispatchers.values()].map((agent) => agent.close()));
       await closeSharedDispatcher();
       // After the last call: its spans and a final metrics collection are exported.
       await telemetry?.shutdown();

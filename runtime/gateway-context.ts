@@ -2,6 +2,7 @@
 // instances it serves: `<id>` and `<id>-<n>` (n = 2…maxInstances) for every enabled connector.
 // Every layer of the path receives an Endpoint, so its model lives here, below all of them.
 // Nothing here switches over tool names.
+import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { ConnectorConfig, GatewayConfig } from './config/settings.ts';
 import type { PlatformSpec } from '#generated/platform/descriptor.ts';
@@ -39,6 +40,8 @@ export interface GatewayContext {
   readonly metrics: Metrics;
   /** Concurrency gates by connector key (connectors whose spec declares `maxConcurrent`). */
   readonly gates: ReadonlyMap<string, ConcurrencyGate>;
+  /** Each enabled connector's upstream Agent by connector key (CONNECTOR_<KEY>_MAX_CONNECTIONS per origin). */
+  readonly dispatchers?: ReadonlyMap<string, Dispatcher>;
   /** The process's byte budget for upstream response bodies (UPSTREAM_BODY_BUDGET_BYTES). */
   readonly bodyBudget: BodyBudget;
   readonly endpoints: ReadonlyMap<string, Endpoint>;

@@ -10,6 +10,7 @@ import {
   ConfigError,
   type ConnectorConfig,
   CONNECTOR_SETTINGS,
+  DEFAULT_UPSTREAM_CONNECTIONS,
   type ConnectorSpecs,
   type Env,
   envName,
@@ -121,6 +122,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       baseUrl: (setting('baseUrl') as string | undefined) ?? spec.upstream.baseUrl,
       maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
       ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
+      maxConnections: (setting('maxConnections') as number | undefined) ?? DEFAULT_UPSTREAM_CONNECTIONS,
       ...(managed && (managed.username !== undefined || managed.password !== undefined)
         ? { managedCredential: managed }
         : {}),

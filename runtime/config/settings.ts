@@ -18,6 +18,11 @@ export interface ConnectorConfig {
   readonly maxInstances: number;
   /** Calls in flight to this upstream at once (a queue beyond it); the spec's `maxConcurrent`, if any. */
   readonly maxConcurrent?: number;
+  /**
+   * Open connections to each upstream origin of this connector (undici's per-origin pool; requests
+   * beyond them wait for a free connection). Unset: DEFAULT_UPSTREAM_CONNECTIONS.
+   */
+  readonly maxConnections?: number;
   /** Deployment-wide credential of a managed connector (`managed_basic`: HTTP Basic). */
   readonly managedCredential?: { readonly username?: string; readonly password?: string };
   /** The OAuth client of an `oauth2` connector (its spec's `oauth` block says the rest). */
@@ -299,6 +304,13 @@ export const SETTINGS: readonly Setting[] = [
   },
 ];
 
+/**
+ * Connections to one upstream origin when the deployment sets none (docs/decisions/performance.md,
+ * 'Connections per upstream origin'): every tenant of a connector shares its origin, so the pool is
+ * sized for many slow calls at once (1,000 calls of 2 s answer within two rounds), not for one tenant.
+ */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 1024;
+
 /** Per connector: `<KEY>` in the environment names stands for the connector key in capitals. */
 export const CONNECTOR_SETTINGS: readonly Setting[] = [
   {
@@ -329,6 +341,13 @@ export const CONNECTOR_SETTINGS: readonly Setting[] = [
     form: 'number',
     schema: { type: 'integer', minimum: 1 },
     expected: 'a positive integer',
+  },
+  {
+    file: 'maxConnections',
+    env: ['CONNECTOR_<KEY>_MAX_CONNECTIONS'],
+    form: 'number',
+    schema: { type: 'integer', minimum: 1, maximum: 65_535 },
+    expected: 'an integer from 1 to 65535',
   },
   {
     file: 'managedCredential.username',

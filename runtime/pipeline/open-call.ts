@@ -4,6 +4,7 @@
 // and the handler tests (test/support/tool-context.ts) all open their calls here, so the three
 // cannot drift apart. No object literal with closures per call beyond the upstream client's
 // `onCall` (docs/decisions/typed-platform-contract.md).
+import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ToolDescriptor, UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { Credential, DataLayer } from '../handler-api/tool-context.ts';
@@ -31,6 +32,8 @@ export interface CallServices {
   readonly now: () => Date;
   readonly timeZone: string;
   readonly gates?: ReadonlyMap<string, ConcurrencyGate>;
+  /** Each connector's upstream Agent by connector key (its connections per origin); absent: the shared one. */
+  readonly dispatchers?: ReadonlyMap<string, Dispatcher>;
   readonly bodyBudget?: BodyBudget;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
   /** Each upstream request's outcome and duration (the gateway's metric). */
@@ -116,6 +119,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
         baseUrl: call.baseUrl,
         signal: call.signal,
         gate: services.gates?.get(descriptor.key),
+        dispatcher: services.dispatchers?.get(descriptor.key),
         bodyBudget: services.bodyBudget,
         sleep: services.upstreamSleep,
         trace: call.trace,

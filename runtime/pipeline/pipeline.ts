@@ -76,6 +76,7 @@ export class Pipeline {
       now: gateway.now,
       timeZone: gateway.config.timeZone,
       gates: gateway.gates,
+      dispatchers: gateway.dispatchers,
       bodyBudget: gateway.bodyBudget,
       upstreamSleep: gateway.upstreamSleep,
       telemetry: gateway.telemetry,

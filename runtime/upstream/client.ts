@@ -57,10 +57,19 @@ export interface UpstreamClientOptions {
   readonly spans?: UpstreamSpans;
 }
 
+/**
+ * An Agent for one connector's upstream (undici keeps a keep-alive pool per origin inside it):
+ * `connections` per origin, the deployment's CONNECTOR_<KEY>_MAX_CONNECTIONS (runtime/app.ts makes
+ * one per connector and closes them on stop).
+ */
+export function upstreamAgent(connections: number): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections, pipelining: 1 });
+}
+
 let sharedAgent: Agent | undefined;
-/** One Agent: undici keeps a keep-alive pool per origin inside it. */
+/** The Agent of requests made without a connector's own (tests, tools used outside a gateway). */
 export function sharedDispatcher(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 64, pipelining: 1 });
+  sharedAgent ??= upstreamAgent(64);
   return sharedAgent;
 }
 
