@@ -31,6 +31,8 @@ import { isSuccess } from './lib/success.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import type { GcPauses } from './servers/gateway.ts';
 import type { YoungGenerationResult } from './young-generation.ts';
+import { measureSlowUpstream, SLOW_CALLS, SLOW_DELAY_MS } from './slow-upstream.ts';
+import { DEFAULT_UPSTREAM_CONNECTIONS } from '../../runtime/config/settings.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BENCH = join(ROOT, 'test/bench');
@@ -890,6 +892,26 @@ async function main(): Promise<void> {
     );
   }
 
+  // ---- 1,000 calls in flight against an upstream answering after 2 s (its own upstream and gateway)
+  const slow = await measureSlowUpstream({
+    bench: BENCH,
+    tmp,
+    load,
+    body: CALL_BODY,
+    env: () => childEnv(),
+    execArgv: EMBEDDED_NODE_FLAGS,
+    logLevel: options.logLevel,
+    log,
+  }).catch((error: unknown) => {
+    problems.push(`slow upstream: ${(error as Error).message.split('\n')[0]!}`);
+    return undefined;
+  });
+  if (slow && (slow.result.failed > 0 || slow.result.transportErrors > 0))
+    problems.push(
+      `slow upstream: ${slow.result.failed} failed and ${slow.result.transportErrors} transport errors of ` +
+        `${slow.result.sent}; first: ${slow.result.firstFailure ?? ''}`,
+    );
+
   log('stopping the servers');
   await load.stop();
   await Promise.all([
@@ -1223,6 +1245,32 @@ async function main(): Promise<void> {
       unit: 'MiB',
       target: { op: '<', value: 200 },
       method: 'Highest VmRSS of the gateway process sampled every 200 ms during all its measured runs.',
+    },
+    {
+      figure: `${SLOW_CALLS.toLocaleString('en-US')} calls in flight against a ${SLOW_DELAY_MS / 1000} s upstream, p99`,
+      spread: spread(slow ? [slow.result.latency.p99] : []),
+      unit: 'ms',
+      target: { op: '<', value: 2 * SLOW_DELAY_MS },
+      method:
+        `An upstream that answers every request after ${SLOW_DELAY_MS} ms, its own embedded gateway (one tenant, the ` +
+        `register's concurrency cap raised to ${SLOW_CALLS * 2}, connections per upstream origin at the default ` +
+        `${DEFAULT_UPSTREAM_CONNECTIONS.toLocaleString('en-US')}); an open-loop generator sends ` +
+        `${SLOW_CALLS.toLocaleString('en-US')} calls within ~0.1 s on as many connections and waits for every ` +
+        'answer; latency from send to last byte. ' +
+        (slow
+          ? `${slow.result.ok.toLocaleString('en-US')} of ${slow.result.sent.toLocaleString('en-US')} answered ` +
+            `(p50 ${slow.result.latency.p50.toFixed(0)} ms, max ${slow.result.latency.max.toFixed(0)} ms).`
+          : ''),
+    },
+    {
+      figure: 'Memory per call in flight (the row above)',
+      spread: spread(slow ? [slow.perCallKiB] : []),
+      unit: 'KiB',
+      target: { op: '<', value: 128 },
+      method:
+        '(Highest VmRSS of the slow-upstream gateway sampled every 50 ms while the calls were in flight − its VmRSS ' +
+        'before) ÷ calls' +
+        (slow ? `: ${slow.idleMiB.toFixed(0)} → ${slow.peakMiB.toFixed(0)} MiB.` : '.'),
     },
     {
       figure: 'Full code generation of all specs',

@@ -10,6 +10,7 @@
 //   --seeded                    the store is seeded already (by a --seed-only run): no seeding
 //   --redis URL --redis-prefix P  a replica sharing Redis (broadcasts of writes)
 //   --upstream URL              CONNECTOR_REGISTER_BASE_URL
+//   --max-concurrent N          REGISTER_MAX_CONCURRENT (the bench's default: 256)
 //   --seed-only                 seed the store, report the tokens, and exit (start-up figure)
 //   --profile FILE              write a CPU profile of the serving phase to FILE (.cpuprofile)
 import { registry } from '../../../generated/registry.ts';
@@ -80,9 +81,11 @@ async function main(): Promise<void> {
   }
 
   const redis = argValue('redis');
+  const maxConcurrent = argValue('max-concurrent');
   const config = loadConfig(registry, {
     ...gatewayEnv({ upstream, dataDir, logLevel }),
     ...(redis ? { REDIS_URL: redis, REDIS_PREFIX: argValue('redis-prefix', 'bench:')! } : {}),
+    ...(maxConcurrent ? { REGISTER_MAX_CONCURRENT: maxConcurrent } : {}),
   });
   // Logs go to stdout, which the harness points at /dev/null: the work of logging is measured.
   const app: App = await createApp({

@@ -1,10 +1,10 @@
-// The zero-latency upstream shared by the floor, the peer pattern and the gateway: it answers every
+// The zero-latency upstream (unless --delay-ms) shared by the floor, the peer pattern and the gateway: it answers every
 // request with one fixed, small Elasticsearch `_search` response holding one company-register hit
 // (the demo company of the register sandbox, projected to the fields `hent_virksomhed` asks for).
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { companySources, DEMO_CVR } from '../../../sandbox/register/data.ts';
-import { exitWithParent, ready } from './ipc.ts';
+import { argValue, exitWithParent, ready } from './ipc.ts';
 
 function fixedSearchResponse(): string {
   const source = companySources.find((s) => s.Vrvirksomhed.cvrNummer === DEMO_CVR);
@@ -50,11 +50,17 @@ function fixedSearchResponse(): string {
 const body = Buffer.from(fixedSearchResponse());
 const headers = { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(body.length) };
 
+// --delay-ms N: every answer waits N ms first (the slow-upstream row: many calls in flight at once).
+const delayMs = Number(argValue('delay-ms', '0'));
+const answer = (res: ServerResponse) => {
+  res.writeHead(200, headers);
+  res.end(body);
+};
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   req.resume();
   req.on('end', () => {
-    res.writeHead(200, headers);
-    res.end(body);
+    if (delayMs > 0) setTimeout(answer, delayMs, res);
+    else answer(res);
   });
 });
 server.listen(0, '127.0.0.1', () => {
