@@ -219,6 +219,20 @@ export interface UsersRepository {
   setUserRole(userId: string, role: UserRole): Promise<void>;
   setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void>;
   listSeats(userId: string): Promise<string[]>;
+  /**
+   * Removes the user with what was theirs: portal sessions, API tokens, OAuth grants (with their
+   * tokens), seats, password links (ON DELETE CASCADE; every replica's snapshot follows by the change
+   * log). Answers what ended, or null when there was no such user. The audit log keeps its entries.
+   */
+  deleteUser(userId: string): Promise<RemovedUser | null>;
+}
+
+/** What ended with a removed user. */
+export interface RemovedUser {
+  readonly sessions: number;
+  readonly tokens: number;
+  readonly grants: number;
+  readonly seats: number;
 }
 
 /** Access tokens (as hashes) and the user and account behind one. */
