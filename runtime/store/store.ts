@@ -419,6 +419,12 @@ export interface PortalRepository {
   consumePasswordLink(tokenHash: string, now: Date): Promise<PasswordLinkOutcome>;
 }
 
+/** Notices mailed to an account once (a quota reached in a month), whichever replica comes first. */
+export interface NoticesRepository {
+  /** True for the one caller that records `notice` for the account first; false when it was already. */
+  claimNotice(accountId: string, notice: string): Promise<boolean>;
+}
+
 /** The audit log of changes made in the portal or the admin CLI. */
 export interface AuditRepository {
   appendAudit(entry: AuditEntry): Promise<void>;
@@ -443,6 +449,7 @@ export interface Repositories {
   readonly portal: PortalRepository;
   readonly audit: AuditRepository;
   readonly mcp: McpRepository;
+  readonly notices: NoticesRepository;
 }
 
 /** The repositories, opened, migrated and closed in one place. */
