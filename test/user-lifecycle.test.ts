@@ -177,6 +177,51 @@ describe('user lifecycle and mail', () => {
     expect(entry?.detail).toMatch(/tokens/);
     expect(await tokenWorks(gw, admin.token)).toBe(200);
   });
+  it('shows a member without any seat only what a member without seats may see and do', async () => {
+    const member = await createTenant(store, { accountId: admin.account.id, role: 'member', subscribe: [] });
+    await gw.app.context.state.refresh();
+    const portal = await portalAs(gw, member.user);
+    const connections = await portal.get('/portal/connections');
+    expect(connections.status).toBe(200);
+    expect(connections.html).not.toContain('/portal/connections/cases/connect');
+    expect((await portal.get('/portal/connections/cases/connect')).html).toContain('needs a seat on it');
+    const team = await portal.get('/portal/team');
+    expect(team.html).toContain('Only an administrator can assign seats or invite users');
+    expect(team.html).not.toContain('value="remove"');
+    expect(team.html).not.toContain('value="resend"');
+    expect((await portal.get('/portal/audit')).status).toBe(403);
+    await portal.get('/portal/team');
+    const removing = await portal.post('/portal/team', { action: 'remove', user: admin.user.id, confirm: 'yes' });
+    expect(removing.status).toBe(403);
+    expect(await store.users.getUser(admin.user.id)).not.toBeNull();
+    const call = await rpc(gw.url, 'cases', member.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'cases__list_cases', arguments: {} },
+    });
+    expect(JSON.stringify(call.json)).toContain('you do not hold a seat on it');
+  });
+  it('mails no more resets to one user than the limit, whatever the address; the answer stays the same', async () => {
+    const flooded = await createTenant(store, { accountId: admin.account.id, role: 'member', subscribe: [] });
+    const other = await createTenant(store, { accountId: admin.account.id, role: 'member', subscribe: [] });
+    const limit = gw.app.context.platform.limits.passwordResetsPerAddress;
+    await store.portal.recordSignInFailure(
+      Array.from({ length: limit }, () => `reset-user:${flooded.user.id}`),
+      new Date(),
+    );
+    const before = smtp.mails.length;
+    const visitor = new PortalClient(gw.url);
+    await visitor.get('/portal/forgot-password');
+    const refused = await visitor.post('/portal/forgot-password', { email: flooded.user.email });
+    expect(refused.status).toBe(200);
+    expect(refused.html).toContain('a link to choose a new password is on its way');
+    await visitor.get('/portal/forgot-password');
+    await visitor.post('/portal/forgot-password', { email: other.user.email });
+    // Mail goes out in the order asked: the next one to arrive is the other user's.
+    const next = (await smtp.waitFor(before + 1))[before]!;
+    expect(recipient(next)).toBe(other.user.email);
+  });
 });
 
 function csrfIn(html: string): string {

@@ -41,7 +41,7 @@ export async function mailInvitation(
  * `/portal/forgot-password`: asks for an address and mails a reset link when it belongs to a user.
  * The answer is the same whether it does or not, and comes before the mail is handed on, so that
  * neither its words nor its time tell who has an account here. An address may ask
- * `passwordResetsPerAddress` times per sign-in window.
+ * `passwordResetsPerAddress` times per sign-in window, and as many mails go to one user at most.
  */
 export async function forgotPassword(kit: PortalKit, r: PortalRequest): Promise<number> {
   const g = kit.g;
@@ -63,13 +63,18 @@ export async function forgotPassword(kit: PortalKit, r: PortalRequest): Promise<
   const key = `reset-ip:${clientAddress(r.req)}`;
   const since = new Date(g.now().getTime() - limits.signInWindowSeconds * 1000);
   const asked = (await g.store.portal.countSignInFailures([key], since)).get(key) ?? 0;
-  if (asked >= limits.passwordResetsPerAddress) {
+  const limit = limits.passwordResetsPerAddress;
+  if (asked >= limit) {
     const wait = Math.ceil(limits.signInWindowSeconds / 60);
     return show(429, `<p class="error" role="alert">${t('sign_in_rate_limited', { minutes: wait })}</p>`);
   }
   await g.store.portal.recordSignInFailure([key], g.now());
   const user = await g.store.users.findUserByEmail((form.get('email') ?? '').trim().slice(0, 254));
-  if (user) {
+  // One user's mailbox is not flooded from many addresses either: past the limit, no mail (same answer).
+  const userKey = `reset-user:${user?.id}`;
+  const flooded = user && ((await g.store.portal.countSignInFailures([userKey], since)).get(userKey) ?? 0) >= limit;
+  if (user && !flooded) {
+    await g.store.portal.recordSignInFailure([userKey], g.now());
     const link = await newPasswordLink(kit, user.id, limits.passwordResetValidSeconds);
     await kit.audit(r, user, 'user.password_reset', user.id, { email: user.email, via: 'sign-in page' });
     if (kit.options.deliverPasswordLink) kit.options.deliverPasswordLink({ email: user.email, name: user.name }, link);
