@@ -129,6 +129,20 @@ describe('admin CLI: users remove, invite, reset-password', () => {
     expect(invited.all.join('')).not.toContain(linkIn(invitation!).split('/').pop());
   });
 
+  it('answers false for a mail the server refuses, logging the error without the password or the body', async () => {
+    const { log, lines } = capture();
+    const wrong = smtp.url.replace(encodeURIComponent(SMTP_PASSWORD), 'Wrong-Pw-Zz90');
+    const mailer = createMailer({ dataDir: '/nonexistent', smtpUrl: wrong }, log);
+    const body = 'http://127.0.0.1/portal/set-password/Body-Token-Rr55';
+    expect(await mailer.send({ kind: 'invitation', to: 'x@example.test', subject: 'Hi', text: body })).toBe(false);
+    mailer.close();
+    const logged = lines.join('');
+    expect(logged).toContain('mail not sent');
+    expect(logged).toContain('"mail":"invitation"');
+    expect(logged).not.toContain('Wrong-Pw-Zz90');
+    expect(logged).not.toContain('Body-Token-Rr55');
+  });
+
   it('removes a user with their tokens, refusing the last administrator and a missing --yes', async () => {
     const admin = await createTenant(store, { subscribe: ['cases'] });
     const member = await createTenant(store, { accountId: admin.account.id, role: 'member', subscribe: ['cases'] });

@@ -58,7 +58,12 @@ export function createMailer(config: Pick<GatewayConfig, 'smtpUrl' | 'mailFrom' 
     return false;
   };
   if (config.smtpUrl) {
-    const transport = nodemailer.createTransport(config.smtpUrl, { from });
+    // Bounded waits: the team page waits for an invitation to be handed on, and nodemailer's own
+    // defaults (2 minutes to connect, 10 of silence) would hold it that long on a silent server.
+    const transport = nodemailer.createTransport(
+      { url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 },
+      { from },
+    );
     return {
       via: 'smtp',
       where: describeSmtpUrl(config.smtpUrl),
