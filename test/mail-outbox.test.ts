@@ -143,6 +143,23 @@ describe('admin CLI: users remove, invite, reset-password', () => {
     expect(logged).not.toContain('Body-Token-Rr55');
   });
 
+  it('fails a users invite whose mail the server refuses, with the reason and without the password', async () => {
+    const t = await createTenant(store, {});
+    const out: string[] = [];
+    const wrong = testConfig({ SMTP_URL: smtp.url.replace(encodeURIComponent(SMTP_PASSWORD), 'Wrong-Cli-Pw-Tq3') });
+    const code = await runCommand(
+      ['users', 'invite', t.user.id, '--json'],
+      wrong,
+      store,
+      { store: describeStore(wrong), via: 'direct' },
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+    );
+    expect(code).toBe(1);
+    const answer = JSON.parse(out.join('')) as { ok: boolean; error: { message: string } };
+    expect(answer.error.message).toMatch(/^the mail could not be sent: .*Invalid/);
+    expect(out.join('')).not.toContain('Wrong-Cli-Pw-Tq3');
+  });
+
   it('removes a user with their tokens, refusing the last administrator and a missing --yes', async () => {
     const admin = await createTenant(store, { subscribe: ['cases'] });
     const member = await createTenant(store, { accountId: admin.account.id, role: 'member', subscribe: ['cases'] });

@@ -2,6 +2,7 @@
 // once), an invitation sent again and a password reset, both by mail (runtime/mail/): SMTP_URL, or
 // the data directory's outbox. The links go into the mail only; the CLI prints where it went.
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { createMailer, type MailMessage } from '#runtime/mail/mailer.ts';
@@ -30,11 +31,23 @@ async function passwordLink(ctx: CommandContext, userId: string, validSeconds: n
   return `${ctx.config.publicBaseUrl}/portal/set-password/${token}`;
 }
 
-/** Sends one mail as configured; a failure (logged on standard error, never the link) fails the command. */
+/**
+ * Sends one mail as configured; a failure fails the command with the mailer's reason (the server's
+ * answer, never the link or the SMTP password), also over the admin socket.
+ */
 async function mail(ctx: CommandContext, build: (link: string) => MailMessage, link: string) {
-  const mailer = createMailer(ctx.config, pino({ level: 'warn' }, pino.destination(2)));
+  const reasons: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      const line = JSON.parse(String(chunk)) as { err?: { message?: string } };
+      if (line.err?.message) reasons.push(line.err.message);
+      done();
+    },
+  });
+  const mailer = createMailer(ctx.config, pino({ level: 'warn' }, sink));
   try {
-    if (!(await mailer.send(build(link)))) throw new CommandError('the mail could not be sent (see the line above)');
+    if (!(await mailer.send(build(link))))
+      throw new CommandError(`the mail could not be sent: ${reasons.join('; ') || 'no reason given'}`);
     return mailer.via === 'smtp' ? `by ${mailer.where}` : `to the outbox ${mailer.where}`;
   } finally {
     mailer.close();
