@@ -8,6 +8,7 @@ import type { Repositories } from '#runtime/store/store.ts';
 import type { Vault } from '#runtime/secrets/vault.ts';
 import { issueToken, tokenHash } from '#runtime/auth/caller-tokens.ts';
 import { hashPassword } from '#runtime/portal/session.ts';
+import { describeSmtpUrl, OUTBOX_DIR } from '#runtime/mail/mailer.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
 export const DEMO_ACCOUNT_ID = 'acc_demo';
@@ -155,6 +156,10 @@ export function banner(config: GatewayConfig, url: string, token: string, sandbo
     `Portal: ${url}/portal — sign in as ${DEMO_EMAIL} with the password ${DEMO_PASSWORD} (the demo administrator)`,
     'Admin CLI while the gateway runs: npm run admin -- help   (it ' +
       `talks to this process over ${config.dataDir}/admin.sock)`,
+    config.smtpUrl
+      ? `Mail (invitations, password resets, reconnect and quota notices) goes by ${describeSmtpUrl(config.smtpUrl)}`
+      : `Mail (invitations, password resets, reconnect and quota notices) is kept in the local outbox, one .eml ` +
+        `file per mail (set SMTP_URL to send it): ${join(config.dataDir, OUTBOX_DIR)}`,
     '',
     'Try it with the MCP Inspector CLI:',
     `  npx @modelcontextprotocol/inspector --cli ${mcpUrl(first.id)} --transport http ${auth} --method tools/list`,

@@ -38,6 +38,7 @@ import type { PlatformStore } from './store/store.ts';
 import { UsageMeter } from './metering/usage.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
+import { createMailer } from './mail/mailer.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
@@ -62,7 +63,7 @@ export interface AppOptions {
   readonly selfServicePurchase?: boolean;
   /** Let account administrators change their fair-use quota in the portal (demo and trials). */
   readonly selfServiceQuota?: boolean;
-  /** How portal set-password links (invitations) reach their users; the default logs them. */
+  /** How portal set-password links reach their users (tests); the default mails them (runtime/mail/). */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
   readonly upstreamSleep?: UpstreamClientOptions['sleep'];
   /**
@@ -296,8 +297,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const bodyBudget = new BodyBudget(config.upstreamBodyBudgetBytes);
   metrics.upstreamBodies = () => ({ reserved: bodyBudget.reserved, waiting: bodyBudget.waiting });
 
+  // Mail: by SMTP (SMTP_URL) or into the data directory's outbox; said once where it goes.
+  const mail = createMailer(config, log);
+  log.info({ mail: mail.via, where: mail.where }, 'mail to people goes here');
   const context: GatewayContext = {
     config,
+    mail,
     platform: platformDescriptor,
     store,
     state,
@@ -430,6 +435,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.server.closeAllConnections();
       await closed;
       state.stop();
+      mail.close();
       clearInterval(linkPurge);
       http.refusals.flush();
       http.refusals.close();

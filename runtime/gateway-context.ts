@@ -13,6 +13,7 @@ import type {
   ErasedHandler,
   ToolDescriptor,
 } from './handler-api/descriptor-types.ts';
+import type { Mailer } from './mail/mailer.ts';
 import type { Metrics } from './operations/observability.ts';
 import type { OAuthClient, OAuthRefresher } from './upstream/oauth.ts';
 import type { RateLimiter, UpstreamQuotas } from './metering/rate-limit.ts';
@@ -38,6 +39,8 @@ export interface GatewayContext {
   readonly upstreamQuotas: UpstreamQuotas;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /** Mail to people: SMTP_URL, or the data directory's outbox (runtime/mail/mailer.ts). */
+  readonly mail: Mailer;
   /** Concurrency gates by connector key (connectors whose spec declares `maxConcurrent`). */
   readonly gates: ReadonlyMap<string, ConcurrencyGate>;
   /** Each enabled connector's upstream Agent by connector key (CONNECTOR_<KEY>_MAX_CONNECTIONS per origin). */

@@ -94,6 +94,14 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
       role: 'admin',
     });
     expect(await ok('sessions', 'end', userId)).toEqual({ userId, ended: 0 });
+    // Without SMTP_URL the mail goes to the data directory's outbox; the link is not in the answer.
+    const outbox = `to the outbox ${join(dir, 'outbox')}`;
+    expect(await ok('users', 'invite', userId)).toEqual({ userId, email: 'member@json.test', mailed: outbox });
+    expect(await ok('users', 'reset-password', userId)).toEqual({ userId, email: 'member@json.test', mailed: outbox });
+    const gone = await ok('users', 'create', accountId, 'gone@json.test', 'Gone');
+    expect(await ok('users', 'remove', String(gone.id), '--yes')).toEqual({
+      removed: { userId: gone.id, email: 'gone@json.test', sessions: 0, tokens: 0, grants: 0, seats: 0 },
+    });
     const issued = await ok('tokens', 'issue', userId, '--label', 'json');
     expect(issued).toEqual({
       id: expect.any(String),

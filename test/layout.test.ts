@@ -52,6 +52,7 @@ const RUNTIME_RANKS: Readonly<Record<string, number>> = {
   telemetry: 7, // OpenTelemetry spans and metrics export, loaded only when the OTLP variables are set
   metering: 6, // usage, fair use and rate limits
   operations: 6, // logs and metrics, readiness, the admin socket, the audit log
+  mail: 5, // mail to people by SMTP or to the outbox, worded by the platform's texts
   secrets: 5, // the vault, its key check, signed links, hashes of stored secrets
   store: 4, // the platform database, its repositories, the in-memory snapshot, the shared store
   config: 3, // the settings table, reading the file and the environment, the checks of combinations

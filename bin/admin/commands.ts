@@ -7,6 +7,7 @@ import { CREDENTIAL_FIELDS_LINE } from './credentials.ts';
 import { SUBSCRIPTION_COMMANDS } from './subscription-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 import { TOOL_SETTINGS_COMMANDS } from './tool-settings-commands.ts';
+import { USER_COMMANDS } from './user-commands.ts';
 
 /** The commands of a module whose first word is the group's. */
 const group = (commands: readonly AdminCommand[], name: string) =>
@@ -16,6 +17,7 @@ const group = (commands: readonly AdminCommand[], name: string) =>
 export const COMMANDS: readonly AdminCommand[] = [
   ...group(ACCOUNT_COMMANDS, 'accounts'),
   ...group(ACCOUNT_COMMANDS, 'users'),
+  ...USER_COMMANDS,
   ...group(ACCOUNT_COMMANDS, 'sessions'),
   ...group(ACCOUNT_COMMANDS, 'audit'),
   ...TOKEN_COMMANDS,

@@ -75,7 +75,7 @@ export interface PlatformProtocolErrorParams {
 
 export type PlatformInstruction = 'person_confirm' | 'person_confirm_field' | 'connect_account' | 'reconnect' | 'toolsets' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
+export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_forgot' | 'forgot_title' | 'forgot_intro' | 'forgot_button' | 'forgot_sent' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'team_remove_heading' | 'team_remove_note' | 'remove_button' | 'remove_confirm' | 'remove_not_confirmed' | 'remove_self' | 'done_user_removed' | 'team_resend_heading' | 'team_resend_note' | 'resend_button' | 'done_invite_sent' | 'mail_failed' | 'mail_invite_subject' | 'mail_invite_body' | 'mail_inviter_operator' | 'mail_reset_subject' | 'mail_reset_body' | 'mail_reconnect_subject' | 'mail_reconnect_body' | 'mail_quota_subject' | 'mail_quota_body' | 'mail_quota_hard' | 'mail_quota_soft' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
 
 export interface PlatformPortalTextParams {
   page_title: { title: string | number; };
@@ -118,6 +118,11 @@ export interface PlatformPortalTextParams {
   sign_in_title: Record<string, never>;
   sign_in_button: Record<string, never>;
   sign_in_note: Record<string, never>;
+  sign_in_forgot: Record<string, never>;
+  forgot_title: Record<string, never>;
+  forgot_intro: { minutes: string | number; };
+  forgot_button: Record<string, never>;
+  forgot_sent: Record<string, never>;
   sign_in_failed: Record<string, never>;
   sign_in_rate_limited: { minutes: string | number; };
   sign_in_to_continue: Record<string, never>;
@@ -186,6 +191,29 @@ export interface PlatformPortalTextParams {
   field_name: Record<string, never>;
   field_role: Record<string, never>;
   field_user: Record<string, never>;
+  team_remove_heading: Record<string, never>;
+  team_remove_note: Record<string, never>;
+  remove_button: Record<string, never>;
+  remove_confirm: Record<string, never>;
+  remove_not_confirmed: Record<string, never>;
+  remove_self: Record<string, never>;
+  done_user_removed: Record<string, never>;
+  team_resend_heading: Record<string, never>;
+  team_resend_note: Record<string, never>;
+  resend_button: Record<string, never>;
+  done_invite_sent: Record<string, never>;
+  mail_failed: Record<string, never>;
+  mail_invite_subject: { account: string | number; };
+  mail_invite_body: { name: string | number; inviter: string | number; account: string | number; days: string | number; link: string | number; };
+  mail_inviter_operator: Record<string, never>;
+  mail_reset_subject: Record<string, never>;
+  mail_reset_body: { name: string | number; email: string | number; minutes: string | number; link: string | number; };
+  mail_reconnect_subject: { instance_id: string | number; };
+  mail_reconnect_body: { name: string | number; instance_id: string | number; connector: string | number; account: string | number; url: string | number; };
+  mail_quota_subject: { account: string | number; month: string | number; };
+  mail_quota_body: { name: string | number; account: string | number; used: string | number; limit: string | number; month: string | number; consequence: string | number; url: string | number; };
+  mail_quota_hard: Record<string, never>;
+  mail_quota_soft: Record<string, never>;
   connections_title: Record<string, never>;
   connections_intro: Record<string, never>;
   connections_caption: Record<string, never>;
@@ -363,6 +391,8 @@ export interface PlatformLimits {
   readonly signInFailuresPerAccount: number;
   readonly signInWindowSeconds: number;
   readonly passwordLinkValidSeconds: number;
+  readonly passwordResetValidSeconds: number;
+  readonly passwordResetsPerAddress: number;
   readonly auditPageEntries: number;
   readonly mcpAccessTokenSeconds: number;
   readonly mcpRefreshTokenSeconds: number;
@@ -896,6 +926,28 @@ export const platformDescriptor: PlatformSpec = {
       "text": "No password yet? An administrator of your company invites you from the team page; the invitation link sets your password.",
       "params": []
     },
+    "sign_in_forgot": {
+      "text": "Forgot your password?",
+      "params": []
+    },
+    "forgot_title": {
+      "text": "Reset your password",
+      "params": []
+    },
+    "forgot_intro": {
+      "text": "Give the email address you sign in with. If it belongs to a user, a link to choose a new password is mailed to it (usable once, valid for {minutes} minutes).",
+      "params": [
+        "minutes"
+      ]
+    },
+    "forgot_button": {
+      "text": "Mail me a link",
+      "params": []
+    },
+    "forgot_sent": {
+      "text": "If that address belongs to a user, a link to choose a new password is on its way. Check your mail.",
+      "params": []
+    },
     "sign_in_failed": {
       "text": "The email address or the password is not right.",
       "params": []
@@ -1202,6 +1254,130 @@ export const platformDescriptor: PlatformSpec = {
     },
     "field_user": {
       "text": "User",
+      "params": []
+    },
+    "team_remove_heading": {
+      "text": "Remove a user",
+      "params": []
+    },
+    "team_remove_note": {
+      "text": "Their portal sessions, API tokens, connected assistants and seats end at once. It cannot be undone.",
+      "params": []
+    },
+    "remove_button": {
+      "text": "Remove user",
+      "params": []
+    },
+    "remove_confirm": {
+      "text": "Yes, remove this user",
+      "params": []
+    },
+    "remove_not_confirmed": {
+      "text": "Tick the box to confirm the removal.",
+      "params": []
+    },
+    "remove_self": {
+      "text": "You cannot remove yourself: ask another administrator.",
+      "params": []
+    },
+    "done_user_removed": {
+      "text": "The user is removed: their sessions, API tokens, assistants and seats have ended.",
+      "params": []
+    },
+    "team_resend_heading": {
+      "text": "Send an invitation again",
+      "params": []
+    },
+    "team_resend_note": {
+      "text": "A new set-password link goes to the user by mail (valid for 7 days); using any link of theirs makes the others void.",
+      "params": []
+    },
+    "resend_button": {
+      "text": "Send invitation",
+      "params": []
+    },
+    "done_invite_sent": {
+      "text": "A new invitation was mailed.",
+      "params": []
+    },
+    "mail_failed": {
+      "text": "The mail could not be sent; the operator finds why in the gateway's log (the mail setting, SMTP_URL).",
+      "params": []
+    },
+    "mail_invite_subject": {
+      "text": "Your access to {account} on the connector gateway",
+      "params": [
+        "account"
+      ]
+    },
+    "mail_invite_body": {
+      "text": "Hello {name},\n\n{inviter} invited you to the account {account} on the connector gateway. Choose your password with this link (it works once and is valid for {days} days):\n\n{link}\n\nIf you did not expect this mail, ignore it.\n",
+      "params": [
+        "name",
+        "inviter",
+        "account",
+        "days",
+        "link"
+      ]
+    },
+    "mail_inviter_operator": {
+      "text": "The operator of the gateway",
+      "params": []
+    },
+    "mail_reset_subject": {
+      "text": "Reset your password for the connector gateway",
+      "params": []
+    },
+    "mail_reset_body": {
+      "text": "Hello {name},\n\nA new password was asked for {email}. Choose it with this link (it works once and is valid for {minutes} minutes):\n\n{link}\n\nIf you did not ask for it, ignore this mail: your password stays as it is.\n",
+      "params": [
+        "name",
+        "email",
+        "minutes",
+        "link"
+      ]
+    },
+    "mail_reconnect_subject": {
+      "text": "{instance_id} needs reconnecting",
+      "params": [
+        "instance_id"
+      ]
+    },
+    "mail_reconnect_body": {
+      "text": "Hello {name},\n\nThe upstream refused the connection of the endpoint {instance_id} ({connector}) of the account {account}, so its tools answer with a reconnect text until someone reconnects it. Reconnect it on the Connections page of the portal:\n\n{url}\n",
+      "params": [
+        "name",
+        "instance_id",
+        "connector",
+        "account",
+        "url"
+      ]
+    },
+    "mail_quota_subject": {
+      "text": "Fair-use quota reached for {account} in {month}",
+      "params": [
+        "account",
+        "month"
+      ]
+    },
+    "mail_quota_body": {
+      "text": "Hello {name},\n\nThe account {account} has used {used} of its {limit} cost units for {month}. {consequence} An administrator can see the usage and the quota in the portal:\n\n{url}\n",
+      "params": [
+        "name",
+        "account",
+        "used",
+        "limit",
+        "month",
+        "consequence",
+        "url"
+      ]
+    },
+    "mail_quota_hard": {
+      "text": "Further tool calls are refused until the month ends or the quota is raised.",
+      "params": []
+    },
+    "mail_quota_soft": {
+      "text": "Tool calls go on; the use above the quota is reported.",
       "params": []
     },
     "connections_title": {
@@ -1996,6 +2172,8 @@ export const platformDescriptor: PlatformSpec = {
     "signInFailuresPerAccount": 30,
     "signInWindowSeconds": 900,
     "passwordLinkValidSeconds": 604800,
+    "passwordResetValidSeconds": 3600,
+    "passwordResetsPerAddress": 5,
     "auditPageEntries": 200,
     "mcpAccessTokenSeconds": 3600,
     "mcpRefreshTokenSeconds": 2592000,

@@ -134,6 +134,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
   const databaseUrl = value<string | undefined>('databaseUrl', undefined);
   const redisUrl = value<string | undefined>('redisUrl', undefined);
+  const [smtpUrl, mailFrom] = (['smtpUrl', 'mailFrom'] as const).map((k) => value<string | undefined>(k, undefined));
   const aloneSettings = checkDeploymentCombinations({
     redisUrl,
     redisPrefix: value<string | undefined>('redisPrefix', undefined),
@@ -149,6 +150,8 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(redisUrl ? { redisUrl } : {}),
     redisPrefix: value('redisPrefix', 'cg:'),
+    ...(smtpUrl ? { smtpUrl } : {}), // SMTP_URL, MAIL_FROM: runtime/mail/mailer.ts
+    ...(mailFrom ? { mailFrom } : {}),
     ...(secretKeys ? { secretKeys } : {}),
     connectors,
     rateLimit: { perSecond: value('rateLimit.perSecond', 10), burst: value('rateLimit.burst', 20) },

@@ -57,6 +57,10 @@ export interface GatewayConfig {
   readonly redisUrl?: string;
   /** Key prefix in the shared store, so several deployments can share one Redis. */
   readonly redisPrefix: string;
+  /** SMTP server for mail to people (`smtp://user:pass@host:587`, `smtps://…`); unset: the data directory's outbox. */
+  readonly smtpUrl?: string;
+  /** The sender of every mail (`Name <address>` or an address); unset: runtime/mail/mailer.ts DEFAULT_MAIL_FROM. */
+  readonly mailFrom?: string;
   /** Credential encryption keys `{ version: base64 32-byte key }`; the highest version encrypts. */
   readonly secretKeys?: Readonly<Record<number, string>>;
   readonly connectors: readonly ConnectorConfig[];
@@ -169,6 +173,20 @@ export const SETTINGS: readonly Setting[] = [
     form: 'string',
     schema: { type: 'string', pattern: '^[A-Za-z0-9:_.-]{0,64}$' },
     expected: 'up to 64 letters, digits, ":", "_", "." or "-"',
+  },
+  {
+    file: 'smtpUrl',
+    env: ['SMTP_URL'],
+    form: 'string',
+    schema: { type: 'string', format: 'url', pattern: '^smtps?://[^/?#]+' },
+    expected: 'an SMTP URL such as smtp://user:password@mail.example.com:587 or smtps://…:465',
+  },
+  {
+    file: 'mailFrom',
+    env: ['MAIL_FROM'],
+    form: 'string',
+    schema: { type: 'string', maxLength: 320, pattern: '^([^<>\\r\\n]* <)?[^\\s@<>]+@[^\\s@<>]+>?$' },
+    expected: 'a sender address such as gateway@example.com or "Connector gateway <gateway@example.com>"',
   },
   {
     file: 'secretKeys',

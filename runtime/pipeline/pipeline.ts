@@ -193,6 +193,7 @@ export class Pipeline {
     const now = this.#g.now();
     const fairUse = await this.#g.meter.check(identity.account, now);
     if (fairUse.blocked) {
+      void this.#refusals.notices.quotaReached(identity.account, fairUse.month, fairUse.used, fairUse.limit);
       return this.#refusals.refuse(
         endpoint,
         fields,

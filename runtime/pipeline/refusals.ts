@@ -2,6 +2,7 @@
 // counted, logged with the call's fields, and answered as one text block (pipeline.ts uses them).
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { formatText, type ErrorParams } from '../handler-api/tool-error.ts';
+import { MailNotices } from '../mail/notices.ts';
 import type { LinkIssuer, LinkPurpose } from '../secrets/signed-links.ts';
 import type { Identity } from '../store/state.ts';
 import { currentRedactor } from '../redact.ts';
@@ -17,10 +18,13 @@ import {
 export class Refusals {
   readonly #g: GatewayContext;
   readonly #links: LinkIssuer;
+  /** Mail to the account's administrators: a connection to reconnect, the quota reached. */
+  readonly notices: MailNotices;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     this.#g = gateway;
     this.#links = links;
+    this.notices = new MailNotices(gateway);
   }
 
   /** A refusal: counted, and logged at info with the call's fields, the tool asked for and why. */
@@ -94,6 +98,7 @@ export class Refusals {
       if (marked) {
         this.#g.log.warn({ ...fields, reason }, 'connection needs reconnecting');
         await this.#g.state.refresh();
+        void this.notices.reconnect(identity.account, endpoint.instanceId, endpoint.connector.descriptor.title);
       }
     } catch (error) {
       this.#g.log.warn({ ...fields, err: { message: (error as Error)?.message } }, 'reconnect mark not stored');

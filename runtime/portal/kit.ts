@@ -22,7 +22,7 @@ import {
 } from './html.ts';
 import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
 
-/** How a set-password link (an invitation) reaches its user: pluggable; the default logs it. */
+/** How a set-password link reaches its user, when a test replaces the mail (runtime/mail/) that is the default. */
 export type PasswordLinkDelivery = (to: { readonly email: string; readonly name: string }, link: string) => void;
 
 /** The connect form's check of a submitted credential (the pipeline's `checkCredential`); `text` is the spec's. */
@@ -77,6 +77,8 @@ const DONE = new Map<string, PortalWord>(
       'data_layer_enabled',
       'data_layer_disabled',
       'tools_saved',
+      'user_removed',
+      'invite_sent',
     ] as const
   ).map((name) => [name, `done_${name}`]),
 );

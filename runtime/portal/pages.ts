@@ -17,6 +17,7 @@ import { redirect, sendPage } from './html.ts';
 import { PortalKit, type PortalOptions, type PortalRequest, safeNext, type SignedInRequest } from './kit.ts';
 import { landing } from './pages/landing.ts';
 import { OAUTH_CALLBACK_PATH, oauthCallback } from './pages/oauth.ts';
+import { forgotPassword } from './pages/password-links.ts';
 import { setPassword, signIn, signOut } from './pages/sign-in.ts';
 import { SIGNED_LINK, signedLink } from './pages/signed-links.ts';
 import { routeTo, type Route } from './routes.ts';
@@ -39,19 +40,15 @@ export const PUBLIC_ROUTES: readonly Route<PortalRequest>[] = [
   { path: '/', page: (kit, r) => landing(kit, r, 200) },
   { path: '/portal/sign-in', page: signIn },
   { path: '/portal/sign-out', page: signOut },
+  { path: '/portal/forgot-password', page: forgotPassword },
   { path: /^\/portal\/set-password\/([A-Za-z0-9_-]{20,100})$/, page: (kit, r, [token]) => setPassword(kit, r, token!) },
   { path: SIGNED_LINK, page: signedLink },
   { path: AUTHORIZE_PATH, page: authorizePage },
 ];
 
 export function createPortal(gateway: GatewayContext, options: PortalOptions): PortalRoutes {
-  const kit = new PortalKit(gateway, {
-    ...options,
-    deliverPasswordLink:
-      options.deliverPasswordLink ??
-      // The demo's delivery: the log (an operator passes the link on). A mailer plugs in here.
-      ((to, link) => gateway.log.info({ to: to.email, link }, 'portal set-password link (deliver it to the user)')),
-  });
+  // Set-password links go by mail (runtime/mail/) unless a test hands its own delivery; never to the log.
+  const kit = new PortalKit(gateway, options);
   const { t, plain } = kit.text;
   const sessions = kit.sessions;
 

@@ -1,8 +1,9 @@
 // The platform schema as an ordered list of migrations, the same SQL for the embedded PostgreSQL
 // (PGlite) and a PostgreSQL server. A migration is never edited once released: add a new one.
 // migrate.ts applies them. Those of the tool surface a caller may narrow are in
-// migrations-tool-scopes.ts.
+// migrations-tool-scopes.ts, those of users and mail in migrations-users.ts.
 import { TOOL_SCOPE_MIGRATIONS } from './migrations-tool-scopes.ts';
+import { USER_MIGRATIONS } from './migrations-users.ts';
 
 export interface Migration {
   readonly version: number;
@@ -433,4 +434,5 @@ CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR
 `,
   },
   ...TOOL_SCOPE_MIGRATIONS,
+  ...USER_MIGRATIONS,
 ];

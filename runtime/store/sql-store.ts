@@ -9,6 +9,7 @@ import { SqlConnections } from './repositories/connections.ts';
 import { SqlDataLayer } from './repositories/data-layer.ts';
 import { SqlLinks } from './repositories/links.ts';
 import { SqlMcp } from './repositories/mcp.ts';
+import { SqlNotices } from './repositories/notices.ts';
 import { SqlPortal } from './repositories/portal.ts';
 import { SqlTokens } from './repositories/tokens.ts';
 import { SqlUsage } from './repositories/usage.ts';
@@ -33,6 +34,7 @@ export class SqlPlatformStore implements PlatformStore {
   readonly portal: SqlPortal;
   readonly audit: SqlAudit;
   readonly mcp: SqlMcp;
+  readonly notices: SqlNotices;
   readonly #db: SqlClient;
 
   constructor(db: SqlClient) {
@@ -50,6 +52,7 @@ export class SqlPlatformStore implements PlatformStore {
     this.portal = new SqlPortal(db);
     this.audit = new SqlAudit(db);
     this.mcp = new SqlMcp(db);
+    this.notices = new SqlNotices(db);
   }
 
   migrate(): Promise<void> {

@@ -219,6 +219,20 @@ export interface UsersRepository {
   setUserRole(userId: string, role: UserRole): Promise<void>;
   setSeat(userId: string, connectorKey: string, seated: boolean): Promise<void>;
   listSeats(userId: string): Promise<string[]>;
+  /**
+   * Removes the user with what was theirs: portal sessions, API tokens, OAuth grants (with their
+   * tokens), seats, password links (ON DELETE CASCADE; every replica's snapshot follows by the change
+   * log). Answers what ended, or null when there was no such user. The audit log keeps its entries.
+   */
+  deleteUser(userId: string): Promise<RemovedUser | null>;
+}
+
+/** What ended with a removed user. */
+export interface RemovedUser {
+  readonly sessions: number;
+  readonly tokens: number;
+  readonly grants: number;
+  readonly seats: number;
 }
 
 /** Access tokens (as hashes) and the user and account behind one. */
@@ -405,6 +419,12 @@ export interface PortalRepository {
   consumePasswordLink(tokenHash: string, now: Date): Promise<PasswordLinkOutcome>;
 }
 
+/** Notices mailed to an account once (a quota reached in a month), whichever replica comes first. */
+export interface NoticesRepository {
+  /** True for the one caller that records `notice` for the account first; false when it was already. */
+  claimNotice(accountId: string, notice: string): Promise<boolean>;
+}
+
 /** The audit log of changes made in the portal or the admin CLI. */
 export interface AuditRepository {
   appendAudit(entry: AuditEntry): Promise<void>;
@@ -429,6 +449,7 @@ export interface Repositories {
   readonly portal: PortalRepository;
   readonly audit: AuditRepository;
   readonly mcp: McpRepository;
+  readonly notices: NoticesRepository;
 }
 
 /** The repositories, opened, migrated and closed in one place. */

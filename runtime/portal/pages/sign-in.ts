@@ -16,7 +16,7 @@ export async function signIn(kit: PortalKit, r: PortalRequest): Promise<number> 
       `type="email" id="email" name="email" autocomplete="username" required value="${escapeHtml(email)}"><label ` +
       `for="password">${t('field_password')}</label><input type="password" id="password" name="password" ` +
       `autocomplete="current-password" required><button type="submit">${t('sign_in_button')}</button></form><p ` +
-      `class="note">${t('sign_in_note')}</p>`;
+      `class="note">${t('sign_in_note')} <a href="/portal/forgot-password">${t('sign_in_forgot')}</a></p>`;
     return kit.view(
       r,
       status,

@@ -1,12 +1,11 @@
 // The team page: seats per subscribed connector, roles, and invitations (administrators change them).
-import { randomBytes } from 'node:crypto';
 import type { ConnectorRuntime } from '../../gateway-context.ts';
 import { StoreError } from '../../store/sql-store.ts';
 import type { User, UserRole } from '../../store/store.ts';
 import { demotesLastAdmin } from '../account-rules.ts';
 import { escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
-import { sha256Hex } from '../../secrets/hash.ts';
+import { mailInvitation, newPasswordLink } from './password-links.ts';
 
 const MAX_EMAIL = 254;
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -66,30 +65,56 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
         throw error;
       }
       await g.state.refresh();
-      const link = await newPasswordLink(kit, invited.id);
-      kit.options.deliverPasswordLink?.({ email: invited.email, name: invited.name }, link);
-      await kit.audit(r, { ...user }, 'user.invite', invited.id, { email: invited.email, role });
+      const link = await newPasswordLink(kit, invited.id, g.platform.limits.passwordLinkValidSeconds);
+      const mailed = await mailInvitation(kit, invited, link, { account: account.name, inviter: user.name });
+      await kit.audit(r, { ...user }, 'user.invite', invited.id, { email: invited.email, role, mailed });
       const shown =
-        `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p><p>` +
-        `${t('invite_link_note')}` +
+        `<div class="ok" role="status"><p>${t('invite_done', { email: invited.email })}</p>` +
+        `${mailed ? '' : `<p class="error" role="alert">${t('mail_failed')}</p>`}<p>${t('invite_link_note')}` +
         `</p><p class="secret">${escapeHtml(link)}</p></div>`;
       return teamPage(kit, r, await kit.accountUsers(r), subscribed, 200, shown);
     }
+    if (action === 'remove' || action === 'resend') return removeOrResend(kit, r, users, subscribed, action, form);
     return kit.notice(r, 400, 'bad_request_title', 'unknown_action');
   }
   return teamPage(kit, r, users, subscribed, 200, kit.done(r));
 }
 
-async function newPasswordLink(kit: PortalKit, userId: string): Promise<string> {
+/**
+ * Removing a user ends their sessions, API tokens, OAuth grants and seats at once (one delete;
+ * this replica reloads and the others follow by the change log); sending an invitation again mails
+ * a new set-password link.
+ */
+async function removeOrResend(
+  kit: PortalKit,
+  r: SignedInRequest,
+  users: readonly User[],
+  subscribed: readonly ConnectorRuntime[],
+  action: 'remove' | 'resend',
+  form: URLSearchParams,
+): Promise<number> {
   const g = kit.g;
-  const token = randomBytes(32).toString('base64url');
-  const validSeconds = g.platform.limits.passwordLinkValidSeconds;
-  await g.store.portal.createPasswordLink({
-    tokenHash: sha256Hex(token),
-    userId,
-    expiresAt: new Date(g.now().getTime() + validSeconds * 1000),
-  });
-  return `${g.config.publicBaseUrl}/portal/set-password/${token}`;
+  const { t } = kit.text;
+  const { account, user } = r.signedIn;
+  const target = users.find((u) => u.id === form.get('user'));
+  if (!target) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
+  if (action === 'resend') {
+    const link = await newPasswordLink(kit, target.id, g.platform.limits.passwordLinkValidSeconds);
+    const mailed = await mailInvitation(kit, target, link, { account: account.name, inviter: user.name });
+    await kit.audit(r, { ...user }, 'user.invite_resend', target.id, { email: target.email, mailed });
+    if (!mailed)
+      return teamPage(kit, r, users, subscribed, 502, `<p class="error" role="alert">${t('mail_failed')}</p>`);
+    return redirect(r.res, '/portal/team?done=invite_sent');
+  }
+  // Someone must be able to manage the account: an administrator removes others, never themself
+  // (so the last administrator stays).
+  if (target.id === user.id) return kit.notice(r, 400, 'bad_request_title', 'remove_self');
+  if (form.get('confirm') !== 'yes') return kit.notice(r, 400, 'bad_request_title', 'remove_not_confirmed');
+  const removed = await g.store.users.deleteUser(target.id);
+  if (!removed) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
+  await g.state.refresh();
+  await kit.audit(r, { ...user }, 'user.remove', target.id, { email: target.email, ...removed });
+  return redirect(r.res, '/portal/team?done=user_removed');
 }
 
 function teamPage(
@@ -155,9 +180,7 @@ function teamPage(
     `type="hidden" name="action" value="seats">${table}` +
     `${subscribed.length ? `<button type="submit">${t('save_seats')}</button>` : ''}` +
     '</form>';
-  const userOptions = users
-    .map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.email})`)}</option>`)
-    .join('');
+  const userOptions = users.map(userOption).join('');
   const roleOptions = (['member', 'admin'] as const)
     .map((role) => `<option value="${role}">${t(`role_${role}`)}</option>`)
     .join('');
@@ -177,5 +200,35 @@ function teamPage(
     `${t('field_role')}` +
     `</label><select id="invite-role" name="role">${roleOptions}</select><button type="submit">${t('invite_button')}` +
     '</button></form>';
+  body += userForm(kit, r, 'resend', userOptions);
+  body += userForm(
+    kit,
+    r,
+    'remove',
+    users
+      .filter((u) => u.id !== r.signedIn.user.id)
+      .map(userOption)
+      .join(''),
+  );
   return kit.view(r, status, plain('team_title'), body);
+}
+
+const userOption = (u: User) => `<option value="${escapeHtml(u.id)}">${escapeHtml(`${u.name} (${u.email})`)}</option>`;
+
+/** The form that sends an invitation again, or removes a user (with a confirmation box). */
+function userForm(kit: PortalKit, r: SignedInRequest, action: 'remove' | 'resend', options: string): string {
+  const { t } = kit.text;
+  const confirm =
+    action === 'remove'
+      ? '<input type="checkbox" id="remove-confirm" name="confirm" value="yes" required> <label class="inline" ' +
+        `for="remove-confirm">${t('remove_confirm')}</label>`
+      : '';
+  return (
+    `<h2>${t(action === 'remove' ? 'team_remove_heading' : 'team_resend_heading')}</h2><p class="note">` +
+    `${t(action === 'remove' ? 'team_remove_note' : 'team_resend_note')}</p><form method="post" ` +
+    `action="/portal/team"><input type="hidden" name="csrf" value="${escapeHtml(r.signedIn.csrf)}"><input ` +
+    `type="hidden" name="action" value="${action}"><label for="${action}-user">${t('field_user')}</label><select ` +
+    `id="${action}-user" name="user">${options}</select>${confirm}<button type="submit">` +
+    `${t(action === 'remove' ? 'remove_button' : 'resend_button')}</button></form>`
+  );
 }

@@ -140,7 +140,16 @@ export class SqlPortal implements PortalRepository {
         'RETURNING user_id',
       [tokenHash, now],
     );
-    if (rows[0]) return { outcome: 'ok', userId: rows[0].user_id };
+    if (rows[0]) {
+      // Using one link makes the user's other links void: an older invitation or reset cannot set
+      // the password again (docs/decisions/portal.md, 'Users are removed at once; a forgotten
+      // password is reset by mail').
+      await this.#db.query('UPDATE password_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [
+        rows[0].user_id,
+        now,
+      ]);
+      return { outcome: 'ok', userId: rows[0].user_id };
+    }
     const found = await this.#db.query<{ used_at: Date | null }>(
       'SELECT used_at FROM password_links WHERE token_hash = $1',
       [tokenHash],

@@ -1,6 +1,6 @@
 // Users of an account: terms, role and seats.
 import type { SqlClient } from '../sql-client.ts';
-import type { User, UserRole, UsersRepository } from '../store.ts';
+import type { RemovedUser, User, UserRole, UsersRepository } from '../store.ts';
 import { first, newId, StoreError, toUser, translate, USER_COLUMNS, type UserRow } from './rows.ts';
 
 export class SqlUsers implements UsersRepository {
@@ -83,5 +83,33 @@ export class SqlUsers implements UsersRepository {
       [userId],
     );
     return rows.map((r) => r.connector_key);
+  }
+
+  async deleteUser(userId: string): Promise<RemovedUser | null> {
+    // One statement: the counts and the delete see one snapshot (docs/decisions/portal.md,
+    // 'Users are removed at once; a forgotten password is reset by mail').
+    const { rows } = await this.#db.query<{
+      sessions: number | string;
+      tokens: number | string;
+      grants: number | string;
+      seats: number | string;
+    }>(
+      `WITH s AS (SELECT count(*) AS n FROM portal_sessions WHERE user_id = $1),
+            t AS (SELECT count(*) AS n FROM tokens WHERE user_id = $1 AND revoked_at IS NULL),
+            g AS (SELECT count(*) AS n FROM mcp_grants WHERE user_id = $1 AND revoked_at IS NULL),
+            e AS (SELECT count(*) AS n FROM seats WHERE user_id = $1)
+       DELETE FROM users WHERE id = $1
+       RETURNING (SELECT n FROM s) AS sessions, (SELECT n FROM t) AS tokens, (SELECT n FROM g) AS grants,
+                 (SELECT n FROM e) AS seats`,
+      [userId],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      sessions: Number(row.sessions),
+      tokens: Number(row.tokens),
+      grants: Number(row.grants),
+      seats: Number(row.seats),
+    };
   }
 }
