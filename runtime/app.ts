@@ -35,6 +35,7 @@ import type { SharedStore } from './store/shared-store.ts';
 import { PlatformState } from './store/state.ts';
 import type { PlatformStore } from './store/store.ts';
 import { UsageMeter } from './metering/usage.ts';
+import { CallLogWriter } from './metering/call-log.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
@@ -239,6 +240,22 @@ export async function createApp(options: AppOptions): Promise<App> {
   await applySpills(config.dataDir, store.usage, log);
   meter.start();
   metrics.usageBacklog = () => meter.backlog();
+  const callLog = new CallLogWriter({
+    store,
+    timeZone: config.timeZone,
+    flushMs: config.usageFlushMs,
+    retentionDays: config.callLogDays,
+    log,
+    ...(options.now
+      ? {
+          now: (
+            (clock) => () =>
+              clock().getTime()
+          )(options.now),
+        }
+      : {}),
+  });
+  callLog.start();
 
   const rateLimiter: RateLimiter = shared
     ? // The failure itself is in the Redis outage log (one line per outage, not one per call).
@@ -292,6 +309,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     state,
     vault,
     meter,
+    callLog,
     rateLimiter,
     upstreamQuotas,
     log,
@@ -423,6 +441,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.refusals.close();
       redisOutage.close();
       storeOutage.close();
+      await callLog.stop();
       const kept = await stopMeter(meter, config.dataDir, config.usageDrainTimeoutMs, log);
       await shared?.close();
       if (!options.store) await store.close();

@@ -29,6 +29,7 @@ const REPOSITORIES = [
   'portal',
   'audit',
   'mcp',
+  'callLog',
 ];
 
 /** The public methods of a repository object (its class's prototype). */
@@ -48,7 +49,7 @@ describe('the store as repositories over one SQL client', () => {
     await store?.close();
   });
 
-  it('holds the twelve repositories, each a separate object, no method in two of them', () => {
+  it('holds the thirteen repositories, each a separate object, no method in two of them', () => {
     expect(Object.keys(store).filter((key) => key !== 'kind')).toEqual(REPOSITORIES);
     const repositories = REPOSITORIES.map((name) => (store as unknown as Record<string, object>)[name]!);
     expect(new Set(repositories).size).toBe(REPOSITORIES.length);

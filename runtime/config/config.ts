@@ -166,6 +166,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     logLevel: value('logLevel', 'info'),
     usageFlushMs: value('usageFlushMs', 1000),
     usageDrainTimeoutMs: value('usageDrainTimeoutMs', 10_000),
+    callLogDays: value('callLogDays', 30),
     maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
     storeTimeoutMs: value('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS),

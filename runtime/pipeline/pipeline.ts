@@ -103,9 +103,8 @@ export class Pipeline {
   }
 
   /**
-   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta,
-   * headers)`); without one the call starts a new trace, so every call has a trace id in its log
-   * lines and upstream requests.
+   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta, headers)`); without one
+   * the call starts a new trace, so every call has a trace id in its log lines and upstream requests.
    */
   call(request: ToolCallRequest): Promise<CallToolResult> {
     const trace = request.trace ?? startTrace();
@@ -158,6 +157,7 @@ export class Pipeline {
       instance: endpoint.instanceId,
       accountId: identity.account.id,
       userId: identity.user.id,
+      tokenId: identity.tokenId,
       traceId: trace.traceId,
       spanId,
     };
@@ -463,6 +463,7 @@ export class Pipeline {
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }

@@ -4,6 +4,7 @@
 import { migrate, pendingMigrations } from './migrate.ts';
 import { SqlAccounts } from './repositories/accounts.ts';
 import { SqlAudit } from './repositories/audit.ts';
+import { SqlCallLog } from './repositories/call-log.ts';
 import { SqlChanges } from './repositories/changes.ts';
 import { SqlConnections } from './repositories/connections.ts';
 import { SqlDataLayer } from './repositories/data-layer.ts';
@@ -33,6 +34,7 @@ export class SqlPlatformStore implements PlatformStore {
   readonly portal: SqlPortal;
   readonly audit: SqlAudit;
   readonly mcp: SqlMcp;
+  readonly callLog: SqlCallLog;
   readonly #db: SqlClient;
 
   constructor(db: SqlClient) {
@@ -50,6 +52,7 @@ export class SqlPlatformStore implements PlatformStore {
     this.portal = new SqlPortal(db);
     this.audit = new SqlAudit(db);
     this.mcp = new SqlMcp(db);
+    this.callLog = new SqlCallLog(db);
   }
 
   migrate(): Promise<void> {
