@@ -120,6 +120,32 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
       expect(await store.callLog.listCalls(later.account.id, {}, 10, 0)).toEqual([]);
     });
 
+    it("labels a call of an assistant connected with OAuth with the client's name", async () => {
+      const { account, ada } = await seed();
+      const grantId = newId('grant_');
+      await store.mcp.createMcpGrant(
+        {
+          id: grantId,
+          clientId: 'c1',
+          clientName: 'Desk Claude',
+          userId: ada.id,
+          accountId: account.id,
+          endpoints: [],
+        },
+        {
+          codeHash: newId('h').padEnd(64, '0'),
+          redirectUri: 'http://127.0.0.1:4000/cb',
+          codeChallenge: 'challenge',
+          expiresAt: at(60),
+        },
+      );
+      await store.callLog.addCalls([call(account.id, { userId: ada.id, tokenId: `oauth:${grantId}` }, 0)], []);
+      expect((await store.callLog.listCalls(account.id, {}, 10, 0))[0]).toMatchObject({
+        tokenId: `oauth:${grantId}`,
+        tokenLabel: 'Desk Claude',
+      });
+    });
+
     it('prunes calls older than the cut-off and keeps daily usage; lists the months with usage', async () => {
       const { account } = await seed();
       const id = account.id;

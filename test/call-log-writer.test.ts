@@ -4,6 +4,8 @@
 // one within the bound; old calls are pruned once an hour by the retention in days.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { registry } from '../generated/registry.ts';
+import { loadConfig } from '../runtime/config/config.ts';
 import { CallLogWriter, type CallSource } from '../runtime/metering/call-log.ts';
 import type { CallLogRepository, CallLogRow, DailyUsageRow } from '../runtime/store/call-log.ts';
 
@@ -93,5 +95,16 @@ describe('the call log writer', () => {
     w.record(ada, 'a', 'ok', 'ok', 1);
     await w.flush();
     expect(prunes).toEqual([new Date(NOW - 30 * 86_400_000)]);
+  });
+});
+
+describe('CALL_LOG_DAYS', () => {
+  it('is 30 days by default, takes a whole number of days, and refuses 0 or a fraction', () => {
+    expect(loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused' }).callLogDays).toBe(30);
+    expect(loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', CALL_LOG_DAYS: '90' }).callLogDays).toBe(90);
+    for (const bad of ['0', '1.5', 'month'])
+      expect(() => loadConfig(registry, { DATA_DIR: '/tmp/cg-test-unused', CALL_LOG_DAYS: bad })).toThrow(
+        /CALL_LOG_DAYS/,
+      );
   });
 });

@@ -201,6 +201,20 @@ describe('the call log, usage breakdown and client setup in the portal', () => {
     expect((await portal.get('/portal/usage?month=2999-01')).html).toContain(`<option value="${month}" selected>`);
   });
 
+  it("shows a member the account's totals by day and instance, but by user and in the CSV only their own", async () => {
+    const portal = await portalAs(gw, member);
+    const page = await portal.get('/portal/usage');
+    expect(page.status).toBe(200);
+    const byUser = /Calls by user[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page.html)?.[1] ?? '';
+    expect(byUser).toContain('Mia Member');
+    expect(byUser).not.toContain(admin.user.email);
+    const byInstance = /Calls by endpoint instance[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page.html)?.[1] ?? '';
+    expect(byInstance).toContain('<td>3</td>');
+    const csv = await portal.get('/portal/usage.csv');
+    expect(csv.html).toContain(member.email);
+    expect(csv.html).not.toContain(admin.user.email);
+  });
+
   it('shows per endpoint the mcpServers snippets and the OAuth URLs, never a token', async () => {
     const portal = await portalAs(gw, admin.user);
     const page = await portal.get('/portal/connections');

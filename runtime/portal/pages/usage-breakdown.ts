@@ -65,6 +65,8 @@ export async function dailyTables(kit: PortalKit, r: SignedInRequest, month: str
     kit.accountUsers(r),
   ]);
   const users = new Map(userList.map((u) => [u.id, u]));
+  // A member sees the account's totals by day and instance, and by user only their own calls.
+  const own = kit.isAdmin(r) ? rows : rows.filter((x) => x.userId === r.signedIn.user.id);
   const exportLink =
     `<p><a href="/portal/usage.csv?month=${month}">${t('usage_export', { month })}</a></p>` +
     `<p class="note">${t('usage_daily_note')}</p>`;
@@ -102,7 +104,7 @@ export async function dailyTables(kit: PortalKit, r: SignedInRequest, month: str
       t('usage_by_user', { month }),
       t('col_user'),
       count(
-        sums(rows, (x) => x.userId),
+        sums(own, (x) => x.userId),
         (k) => userLabel(users, k),
       ),
       false,
@@ -111,7 +113,10 @@ export async function dailyTables(kit: PortalKit, r: SignedInRequest, month: str
   );
 }
 
-/** `/portal/usage.csv?month=YYYY-MM`: the month's metered calls by day, endpoint instance and user. */
+/**
+ * `/portal/usage.csv?month=YYYY-MM`: the month's metered calls by day, endpoint instance and user (a member's: only
+ * their own).
+ */
 export async function usageCsv(kit: PortalKit, r: SignedInRequest): Promise<number> {
   const { plain } = kit.text;
   const { month } = chosenMonth(kit, r);
@@ -124,6 +129,8 @@ export async function usageCsv(kit: PortalKit, r: SignedInRequest): Promise<numb
     r.res,
     `usage-${month}.csv`,
     [plain('col_day'), plain('col_instance'), plain('col_user'), plain('col_calls')],
-    rows.map((x) => [x.day, x.instanceId, users.get(x.userId)?.email ?? x.userId, x.calls]),
+    rows
+      .filter((x) => kit.isAdmin(r) || x.userId === r.signedIn.user.id)
+      .map((x) => [x.day, x.instanceId, users.get(x.userId)?.email ?? x.userId, x.calls]),
   );
 }
