@@ -85,10 +85,13 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
       expect((await store.callLog.listCalls(id, {}, 2, 2)).map((c) => c.at.toISOString())).toEqual(
         [1, 0].map((m) => at(m).toISOString()),
       );
-      expect(await store.callLog.callChoices(id)).toEqual({
-        instances: ['cases', 'cases-2'],
-        tools: ['find_cases', 'get_case'],
-      });
+      // The filter choices come from the daily and monthly usage, not from a scan of the log.
+      expect(await store.callLog.callChoices(id)).toEqual({ instances: ['cases', 'cases-2'], tools: [] });
+      await store.usage.addUsage([
+        { accountId: id, month: '2026-03', connectorId: 'cases', tool: 'get_case', calls: 1, costUnits: 1 },
+        { accountId: id, month: '2026-03', connectorId: 'cases', tool: 'find_cases', calls: 2, costUnits: 2 },
+      ]);
+      expect((await store.callLog.callChoices(id)).tools).toEqual(['find_cases', 'get_case']);
       // Daily usage adds up (an upsert), and another account sees nothing of it.
       await store.callLog.addCalls(
         [],

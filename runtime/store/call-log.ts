@@ -53,7 +53,10 @@ export interface CallLogRepository {
   pruneCalls(before: Date): Promise<number>;
   /** Newest first, `limit` rows after skipping `offset`. */
   listCalls(accountId: string, filter: CallLogFilter, limit: number, offset: number): Promise<CallLogEntry[]>;
-  /** The distinct instances and tools in an account's call log, for the filter choices. */
+  /**
+   * The endpoint instances and tools the account has metered calls of (from the daily and monthly usage, not a scan
+   * of the call log), for the filter choices.
+   */
   callChoices(accountId: string): Promise<{ instances: string[]; tools: string[] }>;
   /** The daily usage of one month (`YYYY-MM`), by day, instance and user. */
   dailyUsage(accountId: string, month: string): Promise<DailyUsageRow[]>;

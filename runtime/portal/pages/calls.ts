@@ -77,25 +77,19 @@ export async function calls(kit: PortalKit, r: SignedInRequest): Promise<number>
   const admin = kit.isAdmin(r);
   const shown = found.slice(0, perPage);
   const any = t('filter_any');
-  const instances = [
-    ...new Set([...kit.subscribedEndpoints(account.id).map((e) => e.instanceId), ...choices.instances]),
-  ];
+  // The chosen value stays a choice even when nothing was metered for it (a refused call's tool).
+  const withChosen = (list: readonly string[], chosen?: string) =>
+    [...new Set([...list, ...(chosen ? [chosen] : [])])].sort().map((x): [string, string] => [x, x]);
   const form =
     `<form method="get" action="/portal/calls"><fieldset><legend>${t('calls_filter_legend')}</legend>` +
     select(
       'instance',
       t('field_filter_instance'),
       any,
-      instances.map((i) => [i, i]),
+      withChosen(choices.instances, filter.instanceId),
       filter.instanceId,
     ) +
-    select(
-      'tool',
-      t('field_filter_tool'),
-      any,
-      choices.tools.map((x) => [x, x]),
-      filter.tool,
-    ) +
+    select('tool', t('field_filter_tool'), any, withChosen(choices.tools, filter.tool), filter.tool) +
     select(
       'outcome',
       t('field_filter_outcome'),

@@ -131,8 +131,10 @@ export class SqlCallLog implements CallLogRepository {
 
   async callChoices(accountId: string): Promise<{ instances: string[]; tools: string[] }> {
     const { rows } = await this.#db.query<{ kind: string; value: string }>(
-      `SELECT DISTINCT 'instance' AS kind, instance_id AS value FROM call_log WHERE account_id = $1
-       UNION SELECT DISTINCT 'tool', tool FROM call_log WHERE account_id = $1 ORDER BY 1, 2`,
+      // From the aggregated tables (a row per day, instance and user; per month, connector and tool),
+      // not a scan of every call the log keeps.
+      `SELECT DISTINCT 'instance' AS kind, instance_id AS value FROM usage_daily WHERE account_id = $1
+       UNION SELECT DISTINCT 'tool', tool FROM usage WHERE account_id = $1 ORDER BY 1, 2`,
       [accountId],
     );
     return {
