@@ -28,6 +28,8 @@ export interface CallLogFields {
   readonly instance: string;
   readonly accountId: string;
   readonly userId: string;
+  /** The API token's id (`oauth:<grant>` for OAuth); an id, never the token. */
+  readonly tokenId: string;
   /** The call's W3C trace id (the caller's, or a new one), as upstream requests carry it. */
   readonly traceId: string;
   /** The gateway's span for this call. */

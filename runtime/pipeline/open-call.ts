@@ -5,6 +5,7 @@
 // cannot drift apart. No object literal with closures per call beyond the upstream client's
 // `onCall` (docs/decisions/typed-platform-contract.md).
 import type { Dispatcher } from 'undici';
+import type { GatewayContext } from '../gateway-context.ts';
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ToolDescriptor, UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { Credential, DataLayer } from '../handler-api/tool-context.ts';
@@ -40,6 +41,24 @@ export interface CallServices {
   readonly observeUpstream?: (connectorId: string, info: UpstreamCallInfo) => void;
   /** OpenTelemetry, when configured: each upstream request becomes a span under the call's. */
   readonly telemetry?: Telemetry | undefined;
+}
+
+/** What opening a call needs from the gateway, made once (the pipeline's constructor). */
+export function callServices(gateway: GatewayContext): CallServices {
+  const { upstreamDuration } = gateway.metrics;
+  return {
+    vault: gateway.vault,
+    upstreamQuotas: gateway.upstreamQuotas,
+    now: gateway.now,
+    timeZone: gateway.config.timeZone,
+    gates: gateway.gates,
+    ...(gateway.dispatchers ? { dispatchers: gateway.dispatchers } : {}),
+    bodyBudget: gateway.bodyBudget,
+    upstreamSleep: gateway.upstreamSleep,
+    telemetry: gateway.telemetry,
+    observeUpstream: (connector, info) =>
+      upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
+  };
 }
 
 /** One call to open: plain data, no closures. */

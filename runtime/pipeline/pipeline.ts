@@ -20,7 +20,7 @@ import { assertCheckOrder } from './check-order.ts';
 import { type ConnectCheck, checkCredential } from './connect-check.ts';
 import { failureAnswer } from './failure-answer.ts';
 import { Refusals } from './refusals.ts';
-import { type CallServices, openCall } from './open-call.ts';
+import { type CallServices, callServices, openCall } from './open-call.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../store/state.ts';
 import type { LinkIssuer } from '../secrets/signed-links.ts';
@@ -69,20 +69,7 @@ export class Pipeline {
       now: () => gateway.now().getTime(),
       platform: gateway.platform,
     };
-    const { upstreamDuration } = gateway.metrics;
-    this.#services = {
-      vault: gateway.vault,
-      upstreamQuotas: gateway.upstreamQuotas,
-      now: gateway.now,
-      timeZone: gateway.config.timeZone,
-      gates: gateway.gates,
-      dispatchers: gateway.dispatchers,
-      bodyBudget: gateway.bodyBudget,
-      upstreamSleep: gateway.upstreamSleep,
-      telemetry: gateway.telemetry,
-      observeUpstream: (connector, info) =>
-        upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
-    };
+    this.#services = callServices(gateway);
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
@@ -104,9 +91,8 @@ export class Pipeline {
   }
 
   /**
-   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta,
-   * headers)`); without one the call starts a new trace, so every call has a trace id in its log
-   * lines and upstream requests.
+   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta, headers)`); without one
+   * the call starts a new trace, so every call has a trace id in its log lines and upstream requests.
    */
   call(request: ToolCallRequest): Promise<CallToolResult> {
     const trace = request.trace ?? startTrace();
@@ -159,6 +145,7 @@ export class Pipeline {
       instance: endpoint.instanceId,
       accountId: identity.account.id,
       userId: identity.user.id,
+      tokenId: identity.tokenId,
       traceId: trace.traceId,
       spanId,
     };
@@ -465,6 +452,7 @@ export class Pipeline {
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }

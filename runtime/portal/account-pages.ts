@@ -1,5 +1,6 @@
 // The signed-in portal pages: overview, connectors (subscribe), team (invite, roles, seats),
-// connections (status, connect, reconnect, disconnect), usage (chart, fair use, quota), API tokens,
+// connections (status, connect, reconnect, disconnect, client setup), usage (chart, fair use, quota, by
+// day, instance and user, CSV), calls (the call log, CSV), API tokens,
 // terms, the data-layer opt-in and the audit log. Every page reads only the signed-in user's
 // account; every id a form names is checked against that account; members see only what a member
 // may (administrator pages answer 403). After a change: an audit entry and a redirect to the page
@@ -8,6 +9,7 @@
 // Each page is a module of `pages/`; this table routes to them, in order.
 import type { PortalKit, SignedInRequest } from './kit.ts';
 import { audit } from './pages/audit.ts';
+import { calls, callsCsv } from './pages/calls.ts';
 import { connectionAction, connections } from './pages/connections.ts';
 import { connectorsPage } from './pages/connectors.ts';
 import { dataLayer } from './pages/data-layer.ts';
@@ -17,7 +19,7 @@ import { team } from './pages/team.ts';
 import { terms } from './pages/terms.ts';
 import { tokens } from './pages/tokens.ts';
 import { toolSettings } from './pages/tool-settings.ts';
-import { usage } from './pages/usage.ts';
+import { usage, usageCsv } from './pages/usage.ts';
 import { routeTo, type Route } from './routes.ts';
 
 /** The signed-in pages, matched in order. */
@@ -35,6 +37,9 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
     page: (kit, r, [instanceId]) => toolSettings(kit, r, instanceId!),
   },
   { path: '/portal/usage', page: usage },
+  { path: '/portal/usage.csv', methods: ['GET'], page: usageCsv },
+  { path: '/portal/calls', methods: ['GET'], page: calls },
+  { path: '/portal/calls.csv', methods: ['GET'], page: callsCsv },
   { path: '/portal/tokens', page: (kit, r) => tokens(kit, r, '') },
   { path: '/portal/tokens/create', page: (kit, r) => tokens(kit, r, 'create') },
   { path: '/portal/tokens/revoke', page: (kit, r) => tokens(kit, r, 'revoke') },

@@ -84,7 +84,9 @@ td button,td form{margin:0}
 .warning{border-left:4px solid #b36b00;padding:.4rem .8rem;background:#fff7e6}
 .secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;
 word-break:break-all}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}
+.table-scroll{overflow-x:auto;max-width:100%;margin:.5rem 0}table{border-collapse:collapse;width:100%;margin:0}
+pre{overflow-x:auto;max-width:100%;background:#f3f4f7;border:1px solid #99a;padding:.5rem;font-size:.9rem}
+code{overflow-wrap:anywhere}details{margin:.5rem 0}summary{cursor:pointer;color:#1a44a8}
 td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 .status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
@@ -159,10 +161,16 @@ export function postButton(
   );
 }
 
-/** A table of rows already rendered as `<tr>`s, under a caption and column headers (both already escaped). */
+/**
+ * A table of rows already rendered as `<tr>`s, under a caption and column headers (both already escaped). A wide
+ * table scrolls in its own box (a focusable region named by the caption), never the page.
+ */
 export function dataTable(caption: string, headers: readonly string[], rows: string): string {
   const head = headers.map((h) => `<th scope="col">${h}</th>`).join('');
-  return `<table><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
+  return (
+    `<div class="table-scroll" role="region" tabindex="0" aria-label="${caption.replace(/<[^>]*>/g, '')}"><table>` +
+    `<caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`
+  );
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */

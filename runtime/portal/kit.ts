@@ -171,6 +171,7 @@ export class PortalKit {
       ['nav_team', '/portal/team', true],
       ['nav_connections', '/portal/connections', true],
       ['nav_usage', '/portal/usage', true],
+      ['nav_calls', '/portal/calls', true],
       ['nav_tokens', '/portal/tokens', true],
       ['nav_data_layer', '/portal/data-layer', admin],
       ['nav_audit', '/portal/audit', admin],

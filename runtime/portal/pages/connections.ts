@@ -1,9 +1,10 @@
-// The connections page (status, connect, reconnect, disconnect) and the connect form of a session.
+// The connections page (status, connect, reconnect, disconnect, client setup) and the connect form of a session.
 import { randomBytes } from 'node:crypto';
 import type { Connection } from '../../store/store.ts';
 import { connectionRefusal } from '../account-rules.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
+import { clientSetup } from './client-setup.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';
 import { startOAuth } from './oauth.ts';
 
@@ -85,7 +86,8 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
           [t('col_instance'), t('col_connector'), t('col_endpoint'), t('col_status'), t('col_actions')],
           rows,
         )
-      : `<p>${t('team_no_subscriptions')}</p>`);
+      : `<p>${t('team_no_subscriptions')}</p>`) +
+    clientSetup(kit, shown);
   return kit.view(r, 200, plain('connections_title'), body);
 }
 

@@ -1,8 +1,8 @@
 // The floor: the least a server can do for a tools/call that reaches an upstream. A bare node:http
 // server parses the JSON-RPC request, makes one undici request to the zero-latency upstream
 // (keep-alive pool, through undici's handler API as the gateway does: lib/post.ts), and returns a
-// JSON-RPC result: the gateway's own result for the same call (--result), else the upstream's answer as text. No checks, no validation, no metering, no
-// logging: the gateway's work cannot go below this.
+// JSON-RPC result: the gateway's own result for the same call (--result), else the upstream's answer
+// as text. No checks, no validation, no metering, no logging: the gateway's work cannot go below this.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
