@@ -212,6 +212,13 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: 'Toolset ids must be unique within a connector; rename or merge one of them.',
   },
+  SPEC047: {
+    title: 'Connection test is not a read tool without required arguments',
+    severity: 'error',
+    hint:
+      '`connector.connectionTest` names the read tool the portal runs to test a stored connection: a tool of ' +
+      'this connector, not a write, whose input requires no argument.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -149,6 +149,8 @@ export interface ConnectorIR {
   readonly appSecret: boolean;
   /** What the connect form checks before it stores a credential (spec `connect`). */
   readonly connect?: ConnectIR;
+  /** Spec `connector.connectionTest`: the read tool the portal's "Test connection" runs. */
+  readonly connectionTest?: string;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: {
@@ -418,6 +420,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     ...(isObject(c.connect)
       ? { connect: { verify: String(c.connect.verify), rejected: String(c.connect.rejected) } }
       : {}),
+    ...(typeof c.connectionTest === 'string' ? { connectionTest: c.connectionTest } : {}),
     connectAccount: c.connectAccount === true,
     structuredContent: c.structuredContent === true,
     upstream: {

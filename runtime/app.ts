@@ -15,6 +15,7 @@ import { createMethods } from './mcp/methods.ts';
 import { createLogger, flushLogger, Metrics } from './operations/observability.ts';
 import { OutageLog } from './operations/outage-log.ts';
 import { namingSetting } from './operations/startup-errors.ts';
+import { testConnection } from './pipeline/connection-test.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
 import { checkKeys, type KeySource } from './secrets/key-check.ts';
@@ -389,6 +390,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     selfServicePurchase: options.selfServicePurchase ?? false,
     checkCredential: (endpoint, accountId, values, signal) =>
       pipeline.checkCredential(endpoint, accountId, values, signal),
+    testConnection: (endpoint, identity, signal, reqId) =>
+      testConnection((request) => pipeline.call(request), endpoint, identity, signal, reqId),
     selfServiceQuota: options.selfServiceQuota ?? false,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });

@@ -65,6 +65,7 @@ export function emitDescriptor(c: ConnectorIR): string {
     tenantCredential: c.tenantCredential,
     ...(c.appSecret ? { appSecret: true } : {}),
     ...(c.connect ? { connect: c.connect } : {}),
+    ...(c.connectionTest ? { connectionTest: c.connectionTest } : {}),
     connectAccount: c.connectAccount,
     structuredContent: c.structuredContent,
     upstream: c.upstream,

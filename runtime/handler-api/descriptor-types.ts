@@ -115,6 +115,8 @@ export interface ConnectorDescriptor<Code extends string = string> {
    */
   readonly appSecret?: true;
   readonly connect?: ConnectCheck;
+  /** The read tool (no required arguments) the portal's "Test connection" runs with a stored connection. */
+  readonly connectionTest?: string;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: UpstreamPolicy;

@@ -10,6 +10,7 @@
 import type { PortalKit, SignedInRequest } from './kit.ts';
 import { audit } from './pages/audit.ts';
 import { calls, callsCsv } from './pages/calls.ts';
+import { connectionTestAction } from './pages/connection-test.ts';
 import { connectionAction, connections } from './pages/connections.ts';
 import { connectorsPage } from './pages/connectors.ts';
 import { dataLayer } from './pages/data-layer.ts';
@@ -27,10 +28,14 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   { path: /^\/portal\/?$/, page: overview },
   { path: '/portal/connectors', page: connectorsPage },
   { path: '/portal/team', page: team },
-  { path: '/portal/connections', page: connections },
+  { path: '/portal/connections', page: (kit, r) => connections(kit, r) },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
     page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
+  },
+  {
+    path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/test$/,
+    page: (kit, r, [instanceId]) => connectionTestAction(kit, r, instanceId!),
   },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/tools$/,
