@@ -275,8 +275,8 @@ export function createHttpApp(
       message.method === 'tools/call' && (hasProgressToken(message.params) || askable)
         ? progressStream(res, message.params, req.headers.accept, clientAnswers, identity.tokenId)
         : undefined;
-    const untrack =
-      message.method === 'tools/call' ? callsInFlight.track(identity.tokenId, message.id, aborted) : undefined;
+    const tracked = message.method === 'tools/call';
+    if (tracked) callsInFlight.track(identity.tokenId, message.id, aborted);
     const request: McpRequest = {
       endpoint,
       identity,
@@ -293,7 +293,7 @@ export function createHttpApp(
     try {
       return await answer(res, served, message.method, request, aborted.release, stream);
     } finally {
-      untrack?.();
+      if (tracked) callsInFlight.untrack(identity.tokenId, message.id, aborted);
     }
   }
 
