@@ -461,6 +461,7 @@ export class Pipeline {
       else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      if (tool.deprecated) g.metrics.deprecatedToolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
