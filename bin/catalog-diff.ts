@@ -11,6 +11,7 @@ import {
   parseAcknowledgements,
 } from '../codegen/diff/acknowledge.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
+import { isCalendarDay } from '../codegen/deprecations.ts';
 import { specLocator } from '../codegen/diff/locations.ts';
 import { renderGithub, renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { loadArgument, loadWorkingTree, mergeBase, SourceError, type Loaded } from '../codegen/diff/sources.ts';
@@ -25,6 +26,8 @@ export const HELP = `Usage: npm run catalog:diff -- [BASE] [HEAD] [options]
   --fail-on <s>      breaking (default: fail on an unacknowledged breaking change) or
                      dangerous (fail on a dangerous change too)
   --ack <file>       acknowledgements (default: ${ACKNOWLEDGEMENTS_FILE} in the checkout)
+  --today <day>      the day (YYYY-MM-DD, UTC) a deprecated item's removal is judged against: after
+                     its sunset it is acknowledged (default: today)
   --ci               a no-op when there is no merge base with main, or HEAD is the merge base
   --root <dir>       checkout to read (default: this one)
   --help             print this help
@@ -45,6 +48,7 @@ interface Options {
   readonly ack?: string;
   readonly ci: boolean;
   readonly root: string;
+  readonly today?: string;
 }
 
 function parseArgs(argv: readonly string[]): Options | string {
@@ -53,6 +57,7 @@ function parseArgs(argv: readonly string[]): Options | string {
   let failOn: Options['failOn'] = 'breaking';
   let ack: string | undefined;
   let ci = false;
+  let today: string | undefined;
   let root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -74,14 +79,17 @@ function parseArgs(argv: readonly string[]): Options | string {
       } else if (arg === '--ack') ack = value();
       else if (arg === '--root') root = resolve(value());
       else if (arg === '--ci') ci = true;
-      else if (arg.startsWith('-')) return `unknown option ${arg}`;
+      else if (arg === '--today') {
+        today = value();
+        if (!isCalendarDay(today)) return `--today takes a day as YYYY-MM-DD, got \`${today}\``;
+      } else if (arg.startsWith('-')) return `unknown option ${arg}`;
       else positional.push(arg);
     } catch (error) {
       return (error as Error).message;
     }
   }
   if (positional.length > 2) return 'at most two catalogs: BASE and HEAD';
-  return { positional, format, failOn, ...(ack ? { ack } : {}), ci, root };
+  return { positional, format, failOn, ...(ack ? { ack } : {}), ci, root, ...(today ? { today } : {}) };
 }
 
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -124,7 +132,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const ackFile = options.ack ?? resolve(root, ACKNOWLEDGEMENTS_FILE);
     if (options.ack && !existsSync(ackFile)) throw new SourceError(`${ackFile} does not exist`);
     const acks = existsSync(ackFile) ? parseAcknowledgements(readFileSync(ackFile, 'utf8'), ackFile) : [];
-    const verdict = applyAcknowledgements(diffCatalogs(base.catalog, head.catalog), acks);
+    const verdict = applyAcknowledgements(diffCatalogs(base.catalog, head.catalog, options.today), acks);
     const labels = { base: base.label, head: head.label };
     io.out(
       options.format === 'json'
