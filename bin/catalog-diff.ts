@@ -9,7 +9,9 @@ import {
   AcknowledgementError,
   applyAcknowledgements,
   parseAcknowledgements,
+  parseRules,
 } from '../codegen/diff/acknowledge.ts';
+import { parseUsageExport, periodOf, UsageExportError, withUsage } from '../codegen/diff/usage.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { isCalendarDay } from '../codegen/deprecations.ts';
 import { specLocator } from '../codegen/diff/locations.ts';
@@ -26,6 +28,10 @@ export const HELP = `Usage: npm run catalog:diff -- [BASE] [HEAD] [options]
   --fail-on <s>      breaking (default: fail on an unacknowledged breaking change) or
                      dangerous (fail on a dangerous change too)
   --ack <file>       acknowledgements (default: ${ACKNOWLEDGEMENTS_FILE} in the checkout)
+  --usage <file>     a usage export (/api/usage, npm run admin -- usage <account> [--json]; one
+                     record, a JSON array or one per line): each change shows its tool's
+                     calls, most called first; the rule \`uncalled\` acknowledges breaking
+                     changes to tools nobody called
   --today <day>      the day (YYYY-MM-DD, UTC) a deprecated item's removal is judged against: after
                      its sunset it is acknowledged (default: today)
   --ci               a no-op when there is no merge base with main, or HEAD is the merge base
@@ -49,6 +55,7 @@ interface Options {
   readonly ci: boolean;
   readonly root: string;
   readonly today?: string;
+  readonly usage?: string;
 }
 
 function parseArgs(argv: readonly string[]): Options | string {
@@ -58,6 +65,7 @@ function parseArgs(argv: readonly string[]): Options | string {
   let ack: string | undefined;
   let ci = false;
   let today: string | undefined;
+  let usage: string | undefined;
   let root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -79,6 +87,7 @@ function parseArgs(argv: readonly string[]): Options | string {
       } else if (arg === '--ack') ack = value();
       else if (arg === '--root') root = resolve(value());
       else if (arg === '--ci') ci = true;
+      else if (arg === '--usage') usage = value();
       else if (arg === '--today') {
         today = value();
         if (!isCalendarDay(today)) return `--today takes a day as YYYY-MM-DD, got \`${today}\``;
@@ -89,7 +98,16 @@ function parseArgs(argv: readonly string[]): Options | string {
     }
   }
   if (positional.length > 2) return 'at most two catalogs: BASE and HEAD';
-  return { positional, format, failOn, ...(ack ? { ack } : {}), ci, root, ...(today ? { today } : {}) };
+  return {
+    positional,
+    format,
+    failOn,
+    ...(ack ? { ack } : {}),
+    ci,
+    root,
+    ...(today ? { today } : {}),
+    ...(usage ? { usage } : {}),
+  };
 }
 
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -131,9 +149,18 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const head = positional[1] !== undefined ? loadArgument(root, positional[1]) : await loadWorkingTree(root);
     const ackFile = options.ack ?? resolve(root, ACKNOWLEDGEMENTS_FILE);
     if (options.ack && !existsSync(ackFile)) throw new SourceError(`${ackFile} does not exist`);
-    const acks = existsSync(ackFile) ? parseAcknowledgements(readFileSync(ackFile, 'utf8'), ackFile) : [];
-    const verdict = applyAcknowledgements(diffCatalogs(base.catalog, head.catalog, options.today), acks);
-    const labels = { base: base.label, head: head.label };
+    const ackText = existsSync(ackFile) ? readFileSync(ackFile, 'utf8') : '';
+    const acks = parseAcknowledgements(ackText, ackFile);
+    let changes = diffCatalogs(base.catalog, head.catalog, options.today);
+    let usageLabel = '';
+    if (options.usage) {
+      if (!existsSync(options.usage)) throw new SourceError(`${options.usage} does not exist`);
+      const usage = parseUsageExport(readFileSync(options.usage, 'utf8'), options.usage);
+      changes = withUsage(changes, usage, base.catalog, head.catalog, parseRules(ackText, ackFile));
+      usageLabel = ` (calls ${periodOf(usage)}, ${usage.records} usage record(s))`;
+    }
+    const verdict = applyAcknowledgements(changes, acks);
+    const labels = { base: base.label, head: `${head.label}${usageLabel}` };
     io.out(
       options.format === 'json'
         ? renderJson(verdict, labels)
@@ -148,7 +175,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       io.err('catalog:diff: --fail-on dangerous: the diff has dangerous changes.\n');
     return verdict.ok && !dangerous ? 0 : 1;
   } catch (error) {
-    if (error instanceof SourceError || error instanceof AcknowledgementError) {
+    if (error instanceof SourceError || error instanceof AcknowledgementError || error instanceof UsageExportError) {
       io.err(`catalog:diff: ${error.message}\n`);
       return 2;
     }

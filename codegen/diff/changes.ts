@@ -125,6 +125,8 @@ export interface CatalogChange {
   readonly before?: unknown;
   readonly after?: unknown;
   readonly modelBehaviour?: true;
+  /** With a usage export: the calls of the tool (a connector change: of the connector) in its period. */
+  readonly calls?: number;
   /** For a changed error text: the tools that can return it (their `errors` list its code). */
   readonly tools?: readonly string[];
   /** The reviewer's reason, when an acknowledgement names this change (or the passed sunset, for a deprecated item). */
