@@ -139,3 +139,23 @@ describe('catalog:diff with a usage export', () => {
     });
   });
 });
+
+describe('docs/catalog-diff.md', () => {
+  it("shows the tool's own pull-request comment for commit 3590f33, as it prints it today", async () => {
+    const doc = readFileSync(new URL('../docs/catalog-diff.md', import.meta.url), 'utf8');
+    const shown = /## A pull-request comment, for a real change[\s\S]*?```markdown\n([\s\S]*?)```/.exec(doc)?.[1];
+    let text = '';
+    const code = await run(['3590f33~1', '3590f33', '--format', 'markdown'], {
+      colour: false,
+      out: (t) => {
+        text += t;
+      },
+      err: (t) => {
+        text += t;
+      },
+    });
+    expect(code).toBe(0);
+    // When this fails, paste the command's output into the guide again (the command is named there).
+    expect(shown).toBe(text);
+  });
+});
