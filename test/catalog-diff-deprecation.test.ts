@@ -17,7 +17,11 @@ const TEXT = readFileSync(new URL('../generated/catalog.json', import.meta.url),
 const fresh = () => parseCatalog(TEXT, 'catalog.json') as Mutable;
 const casesOf = (c: Mutable) => c.connectors.find((x) => x.key === 'cases')!;
 const describeType = (c: Mutable) => casesOf(c).tools.find((t) => t.name === 'describe_type')!;
-const TOOL = { reason: 'The schema tool answers this now.', replacement: 'introspect_schema', sunset: '2027-01-31' };
+const TOOL = {
+  reason: 'The schema tool answers this now.',
+  replacement: 'cases__introspect_schema',
+  sunset: '2027-01-31',
+};
 const ARG = { reason: 'Sections are always complete now.', sunset: '2027-03-31' };
 
 /** The catalog with describe_type (and its `limit`) deprecated, as codegen writes it. */
@@ -54,7 +58,7 @@ describe('catalog:diff of deprecations', () => {
       { id: 'argument-deprecated:cases/describe_type/input.limit', severity: 'info', acknowledged: false },
     ]);
     expect(changes[0]!.message).toBe(
-      'tool describe_type deprecated: The schema tool answers this now. Use `introspect_schema` instead. ' +
+      'tool describe_type deprecated: The schema tool answers this now. Use `cases__introspect_schema` instead. ' +
         'Sunset 2027-01-31.',
     );
   });

@@ -29,7 +29,7 @@ describe('deprecation through codegen', () => {
     };
     const cases = catalog.connectors.find((c) => c.key === 'cases')!;
     const tool = cases.tools.find((t) => t.name === 'describe_type')!;
-    expect(tool.deprecated).toEqual(TOOL);
+    expect(tool.deprecated).toEqual({ ...TOOL, replacement: 'cases__introspect_schema' });
     expect(tool.deprecatedArguments).toEqual({ limit: ARG });
     // Published as the JSON Schema annotation; the spec's object never reaches a schema.
     expect((tool.input as { properties: Record<string, unknown> }).properties.limit).toMatchObject({

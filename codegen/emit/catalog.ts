@@ -97,13 +97,17 @@ function protocolErrorsJson(errors: readonly ProtocolErrorIR[]): Record<string, 
   );
 }
 
+const servedReplacement = (d: DeprecationIR, reference: boolean): DeprecationIR =>
+  d.replacement && reference ? { ...d, replacement: `{{tool:${d.replacement}}}` } : d;
+
 function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unknown> {
   return {
     name: tool.name,
     servedAs: connectorId && !tool.system ? `${connectorId}__${tool.name}` : tool.name,
     title: tool.title,
     description: tool.description,
-    ...(tool.deprecated ? { deprecated: tool.deprecated } : {}),
+    // A connector tool's replacement as the default endpoint serves it, like every tool named in a text.
+    ...(tool.deprecated ? { deprecated: servedReplacement(tool.deprecated, !tool.system) } : {}),
     ...(Object.keys(tool.deprecatedArguments).length ? { deprecatedArguments: tool.deprecatedArguments } : {}),
     ...(tool.toolset ? { toolset: tool.toolset } : {}),
     system: tool.system,
