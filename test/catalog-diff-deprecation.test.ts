@@ -1,8 +1,8 @@
 // catalog:diff and deprecations (docs/catalog-diff.md, 'Deprecation and sunset'): deprecating is
 // information, a sunset moved earlier dangerous; removing a deprecated tool or argument is
 // acknowledged by the deprecation once its sunset has passed (judged on the day given), and is an
-// unacknowledged breaking change before. Catalogs: this checkout's generated/catalog.json, changed.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// unacknowledged breaking change before. Catalogs: the golden fixture's, changed.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,40 +10,34 @@ import { run } from '../bin/catalog-diff.ts';
 import { applyAcknowledgements } from '../codegen/diff/acknowledge.ts';
 import type { Catalog } from '../codegen/diff/catalog.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
-import { parseCatalog } from '../codegen/diff/sources.ts';
+import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 
-type Mutable = { connectors: { key: string; tools: Record<string, any>[] }[] } & Catalog;
-const TEXT = readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8');
-const fresh = () => parseCatalog(TEXT, 'catalog.json') as Mutable;
-const casesOf = (c: Mutable) => c.connectors.find((x) => x.key === 'cases')!;
-const describeType = (c: Mutable) => casesOf(c).tools.find((t) => t.name === 'describe_type')!;
-const TOOL = {
-  reason: 'The schema tool answers this now.',
-  replacement: 'cases__introspect_schema',
-  sunset: '2027-01-31',
-};
-const ARG = { reason: 'Sections are always complete now.', sunset: '2027-03-31' };
+// The golden fixture's catalog (frozen): get_customer is deprecated here, list_orders' `status` too.
+const fresh = (): Mutable => goldenCatalog();
+const getCustomer = (c: Mutable) => catalogTool(c, 'get_customer');
+const TOOL = { reason: 'Customers move to a search.', replacement: 'demo__list_orders', sunset: '2027-01-31' };
+const ARG = { reason: 'Every order is open now.', sunset: '2027-03-31' };
 
-/** The catalog with describe_type (and its `limit`) deprecated, as codegen writes it. */
+/** The catalog with get_customer and list_orders' `status` deprecated, as codegen writes it. */
 function deprecated(): Mutable {
   const c = fresh();
-  const t = describeType(c);
-  t.deprecated = TOOL;
-  t.deprecatedArguments = { limit: ARG };
-  t.input.properties.limit.deprecated = true;
+  getCustomer(c).deprecated = TOOL;
+  const orders = catalogTool(c, 'list_orders');
+  orders.deprecatedArguments = { ...orders.deprecatedArguments, status: ARG };
+  orders.input.properties.status.deprecated = true;
   return c;
 }
 
-function withoutDescribeType(c: Mutable): Mutable {
-  casesOf(c).tools = casesOf(c).tools.filter((t) => t.name !== 'describe_type');
+function withoutGetCustomer(c: Mutable): Mutable {
+  c.connectors[0].tools = c.connectors[0].tools.filter((t: { name: string }) => t.name !== 'get_customer');
   return c;
 }
 
-function withoutLimit(c: Mutable): Mutable {
-  const t = describeType(c);
-  delete t.input.properties.limit;
-  delete t.deprecatedArguments;
-  t.arguments = t.arguments.filter((a: { name: string }) => a.name !== 'limit');
+function withoutStatus(c: Mutable): Mutable {
+  const t = catalogTool(c, 'list_orders');
+  delete t.input.properties.status;
+  delete t.deprecatedArguments.status;
+  t.arguments = t.arguments.filter((a: { name: string }) => a.name !== 'status');
   return c;
 }
 
@@ -54,49 +48,46 @@ describe('catalog:diff of deprecations', () => {
   it('reports deprecating a tool and an argument as information, and nothing else', () => {
     const changes = diffCatalogs(fresh(), deprecated(), '2026-11-28');
     expect(summary(changes)).toEqual([
-      { id: 'tool-deprecated:cases/describe_type', severity: 'info', acknowledged: false },
-      { id: 'argument-deprecated:cases/describe_type/input.limit', severity: 'info', acknowledged: false },
+      { id: 'tool-deprecated:demo/get_customer', severity: 'info', acknowledged: false },
+      { id: 'argument-deprecated:demo/list_orders/input.status', severity: 'info', acknowledged: false },
     ]);
     expect(changes[0]!.message).toBe(
-      'tool describe_type deprecated: The schema tool answers this now. Use `cases__introspect_schema` instead. ' +
-        'Sunset 2027-01-31.',
+      'tool get_customer deprecated: Customers move to a search. Use `demo__list_orders` instead. Sunset 2027-01-31.',
     );
   });
 
   it('reports a sunset moved earlier as dangerous, a later one or a withdrawal as information', () => {
     const earlier = deprecated();
-    describeType(earlier).deprecated = { ...TOOL, sunset: '2026-12-31' };
+    getCustomer(earlier).deprecated = { ...TOOL, sunset: '2026-12-31' };
     expect(summary(diffCatalogs(deprecated(), earlier, '2026-11-28'))).toEqual([
-      { id: 'sunset-advanced:cases/describe_type', severity: 'dangerous', acknowledged: false },
+      { id: 'sunset-advanced:demo/get_customer', severity: 'dangerous', acknowledged: false },
     ]);
     const later = deprecated();
-    describeType(later).deprecated = { ...TOOL, sunset: '2027-06-30' };
+    getCustomer(later).deprecated = { ...TOOL, sunset: '2027-06-30' };
     expect(summary(diffCatalogs(deprecated(), later, '2026-11-28'))[0]).toMatchObject({
-      id: 'deprecation-changed:cases/describe_type',
+      id: 'deprecation-changed:demo/get_customer',
       severity: 'info',
     });
     const ids = diffCatalogs(deprecated(), fresh(), '2026-11-28').map((c) => c.id);
     expect(ids).toEqual([
-      'deprecation-withdrawn:cases/describe_type',
-      'deprecation-withdrawn:cases/describe_type/input.limit',
+      'deprecation-withdrawn:demo/get_customer',
+      'deprecation-withdrawn:demo/list_orders/input.status',
     ]);
   });
 
   it('acknowledges removing a deprecated tool after its sunset, and not on or before it', () => {
     const removed = (today: string) =>
-      diffCatalogs(deprecated(), withoutDescribeType(deprecated()), today).find(
-        (c) => c.id === 'tool-removed:cases/describe_type',
+      diffCatalogs(deprecated(), withoutGetCustomer(deprecated()), today).find(
+        (c) => c.id === 'tool-removed:demo/get_customer',
       )!;
     const after = removed('2027-02-01');
     expect(after).toMatchObject({ severity: 'breaking', code: 'tool-removed' });
-    expect(after.acknowledged).toBe(
-      'deprecated with sunset 2027-01-31, which has passed: The schema tool answers this now.',
-    );
+    expect(after.acknowledged).toBe('deprecated with sunset 2027-01-31, which has passed: Customers move to a search.');
     expect(applyAcknowledgements([after], []).ok).toBe(true);
     const onTheDay = removed('2027-01-31');
     expect(onTheDay.acknowledged).toBeUndefined();
     expect(onTheDay.message).toBe(
-      'tool describe_type removed before its sunset 2027-01-31 (deprecated: The schema tool answers this now.)',
+      'tool get_customer removed before its sunset 2027-01-31 (deprecated: Customers move to a search.)',
     );
     expect(applyAcknowledgements([onTheDay], []).ok).toBe(false);
     // A reviewer's entry for it is used, with the reviewer's reason.
@@ -107,15 +98,15 @@ describe('catalog:diff of deprecations', () => {
 
   it('judges removing a deprecated argument by its own sunset; a removal of anything else is not touched', () => {
     const removed = (today: string) =>
-      diffCatalogs(deprecated(), withoutLimit(deprecated()), today).find(
-        (c) => c.id === 'argument-removed:cases/describe_type/input.limit',
+      diffCatalogs(deprecated(), withoutStatus(deprecated()), today).find(
+        (c) => c.id === 'argument-removed:demo/list_orders/input.status',
       )!;
-    expect(removed('2027-02-01').acknowledged).toBeUndefined(); // the tool's sunset, not the argument's
+    expect(removed('2027-02-01').acknowledged).toBeUndefined(); // before the argument's own sunset
     expect(removed('2027-04-01').acknowledged).toContain('sunset 2027-03-31, which has passed');
     const other = fresh();
-    casesOf(other).tools = casesOf(other).tools.filter((t) => t.name !== 'graphql_query');
+    other.connectors[0].tools = other.connectors[0].tools.filter((t: { name: string }) => t.name !== 'update_note');
     const plain = diffCatalogs(fresh(), other, '2099-01-01').find((c) => c.code === 'tool-removed')!;
-    expect(plain).toMatchObject({ id: 'tool-removed:cases/graphql_query', message: 'tool graphql_query removed' });
+    expect(plain).toMatchObject({ id: 'tool-removed:demo/update_note', message: 'tool update_note removed' });
     expect(plain.acknowledged).toBeUndefined();
   });
 
@@ -147,10 +138,10 @@ describe('catalog:diff of deprecations', () => {
 
     it('passes once the sunset has passed, fails before, and refuses a day that is no day', async () => {
       const base = file('base.json', deprecated());
-      const head = file('head.json', withoutDescribeType(deprecated()));
+      const head = file('head.json', withoutGetCustomer(deprecated()));
       const after = await cli(base, head, '--today', '2027-02-01');
       expect(after.code).toBe(0);
-      expect(after.text).toContain('tool describe_type removed (deprecated; sunset 2027-01-31 passed)');
+      expect(after.text).toContain('tool get_customer removed (deprecated; sunset 2027-01-31 passed)');
       const before = await cli(base, head, '--today', '2027-01-15');
       expect(before.code).toBe(1);
       expect(before.text).toContain('removed before its sunset 2027-01-31');

@@ -1,30 +1,28 @@
 // catalog:diff --usage (docs/catalog-diff.md, 'Usage: calls per changed tool'): a usage export as
 // /api/usage answers it and the admin CLI prints it gives each changed tool its calls, the changes
 // are listed most called first, and the rule `uncalled` acknowledges a breaking change to a tool
-// nobody called. Catalogs: this checkout's generated/catalog.json, changed.
+// nobody called. Catalogs: the golden fixture's, changed.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../bin/catalog-diff.ts';
 import { AcknowledgementError, parseRules } from '../codegen/diff/acknowledge.ts';
-import type { Catalog } from '../codegen/diff/catalog.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
-import { parseCatalog } from '../codegen/diff/sources.ts';
+import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 import { parseUsageExport, UsageExportError, withUsage } from '../codegen/diff/usage.ts';
 import type { UsageRecord } from '../runtime/metering/usage.ts';
 
-type Mutable = { connectors: { key: string; tools: Record<string, any>[] }[] } & Catalog;
-const TEXT = readFileSync(new URL('../generated/catalog.json', import.meta.url), 'utf8');
-const fresh = () => parseCatalog(TEXT, 'catalog.json') as Mutable;
-const casesOf = (c: Mutable) => c.connectors.find((x) => x.key === 'cases')!;
+const fresh = (): Mutable => goldenCatalog();
 
-/** describe_type and graphql_query removed, list_cases retitled, a platform instruction changed. */
+/** get_customer and update_note removed, list_orders retitled, a platform instruction changed. */
 function changed(): Mutable {
   const c = fresh();
-  casesOf(c).tools = casesOf(c).tools.filter((t) => t.name !== 'describe_type' && t.name !== 'graphql_query');
-  casesOf(c).tools.find((t) => t.name === 'list_cases')!.title = 'List the cases';
-  (c.platform.instructions as Record<string, string>).toolsets = 'Toolsets: {toolsets}.';
+  c.connectors[0].tools = c.connectors[0].tools.filter(
+    (t: { name: string }) => t.name !== 'get_customer' && t.name !== 'update_note',
+  );
+  catalogTool(c, 'list_orders').title = 'List the orders';
+  c.platform.instructions.not_subscribed = 'Subscribe first: {purchase_url}';
   return c;
 }
 
@@ -36,7 +34,7 @@ function record(byTool: Record<string, number>, from = '2026-11-01', to = '2026-
       to,
       totalCalls: calls,
       totalCostUnits: calls,
-      byConnector: { cases: { calls, costUnits: calls, byTool } },
+      byConnector: { demo: { calls, costUnits: calls, byTool } },
     },
     fairUse: { withinQuota: true, used: calls, limit: 1000, mode: 'soft', month: from.slice(0, 7) },
   };
@@ -48,17 +46,17 @@ const RULES = parseRules(
 
 describe('catalog:diff with a usage export', () => {
   it('reads one record, the admin CLI --json answer, an array and one record per line, summing them', () => {
-    const a = record({ list_cases: 5, graphql_query: 2 });
-    const b = record({ list_cases: 1 }, '2026-10-01', '2026-10-31');
+    const a = record({ list_orders: 5, update_note: 2 });
+    const b = record({ list_orders: 1 }, '2026-10-01', '2026-10-31');
     for (const text of [
       JSON.stringify([a, b]),
       `${JSON.stringify(a)}\n${JSON.stringify({ ok: true, command: 'usage', result: b })}\n`,
     ]) {
       const usage = parseUsageExport(text, 'usage.json');
-      expect(usage.calls.get('cases')).toEqual(
+      expect(usage.calls.get('demo')).toEqual(
         new Map([
-          ['list_cases', 6],
-          ['graphql_query', 2],
+          ['list_orders', 6],
+          ['update_note', 2],
         ]),
       );
       expect(usage).toMatchObject({ from: '2026-10-01', to: '2026-11-28', records: 2 });
@@ -69,23 +67,23 @@ describe('catalog:diff with a usage export', () => {
   });
 
   it('shows each changed tool its calls, most called first, platform changes last', () => {
-    const usage = parseUsageExport(JSON.stringify(record({ list_cases: 7, graphql_query: 3 })), 'u');
+    const usage = parseUsageExport(JSON.stringify(record({ list_orders: 7, update_note: 3 })), 'u');
     const changes = withUsage(diffCatalogs(fresh(), changed()), usage, fresh(), changed(), []);
     expect(changes.map((c) => [c.id, c.calls])).toEqual([
-      ['title-changed:cases/list_cases', 7],
-      ['tool-removed:cases/graphql_query', 3],
-      ['tool-removed:cases/describe_type', 0],
-      ['instructions-changed:platform/instructions.toolsets', undefined],
+      ['title-changed:demo/list_orders', 7],
+      ['tool-removed:demo/update_note', 3],
+      ['tool-removed:demo/get_customer', 0],
+      ['instructions-changed:platform/instructions.not_subscribed', undefined],
     ]);
     // Without the rule nothing is acknowledged.
     expect(changes.filter((c) => c.acknowledged !== undefined)).toEqual([]);
   });
 
   it('acknowledges by the rule only breaking changes to tools nobody called', () => {
-    const usage = parseUsageExport(JSON.stringify(record({ list_cases: 7, graphql_query: 3 })), 'u');
+    const usage = parseUsageExport(JSON.stringify(record({ list_orders: 7, update_note: 3 })), 'u');
     const changes = withUsage(diffCatalogs(fresh(), changed()), usage, fresh(), changed(), RULES);
     const acknowledged = changes.filter((c) => c.acknowledged !== undefined);
-    expect(acknowledged.map((c) => c.id)).toEqual(['tool-removed:cases/describe_type']);
+    expect(acknowledged.map((c) => c.id)).toEqual(['tool-removed:demo/get_customer']);
     expect(acknowledged[0]!.acknowledged).toBe(
       'rule uncalled: Nobody called it in the last month of every account. (no calls 2026-11-01 to 2026-11-28)',
     );
@@ -122,15 +120,13 @@ describe('catalog:diff with a usage export', () => {
     it('fails on the called tool only, and names the calls in the Markdown comment', async () => {
       const base = file('base.json', JSON.stringify(fresh()));
       const head = file('head.json', JSON.stringify(changed()));
-      const usage = file('usage.json', JSON.stringify(record({ list_cases: 7, graphql_query: 3 })));
+      const usage = file('usage.json', JSON.stringify(record({ list_orders: 7, update_note: 3 })));
       const ack = file('ack.yaml', 'acknowledged: []\nrules:\n  - rule: uncalled\n    reason: Nobody called it.\n');
       const out = await cli(base, head, '--usage', usage, '--ack', ack, '--format', 'markdown');
       expect(out.code).toBe(1);
       expect(out.text).toContain('❌ **1 breaking change(s) not acknowledged.**');
       expect(out.text).toContain('(calls 2026-11-01 to 2026-11-28, 1 usage record(s))');
-      expect(out.text).toContain(
-        '| `cases/graphql_query` | tool graphql_query removed | 3 calls in the usage period |',
-      );
+      expect(out.text).toContain('| `demo/update_note` | tool update_note removed | 3 calls in the usage period |');
       expect(out.text).toContain('0 calls in the usage period; acknowledged: rule uncalled: Nobody called it.');
       const withoutRule = file('plain.yaml', 'acknowledged: []\n');
       const plain = await cli(base, head, '--usage', usage, '--ack', withoutRule);

@@ -7,7 +7,7 @@ import { run } from '../codegen/main.ts';
 import { isCalendarDay, utcDay } from '../codegen/deprecations.ts';
 import { specCopy, type SpecCopy } from './support/spec-copy.ts';
 
-const TOOL = { reason: 'The schema tool answers this now.', replacement: 'introspect_schema', sunset: '2027-01-31' };
+const TOOL = { reason: 'The query tool answers this now.', replacement: 'graphql_query', sunset: '2027-01-31' };
 const ARG = { reason: 'Sections are always complete now.', sunset: '2027-03-31' };
 
 describe('deprecation through codegen', () => {
@@ -15,8 +15,8 @@ describe('deprecation through codegen', () => {
   beforeAll(() => {
     copy = specCopy();
     copy.edit('cases', (doc, at) => {
-      doc.setIn(['tools', at('describe_type'), 'deprecated'], TOOL);
-      doc.setIn(['tools', at('describe_type'), 'input', 'properties', 'limit', 'deprecated'], ARG);
+      doc.setIn(['tools', at('introspect_schema'), 'deprecated'], TOOL);
+      doc.setIn(['tools', at('introspect_schema'), 'input', 'properties', 'includeTypes', 'deprecated'], ARG);
     });
   });
   afterAll(() => copy.remove());
@@ -28,19 +28,21 @@ describe('deprecation through codegen', () => {
       connectors: { key: string; tools: Record<string, unknown>[] }[];
     };
     const cases = catalog.connectors.find((c) => c.key === 'cases')!;
-    const tool = cases.tools.find((t) => t.name === 'describe_type')!;
-    expect(tool.deprecated).toEqual({ ...TOOL, replacement: 'cases__introspect_schema' });
-    expect(tool.deprecatedArguments).toEqual({ limit: ARG });
+    const tool = cases.tools.find((t) => t.name === 'introspect_schema')!;
+    expect(tool.deprecated).toEqual({ ...TOOL, replacement: 'cases__graphql_query' });
+    expect(tool.deprecatedArguments).toEqual({ includeTypes: ARG });
     // Published as the JSON Schema annotation; the spec's object never reaches a schema.
-    expect((tool.input as { properties: Record<string, unknown> }).properties.limit).toMatchObject({
+    expect((tool.input as { properties: Record<string, unknown> }).properties.includeTypes).toMatchObject({
       deprecated: true,
     });
-    expect(cases.tools.filter((t) => 'deprecated' in t).map((t) => t.name)).toEqual(['describe_type']);
+    const marked = cases.tools.filter((t) => 'deprecated' in t).map((t) => t.name);
+    expect(marked).toContain('introspect_schema');
+    expect(marked).not.toContain('list_cases');
     const descriptor = files!.get('cases/descriptor.ts')!;
-    expect(descriptor).toContain('"replacement": "introspect_schema"');
+    expect(descriptor).toContain('"replacement": "graphql_query"');
     expect(descriptor).toContain('"sunset": "2027-03-31"');
     expect(files!.get('CATALOG.md')).toContain(
-      '**Deprecated** (sunset 2027-01-31; use `cases__introspect_schema`): The schema tool answers this now.',
+      '**Deprecated** (sunset 2027-01-31; use `cases__graphql_query`): The query tool answers this now.',
     );
   });
 
@@ -57,9 +59,9 @@ describe('deprecation through codegen', () => {
     expect((await lint('2027-01-31')).code).toBe(0); // the sunset day itself is still served
     const after = await lint('2027-02-01');
     expect(after.code).toBe(1);
-    expect(after.text).toContain('SPEC045 tool `describe_type` is past its sunset 2027-01-31');
-    expect(after.text).not.toContain('argument `limit`');
-    expect((await lint('2027-04-01')).text).toContain('SPEC045 argument `limit` of tool `describe_type`');
+    expect(after.text).toContain('SPEC045 tool `introspect_schema` is past its sunset 2027-01-31');
+    expect(after.text).not.toContain('argument `includeTypes`');
+    expect((await lint('2027-04-01')).text).toContain('SPEC045 argument `includeTypes` of tool `introspect_schema`');
     expect((await lint('2027-13-01')).code).toBe(2);
     // Without --today the lint reads the clock: today (2026) is before both sunsets.
     expect(utcDay() < '2027-01-31' ? (await lint()).code : 0).toBe(0);

@@ -2,7 +2,7 @@
 // in tools/list'): the official SDK Client lists the tool with the notice from specs/platform.yaml
 // before its description and the deprecation in `_meta`; its calls are counted apart in the
 // metrics and in the usage record (docs/decisions/operations.md, 'Calls of deprecated tools are
-// counted apart'). The registry is the generated one with describe_type marked deprecated as
+// counted apart'). The registry is the generated one with introspect_schema marked deprecated as
 // codegen emits it (test/deprecation-codegen.test.ts checks the emitting).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,22 +25,22 @@ import {
 } from './support/gateway.ts';
 
 const TOOL: Deprecation = {
-  reason: 'The schema tool answers this now.',
-  replacement: 'introspect_schema',
+  reason: 'The query tool answers this now.',
+  replacement: 'graphql_query',
   sunset: '2027-01-31',
 };
 const ARG: Deprecation = { reason: 'Sections are always complete now.', sunset: '2027-03-31' };
 
 function deprecate(tool: ToolDescriptor): ToolDescriptor {
-  if (tool.name !== 'describe_type') return tool;
+  if (tool.name !== 'introspect_schema') return tool;
   const properties = tool.inputSchema.properties as Record<string, Record<string, unknown>>;
   return {
     ...tool,
     deprecated: TOOL,
-    deprecatedArguments: { limit: ARG },
+    deprecatedArguments: { includeTypes: ARG },
     inputSchema: {
       ...tool.inputSchema,
-      properties: { ...properties, limit: { ...properties.limit, deprecated: true } },
+      properties: { ...properties, includeTypes: { ...properties.includeTypes, deprecated: true } },
     },
   };
 }
@@ -79,42 +79,47 @@ describe('a deprecated tool through the gateway', () => {
 
   it('lists it to the SDK Client with the notice first and the deprecation in _meta', async () => {
     const { tools } = await client.listTools();
-    const listed = tools.find((t) => t.name === 'cases__describe_type')!;
+    const listed = tools.find((t) => t.name === 'cases__introspect_schema')!;
     const notice = formatText(platformDescriptor.instructions.deprecated_tool_replaced, {
       reason: TOOL.reason,
-      replacement: 'cases__introspect_schema',
+      replacement: 'cases__graphql_query',
       sunset: TOOL.sunset,
     });
-    expect(notice).toContain('Call cases__introspect_schema instead');
-    const own = cases.descriptor.tools.find((t) => t.name === 'describe_type')!.description;
+    expect(notice).toContain('Call cases__graphql_query instead');
+    const own = cases.descriptor.tools.find((t) => t.name === 'introspect_schema')!.description;
     expect(listed.description).toBe(`${notice}\n\n${renderToolReferences(own, 'cases')}`);
-    expect(listed._meta?.[META_DEPRECATED]).toEqual({ ...TOOL, replacement: 'cases__introspect_schema' });
-    expect(listed._meta?.[META_DEPRECATED_ARGUMENTS]).toEqual({ limit: ARG });
-    const limit = (listed.inputSchema.properties as Record<string, { description: string; deprecated?: boolean }>)
-      .limit!;
-    expect(limit.deprecated).toBe(true);
+    expect(listed._meta?.[META_DEPRECATED]).toEqual({ ...TOOL, replacement: 'cases__graphql_query' });
+    expect(listed._meta?.[META_DEPRECATED_ARGUMENTS]).toEqual({ includeTypes: ARG });
+    const includeTypes = (
+      listed.inputSchema.properties as Record<string, { description: string; deprecated?: boolean }>
+    ).includeTypes!;
+    expect(includeTypes.deprecated).toBe(true);
     const argNotice = formatText(platformDescriptor.instructions.deprecated_argument, { ...ARG });
-    expect(limit.description).toBe(`${argNotice} Maximum items per section (1 to 200, default 60).`);
-    // Every other tool is listed as before.
-    const others = tools.filter((t) => t.name !== 'cases__describe_type');
+    expect(includeTypes.description).toBe(`${argNotice} Also return up to 100 matching type names.`);
+    // Every other tool is listed as before (deprecated only where the spec says so).
+    const others = tools.filter((t) => t.name !== 'cases__introspect_schema');
     expect(others.length).toBeGreaterThan(5);
-    expect(others.filter((t) => t._meta !== undefined || t.description?.startsWith('Deprecated'))).toEqual([]);
+    const specDeprecated = new Set(cases.descriptor.tools.filter((t) => t.deprecated).map((t) => `cases__${t.name}`));
+    expect(others.filter((t) => (t._meta?.[META_DEPRECATED] !== undefined) !== specDeprecated.has(t.name))).toEqual([]);
   });
 
   it('counts its calls apart in the metrics and the usage record', async () => {
-    const described = await client.callTool({ name: 'cases__describe_type', arguments: { name: 'Case' } });
-    expect(described.isError).not.toBe(true);
     const introspected = await client.callTool({ name: 'cases__introspect_schema', arguments: {} });
     expect(introspected.isError).not.toBe(true);
+    const listed = await client.callTool({ name: 'cases__list_cases', arguments: {} });
+    expect(listed.isError).not.toBe(true);
     const metrics = await gw.app.context.metrics.registry.getSingleMetricAsString(
       'gateway_deprecated_tool_calls_total',
     );
     expect(metrics).toContain(
-      'gateway_deprecated_tool_calls_total{connector="cases",tool="describe_type",outcome="ok"} 1',
+      'gateway_deprecated_tool_calls_total{connector="cases",tool="introspect_schema",outcome="ok"} 1',
     );
-    expect(metrics).not.toContain('introspect_schema');
+    expect(metrics).not.toContain('list_cases');
     const usage = (await usageOf(gw.url, token)).usage;
-    expect(usage.byConnector.cases).toMatchObject({ calls: 2, deprecated: { calls: 1, byTool: { describe_type: 1 } } });
+    expect(usage.byConnector.cases).toMatchObject({
+      calls: 2,
+      deprecated: { calls: 1, byTool: { introspect_schema: 1 } },
+    });
     expect(usage.deprecatedCalls).toBe(1);
   });
 });

@@ -113,11 +113,11 @@ describe('published output schemas', () => {
     const deprecated: ConnectorDescriptor = {
       ...descriptor,
       tools: descriptor.tools.map((t) =>
-        t.name === 'describe_type'
+        t.name === 'introspect_schema'
           ? {
               ...t,
-              deprecated: { reason: 'Gone soon.', replacement: 'introspect_schema', sunset: '2027-01-31' },
-              deprecatedArguments: { limit: { reason: 'Unused.', sunset: '2027-01-31' } },
+              deprecated: { reason: 'Gone soon.', replacement: 'graphql_query', sunset: '2027-01-31' },
+              deprecatedArguments: { includeTypes: { reason: 'Unused.', sunset: '2027-01-31' } },
             }
           : t,
       ),
@@ -128,8 +128,8 @@ describe('published output schemas', () => {
     const result = JSON.parse(`${open}}`) as { tools: { name: string; description: string }[] };
     expect(result).toEqual(toolsList('cases', 'cases-2', deprecated));
     expect(sdkIssues(result)).toEqual([]);
-    const listed = ListToolsResultSchema.parse(result).tools.find((t) => t.name === 'cases-2__describe_type')!;
-    expect(listed.description).toMatch(/^Deprecated: Gone soon\. Call cases-2__introspect_schema instead/);
-    expect(listed._meta?.[META_DEPRECATED]).toMatchObject({ replacement: 'cases-2__introspect_schema' });
+    const listed = ListToolsResultSchema.parse(result).tools.find((t) => t.name === 'cases-2__introspect_schema')!;
+    expect(listed.description).toMatch(/^Deprecated: Gone soon\. Call cases-2__graphql_query instead/);
+    expect(listed._meta?.[META_DEPRECATED]).toMatchObject({ replacement: 'cases-2__graphql_query' });
   });
 });
