@@ -72,6 +72,27 @@ describe('deprecation through codegen', () => {
     expect(generated.diagnostics.map((d) => d.code)).not.toContain('SPEC045');
   });
 
+  it('checks a reason as a spec text: references (SPEC038) and tools named without one (SPEC039)', async () => {
+    const bad = specCopy();
+    try {
+      bad.edit('cases', (doc, at) => {
+        doc.setIn(['tools', at('introspect_schema'), 'deprecated'], {
+          reason: 'Use graphql_query.',
+          sunset: '2027-01-01',
+        });
+        const arg = ['tools', at('introspect_schema'), 'input', 'properties', 'includeTypes', 'deprecated'];
+        doc.setIn(arg, { reason: 'See {{tool:nope}}.', sunset: '2027-01-01' });
+      });
+      const { diagnostics } = await runPipeline(bad.specs, bad.root);
+      expect(diagnostics.map((d) => `${d.code} ${d.message.split(' names')[0]!.split(' refers')[0]}`)).toEqual([
+        'SPEC038 deprecation reason in tool `introspect_schema` (input.includeTypes)',
+        'SPEC039 deprecation reason of tool `introspect_schema`',
+      ]);
+    } finally {
+      bad.remove();
+    }
+  });
+
   it('knows a calendar day', () => {
     expect(isCalendarDay('2028-02-29')).toBe(true);
     expect(isCalendarDay('2027-02-29')).toBe(false);
