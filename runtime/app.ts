@@ -35,6 +35,7 @@ import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter, UpstreamQuotas 
 import type { SharedStore } from './store/shared-store.ts';
 import { PlatformState } from './store/state.ts';
 import type { PlatformStore } from './store/store.ts';
+import { deprecatedToolKeys } from './metering/deprecated-tools.ts';
 import { UsageMeter } from './metering/usage.ts';
 import { CallLogWriter } from './metering/call-log.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
@@ -237,6 +238,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     shared,
     log,
     onFailOpen: failOpen,
+    deprecatedTools: deprecatedToolKeys(
+      config.connectors.map((c) => ({ id: c.id, tools: options.registry[c.key]?.descriptor.tools ?? [] })),
+    ),
   });
   // docs/decisions/operations.md, 'Usage counted during a database outage is spilled on stop'.
   await applySpills(config.dataDir, store.usage, log);

@@ -7,6 +7,8 @@ export function toolDescriptor(tool: ToolIR, publishOutput: boolean): Record<str
     name: tool.name,
     title: tool.title,
     description: tool.description,
+    ...(tool.deprecated ? { deprecated: tool.deprecated } : {}),
+    ...(Object.keys(tool.deprecatedArguments).length ? { deprecatedArguments: tool.deprecatedArguments } : {}),
     ...(tool.toolset ? { toolset: tool.toolset } : {}),
     write: tool.write,
     annotations: tool.annotations,

@@ -124,6 +124,16 @@ export class Metrics {
     labelNames: ['connector', 'tool', 'outcome'] as const,
     registers: [this.registry],
   });
+  /**
+   * The same calls as `toolCalls`, of tools the spec marks deprecated only: who still calls a tool before its sunset
+   * (docs/decisions/operations.md, 'Calls of deprecated tools are counted apart').
+   */
+  readonly deprecatedToolCalls = new Counter({
+    name: 'gateway_deprecated_tool_calls_total',
+    help: 'tools/call requests of deprecated tools (spec `deprecated:`) that reached the upstream stage, by outcome',
+    labelNames: ['connector', 'tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly refusals = new Counter({
     name: 'gateway_refusals_total',
     help: 'Requests refused before the upstream stage, by reason',

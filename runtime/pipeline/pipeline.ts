@@ -450,6 +450,7 @@ export class Pipeline {
       else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      if (tool.deprecated) g.metrics.deprecatedToolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
       if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
