@@ -14,6 +14,7 @@ import { protocolText } from '../protocol-text.ts';
 import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
 import { ALL_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_SERVER_INFO } from './revision.ts';
 import type { AskPerson, PersonConfirmRequest } from '../pipeline/person-confirm.ts';
+import { InputRefused } from '../pipeline/call-input.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
@@ -198,7 +199,12 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       [
         'tools/call',
         async (request) => {
-          const result = await callResult(request, modernPersonConfirm(request.params));
+          let result: string;
+          try {
+            result = await callResult(request, modernPersonConfirm(request.params));
+          } catch (error) {
+            return refusedRetry(request.id, error);
+          }
           // An input_required result carries its own resultType (runtime/pipeline/person-confirm.ts).
           const tail = modernTail(request.endpoint);
           const own = result.includes('"resultType":"input_required"') ? tail.slice(tail.indexOf(',"_meta"')) : tail;
@@ -207,6 +213,15 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       ],
     ]),
   };
+}
+
+/**
+ * A 2026 retry whose requestState or inputResponses must not reach the handler (runtime/pipeline/call-input.ts)
+ * answers JSON-RPC -32602 with the code's text; any other failure is thrown on.
+ */
+function refusedRetry(id: McpRequest['id'], error: unknown): McpReply {
+  if (error instanceof InputRefused) return errorJson(id, ErrorCode.InvalidParams, protocolText(error.code));
+  throw error;
 }
 
 /**
@@ -222,7 +237,8 @@ export function modernPersonConfirm(params: Record<string, unknown>): PersonConf
     !!elicitation &&
     typeof elicitation === 'object' &&
     (Object.keys(elicitation).length === 0 || 'form' in (elicitation as Record<string, unknown>));
-  return { elicitation: form, inputResponses: params.inputResponses, requestState: params.requestState };
+  const client = { elicitation: form, sampling: !!capabilities?.sampling, roots: !!capabilities?.roots };
+  return { elicitation: form, client, inputResponses: params.inputResponses, requestState: params.requestState };
 }
 
 export function dispatch(methods: McpMethods, method: string, request: McpRequest): McpReply | Promise<McpReply> {

@@ -18,6 +18,7 @@ import type {
   UpstreamQuota,
   WriteGuard,
 } from '../handler-api/tool-context.ts';
+import { type CallInput, type InputRequest, InputRequired, kindOf, NO_INPUT } from '../handler-api/input-requests.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -142,6 +143,8 @@ export interface CallScope {
   readonly write: WriteGuard;
   /** The call's progress, when its client asked for it (runtime/pipeline/progress.ts). */
   readonly progress?: CallProgress | undefined;
+  /** What the client answered to the previous round (runtime/pipeline/call-input.ts); absent: nothing. */
+  readonly input?: CallInput | undefined;
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
@@ -175,6 +178,7 @@ class CallToolContext implements CallContext {
   readonly tokens: SealedTokens;
   readonly upstreamQuota: UpstreamQuota;
   readonly write: WriteGuard;
+  readonly input: CallInput;
   readonly #scope: CallScope;
   #log: Logger | undefined;
 
@@ -194,6 +198,7 @@ class CallToolContext implements CallContext {
     this.tokens = scope.tokens;
     this.upstreamQuota = scope.upstreamQuota;
     this.write = scope.write;
+    this.input = scope.input ?? NO_INPUT;
   }
 
   progress(done: number, total?: number, message?: string): void {
@@ -215,6 +220,15 @@ class CallToolContext implements CallContext {
 
   refuseArguments(code: string, params: ErrorParams = {}): never {
     throw new ArgumentRefusal(code, params);
+  }
+
+  /** A method: it reads the client's capabilities, so it refuses to be called unbound (`this`). */
+  requireInput(this: CallToolContext, requests: Readonly<Record<string, InputRequest>>, state?: string): never {
+    const client = this.input.client;
+    // Asking a client for what it did not declare is the handler's defect: the generic text, logged.
+    for (const [key, request] of Object.entries(requests))
+      if (!client[kindOf(request.method)]) throw new Error(`input request ${key}: the client cannot ${request.method}`);
+    throw new InputRequired(requests, state);
   }
 
   text(this: CallToolContext, name: string, params: ErrorParams = {}): string {

@@ -6,6 +6,7 @@
 // `onCall` (docs/decisions/typed-platform-contract.md).
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ToolDescriptor, UpstreamPolicy } from '../handler-api/descriptor-types.ts';
+import type { CallInput } from '../handler-api/input-requests.ts';
 import type { Credential, DataLayer } from '../handler-api/tool-context.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../handler-api/upstream-types.ts';
 import type { UpstreamQuotas } from '../metering/rate-limit.ts';
@@ -69,6 +70,8 @@ export interface CallOpening {
   readonly policy?: UpstreamPolicy;
   /** The call's progress, when its client asked for it: upstream answers count until the handler reports. */
   readonly progress?: CallProgress | undefined;
+  /** What the client answered to the handler's previous round of input requests (call-input.ts). */
+  readonly input?: CallInput | undefined;
   readonly upstream?: UpstreamClient;
   readonly wrapUpstream?: (client: UpstreamClient) => UpstreamClient;
 }
@@ -148,6 +151,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
     texts: call.texts,
     redactor: call.redactor,
     progress: call.progress,
+    input: call.input,
   });
   return { ctx, upstream };
 }

@@ -1,0 +1,144 @@
+// A handler asks the client for input (docs/decisions/person-confirmed-writes.md, 'A handler asks
+// the client for input'): MCP 2026-07-28 multi round-trip requests for any tool. The handler ends a
+// round with `ctx.requireInput(requests, state)` (runtime/handler-api/input-requests.ts); this
+// module answers it with `input_required` and a requestState sealed by the vault (AES-256-GCM, bound
+// to account, user, instance and tool, carrying the digest of the arguments, an expiry and the
+// handler's state), and opens the retry's requestState before the handler runs again. A
+// requestState that does not open, names other arguments or expired, and inputResponses that are
+// not an object of objects, are refused as invalid params (JSON-RPC -32602), before the handler
+// runs and unmetered. The person-confirmed write (person-confirm.ts) keeps its own state.
+import type { CallInput, InputKinds, InputRequired } from '../handler-api/input-requests.ts';
+import { NO_INPUT } from '../handler-api/input-requests.ts';
+import type { PlatformProtocolErrorParams } from '#generated/platform/descriptor.ts';
+import type { GatewayContext } from '../gateway-context.ts';
+import type { Reservation } from '../metering/usage.ts';
+import type { Vault } from '../secrets/vault.ts';
+import type { CallToolResult } from './call-types.ts';
+import { argumentsDigest } from './write-guard.ts';
+
+/** A retry refused at the protocol level (JSON-RPC -32602): the MCP layer answers it with the code's text. */
+export class InputRefused extends Error {
+  readonly code: keyof PlatformProtocolErrorParams & ('input_state_invalid' | 'input_responses_invalid');
+  constructor(code: 'input_state_invalid' | 'input_responses_invalid') {
+    super(code);
+    this.name = 'InputRefused';
+    this.code = code;
+  }
+}
+
+/** What the 2026 request carried: the capabilities, and the retry channel as sent. */
+export interface ClientInputRequest {
+  readonly client?: InputKinds | undefined;
+  readonly inputResponses?: unknown;
+  readonly requestState?: unknown;
+}
+
+/** What sealing and opening need: the vault, the clock (epoch ms) and how long a state lives. */
+export interface InputServices {
+  readonly vault: Vault;
+  readonly now: () => number;
+  readonly stateSeconds: number;
+  /** Gives back the fair-use reservation of a call refused before its handler ran. */
+  readonly release: (reservation: Reservation) => Promise<void>;
+}
+
+/** The gateway's: made once. */
+export function inputServices(gateway: GatewayContext): InputServices {
+  return {
+    vault: gateway.vault,
+    now: () => gateway.now().getTime(),
+    stateSeconds: gateway.platform.limits.inputStateSeconds,
+    release: (reservation) => gateway.meter.release(reservation),
+  };
+}
+
+/** The call as far as its input is concerned. */
+interface InputPlan {
+  readonly identity: { readonly account: { readonly id: string }; readonly user: { readonly id: string } };
+  readonly endpoint: { readonly instanceId: string };
+  readonly tool: { readonly name: string };
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly personConfirm?: ClientInputRequest | undefined;
+  readonly reservation: Reservation | undefined;
+}
+
+interface StateClaims {
+  readonly v: 1;
+  /** Arguments digest. */
+  readonly a: string;
+  /** Expiry, epoch ms. */
+  readonly e: number;
+  /** The handler's state. */
+  readonly s?: string;
+}
+
+/** The requestState binding (AEAD additional data): never valid for another caller, endpoint or tool. */
+function bindingOf(plan: InputPlan): string {
+  return [
+    'handler-input',
+    plan.identity.account.id,
+    plan.identity.user.id,
+    plan.endpoint.instanceId,
+    plan.tool.name,
+  ].join('\u0000');
+}
+
+/** The longest requestState opened (a sealed state is far shorter; longer is refused unopened). */
+const MAX_STATE_CHARS = 16_384;
+
+function responsesOf(raw: unknown): CallInput['responses'] {
+  if (raw === undefined) return NO_INPUT.responses;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new InputRefused('input_responses_invalid');
+  for (const value of Object.values(raw))
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new InputRefused('input_responses_invalid');
+  return raw as CallInput['responses'];
+}
+
+/**
+ * The input of this round: the client's answers and, when a requestState came, the handler's state
+ * sealed in it. Throws InputRefused for a retry that must not reach the handler (its fair-use
+ * reservation given back: it is not metered).
+ */
+export async function openInput(s: InputServices, plan: InputPlan): Promise<CallInput> {
+  try {
+    return readInput(s, plan);
+  } catch (error) {
+    if (plan.reservation) await s.release(plan.reservation);
+    throw error;
+  }
+}
+
+function readInput(s: InputServices, plan: InputPlan): CallInput {
+  const request = plan.personConfirm;
+  if (!request?.client) return NO_INPUT;
+  const responses = responsesOf(request.inputResponses);
+  const raw = request.requestState;
+  if (raw === undefined) return { responses, state: undefined, client: request.client };
+  const plain =
+    typeof raw === 'string' && raw.length <= MAX_STATE_CHARS ? s.vault.openToken(raw, bindingOf(plan)) : undefined;
+  let claims: StateClaims | undefined;
+  try {
+    claims = plain === undefined ? undefined : (JSON.parse(plain) as StateClaims);
+  } catch {
+    claims = undefined;
+  }
+  if (claims?.v !== 1 || claims.a !== argumentsDigest(plan.args) || !(s.now() < claims.e))
+    throw new InputRefused('input_state_invalid');
+  return { responses, state: claims.s, client: request.client };
+}
+
+/** The round's answer: the handler's requests and its state sealed into a requestState. */
+export function inputRequiredResult(s: InputServices, plan: InputPlan, asked: InputRequired): CallToolResult {
+  const claims: StateClaims = {
+    v: 1,
+    a: argumentsDigest(plan.args),
+    e: s.now() + s.stateSeconds * 1000,
+    ...(asked.state === undefined ? {} : { s: asked.state }),
+  };
+  return {
+    content: [],
+    resultType: 'input_required',
+    inputRequests: { ...asked.requests },
+    requestState: s.vault.sealToken(JSON.stringify(claims), bindingOf(plan)),
+  };
+}
