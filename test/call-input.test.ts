@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { InputRequired, NO_INPUT } from '../runtime/handler-api/input-requests.ts';
 import type { Reservation } from '../runtime/metering/usage.ts';
-import { InputRefused, type InputServices, inputRequiredResult, openInput } from '../runtime/pipeline/call-input.ts';
+import {
+  InputRefused,
+  type InputServices,
+  inputRequiredResult,
+  inputRound,
+  openInput,
+} from '../runtime/pipeline/call-input.ts';
+import type { CallToolResult } from '../runtime/pipeline/call-types.ts';
 import { newSecretKey, Vault } from '../runtime/secrets/vault.ts';
 import { registry as fixtureRegistry } from './fixtures/conformance-connector/generated/registry.ts';
 import { testContext } from './support/tool-context.ts';
@@ -21,6 +28,7 @@ function services(now = 1_000_000, vault = new Vault({ 1: newSecretKey() })) {
     clock: now,
     now: () => s.clock,
     stateSeconds: 600,
+    roundsPerCall: 3,
     release: async (reservation) => {
       released.push(reservation);
     },
@@ -35,6 +43,7 @@ function plan(over: { account?: string; user?: string; instance?: string; tool?:
     tool: { name: over.tool ?? 'test_input_required_result_multi_round' },
     args: (over.args ?? { id: 7 }) as Record<string, unknown>,
     reservation: { id: 'reservation-1' } as unknown as Reservation,
+    signal: new AbortController().signal as AbortSignal,
   };
 }
 
@@ -109,5 +118,64 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     const requests = { q: { method: 'sampling/createMessage' as const, params: {} } };
     expect(() => ctx.requireInput(requests)).toThrow(/the client cannot sampling\/createMessage/);
     expect(() => ctx.requireInput(requests)).not.toThrow(InputRequired);
+  });
+
+  it('2025: asks on the call stream, runs the handler again with the answers, at most N rounds', async () => {
+    const { s } = services();
+    const questions: unknown[] = [];
+    const replies: unknown[] = [{ action: 'accept', content: { name: 'Bob' } }, 42];
+    const askPerson = async (question: never) => {
+      questions.push(question);
+      return replies.shift();
+    };
+    const p = { ...plan(), personConfirm: { askPerson } };
+    // A client that declared form elicitation at initialize may be asked for elicitation only.
+    await expect(openInput(s, p)).resolves.toEqual({
+      ...NO_INPUT,
+      client: { ...EVERY_KIND, sampling: false, roots: false },
+    });
+    const two = new InputRequired(
+      {
+        a: { method: 'elicitation/create', params: { message: 'A?' } },
+        b: { method: 'elicitation/create', params: { message: 'B?' } },
+      },
+      'kept',
+    );
+    const reruns: Array<typeof p> = [];
+    const done: CallToolResult = { content: [{ type: 'text', text: 'done' }] };
+    const answered = await inputRound(s, p, two, async (next) => {
+      reruns.push(next);
+      return done;
+    });
+    expect(answered).toBe(done);
+    expect(questions).toEqual([{ message: 'A?' }, { message: 'B?' }]);
+    // The second answer was not an object: recorded as a cancel, never passed on as sent.
+    const next = reruns[0]!;
+    await expect(openInput(s, next)).resolves.toEqual({
+      responses: { a: { action: 'accept', content: { name: 'Bob' } }, b: { action: 'cancel' } },
+      state: 'kept',
+      client: { elicitation: true, sampling: false, roots: false },
+    });
+    // A handler that keeps asking is stopped after roundsPerCall (3) rounds.
+    let rounds = 0;
+    const again = (q: typeof p): Promise<CallToolResult> => {
+      rounds++;
+      return inputRound(s, q, two, again);
+    };
+    await expect(inputRound(s, p, two, again)).rejects.toThrow(/more than 3 rounds/);
+    expect(rounds).toBe(3);
+    // A call cancelled while the person decides ends: nothing is asked again, nothing rerun.
+    const controller = new AbortController();
+    const cancelled = {
+      ...p,
+      signal: controller.signal,
+      personConfirm: {
+        askPerson: async () => {
+          controller.abort(new Error('cancelled'));
+          throw new Error('cancelled');
+        },
+      },
+    };
+    await expect(inputRound(s, cancelled, two, async () => done)).rejects.toThrow('cancelled');
   });
 });

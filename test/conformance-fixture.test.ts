@@ -1,8 +1,9 @@
 // The conformance fixture connector (test/fixtures/conformance-connector) end to end: the official 2.x
 // client (@modelcontextprotocol/client, pinned to 2026-07-28) with elicitation, sampling, roots and
 // progress handlers resolves the fixture tools' input_required rounds through its handlers
-// (runtime/pipeline/call-input.ts); the official 1.x client (2025-06-18) sees progress, and is never
-// asked for input (those revisions have no retry channel). Raw 2026 requests show what the client
+// (runtime/pipeline/call-input.ts); the official 1.x client (2025-06-18) sees progress, and, having
+// declared elicitation, is asked on the call's stream by the gateway, round after round (those
+// revisions have no retry channel); nothing else can be asked there. Raw 2026 requests show what the client
 // cannot do: an altered requestState and malformed inputResponses are refused (-32602) unmetered.
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -112,19 +113,52 @@ describe('the conformance fixture connector through the official clients', () =>
     }
   });
 
-  it('1.x (2025-06-18): a tool that must ask answers the generic text; the client is never asked', async () => {
-    const legacy = new Client({ name: 'fixture-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    let asked = 0;
-    legacy.setRequestHandler(ElicitRequestSchema, async () => {
-      asked++;
-      return { action: 'accept', content: { name: 'Alice' } };
-    });
-    await legacy.connect(new StreamableHTTPClientTransport(url(), auth()));
+  /** A 1.x client (2025-06-18), with an elicitation handler when `answer` is given, recording what it was asked. */
+  async function legacyClient(asked: string[], answer?: (message: string) => Record<string, string>) {
+    const client = new Client(
+      { name: 'fixture-1x', version: '1.0.0' },
+      answer ? { capabilities: { elicitation: {} } } : {},
+    );
+    if (answer)
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content: answer(request.params.message) };
+      });
+    await client.connect(new StreamableHTTPClientTransport(url(), auth()));
+    return client;
+  }
+
+  it('1.x (2025-06-18): the gateway asks on the call stream, round after round, and answers once', async () => {
+    const asked: string[] = [];
+    const answer = (message: string): Record<string, string> =>
+      message.includes('color') ? { color: 'red' } : { name: 'Bo' };
+    const legacy = await legacyClient(asked, answer);
+    try {
+      const result = await legacy.callTool({ name: tool('test_input_required_result_multi_round'), arguments: {} });
+      expect(resultText(result)).toBe(JSON.stringify({ text: 'Bo likes red.' }));
+      expect(asked).toEqual(['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+      // Sampling cannot be asked on the 2025 stream: a tool that must sample answers the generic text.
+      const sampled = await legacy.callTool({ name: tool('test_input_required_result_sampling'), arguments: {} });
+      expect(sampled.isError).toBe(true);
+      expect(resultText(sampled)).toBe(platformDescriptor.errors.generic!.text);
+      expect(asked).toHaveLength(2);
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  it('1.x (2025-06-18) without the elicitation capability: a tool that must ask answers the generic text', async () => {
+    const legacy = await legacyClient([]);
     try {
       const result = await legacy.callTool({ name: tool('test_input_required_result_elicitation'), arguments: {} });
       expect(result.isError).toBe(true);
       expect(resultText(result)).toBe(platformDescriptor.errors.generic!.text);
-      expect(asked).toBe(0);
+      // A tool that asks only for what the client declared answers without asking.
+      const capabilities = await legacy.callTool({
+        name: tool('test_input_required_result_capabilities'),
+        arguments: {},
+      });
+      expect(resultText(capabilities)).toBe(JSON.stringify({ text: 'Hello, !' }));
     } finally {
       await legacy.close();
     }

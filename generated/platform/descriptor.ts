@@ -373,6 +373,7 @@ export interface PlatformLimits {
   readonly mcpAuthRequestsPerMinute: number;
   readonly personConfirmSeconds: number;
   readonly inputStateSeconds: number;
+  readonly inputRoundsPerCall: number;
 }
 
 /** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */
@@ -2014,7 +2015,8 @@ export const platformDescriptor: PlatformSpec = {
     "mcpConsentSeconds": 600,
     "mcpAuthRequestsPerMinute": 60,
     "personConfirmSeconds": 600,
-    "inputStateSeconds": 600
+    "inputStateSeconds": 600,
+    "inputRoundsPerCall": 10
   },
   "checkOrder": [
     "tool_name",

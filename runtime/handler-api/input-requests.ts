@@ -1,7 +1,8 @@
 // A handler asks the client for input (MCP 2026-07-28 multi round-trip requests): it ends the round
 // with `ctx.requireInput(requests, state)`, the runtime answers `resultType: "input_required"` with
 // the requests and the handler's state sealed into `requestState`, and the client's retry reaches
-// the handler again with `ctx.input` (the answers, the state as it was sealed). Code:
+// the handler again with `ctx.input` (the answers, the state as it was sealed). On the 2025
+// revisions the gateway asks elicitation on the call's event stream itself. Code:
 // runtime/pipeline/call-input.ts; docs/decisions/person-confirmed-writes.md, 'A handler asks the
 // client for input'.
 
@@ -34,8 +35,19 @@ export interface CallInput {
    * client's requestState opened under this caller, endpoint, tool and arguments and had not expired.
    */
   readonly state: string | undefined;
-  /** What may be asked on this request (nothing on the 2025 revisions: they have no retry channel). */
+  /**
+   * What may be asked on this request. On the 2025 revisions (no retry channel) only elicitation,
+   * and only from a client that declared it at initialize: the gateway asks on the call's stream.
+   */
   readonly client: InputKinds;
+}
+
+/** 2025 revisions: a round the gateway asked on the call's stream, and what it was told. */
+export interface StreamRound {
+  readonly responses: CallInput['responses'];
+  readonly state: string | undefined;
+  /** Rounds asked so far in this call (at most the platform's inputRoundsPerCall). */
+  readonly round: number;
 }
 
 /** A call without input: the first round, or a client that cannot be asked. */

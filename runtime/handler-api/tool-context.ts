@@ -193,7 +193,8 @@ export interface ToolContext<E = object, L = object, T = object> {
   /** What the client answered to the previous round of this call's input requests (input-requests.ts). */
   readonly input: CallInput;
   /**
-   * Ends this round asking the client for input (MCP 2026-07-28 `input_required`): requests by key,
+   * Ends this round asking the client for input (MCP 2026-07-28 `input_required`; on the 2025
+   * revisions the gateway asks on the call's stream and runs the handler again): requests by key,
    * each for a kind the client declared (`ctx.input.client`; asking for another is a defect), and a
    * state the runtime seals into `requestState` and hands back as `ctx.input.state` on the retry.
    * A method: call it as `ctx.requireInput(…)`.

@@ -7,7 +7,10 @@
 // requestState that does not open, names other arguments or expired, and inputResponses that are
 // not an object of objects, are refused as invalid params (JSON-RPC -32602), before the handler
 // runs and unmetered. The person-confirmed write (person-confirm.ts) keeps its own state.
-import type { CallInput, InputKinds, InputRequired } from '../handler-api/input-requests.ts';
+// On the 2025 revisions (no retry channel) a client that declared form elicitation at initialize is
+// asked on the call's event stream by the gateway itself (`askPerson`), and the handler runs again
+// in the same call with the answers, at most inputRoundsPerCall rounds.
+import type { CallInput, InputKinds, InputRequired, StreamRound } from '../handler-api/input-requests.ts';
 import { NO_INPUT } from '../handler-api/input-requests.ts';
 import type { PlatformProtocolErrorParams } from '#generated/platform/descriptor.ts';
 import type { GatewayContext } from '../gateway-context.ts';
@@ -26,18 +29,28 @@ export class InputRefused extends Error {
   }
 }
 
-/** What the 2026 request carried: the capabilities, and the retry channel as sent. */
+/** What the 2026 request carried (the capabilities, the retry channel as sent), or the 2025 stream. */
 export interface ClientInputRequest {
   readonly client?: InputKinds | undefined;
   readonly inputResponses?: unknown;
   readonly requestState?: unknown;
+  /** 2025: asks on the call's stream (a client that declared form elicitation at initialize). */
+  readonly askPerson?: ((question: never, signal: AbortSignal) => Promise<unknown>) | undefined;
+  readonly askedOnStream?: StreamRound | undefined;
 }
+
+/** What a 2025 client with form elicitation can be asked: elicitation only, on the call's stream. */
+const ON_STREAM: InputKinds = Object.freeze({ elicitation: true, sampling: false, roots: false });
+/** The answer recorded for a question the client failed to answer (an error, a malformed result). */
+const CANCELLED = Object.freeze({ action: 'cancel' });
 
 /** What sealing and opening need: the vault, the clock (epoch ms) and how long a state lives. */
 export interface InputServices {
   readonly vault: Vault;
   readonly now: () => number;
   readonly stateSeconds: number;
+  /** The most rounds the gateway asks on a 2025 call's stream. */
+  readonly roundsPerCall: number;
   /** Gives back the fair-use reservation of a call refused before its handler ran. */
   readonly release: (reservation: Reservation) => Promise<void>;
 }
@@ -48,6 +61,7 @@ export function inputServices(gateway: GatewayContext): InputServices {
     vault: gateway.vault,
     now: () => gateway.now().getTime(),
     stateSeconds: gateway.platform.limits.inputStateSeconds,
+    roundsPerCall: gateway.platform.limits.inputRoundsPerCall,
     release: (reservation) => gateway.meter.release(reservation),
   };
 }
@@ -60,6 +74,7 @@ interface InputPlan {
   readonly args: Readonly<Record<string, unknown>>;
   readonly personConfirm?: ClientInputRequest | undefined;
   readonly reservation: Reservation | undefined;
+  readonly signal: AbortSignal;
 }
 
 interface StateClaims {
@@ -110,6 +125,12 @@ export async function openInput(s: InputServices, plan: InputPlan): Promise<Call
 
 function readInput(s: InputServices, plan: InputPlan): CallInput {
   const request = plan.personConfirm;
+  if (request?.askPerson) {
+    const asked = request.askedOnStream;
+    return asked
+      ? { responses: asked.responses, state: asked.state, client: ON_STREAM }
+      : { ...NO_INPUT, client: ON_STREAM };
+  }
   if (!request?.client) return NO_INPUT;
   const responses = responsesOf(request.inputResponses);
   const raw = request.requestState;
@@ -127,7 +148,35 @@ function readInput(s: InputServices, plan: InputPlan): CallInput {
   return { responses, state: claims.s, client: request.client };
 }
 
-/** The round's answer: the handler's requests and its state sealed into a requestState. */
+/**
+ * The answer to a handler's round: on 2026-07-28 `input_required`; on a 2025 call with a stream, the
+ * gateway asks each request on it (requireInput let only elicitation through) and `rerun`s the
+ * handler with the answers. Past inputRoundsPerCall rounds it throws (the generic text, logged).
+ */
+export async function inputRound<P extends InputPlan>(
+  s: InputServices,
+  plan: P,
+  asked: InputRequired,
+  rerun: (plan: P) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const request = plan.personConfirm;
+  const ask = request?.askPerson;
+  if (!ask) return inputRequiredResult(s, plan, asked);
+  const round = (request.askedOnStream?.round ?? 0) + 1;
+  if (round > s.roundsPerCall) throw new Error(`more than ${s.roundsPerCall} rounds of input requests in one call`);
+  const responses: Record<string, Readonly<Record<string, unknown>>> = {};
+  for (const [key, question] of Object.entries(asked.requests)) {
+    const answer = await ask(question.params as never, plan.signal).catch((error: unknown) => {
+      if (plan.signal.aborted) throw error;
+      return CANCELLED;
+    });
+    const usable = answer && typeof answer === 'object' && !Array.isArray(answer);
+    responses[key] = usable ? (answer as Readonly<Record<string, unknown>>) : CANCELLED;
+  }
+  return rerun({ ...plan, personConfirm: { ...request, askedOnStream: { responses, state: asked.state, round } } });
+}
+
+/** The 2026 round's answer: the handler's requests and its state sealed into a requestState. */
 export function inputRequiredResult(s: InputServices, plan: InputPlan, asked: InputRequired): CallToolResult {
   const claims: StateClaims = {
     v: 1,

@@ -38,7 +38,7 @@ import { allows, EVERY_TOOL } from '../tool-selection.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 import { askPerson, personStep, type PersonServices } from './person-confirm.ts';
 import { InputRequired } from '../handler-api/input-requests.ts';
-import { InputRefused, inputRequiredResult, inputServices, type InputServices, openInput } from './call-input.ts';
+import { InputRefused, inputRound, inputServices, type InputServices, openInput } from './call-input.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
@@ -431,7 +431,7 @@ export class Pipeline {
     } catch (error) {
       if (error instanceof InputRequired) {
         outcome = 'input_required';
-        return inputRequiredResult(this.#inputs, plan, error);
+        return await inputRound(this.#inputs, plan, error, (next) => this.#run(next));
       }
       const answer = failureAnswer(error, {
         upstreamRequests: upstream.requests,

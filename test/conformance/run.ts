@@ -6,8 +6,9 @@
 // test/conformance/expected-failures.yaml does not list, or when a listed one passes (stale).
 // A second step starts a gateway serving the fixture connector (test/fixtures/conformance-connector:
 // the suite's fixture tools for progress and multi round-trip input requests, on the same runtime)
-// and runs the requirement set against its endpoint, where those scenarios must pass; on the first
-// endpoint, which has no such tools, they are expected to fail (FIXTURE_SCENARIOS).
+// and runs the requirement set against its endpoint, where those scenarios must pass, then the
+// 2025-11-25 progress and elicitation scenarios (FIXTURE_RUNS); on the first endpoint, which has no
+// such tools, they are expected to fail (FIXTURE_SCENARIOS).
 //   npm run test:conformance                       the 2026-07-28 requirement set on `register`, then the fixture
 //   CONFORMANCE_ENDPOINT=cases npm run test:conformance
 //   npm run test:conformance -- --scenario server-stateless --spec-version 2026-07-28
@@ -64,7 +65,21 @@ const FIXTURE_SCENARIOS: readonly string[] = [
   'input-required-result-tampered-state',
   'input-required-result-capability-check',
   'input-required-result-validate-input',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
 ];
+
+/**
+ * The fixture step's runs beyond RUNS: the 2025-11-25 scenarios for progress and elicitation (the
+ * person asked on the call's event stream), which the 2026-07-28 set no longer holds.
+ */
+const FIXTURE_RUNS: readonly (readonly string[])[] = [
+  'tools-call-with-progress',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
+].map((scenario) => ['--scenario', scenario, '--spec-version', '2025-11-25']);
 
 /** Where the proxy forwards to, with which token: set once the gateway is up. */
 interface ProxyTarget {
@@ -172,10 +187,15 @@ function withoutFixtureTools(dir: string): string {
   return path;
 }
 
-/** Runs every selection against the proxy's current target: the worst exit code. */
-async function runSelections(proxyUrl: string, expectedFailures: string, output: string): Promise<number> {
+/** Runs every selection (RUNS and `more`, or the command line's) against the proxy's target: the worst exit code. */
+async function runSelections(
+  proxyUrl: string,
+  expectedFailures: string,
+  output: string,
+  more: readonly (readonly string[])[] = [],
+): Promise<number> {
   let worst = 0;
-  for (const selection of process.argv.length > 2 ? [process.argv.slice(2)] : RUNS) {
+  for (const selection of process.argv.length > 2 ? [process.argv.slice(2)] : [...RUNS, ...more]) {
     const runStarted = performance.now();
     const args = ['server', '--url', `${proxyUrl}/mcp`, ...selection, '--expected-failures', expectedFailures];
     const code = await runCli([...args, '-o', output]);
@@ -237,7 +257,7 @@ async function fixtureStep(steps: Steps): Promise<number> {
       toolPrefix: `${instanceId}__`,
     });
     console.log(`conformance: fixture ${steps.target.url!.href} through ${steps.proxyUrl}/mcp`);
-    return await runSelections(steps.proxyUrl, join(here, 'expected-failures.yaml'), steps.output);
+    return await runSelections(steps.proxyUrl, join(here, 'expected-failures.yaml'), steps.output, FIXTURE_RUNS);
   } finally {
     await gateway.close();
   }
