@@ -108,16 +108,39 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     await expect(openInput(s, plan())).resolves.toBe(NO_INPUT);
   });
 
-  it('ctx.requireInput throws InputRequired, and refuses to ask for what the client did not declare', () => {
+  it('refuses a round asking for an undeclared kind: -32021 on 2026-07-28, the generic text on 2025', async () => {
     const ctx = testContext({
       descriptor: fixtureRegistry.conformance.descriptor,
       tool: 'test_input_required_result_elicitation',
       credential: null,
     });
     expect(ctx.input).toBe(NO_INPUT);
-    const requests = { q: { method: 'sampling/createMessage' as const, params: {} } };
-    expect(() => ctx.requireInput(requests)).toThrow(/the client cannot sampling\/createMessage/);
-    expect(() => ctx.requireInput(requests)).not.toThrow(InputRequired);
+    const sample = { q: { method: 'sampling/createMessage' as const, params: {} } };
+    const both = { ...sample, r: { method: 'roots/list' as const, params: {} }, e: ASK.requests.user_name! };
+    let thrown: unknown;
+    try {
+      ctx.requireInput(both, 'kept');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InputRequired);
+    const { s } = services();
+    const never = async (): Promise<CallToolResult> => {
+      throw new Error('no rerun');
+    };
+    const modern = { ...plan(), personConfirm: { client: { elicitation: true, sampling: false, roots: false } } };
+    await expect(inputRound(s, modern, thrown as InputRequired, never)).rejects.toMatchObject({
+      code: 'missing_client_capability',
+      requiredCapabilities: { sampling: {}, roots: {} },
+    });
+    // The 2025 revisions declare nothing per request: the handler's defect, answered with the generic text.
+    const asked: unknown[] = [];
+    const legacy = { ...plan(), personConfirm: { askPerson: async (q: never) => asked.push(q) } };
+    await expect(inputRound(s, legacy, new InputRequired(sample), never)).rejects.toThrow(
+      /sampling: the client cannot/,
+    );
+    await expect(inputRound(s, plan(), new InputRequired(ASK.requests), never)).rejects.toThrow(/elicitation/);
+    expect(asked).toEqual([]);
   });
 
   it('2025: asks on the call stream, runs the handler again with the answers, at most N rounds', async () => {

@@ -202,6 +202,7 @@ describe('the conformance fixture connector through the official clients', () =>
       await raw('test_input_required_result_request_state', { requestState: state, inputResponses: null }),
     ];
     const texts = platformDescriptor.protocolErrors;
+    expect(refusals.map((r) => r.status)).toEqual([400, 400, 400]);
     expect(refusals.map((r) => (r.json as { error: unknown }).error)).toEqual([
       { code: -32602, message: texts.input_state_invalid.text },
       { code: -32602, message: texts.input_state_invalid.text },
@@ -221,5 +222,20 @@ describe('the conformance fixture connector through the official clients', () =>
     };
     expect(asked.result.resultType).toBe('input_required');
     expect(Object.values(asked.result.inputRequests).map((r: any) => r.method)).toEqual(['sampling/createMessage']);
+  });
+
+  it('refuses a round for an undeclared capability: HTTP 400, -32021, requiredCapabilities', async () => {
+    const before = await calls();
+    const refused = await raw('test_missing_capability', {}, { elicitation: {} });
+    expect(refused.status).toBe(400);
+    expect((refused.json as { error: unknown }).error).toEqual({
+      code: -32021,
+      message: platformDescriptor.protocolErrors.missing_client_capability.text.replace('{capabilities}', 'sampling'),
+      data: { requiredCapabilities: { sampling: {} } },
+    });
+    // The handler ran before it asked: metered like any call whose handler ran.
+    expect(await calls()).toBe(before + 1);
+    const asked = (await raw('test_missing_capability', {}, { sampling: {} })).json as { result: any };
+    expect(asked.result.resultType).toBe('input_required');
   });
 });

@@ -11,8 +11,13 @@ import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { LinkIssuer } from '../secrets/signed-links.ts';
 import type { Identity } from '../store/state.ts';
 import { protocolText } from '../protocol-text.ts';
-import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
-import { ALL_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_SERVER_INFO } from './revision.ts';
+import { ErrorCode, errorJson, negotiateVersion, RefusedReply, resultJson, SERVER_VERSION } from './protocol.ts';
+import {
+  ALL_PROTOCOL_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_SERVER_INFO,
+  MISSING_CLIENT_CAPABILITY,
+} from './revision.ts';
 import type { AskPerson, PersonConfirmRequest } from '../pipeline/person-confirm.ts';
 import { InputRefused } from '../pipeline/call-input.ts';
 import { toolsListOpen } from './tools-list.ts';
@@ -216,12 +221,25 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
 }
 
 /**
- * A 2026 retry whose requestState or inputResponses must not reach the handler (runtime/pipeline/call-input.ts)
- * answers JSON-RPC -32602 with the code's text; any other failure is thrown on.
+ * A 2026 tools/call refused by runtime/pipeline/call-input.ts answers HTTP 400 with the JSON-RPC error:
+ * -32021 and `data.requiredCapabilities` for a capability the client did not declare, -32602 for a
+ * retry whose requestState or inputResponses must not reach the handler. Any other failure is thrown on.
  */
-function refusedRetry(id: McpRequest['id'], error: unknown): McpReply {
-  if (error instanceof InputRefused) return errorJson(id, ErrorCode.InvalidParams, protocolText(error.code));
-  throw error;
+function refusedRetry(id: McpRequest['id'], error: unknown): never {
+  if (!(error instanceof InputRefused)) throw error;
+  const { code, requiredCapabilities } = error;
+  const body =
+    code === 'missing_client_capability'
+      ? errorJson(
+          id,
+          MISSING_CLIENT_CAPABILITY,
+          protocolText(code, { capabilities: Object.keys(requiredCapabilities ?? {}).join(', ') }),
+          {
+            requiredCapabilities,
+          },
+        )
+      : errorJson(id, ErrorCode.InvalidParams, protocolText(code));
+  throw new RefusedReply(400, body);
 }
 
 /**

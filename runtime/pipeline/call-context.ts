@@ -18,7 +18,7 @@ import type {
   UpstreamQuota,
   WriteGuard,
 } from '../handler-api/tool-context.ts';
-import { type CallInput, type InputRequest, InputRequired, kindOf, NO_INPUT } from '../handler-api/input-requests.ts';
+import { type CallInput, type InputRequest, InputRequired, NO_INPUT } from '../handler-api/input-requests.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -222,12 +222,8 @@ class CallToolContext implements CallContext {
     throw new ArgumentRefusal(code, params);
   }
 
-  /** A method: it reads the client's capabilities, so it refuses to be called unbound (`this`). */
+  /** Whether the client may be asked is the pipeline's to judge (runtime/pipeline/call-input.ts, checkKinds). */
   requireInput(this: CallToolContext, requests: Readonly<Record<string, InputRequest>>, state?: string): never {
-    const client = this.input.client;
-    // Asking a client for what it did not declare is the handler's defect: the generic text, logged.
-    for (const [key, request] of Object.entries(requests))
-      if (!client[kindOf(request.method)]) throw new Error(`input request ${key}: the client cannot ${request.method}`);
     throw new InputRequired(requests, state);
   }
 

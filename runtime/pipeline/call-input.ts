@@ -11,7 +11,7 @@
 // asked on the call's event stream by the gateway itself (`askPerson`), and the handler runs again
 // in the same call with the answers, at most inputRoundsPerCall rounds.
 import type { CallInput, InputKinds, InputRequired, StreamRound } from '../handler-api/input-requests.ts';
-import { NO_INPUT } from '../handler-api/input-requests.ts';
+import { kindOf, NO_INPUT } from '../handler-api/input-requests.ts';
 import type { PlatformProtocolErrorParams } from '#generated/platform/descriptor.ts';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { Reservation } from '../metering/usage.ts';
@@ -19,13 +19,24 @@ import type { Vault } from '../secrets/vault.ts';
 import type { CallToolResult } from './call-types.ts';
 import { argumentsDigest } from './write-guard.ts';
 
-/** A retry refused at the protocol level (JSON-RPC -32602): the MCP layer answers it with the code's text. */
+type RefusalCode = keyof PlatformProtocolErrorParams &
+  ('input_state_invalid' | 'input_responses_invalid' | 'missing_client_capability');
+
+/**
+ * A call refused at the protocol level (2026-07-28, HTTP 400): a retry whose requestState or
+ * inputResponses must not reach the handler (JSON-RPC -32602), or a handler's input request for a
+ * kind the client did not declare (-32021 with `data.requiredCapabilities`). The MCP layer answers
+ * it with the code's text.
+ */
 export class InputRefused extends Error {
-  readonly code: keyof PlatformProtocolErrorParams & ('input_state_invalid' | 'input_responses_invalid');
-  constructor(code: 'input_state_invalid' | 'input_responses_invalid') {
+  readonly code: RefusalCode;
+  /** The missing capabilities as a ClientCapabilities object (`{ sampling: {} }`), for -32021. */
+  readonly requiredCapabilities: Readonly<Record<string, object>> | undefined;
+  constructor(code: RefusalCode, requiredCapabilities?: Readonly<Record<string, object>>) {
     super(code);
     this.name = 'InputRefused';
     this.code = code;
+    this.requiredCapabilities = requiredCapabilities;
   }
 }
 
@@ -149,9 +160,24 @@ function readInput(s: InputServices, plan: InputPlan): CallInput {
 }
 
 /**
+ * Refuses a round that asks for a kind the client did not declare: on 2026-07-28 the request's
+ * MissingRequiredClientCapabilityError (InputRefused, -32021); on the 2025 revisions, which declare
+ * nothing per request, a plain error (the generic text, logged).
+ */
+function checkKinds(request: ClientInputRequest | undefined, asked: InputRequired): void {
+  const kinds = request?.askPerson ? ON_STREAM : request?.client;
+  const missing = [...new Set(Object.values(asked.requests).map((r) => kindOf(r.method)))].filter((k) => !kinds?.[k]);
+  if (missing.length === 0) return;
+  if (request?.client && !request.askPerson)
+    throw new InputRefused('missing_client_capability', Object.fromEntries(missing.map((k) => [k, {}])));
+  throw new Error(`input requests for ${missing.join(', ')}: the client cannot answer them`);
+}
+
+/**
  * The answer to a handler's round: on 2026-07-28 `input_required`; on a 2025 call with a stream, the
- * gateway asks each request on it (requireInput let only elicitation through) and `rerun`s the
- * handler with the answers. Past inputRoundsPerCall rounds it throws (the generic text, logged).
+ * gateway asks each request on it (elicitation only) and `rerun`s the handler with the answers.
+ * Past inputRoundsPerCall rounds it throws (the generic text, logged); a kind the client did not
+ * declare is refused (checkKinds).
  */
 export async function inputRound<P extends InputPlan>(
   s: InputServices,
@@ -160,6 +186,7 @@ export async function inputRound<P extends InputPlan>(
   rerun: (plan: P) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const request = plan.personConfirm;
+  checkKinds(request, asked);
   const ask = request?.askPerson;
   if (!ask) return inputRequiredResult(s, plan, asked);
   const round = (request.askedOnStream?.round ?? 0) + 1;

@@ -48,11 +48,14 @@ const RUNS: readonly (readonly string[])[] = [
 ];
 
 /**
- * The scenarios whose fixture tools the fixture connector serves: they must pass against its endpoint
- * and are expected to fail on a real connector's (it has no such tools). input-required-result-non-tool-request
- * needs a prompt (prompts/get), which nothing here serves: it stays in expected-failures.yaml.
+ * The scenarios (and single checks) whose fixture tools the fixture connector serves: they must pass
+ * against its endpoint and are expected to fail on a real connector's (it has no such tools).
+ * input-required-result-non-tool-request needs a prompt (prompts/get), which nothing here serves: it
+ * stays in expected-failures.yaml.
  */
 const FIXTURE_SCENARIOS: readonly string[] = [
+  'server-stateless:sep-2575-server-rejects-undeclared-capability',
+  'server-stateless:sep-2575-missing-capability-http-400',
   'tools-call-with-progress',
   'input-required-result-basic-elicitation',
   'input-required-result-basic-sampling',
