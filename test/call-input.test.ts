@@ -14,6 +14,7 @@ import {
   openInput,
 } from '../runtime/pipeline/call-input.ts';
 import type { CallToolResult } from '../runtime/pipeline/call-types.ts';
+import { Redactor } from '../runtime/redact.ts';
 import { newSecretKey, Vault } from '../runtime/secrets/vault.ts';
 import { registry as fixtureRegistry } from './fixtures/conformance-connector/generated/registry.ts';
 import { testContext } from './support/tool-context.ts';
@@ -187,6 +188,18 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     };
     await expect(inputRound(s, p, two, again)).rejects.toThrow(/more than 3 rounds/);
     expect(rounds).toBe(3);
+    // A question quoting the connection's secret (an upstream echoed it) goes out scrubbed.
+    const secret = 'zq-Distinct-Secret-4471';
+    const sent: unknown[] = [];
+    const scrubbing = {
+      ...p,
+      redactor: Redactor.of({ kind: 'api_key', apiKey: secret }),
+      personConfirm: { askPerson: async (q: never) => sent.push(q) && { action: 'decline' } },
+    };
+    const quoting = new InputRequired({ a: { method: 'elicitation/create', params: { message: `key ${secret}?` } } });
+    await inputRound(s, scrubbing, quoting, async () => done);
+    expect(JSON.stringify(sent)).not.toContain(secret);
+    expect(sent).toHaveLength(1);
     // A call cancelled while the person decides ends: nothing is asked again, nothing rerun.
     const controller = new AbortController();
     const cancelled = {

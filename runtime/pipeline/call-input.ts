@@ -86,6 +86,8 @@ interface InputPlan {
   readonly personConfirm?: ClientInputRequest | undefined;
   readonly reservation: Reservation | undefined;
   readonly signal: AbortSignal;
+  /** The call's secrets (redact.ts): a question sent on the 2025 stream may quote what an upstream echoed. */
+  readonly redactor?: { value(value: unknown): unknown };
 }
 
 interface StateClaims {
@@ -193,7 +195,8 @@ export async function inputRound<P extends InputPlan>(
   if (round > s.roundsPerCall) throw new Error(`more than ${s.roundsPerCall} rounds of input requests in one call`);
   const responses: Record<string, Readonly<Record<string, unknown>>> = {};
   for (const [key, question] of Object.entries(asked.requests)) {
-    const answer = await ask(question.params as never, plan.signal).catch((error: unknown) => {
+    const params = plan.redactor ? plan.redactor.value(question.params) : question.params;
+    const answer = await ask(params as never, plan.signal).catch((error: unknown) => {
       if (plan.signal.aborted) throw error;
       return CANCELLED;
     });
