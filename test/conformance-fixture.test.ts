@@ -9,12 +9,15 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../codegen/main.ts';
 import { platformDescriptor } from '../generated/platform/descriptor.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { type FixtureGateway, startFixtureGateway } from './support/conformance-fixture.ts';
 import { resultText, rpc, usageOf } from './support/gateway.ts';
+import { ROOT } from './support/golden.ts';
 
 const MODERN = '2026-07-28';
 
@@ -32,6 +35,16 @@ describe('the conformance fixture connector through the official clients', () =>
   afterAll(async () => {
     await fx?.gateway.close();
     await store?.close();
+  });
+
+  it('keeps its generated/ in sync with its spec (codegen --check --root)', async () => {
+    const errors: string[] = [];
+    const code = await run(
+      ['--check', '--root', join(ROOT, 'test/fixtures/conformance-connector')],
+      () => {},
+      (line) => errors.push(line),
+    );
+    expect(code, errors.join('\n')).toBe(0);
   });
 
   /** A 2.x client answering every kind of input request, recording what it was asked. */
