@@ -68,6 +68,15 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     expect(input).toEqual({ responses: answers, state: 'Alice', client: EVERY_KIND });
   });
 
+  it("refuses to seal a handler's state too long to be opened again", () => {
+    const { s } = services();
+    const long = new InputRequired(ASK.requests, 'x'.repeat(16_384));
+    expect(() => inputRequiredResult(s, plan(), long)).toThrow(/requestState of \d+ characters/);
+    expect(inputRequiredResult(s, plan(), new InputRequired(ASK.requests, 'x'.repeat(10_000))).requestState).toEqual(
+      expect.any(String),
+    );
+  });
+
   it('refuses a state for another account, user, instance, tool or arguments, altered, or expired', async () => {
     const { s, released } = services();
     const state = inputRequiredResult(s, plan(), ASK).requestState!;

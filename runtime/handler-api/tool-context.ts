@@ -195,7 +195,7 @@ export interface ToolContext<E = object, L = object, T = object> {
   /**
    * Ends this round asking the client for input (MCP 2026-07-28 `input_required`; on the 2025
    * revisions the gateway asks on the call's stream and runs the handler again): requests by key,
-   * each for a kind the client declared (`ctx.input.client`; asking for another is a defect), and a
+   * each for a kind the client declared (`ctx.input.client`; another is refused, -32021), and a
    * state the runtime seals into `requestState` and hands back as `ctx.input.state` on the retry.
    * A method: call it as `ctx.requireInput(…)`.
    */

@@ -214,10 +214,8 @@ export function inputRequiredResult(s: InputServices, plan: InputPlan, asked: In
     e: s.now() + s.stateSeconds * 1000,
     ...(asked.state === undefined ? {} : { s: asked.state }),
   };
-  return {
-    content: [],
-    resultType: 'input_required',
-    inputRequests: { ...asked.requests },
-    requestState: s.vault.sealToken(JSON.stringify(claims), bindingOf(plan)),
-  };
+  const requestState = s.vault.sealToken(JSON.stringify(claims), bindingOf(plan));
+  // A state too long to be opened again would fail the retry: the handler's defect, refused now.
+  if (requestState.length > MAX_STATE_CHARS) throw new Error(`requestState of ${requestState.length} characters`);
+  return { content: [], resultType: 'input_required', inputRequests: { ...asked.requests }, requestState };
 }
