@@ -24,7 +24,7 @@ export interface PlatformErrorParams {
   connect_terms_required_no_link: { connector_id: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'toolset_unknown' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'token_scope_connector' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'oauth_rate_limited' | 'oauth_resource_required' | 'oauth_resource_unknown' | 'oauth_scope_unknown' | 'oauth_resource_not_granted' | 'oauth_code_invalid' | 'oauth_redirect_mismatch' | 'oauth_refresh_invalid' | 'oauth_redirect_uri_invalid' | 'oauth_client_metadata_invalid' | 'oauth_access_denied' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'toolset_unknown' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'token_scope_connector' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'input_state_invalid' | 'input_responses_invalid' | 'missing_client_capability' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'oauth_rate_limited' | 'oauth_resource_required' | 'oauth_resource_unknown' | 'oauth_scope_unknown' | 'oauth_resource_not_granted' | 'oauth_code_invalid' | 'oauth_redirect_mismatch' | 'oauth_refresh_invalid' | 'oauth_redirect_uri_invalid' | 'oauth_client_metadata_invalid' | 'oauth_access_denied' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -46,6 +46,9 @@ export interface PlatformProtocolErrorParams {
   params_not_object: Record<string, never>;
   method_not_found: { method: string | number; };
   envelope_invalid: { version: string | number; problem: string | number; };
+  input_state_invalid: Record<string, never>;
+  input_responses_invalid: Record<string, never>;
+  missing_client_capability: { capabilities: string | number; };
   envelope_missing: { version: string | number; };
   header_mismatch: { header: string | number; header_value: string | number; body_value: string | number; };
   header_missing: { header: string | number; method: string | number; version: string | number; };
@@ -450,6 +453,8 @@ export interface PlatformLimits {
   readonly mcpConsentSeconds: number;
   readonly mcpAuthRequestsPerMinute: number;
   readonly personConfirmSeconds: number;
+  readonly inputStateSeconds: number;
+  readonly inputRoundsPerCall: number;
 }
 
 /** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */
@@ -676,6 +681,20 @@ export const platformDescriptor: PlatformSpec = {
       "params": [
         "version",
         "problem"
+      ]
+    },
+    "input_state_invalid": {
+      "text": "The requestState does not belong to this call or has expired: call the tool again without it.",
+      "params": []
+    },
+    "input_responses_invalid": {
+      "text": "inputResponses must be an object whose every value is the object answering one input request.",
+      "params": []
+    },
+    "missing_client_capability": {
+      "text": "This tool needs the client capability {capabilities}, which the request did not declare in io.modelcontextprotocol/clientCapabilities.",
+      "params": [
+        "capabilities"
       ]
     },
     "envelope_missing": {
@@ -2471,7 +2490,9 @@ export const platformDescriptor: PlatformSpec = {
     "mcpCodeSeconds": 60,
     "mcpConsentSeconds": 600,
     "mcpAuthRequestsPerMinute": 60,
-    "personConfirmSeconds": 600
+    "personConfirmSeconds": 600,
+    "inputStateSeconds": 600,
+    "inputRoundsPerCall": 10
   },
   "checkOrder": [
     "tool_name",

@@ -126,3 +126,12 @@ export function scrubResult(result: CallToolResult, redactor: Redactor): CallToo
 export function textResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
 }
+
+/**
+ * The tool a log line names for a name as the caller sent it: without its instance prefix, as every
+ * other line of a call names it, cut short (it is the caller's input).
+ */
+export function loggedToolName(name: unknown, instanceId: string): string {
+  if (typeof name !== 'string') return typeof name;
+  return (name.startsWith(`${instanceId}__`) ? name.slice(instanceId.length + 2) : name).slice(0, 100);
+}

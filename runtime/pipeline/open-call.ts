@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { GatewayContext } from '../gateway-context.ts';
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ToolDescriptor, UpstreamPolicy } from '../handler-api/descriptor-types.ts';
+import type { CallInput } from '../handler-api/input-requests.ts';
 import type { Credential, DataLayer } from '../handler-api/tool-context.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../handler-api/upstream-types.ts';
 import type { UpstreamQuotas } from '../metering/rate-limit.ts';
@@ -91,6 +92,8 @@ export interface CallOpening {
   readonly policy?: UpstreamPolicy;
   /** The call's progress, when its client asked for it: upstream answers count until the handler reports. */
   readonly progress?: CallProgress | undefined;
+  /** What the client answered to the handler's previous round of input requests (call-input.ts). */
+  readonly input?: CallInput | undefined;
   readonly upstream?: UpstreamClient;
   readonly wrapUpstream?: (client: UpstreamClient) => UpstreamClient;
 }
@@ -171,6 +174,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
     texts: call.texts,
     redactor: call.redactor,
     progress: call.progress,
+    input: call.input,
   });
   return { ctx, upstream };
 }

@@ -12,6 +12,7 @@ import {
   type CallPlan,
   type CallToolResult,
   type CredentialVerdict,
+  loggedToolName,
   scrubResult,
   textResult,
   type ToolCallRequest,
@@ -36,6 +37,8 @@ import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
 import { allows, EVERY_TOOL } from '../tool-selection.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 import { askPerson, personStep, type PersonServices } from './person-confirm.ts';
+import { InputRequired } from '../handler-api/input-requests.ts';
+import { InputRefused, inputRound, inputServices, type InputServices, openInput } from './call-input.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
@@ -52,6 +55,8 @@ export class Pipeline {
   readonly #services: CallServices;
   /** Writes the person confirms (person-confirm.ts), made once. */
   readonly #personServices: PersonServices;
+  /** A handler's input rounds (call-input.ts; a retry that must not reach it is refused unmetered), made once. */
+  readonly #inputs: InputServices;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     // Once at start-up, never per call: the published check order must be the one made below.
@@ -69,6 +74,7 @@ export class Pipeline {
       now: () => gateway.now().getTime(),
       platform: gateway.platform,
     };
+    this.#inputs = inputServices(gateway);
     this.#services = callServices(gateway);
   }
 
@@ -82,24 +88,22 @@ export class Pipeline {
     return texts;
   }
 
-  /**
-   * A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not
-   * compile.
-   */
+  /** A platform text (specs/platform.yaml `errors`), typed: a wrong code or a missing parameter does not compile. */
   platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
     return formatText(this.#g.platform.errors[code].text, params ?? {});
   }
 
   /**
-   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta, headers)`); without one
-   * the call starts a new trace, so every call has a trace id in its log lines and upstream requests.
+   * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta,
+   * headers)`); without one the call starts a new trace, so every call has a trace id in its log
+   * lines and upstream requests. Rejects only with InputRefused (call-input.ts), a protocol error.
    */
   call(request: ToolCallRequest): Promise<CallToolResult> {
     const trace = request.trace ?? startTrace();
     // With OpenTelemetry on, the call's span (runtime/telemetry/telemetry.ts) gives the call its span id.
     const span = this.#g.telemetry?.startCall(trace, request.endpoint.connector.config.id, request.endpoint.instanceId);
     const answer = this.#call(request, trace, span?.spanId).catch((error: unknown) =>
-      this.#fault(request, trace, error),
+      error instanceof InputRefused ? Promise.reject(error) : this.#fault(request, trace, error),
     );
     return span === undefined ? answer : this.#g.telemetry!.endCall(span, answer);
   }
@@ -119,15 +123,7 @@ export class Pipeline {
         accountId: identity.account.id,
         userId: identity.user.id,
         traceId: trace.traceId,
-        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's
-        // input).
-        tool:
-          typeof name !== 'string'
-            ? typeof name
-            : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(
-                0,
-                100,
-              ),
+        tool: loggedToolName(name, endpoint.instanceId),
         err: { message: (error as Error)?.message, name: (error as Error)?.name },
       },
       'tool call failed; answering the generic text',
@@ -361,6 +357,7 @@ export class Pipeline {
       this.#g.log.info({ ...plan.fields, tool: plan.tool.name, outcome: step.code }, 'write not confirmed');
       return step.result;
     }
+    const input = step.kind === 'none' ? await openInput(this.#inputs, plan) : undefined;
     const { endpoint, identity, tool, args, fields, now, reservation } = plan;
     const g = this.#g;
     const connector = endpoint.connector;
@@ -390,6 +387,7 @@ export class Pipeline {
       logger: g.log,
       logFields: fields,
       progress: plan.progress,
+      input,
     });
     try {
       const handler = connector.handlers[tool.name];
@@ -421,6 +419,10 @@ export class Pipeline {
         envelope.structuredContent = result as Record<string, unknown>;
       return envelope;
     } catch (error) {
+      if (error instanceof InputRequired) {
+        outcome = 'input_required';
+        return await inputRound(this.#inputs, plan, error, (next) => this.#run(next));
+      }
       const answer = failureAnswer(error, {
         upstreamRequests: upstream.requests,
         upstreamCode: (kind) => texts.forUpstream(tool, kind),

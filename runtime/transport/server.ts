@@ -12,7 +12,7 @@ import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets, type McpMethods, type McpReply, type McpRequest } from '../mcp/methods.ts';
 import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
 import { headersSayModern, requestRevision } from '../mcp/revision.ts';
-import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
+import { classify, errorJson, ErrorCode, RefusedReply, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../auth/mcp-authorization.ts';
 import { MemoryRateLimiter } from '../metering/rate-limit.ts';
@@ -312,6 +312,12 @@ export function createHttpApp(
     try {
       reply = await dispatch(served, method, request);
     } catch (error) {
+      if (error instanceof RefusedReply) {
+        release();
+        if (stream?.started) return stream.end(error.body);
+        sendJson(res, error.status, error.body);
+        return error.status;
+      }
       // A method that failed (tools/call answers every fault as a tool result itself): the body was
       // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
       release();
