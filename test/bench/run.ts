@@ -11,6 +11,7 @@
 //   npm run bench -- --out FILE           write the table elsewhere (default BENCHMARKS.md)
 //   npm run bench -- --large-accounts N   tenants of the growth gateway and the replica figure (100,000)
 //   npm run bench -- --no-redis           skip the write-reaches-every-replica figure (PostgreSQL + Redis)
+//   npm run bench -- --soak-minutes N     minutes of the memory-over-time row (10; quick: 1; 0 skips it)
 //
 // Exit code 1 when metering was not exact (usage totalCalls ≠ successful calls counted by the load
 // generator) or a run failed; a missed target alone does not fail the command.
@@ -33,6 +34,7 @@ import type { GcPauses } from './servers/gateway.ts';
 import type { YoungGenerationResult } from './young-generation.ts';
 import { openSessions } from './lib/mcp-sessions.ts';
 import { measureSlowUpstream, SLOW_CALLS, SLOW_DELAY_MS } from './slow-upstream.ts';
+import { measureSoak } from './soak.ts';
 import { DEFAULT_UPSTREAM_CONNECTIONS } from '../../runtime/config/settings.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -54,6 +56,8 @@ interface Options {
   readonly rate: number;
   readonly logLevel: string;
   readonly cpuProf: boolean;
+  /** Minutes of the memory-over-time row (0: skipped). */
+  readonly soakMinutes: number;
   readonly out: string;
   readonly databaseUrl: string | undefined;
   readonly startupRuns: number;
@@ -98,6 +102,7 @@ function parseOptions(argv: readonly string[]): Options {
     rate: num('rate', 1000),
     logLevel: value('log-level') ?? 'info',
     cpuProf: argv.includes('--cpu-prof'),
+    soakMinutes: num('soak-minutes', quick ? 1 : 10),
     // A quick run is for development: never over the published table.
     out: resolve(ROOT, value('out') ?? (quick ? '.bench/BENCHMARKS-quick.md' : 'BENCHMARKS.md')),
     databaseUrl: argv.includes('--no-postgres')
@@ -976,6 +981,28 @@ async function main(): Promise<void> {
     );
   }
 
+  // ---- memory over a long load: its own gateway, RSS after 1, 5 and 10 minutes ---------------
+  const soak =
+    options.soakMinutes > 0
+      ? await measureSoak({
+          bench: BENCH,
+          tmp,
+          load,
+          upstreamUrl,
+          body: CALL_BODY,
+          connections: options.connections,
+          minutes: options.soakMinutes,
+          env: () => childEnv(),
+          execArgv: EMBEDDED_NODE_FLAGS,
+          logLevel: options.logLevel,
+          log,
+        }).catch((error: unknown) => {
+          problems.push(`soak: ${(error as Error).message.split('\n')[0]!}`);
+          return undefined;
+        })
+      : undefined;
+  if (soak && soak.failed > 0) problems.push(`soak: ${soak.failed} of ${soak.calls + soak.failed} calls failed`);
+
   // ---- 1,000 calls in flight against an upstream answering after 2 s (its own upstream and gateway)
   const slow = await measureSlowUpstream({
     bench: BENCH,
@@ -1345,6 +1372,20 @@ async function main(): Promise<void> {
       method: 'Highest VmRSS of the gateway process sampled every 200 ms during all its measured runs.',
     },
     {
+      figure: 'Resident memory growth over a long load (last mark ÷ first)',
+      spread: spread(soak ? [soak.marks.at(-1)![1] / soak.marks[0]![1]] : []),
+      unit: '×',
+      target: { op: '<=', value: 1.1 },
+      method:
+        `Its own embedded gateway (one tenant) under the closed-loop load above for ${options.soakMinutes} minutes ` +
+        '(chunks of 20,000 calls); VmRSS read between chunks at each mark' +
+        (soak
+          ? `: ${soak.marks.map(([m, v]) => `${v.toFixed(0)} MiB after ${m} min`).join(', ')}; ` +
+            `${soak.calls.toLocaleString('en-US')} calls, ${soak.cpuUsPerCall.toFixed(0)} µs CPU per call over the soak.`
+          : '.'),
+      ...(options.soakMinutes > 0 ? {} : { note: 'skipped with --soak-minutes 0' }),
+    },
+    {
       figure: `${SLOW_CALLS.toLocaleString('en-US')} calls in flight against a ${SLOW_DELAY_MS / 1000} s upstream, p99`,
       spread: spread(slow ? [slow.result.latency.p99] : []),
       unit: 'ms',
@@ -1521,7 +1562,7 @@ async function main(): Promise<void> {
   }
 }
 
-const HELP = `Usage: npm run bench -- [options]   (about 4 minutes; writes BENCHMARKS.md)
+const HELP = `Usage: npm run bench -- [options]   (about 20 minutes; writes BENCHMARKS.md)
 
   --quick                 1 short run each (development; writes .bench/BENCHMARKS-quick.md)
   --runs N --duration S   runs per figure (5) and seconds per run (5); --warmup S (2)
@@ -1531,6 +1572,7 @@ const HELP = `Usage: npm run bench -- [options]   (about 4 minutes; writes BENCH
   --no-postgres           skip the PostgreSQL figure (else --database-url URL or BENCH_DATABASE_URL)
   --no-redis              skip the replica figure (else --redis-url URL or BENCH_REDIS_URL)
   --large-accounts N      tenants of the growth gateway and the replica figure (100000)
+  --soak-minutes N        minutes of the memory-over-time row (10; quick: 1; 0 skips it)
   --startup-runs N, --codegen-runs N, --fold-repeats N, --log-level LEVEL
   --help                  print this help and start nothing
 
