@@ -464,15 +464,12 @@ async function main(): Promise<void> {
     embeddedGateway('gateway-large', join(tmp, 'gateway-large')),
   ]);
   log('gateways ready');
-  // Every server of a tools/call comparison answers the same bytes: the floor and the SDK peers make
-  // the same upstream request, parse its answer and reply with the gateway's own result for the call.
+  // Every server of a tools/call comparison does the tool's work (the handler's request body and
+  // mapping, lib/register-answer.ts) and answers the same bytes: checked against the gateway's below.
   const called = await once(`${String(gateway.info['url'])}/register/mcp`, CALL_BODY, tokens[0]);
-  const callResult = (JSON.parse(called.text) as { result?: unknown }).result;
-  if (!isSuccess(called.status, called.text) || callResult === undefined)
+  if (!isSuccess(called.status, called.text))
     throw new Error(`the gateway's tools/call answered HTTP ${called.status}: ${called.text.slice(0, 300)}`);
-  const resultFile = join(tmp, 'tools-call-result.json');
-  writeFileSync(resultFile, JSON.stringify(callResult));
-  const answerArgs = ['--upstream', upstreamUrl, '--result', resultFile];
+  const answerArgs = ['--upstream', upstreamUrl];
   log('starting the floor and the two SDK peer patterns');
   const [floor, peer, peerSession] = await Promise.all([
     startChild('floor', join(BENCH, 'servers/floor.ts'), answerArgs, { env: childEnv() }),

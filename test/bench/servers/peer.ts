@@ -7,29 +7,25 @@
 //                     randomUUID`, kept in a map by `onsessioninitialized`), one `McpServer` connected
 //                     to it at initialize; later requests carry `mcp-session-id` (the harness opens the
 //                     sessions before the runs).
-// Its one tool makes the same upstream request as the floor (undici's handler API over a keep-alive
-// pool: lib/post.ts) and parses the answer; with `--result FILE` it answers that result (the
-// gateway's own, so every server of a comparison answers the same bytes), else the upstream text.
+// Its one tool makes the same upstream request as the floor and the gateway (undici's handler API over
+// a keep-alive pool: lib/post.ts) and answers the tool's own mapping of it (lib/register-answer.ts).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Pool } from 'undici';
 import * as z from 'zod/v4';
 import { post } from '../lib/post.ts';
+import { registerAnswer, registerRequestBody } from '../lib/register-answer.ts';
 import { argValue, exitWithParent, ready } from './ipc.ts';
 
 const upstream = argValue('upstream');
 if (!upstream) throw new Error('--upstream <url> is required');
 const mode = argValue('mode', 'stateless');
 if (mode !== 'stateless' && mode !== 'session') throw new Error('--mode is stateless or session');
-const resultFile = argValue('result');
-const fixed = resultFile ? (JSON.parse(readFileSync(resultFile, 'utf8')) as CallToolResult) : undefined;
 const pool = new Pool(upstream, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
 
 function getServer(): McpServer {
@@ -48,11 +44,11 @@ function getServer(): McpServer {
         pool,
         '/virksomhed/_search',
         { 'content-type': 'application/json' },
-        JSON.stringify({ query: { term: { 'Vrvirksomhed.cvrNummer': Number(cvrNummer) } }, size: 1 }),
+        registerRequestBody(Number(cvrNummer)),
       );
       if (response.status !== 200) throw new Error(`upstream answered HTTP ${response.status}`);
       const json = JSON.parse(response.text) as unknown;
-      return fixed ?? { content: [{ type: 'text' as const, text: JSON.stringify(json) }] };
+      return registerAnswer(json, Number(cvrNummer));
     },
   );
   return server;
