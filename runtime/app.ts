@@ -60,8 +60,9 @@ export interface AppOptions {
   readonly store?: PlatformStore;
   readonly logger?: Logger;
   readonly now?: () => Date;
+  /** Let account administrators subscribe in the portal; unset: the configuration's `selfService.purchase`. */
   readonly selfServicePurchase?: boolean;
-  /** Let account administrators change their fair-use quota in the portal (demo and trials). */
+  /** Let account administrators change their fair-use quota in the portal; unset: `selfService.quota`. */
   readonly selfServiceQuota?: boolean;
   /** How portal set-password links reach their users (tests); the default mails them (runtime/mail/). */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
@@ -103,7 +104,13 @@ const READINESS_TIMEOUT_MS = 1000;
 // shared store, snapshot, the request path, timers, listen); each step uses the handles the earlier
 // ones made and `close` releases them in reverse. Candidate for splitting by phase.
 export async function createApp(options: AppOptions): Promise<App> {
-  const { config } = options;
+  // The options win over the configuration (docs/decisions/portal.md, 'Self-service is the operator's choice').
+  const { selfService } = options.config;
+  const purchase = options.selfServicePurchase ?? selfService.purchase;
+  const config: GatewayConfig = {
+    ...options.config,
+    selfService: { purchase, quota: options.selfServiceQuota ?? selfService.quota },
+  };
   const log = options.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
@@ -397,10 +404,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, {
-    selfServicePurchase: options.selfServicePurchase ?? false,
+    selfServicePurchase: config.selfService.purchase,
     checkCredential: (endpoint, accountId, values, signal) =>
       pipeline.checkCredential(endpoint, accountId, values, signal),
-    selfServiceQuota: options.selfServiceQuota ?? false,
+    selfServiceQuota: config.selfService.quota,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
   const authorization = createAuthorizationServer(

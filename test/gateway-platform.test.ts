@@ -463,7 +463,9 @@ describe('gateway platform rules', () => {
       .filter((x) => x.startsWith('Fair-use quota reached'));
     expect(blocked).toHaveLength(2);
     expect(blocked[0]).toMatch(/^Fair-use quota reached for register in \d{4}-\d{2}: 2 of 2 cost units used\. /);
-    expect(blocked[0]).toContain('cost units used. An administrator can raise the quota');
+    expect(blocked[0]).toContain(
+      'cost units used. Calls are refused until the month ends or the operator of this gateway raises',
+    );
     const hardUsage = await usageOf(gw.url, hard.token);
     expect(hardUsage.fairUse).toMatchObject({ used: 2, limit: 2, mode: 'hard', withinQuota: true });
     expect(hardUsage.usage.totalCalls).toBe(2);
