@@ -76,7 +76,7 @@ export interface PlatformProtocolErrorParams {
 
 export type PlatformInstruction = 'person_confirm' | 'person_confirm_field' | 'connect_account' | 'reconnect' | 'toolsets' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_forgot' | 'forgot_title' | 'forgot_intro' | 'forgot_button' | 'forgot_sent' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_hint' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_title' | 'purchase_intro' | 'purchase_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'purchase_done' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'team_remove_heading' | 'team_remove_note' | 'remove_button' | 'remove_confirm' | 'remove_not_confirmed' | 'remove_self' | 'done_user_removed' | 'team_resend_heading' | 'team_resend_note' | 'resend_button' | 'done_invite_sent' | 'mail_failed' | 'mail_invite_subject' | 'mail_invite_body' | 'mail_inviter_operator' | 'mail_reset_subject' | 'mail_reset_body' | 'mail_reconnect_subject' | 'mail_reconnect_body' | 'mail_quota_subject' | 'mail_quota_body' | 'mail_quota_hard' | 'mail_quota_soft' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'terms_accepted_next' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
+export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_forgot' | 'forgot_title' | 'forgot_intro' | 'forgot_button' | 'forgot_sent' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_first' | 'link_other_user' | 'back_to_portal' | 'back_to_start' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'team_remove_heading' | 'team_remove_note' | 'remove_button' | 'remove_confirm' | 'remove_not_confirmed' | 'remove_self' | 'done_user_removed' | 'team_resend_heading' | 'team_resend_note' | 'resend_button' | 'done_invite_sent' | 'mail_failed' | 'mail_invite_subject' | 'mail_invite_body' | 'mail_inviter_operator' | 'mail_reset_subject' | 'mail_reset_body' | 'mail_reconnect_subject' | 'mail_reconnect_body' | 'mail_quota_subject' | 'mail_quota_body' | 'mail_quota_hard' | 'mail_quota_soft' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_replace_admin_only' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
 
 export interface PlatformPortalTextParams {
   page_title: { title: string | number; };
@@ -144,7 +144,10 @@ export interface PlatformPortalTextParams {
   link_used: Record<string, never>;
   link_invalid: Record<string, never>;
   link_ask_again: Record<string, never>;
-  link_sign_in_hint: Record<string, never>;
+  link_sign_in_first: Record<string, never>;
+  link_other_user: Record<string, never>;
+  back_to_portal: Record<string, never>;
+  back_to_start: Record<string, never>;
   overview_title: Record<string, never>;
   overview_intro: { account: string | number; role: string | number; };
   overview_terms_accepted: { date: string | number; };
@@ -165,12 +168,8 @@ export interface PlatformPortalTextParams {
   seats_in_use: { used: string | number; users: string | number; };
   seats_in_use_of: { connector: string | number; used: string | number; users: string | number; };
   done_subscribed: Record<string, never>;
-  purchase_title: { connector: string | number; };
-  purchase_intro: { account: string | number; connector: string | number; id: string | number; };
-  purchase_subscribed: Record<string, never>;
   purchase_by_operator: Record<string, never>;
   purchase_admin_only: Record<string, never>;
-  purchase_done: Record<string, never>;
   team_title: Record<string, never>;
   team_caption: Record<string, never>;
   team_seats_heading: Record<string, never>;
@@ -235,6 +234,7 @@ export interface PlatformPortalTextParams {
   done_tools_saved: Record<string, never>;
   reconnect_action: { instance: string | number; };
   disconnect_button: { instance: string | number; };
+  connect_replace_admin_only: { connector: string | number; };
   connect_needs_seat: { connector: string | number; };
   done_connected: Record<string, never>;
   done_disconnected: Record<string, never>;
@@ -343,7 +343,6 @@ export interface PlatformPortalTextParams {
   terms_open: Record<string, never>;
   terms_first_title: Record<string, never>;
   terms_first: Record<string, never>;
-  terms_accepted_next: Record<string, never>;
   done_terms_accepted: Record<string, never>;
   data_layer_title: Record<string, never>;
   data_layer_intro: Record<string, never>;
@@ -1045,8 +1044,20 @@ export const platformDescriptor: PlatformSpec = {
       "text": "Ask the assistant for a new link (by calling connect_account where the endpoint lists it, or by repeating the call that answered with this link).",
       "params": []
     },
-    "link_sign_in_hint": {
-      "text": "Signed in, you manage everything of your account in one place.",
+    "link_sign_in_first": {
+      "text": "This link opens a page of your company's account in the portal. Sign in as the user it was made for to see it; nothing is shown or changed before that.",
+      "params": []
+    },
+    "link_other_user": {
+      "text": "This link was made for another user of your company, so nothing is shown or changed. Sign out and sign in as that user, or ask the assistant for a link of your own.",
+      "params": []
+    },
+    "back_to_portal": {
+      "text": "Back to the portal",
+      "params": []
+    },
+    "back_to_start": {
+      "text": "Back to the start page",
       "params": []
     },
     "overview_title": {
@@ -1146,34 +1157,12 @@ export const platformDescriptor: PlatformSpec = {
       "text": "Subscribed. You hold a seat; give your colleagues seats on the team page.",
       "params": []
     },
-    "purchase_title": {
-      "text": "Subscribe to {connector}",
-      "params": [
-        "connector"
-      ]
-    },
-    "purchase_intro": {
-      "text": "Subscribe the account {account} to {connector} ({id}).",
-      "params": [
-        "account",
-        "connector",
-        "id"
-      ]
-    },
-    "purchase_subscribed": {
-      "text": "Your company is subscribed. An administrator assigns seats on the team page.",
-      "params": []
-    },
     "purchase_by_operator": {
       "text": "Subscriptions are set up by the operator of this gateway. Ask your administrator to contact them.",
       "params": []
     },
     "purchase_admin_only": {
       "text": "Only an administrator of your company can subscribe. Ask an administrator to open this page.",
-      "params": []
-    },
-    "purchase_done": {
-      "text": "Subscribed. You hold a seat; assign more on the team page.",
       "params": []
     },
     "team_title": {
@@ -1485,6 +1474,12 @@ export const platformDescriptor: PlatformSpec = {
       "text": "Disconnect {instance}",
       "params": [
         "instance"
+      ]
+    },
+    "connect_replace_admin_only": {
+      "text": "{connector} is already connected for your company. Only an administrator can replace a working connection; you can reconnect it yourself once it needs a reconnect. Ask an administrator if it should change.",
+      "params": [
+        "connector"
       ]
     },
     "connect_needs_seat": {
@@ -2002,10 +1997,6 @@ export const platformDescriptor: PlatformSpec = {
     },
     "terms_first": {
       "text": "Accept the terms of service before connecting anything.",
-      "params": []
-    },
-    "terms_accepted_next": {
-      "text": "Ask the assistant to call connect_account again.",
       "params": []
     },
     "done_terms_accepted": {

@@ -8,6 +8,7 @@
 // Each page is a module of `pages/`; this table routes to them, in order.
 import type { PortalKit, SignedInRequest } from './kit.ts';
 import { audit } from './pages/audit.ts';
+import { connectionConnect } from './pages/connection-connect.ts';
 import { connectionAction, connections } from './pages/connections.ts';
 import { connectorsPage } from './pages/connectors.ts';
 import { dataLayer } from './pages/data-layer.ts';
@@ -28,7 +29,10 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   { path: '/portal/connections', page: connections },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
-    page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
+    page: (kit, r, [instanceId, action]) =>
+      action === 'connect'
+        ? connectionConnect(kit, r, instanceId!)
+        : connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
   },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/tools$/,

@@ -13,6 +13,7 @@ import {
   credentialInputs,
   postedCredential,
 } from './credential-form.ts';
+import { connectRuleRefused } from './connect-rule.ts';
 import { startOAuth } from './oauth.ts';
 
 /** A connect link checked: its instance, and its user, who is the one signed in. */
@@ -119,6 +120,8 @@ async function checkedTarget(
         `">${t('terms_open')}</a></p>`,
     );
   }
+  const refused = await connectRuleRefused(kit, { ...r, signedIn }, connector, instanceId);
+  if (refused !== undefined) return refused;
   return { connector, kind, instanceId, jti: payload.jti, account, user, signedIn, title, context };
 }
 
