@@ -39,6 +39,7 @@ import { UsageMeter } from './metering/usage.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createMailer } from './mail/mailer.ts';
+import { authorizeErrorPage } from './portal/pages/oauth-error.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
@@ -410,10 +411,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     selfServiceQuota: config.selfService.quota,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
-  const authorization = createAuthorizationServer(
-    context,
-    options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {},
-  );
+  const authorization = createAuthorizationServer(context, {
+    authorizeErrorPage: authorizeErrorPage(context.platform),
+    ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+  });
   const http = createHttpApp(context, methods, portal, authorization);
 
   const app: App = {

@@ -134,4 +134,18 @@ describe('one rule for connecting', () => {
     expect(missing.status).toBe(404);
     expect(missing.html).toContain('href="/portal">Back to the portal');
   });
+
+  it('shows a browser the OAuth authorization error as a page, and keeps JSON for other clients', async () => {
+    const url = `${gw.url}/oauth/authorize?client_id=no-such-client&response_type=code&redirect_uri=https://x.test/cb`;
+    const page = await fetch(url, { headers: { accept: 'text/html,application/xhtml+xml' }, redirect: 'manual' });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('not registered with this gateway');
+    expect(html).toContain('Error code for support: invalid_client');
+    expect(html).toContain('href="/">Back to the start page');
+    expect(html).not.toContain('Invalid client_id');
+    const json = await fetch(url, { redirect: 'manual' });
+    expect([json.status, ((await json.json()) as { error: string }).error]).toEqual([400, 'invalid_client']);
+  });
 });
