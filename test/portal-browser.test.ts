@@ -216,6 +216,10 @@ describe(
       await page.getByRole('navigation').getByRole('link', { name: 'API tokens', exact: true }).click();
       await check(page, '14-tokens');
       await page.getByRole('button', { name: 'Revoke assistant' }).click();
+      // A confirmation first: the same button again, or a way back.
+      expect(await page.textContent('h1')).toBe('Revoke the token assistant?');
+      await check(page, '14a-token-revoke-confirm');
+      await page.getByRole('button', { name: 'Revoke assistant' }).click();
       await page.waitForURL(/done=token_revoked/);
       expect(await page.textContent('[role=status]')).toContain('Token revoked');
       await check(page, '15-token-revoked');

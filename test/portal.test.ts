@@ -153,7 +153,11 @@ describe('portal', () => {
     const list = await client.get('/portal/tokens');
     expect(list.html).not.toContain(token!);
     const record = (await store.tokens.listTokens(a.user.id)).find((x) => x.label === 'laptop')!;
-    const revoked = await client.post('/portal/tokens/revoke', { token: record.id });
+    // First the confirmation (nothing revoked yet), then the revoke.
+    const asked = await client.post('/portal/tokens/revoke', { token: record.id });
+    expect([asked.status, asked.html.includes('Revoke the token laptop?')]).toEqual([200, true]);
+    expect((await call()).status).toBe(200);
+    const revoked = await client.post('/portal/tokens/revoke', { token: record.id, confirm: 'yes' });
     expect(revoked.status).toBe(303);
     expect((await call()).status).toBe(401);
     const audit = await store.audit.listAudit(a.account.id, 50);
