@@ -1746,7 +1746,7 @@ export const platformDescriptor: PlatformSpec = {
       ]
     },
     "fair_use_blocked_state": {
-      "text": "The fair-use quota is reached (mode {mode}): calls are refused until the month ends or an administrator raises the quota.",
+      "text": "The fair-use quota is reached (mode {mode}): calls are refused until the month ends or the quota is raised.",
       "params": [
         "mode"
       ]
