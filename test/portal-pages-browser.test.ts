@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../runtime/auth/caller-tokens.ts';
+import { signConsentRequest } from '../runtime/auth/mcp-authorization.ts';
 import { signLink } from '../runtime/secrets/signed-links.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
@@ -81,7 +83,20 @@ describe(
       return context;
     };
 
-    /** Opens each page at both widths: its status, no horizontal page scroll, no axe violation, a screenshot. */
+    /** The page as it is now: no horizontal page scroll, no axe violation; a screenshot. */
+    const inspect = async (page: Page, where: string, file: string): Promise<string[]> => {
+      const problems: string[] = [];
+      const size = await page.evaluate(() => {
+        const root = (globalThis as unknown as Doc).document.documentElement;
+        return { scroll: root.scrollWidth, client: root.clientWidth };
+      });
+      if (size.scroll > size.client) problems.push(`${where}: page scrolls sideways (${size.scroll} > ${size.client})`);
+      for (const violation of await axeViolations(page)) problems.push(`${where}: ${violation}`);
+      await page.screenshot({ path: join(ARTIFACTS, `${file}.png`), fullPage: true });
+      return problems;
+    };
+
+    /** Opens each page at both widths: its status, then `inspect`. */
     const checkPages = async (
       context: BrowserContext,
       who: string,
@@ -95,18 +110,22 @@ describe(
           const response = await page.goto(`${gw.url}${path}`);
           const where = `${who} ${name} at ${width}px`;
           if (response?.status() !== status) problems.push(`${where}: status ${response?.status()}, not ${status}`);
-          const size = await page.evaluate(() => {
-            const root = (globalThis as unknown as Doc).document.documentElement;
-            return { scroll: root.scrollWidth, client: root.clientWidth };
-          });
-          if (size.scroll > size.client)
-            problems.push(`${where}: page scrolls sideways (${size.scroll} > ${size.client})`);
-          for (const violation of await axeViolations(page)) problems.push(`${where}: ${violation}`);
-          await page.screenshot({ path: join(ARTIFACTS, `${who}-${name}-${width}.png`), fullPage: true });
+          problems.push(...(await inspect(page, where, `${who}-${name}-${width}`)));
         }
       }
       await page.close();
       expect(problems).toEqual([]);
+    };
+    const consentPath = (): string => {
+      const request = {
+        clientId: 'https://assistant.example/client.json',
+        clientName: 'Browser assistant',
+        redirectUri: 'https://assistant.example/callback',
+        codeChallenge: 'x'.repeat(43),
+        endpoints: ['cases'],
+        exp: Math.floor(Date.now() / 1000) + 600,
+      };
+      return `/portal/authorize?request=${signConsentRequest(gw.app.context.vault, request)}`;
     };
 
     beforeAll(async () => {
@@ -152,9 +171,29 @@ describe(
         ['unknown-instance', '/portal/connections/nope-9/connect', 404],
         ['connect-link-form', await connectLink(admin, 'cases-2'), 200],
         ['team-link-foreign', teamLink(member.user.id), 403],
+        ['consent', consentPath(), 200],
       ]);
       await context.close();
     }, 180_000);
+
+    it('the confirmation a revoke asks for, at both widths', async () => {
+      await issueToken(store, admin.user.id, 'Laptop assistant');
+      await gw.app.context.state.refresh();
+      const context = await contextFor(admin.user);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${gw.url}/portal/tokens`);
+        await page.getByRole('button', { name: 'Revoke Laptop assistant' }).click();
+        expect(await page.textContent('h1')).toBe('Revoke the token Laptop assistant?');
+        problems.push(...(await inspect(page, `revoke confirmation at ${width}px`, `admin-revoke-confirm-${width}`)));
+      }
+      await page.getByRole('link', { name: 'Cancel, keep it' }).click();
+      expect(await page.textContent('h1')).toBe('API tokens');
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 120_000);
 
     it("a member's pages, with their refusals", async () => {
       const context = await contextFor(member.user);
@@ -183,6 +222,7 @@ describe(
         ['team-link-sign-in', teamLink(admin.user.id), 200],
         ['connect-link-sign-in', await connectLink(member, 'cases-2'), 200],
         ['authorize-invalid', '/portal/authorize', 400],
+        ['oauth-callback-refused', '/portal/oauth/callback', 400],
         ['oauth-error', '/oauth/authorize?client_id=unknown-client&response_type=code', 400],
       ]);
       await context.close();
