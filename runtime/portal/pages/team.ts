@@ -223,8 +223,8 @@ function userForm(kit: PortalKit, r: SignedInRequest, action: 'remove' | 'resend
   const { t } = kit.text;
   const confirm =
     action === 'remove'
-      ? '<input type="checkbox" id="remove-confirm" name="confirm" value="yes" required> <label class="inline" ' +
-        `for="remove-confirm">${t('remove_confirm')}</label>`
+      ? '<p><input type="checkbox" id="remove-confirm" name="confirm" value="yes" required> <label class="inline" ' +
+        `for="remove-confirm">${t('remove_confirm')}</label></p>`
       : '';
   return (
     `<h2>${t(action === 'remove' ? 'team_remove_heading' : 'team_resend_heading')}</h2><p class="note">` +

@@ -4,6 +4,7 @@ import { describeTokenScope, parseTokenScope, type ScopeCatalog } from '../../au
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import type { McpGrant } from '../../store/store.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
+import { confirmStep } from './confirm-step.ts';
 
 type TokenAction = 'create' | 'revoke' | 'revoke-grant';
 
@@ -75,27 +76,6 @@ function scopeFields(kit: PortalKit, r: SignedInRequest): string {
   );
 }
 
-/**
- * The confirmation a revoke asks for (a page, no script): what ends, the button again with
- * `confirm=yes`, and a way back without revoking.
- */
-function confirmRevoke(
-  kit: PortalKit,
-  r: SignedInRequest,
-  title: string,
-  ask: { text: string; action: string; button: string; hidden: Readonly<Record<string, string>> },
-): number {
-  const { t } = kit.text;
-  return kit.view(
-    r,
-    200,
-    title,
-    `<p class="warning">${ask.text}</p>` +
-      postButton(ask.action, r.signedIn.csrf, ask.button, { ...ask.hidden, confirm: 'yes' }, 'danger') +
-      `<p class="back"><a href="/portal/tokens">${t('confirm_cancel')}</a></p>`,
-  );
-}
-
 /** A POST: the page's status when it answered, or the notice to show above the page (a new token). */
 async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promise<number | string> {
   const g = kit.g;
@@ -131,11 +111,13 @@ async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promis
     // A token of another account (or, for a member, of another user) is unknown here.
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_token');
     if (form.get('confirm') !== 'yes')
-      return confirmRevoke(kit, r, plain('confirm_revoke_title', { label: target.label }), {
+      return confirmStep(kit, r, {
+        title: plain('confirm_revoke_title', { label: target.label }),
         text: t('confirm_revoke_text'),
         action: '/portal/tokens/revoke',
         button: plain('revoke_button', { label: target.label }),
         hidden: { token: target.id },
+        cancel: '/portal/tokens',
       });
     await g.store.tokens.revokeToken(target.id, g.now());
     // Effective at once: this replica reloads, and the others hear of it (shared store) or see
@@ -154,11 +136,13 @@ async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promis
   const target = active.find((x) => x.id === id);
   if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
   if (form.get('confirm') !== 'yes')
-    return confirmRevoke(kit, r, plain('confirm_revoke_grant_title', { client: target.clientName }), {
+    return confirmStep(kit, r, {
+      title: plain('confirm_revoke_grant_title', { client: target.clientName }),
       text: t('confirm_revoke_grant_text'),
       action: '/portal/tokens/revoke-grant',
       button: plain('grant_revoke_button', { client: target.clientName }),
       hidden: { grant: target.id },
+      cancel: '/portal/tokens',
     });
   const owner = await ownerEmail(target.userId);
   for (const grant of active.filter((x) => x.clientId === target.clientId && x.userId === target.userId)) {
