@@ -8,7 +8,7 @@ import { signLink } from '../runtime/secrets/signed-links.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { connectTenant, createTenant, rpc, startGateway, type StartedGateway, type Tenant } from './support/gateway.ts';
-import { PortalClient, portalAs } from './support/portal.ts';
+import { PortalClient, portalAs, TEST_PASSWORD } from './support/portal.ts';
 
 const ADMIN_KEY = 'admin-key-Zq81-kept';
 const REFUSED = 'Only an administrator can replace a working connection';
@@ -122,6 +122,16 @@ describe('one rule for connecting', () => {
       ]);
     }
     expect(gw.app.context.state.hasSeat(member.user.id, 'cases')).toBe(true);
+    // "Sign in to continue" comes back to the link, which then hands over to the page.
+    const path = link('team', member.user.id);
+    const visitor = new PortalClient(gw.url);
+    await visitor.get(`/portal/sign-in?next=${encodeURIComponent(path)}`);
+    const signedIn = await visitor.post(`/portal/sign-in?next=${encodeURIComponent(path)}`, {
+      email: member.user.email,
+      password: TEST_PASSWORD,
+    });
+    expect(signedIn.location).toBe(path);
+    expect((await visitor.get(path)).location).toBe('/portal/team');
   });
 
   it('gives every error page a way back', async () => {
