@@ -99,7 +99,9 @@ td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 .status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
 .status-never{color:#4a5160;font-weight:600}
-svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}`;
+svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}
+.chart-box{overflow-x:auto;max-width:100%}.chart-box svg{min-width:34rem}
+.chart-box:focus-visible{outline:2px solid #2456c9;outline-offset:2px}`;
 
 /**
  * Every table in a box of its own that scrolls sideways when the table is wider than the screen, so
@@ -235,10 +237,12 @@ export function barChart(
       );
     })
     .join('');
+  // In a box of its own that scrolls on a narrow screen, so the labels stay legible (not scaled down).
   return (
+    `<div class="chart-box" role="region" tabindex="0" aria-label="${escapeHtml(title)}">` +
     `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" ` +
     `xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">` +
     `${escapeHtml(description)}` +
-    `</desc>${rows}</svg>`
+    `</desc>${rows}</svg></div>`
   );
 }
