@@ -328,7 +328,8 @@ describe(
       // The administrator of another company, signed in, cannot use it.
       const response = await page.goto(link);
       expect(response?.status()).toBe(403);
-      expect(await page.locator('[role=alert]').textContent()).toContain(member.user.email);
+      expect(await page.locator('[role=alert]').textContent()).toContain('made for another user');
+      expect(await page.content()).not.toContain(member.user.email);
       await check(page, '24-connect-link-other-user');
       const fresh = await browser.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
       const p = await fresh.newPage();

@@ -321,8 +321,10 @@ describe('portal', () => {
     const anonymous = new PortalClient(gw.url);
     const shown = await anonymous.get(path);
     expect(shown.status).toBe(200);
-    expect(shown.html).toContain('sign in as that user');
+    expect(shown.html).toContain('Sign in as the user who asked the assistant for it');
     expect(shown.html).not.toContain('name="apiKey"');
+    // Nothing of the account before its user signs in: not the account, not who asked.
+    for (const data of [a.account.name, a.user.email, a.user.name]) expect(shown.html).not.toContain(data);
     const posted = await anonymous.post(path, { apiKey: 'k-anon-Zx81' }, false);
     expect(posted.status).toBe(401);
 
@@ -330,6 +332,7 @@ describe('portal', () => {
     await intruder.signIn(b.user.email);
     const foreign = await intruder.get(path);
     expect(foreign.status).toBe(403);
+    for (const data of [a.account.name, a.user.email]) expect(foreign.html).not.toContain(data);
     expect((await intruder.post(path, { apiKey: 'k-foreign-Zx81' })).status).toBe(403);
     expect(await store.connections.getConnection(a.account.id, 'cases')).toBeNull();
 

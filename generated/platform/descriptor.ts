@@ -242,8 +242,8 @@ export interface PlatformPortalTextParams {
   connect_context_session: { connector: string | number; account: string | number; endpoint: string | number; };
   connect_context_link: { name: string | number; email: string | number; account: string | number; connector: string | number; endpoint: string | number; path: string | number; };
   connect_warning: { account: string | number; };
-  connect_sign_in_first: { email: string | number; };
-  connect_other_user: { email: string | number; signed_in: string | number; };
+  connect_sign_in_first: Record<string, never>;
+  connect_other_user: Record<string, never>;
   connect_stored_note: Record<string, never>;
   connect_button: Record<string, never>;
   connect_oauth_note: Record<string, never>;
@@ -1539,17 +1539,12 @@ export const platformDescriptor: PlatformSpec = {
       ]
     },
     "connect_sign_in_first": {
-      "text": "Only {email} can use this link: sign in as that user to connect.",
-      "params": [
-        "email"
-      ]
+      "text": "This link connects an endpoint of your company's account. Sign in as the user who asked the assistant for it; nothing is shown or stored before that.",
+      "params": []
     },
     "connect_other_user": {
-      "text": "This link belongs to {email}, but you are signed in as {signed_in}. Nothing was stored. Sign out and sign in as {email}, or ask the assistant for a link of your own.",
-      "params": [
-        "email",
-        "signed_in"
-      ]
+      "text": "This link was made for another user, so nothing is shown or stored. Sign out and sign in as the user who asked for it, or ask the assistant for a link of your own.",
+      "params": []
     },
     "connect_stored_note": {
       "text": "The credential is stored encrypted and never shown to the assistant. Connecting again replaces it.",
