@@ -775,7 +775,7 @@ export const platformDescriptor: PlatformSpec = {
   "instructions": {
     "person_confirm": "{summary}\n\nRequest: {method} {path}\n{body}\n\nShould {action} be carried out now?",
     "person_confirm_field": "Carry out {action}",
-    "connect_account": "Open this link in a browser within 10 minutes to connect {connector_title} for the endpoint {instance_id}. The link works once. After connecting, call the tools again.",
+    "connect_account": "Open this link in a browser within 10 minutes and sign in to the portal as yourself to connect {connector_title} for the endpoint {instance_id}. The link works once. Only an administrator can replace a connection that still works. After connecting, call the tools again.",
     "reconnect": "Reconnect {connector_title} for the endpoint {instance_id} here (open it in a browser within 10 minutes; it works once): {connect_url}",
     "toolsets": "Toolsets: {toolsets}. A client may load only some: header X-MCP-Toolsets: <id>,<id> or path /{instance_id}/x/<id>,<id>/mcp; read-only tools only: X-MCP-Readonly: true or /{instance_id}/readonly/mcp.",
     "not_subscribed_tools_listed": "Your account is not subscribed to {connector_id}. Purchase a subscription here: {purchase_url} — until then every tool call answers with this link instead of data.",
