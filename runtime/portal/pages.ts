@@ -60,7 +60,10 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       if (path === OAUTH_CALLBACK_PATH) return oauthCallback(kit, base);
       if (req.method !== 'GET' && req.method !== 'POST') {
         req.resume();
-        return sendPage(res, 405, { title: plain('method_title'), body: `<p>${t('method_not_allowed')}</p>` });
+        return sendPage(res, 405, {
+          title: plain('method_title'),
+          body: `<p>${t('method_not_allowed')}</p><p class="back"><a href="/">${t('back_to_start')}</a></p>`,
+        });
       }
       const r: PortalRequest = { ...base, signedIn: await sessions.lookup(req) };
       const open = await routeTo(PUBLIC_ROUTES, kit, r);
