@@ -9,8 +9,11 @@ import {
   AcknowledgementError,
   applyAcknowledgements,
   parseAcknowledgements,
+  parseRules,
 } from '../codegen/diff/acknowledge.ts';
+import { parseUsageExport, periodOf, UsageExportError, withUsage } from '../codegen/diff/usage.ts';
 import { diffCatalogs } from '../codegen/diff/classify.ts';
+import { isCalendarDay } from '../codegen/deprecations.ts';
 import { specLocator } from '../codegen/diff/locations.ts';
 import { renderGithub, renderJson, renderMarkdown, renderText, useColour } from '../codegen/diff/render.ts';
 import { loadArgument, loadWorkingTree, mergeBase, SourceError, type Loaded } from '../codegen/diff/sources.ts';
@@ -25,6 +28,12 @@ export const HELP = `Usage: npm run catalog:diff -- [BASE] [HEAD] [options]
   --fail-on <s>      breaking (default: fail on an unacknowledged breaking change) or
                      dangerous (fail on a dangerous change too)
   --ack <file>       acknowledgements (default: ${ACKNOWLEDGEMENTS_FILE} in the checkout)
+  --usage <file>     a usage export (/api/usage, npm run admin -- usage <account> [--json]; one
+                     record, a JSON array or one per line): each change shows its tool's
+                     calls, most called first; the rule \`uncalled\` acknowledges breaking
+                     changes to tools nobody called
+  --today <day>      the day (YYYY-MM-DD, UTC) a deprecated item's removal is judged against: after
+                     its sunset it is acknowledged (default: today)
   --ci               a no-op when there is no merge base with main, or HEAD is the merge base
   --root <dir>       checkout to read (default: this one)
   --help             print this help
@@ -45,6 +54,8 @@ interface Options {
   readonly ack?: string;
   readonly ci: boolean;
   readonly root: string;
+  readonly today?: string;
+  readonly usage?: string;
 }
 
 function parseArgs(argv: readonly string[]): Options | string {
@@ -53,6 +64,8 @@ function parseArgs(argv: readonly string[]): Options | string {
   let failOn: Options['failOn'] = 'breaking';
   let ack: string | undefined;
   let ci = false;
+  let today: string | undefined;
+  let usage: string | undefined;
   let root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -74,14 +87,27 @@ function parseArgs(argv: readonly string[]): Options | string {
       } else if (arg === '--ack') ack = value();
       else if (arg === '--root') root = resolve(value());
       else if (arg === '--ci') ci = true;
-      else if (arg.startsWith('-')) return `unknown option ${arg}`;
+      else if (arg === '--usage') usage = value();
+      else if (arg === '--today') {
+        today = value();
+        if (!isCalendarDay(today)) return `--today takes a day as YYYY-MM-DD, got \`${today}\``;
+      } else if (arg.startsWith('-')) return `unknown option ${arg}`;
       else positional.push(arg);
     } catch (error) {
       return (error as Error).message;
     }
   }
   if (positional.length > 2) return 'at most two catalogs: BASE and HEAD';
-  return { positional, format, failOn, ...(ack ? { ack } : {}), ci, root };
+  return {
+    positional,
+    format,
+    failOn,
+    ...(ack ? { ack } : {}),
+    ci,
+    root,
+    ...(today ? { today } : {}),
+    ...(usage ? { usage } : {}),
+  };
 }
 
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -123,9 +149,18 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const head = positional[1] !== undefined ? loadArgument(root, positional[1]) : await loadWorkingTree(root);
     const ackFile = options.ack ?? resolve(root, ACKNOWLEDGEMENTS_FILE);
     if (options.ack && !existsSync(ackFile)) throw new SourceError(`${ackFile} does not exist`);
-    const acks = existsSync(ackFile) ? parseAcknowledgements(readFileSync(ackFile, 'utf8'), ackFile) : [];
-    const verdict = applyAcknowledgements(diffCatalogs(base.catalog, head.catalog), acks);
-    const labels = { base: base.label, head: head.label };
+    const ackText = existsSync(ackFile) ? readFileSync(ackFile, 'utf8') : '';
+    const acks = parseAcknowledgements(ackText, ackFile);
+    let changes = diffCatalogs(base.catalog, head.catalog, options.today);
+    let usageLabel = '';
+    if (options.usage) {
+      if (!existsSync(options.usage)) throw new SourceError(`${options.usage} does not exist`);
+      const usage = parseUsageExport(readFileSync(options.usage, 'utf8'), options.usage);
+      changes = withUsage(changes, usage, base.catalog, head.catalog, parseRules(ackText, ackFile));
+      usageLabel = ` (calls ${periodOf(usage)}, ${usage.records} usage record(s))`;
+    }
+    const verdict = applyAcknowledgements(changes, acks);
+    const labels = { base: base.label, head: `${head.label}${usageLabel}` };
     io.out(
       options.format === 'json'
         ? renderJson(verdict, labels)
@@ -140,7 +175,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       io.err('catalog:diff: --fail-on dangerous: the diff has dangerous changes.\n');
     return verdict.ok && !dangerous ? 0 : 1;
   } catch (error) {
-    if (error instanceof SourceError || error instanceof AcknowledgementError) {
+    if (error instanceof SourceError || error instanceof AcknowledgementError || error instanceof UsageExportError) {
       io.err(`catalog:diff: ${error.message}\n`);
       return 2;
     }

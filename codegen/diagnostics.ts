@@ -212,6 +212,29 @@ export const DIAGNOSTICS = {
     severity: 'error',
     hint: 'Toolset ids must be unique within a connector; rename or merge one of them.',
   },
+  SPEC045: {
+    title: 'Sunset passed',
+    severity: 'error',
+    hint:
+      'The deprecated tool or argument is past its `sunset` day and still in the spec: remove it (npm run ' +
+      'catalog:diff then reports the removal as acknowledged), or move the sunset later if clients still need it. ' +
+      'Checked by `codegen --lint` only, so generated files never depend on the date.',
+  },
+  SPEC046: {
+    title: 'Deprecation does not fit',
+    severity: 'error',
+    hint:
+      '`deprecated: { reason, replacement, sunset }` goes on a tool or on a top-level property of its `input`; ' +
+      '`replacement` names another tool of the same file (for a tool) or another argument of the same tool (for ' +
+      'an argument); `sunset` is a real calendar day (YYYY-MM-DD).',
+  },
+  SPEC047: {
+    title: 'Connection test is not a read tool without required arguments',
+    severity: 'error',
+    hint:
+      '`connector.connectionTest` names the read tool the portal runs to test a stored connection: a tool of ' +
+      'this connector, not a write, whose input requires no argument.',
+  },
 } as const satisfies Record<string, DiagnosticInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -1,5 +1,6 @@
 // The pipeline: load (with positions) → format schema + lints (all diagnostics at once) → IR →
 // one emitter per artifact. Returns file contents; main.ts decides whether to write or compare.
+import { lintDeprecations, lintSunsets } from './deprecations.ts';
 import { diagnostic, sortDiagnostics, type Diagnostic } from './diagnostics.ts';
 import { emitCatalogJson, emitCatalogMarkdown } from './emit/catalog.ts';
 import { emitContract } from './emit/contract.ts';
@@ -21,7 +22,15 @@ export interface CheckResult {
 
 export const PLATFORM_FILE = 'platform.yaml';
 
-export function checkSpecs(specDir: string, root: string): CheckResult {
+export interface CheckOptions {
+  /**
+   * YYYY-MM-DD (UTC): also fail on deprecations past their sunset (SPEC045). Only `codegen --lint` sets it, so
+   * generating and the drift check never depend on the date.
+   */
+  readonly today?: string;
+}
+
+export function checkSpecs(specDir: string, root: string, options: CheckOptions = {}): CheckResult {
   const diagnostics: Diagnostic[] = [];
   const sources: SpecSource[] = [];
   for (const path of listSpecFiles(specDir)) {
@@ -57,6 +66,8 @@ export function checkSpecs(specDir: string, root: string): CheckResult {
       ...lintSpec(source, platformErrors, platformLimitKinds),
       ...lintReferences(source, systemTools),
       ...lintToolsets(source),
+      ...lintDeprecations(source),
+      ...(options.today ? lintSunsets(source, options.today) : []),
     );
   diagnostics.push(...lintConnectorIds(sources));
 
@@ -108,8 +119,9 @@ export async function emitAll(ir: SpecIR): Promise<EmitResult> {
 export async function runPipeline(
   specDir: string,
   root: string,
+  options: CheckOptions = {},
 ): Promise<{ diagnostics: Diagnostic[]; ir?: SpecIR; files?: Map<string, string> }> {
-  const checked = checkSpecs(specDir, root);
+  const checked = checkSpecs(specDir, root, options);
   if (!checked.ir) return { diagnostics: checked.diagnostics };
   const emitted = await emitAll(checked.ir);
   const diagnostics = sortDiagnostics([...checked.diagnostics, ...emitted.diagnostics]);

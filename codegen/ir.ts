@@ -2,6 +2,7 @@
 import { isObject, resolveRefs, stripKeys, type JsonSchema } from './schema.ts';
 import { locate, type SpecSource } from './load.ts';
 import type { Position } from './diagnostics.ts';
+import { deprecationOf, type DeprecationIR, splitDeprecations } from './deprecations.ts';
 import { defaultsRequired, internalCoercion, publishCoercion } from './ir-schemas.ts';
 import { mapDescriptions, referenceScope, resolveReferences, systemToolScope } from './references.ts';
 
@@ -62,10 +63,16 @@ export interface ProtocolErrorIR {
   readonly when?: string;
 }
 
+export type { DeprecationIR };
+
 export interface ToolIR {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** Set when the spec marks the tool deprecated. */
+  readonly deprecated?: DeprecationIR;
+  /** Top-level arguments the spec marks deprecated (published as `deprecated: true` in the input schema). */
+  readonly deprecatedArguments: Readonly<Record<string, DeprecationIR>>;
   /** Id of the connector toolset the tool belongs to (spec `toolset:`); system tools have none. */
   readonly toolset?: string;
   readonly write: boolean;
@@ -149,6 +156,8 @@ export interface ConnectorIR {
   readonly appSecret: boolean;
   /** What the connect form checks before it stores a credential (spec `connect`). */
   readonly connect?: ConnectIR;
+  /** Spec `connector.connectionTest`: the read tool the portal's "Test connection" runs. */
+  readonly connectionTest?: string;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: {
@@ -309,8 +318,8 @@ function buildTool(
 ): ToolIR {
   const name = String(raw.name);
   const write = raw.write === true;
-  const resolvedInput = mapDescriptions(resolveRefs(raw.input, definitions), resolve) as JsonSchema;
-  const inputRoot: JsonSchema = { ...resolvedInput };
+  const split = splitDeprecations(mapDescriptions(resolveRefs(raw.input, definitions), resolve) as JsonSchema, resolve);
+  const inputRoot: JsonSchema = { ...split.input };
   if (!('additionalProperties' in inputRoot)) inputRoot.additionalProperties = false;
   if (!isObject(inputRoot.properties)) inputRoot.properties = {};
   const properties = inputRoot.properties as Record<string, unknown>;
@@ -335,6 +344,8 @@ function buildTool(
     name,
     title: resolve(String(raw.title)),
     description: resolve(String(raw.description).trim()),
+    ...(isObject(raw.deprecated) ? { deprecated: deprecationOf(raw.deprecated, resolve)! } : {}),
+    deprecatedArguments: split.deprecated,
     ...(!system && typeof raw.toolset === 'string' ? { toolset: raw.toolset } : {}),
     write,
     system,
@@ -418,6 +429,7 @@ export function buildConnector(source: SpecSource, platform: PlatformIR): Connec
     ...(isObject(c.connect)
       ? { connect: { verify: String(c.connect.verify), rejected: String(c.connect.rejected) } }
       : {}),
+    ...(typeof c.connectionTest === 'string' ? { connectionTest: c.connectionTest } : {}),
     connectAccount: c.connectAccount === true,
     structuredContent: c.structuredContent === true,
     upstream: {

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isCalendarDay, utcDay } from './deprecations.ts';
 import { formatDiagnostic } from './diagnostics.ts';
 import { planStubs } from './emit/stubs.ts';
 import { fixReferences } from './fix-references.ts';
@@ -16,6 +17,8 @@ interface Options {
   readonly outDir: string;
   readonly handlersDir: string;
   readonly stubs: boolean;
+  /** `--lint` only: the day sunsets are compared with (YYYY-MM-DD, UTC; `--today`, else the clock's). */
+  readonly today?: string;
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -38,6 +41,7 @@ function parseArgs(argv: readonly string[]): Options {
     outDir: resolve(base, value('--out') ?? 'generated'),
     handlersDir: resolve(base, value('--handlers') ?? 'handlers'),
     stubs: !argv.includes('--no-stubs'),
+    ...(value('--today') ? { today: value('--today') } : {}),
   };
 }
 
@@ -62,6 +66,8 @@ export const HELP = `Usage: node codegen/main.ts [--check | --lint] [options]
   --out <dir>        output directory (default: <root>/generated)
   --handlers <dir>   handler directory (default: <root>/handlers)
   --no-stubs         write no handler stubs
+  --today <day>      with --lint: the day (YYYY-MM-DD) deprecation sunsets are checked
+                     against (SPEC045; default: today in UTC)
   --help             print this help`;
 
 export async function run(
@@ -85,8 +91,13 @@ export async function run(
     if (reports.length === 0) log('no tool named without a reference');
     return reports.some((r) => r.failed) ? 1 : 0;
   }
+  if (options.today !== undefined && !isCalendarDay(options.today)) {
+    errorLog(`--today takes a day as YYYY-MM-DD, got "${options.today}"`);
+    return 2;
+  }
   const started = performance.now();
-  const { diagnostics, ir, files } = await runPipeline(options.specDir, options.root);
+  const today = options.mode === 'lint' ? (options.today ?? utcDay()) : undefined;
+  const { diagnostics, ir, files } = await runPipeline(options.specDir, options.root, today ? { today } : {});
   for (const d of diagnostics) (d.severity === 'error' ? errorLog : log)(formatDiagnostic(d));
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   if (errors > 0 || !ir || !files) {

@@ -133,7 +133,15 @@ function schemaSites(
         text: value,
         ...(ownTool ? { ownTool } : {}),
       });
-    else if (key === 'properties' && isObject(value))
+    else if (key === 'deprecated' && isObject(value)) {
+      if (typeof value.reason === 'string')
+        out.push({
+          path: [...path, key, 'reason'],
+          what: `deprecation reason in ${what} (${describeSchemaPath(path)})`,
+          text: value.reason,
+          ...(ownTool ? { ownTool } : {}),
+        });
+    } else if (key === 'properties' && isObject(value))
       for (const [name, child] of Object.entries(value)) schemaSites(child, [...path, key, name], what, ownTool, out);
     else if (!VALUE_KEYS.has(key)) schemaSites(value, [...path, key], what, ownTool, out);
   }
@@ -178,6 +186,13 @@ function toolSites(tools: unknown, base: PathSegment[], out: TextSite[]): void {
           ownTool: name,
         });
     }
+    if (isObject(t.deprecated) && typeof t.deprecated.reason === 'string')
+      out.push({
+        path: [...base, i, 'deprecated', 'reason'],
+        what: `deprecation reason of tool \`${name}\``,
+        text: t.deprecated.reason,
+        ownTool: name,
+      });
     schemaSites(t.input, [...base, i, 'input'], `tool \`${name}\``, name, out);
     schemaSites(t.output, [...base, i, 'output'], `tool \`${name}\``, name, out);
   });

@@ -42,6 +42,32 @@ export function lintLimitKinds(
   return out;
 }
 
+/** Whether `name` is a read tool of `tools` whose input requires no argument. */
+function isPlainRead(tools: readonly unknown[], name: unknown): boolean {
+  const tool = tools.find((t): t is Record<string, unknown> => isObject(t) && t.name === name);
+  const required = tool && isObject(tool.input) && Array.isArray(tool.input.required) ? tool.input.required : [];
+  return tool !== undefined && tool.write !== true && required.length === 0;
+}
+
+/** `connector.connectionTest` (SPEC047): a read tool of the connector without required arguments. */
+export function lintConnectionTest(
+  source: SpecSource,
+  connector: Record<string, unknown>,
+  tools: readonly unknown[],
+): Diagnostic[] {
+  const name = connector.connectionTest;
+  if (typeof name !== 'string' || isPlainRead(tools, name)) return [];
+  return [
+    diagnostic(
+      'SPEC047',
+      source.file,
+      locate(source, ['connector', 'connectionTest']),
+      `\`connector.connectionTest\` names \`${name}\`, which is not a read tool of this connector without required ` +
+        'arguments',
+    ),
+  ];
+}
+
 /** Credentials a tenant types into the connect form: the only ones `appSecret` and `connect` apply to. */
 const FORM_CREDENTIALS: ReadonlySet<unknown> = new Set(['api_key', 'static_token', 'login_company']);
 
@@ -81,9 +107,7 @@ export function lintConnect(
     );
     return out;
   }
-  const tool = tools.find((t): t is Record<string, unknown> => isObject(t) && t.name === connect.verify);
-  const required = tool && isObject(tool.input) && Array.isArray(tool.input.required) ? tool.input.required : [];
-  if (typeof connect.verify === 'string' && (!tool || tool.write === true || required.length > 0)) {
+  if (typeof connect.verify === 'string' && !isPlainRead(tools, connect.verify)) {
     out.push(
       diagnostic(
         'SPEC037',

@@ -4,7 +4,13 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { DIAGNOSTICS, diagnostic, type Diagnostic } from './diagnostics.ts';
 import { locate, pointerToPath, type PathSegment, type SpecSource } from './load.ts';
 import { closest } from './closest.ts';
-import { lintConnect, lintLimitKinds, lintOAuth, lintUpstreamAnswers } from './validate-connector.ts';
+import {
+  lintConnect,
+  lintConnectionTest,
+  lintLimitKinds,
+  lintOAuth,
+  lintUpstreamAnswers,
+} from './validate-connector.ts';
 import { checkValue, isObject, RefError, resolveRefs, walkSchema, type JsonSchema } from './schema.ts';
 
 const FORMAT_SCHEMA_URL = new URL('../specs/spec-format.schema.json', import.meta.url);
@@ -203,6 +209,7 @@ export function lintSpec(
     out.push(
       ...lintOAuth(source, connector),
       ...lintConnect(source, connector, Array.isArray(data.tools) ? data.tools : []),
+      ...lintConnectionTest(source, connector, Array.isArray(data.tools) ? data.tools : []),
     );
   out.push(...lintLimitKinds(source, connector ?? platform, toolLists, platformLimitKinds));
   return out;

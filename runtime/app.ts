@@ -6,8 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { platformDescriptor } from '#generated/platform/descriptor.ts';
 import { describeUrl } from './config/checks.ts';
-import { ConfigError, DEFAULT_UPSTREAM_CONNECTIONS, type GatewayConfig } from './config/settings.ts';
-import type { Agent } from 'undici';
+import { ConfigError, type GatewayConfig } from './config/settings.ts';
 import { createAuthorizationServer } from './auth/authorization-server.ts';
 import type { MetadataFetch } from './auth/client-metadata.ts';
 import { buildConnectorRuntime, buildEndpoints, type GatewayContext } from './gateway-context.ts';
@@ -16,6 +15,7 @@ import { createMethods } from './mcp/methods.ts';
 import { createLogger, flushLogger, Metrics } from './operations/observability.ts';
 import { OutageLog } from './operations/outage-log.ts';
 import { namingSetting } from './operations/startup-errors.ts';
+import { testConnection } from './pipeline/connection-test.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
 import { checkKeys, type KeySource } from './secrets/key-check.ts';
@@ -35,7 +35,9 @@ import { MemoryRateLimiter, SharedRateLimiter, type RateLimiter, UpstreamQuotas 
 import type { SharedStore } from './store/shared-store.ts';
 import { PlatformState } from './store/state.ts';
 import type { PlatformStore } from './store/store.ts';
+import { deprecatedToolKeys } from './metering/deprecated-tools.ts';
 import { UsageMeter } from './metering/usage.ts';
+import { CallLogWriter } from './metering/call-log.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -44,14 +46,9 @@ import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './po
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
 import { startTelemetry } from './telemetry/telemetry.ts';
-import {
-  closeSharedDispatcher,
-  type ConcurrencyGate,
-  type UpstreamClientOptions,
-  upstreamAgent,
-} from './upstream/client.ts';
+import { closeSharedDispatcher, type UpstreamClientOptions } from './upstream/client.ts';
 import { BodyBudget } from './upstream/body-budget.ts';
-import { LocalGate, SharedGate } from './upstream/gate.ts';
+import { connectorUpstreams } from './upstream/connector-upstreams.ts';
 
 export interface AppOptions {
   readonly config: GatewayConfig;
@@ -249,11 +246,30 @@ export async function createApp(options: AppOptions): Promise<App> {
     shared,
     log,
     onFailOpen: failOpen,
+    deprecatedTools: deprecatedToolKeys(
+      config.connectors.map((c) => ({ id: c.id, tools: options.registry[c.key]?.descriptor.tools ?? [] })),
+    ),
   });
   // docs/decisions/operations.md, 'Usage counted during a database outage is spilled on stop'.
   await applySpills(config.dataDir, store.usage, log);
   meter.start();
   metrics.usageBacklog = () => meter.backlog();
+  const callLog = new CallLogWriter({
+    store,
+    timeZone: config.timeZone,
+    flushMs: config.usageFlushMs,
+    retentionDays: config.callLogDays,
+    log,
+    ...(options.now
+      ? {
+          now: (
+            (clock) => () =>
+              clock().getTime()
+          )(options.now),
+        }
+      : {}),
+  });
+  callLog.start();
 
   const rateLimiter: RateLimiter = shared
     ? // The failure itself is in the Redis outage log (one line per outage, not one per call).
@@ -265,30 +281,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     const module = options.registry[c.key];
     return module ? [buildConnectorRuntime(c, module)] : [];
   });
-  const gates = new Map<string, ConcurrencyGate>();
-  for (const r of runtimes) {
-    const limit = r.config.maxConcurrent;
-    if (!limit) continue;
-    const queueTimeoutMs = r.descriptor.limits.queueTimeoutMs ?? r.descriptor.upstream.timeoutMs;
-    gates.set(
-      r.config.key,
-      shared
-        ? new SharedGate(
-            shared,
-            `gate:${r.config.key}`,
-            limit,
-            queueTimeoutMs,
-            r.descriptor.upstream.timeoutMs + 5000,
-            () => failOpen('gate'),
-          )
-        : new LocalGate(limit, queueTimeoutMs),
-    );
-  }
-
-  // One upstream Agent per connector: its connections per origin are the deployment's setting.
-  const dispatchers = new Map<string, Agent>();
-  for (const r of runtimes)
-    dispatchers.set(r.config.key, upstreamAgent(r.config.maxConnections ?? DEFAULT_UPSTREAM_CONNECTIONS));
+  const upstreams = connectorUpstreams(runtimes, shared, failOpen);
 
   // OAuth clients of the oauth2 connectors the deployment registered a client id for.
   const oauthClients = new Map<string, OAuthClient>();
@@ -316,12 +309,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     state,
     vault,
     meter,
+    callLog,
     rateLimiter,
     upstreamQuotas,
     log,
     metrics,
-    gates,
-    dispatchers,
+    gates: upstreams.gates,
+    dispatchers: upstreams.dispatchers,
     bodyBudget,
     endpoints: buildEndpoints(runtimes),
     now,
@@ -408,6 +402,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     selfServicePurchase: config.selfService.purchase,
     checkCredential: (endpoint, accountId, values, signal) =>
       pipeline.checkCredential(endpoint, accountId, values, signal),
+    testConnection: (endpoint, identity, signal, reqId) =>
+      testConnection((request) => pipeline.call(request), endpoint, identity, signal, reqId),
     selfServiceQuota: config.selfService.quota,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
@@ -449,11 +445,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       http.refusals.close();
       redisOutage.close();
       storeOutage.close();
+      await callLog.stop();
       const kept = await stopMeter(meter, config.dataDir, config.usageDrainTimeoutMs, log);
       await shared?.close();
       if (!options.store) await store.close();
       releaseLock?.();
-      await Promise.all([...dispatchers.values()].map((agent) => agent.close()));
+      await upstreams.close();
       await closeSharedDispatcher();
       // After the last call: its spans and a final metrics collection are exported.
       await telemetry?.shutdown();

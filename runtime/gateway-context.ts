@@ -21,6 +21,7 @@ import type { Readiness } from './operations/readiness.ts';
 import type { PlatformState } from './store/state.ts';
 import type { PlatformStore } from './store/store.ts';
 import type { UsageMeter } from './metering/usage.ts';
+import type { CallLogWriter } from './metering/call-log.ts';
 import type { Vault } from './secrets/vault.ts';
 import type { BodyBudget } from './upstream/body-budget.ts';
 import type { ConcurrencyGate, UpstreamClientOptions } from './upstream/client.ts';
@@ -34,6 +35,8 @@ export interface GatewayContext {
   readonly state: PlatformState;
   readonly vault: Vault;
   readonly meter: UsageMeter;
+  /** The call log of the portal's Calls page, written in batches off the call path. */
+  readonly callLog: CallLogWriter;
   readonly rateLimiter: RateLimiter;
   /** Per-key upstream budgets handlers take from (ToolContext.upstreamQuota). */
   readonly upstreamQuotas: UpstreamQuotas;

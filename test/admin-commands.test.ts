@@ -31,7 +31,7 @@ async function run(argv: string[]): Promise<string[]> {
 }
 
 describe('admin command table', () => {
-  it('holds the 35 commands operators have, each once, with a one-line summary', () => {
+  it('holds the 37 commands operators have, each once, with a one-line summary', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(names).toEqual([
       'accounts list',
@@ -67,6 +67,8 @@ describe('admin command table', () => {
       'fair-use set',
       'usage',
       'usage apply-spill',
+      'calls list',
+      'usage daily',
       'keys add',
       'keys reencrypt',
     ]);

@@ -200,6 +200,17 @@ describe('admin CLI answers: --json, exit codes, refusals', () => {
     });
     // No spill file in this data directory: nothing applied.
     expect(await ok('usage', 'apply-spill')).toEqual({ files: [], calls: 0 });
+    // The call log and the daily usage (docs/decisions/portal.md, 'The call log keeps no arguments or results').
+    const day = { accountId, day: '2025-02-03', instanceId: 'cases', userId, calls: 1 };
+    const at = new Date('2025-02-03T10:00:00Z');
+    const call = { accountId, at, instanceId: 'cases', tool: 'find_cases', detail: 'ok', userId, tokenId: '' };
+    await store.callLog.addCalls([{ ...call, outcome: 'ok', durationMs: 9 }], [day]);
+    expect(await ok('calls', 'list', accountId, '--outcome', 'ok', '--user', userId)).toMatchObject([
+      { tool: 'find_cases', outcome: 'ok', durationMs: 9, at: at.toISOString() },
+    ]);
+    expect(await ok('calls', 'list', accountId, '--outcome', 'refused')).toEqual([]);
+    expect((await json('calls', 'list', accountId, '--outcome', 'maybe')).error).toMatchObject({ kind: 'usage' });
+    expect(await ok('usage', 'daily', accountId, '--month', '2025-02')).toEqual([day]);
     expect(Object.keys(other)).toEqual(Object.keys(thisMonth));
     expect(other).toMatchObject({
       usage: { from: '2025-02-01', to: '2025-02-28', totalCalls: 0 },

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { type CasesSandbox, startCasesSandbox } from '../sandbox/cases/server.ts';
-import { connectTenant, createTenant, rpc, type StartedGateway, startGateway, type Tenant } from './support/gateway.ts';
+import {
+  connectTenant,
+  createTenant,
+  rpc,
+  type StartedGateway,
+  startGateway,
+  type Tenant,
+  usageOf,
+} from './support/gateway.ts';
 import { portalAs } from './support/portal.ts';
 
 describe('connection health', () => {
@@ -60,5 +68,34 @@ describe('connection health', () => {
     expect(fixed?.reconnectReason).toBeNull();
     expect((await call()).status).toBe(200);
     expect((await portal.get('/portal')).html).toContain('1 connected, 0 to reconnect.');
+  });
+
+  it("tests a connection as the user's call from the Connections page; shows last use and error", async () => {
+    const other = await createTenant(store, { subscribe: ['cases'] });
+    await connectTenant(gw, other, 'cases', { apiKey: 'not-the-key' });
+    const portal = await portalAs(gw, other.user);
+    const page = (await portal.get('/portal/connections')).html;
+    expect(page).toContain('no calls in the call log');
+    expect(page).toContain('action="/portal/connections/cases/test"');
+    const failed = await portal.post('/portal/connections/cases/test', {});
+    expect(failed.status).toBe(200);
+    expect(failed.html).toContain('cases did not pass the test: list_cases answered with an error.');
+    expect(failed.html).toContain('rejected');
+    expect((await store.connections.getConnection(other.account.id, 'cases'))?.reconnectRequiredAt).toBeInstanceOf(
+      Date,
+    );
+    // Without the page's CSRF token nothing runs.
+    expect((await portal.post('/portal/connections/cases/test', {}, 'forged')).status).toBe(403);
+    await connectTenant(gw, other, 'cases', { apiKey: sandbox.tokens.demo });
+    const passed = await portal.post('/portal/connections/cases/test', {});
+    expect(passed.html).toMatch(/cases works: list_cases answered in \d+ ms\./);
+    // The tests were calls of this user: in the call log, so the page shows their times.
+    await gw.app.context.callLog.flush();
+    const after = (await portal.get('/portal/connections')).html;
+    expect(after).toMatch(/last used \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)/);
+    expect(after).toMatch(/last error \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\): list_cases, \w+/);
+    // Metered as the two calls they were.
+    await gw.app.context.meter.flush(true);
+    expect((await usageOf(gw.url, other.token)).usage.totalCalls).toBe(2);
   });
 });

@@ -30,6 +30,7 @@ const REPOSITORIES = [
   'audit',
   'mcp',
   'notices',
+  'callLog',
 ];
 
 /** The public methods of a repository object (its class's prototype). */

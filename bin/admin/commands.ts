@@ -1,6 +1,7 @@
 // The admin CLI's command table: every command once, in the order `help` lists them. The help
 // texts, the dispatch and each command's own `--help` are read from it.
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
+import { CALL_LOG_COMMANDS } from './call-log-commands.ts';
 import { type AdminCommand, CONNECTOR_KEYS_LINE, EXIT_CODES_LINE } from './command.ts';
 import { CONNECTION_COMMANDS } from './connection-commands.ts';
 import { CREDENTIAL_FIELDS_LINE } from './credentials.ts';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   ...TOOL_SETTINGS_COMMANDS,
   ...group(SUBSCRIPTION_COMMANDS, 'fair-use'),
   ...group(SUBSCRIPTION_COMMANDS, 'usage'),
+  ...CALL_LOG_COMMANDS,
   ...group(CONNECTION_COMMANDS, 'keys'),
 ];
 

@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import type { FairUseMode } from '#runtime/store/store.ts';
+import { deprecatedToolKeys } from '#runtime/metering/deprecated-tools.ts';
 import { UsageMeter } from '#runtime/metering/usage.ts';
+import { registry, type ConnectorKey } from '#generated/registry.ts';
 import { applySpill, spillFiles } from '#runtime/metering/usage-spill.ts';
 import {
   type AdminCommand,
@@ -133,6 +135,9 @@ export const SUBSCRIPTION_COMMANDS: readonly AdminCommand[] = [
         flushMs: 60_000,
         counterTimeoutMs: 1000,
         log: pino({ level: 'silent' }),
+        deprecatedTools: deprecatedToolKeys(
+          config.connectors.map((c) => ({ id: c.id, tools: registry[c.key as ConnectorKey]?.descriptor.tools ?? [] })),
+        ),
       });
       const now = new Date();
       // Another month is read as of its last day in the deployment's time zone.

@@ -21,8 +21,9 @@ export function parseAcknowledgements(text: string, file = ACKNOWLEDGEMENTS_FILE
   if (data === null || data === undefined) return [];
   if (typeof data !== 'object' || Array.isArray(data))
     throw new AcknowledgementError(`${file}: expected a mapping with \`acknowledged\``);
-  const extra = Object.keys(data).filter((k) => k !== 'acknowledged');
-  if (extra.length) throw new AcknowledgementError(`${file}: unknown key \`${extra[0]}\` (only \`acknowledged\`)`);
+  const extra = Object.keys(data).filter((k) => k !== 'acknowledged' && k !== 'rules');
+  if (extra.length)
+    throw new AcknowledgementError(`${file}: unknown key \`${extra[0]}\` (only \`acknowledged\` and \`rules\`)`);
   const list = (data as Record<string, unknown>).acknowledged;
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list))
@@ -40,6 +41,35 @@ export function parseAcknowledgements(text: string, file = ACKNOWLEDGEMENTS_FILE
       );
     if (unknown.length) throw new AcknowledgementError(`${file}: entry ${i + 1} has unknown key \`${unknown[0]}\``);
     return { change: e.change, reason: e.reason.trim() };
+  });
+}
+
+/** The rules a file may state (`rules:`): `uncalled` acknowledges a breaking change to a tool no one called. */
+export const RULES = ['uncalled'] as const;
+
+export interface AcknowledgementRule {
+  readonly rule: (typeof RULES)[number];
+  readonly reason: string;
+}
+
+/**
+ * The file's `rules:` (codegen/diff/usage.ts applies them with a usage export); malformed entries are errors, as
+ * for `acknowledged`.
+ */
+export function parseRules(text: string, file = ACKNOWLEDGEMENTS_FILE): AcknowledgementRule[] {
+  parseAcknowledgements(text, file);
+  const list = (parseDocument(text).toJS() as Record<string, unknown> | null)?.rules;
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new AcknowledgementError(`${file}: \`rules\` must be a list of { rule, reason }`);
+  return list.map((entry, i) => {
+    const e = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+    const unknown = Object.keys(e).filter((k) => k !== 'rule' && k !== 'reason');
+    if (!RULES.includes(e.rule as AcknowledgementRule['rule']))
+      throw new AcknowledgementError(`${file}: rule ${i + 1} needs \`rule\`: one of ${RULES.join(', ')}`);
+    if (typeof e.reason !== 'string' || e.reason.trim().length < 10)
+      throw new AcknowledgementError(`${file}: rule ${i + 1} needs a \`reason\` (10 characters or more)`);
+    if (unknown.length) throw new AcknowledgementError(`${file}: rule ${i + 1} has unknown key \`${unknown[0]}\``);
+    return { rule: e.rule as AcknowledgementRule['rule'], reason: e.reason.trim() };
   });
 }
 

@@ -51,6 +51,10 @@ export const CHANGE_CLASSES = {
     title: 'tool moved to another toolset (a client that selected the old one loses it)',
   },
   'check-order-changed': { severity: 'dangerous', title: 'check order changed' },
+  'sunset-advanced': {
+    severity: 'dangerous',
+    title: 'sunset of a deprecated tool or argument moved earlier (clients planned with the later day)',
+  },
   'limit-raised-upstream': { severity: 'dangerous', title: 'limit raised that costs upstream budget' },
   'setting-changed': { severity: 'dangerous', title: 'setting, timeout or retry changed' },
   'limit-added': { severity: 'dangerous', title: 'limit added' },
@@ -70,6 +74,10 @@ export const CHANGE_CLASSES = {
   // Information.
   'connector-added': { severity: 'info', title: 'connector added' },
   'tool-added': { severity: 'info', title: 'tool added' },
+  'tool-deprecated': { severity: 'info', title: 'tool deprecated (listed with a notice until its sunset)' },
+  'argument-deprecated': { severity: 'info', title: 'argument deprecated (listed with a notice until its sunset)' },
+  'deprecation-changed': { severity: 'info', title: 'deprecation reason or replacement changed, or sunset later' },
+  'deprecation-withdrawn': { severity: 'info', title: 'no longer deprecated' },
   'toolset-added': { severity: 'info', title: 'toolset added' },
   'toolset-changed': { severity: 'info', title: 'toolset title or description changed', modelBehaviour: true },
   'argument-added': { severity: 'info', title: 'optional argument added' },
@@ -117,9 +125,11 @@ export interface CatalogChange {
   readonly before?: unknown;
   readonly after?: unknown;
   readonly modelBehaviour?: true;
+  /** With a usage export: the calls of the tool (a connector change: of the connector) in its period. */
+  readonly calls?: number;
   /** For a changed error text: the tools that can return it (their `errors` list its code). */
   readonly tools?: readonly string[];
-  /** The reviewer's reason, when an acknowledgement names this change. */
+  /** The reviewer's reason, when an acknowledgement names this change (or the passed sunset, for a deprecated item). */
   readonly acknowledged?: string;
 }
 

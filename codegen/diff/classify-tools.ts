@@ -16,6 +16,7 @@ import {
   type ToolNames,
 } from './catalog.ts';
 import type { Stability } from './changes.ts';
+import { diffDeprecations } from './deprecations.ts';
 import { diffSchema, type Report } from './schema-diff.ts';
 
 export function diffUpstream(out: Collector, stability: Stability, at: string, a: Json, b: Json): void {
@@ -276,6 +277,7 @@ export function diffTool(
       b.write,
     );
   diffAnnotations(out, stability, `${at}/annotations`, obj(a.annotations), obj(b.annotations));
+  diffDeprecations(out, stability, at, a, b);
   const report: Report = (code, path, message, before, after, key) =>
     code === 'description-changed' || code === 'title-changed'
       ? addText(out, stability, code, `${at}/${path}`, message, before, after, names, key)
@@ -330,6 +332,8 @@ export function diffTool(
       'dataLayer',
       'errors',
       'toolset',
+      'deprecated',
+      'deprecatedArguments',
     ];
     if (handled.includes(key) || DERIVED_TOOL_KEYS.has(key)) continue;
     if (!same(a[key], b[key]))

@@ -29,6 +29,8 @@ import {
   usedLimits,
 } from './classify-tools.ts';
 import { diffToolsets } from './toolsets.ts';
+import { judgeRemovals } from './deprecations.ts';
+import { utcDay } from '../deprecations.ts';
 
 /** Tool names of a section (its tools in both catalogs, plus the system tools) and its renames. */
 function namesOf(
@@ -67,7 +69,11 @@ function summarySchema(tool: CatalogTool): Json {
   };
 }
 
-export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
+/**
+ * Every change from `base` to `head`. `today` (YYYY-MM-DD, UTC; default the clock's) decides whether a deprecated
+ * item's removal comes after its sunset.
+ */
+export function diffCatalogs(base: Catalog, head: Catalog, today: string = utcDay()): CatalogChange[] {
   const out = new Collector();
   const withSchemas = base.format !== undefined && base.format >= 2 && head.format !== undefined && head.format >= 2;
   const inputOf = (t: CatalogTool) => (withSchemas ? (t.input ?? {}) : summarySchema(t));
@@ -181,7 +187,7 @@ export function diffCatalogs(base: Catalog, head: Catalog): CatalogChange[] {
       if (t.write === true)
         out.add(stabilityOf(b), 'write-tool-added', `${b.key}/${t.name}`, `write tool ${b.key}/${t.name} added`);
   }
-  return out.changes.map((c) => withTools(c, head));
+  return judgeRemovals(out.changes, base, today).map((c) => withTools(c, head));
 }
 
 /** An error text change names the tools of the head catalog that list its code (a platform error: any tool's). */

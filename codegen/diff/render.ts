@@ -62,6 +62,7 @@ function notes(c: CatalogChange): string[] {
     const text = textChange(c.before, c.after);
     if (text) out.push(text);
   }
+  if (c.calls !== undefined) out.push(`${c.calls} call${c.calls === 1 ? '' : 's'} in the usage period`);
   if (c.tools?.length) out.push(`returned by ${c.tools.join(', ')}`);
   if (c.stability) out.push(`${c.stability}: ${c.classSeverity} → ${c.severity}`);
   if (c.modelBehaviour) out.push('changes model behaviour');

@@ -36,6 +36,9 @@ const HANDLED = new Set<string>([
   'oneOf',
   'description',
   'title',
+  // The JSON Schema annotation codegen publishes on a deprecated argument: reported from the tool's
+  // `deprecatedArguments` (codegen/diff/deprecations.ts).
+  'deprecated',
   'default',
   'pattern',
   'format',

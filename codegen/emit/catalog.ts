@@ -1,6 +1,6 @@
 // The catalog for reviewers: generated/catalog.json and generated/CATALOG.md, sorted and stable,
 // so a pull request shows every change to the tool surface (names, arguments, limits, texts).
-import type { ConnectorIR, ErrorIR, PlatformIR, ProtocolErrorIR, SpecIR, ToolIR } from '../ir.ts';
+import type { ConnectorIR, DeprecationIR, ErrorIR, PlatformIR, ProtocolErrorIR, SpecIR, ToolIR } from '../ir.ts';
 import { headerLine, jsonWithHeader } from '../printer.ts';
 import { renderToolMarkers } from '../references.ts';
 import { isObject, type JsonSchema } from '../schema.ts';
@@ -97,12 +97,18 @@ function protocolErrorsJson(errors: readonly ProtocolErrorIR[]): Record<string, 
   );
 }
 
+const servedReplacement = (d: DeprecationIR, reference: boolean): DeprecationIR =>
+  d.replacement && reference ? { ...d, replacement: `{{tool:${d.replacement}}}` } : d;
+
 function toolJson(tool: ToolIR, connectorId: string | null): Record<string, unknown> {
   return {
     name: tool.name,
     servedAs: connectorId && !tool.system ? `${connectorId}__${tool.name}` : tool.name,
     title: tool.title,
     description: tool.description,
+    // A connector tool's replacement as the default endpoint serves it, like every tool named in a text.
+    ...(tool.deprecated ? { deprecated: servedReplacement(tool.deprecated, !tool.system) } : {}),
+    ...(Object.keys(tool.deprecatedArguments).length ? { deprecatedArguments: tool.deprecatedArguments } : {}),
     ...(tool.toolset ? { toolset: tool.toolset } : {}),
     system: tool.system,
     write: tool.write,
@@ -216,11 +222,25 @@ function limitsText(limits: Readonly<Record<string, number>>, kinds: Readonly<Re
     .join(', ');
 }
 
+/** `**Deprecated** (sunset 2027-01-31; use `x`): reason`; a tool's replacement as a reference, rendered per id. */
+function deprecationText(d: DeprecationIR, replacement: string | undefined): string {
+  return `**Deprecated** (sunset ${d.sunset}${replacement ? `; use \`${replacement}\`` : ''}): ${d.reason}`;
+}
+
 function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<string, string>>): string[] {
   const served = tool.system ? tool.name : `${connectorId}__${tool.name}`;
   const lines = [
     `### \`${served}\` — ${tool.title}`,
     '',
+    ...(tool.deprecated
+      ? [
+          deprecationText(
+            tool.deprecated,
+            tool.deprecated.replacement && !tool.system ? `{{tool:${tool.deprecated.replacement}}}` : undefined,
+          ),
+          '',
+        ]
+      : []),
     ...tool.description.split('\n').map((l) => `> ${l}`.trimEnd()),
     '',
   ];
@@ -233,11 +253,14 @@ function toolMarkdown(tool: ToolIR, connectorId: string, kinds: Readonly<Record<
   if (args.length === 0) lines.push('Arguments: none', '');
   else {
     lines.push('| Argument | Type | Required | Default | Limits | Description |', '|---|---|---|---|---|---|');
-    for (const a of args)
+    for (const a of args) {
+      const d = tool.deprecatedArguments[a.name];
+      const description = d ? `${deprecationText(d, d.replacement)} ${a.description}`.trim() : a.description;
       lines.push(
         `| \`${a.name}\` | ${cell(a.type)} | ${a.required ? 'yes' : ''} | ` +
-          `${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(a.description)} |`,
+          `${cell(md(a.default))} | ${cell(a.constraints)} | ${cell(description)} |`,
       );
+    }
     lines.push('');
   }
   lines.push(`Result: ${resultText(tool)}`, '');

@@ -49,6 +49,7 @@ export const booksDescriptor: ConnectorDescriptor<BooksErrorCode> = {
     "refreshFailed": "access_token_expired"
   },
   "tenantCredential": true,
+  "connectionTest": "validate_connection",
   "connectAccount": false,
   "structuredContent": false,
   "upstream": {

@@ -20,6 +20,7 @@ export const casesDescriptor: ConnectorDescriptor<CasesErrorCode> = {
   "instructions": "Read-only access to one company's case-management system (Ordrestyring): cases, hour registrations per case, the material cost of a case and sales invoices of a case, plus a read-only GraphQL escape hatch with schema discovery. One API key belongs to exactly one company, so no tool takes a company parameter. Cases are addressed by their numeric `id` (`caseId` in the per-case tools), never by `caseNumber`. Typical order: find the case with {{tool:find_cases}} (text search) or {{tool:list_cases}} (paged), read it with {{tool:get_case}}, then use {{tool:get_case_work_summary}} for an overview of hours, materials and invoices in a period, or {{tool:list_case_hours}} and {{tool:list_case_sales_invoices}} for the rows. Dates are YYYY-MM-DD calendar days in Europe/Copenhagen; `from` defaults to 2000-01-01 and `to` to today, both inclusive. Amounts are passed through exactly as the upstream returns them; their unit is undocumented (see `amountsNote`). For data the fixed tools do not cover, call {{tool:introspect_schema}}, then {{tool:describe_type}}, then {{tool:graphql_query}}. If a tool says the API key was rejected, call connect_account and reconnect with a valid key.",
   "credential": "api_key",
   "tenantCredential": true,
+  "connectionTest": "list_cases",
   "connectAccount": true,
   "structuredContent": false,
   "upstream": {

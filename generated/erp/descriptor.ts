@@ -58,6 +58,7 @@ export const erpDescriptor: ConnectorDescriptor<ErpErrorCode> = {
     "refreshFailed": "access_expired"
   },
   "tenantCredential": true,
+  "connectionTest": "list_companies",
   "connectAccount": true,
   "structuredContent": true,
   "upstream": {

@@ -25,6 +25,7 @@ export const invoicingDescriptor: ConnectorDescriptor<InvoicingErrorCode> = {
     "verify": "validate_connection",
     "rejected": "grant_rejected"
   },
+  "connectionTest": "validate_connection",
   "connectAccount": false,
   "structuredContent": false,
   "upstream": {

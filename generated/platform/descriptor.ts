@@ -25,7 +25,7 @@ export interface PlatformErrorParams {
   connect_terms_required_no_link: { connector_id: string | number; };
 }
 
-export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'toolset_unknown' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'token_scope_connector' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'oauth_rate_limited' | 'oauth_resource_required' | 'oauth_resource_unknown' | 'oauth_scope_unknown' | 'oauth_resource_not_granted' | 'oauth_code_invalid' | 'oauth_redirect_mismatch' | 'oauth_refresh_invalid' | 'oauth_redirect_uri_invalid' | 'oauth_client_metadata_invalid' | 'oauth_access_denied' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
+export type PlatformProtocolErrorCode = 'endpoint_not_found' | 'toolset_unknown' | 'method_not_allowed' | 'origin_not_allowed' | 'unauthorized' | 'token_scope_connector' | 'body_too_large' | 'rate_limited' | 'auth_rate_limited' | 'parse_error' | 'unsupported_protocol_version' | 'batch_not_supported' | 'not_a_message' | 'jsonrpc_version' | 'method_missing' | 'invalid_id' | 'params_not_object' | 'method_not_found' | 'envelope_invalid' | 'input_state_invalid' | 'input_responses_invalid' | 'missing_client_capability' | 'envelope_missing' | 'header_mismatch' | 'header_missing' | 'protocol_version_unsupported' | 'internal_error' | 'usage_unauthorized' | 'not_found' | 'caller_unverifiable' | 'usage_unavailable' | 'oauth_rate_limited' | 'oauth_resource_required' | 'oauth_resource_unknown' | 'oauth_scope_unknown' | 'oauth_resource_not_granted' | 'oauth_code_invalid' | 'oauth_redirect_mismatch' | 'oauth_refresh_invalid' | 'oauth_redirect_uri_invalid' | 'oauth_client_metadata_invalid' | 'oauth_access_denied' | 'not_ready_store' | 'not_ready_shared_store' | 'not_ready_migrations' | 'not_ready_snapshot' | 'not_ready_keys';
 
 export interface PlatformProtocolErrorParams {
   endpoint_not_found: { path: string | number; };
@@ -47,6 +47,9 @@ export interface PlatformProtocolErrorParams {
   params_not_object: Record<string, never>;
   method_not_found: { method: string | number; };
   envelope_invalid: { version: string | number; problem: string | number; };
+  input_state_invalid: Record<string, never>;
+  input_responses_invalid: Record<string, never>;
+  missing_client_capability: { capabilities: string | number; };
   envelope_missing: { version: string | number; };
   header_mismatch: { header: string | number; header_value: string | number; body_value: string | number; };
   header_missing: { header: string | number; method: string | number; version: string | number; };
@@ -74,9 +77,9 @@ export interface PlatformProtocolErrorParams {
   not_ready_keys: { versions: string | number; };
 }
 
-export type PlatformInstruction = 'person_confirm' | 'person_confirm_field' | 'connect_account' | 'reconnect' | 'toolsets' | 'not_subscribed_tools_listed' | 'not_subscribed';
+export type PlatformInstruction = 'person_confirm' | 'person_confirm_field' | 'connect_account' | 'reconnect' | 'toolsets' | 'deprecated_tool' | 'deprecated_tool_replaced' | 'deprecated_argument' | 'deprecated_argument_replaced' | 'not_subscribed_tools_listed' | 'not_subscribed';
 
-export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_forgot' | 'forgot_title' | 'forgot_intro' | 'forgot_button' | 'forgot_sent' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_first' | 'link_other_user' | 'back_to_portal' | 'back_to_start' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'team_remove_heading' | 'team_remove_note' | 'remove_button' | 'remove_confirm' | 'remove_not_confirmed' | 'remove_self' | 'done_user_removed' | 'team_resend_heading' | 'team_resend_note' | 'resend_button' | 'done_invite_sent' | 'mail_failed' | 'mail_invite_subject' | 'mail_invite_body' | 'mail_inviter_operator' | 'mail_reset_subject' | 'mail_reset_body' | 'mail_reconnect_subject' | 'mail_reconnect_body' | 'mail_quota_subject' | 'mail_quota_body' | 'mail_quota_hard' | 'mail_quota_soft' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_replace_admin_only' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'confirm_revoke_title' | 'confirm_revoke_text' | 'confirm_revoke_grant_title' | 'confirm_revoke_grant_text' | 'confirm_cancel' | 'oauth_page_title' | 'oauth_page_invalid_client' | 'oauth_page_invalid_request' | 'oauth_page_other' | 'oauth_page_server_error' | 'oauth_page_code' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
+export type PlatformPortalText = 'page_title' | 'landing_title' | 'landing_endpoints' | 'landing_sign_in' | 'not_found_title' | 'page_not_found' | 'method_title' | 'method_not_allowed' | 'too_large_title' | 'too_large' | 'csrf_title' | 'csrf_refused' | 'forbidden_title' | 'bad_request_title' | 'admin_only' | 'unknown_action' | 'unknown_connector' | 'unknown_instance' | 'unknown_user' | 'unknown_token' | 'last_admin' | 'signed_in_as' | 'sign_out' | 'sign_out_everywhere' | 'nav_overview' | 'nav_connectors' | 'nav_team' | 'nav_connections' | 'nav_usage' | 'nav_calls' | 'nav_tokens' | 'nav_data_layer' | 'nav_audit' | 'nav_terms' | 'answer_yes' | 'answer_no' | 'role_admin' | 'role_member' | 'sign_in_title' | 'sign_in_button' | 'sign_in_note' | 'sign_in_forgot' | 'forgot_title' | 'forgot_intro' | 'forgot_button' | 'forgot_sent' | 'sign_in_failed' | 'sign_in_rate_limited' | 'sign_in_to_continue' | 'field_email' | 'field_password' | 'field_new_password' | 'field_confirm_password' | 'set_password_title' | 'set_password_intro' | 'set_password_button' | 'password_too_short' | 'password_mismatch' | 'done_signed_out' | 'done_signed_out_everywhere' | 'done_password_set' | 'link_invalid_title' | 'link_expired' | 'link_used' | 'link_invalid' | 'link_ask_again' | 'link_sign_in_first' | 'link_other_user' | 'back_to_portal' | 'back_to_start' | 'overview_title' | 'overview_intro' | 'overview_terms_accepted' | 'overview_terms_pending' | 'overview_subscriptions' | 'overview_no_subscriptions' | 'overview_you_hold_seat' | 'overview_usage' | 'overview_connections' | 'overview_connections_count' | 'overview_sessions' | 'overview_sessions_note' | 'connectors_title' | 'connectors_intro' | 'connectors_caption' | 'connectors_subscribed' | 'subscribe_button' | 'seats_in_use' | 'seats_in_use_of' | 'done_subscribed' | 'purchase_by_operator' | 'purchase_admin_only' | 'team_title' | 'team_caption' | 'team_seats_heading' | 'team_no_subscriptions' | 'team_member_note' | 'team_role_heading' | 'team_invite_heading' | 'team_invite_note' | 'seat_label' | 'save_seats' | 'save_role' | 'invite_button' | 'invite_invalid' | 'invite_exists' | 'invite_done' | 'invite_link_note' | 'done_seats_saved' | 'done_role_saved' | 'field_name' | 'field_role' | 'field_user' | 'team_remove_heading' | 'team_remove_note' | 'remove_button' | 'remove_confirm' | 'remove_not_confirmed' | 'remove_self' | 'done_user_removed' | 'team_resend_heading' | 'team_resend_note' | 'resend_button' | 'done_invite_sent' | 'mail_failed' | 'mail_invite_subject' | 'mail_invite_body' | 'mail_inviter_operator' | 'mail_reset_subject' | 'mail_reset_body' | 'mail_reconnect_subject' | 'mail_reconnect_body' | 'mail_quota_subject' | 'mail_quota_body' | 'mail_quota_hard' | 'mail_quota_soft' | 'connections_title' | 'connections_intro' | 'connections_caption' | 'status_connected' | 'status_reconnect' | 'status_never' | 'status_managed' | 'status_since' | 'connect_action' | 'tools_action' | 'tools_title' | 'tools_intro' | 'tools_toolsets_legend' | 'field_tools_off' | 'field_tools_read_only' | 'tools_save' | 'tools_invalid' | 'done_tools_saved' | 'reconnect_action' | 'disconnect_button' | 'connect_replace_admin_only' | 'test_button' | 'test_ok' | 'test_failed' | 'last_used' | 'never_used' | 'last_error' | 'connect_needs_seat' | 'done_connected' | 'done_disconnected' | 'connect_title' | 'connect_context_session' | 'connect_context_link' | 'connect_warning' | 'connect_sign_in_first' | 'connect_other_user' | 'connect_stored_note' | 'connect_button' | 'connect_oauth_note' | 'connect_oauth_button' | 'oauth_not_set_up' | 'fill_in' | 'field_api_key' | 'field_grant_token' | 'field_username' | 'field_company_id' | 'connected_title' | 'connected_text' | 'not_connected_title' | 'oauth_refused_title' | 'oauth_ask_again' | 'oauth_try_again' | 'oauth_no_state' | 'oauth_expired' | 'oauth_used' | 'oauth_unknown' | 'oauth_other_browser' | 'oauth_cancelled' | 'oauth_exchange_failed' | 'oauth_no_refresh_token' | 'oauth_scope_missing' | 'oauth_scope_refused' | 'usage_title' | 'usage_period' | 'usage_summary' | 'usage_by_connector' | 'usage_by_tool' | 'usage_chart_title' | 'usage_chart_desc' | 'usage_none' | 'fair_use_mode_off' | 'fair_use_mode_soft' | 'fair_use_mode_hard' | 'fair_use_off' | 'fair_use_within' | 'fair_use_over_soft' | 'fair_use_blocked_state' | 'quota_heading' | 'field_quota' | 'quota_note' | 'save_quota' | 'quota_invalid' | 'quota_by_operator' | 'done_quota_saved' | 'usage_month_legend' | 'field_month' | 'usage_month_button' | 'usage_period_past' | 'usage_none_month' | 'usage_by_day' | 'usage_by_instance' | 'usage_by_user' | 'usage_daily_note' | 'usage_export' | 'col_day' | 'calls_title' | 'calls_intro' | 'calls_intro_member' | 'calls_filter_legend' | 'field_filter_instance' | 'field_filter_tool' | 'field_filter_outcome' | 'field_filter_user' | 'filter_any' | 'calls_filter_button' | 'calls_caption' | 'calls_none' | 'calls_export' | 'calls_newer' | 'calls_older' | 'outcome_ok' | 'outcome_error' | 'outcome_refused' | 'col_outcome' | 'col_code' | 'col_token' | 'col_duration' | 'setup_heading' | 'setup_intro' | 'setup_summary' | 'setup_oauth' | 'setup_token' | 'setup_token_placeholder' | 'setup_resource' | 'setup_metadata' | 'tokens_title' | 'tokens_intro' | 'token_create_heading' | 'field_label' | 'token_create_button' | 'token_scope_legend' | 'field_scope_connectors' | 'field_scope_toolsets' | 'field_scope_read_only' | 'token_scope_invalid' | 'col_scope' | 'scope_all' | 'token_default_label' | 'token_created' | 'token_shown_once' | 'tokens_heading' | 'tokens_caption' | 'tokens_caption_admin' | 'tokens_none' | 'token_active' | 'token_revoked_at' | 'revoke_button' | 'done_token_revoked' | 'authorize_title' | 'authorize_intro' | 'authorize_scope' | 'authorize_client_id' | 'authorize_redirect' | 'authorize_localhost' | 'authorize_allow' | 'authorize_deny' | 'confirm_revoke_title' | 'confirm_revoke_text' | 'confirm_revoke_grant_title' | 'confirm_revoke_grant_text' | 'confirm_cancel' | 'oauth_page_title' | 'oauth_page_invalid_client' | 'oauth_page_invalid_request' | 'oauth_page_other' | 'oauth_page_server_error' | 'oauth_page_code' | 'authorize_invalid_title' | 'authorize_invalid' | 'grants_heading' | 'grants_intro' | 'grants_caption' | 'grants_none' | 'col_client' | 'col_endpoints' | 'grant_revoke_button' | 'done_grant_revoked' | 'unknown_grant' | 'col_label' | 'col_user' | 'col_created' | 'terms_title' | 'terms_text' | 'terms_accept' | 'terms_open' | 'terms_first_title' | 'terms_first' | 'done_terms_accepted' | 'data_layer_title' | 'data_layer_intro' | 'data_layer_caption' | 'data_layer_none' | 'data_layer_on' | 'data_layer_off' | 'data_layer_enable' | 'data_layer_disable' | 'done_data_layer_enabled' | 'done_data_layer_disabled' | 'audit_title' | 'audit_intro' | 'audit_caption' | 'audit_none' | 'col_when' | 'col_who' | 'col_what' | 'col_target' | 'col_detail' | 'col_from' | 'col_connector' | 'col_id' | 'col_seats' | 'col_subscription' | 'col_name' | 'col_email' | 'col_role' | 'col_seat_on' | 'col_instance' | 'col_endpoint' | 'col_status' | 'col_actions' | 'col_tool' | 'col_calls';
 
 export interface PlatformPortalTextParams {
   page_title: { title: string | number; };
@@ -108,6 +111,7 @@ export interface PlatformPortalTextParams {
   nav_team: Record<string, never>;
   nav_connections: Record<string, never>;
   nav_usage: Record<string, never>;
+  nav_calls: Record<string, never>;
   nav_tokens: Record<string, never>;
   nav_data_layer: Record<string, never>;
   nav_audit: Record<string, never>;
@@ -235,6 +239,12 @@ export interface PlatformPortalTextParams {
   reconnect_action: { instance: string | number; };
   disconnect_button: { instance: string | number; };
   connect_replace_admin_only: { connector: string | number; };
+  test_button: { instance: string | number; };
+  test_ok: { instance: string | number; tool: string | number; ms: string | number; };
+  test_failed: { instance: string | number; tool: string | number; };
+  last_used: { date: string | number; };
+  never_used: Record<string, never>;
+  last_error: { date: string | number; tool: string | number; code: string | number; };
   connect_needs_seat: { connector: string | number; };
   done_connected: Record<string, never>;
   done_disconnected: Record<string, never>;
@@ -292,6 +302,47 @@ export interface PlatformPortalTextParams {
   quota_invalid: Record<string, never>;
   quota_by_operator: Record<string, never>;
   done_quota_saved: Record<string, never>;
+  usage_month_legend: Record<string, never>;
+  field_month: Record<string, never>;
+  usage_month_button: Record<string, never>;
+  usage_period_past: { month: string | number; };
+  usage_none_month: { month: string | number; };
+  usage_by_day: { month: string | number; };
+  usage_by_instance: { month: string | number; };
+  usage_by_user: { month: string | number; };
+  usage_daily_note: Record<string, never>;
+  usage_export: { month: string | number; };
+  col_day: Record<string, never>;
+  calls_title: Record<string, never>;
+  calls_intro: { days: string | number; };
+  calls_intro_member: { days: string | number; };
+  calls_filter_legend: Record<string, never>;
+  field_filter_instance: Record<string, never>;
+  field_filter_tool: Record<string, never>;
+  field_filter_outcome: Record<string, never>;
+  field_filter_user: Record<string, never>;
+  filter_any: Record<string, never>;
+  calls_filter_button: Record<string, never>;
+  calls_caption: { page: string | number; };
+  calls_none: Record<string, never>;
+  calls_export: { max: string | number; };
+  calls_newer: Record<string, never>;
+  calls_older: Record<string, never>;
+  outcome_ok: Record<string, never>;
+  outcome_error: Record<string, never>;
+  outcome_refused: Record<string, never>;
+  col_outcome: Record<string, never>;
+  col_code: Record<string, never>;
+  col_token: Record<string, never>;
+  col_duration: Record<string, never>;
+  setup_heading: Record<string, never>;
+  setup_intro: Record<string, never>;
+  setup_summary: { instance: string | number; };
+  setup_oauth: Record<string, never>;
+  setup_token: { placeholder: string | number; };
+  setup_token_placeholder: Record<string, never>;
+  setup_resource: { url: string | number; };
+  setup_metadata: { url: string | number; };
   tokens_title: Record<string, never>;
   tokens_intro: Record<string, never>;
   token_create_heading: Record<string, never>;
@@ -405,12 +456,16 @@ export interface PlatformLimits {
   readonly passwordResetValidSeconds: number;
   readonly passwordResetsPerAddress: number;
   readonly auditPageEntries: number;
+  readonly callLogPageEntries: number;
+  readonly callLogExportRows: number;
   readonly mcpAccessTokenSeconds: number;
   readonly mcpRefreshTokenSeconds: number;
   readonly mcpCodeSeconds: number;
   readonly mcpConsentSeconds: number;
   readonly mcpAuthRequestsPerMinute: number;
   readonly personConfirmSeconds: number;
+  readonly inputStateSeconds: number;
+  readonly inputRoundsPerCall: number;
 }
 
 /** The platform descriptor as the runtime reads it: every code, text name and limit typed from the spec. */
@@ -649,6 +704,20 @@ export const platformDescriptor: PlatformSpec = {
         "problem"
       ]
     },
+    "input_state_invalid": {
+      "text": "The requestState does not belong to this call or has expired: call the tool again without it.",
+      "params": []
+    },
+    "input_responses_invalid": {
+      "text": "inputResponses must be an object whose every value is the object answering one input request.",
+      "params": []
+    },
+    "missing_client_capability": {
+      "text": "This tool needs the client capability {capabilities}, which the request did not declare in io.modelcontextprotocol/clientCapabilities.",
+      "params": [
+        "capabilities"
+      ]
+    },
     "envelope_missing": {
       "text": "The MCP-Protocol-Version header names protocol revision {version}, but the request is missing the per-request envelope: params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.",
       "params": [
@@ -778,6 +847,10 @@ export const platformDescriptor: PlatformSpec = {
     "connect_account": "Open this link in a browser within 10 minutes and sign in to the portal as yourself to connect {connector_title} for the endpoint {instance_id}. The link works once. Only an administrator can replace a connection that still works. After connecting, call the tools again.",
     "reconnect": "Reconnect {connector_title} for the endpoint {instance_id} here (open it in a browser within 10 minutes; it works once): {connect_url}",
     "toolsets": "Toolsets: {toolsets}. A client may load only some: header X-MCP-Toolsets: <id>,<id> or path /{instance_id}/x/<id>,<id>/mcp; read-only tools only: X-MCP-Readonly: true or /{instance_id}/readonly/mcp.",
+    "deprecated_tool": "Deprecated: {reason} This tool is served until {sunset}.",
+    "deprecated_tool_replaced": "Deprecated: {reason} Call {replacement} instead; this tool is served until {sunset}.",
+    "deprecated_argument": "Deprecated: {reason} Accepted until {sunset}.",
+    "deprecated_argument_replaced": "Deprecated: {reason} Pass {replacement} instead; accepted until {sunset}.",
     "not_subscribed_tools_listed": "Your account is not subscribed to {connector_id}. Purchase a subscription here: {purchase_url} — until then every tool call answers with this link instead of data.",
     "not_subscribed": "Your account is not subscribed to {connector_id}, so only connect_account is listed. Purchase a subscription here: {purchase_url} — then call connect_account to connect your {connector_title} account, and the connector's tools will be listed."
   },
@@ -901,6 +974,10 @@ export const platformDescriptor: PlatformSpec = {
     },
     "nav_usage": {
       "text": "Usage",
+      "params": []
+    },
+    "nav_calls": {
+      "text": "Calls",
       "params": []
     },
     "nav_tokens": {
@@ -1493,6 +1570,45 @@ export const platformDescriptor: PlatformSpec = {
         "connector"
       ]
     },
+    "test_button": {
+      "text": "Test {instance}",
+      "params": [
+        "instance"
+      ]
+    },
+    "test_ok": {
+      "text": "{instance} works: {tool} answered in {ms} ms.",
+      "params": [
+        "instance",
+        "tool",
+        "ms"
+      ]
+    },
+    "test_failed": {
+      "text": "{instance} did not pass the test: {tool} answered with an error.",
+      "params": [
+        "instance",
+        "tool"
+      ]
+    },
+    "last_used": {
+      "text": "last used {date} (UTC)",
+      "params": [
+        "date"
+      ]
+    },
+    "never_used": {
+      "text": "no calls in the call log",
+      "params": []
+    },
+    "last_error": {
+      "text": "last error {date} (UTC): {tool}, {code}",
+      "params": [
+        "date",
+        "tool",
+        "code"
+      ]
+    },
     "connect_needs_seat": {
       "text": "Connecting {connector} needs a seat on it: ask an administrator for one on the team page.",
       "params": [
@@ -1775,6 +1891,198 @@ export const platformDescriptor: PlatformSpec = {
     "done_quota_saved": {
       "text": "Quota saved; it applies to the next call.",
       "params": []
+    },
+    "usage_month_legend": {
+      "text": "Choose a month",
+      "params": []
+    },
+    "field_month": {
+      "text": "Month",
+      "params": []
+    },
+    "usage_month_button": {
+      "text": "Show month",
+      "params": []
+    },
+    "usage_period_past": {
+      "text": "The whole month {month}.",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_none_month": {
+      "text": "No calls in {month}.",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_by_day": {
+      "text": "Calls by day in {month}",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_by_instance": {
+      "text": "Calls by endpoint instance in {month}",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_by_user": {
+      "text": "Calls by user in {month}",
+      "params": [
+        "month"
+      ]
+    },
+    "usage_daily_note": {
+      "text": "Calls by day, endpoint instance and user count the metered calls the call log has seen (refused calls are not counted); the month's totals above are the billing figures.",
+      "params": []
+    },
+    "usage_export": {
+      "text": "Export {month} by day, endpoint instance and user as CSV",
+      "params": [
+        "month"
+      ]
+    },
+    "col_day": {
+      "text": "Day",
+      "params": []
+    },
+    "calls_title": {
+      "text": "Calls",
+      "params": []
+    },
+    "calls_intro": {
+      "text": "Every tool call of your account from the last {days} days, newest first: when, which endpoint and tool, how it ended, who made it and how long it took. Arguments and results are never kept.",
+      "params": [
+        "days"
+      ]
+    },
+    "calls_intro_member": {
+      "text": "Your tool calls from the last {days} days, newest first: when, which endpoint and tool, how it ended and how long it took. Arguments and results are never kept.",
+      "params": [
+        "days"
+      ]
+    },
+    "calls_filter_legend": {
+      "text": "Filter the calls",
+      "params": []
+    },
+    "field_filter_instance": {
+      "text": "Endpoint instance",
+      "params": []
+    },
+    "field_filter_tool": {
+      "text": "Tool",
+      "params": []
+    },
+    "field_filter_outcome": {
+      "text": "Outcome",
+      "params": []
+    },
+    "field_filter_user": {
+      "text": "User",
+      "params": []
+    },
+    "filter_any": {
+      "text": "any",
+      "params": []
+    },
+    "calls_filter_button": {
+      "text": "Show calls",
+      "params": []
+    },
+    "calls_caption": {
+      "text": "Calls, newest first (page {page})",
+      "params": [
+        "page"
+      ]
+    },
+    "calls_none": {
+      "text": "No calls match.",
+      "params": []
+    },
+    "calls_export": {
+      "text": "Export the calls that match as CSV (the newest {max})",
+      "params": [
+        "max"
+      ]
+    },
+    "calls_newer": {
+      "text": "Newer calls",
+      "params": []
+    },
+    "calls_older": {
+      "text": "Older calls",
+      "params": []
+    },
+    "outcome_ok": {
+      "text": "answered",
+      "params": []
+    },
+    "outcome_error": {
+      "text": "error",
+      "params": []
+    },
+    "outcome_refused": {
+      "text": "refused",
+      "params": []
+    },
+    "col_outcome": {
+      "text": "Outcome",
+      "params": []
+    },
+    "col_code": {
+      "text": "Code",
+      "params": []
+    },
+    "col_token": {
+      "text": "Token",
+      "params": []
+    },
+    "col_duration": {
+      "text": "Duration (ms)",
+      "params": []
+    },
+    "setup_heading": {
+      "text": "Client setup",
+      "params": []
+    },
+    "setup_intro": {
+      "text": "Paste one of these into the MCP client's configuration (Claude Desktop, Cursor and others read an mcpServers object). With OAuth the client opens a sign-in page in the browser; with an API token it sends the token in the Authorization header.",
+      "params": []
+    },
+    "setup_summary": {
+      "text": "Client setup for {instance}",
+      "params": [
+        "instance"
+      ]
+    },
+    "setup_oauth": {
+      "text": "With OAuth (the client signs you in in the browser):",
+      "params": []
+    },
+    "setup_token": {
+      "text": "With an API token (put a token from the API tokens page in place of {placeholder}):",
+      "params": [
+        "placeholder"
+      ]
+    },
+    "setup_token_placeholder": {
+      "text": "YOUR_API_TOKEN",
+      "params": []
+    },
+    "setup_resource": {
+      "text": "OAuth resource (the endpoint): {url}",
+      "params": [
+        "url"
+      ]
+    },
+    "setup_metadata": {
+      "text": "Its protected-resource metadata: {url}",
+      "params": [
+        "url"
+      ]
     },
     "tokens_title": {
       "text": "API tokens",
@@ -2233,12 +2541,16 @@ export const platformDescriptor: PlatformSpec = {
     "passwordResetValidSeconds": 3600,
     "passwordResetsPerAddress": 5,
     "auditPageEntries": 200,
+    "callLogPageEntries": 50,
+    "callLogExportRows": 10000,
     "mcpAccessTokenSeconds": 3600,
     "mcpRefreshTokenSeconds": 2592000,
     "mcpCodeSeconds": 60,
     "mcpConsentSeconds": 600,
     "mcpAuthRequestsPerMinute": 60,
-    "personConfirmSeconds": 600
+    "personConfirmSeconds": 600,
+    "inputStateSeconds": 600,
+    "inputRoundsPerCall": 10
   },
   "checkOrder": [
     "tool_name",

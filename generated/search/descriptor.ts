@@ -47,6 +47,7 @@ export const searchDescriptor: ConnectorDescriptor<SearchErrorCode> = {
     "refreshFailed": "access_token_expired"
   },
   "tenantCredential": true,
+  "connectionTest": "list_sites",
   "connectAccount": false,
   "structuredContent": false,
   "upstream": {

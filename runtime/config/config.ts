@@ -66,70 +66,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const port = value('port', 8787);
   const enabledSetting = SETTINGS.find((s) => s.env[0] === 'CONNECTORS_ENABLED')!;
   const enabledList = (envValue(ajv, env, enabledSetting, enabledSetting.env, specs) as string[] | undefined) ?? [];
-  const connectors = Object.keys(specs).map((key): ConnectorConfig => {
-    const spec = specs[key]!.descriptor;
-    const fromFile = (get(fileContent, `connectors.${key}`) ?? {}) as Record<string, unknown>;
-    const setting = (name: string): unknown => {
-      const s = CONNECTOR_SETTINGS.find((c) => c.file === name)!;
-      return (
-        envValue(
-          ajv,
-          env,
-          s,
-          s.env.map((n) => n.replace('<KEY>', envName(key))),
-          specs,
-        ) ?? get(fromFile, name)
-      );
-    };
-    const concurrent = (setting('maxConcurrent') as number | undefined) ?? spec.limits.maxConcurrent;
-    const alone = checkConnectorCombinations({
-      key,
-      envKey: envName(key),
-      credential: spec.credential,
-      username: setting('managedCredential.username'),
-      password: setting('managedCredential.password'),
-      oauth: {
-        clientId: setting('oauth.clientId'),
-        clientSecret: setting('oauth.clientSecret'),
-        baseUrl: setting('oauth.baseUrl'),
-      },
-    });
-    if (alone) throw new ConfigError(alone);
-    const managed =
-      spec.credential === 'managed_basic'
-        ? {
-            username: setting('managedCredential.username') as string | undefined,
-            password: setting('managedCredential.password') as string | undefined,
-          }
-        : undefined;
-    const oauth: OAuthClientConfig = Object.fromEntries(
-      (['clientId', 'clientSecret', 'baseUrl'] as const).flatMap((name) => {
-        const v = setting(`oauth.${name}`) as string | undefined;
-        return v === undefined ? [] : [[name, v.replace(/\/+$/, '')]];
-      }),
-    );
-    const appSecret = setting('appSecretToken') as string | undefined;
-    // A secret for a connector that takes none is a mistake (a wrong key, a copy-paste), not a no-op.
-    if (appSecret !== undefined && !spec.appSecret)
-      throw new ConfigError(
-        `${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, ` +
-          `connectors.${key}.appSecretToken)`,
-      );
-    return {
-      key,
-      id: (setting('id') as string | undefined) ?? spec.defaultId,
-      enabled: enabledList.length > 0 ? enabledList.includes(key) : ((fromFile.enabled as boolean | undefined) ?? true),
-      baseUrl: (setting('baseUrl') as string | undefined) ?? spec.upstream.baseUrl,
-      maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
-      ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
-      maxConnections: (setting('maxConnections') as number | undefined) ?? DEFAULT_UPSTREAM_CONNECTIONS,
-      ...(managed && (managed.username !== undefined || managed.password !== undefined)
-        ? { managedCredential: managed }
-        : {}),
-      ...(spec.credential === 'oauth2' && Object.keys(oauth).length > 0 ? { oauth } : {}),
-      ...(appSecret !== undefined ? { appSecret } : {}),
-    };
-  });
+  const connectors = Object.keys(specs).map((key) => connectorConfig(key, specs, env, fileContent, ajv, enabledList));
   const secretKeys = value<Record<number, string> | undefined>('secretKeys', undefined);
   const [publicBaseUrl, databaseUrl, redisUrl, smtpUrl, mailFrom, redisPrefix] = (
     ['publicBaseUrl', 'databaseUrl', 'redisUrl', 'smtpUrl', 'mailFrom', 'redisPrefix'] as const
@@ -167,6 +104,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     logLevel: value('logLevel', 'info'),
     usageFlushMs: value('usageFlushMs', 1000),
     usageDrainTimeoutMs: value('usageDrainTimeoutMs', 10_000),
+    callLogDays: value('callLogDays', 30),
     maxBodyBytes: value('maxBodyBytes', 1024 * 1024),
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
     storeTimeoutMs: value('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS),
@@ -175,4 +113,77 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   };
   validateConfig(config, specs);
   return config;
+}
+
+/** One connector's configuration: its settings from the environment and the file, over its spec's defaults. */
+function connectorConfig(
+  key: string,
+  specs: ConnectorSpecs,
+  env: Env,
+  fileContent: unknown,
+  ajv: ReturnType<typeof makeAjv>,
+  enabledList: readonly string[],
+): ConnectorConfig {
+  const spec = specs[key]!.descriptor;
+  const fromFile = (get(fileContent, `connectors.${key}`) ?? {}) as Record<string, unknown>;
+  const setting = (name: string): unknown => {
+    const s = CONNECTOR_SETTINGS.find((c) => c.file === name)!;
+    return (
+      envValue(
+        ajv,
+        env,
+        s,
+        s.env.map((n) => n.replace('<KEY>', envName(key))),
+        specs,
+      ) ?? get(fromFile, name)
+    );
+  };
+  const concurrent = (setting('maxConcurrent') as number | undefined) ?? spec.limits.maxConcurrent;
+  const alone = checkConnectorCombinations({
+    key,
+    envKey: envName(key),
+    credential: spec.credential,
+    username: setting('managedCredential.username'),
+    password: setting('managedCredential.password'),
+    oauth: {
+      clientId: setting('oauth.clientId'),
+      clientSecret: setting('oauth.clientSecret'),
+      baseUrl: setting('oauth.baseUrl'),
+    },
+  });
+  if (alone) throw new ConfigError(alone);
+  const managed =
+    spec.credential === 'managed_basic'
+      ? {
+          username: setting('managedCredential.username') as string | undefined,
+          password: setting('managedCredential.password') as string | undefined,
+        }
+      : undefined;
+  const oauth: OAuthClientConfig = Object.fromEntries(
+    (['clientId', 'clientSecret', 'baseUrl'] as const).flatMap((name) => {
+      const v = setting(`oauth.${name}`) as string | undefined;
+      return v === undefined ? [] : [[name, v.replace(/\/+$/, '')]];
+    }),
+  );
+  const appSecret = setting('appSecretToken') as string | undefined;
+  // A secret for a connector that takes none is a mistake (a wrong key, a copy-paste), not a no-op.
+  if (appSecret !== undefined && !spec.appSecret)
+    throw new ConfigError(
+      `${key}: its spec takes no application secret token (CONNECTOR_${envName(key)}_APP_SECRET_TOKEN, ` +
+        `connectors.${key}.appSecretToken)`,
+    );
+  return {
+    key,
+    id: (setting('id') as string | undefined) ?? spec.defaultId,
+    enabled: enabledList.length > 0 ? enabledList.includes(key) : ((fromFile.enabled as boolean | undefined) ?? true),
+    baseUrl: (setting('baseUrl') as string | undefined) ?? spec.upstream.baseUrl,
+    maxInstances: (setting('maxInstances') as number | undefined) ?? 99,
+    ...(concurrent !== undefined ? { maxConcurrent: concurrent } : {}),
+    maxConnections: (setting('maxConnections') as number | undefined) ?? DEFAULT_UPSTREAM_CONNECTIONS,
+    ...(managed && (managed.username !== undefined || managed.password !== undefined)
+      ? { managedCredential: managed }
+      : {}),
+    ...(spec.credential === 'oauth2' && Object.keys(oauth).length > 0 ? { oauth } : {}),
+    ...(appSecret !== undefined ? { appSecret } : {}),
+  };
 }

@@ -75,6 +75,8 @@ export interface GatewayConfig {
   readonly usageFlushMs: number;
   /** On a stop, how long to retry the final usage flush before spilling the rest to the data directory. */
   readonly usageDrainTimeoutMs: number;
+  /** Days the call log keeps a call (docs/decisions/portal.md, 'The call log keeps no arguments or results'). */
+  readonly callLogDays: number;
   readonly maxBodyBytes: number;
   /** How often each replica re-reads accounts, tokens and entitlements written elsewhere. */
   readonly snapshotRefreshMs: number;
@@ -298,6 +300,13 @@ export const SETTINGS: readonly Setting[] = [
     form: 'number',
     schema: { type: 'integer', minimum: 0 },
     expected: 'milliseconds, 0 or more',
+  },
+  {
+    file: 'callLogDays',
+    env: ['CALL_LOG_DAYS'],
+    form: 'number',
+    schema: { type: 'integer', minimum: 1, maximum: 3660 },
+    expected: 'days, an integer from 1 to 3660',
   },
   {
     file: 'maxBodyBytes',

@@ -23,11 +23,23 @@ export interface ErrorEntry {
 
 export type JsonSchemaObject = { readonly [key: string]: unknown };
 
+/** A deprecated tool or argument (spec `deprecated:`); `replacement` is a bare tool name or an argument name. */
+export interface Deprecation {
+  readonly reason: string;
+  readonly replacement?: string;
+  /** The last day it is served, YYYY-MM-DD (UTC). */
+  readonly sunset: string;
+}
+
 export interface ToolDescriptor {
   /** Bare name; served as `<instance>__<name>` (system tools unprefixed). */
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** Set when the spec marks the tool deprecated: tools/list says so, its calls are counted apart. */
+  readonly deprecated?: Deprecation;
+  /** Top-level arguments marked deprecated (each also `deprecated: true` in the input schema). */
+  readonly deprecatedArguments?: Readonly<Record<string, Deprecation>>;
   /**
    * Id of the connector toolset the tool belongs to (one of `ConnectorDescriptor.toolsets`); system tools have none.
    */
@@ -115,6 +127,8 @@ export interface ConnectorDescriptor<Code extends string = string> {
    */
   readonly appSecret?: true;
   readonly connect?: ConnectCheck;
+  /** The read tool (no required arguments) the portal's "Test connection" runs with a stored connection. */
+  readonly connectionTest?: string;
   readonly connectAccount: boolean;
   readonly structuredContent: boolean;
   readonly upstream: UpstreamPolicy;

@@ -3,6 +3,7 @@
 // logger without secrets, and the clock. Never the caller's token, another instance's credential
 // or the database.
 import type { Logger } from 'pino';
+import type { CallInput, InputRequest } from './input-requests.ts';
 import type { UpstreamClient, UpstreamResponse } from './upstream-types.ts';
 
 /**
@@ -189,4 +190,14 @@ export interface ToolContext<E = object, L = object, T = object> {
   describeFailure(this: ToolContext<E, L, T>, error: unknown): FailureSummary;
   /** Writes, preview-first (`write: true` tools only; a read tool's `send` throws). */
   readonly write: WriteGuard;
+  /** What the client answered to the previous round of this call's input requests (input-requests.ts). */
+  readonly input: CallInput;
+  /**
+   * Ends this round asking the client for input (MCP 2026-07-28 `input_required`; on the 2025
+   * revisions the gateway asks on the call's stream and runs the handler again): requests by key,
+   * each for a kind the client declared (`ctx.input.client`; another is refused, -32021), and a
+   * state the runtime seals into `requestState` and hands back as `ctx.input.state` on the retry.
+   * A method: call it as `ctx.requireInput(…)`.
+   */
+  requireInput(this: ToolContext<E, L, T>, requests: Readonly<Record<string, InputRequest>>, state?: string): never;
 }

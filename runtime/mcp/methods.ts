@@ -11,9 +11,15 @@ import type { Pipeline } from '../pipeline/pipeline.ts';
 import type { LinkIssuer } from '../secrets/signed-links.ts';
 import type { Identity } from '../store/state.ts';
 import { protocolText } from '../protocol-text.ts';
-import { ErrorCode, errorJson, negotiateVersion, resultJson, SERVER_VERSION } from './protocol.ts';
-import { ALL_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_SERVER_INFO } from './revision.ts';
+import { ErrorCode, errorJson, negotiateVersion, RefusedReply, resultJson, SERVER_VERSION } from './protocol.ts';
+import {
+  ALL_PROTOCOL_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_SERVER_INFO,
+  MISSING_CLIENT_CAPABILITY,
+} from './revision.ts';
 import type { AskPerson, PersonConfirmRequest } from '../pipeline/person-confirm.ts';
+import { InputRefused } from '../pipeline/call-input.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
@@ -198,7 +204,12 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       [
         'tools/call',
         async (request) => {
-          const result = await callResult(request, modernPersonConfirm(request.params));
+          let result: string;
+          try {
+            result = await callResult(request, modernPersonConfirm(request.params));
+          } catch (error) {
+            return refusedRetry(request.id, error);
+          }
           // An input_required result carries its own resultType (runtime/pipeline/person-confirm.ts).
           const tail = modernTail(request.endpoint);
           const own = result.includes('"resultType":"input_required"') ? tail.slice(tail.indexOf(',"_meta"')) : tail;
@@ -207,6 +218,28 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       ],
     ]),
   };
+}
+
+/**
+ * A 2026 tools/call refused by runtime/pipeline/call-input.ts answers HTTP 400 with the JSON-RPC error:
+ * -32021 and `data.requiredCapabilities` for a capability the client did not declare, -32602 for a
+ * retry whose requestState or inputResponses must not reach the handler. Any other failure is thrown on.
+ */
+function refusedRetry(id: McpRequest['id'], error: unknown): never {
+  if (!(error instanceof InputRefused)) throw error;
+  const { code, requiredCapabilities } = error;
+  const body =
+    code === 'missing_client_capability'
+      ? errorJson(
+          id,
+          MISSING_CLIENT_CAPABILITY,
+          protocolText(code, { capabilities: Object.keys(requiredCapabilities ?? {}).join(', ') }),
+          {
+            requiredCapabilities,
+          },
+        )
+      : errorJson(id, ErrorCode.InvalidParams, protocolText(code));
+  throw new RefusedReply(400, body);
 }
 
 /**
@@ -222,7 +255,8 @@ export function modernPersonConfirm(params: Record<string, unknown>): PersonConf
     !!elicitation &&
     typeof elicitation === 'object' &&
     (Object.keys(elicitation).length === 0 || 'form' in (elicitation as Record<string, unknown>));
-  return { elicitation: form, inputResponses: params.inputResponses, requestState: params.requestState };
+  const client = { elicitation: form, sampling: !!capabilities?.sampling, roots: !!capabilities?.roots };
+  return { elicitation: form, client, inputResponses: params.inputResponses, requestState: params.requestState };
 }
 
 export function dispatch(methods: McpMethods, method: string, request: McpRequest): McpReply | Promise<McpReply> {

@@ -84,6 +84,21 @@ export function resultJson(id: string | number, resultJsonText: string): string 
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJsonText}}`;
 }
 
+/**
+ * A method's answer with its own HTTP status (2026-07-28 refusals after dispatch: HTTP 400 with
+ * the JSON-RPC error), thrown by the method and sent by the transport as it is.
+ */
+export class RefusedReply extends Error {
+  readonly status: number;
+  readonly body: string;
+  constructor(status: number, body: string) {
+    super('refused');
+    this.name = 'RefusedReply';
+    this.status = status;
+    this.body = body;
+  }
+}
+
 export function errorJson(id: JsonRpcId, code: number, message: string, data?: unknown): string {
   const error: Record<string, unknown> = { code, message };
   if (data !== undefined) error.data = data;

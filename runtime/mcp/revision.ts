@@ -26,6 +26,8 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 /** MCP 2026-07-28 error codes (the MCP-reserved sub-range). */
 export const HEADER_MISMATCH = -32020;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** MissingRequiredClientCapabilityError: the request needs a capability its client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** A refusal of the revision checks: HTTP status, JSON-RPC error, optional data. */
 export interface RevisionRefusal {

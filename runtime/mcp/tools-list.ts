@@ -2,18 +2,67 @@
 // tools named `<instance>__<tool>`, plus the unprefixed system tool where the connector lists it;
 // tool references in their texts rendered with the instance id.
 // Nothing here switches over tool names.
-import type { PlatformDescriptor, ToolDescriptor } from '../handler-api/descriptor-types.ts';
+import type {
+  Deprecation,
+  JsonSchemaObject,
+  PlatformDescriptor,
+  ToolDescriptor,
+} from '../handler-api/descriptor-types.ts';
+import { formatText } from '../handler-api/tool-error.ts';
 import { renderToolReferences, type Endpoint } from '../gateway-context.ts';
 import { allows, EVERY_TOOL, selectionKey, type ToolSelection } from '../tool-selection.ts';
 
-function listedTool(tool: ToolDescriptor, name: string, publishOutput: boolean): Record<string, unknown> {
+/**
+ * The `_meta` keys of a deprecated tool's listing, under the project's reverse-DNS prefix (the spec
+ * format's `$id` host, connector-gateway.dev): the tool's deprecation (`replacement` as served), and
+ * its deprecated arguments by name. docs/decisions/mcp-surface.md, 'Deprecations in tools/list'.
+ */
+export const META_DEPRECATED = 'dev.connector-gateway/deprecated';
+export const META_DEPRECATED_ARGUMENTS = 'dev.connector-gateway/deprecatedArguments';
+
+type Instructions = PlatformDescriptor['instructions'];
+
+/** The notice put before a deprecated tool's or argument's description (texts in specs/platform.yaml). */
+function notice(texts: Instructions, kind: 'tool' | 'argument', d: Deprecation, replacement?: string): string {
+  const text = replacement ? texts[`deprecated_${kind}_replaced`] : texts[`deprecated_${kind}`];
+  return formatText(text ?? '', { reason: d.reason, sunset: d.sunset, replacement: replacement ?? '' });
+}
+
+/** The deprecated arguments' descriptions with their notice first (`deprecated: true` is in the schema already). */
+function deprecatedInput(schema: JsonSchemaObject, args: Readonly<Record<string, Deprecation>>, texts: Instructions) {
+  const properties = { ...(schema.properties as Record<string, JsonSchemaObject>) };
+  for (const [name, d] of Object.entries(args)) {
+    const p = properties[name];
+    if (!p) continue;
+    const own = typeof p.description === 'string' ? ` ${p.description}` : '';
+    properties[name] = { ...p, description: `${notice(texts, 'argument', d, d.replacement)}${own}` };
+  }
+  return { ...schema, properties };
+}
+
+function listedTool(
+  tool: ToolDescriptor,
+  name: string,
+  publishOutput: boolean,
+  texts: Instructions,
+  system: boolean,
+): Record<string, unknown> {
+  const d = tool.deprecated;
+  const args = tool.deprecatedArguments;
+  // A connector tool's replacement is written as a reference, rendered with the rest of the listing.
+  const replacement = d?.replacement && !system ? `{{tool:${d.replacement}}}` : d?.replacement;
+  const meta = {
+    ...(d ? { [META_DEPRECATED]: { ...d, ...(replacement ? { replacement } : {}) } } : {}),
+    ...(args ? { [META_DEPRECATED_ARGUMENTS]: args } : {}),
+  };
   return {
     name,
     title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
+    description: d ? `${notice(texts, 'tool', d, replacement)}\n\n${tool.description}` : tool.description,
+    inputSchema: args ? deprecatedInput(tool.inputSchema, args, texts) : tool.inputSchema,
     ...(publishOutput && tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     annotations: { title: tool.title, ...tool.annotations },
+    ...(d || args ? { _meta: meta } : {}),
   };
 }
 
@@ -84,11 +133,12 @@ function selectedList(
 function render(endpoint: Endpoint, platform: PlatformDescriptor, connectorTools: readonly ToolDescriptor[]): string {
   const { descriptor } = endpoint.connector;
   const tools: Record<string, unknown>[] = [];
+  const texts = platform.instructions;
   for (const tool of connectorTools)
-    tools.push(listedTool(tool, `${endpoint.instanceId}__${tool.name}`, descriptor.structuredContent));
+    tools.push(listedTool(tool, `${endpoint.instanceId}__${tool.name}`, descriptor.structuredContent, texts, false));
   if (descriptor.connectAccount) {
     const connect = platform.systemTools.find((t) => t.name === 'connect_account');
-    if (connect) tools.push(listedTool(connect, connect.name, false));
+    if (connect) tools.push(listedTool(connect, connect.name, false, texts, true));
   }
   // Sibling tools named in descriptions read as this endpoint serves them (tool names are
   // [A-Za-z0-9_-], so rendering the JSON text renders every description and schema in it).

@@ -23,7 +23,18 @@ export interface UsageRecord {
     readonly to: string;
     readonly totalCalls: number;
     readonly totalCostUnits: number;
-    readonly byConnector: Record<string, { calls: number; costUnits: number; byTool: Record<string, number> }>;
+    readonly byConnector: Record<
+      string,
+      {
+        calls: number;
+        costUnits: number;
+        byTool: Record<string, number>;
+        /** Calls of the tools deprecated now (spec `deprecated:`); present when there were some. */
+        deprecated?: { calls: number; byTool: Record<string, number> };
+      }
+    >;
+    /** Calls of tools deprecated now, over every connector; present when there were some. */
+    readonly deprecatedCalls?: number;
   };
   readonly fairUse: {
     readonly withinQuota: boolean;
@@ -55,6 +66,11 @@ export interface UsageOptions {
   readonly shared?: SharedStore;
   readonly log: Logger;
   readonly onFailOpen?: (component: string) => void;
+  /**
+   * `<connector id>|<tool>` of the tools the spec marks deprecated (deprecatedToolKeys): their calls are shown apart in
+   * the usage record (docs/decisions/operations.md, 'Calls of deprecated tools are counted apart').
+   */
+  readonly deprecatedTools?: ReadonlySet<string>;
 }
 
 const FAIR_USE_TTL_SECONDS = 40 * 24 * 3600;
@@ -437,6 +453,7 @@ export class UsageMeter {
     }
     const byConnector: UsageRecord['usage']['byConnector'] = {};
     let total = 0;
+    let deprecatedCalls = 0;
     for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const [connectorId, tool] = key.split('|') as [string, string];
       byConnector[connectorId] ??= { calls: 0, costUnits: 0, byTool: {} };
@@ -445,6 +462,12 @@ export class UsageMeter {
       c.costUnits += n;
       c.byTool[tool] = (c.byTool[tool] ?? 0) + n;
       total += n;
+      if (this.#o.deprecatedTools?.has(key)) {
+        c.deprecated ??= { calls: 0, byTool: {} };
+        c.deprecated.calls += n;
+        c.deprecated.byTool[tool] = (c.deprecated.byTool[tool] ?? 0) + n;
+        deprecatedCalls += n;
+      }
     }
     const limit = this.limitOf(account);
     let used = total;
@@ -465,6 +488,7 @@ export class UsageMeter {
         totalCalls: total,
         totalCostUnits: total,
         byConnector,
+        ...(deprecatedCalls > 0 ? { deprecatedCalls } : {}),
       },
       fairUse: { withinQuota, used, limit, mode: account.fairUseMode, month },
     };

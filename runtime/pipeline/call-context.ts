@@ -18,6 +18,7 @@ import type {
   UpstreamQuota,
   WriteGuard,
 } from '../handler-api/tool-context.ts';
+import { type CallInput, type InputRequest, InputRequired, NO_INPUT } from '../handler-api/input-requests.ts';
 import { ArgumentRefusal, formatText, ToolError, type ErrorParams } from '../handler-api/tool-error.ts';
 import { UpstreamError, type UpstreamClient } from '../handler-api/upstream-types.ts';
 import type { Redactor } from '../redact.ts';
@@ -142,6 +143,8 @@ export interface CallScope {
   readonly write: WriteGuard;
   /** The call's progress, when its client asked for it (runtime/pipeline/progress.ts). */
   readonly progress?: CallProgress | undefined;
+  /** What the client answered to the previous round (runtime/pipeline/call-input.ts); absent: nothing. */
+  readonly input?: CallInput | undefined;
 }
 
 /** A context for any tool: the runtime holds handlers with their spec types erased (ErasedHandler). */
@@ -175,6 +178,7 @@ class CallToolContext implements CallContext {
   readonly tokens: SealedTokens;
   readonly upstreamQuota: UpstreamQuota;
   readonly write: WriteGuard;
+  readonly input: CallInput;
   readonly #scope: CallScope;
   #log: Logger | undefined;
 
@@ -194,6 +198,7 @@ class CallToolContext implements CallContext {
     this.tokens = scope.tokens;
     this.upstreamQuota = scope.upstreamQuota;
     this.write = scope.write;
+    this.input = scope.input ?? NO_INPUT;
   }
 
   progress(done: number, total?: number, message?: string): void {
@@ -215,6 +220,11 @@ class CallToolContext implements CallContext {
 
   refuseArguments(code: string, params: ErrorParams = {}): never {
     throw new ArgumentRefusal(code, params);
+  }
+
+  /** Whether the client may be asked is the pipeline's to judge (runtime/pipeline/call-input.ts, checkKinds). */
+  requireInput(this: CallToolContext, requests: Readonly<Record<string, InputRequest>>, state?: string): never {
+    throw new InputRequired(requests, state);
   }
 
   text(this: CallToolContext, name: string, params: ErrorParams = {}): string {

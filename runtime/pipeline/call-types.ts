@@ -28,6 +28,8 @@ export interface CallLogFields {
   readonly instance: string;
   readonly accountId: string;
   readonly userId: string;
+  /** The API token's id (`oauth:<grant>` for OAuth); an id, never the token. */
+  readonly tokenId: string;
   /** The call's W3C trace id (the caller's, or a new one), as upstream requests carry it. */
   readonly traceId: string;
   /** The gateway's span for this call. */
@@ -123,4 +125,13 @@ export function scrubResult(result: CallToolResult, redactor: Redactor): CallToo
 
 export function textResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+/**
+ * The tool a log line names for a name as the caller sent it: without its instance prefix, as every
+ * other line of a call names it, cut short (it is the caller's input).
+ */
+export function loggedToolName(name: unknown, instanceId: string): string {
+  if (typeof name !== 'string') return typeof name;
+  return (name.startsWith(`${instanceId}__`) ? name.slice(instanceId.length + 2) : name).slice(0, 100);
 }

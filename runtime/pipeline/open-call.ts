@@ -5,8 +5,10 @@
 // cannot drift apart. No object literal with closures per call beyond the upstream client's
 // `onCall` (docs/decisions/typed-platform-contract.md).
 import type { Dispatcher } from 'undici';
+import type { GatewayContext } from '../gateway-context.ts';
 import type { Logger } from 'pino';
 import type { ConnectorDescriptor, ToolDescriptor, UpstreamPolicy } from '../handler-api/descriptor-types.ts';
+import type { CallInput } from '../handler-api/input-requests.ts';
 import type { Credential, DataLayer } from '../handler-api/tool-context.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../handler-api/upstream-types.ts';
 import type { UpstreamQuotas } from '../metering/rate-limit.ts';
@@ -42,6 +44,24 @@ export interface CallServices {
   readonly telemetry?: Telemetry | undefined;
 }
 
+/** What opening a call needs from the gateway, made once (the pipeline's constructor). */
+export function callServices(gateway: GatewayContext): CallServices {
+  const { upstreamDuration } = gateway.metrics;
+  return {
+    vault: gateway.vault,
+    upstreamQuotas: gateway.upstreamQuotas,
+    now: gateway.now,
+    timeZone: gateway.config.timeZone,
+    gates: gateway.gates,
+    ...(gateway.dispatchers ? { dispatchers: gateway.dispatchers } : {}),
+    bodyBudget: gateway.bodyBudget,
+    upstreamSleep: gateway.upstreamSleep,
+    telemetry: gateway.telemetry,
+    observeUpstream: (connector, info) =>
+      upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
+  };
+}
+
 /** One call to open: plain data, no closures. */
 export interface CallOpening {
   readonly descriptor: ConnectorDescriptor;
@@ -72,6 +92,8 @@ export interface CallOpening {
   readonly policy?: UpstreamPolicy;
   /** The call's progress, when its client asked for it: upstream answers count until the handler reports. */
   readonly progress?: CallProgress | undefined;
+  /** What the client answered to the handler's previous round of input requests (call-input.ts). */
+  readonly input?: CallInput | undefined;
   readonly upstream?: UpstreamClient;
   readonly wrapUpstream?: (client: UpstreamClient) => UpstreamClient;
 }
@@ -152,6 +174,7 @@ export function openCall(services: CallServices, call: CallOpening): OpenedCall 
     texts: call.texts,
     redactor: call.redactor,
     progress: call.progress,
+    input: call.input,
   });
   return { ctx, upstream };
 }

@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { formatText } from '../handler-api/tool-error.ts';
 import type { PlatformDescriptor } from '../handler-api/descriptor-types.ts';
+import type { InputKinds, StreamRound } from '../handler-api/input-requests.ts';
 import type { Vault } from '../secrets/vault.ts';
 import type { Repositories } from '../store/store.ts';
 import { argumentsDigest, previewDigest } from './write-guard.ts';
@@ -47,6 +48,10 @@ export interface PersonConfirmRequest {
   readonly requestState?: unknown;
   /** 2025 revisions: asks the person on the call's event stream (provided by the per-call context). */
   readonly askPerson?: AskPerson;
+  /** 2026-07-28: what the client may be asked by any handler (runtime/pipeline/call-input.ts). */
+  readonly client?: InputKinds | undefined;
+  /** 2025 revisions: the answers the gateway collected on the call's stream for the handler's last round. */
+  readonly askedOnStream?: StreamRound | undefined;
   /** Set by the pipeline itself: the digest of the preview the person accepted in this very call (2025). */
   readonly accepted?: string;
 }

@@ -12,6 +12,7 @@ import {
   type CallPlan,
   type CallToolResult,
   type CredentialVerdict,
+  loggedToolName,
   scrubResult,
   textResult,
   type ToolCallRequest,
@@ -20,7 +21,7 @@ import { assertCheckOrder } from './check-order.ts';
 import { type ConnectCheck, checkCredential } from './connect-check.ts';
 import { failureAnswer } from './failure-answer.ts';
 import { Refusals } from './refusals.ts';
-import { type CallServices, openCall } from './open-call.ts';
+import { type CallServices, callServices, openCall } from './open-call.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { Identity } from '../store/state.ts';
 import type { LinkIssuer } from '../secrets/signed-links.ts';
@@ -36,6 +37,8 @@ import { newSpanId, startTrace, type TraceContext } from '../trace-context.ts';
 import { allows, EVERY_TOOL } from '../tool-selection.ts';
 import { isConfirmed, WriteDedup, writeKey } from './write-guard.ts';
 import { askPerson, personStep, type PersonServices } from './person-confirm.ts';
+import { InputRequired } from '../handler-api/input-requests.ts';
+import { InputRefused, inputRound, inputServices, type InputServices, openInput } from './call-input.ts';
 
 /** How often a confirmed write waiting for an identical one on another replica reads its outcome. */
 const WRITE_DEDUP_POLL_MS = 50;
@@ -52,6 +55,8 @@ export class Pipeline {
   readonly #services: CallServices;
   /** Writes the person confirms (person-confirm.ts), made once. */
   readonly #personServices: PersonServices;
+  /** A handler's input rounds (call-input.ts; a retry that must not reach it is refused unmetered), made once. */
+  readonly #inputs: InputServices;
 
   constructor(gateway: GatewayContext, links: LinkIssuer) {
     // Once at start-up, never per call: the published check order must be the one made below.
@@ -69,20 +74,8 @@ export class Pipeline {
       now: () => gateway.now().getTime(),
       platform: gateway.platform,
     };
-    const { upstreamDuration } = gateway.metrics;
-    this.#services = {
-      vault: gateway.vault,
-      upstreamQuotas: gateway.upstreamQuotas,
-      now: gateway.now,
-      timeZone: gateway.config.timeZone,
-      gates: gateway.gates,
-      dispatchers: gateway.dispatchers,
-      bodyBudget: gateway.bodyBudget,
-      upstreamSleep: gateway.upstreamSleep,
-      telemetry: gateway.telemetry,
-      observeUpstream: (connector, info) =>
-        upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
-    };
+    this.#inputs = inputServices(gateway);
+    this.#services = callServices(gateway);
   }
 
   #textsOf(endpoint: Endpoint): ConnectorTexts {
@@ -95,10 +88,7 @@ export class Pipeline {
     return texts;
   }
 
-  /**
-   * A platform text (specs/platform.yaml `errors`): typed, so a misspelled code or a missing parameter does not
-   * compile.
-   */
+  /** A platform text (specs/platform.yaml `errors`), typed: a wrong code or a missing parameter does not compile. */
   platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
     return formatText(this.#g.platform.errors[code].text, params ?? {});
   }
@@ -106,14 +96,14 @@ export class Pipeline {
   /**
    * One tools/call. `trace` is the caller's trace context (`traceContextFrom(params._meta,
    * headers)`); without one the call starts a new trace, so every call has a trace id in its log
-   * lines and upstream requests.
+   * lines and upstream requests. Rejects only with InputRefused (call-input.ts), a protocol error.
    */
   call(request: ToolCallRequest): Promise<CallToolResult> {
     const trace = request.trace ?? startTrace();
     // With OpenTelemetry on, the call's span (runtime/telemetry/telemetry.ts) gives the call its span id.
     const span = this.#g.telemetry?.startCall(trace, request.endpoint.connector.config.id, request.endpoint.instanceId);
     const answer = this.#call(request, trace, span?.spanId).catch((error: unknown) =>
-      this.#fault(request, trace, error),
+      error instanceof InputRefused ? Promise.reject(error) : this.#fault(request, trace, error),
     );
     return span === undefined ? answer : this.#g.telemetry!.endCall(span, answer);
   }
@@ -133,15 +123,7 @@ export class Pipeline {
         accountId: identity.account.id,
         userId: identity.user.id,
         traceId: trace.traceId,
-        // The tool without its instance prefix, as every other line of a call names it (cut short: it is the caller's
-        // input).
-        tool:
-          typeof name !== 'string'
-            ? typeof name
-            : (name.startsWith(`${endpoint.instanceId}__`) ? name.slice(endpoint.instanceId.length + 2) : name).slice(
-                0,
-                100,
-              ),
+        tool: loggedToolName(name, endpoint.instanceId),
         err: { message: (error as Error)?.message, name: (error as Error)?.name },
       },
       'tool call failed; answering the generic text',
@@ -159,6 +141,7 @@ export class Pipeline {
       instance: endpoint.instanceId,
       accountId: identity.account.id,
       userId: identity.user.id,
+      tokenId: identity.tokenId,
       traceId: trace.traceId,
       spanId,
     };
@@ -366,6 +349,7 @@ export class Pipeline {
       this.#g.log.info({ ...plan.fields, tool: plan.tool.name, outcome: step.code }, 'write not confirmed');
       return step.result;
     }
+    const input = step.kind === 'none' ? await openInput(this.#inputs, plan) : undefined;
     const { endpoint, identity, tool, args, fields, now, reservation } = plan;
     const g = this.#g;
     const connector = endpoint.connector;
@@ -395,6 +379,7 @@ export class Pipeline {
       logger: g.log,
       logFields: fields,
       progress: plan.progress,
+      input,
     });
     try {
       const handler = connector.handlers[tool.name];
@@ -426,6 +411,10 @@ export class Pipeline {
         envelope.structuredContent = result as Record<string, unknown>;
       return envelope;
     } catch (error) {
+      if (error instanceof InputRequired) {
+        outcome = 'input_required';
+        return await inputRound(this.#inputs, plan, error, (next) => this.#run(next));
+      }
       const answer = failureAnswer(error, {
         upstreamRequests: upstream.requests,
         upstreamCode: (kind) => texts.forUpstream(tool, kind),
@@ -455,8 +444,10 @@ export class Pipeline {
       else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
       g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      if (tool.deprecated) g.metrics.deprecatedToolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }

@@ -49,6 +49,7 @@ export class Refusals {
     detail?: string,
   ): CallToolResult {
     this.#g.metrics.refusals.inc({ connector: endpoint.connector.config.id, reason });
+    this.#g.callLog.record(fields, tool, 'refused', reason, null);
     this.#g.telemetry?.outcome(fields.spanId, tool, 'refused', reason);
     this.#g.log.info({ ...fields, tool, reason, ...(detail ? { detail } : {}) }, 'call refused');
     return result;

@@ -1,5 +1,6 @@
 // The signed-in portal pages: overview, connectors (subscribe), team (invite, roles, seats),
-// connections (status, connect, reconnect, disconnect), usage (chart, fair use, quota), API tokens,
+// connections (status, connect, reconnect, disconnect, client setup), usage (chart, fair use, quota, by
+// day, instance and user, CSV), calls (the call log, CSV), API tokens,
 // terms, the data-layer opt-in and the audit log. Every page reads only the signed-in user's
 // account; every id a form names is checked against that account; members see only what a member
 // may (administrator pages answer 403). After a change: an audit entry and a redirect to the page
@@ -8,6 +9,8 @@
 // Each page is a module of `pages/`; this table routes to them, in order.
 import type { PortalKit, SignedInRequest } from './kit.ts';
 import { audit } from './pages/audit.ts';
+import { calls, callsCsv } from './pages/calls.ts';
+import { connectionTestAction } from './pages/connection-test.ts';
 import { connectionConnect } from './pages/connection-connect.ts';
 import { connectionAction, connections } from './pages/connections.ts';
 import { connectorsPage } from './pages/connectors.ts';
@@ -18,7 +21,7 @@ import { team } from './pages/team.ts';
 import { terms } from './pages/terms.ts';
 import { tokens } from './pages/tokens.ts';
 import { toolSettings } from './pages/tool-settings.ts';
-import { usage } from './pages/usage.ts';
+import { usage, usageCsv } from './pages/usage.ts';
 import { routeTo, type Route } from './routes.ts';
 
 /** The signed-in pages, matched in order. */
@@ -26,7 +29,7 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   { path: /^\/portal\/?$/, page: overview },
   { path: '/portal/connectors', page: connectorsPage },
   { path: '/portal/team', page: team },
-  { path: '/portal/connections', page: connections },
+  { path: '/portal/connections', page: (kit, r) => connections(kit, r) },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
     page: (kit, r, [instanceId, action]) =>
@@ -35,10 +38,17 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
         : connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
   },
   {
+    path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/test$/,
+    page: (kit, r, [instanceId]) => connectionTestAction(kit, r, instanceId!),
+  },
+  {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/tools$/,
     page: (kit, r, [instanceId]) => toolSettings(kit, r, instanceId!),
   },
   { path: '/portal/usage', page: usage },
+  { path: '/portal/usage.csv', methods: ['GET'], page: usageCsv },
+  { path: '/portal/calls', methods: ['GET'], page: calls },
+  { path: '/portal/calls.csv', methods: ['GET'], page: callsCsv },
   { path: '/portal/tokens', page: (kit, r) => tokens(kit, r, '') },
   { path: '/portal/tokens/create', page: (kit, r) => tokens(kit, r, 'create') },
   { path: '/portal/tokens/revoke', page: (kit, r) => tokens(kit, r, 'revoke') },

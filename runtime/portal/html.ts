@@ -95,6 +95,8 @@ main p,main li{overflow-wrap:anywhere}.back{margin-top:2rem}
 .table-box tr{border:1px solid #dde;border-radius:6px;padding:.4rem .7rem;margin:.6rem 0}
 .table-box td,.table-box tbody th{border:0;padding:.15rem 0;overflow-wrap:anywhere}
 .table-box [data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#4a5160}}
+pre{overflow-x:auto;max-width:100%;background:#f3f4f7;border:1px solid #99a;padding:.5rem;font-size:.9rem}
+code{overflow-wrap:anywhere}details{margin:.5rem 0}summary{cursor:pointer;color:#1a44a8}
 td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 .status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
@@ -109,13 +111,14 @@ svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}
  * and scroll; its name is the table's caption (every portal table has one, already escaped).
  */
 function scrollingTables(body: string): string {
+  const text = (html: string) => html.replace(/<[^>]*>/g, '');
   return body.replace(
-    /<table><caption>([^<]*)<\/caption>([\s\S]*?)<\/table>/g,
+    /<table><caption>([\s\S]*?)<\/caption>([\s\S]*?)<\/table>/g,
     (_all, caption: string, inner: string) => {
-      const labels = [...inner.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]!);
+      const labels = [...inner.matchAll(/<th scope="col">([\s\S]*?)<\/th>/g)].map((m) => text(m[1]!));
       return (
-        `<div class="table-box" role="region" tabindex="0" aria-label="${caption}"><table><caption>${caption}` +
-        `</caption>${labelledCells(inner, labels)}</table></div>`
+        `<div class="table-box" role="region" tabindex="0" aria-label="${text(caption)}"><table><caption>` +
+        `${caption}</caption>${labelledCells(inner, labels)}</table></div>`
       );
     },
   );
@@ -208,9 +211,13 @@ export function postButton(
   );
 }
 
-/** A table of rows already rendered as `<tr>`s, under a caption and column headers (both already escaped). */
+/**
+ * A table of rows already rendered as `<tr>`s, under a caption and column headers (both already escaped). A wide
+ * table scrolls in its own box (a focusable region named by the caption), never the page.
+ */
 export function dataTable(caption: string, headers: readonly string[], rows: string): string {
   const head = headers.map((h) => `<th scope="col">${h}</th>`).join('');
+  // sendPage puts every table in its scrolling box (scrollingTables).
   return `<table><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 

@@ -10,6 +10,8 @@ import type { FailArgs } from '../handler-api/tool-context.ts';
 import { auditDetail, recordAudit, userActor } from '../operations/audit.ts';
 import type { LinkPayload } from '../secrets/signed-links.ts';
 import type { Account, User } from '../store/store.ts';
+import type { Identity } from '../store/state.ts';
+import type { ConnectionTestResult } from '../pipeline/connection-test.ts';
 import { BodyTooLarge, readBody } from '../io/http-io.ts';
 import {
   escapeHtml,
@@ -24,6 +26,14 @@ import { clientAddress, PortalSessions, type SignedIn } from './session.ts';
 
 /** How a set-password link reaches its user, when a test replaces the mail (runtime/mail/) that is the default. */
 export type PasswordLinkDelivery = (to: { readonly email: string; readonly name: string }, link: string) => void;
+
+/** The portal's "Test connection" (runtime/pipeline/connection-test.ts); undefined: the connector declares none. */
+export type ConnectionTest = (
+  endpoint: Endpoint,
+  identity: Identity,
+  signal: AbortSignal,
+  reqId: string,
+) => Promise<ConnectionTestResult | undefined>;
 
 /** The connect form's check of a submitted credential (the pipeline's `checkCredential`); `text` is the spec's. */
 export type CredentialCheck = (
@@ -44,6 +54,8 @@ export interface PortalOptions {
   readonly deliverPasswordLink?: PasswordLinkDelivery;
   /** Checks a credential typed into a connect form with the upstream before it is stored (spec `connector.connect`). */
   readonly checkCredential: CredentialCheck;
+  /** Runs the connector's declared test read as the user's call (spec `connector.connectionTest`). */
+  readonly testConnection?: ConnectionTest;
 }
 
 export interface PortalRequest {
@@ -171,6 +183,7 @@ export class PortalKit {
       ['nav_team', '/portal/team', true],
       ['nav_connections', '/portal/connections', true],
       ['nav_usage', '/portal/usage', true],
+      ['nav_calls', '/portal/calls', true],
       ['nav_tokens', '/portal/tokens', true],
       ['nav_data_layer', '/portal/data-layer', admin],
       ['nav_audit', '/portal/audit', admin],

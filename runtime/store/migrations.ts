@@ -1,7 +1,9 @@
 // The platform schema as an ordered list of migrations, the same SQL for the embedded PostgreSQL
 // (PGlite) and a PostgreSQL server. A migration is never edited once released: add a new one.
 // migrate.ts applies them. Those of the tool surface a caller may narrow are in
-// migrations-tool-scopes.ts, those of users and mail in migrations-users.ts.
+// migrations-tool-scopes.ts, those of users and mail in migrations-users.ts, the call log's in
+// migrations-call-log.ts.
+import { CALL_LOG_MIGRATIONS } from './migrations-call-log.ts';
 import { TOOL_SCOPE_MIGRATIONS } from './migrations-tool-scopes.ts';
 import { USER_MIGRATIONS } from './migrations-users.ts';
 
@@ -435,4 +437,5 @@ CREATE TRIGGER mcp_grants_change_begin BEFORE UPDATE OR DELETE ON mcp_grants FOR
   },
   ...TOOL_SCOPE_MIGRATIONS,
   ...USER_MIGRATIONS,
+  ...CALL_LOG_MIGRATIONS,
 ];

@@ -4,6 +4,7 @@
 import { migrate, pendingMigrations } from './migrate.ts';
 import { SqlAccounts } from './repositories/accounts.ts';
 import { SqlAudit } from './repositories/audit.ts';
+import { SqlCallLog } from './repositories/call-log.ts';
 import { SqlChanges } from './repositories/changes.ts';
 import { SqlConnections } from './repositories/connections.ts';
 import { SqlDataLayer } from './repositories/data-layer.ts';
@@ -35,6 +36,7 @@ export class SqlPlatformStore implements PlatformStore {
   readonly audit: SqlAudit;
   readonly mcp: SqlMcp;
   readonly notices: SqlNotices;
+  readonly callLog: SqlCallLog;
   readonly #db: SqlClient;
 
   constructor(db: SqlClient) {
@@ -53,6 +55,7 @@ export class SqlPlatformStore implements PlatformStore {
     this.audit = new SqlAudit(db);
     this.mcp = new SqlMcp(db);
     this.notices = new SqlNotices(db);
+    this.callLog = new SqlCallLog(db);
   }
 
   migrate(): Promise<void> {

@@ -5,6 +5,7 @@
 // the store's change log, so a write costs O(changes), never O(accounts). A full reload is only the
 // fallback when the log no longer reaches back to the snapshot's version (or holds more changes
 // than a reload costs).
+import { PairMap } from './pair-map.ts';
 import type {
   Account,
   Connection,
@@ -93,9 +94,9 @@ export class PlatformState {
   /** Account → connector keys, user → connector keys: looked up per call without building a key string. */
   #subscriptions: Index = new Map();
   #seats: Index = new Map();
-  #connections = new Map<string, Connection>();
+  #connections = new PairMap<Connection>();
   /** Tool settings by `accountId|instanceId`. */
-  #toolSettings = new Map<string, InstanceToolSettings>();
+  #toolSettings = new PairMap<InstanceToolSettings>();
   /** Stored credentials per key version. */
   #keyVersionCounts = new Map<number, number>();
   #keyVersions: number[] | undefined = [];
@@ -239,10 +240,11 @@ export class PlatformState {
     for (const x of s.subscriptions) addTo(this.#subscriptions, x.accountId, x.connectorKey);
     this.#seats = new Map();
     for (const x of s.seats) addTo(this.#seats, x.userId, x.connectorKey);
-    this.#connections = new Map();
+    this.#connections = new PairMap();
     this.#keyVersionCounts = new Map();
     for (const c of s.connections) this.#putConnection(c);
-    this.#toolSettings = new Map(s.toolSettings.map((x) => [`${x.accountId}|${x.instanceId}`, x]));
+    this.#toolSettings = new PairMap();
+    for (const x of s.toolSettings) this.#toolSettings.set(x.accountId, x.instanceId, x);
     this.#misses.clear();
     this.#storeVersion = s.version;
     this.#version++;
@@ -290,10 +292,10 @@ export class PlatformState {
     for (const x of c.subscriptions) addTo(this.#subscriptions, x.accountId, x.connectorKey);
     for (const [userId, key] of c.touched.seats) removeFrom(this.#seats, userId, key);
     for (const x of c.seats) addTo(this.#seats, x.userId, x.connectorKey);
-    for (const [accountId, instanceId] of c.touched.connections) this.#deleteConnection(`${accountId}|${instanceId}`);
+    for (const [accountId, instanceId] of c.touched.connections) this.#deleteConnection(accountId, instanceId);
     for (const x of c.connections) this.#putConnection(x);
-    for (const [accountId, instanceId] of t.toolSettings) this.#toolSettings.delete(`${accountId}|${instanceId}`);
-    for (const x of c.toolSettings) this.#toolSettings.set(`${x.accountId}|${x.instanceId}`, x);
+    for (const [accountId, instanceId] of t.toolSettings) this.#toolSettings.delete(accountId, instanceId);
+    for (const x of c.toolSettings) this.#toolSettings.set(x.accountId, x.instanceId, x);
     for (const userId of dirtyUsers) {
       const user = this.#users.get(userId);
       const account = user && this.#accounts.get(user.accountId);
@@ -317,17 +319,16 @@ export class PlatformState {
   }
 
   #putConnection(c: Connection): void {
-    const key = `${c.accountId}|${c.instanceId}`;
-    this.#deleteConnection(key);
-    this.#connections.set(key, c);
+    this.#deleteConnection(c.accountId, c.instanceId);
+    this.#connections.set(c.accountId, c.instanceId, c);
     this.#keyVersionCounts.set(c.keyVersion, (this.#keyVersionCounts.get(c.keyVersion) ?? 0) + 1);
     this.#keyVersions = undefined;
   }
 
-  #deleteConnection(key: string): void {
-    const old = this.#connections.get(key);
+  #deleteConnection(accountId: string, instanceId: string): void {
+    const old = this.#connections.get(accountId, instanceId);
     if (!old) return;
-    this.#connections.delete(key);
+    this.#connections.delete(accountId, instanceId);
     const left = (this.#keyVersionCounts.get(old.keyVersion) ?? 1) - 1;
     if (left > 0) this.#keyVersionCounts.set(old.keyVersion, left);
     else this.#keyVersionCounts.delete(old.keyVersion);
@@ -440,11 +441,11 @@ export class PlatformState {
 
   /** The account's tool settings of one instance, undefined when it narrows nothing. */
   toolSettings(accountId: string, instanceId: string): InstanceToolSettings | undefined {
-    return this.#toolSettings.get(`${accountId}|${instanceId}`);
+    return this.#toolSettings.get(accountId, instanceId);
   }
 
   connection(accountId: string, instanceId: string): Connection | undefined {
-    return this.#connections.get(`${accountId}|${instanceId}`);
+    return this.#connections.get(accountId, instanceId);
   }
 
   /** The key versions stored credentials are sealed with (readiness: a retired key still in use). */

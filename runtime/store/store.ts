@@ -160,6 +160,7 @@ export type PasswordLinkOutcome =
 // MCP authorization's records and repository live in mcp-store.ts; named here with the rest.
 export type { McpClient, McpCode, McpGrant, McpRepository, McpSingleUse, McpTokenRow } from './mcp-store.ts';
 import type { McpRepository } from './mcp-store.ts';
+import type { CallLogRepository } from './call-log.ts';
 
 /** The rows of the hot-path tables, as a full snapshot holds them and as a change set answers them. */
 export interface HotPathRows {
@@ -450,6 +451,7 @@ export interface Repositories {
   readonly audit: AuditRepository;
   readonly mcp: McpRepository;
   readonly notices: NoticesRepository;
+  readonly callLog: CallLogRepository;
 }
 
 /** The repositories, opened, migrated and closed in one place. */

@@ -145,20 +145,30 @@ export class ClientAnswers {
  * `notifications/cancelled` naming one aborts it (its upstream requests, its slot, its body budget).
  */
 export class InFlightCalls {
-  readonly #calls = new Map<string, { abort(): void }>();
+  /** By token id, then by JSON-RPC id (a Map keeps 1 and "1" apart, as JSON-RPC does): no key is built per call. */
+  readonly #calls = new Map<string, Map<string | number, { abort(): void }>>();
 
-  track(tokenId: string, id: string | number, call: { abort(): void }): () => void {
-    const key = `${tokenId}\u0000${typeof id}:${id}`;
-    this.#calls.set(key, call);
-    return () => {
-      if (this.#calls.get(key) === call) this.#calls.delete(key);
-    };
+  track(tokenId: string, id: string | number, call: { abort(): void }): void {
+    let calls = this.#calls.get(tokenId);
+    if (!calls) {
+      calls = new Map();
+      this.#calls.set(tokenId, calls);
+    }
+    calls.set(id, call);
+  }
+
+  /** Forgets a call that answered (unless a later call of the same caller reused its id). */
+  untrack(tokenId: string, id: string | number, call: { abort(): void }): void {
+    const calls = this.#calls.get(tokenId);
+    if (!calls || calls.get(id) !== call) return;
+    calls.delete(id);
+    if (calls.size === 0) this.#calls.delete(tokenId);
   }
 
   cancel(tokenId: string, params: unknown): void {
     const id = params && typeof params === 'object' ? (params as Record<string, unknown>).requestId : undefined;
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    this.#calls.get(`${tokenId}\u0000${typeof id}:${id}`)?.abort();
+    this.#calls.get(tokenId)?.get(id)?.abort();
   }
 }
 

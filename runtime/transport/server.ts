@@ -12,7 +12,7 @@ import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import { dispatch, type McpMethodSets, type McpMethods, type McpReply, type McpRequest } from '../mcp/methods.ts';
 import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
 import { headersSayModern, requestRevision } from '../mcp/revision.ts';
-import { classify, errorJson, ErrorCode, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
+import { classify, errorJson, ErrorCode, RefusedReply, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
 import { protocolText } from '../protocol-text.ts';
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../auth/mcp-authorization.ts';
 import { MemoryRateLimiter } from '../metering/rate-limit.ts';
@@ -275,8 +275,8 @@ export function createHttpApp(
       message.method === 'tools/call' && (hasProgressToken(message.params) || askable)
         ? progressStream(res, message.params, req.headers.accept, clientAnswers, identity.tokenId)
         : undefined;
-    const untrack =
-      message.method === 'tools/call' ? callsInFlight.track(identity.tokenId, message.id, aborted) : undefined;
+    const tracked = message.method === 'tools/call';
+    if (tracked) callsInFlight.track(identity.tokenId, message.id, aborted);
     const request: McpRequest = {
       endpoint,
       identity,
@@ -293,7 +293,7 @@ export function createHttpApp(
     try {
       return await answer(res, served, message.method, request, aborted.release, stream);
     } finally {
-      untrack?.();
+      if (tracked) callsInFlight.untrack(identity.tokenId, message.id, aborted);
     }
   }
 
@@ -312,6 +312,12 @@ export function createHttpApp(
     try {
       reply = await dispatch(served, method, request);
     } catch (error) {
+      if (error instanceof RefusedReply) {
+        release();
+        if (stream?.started) return stream.end(error.body);
+        sendJson(res, error.status, error.body);
+        return error.status;
+      }
       // A method that failed (tools/call answers every fault as a tool result itself): the body was
       // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
       release();

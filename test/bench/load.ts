@@ -21,6 +21,13 @@ export interface LoadJob {
   readonly path: string;
   readonly body: string;
   readonly tokens: readonly string[];
+  /**
+   * Every request with its own JSON-RPC id (the body's `"id":1` replaced by a counter): needed where
+   * requests share an MCP session, whose transport routes each answer by its request id.
+   */
+  readonly uniqueIds?: boolean;
+  /** More headers per request, cycled with the tokens (an MCP session id per simulated client). */
+  readonly headerSets?: readonly Readonly<Record<string, string>>[];
   readonly connections: number;
   /** closed: requests to send in all. */
   readonly amount?: number;
@@ -41,12 +48,33 @@ export interface LoadResult {
   readonly firstFailure?: string;
 }
 
+let nextId = 1;
+/** The request body: the job's, or with a fresh id each time (`uniqueIds`). */
+function bodyMaker(job: LoadJob): () => string {
+  if (!job.uniqueIds) return () => job.body;
+  const at = job.body.indexOf('"id":1,');
+  if (at < 0) throw new Error('uniqueIds needs a body with "id":1,');
+  const head = job.body.slice(0, at + 5);
+  const tail = job.body.slice(at + 6);
+  return () => `${head}${++nextId}${tail}`;
+}
+
 function headersFor(token: string | undefined): Record<string, string> {
   return {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     ...(token ? { authorization: `Bearer ${token}` } : {}),
   };
+}
+
+/** Each request's headers: the tokens and the extra header sets cycled together. */
+function requestHeaders(job: LoadJob): Record<string, string>[] {
+  const tokens = job.tokens.length > 0 ? job.tokens : [undefined];
+  const extra = job.headerSets && job.headerSets.length > 0 ? job.headerSets : [{}];
+  return Array.from({ length: Math.max(tokens.length, extra.length) }, (_, i) => ({
+    ...headersFor(tokens[i % tokens.length]),
+    ...extra[i % extra.length],
+  }));
 }
 
 function closed(job: LoadJob): Promise<LoadResult> {
@@ -62,12 +90,13 @@ function closed(job: LoadJob): Promise<LoadResult> {
         firstFailure ??= `HTTP ${status}: ${body.slice(0, 300)}`;
       }
     };
-    const tokens = job.tokens.length > 0 ? job.tokens : [undefined];
-    const requests = tokens.map((token) => ({
+    const body = bodyMaker(job);
+    const requests = requestHeaders(job).map((headers) => ({
       method: 'POST',
       path: job.path,
-      headers: headersFor(token),
+      headers,
       body: job.body,
+      ...(job.uniqueIds ? { setupRequest: (request: object) => ({ ...request, body: body() }) } : {}),
       onResponse,
     }));
     const amount = Math.max(job.amount ?? 1000, job.connections);
@@ -103,7 +132,8 @@ async function rate(job: LoadJob): Promise<LoadResult> {
   const latency = new Sample();
   const perSecond = job.rate ?? 1000;
   const total = Math.round(perSecond * (job.durationSec ?? 5));
-  const headerSets = (job.tokens.length > 0 ? job.tokens : [undefined]).map(headersFor);
+  const headerSets = requestHeaders(job);
+  const body = bodyMaker(job);
   let ok = 0;
   let failed = 0;
   let transportErrors = 0;
@@ -119,7 +149,7 @@ async function rate(job: LoadJob): Promise<LoadResult> {
       sent++;
       pending++;
       const t0 = performance.now();
-      post(pool, job.path, headers, job.body)
+      post(pool, job.path, headers, body())
         .then(({ status, text }) => {
           lastAt = performance.now();
           latency.push(lastAt - t0);

@@ -12,6 +12,7 @@ import { registry, type ConnectorKey } from '../../generated/registry.ts';
 import { platformDescriptor } from '../../generated/platform/descriptor.ts';
 import { checkArguments } from '../../runtime/pipeline/arguments.ts';
 import { renderToolReferences } from '../../runtime/gateway-context.ts';
+import { META_DEPRECATED } from '../../runtime/mcp/tools-list.ts';
 import type {
   CompiledValidator,
   ConnectorDescriptor,
@@ -85,6 +86,8 @@ export const PROBED_KEYWORDS: ReadonlySet<string> = new Set([
   'format',
   'description',
   'title',
+  // The annotation on a deprecated argument (docs/spec-format.md, 'Deprecation'): nothing to probe.
+  'deprecated',
 ]);
 
 export const inputSchemaOf = (tool: ToolDescriptor): ArgSchema => tool.inputSchema as ArgSchema;
@@ -617,6 +620,21 @@ export interface ListedTool {
   readonly inputSchema?: { readonly type?: unknown };
   readonly outputSchema?: { readonly type?: unknown };
   readonly annotations?: Readonly<Record<string, unknown>>;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** An input schema without the descriptions of its deprecated arguments (listed, they start with a notice). */
+export function withoutDeprecatedDescriptions(schema: unknown, deprecated: Readonly<Record<string, unknown>> = {}) {
+  const s = schema as { properties?: Record<string, Record<string, unknown>> } | undefined;
+  if (!s?.properties) return schema;
+  const properties = Object.fromEntries(
+    Object.entries(s.properties).map(([name, p]) => {
+      if (!(name in deprecated)) return [name, p];
+      const { description: _, ...rest } = p;
+      return [name, rest];
+    }),
+  );
+  return { ...s, properties };
 }
 
 /** The tools an instance must list: every descriptor tool, namespaced, plus connect_account where declared. */
@@ -658,8 +676,15 @@ export function listingProblems(
     const title = renderToolReferences(tool.title, instanceId);
     if (!got.title || got.title !== title)
       problems.push(`${served}: title ${JSON.stringify(got.title)} is not the descriptor's`);
-    if (!got.description || got.description !== renderToolReferences(tool.description, instanceId))
-      problems.push(`${served}: description is missing or not the descriptor's`);
+    // A deprecated tool's description is the notice, a blank line, then the descriptor's
+    // (docs/decisions/mcp-surface.md, 'Deprecations in tools/list').
+    const description = renderToolReferences(tool.description, instanceId);
+    const described = tool.deprecated
+      ? got.description?.startsWith('Deprecated: ') && got.description.endsWith(`\n\n${description}`)
+      : got.description === description;
+    if (!described) problems.push(`${served}: description is missing or not the descriptor's`);
+    if (Boolean(tool.deprecated) !== Boolean(got._meta?.[META_DEPRECATED]))
+      problems.push(`${served}: _meta ${META_DEPRECATED} does not match the descriptor's deprecation`);
     if (JSON.stringify(got).includes('{{')) problems.push(`${served}: a tool reference is served unrendered`);
     const { title: annotationTitle, ...annotations } = got.annotations ?? {};
     if (JSON.stringify(sortKeys(annotations)) !== JSON.stringify(sortKeys(tool.annotations)))

@@ -6,6 +6,8 @@ import { formatDiagnostic } from '../../codegen/diagnostics.ts';
 import { runPipeline } from '../../codegen/generate.ts';
 
 export const DIAGNOSTIC_FIXTURES = new URL('../fixtures/diagnostics/', import.meta.url).pathname;
+/** The day the fixtures' deprecation sunsets are checked against (SPEC045), as `codegen --lint --today` would. */
+export const FIXTURE_TODAY = '2026-11-28';
 
 export async function checkFixture(name: string): Promise<{ lines: string[]; codes: string[]; hints: string[] }> {
   const root = mkdtempSync(join(tmpdir(), 'spec-fixture-'));
@@ -17,7 +19,7 @@ export async function checkFixture(name: string): Promise<{ lines: string[]; cod
     if (!existsSync(join(dir, 'NO_PLATFORM')) && !existsSync(join(dir, 'platform.yaml'))) {
       cpSync(join(DIAGNOSTIC_FIXTURES, '_platform.yaml'), join(specs, 'platform.yaml'));
     }
-    const { diagnostics } = await runPipeline(specs, root);
+    const { diagnostics } = await runPipeline(specs, root, { today: FIXTURE_TODAY });
     return {
       lines: diagnostics.map((d) => formatDiagnostic(d).split('\n')[0]!),
       codes: diagnostics.map((d) => d.code),

@@ -1,6 +1,6 @@
 // A real SMTP server for tests (smtp-server, the Nodemailer project's server library), with the
 // mails it received parsed by mailparser: the gateway sends through its SMTP client, not a mock.
-import { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 

@@ -1,9 +1,11 @@
-// The connections page (status, connect, reconnect, disconnect) and the connect form of a session.
+// The connections page (status, connect, reconnect, disconnect, client setup) and the connect form of a session.
 import { randomBytes } from 'node:crypto';
+import type { Endpoint } from '../../gateway-context.ts';
 import type { Connection } from '../../store/store.ts';
 import { connectionRefusal } from '../account-rules.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
+import { clientSetup } from './client-setup.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';
 import { startOAuth } from './oauth.ts';
 
@@ -14,7 +16,8 @@ export function connectionStatus(connection: Connection | undefined): Connection
   return connection.reconnectRequiredAt ? 'reconnect' : 'connected';
 }
 
-export async function connections(kit: PortalKit, r: SignedInRequest): Promise<number> {
+/** The page; `notice` (already HTML) is a test's answer shown above the table (connection-test.ts). */
+export async function connections(kit: PortalKit, r: SignedInRequest, notice = ''): Promise<number> {
   const g = kit.g;
   const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
@@ -28,6 +31,7 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
     nextFree.add(e.connector.config.key);
     return true;
   });
+  const use = await connectionUse(kit, account.id, [...stored.keys()]);
   const rows = shown
     .map((e) => {
       const kind = e.connector.descriptor.credential;
@@ -47,7 +51,8 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
           '</span>' +
           (connection.reconnectRequiredAt && connection.reconnectReason
             ? `<br><span class="note">${escapeHtml(connection.reconnectReason)}</span>`
-            : '')
+            : '') +
+          (use.get(e.instanceId) ?? '')
         : '';
       const actions: string[] = [];
       if (g.state.hasSeat(user.id, e.connector.config.key)) {
@@ -57,6 +62,7 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
             '</a>',
         );
       }
+      if (connection) actions.push(testButton(kit, r, e));
       actions.push(
         `<a href="/portal/connections/${escapeHtml(e.instanceId)}/tools">` +
           `${t('tools_action', { instance: e.instanceId })}</a>`,
@@ -78,14 +84,15 @@ export async function connections(kit: PortalKit, r: SignedInRequest): Promise<n
     })
     .join('');
   const body =
-    `${kit.done(r)}<p>${t('connections_intro')}</p>` +
+    `${notice || kit.done(r)}<p>${t('connections_intro')}</p>` +
     (rows
       ? dataTable(
           t('connections_caption'),
           [t('col_instance'), t('col_connector'), t('col_endpoint'), t('col_status'), t('col_actions')],
           rows,
         )
-      : `<p>${t('team_no_subscriptions')}</p>`);
+      : `<p>${t('team_no_subscriptions')}</p>`) +
+    clientSetup(kit, shown);
   return kit.view(r, 200, plain('connections_title'), body);
 }
 
@@ -210,4 +217,40 @@ function termsFirst(kit: PortalKit, r: SignedInRequest, next: string): number {
       `${t('terms_open')}` +
       '</a></p>',
   );
+}
+
+/** The "Test connection" button of a row, where the connector declares a test and the user holds a seat. */
+export function testButton(kit: PortalKit, r: SignedInRequest, endpoint: Endpoint): string {
+  if (!endpoint.connector.descriptor.connectionTest || !kit.options.testConnection) return '';
+  if (!kit.g.state.hasSeat(r.signedIn.user.id, endpoint.connector.config.key)) return '';
+  return postButton(
+    `/portal/connections/${endpoint.instanceId}/test`,
+    r.signedIn.csrf,
+    kit.text.plain('test_button', { instance: endpoint.instanceId }),
+  );
+}
+
+/** "Last used … · last error …" of each connected instance, from the call log (newest rows, two reads each). */
+export async function connectionUse(
+  kit: PortalKit,
+  accountId: string,
+  instanceIds: readonly string[],
+): Promise<Map<string, string>> {
+  const log = kit.g.store.callLog;
+  const { t } = kit.text;
+  const notes = await Promise.all(
+    instanceIds.map(async (instanceId) => {
+      const [[ok], [failed]] = await Promise.all([
+        log.listCalls(accountId, { instanceId, outcome: 'ok' }, 1, 0),
+        log.listCalls(accountId, { instanceId, outcome: 'error' }, 1, 0),
+      ]);
+      const last = [ok, failed].filter((c) => c !== undefined).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+      const parts = [
+        last ? t('last_used', { date: fmtDate(last.at) }) : t('never_used'),
+        ...(failed ? [t('last_error', { date: fmtDate(failed.at), tool: failed.tool, code: failed.detail })] : []),
+      ];
+      return [instanceId, `<br><span class="note">${parts.join(' · ')}</span>`] as const;
+    }),
+  );
+  return new Map(notes);
 }

@@ -1,7 +1,11 @@
-// The usage page: calls this month by connector and tool, the fair-use state, the quota form.
+// The usage page: calls of this or a past month by connector and tool, by day, endpoint instance and
+// user (usage-breakdown.ts, with the CSV export), the fair-use state, the quota form.
 import type { FairUseMode } from '../../store/store.ts';
 import { barChart, dataTable, escapeHtml, redirect } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
+import { byConnectorOf, chosenMonth, dailyTables, monthPicker } from './usage-breakdown.ts';
+
+export { usageCsv } from './usage-breakdown.ts';
 
 export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number> {
   const g = kit.g;
@@ -22,18 +26,22 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     return redirect(r.res, '/portal/usage?done=quota_saved');
   }
   const current = g.state.account(account.id) ?? account;
+  const { month, current: thisMonth } = chosenMonth(kit, r);
   const record = await g.meter.usageRecord(current, g.now());
   const { usage: u, fairUse } = record;
-  const byConnector = Object.entries(u.byConnector);
+  const past = month !== thisMonth;
+  const byConnector = Object.entries(
+    past ? byConnectorOf(await g.store.usage.getUsage(account.id, month)) : u.byConnector,
+  );
   const chart = byConnector.length
     ? barChart(
         byConnector.flatMap(([id, c]) =>
           Object.entries(c.byTool).map(([tool, n]) => ({ label: `${id} · ${tool}`, value: n })),
         ),
-        plain('usage_chart_title', { month: fairUse.month }),
+        plain('usage_chart_title', { month }),
         plain('usage_chart_desc', { summary: byConnector.map(([id, c]) => `${id} ${c.calls}`).join(', ') }),
       )
-    : `<p>${t('usage_none')}</p>`;
+    : `<p>${past ? t('usage_none_month', { month }) : t('usage_none')}</p>`;
   const tools = byConnector
     .flatMap(([id, c]) =>
       Object.entries(c.byTool).map(
@@ -60,13 +68,14 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
       `<p class="note" id="quota-note">${t('quota_note', { default: g.config.fairUse.defaultQuota })}</p><button ` +
       `type="submit">${t('save_quota')}</button></form>`;
   } else if (kit.isAdmin(r)) quotaForm = `<p class="note">${t('quota_by_operator')}</p>`;
+  const period = past
+    ? `<p>${t('usage_period_past', { month })}</p>`
+    : `<p>${t('usage_period', { from: u.from, to: u.to })}</p><p>` +
+      `${t('usage_summary', { used: fairUse.used, limit: fairUse.limit, month: fairUse.month })}` +
+      `</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p>`;
   const body =
-    `${kit.done(r)}<p>${t('usage_period', { from: u.from, to: u.to })}</p><p>` +
-    `${t('usage_summary', { used: fairUse.used, limit: fairUse.limit, month: fairUse.month })}` +
-    `</p><p>${t(state, { mode: plain(`fair_use_mode_${fairUse.mode as FairUseMode}`) })}</p><h2>` +
-    `${t('usage_by_connector')}` +
-    `</h2>${chart}` +
+    `${kit.done(r)}${await monthPicker(kit, r, month, thisMonth)}${period}<h2>${t('usage_by_connector')}</h2>${chart}` +
     (tools ? dataTable(t('usage_by_tool'), [t('col_connector'), t('col_tool'), t('col_calls')], tools) : '') +
-    `${quotaForm}`;
+    `${await dailyTables(kit, r, month)}${quotaForm}`;
   return kit.view(r, 200, plain('usage_title'), body);
 }
