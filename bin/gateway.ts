@@ -177,8 +177,9 @@ async function main(): Promise<void> {
     config,
     registry,
     logger: log,
-    selfServicePurchase: args.demo,
-    selfServiceQuota: args.demo,
+    // The demo turns self-service on; otherwise SELF_SERVICE_PURCHASE and SELF_SERVICE_QUOTA decide (off by default).
+    selfServicePurchase: args.demo || config.selfService.purchase,
+    selfServiceQuota: args.demo || config.selfService.quota,
     ...(early ? { embeddedOpening: early } : {}),
   });
   const url = await app.listen();

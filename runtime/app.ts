@@ -41,6 +41,7 @@ import { CallLogWriter } from './metering/call-log.ts';
 import { applySpills, spillCalls, writeSpill } from './metering/usage-spill.ts';
 import { loadOrCreateKeyFile, Vault } from './secrets/vault.ts';
 import { createMailer } from './mail/mailer.ts';
+import { authorizeErrorPage } from './portal/pages/oauth-error.ts';
 import { createPortal, type PasswordLinkDelivery, type PortalRoutes } from './portal/pages.ts';
 import { createHttpApp, type HttpApp } from './transport/server.ts';
 import type { TelemetryEnv } from './telemetry/call-telemetry.ts';
@@ -57,8 +58,9 @@ export interface AppOptions {
   readonly store?: PlatformStore;
   readonly logger?: Logger;
   readonly now?: () => Date;
+  /** Let account administrators subscribe in the portal; unset: the configuration's `selfService.purchase`. */
   readonly selfServicePurchase?: boolean;
-  /** Let account administrators change their fair-use quota in the portal (demo and trials). */
+  /** Let account administrators change their fair-use quota in the portal; unset: `selfService.quota`. */
   readonly selfServiceQuota?: boolean;
   /** How portal set-password links reach their users (tests); the default mails them (runtime/mail/). */
   readonly deliverPasswordLink?: PasswordLinkDelivery;
@@ -100,7 +102,13 @@ const READINESS_TIMEOUT_MS = 1000;
 // shared store, snapshot, the request path, timers, listen); each step uses the handles the earlier
 // ones made and `close` releases them in reverse. Candidate for splitting by phase.
 export async function createApp(options: AppOptions): Promise<App> {
-  const { config } = options;
+  // The options win over the configuration (docs/decisions/portal.md, 'Self-service is the operator's choice').
+  const { selfService } = options.config;
+  const purchase = options.selfServicePurchase ?? selfService.purchase;
+  const config: GatewayConfig = {
+    ...options.config,
+    selfService: { purchase, quota: options.selfServiceQuota ?? selfService.quota },
+  };
   const log = options.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics();
   const failOpen = (component: string) => metrics.failOpen.inc({ component });
@@ -391,18 +399,18 @@ export async function createApp(options: AppOptions): Promise<App> {
   const pipeline = new Pipeline(context, links);
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, {
-    selfServicePurchase: options.selfServicePurchase ?? false,
+    selfServicePurchase: config.selfService.purchase,
     checkCredential: (endpoint, accountId, values, signal) =>
       pipeline.checkCredential(endpoint, accountId, values, signal),
     testConnection: (endpoint, identity, signal, reqId) =>
       testConnection((request) => pipeline.call(request), endpoint, identity, signal, reqId),
-    selfServiceQuota: options.selfServiceQuota ?? false,
+    selfServiceQuota: config.selfService.quota,
     ...(options.deliverPasswordLink ? { deliverPasswordLink: options.deliverPasswordLink } : {}),
   });
-  const authorization = createAuthorizationServer(
-    context,
-    options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {},
-  );
+  const authorization = createAuthorizationServer(context, {
+    authorizeErrorPage: authorizeErrorPage(context.platform),
+    ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+  });
   const http = createHttpApp(context, methods, portal, authorization);
 
   const app: App = {

@@ -47,6 +47,16 @@ describe('configuration', () => {
     expect(loadConfig(registry, { ...base, FAIR_USE_MONTHLY_QUOTA: '5' }).fairUse.defaultQuota).toBe(5);
   });
 
+  it('keeps self-service purchase and quota off unless the operator turns them on', () => {
+    expect(loadConfig(registry, base).selfService).toEqual({ purchase: false, quota: false });
+    const on = loadConfig(registry, { ...base, SELF_SERVICE_PURCHASE: 'true', SELF_SERVICE_QUOTA: 'true' });
+    expect(on.selfService).toEqual({ purchase: true, quota: true });
+    expect(loadConfig(registry, { ...base, SELF_SERVICE_QUOTA: 'false' }).selfService.quota).toBe(false);
+    expect(() => loadConfig(registry, { ...base, SELF_SERVICE_PURCHASE: 'yes' })).toThrow(
+      /SELF_SERVICE_PURCHASE.*true or false/,
+    );
+  });
+
   it('caps concurrency per connector the same way for every connector', () => {
     for (const key of Object.keys(registry)) {
       const name = key.toUpperCase();

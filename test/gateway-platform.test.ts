@@ -137,11 +137,19 @@ describe('gateway platform rules', () => {
     const notSubscribed = textOf((r.json as { result: unknown }).result);
     expect(notSubscribed.startsWith('You are not subscribed to cases. Purchase it here first: ')).toBe(true);
     const purchaseUrl = notSubscribed.slice(notSubscribed.indexOf('http'));
-    // The purchase page works: an admin subscribes (self-service is on in this test).
-    // Not signed in, the link is the capability it always was; its form carries a CSRF token.
+    // The purchase link works for its own user, signed in: it leads to the connectors page, where an
+    // admin subscribes (self-service is on in this test). Without a session it shows and does nothing.
     const browser = new PortalClient(gw.url);
-    expect((await browser.get(purchaseUrl)).status).toBe(200);
-    expect((await browser.post(purchaseUrl, {})).status).toBe(200);
+    const anonymous = await browser.get(purchaseUrl);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.html).not.toContain(t.account.name);
+    expect((await browser.post(purchaseUrl, {})).status).toBe(401);
+    expect(gw.app.context.state.isSubscribed(t.account.id, 'cases')).toBe(false);
+    const portal = await portalAs(gw, t.user);
+    const followed = await portal.get(purchaseUrl);
+    expect([followed.status, followed.location]).toEqual([303, '/portal/connectors']);
+    await portal.get('/portal/connectors');
+    expect((await portal.post('/portal/connectors', { connector: 'cases' })).status).toBe(303);
     await store.users.setSeat(t.user.id, 'cases', false);
     await gw.app.context.state.refresh();
     r = await rpc(gw.url, 'cases', t.token, {
@@ -311,9 +319,15 @@ describe('gateway platform rules', () => {
     const text = textOf((r.json as { result: unknown }).result);
     expect(text.startsWith(prefixOf(texts.connect_terms_required.text))).toBe(true);
     const termsUrl = text.slice(text.lastIndexOf('http'));
+    // Without a session the link accepts nothing; its user, signed in, accepts on the terms page.
     const browser = new PortalClient(gw.url);
     expect((await browser.get(termsUrl)).status).toBe(200);
-    expect((await browser.post(termsUrl, {})).status).toBe(200);
+    expect((await browser.post(termsUrl, {})).status).toBe(401);
+    expect((await store.users.getUser(t.user.id))?.termsAcceptedAt ?? null).toBeNull();
+    const portal = await portalAs(gw, t.user);
+    expect((await portal.get(termsUrl)).location).toBe('/portal/terms');
+    await portal.get('/portal/terms');
+    expect((await portal.post('/portal/terms', {})).status).toBe(303);
     const again = await rpc(gw.url, 'cases', t.token, {
       jsonrpc: '2.0',
       id: 2,
@@ -463,7 +477,9 @@ describe('gateway platform rules', () => {
       .filter((x) => x.startsWith('Fair-use quota reached'));
     expect(blocked).toHaveLength(2);
     expect(blocked[0]).toMatch(/^Fair-use quota reached for register in \d{4}-\d{2}: 2 of 2 cost units used\. /);
-    expect(blocked[0]).toContain('cost units used. An administrator can raise the quota');
+    expect(blocked[0]).toContain(
+      'cost units used. Calls are refused until the month ends or the operator of this gateway raises',
+    );
     const hardUsage = await usageOf(gw.url, hard.token);
     expect(hardUsage.fairUse).toMatchObject({ used: 2, limit: 2, mode: 'hard', withinQuota: true });
     expect(hardUsage.usage.totalCalls).toBe(2);

@@ -471,11 +471,29 @@ describe('MCP authorization: the gateway as an OAuth 2.1 authorization server', 
     const page = await portal.get('/portal/tokens');
     expect(page.html).toContain('Test assistant');
     const grant = (await store.mcp.findMcpTokenGrant(secretHash(b.access_token)))!;
-    const done = await portal.post('/portal/tokens/revoke-grant', { grant: grant.id });
+    expect((await portal.post('/portal/tokens/revoke-grant', { grant: grant.id })).html).toContain('Disconnect the');
+    expect((await listTools('cases', b.access_token)).status).toBe(200);
+    const done = await portal.post('/portal/tokens/revoke-grant', { grant: grant.id, confirm: 'yes' });
     expect(done.status).toBe(303);
     expect((await listTools('cases', b.access_token)).status).toBe(401);
     const audit = await store.audit.listAudit(tenant.account.id, 50);
     expect(audit.some((e) => e.action === 'oauth.grant.revoke' && e.target === grant.id)).toBe(true);
+  });
+
+  it('lists an assistant that connected twice as one row, revokes it whole, and logs its registration', async () => {
+    const first = await tokensFor();
+    const second = await tokensFor();
+    const page = await portal.get('/portal/tokens');
+    expect(page.html.split('>Revoke access of Test assistant<').length - 1).toBe(1);
+    const grant = (await store.mcp.findMcpTokenGrant(secretHash(second.access_token)))!;
+    await portal.post('/portal/tokens/revoke-grant', { grant: grant.id, confirm: 'yes' });
+    expect((await listTools('cases', first.access_token)).status).toBe(401);
+    expect((await listTools('cases', second.access_token)).status).toBe(401);
+    // The client's registration is in the account's audit log once, from the first consent.
+    const audit = await store.audit.listAudit(tenant.account.id, 200);
+    const registered = audit.filter((e) => e.action === 'oauth.client.register' && e.target === clientId);
+    expect(registered).toHaveLength(1);
+    expect(registered[0]!.detail).toContain('client=Test assistant');
   });
 
   it('sends access_denied back when the user denies', async () => {

@@ -301,6 +301,20 @@ describe('OAuth connect flow (ERP, fake identity provider)', () => {
     expect(JSON.parse(served.content[0]!.text)).toMatchObject({ tokenDigest: digest(second!.accessToken) });
   });
 
+  it('applies the connect rule again at the callback: a member does not replace a new connection', async () => {
+    const admin = await createTenant(store, { subscribe: ['erp'] });
+    const member = await createTenant(store, { accountId: admin.account.id, role: 'member', seats: ['erp'] });
+    await gw.app.context.state.refresh();
+    const flow = await authorize(await connectUrl(member));
+    const adminFlow = await authorize(await connectUrl(admin));
+    expect((await finish(adminFlow.callback, adminFlow.cookie)).status).toBe(200);
+    const first = await connected(admin);
+    const refused = await finish(flow.callback, flow.cookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('Only an administrator can replace a working connection');
+    expect((await connected(admin))!.accessToken).toBe(first!.accessToken);
+  });
+
   describe('refresh ahead of expiry', () => {
     /**
      * A connection whose access token expires in `inMs` (negative: already expired), with a refresh token the provider

@@ -2,8 +2,9 @@
 // by playwright-core), with the gateway running the whole time: sign in, buy a connector, invite a
 // colleague and give them a seat, connect the upstream, create a token for the assistant, watch
 // usage grow as the assistant calls tools, raise the quota, revoke the token and see the next call
-// refused. Every page is checked with axe-core (no serious or critical violation) and kept as a
-// screenshot under test-artifacts/portal/ (gitignored; a few are copied to docs/ for the README).
+// refused. Every page is checked at 1,280 and 375 px with axe-core (no violation of any impact) and
+// for sideways scrolling, and kept as a screenshot under test-artifacts/portal/ (gitignored; a few
+// are copied to docs/ for the README).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,7 +38,7 @@ const chromiumPath = (() => {
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'portal');
 
-/** Serious or critical accessibility violations of the page (axe-core), as `id: target` lines. */
+/** Every accessibility violation of the page (axe-core), whatever its impact, as `id: target` lines. */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axeSource });
   const result = (await page.evaluate(async () =>
@@ -45,15 +46,28 @@ async function axeViolations(page: Page): Promise<string[]> {
   )) as {
     violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
   };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/** Checks the page with axe and keeps its screenshot. */
+type Doc = { document: { documentElement: { scrollWidth: number; clientWidth: number } } };
+
+/**
+ * Checks the page as it stands at 1,280 px and at 375 px (a phone): no axe violation and no
+ * sideways scrolling of the page at either width; keeps a screenshot of each.
+ */
 async function check(page: Page, name: string): Promise<void> {
-  expect(await axeViolations(page), `${name}: ${page.url()}`).toEqual([]);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const before = page.viewportSize();
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    const size = await page.evaluate(() => {
+      const root = (globalThis as unknown as Doc).document.documentElement;
+      return { scroll: root.scrollWidth, client: root.clientWidth };
+    });
+    expect(size.scroll, `${name} at ${width}px scrolls sideways: ${page.url()}`).toBeLessThanOrEqual(size.client);
+    expect(await axeViolations(page), `${name} at ${width}px: ${page.url()}`).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, width === 375 ? `${name}-375.png` : `${name}.png`), fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
 }
 
 describe(
@@ -216,6 +230,10 @@ describe(
       await page.getByRole('navigation').getByRole('link', { name: 'API tokens', exact: true }).click();
       await check(page, '14-tokens');
       await page.getByRole('button', { name: 'Revoke assistant' }).click();
+      // A confirmation first: the same button again, or a way back.
+      expect(await page.textContent('h1')).toBe('Revoke the token assistant?');
+      await check(page, '14a-token-revoke-confirm');
+      await page.getByRole('button', { name: 'Revoke assistant' }).click();
       await page.waitForURL(/done=token_revoked/);
       expect(await page.textContent('[role=status]')).toContain('Token revoked');
       await check(page, '15-token-revoked');
@@ -310,7 +328,8 @@ describe(
       // The administrator of another company, signed in, cannot use it.
       const response = await page.goto(link);
       expect(response?.status()).toBe(403);
-      expect(await page.locator('[role=alert]').textContent()).toContain(member.user.email);
+      expect(await page.locator('[role=alert]').textContent()).toContain('made for another user');
+      expect(await page.content()).not.toContain(member.user.email);
       await check(page, '24-connect-link-other-user');
       const fresh = await browser.newContext({ viewport: { width: 1100, height: 800 }, bypassCSP: true });
       const p = await fresh.newPage();

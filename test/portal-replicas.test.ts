@@ -84,7 +84,7 @@ describe('portal across two replicas (PostgreSQL and Redis)', needs('postgres', 
     // B learns of the new token from the store (a token it has not seen is looked up).
     expect((await rpc(b.url, 'register', token, list)).status).toBe(200);
     const record = (await stores[0]!.tokens.listTokens(tenant.user.id)).find((x) => x.label === 'replica-test')!;
-    expect((await portal.post('/portal/tokens/revoke', { token: record.id })).status).toBe(303);
+    expect((await portal.post('/portal/tokens/revoke', { token: record.id, confirm: 'yes' })).status).toBe(303);
     expect((await rpc(a.url, 'register', token, list)).status).toBe(401);
     // B holds the token in its snapshot; the invalidation through Redis reloads it (no 10-minute wait).
     await expect

@@ -153,7 +153,11 @@ describe('portal', () => {
     const list = await client.get('/portal/tokens');
     expect(list.html).not.toContain(token!);
     const record = (await store.tokens.listTokens(a.user.id)).find((x) => x.label === 'laptop')!;
-    const revoked = await client.post('/portal/tokens/revoke', { token: record.id });
+    // First the confirmation (nothing revoked yet), then the revoke.
+    const asked = await client.post('/portal/tokens/revoke', { token: record.id });
+    expect([asked.status, asked.html.includes('Revoke the token laptop?')]).toEqual([200, true]);
+    expect((await call()).status).toBe(200);
+    const revoked = await client.post('/portal/tokens/revoke', { token: record.id, confirm: 'yes' });
     expect(revoked.status).toBe(303);
     expect((await call()).status).toBe(401);
     const audit = await store.audit.listAudit(a.account.id, 50);
@@ -317,8 +321,10 @@ describe('portal', () => {
     const anonymous = new PortalClient(gw.url);
     const shown = await anonymous.get(path);
     expect(shown.status).toBe(200);
-    expect(shown.html).toContain('sign in as that user');
+    expect(shown.html).toContain('Sign in as the user who asked the assistant for it');
     expect(shown.html).not.toContain('name="apiKey"');
+    // Nothing of the account before its user signs in: not the account, not who asked.
+    for (const data of [a.account.name, a.user.email, a.user.name]) expect(shown.html).not.toContain(data);
     const posted = await anonymous.post(path, { apiKey: 'k-anon-Zx81' }, false);
     expect(posted.status).toBe(401);
 
@@ -326,6 +332,7 @@ describe('portal', () => {
     await intruder.signIn(b.user.email);
     const foreign = await intruder.get(path);
     expect(foreign.status).toBe(403);
+    for (const data of [a.account.name, a.user.email]) expect(foreign.html).not.toContain(data);
     expect((await intruder.post(path, { apiKey: 'k-foreign-Zx81' })).status).toBe(403);
     expect(await store.connections.getConnection(a.account.id, 'cases')).toBeNull();
 

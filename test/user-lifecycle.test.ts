@@ -159,7 +159,11 @@ describe('user lifecycle and mail', () => {
     const client = await portalAs(gw, admin.user);
     await client.get('/portal/team');
     // Not without the confirmation box, and never oneself.
-    expect((await client.post('/portal/team', { action: 'remove', user: member.user.id })).status).toBe(400);
+    // The unticked box is answered on the team page itself, above its forms.
+    const unticked = await client.post('/portal/team', { action: 'remove', user: member.user.id });
+    expect(unticked.status).toBe(400);
+    expect(unticked.html).toContain('<p class="error" role="alert">Tick the box to confirm the removal.</p>');
+    expect(unticked.html).toContain('name="action" value="invite"');
     const self = await client.post('/portal/team', { action: 'remove', user: admin.user.id, confirm: 'yes' });
     expect(self.status).toBe(400);
     expect(await tokenWorks(gw, member.token)).toBe(200);

@@ -40,6 +40,11 @@ export interface AuthorizationServerOptions {
    * How client ID metadata documents are fetched (tests give a fake; the default connects to public addresses only).
    */
   readonly fetchClientMetadata?: MetadataFetch;
+  /**
+   * The page a browser gets for an authorization request that cannot go back to its client (an
+   * unknown client, a redirect URI it did not register): the portal's (app.ts). Without it, JSON.
+   */
+  readonly authorizeErrorPage?: (res: ServerResponse, status: number, error: string) => void;
 }
 
 export interface AuthorizationServer {
@@ -98,6 +103,17 @@ export function createAuthorizationServer(
         const { redirectUris, state } = authorizeRequestOf(req);
         redirect(status, withIssuer(url, redirectUris, issuer(), state));
       };
+      // A browser (Accept: text/html) gets a page, not the SDK's JSON (docs/decisions/portal.md,
+      // 'OAuth errors are portal pages'); other clients keep the JSON error.
+      const page = options.authorizeErrorPage;
+      if (page && /\btext\/html\b/.test(req.headers.accept ?? '')) {
+        const json = res.json.bind(res);
+        res.json = (body: unknown) => {
+          if (res.statusCode < 400) return json(body);
+          page(res, res.statusCode, String((body as { error?: unknown } | null)?.error ?? 'server_error'));
+          return res;
+        };
+      }
       next();
     });
     server.use('/oauth/authorize', authorizationHandler({ provider, rateLimit: false }));

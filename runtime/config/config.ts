@@ -68,14 +68,10 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
   const enabledList = (envValue(ajv, env, enabledSetting, enabledSetting.env, specs) as string[] | undefined) ?? [];
   const connectors = Object.keys(specs).map((key) => connectorConfig(key, specs, env, fileContent, ajv, enabledList));
   const secretKeys = value<Record<number, string> | undefined>('secretKeys', undefined);
-  const publicBaseUrl = value<string | undefined>('publicBaseUrl', undefined);
-  const databaseUrl = value<string | undefined>('databaseUrl', undefined);
-  const redisUrl = value<string | undefined>('redisUrl', undefined);
-  const [smtpUrl, mailFrom] = (['smtpUrl', 'mailFrom'] as const).map((k) => value<string | undefined>(k, undefined));
-  const aloneSettings = checkDeploymentCombinations({
-    redisUrl,
-    redisPrefix: value<string | undefined>('redisPrefix', undefined),
-  });
+  const [publicBaseUrl, databaseUrl, redisUrl, smtpUrl, mailFrom, redisPrefix] = (
+    ['publicBaseUrl', 'databaseUrl', 'redisUrl', 'smtpUrl', 'mailFrom', 'redisPrefix'] as const
+  ).map((k) => value<string | undefined>(k, undefined));
+  const aloneSettings = checkDeploymentCombinations({ redisUrl, redisPrefix });
   if (aloneSettings) throw new ConfigError(aloneSettings);
   const config: GatewayConfig = {
     host,
@@ -113,6 +109,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
     snapshotRefreshMs: value('snapshotRefreshMs', 2000),
     storeTimeoutMs: value('storeTimeoutMs', DEFAULT_STORE_TIMEOUT_MS),
     upstreamBodyBudgetBytes: value('upstreamBodyBudgetBytes', defaultBodyBudget(specs)),
+    selfService: { purchase: value('selfService.purchase', false), quota: value('selfService.quota', false) },
   };
   validateConfig(config, specs);
   return config;

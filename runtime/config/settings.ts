@@ -84,6 +84,13 @@ export interface GatewayConfig {
   readonly storeTimeoutMs: number;
   /** Bytes of upstream response bodies this process reads and parses at once (all calls together). */
   readonly upstreamBodyBudgetBytes: number;
+  /**
+   * What the operator lets account administrators do themselves in the portal (both off unless set;
+   * the demo turns both on): subscribe to a connector (`SELF_SERVICE_PURCHASE`) and set their
+   * account's fair-use quota (`SELF_SERVICE_QUOTA`). Off, the portal and the platform texts point
+   * to the operator instead.
+   */
+  readonly selfService: { readonly purchase: boolean; readonly quota: boolean };
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -100,7 +107,7 @@ export class ConfigError extends Error {
 
 export type JsonSchema = Record<string, unknown>;
 /** How an environment variable's text becomes the value the schema checks. */
-type EnvForm = 'string' | 'number' | 'list' | 'secretKeys';
+type EnvForm = 'string' | 'number' | 'boolean' | 'list' | 'secretKeys';
 
 /**
  * One deployment setting: its key in the config file (a dotted path), its environment variables
@@ -328,6 +335,20 @@ export const SETTINGS: readonly Setting[] = [
     form: 'number',
     schema: { type: 'integer', minimum: 1_048_576 },
     expected: 'a number of bytes, at least 1048576',
+  },
+  {
+    file: 'selfService.purchase',
+    env: ['SELF_SERVICE_PURCHASE'],
+    form: 'boolean',
+    schema: { type: 'boolean' },
+    expected: 'true or false',
+  },
+  {
+    file: 'selfService.quota',
+    env: ['SELF_SERVICE_QUOTA'],
+    form: 'boolean',
+    schema: { type: 'boolean' },
+    expected: 'true or false',
   },
 ];
 

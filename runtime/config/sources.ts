@@ -161,6 +161,8 @@ function fromEnv(setting: Setting, name: string, raw: string): unknown {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+    case 'boolean':
+      return raw.trim() === 'true' ? true : raw.trim() === 'false' ? false : raw;
     case 'secretKeys':
       if (!/^\s*\d+:/.test(raw)) throw new ConfigError(`${name} must be ${setting.expected}`);
       return parseSecretKeys(raw);

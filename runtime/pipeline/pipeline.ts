@@ -176,19 +176,11 @@ export class Pipeline {
     const now = this.#g.now();
     const fairUse = await this.#g.meter.check(identity.account, now);
     if (fairUse.blocked) {
-      void this.#refusals.notices.quotaReached(identity.account, fairUse.month, fairUse.used, fairUse.limit);
-      return this.#refusals.refuse(
-        endpoint,
-        fields,
-        tool.name,
-        'fair_use_blocked',
-        this.platformText('fair_use_blocked', {
-          connector_id: connector.config.id,
-          month: fairUse.month,
-          used: fairUse.used,
-          limit: fairUse.limit,
-        }),
-      );
+      const { month, used, limit } = fairUse;
+      void this.#refusals.notices.quotaReached(identity.account, month, used, limit);
+      const text = this.#g.config.selfService.quota ? 'fair_use_blocked_self_service' : 'fair_use_blocked';
+      const params = { connector_id: connector.config.id, month, used, limit };
+      return this.#refusals.refuse(endpoint, fields, tool.name, 'fair_use_blocked', this.platformText(text, params));
     }
     // 6. arguments, with the generated validator; invalid arguments make no upstream request.
     const validator = connector.validators[`input_${tool.name}`];

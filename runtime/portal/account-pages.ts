@@ -11,6 +11,7 @@ import type { PortalKit, SignedInRequest } from './kit.ts';
 import { audit } from './pages/audit.ts';
 import { calls, callsCsv } from './pages/calls.ts';
 import { connectionTestAction } from './pages/connection-test.ts';
+import { connectionConnect } from './pages/connection-connect.ts';
 import { connectionAction, connections } from './pages/connections.ts';
 import { connectorsPage } from './pages/connectors.ts';
 import { dataLayer } from './pages/data-layer.ts';
@@ -31,7 +32,10 @@ export const ACCOUNT_ROUTES: readonly Route<SignedInRequest>[] = [
   { path: '/portal/connections', page: (kit, r) => connections(kit, r) },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/(connect|disconnect)$/,
-    page: (kit, r, [instanceId, action]) => connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
+    page: (kit, r, [instanceId, action]) =>
+      action === 'connect'
+        ? connectionConnect(kit, r, instanceId!)
+        : connectionAction(kit, r, instanceId!, action as 'connect' | 'disconnect'),
   },
   {
     path: /^\/portal\/connections\/([a-z0-9-]{1,80})\/test$/,

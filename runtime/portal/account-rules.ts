@@ -26,3 +26,17 @@ export function connectionRefusal(
   if (!subscribed) return 'unknown_instance';
   return kind === 'managed_basic' ? 'status_managed' : undefined;
 }
+
+/**
+ * Why a user may not store a connection of an instance over the one it has, if so (docs/decisions/portal.md,
+ * 'One rule for connecting'): an administrator connects and replaces; a member connects an instance
+ * without a connection, or reconnects one marked as needing a reconnect, but does not replace a
+ * working connection. The same rule on the connections page, connect links and the OAuth callback.
+ */
+export function connectRefusal(
+  role: UserRole,
+  existing: { readonly reconnectRequiredAt?: Date | null } | null | undefined,
+): 'connect_replace_admin_only' | undefined {
+  if (role === 'admin' || !existing || existing.reconnectRequiredAt) return undefined;
+  return 'connect_replace_admin_only';
+}

@@ -17,7 +17,7 @@ import {
 import { protocolText } from '../protocol-text.ts';
 import { describeTokenScope } from '../auth/token-scope.ts';
 import { escapeHtml, redirect } from './html.ts';
-import type { PortalKit, PortalRequest, SignedInRequest } from './kit.ts';
+import { fmtDate, type PortalKit, type PortalRequest, type SignedInRequest } from './kit.ts';
 
 export const AUTHORIZE_PATH = '/portal/authorize';
 
@@ -49,6 +49,28 @@ function consentCsp(redirectUri: string): string {
   );
 }
 
+/**
+ * The client's registration in the account's audit log, at the account's first consent to it: a
+ * registration itself belongs to no account (docs/decisions/portal.md, 'Registrations in the
+ * account's audit log').
+ */
+async function recordRegistration(
+  kit: PortalKit,
+  r: PortalRequest,
+  user: SignedInRequest['signedIn']['user'],
+  request: { readonly clientId: string; readonly clientName: string },
+): Promise<void> {
+  const g = kit.g;
+  const grants = await g.store.mcp.listMcpGrants(user.accountId);
+  if (grants.some((x) => x.clientId === request.clientId)) return;
+  const client = await g.store.mcp.getMcpClient(request.clientId);
+  await kit.audit(r, { ...user }, 'oauth.client.register', request.clientId, {
+    client: request.clientName,
+    registered: client ? fmtDate(client.createdAt) : 'client metadata document',
+    redirect_hosts: client ? client.redirectUris.map((u) => redirectHostOf(u).host).join(',') : undefined,
+  });
+}
+
 export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<number> {
   const g = kit.g;
   const token = r.query.get('request');
@@ -75,6 +97,7 @@ export async function authorizePage(kit: PortalKit, r: PortalRequest): Promise<n
       redirect_host: redirectHostOf(request.redirectUri).host,
     };
     if (decision === 'allow') {
+      await recordRegistration(kit, r, s.user, request);
       const { code, grantId } = await approveConsent(
         g.store,
         request,

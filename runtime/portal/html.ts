@@ -84,14 +84,63 @@ td button,td form{margin:0}
 .warning{border-left:4px solid #b36b00;padding:.4rem .8rem;background:#fff7e6}
 .secret{font-family:monospace;font-size:1.05rem;background:#f3f4f7;padding:.5rem;border:1px solid #99a;
 word-break:break-all}
-.table-scroll{overflow-x:auto;max-width:100%;margin:.5rem 0}table{border-collapse:collapse;width:100%;margin:0}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+.table-box{overflow-x:auto;max-width:100%;margin:.5rem 0}.table-box table{margin:0}
+.table-box:focus-visible{outline:2px solid #2456c9;outline-offset:2px}
+main p,main li{overflow-wrap:anywhere}.back{margin-top:2rem}
+@media (max-width:40rem){h1{font-size:1.6rem}
+.table-box table,.table-box tbody,.table-box tr,.table-box td,.table-box tbody th{display:block;width:auto}
+.table-box caption{display:block}
+.table-box thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+.table-box tr{border:1px solid #dde;border-radius:6px;padding:.4rem .7rem;margin:.6rem 0}
+.table-box td,.table-box tbody th{border:0;padding:.15rem 0;overflow-wrap:anywhere}
+.table-box [data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#4a5160}}
 pre{overflow-x:auto;max-width:100%;background:#f3f4f7;border:1px solid #99a;padding:.5rem;font-size:.9rem}
 code{overflow-wrap:anywhere}details{margin:.5rem 0}summary{cursor:pointer;color:#1a44a8}
 td,th{text-align:left;padding:.35rem;border-bottom:1px solid #dde;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 .status-connected{color:#1a7f37;font-weight:600}.status-reconnect{color:#a11;font-weight:600}
 .status-never{color:#4a5160;font-weight:600}
-svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}`;
+svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#1d2330}
+.chart-box{overflow-x:auto;max-width:100%}.chart-box svg{min-width:34rem}
+.chart-box:focus-visible{outline:2px solid #2456c9;outline-offset:2px}`;
+
+/**
+ * Every table in a box of its own that scrolls sideways when the table is wider than the screen, so
+ * the page itself never does (a phone at 375 px). The box is a named region a keyboard can focus
+ * and scroll; its name is the table's caption (every portal table has one, already escaped).
+ */
+function scrollingTables(body: string): string {
+  const text = (html: string) => html.replace(/<[^>]*>/g, '');
+  return body.replace(
+    /<table><caption>([\s\S]*?)<\/caption>([\s\S]*?)<\/table>/g,
+    (_all, caption: string, inner: string) => {
+      const labels = [...inner.matchAll(/<th scope="col">([\s\S]*?)<\/th>/g)].map((m) => text(m[1]!));
+      return (
+        `<div class="table-box" role="region" tabindex="0" aria-label="${text(caption)}"><table><caption>` +
+        `${caption}</caption>${labelledCells(inner, labels)}</table></div>`
+      );
+    },
+  );
+}
+
+/**
+ * Each body cell gets its column's header as `data-label`, which a narrow screen shows before the
+ * cell when the rows reflow into cards (STYLE's `@media`); headers and labels are already escaped.
+ */
+function labelledCells(inner: string, labels: readonly string[]): string {
+  const at = inner.indexOf('<tbody>');
+  if (at < 0 || labels.length === 0) return inner;
+  const rows = inner.slice(at).replace(/<tr>([\s\S]*?)<\/tr>/g, (_row, cells: string) => {
+    let column = 0;
+    const labelled = cells.replace(/<(td|th)(?=[ >])/g, (cell) => {
+      const label = labels[column++];
+      return label ? `${cell} data-label="${label}"` : cell;
+    });
+    return `<tr>${labelled}</tr>`;
+  });
+  return inner.slice(0, at) + rows;
+}
 
 /** Writes a complete page: security headers, no caching, and the layout. */
 export function sendPage(res: ServerResponse, status: number, layout: Layout): number {
@@ -112,7 +161,8 @@ export function sendPage(res: ServerResponse, status: number, layout: Layout): n
   const html =
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ' +
     `initial-scale=1"><title>${escapeHtml(layout.documentTitle ?? layout.title)}</title><style>${STYLE}</style>` +
-    `</head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${layout.body}</main></body></html>`;
+    `</head><body>${header}<main><h1>${escapeHtml(layout.title)}</h1>${scrollingTables(layout.body)}</main></body>` +
+    '</html>';
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -167,10 +217,8 @@ export function postButton(
  */
 export function dataTable(caption: string, headers: readonly string[], rows: string): string {
   const head = headers.map((h) => `<th scope="col">${h}</th>`).join('');
-  return (
-    `<div class="table-scroll" role="region" tabindex="0" aria-label="${caption.replace(/<[^>]*>/g, '')}"><table>` +
-    `<caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`
-  );
+  // sendPage puts every table in its scrolling box (scrollingTables).
+  return `<table><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A bar chart as server-rendered SVG (no script), with a text alternative. */
@@ -196,10 +244,12 @@ export function barChart(
       );
     })
     .join('');
+  // In a box of its own that scrolls on a narrow screen, so the labels stay legible (not scaled down).
   return (
+    `<div class="chart-box" role="region" tabindex="0" aria-label="${escapeHtml(title)}">` +
     `<svg role="img" aria-labelledby="chart-title chart-desc" width="100%" viewBox="0 0 ${width} ${height}" ` +
     `xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(title)}</title><desc id="chart-desc">` +
     `${escapeHtml(description)}` +
-    `</desc>${rows}</svg>`
+    `</desc>${rows}</svg></div>`
   );
 }

@@ -201,10 +201,12 @@ export class PortalKit {
     headers?: Readonly<Record<string, string | string[]>>,
   ): number {
     const s = r.signedIn;
+    // Every refusal and error page has a way back: the portal signed in, else the start page.
+    const back = s ? (['/portal', 'back_to_portal'] as const) : (['/', 'back_to_start'] as const);
     return sendPage(r.res, status, {
       title,
       documentTitle: this.text.plain('page_title', { title }),
-      body,
+      body: status >= 400 ? `${body}<p class="back"><a href="${back[0]}">${this.t(back[1])}</a></p>` : body,
       ...(s
         ? {
             nav: {

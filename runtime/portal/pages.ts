@@ -1,9 +1,9 @@
 // The portal: sign-in, the signed-in account pages (account-pages.ts), and the signed links the
 // platform texts hand out (connect, purchase, team, terms), server-rendered without JavaScript.
 //
-// Signed links keep working and land on the same pages: a signed-in user of the link is sent to
-// the portal page; without a session, purchase, team and terms links act as the short-lived
-// capability they are. A connect link is bound to the user who asked for it: its form (and an OAuth
+// Signed links land on the portal pages: the link's user, signed in, is sent to the page; anyone
+// else sees a sign-in prompt that names nothing of the account (docs/decisions/portal.md, 'Signed
+// links never act on their own'). A connect link is bound to the user who asked for it: its form (and an OAuth
 // start) needs that user signed in, so nobody else can store a credential in the asking account,
 // and the terms must be accepted first (the gate connect_account applies, on every connect path).
 //
@@ -60,7 +60,10 @@ export function createPortal(gateway: GatewayContext, options: PortalOptions): P
       if (path === OAUTH_CALLBACK_PATH) return oauthCallback(kit, base);
       if (req.method !== 'GET' && req.method !== 'POST') {
         req.resume();
-        return sendPage(res, 405, { title: plain('method_title'), body: `<p>${t('method_not_allowed')}</p>` });
+        return sendPage(res, 405, {
+          title: plain('method_title'),
+          body: `<p>${t('method_not_allowed')}</p><p class="back"><a href="/">${t('back_to_start')}</a></p>`,
+        });
       }
       const r: PortalRequest = { ...base, signedIn: await sessions.lookup(req) };
       const open = await routeTo(PUBLIC_ROUTES, kit, r);

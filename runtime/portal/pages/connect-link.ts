@@ -13,6 +13,7 @@ import {
   credentialInputs,
   postedCredential,
 } from './credential-form.ts';
+import { connectRuleRefused } from './connect-rule.ts';
 import { startOAuth } from './oauth.ts';
 
 /** A connect link checked: its instance, and its user, who is the one signed in. */
@@ -81,16 +82,18 @@ async function checkedTarget(
       path: `/${instanceId}/mcp`,
     }) +
     `</p><p class="warning">${t('connect_warning', { account: account.name })}</p>`;
+  // Before its own user signs in, the link shows nothing of the account: not who asked, not the
+  // account (docs/decisions/portal.md, 'Signed links never act on their own').
   const signedIn = r.signedIn;
   if (!signedIn) {
     r.req.resume();
+    const next = encodeURIComponent(`/portal/connect/${token}`);
     return kit.view(
       r,
       r.req.method === 'POST' ? 401 : 200,
       title,
-      `${context}<p>${t('connect_sign_in_first', { email: user.email })}</p><p><a href="/portal/sign-in?next=` +
-        `${encodeURIComponent(`/portal/connect/${token}`)}` +
-        `">${t('sign_in_to_continue')}</a></p>`,
+      `<p>${t('connect_sign_in_first')}</p>` +
+        `<p><a class="button" href="/portal/sign-in?next=${next}">${t('sign_in_to_continue')}</a></p>`,
     );
   }
   if (signedIn.user.id !== user.id) {
@@ -99,14 +102,7 @@ async function checkedTarget(
       { linkUser: user.id, signedInUser: signedIn.user.id, instance: instanceId },
       'connect link refused: signed in as another user',
     );
-    return kit.view(
-      r,
-      403,
-      title,
-      `${context}<p class="error" role="alert">` +
-        `${t('connect_other_user', { email: user.email, signed_in: signedIn.user.email })}` +
-        '</p>',
-    );
+    return kit.view(r, 403, title, `<p class="error" role="alert">${t('connect_other_user')}</p>`);
   }
   if (!signedIn.user.termsAcceptedAt) {
     r.req.resume();
@@ -119,6 +115,8 @@ async function checkedTarget(
         `">${t('terms_open')}</a></p>`,
     );
   }
+  const refused = await connectRuleRefused(kit, { ...r, signedIn }, connector, instanceId);
+  if (refused !== undefined) return refused;
   return { connector, kind, instanceId, jti: payload.jti, account, user, signedIn, title, context };
 }
 

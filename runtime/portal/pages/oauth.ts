@@ -5,6 +5,7 @@ import { completeOAuthConnect, newBrowserBinding } from '../../upstream/oauth.ts
 import type { PortalWord } from '../html.ts';
 import type { PortalKit, PortalRequest } from '../kit.ts';
 import { sha256Hex } from '../../secrets/hash.ts';
+import { connectRuleRefusal } from './connect-rule.ts';
 
 /** The OAuth redirect URI's path: `<publicBaseUrl>/portal/oauth/callback`. */
 export const OAUTH_CALLBACK_PATH = '/portal/oauth/callback';
@@ -131,6 +132,10 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   } catch {
     return refused(400, 'oauth_unknown');
   }
+  // The connect rule again at the end of the flow: the user, their seat or the connection changed meanwhile.
+  const starter = await g.store.users.getUser(flow.userId);
+  const rule = starter ? await connectRuleRefusal(kit, starter, connector, flow.instanceId) : 'connect_needs_seat';
+  if (rule) return notConnected(403, `<p class="error">${t(rule, { connector: title })}</p>`);
   const target = { accountId: flow.accountId, instanceId: flow.instanceId, connectorKey: connector.config.key };
   const done = await completeOAuthConnect(
     g,
@@ -166,9 +171,8 @@ export async function oauthCallback(kit: PortalKit, r: PortalRequest): Promise<n
   }
   await g.state.refresh();
   g.log.info({ ...fields, connector: connector.config.id }, 'connection stored');
-  const user = await g.store.users.getUser(flow.userId);
-  if (user)
-    await kit.audit(r, user, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
+  if (starter)
+    await kit.audit(r, starter, 'connection.set', flow.instanceId, { connector: connector.config.key, via: 'oauth' });
   const account = g.state.account(flow.accountId);
   return kit.view(
     r,

@@ -44,7 +44,9 @@ export async function team(kit: PortalKit, r: SignedInRequest): Promise<number> 
       if (!target || (role !== 'admin' && role !== 'member'))
         return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
       // The last administrator cannot step down: someone must be able to manage the account.
-      if (demotesLastAdmin(users, target, role)) return kit.notice(r, 400, 'bad_request_title', 'last_admin');
+      // A refused form answers on the page itself, above the form (docs/decisions/portal.md, 'Form errors in place').
+      if (demotesLastAdmin(users, target, role))
+        return teamPage(kit, r, users, subscribed, 400, `<p class="error" role="alert">${t('last_admin')}</p>`);
       await g.store.users.setUserRole(target.id, role as UserRole);
       await g.state.refresh();
       await kit.audit(r, { ...user }, 'user.role', target.id, { email: target.email, role });
@@ -109,7 +111,8 @@ async function removeOrResend(
   // Someone must be able to manage the account: an administrator removes others, never themself
   // (so the last administrator stays).
   if (target.id === user.id) return kit.notice(r, 400, 'bad_request_title', 'remove_self');
-  if (form.get('confirm') !== 'yes') return kit.notice(r, 400, 'bad_request_title', 'remove_not_confirmed');
+  if (form.get('confirm') !== 'yes')
+    return teamPage(kit, r, users, subscribed, 400, `<p class="error" role="alert">${t('remove_not_confirmed')}</p>`);
   const removed = await g.store.users.deleteUser(target.id);
   if (!removed) return kit.notice(r, 400, 'bad_request_title', 'unknown_user');
   await g.state.refresh();
@@ -220,8 +223,8 @@ function userForm(kit: PortalKit, r: SignedInRequest, action: 'remove' | 'resend
   const { t } = kit.text;
   const confirm =
     action === 'remove'
-      ? '<input type="checkbox" id="remove-confirm" name="confirm" value="yes" required> <label class="inline" ' +
-        `for="remove-confirm">${t('remove_confirm')}</label>`
+      ? '<p><input type="checkbox" id="remove-confirm" name="confirm" value="yes" required> <label class="inline" ' +
+        `for="remove-confirm">${t('remove_confirm')}</label></p>`
       : '';
   return (
     `<h2>${t(action === 'remove' ? 'team_remove_heading' : 'team_resend_heading')}</h2><p class="note">` +

@@ -2,7 +2,9 @@
 import { issueToken } from '../../auth/caller-tokens.ts';
 import { describeTokenScope, parseTokenScope, type ScopeCatalog } from '../../auth/token-scope.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
+import type { McpGrant } from '../../store/store.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
+import { confirmStep } from './confirm-step.ts';
 
 type TokenAction = 'create' | 'revoke' | 'revoke-grant';
 
@@ -18,6 +20,30 @@ function visibility(kit: PortalKit, r: SignedInRequest) {
     grants: async () =>
       (await g.store.mcp.listMcpGrants(account.id)).filter((x) => kit.isAdmin(r) || x.userId === user.id),
   };
+}
+
+/**
+ * One row per connected assistant: the active grants of one client for one user (an assistant that
+ * connected again, or to another endpoint, made a grant each time) as one, with every endpoint, the
+ * first connection's date and the newest grant's id (revoking it ends them all).
+ */
+function assistants(grants: readonly McpGrant[]): McpGrant[] {
+  const rows = new Map<string, McpGrant>();
+  for (const x of grants.filter((g) => !g.revokedAt)) {
+    const key = `${x.userId} ${x.clientId}`;
+    const row = rows.get(key);
+    if (!row) {
+      rows.set(key, x);
+      continue;
+    }
+    const newer = x.createdAt > row.createdAt ? x : row;
+    rows.set(key, {
+      ...newer,
+      endpoints: [...new Set([...row.endpoints, ...x.endpoints])],
+      createdAt: x.createdAt < row.createdAt ? x.createdAt : row.createdAt,
+    });
+  }
+  return [...rows.values()];
 }
 
 /** The account's subscribed connectors with their toolset ids: what a token made here may be scoped to. */
@@ -84,6 +110,15 @@ async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promis
     const target = (await visible.tokens()).find((x) => x.id === id);
     // A token of another account (or, for a member, of another user) is unknown here.
     if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_token');
+    if (form.get('confirm') !== 'yes')
+      return confirmStep(kit, r, {
+        title: plain('confirm_revoke_title', { label: target.label }),
+        text: t('confirm_revoke_text'),
+        action: '/portal/tokens/revoke',
+        button: plain('revoke_button', { label: target.label }),
+        hidden: { token: target.id },
+        cancel: '/portal/tokens',
+      });
     await g.store.tokens.revokeToken(target.id, g.now());
     // Effective at once: this replica reloads, and the others hear of it (shared store) or see
     // the changed version at their next identify of an unknown token or refresh.
@@ -95,17 +130,31 @@ async function act(kit: PortalKit, r: SignedInRequest, sub: TokenAction): Promis
     return redirect(r.res, '/portal/tokens?done=token_revoked');
   }
   // An assistant connected with OAuth (docs/decisions/mcp-authorization.md): its grant, and so every token of it.
+  // One assistant is every active grant of its client for one user (one row on the page): all end.
   const id = form.get('grant') ?? '';
-  const target = (await visible.grants()).find((x) => x.id === id && !x.revokedAt);
+  const active = (await visible.grants()).filter((x) => !x.revokedAt);
+  const target = active.find((x) => x.id === id);
   if (!target) return kit.notice(r, 404, 'not_found_title', 'unknown_grant');
-  await g.store.mcp.revokeMcpGrant(target.id, g.now());
+  if (form.get('confirm') !== 'yes')
+    return confirmStep(kit, r, {
+      title: plain('confirm_revoke_grant_title', { client: target.clientName }),
+      text: t('confirm_revoke_grant_text'),
+      action: '/portal/tokens/revoke-grant',
+      button: plain('grant_revoke_button', { client: target.clientName }),
+      hidden: { grant: target.id },
+      cancel: '/portal/tokens',
+    });
+  const owner = await ownerEmail(target.userId);
+  for (const grant of active.filter((x) => x.clientId === target.clientId && x.userId === target.userId)) {
+    await g.store.mcp.revokeMcpGrant(grant.id, g.now());
+    await kit.audit(r, { ...user }, 'oauth.grant.revoke', grant.id, {
+      reason: 'portal',
+      client: grant.clientName,
+      client_id: grant.clientId,
+      owner,
+    });
+  }
   await g.state.refresh();
-  await kit.audit(r, { ...user }, 'oauth.grant.revoke', target.id, {
-    reason: 'portal',
-    client: target.clientName,
-    client_id: target.clientId,
-    owner: await ownerEmail(target.userId),
-  });
   return redirect(r.res, '/portal/tokens?done=grant_revoked');
 }
 
@@ -157,8 +206,7 @@ export async function tokens(kit: PortalKit, r: SignedInRequest, sub: '' | Token
           rows,
         )
       : `<p>${t('tokens_none')}</p>`);
-  const grantRows = (await visible.grants())
-    .filter((x) => !x.revokedAt)
+  const grantRows = assistants(await visible.grants())
     .map((x) => {
       const action = postButton(
         '/portal/tokens/revoke-grant',
