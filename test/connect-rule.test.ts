@@ -53,6 +53,8 @@ describe('one rule for connecting', () => {
 
   it('refuses a member replacing a working connection on the connections page, GET and POST', async () => {
     const portal = await portalAs(gw, member.user);
+    // The page does not offer what the rule refuses: no Reconnect on the working connection.
+    expect((await portal.get('/portal/connections')).html).not.toContain('href="/portal/connections/cases/connect"');
     const page = await portal.get('/portal/connections/cases/connect');
     expect(page.status).toBe(403);
     expect(page.html).toContain(REFUSED);

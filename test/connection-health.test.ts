@@ -98,4 +98,19 @@ describe('connection health', () => {
     await gw.app.context.meter.flush(true);
     expect((await usageOf(gw.url, other.token)).usage.totalCalls).toBe(2);
   });
+
+  it('asks before disconnecting, and disconnects only on the confirmed post', async () => {
+    const third = await createTenant(store, { subscribe: ['cases'] });
+    await connectTenant(gw, third, 'cases', { apiKey: sandbox.tokens.demo });
+    const portal = await portalAs(gw, third.user);
+    await portal.get('/portal/connections');
+    const asked = await portal.post('/portal/connections/cases/disconnect', {});
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain('Disconnect cases?');
+    expect(asked.html).toContain('name="confirm" value="yes"');
+    expect(await store.connections.getConnection(third.account.id, 'cases')).not.toBeNull();
+    const done = await portal.post('/portal/connections/cases/disconnect', { confirm: 'yes' });
+    expect(done.status).toBe(303);
+    expect(await store.connections.getConnection(third.account.id, 'cases')).toBeNull();
+  });
 });

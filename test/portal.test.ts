@@ -405,7 +405,12 @@ describe('portal', () => {
     expect((await client.post('/portal/usage', { quota: '12345' })).status).toBe(303);
     expect(gw.app.context.state.account(a.account.id)?.fairUseQuota).toBe(12345);
     expect((await client.get('/portal/usage')).html).toContain('of 12345 cost units used');
-    expect((await client.post('/portal/usage', { quota: 'lots' })).status).toBe(400);
+    // A wrong value answers on the usage page, in the form, not on a page of its own.
+    const refused = await client.post('/portal/usage', { quota: 'lots' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('aria-invalid="true"');
+    expect(refused.html).toMatch(/<p class="error" id="quota-error" role="alert">/);
+    expect(refused.html).toContain('<form method="post" action="/portal/usage">');
     expect((await client.post('/portal/usage', { quota: '' })).status).toBe(303);
     expect(gw.app.context.state.account(a.account.id)?.fairUseQuota).toBeNull();
   });

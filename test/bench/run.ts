@@ -1378,7 +1378,8 @@ async function main(): Promise<void> {
         '(chunks of 20,000 calls); VmRSS read between chunks at each mark' +
         (soak
           ? `: ${soak.marks.map(([m, v]) => `${v.toFixed(0)} MiB after ${m} min`).join(', ')}; ` +
-            `${soak.calls.toLocaleString('en-US')} calls, ${soak.cpuUsPerCall.toFixed(0)} µs CPU per call over the soak.`
+            `${soak.calls.toLocaleString('en-US')} calls, ${soak.cpuUsPerCall.toFixed(0)} µs CPU per call ` +
+            'over the soak.'
           : '.'),
       ...(options.soakMinutes > 0 ? {} : { note: 'skipped with --soak-minutes 0' }),
     },

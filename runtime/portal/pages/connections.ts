@@ -2,10 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Endpoint } from '../../gateway-context.ts';
 import type { Connection } from '../../store/store.ts';
-import { connectionRefusal } from '../account-rules.ts';
+import { connectionRefusal, connectRefusal } from '../account-rules.ts';
 import { dataTable, escapeHtml, postButton, redirect } from '../html.ts';
 import { fmtDate, type PortalKit, type SignedInRequest } from '../kit.ts';
 import { clientSetup } from './client-setup.ts';
+import { confirmStep } from './confirm-step.ts';
 import { CREDENTIAL_FORM_FIELDS, credentialInputs, postedCredential } from './credential-form.ts';
 import { startOAuth } from './oauth.ts';
 
@@ -55,7 +56,8 @@ export async function connections(kit: PortalKit, r: SignedInRequest, notice = '
           (use.get(e.instanceId) ?? '')
         : '';
       const actions: string[] = [];
-      if (g.state.hasSeat(user.id, e.connector.config.key)) {
+      // Reconnect is offered only where this user may store one (docs/decisions/portal.md, 'One rule for connecting').
+      if (g.state.hasSeat(user.id, e.connector.config.key) && !connectRefusal(user.role, connection)) {
         actions.push(
           `<a href="/portal/connections/${escapeHtml(e.instanceId)}/connect">` +
             `${t(status === 'never' ? 'connect_action' : 'reconnect_action', { instance: e.instanceId })}` +
@@ -124,6 +126,15 @@ export async function connectionAction(
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
     if (!kit.isAdmin(r)) return kit.adminOnly(r);
+    if (form.get('confirm') !== 'yes')
+      return confirmStep(kit, r, {
+        title: plain('confirm_disconnect_title', { instance: instanceId }),
+        text: t('confirm_disconnect_text', { instance: instanceId }),
+        action: `/portal/connections/${instanceId}/disconnect`,
+        button: plain('disconnect_button', { instance: instanceId }),
+        hidden: {},
+        cancel: '/portal/connections',
+      });
     await g.store.connections.deleteConnection(account.id, instanceId);
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'connection.delete', instanceId, { connector: connector.config.key });

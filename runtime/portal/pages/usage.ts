@@ -9,9 +9,7 @@ export { usageCsv } from './usage-breakdown.ts';
 
 export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number> {
   const g = kit.g;
-  const { t, plain } = kit.text;
   const { account, user } = r.signedIn;
-  const quotaAllowed = kit.options.selfServiceQuota === true && kit.isAdmin(r);
   if (r.req.method === 'POST') {
     const form = await kit.form(r);
     if (!form) return r.res.statusCode;
@@ -19,12 +17,22 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     if (!kit.options.selfServiceQuota) return kit.notice(r, 403, 'forbidden_title', 'quota_by_operator');
     const raw = (form.get('quota') ?? '').trim();
     const quota = raw === '' ? null : /^\d{1,12}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (quota !== null && !Number.isSafeInteger(quota)) return kit.notice(r, 400, 'bad_request_title', 'quota_invalid');
+    // A wrong value answers on the usage page, above the form it was typed into (400).
+    if (quota !== null && !Number.isSafeInteger(quota)) return usagePage(kit, r, 400, raw);
     await g.store.accounts.setFairUse(account.id, { quota });
     await g.state.refresh();
     await kit.audit(r, { ...user }, 'fair_use.quota', account.id, { quota: quota ?? 'default' });
     return redirect(r.res, '/portal/usage?done=quota_saved');
   }
+  return usagePage(kit, r, 200);
+}
+
+/** The page; `invalid` is a refused quota as typed, shown in the form with its error. */
+async function usagePage(kit: PortalKit, r: SignedInRequest, status: number, invalid?: string): Promise<number> {
+  const g = kit.g;
+  const { t, plain } = kit.text;
+  const { account } = r.signedIn;
+  const quotaAllowed = kit.options.selfServiceQuota === true && kit.isAdmin(r);
   const current = g.state.account(account.id) ?? account;
   const { month, current: thisMonth } = chosenMonth(kit, r);
   const record = await g.meter.usageRecord(current, g.now());
@@ -64,7 +72,10 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     quotaForm =
       `<h2>${t('quota_heading')}</h2><form method="post" action="/portal/usage"><input type="hidden" name="csrf" ` +
       `value="${escapeHtml(r.signedIn.csrf)}"><label for="quota">${t('field_quota')}</label><input type="number" ` +
-      `id="quota" name="quota" min="0" step="1" value="${current.fairUseQuota ?? ''}" aria-describedby="quota-note">` +
+      `id="quota" name="quota" min="0" step="1" value="${escapeHtml(invalid ?? String(current.fairUseQuota ?? ''))}" ` +
+      `aria-describedby="${invalid === undefined ? '' : 'quota-error '}quota-note"` +
+      `${invalid === undefined ? '' : ' aria-invalid="true"'}>` +
+      (invalid === undefined ? '' : `<p class="error" id="quota-error" role="alert">${t('quota_invalid')}</p>`) +
       `<p class="note" id="quota-note">${t('quota_note', { default: g.config.fairUse.defaultQuota })}</p><button ` +
       `type="submit">${t('save_quota')}</button></form>`;
   } else if (kit.isAdmin(r)) quotaForm = `<p class="note">${t('quota_by_operator')}</p>`;
@@ -77,5 +88,5 @@ export async function usage(kit: PortalKit, r: SignedInRequest): Promise<number>
     `${kit.done(r)}${await monthPicker(kit, r, month, thisMonth)}${period}<h2>${t('usage_by_connector')}</h2>${chart}` +
     (tools ? dataTable(t('usage_by_tool'), [t('col_connector'), t('col_tool'), t('col_calls')], tools) : '') +
     `${await dailyTables(kit, r, month)}${quotaForm}`;
-  return kit.view(r, 200, plain('usage_title'), body);
+  return kit.view(r, status, plain('usage_title'), body);
 }
