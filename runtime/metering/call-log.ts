@@ -40,6 +40,8 @@ export interface CallLogOptions {
 const PRUNE_EVERY_MS = 3600_000;
 const DAY_MS = 86_400_000;
 const MAX_PENDING = 20_000;
+/** Calls written by one statement at most. */
+const CHUNK_ROWS = 500;
 
 export class CallLogWriter {
   readonly #o: CallLogOptions;
@@ -98,11 +100,17 @@ export class CallLogWriter {
   }
 
   async #write(): Promise<void> {
-    const batch = this.#pending;
+    let batch = this.#pending;
     if (batch.length > 0) {
       this.#pending = [];
       try {
-        await this.#o.store.callLog.addCalls(...this.#rows(batch));
+        // In statements of at most CHUNK_ROWS calls: one statement of a second's calls under load
+        // (13,000 rows) grew the embedded engine's WebAssembly memory, which never shrinks, by
+        // ~200 MiB (docs/decisions/portal.md, 'The call log keeps no arguments or results').
+        while (batch.length > 0) {
+          await this.#o.store.callLog.addCalls(...this.#rows(batch.slice(0, CHUNK_ROWS)));
+          batch = batch.slice(CHUNK_ROWS);
+        }
         if (this.#failing || this.#dropped > 0)
           this.#o.log.info({ dropped: this.#dropped }, 'call log written again after a failure');
         this.#failing = false;
