@@ -16,6 +16,8 @@ import { createLogger, flushLogger, Metrics } from './operations/observability.t
 import { OutageLog } from './operations/outage-log.ts';
 import { namingSetting } from './operations/startup-errors.ts';
 import { testConnection } from './pipeline/connection-test.ts';
+import { SoftQuotaWatch } from './metering/soft-quota.ts';
+import { MailNotices } from './mail/notices.ts';
 import { Pipeline } from './pipeline/pipeline.ts';
 import { lockEmbeddedDatabase } from './store/embedded-lock.ts';
 import { checkKeys, type KeySource } from './secrets/key-check.ts';
@@ -235,8 +237,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   state.start(config.snapshotRefreshMs, (error) =>
     error === undefined ? storeOutage.ok() : storeOutage.fault('snapshot refresh', error),
   );
-
+  let softQuota: SoftQuotaWatch | undefined; // soft-mode "quota reached" mail, made once the context is
   const meter = new UsageMeter({
+    onFlushed: (rows) => void softQuota?.flushed(rows),
     store,
     timeZone: config.timeZone,
     defaultQuota: config.fairUse.defaultQuota,
@@ -254,20 +257,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   await applySpills(config.dataDir, store.usage, log);
   meter.start();
   metrics.usageBacklog = () => meter.backlog();
+  const clock = options.now;
   const callLog = new CallLogWriter({
     store,
     timeZone: config.timeZone,
     flushMs: config.usageFlushMs,
     retentionDays: config.callLogDays,
     log,
-    ...(options.now
-      ? {
-          now: (
-            (clock) => () =>
-              clock().getTime()
-          )(options.now),
-        }
-      : {}),
+    ...(clock ? { now: () => clock().getTime() } : {}),
   });
   callLog.start();
 
@@ -397,6 +394,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   }, LINK_PURGE_INTERVAL_MS);
   linkPurge.unref();
   const pipeline = new Pipeline(context, links);
+  softQuota = new SoftQuotaWatch({
+    meter: () => meter,
+    account: (id) => state.account(id),
+    notices: new MailNotices(context),
+    now,
+  });
   const methods = createMethods(context, pipeline, links);
   const portal = createPortal(context, {
     selfServicePurchase: config.selfService.purchase,

@@ -76,4 +76,30 @@ describe('mailed notices', () => {
     // Claimed once in the store: another replica's claim of the same month is refused.
     expect(await store.notices.claimNotice(admin.account.id, `quota:${month}`)).toBe(false);
   });
+
+  it('mails "quota reached" in soft mode once the month goes over the quota, after a usage flush', async () => {
+    const admin = await createTenant(store, { subscribe: ['cases'] });
+    await connectTenant(gw, admin, 'cases', { apiKey: sandbox.tokens.demo });
+    await store.accounts.setFairUse(admin.account.id, { mode: 'soft', quota: 2 });
+    await gw.app.context.state.refresh();
+    const before = smtp.mails.length;
+    // Two calls: at the quota, not over it; a flush writes them and no mail goes.
+    for (let i = 0; i < 2; i++) expect((await call(admin)).status).toBe(200);
+    await gw.app.context.meter.flush(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(smtp.mails.slice(before).filter((m) => recipient(m) === admin.user.email)).toHaveLength(0);
+    // The third goes over (soft mode serves it) and the flush after it mails the administrators.
+    const over = await call(admin);
+    expect(JSON.stringify(over.json)).not.toContain('Fair-use quota reached');
+    await gw.app.context.meter.flush(true);
+    const mail = (await smtp.waitFor(before + 1))[before]!;
+    expect(recipient(mail)).toBe(admin.user.email);
+    expect(mail.subject).toContain('Fair-use quota reached');
+    expect(mail.text).not.toContain('Further tool calls are refused');
+    expect(mail.text).toContain('Tool calls go on');
+    // Once a month: more calls and flushes send nothing more to this account.
+    await call(admin);
+    await gw.app.context.meter.flush(true);
+    expect(smtp.mails.slice(before).filter((m) => recipient(m) === admin.user.email)).toHaveLength(1);
+  });
 });

@@ -35,8 +35,11 @@ export class MailNotices {
     );
   }
 
-  /** Hard fair use refused a call: the first refusal of the month mails the administrators. */
-  quotaReached(account: Account, month: string, used: number, limit: number): Promise<void> {
+  /**
+   * The month's quota is reached: hard fair use refused a call, or (`hard` false) a soft-mode account
+   * went over it (runtime/metering/soft-quota.ts). The first time in the month mails the administrators.
+   */
+  quotaReached(account: Account, month: string, used: number, limit: number, hard = true): Promise<void> {
     const key = `${account.id}|${month}`;
     if (this.#quotaSeen.has(key)) return Promise.resolve();
     this.#quotaSeen.add(key);
@@ -45,7 +48,7 @@ export class MailNotices {
       (claimed) =>
         claimed
           ? this.#toAdmins(account, (to) =>
-              quotaReachedMail(this.#d.platform, to, { account: account.name, month, used, limit, hard: true, url }),
+              quotaReachedMail(this.#d.platform, to, { account: account.name, month, used, limit, hard, url }),
             )
           : undefined,
       (error: unknown) => {

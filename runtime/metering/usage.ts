@@ -71,6 +71,8 @@ export interface UsageOptions {
    * the usage record (docs/decisions/operations.md, 'Calls of deprecated tools are counted apart').
    */
   readonly deprecatedTools?: ReadonlySet<string>;
+  /** After each flush that was written: its rows (soft-quota.ts). */
+  readonly onFlushed?: (rows: readonly UsageRow[]) => void;
 }
 
 const FAIR_USE_TTL_SECONDS = 40 * 24 * 3600;
@@ -424,6 +426,7 @@ export class UsageMeter {
     );
     try {
       await run;
+      this.#o.onFlushed?.(rows);
       this.#inFlight = new Map();
       // The earlier settled ids went with this statement; this batch is settled now.
       this.#settled = [id];
