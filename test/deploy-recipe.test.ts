@@ -62,7 +62,11 @@ const deployment = kube.find((d) => d.kind === 'Deployment')!;
 const containers = deployment.spec.template.spec.containers as Array<{
   command?: string[];
   args?: string[];
-  env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
+  env: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef: { name: string; key: string; optional?: boolean } };
+  }>;
   livenessProbe: any;
   readinessProbe: any;
   startupProbe?: any;
@@ -113,15 +117,17 @@ describe('the deploy recipe', () => {
     expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
   });
 
-  it('keeps the secret keys and the database URL in a Secret', () => {
+  it('keeps the secret keys, the database URL and the SMTP URL (optional) in a Secret', () => {
     const fromSecret = Object.fromEntries(
       containers[0]!.env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef]),
     );
-    expect(Object.keys(fromSecret).sort()).toEqual(['DATABASE_URL', 'GATEWAY_SECRET_KEYS']);
+    expect(Object.keys(fromSecret).sort()).toEqual(['DATABASE_URL', 'GATEWAY_SECRET_KEYS', 'SMTP_URL']);
     for (const ref of Object.values(fromSecret)) {
       expect(ref.name).toBe(secret.metadata.name);
-      expect(Object.keys(secret.stringData)).toContain(ref.key);
+      // A key the operator may leave out is marked optional; every other one is in the Secret.
+      if (!ref.optional) expect(Object.keys(secret.stringData)).toContain(ref.key);
     }
+    expect(fromSecret['SMTP_URL']?.optional).toBe(true);
   });
 
   describe('probes', () => {

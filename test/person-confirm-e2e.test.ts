@@ -147,6 +147,10 @@ describe('person-confirmed writes end to end (2.x client, 2026-07-28)', () => {
     expect(seen[0]).toContain('"quantity": 2');
     expect(posts()).toBe(before);
     await client.close();
+    // In the account's call log as a call answered before any write: refused, with its code.
+    await gw.app.context.callLog.flush();
+    const [logged] = await store.callLog.listCalls(tenant.account.id, { outcome: 'refused' }, 1, 0);
+    expect(logged).toMatchObject({ tool: 'create_draft_invoice', outcome: 'refused', detail: 'confirm_declined' });
   });
 
   it('an accept without the box ticked and a cancel write nothing', async () => {

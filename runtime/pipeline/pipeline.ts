@@ -347,6 +347,7 @@ export class Pipeline {
     const step = await personStep(this.#personServices, plan);
     if (step.kind === 'answer') {
       this.#g.log.info({ ...plan.fields, tool: plan.tool.name, outcome: step.code }, 'write not confirmed');
+      this.#g.callLog.record(plan.fields, plan.tool.name, 'refused', step.code, null);
       return step.result;
     }
     const input = step.kind === 'none' ? await openInput(this.#inputs, plan) : undefined;
