@@ -217,6 +217,18 @@ interface Case {
   readonly metered: boolean;
 }
 
+/** What the load generator needs of a case to send its requests. */
+function caseTarget(c: Case): Pick<LoadJob, 'url' | 'path' | 'body' | 'tokens' | 'headerSets' | 'uniqueIds'> {
+  return {
+    url: String(c.server.info['url']),
+    path: c.path,
+    body: c.body,
+    tokens: c.tokens,
+    ...(c.headerSets ? { headerSets: c.headerSets } : {}),
+    ...(c.uniqueIds ? { uniqueIds: true } : {}),
+  };
+}
+
 interface CaseRun {
   readonly result: LoadResult;
   /** Server CPU per successful call, µs. */
@@ -711,12 +723,7 @@ async function main(): Promise<void> {
   const runClosed = async (c: Case, amount: number): Promise<CaseRun> => {
     const job: LoadJob = {
       kind: 'closed',
-      url: String(c.server.info['url']),
-      path: c.path,
-      body: c.body,
-      tokens: c.tokens,
-      ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-      ...(c.uniqueIds ? { uniqueIds: true } : {}),
+      ...caseTarget(c),
       connections: options.connections,
       amount: Math.max(Math.round(amount), options.connections * 4),
     };
@@ -751,16 +758,7 @@ async function main(): Promise<void> {
     const r = await load.job<LoadResult>({
       load: {
         kind: 'rate',
-        url: String(c.server.info['url']),
-        path: c.path,
-        body: c.body,
-        tokens: c.tokens,
-        ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-        ...(c.uniqueIds ? { uniqueIds: true } : {}),
-        ...(c.uniqueIds ? { uniqueIds: true } : {}),
-        ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-        ...(c.uniqueIds ? { uniqueIds: true } : {}),
-        ...(c.uniqueIds ? { uniqueIds: true } : {}),
+        ...caseTarget(c),
         connections: options.connections,
         rate: options.rate,
         durationSec: Math.min(1, options.warmupSec),
@@ -804,22 +802,7 @@ async function main(): Promise<void> {
       const settle = await load.job<LoadResult>({
         load: {
           kind: 'rate',
-          url: String(c.server.info['url']),
-          path: c.path,
-          body: c.body,
-          tokens: c.tokens,
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
+          ...caseTarget(c),
           connections: options.connections,
           rate: options.rate,
           durationSec: 1,
@@ -834,22 +817,7 @@ async function main(): Promise<void> {
       const result = await load.job<LoadResult>({
         load: {
           kind: 'rate',
-          url: String(c.server.info['url']),
-          path: c.path,
-          body: c.body,
-          tokens: c.tokens,
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.headerSets ? { headerSets: c.headerSets } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
-          ...(c.uniqueIds ? { uniqueIds: true } : {}),
+          ...caseTarget(c),
           connections: options.connections,
           rate: options.rate,
           durationSec: options.durationSec,
