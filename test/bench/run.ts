@@ -83,11 +83,12 @@ function parseOptions(argv: readonly string[]): Options {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const num = (name: string, fallback: number) => {
+  const num = (name: string, fallback: number, zeroSkips = false) => {
     const v = value(name);
     if (v === undefined) return fallback;
     const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, got ${v}`);
+    if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroSkips))
+      throw new Error(`--${name} needs a positive number${zeroSkips ? ' or 0' : ''}, got ${v}`);
     return n;
   };
   const quick = argv.includes('--quick');
@@ -102,7 +103,7 @@ function parseOptions(argv: readonly string[]): Options {
     rate: num('rate', 1000),
     logLevel: value('log-level') ?? 'info',
     cpuProf: argv.includes('--cpu-prof'),
-    soakMinutes: num('soak-minutes', quick ? 1 : 10),
+    soakMinutes: num('soak-minutes', quick ? 1 : 10, true),
     // A quick run is for development: never over the published table.
     out: resolve(ROOT, value('out') ?? (quick ? '.bench/BENCHMARKS-quick.md' : 'BENCHMARKS.md')),
     databaseUrl: argv.includes('--no-postgres')
