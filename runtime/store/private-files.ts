@@ -55,9 +55,18 @@ export function makeDataDirPrivate(dataDir: string, entries: readonly string[]):
   return count;
 }
 
-/** Removes group and other bits (keeping the owner's, at least `ownerMode`'s). */
+/**
+ * Removes group and other bits (keeping the owner's, at least `ownerMode`'s). A file the running
+ * engine renamed or removed since it was listed (its `pg_internal.init.<pid>` temporaries) is gone,
+ * not an error.
+ */
 function tighten(path: string, ownerMode: number, mode = lstatSync(path).mode): boolean {
   if ((mode & OPEN_TO_OTHERS) === 0) return false;
-  chmodSync(path, (mode & 0o700) | ownerMode);
+  try {
+    chmodSync(path, (mode & 0o700) | ownerMode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
   return true;
 }
