@@ -69,12 +69,13 @@ interface Options {
 }
 
 /**
- * Node flags of every embedded-store gateway, as `npm start` and `npm run serve` run it: the
+ * Node flags of every gateway, as `npm start`, `npm run serve` and the container image run it: the
  * embedded engine's WebAssembly stays on V8's baseline compiler (its optimizing tier-up costs
- * ~500 MiB of peak and ~70 MiB of idle resident memory; see docs/decisions/performance.md, 'The embedded engine runs
- * with Liftoff only').
+ * ~500 MiB of peak and ~70 MiB of idle resident memory), and V8's young generation stays at 8 MiB
+ * semi-spaces (docs/decisions/performance.md, 'The embedded engine runs with Liftoff only' and
+ * 'An 8 MiB semi-space').
  */
-const EMBEDDED_NODE_FLAGS = ['--liftoff-only'];
+const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
 /** Active accounts of the growth gateway (spread evenly over all its tenants). */
 const LARGE_ACTIVE = 1000;
 
@@ -469,7 +470,7 @@ async function main(): Promise<void> {
         options.logLevel,
         ...(profileFile && name === 'gateway' ? ['--profile', profileFile] : []),
       ],
-      { env: childEnv(), execArgv: EMBEDDED_NODE_FLAGS, readyTimeoutMs: 300_000 },
+      { env: childEnv(), execArgv: GATEWAY_NODE_FLAGS, readyTimeoutMs: 300_000 },
     );
   log('starting the two embedded gateways');
   const [gateway, large] = await Promise.all([
@@ -577,7 +578,7 @@ async function main(): Promise<void> {
           '--log-level',
           options.logLevel,
         ],
-        { env: childEnv() },
+        { env: childEnv(), execArgv: GATEWAY_NODE_FLAGS },
       );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
@@ -959,7 +960,7 @@ async function main(): Promise<void> {
           connections: options.connections,
           minutes: options.soakMinutes,
           env: () => childEnv(),
-          execArgv: EMBEDDED_NODE_FLAGS,
+          execArgv: GATEWAY_NODE_FLAGS,
           logLevel: options.logLevel,
           log,
         }).catch((error: unknown) => {
@@ -976,7 +977,7 @@ async function main(): Promise<void> {
     load,
     body: CALL_BODY,
     env: () => childEnv(),
-    execArgv: EMBEDDED_NODE_FLAGS,
+    execArgv: GATEWAY_NODE_FLAGS,
     logLevel: options.logLevel,
     log,
   }).catch((error: unknown) => {
@@ -1043,7 +1044,7 @@ async function main(): Promise<void> {
       const proc = startProcess(
         'gateway-main',
         process.execPath,
-        [...EMBEDDED_NODE_FLAGS, join(ROOT, 'bin/start.mjs')],
+        [...GATEWAY_NODE_FLAGS, join(ROOT, 'bin/start.mjs')],
         {
           env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port })),
           cwd: ROOT,
@@ -1255,7 +1256,7 @@ async function main(): Promise<void> {
       unit: 's',
       target: { op: '<', value: 1 },
       method:
-        `\`node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared ` +
+        `\`node ${GATEWAY_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared ` +
         '(warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
         `until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node ` +
         'start-up and loading all seven connectors. Measured after one start that is not counted (the ' +
@@ -1307,7 +1308,7 @@ async function main(): Promise<void> {
       target: { op: '<', value: 200 },
       method:
         `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, ` +
-        `embedded store on a warm data directory, Node flags ${EMBEDDED_NODE_FLAGS.join(' ')} as \`npm run ` +
+        `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')} as \`npm run ` +
         `serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} ` +
         `used), external memory ${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
         'thread with its WebAssembly memory, code, Node itself) ' +
