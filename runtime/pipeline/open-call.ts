@@ -57,8 +57,7 @@ export function callServices(gateway: GatewayContext): CallServices {
     bodyBudget: gateway.bodyBudget,
     upstreamSleep: gateway.upstreamSleep,
     telemetry: gateway.telemetry,
-    observeUpstream: (connector, info) =>
-      upstreamDuration.observe({ connector, outcome: info.outcome }, info.durationMs / 1000),
+    observeUpstream: (connector, info) => upstreamDuration.observeIn(info.durationMs / 1000, connector, info.outcome),
   };
 }
 

@@ -444,10 +444,10 @@ export class Pipeline {
       if (metered) g.meter.record(identity.account.id, connectorId, tool.name, now, reservation);
       else if (reservation) await g.meter.release(reservation);
       const seconds = (performance.now() - started) / 1000;
-      g.metrics.toolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
-      if (tool.deprecated) g.metrics.deprecatedToolCalls.inc({ connector: connectorId, tool: tool.name, outcome });
+      g.metrics.toolCalls.inc(connectorId, tool.name, outcome);
+      if (tool.deprecated) g.metrics.deprecatedToolCalls.inc(connectorId, tool.name, outcome);
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
-      g.metrics.callDuration.observe({ connector: connectorId }, seconds);
+      g.metrics.callDuration.observeIn(seconds, connectorId);
       if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
       g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
