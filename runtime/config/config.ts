@@ -102,6 +102,7 @@ export function loadConfig(specs: ConnectorSpecs, env: Env = process.env, config
       ...((get(fileContent, 'allowedOrigins') as string[] | undefined) ?? []),
     ],
     logLevel: value('logLevel', 'info'),
+    logToolCalls: value('logToolCalls', true),
     usageFlushMs: value('usageFlushMs', 1000),
     usageDrainTimeoutMs: value('usageDrainTimeoutMs', 10_000),
     callLogDays: value('callLogDays', 30),

@@ -72,6 +72,11 @@ export interface GatewayConfig {
   /** Browser origins allowed to call the MCP endpoints (any request without Origin is allowed). */
   readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
+  /**
+   * The `tool call` info line per tools/call (on by default; the call log in the store records the calls either
+   * way): docs/decisions/operations.md, 'Logs are written asynchronously'.
+   */
+  readonly logToolCalls: boolean;
   readonly usageFlushMs: number;
   /** On a stop, how long to retry the final usage flush before spilling the rest to the data directory. */
   readonly usageDrainTimeoutMs: number;
@@ -286,6 +291,13 @@ export const SETTINGS: readonly Setting[] = [
     form: 'string',
     schema: { type: 'string', enum: LOG_LEVELS },
     expected: `one of ${LOG_LEVELS.join(', ')}`,
+  },
+  {
+    file: 'logToolCalls',
+    env: ['LOG_TOOL_CALLS'],
+    form: 'boolean',
+    schema: { type: 'boolean' },
+    expected: 'true or false',
   },
   {
     file: 'usageFlushMs',

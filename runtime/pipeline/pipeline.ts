@@ -449,7 +449,8 @@ export class Pipeline {
       g.telemetry?.outcome(fields.spanId, tool.name, outcome);
       g.metrics.callDuration.observeIn(seconds, connectorId);
       if (metered) g.callLog.record(fields, tool.name, outcome === 'ok' ? 'ok' : 'error', outcome, seconds * 1000);
-      g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
+      if (g.config.logToolCalls)
+        g.log.info({ ...fields, tool: tool.name, outcome, durationMs: Math.round(seconds * 1000) }, 'tool call');
     }
   }
 
