@@ -4,30 +4,24 @@
 import pino, { type Logger } from 'pino';
 import { currentRedactor } from '../redact.ts';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { lineBatches } from './log-batches.ts';
 import { CellCounter, CellHistogram } from './metric-cells.ts';
 
-/** Log lines are handed to the kernel in batches of at least this many bytes… */
+/** Log lines are handed to the kernel in batches of at least this many characters… */
 export const LOG_BATCH_BYTES = 16_384;
 /** …or this often when fewer are queued (docs/decisions/operations.md, 'Logs are written asynchronously'). */
 export const LOG_FLUSH_MS = 200;
 
 /**
- * JSON logs to stdout through an asynchronous destination that batches lines: one write system call
- * per LOG_BATCH_BYTES under load instead of one per line (measured: the per-line writes were ~10 %
- * of the gateway's busy time at ~12,000 calls/s; batches of 4 KiB still ~1.7 %), and every LOG_FLUSH_MS otherwise, so an operator
- * watching the output sees a line within a fifth of a second; `flushLogger` on shutdown (and pino's
- * exit hook) writes what is still queued.
+ * JSON logs to stdout through an asynchronous destination that batches lines (log-batches.ts): one
+ * write system call per LOG_BATCH_BYTES under load instead of one per line (measured: the per-line
+ * writes were ~10 % of the gateway's busy time at ~12,000 calls/s), and every LOG_FLUSH_MS
+ * otherwise, so an operator watching the output sees a line within a fifth of a second;
+ * `flushLogger` on shutdown (and an exit hook) writes what is still queued.
  */
 export function createLogger(
   level: string,
-  destination: pino.DestinationStream = pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: LOG_BATCH_BYTES,
-    // One write takes at most this much (sonic-boom's default, 16 KiB, must be above minLength).
-    maxWrite: 4 * LOG_BATCH_BYTES,
-    periodicFlush: LOG_FLUSH_MS,
-  }),
+  destination: pino.DestinationStream = lineBatches(1, { batchChars: LOG_BATCH_BYTES, flushMs: LOG_FLUSH_MS }),
 ): Logger {
   return pino(
     {
