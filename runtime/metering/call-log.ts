@@ -17,9 +17,18 @@ export interface CallSource {
   readonly tokenId: string;
 }
 
+/**
+ * A call waiting for the flush: the source's four strings copied out (long-lived ones from the
+ * snapshot), not the call's log fields themselves, which hold per-call strings (request, trace and
+ * span ids). A record lives until the next flush, so whatever it holds is promoted to the old
+ * generation: ~300 bytes per call with the fields, ~90 without (docs/decisions/performance.md).
+ */
 interface PendingCall {
   readonly at: number;
-  readonly source: CallSource;
+  readonly accountId: string;
+  readonly instance: string;
+  readonly userId: string;
+  readonly tokenId: string;
   readonly tool: string;
   readonly outcome: CallOutcome;
   readonly detail: string;
@@ -64,7 +73,9 @@ export class CallLogWriter {
       this.#dropped++;
       return;
     }
-    this.#pending.push({ at: this.#o.now?.() ?? Date.now(), source, tool, outcome, detail, durationMs });
+    const { accountId, instance, userId, tokenId } = source;
+    const at = this.#o.now?.() ?? Date.now();
+    this.#pending.push({ at, accountId, instance, userId, tokenId, tool, outcome, detail, durationMs });
   }
 
   /** Records not written yet. */
@@ -143,7 +154,7 @@ export class CallLogWriter {
       { accountId: string; day: string; instanceId: string; userId: string; calls: number }
     >();
     const rows = batch.map((c): CallLogRow => {
-      const { accountId, instance, userId, tokenId } = c.source;
+      const { accountId, instance, userId, tokenId } = c;
       if (c.outcome !== 'refused') {
         const day = this.#day(c.at);
         const key = `${accountId}|${day}|${instance}|${userId}`;

@@ -61,15 +61,21 @@ export function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Starts an embedded PostgreSQL (takes a few seconds). */
 /**
- * The platform's tables are small: PostgreSQL's server defaults (128 MB shared buffers) only cost
- * resident memory in an embedded engine. Measured here: reopening a data directory with these
- * settings takes ~200 MiB RSS instead of ~350 MiB.
+ * The platform's tables are small and one backend serves them: PostgreSQL's server defaults (128 MB
+ * shared buffers, shared memory sized for 100 connections) only cost resident memory in an embedded
+ * engine, whose WebAssembly memory never shrinks. Measured (docs/decisions/performance.md, 'The
+ * embedded engine's start parameters'): 16 MB of shared buffers instead of 128 took reopening a data
+ * directory from ~350 to ~200 MiB RSS; 4 MB and 4 connections took the idle gateway (1,000 tenants,
+ * all connectors) from 223 to 208 MiB.
  */
 export const PGLITE_START_PARAMS: readonly string[] = [
   '-c',
-  'shared_buffers=16MB',
+  'shared_buffers=4MB',
+  '-c',
+  'max_connections=4',
+  '-c',
+  'superuser_reserved_connections=0',
   '-c',
   'work_mem=2MB',
   '-c',
@@ -80,6 +86,7 @@ export const PGLITE_START_PARAMS: readonly string[] = [
   'wal_buffers=512kB',
 ];
 
+/** Starts an embedded PostgreSQL (takes a few seconds). */
 export async function createPgliteClient(options: PgliteClientOptions = {}): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];

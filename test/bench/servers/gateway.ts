@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     await threaded.opened;
     db = threaded;
   }
+  const threadOf = (c: SqlClient) => (c as { thread?: import('node:worker_threads').Worker }).thread;
   const store: PlatformStore = new SqlPlatformStore(db);
   await store.migrate();
   const seedStarted = performance.now();
@@ -167,6 +168,7 @@ async function main(): Promise<void> {
         external: m.external,
         arrayBuffers: m.arrayBuffers,
         mallocedMemory: heap.malloced_memory,
+        ...(threadOf(db) ? { worker: await threadOf(db)!.getHeapStatistics() } : {}),
       };
     }
     if (job['op'] === 'gc') {
