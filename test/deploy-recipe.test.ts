@@ -95,7 +95,8 @@ describe('the deploy recipe', () => {
     expect(containerfile[0]).toEqual({ keyword: 'FROM', rest: 'node:24-slim' });
     const cmd = containerfile.filter((i) => i.keyword === 'CMD');
     expect(cmd).toHaveLength(1);
-    expect(JSON.parse(cmd[0]!.rest)).toEqual(['node', '--liftoff-only', '--max-semi-space-size=8', 'bin/start.mjs']); // exec form: no shell
+    // Exec form: no shell.
+    expect(JSON.parse(cmd[0]!.rest)).toEqual(['node', '--liftoff-only', '--max-semi-space-size=8', 'bin/start.mjs']);
     expect(containerfile.filter((i) => i.keyword === 'ENTRYPOINT')).toEqual([]);
     const user = containerfile.filter((i) => i.keyword === 'USER').at(-1);
     expect(user?.rest).toBe('node');
