@@ -188,6 +188,9 @@ interface PgliteThread {
   markClosed(): void;
 }
 
+/** The embedded engine's thread's young generation (V8 `maxYoungGenerationSizeMb`). */
+export const PGLITE_THREAD_YOUNG_MB = 3;
+
 function startPgliteThread(options: PgliteClientOptions): PgliteThread {
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
     workerData: {
@@ -199,6 +202,10 @@ function startPgliteThread(options: PgliteClientOptions): PgliteThread {
     // Its output is PGlite's own (notices); the gateway's log is the main thread's.
     stdout: false,
     stderr: false,
+    // The thread only passes messages to and from the engine: a young generation of 3 MiB. Without
+    // it, a gateway started without `--max-semi-space-size` grew this thread's to 128 MiB under load
+    // (docs/decisions/performance.md, 'The embedded engine's memory'). The flag, where given, wins.
+    resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_MB },
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
