@@ -65,11 +65,13 @@ export function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * The platform's tables are small: PostgreSQL's server defaults (128 MB shared buffers) only cost
  * resident memory in an embedded engine. Measured here: reopening a data directory with these
- * settings takes ~200 MiB RSS instead of ~350 MiB.
+ * settings takes ~200 MiB RSS instead of ~350 MiB. The buffer pool is touched whole when the engine
+ * opens: 4 MB instead of 16 MB leaves 12 MiB less of its WebAssembly memory resident
+ * (docs/decisions/performance.md, 'The embedded engine's memory').
  */
 export const PGLITE_START_PARAMS: readonly string[] = [
   '-c',
-  'shared_buffers=16MB',
+  'shared_buffers=4MB',
   '-c',
   'work_mem=2MB',
   '-c',
