@@ -64,10 +64,10 @@ export function deadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * The platform's tables are small and one backend serves them: PostgreSQL's server defaults (128 MB
  * shared buffers, shared memory sized for 100 connections) only cost resident memory in an embedded
- * engine, whose WebAssembly memory never shrinks. Measured (docs/decisions/performance.md, 'The
- * embedded engine's start parameters'): 16 MB of shared buffers instead of 128 took reopening a data
- * directory from ~350 to ~200 MiB RSS; 4 MB and 4 connections took the idle gateway (1,000 tenants,
- * all connectors) from 223 to 208 MiB.
+ * engine, whose WebAssembly memory never shrinks, and the buffer pool is touched whole when the
+ * engine opens. Measured (docs/decisions/performance.md, 'The embedded engine's start parameters'):
+ * 16 MB of shared buffers instead of 128 took reopening a data directory from ~350 to ~200 MiB RSS;
+ * 4 MB and 4 connections took the idle gateway (1,000 tenants, all connectors) from 223 to 208 MiB.
  */
 export const PGLITE_START_PARAMS: readonly string[] = [
   '-c',
@@ -195,6 +195,9 @@ interface PgliteThread {
   markClosed(): void;
 }
 
+/** The embedded engine's thread's young generation (V8 `maxYoungGenerationSizeMb`). */
+export const PGLITE_THREAD_YOUNG_MB = 3;
+
 function startPgliteThread(options: PgliteClientOptions): PgliteThread {
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
     workerData: {
@@ -206,6 +209,10 @@ function startPgliteThread(options: PgliteClientOptions): PgliteThread {
     // Its output is PGlite's own (notices); the gateway's log is the main thread's.
     stdout: false,
     stderr: false,
+    // The thread only passes messages to and from the engine: a young generation of 3 MiB. Without
+    // it, a gateway started without `--max-semi-space-size` grew this thread's to 128 MiB under load
+    // (docs/decisions/performance.md, 'The embedded engine's memory'). The flag, where given, wins.
+    resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_MB },
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
