@@ -12,6 +12,7 @@ import { loadConfig, storeLocation } from '#runtime/config/config.ts';
 import { describeStore, describeUrl, isWildcardHost } from '#runtime/config/checks.ts';
 import { CONNECTOR_SETTINGS, ConfigError, type GatewayConfig, SETTINGS } from '#runtime/config/settings.ts';
 import { beginEmbeddedOpening, type EmbeddedOpening } from '#runtime/store/embedded-opening.ts';
+import { collectOnce } from '#runtime/heap.ts';
 import type { SandboxSet } from '../sandbox/index.ts';
 
 const HELP = `Usage: node bin/start.mjs [--demo] [--config <file.json>]
@@ -182,6 +183,8 @@ async function main(): Promise<void> {
     selfServiceQuota: args.demo || config.selfService.quota,
     ...(early ? { embeddedOpening: early } : {}),
   });
+  // Start-up's garbage and grown young generation given back before the first request, once.
+  await collectOnce();
   const url = await app.listen();
   // The admin CLI talks to this process while it runs (the embedded database has one owner).
   const adminSocket = await serveAdminSocket(

@@ -60,6 +60,7 @@ const RUNTIME_RANKS: Readonly<Record<string, number>> = {
   'protocol-text.ts': 2,
   'trace-context.ts': 2,
   'sleep.ts': 2,
+  'heap.ts': 2, // one garbage collection that gives memory back, once start-up is over
   'tool-selection.ts': 2, // which tools of an endpoint a caller may see and call, narrowed by each party
   io: 2, // capped reading of bodies, JSON answers: shared by the inbound and the upstream side
   'handler-api': 1, // what handlers may import; imports nothing above it

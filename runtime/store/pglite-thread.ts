@@ -7,10 +7,9 @@
 // Protocol (one message each way per request, matched by `id`): `query`, `exec`, `begin`,
 // `commit`, `rollback`, `close`. A transaction is held open in the worker between `begin` and
 // `commit`/`rollback`; its statements name it by `tx`. PGlite serialises everything else behind it.
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { collectOnce } from '../heap.ts';
 
 export interface ThreadOptions {
   readonly dataDir?: string;
@@ -69,23 +68,6 @@ export function describeFailure(error: unknown): ThreadFailure {
   };
 }
 
-/**
- * One full garbage collection of this thread's heap that also gives memory back (V8's last-resort
- * flavour, which shrinks new space), without --expose-gc on the command line: `gc` is taken as
- * Node's documentation of v8.setFlagsFromString shows, and the flag is set back at once.
- */
-function collectOnce(): void {
-  type Gc = (options: object) => void;
-  // Started with --expose-gc (a test, a profile): the flag is left as it was given.
-  let gc = (globalThis as { gc?: Gc }).gc;
-  if (!gc) {
-    v8.setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as Gc;
-    v8.setFlagsFromString('--no-expose-gc');
-  }
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-}
-
 /** Thrown inside PGlite's transaction callback to make it roll back. */
 class RollBack extends Error {}
 
@@ -104,7 +86,7 @@ async function serve(options: ThreadOptions): Promise<void> {
   // Opening grew this thread's young generation to its maximum (16 MiB with the 8 MiB semi-space)
   // and left garbage; one collection now, before any request, takes ~40 ms here and the thread's
   // heap from 35 to 19 MiB (docs/decisions/performance.md, 'The embedded engine's memory').
-  collectOnce();
+  await collectOnce();
   const open = new Map<number, { readonly tx: Transaction; readonly end: (commit: boolean) => void }>();
   let nextTx = 1;
   const reply = (message: ThreadReply) => port.postMessage(message);

@@ -25,6 +25,7 @@ import { createLogger } from '../../../runtime/operations/observability.ts';
 import { createPgliteThreadClient, createPostgresClient, type SqlClient } from '../../../runtime/store/sql-client.ts';
 import { SqlPlatformStore } from '../../../runtime/store/sql-store.ts';
 import type { PlatformStore } from '../../../runtime/store/store.ts';
+import { collectOnce } from '../../../runtime/heap.ts';
 import { gatewayEnv } from '../lib/gateway-env.ts';
 import { seedTenants, seedTenantsBulk, type BenchTenant } from '../seed.ts';
 import { argValue, exitWithParent, onJob, ready } from './ipc.ts';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     store,
     logger: logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(logLevel),
   });
+  await collectOnce(); // as bin/gateway.ts does before it listens
   const url = await app.listen(0, '127.0.0.1');
   // --profile FILE: a CPU profile (as node --cpu-prof writes) of the serving phase only, from ready
   // to stop, so seeding and start-up do not drown the hot path.
