@@ -1,26 +1,21 @@
 // LOG_TOOL_CALLS: the `tool call` info line of every tools/call is written by default, and
 // `LOG_TOOL_CALLS=false` leaves out that line alone (docs/decisions/operations.md, 'Logs are
 // written asynchronously'): the call answers the same and other info lines are still written.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../runtime/operations/observability.ts';
 import { openStore } from '../runtime/store/open-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
-import { connectTenant, createTenant, resultJson, rpc, startGateway, type StartedGateway } from './support/gateway.ts';
-
-function capture(): { lines: Array<Record<string, unknown>>; destination: Writable } {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, destination };
-}
+import {
+  captureLogLines,
+  connectTenant,
+  createTenant,
+  resultJson,
+  rpc,
+  startGateway,
+  type StartedGateway,
+} from './support/gateway.ts';
 
 describe('LOG_TOOL_CALLS', () => {
   let store: PlatformStore;
@@ -38,7 +33,7 @@ describe('LOG_TOOL_CALLS', () => {
   });
 
   async function callOnce(env: Record<string, string>) {
-    const { lines, destination } = capture();
+    const { lines, destination } = captureLogLines();
     const gw = await startGateway(store, {
       logger: createLogger('info', destination),
       env: { CONNECTOR_LEDGER_BASE_URL: sandbox.url, ...env },

@@ -6,7 +6,6 @@
 // brought none starts a new one.
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../runtime/operations/observability.ts';
 import { openStore } from '../runtime/store/open-store.ts';
@@ -15,6 +14,7 @@ import { parseTraceparent } from '../runtime/trace-context.ts';
 import { LEDGER_DEMO_COMPANY_ID, LEDGER_DEMO_PASSWORD, LEDGER_DEMO_USER } from '../sandbox/ledger/data.ts';
 import { startLedgerSandbox, type LedgerSandbox } from '../sandbox/ledger/server.ts';
 import {
+  captureLogLines,
   connectTenant,
   createTenant,
   resultJson,
@@ -63,14 +63,7 @@ describe('trace context from the caller to the upstream', () => {
   let proxy: Awaited<ReturnType<typeof startRecordingProxy>>;
   let gw: StartedGateway;
   let tenant: Tenant;
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, destination } = captureLogLines();
   let seq = 0;
 
   /**

@@ -16,19 +16,28 @@ export interface LineBatchOptions {
   readonly flushMs: number;
 }
 
+/** Live batchers, written out by one exit hook for them all (not one hook per logger). */
+const live = new Set<LineBatches>();
+let exitHooked = false;
+
 export class LineBatches {
   readonly #boom: Boom;
   readonly #options: LineBatchOptions;
   #lines: string[] = [];
   #chars = 0;
   #timer: NodeJS.Timeout | undefined;
-  readonly #exitHook = () => this.flushSync();
 
   constructor(boom: Boom, options: LineBatchOptions) {
     this.#boom = boom;
     this.#options = options;
     // After pino's own exit hook of the writer (registered when it was made): what is still gathered here.
-    process.once('exit', this.#exitHook);
+    live.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.once('exit', () => {
+        for (const batches of live) batches.flushSync();
+      });
+    }
   }
 
   /** One line (pino's `write`). */
@@ -63,7 +72,7 @@ export class LineBatches {
   }
 
   end(): void {
-    process.removeListener('exit', this.#exitHook);
+    live.delete(this);
     this.#handOver();
     this.#boom.end();
   }

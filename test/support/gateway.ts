@@ -2,6 +2,7 @@
 // and MCP clients (the SDK Client over streamable HTTP, as a real assistant would connect).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { registry } from '../../generated/registry.ts';
 import { loadConfig } from '../../runtime/config/config.ts';
@@ -197,4 +198,17 @@ export function reconnectParts(result: unknown): { text: string; instruction?: s
   const instruction = whole.slice(cut + 2);
   const at = instruction.lastIndexOf('http');
   return { text: whole.slice(0, cut), instruction, ...(at >= 0 ? { link: instruction.slice(at) } : {}) };
+}
+
+/** A log destination that keeps every JSON line it is written, parsed, for a test to look at. */
+export function captureLogLines(): { lines: Array<Record<string, unknown>>; destination: Writable } {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, destination };
 }
