@@ -8,7 +8,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchRequest } from '../runtime/upstream/dispatch.ts';
-import { readCapped } from '../runtime/io/read-capped.ts';
 
 let server: Server;
 let origin: string;
@@ -61,7 +60,7 @@ describe('dispatchRequest', () => {
     const res = await get('/v1/search?q=a%20b&n=2');
     expect(res.statusCode).toBe(201);
     expect(res.headers['x-thing']).toBe('a');
-    expect((await readCapped(res.body, 1000, () => new Error('too large'), 'destroy')).toString()).toBe('{"ok":true}');
+    expect((await res.body.read(1000, () => new Error('too large'))).toString()).toBe('{"ok":true}');
     expect(seen).toBe('GET /v1/search?q=a%20b&n=2 application/json');
   });
 
@@ -86,7 +85,7 @@ describe('dispatchRequest', () => {
         signal: new AbortController().signal,
       },
     );
-    await readCapped(res.body, 10, () => new Error('too large'), 'destroy');
+    await res.body.read(10, () => new Error('too large'));
     expect(seen).toBe('POST / {"a":1}');
   });
 
@@ -97,7 +96,7 @@ describe('dispatchRequest', () => {
     };
     const res = await get('/hints');
     expect(res.statusCode).toBe(200);
-    expect((await readCapped(res.body, 100, () => new Error('too large'), 'destroy')).toString()).toBe('final');
+    expect((await res.body.read(100, () => new Error('too large'))).toString()).toBe('final');
   });
 
   it('a signal aborted before the answer rejects with an AbortError and closes the connection', async () => {
@@ -147,7 +146,7 @@ describe('dispatchRequest', () => {
     // Being read: the reader sees the error.
     const reading = new AbortController();
     const res = await get('/half', reading.signal);
-    const read = readCapped(res.body, 1000, () => new Error('too large'), 'destroy');
+    const read = res.body.read(1000, () => new Error('too large'));
     await new Promise((r) => setTimeout(r, 30));
     reading.abort(new Error('deadline'));
     await expect(read).rejects.toThrow('deadline');
@@ -157,7 +156,7 @@ describe('dispatchRequest', () => {
     const unread = await get('/half', waiting.signal);
     waiting.abort(new Error('deadline'));
     await new Promise((r) => setTimeout(r, 30));
-    await expect(readCapped(unread.body, 1000, () => new Error('too large'), 'destroy')).rejects.toThrow('deadline');
+    await expect(unread.body.read(1000, () => new Error('too large'))).rejects.toThrow('deadline');
   });
 
   it('a body destroyed half-read (over the cap) aborts the exchange: the connection closes, unread', async () => {
@@ -168,10 +167,35 @@ describe('dispatchRequest', () => {
       // the rest never comes: an exchange still reading would keep the socket open
     };
     const res = await get('/big');
-    await expect(
-      readCapped(res.body, 100, (bytes) => new Error(`over the cap at ${bytes}`), 'destroy'),
-    ).rejects.toThrow('over the cap');
+    await expect(res.body.read(100, (bytes) => new Error(`over the cap at ${bytes}`))).rejects.toThrow('over the cap');
     expect(await untilClosed(before + 1)).toBeGreaterThan(before);
+  });
+
+  it('a body read late (waiting for the body budget) arrives whole: held, paused past 16 KiB, resumed', async () => {
+    const big = 'z'.repeat(200_000);
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-length': String(big.length) });
+      res.end(big);
+    };
+    const res = await get('/late');
+    await new Promise((r) => setTimeout(r, 50)); // chunks arrive with nobody reading
+    const bytes = await res.body.read(300_000, () => new Error('too large'), big.length);
+    expect(bytes.length).toBe(big.length);
+    expect(bytes.toString()).toBe(big);
+    // Read once: a second reader is refused, not left waiting.
+    await expect(res.body.read(300_000, () => new Error('too large'))).rejects.toThrow();
+  });
+
+  it('the cap counts the bytes held before the read too', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200);
+      res.end('w'.repeat(3000));
+    };
+    const res = await get('/held');
+    await new Promise((r) => setTimeout(r, 30));
+    await expect(res.body.read(1000, (bytes) => new Error(`over the cap at ${bytes}`))).rejects.toThrow(
+      'over the cap at 3000',
+    );
   });
 
   it('a refused connection rejects with the network error (its code)', async () => {
@@ -198,7 +222,7 @@ describe('dispatchRequest', () => {
     const socketsBefore = sockets.size;
     for (let i = 0; i < 20; i++) {
       const res = await get('/b');
-      await readCapped(res.body, 10, () => new Error('too large'), 'destroy');
+      await res.body.read(10, () => new Error('too large'));
     }
     expect(sockets.size - socketsBefore).toBeLessThanOrEqual(2);
   });

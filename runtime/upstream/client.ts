@@ -8,7 +8,6 @@ import { Agent, type Dispatcher } from 'undici';
 import { type DispatchedResponse, dispatchRequest } from './dispatch.ts';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
-import { readCapped } from '../io/read-capped.ts';
 import { abortableSleep } from '../sleep.ts';
 import {
   UpstreamError,
@@ -256,7 +255,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   ): Promise<Attempt<T>> {
     let bytes: Buffer;
     try {
-      bytes = await readCapped(res.body, cap, tooLarge, 'destroy', length);
+      bytes = await res.body.read(cap, tooLarge, length);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       if (deadline.aborted)

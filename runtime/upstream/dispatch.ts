@@ -1,19 +1,18 @@
 // One upstream HTTP exchange on undici's dispatcher API (`Dispatcher.dispatch` with a handler of
-// our own), answering what undici's `request()` answers: the status, the headers and the body as a
-// stream. Why not `request()`: behind it, ~7 % of everything a call allocates outlived a young-
-// generation collection (measured with V8's --trace-gc-nvp: a node:http server making one upstream
-// call per request, 40,000 requests), against ~2 % with this handler and a plain Readable, the
-// same bytes on the wire. What survives is copied and then promoted, so scavenges took ~4 ms
+// our own), answering what undici's `request()` answers: the status, the headers and the body (read
+// once, whole and capped: ResponseBody). Why not `request()`: behind it, ~7 % of everything a call
+// allocates outlived a young-generation collection (measured with V8's --trace-gc-nvp: a node:http
+// server making one upstream call per request, 40,000 requests), against ~2 % with this handler,
+// the same bytes on the wire. What survives is copied and then promoted, so scavenges took ~4 ms
 // instead of ~1.2 ms and the old generation filled ~5 times as fast; every major collection that
 // follows marks the whole heap, which with 100,000 accounts in the snapshot is ~200 MiB.
-import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 
 export interface DispatchedResponse {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
   /** The response body; destroying it aborts the exchange (the connection is not reused). */
-  readonly body: Readable;
+  readonly body: ResponseBody;
 }
 
 export interface DispatchOptions {
@@ -34,24 +33,168 @@ function pathOf(url: { readonly href: string; readonly origin: string }): string
   return `${parsed.pathname}${parsed.search}`;
 }
 
-function noop(): void {}
-
-/**
- * Ends the body with an error that its reader (if any) sees; without one yet (a body still waiting
- * for room in the body budget) the error is not an uncaught exception, as with undici's own body.
- */
-function destroyQuietly(body: Readable, error: Error): void {
-  body.on('error', noop);
-  body.destroy(error);
-}
-
 /** Why an exchange ended when its signal carries no reason of its own. */
 const aborted = (reason?: unknown): Error =>
   reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
-/** The exchange as a promise of its head; the body follows as a stream. */
+/** Bytes held for a body nobody reads yet (one waiting for the body budget) before the exchange pauses. */
+const UNREAD_HIGH_WATER = 16 * 1024;
+
+interface Reader {
+  readonly limit: number;
+  readonly overflow: (bytes: number) => Error;
+  /** One buffer of the declared size when a content-length within the limit was given. */
+  whole: Buffer | undefined;
+  readonly resolve: (bytes: Buffer) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * A response body read once, whole and capped: the chunks undici hands over are kept (at most
+ * UNREAD_HIGH_WATER before the exchange pauses) until `read` collects them. Not a stream: a
+ * Readable per response, its events and a reader's promise around them cost ~4 % of a tools/call
+ * (docs/decisions/upstream-calls.md, 'A response body is collected, not streamed').
+ */
+export class ResponseBody {
+  readonly #controller: Controller;
+  readonly #ended: () => void;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #complete = false;
+  #paused = false;
+  #error: Error | undefined;
+  #destroyed = false;
+  #reader: Reader | undefined;
+  #read = false;
+
+  /** `ended` is told once the exchange is over (complete, failed or destroyed). */
+  constructor(controller: Controller, ended: () => void) {
+    this.#controller = controller;
+    this.#ended = ended;
+  }
+
+  /** Whether the body was destroyed or failed before it was read whole. */
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /**
+   * The whole body, at most `limit` bytes: beyond it the exchange is aborted (the connection is not
+   * read on) and the promise rejects with `overflow(bytes)`. `expected`, a declared content-length
+   * within the limit, lets the bytes be copied into one buffer of that size as they come.
+   */
+  read(limit: number, overflow: (bytes: number) => Error, expected?: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      if (this.#read) {
+        reject(new Error('the body was read already'));
+        return;
+      }
+      this.#read = true;
+      if (this.#error || this.#destroyed) {
+        reject(this.#error ?? new Error('the body was destroyed before it was read'));
+        return;
+      }
+      const whole =
+        expected !== undefined && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined;
+      const reader: Reader = { limit, overflow, whole, resolve, reject };
+      const held = this.#chunks;
+      this.#chunks = [];
+      this.#size = 0;
+      this.#reader = reader;
+      for (const chunk of held) if (!this.#take(chunk)) return;
+      if (this.#complete) this.#settle();
+      else if (this.#paused) {
+        this.#paused = false;
+        this.#controller.resume();
+      }
+    });
+  }
+
+  /** Ends the body early: the exchange is aborted (undici drops the connection) and a reader is told `error`. */
+  destroy(error?: Error): void {
+    if (this.#destroyed || this.#complete) return;
+    this.#destroyed = true;
+    this.#error ??= error;
+    this.#chunks = [];
+    this.#ended();
+    this.#controller.abort(aborted(error));
+    const reader = this.#reader;
+    this.#reader = undefined;
+    reader?.reject(error ?? new Error('the body was destroyed'));
+  }
+
+  /** undici's `onResponseData`. */
+  data(chunk: Buffer): void {
+    if (this.#destroyed) return;
+    if (this.#reader) {
+      this.#take(chunk);
+      return;
+    }
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    if (this.#size > UNREAD_HIGH_WATER && !this.#paused) {
+      this.#paused = true;
+      this.#controller.pause();
+    }
+  }
+
+  /** undici's `onResponseEnd`. */
+  end(): void {
+    if (this.#destroyed) return;
+    this.#complete = true;
+    this.#ended();
+    if (this.#reader) this.#settle();
+  }
+
+  /** undici's `onResponseError` after the head (or the call's signal): the reader, now or later, is told. */
+  fail(error: Error): void {
+    if (this.#destroyed || this.#complete) return;
+    this.#destroyed = true;
+    this.#error = error;
+    this.#chunks = [];
+    this.#ended();
+    const reader = this.#reader;
+    this.#reader = undefined;
+    reader?.reject(error);
+  }
+
+  /** Adds a chunk to the reader's bytes; false when the cap was passed (the body is destroyed). */
+  #take(chunk: Buffer): boolean {
+    const reader = this.#reader!;
+    const next = this.#size + chunk.length;
+    if (next > reader.limit) {
+      reader.whole = undefined;
+      this.#chunks = [];
+      this.#reader = undefined;
+      this.destroy();
+      reader.reject(reader.overflow(next));
+      return false;
+    }
+    if (reader.whole && next <= reader.whole.length) chunk.copy(reader.whole, this.#size);
+    else {
+      // More than declared (or no declaration): back to a list of chunks.
+      if (reader.whole) this.#chunks.push(reader.whole.subarray(0, this.#size));
+      reader.whole = undefined;
+      this.#chunks.push(chunk);
+    }
+    this.#size = next;
+    return true;
+  }
+
+  #settle(): void {
+    const reader = this.#reader!;
+    this.#reader = undefined;
+    const { whole } = reader;
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    if (whole) reader.resolve(this.#size === whole.length ? whole : whole.subarray(0, this.#size));
+    else reader.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size));
+  }
+}
+
+/** The exchange as a promise of its head; the body follows (ResponseBody). */
 export function dispatchRequest(
   dispatcher: Dispatcher,
   url: { readonly href: string; readonly origin: string },
@@ -60,11 +203,11 @@ export function dispatchRequest(
   return new Promise((resolve, reject) => {
     const { signal } = options;
     let controller: Controller | undefined;
-    let body: Readable | undefined;
+    let body: ResponseBody | undefined;
     let done = false;
     const onAbort = () => {
       const reason = aborted(signal.reason);
-      if (body) destroyQuietly(body, reason);
+      if (body) body.destroy(reason);
       else if (controller) controller.abort(reason);
       // Still queued behind busy connections: the caller is answered now; undici aborts the
       // request when it would start (onRequestStart sees the signal).
@@ -78,7 +221,7 @@ export function dispatchRequest(
     // Before the head the promise rejects (a second time is a no-op); after it the body errors.
     const fail = (error: Error) => {
       finish();
-      if (body) destroyQuietly(body, error);
+      if (body) body.fail(error);
       else reject(error);
     };
     if (signal.aborted) {
@@ -93,26 +236,15 @@ export function dispatchRequest(
       },
       onResponseStart(c, statusCode, headers) {
         if (statusCode < 200) return; // 1xx: the final answer follows
-        body = new Readable({
-          read: () => c.resume(),
-          destroy: (error, callback) => {
-            // Destroyed before its end (too large, the deadline, a reader that gave up): the
-            // exchange is aborted so undici drops the connection rather than reading on.
-            if (!done) {
-              finish();
-              c.abort(aborted(error));
-            }
-            callback(error);
-          },
-        });
+        body = new ResponseBody(c, finish);
         resolve({ statusCode, headers: headers as Record<string, string | string[] | undefined>, body });
       },
-      onResponseData(c, chunk) {
-        if (body && !body.push(chunk)) c.pause();
+      onResponseData(_c, chunk) {
+        body?.data(chunk);
       },
       onResponseEnd() {
         finish();
-        body?.push(null);
+        body?.end();
       },
       onResponseError(_c, error) {
         fail(error);
