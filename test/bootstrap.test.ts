@@ -309,6 +309,17 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
     }
   });
 
+  it("gives the command two glibc malloc arenas unless the caller's environment names its own", () => {
+    const { MALLOC_ARENA_MAX: _ignored, ...without } = process.env;
+    const defaulted = spawnSync(process.execPath, [join(dir, 'bin', 'run.mjs'), '-c', 'echo "$MALLOC_ARENA_MAX"'], {
+      cwd: dir,
+      env: { ...without, npm_execpath: fakeNpm },
+      encoding: 'utf8',
+    });
+    expect(defaulted.stdout).toBe('2\n');
+    expect(run(['-c', 'echo "$MALLOC_ARENA_MAX"'], { MALLOC_ARENA_MAX: '4' }).stdout).toBe('4\n');
+  });
+
   it('ends as the command ends: its exit status, or its signal', () => {
     expect(run(['-c', 'exit 7']).status).toBe(7);
     writeFileSync(join(dir, 'fails.mjs'), 'process.exitCode = 4;');

@@ -76,6 +76,8 @@ interface Options {
  * 'An 8 MiB semi-space').
  */
 const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
+/** …and the environment they set (bin/run.mjs, the Containerfile): two glibc malloc arenas. */
+const GATEWAY_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' };
 /** Active accounts of the growth gateway (spread evenly over all its tenants). */
 const LARGE_ACTIVE = 1000;
 
@@ -470,7 +472,7 @@ async function main(): Promise<void> {
         options.logLevel,
         ...(profileFile && name === 'gateway' ? ['--profile', profileFile] : []),
       ],
-      { env: childEnv(), execArgv: GATEWAY_NODE_FLAGS, readyTimeoutMs: 300_000 },
+      { env: childEnv(GATEWAY_PROCESS_ENV), execArgv: GATEWAY_NODE_FLAGS, readyTimeoutMs: 300_000 },
     );
   log('starting the two embedded gateways');
   const [gateway, large] = await Promise.all([
@@ -578,7 +580,7 @@ async function main(): Promise<void> {
           '--log-level',
           options.logLevel,
         ],
-        { env: childEnv(), execArgv: GATEWAY_NODE_FLAGS },
+        { env: childEnv(GATEWAY_PROCESS_ENV), execArgv: GATEWAY_NODE_FLAGS },
       );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
@@ -959,7 +961,7 @@ async function main(): Promise<void> {
           body: CALL_BODY,
           connections: options.connections,
           minutes: options.soakMinutes,
-          env: () => childEnv(),
+          env: () => childEnv(GATEWAY_PROCESS_ENV),
           execArgv: GATEWAY_NODE_FLAGS,
           logLevel: options.logLevel,
           log,
@@ -976,7 +978,7 @@ async function main(): Promise<void> {
     tmp,
     load,
     body: CALL_BODY,
-    env: () => childEnv(),
+    env: () => childEnv(GATEWAY_PROCESS_ENV),
     execArgv: GATEWAY_NODE_FLAGS,
     logLevel: options.logLevel,
     log,
@@ -1046,7 +1048,10 @@ async function main(): Promise<void> {
         process.execPath,
         [...GATEWAY_NODE_FLAGS, join(ROOT, 'bin/start.mjs')],
         {
-          env: childEnv(gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port })),
+          env: childEnv({
+            ...GATEWAY_PROCESS_ENV,
+            ...gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port }),
+          }),
           cwd: ROOT,
           captureStdout: true,
         },
@@ -1256,8 +1261,8 @@ async function main(): Promise<void> {
       unit: 's',
       target: { op: '<', value: 1 },
       method:
-        `\`node ${GATEWAY_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) on a prepared ` +
-        '(warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
+        `\`MALLOC_ARENA_MAX=2 node ${GATEWAY_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) ` +
+        'on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
         `until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node ` +
         'start-up and loading all seven connectors. Measured after one start that is not counted (the ' +
         `first start of this checkout, which also fills Node's compile cache: ` +
@@ -1308,9 +1313,10 @@ async function main(): Promise<void> {
       target: { op: '<', value: 200 },
       method:
         `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, ` +
-        `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')} as \`npm run ` +
-        `serve\`), before any load. Of it: V8 heap ${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} ` +
-        `used), external memory ${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
+        `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')} and ` +
+        `MALLOC_ARENA_MAX=2 as \`npm run serve\`), before any load. Of it: V8 heap ` +
+        `${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ` +
+        `${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
         'thread with its WebAssembly memory, code, Node itself) ' +
         `${mib(memoryIdle.rss - memoryIdle.heapTotal - memoryIdle.external)} MiB. A fresh \`bin/start.mjs\` (one ` +
         `tenant) after its first call: ${spread(startupRss).median.toFixed(0)} MiB. With ` +
