@@ -52,12 +52,15 @@ export class Redactor {
 
   /** Longest first, so an encoding that contains another form is replaced whole. */
   readonly #needles: readonly string[];
+  /** The shortest needle's length: a shorter string cannot contain any (most log fields are short ids). */
+  readonly #shortest: number;
 
   constructor(secrets: readonly string[]) {
     const needles = new Set<string>();
     for (const secret of secrets)
       if (secret.length >= MIN_SECRET_CHARS) for (const form of encodings(secret)) needles.add(form);
     this.#needles = [...needles].sort((a, b) => b.length - a.length);
+    this.#shortest = this.#needles.at(-1)?.length ?? Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -91,7 +94,8 @@ export class Redactor {
   /** `text` with every secret form and every bearer-shaped token replaced by `[redacted]`. */
   text(text: string): string {
     let out = text;
-    for (const needle of this.#needles) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED);
+    if (out.length >= this.#shortest)
+      for (const needle of this.#needles) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED);
     if (BEARER_HINT.test(out)) out = out.replace(BEARER, `$1$2${REDACTED}`);
     if (out.includes('cgw_')) out = out.replace(GATEWAY_TOKEN, REDACTED);
     return out;
@@ -128,7 +132,11 @@ export class Redactor {
     }
     if (Buffer.isBuffer(value) || value instanceof Date) return value;
     let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
+    // for…in with an own-property check rather than Object.entries: no pair array per field of
+    // every log line (the root logger's hook comes here for each line).
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = (value as Record<string, unknown>)[key];
       const scrubbedKey = this.text(key);
       const scrubbed = this.value(item, depth + 1);
       if (scrubbed !== item || scrubbedKey !== key) {
