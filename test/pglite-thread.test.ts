@@ -13,6 +13,7 @@ import {
   createPgliteThreadClient,
   EmbeddedDatabaseGone,
   type PgliteThreadClient,
+  semiSpaceFlag,
   StoreTimeoutError,
 } from '../runtime/store/sql-client.ts';
 
@@ -217,6 +218,31 @@ describe('the embedded database in its own thread', () => {
     const file = join(dir, 'await-one.mjs');
     writeFileSync(file, script);
     const child = spawnSync(process.execPath, [file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(child.error).toBeUndefined();
+    expect(child.stdout.trim()).toBe('[{"answer":42}]');
+    expect(child.status).toBe(0);
+  });
+
+  it("opens under the process's --max-semi-space-size, which it clears only while its thread starts", async () => {
+    expect(semiSpaceFlag(['--liftoff-only', '--max-semi-space-size=8'], '')).toBe('8');
+    expect(semiSpaceFlag([], '--max_semi_space_size=16 --no-warnings')).toBe('16');
+    expect(semiSpaceFlag(['--max-semi-space-size=4'], '--max-semi-space-size=16')).toBe('4');
+    expect(semiSpaceFlag(['--max-old-space-size=512'], '')).toBeUndefined();
+    const flagDir = await freshDatabase('db-flag');
+    const script = `
+      import { createPgliteThreadClient } from ${JSON.stringify(join(ROOT, 'runtime/store/sql-client.ts'))};
+      const db = createPgliteThreadClient({ dataDir: ${JSON.stringify(flagDir)} });
+      const { rows } = await db.query('SELECT 6 * 7 AS answer');
+      await db.close();
+      console.log(JSON.stringify(rows));
+    `;
+    const file = join(dir, 'with-flag.mjs');
+    writeFileSync(file, script);
+    const child = spawnSync(process.execPath, ['--max-semi-space-size=8', file], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(child.error).toBeUndefined();
     expect(child.stdout.trim()).toBe('[{"answer":42}]');
     expect(child.status).toBe(0);

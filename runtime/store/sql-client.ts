@@ -4,6 +4,7 @@
 // Each driver is loaded when its kind of store is opened, not at import: a gateway on the embedded
 // store never loads `pg` (~40 ms of start-up), one on PostgreSQL never loads PGlite.
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { PoolClient, Pool as PgPool } from 'pg';
@@ -195,10 +196,30 @@ interface PgliteThread {
   markClosed(): void;
 }
 
+/** The process's `--max-semi-space-size` (command line or NODE_OPTIONS), when it was given. */
+export function semiSpaceFlag(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): string | undefined {
+  let found: string | undefined;
+  for (const arg of [...nodeOptions.split(/\s+/), ...execArgv]) {
+    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(arg);
+    if (m) found = m[1]; // the last one wins, as on Node's command line
+  }
+  return found;
+}
+
 /** The embedded engine's thread's young generation (V8 `maxYoungGenerationSizeMb`). */
 export const PGLITE_THREAD_YOUNG_MB = 3;
 
 function startPgliteThread(options: PgliteClientOptions): PgliteThread {
+  // V8 sizes a new isolate's young generation by the process's --max-semi-space-size when it is
+  // set, over the thread's resourceLimits: with the 8 MiB of every start command the thread's new
+  // space grew to 16 MiB under load. The flag is cleared while the thread's isolate is made and set
+  // back once it runs (the main thread's heap was sized at start and does not read it again):
+  // docs/decisions/performance.md, 'The engine's thread keeps its small young generation'.
+  const semi = semiSpaceFlag();
+  if (semi !== undefined) setFlagsFromString('--max-semi-space-size=0');
   const worker = new Worker(new URL('./pglite-thread.ts', import.meta.url), {
     workerData: {
       pgliteThread: {
@@ -211,7 +232,7 @@ function startPgliteThread(options: PgliteClientOptions): PgliteThread {
     stderr: false,
     // The thread only passes messages to and from the engine: a young generation of 3 MiB. Without
     // it, a gateway started without `--max-semi-space-size` grew this thread's to 128 MiB under load
-    // (docs/decisions/performance.md, 'The embedded engine's memory'). The flag, where given, wins.
+    // (docs/decisions/performance.md, 'The embedded engine's memory'); with the flag, see above.
     resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_MB },
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -230,6 +251,11 @@ function startPgliteThread(options: PgliteClientOptions): PgliteThread {
     markFailed = reject;
   });
   opened.catch(() => {}); // observed through the calls that wait for it
+  if (semi !== undefined) {
+    const restore = () => setFlagsFromString(`--max-semi-space-size=${semi}`);
+    worker.once('online', restore);
+    worker.once('error', restore); // a thread that never ran
+  }
   worker.once('message', (first: ThreadReady) => {
     if (!first.ready) {
       const error = new EmbeddedDatabaseError(first.error);
