@@ -53,9 +53,9 @@ interface Reader {
 
 /**
  * A response body read once, whole and capped: the chunks undici hands over are kept (at most
- * UNREAD_HIGH_WATER before the exchange pauses) until `read` collects them. Not a stream: a
- * Readable per response, its events and a reader's promise around them cost ~4 % of a tools/call
- * (docs/decisions/upstream-calls.md, 'A response body is collected, not streamed').
+ * UNREAD_HIGH_WATER before the exchange pauses) until `read` collects them. Not a stream: nobody
+ * streamed the Readable each response had, and its events and `nextTick` hops were work on every
+ * call (docs/decisions/upstream-calls.md, 'A response body is collected, not streamed').
  */
 export class ResponseBody {
   readonly #controller: Controller;
@@ -73,11 +73,6 @@ export class ResponseBody {
   constructor(controller: Controller, ended: () => void) {
     this.#controller = controller;
     this.#ended = ended;
-  }
-
-  /** Whether the body was destroyed or failed before it was read whole. */
-  get destroyed(): boolean {
-    return this.#destroyed;
   }
 
   /**
