@@ -7,6 +7,7 @@
 // instead of ~1.2 ms and the old generation filled ~5 times as fast; every major collection that
 // follows marks the whole heap, which with 100,000 accounts in the snapshot is ~200 MiB.
 import type { Dispatcher } from 'undici';
+import { CappedBytes } from '../io/read-capped.ts';
 
 export interface DispatchedResponse {
   readonly statusCode: number;
@@ -43,10 +44,8 @@ type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestSt
 const UNREAD_HIGH_WATER = 16 * 1024;
 
 interface Reader {
-  readonly limit: number;
+  readonly gathered: CappedBytes;
   readonly overflow: (bytes: number) => Error;
-  /** One buffer of the declared size when a content-length within the limit was given. */
-  whole: Buffer | undefined;
   readonly resolve: (bytes: Buffer) => void;
   readonly reject: (error: Error) => void;
 }
@@ -60,8 +59,9 @@ interface Reader {
 export class ResponseBody {
   readonly #controller: Controller;
   readonly #ended: () => void;
-  #chunks: Buffer[] = [];
-  #size = 0;
+  /** Chunks that came before anyone read: handed to the reader when it comes. */
+  #held: Buffer[] = [];
+  #heldBytes = 0;
   #complete = false;
   #paused = false;
   #error: Error | undefined;
@@ -91,12 +91,10 @@ export class ResponseBody {
         reject(this.#error ?? new Error('the body was destroyed before it was read'));
         return;
       }
-      const whole =
-        expected !== undefined && expected > 0 && expected <= limit ? Buffer.allocUnsafe(expected) : undefined;
-      const reader: Reader = { limit, overflow, whole, resolve, reject };
-      const held = this.#chunks;
-      this.#chunks = [];
-      this.#size = 0;
+      const reader: Reader = { gathered: new CappedBytes(limit, expected), overflow, resolve, reject };
+      const held = this.#held;
+      this.#held = [];
+      this.#heldBytes = 0;
       this.#reader = reader;
       for (const chunk of held) if (!this.#take(chunk)) return;
       if (this.#complete) this.#settle();
@@ -112,7 +110,7 @@ export class ResponseBody {
     if (this.#destroyed || this.#complete) return;
     this.#destroyed = true;
     this.#error ??= error;
-    this.#chunks = [];
+    this.#held = [];
     this.#ended();
     this.#controller.abort(aborted(error));
     const reader = this.#reader;
@@ -127,9 +125,9 @@ export class ResponseBody {
       this.#take(chunk);
       return;
     }
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    if (this.#size > UNREAD_HIGH_WATER && !this.#paused) {
+    this.#held.push(chunk);
+    this.#heldBytes += chunk.length;
+    if (this.#heldBytes > UNREAD_HIGH_WATER && !this.#paused) {
       this.#paused = true;
       this.#controller.pause();
     }
@@ -148,7 +146,7 @@ export class ResponseBody {
     if (this.#destroyed || this.#complete) return;
     this.#destroyed = true;
     this.#error = error;
-    this.#chunks = [];
+    this.#held = [];
     this.#ended();
     const reader = this.#reader;
     this.#reader = undefined;
@@ -158,34 +156,18 @@ export class ResponseBody {
   /** Adds a chunk to the reader's bytes; false when the cap was passed (the body is destroyed). */
   #take(chunk: Buffer): boolean {
     const reader = this.#reader!;
-    const next = this.#size + chunk.length;
-    if (next > reader.limit) {
-      reader.whole = undefined;
-      this.#chunks = [];
-      this.#reader = undefined;
-      this.destroy();
-      reader.reject(reader.overflow(next));
-      return false;
-    }
-    if (reader.whole && next <= reader.whole.length) chunk.copy(reader.whole, this.#size);
-    else {
-      // More than declared (or no declaration): back to a list of chunks.
-      if (reader.whole) this.#chunks.push(reader.whole.subarray(0, this.#size));
-      reader.whole = undefined;
-      this.#chunks.push(chunk);
-    }
-    this.#size = next;
-    return true;
+    const over = reader.gathered.add(chunk);
+    if (over === undefined) return true;
+    this.#reader = undefined;
+    this.destroy();
+    reader.reject(reader.overflow(over));
+    return false;
   }
 
   #settle(): void {
     const reader = this.#reader!;
     this.#reader = undefined;
-    const { whole } = reader;
-    const chunks = this.#chunks;
-    this.#chunks = [];
-    if (whole) reader.resolve(this.#size === whole.length ? whole : whole.subarray(0, this.#size));
-    else reader.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size));
+    reader.resolve(reader.gathered.bytes());
   }
 }
 
