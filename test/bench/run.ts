@@ -76,8 +76,14 @@ interface Options {
  * 'An 8 MiB semi-space').
  */
 const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
-/** …and the environment they set (bin/run.mjs, the Containerfile): two glibc malloc arenas. */
-const GATEWAY_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' };
+/**
+ * …and the environment they run with: two glibc malloc arenas (bin/run.mjs, the Containerfile), and
+ * Node's compile cache in the place `bin/start.mjs` turns it on (its default, under the system's
+ * temporary directory). The seeding processes fill it, as a deployment's first start does; from a
+ * filled cache Node loads neither the TypeScript stripper nor its WebAssembly (~5 MiB of resident
+ * memory: docs/decisions/performance.md, 'Restarts run from the compile cache').
+ */
+const GATEWAY_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache') };
 /** Active accounts of the growth gateway (spread evenly over all its tenants). */
 const LARGE_ACTIVE = 1000;
 
@@ -305,7 +311,8 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
     join(BENCH, 'servers/gateway.ts'),
     [...store, '--data-dir', join(tmp, 'seed'), '--accounts', String(options.largeAccounts), '--bulk', '--seed-only'],
     {
-      env: childEnv(),
+      env: childEnv(GATEWAY_PROCESS_ENV),
+      execArgv: GATEWAY_NODE_FLAGS,
       readyTimeoutMs: 600_000,
     },
   );
@@ -330,7 +337,8 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
         options.logLevel,
       ],
       {
-        env: childEnv(),
+        env: childEnv(GATEWAY_PROCESS_ENV),
+        execArgv: GATEWAY_NODE_FLAGS,
         readyTimeoutMs: 300_000,
       },
     );
@@ -439,7 +447,8 @@ async function main(): Promise<void> {
         '--seed-only',
       ],
       {
-        env: childEnv(),
+        env: childEnv(GATEWAY_PROCESS_ENV),
+        execArgv: GATEWAY_NODE_FLAGS,
         readyTimeoutMs: 600_000,
       },
     );
@@ -1050,6 +1059,8 @@ async function main(): Promise<void> {
         {
           env: childEnv({
             ...GATEWAY_PROCESS_ENV,
+            // A cache of its own, empty before the first start: the cold start stays a first start.
+            NODE_COMPILE_CACHE: join(tmp, 'compile-cache'),
             ...gatewayEnv({ upstream: upstreamUrl, dataDir, logLevel: 'info', port }),
           }),
           cwd: ROOT,
@@ -1313,8 +1324,8 @@ async function main(): Promise<void> {
       target: { op: '<', value: 200 },
       method:
         `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, ` +
-        `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')} and ` +
-        `MALLOC_ARENA_MAX=2 as \`npm run serve\`), before any load. Of it: V8 heap ` +
+        `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')}, ` +
+        'MALLOC_ARENA_MAX=2 and a filled compile cache as `npm run serve` restarts), before any load. Of it: V8 heap ' +
         `${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ` +
         `${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
         'thread with its WebAssembly memory, code, Node itself) ' +

@@ -15,6 +15,7 @@
 //   --profile FILE              write a CPU profile of the serving phase to FILE (.cpuprofile)
 import { registry } from '../../../generated/registry.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       tokenIds: tenants.map((t) => t.tokenId),
       seedMs,
     });
+    flushCompileCache();
     return;
   }
 
@@ -243,6 +245,9 @@ async function main(): Promise<void> {
     store: store.kind,
     stats: app.context.state.stats(),
   });
+  // With NODE_COMPILE_CACHE (the harness sets it as bin/start.mjs does), the modules compiled so far
+  // are written now rather than at exit, so a process stopped hard still leaves the cache filled.
+  flushCompileCache();
 }
 
 main().catch((error: unknown) => {
