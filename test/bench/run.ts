@@ -84,6 +84,14 @@ const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
  * memory: docs/decisions/performance.md, 'Restarts run from the compile cache').
  */
 const GATEWAY_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache') };
+/**
+ * How every gateway process of the benchmark starts, seeding ones included: the flags and the
+ * environment above together, so no process can get one without the other (the compile cache's
+ * entries are keyed by the flags).
+ */
+function asServed(): { env: Record<string, string>; execArgv: readonly string[] } {
+  return { env: childEnv(GATEWAY_PROCESS_ENV), execArgv: GATEWAY_NODE_FLAGS };
+}
 /** Active accounts of the growth gateway (spread evenly over all its tenants). */
 const LARGE_ACTIVE = 1000;
 
@@ -311,8 +319,7 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
     join(BENCH, 'servers/gateway.ts'),
     [...store, '--data-dir', join(tmp, 'seed'), '--accounts', String(options.largeAccounts), '--bulk', '--seed-only'],
     {
-      env: childEnv(GATEWAY_PROCESS_ENV),
-      execArgv: GATEWAY_NODE_FLAGS,
+      ...asServed(),
       readyTimeoutMs: 600_000,
     },
   );
@@ -337,8 +344,7 @@ async function measureReplicas(options: Options, upstreamUrl: string, problems: 
         options.logLevel,
       ],
       {
-        env: childEnv(GATEWAY_PROCESS_ENV),
-        execArgv: GATEWAY_NODE_FLAGS,
+        ...asServed(),
         readyTimeoutMs: 300_000,
       },
     );
@@ -447,8 +453,7 @@ async function main(): Promise<void> {
         '--seed-only',
       ],
       {
-        env: childEnv(GATEWAY_PROCESS_ENV),
-        execArgv: GATEWAY_NODE_FLAGS,
+        ...asServed(),
         readyTimeoutMs: 600_000,
       },
     );
@@ -481,7 +486,7 @@ async function main(): Promise<void> {
         options.logLevel,
         ...(profileFile && name === 'gateway' ? ['--profile', profileFile] : []),
       ],
-      { env: childEnv(GATEWAY_PROCESS_ENV), execArgv: GATEWAY_NODE_FLAGS, readyTimeoutMs: 300_000 },
+      { ...asServed(), readyTimeoutMs: 300_000 },
     );
   log('starting the two embedded gateways');
   const [gateway, large] = await Promise.all([
@@ -589,7 +594,7 @@ async function main(): Promise<void> {
           '--log-level',
           options.logLevel,
         ],
-        { env: childEnv(GATEWAY_PROCESS_ENV), execArgv: GATEWAY_NODE_FLAGS },
+        asServed(),
       );
       log(`PostgreSQL gateway ready (schema ${schema})`);
     } catch (error) {
