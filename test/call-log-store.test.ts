@@ -1,11 +1,14 @@
-// The call log and the daily usage in the store (migration 17), on the embedded PostgreSQL (PGlite)
-// and a PostgreSQL server (a fresh schema): one statement appends calls and adds daily usage, rows of
-// a deleted account are dropped, filters and paging, token labels, pruning by age, months with usage.
+// The call log and the daily usage in the store (migrations 17 and 18), on the embedded PostgreSQL
+// (PGlite) and a PostgreSQL server (a fresh schema): one statement appends calls and adds daily usage,
+// rows of a deleted account are dropped, filters and paging (also across batches that overlap in
+// time), token labels, pruning by age, months with usage; migration 18 moving a row-per-call log.
 import { afterAll, beforeAll, describe, expect, it, type TestOptions } from 'vitest';
 import type { CallLogRow } from '../runtime/store/call-log.ts';
 import { openStore } from '../runtime/store/open-store.ts';
-import { createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
-import { newId } from '../runtime/store/sql-store.ts';
+import { migrate } from '../runtime/store/migrate.ts';
+import { migrations } from '../runtime/store/migrations.ts';
+import { createPgliteClient, createPostgresClient, type SqlClient } from '../runtime/store/sql-client.ts';
+import { newId, SqlPlatformStore } from '../runtime/store/sql-store.ts';
 import type { PlatformStore } from '../runtime/store/store.ts';
 import { DATABASE_URL, needs } from './support/services.ts';
 
@@ -123,6 +126,48 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
       expect(await store.callLog.listCalls(later.account.id, {}, 10, 0)).toEqual([]);
     });
 
+    it('places calls of overlapping batches (two writers) in time order over many reads; filters, pages', async () => {
+      const { account } = await seed();
+      const id = account.id;
+      const odd = 'we"ird\\,{tool}';
+      // 25 batches of one writer hold the even minutes, 25 of the other the odd ones: each batch spans
+      // 5 minutes, overlaps two of the other writer's, and the ids do not follow time.
+      for (const writer of [0, 1])
+        for (let k = 0; k < 25; k++)
+          await store.callLog.addCalls(
+            [0, 2, 4].map((step) => {
+              const minute = 6 * k + step + writer;
+              return call(id, { tool: writer === 1 ? odd : 'find_cases', durationMs: minute }, minute);
+            }),
+            [],
+          );
+      const all = await store.callLog.listCalls(id, {}, 500, 0);
+      expect(all.map((c) => c.durationMs)).toEqual(Array.from({ length: 150 }, (_, i) => 149 - i));
+      expect(new Set(all.map((c) => c.id)).size).toBe(150);
+      expect((await store.callLog.listCalls(id, {}, 7, 40)).map((c) => c.durationMs)).toEqual(
+        all.slice(40, 47).map((c) => c.durationMs),
+      );
+      expect((await store.callLog.listCalls(id, { tool: odd }, 5, 3)).map((c) => c.durationMs)).toEqual([
+        143, 141, 139, 137, 135,
+      ]);
+      expect(await store.callLog.listCalls(id, { tool: 'find' }, 5, 0)).toEqual([]);
+      expect(await store.callLog.listCalls(id, {}, 0, 0)).toEqual([]);
+      // A batch holds old calls beside its newest: the 20 batches read first also hold minutes 0–19,
+      // yet the ten batches of minutes 500–509 read after them come before those.
+      const wide = (await seed()).account.id;
+      for (let k = 0; k < 20; k++)
+        await store.callLog.addCalls(
+          [call(wide, { durationMs: k }, k), call(wide, { durationMs: 1000 + k }, 1000 + k)],
+          [],
+        );
+      for (let k = 0; k < 10; k++) await store.callLog.addCalls([call(wide, { durationMs: 500 + k }, 500 + k)], []);
+      expect((await store.callLog.listCalls(wide, {}, 30, 0)).map((c) => c.durationMs)).toEqual([
+        ...Array.from({ length: 20 }, (_, i) => 1019 - i),
+        ...Array.from({ length: 10 }, (_, i) => 509 - i),
+      ]);
+      expect(await store.callLog.listCalls(id, {}, 10, 150)).toEqual([]);
+    });
+
     it("labels a call of an assistant connected with OAuth with the client's name", async () => {
       const { account, ada } = await seed();
       const grantId = newId('grant_');
@@ -162,7 +207,7 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
       await store.usage.addUsage([
         { accountId: id, month: '2025-12', connectorId: 'cases', tool: 'find_cases', calls: 1, costUnits: 1 },
       ]);
-      expect(await store.callLog.pruneCalls(at(-60 * 24 * 30))).toBeGreaterThanOrEqual(1);
+      expect(await store.callLog.pruneCalls(at(-60 * 24 * 30))).toBe(1);
       expect((await store.callLog.listCalls(id, {}, 10, 0)).map((c) => c.at.toISOString())).toEqual([
         at(0).toISOString(),
         at(-60 * 24 * 10).toISOString(),
@@ -199,3 +244,54 @@ callLogContract(
   },
   needs('postgres'),
 );
+
+describe('migration 18 (calls in batches)', () => {
+  it('moves the calls a row each into batches of at most 500 per account in time order; drops the table', async () => {
+    const db = await createPgliteClient();
+    try {
+      await migrate(
+        db,
+        migrations.filter((m) => m.version <= 17),
+      );
+      const store = new SqlPlatformStore(db);
+      const busy = await store.accounts.createAccount({ name: 'Busy ApS' });
+      const quiet = await store.accounts.createAccount({ name: 'Quiet ApS' });
+      // 1,001 calls of one account (three batches), one of another; ids not in time order.
+      await db.query(
+        `INSERT INTO call_log (account_id, at, instance_id, tool, outcome, detail, user_id, token_id, duration_ms)
+         SELECT $1, $3::timestamptz + (1000 - g) * interval '1 second', 'cases', 'find_cases', 'ok', 'ok', 'u', '', g
+           FROM generate_series(0, 1000) g
+         UNION ALL SELECT $2, $3::timestamptz, 'cases-2', 'get_case', 'refused', 'no_seat', 'v', 'tok_1', NULL`,
+        [busy.id, quiet.id, at(0).toISOString()],
+      );
+      await migrate(db);
+      const { rows } = await db.query<{ calls: number }>(
+        'SELECT calls FROM call_batches WHERE account_id = $1 ORDER BY first_at',
+        [busy.id],
+      );
+      expect(rows.map((r) => Number(r.calls))).toEqual([500, 500, 1]);
+      const calls = await store.callLog.listCalls(busy.id, {}, 2000, 0);
+      expect(calls).toHaveLength(1001);
+      expect(calls.slice(0, 2).map((c) => [c.at.toISOString(), c.durationMs])).toEqual([
+        [new Date(BASE + 1000_000).toISOString(), 0],
+        [new Date(BASE + 999_000).toISOString(), 1],
+      ]);
+      expect(await store.callLog.listCalls(quiet.id, {}, 10, 0)).toMatchObject([
+        {
+          instanceId: 'cases-2',
+          tool: 'get_case',
+          outcome: 'refused',
+          detail: 'no_seat',
+          userId: 'v',
+          durationMs: null,
+        },
+      ]);
+      const { rows: tables } = await db.query<{ n: number | string }>(
+        `SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'call_log'`,
+      );
+      expect(Number(tables[0]?.n)).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+});
