@@ -152,6 +152,16 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
       ]);
       expect(await store.callLog.listCalls(id, { tool: 'find' }, 5, 0)).toEqual([]);
       expect(await store.callLog.listCalls(id, {}, 0, 0)).toEqual([]);
+      // More calls of one account than a batch holds, in one go: several batches, every id its own.
+      const many = (await seed()).account.id;
+      await store.callLog.addCalls(
+        Array.from({ length: 1201 }, (_, i) => call(many, { durationMs: i }, i)),
+        [],
+      );
+      await store.callLog.addCalls([call(many, { durationMs: 5000 }, 5000)], []);
+      const listed = await store.callLog.listCalls(many, {}, 2000, 0);
+      expect(listed.map((c) => c.durationMs)).toEqual([5000, ...Array.from({ length: 1201 }, (_, i) => 1200 - i)]);
+      expect(new Set(listed.map((c) => c.id)).size).toBe(1202);
       // A batch holds old calls beside its newest: the 20 batches read first also hold minutes 0–19,
       // yet the ten batches of minutes 500–509 read after them come before those.
       const wide = (await seed()).account.id;

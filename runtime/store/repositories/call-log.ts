@@ -22,7 +22,9 @@ interface BatchDbRow {
 
 /** Batches read per statement while listing (each holds at most the writer's 500 calls). */
 const BATCHES_PER_READ = 20;
-/** An entry's id is its batch's id times this plus its place in the batch (a batch holds at most 500). */
+/** Calls of one batch at most (the writer's statement size): more of one account start another batch. */
+const BATCH_CALLS = 500;
+/** An entry's id is its batch's id times this plus its place in the batch. */
 const IDS_PER_BATCH = 1000;
 
 /** A PostgreSQL array literal of text values (every element quoted, `"` and `\` escaped). */
@@ -44,15 +46,16 @@ interface BatchParams {
 }
 
 /**
- * The calls grouped into one batch per account, in the order given (docs/decisions/portal.md, 'The call
- * log is written in batches').
+ * The calls grouped into batches per account, at most BATCH_CALLS each, in the order given
+ * (docs/decisions/portal.md, 'The call log is written in batches').
  */
-function batchesOf(calls: readonly CallLogRow[]): Map<string, BatchParams> {
-  const batches = new Map<string, BatchParams>();
+function batchesOf(calls: readonly CallLogRow[]): [string, BatchParams][] {
+  const open = new Map<string, BatchParams>();
+  const batches: [string, BatchParams][] = [];
   for (const c of calls) {
     const at = c.at.getTime();
-    let b = batches.get(c.accountId);
-    if (!b) {
+    let b = open.get(c.accountId);
+    if (!b || b.entries.length >= BATCH_CALLS) {
       b = {
         firstAt: at,
         lastAt: at,
@@ -62,7 +65,8 @@ function batchesOf(calls: readonly CallLogRow[]): Map<string, BatchParams> {
         outcomes: new Set(),
         users: new Set(),
       };
-      batches.set(c.accountId, b);
+      open.set(c.accountId, b);
+      batches.push([c.accountId, b]);
     }
     if (at < b.firstAt) b.firstAt = at;
     if (at > b.lastAt) b.lastAt = at;
@@ -108,7 +112,7 @@ export class SqlCallLog implements CallLogRepository {
           ? -1
           : 1,
     );
-    const batches = [...batchesOf(calls)];
+    const batches = batchesOf(calls);
     const accounts = [...new Set([...batches.map(([accountId]) => accountId), ...days.map((d) => d.accountId)])];
     // One statement for the whole flush, one row per account. Batches of an account deleted
     // meanwhile are dropped instead of failing the flush.
