@@ -114,8 +114,8 @@ export class SqlCallLog implements CallLogRepository {
     );
     const batches = batchesOf(calls);
     const accounts = [...new Set([...batches.map(([accountId]) => accountId), ...days.map((d) => d.accountId)])];
-    // One statement for the whole flush, one row per account. Batches of an account deleted
-    // meanwhile are dropped instead of failing the flush.
+    // One statement for the whole flush, a row per account (per 500 of its calls). Batches of an
+    // account deleted meanwhile are dropped instead of failing the flush.
     await this.#db.query(
       `WITH known AS (SELECT id FROM accounts WHERE id = ANY($1::text[])),
        batches AS (
