@@ -69,7 +69,10 @@ export class Redactor {
    */
   static of(credential: Credential | null): Redactor {
     if (!credential) return Redactor.patterns;
-    // Made once per connection, not per call (the credential is decrypted per call).
+    // A credential object the calls share (a managed one, made once): found by identity.
+    const shared = byObject.get(credential);
+    if (shared) return shared;
+    // Made once per connection, not per call (a tenant credential is decrypted per call).
     const key = JSON.stringify(credential);
     let redactor = made.get(key);
     if (!redactor) {
@@ -77,6 +80,7 @@ export class Redactor {
       if (made.size >= MADE_MAX) made.clear();
       made.set(key, redactor);
     }
+    if (Object.isFrozen(credential)) byObject.set(credential, redactor);
     return redactor;
   }
 
@@ -158,6 +162,8 @@ const scope = new AsyncLocalStorage<Redactor>();
 
 /** Redactors by credential (its JSON); cleared when full rather than tracked by age. */
 const made = new Map<string, Redactor>();
+/** Redactors of frozen credential objects that calls share, by the object (gone with it). */
+const byObject = new WeakMap<object, Redactor>();
 const MADE_MAX = 1000;
 
 /** The redactor of the call running now, or the patterns-only one outside a call. */

@@ -97,7 +97,7 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     s.clock += 600_000;
     await expect(openInput(s, retry(plan(), state))).rejects.toMatchObject({ code: 'input_state_invalid' });
     s.clock -= 1;
-    await expect(openInput(s, retry(plan(), state))).resolves.toMatchObject({ state: 'Alice' });
+    expect(openInput(s, retry(plan(), state))).toMatchObject({ state: 'Alice' });
     // Every refusal gave the call's fair-use reservation back (nothing is metered).
     expect(released).toHaveLength(others.length + 4);
   });
@@ -109,13 +109,13 @@ describe('a handler asks the client for input (call-input.ts)', () => {
         code: 'input_responses_invalid',
       });
     const answers = { user_name: { action: 'accept', content: { name: 'Bob' } }, extra: { x: 1 } };
-    await expect(openInput(s, retry(plan(), undefined, answers))).resolves.toEqual({
+    expect(openInput(s, retry(plan(), undefined, answers))).toEqual({
       responses: answers,
       state: undefined,
       client: EVERY_KIND,
     });
     // A request without the 2026 channel (the 2025 revisions) has no input at all.
-    await expect(openInput(s, plan())).resolves.toBe(NO_INPUT);
+    expect(openInput(s, plan())).toBe(NO_INPUT);
   });
 
   it('refuses a round asking for an undeclared kind: -32021 on 2026-07-28, the generic text on 2025', async () => {
@@ -163,7 +163,7 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     };
     const p = { ...plan(), personConfirm: { askPerson } };
     // A client that declared form elicitation at initialize may be asked for elicitation only.
-    await expect(openInput(s, p)).resolves.toEqual({
+    expect(openInput(s, p)).toEqual({
       ...NO_INPUT,
       client: { ...EVERY_KIND, sampling: false, roots: false },
     });
@@ -184,7 +184,7 @@ describe('a handler asks the client for input (call-input.ts)', () => {
     expect(questions).toEqual([{ message: 'A?' }, { message: 'B?' }]);
     // The second answer was not an object: recorded as a cancel, never passed on as sent.
     const next = reruns[0]!;
-    await expect(openInput(s, next)).resolves.toEqual({
+    expect(openInput(s, next)).toEqual({
       responses: { a: { action: 'accept', content: { name: 'Bob' } }, b: { action: 'cancel' } },
       state: 'kept',
       client: { elicitation: true, sampling: false, roots: false },

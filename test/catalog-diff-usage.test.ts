@@ -11,7 +11,7 @@ import { AcknowledgementError, parseRules } from '../codegen/diff/acknowledge.ts
 import { diffCatalogs } from '../codegen/diff/classify.ts';
 import { catalogTool, goldenCatalog, type Mutable } from './support/golden-catalog.ts';
 import { parseUsageExport, UsageExportError, withUsage } from '../codegen/diff/usage.ts';
-import type { UsageRecord } from '../runtime/metering/usage.ts';
+import type { UsageRecord } from '../runtime/metering/usage-record.ts';
 
 const fresh = (): Mutable => goldenCatalog();
 

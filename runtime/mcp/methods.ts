@@ -163,10 +163,11 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   const modernToolsList = (request: McpRequest): McpReply =>
     envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
-  async function callResult(request: McpRequest, personConfirm?: PersonConfirmRequest): Promise<string> {
+  /** The call's result as JSON text (one reaction on the pipeline's promise, no async frame of its own). */
+  function callResult(request: McpRequest, personConfirm?: PersonConfirmRequest): Promise<string> {
     const { name, arguments: args } = request.params;
-    return JSON.stringify(
-      await pipeline.call({
+    return pipeline
+      .call({
         personConfirm,
         endpoint: request.endpoint,
         identity: request.identity,
@@ -177,8 +178,8 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
         reqId: request.reqId,
         trace: traceContextFrom(request.params._meta, request.headers),
         progress: request.progress,
-      }),
-    );
+      })
+      .then(JSON.stringify);
   }
 
   return {
@@ -188,14 +189,11 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
       ['tools/list', toolsList],
       [
         'tools/call',
-        async (request) =>
-          resultJson(
-            request.id,
-            await callResult(
-              request,
-              request.askPerson ? { elicitation: true, askPerson: request.askPerson as AskPerson } : undefined,
-            ),
-          ),
+        (request) =>
+          callResult(
+            request,
+            request.askPerson ? { elicitation: true, askPerson: request.askPerson as AskPerson } : undefined,
+          ).then((result) => resultJson(request.id, result)),
       ],
     ]),
     modern: new Map<string, MethodHandler>([

@@ -13,41 +13,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { localDate, localMonth } from '../handler-api/calendar.ts';
-import type { Account, FairUseMode, Repositories, UsageRow } from '../store/store.ts';
+import type { Account, Repositories, UsageRow } from '../store/store.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import type { UsageBatch } from './usage-spill.ts';
-
-export interface UsageRecord {
-  readonly usage: {
-    readonly from: string;
-    readonly to: string;
-    readonly totalCalls: number;
-    readonly totalCostUnits: number;
-    readonly byConnector: Record<
-      string,
-      {
-        calls: number;
-        costUnits: number;
-        byTool: Record<string, number>;
-        /** Calls of the tools deprecated now (spec `deprecated:`); present when there were some. */
-        deprecated?: { calls: number; byTool: Record<string, number> };
-      }
-    >;
-    /** Calls of tools deprecated now, over every connector; present when there were some. */
-    readonly deprecatedCalls?: number;
-  };
-  readonly fairUse: {
-    readonly withinQuota: boolean;
-    readonly used: number;
-    readonly limit: number;
-    readonly mode: FairUseMode;
-    readonly month: string;
-  };
-}
+import type { UsageRecord } from './usage-record.ts';
 
 export type FairUseDecision =
   | { readonly blocked: false; readonly reservation?: Reservation }
   | { readonly blocked: true; readonly used: number; readonly limit: number; readonly month: string };
+
+/** The decision of every account not in hard mode. */
+const NOT_BLOCKED: FairUseDecision = Object.freeze({ blocked: false });
 
 export interface Reservation {
   readonly accountId: string;
@@ -317,9 +293,12 @@ export class UsageMeter {
     }
   }
 
-  /** Hard mode: atomically reserve one unit, or block. Other modes never block. Fails open. */
-  async check(account: Account, now: Date): Promise<FairUseDecision> {
-    if (account.fairUseMode !== 'hard') return { blocked: false };
+  /** Hard mode: atomically reserve one unit, or block. Other modes never block (and need no promise). Fails open. */
+  check(account: Account, now: Date): FairUseDecision | Promise<FairUseDecision> {
+    return account.fairUseMode === 'hard' ? this.#reserve(account, now) : NOT_BLOCKED;
+  }
+
+  async #reserve(account: Account, now: Date): Promise<FairUseDecision> {
     const month = this.month(now);
     const limit = this.limitOf(account);
     try {

@@ -127,13 +127,18 @@ function responsesOf(raw: unknown): CallInput['responses'] {
  * sealed in it. Throws InputRefused for a retry that must not reach the handler (its fair-use
  * reservation given back: it is not metered).
  */
-export async function openInput(s: InputServices, plan: InputPlan): Promise<CallInput> {
+export function openInput(s: InputServices, plan: InputPlan): CallInput | Promise<CallInput> {
   try {
+    // Read synchronously: a promise only for a refused retry (no await on the hot path).
     return readInput(s, plan);
   } catch (error) {
-    if (plan.reservation) await s.release(plan.reservation);
-    throw error;
+    return refusedInput(s, plan, error);
   }
+}
+
+async function refusedInput(s: InputServices, plan: InputPlan, error: unknown): Promise<never> {
+  if (plan.reservation) await s.release(plan.reservation);
+  throw error;
 }
 
 function readInput(s: InputServices, plan: InputPlan): CallInput {

@@ -308,11 +308,19 @@ function bindingOf(plan: PersonPlan): StateBinding {
  * client with the elicitation capability), may write what the person accepted, or is answered
  * without writing (a declined answer, a tampered, expired or used requestState).
  */
-export async function personStep(s: PersonServices, plan: PersonPlan): Promise<PersonStep> {
+export function personStep(s: PersonServices, plan: PersonPlan): PersonStep | Promise<PersonStep> {
   const person = plan.personConfirm;
-  if (!plan.tool.write || plan.args.confirm !== true || !person?.elicitation) return { kind: 'none' };
+  // Every call but a confirmed write from a client that shows questions: answered without a promise.
+  if (!plan.tool.write || plan.args.confirm !== true || !person?.elicitation) return NO_STEP;
   if (person.accepted !== undefined) return { kind: 'write', previewDigest: person.accepted };
   if (person.requestState === undefined && person.inputResponses === undefined) return { kind: 'ask' };
+  return claimedStep(s, plan, person);
+}
+
+const NO_STEP: PersonStep = Object.freeze({ kind: 'none' });
+
+/** A retry that carries the person's answer: its requestState is checked and claimed once, across replicas. */
+async function claimedStep(s: PersonServices, plan: PersonPlan, person: PersonConfirmRequest): Promise<PersonStep> {
   const now = s.now();
   const verdict = judgeRetry(s.vault, bindingOf(plan), plan.args, person.requestState, person.inputResponses, now);
   if (verdict.kind === 'refuse') return answer(s, verdict.code, { action: plan.tool.name, seconds: ttlMs(s) / 1000 });

@@ -155,6 +155,12 @@ export class Refusals {
       : formatText(errors[code].text, { ...params, [urlParam]: url });
   }
 
+  /** Whether the caller's account subscribes to the connector and the user holds a seat (no refusal to make). */
+  entitled(endpoint: Endpoint, identity: Identity): boolean {
+    const { key } = endpoint.connector.config;
+    return this.#g.state.isSubscribed(identity.account.id, key) && this.#g.state.hasSeat(identity.user.id, key);
+  }
+
   /** Subscription, then seat: shared by every tool including connect_account. */
   async entitlement(
     endpoint: Endpoint,

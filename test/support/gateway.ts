@@ -11,7 +11,7 @@ import { createApp, type App, type AppOptions } from '../../runtime/app.ts';
 import type { Account, PlatformStore, Repositories, User } from '../../runtime/store/store.ts';
 import { issueToken } from '../../runtime/auth/caller-tokens.ts';
 import { Vault } from '../../runtime/secrets/vault.ts';
-import type { UsageRecord } from '../../runtime/metering/usage.ts';
+import type { UsageRecord } from '../../runtime/metering/usage-record.ts';
 
 export const TEST_SECRET = { 1: Buffer.alloc(32, 7).toString('base64') };
 

@@ -4,7 +4,7 @@
 // month as CSV.
 import type { DailyUsageRow } from '../../store/call-log.ts';
 import type { UsageRow, User } from '../../store/store.ts';
-import type { UsageRecord } from '../../metering/usage.ts';
+import type { UsageRecord } from '../../metering/usage-record.ts';
 import { dataTable, escapeHtml } from '../html.ts';
 import type { PortalKit, SignedInRequest } from '../kit.ts';
 import { sendCsv } from './csv-export.ts';
