@@ -163,6 +163,33 @@ describe('upstream client', () => {
     }
   });
 
+  it('ends a call whose upstream stalls mid-body at the deadline, and one its caller aborts mid-body', async () => {
+    // The head and half the body come at once, the rest never: the abort must reach the running
+    // exchange (through its abort hook, with no listener on the request's signal).
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '20' });
+      res.write('{"partial":');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const slow = createUpstreamClient({ policy: policy({ baseUrl, timeoutMs: 150 }) });
+      expect(await failure(slow.request({ method: 'GET', path: '/stall' }))).toMatchObject({
+        kind: 'timeout',
+        message: expect.stringContaining('before the upstream finished its answer'),
+      });
+      const caller = new AbortController();
+      const aborted = createUpstreamClient({ policy: policy({ baseUrl, timeoutMs: 10_000 }), signal: caller.signal });
+      const pending = failure(aborted.request({ method: 'GET', path: '/stall' }));
+      setTimeout(() => caller.abort(), 100);
+      expect((await pending).kind).toBe('timeout');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('a gate admits at most its limit at once, first in first out, and times out waiters', async () => {
     const gate = new LocalGate(2, 50);
     const signal = new AbortController().signal;
@@ -173,6 +200,8 @@ describe('upstream client', () => {
       order.push(n);
       return release;
     };
+    // Full: no slot at once (the caller then waits in acquire).
+    expect(gate.tryAcquire(signal)).toBeUndefined();
     const w3 = gate.acquire(signal).then(arrived(3));
     const w4 = gate.acquire(signal).then(arrived(4));
     expect(gate.active).toBe(2);
@@ -186,6 +215,11 @@ describe('upstream client', () => {
     const b = await gate.acquire(signal);
     await expect(gate.acquire(signal)).rejects.toMatchObject({ kind: 'timeout' });
     a();
+    // A free slot is taken at once, unless someone waits or the call is aborted already.
+    const c = gate.tryAcquire(signal);
+    expect(c).toBeTypeOf('function');
+    expect(gate.tryAcquire(AbortSignal.abort())).toBeUndefined();
+    c!();
     b();
     expect(gate.active).toBe(0);
   });

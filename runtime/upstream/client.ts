@@ -5,7 +5,7 @@
 // within the process's body budget, the single throttle retry of DECISIONS §11, and a typed
 // classification of failures.
 import { Agent, type Dispatcher } from 'undici';
-import { type DispatchedResponse, dispatchRequest } from './dispatch.ts';
+import { type AbortHook, type DispatchedResponse, dispatchRequest } from './dispatch.ts';
 import type { UpstreamPolicy } from '../handler-api/descriptor-types.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { abortableSleep } from '../sleep.ts';
@@ -19,9 +19,16 @@ import {
 import { newSpanId, traceHeaders, type TraceContext } from '../trace-context.ts';
 import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 
+/** One request's deadline flag and its exchange's abort hook (dispatch.ts), one plain object. */
+interface RequestAbort extends AbortHook {
+  aborted: boolean;
+}
+
 export interface ConcurrencyGate {
   /** Resolves with a release function once a slot is free; rejects when `signal` aborts first. */
   acquire(signal: AbortSignal): Promise<() => void>;
+  /** A free slot's release function at once, without a promise; undefined when the caller must `acquire`. */
+  tryAcquire?(signal: AbortSignal): (() => void) | undefined;
 }
 
 export interface UpstreamCallInfo {
@@ -185,7 +192,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     req: UpstreamRequest,
     url: { href: string; origin: string },
     signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
+    deadline: RequestAbort,
     spanId?: string,
   ): Promise<Attempt<T>> {
     const headers: Record<string, string> = {
@@ -201,7 +208,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
     let res: DispatchedResponse;
     try {
-      res = await dispatchRequest(dispatcher, url, { method: req.method, headers, body, signal });
+      res = await dispatchRequest(dispatcher, url, { method: req.method, headers, body, signal, abortHook: deadline });
     } catch (error) {
       if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream answered`);
       if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
@@ -251,7 +258,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     cap: number,
     length: number | undefined,
     tooLarge: () => UpstreamError,
-    deadline: { readonly aborted: boolean },
+    deadline: RequestAbort,
   ): Promise<Attempt<T>> {
     let bytes: Buffer;
     try {
@@ -260,6 +267,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       if (error instanceof UpstreamError) throw error;
       if (deadline.aborted)
         throw new UpstreamError('timeout', `${deadlineText} before the upstream finished its answer`);
+      // As before the head: a call its caller ended is aborted, not cut off by the upstream.
+      if (outer.aborted) throw new UpstreamError('timeout', 'the call was aborted');
       throw new UpstreamError('network', 'upstream response was cut off');
     }
     const status = res.statusCode;
@@ -302,7 +311,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     req: UpstreamRequest,
     url: { href: string; origin: string },
     signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
+    deadline: RequestAbort,
     resend: boolean,
   ): Promise<Attempt<T>> {
     return spans === undefined
@@ -315,7 +324,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     req: UpstreamRequest,
     url: { href: string; origin: string },
     signal: AbortSignal,
-    deadline: { readonly aborted: boolean },
+    deadline: RequestAbort,
     resend: boolean,
   ): Promise<Attempt<T>> {
     const spanId = newSpanId();
@@ -357,16 +366,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const signal = controller.signal;
       // A plain field, not a getter over a local: an object literal with an accessor of its own
       // kept the call's objects alive through young-generation collections (call-context.ts).
-      const deadline = { aborted: false };
+      // It is also the exchange's abort hook (dispatch.ts): aborting calls the running exchange
+      // directly, with no listener on the signal.
+      const deadline: RequestAbort = { aborted: false, onAbort: undefined };
+      const abort = () => {
+        controller.abort();
+        deadline.onAbort?.();
+      };
       const expire = () => {
         deadline.aborted = true;
-        controller.abort();
+        abort();
       };
       const remaining = deadlineAt - started;
       let timer: NodeJS.Timeout | undefined;
       if (remaining > 0) timer = setTimeout(expire, remaining);
       else expire();
-      const onOuterAbort = () => controller.abort();
+      const onOuterAbort = abort;
       if (outer.aborted) controller.abort();
       else outer.addEventListener('abort', onOuterAbort, { once: true });
       let release: (() => void) | undefined;
@@ -376,7 +391,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       try {
         if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before this request`);
         try {
-          release = options.gate ? await options.gate.acquire(signal) : undefined;
+          const gate = options.gate;
+          release = gate ? (gate.tryAcquire?.(signal) ?? (await gate.acquire(signal))) : undefined;
         } catch (error) {
           if (deadline.aborted)
             throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);

@@ -22,6 +22,16 @@ export interface DispatchOptions {
   readonly body?: string | undefined;
   /** Aborts the exchange, before or after the response head (the body then errors). */
   readonly signal: AbortSignal;
+  /**
+   * Where the signal's owner finds what to call when it aborts the signal, instead of a listener on
+   * it: no EventTarget work per request (the upstream client's own per-request signal).
+   */
+  readonly abortHook?: AbortHook;
+}
+
+/** Set by an exchange while it runs; called by whoever aborts the exchange's signal, right after. */
+export interface AbortHook {
+  onAbort: (() => void) | undefined;
 }
 
 /** The request target of an absolute URL: path and query, as undici's `request(url)` sends it. */
@@ -178,7 +188,7 @@ export function dispatchRequest(
   options: DispatchOptions,
 ): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
-    const { signal } = options;
+    const { signal, abortHook } = options;
     let controller: Controller | undefined;
     let body: ResponseBody | undefined;
     let done = false;
@@ -193,7 +203,8 @@ export function dispatchRequest(
     const finish = () => {
       if (done) return;
       done = true;
-      signal.removeEventListener('abort', onAbort);
+      if (abortHook) abortHook.onAbort = undefined;
+      else signal.removeEventListener('abort', onAbort);
     };
     // Before the head the promise rejects (a second time is a no-op); after it the body errors.
     const fail = (error: Error) => {
@@ -205,7 +216,8 @@ export function dispatchRequest(
       reject(aborted(signal.reason));
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (abortHook) abortHook.onAbort = onAbort;
+    else signal.addEventListener('abort', onAbort, { once: true });
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;

@@ -33,12 +33,17 @@ export class LocalGate implements ConcurrencyGate {
     return this.#queue.length;
   }
 
+  /** A free slot with nobody waiting: taken at once (no promise on the hot path). */
+  tryAcquire(signal: AbortSignal): (() => void) | undefined {
+    if (signal.aborted || this.#active >= this.#limit || this.#queue.length > 0) return undefined;
+    this.#active++;
+    return this.#releaser();
+  }
+
   acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(new UpstreamError('timeout', 'the call was aborted'));
-    if (this.#active < this.#limit && this.#queue.length === 0) {
-      this.#active++;
-      return Promise.resolve(this.#releaser());
-    }
+    const now = this.tryAcquire(signal);
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
