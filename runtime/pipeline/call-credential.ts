@@ -6,7 +6,6 @@
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
 import type { PlatformErrorParams } from '#generated/platform/descriptor.ts';
 import type { Credential, FailArgs } from '../handler-api/tool-context.ts';
-import { formatText } from '../handler-api/tool-error.ts';
 import { VaultError } from '../secrets/vault.ts';
 import type { Identity } from '../store/state.ts';
 import type { OAuthGrant } from '../upstream/oauth.ts';
@@ -21,13 +20,23 @@ export class CallCredentials {
   readonly #g: GatewayContext;
   readonly #refusals: Refusals;
   readonly #textsOf: (endpoint: Endpoint) => ConnectorTexts;
+  readonly #platformText: (...args: FailArgs<PlatformErrorParams>) => string;
   /** Managed credentials as calls receive them, by the configuration's object. */
   readonly #made = new WeakMap<object, { readonly credential: Credential }>();
 
-  constructor(gateway: GatewayContext, refusals: Refusals, textsOf: (endpoint: Endpoint) => ConnectorTexts) {
+  /** `texts` are the pipeline's: a connector's texts per endpoint, and the platform's texts. */
+  constructor(
+    gateway: GatewayContext,
+    refusals: Refusals,
+    texts: {
+      readonly of: (endpoint: Endpoint) => ConnectorTexts;
+      readonly platform: (...args: FailArgs<PlatformErrorParams>) => string;
+    },
+  ) {
     this.#g = gateway;
     this.#refusals = refusals;
-    this.#textsOf = textsOf;
+    this.#textsOf = texts.of;
+    this.#platformText = texts.platform;
   }
 
   /** The credential of this call: a promise only for a tenant credential. */
@@ -42,8 +51,11 @@ export class CallCredentials {
       : this.#managed(endpoint, fields, tool);
   }
 
-  #platformText(...[code, params]: FailArgs<PlatformErrorParams>): string {
-    return formatText(this.#g.platform.errors[code].text, params ?? {});
+  /** The deployment has not configured what the connector needs (its account, or the integrator's secret). */
+  #missing(endpoint: Endpoint, fields: CallLogFields, tool: string): CredentialStep {
+    const { id } = endpoint.connector.config;
+    const text = this.#platformText('credential_missing', { connector_id: id });
+    return { refusal: this.#refusals.refuse(endpoint, fields, tool, 'credential_missing', text) };
   }
 
   /**
@@ -52,16 +64,7 @@ export class CallCredentials {
    */
   #managed(endpoint: Endpoint, fields: CallLogFields, tool: string): CredentialStep {
     const { config } = endpoint.connector;
-    if (!config.managedCredential)
-      return {
-        refusal: this.#refusals.refuse(
-          endpoint,
-          fields,
-          tool,
-          'credential_missing',
-          this.#platformText('credential_missing', { connector_id: config.id }),
-        ),
-      };
+    if (!config.managedCredential) return this.#missing(endpoint, fields, tool);
     let managed = this.#made.get(config.managedCredential);
     if (!managed) {
       managed = { credential: Object.freeze({ kind: 'managed_basic', ...config.managedCredential }) };
@@ -73,17 +76,7 @@ export class CallCredentials {
   async #tenant(endpoint: Endpoint, identity: Identity, fields: CallLogFields, tool: string): Promise<CredentialStep> {
     const { descriptor, config } = endpoint.connector;
     // An upstream that also takes the integrator's secret: dormant until the deployment configures it.
-    if (descriptor.appSecret && !config.appSecret) {
-      return {
-        refusal: this.#refusals.refuse(
-          endpoint,
-          fields,
-          tool,
-          'credential_missing',
-          this.#platformText('credential_missing', { connector_id: config.id }),
-        ),
-      };
-    }
+    if (descriptor.appSecret && !config.appSecret) return this.#missing(endpoint, fields, tool);
     const connection = this.#g.state.connection(identity.account.id, endpoint.instanceId);
     if (!connection) {
       const text = await this.#refusals.linkedText(

@@ -65,7 +65,10 @@ export class Pipeline {
     assertCheckOrder(gateway.platform.checkOrder);
     this.#g = gateway;
     this.#refusals = new Refusals(gateway, links);
-    this.#credentials = new CallCredentials(gateway, this.#refusals, (endpoint) => this.#textsOf(endpoint));
+    this.#credentials = new CallCredentials(gateway, this.#refusals, {
+      of: (endpoint) => this.#textsOf(endpoint),
+      platform: (...args) => this.platformText(...args),
+    });
     this.#writes = new WriteDedup({
       store: gateway.store,
       now: () => gateway.now().getTime(),
