@@ -175,8 +175,8 @@ export class Pipeline {
           'unknown_tool',
           this.platformText('unknown_tool'),
         );
-      // Steps 2–5 and 7's first one answer without a promise when nothing is refused or stored
-      // (docs/decisions/performance.md, 'No await where the answer is at hand').
+      // Steps 2–5, and step 7's person-confirm step and input, answer without a promise when nothing
+      // is refused or stored (docs/decisions/performance.md, 'No await where the answer is at hand').
       // 2–3. subscription, seat.
       if (!this.#refusals.entitled(endpoint, identity)) {
         const refused = await this.#refusals.entitlement(endpoint, identity, fields, tool.name);
