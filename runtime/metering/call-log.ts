@@ -49,8 +49,12 @@ export interface CallLogOptions {
 const PRUNE_EVERY_MS = 3600_000;
 const DAY_MS = 86_400_000;
 const MAX_PENDING = 20_000;
-/** Calls written by one statement at most. */
-const CHUNK_ROWS = 500;
+/**
+ * Calls written by one statement at most (four batches of an account's 500): the embedded engine
+ * costs ~0.9 ms of CPU per statement whatever its size, so 500 a statement was ~1.8 µs per call and
+ * 2,000 is ~0.45 (docs/decisions/portal.md, 'The call log is written in batches').
+ */
+const CHUNK_ROWS = 2000;
 
 export class CallLogWriter {
   readonly #o: CallLogOptions;
@@ -116,8 +120,8 @@ export class CallLogWriter {
       this.#pending = [];
       try {
         // In statements of at most CHUNK_ROWS calls: one statement of a second's calls under load
-        // (13,000 rows) grew the embedded engine's WebAssembly memory, which never shrinks, by
-        // ~200 MiB (docs/decisions/portal.md, 'The call log keeps no arguments or results').
+        // (13,000 rows, then one row per call) grew the embedded engine's WebAssembly memory, which
+        // never shrinks, by ~200 MiB (docs/decisions/portal.md, 'The call log keeps no arguments or results').
         while (batch.length > 0) {
           await this.#o.store.callLog.addCalls(...this.#rows(batch.slice(0, CHUNK_ROWS)));
           batch = batch.slice(CHUNK_ROWS);
