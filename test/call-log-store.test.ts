@@ -129,7 +129,7 @@ function callLogContract(name: string, open: () => Promise<PlatformStore>, close
     it('places calls of overlapping batches (two writers) in time order over many reads; filters, pages', async () => {
       const { account } = await seed();
       const id = account.id;
-      const odd = 'we"ird\\,{tool}';
+      const odd = 'we"ird\\,{tool}\u001e';
       // 25 batches of one writer hold the even minutes, 25 of the other the odd ones: each batch spans
       // 5 minutes, overlaps two of the other writer's, and the ids do not follow time.
       for (const writer of [0, 1])

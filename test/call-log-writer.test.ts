@@ -41,20 +41,20 @@ const writer = (store: { callLog: CallLogRepository }, maxPending?: number) =>
   });
 
 describe('the call log writer', () => {
-  it('writes in statements of at most 2,000 calls; a failure keeps only the unwritten ones', async () => {
+  it('writes in statements of at most 1,000 calls; a failure keeps only the unwritten ones', async () => {
     let n = 0;
     const { store, batches } = fakeStore(() => ++n === 3);
     const w = writer(store);
-    for (let i = 0; i < 4_800; i++) w.record(ada, 'find_cases', 'ok', 'ok', i);
+    for (let i = 0; i < 2_400; i++) w.record(ada, 'find_cases', 'ok', 'ok', i);
     await expect(w.flush()).rejects.toThrow('database away');
-    expect(batches.map((b) => b.calls.length)).toEqual([2_000, 2_000]);
-    expect(w.pending).toBe(800);
+    expect(batches.map((b) => b.calls.length)).toEqual([1_000, 1_000]);
+    expect(w.pending).toBe(400);
     await w.flush();
-    expect(batches.map((b) => b.calls.length)).toEqual([2_000, 2_000, 800]);
+    expect(batches.map((b) => b.calls.length)).toEqual([1_000, 1_000, 400]);
     expect(batches.flatMap((b) => b.calls.map((c) => c.durationMs))).toEqual(
-      Array.from({ length: 4_800 }, (_, i) => i),
+      Array.from({ length: 2_400 }, (_, i) => i),
     );
-    expect(batches.reduce((sum, b) => sum + b.daily.reduce((d, row) => d + row.calls, 0), 0)).toBe(4_800);
+    expect(batches.reduce((sum, b) => sum + b.daily.reduce((d, row) => d + row.calls, 0), 0)).toBe(2_400);
   });
 
   it('writes nothing on record; one batch per flush with the daily usage of metered calls', async () => {

@@ -50,11 +50,11 @@ const PRUNE_EVERY_MS = 3600_000;
 const DAY_MS = 86_400_000;
 const MAX_PENDING = 20_000;
 /**
- * Calls written by one statement at most (four batches of an account's 500): the embedded engine
+ * Calls written by one statement at most (two batches of an account's 500): the embedded engine
  * costs ~0.9 ms of CPU per statement whatever its size, so 500 a statement was ~1.8 µs per call and
- * 2,000 is ~0.45 (docs/decisions/portal.md, 'The call log is written in batches').
+ * 1,000 is ~0.9; 2,000 measured no cheaper (docs/decisions/portal.md, 'The call log is written in batches').
  */
-const CHUNK_ROWS = 2000;
+const CHUNK_ROWS = 1000;
 
 export class CallLogWriter {
   readonly #o: CallLogOptions;
