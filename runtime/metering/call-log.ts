@@ -119,9 +119,8 @@ export class CallLogWriter {
     if (batch.length > 0) {
       this.#pending = [];
       try {
-        // In statements of at most CHUNK_ROWS calls: one statement of a second's calls under load
-        // (13,000 rows, then one row per call) grew the embedded engine's WebAssembly memory, which
-        // never shrinks, by ~200 MiB (docs/decisions/portal.md, 'The call log keeps no arguments or results').
+        // In statements of at most CHUNK_ROWS calls, so one statement's size stays bounded whatever
+        // the load (docs/decisions/portal.md, 'The call log is written in batches').
         while (batch.length > 0) {
           await this.#o.store.callLog.addCalls(...this.#rows(batch.slice(0, CHUNK_ROWS)));
           batch = batch.slice(CHUNK_ROWS);
