@@ -20,9 +20,12 @@ interface BatchDbRow {
   entries: string;
 }
 
-/** Batches read per statement while listing (each holds at most the writer's 500 calls). */
+/** Batches read per statement while listing (each holds at most BATCH_CALLS calls). */
 const BATCHES_PER_READ = 20;
-/** Calls of one batch at most (the writer's statement size): more of one account start another batch. */
+/**
+ * Calls of one batch at most: more of one account start another batch (IDS_PER_BATCH must stay above
+ * it). The writer's statements carry up to two full batches.
+ */
 const BATCH_CALLS = 500;
 /** An entry's id is its batch's id times this plus its place in the batch. */
 const IDS_PER_BATCH = 1000;
