@@ -75,7 +75,7 @@ interface Options {
  * semi-spaces (docs/decisions/performance.md, 'The embedded engine runs with Liftoff only' and
  * 'An 8 MiB semi-space').
  */
-const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
+const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8', '--heap-growing-percent=30'];
 /**
  * …and the environment they run with: two glibc malloc arenas (bin/run.mjs, the Containerfile), and
  * Node's compile cache in the place `bin/start.mjs` turns it on (its default, under the system's
