@@ -98,7 +98,13 @@ describe('the deploy recipe', () => {
     const cmd = containerfile.filter((i) => i.keyword === 'CMD');
     expect(cmd).toHaveLength(1);
     // Exec form: no shell.
-    expect(JSON.parse(cmd[0]!.rest)).toEqual(['node', '--liftoff-only', '--max-semi-space-size=8', '--heap-growing-percent=30', 'bin/start.mjs']);
+    expect(JSON.parse(cmd[0]!.rest)).toEqual([
+      'node',
+      '--liftoff-only',
+      '--max-semi-space-size=8',
+      '--heap-growing-percent=30',
+      'bin/start.mjs',
+    ]);
     expect(containerfile.filter((i) => i.keyword === 'ENTRYPOINT')).toEqual([]);
     const user = containerfile.filter((i) => i.keyword === 'USER').at(-1);
     expect(user?.rest).toBe('node');
