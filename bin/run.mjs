@@ -193,9 +193,11 @@ try {
 const node = node24();
 const command = childCommand(process.argv.slice(2), node);
 const env = { ...process.env };
-// Two glibc malloc arenas unless the operator chose otherwise (docs/decisions/performance.md, 'Two
-// malloc arenas'): read by glibc when the command starts, so it is set here, in its parent.
+// Two glibc malloc arenas and a fixed mmap threshold unless the operator chose otherwise
+// (docs/decisions/performance.md, 'Two malloc arenas' and 'A fixed mmap threshold'): read by glibc
+// when the command starts, so they are set here, in its parent.
 env.MALLOC_ARENA_MAX ??= '2';
+env.MALLOC_MMAP_THRESHOLD_ ??= '131072';
 const pathKey = Object.keys(env).find((key) => key.toUpperCase() === 'PATH') ?? 'PATH';
 env[pathKey] = prependPath(env[pathKey], [dirname(node), join(root, 'node_modules', '.bin')], delimiter);
 ensureInstalled(node, env);

@@ -309,15 +309,16 @@ fs.writeFileSync('node_modules/.package-lock.json', ${JSON.stringify(INSTALLED)}
     }
   });
 
-  it("gives the command two glibc malloc arenas unless the caller's environment names its own", () => {
-    const { MALLOC_ARENA_MAX: _ignored, ...without } = process.env;
-    const defaulted = spawnSync(process.execPath, [join(dir, 'bin', 'run.mjs'), '-c', 'echo "$MALLOC_ARENA_MAX"'], {
+  it('gives the command two malloc arenas and a fixed mmap threshold unless its environment names its own', () => {
+    const { MALLOC_ARENA_MAX: _arenas, MALLOC_MMAP_THRESHOLD_: _threshold, ...without } = process.env;
+    const echo = 'echo "$MALLOC_ARENA_MAX $MALLOC_MMAP_THRESHOLD_"';
+    const defaulted = spawnSync(process.execPath, [join(dir, 'bin', 'run.mjs'), '-c', echo], {
       cwd: dir,
       env: { ...without, npm_execpath: fakeNpm },
       encoding: 'utf8',
     });
-    expect(defaulted.stdout).toBe('2\n');
-    expect(run(['-c', 'echo "$MALLOC_ARENA_MAX"'], { MALLOC_ARENA_MAX: '4' }).stdout).toBe('4\n');
+    expect(defaulted.stdout).toBe('2 131072\n');
+    expect(run(['-c', echo], { MALLOC_ARENA_MAX: '4', MALLOC_MMAP_THRESHOLD_: '65536' }).stdout).toBe('4 65536\n');
   });
 
   it('ends as the command ends: its exit status, or its signal', () => {

@@ -77,13 +77,18 @@ interface Options {
  */
 const GATEWAY_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8', '--heap-growing-percent=30'];
 /**
- * …and the environment they run with: two glibc malloc arenas (bin/run.mjs, the Containerfile), and
+ * …and the environment they run with: two glibc malloc arenas and a fixed mmap threshold (bin/run.mjs,
+ * the Containerfile), and
  * Node's compile cache in the place `bin/start.mjs` turns it on (its default, under the system's
  * temporary directory). The seeding processes fill it, as a deployment's first start does; from a
  * filled cache Node loads neither the TypeScript stripper nor its WebAssembly (~5 MiB of resident
  * memory: docs/decisions/performance.md, 'Restarts run from the compile cache').
  */
-const GATEWAY_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache') };
+const GATEWAY_PROCESS_ENV = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'),
+};
 /**
  * How every gateway process of the benchmark starts, seeding ones included: the flags and the
  * environment above together, so no process can get one without the other (the compile cache's
@@ -1277,7 +1282,8 @@ async function main(): Promise<void> {
       unit: 's',
       target: { op: '<', value: 1 },
       method:
-        `\`MALLOC_ARENA_MAX=2 node ${GATEWAY_NODE_FLAGS.join(' ')} bin/start.mjs\` (as \`npm run serve\`) ` +
+        `\`MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node ${GATEWAY_NODE_FLAGS.join(' ')} bin/start.mjs\` ` +
+        '(as `npm run serve`) ' +
         'on a prepared (warm) data directory (embedded PostgreSQL with one tenant): time from spawning the process ' +
         `until the first \`tools/call\` answered successfully (polled every 5 ms); includes Node ` +
         'start-up and loading all seven connectors. Measured after one start that is not counted (the ' +
@@ -1330,7 +1336,8 @@ async function main(): Promise<void> {
       method:
         `VmRSS of the gateway process 1 s after it was ready (${maxAccounts} tenants, all seven connectors, ` +
         `embedded store on a warm data directory, Node flags ${GATEWAY_NODE_FLAGS.join(' ')}, ` +
-        'MALLOC_ARENA_MAX=2 and a filled compile cache as `npm run serve` restarts), before any load. Of it: V8 heap ' +
+        'MALLOC_ARENA_MAX=2, MALLOC_MMAP_THRESHOLD_=131072 and a filled compile cache as `npm run serve` restarts), ' +
+        'before any load. Of it: V8 heap ' +
         `${mib(memoryIdle.heapTotal)} MiB (${mib(memoryIdle.heapUsed)} used), external memory ` +
         `${mib(memoryIdle.external)} MiB (buffers), the rest (the embedded engine's ` +
         'thread with its WebAssembly memory, code, Node itself) ' +
