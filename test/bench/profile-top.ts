@@ -16,7 +16,7 @@ interface Profile {
   readonly timeDeltas: readonly number[];
 }
 
-function where(url: string): string {
+export function where(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {

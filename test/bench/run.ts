@@ -26,7 +26,8 @@ import type { FoldResult } from './fold.ts';
 import { killAll, liveChildren, startChild, startProcess, type ChildHandle } from './lib/children.ts';
 import { gatewayEnv } from './lib/gateway-env.ts';
 import { cpuMs, machineInfo, rssMiB, rssSampler } from './lib/machine.ts';
-import { renderReport, type Figure, type ReplicaFigures, type Report } from './lib/report.ts';
+import { renderReport, type AllocationRow, type Figure, type ReplicaFigures, type Report } from './lib/report.ts';
+import type { AllocationSample } from './lib/allocation.ts';
 import { spread, type Spread } from './lib/stats.ts';
 import { isSuccess } from './lib/success.ts';
 import type { LoadJob, LoadResult } from './load.ts';
@@ -926,6 +927,21 @@ async function main(): Promise<void> {
   );
   // The profile covers the measured runs only, not the usage reads below.
   if (profileFile) await gateway.job({ op: 'stop-profile' });
+  // What a call allocates, in a window of its own (the sampler slows the process it samples).
+  const allocation: AllocationRow[] = [];
+  for (const c of [byId('floor')!, byId('gateway-1')!]) {
+    await c.server.job({ op: 'allocation-start' });
+    const sampled = await runClosed(c, options.quick ? 2_000 : 10_000);
+    const sample = await c.server.job<AllocationSample>({ op: 'allocation-stop' });
+    const calls = sampled.result.ok;
+    allocation.push({
+      label: c.label,
+      calls,
+      kibPerCall: sample.bytes / calls / 1024,
+      top: sample.top.map((t) => ({ where: t.where, bytesPerCall: t.bytes / calls })),
+    });
+    log(`${c.id} allocated ${(sample.bytes / calls / 1024).toFixed(1)} KiB per call (${calls} calls sampled)`);
+  }
   const refreshCost = await gateway.job<RefreshCost>({ op: 'refresh-cost', userId: userIds[1] ?? userIds[0] });
   log(
     `a write's snapshot catch-up with ${maxAccounts} tenants: ` +
@@ -1555,6 +1571,7 @@ async function main(): Promise<void> {
     startup: { total: spread(startupMs), createApp: spread(createAppMs) },
     problems,
     ...(profileFile ? { profileFile: relative(ROOT, profileFile) } : {}),
+    allocation,
   };
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, renderReport(report));

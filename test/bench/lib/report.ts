@@ -126,6 +126,16 @@ export interface Report {
   readonly startup: { readonly total: Spread; readonly createApp: Spread };
   readonly problems: readonly string[];
   readonly profileFile?: string;
+  /** What one `tools/call` allocates, sampled in a window of its own (lib/allocation.ts). */
+  readonly allocation: readonly AllocationRow[];
+}
+
+export interface AllocationRow {
+  readonly label: string;
+  readonly calls: number;
+  readonly kibPerCall: number;
+  /** The functions that allocated most, bytes per call each. */
+  readonly top: readonly { readonly where: string; readonly bytesPerCall: number }[];
 }
 
 const OP_TEXT: Record<Target['op'], string> = { '>=': '≥', '<=': '≤', '<': '<' };
@@ -366,6 +376,8 @@ export function renderReport(report: Report): string {
     '',
   );
 
+  if (report.allocation.length > 0) lines.push(...allocationSection(report.allocation));
+
   lines.push(`## Latency at a fixed ${options.rate.toLocaleString('en-US')} calls/s`, '');
   lines.push(
     table(
@@ -542,4 +554,35 @@ export function renderReport(report: Report): string {
   if (existsSync(notes)) lines.push(readFileSync(notes, 'utf8').trim(), '');
   if (report.profileFile) lines.push(`CPU profile of this run's gateway: \`${report.profileFile}\`.`, '');
   return `${lines.join('\n')}\n`;
+}
+
+/** What a call allocates: per server, and the functions that allocated most. */
+function allocationSection(rows: readonly AllocationRow[]): string[] {
+  const floor = rows.find((r) => r.label.startsWith('Floor'));
+  return [
+    '### What a call allocates',
+    '',
+    table(
+      ['Server', 'Calls sampled', 'Allocated per call', floor ? `÷ ${floor.label.split(' (')[0]}` : '', 'Most by'],
+      rows.map((r) => [
+        r.label,
+        r.calls.toLocaleString('en-US'),
+        `${r.kibPerCall.toFixed(1)} KiB`,
+        floor ? `${(r.kibPerCall / floor.kibPerCall).toFixed(2)}×` : '',
+        r.top
+          .slice(0, 4)
+          .map(
+            (t) =>
+              `\`${t.where.split('  ')[0]}\` (${t.where.split('  ')[1] ?? ''}) ${(t.bytesPerCall / 1024).toFixed(1)} KiB`,
+          )
+          .join('; '),
+      ]),
+    ),
+    '',
+    "V8's sampling heap profiler (one sample per 4 KiB on average) with the objects that collections freed " +
+      'kept in its profile, so the total is what was allocated, not what stayed alive; a window of calls of its ' +
+      "own after the measured runs (the sampler slows the process it samples), at the load's concurrency. " +
+      'Allocation does not move with the machine as CPU per call does; what the young generation costs follows it.',
+    '',
+  ];
 }

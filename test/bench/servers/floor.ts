@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { post } from '../lib/post.ts';
 import { registerAnswer, registerRequestBody } from '../lib/register-answer.ts';
-import { argValue, exitWithParent, ready } from './ipc.ts';
+import { AllocationSampler, allocationJob } from '../lib/allocation.ts';
+import { argValue, exitWithParent, onJob, ready } from './ipc.ts';
 
 const upstream = argValue('upstream');
 if (!upstream) throw new Error('--upstream <url> is required');
@@ -56,6 +57,9 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       res.end(out);
     });
 });
+// The harness samples what a call allocates here as in the gateway (lib/allocation.ts).
+const allocation = new AllocationSampler();
+onJob((job) => allocationJob(allocation, job['op']) ?? Promise.reject(new Error(`unknown job ${String(job['op'])}`)));
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   ready({ url: `http://127.0.0.1:${port}` });

@@ -13,6 +13,8 @@
 //   --max-concurrent N          REGISTER_MAX_CONCURRENT (the bench's default: 256)
 //   --seed-only                 seed the store, report the tokens, and exit (start-up figure)
 //   --profile FILE              write a CPU profile of the serving phase to FILE (.cpuprofile)
+// Jobs (servers/ipc.ts): memory, GC and event-loop windows, allocation sampling (lib/allocation.ts), the
+// snapshot's costs and change broadcasts; see the handler below.
 import { registry } from '../../../generated/registry.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
@@ -32,6 +34,7 @@ import { createPgliteThreadClient, createPostgresClient, type SqlClient } from '
 import { SqlPlatformStore } from '../../../runtime/store/sql-store.ts';
 import type { PlatformStore } from '../../../runtime/store/store.ts';
 import { collectOnce } from '../../../runtime/heap.ts';
+import { AllocationSampler, allocationJob } from '../lib/allocation.ts';
 import { gatewayEnv } from '../lib/gateway-env.ts';
 import { seedTenants, seedTenantsBulk, type BenchTenant } from '../seed.ts';
 import { argValue, exitWithParent, onJob, ready } from './ipc.ts';
@@ -152,7 +155,10 @@ async function main(): Promise<void> {
     }
   };
   const gcObserver = new PerformanceObserver((list) => countGc(list.getEntries()));
+  const allocation = new AllocationSampler();
   onJob(async (job) => {
+    const sampled = allocationJob(allocation, job['op']);
+    if (sampled) return await sampled;
     if (job['op'] === 'reset-delay') delay.reset();
     if (job['op'] === 'window-start') {
       gc = {};
