@@ -571,10 +571,10 @@ function allocationSection(rows: readonly AllocationRow[]): string[] {
         floor ? `${(r.kibPerCall / floor.kibPerCall).toFixed(2)}×` : '',
         r.top
           .slice(0, 4)
-          .map(
-            (t) =>
-              `\`${t.where.split('  ')[0]}\` (${t.where.split('  ')[1] ?? ''}) ${(t.bytesPerCall / 1024).toFixed(1)} KiB`,
-          )
+          .map((t) => {
+            const [name, at] = t.where.split('  ');
+            return `\`${name}\` (${at ?? ''}) ${(t.bytesPerCall / 1024).toFixed(1)} KiB`;
+          })
           .join('; '),
       ]),
     ),
