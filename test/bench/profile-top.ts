@@ -16,6 +16,9 @@ interface Profile {
   readonly timeDeltas: readonly number[];
 }
 
+/** The project's root as a file URL, with its trailing slash. */
+const ROOT_URL = new URL('../../', import.meta.url).href;
+
 export function where(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('/node_modules/');
@@ -24,8 +27,8 @@ export function where(url: string): string {
     return `npm:${rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
   if (url.startsWith('node:')) return url;
-  const main = url.indexOf('/work/main/');
-  return main >= 0 ? url.slice(main + 11) : url.replace(/^file:\/\//, '');
+  // The project's own files relative to its root, wherever the clone is.
+  return url.startsWith(ROOT_URL) ? url.slice(ROOT_URL.length) : url.replace(/^file:\/\//, '');
 }
 
 export function summarise(profile: Profile, top = 30): string {
