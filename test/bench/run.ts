@@ -934,13 +934,15 @@ async function main(): Promise<void> {
     const sampled = await runClosed(c, options.quick ? 2_000 : 10_000);
     const sample = await c.server.job<AllocationSample>({ op: 'allocation-stop' });
     const calls = sampled.result.ok;
-    allocation.push({
+    const row: AllocationRow = {
       label: c.label,
+      floor: c.id === 'floor',
       calls,
       kibPerCall: sample.bytes / calls / 1024,
-      top: sample.top.map((t) => ({ where: t.where, bytesPerCall: t.bytes / calls })),
-    });
-    log(`${c.id} allocated ${(sample.bytes / calls / 1024).toFixed(1)} KiB per call (${calls} calls sampled)`);
+      top: sample.top.map((t) => ({ name: t.name, at: t.at, bytesPerCall: t.bytes / calls })),
+    };
+    allocation.push(row);
+    log(`${c.id} allocated ${row.kibPerCall.toFixed(1)} KiB per call (${calls} calls sampled)`);
   }
   const refreshCost = await gateway.job<RefreshCost>({ op: 'refresh-cost', userId: userIds[1] ?? userIds[0] });
   log(

@@ -11,7 +11,8 @@ import { where } from '../profile-top.ts';
 /** Bytes allocated in a window, and the functions that allocated most of them. */
 export interface AllocationSample {
   readonly bytes: number;
-  readonly top: readonly { readonly where: string; readonly bytes: number }[];
+  /** `name` the function's, `at` its file and line (profile-top.ts's `where`). */
+  readonly top: readonly { readonly name: string; readonly at: string; readonly bytes: number }[];
 }
 
 /** Sampled once per 4 KiB allocated on average: ~0.1 % spread over 10,000 calls of ~30 KiB. */
@@ -46,30 +47,31 @@ export class AllocationSampler {
     const { profile } = await session.post('HeapProfiler.stopSampling');
     await session.post('HeapProfiler.disable');
     session.disconnect();
-    return summarise(profile.head as SamplingNode, top);
+    return allocationOf(profile.head as SamplingNode, top);
   }
 }
 
 /** The profile's total, and its `top` functions by bytes they allocated themselves. */
-export function summarise(head: SamplingNode, top: number): AllocationSample {
-  const byFunction = new Map<string, number>();
+export function allocationOf(head: SamplingNode, top: number): AllocationSample {
+  const byFunction = new Map<string, { name: string; at: string; bytes: number }>();
   let bytes = 0;
   const stack: SamplingNode[] = [head];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.selfSize > 0) {
       const f = node.callFrame;
-      const name = `${f.functionName || '(anonymous)'}  ${where(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
-      byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+      const name = f.functionName || '(anonymous)';
+      const at = `${where(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+      const key = `${name} ${at}`;
+      const entry = byFunction.get(key) ?? { name, at, bytes: 0 };
+      entry.bytes += node.selfSize;
+      byFunction.set(key, entry);
       bytes += node.selfSize;
     }
     stack.push(...node.children);
   }
   return {
     bytes,
-    top: [...byFunction]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([name, n]) => ({ where: name, bytes: n })),
+    top: [...byFunction.values()].sort((a, b) => b.bytes - a.bytes).slice(0, top),
   };
 }
 

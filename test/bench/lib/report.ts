@@ -132,10 +132,12 @@ export interface Report {
 
 export interface AllocationRow {
   readonly label: string;
+  /** The floor's row: the others are divided by it. */
+  readonly floor: boolean;
   readonly calls: number;
   readonly kibPerCall: number;
   /** The functions that allocated most, bytes per call each. */
-  readonly top: readonly { readonly where: string; readonly bytesPerCall: number }[];
+  readonly top: readonly { readonly name: string; readonly at: string; readonly bytesPerCall: number }[];
 }
 
 const OP_TEXT: Record<Target['op'], string> = { '>=': '≥', '<=': '≤', '<': '<' };
@@ -558,12 +560,12 @@ export function renderReport(report: Report): string {
 
 /** What a call allocates: per server, and the functions that allocated most. */
 function allocationSection(rows: readonly AllocationRow[]): string[] {
-  const floor = rows.find((r) => r.label.startsWith('Floor'));
+  const floor = rows.find((r) => r.floor);
   return [
     '### What a call allocates',
     '',
     table(
-      ['Server', 'Calls sampled', 'Allocated per call', floor ? `÷ ${floor.label.split(' (')[0]}` : '', 'Most by'],
+      ['Server', 'Calls sampled', 'Allocated per call', floor ? '÷ floor' : '', 'Most by'],
       rows.map((r) => [
         r.label,
         r.calls.toLocaleString('en-US'),
@@ -571,10 +573,7 @@ function allocationSection(rows: readonly AllocationRow[]): string[] {
         floor ? `${(r.kibPerCall / floor.kibPerCall).toFixed(2)}×` : '',
         r.top
           .slice(0, 4)
-          .map((t) => {
-            const [name, at] = t.where.split('  ');
-            return `\`${name}\` (${at ?? ''}) ${(t.bytesPerCall / 1024).toFixed(1)} KiB`;
-          })
+          .map((t) => `\`${t.name}\` (${t.at}) ${(t.bytesPerCall / 1024).toFixed(1)} KiB`)
           .join('; '),
       ]),
     ),
