@@ -16,7 +16,7 @@ import {
   type UpstreamRequest,
   type UpstreamResponse,
 } from '../handler-api/upstream-types.ts';
-import { newSpanId, traceHeaders, type TraceContext } from '../trace-context.ts';
+import { childTraceparent, newSpanId, type TraceContext } from '../trace-context.ts';
 import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 
 /** One request's deadline flag and its exchange's abort hook (dispatch.ts), one plain object. */
@@ -150,8 +150,10 @@ function joinUrl(base: string, path: string, query?: UpstreamRequest['query']): 
 
 function flattenHeaders(headers: DispatchedResponse['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers))
+  for (const k in headers) {
+    const v = headers[k];
     if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
   return out;
 }
 
@@ -173,34 +175,214 @@ function isAbortError(error: unknown): boolean {
   );
 }
 
-// Long because: one request's attempts (`once`), reading and parsing (`readAndParse`) and the retry
-// loop share the connector's policy, gate, body budget and request counter made once per client.
-export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
-  const { policy } = options;
-  const base = options.baseUrl ?? policy.baseUrl;
-  const dispatcher = options.dispatcher ?? sharedDispatcher();
-  const sleep = options.sleep ?? abortableSleep;
-  const outer = options.signal ?? new AbortController().signal;
-  const trace = options.trace;
-  const spans = trace ? options.spans : undefined;
+/**
+ * One request's abort state: the deadline flag, the exchange's abort hook (dispatch.ts) and the
+ * controller whose signal the gate, the body budget and the retry's wait see. One object per request
+ * with its methods on the prototype: the deadline timer gets it as its argument and the call's
+ * signal as a listener object (`handleEvent`), so no closure is made per request.
+ */
+class RequestAbortState implements RequestAbort {
+  aborted = false;
+  onAbort: AbortHook['onAbort'] = undefined;
+  readonly controller = new AbortController();
 
-  // The call's deadline: an absolute time, fixed when the call enters the upstream stage.
-  const deadlineAt = performance.now() + policy.timeoutMs;
-  const deadlineText = `the call's ${policy.timeoutMs} ms deadline passed`;
+  abort(): void {
+    this.controller.abort();
+    this.onAbort?.handleEvent();
+  }
 
-  async function once<T>(
+  /** The call's signal aborted (EventTarget listener object). */
+  handleEvent(): void {
+    this.abort();
+  }
+}
+
+/** The deadline timer's callback, shared by all requests (the state is its argument). */
+function expireRequest(state: RequestAbortState): void {
+  state.aborted = true;
+  state.abort();
+}
+
+/**
+ * One call's upstream client: the connector's policy, gate, body budget and the call's deadline,
+ * made once per call. A class rather than a closure over them: the per-call object carries its
+ * methods on the prototype (docs/decisions/performance.md, 'A call's context is a class').
+ */
+class CallUpstreamClient implements UpstreamClient {
+  readonly baseUrl: string;
+  readonly #options: UpstreamClientOptions;
+  readonly #policy: UpstreamPolicy;
+  readonly #dispatcher: Dispatcher;
+  readonly #outer: AbortSignal | undefined;
+  readonly #spans: UpstreamSpans | undefined;
+  /** The call's deadline: an absolute time, fixed when the call enters the upstream stage. */
+  readonly #deadlineAt: number;
+
+  constructor(options: UpstreamClientOptions) {
+    this.#options = options;
+    this.#policy = options.policy;
+    this.baseUrl = options.baseUrl ?? options.policy.baseUrl;
+    this.#dispatcher = options.dispatcher ?? sharedDispatcher();
+    this.#outer = options.signal;
+    this.#spans = options.trace ? options.spans : undefined;
+    this.#deadlineAt = performance.now() + options.policy.timeoutMs;
+  }
+
+  get #deadlineText(): string {
+    return `the call's ${this.#policy.timeoutMs} ms deadline passed`;
+  }
+
+  #outerAborted(): boolean {
+    return this.#outer?.aborted === true;
+  }
+
+  async request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    const policy = this.#policy;
+    const options = this.#options;
+    const url = joinUrl(this.baseUrl, req.path, req.query);
+    const started = performance.now();
+    // One controller per request, aborted by what is left of the call's deadline or by the
+    // call's signal (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any). It
+    // covers the queue for a slot, both attempts, the wait between them and the body budget.
+    // The state is also the exchange's abort hook (dispatch.ts): aborting calls the running
+    // exchange directly, with no listener on the signal.
+    const state = new RequestAbortState();
+    const signal = state.controller.signal;
+    const remaining = this.#deadlineAt - started;
+    let timer: NodeJS.Timeout | undefined;
+    if (remaining > 0) timer = setTimeout(expireRequest, remaining, state);
+    else expireRequest(state);
+    const outer = this.#outer;
+    if (outer?.aborted) state.controller.abort();
+    else outer?.addEventListener('abort', state, { once: true });
+    let release: (() => void) | undefined;
+    let retried = false;
+    let status: number | undefined;
+    let outcome: UpstreamCallInfo['outcome'] = 'ok';
+    try {
+      if (state.aborted) throw new UpstreamError('timeout', `${this.#deadlineText} before this request`);
+      try {
+        const gate = options.gate;
+        release = gate ? (gate.tryAcquire?.(signal) ?? (await gate.acquire(signal))) : undefined;
+      } catch (error) {
+        if (state.aborted)
+          throw new UpstreamError('timeout', `${this.#deadlineText} while waiting for a free upstream slot`);
+        throw error;
+      }
+      let result = await this.#attempt<T>(req, url, signal, state, false);
+      const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
+      if (result.throttled && mayRetry) {
+        retried = true;
+        const wait = retryAfterMs(
+          result.throttled.headers['retry-after'],
+          policy.retry.defaultWaitMs,
+          policy.retry.maxWaitMs,
+        );
+        try {
+          await (options.sleep ?? abortableSleep)(wait, signal);
+        } catch {
+          throw new UpstreamError(
+            'timeout',
+            state.aborted
+              ? `${this.#deadlineText} while waiting to retry`
+              : 'the call was aborted while waiting to retry',
+          );
+        }
+        result = await this.#attempt<T>(req, url, signal, state, true);
+      }
+      if (result.throttled) {
+        status = 429;
+        throw new UpstreamError('throttled', `upstream answered HTTP 429${retried ? ' again after one retry' : ''}`, {
+          status: 429,
+          body: result.throttled.body,
+          headers: result.throttled.headers,
+        });
+      }
+      status = result.response!.status;
+      return result.response!;
+    } catch (error) {
+      if (error instanceof UpstreamError) {
+        outcome = error.kind;
+        status ??= error.status;
+      } else outcome = 'network';
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', state);
+      release?.();
+      options.onCall?.({
+        method: req.method,
+        origin: url.origin,
+        status,
+        outcome,
+        durationMs: performance.now() - started,
+        retried,
+      });
+    }
+  }
+
+  /**
+   * One request sent (`resend`: the throttle retry). With telemetry it is reported when it ends,
+   * under the span id its `traceparent` carried: method, origin, status and outcome only.
+   */
+  #attempt<T>(
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: RequestAbort,
+    resend: boolean,
+  ): Promise<Attempt<T>> {
+    const spans = this.#spans;
+    return spans === undefined
+      ? this.#once<T>(req, url, signal, deadline)
+      : this.#traced<T>(spans, req, url, signal, deadline, resend);
+  }
+
+  async #traced<T>(
+    hook: UpstreamSpans,
+    req: UpstreamRequest,
+    url: { href: string; origin: string },
+    signal: AbortSignal,
+    deadline: RequestAbort,
+    resend: boolean,
+  ): Promise<Attempt<T>> {
+    const spanId = newSpanId();
+    const startMs = epochMs();
+    let status: number | undefined;
+    let outcome = 'ok';
+    try {
+      const result = await this.#once<T>(req, url, signal, deadline, spanId);
+      status = result.response?.status ?? result.throttled?.status;
+      if (result.throttled) outcome = 'throttled';
+      return result;
+    } catch (error) {
+      outcome = error instanceof UpstreamError ? error.kind : 'network';
+      status = error instanceof UpstreamError ? error.status : undefined;
+      throw error;
+    } finally {
+      hook.attempt({
+        spanId,
+        method: req.method,
+        origin: url.origin,
+        status,
+        outcome,
+        resend,
+        startMs,
+        endMs: epochMs(),
+      });
+    }
+  }
+
+  async #once<T>(
     req: UpstreamRequest,
     url: { href: string; origin: string },
     signal: AbortSignal,
     deadline: RequestAbort,
     spanId?: string,
   ): Promise<Attempt<T>> {
-    const headers: Record<string, string> = {
-      accept: req.expect === 'bytes' ? '*/*' : 'application/json',
-      'user-agent': options.userAgent ?? 'connector-gateway',
-      ...req.headers,
-    };
-    if (trace) Object.assign(headers, traceHeaders(trace, spanId));
+    const options = this.#options;
+    const policy = this.#policy;
+    const headers = requestHeaders(req, options.userAgent, options.trace, spanId);
     let body: string | undefined = req.body;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
@@ -208,10 +390,16 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
     let res: DispatchedResponse;
     try {
-      res = await dispatchRequest(dispatcher, url, { method: req.method, headers, body, signal, abortHook: deadline });
+      res = await dispatchRequest(this.#dispatcher, url, {
+        method: req.method,
+        headers,
+        body,
+        signal,
+        abortHook: deadline,
+      });
     } catch (error) {
-      if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before the upstream answered`);
-      if (outer.aborted || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
+      if (deadline.aborted) throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream answered`);
+      if (this.#outerAborted() || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
       throw new UpstreamError(
         'network',
         `upstream unreachable: ${(error as { code?: string }).code ?? (error as Error).name}`,
@@ -220,55 +408,55 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const responseHeaders = flattenHeaders(res.headers);
     const cap =
       req.maxBytes !== undefined && req.maxBytes < policy.maxResponseBytes ? req.maxBytes : policy.maxResponseBytes;
-    const tooLarge = () => new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
-    const declared = Number(responseHeaders['content-length']);
+    const contentLength = responseHeaders['content-length'];
+    const declared = Number(contentLength);
     const length =
-      responseHeaders['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0
-        ? declared
-        : undefined;
+      contentLength !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
     if (length !== undefined && length > cap) {
       res.body.destroy(); // declared over the cap: not a byte of it is read
-      throw tooLarge();
+      throw tooLarge(cap);
     }
     // Room in the process's body budget first (the declared size, else the cap), so the bodies of
     // all calls together never hold more than the budget; given back once the body is parsed.
     let release: (() => void) | undefined;
-    if (options.bodyBudget && length !== 0) {
+    const budget = options.bodyBudget;
+    if (budget && length !== 0) {
       try {
-        release =
-          options.bodyBudget.tryReserve(length ?? cap) ?? (await options.bodyBudget.reserve(length ?? cap, signal));
+        release = budget.tryReserve(length ?? cap) ?? (await budget.reserve(length ?? cap, signal));
       } catch (error) {
         res.body.destroy();
         if (deadline.aborted)
-          throw new UpstreamError('timeout', `${deadlineText} while the response body waited for the body budget`);
+          throw new UpstreamError(
+            'timeout',
+            `${this.#deadlineText} while the response body waited for the body budget`,
+          );
         throw error instanceof UpstreamError ? error : new UpstreamError('timeout', 'the call was aborted');
       }
     }
     try {
-      return await readAndParse<T>(req, res, responseHeaders, cap, length, tooLarge, deadline);
+      return await this.#readAndParse<T>(req, res, responseHeaders, cap, length, deadline);
     } finally {
       release?.();
     }
   }
 
-  async function readAndParse<T>(
+  async #readAndParse<T>(
     req: UpstreamRequest,
     res: DispatchedResponse,
     responseHeaders: Record<string, string>,
     cap: number,
     length: number | undefined,
-    tooLarge: () => UpstreamError,
     deadline: RequestAbort,
   ): Promise<Attempt<T>> {
     let bytes: Buffer;
     try {
-      bytes = await res.body.read(cap, tooLarge, length);
+      bytes = await res.body.read(cap, () => tooLarge(cap), length);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       if (deadline.aborted)
-        throw new UpstreamError('timeout', `${deadlineText} before the upstream finished its answer`);
+        throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream finished its answer`);
       // As before the head: a call its caller ended is aborted, not cut off by the upstream.
-      if (outer.aborted) throw new UpstreamError('timeout', 'the call was aborted');
+      if (this.#outerAborted()) throw new UpstreamError('timeout', 'the call was aborted');
       throw new UpstreamError('network', 'upstream response was cut off');
     }
     const status = res.statusCode;
@@ -302,152 +490,36 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     if (req.throttledBody?.(parsed)) return { throttled: { status, headers: responseHeaders, body: parsed } };
     return { response: { status, headers: responseHeaders, body: parsed as T } };
   }
+}
 
-  /**
-   * One request sent (`resend`: the throttle retry). With telemetry it is reported when it ends,
-   * under the span id its `traceparent` carried: method, origin, status and outcome only.
-   */
-  function attempt<T>(
-    req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: RequestAbort,
-    resend: boolean,
-  ): Promise<Attempt<T>> {
-    return spans === undefined
-      ? once<T>(req, url, signal, deadline)
-      : traced<T>(spans, req, url, signal, deadline, resend);
-  }
+/** A body over the cap (declared, or counted while read: `ResponseBody.read`'s overflow). */
+function tooLarge(cap: number): UpstreamError {
+  return new UpstreamError('too_large', `upstream response passed the ${cap}-byte cap`);
+}
 
-  async function traced<T>(
-    hook: UpstreamSpans,
-    req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: RequestAbort,
-    resend: boolean,
-  ): Promise<Attempt<T>> {
-    const spanId = newSpanId();
-    const startMs = epochMs();
-    let status: number | undefined;
-    let outcome = 'ok';
-    try {
-      const result = await once<T>(req, url, signal, deadline, spanId);
-      status = result.response?.status ?? result.throttled?.status;
-      if (result.throttled) outcome = 'throttled';
-      return result;
-    } catch (error) {
-      outcome = error instanceof UpstreamError ? error.kind : 'network';
-      status = error instanceof UpstreamError ? error.status : undefined;
-      throw error;
-    } finally {
-      hook.attempt({
-        spanId,
-        method: req.method,
-        origin: url.origin,
-        status,
-        outcome,
-        resend,
-        startMs,
-        endMs: epochMs(),
-      });
-    }
-  }
-
-  return {
-    baseUrl: base,
-    async request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-      const url = joinUrl(base, req.path, req.query);
-      const started = performance.now();
-      // One controller per request, aborted by what is left of the call's deadline or by the
-      // call's signal (cheaper on the hot path than AbortSignal.timeout + AbortSignal.any). It
-      // covers the queue for a slot, both attempts, the wait between them and the body budget.
-      const controller = new AbortController();
-      const signal = controller.signal;
-      // A plain field, not a getter over a local: an object literal with an accessor of its own
-      // kept the call's objects alive through young-generation collections (call-context.ts).
-      // It is also the exchange's abort hook (dispatch.ts): aborting calls the running exchange
-      // directly, with no listener on the signal.
-      const deadline: RequestAbort = { aborted: false, onAbort: undefined };
-      const abort = () => {
-        controller.abort();
-        deadline.onAbort?.();
-      };
-      const expire = () => {
-        deadline.aborted = true;
-        abort();
-      };
-      const remaining = deadlineAt - started;
-      let timer: NodeJS.Timeout | undefined;
-      if (remaining > 0) timer = setTimeout(expire, remaining);
-      else expire();
-      const onOuterAbort = abort;
-      if (outer.aborted) controller.abort();
-      else outer.addEventListener('abort', onOuterAbort, { once: true });
-      let release: (() => void) | undefined;
-      let retried = false;
-      let status: number | undefined;
-      let outcome: UpstreamCallInfo['outcome'] = 'ok';
-      try {
-        if (deadline.aborted) throw new UpstreamError('timeout', `${deadlineText} before this request`);
-        try {
-          const gate = options.gate;
-          release = gate ? (gate.tryAcquire?.(signal) ?? (await gate.acquire(signal))) : undefined;
-        } catch (error) {
-          if (deadline.aborted)
-            throw new UpstreamError('timeout', `${deadlineText} while waiting for a free upstream slot`);
-          throw error;
-        }
-        let result = await attempt<T>(req, url, signal, deadline, false);
-        const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
-        if (result.throttled && mayRetry) {
-          retried = true;
-          const wait = retryAfterMs(
-            result.throttled.headers['retry-after'],
-            policy.retry.defaultWaitMs,
-            policy.retry.maxWaitMs,
-          );
-          try {
-            await sleep(wait, signal);
-          } catch {
-            throw new UpstreamError(
-              'timeout',
-              deadline.aborted
-                ? `${deadlineText} while waiting to retry`
-                : 'the call was aborted while waiting to retry',
-            );
-          }
-          result = await attempt<T>(req, url, signal, deadline, true);
-        }
-        if (result.throttled) {
-          status = 429;
-          throw new UpstreamError('throttled', `upstream answered HTTP 429${retried ? ' again after one retry' : ''}`, {
-            status: 429,
-            body: result.throttled.body,
-            headers: result.throttled.headers,
-          });
-        }
-        status = result.response!.status;
-        return result.response!;
-      } catch (error) {
-        if (error instanceof UpstreamError) {
-          outcome = error.kind;
-          status ??= error.status;
-        } else outcome = 'network';
-        throw error;
-      } finally {
-        clearTimeout(timer);
-        outer.removeEventListener('abort', onOuterAbort);
-        release?.();
-        options.onCall?.({
-          method: req.method,
-          origin: url.origin,
-          status,
-          outcome,
-          durationMs: performance.now() - started,
-          retried,
-        });
-      }
-    },
+/**
+ * The headers of one request: accept and user-agent, the handler's own over them, and the call's
+ * `traceparent` (and `tracestate`) over those. One object, written key by key.
+ */
+function requestHeaders(
+  req: UpstreamRequest,
+  userAgent: string | undefined,
+  trace: TraceContext | undefined,
+  spanId: string | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: req.expect === 'bytes' ? '*/*' : 'application/json',
+    'user-agent': userAgent ?? 'connector-gateway',
   };
+  const own = req.headers;
+  if (own) for (const name in own) headers[name] = own[name]!;
+  if (trace) {
+    headers['traceparent'] = childTraceparent(trace, spanId);
+    if (trace.tracestate !== undefined) headers['tracestate'] = trace.tracestate;
+  }
+  return headers;
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  return new CallUpstreamClient(options);
 }

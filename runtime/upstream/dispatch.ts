@@ -29,9 +29,12 @@ export interface DispatchOptions {
   readonly abortHook?: AbortHook;
 }
 
-/** Set by an exchange while it runs; called by whoever aborts the exchange's signal, right after. */
+/**
+ * Set by an exchange while it runs; whoever aborts the exchange's signal calls its `handleEvent`
+ * right after (the object an EventTarget listener would be: no function made per request).
+ */
 export interface AbortHook {
-  onAbort: (() => void) | undefined;
+  onAbort: { handleEvent(): void } | undefined;
 }
 
 /** The request target of an absolute URL: path and query, as undici's `request(url)` sends it. */
@@ -68,7 +71,7 @@ interface Reader {
  */
 export class ResponseBody {
   readonly #controller: Controller;
-  readonly #ended: () => void;
+  readonly #ended: { finish(): void };
   /** Chunks that came before anyone read: handed to the reader when it comes. */
   #held: Buffer[] = [];
   #heldBytes = 0;
@@ -80,7 +83,7 @@ export class ResponseBody {
   #read = false;
 
   /** `ended` is told once the exchange is over (complete, failed or destroyed). */
-  constructor(controller: Controller, ended: () => void) {
+  constructor(controller: Controller, ended: { finish(): void }) {
     this.#controller = controller;
     this.#ended = ended;
   }
@@ -121,7 +124,7 @@ export class ResponseBody {
     this.#destroyed = true;
     this.#error ??= error;
     this.#held = [];
-    this.#ended();
+    this.#ended.finish();
     this.#controller.abort(aborted(error));
     const reader = this.#reader;
     this.#reader = undefined;
@@ -147,7 +150,7 @@ export class ResponseBody {
   end(): void {
     if (this.#destroyed) return;
     this.#complete = true;
-    this.#ended();
+    this.#ended.finish();
     if (this.#reader) this.#settle();
   }
 
@@ -157,7 +160,7 @@ export class ResponseBody {
     this.#destroyed = true;
     this.#error = error;
     this.#held = [];
-    this.#ended();
+    this.#ended.finish();
     const reader = this.#reader;
     this.#reader = undefined;
     reader?.reject(error);
@@ -181,6 +184,85 @@ export class ResponseBody {
   }
 }
 
+/**
+ * One exchange: undici's handler, the abort hook's target and the head's promise in one object with
+ * its methods on the prototype (no closures made per request; undici calls the handler's methods on
+ * it).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly #signal: AbortSignal;
+  readonly #hook: AbortHook | undefined;
+  readonly #resolve: (response: DispatchedResponse) => void;
+  readonly #reject: (error: Error) => void;
+  #controller: Controller | undefined;
+  #body: ResponseBody | undefined;
+  #done = false;
+
+  constructor(
+    signal: AbortSignal,
+    hook: AbortHook | undefined,
+    resolve: (response: DispatchedResponse) => void,
+    reject: (error: Error) => void,
+  ) {
+    this.#signal = signal;
+    this.#hook = hook;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    if (hook) hook.onAbort = this;
+    else signal.addEventListener('abort', this, { once: true });
+  }
+
+  /** The signal aborted (its listener object, or called through the abort hook). */
+  handleEvent(): void {
+    const reason = aborted(this.#signal.reason);
+    if (this.#body) this.#body.destroy(reason);
+    else if (this.#controller) this.#controller.abort(reason);
+    // Still queued behind busy connections: the caller is answered now; undici aborts the
+    // request when it would start (onRequestStart sees the signal).
+    else this.fail(reason);
+  }
+
+  /** The exchange is over: the abort hook or listener goes (ResponseBody's `ended`). */
+  finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#hook) this.#hook.onAbort = undefined;
+    else this.#signal.removeEventListener('abort', this);
+  }
+
+  /** Before the head the promise rejects (a second time is a no-op); after it the body errors. */
+  fail(error: Error): void {
+    this.finish();
+    if (this.#body) this.#body.fail(error);
+    else this.#reject(error);
+  }
+
+  onRequestStart(c: Controller): void {
+    this.#controller = c;
+    if (this.#signal.aborted) c.abort(this.#signal.reason);
+  }
+
+  onResponseStart(c: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // 1xx: the final answer follows
+    const body = new ResponseBody(c, this);
+    this.#body = body;
+    this.#resolve({ statusCode, headers, body });
+  }
+
+  onResponseData(_c: Controller, chunk: Buffer): void {
+    this.#body?.data(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+    this.#body?.end();
+  }
+
+  onResponseError(_c: Controller, error: Error): void {
+    this.fail(error);
+  }
+}
+
 /** The exchange as a promise of its head; the body follows (ResponseBody). */
 export function dispatchRequest(
   dispatcher: Dispatcher,
@@ -188,57 +270,12 @@ export function dispatchRequest(
   options: DispatchOptions,
 ): Promise<DispatchedResponse> {
   return new Promise((resolve, reject) => {
-    const { signal, abortHook } = options;
-    let controller: Controller | undefined;
-    let body: ResponseBody | undefined;
-    let done = false;
-    const onAbort = () => {
-      const reason = aborted(signal.reason);
-      if (body) body.destroy(reason);
-      else if (controller) controller.abort(reason);
-      // Still queued behind busy connections: the caller is answered now; undici aborts the
-      // request when it would start (onRequestStart sees the signal).
-      else fail(reason);
-    };
-    const finish = () => {
-      if (done) return;
-      done = true;
-      if (abortHook) abortHook.onAbort = undefined;
-      else signal.removeEventListener('abort', onAbort);
-    };
-    // Before the head the promise rejects (a second time is a no-op); after it the body errors.
-    const fail = (error: Error) => {
-      finish();
-      if (body) body.fail(error);
-      else reject(error);
-    };
+    const { signal } = options;
     if (signal.aborted) {
       reject(aborted(signal.reason));
       return;
     }
-    if (abortHook) abortHook.onAbort = onAbort;
-    else signal.addEventListener('abort', onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (signal.aborted) c.abort(signal.reason);
-      },
-      onResponseStart(c, statusCode, headers) {
-        if (statusCode < 200) return; // 1xx: the final answer follows
-        body = new ResponseBody(c, finish);
-        resolve({ statusCode, headers: headers as Record<string, string | string[] | undefined>, body });
-      },
-      onResponseData(_c, chunk) {
-        body?.data(chunk);
-      },
-      onResponseEnd() {
-        finish();
-        body?.end();
-      },
-      onResponseError(_c, error) {
-        fail(error);
-      },
-    };
+    const exchange = new Exchange(signal, options.abortHook, resolve, reject);
     try {
       dispatcher.dispatch(
         {
@@ -248,10 +285,10 @@ export function dispatchRequest(
           headers: options.headers,
           body: options.body ?? null,
         },
-        handler,
+        exchange,
       );
     } catch (error) {
-      fail(error as Error);
+      exchange.fail(error as Error);
     }
   });
 }
