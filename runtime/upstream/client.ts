@@ -206,7 +206,7 @@ function expireRequest(state: RequestAbortState): void {
 /**
  * One call's upstream client: the connector's policy, gate, body budget and the call's deadline,
  * made once per call. A class rather than a closure over them: the per-call object carries its
- * methods on the prototype (docs/decisions/performance.md, 'A call's context is a class').
+ * methods on the prototype (docs/decisions/upstream-calls.md, 'No function made per call or per request').
  */
 class CallUpstreamClient implements UpstreamClient {
   readonly baseUrl: string;
