@@ -30,6 +30,9 @@ import {
 } from './http-parts.ts';
 import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 
+/** A request's URL as joinUrl gives it. */
+type RequestUrl = { readonly href: string; readonly origin: string };
+
 /** One request's deadline flag and its exchange's abort hook (dispatch.ts), one plain object. */
 interface RequestAbort extends AbortHook {
   aborted: boolean;
@@ -198,7 +201,7 @@ class CallUpstreamClient implements UpstreamClient {
           throw new UpstreamError('timeout', `${this.#deadlineText} while waiting for a free upstream slot`);
         throw error;
       }
-      let result = await this.#attempt<T>(req, url, signal, state, false);
+      let result = await this.#attempt<T>(req, url, state, false);
       const mayRetry = policy.retry.onThrottle === 'once' && req.write !== true;
       if (result.throttled && mayRetry) {
         retried = true;
@@ -217,7 +220,7 @@ class CallUpstreamClient implements UpstreamClient {
               : 'the call was aborted while waiting to retry',
           );
         }
-        result = await this.#attempt<T>(req, url, signal, state, true);
+        result = await this.#attempt<T>(req, url, state, true);
       }
       if (result.throttled) {
         status = 429;
@@ -254,25 +257,16 @@ class CallUpstreamClient implements UpstreamClient {
    * One request sent (`resend`: the throttle retry). With telemetry it is reported when it ends,
    * under the span id its `traceparent` carried: method, origin, status and outcome only.
    */
-  #attempt<T>(
-    req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: RequestAbort,
-    resend: boolean,
-  ): Promise<Attempt<T>> {
+  #attempt<T>(req: UpstreamRequest, url: RequestUrl, state: RequestAbortState, resend: boolean): Promise<Attempt<T>> {
     const spans = this.#spans;
-    return spans === undefined
-      ? this.#once<T>(req, url, signal, deadline)
-      : this.#traced<T>(spans, req, url, signal, deadline, resend);
+    return spans === undefined ? this.#once<T>(req, url, state) : this.#traced<T>(spans, req, url, state, resend);
   }
 
   async #traced<T>(
     hook: UpstreamSpans,
     req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: RequestAbort,
+    url: RequestUrl,
+    state: RequestAbortState,
     resend: boolean,
   ): Promise<Attempt<T>> {
     const spanId = newSpanId();
@@ -280,7 +274,7 @@ class CallUpstreamClient implements UpstreamClient {
     let status: number | undefined;
     let outcome = 'ok';
     try {
-      const result = await this.#once<T>(req, url, signal, deadline, spanId);
+      const result = await this.#once<T>(req, url, state, spanId);
       status = result.response?.status ?? result.throttled?.status;
       if (result.throttled) outcome = 'throttled';
       return result;
@@ -304,11 +298,11 @@ class CallUpstreamClient implements UpstreamClient {
 
   async #once<T>(
     req: UpstreamRequest,
-    url: { href: string; origin: string },
-    signal: AbortSignal,
-    deadline: RequestAbort,
+    url: RequestUrl,
+    deadline: RequestAbortState,
     spanId?: string,
   ): Promise<Attempt<T>> {
+    const signal = deadline.controller.signal;
     const options = this.#options;
     const policy = this.#policy;
     const headers = requestHeaders(req, options.userAgent, options.trace, spanId);
