@@ -133,11 +133,16 @@ export function childTraceparent(trace: TraceContext, spanId: string = newSpanId
 }
 
 /**
- * The headers one upstream request of the call carries: a child `traceparent` (with `spanId`, the
- * request's span when it is exported, else a fresh one), and `tracestate` as received.
+ * Writes the headers one upstream request of the call carries into `headers` (over any of the same
+ * name): a child `traceparent` (with `spanId`, the request's span when it is exported, else a fresh
+ * one), and `tracestate` as received.
  */
-export function traceHeaders(trace: TraceContext, spanId: string = newSpanId()): Record<string, string> {
-  const headers: Record<string, string> = { traceparent: childTraceparent(trace, spanId) };
-  if (trace.tracestate !== undefined) headers.tracestate = trace.tracestate;
+export function putTraceHeaders(
+  headers: Record<string, string>,
+  trace: TraceContext,
+  spanId: string = newSpanId(),
+): Record<string, string> {
+  headers['traceparent'] = childTraceparent(trace, spanId);
+  if (trace.tracestate !== undefined) headers['tracestate'] = trace.tracestate;
   return headers;
 }

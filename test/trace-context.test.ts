@@ -12,7 +12,7 @@ import {
   parseTracestate,
   startTrace,
   traceContextFrom,
-  traceHeaders,
+  putTraceHeaders,
   TRACESTATE_MAX,
 } from '../runtime/trace-context.ts';
 import { createUpstreamClient } from '../runtime/upstream/client.ts';
@@ -198,11 +198,11 @@ describe('new ids', () => {
     const child = parseTraceparent(childTraceparent(trace));
     expect(child).toMatchObject({ traceId: TRACE_ID, flags: '00' });
     expect(child!.parentId).not.toBe(PARENT_ID);
-    expect(traceHeaders({ ...trace, tracestate: 'rojo=1' })).toEqual({
+    expect(putTraceHeaders({}, { ...trace, tracestate: 'rojo=1' })).toEqual({
       traceparent: expect.stringMatching(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`)),
       tracestate: 'rojo=1',
     });
-    expect(traceHeaders(trace)).not.toHaveProperty('tracestate');
+    expect(putTraceHeaders({}, trace)).not.toHaveProperty('tracestate');
   });
 });
 

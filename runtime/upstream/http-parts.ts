@@ -2,7 +2,7 @@
 // (client.ts): the request's URL and headers, the response's headers flattened, the failure kind of a
 // status, Retry-After, an error body kept for the handler, and the errors of a body over its cap.
 import { UpstreamError, type UpstreamFailureKind, type UpstreamRequest } from '../handler-api/upstream-types.ts';
-import { childTraceparent, type TraceContext } from '../trace-context.ts';
+import { putTraceHeaders, type TraceContext } from '../trace-context.ts';
 import type { DispatchedResponse } from './dispatch.ts';
 
 /** How much of an upstream's error body is kept (as text, when it is not JSON). */
@@ -114,9 +114,5 @@ export function requestHeaders(
   };
   const own = req.headers;
   if (own) for (const name in own) headers[name] = own[name]!;
-  if (trace) {
-    headers['traceparent'] = childTraceparent(trace, spanId);
-    if (trace.tracestate !== undefined) headers['tracestate'] = trace.tracestate;
-  }
-  return headers;
+  return trace ? putTraceHeaders(headers, trace, spanId) : headers;
 }
