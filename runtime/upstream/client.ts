@@ -33,11 +33,6 @@ import { epochMs, type UpstreamSpans } from '../telemetry/call-telemetry.ts';
 /** A request's URL as joinUrl gives it. */
 type RequestUrl = { readonly href: string; readonly origin: string };
 
-/** One request's deadline flag and its exchange's abort hook (dispatch.ts), one plain object. */
-interface RequestAbort extends AbortHook {
-  aborted: boolean;
-}
-
 export interface ConcurrencyGate {
   /** Resolves with a release function once a slot is free; rejects when `signal` aborts first. */
   acquire(signal: AbortSignal): Promise<() => void>;
@@ -113,7 +108,7 @@ const EMPTY = Buffer.alloc(0);
  * with its methods on the prototype: the deadline timer gets it as its argument and the call's
  * signal as a listener object (`handleEvent`), so no closure is made per request.
  */
-class RequestAbortState implements RequestAbort {
+class RequestAbortState implements AbortHook {
   aborted = false;
   onAbort: AbortHook['onAbort'] = undefined;
   readonly controller = new AbortController();
@@ -299,10 +294,10 @@ class CallUpstreamClient implements UpstreamClient {
   async #once<T>(
     req: UpstreamRequest,
     url: RequestUrl,
-    deadline: RequestAbortState,
+    state: RequestAbortState,
     spanId?: string,
   ): Promise<Attempt<T>> {
-    const signal = deadline.controller.signal;
+    const signal = state.controller.signal;
     const options = this.#options;
     const policy = this.#policy;
     const headers = requestHeaders(req, options.userAgent, options.trace, spanId);
@@ -318,10 +313,10 @@ class CallUpstreamClient implements UpstreamClient {
         headers,
         body,
         signal,
-        abortHook: deadline,
+        abortHook: state,
       });
     } catch (error) {
-      if (deadline.aborted) throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream answered`);
+      if (state.aborted) throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream answered`);
       if (this.#outerAborted() || isAbortError(error)) throw new UpstreamError('timeout', 'the call was aborted');
       throw new UpstreamError(
         'network',
@@ -348,7 +343,7 @@ class CallUpstreamClient implements UpstreamClient {
         release = budget.tryReserve(length ?? cap) ?? (await budget.reserve(length ?? cap, signal));
       } catch (error) {
         res.body.destroy();
-        if (deadline.aborted)
+        if (state.aborted)
           throw new UpstreamError(
             'timeout',
             `${this.#deadlineText} while the response body waited for the body budget`,
@@ -357,7 +352,7 @@ class CallUpstreamClient implements UpstreamClient {
       }
     }
     try {
-      return await this.#readAndParse<T>(req, res, responseHeaders, cap, length, deadline);
+      return await this.#readAndParse<T>(req, res, responseHeaders, cap, length, state);
     } finally {
       release?.();
     }
@@ -369,14 +364,14 @@ class CallUpstreamClient implements UpstreamClient {
     responseHeaders: Record<string, string>,
     cap: number,
     length: number | undefined,
-    deadline: RequestAbort,
+    state: RequestAbortState,
   ): Promise<Attempt<T>> {
     let bytes: Buffer;
     try {
       bytes = await res.body.read(cap, () => tooLarge(cap), length);
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
-      if (deadline.aborted)
+      if (state.aborted)
         throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream finished its answer`);
       // As before the head: a call its caller ended is aborted, not cut off by the upstream.
       if (this.#outerAborted()) throw new UpstreamError('timeout', 'the call was aborted');
