@@ -64,6 +64,30 @@ describe('dispatchRequest', () => {
     expect(seen).toBe('GET /v1/search?q=a%20b&n=2 application/json');
   });
 
+  it('hands a body that came whole with its head over with no promise; one still coming is left for read', async () => {
+    handle = (_req, res) => res.end('{"small":true}');
+    const small = await get('/small');
+    // undici delivers a small answer's head, data and end in one go, before the head's promise settles.
+    expect(small.body.readNow(1000, () => new Error('too large'))?.toString()).toBe('{"small":true}');
+    expect(small.body.readNow(1000, () => new Error('too large'))).toBeUndefined(); // read once
+    await expect(small.body.read(1000, () => new Error('too large'))).rejects.toThrow('read already');
+
+    const over = await get('/small');
+    expect(() => over.body.readNow(5, (bytes) => new Error(`over the cap at ${bytes}`))).toThrow('over the cap at 14');
+
+    let finish: () => void = () => {};
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first ');
+      finish = () => res.end('last');
+    };
+    const slow = await get('/slow');
+    expect(slow.body.readNow(1000, () => new Error('too large'))).toBeUndefined();
+    const read = slow.body.read(1000, () => new Error('too large'));
+    finish();
+    expect((await read).toString()).toBe('first last');
+  });
+
   it('sends a body with its method; a bare origin is asked for "/"', async () => {
     let seen = '';
     handle = (req, res) => {

@@ -20,6 +20,7 @@ import {
 } from './revision.ts';
 import type { AskPerson, PersonConfirmRequest } from '../pipeline/person-confirm.ts';
 import { InputRefused } from '../pipeline/call-input.ts';
+import type { CallToolResult } from '../pipeline/call-types.ts';
 import { toolsListOpen } from './tools-list.ts';
 import { traceContextFrom, type TraceHeaders } from '../trace-context.ts';
 import type { ToolSelection } from '../tool-selection.ts';
@@ -163,23 +164,21 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
   const modernToolsList = (request: McpRequest): McpReply =>
     envelope(request, listOpen(request), `${cacheHint(request)}${modernTail(request.endpoint)}`);
 
-  /** The call's result as JSON text (one reaction on the pipeline's promise, no async frame of its own). */
-  function callResult(request: McpRequest, personConfirm?: PersonConfirmRequest): Promise<string> {
+  /** The pipeline's call for this request, with no reaction of its own (each method adds the one it needs). */
+  function callResult(request: McpRequest, personConfirm?: PersonConfirmRequest): Promise<CallToolResult> {
     const { name, arguments: args } = request.params;
-    return pipeline
-      .call({
-        personConfirm,
-        endpoint: request.endpoint,
-        identity: request.identity,
-        name,
-        rawArgs: args,
-        selection: request.selection,
-        signal: request.signal(),
-        reqId: request.reqId,
-        trace: traceContextFrom(request.params._meta, request.headers),
-        progress: request.progress,
-      })
-      .then(JSON.stringify);
+    return pipeline.call({
+      personConfirm,
+      endpoint: request.endpoint,
+      identity: request.identity,
+      name,
+      rawArgs: args,
+      selection: request.selection,
+      signal: request.signal(),
+      reqId: request.reqId,
+      trace: traceContextFrom(request.params._meta, request.headers),
+      progress: request.progress,
+    });
   }
 
   return {
@@ -193,7 +192,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
           callResult(
             request,
             request.askPerson ? { elicitation: true, askPerson: request.askPerson as AskPerson } : undefined,
-          ).then((result) => resultJson(request.id, result)),
+          ).then((result) => resultJson(request.id, JSON.stringify(result))),
       ],
     ]),
     modern: new Map<string, MethodHandler>([
@@ -204,7 +203,7 @@ export function createMethods(gateway: GatewayContext, pipeline: Pipeline, links
         async (request) => {
           let result: string;
           try {
-            result = await callResult(request, modernPersonConfirm(request.params));
+            result = JSON.stringify(await callResult(request, modernPersonConfirm(request.params)));
           } catch (error) {
             return refusedRetry(request.id, error);
           }

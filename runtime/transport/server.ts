@@ -9,7 +9,7 @@ import { RefusalLog } from '../operations/refusal-log.ts';
 import type { AuthorizationServer } from '../auth/authorization-server.ts';
 import { McpAccessTokens, type TokenLookup } from '../auth/access-tokens.ts';
 import type { Endpoint, GatewayContext } from '../gateway-context.ts';
-import { dispatch, type McpMethodSets, type McpMethods, type McpReply, type McpRequest } from '../mcp/methods.ts';
+import { dispatch, type McpMethodSets, type McpReply, type McpRequest } from '../mcp/methods.ts';
 import { clientSelection, mcpTarget, type McpTarget } from '../mcp/client-selection.ts';
 import { headersSayModern, requestRevision } from '../mcp/revision.ts';
 import { classify, errorJson, ErrorCode, RefusedReply, requestIdOf, SERVER_VERSION } from '../mcp/protocol.ts';
@@ -31,6 +31,7 @@ import {
   unauthorizedAt,
 } from './checks.ts';
 import { corsPolicy } from './cors.ts';
+import { metricsPage, readyz, usage } from './service-routes.ts';
 import { AddressFailures, CALLER_REFUSALS, methodLabel, refuse } from './refusals.ts';
 import type { Identity } from '../store/state.ts';
 import { accountSelection, narrow } from '../tool-selection.ts';
@@ -53,6 +54,22 @@ const { createServer } = process.getBuiltinModule('node:http');
 /** Request ids: a per-process random prefix and a counter (unique, and cheaper than a UUID). */
 const REQ_PREFIX = randomUUID().slice(0, 8);
 let requestSeq = 0;
+
+/**
+ * What the server knows of one request while it is handled, for its log lines and its counts: its
+ * id, the route it took and, on an MCP endpoint, the protocol era and the JSON-RPC method.
+ */
+class RequestRecord {
+  readonly reqId: string;
+  route = 'other';
+  /** Set on an MCP endpoint: the request speaks the 2026 revision (headers), else the 2025 one. */
+  modern: boolean | undefined = undefined;
+  /** The JSON-RPC method: the Mcp-Method header's until the body's is read. */
+  method: string | undefined = undefined;
+  constructor(reqId: string) {
+    this.reqId = reqId;
+  }
+}
 
 /** Server-rendered pages under `/` and `/portal/…` (runtime/portal): the server only routes to them. */
 export interface PageRoutes {
@@ -114,14 +131,13 @@ export function createHttpApp(
     return entry;
   };
 
-  async function mcp(req: IncomingMessage, res: ServerResponse, target: McpTarget, reqId: string): Promise<number> {
+  /** An MCP request: its era and method go on the request's record, counted when it is answered. */
+  function mcp(req: IncomingMessage, res: ServerResponse, target: McpTarget, at: RequestRecord): Promise<number> {
     const modern = headersSayModern(req.headers);
+    at.modern = modern;
     // The method as the 2026 Mcp-Method header names it, until the body (checked against it) tells.
-    const seen: { method?: string } =
-      modern && typeof req.headers['mcp-method'] === 'string' ? { method: req.headers['mcp-method'].trim() } : {};
-    const status = await mcpRequest(req, res, target, reqId, modern, seen);
-    gateway.metrics.mcpRequests.inc(modern ? '2026' : '2025', methodLabel(seen.method), status);
-    return status;
+    if (modern && typeof req.headers['mcp-method'] === 'string') at.method = req.headers['mcp-method'].trim();
+    return mcpRequest(req, res, target, at);
   }
 
   /** The caller behind the bearer token, or the status of the refusal already answered. */
@@ -181,15 +197,18 @@ export function createHttpApp(
     return checkTokenScope(identity, endpoint.connector.config.key, narrow(chosen.selection, account));
   }
 
+  // Long because: the checks run in the spec's order and the method is dispatched and answered in this
+  // one async frame: each async function more on the path of every call is a promise and a hop more
+  // (docs/decisions/performance.md, 'One async frame per layer of a call').
   async function mcpRequest(
     req: IncomingMessage,
     res: ServerResponse,
     target: McpTarget,
-    reqId: string,
-    modern: boolean,
-    seen: { method?: string },
+    at: RequestRecord,
   ): Promise<number> {
     const { endpoint } = target;
+    const { reqId } = at;
+    const modern = at.modern === true;
     const method = checkHttpMethod(req.method);
     if (!method.ok) {
       req.resume();
@@ -241,7 +260,7 @@ export function createHttpApp(
       res.writeHead(202).end();
       return 202;
     }
-    seen.method = message.method;
+    at.method = message.method;
     // Which revision the request speaks: the 2026 envelope and headers, or the 2025 handshake.
     const revision = requestRevision(message.method, message.params, req.headers);
     if (!revision.ok) {
@@ -291,89 +310,61 @@ export function createHttpApp(
         askable && stream ? (question, signal) => stream.request('elicitation/create', question, signal) : undefined,
     };
     try {
-      return await answer(res, served, message.method, request, aborted.release, stream);
+      let reply: McpReply;
+      try {
+        const replied = dispatch(served, message.method, request);
+        reply = replied instanceof Promise ? await replied : replied;
+      } catch (error) {
+        aborted.release();
+        return failed(res, message.method, request, error, stream);
+      }
+      aborted.release();
+      // Progress already went out as an event stream: the result is its last event.
+      if (stream?.started) return stream.end(reply);
+      sendJson(res, 200, reply);
+      return 200;
     } finally {
       if (tracked) callsInFlight.untrack(identity.tokenId, message.id, aborted);
     }
   }
 
   /**
-   * Runs one JSON-RPC request that passed every check and sends its answer.
+   * A request that passed every check but whose method failed: a refusal's own answer, or (a method
+   * that failed; tools/call answers every fault as a tool result itself) the JSON-RPC error echoing
+   * the request's id, with a log line naming who asked for what.
    */
-  async function answer(
+  function failed(
     res: ServerResponse,
-    served: McpMethods,
     method: string,
     request: McpRequest,
-    release: () => void,
-    stream?: ProgressStream,
-  ): Promise<number> {
-    let reply: McpReply;
-    try {
-      reply = await dispatch(served, method, request);
-    } catch (error) {
-      if (error instanceof RefusedReply) {
-        release();
-        if (stream?.started) return stream.end(error.body);
-        sendJson(res, error.status, error.body);
-        return error.status;
-      }
-      // A method that failed (tools/call answers every fault as a tool result itself): the body was
-      // parsed, so the JSON-RPC error echoes the request's id; the log names who asked for what.
-      release();
-      const tool =
-        method === 'tools/call' && typeof request.params.name === 'string'
-          ? { tool: request.params.name.slice(0, 100) }
-          : {};
-      gateway.log.error(
-        {
-          reqId: request.reqId,
-          accountId: request.identity.account.id,
-          connector: request.endpoint.connector.config.id,
-          instance: request.endpoint.instanceId,
-          method,
-          ...tool,
-          err: { message: (error as Error)?.message, name: (error as Error)?.name },
-        },
-        'request failed',
-      );
-      const failure = errorJson(request.id, ErrorCode.InternalError, protocolText('internal_error'));
-      if (stream?.started) return stream.end(failure);
-      sendJson(res, 500, failure);
-      return 500;
+    error: unknown,
+    stream: ProgressStream | undefined,
+  ): number {
+    if (error instanceof RefusedReply) {
+      if (stream?.started) return stream.end(error.body);
+      sendJson(res, error.status, error.body);
+      return error.status;
     }
-    release();
-    // Progress already went out as an event stream: the result is its last event.
-    if (stream?.started) return stream.end(reply);
-    sendJson(res, 200, reply);
-    return 200;
-  }
-
-  async function usage(req: IncomingMessage, res: ServerResponse): Promise<number> {
-    const caller = await checkCaller(req.headers.authorization, identify, failuresOf(req));
-    if (!caller.ok) {
-      // The usage API answers plain JSON, not JSON-RPC.
-      const text =
-        caller.status === 503
-          ? 'usage_unavailable'
-          : caller.status === 429
-            ? 'auth_rate_limited'
-            : 'usage_unauthorized';
-      sendJson(res, caller.status, JSON.stringify({ error: protocolText(text) }), caller.headers);
-      return caller.status;
-    }
-    const account = gateway.state.account(caller.identity.account.id) ?? caller.identity.account;
-    let record: unknown;
-    try {
-      record = await gateway.meter.usageRecord(account, gateway.now());
-    } catch (error) {
-      // The database is away or passed its deadline: an operator-facing plain JSON error.
-      gateway.log.warn({ err: { message: (error as Error)?.message } }, 'usage record unavailable');
-      sendJson(res, 503, JSON.stringify({ error: protocolText('usage_unavailable') }), { 'retry-after': '5' });
-      return 503;
-    }
-    sendJson(res, 200, JSON.stringify(record));
-    return 200;
+    const tool =
+      method === 'tools/call' && typeof request.params.name === 'string'
+        ? { tool: request.params.name.slice(0, 100) }
+        : {};
+    gateway.log.error(
+      {
+        reqId: request.reqId,
+        accountId: request.identity.account.id,
+        connector: request.endpoint.connector.config.id,
+        instance: request.endpoint.instanceId,
+        method,
+        ...tool,
+        err: { message: (error as Error)?.message, name: (error as Error)?.name },
+      },
+      'request failed',
+    );
+    const failure = errorJson(request.id, ErrorCode.InternalError, protocolText('internal_error'));
+    if (stream?.started) return stream.end(failure);
+    sendJson(res, 500, failure);
+    return 500;
   }
 
   /**
@@ -397,90 +388,102 @@ export function createHttpApp(
     return refuse(res, refused);
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<[string, number]> {
+  /**
+   * Answers a request, or gives the promise of its status: not an async function, so an MCP request's
+   * promise is its own and not awaited once more here. The route's name goes on the record.
+   */
+  function route(req: IncomingMessage, res: ServerResponse, at: RequestRecord): number | Promise<number> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     // The authorization server and the metadata documents (some of whose paths end in /mcp too).
     if (path.startsWith('/.well-known/') || path.startsWith('/oauth/')) {
-      if (authorization.owns(path)) return ['oauth', await authorization.handle(req, res, path)];
+      if (authorization.owns(path)) {
+        at.route = 'oauth';
+        return authorization.handle(req, res, path);
+      }
       req.resume();
       // Public like the metadata documents beside it: a browser client probing for one reads the 404.
       sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }), { 'access-control-allow-origin': '*' });
-      return ['other', 404];
+      return 404;
     }
     if (path.endsWith('/mcp')) {
+      at.route = 'mcp';
       // CORS for browser clients on allowed origins; a request without Origin (not a browser) skips it.
       const answered = req.headers.origin ? cors(req, res, req.headers.origin) : undefined;
-      if (answered !== undefined) return ['mcp', answered];
+      if (answered !== undefined) return answered;
       const target = mcpTarget(gateway.endpoints, path.slice(1, -4));
-      if (target) return ['mcp', await mcp(req, res, target, reqId)];
+      if (target) return mcp(req, res, target, at);
       req.resume();
       sendJson(res, 404, JSON.stringify({ error: protocolText('endpoint_not_found', { path }) }));
-      return ['mcp', 404];
+      return 404;
     }
-    if (path === '/api/usage' && req.method === 'GET') return ['usage', await usage(req, res)];
+    if (path === '/api/usage' && req.method === 'GET') {
+      at.route = 'usage';
+      return usage(gateway, req, res, identify, failuresOf(req));
+    }
     if (path === '/healthz') {
+      at.route = 'healthz';
       sendJson(res, 200, JSON.stringify({ status: 'ok', version: SERVER_VERSION, store: gateway.store.kind }));
-      return ['healthz', 200];
+      return 200;
     }
     if (path === '/readyz') {
-      req.resume();
-      const report = gateway.readiness
-        ? await gateway.readiness.evaluate()
-        : { ready: true, checks: {}, failing: [], degraded: [] };
-      const status = report.ready ? 200 : 503;
-      sendJson(
-        res,
-        status,
-        JSON.stringify(
-          report.ready
-            ? {
-                status: 'ready',
-                ...(report.degraded.length > 0 ? { degraded: report.degraded } : {}),
-                checks: report.checks,
-              }
-            : { status: 'not_ready', failing: report.failing, checks: report.checks },
-        ),
-      );
-      return ['readyz', status];
+      at.route = 'readyz';
+      return readyz(gateway, req, res);
     }
     if (path === '/metrics' && req.method === 'GET') {
-      const text = await gateway.metrics.registry.metrics();
-      res.writeHead(200, { 'content-type': gateway.metrics.registry.contentType });
-      res.end(text);
-      return ['metrics', 200];
+      at.route = 'metrics';
+      return metricsPage(gateway, res);
     }
-    if (path.startsWith('/portal/') || path === '/portal' || path === '/')
-      return ['portal', await portal.handle(req, res, path)];
+    if (path.startsWith('/portal/') || path === '/portal' || path === '/') {
+      at.route = 'portal';
+      return portal.handle(req, res, path);
+    }
     req.resume();
     sendJson(res, 404, JSON.stringify({ error: protocolText('not_found') }));
-    return ['other', 404];
+    return 404;
+  }
+
+  /** A request answered: counted by route, and an MCP request by era, method and status. */
+  function done(at: RequestRecord, status: number): void {
+    inFlight--;
+    gateway.metrics.requests.inc(at.route, status);
+    if (at.modern !== undefined)
+      gateway.metrics.mcpRequests.inc(at.modern ? '2026' : '2025', methodLabel(at.method), status);
+  }
+
+  /** A request whose handling failed: logged, answered 500 if nothing was sent yet, counted as an error. */
+  function crashed(at: RequestRecord, res: ServerResponse, error: unknown): void {
+    inFlight--;
+    gateway.log.error(
+      { reqId: at.reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } },
+      'request failed',
+    );
+    if (!res.headersSent) sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
+    else res.destroy();
+    gateway.metrics.requests.inc('error', 500);
   }
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
     inFlight++;
-    const reqId =
+    const at = new RequestRecord(
       (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 64)) ||
-      `${REQ_PREFIX}-${(++requestSeq).toString(36)}`;
-    // One reaction for both outcomes (not then/catch/finally: two promises and hops fewer per request).
-    route(req, res, reqId).then(
-      ([name, status]) => {
-        inFlight--;
-        gateway.metrics.requests.inc(name, status);
-      },
-      (error: unknown) => {
-        inFlight--;
-        gateway.log.error(
-          { reqId, err: { message: (error as Error)?.message, name: (error as Error)?.name } },
-          'request failed',
-        );
-        if (!res.headersSent)
-          sendJson(res, 500, errorJson(null, ErrorCode.InternalError, protocolText('internal_error')));
-        else res.destroy();
-        gateway.metrics.requests.inc('error', 500);
-      },
+        `${REQ_PREFIX}-${(++requestSeq).toString(36)}`,
     );
+    let answered: number | Promise<number>;
+    try {
+      answered = route(req, res, at);
+    } catch (error) {
+      crashed(at, res, error);
+      return;
+    }
+    // One reaction for both outcomes (not then/catch/finally: two promises and hops fewer per request).
+    if (typeof answered === 'number') done(at, answered);
+    else
+      answered.then(
+        (status) => done(at, status),
+        (error: unknown) => crashed(at, res, error),
+      );
   });
   return { server, inFlight: () => inFlight, refusals };
 }

@@ -100,8 +100,6 @@ type Attempt<T> = {
   throttled?: { status: number; headers: Record<string, string>; body: unknown };
 };
 
-const EMPTY = Buffer.alloc(0);
-
 /**
  * One request's abort state: the deadline flag, the exchange's abort hook (dispatch.ts) and the
  * controller whose signal the gate, the body budget and the retry's wait see. One object per request
@@ -352,32 +350,43 @@ class CallUpstreamClient implements UpstreamClient {
       }
     }
     try {
-      return await this.#readAndParse<T>(req, res, responseHeaders, cap, length, state);
+      const got = this.#bytes(res, cap, length, state);
+      return this.#parse<T>(req, res.statusCode, responseHeaders, got instanceof Promise ? await got : got);
     } finally {
       release?.();
     }
   }
 
-  async #readAndParse<T>(
-    req: UpstreamRequest,
-    res: DispatchedResponse,
-    responseHeaders: Record<string, string>,
-    cap: number,
-    length: number | undefined,
-    state: RequestAbortState,
-  ): Promise<Attempt<T>> {
-    let bytes: Buffer;
+  /**
+   * The body's bytes: at hand, with no promise, when the whole answer came with its head (a small
+   * answer does); otherwise read as they come.
+   */
+  #bytes(res: DispatchedResponse, cap: number, length: number | undefined, state: RequestAbortState) {
+    const overflow = () => tooLarge(cap);
+    let now: Buffer | undefined;
     try {
-      bytes = await res.body.read(cap, () => tooLarge(cap), length);
+      now = res.body.readNow(cap, overflow, length);
     } catch (error) {
-      if (error instanceof UpstreamError) throw error;
-      if (state.aborted)
-        throw new UpstreamError('timeout', `${this.#deadlineText} before the upstream finished its answer`);
-      // As before the head: a call its caller ended is aborted, not cut off by the upstream.
-      if (this.#outerAborted()) throw new UpstreamError('timeout', 'the call was aborted');
-      throw new UpstreamError('network', 'upstream response was cut off');
+      throw this.#bodyFailure(error, state);
     }
-    const status = res.statusCode;
+    return (
+      now ??
+      res.body.read(cap, overflow, length).catch((error: unknown) => Promise.reject(this.#bodyFailure(error, state)))
+    );
+  }
+
+  /** What a failed body read is to the handler. */
+  #bodyFailure(error: unknown, state: RequestAbortState): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    if (state.aborted)
+      return new UpstreamError('timeout', `${this.#deadlineText} before the upstream finished its answer`);
+    // As before the head: a call its caller ended is aborted, not cut off by the upstream.
+    if (this.#outerAborted()) return new UpstreamError('timeout', 'the call was aborted');
+    return new UpstreamError('network', 'upstream response was cut off');
+  }
+
+  /** The answer as the handler gets it: a 2xx (or accepted status) parsed as asked, a 429 to retry, or an error. */
+  #parse<T>(req: UpstreamRequest, status: number, responseHeaders: Record<string, string>, bytes: Buffer): Attempt<T> {
     const accepted = status >= 200 && status < 300 ? true : (req.acceptStatus ?? []).includes(status);
     if (!accepted) {
       const errorBody = parseErrorBody(bytes);
@@ -394,7 +403,6 @@ class CallUpstreamClient implements UpstreamClient {
     else if (bytes.length === 0) parsed = null;
     else {
       const text = bytes.toString('utf8');
-      bytes = EMPTY; // the raw bytes can go while the text is parsed
       try {
         parsed = JSON.parse(text);
       } catch {

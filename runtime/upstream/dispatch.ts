@@ -93,6 +93,25 @@ export class ResponseBody {
    * read on) and the promise rejects with `overflow(bytes)`. `expected`, a declared content-length
    * within the limit, lets the bytes be copied into one buffer of that size as they come.
    */
+  /**
+   * The whole body when all of it has come already (undici hands a small answer's head, data and end
+   * over in one go): the bytes with no promise, or the overflow thrown. Undefined while more is to
+   * come: the body is left unread for `read`.
+   */
+  readNow(limit: number, overflow: (bytes: number) => Error, expected?: number): Buffer | undefined {
+    if (!this.#complete || this.#read || this.#error || this.#destroyed) return undefined;
+    this.#read = true;
+    const gathered = new CappedBytes(limit, expected);
+    const held = this.#held;
+    this.#held = [];
+    this.#heldBytes = 0;
+    for (const chunk of held) {
+      const over = gathered.add(chunk);
+      if (over !== undefined) throw overflow(over);
+    }
+    return gathered.bytes();
+  }
+
   read(limit: number, overflow: (bytes: number) => Error, expected?: number): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       if (this.#read) {
