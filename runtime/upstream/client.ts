@@ -361,7 +361,12 @@ class CallUpstreamClient implements UpstreamClient {
    * The body's bytes: at hand, with no promise, when the whole answer came with its head (a small
    * answer does); otherwise read as they come.
    */
-  #bytes(res: DispatchedResponse, cap: number, length: number | undefined, state: RequestAbortState) {
+  #bytes(
+    res: DispatchedResponse,
+    cap: number,
+    length: number | undefined,
+    state: RequestAbortState,
+  ): Buffer | Promise<Buffer> {
     const overflow = () => tooLarge(cap);
     let now: Buffer | undefined;
     try {
